@@ -1,0 +1,84 @@
+// motus: the GUI. Builds the main window and wires it; the logic lives in ui/ and engine/.
+//
+//   motus [scene.json] [--screenshot out.png]
+//
+// --help and --version work without a display (they are handled before QApplication, which
+// needs one). --screenshot renders the window once the 3D view has drawn, saves it and exits:
+// the README screenshot and scripted checks use it.
+
+#include <cstdio>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include "engine/version.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/viewport/viewport_widget.h"
+
+int main(int argc, char** argv) {
+    QCoreApplication::setOrganizationName(QStringLiteral("Motus"));
+    QCoreApplication::setApplicationName(QStringLiteral("motus"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(engine::versionString().data(),
+                                                                static_cast<qsizetype>(engine::versionString().size())));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Motus: rigid multibody mechanism simulator."));
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the main window once the 3D view has drawn, then exit."),
+        QStringLiteral("file"));
+    parser.addOption(screenshotOption);
+    parser.addPositionalArgument(QStringLiteral("scene"), QStringLiteral("Scene file to open (.json)."),
+                                 QStringLiteral("[scene]"));
+
+    QStringList arguments;
+    for (int k = 0; k < argc; ++k) arguments << QString::fromLocal8Bit(argv[k]);
+    // Parse before QApplication exists: --help and --version must not need a display.
+    // Qt's own options (-platform, -style, ...) are left for QApplication.
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "motus: error: %s (command line)\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(versionOption)) {
+        std::printf("motus %s\n", engine::versionString().data());
+        return 0;
+    }
+    if (parser.isSet(helpOption)) parser.showHelp(0);
+    if (parser.positionalArguments().size() > 1) {
+        std::fprintf(stderr, "motus: error: expected at most one scene file (command line)\n");
+        return 2;
+    }
+
+    ui::ViewportWidget::configureDefaultSurfaceFormat();
+    QApplication app(argc, argv);
+
+    ui::MainWindow window;
+    window.show();
+    bool loaded = true;
+    if (!parser.positionalArguments().isEmpty()) loaded = window.openScene(parser.positionalArguments().first());
+
+    int screenshotExit = loaded ? 0 : 1;
+    if (parser.isSet(screenshotOption)) {
+        // Wait for the view to draw a few frames (the first realises the viewer), then grab the
+        // whole window, which includes the GL content.
+        const QString file = parser.value(screenshotOption);
+        QObject::connect(window.viewport(), &ui::ViewportWidget::frameRendered, &window, [&] {
+            if (window.viewport()->frameCount() == 3) {
+                QTimer::singleShot(200, &window, [&] {
+                    if (!window.grab().save(file, "PNG")) {
+                        std::fprintf(stderr, "motus: error: cannot write screenshot (%s)\n", qPrintable(file));
+                        screenshotExit = 1;
+                    }
+                    app.exit(screenshotExit);
+                });
+            } else if (window.viewport()->frameCount() < 3) {
+                window.viewport()->update();
+            }
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,29 @@
+# Compiler set-up shared by every Motus target: ccache, warnings, sanitizers.
+# Targets opt in with target_link_libraries(<t> PRIVATE motus::build_flags).
+
+find_program(MOTUS_CCACHE ccache)
+if(MOTUS_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${MOTUS_CCACHE})
+    message(STATUS "Motus: compiling through ccache (${MOTUS_CCACHE})")
+endif()
+
+add_library(motus_build_flags INTERFACE)
+add_library(motus::build_flags ALIAS motus_build_flags)
+
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(motus_build_flags INTERFACE -Wall -Wextra -Wpedantic)
+    if(MOTUS_WERROR)
+        target_compile_options(motus_build_flags INTERFACE -Werror)
+    endif()
+endif()
+
+# Sanitizers apply to every target of the build (including third-party code compiled here),
+# so set them globally rather than per target.
+if(MOTUS_SANITIZE)
+    if(NOT MOTUS_SANITIZE MATCHES "^(address,undefined|undefined,address|address|undefined|thread)$")
+        message(FATAL_ERROR "MOTUS_SANITIZE='${MOTUS_SANITIZE}': expected 'address,undefined' or 'thread'")
+    endif()
+    message(STATUS "Motus: sanitizers ${MOTUS_SANITIZE}")
+    add_compile_options(-fsanitize=${MOTUS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    add_link_options(-fsanitize=${MOTUS_SANITIZE})
+endif()

@@ -1,0 +1,50 @@
+#pragma once
+// Collision detection for the parts of a scene, through Bullet (collision only: no Bullet
+// dynamics, no Bullet constraint solver). This header keeps Bullet out of its users.
+//
+// Each part with geometry becomes one collision object (a compound of its shapes, in the part
+// frame P). Before a query the caller sets every part pose X_WP; findContacts() returns the
+// contact points with the normal n_AB_W pointing from part A to part B and depth > 0 when the
+// two overlap.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "engine/math/spatial.h"
+#include "engine/model/scene_spec.h"
+
+namespace engine::contact {
+
+struct ContactPoint {
+    std::size_t partA = 0;  // index into SceneSpec::parts
+    std::size_t partB = 0;
+    Vec3 p_WA_W = Vec3::Zero();  // contact point on A's surface, in W
+    Vec3 p_WB_W = Vec3::Zero();  // contact point on B's surface, in W
+    Vec3 n_AB_W = Vec3::UnitZ(); // unit normal from A to B
+    double depth = 0.0;          // penetration depth [m]; negative: separated by -depth
+};
+
+class CollisionWorld {
+public:
+    explicit CollisionWorld(const SceneSpec& spec);
+    ~CollisionWorld();
+    CollisionWorld(const CollisionWorld&) = delete;
+    CollisionWorld& operator=(const CollisionWorld&) = delete;
+
+    void setPartPose(std::size_t partIndex, const Transform& X_WP);
+
+    // All contact points between parts closer than `margin` [m] (0: touching or overlapping).
+    std::vector<ContactPoint> findContacts(double margin = 0.0);
+
+    std::size_t objectCount() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Size in bytes of Bullet's scalar in this build: 8 (double precision) is required.
+std::size_t bulletScalarBytes();
+
+}  // namespace engine::contact

@@ -1,0 +1,463 @@
+#include "engine/io/scene_json.h"
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace engine::io {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::uintmax_t kMaxSceneFileBytes = 64u * 1024u * 1024u;
+
+std::string typeName(const json& j) {
+    switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+    }
+}
+
+// Reads JSON into a SceneSpec while collecting every problem with its JSON pointer.
+class Reader {
+public:
+    explicit Reader(Diagnostics& out) : out_(out) {}
+
+    void error(const std::string& where, std::string message) {
+        out_.push_back({Severity::Error, where, std::move(message)});
+    }
+
+    // Reports keys of `obj` that are not in `known`.
+    void checkKeys(const json& obj, const std::string& at, std::initializer_list<std::string_view> known) {
+        for (auto it = obj.begin(); it != obj.end(); ++it) {
+            bool ok = false;
+            for (std::string_view k : known) ok = ok || it.key() == k;
+            if (!ok) {
+                std::string list;
+                for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+                error(at + "/" + it.key(), "unknown key '" + it.key() + "' (expected one of: " + list + ")");
+            }
+        }
+    }
+
+    bool isObject(const json& j, const std::string& at) {
+        if (j.is_object()) return true;
+        error(at, "expected an object, got " + typeName(j));
+        return false;
+    }
+
+    bool isArray(const json& j, const std::string& at) {
+        if (j.is_array()) return true;
+        error(at, "expected an array, got " + typeName(j));
+        return false;
+    }
+
+    // A required member; reports it when absent.
+    const json* required(const json& obj, const std::string& at, const char* key) {
+        auto it = obj.find(key);
+        if (it == obj.end()) {
+            error(at, std::string("missing required key '") + key + "'");
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    const json* optional(const json& obj, const char* key) {
+        auto it = obj.find(key);
+        return it == obj.end() ? nullptr : &*it;
+    }
+
+    bool number(const json& j, const std::string& at, double& out) {
+        if (!j.is_number()) {
+            error(at, "expected a number, got " + typeName(j));
+            return false;
+        }
+        const double v = j.get<double>();
+        if (!std::isfinite(v)) {
+            error(at, "number is out of range (must be finite)");
+            return false;
+        }
+        out = v;
+        return true;
+    }
+
+    bool string(const json& j, const std::string& at, std::string& out) {
+        if (!j.is_string()) {
+            error(at, "expected a string, got " + typeName(j));
+            return false;
+        }
+        out = j.get<std::string>();
+        return true;
+    }
+
+    bool boolean(const json& j, const std::string& at, bool& out) {
+        if (!j.is_boolean()) {
+            error(at, "expected true or false, got " + typeName(j));
+            return false;
+        }
+        out = j.get<bool>();
+        return true;
+    }
+
+    // Fixed-length array of numbers.
+    template <int N>
+    bool numbers(const json& j, const std::string& at, Eigen::Matrix<double, N, 1>& out) {
+        if (!j.is_array() || j.size() != N) {
+            error(at, "expected an array of " + std::to_string(N) + " numbers, got " +
+                          (j.is_array() ? "an array of " + std::to_string(j.size()) : typeName(j)));
+            return false;
+        }
+        bool ok = true;
+        for (int k = 0; k < N; ++k) ok = number(j[static_cast<std::size_t>(k)], at + "/" + std::to_string(k), out(k)) && ok;
+        return ok;
+    }
+
+    void vec3(const json& obj, const std::string& at, const char* key, Vec3& out) {
+        if (const json* j = optional(obj, key)) {
+            Vec3 v;
+            if (numbers<3>(*j, at + "/" + key, v)) out = v;
+        }
+    }
+
+    // Orientation: {"quaternion": [w,x,y,z]} | {"axis": [x,y,z], "angleDeg": a} | {"rpyDeg": [r,p,y]}.
+    void orientation(const json& obj, const std::string& parent, Quat& out) {
+        const json* j = optional(obj, "orientation");
+        if (!j) return;
+        const std::string at = parent + "/orientation";
+        if (!isObject(*j, at)) return;
+        checkKeys(*j, at, {"quaternion", "axis", "angleDeg", "rpyDeg"});
+        const bool hasQ = j->contains("quaternion"), hasAxis = j->contains("axis") || j->contains("angleDeg"),
+                   hasRpy = j->contains("rpyDeg");
+        if (int(hasQ) + int(hasAxis) + int(hasRpy) != 1) {
+            error(at, "give exactly one of 'quaternion', 'axis' + 'angleDeg', or 'rpyDeg'");
+            return;
+        }
+        if (hasQ) {
+            Eigen::Vector4d q;
+            if (!numbers<4>((*j)["quaternion"], at + "/quaternion", q)) return;
+            const double n = q.norm();
+            if (std::abs(n - 1.0) > 1e-6) {
+                error(at + "/quaternion", "quaternion [w, x, y, z] must have unit length (it has " +
+                                              std::to_string(n) + ")");
+                return;
+            }
+            out = Quat(q(0), q(1), q(2), q(3)).normalized();
+        } else if (hasAxis) {
+            Vec3 axis;
+            double angleDeg = 0.0;
+            const json* ja = required(*j, at, "axis");
+            const json* jd = required(*j, at, "angleDeg");
+            if (!ja || !jd) return;
+            const bool okAxis = numbers<3>(*ja, at + "/axis", axis);
+            const bool okAngle = number(*jd, at + "/angleDeg", angleDeg);
+            if (!okAxis || !okAngle) return;
+            if (axis.norm() < 1e-12) {
+                error(at + "/axis", "rotation axis must not be zero");
+                return;
+            }
+            out = quatFromAxisAngle(axis, degToRad(angleDeg));
+        } else {
+            Vec3 rpy;
+            if (!numbers<3>((*j)["rpyDeg"], at + "/rpyDeg", rpy)) return;
+            out = quatFromRollPitchYaw(degToRad(rpy(0)), degToRad(rpy(1)), degToRad(rpy(2)));
+        }
+    }
+
+    void pose(const json& obj, const std::string& at, Transform& X) {
+        vec3(obj, at, "position", X.p);
+        orientation(obj, at, X.R);
+    }
+
+    void name(const json& obj, const std::string& at, std::string& out) {
+        if (const json* j = required(obj, at, "name")) string(*j, at + "/name", out);
+    }
+
+    void color(const json& obj, const std::string& at, std::uint32_t& out) {
+        const json* j = optional(obj, "color");
+        if (!j) return;
+        std::string text;
+        if (!string(*j, at + "/color", text)) return;
+        const bool hex = text.size() == 7 && text[0] == '#' &&
+                         text.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+        if (!hex) {
+            error(at + "/color", "expected a colour as \"#rrggbb\", got \"" + text + "\"");
+            return;
+        }
+        out = static_cast<std::uint32_t>(std::stoul(text.substr(1), nullptr, 16));
+    }
+
+    void inertia(const json& obj, const std::string& at, Mat3& I) {
+        const json* j = optional(obj, "inertia");
+        if (!j) return;
+        const std::string where = at + "/inertia";
+        if (j->is_array() && j->size() == 3) {
+            Vec3 d;
+            if (numbers<3>(*j, where, d)) I = d.asDiagonal();
+        } else if (j->is_array() && j->size() == 6) {
+            Eigen::Matrix<double, 6, 1> c;  // Ixx, Iyy, Izz, Ixy, Ixz, Iyz
+            if (!numbers<6>(*j, where, c)) return;
+            I << c(0), c(3), c(4),
+                 c(3), c(1), c(5),
+                 c(4), c(5), c(2);
+        } else {
+            error(where, "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg·m², got " +
+                             (j->is_array() ? "an array of " + std::to_string(j->size()) : typeName(*j)));
+        }
+    }
+
+    void shape(const json& j, const std::string& at, Shape& s) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"type", "size", "radius", "length", "position", "orientation"});
+        std::string type;
+        if (const json* jt = required(j, at, "type"); jt && string(*jt, at + "/type", type)) {
+            if (auto t = shapeTypeFromName(type)) {
+                s.type = *t;
+            } else {
+                error(at + "/type", "unknown shape type '" + type +
+                                        "' (expected box, sphere, cylinder, capsule or cone)");
+                return;
+            }
+        } else {
+            return;
+        }
+        auto need = [&](const char* key) { return required(j, at, key); };
+        auto forbid = [&](std::initializer_list<const char*> keys) {
+            for (const char* k : keys)
+                if (j.contains(k))
+                    error(at + "/" + k, std::string("a ") + type + " has no '" + k + "'");
+        };
+        switch (s.type) {
+        case ShapeType::Box:
+            if (const json* v = need("size")) numbers<3>(*v, at + "/size", s.size);
+            forbid({"radius", "length"});
+            break;
+        case ShapeType::Sphere:
+            if (const json* v = need("radius")) number(*v, at + "/radius", s.radius);
+            forbid({"size", "length"});
+            break;
+        default:
+            if (const json* v = need("radius")) number(*v, at + "/radius", s.radius);
+            if (const json* v = need("length")) number(*v, at + "/length", s.length);
+            forbid({"size"});
+            break;
+        }
+        pose(j, at, s.X_PG);
+    }
+
+    void marker(const json& j, const std::string& at, Marker& m) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"name", "position", "orientation"});
+        name(j, at, m.name);
+        pose(j, at, m.X_PM);
+    }
+
+    void part(const json& j, const std::string& at, SceneSpec& spec, Part& p) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"name", "ground", "mass", "centerOfMass", "inertia", "position",
+                          "orientation", "velocity", "angularVelocity", "color", "geometry",
+                          "markers"});
+        p.id = spec.newId();
+        name(j, at, p.name);
+        if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
+        if (!p.ground) {
+            if (const json* m = required(j, at, "mass")) number(*m, at + "/mass", p.mass);
+            if (!j.contains("inertia")) error(at, "missing required key 'inertia'");
+        }
+        vec3(j, at, "centerOfMass", p.p_PPcm);
+        inertia(j, at, p.I_Pcm_P);
+        pose(j, at, p.X_WP);
+        vec3(j, at, "velocity", p.v_WPo_W);
+        vec3(j, at, "angularVelocity", p.w_WP_W);
+        color(j, at, p.colorRgb);
+        if (const json* shapes = optional(j, "geometry"); shapes && isArray(*shapes, at + "/geometry")) {
+            for (std::size_t k = 0; k < shapes->size(); ++k) {
+                Shape s;
+                shape((*shapes)[k], at + "/geometry/" + std::to_string(k), s);
+                p.shapes.push_back(s);
+            }
+        }
+        if (const json* markers = optional(j, "markers"); markers && isArray(*markers, at + "/markers")) {
+            for (std::size_t k = 0; k < markers->size(); ++k) {
+                Marker m;
+                m.id = spec.newId();
+                marker((*markers)[k], at + "/markers/" + std::to_string(k), m);
+                p.markers.push_back(m);
+            }
+        }
+    }
+
+    void markerRef(const json& obj, const std::string& at, const char* key, MarkerRef& ref) {
+        const json* j = required(obj, at, key);
+        std::string text;
+        if (!j || !string(*j, at + "/" + key, text)) return;
+        const auto dot = text.find('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == text.size() ||
+            text.find('.', dot + 1) != std::string::npos) {
+            error(at + "/" + key, "expected a marker reference \"part.marker\", got \"" + text + "\"");
+            return;
+        }
+        ref.part = text.substr(0, dot);
+        ref.marker = text.substr(dot + 1);
+    }
+
+    void joint(const json& j, const std::string& at, Joint& jt) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length"});
+        name(j, at, jt.name);
+        std::string type;
+        if (const json* t = required(j, at, "type"); t && string(*t, at + "/type", type)) {
+            if (auto parsed = jointTypeFromName(type)) {
+                jt.type = *parsed;
+            } else {
+                std::string list;
+                for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k)
+                    list += (k ? ", " : "") + std::string(jointTypeName(static_cast<JointType>(k)));
+                error(at + "/type", "unknown joint type '" + type + "' (expected one of: " + list + ")");
+            }
+        }
+        markerRef(j, at, "markerI", jt.markerI);
+        markerRef(j, at, "markerJ", jt.markerJ);
+        if (const json* len = optional(j, "length")) {
+            if (jt.type != JointType::Distance)
+                error(at + "/length", "only a distance joint has a 'length'");
+            else
+                number(*len, at + "/length", jt.length);
+        } else if (jt.type == JointType::Distance) {
+            error(at, "missing required key 'length' (distance joint)");
+        }
+    }
+
+    void scene(const json& root, SceneSpec& spec) {
+        if (!isObject(root, "")) return;
+        checkKeys(root, "", {"format", "version", "name", "description", "gravity", "parts", "joints"});
+
+        // Header: identifies the file before anything else is trusted.
+        std::string format;
+        if (const json* f = required(root, "", "format"); f && string(*f, "/format", format) &&
+                                                           format != "motus-scene") {
+            error("/format", "expected \"motus-scene\", got \"" + format + "\"");
+            return;
+        }
+        if (const json* v = required(root, "", "version")) {
+            if (!v->is_number_integer()) {
+                error("/version", "expected an integer, got " + typeName(*v));
+            } else if (v->get<long long>() < 1 || v->get<long long>() > kSceneFormatVersion) {
+                error("/version", "unsupported scene format version " + v->dump() +
+                                      " (this Motus reads versions 1 to " +
+                                      std::to_string(kSceneFormatVersion) + ")");
+                return;
+            }
+        }
+
+        if (const json* n = optional(root, "name")) string(*n, "/name", spec.name);
+        if (const json* d = optional(root, "description")) string(*d, "/description", spec.description);
+        vec3(root, "", "gravity", spec.gravity);
+
+        if (const json* parts = optional(root, "parts"); parts && isArray(*parts, "/parts")) {
+            for (std::size_t k = 0; k < parts->size(); ++k) {
+                Part p;
+                part((*parts)[k], "/parts/" + std::to_string(k), spec, p);
+                spec.parts.push_back(std::move(p));
+            }
+        }
+        if (const json* joints = optional(root, "joints"); joints && isArray(*joints, "/joints")) {
+            for (std::size_t k = 0; k < joints->size(); ++k) {
+                Joint jt;
+                jt.id = spec.newId();
+                joint((*joints)[k], "/joints/" + std::to_string(k), jt);
+                spec.joints.push_back(std::move(jt));
+            }
+        }
+    }
+
+private:
+    Diagnostics& out_;
+};
+
+// Line and column (1-based) of a byte offset, for syntax errors.
+std::string lineColumn(std::string_view text, std::size_t byte) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t k = 0; k < byte && k < text.size(); ++k) {
+        if (text[k] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
+SceneLoadResult parseScene(std::string_view text) {
+    SceneLoadResult result;
+    json root;
+    try {
+        root = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        // nlohmann's message already says what was expected; add a human position.
+        std::string what = e.what();
+        if (const auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
+        result.diagnostics.push_back(
+            {Severity::Error, lineColumn(text, e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + what});
+        return result;
+    } catch (const json::out_of_range& e) {
+        // A number too large for a double ("number overflow parsing '1e999'"): point at it.
+        std::string what = e.what();
+        std::string where;
+        if (const auto open = what.find('\''), close = what.rfind('\'');
+            open != std::string::npos && close > open) {
+            const auto at = text.find(what.substr(open + 1, close - open - 1));
+            if (at != std::string_view::npos) where = lineColumn(text, at);
+        }
+        if (const auto pos = what.find("number overflow"); pos != std::string::npos) what = what.substr(pos);
+        result.diagnostics.push_back({Severity::Error, where, "invalid JSON: " + what + " (numbers must be finite doubles)"});
+        return result;
+    }
+
+    SceneSpec spec;
+    Reader reader(result.diagnostics);
+    reader.scene(root, spec);
+    if (hasErrors(result.diagnostics)) return result;
+
+    Diagnostics semantic = validate(spec);
+    result.diagnostics.insert(result.diagnostics.end(), semantic.begin(), semantic.end());
+    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+    return result;
+}
+
+SceneLoadResult loadSceneFile(const std::string& path) {
+    SceneLoadResult result;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        result.diagnostics.push_back({Severity::Error, "", "cannot open scene file '" + path + "'"});
+        return result;
+    }
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uintmax_t>(in.tellg());
+    if (size > kMaxSceneFileBytes) {
+        result.diagnostics.push_back({Severity::Error, "",
+                                      "scene file '" + path + "' is " + std::to_string(size >> 20) +
+                                          " MiB; scene files are limited to " +
+                                          std::to_string(kMaxSceneFileBytes >> 20) + " MiB"});
+        return result;
+    }
+    in.seekg(0, std::ios::beg);
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
+        result.diagnostics.push_back({Severity::Error, "", "cannot read scene file '" + path + "'"});
+        return result;
+    }
+    return parseScene(text);
+}
+
+}  // namespace engine::io

@@ -1,0 +1,26 @@
+#pragma once
+// A problem found in user input (a scene file, an edit), reported to the user rather than
+// thrown: the UI lists them, the CLI prints them as "motus-cli: error: <message> (<where>)".
+
+#include <string>
+#include <vector>
+
+namespace engine {
+
+enum class Severity { Error, Warning };
+
+struct Diagnostic {
+    Severity severity = Severity::Error;
+    std::string where;    // JSON pointer into the scene ("/joints/3/markerJ"), "" for the whole
+    std::string message;  // what is wrong and what was expected
+};
+
+using Diagnostics = std::vector<Diagnostic>;
+
+inline bool hasErrors(const Diagnostics& diagnostics) {
+    for (const Diagnostic& d : diagnostics)
+        if (d.severity == Severity::Error) return true;
+    return false;
+}
+
+}  // namespace engine

@@ -1,0 +1,229 @@
+#include "engine/model/scene_spec.h"
+
+#include <array>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include <Eigen/Eigenvalues>
+
+namespace engine {
+namespace {
+
+constexpr std::array<std::pair<JointType, std::string_view>, 12> kJointNames{{
+    {JointType::Fixed, "fixed"},
+    {JointType::Revolute, "revolute"},
+    {JointType::Prismatic, "prismatic"},
+    {JointType::Cylindrical, "cylindrical"},
+    {JointType::Spherical, "spherical"},
+    {JointType::Universal, "universal"},
+    {JointType::Planar, "planar"},
+    {JointType::Distance, "distance"},
+    {JointType::PointOnLine, "pointOnLine"},
+    {JointType::PointOnPlane, "pointOnPlane"},
+    {JointType::ParallelAxes, "parallelAxes"},
+    {JointType::PerpendicularAxes, "perpendicularAxes"},
+}};
+
+constexpr std::array<std::pair<ShapeType, std::string_view>, 5> kShapeNames{{
+    {ShapeType::Box, "box"},
+    {ShapeType::Sphere, "sphere"},
+    {ShapeType::Cylinder, "cylinder"},
+    {ShapeType::Capsule, "capsule"},
+    {ShapeType::Cone, "cone"},
+}};
+
+// Names are referenced as "part.marker" in files and expressions, so they are identifiers:
+// a letter or underscore, then letters, digits, '_' or '-'.
+bool isValidName(std::string_view name) {
+    if (name.empty() || name.size() > 128) return false;
+    auto isAlpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    auto isDigit = [](char c) { return c >= '0' && c <= '9'; };
+    if (!isAlpha(name.front())) return false;
+    for (char c : name)
+        if (!isAlpha(c) && !isDigit(c) && c != '-') return false;
+    return true;
+}
+
+class Checker {
+public:
+    void error(std::string where, std::string message) {
+        out_.push_back({Severity::Error, std::move(where), std::move(message)});
+    }
+    void warning(std::string where, std::string message) {
+        out_.push_back({Severity::Warning, std::move(where), std::move(message)});
+    }
+    void name(const std::string& where, const std::string& name, std::string_view what) {
+        if (!isValidName(name))
+            error(where, std::string(what) + " name '" + name +
+                             "' is not valid: use a letter or '_' first, then letters, digits, "
+                             "'_' or '-' (at most 128 characters)");
+    }
+    void positive(const std::string& where, double value, std::string_view what) {
+        if (!std::isfinite(value) || value <= 0.0)
+            error(where, std::string(what) + " must be a positive number, got " +
+                             std::to_string(value));
+    }
+    Diagnostics take() { return std::move(out_); }
+
+private:
+    Diagnostics out_;
+};
+
+void checkInertia(Checker& check, const std::string& where, const Mat3& I) {
+    if (!I.allFinite()) {
+        check.error(where, "inertia contains a non-finite value");
+        return;
+    }
+    if (!I.isApprox(I.transpose(), 1e-12)) {
+        check.error(where, "inertia tensor must be symmetric");
+        return;
+    }
+    const Eigen::SelfAdjointEigenSolver<Mat3> eig(I, Eigen::EigenvaluesOnly);
+    const Vec3 m = eig.eigenvalues();  // ascending
+    if (m(0) <= 0.0) {
+        check.error(where, "inertia tensor must be positive definite (smallest principal "
+                           "moment is " + std::to_string(m(0)) + " kg·m²)");
+        return;
+    }
+    // A rigid body's principal moments obey the triangle inequality I1 + I2 >= I3.
+    if (m(0) + m(1) < m(2) * (1.0 - 1e-9))
+        check.error(where, "principal moments of inertia violate the triangle inequality "
+                           "(I1 + I2 >= I3): no rigid body has this inertia");
+}
+
+void checkShape(Checker& check, const std::string& where, const Shape& s) {
+    switch (s.type) {
+    case ShapeType::Box:
+        for (int k = 0; k < 3; ++k)
+            check.positive(where + "/size/" + std::to_string(k), s.size(k), "box edge length");
+        break;
+    case ShapeType::Sphere:
+        check.positive(where + "/radius", s.radius, "sphere radius");
+        break;
+    case ShapeType::Cylinder:
+    case ShapeType::Capsule:
+    case ShapeType::Cone:
+        check.positive(where + "/radius", s.radius, std::string(shapeTypeName(s.type)) + " radius");
+        check.positive(where + "/length", s.length, std::string(shapeTypeName(s.type)) + " length");
+        break;
+    }
+}
+
+}  // namespace
+
+std::string_view jointTypeName(JointType type) {
+    for (const auto& [t, name] : kJointNames)
+        if (t == type) return name;
+    return "unknown";
+}
+
+std::optional<JointType> jointTypeFromName(std::string_view name) {
+    for (const auto& [t, n] : kJointNames)
+        if (n == name) return t;
+    return std::nullopt;
+}
+
+std::string_view shapeTypeName(ShapeType type) {
+    for (const auto& [t, name] : kShapeNames)
+        if (t == type) return name;
+    return "unknown";
+}
+
+std::optional<ShapeType> shapeTypeFromName(std::string_view name) {
+    for (const auto& [t, n] : kShapeNames)
+        if (n == name) return t;
+    return std::nullopt;
+}
+
+const Part* SceneSpec::findPart(std::string_view name) const {
+    for (const Part& part : parts)
+        if (part.name == name) return &part;
+    return nullptr;
+}
+
+const Marker* SceneSpec::findMarker(const MarkerRef& ref) const {
+    const Part* part = findPart(ref.part);
+    if (!part) return nullptr;
+    for (const Marker& marker : part->markers)
+        if (marker.name == ref.marker) return &marker;
+    return nullptr;
+}
+
+std::size_t SceneSpec::markerCount() const {
+    std::size_t n = 0;
+    for (const Part& part : parts) n += part.markers.size();
+    return n;
+}
+
+Diagnostics validate(const SceneSpec& spec) {
+    Checker check;
+
+    if (!spec.gravity.allFinite()) check.error("/gravity", "gravity must be finite");
+
+    // Parts, their shapes and markers.
+    std::set<std::string> partNames;
+    std::string firstGround;
+    for (std::size_t i = 0; i < spec.parts.size(); ++i) {
+        const Part& part = spec.parts[i];
+        const std::string at = "/parts/" + std::to_string(i);
+        check.name(at + "/name", part.name, "part");
+        if (!partNames.insert(part.name).second)
+            check.error(at + "/name", "duplicate part name '" + part.name + "'");
+        if (part.ground) {
+            if (!firstGround.empty())
+                check.error(at + "/ground", "only one part can be ground; '" + firstGround +
+                                                "' already is");
+            else
+                firstGround = part.name;
+        } else {
+            check.positive(at + "/mass", part.mass, "part mass (kg)");
+            checkInertia(check, at + "/inertia", part.I_Pcm_P);
+        }
+        if (!part.p_PPcm.allFinite()) check.error(at + "/centerOfMass", "must be finite");
+        if (!part.X_WP.p.allFinite() || !part.X_WP.R.coeffs().allFinite())
+            check.error(at + "/position", "initial pose must be finite");
+        if (!part.v_WPo_W.allFinite() || !part.w_WP_W.allFinite())
+            check.error(at + "/velocity", "initial velocity must be finite");
+
+        for (std::size_t s = 0; s < part.shapes.size(); ++s)
+            checkShape(check, at + "/geometry/" + std::to_string(s), part.shapes[s]);
+
+        std::set<std::string> markerNames;
+        for (std::size_t m = 0; m < part.markers.size(); ++m) {
+            const Marker& marker = part.markers[m];
+            const std::string mat = at + "/markers/" + std::to_string(m);
+            check.name(mat + "/name", marker.name, "marker");
+            if (!markerNames.insert(marker.name).second)
+                check.error(mat + "/name", "duplicate marker name '" + marker.name +
+                                               "' on part '" + part.name + "'");
+        }
+    }
+
+    // Joints: unique names, markers that exist, on two different parts.
+    std::set<std::string> jointNames;
+    for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+        const Joint& joint = spec.joints[k];
+        const std::string at = "/joints/" + std::to_string(k);
+        check.name(at + "/name", joint.name, "joint");
+        if (!jointNames.insert(joint.name).second)
+            check.error(at + "/name", "duplicate joint name '" + joint.name + "'");
+        const Marker* mi = spec.findMarker(joint.markerI);
+        const Marker* mj = spec.findMarker(joint.markerJ);
+        if (!mi)
+            check.error(at + "/markerI", "no marker '" + joint.markerI.text() +
+                                             "' (expected \"part.marker\" naming an existing marker)");
+        if (!mj)
+            check.error(at + "/markerJ", "no marker '" + joint.markerJ.text() +
+                                             "' (expected \"part.marker\" naming an existing marker)");
+        if (mi && mj && joint.markerI.part == joint.markerJ.part)
+            check.error(at, "joint '" + joint.name + "' connects two markers of the same part '" +
+                                joint.markerI.part + "'");
+        if (joint.type == JointType::Distance)
+            check.positive(at + "/length", joint.length, "distance joint length (m)");
+    }
+
+    return check.take();
+}
+
+}  // namespace engine

@@ -1,0 +1,82 @@
+#include "engine/contact/collision_world.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/scene_builders.h"
+
+namespace engine::contact {
+namespace {
+
+// Ground slab (top face at z = 0) and a sphere of radius 0.1 whose centre is at `height`.
+SceneSpec sphereOverSlab(double height) {
+    SceneSpec spec;
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    Shape slab;
+    slab.type = ShapeType::Box;
+    slab.size = Vec3(2.0, 2.0, 0.2);
+    slab.X_PG.p = Vec3(0, 0, -0.1);
+    ground.shapes.push_back(slab);
+
+    Part ball;
+    ball.id = spec.newId();
+    ball.name = "ball";
+    Shape sphere;
+    sphere.type = ShapeType::Sphere;
+    sphere.radius = 0.1;
+    ball.shapes.push_back(sphere);
+    ball.X_WP.p = Vec3(0.3, -0.2, height);
+    spec.parts = {ground, ball};
+    return spec;
+}
+
+TEST(CollisionWorld, UsesDoublePrecisionBullet) { EXPECT_EQ(bulletScalarBytes(), 8u); }
+
+TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
+    const double penetration = 0.0123456789;
+    CollisionWorld world(sphereOverSlab(0.1 - penetration));
+    EXPECT_EQ(world.objectCount(), 2u);
+    const std::vector<ContactPoint> contacts = world.findContacts();
+    ASSERT_FALSE(contacts.empty());
+    for (const ContactPoint& c : contacts) {
+        // Depth to double precision, not float's 1e-7.
+        EXPECT_NEAR(c.depth, penetration, 1e-12);
+        // The normal points from A to B whichever way Bullet ordered the pair.
+        const Vec3 groundToBall = Vec3::UnitZ();
+        const Vec3 expected = c.partA == 0 ? groundToBall : Vec3(-groundToBall);
+        EXPECT_LT((c.n_AB_W - expected).norm(), 1e-9);
+        // The witness points sit on the two surfaces: under the sphere's centre, at the slab
+        // face z = 0 and at the sphere's lowest point.
+        const Vec3& onGround = c.partA == 0 ? c.p_WA_W : c.p_WB_W;
+        const Vec3& onBall = c.partA == 0 ? c.p_WB_W : c.p_WA_W;
+        EXPECT_NEAR(onGround.z(), 0.0, 1e-9);
+        EXPECT_NEAR(onBall.z(), -penetration, 1e-9);
+        EXPECT_NEAR(onBall.x(), 0.3, 1e-9);
+        EXPECT_NEAR(onBall.y(), -0.2, 1e-9);
+    }
+}
+
+TEST(CollisionWorld, SeparatedPartsGiveNoContactUnlessWithinTheMargin) {
+    CollisionWorld world(sphereOverSlab(0.15));  // 5 cm gap
+    EXPECT_TRUE(world.findContacts().empty());
+
+    // Moving the ball down through setPartPose brings it into contact.
+    Transform X_WP;
+    X_WP.p = Vec3(0.0, 0.0, 0.095);
+    world.setPartPose(1, X_WP);
+    const auto contacts = world.findContacts();
+    ASSERT_FALSE(contacts.empty());
+    EXPECT_NEAR(contacts.front().depth, 0.005, 1e-12);
+}
+
+TEST(CollisionWorld, PartsWithoutGeometryHaveNoCollisionObject) {
+    const SceneSpec spec = test::pendulum();  // the ground has no shapes
+    CollisionWorld world(spec);
+    EXPECT_EQ(world.objectCount(), 1u);
+    EXPECT_TRUE(world.findContacts().empty());
+}
+
+}  // namespace
+}  // namespace engine::contact

@@ -1,0 +1,95 @@
+#include "engine/model/scene_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/scene_builders.h"
+
+namespace engine {
+namespace {
+
+bool hasDiagnostic(const Diagnostics& diagnostics, const std::string& where, const std::string& fragment) {
+    for (const Diagnostic& d : diagnostics)
+        if (d.where == where && d.message.find(fragment) != std::string::npos) return true;
+    return false;
+}
+
+TEST(Validate, AcceptsAWellFormedPendulum) {
+    const Diagnostics diagnostics = validate(test::pendulum());
+    EXPECT_TRUE(diagnostics.empty()) << diagnostics.front().where << ": " << diagnostics.front().message;
+}
+
+TEST(Validate, RejectsAJointWhoseMarkerDoesNotExist) {
+    SceneSpec spec = test::pendulum();
+    spec.joints[0].markerJ = {"ground", "nowhere"};
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/joints/0/markerJ", "no marker 'ground.nowhere'"));
+}
+
+TEST(Validate, RejectsAJointBetweenTwoMarkersOfOnePart) {
+    SceneSpec spec = test::pendulum();
+    spec.parts[1].markers.push_back(test::marker(spec, "tip", Vec3(0.05, 0, 0)));
+    spec.joints[0].markerJ = {"link", "tip"};
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/joints/0", "same part 'link'"));
+}
+
+TEST(Validate, RejectsDuplicateNamesAndInvalidNames) {
+    SceneSpec spec = test::pendulum();
+    spec.parts.push_back(spec.parts[1]);
+    spec.parts[0].markers.push_back(test::marker(spec, "pivot", Vec3::Zero()));
+    spec.joints[0].name = "has.dot";
+    const Diagnostics d = validate(spec);
+    EXPECT_TRUE(hasDiagnostic(d, "/parts/2/name", "duplicate part name 'link'"));
+    EXPECT_TRUE(hasDiagnostic(d, "/parts/0/markers/1/name", "duplicate marker name 'pivot'"));
+    EXPECT_TRUE(hasDiagnostic(d, "/joints/0/name", "not valid"));
+}
+
+TEST(Validate, RejectsNonPhysicalMassProperties) {
+    SceneSpec spec = test::pendulum();
+    spec.parts[1].mass = 0.0;
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/parts/1/mass", "positive"));
+
+    // Principal moments (1, 1, 3): I1 + I2 < I3, which no mass distribution can produce.
+    spec = test::pendulum();
+    spec.parts[1].I_Pcm_P = Vec3(1.0, 1.0, 3.0).asDiagonal();
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/parts/1/inertia", "triangle inequality"));
+
+    spec = test::pendulum();
+    spec.parts[1].I_Pcm_P(0, 1) = 0.5;  // not symmetric
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/parts/1/inertia", "symmetric"));
+
+    spec = test::pendulum();
+    spec.parts[1].I_Pcm_P = Vec3(1.0, -1.0, 1.0).asDiagonal();
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/parts/1/inertia", "positive definite"));
+}
+
+TEST(Validate, AcceptsTheThinRodLimitOfTheTriangleInequality) {
+    // A thin rod along x: (0+, mL²/12, mL²/12) sits on the boundary I1 + I2 = I3 up to I1.
+    SceneSpec spec = test::pendulum();
+    spec.parts[1].I_Pcm_P = Vec3(1e-9, 1.0, 1.0).asDiagonal();
+    EXPECT_TRUE(validate(spec).empty());
+}
+
+TEST(Validate, AllowsOnlyOneGroundPart) {
+    SceneSpec spec = test::pendulum();
+    spec.parts[1].ground = true;
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/parts/1/ground", "only one part can be ground"));
+}
+
+TEST(Validate, RequiresAPositiveLengthOnDistanceJoints) {
+    SceneSpec spec = test::pendulum();
+    spec.joints[0].type = JointType::Distance;
+    spec.joints[0].length = -0.1;
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/joints/0/length", "positive"));
+}
+
+TEST(JointTypeNames, RoundTripForEveryType) {
+    for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k) {
+        const auto type = static_cast<JointType>(k);
+        const auto parsed = jointTypeFromName(jointTypeName(type));
+        ASSERT_TRUE(parsed.has_value()) << jointTypeName(type);
+        EXPECT_EQ(*parsed, type);
+    }
+    EXPECT_FALSE(jointTypeFromName("hinge").has_value());
+}
+
+}  // namespace
+}  // namespace engine

@@ -1,0 +1,204 @@
+#include "ui/mainwindow/main_window.h"
+
+#include <QListWidget>
+#include <QSet>
+#include <QStandardItemModel>
+#include <QTest>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include <gtest/gtest.h>
+
+#include "engine/io/scene_json.h"
+#include "ui/viewport/viewport_widget.h"
+
+namespace ui {
+namespace {
+
+const QString kFourBar = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/four_bar.json");
+const QString kBadScene = QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/dangling_and_bad_mass.json");
+
+// Waits until the view has drawn at least `frames` more frames, then grabs it.
+QImage renderedImage(ViewportWidget* view, int frames = 2) {
+    const int target = view->frameCount() + frames;
+    const bool drawn = QTest::qWaitFor([&] {
+        view->update();
+        return view->frameCount() >= target;
+    }, 10000);
+    EXPECT_TRUE(drawn) << "the view did not draw within 10 s";
+    return view->grabFramebuffer();
+}
+
+struct PixelStats {
+    int distinctColours = 0;
+    double nonBackgroundFraction = 0.0;
+    // Saturated pixels whose hue is within 12 degrees of the given hue.
+    int pixelsNearHue(int hue) const {
+        int n = 0;
+        for (int h = hue - 12; h <= hue + 12; ++h) n += hueHistogram[static_cast<std::size_t>((h + 360) % 360)];
+        return n;
+    }
+    // Distinct colours (tones) among those pixels: differently lit faces give different tones.
+    int tonesNearHue(int hue) const {
+        QSet<QRgb> tones;
+        for (int h = hue - 12; h <= hue + 12; ++h) tones.unite(hueTones[static_cast<std::size_t>((h + 360) % 360)]);
+        return static_cast<int>(tones.size());
+    }
+    std::array<int, 360> hueHistogram{};
+    std::array<QSet<QRgb>, 360> hueTones{};
+};
+
+PixelStats analyse(const QImage& image) {
+    PixelStats stats;
+    QSet<QRgb> colours;
+    const QRgb background = image.pixel(0, 0);
+    qsizetype foreground = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QRgb rgb = image.pixel(x, y);
+            colours.insert(rgb);
+            if (rgb != background) ++foreground;
+            const QColor c = QColor::fromRgb(rgb);
+            if (c.hsvSaturation() > 90 && c.value() > 60 && c.hsvHue() >= 0)
+            {
+                ++stats.hueHistogram[static_cast<std::size_t>(c.hsvHue())];
+                stats.hueTones[static_cast<std::size_t>(c.hsvHue())].insert(rgb);
+            }
+        }
+    }
+    stats.distinctColours = static_cast<int>(colours.size());
+    stats.nonBackgroundFraction = double(foreground) / (double(image.width()) * image.height());
+    return stats;
+}
+
+int hueOf(const char* hex) { return QColor(QString::fromLatin1(hex)).hsvHue(); }
+
+class MainWindowTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        window.resize(960, 640);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    }
+    MainWindow window;
+};
+
+TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    EXPECT_EQ(window.windowTitle(), QString::fromUtf8("Four-bar linkage — Motus"));
+    const QAbstractItemModel* tree = window.sceneTree()->model();
+    const QModelIndex parts = tree->index(0, 0);
+    ASSERT_EQ(tree->rowCount(parts), 4);
+    EXPECT_EQ(tree->index(1, 0, parts).data().toString(), "crank");
+    EXPECT_EQ(tree->rowCount(tree->index(1, 0)), 4);  // joints
+}
+
+TEST_F(MainWindowTest, DrawsEveryPartShadedInItsOwnColour) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ViewportWidget* view = window.viewport();
+    // Only the parts: hide the grid, axes, markers and joint glyphs, whose colours could be
+    // mistaken for a part's.
+    view->setGridVisible(false);
+    view->setMarkersVisible(false);
+    view->setJointsVisible(false);
+    view->setStandardView(ViewportWidget::StandardView::Isometric);
+    const PixelStats stats = analyse(renderedImage(view));
+
+    // The fitted view fills a fair part of the picture without covering it all.
+    EXPECT_GT(stats.nonBackgroundFraction, 0.03);
+    EXPECT_LT(stats.nonBackgroundFraction, 0.9);
+    // The crank (orange), coupler (blue) and rocker (green) are all visible, and lit: the
+    // faces of each box turned differently to the light show different tones (a broken GL
+    // set-up draws nothing or flat unlit colour).
+    const std::pair<const char*, const char*> parts[] = {
+        {"crank", "#e0703c"}, {"coupler", "#3c8ee0"}, {"rocker", "#4fb45a"}};
+    for (const auto& [name, colour] : parts) {
+        EXPECT_GT(stats.pixelsNearHue(hueOf(colour)), 150) << name;
+        EXPECT_GE(stats.tonesNearHue(hueOf(colour)), 2) << name;
+    }
+}
+
+TEST_F(MainWindowTest, JointGlyphsAndMarkersCanBeShownAndHidden) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ViewportWidget* view = window.viewport();
+    view->setGridVisible(false);
+    view->setMarkersVisible(false);
+    view->setStandardView(ViewportWidget::StandardView::Isometric);
+    const int goldHue = QColor::fromRgbF(0.95f, 0.72f, 0.2f).hsvHue();
+    view->setJointsVisible(true);
+    const int withJoints = analyse(renderedImage(view)).pixelsNearHue(goldHue);
+    view->setJointsVisible(false);
+    const int withoutJoints = analyse(renderedImage(view)).pixelsNearHue(goldHue);
+    EXPECT_GT(withJoints, withoutJoints + 100);
+}
+
+TEST_F(MainWindowTest, ABadFileIsReportedAndTheOpenSceneIsKept) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    const QString title = window.windowTitle();
+    const QString path = window.scenePath();
+
+    EXPECT_FALSE(window.openScene(kBadScene));
+    EXPECT_EQ(window.windowTitle(), title);
+    EXPECT_EQ(window.scenePath(), path);
+    EXPECT_EQ(window.sceneTree()->model()->rowCount(window.sceneTree()->model()->index(0, 0)), 4);
+
+    QStringList texts;
+    for (int k = 0; k < window.messages()->count(); ++k) texts << window.messages()->item(k)->text();
+    const QString all = texts.join('\n');
+    EXPECT_TRUE(all.contains("dangling_and_bad_mass.json:/parts/1/mass")) << all.toStdString();
+    EXPECT_TRUE(all.contains("no marker 'link.tip'")) << all.toStdString();
+}
+
+TEST_F(MainWindowTest, WheelAwayFromTheUserZoomsInAndFitRestoresTheView) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ViewportWidget* view = window.viewport();
+    renderedImage(view);
+    const double fitted = view->cameraDistance();
+    const QPointF centre(view->width() / 2.0, view->height() / 2.0);
+    QWheelEvent wheel(centre, view->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view, &wheel);
+    renderedImage(view);
+    EXPECT_LT(view->cameraDistance(), fitted * 0.95);
+    view->fitToScene();
+    renderedImage(view);
+    EXPECT_NEAR(view->cameraDistance(), fitted, 1e-9 * fitted);
+}
+
+TEST_F(MainWindowTest, LeftDragRotatesTheCamera) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ViewportWidget* view = window.viewport();
+    const QImage before = renderedImage(view);
+    const QPoint c(view->width() / 2, view->height() / 2);
+    QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, c);
+    QTest::mouseMove(view, c + QPoint(120, 40));
+    QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, c + QPoint(120, 40));
+    EXPECT_NE(renderedImage(view), before);
+}
+
+// Moving the view to another window re-creates its GL context; OpenSceneGraph must draw
+// again in the new one (not just the clear colour).
+TEST(ViewportWidget, DrawsAfterMovingToAnotherWindow) {
+    const engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(kFourBar.toStdString());
+    ASSERT_TRUE(loaded.scene);
+    QWidget first, second;
+    for (QWidget* w : {&first, &second}) {
+        w->setLayout(new QVBoxLayout);
+        w->resize(480, 360);
+    }
+    auto* view = new ViewportWidget;
+    first.layout()->addWidget(view);
+    first.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&first));
+    view->showScene(*loaded.scene);
+    EXPECT_GT(analyse(renderedImage(view)).distinctColours, 50);
+
+    second.layout()->addWidget(view);  // reparent: new top-level window, new context
+    second.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&second));
+    EXPECT_GT(analyse(renderedImage(view)).distinctColours, 50);
+}
+
+}  // namespace
+}  // namespace ui

@@ -1,0 +1,50 @@
+#include "ui/models/scene_tree.h"
+
+#include <QAbstractItemModelTester>
+#include <QStandardItemModel>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/scene_builders.h"
+
+namespace ui {
+namespace {
+
+TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
+    const engine::SceneSpec spec = engine::test::pendulum();
+    QStandardItemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    populateSceneTree(model, spec);
+
+    ASSERT_EQ(model.rowCount(), 2);
+    const QModelIndex parts = model.index(0, 0);
+    EXPECT_EQ(parts.data().toString(), "Parts");
+    ASSERT_EQ(model.rowCount(parts), 2);
+    const QModelIndex link = model.index(1, 0, parts);
+    EXPECT_EQ(link.data().toString(), "link");
+    EXPECT_EQ(link.data(kEntityIdRole).toULongLong(), spec.parts[1].id);
+    EXPECT_EQ(model.index(1, 1, parts).data().toString(), "1 kg");
+    // The link's box, then its marker.
+    ASSERT_EQ(model.rowCount(link), 2);
+    EXPECT_EQ(model.index(0, 1, link).data().toString(), QString::fromUtf8("box 100 × 20 × 20 mm"));
+    EXPECT_EQ(model.index(1, 0, link).data().toString(), "pivot");
+    EXPECT_EQ(model.index(1, 0, link).data(kEntityIdRole).toULongLong(), spec.parts[1].markers[0].id);
+
+    const QModelIndex joints = model.index(1, 0);
+    ASSERT_EQ(model.rowCount(joints), 1);
+    EXPECT_EQ(model.index(0, 1, joints).data().toString(),
+              QString::fromUtf8("revolute: link.pivot → ground.pivot"));
+}
+
+TEST(SceneTree, RepopulatingReplacesTheContents) {
+    QStandardItemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    populateSceneTree(model, engine::test::pendulum());
+    populateSceneTree(model, engine::SceneSpec{});
+    ASSERT_EQ(model.rowCount(), 2);
+    EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
+    EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
+}
+
+}  // namespace
+}  // namespace ui

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Motus needs to build, test and run, and nothing else.
+# Idempotent: when every package is present it prints one line and touches nothing
+# (no apt-get update, no network).
+set -euo pipefail
+
+# Build tools and libraries (all found by CMake's find_package).
+packages=(
+    build-essential cmake ninja-build ccache pkg-config
+    qt6-base-dev qt6-charts-dev libqt6opengl6-dev
+    libopenscenegraph-dev
+    libbullet-dev libeigen3-dev
+    nlohmann-json3-dev libmuparser-dev libcli11-dev
+    libgtest-dev libgmock-dev libbenchmark-dev
+    # Running the GUI and its tests without a screen: a virtual X server, Mesa's
+    # software OpenGL, and a font for Qt text.
+    xvfb xauth libgl1-mesa-dri fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$status" = "installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "motus setup: all ${#packages[@]} packages present"
+    exit 0
+fi
+
+echo "motus setup: installing ${#missing[@]} missing packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo=(sudo)
+    else
+        echo "motus setup: error: need root (or sudo) to install: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

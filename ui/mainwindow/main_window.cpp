@@ -1,0 +1,214 @@
+#include "ui/mainwindow/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardItemModel>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTreeView>
+
+#include "engine/io/scene_json.h"
+#include "engine/model/scene_spec.h"
+#include "engine/version.h"
+#include "ui/models/scene_tree.h"
+#include "ui/viewport/viewport_widget.h"
+
+namespace ui {
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+constexpr int kMessageError = 0, kMessageWarning = 1, kMessageInfo = 2;
+
+QString toQString(std::string_view text) {
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowTitle(QStringLiteral("Motus"));
+    viewport_ = new ViewportWidget(this);
+    viewport_->setObjectName(QStringLiteral("Viewport"));
+    setCentralWidget(viewport_);
+    createDocks();
+    createActions();
+    statusBar()->showMessage(tr("Open a scene with File ▸ Open (Ctrl+O)"));
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1100, 720);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks() {
+    setDockNestingEnabled(true);
+
+    treeModel_ = new QStandardItemModel(this);
+    tree_ = new QTreeView;
+    tree_->setObjectName(QStringLiteral("SceneTree"));
+    tree_->setModel(treeModel_);
+    tree_->setUniformRowHeights(true);
+    tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    auto* treeDock = new QDockWidget(tr("Scene"), this);
+    treeDock->setObjectName(QStringLiteral("SceneDock"));
+    treeDock->setWidget(tree_);
+    addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+
+    messages_ = new QListWidget;
+    messages_->setObjectName(QStringLiteral("Messages"));
+    messages_->setWordWrap(true);
+    auto* messageDock = new QDockWidget(tr("Messages"), this);
+    messageDock->setObjectName(QStringLiteral("MessagesDock"));
+    messageDock->setWidget(messages_);
+    addDockWidget(Qt::BottomDockWidgetArea, messageDock);
+    resizeDocks({treeDock}, {300}, Qt::Horizontal);
+    resizeDocks({messageDock}, {110}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+    // File
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openWithDialog);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    // View
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(tr("&Fit to Scene"), viewport_, &ViewportWidget::fitToScene);
+    fit->setShortcut(Qt::Key_F);
+    QMenu* standard = view->addMenu(tr("Standard &Views"));
+    const std::pair<QString, ViewportWidget::StandardView> views[] = {
+        {tr("&Isometric"), ViewportWidget::StandardView::Isometric},
+        {tr("&Front"), ViewportWidget::StandardView::Front},
+        {tr("&Back"), ViewportWidget::StandardView::Back},
+        {tr("&Left"), ViewportWidget::StandardView::Left},
+        {tr("&Right"), ViewportWidget::StandardView::Right},
+        {tr("&Top"), ViewportWidget::StandardView::Top},
+        {tr("B&ottom"), ViewportWidget::StandardView::Bottom},
+    };
+    int key = Qt::Key_0;
+    for (const auto& [label, which] : views) {
+        QAction* a = standard->addAction(label, this, [this, which] { viewport_->setStandardView(which); });
+        a->setShortcut(QKeySequence(QKeyCombination(Qt::KeypadModifier, static_cast<Qt::Key>(key++))));
+    }
+    view->addSeparator();
+    const std::pair<QString, void (ViewportWidget::*)(bool)> toggles[] = {
+        {tr("Show &Markers"), &ViewportWidget::setMarkersVisible},
+        {tr("Show &Joints"), &ViewportWidget::setJointsVisible},
+        {tr("Show &Grid and Axes"), &ViewportWidget::setGridVisible},
+    };
+    for (const auto& [label, setter] : toggles) {
+        QAction* a = view->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, viewport_, setter);
+    }
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+    // Help
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Motus"), this, &MainWindow::showAbout);
+}
+
+bool MainWindow::openScene(const QString& path) {
+    const engine::io::SceneLoadResult result = engine::io::loadSceneFile(path.toStdString());
+    const QString name = QFileInfo(path).fileName();
+    for (const engine::Diagnostic& d : result.diagnostics) {
+        const QString where = d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where);
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where));
+    }
+    if (!result.scene) {
+        addMessage(kMessageError, tr("Could not open %1; the current scene is unchanged.").arg(path));
+        statusBar()->showMessage(tr("Could not open %1 — see Messages").arg(name));
+        return false;
+    }
+
+    scene_ = std::make_unique<engine::SceneSpec>(*result.scene);
+    scenePath_ = QFileInfo(path).absoluteFilePath();
+    populateSceneTree(*treeModel_, *scene_);
+    tree_->expandToDepth(0);
+    tree_->header()->resizeSection(0, 140);
+    viewport_->showScene(*scene_);
+
+    const QString title = scene_->name.empty() ? name : toQString(scene_->name);
+    setWindowTitle(QStringLiteral("%1 — Motus").arg(title));
+    statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
+                                 .arg(title)
+                                 .arg(scene_->parts.size())
+                                 .arg(scene_->markerCount())
+                                 .arg(scene_->joints.size()));
+    addMessage(kMessageInfo, tr("Opened %1").arg(scenePath_));
+    addRecentFile(scenePath_);
+    return true;
+}
+
+void MainWindow::openWithDialog() {
+    const QString start = scenePath_.isEmpty() ? QString() : QFileInfo(scenePath_).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Scene"), start,
+                                                      tr("Motus scenes (*.json);;All files (*)"));
+    if (!path.isEmpty()) openScene(path);
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, tr("About Motus"),
+                       tr("<h3>Motus %1</h3><p>Rigid multibody mechanism simulator: parts, "
+                          "markers, joints, forces and contact, solved in maximal coordinates."
+                          "</p>")
+                           .arg(toQString(engine::versionString())));
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QSettings settings;
+    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles) files.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : files)
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openScene(path); })
+            ->setToolTip(path);
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::addMessage(int severity, const QString& text) {
+    static const QStyle::StandardPixmap icons[] = {QStyle::SP_MessageBoxCritical,
+                                                   QStyle::SP_MessageBoxWarning,
+                                                   QStyle::SP_MessageBoxInformation};
+    auto* item = new QListWidgetItem(style()->standardIcon(icons[severity]), text, messages_);
+    item->setData(Qt::UserRole, severity);
+    messages_->scrollToItem(item);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+}  // namespace ui

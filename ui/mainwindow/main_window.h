@@ -1,0 +1,61 @@
+#pragma once
+// The application window: the 3D view in the centre, the scene tree on the left and the
+// message panel at the bottom; File / View / Help menus. Window layout and recent files are
+// kept in QSettings.
+
+#include <memory>
+
+#include <QMainWindow>
+#include <QString>
+
+class QListWidget;
+class QMenu;
+class QStandardItemModel;
+class QTreeView;
+
+namespace engine {
+struct SceneSpec;
+}
+
+namespace ui {
+
+class ViewportWidget;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads a scene file. On any error the messages panel lists every problem (with its place
+    // in the file) and the current scene stays open; returns whether the file was loaded.
+    bool openScene(const QString& path);
+
+    const QString& scenePath() const { return scenePath_; }
+    ViewportWidget* viewport() const { return viewport_; }
+    QTreeView* sceneTree() const { return tree_; }
+    QListWidget* messages() const { return messages_; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void openWithDialog();
+    void showAbout();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void addMessage(int severity, const QString& text);
+
+    ViewportWidget* viewport_ = nullptr;
+    QTreeView* tree_ = nullptr;
+    QStandardItemModel* treeModel_ = nullptr;
+    QListWidget* messages_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QString scenePath_;
+    std::unique_ptr<engine::SceneSpec> scene_;
+};
+
+}  // namespace ui

@@ -1,0 +1,75 @@
+#include "ui/models/scene_tree.h"
+
+#include <QStandardItemModel>
+
+#include "engine/model/scene_spec.h"
+
+namespace ui {
+namespace {
+
+QString toQString(std::string_view text) {
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+QString shapeDetails(const engine::Shape& s) {
+    const auto mm = [](double m) { return QString::number(m * 1000.0, 'g', 4); };
+    switch (s.type) {
+    case engine::ShapeType::Box:
+        return QStringLiteral("box %1 × %2 × %3 mm").arg(mm(s.size.x()), mm(s.size.y()), mm(s.size.z()));
+    case engine::ShapeType::Sphere:
+        return QStringLiteral("sphere r %1 mm").arg(mm(s.radius));
+    default:
+        return QStringLiteral("%1 r %2 mm, length %3 mm")
+            .arg(toQString(engine::shapeTypeName(s.type)), mm(s.radius), mm(s.length));
+    }
+}
+
+QList<QStandardItem*> row(const QString& name, const QString& details, engine::EntityId id) {
+    auto* nameItem = new QStandardItem(name);
+    auto* detailItem = new QStandardItem(details);
+    for (QStandardItem* item : {nameItem, detailItem}) {
+        item->setEditable(false);
+        if (id != engine::kNoEntity) item->setData(static_cast<qulonglong>(id), kEntityIdRole);
+    }
+    return {nameItem, detailItem};
+}
+
+}  // namespace
+
+void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec) {
+    model.clear();
+    model.setHorizontalHeaderLabels({QObject::tr("Name"), QObject::tr("Details")});
+
+    auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity);
+    for (const engine::Part& part : spec.parts) {
+        const QString details = part.ground ? QObject::tr("ground")
+                                            : QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
+        auto partRow = row(toQString(part.name), details, part.id);
+        for (const engine::Shape& shape : part.shapes)
+            partRow[0]->appendRow(row(QObject::tr("geometry"), shapeDetails(shape), engine::kNoEntity));
+        for (const engine::Marker& marker : part.markers) {
+            const engine::Vec3& p = marker.X_PM.p;
+            partRow[0]->appendRow(row(toQString(marker.name),
+                                      QObject::tr("marker at (%1, %2, %3) mm")
+                                          .arg(p.x() * 1000.0, 0, 'g', 4)
+                                          .arg(p.y() * 1000.0, 0, 'g', 4)
+                                          .arg(p.z() * 1000.0, 0, 'g', 4),
+                                      marker.id));
+        }
+        parts[0]->appendRow(partRow);
+    }
+    model.appendRow(parts);
+
+    auto joints = row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity);
+    for (const engine::Joint& joint : spec.joints) {
+        joints[0]->appendRow(row(toQString(joint.name),
+                                 QStringLiteral("%1: %2 → %3")
+                                     .arg(toQString(engine::jointTypeName(joint.type)),
+                                          QString::fromStdString(joint.markerI.text()),
+                                          QString::fromStdString(joint.markerJ.text())),
+                                 joint.id));
+    }
+    model.appendRow(joints);
+}
+
+}  // namespace ui

@@ -1,0 +1,244 @@
+#include "ui/viewport/scene_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <osg/ComputeBoundsVisitor>
+#include <osg/Geode>
+#include <osg/Geometry>
+#include <osg/LineWidth>
+#include <osg/Material>
+#include <osg/MatrixTransform>
+#include <osg/ShapeDrawable>
+
+#include "ui/viewport/osg_convert.h"
+
+namespace ui {
+namespace {
+
+using engine::Shape;
+using engine::ShapeType;
+using engine::Vec3;
+
+template <class T, class... Args>
+osg::ref_ptr<T> makeRef(Args&&... args) {
+    return osg::ref_ptr<T>(new T(std::forward<Args>(args)...));
+}
+
+osg::ref_ptr<osg::Material> makeMaterial(const osg::Vec4& color, float shininess = 40.0f) {
+    auto material = makeRef<osg::Material>();
+    material->setDiffuse(osg::Material::FRONT_AND_BACK, color);
+    material->setAmbient(osg::Material::FRONT_AND_BACK,
+                         osg::Vec4(color.r() * 0.5f, color.g() * 0.5f, color.b() * 0.5f, color.a()));
+    material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.35f, 0.35f, 0.35f, 1.0f));
+    material->setShininess(osg::Material::FRONT_AND_BACK, shininess);
+    return material;
+}
+
+osg::ref_ptr<osg::TessellationHints> fineHints() {
+    auto hints = makeRef<osg::TessellationHints>();
+    hints->setDetailRatio(1.5f);
+    return hints;
+}
+
+// An OSG shape for a Motus primitive, in the part frame. OSG's cylinder, capsule and cone are
+// along their local z, like Motus's; OSG puts a cone's centre at its centroid (a quarter of
+// the height above the base) where Motus puts it half-way, hence the shift.
+osg::ref_ptr<osg::Shape> makeShape(const Shape& s) {
+    const osg::Quat rotation = toOsg(s.X_PG.R);
+    const osg::Vec3 center = toOsg(s.X_PG.p);
+    switch (s.type) {
+    case ShapeType::Box: {
+        auto box = makeRef<osg::Box>(center, s.size.x(), s.size.y(), s.size.z());
+        box->setRotation(rotation);
+        return box;
+    }
+    case ShapeType::Sphere:
+        return makeRef<osg::Sphere>(center, s.radius);
+    case ShapeType::Cylinder: {
+        auto cylinder = makeRef<osg::Cylinder>(center, s.radius, s.length);
+        cylinder->setRotation(rotation);
+        return cylinder;
+    }
+    case ShapeType::Capsule: {
+        auto capsule = makeRef<osg::Capsule>(center, s.radius, s.length);
+        capsule->setRotation(rotation);
+        return capsule;
+    }
+    case ShapeType::Cone: {
+        const Vec3 shift = s.X_PG.R * Vec3(0.0, 0.0, -0.25 * s.length);
+        auto cone = makeRef<osg::Cone>(center + toOsg(shift), s.radius, s.length);
+        cone->setRotation(rotation);
+        return cone;
+    }
+    }
+    return nullptr;
+}
+
+// Three coloured axes (x red, y green, z blue) of the given length, as lines.
+osg::ref_ptr<osg::Geode> makeTriad(double length, float lineWidth) {
+    auto vertices = makeRef<osg::Vec3Array>();
+    auto colors = makeRef<osg::Vec4Array>();
+    const osg::Vec4 axisColor[3] = {{0.95f, 0.25f, 0.2f, 1.0f}, {0.3f, 0.85f, 0.3f, 1.0f}, {0.3f, 0.5f, 1.0f, 1.0f}};
+    for (int k = 0; k < 3; ++k) {
+        osg::Vec3 tip;
+        tip[k] = static_cast<float>(length);
+        vertices->push_back(osg::Vec3());
+        vertices->push_back(tip);
+        colors->push_back(axisColor[k]);
+        colors->push_back(axisColor[k]);
+    }
+    auto geometry = makeRef<osg::Geometry>();
+    geometry->setVertexArray(vertices);
+    geometry->setColorArray(colors, osg::Array::BIND_PER_VERTEX);
+    geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 6));
+    auto* state = geometry->getOrCreateStateSet();
+    state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    state->setAttribute(new osg::LineWidth(lineWidth));
+    auto geode = makeRef<osg::Geode>();
+    geode->addDrawable(geometry);
+    return geode;
+}
+
+// Grid on the plane z = `z`, centred on the mechanism's footprint, `cells` lines per side.
+osg::ref_ptr<osg::Geode> makeGrid(double spacing, int cells, const osg::Vec3d& center, double z) {
+    auto vertices = makeRef<osg::Vec3Array>();
+    const double half = spacing * cells / 2.0;
+    const double cx = std::round(center.x() / spacing) * spacing;
+    const double cy = std::round(center.y() / spacing) * spacing;
+    for (int k = 0; k <= cells; ++k) {
+        const double t = -half + k * spacing;
+        vertices->push_back(osg::Vec3(cx + t, cy - half, z));
+        vertices->push_back(osg::Vec3(cx + t, cy + half, z));
+        vertices->push_back(osg::Vec3(cx - half, cy + t, z));
+        vertices->push_back(osg::Vec3(cx + half, cy + t, z));
+    }
+    auto colors = makeRef<osg::Vec4Array>();
+    colors->push_back(osg::Vec4(0.55f, 0.58f, 0.62f, 0.55f));
+    auto geometry = makeRef<osg::Geometry>();
+    geometry->setVertexArray(vertices);
+    geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
+    geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices->size())));
+    auto* state = geometry->getOrCreateStateSet();
+    state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    state->setMode(GL_BLEND, osg::StateAttribute::ON);
+    state->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+    auto geode = makeRef<osg::Geode>();
+    geode->addDrawable(geometry);
+    return geode;
+}
+
+// A glyph showing the joint at marker I, in marker I's frame (joint axis = marker z).
+osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
+    auto geode = makeRef<osg::Geode>();
+    auto hints = fineHints();
+    const double r = 0.22 * size, len = size;
+    auto add = [&](osg::Shape* shape) {
+        auto drawable = makeRef<osg::ShapeDrawable>(shape, hints.get());
+        geode->addDrawable(drawable);
+    };
+    using engine::JointType;
+    switch (type) {
+    case JointType::Revolute:
+    case JointType::Cylindrical:
+        add(new osg::Cylinder(osg::Vec3(), r, len));
+        break;
+    case JointType::Prismatic:
+        add(new osg::Box(osg::Vec3(), r, r, 2.5 * len));
+        break;
+    case JointType::Spherical:
+        add(new osg::Sphere(osg::Vec3(), 1.4 * r));
+        break;
+    case JointType::Universal:
+        add(new osg::Cylinder(osg::Vec3(), 0.7 * r, len));
+        add(new osg::Sphere(osg::Vec3(), r));
+        break;
+    default:
+        add(new osg::Box(osg::Vec3(), 1.6 * r, 1.6 * r, 1.6 * r));
+        break;
+    }
+    geode->getOrCreateStateSet()->setAttribute(makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
+    return geode;
+}
+
+}  // namespace
+
+SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
+    SceneGraph g;
+    g.root = new osg::Group;
+    g.mechanism = new osg::Group;
+    g.environment = new osg::Group;
+    g.root->addChild(g.mechanism);
+    g.root->addChild(g.environment);
+
+    // Parts with their geometry.
+    auto hints = fineHints();
+    for (const engine::Part& part : spec.parts) {
+        auto transform = makeRef<osg::MatrixTransform>(toOsg(part.X_WP));
+        transform->setName(part.name);
+        transform->setDataVariance(osg::Object::DYNAMIC);
+        auto geode = makeRef<osg::Geode>();
+        geode->setNodeMask(kMaskParts);
+        for (const Shape& s : part.shapes)
+            geode->addDrawable(new osg::ShapeDrawable(makeShape(s), hints.get()));
+        geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
+        transform->addChild(geode);
+        g.mechanism->addChild(transform);
+        g.partTransforms.push_back(transform);
+    }
+
+    // The mechanism's size sets the scale of glyphs and grid. Points that carry no geometry
+    // (markers) count too, so a scene of bare markers still gets a sensible scale.
+    osg::BoundingSphere bound = g.mechanism->getBound();
+    for (const engine::Part& part : spec.parts)
+        for (const engine::Marker& marker : part.markers)
+            bound.expandBy(toOsg(part.X_WP * marker.X_PM.p));
+    const double size = bound.valid() && bound.radius() > 1e-9 ? 2.0 * bound.radius() : 1.0;
+    g.characteristicLength = size;
+
+    // Markers: small triads attached to their part.
+    const double triadLength = 0.06 * size;
+    for (std::size_t i = 0; i < spec.parts.size(); ++i) {
+        for (const engine::Marker& marker : spec.parts[i].markers) {
+            auto triad = makeRef<osg::MatrixTransform>(toOsg(marker.X_PM));
+            triad->setName(marker.name);
+            triad->setNodeMask(kMaskMarkers);
+            triad->addChild(makeTriad(triadLength, 2.0f));
+            g.partTransforms[i]->addChild(triad);
+        }
+    }
+
+    // Joints: a glyph at marker I, carried by marker I's part.
+    for (const engine::Joint& joint : spec.joints) {
+        const engine::Part* part = spec.findPart(joint.markerI.part);
+        const engine::Marker* marker = spec.findMarker(joint.markerI);
+        if (!part || !marker) continue;
+        const auto partIndex = static_cast<std::size_t>(part - spec.parts.data());
+        auto glyph = makeRef<osg::MatrixTransform>(toOsg(marker->X_PM));
+        glyph->setName(joint.name);
+        glyph->setNodeMask(kMaskJoints);
+        glyph->addChild(makeJointGlyph(joint.type, 0.05 * size));
+        g.partTransforms[partIndex]->addChild(glyph);
+    }
+
+    // Environment: a grid whose spacing is a 1-2-5 step near a tenth of the mechanism's size,
+    // on the plane z = 0 or, when the mechanism reaches below it, under the mechanism; and the
+    // world axes.
+    osg::ComputeBoundsVisitor boxVisitor;
+    g.mechanism->accept(boxVisitor);
+    const osg::BoundingBox& box = boxVisitor.getBoundingBox();
+    const double floorZ = box.valid() ? std::min(0.0, double(box.zMin())) : 0.0;
+    const double raw = size / 10.0;
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    const double spacing = raw / decade < 2.0 ? decade : raw / decade < 5.0 ? 2.0 * decade : 5.0 * decade;
+    auto grid = makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(), floorZ);
+    grid->setNodeMask(kMaskGrid);
+    g.environment->addChild(grid);
+    auto axes = makeTriad(0.25 * size, 3.0f);
+    axes->setNodeMask(kMaskAxes);
+    g.environment->addChild(axes);
+    return g;
+}
+
+}  // namespace ui

@@ -1,0 +1,35 @@
+#pragma once
+// Builds the OpenSceneGraph scene for a mechanism: parts drawn from their geometry with
+// per-part colour, marker triads, joint glyphs by type, the ground grid and world axes.
+// World frame z up; sizes of glyphs and grid follow the size of the mechanism.
+
+#include <osg/Group>
+#include <osg/MatrixTransform>
+#include <osg/ref_ptr>
+
+#include "engine/model/scene_spec.h"
+
+namespace ui {
+
+// Node masks: the viewport shows or hides each kind by its camera's cull mask.
+enum NodeMask : unsigned {
+    kMaskParts = 0x1,
+    kMaskMarkers = 0x2,
+    kMaskJoints = 0x4,
+    kMaskGrid = 0x8,
+    kMaskAxes = 0x10,
+};
+
+struct SceneGraph {
+    osg::ref_ptr<osg::Group> root;         // everything below
+    osg::ref_ptr<osg::Group> mechanism;    // parts with their markers and joint glyphs
+    osg::ref_ptr<osg::Group> environment;  // grid and world axes
+    // Per part (index into SceneSpec::parts): the transform carrying X_WP. Markers, shapes and
+    // joint glyphs hang below it, so updating these moves everything attached to the part.
+    std::vector<osg::ref_ptr<osg::MatrixTransform>> partTransforms;
+    double characteristicLength = 1.0;     // m: size used to scale glyphs and the grid
+};
+
+SceneGraph buildSceneGraph(const engine::SceneSpec& spec);
+
+}  // namespace ui

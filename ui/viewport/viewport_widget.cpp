@@ -1,0 +1,279 @@
+#include "ui/viewport/viewport_widget.h"
+
+#include <cmath>
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QCoreApplication>
+#include <QOpenGLContext>
+#include <QSurfaceFormat>
+#include <QWheelEvent>
+
+#include <osg/ComputeBoundsVisitor>
+#include <osg/GLObjects>
+#include <osgGA/TrackballManipulator>
+#include <osgViewer/Viewer>
+
+#include "engine/model/scene_spec.h"
+#include "ui/viewport/scene_graph.h"
+
+namespace ui {
+namespace {
+
+constexpr unsigned kDefaultCullMask = kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes;
+const osg::Vec4 kBackground(0.20f, 0.22f, 0.25f, 1.0f);
+
+int osgButton(Qt::MouseButton button) {
+    switch (button) {
+    case Qt::LeftButton: return 1;
+    case Qt::MiddleButton: return 2;
+    case Qt::RightButton: return 3;
+    default: return 0;
+    }
+}
+
+int osgKey(const QKeyEvent* event) {
+    using K = osgGA::GUIEventAdapter::KeySymbol;
+    switch (event->key()) {
+    case Qt::Key_Escape: return K::KEY_Escape;
+    case Qt::Key_Left: return K::KEY_Left;
+    case Qt::Key_Right: return K::KEY_Right;
+    case Qt::Key_Up: return K::KEY_Up;
+    case Qt::Key_Down: return K::KEY_Down;
+    case Qt::Key_Home: return K::KEY_Home;
+    case Qt::Key_Space: return K::KEY_Space;
+    case Qt::Key_Return: return K::KEY_Return;
+    case Qt::Key_Shift: return K::KEY_Shift_L;
+    case Qt::Key_Control: return K::KEY_Control_L;
+    case Qt::Key_Alt: return K::KEY_Alt_L;
+    default: return event->text().isEmpty() ? 0 : event->text().at(0).unicode();
+    }
+}
+
+// Eye direction (from the target towards the eye) and up vector of each standard view; z up.
+void viewDirection(ViewportWidget::StandardView view, osg::Vec3d& toEye, osg::Vec3d& up) {
+    using V = ViewportWidget::StandardView;
+    up = osg::Vec3d(0, 0, 1);
+    switch (view) {
+    case V::Isometric: toEye = osg::Vec3d(0.45, -1.0, 0.5); break;
+    case V::Front: toEye = osg::Vec3d(0, -1, 0); break;
+    case V::Back: toEye = osg::Vec3d(0, 1, 0); break;
+    case V::Left: toEye = osg::Vec3d(-1, 0, 0); break;
+    case V::Right: toEye = osg::Vec3d(1, 0, 0); break;
+    case V::Top: toEye = osg::Vec3d(0, 0, 1); up = osg::Vec3d(0, 1, 0); break;
+    case V::Bottom: toEye = osg::Vec3d(0, 0, -1); up = osg::Vec3d(0, 1, 0); break;
+    }
+    toEye.normalize();
+}
+
+}  // namespace
+
+void ViewportWidget::configureDefaultSurfaceFormat(int samples) {
+    if (samples < 0) {
+        bool ok = false;
+        samples = qEnvironmentVariableIntValue("MOTUS_GL_SAMPLES", &ok);
+        if (!ok || samples < 0) samples = 4;
+    }
+    QSurfaceFormat format;
+    format.setRenderableType(QSurfaceFormat::OpenGL);
+    format.setVersion(2, 1);
+    format.setProfile(QSurfaceFormat::CompatibilityProfile);
+    format.setDepthBufferSize(24);
+    format.setStencilBufferSize(8);
+    format.setSamples(samples);
+    QSurfaceFormat::setDefaultFormat(format);
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+}
+
+struct ViewportWidget::Impl {
+    osg::ref_ptr<osgViewer::Viewer> viewer;
+    osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window;
+    osg::ref_ptr<osgGA::TrackballManipulator> manipulator;
+    osg::ref_ptr<osg::Group> root = new osg::Group;
+    SceneGraph scene;
+    StandardView view = StandardView::Isometric;
+    bool contextLost = false;
+    QMetaObject::Connection contextConnection;
+    int frames = 0;
+
+    osgGA::EventQueue* events() { return window->getEventQueue(); }
+};
+
+ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent), impl_(std::make_unique<Impl>()) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(false);
+    setMinimumSize(200, 150);
+
+    impl_->viewer = new osgViewer::Viewer;
+    impl_->window = impl_->viewer->setUpViewerAsEmbeddedInWindow(0, 0, 640, 480);
+    // The context is current only inside paintGL, and Esc or a window-close event must never
+    // stop the viewer (frame() would silently do nothing afterwards).
+    impl_->viewer->setThreadingModel(osgViewer::Viewer::SingleThreaded);
+    impl_->viewer->setKeyEventSetsDone(0);
+    impl_->viewer->setQuitEventSetsDone(false);
+    impl_->viewer->getCamera()->setClearColor(kBackground);
+    impl_->viewer->getCamera()->setCullMask(kDefaultCullMask);
+    impl_->viewer->getCamera()->setSmallFeatureCullingPixelSize(-1.0f);
+
+    impl_->manipulator = new osgGA::TrackballManipulator;
+    impl_->manipulator->setAllowThrow(false);
+    impl_->manipulator->setAutoComputeHomePosition(false);
+    impl_->viewer->setCameraManipulator(impl_->manipulator, false);
+    impl_->viewer->setSceneData(impl_->root);
+}
+
+ViewportWidget::~ViewportWidget() {
+    // The base destructor would fire aboutToBeDestroyed after our members are gone.
+    QObject::disconnect(impl_->contextConnection);
+    releaseGlObjects();
+}
+
+void ViewportWidget::showScene(const engine::SceneSpec& spec) {
+    impl_->root->removeChildren(0, impl_->root->getNumChildren());
+    impl_->scene = buildSceneGraph(spec);
+    impl_->root->addChild(impl_->scene.root);
+    fitToScene();
+}
+
+void ViewportWidget::clearScene() {
+    impl_->root->removeChildren(0, impl_->root->getNumChildren());
+    impl_->scene = SceneGraph{};
+    update();
+}
+
+void ViewportWidget::fitToScene() { setStandardView(impl_->view); }
+
+void ViewportWidget::setStandardView(StandardView view) {
+    impl_->view = view;
+    // Frame the sphere around the mechanism's bounding box (node bounding spheres of shape
+    // drawables are loose and would leave the mechanism small in the view).
+    osg::BoundingSphere bound;
+    if (impl_->scene.mechanism) {
+        osg::ComputeBoundsVisitor visitor;
+        impl_->scene.mechanism->accept(visitor);
+        if (visitor.getBoundingBox().valid()) bound.expandBy(visitor.getBoundingBox());
+    }
+    if (!bound.valid() || bound.radius() <= 0.0) bound = osg::BoundingSphere(osg::Vec3d(), 1.0);
+
+    // Distance at which the bounding sphere fills the narrower field of view, with a margin.
+    double fovy = 30.0, aspect = 1.0, zNear = 1.0, zFar = 100.0;
+    impl_->viewer->getCamera()->getProjectionMatrixAsPerspective(fovy, aspect, zNear, zFar);
+    const double halfFov = 0.5 * osg::DegreesToRadians(fovy) * std::min(1.0, aspect);
+    const double distance = 1.05 * bound.radius() / std::sin(halfFov);
+
+    osg::Vec3d toEye, up;
+    viewDirection(view, toEye, up);
+    impl_->manipulator->setHomePosition(bound.center() + toEye * distance, bound.center(), up);
+    impl_->manipulator->home(0.0);
+    update();
+}
+
+void ViewportWidget::setMaskBit(unsigned bit, bool on) {
+    osg::Camera* camera = impl_->viewer->getCamera();
+    const unsigned mask = camera->getCullMask();
+    camera->setCullMask(on ? (mask | bit) : (mask & ~bit));
+    update();
+}
+
+void ViewportWidget::setMarkersVisible(bool visible) { setMaskBit(kMaskMarkers, visible); }
+void ViewportWidget::setJointsVisible(bool visible) { setMaskBit(kMaskJoints, visible); }
+void ViewportWidget::setGridVisible(bool visible) { setMaskBit(kMaskGrid | kMaskAxes, visible); }
+
+double ViewportWidget::cameraDistance() const { return impl_->manipulator->getDistance(); }
+int ViewportWidget::frameCount() const { return impl_->frames; }
+
+void ViewportWidget::initializeGL() {
+    // Qt re-creates the GL context when the widget moves to another top-level window. OSG's
+    // cached GL objects then belong to a dead context: release them while it is still
+    // current, and start the next context with a fresh GraphicsWindowEmbedded (new State).
+    QObject::disconnect(impl_->contextConnection);
+    impl_->contextConnection = connect(context(), &QOpenGLContext::aboutToBeDestroyed, this,
+                                       [this] { releaseGlObjects(); }, Qt::DirectConnection);
+    if (impl_->contextLost) {
+        const qreal dpr = devicePixelRatioF();
+        impl_->window = impl_->viewer->setUpViewerAsEmbeddedInWindow(
+            0, 0, static_cast<int>(width() * dpr), static_cast<int>(height() * dpr));
+        impl_->viewer->getCamera()->setClearColor(kBackground);
+        impl_->contextLost = false;
+    }
+}
+
+void ViewportWidget::releaseGlObjects() {
+    if (impl_->contextLost || !impl_->window) return;
+    makeCurrent();
+    if (osg::State* state = impl_->window->getState()) {
+        impl_->viewer->releaseGLObjects(state);
+        osg::flushAllDeletedGLObjects(state->getContextID());
+        osg::discardAllGLObjects(state->getContextID());
+        state->reset();
+    }
+    doneCurrent();
+    impl_->contextLost = true;
+}
+
+void ViewportWidget::resizeGL(int width, int height) {
+    // Qt gives logical pixels; OSG works in device pixels (the ratio can be fractional).
+    const qreal dpr = devicePixelRatioF();
+    const int w = static_cast<int>(std::lround(width * dpr));
+    const int h = static_cast<int>(std::lround(height * dpr));
+    impl_->window->resized(0, 0, w, h);
+    impl_->events()->windowResize(0, 0, w, h);
+    osg::Camera* camera = impl_->viewer->getCamera();
+    camera->setViewport(0, 0, w, h);
+    camera->setProjectionMatrixAsPerspective(30.0, h > 0 ? double(w) / h : 1.0, 0.01, 1000.0);
+}
+
+void ViewportWidget::paintGL() {
+    // QOpenGLWidget renders into its own framebuffer object, whose id can change.
+    impl_->window->setDefaultFboId(defaultFramebufferObject());
+    impl_->viewer->frame();
+    ++impl_->frames;
+    emit frameRendered();
+}
+
+void ViewportWidget::mousePressEvent(QMouseEvent* event) {
+    const qreal dpr = devicePixelRatioF();
+    impl_->events()->mouseButtonPress(event->position().x() * dpr, event->position().y() * dpr,
+                                      osgButton(event->button()));
+    update();
+}
+
+void ViewportWidget::mouseReleaseEvent(QMouseEvent* event) {
+    const qreal dpr = devicePixelRatioF();
+    impl_->events()->mouseButtonRelease(event->position().x() * dpr, event->position().y() * dpr,
+                                        osgButton(event->button()));
+    update();
+}
+
+void ViewportWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+    const qreal dpr = devicePixelRatioF();
+    impl_->events()->mouseDoubleButtonPress(event->position().x() * dpr, event->position().y() * dpr,
+                                            osgButton(event->button()));
+    update();
+}
+
+void ViewportWidget::mouseMoveEvent(QMouseEvent* event) {
+    const qreal dpr = devicePixelRatioF();
+    impl_->events()->mouseMotion(event->position().x() * dpr, event->position().y() * dpr);
+    update();
+}
+
+void ViewportWidget::wheelEvent(QWheelEvent* event) {
+    // Wheel away from the user zooms in (OSG's trackball zooms out on SCROLL_UP).
+    if (event->angleDelta().y() == 0) return;
+    impl_->events()->mouseScroll(event->angleDelta().y() > 0 ? osgGA::GUIEventAdapter::SCROLL_DOWN
+                                                             : osgGA::GUIEventAdapter::SCROLL_UP);
+    update();
+}
+
+void ViewportWidget::keyPressEvent(QKeyEvent* event) {
+    if (const int key = osgKey(event)) impl_->events()->keyPress(key);
+    update();
+}
+
+void ViewportWidget::keyReleaseEvent(QKeyEvent* event) {
+    if (const int key = osgKey(event)) impl_->events()->keyRelease(key);
+    update();
+}
+
+}  // namespace ui

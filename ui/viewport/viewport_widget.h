@@ -1,0 +1,68 @@
+#pragma once
+// The 3D view: a QOpenGLWidget hosting an osgViewer::Viewer through a GraphicsWindowEmbedded.
+// The viewer runs single-threaded and only inside paintGL, where Qt's context is current.
+// OpenSceneGraph stays out of this header (pimpl) so widgets that embed the view build fast.
+
+#include <memory>
+
+#include <QOpenGLWidget>
+
+namespace engine {
+struct SceneSpec;
+}
+
+namespace ui {
+
+class ViewportWidget : public QOpenGLWidget {
+    Q_OBJECT
+
+public:
+    enum class StandardView { Isometric, Front, Back, Left, Right, Top, Bottom };
+
+    // Sets the process-wide OpenGL format OpenSceneGraph needs: a compatibility profile
+    // (Debian's OSG uses fixed-function GL; a core profile draws nothing), 24-bit depth and
+    // `samples` MSAA samples (negative: $MOTUS_GL_SAMPLES, default 4). Call before QApplication.
+    static void configureDefaultSurfaceFormat(int samples = -1);
+
+    explicit ViewportWidget(QWidget* parent = nullptr);
+    ~ViewportWidget() override;
+
+    // Replaces the displayed mechanism and frames it.
+    void showScene(const engine::SceneSpec& spec);
+    void clearScene();
+
+    void fitToScene();
+    void setStandardView(StandardView view);
+    void setMarkersVisible(bool visible);
+    void setJointsVisible(bool visible);
+    void setGridVisible(bool visible);
+
+    // Camera state, for tests and for restoring a view.
+    double cameraDistance() const;
+    int frameCount() const;  // frames rendered so far
+
+signals:
+    void frameRendered();
+
+protected:
+    void initializeGL() override;
+    void resizeGL(int width, int height) override;
+    void paintGL() override;
+
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void keyReleaseEvent(QKeyEvent* event) override;
+
+private:
+    void releaseGlObjects();
+    void setMaskBit(unsigned bit, bool on);
+
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ui
