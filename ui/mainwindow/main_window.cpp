@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -38,6 +39,7 @@ QString toQString(std::string_view text) {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(QStringLiteral("Motus"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/motus.png")));
     viewport_ = new ViewportWidget(this);
     viewport_->setObjectName(QStringLiteral("Viewport"));
     setCentralWidget(viewport_);

@@ -92,6 +92,7 @@ TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
     ASSERT_EQ(tree->rowCount(parts), 4);
     EXPECT_EQ(tree->index(1, 0, parts).data().toString(), "crank");
     EXPECT_EQ(tree->rowCount(tree->index(1, 0)), 4);  // joints
+    EXPECT_FALSE(window.windowIcon().isNull());       // compiled-in resource found
 }
 
 TEST_F(MainWindowTest, DrawsEveryPartShadedInItsOwnColour) {
