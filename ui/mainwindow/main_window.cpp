@@ -76,7 +76,7 @@ void MainWindow::createDocks() {
     messageDock->setObjectName(QStringLiteral("MessagesDock"));
     messageDock->setWidget(messages_);
     addDockWidget(Qt::BottomDockWidgetArea, messageDock);
-    resizeDocks({treeDock}, {300}, Qt::Horizontal);
+    resizeDocks({treeDock}, {340}, Qt::Horizontal);
     resizeDocks({messageDock}, {110}, Qt::Vertical);
 }
 
@@ -148,7 +148,7 @@ bool MainWindow::openScene(const QString& path) {
     scenePath_ = QFileInfo(path).absoluteFilePath();
     populateSceneTree(*treeModel_, *scene_);
     tree_->expandToDepth(0);
-    tree_->header()->resizeSection(0, 140);
+    tree_->header()->resizeSection(0, 130);
     viewport_->showScene(*scene_);
 
     const QString title = scene_->name.empty() ? name : toQString(scene_->name);

@@ -29,6 +29,7 @@ QList<QStandardItem*> row(const QString& name, const QString& details, engine::E
     auto* detailItem = new QStandardItem(details);
     for (QStandardItem* item : {nameItem, detailItem}) {
         item->setEditable(false);
+        item->setToolTip(details.isEmpty() ? name : name + QStringLiteral(": ") + details);
         if (id != engine::kNoEntity) item->setData(static_cast<qulonglong>(id), kEntityIdRole);
     }
     return {nameItem, detailItem};

@@ -11,6 +11,7 @@
 
 #include <osg/ComputeBoundsVisitor>
 #include <osg/GLObjects>
+#include <osg/Notify>
 #include <osgGA/TrackballManipulator>
 #include <osgViewer/Viewer>
 
@@ -103,6 +104,10 @@ ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent), impl_(s
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
     setMinimumSize(200, 150);
+
+    // OSG prints notices (e.g. on GL context re-creation) to stdout; keep warnings only
+    // unless the user asked for more with OSG_NOTIFY_LEVEL.
+    if (qEnvironmentVariableIsEmpty("OSG_NOTIFY_LEVEL")) osg::setNotifyLevel(osg::WARN);
 
     impl_->viewer = new osgViewer::Viewer;
     impl_->window = impl_->viewer->setUpViewerAsEmbeddedInWindow(0, 0, 640, 480);
