@@ -1,6 +1,7 @@
 #include "engine/io/scene_json.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -145,8 +146,10 @@ public:
             if (!numbers<4>((*j)["quaternion"], at + "/quaternion", q)) return;
             const double n = q.norm();
             if (std::abs(n - 1.0) > 1e-6) {
-                error(at + "/quaternion", "quaternion [w, x, y, z] must have unit length (it has " +
-                                              std::to_string(n) + ")");
+                char norm[32];
+                std::snprintf(norm, sizeof norm, "%.10g", n);
+                error(at + "/quaternion",
+                      std::string("quaternion [w, x, y, z] must have unit length (its length is ") + norm + ")");
                 return;
             }
             out = Quat(q(0), q(1), q(2), q(3)).normalized();

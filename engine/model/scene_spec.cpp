@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
@@ -46,6 +47,13 @@ bool isValidName(std::string_view name) {
     return true;
 }
 
+// Shortest faithful text for a number in a message: -2, 0.015, 1e+30.
+std::string formatNumber(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
+
 class Checker {
 public:
     void error(std::string where, std::string message) {
@@ -63,7 +71,7 @@ public:
     void positive(const std::string& where, double value, std::string_view what) {
         if (!std::isfinite(value) || value <= 0.0)
             error(where, std::string(what) + " must be a positive number, got " +
-                             std::to_string(value));
+                             formatNumber(value));
     }
     Diagnostics take() { return std::move(out_); }
 
@@ -84,7 +92,7 @@ void checkInertia(Checker& check, const std::string& where, const Mat3& I) {
     const Vec3 m = eig.eigenvalues();  // ascending
     if (m(0) <= 0.0) {
         check.error(where, "inertia tensor must be positive definite (smallest principal "
-                           "moment is " + std::to_string(m(0)) + " kg·m²)");
+                           "moment is " + formatNumber(m(0)) + " kg·m²)");
         return;
     }
     // A rigid body's principal moments obey the triangle inequality I1 + I2 >= I3.

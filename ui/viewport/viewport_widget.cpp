@@ -125,6 +125,7 @@ ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent), impl_(s
     impl_->manipulator->setAutoComputeHomePosition(false);
     impl_->viewer->setCameraManipulator(impl_->manipulator, false);
     impl_->viewer->setSceneData(impl_->root);
+    clearScene();
 }
 
 ViewportWidget::~ViewportWidget() {
@@ -141,9 +142,8 @@ void ViewportWidget::showScene(const engine::SceneSpec& spec) {
 }
 
 void ViewportWidget::clearScene() {
-    impl_->root->removeChildren(0, impl_->root->getNumChildren());
-    impl_->scene = SceneGraph{};
-    update();
+    // An empty mechanism still has the grid and the world axes, one metre across.
+    showScene(engine::SceneSpec{});
 }
 
 void ViewportWidget::fitToScene() { setStandardView(impl_->view); }

@@ -84,6 +84,13 @@ protected:
     MainWindow window;
 };
 
+TEST_F(MainWindowTest, StartsWithAnEmptySceneShowingGridAndAxes) {
+    EXPECT_TRUE(window.scenePath().isEmpty());
+    const PixelStats stats = analyse(renderedImage(window.viewport()));
+    EXPECT_GT(stats.nonBackgroundFraction, 0.01);            // grid lines
+    EXPECT_GT(stats.pixelsNearHue(QColor(242, 64, 51).hsvHue()), 20);  // red x axis
+}
+
 TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
     ASSERT_TRUE(window.openScene(kFourBar));
     EXPECT_EQ(window.windowTitle(), QString::fromUtf8("Four-bar linkage — Motus"));
