@@ -2,6 +2,8 @@
 
 namespace engine {
 
-std::string_view versionString() { return MOTUS_VERSION_STRING; }
+std::string_view versionString() {
+    return MOTUS_VERSION_STRING;
+}
 
 }  // namespace engine

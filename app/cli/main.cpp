@@ -46,7 +46,8 @@ int runCheck(const std::string& path) {
     std::size_t grounds = 0;
     for (const engine::Part& part : scene.parts) grounds += part.ground ? 1 : 0;
     std::map<std::string, int> jointsByType;
-    for (const engine::Joint& joint : scene.joints) ++jointsByType[std::string(engine::jointTypeName(joint.type))];
+    for (const engine::Joint& joint : scene.joints)
+        ++jointsByType[std::string(engine::jointTypeName(joint.type))];
 
     std::cout << "scene:   " << (scene.name.empty() ? "(unnamed)" : scene.name) << "\n"
               << "file:    " << path << "\n"
@@ -72,11 +73,13 @@ int main(int argc, char** argv) {
     CLI::App app{"Motus: rigid multibody mechanism simulator (headless).", "motus-cli"};
     app.set_version_flag("--version", "motus-cli " + std::string(engine::versionString()));
     app.require_subcommand(1);
-    app.footer("Errors are printed as 'motus-cli: error: <what> (<where>)'; exit status 1 for "
-               "invalid input, 2 for usage errors.");
+    app.footer(
+        "Errors are printed as 'motus-cli: error: <what> (<where>)'; exit status 1 for "
+        "invalid input, 2 for usage errors.");
 
     std::string scenePath;
-    CLI::App* check = app.add_subcommand("check", "Read and validate a scene file; print a summary.");
+    CLI::App* check =
+        app.add_subcommand("check", "Read and validate a scene file; print a summary.");
     check->add_option("scene", scenePath, "Scene file (.json)")->required();
 
     try {

@@ -19,8 +19,8 @@
 int main(int argc, char** argv) {
     QCoreApplication::setOrganizationName(QStringLiteral("Motus"));
     QCoreApplication::setApplicationName(QStringLiteral("motus"));
-    QCoreApplication::setApplicationVersion(QString::fromLatin1(engine::versionString().data(),
-                                                                static_cast<qsizetype>(engine::versionString().size())));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(
+        engine::versionString().data(), static_cast<qsizetype>(engine::versionString().size())));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Motus: rigid multibody mechanism simulator."));
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
         QStringLiteral("Save a PNG of the main window once the 3D view has drawn, then exit."),
         QStringLiteral("file"));
     parser.addOption(screenshotOption);
-    parser.addPositionalArgument(QStringLiteral("scene"), QStringLiteral("Scene file to open (.json)."),
+    parser.addPositionalArgument(QStringLiteral("scene"),
+                                 QStringLiteral("Scene file to open (.json)."),
                                  QStringLiteral("[scene]"));
 
     QStringList arguments;
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
     ui::MainWindow window;
     window.show();
     bool loaded = true;
-    if (!parser.positionalArguments().isEmpty()) loaded = window.openScene(parser.positionalArguments().first());
+    if (!parser.positionalArguments().isEmpty())
+        loaded = window.openScene(parser.positionalArguments().first());
 
     int screenshotExit = loaded ? 0 : 1;
     if (parser.isSet(screenshotOption)) {
@@ -70,7 +72,8 @@ int main(int argc, char** argv) {
             if (window.viewport()->frameCount() == 3) {
                 QTimer::singleShot(200, &window, [&] {
                     if (!window.grab().save(file, "PNG")) {
-                        std::fprintf(stderr, "motus: error: cannot write screenshot (%s)\n", qPrintable(file));
+                        std::fprintf(stderr, "motus: error: cannot write screenshot (%s)\n",
+                                     qPrintable(file));
                         screenshotExit = 1;
                     }
                     app.exit(screenshotExit);

@@ -2,26 +2,35 @@
 
 #include <btBulletCollisionCommon.h>
 
-static_assert(sizeof(btScalar) == 8, "Motus needs double-precision Bullet (BT_USE_DOUBLE_PRECISION "
-                                     "with the -float64 libraries)");
+static_assert(sizeof(btScalar) == 8,
+              "Motus needs double-precision Bullet (BT_USE_DOUBLE_PRECISION "
+              "with the -float64 libraries)");
 
 namespace engine::contact {
 namespace {
 
-btVector3 toBt(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
-Vec3 fromBt(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
+btVector3 toBt(const Vec3& v) {
+    return {v.x(), v.y(), v.z()};
+}
+Vec3 fromBt(const btVector3& v) {
+    return {v.x(), v.y(), v.z()};
+}
 btTransform toBt(const Transform& X) {
     return btTransform(btQuaternion(X.R.x(), X.R.y(), X.R.z(), X.R.w()), toBt(X.p));
 }
 
 std::unique_ptr<btCollisionShape> makeShape(const Shape& s) {
     switch (s.type) {
-    case ShapeType::Box: return std::make_unique<btBoxShape>(toBt(s.size * 0.5));
-    case ShapeType::Sphere: return std::make_unique<btSphereShape>(s.radius);
+    case ShapeType::Box:
+        return std::make_unique<btBoxShape>(toBt(s.size * 0.5));
+    case ShapeType::Sphere:
+        return std::make_unique<btSphereShape>(s.radius);
     case ShapeType::Cylinder:
         return std::make_unique<btCylinderShapeZ>(btVector3(s.radius, s.radius, 0.5 * s.length));
-    case ShapeType::Capsule: return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
-    case ShapeType::Cone: return std::make_unique<btConeShapeZ>(s.radius, s.length);
+    case ShapeType::Capsule:
+        return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
+    case ShapeType::Cone:
+        return std::make_unique<btConeShapeZ>(s.radius, s.length);
     }
     return nullptr;
 }
@@ -48,7 +57,8 @@ CollisionWorld::CollisionWorld(const SceneSpec& spec) : impl_(std::make_unique<I
     for (std::size_t i = 0; i < spec.parts.size(); ++i) {
         const Part& part = spec.parts[i];
         if (part.shapes.empty()) continue;
-        auto compound = std::make_unique<btCompoundShape>(/*enableDynamicAabbTree=*/part.shapes.size() > 8);
+        auto compound =
+            std::make_unique<btCompoundShape>(/*enableDynamicAabbTree=*/part.shapes.size() > 8);
         for (const Shape& s : part.shapes) {
             auto leaf = makeShape(s);
             compound->addChildShape(toBt(s.X_PG), leaf.get());
@@ -101,8 +111,12 @@ std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
     return contacts;
 }
 
-std::size_t CollisionWorld::objectCount() const { return impl_->objects.size(); }
+std::size_t CollisionWorld::objectCount() const {
+    return impl_->objects.size();
+}
 
-std::size_t bulletScalarBytes() { return sizeof(btScalar); }
+std::size_t bulletScalarBytes() {
+    return sizeof(btScalar);
+}
 
 }  // namespace engine::contact

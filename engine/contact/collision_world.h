@@ -19,10 +19,10 @@ namespace engine::contact {
 struct ContactPoint {
     std::size_t partA = 0;  // index into SceneSpec::parts
     std::size_t partB = 0;
-    Vec3 p_WA_W = Vec3::Zero();  // contact point on A's surface, in W
-    Vec3 p_WB_W = Vec3::Zero();  // contact point on B's surface, in W
-    Vec3 n_AB_W = Vec3::UnitZ(); // unit normal from A to B
-    double depth = 0.0;          // penetration depth [m]; negative: separated by -depth
+    Vec3 p_WA_W = Vec3::Zero();   // contact point on A's surface, in W
+    Vec3 p_WB_W = Vec3::Zero();   // contact point on B's surface, in W
+    Vec3 n_AB_W = Vec3::UnitZ();  // unit normal from A to B
+    double depth = 0.0;           // penetration depth [m]; negative: separated by -depth
 };
 
 class CollisionWorld {

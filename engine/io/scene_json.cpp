@@ -15,15 +15,22 @@ constexpr std::uintmax_t kMaxSceneFileBytes = 64u * 1024u * 1024u;
 
 std::string typeName(const json& j) {
     switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
+    case json::value_t::null:
+        return "null";
+    case json::value_t::object:
+        return "an object";
+    case json::value_t::array:
+        return "an array";
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::boolean:
+        return "a boolean";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+    case json::value_t::number_float:
+        return "a number";
+    default:
+        return "an unsupported value";
     }
 }
 
@@ -37,14 +44,17 @@ public:
     }
 
     // Reports keys of `obj` that are not in `known`.
-    void checkKeys(const json& obj, const std::string& at, std::initializer_list<std::string_view> known) {
+    void checkKeys(const json& obj, const std::string& at,
+                   std::initializer_list<std::string_view> known) {
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
             for (std::string_view k : known) ok = ok || it.key() == k;
             if (!ok) {
                 std::string list;
-                for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-                error(at + "/" + it.key(), "unknown key '" + it.key() + "' (expected one of: " + list + ")");
+                for (std::string_view k : known)
+                    list += (list.empty() ? "" : ", ") + std::string(k);
+                error(at + "/" + it.key(),
+                      "unknown key '" + it.key() + "' (expected one of: " + list + ")");
             }
         }
     }
@@ -117,7 +127,8 @@ public:
             return false;
         }
         bool ok = true;
-        for (int k = 0; k < N; ++k) ok = number(j[static_cast<std::size_t>(k)], at + "/" + std::to_string(k), out(k)) && ok;
+        for (int k = 0; k < N; ++k)
+            ok = number(j[static_cast<std::size_t>(k)], at + "/" + std::to_string(k), out(k)) && ok;
         return ok;
     }
 
@@ -128,14 +139,16 @@ public:
         }
     }
 
-    // Orientation: {"quaternion": [w,x,y,z]} | {"axis": [x,y,z], "angleDeg": a} | {"rpyDeg": [r,p,y]}.
+    // Orientation: {"quaternion": [w,x,y,z]} | {"axis": [x,y,z], "angleDeg": a} | {"rpyDeg":
+    // [r,p,y]}.
     void orientation(const json& obj, const std::string& parent, Quat& out) {
         const json* j = optional(obj, "orientation");
         if (!j) return;
         const std::string at = parent + "/orientation";
         if (!isObject(*j, at)) return;
         checkKeys(*j, at, {"quaternion", "axis", "angleDeg", "rpyDeg"});
-        const bool hasQ = j->contains("quaternion"), hasAxis = j->contains("axis") || j->contains("angleDeg"),
+        const bool hasQ = j->contains("quaternion"),
+                   hasAxis = j->contains("axis") || j->contains("angleDeg"),
                    hasRpy = j->contains("rpyDeg");
         if (int(hasQ) + int(hasAxis) + int(hasRpy) != 1) {
             error(at, "give exactly one of 'quaternion', 'axis' + 'angleDeg', or 'rpyDeg'");
@@ -149,7 +162,8 @@ public:
                 char norm[32];
                 std::snprintf(norm, sizeof norm, "%.10g", n);
                 error(at + "/quaternion",
-                      std::string("quaternion [w, x, y, z] must have unit length (its length is ") + norm + ")");
+                      std::string("quaternion [w, x, y, z] must have unit length (its length is ") +
+                          norm + ")");
                 return;
             }
             out = Quat(q(0), q(1), q(2), q(3)).normalized();
@@ -207,12 +221,11 @@ public:
         } else if (j->is_array() && j->size() == 6) {
             Eigen::Matrix<double, 6, 1> c;  // Ixx, Iyy, Izz, Ixy, Ixz, Iyz
             if (!numbers<6>(*j, where, c)) return;
-            I << c(0), c(3), c(4),
-                 c(3), c(1), c(5),
-                 c(4), c(5), c(2);
+            I << c(0), c(3), c(4), c(3), c(1), c(5), c(4), c(5), c(2);
         } else {
-            error(where, "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg·m², got " +
-                             (j->is_array() ? "an array of " + std::to_string(j->size()) : typeName(*j)));
+            error(where,
+                  "expected [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] in kg·m², got " +
+                      (j->is_array() ? "an array of " + std::to_string(j->size()) : typeName(*j)));
         }
     }
 
@@ -264,9 +277,9 @@ public:
 
     void part(const json& j, const std::string& at, SceneSpec& spec, Part& p) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "ground", "mass", "centerOfMass", "inertia", "position",
-                          "orientation", "velocity", "angularVelocity", "color", "geometry",
-                          "markers"});
+        checkKeys(j, at,
+                  {"name", "ground", "mass", "centerOfMass", "inertia", "position", "orientation",
+                   "velocity", "angularVelocity", "color", "geometry", "markers"});
         p.id = spec.newId();
         name(j, at, p.name);
         if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
@@ -280,14 +293,16 @@ public:
         vec3(j, at, "velocity", p.v_WPo_W);
         vec3(j, at, "angularVelocity", p.w_WP_W);
         color(j, at, p.colorRgb);
-        if (const json* shapes = optional(j, "geometry"); shapes && isArray(*shapes, at + "/geometry")) {
+        if (const json* shapes = optional(j, "geometry");
+            shapes && isArray(*shapes, at + "/geometry")) {
             for (std::size_t k = 0; k < shapes->size(); ++k) {
                 Shape s;
                 shape((*shapes)[k], at + "/geometry/" + std::to_string(k), s);
                 p.shapes.push_back(s);
             }
         }
-        if (const json* markers = optional(j, "markers"); markers && isArray(*markers, at + "/markers")) {
+        if (const json* markers = optional(j, "markers");
+            markers && isArray(*markers, at + "/markers")) {
             for (std::size_t k = 0; k < markers->size(); ++k) {
                 Marker m;
                 m.id = spec.newId();
@@ -304,7 +319,8 @@ public:
         const auto dot = text.find('.');
         if (dot == std::string::npos || dot == 0 || dot + 1 == text.size() ||
             text.find('.', dot + 1) != std::string::npos) {
-            error(at + "/" + key, "expected a marker reference \"part.marker\", got \"" + text + "\"");
+            error(at + "/" + key,
+                  "expected a marker reference \"part.marker\", got \"" + text + "\"");
             return;
         }
         ref.part = text.substr(0, dot);
@@ -323,7 +339,8 @@ public:
                 std::string list;
                 for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k)
                     list += (k ? ", " : "") + std::string(jointTypeName(static_cast<JointType>(k)));
-                error(at + "/type", "unknown joint type '" + type + "' (expected one of: " + list + ")");
+                error(at + "/type",
+                      "unknown joint type '" + type + "' (expected one of: " + list + ")");
             }
         }
         markerRef(j, at, "markerI", jt.markerI);
@@ -340,12 +357,13 @@ public:
 
     void scene(const json& root, SceneSpec& spec) {
         if (!isObject(root, "")) return;
-        checkKeys(root, "", {"format", "version", "name", "description", "gravity", "parts", "joints"});
+        checkKeys(root, "",
+                  {"format", "version", "name", "description", "gravity", "parts", "joints"});
 
         // Header: identifies the file before anything else is trusted.
         std::string format;
-        if (const json* f = required(root, "", "format"); f && string(*f, "/format", format) &&
-                                                           format != "motus-scene") {
+        if (const json* f = required(root, "", "format");
+            f && string(*f, "/format", format) && format != "motus-scene") {
             error("/format", "expected \"motus-scene\", got \"" + format + "\"");
             return;
         }
@@ -361,7 +379,8 @@ public:
         }
 
         if (const json* n = optional(root, "name")) string(*n, "/name", spec.name);
-        if (const json* d = optional(root, "description")) string(*d, "/description", spec.description);
+        if (const json* d = optional(root, "description"))
+            string(*d, "/description", spec.description);
         vec3(root, "", "gravity", spec.gravity);
 
         if (const json* parts = optional(root, "parts"); parts && isArray(*parts, "/parts")) {
@@ -409,9 +428,11 @@ SceneLoadResult parseScene(std::string_view text) {
     } catch (const json::parse_error& e) {
         // nlohmann's message already says what was expected; add a human position.
         std::string what = e.what();
-        if (const auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
-        result.diagnostics.push_back(
-            {Severity::Error, lineColumn(text, e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + what});
+        if (const auto pos = what.find("parse error"); pos != std::string::npos)
+            what = what.substr(pos);
+        result.diagnostics.push_back({Severity::Error,
+                                      lineColumn(text, e.byte == 0 ? 0 : e.byte - 1),
+                                      "invalid JSON: " + what});
         return result;
     } catch (const json::out_of_range& e) {
         // A number too large for a double ("number overflow parsing '1e999'"): point at it.
@@ -422,8 +443,11 @@ SceneLoadResult parseScene(std::string_view text) {
             const auto at = text.find(what.substr(open + 1, close - open - 1));
             if (at != std::string_view::npos) where = lineColumn(text, at);
         }
-        if (const auto pos = what.find("number overflow"); pos != std::string::npos) what = what.substr(pos);
-        result.diagnostics.push_back({Severity::Error, where, "invalid JSON: " + what + " (numbers must be finite doubles)"});
+        if (const auto pos = what.find("number overflow"); pos != std::string::npos)
+            what = what.substr(pos);
+        result.diagnostics.push_back(
+            {Severity::Error, where,
+             "invalid JSON: " + what + " (numbers must be finite doubles)"});
         return result;
     }
 
@@ -442,7 +466,8 @@ SceneLoadResult loadSceneFile(const std::string& path) {
     SceneLoadResult result;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        result.diagnostics.push_back({Severity::Error, "", "cannot open scene file '" + path + "'"});
+        result.diagnostics.push_back(
+            {Severity::Error, "", "cannot open scene file '" + path + "'"});
         return result;
     }
     in.seekg(0, std::ios::end);
@@ -457,7 +482,8 @@ SceneLoadResult loadSceneFile(const std::string& path) {
     in.seekg(0, std::ios::beg);
     std::string text(static_cast<std::size_t>(size), '\0');
     if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
-        result.diagnostics.push_back({Severity::Error, "", "cannot read scene file '" + path + "'"});
+        result.diagnostics.push_back(
+            {Severity::Error, "", "cannot read scene file '" + path + "'"});
         return result;
     }
     return parseScene(text);

@@ -33,8 +33,12 @@ struct Transform {
 };
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr double degToRad(double deg) { return deg * (kPi / 180.0); }
-constexpr double radToDeg(double rad) { return rad * (180.0 / kPi); }
+constexpr double degToRad(double deg) {
+    return deg * (kPi / 180.0);
+}
+constexpr double radToDeg(double rad) {
+    return rad * (180.0 / kPi);
+}
 
 // Rotation of `angle` radians about `axis` (need not be unit; must be non-zero).
 inline Quat quatFromAxisAngle(const Vec3& axis, double angle) {

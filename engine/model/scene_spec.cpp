@@ -39,7 +39,9 @@ constexpr std::array<std::pair<ShapeType, std::string_view>, 5> kShapeNames{{
 // a letter or underscore, then letters, digits, '_' or '-'.
 bool isValidName(std::string_view name) {
     if (name.empty() || name.size() > 128) return false;
-    auto isAlpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    auto isAlpha = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    };
     auto isDigit = [](char c) { return c >= '0' && c <= '9'; };
     if (!isAlpha(name.front())) return false;
     for (char c : name)
@@ -70,8 +72,8 @@ public:
     }
     void positive(const std::string& where, double value, std::string_view what) {
         if (!std::isfinite(value) || value <= 0.0)
-            error(where, std::string(what) + " must be a positive number, got " +
-                             formatNumber(value));
+            error(where,
+                  std::string(what) + " must be a positive number, got " + formatNumber(value));
     }
     Diagnostics take() { return std::move(out_); }
 
@@ -91,14 +93,17 @@ void checkInertia(Checker& check, const std::string& where, const Mat3& I) {
     const Eigen::SelfAdjointEigenSolver<Mat3> eig(I, Eigen::EigenvaluesOnly);
     const Vec3 m = eig.eigenvalues();  // ascending
     if (m(0) <= 0.0) {
-        check.error(where, "inertia tensor must be positive definite (smallest principal "
-                           "moment is " + formatNumber(m(0)) + " kg·m²)");
+        check.error(where,
+                    "inertia tensor must be positive definite (smallest principal "
+                    "moment is " +
+                        formatNumber(m(0)) + " kg·m²)");
         return;
     }
     // A rigid body's principal moments obey the triangle inequality I1 + I2 >= I3.
     if (m(0) + m(1) < m(2) * (1.0 - 1e-9))
-        check.error(where, "principal moments of inertia violate the triangle inequality "
-                           "(I1 + I2 >= I3): no rigid body has this inertia");
+        check.error(where,
+                    "principal moments of inertia violate the triangle inequality "
+                    "(I1 + I2 >= I3): no rigid body has this inertia");
 }
 
 void checkShape(Checker& check, const std::string& where, const Shape& s) {
@@ -181,8 +186,8 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/name", "duplicate part name '" + part.name + "'");
         if (part.ground) {
             if (!firstGround.empty())
-                check.error(at + "/ground", "only one part can be ground; '" + firstGround +
-                                                "' already is");
+                check.error(at + "/ground",
+                            "only one part can be ground; '" + firstGround + "' already is");
             else
                 firstGround = part.name;
         } else {
@@ -204,8 +209,8 @@ Diagnostics validate(const SceneSpec& spec) {
             const std::string mat = at + "/markers/" + std::to_string(m);
             check.name(mat + "/name", marker.name, "marker");
             if (!markerNames.insert(marker.name).second)
-                check.error(mat + "/name", "duplicate marker name '" + marker.name +
-                                               "' on part '" + part.name + "'");
+                check.error(mat + "/name", "duplicate marker name '" + marker.name + "' on part '" +
+                                               part.name + "'");
         }
     }
 
@@ -229,11 +234,13 @@ Diagnostics validate(const SceneSpec& spec) {
         const Marker* mi = findMarker(joint.markerI);
         const Marker* mj = findMarker(joint.markerJ);
         if (!mi)
-            check.error(at + "/markerI", "no marker '" + joint.markerI.text() +
-                                             "' (expected \"part.marker\" naming an existing marker)");
+            check.error(at + "/markerI",
+                        "no marker '" + joint.markerI.text() +
+                            "' (expected \"part.marker\" naming an existing marker)");
         if (!mj)
-            check.error(at + "/markerJ", "no marker '" + joint.markerJ.text() +
-                                             "' (expected \"part.marker\" naming an existing marker)");
+            check.error(at + "/markerJ",
+                        "no marker '" + joint.markerJ.text() +
+                            "' (expected \"part.marker\" naming an existing marker)");
         if (mi && mj && joint.markerI.part == joint.markerJ.part)
             check.error(at, "joint '" + joint.name + "' connects two markers of the same part '" +
                                 joint.markerI.part + "'");

@@ -29,10 +29,10 @@ enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone };
 // local z axis of X_PG, centred at its origin (the cone's base at -height/2).
 struct Shape {
     ShapeType type = ShapeType::Box;
-    Transform X_PG;                            // shape frame G in the part frame P
-    Vec3 size = Vec3(0.1, 0.1, 0.1);           // box edge lengths [m]
-    double radius = 0.05;                      // sphere, cylinder, capsule, cone [m]
-    double length = 0.1;                       // cylinder, capsule (straight part), cone [m]
+    Transform X_PG;                   // shape frame G in the part frame P
+    Vec3 size = Vec3(0.1, 0.1, 0.1);  // box edge lengths [m]
+    double radius = 0.05;             // sphere, cylinder, capsule, cone [m]
+    double length = 0.1;              // cylinder, capsule (straight part), cone [m]
 };
 
 struct Marker {
@@ -44,14 +44,14 @@ struct Marker {
 struct Part {
     EntityId id = kNoEntity;
     std::string name;
-    bool ground = false;         // the fixed part: never moves, needs no mass
-    double mass = 1.0;           // kg
-    Vec3 p_PPcm = Vec3::Zero();  // centre of mass in P [m]
+    bool ground = false;                     // the fixed part: never moves, needs no mass
+    double mass = 1.0;                       // kg
+    Vec3 p_PPcm = Vec3::Zero();              // centre of mass in P [m]
     Mat3 I_Pcm_P = Mat3::Identity() * 1e-3;  // inertia about the COM, expressed in P [kg·m²]
-    Transform X_WP;              // initial pose
-    Vec3 v_WPo_W = Vec3::Zero(); // initial velocity of P's origin [m/s]
-    Vec3 w_WP_W = Vec3::Zero();  // initial angular velocity [rad/s]
-    std::uint32_t colorRgb = 0x8c9bab;  // display colour, 0xRRGGBB
+    Transform X_WP;                          // initial pose
+    Vec3 v_WPo_W = Vec3::Zero();             // initial velocity of P's origin [m/s]
+    Vec3 w_WP_W = Vec3::Zero();              // initial angular velocity [rad/s]
+    std::uint32_t colorRgb = 0x8c9bab;       // display colour, 0xRRGGBB
     std::vector<Shape> shapes;
     std::vector<Marker> markers;
 };

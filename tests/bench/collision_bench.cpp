@@ -24,7 +24,8 @@ engine::SceneSpec pile(int boxes) {
         box.id = spec.newId();
         box.name = "box" + std::to_string(k);
         box.I_Pcm_P = engine::Mat3::Identity() / 600.0;
-        box.X_WP.p = engine::Vec3(0.11 * (column % 5 - 2), 0.11 * (column / 5 - 2), 0.048 + 0.098 * layer);
+        box.X_WP.p =
+            engine::Vec3(0.11 * (column % 5 - 2), 0.11 * (column / 5 - 2), 0.048 + 0.098 * layer);
         engine::Shape cube;
         cube.size = engine::Vec3(0.1, 0.1, 0.1);
         box.shapes.push_back(cube);

@@ -23,15 +23,16 @@ std::string chainScene(int links) {
       << R"("markers":[{"name":"m0"}]})";
     for (int i = 0; i < links; ++i) {
         s << R"(,{"name":"link)" << i << R"(","mass":1,"inertia":[6.667e-5,8.667e-4,8.667e-4],)"
-          << R"("position":[)" << 0.1 * i + 0.05 << R"(,0,0],"geometry":[{"type":"box","size":[0.1,0.02,0.02]}],)"
+          << R"("position":[)" << 0.1 * i + 0.05
+          << R"(,0,0],"geometry":[{"type":"box","size":[0.1,0.02,0.02]}],)"
           << R"("markers":[{"name":"a","position":[-0.05,0,0],"orientation":{"axis":[1,0,0],"angleDeg":-90}},)"
           << R"({"name":"b","position":[0.05,0,0],"orientation":{"axis":[1,0,0],"angleDeg":-90}}]})";
     }
     s << R"(],"joints":[)";
     for (int i = 0; i < links; ++i) {
         s << (i ? "," : "") << R"({"name":"j)" << i << R"(","type":"revolute","markerI":"link)" << i
-          << R"(.a","markerJ":")" << (i == 0 ? std::string("ground.m0") : "link" + std::to_string(i - 1) + ".b")
-          << R"("})";
+          << R"(.a","markerJ":")"
+          << (i == 0 ? std::string("ground.m0") : "link" + std::to_string(i - 1) + ".b") << R"("})";
     }
     s << "]}";
     return s.str();

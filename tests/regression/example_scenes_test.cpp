@@ -24,7 +24,8 @@ TEST(ExampleScenes, EveryBundledSceneLoadsCleanly) {
     for (const auto& file : files) {
         const io::SceneLoadResult r = io::loadSceneFile(file.string());
         EXPECT_TRUE(r.scene.has_value()) << file;
-        for (const Diagnostic& d : r.diagnostics) ADD_FAILURE() << file << ":" << d.where << ": " << d.message;
+        for (const Diagnostic& d : r.diagnostics)
+            ADD_FAILURE() << file << ":" << d.where << ": " << d.message;
     }
 }
 

@@ -8,7 +8,8 @@
 namespace engine::test {
 
 // A 1 kg box part of edges (a, b, c) with its box inertia m/12 (b²+c², a²+c², a²+b²).
-inline Part boxPart(SceneSpec& spec, const std::string& name, const Vec3& edges, const Vec3& position) {
+inline Part boxPart(SceneSpec& spec, const std::string& name, const Vec3& edges,
+                    const Vec3& position) {
     Part part;
     part.id = spec.newId();
     part.name = name;

@@ -107,8 +107,10 @@ void MainWindow::createActions() {
     };
     int key = Qt::Key_0;
     for (const auto& [label, which] : views) {
-        QAction* a = standard->addAction(label, this, [this, which] { viewport_->setStandardView(which); });
-        a->setShortcut(QKeySequence(QKeyCombination(Qt::KeypadModifier, static_cast<Qt::Key>(key++))));
+        QAction* a =
+            standard->addAction(label, this, [this, which] { viewport_->setStandardView(which); });
+        a->setShortcut(
+            QKeySequence(QKeyCombination(Qt::KeypadModifier, static_cast<Qt::Key>(key++))));
     }
     view->addSeparator();
     const std::pair<QString, void (ViewportWidget::*)(bool)> toggles[] = {
@@ -123,7 +125,8 @@ void MainWindow::createActions() {
         connect(a, &QAction::toggled, viewport_, setter);
     }
     view->addSeparator();
-    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
 
     // Help
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -139,7 +142,8 @@ bool MainWindow::openScene(const QString& path) {
                    QStringLiteral("%1 (%2)").arg(toQString(d.message), where));
     }
     if (!result.scene) {
-        addMessage(kMessageError, tr("Could not open %1; the current scene is unchanged.").arg(path));
+        addMessage(kMessageError,
+                   tr("Could not open %1; the current scene is unchanged.").arg(path));
         statusBar()->showMessage(tr("Could not open %1 — see Messages").arg(name));
         return false;
     }

@@ -15,7 +15,8 @@ QString shapeDetails(const engine::Shape& s) {
     const auto mm = [](double m) { return QString::number(m * 1000.0, 'g', 4); };
     switch (s.type) {
     case engine::ShapeType::Box:
-        return QStringLiteral("box %1 × %2 × %3 mm").arg(mm(s.size.x()), mm(s.size.y()), mm(s.size.z()));
+        return QStringLiteral("box %1 × %2 × %3 mm")
+            .arg(mm(s.size.x()), mm(s.size.y()), mm(s.size.z()));
     case engine::ShapeType::Sphere:
         return QStringLiteral("sphere r %1 mm").arg(mm(s.radius));
     default:
@@ -43,11 +44,12 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
 
     auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity);
     for (const engine::Part& part : spec.parts) {
-        const QString details = part.ground ? QObject::tr("ground")
-                                            : QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
+        const QString details =
+            part.ground ? QObject::tr("ground") : QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
         auto partRow = row(toQString(part.name), details, part.id);
         for (const engine::Shape& shape : part.shapes)
-            partRow[0]->appendRow(row(QObject::tr("geometry"), shapeDetails(shape), engine::kNoEntity));
+            partRow[0]->appendRow(
+                row(QObject::tr("geometry"), shapeDetails(shape), engine::kNoEntity));
         for (const engine::Marker& marker : part.markers) {
             const engine::Vec3& p = marker.X_PM.p;
             partRow[0]->appendRow(row(toQString(marker.name),
@@ -61,7 +63,8 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     }
     model.appendRow(parts);
 
-    auto joints = row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity);
+    auto joints =
+        row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity);
     for (const engine::Joint& joint : spec.joints) {
         joints[0]->appendRow(row(toQString(joint.name),
                                  QStringLiteral("%1: %2 → %3")

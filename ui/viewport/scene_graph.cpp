@@ -29,8 +29,9 @@ osg::ref_ptr<T> makeRef(Args&&... args) {
 osg::ref_ptr<osg::Material> makeMaterial(const osg::Vec4& color, float shininess = 40.0f) {
     auto material = makeRef<osg::Material>();
     material->setDiffuse(osg::Material::FRONT_AND_BACK, color);
-    material->setAmbient(osg::Material::FRONT_AND_BACK,
-                         osg::Vec4(color.r() * 0.5f, color.g() * 0.5f, color.b() * 0.5f, color.a()));
+    material->setAmbient(
+        osg::Material::FRONT_AND_BACK,
+        osg::Vec4(color.r() * 0.5f, color.g() * 0.5f, color.b() * 0.5f, color.a()));
     material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.35f, 0.35f, 0.35f, 1.0f));
     material->setShininess(osg::Material::FRONT_AND_BACK, shininess);
     return material;
@@ -80,7 +81,8 @@ osg::ref_ptr<osg::Shape> makeShape(const Shape& s) {
 osg::ref_ptr<osg::Geode> makeTriad(double length, float lineWidth) {
     auto vertices = makeRef<osg::Vec3Array>();
     auto colors = makeRef<osg::Vec4Array>();
-    const osg::Vec4 axisColor[3] = {{0.95f, 0.25f, 0.2f, 1.0f}, {0.3f, 0.85f, 0.3f, 1.0f}, {0.3f, 0.5f, 1.0f, 1.0f}};
+    const osg::Vec4 axisColor[3] = {
+        {0.95f, 0.25f, 0.2f, 1.0f}, {0.3f, 0.85f, 0.3f, 1.0f}, {0.3f, 0.5f, 1.0f, 1.0f}};
     for (int k = 0; k < 3; ++k) {
         osg::Vec3 tip;
         tip[k] = static_cast<float>(length);
@@ -119,7 +121,8 @@ osg::ref_ptr<osg::Geode> makeGrid(double spacing, int cells, const osg::Vec3d& c
     auto geometry = makeRef<osg::Geometry>();
     geometry->setVertexArray(vertices);
     geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
-    geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices->size())));
+    geometry->addPrimitiveSet(
+        new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices->size())));
     auto* state = geometry->getOrCreateStateSet();
     state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
     state->setMode(GL_BLEND, osg::StateAttribute::ON);
@@ -158,7 +161,8 @@ osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
         add(new osg::Box(osg::Vec3(), 1.6 * r, 1.6 * r, 1.6 * r));
         break;
     }
-    geode->getOrCreateStateSet()->setAttribute(makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
+    geode->getOrCreateStateSet()->setAttribute(
+        makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
     return geode;
 }
 
@@ -231,8 +235,11 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     const double floorZ = box.valid() ? std::min(0.0, double(box.zMin())) : 0.0;
     const double raw = size / 10.0;
     const double decade = std::pow(10.0, std::floor(std::log10(raw)));
-    const double spacing = raw / decade < 2.0 ? decade : raw / decade < 5.0 ? 2.0 * decade : 5.0 * decade;
-    auto grid = makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(), floorZ);
+    const double spacing = raw / decade < 2.0   ? decade
+                           : raw / decade < 5.0 ? 2.0 * decade
+                                                : 5.0 * decade;
+    auto grid =
+        makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(), floorZ);
     grid->setNodeMask(kMaskGrid);
     g.environment->addChild(grid);
     auto axes = makeTriad(0.25 * size, 3.0f);

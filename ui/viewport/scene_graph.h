@@ -27,7 +27,7 @@ struct SceneGraph {
     // Per part (index into SceneSpec::parts): the transform carrying X_WP. Markers, shapes and
     // joint glyphs hang below it, so updating these moves everything attached to the part.
     std::vector<osg::ref_ptr<osg::MatrixTransform>> partTransforms;
-    double characteristicLength = 1.0;     // m: size used to scale glyphs and the grid
+    double characteristicLength = 1.0;  // m: size used to scale glyphs and the grid
 };
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec);

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include <QCoreApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
-#include <QCoreApplication>
 #include <QOpenGLContext>
 #include <QSurfaceFormat>
 #include <QWheelEvent>
@@ -21,33 +21,50 @@
 namespace ui {
 namespace {
 
-constexpr unsigned kDefaultCullMask = kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes;
+constexpr unsigned kDefaultCullMask =
+    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes;
 const osg::Vec4 kBackground(0.20f, 0.22f, 0.25f, 1.0f);
 
 int osgButton(Qt::MouseButton button) {
     switch (button) {
-    case Qt::LeftButton: return 1;
-    case Qt::MiddleButton: return 2;
-    case Qt::RightButton: return 3;
-    default: return 0;
+    case Qt::LeftButton:
+        return 1;
+    case Qt::MiddleButton:
+        return 2;
+    case Qt::RightButton:
+        return 3;
+    default:
+        return 0;
     }
 }
 
 int osgKey(const QKeyEvent* event) {
     using K = osgGA::GUIEventAdapter::KeySymbol;
     switch (event->key()) {
-    case Qt::Key_Escape: return K::KEY_Escape;
-    case Qt::Key_Left: return K::KEY_Left;
-    case Qt::Key_Right: return K::KEY_Right;
-    case Qt::Key_Up: return K::KEY_Up;
-    case Qt::Key_Down: return K::KEY_Down;
-    case Qt::Key_Home: return K::KEY_Home;
-    case Qt::Key_Space: return K::KEY_Space;
-    case Qt::Key_Return: return K::KEY_Return;
-    case Qt::Key_Shift: return K::KEY_Shift_L;
-    case Qt::Key_Control: return K::KEY_Control_L;
-    case Qt::Key_Alt: return K::KEY_Alt_L;
-    default: return event->text().isEmpty() ? 0 : event->text().at(0).unicode();
+    case Qt::Key_Escape:
+        return K::KEY_Escape;
+    case Qt::Key_Left:
+        return K::KEY_Left;
+    case Qt::Key_Right:
+        return K::KEY_Right;
+    case Qt::Key_Up:
+        return K::KEY_Up;
+    case Qt::Key_Down:
+        return K::KEY_Down;
+    case Qt::Key_Home:
+        return K::KEY_Home;
+    case Qt::Key_Space:
+        return K::KEY_Space;
+    case Qt::Key_Return:
+        return K::KEY_Return;
+    case Qt::Key_Shift:
+        return K::KEY_Shift_L;
+    case Qt::Key_Control:
+        return K::KEY_Control_L;
+    case Qt::Key_Alt:
+        return K::KEY_Alt_L;
+    default:
+        return event->text().isEmpty() ? 0 : event->text().at(0).unicode();
     }
 }
 
@@ -56,13 +73,29 @@ void viewDirection(ViewportWidget::StandardView view, osg::Vec3d& toEye, osg::Ve
     using V = ViewportWidget::StandardView;
     up = osg::Vec3d(0, 0, 1);
     switch (view) {
-    case V::Isometric: toEye = osg::Vec3d(0.45, -1.0, 0.5); break;
-    case V::Front: toEye = osg::Vec3d(0, -1, 0); break;
-    case V::Back: toEye = osg::Vec3d(0, 1, 0); break;
-    case V::Left: toEye = osg::Vec3d(-1, 0, 0); break;
-    case V::Right: toEye = osg::Vec3d(1, 0, 0); break;
-    case V::Top: toEye = osg::Vec3d(0, 0, 1); up = osg::Vec3d(0, 1, 0); break;
-    case V::Bottom: toEye = osg::Vec3d(0, 0, -1); up = osg::Vec3d(0, 1, 0); break;
+    case V::Isometric:
+        toEye = osg::Vec3d(0.45, -1.0, 0.5);
+        break;
+    case V::Front:
+        toEye = osg::Vec3d(0, -1, 0);
+        break;
+    case V::Back:
+        toEye = osg::Vec3d(0, 1, 0);
+        break;
+    case V::Left:
+        toEye = osg::Vec3d(-1, 0, 0);
+        break;
+    case V::Right:
+        toEye = osg::Vec3d(1, 0, 0);
+        break;
+    case V::Top:
+        toEye = osg::Vec3d(0, 0, 1);
+        up = osg::Vec3d(0, 1, 0);
+        break;
+    case V::Bottom:
+        toEye = osg::Vec3d(0, 0, -1);
+        up = osg::Vec3d(0, 1, 0);
+        break;
     }
     toEye.normalize();
 }
@@ -100,7 +133,8 @@ struct ViewportWidget::Impl {
     osgGA::EventQueue* events() { return window->getEventQueue(); }
 };
 
-ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent), impl_(std::make_unique<Impl>()) {
+ViewportWidget::ViewportWidget(QWidget* parent)
+    : QOpenGLWidget(parent), impl_(std::make_unique<Impl>()) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
     setMinimumSize(200, 150);
@@ -146,7 +180,9 @@ void ViewportWidget::clearScene() {
     showScene(engine::SceneSpec{});
 }
 
-void ViewportWidget::fitToScene() { setStandardView(impl_->view); }
+void ViewportWidget::fitToScene() {
+    setStandardView(impl_->view);
+}
 
 void ViewportWidget::setStandardView(StandardView view) {
     impl_->view = view;
@@ -180,20 +216,31 @@ void ViewportWidget::setMaskBit(unsigned bit, bool on) {
     update();
 }
 
-void ViewportWidget::setMarkersVisible(bool visible) { setMaskBit(kMaskMarkers, visible); }
-void ViewportWidget::setJointsVisible(bool visible) { setMaskBit(kMaskJoints, visible); }
-void ViewportWidget::setGridVisible(bool visible) { setMaskBit(kMaskGrid | kMaskAxes, visible); }
+void ViewportWidget::setMarkersVisible(bool visible) {
+    setMaskBit(kMaskMarkers, visible);
+}
+void ViewportWidget::setJointsVisible(bool visible) {
+    setMaskBit(kMaskJoints, visible);
+}
+void ViewportWidget::setGridVisible(bool visible) {
+    setMaskBit(kMaskGrid | kMaskAxes, visible);
+}
 
-double ViewportWidget::cameraDistance() const { return impl_->manipulator->getDistance(); }
-int ViewportWidget::frameCount() const { return impl_->frames; }
+double ViewportWidget::cameraDistance() const {
+    return impl_->manipulator->getDistance();
+}
+int ViewportWidget::frameCount() const {
+    return impl_->frames;
+}
 
 void ViewportWidget::initializeGL() {
     // Qt re-creates the GL context when the widget moves to another top-level window. OSG's
     // cached GL objects then belong to a dead context: release them while it is still
     // current, and start the next context with a fresh GraphicsWindowEmbedded (new State).
     QObject::disconnect(impl_->contextConnection);
-    impl_->contextConnection = connect(context(), &QOpenGLContext::aboutToBeDestroyed, this,
-                                       [this] { releaseGlObjects(); }, Qt::DirectConnection);
+    impl_->contextConnection = connect(
+        context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] { releaseGlObjects(); },
+        Qt::DirectConnection);
     if (impl_->contextLost) {
         const qreal dpr = devicePixelRatioF();
         impl_->window = impl_->viewer->setUpViewerAsEmbeddedInWindow(
@@ -252,8 +299,8 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* event) {
 
 void ViewportWidget::mouseDoubleClickEvent(QMouseEvent* event) {
     const qreal dpr = devicePixelRatioF();
-    impl_->events()->mouseDoubleButtonPress(event->position().x() * dpr, event->position().y() * dpr,
-                                            osgButton(event->button()));
+    impl_->events()->mouseDoubleButtonPress(
+        event->position().x() * dpr, event->position().y() * dpr, osgButton(event->button()));
     update();
 }
 

@@ -32,7 +32,9 @@ SceneSpec sphereOverSlab(double height) {
     return spec;
 }
 
-TEST(CollisionWorld, UsesDoublePrecisionBullet) { EXPECT_EQ(bulletScalarBytes(), 8u); }
+TEST(CollisionWorld, UsesDoublePrecisionBullet) {
+    EXPECT_EQ(bulletScalarBytes(), 8u);
+}
 
 TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
     const double penetration = 0.0123456789;

@@ -63,9 +63,11 @@ TEST(SceneJson, OrientationFormsAgree) {
     // The same rotation written three ways: 90 degrees about z.
     auto partWith = [](const std::string& orientation) {
         return std::string(R"({"format":"motus-scene","version":1,"parts":[{"name":"p","mass":1,
-            "inertia":[1,1,1],"orientation":)") + orientation + "}]}";
+            "inertia":[1,1,1],"orientation":)") +
+               orientation + "}]}";
     };
-    const SceneLoadResult q = parseScene(partWith(R"({"quaternion":[0.7071067811865476,0,0,0.7071067811865476]})"));
+    const SceneLoadResult q =
+        parseScene(partWith(R"({"quaternion":[0.7071067811865476,0,0,0.7071067811865476]})"));
     const SceneLoadResult a = parseScene(partWith(R"({"axis":[0,0,2],"angleDeg":90})"));
     const SceneLoadResult e = parseScene(partWith(R"({"rpyDeg":[0,0,90]})"));
     ASSERT_TRUE(q.scene && a.scene && e.scene) << messagesOf(q) << messagesOf(a) << messagesOf(e);
@@ -107,14 +109,16 @@ TEST(SceneJson, ReportsSemanticProblemsAfterTheStructureIsSound) {
 }
 
 TEST(SceneJson, ReportsSyntaxErrorsWithLineAndColumn) {
-    const SceneLoadResult r = parseScene("{\n  \"format\": \"motus-scene\",\n  \"version\": 1,,\n}");
+    const SceneLoadResult r =
+        parseScene("{\n  \"format\": \"motus-scene\",\n  \"version\": 1,,\n}");
     ASSERT_EQ(r.diagnostics.size(), 1u);
     EXPECT_EQ(r.diagnostics[0].where, "line 3, column 16");
     EXPECT_NE(r.diagnostics[0].message.find("invalid JSON"), std::string::npos);
 }
 
 TEST(SceneJson, RejectsOtherFormatsAndNewerVersions) {
-    EXPECT_TRUE(has(parseScene(R"({"format":"urdf","version":1})"), "/format", "expected \"motus-scene\""));
+    EXPECT_TRUE(
+        has(parseScene(R"({"format":"urdf","version":1})"), "/format", "expected \"motus-scene\""));
     EXPECT_TRUE(has(parseScene(R"({"format":"motus-scene","version":99})"), "/version",
                     "unsupported scene format version 99"));
     EXPECT_TRUE(has(parseScene(R"({"version":1})"), "", "missing required key 'format'"));
@@ -122,8 +126,9 @@ TEST(SceneJson, RejectsOtherFormatsAndNewerVersions) {
 }
 
 TEST(SceneJson, RejectsNumbersThatOverflowToInfinity) {
-    const SceneLoadResult r = parseScene("{\"format\":\"motus-scene\",\"version\":1,\n"
-                                         "\"parts\":[{\"name\":\"a\",\"mass\":1e999,\"inertia\":[1,1,1]}]}");
+    const SceneLoadResult r = parseScene(
+        "{\"format\":\"motus-scene\",\"version\":1,\n"
+        "\"parts\":[{\"name\":\"a\",\"mass\":1e999,\"inertia\":[1,1,1]}]}");
     EXPECT_FALSE(r.scene);
     EXPECT_TRUE(has(r, "line 2, column 29", "number overflow parsing '1e999'")) << messagesOf(r);
 }

@@ -38,9 +38,11 @@ TEST(Transform, InverseUndoesTheTransform) {
 
 TEST(Rotation, RollPitchYawFollowsTheUrdfConvention) {
     // URDF: R = Rz(yaw) Ry(pitch) Rx(roll). A yaw of 90 degrees turns x into y.
-    EXPECT_LT((quatFromRollPitchYaw(0, 0, degToRad(90)) * Vec3::UnitX() - Vec3::UnitY()).norm(), 1e-15);
+    EXPECT_LT((quatFromRollPitchYaw(0, 0, degToRad(90)) * Vec3::UnitX() - Vec3::UnitY()).norm(),
+              1e-15);
     // A pitch of 90 degrees turns x into -z (right-hand rule about y).
-    EXPECT_LT((quatFromRollPitchYaw(0, degToRad(90), 0) * Vec3::UnitX() + Vec3::UnitZ()).norm(), 1e-15);
+    EXPECT_LT((quatFromRollPitchYaw(0, degToRad(90), 0) * Vec3::UnitX() + Vec3::UnitZ()).norm(),
+              1e-15);
     // Roll is applied first: roll 90 then yaw 90 maps y -> z -> z, and z -> -y -> x.
     const Quat q = quatFromRollPitchYaw(degToRad(90), 0, degToRad(90));
     EXPECT_LT((q * Vec3::UnitY() - Vec3::UnitZ()).norm(), 1e-15);

@@ -7,7 +7,8 @@
 namespace engine {
 namespace {
 
-bool hasDiagnostic(const Diagnostics& diagnostics, const std::string& where, const std::string& fragment) {
+bool hasDiagnostic(const Diagnostics& diagnostics, const std::string& where,
+                   const std::string& fragment) {
     for (const Diagnostic& d : diagnostics)
         if (d.where == where && d.message.find(fragment) != std::string::npos) return true;
     return false;
@@ -15,7 +16,8 @@ bool hasDiagnostic(const Diagnostics& diagnostics, const std::string& where, con
 
 TEST(Validate, AcceptsAWellFormedPendulum) {
     const Diagnostics diagnostics = validate(test::pendulum());
-    EXPECT_TRUE(diagnostics.empty()) << diagnostics.front().where << ": " << diagnostics.front().message;
+    EXPECT_TRUE(diagnostics.empty())
+        << diagnostics.front().where << ": " << diagnostics.front().message;
 }
 
 TEST(Validate, RejectsAJointWhoseMarkerDoesNotExist) {

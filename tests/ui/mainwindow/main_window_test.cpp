@@ -17,15 +17,18 @@ namespace ui {
 namespace {
 
 const QString kFourBar = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/four_bar.json");
-const QString kBadScene = QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/dangling_and_bad_mass.json");
+const QString kBadScene =
+    QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/dangling_and_bad_mass.json");
 
 // Waits until the view has drawn at least `frames` more frames, then grabs it.
 QImage renderedImage(ViewportWidget* view, int frames = 2) {
     const int target = view->frameCount() + frames;
-    const bool drawn = QTest::qWaitFor([&] {
-        view->update();
-        return view->frameCount() >= target;
-    }, 10000);
+    const bool drawn = QTest::qWaitFor(
+        [&] {
+            view->update();
+            return view->frameCount() >= target;
+        },
+        10000);
     EXPECT_TRUE(drawn) << "the view did not draw within 10 s";
     return view->grabFramebuffer();
 }
@@ -36,13 +39,15 @@ struct PixelStats {
     // Saturated pixels whose hue is within 12 degrees of the given hue.
     int pixelsNearHue(int hue) const {
         int n = 0;
-        for (int h = hue - 12; h <= hue + 12; ++h) n += hueHistogram[static_cast<std::size_t>((h + 360) % 360)];
+        for (int h = hue - 12; h <= hue + 12; ++h)
+            n += hueHistogram[static_cast<std::size_t>((h + 360) % 360)];
         return n;
     }
     // Distinct colours (tones) among those pixels: differently lit faces give different tones.
     int tonesNearHue(int hue) const {
         QSet<QRgb> tones;
-        for (int h = hue - 12; h <= hue + 12; ++h) tones.unite(hueTones[static_cast<std::size_t>((h + 360) % 360)]);
+        for (int h = hue - 12; h <= hue + 12; ++h)
+            tones.unite(hueTones[static_cast<std::size_t>((h + 360) % 360)]);
         return static_cast<int>(tones.size());
     }
     std::array<int, 360> hueHistogram{};
@@ -60,8 +65,7 @@ PixelStats analyse(const QImage& image) {
             colours.insert(rgb);
             if (rgb != background) ++foreground;
             const QColor c = QColor::fromRgb(rgb);
-            if (c.hsvSaturation() > 90 && c.value() > 60 && c.hsvHue() >= 0)
-            {
+            if (c.hsvSaturation() > 90 && c.value() > 60 && c.hsvHue() >= 0) {
                 ++stats.hueHistogram[static_cast<std::size_t>(c.hsvHue())];
                 stats.hueTones[static_cast<std::size_t>(c.hsvHue())].insert(rgb);
             }
@@ -72,7 +76,9 @@ PixelStats analyse(const QImage& image) {
     return stats;
 }
 
-int hueOf(const char* hex) { return QColor(QString::fromLatin1(hex)).hsvHue(); }
+int hueOf(const char* hex) {
+    return QColor(QString::fromLatin1(hex)).hsvHue();
+}
 
 class MainWindowTest : public ::testing::Test {
 protected:
@@ -87,7 +93,7 @@ protected:
 TEST_F(MainWindowTest, StartsWithAnEmptySceneShowingGridAndAxes) {
     EXPECT_TRUE(window.scenePath().isEmpty());
     const PixelStats stats = analyse(renderedImage(window.viewport()));
-    EXPECT_GT(stats.nonBackgroundFraction, 0.01);            // grid lines
+    EXPECT_GT(stats.nonBackgroundFraction, 0.01);                      // grid lines
     EXPECT_GT(stats.pixelsNearHue(QColor(242, 64, 51).hsvHue()), 20);  // red x axis
 }
 
@@ -152,7 +158,8 @@ TEST_F(MainWindowTest, ABadFileIsReportedAndTheOpenSceneIsKept) {
     EXPECT_EQ(window.sceneTree()->model()->rowCount(window.sceneTree()->model()->index(0, 0)), 4);
 
     QStringList texts;
-    for (int k = 0; k < window.messages()->count(); ++k) texts << window.messages()->item(k)->text();
+    for (int k = 0; k < window.messages()->count(); ++k)
+        texts << window.messages()->item(k)->text();
     const QString all = texts.join('\n');
     EXPECT_TRUE(all.contains("dangling_and_bad_mass.json:/parts/1/mass")) << all.toStdString();
     EXPECT_TRUE(all.contains("no marker 'link.tip'")) << all.toStdString();

@@ -28,7 +28,8 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     ASSERT_EQ(model.rowCount(link), 2);
     EXPECT_EQ(model.index(0, 1, link).data().toString(), QString::fromUtf8("box 100 × 20 × 20 mm"));
     EXPECT_EQ(model.index(1, 0, link).data().toString(), "pivot");
-    EXPECT_EQ(model.index(1, 0, link).data(kEntityIdRole).toULongLong(), spec.parts[1].markers[0].id);
+    EXPECT_EQ(model.index(1, 0, link).data(kEntityIdRole).toULongLong(),
+              spec.parts[1].markers[0].id);
 
     const QModelIndex joints = model.index(1, 0);
     ASSERT_EQ(model.rowCount(joints), 1);

@@ -18,8 +18,10 @@ TEST(OsgConvert, TransformMapsPointsLikeTheEngine) {
 }
 
 TEST(OsgConvert, ChainedTransformsMultiplyInReverseOrder) {
-    engine::Transform X_WP{engine::quatFromAxisAngle(engine::Vec3::UnitZ(), 0.5), engine::Vec3(1, 0, 0)};
-    engine::Transform X_PM{engine::quatFromAxisAngle(engine::Vec3::UnitX(), -1.2), engine::Vec3(0, 2, 0)};
+    engine::Transform X_WP{engine::quatFromAxisAngle(engine::Vec3::UnitZ(), 0.5),
+                           engine::Vec3(1, 0, 0)};
+    engine::Transform X_PM{engine::quatFromAxisAngle(engine::Vec3::UnitX(), -1.2),
+                           engine::Vec3(0, 2, 0)};
     const engine::Vec3 p_M(0.1, 0.2, 0.3);
     // Engine: X_WM = X_WP * X_PM. OSG scene graph: parent (X_WP) applied after child (X_PM).
     const osg::Vec3d actual = toOsg(p_M) * (toOsg(X_PM) * toOsg(X_WP));
