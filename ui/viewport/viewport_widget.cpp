@@ -283,30 +283,28 @@ void ViewportWidget::paintGL() {
     emit frameRendered();
 }
 
+// Mouse positions go to OSG in device pixels; OSG's y axis already points down like Qt's.
 void ViewportWidget::mousePressEvent(QMouseEvent* event) {
-    const qreal dpr = devicePixelRatioF();
-    impl_->events()->mouseButtonPress(event->position().x() * dpr, event->position().y() * dpr,
-                                      osgButton(event->button()));
+    const QPointF p = event->position() * devicePixelRatioF();
+    impl_->events()->mouseButtonPress(p.x(), p.y(), osgButton(event->button()));
     update();
 }
 
 void ViewportWidget::mouseReleaseEvent(QMouseEvent* event) {
-    const qreal dpr = devicePixelRatioF();
-    impl_->events()->mouseButtonRelease(event->position().x() * dpr, event->position().y() * dpr,
-                                        osgButton(event->button()));
+    const QPointF p = event->position() * devicePixelRatioF();
+    impl_->events()->mouseButtonRelease(p.x(), p.y(), osgButton(event->button()));
     update();
 }
 
 void ViewportWidget::mouseDoubleClickEvent(QMouseEvent* event) {
-    const qreal dpr = devicePixelRatioF();
-    impl_->events()->mouseDoubleButtonPress(
-        event->position().x() * dpr, event->position().y() * dpr, osgButton(event->button()));
+    const QPointF p = event->position() * devicePixelRatioF();
+    impl_->events()->mouseDoubleButtonPress(p.x(), p.y(), osgButton(event->button()));
     update();
 }
 
 void ViewportWidget::mouseMoveEvent(QMouseEvent* event) {
-    const qreal dpr = devicePixelRatioF();
-    impl_->events()->mouseMotion(event->position().x() * dpr, event->position().y() * dpr);
+    const QPointF p = event->position() * devicePixelRatioF();
+    impl_->events()->mouseMotion(p.x(), p.y());
     update();
 }
 
