@@ -48,7 +48,13 @@ int main(int argc, char** argv) {
         std::printf("motus %s\n", engine::versionString().data());
         return 0;
     }
-    if (parser.isSet(helpOption)) parser.showHelp(0);
+    if (parser.isSet(helpOption) || parser.isSet(QStringLiteral("help-all"))) {
+        // Without an application object Qt cannot name the executable; do it here.
+        QString help = parser.helpText();
+        help.replace(QStringLiteral("<executable_name>"), QStringLiteral("motus"));
+        std::printf("%s", qPrintable(help));
+        return 0;
+    }
     if (parser.positionalArguments().size() > 1) {
         std::fprintf(stderr, "motus: error: expected at most one scene file (command line)\n");
         return 2;
