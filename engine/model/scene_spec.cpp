@@ -1,5 +1,7 @@
 #include "engine/model/scene_spec.h"
 
+#include "engine/expr/expression.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -34,6 +36,34 @@ constexpr std::array<std::pair<ShapeType, std::string_view>, 5> kShapeNames{{
     {ShapeType::Capsule, "capsule"},
     {ShapeType::Cone, "cone"},
 }};
+
+constexpr std::array<std::pair<ForceType, std::string_view>, 5> kForceNames{{
+    {ForceType::PointForce, "pointForce"},
+    {ForceType::PointTorque, "pointTorque"},
+    {ForceType::SpringDamper, "springDamper"},
+    {ForceType::RotationalSpringDamper, "rotationalSpringDamper"},
+    {ForceType::Bushing, "bushing"},
+}};
+
+constexpr std::array<std::pair<IntegratorType, std::string_view>, 3> kIntegratorNames{{
+    {IntegratorType::SymplecticEuler, "symplecticEuler"},
+    {IntegratorType::RungeKutta4, "rk4"},
+    {IntegratorType::DormandPrince45, "dopri45"},
+}};
+
+template <class Table, class Enum>
+std::string_view nameIn(const Table& table, Enum value) {
+    for (const auto& [v, name] : table)
+        if (v == value) return name;
+    return "unknown";
+}
+
+template <class Enum, class Table>
+std::optional<Enum> valueIn(const Table& table, std::string_view name) {
+    for (const auto& [v, n] : table)
+        if (n == name) return v;
+    return std::nullopt;
+}
 
 // Names are referenced as "part.marker" in files and expressions, so they are identifiers:
 // a letter or underscore, then letters, digits, '_' or '-'.
@@ -126,33 +156,32 @@ void checkShape(Checker& check, const std::string& where, const Shape& s) {
 
 }  // namespace
 
-std::string_view jointTypeName(JointType type) {
-    for (const auto& [t, name] : kJointNames)
-        if (t == type) return name;
-    return "unknown";
-}
-
+std::string_view jointTypeName(JointType type) { return nameIn(kJointNames, type); }
 std::optional<JointType> jointTypeFromName(std::string_view name) {
-    for (const auto& [t, n] : kJointNames)
-        if (n == name) return t;
-    return std::nullopt;
+    return valueIn<JointType>(kJointNames, name);
 }
-
-std::string_view shapeTypeName(ShapeType type) {
-    for (const auto& [t, name] : kShapeNames)
-        if (t == type) return name;
-    return "unknown";
-}
-
+std::string_view shapeTypeName(ShapeType type) { return nameIn(kShapeNames, type); }
 std::optional<ShapeType> shapeTypeFromName(std::string_view name) {
-    for (const auto& [t, n] : kShapeNames)
-        if (n == name) return t;
-    return std::nullopt;
+    return valueIn<ShapeType>(kShapeNames, name);
+}
+std::string_view forceTypeName(ForceType type) { return nameIn(kForceNames, type); }
+std::optional<ForceType> forceTypeFromName(std::string_view name) {
+    return valueIn<ForceType>(kForceNames, name);
+}
+std::string_view integratorName(IntegratorType type) { return nameIn(kIntegratorNames, type); }
+std::optional<IntegratorType> integratorFromName(std::string_view name) {
+    return valueIn<IntegratorType>(kIntegratorNames, name);
 }
 
 const Part* SceneSpec::findPart(std::string_view name) const {
     for (const Part& part : parts)
         if (part.name == name) return &part;
+    return nullptr;
+}
+
+const Joint* SceneSpec::findJoint(std::string_view name) const {
+    for (const Joint& joint : joints)
+        if (joint.name == name) return &joint;
     return nullptr;
 }
 
@@ -190,6 +219,12 @@ Diagnostics validate(const SceneSpec& spec) {
                             "only one part can be ground; '" + firstGround + "' already is");
             else
                 firstGround = part.name;
+        } else if (part.density) {
+            check.positive(at + "/density", *part.density, "density (kg/m³)");
+            if (part.shapes.empty())
+                check.error(at + "/density",
+                            "part '" + part.name +
+                                "' has a density but no geometry to compute its mass from");
         } else {
             check.positive(at + "/mass", part.mass, "part mass (kg)");
             checkInertia(check, at + "/inertia", part.I_Pcm_P);
@@ -247,6 +282,96 @@ Diagnostics validate(const SceneSpec& spec) {
         if (joint.type == JointType::Distance)
             check.positive(at + "/length", joint.length, "distance joint length (m)");
     }
+
+    // Force elements.
+    std::set<std::string> forceNames;
+    for (std::size_t k = 0; k < spec.forces.size(); ++k) {
+        const ForceSpec& force = spec.forces[k];
+        const std::string at = "/forces/" + std::to_string(k);
+        check.name(at + "/name", force.name, "force");
+        if (!forceNames.insert(force.name).second)
+            check.error(at + "/name", "duplicate force name '" + force.name + "'");
+        const bool twoMarkers =
+            force.type == ForceType::SpringDamper || force.type == ForceType::Bushing;
+        if (force.type != ForceType::RotationalSpringDamper && !findMarker(force.markerI))
+            check.error(at + "/markerI", "no marker '" + force.markerI.text() + "'");
+        if (twoMarkers) {
+            if (!findMarker(force.markerJ))
+                check.error(at + "/markerJ", "no marker '" + force.markerJ.text() + "'");
+            else if (force.markerI.part == force.markerJ.part)
+                check.error(at, "force '" + force.name + "' connects two markers of the same part '" +
+                                    force.markerI.part + "'");
+        }
+        if (force.type == ForceType::PointForce || force.type == ForceType::PointTorque) {
+            for (int c = 0; c < 3; ++c) {
+                std::string error;
+                if (!Expression::parse(force.components[c], error))
+                    check.error(at + "/components/" + std::to_string(c),
+                                "bad expression '" + force.components[c] + "': " + error);
+            }
+        }
+        if (force.type == ForceType::RotationalSpringDamper) {
+            const Joint* joint = spec.findJoint(force.joint);
+            if (!joint)
+                check.error(at + "/joint", "no joint '" + force.joint + "'");
+            else if (joint->type != JointType::Revolute && joint->type != JointType::Cylindrical)
+                check.error(at + "/joint", "a rotational spring-damper needs a revolute or "
+                                           "cylindrical joint; '" + force.joint + "' is " +
+                                               std::string(jointTypeName(joint->type)));
+        }
+        for (auto [value, key] : {std::pair{force.stiffness, "stiffness"},
+                                  std::pair{force.damping, "damping"}})
+            if (!std::isfinite(value) || value < 0.0)
+                check.error(at + "/" + key, std::string(key) + " must be zero or positive, got " +
+                                                formatNumber(value));
+        if (force.type == ForceType::SpringDamper && (!std::isfinite(force.freeLength) || force.freeLength < 0.0))
+            check.error(at + "/freeLength", "free length must be zero or positive");
+        if (force.type == ForceType::Bushing) {
+            const Vec3* gains[] = {&force.translationalStiffness, &force.translationalDamping,
+                                   &force.rotationalStiffness, &force.rotationalDamping};
+            for (const Vec3* g : gains)
+                if (!g->allFinite() || g->minCoeff() < 0.0)
+                    check.error(at, "bushing stiffness and damping must be zero or positive");
+        }
+    }
+
+    // Motions: a joint coordinate that exists, driven once, by a valid expression.
+    std::set<std::string> motionNames;
+    std::set<std::pair<std::string, int>> drivenAxes;
+    for (std::size_t k = 0; k < spec.motions.size(); ++k) {
+        const MotionSpec& motion = spec.motions[k];
+        const std::string at = "/motions/" + std::to_string(k);
+        check.name(at + "/name", motion.name, "motion");
+        if (!motionNames.insert(motion.name).second)
+            check.error(at + "/name", "duplicate motion name '" + motion.name + "'");
+        std::string error;
+        if (!Expression::parse(motion.expression, error))
+            check.error(at + "/expression", "bad expression '" + motion.expression + "': " + error);
+        const Joint* joint = spec.findJoint(motion.joint);
+        if (!joint) {
+            check.error(at + "/joint", "no joint '" + motion.joint + "'");
+            continue;
+        }
+        const bool rotates = joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
+        const bool slides = joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
+        if ((motion.axis == JointAxis::Rotation && !rotates) ||
+            (motion.axis == JointAxis::Translation && !slides))
+            check.error(at + "/axis", std::string("joint '") + motion.joint + "' (" +
+                                          std::string(jointTypeName(joint->type)) + ") has no " +
+                                          (motion.axis == JointAxis::Rotation ? "rotation" : "translation") +
+                                          " coordinate to drive");
+        else if (!drivenAxes.insert({motion.joint, static_cast<int>(motion.axis)}).second)
+            check.error(at, "joint '" + motion.joint + "' already has a motion on this coordinate");
+    }
+
+    // Solver settings.
+    const SolverSettings& st = spec.settings;
+    check.positive("/settings/stepSize", st.stepSize, "step size (s)");
+    check.positive("/settings/relativeTolerance", st.relativeTolerance, "relative tolerance");
+    check.positive("/settings/absoluteTolerance", st.absoluteTolerance, "absolute tolerance");
+    check.positive("/settings/projectionTolerance", st.projectionTolerance, "projection tolerance");
+    if (st.maxProjectionIterations < 1)
+        check.error("/settings/maxProjectionIterations", "must be at least 1");
 
     return check.take();
 }

@@ -45,6 +45,9 @@ struct Part {
     EntityId id = kNoEntity;
     std::string name;
     bool ground = false;                     // the fixed part: never moves, needs no mass
+    // When set, mass, centre of mass and inertia are computed from the shapes (uniform
+    // density, kg/m³) and the three fields below are not used.
+    std::optional<double> density;
     double mass = 1.0;                       // kg
     Vec3 p_PPcm = Vec3::Zero();              // centre of mass in P [m]
     Mat3 I_Pcm_P = Mat3::Identity() * 1e-3;  // inertia about the COM, expressed in P [kg·m²]
@@ -93,17 +96,87 @@ struct Joint {
     double length = 0.0;  // distance joint only [m]
 };
 
+// Force elements. Expressions are functions of `time` (see engine/expr/expression.h).
+enum class ForceType {
+    PointForce,              // force on marker I's part at marker I's origin [N]
+    PointTorque,             // torque on marker I's part [N·m]
+    SpringDamper,            // translational, between the origins of markers I and J
+    RotationalSpringDamper,  // about a revolute (or cylindrical) joint's axis
+    Bushing,                 // 6-DOF linear spring-damper between frames I and J
+};
+
+std::string_view forceTypeName(ForceType type);
+std::optional<ForceType> forceTypeFromName(std::string_view name);
+
+struct ForceSpec {
+    EntityId id = kNoEntity;
+    std::string name;
+    ForceType type = ForceType::SpringDamper;
+    MarkerRef markerI;  // point force/torque: where it acts; springs, bushing: first end
+    MarkerRef markerJ;  // springs, bushing: second end
+    std::string joint;  // rotational spring-damper: the joint whose angle it resists
+    // Point force/torque: x, y, z components as expressions, in world axes or, when
+    // inMarkerFrame, in marker I's axes (which turn with the part).
+    std::string components[3] = {"0", "0", "0"};
+    bool inMarkerFrame = false;
+    // Spring-damper: f = stiffness (l − freeLength) + damping l̇ + preload, pulling I and J
+    // together when positive [N/m, N·s/m, m, N]. Rotational: torque = −(stiffness (θ − freeAngle)
+    // + damping θ̇ + preload) [N·m/rad, N·m·s/rad, rad, N·m].
+    double stiffness = 0.0;
+    double damping = 0.0;
+    double freeLength = 0.0;  // also freeAngle for the rotational spring
+    double preload = 0.0;
+    // Bushing: per axis of marker J, on the displacement of I from J and on the small-angle
+    // rotation of I relative to J [N/m, N·s/m, N·m/rad, N·m·s/rad].
+    Vec3 translationalStiffness = Vec3::Zero();
+    Vec3 translationalDamping = Vec3::Zero();
+    Vec3 rotationalStiffness = Vec3::Zero();
+    Vec3 rotationalDamping = Vec3::Zero();
+};
+
+// A motion prescribes one coordinate of a joint as a function of time.
+enum class JointAxis { Rotation, Translation };  // the angle or the slide of the joint
+enum class MotionLevel { Position, Velocity, Acceleration };
+
+struct MotionSpec {
+    EntityId id = kNoEntity;
+    std::string name;
+    std::string joint;
+    JointAxis axis = JointAxis::Rotation;
+    MotionLevel level = MotionLevel::Position;
+    std::string expression = "0";  // rad or m (per s, per s² for velocity and acceleration)
+};
+
+enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45 };
+
+std::string_view integratorName(IntegratorType type);
+std::optional<IntegratorType> integratorFromName(std::string_view name);
+
+struct SolverSettings {
+    IntegratorType integrator = IntegratorType::DormandPrince45;
+    double stepSize = 1e-3;            // s: the step of fixed-step integrators; the output
+                                       // interval (and largest step) of adaptive ones
+    double relativeTolerance = 1e-6;   // adaptive integrators
+    double absoluteTolerance = 1e-8;
+    double projectionTolerance = 1e-10;  // m (and rad): position constraint residual
+    int maxProjectionIterations = 8;
+};
+
 struct SceneSpec {
     std::string name;
     std::string description;
     Vec3 gravity = Vec3(0.0, 0.0, -9.81);  // m/s²
     std::vector<Part> parts;
     std::vector<Joint> joints;
+    std::vector<ForceSpec> forces;
+    std::vector<MotionSpec> motions;
+    SolverSettings settings;
     EntityId nextId = 1;  // next id to hand out; ids are never reused within a document
 
     EntityId newId() { return nextId++; }
 
     const Part* findPart(std::string_view name) const;
+    const Joint* findJoint(std::string_view name) const;
     const Marker* findMarker(const MarkerRef& ref) const;
     std::size_t markerCount() const;
 };

@@ -1,0 +1,113 @@
+#include "engine/analysis/dynamics.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "engine/forces/forces.h"
+
+namespace engine {
+namespace {
+
+std::string timeText(double t) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g s", t);
+    return text;
+}
+
+}  // namespace
+
+std::string constraintRowName(const Model& model, int row) {
+    if (row < model.jointRows) {
+        for (std::size_t j = 0; j < model.joints.size(); ++j) {
+            const int first = model.jointRowOffset[j];
+            if (row < first + model.joints[j].rows)
+                return "joint '" + model.joints[j].name + "' (" +
+                       model.joints[j].rowLabels[static_cast<std::size_t>(row - first)] + ")";
+        }
+    }
+    const int d = row - model.jointRows;
+    if (d >= 0 && d < static_cast<int>(model.drivers.size()))
+        return "motion '" + model.drivers[static_cast<std::size_t>(d)].name + "'";
+    return "row " + std::to_string(row);
+}
+
+Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
+    ws.Minv.resize(model.velocitySize());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        ws.Minv.segment<3>(6 * b).setConstant(1.0 / body.mass);
+        ws.Minv.segment<3>(6 * b + 3) = body.inertia.cwiseInverse();
+    }
+    computeBodyFrames(model, state.q, state.v, ws.frames);
+    evaluateConstraints(model, state.t, ws.frames, ws.constraints);
+    ws.solver.analyze(ws.constraints.Phi_q, ws.Minv);
+    ws.prepared = true;
+    if (ws.solver.singularRow() >= 0)
+        return Status::failure("singular constraint system at t = " + timeText(state.t) + ": " +
+                               constraintRowName(model, ws.solver.singularRow()) +
+                               " cannot be satisfied together with the others");
+    return {};
+}
+
+Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                            Workspace& ws) {
+    if (!q.allFinite() || !v.allFinite()) {
+        for (int b = 0; b < model.bodyCount(); ++b)
+            if (!q.segment<7>(7 * b).allFinite() || !v.segment<6>(6 * b).allFinite())
+                return Status::failure("the state of part '" + model.bodies[static_cast<std::size_t>(b)].name +
+                                       "' is not finite (NaN or infinity) at t = " + timeText(t));
+    }
+    computeBodyFrames(model, q, v, ws.frames);
+    computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
+    if (!ws.g.allFinite()) {
+        for (int b = 0; b < model.bodyCount(); ++b)
+            if (!ws.g.segment<6>(6 * b).allFinite())
+                return Status::failure("a force on part '" + model.bodies[static_cast<std::size_t>(b)].name +
+                                       "' is not finite at t = " + timeText(t));
+    }
+    evaluateConstraints(model, t, ws.frames, ws.constraints);
+    if (!ws.constraints.gamma.allFinite()) {
+        for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
+            if (!std::isfinite(ws.constraints.gamma(r)))
+                return Status::failure(constraintRowName(model, static_cast<int>(r)) +
+                                       " is not finite at t = " + timeText(t));
+    }
+    if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
+        return Status::failure("singular constraint system at t = " + timeText(t) + ": " +
+                               constraintRowName(model, ws.solver.singularRow()) +
+                               " became dependent on the others (a singular position?)");
+    ws.solver.solve(ws.g, ws.constraints.gamma, ws.vdot, ws.lambda);
+    return {};
+}
+
+Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                       Workspace& ws, StateDerivative& out) {
+    if (Status s = computeAccelerations(model, t, q, v, jointCoordinates, ws); !s.ok) return s;
+    out.vdot = ws.vdot;
+    out.qdot.resize(q.size());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        out.qdot.segment<3>(7 * b) = v.segment<3>(6 * b);
+        // ė = ½ e ⊗ (0, ω')
+        const double w = q(7 * b + 3), x = q(7 * b + 4), y = q(7 * b + 5), z = q(7 * b + 6);
+        const double wx = v(6 * b + 3), wy = v(6 * b + 4), wz = v(6 * b + 5);
+        out.qdot(7 * b + 3) = 0.5 * (-x * wx - y * wy - z * wz);
+        out.qdot(7 * b + 4) = 0.5 * (w * wx + y * wz - z * wy);
+        out.qdot(7 * b + 5) = 0.5 * (w * wy + z * wx - x * wz);
+        out.qdot(7 * b + 6) = 0.5 * (w * wz + x * wy - y * wx);
+    }
+    // Driver power: each driver row's generalised force −Jᵀλ times v, i.e. −λ ċ.
+    out.driverPower = 0.0;
+    const auto& Phi_q = ws.constraints.Phi_q;
+    for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
+        const int row = model.jointRows + d;
+        double rate = 0.0;
+        for (SparseRowMatrix::InnerIterator it(Phi_q, row); it; ++it) rate += it.value() * v(it.col());
+        out.driverPower -= ws.lambda(row) * rate;
+    }
+    out.dampingPower = ws.forceEnergies.dampingPower;
+    return {};
+}
+
+}  // namespace engine

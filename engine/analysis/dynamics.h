@@ -1,0 +1,44 @@
+#pragma once
+// Forward dynamics at acceleration level (seeds 001, 002):
+//
+//     [ M   Φqᵀ ] [ v̇ ]   [ g ]
+//     [ Φq   0  ] [ λ ] = [ γ ]
+//
+// with M = diag(m I3, J') per body, g the applied forces (forces/), γ from constraints/.
+// Reactions on part i are −Φq_iᵀ λ (THEORY.md).
+
+#include <Eigen/Core>
+
+#include "engine/model/model.h"
+#include "engine/state/state.h"
+#include "engine/state/workspace.h"
+
+namespace engine {
+
+// Sets up the workspace for `model` at `state`: mass vector, rank analysis of the constraint
+// Jacobian (redundant rows), symbolic factorisation. Fails for a singular system that has
+// no consistent solution.
+Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
+
+// Accelerations ws.vdot and multipliers ws.lambda at (t, q, v).
+Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                            Workspace& ws);
+
+// Time derivative of the state: q̇ (ṙ = v, ė = ½ e ⊗ (0, ω')) and v̇, plus the power put in
+// by drivers and the power dissipated by dampers (for the energy balance).
+struct StateDerivative {
+    Eigen::VectorXd qdot;
+    Eigen::VectorXd vdot;
+    double driverPower = 0.0;
+    double dampingPower = 0.0;
+};
+Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                       Workspace& ws, StateDerivative& out);
+
+// Name of constraint row `row` for messages: "joint 'pinB' (coincident x)" or
+// "motion 'crankDrive'".
+std::string constraintRowName(const Model& model, int row);
+
+}  // namespace engine

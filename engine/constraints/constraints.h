@@ -1,0 +1,43 @@
+#pragma once
+// Assembly of all constraint rows of a model at one instant:
+//   Φ(q, t) = 0           position level (joints, position drivers)
+//   Φq v = ν              velocity level (ν = −Φt: driver speeds; 0 for joints)
+//   Φq v̇ = γ              acceleration level
+// Rows: the joints' rows in joint order (primitives in the order of jointPrimitives()), then
+// one row per driver. Columns: 6 per body (v_W, ω' in body axes).
+
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include "engine/constraints/kinematic_vector.h"
+#include "engine/model/scene_spec.h"
+
+namespace engine {
+
+struct Model;
+
+using SparseRowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+
+struct ConstraintEvaluation {
+    Eigen::VectorXd Phi;    // residuals (0 for velocity- and acceleration-level driver rows)
+    Eigen::VectorXd nu;     // velocity right-hand side
+    Eigen::VectorXd gamma;  // acceleration right-hand side
+    SparseRowMatrix Phi_q;  // nc × 6nb
+    std::vector<MotionLevel> level;  // per row (joint rows are Position)
+};
+
+void evaluateConstraints(const Model& model, double t, const std::vector<BodyFrame>& frames,
+                         ConstraintEvaluation& out);
+
+// Joint coordinate `coordinate` of `joint` (angle or slide, see JointModel) as a row: value,
+// rate, Jacobian blocks, and gamma = −(the part of its second derivative that does not
+// multiply accelerations). Angles are in (−π, π].
+ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& frames, int joint,
+                              int coordinate);
+
+// The largest position-level residual |Φ| (the "constraint error" of outputs).
+double maxPositionResidual(const ConstraintEvaluation& evaluation);
+
+}  // namespace engine

@@ -1,0 +1,46 @@
+#pragma once
+// Functions of time written by users, e.g. "30d*sin(2*pi*time)" or "step(time, 0, 0, 1, 90d)".
+// Parsed once by muparser; evaluation is thread-safe (an Expression can be shared inside an
+// immutable Model).
+//
+// Language: numbers, + − * / ^, parentheses, the variable `time` [s], the constant `pi`,
+// the postfix `d` (degrees to radians: 90d = π/2), muparser's functions (sin, cos, tan, asin,
+// acos, atan, atan2, sinh, cosh, tanh, exp, ln, log10, sqrt, abs, sign, min, max, sum, avg,
+// the ternary `a ? b : c`) and the mechanism functions
+//   step(x, x0, h0, x1, h1)       cubic step from h0 at x0 to h1 at x1, C1 (as in Adams)
+//   step5(x, x0, h0, x1, h1)      quintic step, C2
+//   ramp(x, x0, x1, h0, h1)       linear from h0 at x0 to h1 at x1, constant outside
+//   harmonic(x, a, f, phase)      a·sin(2π f x + phase)
+//   table(x, x0, y0, x1, y1, ...) piecewise linear through the points (x ascending),
+//                                 constant outside
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace engine {
+
+class Expression {
+public:
+    Expression();  // the constant 0
+    static Expression constant(double value);
+
+    // Parses `text`; on failure returns nullopt and sets `error` to a readable reason
+    // ("unknown token 'tme' at position 4").
+    static std::optional<Expression> parse(const std::string& text, std::string& error);
+
+    double eval(double time) const;
+    // Time derivatives by central differences (step 1e-4 s scaled with |time|): accurate to
+    // about 1e-8 relative for smooth functions; exact enough for drivers' Φt and Φtt.
+    double derivative(double time) const;
+    double secondDerivative(double time) const;
+
+    const std::string& text() const;
+    bool isConstant() const;
+
+private:
+    struct Impl;
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace engine

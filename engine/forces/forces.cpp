@@ -1,0 +1,133 @@
+#include "engine/forces/forces.h"
+
+#include <cmath>
+
+#include "engine/constraints/constraints.h"
+#include "engine/model/model.h"
+
+namespace engine {
+namespace {
+
+// Adds a force F (world) acting at world point p on body b, and a torque T (world).
+void addWrench(const std::vector<BodyFrame>& frames, int body, const Vec3& p, const Vec3& F,
+               const Vec3& T, Eigen::VectorXd& g) {
+    if (body == kGround) return;
+    const BodyFrame& f = frames[static_cast<std::size_t>(body)];
+    g.segment<3>(6 * body) += F;
+    g.segment<3>(6 * body + 3) += f.R.transpose() * (T + (p - f.r).cross(F));
+}
+
+// Small-angle rotation vector of frame I relative to frame J, in J's axes: the axis-angle of
+// R_JI = R_WJᵀ R_WI (exact for any angle below π).
+Vec3 rotationVector(const Mat3& R_WJ, const Mat3& R_WI) {
+    const Eigen::AngleAxisd aa(Mat3(R_WJ.transpose() * R_WI));
+    return aa.angle() * aa.axis();
+}
+
+}  // namespace
+
+double unwindAngle(double wrapped, double reference) {
+    return wrapped + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
+}
+
+std::vector<int> jointCoordinateOffsets(const Model& model) {
+    std::vector<int> offsets;
+    int n = 0;
+    for (const JointModel& joint : model.joints) {
+        offsets.push_back(n);
+        n += static_cast<int>(joint.coordinates.size());
+    }
+    return offsets;
+}
+
+void computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
+                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                          Eigen::VectorXd& g, ForceEnergies* energies) {
+    g.setZero(model.velocitySize());
+    ForceEnergies local;
+
+    // Gravity and the gyroscopic term, per body.
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        const Vec3 w = v.segment<3>(6 * b + 3);
+        g.segment<3>(6 * b) += body.mass * model.gravity;
+        g.segment<3>(6 * b + 3) -= w.cross(body.inertia.cwiseProduct(w));
+    }
+
+    const std::vector<int> offsets = jointCoordinateOffsets(model);
+    for (const ForceModel& force : model.forces) {
+        switch (force.type) {
+        case ForceType::PointForce:
+        case ForceType::PointTorque: {
+            const MarkerFrame m = markerFrame(model, frames, force.markerI);
+            Vec3 value(force.components[0].eval(t), force.components[1].eval(t), force.components[2].eval(t));
+            if (force.inMarkerFrame) value = m.R * value;
+            const int body = model.markers[static_cast<std::size_t>(force.markerI)].body;
+            if (force.type == ForceType::PointForce)
+                addWrench(frames, body, m.p, value, Vec3::Zero(), g);
+            else
+                addWrench(frames, body, m.p, Vec3::Zero(), value, g);
+            break;
+        }
+        case ForceType::SpringDamper: {
+            const MarkerFrame mi = markerFrame(model, frames, force.markerI);
+            const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
+            const Vec3 d = mj.p - mi.p;
+            const double length = d.norm();
+            if (length < 1e-12) break;  // direction undefined; no force (documented)
+            const Vec3 u = d / length;
+            const double rate = (mj.v - mi.v).dot(u);
+            const double stretch = length - force.freeLength;
+            const double tension = force.stiffness * stretch + force.damping * rate + force.preload;
+            // Tension pulls I towards J and J towards I.
+            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, tension * u, Vec3::Zero(), g);
+            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p, -tension * u, Vec3::Zero(), g);
+            local.elastic += 0.5 * force.stiffness * stretch * stretch + force.preload * stretch;
+            local.dampingPower += force.damping * rate * rate;
+            break;
+        }
+        case ForceType::RotationalSpringDamper: {
+            const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+            const ConstraintRow c = jointCoordinate(model, frames, force.joint, 0);
+            const double angle = unwindAngle(c.value, jointCoordinates.size() > 0
+                                                          ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
+                                                          : 0.0);
+            const double twist = angle - force.freeLength;
+            const double torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
+            // Torque on I about J's z axis, the opposite on J.
+            const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
+            const Vec3 T = torque * mj.R.col(2);
+            const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
+            addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerI)].body, mi.p, Vec3::Zero(), T, g);
+            addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerJ)].body, mj.p, Vec3::Zero(), -T, g);
+            local.elastic += 0.5 * force.stiffness * twist * twist + force.preload * twist;
+            local.dampingPower += force.damping * c.rate * c.rate;
+            break;
+        }
+        case ForceType::Bushing: {
+            // Displacement of I from J and rotation of I relative to J, in J's axes; the force
+            // and torque act on I at its origin, their opposites on J (torque about I's origin
+            // moved to J's origin by the lever arm, handled by addWrench's world point).
+            const MarkerFrame mi = markerFrame(model, frames, force.markerI);
+            const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
+            const Vec3 x = mj.R.transpose() * (mi.p - mj.p);
+            const Vec3 xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
+            const Vec3 theta = rotationVector(mj.R, mi.R);
+            const Vec3 thetad = mj.R.transpose() * (mi.w - mj.w);
+            const Vec3 F_J = -(force.translationalStiffness.cwiseProduct(x) + force.translationalDamping.cwiseProduct(xd));
+            const Vec3 T_J = -(force.rotationalStiffness.cwiseProduct(theta) + force.rotationalDamping.cwiseProduct(thetad));
+            const Vec3 F = mj.R * F_J, T = mj.R * T_J;
+            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, F, T, g);
+            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mi.p, -F, -T, g);
+            local.elastic += 0.5 * (x.dot(force.translationalStiffness.cwiseProduct(x)) +
+                                    theta.dot(force.rotationalStiffness.cwiseProduct(theta)));
+            local.dampingPower += xd.dot(force.translationalDamping.cwiseProduct(xd)) +
+                                  thetad.dot(force.rotationalDamping.cwiseProduct(thetad));
+            break;
+        }
+        }
+    }
+    if (energies) *energies = local;
+}
+
+}  // namespace engine

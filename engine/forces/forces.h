@@ -1,0 +1,35 @@
+#pragma once
+// Applied forces as generalised forces g (6 per body: force in world axes at the COM, then
+// torque in body axes), plus the energy terms of the force elements.
+//
+// g includes gravity and the gyroscopic term −ω' × J'ω' of the Euler equations, so the
+// dynamics read  M v̇ + Φqᵀ λ = g.
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/kinematics/kinematics.h"
+
+namespace engine {
+
+struct Model;
+
+struct ForceEnergies {
+    double elastic = 0.0;         // potential energy stored in springs and bushings [J]
+    double dampingPower = 0.0;    // power dissipated by dampers (≥ 0) [W]
+};
+
+// `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind
+// spring angles past ±π.
+void computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
+                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                          Eigen::VectorXd& g, ForceEnergies* energies = nullptr);
+
+// The angle `wrapped` (in (−π, π]) shifted by whole turns to lie nearest `reference`.
+double unwindAngle(double wrapped, double reference);
+
+// Offset of each joint's first coordinate in State::jointCoordinates.
+std::vector<int> jointCoordinateOffsets(const Model& model);
+
+}  // namespace engine

@@ -1,0 +1,277 @@
+#include "engine/integrators/integrator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/forces/forces.h"
+
+namespace engine {
+namespace {
+
+std::string timeText(double t) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g s", t);
+    return text;
+}
+
+// e ← e ⊗ exp(½ θ') for a rotation vector θ' in body axes.
+void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
+    const double angle = theta.norm();
+    Quat dq = Quat::Identity();
+    if (angle > 0.0) dq = Quat(Eigen::AngleAxisd(angle, theta / angle));
+    const Quat e = (bodyOrientation(q, b) * dq).normalized();
+    q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
+}
+
+void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
+    for (int b = 0; b < model.bodyCount(); ++b) q.segment<4>(7 * b + 3).normalize();
+}
+
+// q ⊕ Δ: positions by addition, orientations by the exponential map of the body-axes
+// rotation vector Δ(3..5).
+void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& delta) {
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        q.segment<3>(7 * b) += delta.segment<3>(6 * b);
+        rotateBody(q, b, delta.segment<3>(6 * b + 3));
+    }
+}
+
+// Flattened ODE state y = [q; v; driverWork; dissipatedEnergy] for the Runge–Kutta methods.
+struct Flat {
+    int nq = 0, nv = 0;
+    Eigen::VectorXd pack(const State& s) const {
+        Eigen::VectorXd y(nq + nv + 2);
+        y << s.q, s.v, s.driverWork, s.dissipatedEnergy;
+        return y;
+    }
+    void unpack(const Eigen::VectorXd& y, State& s) const {
+        s.q = y.head(nq);
+        s.v = y.segment(nq, nv);
+        s.driverWork = y(nq + nv);
+        s.dissipatedEnergy = y(nq + nv + 1);
+    }
+};
+
+class RungeKuttaBase : public Integrator {
+protected:
+    Status f(const Model& model, double t, const Eigen::VectorXd& y, const State& reference,
+             Workspace& ws, Eigen::VectorXd& dy) {
+        const Eigen::VectorXd q = y.head(flat_.nq), v = y.segment(flat_.nv == 0 ? flat_.nq : flat_.nq, flat_.nv);
+        StateDerivative d;
+        ++stats_.evaluations;
+        if (Status s = stateDerivative(model, t, q, v, reference.jointCoordinates, ws, d); !s.ok) return s;
+        dy.resize(y.size());
+        dy << d.qdot, d.vdot, d.driverPower, d.dampingPower;
+        return {};
+    }
+    Flat flat_;
+};
+
+class SymplecticEuler final : public Integrator {
+public:
+    explicit SymplecticEuler(double h) : h_(h) {}
+    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
+        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
+            const double h = std::min(h_, tEnd - state.t);
+            StateDerivative d;
+            ++stats_.evaluations;
+            if (Status s = stateDerivative(model, state.t, state.q, state.v, state.jointCoordinates, ws, d); !s.ok)
+                return s;
+            state.v += h * d.vdot;
+            retract(model, state.q, h * state.v);
+            state.driverWork += h * d.driverPower;
+            state.dissipatedEnergy += h * d.dampingPower;
+            state.t += h;
+            ++stats_.steps;
+            if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok) return s;
+        }
+        state.t = tEnd;
+        return {};
+    }
+
+private:
+    double h_;
+};
+
+class RungeKutta4 final : public RungeKuttaBase {
+public:
+    explicit RungeKutta4(double h) : h_(h) {}
+    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
+        flat_ = {model.positionSize(), model.velocitySize()};
+        Eigen::VectorXd k1, k2, k3, k4;
+        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
+            const double h = std::min(h_, tEnd - state.t);
+            const Eigen::VectorXd y = flat_.pack(state);
+            const double t = state.t;
+            if (Status s = f(model, t, y, state, ws, k1); !s.ok) return s;
+            if (Status s = f(model, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2); !s.ok) return s;
+            if (Status s = f(model, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3); !s.ok) return s;
+            if (Status s = f(model, t + h, y + h * k3, state, ws, k4); !s.ok) return s;
+            flat_.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
+            state.t = t + h;
+            ++stats_.steps;
+            if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok) return s;
+        }
+        state.t = tEnd;
+        return {};
+    }
+
+private:
+    double h_;
+};
+
+// Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, table 5.2).
+class DormandPrince45 final : public RungeKuttaBase {
+public:
+    DormandPrince45(double maxStep, double rtol, double atol) : maxStep_(maxStep), rtol_(rtol), atol_(atol) {}
+
+    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
+        static constexpr double c[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
+        static constexpr double a[7][6] = {
+            {},
+            {1.0 / 5},
+            {3.0 / 40, 9.0 / 40},
+            {44.0 / 45, -56.0 / 15, 32.0 / 9},
+            {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+            {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+            {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+        // Difference between the 5th- and 4th-order weights: the local error estimate.
+        static constexpr double e[7] = {35.0 / 384 - 5179.0 / 57600, 0.0, 500.0 / 1113 - 7571.0 / 16695,
+                                        125.0 / 192 - 393.0 / 640, -2187.0 / 6784 + 92097.0 / 339200,
+                                        11.0 / 84 - 187.0 / 2100, -1.0 / 40};
+        flat_ = {model.positionSize(), model.velocitySize()};
+        Eigen::VectorXd k[7];
+        if (h_ <= 0.0) h_ = std::min(maxStep_, 1e-3);
+        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
+            const double t = state.t;
+            const Eigen::VectorXd y = flat_.pack(state);
+            if (Status s = f(model, t, y, state, ws, k[0]); !s.ok) return s;
+            for (int attempt = 0;; ++attempt) {
+                const double h = std::min({h_, maxStep_, tEnd - t});
+                if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
+                    return Status::failure("the adaptive integrator could not meet its tolerance at t = " +
+                                           timeText(t) + " (step size underflow: stiff or discontinuous forces?)");
+                Eigen::VectorXd yNew;
+                bool evaluated = true;
+                for (int stage = 1; stage < 7 && evaluated; ++stage) {
+                    Eigen::VectorXd yStage = y;
+                    for (int j = 0; j < stage; ++j)
+                        if (a[stage][j] != 0.0) yStage += h * a[stage][j] * k[j];
+                    if (stage == 6) yNew = yStage;
+                    Status s = f(model, t + c[stage] * h, yStage, state, ws, k[stage]);
+                    if (!s.ok) {
+                        // A failed evaluation inside the step (e.g. a singular intermediate
+                        // configuration): retry smaller before giving up.
+                        if (attempt > 20) return s;
+                        evaluated = false;
+                    }
+                }
+                if (!evaluated) {
+                    h_ = 0.25 * h;
+                    ++stats_.rejected;
+                    continue;
+                }
+                Eigen::VectorXd err = Eigen::VectorXd::Zero(y.size());
+                for (int j = 0; j < 7; ++j)
+                    if (e[j] != 0.0) err += h * e[j] * k[j];
+                // Only q and v steer the step; the work accumulators follow along.
+                const Eigen::Index n = flat_.nq + flat_.nv;
+                const Eigen::ArrayXd scale =
+                    atol_ + rtol_ * y.head(n).cwiseAbs().array().max(yNew.head(n).cwiseAbs().array());
+                const double norm = std::sqrt((err.head(n).array() / scale).square().mean());
+                const double factor = norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
+                if (norm <= 1.0 && yNew.allFinite()) {
+                    flat_.unpack(yNew, state);
+                    state.t = (h == tEnd - t) ? tEnd : t + h;
+                    ++stats_.steps;
+                    // Keep the controller's proposal unless this step was cut short by tEnd.
+                    if (h == h_ || h < tEnd - t) h_ = h * factor;
+                    else h_ = std::max(h_, h * factor);
+                    break;
+                }
+                ++stats_.rejected;
+                h_ = h * std::min(factor, 0.5);
+            }
+            if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok) return s;
+        }
+        state.t = tEnd;
+        return {};
+    }
+
+private:
+    double maxStep_, rtol_, atol_;
+    double h_ = 0.0;
+};
+
+}  // namespace
+
+void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
+    computeBodyFrames(model, state.q, state.v, ws.frames);
+    int n = 0;
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        for (int c = 0; c < static_cast<int>(joint.coordinates.size()); ++c, ++n) {
+            const double value = jointCoordinate(model, ws.frames, j, c).value;
+            state.jointCoordinates(n) = joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
+                                            ? unwindAngle(value, state.jointCoordinates(n))
+                                            : value;
+        }
+    }
+}
+
+Status projectState(const Model& model, State& state, Workspace& ws, int* iterations) {
+    normaliseQuaternions(model, state.q);
+    const SolverSettings& settings = model.settings;
+    if (model.constraintRows() > 0) {
+        // Positions: Newton steps Δq = −M⁻¹Φqᵀ S⁻¹ Φ on the position-level rows.
+        Eigen::VectorXd residual, delta;
+        int k = 0;
+        for (;; ++k) {
+            computeBodyFrames(model, state.q, state.v, ws.frames);
+            evaluateConstraints(model, state.t, ws.frames, ws.constraints);
+            residual = ws.constraints.Phi;  // non-position rows carry 0: keep them still
+            if (residual.cwiseAbs().maxCoeff() <= settings.projectionTolerance) break;
+            if (k >= settings.maxProjectionIterations) {
+                Eigen::Index worst = 0;
+                residual.cwiseAbs().maxCoeff(&worst);
+                return Status::failure("constraints could not be satisfied at t = " + timeText(state.t) +
+                                       ": " + constraintRowName(model, static_cast<int>(worst)) +
+                                       " is off by " + std::to_string(residual.cwiseAbs().maxCoeff()) +
+                                       " after " + std::to_string(k) + " Newton iterations");
+            }
+            if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
+                return Status::failure("singular constraint system while projecting at t = " + timeText(state.t) +
+                                       ": " + constraintRowName(model, ws.solver.singularRow()));
+            ws.solver.project(residual, delta);
+            retract(model, state.q, delta);
+        }
+        if (iterations) *iterations = k;
+
+        // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows.
+        Eigen::VectorXd velocityResidual = ws.constraints.Phi_q * state.v - ws.constraints.nu;
+        for (Eigen::Index r = 0; r < velocityResidual.size(); ++r)
+            if (ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration)
+                velocityResidual(r) = 0.0;
+        if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
+            return Status::failure("singular constraint system while projecting velocities at t = " +
+                                   timeText(state.t));
+        ws.solver.project(velocityResidual, delta);
+        state.v += delta;
+    }
+    updateJointCoordinates(model, state, ws);
+    return {};
+}
+
+std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings) {
+    switch (settings.integrator) {
+    case IntegratorType::SymplecticEuler: return std::make_unique<SymplecticEuler>(settings.stepSize);
+    case IntegratorType::RungeKutta4: return std::make_unique<RungeKutta4>(settings.stepSize);
+    case IntegratorType::DormandPrince45:
+        return std::make_unique<DormandPrince45>(settings.stepSize, settings.relativeTolerance,
+                                                 settings.absoluteTolerance);
+    }
+    return nullptr;
+}
+
+}  // namespace engine

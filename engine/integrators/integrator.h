@@ -1,0 +1,45 @@
+#pragma once
+// Time steppers behind one interface. Each accepted step is followed by projection onto the
+// constraint manifold (positions by Newton steps in the mass metric, then velocities), with
+// quaternions renormalised, so no Baumgarte factors are needed (seed 003 §0.5).
+//
+//   symplecticEuler  fixed step h:  v⁺ = v + h v̇(q, v),  q⁺ = q ⊕ h v⁺ (exponential map)
+//   rk4              fixed step h, classical Runge–Kutta on (q, v)
+//   dopri45          Dormand–Prince 5(4), adaptive with relative/absolute tolerances; the
+//                    step size setting is its largest step
+
+#include <memory>
+
+#include "engine/analysis/dynamics.h"
+
+namespace engine {
+
+struct IntegratorStatistics {
+    long steps = 0;      // accepted steps
+    long rejected = 0;   // rejected (adaptive only)
+    long evaluations = 0;  // derivative evaluations (KKT solves)
+    int projectionIterations = 0;  // Newton iterations of the last position projection
+};
+
+class Integrator {
+public:
+    virtual ~Integrator() = default;
+    // Advances `state` from state.t to exactly tEnd.
+    virtual Status advance(const Model& model, State& state, Workspace& ws, double tEnd) = 0;
+    const IntegratorStatistics& statistics() const { return stats_; }
+
+protected:
+    IntegratorStatistics stats_;
+};
+
+std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings);
+
+// Projects the state onto Φ = 0 (position rows) and Φq v = ν (position and velocity rows),
+// renormalises quaternions and updates the unwound joint coordinates. Fails when Newton does
+// not converge within settings.maxProjectionIterations.
+Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr);
+
+// Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
+void updateJointCoordinates(const Model& model, State& state, Workspace& ws);
+
+}  // namespace engine

@@ -1,0 +1,37 @@
+#include "engine/kinematics/kinematics.h"
+
+#include "engine/model/model.h"
+#include "engine/state/state.h"
+
+namespace engine {
+
+void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                       std::vector<BodyFrame>& frames) {
+    frames.resize(static_cast<std::size_t>(model.bodyCount()));
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        BodyFrame& f = frames[static_cast<std::size_t>(b)];
+        f.R = bodyOrientation(q, b).normalized().toRotationMatrix();
+        f.r = bodyPosition(q, b);
+        f.v = v.segment<3>(6 * b);
+        f.w = f.R * v.segment<3>(6 * b + 3);
+    }
+}
+
+MarkerFrame markerFrame(const Model& model, const std::vector<BodyFrame>& frames, int marker) {
+    const MarkerModel& m = model.markers[static_cast<std::size_t>(marker)];
+    MarkerFrame out;
+    if (m.body == kGround) {
+        out.R = m.X_BM.rotationMatrix();
+        out.p = m.X_BM.p;
+        return out;
+    }
+    const BodyFrame& f = frames[static_cast<std::size_t>(m.body)];
+    const Vec3 s = f.R * m.X_BM.p;
+    out.R = f.R * m.X_BM.rotationMatrix();
+    out.p = f.r + s;
+    out.v = f.v + f.w.cross(s);
+    out.w = f.w;
+    return out;
+}
+
+}  // namespace engine

@@ -1,0 +1,79 @@
+#include "engine/model/mass_properties.h"
+
+#include <cmath>
+
+namespace engine {
+namespace {
+
+// Inertia of a point mass m at offset c about the origin: m (|c|² I − c cᵀ).
+Mat3 steiner(double m, const Vec3& c) { return m * (c.squaredNorm() * Mat3::Identity() - c * c.transpose()); }
+
+}  // namespace
+
+MassProperties shapeMassProperties(const Shape& s, double density) {
+    // In the shape frame G: mass, centre of mass c_G and principal inertia about it.
+    double m = 0.0;
+    Vec3 c_G = Vec3::Zero();
+    Vec3 I = Vec3::Zero();
+    const double r = s.radius, L = s.length, r2 = r * r;
+    switch (s.type) {
+    case ShapeType::Box: {
+        const Vec3 e = s.size;
+        m = density * e.prod();
+        I = m / 12.0 * Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+                            e.x() * e.x() + e.y() * e.y());
+        break;
+    }
+    case ShapeType::Sphere:
+        m = density * 4.0 / 3.0 * kPi * r2 * r;
+        I = Vec3::Constant(0.4 * m * r2);
+        break;
+    case ShapeType::Cylinder:
+        m = density * kPi * r2 * L;
+        I = Vec3(m * (3.0 * r2 + L * L) / 12.0, m * (3.0 * r2 + L * L) / 12.0, 0.5 * m * r2);
+        break;
+    case ShapeType::Cone:
+        // Base at z = −L/2, apex at +L/2: the centroid is a quarter of the height above the base.
+        m = density * kPi * r2 * L / 3.0;
+        c_G = Vec3(0.0, 0.0, -0.25 * L);
+        I = Vec3(m * (0.15 * r2 + 0.0375 * L * L), m * (0.15 * r2 + 0.0375 * L * L), 0.3 * m * r2);
+        break;
+    case ShapeType::Capsule: {
+        // Cylinder of length L plus two hemispheres; each hemisphere's centroid is 3r/8 from
+        // its flat face, and its inertia about its centroid (transverse) is 83/320 m r².
+        const double mc = density * kPi * r2 * L;
+        const double mh = density * 2.0 / 3.0 * kPi * r2 * r;  // one hemisphere
+        const double offset = 0.5 * L + 0.375 * r;
+        m = mc + 2.0 * mh;
+        const double transverse = mc * (3.0 * r2 + L * L) / 12.0 +
+                                  2.0 * (mh * 83.0 / 320.0 * r2 + mh * offset * offset);
+        I = Vec3(transverse, transverse, 0.5 * mc * r2 + 2.0 * 0.4 * mh * r2);
+        break;
+    }
+    }
+    MassProperties out;
+    out.mass = m;
+    out.p_PPcm = s.X_PG * c_G;
+    const Mat3 R_PG = s.X_PG.rotationMatrix();
+    out.I_Pcm_P = R_PG * I.asDiagonal() * R_PG.transpose();
+    return out;
+}
+
+MassProperties combine(const MassProperties& a, const MassProperties& b) {
+    MassProperties out;
+    out.mass = a.mass + b.mass;
+    if (out.mass <= 0.0) return out;
+    out.p_PPcm = (a.mass * a.p_PPcm + b.mass * b.p_PPcm) / out.mass;
+    out.I_Pcm_P = a.I_Pcm_P + steiner(a.mass, a.p_PPcm - out.p_PPcm) + b.I_Pcm_P +
+                  steiner(b.mass, b.p_PPcm - out.p_PPcm);
+    return out;
+}
+
+MassProperties partMassProperties(const Part& part) {
+    if (!part.density) return {part.mass, part.p_PPcm, part.I_Pcm_P};
+    MassProperties total;
+    for (const Shape& shape : part.shapes) total = combine(total, shapeMassProperties(shape, *part.density));
+    return total;
+}
+
+}  // namespace engine

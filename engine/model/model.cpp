@@ -1,0 +1,183 @@
+#include "engine/model/model.h"
+
+#include <map>
+
+#include <Eigen/Eigenvalues>
+
+#include "engine/model/mass_properties.h"
+
+namespace engine {
+namespace {
+
+Primitive coincident() { return {PrimitiveType::Coincident, 0, 0, 0.0}; }
+Primitive dot1(int axisI, int axisJ) { return {PrimitiveType::Dot1, axisI, axisJ, 0.0}; }
+Primitive dot2(int axisI) { return {PrimitiveType::Dot2, axisI, 0, 0.0}; }
+
+constexpr int X = 0, Y = 1, Z = 2;
+
+// Principal frame of an inertia tensor: R_PB with the principal axes as columns (right-handed)
+// and the principal moments, ascending.
+void principalAxes(const Mat3& I_P, Mat3& R_PB, Vec3& moments) {
+    const Eigen::SelfAdjointEigenSolver<Mat3> eig(0.5 * (I_P + I_P.transpose()));
+    R_PB = eig.eigenvectors();
+    moments = eig.eigenvalues();
+    if (R_PB.determinant() < 0.0) R_PB.col(2) = -R_PB.col(2);
+}
+
+}  // namespace
+
+std::vector<Primitive> jointPrimitives(JointType type, double length) {
+    // Marker J's z is the joint axis; marker I's x and y are kept perpendicular to it where the
+    // joint aligns axes, and the offset d = P_J − P_I is kept along / in planes of I's axes.
+    switch (type) {
+    case JointType::Fixed: return {coincident(), dot1(X, Z), dot1(Y, Z), dot1(X, Y)};
+    case JointType::Revolute: return {coincident(), dot1(X, Z), dot1(Y, Z)};
+    case JointType::Prismatic: return {dot1(X, Z), dot1(Y, Z), dot2(X), dot2(Y), dot1(X, Y)};
+    case JointType::Cylindrical: return {dot1(X, Z), dot1(Y, Z), dot2(X), dot2(Y)};
+    case JointType::Spherical: return {coincident()};
+    case JointType::Universal: return {coincident(), dot1(Z, Z)};
+    case JointType::Planar: return {dot1(X, Z), dot1(Y, Z), dot2(Z)};
+    case JointType::Distance: return {{PrimitiveType::Distance, 0, 0, length}};
+    case JointType::PointOnLine: return {dot2(X), dot2(Y)};
+    case JointType::PointOnPlane: return {dot2(Z)};
+    case JointType::ParallelAxes: return {dot1(X, Z), dot1(Y, Z)};
+    case JointType::PerpendicularAxes: return {dot1(Z, Z)};
+    }
+    return {};
+}
+
+CompileResult compile(const SceneSpec& spec) {
+    CompileResult result;
+    result.diagnostics = validate(spec);
+    if (hasErrors(result.diagnostics)) return result;
+
+    auto model = std::make_shared<Model>();
+    model->name = spec.name;
+    model->gravity = spec.gravity;
+    model->settings = spec.settings;
+
+    // Bodies: every moving part, its frame moved to the COM on principal axes.
+    std::map<std::string, int, std::less<>> partIndex;
+    model->bodyOfPart.assign(spec.parts.size(), kGround);
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        const Part& part = spec.parts[p];
+        partIndex[part.name] = static_cast<int>(p);
+        if (part.ground) continue;
+        const MassProperties mp = partMassProperties(part);
+        BodyModel body;
+        body.id = part.id;
+        body.name = part.name;
+        body.partIndex = static_cast<int>(p);
+        body.mass = mp.mass;
+        Mat3 R_PB;
+        principalAxes(mp.I_Pcm_P, R_PB, body.inertia);
+        body.X_PB = Transform{Quat(R_PB).normalized(), mp.p_PPcm};
+        body.X_WB0 = part.X_WP * body.X_PB;
+        // The spec gives the velocity of P's origin; the COM moves with ω × (COM − origin).
+        body.v_WBcm0_W = part.v_WPo_W + part.w_WP_W.cross(part.X_WP.R * mp.p_PPcm);
+        body.w_WB0_B = body.X_WB0.R.conjugate() * part.w_WP_W;
+        model->bodyOfPart[p] = model->bodyCount();
+        model->bodies.push_back(body);
+    }
+
+    // Markers, in their body frame (ground markers in the world).
+    std::map<std::string, int, std::less<>> markerIndex;
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        const Part& part = spec.parts[p];
+        const int b = model->bodyOfPart[p];
+        for (const Marker& marker : part.markers) {
+            MarkerModel m;
+            m.id = marker.id;
+            m.name = part.name + "." + marker.name;
+            m.body = b;
+            m.X_BM = b == kGround ? part.X_WP * marker.X_PM
+                                  : model->bodies[static_cast<std::size_t>(b)].X_PB.inverse() * marker.X_PM;
+            markerIndex[m.name] = static_cast<int>(model->markers.size());
+            model->markers.push_back(m);
+        }
+    }
+    auto marker = [&](const MarkerRef& ref) { return markerIndex.at(ref.text()); };
+
+    // Joints as primitives.
+    std::map<std::string, int, std::less<>> jointIndex;
+    for (const Joint& joint : spec.joints) {
+        JointModel j;
+        j.id = joint.id;
+        j.name = joint.name;
+        j.type = joint.type;
+        j.markerI = marker(joint.markerI);
+        j.markerJ = marker(joint.markerJ);
+        j.primitives = jointPrimitives(joint.type, joint.length);
+        for (const Primitive& p : j.primitives) {
+            j.rows += p.rows();
+            static const char* axis[] = {"x", "y", "z"};
+            switch (p.type) {
+            case PrimitiveType::Coincident:
+                for (const char* a : axis) j.rowLabels.push_back(std::string("coincident ") + a);
+                break;
+            case PrimitiveType::Dot1:
+                j.rowLabels.push_back(std::string("perpendicular ") + axis[p.axisI] + "_I, " + axis[p.axisJ] + "_J");
+                break;
+            case PrimitiveType::Dot2:
+                j.rowLabels.push_back(std::string("in plane normal to ") + axis[p.axisI] + "_I");
+                break;
+            case PrimitiveType::Distance: j.rowLabels.push_back("distance"); break;
+            }
+        }
+        if (joint.type == JointType::Revolute) j.coordinates = {JointAxis::Rotation};
+        if (joint.type == JointType::Prismatic) j.coordinates = {JointAxis::Translation};
+        if (joint.type == JointType::Cylindrical) j.coordinates = {JointAxis::Rotation, JointAxis::Translation};
+        jointIndex[j.name] = static_cast<int>(model->joints.size());
+        model->jointRowOffset.push_back(model->jointRows);
+        model->jointRows += j.rows;
+        model->joints.push_back(std::move(j));
+    }
+
+    // Force elements (expressions were checked by validate()).
+    for (const ForceSpec& spec_f : spec.forces) {
+        ForceModel f;
+        f.id = spec_f.id;
+        f.name = spec_f.name;
+        f.type = spec_f.type;
+        if (spec_f.type == ForceType::RotationalSpringDamper) {
+            f.joint = jointIndex.at(spec_f.joint);
+        } else {
+            f.markerI = marker(spec_f.markerI);
+            if (spec_f.type == ForceType::SpringDamper || spec_f.type == ForceType::Bushing)
+                f.markerJ = marker(spec_f.markerJ);
+        }
+        std::string error;
+        for (int c = 0; c < 3; ++c)
+            if (auto e = Expression::parse(spec_f.components[c], error)) f.components[c] = *e;
+        f.inMarkerFrame = spec_f.inMarkerFrame;
+        f.stiffness = spec_f.stiffness;
+        f.damping = spec_f.damping;
+        f.freeLength = spec_f.freeLength;
+        f.preload = spec_f.preload;
+        f.translationalStiffness = spec_f.translationalStiffness;
+        f.translationalDamping = spec_f.translationalDamping;
+        f.rotationalStiffness = spec_f.rotationalStiffness;
+        f.rotationalDamping = spec_f.rotationalDamping;
+        model->forces.push_back(std::move(f));
+    }
+
+    // Drivers.
+    for (const MotionSpec& motion : spec.motions) {
+        DriverModel d;
+        d.id = motion.id;
+        d.name = motion.name;
+        d.joint = jointIndex.at(motion.joint);
+        const JointModel& joint = model->joints[static_cast<std::size_t>(d.joint)];
+        for (std::size_t c = 0; c < joint.coordinates.size(); ++c)
+            if (joint.coordinates[c] == motion.axis) d.coordinate = static_cast<int>(c);
+        d.level = motion.level;
+        std::string error;
+        if (auto e = Expression::parse(motion.expression, error)) d.f = *e;
+        model->drivers.push_back(std::move(d));
+    }
+
+    result.model = std::move(model);
+    return result;
+}
+
+}  // namespace engine

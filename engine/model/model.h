@@ -1,0 +1,138 @@
+#pragma once
+// Model: the compiled, immutable form of a SceneSpec that the solver works on. Shared across
+// threads as std::shared_ptr<const Model>; any edit of the spec compiles a new Model.
+//
+// Frames and indices:
+//   * every moving part becomes a body b (dense index 0..nb-1) whose frame B sits at the
+//     part's centre of mass on its principal axes (seed 004), so the inertia J'_b is diagonal;
+//     X_PB places B in the part frame P.
+//   * the ground part is not a body: its markers have body == kGround and X_BM = X_WM.
+//   * a marker's X_BM is its pose in its body frame.
+//   * a joint becomes a list of constraint primitives on the axes of its markers I and J.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/expr/expression.h"
+#include "engine/math/spatial.h"
+#include "engine/model/diagnostic.h"
+#include "engine/model/scene_spec.h"
+
+namespace engine {
+
+constexpr int kGround = -1;
+
+struct BodyModel {
+    EntityId id = kNoEntity;
+    std::string name;
+    int partIndex = 0;        // index into SceneSpec::parts
+    double mass = 1.0;        // kg
+    Vec3 inertia = Vec3::Ones();  // principal moments J' [kg·m²], about the COM
+    Transform X_PB;           // body frame B (COM, principal axes) in the part frame P
+    // Initial state, from the part's initial pose and velocity.
+    Transform X_WB0;
+    Vec3 v_WBcm0_W = Vec3::Zero();  // COM velocity [m/s]
+    Vec3 w_WB0_B = Vec3::Zero();    // angular velocity in body axes [rad/s]
+};
+
+struct MarkerModel {
+    EntityId id = kNoEntity;
+    std::string name;  // "part.marker"
+    int body = kGround;
+    Transform X_BM;    // in the body frame; for ground markers, in the world
+};
+
+// Constraint primitives (seed 001), on the axes (0 = x, 1 = y, 2 = z) of the joint's markers.
+// P_I, P_J are the marker origins, d = P_J − P_I, a_I^k the k-th axis of marker I.
+enum class PrimitiveType {
+    Coincident,  // d = 0                                  (3 rows) "spherical"
+    Dot1,        // a_I^k · a_J^l = 0                      (1 row)  axes perpendicular
+    Dot2,        // a_I^k · d = 0                          (1 row)  P_J in a plane of I
+    Distance,    // (d·d − L²) / (2L) = 0                  (1 row)  rod of length L
+};
+
+struct Primitive {
+    PrimitiveType type = PrimitiveType::Coincident;
+    int axisI = 2;  // k
+    int axisJ = 2;  // l (Dot1 only)
+    double length = 0.0;  // Distance only [m]
+    int rows() const { return type == PrimitiveType::Coincident ? 3 : 1; }
+};
+
+struct JointModel {
+    EntityId id = kNoEntity;
+    std::string name;
+    JointType type = JointType::Revolute;
+    int markerI = 0;  // index into Model::markers
+    int markerJ = 0;
+    std::vector<Primitive> primitives;
+    int rows = 0;              // constraint equations
+    // Joint coordinates: revolute {angle}, prismatic {slide}, cylindrical {angle, slide};
+    // the other types have none. The angle is the rotation of marker I relative to marker J
+    // about J's z axis [rad]; the slide is the displacement of I's origin from J's along J's
+    // z axis [m].
+    std::vector<JointAxis> coordinates;
+    std::vector<std::string> rowLabels;  // per row, e.g. "coincident x", "dot1(x_I, z_J)"
+};
+
+// A force element with its references resolved (see ForceSpec for the laws and units).
+struct ForceModel {
+    EntityId id = kNoEntity;
+    std::string name;
+    ForceType type = ForceType::SpringDamper;
+    int markerI = -1;
+    int markerJ = -1;
+    int joint = -1;               // rotational spring-damper
+    Expression components[3];     // point force / torque
+    bool inMarkerFrame = false;
+    double stiffness = 0.0, damping = 0.0, freeLength = 0.0, preload = 0.0;
+    Vec3 translationalStiffness = Vec3::Zero(), translationalDamping = Vec3::Zero();
+    Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
+};
+
+// A driver: one rheonomic constraint row  c(q) − f(t) = 0  on a joint coordinate c (position
+// level), or  ċ − f(t) = 0  (velocity level), or  c̈ = f(t)  (acceleration level). Its
+// multiplier is the actuator force or torque.
+struct DriverModel {
+    EntityId id = kNoEntity;
+    std::string name;
+    int joint = 0;
+    int coordinate = 0;  // index into the joint's coordinates
+    MotionLevel level = MotionLevel::Position;
+    Expression f;
+};
+
+// Primitive lists of each joint type (exposed for tests and for the DOF report).
+std::vector<Primitive> jointPrimitives(JointType type, double length);
+
+struct Model {
+    std::string name;
+    Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+    std::vector<BodyModel> bodies;
+    std::vector<MarkerModel> markers;
+    std::vector<JointModel> joints;
+    std::vector<ForceModel> forces;
+    std::vector<DriverModel> drivers;
+    SolverSettings settings;
+    std::vector<int> bodyOfPart;  // per SceneSpec part: body index or kGround
+    std::vector<int> jointRowOffset;  // first constraint row of each joint
+    int jointRows = 0;            // sum of joint rows; driver rows follow them
+
+    int constraintRows() const { return jointRows + static_cast<int>(drivers.size()); }
+
+    int bodyCount() const { return static_cast<int>(bodies.size()); }
+    int positionSize() const { return 7 * bodyCount(); }  // q: per body r (3), e (4: w, x, y, z)
+    int velocitySize() const { return 6 * bodyCount(); }  // v: per body v_W (3), ω' (3, body axes)
+};
+
+struct CompileResult {
+    std::shared_ptr<const Model> model;  // null when there are errors
+    Diagnostics diagnostics;
+};
+
+// Validates the spec and compiles it. Errors name the entity and the reason.
+CompileResult compile(const SceneSpec& spec);
+
+}  // namespace engine

@@ -1,0 +1,62 @@
+#pragma once
+// Solves saddle-point (KKT) systems with a diagonal mass matrix:
+//
+//     [ M   Φqᵀ ] [ x ]   [ g ]          M = diag(m, m, m, J'1, J'2, J'3) per body (principal
+//     [ Φq   0  ] [ λ ] = [ c ]          axes), so M⁻¹ is a vector
+//
+// through the Schur complement S = Φq M⁻¹ Φqᵀ:  S λ = Φq M⁻¹ g − c,  x = M⁻¹ (g − Φqᵀ λ).
+// S is sparse with the pattern of the joint graph; a sparse LDLᵀ with an approximate minimum
+// degree ordering factors it in time linear in the number of bodies for chains and trees.
+//
+// Redundant rows (Φq rank-deficient, e.g. a planar loop built from spatial joints) are found
+// once by a rank-revealing sparse QR of Φqᵀ taken in row order, so the earliest rows are kept
+// and the later dependent ones dropped; dropped rows get λ = 0 and their share of the load is
+// carried by the rows kept (see docs/engine.md). Knows matrices, not joints.
+
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+
+namespace engine {
+
+class KktSolver {
+public:
+    using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+
+    // Rank analysis of Φq and symbolic factorisation; call when the model (the pattern of Φq)
+    // changes or the configuration moved far (rank can change at singular positions).
+    void analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
+
+    // Numeric factorisation for the current Φq (same pattern as analyzed). Returns false when
+    // S is singular; singularRow() then names the row found dependent.
+    bool factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
+
+    // Solves with the last factorisation. `c` and `lambda` have one entry per row of Φq
+    // (redundant rows: c ignored, λ = 0).
+    void solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+               Eigen::VectorXd& lambda) const;
+
+    // Minimum-norm correction in the mass metric: x = −M⁻¹ Φqᵀ S⁻¹ r (projection steps).
+    void project(const Eigen::VectorXd& r, Eigen::VectorXd& x) const;
+
+    int rows() const { return rows_; }
+    int rank() const { return static_cast<int>(active_.size()); }
+    const std::vector<int>& redundantRows() const { return redundant_; }
+    int singularRow() const { return singularRow_; }
+
+private:
+    void selectActive(const RowMatrix& Phi_q);
+
+    int rows_ = 0;
+    std::vector<int> active_;     // rows kept, ascending
+    std::vector<int> redundant_;  // rows dropped, ascending
+    RowMatrix Phi_a_;             // active rows of Φq
+    Eigen::VectorXd Minv_;
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
+    bool patternAnalyzed_ = false;
+    int singularRow_ = -1;
+};
+
+}  // namespace engine

@@ -1,0 +1,23 @@
+#include "engine/state/state.h"
+
+#include "engine/model/model.h"
+
+namespace engine {
+
+State initialState(const Model& model) {
+    State s;
+    s.q.resize(model.positionSize());
+    s.v.resize(model.velocitySize());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        setBodyPose(s.q, b, body.X_WB0);
+        s.v.segment<3>(6 * b) = body.v_WBcm0_W;
+        s.v.segment<3>(6 * b + 3) = body.w_WB0_B;
+    }
+    int coordinates = 0;
+    for (const JointModel& joint : model.joints) coordinates += static_cast<int>(joint.coordinates.size());
+    s.jointCoordinates = Eigen::VectorXd::Zero(coordinates);
+    return s;
+}
+
+}  // namespace engine

@@ -1,0 +1,39 @@
+#pragma once
+// State: everything needed to resume a run exactly. Small and cheap to copy (history).
+//
+//   q  per body, 7 entries: r = p_WBcm_W (3), then e_WB = (w, x, y, z) unit quaternion
+//   v  per body, 6 entries: v_WBcm_W (3, world axes), then ω'_WB (3, body axes)
+//   work accumulators [J]: energy put in by drivers, and dissipated by dampers
+
+#include <Eigen/Core>
+
+#include "engine/math/spatial.h"
+
+namespace engine {
+
+struct Model;
+
+struct State {
+    double t = 0.0;
+    Eigen::VectorXd q;
+    Eigen::VectorXd v;
+    double driverWork = 0.0;      // ∫ driver power dt
+    double dissipatedEnergy = 0.0;  // ∫ damper power dt (≥ 0)
+    // Last value of every joint coordinate (flattened over joints), so angles are reported
+    // continuously past ±π.
+    Eigen::VectorXd jointCoordinates;
+};
+
+// The model's initial state (t = 0), before assembly.
+State initialState(const Model& model);
+
+inline Vec3 bodyPosition(const Eigen::VectorXd& q, int b) { return q.segment<3>(7 * b); }
+inline Quat bodyOrientation(const Eigen::VectorXd& q, int b) {
+    return Quat(q(7 * b + 3), q(7 * b + 4), q(7 * b + 5), q(7 * b + 6));
+}
+inline void setBodyPose(Eigen::VectorXd& q, int b, const Transform& X_WB) {
+    q.segment<3>(7 * b) = X_WB.p;
+    q.segment<4>(7 * b + 3) << X_WB.R.w(), X_WB.R.x(), X_WB.R.y(), X_WB.R.z();
+}
+
+}  // namespace engine

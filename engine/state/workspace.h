@@ -1,0 +1,36 @@
+#pragma once
+// Workspace: per-step scratch of the engine thread (frames, constraint rows, the KKT
+// factorisation, forces). Never saved, never shared between threads.
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/constraints/constraints.h"
+#include "engine/forces/forces.h"
+#include "engine/kinematics/kinematics.h"
+#include "engine/solver/kkt_solver.h"
+
+namespace engine {
+
+struct Workspace {
+    std::vector<BodyFrame> frames;
+    ConstraintEvaluation constraints;
+    KktSolver solver;
+    bool prepared = false;
+    Eigen::VectorXd Minv;    // 6 per body: 1/m (3), 1/J' (3)
+    Eigen::VectorXd g;       // applied generalised forces
+    Eigen::VectorXd vdot;    // accelerations (v̇_W, ω̇')
+    Eigen::VectorXd lambda;  // multipliers, one per constraint row
+    ForceEnergies forceEnergies;
+};
+
+// Outcome of an engine operation: failures carry a message naming the entity and time.
+struct Status {
+    bool ok = true;
+    std::string message;
+    static Status failure(std::string message) { return {false, std::move(message)}; }
+};
+
+}  // namespace engine
