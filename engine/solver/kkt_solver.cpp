@@ -92,14 +92,18 @@ void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen:
     x = Minv_g - Minv_.cwiseProduct(Phi_a_.transpose() * lambda_a);
 }
 
-void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x) const {
+void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
+    if (mu) mu->setZero(rows_);
     if (Phi_a_.rows() == 0) {
         x.setZero(Minv_.size());
         return;
     }
     Eigen::VectorXd r_a(Phi_a_.rows());
     for (Eigen::Index k = 0; k < r_a.size(); ++k) r_a(k) = r(active_[static_cast<std::size_t>(k)]);
-    x = -Minv_.cwiseProduct(Phi_a_.transpose() * ldlt_.solve(r_a));
+    const Eigen::VectorXd mu_a = ldlt_.solve(r_a);
+    x = -Minv_.cwiseProduct(Phi_a_.transpose() * mu_a);
+    if (mu)
+        for (Eigen::Index k = 0; k < mu_a.size(); ++k) (*mu)(active_[static_cast<std::size_t>(k)]) = mu_a(k);
 }
 
 }  // namespace engine

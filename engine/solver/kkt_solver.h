@@ -38,8 +38,9 @@ public:
     void solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                Eigen::VectorXd& lambda) const;
 
-    // Minimum-norm correction in the mass metric: x = −M⁻¹ Φqᵀ S⁻¹ r (projection steps).
-    void project(const Eigen::VectorXd& r, Eigen::VectorXd& x) const;
+    // Minimum-norm correction in the mass metric: x = −M⁻¹ Φqᵀ μ with μ = S⁻¹ r (projection
+    // steps, impulses); μ (one entry per row, 0 for redundant rows) is returned on request.
+    void project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu = nullptr) const;
 
     int rows() const { return rows_; }
     int rank() const { return static_cast<int>(active_.size()); }

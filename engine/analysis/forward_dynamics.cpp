@@ -1,0 +1,22 @@
+#include "engine/analysis/forward_dynamics.h"
+
+namespace engine {
+
+ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
+    : model_(std::move(model)), integrator_(makeIntegrator(model_->settings)) {}
+
+Status ForwardDynamics::initialize() { return initialize(initialState(*model_)); }
+
+Status ForwardDynamics::initialize(const State& state) {
+    state_ = state;
+    if (Status s = prepareWorkspace(*model_, state_, ws_); !s.ok) return s;
+    if (Status s = projectState(*model_, state_, ws_); !s.ok)
+        return Status::failure("the mechanism cannot be assembled: " + s.message);
+    return {};
+}
+
+Status ForwardDynamics::advance(double tEnd) { return integrator_->advance(*model_, state_, ws_, tEnd); }
+
+Status ForwardDynamics::outputs(Outputs& out) { return computeOutputs(*model_, state_, ws_, out); }
+
+}  // namespace engine

@@ -1,0 +1,40 @@
+#pragma once
+// Running forward dynamics: assemble the initial state, then integrate with the model's
+// integrator, reporting the state and outputs at every output time. One code path serves the
+// CLI, the tests and (later) the simulator thread.
+
+#include <functional>
+#include <memory>
+
+#include "engine/analysis/outputs.h"
+#include "engine/integrators/integrator.h"
+
+namespace engine {
+
+class ForwardDynamics {
+public:
+    explicit ForwardDynamics(std::shared_ptr<const Model> model);
+
+    // Prepares the solver and assembles the initial state (Φ = 0, Φq v = ν, by projection in
+    // the mass metric). Must succeed before advance().
+    Status initialize();
+    Status initialize(const State& state);
+
+    // Advances to tEnd (one output interval, or several for fixed-step integrators).
+    Status advance(double tEnd);
+
+    Status outputs(Outputs& out);
+
+    const State& state() const { return state_; }
+    const Model& model() const { return *model_; }
+    const KktSolver& solver() const { return ws_.solver; }
+    const IntegratorStatistics& statistics() const { return integrator_->statistics(); }
+
+private:
+    std::shared_ptr<const Model> model_;
+    State state_;
+    Workspace ws_;
+    std::unique_ptr<Integrator> integrator_;
+};
+
+}  // namespace engine

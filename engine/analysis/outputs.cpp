@@ -1,0 +1,79 @@
+#include "engine/analysis/outputs.h"
+
+#include "engine/forces/forces.h"
+
+namespace engine {
+
+double kineticEnergy(const Model& model, const State& state) {
+    double e = 0.0;
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        const Vec3 w = state.v.segment<3>(6 * b + 3);
+        e += 0.5 * body.mass * state.v.segment<3>(6 * b).squaredNorm() + 0.5 * w.dot(body.inertia.cwiseProduct(w));
+    }
+    return e;
+}
+
+double gravitationalEnergy(const Model& model, const State& state) {
+    double e = 0.0;
+    for (int b = 0; b < model.bodyCount(); ++b)
+        e -= model.bodies[static_cast<std::size_t>(b)].mass * model.gravity.dot(bodyPosition(state.q, b));
+    return e;
+}
+
+Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out) {
+    if (Status s = computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws); !s.ok) return s;
+    out.t = state.t;
+    const auto& Phi_q = ws.constraints.Phi_q;
+
+    // Reactions from each joint's rows.
+    out.reactions.assign(model.joints.size(), {});
+    for (std::size_t j = 0; j < model.joints.size(); ++j) {
+        const JointModel& joint = model.joints[j];
+        const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+        const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+        const bool onI = mi.body != kGround;
+        const int body = onI ? mi.body : mj.body;
+        // Generalised constraint force on `body` from this joint's rows: −Φq_bᵀ λ.
+        Eigen::Matrix<double, 6, 1> f = Eigen::Matrix<double, 6, 1>::Zero();
+        const int first = model.jointRowOffset[j];
+        for (int r = first; r < first + joint.rows; ++r)
+            for (SparseRowMatrix::InnerIterator it(Phi_q, r); it; ++it)
+                if (it.col() >= 6 * body && it.col() < 6 * body + 6) f(it.col() - 6 * body) -= it.value() * ws.lambda(r);
+        const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
+        const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
+        const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);
+        const Vec3 F = f.head<3>();
+        const Vec3 N = frame.R * f.tail<3>();  // about the COM, world axes
+        const Vec3 T = N - (I.p - frame.r).cross(F);  // about I's origin
+        JointReaction& r = out.reactions[j];
+        r.force_W = onI ? F : Vec3(-F);
+        r.torque_W = onI ? T : Vec3(-T);
+        r.force_J = J.R.transpose() * r.force_W;
+        r.torque_J = J.R.transpose() * r.torque_W;
+    }
+
+    // Driver efforts: a driver row's generalised force is −Jᵀλ, i.e. an actuator force or
+    // torque −λ along the driven coordinate.
+    out.driverEffort.assign(model.drivers.size(), 0.0);
+    for (std::size_t d = 0; d < model.drivers.size(); ++d)
+        out.driverEffort[d] = -ws.lambda(model.jointRows + static_cast<int>(d));
+
+    // Joint coordinates (unwound in the state) and their rates.
+    out.jointCoordinates = state.jointCoordinates;
+    out.jointRates.resize(state.jointCoordinates.size());
+    int n = 0;
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+        for (int c = 0; c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size()); ++c)
+            out.jointRates(n++) = jointCoordinate(model, ws.frames, j, c).rate;
+
+    out.energies.kinetic = kineticEnergy(model, state);
+    out.energies.gravitational = gravitationalEnergy(model, state);
+    out.energies.elastic = ws.forceEnergies.elastic;
+    out.energies.driverWork = state.driverWork;
+    out.energies.dissipated = state.dissipatedEnergy;
+    out.constraintError = maxPositionResidual(ws.constraints);
+    return {};
+}
+
+}  // namespace engine

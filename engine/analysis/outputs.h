@@ -1,0 +1,57 @@
+#pragma once
+// What a run reports at an instant besides the state: joint reactions, driver efforts, joint
+// coordinates and rates, energies and the constraint error (seed 001 "reaction forces from
+// multipliers").
+//
+// Reaction of joint k: the force and torque that part j exerts on part i, at marker I's
+// origin, in world axes and in marker J's axes. From the joint's rows, −Φq_iᵀ λ is the
+// generalised force on body i (force at the COM, torque in body axes); moved to I's origin
+// the torque becomes n − s × f with s from the COM to the origin. When part i is the ground,
+// the opposite of the wrench on part j (taken about I's origin) is reported.
+// Rows found redundant carry no load: their share appears in the rows kept (docs/engine.md).
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/analysis/dynamics.h"
+
+namespace engine {
+
+struct JointReaction {
+    Vec3 force_W = Vec3::Zero();   // N
+    Vec3 torque_W = Vec3::Zero();  // N·m, about marker I's origin
+    Vec3 force_J = Vec3::Zero();   // the same in marker J's axes
+    Vec3 torque_J = Vec3::Zero();
+};
+
+struct Energies {
+    double kinetic = 0.0;
+    double gravitational = 0.0;  // −Σ m g·r
+    double elastic = 0.0;        // springs and bushings
+    double driverWork = 0.0;     // energy put in by drivers since t = 0
+    double dissipated = 0.0;     // energy taken out by dampers since t = 0
+    double potential() const { return gravitational + elastic; }
+    double total() const { return kinetic + potential(); }
+    // Conserved quantity: total − driverWork + dissipated.
+    double balance() const { return total() - driverWork + dissipated; }
+};
+
+struct Outputs {
+    double t = 0.0;
+    std::vector<JointReaction> reactions;  // per joint
+    std::vector<double> driverEffort;      // per driver: force [N] or torque [N·m] on part i along J's z
+    Eigen::VectorXd jointCoordinates;      // as State::jointCoordinates
+    Eigen::VectorXd jointRates;
+    Energies energies;
+    double constraintError = 0.0;          // largest position-level |Φ|
+};
+
+// Solves the KKT system at `state` (the workspace must be prepared) and fills `out`.
+Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out);
+
+// Kinetic and gravitational energy only (no solve needed).
+double kineticEnergy(const Model& model, const State& state);
+double gravitationalEnergy(const Model& model, const State& state);
+
+}  // namespace engine

@@ -1,0 +1,31 @@
+#pragma once
+// Mechanisms built in C++ for the physics tests (SI units, z up, gravity −9.81 z unless set).
+
+#include <string>
+
+#include "engine/model/scene_spec.h"
+
+namespace engine::test {
+
+// Box part with box inertia, frame at its centre, mass m, edges e, at `position`, turned by R.
+Part box(SceneSpec& spec, const std::string& name, double m, const Vec3& e, const Vec3& position,
+         const Quat& R = Quat::Identity());
+
+Part groundPart(SceneSpec& spec);
+
+// Adds a marker to `part` at p (part frame) with its z axis along `zAxis` (part frame).
+void addMarker(SceneSpec& spec, Part& part, const std::string& name, const Vec3& p,
+               const Vec3& zAxis = Vec3::UnitZ());
+
+Joint joint(SceneSpec& spec, const std::string& name, JointType type, const std::string& markerI,
+            const std::string& markerJ);
+
+// Planar chain of n boxes 0.1 × 0.02 × 0.02 m, 1 kg, revolute about +y, horizontal along +x
+// (the chain-N benchmark of the design notes): joint k at (0.1 k, 0, 0).
+SceneSpec chain(int links, IntegratorType integrator, double stepSize);
+
+// The fourbar benchmark: A (0,0,0), D (0.4,0,0); crank AB 0.1 at 45°, coupler BC 0.4,
+// rocker DC 0.3; revolutes about +y at A, B, C, D; 1 kg links of section 0.02 × 0.02.
+SceneSpec fourBar(IntegratorType integrator, double stepSize);
+
+}  // namespace engine::test
