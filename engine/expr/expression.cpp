@@ -126,16 +126,18 @@ double Expression::eval(double t) const {
     }
 }
 
+// Five-point central differences (fourth order) with h = 1e-3 s (scaled with |t|).
 double Expression::derivative(double t) const {
     if (impl_->constant) return 0.0;
-    const double h = 1e-4 * std::max(1.0, std::abs(t));
-    return (eval(t + h) - eval(t - h)) / (2.0 * h);
+    const double h = 1e-3 * std::max(1.0, std::abs(t));
+    return (eval(t - 2 * h) - 8.0 * eval(t - h) + 8.0 * eval(t + h) - eval(t + 2 * h)) / (12.0 * h);
 }
 
 double Expression::secondDerivative(double t) const {
     if (impl_->constant) return 0.0;
-    const double h = 1e-4 * std::max(1.0, std::abs(t));
-    return (eval(t + h) - 2.0 * eval(t) + eval(t - h)) / (h * h);
+    const double h = 1e-3 * std::max(1.0, std::abs(t));
+    return (-eval(t - 2 * h) + 16.0 * eval(t - h) - 30.0 * eval(t) + 16.0 * eval(t + h) - eval(t + 2 * h)) /
+           (12.0 * h * h);
 }
 
 const std::string& Expression::text() const { return impl_->text; }

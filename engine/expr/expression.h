@@ -30,8 +30,9 @@ public:
     static std::optional<Expression> parse(const std::string& text, std::string& error);
 
     double eval(double time) const;
-    // Time derivatives by central differences (step 1e-4 s scaled with |time|): accurate to
-    // about 1e-8 relative for smooth functions; exact enough for drivers' Φt and Φtt.
+    // Time derivatives by five-point central differences (step 1e-3 s, scaled with |time|):
+    // about 1e-9 relative for smooth functions; used for drivers' Φt and Φtt. Near a kink
+    // (ramp, table corners) they average over ±2 ms.
     double derivative(double time) const;
     double secondDerivative(double time) const;
 

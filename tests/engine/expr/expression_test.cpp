@@ -1,0 +1,86 @@
+#include "engine/expr/expression.h"
+
+#include "engine/math/spatial.h"
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace engine {
+namespace {
+
+Expression parsed(const std::string& text) {
+    std::string error;
+    auto e = Expression::parse(text, error);
+    EXPECT_TRUE(e.has_value()) << text << ": " << error;
+    return e ? *e : Expression();
+}
+
+TEST(Expression, EvaluatesFunctionsOfTimeWithDegrees) {
+    const Expression e = parsed("30d*sin(2*pi*time)");
+    EXPECT_FALSE(e.isConstant());
+    EXPECT_NEAR(e.eval(0.25), 30.0 * kPi / 180.0, 1e-15);
+    EXPECT_NEAR(e.eval(0.0), 0.0, 1e-15);
+    // d/dt = 30° · 2π cos(2π t), d²/dt² = −30° · 4π² sin(2π t): to about 1e-9 relative.
+    EXPECT_NEAR(e.derivative(0.1), kPi / 6 * 2 * kPi * std::cos(0.2 * kPi), 3e-9);
+    EXPECT_NEAR(e.secondDerivative(0.1), -kPi / 6 * 4 * kPi * kPi * std::sin(0.2 * kPi), 3e-8);
+}
+
+TEST(Expression, ConstantsAreRecognised) {
+    const Expression e = parsed("2*pi");
+    EXPECT_TRUE(e.isConstant());
+    EXPECT_DOUBLE_EQ(e.eval(123.0), 2 * kPi);
+    EXPECT_EQ(e.derivative(1.0), 0.0);
+    EXPECT_EQ(Expression::constant(4.5).eval(0.0), 4.5);
+    EXPECT_EQ(Expression().eval(1.0), 0.0);
+}
+
+TEST(Expression, CubicStepIsSmoothAndHitsItsEnds) {
+    const Expression e = parsed("step(time, 1, 0, 2, 90d)");
+    EXPECT_EQ(e.eval(0.5), 0.0);
+    EXPECT_NEAR(e.eval(1.5), kPi / 4, 1e-15);  // half-way
+    EXPECT_NEAR(e.eval(3.0), kPi / 2, 1e-15);
+    EXPECT_NEAR(e.derivative(1.0 + 1e-3), 0.0, 1e-2);  // starts with zero slope (C1)
+    EXPECT_NEAR(e.derivative(1.5), 1.5 * kPi / 2, 1e-7);  // peak slope 3/2 (h1 − h0)/(x1 − x0)
+}
+
+TEST(Expression, RampHarmonicAndTable) {
+    EXPECT_NEAR(parsed("ramp(time, 0, 2, 1, 5)").eval(0.5), 2.0, 1e-15);
+    EXPECT_NEAR(parsed("harmonic(time, 3, 0.5, 0)").eval(0.5), 3.0 * std::sin(kPi / 2), 1e-15);
+    const Expression table = parsed("table(time, 0, 0, 1, 10, 3, 4)");
+    EXPECT_NEAR(table.eval(0.5), 5.0, 1e-15);
+    EXPECT_NEAR(table.eval(2.0), 7.0, 1e-15);
+    EXPECT_NEAR(table.eval(-1.0), 0.0, 1e-15);
+    EXPECT_NEAR(table.eval(9.0), 4.0, 1e-15);
+    EXPECT_NEAR(parsed("step5(time, 0, 0, 1, 1)").eval(0.5), 0.5, 1e-15);
+}
+
+TEST(Expression, ReportsSyntaxErrorsAndUnknownNames) {
+    std::string error;
+    EXPECT_FALSE(Expression::parse("sin(tme)", error));
+    EXPECT_NE(error.find("tme"), std::string::npos) << error;
+    EXPECT_FALSE(Expression::parse("1 +", error));
+    EXPECT_FALSE(error.empty());
+    EXPECT_FALSE(Expression::parse("table(time, 1, 0, 0, 1)", error));  // x not ascending
+}
+
+TEST(Expression, ManyThreadsCanEvaluateOneExpression) {
+    const Expression e = parsed("time*time");
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int k = 0; k < 4; ++k)
+        threads.emplace_back([&, k] {
+            for (int i = 0; i < 2000; ++i) {
+                const double t = k + i * 1e-3;
+                if (e.eval(t) != t * t) ++wrong;
+            }
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace engine

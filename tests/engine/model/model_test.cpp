@@ -1,0 +1,90 @@
+#include "engine/model/model.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/mechanisms.h"
+
+namespace engine {
+namespace {
+
+TEST(Compile, MovesTheBodyFrameToTheCentreOfMassOnPrincipalAxes) {
+    SceneSpec spec;
+    Part part;
+    part.id = spec.newId();
+    part.name = "p";
+    part.mass = 3.0;
+    part.p_PPcm = Vec3(0.1, -0.2, 0.05);
+    Mat3 I;
+    I << 0.5, 0.1, 0.0, 0.1, 0.4, 0.05, 0.0, 0.05, 0.3;
+    part.I_Pcm_P = I;
+    part.X_WP = {quatFromAxisAngle(Vec3(1, 1, 0), 0.7), Vec3(1, 2, 3)};
+    part.w_WP_W = Vec3(0.0, 0.0, 2.0);
+    part.v_WPo_W = Vec3(1.0, 0.0, 0.0);
+    test::addMarker(spec, part, "m", Vec3(0.3, 0.1, -0.1), Vec3(0, 1, 0));
+    spec.parts.push_back(part);
+
+    const CompileResult c = compile(spec);
+    ASSERT_TRUE(c.model);
+    const BodyModel& body = c.model->bodies[0];
+    // Diagonal inertia in B equals the tensor in P rotated: R_PB diag(J') R_PBᵀ = I.
+    const Mat3 R_PB = body.X_PB.rotationMatrix();
+    EXPECT_LT((R_PB * body.inertia.asDiagonal() * R_PB.transpose() - I).norm(), 1e-14);
+    EXPECT_GT(R_PB.determinant(), 0.0);
+    EXPECT_LT((body.X_PB.p - part.p_PPcm).norm(), 1e-15);
+    // The marker is where the user put it, whatever frame the body uses.
+    const Transform X_WM = body.X_WB0 * c.model->markers[0].X_BM;
+    const Transform expected = part.X_WP * part.markers[0].X_PM;
+    EXPECT_LT((X_WM.p - expected.p).norm(), 1e-14);
+    EXPECT_LT(X_WM.R.angularDistance(expected.R), 1e-14);
+    // COM velocity = v_origin + ω × (COM − origin); angular velocity in body axes.
+    const Vec3 r = part.X_WP.R * part.p_PPcm;
+    EXPECT_LT((body.v_WBcm0_W - (part.v_WPo_W + part.w_WP_W.cross(r))).norm(), 1e-14);
+    EXPECT_LT((body.X_WB0.R * body.w_WB0_B - part.w_WP_W).norm(), 1e-14);
+}
+
+TEST(Compile, ComputesMassFromDensityAndGeometry) {
+    SceneSpec spec;
+    Part part;
+    part.id = spec.newId();
+    part.name = "rod";
+    part.density = 7800.0;
+    Shape cyl;
+    cyl.type = ShapeType::Cylinder;
+    cyl.radius = 0.01;
+    cyl.length = 0.5;
+    part.shapes.push_back(cyl);
+    spec.parts.push_back(part);
+    const CompileResult c = compile(spec);
+    ASSERT_TRUE(c.model);
+    const double m = 7800.0 * kPi * 1e-4 * 0.5;
+    EXPECT_NEAR(c.model->bodies[0].mass, m, 1e-12);
+    // Principal moments ascending: the axial one (½ m r²) first.
+    EXPECT_NEAR(c.model->bodies[0].inertia(0), 0.5 * m * 1e-4, 1e-15);
+    EXPECT_NEAR(c.model->bodies[0].inertia(2), m * (3e-4 + 0.25) / 12.0, 1e-12);
+}
+
+TEST(Compile, RefusesAnInvalidSpecWithItsDiagnostics) {
+    SceneSpec spec = test::chain(1, IntegratorType::RungeKutta4, 1e-3);
+    spec.parts[1].mass = -1.0;
+    const CompileResult c = compile(spec);
+    EXPECT_FALSE(c.model);
+    ASSERT_FALSE(c.diagnostics.empty());
+    EXPECT_EQ(c.diagnostics[0].where, "/parts/1/mass");
+}
+
+TEST(Compile, LaysOutRowsJointByJointThenDrivers) {
+    SceneSpec spec = test::chain(3, IntegratorType::RungeKutta4, 1e-3);
+    spec.motions.push_back(MotionSpec{.id = spec.newId(), .name = "drive", .joint = "j1",
+                                      .axis = JointAxis::Rotation, .level = MotionLevel::Position,
+                                      .expression = "time"});
+    const CompileResult c = compile(spec);
+    ASSERT_TRUE(c.model);
+    EXPECT_EQ(c.model->jointRows, 15);
+    EXPECT_EQ(c.model->constraintRows(), 16);
+    EXPECT_EQ(c.model->jointRowOffset, (std::vector<int>{0, 5, 10}));
+    EXPECT_EQ(c.model->drivers[0].joint, 1);
+    EXPECT_EQ(c.model->joints[0].rowLabels[2], "coincident z");
+}
+
+}  // namespace
+}  // namespace engine
