@@ -7,13 +7,20 @@
 //   * exit status 0 on success, 1 when the input is invalid or an operation fails,
 //     2 for command-line usage errors.
 
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/io/csv_export.h"
 #include "engine/io/scene_json.h"
 #include "engine/version.h"
 
@@ -67,6 +74,151 @@ int runCheck(const std::string& path) {
     return 0;
 }
 
+// Reads and compiles a scene; prints every problem. Null on failure.
+std::shared_ptr<const engine::Model> loadModel(const std::string& path, const engine::SolverSettings* overrides,
+                                               engine::Diagnostics* diagnosticsOut = nullptr) {
+    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
+    if (diagnosticsOut) *diagnosticsOut = loaded.diagnostics;
+    printDiagnostics(loaded.diagnostics, path);
+    if (!loaded.scene) return nullptr;
+    if (overrides) loaded.scene->settings = *overrides;
+    engine::CompileResult compiled = engine::compile(*loaded.scene);
+    if (diagnosticsOut) diagnosticsOut->insert(diagnosticsOut->end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
+    printDiagnostics(compiled.diagnostics, path);
+    return compiled.model;
+}
+
+struct SimulateOptions {
+    std::string scene;
+    double duration = 0.0;
+    double dt = 0.0;  // 0: the scene's step size
+    std::string integrator;
+    std::string out;
+    int every = 1;
+};
+
+// `simulate`: forward dynamics to `duration`, one CSV row per output step (t = 0 first).
+int runSimulate(const SimulateOptions& options) {
+    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(options.scene);
+    printDiagnostics(loaded.diagnostics, options.scene);
+    if (!loaded.scene) return kExitInvalidInput;
+    engine::SceneSpec& spec = *loaded.scene;
+    if (options.dt > 0.0) spec.settings.stepSize = options.dt;
+    if (!options.integrator.empty()) {
+        const auto type = engine::integratorFromName(options.integrator);
+        if (!type) {
+            printError("unknown integrator '" + options.integrator + "' (expected symplecticEuler, rk4 or dopri45)",
+                       "command line: --integrator");
+            return kExitUsage;
+        }
+        spec.settings.integrator = *type;
+    }
+    const engine::CompileResult compiled = engine::compile(spec);
+    printDiagnostics(compiled.diagnostics, options.scene);
+    if (!compiled.model) return kExitInvalidInput;
+
+    // Results go to a temporary file renamed at the end, so a reader never sees half a file
+    // under the final name; on a failure the rows computed so far are kept and the error says
+    // where the run stopped.
+    std::ofstream file;
+    std::ostream* out = &std::cout;
+    const std::string temporary = options.out.empty() ? "" : options.out + ".partial";
+    if (!options.out.empty()) {
+        file.open(temporary, std::ios::binary | std::ios::trunc);
+        if (!file) {
+            printError("cannot write results file", options.out);
+            return kExitInvalidInput;
+        }
+        out = &file;
+    }
+    engine::io::CsvWriter csv(*compiled.model, *out);
+    csv.writeHeader();
+
+    engine::ForwardDynamics sim(compiled.model);
+    engine::Status status = sim.initialize();
+    const double interval = spec.settings.stepSize * options.every;
+    const long rows = std::lround(options.duration / interval);
+    engine::Outputs outputs;
+    for (long k = 0; status.ok && k <= rows; ++k) {
+        if (k > 0) status = sim.advance(std::min(options.duration, k * interval));
+        if (status.ok) status = sim.outputs(outputs);
+        if (status.ok) csv.writeRow(sim.state(), outputs);
+    }
+    if (!options.out.empty()) {
+        file.close();
+        std::error_code ec;
+        std::filesystem::rename(temporary, options.out, ec);
+        if (ec) {
+            printError("cannot write results file: " + ec.message(), options.out);
+            return kExitInvalidInput;
+        }
+    }
+    if (!status.ok) {
+        printError("simulation stopped: " + status.message, options.scene);
+        return kExitInvalidInput;
+    }
+    return 0;
+}
+
+// `info`: the mechanism's structure and mobility as JSON on stdout.
+int runInfo(const std::string& path) {
+    nlohmann::ordered_json info;
+    info["file"] = path;
+    engine::Diagnostics diagnostics;
+    const auto model = loadModel(path, nullptr, &diagnostics);
+    nlohmann::ordered_json errors = nlohmann::json::array();
+    for (const engine::Diagnostic& d : diagnostics)
+        if (d.severity == engine::Severity::Error) errors.push_back({{"where", d.where}, {"message", d.message}});
+    if (!model) {
+        info["errors"] = errors;
+        std::cout << info.dump(2) << "\n";
+        return kExitInvalidInput;
+    }
+    info["name"] = model->name;
+    nlohmann::ordered_json parts = nlohmann::json::array();
+    for (const engine::BodyModel& body : model->bodies)
+        parts.push_back({{"name", body.name}, {"mass", body.mass},
+                         {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
+    info["parts"] = parts;
+    nlohmann::ordered_json joints = nlohmann::json::array();
+    for (const engine::JointModel& joint : model->joints)
+        joints.push_back({{"name", joint.name}, {"type", std::string(engine::jointTypeName(joint.type))},
+                          {"equations", joint.rows}});
+    info["joints"] = joints;
+    nlohmann::ordered_json motions = nlohmann::json::array();
+    for (const engine::DriverModel& d : model->drivers)
+        motions.push_back({{"name", d.name}, {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
+                           {"expression", d.f.text()}});
+    info["motions"] = motions;
+
+    engine::ForwardDynamics sim(model);
+    const engine::Status status = sim.initialize();
+    const int coordinates = model->velocitySize();
+    info["dof"] = {{"gruebler", coordinates - model->constraintRows()},
+                   {"actual", coordinates - sim.solver().rank()}};
+    nlohmann::ordered_json redundant = nlohmann::json::array();
+    for (int row : sim.solver().redundantRows()) {
+        if (row < model->jointRows) {
+            for (std::size_t j = 0; j < model->joints.size(); ++j) {
+                const int first = model->jointRowOffset[j];
+                if (row >= first && row < first + model->joints[j].rows)
+                    redundant.push_back({{"joint", model->joints[j].name},
+                                         {"equation", model->joints[j].rowLabels[static_cast<std::size_t>(row - first)]}});
+            }
+        } else {
+            redundant.push_back({{"motion", model->drivers[static_cast<std::size_t>(row - model->jointRows)].name}});
+        }
+    }
+    info["redundantConstraints"] = redundant;
+    if (!status.ok) {
+        errors.push_back({{"where", ""}, {"message", status.message}});
+        printError(status.message, path);
+    }
+    info["errors"] = errors;
+    std::cout << info.dump(2) << "\n";
+    return status.ok ? 0 : kExitInvalidInput;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,6 +233,24 @@ int main(int argc, char** argv) {
     CLI::App* check =
         app.add_subcommand("check", "Read and validate a scene file; print a summary.");
     check->add_option("scene", scenePath, "Scene file (.json)")->required();
+
+    SimulateOptions sim;
+    CLI::App* simulate = app.add_subcommand(
+        "simulate", "Run forward dynamics and write the results as CSV (stdout or --out).");
+    simulate->add_option("scene", sim.scene, "Scene file (.json)")->required();
+    simulate->add_option("--duration", sim.duration, "Simulated time [s]")->required()->check(CLI::PositiveNumber);
+    simulate->add_option("--dt", sim.dt,
+                         "Step size [s] (fixed-step integrators) or output interval (dopri45); "
+                         "default: the scene's")
+        ->check(CLI::PositiveNumber);
+    simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4 or dopri45 (default: the scene's)");
+    simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
+    simulate->add_option("--every", sim.every, "Write every K-th step (default 1)")->check(CLI::PositiveNumber);
+
+    std::string infoPath;
+    CLI::App* info = app.add_subcommand(
+        "info", "Print the mechanism's parts, joints, degrees of freedom and redundant constraints as JSON.");
+    info->add_option("scene", infoPath, "Scene file (.json)")->required();
 
     try {
         app.parse(argc, argv);
@@ -97,5 +267,7 @@ int main(int argc, char** argv) {
     }
 
     if (check->parsed()) return runCheck(scenePath);
+    if (simulate->parsed()) return runSimulate(sim);
+    if (info->parsed()) return runInfo(infoPath);
     return kExitUsage;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -278,12 +279,19 @@ public:
     void part(const json& j, const std::string& at, SceneSpec& spec, Part& p) {
         if (!isObject(j, at)) return;
         checkKeys(j, at,
-                  {"name", "ground", "mass", "centerOfMass", "inertia", "position", "orientation",
-                   "velocity", "angularVelocity", "color", "geometry", "markers"});
+                  {"name", "ground", "mass", "density", "centerOfMass", "inertia", "position",
+                   "orientation", "velocity", "angularVelocity", "color", "geometry", "markers"});
         p.id = spec.newId();
         name(j, at, p.name);
         if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
-        if (!p.ground) {
+        if (const json* d = optional(j, "density")) {
+            double density = 0.0;
+            if (number(*d, at + "/density", density)) p.density = density;
+            for (const char* key : {"mass", "inertia", "centerOfMass"})
+                if (j.contains(key))
+                    error(at + "/" + key, std::string("give either 'density' (mass from geometry) or '") +
+                                              key + "', not both");
+        } else if (!p.ground) {
             if (const json* m = required(j, at, "mass")) number(*m, at + "/mass", p.mass);
             if (!j.contains("inertia")) error(at, "missing required key 'inertia'");
         }
@@ -358,7 +366,8 @@ public:
     void scene(const json& root, SceneSpec& spec) {
         if (!isObject(root, "")) return;
         checkKeys(root, "",
-                  {"format", "version", "name", "description", "gravity", "parts", "joints"});
+                  {"format", "version", "name", "description", "gravity", "settings", "parts",
+                   "joints", "forces", "motions"});
 
         // Header: identifies the file before anything else is trusted.
         std::string format;
@@ -397,6 +406,161 @@ public:
                 joint((*joints)[k], "/joints/" + std::to_string(k), jt);
                 spec.joints.push_back(std::move(jt));
             }
+        }
+        if (const json* forces = optional(root, "forces"); forces && isArray(*forces, "/forces")) {
+            for (std::size_t k = 0; k < forces->size(); ++k) {
+                ForceSpec f;
+                f.id = spec.newId();
+                force((*forces)[k], "/forces/" + std::to_string(k), f);
+                spec.forces.push_back(std::move(f));
+            }
+        }
+        if (const json* motions = optional(root, "motions"); motions && isArray(*motions, "/motions")) {
+            for (std::size_t k = 0; k < motions->size(); ++k) {
+                MotionSpec m;
+                m.id = spec.newId();
+                motion((*motions)[k], "/motions/" + std::to_string(k), m);
+                spec.motions.push_back(std::move(m));
+            }
+        }
+        if (const json* st = optional(root, "settings")) settings(*st, "/settings", spec.settings);
+    }
+
+    // An expression of time: a number or a string.
+    void expression(const json& j, const std::string& at, std::string& out) {
+        if (j.is_number()) {
+            double value = 0.0;
+            if (number(j, at, value)) {
+                char text[32];
+                std::snprintf(text, sizeof text, "%.17g", value);
+                out = text;
+            }
+        } else if (j.is_string()) {
+            out = j.get<std::string>();
+        } else {
+            error(at, "expected a number or an expression of time (a string), got " + typeName(j));
+        }
+    }
+
+    // One of a fixed set of words.
+    template <class Enum>
+    bool word(const json& j, const std::string& at, std::initializer_list<std::pair<const char*, Enum>> choices,
+              Enum& out) {
+        std::string text;
+        if (!string(j, at, text)) return false;
+        std::string list;
+        for (const auto& [name, value] : choices) {
+            if (text == name) {
+                out = value;
+                return true;
+            }
+            list += (list.empty() ? "" : ", ") + std::string(name);
+        }
+        error(at, "unknown value '" + text + "' (expected one of: " + list + ")");
+        return false;
+    }
+
+    void force(const json& j, const std::string& at, ForceSpec& f) {
+        if (!isObject(j, at)) return;
+        name(j, at, f.name);
+        std::string type;
+        const json* jt = required(j, at, "type");
+        if (!jt || !string(*jt, at + "/type", type)) return;
+        const auto parsed = forceTypeFromName(type);
+        if (!parsed) {
+            error(at + "/type", "unknown force type '" + type +
+                                    "' (expected pointForce, pointTorque, springDamper, "
+                                    "rotationalSpringDamper or bushing)");
+            return;
+        }
+        f.type = *parsed;
+        auto scalar = [&](const char* key, double& out) {
+            if (const json* v = optional(j, key)) number(*v, at + "/" + key, out);
+        };
+        switch (f.type) {
+        case ForceType::PointForce:
+        case ForceType::PointTorque: {
+            checkKeys(j, at, {"name", "type", "marker", "components", "frame"});
+            markerRef(j, at, "marker", f.markerI);
+            if (const json* c = required(j, at, "components")) {
+                if (!c->is_array() || c->size() != 3) {
+                    error(at + "/components", "expected [x, y, z]: three numbers or expressions of time");
+                } else {
+                    for (std::size_t k = 0; k < 3; ++k)
+                        expression((*c)[k], at + "/components/" + std::to_string(k), f.components[k]);
+                }
+            }
+            if (const json* frame = optional(j, "frame"))
+                word<bool>(*frame, at + "/frame", {{"world", false}, {"marker", true}}, f.inMarkerFrame);
+            break;
+        }
+        case ForceType::SpringDamper:
+            checkKeys(j, at, {"name", "type", "markerI", "markerJ", "stiffness", "damping", "freeLength", "preload"});
+            markerRef(j, at, "markerI", f.markerI);
+            markerRef(j, at, "markerJ", f.markerJ);
+            scalar("stiffness", f.stiffness);
+            scalar("damping", f.damping);
+            scalar("freeLength", f.freeLength);
+            scalar("preload", f.preload);
+            break;
+        case ForceType::RotationalSpringDamper:
+            checkKeys(j, at, {"name", "type", "joint", "stiffness", "damping", "freeAngle", "preload"});
+            if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
+            scalar("stiffness", f.stiffness);
+            scalar("damping", f.damping);
+            scalar("freeAngle", f.freeLength);
+            scalar("preload", f.preload);
+            break;
+        case ForceType::Bushing:
+            checkKeys(j, at, {"name", "type", "markerI", "markerJ", "translationalStiffness",
+                              "translationalDamping", "rotationalStiffness", "rotationalDamping"});
+            markerRef(j, at, "markerI", f.markerI);
+            markerRef(j, at, "markerJ", f.markerJ);
+            vec3(j, at, "translationalStiffness", f.translationalStiffness);
+            vec3(j, at, "translationalDamping", f.translationalDamping);
+            vec3(j, at, "rotationalStiffness", f.rotationalStiffness);
+            vec3(j, at, "rotationalDamping", f.rotationalDamping);
+            break;
+        }
+    }
+
+    void motion(const json& j, const std::string& at, MotionSpec& m) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"name", "joint", "axis", "level", "expression"});
+        name(j, at, m.name);
+        if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", m.joint);
+        if (const json* a = optional(j, "axis"))
+            word<JointAxis>(*a, at + "/axis", {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}},
+                            m.axis);
+        if (const json* l = optional(j, "level"))
+            word<MotionLevel>(*l, at + "/level",
+                              {{"position", MotionLevel::Position},
+                               {"velocity", MotionLevel::Velocity},
+                               {"acceleration", MotionLevel::Acceleration}},
+                              m.level);
+        if (const json* e = required(j, at, "expression")) expression(*e, at + "/expression", m.expression);
+    }
+
+    void settings(const json& j, const std::string& at, SolverSettings& st) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"integrator", "stepSize", "relativeTolerance", "absoluteTolerance",
+                          "projectionTolerance", "maxProjectionIterations"});
+        if (const json* i = optional(j, "integrator"))
+            word<IntegratorType>(*i, at + "/integrator",
+                                 {{"symplecticEuler", IntegratorType::SymplecticEuler},
+                                  {"rk4", IntegratorType::RungeKutta4},
+                                  {"dopri45", IntegratorType::DormandPrince45}},
+                                 st.integrator);
+        for (auto [key, target] : {std::pair{"stepSize", &st.stepSize},
+                                   std::pair{"relativeTolerance", &st.relativeTolerance},
+                                   std::pair{"absoluteTolerance", &st.absoluteTolerance},
+                                   std::pair{"projectionTolerance", &st.projectionTolerance}})
+            if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
+        if (const json* v = optional(j, "maxProjectionIterations")) {
+            if (!v->is_number_integer())
+                error(at + "/maxProjectionIterations", "expected an integer, got " + typeName(*v));
+            else
+                st.maxProjectionIterations = static_cast<int>(std::clamp<long long>(v->get<long long>(), -1, 1000));
         }
     }
 

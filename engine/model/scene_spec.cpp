@@ -294,7 +294,8 @@ Diagnostics validate(const SceneSpec& spec) {
         const bool twoMarkers =
             force.type == ForceType::SpringDamper || force.type == ForceType::Bushing;
         if (force.type != ForceType::RotationalSpringDamper && !findMarker(force.markerI))
-            check.error(at + "/markerI", "no marker '" + force.markerI.text() + "'");
+            check.error(at + (twoMarkers ? "/markerI" : "/marker"),
+                        "no marker '" + force.markerI.text() + "'");
         if (twoMarkers) {
             if (!findMarker(force.markerJ))
                 check.error(at + "/markerJ", "no marker '" + force.markerJ.text() + "'");

@@ -1,0 +1,57 @@
+#include "engine/io/csv_export.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace engine::io {
+
+std::string formatDouble(double value) {
+    if (std::isnan(value)) return "nan";
+    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+CsvWriter::CsvWriter(const Model& model, std::ostream& out) : model_(model), out_(out) {}
+
+void CsvWriter::writeHeader() {
+    out_ << "time";
+    for (const BodyModel& body : model_.bodies)
+        for (const char* c : {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"})
+            out_ << ',' << body.name << '.' << c;
+    for (const JointModel& joint : model_.joints) {
+        for (std::size_t k = 0; k < joint.coordinates.size(); ++k) out_ << ',' << joint.name << ".q" << k;
+        for (const char* c : {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz"}) out_ << ',' << joint.name << '.' << c;
+    }
+    out_ << ",energy.kinetic,energy.potential,energy.total,constraint.error\n";
+}
+
+void CsvWriter::writeRow(const State& state, const Outputs& o) {
+    auto put = [&](double v) { out_ << ',' << formatDouble(v); };
+    out_ << formatDouble(state.t);
+    for (int b = 0; b < model_.bodyCount(); ++b) {
+        const BodyModel& body = model_.bodies[static_cast<std::size_t>(b)];
+        const Quat R_WB = bodyOrientation(state.q, b);
+        const Quat R_WP = (R_WB * body.X_PB.R.conjugate()).normalized();
+        const Vec3 r = bodyPosition(state.q, b);
+        const Vec3 w = R_WB * Vec3(state.v.segment<3>(6 * b + 3));
+        for (double v : {r.x(), r.y(), r.z(), R_WP.w(), R_WP.x(), R_WP.y(), R_WP.z()}) put(v);
+        for (int k = 0; k < 3; ++k) put(state.v(6 * b + k));
+        for (double v : {w.x(), w.y(), w.z()}) put(v);
+    }
+    int n = 0;
+    for (std::size_t j = 0; j < model_.joints.size(); ++j) {
+        for (std::size_t k = 0; k < model_.joints[j].coordinates.size(); ++k) put(o.jointCoordinates(n++));
+        const JointReaction& r = o.reactions[j];
+        for (double v : {r.force_W.x(), r.force_W.y(), r.force_W.z(), r.torque_W.x(), r.torque_W.y(), r.torque_W.z()})
+            put(v);
+    }
+    put(o.energies.kinetic);
+    put(o.energies.potential());
+    put(o.energies.total());
+    put(o.constraintError);
+    out_ << '\n';
+}
+
+}  // namespace engine::io
