@@ -59,12 +59,16 @@ Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd&
                                        "' is not finite (NaN or infinity) at t = " + timeText(t));
     }
     computeBodyFrames(model, q, v, ws.frames);
-    computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
+    const int badForce = computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
+    if (badForce >= 0)
+        return Status::failure("force '" + model.forces[static_cast<std::size_t>(badForce)].name +
+                               "' is not finite (NaN or infinity) at t = " + timeText(t));
     if (!ws.g.allFinite()) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!ws.g.segment<6>(6 * b).allFinite())
-                return Status::failure("a force on part '" + model.bodies[static_cast<std::size_t>(b)].name +
-                                       "' is not finite at t = " + timeText(t));
+                return Status::failure("gravity or inertia forces on part '" +
+                                       model.bodies[static_cast<std::size_t>(b)].name + "' are not finite at t = " +
+                                       timeText(t));
     }
     evaluateConstraints(model, t, ws.frames, ws.constraints);
     if (!ws.constraints.gamma.allFinite()) {

@@ -40,7 +40,7 @@ std::vector<int> jointCoordinateOffsets(const Model& model) {
     return offsets;
 }
 
-void computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
+int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                           const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                           Eigen::VectorXd& g, ForceEnergies* energies) {
     g.setZero(model.velocitySize());
@@ -55,7 +55,10 @@ void computeAppliedForces(const Model& model, double t, const std::vector<BodyFr
     }
 
     const std::vector<int> offsets = jointCoordinateOffsets(model);
-    for (const ForceModel& force : model.forces) {
+    int nonFinite = -1;
+    for (std::size_t index = 0; index < model.forces.size(); ++index) {
+        const ForceModel& force = model.forces[index];
+        if (nonFinite < 0 && !g.allFinite()) nonFinite = static_cast<int>(index) - 1;
         switch (force.type) {
         case ForceType::PointForce:
         case ForceType::PointTorque: {
@@ -127,7 +130,9 @@ void computeAppliedForces(const Model& model, double t, const std::vector<BodyFr
         }
         }
     }
+    if (nonFinite < 0 && !g.allFinite() && !model.forces.empty()) nonFinite = static_cast<int>(model.forces.size()) - 1;
     if (energies) *energies = local;
+    return nonFinite;
 }
 
 }  // namespace engine

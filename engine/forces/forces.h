@@ -21,8 +21,9 @@ struct ForceEnergies {
 };
 
 // `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind
-// spring angles past ±π.
-void computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
+// spring angles past ±π. Returns the index of the first force element whose force is not
+// finite (NaN or infinity), or −1.
+int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                           const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                           Eigen::VectorXd& g, ForceEnergies* energies = nullptr);
 
