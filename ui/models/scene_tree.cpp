@@ -74,6 +74,32 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                                  joint.id));
     }
     model.appendRow(joints);
+
+    auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity);
+    for (const engine::ForceSpec& force : spec.forces) {
+        QString details = toQString(engine::forceTypeName(force.type));
+        if (force.type == engine::ForceType::RotationalSpringDamper)
+            details += QStringLiteral(" on %1").arg(QString::fromStdString(force.joint));
+        else if (force.type == engine::ForceType::SpringDamper || force.type == engine::ForceType::Bushing)
+            details += QStringLiteral(": %1 → %2")
+                           .arg(QString::fromStdString(force.markerI.text()), QString::fromStdString(force.markerJ.text()));
+        else
+            details += QStringLiteral(" at %1").arg(QString::fromStdString(force.markerI.text()));
+        forces[0]->appendRow(row(QString::fromStdString(force.name), details, force.id));
+    }
+    model.appendRow(forces);
+
+    auto motions = row(QObject::tr("Motions"), QString::number(spec.motions.size()), engine::kNoEntity);
+    for (const engine::MotionSpec& motion : spec.motions) {
+        motions[0]->appendRow(row(QString::fromStdString(motion.name),
+                                  QStringLiteral("%1 %2 = %3")
+                                      .arg(QString::fromStdString(motion.joint),
+                                           motion.axis == engine::JointAxis::Rotation ? QObject::tr("angle")
+                                                                                      : QObject::tr("slide"),
+                                           QString::fromStdString(motion.expression)),
+                                  motion.id));
+    }
+    model.appendRow(motions);
 }
 
 }  // namespace ui

@@ -1,6 +1,6 @@
 #pragma once
-// The scene tree shown in the left dock: Parts (with their geometry and markers as children)
-// and Joints, two columns (name, details). Each entity row carries its EntityId in
+// The scene tree shown in the left dock: Parts (with their geometry and markers as children),
+// Joints, Forces and Motions, two columns (name, details). Each entity row carries its EntityId in
 // kEntityIdRole so views can select by id.
 
 #include <Qt>

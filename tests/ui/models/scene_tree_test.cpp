@@ -16,7 +16,7 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
 
-    ASSERT_EQ(model.rowCount(), 2);
+    ASSERT_EQ(model.rowCount(), 4);  // Parts, Joints, Forces, Motions
     const QModelIndex parts = model.index(0, 0);
     EXPECT_EQ(parts.data().toString(), "Parts");
     ASSERT_EQ(model.rowCount(parts), 2);
@@ -37,12 +37,33 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
               QString::fromUtf8("revolute: link.pivot → ground.pivot"));
 }
 
+TEST(SceneTree, ListsForcesAndMotionsWithWhatTheyActOn) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    engine::ForceSpec spring;
+    spring.id = spec.newId();
+    spring.name = "spring";
+    spring.type = engine::ForceType::RotationalSpringDamper;
+    spring.joint = "hinge";
+    spec.forces.push_back(spring);
+    engine::MotionSpec motor;
+    motor.id = spec.newId();
+    motor.name = "motor";
+    motor.joint = "hinge";
+    motor.expression = "90d*time";
+    spec.motions.push_back(motor);
+    QStandardItemModel model;
+    populateSceneTree(model, spec);
+    EXPECT_EQ(model.index(0, 1, model.index(2, 0)).data().toString(), "rotationalSpringDamper on hinge");
+    EXPECT_EQ(model.index(0, 1, model.index(3, 0)).data().toString(), "hinge angle = 90d*time");
+    EXPECT_EQ(model.index(0, 0, model.index(3, 0)).data(kEntityIdRole).toULongLong(), motor.id);
+}
+
 TEST(SceneTree, RepopulatingReplacesTheContents) {
     QStandardItemModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, engine::test::pendulum());
     populateSceneTree(model, engine::SceneSpec{});
-    ASSERT_EQ(model.rowCount(), 2);
+    ASSERT_EQ(model.rowCount(), 4);
     EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
     EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
 }
