@@ -11,27 +11,59 @@ const BodyFrame* frameOf(const std::vector<BodyFrame>& frames, int body) {
     return body == kGround ? nullptr : &frames[static_cast<std::size_t>(body)];
 }
 
-// Rows of one primitive (seed 001) between markers I (on body i) and J (on body j).
-void primitiveRows(const Primitive& p, const BodyFrame* fi, const Transform& X_BI,
-                   const BodyFrame* fj, const Transform& X_BJ, std::vector<ConstraintRow>& rows) {
-    const KinematicVector Pi = markerPoint(fi, X_BI, 0);
-    const KinematicVector Pj = markerPoint(fj, X_BJ, 1);
-    switch (p.type) {
-    case PrimitiveType::Coincident: {
-        const KinematicVector d = Pj - Pi;
-        for (int k = 0; k < 3; ++k) rows.push_back(component(d, k));
-        break;
+// The kinematic vectors of one joint's markers, each computed once and only when a primitive
+// needs it: the offset d = P_J − P_I and the axes of both markers.
+class JointVectors {
+public:
+    JointVectors(const BodyFrame* fi, const Transform& X_BI, const BodyFrame* fj, const Transform& X_BJ)
+        : fi_(fi), fj_(fj), X_BI_(X_BI), X_BJ_(X_BJ) {}
+
+    const KinematicVector& offset() {
+        if (!haveOffset_) {
+            offset_ = markerPoint(fj_, X_BJ_, 1) - markerPoint(fi_, X_BI_, 0);
+            haveOffset_ = true;
+        }
+        return offset_;
     }
+    const KinematicVector& axisI(int k) { return axis(axesI_, haveI_, fi_, X_BI_, k, 0); }
+    const KinematicVector& axisJ(int k) { return axis(axesJ_, haveJ_, fj_, X_BJ_, k, 1); }
+
+private:
+    const KinematicVector& axis(KinematicVector (&axes)[3], bool (&have)[3], const BodyFrame* f,
+                                const Transform& X_BM, int k, int side) {
+        if (!have[k]) {
+            axes[k] = markerAxis(f, X_BM, k, side);
+            have[k] = true;
+        }
+        return axes[k];
+    }
+
+    const BodyFrame* fi_;
+    const BodyFrame* fj_;
+    const Transform& X_BI_;
+    const Transform& X_BJ_;
+    KinematicVector offset_;
+    KinematicVector axesI_[3], axesJ_[3];
+    bool haveOffset_ = false;
+    bool haveI_[3] = {false, false, false};
+    bool haveJ_[3] = {false, false, false};
+};
+
+// Rows of one primitive (seed 001) between markers I (on body i) and J (on body j).
+void primitiveRows(const Primitive& p, JointVectors& v, std::vector<ConstraintRow>& rows) {
+    switch (p.type) {
+    case PrimitiveType::Coincident:
+        for (int k = 0; k < 3; ++k) rows.push_back(component(v.offset(), k));
+        break;
     case PrimitiveType::Dot1:
-        rows.push_back(dot(markerAxis(fi, X_BI, p.axisI, 0), markerAxis(fj, X_BJ, p.axisJ, 1)));
+        rows.push_back(dot(v.axisI(p.axisI), v.axisJ(p.axisJ)));
         break;
     case PrimitiveType::Dot2:
-        rows.push_back(dot(markerAxis(fi, X_BI, p.axisI, 0), Pj - Pi));
+        rows.push_back(dot(v.axisI(p.axisI), v.offset()));
         break;
     case PrimitiveType::Distance: {
         // (d·d − L²) / (2L): scaled so that the multiplier is the rod's force [N].
-        const KinematicVector d = Pj - Pi;
-        ConstraintRow r = dot(d, d);
+        ConstraintRow r = dot(v.offset(), v.offset());
         const double scale = 1.0 / (2.0 * p.length);
         r.value = (r.value - p.length * p.length) * scale;
         r.rate *= scale;
@@ -86,15 +118,33 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
     out.gamma.resize(nc);
     out.level.assign(static_cast<std::size_t>(nc), MotionLevel::Position);
 
+    // Φq has a fixed pattern per model: every entry of a row's body blocks is stored, zero or
+    // not, so the solver's symbolic analysis stays valid. The first evaluation lays the pattern
+    // out; later ones write the values in place.
+    const bool fresh = out.patternSerial != model.serial || out.Phi_q.rows() != nc;
     std::vector<Eigen::Triplet<double>> triplets;
-    triplets.reserve(static_cast<std::size_t>(nc) * 12);
-    // Every entry of a row's body blocks is stored, zero or not, so the sparsity pattern (and
-    // the solver's symbolic analysis) stays the same from one evaluation to the next.
+    if (fresh) {
+        triplets.reserve(static_cast<std::size_t>(nc) * 12);
+        out.slotI.assign(static_cast<std::size_t>(nc), -1);
+        out.slotJ.assign(static_cast<std::size_t>(nc), -1);
+        out.bodyI.assign(static_cast<std::size_t>(nc), kGround);
+        out.bodyJ.assign(static_cast<std::size_t>(nc), kGround);
+    }
+    double* values = fresh ? nullptr : out.Phi_q.valuePtr();
     auto addRow = [&](int row, int bi, int bj, const ConstraintRow& r) {
-        for (int c = 0; c < 6; ++c) {
-            if (bi != kGround) triplets.emplace_back(row, 6 * bi + c, r.Ji(c));
-            if (bj != kGround) triplets.emplace_back(row, 6 * bj + c, r.Jj(c));
+        if (fresh) {
+            out.bodyI[static_cast<std::size_t>(row)] = bi;
+            out.bodyJ[static_cast<std::size_t>(row)] = bj;
+            for (int c = 0; c < 6; ++c) {
+                if (bi != kGround) triplets.emplace_back(row, 6 * bi + c, r.Ji(c));
+                if (bj != kGround) triplets.emplace_back(row, 6 * bj + c, r.Jj(c));
+            }
+            return;
         }
+        if (const int k = out.slotI[static_cast<std::size_t>(row)]; k >= 0)
+            for (int c = 0; c < 6; ++c) values[k + c] = r.Ji(c);
+        if (const int k = out.slotJ[static_cast<std::size_t>(row)]; k >= 0)
+            for (int c = 0; c < 6; ++c) values[k + c] = r.Jj(c);
     };
 
     // Joints.
@@ -104,8 +154,8 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
         const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
         rows.clear();
-        for (const Primitive& p : joint.primitives)
-            primitiveRows(p, frameOf(frames, mi.body), mi.X_BM, frameOf(frames, mj.body), mj.X_BM, rows);
+        JointVectors vectors(frameOf(frames, mi.body), mi.X_BM, frameOf(frames, mj.body), mj.X_BM);
+        for (const Primitive& p : joint.primitives) primitiveRows(p, vectors, rows);
         for (const ConstraintRow& r : rows) {
             out.Phi(row) = r.value;
             out.gamma(row) = r.gamma;
@@ -143,8 +193,19 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         ++row;
     }
 
-    out.Phi_q.resize(nc, model.velocitySize());
-    out.Phi_q.setFromTriplets(triplets.begin(), triplets.end());
+    if (fresh) {
+        out.Phi_q.resize(nc, model.velocitySize());
+        out.Phi_q.setFromTriplets(triplets.begin(), triplets.end());
+        out.Phi_q.makeCompressed();
+        // Where each row's body blocks start in the value array (columns ascend within a row).
+        for (int r = 0; r < nc; ++r) {
+            const int begin = out.Phi_q.outerIndexPtr()[r];
+            const int bi = out.bodyI[static_cast<std::size_t>(r)], bj = out.bodyJ[static_cast<std::size_t>(r)];
+            if (bi != kGround) out.slotI[static_cast<std::size_t>(r)] = begin + (bj != kGround && bj < bi ? 6 : 0);
+            if (bj != kGround) out.slotJ[static_cast<std::size_t>(r)] = begin + (bi != kGround && bi < bj ? 6 : 0);
+        }
+        out.patternSerial = model.serial;
+    }
 }
 
 double maxPositionResidual(const ConstraintEvaluation& evaluation) {

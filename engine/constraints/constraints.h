@@ -6,6 +6,7 @@
 // Rows: the joints' rows in joint order (primitives in the order of jointPrimitives()), then
 // one row per driver. Columns: 6 per body (v_W, ω' in body axes).
 
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -26,6 +27,11 @@ struct ConstraintEvaluation {
     Eigen::VectorXd gamma;  // acceleration right-hand side
     SparseRowMatrix Phi_q;  // nc × 6nb
     std::vector<MotionLevel> level;  // per row (joint rows are Position)
+
+    // Layout of Φq, fixed per model: the bodies of each row (kGround for none) and where the
+    // row's 6 entries for each start in Φq's value array (−1 for the ground).
+    std::uint64_t patternSerial = 0;  // Model::serial the layout belongs to
+    std::vector<int> bodyI, bodyJ, slotI, slotJ;
 };
 
 void evaluateConstraints(const Model& model, double t, const std::vector<BodyFrame>& frames,

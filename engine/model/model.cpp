@@ -1,5 +1,6 @@
 #include "engine/model/model.h"
 
+#include <atomic>
 #include <map>
 
 #include <Eigen/Eigenvalues>
@@ -51,7 +52,9 @@ CompileResult compile(const SceneSpec& spec) {
     result.diagnostics = validate(spec);
     if (hasErrors(result.diagnostics)) return result;
 
+    static std::atomic<std::uint64_t> serials{0};
     auto model = std::make_shared<Model>();
+    model->serial = ++serials;
     model->name = spec.name;
     model->gravity = spec.gravity;
     model->settings = spec.settings;

@@ -108,6 +108,7 @@ struct DriverModel {
 std::vector<Primitive> jointPrimitives(JointType type, double length);
 
 struct Model {
+    std::uint64_t serial = 0;  // unique per compiled model in this process (caches key on it)
     std::string name;
     Vec3 gravity = Vec3(0.0, 0.0, -9.81);
     std::vector<BodyModel> bodies;

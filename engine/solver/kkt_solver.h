@@ -5,8 +5,11 @@
 //     [ Φq   0  ] [ λ ] = [ c ]          axes), so M⁻¹ is a vector
 //
 // through the Schur complement S = Φq M⁻¹ Φqᵀ:  S λ = Φq M⁻¹ g − c,  x = M⁻¹ (g − Φqᵀ λ).
-// S is sparse with the pattern of the joint graph; a sparse LDLᵀ with an approximate minimum
-// degree ordering factors it in time linear in the number of bodies for chains and trees.
+// S is sparse with the pattern of the joint graph. Φq must store whole 6-column blocks per
+// body and row (constraints/ does), so S is filled in place from per-body block products
+// whose positions are worked out once; a sparse LDLᵀ with an approximate minimum degree
+// ordering (symbolic analysis once) factors it in time linear in the number of bodies for
+// chains and trees.
 //
 // Redundant rows (Φq rank-deficient, e.g. a planar loop built from spatial joints) are found
 // once by a rank-revealing sparse QR of Φqᵀ taken in row order, so the earliest rows are kept
@@ -48,12 +51,24 @@ public:
     int singularRow() const { return singularRow_; }
 
 private:
-    void selectActive(const RowMatrix& Phi_q);
+    void buildSchurPattern(const RowMatrix& Phi_q);
+    Eigen::VectorXd multiplyActive(const Eigen::VectorXd& x) const;
+    Eigen::VectorXd multiplyActiveTransposed(const Eigen::VectorXd& y) const;
+
+    // S(k, l) += Σ_c Φq(k, c) M⁻¹(c) Φq(l, c) over the 6 columns of one body.
+    struct Contribution {
+        int slot;    // index into S's values
+        int rowK;    // start of row k's block in Φq's values
+        int rowL;    // start of row l's block
+        int column;  // first column of the body
+    };
 
     int rows_ = 0;
     std::vector<int> active_;     // rows kept, ascending
     std::vector<int> redundant_;  // rows dropped, ascending
-    RowMatrix Phi_a_;             // active rows of Φq
+    RowMatrix Phi_q_;             // the Φq of the last factorisation
+    Eigen::SparseMatrix<double> S_;  // lower triangle of S over the active rows
+    std::vector<Contribution> contributions_;
     Eigen::VectorXd Minv_;
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
     bool patternAnalyzed_ = false;
