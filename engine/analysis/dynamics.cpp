@@ -6,15 +6,6 @@
 #include "engine/forces/forces.h"
 
 namespace engine {
-namespace {
-
-std::string timeText(double t) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g s", t);
-    return text;
-}
-
-}  // namespace
 
 std::string constraintRowName(const Model& model, int row) {
     if (row < model.jointRows) {

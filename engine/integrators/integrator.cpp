@@ -5,37 +5,13 @@
 #include <cstdio>
 
 #include "engine/forces/forces.h"
+#include "engine/integrators/detail.h"
 
 namespace engine {
 namespace {
 
-std::string timeText(double t) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g s", t);
-    return text;
-}
-
-// e ← e ⊗ exp(½ θ') for a rotation vector θ' in body axes.
-void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
-    const double angle = theta.norm();
-    Quat dq = Quat::Identity();
-    if (angle > 0.0) dq = Quat(Eigen::AngleAxisd(angle, theta / angle));
-    const Quat e = (bodyOrientation(q, b) * dq).normalized();
-    q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
-}
-
-void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
-    for (int b = 0; b < model.bodyCount(); ++b) q.segment<4>(7 * b + 3).normalize();
-}
-
-// q ⊕ Δ: positions by addition, orientations by the exponential map of the body-axes
-// rotation vector Δ(3..5).
-void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& delta) {
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        q.segment<3>(7 * b) += delta.segment<3>(6 * b);
-        rotateBody(q, b, delta.segment<3>(6 * b + 3));
-    }
-}
+using detail::normaliseQuaternions;
+using detail::retract;
 
 // Flattened ODE state y = [q; v; driverWork; dissipatedEnergy] for the Runge–Kutta methods.
 struct Flat {

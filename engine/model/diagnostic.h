@@ -2,6 +2,7 @@
 // A problem found in user input (a scene file, an edit), reported to the user rather than
 // thrown: the UI lists them, the CLI prints them as "motus-cli: error: <message> (<where>)".
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ struct Diagnostic {
 };
 
 using Diagnostics = std::vector<Diagnostic>;
+
+// "0.5 s": a time for messages.
+inline std::string timeText(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g s", seconds);
+    return text;
+}
 
 inline bool hasErrors(const Diagnostics& diagnostics) {
     for (const Diagnostic& d : diagnostics)
