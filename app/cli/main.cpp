@@ -107,7 +107,7 @@ int runSimulate(const SimulateOptions& options) {
     if (!options.integrator.empty()) {
         const auto type = engine::integratorFromName(options.integrator);
         if (!type) {
-            printError("unknown integrator '" + options.integrator + "' (expected symplecticEuler, rk4 or dopri45)",
+            printError("unknown integrator '" + options.integrator + "' (expected symplecticEuler, rk4, dopri45 or implicitEuler)",
                        "command line: --integrator");
             return kExitUsage;
         }
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
                          "Step size [s] (fixed-step integrators) or output interval (dopri45); "
                          "default: the scene's")
         ->check(CLI::PositiveNumber);
-    simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4 or dopri45 (default: the scene's)");
+    simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45 or implicitEuler (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
     simulate->add_option("--every", sim.every, "Write every K-th step (default 1)")->check(CLI::PositiveNumber);
 

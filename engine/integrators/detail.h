@@ -1,8 +1,14 @@
 #pragma once
 // Helpers shared by the integrators (not part of the engine's interface).
 
+#include <memory>
+
 #include "engine/model/model.h"
 #include "engine/state/state.h"
+
+namespace engine {
+class Integrator;
+}
 
 namespace engine::detail {
 
@@ -27,5 +33,7 @@ inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorX
         rotateBody(q, b, delta.segment<3>(6 * b + 3));
     }
 }
+
+std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
 
 }  // namespace engine::detail

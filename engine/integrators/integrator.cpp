@@ -318,6 +318,7 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings) {
     case IntegratorType::DormandPrince45:
         return std::make_unique<DormandPrince45>(settings.stepSize, settings.relativeTolerance,
                                                  settings.absoluteTolerance);
+    case IntegratorType::ImplicitEuler: return detail::makeImplicitEuler(settings.stepSize);
     }
     return nullptr;
 }

@@ -7,6 +7,8 @@
 //   rk4              fixed step h, classical Runge–Kutta on (q, v)
 //   dopri45          Dormand–Prince 5(4), adaptive with relative/absolute tolerances; the
 //                    step size setting is its largest step
+//   implicitEuler    fixed step h, linearly implicit in the applied forces (stiff springs,
+//                    dampers and bushings), see implicit_euler.cpp
 
 #include <memory>
 

@@ -549,7 +549,8 @@ public:
             word<IntegratorType>(*i, at + "/integrator",
                                  {{"symplecticEuler", IntegratorType::SymplecticEuler},
                                   {"rk4", IntegratorType::RungeKutta4},
-                                  {"dopri45", IntegratorType::DormandPrince45}},
+                                  {"dopri45", IntegratorType::DormandPrince45},
+                                  {"implicitEuler", IntegratorType::ImplicitEuler}},
                                  st.integrator);
         for (auto [key, target] : {std::pair{"stepSize", &st.stepSize},
                                    std::pair{"relativeTolerance", &st.relativeTolerance},

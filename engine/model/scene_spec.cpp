@@ -45,10 +45,11 @@ constexpr std::array<std::pair<ForceType, std::string_view>, 5> kForceNames{{
     {ForceType::Bushing, "bushing"},
 }};
 
-constexpr std::array<std::pair<IntegratorType, std::string_view>, 3> kIntegratorNames{{
+constexpr std::array<std::pair<IntegratorType, std::string_view>, 4> kIntegratorNames{{
     {IntegratorType::SymplecticEuler, "symplecticEuler"},
     {IntegratorType::RungeKutta4, "rk4"},
     {IntegratorType::DormandPrince45, "dopri45"},
+    {IntegratorType::ImplicitEuler, "implicitEuler"},
 }};
 
 template <class Table, class Enum>

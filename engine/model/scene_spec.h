@@ -147,7 +147,7 @@ struct MotionSpec {
     std::string expression = "0";  // rad or m (per s, per s² for velocity and acceleration)
 };
 
-enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45 };
+enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45, ImplicitEuler };
 
 std::string_view integratorName(IntegratorType type);
 std::optional<IntegratorType> integratorFromName(std::string_view name);

@@ -48,6 +48,7 @@ public:
     int rows() const { return rows_; }
     int rank() const { return static_cast<int>(active_.size()); }
     const std::vector<int>& redundantRows() const { return redundant_; }
+    const std::vector<int>& activeRows() const { return active_; }
     int singularRow() const { return singularRow_; }
 
 private:
