@@ -5,6 +5,7 @@ find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(muparser 2.3 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
+find_package(assimp 5.2 REQUIRED)  # mesh files (OBJ, STL, ...)
 
 # Bullet, double precision, collision detection only (cmake/FindBulletDouble.cmake says why
 # this is not CMake's FindBullet).

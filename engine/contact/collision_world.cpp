@@ -19,18 +19,38 @@ btTransform toBt(const Transform& X) {
     return btTransform(btQuaternion(X.R.x(), X.R.y(), X.R.z(), X.R.w()), toBt(X.p));
 }
 
-std::unique_ptr<btCollisionShape> makeShape(const Shape& s) {
+// Owns what Bullet shapes point to without owning (triangle data of static meshes).
+using MeshStore = std::vector<std::unique_ptr<btTriangleMesh>>;
+
+std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, MeshStore& meshes) {
     switch (s.type) {
-    case ShapeType::Box:
-        return std::make_unique<btBoxShape>(toBt(s.size * 0.5));
-    case ShapeType::Sphere:
-        return std::make_unique<btSphereShape>(s.radius);
+    case ShapeType::Box: return std::make_unique<btBoxShape>(toBt(s.size * 0.5));
+    case ShapeType::Sphere: return std::make_unique<btSphereShape>(s.radius);
     case ShapeType::Cylinder:
         return std::make_unique<btCylinderShapeZ>(btVector3(s.radius, s.radius, 0.5 * s.length));
-    case ShapeType::Capsule:
-        return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
-    case ShapeType::Cone:
-        return std::make_unique<btConeShapeZ>(s.radius, s.length);
+    case ShapeType::Capsule: return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
+    case ShapeType::Cone: return std::make_unique<btConeShapeZ>(s.radius, s.length);
+    case ShapeType::Mesh: {
+        if (!s.mesh) return nullptr;
+        auto vertex = [&](int k) { return toBt(s.scale.cwiseProduct(s.mesh->vertices[static_cast<std::size_t>(k)])); };
+        if (isStatic) {
+            // The ground may be concave: its exact triangles, in a bounding-volume tree.
+            auto triangles = std::make_unique<btTriangleMesh>();
+            for (const auto& t : s.mesh->triangles) triangles->addTriangle(vertex(t[0]), vertex(t[1]), vertex(t[2]));
+            auto shape = std::make_unique<btBvhTriangleMeshShape>(triangles.get(), true);
+            meshes.push_back(std::move(triangles));
+            return shape;
+        }
+        // A moving part collides through the convex hull of its mesh.
+        auto hull = std::make_unique<btConvexHullShape>();
+        for (std::size_t k = 0; k < s.mesh->vertices.size(); ++k) hull->addPoint(vertex(static_cast<int>(k)), false);
+        hull->optimizeConvexHull();
+        // A hull's collision margin pads it outwards (Bullet's default 4 cm); Motus wants the
+        // true surface, so contact depths are geometric.
+        hull->setMargin(0.0);
+        hull->recalcLocalAabb();
+        return hull;
+    }
     }
     return nullptr;
 }
@@ -44,6 +64,7 @@ struct CollisionWorld::Impl {
     btCollisionWorld world{&dispatcher, &broadphase, &configuration};
 
     std::vector<std::unique_ptr<btCollisionShape>> shapes;  // owns leaf and compound shapes
+    MeshStore meshes;
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
 
@@ -60,7 +81,8 @@ CollisionWorld::CollisionWorld(const SceneSpec& spec) : impl_(std::make_unique<I
         auto compound =
             std::make_unique<btCompoundShape>(/*enableDynamicAabbTree=*/part.shapes.size() > 8);
         for (const Shape& s : part.shapes) {
-            auto leaf = makeShape(s);
+            auto leaf = makeShape(s, part.ground, impl_->meshes);
+            if (!leaf) continue;
             compound->addChildShape(toBt(s.X_PG), leaf.get());
             impl_->shapes.push_back(std::move(leaf));
         }

@@ -3,9 +3,13 @@
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
+
+#include "engine/io/mesh_loader.h"
 
 namespace engine::io {
 namespace {
@@ -38,7 +42,21 @@ std::string typeName(const json& j) {
 // Reads JSON into a SceneSpec while collecting every problem with its JSON pointer.
 class Reader {
 public:
-    explicit Reader(Diagnostics& out) : out_(out) {}
+    Reader(Diagnostics& out, std::string baseDirectory) : out_(out), baseDirectory_(std::move(baseDirectory)) {}
+
+    // A mesh file named in the scene, relative to the scene file's folder; each file is read
+    // once per scene.
+    std::shared_ptr<const TriangleMesh> mesh(const std::string& file, const std::string& at) {
+        std::filesystem::path path(file);
+        if (path.is_relative() && !baseDirectory_.empty()) path = std::filesystem::path(baseDirectory_) / path;
+        const std::string key = path.lexically_normal().string();
+        if (auto it = meshes_.find(key); it != meshes_.end()) return it->second;
+        std::string reason;
+        auto loaded = loadMesh(key, reason);
+        if (!loaded) error(at, "cannot read mesh '" + file + "': " + reason);
+        meshes_[key] = loaded;
+        return loaded;
+    }
 
     void error(const std::string& where, std::string message) {
         out_.push_back({Severity::Error, where, std::move(message)});
@@ -232,14 +250,14 @@ public:
 
     void shape(const json& j, const std::string& at, Shape& s) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"type", "size", "radius", "length", "position", "orientation"});
+        checkKeys(j, at, {"type", "size", "radius", "length", "file", "scale", "position", "orientation"});
         std::string type;
         if (const json* jt = required(j, at, "type"); jt && string(*jt, at + "/type", type)) {
             if (auto t = shapeTypeFromName(type)) {
                 s.type = *t;
             } else {
                 error(at + "/type", "unknown shape type '" + type +
-                                        "' (expected box, sphere, cylinder, capsule or cone)");
+                                        "' (expected box, sphere, cylinder, capsule, cone or mesh)");
                 return;
             }
         } else {
@@ -258,14 +276,20 @@ public:
             break;
         case ShapeType::Sphere:
             if (const json* v = need("radius")) number(*v, at + "/radius", s.radius);
-            forbid({"size", "length"});
+            forbid({"size", "length", "file", "scale"});
+            break;
+        case ShapeType::Mesh:
+            if (const json* v = need("file"); v && string(*v, at + "/file", s.meshFile)) s.mesh = mesh(s.meshFile, at + "/file");
+            vec3(j, at, "scale", s.scale);
+            forbid({"size", "radius", "length"});
             break;
         default:
             if (const json* v = need("radius")) number(*v, at + "/radius", s.radius);
             if (const json* v = need("length")) number(*v, at + "/length", s.length);
-            forbid({"size"});
+            forbid({"size", "file", "scale"});
             break;
         }
+        if (s.type == ShapeType::Box) forbid({"file", "scale"});
         pose(j, at, s.X_PG);
     }
 
@@ -567,6 +591,8 @@ public:
 
 private:
     Diagnostics& out_;
+    std::string baseDirectory_;
+    std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes_;
 };
 
 // Line and column (1-based) of a byte offset, for syntax errors.
@@ -585,7 +611,7 @@ std::string lineColumn(std::string_view text, std::size_t byte) {
 
 }  // namespace
 
-SceneLoadResult parseScene(std::string_view text) {
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory) {
     SceneLoadResult result;
     json root;
     try {
@@ -617,7 +643,7 @@ SceneLoadResult parseScene(std::string_view text) {
     }
 
     SceneSpec spec;
-    Reader reader(result.diagnostics);
+    Reader reader(result.diagnostics, baseDirectory);
     reader.scene(root, spec);
     if (hasErrors(result.diagnostics)) return result;
 
@@ -651,7 +677,7 @@ SceneLoadResult loadSceneFile(const std::string& path) {
             {Severity::Error, "", "cannot read scene file '" + path + "'"});
         return result;
     }
-    return parseScene(text);
+    return parseScene(text, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace engine::io

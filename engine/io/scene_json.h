@@ -20,8 +20,9 @@ struct SceneLoadResult {
     Diagnostics diagnostics;         // errors and warnings, in file order
 };
 
-// Parses scene JSON text.
-SceneLoadResult parseScene(std::string_view text);
+// Parses scene JSON text. Mesh files named with relative paths are looked up in
+// `baseDirectory` (the scene file's folder; the working directory when empty).
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory = "");
 
 // Reads and parses a scene file. I/O failures are reported as a diagnostic with where = "".
 SceneLoadResult loadSceneFile(const std::string& path);

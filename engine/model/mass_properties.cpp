@@ -10,7 +10,41 @@ Mat3 steiner(double m, const Vec3& c) { return m * (c.squaredNorm() * Mat3::Iden
 
 }  // namespace
 
+// Closed triangle mesh (vertices scaled per axis), by the divergence theorem: each triangle
+// (a, b, c) spans a tetrahedron with the origin, of volume a·(b × c)/6, centroid (a+b+c)/4 and
+// second moment ∫x xᵀ = V/20 (a aᵀ + b bᵀ + c cᵀ + s sᵀ), s = a + b + c.
+MassProperties meshMassProperties(const TriangleMesh& mesh, const Vec3& scale, double density) {
+    double volume = 0.0;
+    Vec3 first = Vec3::Zero();
+    Mat3 second = Mat3::Zero();
+    for (const auto& t : mesh.triangles) {
+        const Vec3 a = scale.cwiseProduct(mesh.vertices[static_cast<std::size_t>(t[0])]);
+        const Vec3 b = scale.cwiseProduct(mesh.vertices[static_cast<std::size_t>(t[1])]);
+        const Vec3 c = scale.cwiseProduct(mesh.vertices[static_cast<std::size_t>(t[2])]);
+        const double v = a.dot(b.cross(c)) / 6.0;
+        const Vec3 sum = a + b + c;
+        volume += v;
+        first += v * sum / 4.0;
+        second += v / 20.0 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose());
+    }
+    MassProperties out;
+    out.mass = density * volume;
+    if (volume <= 0.0) return out;
+    out.p_PPcm = first / volume;
+    // Inertia about the origin: tr(C) I − C, then moved to the centre of mass.
+    const Mat3 I_O = density * (second.trace() * Mat3::Identity() - second);
+    out.I_Pcm_P = I_O - steiner(out.mass, out.p_PPcm);
+    return out;
+}
+
 MassProperties shapeMassProperties(const Shape& s, double density) {
+    if (s.type == ShapeType::Mesh) {
+        MassProperties local = s.mesh ? meshMassProperties(*s.mesh, s.scale, density) : MassProperties{};
+        const Mat3 R_PG = s.X_PG.rotationMatrix();
+        local.p_PPcm = s.X_PG * local.p_PPcm;
+        local.I_Pcm_P = R_PG * local.I_Pcm_P * R_PG.transpose();
+        return local;
+    }
     // In the shape frame G: mass, centre of mass c_G and principal inertia about it.
     double m = 0.0;
     Vec3 c_G = Vec3::Zero();
@@ -38,6 +72,8 @@ MassProperties shapeMassProperties(const Shape& s, double density) {
         c_G = Vec3(0.0, 0.0, -0.25 * L);
         I = Vec3(m * (0.15 * r2 + 0.0375 * L * L), m * (0.15 * r2 + 0.0375 * L * L), 0.3 * m * r2);
         break;
+    case ShapeType::Mesh:
+        break;  // handled above
     case ShapeType::Capsule: {
         // Cylinder of length L plus two hemispheres; each hemisphere's centroid is 3r/8 from
         // its flat face, and its inertia about its centroid (transverse) is 83/320 m r².

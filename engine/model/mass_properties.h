@@ -14,6 +14,9 @@ struct MassProperties {
     Mat3 I_Pcm_P = Mat3::Zero();
 };
 
+// A closed, outward-facing triangle mesh scaled per axis, in its own frame.
+MassProperties meshMassProperties(const TriangleMesh& mesh, const Vec3& scale, double density);
+
 // One shape of the given density, placed in P by its X_PG.
 MassProperties shapeMassProperties(const Shape& shape, double density);
 

@@ -29,12 +29,13 @@ constexpr std::array<std::pair<JointType, std::string_view>, 12> kJointNames{{
     {JointType::PerpendicularAxes, "perpendicularAxes"},
 }};
 
-constexpr std::array<std::pair<ShapeType, std::string_view>, 5> kShapeNames{{
+constexpr std::array<std::pair<ShapeType, std::string_view>, 6> kShapeNames{{
     {ShapeType::Box, "box"},
     {ShapeType::Sphere, "sphere"},
     {ShapeType::Cylinder, "cylinder"},
     {ShapeType::Capsule, "capsule"},
     {ShapeType::Cone, "cone"},
+    {ShapeType::Mesh, "mesh"},
 }};
 
 constexpr std::array<std::pair<ForceType, std::string_view>, 5> kForceNames{{
@@ -146,6 +147,12 @@ void checkShape(Checker& check, const std::string& where, const Shape& s) {
     case ShapeType::Sphere:
         check.positive(where + "/radius", s.radius, "sphere radius");
         break;
+    case ShapeType::Mesh:
+        if (!s.mesh || s.mesh->empty())
+            check.error(where + "/file", "mesh '" + s.meshFile + "' has no triangles loaded");
+        for (int k = 0; k < 3; ++k)
+            check.positive(where + "/scale/" + std::to_string(k), s.scale(k), "mesh scale");
+        break;
     case ShapeType::Cylinder:
     case ShapeType::Capsule:
     case ShapeType::Cone:
@@ -226,6 +233,15 @@ Diagnostics validate(const SceneSpec& spec) {
                 check.error(at + "/density",
                             "part '" + part.name +
                                 "' has a density but no geometry to compute its mass from");
+            for (std::size_t k = 0; k < part.shapes.size(); ++k) {
+                const Shape& shape = part.shapes[k];
+                if (shape.type == ShapeType::Mesh && shape.mesh && !shape.mesh->empty() &&
+                    (!shape.mesh->isClosed() || shape.mesh->signedVolume() <= 0.0))
+                    check.error(at + "/geometry/" + std::to_string(k) + "/file",
+                                "mesh '" + shape.meshFile +
+                                    "' does not enclose a volume (open, or its triangles face "
+                                    "inwards): give the part a mass and inertia instead of a density");
+            }
         } else {
             check.positive(at + "/mass", part.mass, "part mass (kg)");
             checkInertia(check, at + "/inertia", part.I_Pcm_P);

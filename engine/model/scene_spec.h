@@ -8,6 +8,7 @@
 // A joint connects marker I (on part i) to marker J (on part j).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 
 #include "engine/math/spatial.h"
 #include "engine/model/diagnostic.h"
+#include "engine/model/triangle_mesh.h"
 
 namespace engine {
 
@@ -23,16 +25,20 @@ namespace engine {
 using EntityId = std::uint32_t;
 constexpr EntityId kNoEntity = 0;
 
-enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone };
+enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh };
 
-// A primitive solid in the part frame. Cylinder, capsule and cone have their axis along the
-// local z axis of X_PG, centred at its origin (the cone's base at -height/2).
+// A solid in the part frame. Cylinder, capsule and cone have their axis along the local z
+// axis of X_PG, centred at its origin (the cone's base at -height/2). A mesh is a triangle
+// mesh read from a file (OBJ, STL), scaled per axis, in the shape frame G.
 struct Shape {
     ShapeType type = ShapeType::Box;
     Transform X_PG;                   // shape frame G in the part frame P
     Vec3 size = Vec3(0.1, 0.1, 0.1);  // box edge lengths [m]
     double radius = 0.05;             // sphere, cylinder, capsule, cone [m]
     double length = 0.1;              // cylinder, capsule (straight part), cone [m]
+    std::string meshFile;                   // mesh: the file as written in the scene
+    Vec3 scale = Vec3::Ones();              // mesh: per-axis scale of the file's coordinates
+    std::shared_ptr<const TriangleMesh> mesh;  // mesh: loaded by the reader (null if unread)
 };
 
 struct Marker {

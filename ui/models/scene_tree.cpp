@@ -19,6 +19,10 @@ QString shapeDetails(const engine::Shape& s) {
             .arg(mm(s.size.x()), mm(s.size.y()), mm(s.size.z()));
     case engine::ShapeType::Sphere:
         return QStringLiteral("sphere r %1 mm").arg(mm(s.radius));
+    case engine::ShapeType::Mesh:
+        return QStringLiteral("mesh %1 (%2 triangles)")
+            .arg(QString::fromStdString(s.meshFile))
+            .arg(s.mesh ? static_cast<qlonglong>(s.mesh->triangles.size()) : 0);
     default:
         return QStringLiteral("%1 r %2 mm, length %3 mm")
             .arg(toQString(engine::shapeTypeName(s.type)), mm(s.radius), mm(s.length));

@@ -73,8 +73,41 @@ osg::ref_ptr<osg::Shape> makeShape(const Shape& s) {
         cone->setRotation(rotation);
         return cone;
     }
+    case ShapeType::Mesh:
+        break;  // drawn as geometry, see makeDrawable
     }
     return nullptr;
+}
+
+// A triangle mesh in the part frame (scale and X_PG baked in), flat-shaded: each triangle
+// gets its own vertices and face normal.
+osg::ref_ptr<osg::Geometry> makeMeshGeometry(const Shape& s) {
+    auto vertices = makeRef<osg::Vec3Array>();
+    auto normals = makeRef<osg::Vec3Array>();
+    for (const auto& t : s.mesh->triangles) {
+        Vec3 p[3];
+        for (int k = 0; k < 3; ++k)
+            p[k] = s.X_PG * Vec3(s.scale.cwiseProduct(s.mesh->vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(k)])]));
+        Vec3 n = (p[1] - p[0]).cross(p[2] - p[0]);
+        if (n.norm() > 0.0) n.normalize();
+        for (const Vec3& q : p) {
+            vertices->push_back(toOsg(q));
+            normals->push_back(toOsg(n));
+        }
+    }
+    auto geometry = makeRef<osg::Geometry>();
+    geometry->setVertexArray(vertices);
+    geometry->setNormalArray(normals, osg::Array::BIND_PER_VERTEX);
+    geometry->addPrimitiveSet(new osg::DrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices->size())));
+    return geometry;
+}
+
+osg::ref_ptr<osg::Drawable> makeDrawable(const Shape& s, osg::TessellationHints* hints) {
+    if (s.type == ShapeType::Mesh) {
+        if (!s.mesh) return nullptr;
+        return makeMeshGeometry(s);
+    }
+    return makeRef<osg::ShapeDrawable>(makeShape(s).get(), hints);
 }
 
 // Three coloured axes (x red, y green, z blue) of the given length, as lines.
@@ -185,7 +218,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         auto geode = makeRef<osg::Geode>();
         geode->setNodeMask(kMaskParts);
         for (const Shape& s : part.shapes)
-            geode->addDrawable(new osg::ShapeDrawable(makeShape(s), hints.get()));
+            if (auto drawable = makeDrawable(s, hints.get())) geode->addDrawable(drawable);
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
         transform->addChild(geode);
         g.mechanism->addChild(transform);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/io/mesh_loader.h"
 #include "tests/support/scene_builders.h"
 
 namespace engine::contact {
@@ -71,6 +72,22 @@ TEST(CollisionWorld, SeparatedPartsGiveNoContactUnlessWithinTheMargin) {
     const auto contacts = world.findContacts();
     ASSERT_FALSE(contacts.empty());
     EXPECT_NEAR(contacts.front().depth, 0.005, 1e-12);
+}
+
+TEST(CollisionWorld, AMovingMeshCollidesThroughItsConvexHull) {
+    // The 0.2 × 0.1 × 0.05 m box mesh, sunk 2 mm into the slab.
+    SceneSpec spec = sphereOverSlab(1.0);
+    std::string error;
+    Shape mesh;
+    mesh.type = ShapeType::Mesh;
+    mesh.mesh = io::loadMesh(MOTUS_SOURCE_DIR "/tests/engine/io/data/box.obj", error);
+    ASSERT_TRUE(mesh.mesh) << error;
+    spec.parts[1].shapes = {mesh};
+    spec.parts[1].X_WP.p = Vec3(0, 0, 0.025 - 0.002);
+    CollisionWorld world(spec);
+    const auto contacts = world.findContacts();
+    ASSERT_FALSE(contacts.empty());
+    for (const ContactPoint& c : contacts) EXPECT_NEAR(c.depth, 0.002, 1e-6);  // float mesh data
 }
 
 TEST(CollisionWorld, PartsWithoutGeometryHaveNoCollisionObject) {

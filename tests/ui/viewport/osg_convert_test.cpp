@@ -38,3 +38,43 @@ TEST(OsgConvert, ColourChannelsComeFromRrggbb) {
 
 }  // namespace
 }  // namespace ui
+
+#include <osg/Geode>
+#include <osg/Geometry>
+
+#include "engine/io/mesh_loader.h"
+#include "ui/viewport/scene_graph.h"
+
+namespace ui {
+namespace {
+
+TEST(SceneGraph, DrawsAMeshShapeAsFlatShadedTriangles) {
+    engine::SceneSpec spec;
+    engine::Part part;
+    part.id = spec.newId();
+    part.name = "p";
+    engine::Shape mesh;
+    mesh.type = engine::ShapeType::Mesh;
+    std::string error;
+    mesh.mesh = engine::io::loadMesh(MOTUS_SOURCE_DIR "/tests/engine/io/data/box.obj", error);
+    ASSERT_TRUE(mesh.mesh) << error;
+    mesh.scale = engine::Vec3(2, 1, 1);
+    part.shapes.push_back(mesh);
+    spec.parts.push_back(part);
+    const SceneGraph g = buildSceneGraph(spec);
+    ASSERT_EQ(g.partTransforms.size(), 1u);
+    auto* geode = dynamic_cast<osg::Geode*>(g.partTransforms[0]->getChild(0));
+    ASSERT_NE(geode, nullptr);
+    auto* geometry = dynamic_cast<osg::Geometry*>(geode->getDrawable(0));
+    ASSERT_NE(geometry, nullptr);
+    // 12 triangles, 3 vertices each, scaled ×2 along x: the box spans ±0.2 m in x.
+    const auto* vertices = dynamic_cast<const osg::Vec3Array*>(geometry->getVertexArray());
+    ASSERT_NE(vertices, nullptr);
+    EXPECT_EQ(vertices->size(), 36u);
+    float maxX = 0.0f;
+    for (const osg::Vec3& v : *vertices) maxX = std::max(maxX, v.x());
+    EXPECT_NEAR(maxX, 0.2f, 1e-6f);
+}
+
+}  // namespace
+}  // namespace ui

@@ -1,0 +1,110 @@
+#include "engine/io/mesh_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/io/scene_json.h"
+#include "engine/model/mass_properties.h"
+#include "engine/model/model.h"
+
+namespace engine::io {
+namespace {
+
+const std::string kData = MOTUS_SOURCE_DIR "/tests/engine/io/data/";
+
+// Mesh coordinates come through Assimp in single precision (as binary STL stores them), so
+// results built on them are exact to ~1e-7 relative, not to double precision.
+constexpr double kFloat = 2e-7;
+
+TEST(MeshLoader, ReadsObjAndStlIntoClosedMeshes) {
+    std::string error;
+    const auto box = loadMesh(kData + "box.obj", error);
+    ASSERT_TRUE(box) << error;
+    EXPECT_EQ(box->vertices.size(), 8u);
+    EXPECT_EQ(box->triangles.size(), 12u);
+    EXPECT_TRUE(box->isClosed());
+    EXPECT_NEAR(box->signedVolume() / (0.2 * 0.1 * 0.05), 1.0, kFloat);
+
+    const auto tetra = loadMesh(kData + "tetra.stl", error);
+    ASSERT_TRUE(tetra) << error;
+    EXPECT_EQ(tetra->vertices.size(), 4u);  // STL's repeated corners are joined
+    EXPECT_TRUE(tetra->isClosed());
+    EXPECT_NEAR(tetra->signedVolume() / (1e-3 / 6.0), 1.0, kFloat);
+
+    const auto open = loadMesh(kData + "open_square.obj", error);
+    ASSERT_TRUE(open);
+    EXPECT_FALSE(open->isClosed());
+}
+
+TEST(MeshLoader, ReportsAMissingOrUnreadableFile) {
+    std::string error;
+    EXPECT_FALSE(loadMesh(kData + "nowhere.stl", error));
+    EXPECT_FALSE(error.empty());
+    EXPECT_FALSE(loadMesh(MOTUS_SOURCE_DIR "/README.md", error));
+    EXPECT_FALSE(error.empty());
+}
+
+TEST(MeshMassProperties, BoxMeshMatchesTheBoxFormula) {
+    std::string error;
+    const auto box = loadMesh(kData + "box.obj", error);
+    ASSERT_TRUE(box);
+    const MassProperties mp = meshMassProperties(*box, Vec3::Ones(), 1000.0);
+    const double m = 1000.0 * 0.2 * 0.1 * 0.05;
+    EXPECT_NEAR(mp.mass / m, 1.0, kFloat);
+    EXPECT_LT(mp.p_PPcm.norm(), kFloat * 0.1);
+    const Vec3 expected = m / 12.0 * Vec3(0.01 + 0.0025, 0.04 + 0.0025, 0.04 + 0.01);
+    EXPECT_LT((mp.I_Pcm_P.diagonal() - expected).norm() / expected.norm(), 3 * kFloat);
+    EXPECT_LT((mp.I_Pcm_P - Mat3(mp.I_Pcm_P.diagonal().asDiagonal())).norm() / expected.norm(), 3 * kFloat);
+}
+
+TEST(MeshMassProperties, TetrahedronMatchesItsClosedForm) {
+    // Unit-right tetrahedron of edge a: V = a³/6, centroid a/4 (1, 1, 1); about the origin
+    // ∫x² dV = a⁵/60 and ∫xy dV = a⁵/120, so I_O,xx = a⁵/30 · ρ and I_O,xy = −a⁵/120 · ρ.
+    std::string error;
+    const auto tetra = loadMesh(kData + "tetra.stl", error);
+    ASSERT_TRUE(tetra);
+    const double a = 0.1, rho = 2.0;
+    const MassProperties mp = meshMassProperties(*tetra, Vec3::Ones(), rho);
+    EXPECT_NEAR(mp.mass / (rho * a * a * a / 6.0), 1.0, 3 * kFloat);
+    EXPECT_LT((mp.p_PPcm - Vec3::Constant(a / 4)).norm(), kFloat * a);
+    const double a5 = std::pow(a, 5);
+    Mat3 I_O;
+    I_O << a5 / 30, -a5 / 120, -a5 / 120, -a5 / 120, a5 / 30, -a5 / 120, -a5 / 120, -a5 / 120, a5 / 30;
+    I_O *= rho;
+    const Vec3 c = mp.p_PPcm;
+    const Mat3 expected = I_O - mp.mass * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
+    EXPECT_LT((mp.I_Pcm_P - expected).norm(), 5 * kFloat * expected.norm());
+}
+
+std::string meshScene(const std::string& file, const std::string& extra) {
+    return R"({"format":"motus-scene","version":1,"parts":[{"name":"p",)" + extra +
+           R"("geometry":[{"type":"mesh","file":")" + file + R"(","scale":[2,1,1]}]}]})";
+}
+
+TEST(SceneJson, MeshShapesAreReadRelativeToTheSceneAndGiveMass) {
+    const SceneLoadResult r = parseScene(meshScene("box.obj", R"("density":1000,)"), kData);
+    ASSERT_TRUE(r.scene) << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
+    const CompileResult c = compile(*r.scene);
+    ASSERT_TRUE(c.model);
+    // Scaled ×2 along x: 0.4 × 0.1 × 0.05 m of 1000 kg/m³.
+    EXPECT_NEAR(c.model->bodies[0].mass, 2.0, 2.0 * kFloat);
+}
+
+TEST(SceneJson, MeshProblemsAreReportedAtTheShape) {
+    SceneLoadResult r = parseScene(meshScene("missing.stl", R"("density":1000,)"), kData);
+    EXPECT_FALSE(r.scene);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].where, "/parts/0/geometry/0/file");
+    EXPECT_NE(r.diagnostics[0].message.find("cannot read mesh 'missing.stl'"), std::string::npos);
+
+    r = parseScene(meshScene("open_square.obj", R"("density":1000,)"), kData);
+    EXPECT_FALSE(r.scene);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_NE(r.diagnostics[0].message.find("does not enclose a volume"), std::string::npos);
+
+    // An open mesh is fine for display when the mass is given.
+    r = parseScene(meshScene("open_square.obj", R"("mass":1,"inertia":[1,1,1],)"), kData);
+    EXPECT_TRUE(r.scene);
+}
+
+}  // namespace
+}  // namespace engine::io
