@@ -33,6 +33,9 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     evaluateConstraints(model, state.t, ws.frames, ws.constraints);
     ws.solver.analyze(ws.constraints.Phi_q, ws.Minv);
     ws.prepared = true;
+    ws.factored = ws.solver.singularRow() < 0;
+    ws.factoredTime = state.t;
+    ws.factoredQ = state.q;
     if (ws.solver.singularRow() >= 0)
         return Status::failure("singular constraint system at t = " + timeText(state.t) + ": " +
                                constraintRowName(model, ws.solver.singularRow()) +
@@ -40,9 +43,8 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     return {};
 }
 
-Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
-                            const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                            Workspace& ws) {
+Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                             const Eigen::VectorXd& jointCoordinates, Workspace& ws) {
     if (!q.allFinite() || !v.allFinite()) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!q.segment<7>(7 * b).allFinite() || !v.segment<6>(6 * b).allFinite())
@@ -61,17 +63,38 @@ Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd&
                                        model.bodies[static_cast<std::size_t>(b)].name + "' are not finite at t = " +
                                        timeText(t));
     }
+    return {};
+}
+
+Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                            Workspace& ws, bool needGamma) {
+    const bool reusable = ws.factored && ws.factoredTime == t && ws.factoredQ.size() == q.size() && ws.factoredQ == q;
+    if (reusable && !needGamma) return {};
+    computeBodyFrames(model, q, v, ws.frames);
     evaluateConstraints(model, t, ws.frames, ws.constraints);
     if (!ws.constraints.gamma.allFinite()) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
             if (!std::isfinite(ws.constraints.gamma(r)))
-                return Status::failure(constraintRowName(model, static_cast<int>(r)) +
-                                       " is not finite at t = " + timeText(t));
+                return Status::failure(constraintRowName(model, static_cast<int>(r)) + " is not finite at t = " +
+                                       timeText(t));
     }
+    if (reusable) return {};
+    ws.factored = false;
     if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
         return Status::failure("singular constraint system at t = " + timeText(t) + ": " +
                                constraintRowName(model, ws.solver.singularRow()) +
                                " became dependent on the others (a singular position?)");
+    ws.factored = true;
+    ws.factoredTime = t;
+    ws.factoredQ = q;
+    return {};
+}
+
+Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                            Workspace& ws) {
+    if (Status s = evaluateAppliedForces(model, t, q, v, jointCoordinates, ws); !s.ok) return s;
+    if (Status s = factorizeConstraints(model, t, q, v, ws, true); !s.ok) return s;
     ws.solver.solve(ws.g, ws.constraints.gamma, ws.vdot, ws.lambda);
     return {};
 }

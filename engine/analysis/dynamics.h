@@ -20,6 +20,16 @@ namespace engine {
 // no consistent solution.
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
 
+// Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
+Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                             const Eigen::VectorXd& jointCoordinates, Workspace& ws);
+
+// Full constraint evaluation at (t, q, v) in ws.constraints and the factorisation of S for
+// that Φq, reusing the workspace's factorisation when it already belongs to (t, q). With
+// needGamma false and a reusable factorisation, nothing is evaluated.
+Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                            Workspace& ws, bool needGamma);
+
 // Accelerations ws.vdot and multipliers ws.lambda at (t, q, v).
 Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,

@@ -208,6 +208,81 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
     }
 }
 
+namespace {
+
+// Positions only (no Jacobians): a marker's origin and axes in the world.
+Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) { return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p; }
+Vec3 axisValue(const BodyFrame* f, const Transform& X_BM, int k) {
+    const Vec3 a_B = X_BM.R * Vec3::Unit(k);
+    return f ? Vec3(f->R * a_B) : a_B;
+}
+
+double coordinateValue(const Model& model, const std::vector<BodyFrame>& frames, const JointModel& joint,
+                       int coordinate) {
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+    const BodyFrame* fi = frameOf(frames, mi.body);
+    const BodyFrame* fj = frameOf(frames, mj.body);
+    const Vec3 zj = axisValue(fj, mj.X_BM, 2);
+    if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
+        return zj.dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));
+    const Vec3 xi = axisValue(fi, mi.X_BM, 0), xj = axisValue(fj, mj.X_BM, 0);
+    return std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
+}
+
+}  // namespace
+
+void evaluateConstraintResiduals(const Model& model, double t, const std::vector<BodyFrame>& frames,
+                                 ConstraintEvaluation& out) {
+    const int nc = model.constraintRows();
+    out.Phi.resize(nc);
+    out.nu.setZero(nc);
+    int row = 0;
+    for (const JointModel& joint : model.joints) {
+        const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+        const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+        const BodyFrame* fi = frameOf(frames, mi.body);
+        const BodyFrame* fj = frameOf(frames, mj.body);
+        const Vec3 d = pointValue(fj, mj.X_BM) - pointValue(fi, mi.X_BM);
+        for (const Primitive& p : joint.primitives) {
+            switch (p.type) {
+            case PrimitiveType::Coincident:
+                for (int k = 0; k < 3; ++k) out.Phi(row++) = d(k);
+                break;
+            case PrimitiveType::Dot1:
+                out.Phi(row++) = axisValue(fi, mi.X_BM, p.axisI).dot(axisValue(fj, mj.X_BM, p.axisJ));
+                break;
+            case PrimitiveType::Dot2:
+                out.Phi(row++) = axisValue(fi, mi.X_BM, p.axisI).dot(d);
+                break;
+            case PrimitiveType::Distance:
+                out.Phi(row++) = (d.squaredNorm() - p.length * p.length) / (2.0 * p.length);
+                break;
+            }
+        }
+    }
+    for (const DriverModel& driver : model.drivers) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
+        switch (driver.level) {
+        case MotionLevel::Position: {
+            const double residual = coordinateValue(model, frames, joint, driver.coordinate) - driver.f.eval(t);
+            const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+            out.Phi(row) = angle ? wrapAngle(residual) : residual;
+            out.nu(row) = driver.f.derivative(t);
+            break;
+        }
+        case MotionLevel::Velocity:
+            out.Phi(row) = 0.0;
+            out.nu(row) = driver.f.eval(t);
+            break;
+        case MotionLevel::Acceleration:
+            out.Phi(row) = 0.0;
+            break;
+        }
+        ++row;
+    }
+}
+
 double maxPositionResidual(const ConstraintEvaluation& evaluation) {
     double worst = 0.0;
     for (Eigen::Index k = 0; k < evaluation.Phi.size(); ++k)

@@ -37,6 +37,11 @@ struct ConstraintEvaluation {
 void evaluateConstraints(const Model& model, double t, const std::vector<BodyFrame>& frames,
                          ConstraintEvaluation& out);
 
+// Only Φ and ν (no Jacobian, no γ): the cheap evaluation for Newton and projection loops.
+// `out` must already hold a full evaluation of the same model (row levels).
+void evaluateConstraintResiduals(const Model& model, double t, const std::vector<BodyFrame>& frames,
+                                 ConstraintEvaluation& out);
+
 // Joint coordinate `coordinate` of `joint` (angle or slide, see JointModel) as a row: value,
 // rate, Jacobian blocks, and gamma = −(the part of its second derivative that does not
 // multiply accelerations). Angles are in (−π, π].

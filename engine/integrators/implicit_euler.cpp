@@ -107,7 +107,7 @@ private:
             double worst = 0.0;
             if (rows > 0) {
                 computeBodyFrames(model, q, v, ws.frames);
-                evaluateConstraints(model, t1, ws.frames, ws.constraints);
+                evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
                 const Eigen::VectorXd Jv = start.Phi_q * v;
                 for (int r = 0; r < rows; ++r) {
                     switch (start.level[static_cast<std::size_t>(r)]) {

@@ -71,43 +71,49 @@ private:
     Status step(const Model& model, State& state, Workspace& ws, double h) {
         const double t1 = state.t + h;
         const Eigen::VectorXd q0 = state.q, v0 = state.v;
-
-        // Forces and constraint rows at the start of the step.
-        ++stats_.evaluations;
-        if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
-        const double dampingPower = ws.forceEnergies.dampingPower;
-        const ConstraintEvaluation start = ws.constraints;  // Φq(qₙ), factorised in ws.solver
-        Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(ws.g);
-
-        // Impulses by quasi-Newton iterations with the start-of-step Schur complement.
         const int rows = model.constraintRows();
+        bool accelerationRows = false;
+        for (const DriverModel& d : model.drivers) accelerationRows |= d.level == MotionLevel::Acceleration;
+
+        // Forces at the start of the step; Φq(qₙ) factored (usually left by the last
+        // projection, which ended at qₙ).
+        ++stats_.evaluations;
+        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
+        const Eigen::VectorXd g0 = ws.g;
+        const double dampingPower = ws.forceEnergies.dampingPower;
+        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok) return s;
+        const SparseRowMatrix J0 = ws.constraints.Phi_q;
+        const std::vector<MotionLevel> level = ws.constraints.level;
+        Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(g0);
+        const Eigen::VectorXd accelerationTarget =
+            accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma) : Eigen::VectorXd();
+
+        // Impulses by quasi-Newton iterations with the start-of-step Schur complement; only
+        // residuals are evaluated inside the loop.
         Eigen::VectorXd residual(rows), dv, impulse = Eigen::VectorXd::Zero(rows);
         Eigen::VectorXd q = q0;
-        const Eigen::VectorXd accelerationTarget = start.Phi_q * v0 + h * start.gamma;
         int k = 0;
         for (;; ++k) {
             q = q0;
             retract(model, q, h * v);
             if (rows == 0) break;
             computeBodyFrames(model, q, v, ws.frames);
-            evaluateConstraints(model, t1, ws.frames, ws.constraints);
-            const Eigen::VectorXd Jv = start.Phi_q * v;
+            evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
+            const Eigen::VectorXd Jv = J0 * v;
             double worst = 0.0;
             for (int r = 0; r < rows; ++r) {
-                switch (start.level[static_cast<std::size_t>(r)]) {
+                switch (level[static_cast<std::size_t>(r)]) {
                 case MotionLevel::Position:
                     residual(r) = ws.constraints.Phi(r) / h;
-                    worst = std::max(worst, std::abs(ws.constraints.Phi(r)));
                     break;
                 case MotionLevel::Velocity:
                     residual(r) = Jv(r) - ws.constraints.nu(r);
-                    worst = std::max(worst, h * std::abs(residual(r)));
                     break;
                 case MotionLevel::Acceleration:
                     residual(r) = Jv(r) - accelerationTarget(r);
-                    worst = std::max(worst, h * std::abs(residual(r)));
                     break;
                 }
+                worst = std::max(worst, h * std::abs(residual(r)));
             }
             if (worst <= model.settings.projectionTolerance) break;
             if (k >= 4 * model.settings.maxProjectionIterations) {
@@ -131,7 +137,7 @@ private:
         for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
             const int row = model.jointRows + d;
             double rate = 0.0;
-            for (SparseRowMatrix::InnerIterator it(start.Phi_q, row); it; ++it) rate += it.value() * v(it.col());
+            for (SparseRowMatrix::InnerIterator it(J0, row); it; ++it) rate += it.value() * v(it.col());
             state.driverWork -= impulse(row) * rate;
         }
 
@@ -272,38 +278,38 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
     normaliseQuaternions(model, state.q);
     const SolverSettings& settings = model.settings;
     if (model.constraintRows() > 0) {
-        // Positions: Newton steps Δq = −M⁻¹Φqᵀ S⁻¹ Φ on the position-level rows.
-        Eigen::VectorXd residual, delta;
+        // Positions: Newton steps Δq = −M⁻¹Φqᵀ S⁻¹ Φ on the position-level rows (non-position
+        // rows carry Φ = 0: they keep their coordinates still). Residuals alone are cheap;
+        // Φq is evaluated and factored only when a correction is needed.
+        Eigen::VectorXd delta;
         int k = 0;
         for (;; ++k) {
             computeBodyFrames(model, state.q, state.v, ws.frames);
-            evaluateConstraints(model, state.t, ws.frames, ws.constraints);
-            residual = ws.constraints.Phi;  // non-position rows carry 0: keep them still
-            if (residual.cwiseAbs().maxCoeff() <= settings.projectionTolerance) break;
+            evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
+            const Eigen::VectorXd residual = ws.constraints.Phi;
+            const double worst = residual.size() ? residual.cwiseAbs().maxCoeff() : 0.0;
+            if (worst <= settings.projectionTolerance) break;
             if (k >= settings.maxProjectionIterations) {
-                Eigen::Index worst = 0;
-                residual.cwiseAbs().maxCoeff(&worst);
-                return Status::failure("constraints could not be satisfied at t = " + timeText(state.t) +
-                                       ": " + constraintRowName(model, static_cast<int>(worst)) +
-                                       " is off by " + std::to_string(residual.cwiseAbs().maxCoeff()) +
-                                       " after " + std::to_string(k) + " Newton iterations");
+                Eigen::Index row = 0;
+                residual.cwiseAbs().maxCoeff(&row);
+                return Status::failure("constraints could not be satisfied at t = " + timeText(state.t) + ": " +
+                                       constraintRowName(model, static_cast<int>(row)) + " is off by " +
+                                       std::to_string(worst) + " after " + std::to_string(k) +
+                                       " Newton iterations");
             }
-            if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
-                return Status::failure("singular constraint system while projecting at t = " + timeText(state.t) +
-                                       ": " + constraintRowName(model, ws.solver.singularRow()));
+            if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok) return s;
             ws.solver.project(residual, delta);
             retract(model, state.q, delta);
         }
         if (iterations) *iterations = k;
 
-        // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows.
+        // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows, with
+        // Φq at the final positions (factored here; the next step starts from it).
+        if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok) return s;
         Eigen::VectorXd velocityResidual = ws.constraints.Phi_q * state.v - ws.constraints.nu;
         for (Eigen::Index r = 0; r < velocityResidual.size(); ++r)
             if (ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration)
                 velocityResidual(r) = 0.0;
-        if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
-            return Status::failure("singular constraint system while projecting velocities at t = " +
-                                   timeText(state.t));
         ws.solver.project(velocityResidual, delta);
         state.v += delta;
     }

@@ -24,6 +24,12 @@ struct Workspace {
     Eigen::VectorXd vdot;    // accelerations (v̇_W, ω̇')
     Eigen::VectorXd lambda;  // multipliers, one per constraint row
     ForceEnergies forceEnergies;
+    // The factorisation held by `solver` is that of Φq(factoredQ) at factoredTime when
+    // `factored`; `constraints` then holds that Φq. Steps that end where the next begins
+    // reuse it instead of factoring the same matrix twice.
+    bool factored = false;
+    double factoredTime = 0.0;
+    Eigen::VectorXd factoredQ;
 };
 
 // Outcome of an engine operation: failures carry a message naming the entity and time.
