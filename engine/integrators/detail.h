@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the integrators (not part of the engine's interface).
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "engine/model/model.h"
@@ -35,5 +37,47 @@ inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorX
 }
 
 std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
+
+}  // namespace engine::detail
+
+#include "engine/integrators/integrator.h"
+
+namespace engine::detail {
+
+// Residuals, in velocity units, of every constraint row at the end of a step of size h that
+// starts at q0 with velocity v: position rows Φ(q0 ⊕ h v, t1) / h, velocity rows J0 v − ν(t1),
+// acceleration rows J0 v − accelerationTarget. The end positions are left in `q`. Returns the
+// largest residual in position units (h |r|).
+double stepResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0, const Eigen::VectorXd& v,
+                     const SparseRowMatrix& J0, const std::vector<MotionLevel>& level,
+                     const Eigen::VectorXd& accelerationTarget, Workspace& ws, Eigen::VectorXd& q,
+                     Eigen::VectorXd& residual);
+
+// Work of the drivers' constraint impulses over a step: a driver row's impulse μ acts as
+// −Φq_dᵀ μ and does work −μ ċ.
+void addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::VectorXd& impulse,
+                   const Eigen::VectorXd& v, State& state);
+
+// Fixed-step methods: steps of the set size, the last one shortened to land on tEnd.
+class FixedStepIntegrator : public Integrator {
+public:
+    explicit FixedStepIntegrator(double stepSize) : stepSize_(stepSize) {}
+    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) final {
+        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
+            const double h = std::min(stepSize_, tEnd - state.t);
+            if (Status s = step(model, state, ws, h); !s.ok) return s;
+            ++stats_.steps;
+        }
+        state.t = tEnd;
+        return {};
+    }
+
+protected:
+    // One step of size h from state.t, including the projection at its end.
+    virtual Status step(const Model& model, State& state, Workspace& ws, double h) = 0;
+
+private:
+    double stepSize_;
+};
 
 }  // namespace engine::detail

@@ -23,22 +23,12 @@
 namespace engine {
 namespace {
 
-class ImplicitEuler final : public Integrator {
+class ImplicitEuler final : public detail::FixedStepIntegrator {
 public:
-    explicit ImplicitEuler(double h) : h_(h) {}
-
-    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
-        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
-            const double h = std::min(h_, tEnd - state.t);
-            if (Status s = step(model, state, ws, h); !s.ok) return s;
-            ++stats_.steps;
-        }
-        state.t = tEnd;
-        return {};
-    }
+    using FixedStepIntegrator::FixedStepIntegrator;
 
 private:
-    Status step(const Model& model, State& state, Workspace& ws, double h) {
+    Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         const Eigen::VectorXd q0 = state.q, v0 = state.v;
         const int n = model.velocitySize();
@@ -102,22 +92,8 @@ private:
         Eigen::VectorXd v = v0, q = q0, residual(rows), rhs(n + na);
         Eigen::VectorXd impulse = Eigen::VectorXd::Zero(rows);
         for (int iteration = 0;; ++iteration) {
-            q = q0;
-            detail::retract(model, q, h * v);
-            double worst = 0.0;
-            if (rows > 0) {
-                computeBodyFrames(model, q, v, ws.frames);
-                evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
-                const Eigen::VectorXd Jv = start.Phi_q * v;
-                for (int r = 0; r < rows; ++r) {
-                    switch (start.level[static_cast<std::size_t>(r)]) {
-                    case MotionLevel::Position: residual(r) = ws.constraints.Phi(r) / h; break;
-                    case MotionLevel::Velocity: residual(r) = Jv(r) - ws.constraints.nu(r); break;
-                    case MotionLevel::Acceleration: residual(r) = Jv(r) - accelerationTarget(r); break;
-                    }
-                    worst = std::max(worst, h * std::abs(residual(r)));
-                }
-            }
+            const double worst =
+                detail::stepResiduals(model, h, t1, q0, v, start.Phi_q, start.level, accelerationTarget, ws, q, residual);
             if (iteration > 0 && worst <= model.settings.projectionTolerance) break;
             if (iteration > 4 * model.settings.maxProjectionIterations)
                 return Status::failure("the implicit step did not converge at t = " + timeText(t1));
@@ -135,16 +111,9 @@ private:
         state.v = v;
         state.t = t1;
         state.dissipatedEnergy += h * dampingPower;
-        for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
-            const int row = model.jointRows + d;
-            double rate = 0.0;
-            for (SparseRowMatrix::InnerIterator it(start.Phi_q, row); it; ++it) rate += it.value() * v(it.col());
-            state.driverWork -= impulse(row) * rate;
-        }
+        detail::addDriverWork(model, start.Phi_q, impulse, v, state);
         return projectState(model, state, ws, &stats_.projectionIterations);
     }
-
-    double h_;
 };
 
 }  // namespace

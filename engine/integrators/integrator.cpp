@@ -29,20 +29,17 @@ struct Flat {
     }
 };
 
-class RungeKuttaBase : public Integrator {
-protected:
-    Status f(const Model& model, double t, const Eigen::VectorXd& y, const State& reference,
-             Workspace& ws, Eigen::VectorXd& dy) {
-        const Eigen::VectorXd q = y.head(flat_.nq), v = y.segment(flat_.nv == 0 ? flat_.nq : flat_.nq, flat_.nv);
-        StateDerivative d;
-        ++stats_.evaluations;
-        if (Status s = stateDerivative(model, t, q, v, reference.jointCoordinates, ws, d); !s.ok) return s;
-        dy.resize(y.size());
-        dy << d.qdot, d.vdot, d.driverPower, d.dampingPower;
-        return {};
-    }
-    Flat flat_;
-};
+// f(t, y) for the Runge–Kutta methods on the flattened state.
+Status flatDerivative(const Model& model, const Flat& flat, double t, const Eigen::VectorXd& y, const State& reference,
+                      Workspace& ws, Eigen::VectorXd& dy, IntegratorStatistics& stats) {
+    const Eigen::VectorXd q = y.head(flat.nq), v = y.segment(flat.nq, flat.nv);
+    StateDerivative d;
+    ++stats.evaluations;
+    if (Status s = stateDerivative(model, t, q, v, reference.jointCoordinates, ws, d); !s.ok) return s;
+    dy.resize(y.size());
+    dy << d.qdot, d.vdot, d.driverPower, d.dampingPower;
+    return {};
+}
 
 // Symplectic Euler with SHAKE-type constraint impulses (velocity level) and a RATTLE-type
 // velocity projection: the impulses μ act along Φq(qₙ)ᵀ, chosen so that the new positions
@@ -54,21 +51,12 @@ protected:
 //        position rows  Φ(qₙ₊₁) = 0,  velocity rows  Φq v⁺ = ν,  acceleration rows
 //        Φq v⁺ = Φq vₙ + h γ
 //   vₙ₊₁ = v⁺ projected on Φq(qₙ₊₁) v = ν.
-class SymplecticEuler final : public Integrator {
+class SymplecticEuler final : public detail::FixedStepIntegrator {
 public:
-    explicit SymplecticEuler(double h) : h_(h) {}
-    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
-        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
-            const double h = std::min(h_, tEnd - state.t);
-            if (Status s = step(model, state, ws, h); !s.ok) return s;
-            ++stats_.steps;
-        }
-        state.t = tEnd;
-        return {};
-    }
+    using FixedStepIntegrator::FixedStepIntegrator;
 
 private:
-    Status step(const Model& model, State& state, Workspace& ws, double h) {
+    Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         const Eigen::VectorXd q0 = state.q, v0 = state.v;
         const int rows = model.constraintRows();
@@ -94,28 +82,8 @@ private:
         Eigen::VectorXd q = q0;
         int k = 0;
         for (;; ++k) {
-            q = q0;
-            retract(model, q, h * v);
-            if (rows == 0) break;
-            computeBodyFrames(model, q, v, ws.frames);
-            evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
-            const Eigen::VectorXd Jv = J0 * v;
-            double worst = 0.0;
-            for (int r = 0; r < rows; ++r) {
-                switch (level[static_cast<std::size_t>(r)]) {
-                case MotionLevel::Position:
-                    residual(r) = ws.constraints.Phi(r) / h;
-                    break;
-                case MotionLevel::Velocity:
-                    residual(r) = Jv(r) - ws.constraints.nu(r);
-                    break;
-                case MotionLevel::Acceleration:
-                    residual(r) = Jv(r) - accelerationTarget(r);
-                    break;
-                }
-                worst = std::max(worst, h * std::abs(residual(r)));
-            }
-            if (worst <= model.settings.projectionTolerance) break;
+            const double worst = detail::stepResiduals(model, h, t1, q0, v, J0, level, accelerationTarget, ws, q, residual);
+            if (rows == 0 || worst <= model.settings.projectionTolerance) break;
             if (k >= 4 * model.settings.maxProjectionIterations) {
                 Eigen::Index row = 0;
                 residual.cwiseAbs().maxCoeff(&row);
@@ -133,50 +101,35 @@ private:
         state.v = v;
         state.t = t1;
         state.dissipatedEnergy += h * dampingPower;
-        // Driver work: a driver row's impulse μ acts as −Φq_dᵀ μ, doing work −μ ċ over the step.
-        for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
-            const int row = model.jointRows + d;
-            double rate = 0.0;
-            for (SparseRowMatrix::InnerIterator it(J0, row); it; ++it) rate += it.value() * v(it.col());
-            state.driverWork -= impulse(row) * rate;
-        }
+        detail::addDriverWork(model, J0, impulse, v, state);
 
         // Velocities onto the constraint manifold at the new positions (RATTLE).
         return projectState(model, state, ws, nullptr);
     }
-
-    double h_;
 };
 
-class RungeKutta4 final : public RungeKuttaBase {
+class RungeKutta4 final : public detail::FixedStepIntegrator {
 public:
-    explicit RungeKutta4(double h) : h_(h) {}
-    Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
-        flat_ = {model.positionSize(), model.velocitySize()};
-        Eigen::VectorXd k1, k2, k3, k4;
-        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
-            const double h = std::min(h_, tEnd - state.t);
-            const Eigen::VectorXd y = flat_.pack(state);
-            const double t = state.t;
-            if (Status s = f(model, t, y, state, ws, k1); !s.ok) return s;
-            if (Status s = f(model, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2); !s.ok) return s;
-            if (Status s = f(model, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3); !s.ok) return s;
-            if (Status s = f(model, t + h, y + h * k3, state, ws, k4); !s.ok) return s;
-            flat_.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
-            state.t = t + h;
-            ++stats_.steps;
-            if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok) return s;
-        }
-        state.t = tEnd;
-        return {};
-    }
+    using FixedStepIntegrator::FixedStepIntegrator;
 
 private:
-    double h_;
+    Status step(const Model& model, State& state, Workspace& ws, double h) override {
+        const Flat flat{model.positionSize(), model.velocitySize()};
+        const Eigen::VectorXd y = flat.pack(state);
+        const double t = state.t;
+        Eigen::VectorXd k1, k2, k3, k4;
+        if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_); !s.ok) return s;
+        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2, stats_); !s.ok) return s;
+        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3, stats_); !s.ok) return s;
+        if (Status s = flatDerivative(model, flat, t + h, y + h * k3, state, ws, k4, stats_); !s.ok) return s;
+        flat.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
+        state.t = t + h;
+        return projectState(model, state, ws, &stats_.projectionIterations);
+    }
 };
 
 // Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, table 5.2).
-class DormandPrince45 final : public RungeKuttaBase {
+class DormandPrince45 final : public Integrator {
 public:
     DormandPrince45(double maxStep, double rtol, double atol) : maxStep_(maxStep), rtol_(rtol), atol_(atol) {}
 
@@ -195,12 +148,15 @@ public:
                                         125.0 / 192 - 393.0 / 640, -2187.0 / 6784 + 92097.0 / 339200,
                                         11.0 / 84 - 187.0 / 2100, -1.0 / 40};
         flat_ = {model.positionSize(), model.velocitySize()};
+        auto f = [&](double t, const Eigen::VectorXd& y, const State& reference, Workspace& w, Eigen::VectorXd& dy) {
+            return flatDerivative(model, flat_, t, y, reference, w, dy, stats_);
+        };
         Eigen::VectorXd k[7];
         if (h_ <= 0.0) h_ = std::min(maxStep_, 1e-3);
         while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
             const double t = state.t;
             const Eigen::VectorXd y = flat_.pack(state);
-            if (Status s = f(model, t, y, state, ws, k[0]); !s.ok) return s;
+            if (Status s = f(t, y, state, ws, k[0]); !s.ok) return s;
             for (int attempt = 0;; ++attempt) {
                 const double h = std::min({h_, maxStep_, tEnd - t});
                 if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
@@ -213,7 +169,7 @@ public:
                     for (int j = 0; j < stage; ++j)
                         if (a[stage][j] != 0.0) yStage += h * a[stage][j] * k[j];
                     if (stage == 6) yNew = yStage;
-                    Status s = f(model, t + c[stage] * h, yStage, state, ws, k[stage]);
+                    Status s = f(t + c[stage] * h, yStage, state, ws, k[stage]);
                     if (!s.ok) {
                         // A failed evaluation inside the step (e.g. a singular intermediate
                         // configuration): retry smaller before giving up.
@@ -256,6 +212,7 @@ public:
 private:
     double maxStep_, rtol_, atol_;
     double h_ = 0.0;
+    Flat flat_;
 };
 
 }  // namespace
@@ -315,6 +272,40 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
     }
     updateJointCoordinates(model, state, ws);
     return {};
+}
+
+double detail::stepResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
+                             const Eigen::VectorXd& v, const SparseRowMatrix& J0, const std::vector<MotionLevel>& level,
+                             const Eigen::VectorXd& accelerationTarget, Workspace& ws, Eigen::VectorXd& q,
+                             Eigen::VectorXd& residual) {
+    q = q0;
+    retract(model, q, h * v);
+    const int rows = model.constraintRows();
+    residual.resize(rows);
+    if (rows == 0) return 0.0;
+    computeBodyFrames(model, q, v, ws.frames);
+    evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
+    const Eigen::VectorXd Jv = J0 * v;
+    double worst = 0.0;
+    for (int r = 0; r < rows; ++r) {
+        switch (level[static_cast<std::size_t>(r)]) {
+        case MotionLevel::Position: residual(r) = ws.constraints.Phi(r) / h; break;
+        case MotionLevel::Velocity: residual(r) = Jv(r) - ws.constraints.nu(r); break;
+        case MotionLevel::Acceleration: residual(r) = Jv(r) - accelerationTarget(r); break;
+        }
+        worst = std::max(worst, h * std::abs(residual(r)));
+    }
+    return worst;
+}
+
+void detail::addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::VectorXd& impulse,
+                           const Eigen::VectorXd& v, State& state) {
+    for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
+        const int row = model.jointRows + d;
+        double rate = 0.0;
+        for (SparseRowMatrix::InnerIterator it(J0, row); it; ++it) rate += it.value() * v(it.col());
+        state.driverWork -= impulse(row) * rate;
+    }
 }
 
 std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings) {
