@@ -1,5 +1,6 @@
 #include "engine/forces/forces.h"
 
+#include <array>
 #include <cmath>
 
 #include "engine/constraints/constraints.h"
@@ -40,6 +41,90 @@ std::vector<int> jointCoordinateOffsets(const Model& model) {
     return offsets;
 }
 
+void applyForceElement(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
+                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets, Eigen::VectorXd& g,
+                       ForceEnergies& energies) {
+    switch (force.type) {
+    case ForceType::PointForce:
+    case ForceType::PointTorque: {
+        const MarkerFrame m = markerFrame(model, frames, force.markerI);
+        Vec3 value(force.components[0].eval(t), force.components[1].eval(t), force.components[2].eval(t));
+        if (force.inMarkerFrame) value = m.R * value;
+        const int body = model.markers[static_cast<std::size_t>(force.markerI)].body;
+        if (force.type == ForceType::PointForce)
+            addWrench(frames, body, m.p, value, Vec3::Zero(), g);
+        else
+            addWrench(frames, body, m.p, Vec3::Zero(), value, g);
+        break;
+    }
+    case ForceType::SpringDamper: {
+        const MarkerFrame mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
+        const Vec3 d = mj.p - mi.p;
+        const double length = d.norm();
+        if (length < 1e-12) break;  // direction undefined; no force (documented)
+        const Vec3 u = d / length;
+        const double rate = (mj.v - mi.v).dot(u);
+        const double stretch = length - force.freeLength;
+        const double tension = force.stiffness * stretch + force.damping * rate + force.preload;
+        // Tension pulls I towards J and J towards I.
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, tension * u, Vec3::Zero(), g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p, -tension * u, Vec3::Zero(), g);
+        energies.elastic += 0.5 * force.stiffness * stretch * stretch + force.preload * stretch;
+        energies.dampingPower += force.damping * rate * rate;
+        break;
+    }
+    case ForceType::RotationalSpringDamper: {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+        const ConstraintRow c = jointCoordinate(model, frames, force.joint, 0);
+        const double angle = unwindAngle(c.value, jointCoordinates.size() > 0
+                                                      ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
+                                                      : 0.0);
+        const double twist = angle - force.freeLength;
+        const double torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
+        // Torque on I about J's z axis, the opposite on J.
+        const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
+        const Vec3 T = torque * mj.R.col(2);
+        const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
+        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerI)].body, mi.p, Vec3::Zero(), T, g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerJ)].body, mj.p, Vec3::Zero(), -T, g);
+        energies.elastic += 0.5 * force.stiffness * twist * twist + force.preload * twist;
+        energies.dampingPower += force.damping * c.rate * c.rate;
+        break;
+    }
+    case ForceType::Bushing: {
+        // Displacement of I from J and rotation of I relative to J, in J's axes; the force
+        // and torque act on I at its origin, their opposites on J (torque about I's origin
+        // moved to J's origin by the lever arm, handled by addWrench's world point).
+        const MarkerFrame mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
+        const Vec3 x = mj.R.transpose() * (mi.p - mj.p);
+        const Vec3 xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
+        const Vec3 theta = rotationVector(mj.R, mi.R);
+        const Vec3 thetad = mj.R.transpose() * (mi.w - mj.w);
+        const Vec3 F_J = -(force.translationalStiffness.cwiseProduct(x) + force.translationalDamping.cwiseProduct(xd));
+        const Vec3 T_J = -(force.rotationalStiffness.cwiseProduct(theta) + force.rotationalDamping.cwiseProduct(thetad));
+        const Vec3 F = mj.R * F_J, T = mj.R * T_J;
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, F, T, g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mi.p, -F, -T, g);
+        energies.elastic += 0.5 * (x.dot(force.translationalStiffness.cwiseProduct(x)) +
+                                theta.dot(force.rotationalStiffness.cwiseProduct(theta)));
+        energies.dampingPower += xd.dot(force.translationalDamping.cwiseProduct(xd)) +
+                              thetad.dot(force.rotationalDamping.cwiseProduct(thetad));
+        break;
+    }
+    }
+}
+
+std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force) {
+    auto bodyOf = [&](int marker) { return marker < 0 ? kGround : model.markers[static_cast<std::size_t>(marker)].body; };
+    if (force.type == ForceType::RotationalSpringDamper) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+        return {bodyOf(joint.markerI), bodyOf(joint.markerJ)};
+    }
+    return {bodyOf(force.markerI), bodyOf(force.markerJ)};
+}
+
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                           const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                           Eigen::VectorXd& g, ForceEnergies* energies) {
@@ -57,78 +142,8 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     int nonFinite = -1;
     for (std::size_t index = 0; index < model.forces.size(); ++index) {
-        const ForceModel& force = model.forces[index];
         if (nonFinite < 0 && !g.allFinite()) nonFinite = static_cast<int>(index) - 1;
-        switch (force.type) {
-        case ForceType::PointForce:
-        case ForceType::PointTorque: {
-            const MarkerFrame m = markerFrame(model, frames, force.markerI);
-            Vec3 value(force.components[0].eval(t), force.components[1].eval(t), force.components[2].eval(t));
-            if (force.inMarkerFrame) value = m.R * value;
-            const int body = model.markers[static_cast<std::size_t>(force.markerI)].body;
-            if (force.type == ForceType::PointForce)
-                addWrench(frames, body, m.p, value, Vec3::Zero(), g);
-            else
-                addWrench(frames, body, m.p, Vec3::Zero(), value, g);
-            break;
-        }
-        case ForceType::SpringDamper: {
-            const MarkerFrame mi = markerFrame(model, frames, force.markerI);
-            const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
-            const Vec3 d = mj.p - mi.p;
-            const double length = d.norm();
-            if (length < 1e-12) break;  // direction undefined; no force (documented)
-            const Vec3 u = d / length;
-            const double rate = (mj.v - mi.v).dot(u);
-            const double stretch = length - force.freeLength;
-            const double tension = force.stiffness * stretch + force.damping * rate + force.preload;
-            // Tension pulls I towards J and J towards I.
-            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, tension * u, Vec3::Zero(), g);
-            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p, -tension * u, Vec3::Zero(), g);
-            local.elastic += 0.5 * force.stiffness * stretch * stretch + force.preload * stretch;
-            local.dampingPower += force.damping * rate * rate;
-            break;
-        }
-        case ForceType::RotationalSpringDamper: {
-            const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-            const ConstraintRow c = jointCoordinate(model, frames, force.joint, 0);
-            const double angle = unwindAngle(c.value, jointCoordinates.size() > 0
-                                                          ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
-                                                          : 0.0);
-            const double twist = angle - force.freeLength;
-            const double torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
-            // Torque on I about J's z axis, the opposite on J.
-            const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
-            const Vec3 T = torque * mj.R.col(2);
-            const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
-            addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerI)].body, mi.p, Vec3::Zero(), T, g);
-            addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerJ)].body, mj.p, Vec3::Zero(), -T, g);
-            local.elastic += 0.5 * force.stiffness * twist * twist + force.preload * twist;
-            local.dampingPower += force.damping * c.rate * c.rate;
-            break;
-        }
-        case ForceType::Bushing: {
-            // Displacement of I from J and rotation of I relative to J, in J's axes; the force
-            // and torque act on I at its origin, their opposites on J (torque about I's origin
-            // moved to J's origin by the lever arm, handled by addWrench's world point).
-            const MarkerFrame mi = markerFrame(model, frames, force.markerI);
-            const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
-            const Vec3 x = mj.R.transpose() * (mi.p - mj.p);
-            const Vec3 xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
-            const Vec3 theta = rotationVector(mj.R, mi.R);
-            const Vec3 thetad = mj.R.transpose() * (mi.w - mj.w);
-            const Vec3 F_J = -(force.translationalStiffness.cwiseProduct(x) + force.translationalDamping.cwiseProduct(xd));
-            const Vec3 T_J = -(force.rotationalStiffness.cwiseProduct(theta) + force.rotationalDamping.cwiseProduct(thetad));
-            const Vec3 F = mj.R * F_J, T = mj.R * T_J;
-            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, F, T, g);
-            addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mi.p, -F, -T, g);
-            local.elastic += 0.5 * (x.dot(force.translationalStiffness.cwiseProduct(x)) +
-                                    theta.dot(force.rotationalStiffness.cwiseProduct(theta)));
-            local.dampingPower += xd.dot(force.translationalDamping.cwiseProduct(xd)) +
-                                  thetad.dot(force.rotationalDamping.cwiseProduct(thetad));
-            break;
-        }
-        }
+        applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g, local);
     }
     if (nonFinite < 0 && !g.allFinite() && !model.forces.empty()) nonFinite = static_cast<int>(model.forces.size()) - 1;
     if (energies) *energies = local;

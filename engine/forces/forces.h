@@ -5,6 +5,7 @@
 // g includes gravity and the gyroscopic term −ω' × J'ω' of the Euler equations, so the
 // dynamics read  M v̇ + Φqᵀ λ = g.
 
+#include <array>
 #include <vector>
 
 #include <Eigen/Core>
@@ -26,6 +27,17 @@ struct ForceEnergies {
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                           const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                           Eigen::VectorXd& g, ForceEnergies* energies = nullptr);
+
+struct ForceModel;
+
+// One force element's contribution, added to g (and its energy terms to `energies`).
+// `offsets` = jointCoordinateOffsets(model).
+void applyForceElement(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
+                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets, Eigen::VectorXd& g,
+                       ForceEnergies& energies);
+
+// The (at most two) bodies a force element acts on; kGround where there is none.
+std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);
 
 // The angle `wrapped` (in (−π, π]) shifted by whole turns to lie nearest `reference`.
 double unwindAngle(double wrapped, double reference);

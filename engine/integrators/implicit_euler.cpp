@@ -8,11 +8,13 @@
 //
 // with the constraint rows met at the end of the step as in the symplectic Euler step (r:
 // position rows Φ(q⁺)/h, velocity and acceleration rows their velocity residuals), iterated
-// with the same factorisation; then velocities are projected at q⁺. K and D are taken by
-// forward differences of the applied forces, one body coordinate at a time (cost grows with
-// the square of the number of bodies: meant for the stiff parts of a mechanism, not for
-// long chains). Stiff springs that make explicit methods blow up are damped instead: the
-// method is L-stable and loses energy at high frequencies, which is its purpose.
+// with the same factorisation; then velocities are projected at q⁺. K and D: the gyroscopic
+// term analytically, every force element by forward differences of that element alone (cost
+// linear in the number of elements). Stiff springs that make explicit methods blow up are
+// damped instead: the method is L-stable and loses energy at high frequencies, which is its
+// purpose.
+
+#include <algorithm>
 
 #include <Eigen/SparseLU>
 
@@ -42,35 +44,71 @@ private:
         const std::vector<int>& active = ws.solver.activeRows();
         const int na = static_cast<int>(active.size());
 
-        // A = M − h D − h² K by forward differences, and K v for the right-hand side.
+        // A = M − h D − h² K and K v for the right-hand side. The gyroscopic term −ω' × J'ω'
+        // is differentiated analytically; each force element by finite differences of that
+        // element alone, over the coordinates of the (at most two) bodies it acts on, so the
+        // cost grows with the number of elements.
         std::vector<Eigen::Triplet<double>> triplets;
-        Eigen::VectorXd Kv = Eigen::VectorXd::Zero(n), g;
-        std::vector<BodyFrame> frames;
-        const double eps = 1e-7;
-        for (int c = 0; c < n; ++c) {
-            const int b = c / 6, k = c % 6;
-            Eigen::VectorXd q = q0;
-            if (k < 3) {
-                q(7 * b + k) += eps;
-            } else {
-                detail::rotateBody(q, b, eps * Vec3::Unit(k - 3));
+        Eigen::VectorXd Kv = Eigen::VectorXd::Zero(n);
+        for (int b = 0; b < model.bodyCount(); ++b) {
+            const Vec3 J = model.bodies[static_cast<std::size_t>(b)].inertia;
+            const Vec3 w = v0.segment<3>(6 * b + 3);
+            // ∂(−ω × Jω)/∂ω = −[ω]× J + [Jω]×
+            const Mat3 Dgyro = -skew(w) * J.asDiagonal().toDenseMatrix() + skew(J.cwiseProduct(w));
+            for (int r = 0; r < 3; ++r) {
+                triplets.emplace_back(6 * b + r, 6 * b + r, 1.0 / ws.Minv(6 * b + r));
+                for (int c = 0; c < 3; ++c)
+                    triplets.emplace_back(6 * b + 3 + r, 6 * b + 3 + c,
+                                          (r == c ? 1.0 / ws.Minv(6 * b + 3 + r) : 0.0) - h * Dgyro(r, c));
             }
-            computeBodyFrames(model, q, v0, frames);
-            computeAppliedForces(model, state.t, frames, v0, state.jointCoordinates, g);
-            const Eigen::VectorXd Kcol = (g - g0) / eps;
-            Eigen::VectorXd v = v0;
-            const double epsV = eps * std::max(1.0, std::abs(v0(c)));
-            v(c) += epsV;
-            computeBodyFrames(model, q0, v, frames);
-            computeAppliedForces(model, state.t, frames, v, state.jointCoordinates, g);
-            const Eigen::VectorXd Dcol = (g - g0) / epsV;
-            stats_.evaluations += 2;
-            Kv += Kcol * v0(c);
-            Eigen::VectorXd column = -h * Dcol - h * h * Kcol;
-            column(c) += 1.0 / ws.Minv(c);
-            for (int r = 0; r < n; ++r)
-                if (column(r) != 0.0 && (r == c || std::abs(column(r)) > 1e-14 * std::abs(column(c))))
-                    triplets.emplace_back(r, c, column(r));
+        }
+        const std::vector<int> offsets = jointCoordinateOffsets(model);
+        std::vector<BodyFrame> frames;
+        computeBodyFrames(model, q0, v0, frames);
+        Eigen::VectorXd g = Eigen::VectorXd::Zero(n);
+        ForceEnergies scratch;
+        const double eps = 1e-7;
+        for (const ForceModel& force : model.forces) {
+            std::vector<int> bodies;
+            for (int b : forceElementBodies(model, force))
+                if (b != kGround && std::find(bodies.begin(), bodies.end(), b) == bodies.end()) bodies.push_back(b);
+            // The element's generalised force on its bodies (12 numbers at most).
+            auto evaluate = [&] {
+                for (int b : bodies) g.segment<6>(6 * b).setZero();
+                applyForceElement(model, force, state.t, frames, state.jointCoordinates, offsets, g, scratch);
+                Eigen::VectorXd out(6 * bodies.size());
+                for (std::size_t k = 0; k < bodies.size(); ++k) out.segment<6>(6 * static_cast<Eigen::Index>(k)) = g.segment<6>(6 * bodies[k]);
+                return out;
+            };
+            const Eigen::VectorXd base = evaluate();
+            for (int a : bodies) {
+                const BodyFrame saved = frames[static_cast<std::size_t>(a)];
+                for (int c = 0; c < 6; ++c) {
+                    // ∂/∂q: move body a by ε along coordinate c (position, or body-axes rotation).
+                    Eigen::VectorXd q = q0;
+                    if (c < 3) q(7 * a + c) += eps;
+                    else detail::rotateBody(q, a, eps * Vec3::Unit(c - 3));
+                    frames[static_cast<std::size_t>(a)] = bodyFrame(q, v0, a);
+                    const Eigen::VectorXd Kcol = (evaluate() - base) / eps;
+                    // ∂/∂v
+                    Eigen::VectorXd v = v0;
+                    const double epsV = eps * std::max(1.0, std::abs(v0(6 * a + c)));
+                    v(6 * a + c) += epsV;
+                    frames[static_cast<std::size_t>(a)] = bodyFrame(q0, v, a);
+                    const Eigen::VectorXd Dcol = (evaluate() - base) / epsV;
+                    frames[static_cast<std::size_t>(a)] = saved;
+                    stats_.evaluations += 2;
+                    const int column = 6 * a + c;
+                    for (std::size_t k = 0; k < bodies.size(); ++k)
+                        for (int r = 0; r < 6; ++r) {
+                            const Eigen::Index i = 6 * static_cast<Eigen::Index>(k) + r;
+                            const int row = 6 * bodies[k] + r;
+                            Kv(row) += Kcol(i) * v0(column);
+                            const double value = -h * Dcol(i) - h * h * Kcol(i);
+                            if (value != 0.0) triplets.emplace_back(row, column, value);
+                        }
+                }
+            }
         }
         // The constraint blocks of the saddle-point matrix (active rows only).
         for (int k = 0; k < na; ++k)

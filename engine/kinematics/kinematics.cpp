@@ -5,16 +5,19 @@
 
 namespace engine {
 
+BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b) {
+    BodyFrame f;
+    f.R = bodyOrientation(q, b).normalized().toRotationMatrix();
+    f.r = bodyPosition(q, b);
+    f.v = v.segment<3>(6 * b);
+    f.w = f.R * v.segment<3>(6 * b + 3);
+    return f;
+}
+
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        std::vector<BodyFrame>& frames) {
     frames.resize(static_cast<std::size_t>(model.bodyCount()));
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        BodyFrame& f = frames[static_cast<std::size_t>(b)];
-        f.R = bodyOrientation(q, b).normalized().toRotationMatrix();
-        f.r = bodyPosition(q, b);
-        f.v = v.segment<3>(6 * b);
-        f.w = f.R * v.segment<3>(6 * b + 3);
-    }
+    for (int b = 0; b < model.bodyCount(); ++b) frames[static_cast<std::size_t>(b)] = bodyFrame(q, v, b);
 }
 
 MarkerFrame markerFrame(const Model& model, const std::vector<BodyFrame>& frames, int marker) {

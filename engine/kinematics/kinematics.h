@@ -24,6 +24,7 @@ struct BodyFrame {
 
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        std::vector<BodyFrame>& frames);
+BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int body);
 
 // Marker pose X_WM and the velocity of its origin and its angular velocity, in world axes.
 struct MarkerFrame {
