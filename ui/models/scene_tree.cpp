@@ -2,6 +2,7 @@
 
 #include <QStandardItemModel>
 
+#include "engine/model/mass_properties.h"
 #include "engine/model/scene_spec.h"
 
 namespace ui {
@@ -48,8 +49,13 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
 
     auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity);
     for (const engine::Part& part : spec.parts) {
-        const QString details =
-            part.ground ? QObject::tr("ground") : QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
+        QString details = QObject::tr("ground");
+        if (!part.ground && part.density)
+            details = QObject::tr("%1 kg (%2 kg/m³)")
+                          .arg(engine::partMassProperties(part).mass, 0, 'g', 4)
+                          .arg(*part.density, 0, 'g', 4);
+        else if (!part.ground)
+            details = QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
         auto partRow = row(toQString(part.name), details, part.id);
         for (const engine::Shape& shape : part.shapes)
             partRow[0]->appendRow(

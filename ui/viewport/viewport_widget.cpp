@@ -11,6 +11,7 @@
 
 #include <osg/ComputeBoundsVisitor>
 #include <osg/GLObjects>
+#include <osg/LightSource>
 #include <osg/Notify>
 #include <osgGA/TrackballManipulator>
 #include <osgViewer/Viewer>
@@ -158,7 +159,20 @@ ViewportWidget::ViewportWidget(QWidget* parent)
     impl_->manipulator->setAllowThrow(false);
     impl_->manipulator->setAutoComputeHomePosition(false);
     impl_->viewer->setCameraManipulator(impl_->manipulator, false);
-    impl_->viewer->setSceneData(impl_->root);
+    // The headlight follows the camera; a second, fixed light from above keeps faces that
+    // look up (tops of parts, the ground) readable from every viewing direction.
+    osg::ref_ptr<osg::Light> sky = new osg::Light(1);
+    sky->setPosition(osg::Vec4(0.3f, -0.2f, 1.0f, 0.0f));  // directional, in world axes
+    sky->setDiffuse(osg::Vec4(0.45f, 0.45f, 0.45f, 1.0f));
+    sky->setAmbient(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    sky->setSpecular(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    osg::ref_ptr<osg::LightSource> skySource = new osg::LightSource;
+    skySource->setLight(sky);
+    osg::ref_ptr<osg::Group> top = new osg::Group;
+    top->addChild(skySource);
+    top->addChild(impl_->root);
+    top->getOrCreateStateSet()->setMode(GL_LIGHT1, osg::StateAttribute::ON);
+    impl_->viewer->setSceneData(top);
     clearScene();
 }
 

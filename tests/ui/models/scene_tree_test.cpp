@@ -58,6 +58,14 @@ TEST(SceneTree, ListsForcesAndMotionsWithWhatTheyActOn) {
     EXPECT_EQ(model.index(0, 0, model.index(3, 0)).data(kEntityIdRole).toULongLong(), motor.id);
 }
 
+TEST(SceneTree, ShowsTheMassComputedFromDensity) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    spec.parts[1].density = 2000.0;  // its 0.1 × 0.02 × 0.02 m box: 0.8 kg
+    QStandardItemModel model;
+    populateSceneTree(model, spec);
+    EXPECT_EQ(model.index(1, 1, model.index(0, 0)).data().toString(), QString::fromUtf8("0.8 kg (2000 kg/m³)"));
+}
+
 TEST(SceneTree, RepopulatingReplacesTheContents) {
     QStandardItemModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
