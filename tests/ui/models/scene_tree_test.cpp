@@ -60,10 +60,10 @@ TEST(SceneTree, ListsForcesAndMotionsWithWhatTheyActOn) {
 
 TEST(SceneTree, ShowsTheMassComputedFromDensity) {
     engine::SceneSpec spec = engine::test::pendulum();
-    spec.parts[1].density = 2000.0;  // its 0.1 × 0.02 × 0.02 m box: 0.8 kg
+    spec.parts[1].density = 2000.0;  // its 0.1 × 0.02 × 0.02 m box: 0.08 kg
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    EXPECT_EQ(model.index(1, 1, model.index(0, 0)).data().toString(), QString::fromUtf8("0.8 kg (2000 kg/m³)"));
+    EXPECT_EQ(model.index(1, 1, model.index(0, 0)).data().toString(), QString::fromUtf8("0.08 kg (2000 kg/m³)"));
 }
 
 TEST(SceneTree, RepopulatingReplacesTheContents) {
