@@ -15,6 +15,11 @@ Status ForwardDynamics::initialize(const State& state) {
     return {};
 }
 
+void ForwardDynamics::restore(const State& state) {
+    state_ = state;
+    ws_.factored = false;
+}
+
 Status ForwardDynamics::advance(double tEnd) { return integrator_->advance(*model_, state_, ws_, tEnd); }
 
 Status ForwardDynamics::outputs(Outputs& out) { return computeOutputs(*model_, state_, ws_, out); }

@@ -20,6 +20,9 @@ public:
     Status initialize();
     Status initialize(const State& state);
 
+    // Continues from a state this model produced (a recorded frame), exactly: no assembly.
+    void restore(const State& state);
+
     // Advances to tEnd (one output interval, or several for fixed-step integrators).
     Status advance(double tEnd);
 

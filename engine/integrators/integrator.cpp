@@ -152,6 +152,9 @@ public:
             return flatDerivative(model, flat_, t, y, reference, w, dy, stats_);
         };
         Eigen::VectorXd k[7];
+        // The step size proposal lives in the state, so a run resumed from a recorded frame
+        // takes exactly the steps the original run took.
+        double& h_ = state.stepHint;
         if (h_ <= 0.0) h_ = std::min(maxStep_, 1e-3);
         while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
             const double t = state.t;
@@ -211,7 +214,6 @@ public:
 
 private:
     double maxStep_, rtol_, atol_;
-    double h_ = 0.0;
     Flat flat_;
 };
 

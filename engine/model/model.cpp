@@ -65,6 +65,7 @@ CompileResult compile(const SceneSpec& spec) {
     for (std::size_t p = 0; p < spec.parts.size(); ++p) {
         const Part& part = spec.parts[p];
         partIndex[part.name] = static_cast<int>(p);
+        model->partPoses0.push_back(part.X_WP);
         if (part.ground) continue;
         const MassProperties mp = partMassProperties(part);
         BodyModel body;

@@ -118,6 +118,7 @@ struct Model {
     std::vector<DriverModel> drivers;
     SolverSettings settings;
     std::vector<int> bodyOfPart;  // per SceneSpec part: body index or kGround
+    std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;  // first constraint row of each joint
     int jointRows = 0;            // sum of joint rows; driver rows follow them
 

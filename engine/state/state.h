@@ -19,6 +19,7 @@ struct State {
     Eigen::VectorXd v;
     double driverWork = 0.0;      // ∫ driver power dt
     double dissipatedEnergy = 0.0;  // ∫ damper power dt (≥ 0)
+    double stepHint = 0.0;          // adaptive integrators' next step size [s] (0: choose)
     // Last value of every joint coordinate (flattened over joints), so angles are reported
     // continuously past ±π.
     Eigen::VectorXd jointCoordinates;

@@ -1,0 +1,274 @@
+#include "engine/record/recording.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+namespace engine {
+
+// Row layout:
+//   t | q (7 nb) | v (6 nb) | driverWork, dissipated, stepHint | joint coordinates (nc) |
+//   joint rates (nc) | ω in world axes (3 nb) | reactions (12 per joint: F_W, T_W, F_J, T_J) |
+//   driver efforts | kinetic, gravitational, elastic | constraint error
+FrameLayout::FrameLayout(const Model& model)
+    : nq_(model.positionSize()),
+      nv_(model.velocitySize()),
+      nc_(0),
+      joints_(static_cast<int>(model.joints.size())),
+      drivers_(static_cast<int>(model.drivers.size())) {
+    for (const JointModel& joint : model.joints) nc_ += static_cast<int>(joint.coordinates.size());
+    auto add = [&](std::string name, std::string unit, int offset) {
+        channels_.push_back({std::move(name), std::move(unit), offset});
+    };
+    add("time", "s", 0);
+    const int q0 = 1, v0 = q0 + nq_, extra = v0 + nv_, coords = extra + 3, rates = coords + nc_,
+              omega = rates + nc_, reactions = omega + 3 * model.bodyCount(), efforts = reactions + 12 * joints_,
+              energies = efforts + drivers_;
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
+        const char* axes[] = {"x", "y", "z"};
+        for (int k = 0; k < 3; ++k) add(n + "." + axes[k], "m", q0 + 7 * b + k);
+        for (int k = 0; k < 3; ++k) add(n + ".v" + axes[k], "m/s", v0 + 6 * b + k);
+        for (int k = 0; k < 3; ++k) add(n + ".w" + axes[k], "rad/s", omega + 3 * b + k);
+    }
+    int c = 0;
+    for (int j = 0; j < joints_; ++j) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        for (std::size_t k = 0; k < joint.coordinates.size(); ++k, ++c) {
+            const bool angle = joint.coordinates[k] == JointAxis::Rotation;
+            add(joint.name + ".q" + std::to_string(k), angle ? "rad" : "m", coords + c);
+            add(joint.name + ".q" + std::to_string(k) + "rate", angle ? "rad/s" : "m/s", rates + c);
+        }
+        const char* names[] = {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "FxJ", "FyJ", "FzJ", "TxJ", "TyJ", "TzJ"};
+        for (int k = 0; k < 12; ++k) add(joint.name + "." + names[k], k % 6 < 3 ? "N" : "N·m", reactions + 12 * j + k);
+    }
+    for (int d = 0; d < drivers_; ++d) {
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
+        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
+        const bool torque = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        add(driver.name + ".effort", torque ? "N·m" : "N", efforts + d);
+    }
+    add("energy.kinetic", "J", energies);
+    add("energy.gravitational", "J", energies + 1);
+    add("energy.elastic", "J", energies + 2);
+    add("energy.driverWork", "J", extra);
+    add("energy.dissipated", "J", extra + 1);
+    add("constraint.error", "m", energies + 3);
+    size_ = energies + 4;
+}
+
+int FrameLayout::findChannel(const std::string& name) const {
+    for (std::size_t k = 0; k < channels_.size(); ++k)
+        if (channels_[k].name == name) return static_cast<int>(k);
+    return -1;
+}
+
+void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
+    double* p = row;
+    *p++ = s.t;
+    p = std::copy(s.q.data(), s.q.data() + nq_, p);
+    p = std::copy(s.v.data(), s.v.data() + nv_, p);
+    *p++ = s.driverWork;
+    *p++ = s.dissipatedEnergy;
+    *p++ = s.stepHint;
+    p = std::copy(s.jointCoordinates.data(), s.jointCoordinates.data() + nc_, p);
+    for (int k = 0; k < nc_; ++k) *p++ = k < o.jointRates.size() ? o.jointRates(k) : 0.0;
+    for (int b = 0; b < nv_ / 6; ++b) {
+        const Vec3 w = bodyOrientation(s.q, b) * Vec3(s.v.segment<3>(6 * b + 3));
+        *p++ = w.x();
+        *p++ = w.y();
+        *p++ = w.z();
+    }
+    for (int j = 0; j < joints_; ++j) {
+        const JointReaction& r = o.reactions[static_cast<std::size_t>(j)];
+        for (const Vec3* v : {&r.force_W, &r.torque_W, &r.force_J, &r.torque_J}) p = std::copy(v->data(), v->data() + 3, p);
+    }
+    for (int d = 0; d < drivers_; ++d) *p++ = o.driverEffort[static_cast<std::size_t>(d)];
+    *p++ = o.energies.kinetic;
+    *p++ = o.energies.gravitational;
+    *p++ = o.energies.elastic;
+    *p++ = o.constraintError;
+}
+
+void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
+    const double* p = row;
+    s.t = *p++;
+    s.q = Eigen::Map<const Eigen::VectorXd>(p, nq_);
+    p += nq_;
+    s.v = Eigen::Map<const Eigen::VectorXd>(p, nv_);
+    p += nv_;
+    s.driverWork = *p++;
+    s.dissipatedEnergy = *p++;
+    s.stepHint = *p++;
+    s.jointCoordinates = Eigen::Map<const Eigen::VectorXd>(p, nc_);
+    p += nc_;
+    o.t = s.t;
+    o.jointCoordinates = s.jointCoordinates;
+    o.jointRates = Eigen::Map<const Eigen::VectorXd>(p, nc_);
+    p += nc_;
+    p += nv_ / 2;  // world angular velocities: derived, for plots
+    o.reactions.resize(static_cast<std::size_t>(joints_));
+    for (JointReaction& r : o.reactions)
+        for (Vec3* v : {&r.force_W, &r.torque_W, &r.force_J, &r.torque_J}) {
+            *v = Vec3(p[0], p[1], p[2]);
+            p += 3;
+        }
+    o.driverEffort.assign(p, p + drivers_);
+    p += drivers_;
+    o.energies.kinetic = *p++;
+    o.energies.gravitational = *p++;
+    o.energies.elastic = *p++;
+    o.energies.driverWork = s.driverWork;
+    o.energies.dissipated = s.dissipatedEnergy;
+    o.constraintError = *p++;
+}
+
+Recording::Recording(const Model& model, RecordingOptions options)
+    : layout_(model), options_(options), recordEvery_(std::max(1, options.recordEvery)) {}
+
+const double* Recording::rowLocked(std::size_t frame) const {
+    return chunks_[frame / kChunkFrames].get() + (frame % kChunkFrames) * static_cast<std::size_t>(layout_.size());
+}
+
+double* Recording::pushLocked() {
+    if (frames_ == chunks_.size() * kChunkFrames)
+        chunks_.push_back(std::make_unique<double[]>(kChunkFrames * static_cast<std::size_t>(layout_.size())));
+    double* row = chunks_[frames_ / kChunkFrames].get() + (frames_ % kChunkFrames) * static_cast<std::size_t>(layout_.size());
+    ++frames_;
+    return row;
+}
+
+void Recording::decimateLocked() {
+    // Keep frames 0, 2, 4, ... and the last one.
+    const std::size_t n = frames_;
+    const auto F = static_cast<std::size_t>(layout_.size());
+    std::vector<std::unique_ptr<double[]>> old = std::move(chunks_);
+    std::vector<double> oldTimes = std::move(times_);
+    chunks_.clear();
+    times_.clear();
+    frames_ = 0;
+    auto oldRow = [&](std::size_t k) { return old[k / kChunkFrames].get() + (k % kChunkFrames) * F; };
+    for (std::size_t k = 0; k < n; ++k) {
+        if (k % 2 != 0 && k + 1 != n) continue;
+        std::memcpy(pushLocked(), oldRow(k), F * sizeof(double));
+        times_.push_back(oldTimes[k]);
+    }
+    stale_.clear();
+    staleTimes_.clear();
+}
+
+Recording::Append Recording::append(const State& state, const Outputs& outputs) {
+    const long counter = outputCounter_++;
+    if (counter % recordEvery_ != 0) return Append::Skipped;
+    std::unique_lock lock(mutex_);
+    Append result = Append::Recorded;
+    const std::size_t rowBytes = static_cast<std::size_t>(layout_.size()) * sizeof(double);
+    // Memory grows a chunk at a time: check the limit when the next chunk is due.
+    const bool newChunk = frames_ == chunks_.size() * kChunkFrames;
+    if (frames_ > 2 && newChunk && (chunks_.size() + 1) * kChunkFrames * rowBytes > options_.maxBytes) {
+        if (options_.policy == MemoryPolicy::StopRun) return Append::Full;
+        decimateLocked();
+        recordEvery_ *= 2;
+        outputCounter_ = 1;  // this output is recorded; the next recorded one is recordEvery_ later
+        ++decimations_;
+        result = Append::Decimated;
+    }
+    layout_.encode(state, outputs, pushLocked());
+    times_.push_back(state.t);
+    // New frames replace the stale ones they overtake.
+    while (!staleTimes_.empty() && staleTimes_.front() <= state.t) {
+        staleTimes_.erase(staleTimes_.begin());
+        stale_.erase(stale_.begin());
+    }
+    return result;
+}
+
+void Recording::truncateAfter(std::size_t frame) {
+    std::unique_lock lock(mutex_);
+    if (frame + 1 >= frames_) return;
+    std::vector<std::vector<double>> stale;
+    std::vector<double> staleTimes;
+    for (std::size_t k = frame + 1; k < frames_; ++k) {
+        const double* row = rowLocked(k);
+        stale.emplace_back(row, row + layout_.size());
+        staleTimes.push_back(times_[k]);
+    }
+    stale_ = std::move(stale);
+    staleTimes_ = std::move(staleTimes);
+    frames_ = frame + 1;
+    times_.resize(frames_);
+    chunks_.resize((frames_ + kChunkFrames - 1) / kChunkFrames);
+    outputCounter_ = 1;
+}
+
+std::size_t Recording::size() const {
+    std::shared_lock lock(mutex_);
+    return frames_;
+}
+
+double Recording::time(std::size_t frame) const {
+    std::shared_lock lock(mutex_);
+    return frame < frames_ ? times_[frame] : 0.0;
+}
+
+std::size_t Recording::frameAtOrBefore(double t) const {
+    std::shared_lock lock(mutex_);
+    const auto it = std::upper_bound(times_.begin(), times_.end(), t);
+    return it == times_.begin() ? 0 : static_cast<std::size_t>(it - times_.begin()) - 1;
+}
+
+bool Recording::read(std::size_t frame, State& state, Outputs& outputs) const {
+    std::shared_lock lock(mutex_);
+    if (frame >= frames_) return false;
+    layout_.decode(rowLocked(frame), state, outputs);
+    return true;
+}
+
+void Recording::series(int channel, std::size_t first, std::size_t last, std::size_t stride,
+                       std::vector<double>& times, std::vector<double>& values) const {
+    std::shared_lock lock(mutex_);
+    times.clear();
+    values.clear();
+    if (channel < 0 || channel >= static_cast<int>(layout_.channels().size())) return;
+    const int offset = layout_.channels()[static_cast<std::size_t>(channel)].offset;
+    last = std::min(last, frames_);
+    stride = std::max<std::size_t>(1, stride);
+    for (std::size_t k = first; k < last; k += stride) {
+        times.push_back(times_[k]);
+        values.push_back(rowLocked(k)[offset]);
+    }
+}
+
+double Recording::staleUntil() const {
+    std::shared_lock lock(mutex_);
+    if (!staleTimes_.empty()) return staleTimes_.back();
+    return frames_ ? times_.back() : 0.0;
+}
+
+bool Recording::readStale(double t, State& state, Outputs& outputs) const {
+    std::shared_lock lock(mutex_);
+    const auto it = std::upper_bound(staleTimes_.begin(), staleTimes_.end(), t);
+    if (it == staleTimes_.begin()) return false;
+    layout_.decode(stale_[static_cast<std::size_t>(it - staleTimes_.begin()) - 1].data(), state, outputs);
+    return true;
+}
+
+std::size_t Recording::bytes() const {
+    std::shared_lock lock(mutex_);
+    std::size_t b = chunks_.size() * kChunkFrames * static_cast<std::size_t>(layout_.size()) * sizeof(double);
+    b += times_.capacity() * sizeof(double);
+    for (const auto& row : stale_) b += row.size() * sizeof(double);
+    return b;
+}
+
+int Recording::decimations() const {
+    std::shared_lock lock(mutex_);
+    return decimations_;
+}
+
+int Recording::recordEvery() const {
+    std::shared_lock lock(mutex_);
+    return recordEvery_;
+}
+
+}  // namespace engine

@@ -1,0 +1,105 @@
+#pragma once
+// Recording: every recorded frame of a run, compact and randomly accessible from any thread.
+//
+// A frame is a fixed-length row of doubles laid out by FrameLayout (state needed to resume
+// exactly, then the outputs plots and the view need), stored in chunks of kChunkFrames rows,
+// so frame k is found in O(1) and the frame at time t in O(log n). Memory is bounded by
+// RecordingOptions::maxBytes with a stated policy:
+//   Decimate      drop every other frame (keeping the first and the last) and from then on
+//                 record every other output: the run goes on at half the time resolution
+//   StopRun       refuse further frames; the simulator pauses and says why
+// Re-running from frame k moves the frames after k aside as *stale*: they stay readable (the
+// view shows them as such) until a new frame replaces that time range.
+//
+// One writer (the engine thread) and any number of readers; a shared mutex is held only for
+// the copy of a row.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "engine/analysis/outputs.h"
+
+namespace engine {
+
+enum class MemoryPolicy { Decimate, StopRun };
+
+struct RecordingOptions {
+    std::size_t maxBytes = std::size_t(1) << 30;  // 1 GiB
+    MemoryPolicy policy = MemoryPolicy::Decimate;
+    int recordEvery = 1;  // record one output step in k
+};
+
+// A named column of the frame row (a quantity over time).
+struct Channel {
+    std::string name;  // "crank.x", "pinB.Fz", "energy.kinetic", ...
+    std::string unit;  // "m", "N", "J", "rad", ...
+    int offset = 0;
+};
+
+class FrameLayout {
+public:
+    explicit FrameLayout(const Model& model);
+    int size() const { return size_; }  // doubles per frame
+    const std::vector<Channel>& channels() const { return channels_; }
+    int findChannel(const std::string& name) const;  // index into channels(), −1 if none
+
+    void encode(const State& state, const Outputs& outputs, double* row) const;
+    void decode(const double* row, State& state, Outputs& outputs) const;
+
+private:
+    int nq_, nv_, nc_, joints_, drivers_;
+    int size_ = 0;
+    std::vector<Channel> channels_;
+};
+
+class Recording {
+public:
+    static constexpr std::size_t kChunkFrames = 1024;
+
+    Recording(const Model& model, RecordingOptions options);
+
+    enum class Append { Recorded, Skipped, Decimated, Full };
+    // Engine thread. Skipped: not a recorded output (recordEvery); Full: StopRun and no room.
+    Append append(const State& state, const Outputs& outputs);
+    // Engine thread: frames after `frame` become stale.
+    void truncateAfter(std::size_t frame);
+
+    // Any thread.
+    std::size_t size() const;
+    double time(std::size_t frame) const;
+    std::size_t frameAtOrBefore(double t) const;  // last frame with time ≤ t (0 if none)
+    bool read(std::size_t frame, State& state, Outputs& outputs) const;
+    // Values of channel `channel` for frames [first, last), every `stride`-th, with times.
+    void series(int channel, std::size_t first, std::size_t last, std::size_t stride, std::vector<double>& times,
+                std::vector<double>& values) const;
+    double staleUntil() const;  // end time of the stale range (≤ current end if none)
+    bool readStale(double t, State& state, Outputs& outputs) const;
+    std::size_t bytes() const;
+    int decimations() const;
+    int recordEvery() const;
+    const FrameLayout& layout() const { return layout_; }
+    const RecordingOptions& options() const { return options_; }
+
+private:
+    const double* rowLocked(std::size_t frame) const;
+    double* pushLocked();
+    void decimateLocked();
+
+    FrameLayout layout_;
+    RecordingOptions options_;
+    mutable std::shared_mutex mutex_;
+    std::vector<std::unique_ptr<double[]>> chunks_;
+    std::size_t frames_ = 0;
+    std::vector<double> times_;  // per frame, for the O(log n) search
+    std::vector<std::vector<double>> stale_;  // rows moved aside by truncateAfter
+    std::vector<double> staleTimes_;
+    int recordEvery_ = 1;
+    long outputCounter_ = 0;
+    int decimations_ = 0;
+};
+
+}  // namespace engine

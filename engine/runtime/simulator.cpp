@@ -1,0 +1,303 @@
+#include "engine/runtime/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPublishInterval = std::chrono::milliseconds(4);
+
+bool sameStructure(const Model& a, const Model& b) {
+    if (a.bodyCount() != b.bodyCount() || a.joints.size() != b.joints.size() ||
+        a.drivers.size() != b.drivers.size() || a.constraintRows() != b.constraintRows())
+        return false;
+    for (std::size_t j = 0; j < a.joints.size(); ++j)
+        if (a.joints[j].coordinates != b.joints[j].coordinates) return false;
+    return true;
+}
+
+}  // namespace
+
+Simulator::Simulator(std::shared_ptr<const Model> model, RecordingOptions options)
+    : model_(std::move(model)),
+      dynamics_(std::make_unique<ForwardDynamics>(model_)),
+      recording_(std::make_unique<Recording>(*model_, options)) {
+    initialization_ = dynamics_->initialize();
+    if (initialization_.ok) {
+        Outputs outputs;
+        initialization_ = dynamics_->outputs(outputs);
+        if (initialization_.ok) recording_->append(dynamics_->state(), outputs);
+    }
+    if (!initialization_.ok) error_ = initialization_.message;
+    statsWall_ = Clock::now();
+    publish();
+    thread_ = std::thread([this] { run(); });
+}
+
+Simulator::~Simulator() { stop(); }
+
+void Simulator::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        quit_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+    idle_.notify_all();
+}
+
+void Simulator::post(Command command) {
+    {
+        std::lock_guard lock(mutex_);
+        if (quit_) return;
+        commands_.push_back(std::move(command));
+        busy_ = true;
+    }
+    wake_.notify_all();
+}
+
+void Simulator::play() {
+    post([this] {
+        if (!initialization_.ok || !error_.empty()) return;
+        mode_ = RunMode::RealTime;
+        paceWall_ = Clock::now();
+        paceSim_ = dynamics_->state().t;
+    });
+}
+
+void Simulator::pause() {
+    post([this] {
+        mode_ = RunMode::Paused;
+        publish();
+    });
+}
+
+void Simulator::step() {
+    post([this] {
+        if (!initialization_.ok || !error_.empty()) return;
+        mode_ = RunMode::Paused;
+        advanceOneOutput();
+        publish();
+    });
+}
+
+void Simulator::runTo(double time) {
+    post([this, time] {
+        if (!initialization_.ok || !error_.empty()) return;
+        if (time <= dynamics_->state().t) return;
+        runToTime_ = time;
+        mode_ = RunMode::AsFastAsPossible;
+    });
+}
+
+void Simulator::setSpeed(double factor) {
+    post([this, factor] {
+        speed_ = std::clamp(factor, 0.01, 100.0);
+        paceWall_ = Clock::now();
+        paceSim_ = dynamics_->state().t;
+        publish();
+    });
+}
+
+void Simulator::reset() {
+    post([this] {
+        mode_ = RunMode::Paused;
+        if (!initialization_.ok) return;
+        State state;
+        Outputs outputs;
+        recording_->read(0, state, outputs);
+        recording_->truncateAfter(0);
+        dynamics_->restore(state);
+        currentFrame_ = 0;
+        error_.clear();
+        publish();
+    });
+}
+
+void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model) {
+    post([this, frame, model] {
+        mode_ = RunMode::Paused;
+        if (!initialization_.ok) return;
+        if (model && model != model_) {
+            if (!sameStructure(*model, *model_)) {
+                error_ = "cannot re-run with a model of another structure (parts, joints or motions "
+                         "were added or removed): start a new run";
+                publish();
+                return;
+            }
+            model_ = model;
+            dynamics_ = std::make_unique<ForwardDynamics>(model_);
+        }
+        State state;
+        Outputs outputs;
+        if (!recording_->read(frame, state, outputs)) return;
+        recording_->truncateAfter(frame);
+        if (model) {
+            // New parameters: prepare the solver for them at the recorded state.
+            if (Status s = dynamics_->initialize(state); !s.ok) {
+                fail(s.message);
+                return;
+            }
+        } else {
+            dynamics_->restore(state);
+        }
+        currentFrame_ = frame;
+        error_.clear();
+        notice_.clear();
+        publish();
+    });
+}
+
+std::shared_ptr<const Snapshot> Simulator::snapshot() const {
+    std::lock_guard lock(mutex_);
+    return snapshot_;
+}
+
+std::shared_ptr<const Model> Simulator::model() const {
+    std::lock_guard lock(mutex_);
+    return snapshot_->model;
+}
+
+bool Simulator::waitUntilIdle(std::chrono::milliseconds timeout) const {
+    std::unique_lock lock(mutex_);
+    return idle_.wait_for(lock, timeout, [this] { return !busy_; });
+}
+
+double Simulator::outputInterval() const { return model_->settings.stepSize; }
+
+void Simulator::fail(const std::string& message) {
+    // Pause at the last good frame: the recording is untouched, the engine state goes back to it.
+    mode_ = RunMode::Paused;
+    error_ = message;
+    State state;
+    Outputs outputs;
+    if (recording_->read(currentFrame_, state, outputs)) dynamics_->restore(state);
+    publish();
+}
+
+void Simulator::advanceOneOutput() {
+    const double interval = outputInterval();
+    const double t = dynamics_->state().t;
+    // Output times lie on the grid t_k = k · interval, so runs line up frame by frame.
+    const double k = std::floor(t / interval + 0.5) + 1.0;
+    double tNext = k * interval;
+    if (mode_ == RunMode::AsFastAsPossible) tNext = std::min(tNext, runToTime_);
+    if (tNext <= t) tNext = t + interval;
+
+    const long stepsBefore = dynamics_->statistics().steps;
+    if (Status s = dynamics_->advance(tNext); !s.ok) {
+        fail(s.message);
+        return;
+    }
+    Outputs outputs;
+    if (Status s = dynamics_->outputs(outputs); !s.ok) {
+        fail(s.message);
+        return;
+    }
+    switch (recording_->append(dynamics_->state(), outputs)) {
+    case Recording::Append::Recorded: currentFrame_ = recording_->size() - 1; break;
+    case Recording::Append::Skipped: break;
+    case Recording::Append::Decimated:
+        currentFrame_ = recording_->size() - 1;
+        notice_ = "recording reached its memory limit: older frames were thinned out; now keeping one output in " +
+                  std::to_string(recording_->recordEvery());
+        break;
+    case Recording::Append::Full:
+        mode_ = RunMode::Paused;
+        notice_ = "recording reached its memory limit (" + std::to_string(recording_->options().maxBytes >> 20) +
+                  " MiB) and the policy is to stop: the run is paused; raise the limit or re-run with fewer frames";
+        dynamics_->restore([&] {
+            State last;
+            Outputs unused;
+            recording_->read(currentFrame_, last, unused);
+            return last;
+        }());
+        publish();
+        return;
+    }
+
+    // Statistics over about one second of wall time.
+    statsSteps_ += dynamics_->statistics().steps - stepsBefore;
+    statistics_.steps = dynamics_->statistics().steps;
+    statistics_.projectionIterations = dynamics_->statistics().projectionIterations;
+    statistics_.constraintError = outputs.constraintError;
+    const auto now = Clock::now();
+    const double wall = std::chrono::duration<double>(now - statsWall_).count();
+    if (wall >= 1.0) {
+        statistics_.stepsPerSecond = static_cast<double>(statsSteps_) / wall;
+        statistics_.realTimeFactor = (dynamics_->state().t - statsSim_) / wall;
+        statsWall_ = now;
+        statsSim_ = dynamics_->state().t;
+        statsSteps_ = 0;
+    }
+    if (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12) mode_ = RunMode::Paused;
+    if (mode_ == RunMode::Paused || now - lastPublish_ >= kPublishInterval) publish();
+}
+
+void Simulator::publish() {
+    auto snap = std::make_shared<Snapshot>();
+    const State& state = dynamics_->state();
+    snap->model = model_;
+    snap->frame = currentFrame_;
+    snap->time = state.t;
+    snap->partPoses = model_->partPoses0;
+    for (std::size_t p = 0; p < model_->bodyOfPart.size(); ++p) {
+        const int b = model_->bodyOfPart[p];
+        if (b == kGround) continue;
+        const Transform X_WB{bodyOrientation(state.q, b).normalized(), bodyPosition(state.q, b)};
+        snap->partPoses[p] = X_WB * model_->bodies[static_cast<std::size_t>(b)].X_PB.inverse();
+    }
+    State recorded;
+    recording_->read(currentFrame_, recorded, snap->outputs);
+    snap->mode = mode_;
+    snap->speed = speed_;
+    snap->runToTime = runToTime_;
+    snap->statistics = statistics_;
+    snap->error = error_;
+    snap->notice = notice_;
+    lastPublish_ = Clock::now();
+    std::lock_guard lock(mutex_);
+    snap->sequence = ++sequence_;
+    snapshot_ = std::move(snap);
+}
+
+void Simulator::run() {
+    std::unique_lock lock(mutex_);
+    while (!quit_) {
+        if (commands_.empty() && mode_ == RunMode::Paused) {
+            busy_ = false;
+            idle_.notify_all();
+            wake_.wait(lock, [this] { return quit_ || !commands_.empty(); });
+            continue;
+        }
+        // Commands first, each outside the lock.
+        while (!commands_.empty() && !quit_) {
+            Command command = std::move(commands_.front());
+            commands_.pop_front();
+            lock.unlock();
+            command();
+            lock.lock();
+        }
+        if (quit_ || mode_ == RunMode::Paused) continue;
+
+        if (mode_ == RunMode::RealTime) {
+            // Wait until the wall clock catches up with the next output time.
+            const double tNext = dynamics_->state().t + outputInterval();
+            const auto due = paceWall_ + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>((tNext - paceSim_) / speed_));
+            if (due > Clock::now()) {
+                wake_.wait_until(lock, due, [this] { return quit_ || !commands_.empty(); });
+                continue;
+            }
+        }
+        lock.unlock();
+        advanceOneOutput();
+        lock.lock();
+    }
+}
+
+}  // namespace engine

@@ -1,0 +1,128 @@
+#pragma once
+// Simulator: runs a model on its own thread, records every frame, publishes snapshots.
+//
+// Commands may come from any thread and never block for longer than a queue push; the engine
+// thread drains them between output steps. The renderer reads `snapshot()` (an immutable
+// copy, replaced atomically) or any recorded frame through `recording()`; nothing it does can
+// stall the engine beyond a row copy.
+//
+// Run modes: paused; real time × speed (0.01–100), paced against the wall clock; as fast as
+// possible up to a time (runTo). On a failure (NaN, singular system, non-convergence) the run
+// pauses at the last good frame, the recording is kept, and the snapshot carries the message.
+// Determinism: the same model and settings give bitwise-identical recordings, and re-running
+// from frame k reproduces the frames after k when nothing changed.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/record/recording.h"
+
+namespace engine {
+
+enum class RunMode { Paused, RealTime, AsFastAsPossible };
+
+struct RunStatistics {
+    double stepsPerSecond = 0.0;   // integrator steps per wall-clock second (last second)
+    double realTimeFactor = 0.0;   // simulated seconds per wall-clock second (last second)
+    int projectionIterations = 0;  // Newton iterations of the last projection
+    double constraintError = 0.0;  // largest position residual at the published frame
+    long steps = 0;                // since the start of the run
+};
+
+// What the renderer needs of one instant (no Eigen expressions, no references into the engine).
+struct Snapshot {
+    std::uint64_t sequence = 0;  // increases with every publication
+    std::shared_ptr<const Model> model;  // the model these numbers come from
+    std::size_t frame = 0;       // recording index of this state
+    double time = 0.0;
+    std::vector<Transform> partPoses;  // X_WP of every part of the spec (ground included)
+    Outputs outputs;
+    RunMode mode = RunMode::Paused;
+    double speed = 1.0;
+    double runToTime = 0.0;      // AsFastAsPossible target
+    RunStatistics statistics;
+    std::string error;           // why the run stopped, empty if it did not fail
+    std::string notice;          // e.g. "recording decimated: every 2nd output kept"
+};
+
+class Simulator {
+public:
+    // Assembles the initial state and records it as frame 0 (see initialization()); the engine
+    // thread starts paused.
+    explicit Simulator(std::shared_ptr<const Model> model, RecordingOptions options = {});
+    ~Simulator();
+    Simulator(const Simulator&) = delete;
+    Simulator& operator=(const Simulator&) = delete;
+
+    // Commands (any thread).
+    void play();                  // real time × speed from the last recorded frame
+    void pause();
+    void step();                  // one output step, then paused
+    void runTo(double time);      // as fast as possible until `time`, then paused
+    void setSpeed(double factor); // clamped to [0.01, 100]
+    void reset();                 // back to t = 0 (recording cleared to frame 0)
+    // Continue from recorded frame `frame` with `model` (same structure; null: the current
+    // one): the frames after it become stale and the run pauses there.
+    void rerunFrom(std::size_t frame, std::shared_ptr<const Model> model = nullptr);
+    void stop();                  // ends the thread; the recording stays readable
+
+    // Reads (any thread).
+    std::shared_ptr<const Snapshot> snapshot() const;
+    const Recording& recording() const { return *recording_; }
+    std::shared_ptr<const Model> model() const;
+    // Blocks until the engine is paused with no command pending, or the timeout passes.
+    bool waitUntilIdle(std::chrono::milliseconds timeout) const;
+    // The initialisation result (assembly); when it failed the simulator never runs.
+    const Status& initialization() const { return initialization_; }
+
+private:
+    using Command = std::function<void()>;
+    void post(Command command);
+    void run();
+    void advanceOneOutput();
+    void publish();
+    void fail(const std::string& message);
+    double outputInterval() const;
+
+    // Engine-thread state.
+    std::shared_ptr<const Model> model_;
+    std::unique_ptr<ForwardDynamics> dynamics_;
+    std::unique_ptr<Recording> recording_;
+    Status initialization_;
+    RunMode mode_ = RunMode::Paused;
+    double speed_ = 1.0;
+    double runToTime_ = 0.0;
+    std::size_t currentFrame_ = 0;
+    std::string error_, notice_;
+    // Pacing: wall clock and simulated time when real-time play (re)started.
+    std::chrono::steady_clock::time_point paceWall_;
+    double paceSim_ = 0.0;
+    // Statistics window.
+    std::chrono::steady_clock::time_point statsWall_;
+    double statsSim_ = 0.0;
+    long statsSteps_ = 0;
+    RunStatistics statistics_;
+    std::chrono::steady_clock::time_point lastPublish_;
+
+    // Shared with other threads.
+    mutable std::mutex mutex_;
+    mutable std::condition_variable wake_;
+    mutable std::condition_variable idle_;
+    std::deque<Command> commands_;
+    bool quit_ = false;
+    bool busy_ = false;  // engine is running or has commands (for waitUntilIdle)
+    std::shared_ptr<const Snapshot> snapshot_;
+    std::uint64_t sequence_ = 0;
+    std::thread thread_;
+};
+
+}  // namespace engine

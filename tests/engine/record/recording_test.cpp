@@ -1,0 +1,133 @@
+#include "engine/record/recording.h"
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "engine/analysis/forward_dynamics.h"
+#include "tests/support/mechanisms.h"
+
+namespace engine {
+namespace {
+
+struct Fixture {
+    std::shared_ptr<const Model> model;
+    std::unique_ptr<ForwardDynamics> sim;
+    Fixture() {
+        model = compile(test::fourBar(IntegratorType::RungeKutta4, 1e-3)).model;
+        sim = std::make_unique<ForwardDynamics>(model);
+        EXPECT_TRUE(sim->initialize().ok);
+    }
+    Outputs outputs() {
+        Outputs o;
+        EXPECT_TRUE(sim->outputs(o).ok);
+        return o;
+    }
+};
+
+TEST(Recording, AFrameReadsBackBitForBit) {
+    Fixture f;
+    ASSERT_TRUE(f.sim->advance(0.05).ok);
+    const Outputs o = f.outputs();
+    Recording recording(*f.model, {});
+    ASSERT_EQ(recording.append(f.sim->state(), o), Recording::Append::Recorded);
+    State s;
+    Outputs back;
+    ASSERT_TRUE(recording.read(0, s, back));
+    EXPECT_EQ(s.t, f.sim->state().t);
+    EXPECT_TRUE(s.q == f.sim->state().q);
+    EXPECT_TRUE(s.v == f.sim->state().v);
+    EXPECT_TRUE(s.jointCoordinates == f.sim->state().jointCoordinates);
+    EXPECT_EQ(back.reactions[1].force_W, o.reactions[1].force_W);
+    EXPECT_EQ(back.reactions[3].torque_J, o.reactions[3].torque_J);
+    EXPECT_EQ(back.energies.kinetic, o.energies.kinetic);
+    EXPECT_EQ(back.constraintError, o.constraintError);
+}
+
+TEST(Recording, ChannelsNameEveryQuantityWithItsUnit) {
+    Fixture f;
+    Recording recording(*f.model, {});
+    const FrameLayout& layout = recording.layout();
+    const int fz = layout.findChannel("B.Fz");
+    ASSERT_GE(fz, 0);
+    EXPECT_EQ(layout.channels()[static_cast<std::size_t>(fz)].unit, "N");
+    EXPECT_GE(layout.findChannel("crank.vx"), 0);
+    EXPECT_GE(layout.findChannel("A.q0rate"), 0);
+    EXPECT_GE(layout.findChannel("energy.kinetic"), 0);
+    EXPECT_EQ(layout.findChannel("nothing"), -1);
+
+    // A channel's series equals the quantity in each frame.
+    for (int k = 1; k <= 20; ++k) {
+        ASSERT_TRUE(f.sim->advance(0.001 * k).ok);
+        recording.append(f.sim->state(), f.outputs());
+    }
+    std::vector<double> times, values;
+    recording.series(fz, 0, recording.size(), 5, times, values);
+    ASSERT_EQ(values.size(), 4u);
+    State s;
+    Outputs o;
+    recording.read(15, s, o);
+    EXPECT_EQ(times[3], s.t);
+    EXPECT_EQ(values[3], o.reactions[1].force_W.z());
+    EXPECT_EQ(recording.frameAtOrBefore(0.0105), 9u);  // frame k holds t = 0.001 (k + 1)
+    EXPECT_EQ(recording.frameAtOrBefore(-1.0), 0u);
+}
+
+TEST(Recording, DecimatesWhenFullAndSaysSo) {
+    Fixture f;
+    RecordingOptions options;
+    options.maxBytes = 3 * Recording::kChunkFrames * static_cast<std::size_t>(Recording(*f.model, {}).layout().size()) * 8;
+    Recording recording(*f.model, options);
+    int decimated = 0;
+    for (int k = 0; k < 8000; ++k) {
+        State s = f.sim->state();
+        s.t = 0.001 * k;  // content does not matter here, times do
+        if (recording.append(s, f.outputs()) == Recording::Append::Decimated) ++decimated;
+    }
+    EXPECT_GT(decimated, 0);
+    EXPECT_EQ(recording.decimations(), decimated);
+    EXPECT_LE(recording.bytes(), options.maxBytes + 8 * 8000);
+    EXPECT_GE(recording.recordEvery(), 2);
+    // Times still ascend, start at 0 and reach the end of the run at a coarser spacing.
+    EXPECT_EQ(recording.time(0), 0.0);
+    for (std::size_t k = 1; k < recording.size(); ++k) EXPECT_GT(recording.time(k), recording.time(k - 1));
+    EXPECT_GT(recording.time(recording.size() - 1), 7.0);
+}
+
+TEST(Recording, StopPolicyRefusesFramesBeyondTheLimit) {
+    Fixture f;
+    RecordingOptions options;
+    options.policy = MemoryPolicy::StopRun;
+    options.maxBytes = Recording::kChunkFrames * static_cast<std::size_t>(Recording(*f.model, {}).layout().size()) * 8;
+    Recording recording(*f.model, options);
+    Recording::Append last = Recording::Append::Recorded;
+    int k = 0;
+    for (; k < 5000 && last != Recording::Append::Full; ++k) last = recording.append(f.sim->state(), f.outputs());
+    EXPECT_EQ(last, Recording::Append::Full);
+    EXPECT_EQ(recording.size(), Recording::kChunkFrames);
+}
+
+TEST(Recording, TruncatedFramesStayReadableAsStaleUntilOvertaken) {
+    Fixture f;
+    Recording recording(*f.model, {});
+    for (int k = 0; k < 10; ++k) {
+        State s = f.sim->state();
+        s.t = 0.1 * k;
+        recording.append(s, f.outputs());
+    }
+    recording.truncateAfter(4);
+    EXPECT_EQ(recording.size(), 5u);
+    EXPECT_NEAR(recording.staleUntil(), 0.9, 1e-15);
+    State s;
+    Outputs o;
+    EXPECT_TRUE(recording.readStale(0.75, s, o));
+    EXPECT_NEAR(s.t, 0.7, 1e-15);
+    // New frames overtake the stale ones.
+    s.t = 0.8;
+    recording.append(s, f.outputs());
+    EXPECT_NEAR(recording.staleUntil(), 0.9, 1e-15);
+    EXPECT_FALSE(recording.readStale(0.75, s, o));
+}
+
+}  // namespace
+}  // namespace engine

@@ -1,0 +1,256 @@
+// The simulation runtime: its own thread, commands from anywhere, a recording that resumes
+// exactly, failures that keep what was computed.
+
+#include "engine/runtime/simulator.h"
+
+#include <atomic>
+#include <cstring>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "engine/io/scene_json.h"
+#include "tests/support/mechanisms.h"
+
+namespace engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
+    CompileResult c = compile(spec);
+    for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
+    return c.model;
+}
+
+std::shared_ptr<const Model> example(const std::string& name) {
+    auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/" + name);
+    EXPECT_TRUE(r.scene);
+    return compiled(*r.scene);
+}
+
+// Every frame of a recording as raw rows, for bitwise comparison.
+std::vector<std::vector<double>> rows(const Recording& recording, std::size_t first = 0) {
+    std::vector<std::vector<double>> out;
+    for (std::size_t k = first; k < recording.size(); ++k) {
+        State s;
+        Outputs o;
+        recording.read(k, s, o);
+        std::vector<double> row(static_cast<std::size_t>(recording.layout().size()));
+        recording.layout().encode(s, o, row.data());
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+bool bitwiseEqual(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (a[k].size() != b[k].size() || std::memcmp(a[k].data(), b[k].data(), a[k].size() * sizeof(double)) != 0)
+            return false;
+    return true;
+}
+
+TEST(Simulator, RunsToATimeAndRecordsEveryOutputOnTheGrid) {
+    Simulator sim(example("slider_crank.json"));  // dopri45, output every 5 ms
+    ASSERT_TRUE(sim.initialization().ok) << sim.initialization().message;
+    sim.runTo(0.5);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto snap = sim.snapshot();
+    EXPECT_EQ(snap->mode, RunMode::Paused);
+    EXPECT_DOUBLE_EQ(snap->time, 0.5);
+    EXPECT_TRUE(snap->error.empty()) << snap->error;
+    ASSERT_EQ(sim.recording().size(), 101u);
+    for (std::size_t k = 0; k < 101; ++k) EXPECT_NEAR(sim.recording().time(k), 0.005 * static_cast<double>(k), 1e-12);
+    EXPECT_EQ(snap->frame, 100u);
+    EXPECT_GT(snap->statistics.steps, 0);
+}
+
+TEST(Simulator, SameSceneGivesBitwiseIdenticalRecordings) {
+    for (const char* scene : {"four_bar.json", "slider_crank.json"}) {
+        Simulator a(example(scene)), b(example(scene));
+        a.runTo(0.3);
+        b.runTo(0.3);
+        ASSERT_TRUE(a.waitUntilIdle(30s));
+        ASSERT_TRUE(b.waitUntilIdle(30s));
+        EXPECT_TRUE(bitwiseEqual(rows(a.recording()), rows(b.recording()))) << scene;
+    }
+}
+
+TEST(Simulator, ReRunningFromAFrameReproducesTheFramesAfterIt) {
+    for (IntegratorType integrator :
+         {IntegratorType::DormandPrince45, IntegratorType::SymplecticEuler, IntegratorType::RungeKutta4}) {
+        Simulator sim(compiled(test::fourBar(integrator, 2e-3)));
+        sim.runTo(0.4);
+        ASSERT_TRUE(sim.waitUntilIdle(30s));
+        const auto original = rows(sim.recording(), 80);
+        sim.rerunFrom(80);
+        ASSERT_TRUE(sim.waitUntilIdle(30s));
+        EXPECT_EQ(sim.recording().size(), 81u);
+        EXPECT_NEAR(sim.recording().staleUntil(), 0.4, 1e-12);  // the old future, shown as stale
+        EXPECT_EQ(sim.snapshot()->frame, 80u);
+        sim.runTo(0.4);
+        ASSERT_TRUE(sim.waitUntilIdle(30s));
+        EXPECT_TRUE(bitwiseEqual(rows(sim.recording(), 80), original)) << static_cast<int>(integrator);
+    }
+}
+
+TEST(Simulator, ReRunningWithChangedParametersChangesOnlyTheFuture) {
+    SceneSpec spec = test::chain(1, IntegratorType::RungeKutta4, 1e-3);
+    Simulator sim(compiled(spec));
+    sim.runTo(0.2);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto before = rows(sim.recording());
+    spec.gravity = Vec3(0, 0, -20.0);  // a parameter edit
+    sim.rerunFrom(100, compiled(spec));
+    sim.runTo(0.2);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto after = rows(sim.recording());
+    ASSERT_EQ(after.size(), before.size());
+    EXPECT_TRUE(bitwiseEqual({before.begin(), before.begin() + 101}, {after.begin(), after.begin() + 101}));
+    EXPECT_FALSE(bitwiseEqual({before.begin() + 150, before.end()}, {after.begin() + 150, after.end()}));
+
+    // A structural change cannot continue a run.
+    sim.rerunFrom(50, compiled(test::chain(2, IntegratorType::RungeKutta4, 1e-3)));
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_NE(sim.snapshot()->error.find("another structure"), std::string::npos);
+}
+
+TEST(Simulator, SnapshotShowsTheRecordedFrameAfterARerun) {
+    Simulator sim(example("four_bar.json"));
+    sim.runTo(0.2);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const std::size_t frame = sim.recording().frameAtOrBefore(0.1);
+    sim.rerunFrom(frame);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto snap = sim.snapshot();
+    State s;
+    Outputs o;
+    ASSERT_TRUE(sim.recording().read(frame, s, o));
+    EXPECT_EQ(snap->time, s.t);
+    const Model& model = *snap->model;
+    for (std::size_t p = 0; p < model.bodyOfPart.size(); ++p) {
+        const int b = model.bodyOfPart[p];
+        if (b == kGround) continue;
+        const Transform X_WP = Transform{bodyOrientation(s.q, b), bodyPosition(s.q, b)} *
+                               model.bodies[static_cast<std::size_t>(b)].X_PB.inverse();
+        EXPECT_LT((snap->partPoses[p].p - X_WP.p).norm(), 1e-15);
+    }
+    EXPECT_EQ(snap->outputs.reactions[0].force_W, o.reactions[0].force_W);
+}
+
+TEST(Simulator, ANonFiniteForcePausesAtTheLastGoodFrameAndNamesIt) {
+    auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/tests/app/data/nan_force.json");
+    ASSERT_TRUE(r.scene);
+    Simulator sim(compiled(*r.scene));  // rk4, 10 ms outputs, NaN from t = 0.5 s
+    sim.runTo(2.0);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto snap = sim.snapshot();
+    EXPECT_EQ(snap->mode, RunMode::Paused);
+    EXPECT_NE(snap->error.find("force 'kick'"), std::string::npos) << snap->error;
+    EXPECT_NE(snap->error.find("t = 0.5"), std::string::npos) << snap->error;
+    // Everything computed before is kept, and it is all finite.
+    ASSERT_EQ(sim.recording().size(), 50u);
+    EXPECT_NEAR(snap->time, 0.49, 1e-12);
+    for (const auto& row : rows(sim.recording()))
+        for (double x : row) ASSERT_TRUE(std::isfinite(x));
+    // Play does nothing until the user resets or re-runs.
+    sim.play();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_EQ(sim.recording().size(), 50u);
+    sim.reset();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_TRUE(sim.snapshot()->error.empty());
+    EXPECT_EQ(sim.snapshot()->time, 0.0);
+}
+
+TEST(Simulator, MemoryLimitDecimatesOrStopsAndSays) {
+    auto model = compiled(test::chain(4, IntegratorType::SymplecticEuler, 1e-3));
+    const std::size_t row = static_cast<std::size_t>(FrameLayout(*model).size()) * sizeof(double);
+    {
+        RecordingOptions options;
+        options.maxBytes = 2 * Recording::kChunkFrames * row;
+        Simulator sim(model, options);
+        sim.runTo(6.0);
+        ASSERT_TRUE(sim.waitUntilIdle(60s));
+        const auto snap = sim.snapshot();
+        EXPECT_DOUBLE_EQ(snap->time, 6.0);
+        EXPECT_NE(snap->notice.find("thinned out"), std::string::npos) << snap->notice;
+        EXPECT_LE(sim.recording().bytes(), options.maxBytes + 8 * 8000);
+        EXPECT_GT(sim.recording().time(sim.recording().size() - 1), 5.9);
+    }
+    {
+        RecordingOptions options;
+        options.maxBytes = Recording::kChunkFrames * row;
+        options.policy = MemoryPolicy::StopRun;
+        Simulator sim(model, options);
+        sim.runTo(6.0);
+        ASSERT_TRUE(sim.waitUntilIdle(60s));
+        const auto snap = sim.snapshot();
+        EXPECT_EQ(snap->mode, RunMode::Paused);
+        EXPECT_NE(snap->notice.find("memory limit"), std::string::npos);
+        EXPECT_EQ(sim.recording().size(), Recording::kChunkFrames);
+        EXPECT_LT(snap->time, 1.1);
+    }
+}
+
+TEST(Simulator, RealTimePlayNeverRunsAheadOfTheWallClock) {
+    Simulator sim(example("pendulum.json"));
+    sim.setSpeed(2.0);
+    const auto start = std::chrono::steady_clock::now();
+    sim.play();
+    std::this_thread::sleep_for(300ms);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double simulated = sim.snapshot()->time;
+    sim.pause();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_LE(simulated, 2.0 * wall + 0.01);
+    EXPECT_GT(simulated, 0.0);
+}
+
+// Commands from two threads while a third reads snapshots and frames (run under
+// ThreadSanitizer in the tsan preset).
+TEST(Simulator, ToleratesCommandsFromManyThreadsWhileBeingRead) {
+    Simulator sim(example("four_bar.json"));
+    std::atomic<bool> done{false};
+    auto commander = [&](unsigned seed) {
+        std::mt19937 rng(seed);
+        while (!done) {
+            switch (rng() % 7) {
+            case 0: sim.play(); break;
+            case 1: sim.pause(); break;
+            case 2: sim.step(); break;
+            case 3: sim.runTo(sim.snapshot()->time + 0.05); break;
+            case 4: sim.setSpeed(0.5 + (rng() % 100) * 0.1); break;
+            case 5: sim.rerunFrom(rng() % std::max<std::size_t>(1, sim.recording().size())); break;
+            case 6: if (rng() % 10 == 0) sim.reset(); break;
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(200 + rng() % 800));
+        }
+    };
+    std::thread a(commander, 1), b(commander, 2);
+    std::uint64_t lastSequence = 0;
+    bool monotonic = true, finite = true;
+    const auto end = std::chrono::steady_clock::now() + 1500ms;
+    while (std::chrono::steady_clock::now() < end) {
+        const auto snap = sim.snapshot();
+        monotonic = monotonic && snap->sequence >= lastSequence;
+        lastSequence = snap->sequence;
+        for (const Transform& X : snap->partPoses) finite = finite && X.p.allFinite();
+        State s;
+        Outputs o;
+        const std::size_t n = sim.recording().size();
+        if (n > 0 && sim.recording().read(n - 1, s, o)) finite = finite && s.q.allFinite();
+    }
+    done = true;
+    a.join();
+    b.join();
+    sim.pause();
+    EXPECT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_TRUE(monotonic);
+    EXPECT_TRUE(finite);
+    EXPECT_TRUE(sim.snapshot()->error.empty()) << sim.snapshot()->error;
+}
+
+}  // namespace
+}  // namespace engine
