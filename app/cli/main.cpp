@@ -22,6 +22,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/scene_json.h"
+#include "engine/runtime/simulator.h"
 #include "engine/version.h"
 
 namespace {
@@ -117,6 +118,25 @@ int runSimulate(const SimulateOptions& options) {
     printDiagnostics(compiled.diagnostics, options.scene);
     if (!compiled.model) return kExitInvalidInput;
 
+    // The run goes through the same runtime as the GUI: the simulator records every K-th
+    // output step and the rows are written from the recording. The recording refuses to thin
+    // out (rows would silently go missing): past its memory limit the run stops with an error.
+    engine::RecordingOptions recordingOptions;
+    recordingOptions.recordEvery = options.every;
+    recordingOptions.policy = engine::MemoryPolicy::StopRun;
+    recordingOptions.maxBytes = std::size_t(8) << 30;
+    engine::Simulator sim(compiled.model, recordingOptions);
+    std::string failure = sim.initialization().ok ? "" : sim.initialization().message;
+    if (failure.empty()) {
+        sim.runTo(options.duration);
+        while (!sim.waitUntilIdle(std::chrono::seconds(1))) {
+        }
+        const auto snapshot = sim.snapshot();
+        failure = snapshot->error;
+        if (failure.empty() && snapshot->time < options.duration - 1e-9) failure = snapshot->notice;
+    }
+    sim.stop();
+
     // Results go to a temporary file renamed at the end, so a reader never sees half a file
     // under the final name; on a failure the rows computed so far are kept and the error says
     // where the run stopped.
@@ -133,16 +153,12 @@ int runSimulate(const SimulateOptions& options) {
     }
     engine::io::CsvWriter csv(*compiled.model, *out);
     csv.writeHeader();
-
-    engine::ForwardDynamics sim(compiled.model);
-    engine::Status status = sim.initialize();
-    const double interval = spec.settings.stepSize * options.every;
-    const long rows = std::lround(options.duration / interval);
-    engine::Outputs outputs;
-    for (long k = 0; status.ok && k <= rows; ++k) {
-        if (k > 0) status = sim.advance(std::min(options.duration, k * interval));
-        if (status.ok) status = sim.outputs(outputs);
-        if (status.ok) csv.writeRow(sim.state(), outputs);
+    const engine::Recording& recording = sim.recording();
+    for (std::size_t k = 0; k < recording.size(); ++k) {
+        engine::State state;
+        engine::Outputs outputs;
+        recording.read(k, state, outputs);
+        csv.writeRow(state, outputs);
     }
     if (!options.out.empty()) {
         file.close();
@@ -153,8 +169,8 @@ int runSimulate(const SimulateOptions& options) {
             return kExitInvalidInput;
         }
     }
-    if (!status.ok) {
-        printError("simulation stopped: " + status.message, options.scene);
+    if (!failure.empty()) {
+        printError("simulation stopped: " + failure, options.scene);
         return kExitInvalidInput;
     }
     return 0;
