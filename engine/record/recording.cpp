@@ -157,9 +157,9 @@ void Recording::decimateLocked() {
     staleTimes_.clear();
 }
 
-Recording::Append Recording::append(const State& state, const Outputs& outputs) {
+Recording::Append Recording::append(const State& state, const Outputs& outputs, bool always) {
     const long counter = outputCounter_++;
-    if (counter % recordEvery_ != 0) return Append::Skipped;
+    if (counter % recordEvery_ != 0 && !always) return Append::Skipped;
     std::unique_lock lock(mutex_);
     Append result = Append::Recorded;
     const std::size_t rowBytes = static_cast<std::size_t>(layout_.size()) * sizeof(double);

@@ -63,8 +63,9 @@ public:
     Recording(const Model& model, RecordingOptions options);
 
     enum class Append { Recorded, Skipped, Decimated, Full };
-    // Engine thread. Skipped: not a recorded output (recordEvery); Full: StopRun and no room.
-    Append append(const State& state, const Outputs& outputs);
+    // Engine thread. Skipped: not a recorded output (recordEvery; `always` records it anyway,
+    // e.g. where a run pauses); Full: StopRun and no room.
+    Append append(const State& state, const Outputs& outputs, bool always = false);
     // Engine thread: frames after `frame` become stale.
     void truncateAfter(std::size_t frame);
 

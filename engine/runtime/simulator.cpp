@@ -62,10 +62,10 @@ void Simulator::post(Command command) {
 
 void Simulator::play() {
     post([this] {
-        if (!initialization_.ok || !error_.empty()) return;
+        if (!initialization_.ok || (!error_.empty() && !replaying())) return;
         mode_ = RunMode::RealTime;
         paceWall_ = Clock::now();
-        paceSim_ = dynamics_->state().t;
+        paceSim_ = recording_->time(currentFrame_);
     });
 }
 
@@ -78,19 +78,36 @@ void Simulator::pause() {
 
 void Simulator::step() {
     post([this] {
-        if (!initialization_.ok || !error_.empty()) return;
+        if (!initialization_.ok) return;
         mode_ = RunMode::Paused;
-        advanceOneOutput();
+        if (replaying()) {
+            ++currentFrame_;
+        } else if (error_.empty()) {
+            advanceOneOutput();
+        }
         publish();
     });
 }
+
+bool Simulator::replaying() const { return currentFrame_ + 1 < recording_->size(); }
 
 void Simulator::runTo(double time) {
     post([this, time] {
         if (!initialization_.ok || !error_.empty()) return;
         if (time <= dynamics_->state().t) return;
+        currentFrame_ = recording_->size() - 1;  // computing continues from the end of the run
         runToTime_ = time;
         mode_ = RunMode::AsFastAsPossible;
+    });
+}
+
+void Simulator::seek(std::size_t frame) {
+    post([this, frame] {
+        mode_ = RunMode::Paused;
+        const std::size_t n = recording_->size();
+        if (n == 0) return;
+        currentFrame_ = std::min(frame, n - 1);
+        publish();
     });
 }
 
@@ -98,7 +115,7 @@ void Simulator::setSpeed(double factor) {
     post([this, factor] {
         speed_ = std::clamp(factor, 0.01, 100.0);
         paceWall_ = Clock::now();
-        paceSim_ = dynamics_->state().t;
+        paceSim_ = recording_->time(currentFrame_);
         publish();
     });
 }
@@ -198,7 +215,10 @@ void Simulator::advanceOneOutput() {
         fail(s.message);
         return;
     }
-    switch (recording_->append(dynamics_->state(), outputs)) {
+    // Where the run pauses (end of a run-to or a step) the frame is always recorded.
+    const bool pausing = mode_ == RunMode::Paused ||
+                         (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12);
+    switch (recording_->append(dynamics_->state(), outputs, pausing)) {
     case Recording::Append::Recorded: currentFrame_ = recording_->size() - 1; break;
     case Recording::Append::Skipped: break;
     case Recording::Append::Decimated:
@@ -239,8 +259,12 @@ void Simulator::advanceOneOutput() {
 }
 
 void Simulator::publish() {
+    // The snapshot shows the current recorded frame (the live end of the run, or the frame
+    // the user sought or is replaying); before anything is recorded, the engine's state.
     auto snap = std::make_shared<Snapshot>();
-    const State& state = dynamics_->state();
+    State recorded;
+    const bool fromRecording = recording_->read(currentFrame_, recorded, snap->outputs);
+    const State& state = fromRecording ? recorded : dynamics_->state();
     snap->model = model_;
     snap->frame = currentFrame_;
     snap->time = state.t;
@@ -251,8 +275,6 @@ void Simulator::publish() {
         const Transform X_WB{bodyOrientation(state.q, b).normalized(), bodyPosition(state.q, b)};
         snap->partPoses[p] = X_WB * model_->bodies[static_cast<std::size_t>(b)].X_PB.inverse();
     }
-    State recorded;
-    recording_->read(currentFrame_, recorded, snap->outputs);
     snap->mode = mode_;
     snap->speed = speed_;
     snap->runToTime = runToTime_;
@@ -285,12 +307,28 @@ void Simulator::run() {
         if (quit_ || mode_ == RunMode::Paused) continue;
 
         if (mode_ == RunMode::RealTime) {
-            // Wait until the wall clock catches up with the next output time.
-            const double tNext = dynamics_->state().t + outputInterval();
+            // Wait until the wall clock catches up with the next frame's time: a recorded one
+            // when replaying from an earlier frame, else the next output to compute.
+            const bool replay = replaying();
+            const double tNext = replay ? recording_->time(currentFrame_ + 1) : dynamics_->state().t + outputInterval();
             const auto due = paceWall_ + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>((tNext - paceSim_) / speed_));
             if (due > Clock::now()) {
                 wake_.wait_until(lock, due, [this] { return quit_ || !commands_.empty(); });
+                continue;
+            }
+            if (replay) {
+                lock.unlock();
+                ++currentFrame_;
+                if (Clock::now() - lastPublish_ >= kPublishInterval || !replaying()) publish();
+                lock.lock();
+                continue;
+            }
+            if (!error_.empty()) {  // replayed up to a failure: nothing more to compute
+                mode_ = RunMode::Paused;
+                lock.unlock();
+                publish();
+                lock.lock();
                 continue;
             }
         }

@@ -64,9 +64,12 @@ public:
     Simulator& operator=(const Simulator&) = delete;
 
     // Commands (any thread).
-    void play();                  // real time × speed from the last recorded frame
+    // Real time × speed from the current frame: recorded frames after it are replayed (not
+    // recomputed), then the run continues from the end of the recording.
+    void play();
     void pause();
-    void step();                  // one output step, then paused
+    void step();                  // the next recorded frame, or one new output step; paused
+    void seek(std::size_t frame); // make a recorded frame current (paused); nothing discarded
     void runTo(double time);      // as fast as possible until `time`, then paused
     void setSpeed(double factor); // clamped to [0.01, 100]
     void reset();                 // back to t = 0 (recording cleared to frame 0)
@@ -91,6 +94,7 @@ private:
     void advanceOneOutput();
     void publish();
     void fail(const std::string& message);
+    bool replaying() const;  // the current frame is before the end of the recording
     double outputInterval() const;
 
     // Engine-thread state.

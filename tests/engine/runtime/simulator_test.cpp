@@ -139,6 +139,35 @@ TEST(Simulator, SnapshotShowsTheRecordedFrameAfterARerun) {
     EXPECT_EQ(snap->outputs.reactions[0].force_W, o.reactions[0].force_W);
 }
 
+TEST(Simulator, SeekShowsARecordedFrameAndPlayReplaysBeforeComputingOn) {
+    Simulator sim(example("four_bar.json"));  // dopri45, output every 1 ms
+    sim.runTo(0.5);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto before = rows(sim.recording());
+    const std::size_t middle = sim.recording().frameAtOrBefore(0.25);
+    sim.seek(middle);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_EQ(sim.snapshot()->frame, middle);
+    EXPECT_NEAR(sim.snapshot()->time, 0.25, 1e-12);
+    EXPECT_EQ(sim.recording().size(), before.size());  // nothing discarded
+    sim.step();  // the next recorded frame, not a new computation
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_EQ(sim.snapshot()->frame, middle + 1);
+    EXPECT_EQ(sim.recording().size(), before.size());
+
+    sim.setSpeed(100.0);
+    sim.play();
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (sim.snapshot()->time < 0.6 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+    sim.pause();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_GE(sim.snapshot()->time, 0.6);
+    // The replayed part of the run is the original, untouched.
+    const auto after = rows(sim.recording());
+    ASSERT_GT(after.size(), before.size());
+    EXPECT_TRUE(bitwiseEqual({after.begin(), after.begin() + static_cast<long>(before.size())}, before));
+}
+
 TEST(Simulator, ANonFiniteForcePausesAtTheLastGoodFrameAndNamesIt) {
     auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/tests/app/data/nan_force.json");
     ASSERT_TRUE(r.scene);
@@ -223,7 +252,10 @@ TEST(Simulator, ToleratesCommandsFromManyThreadsWhileBeingRead) {
             case 3: sim.runTo(sim.snapshot()->time + 0.05); break;
             case 4: sim.setSpeed(0.5 + (rng() % 100) * 0.1); break;
             case 5: sim.rerunFrom(rng() % std::max<std::size_t>(1, sim.recording().size())); break;
-            case 6: if (rng() % 10 == 0) sim.reset(); break;
+            case 6:
+                if (rng() % 10 == 0) sim.reset();
+                else sim.seek(rng() % std::max<std::size_t>(1, sim.recording().size()));
+                break;
             }
             std::this_thread::sleep_for(std::chrono::microseconds(200 + rng() % 800));
         }
