@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QIcon>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -20,8 +21,11 @@
 
 #include "engine/io/scene_json.h"
 #include "engine/model/scene_spec.h"
+#include "engine/runtime/simulator.h"
 #include "engine/version.h"
 #include "ui/models/scene_tree.h"
+#include "ui/session/simulation_session.h"
+#include "ui/timeline/timeline_widget.h"
 #include "ui/viewport/viewport_widget.h"
 
 namespace ui {
@@ -43,8 +47,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     viewport_ = new ViewportWidget(this);
     viewport_->setObjectName(QStringLiteral("Viewport"));
     setCentralWidget(viewport_);
+    session_ = new SimulationSession(this);
+    connect(session_, &SimulationSession::snapshotChanged, this, &MainWindow::showSnapshot);
+    connect(session_, &SimulationSession::runMessage, this,
+            [this](bool error, const QString& text) { addMessage(error ? kMessageError : kMessageWarning, text); });
     createDocks();
     createActions();
+    simulationStatus_ = new QLabel;
+    statusBar()->addPermanentWidget(simulationStatus_);
     statusBar()->showMessage(tr("Open a scene with File ▸ Open (Ctrl+O)"));
 
     QSettings settings;
@@ -69,6 +79,12 @@ void MainWindow::createDocks() {
     treeDock->setWidget(tree_);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
 
+    timeline_ = new TimelineWidget(session_);
+    auto* timelineDock = new QDockWidget(tr("Timeline"), this);
+    timelineDock->setObjectName(QStringLiteral("TimelineDock"));
+    timelineDock->setWidget(timeline_);
+    addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
+
     messages_ = new QListWidget;
     messages_->setObjectName(QStringLiteral("Messages"));
     messages_->setWordWrap(true);
@@ -77,7 +93,7 @@ void MainWindow::createDocks() {
     messageDock->setWidget(messages_);
     addDockWidget(Qt::BottomDockWidgetArea, messageDock);
     resizeDocks({treeDock}, {340}, Qt::Horizontal);
-    resizeDocks({messageDock}, {110}, Qt::Vertical);
+    resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
 }
 
 void MainWindow::createActions() {
@@ -128,6 +144,16 @@ void MainWindow::createActions() {
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
+    // Simulate
+    QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
+    QAction* play = simulate->addAction(tr("&Play / Pause"), session_, &SimulationSession::togglePlay);
+    play->setShortcut(Qt::Key_Space);
+    QAction* step = simulate->addAction(tr("&Step"), session_, &SimulationSession::step);
+    step->setShortcut(Qt::Key_Period);
+    QAction* reset = simulate->addAction(tr("&Reset"), session_, &SimulationSession::reset);
+    reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+
     // Help
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Motus"), this, &MainWindow::showAbout);
@@ -154,6 +180,11 @@ bool MainWindow::openScene(const QString& path) {
     tree_->expandToDepth(0);
     tree_->header()->resizeSection(0, 130);
     viewport_->showScene(*scene_);
+    session_->clear();
+    const engine::Diagnostics runProblems = session_->start(*scene_);
+    for (const engine::Diagnostic& d : runProblems)
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                   QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where)));
 
     const QString title = scene_->name.empty() ? name : toQString(scene_->name);
     setWindowTitle(QStringLiteral("%1 — Motus").arg(title));
@@ -165,6 +196,26 @@ bool MainWindow::openScene(const QString& path) {
     addMessage(kMessageInfo, tr("Opened %1").arg(scenePath_));
     addRecentFile(scenePath_);
     return true;
+}
+
+void MainWindow::showSnapshot() {
+    const auto snap = session_->snapshot();
+    if (!snap) {
+        simulationStatus_->clear();
+        return;
+    }
+    viewport_->setPartPoses(snap->partPoses);
+    simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
+                               (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
+}
+
+void MainWindow::runToDialog() {
+    const auto snap = session_->snapshot();
+    if (!snap) return;
+    bool ok = false;
+    const double t = QInputDialog::getDouble(this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
+                                             snap->time + 1.0, snap->time, 1e6, 3, &ok);
+    if (ok) session_->runTo(t);
 }
 
 void MainWindow::openWithDialog() {

@@ -8,6 +8,7 @@
 #include <QMainWindow>
 #include <QString>
 
+class QLabel;
 class QListWidget;
 class QMenu;
 class QStandardItemModel;
@@ -19,6 +20,8 @@ struct SceneSpec;
 
 namespace ui {
 
+class SimulationSession;
+class TimelineWidget;
 class ViewportWidget;
 
 class MainWindow : public QMainWindow {
@@ -36,6 +39,8 @@ public:
     ViewportWidget* viewport() const { return viewport_; }
     QTreeView* sceneTree() const { return tree_; }
     QListWidget* messages() const { return messages_; }
+    SimulationSession* session() const { return session_; }
+    TimelineWidget* timeline() const { return timeline_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -48,12 +53,17 @@ private:
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void addMessage(int severity, const QString& text);
+    void showSnapshot();
+    void runToDialog();
 
     ViewportWidget* viewport_ = nullptr;
     QTreeView* tree_ = nullptr;
     QStandardItemModel* treeModel_ = nullptr;
     QListWidget* messages_ = nullptr;
     QMenu* recentMenu_ = nullptr;
+    SimulationSession* session_ = nullptr;
+    TimelineWidget* timeline_ = nullptr;
+    QLabel* simulationStatus_ = nullptr;
     QString scenePath_;
     std::unique_ptr<engine::SceneSpec> scene_;
 };

@@ -17,6 +17,7 @@
 #include <osgViewer/Viewer>
 
 #include "engine/model/scene_spec.h"
+#include "ui/viewport/osg_convert.h"
 #include "ui/viewport/scene_graph.h"
 
 namespace ui {
@@ -192,6 +193,21 @@ void ViewportWidget::showScene(const engine::SceneSpec& spec) {
 void ViewportWidget::clearScene() {
     // An empty mechanism still has the grid and the world axes, one metre across.
     showScene(engine::SceneSpec{});
+}
+
+void ViewportWidget::setPartPoses(const std::vector<engine::Transform>& partPoses) {
+    const auto& transforms = impl_->scene.partTransforms;
+    const std::size_t n = std::min(transforms.size(), partPoses.size());
+    for (std::size_t p = 0; p < n; ++p) transforms[p]->setMatrix(toOsg(partPoses[p]));
+    update();
+}
+
+engine::Transform ViewportWidget::partPose(std::size_t part) const {
+    const auto& transforms = impl_->scene.partTransforms;
+    if (part >= transforms.size()) return {};
+    const osg::Matrixd& m = transforms[part]->getMatrix();
+    const osg::Quat q = m.getRotate();
+    return {engine::Quat(q.w(), q.x(), q.y(), q.z()), fromOsg(m.getTrans())};
 }
 
 void ViewportWidget::fitToScene() {

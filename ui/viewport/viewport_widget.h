@@ -7,8 +7,11 @@
 
 #include <QOpenGLWidget>
 
+#include <vector>
+
 namespace engine {
 struct SceneSpec;
+struct Transform;
 }
 
 namespace ui {
@@ -30,6 +33,12 @@ public:
     // Replaces the displayed mechanism and frames it.
     void showScene(const engine::SceneSpec& spec);
     void clearScene();
+
+    // Moves the parts to the given poses (X_WP per part of the shown spec), e.g. a frame of a
+    // run; markers and joint glyphs ride along with their parts.
+    void setPartPoses(const std::vector<engine::Transform>& partPoses);
+    // The pose part `part` is drawn at (for tests and picking).
+    engine::Transform partPose(std::size_t part) const;
 
     void fitToScene();
     void setStandardView(StandardView view);

@@ -1,0 +1,99 @@
+#include "ui/session/simulation_session.h"
+
+#include "engine/model/model.h"
+#include "engine/runtime/simulator.h"
+
+namespace ui {
+
+SimulationSession::SimulationSession(QObject* parent) : QObject(parent) {
+    timer_.setInterval(16);  // display rate
+    connect(&timer_, &QTimer::timeout, this, &SimulationSession::poll);
+}
+
+SimulationSession::~SimulationSession() = default;
+
+engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
+    engine::CompileResult compiled = engine::compile(spec);
+    if (!compiled.model) return compiled.diagnostics;
+    auto simulator = std::make_unique<engine::Simulator>(compiled.model);
+    if (!simulator->initialization().ok) {
+        compiled.diagnostics.push_back(
+            {engine::Severity::Error, "", "the mechanism cannot start: " + simulator->initialization().message});
+        return compiled.diagnostics;
+    }
+    simulator_ = std::move(simulator);
+    lastSequence_ = 0;
+    lastError_.clear();
+    lastNotice_.clear();
+    timer_.start();
+    emit started();
+    poll();
+    return compiled.diagnostics;
+}
+
+void SimulationSession::clear() {
+    timer_.stop();
+    simulator_.reset();
+    emit snapshotChanged();
+}
+
+bool SimulationSession::active() const { return simulator_ != nullptr; }
+
+std::shared_ptr<const engine::Snapshot> SimulationSession::snapshot() const {
+    return simulator_ ? simulator_->snapshot() : nullptr;
+}
+
+const engine::Recording* SimulationSession::recording() const {
+    return simulator_ ? &simulator_->recording() : nullptr;
+}
+
+void SimulationSession::play() {
+    if (simulator_) simulator_->play();
+}
+
+void SimulationSession::pause() {
+    if (simulator_) simulator_->pause();
+}
+
+void SimulationSession::togglePlay() {
+    const auto snap = snapshot();
+    if (!snap) return;
+    if (snap->mode == engine::RunMode::Paused)
+        play();
+    else
+        pause();
+}
+
+void SimulationSession::step() {
+    if (simulator_) simulator_->step();
+}
+
+void SimulationSession::reset() {
+    if (simulator_) simulator_->reset();
+}
+
+void SimulationSession::runTo(double time) {
+    if (simulator_) simulator_->runTo(time);
+}
+
+void SimulationSession::setSpeed(double factor) {
+    if (simulator_) simulator_->setSpeed(factor);
+}
+
+void SimulationSession::seekFrame(int frame) {
+    if (simulator_ && frame >= 0) simulator_->seek(static_cast<std::size_t>(frame));
+}
+
+void SimulationSession::poll() {
+    const auto snap = snapshot();
+    if (!snap || snap->sequence == lastSequence_) return;
+    lastSequence_ = snap->sequence;
+    if (!snap->error.empty() && snap->error != lastError_) emit runMessage(true, QString::fromStdString(snap->error));
+    if (!snap->notice.empty() && snap->notice != lastNotice_)
+        emit runMessage(false, QString::fromStdString(snap->notice));
+    lastError_ = snap->error;
+    lastNotice_ = snap->notice;
+    emit snapshotChanged();
+}
+
+}  // namespace ui

@@ -1,0 +1,66 @@
+#pragma once
+// SimulationSession: the GUI's handle on the engine's Simulator. It compiles the document's
+// scene, owns the simulator (whose thread does all physics), forwards commands, and polls the
+// published snapshot on a display-rate QTimer, announcing new frames with one signal. No Qt
+// signal is emitted per engine step and nothing here waits for the engine.
+
+#include <memory>
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include "engine/model/diagnostic.h"
+
+namespace engine {
+struct SceneSpec;
+struct Snapshot;
+class Simulator;
+class Recording;
+}  // namespace engine
+
+namespace ui {
+
+class SimulationSession : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SimulationSession(QObject* parent = nullptr);
+    ~SimulationSession() override;
+
+    // Compiles `spec` and starts a paused simulator at its assembled initial state. Problems
+    // (model errors, an assembly that fails) are returned; the previous run is then kept.
+    engine::Diagnostics start(const engine::SceneSpec& spec);
+    void clear();
+
+    bool active() const;
+    std::shared_ptr<const engine::Snapshot> snapshot() const;
+    const engine::Recording* recording() const;
+
+public slots:
+    void play();
+    void pause();
+    void togglePlay();
+    void step();
+    void reset();
+    void runTo(double time);
+    void setSpeed(double factor);
+    void seekFrame(int frame);
+
+signals:
+    // A new snapshot (at most once per poll).
+    void snapshotChanged();
+    // The run stopped with an error, or the recording posted a notice (once per message).
+    void runMessage(bool error, const QString& text);
+    void started();
+
+private:
+    void poll();
+
+    std::unique_ptr<engine::Simulator> simulator_;
+    QTimer timer_;
+    std::uint64_t lastSequence_ = 0;
+    std::string lastError_, lastNotice_;
+};
+
+}  // namespace ui

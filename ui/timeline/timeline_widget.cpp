@@ -1,0 +1,99 @@
+#include "ui/timeline/timeline_widget.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QStyle>
+#include <QToolButton>
+
+#include "engine/record/recording.h"
+#include "engine/runtime/simulator.h"
+#include "ui/session/simulation_session.h"
+
+namespace ui {
+
+TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent) : QWidget(parent), session_(session) {
+    setObjectName(QStringLiteral("Timeline"));
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(6, 2, 6, 2);
+
+    auto button = [&](QStyle::StandardPixmap icon, const QString& tip) {
+        auto* b = new QToolButton;
+        b->setIcon(style()->standardIcon(icon));
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        layout->addWidget(b);
+        return b;
+    };
+    reset_ = button(QStyle::SP_MediaSkipBackward, tr("Reset to t = 0"));
+    play_ = button(QStyle::SP_MediaPlay, tr("Play / pause (Space)"));
+    play_->setObjectName(QStringLiteral("PlayButton"));
+    step_ = button(QStyle::SP_MediaSeekForward, tr("Step one output"));
+    connect(reset_, &QToolButton::clicked, session_, &SimulationSession::reset);
+    connect(play_, &QToolButton::clicked, session_, &SimulationSession::togglePlay);
+    connect(step_, &QToolButton::clicked, session_, &SimulationSession::step);
+
+    speed_ = new QComboBox;
+    speed_->setToolTip(tr("Playback speed (simulated seconds per second)"));
+    for (double factor : {0.01, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0})
+        speed_->addItem(QStringLiteral("%1×").arg(factor), factor);
+    speed_->setCurrentIndex(4);
+    connect(speed_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { session_->setSpeed(speed_->itemData(index).toDouble()); });
+    layout->addWidget(speed_);
+
+    slider_ = new QSlider(Qt::Horizontal);
+    slider_->setObjectName(QStringLiteral("TimelineSlider"));
+    slider_->setToolTip(tr("Drag to look at any recorded moment"));
+    slider_->setRange(0, 0);
+    connect(slider_, &QSlider::sliderMoved, session_, &SimulationSession::seekFrame);
+    connect(slider_, &QSlider::actionTriggered, this, [this](int action) {
+        // Clicks on the groove and arrow keys also scrub.
+        if (action != QAbstractSlider::SliderMove) session_->seekFrame(slider_->sliderPosition());
+    });
+    layout->addWidget(slider_, 1);
+
+    time_ = new QLabel;
+    time_->setObjectName(QStringLiteral("TimelineTime"));
+    time_->setMinimumWidth(220);
+    layout->addWidget(time_);
+    rate_ = new QLabel;
+    rate_->setMinimumWidth(90);
+    rate_->setToolTip(tr("Real-time factor: simulated seconds per wall-clock second"));
+    layout->addWidget(rate_);
+
+    connect(session_, &SimulationSession::snapshotChanged, this, &TimelineWidget::refresh);
+    refresh();
+}
+
+void TimelineWidget::refresh() {
+    const auto snap = session_->snapshot();
+    const engine::Recording* recording = session_->recording();
+    const bool active = snap && recording;
+    for (QWidget* w : std::initializer_list<QWidget*>{reset_, play_, step_, speed_, slider_}) w->setEnabled(active);
+    if (!active) {
+        time_->setText(tr("no simulation"));
+        rate_->clear();
+        return;
+    }
+    const bool running = snap->mode != engine::RunMode::Paused;
+    play_->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+
+    const int frames = static_cast<int>(recording->size());
+    slider_->setRange(0, std::max(0, frames - 1));
+    if (!slider_->isSliderDown()) {
+        const QSignalBlocker block(slider_);
+        slider_->setValue(static_cast<int>(snap->frame));
+    }
+    const double end = frames > 0 ? recording->time(static_cast<std::size_t>(frames - 1)) : 0.0;
+    QString text = tr("t = %1 s  of %2 s").arg(snap->time, 0, 'f', 3).arg(end, 0, 'f', 3);
+    const double staleUntil = recording->staleUntil();
+    if (staleUntil > end + 1e-12) text += tr("  (stale to %1 s)").arg(staleUntil, 0, 'f', 3);
+    time_->setText(text);
+    rate_->setText(running && snap->statistics.realTimeFactor > 0
+                       ? tr("%1× real time").arg(snap->statistics.realTimeFactor, 0, 'g', 3)
+                       : QString());
+}
+
+}  // namespace ui

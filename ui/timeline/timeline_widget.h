@@ -1,0 +1,40 @@
+#pragma once
+// The timeline: transport buttons (reset, step, play/pause), speed factor, a slider over the
+// recorded frames that scrubs instantly (the 3D view follows), the current time, the recorded
+// and stale ranges, and the real-time factor.
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QToolButton;
+
+namespace ui {
+
+class SimulationSession;
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TimelineWidget(SimulationSession* session, QWidget* parent = nullptr);
+
+    QSlider* slider() const { return slider_; }
+    QToolButton* playButton() const { return play_; }
+    QLabel* timeLabel() const { return time_; }
+
+private:
+    void refresh();
+
+    SimulationSession* session_;
+    QToolButton* reset_;
+    QToolButton* step_;
+    QToolButton* play_;
+    QComboBox* speed_;
+    QSlider* slider_;
+    QLabel* time_;
+    QLabel* rate_;
+};
+
+}  // namespace ui
