@@ -1,6 +1,6 @@
 // motus: the GUI. Builds the main window and wires it; the logic lives in ui/ and engine/.
 //
-//   motus [scene.json] [--screenshot out.png]
+//   motus [scene.json] [--run-to seconds] [--screenshot out.png]
 //
 // --help and --version work without a display (they are handled before QApplication, which
 // needs one). --screenshot renders the window once the 3D view has drawn, saves it and exits:
@@ -12,7 +12,9 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include "engine/runtime/simulator.h"
 #include "engine/version.h"
+#include "ui/session/simulation_session.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/viewport/viewport_widget.h"
 
@@ -31,6 +33,10 @@ int main(int argc, char** argv) {
         QStringLiteral("Save a PNG of the main window once the 3D view has drawn, then exit."),
         QStringLiteral("file"));
     parser.addOption(screenshotOption);
+    const QCommandLineOption runToOption(QStringLiteral("run-to"),
+                                         QStringLiteral("Simulate the scene up to this time [s] once it is open."),
+                                         QStringLiteral("seconds"));
+    parser.addOption(runToOption);
     parser.addPositionalArgument(QStringLiteral("scene"),
                                  QStringLiteral("Scene file to open (.json)."),
                                  QStringLiteral("[scene]"));
@@ -60,6 +66,16 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    double runTo = 0.0;
+    if (parser.isSet(runToOption)) {
+        bool ok = false;
+        runTo = parser.value(runToOption).toDouble(&ok);
+        if (!ok || !(runTo > 0.0)) {
+            std::fprintf(stderr, "motus: error: --run-to needs a positive time in seconds (command line)\n");
+            return 2;
+        }
+    }
+
     ui::ViewportWidget::configureDefaultSurfaceFormat();
     QApplication app(argc, argv);
 
@@ -69,13 +85,26 @@ int main(int argc, char** argv) {
     if (!parser.positionalArguments().isEmpty())
         loaded = window.openScene(parser.positionalArguments().first());
 
+    if (loaded && runTo > 0.0) window.session()->runTo(runTo);
+    // The screenshot waits for the run (if any) to reach its time.
+    auto runFinished = [&] {
+        const auto snap = window.session()->snapshot();
+        return runTo <= 0.0 || !snap || (snap->mode == engine::RunMode::Paused && (snap->time >= runTo - 1e-9 || !snap->error.empty()));
+    };
+
     int screenshotExit = loaded ? 0 : 1;
+    bool shotScheduled = false;
     if (parser.isSet(screenshotOption)) {
         // Wait for the view to draw a few frames (the first realises the viewer), then grab the
         // whole window, which includes the GL content.
         const QString file = parser.value(screenshotOption);
         QObject::connect(window.viewport(), &ui::ViewportWidget::frameRendered, &window, [&] {
-            if (window.viewport()->frameCount() == 3) {
+            if (!runFinished()) {
+                QTimer::singleShot(20, window.viewport(), [&] { window.viewport()->update(); });
+                return;
+            }
+            if (window.viewport()->frameCount() >= 3 && !shotScheduled) {
+                shotScheduled = true;
                 QTimer::singleShot(200, &window, [&] {
                     if (!window.grab().save(file, "PNG")) {
                         std::fprintf(stderr, "motus: error: cannot write screenshot (%s)\n",
@@ -84,7 +113,7 @@ int main(int argc, char** argv) {
                     }
                     app.exit(screenshotExit);
                 });
-            } else if (window.viewport()->frameCount() < 3) {
+            } else if (!shotScheduled) {
                 window.viewport()->update();
             }
         });

@@ -92,6 +92,7 @@ void MainWindow::createDocks() {
     messageDock->setObjectName(QStringLiteral("MessagesDock"));
     messageDock->setWidget(messages_);
     addDockWidget(Qt::BottomDockWidgetArea, messageDock);
+    splitDockWidget(timelineDock, messageDock, Qt::Vertical);  // timeline full width, messages below
     resizeDocks({treeDock}, {340}, Qt::Horizontal);
     resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
 }
