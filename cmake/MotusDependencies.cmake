@@ -12,7 +12,7 @@ find_package(assimp 5.2 REQUIRED)  # mesh files (OBJ, STL, ...)
 find_package(BulletDouble REQUIRED)
 
 if(MOTUS_BUILD_GUI)
-    find_package(Qt6 6.4 REQUIRED COMPONENTS Widgets OpenGL OpenGLWidgets Charts)
+    find_package(Qt6 6.4 REQUIRED COMPONENTS Widgets OpenGL OpenGLWidgets Charts Svg)
     find_package(OpenGL REQUIRED)
     # OpenSceneGraph ships no CMake targets; wrap the FindOpenSceneGraph results in one.
     find_package(OpenSceneGraph 3.6 REQUIRED COMPONENTS osgViewer osgGA osgDB osgUtil osgText)

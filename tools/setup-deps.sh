@@ -7,7 +7,7 @@ set -euo pipefail
 # Build tools and libraries (all found by CMake's find_package).
 packages=(
     build-essential cmake ninja-build ccache pkg-config
-    qt6-base-dev qt6-charts-dev libqt6opengl6-dev
+    qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
     libopenscenegraph-dev
     libbullet-dev libeigen3-dev
     nlohmann-json3-dev libmuparser-dev libcli11-dev libassimp-dev

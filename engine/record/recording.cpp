@@ -8,7 +8,8 @@ namespace engine {
 
 // Row layout:
 //   t | q (7 nb) | v (6 nb) | driverWork, dissipated, stepHint | joint coordinates (nc) |
-//   joint rates (nc) | ω in world axes (3 nb) | reactions (12 per joint: F_W, T_W, F_J, T_J) |
+//   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
+//   |F|, |T|) |
 //   driver efforts | kinetic, gravitational, elastic | constraint error
 FrameLayout::FrameLayout(const Model& model)
     : nq_(model.positionSize()),
@@ -22,7 +23,7 @@ FrameLayout::FrameLayout(const Model& model)
     };
     add("time", "s", 0);
     const int q0 = 1, v0 = q0 + nq_, extra = v0 + nv_, coords = extra + 3, rates = coords + nc_,
-              omega = rates + nc_, reactions = omega + 3 * model.bodyCount(), efforts = reactions + 12 * joints_,
+              omega = rates + nc_, reactions = omega + 3 * model.bodyCount(), efforts = reactions + 14 * joints_,
               energies = efforts + drivers_;
     for (int b = 0; b < model.bodyCount(); ++b) {
         const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
@@ -40,7 +41,9 @@ FrameLayout::FrameLayout(const Model& model)
             add(joint.name + ".q" + std::to_string(k) + "rate", angle ? "rad/s" : "m/s", rates + c);
         }
         const char* names[] = {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "FxJ", "FyJ", "FzJ", "TxJ", "TyJ", "TzJ"};
-        for (int k = 0; k < 12; ++k) add(joint.name + "." + names[k], k % 6 < 3 ? "N" : "N·m", reactions + 12 * j + k);
+        for (int k = 0; k < 12; ++k) add(joint.name + "." + names[k], k % 6 < 3 ? "N" : "N·m", reactions + 14 * j + k);
+        add(joint.name + ".F", "N", reactions + 14 * j + 12);    // |F|
+        add(joint.name + ".T", "N·m", reactions + 14 * j + 13);  // |T|
     }
     for (int d = 0; d < drivers_; ++d) {
         const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
@@ -82,6 +85,8 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
     for (int j = 0; j < joints_; ++j) {
         const JointReaction& r = o.reactions[static_cast<std::size_t>(j)];
         for (const Vec3* v : {&r.force_W, &r.torque_W, &r.force_J, &r.torque_J}) p = std::copy(v->data(), v->data() + 3, p);
+        *p++ = r.force_W.norm();
+        *p++ = r.torque_W.norm();
     }
     for (int d = 0; d < drivers_; ++d) *p++ = o.driverEffort[static_cast<std::size_t>(d)];
     *p++ = o.energies.kinetic;
@@ -108,11 +113,13 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     p += nc_;
     p += nv_ / 2;  // world angular velocities: derived, for plots
     o.reactions.resize(static_cast<std::size_t>(joints_));
-    for (JointReaction& r : o.reactions)
+    for (JointReaction& r : o.reactions) {
         for (Vec3* v : {&r.force_W, &r.torque_W, &r.force_J, &r.torque_J}) {
             *v = Vec3(p[0], p[1], p[2]);
             p += 3;
         }
+        p += 2;  // magnitudes: derived, for plots
+    }
     o.driverEffort.assign(p, p + drivers_);
     p += drivers_;
     o.energies.kinetic = *p++;

@@ -9,6 +9,9 @@
 #include <QHeaderView>
 #include <QIcon>
 #include <QInputDialog>
+#include <QSaveFile>
+
+#include <sstream>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -23,7 +26,11 @@
 #include "engine/model/scene_spec.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
+#include "engine/io/csv_export.h"
+#include "engine/record/recording.h"
 #include "ui/models/scene_tree.h"
+#include "ui/plots/plot_widget.h"
+#include "ui/plots/plots_panel.h"
 #include "ui/session/simulation_session.h"
 #include "ui/timeline/timeline_widget.h"
 #include "ui/viewport/viewport_widget.h"
@@ -85,6 +92,11 @@ void MainWindow::createDocks() {
     timelineDock->setWidget(timeline_);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
 
+    plots_ = new PlotsPanel(session_);
+    auto* plotsDock = new QDockWidget(tr("Plots"), this);
+    plotsDock->setObjectName(QStringLiteral("PlotsDock"));
+    plotsDock->setWidget(plots_);
+
     messages_ = new QListWidget;
     messages_->setObjectName(QStringLiteral("Messages"));
     messages_->setWordWrap(true);
@@ -93,6 +105,12 @@ void MainWindow::createDocks() {
     messageDock->setWidget(messages_);
     addDockWidget(Qt::BottomDockWidgetArea, messageDock);
     splitDockWidget(timelineDock, messageDock, Qt::Vertical);  // timeline full width, messages below
+    addDockWidget(Qt::BottomDockWidgetArea, plotsDock);
+    tabifyDockWidget(messageDock, plotsDock);
+    messageDock->raise();
+
+    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(tree_, &QTreeView::customContextMenuRequested, this, &MainWindow::showTreeMenu);
     resizeDocks({treeDock}, {340}, Qt::Horizontal);
     resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
 }
@@ -104,6 +122,9 @@ void MainWindow::createActions() {
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
+    file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -181,6 +202,7 @@ bool MainWindow::openScene(const QString& path) {
     tree_->expandToDepth(0);
     tree_->header()->resizeSection(0, 130);
     viewport_->showScene(*scene_);
+    plots_->clear();
     session_->clear();
     const engine::Diagnostics runProblems = session_->start(*scene_);
     for (const engine::Diagnostic& d : runProblems)
@@ -208,6 +230,112 @@ void MainWindow::showSnapshot() {
     viewport_->setPartPoses(snap->partPoses);
     simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
                                (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
+}
+
+PlotWidget* MainWindow::plotReactionForce(const QString& joint) {
+    if (!session_->active()) return nullptr;
+    plots_->parentWidget()->show();
+    plots_->parentWidget()->raise();
+    return plots_->addPlot({joint + ".Fx", joint + ".Fy", joint + ".Fz", joint + ".F"});
+}
+
+void MainWindow::showTreeMenu(const QPoint& position) {
+    const QModelIndex index = tree_->indexAt(position);
+    if (!index.isValid() || !scene_) return;
+    const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
+    if (id == engine::kNoEntity) return;
+    QMenu menu;
+    auto plot = [&](const QString& label, const QString& entity, QStringList quantities) {
+        menu.addAction(label, this, [this, entity, quantities] {
+            QStringList channels;
+            for (const QString& q : quantities) channels << entity + QLatin1Char('.') + q;
+            plots_->parentWidget()->show();
+            plots_->parentWidget()->raise();
+            plots_->addPlot(channels);
+        });
+    };
+    for (const engine::Joint& joint : scene_->joints)
+        if (joint.id == id) {
+            const QString name = QString::fromStdString(joint.name);
+            menu.addAction(tr("Plot Reaction Force"), this, [this, name] { plotReactionForce(name); });
+            plot(tr("Plot Reaction Torque"), name, {"Tx", "Ty", "Tz", "T"});
+            plot(tr("Plot Reaction in Marker J Axes"), name, {"FxJ", "FyJ", "FzJ"});
+            if (joint.type == engine::JointType::Revolute || joint.type == engine::JointType::Prismatic ||
+                joint.type == engine::JointType::Cylindrical)
+                plot(tr("Plot Joint Coordinate"), name, {"q0"});
+        }
+    for (const engine::Part& part : scene_->parts)
+        if (part.id == id && !part.ground) {
+            const QString name = QString::fromStdString(part.name);
+            plot(tr("Plot Position"), name, {"x", "y", "z"});
+            plot(tr("Plot Velocity"), name, {"vx", "vy", "vz"});
+            plot(tr("Plot Angular Velocity"), name, {"wx", "wy", "wz"});
+        }
+    for (const engine::MotionSpec& motion : scene_->motions)
+        if (motion.id == id) plot(tr("Plot Motor Effort"), QString::fromStdString(motion.name), {"effort"});
+    if (!menu.isEmpty() && session_->active()) menu.exec(tree_->viewport()->mapToGlobal(position));
+}
+
+bool MainWindow::exportRunCsv(const QString& path, QString* error) {
+    const engine::Recording* recording = session_->recording();
+    const auto snap = session_->snapshot();
+    if (!recording || !snap) {
+        if (error) *error = tr("nothing has been simulated");
+        return false;
+    }
+    std::ostringstream text;
+    engine::io::CsvWriter csv(*snap->model, text);
+    csv.writeHeader();
+    for (std::size_t k = 0; k < recording->size(); ++k) {
+        engine::State state;
+        engine::Outputs outputs;
+        recording->read(k, state, outputs);
+        csv.writeRow(state, outputs);
+    }
+    QSaveFile file(path);  // temporary file renamed on commit: all or nothing
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error) *error = file.errorString();
+        return false;
+    }
+    file.write(QByteArray::fromStdString(text.str()));
+    if (!file.commit()) {
+        if (error) *error = file.errorString();
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::exportRunCsvWithDialog() {
+    if (!session_->active()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), QString(), tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (exportRunCsv(path, &error))
+        addMessage(kMessageInfo, tr("Exported the run to %1").arg(path));
+    else
+        addMessage(kMessageError, tr("Could not export the run (%1): %2").arg(path, error));
+}
+
+void MainWindow::exportPlotWithDialog() {
+    PlotWidget* plot = plots_->currentPlot();
+    if (!plot) {
+        addMessage(kMessageWarning, tr("There is no plot to export: right-click a joint or part to plot it."));
+        return;
+    }
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"), &filter);
+    if (path.isEmpty()) return;
+    QString error;
+    bool ok = false;
+    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
+        ok = plot->exportSvg(path);
+    else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+        ok = plot->exportCsv(path, &error);
+    else
+        ok = plot->exportPng(path);
+    addMessage(ok ? kMessageInfo : kMessageError,
+               ok ? tr("Exported the plot to %1").arg(path) : tr("Could not export the plot (%1) %2").arg(path, error));
 }
 
 void MainWindow::runToDialog() {

@@ -20,6 +20,8 @@ struct SceneSpec;
 
 namespace ui {
 
+class PlotWidget;
+class PlotsPanel;
 class SimulationSession;
 class TimelineWidget;
 class ViewportWidget;
@@ -40,6 +42,12 @@ public:
     QTreeView* sceneTree() const { return tree_; }
     QListWidget* messages() const { return messages_; }
     SimulationSession* session() const { return session_; }
+    PlotsPanel* plots() const { return plots_; }
+
+    // Plots the reaction force (world Fx, Fy, Fz and |F|) of a joint of the open scene.
+    PlotWidget* plotReactionForce(const QString& joint);
+    // Writes the recorded run as CSV (the motus-cli simulate column contract).
+    bool exportRunCsv(const QString& path, QString* error = nullptr);
     TimelineWidget* timeline() const { return timeline_; }
 
 protected:
@@ -54,6 +62,9 @@ private:
     void rebuildRecentMenu();
     void addMessage(int severity, const QString& text);
     void showSnapshot();
+    void showTreeMenu(const QPoint& position);
+    void exportRunCsvWithDialog();
+    void exportPlotWithDialog();
     void runToDialog();
 
     ViewportWidget* viewport_ = nullptr;
@@ -63,6 +74,7 @@ private:
     QMenu* recentMenu_ = nullptr;
     SimulationSession* session_ = nullptr;
     TimelineWidget* timeline_ = nullptr;
+    PlotsPanel* plots_ = nullptr;
     QLabel* simulationStatus_ = nullptr;
     QString scenePath_;
     std::unique_ptr<engine::SceneSpec> scene_;

@@ -17,9 +17,14 @@
 #include "ui/timeline/timeline_widget.h"
 #include "ui/viewport/viewport_widget.h"
 
+#include <QFile>
 #include <QLabel>
 #include <QSlider>
+#include <QTemporaryDir>
 #include <QToolButton>
+
+#include "ui/plots/plot_widget.h"
+#include "ui/plots/plots_panel.h"
 
 namespace ui {
 namespace {
@@ -247,6 +252,55 @@ TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
     }
     // The crank has moved since t = 0 (the run did something visible).
     EXPECT_GT(window.viewport()->partPose(1).R.angularDistance(model.partPoses0[1].R), 0.01);
+}
+
+TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    SimulationSession* session = window.session();
+    session->runTo(0.5);
+    ASSERT_TRUE(waitForTime(session, 0.5));
+    PlotWidget* plot = window.plotReactionForce("pivotA");
+    ASSERT_NE(plot, nullptr);
+    EXPECT_EQ(plot->channels(), (QStringList{"pivotA.Fx", "pivotA.Fy", "pivotA.Fz", "pivotA.F"}));
+    EXPECT_EQ(window.plots()->plotCount(), 1);
+    EXPECT_EQ(plot->pointCount(2), 501);  // every frame of the run (below the 2000-point cap)
+
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString png = dir.filePath("reaction.png"), svg = dir.filePath("reaction.svg"), csv = dir.filePath("reaction.csv");
+    ASSERT_TRUE(plot->exportPng(png));
+    const QImage image(png);
+    EXPECT_FALSE(image.isNull());
+    EXPECT_GT(image.width(), 200);
+    ASSERT_TRUE(plot->exportSvg(svg));
+    QFile svgFile(svg);
+    ASSERT_TRUE(svgFile.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(svgFile.readAll().contains("<svg"));
+
+    // The CSV holds the recording's numbers exactly, one row per frame.
+    QString error;
+    ASSERT_TRUE(plot->exportCsv(csv, &error)) << error.toStdString();
+    QFile csvFile(csv);
+    ASSERT_TRUE(csvFile.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(csvFile.readAll()).split('\n', Qt::SkipEmptyParts);
+    ASSERT_EQ(lines.size(), 502);
+    EXPECT_EQ(lines[0], "time,pivotA.Fx,pivotA.Fy,pivotA.Fz,pivotA.F");
+    engine::State state;
+    engine::Outputs outputs;
+    ASSERT_TRUE(session->recording()->read(250, state, outputs));
+    const QStringList row = lines[251].split(',');
+    EXPECT_EQ(row[0].toDouble(), state.t);
+    EXPECT_EQ(row[3].toDouble(), outputs.reactions[0].force_W.z());
+    EXPECT_EQ(row[4].toDouble(), outputs.reactions[0].force_W.norm());
+
+    // The whole run, in the CLI's column contract.
+    const QString run = dir.filePath("run.csv");
+    ASSERT_TRUE(window.exportRunCsv(run));
+    QFile runFile(run);
+    ASSERT_TRUE(runFile.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList runLines = QString::fromUtf8(runFile.readAll()).split('\n', Qt::SkipEmptyParts);
+    EXPECT_EQ(runLines.size(), 502);
+    EXPECT_TRUE(runLines[0].startsWith("time,crank.x,"));
 }
 
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
