@@ -1,6 +1,6 @@
 // motus: the GUI. Builds the main window and wires it; the logic lives in ui/ and engine/.
 //
-//   motus [scene.json] [--run-to seconds] [--screenshot out.png]
+//   motus [scene.json] [--run-to seconds] [--plot joint] [--screenshot out.png]
 //
 // --help and --version work without a display (they are handled before QApplication, which
 // needs one). --screenshot renders the window once the 3D view has drawn, saves it and exits:
@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
                                          QStringLiteral("Simulate the scene up to this time [s] once it is open."),
                                          QStringLiteral("seconds"));
     parser.addOption(runToOption);
+    const QCommandLineOption plotOption(QStringLiteral("plot"),
+                                        QStringLiteral("Plot this joint's reaction force once the scene is open."),
+                                        QStringLiteral("joint"));
+    parser.addOption(plotOption);
     parser.addPositionalArgument(QStringLiteral("scene"),
                                  QStringLiteral("Scene file to open (.json)."),
                                  QStringLiteral("[scene]"));
@@ -86,6 +90,10 @@ int main(int argc, char** argv) {
         loaded = window.openScene(parser.positionalArguments().first());
 
     if (loaded && runTo > 0.0) window.session()->runTo(runTo);
+    if (loaded && parser.isSet(plotOption) && !window.plotReactionForce(parser.value(plotOption))) {
+        std::fprintf(stderr, "motus: error: cannot plot joint '%s' (command line)\n", qPrintable(parser.value(plotOption)));
+        return 2;
+    }
     // The screenshot waits for the run (if any) to reach its time.
     auto runFinished = [&] {
         const auto snap = window.session()->snapshot();
