@@ -9,6 +9,8 @@
 #include <QHeaderView>
 #include <QIcon>
 #include <QInputDialog>
+#include <QProgressBar>
+#include <QToolButton>
 #include <QSaveFile>
 
 #include <sstream>
@@ -60,6 +62,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](bool error, const QString& text) { addMessage(error ? kMessageError : kMessageWarning, text); });
     createDocks();
     createActions();
+    // Progress of "Run to": bar, ETA and Cancel in the status bar (the engine thread does
+    // the work; the GUI only polls).
+    runProgress_ = new QProgressBar;
+    runProgress_->setObjectName(QStringLiteral("RunProgress"));
+    runProgress_->setMaximumWidth(260);
+    runProgress_->setRange(0, 1000);
+    runProgress_->hide();
+    cancelRun_ = new QToolButton;
+    cancelRun_->setText(tr("Cancel"));
+    cancelRun_->setToolTip(tr("Stop the run here; everything computed so far is kept"));
+    cancelRun_->hide();
+    connect(cancelRun_, &QToolButton::clicked, session_, &SimulationSession::pause);
+    statusBar()->addPermanentWidget(runProgress_);
+    statusBar()->addPermanentWidget(cancelRun_);
     simulationStatus_ = new QLabel;
     statusBar()->addPermanentWidget(simulationStatus_);
     statusBar()->showMessage(tr("Open a scene with File ▸ Open (Ctrl+O)"));
@@ -230,6 +246,23 @@ void MainWindow::showSnapshot() {
     viewport_->setPartPoses(snap->partPoses);
     simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
                                (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
+
+    const bool runningTo = snap->mode == engine::RunMode::AsFastAsPossible;
+    if (runningTo) {
+        if (runStartTime_ < 0.0) runStartTime_ = snap->time;
+        const double span = std::max(1e-12, snap->runToTime - runStartTime_);
+        const double done = std::clamp((snap->time - runStartTime_) / span, 0.0, 1.0);
+        runProgress_->setValue(static_cast<int>(done * 1000));
+        const double rate = snap->statistics.realTimeFactor;
+        runProgress_->setFormat(rate > 0 ? tr("to %1 s: %p% — %2 s left")
+                                               .arg(snap->runToTime, 0, 'g', 4)
+                                               .arg((snap->runToTime - snap->time) / rate, 0, 'f', 0)
+                                         : tr("to %1 s: %p%").arg(snap->runToTime, 0, 'g', 4));
+    } else {
+        runStartTime_ = -1.0;
+    }
+    runProgress_->setVisible(runningTo);
+    cancelRun_->setVisible(runningTo);
 }
 
 PlotWidget* MainWindow::plotReactionForce(const QString& joint) {

@@ -11,6 +11,8 @@
 class QLabel;
 class QListWidget;
 class QMenu;
+class QProgressBar;
+class QToolButton;
 class QStandardItemModel;
 class QTreeView;
 
@@ -76,6 +78,9 @@ private:
     TimelineWidget* timeline_ = nullptr;
     PlotsPanel* plots_ = nullptr;
     QLabel* simulationStatus_ = nullptr;
+    QProgressBar* runProgress_ = nullptr;
+    QToolButton* cancelRun_ = nullptr;
+    double runStartTime_ = -1.0;  // simulated time when the current run-to began
     QString scenePath_;
     std::unique_ptr<engine::SceneSpec> scene_;
 };

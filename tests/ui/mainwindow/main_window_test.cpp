@@ -19,6 +19,7 @@
 
 #include <QFile>
 #include <QLabel>
+#include <QProgressBar>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -301,6 +302,23 @@ TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
     const QStringList runLines = QString::fromUtf8(runFile.readAll()).split('\n', Qt::SkipEmptyParts);
     EXPECT_EQ(runLines.size(), 502);
     EXPECT_TRUE(runLines[0].startsWith("time,crank.x,"));
+}
+
+TEST_F(MainWindowTest, RunToShowsProgressAndCanBeCancelled) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    SimulationSession* session = window.session();
+    auto* progress = window.findChild<QProgressBar*>("RunProgress");
+    ASSERT_NE(progress, nullptr);
+    EXPECT_FALSE(progress->isVisible());
+    session->runTo(1000.0);  // far: it will be cancelled
+    ASSERT_TRUE(QTest::qWaitFor([&] { return progress->isVisible() && session->snapshot()->time > 0.05; }, 10000));
+    EXPECT_GE(progress->value(), 0);
+    EXPECT_LT(progress->value(), 1000);
+    // The GUI stays responsive while the engine computes: events are processed (qWaitFor ran).
+    session->pause();  // what the Cancel button does
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !progress->isVisible(); }, 10000));
+    EXPECT_EQ(session->snapshot()->mode, engine::RunMode::Paused);
+    EXPECT_LT(session->snapshot()->time, 1000.0);
 }
 
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
