@@ -32,6 +32,8 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     timeAxis_ = new QValueAxis;
     timeAxis_->setTitleText(tr("time [s]"));
     valueAxis_ = new QValueAxis;
+    valueAxis_->setLabelFormat(QStringLiteral("%.4g"));
+    timeAxis_->setLabelFormat(QStringLiteral("%.4g"));
     chart_->addAxis(timeAxis_, Qt::AlignBottom);
     chart_->addAxis(valueAxis_, Qt::AlignLeft);
 
@@ -134,7 +136,9 @@ void PlotWidget::refresh(const engine::Recording* recording, double cursorTime) 
         updating_ = true;
         const double tEnd = frames ? recording->time(frames - 1) : 1.0;
         timeAxis_->setRange(0.0, std::max(tEnd, 1e-6));
-        const double pad = hi > lo ? 0.05 * (hi - lo) : std::max(1e-9, 0.05 * std::abs(hi));
+        // A flat curve (e.g. a reaction that stays zero) gets a readable range around it.
+        const double spread = hi - lo;
+        const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi)) ? 0.05 * spread : std::max(1.0, 0.1 * std::abs(hi));
         valueAxis_->setRange(lo - pad, hi + pad);
         valueAxis_->applyNiceNumbers();
         updating_ = false;

@@ -199,7 +199,44 @@ osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
     return geode;
 }
 
+// A helix of `turns` turns from p0 to p1 with straight leads, as a line strip.
+void coil(osg::Vec3Array& points, const Vec3& p0, const Vec3& p1, double radius, int turns) {
+    points.clear();
+    const Vec3 axis = p1 - p0;
+    const double length = axis.norm();
+    if (length < 1e-12) {
+        points.push_back(toOsg(p0));
+        points.push_back(toOsg(p1));
+        return;
+    }
+    const Vec3 u = axis / length;
+    const Vec3 a = u.unitOrthogonal(), b = u.cross(a);
+    const double lead = 0.1 * length;
+    points.push_back(toOsg(p0));
+    const int samples = turns * 16;
+    for (int k = 0; k <= samples; ++k) {
+        const double s = static_cast<double>(k) / samples;
+        const double angle = 2.0 * engine::kPi * turns * s;
+        const Vec3 p = p0 + u * (lead + s * (length - 2 * lead)) + radius * (std::cos(angle) * a + std::sin(angle) * b);
+        points.push_back(toOsg(p));
+    }
+    points.push_back(toOsg(p1));
+}
+
 }  // namespace
+
+void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses) {
+    for (SpringGlyph& spring : graph.springs) {
+        if (static_cast<std::size_t>(std::max(spring.partI, spring.partJ)) >= partPoses.size()) continue;
+        const Vec3 p0 = (partPoses[static_cast<std::size_t>(spring.partI)] * spring.X_PI).p;
+        const Vec3 p1 = (partPoses[static_cast<std::size_t>(spring.partJ)] * spring.X_PJ).p;
+        auto* points = static_cast<osg::Vec3Array*>(spring.geometry->getVertexArray());
+        coil(*points, p0, p1, spring.radius, 10);
+        points->dirty();
+        static_cast<osg::DrawArrays*>(spring.geometry->getPrimitiveSet(0))->setCount(static_cast<GLsizei>(points->size()));
+        spring.geometry->dirtyBound();
+    }
+}
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     SceneGraph g;
@@ -258,6 +295,42 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         glyph->addChild(makeJointGlyph(joint.type, 0.05 * size));
         g.partTransforms[partIndex]->addChild(glyph);
     }
+
+    // Spring-dampers: coils between their markers, in world coordinates.
+    std::vector<engine::Transform> poses;
+    for (const engine::Part& part : spec.parts) poses.push_back(part.X_WP);
+    for (const engine::ForceSpec& force : spec.forces) {
+        if (force.type != engine::ForceType::SpringDamper) continue;
+        const engine::Part* pi = spec.findPart(force.markerI.part);
+        const engine::Part* pj = spec.findPart(force.markerJ.part);
+        const engine::Marker* mi = spec.findMarker(force.markerI);
+        const engine::Marker* mj = spec.findMarker(force.markerJ);
+        if (!pi || !pj || !mi || !mj) continue;
+        SpringGlyph spring;
+        spring.partI = static_cast<int>(pi - spec.parts.data());
+        spring.partJ = static_cast<int>(pj - spec.parts.data());
+        spring.X_PI = mi->X_PM;
+        spring.X_PJ = mj->X_PM;
+        spring.radius = 0.02 * size;
+        spring.geometry = new osg::Geometry;
+        spring.geometry->setDataVariance(osg::Object::DYNAMIC);
+        spring.geometry->setUseDisplayList(false);
+        spring.geometry->setUseVertexBufferObjects(true);
+        spring.geometry->setVertexArray(new osg::Vec3Array);
+        auto colors = makeRef<osg::Vec4Array>();
+        colors->push_back(osg::Vec4(0.85f, 0.85f, 0.3f, 1.0f));
+        spring.geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
+        spring.geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINE_STRIP, 0, 0));
+        auto* state = spring.geometry->getOrCreateStateSet();
+        state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+        state->setAttribute(new osg::LineWidth(2.0f));
+        auto geode = makeRef<osg::Geode>();
+        geode->setNodeMask(kMaskJoints);
+        geode->addDrawable(spring.geometry);
+        g.mechanism->addChild(geode);
+        g.springs.push_back(spring);
+    }
+    updateSprings(g, poses);
 
     // Environment: a grid whose spacing is a 1-2-5 step near a tenth of the mechanism's size,
     // on the plane z = 0 or, when the mechanism reaches below it, under the mechanism; and the

@@ -3,6 +3,7 @@
 // per-part colour, marker triads, joint glyphs by type, the ground grid and world axes.
 // World frame z up; sizes of glyphs and grid follow the size of the mechanism.
 
+#include <osg/Geometry>
 #include <osg/Group>
 #include <osg/MatrixTransform>
 #include <osg/ref_ptr>
@@ -20,6 +21,15 @@ enum NodeMask : unsigned {
     kMaskAxes = 0x10,
 };
 
+// A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the
+// parts move (updateSprings).
+struct SpringGlyph {
+    int partI = 0, partJ = 0;  // SceneSpec part indices
+    engine::Transform X_PI, X_PJ;  // the markers in their parts
+    osg::ref_ptr<osg::Geometry> geometry;
+    double radius = 0.01;      // m
+};
+
 struct SceneGraph {
     osg::ref_ptr<osg::Group> root;         // everything below
     osg::ref_ptr<osg::Group> mechanism;    // parts with their markers and joint glyphs
@@ -28,7 +38,11 @@ struct SceneGraph {
     // joint glyphs hang below it, so updating these moves everything attached to the part.
     std::vector<osg::ref_ptr<osg::MatrixTransform>> partTransforms;
     double characteristicLength = 1.0;  // m: size used to scale glyphs and the grid
+    std::vector<SpringGlyph> springs;
 };
+
+// Rebuilds the spring coils for parts at `partPoses` (X_WP per part).
+void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses);
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec);
 

@@ -199,6 +199,7 @@ void ViewportWidget::setPartPoses(const std::vector<engine::Transform>& partPose
     const auto& transforms = impl_->scene.partTransforms;
     const std::size_t n = std::min(transforms.size(), partPoses.size());
     for (std::size_t p = 0; p < n; ++p) transforms[p]->setMatrix(toOsg(partPoses[p]));
+    updateSprings(impl_->scene, partPoses);
     update();
 }
 

@@ -78,3 +78,51 @@ TEST(SceneGraph, DrawsAMeshShapeAsFlatShadedTriangles) {
 
 }  // namespace
 }  // namespace ui
+
+namespace ui {
+namespace {
+
+TEST(SceneGraph, DrawsASpringAsACoilThatFollowsItsMarkers) {
+    engine::SceneSpec spec;
+    engine::Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    engine::Marker anchor;
+    anchor.id = spec.newId();
+    anchor.name = "anchor";
+    ground.markers.push_back(anchor);
+    engine::Part mass;
+    mass.id = spec.newId();
+    mass.name = "mass";
+    mass.X_WP.p = engine::Vec3(0, 0, -0.5);
+    engine::Marker hook;
+    hook.id = spec.newId();
+    hook.name = "hook";
+    hook.X_PM.p = engine::Vec3(0, 0, 0.1);
+    mass.markers.push_back(hook);
+    spec.parts = {ground, mass};
+    engine::ForceSpec spring;
+    spring.id = spec.newId();
+    spring.name = "spring";
+    spring.type = engine::ForceType::SpringDamper;
+    spring.markerI = {"mass", "hook"};
+    spring.markerJ = {"ground", "anchor"};
+    spec.forces.push_back(spring);
+
+    SceneGraph g = buildSceneGraph(spec);
+    ASSERT_EQ(g.springs.size(), 1u);
+    auto* points = dynamic_cast<osg::Vec3Array*>(g.springs[0].geometry->getVertexArray());
+    ASSERT_NE(points, nullptr);
+    EXPECT_GT(points->size(), 100u);                                   // a coil, not a line
+    EXPECT_NEAR(points->front().z(), -0.4, 1e-6);                      // from the hook
+    EXPECT_NEAR(points->back().z(), 0.0, 1e-6);                        // to the anchor
+    // The mass drops by 0.2 m: the coil stretches with it.
+    std::vector<engine::Transform> poses = {ground.X_WP, mass.X_WP};
+    poses[1].p.z() -= 0.2;
+    updateSprings(g, poses);
+    EXPECT_NEAR(points->front().z(), -0.6, 1e-6);
+}
+
+}  // namespace
+}  // namespace ui
