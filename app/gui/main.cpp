@@ -41,6 +41,13 @@ int main(int argc, char** argv) {
                                         QStringLiteral("Plot this joint's reaction force once the scene is open."),
                                         QStringLiteral("joint"));
     parser.addOption(plotOption);
+    const QCommandLineOption playOption(QStringLiteral("play"), QStringLiteral("Start playing once the scene is open."));
+    parser.addOption(playOption);
+    const QCommandLineOption fpsOption(
+        QStringLiteral("measure-fps"),
+        QStringLiteral("Play the scene and print the 3D view's frame rate measured over this many seconds, then exit."),
+        QStringLiteral("seconds"));
+    parser.addOption(fpsOption);
     parser.addPositionalArgument(QStringLiteral("scene"),
                                  QStringLiteral("Scene file to open (.json)."),
                                  QStringLiteral("[scene]"));
@@ -90,6 +97,24 @@ int main(int argc, char** argv) {
         loaded = window.openScene(parser.positionalArguments().first());
 
     if (loaded && runTo > 0.0) window.session()->runTo(runTo);
+    if (loaded && (parser.isSet(playOption) || parser.isSet(fpsOption))) window.session()->play();
+    if (parser.isSet(fpsOption)) {
+        // Frames the view draws while the engine plays in real time, after a 1 s warm-up.
+        const double seconds = std::max(0.5, parser.value(fpsOption).toDouble());
+        static int counted = -1;
+        QObject::connect(window.viewport(), &ui::ViewportWidget::frameRendered, &window, [] {
+            if (counted >= 0) ++counted;
+        });
+        QTimer::singleShot(1000, &window, [] { counted = 0; });
+        QTimer::singleShot(1000 + static_cast<int>(seconds * 1000), &window, [&window, &app, seconds, loaded] {
+            const auto snap = window.session()->snapshot();
+            std::printf("view: %.1f frames per second over %.1f s while the engine ran at %.2fx real time "
+                        "(%zu parts, t = %.3f s)\n",
+                        counted / seconds, seconds, snap ? snap->statistics.realTimeFactor : 0.0,
+                        snap ? snap->partPoses.size() : std::size_t(0), snap ? snap->time : 0.0);
+            app.exit(loaded ? 0 : 1);
+        });
+    }
     if (loaded && parser.isSet(plotOption) && !window.plotReactionForce(parser.value(plotOption))) {
         std::fprintf(stderr, "motus: error: cannot plot joint '%s' (command line)\n", qPrintable(parser.value(plotOption)));
         return 2;

@@ -37,6 +37,14 @@ osg::ref_ptr<osg::Material> makeMaterial(const osg::Vec4& color, float shininess
     return material;
 }
 
+// Tessellation: parts are smooth; joint glyphs are small, so they get far fewer facets (they
+// are many in a long chain, and software rendering pays for every triangle).
+osg::ref_ptr<osg::TessellationHints> glyphHints() {
+    auto hints = makeRef<osg::TessellationHints>();
+    hints->setDetailRatio(0.4f);
+    return hints;
+}
+
 osg::ref_ptr<osg::TessellationHints> fineHints() {
     auto hints = makeRef<osg::TessellationHints>();
     hints->setDetailRatio(1.5f);
@@ -168,7 +176,7 @@ osg::ref_ptr<osg::Geode> makeGrid(double spacing, int cells, const osg::Vec3d& c
 // A glyph showing the joint at marker I, in marker I's frame (joint axis = marker z).
 osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
     auto geode = makeRef<osg::Geode>();
-    auto hints = fineHints();
+    auto hints = glyphHints();
     const double r = 0.22 * size, len = size;
     auto add = [&](osg::Shape* shape) {
         auto drawable = makeRef<osg::ShapeDrawable>(shape, hints.get());
