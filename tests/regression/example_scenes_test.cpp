@@ -52,7 +52,11 @@ TEST(ExampleScenes, EveryBundledSceneSimulatesTwoSecondsAndBalancesItsEnergy) {
             scale = std::max({scale, out.energies.kinetic, std::abs(out.energies.driverWork)});
             worstClosure = std::max(worstClosure, out.constraintError);
         }
-        EXPECT_LT(worstDrift / scale, 1e-4) << "energy drift " << worstDrift << " J against " << scale << " J";
+        // First-order methods (symplectic, implicit Euler) hold energy to O(h): a looser bound.
+        const IntegratorType integrator = c.model->settings.integrator;
+        const bool firstOrder = integrator == IntegratorType::SymplecticEuler || integrator == IntegratorType::ImplicitEuler;
+        EXPECT_LT(worstDrift / scale, firstOrder ? 2e-3 : 1e-4)
+            << "energy drift " << worstDrift << " J against " << scale << " J";
         EXPECT_LT(worstClosure, 1e-9);
     }
 }
