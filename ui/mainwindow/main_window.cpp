@@ -125,6 +125,9 @@ void MainWindow::createDocks() {
     tabifyDockWidget(messageDock, plotsDock);
     messageDock->raise();
 
+    connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::treeSelectionChanged);
+    connect(viewport_, &ViewportWidget::entityClicked, this, &MainWindow::selectEntity);
+
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(tree_, &QTreeView::customContextMenuRequested, this, &MainWindow::showTreeMenu);
     resizeDocks({treeDock}, {340}, Qt::Horizontal);
@@ -263,6 +266,27 @@ void MainWindow::showSnapshot() {
     }
     runProgress_->setVisible(runningTo);
     cancelRun_->setVisible(runningTo);
+}
+
+void MainWindow::selectEntity(quint64 entity) {
+    // Picking in the view selects the entity's row in the tree (empty space clears it).
+    if (entity == 0) {
+        tree_->clearSelection();
+        return;
+    }
+    const QModelIndexList hits = treeModel_->match(treeModel_->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), 1,
+                                                   Qt::MatchExactly | Qt::MatchRecursive);
+    if (hits.isEmpty()) return;
+    tree_->setCurrentIndex(hits.front());
+    tree_->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    tree_->scrollTo(hits.front());
+}
+
+void MainWindow::treeSelectionChanged() {
+    std::vector<quint64> selected;
+    for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
+        if (const quint64 id = index.data(kEntityIdRole).toULongLong()) selected.push_back(id);
+    viewport_->setSelection(selected);
 }
 
 PlotWidget* MainWindow::plotReactionForce(const QString& joint) {

@@ -65,6 +65,8 @@ private:
     void addMessage(int severity, const QString& text);
     void showSnapshot();
     void showTreeMenu(const QPoint& position);
+    void selectEntity(quint64 entity);
+    void treeSelectionChanged();
     void exportRunCsvWithDialog();
     void exportPlotWithDialog();
     void runToDialog();

@@ -233,6 +233,28 @@ void coil(osg::Vec3Array& points, const Vec3& p0, const Vec3& p1, double radius,
 
 }  // namespace
 
+engine::EntityId entityOf(const osg::NodePath& path) {
+    // The innermost node that carries an entity: a marker or joint glyph before its part.
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+        unsigned int id = 0;
+        if ((*it)->getUserValue(kEntityKey, id)) return static_cast<engine::EntityId>(id);
+    }
+    return engine::kNoEntity;
+}
+
+void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec, const std::vector<engine::EntityId>& selected) {
+    for (std::size_t p = 0; p < graph.partTransforms.size() && p < spec.parts.size(); ++p) {
+        const bool on = std::find(selected.begin(), selected.end(), spec.parts[p].id) != selected.end();
+        osg::Node* shapes = graph.partTransforms[p]->getNumChildren() ? graph.partTransforms[p]->getChild(0) : nullptr;
+        if (!shapes) continue;
+        auto* material = dynamic_cast<osg::Material*>(
+            shapes->getOrCreateStateSet()->getAttribute(osg::StateAttribute::MATERIAL));
+        if (material)
+            material->setEmission(osg::Material::FRONT_AND_BACK,
+                                  on ? osg::Vec4(0.25f, 0.25f, 0.1f, 1.0f) : osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    }
+}
+
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses) {
     for (SpringGlyph& spring : graph.springs) {
         if (static_cast<std::size_t>(std::max(spring.partI, spring.partJ)) >= partPoses.size()) continue;
@@ -259,12 +281,14 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     for (const engine::Part& part : spec.parts) {
         auto transform = makeRef<osg::MatrixTransform>(toOsg(part.X_WP));
         transform->setName(part.name);
+        transform->setUserValue(kEntityKey, static_cast<unsigned int>(part.id));
         transform->setDataVariance(osg::Object::DYNAMIC);
         auto geode = makeRef<osg::Geode>();
         geode->setNodeMask(kMaskParts);
         for (const Shape& s : part.shapes)
             if (auto drawable = makeDrawable(s, hints.get())) geode->addDrawable(drawable);
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
+        geode->setName("shapes");
         transform->addChild(geode);
         g.mechanism->addChild(transform);
         g.partTransforms.push_back(transform);
@@ -285,6 +309,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         for (const engine::Marker& marker : spec.parts[i].markers) {
             auto triad = makeRef<osg::MatrixTransform>(toOsg(marker.X_PM));
             triad->setName(marker.name);
+            triad->setUserValue(kEntityKey, static_cast<unsigned int>(marker.id));
             triad->setNodeMask(kMaskMarkers);
             triad->addChild(makeTriad(triadLength, 2.0f));
             g.partTransforms[i]->addChild(triad);
@@ -299,6 +324,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         const auto partIndex = static_cast<std::size_t>(part - spec.parts.data());
         auto glyph = makeRef<osg::MatrixTransform>(toOsg(marker->X_PM));
         glyph->setName(joint.name);
+        glyph->setUserValue(kEntityKey, static_cast<unsigned int>(joint.id));
         glyph->setNodeMask(kMaskJoints);
         glyph->addChild(makeJointGlyph(joint.type, 0.05 * size));
         g.partTransforms[partIndex]->addChild(glyph);

@@ -5,6 +5,7 @@
 
 #include <osg/Geometry>
 #include <osg/Group>
+#include <osg/Node>
 #include <osg/MatrixTransform>
 #include <osg/ref_ptr>
 
@@ -40,6 +41,16 @@ struct SceneGraph {
     double characteristicLength = 1.0;  // m: size used to scale glyphs and the grid
     std::vector<SpringGlyph> springs;
 };
+
+// Nodes that stand for a scene entity (part transform, marker triad, joint glyph) carry its id
+// as the user value kEntityKey.
+constexpr const char* kEntityKey = "motus.entity";
+
+// The entity a picked node path belongs to (kNoEntity for grid, axes or nothing).
+engine::EntityId entityOf(const osg::NodePath& path);
+
+// Shows the selected parts highlighted (a warm glow on their material).
+void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec, const std::vector<engine::EntityId>& selected);
 
 // Rebuilds the spring coils for parts at `partPoses` (X_WP per part).
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses);

@@ -14,6 +14,8 @@
 #include <osg/LightSource>
 #include <osg/Notify>
 #include <osgGA/TrackballManipulator>
+#include <osgUtil/IntersectionVisitor>
+#include <osgUtil/LineSegmentIntersector>
 #include <osgViewer/Viewer>
 
 #include "engine/model/scene_spec.h"
@@ -127,6 +129,9 @@ struct ViewportWidget::Impl {
     osg::ref_ptr<osgGA::TrackballManipulator> manipulator;
     osg::ref_ptr<osg::Group> root = new osg::Group;
     SceneGraph scene;
+    engine::SceneSpec spec;  // what is shown (for highlighting)
+    QPointF pressPosition;
+    bool leftPressed = false;
     StandardView view = StandardView::Isometric;
     bool contextLost = false;
     QMetaObject::Connection contextConnection;
@@ -186,6 +191,7 @@ ViewportWidget::~ViewportWidget() {
 void ViewportWidget::showScene(const engine::SceneSpec& spec) {
     impl_->root->removeChildren(0, impl_->root->getNumChildren());
     impl_->scene = buildSceneGraph(spec);
+    impl_->spec = spec;
     impl_->root->addChild(impl_->scene.root);
     fitToScene();
 }
@@ -209,6 +215,39 @@ engine::Transform ViewportWidget::partPose(std::size_t part) const {
     const osg::Matrixd& m = transforms[part]->getMatrix();
     const osg::Quat q = m.getRotate();
     return {engine::Quat(q.w(), q.x(), q.y(), q.z()), fromOsg(m.getTrans())};
+}
+
+quint64 ViewportWidget::entityAt(const QPointF& position) const {
+    const qreal dpr = devicePixelRatioF();
+    osg::Camera* camera = impl_->viewer->getCamera();
+    const osg::Viewport* viewport = camera->getViewport();
+    if (!viewport) return 0;
+    // OSG's window coordinates start at the bottom left.
+    const double x = position.x() * dpr, y = viewport->height() - position.y() * dpr;
+    osg::ref_ptr<osgUtil::LineSegmentIntersector> picker =
+        new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
+    osgUtil::IntersectionVisitor visitor(picker);
+    visitor.setTraversalMask(camera->getCullMask() & ~(kMaskGrid | kMaskAxes));
+    camera->accept(visitor);
+    if (!picker->containsIntersections()) return 0;
+    return entityOf(picker->getFirstIntersection().nodePath);
+}
+
+QPointF ViewportWidget::project(double x, double y, double z) const {
+    osg::Camera* camera = impl_->viewer->getCamera();
+    const osg::Viewport* viewport = camera->getViewport();
+    if (!viewport) return {};
+    const osg::Matrixd toWindow =
+        camera->getViewMatrix() * camera->getProjectionMatrix() * viewport->computeWindowMatrix();
+    const osg::Vec3d w = osg::Vec3d(x, y, z) * toWindow;
+    const qreal dpr = devicePixelRatioF();
+    return {w.x() / dpr, (viewport->height() - w.y()) / dpr};
+}
+
+void ViewportWidget::setSelection(const std::vector<quint64>& entities) {
+    std::vector<engine::EntityId> ids(entities.begin(), entities.end());
+    setHighlighted(impl_->scene, impl_->spec, ids);
+    update();
 }
 
 void ViewportWidget::fitToScene() {
@@ -316,6 +355,10 @@ void ViewportWidget::paintGL() {
 
 // Mouse positions go to OSG in device pixels; OSG's y axis already points down like Qt's.
 void ViewportWidget::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        impl_->pressPosition = event->position();
+        impl_->leftPressed = true;
+    }
     const QPointF p = event->position() * devicePixelRatioF();
     impl_->events()->mouseButtonPress(p.x(), p.y(), osgButton(event->button()));
     update();
@@ -324,6 +367,12 @@ void ViewportWidget::mousePressEvent(QMouseEvent* event) {
 void ViewportWidget::mouseReleaseEvent(QMouseEvent* event) {
     const QPointF p = event->position() * devicePixelRatioF();
     impl_->events()->mouseButtonRelease(p.x(), p.y(), osgButton(event->button()));
+    // A click (the pointer barely moved) picks; a drag turned the camera.
+    if (event->button() == Qt::LeftButton && impl_->leftPressed) {
+        impl_->leftPressed = false;
+        if ((event->position() - impl_->pressPosition).manhattanLength() < 4.0)
+            emit entityClicked(entityAt(event->position()));
+    }
     update();
 }
 

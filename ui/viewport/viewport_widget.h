@@ -40,6 +40,13 @@ public:
     // The pose part `part` is drawn at (for tests and picking).
     engine::Transform partPose(std::size_t part) const;
 
+    // Picking: the entity (part, marker or joint id) drawn under a widget position, 0 if none.
+    quint64 entityAt(const QPointF& position) const;
+    // Where a world point appears in the widget (logical pixels).
+    QPointF project(double x, double y, double z) const;
+    // Highlights these entities (parts glow).
+    void setSelection(const std::vector<quint64>& entities);
+
     void fitToScene();
     void setStandardView(StandardView view);
     void setMarkersVisible(bool visible);
@@ -52,6 +59,8 @@ public:
 
 signals:
     void frameRendered();
+    // A left click (not a drag) on the view: the entity under it, 0 for empty space.
+    void entityClicked(quint64 entity);
 
 protected:
     void initializeGL() override;

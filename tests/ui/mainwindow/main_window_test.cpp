@@ -321,6 +321,25 @@ TEST_F(MainWindowTest, RunToShowsProgressAndCanBeCancelled) {
     EXPECT_LT(session->snapshot()->time, 1000.0);
 }
 
+TEST_F(MainWindowTest, ClickingAPartInTheViewSelectsItInTheTree) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ViewportWidget* view = window.viewport();
+    renderedImage(view);
+    // The coupler's centre, as drawn.
+    const engine::Vec3 centre = view->partPose(2).p;
+    const QPointF at = view->project(centre.x(), centre.y(), centre.z());
+    ASSERT_TRUE(view->rect().contains(at.toPoint()));
+    const auto expected = engine::io::loadSceneFile(kFourBar.toStdString()).scene->parts[2].id;
+    EXPECT_EQ(view->entityAt(at), expected);
+    QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, at.toPoint());
+    const QModelIndex current = window.sceneTree()->currentIndex();
+    ASSERT_TRUE(current.isValid());
+    EXPECT_EQ(current.data().toString(), "coupler");
+    // A click on empty space (a corner, above the grid) clears the selection.
+    QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, QPoint(5, 5));
+    EXPECT_TRUE(window.sceneTree()->selectionModel()->selectedRows().isEmpty());
+}
+
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
