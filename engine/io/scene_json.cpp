@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -185,7 +186,9 @@ public:
                           norm + ")");
                 return;
             }
-            out = Quat(q(0), q(1), q(2), q(3)).normalized();
+            // Kept as written when already unit to round-off, so saved files read back exactly.
+            out = Quat(q(0), q(1), q(2), q(3));
+            if (std::abs(n - 1.0) > 4 * std::numeric_limits<double>::epsilon()) out.normalize();
         } else if (hasAxis) {
             Vec3 axis;
             double angleDeg = 0.0;

@@ -27,4 +27,12 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
 // Reads and parses a scene file. I/O failures are reported as a diagnostic with where = "".
 SceneLoadResult loadSceneFile(const std::string& path);
 
+// The scene in the documented form (orientations as quaternions, exact numbers, defaults left
+// out). Loading the result gives the same scene back, bit for bit.
+std::string sceneToJson(const SceneSpec& spec);
+
+// Writes the scene atomically (temporary file, flushed, renamed over `path`). False with
+// `error` set on failure; the previous file is then untouched.
+bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error);
+
 }  // namespace engine::io

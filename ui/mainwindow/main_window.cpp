@@ -141,6 +141,11 @@ void MainWindow::createActions() {
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    QAction* save = file->addAction(tr("&Save"), this, [this] {
+        if (!scenePath_.isEmpty()) saveSceneAs(scenePath_);
+    });
+    save->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
     file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
@@ -402,6 +407,30 @@ void MainWindow::runToDialog() {
     const double t = QInputDialog::getDouble(this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
                                              snap->time + 1.0, snap->time, 1e6, 3, &ok);
     if (ok) session_->runTo(t);
+}
+
+bool MainWindow::saveSceneAs(const QString& path) {
+    if (!scene_) {
+        addMessage(kMessageWarning, tr("There is no scene to save."));
+        return false;
+    }
+    std::string error;
+    if (!engine::io::saveSceneFile(*scene_, path.toStdString(), error)) {
+        addMessage(kMessageError, tr("Could not save %1: %2 (the scene is still open, unchanged)")
+                                      .arg(path, QString::fromStdString(error)));
+        return false;
+    }
+    scenePath_ = QFileInfo(path).absoluteFilePath();
+    addMessage(kMessageInfo, tr("Saved %1").arg(scenePath_));
+    addRecentFile(scenePath_);
+    return true;
+}
+
+void MainWindow::saveWithDialog() {
+    if (!scene_) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), scenePath_,
+                                                      tr("Motus scenes (*.json)"));
+    if (!path.isEmpty()) saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
 }
 
 void MainWindow::openWithDialog() {

@@ -38,6 +38,8 @@ public:
     // Loads a scene file. On any error the messages panel lists every problem (with its place
     // in the file) and the current scene stays open; returns whether the file was loaded.
     bool openScene(const QString& path);
+    // Writes the open scene to `path` (atomically) and makes it the document's file.
+    bool saveSceneAs(const QString& path);
 
     const QString& scenePath() const { return scenePath_; }
     ViewportWidget* viewport() const { return viewport_; }
@@ -59,6 +61,7 @@ private:
     void createActions();
     void createDocks();
     void openWithDialog();
+    void saveWithDialog();
     void showAbout();
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();

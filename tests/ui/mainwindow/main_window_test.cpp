@@ -18,6 +18,7 @@
 #include "ui/viewport/viewport_widget.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
 #include <QSlider>
@@ -338,6 +339,21 @@ TEST_F(MainWindowTest, ClickingAPartInTheViewSelectsItInTheTree) {
     // A click on empty space (a corner, above the grid) clears the selection.
     QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, QPoint(5, 5));
     EXPECT_TRUE(window.sceneTree()->selectionModel()->selectedRows().isEmpty());
+}
+
+TEST_F(MainWindowTest, SaveAsWritesAFileThatReopensAsTheSameScene) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("copy.json");
+    ASSERT_TRUE(window.saveSceneAs(copy));
+    EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
+    const auto original = engine::io::loadSceneFile(kFourBar.toStdString());
+    const auto saved = engine::io::loadSceneFile(copy.toStdString());
+    ASSERT_TRUE(original.scene && saved.scene);
+    EXPECT_EQ(engine::io::sceneToJson(*saved.scene), engine::io::sceneToJson(*original.scene));
+    // Saving where it cannot: a message, and the open document stays as it was.
+    EXPECT_FALSE(window.saveSceneAs(dir.filePath("no/such/folder/x.json")));
+    EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
 }
 
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {

@@ -1,0 +1,289 @@
+// Writing scene files in the documented form (docs/scene-format.md): orientations as unit
+// quaternions [w, x, y, z], numbers with 17 significant digits (they read back exactly),
+// optional keys only where they differ from their defaults, arrays of numbers on one line so
+// a diff shows what changed.
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/io/csv_export.h"
+#include "engine/io/scene_json.h"
+
+namespace engine::io {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json vec(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
+
+void putPose(json& j, const Transform& X) {
+    if (X.p != Vec3::Zero()) j["position"] = vec(X.p);
+    if (X.R.coeffs() != Quat::Identity().coeffs())
+        j["orientation"] = {{"quaternion", json::array({X.R.w(), X.R.x(), X.R.y(), X.R.z()})}};
+}
+
+std::string hexColor(std::uint32_t rgb) {
+    char text[8];
+    std::snprintf(text, sizeof text, "#%06x", rgb & 0xffffffu);
+    return text;
+}
+
+json shapeJson(const Shape& s) {
+    json j;
+    j["type"] = std::string(shapeTypeName(s.type));
+    switch (s.type) {
+    case ShapeType::Box: j["size"] = vec(s.size); break;
+    case ShapeType::Sphere: j["radius"] = s.radius; break;
+    case ShapeType::Mesh:
+        j["file"] = s.meshFile;
+        if (s.scale != Vec3::Ones()) j["scale"] = vec(s.scale);
+        break;
+    default:
+        j["radius"] = s.radius;
+        j["length"] = s.length;
+        break;
+    }
+    putPose(j, s.X_PG);
+    return j;
+}
+
+json partJson(const Part& p) {
+    json j;
+    j["name"] = p.name;
+    if (p.ground) j["ground"] = true;
+    if (p.density) {
+        j["density"] = *p.density;
+    } else if (!p.ground) {
+        j["mass"] = p.mass;
+        const Mat3& I = p.I_Pcm_P;
+        if (I(0, 1) == 0.0 && I(0, 2) == 0.0 && I(1, 2) == 0.0)
+            j["inertia"] = json::array({I(0, 0), I(1, 1), I(2, 2)});
+        else
+            j["inertia"] = json::array({I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)});
+        if (p.p_PPcm != Vec3::Zero()) j["centerOfMass"] = vec(p.p_PPcm);
+    }
+    putPose(j, p.X_WP);
+    if (p.v_WPo_W != Vec3::Zero()) j["velocity"] = vec(p.v_WPo_W);
+    if (p.w_WP_W != Vec3::Zero()) j["angularVelocity"] = vec(p.w_WP_W);
+    j["color"] = hexColor(p.colorRgb);
+    if (!p.shapes.empty()) {
+        json shapes = json::array();
+        for (const Shape& s : p.shapes) shapes.push_back(shapeJson(s));
+        j["geometry"] = shapes;
+    }
+    if (!p.markers.empty()) {
+        json markers = json::array();
+        for (const Marker& m : p.markers) {
+            json jm;
+            jm["name"] = m.name;
+            putPose(jm, m.X_PM);
+            markers.push_back(jm);
+        }
+        j["markers"] = markers;
+    }
+    return j;
+}
+
+// An expression as the reader takes it back: a number when it is one.
+json expressionJson(const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (end && *end == '\0' && end != text.c_str() && std::isfinite(value)) return value;
+    return text;
+}
+
+json forceJson(const ForceSpec& f) {
+    json j;
+    j["name"] = f.name;
+    j["type"] = std::string(forceTypeName(f.type));
+    switch (f.type) {
+    case ForceType::PointForce:
+    case ForceType::PointTorque:
+        j["marker"] = f.markerI.text();
+        j["components"] = json::array({expressionJson(f.components[0]), expressionJson(f.components[1]),
+                                       expressionJson(f.components[2])});
+        if (f.inMarkerFrame) j["frame"] = "marker";
+        break;
+    case ForceType::SpringDamper:
+        j["markerI"] = f.markerI.text();
+        j["markerJ"] = f.markerJ.text();
+        j["stiffness"] = f.stiffness;
+        j["damping"] = f.damping;
+        j["freeLength"] = f.freeLength;
+        if (f.preload != 0.0) j["preload"] = f.preload;
+        break;
+    case ForceType::RotationalSpringDamper:
+        j["joint"] = f.joint;
+        j["stiffness"] = f.stiffness;
+        j["damping"] = f.damping;
+        j["freeAngle"] = f.freeLength;
+        if (f.preload != 0.0) j["preload"] = f.preload;
+        break;
+    case ForceType::Bushing:
+        j["markerI"] = f.markerI.text();
+        j["markerJ"] = f.markerJ.text();
+        j["translationalStiffness"] = vec(f.translationalStiffness);
+        j["translationalDamping"] = vec(f.translationalDamping);
+        j["rotationalStiffness"] = vec(f.rotationalStiffness);
+        j["rotationalDamping"] = vec(f.rotationalDamping);
+        break;
+    }
+    return j;
+}
+
+json sceneJson(const SceneSpec& spec) {
+    json j;
+    j["format"] = "motus-scene";
+    j["version"] = kSceneFormatVersion;
+    if (!spec.name.empty()) j["name"] = spec.name;
+    if (!spec.description.empty()) j["description"] = spec.description;
+    j["gravity"] = vec(spec.gravity);
+    const SolverSettings defaults;
+    const SolverSettings& st = spec.settings;
+    json settings;
+    if (st.integrator != defaults.integrator) settings["integrator"] = std::string(integratorName(st.integrator));
+    if (st.stepSize != defaults.stepSize) settings["stepSize"] = st.stepSize;
+    if (st.relativeTolerance != defaults.relativeTolerance) settings["relativeTolerance"] = st.relativeTolerance;
+    if (st.absoluteTolerance != defaults.absoluteTolerance) settings["absoluteTolerance"] = st.absoluteTolerance;
+    if (st.projectionTolerance != defaults.projectionTolerance) settings["projectionTolerance"] = st.projectionTolerance;
+    if (st.maxProjectionIterations != defaults.maxProjectionIterations)
+        settings["maxProjectionIterations"] = st.maxProjectionIterations;
+    if (!settings.empty()) j["settings"] = settings;
+
+    json parts = json::array();
+    for (const Part& p : spec.parts) parts.push_back(partJson(p));
+    j["parts"] = parts;
+    json joints = json::array();
+    for (const Joint& joint : spec.joints) {
+        json jj;
+        jj["name"] = joint.name;
+        jj["type"] = std::string(jointTypeName(joint.type));
+        jj["markerI"] = joint.markerI.text();
+        jj["markerJ"] = joint.markerJ.text();
+        if (joint.type == JointType::Distance) jj["length"] = joint.length;
+        joints.push_back(jj);
+    }
+    j["joints"] = joints;
+    if (!spec.forces.empty()) {
+        json forces = json::array();
+        for (const ForceSpec& f : spec.forces) forces.push_back(forceJson(f));
+        j["forces"] = forces;
+    }
+    if (!spec.motions.empty()) {
+        json motions = json::array();
+        for (const MotionSpec& m : spec.motions) {
+            json jm;
+            jm["name"] = m.name;
+            jm["joint"] = m.joint;
+            jm["axis"] = m.axis == JointAxis::Rotation ? "rotation" : "translation";
+            jm["level"] = m.level == MotionLevel::Position ? "position"
+                          : m.level == MotionLevel::Velocity ? "velocity"
+                                                             : "acceleration";
+            jm["expression"] = expressionJson(m.expression);
+            motions.push_back(jm);
+        }
+        j["motions"] = motions;
+    }
+    return j;
+}
+
+// A value as text: numbers in their shortest exact form ("0", "-9.81"), −0 written as 0.
+std::string scalar(const json& j) {
+    if (j.is_number_float()) {
+        const double v = j.get<double>();
+        return v == 0.0 ? "0" : formatDouble(v);
+    }
+    return j.dump();
+}
+
+// Pretty printing with arrays of plain values on one line.
+void print(const json& j, int indent, std::ostringstream& out) {
+    const std::string pad(static_cast<std::size_t>(indent), ' ');
+    if (j.is_object()) {
+        if (j.empty()) {
+            out << "{}";
+            return;
+        }
+        out << "{\n";
+        bool first = true;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!first) out << ",\n";
+            first = false;
+            out << pad << "  " << json(it.key()).dump() << ": ";
+            print(it.value(), indent + 2, out);
+        }
+        out << "\n" << pad << "}";
+    } else if (j.is_array()) {
+        bool flat = true;
+        for (const auto& e : j) flat = flat && !e.is_structured();
+        if (flat) {
+            out << "[";
+            for (std::size_t k = 0; k < j.size(); ++k) out << (k ? ", " : "") << scalar(j[k]);
+            out << "]";
+            return;
+        }
+        out << "[\n";
+        for (std::size_t k = 0; k < j.size(); ++k) {
+            out << pad << "  ";
+            print(j[k], indent + 2, out);
+            out << (k + 1 < j.size() ? ",\n" : "\n");
+        }
+        out << pad << "]";
+    } else {
+        out << scalar(j);
+    }
+}
+
+}  // namespace
+
+std::string sceneToJson(const SceneSpec& spec) {
+    std::ostringstream out;
+    print(sceneJson(spec), 0, out);
+    out << "\n";
+    return out.str();
+}
+
+bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error) {
+    // Atomic: write a temporary file next to the target, flush it to disk, then rename it over
+    // the target. A crash or a full disk leaves the old file as it was.
+    const std::string text = sceneToJson(spec);
+    const std::string temporary = path + ".saving";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        error = std::strerror(errno);
+        return false;
+    }
+    std::size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = std::strerror(errno);
+            ::close(fd);
+            ::unlink(temporary.c_str());
+            return false;
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        error = std::strerror(errno);
+        ::unlink(temporary.c_str());
+        return false;
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        error = std::strerror(errno);
+        ::unlink(temporary.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace engine::io
