@@ -17,7 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::uintmax_t kMaxSceneFileBytes = 64u * 1024u * 1024u;
+constexpr std::uintmax_t kMaxSceneFileBytes = 16u * 1024u * 1024u;  // scenes are kilobytes; 16 MiB is ~20 000 parts
 
 std::string typeName(const json& j) {
     switch (j.type()) {
