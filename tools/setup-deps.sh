@@ -17,6 +17,8 @@ packages=(
     xvfb xauth libgl1-mesa-dri fonts-dejavu-core
     # Checking the scene files against resources/scene.schema.json.
     python3 python3-jsonschema
+    # The scene loader's fuzzer (libFuzzer needs clang).
+    clang libclang-rt-14-dev
 )
 
 missing=()
