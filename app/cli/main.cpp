@@ -21,6 +21,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/io/csv_export.h"
+#include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
@@ -95,6 +96,7 @@ struct SimulateOptions {
     double dt = 0.0;  // 0: the scene's step size
     std::string integrator;
     std::string out;
+    std::string run;  // run file to write (scene + frames)
     int every = 1;
 };
 
@@ -166,6 +168,13 @@ int runSimulate(const SimulateOptions& options) {
         std::filesystem::rename(temporary, options.out, ec);
         if (ec) {
             printError("cannot write results file: " + ec.message(), options.out);
+            return kExitInvalidInput;
+        }
+    }
+    if (!options.run.empty()) {
+        std::string error;
+        if (!engine::io::saveRunFile(spec, recording, options.run, error)) {
+            printError("cannot write the run file: " + error, options.run);
             return kExitInvalidInput;
         }
     }
@@ -279,6 +288,7 @@ int main(int argc, char** argv) {
     simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45 or implicitEuler (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
     simulate->add_option("--every", sim.every, "Write every K-th step (default 1)")->check(CLI::PositiveNumber);
+    simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file");
 
     std::string formatPath, formatOut;
     CLI::App* format = app.add_subcommand(

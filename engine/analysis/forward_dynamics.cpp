@@ -15,6 +15,11 @@ Status ForwardDynamics::initialize(const State& state) {
     return {};
 }
 
+Status ForwardDynamics::resume(const State& state) {
+    state_ = state;
+    return prepareWorkspace(*model_, state_, ws_);
+}
+
 void ForwardDynamics::restore(const State& state) {
     state_ = state;
     ws_.factored = false;

@@ -22,6 +22,8 @@ public:
 
     // Continues from a state this model produced (a recorded frame), exactly: no assembly.
     void restore(const State& state);
+    // Like initialize(state) for a recorded state: prepares the solver, no assembly.
+    Status resume(const State& state);
 
     // Advances to tEnd (one output interval, or several for fixed-step integrators).
     Status advance(double tEnd);

@@ -31,6 +31,25 @@ Simulator::Simulator(std::shared_ptr<const Model> model, RecordingOptions option
         if (initialization_.ok) recording_->append(dynamics_->state(), outputs);
     }
     if (!initialization_.ok) error_ = initialization_.message;
+    startThread();
+}
+
+Simulator::Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recording> recording)
+    : model_(std::move(model)), dynamics_(std::make_unique<ForwardDynamics>(model_)), recording_(std::move(recording)) {
+    if (!recording_) recording_ = std::make_unique<Recording>(*model_, RecordingOptions{});
+    State last;
+    Outputs outputs;
+    if (recording_->size() == 0 || !recording_->read(recording_->size() - 1, last, outputs)) {
+        initialization_ = Status::failure("the run has no frames");
+    } else {
+        initialization_ = dynamics_->resume(last);
+        currentFrame_ = recording_->size() - 1;
+    }
+    if (!initialization_.ok) error_ = initialization_.message;
+    startThread();
+}
+
+void Simulator::startThread() {
     statsWall_ = Clock::now();
     publish();
     thread_ = std::thread([this] { run(); });

@@ -59,6 +59,9 @@ public:
     // Assembles the initial state and records it as frame 0 (see initialization()); the engine
     // thread starts paused.
     explicit Simulator(std::shared_ptr<const Model> model, RecordingOptions options = {});
+    // Takes over a recorded run (e.g. from a run file) and is ready to continue it from its
+    // last frame; nothing is recomputed.
+    Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recording> recording);
     ~Simulator();
     Simulator(const Simulator&) = delete;
     Simulator& operator=(const Simulator&) = delete;
@@ -91,6 +94,7 @@ private:
     using Command = std::function<void()>;
     void post(Command command);
     void run();
+    void startThread();
     void advanceOneOutput();
     void publish();
     void fail(const std::string& message);

@@ -29,6 +29,7 @@
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
 #include "engine/io/csv_export.h"
+#include "engine/io/run_file.h"
 #include "engine/record/recording.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
@@ -147,6 +148,14 @@ void MainWindow::createActions() {
     save->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
+    file->addAction(tr("Open R&un…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Run"), QString(), tr("Motus runs (*.motusrun)"));
+        if (!path.isEmpty()) openRun(path);
+    });
+    file->addAction(tr("Save Ru&n As…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Run"), QString(), tr("Motus runs (*.motusrun)"));
+        if (!path.isEmpty()) saveRun(path.endsWith(QLatin1String(".motusrun")) ? path : path + QStringLiteral(".motusrun"));
+    });
     file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
     file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
     file->addSeparator();
@@ -423,6 +432,46 @@ bool MainWindow::saveSceneAs(const QString& path) {
     scenePath_ = QFileInfo(path).absoluteFilePath();
     addMessage(kMessageInfo, tr("Saved %1").arg(scenePath_));
     addRecentFile(scenePath_);
+    return true;
+}
+
+bool MainWindow::saveRun(const QString& path) {
+    const engine::Recording* recording = session_->recording();
+    if (!scene_ || !recording) {
+        addMessage(kMessageWarning, tr("There is no run to save."));
+        return false;
+    }
+    std::string error;
+    if (!engine::io::saveRunFile(*scene_, *recording, path.toStdString(), error)) {
+        addMessage(kMessageError, tr("Could not save the run to %1: %2").arg(path, QString::fromStdString(error)));
+        return false;
+    }
+    addMessage(kMessageInfo, tr("Saved the run (%1 frames) to %2").arg(recording->size()).arg(path));
+    return true;
+}
+
+bool MainWindow::openRun(const QString& path) {
+    std::string error;
+    auto run = engine::io::loadRunFile(path.toStdString(), error);
+    if (!run) {
+        addMessage(kMessageError, tr("Could not open %1: %2; the current scene is unchanged.")
+                                      .arg(path, QString::fromStdString(error)));
+        return false;
+    }
+    auto spec = std::make_unique<engine::SceneSpec>(std::move(run->spec));
+    viewport_->showScene(*spec);
+    plots_->clear();
+    session_->clear();
+    if (const QString problem = session_->adopt(run->model, std::move(run->recording)); !problem.isEmpty()) {
+        addMessage(kMessageError, tr("Could not continue the run: %1").arg(problem));
+    }
+    scene_ = std::move(spec);
+    scenePath_.clear();  // a run is not a scene file: Save As writes one
+    populateSceneTree(*treeModel_, *scene_);
+    tree_->expandToDepth(0);
+    const QString title = scene_->name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(scene_->name);
+    setWindowTitle(tr("%1 (run) — Motus").arg(title));
+    addMessage(kMessageInfo, tr("Opened the run %1").arg(path));
     return true;
 }
 

@@ -40,6 +40,9 @@ public:
     bool openScene(const QString& path);
     // Writes the open scene to `path` (atomically) and makes it the document's file.
     bool saveSceneAs(const QString& path);
+    // Run files: the scene and every recorded frame (reopened without re-simulating).
+    bool saveRun(const QString& path);
+    bool openRun(const QString& path);
 
     const QString& scenePath() const { return scenePath_; }
     ViewportWidget* viewport() const { return viewport_; }

@@ -31,6 +31,19 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
     return compiled.diagnostics;
 }
 
+QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording) {
+    auto simulator = std::make_unique<engine::Simulator>(std::move(model), std::move(recording));
+    if (!simulator->initialization().ok) return QString::fromStdString(simulator->initialization().message);
+    simulator_ = std::move(simulator);
+    lastSequence_ = 0;
+    lastError_.clear();
+    lastNotice_.clear();
+    timer_.start();
+    emit started();
+    poll();
+    return {};
+}
+
 void SimulationSession::clear() {
     timer_.stop();
     simulator_.reset();

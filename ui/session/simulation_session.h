@@ -13,6 +13,7 @@
 #include "engine/model/diagnostic.h"
 
 namespace engine {
+struct Model;
 struct SceneSpec;
 struct Snapshot;
 class Simulator;
@@ -31,6 +32,8 @@ public:
     // Compiles `spec` and starts a paused simulator at its assembled initial state. Problems
     // (model errors, an assembly that fails) are returned; the previous run is then kept.
     engine::Diagnostics start(const engine::SceneSpec& spec);
+    // Takes over a recorded run (from a run file), ready to scrub or continue.
+    QString adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording);
     void clear();
 
     bool active() const;

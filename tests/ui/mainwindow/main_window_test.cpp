@@ -356,6 +356,34 @@ TEST_F(MainWindowTest, SaveAsWritesAFileThatReopensAsTheSameScene) {
     EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
 }
 
+TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    window.session()->runTo(0.3);
+    ASSERT_TRUE(waitForTime(window.session(), 0.3));
+    QTemporaryDir dir;
+    const QString run = dir.filePath("four_bar.motusrun");
+    ASSERT_TRUE(window.saveRun(run));
+    const std::size_t frames = window.session()->recording()->size();
+
+    MainWindow other;
+    other.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&other));
+    ASSERT_TRUE(other.openRun(run));
+    ASSERT_NE(other.session()->recording(), nullptr);
+    EXPECT_EQ(other.session()->recording()->size(), frames);
+    EXPECT_DOUBLE_EQ(other.session()->snapshot()->time, 0.3);
+    // Scrub the reopened run: no simulation needed.
+    other.session()->seekFrame(100);
+    ASSERT_TRUE(waitForTime(other.session(), 0.1));
+    // And a broken file leaves the window as it was.
+    QFile broken(dir.filePath("broken.motusrun"));
+    ASSERT_TRUE(broken.open(QIODevice::WriteOnly));
+    broken.write("MOTUSRUN");
+    broken.close();
+    EXPECT_FALSE(other.openRun(broken.fileName()));
+    EXPECT_EQ(other.session()->recording()->size(), frames);
+}
+
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();

@@ -1,0 +1,170 @@
+#include "engine/io/run_file.h"
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "engine/io/scene_json.h"
+
+namespace engine::io {
+namespace {
+
+constexpr char kMagic[8] = {'M', 'O', 'T', 'U', 'S', 'R', 'U', 'N'};
+constexpr std::uint32_t kRunFormatVersion = 1;
+
+// FNV-1a, 64 bits: detects corruption (not tampering).
+std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
+    for (std::size_t k = 0; k < size; ++k) {
+        hash ^= static_cast<unsigned char>(data[k]);
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+template <class T>
+void put(std::string& out, T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    out.append(bytes, sizeof(T));
+}
+
+template <class T>
+bool take(const std::string& in, std::size_t& offset, T& value) {
+    if (offset > in.size() || in.size() - offset < sizeof(T)) return false;
+    std::memcpy(&value, in.data() + offset, sizeof(T));
+    offset += sizeof(T);
+    return true;
+}
+
+}  // namespace
+
+bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path, std::string& error) {
+    // Header, scene, frames, then the checksum of all that.
+    const std::string scene = sceneToJson(spec);
+    const auto doubles = static_cast<std::uint32_t>(recording.layout().size());
+    const std::uint64_t frames = recording.size();
+    std::string out(kMagic, sizeof kMagic);
+    put(out, kRunFormatVersion);
+    put(out, static_cast<std::uint64_t>(scene.size()));
+    out += scene;
+    put(out, doubles);
+    put(out, frames);
+    std::vector<double> row(doubles);
+    for (std::uint64_t k = 0; k < frames; ++k) {
+        State state;
+        Outputs outputs;
+        recording.read(static_cast<std::size_t>(k), state, outputs);
+        recording.layout().encode(state, outputs, row.data());
+        out.append(reinterpret_cast<const char*>(row.data()), doubles * sizeof(double));
+    }
+    put(out, fnv1a(out.data(), out.size()));
+
+    // Atomically: a temporary file renamed over the target.
+    const std::string temporary = path + ".saving";
+    {
+        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+        if (!file || !file.write(out.data(), static_cast<std::streamsize>(out.size())) || !file.flush()) {
+            error = "cannot write '" + temporary + "'";
+            std::filesystem::remove(temporary);
+            return false;
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        error = ec.message();
+        std::filesystem::remove(temporary);
+        return false;
+    }
+    return true;
+}
+
+std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        error = "cannot open run file '" + path + "'";
+        return std::nullopt;
+    }
+    const std::string in((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::size_t offset = 0;
+    if (in.size() < sizeof kMagic || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
+        error = "'" + path + "' is not a Motus run file";
+        return std::nullopt;
+    }
+    offset = sizeof kMagic;
+    std::uint32_t version = 0;
+    std::uint64_t sceneBytes = 0;
+    if (!take(in, offset, version) || !take(in, offset, sceneBytes)) {
+        error = "run file is truncated (in its header)";
+        return std::nullopt;
+    }
+    if (version != kRunFormatVersion) {
+        error = "unsupported run file version " + std::to_string(version) + " (this Motus reads version " +
+                std::to_string(kRunFormatVersion) + ")";
+        return std::nullopt;
+    }
+    if (sceneBytes > in.size() - offset) {
+        error = "run file is truncated (in its scene)";
+        return std::nullopt;
+    }
+    const std::string scene = in.substr(offset, static_cast<std::size_t>(sceneBytes));
+    offset += static_cast<std::size_t>(sceneBytes);
+    std::uint32_t doubles = 0;
+    std::uint64_t frames = 0;
+    if (!take(in, offset, doubles) || !take(in, offset, frames)) {
+        error = "run file is truncated (before its frames)";
+        return std::nullopt;
+    }
+    const std::size_t remaining = in.size() - offset;
+    if (doubles == 0 || frames > remaining / (doubles * sizeof(double)) ||
+        frames * doubles * sizeof(double) + sizeof(std::uint64_t) != remaining) {
+        error = "run file is truncated or has extra bytes (" + std::to_string(frames) + " frames of " +
+                std::to_string(doubles) + " values announced, " + std::to_string(remaining) + " bytes left)";
+        return std::nullopt;
+    }
+    std::uint64_t checksum = 0;
+    std::size_t checksumAt = in.size() - sizeof checksum;
+    take(in, checksumAt, checksum);
+    if (checksum != fnv1a(in.data(), in.size() - sizeof checksum)) {
+        error = "run file is corrupted (its checksum does not match its contents)";
+        return std::nullopt;
+    }
+
+    LoadedRun run;
+    SceneLoadResult parsed = parseScene(scene, std::filesystem::path(path).parent_path().string());
+    if (!parsed.scene) {
+        error = "the run's scene does not load: " +
+                (parsed.diagnostics.empty() ? std::string("unknown error")
+                                            : parsed.diagnostics[0].where + ": " + parsed.diagnostics[0].message);
+        return std::nullopt;
+    }
+    run.spec = std::move(*parsed.scene);
+    CompileResult compiled = compile(run.spec);
+    if (!compiled.model) {
+        error = "the run's scene does not compile: " + compiled.diagnostics[0].message;
+        return std::nullopt;
+    }
+    run.model = compiled.model;
+    RecordingOptions options;
+    options.maxBytes = std::max<std::size_t>(options.maxBytes, 2 * remaining);
+    run.recording = std::make_unique<Recording>(*run.model, options);
+    if (run.recording->layout().size() != static_cast<int>(doubles)) {
+        error = "the run's frames do not match its scene (" + std::to_string(doubles) + " values per frame, expected " +
+                std::to_string(run.recording->layout().size()) + ")";
+        return std::nullopt;
+    }
+    std::vector<double> row(doubles);
+    for (std::uint64_t k = 0; k < frames; ++k) {
+        std::memcpy(row.data(), in.data() + offset, doubles * sizeof(double));
+        offset += doubles * sizeof(double);
+        State state;
+        Outputs outputs;
+        run.recording->layout().decode(row.data(), state, outputs);
+        run.recording->append(state, outputs, true);
+    }
+    return run;
+}
+
+}  // namespace engine::io
