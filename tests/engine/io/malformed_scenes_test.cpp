@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -35,7 +37,7 @@ TEST(MalformedScenes, EveryFileIsRefusedWithItsPlaceAndReason) {
 }
 
 TEST(MalformedScenes, AFiftyMegabyteFileIsRefusedBeforeParsing) {
-    const auto path = std::filesystem::temp_directory_path() / "motus-50MB.json";
+    const auto path = std::filesystem::temp_directory_path() / ("motus-50MB-" + std::to_string(::getpid()) + ".json");
     {
         std::ofstream out(path, std::ios::binary);
         const std::string chunk(1 << 20, ' ');

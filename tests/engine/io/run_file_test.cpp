@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "engine/io/scene_json.h"
@@ -29,7 +31,10 @@ std::vector<std::vector<double>> rows(const Recording& recording) {
 
 struct RunFileTest : ::testing::Test {
     void SetUp() override {
-        dir = std::filesystem::temp_directory_path() / "motus-run-test";
+        // One folder per test and process: CTest runs the tests of this file in parallel.
+        dir = std::filesystem::temp_directory_path() /
+              ("motus-run-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+               std::to_string(::getpid()));
         std::filesystem::create_directories(dir);
         path = (dir / "four_bar.motusrun").string();
         auto loaded = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/four_bar.json");

@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "engine/io/scene_json.h"
@@ -51,7 +53,7 @@ TEST(SceneWriter, WritesArraysOfNumbersOnOneLine) {
 }
 
 TEST(SceneWriter, SavesAtomicallyAndReportsFailures) {
-    const auto dir = std::filesystem::temp_directory_path() / "motus-writer-test";
+    const auto dir = std::filesystem::temp_directory_path() / ("motus-writer-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const SceneLoadResult r = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/four_bar.json");
     ASSERT_TRUE(r.scene);
