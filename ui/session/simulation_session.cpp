@@ -21,6 +21,11 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
             {engine::Severity::Error, "", "the mechanism cannot start: " + simulator->initialization().message});
         return compiled.diagnostics;
     }
+    install(std::move(simulator));
+    return compiled.diagnostics;
+}
+
+void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
     simulator_ = std::move(simulator);
     lastSequence_ = 0;
     lastError_.clear();
@@ -28,19 +33,12 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
     timer_.start();
     emit started();
     poll();
-    return compiled.diagnostics;
 }
 
 QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording) {
     auto simulator = std::make_unique<engine::Simulator>(std::move(model), std::move(recording));
     if (!simulator->initialization().ok) return QString::fromStdString(simulator->initialization().message);
-    simulator_ = std::move(simulator);
-    lastSequence_ = 0;
-    lastError_.clear();
-    lastNotice_.clear();
-    timer_.start();
-    emit started();
-    poll();
+    install(std::move(simulator));
     return {};
 }
 

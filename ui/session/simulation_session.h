@@ -59,6 +59,7 @@ signals:
 
 private:
     void poll();
+    void install(std::unique_ptr<engine::Simulator> simulator);
 
     std::unique_ptr<engine::Simulator> simulator_;
     QTimer timer_;

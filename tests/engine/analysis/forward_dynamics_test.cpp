@@ -7,15 +7,12 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/mechanisms.h"
+#include "tests/support/simulation.h"
 
 namespace engine {
 namespace {
 
-std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
-    CompileResult c = compile(spec);
-    for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
-    return c.model;
-}
+using test::compiled;
 
 // Angle of link 0 of a chain about +y from horizontal (+x), positive downwards... measured as
 // the revolute coordinate of joint 0.

@@ -6,15 +6,12 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "tests/support/mechanisms.h"
+#include "tests/support/simulation.h"
 
 namespace engine {
 namespace {
 
-std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
-    CompileResult c = compile(spec);
-    for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
-    return c.model;
-}
+using test::compiled;
 
 SolverSettings accurate() {
     SolverSettings s;

@@ -10,24 +10,14 @@
 
 #include "engine/io/scene_json.h"
 #include "engine/runtime/simulator.h"
+#include "tests/support/simulation.h"
 
 namespace engine::io {
 namespace {
 
 using namespace std::chrono_literals;
 
-std::vector<std::vector<double>> rows(const Recording& recording) {
-    std::vector<std::vector<double>> out;
-    for (std::size_t k = 0; k < recording.size(); ++k) {
-        State s;
-        Outputs o;
-        recording.read(k, s, o);
-        std::vector<double> row(static_cast<std::size_t>(recording.layout().size()));
-        recording.layout().encode(s, o, row.data());
-        out.push_back(std::move(row));
-    }
-    return out;
-}
+std::vector<std::vector<double>> rows(const Recording& r) { return test::recordedRows(r); }
 
 struct RunFileTest : ::testing::Test {
     void SetUp() override {

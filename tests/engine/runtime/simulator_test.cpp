@@ -11,36 +11,21 @@
 
 #include "engine/io/scene_json.h"
 #include "tests/support/mechanisms.h"
+#include "tests/support/simulation.h"
 
 namespace engine {
 namespace {
 
-using namespace std::chrono_literals;
+using test::compiled;
 
-std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
-    CompileResult c = compile(spec);
-    for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
-    return c.model;
-}
+std::vector<std::vector<double>> rows(const Recording& r, std::size_t first = 0) { return test::recordedRows(r, first); }
+
+using namespace std::chrono_literals;
 
 std::shared_ptr<const Model> example(const std::string& name) {
     auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/" + name);
     EXPECT_TRUE(r.scene);
     return compiled(*r.scene);
-}
-
-// Every frame of a recording as raw rows, for bitwise comparison.
-std::vector<std::vector<double>> rows(const Recording& recording, std::size_t first = 0) {
-    std::vector<std::vector<double>> out;
-    for (std::size_t k = first; k < recording.size(); ++k) {
-        State s;
-        Outputs o;
-        recording.read(k, s, o);
-        std::vector<double> row(static_cast<std::size_t>(recording.layout().size()));
-        recording.layout().encode(s, o, row.data());
-        out.push_back(std::move(row));
-    }
-    return out;
 }
 
 bool bitwiseEqual(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
