@@ -10,7 +10,7 @@ packages=(
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
     libopenscenegraph-dev
     libbullet-dev libeigen3-dev
-    nlohmann-json3-dev libmuparser-dev libcli11-dev libassimp-dev
+    nlohmann-json3-dev libmuparser-dev libcli11-dev libassimp-dev liburdfdom-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     # Running the GUI and its tests without a screen: a virtual X server, Mesa's
     # software OpenGL, and a font for Qt text.

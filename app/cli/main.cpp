@@ -23,6 +23,7 @@
 #include "engine/io/csv_export.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
+#include "engine/io/urdf_import.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
 
@@ -202,6 +203,31 @@ int runFormat(const std::string& path, const std::string& out) {
     return 0;
 }
 
+// `import-urdf`: a URDF robot as a Motus scene (stdout, or --out atomically).
+int runImportUrdf(const std::string& path, const std::string& out) {
+    const engine::io::UrdfImportResult imported = engine::io::importUrdfFile(path);
+    printDiagnostics(imported.diagnostics, path);
+    if (!imported.scene) return kExitInvalidInput;
+    if (out.empty()) {
+        std::cout << engine::io::sceneToJson(*imported.scene);
+        return 0;
+    }
+    // Mesh files are named relative to the scene file: re-anchor them from the URDF's folder.
+    engine::SceneSpec scene = *imported.scene;
+    const auto urdfDir = std::filesystem::absolute(path).parent_path();
+    const auto outDir = std::filesystem::absolute(out).parent_path();
+    for (engine::Part& part : scene.parts)
+        for (engine::Shape& shape : part.shapes)
+            if (shape.type == engine::ShapeType::Mesh)
+                shape.meshFile = std::filesystem::relative(urdfDir / shape.meshFile, outDir).string();
+    std::string error;
+    if (!engine::io::saveSceneFile(scene, out, error)) {
+        printError("cannot write the scene: " + error, out);
+        return kExitInvalidInput;
+    }
+    return 0;
+}
+
 // `info`: the mechanism's structure and mobility as JSON on stdout.
 int runInfo(const std::string& path) {
     nlohmann::ordered_json info;
@@ -296,6 +322,12 @@ int main(int argc, char** argv) {
     format->add_option("scene", formatPath, "Scene file (.json)")->required();
     format->add_option("--out", formatOut, "Write here (atomically) instead of stdout");
 
+    std::string urdfPath, urdfOut;
+    CLI::App* importUrdf = app.add_subcommand("import-urdf", "Convert a URDF robot description into a Motus scene.");
+    importUrdf->add_option("urdf", urdfPath, "URDF file")->required();
+    importUrdf->add_option("--out", urdfOut, "Write the scene here (atomically) instead of stdout; meshes are "
+                                             "referenced relative to the URDF's folder");
+
     std::string infoPath;
     CLI::App* info = app.add_subcommand(
         "info", "Print the mechanism's parts, joints, degrees of freedom and redundant constraints as JSON.");
@@ -319,5 +351,6 @@ int main(int argc, char** argv) {
     if (simulate->parsed()) return runSimulate(sim);
     if (info->parsed()) return runInfo(infoPath);
     if (format->parsed()) return runFormat(formatPath, formatOut);
+    if (importUrdf->parsed()) return runImportUrdf(urdfPath, urdfOut);
     return kExitUsage;
 }

@@ -30,6 +30,7 @@
 #include "engine/version.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/run_file.h"
+#include "engine/io/urdf_import.h"
 #include "engine/record/recording.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
@@ -148,6 +149,10 @@ void MainWindow::createActions() {
     save->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
+    file->addAction(tr("&Import URDF…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import URDF"), QString(), tr("URDF robots (*.urdf *.xml)"));
+        if (!path.isEmpty()) importUrdf(path);
+    });
     file->addAction(tr("Open R&un…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Run"), QString(), tr("Motus runs (*.motusrun)"));
         if (!path.isEmpty()) openRun(path);
@@ -229,26 +234,8 @@ bool MainWindow::openScene(const QString& path) {
         return false;
     }
 
-    scene_ = std::make_unique<engine::SceneSpec>(*result.scene);
-    scenePath_ = QFileInfo(path).absoluteFilePath();
-    populateSceneTree(*treeModel_, *scene_);
-    tree_->expandToDepth(0);
-    tree_->header()->resizeSection(0, 130);
-    viewport_->showScene(*scene_);
-    plots_->clear();
-    session_->clear();
-    const engine::Diagnostics runProblems = session_->start(*scene_);
-    for (const engine::Diagnostic& d : runProblems)
-        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where)));
-
-    const QString title = scene_->name.empty() ? name : toQString(scene_->name);
-    setWindowTitle(QStringLiteral("%1 — Motus").arg(title));
-    statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
-                                 .arg(title)
-                                 .arg(scene_->parts.size())
-                                 .arg(scene_->markerCount())
-                                 .arg(scene_->joints.size()));
+    showDocument(std::make_unique<engine::SceneSpec>(*result.scene), QFileInfo(path).absoluteFilePath(),
+                 result.scene->name.empty() ? name : toQString(result.scene->name));
     addMessage(kMessageInfo, tr("Opened %1").arg(scenePath_));
     addRecentFile(scenePath_);
     return true;
@@ -480,6 +467,48 @@ void MainWindow::saveWithDialog() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), scenePath_,
                                                       tr("Motus scenes (*.json)"));
     if (!path.isEmpty()) saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
+}
+
+void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title) {
+    scene_ = std::move(spec);
+    scenePath_ = path;
+    populateSceneTree(*treeModel_, *scene_);
+    tree_->expandToDepth(0);
+    tree_->header()->resizeSection(0, 130);
+    viewport_->showScene(*scene_);
+    plots_->clear();
+    session_->clear();
+    const engine::Diagnostics runProblems = session_->start(*scene_);
+    for (const engine::Diagnostic& d : runProblems)
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                   QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
+    setWindowTitle(QStringLiteral("%1%2 — Motus").arg(title, path.isEmpty() ? tr(" (unsaved)") : QString()));
+    statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
+                                 .arg(title)
+                                 .arg(scene_->parts.size())
+                                 .arg(scene_->markerCount())
+                                 .arg(scene_->joints.size()));
+}
+
+bool MainWindow::importUrdf(const QString& path) {
+    const engine::io::UrdfImportResult imported = engine::io::importUrdfFile(path.toStdString());
+    const QString name = QFileInfo(path).fileName();
+    for (const engine::Diagnostic& d : imported.diagnostics)
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                   QStringLiteral("%1 (%2%3)").arg(toQString(d.message), name, d.where.empty() ? QString() : QLatin1Char(':') + toQString(d.where)));
+    if (!imported.scene) {
+        addMessage(kMessageError, tr("Could not import %1; the current scene is unchanged.").arg(path));
+        return false;
+    }
+    // Meshes are named relative to the URDF's folder; anchor them absolutely until saved.
+    auto spec = std::make_unique<engine::SceneSpec>(*imported.scene);
+    for (engine::Part& part : spec->parts)
+        for (engine::Shape& shape : part.shapes)
+            if (shape.type == engine::ShapeType::Mesh)
+                shape.meshFile = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(shape.meshFile)).absoluteFilePath().toStdString();
+    showDocument(std::move(spec), QString(), toQString(imported.scene->name));
+    addMessage(kMessageInfo, tr("Imported %1: File ▸ Save As keeps it as a Motus scene").arg(path));
+    return true;
 }
 
 void MainWindow::openWithDialog() {

@@ -38,11 +38,15 @@ public:
     // Loads a scene file. On any error the messages panel lists every problem (with its place
     // in the file) and the current scene stays open; returns whether the file was loaded.
     bool openScene(const QString& path);
+    // Shows `spec` as the open document (from a file at `path`, or unsaved when empty).
+    void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title);
     // Writes the open scene to `path` (atomically) and makes it the document's file.
     bool saveSceneAs(const QString& path);
     // Run files: the scene and every recorded frame (reopened without re-simulating).
     bool saveRun(const QString& path);
     bool openRun(const QString& path);
+    // A URDF robot as a new, unsaved scene (Save As writes it).
+    bool importUrdf(const QString& path);
 
     const QString& scenePath() const { return scenePath_; }
     ViewportWidget* viewport() const { return viewport_; }

@@ -384,6 +384,18 @@ TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
     EXPECT_EQ(other.session()->recording()->size(), frames);
 }
 
+TEST_F(MainWindowTest, ImportsAUrdfRobotAsAnUnsavedSceneThatRuns) {
+    ASSERT_TRUE(window.importUrdf(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf"));
+    EXPECT_TRUE(window.scenePath().isEmpty());
+    EXPECT_TRUE(window.windowTitle().contains("three_link_arm")) << window.windowTitle().toStdString();
+    EXPECT_EQ(window.sceneTree()->model()->rowCount(window.sceneTree()->model()->index(0, 0)), 6);
+    window.session()->runTo(0.2);
+    ASSERT_TRUE(waitForTime(window.session(), 0.2));
+    QTemporaryDir dir;
+    ASSERT_TRUE(window.saveSceneAs(dir.filePath("arm.json")));  // meshes were anchored: it reloads
+    EXPECT_TRUE(engine::io::loadSceneFile(dir.filePath("arm.json").toStdString()).scene.has_value());
+}
+
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
