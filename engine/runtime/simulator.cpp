@@ -83,8 +83,16 @@ void Simulator::play() {
     post([this] {
         if (!initialization_.ok || (!error_.empty() && !replaying())) return;
         mode_ = RunMode::RealTime;
+        playStartedInRecording_ = replaying();
         paceWall_ = Clock::now();
         paceSim_ = recording_->time(currentFrame_);
+    });
+}
+
+void Simulator::setLoop(bool loop) {
+    post([this, loop] {
+        loop_ = loop;
+        publish();
     });
 }
 
@@ -296,6 +304,7 @@ void Simulator::publish() {
     }
     snap->mode = mode_;
     snap->speed = speed_;
+    snap->loop = loop_;
     snap->runToTime = runToTime_;
     snap->statistics = statistics_;
     snap->error = error_;
@@ -329,6 +338,16 @@ void Simulator::run() {
             // Wait until the wall clock catches up with the next frame's time: a recorded one
             // when replaying from an earlier frame, else the next output to compute.
             const bool replay = replaying();
+            if (!replay && loop_ && playStartedInRecording_ && currentFrame_ > 0) {
+                // Loop playback: the last recorded frame has been shown; start over at frame 0.
+                lock.unlock();
+                currentFrame_ = 0;
+                paceWall_ = Clock::now();
+                paceSim_ = recording_->time(0);
+                publish();
+                lock.lock();
+                continue;
+            }
             const double tNext = replay ? recording_->time(currentFrame_ + 1) : dynamics_->state().t + outputInterval();
             const auto due = paceWall_ + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>((tNext - paceSim_) / speed_));

@@ -48,6 +48,7 @@ struct Snapshot {
     Outputs outputs;
     RunMode mode = RunMode::Paused;
     double speed = 1.0;
+    bool loop = false;           // replay wraps to frame 0 at the end of the recording
     double runToTime = 0.0;      // AsFastAsPossible target
     RunStatistics statistics;
     std::string error;           // why the run stopped, empty if it did not fail
@@ -75,6 +76,10 @@ public:
     void seek(std::size_t frame); // make a recorded frame current (paused); nothing discarded
     void runTo(double time);      // as fast as possible until `time`, then paused
     void setSpeed(double factor); // clamped to [0.01, 100]
+    // Loop playback: a play() started inside the recording replays it to its end and wraps
+    // to frame 0, over and over, computing nothing. A play() from the end of the recording
+    // still computes new frames.
+    void setLoop(bool loop);
     void reset();                 // back to t = 0 (recording cleared to frame 0)
     // Continue from recorded frame `frame` with `model` (same structure; null: the current
     // one): the frames after it become stale and the run pauses there.
@@ -108,6 +113,8 @@ private:
     Status initialization_;
     RunMode mode_ = RunMode::Paused;
     double speed_ = 1.0;
+    bool loop_ = false;
+    bool playStartedInRecording_ = false;  // set by play(): loop playback wraps only then
     double runToTime_ = 0.0;
     std::size_t currentFrame_ = 0;
     std::string error_, notice_;

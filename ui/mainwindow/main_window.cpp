@@ -213,6 +213,12 @@ void MainWindow::createActions() {
     QAction* reset = simulate->addAction(tr("&Reset"), session_, &SimulationSession::reset);
     reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    QAction* loop = simulate->addAction(tr("&Loop Playback"));
+    loop->setCheckable(true);
+    loop->setChecked(session_->loop());
+    loop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    connect(loop, &QAction::toggled, session_, &SimulationSession::setLoop);
+    connect(session_, &SimulationSession::loopChanged, loop, &QAction::setChecked);
 
     // Help
     QMenu* help = menuBar()->addMenu(tr("&Help"));

@@ -27,6 +27,7 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
 
 void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
     simulator_ = std::move(simulator);
+    if (loop_) simulator_->setLoop(true);
     lastSequence_ = 0;
     lastError_.clear();
     lastNotice_.clear();
@@ -89,6 +90,13 @@ void SimulationSession::runTo(double time) {
 
 void SimulationSession::setSpeed(double factor) {
     if (simulator_) simulator_->setSpeed(factor);
+}
+
+void SimulationSession::setLoop(bool loop) {
+    if (loop == loop_) return;
+    loop_ = loop;
+    if (simulator_) simulator_->setLoop(loop);
+    emit loopChanged(loop);
 }
 
 void SimulationSession::seekFrame(int frame) {

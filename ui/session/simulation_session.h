@@ -48,6 +48,10 @@ public slots:
     void reset();
     void runTo(double time);
     void setSpeed(double factor);
+    // Loop playback (kept across re-opened and re-run scenes): play inside the recording
+    // replays it from the start whenever it reaches the end.
+    void setLoop(bool loop);
+    bool loop() const { return loop_; }
     void seekFrame(int frame);
 
 signals:
@@ -56,6 +60,7 @@ signals:
     // The run stopped with an error, or the recording posted a notice (once per message).
     void runMessage(bool error, const QString& text);
     void started();
+    void loopChanged(bool loop);
 
 private:
     void poll();
@@ -65,6 +70,7 @@ private:
     QTimer timer_;
     std::uint64_t lastSequence_ = 0;
     std::string lastError_, lastNotice_;
+    bool loop_ = false;
 };
 
 }  // namespace ui

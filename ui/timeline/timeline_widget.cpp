@@ -33,6 +33,13 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent) : QW
     connect(reset_, &QToolButton::clicked, session_, &SimulationSession::reset);
     connect(play_, &QToolButton::clicked, session_, &SimulationSession::togglePlay);
     connect(step_, &QToolButton::clicked, session_, &SimulationSession::step);
+    loop_ = button(QStyle::SP_BrowserReload, tr("Loop playback: replay the recorded run from the start "
+                                               "at its end (computes nothing new)"));
+    loop_->setObjectName(QStringLiteral("LoopButton"));
+    loop_->setCheckable(true);
+    loop_->setChecked(session_->loop());
+    connect(loop_, &QToolButton::toggled, session_, &SimulationSession::setLoop);
+    connect(session_, &SimulationSession::loopChanged, loop_, &QToolButton::setChecked);
 
     speed_ = new QComboBox;
     speed_->setToolTip(tr("Playback speed (simulated seconds per second)"));

@@ -31,6 +31,7 @@ private:
     QToolButton* reset_;
     QToolButton* step_;
     QToolButton* play_;
+    QToolButton* loop_;
     QComboBox* speed_;
     QSlider* slider_;
     QLabel* time_;

@@ -153,6 +153,56 @@ TEST(Simulator, SeekShowsARecordedFrameAndPlayReplaysBeforeComputingOn) {
     EXPECT_TRUE(bitwiseEqual({after.begin(), after.begin() + static_cast<long>(before.size())}, before));
 }
 
+TEST(Simulator, LoopPlaybackReplaysTheRecordingOverAndOverWithoutComputing) {
+    Simulator sim(example("four_bar.json"));  // output every 1 ms
+    sim.runTo(0.2);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const auto before = rows(sim.recording());
+    sim.seek(100);
+    sim.setLoop(true);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_TRUE(sim.snapshot()->loop);
+    sim.play();
+    // At real time the 0.2 s recording wraps about five times a second: wait for two wraps.
+    int wraps = 0;
+    std::size_t last = 100;
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (wraps < 2 && std::chrono::steady_clock::now() < deadline) {
+        const auto snap = sim.snapshot();
+        EXPECT_LE(snap->time, 0.2 + 1e-12);  // never beyond the recording
+        if (snap->frame < last) ++wraps;
+        last = snap->frame;
+        std::this_thread::sleep_for(2ms);
+    }
+    sim.pause();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_EQ(wraps, 2);
+    EXPECT_TRUE(bitwiseEqual(rows(sim.recording()), before));  // nothing computed, nothing changed
+
+    // Played from the end of the recording, a looping simulator still computes on.
+    sim.seek(before.size() - 1);
+    sim.setSpeed(100.0);
+    sim.play();
+    const auto deadline2 = std::chrono::steady_clock::now() + 20s;
+    while (sim.snapshot()->time < 0.3 && std::chrono::steady_clock::now() < deadline2) std::this_thread::sleep_for(5ms);
+    sim.pause();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_GE(sim.snapshot()->time, 0.3);
+    EXPECT_GT(sim.recording().size(), before.size());
+
+    // Without loop, replay ends at the end of the recording and computes on from there.
+    sim.setLoop(false);
+    sim.seek(0);
+    sim.play();
+    const auto deadline3 = std::chrono::steady_clock::now() + 20s;
+    const double end = sim.recording().time(sim.recording().size() - 1);
+    while (sim.snapshot()->time <= end && std::chrono::steady_clock::now() < deadline3) std::this_thread::sleep_for(5ms);
+    sim.pause();
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_GT(sim.snapshot()->time, end);
+    EXPECT_FALSE(sim.snapshot()->loop);
+}
+
 TEST(Simulator, ANonFiniteForcePausesAtTheLastGoodFrameAndNamesIt) {
     auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/tests/app/data/nan_force.json");
     ASSERT_TRUE(r.scene);

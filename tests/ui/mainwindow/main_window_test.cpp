@@ -408,6 +408,47 @@ TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
     EXPECT_EQ(session->snapshot()->time, stopped);
 }
 
+TEST_F(MainWindowTest, LoopPlaybackFromTheMenuOrTheTimelineReplaysTheRecording) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    SimulationSession* session = window.session();
+    session->runTo(0.2);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return session->snapshot()->time >= 0.2 && session->snapshot()->mode == engine::RunMode::Paused; },
+        20000));
+    const std::size_t frames = session->recording()->size();
+    session->seekFrame(0);
+    auto* loopButton = window.findChild<QToolButton*>("LoopButton");
+    ASSERT_NE(loopButton, nullptr);
+    EXPECT_FALSE(loopButton->isChecked());
+    QAction* loopAction = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Loop Playback")) loopAction = a;
+    ASSERT_NE(loopAction, nullptr);
+    EXPECT_EQ(loopAction->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_L));
+    loopAction->trigger();  // Simulate > Loop Playback
+    EXPECT_TRUE(session->loop());
+    EXPECT_TRUE(loopButton->isChecked());
+
+    QTest::mouseClick(window.timeline()->playButton(), Qt::LeftButton);
+    std::size_t highest = 0;
+    bool wrapped = false;
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto snap = session->snapshot();
+            EXPECT_LE(snap->time, 0.2 + 1e-12);
+            if (snap->frame + 20 < highest) wrapped = true;
+            highest = std::max(highest, snap->frame);
+            return wrapped;
+        },
+        10000));
+    session->pause();
+    EXPECT_EQ(session->recording()->size(), frames);  // replayed, nothing computed
+
+    QTest::mouseClick(loopButton, Qt::LeftButton);  // the button turns it off again
+    EXPECT_FALSE(session->loop());
+    EXPECT_FALSE(loopAction->isChecked());
+}
+
 // Moving the view to another window re-creates its GL context; OpenSceneGraph must draw
 // again in the new one (not just the clear colour).
 TEST(ViewportWidget, DrawsAfterMovingToAnotherWindow) {
