@@ -4,6 +4,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/model/model.h"
+#include "tests/support/simulation.h"
 
 namespace engine::io {
 namespace {
@@ -58,9 +59,9 @@ TEST(UrdfImport, LinksBecomePartsAndJointsMeetAtTheirFrames) {
 TEST(UrdfImport, TheImportedArmFallsUnderGravityWithItsEnergyConserved) {
     const UrdfImportResult r = importUrdfFile(kArm);
     ASSERT_TRUE(r.scene);
-    const CompileResult c = compile(*r.scene);
-    ASSERT_TRUE(c.model);
-    ForwardDynamics sim(c.model);
+    const auto model = test::compiled(*r.scene);
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
     ASSERT_TRUE(sim.initialize().ok);
     Outputs out;
     ASSERT_TRUE(sim.outputs(out).ok);
