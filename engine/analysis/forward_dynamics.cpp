@@ -9,6 +9,8 @@ Status ForwardDynamics::initialize() { return initialize(initialState(*model_));
 
 Status ForwardDynamics::initialize(const State& state) {
     state_ = state;
+    integrator_->reset();
+    ws_.stepResultsValid = false;
     if (Status s = prepareWorkspace(*model_, state_, ws_); !s.ok) return s;
     if (Status s = projectState(*model_, state_, ws_); !s.ok)
         return Status::failure("the mechanism cannot be assembled: " + s.message);
@@ -17,11 +19,15 @@ Status ForwardDynamics::initialize(const State& state) {
 
 Status ForwardDynamics::resume(const State& state) {
     state_ = state;
+    integrator_->reset();
+    ws_.stepResultsValid = false;
     return prepareWorkspace(*model_, state_, ws_);
 }
 
 void ForwardDynamics::restore(const State& state) {
     state_ = state;
+    integrator_->reset();
+    ws_.stepResultsValid = false;
     ws_.factored = false;
 }
 

@@ -1,5 +1,8 @@
 #include "engine/analysis/outputs.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "engine/forces/forces.h"
 
 namespace engine {
@@ -24,6 +27,13 @@ double gravitationalEnergy(const Model& model, const State& state) {
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out) {
     if (Status s = computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws); !s.ok) return s;
     out.t = state.t;
+    // (The fixed-step loop snaps its last step's end onto the requested time.)
+    const bool stepped =
+        ws.stepResultsValid && std::abs(ws.stepTime - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
+    if (stepped && ws.stepLambda.size() == ws.lambda.size()) ws.lambda = ws.stepLambda;
+    out.contacts.clear();
+    if (stepped) out.contacts = ws.contacts;
+    out.contactSolver = ws.contactSolver;
     const auto& Phi_q = ws.constraints.Phi_q;
 
     // Reactions from each joint's rows.

@@ -45,9 +45,13 @@ struct Outputs {
     Eigen::VectorXd jointRates;
     Energies energies;
     double constraintError = 0.0;          // largest position-level |Φ|
+    std::vector<ContactForce> contacts;    // contact forces of the step that ended here
+    ContactSolverReport contactSolver;
 };
 
-// Solves the KKT system at `state` (the workspace must be prepared) and fills `out`.
+// Solves the KKT system at `state` (the workspace must be prepared) and fills `out`. After a
+// time-stepping step ending at state.t, reactions and efforts come from that step's
+// impulses (the forces that acted, contact included) and the contacts are reported.
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out);
 
 // Kinetic and gravitational energy only (no solve needed).

@@ -37,6 +37,7 @@ inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorX
 }
 
 std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
+std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
 
 }  // namespace engine::detail
 

@@ -318,6 +318,7 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings) {
         return std::make_unique<DormandPrince45>(settings.stepSize, settings.relativeTolerance,
                                                  settings.absoluteTolerance);
     case IntegratorType::ImplicitEuler: return detail::makeImplicitEuler(settings.stepSize);
+    case IntegratorType::TimeStepping: return detail::makeTimeStepping(settings.stepSize);
     }
     return nullptr;
 }

@@ -9,6 +9,8 @@
 //                    step size setting is its largest step
 //   implicitEuler    fixed step h, linearly implicit in the applied forces (stiff springs,
 //                    dampers and bushings), see implicit_euler.cpp
+//   timeStepping     fixed step h, velocity level: joints, contact and friction in one mixed
+//                    LCP per step (impacts, stick–slip), see time_stepping.cpp
 
 #include <memory>
 
@@ -28,6 +30,9 @@ public:
     virtual ~Integrator() = default;
     // Advances `state` from state.t to exactly tEnd.
     virtual Status advance(const Model& model, State& state, Workspace& ws, double tEnd) = 0;
+    // The state was set from elsewhere (initial, restored, resumed): forget step history
+    // (persistent contact points and their warm-start impulses).
+    virtual void reset() {}
     const IntegratorStatistics& statistics() const { return stats_; }
 
 protected:

@@ -260,7 +260,7 @@ public:
                 s.type = *t;
             } else {
                 error(at + "/type", "unknown shape type '" + type +
-                                        "' (expected box, sphere, cylinder, capsule, cone or mesh)");
+                                        "' (expected box, sphere, cylinder, capsule, cone, mesh or plane)");
                 return;
             }
         } else {
@@ -286,6 +286,9 @@ public:
             vec3(j, at, "scale", s.scale);
             forbid({"size", "radius", "length"});
             break;
+        case ShapeType::Plane:
+            forbid({"size", "radius", "length", "file", "scale"});
+            break;
         default:
             if (const json* v = need("radius")) number(*v, at + "/radius", s.radius);
             if (const json* v = need("length")) number(*v, at + "/length", s.length);
@@ -307,7 +310,8 @@ public:
         if (!isObject(j, at)) return;
         checkKeys(j, at,
                   {"name", "ground", "mass", "density", "centerOfMass", "inertia", "position",
-                   "orientation", "velocity", "angularVelocity", "color", "geometry", "markers"});
+                   "orientation", "velocity", "angularVelocity", "color", "geometry", "markers",
+                   "material", "collision"});
         p.id = spec.newId();
         name(j, at, p.name);
         if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
@@ -335,6 +339,18 @@ public:
                 shape((*shapes)[k], at + "/geometry/" + std::to_string(k), s);
                 p.shapes.push_back(s);
             }
+        }
+        if (const json* m = optional(j, "material"); m && isObject(*m, at + "/material")) {
+            checkKeys(*m, at + "/material", {"friction", "restitution"});
+            if (const json* v = optional(*m, "friction")) number(*v, at + "/material/friction", p.material.friction);
+            if (const json* v = optional(*m, "restitution"))
+                number(*v, at + "/material/restitution", p.material.restitution);
+        }
+        if (const json* c = optional(j, "collision"); c && isObject(*c, at + "/collision")) {
+            checkKeys(*c, at + "/collision", {"enabled", "group", "mask"});
+            if (const json* v = optional(*c, "enabled")) boolean(*v, at + "/collision/enabled", p.collision.enabled);
+            if (const json* v = optional(*c, "group")) bits(*v, at + "/collision/group", p.collision.group);
+            if (const json* v = optional(*c, "mask")) bits(*v, at + "/collision/mask", p.collision.mask);
         }
         if (const json* markers = optional(j, "markers");
             markers && isArray(*markers, at + "/markers")) {
@@ -364,7 +380,8 @@ public:
 
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length"});
+        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length", "collide"});
+        if (const json* c = optional(j, "collide")) boolean(*c, at + "/collide", jt.collide);
         name(j, at, jt.name);
         std::string type;
         if (const json* t = required(j, at, "type"); t && string(*t, at + "/type", type)) {
@@ -393,8 +410,8 @@ public:
     void scene(const json& root, SceneSpec& spec) {
         if (!isObject(root, "")) return;
         checkKeys(root, "",
-                  {"format", "version", "name", "description", "gravity", "settings", "parts",
-                   "joints", "forces", "motions"});
+                  {"format", "version", "name", "description", "gravity", "settings", "contact",
+                   "parts", "joints", "forces", "motions"});
 
         // Header: identifies the file before anything else is trusted.
         std::string format;
@@ -450,7 +467,79 @@ public:
                 spec.motions.push_back(std::move(m));
             }
         }
-        if (const json* st = optional(root, "settings")) settings(*st, "/settings", spec.settings);
+        if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
+        const json* st = optional(root, "settings");
+        // A scene with contact steps at the velocity level unless it says otherwise.
+        if (spec.contact.enabled && !(st && st->is_object() && st->contains("integrator")))
+            spec.settings.integrator = IntegratorType::TimeStepping;
+        if (st) settings(*st, "/settings", spec.settings);
+    }
+
+    // A 32-bit collision group or mask: an integer, or a list of bit numbers 0..31.
+    void bits(const json& j, const std::string& at, std::uint32_t& out) {
+        if (j.is_number_integer() && j.get<long long>() >= 0 && j.get<long long>() <= 0xffffffffLL) {
+            out = static_cast<std::uint32_t>(j.get<long long>());
+        } else if (j.is_array()) {
+            out = 0;
+            for (std::size_t k = 0; k < j.size(); ++k) {
+                const json& b = j[k];
+                if (!b.is_number_integer() || b.get<long long>() < 0 || b.get<long long>() > 31)
+                    error(at + "/" + std::to_string(k), "expected a bit number from 0 to 31, got " + b.dump());
+                else
+                    out |= std::uint32_t(1) << b.get<long long>();
+            }
+        } else {
+            error(at, "expected a 32-bit integer or a list of bit numbers (0 to 31), got " + j.dump());
+        }
+    }
+
+    void contact(const json& j, const std::string& at, SceneSpec& spec) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance", "margin",
+                          "restitutionThreshold", "stabilization", "slop", "stiffness", "damping", "pairs"});
+        ContactSettings& ct = spec.contact;
+        ct.enabled = true;  // a contact block switches contact on unless it says "enabled": false
+        if (const json* v = optional(j, "enabled")) boolean(*v, at + "/enabled", ct.enabled);
+        if (const json* v = optional(j, "solver"))
+            word<ContactSolverType>(*v, at + "/solver",
+                                    {{"pgs", ContactSolverType::ProjectedGaussSeidel}, {"lemke", ContactSolverType::Lemke}},
+                                    ct.solver);
+        if (const json* v = optional(j, "friction"))
+            word<FrictionModel>(*v, at + "/friction", {{"box", FrictionModel::Box}, {"cone", FrictionModel::Cone}},
+                                ct.friction);
+        for (auto [key, target] : {std::pair{"coneFacets", &ct.coneFacets}, std::pair{"iterations", &ct.iterations}}) {
+            if (const json* v = optional(j, key)) {
+                if (!v->is_number_integer())
+                    error(at + "/" + key, "expected an integer, got " + typeName(*v));
+                else
+                    *target = static_cast<int>(std::clamp<long long>(v->get<long long>(), -1, 100000));
+            }
+        }
+        for (auto [key, target] : {std::pair{"tolerance", &ct.tolerance}, std::pair{"margin", &ct.margin},
+                                   std::pair{"restitutionThreshold", &ct.restitutionThreshold},
+                                   std::pair{"stabilization", &ct.stabilization}, std::pair{"slop", &ct.slop},
+                                   std::pair{"stiffness", &ct.stiffness}, std::pair{"damping", &ct.damping}})
+            if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
+        if (const json* pairs = optional(j, "pairs"); pairs && isArray(*pairs, at + "/pairs")) {
+            for (std::size_t k = 0; k < pairs->size(); ++k) {
+                const json& pj = (*pairs)[k];
+                const std::string pat = at + "/pairs/" + std::to_string(k);
+                if (!isObject(pj, pat)) continue;
+                checkKeys(pj, pat, {"name", "partA", "partB", "enabled", "friction", "restitution"});
+                ContactPairSpec pair;
+                pair.id = spec.newId();
+                name(pj, pat, pair.name);
+                if (const json* v = required(pj, pat, "partA")) string(*v, pat + "/partA", pair.partA);
+                if (const json* v = required(pj, pat, "partB")) string(*v, pat + "/partB", pair.partB);
+                if (const json* v = optional(pj, "enabled")) boolean(*v, pat + "/enabled", pair.enabled);
+                double value = 0.0;
+                if (const json* v = optional(pj, "friction"); v && number(*v, pat + "/friction", value))
+                    pair.friction = value;
+                if (const json* v = optional(pj, "restitution"); v && number(*v, pat + "/restitution", value))
+                    pair.restitution = value;
+                ct.pairs.push_back(std::move(pair));
+            }
+        }
     }
 
     // An expression of time: a number or a string.
@@ -577,7 +666,8 @@ public:
                                  {{"symplecticEuler", IntegratorType::SymplecticEuler},
                                   {"rk4", IntegratorType::RungeKutta4},
                                   {"dopri45", IntegratorType::DormandPrince45},
-                                  {"implicitEuler", IntegratorType::ImplicitEuler}},
+                                  {"implicitEuler", IntegratorType::ImplicitEuler},
+                                  {"timeStepping", IntegratorType::TimeStepping}},
                                  st.integrator);
         for (auto [key, target] : {std::pair{"stepSize", &st.stepSize},
                                    std::pair{"relativeTolerance", &st.relativeTolerance},

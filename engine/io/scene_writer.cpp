@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <tuple>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ json shapeJson(const Shape& s) {
         j["file"] = s.meshFile;
         if (s.scale != Vec3::Ones()) j["scale"] = vec(s.scale);
         break;
+    case ShapeType::Plane: break;
     default:
         j["radius"] = s.radius;
         j["length"] = s.length;
@@ -78,6 +80,21 @@ json partJson(const Part& p) {
         json shapes = json::array();
         for (const Shape& s : p.shapes) shapes.push_back(shapeJson(s));
         j["geometry"] = shapes;
+    }
+    const ContactMaterial material;
+    if (p.material.friction != material.friction || p.material.restitution != material.restitution) {
+        json m;
+        if (p.material.friction != material.friction) m["friction"] = p.material.friction;
+        if (p.material.restitution != material.restitution) m["restitution"] = p.material.restitution;
+        j["material"] = m;
+    }
+    const CollisionFilter filter;
+    if (p.collision.enabled != filter.enabled || p.collision.group != filter.group || p.collision.mask != filter.mask) {
+        json c;
+        if (!p.collision.enabled) c["enabled"] = false;
+        if (p.collision.group != filter.group) c["group"] = p.collision.group;
+        if (p.collision.mask != filter.mask) c["mask"] = p.collision.mask;
+        j["collision"] = c;
     }
     if (!p.markers.empty()) {
         json markers = json::array();
@@ -139,6 +156,40 @@ json forceJson(const ForceSpec& f) {
     return j;
 }
 
+// The contact block: written when contact is on or anything differs from the defaults.
+json contactJson(const ContactSettings& ct) {
+    const ContactSettings d;
+    json j;
+    j["enabled"] = ct.enabled;
+    if (ct.solver != d.solver) j["solver"] = std::string(contactSolverName(ct.solver));
+    if (ct.friction != d.friction) j["friction"] = std::string(frictionModelName(ct.friction));
+    if (ct.coneFacets != d.coneFacets) j["coneFacets"] = ct.coneFacets;
+    if (ct.iterations != d.iterations) j["iterations"] = ct.iterations;
+    for (auto [key, value, fallback] : {std::tuple{"tolerance", ct.tolerance, d.tolerance},
+                                        std::tuple{"margin", ct.margin, d.margin},
+                                        std::tuple{"restitutionThreshold", ct.restitutionThreshold, d.restitutionThreshold},
+                                        std::tuple{"stabilization", ct.stabilization, d.stabilization},
+                                        std::tuple{"slop", ct.slop, d.slop}, std::tuple{"stiffness", ct.stiffness, d.stiffness},
+                                        std::tuple{"damping", ct.damping, d.damping}})
+        if (value != fallback) j[key] = value;
+    if (!ct.pairs.empty()) {
+        json pairs = json::array();
+        for (const ContactPairSpec& p : ct.pairs) {
+            json jp;
+            jp["name"] = p.name;
+            jp["partA"] = p.partA;
+            jp["partB"] = p.partB;
+            if (!p.enabled) jp["enabled"] = false;
+            if (p.friction) jp["friction"] = *p.friction;
+            if (p.restitution) jp["restitution"] = *p.restitution;
+            pairs.push_back(jp);
+        }
+        j["pairs"] = pairs;
+    }
+    if (!ct.enabled && j.size() == 1) return json();  // nothing to say
+    return j;
+}
+
 json sceneJson(const SceneSpec& spec) {
     json j;
     j["format"] = "motus-scene";
@@ -157,6 +208,7 @@ json sceneJson(const SceneSpec& spec) {
     if (st.maxProjectionIterations != defaults.maxProjectionIterations)
         settings["maxProjectionIterations"] = st.maxProjectionIterations;
     if (!settings.empty()) j["settings"] = settings;
+    if (json c = contactJson(spec.contact); !c.empty()) j["contact"] = c;
 
     json parts = json::array();
     for (const Part& p : spec.parts) parts.push_back(partJson(p));
@@ -169,6 +221,7 @@ json sceneJson(const SceneSpec& spec) {
         jj["markerI"] = joint.markerI.text();
         jj["markerJ"] = joint.markerJ.text();
         if (joint.type == JointType::Distance) jj["length"] = joint.length;
+        if (joint.collide) jj["collide"] = true;
         joints.push_back(jj);
     }
     j["joints"] = joints;

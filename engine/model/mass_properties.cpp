@@ -72,8 +72,9 @@ MassProperties shapeMassProperties(const Shape& s, double density) {
         c_G = Vec3(0.0, 0.0, -0.25 * L);
         I = Vec3(m * (0.15 * r2 + 0.0375 * L * L), m * (0.15 * r2 + 0.0375 * L * L), 0.3 * m * r2);
         break;
-    case ShapeType::Mesh:
-        break;  // handled above
+    case ShapeType::Mesh:   // handled above
+    case ShapeType::Plane:  // ground only: no mass
+        break;
     case ShapeType::Capsule: {
         // Cylinder of length L plus two hemispheres; each hemisphere's centroid is 3r/8 from
         // its flat face, and its inertia about its centroid (transverse) is 83/320 m r².

@@ -58,6 +58,7 @@ CompileResult compile(const SceneSpec& spec) {
     model->name = spec.name;
     model->gravity = spec.gravity;
     model->settings = spec.settings;
+    model->contact = buildContactModel(spec);
 
     // Bodies: every moving part, its frame moved to the COM on principal axes.
     std::map<std::string, int, std::less<>> partIndex;

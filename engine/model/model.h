@@ -17,6 +17,7 @@
 
 #include "engine/expr/expression.h"
 #include "engine/math/spatial.h"
+#include "engine/model/contact_model.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
 
@@ -121,6 +122,7 @@ struct Model {
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;  // first constraint row of each joint
     int jointRows = 0;            // sum of joint rows; driver rows follow them
+    ContactModel contact;         // collision geometry, filters, materials (used when enabled)
 
     int constraintRows() const { return jointRows + static_cast<int>(drivers.size()); }
 

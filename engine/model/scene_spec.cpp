@@ -2,6 +2,7 @@
 
 #include "engine/expr/expression.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -29,13 +30,14 @@ constexpr std::array<std::pair<JointType, std::string_view>, 12> kJointNames{{
     {JointType::PerpendicularAxes, "perpendicularAxes"},
 }};
 
-constexpr std::array<std::pair<ShapeType, std::string_view>, 6> kShapeNames{{
+constexpr std::array<std::pair<ShapeType, std::string_view>, 7> kShapeNames{{
     {ShapeType::Box, "box"},
     {ShapeType::Sphere, "sphere"},
     {ShapeType::Cylinder, "cylinder"},
     {ShapeType::Capsule, "capsule"},
     {ShapeType::Cone, "cone"},
     {ShapeType::Mesh, "mesh"},
+    {ShapeType::Plane, "plane"},
 }};
 
 constexpr std::array<std::pair<ForceType, std::string_view>, 5> kForceNames{{
@@ -46,11 +48,12 @@ constexpr std::array<std::pair<ForceType, std::string_view>, 5> kForceNames{{
     {ForceType::Bushing, "bushing"},
 }};
 
-constexpr std::array<std::pair<IntegratorType, std::string_view>, 4> kIntegratorNames{{
+constexpr std::array<std::pair<IntegratorType, std::string_view>, 5> kIntegratorNames{{
     {IntegratorType::SymplecticEuler, "symplecticEuler"},
     {IntegratorType::RungeKutta4, "rk4"},
     {IntegratorType::DormandPrince45, "dopri45"},
     {IntegratorType::ImplicitEuler, "implicitEuler"},
+    {IntegratorType::TimeStepping, "timeStepping"},
 }};
 
 template <class Table, class Enum>
@@ -153,6 +156,8 @@ void checkShape(Checker& check, const std::string& where, const Shape& s) {
         for (int k = 0; k < 3; ++k)
             check.positive(where + "/scale/" + std::to_string(k), s.scale(k), "mesh scale");
         break;
+    case ShapeType::Plane:
+        break;
     case ShapeType::Cylinder:
     case ShapeType::Capsule:
     case ShapeType::Cone:
@@ -176,6 +181,13 @@ std::string_view forceTypeName(ForceType type) { return nameIn(kForceNames, type
 std::optional<ForceType> forceTypeFromName(std::string_view name) {
     return valueIn<ForceType>(kForceNames, name);
 }
+std::string_view contactSolverName(ContactSolverType type) {
+    return type == ContactSolverType::Lemke ? "lemke" : "pgs";
+}
+std::string_view frictionModelName(FrictionModel model) {
+    return model == FrictionModel::Cone ? "cone" : "box";
+}
+
 std::string_view integratorName(IntegratorType type) { return nameIn(kIntegratorNames, type); }
 std::optional<IntegratorType> integratorFromName(std::string_view name) {
     return valueIn<IntegratorType>(kIntegratorNames, name);
@@ -252,8 +264,19 @@ Diagnostics validate(const SceneSpec& spec) {
         if (!part.v_WPo_W.allFinite() || !part.w_WP_W.allFinite())
             check.error(at + "/velocity", "initial velocity must be finite");
 
-        for (std::size_t s = 0; s < part.shapes.size(); ++s)
+        for (std::size_t s = 0; s < part.shapes.size(); ++s) {
             checkShape(check, at + "/geometry/" + std::to_string(s), part.shapes[s]);
+            if (part.shapes[s].type == ShapeType::Plane && !part.ground)
+                check.error(at + "/geometry/" + std::to_string(s),
+                            "a plane is infinite: only the ground part can have one (part '" + part.name + "')");
+        }
+        if (!std::isfinite(part.material.friction) || part.material.friction < 0.0)
+            check.error(at + "/material/friction", "friction coefficient must be zero or positive, got " +
+                                                       formatNumber(part.material.friction));
+        if (!std::isfinite(part.material.restitution) || part.material.restitution < 0.0 ||
+            part.material.restitution > 1.0)
+            check.error(at + "/material/restitution", "restitution must be between 0 and 1, got " +
+                                                          formatNumber(part.material.restitution));
 
         std::set<std::string> markerNames;
         for (std::size_t m = 0; m < part.markers.size(); ++m) {
@@ -390,6 +413,46 @@ Diagnostics validate(const SceneSpec& spec) {
     check.positive("/settings/projectionTolerance", st.projectionTolerance, "projection tolerance");
     if (st.maxProjectionIterations < 1)
         check.error("/settings/maxProjectionIterations", "must be at least 1");
+
+    // Contact.
+    const ContactSettings& ct = spec.contact;
+    if (ct.enabled && st.integrator != IntegratorType::TimeStepping)
+        check.error("/settings/integrator",
+                    "a scene with contact needs the timeStepping integrator (velocity level, solves "
+                    "contact impulses); " + std::string(integratorName(st.integrator)) + " cannot handle impacts");
+    if (ct.iterations < 1) check.error("/contact/iterations", "must be at least 1");
+    if (ct.coneFacets < 3 || ct.coneFacets > 64)
+        check.error("/contact/coneFacets", "a polyhedral friction cone needs 3 to 64 facets, got " +
+                                               std::to_string(ct.coneFacets));
+    check.positive("/contact/tolerance", ct.tolerance, "contact solver tolerance (m/s)");
+    for (auto [value, key] : {std::pair{ct.margin, "margin"}, std::pair{ct.restitutionThreshold, "restitutionThreshold"},
+                              std::pair{ct.slop, "slop"}, std::pair{ct.stiffness, "stiffness"},
+                              std::pair{ct.damping, "damping"}})
+        if (!std::isfinite(value) || value < 0.0)
+            check.error(std::string("/contact/") + key, std::string(key) + " must be zero or positive, got " +
+                                                            formatNumber(value));
+    if (!std::isfinite(ct.stabilization) || ct.stabilization < 0.0 || ct.stabilization > 1.0)
+        check.error("/contact/stabilization", "must be between 0 and 1, got " + formatNumber(ct.stabilization));
+    if (ct.stiffness == 0.0 && ct.damping > 0.0)
+        check.error("/contact/damping", "soft contact damping needs a stiffness as well");
+    std::set<std::string> pairNames;
+    std::set<std::pair<std::string, std::string>> pairParts;
+    for (std::size_t k = 0; k < ct.pairs.size(); ++k) {
+        const ContactPairSpec& pair = ct.pairs[k];
+        const std::string at = "/contact/pairs/" + std::to_string(k);
+        check.name(at + "/name", pair.name, "contact pair");
+        if (!pairNames.insert(pair.name).second)
+            check.error(at + "/name", "duplicate contact pair name '" + pair.name + "'");
+        if (!spec.findPart(pair.partA)) check.error(at + "/partA", "no part '" + pair.partA + "'");
+        if (!spec.findPart(pair.partB)) check.error(at + "/partB", "no part '" + pair.partB + "'");
+        if (pair.partA == pair.partB) check.error(at, "a contact pair needs two different parts");
+        if (!pairParts.insert(std::minmax(pair.partA, pair.partB)).second)
+            check.error(at, "parts '" + pair.partA + "' and '" + pair.partB + "' already have a contact pair entry");
+        if (pair.friction && (!std::isfinite(*pair.friction) || *pair.friction < 0.0))
+            check.error(at + "/friction", "friction coefficient must be zero or positive");
+        if (pair.restitution && (!std::isfinite(*pair.restitution) || *pair.restitution < 0.0 || *pair.restitution > 1.0))
+            check.error(at + "/restitution", "restitution must be between 0 and 1");
+    }
 
     return check.take();
 }

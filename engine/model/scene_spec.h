@@ -25,11 +25,12 @@ namespace engine {
 using EntityId = std::uint32_t;
 constexpr EntityId kNoEntity = 0;
 
-enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh };
+enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh, Plane };
 
 // A solid in the part frame. Cylinder, capsule and cone have their axis along the local z
 // axis of X_PG, centred at its origin (the cone's base at -height/2). A mesh is a triangle
-// mesh read from a file (OBJ, STL), scaled per axis, in the shape frame G.
+// mesh read from a file (OBJ, STL), scaled per axis, in the shape frame G. A plane (ground
+// only, for contact) is the half-space z ≤ 0 of G: its surface is G's xy plane, its normal +z.
 struct Shape {
     ShapeType type = ShapeType::Box;
     Transform X_PG;                   // shape frame G in the part frame P
@@ -45,6 +46,21 @@ struct Marker {
     EntityId id = kNoEntity;
     std::string name;
     Transform X_PM;  // marker frame M in its part frame P
+};
+
+// Contact material of a part. A touching pair combines its parts' values: friction
+// μ = √(μ_A μ_B), restitution e = max(e_A, e_B); a contact pair entry can override both.
+struct ContactMaterial {
+    double friction = 0.5;     // Coulomb coefficient μ
+    double restitution = 0.0;  // normal restitution e (0: plastic, 1: elastic)
+};
+
+// Which other parts a part touches: two parts collide when both are enabled and each one's
+// group shares a bit with the other's mask (and no joint or contact pair entry says no).
+struct CollisionFilter {
+    bool enabled = true;
+    std::uint32_t group = 1;
+    std::uint32_t mask = 0xffffffffu;
 };
 
 struct Part {
@@ -63,6 +79,8 @@ struct Part {
     std::uint32_t colorRgb = 0x8c9bab;       // display colour, 0xRRGGBB
     std::vector<Shape> shapes;
     std::vector<Marker> markers;
+    ContactMaterial material;
+    CollisionFilter collision;
 };
 
 enum class JointType {
@@ -100,6 +118,7 @@ struct Joint {
     MarkerRef markerI;
     MarkerRef markerJ;
     double length = 0.0;  // distance joint only [m]
+    bool collide = false;  // the two parts it joins may touch (contact); off by default
 };
 
 // Force elements. Expressions are functions of `time` (see engine/expr/expression.h).
@@ -153,7 +172,7 @@ struct MotionSpec {
     std::string expression = "0";  // rad or m (per s, per s² for velocity and acceleration)
 };
 
-enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45, ImplicitEuler };
+enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45, ImplicitEuler, TimeStepping };
 
 std::string_view integratorName(IntegratorType type);
 std::optional<IntegratorType> integratorFromName(std::string_view name);
@@ -168,6 +187,42 @@ struct SolverSettings {
     int maxProjectionIterations = 8;
 };
 
+// Contact (docs/contact.md). With contact enabled, parts with geometry touch each other and
+// the ground, and the run uses the velocity-level time-stepping integrator, which solves
+// joints, contact and friction together in one mixed LCP per step.
+enum class ContactSolverType { ProjectedGaussSeidel, Lemke };
+enum class FrictionModel { Box, Cone };  // box: |β_k| ≤ μz per tangent; cone: polyhedral
+
+std::string_view contactSolverName(ContactSolverType type);
+std::string_view frictionModelName(FrictionModel model);
+
+// Settings for one pair of parts: switch their contact off, or override combined values.
+struct ContactPairSpec {
+    EntityId id = kNoEntity;
+    std::string name;
+    std::string partA;
+    std::string partB;
+    bool enabled = true;
+    std::optional<double> friction;
+    std::optional<double> restitution;
+};
+
+struct ContactSettings {
+    bool enabled = false;
+    ContactSolverType solver = ContactSolverType::ProjectedGaussSeidel;
+    FrictionModel friction = FrictionModel::Box;
+    int coneFacets = 8;                 // cone: edges of the polyhedral cone (≥ 3)
+    int iterations = 100;               // PGS sweeps per step at most
+    double tolerance = 1e-6;            // PGS: largest velocity change of a sweep [m/s]
+    double margin = 5e-3;               // gaps up to this are kept as speculative contacts [m]
+    double restitutionThreshold = 0.05;  // slower impacts are plastic [m/s]
+    double stabilization = 0.2;         // fraction of penetration (beyond slop) removed per step
+    double slop = 1e-5;                 // penetration left alone [m]
+    double stiffness = 0.0;             // soft contact when > 0 [N/m] (seed 003 §0.11)
+    double damping = 0.0;               // soft contact damping [N·s/m]
+    std::vector<ContactPairSpec> pairs;
+};
+
 struct SceneSpec {
     std::string name;
     std::string description;
@@ -177,6 +232,7 @@ struct SceneSpec {
     std::vector<ForceSpec> forces;
     std::vector<MotionSpec> motions;
     SolverSettings settings;
+    ContactSettings contact;
     EntityId nextId = 1;  // next id to hand out; ids are never reused within a document
 
     EntityId newId() { return nextId++; }

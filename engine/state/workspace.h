@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include "engine/constraints/constraints.h"
+#include "engine/contact/contact_force.h"
 #include "engine/forces/forces.h"
 #include "engine/kinematics/kinematics.h"
 #include "engine/solver/kkt_solver.h"
@@ -30,6 +31,14 @@ struct Workspace {
     bool factored = false;
     double factoredTime = 0.0;
     Eigen::VectorXd factoredQ;
+    // Results of the last velocity-level (time-stepping) step, which ended at stepTime: the
+    // constraint multipliers its impulses amount to (impulse / h, the λ of outputs), and the
+    // contact forces. Outputs at that instant report these instead of solving the KKT system.
+    bool stepResultsValid = false;
+    double stepTime = 0.0;
+    Eigen::VectorXd stepLambda;
+    std::vector<ContactForce> contacts;
+    ContactSolverReport contactSolver;
 };
 
 // Outcome of an engine operation: failures carry a message naming the entity and time.

@@ -81,6 +81,13 @@ osg::ref_ptr<osg::Shape> makeShape(const Shape& s) {
         cone->setRotation(rotation);
         return cone;
     }
+    case ShapeType::Plane: {
+        // An infinite half-space, drawn as a thin 6 m square slab whose top face is the plane.
+        const Vec3 shift = s.X_PG.R * Vec3(0.0, 0.0, -0.001);
+        auto slab = makeRef<osg::Box>(center + toOsg(shift), 6.0f, 6.0f, 0.002f);
+        slab->setRotation(rotation);
+        return slab;
+    }
     case ShapeType::Mesh:
         break;  // drawn as geometry, see makeDrawable
     }

@@ -1,0 +1,76 @@
+#pragma once
+// The contact problem of one velocity-level step and its two solvers (seed 003 §0.3, §0.7,
+// §0.10, §0.15, §0.16; docs/contact.md).
+//
+// Contact c has three rows over the velocity vector v: its normal n (from part A to part B)
+// and two tangents t1, t2 (rows J_n, J_t1, J_t2: relative velocity of B's point with respect
+// to A's along the direction), and impulses x = (z, β1, β2) acting on B (A gets the
+// opposite). The unit response of row r is u_r: the change of v per unit impulse, M⁻¹J_rᵀ
+// for free bodies, or that projected onto the joint constraints (bilateral rows solved
+// exactly) when the bodies are jointed. Given the free velocity v_f (joints met, no contact):
+//
+//     v⁺ = v_f + Σ_r u_r x_r
+//     0 ≤ z ⟂ J_n v⁺ + σ z − target ≥ 0                      normal (σ: soft-contact compliance)
+//     box:  |β_k| ≤ μ z, β_k opposes J_tk v⁺ when it slides    (seed 003 eq. 0.5, 0.6)
+//     cone: (β1, β2) in the regular polygon of K vertices μ z d_j, maximal dissipation
+//
+// Projected Gauss–Seidel solves it iteratively with warm starting (the default); Lemke's
+// pivoting method solves the equivalent LCP exactly (Stewart–Trinkle form with one slack per
+// friction group), for small problems and to check PGS.
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/math/spatial.h"
+#include "engine/model/scene_spec.h"
+
+namespace engine::contact {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+
+struct ContactRows {
+    int bodyA = -1, bodyB = -1;  // body indices, −1 for the ground
+    Vec6 J[3][2];                // row (normal, t1, t2) × side (A, B): entries on that body's 6 velocities
+    Vec6 MinvJ[3][2];            // M⁻¹Jᵀ on the same entries (free-body responses)
+    double friction = 0.0;       // μ
+    double target = 0.0;         // the normal row's bound (restitution, stabilisation, gap)
+    double compliance = 0.0;     // σ [m/(N·s)·s]: soft contact, 0 for rigid
+    double impulse[3] = {0.0, 0.0, 0.0};  // warm start in, solution out [N·s]
+};
+
+struct ContactProblem {
+    std::vector<ContactRows> contacts;
+    // Responses u_r as dense columns (3 per contact) when joints couple the bodies; empty:
+    // the free-body responses MinvJ apply.
+    Eigen::MatrixXd U;
+    FrictionModel friction = FrictionModel::Box;
+    int coneFacets = 8;
+};
+
+struct ContactSolveReport {
+    int iterations = 0;      // PGS sweeps or Lemke pivots
+    double residual = 0.0;   // PGS: largest velocity change of the last sweep [m/s]
+    bool converged = true;
+};
+
+// J_r · v for row r of contact c.
+double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v);
+
+// Projected Gauss–Seidel. `v` is the free velocity on entry, v⁺ on return; the impulses
+// start from the contacts' warm start (clamped to their limits).
+ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations, double tolerance);
+
+// Lemke's method on the dense LCP; fails (converged = false, impulses zero) on ray
+// termination or when it needs more pivots than its limit.
+ContactSolveReport solveLemke(ContactProblem& problem, Eigen::VectorXd& v);
+
+// Lemke's complementary pivoting for w = M x + q, w ≥ 0, x ≥ 0, wᵀx = 0. Returns false when
+// it terminates on a ray (no solution found) or exceeds maxPivots.
+bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& x, int maxPivots, int* pivots = nullptr);
+
+// The closest point to p in the regular polygon with `facets` vertices at radius R, the first
+// on the x axis.
+Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facets);
+
+}  // namespace engine::contact

@@ -1,0 +1,299 @@
+// Contact dynamics against analytic results: resting, stacking, sticking and sliding on an
+// incline, rolling, stopping by friction, elastic impacts (Newton's cradle), a cam.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "engine/analysis/forward_dynamics.h"
+#include "tests/support/contact_scenes.h"
+#include "tests/support/simulation.h"
+
+namespace engine {
+namespace {
+
+constexpr double g = 9.81;
+constexpr double kPi = 3.14159265358979323846;
+
+struct Sim {
+    explicit Sim(const SceneSpec& spec) : fd(test::compiled(spec)) {
+        const Status s = fd.initialize();
+        EXPECT_TRUE(s.ok) << s.message;
+    }
+    // Advances to time t, failing the test on an engine error.
+    bool to(double t) {
+        const Status s = fd.advance(t);
+        EXPECT_TRUE(s.ok) << s.message;
+        return s.ok;
+    }
+    Outputs outputs() {
+        Outputs out;
+        const Status s = fd.outputs(out);
+        EXPECT_TRUE(s.ok) << s.message;
+        return out;
+    }
+    Vec3 position(int body) const { return bodyPosition(fd.state().q, body); }
+    Vec3 velocity(int body) const { return fd.state().v.segment<3>(6 * body); }
+    Vec3 angularVelocity(int body) const { return fd.state().v.segment<3>(6 * body + 3); }
+    double maxSpeed() const {
+        double s = 0.0;
+        for (int b = 0; b < fd.model().bodyCount(); ++b) s = std::max(s, velocity(b).norm());
+        return s;
+    }
+    ForwardDynamics fd;
+};
+
+double maxDepth(const Outputs& out) {
+    double d = 0.0;
+    for (const ContactForce& c : out.contacts) d = std::max(d, c.depth);
+    return d;
+}
+
+TEST(ContactDynamics, BoxRestsOnTheGroundCarryingItsWeight) {
+    SceneSpec spec = test::contactScene();
+    Transform X;
+    X.p = Vec3(0.0, 0.0, 0.052);  // dropped from 2 mm
+    test::addBox(spec, "box", Vec3(0.2, 0.1, 0.1), X, 2.0);
+    Sim run(spec);
+    ASSERT_TRUE(run.to(1.0));
+    EXPECT_LT(run.maxSpeed(), 1e-3);
+    const Outputs out = run.outputs();
+    ASSERT_GE(out.contacts.size(), 4u);
+    EXPECT_LT(maxDepth(out), 1e-3);
+    double normal = 0.0;
+    for (const ContactForce& c : out.contacts) normal += c.normalForce * c.normal_W.z();
+    EXPECT_NEAR(normal, 2.0 * g, 0.01 * 2.0 * g);
+    EXPECT_TRUE(out.contactSolver.converged);
+    EXPECT_NEAR(run.position(0).z(), 0.05, 1e-3);
+}
+
+// Turned by `angle` about the y axis.
+Quat aboutY(double angle) {
+    return Quat(Eigen::AngleAxisd(angle, Vec3::UnitY()));
+}
+
+TEST(ContactDynamics, StackOfTenBoxesStandsForTenSeconds) {
+    SceneSpec spec = test::contactScene();
+    for (int k = 0; k < 10; ++k) {
+        Transform X;
+        X.p = Vec3(0.0, 0.0, 0.05 + 0.1 * k);
+        test::addBox(spec, "box" + std::to_string(k), Vec3::Constant(0.1), X);
+    }
+    Sim run(spec);
+    const Vec3 top0 = run.position(9);
+    ASSERT_TRUE(run.to(10.0));
+    EXPECT_LT((run.position(9) - top0).norm(), 0.01);
+    EXPECT_LT(run.maxSpeed(), 1e-3);
+}
+
+// A box on a slope of angle θ with friction μ (both materials μ, so the pair has μ).
+struct Incline {
+    Incline(double theta, double mu) : theta(theta) {
+        SceneSpec spec = test::contactScene(1e-3, theta, mu);
+        Transform X;
+        X.R = aboutY(theta);
+        X.p = X.R * Vec3(0.0, 0.0, 0.05);
+        test::addBox(spec, "box", Vec3::Constant(0.1), X, 1.0, mu);
+        run = std::make_unique<Sim>(spec);
+    }
+    Vec3 downSlope() const { return aboutY(theta) * Vec3::UnitX(); }
+    double theta;
+    std::unique_ptr<Sim> run;
+};
+
+TEST(ContactDynamics, BoxSticksOnASlopeFlatterThanItsFrictionAngle) {
+    const double theta = 30.0 * kPi / 180.0;  // tan θ = 0.577 < μ = 0.7
+    Incline incline(theta, 0.7);
+    const Vec3 start = incline.run->position(0);
+    ASSERT_TRUE(incline.run->to(1.0));
+    EXPECT_LT((incline.run->position(0) - start).dot(incline.downSlope()), 1e-4);
+    EXPECT_LT(incline.run->maxSpeed(), 1e-4);
+}
+
+TEST(ContactDynamics, BoxSlidesDownASteeperSlopeAtCoulombsAcceleration) {
+    for (FrictionModel model : {FrictionModel::Box, FrictionModel::Cone}) {
+        const double theta = 30.0 * kPi / 180.0, mu = 0.3;  // tan θ = 0.577 > μ
+        SceneSpec spec = test::contactScene(1e-3, theta, mu);
+        spec.contact.friction = model;
+        Transform X;
+        X.R = aboutY(theta);
+        X.p = X.R * Vec3(0.0, 0.0, 0.05);
+        test::addBox(spec, "box", Vec3::Constant(0.1), X, 1.0, mu);
+        Sim run(spec);
+        const Vec3 down = aboutY(theta) * Vec3::UnitX();
+        ASSERT_TRUE(run.to(0.5));
+        const double v1 = run.velocity(0).dot(down);
+        ASSERT_TRUE(run.to(1.0));
+        const double v2 = run.velocity(0).dot(down);
+        const double expected = g * (std::sin(theta) - mu * std::cos(theta));
+        EXPECT_NEAR((v2 - v1) / 0.5, expected, 0.02 * expected) << frictionModelName(model);
+    }
+}
+
+TEST(ContactDynamics, BallRollsDownASlopeAtFiveSeventhsOfGSinTheta) {
+    const double theta = 20.0 * kPi / 180.0, r = 0.05;
+    SceneSpec spec = test::contactScene(1e-3, theta, 0.8);
+    test::addBall(spec, "ball", r, aboutY(theta) * Vec3(0.0, 0.0, r), 1.0, 0.8);
+    Sim run(spec);
+    const Vec3 down = aboutY(theta) * Vec3::UnitX();
+    ASSERT_TRUE(run.to(0.5));
+    const double v1 = run.velocity(0).dot(down);
+    ASSERT_TRUE(run.to(1.0));
+    const double v2 = run.velocity(0).dot(down);
+    const double expected = 5.0 / 7.0 * g * std::sin(theta);
+    EXPECT_NEAR((v2 - v1) / 0.5, expected, 0.02 * expected);
+    // Rolling, not slipping: the contact point is at rest, v = ω r.
+    const Vec3 w = bodyOrientation(run.fd.state().q, 0) * run.angularVelocity(0);
+    EXPECT_NEAR(w.norm() * r, run.velocity(0).norm(), 1e-3 * run.velocity(0).norm());
+}
+
+TEST(ContactDynamics, SlidingBoxStopsAfterVSquaredOverTwoMuG) {
+    const double v = 2.0, mu = 0.5;
+    SceneSpec spec = test::contactScene(1e-3, 0.0, mu);
+    Transform X;
+    X.p = Vec3(0.0, 0.0, 0.05);
+    test::addBox(spec, "box", Vec3::Constant(0.1), X, 1.0, mu).v_WPo_W = Vec3(v, 0.0, 0.0);
+    Sim run(spec);
+    ASSERT_TRUE(run.to(1.0));  // stops after v / (μ g) = 0.41 s
+    const double expected = v * v / (2.0 * mu * g);
+    EXPECT_NEAR(run.position(0).x(), expected, 0.02 * expected);
+    EXPECT_LT(run.maxSpeed(), 1e-3);
+}
+
+TEST(ContactDynamics, NewtonsCradleHandsTheFirstBallsSpeedToTheLast) {
+    // Five elastic balls in a row in zero gravity, 1.5 mm apart; the first comes in at 1 m/s.
+    SceneSpec spec = test::contactScene();
+    spec.gravity = Vec3::Zero();
+    const double r = 0.05, gap = 0.0015;
+    for (int k = 0; k < 5; ++k)
+        test::addBall(spec, "ball" + std::to_string(k), r, Vec3(k * (2 * r + gap), 0.0, 1.0), 1.0, 0.0, 1.0);
+    spec.parts[1].X_WP.p.x() = -0.1;
+    spec.parts[1].v_WPo_W = Vec3(1.0, 0.0, 0.0);
+    Sim run(spec);
+    ASSERT_TRUE(run.to(0.3));
+    EXPECT_NEAR(run.velocity(4).x(), 1.0, 0.05);
+    double momentum = 0.0;
+    for (int k = 0; k < 5; ++k) {
+        momentum += run.velocity(k).x();
+        if (k < 4) {
+            EXPECT_LT(std::abs(run.velocity(k).x()), 0.05) << "ball " << k;
+        }
+    }
+    EXPECT_NEAR(momentum, 1.0, 1e-9);
+}
+
+TEST(ContactDynamics, BallBouncesBackToRestitutionSquaredTimesItsHeight) {
+    const double e = 0.8, r = 0.05, drop = 0.5;
+    SceneSpec spec = test::contactScene(1e-4);
+    test::addBall(spec, "ball", r, Vec3(0.0, 0.0, r + drop), 1.0, 0.0, e);
+    Sim run(spec);
+    // First impact at √(2 drop / g) = 0.319 s; apex e² drop after a further e √(2 drop/g).
+    double apex = 0.0;
+    for (double t = 0.33; t < 0.319 * (1.0 + 2.0 * e) - 0.01; t += 1e-3) {
+        ASSERT_TRUE(run.to(t));
+        apex = std::max(apex, run.position(0).z() - r);
+    }
+    EXPECT_NEAR(apex, e * e * drop, 0.02 * e * e * drop);
+}
+
+TEST(ContactDynamics, SoftContactSettlesAtItsStaticDeflection) {
+    SceneSpec spec = test::contactScene();
+    spec.contact.stiffness = 2e4;
+    spec.contact.damping = 400.0;
+    Transform X;
+    X.p = Vec3(0.0, 0.0, 0.05);
+    test::addBox(spec, "box", Vec3::Constant(0.1), X, 2.0);
+    Sim run(spec);
+    ASSERT_TRUE(run.to(1.0));
+    // Four corner springs in parallel carry m g: the box sinks m g / (4 k)... per contact point;
+    // the deflection is that of the whole face: m g / (n k) with n the contact points.
+    const Outputs out = run.outputs();
+    ASSERT_FALSE(out.contacts.empty());
+    const double n = static_cast<double>(out.contacts.size());
+    EXPECT_NEAR(0.05 - run.position(0).z(), 2.0 * g / (n * 2e4), 0.02 * 2.0 * g / (n * 2e4));
+}
+
+TEST(ContactDynamics, CamDrivesASpringLoadedFollowerAlongItsProfile) {
+    // A disc cam of radius R, offset e from its shaft (the y axis), turning at ω; a flat-faced
+    // follower on a vertical prismatic joint, pulled down by a spring. The face's height is
+    // R − e sin ωt.
+    const double R = 0.05, e = 0.02, omega = 2.0 * kPi;
+    SceneSpec spec = test::contactScene();
+    spec.parts[0].shapes.clear();  // no floor: the cam and follower only
+    const Quat zAlongY(Eigen::AngleAxisd(-0.5 * kPi, Vec3::UnitX()));
+    auto marker = [&](const std::string& name, const Vec3& p, const Quat& R_PM) {
+        Marker m;
+        m.id = spec.newId();
+        m.name = name;
+        m.X_PM = Transform{R_PM, p};
+        return m;
+    };
+    spec.parts[0].markers = {marker("shaft", Vec3::Zero(), zAlongY), marker("guide", Vec3(0, 0, 0.06), Quat::Identity()),
+                             marker("anchor", Vec3(0, 0, -0.3), Quat::Identity())};
+    Part cam;
+    cam.id = spec.newId();
+    cam.name = "cam";
+    cam.mass = 1.0;
+    Shape disc;
+    disc.type = ShapeType::Cylinder;
+    disc.radius = R;
+    disc.length = 0.02;
+    disc.X_PG = Transform{zAlongY, Vec3(e, 0.0, 0.0)};
+    cam.shapes = {disc};
+    cam.markers = {marker("shaft", Vec3::Zero(), zAlongY)};
+    spec.parts.push_back(cam);
+    Transform X;
+    X.p = Vec3(0.0, 0.0, R + 0.01);
+    Part& follower = test::addBox(spec, "follower", Vec3(0.08, 0.04, 0.02), X, 0.5);
+    follower.markers = {marker("guide", Vec3::Zero(), Quat::Identity())};
+    Joint shaft;
+    shaft.id = spec.newId();
+    shaft.name = "shaft";
+    shaft.type = JointType::Revolute;
+    shaft.markerI = {"cam", "shaft"};
+    shaft.markerJ = {"ground", "shaft"};
+    Joint guide = shaft;
+    guide.id = spec.newId();
+    guide.name = "guide";
+    guide.type = JointType::Prismatic;
+    guide.markerI = {"follower", "guide"};
+    guide.markerJ = {"ground", "guide"};
+    spec.joints = {shaft, guide};
+    MotionSpec drive;
+    drive.id = spec.newId();
+    drive.name = "drive";
+    drive.joint = "shaft";
+    drive.expression = "2*pi*time";
+    spec.motions = {drive};
+    ForceSpec spring;
+    spring.id = spec.newId();
+    spring.name = "spring";
+    spring.markerI = {"follower", "guide"};
+    spring.markerJ = {"ground", "anchor"};
+    spring.stiffness = 200.0;
+    spec.forces = {spring};
+
+    Sim run(spec);
+    double worst = 0.0;
+    for (double t = 0.01; t <= 2.0 + 1e-9; t += 0.01) {
+        ASSERT_TRUE(run.to(t));
+        const double face = run.position(1).z() - 0.01;
+        worst = std::max(worst, std::abs(face - (R - e * std::sin(omega * t))));
+    }
+    EXPECT_LT(worst, 1e-3);
+    // The cam's push on the follower balances spring, weight and inertia (the guide takes no
+    // vertical load): at t = 2 s the face is at R, moving down at e ω, accelerating at 0.
+    const Outputs out = run.outputs();
+    ASSERT_FALSE(out.contacts.empty());
+    double push = 0.0;
+    for (const ContactForce& c : out.contacts)
+        push += (c.partB == 2 ? 1.0 : -1.0) * (c.normalForce * c.normal_W + c.frictionForce_W).z();
+    const double springForce = 200.0 * (run.position(1).z() + 0.3);
+    EXPECT_NEAR(push, springForce + 0.5 * g, 0.02 * (springForce + 0.5 * g));
+    EXPECT_NEAR(out.reactions[1].force_W.z(), 0.0, 0.02 * push);
+}
+
+}  // namespace
+}  // namespace engine
