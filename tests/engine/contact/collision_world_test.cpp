@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "engine/io/mesh_loader.h"
+#include <set>
+#include <utility>
+
+#include "tests/support/contact_scenes.h"
 #include "tests/support/scene_builders.h"
 
 namespace engine::contact {
@@ -95,6 +99,66 @@ TEST(CollisionWorld, PartsWithoutGeometryHaveNoCollisionObject) {
     CollisionWorld world(spec);
     EXPECT_EQ(world.objectCount(), 1u);
     EXPECT_TRUE(world.findContacts().empty());
+}
+
+}  // namespace
+}  // namespace engine::contact
+
+namespace engine::contact {
+namespace {
+
+// Two boxes overlapping a plane and each other.
+SceneSpec overlappingBoxes() {
+    SceneSpec spec = test::contactScene();
+    Transform X;
+    X.p = Vec3(0.0, 0.0, 0.049);
+    test::addBox(spec, "a", Vec3::Constant(0.1), X);
+    X.p = Vec3(0.0, 0.0, 0.148);
+    test::addBox(spec, "b", Vec3::Constant(0.1), X);
+    return spec;
+}
+
+std::set<std::pair<std::size_t, std::size_t>> touchingPairs(const SceneSpec& spec) {
+    CollisionWorld world(spec);
+    std::set<std::pair<std::size_t, std::size_t>> pairs;
+    for (const ContactPoint& c : world.findContacts()) pairs.insert({c.partA, c.partB});
+    return pairs;
+}
+
+using Pairs = std::set<std::pair<std::size_t, std::size_t>>;
+
+TEST(CollisionFiltering, EveryOverlappingPairTouchesByDefault) {
+    EXPECT_EQ(touchingPairs(overlappingBoxes()), (Pairs{{0, 1}, {1, 2}}));
+}
+
+TEST(CollisionFiltering, PartsJoinedByAJointDoNotTouchUnlessTheJointSaysSo) {
+    SceneSpec spec = overlappingBoxes();
+    spec.parts[1].markers = {test::marker(spec, "m", Vec3(0, 0, 0.05))};
+    spec.parts[2].markers = {test::marker(spec, "m", Vec3(0, 0, -0.05))};
+    Joint hinge;
+    hinge.id = spec.newId();
+    hinge.name = "hinge";
+    hinge.markerI = {"b", "m"};
+    hinge.markerJ = {"a", "m"};
+    spec.joints = {hinge};
+    EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}}));
+    spec.joints[0].collide = true;
+    EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}, {1, 2}}));
+}
+
+TEST(CollisionFiltering, SwitchGroupsMasksAndPairEntriesLeavePairsOut) {
+    SceneSpec spec = overlappingBoxes();
+    spec.parts[2].collision.enabled = false;
+    EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}}));
+
+    spec = overlappingBoxes();
+    spec.parts[1].collision.group = 2;  // a is in group 2, b's mask leaves it out
+    spec.parts[2].collision.mask = ~2u;
+    EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}}));
+
+    spec = overlappingBoxes();
+    spec.contact.pairs.push_back({spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt});
+    EXPECT_EQ(touchingPairs(spec), (Pairs{{1, 2}}));
 }
 
 }  // namespace

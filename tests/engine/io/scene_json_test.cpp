@@ -1,5 +1,9 @@
 #include "engine/io/scene_json.h"
 
+#include <cmath>
+
+#include "engine/model/contact_model.h"
+
 #include <gtest/gtest.h>
 
 namespace engine::io {
@@ -138,6 +142,76 @@ TEST(SceneJson, ReportsAMissingFileWithoutThrowing) {
     EXPECT_FALSE(r.scene);
     ASSERT_EQ(r.diagnostics.size(), 1u);
     EXPECT_NE(r.diagnostics[0].message.find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+const char* kContactScene = R"({
+  "format": "motus-scene", "version": 1, "name": "Contact",
+  "contact": {"solver": "lemke", "friction": "cone", "coneFacets": 6, "iterations": 50,
+              "tolerance": 1e-7, "margin": 0.002, "restitutionThreshold": 0.1,
+              "stabilization": 0.3, "slop": 2e-5, "stiffness": 1e5, "damping": 50,
+              "pairs": [{"name": "slick", "partA": "ground", "partB": "box", "friction": 0.1, "restitution": 0.2},
+                        {"name": "apart", "partA": "box", "partB": "ball", "enabled": false}]},
+  "parts": [
+    {"name": "ground", "ground": true, "geometry": [{"type": "plane"}], "material": {"friction": 0.9},
+     "markers": [{"name": "m"}]},
+    {"name": "box", "mass": 1, "inertia": [1e-3, 1e-3, 1e-3], "geometry": [{"type": "box", "size": [0.1, 0.1, 0.1]}],
+     "material": {"friction": 0.4, "restitution": 0.5}, "collision": {"group": [0, 3], "mask": 9},
+     "markers": [{"name": "m"}]},
+    {"name": "ball", "mass": 1, "inertia": [1e-3, 1e-3, 1e-3], "geometry": [{"type": "sphere", "radius": 0.05}],
+     "collision": {"enabled": false}}
+  ],
+  "joints": [{"name": "slider", "type": "prismatic", "markerI": "box.m", "markerJ": "ground.m", "collide": true}]
+})";
+
+TEST(SceneJson, ReadsContactSettingsMaterialsFiltersAndPairs) {
+    const SceneLoadResult r = parseScene(kContactScene);
+    ASSERT_TRUE(r.scene) << messagesOf(r);
+    const SceneSpec& s = *r.scene;
+    EXPECT_TRUE(s.contact.enabled);  // a contact block switches contact on
+    EXPECT_EQ(s.settings.integrator, IntegratorType::TimeStepping);  // and the velocity-level stepper
+    EXPECT_EQ(s.contact.solver, ContactSolverType::Lemke);
+    EXPECT_EQ(s.contact.friction, FrictionModel::Cone);
+    EXPECT_EQ(s.contact.coneFacets, 6);
+    EXPECT_EQ(s.contact.iterations, 50);
+    EXPECT_DOUBLE_EQ(s.contact.stiffness, 1e5);
+    EXPECT_EQ(s.parts[0].shapes[0].type, ShapeType::Plane);
+    EXPECT_DOUBLE_EQ(s.parts[1].material.restitution, 0.5);
+    EXPECT_EQ(s.parts[1].collision.group, 9u);  // bits 0 and 3
+    EXPECT_EQ(s.parts[1].collision.mask, 9u);
+    EXPECT_FALSE(s.parts[2].collision.enabled);
+    EXPECT_TRUE(s.joints[0].collide);
+    ASSERT_EQ(s.contact.pairs.size(), 2u);
+    EXPECT_DOUBLE_EQ(*s.contact.pairs[0].friction, 0.1);
+    EXPECT_FALSE(s.contact.pairs[1].enabled);
+
+    // The compiled contact model: combined materials with the pair's overrides, filters.
+    const ContactModel c = buildContactModel(s);
+    EXPECT_DOUBLE_EQ(c.combined(0, 1).friction, 0.1);
+    EXPECT_DOUBLE_EQ(c.combined(0, 1).restitution, 0.2);
+    EXPECT_DOUBLE_EQ(c.combined(0, 2).friction, std::sqrt(0.9 * 0.5));
+    EXPECT_TRUE(c.mayTouch(0, 1));   // jointed, but the joint lets them collide
+    EXPECT_FALSE(c.mayTouch(1, 2));  // the ball does not collide at all
+}
+
+TEST(SceneJson, ContactNeedsTheTimeSteppingIntegratorAndSaneSettings) {
+    const SceneLoadResult r = parseScene(R"({"format":"motus-scene","version":1,
+      "settings": {"integrator": "rk4"},
+      "contact": {"coneFacets": 2, "stabilization": 1.5, "pairs": [{"name": "p", "partA": "a", "partB": "ghost"}]},
+      "parts":[{"name":"a","mass":1,"inertia":[1,1,1],"geometry":[{"type":"plane"}],
+                "material": {"restitution": 2}}]})");
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(has(r, "/settings/integrator", "timeStepping")) << messagesOf(r);
+    EXPECT_TRUE(has(r, "/contact/coneFacets", "3 to 64"));
+    EXPECT_TRUE(has(r, "/contact/stabilization", "between 0 and 1"));
+    EXPECT_TRUE(has(r, "/contact/pairs/0/partB", "no part 'ghost'"));
+    EXPECT_TRUE(has(r, "/parts/0/geometry/0", "only the ground part"));
+    EXPECT_TRUE(has(r, "/parts/0/material/restitution", "between 0 and 1"));
 }
 
 }  // namespace

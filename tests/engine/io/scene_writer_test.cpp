@@ -79,3 +79,45 @@ TEST(SceneWriter, SavesAtomicallyAndReportsFailures) {
 
 }  // namespace
 }  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+TEST(SceneWriter, ContactSettingsRoundTrip) {
+    SceneSpec spec;
+    spec.name = "contact";
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    Shape plane;
+    plane.type = ShapeType::Plane;
+    ground.shapes = {plane};
+    ground.material = {0.7, 0.3};
+    ground.collision = {true, 6u, 0xfffffff0u};
+    Part ball;
+    ball.id = spec.newId();
+    ball.name = "ball";
+    Shape sphere;
+    sphere.type = ShapeType::Sphere;
+    ball.shapes = {sphere};
+    ball.collision.enabled = false;
+    spec.parts = {ground, ball};
+    spec.contact.enabled = true;
+    spec.contact.friction = FrictionModel::Cone;
+    spec.contact.stiffness = 3e4;
+    spec.contact.pairs.push_back({spec.newId(), "p", "ground", "ball", false, 0.2, std::nullopt});
+    spec.settings.integrator = IntegratorType::TimeStepping;
+    const std::string text = sceneToJson(spec);
+    const SceneLoadResult back = parseScene(text);
+    ASSERT_TRUE(back.scene);
+    EXPECT_EQ(sceneToJson(*back.scene), text);
+    EXPECT_EQ(back.scene->parts[0].collision.mask, 0xfffffff0u);
+    EXPECT_FALSE(back.scene->parts[1].collision.enabled);
+    EXPECT_EQ(back.scene->contact.friction, FrictionModel::Cone);
+    EXPECT_FALSE(back.scene->contact.pairs[0].enabled);
+    EXPECT_DOUBLE_EQ(*back.scene->contact.pairs[0].friction, 0.2);
+}
+
+}  // namespace
+}  // namespace engine::io

@@ -1,0 +1,144 @@
+// The contact solvers: Lemke on LCPs with known solutions, the friction polygon, and PGS
+// against Lemke on small frictional problems taken from real contact configurations.
+
+#include "engine/contact/contact_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/analysis/forward_dynamics.h"
+#include "tests/support/contact_scenes.h"
+#include "tests/support/simulation.h"
+
+namespace engine::contact {
+namespace {
+
+TEST(Lemke, SolvesRandomLcpsWithSymmetricPositiveDefiniteMatrices) {
+    std::mt19937 rng(7);
+    std::normal_distribution<double> normal;
+    for (int trial = 0; trial < 20; ++trial) {
+        const int n = 3 + trial % 10;
+        Eigen::MatrixXd A(n, n);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) A(i, j) = normal(rng);
+        const Eigen::MatrixXd M = A.transpose() * A + Eigen::MatrixXd::Identity(n, n);
+        Eigen::VectorXd q(n);
+        for (int i = 0; i < n; ++i) q(i) = normal(rng);
+        Eigen::VectorXd x;
+        ASSERT_TRUE(lemke(M, q, x, 1000));
+        const Eigen::VectorXd w = M * x + q;
+        EXPECT_GE(x.minCoeff(), 0.0);
+        EXPECT_GE(w.minCoeff(), -1e-10);
+        EXPECT_LT(std::abs(x.dot(w)), 1e-10);
+    }
+}
+
+TEST(Lemke, ReportsAnLcpWithoutSolution) {
+    // w = −x − 1 ≥ 0 has no solution with x ≥ 0.
+    Eigen::MatrixXd M(1, 1);
+    M << -1.0;
+    Eigen::VectorXd q(1), x;
+    q << -1.0;
+    EXPECT_FALSE(lemke(M, q, x, 100));
+}
+
+TEST(FrictionPolygon, KeepsInsidePointsAndProjectsOutsideOnesToTheBoundary) {
+    EXPECT_TRUE(projectOntoPolygon({0.3, 0.2}, 1.0, 8).isApprox(Eigen::Vector2d(0.3, 0.2)));
+    // Along a vertex direction the boundary is at R; half-way between two, at R cos(π/K).
+    EXPECT_TRUE(projectOntoPolygon({2.0, 0.0}, 1.0, 8).isApprox(Eigen::Vector2d(1.0, 0.0)));
+    const double a = 3.14159265358979323846 / 8.0;
+    const Eigen::Vector2d p = projectOntoPolygon({2.0 * std::cos(a), 2.0 * std::sin(a)}, 1.0, 8);
+    EXPECT_NEAR(p.norm(), std::cos(a), 1e-12);
+    EXPECT_TRUE(projectOntoPolygon({1.0, 1.0}, 0.0, 8).isZero());
+}
+
+// One step of `spec` from its initial state with the given solver; the contact forces and the
+// velocities after the step.
+struct StepResult {
+    Eigen::VectorXd v;
+    std::vector<ContactForce> contacts;
+    ContactSolverReport report;
+};
+StepResult oneStep(SceneSpec spec, ContactSolverType solver) {
+    spec.contact.solver = solver;
+    spec.contact.tolerance = 1e-12;
+    spec.contact.iterations = 20000;
+    ForwardDynamics fd(test::compiled(spec));
+    EXPECT_TRUE(fd.initialize().ok);
+    EXPECT_TRUE(fd.advance(spec.settings.stepSize).ok);
+    Outputs out;
+    EXPECT_TRUE(fd.outputs(out).ok);
+    return {fd.state().v, out.contacts, out.contactSolver};
+}
+
+// A ball on the ground with another leaning on it, both moving: two contacts, sliding and
+// spinning, a problem with a unique solution.
+SceneSpec leaningBalls(FrictionModel model) {
+    SceneSpec spec = test::contactScene(1e-3, 0.0, 0.4);
+    spec.contact.friction = model;
+    const double r = 0.05;
+    test::addBall(spec, "lower", r, Vec3(0, 0, r - 1e-4), 1.0, 0.4).v_WPo_W = Vec3(0.3, -0.1, -0.2);
+    spec.parts.back().w_WP_W = Vec3(2.0, 1.0, 0.5);
+    const Vec3 offset = Vec3(0.6, 0.3, 0.74).normalized() * (2 * r - 1e-4);
+    test::addBall(spec, "upper", r, Vec3(0, 0, r) + offset, 2.0, 0.4).v_WPo_W = Vec3(-0.2, 0.4, -0.5);
+    return spec;
+}
+
+TEST(ContactSolvers, PgsAgreesWithLemkeOnASmallFrictionalProblem) {
+    for (FrictionModel model : {FrictionModel::Box, FrictionModel::Cone}) {
+        const SceneSpec spec = leaningBalls(model);
+        const StepResult pgs = oneStep(spec, ContactSolverType::ProjectedGaussSeidel);
+        const StepResult exact = oneStep(spec, ContactSolverType::Lemke);
+        ASSERT_TRUE(pgs.report.converged);
+        ASSERT_TRUE(exact.report.converged);
+        ASSERT_EQ(pgs.contacts.size(), 2u);
+        ASSERT_EQ(exact.contacts.size(), 2u);
+        EXPECT_LT((pgs.v - exact.v).cwiseAbs().maxCoeff(), 1e-9) << frictionModelName(model);
+        for (std::size_t k = 0; k < 2; ++k) {
+            EXPECT_NEAR(pgs.contacts[k].normalForce, exact.contacts[k].normalForce, 1e-6) << frictionModelName(model);
+            EXPECT_LT((pgs.contacts[k].frictionForce_W - exact.contacts[k].frictionForce_W).norm(), 1e-6)
+                << frictionModelName(model);
+            // Something to agree on: both contacts push, and at least one slides at the limit.
+            EXPECT_GT(exact.contacts[k].normalForce, 1.0);
+        }
+    }
+}
+
+TEST(ContactSolvers, PgsAgreesWithLemkeOnABoxLandingWhileSliding) {
+    // Several corner contacts: their normal forces are not unique, the motion is.
+    for (FrictionModel model : {FrictionModel::Box, FrictionModel::Cone}) {
+        SceneSpec spec = test::contactScene();
+        spec.contact.friction = model;
+        Transform X;
+        X.p = Vec3(0.0, 0.0, 0.05 - 2e-4);
+        X.R = Quat(Eigen::AngleAxisd(0.3, Vec3::UnitZ()));
+        Part& box = test::addBox(spec, "box", Vec3(0.2, 0.1, 0.1), X, 1.0);
+        box.v_WPo_W = Vec3(0.5, 0.2, -0.3);
+        box.w_WP_W = Vec3(0.0, 0.0, 3.0);
+        const StepResult pgs = oneStep(spec, ContactSolverType::ProjectedGaussSeidel);
+        const StepResult exact = oneStep(spec, ContactSolverType::Lemke);
+        ASSERT_TRUE(pgs.report.converged && exact.report.converged);
+        EXPECT_GE(exact.contacts.size(), 3u);
+        EXPECT_LT((pgs.v - exact.v).cwiseAbs().maxCoeff(), 1e-8) << frictionModelName(model);
+    }
+}
+
+TEST(ContactSolvers, ReportTheStepsWhosePgsSolveDidNotConverge) {
+    SceneSpec spec = test::boxPile(50);
+    spec.contact.iterations = 2;
+    spec.contact.tolerance = 1e-9;
+    ForwardDynamics fd(test::compiled(spec));
+    ASSERT_TRUE(fd.initialize().ok);
+    ASSERT_TRUE(fd.advance(0.2).ok);
+    Outputs out;
+    ASSERT_TRUE(fd.outputs(out).ok);
+    EXPECT_FALSE(out.contactSolver.converged);
+    EXPECT_GT(out.contactSolver.unconvergedSteps, 0);
+    EXPECT_EQ(out.contactSolver.iterations, 2);
+    EXPECT_GT(out.contactSolver.residual, 1e-9);
+}
+
+}  // namespace
+}  // namespace engine::contact
