@@ -213,6 +213,7 @@ std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
             // Stored impulses act on body1 of the manifold as Motus's "B" of that order.
             const double sign = swapped ? -1.0 : 1.0;
             c.normalImpulse = point.m_appliedImpulse;
+            c.handle = m.lastPoints.size();
             c.frictionImpulse_W =
                 sign * Vec3(point.m_appliedImpulseLateral1, point.m_appliedImpulseLateral2, point.m_prevRHS);
             contacts.push_back(c);
@@ -225,14 +226,14 @@ std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
 
 void CollisionWorld::storeImpulses(const std::vector<ContactPoint>& contacts) {
     Impl& m = *impl_;
-    const std::size_t n = std::min(contacts.size(), m.lastPoints.size());
-    for (std::size_t k = 0; k < n; ++k) {
-        btManifoldPoint& point = *m.lastPoints[k];
-        const double sign = m.lastSwapped[k] ? -1.0 : 1.0;
-        point.m_appliedImpulse = contacts[k].normalImpulse;
+    for (const ContactPoint& c : contacts) {
+        if (c.handle >= m.lastPoints.size()) continue;
+        btManifoldPoint& point = *m.lastPoints[c.handle];
+        const double sign = m.lastSwapped[c.handle] ? -1.0 : 1.0;
+        point.m_appliedImpulse = c.normalImpulse;
         // The friction impulse vector (world axes) rides in the three slots Bullet carries over
         // when it refreshes a persistent point (Motus uses no other Bullet solver state).
-        const Vec3 friction = sign * contacts[k].frictionImpulse_W;
+        const Vec3 friction = sign * c.frictionImpulse_W;
         point.m_appliedImpulseLateral1 = friction.x();
         point.m_appliedImpulseLateral2 = friction.y();
         point.m_prevRHS = friction.z();

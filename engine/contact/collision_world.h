@@ -32,6 +32,7 @@ struct ContactPoint {
     // impulse along n_AB_W [N·s] and the friction impulse vector (tangent to the surface).
     double normalImpulse = 0.0;
     Vec3 frictionImpulse_W = Vec3::Zero();
+    std::size_t handle = 0;  // which point of the last query this is (for storeImpulses)
 };
 
 class CollisionWorld {
@@ -48,8 +49,8 @@ public:
     // `margin` up to 2 cm (Bullet's pair search pads bounding boxes by that much).
     std::vector<ContactPoint> findContacts(double margin = 0.0);
 
-    // Stores the impulses of the points of the last findContacts() (same order, same count)
-    // for the next query's warm start.
+    // Stores the impulses of points of the last findContacts() (any subset, any order) for
+    // the next query's warm start.
     void storeImpulses(const std::vector<ContactPoint>& contacts);
 
     // Forgets every persistent contact point (a run restarted from another state).

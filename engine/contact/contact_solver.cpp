@@ -123,9 +123,13 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (int r = 0; r < 3; ++r) applyImpulse(p, ci, r, c.impulse[r], v);
     }
 
+    // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
+    // stack in one pair of sweeps, up and down, instead of one contact per sweep.
     for (int sweep = 1; sweep <= maxIterations; ++sweep) {
         double largest = 0.0;
-        for (std::size_t ci = 0; ci < n; ++ci) {
+        const bool forward = sweep % 2 == 1;
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t ci = forward ? k : n - 1 - k;
             ContactRows& c = p.contacts[ci];
             const Local& l = local[ci];
             // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).

@@ -13,6 +13,7 @@
 // contact solver never sees a joint row and closed loops stay exact however few sweeps it
 // makes. Without joints the responses are the free-body ones (12 numbers per row).
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/contact/collision_world.h"
@@ -181,6 +182,14 @@ private:
         }
         const ContactSettings& settings = model.contact.settings;
         points = world_->findContacts(settings.margin);
+        // Highest contacts first (along gravity): the first Gauss–Seidel sweep then carries the
+        // weight of a stack down to its base.
+        if (model.gravity.norm() > 0.0) {
+            const Vec3 up = -model.gravity.normalized();
+            std::stable_sort(points.begin(), points.end(), [&](const auto& a, const auto& b) {
+                return (a.p_WA_W + a.p_WB_W).dot(up) > (b.p_WA_W + b.p_WB_W).dot(up);
+            });
+        }
         problem.friction = settings.friction;
         problem.coneFacets = settings.coneFacets;
         problem.contacts.reserve(points.size());

@@ -431,6 +431,9 @@ Diagnostics validate(const SceneSpec& spec) {
         if (!std::isfinite(value) || value < 0.0)
             check.error(std::string("/contact/") + key, std::string(key) + " must be zero or positive, got " +
                                                             formatNumber(value));
+    if (ct.margin > 0.02)
+        check.error("/contact/margin", "at most 0.02 m (the collision pair search pads bounding boxes by 2 cm), got " +
+                                           formatNumber(ct.margin));
     if (!std::isfinite(ct.stabilization) || ct.stabilization < 0.0 || ct.stabilization > 1.0)
         check.error("/contact/stabilization", "must be between 0 and 1, got " + formatNumber(ct.stabilization));
     if (ct.stiffness == 0.0 && ct.damping > 0.0)
