@@ -86,8 +86,6 @@ private:
             v += dv;
         }
 
-        const Eigen::VectorXd vFree = v;
-
         // Contact.
         contact::ContactProblem problem;
         std::vector<contact::ContactPoint> points;
@@ -124,12 +122,14 @@ private:
             ws.solver.project(J0 * vc - b, dv, &impulse);
         }
 
-        // Energy taken out by contact and friction: minus the work of their impulses,
-        // x·J(v_f + v⁺)/2.
+        // Energy taken out by contact and friction: minus the work of their impulses at the
+        // mean of the velocities before and after the step, x·J(vₙ + v⁺)/2 (the step's change
+        // of kinetic energy is the work of all its impulses at that mean velocity; a resting
+        // or rolling contact does none).
         double contactWork = 0.0;
         for (const ContactRows& c : problem.contacts)
             for (int r = 0; r < 3; ++r)
-                contactWork += c.impulse[r] * 0.5 * (contact::rowVelocity(c, r, vFree) + contact::rowVelocity(c, r, v));
+                contactWork += c.impulse[r] * 0.5 * (contact::rowVelocity(c, r, v0) + contact::rowVelocity(c, r, v));
 
         state.q = q0;
         detail::retract(model, state.q, h * v);

@@ -54,8 +54,12 @@ TEST(ExampleScenes, EveryBundledSceneSimulatesTwoSecondsAndBalancesItsEnergy) {
         }
         // First-order methods (symplectic, implicit Euler) hold energy to O(h): a looser bound.
         const IntegratorType integrator = c.model->settings.integrator;
-        const bool firstOrder = integrator == IntegratorType::SymplecticEuler || integrator == IntegratorType::ImplicitEuler;
-        EXPECT_LT(worstDrift / scale, firstOrder ? 2e-3 : 1e-4)
+        const bool firstOrder = integrator == IntegratorType::SymplecticEuler || integrator == IntegratorType::ImplicitEuler ||
+                                integrator == IntegratorType::TimeStepping;
+        // Contact scenes step at the velocity level with impacts inside a step: their balance
+        // holds to O(h v) (e.g. the free fall of a pile's upper layers before they land).
+        const double bound = c.model->contact.enabled ? 2.5e-2 : firstOrder ? 2e-3 : 1e-4;
+        EXPECT_LT(worstDrift / scale, bound)
             << "energy drift " << worstDrift << " J against " << scale << " J";
         EXPECT_LT(worstClosure, 1e-9);
     }
