@@ -111,7 +111,7 @@ int runSimulate(const SimulateOptions& options) {
     if (!options.integrator.empty()) {
         const auto type = engine::integratorFromName(options.integrator);
         if (!type) {
-            printError("unknown integrator '" + options.integrator + "' (expected symplecticEuler, rk4, dopri45 or implicitEuler)",
+            printError("unknown integrator '" + options.integrator + "' (expected symplecticEuler, rk4, dopri45, implicitEuler or timeStepping)",
                        "command line: --integrator");
             return kExitUsage;
         }
@@ -171,6 +171,17 @@ int runSimulate(const SimulateOptions& options) {
             printError("cannot write results file: " + ec.message(), options.out);
             return kExitInvalidInput;
         }
+    }
+    // A contact solve that stopped at its sweep limit is not an error, but it is said.
+    if (recording.size() > 0 && compiled.model->contact.enabled) {
+        engine::State state;
+        engine::Outputs outputs;
+        recording.read(recording.size() - 1, state, outputs);
+        if (outputs.contactSolver.unconvergedSteps > 0)
+            std::cerr << "motus-cli: warning: the contact solver stopped at its sweep limit before reaching its "
+                         "tolerance in "
+                      << outputs.contactSolver.unconvergedSteps
+                      << " steps (raise contact.iterations or loosen contact.tolerance) (" << options.scene << ")\n";
     }
     if (!options.run.empty()) {
         std::string error;
@@ -311,7 +322,7 @@ int main(int argc, char** argv) {
                          "Step size [s] (fixed-step integrators) or output interval (dopri45); "
                          "default: the scene's")
         ->check(CLI::PositiveNumber);
-    simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45 or implicitEuler (default: the scene's)");
+    simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
     simulate->add_option("--every", sim.every, "Write every K-th step (default 1)")->check(CLI::PositiveNumber);
     simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file");

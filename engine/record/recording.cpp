@@ -58,6 +58,25 @@ FrameLayout::FrameLayout(const Model& model)
     add("energy.dissipated", "J", extra + 1);
     add("constraint.error", "m", energies + 3);
     size_ = energies + 4;
+    // Contact: totals of the step that ended at the frame, the solver's figures, and the
+    // normal and friction force summed over each contact pair entry's points.
+    contact_ = model.contact.enabled;
+    if (contact_) {
+        const int at = size_;
+        add("contact.count", "", at);
+        add("contact.normalForce", "N", at + 1);
+        add("contact.maxDepth", "m", at + 2);
+        add("contact.iterations", "", at + 3);
+        add("contact.residual", "m/s", at + 4);
+        add("contact.unconvergedSteps", "", at + 5);
+        size_ = at + 6;
+        for (const ContactPairModel& pair : model.contact.pairs) {
+            contactPairs_.emplace_back(pair.partA, pair.partB);
+            add(pair.name + ".Fn", "N", size_);
+            add(pair.name + ".Ft", "N", size_ + 1);
+            size_ += 2;
+        }
+    }
 }
 
 int FrameLayout::findChannel(const std::string& name) const {
@@ -93,6 +112,30 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
     *p++ = o.energies.gravitational;
     *p++ = o.energies.elastic;
     *p++ = o.constraintError;
+    if (!contact_) return;
+    double normal = 0.0, depth = 0.0;
+    for (const ContactForce& c : o.contacts) {
+        normal += c.normalForce;
+        depth = std::max(depth, c.depth);
+    }
+    *p++ = static_cast<double>(o.contacts.size());
+    *p++ = normal;
+    *p++ = depth;
+    *p++ = o.contactSolver.iterations;
+    *p++ = o.contactSolver.residual;
+    *p++ = static_cast<double>(o.contactSolver.unconvergedSteps);
+    for (const auto& [a, b] : contactPairs_) {
+        double fn = 0.0;
+        Vec3 ft = Vec3::Zero();
+        for (const ContactForce& c : o.contacts) {
+            const bool samePair = (c.partA == a && c.partB == b) || (c.partA == b && c.partB == a);
+            if (!samePair) continue;
+            fn += c.normalForce;
+            ft += c.partA == a ? c.frictionForce_W : Vec3(-c.frictionForce_W);
+        }
+        *p++ = fn;
+        *p++ = ft.norm();
+    }
 }
 
 void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
@@ -128,6 +171,12 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     o.energies.driverWork = s.driverWork;
     o.energies.dissipated = s.dissipatedEnergy;
     o.constraintError = *p++;
+    if (!contact_) return;
+    o.contactSolver.contacts = static_cast<int>(*p);
+    p += 3;  // the force and depth totals: derived from the contact list
+    o.contactSolver.iterations = static_cast<int>(*p++);
+    o.contactSolver.residual = *p++;
+    o.contactSolver.unconvergedSteps = static_cast<long>(*p++);
 }
 
 Recording::Recording(const Model& model, RecordingOptions options)
@@ -151,17 +200,25 @@ void Recording::decimateLocked() {
     const auto F = static_cast<std::size_t>(layout_.size());
     std::vector<std::unique_ptr<double[]>> old = std::move(chunks_);
     std::vector<double> oldTimes = std::move(times_);
+    std::vector<std::vector<ContactForce>> oldContacts = std::move(contacts_);
     chunks_.clear();
     times_.clear();
+    contacts_.clear();
+    contactBytes_ = 0;
     frames_ = 0;
     auto oldRow = [&](std::size_t k) { return old[k / kChunkFrames].get() + (k % kChunkFrames) * F; };
     for (std::size_t k = 0; k < n; ++k) {
         if (k % 2 != 0 && k + 1 != n) continue;
         std::memcpy(pushLocked(), oldRow(k), F * sizeof(double));
         times_.push_back(oldTimes[k]);
+        if (k < oldContacts.size()) {
+            contactBytes_ += oldContacts[k].size() * sizeof(ContactForce);
+            contacts_.push_back(std::move(oldContacts[k]));
+        }
     }
     stale_.clear();
     staleTimes_.clear();
+    staleContacts_.clear();
 }
 
 Recording::Append Recording::append(const State& state, const Outputs& outputs, bool always) {
@@ -172,7 +229,9 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
     const std::size_t rowBytes = static_cast<std::size_t>(layout_.size()) * sizeof(double);
     // Memory grows a chunk at a time: check the limit when the next chunk is due.
     const bool newChunk = frames_ == chunks_.size() * kChunkFrames;
-    if (frames_ > 2 && newChunk && (chunks_.size() + 1) * kChunkFrames * rowBytes > options_.maxBytes) {
+    const std::size_t contactBytes = contactBytes_ + outputs.contacts.size() * sizeof(ContactForce);
+    if (frames_ > 2 && (newChunk || contactBytes > options_.maxBytes / 2) &&
+        (chunks_.size() + 1) * kChunkFrames * rowBytes + contactBytes > options_.maxBytes) {
         if (options_.policy == MemoryPolicy::StopRun) return Append::Full;
         decimateLocked();
         recordEvery_ *= 2;
@@ -182,10 +241,15 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
     }
     layout_.encode(state, outputs, pushLocked());
     times_.push_back(state.t);
+    if (layout_.hasContact()) {
+        contacts_.push_back(outputs.contacts);
+        contactBytes_ += outputs.contacts.size() * sizeof(ContactForce);
+    }
     // New frames replace the stale ones they overtake.
     while (!staleTimes_.empty() && staleTimes_.front() <= state.t) {
         staleTimes_.erase(staleTimes_.begin());
         stale_.erase(stale_.begin());
+        if (!staleContacts_.empty()) staleContacts_.erase(staleContacts_.begin());
     }
     return result;
 }
@@ -195,15 +259,22 @@ void Recording::truncateAfter(std::size_t frame) {
     if (frame + 1 >= frames_) return;
     std::vector<std::vector<double>> stale;
     std::vector<double> staleTimes;
+    std::vector<std::vector<ContactForce>> staleContacts;
     for (std::size_t k = frame + 1; k < frames_; ++k) {
         const double* row = rowLocked(k);
         stale.emplace_back(row, row + layout_.size());
         staleTimes.push_back(times_[k]);
+        if (k < contacts_.size()) {
+            contactBytes_ -= contacts_[k].size() * sizeof(ContactForce);
+            staleContacts.push_back(std::move(contacts_[k]));
+        }
     }
     stale_ = std::move(stale);
     staleTimes_ = std::move(staleTimes);
+    staleContacts_ = std::move(staleContacts);
     frames_ = frame + 1;
     times_.resize(frames_);
+    if (layout_.hasContact()) contacts_.resize(frames_);
     chunks_.resize((frames_ + kChunkFrames - 1) / kChunkFrames);
     outputCounter_ = 1;
 }
@@ -228,6 +299,7 @@ bool Recording::read(std::size_t frame, State& state, Outputs& outputs) const {
     std::shared_lock lock(mutex_);
     if (frame >= frames_) return false;
     layout_.decode(rowLocked(frame), state, outputs);
+    outputs.contacts = frame < contacts_.size() ? contacts_[frame] : std::vector<ContactForce>{};
     return true;
 }
 
@@ -256,7 +328,9 @@ bool Recording::readStale(double t, State& state, Outputs& outputs) const {
     std::shared_lock lock(mutex_);
     const auto it = std::upper_bound(staleTimes_.begin(), staleTimes_.end(), t);
     if (it == staleTimes_.begin()) return false;
-    layout_.decode(stale_[static_cast<std::size_t>(it - staleTimes_.begin()) - 1].data(), state, outputs);
+    const std::size_t k = static_cast<std::size_t>(it - staleTimes_.begin()) - 1;
+    layout_.decode(stale_[k].data(), state, outputs);
+    outputs.contacts = k < staleContacts_.size() ? staleContacts_[k] : std::vector<ContactForce>{};
     return true;
 }
 
@@ -265,6 +339,7 @@ std::size_t Recording::bytes() const {
     std::size_t b = chunks_.size() * kChunkFrames * static_cast<std::size_t>(layout_.size()) * sizeof(double);
     b += times_.capacity() * sizeof(double);
     for (const auto& row : stale_) b += row.size() * sizeof(double);
+    b += contactBytes_ + contacts_.capacity() * sizeof(std::vector<ContactForce>);
     return b;
 }
 

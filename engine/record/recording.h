@@ -8,6 +8,8 @@
 //   Decimate      drop every other frame (keeping the first and the last) and from then on
 //                 record every other output: the run goes on at half the time resolution
 //   StopRun       refuse further frames; the simulator pauses and says why
+// Contact scenes also keep every frame's contact forces (point, normal, normal and friction
+// force per contact point), counted in the memory limit, and per-frame summary channels.
 // Re-running from frame k moves the frames after k aside as *stale*: they stay readable (the
 // view shows them as such) until a new frame replaces that time range.
 //
@@ -46,12 +48,15 @@ public:
     int size() const { return size_; }  // doubles per frame
     const std::vector<Channel>& channels() const { return channels_; }
     int findChannel(const std::string& name) const;  // index into channels(), −1 if none
+    bool hasContact() const { return contact_; }
 
     void encode(const State& state, const Outputs& outputs, double* row) const;
     void decode(const double* row, State& state, Outputs& outputs) const;
 
 private:
     int nq_, nv_, nc_, joints_, drivers_;
+    bool contact_ = false;
+    std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries
     int size_ = 0;
     std::vector<Channel> channels_;
 };
@@ -98,6 +103,9 @@ private:
     std::vector<double> times_;  // per frame, for the O(log n) search
     std::vector<std::vector<double>> stale_;  // rows moved aside by truncateAfter
     std::vector<double> staleTimes_;
+    // Contact forces per frame (and per stale frame), beside the fixed-length rows.
+    std::vector<std::vector<ContactForce>> contacts_, staleContacts_;
+    std::size_t contactBytes_ = 0;
     int recordEvery_ = 1;
     long outputCounter_ = 0;
     int decimations_ = 0;

@@ -297,3 +297,47 @@ TEST(ContactDynamics, CamDrivesASpringLoadedFollowerAlongItsProfile) {
 
 }  // namespace
 }  // namespace engine
+
+#include "engine/record/recording.h"
+
+namespace engine {
+namespace {
+
+TEST(ContactRecording, FramesKeepTheirContactForcesAndPairTotals) {
+    SceneSpec spec = test::contactScene();
+    Transform X;
+    X.p = Vec3(0.0, 0.0, 0.05);
+    test::addBox(spec, "box", Vec3::Constant(0.1), X, 3.0);
+    spec.contact.pairs.push_back({spec.newId(), "floor", "box", "ground", true, std::nullopt, std::nullopt});
+    const auto model = test::compiled(spec);
+    ForwardDynamics fd(model);
+    ASSERT_TRUE(fd.initialize().ok);
+    Recording recording(*model, {});
+    for (int k = 1; k <= 100; ++k) {
+        ASSERT_TRUE(fd.advance(0.01 * k).ok);
+        Outputs out;
+        ASSERT_TRUE(fd.outputs(out).ok);
+        recording.append(fd.state(), out);
+    }
+    State s;
+    Outputs back;
+    ASSERT_TRUE(recording.read(99, s, back));
+    ASSERT_GE(back.contacts.size(), 3u);
+    double normal = 0.0;
+    for (const ContactForce& c : back.contacts) normal += c.normalForce;
+    EXPECT_NEAR(normal, 3.0 * g, 0.01 * 3.0 * g);
+    const int total = recording.layout().findChannel("contact.normalForce");
+    const int pair = recording.layout().findChannel("floor.Fn");
+    ASSERT_GE(total, 0);
+    ASSERT_GE(pair, 0);
+    std::vector<double> times, totals, pairs;
+    recording.series(total, 99, 100, 1, times, totals);
+    recording.series(pair, 99, 100, 1, times, pairs);
+    EXPECT_NEAR(totals[0], normal, 1e-9);
+    EXPECT_NEAR(pairs[0], normal, 1e-9);
+    EXPECT_EQ(back.contactSolver.contacts, static_cast<int>(back.contacts.size()));
+    EXPECT_GT(recording.bytes(), 100 * back.contacts.size() * sizeof(ContactForce));
+}
+
+}  // namespace
+}  // namespace engine
