@@ -81,13 +81,7 @@ osg::ref_ptr<osg::Shape> makeShape(const Shape& s) {
         cone->setRotation(rotation);
         return cone;
     }
-    case ShapeType::Plane: {
-        // An infinite half-space, drawn as a thin 6 m square slab whose top face is the plane.
-        const Vec3 shift = s.X_PG.R * Vec3(0.0, 0.0, -0.001);
-        auto slab = makeRef<osg::Box>(center + toOsg(shift), 6.0f, 6.0f, 0.002f);
-        slab->setRotation(rotation);
-        return slab;
-    }
+    case ShapeType::Plane:  // drawn with the environment, see makeScene
     case ShapeType::Mesh:
         break;  // drawn as geometry, see makeDrawable
     }
@@ -293,7 +287,8 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         auto geode = makeRef<osg::Geode>();
         geode->setNodeMask(kMaskParts);
         for (const Shape& s : part.shapes)
-            if (auto drawable = makeDrawable(s, hints.get())) geode->addDrawable(drawable);
+            if (s.type != ShapeType::Plane)
+                if (auto drawable = makeDrawable(s, hints.get())) geode->addDrawable(drawable);
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
         geode->setName("shapes");
         transform->addChild(geode);
@@ -389,6 +384,25 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(), floorZ);
     grid->setNodeMask(kMaskGrid);
     g.environment->addChild(grid);
+
+    // Ground planes (infinite half-spaces, for contact): an opaque slab twice the
+    // mechanism's size under it, top face on the plane. Kept out of the mechanism's bounds so
+    // fitting the view frames the parts, not the plane.
+    for (const engine::Part& part : spec.parts) {
+        for (const Shape& s : part.shapes) {
+            if (s.type != ShapeType::Plane) continue;
+            const engine::Transform X_WG = part.X_WP * s.X_PG;
+            const Vec3 centre = X_WG * Vec3(0.0, 0.0, -0.001 * size);
+            auto slab = makeRef<osg::Box>(toOsg(centre), float(2.0 * size), float(2.0 * size), float(0.002 * size));
+            slab->setRotation(toOsg(X_WG.R));
+            auto geode = makeRef<osg::Geode>();
+            geode->addDrawable(makeRef<osg::ShapeDrawable>(slab.get()));
+            geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
+            geode->setNodeMask(kMaskParts);
+            geode->setName(part.name + " plane");
+            g.environment->addChild(geode);
+        }
+    }
     auto axes = makeTriad(0.25 * size, 3.0f);
     axes->setNodeMask(kMaskAxes);
     g.environment->addChild(axes);
