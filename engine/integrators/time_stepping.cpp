@@ -35,12 +35,6 @@ Vec3 tangentOf(const Vec3& n, const Vec3& relativeVelocity = Vec3::Zero()) {
     return n.cross(helper).normalized();
 }
 
-// Velocity in W of the material point at `point` of body b (v_W + ω × arm).
-Vec3 pointVelocity(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b, const Vec3& point) {
-    if (b < 0) return Vec3::Zero();
-    const Vec3 w = bodyOrientation(q, b) * Vec3(v.segment<3>(6 * b + 3));
-    return v.segment<3>(6 * b) + w.cross(point - bodyPosition(q, b));
-}
 
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
@@ -186,10 +180,24 @@ private:
         // weight of a stack down to its base.
         if (model.gravity.norm() > 0.0) {
             const Vec3 up = -model.gravity.normalized();
-            std::stable_sort(points.begin(), points.end(), [&](const auto& a, const auto& b) {
-                return (a.p_WA_W + a.p_WB_W).dot(up) > (b.p_WA_W + b.p_WB_W).dot(up);
-            });
+            std::vector<std::pair<double, std::size_t>> order(points.size());
+            for (std::size_t k = 0; k < points.size(); ++k)
+                order[k] = {-(points[k].p_WA_W + points[k].p_WB_W).dot(up), k};
+            std::sort(order.begin(), order.end());
+            std::vector<contact::ContactPoint> sorted;
+            sorted.reserve(points.size());
+            for (const auto& entry : order) sorted.push_back(points[entry.second]);
+            points = std::move(sorted);
         }
+        // Per body, once: orientation as a matrix and world angular velocity.
+        rotation_.resize(static_cast<std::size_t>(model.bodyCount()));
+        for (int b = 0; b < model.bodyCount(); ++b)
+            rotation_[static_cast<std::size_t>(b)] = bodyOrientation(q, b).toRotationMatrix();
+        auto pointVelocity = [&](int b, const Vec3& point) -> Vec3 {
+            if (b < 0) return Vec3::Zero();
+            const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(v.segment<3>(6 * b + 3));
+            return v.segment<3>(6 * b) + w.cross(point - bodyPosition(q, b));
+        };
         problem.friction = settings.friction;
         problem.coneFacets = settings.coneFacets;
         problem.contacts.reserve(points.size());
@@ -205,14 +213,14 @@ private:
             if (c.bodyA < 0 && c.bodyB < 0) continue;
             const Vec3 point = 0.5 * (p.p_WA_W + p.p_WB_W);
             const Vec3 n = p.n_AB_W;
-            const Vec3 t1 = tangentOf(n, pointVelocity(q, v, c.bodyB, point) - pointVelocity(q, v, c.bodyA, point));
+            const Vec3 t1 = tangentOf(n, pointVelocity(c.bodyB, point) - pointVelocity(c.bodyA, point));
             const Vec3 t2 = n.cross(t1);
             const Vec3 directions[3] = {n, t1, t2};
             for (int side = 0; side < 2; ++side) {
                 const int body = side == 0 ? c.bodyA : c.bodyB;
                 if (body < 0) continue;
                 const double sign = side == 0 ? -1.0 : 1.0;
-                const Mat3 R = bodyOrientation(q, body).toRotationMatrix();
+                const Mat3& R = rotation_[static_cast<std::size_t>(body)];
                 const Vec3 arm = point - bodyPosition(q, body);
                 for (int r = 0; r < 3; ++r) {
                     Vec6 row;
@@ -276,6 +284,7 @@ private:
 
     std::unique_ptr<contact::CollisionWorld> world_;
     std::vector<Vec3> tangents_;  // per contact of the step: its first friction direction
+    std::vector<Mat3> rotation_;  // per body: R_WB at the start of the step
     std::uint64_t worldSerial_ = 0;
 };
 
