@@ -1,5 +1,6 @@
 #include "engine/io/csv_export.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -24,7 +25,9 @@ void CsvWriter::writeHeader() {
         for (std::size_t k = 0; k < joint.coordinates.size(); ++k) out_ << ',' << joint.name << ".q" << k;
         for (const char* c : {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz"}) out_ << ',' << joint.name << '.' << c;
     }
-    out_ << ",energy.kinetic,energy.potential,energy.total,constraint.error\n";
+    out_ << ",energy.kinetic,energy.potential,energy.total,constraint.error";
+    if (model_.contact.enabled) out_ << ",contact.count,contact.normalForce,contact.maxDepth";
+    out_ << '\n';
 }
 
 void CsvWriter::writeRow(const State& state, const Outputs& o) {
@@ -51,6 +54,16 @@ void CsvWriter::writeRow(const State& state, const Outputs& o) {
     put(o.energies.potential());
     put(o.energies.total());
     put(o.constraintError);
+    if (model_.contact.enabled) {
+        double normal = 0.0, depth = 0.0;
+        for (const ContactForce& c : o.contacts) {
+            normal += c.normalForce;
+            depth = std::max(depth, c.depth);
+        }
+        put(static_cast<double>(o.contacts.size()));
+        put(normal);
+        put(depth);
+    }
     out_ << '\n';
 }
 
