@@ -1,6 +1,7 @@
 #include "engine/io/run_file.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,10 @@ namespace engine::io {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'O', 'T', 'U', 'S', 'R', 'U', 'N'};
-constexpr std::uint32_t kRunFormatVersion = 1;
+constexpr std::uint32_t kRunFormatVersion = 2;  // 2: per-frame contact forces after the rows
+
+// One contact in a run file: two int32 part indices and 11 doubles.
+constexpr std::size_t kContactBytes = 2 * sizeof(std::int32_t) + 11 * sizeof(double);
 
 // FNV-1a, 64 bits: detects corruption (not tampering).
 std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
@@ -52,13 +56,25 @@ bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::s
     put(out, doubles);
     put(out, frames);
     std::vector<double> row(doubles);
+    std::string contacts;
     for (std::uint64_t k = 0; k < frames; ++k) {
         State state;
         Outputs outputs;
         recording.read(static_cast<std::size_t>(k), state, outputs);
         recording.layout().encode(state, outputs, row.data());
         out.append(reinterpret_cast<const char*>(row.data()), doubles * sizeof(double));
+        put(contacts, static_cast<std::uint32_t>(outputs.contacts.size()));
+        for (const ContactForce& c : outputs.contacts) {
+            put(contacts, static_cast<std::int32_t>(c.partA));
+            put(contacts, static_cast<std::int32_t>(c.partB));
+            for (const Vec3* v : {&c.point_W, &c.normal_W})
+                for (int i = 0; i < 3; ++i) put(contacts, (*v)(i));
+            put(contacts, c.depth);
+            put(contacts, c.normalForce);
+            for (int i = 0; i < 3; ++i) put(contacts, c.frictionForce_W(i));
+        }
     }
+    out += contacts;
     put(out, fnv1a(out.data(), out.size()));
 
     // Atomically: a temporary file renamed over the target.
@@ -100,8 +116,8 @@ std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error
         error = "run file is truncated (in its header)";
         return std::nullopt;
     }
-    if (version != kRunFormatVersion) {
-        error = "unsupported run file version " + std::to_string(version) + " (this Motus reads version " +
+    if (version < 1 || version > kRunFormatVersion) {
+        error = "unsupported run file version " + std::to_string(version) + " (this Motus reads versions 1 to " +
                 std::to_string(kRunFormatVersion) + ")";
         return std::nullopt;
     }
@@ -118,8 +134,13 @@ std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error
         return std::nullopt;
     }
     const std::size_t remaining = in.size() - offset;
-    if (doubles == 0 || frames > remaining / (doubles * sizeof(double)) ||
-        frames * doubles * sizeof(double) + sizeof(std::uint64_t) != remaining) {
+    // Version 1 ends with the rows; version 2 has each frame's contacts after them.
+    const std::size_t rowBytes = doubles * sizeof(double);
+    const std::size_t contactSection =
+        doubles == 0 || frames > remaining / rowBytes ? 0 : remaining - frames * rowBytes;
+    if (doubles == 0 || frames > remaining / rowBytes || contactSection < sizeof(std::uint64_t) ||
+        (version == 1 && contactSection != sizeof(std::uint64_t)) ||
+        (version >= 2 && contactSection < sizeof(std::uint64_t) + frames * sizeof(std::uint32_t))) {
         error = "run file is truncated or has extra bytes (" + std::to_string(frames) + " frames of " +
                 std::to_string(doubles) + " values announced, " + std::to_string(remaining) + " bytes left)";
         return std::nullopt;
@@ -156,13 +177,46 @@ std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error
         return std::nullopt;
     }
     std::vector<double> row(doubles);
+    std::size_t contactOffset = offset + static_cast<std::size_t>(frames) * rowBytes;
+    const std::size_t end = in.size() - sizeof(std::uint64_t);
     for (std::uint64_t k = 0; k < frames; ++k) {
-        std::memcpy(row.data(), in.data() + offset, doubles * sizeof(double));
-        offset += doubles * sizeof(double);
+        std::memcpy(row.data(), in.data() + offset, rowBytes);
+        offset += rowBytes;
         State state;
         Outputs outputs;
         run.recording->layout().decode(row.data(), state, outputs);
+        if (version >= 2) {
+            std::uint32_t count = 0;
+            if (!take(in, contactOffset, count) || count > (end - std::min(end, contactOffset)) / kContactBytes) {
+                error = "run file is truncated (in the contact forces of frame " + std::to_string(k) + ")";
+                return std::nullopt;
+            }
+            outputs.contacts.resize(count);
+            for (ContactForce& c : outputs.contacts) {
+                std::int32_t a = 0, b = 0;
+                double v[11] = {};
+                take(in, contactOffset, a);
+                take(in, contactOffset, b);
+                for (double& x : v) take(in, contactOffset, x);
+                const auto parts = static_cast<std::int32_t>(run.spec.parts.size());
+                if (a < 0 || b < 0 || a >= parts || b >= parts) {
+                    error = "run file is corrupted (a contact of frame " + std::to_string(k) + " names no part)";
+                    return std::nullopt;
+                }
+                c.partA = a;
+                c.partB = b;
+                c.point_W = Vec3(v[0], v[1], v[2]);
+                c.normal_W = Vec3(v[3], v[4], v[5]);
+                c.depth = v[6];
+                c.normalForce = v[7];
+                c.frictionForce_W = Vec3(v[8], v[9], v[10]);
+            }
+        }
         run.recording->append(state, outputs, true);
+    }
+    if (version >= 2 && contactOffset != end) {
+        error = "run file has extra bytes after its contact forces";
+        return std::nullopt;
     }
     return run;
 }

@@ -73,6 +73,36 @@ TEST_F(RunFileTest, ARunReopensFrameForFrameAndContinuesAsIfNeverStopped) {
         for (std::size_t i = 0; i < a[k].size(); ++i) ASSERT_NEAR(a[k][i], b[k][i], 1e-12 * (1 + std::abs(b[k][i]))) << k;
 }
 
+TEST_F(RunFileTest, AContactRunKeepsEveryFramesContactForces) {
+    auto loaded = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/newtons_cradle.json");
+    ASSERT_TRUE(loaded.scene);
+    Simulator original(compile(*loaded.scene).model);
+    original.runTo(0.3);  // past the first impacts
+    ASSERT_TRUE(original.waitUntilIdle(30s));
+    std::string error;
+    ASSERT_TRUE(saveRunFile(*loaded.scene, original.recording(), path, error)) << error;
+    auto run = loadRunFile(path, error);
+    ASSERT_TRUE(run) << error;
+    ASSERT_EQ(run->recording->size(), original.recording().size());
+    std::size_t withForces = 0;
+    for (std::size_t k = 0; k < original.recording().size(); ++k) {
+        State s1, s2;
+        Outputs a, b;
+        original.recording().read(k, s1, a);
+        run->recording->read(k, s2, b);
+        ASSERT_EQ(a.contacts.size(), b.contacts.size()) << k;
+        for (std::size_t c = 0; c < a.contacts.size(); ++c) {
+            EXPECT_EQ(a.contacts[c].partA, b.contacts[c].partA);
+            EXPECT_EQ(a.contacts[c].partB, b.contacts[c].partB);
+            EXPECT_EQ(a.contacts[c].point_W, b.contacts[c].point_W);
+            EXPECT_EQ(a.contacts[c].normalForce, b.contacts[c].normalForce);
+            EXPECT_EQ(a.contacts[c].frictionForce_W, b.contacts[c].frictionForce_W);
+            withForces += a.contacts[c].normalForce > 0.0;
+        }
+    }
+    EXPECT_GT(withForces, 0u);
+}
+
 TEST_F(RunFileTest, TruncatedOrCorruptedFilesFailCleanly) {
     Simulator sim(model);
     sim.runTo(0.05);
