@@ -193,6 +193,7 @@ void MainWindow::createActions() {
         {tr("Show &Markers"), &ViewportWidget::setMarkersVisible},
         {tr("Show &Joints"), &ViewportWidget::setJointsVisible},
         {tr("Show &Grid and Axes"), &ViewportWidget::setGridVisible},
+        {tr("Show &Contact Forces"), &ViewportWidget::setContactForcesVisible},
     };
     for (const auto& [label, setter] : toggles) {
         QAction* a = view->addAction(label);
@@ -254,6 +255,7 @@ void MainWindow::showSnapshot() {
         return;
     }
     viewport_->setPartPoses(snap->partPoses);
+    viewport_->setContacts(snap->outputs.contacts);
     simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
                                (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
 

@@ -12,6 +12,7 @@
 #include <osg/MatrixTransform>
 #include <osg/ShapeDrawable>
 
+#include "engine/model/mass_properties.h"
 #include "ui/viewport/osg_convert.h"
 
 namespace ui {
@@ -269,6 +270,43 @@ void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& part
     }
 }
 
+void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactForce>& contacts) {
+    if (!graph.contactArrows) return;
+    auto* points = static_cast<osg::Vec3Array*>(graph.contactArrows->getVertexArray());
+    auto* colors = static_cast<osg::Vec4Array*>(graph.contactArrows->getColorArray());
+    points->clear();
+    colors->clear();
+    const osg::Vec4 normalColor(1.0f, 0.55f, 0.1f, 1.0f), frictionColor(0.3f, 0.9f, 1.0f, 1.0f);
+    // Scale: the heaviest part's weight, or the frame's largest contact force if that is
+    // larger, is drawn a quarter of the mechanism's size long.
+    double largest = graph.referenceForce;
+    for (const engine::ContactForce& c : contacts)
+        largest = std::max({largest, c.normalForce, c.frictionForce_W.norm()});
+    const double newtonsToMetres = 0.25 * graph.characteristicLength / largest;
+    // A shaft and a two-stroke head in the plane of the arrow and a perpendicular.
+    auto arrow = [&](const Vec3& from, const Vec3& force, const osg::Vec4& color) {
+        const Vec3 along = force * newtonsToMetres;
+        const double length = along.norm();
+        if (length < 1e-4 * graph.characteristicLength) return;
+        const Vec3 to = from + along, u = along / length;
+        const Vec3 side = (std::abs(u.z()) < 0.9 ? u.cross(Vec3::UnitZ()) : u.cross(Vec3::UnitX())).normalized();
+        const double head = std::min(0.25 * length, 0.03 * graph.characteristicLength);
+        const Vec3 ends[6] = {from, to, to, to - head * (u - 0.5 * side), to, to - head * (u + 0.5 * side)};
+        for (const Vec3& p : ends) {
+            points->push_back(toOsg(p));
+            colors->push_back(color);
+        }
+    };
+    for (const engine::ContactForce& c : contacts) {
+        arrow(c.point_W, c.normalForce * c.normal_W, normalColor);
+        arrow(c.point_W, c.frictionForce_W, frictionColor);
+    }
+    points->dirty();
+    colors->dirty();
+    static_cast<osg::DrawArrays*>(graph.contactArrows->getPrimitiveSet(0))->setCount(static_cast<GLsizei>(points->size()));
+    graph.contactArrows->dirtyBound();
+}
+
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     SceneGraph g;
     g.root = new osg::Group;
@@ -384,6 +422,31 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(), floorZ);
     grid->setNodeMask(kMaskGrid);
     g.environment->addChild(grid);
+
+    // Contact force arrows, scaled against the heaviest part's weight (updateContactArrows).
+    double heaviest = 0.0;
+    for (const engine::Part& part : spec.parts)
+        if (!part.ground) heaviest = std::max(heaviest, engine::partMassProperties(part).mass);
+    g.referenceForce = std::max(1e-6, heaviest * std::max(1.0, spec.gravity.norm()));
+    g.contactArrows = new osg::Geometry;
+    g.contactArrows->setDataVariance(osg::Object::DYNAMIC);
+    g.contactArrows->setUseDisplayList(false);
+    g.contactArrows->setUseVertexBufferObjects(true);
+    g.contactArrows->setVertexArray(new osg::Vec3Array);
+    g.contactArrows->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+    g.contactArrows->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 0));
+    {
+        auto* state = g.contactArrows->getOrCreateStateSet();
+        state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+        state->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);  // seen through the parts they push
+        state->setRenderBinDetails(20, "RenderBin");
+        state->setAttribute(new osg::LineWidth(2.5f));
+        auto geode = makeRef<osg::Geode>();
+        geode->setNodeMask(kMaskContacts);
+        geode->setName("contact forces");
+        geode->addDrawable(g.contactArrows);
+        g.environment->addChild(geode);
+    }
 
     // Ground planes (infinite half-spaces, for contact): an opaque slab twice the
     // mechanism's size under it, top face on the plane. Kept out of the mechanism's bounds so

@@ -9,6 +9,7 @@
 #include <osg/MatrixTransform>
 #include <osg/ref_ptr>
 
+#include "engine/contact/contact_force.h"
 #include "engine/model/scene_spec.h"
 
 namespace ui {
@@ -20,6 +21,7 @@ enum NodeMask : unsigned {
     kMaskJoints = 0x4,
     kMaskGrid = 0x8,
     kMaskAxes = 0x10,
+    kMaskContacts = 0x20,
 };
 
 // A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the
@@ -40,6 +42,11 @@ struct SceneGraph {
     std::vector<osg::ref_ptr<osg::MatrixTransform>> partTransforms;
     double characteristicLength = 1.0;  // m: size used to scale glyphs and the grid
     std::vector<SpringGlyph> springs;
+    // Contact forces: an arrow per contact point along the force on part B (normal and
+    // friction as separate arrows), length proportional to the force: the larger of the
+    // heaviest part's weight and the frame's largest force is a quarter of the mechanism.
+    osg::ref_ptr<osg::Geometry> contactArrows;
+    double referenceForce = 1.0;  // N
 };
 
 // Nodes that stand for a scene entity (part transform, marker triad, joint glyph) carry its id
@@ -54,6 +61,9 @@ void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec, const std:
 
 // Rebuilds the spring coils for parts at `partPoses` (X_WP per part).
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses);
+
+// Redraws the contact force arrows (normal force orange, friction cyan) for `contacts`.
+void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactForce>& contacts);
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec);
 

@@ -26,7 +26,7 @@ namespace ui {
 namespace {
 
 constexpr unsigned kDefaultCullMask =
-    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes;
+    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes | kMaskContacts;
 const osg::Vec4 kBackground(0.20f, 0.22f, 0.25f, 1.0f);
 
 int osgButton(Qt::MouseButton button) {
@@ -227,7 +227,7 @@ quint64 ViewportWidget::entityAt(const QPointF& position) const {
     osg::ref_ptr<osgUtil::LineSegmentIntersector> picker =
         new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
     osgUtil::IntersectionVisitor visitor(picker);
-    visitor.setTraversalMask(camera->getCullMask() & ~(kMaskGrid | kMaskAxes));
+    visitor.setTraversalMask(camera->getCullMask() & ~(kMaskGrid | kMaskAxes | kMaskContacts));
     camera->accept(visitor);
     if (!picker->containsIntersections()) return 0;
     return entityOf(picker->getFirstIntersection().nodePath);
@@ -283,6 +283,15 @@ void ViewportWidget::setMaskBit(unsigned bit, bool on) {
     osg::Camera* camera = impl_->viewer->getCamera();
     const unsigned mask = camera->getCullMask();
     camera->setCullMask(on ? (mask | bit) : (mask & ~bit));
+    update();
+}
+
+void ViewportWidget::setContactForcesVisible(bool visible) {
+    setMaskBit(kMaskContacts, visible);
+}
+
+void ViewportWidget::setContacts(const std::vector<engine::ContactForce>& contacts) {
+    updateContactArrows(impl_->scene, contacts);
     update();
 }
 

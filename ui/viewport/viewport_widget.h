@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace engine {
+struct ContactForce;
 struct SceneSpec;
 struct Transform;
 }
@@ -52,6 +53,9 @@ public:
     void setMarkersVisible(bool visible);
     void setJointsVisible(bool visible);
     void setGridVisible(bool visible);
+    void setContactForcesVisible(bool visible);
+    // Contact force arrows of the shown instant (empty: none).
+    void setContacts(const std::vector<engine::ContactForce>& contacts);
 
     // Camera state, for tests and for restoring a view.
     double cameraDistance() const;

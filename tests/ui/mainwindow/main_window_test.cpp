@@ -256,6 +256,27 @@ TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
     EXPECT_GT(window.viewport()->partPose(1).R.angularDistance(model.partPoses0[1].R), 0.01);
 }
 
+TEST_F(MainWindowTest, DrawsContactForceArrowsThatCanBeHidden) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/cam_follower.json")));
+    SimulationSession* session = window.session();
+    session->runTo(0.25);  // the cam pushes the follower up hardest here
+    ASSERT_TRUE(waitForTime(session, 0.25));
+    QTest::qWait(50);  // one display poll: the view takes the frame's contacts
+    ViewportWidget* view = window.viewport();
+    view->setGridVisible(false);
+    view->setMarkersVisible(false);
+    view->setJointsVisible(false);
+    view->setStandardView(ViewportWidget::StandardView::Front);
+    const int normal = QColor::fromRgbF(1.0f, 0.55f, 0.1f).hsvHue();
+    view->setContactForcesVisible(true);
+    const PixelStats shown = analyse(renderedImage(view));
+    view->setContactForcesVisible(false);
+    const PixelStats hidden = analyse(renderedImage(view));
+    // The normal force arrow (a quarter of the scene long, drawn over the parts) adds pixels
+    // of its hue; hiding it takes them away.
+    EXPECT_GT(shown.pixelsNearHue(normal), hidden.pixelsNearHue(normal) + 40);
+}
+
 TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
