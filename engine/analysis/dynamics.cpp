@@ -125,6 +125,7 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
         out.driverPower -= ws.lambda(row) * rate;
     }
     out.dampingPower = ws.forceEnergies.dampingPower;
+    out.driverPower += ws.forceEnergies.actuatorPower;  // joint controllers put energy in like drivers
     return {};
 }
 

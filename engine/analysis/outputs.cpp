@@ -69,6 +69,16 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     for (std::size_t d = 0; d < model.drivers.size(); ++d)
         out.driverEffort[d] = -ws.lambda(model.jointRows + static_cast<int>(d));
 
+    // Joint controllers' efforts at this instant.
+    out.controllerEffort.clear();
+    const std::vector<int> offsets = jointCoordinateOffsets(model);
+    for (const ForceModel& force : model.forces) {
+        if (force.type != ForceType::JointController) continue;
+        const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
+        const double last = state.jointCoordinates.size() > slot ? state.jointCoordinates(slot) : 0.0;
+        out.controllerEffort.push_back(controllerEffort(model, force, state.t, ws.frames, last));
+    }
+
     // Joint coordinates (unwound in the state) and their rates.
     out.jointCoordinates = state.jointCoordinates;
     out.jointRates.resize(state.jointCoordinates.size());

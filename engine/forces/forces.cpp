@@ -1,5 +1,6 @@
 #include "engine/forces/forces.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -92,6 +93,29 @@ void applyForceElement(const Model& model, const ForceModel& force, double t, co
         energies.dampingPower += force.damping * c.rate * c.rate;
         break;
     }
+    case ForceType::JointController: {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+        const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
+        const double last = jointCoordinates.size() > slot ? jointCoordinates(slot) : 0.0;
+        double rate = 0.0;
+        const double effort = controllerEffort(model, force, t, frames, last, &rate);
+        // A torque about, or a force along, J's z axis: on I, and its opposite on J (a force
+        // at I's origin on both, so the pair has no moment).
+        const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
+        const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
+        const Vec3 axis = mj.R.col(2);
+        const int bodyI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+        const int bodyJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+        if (joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation) {
+            addWrench(frames, bodyI, mi.p, Vec3::Zero(), effort * axis, g);
+            addWrench(frames, bodyJ, mj.p, Vec3::Zero(), -effort * axis, g);
+        } else {
+            addWrench(frames, bodyI, mi.p, effort * axis, Vec3::Zero(), g);
+            addWrench(frames, bodyJ, mi.p, -effort * axis, Vec3::Zero(), g);
+        }
+        energies.actuatorPower += effort * rate;
+        break;
+    }
     case ForceType::Bushing: {
         // Displacement of I from J and rotation of I relative to J, in J's axes; the force
         // and torque act on I at its origin, their opposites on J (torque about I's origin
@@ -118,11 +142,25 @@ void applyForceElement(const Model& model, const ForceModel& force, double t, co
 
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force) {
     auto bodyOf = [&](int marker) { return marker < 0 ? kGround : model.markers[static_cast<std::size_t>(marker)].body; };
-    if (force.type == ForceType::RotationalSpringDamper) {
+    if (force.type == ForceType::RotationalSpringDamper || force.type == ForceType::JointController) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         return {bodyOf(joint.markerI), bodyOf(joint.markerJ)};
     }
     return {bodyOf(force.markerI), bodyOf(force.markerJ)};
+}
+
+double controllerEffort(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
+                        double lastValue, double* rate) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+    const ConstraintRow c = jointCoordinate(model, frames, force.joint, force.coordinate);
+    const double q = joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation
+                         ? unwindAngle(c.value, lastValue)
+                         : c.value;
+    const Expression& target = force.components[0];
+    double effort = force.stiffness * (target.eval(t) - q) + force.damping * (target.derivative(t) - c.rate);
+    if (force.maxEffort > 0.0) effort = std::clamp(effort, -force.maxEffort, force.maxEffort);
+    if (rate) *rate = c.rate;
+    return effort;
 }
 
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,

@@ -19,6 +19,7 @@ struct Model;
 struct ForceEnergies {
     double elastic = 0.0;         // potential energy stored in springs and bushings [J]
     double dampingPower = 0.0;    // power dissipated by dampers (≥ 0) [W]
+    double actuatorPower = 0.0;   // power put in by joint controllers [W]
 };
 
 // `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind
@@ -35,6 +36,11 @@ struct ForceModel;
 void applyForceElement(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
                        const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets, Eigen::VectorXd& g,
                        ForceEnergies& energies);
+
+// A joint controller's effort at this instant: kp (target − q) + kd (target' − q̇), limited to
+// ±maxEffort; an angle q is unwound from `lastValue`. Its coordinate's rate goes to `rate`.
+double controllerEffort(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
+                        double lastValue, double* rate = nullptr);
 
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);

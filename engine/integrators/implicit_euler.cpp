@@ -40,6 +40,7 @@ private:
         if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
         const Eigen::VectorXd g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
+        const double actuatorPower = ws.forceEnergies.actuatorPower;
         const ConstraintEvaluation start = ws.constraints;
         const std::vector<int>& active = ws.solver.activeRows();
         const int na = static_cast<int>(active.size());
@@ -149,6 +150,7 @@ private:
         state.v = v;
         state.t = t1;
         state.dissipatedEnergy += h * dampingPower;
+        state.driverWork += h * actuatorPower;
         detail::addDriverWork(model, start.Phi_q, impulse, v, state);
         return projectState(model, state, ws, &stats_.projectionIterations);
     }

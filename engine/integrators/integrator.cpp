@@ -69,6 +69,7 @@ private:
         if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
         const Eigen::VectorXd g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
+        const double actuatorPower = ws.forceEnergies.actuatorPower;
         if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok) return s;
         const SparseRowMatrix J0 = ws.constraints.Phi_q;
         const std::vector<MotionLevel> level = ws.constraints.level;
@@ -101,6 +102,7 @@ private:
         state.v = v;
         state.t = t1;
         state.dissipatedEnergy += h * dampingPower;
+        state.driverWork += h * actuatorPower;
         detail::addDriverWork(model, J0, impulse, v, state);
 
         // Velocities onto the constraint manifold at the new positions (RATTLE).

@@ -55,6 +55,7 @@ private:
         ++stats_.evaluations;
         if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
         const double dampingPower = ws.forceEnergies.dampingPower;
+        const double actuatorPower = ws.forceEnergies.actuatorPower;
         Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(ws.g);
 
         // Joint rows: factor Φq(qₙ) and meet Φq v = b.
@@ -130,6 +131,7 @@ private:
         state.v = v;
         state.t = t1;
         state.dissipatedEnergy += h * dampingPower - contactWork;
+        state.driverWork += h * actuatorPower;
         if (rows > 0) detail::addDriverWork(model, J0, impulse, v, state);
 
         // Results for outputs at tₙ₊₁ and the warm start of the next step.

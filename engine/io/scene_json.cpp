@@ -586,7 +586,7 @@ public:
         if (!parsed) {
             error(at + "/type", "unknown force type '" + type +
                                     "' (expected pointForce, pointTorque, springDamper, "
-                                    "rotationalSpringDamper or bushing)");
+                                    "rotationalSpringDamper, bushing or jointController)");
             return;
         }
         f.type = *parsed;
@@ -626,6 +626,17 @@ public:
             scalar("damping", f.damping);
             scalar("freeAngle", f.freeLength);
             scalar("preload", f.preload);
+            break;
+        case ForceType::JointController:
+            checkKeys(j, at, {"name", "type", "joint", "axis", "target", "kp", "kd", "maxEffort"});
+            if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
+            if (const json* a = optional(j, "axis"))
+                word<JointAxis>(*a, at + "/axis",
+                                {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}}, f.axis);
+            if (const json* e = required(j, at, "target")) expression(*e, at + "/target", f.components[0]);
+            scalar("kp", f.stiffness);
+            scalar("kd", f.damping);
+            scalar("maxEffort", f.maxEffort);
             break;
         case ForceType::Bushing:
             checkKeys(j, at, {"name", "type", "markerI", "markerJ", "translationalStiffness",

@@ -144,6 +144,14 @@ json forceJson(const ForceSpec& f) {
         j["freeAngle"] = f.freeLength;
         if (f.preload != 0.0) j["preload"] = f.preload;
         break;
+    case ForceType::JointController:
+        j["joint"] = f.joint;
+        if (f.axis == JointAxis::Translation) j["axis"] = "translation";
+        j["target"] = expressionJson(f.components[0]);
+        j["kp"] = f.stiffness;
+        j["kd"] = f.damping;
+        if (f.maxEffort > 0.0) j["maxEffort"] = f.maxEffort;
+        break;
     case ForceType::Bushing:
         j["markerI"] = f.markerI.text();
         j["markerJ"] = f.markerJ.text();

@@ -144,8 +144,14 @@ CompileResult compile(const SceneSpec& spec) {
         f.id = spec_f.id;
         f.name = spec_f.name;
         f.type = spec_f.type;
-        if (spec_f.type == ForceType::RotationalSpringDamper) {
+        if (spec_f.type == ForceType::RotationalSpringDamper || spec_f.type == ForceType::JointController) {
             f.joint = jointIndex.at(spec_f.joint);
+            // A cylindrical joint's coordinates are (angle, slide); the others have one.
+            const JointModel& joint = model->joints[static_cast<std::size_t>(f.joint)];
+            if (spec_f.type == ForceType::JointController && joint.coordinates.size() > 1 &&
+                spec_f.axis == JointAxis::Translation)
+                f.coordinate = 1;
+            f.maxEffort = spec_f.maxEffort;
         } else {
             f.markerI = marker(spec_f.markerI);
             if (spec_f.type == ForceType::SpringDamper || spec_f.type == ForceType::Bushing)

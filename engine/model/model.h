@@ -91,6 +91,8 @@ struct ForceModel {
     double stiffness = 0.0, damping = 0.0, freeLength = 0.0, preload = 0.0;
     Vec3 translationalStiffness = Vec3::Zero(), translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
+    int coordinate = 0;           // joint controller: index into the joint's coordinates
+    double maxEffort = 0.0;       // joint controller: 0 for no limit
 };
 
 // A driver: one rheonomic constraint row  c(q) − f(t) = 0  on a joint coordinate c (position

@@ -40,12 +40,13 @@ constexpr std::array<std::pair<ShapeType, std::string_view>, 7> kShapeNames{{
     {ShapeType::Plane, "plane"},
 }};
 
-constexpr std::array<std::pair<ForceType, std::string_view>, 5> kForceNames{{
+constexpr std::array<std::pair<ForceType, std::string_view>, 6> kForceNames{{
     {ForceType::PointForce, "pointForce"},
     {ForceType::PointTorque, "pointTorque"},
     {ForceType::SpringDamper, "springDamper"},
     {ForceType::RotationalSpringDamper, "rotationalSpringDamper"},
     {ForceType::Bushing, "bushing"},
+    {ForceType::JointController, "jointController"},
 }};
 
 constexpr std::array<std::pair<IntegratorType, std::string_view>, 5> kIntegratorNames{{
@@ -333,7 +334,8 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/name", "duplicate force name '" + force.name + "'");
         const bool twoMarkers =
             force.type == ForceType::SpringDamper || force.type == ForceType::Bushing;
-        if (force.type != ForceType::RotationalSpringDamper && !findMarker(force.markerI))
+        const bool onJoint = force.type == ForceType::RotationalSpringDamper || force.type == ForceType::JointController;
+        if (!onJoint && !findMarker(force.markerI))
             check.error(at + (twoMarkers ? "/markerI" : "/marker"),
                         "no marker '" + force.markerI.text() + "'");
         if (twoMarkers) {
@@ -351,6 +353,26 @@ Diagnostics validate(const SceneSpec& spec) {
                                 "bad expression '" + force.components[c] + "': " + error);
             }
         }
+        if (force.type == ForceType::JointController) {
+            std::string error;
+            if (!Expression::parse(force.components[0], error))
+                check.error(at + "/target", "bad expression '" + force.components[0] + "': " + error);
+            if (!std::isfinite(force.maxEffort) || force.maxEffort < 0.0)
+                check.error(at + "/maxEffort", "maximum effort must be zero (no limit) or positive, got " +
+                                                   formatNumber(force.maxEffort));
+            const Joint* joint = spec.findJoint(force.joint);
+            if (!joint) {
+                check.error(at + "/joint", "no joint '" + force.joint + "'");
+            } else {
+                const bool rotates = joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
+                const bool slides = joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
+                if ((force.axis == JointAxis::Rotation && !rotates) || (force.axis == JointAxis::Translation && !slides))
+                    check.error(at + "/axis", "joint '" + force.joint + "' (" + std::string(jointTypeName(joint->type)) +
+                                                  ") has no " +
+                                                  (force.axis == JointAxis::Rotation ? "rotation" : "translation") +
+                                                  " coordinate to control");
+            }
+        }
         if (force.type == ForceType::RotationalSpringDamper) {
             const Joint* joint = spec.findJoint(force.joint);
             if (!joint)
@@ -360,8 +382,9 @@ Diagnostics validate(const SceneSpec& spec) {
                                            "cylindrical joint; '" + force.joint + "' is " +
                                                std::string(jointTypeName(joint->type)));
         }
-        for (auto [value, key] : {std::pair{force.stiffness, "stiffness"},
-                                  std::pair{force.damping, "damping"}})
+        const bool controller = force.type == ForceType::JointController;
+        for (auto [value, key] : {std::pair{force.stiffness, controller ? "kp" : "stiffness"},
+                                  std::pair{force.damping, controller ? "kd" : "damping"}})
             if (!std::isfinite(value) || value < 0.0)
                 check.error(at + "/" + key, std::string(key) + " must be zero or positive, got " +
                                                 formatNumber(value));

@@ -121,6 +121,8 @@ struct Joint {
     bool collide = false;  // the two parts it joins may touch (contact); off by default
 };
 
+enum class JointAxis { Rotation, Translation };  // a joint's angle or slide
+
 // Force elements. Expressions are functions of `time` (see engine/expr/expression.h).
 enum class ForceType {
     PointForce,              // force on marker I's part at marker I's origin [N]
@@ -128,6 +130,7 @@ enum class ForceType {
     SpringDamper,            // translational, between the origins of markers I and J
     RotationalSpringDamper,  // about a revolute (or cylindrical) joint's axis
     Bushing,                 // 6-DOF linear spring-damper between frames I and J
+    JointController,         // PD servo on a joint coordinate, tracking a target of time
 };
 
 std::string_view forceTypeName(ForceType type);
@@ -157,10 +160,14 @@ struct ForceSpec {
     Vec3 translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero();
     Vec3 rotationalDamping = Vec3::Zero();
+    // Joint controller on `joint`'s coordinate `axis`: effort = kp (target − q) + kd (target' − q̇)
+    // (stiffness = kp, damping = kd; target in components[0], rad or m), limited to ±maxEffort
+    // when maxEffort > 0 [N·m or N]. Torque (force) on marker I's part about (along) J's z.
+    JointAxis axis = JointAxis::Rotation;
+    double maxEffort = 0.0;
 };
 
 // A motion prescribes one coordinate of a joint as a function of time.
-enum class JointAxis { Rotation, Translation };  // the angle or the slide of the joint
 enum class MotionLevel { Position, Velocity, Acceleration };
 
 struct MotionSpec {

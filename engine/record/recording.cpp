@@ -58,6 +58,13 @@ FrameLayout::FrameLayout(const Model& model)
     add("energy.dissipated", "J", extra + 1);
     add("constraint.error", "m", energies + 3);
     size_ = energies + 4;
+    for (const ForceModel& force : model.forces) {
+        if (force.type != ForceType::JointController) continue;
+        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+        const bool torque = joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation;
+        add(force.name + ".effort", torque ? "N·m" : "N", size_++);
+        ++controllers_;
+    }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
     // normal and friction force summed over each contact pair entry's points.
     contact_ = model.contact.enabled;
@@ -112,6 +119,8 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
     *p++ = o.energies.gravitational;
     *p++ = o.energies.elastic;
     *p++ = o.constraintError;
+    for (int k = 0; k < controllers_; ++k)
+        *p++ = static_cast<std::size_t>(k) < o.controllerEffort.size() ? o.controllerEffort[static_cast<std::size_t>(k)] : 0.0;
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {
@@ -171,6 +180,8 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     o.energies.driverWork = s.driverWork;
     o.energies.dissipated = s.dissipatedEnergy;
     o.constraintError = *p++;
+    o.controllerEffort.assign(p, p + controllers_);
+    p += controllers_;
     if (!contact_) return;
     o.contactSolver.contacts = static_cast<int>(*p);
     p += 3;  // the force and depth totals: derived from the contact list

@@ -55,6 +55,7 @@ public:
 
 private:
     int nq_, nv_, nc_, joints_, drivers_;
+    int controllers_ = 0;  // joint controllers, each with an effort channel
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries
     int size_ = 0;

@@ -88,7 +88,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity);
     for (const engine::ForceSpec& force : spec.forces) {
         QString details = toQString(engine::forceTypeName(force.type));
-        if (force.type == engine::ForceType::RotationalSpringDamper)
+        if (force.type == engine::ForceType::RotationalSpringDamper || force.type == engine::ForceType::JointController)
             details += QStringLiteral(" on %1").arg(QString::fromStdString(force.joint));
         else if (force.type == engine::ForceType::SpringDamper || force.type == engine::ForceType::Bushing)
             details += QStringLiteral(": %1 → %2")
