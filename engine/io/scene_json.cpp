@@ -64,12 +64,24 @@ public:
     }
 
     // Reports keys of `obj` that are not in `known`.
+    // Keys of a newer minor version: kept in `extensions` (a JSON object's text) when the file
+    // is from a newer minor version and the object can carry them, else errors.
     void checkKeys(const json& obj, const std::string& at,
-                   std::initializer_list<std::string_view> known) {
+                   std::initializer_list<std::string_view> known, std::string* extensions = nullptr) {
+        json kept = json::object();
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
             for (std::string_view k : known) ok = ok || it.key() == k;
-            if (!ok) {
+            if (!ok && newerMinor_) {
+                if (extensions) {
+                    kept[it.key()] = it.value();
+                    warning(at + "/" + it.key(), "key '" + it.key() + "' of a newer format (1." +
+                                                     std::to_string(fileMinor_) + ") kept as it is");
+                } else {
+                    warning(at + "/" + it.key(), "key '" + it.key() + "' of a newer format (1." +
+                                                     std::to_string(fileMinor_) + ") ignored here");
+                }
+            } else if (!ok) {
                 std::string list;
                 for (std::string_view k : known)
                     list += (list.empty() ? "" : ", ") + std::string(k);
@@ -77,6 +89,11 @@ public:
                       "unknown key '" + it.key() + "' (expected one of: " + list + ")");
             }
         }
+        if (extensions && !kept.empty()) *extensions = kept.dump();
+    }
+
+    void warning(const std::string& where, std::string message) {
+        out_.push_back({Severity::Warning, where, std::move(message)});
     }
 
     bool isObject(const json& j, const std::string& at) {
@@ -253,7 +270,7 @@ public:
 
     void shape(const json& j, const std::string& at, Shape& s) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"type", "size", "radius", "length", "file", "scale", "position", "orientation"});
+        checkKeys(j, at, {"type", "size", "radius", "length", "file", "scale", "position", "orientation"}, &s.extensions);
         std::string type;
         if (const json* jt = required(j, at, "type"); jt && string(*jt, at + "/type", type)) {
             if (auto t = shapeTypeFromName(type)) {
@@ -301,7 +318,7 @@ public:
 
     void marker(const json& j, const std::string& at, Marker& m) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "position", "orientation"});
+        checkKeys(j, at, {"name", "position", "orientation"}, &m.extensions);
         name(j, at, m.name);
         pose(j, at, m.X_PM);
     }
@@ -311,7 +328,8 @@ public:
         checkKeys(j, at,
                   {"name", "ground", "mass", "density", "centerOfMass", "inertia", "position",
                    "orientation", "velocity", "angularVelocity", "color", "geometry", "markers",
-                   "material", "collision"});
+                   "material", "collision"},
+                  &p.extensions);
         p.id = spec.newId();
         name(j, at, p.name);
         if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
@@ -380,7 +398,7 @@ public:
 
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length", "collide"});
+        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length", "collide"}, &jt.extensions);
         if (const json* c = optional(j, "collide")) boolean(*c, at + "/collide", jt.collide);
         name(j, at, jt.name);
         std::string type;
@@ -409,9 +427,19 @@ public:
 
     void scene(const json& root, SceneSpec& spec) {
         if (!isObject(root, "")) return;
+        // The minor version decides how unknown keys are taken, so it is read first.
+        if (const json* m = optional(root, "minorVersion")) {
+            if (!m->is_number_integer() || m->get<long long>() < 0 || m->get<long long>() > 1000000)
+                error("/minorVersion", "expected a non-negative integer, got " + m->dump());
+            else
+                spec.formatMinor = static_cast<int>(m->get<long long>());
+        }
+        fileMinor_ = spec.formatMinor;
+        newerMinor_ = spec.formatMinor > kSceneFormatMinor;
         checkKeys(root, "",
-                  {"format", "version", "name", "description", "gravity", "settings", "contact",
-                   "parts", "joints", "forces", "motions"});
+                  {"format", "version", "minorVersion", "name", "description", "gravity", "settings", "contact",
+                   "parts", "joints", "forces", "motions"},
+                  &spec.extensions);
 
         // Header: identifies the file before anything else is trusted.
         std::string format;
@@ -496,7 +524,8 @@ public:
     void contact(const json& j, const std::string& at, SceneSpec& spec) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance", "margin",
-                          "restitutionThreshold", "stabilization", "slop", "stiffness", "damping", "pairs"});
+                          "restitutionThreshold", "stabilization", "slop", "stiffness", "damping", "pairs"},
+                  &spec.contact.extensions);
         ContactSettings& ct = spec.contact;
         ct.enabled = true;  // a contact block switches contact on unless it says "enabled": false
         if (const json* v = optional(j, "enabled")) boolean(*v, at + "/enabled", ct.enabled);
@@ -525,8 +554,8 @@ public:
                 const json& pj = (*pairs)[k];
                 const std::string pat = at + "/pairs/" + std::to_string(k);
                 if (!isObject(pj, pat)) continue;
-                checkKeys(pj, pat, {"name", "partA", "partB", "enabled", "friction", "restitution"});
                 ContactPairSpec pair;
+                checkKeys(pj, pat, {"name", "partA", "partB", "enabled", "friction", "restitution"}, &pair.extensions);
                 pair.id = spec.newId();
                 name(pj, pat, pair.name);
                 if (const json* v = required(pj, pat, "partA")) string(*v, pat + "/partA", pair.partA);
@@ -596,7 +625,7 @@ public:
         switch (f.type) {
         case ForceType::PointForce:
         case ForceType::PointTorque: {
-            checkKeys(j, at, {"name", "type", "marker", "components", "frame"});
+            checkKeys(j, at, {"name", "type", "marker", "components", "frame"}, &f.extensions);
             markerRef(j, at, "marker", f.markerI);
             if (const json* c = required(j, at, "components")) {
                 if (!c->is_array() || c->size() != 3) {
@@ -611,7 +640,7 @@ public:
             break;
         }
         case ForceType::SpringDamper:
-            checkKeys(j, at, {"name", "type", "markerI", "markerJ", "stiffness", "damping", "freeLength", "preload"});
+            checkKeys(j, at, {"name", "type", "markerI", "markerJ", "stiffness", "damping", "freeLength", "preload"}, &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             scalar("stiffness", f.stiffness);
@@ -620,7 +649,7 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::RotationalSpringDamper:
-            checkKeys(j, at, {"name", "type", "joint", "stiffness", "damping", "freeAngle", "preload"});
+            checkKeys(j, at, {"name", "type", "joint", "stiffness", "damping", "freeAngle", "preload"}, &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             scalar("stiffness", f.stiffness);
             scalar("damping", f.damping);
@@ -628,7 +657,7 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::JointController:
-            checkKeys(j, at, {"name", "type", "joint", "axis", "target", "kp", "kd", "maxEffort"});
+            checkKeys(j, at, {"name", "type", "joint", "axis", "target", "kp", "kd", "maxEffort"}, &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             if (const json* a = optional(j, "axis"))
                 word<JointAxis>(*a, at + "/axis",
@@ -640,7 +669,8 @@ public:
             break;
         case ForceType::Bushing:
             checkKeys(j, at, {"name", "type", "markerI", "markerJ", "translationalStiffness",
-                              "translationalDamping", "rotationalStiffness", "rotationalDamping"});
+                              "translationalDamping", "rotationalStiffness", "rotationalDamping"},
+                      &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             vec3(j, at, "translationalStiffness", f.translationalStiffness);
@@ -653,7 +683,7 @@ public:
 
     void motion(const json& j, const std::string& at, MotionSpec& m) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "joint", "axis", "level", "expression"});
+        checkKeys(j, at, {"name", "joint", "axis", "level", "expression"}, &m.extensions);
         name(j, at, m.name);
         if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", m.joint);
         if (const json* a = optional(j, "axis"))
@@ -671,7 +701,8 @@ public:
     void settings(const json& j, const std::string& at, SolverSettings& st) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, {"integrator", "stepSize", "relativeTolerance", "absoluteTolerance",
-                          "projectionTolerance", "maxProjectionIterations"});
+                          "projectionTolerance", "maxProjectionIterations"},
+                  &st.extensions);
         if (const json* i = optional(j, "integrator"))
             word<IntegratorType>(*i, at + "/integrator",
                                  {{"symplecticEuler", IntegratorType::SymplecticEuler},
@@ -695,6 +726,8 @@ public:
 
 private:
     Diagnostics& out_;
+    int fileMinor_ = 0;
+    bool newerMinor_ = false;  // the file is of a newer minor version: unknown keys are kept
     std::string baseDirectory_;
     std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes_;
 };

@@ -14,6 +14,11 @@
 namespace engine::io {
 
 constexpr int kSceneFormatVersion = 1;
+// Minor versions add keys and never change what existing keys mean. A file of a newer minor
+// version than this Motus reads with its unknown keys kept as extensions (warnings, not
+// errors), and saving writes them back. 1: contact, materials, collision filters, planes,
+// joint controllers.
+constexpr int kSceneFormatMinor = 1;
 
 struct SceneLoadResult {
     std::optional<SceneSpec> scene;  // set when the file has no errors

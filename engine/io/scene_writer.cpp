@@ -3,6 +3,7 @@
 // optional keys only where they differ from their defaults, arrays of numbers on one line so
 // a diff shows what changed.
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +25,15 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json vec(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
+
+// Keys of a newer format version kept with an entity, written back after its own keys.
+void putExtensions(json& j, const std::string& extensions) {
+    if (extensions.empty()) return;
+    const json kept = json::parse(extensions, nullptr, false);
+    if (!kept.is_object()) return;
+    for (auto it = kept.begin(); it != kept.end(); ++it)
+        if (!j.contains(it.key())) j[it.key()] = it.value();
+}
 
 void putPose(json& j, const Transform& X) {
     if (X.p != Vec3::Zero()) j["position"] = vec(X.p);
@@ -54,6 +64,7 @@ json shapeJson(const Shape& s) {
         break;
     }
     putPose(j, s.X_PG);
+    putExtensions(j, s.extensions);
     return j;
 }
 
@@ -102,10 +113,12 @@ json partJson(const Part& p) {
             json jm;
             jm["name"] = m.name;
             putPose(jm, m.X_PM);
+            putExtensions(jm, m.extensions);
             markers.push_back(jm);
         }
         j["markers"] = markers;
     }
+    putExtensions(j, p.extensions);
     return j;
 }
 
@@ -161,6 +174,7 @@ json forceJson(const ForceSpec& f) {
         j["rotationalDamping"] = vec(f.rotationalDamping);
         break;
     }
+    putExtensions(j, f.extensions);
     return j;
 }
 
@@ -190,10 +204,12 @@ json contactJson(const ContactSettings& ct) {
             if (!p.enabled) jp["enabled"] = false;
             if (p.friction) jp["friction"] = *p.friction;
             if (p.restitution) jp["restitution"] = *p.restitution;
+            putExtensions(jp, p.extensions);
             pairs.push_back(jp);
         }
         j["pairs"] = pairs;
     }
+    putExtensions(j, ct.extensions);
     if (!ct.enabled && j.size() == 1) return json();  // nothing to say
     return j;
 }
@@ -202,6 +218,7 @@ json sceneJson(const SceneSpec& spec) {
     json j;
     j["format"] = "motus-scene";
     j["version"] = kSceneFormatVersion;
+    j["minorVersion"] = std::max(kSceneFormatMinor, spec.formatMinor);
     if (!spec.name.empty()) j["name"] = spec.name;
     if (!spec.description.empty()) j["description"] = spec.description;
     j["gravity"] = vec(spec.gravity);
@@ -215,6 +232,7 @@ json sceneJson(const SceneSpec& spec) {
     if (st.projectionTolerance != defaults.projectionTolerance) settings["projectionTolerance"] = st.projectionTolerance;
     if (st.maxProjectionIterations != defaults.maxProjectionIterations)
         settings["maxProjectionIterations"] = st.maxProjectionIterations;
+    putExtensions(settings, st.extensions);
     if (!settings.empty()) j["settings"] = settings;
     if (json c = contactJson(spec.contact); !c.empty()) j["contact"] = c;
 
@@ -230,6 +248,7 @@ json sceneJson(const SceneSpec& spec) {
         jj["markerJ"] = joint.markerJ.text();
         if (joint.type == JointType::Distance) jj["length"] = joint.length;
         if (joint.collide) jj["collide"] = true;
+        putExtensions(jj, joint.extensions);
         joints.push_back(jj);
     }
     j["joints"] = joints;
@@ -249,10 +268,12 @@ json sceneJson(const SceneSpec& spec) {
                           : m.level == MotionLevel::Velocity ? "velocity"
                                                              : "acceleration";
             jm["expression"] = expressionJson(m.expression);
+            putExtensions(jm, m.extensions);
             motions.push_back(jm);
         }
         j["motions"] = motions;
     }
+    putExtensions(j, spec.extensions);
     return j;
 }
 

@@ -31,6 +31,9 @@ enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh, Plane };
 // axis of X_PG, centred at its origin (the cone's base at -height/2). A mesh is a triangle
 // mesh read from a file (OBJ, STL), scaled per axis, in the shape frame G. A plane (ground
 // only, for contact) is the half-space z ≤ 0 of G: its surface is G's xy plane, its normal +z.
+// Every entity can carry `extensions`: keys written by a newer minor version of the scene
+// format, unknown to this Motus, kept verbatim (a JSON object's text, empty when none) so
+// saving the scene writes them back.
 struct Shape {
     ShapeType type = ShapeType::Box;
     Transform X_PG;                   // shape frame G in the part frame P
@@ -40,12 +43,14 @@ struct Shape {
     std::string meshFile;                   // mesh: the file as written in the scene
     Vec3 scale = Vec3::Ones();              // mesh: per-axis scale of the file's coordinates
     std::shared_ptr<const TriangleMesh> mesh;  // mesh: loaded by the reader (null if unread)
+    std::string extensions;
 };
 
 struct Marker {
     EntityId id = kNoEntity;
     std::string name;
     Transform X_PM;  // marker frame M in its part frame P
+    std::string extensions;
 };
 
 // Contact material of a part. A touching pair combines its parts' values: friction
@@ -81,6 +86,7 @@ struct Part {
     std::vector<Marker> markers;
     ContactMaterial material;
     CollisionFilter collision;
+    std::string extensions;
 };
 
 enum class JointType {
@@ -119,6 +125,7 @@ struct Joint {
     MarkerRef markerJ;
     double length = 0.0;  // distance joint only [m]
     bool collide = false;  // the two parts it joins may touch (contact); off by default
+    std::string extensions;
 };
 
 enum class JointAxis { Rotation, Translation };  // a joint's angle or slide
@@ -165,6 +172,7 @@ struct ForceSpec {
     // when maxEffort > 0 [N·m or N]. Torque (force) on marker I's part about (along) J's z.
     JointAxis axis = JointAxis::Rotation;
     double maxEffort = 0.0;
+    std::string extensions;
 };
 
 // A motion prescribes one coordinate of a joint as a function of time.
@@ -177,6 +185,7 @@ struct MotionSpec {
     JointAxis axis = JointAxis::Rotation;
     MotionLevel level = MotionLevel::Position;
     std::string expression = "0";  // rad or m (per s, per s² for velocity and acceleration)
+    std::string extensions;
 };
 
 enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45, ImplicitEuler, TimeStepping };
@@ -192,6 +201,7 @@ struct SolverSettings {
     double absoluteTolerance = 1e-8;
     double projectionTolerance = 1e-10;  // m (and rad): position constraint residual
     int maxProjectionIterations = 8;
+    std::string extensions;
 };
 
 // Contact (docs/contact.md). With contact enabled, parts with geometry touch each other and
@@ -212,6 +222,7 @@ struct ContactPairSpec {
     bool enabled = true;
     std::optional<double> friction;
     std::optional<double> restitution;
+    std::string extensions;
 };
 
 struct ContactSettings {
@@ -228,6 +239,7 @@ struct ContactSettings {
     double stiffness = 0.0;             // soft contact when > 0 [N/m] (seed 003 §0.11)
     double damping = 0.0;               // soft contact damping [N·s/m]
     std::vector<ContactPairSpec> pairs;
+    std::string extensions;
 };
 
 struct SceneSpec {
@@ -241,6 +253,11 @@ struct SceneSpec {
     SolverSettings settings;
     ContactSettings contact;
     EntityId nextId = 1;  // next id to hand out; ids are never reused within a document
+    // The minor version of the format the file was written in (0 when it had none): a file
+    // from a newer minor version keeps its unknown keys as extensions, and is saved with
+    // its minor version so they stay valid.
+    int formatMinor = 0;
+    std::string extensions;  // unknown top-level keys
 
     EntityId newId() { return nextId++; }
 

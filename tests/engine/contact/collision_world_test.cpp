@@ -157,7 +157,7 @@ TEST(CollisionFiltering, SwitchGroupsMasksAndPairEntriesLeavePairsOut) {
     EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}}));
 
     spec = overlappingBoxes();
-    spec.contact.pairs.push_back({spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt});
+    spec.contact.pairs.push_back({spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt, {}});
     EXPECT_EQ(touchingPairs(spec), (Pairs{{1, 2}}));
 }
 

@@ -308,7 +308,7 @@ TEST(ContactRecording, FramesKeepTheirContactForcesAndPairTotals) {
     Transform X;
     X.p = Vec3(0.0, 0.0, 0.05);
     test::addBox(spec, "box", Vec3::Constant(0.1), X, 3.0);
-    spec.contact.pairs.push_back({spec.newId(), "floor", "box", "ground", true, std::nullopt, std::nullopt});
+    spec.contact.pairs.push_back({spec.newId(), "floor", "box", "ground", true, std::nullopt, std::nullopt, {}});
     const auto model = test::compiled(spec);
     ForwardDynamics fd(model);
     ASSERT_TRUE(fd.initialize().ok);

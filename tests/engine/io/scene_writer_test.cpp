@@ -106,7 +106,7 @@ TEST(SceneWriter, ContactSettingsRoundTrip) {
     spec.contact.enabled = true;
     spec.contact.friction = FrictionModel::Cone;
     spec.contact.stiffness = 3e4;
-    spec.contact.pairs.push_back({spec.newId(), "p", "ground", "ball", false, 0.2, std::nullopt});
+    spec.contact.pairs.push_back({spec.newId(), "p", "ground", "ball", false, 0.2, std::nullopt, {}});
     spec.settings.integrator = IntegratorType::TimeStepping;
     const std::string text = sceneToJson(spec);
     const SceneLoadResult back = parseScene(text);
@@ -117,6 +117,61 @@ TEST(SceneWriter, ContactSettingsRoundTrip) {
     EXPECT_EQ(back.scene->contact.friction, FrictionModel::Cone);
     EXPECT_FALSE(back.scene->contact.pairs[0].enabled);
     EXPECT_DOUBLE_EQ(*back.scene->contact.pairs[0].friction, 0.2);
+}
+
+}  // namespace
+}  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+// A file from a newer minor version: keys this Motus does not know, on several entities.
+const char* kNewerScene = R"({
+  "format": "motus-scene", "version": 1, "minorVersion": 7, "name": "future",
+  "units": {"length": "m"},
+  "settings": {"integrator": "rk4", "gpu": true},
+  "parts": [
+    {"name": "ground", "ground": true, "markers": [{"name": "pivot", "label": "P"}], "layer": 3},
+    {"name": "link", "mass": 1, "inertia": [1e-3, 1e-3, 1e-3], "position": [0.1, 0, 0],
+     "geometry": [{"type": "box", "size": [0.2, 0.02, 0.02], "texture": "steel.png"}],
+     "markers": [{"name": "pivot", "position": [-0.1, 0, 0]}]}
+  ],
+  "joints": [{"name": "hinge", "type": "revolute", "markerI": "link.pivot", "markerJ": "ground.pivot",
+              "friction": {"model": "dahl", "sigma": 2.5}}],
+  "forces": [{"name": "push", "type": "pointForce", "marker": "link.pivot", "components": [0, 0, 1], "ramp": 0.1}],
+  "motions": [{"name": "turn", "joint": "hinge", "expression": "time", "smoothing": "cubic"}]
+})";
+
+TEST(SceneWriter, KeysOfANewerMinorVersionAreKeptAndWrittenBack) {
+    const SceneLoadResult first = parseScene(kNewerScene);
+    ASSERT_TRUE(first.scene);
+    // Each unknown key is a warning naming where it is, not an error.
+    int warnings = 0;
+    for (const Diagnostic& d : first.diagnostics) {
+        EXPECT_EQ(d.severity, Severity::Warning) << d.where << ": " << d.message;
+        warnings += d.message.find("kept as it is") != std::string::npos;
+    }
+    EXPECT_EQ(warnings, 8);
+    EXPECT_EQ(first.scene->formatMinor, 7);
+
+    const std::string text = sceneToJson(*first.scene);
+    for (const char* key : {"\"units\"", "\"gpu\"", "\"label\"", "\"layer\"", "\"texture\"", "\"dahl\"", "\"ramp\"",
+                            "\"smoothing\"", "\"minorVersion\": 7"})
+        EXPECT_NE(text.find(key), std::string::npos) << key;
+    // Load → save → load → save gives the same text, and the same scene.
+    const SceneLoadResult second = parseScene(text);
+    ASSERT_TRUE(second.scene);
+    EXPECT_EQ(sceneToJson(*second.scene), text);
+    EXPECT_EQ(second.scene->joints[0].extensions, first.scene->joints[0].extensions);
+}
+
+TEST(SceneWriter, UnknownKeysInAFileOfThisVersionAreStillErrors) {
+    const SceneLoadResult r = parseScene(R"({"format": "motus-scene", "version": 1, "minorVersion": 1,
+      "parts": [{"name": "ground", "ground": true, "layer": 3}]})");
+    EXPECT_FALSE(r.scene);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].where, "/parts/0/layer");
+    EXPECT_NE(r.diagnostics[0].message.find("unknown key 'layer'"), std::string::npos);
 }
 
 }  // namespace
