@@ -437,8 +437,8 @@ public:
         fileMinor_ = spec.formatMinor;
         newerMinor_ = spec.formatMinor > kSceneFormatMinor;
         checkKeys(root, "",
-                  {"format", "version", "minorVersion", "name", "description", "gravity", "settings", "contact",
-                   "parts", "joints", "forces", "motions"},
+                  {"format", "version", "minorVersion", "units", "name", "description", "gravity", "settings",
+                   "contact", "parts", "joints", "forces", "motions", "plots"},
                   &spec.extensions);
 
         // Header: identifies the file before anything else is trusted.
@@ -459,6 +459,30 @@ public:
             }
         }
 
+        if (const json* u = optional(root, "units")) {
+            std::string units;
+            if (string(*u, "/units", units) && units != "SI")
+                error("/units", "Motus scenes are in SI units (m, kg, s, N, rad): expected \"SI\", got \"" + units + "\"");
+        }
+        if (const json* plots = optional(root, "plots"); plots && isArray(*plots, "/plots")) {
+            for (std::size_t k = 0; k < plots->size(); ++k) {
+                const json& pj = (*plots)[k];
+                const std::string at = "/plots/" + std::to_string(k);
+                if (!isObject(pj, at)) continue;
+                PlotSpec plot;
+                checkKeys(pj, at, {"name", "channels"}, &plot.extensions);
+                if (const json* n = optional(pj, "name")) string(*n, at + "/name", plot.name);
+                if (const json* c = required(pj, at, "channels"); c && isArray(*c, at + "/channels")) {
+                    if (c->empty()) error(at + "/channels", "a plot needs at least one channel");
+                    for (std::size_t i = 0; i < c->size(); ++i) {
+                        std::string channel;
+                        if (string((*c)[i], at + "/channels/" + std::to_string(i), channel))
+                            plot.channels.push_back(channel);
+                    }
+                }
+                spec.plots.push_back(std::move(plot));
+            }
+        }
         if (const json* n = optional(root, "name")) string(*n, "/name", spec.name);
         if (const json* d = optional(root, "description"))
             string(*d, "/description", spec.description);

@@ -219,6 +219,7 @@ json sceneJson(const SceneSpec& spec) {
     j["format"] = "motus-scene";
     j["version"] = kSceneFormatVersion;
     j["minorVersion"] = std::max(kSceneFormatMinor, spec.formatMinor);
+    j["units"] = "SI";
     if (!spec.name.empty()) j["name"] = spec.name;
     if (!spec.description.empty()) j["description"] = spec.description;
     j["gravity"] = vec(spec.gravity);
@@ -272,6 +273,17 @@ json sceneJson(const SceneSpec& spec) {
             motions.push_back(jm);
         }
         j["motions"] = motions;
+    }
+    if (!spec.plots.empty()) {
+        json plots = json::array();
+        for (const PlotSpec& plot : spec.plots) {
+            json jp;
+            if (!plot.name.empty()) jp["name"] = plot.name;
+            jp["channels"] = plot.channels;
+            putExtensions(jp, plot.extensions);
+            plots.push_back(jp);
+        }
+        j["plots"] = plots;
     }
     putExtensions(j, spec.extensions);
     return j;

@@ -242,6 +242,14 @@ struct ContactSettings {
     std::string extensions;
 };
 
+// A plot the user set up: recorded channels by name ("crankPin.Fz", "energy.kinetic", ...),
+// shown again when the scene is reopened.
+struct PlotSpec {
+    std::string name;
+    std::vector<std::string> channels;
+    std::string extensions;
+};
+
 struct SceneSpec {
     std::string name;
     std::string description;
@@ -252,6 +260,7 @@ struct SceneSpec {
     std::vector<MotionSpec> motions;
     SolverSettings settings;
     ContactSettings contact;
+    std::vector<PlotSpec> plots;
     EntityId nextId = 1;  // next id to hand out; ids are never reused within a document
     // The minor version of the format the file was written in (0 when it had none): a file
     // from a newer minor version keeps its unknown keys as extensions, and is saved with

@@ -413,11 +413,40 @@ void MainWindow::runToDialog() {
     if (ok) session_->runTo(t);
 }
 
+// The plots on screen become part of the document (a scene file keeps them).
+void MainWindow::keepPlotsInScene() {
+    if (!scene_) return;
+    scene_->plots.clear();
+    for (const auto& [title, channels] : plots_->plots()) {
+        engine::PlotSpec plot;
+        plot.name = title.toStdString();
+        for (const QString& channel : channels) plot.channels.push_back(channel.toStdString());
+        scene_->plots.push_back(std::move(plot));
+    }
+}
+
+// The scene's plots, shown again; channels the run does not record are reported.
+void MainWindow::restorePlots() {
+    if (!scene_) return;
+    const engine::Recording* recording = session_->recording();
+    for (const engine::PlotSpec& plot : scene_->plots) {
+        QStringList channels;
+        for (const std::string& channel : plot.channels) {
+            if (recording && recording->layout().findChannel(channel) < 0)
+                addMessage(kMessageWarning, tr("Plot '%1': this scene records no channel '%2'")
+                                                .arg(toQString(plot.name), toQString(channel)));
+            channels << toQString(channel);
+        }
+        plots_->addPlot(channels, toQString(plot.name));
+    }
+}
+
 bool MainWindow::saveSceneAs(const QString& path) {
     if (!scene_) {
         addMessage(kMessageWarning, tr("There is no scene to save."));
         return false;
     }
+    keepPlotsInScene();
     std::string error;
     if (!engine::io::saveSceneFile(*scene_, path.toStdString(), error)) {
         addMessage(kMessageError, tr("Could not save %1: %2 (the scene is still open, unchanged)")
@@ -436,6 +465,7 @@ bool MainWindow::saveRun(const QString& path) {
         addMessage(kMessageWarning, tr("There is no run to save."));
         return false;
     }
+    keepPlotsInScene();
     std::string error;
     if (!engine::io::saveRunFile(*scene_, *recording, path.toStdString(), error)) {
         addMessage(kMessageError, tr("Could not save the run to %1: %2").arg(path, QString::fromStdString(error)));
@@ -462,6 +492,7 @@ bool MainWindow::openRun(const QString& path) {
     }
     scene_ = std::move(spec);
     scenePath_.clear();  // a run is not a scene file: Save As writes one
+    restorePlots();
     populateSceneTree(*treeModel_, *scene_);
     tree_->expandToDepth(0);
     const QString title = scene_->name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(scene_->name);
@@ -490,6 +521,7 @@ void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QSt
     for (const engine::Diagnostic& d : runProblems)
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                    QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
+    restorePlots();
     setWindowTitle(QStringLiteral("%1%2 — Motus").arg(title, path.isEmpty() ? tr(" (unsaved)") : QString()));
     statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
                                  .arg(title)

@@ -42,6 +42,9 @@ public:
     void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title);
     // Writes the open scene to `path` (atomically) and makes it the document's file.
     bool saveSceneAs(const QString& path);
+    // The plots panel's plots into the document, and back out of it.
+    void keepPlotsInScene();
+    void restorePlots();
     // Run files: the scene and every recorded frame (reopened without re-simulating).
     bool saveRun(const QString& path);
     bool openRun(const QString& path);

@@ -43,13 +43,20 @@ PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent) : QWidget(pa
     connect(session_, &SimulationSession::started, this, &PlotsPanel::refreshAll);
 }
 
-PlotWidget* PlotsPanel::addPlot(const QStringList& channels) {
+PlotWidget* PlotsPanel::addPlot(const QStringList& channels, const QString& title) {
     auto* plot = new PlotWidget;
     plot->setChannels(channels);
     const auto snap = session_->snapshot();
     plot->refresh(session_->recording(), snap ? snap->time : 0.0);
-    tabs_->setCurrentIndex(tabs_->addTab(plot, plot->title()));
+    tabs_->setCurrentIndex(tabs_->addTab(plot, title.isEmpty() ? plot->title() : title));
     return plot;
+}
+
+std::vector<std::pair<QString, QStringList>> PlotsPanel::plots() const {
+    std::vector<std::pair<QString, QStringList>> out;
+    for (int k = 0; k < tabs_->count(); ++k)
+        if (auto* plot = qobject_cast<PlotWidget*>(tabs_->widget(k))) out.emplace_back(tabs_->tabText(k), plot->channels());
+    return out;
 }
 
 PlotWidget* PlotsPanel::currentPlot() const { return qobject_cast<PlotWidget*>(tabs_->currentWidget()); }

@@ -2,6 +2,9 @@
 // The plots dock: tabs of PlotWidgets over the running simulation's recording. Curves refresh
 // at about 10 Hz while the run goes on; cursors follow the timeline on every snapshot.
 
+#include <utility>
+#include <vector>
+
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
@@ -19,8 +22,10 @@ class PlotsPanel : public QWidget {
 public:
     explicit PlotsPanel(SimulationSession* session, QWidget* parent = nullptr);
 
-    // Adds a plot of these channels and shows it.
-    PlotWidget* addPlot(const QStringList& channels);
+    // Adds a plot of these channels and shows it, titled `title` (default: from its channels).
+    PlotWidget* addPlot(const QStringList& channels, const QString& title = QString());
+    // Every plot's tab title and channels, in tab order (what a scene file keeps).
+    std::vector<std::pair<QString, QStringList>> plots() const;
     PlotWidget* currentPlot() const;
     int plotCount() const;
     void clear();

@@ -128,7 +128,7 @@ namespace {
 // A file from a newer minor version: keys this Motus does not know, on several entities.
 const char* kNewerScene = R"({
   "format": "motus-scene", "version": 1, "minorVersion": 7, "name": "future",
-  "units": {"length": "m"},
+  "provenance": {"tool": "Motus 9"},
   "settings": {"integrator": "rk4", "gpu": true},
   "parts": [
     {"name": "ground", "ground": true, "markers": [{"name": "pivot", "label": "P"}], "layer": 3},
@@ -155,7 +155,7 @@ TEST(SceneWriter, KeysOfANewerMinorVersionAreKeptAndWrittenBack) {
     EXPECT_EQ(first.scene->formatMinor, 7);
 
     const std::string text = sceneToJson(*first.scene);
-    for (const char* key : {"\"units\"", "\"gpu\"", "\"label\"", "\"layer\"", "\"texture\"", "\"dahl\"", "\"ramp\"",
+    for (const char* key : {"\"provenance\"", "\"gpu\"", "\"label\"", "\"layer\"", "\"texture\"", "\"dahl\"", "\"ramp\"",
                             "\"smoothing\"", "\"minorVersion\": 7"})
         EXPECT_NE(text.find(key), std::string::npos) << key;
     // Load → save → load → save gives the same text, and the same scene.
@@ -172,6 +172,31 @@ TEST(SceneWriter, UnknownKeysInAFileOfThisVersionAreStillErrors) {
     ASSERT_FALSE(r.diagnostics.empty());
     EXPECT_EQ(r.diagnostics[0].where, "/parts/0/layer");
     EXPECT_NE(r.diagnostics[0].message.find("unknown key 'layer'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+TEST(SceneWriter, PlotsTheUserSetUpAreSavedWithTheScene) {
+    const SceneLoadResult r = parseScene(R"({"format": "motus-scene", "version": 1, "units": "SI",
+      "plots": [{"name": "pin", "channels": ["pin.Fx", "pin.F"]}, {"channels": ["energy.kinetic"]}]})");
+    ASSERT_TRUE(r.scene);
+    ASSERT_EQ(r.scene->plots.size(), 2u);
+    EXPECT_EQ(r.scene->plots[0].name, "pin");
+    EXPECT_EQ(r.scene->plots[0].channels, (std::vector<std::string>{"pin.Fx", "pin.F"}));
+    const std::string text = sceneToJson(*r.scene);
+    const SceneLoadResult back = parseScene(text);
+    ASSERT_TRUE(back.scene);
+    EXPECT_EQ(sceneToJson(*back.scene), text);
+    EXPECT_EQ(back.scene->plots[1].channels, (std::vector<std::string>{"energy.kinetic"}));
+
+    const SceneLoadResult imperial = parseScene(R"({"format": "motus-scene", "version": 1, "units": "imperial"})");
+    EXPECT_FALSE(imperial.scene);
+    ASSERT_FALSE(imperial.diagnostics.empty());
+    EXPECT_EQ(imperial.diagnostics[0].where, "/units");
 }
 
 }  // namespace

@@ -377,6 +377,28 @@ TEST_F(MainWindowTest, SaveAsWritesAFileThatReopensAsTheSameScene) {
     EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
 }
 
+TEST_F(MainWindowTest, PlotsAreSavedWithTheSceneAndShownWhenItReopens) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    EXPECT_EQ(window.plots()->plotCount(), 0);
+    window.plots()->addPlot({"pinB.Fx", "pinB.F"});
+    window.plots()->addPlot({"energy.kinetic"}, "Energy");
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("with_plots.json");
+    ASSERT_TRUE(window.saveSceneAs(copy));
+    const auto saved = engine::io::loadSceneFile(copy.toStdString());
+    ASSERT_TRUE(saved.scene);
+    ASSERT_EQ(saved.scene->plots.size(), 2u);
+    EXPECT_EQ(saved.scene->plots[1].name, "Energy");
+
+    window.plots()->clear();
+    ASSERT_TRUE(window.openScene(copy));
+    const auto plots = window.plots()->plots();
+    ASSERT_EQ(plots.size(), 2u);
+    EXPECT_EQ(plots[0].second, (QStringList{"pinB.Fx", "pinB.F"}));
+    EXPECT_EQ(plots[1].first, "Energy");
+    EXPECT_EQ(plots[1].second, QStringList{"energy.kinetic"});
+}
+
 TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
     ASSERT_TRUE(window.openScene(kFourBar));
     window.session()->runTo(0.3);
