@@ -23,8 +23,11 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTreeView>
+#include <QUndoStack>
 
 #include "engine/io/scene_json.h"
+#include "engine/model/edit.h"
+#include "ui/properties/properties_panel.h"
 #include "engine/model/scene_spec.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
@@ -48,6 +51,20 @@ constexpr int kMessageError = 0, kMessageWarning = 1, kMessageInfo = 2;
 QString toQString(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
+
+// An edit of the document: the scene before and after it (scenes are small; meshes are
+// shared, not copied).
+class DocumentEdit final : public QUndoCommand {
+public:
+    DocumentEdit(MainWindow* window, engine::SceneSpec before, engine::SceneSpec after, const QString& text)
+        : QUndoCommand(text), window_(window), before_(std::move(before)), after_(std::move(after)) {}
+    void redo() override { window_->applyDocument(after_); }
+    void undo() override { window_->applyDocument(before_); }
+
+private:
+    MainWindow* window_;
+    engine::SceneSpec before_, after_;
+};
 
 }  // namespace
 
@@ -115,6 +132,18 @@ void MainWindow::createDocks() {
     plotsDock->setObjectName(QStringLiteral("PlotsDock"));
     plotsDock->setWidget(plots_);
 
+    properties_ = new PropertiesPanel;
+    properties_->setObjectName(QStringLiteral("Properties"));
+    auto* propertiesDock = new QDockWidget(tr("Properties"), this);
+    propertiesDock->setObjectName(QStringLiteral("PropertiesDock"));
+    propertiesDock->setWidget(properties_);
+    addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
+    undo_ = new QUndoStack(this);
+    connect(properties_, &PropertiesPanel::editRequested, this,
+            [this](const engine::SceneSpec& after, const QString& description) {
+                if (scene_) undo_->push(new DocumentEdit(this, *scene_, after, description));
+            });
+
     messages_ = new QListWidget;
     messages_->setObjectName(QStringLiteral("Messages"));
     messages_->setWordWrap(true);
@@ -132,7 +161,7 @@ void MainWindow::createDocks() {
 
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(tree_, &QTreeView::customContextMenuRequested, this, &MainWindow::showTreeMenu);
-    resizeDocks({treeDock}, {340}, Qt::Horizontal);
+    resizeDocks({treeDock, findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {300, 330}, Qt::Horizontal);
     resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
 }
 
@@ -166,6 +195,15 @@ void MainWindow::createActions() {
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    // Edit
+    QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts({QKeySequence::Undo});
+    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence::Redo});
+    editMenu->addAction(undo);
+    editMenu->addAction(redo);
 
     // View
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -211,8 +249,11 @@ void MainWindow::createActions() {
     play->setShortcut(Qt::Key_Space);
     QAction* step = simulate->addAction(tr("&Step"), session_, &SimulationSession::step);
     step->setShortcut(Qt::Key_Period);
-    QAction* reset = simulate->addAction(tr("&Reset"), session_, &SimulationSession::reset);
+    QAction* reset = simulate->addAction(tr("&Reset"), this, &MainWindow::resetRun);
     reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    rerunAction_ = simulate->addAction(tr("Re-run From &Here"), this, &MainWindow::rerunFromHere);
+    rerunAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    rerunAction_->setEnabled(false);
     simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     QAction* loop = simulate->addAction(tr("&Loop Playback"));
     loop->setCheckable(true);
@@ -296,6 +337,63 @@ void MainWindow::treeSelectionChanged() {
     for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
         if (const quint64 id = index.data(kEntityIdRole).toULongLong()) selected.push_back(id);
     viewport_->setSelection(selected);
+    properties_->showEntity(scene_.get(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
+}
+
+void MainWindow::applyDocument(const engine::SceneSpec& spec) {
+    if (!scene_) return;
+    const engine::EntityId shown = properties_->entity();
+    *scene_ = spec;
+    {
+        const QSignalBlocker block(tree_->selectionModel());
+        populateSceneTree(*treeModel_, *scene_);
+        tree_->expandToDepth(0);
+    }
+    viewport_->showScene(*scene_, /*fit=*/false);
+    if (shown != engine::kNoEntity) selectEntity(shown);
+    properties_->showEntity(scene_.get(), shown);
+
+    // A run not yet under way simply restarts with the edit; one with recorded frames keeps
+    // them (they are what the user is looking at) until Re-run From Here or Reset.
+    const auto snap = session_->snapshot();
+    const engine::Recording* recording = session_->recording();
+    if (!snap || !recording || recording->size() <= 1) {
+        const engine::Diagnostics problems = session_->start(*scene_);
+        for (const engine::Diagnostic& d : problems)
+            addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+        documentEdited_ = false;
+        rerunAction_->setEnabled(false);
+    } else {
+        if (!documentEdited_)
+            addMessage(kMessageInfo, tr("Scene edited: Simulate > Re-run From Here (Ctrl+Shift+R) continues from t = %1 s "
+                                        "with the change; Reset (Ctrl+R) starts over with it.")
+                                         .arg(snap->time, 0, 'f', 3));
+        documentEdited_ = true;
+        rerunAction_->setEnabled(true);
+        viewport_->setPartPoses(snap->partPoses);
+    }
+}
+
+void MainWindow::rerunFromHere() {
+    const auto snap = session_->snapshot();
+    if (!scene_ || !snap) return;
+    const engine::Diagnostics problems = session_->rerunFrom(static_cast<int>(snap->frame), *scene_);
+    for (const engine::Diagnostic& d : problems)
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+    documentEdited_ = false;
+    rerunAction_->setEnabled(false);
+}
+
+void MainWindow::resetRun() {
+    if (documentEdited_ && scene_) {
+        const engine::Diagnostics problems = session_->start(*scene_);
+        for (const engine::Diagnostic& d : problems)
+            addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+        documentEdited_ = false;
+        rerunAction_->setEnabled(false);
+        return;
+    }
+    session_->reset();
 }
 
 PlotWidget* MainWindow::plotReactionForce(const QString& joint) {
@@ -492,6 +590,10 @@ bool MainWindow::openRun(const QString& path) {
     }
     scene_ = std::move(spec);
     scenePath_.clear();  // a run is not a scene file: Save As writes one
+    undo_->clear();
+    documentEdited_ = false;
+    rerunAction_->setEnabled(false);
+    properties_->showEntity(scene_.get(), engine::kNoEntity);
     restorePlots();
     populateSceneTree(*treeModel_, *scene_);
     tree_->expandToDepth(0);
@@ -523,6 +625,10 @@ void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QSt
                    QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
     restorePlots();
     setWindowTitle(QStringLiteral("%1%2 — Motus").arg(title, path.isEmpty() ? tr(" (unsaved)") : QString()));
+    undo_->clear();
+    documentEdited_ = false;
+    rerunAction_->setEnabled(false);
+    properties_->showEntity(scene_.get(), engine::kNoEntity);
     statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
                                  .arg(title)
                                  .arg(scene_->parts.size())

@@ -13,6 +13,7 @@ class QListWidget;
 class QMenu;
 class QProgressBar;
 class QToolButton;
+class QUndoStack;
 class QStandardItemModel;
 class QTreeView;
 
@@ -24,6 +25,7 @@ namespace ui {
 
 class PlotWidget;
 class PlotsPanel;
+class PropertiesPanel;
 class SimulationSession;
 class TimelineWidget;
 class ViewportWidget;
@@ -57,6 +59,17 @@ public:
     QListWidget* messages() const { return messages_; }
     SimulationSession* session() const { return session_; }
     PlotsPanel* plots() const { return plots_; }
+    PropertiesPanel* properties() const { return properties_; }
+    QUndoStack* undoStack() const { return undo_; }
+    const engine::SceneSpec* scene() const { return scene_.get(); }
+    // Makes `spec` the open document after an edit (undo commands call this): tree, view and
+    // properties follow; an unstarted run restarts with it, a run in progress keeps its
+    // recording and offers Simulate > Re-run From Here.
+    void applyDocument(const engine::SceneSpec& spec);
+    // Continues the run from the shown frame with the edited scene.
+    void rerunFromHere();
+    // Starts the run over (with the document as edited).
+    void resetRun();
 
     // Plots the reaction force (world Fx, Fy, Fz and |F|) of a joint of the open scene.
     PlotWidget* plotReactionForce(const QString& joint);
@@ -92,6 +105,10 @@ private:
     SimulationSession* session_ = nullptr;
     TimelineWidget* timeline_ = nullptr;
     PlotsPanel* plots_ = nullptr;
+    PropertiesPanel* properties_ = nullptr;
+    QUndoStack* undo_ = nullptr;
+    QAction* rerunAction_ = nullptr;
+    bool documentEdited_ = false;  // the document changed since the run's model was compiled
     QLabel* simulationStatus_ = nullptr;
     QProgressBar* runProgress_ = nullptr;
     QToolButton* cancelRun_ = nullptr;

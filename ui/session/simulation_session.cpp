@@ -25,6 +25,13 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
     return compiled.diagnostics;
 }
 
+engine::Diagnostics SimulationSession::rerunFrom(int frame, const engine::SceneSpec& spec) {
+    engine::CompileResult compiled = engine::compile(spec);
+    if (!compiled.model || !simulator_ || frame < 0) return compiled.diagnostics;
+    simulator_->rerunFrom(static_cast<std::size_t>(frame), compiled.model);
+    return compiled.diagnostics;
+}
+
 void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
     simulator_ = std::move(simulator);
     if (loop_) simulator_->setLoop(true);

@@ -32,6 +32,9 @@ public:
     // Compiles `spec` and starts a paused simulator at its assembled initial state. Problems
     // (model errors, an assembly that fails) are returned; the previous run is then kept.
     engine::Diagnostics start(const engine::SceneSpec& spec);
+    // Re-runs from recorded frame `frame` with `spec` compiled (an edited scene of the same
+    // structure): the frames after it become stale and the run continues from it, paused.
+    engine::Diagnostics rerunFrom(int frame, const engine::SceneSpec& spec);
     // Takes over a recorded run (from a run file), ready to scrub or continue.
     QString adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording);
     void clear();

@@ -188,12 +188,13 @@ ViewportWidget::~ViewportWidget() {
     releaseGlObjects();
 }
 
-void ViewportWidget::showScene(const engine::SceneSpec& spec) {
+void ViewportWidget::showScene(const engine::SceneSpec& spec, bool fit) {
     impl_->root->removeChildren(0, impl_->root->getNumChildren());
     impl_->scene = buildSceneGraph(spec);
     impl_->spec = spec;
     impl_->root->addChild(impl_->scene.root);
-    fitToScene();
+    if (fit) fitToScene();
+    else update();
 }
 
 void ViewportWidget::clearScene() {

@@ -32,7 +32,9 @@ public:
     ~ViewportWidget() override;
 
     // Replaces the displayed mechanism and frames it.
-    void showScene(const engine::SceneSpec& spec);
+    // Draws `spec` (at its initial poses); `fit` frames it (a new document), else the camera
+    // stays where the user put it (an edit of the same document).
+    void showScene(const engine::SceneSpec& spec, bool fit = true);
     void clearScene();
 
     // Moves the parts to the given poses (X_WP per part of the shown spec), e.g. a frame of a

@@ -27,6 +27,11 @@
 
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
+#include "ui/properties/properties_panel.h"
+
+#include <QCheckBox>
+#include <QLineEdit>
+#include <QUndoStack>
 
 namespace ui {
 namespace {
@@ -375,6 +380,99 @@ TEST_F(MainWindowTest, SaveAsWritesAFileThatReopensAsTheSameScene) {
     // Saving where it cannot: a message, and the open document stays as it was.
     EXPECT_FALSE(window.saveSceneAs(dir.filePath("no/such/folder/x.json")));
     EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
+}
+
+// Types `text` into a properties field and commits it as leaving the field would.
+void typeInto(PropertiesPanel* panel, const QString& label, int component, const QString& text) {
+    auto* edit = qobject_cast<QLineEdit*>(panel->editor(label, component));
+    ASSERT_TRUE(edit) << label.toStdString();
+    edit->setText(text);
+    panel->commit(label);
+}
+
+TEST_F(MainWindowTest, PropertiesEditsGoThroughTheUndoStackWithUnitsAndValidation) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    const engine::EntityId crank = window.scene()->parts[1].id;
+    const double mass0 = window.scene()->parts[1].mass;
+    // Selecting the crank in the tree shows its fields.
+    const QModelIndexList hits = window.sceneTree()->model()->match(
+        window.sceneTree()->model()->index(0, 0), Qt::UserRole + 1, QVariant::fromValue<quint64>(crank), 1,
+        Qt::MatchExactly | Qt::MatchRecursive);
+    ASSERT_FALSE(hits.isEmpty());
+    window.sceneTree()->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    PropertiesPanel* panel = window.properties();
+    ASSERT_EQ(panel->entity(), crank);
+    ASSERT_TRUE(panel->editor("Mass"));
+
+    // An impossible value stays in its field with the reason; the scene is untouched.
+    typeInto(panel, "Mass", 0, "-2");
+    EXPECT_TRUE(panel->message("Mass").contains("positive")) << panel->message("Mass").toStdString();
+    EXPECT_EQ(window.scene()->parts[1].mass, mass0);
+    EXPECT_EQ(window.undoStack()->count(), 0);
+    typeInto(panel, "Mass", 0, "abc");
+    EXPECT_TRUE(panel->message("Mass").contains("not a number"));
+
+    // A valid one is applied through the undo stack; undo and redo take it back and forth.
+    typeInto(panel, "Mass", 0, "2.5");
+    EXPECT_EQ(window.scene()->parts[1].mass, 2.5);
+    EXPECT_EQ(window.undoStack()->count(), 1);
+    window.undoStack()->undo();
+    EXPECT_EQ(window.scene()->parts[1].mass, mass0);
+    window.undoStack()->redo();
+    EXPECT_EQ(window.scene()->parts[1].mass, 2.5);
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        QTest::qWait(100);
+        window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/properties.png");
+    }
+
+    // Angles are shown and typed in degrees: the crank starts pitched −45° about y (raised).
+    const QString orientation = "Orientation (roll, pitch, yaw)";
+    EXPECT_EQ(qobject_cast<QLineEdit*>(panel->editor(orientation, 1))->text(), "-45");
+    qobject_cast<QLineEdit*>(panel->editor(orientation, 1))->setText("0");
+    typeInto(panel, orientation, 2, "90");
+    const engine::Vec3 x = window.scene()->parts[1].X_WP.R * engine::Vec3::UnitX();
+    EXPECT_NEAR(x.y(), 1.0, 1e-12);
+
+    // Renaming updates the joints that name the part, and the run restarts with the edit.
+    typeInto(panel, "Name", 0, "driver");
+    EXPECT_EQ(window.scene()->parts[1].name, "driver");
+    for (const engine::Joint& j : window.scene()->joints)
+        EXPECT_NE(j.markerI.part + j.markerJ.part, std::string()) << j.name;
+    EXPECT_TRUE(engine::compile(*window.scene()).model);
+    EXPECT_EQ(window.undoStack()->count(), 3);
+}
+
+TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    SimulationSession* session = window.session();
+    session->runTo(0.4);
+    ASSERT_TRUE(waitForTime(session, 0.4));
+    const engine::Recording* recording = session->recording();
+    const int frame = static_cast<int>(recording->frameAtOrBefore(0.2));
+    session->seekFrame(frame);
+    ASSERT_TRUE(waitForTime(session, 0.2));
+    QTest::qWait(50);
+
+    // Gravity doubled in the scene's properties (nothing selected): the recording stays.
+    window.sceneTree()->clearSelection();
+    PropertiesPanel* panel = window.properties();
+    typeInto(panel, "Gravity", 2, "-19.62");
+    EXPECT_EQ(window.scene()->gravity.z(), -19.62);
+    EXPECT_GT(recording->size(), static_cast<std::size_t>(frame) + 100);
+
+    // Re-run from here: frames up to 0.2 s are kept, the future is computed with the edit.
+    window.rerunFromHere();
+    session->runTo(0.4);
+    ASSERT_TRUE(waitForTime(session, 0.4));
+    const engine::Recording* rerun = session->recording();
+    engine::State a, b;
+    engine::Outputs oa, ob;
+    ASSERT_TRUE(rerun->read(static_cast<std::size_t>(frame), a, oa));
+    ASSERT_TRUE(rerun->read(rerun->size() - 1, b, ob));
+    EXPECT_NEAR(a.t, 0.2, 1e-9);
+    EXPECT_NEAR(b.t, 0.4, 1e-9);
+    EXPECT_TRUE(engine::compile(*window.scene()).model->gravity.z() == -19.62);
+    EXPECT_EQ(session->snapshot()->model->gravity.z(), -19.62);
 }
 
 TEST_F(MainWindowTest, PlotsAreSavedWithTheSceneAndShownWhenItReopens) {

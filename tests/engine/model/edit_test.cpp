@@ -1,0 +1,35 @@
+#include "engine/model/edit.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/io/scene_json.h"
+#include "engine/model/model.h"
+
+namespace engine {
+namespace {
+
+TEST(RenameEntity, RewritesEveryReferenceSoTheSceneStillCompiles) {
+    auto loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/slider_crank.json");
+    ASSERT_TRUE(loaded.scene);
+    SceneSpec spec = *loaded.scene;
+    spec.plots.push_back({"p", {spec.joints[0].name + ".Fx", "energy.kinetic"}, {}});
+    const std::string oldJoint = spec.joints[0].name;
+    const Part& crank = spec.parts[1];
+    const EntityId crankId = crank.id, markerId = crank.markers.front().id, jointId = spec.joints[0].id;
+
+    ASSERT_TRUE(renameEntity(spec, crankId, "arm"));
+    ASSERT_TRUE(renameEntity(spec, markerId, "hub"));
+    ASSERT_TRUE(renameEntity(spec, jointId, "mainPin"));
+    EXPECT_EQ(entityName(spec, crankId), "arm");
+    EXPECT_EQ(entityName(spec, markerId), "arm.hub");
+    EXPECT_EQ(spec.plots[0].channels[0], "mainPin.Fx");
+    EXPECT_EQ(spec.plots[0].channels[1], "energy.kinetic");
+    for (const MotionSpec& m : spec.motions) EXPECT_NE(m.joint, oldJoint);
+    const CompileResult c = compile(spec);
+    for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
+    EXPECT_TRUE(c.model);
+    EXPECT_FALSE(renameEntity(spec, 999999, "x"));
+}
+
+}  // namespace
+}  // namespace engine
