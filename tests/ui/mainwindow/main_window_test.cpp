@@ -103,7 +103,7 @@ int hueOf(const char* hex) {
 class MainWindowTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        window.resize(960, 640);
+        window.resize(1280, 800);
         window.show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     }
