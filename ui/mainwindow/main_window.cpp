@@ -157,6 +157,15 @@ void MainWindow::createDocks() {
     messageDock->raise();
 
     connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::treeSelectionChanged);
+    // Renaming in place: the new name goes through validation and the undo stack, after the
+    // tree's own edit has finished (the tree is rebuilt by the edit).
+    connect(treeModel_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
+        if (item->column() != 0) return;
+        const auto id = static_cast<engine::EntityId>(item->data(kEntityIdRole).toULongLong());
+        const QString text = item->text().trimmed();
+        if (id == engine::kNoEntity) return;
+        QMetaObject::invokeMethod(this, [this, id, text] { renameEntity(id, text); }, Qt::QueuedConnection);
+    });
     connect(viewport_, &ViewportWidget::entityClicked, this, &MainWindow::selectEntity);
 
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -168,6 +177,8 @@ void MainWindow::createDocks() {
 void MainWindow::createActions() {
     // File
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newScene = file->addAction(tr("&New"), this, &MainWindow::newScene);
+    newScene->setShortcut(QKeySequence::New);
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openWithDialog);
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -239,6 +250,9 @@ void MainWindow::createActions() {
         a->setChecked(true);
         connect(a, &QAction::toggled, viewport_, setter);
     }
+    QAction* centres = view->addAction(tr("Show C&entres of Mass"));
+    centres->setCheckable(true);
+    connect(centres, &QAction::toggled, viewport_, &ViewportWidget::setCentresOfMassVisible);
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
@@ -265,6 +279,18 @@ void MainWindow::createActions() {
     // Help
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Motus"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::newScene() {
+    auto spec = std::make_unique<engine::SceneSpec>();
+    spec->name = tr("Untitled").toStdString();
+    engine::Part ground;
+    ground.id = spec->newId();
+    ground.name = "ground";
+    ground.ground = true;
+    spec->parts.push_back(ground);
+    showDocument(std::move(spec), QString(), tr("Untitled"));
+    addMessage(kMessageInfo, tr("New scene: a ground part to build on; Save As writes it to a file."));
 }
 
 bool MainWindow::openScene(const QString& path) {
@@ -372,6 +398,25 @@ void MainWindow::applyDocument(const engine::SceneSpec& spec) {
         rerunAction_->setEnabled(true);
         viewport_->setPartPoses(snap->partPoses);
     }
+}
+
+void MainWindow::renameEntity(quint64 entity, const QString& name) {
+    const auto id = static_cast<engine::EntityId>(entity);
+    if (!scene_) return;
+    std::string old = engine::entityName(*scene_, id);
+    old = old.substr(old.rfind('.') + 1);  // a marker's own name
+    if (old.empty() || name.toStdString() == old) return;
+    engine::SceneSpec after = *scene_;
+    engine::renameEntity(after, id, name.toStdString());
+    for (const engine::Diagnostic& d : engine::validate(after)) {
+        if (d.severity != engine::Severity::Error) continue;
+        addMessage(kMessageError, tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
+        const QSignalBlocker block(tree_->selectionModel());
+        populateSceneTree(*treeModel_, *scene_);  // the old name back in the tree
+        tree_->expandToDepth(0);
+        return;
+    }
+    undo_->push(new DocumentEdit(this, *scene_, after, tr("Rename %1 to %2").arg(toQString(old), name)));
 }
 
 void MainWindow::rerunFromHere() {

@@ -40,6 +40,8 @@ public:
     // Loads a scene file. On any error the messages panel lists every problem (with its place
     // in the file) and the current scene stays open; returns whether the file was loaded.
     bool openScene(const QString& path);
+    // A new, unsaved scene holding only a ground part.
+    void newScene();
     // Shows `spec` as the open document (from a file at `path`, or unsaved when empty).
     void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title);
     // Writes the open scene to `path` (atomically) and makes it the document's file.
@@ -66,6 +68,8 @@ public:
     // properties follow; an unstarted run restarts with it, a run in progress keeps its
     // recording and offers Simulate > Re-run From Here.
     void applyDocument(const engine::SceneSpec& spec);
+    // Renames an entity (as typed in the tree), through validation and the undo stack.
+    void renameEntity(quint64 id, const QString& name);
     // Continues the run from the shown frame with the edited scene.
     void rerunFromHere();
     // Starts the run over (with the document as edited).

@@ -1,5 +1,9 @@
 #include "ui/models/scene_tree.h"
 
+#include <QIcon>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPixmap>
 #include <QStandardItemModel>
 
 #include "engine/model/mass_properties.h"
@@ -30,14 +34,101 @@ QString shapeDetails(const engine::Shape& s) {
     }
 }
 
-QList<QStandardItem*> row(const QString& name, const QString& details, engine::EntityId id) {
-    auto* nameItem = new QStandardItem(name);
+// Small icons per entity kind, drawn once (no image files to ship).
+enum class Kind { Part, Ground, Geometry, Marker, Joint, Force, Motion, Contact, Plot, Group };
+
+QIcon icon(Kind kind) {
+    static QIcon cache[10];
+    QIcon& cached = cache[static_cast<int>(kind)];
+    if (!cached.isNull()) return cached;
+    QPixmap pixmap(16, 16);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    switch (kind) {
+    case Kind::Part:
+        p.setBrush(QColor(0xe0, 0x70, 0x3c));
+        p.setPen(QColor(0x80, 0x3c, 0x1c));
+        p.drawRect(2, 4, 11, 9);
+        p.drawLine(2, 4, 5, 1);
+        p.drawLine(13, 4, 15, 1);
+        break;
+    case Kind::Ground:
+        p.setPen(QPen(QColor(0x7a, 0x82, 0x8c), 2));
+        p.drawLine(1, 10, 15, 10);
+        for (int x = 3; x < 15; x += 4) p.drawLine(x, 11, x - 2, 15);
+        break;
+    case Kind::Geometry:
+        p.setPen(QColor(0x8c, 0x9b, 0xab));
+        p.setBrush(QColor(0xc8, 0xd0, 0xd8));
+        p.drawEllipse(3, 3, 10, 10);
+        break;
+    case Kind::Marker:
+        p.setPen(QPen(QColor(0xf2, 0x40, 0x33), 2));
+        p.drawLine(3, 13, 14, 13);
+        p.setPen(QPen(QColor(0x4c, 0xd9, 0x4c), 2));
+        p.drawLine(3, 13, 3, 2);
+        p.setPen(QPen(QColor(0x4c, 0x80, 0xff), 2));
+        p.drawLine(3, 13, 10, 6);
+        break;
+    case Kind::Joint:
+        p.setPen(QPen(QColor(0xa0, 0x78, 0x10), 1));
+        p.setBrush(QColor(0xf2, 0xb8, 0x33));
+        p.drawEllipse(3, 3, 10, 10);
+        p.setBrush(Qt::white);
+        p.drawEllipse(6, 6, 4, 4);
+        break;
+    case Kind::Force: {
+        p.setPen(QPen(QColor(0xd9, 0xd9, 0x4c), 2));
+        QPainterPath coil;
+        coil.moveTo(1, 8);
+        for (int k = 0; k < 5; ++k) coil.lineTo(3 + 3 * k, k % 2 ? 3 : 13);
+        coil.lineTo(15, 8);
+        p.drawPath(coil);
+        break;
+    }
+    case Kind::Motion:
+        p.setPen(QPen(QColor(0x3c, 0x8e, 0xe0), 2));
+        p.drawArc(2, 2, 12, 12, 30 * 16, 270 * 16);
+        p.drawLine(13, 4, 14, 9);
+        break;
+    case Kind::Contact:
+        p.setPen(QColor(0x50, 0x50, 0x50));
+        p.setBrush(QColor(0x4c, 0xe6, 0xff));
+        p.drawEllipse(1, 4, 8, 8);
+        p.setBrush(QColor(0xff, 0x8c, 0x1a));
+        p.drawEllipse(7, 4, 8, 8);
+        break;
+    case Kind::Plot:
+        p.setPen(QColor(0x60, 0x60, 0x60));
+        p.drawLine(2, 14, 14, 14);
+        p.drawLine(2, 14, 2, 2);
+        p.setPen(QPen(QColor(0xe0, 0x70, 0x3c), 2));
+        p.drawPolyline(QPolygon({QPoint(3, 11), QPoint(6, 6), QPoint(9, 9), QPoint(13, 3)}));
+        break;
+    case Kind::Group:
+        p.setPen(QColor(0x90, 0x90, 0x90));
+        p.setBrush(QColor(0xd8, 0xc8, 0x90));
+        p.drawRect(1, 4, 14, 10);
+        p.drawRect(1, 2, 6, 2);
+        break;
+    }
+    p.end();
+    cached = QIcon(pixmap);
+    return cached;
+}
+
+// A row: the name (renamable in place for entities with a name of their own) and details.
+QList<QStandardItem*> row(const QString& name, const QString& details, engine::EntityId id, Kind kind,
+                          bool renamable = false) {
+    auto* nameItem = new QStandardItem(icon(kind), name);
     auto* detailItem = new QStandardItem(details);
     for (QStandardItem* item : {nameItem, detailItem}) {
         item->setEditable(false);
         item->setToolTip(details.isEmpty() ? name : name + QStringLiteral(": ") + details);
         if (id != engine::kNoEntity) item->setData(static_cast<qulonglong>(id), kEntityIdRole);
     }
+    nameItem->setEditable(renamable && id != engine::kNoEntity);
     return {nameItem, detailItem};
 }
 
@@ -47,7 +138,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     model.clear();
     model.setHorizontalHeaderLabels({QObject::tr("Name"), QObject::tr("Details")});
 
-    auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity);
+    auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity, Kind::Group);
     for (const engine::Part& part : spec.parts) {
         QString details = QObject::tr("ground");
         if (!part.ground && part.density)
@@ -56,10 +147,10 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                           .arg(*part.density, 0, 'g', 4);
         else if (!part.ground)
             details = QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
-        auto partRow = row(toQString(part.name), details, part.id);
+        auto partRow = row(toQString(part.name), details, part.id, part.ground ? Kind::Ground : Kind::Part, true);
         for (const engine::Shape& shape : part.shapes)
             partRow[0]->appendRow(
-                row(QObject::tr("geometry"), shapeDetails(shape), engine::kNoEntity));
+                row(QObject::tr("geometry"), shapeDetails(shape), engine::kNoEntity, Kind::Geometry));
         for (const engine::Marker& marker : part.markers) {
             const engine::Vec3& p = marker.X_PM.p;
             partRow[0]->appendRow(row(toQString(marker.name),
@@ -67,25 +158,25 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                                           .arg(p.x() * 1000.0, 0, 'g', 4)
                                           .arg(p.y() * 1000.0, 0, 'g', 4)
                                           .arg(p.z() * 1000.0, 0, 'g', 4),
-                                      marker.id));
+                                      marker.id, Kind::Marker, true));
         }
         parts[0]->appendRow(partRow);
     }
     model.appendRow(parts);
 
     auto joints =
-        row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity);
+        row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity, Kind::Group);
     for (const engine::Joint& joint : spec.joints) {
         joints[0]->appendRow(row(toQString(joint.name),
                                  QStringLiteral("%1: %2 → %3")
                                      .arg(toQString(engine::jointTypeName(joint.type)),
                                           QString::fromStdString(joint.markerI.text()),
                                           QString::fromStdString(joint.markerJ.text())),
-                                 joint.id));
+                                 joint.id, Kind::Joint, true));
     }
     model.appendRow(joints);
 
-    auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity);
+    auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity, Kind::Group);
     for (const engine::ForceSpec& force : spec.forces) {
         QString details = toQString(engine::forceTypeName(force.type));
         if (force.type == engine::ForceType::RotationalSpringDamper || force.type == engine::ForceType::JointController)
@@ -95,11 +186,11 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                            .arg(QString::fromStdString(force.markerI.text()), QString::fromStdString(force.markerJ.text()));
         else
             details += QStringLiteral(" at %1").arg(QString::fromStdString(force.markerI.text()));
-        forces[0]->appendRow(row(QString::fromStdString(force.name), details, force.id));
+        forces[0]->appendRow(row(QString::fromStdString(force.name), details, force.id, Kind::Force, true));
     }
     model.appendRow(forces);
 
-    auto motions = row(QObject::tr("Motions"), QString::number(spec.motions.size()), engine::kNoEntity);
+    auto motions = row(QObject::tr("Motions"), QString::number(spec.motions.size()), engine::kNoEntity, Kind::Group);
     for (const engine::MotionSpec& motion : spec.motions) {
         motions[0]->appendRow(row(QString::fromStdString(motion.name),
                                   QStringLiteral("%1 %2 = %3")
@@ -107,9 +198,36 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                                            motion.axis == engine::JointAxis::Rotation ? QObject::tr("angle")
                                                                                       : QObject::tr("slide"),
                                            QString::fromStdString(motion.expression)),
-                                  motion.id));
+                                  motion.id, Kind::Motion, true));
     }
     model.appendRow(motions);
+
+    // Contact: the scene's switch and solver, and the pair entries.
+    const engine::ContactSettings& contact = spec.contact;
+    auto contacts = row(QObject::tr("Contacts"),
+                        contact.enabled ? QObject::tr("on: %1, %2 friction")
+                                              .arg(toQString(engine::contactSolverName(contact.solver)),
+                                                   toQString(engine::frictionModelName(contact.friction)))
+                                        : QObject::tr("off"),
+                        engine::kNoEntity, Kind::Group);
+    for (const engine::ContactPairSpec& pair : contact.pairs) {
+        QString details = QStringLiteral("%1 ↔ %2").arg(toQString(pair.partA), toQString(pair.partB));
+        if (!pair.enabled) details += QObject::tr(", off");
+        if (pair.friction) details += QObject::tr(", μ %1").arg(*pair.friction);
+        if (pair.restitution) details += QObject::tr(", e %1").arg(*pair.restitution);
+        contacts[0]->appendRow(row(toQString(pair.name), details, pair.id, Kind::Contact, true));
+    }
+    model.appendRow(contacts);
+
+    // Outputs: the plots saved with the scene.
+    auto outputs = row(QObject::tr("Plots"), QString::number(spec.plots.size()), engine::kNoEntity, Kind::Group);
+    for (const engine::PlotSpec& plot : spec.plots) {
+        QStringList channels;
+        for (const std::string& c : plot.channels) channels << toQString(c);
+        outputs[0]->appendRow(row(plot.name.empty() ? channels.join(QStringLiteral(", ")) : toQString(plot.name),
+                                  channels.join(QStringLiteral(", ")), engine::kNoEntity, Kind::Plot));
+    }
+    model.appendRow(outputs);
 }
 
 }  // namespace ui

@@ -343,6 +343,36 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     const double size = bound.valid() && bound.radius() > 1e-9 ? 2.0 * bound.radius() : 1.0;
     g.characteristicLength = size;
 
+    // Centres of mass: a small white ball with black axes through it, on each moving part.
+    for (std::size_t i = 0; i < spec.parts.size(); ++i) {
+        const engine::Part& part = spec.parts[i];
+        if (part.ground) continue;
+        const Vec3 c = engine::partMassProperties(part).p_PPcm;
+        const double r = 0.02 * size;
+        auto geode = makeRef<osg::Geode>();
+        geode->setName("centre of mass");
+        geode->setNodeMask(kMaskCentreOfMass);
+        geode->addDrawable(makeRef<osg::ShapeDrawable>(makeRef<osg::Sphere>(toOsg(c), float(r)).get(), glyphHints().get()));
+        geode->getOrCreateStateSet()->setAttribute(makeMaterial(osg::Vec4(0.95f, 0.95f, 0.95f, 1.0f)));
+        auto lines = makeRef<osg::Geometry>();
+        auto points = makeRef<osg::Vec3Array>();
+        for (int k = 0; k < 3; ++k) {
+            Vec3 d = Vec3::Zero();
+            d(k) = 1.8 * r;
+            points->push_back(toOsg(Vec3(c - d)));
+            points->push_back(toOsg(Vec3(c + d)));
+        }
+        lines->setVertexArray(points);
+        auto black = makeRef<osg::Vec4Array>();
+        black->push_back(osg::Vec4(0.05f, 0.05f, 0.05f, 1.0f));
+        lines->setColorArray(black, osg::Array::BIND_OVERALL);
+        lines->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 6));
+        lines->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+        lines->getOrCreateStateSet()->setAttribute(new osg::LineWidth(2.0f));
+        geode->addDrawable(lines);
+        g.partTransforms[i]->addChild(geode);
+    }
+
     // Markers: small triads attached to their part.
     const double triadLength = 0.06 * size;
     for (std::size_t i = 0; i < spec.parts.size(); ++i) {

@@ -22,6 +22,7 @@ enum NodeMask : unsigned {
     kMaskGrid = 0x8,
     kMaskAxes = 0x10,
     kMaskContacts = 0x20,
+    kMaskCentreOfMass = 0x40,
 };
 
 // A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the

@@ -287,6 +287,10 @@ void ViewportWidget::setMaskBit(unsigned bit, bool on) {
     update();
 }
 
+void ViewportWidget::setCentresOfMassVisible(bool visible) {
+    setMaskBit(kMaskCentreOfMass, visible);
+}
+
 void ViewportWidget::setContactForcesVisible(bool visible) {
     setMaskBit(kMaskContacts, visible);
 }

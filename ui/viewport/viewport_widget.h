@@ -56,6 +56,7 @@ public:
     void setJointsVisible(bool visible);
     void setGridVisible(bool visible);
     void setContactForcesVisible(bool visible);
+    void setCentresOfMassVisible(bool visible);  // off at first
     // Contact force arrows of the shown instant (empty: none).
     void setContacts(const std::vector<engine::ContactForce>& contacts);
 

@@ -442,6 +442,58 @@ TEST_F(MainWindowTest, PropertiesEditsGoThroughTheUndoStackWithUnitsAndValidatio
     EXPECT_EQ(window.undoStack()->count(), 3);
 }
 
+TEST_F(MainWindowTest, NewStartsAnUnsavedSceneWithAGroundPart) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    window.newScene();
+    ASSERT_TRUE(window.scene());
+    ASSERT_EQ(window.scene()->parts.size(), 1u);
+    EXPECT_TRUE(window.scene()->parts[0].ground);
+    EXPECT_TRUE(window.scenePath().isEmpty());
+    EXPECT_TRUE(window.windowTitle().contains("unsaved"));
+    EXPECT_EQ(window.undoStack()->count(), 0);
+}
+
+TEST_F(MainWindowTest, CentresOfMassCanBeShown) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ViewportWidget* view = window.viewport();
+    view->setGridVisible(false);
+    view->setMarkersVisible(false);
+    view->setJointsVisible(false);
+    view->setStandardView(ViewportWidget::StandardView::Front);
+    const QImage hidden = renderedImage(view);
+    view->setCentresOfMassVisible(true);
+    const QImage shown = renderedImage(view);
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) shown.save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/com.png");
+    ASSERT_EQ(hidden.size(), shown.size());
+    int changed = 0;
+    for (int y = 0; y < shown.height(); ++y)
+        for (int x = 0; x < shown.width(); ++x) changed += shown.pixel(x, y) != hidden.pixel(x, y);
+    EXPECT_GT(changed, 100);  // three balls with their axes
+}
+
+TEST_F(MainWindowTest, RenamingInTheTreeRenamesEverywhereAndUndoes) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    auto* model = qobject_cast<QStandardItemModel*>(window.sceneTree()->model());
+    ASSERT_TRUE(model);
+    QStandardItem* crank = model->item(0, 0)->child(1, 0);
+    ASSERT_EQ(crank->text(), "crank");
+    crank->setText("driver");  // what an in-place edit does
+    QTest::qWait(20);
+    EXPECT_EQ(window.scene()->parts[1].name, "driver");
+    EXPECT_EQ(window.scene()->joints[0].markerI.part, "driver");
+    EXPECT_EQ(model->item(0, 0)->child(1, 0)->text(), "driver");
+    window.undoStack()->undo();
+    EXPECT_EQ(window.scene()->parts[1].name, "crank");
+    EXPECT_EQ(window.scene()->joints[0].markerI.part, "crank");
+
+    // A name that is taken is refused with the reason, and the tree shows the old name again.
+    model->item(0, 0)->child(1, 0)->setText("rocker");
+    QTest::qWait(20);
+    EXPECT_EQ(window.scene()->parts[1].name, "crank");
+    EXPECT_EQ(model->item(0, 0)->child(1, 0)->text(), "crank");
+    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("duplicate"));
+}
+
 TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();

@@ -1,6 +1,7 @@
 #include "ui/models/scene_tree.h"
 
 #include <QAbstractItemModelTester>
+#include <QIcon>
 #include <QStandardItemModel>
 
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
 
-    ASSERT_EQ(model.rowCount(), 4);  // Parts, Joints, Forces, Motions
+    ASSERT_EQ(model.rowCount(), 6);  // Parts, Joints, Forces, Motions, Contacts, Plots
     const QModelIndex parts = model.index(0, 0);
     EXPECT_EQ(parts.data().toString(), "Parts");
     ASSERT_EQ(model.rowCount(parts), 2);
@@ -71,9 +72,30 @@ TEST(SceneTree, RepopulatingReplacesTheContents) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, engine::test::pendulum());
     populateSceneTree(model, engine::SceneSpec{});
-    ASSERT_EQ(model.rowCount(), 4);
+    ASSERT_EQ(model.rowCount(), 6);
     EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
     EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
+}
+
+TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    spec.contact.enabled = true;
+    spec.contact.pairs.push_back({spec.newId(), "slick", "ground", "link", true, 0.1, std::nullopt, {}});
+    spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}});
+    QStandardItemModel model;
+    populateSceneTree(model, spec);
+    const QModelIndex contacts = model.index(4, 0), plots = model.index(5, 0);
+    EXPECT_EQ(contacts.data().toString(), "Contacts");
+    EXPECT_EQ(model.index(4, 1).data().toString(), "on: pgs, box friction");
+    EXPECT_EQ(model.index(0, 1, contacts).data().toString(), QString::fromUtf8("ground ↔ link, μ 0.1"));
+    EXPECT_EQ(model.index(0, 0, plots).data().toString(), "hinge load");
+    EXPECT_EQ(model.index(0, 1, plots).data().toString(), "hinge.Fx, hinge.F");
+    // Every row has an icon; entity names can be edited in place, group rows and details not.
+    const QModelIndex link = model.index(1, 0, model.index(0, 0));
+    EXPECT_FALSE(link.data(Qt::DecorationRole).value<QIcon>().isNull());
+    EXPECT_TRUE(model.flags(link) & Qt::ItemIsEditable);
+    EXPECT_FALSE(model.flags(model.index(1, 1, model.index(0, 0))) & Qt::ItemIsEditable);
+    EXPECT_FALSE(model.flags(model.index(0, 0)) & Qt::ItemIsEditable);
 }
 
 }  // namespace
