@@ -26,6 +26,8 @@
 #include <QUndoStack>
 
 #include "engine/io/scene_json.h"
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/statics.h"
 #include "engine/model/edit.h"
 #include "ui/properties/properties_panel.h"
 #include "engine/model/scene_spec.h"
@@ -105,7 +107,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    cancelAnalysis_ = true;
+    if (analysis_.joinable()) analysis_.join();
+}
 
 void MainWindow::createDocks() {
     setDockNestingEnabled(true);
@@ -269,6 +274,14 @@ void MainWindow::createActions() {
     rerunAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     rerunAction_->setEnabled(false);
     simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    QMenu* analysis = simulate->addMenu(tr("&Analysis"));
+    analysis->addAction(tr("&Dynamics (Run to…)"), this, &MainWindow::runToDialog);
+    analysis->addAction(tr("&Kinematics"), this, [this] { startKinematics(false); });
+    analysis->addAction(tr("&Inverse Dynamics"), this, [this] { startKinematics(true); });
+    analysis->addAction(tr("&Static Equilibrium"), this, [this] { startAnalysis(Analysis::StaticEquilibrium); });
+    analysis->addAction(tr("&Assemble"), this, [this] { startAnalysis(Analysis::Assemble); });
+    analysis->addSeparator();
+    analysis->addAction(tr("&Cancel Analysis"), this, &MainWindow::cancelAnalysis);
     QAction* loop = simulate->addAction(tr("&Loop Playback"));
     loop->setCheckable(true);
     loop->setChecked(session_->loop());
@@ -417,6 +430,112 @@ void MainWindow::renameEntity(quint64 entity, const QString& name) {
         return;
     }
     undo_->push(new DocumentEdit(this, *scene_, after, tr("Rename %1 to %2").arg(toQString(old), name)));
+}
+
+int MainWindow::freeDegreesOfFreedom(QString* problem) const {
+    if (!scene_) return -1;
+    const engine::CompileResult compiled = engine::compile(*scene_);
+    if (!compiled.model) {
+        if (problem && !compiled.diagnostics.empty()) *problem = toQString(compiled.diagnostics.front().message);
+        return -1;
+    }
+    engine::ForwardDynamics sim(compiled.model);
+    if (const engine::Status s = sim.initialize(); !s.ok) {
+        if (problem) *problem = toQString(s.message);
+        return -1;
+    }
+    return compiled.model->velocitySize() - sim.solver().rank();
+}
+
+bool MainWindow::startKinematics(bool inverseDynamics) {
+    const QString what = inverseDynamics ? tr("Inverse dynamics") : tr("Kinematics");
+    QString problem;
+    const int dof = freeDegreesOfFreedom(&problem);
+    if (dof < 0) {
+        addMessage(kMessageError, tr("%1: %2").arg(what, problem));
+        return false;
+    }
+    if (dof > 0) {
+        addMessage(kMessageError, tr("%1 needs every degree of freedom driven: this mechanism has %2 left free "
+                                     "(add motions, or run Dynamics)")
+                                      .arg(what)
+                                      .arg(dof));
+        return false;
+    }
+    // A fully driven mechanism moves as its motions say: a run computes its positions,
+    // velocities and accelerations, and the joint reactions and driver efforts that produce
+    // them (the inverse dynamics).
+    if (documentEdited_) resetRun();
+    if (inverseDynamics && scene_) {
+        QStringList efforts;
+        for (const engine::MotionSpec& m : scene_->motions) efforts << toQString(m.name) + QStringLiteral(".effort");
+        if (!efforts.isEmpty()) {
+            plots_->parentWidget()->show();
+            plots_->parentWidget()->raise();
+            plots_->addPlot(efforts, tr("Driver efforts"));
+        }
+    }
+    addMessage(kMessageInfo, tr("%1: the mechanism is fully driven; run it to the time you want (Run to…).").arg(what));
+    return true;
+}
+
+bool MainWindow::startAnalysis(Analysis analysis) {
+    if (!scene_ || analysisRunning_) return false;
+    const engine::CompileResult compiled = engine::compile(*scene_);
+    if (!compiled.model) {
+        addMessage(kMessageError,
+                   tr("The scene does not compile: %1")
+                       .arg(compiled.diagnostics.empty() ? QString() : toQString(compiled.diagnostics.front().message)));
+        return false;
+    }
+    if (analysis_.joinable()) analysis_.join();
+    analysisRunning_ = true;
+    cancelAnalysis_ = false;
+    const QString what = analysis == Analysis::Assemble ? tr("Assembly") : tr("Static equilibrium");
+    addMessage(kMessageInfo, tr("%1: computing… (Simulate > Analysis > Cancel Analysis stops it)").arg(what));
+    runProgress_->setRange(0, 0);  // busy
+    runProgress_->show();
+    auto model = compiled.model;
+    analysis_ = std::thread([this, model, analysis, what] {
+        const engine::State start = engine::initialState(*model);
+        engine::StaticResult result = analysis == Analysis::Assemble
+                                          ? engine::assemble(*model, start)
+                                          : engine::staticEquilibrium(*model, start, 1e-8, 200000, &cancelAnalysis_);
+        QMetaObject::invokeMethod(
+            this,
+            [this, model, analysis, what, result = std::move(result)] {
+                analysisRunning_ = false;
+                runProgress_->hide();
+                runProgress_->setRange(0, 1000);
+                if (!result.status.ok) {
+                    addMessage(kMessageError, tr("%1: %2").arg(what, toQString(result.status.message)));
+                    return;
+                }
+                if (!scene_) return;
+                // The parts where the analysis put them, as an undoable edit.
+                engine::SceneSpec after = *scene_;
+                const std::vector<engine::Transform> poses = engine::partPoses(*model, result.state);
+                for (std::size_t p = 0; p < after.parts.size() && p < poses.size(); ++p) {
+                    if (after.parts[p].ground) continue;
+                    after.parts[p].X_WP = poses[p];
+                    if (analysis == Analysis::StaticEquilibrium) {
+                        after.parts[p].v_WPo_W.setZero();
+                        after.parts[p].w_WP_W.setZero();
+                    }
+                }
+                undo_->push(new DocumentEdit(this, *scene_, after,
+                                             analysis == Analysis::Assemble ? tr("Assemble") : tr("Move to static equilibrium")));
+                addMessage(kMessageInfo,
+                           analysis == Analysis::Assemble
+                               ? tr("Assembled: the parts now start where every joint and motion holds.")
+                               : tr("Static equilibrium found after %1 relaxation steps (largest acceleration at rest "
+                                    "%2); the parts now start there, at rest (Ctrl+Z undoes).")
+                                     .arg(result.steps)
+                                     .arg(result.residual, 0, 'g', 3));
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
 }
 
 void MainWindow::rerunFromHere() {

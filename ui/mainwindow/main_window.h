@@ -3,7 +3,9 @@
 // message panel at the bottom; File / View / Help menus. Window layout and recent files are
 // kept in QSettings.
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 #include <QMainWindow>
 #include <QString>
@@ -68,6 +70,16 @@ public:
     // properties follow; an unstarted run restarts with it, a run in progress keeps its
     // recording and offers Simulate > Re-run From Here.
     void applyDocument(const engine::SceneSpec& spec);
+    // Analyses (Simulate > Analysis). Static ones run on a worker thread and end in an undoable
+    // edit that moves the parts (and, for equilibrium, stops them); kinematics and inverse
+    // dynamics need a fully driven mechanism and run through the simulator.
+    enum class Analysis { Assemble, StaticEquilibrium };
+    bool startAnalysis(Analysis analysis);
+    bool analysisRunning() const { return analysisRunning_; }
+    void cancelAnalysis() { cancelAnalysis_ = true; }
+    // Degrees of freedom left free by joints and motions (−1 when the scene does not compile).
+    int freeDegreesOfFreedom(QString* problem = nullptr) const;
+    bool startKinematics(bool inverseDynamics);
     // Renames an entity (as typed in the tree), through validation and the undo stack.
     void renameEntity(quint64 id, const QString& name);
     // Continues the run from the shown frame with the edited scene.
@@ -113,6 +125,9 @@ private:
     QUndoStack* undo_ = nullptr;
     QAction* rerunAction_ = nullptr;
     bool documentEdited_ = false;  // the document changed since the run's model was compiled
+    std::thread analysis_;
+    std::atomic<bool> cancelAnalysis_{false};
+    bool analysisRunning_ = false;
     QLabel* simulationStatus_ = nullptr;
     QProgressBar* runProgress_ = nullptr;
     QToolButton* cancelRun_ = nullptr;

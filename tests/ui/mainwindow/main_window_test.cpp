@@ -471,6 +471,33 @@ TEST_F(MainWindowTest, CentresOfMassCanBeShown) {
     EXPECT_GT(changed, 100);  // three balls with their axes
 }
 
+TEST_F(MainWindowTest, StaticEquilibriumMovesThePartsThereAsAnUndoableEdit) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
+    const engine::Vec3 p0 = window.scene()->parts[1].X_WP.p;
+    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 60000));
+    // The link hangs straight down from its pivot: its centre 0.05 m below it.
+    const engine::Part& link = window.scene()->parts[1];
+    const engine::Vec3 com = link.X_WP * link.p_PPcm;
+    EXPECT_NEAR(com.x(), 0.0, 1e-6);
+    EXPECT_NEAR(com.z(), -0.05, 1e-6);
+    EXPECT_EQ(window.undoStack()->count(), 1);
+    window.undoStack()->undo();
+    EXPECT_EQ(window.scene()->parts[1].X_WP.p, p0);
+}
+
+TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
+    EXPECT_EQ(window.freeDegreesOfFreedom(), 1);
+    EXPECT_FALSE(window.startKinematics(false));
+    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("1 left free"));
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    EXPECT_EQ(window.freeDegreesOfFreedom(), 0);
+    const int plotsBefore = window.plots()->plotCount();
+    EXPECT_TRUE(window.startKinematics(true));
+    EXPECT_EQ(window.plots()->plotCount(), plotsBefore + 1);  // the driver efforts
+}
+
 TEST_F(MainWindowTest, RenamingInTheTreeRenamesEverywhereAndUndoes) {
     ASSERT_TRUE(window.openScene(kFourBar));
     auto* model = qobject_cast<QStandardItemModel*>(window.sceneTree()->model());
