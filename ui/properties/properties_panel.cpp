@@ -70,6 +70,7 @@ struct PropertiesPanel::Field {
     std::function<void(SceneSpec&, const Numbers&)> setNumbers;
     std::function<std::string(const SceneSpec&)> getText;
     std::function<void(SceneSpec&, const std::string&)> setText;
+    std::function<QString(const std::string&)> checkText;  // a reason to refuse the text, or empty
     std::function<bool(const SceneSpec&)> getSwitch;
     std::function<void(SceneSpec&, bool)> setSwitch;
     QLineEdit* edits[3] = {nullptr, nullptr, nullptr};
@@ -281,8 +282,13 @@ void PropertiesPanel::rebuild() {
         textField(tr("Integrator"), [](const SceneSpec& s) { return std::string(engine::integratorName(s.settings.integrator)); },
                   [](SceneSpec& s, const std::string& text) {
                       if (auto type = engine::integratorFromName(text)) s.settings.integrator = *type;
-                      else s.settings.stepSize = -1.0;  // refused below with the reason
                   });
+        fields_.back()->checkText = [](const std::string& text) {
+            return engine::integratorFromName(text)
+                       ? QString()
+                       : tr("unknown integrator '%1' (expected dopri45, rk4, symplecticEuler, implicitEuler or timeStepping)")
+                             .arg(QString::fromStdString(text));
+        };
         numberField(tr("Step size"), QStringLiteral("s"), 1.0, [](const SceneSpec& s) { return s.settings.stepSize; },
                     [](SceneSpec& s, double v) { s.settings.stepSize = v; });
         switchField(tr("Contact"), [](const SceneSpec& s) { return s.contact.enabled; },
@@ -339,6 +345,13 @@ void PropertiesPanel::commitField(Field& f) {
     case Field::Kind::Text: {
         const std::string text = f.edits[0]->text().trimmed().toStdString();
         if (text == f.getText(*spec_)) return;
+        if (f.checkText) {
+            if (const QString reason = f.checkText(text); !reason.isEmpty()) {
+                f.message->setText(reason);
+                f.message->show();
+                return;
+            }
+        }
         f.setText(after, text);
         break;
     }

@@ -521,6 +521,18 @@ TEST_F(MainWindowTest, RenamingInTheTreeRenamesEverywhereAndUndoes) {
     EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("duplicate"));
 }
 
+TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    window.sceneTree()->clearSelection();
+    PropertiesPanel* panel = window.properties();
+    typeInto(panel, "Integrator", 0, "euler");
+    EXPECT_TRUE(panel->message("Integrator").contains("unknown integrator 'euler'"));
+    EXPECT_EQ(window.undoStack()->count(), 0);
+    typeInto(panel, "Integrator", 0, "rk4");
+    EXPECT_EQ(window.scene()->settings.integrator, engine::IntegratorType::RungeKutta4);
+    EXPECT_EQ(window.session()->snapshot()->model->settings.integrator, engine::IntegratorType::RungeKutta4);
+}
+
 TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
