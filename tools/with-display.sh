@@ -15,4 +15,7 @@ if ! command -v xvfb-run >/dev/null 2>&1; then
     echo "with-display: error: no DISPLAY and xvfb-run is missing (run tools/setup-deps.sh)" >&2
     exit 1
 fi
+# A private Xvfb renders in software (llvmpipe), where 4x multisampling halves the frame rate:
+# no multisampling unless asked for.
+export MOTUS_GL_SAMPLES="${MOTUS_GL_SAMPLES:-0}"
 exec xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp" "$@"
