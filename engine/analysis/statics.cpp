@@ -1,5 +1,6 @@
 #include "engine/analysis/statics.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/analysis/outputs.h"
@@ -32,7 +33,8 @@ StaticResult assemble(const Model& model, const State& start) {
 }
 
 StaticResult staticEquilibrium(const Model& model, const State& start, double tolerance, long maxSteps,
-                               const std::atomic<bool>* cancel) {
+                               const std::atomic<bool>* cancel, std::atomic<double>* progress) {
+    double firstResidual = -1.0;
     StaticResult out = assemble(model, start);
     if (!out.status.ok) return out;
     State& s = out.state;
@@ -56,6 +58,9 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         // At rest, the accelerations are the static residual: zero at equilibrium.
         if (s.v.isZero(0.0)) {
             out.residual = ws.vdot.cwiseAbs().maxCoeff();
+            if (firstResidual < 0.0) firstResidual = std::max(out.residual, tolerance * 10.0);
+            if (progress && out.residual > 0.0)
+                progress->store(std::clamp(std::log(firstResidual / out.residual) / std::log(firstResidual / tolerance), 0.0, 1.0));
             if (out.residual <= tolerance) {
                 out.steps = step;
                 return out;

@@ -27,8 +27,11 @@ StaticResult assemble(const Model& model, const State& start);
 
 // Stops with success when the largest acceleration at rest is below `tolerance`, with a
 // failure naming the part still moving after `maxSteps`, or when `cancel` becomes true.
+// `progress` (0..1, for a progress bar) follows the residual's way down to the tolerance on a
+// logarithmic scale.
 StaticResult staticEquilibrium(const Model& model, const State& start, double tolerance = 1e-8,
-                               long maxSteps = 200000, const std::atomic<bool>* cancel = nullptr);
+                               long maxSteps = 200000, const std::atomic<bool>* cancel = nullptr,
+                               std::atomic<double>* progress = nullptr);
 
 // The scene's part poses X_WP for a state of `model` (ground parts where the model has them).
 std::vector<Transform> partPoses(const Model& model, const State& state);

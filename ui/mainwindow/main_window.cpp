@@ -22,6 +22,8 @@
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
+#include <QDateTime>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
 
@@ -94,7 +96,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     cancelRun_->setText(tr("Cancel"));
     cancelRun_->setToolTip(tr("Stop the run here; everything computed so far is kept"));
     cancelRun_->hide();
-    connect(cancelRun_, &QToolButton::clicked, session_, &SimulationSession::pause);
+    connect(cancelRun_, &QToolButton::clicked, this, [this] {
+        if (analysisRunning_) cancelAnalysis();
+        else session_->pause();
+    });
+    // An analysis's progress: bar, time left and Cancel, polled from its worker thread.
+    analysisTimer_ = new QTimer(this);
+    analysisTimer_->setInterval(100);
+    connect(analysisTimer_, &QTimer::timeout, this, [this] {
+        const double done = analysisProgress_.load();
+        const double elapsed = QDateTime::currentMSecsSinceEpoch() / 1000.0 - analysisStarted_;
+        runProgress_->setRange(0, 1000);
+        runProgress_->setValue(static_cast<int>(done * 1000));
+        runProgress_->setFormat(done > 0.02 ? tr("analysis: %p% — %1 s left").arg(elapsed * (1.0 - done) / done, 0, 'f', 1)
+                                            : tr("analysis: %p%"));
+    });
     statusBar()->addPermanentWidget(runProgress_);
     statusBar()->addPermanentWidget(cancelRun_);
     simulationStatus_ = new QLabel;
@@ -353,8 +369,10 @@ void MainWindow::showSnapshot() {
     } else {
         runStartTime_ = -1.0;
     }
-    runProgress_->setVisible(runningTo);
-    cancelRun_->setVisible(runningTo);
+    if (!analysisRunning_) {
+        runProgress_->setVisible(runningTo);
+        cancelRun_->setVisible(runningTo);
+    }
 }
 
 void MainWindow::selectEntity(quint64 entity) {
@@ -493,20 +511,27 @@ bool MainWindow::startAnalysis(Analysis analysis) {
     cancelAnalysis_ = false;
     const QString what = analysis == Analysis::Assemble ? tr("Assembly") : tr("Static equilibrium");
     addMessage(kMessageInfo, tr("%1: computing… (Simulate > Analysis > Cancel Analysis stops it)").arg(what));
-    runProgress_->setRange(0, 0);  // busy
+    analysisProgress_ = 0.0;
+    analysisStarted_ = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    runProgress_->setRange(0, 1000);
+    runProgress_->setValue(0);
     runProgress_->show();
+    cancelRun_->show();
+    analysisTimer_->start();
     auto model = compiled.model;
     analysis_ = std::thread([this, model, analysis, what] {
         const engine::State start = engine::initialState(*model);
         engine::StaticResult result = analysis == Analysis::Assemble
                                           ? engine::assemble(*model, start)
-                                          : engine::staticEquilibrium(*model, start, 1e-8, 200000, &cancelAnalysis_);
+                                          : engine::staticEquilibrium(*model, start, 1e-8, 200000, &cancelAnalysis_,
+                                                                      &analysisProgress_);
         QMetaObject::invokeMethod(
             this,
             [this, model, analysis, what, result = std::move(result)] {
                 analysisRunning_ = false;
+                analysisTimer_->stop();
                 runProgress_->hide();
-                runProgress_->setRange(0, 1000);
+                cancelRun_->hide();
                 if (!result.status.ok) {
                     addMessage(kMessageError, tr("%1: %2").arg(what, toQString(result.status.message)));
                     return;

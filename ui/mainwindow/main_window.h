@@ -14,6 +14,7 @@ class QLabel;
 class QListWidget;
 class QMenu;
 class QProgressBar;
+class QTimer;
 class QToolButton;
 class QUndoStack;
 class QStandardItemModel;
@@ -127,6 +128,9 @@ private:
     bool documentEdited_ = false;  // the document changed since the run's model was compiled
     std::thread analysis_;
     std::atomic<bool> cancelAnalysis_{false};
+    std::atomic<double> analysisProgress_{0.0};
+    QTimer* analysisTimer_ = nullptr;
+    double analysisStarted_ = 0.0;  // seconds since the epoch
     bool analysisRunning_ = false;
     QLabel* simulationStatus_ = nullptr;
     QProgressBar* runProgress_ = nullptr;

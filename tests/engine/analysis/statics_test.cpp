@@ -29,8 +29,10 @@ SceneSpec linkOnTorsionSpring(double k, const std::string& joint = "j0") {
 TEST(Statics, FindsWhereASpringBalancesGravity) {
     const double k = 1.0;
     const auto model = test::compiled(linkOnTorsionSpring(k));
-    const StaticResult r = staticEquilibrium(*model, initialState(*model));
+    std::atomic<double> progress{0.0};
+    const StaticResult r = staticEquilibrium(*model, initialState(*model), 1e-8, 200000, nullptr, &progress);
     ASSERT_TRUE(r.status.ok) << r.status.message;
+    EXPECT_DOUBLE_EQ(progress.load(), 1.0);
     // k θ = m g d cos θ.
     double theta = 0.0;
     for (int i = 0; i < 200; ++i) theta = 9.81 * 0.05 * std::cos(theta) / k;

@@ -486,6 +486,28 @@ TEST_F(MainWindowTest, StaticEquilibriumMovesThePartsThereAsAnUndoableEdit) {
     EXPECT_EQ(window.scene()->parts[1].X_WP.p, p0);
 }
 
+TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
+    // The pile's boxes have no equilibrium without contact (statics leaves contact out): the
+    // search would run to its step limit.
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
+    QProgressBar* bar = window.findChild<QProgressBar*>("RunProgress");
+    ASSERT_TRUE(bar);
+    QToolButton* cancel = nullptr;
+    for (QToolButton* b : window.findChildren<QToolButton*>())
+        if (b->text() == "Cancel") cancel = b;
+    ASSERT_TRUE(cancel);
+    QTest::qWait(300);
+    EXPECT_TRUE(bar->isVisible());
+    EXPECT_TRUE(cancel->isVisible());
+    EXPECT_TRUE(window.analysisRunning());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 30000));
+    EXPECT_FALSE(bar->isVisible());
+    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("cancelled"));
+    EXPECT_EQ(window.undoStack()->count(), 0);  // nothing applied
+}
+
 TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
     EXPECT_EQ(window.freeDegreesOfFreedom(), 1);
