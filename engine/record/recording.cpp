@@ -1,5 +1,7 @@
 #include "engine/record/recording.h"
 
+#include "engine/forces/forces.h"
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -65,6 +67,17 @@ FrameLayout::FrameLayout(const Model& model)
         add(force.name + ".effort", torque ? "N·m" : "N", size_++);
         ++controllers_;
     }
+    // Power of drivers and controllers: effort × the rate of the coordinate they act on [W].
+    const std::vector<int> offsets = jointCoordinateOffsets(model);
+    for (const DriverModel& driver : model.drivers) {
+        add(driver.name + ".power", "W", size_++);
+        powerCoordinate_.push_back(offsets[static_cast<std::size_t>(driver.joint)] + driver.coordinate);
+    }
+    for (const ForceModel& force : model.forces) {
+        if (force.type != ForceType::JointController) continue;
+        add(force.name + ".power", "W", size_++);
+        powerCoordinate_.push_back(offsets[static_cast<std::size_t>(force.joint)] + force.coordinate);
+    }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
     // normal and friction force summed over each contact pair entry's points.
     contact_ = model.contact.enabled;
@@ -121,6 +134,13 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
     *p++ = o.constraintError;
     for (int k = 0; k < controllers_; ++k)
         *p++ = static_cast<std::size_t>(k) < o.controllerEffort.size() ? o.controllerEffort[static_cast<std::size_t>(k)] : 0.0;
+    for (std::size_t k = 0; k < powerCoordinate_.size(); ++k) {
+        const double effort = k < static_cast<std::size_t>(drivers_)
+                                  ? o.driverEffort[k]
+                                  : (k - drivers_ < o.controllerEffort.size() ? o.controllerEffort[k - drivers_] : 0.0);
+        const Eigen::Index c = powerCoordinate_[k];
+        *p++ = c < o.jointRates.size() ? effort * o.jointRates(c) : 0.0;
+    }
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {
@@ -182,6 +202,7 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     o.constraintError = *p++;
     o.controllerEffort.assign(p, p + controllers_);
     p += controllers_;
+    p += powerCoordinate_.size();  // powers: derived, for plots
     if (!contact_) return;
     o.contactSolver.contacts = static_cast<int>(*p);
     p += 3;  // the force and depth totals: derived from the contact list

@@ -131,3 +131,41 @@ TEST(Recording, TruncatedFramesStayReadableAsStaleUntilOvertaken) {
 
 }  // namespace
 }  // namespace engine
+
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/io/scene_json.h"
+
+namespace engine {
+namespace {
+
+TEST(RecordingChannels, DriverPowerIsEffortTimesTheDrivenRateAndIntegratesToItsWork) {
+    auto loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/slider_crank.json");
+    ASSERT_TRUE(loaded.scene);
+    const auto model = compile(*loaded.scene).model;
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    Recording recording(*model, {});
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    recording.append(sim.state(), out);
+    for (int k = 1; k <= 400; ++k) {
+        ASSERT_TRUE(sim.advance(0.001 * k).ok);
+        ASSERT_TRUE(sim.outputs(out).ok);
+        recording.append(sim.state(), out);
+    }
+    const std::string motor = model->drivers[0].name;
+    const int power = recording.layout().findChannel(motor + ".power");
+    ASSERT_GE(power, 0);
+    EXPECT_EQ(recording.layout().channels()[static_cast<std::size_t>(power)].unit, "W");
+    std::vector<double> t, p;
+    recording.series(power, 0, recording.size(), 1, t, p);
+    // Trapezoidal integral of the power against the run's accumulated driver work.
+    double work = 0.0;
+    for (std::size_t k = 1; k < t.size(); ++k) work += 0.5 * (p[k] + p[k - 1]) * (t[k] - t[k - 1]);
+    EXPECT_NEAR(work, out.energies.driverWork, 1e-3 * std::max(1.0, std::abs(out.energies.driverWork)));
+    EXPECT_GT(std::abs(out.energies.driverWork), 1e-3);
+}
+
+}  // namespace
+}  // namespace engine
