@@ -624,8 +624,18 @@ void MainWindow::showTreeMenu(const QPoint& position) {
             plot(tr("Plot Velocity"), name, {"vx", "vy", "vz"});
             plot(tr("Plot Angular Velocity"), name, {"wx", "wy", "wz"});
         }
-    for (const engine::MotionSpec& motion : scene_->motions)
-        if (motion.id == id) plot(tr("Plot Motor Effort"), QString::fromStdString(motion.name), {"effort"});
+    for (const engine::MotionSpec& motion : scene_->motions) {
+        if (motion.id != id) continue;
+        plot(tr("Plot Motor Effort"), QString::fromStdString(motion.name), {"effort"});
+        plot(tr("Plot Motor Power"), QString::fromStdString(motion.name), {"power"});
+    }
+    for (const engine::ForceSpec& force : scene_->forces) {
+        if (force.id != id || force.type != engine::ForceType::JointController) continue;
+        plot(tr("Plot Controller Effort"), QString::fromStdString(force.name), {"effort"});
+        plot(tr("Plot Controller Power"), QString::fromStdString(force.name), {"power"});
+    }
+    for (const engine::ContactPairSpec& pair : scene_->contact.pairs)
+        if (pair.id == id) plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
     if (!menu.isEmpty() && session_->active()) menu.exec(tree_->viewport()->mapToGlobal(position));
 }
 
