@@ -10,6 +10,7 @@
 #include <QIcon>
 #include <QInputDialog>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QToolButton>
 #include <QSaveFile>
 
@@ -50,6 +51,7 @@ namespace ui {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
+constexpr int kMessageEntityRole = Qt::UserRole + 1;  // the entity a message names
 constexpr int kMessageError = 0, kMessageWarning = 1, kMessageInfo = 2;
 
 QString toQString(std::string_view text) {
@@ -168,6 +170,9 @@ void MainWindow::createDocks() {
     messages_ = new QListWidget;
     messages_->setObjectName(QStringLiteral("Messages"));
     messages_->setWordWrap(true);
+    connect(messages_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        if (const quint64 id = item->data(kMessageEntityRole).toULongLong()) selectEntity(id);
+    });
     auto* messageDock = new QDockWidget(tr("Messages"), this);
     messageDock->setObjectName(QStringLiteral("MessagesDock"));
     messageDock->setWidget(messages_);
@@ -327,8 +332,9 @@ bool MainWindow::openScene(const QString& path) {
     const QString name = QFileInfo(path).fileName();
     for (const engine::Diagnostic& d : result.diagnostics) {
         const QString where = d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where);
+        // About the file being read, not the open document: no entity of it is named.
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where));
+                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where), /*namesDocument=*/false);
     }
     if (!result.scene) {
         addMessage(kMessageError,
@@ -890,13 +896,60 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->setEnabled(!files.isEmpty());
 }
 
-void MainWindow::addMessage(int severity, const QString& text) {
+void MainWindow::addMessage(int severity, const QString& text, bool namesDocument) {
     static const QStyle::StandardPixmap icons[] = {QStyle::SP_MessageBoxCritical,
                                                    QStyle::SP_MessageBoxWarning,
                                                    QStyle::SP_MessageBoxInformation};
     auto* item = new QListWidgetItem(style()->standardIcon(icons[severity]), text, messages_);
     item->setData(Qt::UserRole, severity);
+    // A message naming an entity ("joint 'pinB'", "part 'crank'", a file path such as
+    // /joints/3/markerJ) is tied to it: clicking the message selects it, and an error or a
+    // warning highlights it at once.
+    if (const quint64 id = namesDocument ? entityNamedIn(text) : 0) {
+        item->setData(kMessageEntityRole, id);
+        item->setToolTip(tr("Click to select it"));
+        if (severity != kMessageInfo) selectEntity(id);
+    }
     messages_->scrollToItem(item);
+}
+
+quint64 MainWindow::entityNamedIn(const QString& text) const {
+    if (!scene_) return 0;
+    const engine::SceneSpec& s = *scene_;
+    // A JSON pointer into the scene file: /parts/N, /joints/N, /forces/N, /motions/N.
+    static const QRegularExpression pointer(QStringLiteral("/(parts|joints|forces|motions)/(\\d+)(?:/markers/(\\d+))?"));
+    if (const QRegularExpressionMatch m = pointer.match(text); m.hasMatch()) {
+        const auto k = static_cast<std::size_t>(m.captured(2).toULongLong());
+        const QString list = m.captured(1);
+        if (list == QLatin1String("parts") && k < s.parts.size()) {
+            if (m.captured(3).isEmpty()) return s.parts[k].id;
+            const auto mk = static_cast<std::size_t>(m.captured(3).toULongLong());
+            if (mk < s.parts[k].markers.size()) return s.parts[k].markers[mk].id;
+        }
+        if (list == QLatin1String("joints") && k < s.joints.size()) return s.joints[k].id;
+        if (list == QLatin1String("forces") && k < s.forces.size()) return s.forces[k].id;
+        if (list == QLatin1String("motions") && k < s.motions.size()) return s.motions[k].id;
+    }
+    // A quoted name after the kind of entity: joint 'pinB', part 'crank', motion 'drive', ...
+    static const QRegularExpression named(QStringLiteral("(joint|part|motion|force|controller) '([^']+)'"));
+    for (auto it = named.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const std::string name = m.captured(2).toStdString();
+        const QString kind = m.captured(1);
+        if (kind == QLatin1String("part"))
+            for (const engine::Part& p : s.parts)
+                if (p.name == name) return p.id;
+        if (kind == QLatin1String("joint"))
+            for (const engine::Joint& j : s.joints)
+                if (j.name == name) return j.id;
+        if (kind == QLatin1String("motion"))
+            for (const engine::MotionSpec& m2 : s.motions)
+                if (m2.name == name) return m2.id;
+        if (kind == QLatin1String("force") || kind == QLatin1String("controller"))
+            for (const engine::ForceSpec& f : s.forces)
+                if (f.name == name) return f.id;
+    }
+    return 0;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -105,7 +105,9 @@ private:
     void showAbout();
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
-    void addMessage(int severity, const QString& text);
+    void addMessage(int severity, const QString& text, bool namesDocument = true);
+    // The entity a message names (by JSON pointer or by "joint 'name'"), 0 when none.
+    quint64 entityNamedIn(const QString& text) const;
     void showSnapshot();
     void showTreeMenu(const QPoint& position);
     void selectEntity(quint64 entity);

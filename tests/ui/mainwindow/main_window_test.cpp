@@ -555,6 +555,33 @@ TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
     EXPECT_EQ(window.session()->snapshot()->model->settings.integrator, engine::IntegratorType::RungeKutta4);
 }
 
+TEST_F(MainWindowTest, AnErrorNamingAnEntityHighlightsItAndClickingSelectsIt) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
+    // A 0.5 m rod between the two markers the hinge holds together: no assembly exists.
+    engine::SceneSpec broken = *window.scene();
+    engine::Joint rod = broken.joints[0];
+    rod.id = broken.newId();
+    rod.name = "rod";
+    rod.type = engine::JointType::Distance;
+    rod.length = 0.5;
+    broken.joints.push_back(rod);
+    window.applyDocument(broken);
+    QListWidget* messages = window.messages();
+    QListWidgetItem* error = nullptr;
+    for (int k = 0; k < messages->count(); ++k)
+        if (messages->item(k)->text().contains("joint '")) error = messages->item(k);
+    ASSERT_TRUE(error) << "no message names a joint";
+    const QString named = error->text().section('\'', 1, 1);
+    // Highlighted at once: selected in the tree (and so in the view and the properties).
+    ASSERT_TRUE(window.sceneTree()->currentIndex().isValid());
+    EXPECT_EQ(window.sceneTree()->currentIndex().data().toString(), named);
+    window.sceneTree()->clearSelection();
+    window.sceneTree()->setCurrentIndex(QModelIndex());
+    const QRect rect = messages->visualItemRect(error);
+    QTest::mouseClick(messages->viewport(), Qt::LeftButton, Qt::NoModifier, rect.center());
+    EXPECT_EQ(window.sceneTree()->currentIndex().data().toString(), named);
+}
+
 TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
