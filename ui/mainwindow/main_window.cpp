@@ -903,12 +903,13 @@ void MainWindow::addMessage(int severity, const QString& text, bool namesDocumen
     auto* item = new QListWidgetItem(style()->standardIcon(icons[severity]), text, messages_);
     item->setData(Qt::UserRole, severity);
     // A message naming an entity ("joint 'pinB'", "part 'crank'", a file path such as
-    // /joints/3/markerJ) is tied to it: clicking the message selects it, and an error or a
-    // warning highlights it at once.
+    // /joints/3/markerJ) is tied to it: an error or a warning highlights it in the 3D view at
+    // once (the tree and the properties stay on what the user was editing), and clicking the
+    // message selects it.
     if (const quint64 id = namesDocument ? entityNamedIn(text) : 0) {
         item->setData(kMessageEntityRole, id);
         item->setToolTip(tr("Click to select it"));
-        if (severity != kMessageInfo) selectEntity(id);
+        if (severity != kMessageInfo) viewport_->setSelection({id});
     }
     messages_->scrollToItem(item);
 }

@@ -555,7 +555,7 @@ TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
     EXPECT_EQ(window.session()->snapshot()->model->settings.integrator, engine::IntegratorType::RungeKutta4);
 }
 
-TEST_F(MainWindowTest, AnErrorNamingAnEntityHighlightsItAndClickingSelectsIt) {
+TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
     // A 0.5 m rod between the two markers the hinge holds together: no assembly exists.
     engine::SceneSpec broken = *window.scene();
@@ -572,9 +572,6 @@ TEST_F(MainWindowTest, AnErrorNamingAnEntityHighlightsItAndClickingSelectsIt) {
         if (messages->item(k)->text().contains("joint '")) error = messages->item(k);
     ASSERT_TRUE(error) << "no message names a joint";
     const QString named = error->text().section('\'', 1, 1);
-    // Highlighted at once: selected in the tree (and so in the view and the properties).
-    ASSERT_TRUE(window.sceneTree()->currentIndex().isValid());
-    EXPECT_EQ(window.sceneTree()->currentIndex().data().toString(), named);
     window.sceneTree()->clearSelection();
     window.sceneTree()->setCurrentIndex(QModelIndex());
     const QRect rect = messages->visualItemRect(error);
