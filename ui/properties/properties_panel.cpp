@@ -269,6 +269,32 @@ void PropertiesPanel::rebuild() {
             break;
         }
         }
+    } else if (byId<const SceneSpec>(spec.contact.pairs, id)) {
+        title_->setText(tr("Contact pair"));
+        nameField();
+        switchField(tr("Touch"), [id](const SceneSpec& s) { return byId<const SceneSpec>(s.contact.pairs, id)->enabled; },
+                    [id](SceneSpec& s, bool on) { byId<SceneSpec>(s.contact.pairs, id)->enabled = on; });
+        // Optional overrides: blank keeps the parts' combined value.
+        auto optional = [&](QString label, std::optional<double> engine::ContactPairSpec::*member) {
+            textField(std::move(label),
+                      [id, member](const SceneSpec& s) {
+                          const auto& v = byId<const SceneSpec>(s.contact.pairs, id)->*member;
+                          return v ? number(*v).toStdString() : std::string();
+                      },
+                      [id, member](SceneSpec& s, const std::string& text) {
+                          auto& v = byId<SceneSpec>(s.contact.pairs, id)->*member;
+                          if (text.empty()) v.reset();
+                          else v = QString::fromStdString(text).toDouble();
+                      },
+                      tr("blank: the parts' combined value"));
+            fields_.back()->checkText = [](const std::string& text) {
+                bool ok = text.empty();
+                if (!ok) QString::fromStdString(text).toDouble(&ok);
+                return ok ? QString() : tr("'%1' is not a number").arg(QString::fromStdString(text));
+            };
+        };
+        optional(tr("Friction"), &engine::ContactPairSpec::friction);
+        optional(tr("Restitution"), &engine::ContactPairSpec::restitution);
     } else if (byId<const SceneSpec>(spec.motions, id)) {
         title_->setText(tr("Motion"));
         nameField();

@@ -579,6 +579,24 @@ TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
     EXPECT_EQ(window.sceneTree()->currentIndex().data().toString(), named);
 }
 
+TEST_F(MainWindowTest, AContactPairsOverridesAreEditable) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    engine::SceneSpec withPair = *window.scene();
+    withPair.contact.pairs.push_back({withPair.newId(), "floor", "ground", "box0", true, std::nullopt, std::nullopt, {}});
+    window.applyDocument(withPair);
+    const engine::EntityId pair = window.scene()->contact.pairs[0].id;
+    window.properties()->showEntity(window.scene(), pair);
+    PropertiesPanel* panel = window.properties();
+    typeInto(panel, "Friction", 0, "slippery");
+    EXPECT_TRUE(panel->message("Friction").contains("not a number"));
+    typeInto(panel, "Friction", 0, "0.1");
+    ASSERT_TRUE(window.scene()->contact.pairs[0].friction);
+    EXPECT_EQ(*window.scene()->contact.pairs[0].friction, 0.1);
+    window.properties()->showEntity(window.scene(), pair);
+    typeInto(panel, "Friction", 0, "");
+    EXPECT_FALSE(window.scene()->contact.pairs[0].friction);
+}
+
 TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
