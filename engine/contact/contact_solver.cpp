@@ -125,6 +125,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
 
     // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
     // stack in one pair of sweeps, up and down, instead of one contact per sweep.
+    // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
+    // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
+    // term along the previous direction is added while the changes keep shrinking.
+    const Eigen::Index m = static_cast<Eigen::Index>(3 * n);
+    Eigen::VectorXd change(m), direction = Eigen::VectorXd::Zero(m);
+    double lastChange = 0.0;
     for (int sweep = 1; sweep <= maxIterations; ++sweep) {
         double largest = 0.0;
         const bool forward = sweep % 2 == 1;
@@ -138,6 +144,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             const double dz = z - c.impulse[0];
             applyImpulse(p, ci, 0, dz, v);
             c.impulse[0] = z;
+            change(static_cast<Eigen::Index>(3 * ci)) = dz;
             largest = std::max(largest, std::abs(dz) * l.Wn);
 
             const double limit = c.friction * z;
@@ -148,6 +155,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     const double db = beta - c.impulse[r];
                     applyImpulse(p, ci, r, db, v);
                     c.impulse[r] = beta;
+                    change(static_cast<Eigen::Index>(3 * ci) + r) = db;
                     largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                 }
             } else {
@@ -158,6 +166,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     const double db = beta(r - 1) - old(r - 1);
                     applyImpulse(p, ci, r, db, v);
                     c.impulse[r] = beta(r - 1);
+                    change(static_cast<Eigen::Index>(3 * ci) + r) = db;
                     largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                 }
             }
@@ -165,6 +174,24 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         report.iterations = sweep;
         report.residual = largest;
         if (largest <= tolerance) return report;
+
+        const double norm = change.squaredNorm();
+        const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
+        lastChange = norm;
+        if (sweep == 1 || beta > 1.0) {
+            direction = change;  // restart along the sweep's change
+        } else {
+            // x += β p (velocities follow), then p ← β p + change.
+            for (std::size_t ci = 0; ci < n; ++ci) {
+                for (int r = 0; r < 3; ++r) {
+                    const double dx = beta * direction(static_cast<Eigen::Index>(3 * ci) + r);
+                    if (dx == 0.0) continue;
+                    p.contacts[ci].impulse[r] += dx;
+                    applyImpulse(p, ci, r, dx, v);
+                }
+            }
+            direction = beta * direction + change;
+        }
     }
     report.converged = false;
     return report;
