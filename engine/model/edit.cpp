@@ -76,6 +76,111 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
     return false;
 }
 
+std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
+    std::vector<std::string> removed;
+    auto refersTo = [](const MarkerRef& ref, const std::string& part, const std::string& marker) {
+        return ref.part == part && (marker.empty() || ref.marker == marker);
+    };
+    // Joints and forces on a part (any marker when `marker` is empty), then what hangs on them.
+    auto dropUsersOf = [&](const std::string& part, const std::string& marker) {
+        std::vector<std::string> joints;
+        for (auto it = spec.joints.begin(); it != spec.joints.end();) {
+            if (refersTo(it->markerI, part, marker) || refersTo(it->markerJ, part, marker)) {
+                joints.push_back(it->name);
+                removed.push_back(it->name);
+                it = spec.joints.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        auto onRemovedJoint = [&](const std::string& joint) {
+            for (const std::string& j : joints)
+                if (j == joint) return true;
+            return false;
+        };
+        for (auto it = spec.forces.begin(); it != spec.forces.end();) {
+            const bool onMarker = refersTo(it->markerI, part, marker) || refersTo(it->markerJ, part, marker);
+            const bool onJoint = !it->joint.empty() && onRemovedJoint(it->joint);
+            if ((it->type != ForceType::RotationalSpringDamper && it->type != ForceType::JointController && onMarker) ||
+                onJoint) {
+                removed.push_back(it->name);
+                it = spec.forces.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (auto it = spec.motions.begin(); it != spec.motions.end();) {
+            if (onRemovedJoint(it->joint)) {
+                removed.push_back(it->name);
+                it = spec.motions.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    };
+    for (auto part = spec.parts.begin(); part != spec.parts.end(); ++part) {
+        if (part->id == id) {
+            if (part->ground) return {};
+            const std::string name = part->name;
+            removed.push_back(name);
+            spec.parts.erase(part);
+            dropUsersOf(name, "");
+            for (auto it = spec.contact.pairs.begin(); it != spec.contact.pairs.end();) {
+                if (it->partA == name || it->partB == name) {
+                    removed.push_back(it->name);
+                    it = spec.contact.pairs.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+            return removed;
+        }
+        for (auto marker = part->markers.begin(); marker != part->markers.end(); ++marker) {
+            if (marker->id != id) continue;
+            const std::string partName = part->name, markerName = marker->name;
+            removed.push_back(partName + "." + markerName);
+            part->markers.erase(marker);
+            dropUsersOf(partName, markerName);
+            return removed;
+        }
+    }
+    for (auto joint = spec.joints.begin(); joint != spec.joints.end(); ++joint) {
+        if (joint->id != id) continue;
+        // Its markers' users other than itself stay; what acts on the joint goes with it.
+        const std::string name = joint->name;
+        removed.push_back(name);
+        spec.joints.erase(joint);
+        for (auto it = spec.motions.begin(); it != spec.motions.end();) {
+            if (it->joint == name) {
+                removed.push_back(it->name);
+                it = spec.motions.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (auto it = spec.forces.begin(); it != spec.forces.end();) {
+            if (it->joint == name) {
+                removed.push_back(it->name);
+                it = spec.forces.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        return removed;
+    }
+    auto eraseNamed = [&](auto& list) {
+        for (auto it = list.begin(); it != list.end(); ++it) {
+            if (it->id != id) continue;
+            removed.push_back(it->name);
+            list.erase(it);
+            return true;
+        }
+        return false;
+    };
+    if (eraseNamed(spec.forces) || eraseNamed(spec.motions) || eraseNamed(spec.contact.pairs)) return removed;
+    return {};
+}
+
 std::string entityName(const SceneSpec& spec, EntityId id) {
     for (const Part& part : spec.parts) {
         if (part.id == id) return part.name;

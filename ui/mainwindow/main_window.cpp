@@ -241,6 +241,12 @@ void MainWindow::createActions() {
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence::Redo});
     editMenu->addAction(undo);
     editMenu->addAction(redo);
+    editMenu->addSeparator();
+    editMenu->addAction(tr("Add &Part"), this, &MainWindow::addPart);
+    QAction* remove = editMenu->addAction(tr("&Delete"), this, &MainWindow::deleteSelection);
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    tree_->addAction(remove);  // Delete in the tree, not while typing in a field
 
     // View
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -567,6 +573,42 @@ bool MainWindow::startAnalysis(Analysis analysis) {
             Qt::QueuedConnection);
     });
     return true;
+}
+
+void MainWindow::deleteSelection() {
+    if (!scene_) return;
+    engine::SceneSpec after = *scene_;
+    QStringList removed;
+    for (const QModelIndex& index : tree_->selectionModel()->selectedRows()) {
+        const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
+        for (const std::string& name : engine::deleteEntity(after, id)) removed << toQString(name);
+    }
+    if (removed.isEmpty()) {
+        addMessage(kMessageWarning, tr("Nothing to delete: select parts, markers, joints, forces, motions or contact "
+                                       "pairs (the ground part stays)."));
+        return;
+    }
+    undo_->push(new DocumentEdit(this, *scene_, after, tr("Delete %1").arg(removed.front())));
+    if (removed.size() > 1)
+        addMessage(kMessageInfo, tr("Deleted %1 (Ctrl+Z undoes).").arg(removed.join(QStringLiteral(", "))));
+}
+
+void MainWindow::addPart() {
+    if (!scene_) return;
+    engine::SceneSpec after = *scene_;
+    std::string name;
+    for (int k = 1; name.empty() || after.findPart(name); ++k) name = "part" + std::to_string(k);
+    engine::Part part;
+    part.id = after.newId();
+    part.name = name;
+    part.density = 1000.0;  // a 0.1 m cube of water-like density: 1 kg
+    engine::Shape cube;
+    cube.size = engine::Vec3::Constant(0.1);
+    part.shapes.push_back(cube);
+    part.X_WP.p = engine::Vec3(0.0, 0.0, 0.5);
+    after.parts.push_back(part);
+    undo_->push(new DocumentEdit(this, *scene_, after, tr("Add %1").arg(toQString(name))));
+    selectEntity(part.id);
 }
 
 void MainWindow::rerunFromHere() {

@@ -81,6 +81,10 @@ public:
     // Degrees of freedom left free by joints and motions (−1 when the scene does not compile).
     int freeDegreesOfFreedom(QString* problem = nullptr) const;
     bool startKinematics(bool inverseDynamics);
+    // Edit > Delete: the selected entities and what depends on them, as one undoable edit.
+    void deleteSelection();
+    // Edit > Add Part: a 0.1 m, 1 kg cube 0.5 m above the origin, selected for editing.
+    void addPart();
     // Renames an entity (as typed in the tree), through validation and the undo stack.
     void renameEntity(quint64 id, const QString& name);
     // Continues the run from the shown frame with the edited scene.

@@ -33,3 +33,39 @@ TEST(RenameEntity, RewritesEveryReferenceSoTheSceneStillCompiles) {
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+TEST(DeleteEntity, APartTakesItsJointsAndTheMotionsOnThemAndTheRestCompiles) {
+    auto loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/slider_crank.json");
+    ASSERT_TRUE(loaded.scene);
+    SceneSpec spec = *loaded.scene;
+    const Part& crank = spec.parts[1];
+    ASSERT_EQ(crank.name, "crank");
+    const std::size_t joints = spec.joints.size();
+    const std::vector<std::string> removed = deleteEntity(spec, crank.id);
+    ASSERT_FALSE(removed.empty());
+    EXPECT_EQ(removed.front(), "crank");
+    EXPECT_EQ(spec.parts.size(), 3u);
+    EXPECT_EQ(spec.joints.size(), joints - 2);  // the crank's pivot and pin
+    EXPECT_TRUE(spec.motions.empty());          // the motor drove the crank's pivot
+    const CompileResult c = compile(spec);
+    for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
+    // The ground cannot be deleted; an unknown id deletes nothing.
+    EXPECT_TRUE(deleteEntity(spec, spec.parts[0].id).empty());
+    EXPECT_TRUE(deleteEntity(spec, 999999).empty());
+}
+
+TEST(DeleteEntity, AJointTakesWhatActsOnItOnly) {
+    auto loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/two_link_arm_pd.json");
+    ASSERT_TRUE(loaded.scene);
+    SceneSpec spec = *loaded.scene;
+    const std::vector<std::string> removed = deleteEntity(spec, spec.joints[1].id);  // the elbow
+    EXPECT_EQ(removed, (std::vector<std::string>{"elbow", "elbowServo"}));
+    EXPECT_EQ(spec.forces.size(), 1u);
+    EXPECT_EQ(spec.parts.size(), 3u);
+}
+
+}  // namespace
+}  // namespace engine

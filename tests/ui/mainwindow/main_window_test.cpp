@@ -597,6 +597,31 @@ TEST_F(MainWindowTest, AContactPairsOverridesAreEditable) {
     EXPECT_FALSE(window.scene()->contact.pairs[0].friction);
 }
 
+TEST_F(MainWindowTest, PartsAreAddedAndDeletedWithWhatDependsOnThem) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    const std::size_t parts = window.scene()->parts.size(), joints = window.scene()->joints.size();
+    window.addPart();
+    ASSERT_EQ(window.scene()->parts.size(), parts + 1);
+    EXPECT_EQ(window.scene()->parts.back().name, "part1");
+    EXPECT_EQ(window.properties()->entity(), window.scene()->parts.back().id);  // ready to edit
+    // Delete the crank: its joints and the motor on its pivot go too, in one undoable edit.
+    const engine::EntityId crank = window.scene()->parts[1].id;
+    window.sceneTree()->clearSelection();
+    const QModelIndexList hits = window.sceneTree()->model()->match(
+        window.sceneTree()->model()->index(0, 0), Qt::UserRole + 1, QVariant::fromValue<quint64>(crank), 1,
+        Qt::MatchExactly | Qt::MatchRecursive);
+    ASSERT_FALSE(hits.isEmpty());
+    window.sceneTree()->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    window.deleteSelection();
+    EXPECT_EQ(window.scene()->parts.size(), parts);
+    EXPECT_EQ(window.scene()->joints.size(), joints - 2);
+    EXPECT_TRUE(window.scene()->motions.empty());
+    window.undoStack()->undo();
+    EXPECT_EQ(window.scene()->parts.size(), parts + 1);
+    EXPECT_EQ(window.scene()->joints.size(), joints);
+    EXPECT_EQ(window.scene()->motions.size(), 1u);
+}
+
 TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
