@@ -23,6 +23,12 @@ inline void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
     q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
 }
 
+// Whether any driver prescribes an acceleration (its step target needs γ at the step start).
+inline bool hasAccelerationDrivers(const Model& model) {
+    return std::any_of(model.drivers.begin(), model.drivers.end(),
+                       [](const DriverModel& d) { return d.level == MotionLevel::Acceleration; });
+}
+
 inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
     for (int b = 0; b < model.bodyCount(); ++b) q.segment<4>(7 * b + 3).normalize();
 }

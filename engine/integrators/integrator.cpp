@@ -60,8 +60,7 @@ private:
         const double t1 = state.t + h;
         const Eigen::VectorXd q0 = state.q, v0 = state.v;
         const int rows = model.constraintRows();
-        bool accelerationRows = false;
-        for (const DriverModel& d : model.drivers) accelerationRows |= d.level == MotionLevel::Acceleration;
+        const bool accelerationRows = detail::hasAccelerationDrivers(model);
 
         // Forces at the start of the step; Φq(qₙ) factored (usually left by the last
         // projection, which ended at qₙ).

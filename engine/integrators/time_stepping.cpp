@@ -49,8 +49,7 @@ private:
         const double t1 = state.t + h;
         const Eigen::VectorXd q0 = state.q, v0 = state.v;
         const int rows = model.constraintRows();
-        bool accelerationRows = false;
-        for (const DriverModel& d : model.drivers) accelerationRows |= d.level == MotionLevel::Acceleration;
+        const bool accelerationRows = detail::hasAccelerationDrivers(model);
 
         ++stats_.evaluations;
         if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
@@ -261,7 +260,6 @@ private:
             tangents_.push_back(t1);
         }
         points = std::move(kept);
-        (void)ws;
         return {};
     }
 

@@ -3,11 +3,14 @@
 // dissipated stays constant).
 
 #include <filesystem>
+#include <memory>
+#include <string>
 
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/io/scene_json.h"
+#include "tests/support/simulation.h"
 
 namespace engine {
 namespace {
@@ -31,14 +34,20 @@ TEST(ExampleScenes, EveryBundledSceneLoadsCleanly) {
     }
 }
 
+// The scene of `file`, compiled; load or compile problems fail the test.
+std::shared_ptr<const Model> compiledScene(const std::string& file) {
+    const io::SceneLoadResult r = io::loadSceneFile(file);
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Error) ADD_FAILURE() << file << ":" << d.where << ": " << d.message;
+    return r.scene ? test::compiled(*r.scene) : nullptr;
+}
+
 TEST(ExampleScenes, EveryBundledSceneSimulatesTwoSecondsAndBalancesItsEnergy) {
     for (const auto& file : exampleScenes()) {
         SCOPED_TRACE(file.string());
-        const io::SceneLoadResult r = io::loadSceneFile(file.string());
-        ASSERT_TRUE(r.scene);
-        const CompileResult c = compile(*r.scene);
-        ASSERT_TRUE(c.model);
-        ForwardDynamics sim(c.model);
+        const auto model = compiledScene(file.string());
+        ASSERT_TRUE(model);
+        ForwardDynamics sim(model);
         ASSERT_TRUE(sim.initialize().ok);
         Outputs out;
         ASSERT_TRUE(sim.outputs(out).ok);
@@ -53,12 +62,12 @@ TEST(ExampleScenes, EveryBundledSceneSimulatesTwoSecondsAndBalancesItsEnergy) {
             worstClosure = std::max(worstClosure, out.constraintError);
         }
         // First-order methods (symplectic, implicit Euler) hold energy to O(h): a looser bound.
-        const IntegratorType integrator = c.model->settings.integrator;
+        const IntegratorType integrator = model->settings.integrator;
         const bool firstOrder = integrator == IntegratorType::SymplecticEuler || integrator == IntegratorType::ImplicitEuler ||
                                 integrator == IntegratorType::TimeStepping;
         // Contact scenes step at the velocity level with impacts inside a step: their balance
         // holds to O(h v) (e.g. the free fall of a pile's upper layers before they land).
-        const double bound = c.model->contact.enabled ? 2.5e-2 : firstOrder ? 2e-3 : 1e-4;
+        const double bound = model->contact.enabled ? 2.5e-2 : firstOrder ? 2e-3 : 1e-4;
         EXPECT_LT(worstDrift / scale, bound)
             << "energy drift " << worstDrift << " J against " << scale << " J";
         EXPECT_LT(worstClosure, 1e-9);
@@ -96,11 +105,9 @@ namespace {
 // The 100-link chain swings and whips for 15 s without losing its joints or its
 // energy (released from horizontal, the tip whips faster than a 1 ms step can follow).
 TEST(ExampleScenes, TheHundredLinkChainSwingsForFifteenSeconds) {
-    const io::SceneLoadResult r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/chain_100.json");
-    ASSERT_TRUE(r.scene);
-    const CompileResult c = compile(*r.scene);
-    ASSERT_TRUE(c.model);
-    ForwardDynamics sim(c.model);
+    const auto model = compiledScene(MOTUS_SOURCE_DIR "/scenes/chain_100.json");
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
     ASSERT_TRUE(sim.initialize().ok);
     Outputs out;
     ASSERT_TRUE(sim.outputs(out).ok);

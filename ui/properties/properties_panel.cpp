@@ -166,7 +166,11 @@ void PropertiesPanel::rebuild() {
         add(std::move(f));
     };
     auto nameField = [&] {
-        textField(tr("Name"), [id](const SceneSpec& s) { return engine::entityName(s, id).substr(engine::entityName(s, id).rfind('.') + 1); },
+        textField(tr("Name"),
+                  [id](const SceneSpec& s) {
+                      const std::string name = engine::entityName(s, id);  // a marker's is "part.marker"
+                      return name.substr(name.rfind('.') + 1);
+                  },
                   [id](SceneSpec& s, const std::string& name) { engine::renameEntity(s, id, name); });
     };
     auto toVec = [](const engine::Vec3& v) { return Numbers{v.x(), v.y(), v.z()}; };
