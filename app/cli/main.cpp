@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/mobility.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
@@ -270,32 +271,33 @@ int runInfo(const std::string& path) {
                            {"expression", d.f.text()}});
     info["motions"] = motions;
 
-    engine::ForwardDynamics sim(model);
-    const engine::Status status = sim.initialize();
-    const int coordinates = model->velocitySize();
-    info["dof"] = {{"gruebler", coordinates - model->constraintRows()},
-                   {"actual", coordinates - sim.solver().rank()}};
+    // Mobility at the initial pose, each redundant equation with what it means and what would
+    // remove it (the same analysis the GUI shows).
+    const engine::MobilityReport mobility = engine::mobility(model);
+    info["dof"] = {{"gruebler", mobility.grueblerDof}, {"actual", mobility.actualDof}};
     nlohmann::ordered_json redundant = nlohmann::json::array();
-    for (int row : sim.solver().redundantRows()) {
-        if (row < model->jointRows) {
-            for (std::size_t j = 0; j < model->joints.size(); ++j) {
-                const int first = model->jointRowOffset[j];
-                if (row >= first && row < first + model->joints[j].rows)
-                    redundant.push_back({{"joint", model->joints[j].name},
-                                         {"equation", model->joints[j].rowLabels[static_cast<std::size_t>(row - first)]}});
-            }
+    for (const engine::RedundantEquation& r : mobility.redundant) {
+        nlohmann::ordered_json entry;
+        if (r.motion.empty()) {
+            entry["joint"] = r.joint;
         } else {
-            redundant.push_back({{"motion", model->drivers[static_cast<std::size_t>(row - model->jointRows)].name}});
+            entry["motion"] = r.motion;
         }
+        entry["equation"] = r.equation;
+        entry["meaning"] = r.meaning;
+        entry["remedy"] = r.remedy;
+        redundant.push_back(entry);
     }
     info["redundantConstraints"] = redundant;
-    if (!status.ok) {
-        errors.push_back({{"where", ""}, {"message", status.message}});
-        printError(status.message, path);
+    info["redundantCount"] = mobility.redundantCount;
+    info["summary"] = mobility.summary();
+    if (!mobility.ok) {
+        errors.push_back({{"where", ""}, {"message", mobility.message}});
+        printError(mobility.message, path);
     }
     info["errors"] = errors;
     std::cout << info.dump(2) << "\n";
-    return status.ok ? 0 : kExitInvalidInput;
+    return mobility.ok ? 0 : kExitInvalidInput;
 }
 
 }  // namespace

@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
     bool loaded = true;
     if (!parser.positionalArguments().isEmpty())
         loaded = window.openScene(parser.positionalArguments().first());
+    else
+        window.newScene();  // an empty scene to build on
 
     if (loaded && runTo > 0.0) window.session()->runTo(runTo);
     if (loaded && (parser.isSet(playOption) || parser.isSet(fpsOption))) window.session()->play();

@@ -23,6 +23,7 @@
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
+#include <QToolBar>
 #include <QDateTime>
 #include <QTimer>
 #include <QTreeView>
@@ -30,6 +31,7 @@
 
 #include "engine/io/scene_json.h"
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/mobility.h"
 #include "engine/analysis/statics.h"
 #include "engine/model/edit.h"
 #include "ui/properties/properties_panel.h"
@@ -40,6 +42,9 @@
 #include "engine/io/run_file.h"
 #include "engine/io/urdf_import.h"
 #include "engine/record/recording.h"
+#include "engine/model/construct.h"
+#include "ui/document/scene_document.h"
+#include "ui/mainwindow/build_tools.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
@@ -58,20 +63,6 @@ QString toQString(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
-// An edit of the document: the scene before and after it (scenes are small; meshes are
-// shared, not copied).
-class DocumentEdit final : public QUndoCommand {
-public:
-    DocumentEdit(MainWindow* window, engine::SceneSpec before, engine::SceneSpec after, const QString& text)
-        : QUndoCommand(text), window_(window), before_(std::move(before)), after_(std::move(after)) {}
-    void redo() override { window_->applyDocument(after_); }
-    void undo() override { window_->applyDocument(before_); }
-
-private:
-    MainWindow* window_;
-    engine::SceneSpec before_, after_;
-};
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -82,6 +73,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     viewport_->setObjectName(QStringLiteral("Viewport"));
     setCentralWidget(viewport_);
     session_ = new SimulationSession(this);
+    document_ = new SceneDocument(this);
+    connect(document_, &SceneDocument::documentReset, this, &MainWindow::documentReset);
+    connect(document_, &SceneDocument::sceneChanged, this, &MainWindow::sceneEdited);
+    connect(document_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(document_, &SceneDocument::pathChanged, this, &MainWindow::updateTitle);
+    tools_ = new BuildTools(document_, viewport_, this);
+    connect(tools_, &BuildTools::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
+    connect(tools_, &BuildTools::hint, this, [this](const QString& text) {
+        if (text.isEmpty()) statusBar()->clearMessage();
+        else statusBar()->showMessage(text);
+    });
+    connect(tools_, &BuildTools::created, this, [this](engine::EntityId id) { selectEntity(id); });
     connect(session_, &SimulationSession::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(session_, &SimulationSession::runMessage, this,
             [this](bool error, const QString& text) { addMessage(error ? kMessageError : kMessageWarning, text); });
@@ -115,6 +118,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     statusBar()->addPermanentWidget(runProgress_);
     statusBar()->addPermanentWidget(cancelRun_);
+    // The mechanism's mobility, always in view; a click explains it.
+    dofButton_ = new QToolButton;
+    dofButton_->setObjectName(QStringLiteral("DegreesOfFreedom"));
+    dofButton_->setAutoRaise(true);
+    dofButton_->setToolTip(tr("Degrees of freedom: click for the redundant equations and how to remove them"));
+    connect(dofButton_, &QToolButton::clicked, this, [this] {
+        QMessageBox box(QMessageBox::Information, tr("Degrees of freedom"), degreesOfFreedomText(), QMessageBox::Close, this);
+        box.setObjectName(QStringLiteral("DegreesOfFreedomDialog"));
+        box.setInformativeText(degreesOfFreedomExplanation());
+        box.exec();
+    });
+    statusBar()->addPermanentWidget(dofButton_);
     simulationStatus_ = new QLabel;
     statusBar()->addPermanentWidget(simulationStatus_);
     statusBar()->showMessage(tr("Open a scene with File ▸ Open (Ctrl+O)"));
@@ -123,6 +138,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1100, 720);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+const QString& MainWindow::scenePath() const {
+    return document_->path();
+}
+QUndoStack* MainWindow::undoStack() const {
+    return document_->undoStack();
+}
+const engine::SceneSpec* MainWindow::scene() const {
+    return document_->scene();
 }
 
 MainWindow::~MainWindow() {
@@ -161,10 +186,9 @@ void MainWindow::createDocks() {
     propertiesDock->setObjectName(QStringLiteral("PropertiesDock"));
     propertiesDock->setWidget(properties_);
     addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
-    undo_ = new QUndoStack(this);
     connect(properties_, &PropertiesPanel::editRequested, this,
-            [this](const engine::SceneSpec& after, const QString& description) {
-                if (scene_) undo_->push(new DocumentEdit(this, *scene_, after, description));
+            [this](const engine::SceneSpec& after, const QString& description, const QString& key) {
+                document_->changeFields(after, description, key);
             });
 
     messages_ = new QListWidget;
@@ -192,7 +216,10 @@ void MainWindow::createDocks() {
         if (id == engine::kNoEntity) return;
         QMetaObject::invokeMethod(this, [this, id, text] { renameEntity(id, text); }, Qt::QueuedConnection);
     });
-    connect(viewport_, &ViewportWidget::entityClicked, this, &MainWindow::selectEntity);
+    // A click in the view goes to the active building tool, else it selects.
+    connect(viewport_, &ViewportWidget::pointClicked, this, [this](const PickResult& hit, Qt::KeyboardModifiers modifiers) {
+        if (!tools_->click(hit, modifiers)) selectEntity(hit.selectable);
+    });
 
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(tree_, &QTreeView::customContextMenuRequested, this, &MainWindow::showTreeMenu);
@@ -203,23 +230,28 @@ void MainWindow::createDocks() {
 void MainWindow::createActions() {
     // File
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* newScene = file->addAction(tr("&New"), this, &MainWindow::newScene);
-    newScene->setShortcut(QKeySequence::New);
+    QAction* newAction = file->addAction(tr("&New"), this, [this] {
+        if (maybeSave()) newScene();
+    });
+    newAction->setObjectName(QStringLiteral("FileNew"));
+    newAction->setShortcut(QKeySequence::New);
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openWithDialog);
+    open->setObjectName(QStringLiteral("FileOpen"));
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
-    QAction* save = file->addAction(tr("&Save"), this, [this] {
-        if (!scenePath_.isEmpty()) saveSceneAs(scenePath_);
-    });
+    QAction* save = file->addAction(tr("&Save"), this, &MainWindow::save);
+    save->setObjectName(QStringLiteral("FileSave"));
     save->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     file->addAction(tr("&Import URDF…"), this, [this] {
+        if (!maybeSave()) return;
         const QString path = QFileDialog::getOpenFileName(this, tr("Import URDF"), QString(), tr("URDF robots (*.urdf *.xml)"));
         if (!path.isEmpty()) importUrdf(path);
     });
     file->addAction(tr("Open R&un…"), this, [this] {
+        if (!maybeSave()) return;
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Run"), QString(), tr("Motus runs (*.motusrun)"));
         if (!path.isEmpty()) openRun(path);
     });
@@ -230,19 +262,33 @@ void MainWindow::createActions() {
     file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
     file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
     file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);  // closeEvent asks first
+    quit->setObjectName(QStringLiteral("FileQuit"));
     quit->setShortcut(QKeySequence::Quit);
 
     // Edit
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcuts({QKeySequence::Undo});
-    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence::Redo});
     editMenu->addAction(undo);
     editMenu->addAction(redo);
     editMenu->addSeparator();
     editMenu->addAction(tr("Add &Part"), this, &MainWindow::addPart);
+    QMenu* create = menuBar()->addMenu(tr("&Create"));
+    auto* partsBar = addToolBar(tr("Parts"));
+    partsBar->setObjectName(QStringLiteral("PartsToolBar"));
+    auto* jointsBar = addToolBar(tr("Joints"));
+    jointsBar->setObjectName(QStringLiteral("JointsToolBar"));
+    auto* forcesBar = addToolBar(tr("Forces and Motions"));
+    forcesBar->setObjectName(QStringLiteral("ForcesToolBar"));
+    for (QToolBar* bar : {partsBar, jointsBar, forcesBar}) bar->setIconSize(QSize(22, 22));
+    tools_->createActions(create, partsBar, jointsBar, forcesBar);
+    QAction* escape = new QAction(tr("End the Tool"), this);
+    escape->setShortcut(Qt::Key_Escape);
+    connect(escape, &QAction::triggered, tools_, &BuildTools::cancel);
+    addAction(escape);
     QAction* remove = editMenu->addAction(tr("&Delete"), this, &MainWindow::deleteSelection);
     remove->setShortcut(QKeySequence::Delete);
     remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -322,15 +368,16 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::newScene() {
-    auto spec = std::make_unique<engine::SceneSpec>();
-    spec->name = tr("Untitled").toStdString();
+    auto spec = std::make_unique<engine::SceneSpec>();  // no name: the file's name is its title
     engine::Part ground;
     ground.id = spec->newId();
     ground.name = "ground";
     ground.ground = true;
     spec->parts.push_back(ground);
     showDocument(std::move(spec), QString(), tr("Untitled"));
-    addMessage(kMessageInfo, tr("New scene: a ground part to build on; Save As writes it to a file."));
+    viewport_->setStandardView(ViewportWidget::StandardView::Front);
+    addMessage(kMessageInfo, tr("New scene, seen from the front: place parts from the toolbar (click in the view), "
+                                "then connect them with joints."));
 }
 
 bool MainWindow::openScene(const QString& path) {
@@ -351,8 +398,8 @@ bool MainWindow::openScene(const QString& path) {
 
     showDocument(std::make_unique<engine::SceneSpec>(*result.scene), QFileInfo(path).absoluteFilePath(),
                  result.scene->name.empty() ? name : toQString(result.scene->name));
-    addMessage(kMessageInfo, tr("Opened %1").arg(scenePath_));
-    addRecentFile(scenePath_);
+    addMessage(kMessageInfo, tr("Opened %1").arg(document_->path()));
+    addRecentFile(document_->path());
     return true;
 }
 
@@ -406,28 +453,32 @@ void MainWindow::treeSelectionChanged() {
     for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
         if (const quint64 id = index.data(kEntityIdRole).toULongLong()) selected.push_back(id);
     viewport_->setSelection(selected);
-    properties_->showEntity(scene_.get(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
+    tools_->setSelection(selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
+    properties_->showEntity(scene(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
 }
 
-void MainWindow::applyDocument(const engine::SceneSpec& spec) {
-    if (!scene_) return;
+void MainWindow::sceneEdited() {
+    if (!scene()) return;
     const engine::EntityId shown = properties_->entity();
-    *scene_ = spec;
     {
+        // The tree is rebuilt: the user's column widths stay.
         const QSignalBlocker block(tree_->selectionModel());
-        populateSceneTree(*treeModel_, *scene_);
+        const int nameWidth = tree_->header()->sectionSize(0);
+        populateSceneTree(*treeModel_, *scene());
         tree_->expandToDepth(0);
+        tree_->header()->resizeSection(0, std::max(nameWidth, 120));
     }
-    viewport_->showScene(*scene_, /*fit=*/false);
+    viewport_->showScene(*scene(), /*fit=*/false);
     if (shown != engine::kNoEntity) selectEntity(shown);
-    properties_->showEntity(scene_.get(), shown);
+    properties_->showEntity(scene(), shown);
+    updateDegreesOfFreedom();
 
     // A run not yet under way simply restarts with the edit; one with recorded frames keeps
     // them (they are what the user is looking at) until Re-run From Here or Reset.
     const auto snap = session_->snapshot();
     const engine::Recording* recording = session_->recording();
     if (!snap || !recording || recording->size() <= 1) {
-        const engine::Diagnostics problems = session_->start(*scene_);
+        const engine::Diagnostics problems = session_->start(*scene());
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
         documentEdited_ = false;
@@ -445,26 +496,80 @@ void MainWindow::applyDocument(const engine::SceneSpec& spec) {
 
 void MainWindow::renameEntity(quint64 entity, const QString& name) {
     const auto id = static_cast<engine::EntityId>(entity);
-    if (!scene_) return;
-    std::string old = engine::entityName(*scene_, id);
+    if (!scene()) return;
+    std::string old = engine::entityName(*scene(), id);
     old = old.substr(old.rfind('.') + 1);  // a marker's own name
     if (old.empty() || name.toStdString() == old) return;
-    engine::SceneSpec after = *scene_;
+    engine::SceneSpec after = *scene();
     engine::renameEntity(after, id, name.toStdString());
     for (const engine::Diagnostic& d : engine::validate(after)) {
         if (d.severity != engine::Severity::Error) continue;
         addMessage(kMessageError, tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
         const QSignalBlocker block(tree_->selectionModel());
-        populateSceneTree(*treeModel_, *scene_);  // the old name back in the tree
+        populateSceneTree(*treeModel_, *scene());  // the old name back in the tree
         tree_->expandToDepth(0);
         return;
     }
-    undo_->push(new DocumentEdit(this, *scene_, after, tr("Rename %1 to %2").arg(toQString(old), name)));
+    document_->rename(std::move(after), tr("Rename %1 to %2").arg(toQString(old), name));
+}
+
+void MainWindow::updateDegreesOfFreedom() {
+    dofExplanation_.clear();
+    if (!scene()) {
+        dofButton_->setText(QString());
+        return;
+    }
+    const engine::CompileResult compiled = engine::compile(*scene());
+    if (!compiled.model) {
+        dofButton_->setText(tr("DOF: —"));
+        dofExplanation_ = compiled.diagnostics.empty() ? QString() : toQString(compiled.diagnostics.front().message);
+        return;
+    }
+    const engine::MobilityReport report = engine::mobility(compiled.model);
+    if (!report.analysed) {
+        dofButton_->setText(tr("DOF: —"));
+        dofExplanation_ = toQString(report.message);
+        return;
+    }
+    dofButton_->setText(report.redundantCount > 0
+                            ? tr("DOF %1 · Grübler %2 · %3 redundant").arg(report.actualDof).arg(report.grueblerDof).arg(report.redundantCount)
+                            : tr("DOF %1 · Grübler %2").arg(report.actualDof).arg(report.grueblerDof));
+    QStringList lines;
+    lines << tr("%1 coordinates (6 per moving part), %2 equations from joints and motions.")
+                 .arg(report.coordinates)
+                 .arg(report.equations);
+    lines << tr("Grübler count: %1 − %2 = %3. Rank of the constraint Jacobian at the start pose: %4, so the mechanism "
+                "moves with %5 degree(s) of freedom.")
+                 .arg(report.coordinates)
+                 .arg(report.equations)
+                 .arg(report.grueblerDof)
+                 .arg(report.coordinates - report.actualDof)
+                 .arg(report.actualDof);
+    if (report.redundant.empty()) {
+        lines << tr("No equation is redundant.");
+    } else {
+        lines << tr("%1 equation(s) repeat what the others already impose (Motus solves through them, but their share "
+                    "of the reactions is not unique):").arg(report.redundantCount);
+        for (const engine::RedundantEquation& e : report.redundant)
+            lines << QStringLiteral("• %1 %2 — %3. %4")
+                         .arg(e.joint.empty() ? tr("motion '%1'").arg(toQString(e.motion)) : tr("joint '%1'").arg(toQString(e.joint)),
+                              toQString(e.equation), toQString(e.meaning), toQString(e.remedy));
+    }
+    if (!report.ok) lines << toQString(report.message);
+    dofExplanation_ = lines.join(QLatin1Char('\n'));
+}
+
+QString MainWindow::degreesOfFreedomText() const {
+    return dofButton_->text();
+}
+
+QString MainWindow::degreesOfFreedomExplanation() const {
+    return dofExplanation_;
 }
 
 int MainWindow::freeDegreesOfFreedom(QString* problem) const {
-    if (!scene_) return -1;
-    const engine::CompileResult compiled = engine::compile(*scene_);
+    if (!scene()) return -1;
+    const engine::CompileResult compiled = engine::compile(*scene());
     if (!compiled.model) {
         if (problem && !compiled.diagnostics.empty()) *problem = toQString(compiled.diagnostics.front().message);
         return -1;
@@ -496,9 +601,9 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
     // velocities and accelerations, and the joint reactions and driver efforts that produce
     // them (the inverse dynamics).
     if (documentEdited_) resetRun();
-    if (inverseDynamics && scene_) {
+    if (inverseDynamics && scene()) {
         QStringList efforts;
-        for (const engine::MotionSpec& m : scene_->motions) efforts << toQString(m.name) + QStringLiteral(".effort");
+        for (const engine::MotionSpec& m : scene()->motions) efforts << toQString(m.name) + QStringLiteral(".effort");
         if (!efforts.isEmpty()) {
             plots_->parentWidget()->show();
             plots_->parentWidget()->raise();
@@ -510,8 +615,8 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
 }
 
 bool MainWindow::startAnalysis(Analysis analysis) {
-    if (!scene_ || analysisRunning_) return false;
-    const engine::CompileResult compiled = engine::compile(*scene_);
+    if (!scene() || analysisRunning_) return false;
+    const engine::CompileResult compiled = engine::compile(*scene());
     if (!compiled.model) {
         addMessage(kMessageError,
                    tr("The scene does not compile: %1")
@@ -548,9 +653,9 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                     addMessage(kMessageError, tr("%1: %2").arg(what, toQString(result.status.message)));
                     return;
                 }
-                if (!scene_) return;
+                if (!scene()) return;
                 // The parts where the analysis put them, as an undoable edit.
-                engine::SceneSpec after = *scene_;
+                engine::SceneSpec after = *scene();
                 const std::vector<engine::Transform> poses = engine::partPoses(*model, result.state);
                 for (std::size_t p = 0; p < after.parts.size() && p < poses.size(); ++p) {
                     if (after.parts[p].ground) continue;
@@ -560,8 +665,7 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                         after.parts[p].w_WP_W.setZero();
                     }
                 }
-                undo_->push(new DocumentEdit(this, *scene_, after,
-                                             analysis == Analysis::Assemble ? tr("Assemble") : tr("Move to static equilibrium")));
+                document_->move(std::move(after), analysis == Analysis::Assemble ? tr("Assemble") : tr("Move to static equilibrium"));
                 addMessage(kMessageInfo,
                            analysis == Analysis::Assemble
                                ? tr("Assembled: the parts now start where every joint and motion holds.")
@@ -576,8 +680,8 @@ bool MainWindow::startAnalysis(Analysis analysis) {
 }
 
 void MainWindow::deleteSelection() {
-    if (!scene_) return;
-    engine::SceneSpec after = *scene_;
+    if (!scene()) return;
+    engine::SceneSpec after = *scene();
     QStringList removed;
     for (const QModelIndex& index : tree_->selectionModel()->selectedRows()) {
         const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
@@ -588,14 +692,14 @@ void MainWindow::deleteSelection() {
                                        "pairs (the ground part stays)."));
         return;
     }
-    undo_->push(new DocumentEdit(this, *scene_, after, tr("Delete %1").arg(removed.front())));
+    document_->remove(std::move(after), tr("Delete %1").arg(removed.front()));
     if (removed.size() > 1)
         addMessage(kMessageInfo, tr("Deleted %1 (Ctrl+Z undoes).").arg(removed.join(QStringLiteral(", "))));
 }
 
 void MainWindow::addPart() {
-    if (!scene_) return;
-    engine::SceneSpec after = *scene_;
+    if (!scene()) return;
+    engine::SceneSpec after = *scene();
     std::string name;
     for (int k = 1; name.empty() || after.findPart(name); ++k) name = "part" + std::to_string(k);
     engine::Part part;
@@ -607,14 +711,14 @@ void MainWindow::addPart() {
     part.shapes.push_back(cube);
     part.X_WP.p = engine::Vec3(0.0, 0.0, 0.5);
     after.parts.push_back(part);
-    undo_->push(new DocumentEdit(this, *scene_, after, tr("Add %1").arg(toQString(name))));
+    document_->add(std::move(after), tr("Add %1").arg(toQString(name)));
     selectEntity(part.id);
 }
 
 void MainWindow::rerunFromHere() {
     const auto snap = session_->snapshot();
-    if (!scene_ || !snap) return;
-    const engine::Diagnostics problems = session_->rerunFrom(static_cast<int>(snap->frame), *scene_);
+    if (!scene() || !snap) return;
+    const engine::Diagnostics problems = session_->rerunFrom(static_cast<int>(snap->frame), *scene());
     for (const engine::Diagnostic& d : problems)
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
     documentEdited_ = false;
@@ -622,8 +726,8 @@ void MainWindow::rerunFromHere() {
 }
 
 void MainWindow::resetRun() {
-    if (documentEdited_ && scene_) {
-        const engine::Diagnostics problems = session_->start(*scene_);
+    if (documentEdited_ && scene()) {
+        const engine::Diagnostics problems = session_->start(*scene());
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
         documentEdited_ = false;
@@ -642,7 +746,7 @@ PlotWidget* MainWindow::plotReactionForce(const QString& joint) {
 
 void MainWindow::showTreeMenu(const QPoint& position) {
     const QModelIndex index = tree_->indexAt(position);
-    if (!index.isValid() || !scene_) return;
+    if (!index.isValid() || !scene()) return;
     const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
     if (id == engine::kNoEntity) return;
     QMenu menu;
@@ -655,7 +759,7 @@ void MainWindow::showTreeMenu(const QPoint& position) {
             plots_->addPlot(channels);
         });
     };
-    for (const engine::Joint& joint : scene_->joints)
+    for (const engine::Joint& joint : scene()->joints)
         if (joint.id == id) {
             const QString name = QString::fromStdString(joint.name);
             menu.addAction(tr("Plot Reaction Force"), this, [this, name] { plotReactionForce(name); });
@@ -665,24 +769,24 @@ void MainWindow::showTreeMenu(const QPoint& position) {
                 joint.type == engine::JointType::Cylindrical)
                 plot(tr("Plot Joint Coordinate"), name, {"q0"});
         }
-    for (const engine::Part& part : scene_->parts)
+    for (const engine::Part& part : scene()->parts)
         if (part.id == id && !part.ground) {
             const QString name = QString::fromStdString(part.name);
             plot(tr("Plot Position"), name, {"x", "y", "z"});
             plot(tr("Plot Velocity"), name, {"vx", "vy", "vz"});
             plot(tr("Plot Angular Velocity"), name, {"wx", "wy", "wz"});
         }
-    for (const engine::MotionSpec& motion : scene_->motions) {
+    for (const engine::MotionSpec& motion : scene()->motions) {
         if (motion.id != id) continue;
         plot(tr("Plot Motor Effort"), QString::fromStdString(motion.name), {"effort"});
         plot(tr("Plot Motor Power"), QString::fromStdString(motion.name), {"power"});
     }
-    for (const engine::ForceSpec& force : scene_->forces) {
+    for (const engine::ForceSpec& force : scene()->forces) {
         if (force.id != id || force.type != engine::ForceType::JointController) continue;
         plot(tr("Plot Controller Effort"), QString::fromStdString(force.name), {"effort"});
         plot(tr("Plot Controller Power"), QString::fromStdString(force.name), {"power"});
     }
-    for (const engine::ContactPairSpec& pair : scene_->contact.pairs)
+    for (const engine::ContactPairSpec& pair : scene()->contact.pairs)
         if (pair.id == id) plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
     if (!menu.isEmpty() && session_->active()) menu.exec(tree_->viewport()->mapToGlobal(position));
 }
@@ -760,21 +864,22 @@ void MainWindow::runToDialog() {
 
 // The plots on screen become part of the document (a scene file keeps them).
 void MainWindow::keepPlotsInScene() {
-    if (!scene_) return;
-    scene_->plots.clear();
+    if (!scene()) return;
+    std::vector<engine::PlotSpec> plots;
     for (const auto& [title, channels] : plots_->plots()) {
         engine::PlotSpec plot;
         plot.name = title.toStdString();
         for (const QString& channel : channels) plot.channels.push_back(channel.toStdString());
-        scene_->plots.push_back(std::move(plot));
+        plots.push_back(std::move(plot));
     }
+    document_->setPlots(std::move(plots));
 }
 
 // The scene's plots, shown again; channels the run does not record are reported.
 void MainWindow::restorePlots() {
-    if (!scene_) return;
+    if (!scene()) return;
     const engine::Recording* recording = session_->recording();
-    for (const engine::PlotSpec& plot : scene_->plots) {
+    for (const engine::PlotSpec& plot : scene()->plots) {
         QStringList channels;
         for (const std::string& channel : plot.channels) {
             if (recording && recording->layout().findChannel(channel) < 0)
@@ -787,32 +892,56 @@ void MainWindow::restorePlots() {
 }
 
 bool MainWindow::saveSceneAs(const QString& path) {
-    if (!scene_) {
+    if (!scene()) {
         addMessage(kMessageWarning, tr("There is no scene to save."));
         return false;
     }
     keepPlotsInScene();
     std::string error;
-    if (!engine::io::saveSceneFile(*scene_, path.toStdString(), error)) {
+    if (!document_->save(path, error)) {
         addMessage(kMessageError, tr("Could not save %1: %2 (the scene is still open, unchanged)")
                                       .arg(path, QString::fromStdString(error)));
         return false;
     }
-    scenePath_ = QFileInfo(path).absoluteFilePath();
-    addMessage(kMessageInfo, tr("Saved %1").arg(scenePath_));
-    addRecentFile(scenePath_);
+    addMessage(kMessageInfo, tr("Saved %1").arg(document_->path()));
+    addRecentFile(document_->path());
     return true;
+}
+
+bool MainWindow::save() {
+    if (!scene()) return false;
+    if (document_->path().isEmpty()) {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), QString(), tr("Motus scenes (*.json)"));
+        if (path.isEmpty()) return false;
+        return saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
+    }
+    return saveSceneAs(document_->path());
+}
+
+bool MainWindow::maybeSave() {
+    if (!document_->isModified()) return true;
+    QMessageBox box(QMessageBox::Warning, tr("Save changes?"),
+                    tr("“%1” has changes that are not saved.").arg(document_->title()),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("SaveChangesDialog"));
+    box.setInformativeText(tr("Save them before going on? Discard loses them."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: return save();
+    case QMessageBox::Discard: return true;
+    default: return false;
+    }
 }
 
 bool MainWindow::saveRun(const QString& path) {
     const engine::Recording* recording = session_->recording();
-    if (!scene_ || !recording) {
+    if (!scene() || !recording) {
         addMessage(kMessageWarning, tr("There is no run to save."));
         return false;
     }
     keepPlotsInScene();
     std::string error;
-    if (!engine::io::saveRunFile(*scene_, *recording, path.toStdString(), error)) {
+    if (!engine::io::saveRunFile(*scene(), *recording, path.toStdString(), error)) {
         addMessage(kMessageError, tr("Could not save the run to %1: %2").arg(path, QString::fromStdString(error)));
         return false;
     }
@@ -829,58 +958,72 @@ bool MainWindow::openRun(const QString& path) {
         return false;
     }
     auto spec = std::make_unique<engine::SceneSpec>(std::move(run->spec));
-    viewport_->showScene(*spec);
-    plots_->clear();
+    const QString title = spec->name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(spec->name);
+    // A run is not a scene file: the document has none (Save As writes one).
+    document_->reset(std::move(spec), QString(), tr("%1 (run)").arg(title));
     session_->clear();
     if (const QString problem = session_->adopt(run->model, std::move(run->recording)); !problem.isEmpty()) {
         addMessage(kMessageError, tr("Could not continue the run: %1").arg(problem));
     }
-    scene_ = std::move(spec);
-    scenePath_.clear();  // a run is not a scene file: Save As writes one
-    undo_->clear();
-    documentEdited_ = false;
-    rerunAction_->setEnabled(false);
-    properties_->showEntity(scene_.get(), engine::kNoEntity);
     restorePlots();
-    populateSceneTree(*treeModel_, *scene_);
-    tree_->expandToDepth(0);
-    const QString title = scene_->name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(scene_->name);
-    setWindowTitle(tr("%1 (run) — Motus").arg(title));
     addMessage(kMessageInfo, tr("Opened the run %1").arg(path));
     return true;
 }
 
 void MainWindow::saveWithDialog() {
-    if (!scene_) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), scenePath_,
+    if (!scene()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), document_->path(),
                                                       tr("Motus scenes (*.json)"));
     if (!path.isEmpty()) saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
 }
 
-void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title) {
-    scene_ = std::move(spec);
-    scenePath_ = path;
-    populateSceneTree(*treeModel_, *scene_);
-    tree_->expandToDepth(0);
-    tree_->header()->resizeSection(0, 130);
-    viewport_->showScene(*scene_);
-    plots_->clear();
+void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title,
+                              bool unsavedWork) {
+    document_->reset(std::move(spec), path, title, unsavedWork);
     session_->clear();
-    const engine::Diagnostics runProblems = session_->start(*scene_);
+    const engine::Diagnostics runProblems = session_->start(*scene());
     for (const engine::Diagnostic& d : runProblems)
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                    QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
     restorePlots();
-    setWindowTitle(QStringLiteral("%1%2 — Motus").arg(title, path.isEmpty() ? tr(" (unsaved)") : QString()));
-    undo_->clear();
-    documentEdited_ = false;
-    rerunAction_->setEnabled(false);
-    properties_->showEntity(scene_.get(), engine::kNoEntity);
     statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
                                  .arg(title)
-                                 .arg(scene_->parts.size())
-                                 .arg(scene_->markerCount())
-                                 .arg(scene_->joints.size()));
+                                 .arg(scene()->parts.size())
+                                 .arg(scene()->markerCount())
+                                 .arg(scene()->joints.size()));
+}
+
+void MainWindow::documentReset() {
+    const engine::SceneSpec* spec = scene();
+    tools_->cancel();
+    {
+        const QSignalBlocker block(tree_->selectionModel());
+        if (spec) populateSceneTree(*treeModel_, *spec);
+        else treeModel_->clear();
+        tree_->expandToDepth(0);
+    }
+    tree_->header()->resizeSection(0, 150);
+    if (spec) viewport_->showScene(*spec);
+    else viewport_->clearScene();
+    plots_->clear();
+    documentEdited_ = false;
+    rerunAction_->setEnabled(false);
+    properties_->showEntity(spec, engine::kNoEntity);
+    updateTitle();
+    updateDegreesOfFreedom();
+}
+
+void MainWindow::updateTitle() {
+    if (!scene()) {
+        setWindowTitle(QStringLiteral("Motus"));
+        return;
+    }
+    const bool modified = document_->isModified();
+    // The name, a star while it differs from its file, and a note when it has no file yet.
+    setWindowTitle(QStringLiteral("%1%2%3 — Motus")
+                       .arg(document_->title(), modified ? QStringLiteral("*") : QString(),
+                            document_->path().isEmpty() && !document_->title().endsWith(tr("(run)")) ? tr(" (unsaved)")
+                                                                                                    : QString()));
 }
 
 bool MainWindow::importUrdf(const QString& path) {
@@ -899,13 +1042,14 @@ bool MainWindow::importUrdf(const QString& path) {
         for (engine::Shape& shape : part.shapes)
             if (shape.type == engine::ShapeType::Mesh)
                 shape.meshFile = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(shape.meshFile)).absoluteFilePath().toStdString();
-    showDocument(std::move(spec), QString(), toQString(imported.scene->name));
+    showDocument(std::move(spec), QString(), toQString(imported.scene->name), /*unsavedWork=*/true);
     addMessage(kMessageInfo, tr("Imported %1: File ▸ Save As keeps it as a Motus scene").arg(path));
     return true;
 }
 
 void MainWindow::openWithDialog() {
-    const QString start = scenePath_.isEmpty() ? QString() : QFileInfo(scenePath_).absolutePath();
+    if (!maybeSave()) return;
+    const QString start = document_->path().isEmpty() ? QString() : QFileInfo(document_->path()).absolutePath();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Scene"), start,
                                                       tr("Motus scenes (*.json);;All files (*)"));
     if (!path.isEmpty()) openScene(path);
@@ -933,7 +1077,9 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (const QString& path : files)
-        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openScene(path); })
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] {
+                       if (maybeSave()) openScene(path);
+                   })
             ->setToolTip(path);
     recentMenu_->setEnabled(!files.isEmpty());
 }
@@ -957,8 +1103,8 @@ void MainWindow::addMessage(int severity, const QString& text, bool namesDocumen
 }
 
 quint64 MainWindow::entityNamedIn(const QString& text) const {
-    if (!scene_) return 0;
-    const engine::SceneSpec& s = *scene_;
+    if (!scene()) return 0;
+    const engine::SceneSpec& s = *scene();
     // A JSON pointer into the scene file: /parts/N, /joints/N, /forces/N, /motions/N.
     static const QRegularExpression pointer(QStringLiteral("/(parts|joints|forces|motions)/(\\d+)(?:/markers/(\\d+))?"));
     if (const QRegularExpressionMatch m = pointer.match(text); m.hasMatch()) {
@@ -996,6 +1142,10 @@ quint64 MainWindow::entityNamedIn(const QString& text) const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

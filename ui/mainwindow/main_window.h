@@ -1,7 +1,9 @@
 #pragma once
-// The application window: the 3D view in the centre, the scene tree on the left and the
-// message panel at the bottom; File / View / Help menus. Window layout and recent files are
-// kept in QSettings.
+// The application window: the 3D view in the centre, the scene tree on the left, properties on
+// the right, timeline, messages and plots at the bottom; the building toolbars above. It wires
+// the widgets to the scene document (ui/document), which owns the scene, its file and the undo
+// stack; the window asks before an unsaved edit would be lost. Window layout and recent files
+// are kept in QSettings.
 
 #include <atomic>
 #include <memory>
@@ -18,6 +20,7 @@ class QTimer;
 class QToolButton;
 class QUndoStack;
 class QStandardItemModel;
+class QToolBar;
 class QTreeView;
 
 namespace engine {
@@ -26,7 +29,9 @@ struct SceneSpec;
 
 namespace ui {
 
+class BuildTools;
 class PlotWidget;
+class SceneDocument;
 class PlotsPanel;
 class PropertiesPanel;
 class SimulationSession;
@@ -43,12 +48,20 @@ public:
     // Loads a scene file. On any error the messages panel lists every problem (with its place
     // in the file) and the current scene stays open; returns whether the file was loaded.
     bool openScene(const QString& path);
-    // A new, unsaved scene holding only a ground part.
+    // A new, unsaved scene holding only a ground part, seen from the front (the xz plane, as
+    // planar mechanisms are drawn).
     void newScene();
     // Shows `spec` as the open document (from a file at `path`, or unsaved when empty).
-    void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title);
+    // `unsavedWork`: it has no file yet but holds work (an imported robot): closing it asks.
+    void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title,
+                      bool unsavedWork = false);
     // Writes the open scene to `path` (atomically) and makes it the document's file.
     bool saveSceneAs(const QString& path);
+    // File > Save: to the document's file, or through Save As when it has none.
+    bool save();
+    // Before the document is replaced or the window closes: when it holds unsaved edits, asks
+    // "Save changes?" (Save / Discard / Cancel). True when it is fine to go on.
+    bool maybeSave();
     // The plots panel's plots into the document, and back out of it.
     void keepPlotsInScene();
     void restorePlots();
@@ -58,19 +71,20 @@ public:
     // A URDF robot as a new, unsaved scene (Save As writes it).
     bool importUrdf(const QString& path);
 
-    const QString& scenePath() const { return scenePath_; }
+    const QString& scenePath() const;
     ViewportWidget* viewport() const { return viewport_; }
     QTreeView* sceneTree() const { return tree_; }
     QListWidget* messages() const { return messages_; }
     SimulationSession* session() const { return session_; }
     PlotsPanel* plots() const { return plots_; }
     PropertiesPanel* properties() const { return properties_; }
-    QUndoStack* undoStack() const { return undo_; }
-    const engine::SceneSpec* scene() const { return scene_.get(); }
-    // Makes `spec` the open document after an edit (undo commands call this): tree, view and
-    // properties follow; an unstarted run restarts with it, a run in progress keeps its
-    // recording and offers Simulate > Re-run From Here.
-    void applyDocument(const engine::SceneSpec& spec);
+    QUndoStack* undoStack() const;
+    const engine::SceneSpec* scene() const;
+    SceneDocument* document() const { return document_; }
+    BuildTools* tools() const { return tools_; }
+    // The mechanism's degrees of freedom as the status bar shows them, and its explanation.
+    QString degreesOfFreedomText() const;
+    QString degreesOfFreedomExplanation() const;
     // Analyses (Simulate > Analysis). Static ones run on a worker thread and end in an undoable
     // edit that moves the parts (and, for equilibrium, stops them); kinematics and inverse
     // dynamics need a fully driven mechanism and run through the simulator.
@@ -102,6 +116,14 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    // After an edit, its undo or redo: tree, view and properties follow; an unstarted run
+    // restarts with the edit, a run with recorded frames keeps them and offers Simulate >
+    // Re-run From Here.
+    void sceneEdited();
+    // A different document is open: everything starts over with it.
+    void documentReset();
+    void updateTitle();
+    void updateDegreesOfFreedom();
     void createActions();
     void createDocks();
     void openWithDialog();
@@ -129,7 +151,10 @@ private:
     TimelineWidget* timeline_ = nullptr;
     PlotsPanel* plots_ = nullptr;
     PropertiesPanel* properties_ = nullptr;
-    QUndoStack* undo_ = nullptr;
+    SceneDocument* document_ = nullptr;
+    BuildTools* tools_ = nullptr;
+    QToolButton* dofButton_ = nullptr;
+    QString dofExplanation_;
     QAction* rerunAction_ = nullptr;
     bool documentEdited_ = false;  // the document changed since the run's model was compiled
     std::thread analysis_;
@@ -142,8 +167,6 @@ private:
     QProgressBar* runProgress_ = nullptr;
     QToolButton* cancelRun_ = nullptr;
     double runStartTime_ = -1.0;  // simulated time when the current run-to began
-    QString scenePath_;
-    std::unique_ptr<engine::SceneSpec> scene_;
 };
 
 }  // namespace ui

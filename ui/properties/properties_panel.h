@@ -1,20 +1,29 @@
 #pragma once
-// The properties dock: the fields of the selected entity (or of the scene when nothing is
-// selected) with their units — lengths in m, angles in degrees — validated as they are
-// committed. A valid edit is not applied here: it is offered as the whole scene after it, and
+// The properties dock: every field of the selected entity (or of the scene when nothing is
+// selected) with its unit — lengths in m, angles in degrees — validated as it is committed.
+// A part shows its shapes (each with its type, dimensions and place), its mass properties
+// (from the geometry and a density, or typed in as an override) and its contact material; a
+// marker its place in its part's axes or the world's; a joint its type, markers and collide
+// switch; force elements and motions their parameters, expressions with a live check and
+// preview. A valid edit is not applied here: it is offered as the whole scene after it, and
 // the window pushes it onto the undo stack. An invalid one stays in its field with the reason
-// beside it.
+// beside it; nothing is lost.
+//
+// Each field carries the scene-format key it edits ("mass", "markerI", "shape.radius",
+// "collision.mask"...), so tests can find an editor for every key of docs/scene-format.md.
 
 #include <memory>
 #include <vector>
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "engine/model/scene_spec.h"
 
 class QFormLayout;
 class QLabel;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace ui {
@@ -32,23 +41,34 @@ public:
     engine::EntityId entity() const { return id_; }
 
     // Tests and scripting: the editor of the field labelled `label` (component 0..2 of a
-    // vector), its inline message, and committing what it holds.
+    // vector), its inline message, and committing what it holds. A label may also be the
+    // field's format key (see above); for shapes the label names the shape ("Shape 1 radius").
     QWidget* editor(const QString& label, int component = 0) const;
+    QWidget* editorForKey(const QString& key, int component = 0) const;
+    QStringList keys() const;  // the format keys of the fields shown
     QString message(const QString& label) const;
     void commit(const QString& label);
+    // Presses a button field ("Add shape", "From geometry", ...).
+    bool press(const QString& label);
+
+    // Markers' position and orientation in their part's axes (default) or the world's.
+    void setMarkerInWorld(bool world);
 
 signals:
-    void editRequested(const engine::SceneSpec& after, const QString& description);
+    // `key` names the entity and field: consecutive edits of one key merge into one undo step.
+    void editRequested(const engine::SceneSpec& after, const QString& description, const QString& key);
 
 private:
     struct Field;
     void rebuild();
     void commitField(Field& field);
+    Field* find(const QString& labelOrKey) const;
 
     const engine::SceneSpec* spec_ = nullptr;
     engine::EntityId id_ = engine::kNoEntity;
+    bool markerInWorld_ = false;
     QLabel* title_ = nullptr;
-    QVBoxLayout* layout_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
     QWidget* body_ = nullptr;  // the form of the entity shown
     QFormLayout* form_ = nullptr;
     std::vector<std::unique_ptr<Field>> fields_;

@@ -493,6 +493,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
             geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
             geode->setNodeMask(kMaskParts);
             geode->setName(part.name + " plane");
+            geode->setUserValue(kEntityKey, static_cast<unsigned int>(part.id));  // picked as the ground
             g.environment->addChild(geode);
         }
     }

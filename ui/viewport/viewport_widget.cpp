@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QKeyEvent>
+#include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QSurfaceFormat>
@@ -234,6 +235,93 @@ quint64 ViewportWidget::entityAt(const QPointF& position) const {
     return entityOf(picker->getFirstIntersection().nodePath);
 }
 
+PickResult ViewportWidget::pick(const QPointF& position) const {
+    PickResult result;
+    osg::Camera* camera = impl_->viewer->getCamera();
+    const osg::Viewport* viewport = camera->getViewport();
+    if (!viewport) return result;
+    auto setPoint = [&](const osg::Vec3d& p, const osg::Vec3d& n) {
+        for (int k = 0; k < 3; ++k) {
+            result.point[k] = p[k];
+            result.normal[k] = n[k];
+        }
+    };
+    // What lies under the pointer: a part's surface or a joint glyph.
+    const qreal dpr = devicePixelRatioF();
+    const double x = position.x() * dpr, y = viewport->height() - position.y() * dpr;
+    osg::ref_ptr<osgUtil::LineSegmentIntersector> picker =
+        new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
+    osgUtil::IntersectionVisitor visitor(picker);
+    visitor.setTraversalMask(camera->getCullMask() & (kMaskParts | kMaskJoints));
+    camera->accept(visitor);
+    engine::EntityId under = engine::kNoEntity;
+    bool underJoint = false;
+    if (picker->containsIntersections()) {
+        under = entityOf(picker->getFirstIntersection().nodePath);
+        for (const engine::Joint& j : impl_->spec.joints) underJoint = underJoint || j.id == under;
+    }
+    // Markers first for the tools: they are thin lines, so the nearest origin within a few
+    // pixels wins.
+    if (camera->getCullMask() & kMaskMarkers) {
+        double best = 8.0;
+        for (std::size_t i = 0; i < impl_->spec.parts.size() && i < impl_->scene.partTransforms.size(); ++i) {
+            const engine::Transform X_WP = partPose(i);
+            for (const engine::Marker& marker : impl_->spec.parts[i].markers) {
+                const engine::Vec3 p = X_WP * marker.X_PM.p;
+                const double d = QLineF(project(p.x(), p.y(), p.z()), position).length();
+                if (d < best) {
+                    best = d;
+                    result.kind = PickResult::Kind::Marker;
+                    result.entity = marker.id;
+                    const engine::Vec3 z = (X_WP.R * marker.X_PM.R) * engine::Vec3::UnitZ();
+                    setPoint(toOsg(p), toOsg(z));
+                }
+            }
+        }
+        if (result.kind == PickResult::Kind::Marker) {
+            result.selectable = underJoint ? under : result.entity;
+            return result;
+        }
+    }
+    result.selectable = under;
+    if (under != engine::kNoEntity) {
+        const auto& hit = picker->getFirstIntersection();
+        result.kind = underJoint ? PickResult::Kind::Joint : PickResult::Kind::Part;
+        result.entity = under;
+        osg::Vec3d n = hit.getWorldIntersectNormal();
+        n.normalize();
+        setPoint(hit.getWorldIntersectPoint(), n);
+        return result;
+    }
+    // The ray through the pixel, from the near to the far plane.
+    const osg::Matrixd toWindow = camera->getViewMatrix() * camera->getProjectionMatrix() * viewport->computeWindowMatrix();
+    const osg::Matrixd fromWindow = osg::Matrixd::inverse(toWindow);
+    const osg::Vec3d nearPoint = osg::Vec3d(x, y, 0.0) * fromWindow, farPoint = osg::Vec3d(x, y, 1.0) * fromWindow;
+    osg::Vec3d direction = farPoint - nearPoint;
+    direction.normalize();
+    osg::Vec3d eye, centre, up;
+    camera->getViewMatrixAsLookAt(eye, centre, up, impl_->manipulator->getDistance());
+    // The ground plane, unless the view grazes it (then points on it run off to the horizon).
+    if (std::abs(direction.z()) > 0.17) {
+        const double t = -nearPoint.z() / direction.z();
+        if (t > 0.0 && t < 50.0 * std::max(1.0, impl_->manipulator->getDistance())) {
+            result.kind = PickResult::Kind::Ground;
+            setPoint(nearPoint + direction * t, osg::Vec3d(0.0, 0.0, nearPoint.z() > 0.0 ? 1.0 : -1.0));
+            return result;
+        }
+    }
+    // Empty space: on the plane through the view's centre, facing the camera.
+    const osg::Vec3d focus = impl_->manipulator->getCenter();
+    osg::Vec3d towardEye = eye - focus;
+    towardEye.normalize();
+    const double denominator = direction * towardEye;
+    if (std::abs(denominator) < 1e-12) return result;
+    const double t = ((focus - nearPoint) * towardEye) / denominator;
+    result.kind = PickResult::Kind::Space;
+    setPoint(nearPoint + direction * t, towardEye);
+    return result;
+}
+
 QPointF ViewportWidget::project(double x, double y, double z) const {
     osg::Camera* camera = impl_->viewer->getCamera();
     const osg::Viewport* viewport = camera->getViewport();
@@ -265,7 +353,9 @@ void ViewportWidget::setStandardView(StandardView view) {
         impl_->scene.mechanism->accept(visitor);
         if (visitor.getBoundingBox().valid()) bound.expandBy(visitor.getBoundingBox());
     }
-    if (!bound.valid() || bound.radius() <= 0.0) bound = osg::BoundingSphere(osg::Vec3d(), 1.0);
+    // An empty scene frames a desktop-sized space above the origin (about a metre across), where
+    // the first parts of a mechanism go.
+    if (!bound.valid() || bound.radius() <= 0.0) bound = osg::BoundingSphere(osg::Vec3d(0.0, 0.0, 0.25), 0.55);
 
     // Distance at which the bounding sphere fills the narrower field of view, with a margin.
     double fovy = 30.0, aspect = 1.0, zNear = 1.0, zFar = 100.0;
@@ -384,8 +474,10 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* event) {
     // A click (the pointer barely moved) picks; a drag turned the camera.
     if (event->button() == Qt::LeftButton && impl_->leftPressed) {
         impl_->leftPressed = false;
-        if ((event->position() - impl_->pressPosition).manhattanLength() < 4.0)
+        if ((event->position() - impl_->pressPosition).manhattanLength() < 4.0) {
             emit entityClicked(entityAt(event->position()));
+            emit pointClicked(pick(event->position()), event->modifiers());
+        }
     }
     update();
 }

@@ -17,6 +17,21 @@ struct Transform;
 
 namespace ui {
 
+// What lies under a point of the view, for the building tools: a marker (within a few pixels
+// of its origin), a part's surface (point and outward normal), a joint glyph, the ground plane
+// z = 0 seen from above or below, or else empty space, where the point is taken on the plane
+// through the view's centre facing the camera. World coordinates, metres.
+struct PickResult {
+    enum class Kind { Nothing, Marker, Part, Joint, Ground, Space };
+    Kind kind = Kind::Nothing;
+    quint64 entity = 0;  // marker, part or joint id (Ground and Space: 0)
+    // What a click there selects: a joint glyph, else a marker within a few pixels, else the
+    // part under the pointer (0: nothing).
+    quint64 selectable = 0;
+    double point[3] = {0.0, 0.0, 0.0};
+    double normal[3] = {0.0, 0.0, 1.0};
+};
+
 class ViewportWidget : public QOpenGLWidget {
     Q_OBJECT
 
@@ -45,6 +60,8 @@ public:
 
     // Picking: the entity (part, marker or joint id) drawn under a widget position, 0 if none.
     quint64 entityAt(const QPointF& position) const;
+    // Everything the building tools need to know about a widget position (see PickResult).
+    PickResult pick(const QPointF& position) const;
     // Where a world point appears in the widget (logical pixels).
     QPointF project(double x, double y, double z) const;
     // Highlights these entities (parts glow).
@@ -68,6 +85,8 @@ signals:
     void frameRendered();
     // A left click (not a drag) on the view: the entity under it, 0 for empty space.
     void entityClicked(quint64 entity);
+    // The same click, with what lies under it and the keyboard modifiers held.
+    void pointClicked(const ui::PickResult& hit, Qt::KeyboardModifiers modifiers);
 
 protected:
     void initializeGL() override;

@@ -25,11 +25,13 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 
+#include "ui/document/scene_document.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QUndoStack>
 
@@ -547,10 +549,15 @@ TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
     ASSERT_TRUE(window.openScene(kFourBar));
     window.sceneTree()->clearSelection();
     PropertiesPanel* panel = window.properties();
-    typeInto(panel, "Integrator", 0, "euler");
-    EXPECT_TRUE(panel->message("Integrator").contains("unknown integrator 'euler'"));
+    // The integrator is chosen from the ones Motus has; a step size must be positive.
+    auto* integrator = qobject_cast<QComboBox*>(panel->editor("Integrator"));
+    ASSERT_TRUE(integrator);
+    EXPECT_EQ(integrator->findText("euler"), -1);
+    typeInto(panel, "Step size", 0, "0");
+    EXPECT_TRUE(panel->message("Step size").contains("positive")) << panel->message("Step size").toStdString();
     EXPECT_EQ(window.undoStack()->count(), 0);
-    typeInto(panel, "Integrator", 0, "rk4");
+    integrator->setCurrentText("rk4");
+    panel->commit("Integrator");
     EXPECT_EQ(window.scene()->settings.integrator, engine::IntegratorType::RungeKutta4);
     EXPECT_EQ(window.session()->snapshot()->model->settings.integrator, engine::IntegratorType::RungeKutta4);
 }
@@ -565,7 +572,7 @@ TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
     rod.type = engine::JointType::Distance;
     rod.length = 0.5;
     broken.joints.push_back(rod);
-    window.applyDocument(broken);
+    window.document()->changeFields(broken, "test edit");
     QListWidget* messages = window.messages();
     QListWidgetItem* error = nullptr;
     for (int k = 0; k < messages->count(); ++k)
@@ -583,7 +590,7 @@ TEST_F(MainWindowTest, AContactPairsOverridesAreEditable) {
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
     engine::SceneSpec withPair = *window.scene();
     withPair.contact.pairs.push_back({withPair.newId(), "floor", "ground", "box0", true, std::nullopt, std::nullopt, {}});
-    window.applyDocument(withPair);
+    window.document()->changeFields(withPair, "test edit");
     const engine::EntityId pair = window.scene()->contact.pairs[0].id;
     window.properties()->showEntity(window.scene(), pair);
     PropertiesPanel* panel = window.properties();

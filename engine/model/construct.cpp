@@ -1,0 +1,297 @@
+#include "engine/model/construct.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace engine {
+namespace {
+
+constexpr double kSteelDensity = 7850.0;  // kg/m³
+
+template <class List>
+bool nameTaken(const List& list, const std::string& name) {
+    return std::any_of(list.begin(), list.end(), [&](const auto& e) { return e.name == name; });
+}
+
+template <class List>
+auto* findById(List& list, EntityId id) {
+    for (auto& e : list)
+        if (e.id == id) return &e;
+    return static_cast<decltype(&*list.begin())>(nullptr);
+}
+
+// Support function of one shape along the unit direction n_P: max of n·x over its points.
+double shapeSupport(const Shape& s, const Vec3& n_P) {
+    const Vec3 c = s.X_PG.p;
+    const Vec3 a = s.X_PG.R * Vec3::UnitZ();  // axis of bodies of revolution
+    const double along = n_P.dot(a);
+    const double across = std::sqrt(std::max(0.0, 1.0 - along * along));
+    switch (s.type) {
+    case ShapeType::Box: {
+        const Mat3 R = s.X_PG.rotationMatrix();
+        double h = n_P.dot(c);
+        for (int k = 0; k < 3; ++k) h += 0.5 * s.size(k) * std::abs(n_P.dot(R.col(k)));
+        return h;
+    }
+    case ShapeType::Sphere: return n_P.dot(c) + s.radius;
+    case ShapeType::Cylinder: return n_P.dot(c) + s.radius * across + 0.5 * s.length * std::abs(along);
+    case ShapeType::Capsule: return n_P.dot(c) + s.radius + 0.5 * s.length * std::abs(along);
+    case ShapeType::Cone:
+        return std::max(n_P.dot(c) + 0.5 * s.length * along, n_P.dot(c) - 0.5 * s.length * along + s.radius * across);
+    case ShapeType::Mesh: {
+        if (!s.mesh || s.mesh->vertices.empty()) return n_P.dot(c);
+        double h = -std::numeric_limits<double>::infinity();
+        for (const Vec3& v : s.mesh->vertices) h = std::max(h, n_P.dot(s.X_PG * Vec3(s.scale.cwiseProduct(v))));
+        return h;
+    }
+    case ShapeType::Plane: break;
+    }
+    return n_P.dot(c);
+}
+
+}  // namespace
+
+std::string freshName(const SceneSpec& spec, NameSpace kind, std::string_view stem) {
+    for (int k = 1;; ++k) {
+        const std::string name = std::string(stem) + std::to_string(k);
+        bool taken = false;
+        switch (kind) {
+        case NameSpace::Part: taken = nameTaken(spec.parts, name); break;
+        case NameSpace::Joint: taken = nameTaken(spec.joints, name); break;
+        case NameSpace::Force: taken = nameTaken(spec.forces, name); break;
+        case NameSpace::Motion: taken = nameTaken(spec.motions, name); break;
+        case NameSpace::ContactPair: taken = nameTaken(spec.contact.pairs, name); break;
+        }
+        if (!taken) return name;
+    }
+}
+
+std::string freshMarkerName(const Part& part, std::string_view stem) {
+    for (int k = 1;; ++k) {
+        const std::string name = std::string(stem) + std::to_string(k);
+        if (!nameTaken(part.markers, name)) return name;
+    }
+}
+
+Part primitivePart(ShapeType type) {
+    Part part;
+    part.density = kSteelDensity;
+    Shape shape;
+    shape.type = type;
+    switch (type) {
+    case ShapeType::Box: shape.size = Vec3(0.2, 0.04, 0.04); break;
+    case ShapeType::Sphere: shape.radius = 0.04; break;
+    case ShapeType::Cylinder:
+    case ShapeType::Capsule:
+        shape.radius = 0.02;
+        shape.length = 0.2;
+        break;
+    case ShapeType::Cone:
+        shape.radius = 0.04;
+        shape.length = 0.1;
+        break;
+    case ShapeType::Mesh:
+    case ShapeType::Plane: break;
+    }
+    part.shapes.push_back(shape);
+    return part;
+}
+
+double supportDistance(const Part& part, const Vec3& n_P) {
+    double h = 0.0;
+    bool any = false;
+    for (const Shape& s : part.shapes) {
+        if (s.type == ShapeType::Plane) continue;
+        h = any ? std::max(h, shapeSupport(s, n_P)) : shapeSupport(s, n_P);
+        any = true;
+    }
+    return any ? h : 0.0;
+}
+
+EntityId addPart(SceneSpec& spec, Part part, std::string_view stem) {
+    part.id = spec.newId();
+    if (part.name.empty() || nameTaken(spec.parts, part.name)) part.name = freshName(spec, NameSpace::Part, stem);
+    for (Marker& m : part.markers) m.id = spec.newId();
+    spec.parts.push_back(std::move(part));
+    return spec.parts.back().id;
+}
+
+EntityId addMarker(SceneSpec& spec, EntityId partId, const Transform& X_PM, std::string_view stem) {
+    Part* part = partById(spec, partId);
+    if (!part) return kNoEntity;
+    Marker marker;
+    marker.id = spec.newId();
+    marker.name = freshMarkerName(*part, stem);
+    marker.X_PM = X_PM;
+    marker.X_PM.R.normalize();
+    part->markers.push_back(marker);
+    return marker.id;
+}
+
+EntityId addJoint(SceneSpec& spec, JointType type, EntityId markerI, EntityId markerJ) {
+    const Part* partI = partOfMarker(spec, markerI);
+    const Part* partJ = partOfMarker(spec, markerJ);
+    if (!partI || !partJ) return kNoEntity;
+    Joint joint;
+    joint.id = spec.newId();
+    joint.name = freshName(spec, NameSpace::Joint, jointTypeName(type));
+    joint.type = type;
+    joint.markerI = {partI->name, markerById(spec, markerI)->name};
+    joint.markerJ = {partJ->name, markerById(spec, markerJ)->name};
+    if (type == JointType::Distance) {
+        // The distance the markers are apart now (a rod of that length), or 0.1 m.
+        const double d = (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
+        joint.length = d > 1e-9 ? d : 0.1;
+    }
+    spec.joints.push_back(joint);
+    return joint.id;
+}
+
+EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId markerJ, EntityId jointId) {
+    ForceSpec force;
+    force.type = type;
+    auto refOf = [&](EntityId marker) -> std::optional<MarkerRef> {
+        const Part* part = partOfMarker(spec, marker);
+        if (!part) return std::nullopt;
+        return MarkerRef{part->name, markerById(spec, marker)->name};
+    };
+    switch (type) {
+    case ForceType::PointForce:
+    case ForceType::PointTorque: {
+        const auto ref = refOf(markerI);
+        if (!ref) return kNoEntity;
+        force.markerI = *ref;
+        if (type == ForceType::PointForce) force.components[2] = "-10";
+        else force.components[2] = "1";
+        break;
+    }
+    case ForceType::SpringDamper:
+    case ForceType::Bushing: {
+        const auto i = refOf(markerI), j = refOf(markerJ);
+        if (!i || !j) return kNoEntity;
+        force.markerI = *i;
+        force.markerJ = *j;
+        if (type == ForceType::SpringDamper) {
+            // At its free length where it is made: the spring pulls only once the parts move.
+            force.stiffness = 100.0;
+            force.damping = 1.0;
+            force.freeLength = (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
+        } else {
+            force.translationalStiffness = Vec3::Constant(1e4);
+            force.translationalDamping = Vec3::Constant(10.0);
+            force.rotationalStiffness = Vec3::Constant(100.0);
+            force.rotationalDamping = Vec3::Constant(1.0);
+        }
+        break;
+    }
+    case ForceType::RotationalSpringDamper:
+    case ForceType::JointController: {
+        const Joint* joint = findById(spec.joints, jointId);
+        if (!joint) return kNoEntity;
+        force.joint = joint->name;
+        if (type == ForceType::RotationalSpringDamper) {
+            force.stiffness = 10.0;
+            force.damping = 0.1;
+        } else {
+            force.axis = joint->type == JointType::Prismatic ? JointAxis::Translation : JointAxis::Rotation;
+            force.stiffness = 100.0;
+            force.damping = 5.0;
+            force.components[0] = "0";
+        }
+        break;
+    }
+    }
+    force.id = spec.newId();
+    force.name = freshName(spec, NameSpace::Force, forceTypeName(type));
+    spec.forces.push_back(force);
+    return force.id;
+}
+
+EntityId addMotion(SceneSpec& spec, EntityId jointId) {
+    const Joint* joint = findById(spec.joints, jointId);
+    if (!joint) return kNoEntity;
+    MotionSpec motion;
+    motion.joint = joint->name;
+    switch (joint->type) {
+    case JointType::Revolute:
+    case JointType::Cylindrical:
+        motion.axis = JointAxis::Rotation;
+        motion.expression = "360d*time";
+        break;
+    case JointType::Prismatic:
+        motion.axis = JointAxis::Translation;
+        motion.expression = "0.05*sin(2*pi*time)";
+        break;
+    default: return kNoEntity;  // only these joints have a coordinate to drive
+    }
+    motion.id = spec.newId();
+    motion.name = freshName(spec, NameSpace::Motion, "motion");
+    spec.motions.push_back(motion);
+    return motion.id;
+}
+
+EntityId addContactPair(SceneSpec& spec, EntityId partA, EntityId partB) {
+    const Part* a = partById(spec, partA);
+    const Part* b = partById(spec, partB);
+    if (!a || !b || a == b) return kNoEntity;
+    ContactPairSpec pair;
+    pair.id = spec.newId();
+    pair.name = freshName(spec, NameSpace::ContactPair, "contact");
+    pair.partA = a->name;
+    pair.partB = b->name;
+    spec.contact.pairs.push_back(pair);
+    return pair.id;
+}
+
+const Part* partOfMarker(const SceneSpec& spec, EntityId marker) {
+    for (const Part& p : spec.parts)
+        for (const Marker& m : p.markers)
+            if (m.id == marker) return &p;
+    return nullptr;
+}
+
+Part* partOfMarker(SceneSpec& spec, EntityId marker) {
+    return const_cast<Part*>(partOfMarker(static_cast<const SceneSpec&>(spec), marker));
+}
+
+const Part* partById(const SceneSpec& spec, EntityId part) {
+    return findById(spec.parts, part);
+}
+
+Part* partById(SceneSpec& spec, EntityId part) {
+    return findById(spec.parts, part);
+}
+
+const Marker* markerById(const SceneSpec& spec, EntityId marker) {
+    for (const Part& p : spec.parts)
+        for (const Marker& m : p.markers)
+            if (m.id == marker) return &m;
+    return nullptr;
+}
+
+Transform markerWorldPose(const SceneSpec& spec, EntityId marker) {
+    const Part* part = partOfMarker(spec, marker);
+    if (!part) return {};
+    return part->X_WP * markerById(spec, marker)->X_PM;
+}
+
+Part& groundPart(SceneSpec& spec) {
+    for (Part& p : spec.parts)
+        if (p.ground) return p;
+    Part ground;
+    ground.ground = true;
+    ground.name = nameTaken(spec.parts, "ground") ? freshName(spec, NameSpace::Part, "ground") : "ground";
+    ground.id = spec.newId();
+    spec.parts.insert(spec.parts.begin(), ground);
+    return spec.parts.front();
+}
+
+Quat rotationWithZAlong(const Vec3& n) {
+    const Vec3 u = n.normalized();
+    if (u.z() < -1.0 + 1e-12) return Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));  // z → −z, x kept
+    return Quat::FromTwoVectors(Vec3::UnitZ(), u).normalized();
+}
+
+}  // namespace engine

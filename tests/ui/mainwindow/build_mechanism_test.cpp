@@ -1,0 +1,416 @@
+// Building mechanisms in the window as a user does: the toolbar's tools and clicks in the 3D
+// view at the points where the parts are drawn. Nothing here edits the scene directly.
+
+#include <cmath>
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QToolButton>
+#include <QTreeView>
+#include <QUndoStack>
+
+#include <gtest/gtest.h>
+
+#include "engine/model/construct.h"
+#include "engine/record/recording.h"
+#include "engine/runtime/simulator.h"
+#include "ui/document/scene_document.h"
+#include "ui/mainwindow/build_tools.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/properties/expression_editor.h"
+#include "ui/properties/properties_panel.h"
+#include "ui/session/simulation_session.h"
+#include "ui/viewport/viewport_widget.h"
+
+namespace ui {
+namespace {
+
+using engine::Vec3;
+
+// Waits until the view has drawn `frames` more frames (its camera matrices are then current).
+void drawn(ViewportWidget* view, int frames = 2) {
+    const int target = view->frameCount() + frames;
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            view->update();
+            return view->frameCount() >= target;
+        },
+        10000));
+}
+
+// Screenshots of the stages, for the README walkthrough, when MOTUS_SCREENSHOT_DIR is set.
+void shot(MainWindow& window, const char* name) {
+    if (!qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) return;
+    drawn(window.viewport(), 3);
+    QTest::qWait(150);
+    window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + QLatin1Char('/') + QLatin1String(name) + ".png");
+}
+
+class BuildMechanismTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        window.resize(1280, 800);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        window.newScene();
+        drawn(window.viewport());
+    }
+
+    // One user action: a menu or toolbar entry.
+    void trigger(const char* action) {
+        QAction* a = window.findChild<QAction*>(QLatin1String(action));
+        ASSERT_TRUE(a) << action;
+        a->trigger();
+        ++actions;
+    }
+    // One click in the view at a world point, with the keyboard modifiers held.
+    void clickWorld(const Vec3& p_W, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+        ViewportWidget* view = window.viewport();
+        drawn(view);
+        const QPointF at = view->project(p_W.x(), p_W.y(), p_W.z());
+        ASSERT_TRUE(view->rect().contains(at.toPoint())) << "off screen: " << p_W.transpose();
+        QTest::mouseClick(view, Qt::LeftButton, modifiers, at.toPoint());
+        ++actions;
+    }
+    // A click on a point given in a part's frame, where that part is now.
+    void clickOn(const std::string& part, const Vec3& p_P, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+        const engine::Part* p = window.scene()->findPart(part);
+        ASSERT_TRUE(p) << part;
+        clickWorld(p->X_WP * p_P, modifiers);
+    }
+    const engine::Part& part(const std::string& name) {
+        const engine::Part* p = window.scene()->findPart(name);
+        EXPECT_TRUE(p) << name;
+        return *p;
+    }
+    const engine::Joint* joint(engine::JointType type, int nth = 0) {
+        for (const engine::Joint& j : window.scene()->joints)
+            if (j.type == type && nth-- == 0) return &j;
+        return nullptr;
+    }
+    Vec3 markerWorld(const engine::MarkerRef& ref) {
+        return window.scene()->findPart(ref.part)->X_WP * window.scene()->findMarker(ref)->X_PM.p;
+    }
+    bool waitForRun(double t) {
+        return QTest::qWaitFor(
+            [&] {
+                const auto snap = window.session()->snapshot();
+                return snap && snap->mode == engine::RunMode::Paused && (snap->time >= t - 1e-9 || !snap->error.empty());
+            },
+            60000);
+    }
+
+    MainWindow window;
+    int actions = 0;
+};
+
+// Answers the next "Save changes?" question with `button`.
+void answerSaveChanges(QMessageBox::StandardButton button, bool* asked) {
+    QTimer::singleShot(0, [button, asked] {
+        ASSERT_TRUE(QTest::qWaitFor([] { return qobject_cast<QMessageBox*>(QApplication::activeModalWidget()); }, 5000));
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        EXPECT_EQ(box->objectName(), "SaveChangesDialog");
+        if (asked) *asked = true;
+        box->button(button)->click();
+    });
+}
+
+TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClosedForm) {
+    const QTemporaryDir dir;
+    // --- A pendulum: a box on a hinge to the ground, two tools and three clicks.
+    trigger("CreatePart_box");
+    clickWorld(Vec3(0.0, 0.0, 0.5));
+    ASSERT_EQ(window.scene()->parts.size(), 2u);
+    const std::string box = window.scene()->parts[1].name;
+    EXPECT_EQ(box, "box1");
+    EXPECT_NEAR(part(box).X_WP.p.z(), 0.5, 0.01);
+    trigger("CreateJoint_revolute");
+    clickOn(box, Vec3(-0.08, -0.02, 0.0));  // on the front face, near the left end
+    clickWorld(Vec3(-0.3, 0.0, 0.75));       // empty space: the ground
+    const engine::Joint* hinge = joint(engine::JointType::Revolute);
+    ASSERT_TRUE(hinge);
+    EXPECT_EQ(hinge->markerJ.part, "ground");
+    // The hinge is where the user clicked, its axis along the face normal (−y).
+    const Vec3 pivot = markerWorld(hinge->markerI);
+    EXPECT_NEAR(pivot.x(), part(box).X_WP.p.x() - 0.08, 0.005);
+    EXPECT_NEAR(pivot.y(), -0.02, 1e-9);
+    const engine::Marker* mi = window.scene()->findMarker(hinge->markerI);
+    EXPECT_NEAR((part(box).X_WP.R * mi->X_PM.R * Vec3::UnitZ()).dot(-Vec3::UnitY()), 1.0, 1e-12);
+    EXPECT_EQ((markerWorld(hinge->markerJ) - pivot).norm(), 0.0);
+    EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler 1");
+    shot(window, "pendulum");
+    // It swings about the hinge: after 0.3 s the box has fallen and its centre of mass is
+    // still as far from the pivot as at the start.
+    const double arm = (part(box).X_WP.p - pivot).norm();
+    window.session()->runTo(0.3);
+    ASSERT_TRUE(waitForRun(0.3));
+    const auto pendulum = window.session()->snapshot();
+    EXPECT_LT(pendulum->partPoses[1].p.z(), 0.5 - 0.02);
+    EXPECT_NEAR((pendulum->partPoses[1].p - pivot).norm(), arm, 1e-9);
+
+    // --- File ▸ New asks about the unsaved pendulum; Discard.
+    bool asked = false;
+    answerSaveChanges(QMessageBox::Discard, &asked);
+    trigger("FileNew");
+    EXPECT_TRUE(asked);
+    ASSERT_EQ(window.scene()->parts.size(), 1u);
+    const std::string empty = [&] {
+        std::string error;
+        const QString path = dir.filePath("empty.json");
+        EXPECT_TRUE(window.saveSceneAs(path));
+        QFile f(path);
+        f.open(QIODevice::ReadOnly);
+        return f.readAll().toStdString();
+    }();
+    EXPECT_FALSE(window.document()->isModified());
+    actions = 0;  // the walkthrough counts from the empty scene
+
+    // --- A slider-crank: three links placed in the front view...
+    trigger("CreatePart_box");
+    clickWorld(Vec3(-0.3, 0.0, 0.4));
+    clickWorld(Vec3(0.0, 0.0, 0.4));
+    clickWorld(Vec3(0.3, 0.0, 0.4));
+    ASSERT_EQ(window.scene()->parts.size(), 4u);
+    const std::string crank = "box1", rod = "box2", slider = "box3";
+    shot(window, "walkthrough-1-parts");
+    // ... pinned: the crank to the ground, the rod to the crank, the slider to the rod. Each
+    // pin moves the part clicked second so the pin closes.
+    trigger("CreateJoint_revolute");
+    clickOn(crank, Vec3(-0.05, -0.02, 0.0));
+    clickWorld(Vec3(-0.35, 0.0, 0.75));
+    clickOn(crank, Vec3(0.07, -0.02, 0.0));
+    clickOn(rod, Vec3(-0.08, -0.02, 0.0));
+    clickOn(rod, Vec3(0.08, -0.02, 0.0));
+    clickOn(slider, Vec3(-0.08, -0.02, 0.0));
+    ASSERT_EQ(window.scene()->joints.size(), 3u);
+    shot(window, "walkthrough-2-pins");
+    // The slider runs along x on the ground: Shift snaps the click to the slider's lower front
+    // edge, whose direction (x) becomes the prismatic joint's axis.
+    trigger("CreateJoint_prismatic");
+    clickOn(slider, Vec3(0.01, -0.02, -0.015), Qt::ShiftModifier);
+    clickWorld(Vec3(0.4, 0.0, 0.75));
+    const engine::Joint* guide = joint(engine::JointType::Prismatic);
+    ASSERT_TRUE(guide);
+    const engine::Marker* guideMarker = window.scene()->findMarker(guide->markerI);
+    const Vec3 axis = part(slider).X_WP.R * guideMarker->X_PM.R * Vec3::UnitZ();
+    EXPECT_NEAR(std::abs(axis.x()), 1.0, 1e-12);
+    EXPECT_NEAR(guideMarker->X_PM.p.y(), -0.02, 1e-12);  // snapped onto the edge
+    EXPECT_NEAR(guideMarker->X_PM.p.z(), -0.02, 1e-12);
+    // Planar loop of spatial joints: 1 DOF, three redundant equations, said in the status bar.
+    EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler -2 · 3 redundant");
+    EXPECT_TRUE(window.degreesOfFreedomExplanation().contains("planar")) << window.degreesOfFreedomExplanation().toStdString();
+
+    // A motor on the crank's pivot: select it in the view, then Motion.
+    const engine::Joint* pivotJoint = joint(engine::JointType::Revolute, 0);
+    const std::string pivotName = pivotJoint->name;
+    trigger("ToolSelect");
+    clickWorld(markerWorld(pivotJoint->markerI));
+    EXPECT_EQ(window.properties()->entity(), pivotJoint->id);
+    trigger("CreateMotion");
+    ASSERT_EQ(window.scene()->motions.size(), 1u);
+    EXPECT_EQ(window.scene()->motions[0].joint, pivotName);
+    EXPECT_EQ(window.scene()->motions[0].expression, "360d*time");
+    EXPECT_EQ(window.degreesOfFreedomText(), "DOF 0 · Grübler -3 · 3 redundant");
+    shot(window, "walkthrough-3-motor");
+
+    // Saved now and after undoing everything and redoing it: the same file, byte for byte.
+    const QString built = dir.filePath("built.json"), redone = dir.filePath("redone.json"), undone = dir.filePath("undone.json");
+    ASSERT_TRUE(window.saveSceneAs(built));
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) QFile::copy(built, qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/built.json");
+    QUndoStack* undo = window.undoStack();
+    const int steps = undo->index();
+    EXPECT_EQ(steps, 8);  // three parts, four joints (each with its assembly), one motion
+    while (undo->canUndo()) undo->undo();
+    ASSERT_TRUE(window.saveSceneAs(undone));
+    while (undo->canRedo()) undo->redo();
+    ASSERT_TRUE(window.saveSceneAs(redone));
+    auto bytes = [](const QString& path) {
+        QFile f(path);
+        f.open(QIODevice::ReadOnly);
+        return f.readAll().toStdString();
+    };
+    EXPECT_EQ(bytes(undone), empty);
+    EXPECT_EQ(bytes(redone), bytes(built));
+
+    // Run one revolution and compare the slider with the closed form
+    //   x_B(φ) = r cos φ + sqrt(L² − (r sin φ − e)²)
+    // in the plane of the mechanism (x along the guide, z up), measured from the crank pivot O,
+    // with r = |OA|, L = |AB| from the markers the clicks made, e the height of the guide line
+    // through B above O, and φ the crank angle: from the crank's recorded pose (the relation
+    // holds to the joints' closure), and itself 2πt from the start by the motion.
+    const Vec3 O = markerWorld(pivotJoint->markerI);
+    const engine::Joint* pinA = joint(engine::JointType::Revolute, 1);
+    const engine::Joint* pinB = joint(engine::JointType::Revolute, 2);
+    const Vec3 A = markerWorld(pinA->markerI), B = markerWorld(pinB->markerI), C = part(crank).X_WP.p;
+    const double r = (A - O).norm(), L = (B - A).norm(), e = (B - O).z();
+    EXPECT_NEAR(r, 0.12, 0.01);
+    EXPECT_NEAR(L, 0.16, 0.01);
+    EXPECT_EQ(A.y(), O.y());  // a planar mechanism, drawn in the xz plane
+    auto angle = [](const Vec3& v) { return std::atan2(v.z(), v.x()); };
+    const double armOffset = angle(A - O) - angle(C - O);  // OA and OC turn together
+    const double sliderOffset = part(slider).X_WP.p.x() - B.x();
+    window.session()->runTo(1.0);
+    ASSERT_TRUE(waitForRun(1.0));
+    const engine::Recording* recording = window.session()->recording();
+    ASSERT_TRUE(recording);
+    ASSERT_EQ(window.session()->snapshot()->error, "");
+    auto series = [&](const std::string& channel) {
+        std::vector<double> times, values;
+        recording->series(recording->layout().findChannel(channel), 0, recording->size(), 1, times, values);
+        return std::make_pair(times, values);
+    };
+    const auto [times, xs] = series(slider + ".x");
+    const auto cx = series(crank + ".x").second, cz = series(crank + ".z").second;
+    ASSERT_GT(times.size(), 100u);
+    double worstClosedForm = 0.0, worstDrive = 0.0, turn = 0.0, last = 0.0;
+    for (std::size_t k = 0; k < times.size(); ++k) {
+        const Vec3 Ck(cx[k], O.y(), cz[k]);
+        const double phiC = angle(Ck - O);
+        const double phi = phiC + armOffset;
+        const double xB = r * std::cos(phi) + std::sqrt(L * L - std::pow(r * std::sin(phi) - e, 2));
+        worstClosedForm = std::max(worstClosedForm, std::abs(xs[k] - (O.x() + xB + sliderOffset)));
+        // The crank turns 2π t (unwrapped), in the sense the pivot's axis gives.
+        if (k > 0) turn += std::remainder(phiC - last, 2.0 * engine::kPi);
+        last = phiC;
+        worstDrive = std::max(worstDrive, std::abs(std::abs(turn) - 2.0 * engine::kPi * times[k]));
+    }
+    EXPECT_LT(worstClosedForm, 1e-8) << "slider position against the closed-form slider-crank";
+    EXPECT_LT(worstDrive, 1e-6) << "crank angle against the motion 360°/s";
+    EXPECT_NEAR(std::abs(turn), 2.0 * engine::kPi, 1e-6);
+
+    // The crank-pin reaction, plotted from the tree's menu (two more actions in the README).
+    EXPECT_TRUE(window.plotReactionForce(QString::fromStdString(pinA->name)));
+    shot(window, "walkthrough-4-plot");
+    actions += 2;
+    EXPECT_LT(actions, 20) << "actions from the empty scene to the plot";
+}
+
+TEST_F(BuildMechanismTest, UnsavedEditsAskBeforeNewOpenAndQuit) {
+    trigger("CreatePart_sphere");
+    clickWorld(Vec3(0.0, 0.0, 0.3));
+    ASSERT_EQ(window.scene()->parts.size(), 2u);
+    EXPECT_TRUE(window.document()->isModified());
+    EXPECT_TRUE(window.windowTitle().startsWith("Untitled*")) << window.windowTitle().toStdString();
+
+    // Cancel keeps everything as it was.
+    bool asked = false;
+    answerSaveChanges(QMessageBox::Cancel, &asked);
+    trigger("FileNew");
+    EXPECT_TRUE(asked);
+    EXPECT_EQ(window.scene()->parts.size(), 2u);
+    EXPECT_TRUE(window.document()->isModified());
+    asked = false;
+    answerSaveChanges(QMessageBox::Cancel, &asked);
+    trigger("FileOpen");  // asks before the file dialog
+    EXPECT_TRUE(asked);
+    EXPECT_EQ(window.scene()->parts.size(), 2u);
+    asked = false;
+    answerSaveChanges(QMessageBox::Cancel, &asked);
+    window.close();
+    EXPECT_TRUE(asked);
+    EXPECT_TRUE(window.isVisible());
+    EXPECT_EQ(window.scene()->parts.size(), 2u);
+
+    // Save As: the title names the file, the star goes, the recent list has it.
+    const QTemporaryDir dir;
+    const QString path = dir.filePath("ball.json");
+    ASSERT_TRUE(window.saveSceneAs(path));
+    EXPECT_EQ(window.windowTitle(), QString::fromUtf8("ball.json — Motus"));
+    EXPECT_TRUE(QSettings().value("recentFiles").toStringList().contains(QFileInfo(path).absoluteFilePath()));
+    // No question once saved; an edit brings the star (and the question) back.
+    asked = false;
+    trigger("FileNew");
+    EXPECT_FALSE(asked);
+    ASSERT_TRUE(window.openScene(path));
+    trigger("CreatePart_cone");
+    clickOn("sphere1", Vec3::Zero());  // on the ball: the cone sits on its surface
+    ASSERT_EQ(window.scene()->parts.size(), 3u);
+    const engine::Part& ball = window.scene()->parts[1];
+    const engine::Part& cone = window.scene()->parts[2];
+    // Resting on the ball where the click hit it: the cone's support towards the ball reaches
+    // the ball's surface (to its drawn facets, 2 mm).
+    const Vec3 n = (cone.X_WP.p - ball.X_WP.p).normalized();
+    EXPECT_NEAR((cone.X_WP.p - ball.X_WP.p).dot(n) - engine::supportDistance(cone, -n), 0.04, 2e-3);
+    EXPECT_TRUE(window.windowTitle().startsWith("ball.json*"));
+    // Undoing back to the file clears the star.
+    window.undoStack()->undo();
+    EXPECT_FALSE(window.document()->isModified());
+    window.undoStack()->redo();
+    // Discard loses the edit and quits.
+    answerSaveChanges(QMessageBox::Discard, &asked);
+    window.close();
+    EXPECT_FALSE(window.isVisible());
+}
+
+TEST_F(BuildMechanismTest, BadEditsAreRefusedBesideTheFieldAndNothingIsLost) {
+    trigger("CreatePart_box");
+    clickWorld(Vec3(0.0, 0.0, 0.5));
+    const engine::EntityId box = window.tools()->lastCreated();
+    PropertiesPanel* panel = window.properties();
+    ASSERT_EQ(panel->entity(), box);
+    const int steps = window.undoStack()->count();
+    auto type = [&](const QString& label, int component, const QString& text) {
+        auto* edit = qobject_cast<QLineEdit*>(panel->editor(label, component));
+        ASSERT_TRUE(edit) << label.toStdString();
+        edit->setText(text);
+        panel->commit(label);
+    };
+    // A zero dimension, a negative density.
+    type("Shape 1 size", 1, "0");
+    EXPECT_TRUE(panel->message("Shape 1 size").contains("positive")) << panel->message("Shape 1 size").toStdString();
+    type("Density", 0, "-7800");
+    EXPECT_TRUE(panel->message("Density").contains("positive")) << panel->message("Density").toStdString();
+    EXPECT_EQ(window.undoStack()->count(), steps);
+    EXPECT_EQ(window.scene()->parts[1].shapes[0].size.y(), 0.04);
+
+    // A joint between two markers of one part.
+    trigger("CreateMarker");
+    clickOn("box1", Vec3(-0.05, -0.02, 0.0));
+    clickOn("box1", Vec3(0.05, -0.02, 0.0));
+    ASSERT_EQ(window.scene()->parts[1].markers.size(), 2u);
+    trigger("CreateJoint_revolute");
+    clickOn("box1", Vec3(0.0, -0.02, 0.0));
+    clickWorld(Vec3(0.35, 0.0, 0.75));
+    const engine::EntityId hinge = window.tools()->lastCreated();
+    trigger("ToolSelect");
+    window.properties()->showEntity(window.scene(), hinge);
+    auto* markerJ = qobject_cast<QComboBox*>(panel->editor("Marker J"));
+    ASSERT_TRUE(markerJ);
+    const int before = window.undoStack()->count();
+    markerJ->setCurrentText("box1.m1");
+    panel->commit("Marker J");
+    EXPECT_TRUE(panel->message("Marker J").contains("same part")) << panel->message("Marker J").toStdString();
+    EXPECT_EQ(window.undoStack()->count(), before);
+
+    // A motion whose expression does not parse: refused, the old one kept.
+    trigger("CreateMotion");
+    ASSERT_EQ(window.scene()->motions.size(), 1u);
+    window.properties()->showEntity(window.scene(), window.scene()->motions[0].id);
+    auto* expression = qobject_cast<ExpressionEditor*>(panel->editor("Expression"));
+    ASSERT_TRUE(expression);
+    expression->lineEdit()->setFocus();
+    expression->lineEdit()->selectAll();
+    QTest::keyClicks(expression->lineEdit(), "2*tme");
+    QTest::keyClick(expression->lineEdit(), Qt::Key_Return);
+    EXPECT_FALSE(expression->isValid());
+    EXPECT_TRUE(expression->error().contains("tme"));
+    EXPECT_EQ(window.scene()->motions[0].expression, "360d*time");
+    // A valid one goes through.
+    expression->lineEdit()->selectAll();
+    QTest::keyClicks(expression->lineEdit(), "180d*time");
+    QTest::keyClick(expression->lineEdit(), Qt::Key_Return);
+    EXPECT_EQ(window.scene()->motions[0].expression, "180d*time");
+}
+
+}  // namespace
+}  // namespace ui

@@ -1,0 +1,90 @@
+#include "ui/document/scene_document.h"
+
+#include <QFileInfo>
+#include <QUndoStack>
+
+#include "engine/io/scene_json.h"
+#include "ui/commands/scene_commands.h"
+
+namespace ui {
+
+SceneDocument::SceneDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
+    connect(undo_, &QUndoStack::cleanChanged, this, [this] { updateModified(); });
+    connect(undo_, &QUndoStack::indexChanged, this, [this] { updateModified(); });
+}
+
+SceneDocument::~SceneDocument() = default;
+
+bool SceneDocument::isModified() const {
+    return scene_ && (unsavedWork_ || !undo_->isClean());
+}
+
+void SceneDocument::updateModified() {
+    const bool modified = isModified();
+    if (modified == lastModified_) return;
+    lastModified_ = modified;
+    emit modifiedChanged(modified);
+}
+
+void SceneDocument::reset(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title,
+                          bool unsavedWork) {
+    undo_->clear();  // before the scene goes: commands hold copies, not references
+    scene_ = std::move(spec);
+    path_ = path;
+    title_ = title;
+    unsavedWork_ = unsavedWork;
+    undo_->setClean();
+    emit documentReset();
+    emit pathChanged(path_);
+    updateModified();
+}
+
+bool SceneDocument::save(const QString& path, std::string& error) {
+    if (!scene_) {
+        error = "no scene is open";
+        return false;
+    }
+    if (!engine::io::saveSceneFile(*scene_, path.toStdString(), error)) return false;
+    path_ = QFileInfo(path).absoluteFilePath();
+    if (scene_->name.empty() || title_.isEmpty()) title_ = QFileInfo(path).fileName();
+    unsavedWork_ = false;
+    undo_->setClean();
+    emit pathChanged(path_);
+    updateModified();
+    return true;
+}
+
+void SceneDocument::add(engine::SceneSpec after, const QString& text) {
+    if (scene_) undo_->push(new AddCommand(this, *scene_, std::move(after), text));
+}
+
+void SceneDocument::remove(engine::SceneSpec after, const QString& text) {
+    if (scene_) undo_->push(new RemoveCommand(this, *scene_, std::move(after), text));
+}
+
+void SceneDocument::changeFields(engine::SceneSpec after, const QString& text, const QString& key) {
+    if (scene_) undo_->push(new ChangeFieldsCommand(this, *scene_, std::move(after), text, key));
+}
+
+void SceneDocument::move(engine::SceneSpec after, const QString& text, const QString& key) {
+    if (scene_) undo_->push(new MoveCommand(this, *scene_, std::move(after), text, key));
+}
+
+void SceneDocument::rename(engine::SceneSpec after, const QString& text) {
+    if (scene_) undo_->push(new RenameCommand(this, *scene_, std::move(after), text));
+}
+
+void SceneDocument::setPlots(std::vector<engine::PlotSpec> plots) {
+    if (scene_) scene_->plots = std::move(plots);
+}
+
+void SceneDocument::setScene(const engine::SceneSpec& spec) {
+    if (!scene_) return;
+    // The user's plots are not part of the undo history: they stay as they are.
+    std::vector<engine::PlotSpec> plots = std::move(scene_->plots);
+    *scene_ = spec;
+    scene_->plots = std::move(plots);
+    emit sceneChanged();
+}
+
+}  // namespace ui

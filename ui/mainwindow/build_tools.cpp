@@ -1,0 +1,802 @@
+#include "ui/mainwindow/build_tools.h"
+
+#include <cmath>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPixmap>
+#include <QToolBar>
+
+#include "engine/analysis/statics.h"
+#include "engine/io/mesh_loader.h"
+#include "engine/model/construct.h"
+#include "engine/model/edit.h"
+#include "engine/model/mass_properties.h"
+#include "engine/model/model.h"
+#include "engine/model/shape_features.h"
+#include "engine/state/state.h"
+#include "ui/document/scene_document.h"
+
+namespace ui {
+namespace {
+
+using engine::Vec3;
+constexpr int kError = 0, kWarning = 1, kInfo = 2;
+
+QString toQString(std::string_view text) {
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+Vec3 vec(const double (&v)[3]) {
+    return {v[0], v[1], v[2]};
+}
+
+// A clicked point is only as precise as a pixel: it is kept to 10 µm (clean numbers in the
+// properties), and a surface normal within a hair of an axis is taken as that axis (picking
+// computes in single precision).
+constexpr double kClickGrid = 1e-5;  // m
+Vec3 rounded(const Vec3& p) {
+    return (p / kClickGrid).array().round().matrix() * kClickGrid;
+}
+Vec3 cleanDirection(const Vec3& n) {
+    Vec3 u = n.normalized();
+    for (int k = 0; k < 3; ++k)
+        if (std::abs(std::abs(u(k)) - 1.0) < 1e-5) return Vec3::Unit(k) * (u(k) > 0 ? 1.0 : -1.0);
+    return u;
+}
+
+// Colours new parts take in turn, so neighbours differ.
+constexpr std::uint32_t kPartColours[] = {0xe0703c, 0x3c8ee0, 0x4fb45a, 0xd9b23c, 0x9b6ad6, 0x3cc2c2, 0xd65a8a};
+
+// Pictograms for the toolbars, drawn in code (no image files to ship): a dark outline on a
+// light fill reads on light and dark themes.
+QIcon pictogram(const QString& what) {
+    QPixmap pixmap(24, 24);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QColor fill(0xc8, 0xd4, 0xe2), ink(0x33, 0x3d, 0x4a), accent(0xe0, 0x8a, 0x2c);
+    p.setPen(QPen(ink, 1.4));
+    p.setBrush(fill);
+    auto arrow = [&](QPointF a, QPointF b) {
+        p.drawLine(a, b);
+        const QPointF d = (b - a) / std::hypot(b.x() - a.x(), b.y() - a.y());
+        const QPointF n(-d.y(), d.x());
+        QPolygonF head;
+        head << b << b - 4.5 * d + 2.5 * n << b - 4.5 * d - 2.5 * n;
+        p.save();
+        p.setBrush(p.pen().color());
+        p.drawPolygon(head);
+        p.restore();
+    };
+    if (what == QLatin1String("select")) {
+        QPolygonF cursor;
+        cursor << QPointF(6, 3) << QPointF(6, 19) << QPointF(10, 15) << QPointF(13, 21) << QPointF(15.5, 20) << QPointF(12.5, 14)
+               << QPointF(18, 14);
+        p.setBrush(Qt::white);
+        p.drawPolygon(cursor);
+    } else if (what == QLatin1String("box")) {
+        p.drawRect(QRectF(4, 8, 12, 12));
+        QPolygonF top;
+        top << QPointF(4, 8) << QPointF(9, 3) << QPointF(21, 3) << QPointF(16, 8);
+        p.drawPolygon(top);
+        QPolygonF side;
+        side << QPointF(16, 8) << QPointF(21, 3) << QPointF(21, 15) << QPointF(16, 20);
+        p.setBrush(fill.darker(120));
+        p.drawPolygon(side);
+    } else if (what == QLatin1String("sphere")) {
+        QRadialGradient g(QPointF(9, 9), 12);
+        g.setColorAt(0, Qt::white);
+        g.setColorAt(1, fill.darker(130));
+        p.setBrush(g);
+        p.drawEllipse(QRectF(3, 3, 18, 18));
+    } else if (what == QLatin1String("cylinder")) {
+        p.drawRect(QRectF(5, 6, 14, 13));
+        p.drawEllipse(QRectF(5, 16, 14, 6));
+        p.setPen(Qt::NoPen);
+        p.drawRect(QRectF(5.7, 7, 12.6, 11));
+        p.setPen(QPen(ink, 1.4));
+        p.setBrush(fill.lighter(110));
+        p.drawEllipse(QRectF(5, 3, 14, 6));
+    } else if (what == QLatin1String("capsule")) {
+        p.drawRoundedRect(QRectF(7, 2, 10, 20), 5, 5);
+    } else if (what == QLatin1String("cone")) {
+        QPolygonF cone;
+        cone << QPointF(12, 2) << QPointF(4, 18) << QPointF(20, 18);
+        p.drawPolygon(cone);
+        p.drawEllipse(QRectF(4, 15, 16, 6));
+    } else if (what == QLatin1String("mesh")) {
+        QPolygonF outline;
+        outline << QPointF(3, 18) << QPointF(9, 4) << QPointF(20, 7) << QPointF(21, 19);
+        p.drawPolygon(outline);
+        p.drawLine(QPointF(9, 4), QPointF(12, 19));
+        p.drawLine(QPointF(12, 19), QPointF(20, 7));
+        p.drawLine(QPointF(3, 18), QPointF(12, 19));
+    } else if (what == QLatin1String("marker")) {
+        p.setPen(QPen(QColor(0xf2, 0x40, 0x33), 2.2));
+        arrow(QPointF(6, 18), QPointF(21, 18));
+        p.setPen(QPen(QColor(0x2e, 0xa0, 0x3a), 2.2));
+        arrow(QPointF(6, 18), QPointF(6, 3));
+        p.setPen(QPen(QColor(0x3c, 0x6c, 0xe0), 2.2));
+        arrow(QPointF(6, 18), QPointF(15, 9));
+    } else if (what == QLatin1String("fixed")) {
+        p.drawRect(QRectF(3, 5, 9, 14));
+        p.drawRect(QRectF(12, 5, 9, 14));
+        p.setPen(QPen(accent, 2));
+        p.drawLine(QPointF(12, 4), QPointF(12, 20));
+    } else if (what == QLatin1String("revolute")) {
+        p.drawEllipse(QRectF(4, 4, 16, 16));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(9, 9, 6, 6));
+    } else if (what == QLatin1String("prismatic")) {
+        p.drawRect(QRectF(2, 13, 20, 4));
+        p.setBrush(accent);
+        p.drawRect(QRectF(8, 7, 8, 8));
+        p.setPen(QPen(ink, 1.2));
+        arrow(QPointF(15, 4), QPointF(22, 4));
+    } else if (what == QLatin1String("cylindrical")) {
+        p.drawRect(QRectF(2, 10, 20, 4));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(8, 5, 8, 14));
+    } else if (what == QLatin1String("spherical")) {
+        p.drawChord(QRectF(3, 3, 18, 18), 200 * 16, 140 * 16);
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(7, 7, 10, 10));
+    } else if (what == QLatin1String("universal")) {
+        p.setPen(QPen(ink, 2.4));
+        p.drawLine(QPointF(12, 3), QPointF(12, 21));
+        p.drawLine(QPointF(3, 12), QPointF(21, 12));
+        p.setPen(QPen(ink, 1.2));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(9, 9, 6, 6));
+    } else if (what == QLatin1String("planar")) {
+        QPolygonF plane;
+        plane << QPointF(2, 19) << QPointF(8, 9) << QPointF(22, 9) << QPointF(16, 19);
+        p.drawPolygon(plane);
+        p.setBrush(accent);
+        p.drawRect(QRectF(9, 4, 7, 7));
+    } else if (what == QLatin1String("distance")) {
+        p.setPen(QPen(ink, 1.2, Qt::DashLine));
+        p.drawLine(QPointF(5, 19), QPointF(19, 5));
+        p.setPen(QPen(ink, 1.2));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(2, 16, 6, 6));
+        p.drawEllipse(QRectF(16, 2, 6, 6));
+    } else if (what == QLatin1String("pointOnLine")) {
+        p.setPen(QPen(ink, 2));
+        p.drawLine(QPointF(2, 17), QPointF(22, 7));
+        p.setPen(QPen(ink, 1.2));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(9, 8, 6, 6));
+    } else if (what == QLatin1String("pointOnPlane")) {
+        QPolygonF plane;
+        plane << QPointF(2, 20) << QPointF(8, 11) << QPointF(22, 11) << QPointF(16, 20);
+        p.drawPolygon(plane);
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(9, 10, 6, 6));
+    } else if (what == QLatin1String("parallelAxes")) {
+        p.setPen(QPen(ink, 2));
+        arrow(QPointF(5, 21), QPointF(11, 3));
+        p.setPen(QPen(accent, 2));
+        arrow(QPointF(13, 21), QPointF(19, 3));
+    } else if (what == QLatin1String("perpendicularAxes")) {
+        p.setPen(QPen(ink, 2));
+        arrow(QPointF(5, 20), QPointF(5, 3));
+        p.setPen(QPen(accent, 2));
+        arrow(QPointF(5, 20), QPointF(22, 20));
+    } else if (what == QLatin1String("springDamper")) {
+        QPainterPath zigzag(QPointF(3, 21));
+        const QPointF pts[] = {{6, 18}, {4, 14}, {11, 15}, {9, 10}, {16, 11}, {14, 6}, {18, 6}, {21, 3}};
+        for (const QPointF& q : pts) zigzag.lineTo(q);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(ink, 1.8));
+        p.drawPath(zigzag);
+    } else if (what == QLatin1String("rotationalSpringDamper")) {
+        QPainterPath spiral;
+        for (int k = 0; k <= 60; ++k) {
+            const double a = k * 0.32, r = 1.0 + k * 0.16;
+            const QPointF q(12 + r * std::cos(a), 12 + r * std::sin(a));
+            if (k == 0) spiral.moveTo(q);
+            else spiral.lineTo(q);
+        }
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(ink, 1.6));
+        p.drawPath(spiral);
+    } else if (what == QLatin1String("bushing")) {
+        p.drawRoundedRect(QRectF(3, 3, 18, 18), 4, 4);
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(8, 8, 8, 8));
+    } else if (what == QLatin1String("pointForce")) {
+        p.setPen(QPen(QColor(0xd0, 0x40, 0x30), 2.4));
+        arrow(QPointF(4, 20), QPointF(20, 4));
+    } else if (what == QLatin1String("pointTorque")) {
+        p.setPen(QPen(QColor(0xd0, 0x40, 0x30), 2.2));
+        p.setBrush(Qt::NoBrush);
+        p.drawArc(QRectF(4, 4, 16, 16), 30 * 16, 270 * 16);
+        arrow(QPointF(19.5, 9), QPointF(19, 3.5));
+    } else if (what == QLatin1String("jointController")) {
+        p.drawEllipse(QRectF(3, 3, 18, 18));
+        p.setPen(QPen(accent, 2.2));
+        p.drawLine(QPointF(12, 12), QPointF(18, 6));
+        p.setPen(QPen(ink, 1.2));
+        p.drawLine(QPointF(12, 3), QPointF(12, 6));
+        p.drawLine(QPointF(3, 12), QPointF(6, 12));
+        p.drawLine(QPointF(21, 12), QPointF(18, 12));
+    } else if (what == QLatin1String("motion")) {
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(0x2e, 0x80, 0xd0), 2.4));
+        p.drawArc(QRectF(3, 3, 18, 18), 60 * 16, 280 * 16);
+        arrow(QPointF(16.5, 4.5), QPointF(21, 8));
+    } else if (what == QLatin1String("contact")) {
+        p.drawEllipse(QRectF(2, 7, 10, 10));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(12, 7, 10, 10));
+    } else if (what == QLatin1String("ground")) {
+        p.setPen(QPen(ink, 2));
+        p.drawLine(QPointF(2, 14), QPointF(22, 14));
+        for (int x = 5; x < 22; x += 5) p.drawLine(QPointF(x, 15), QPointF(x - 3, 21));
+        p.setBrush(accent);
+        p.setPen(QPen(ink, 1.2));
+        p.drawRect(QRectF(8, 4, 8, 9));
+    }
+    return QIcon(pixmap);
+}
+
+// Human names of joint and force types for menus ("point on line").
+QString spaced(std::string_view camel) {
+    QString out;
+    for (const char c : camel) {
+        if (c >= 'A' && c <= 'Z') {
+            out += QLatin1Char(' ');
+            out += QLatin1Char(static_cast<char>(c - 'A' + 'a'));
+        } else {
+            out += QLatin1Char(c);
+        }
+    }
+    out[0] = out[0].toUpper();
+    return out;
+}
+
+}  // namespace
+
+bool BuildTools::isJoint(engine::EntityId id) const {
+    const engine::SceneSpec* spec = document_->scene();
+    if (!spec) return false;
+    for (const engine::Joint& j : spec->joints)
+        if (j.id == id) return true;
+    return false;
+}
+
+void mate(engine::SceneSpec& spec, engine::EntityId jointId) {
+    const engine::Joint* joint = nullptr;
+    for (const engine::Joint& j : spec.joints)
+        if (j.id == jointId) joint = &j;
+    if (!joint || joint->type == engine::JointType::Distance) return;
+    auto joinedElsewhere = [&](const std::string& part) {
+        for (const engine::Joint& j : spec.joints)
+            if (j.id != jointId && (j.markerI.part == part || j.markerJ.part == part)) return true;
+        return false;
+    };
+    engine::Part* pi = const_cast<engine::Part*>(spec.findPart(joint->markerI.part));
+    engine::Part* pj = const_cast<engine::Part*>(spec.findPart(joint->markerJ.part));
+    const engine::Marker* mi = spec.findMarker(joint->markerI);
+    const engine::Marker* mj = spec.findMarker(joint->markerJ);
+    if (!pi || !pj || !mi || !mj) return;
+    // The free part takes the pose that lays its marker on the other one: J's part first (the
+    // one clicked second), else I's.
+    if (!pj->ground && !joinedElsewhere(pj->name)) {
+        pj->X_WP = (pi->X_WP * mi->X_PM) * mj->X_PM.inverse();
+    } else if (!pi->ground && !joinedElsewhere(pi->name)) {
+        pi->X_WP = (pj->X_WP * mj->X_PM) * mi->X_PM.inverse();
+    }
+}
+
+bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId newJoint) {
+    const engine::CompileResult compiled = engine::compile(spec);
+    if (!compiled.model) {
+        problem = compiled.diagnostics.empty() ? QStringLiteral("the scene does not compile")
+                                               : toQString(compiled.diagnostics.front().message);
+        return false;
+    }
+    const engine::StaticResult result = engine::assemble(*compiled.model, engine::initialState(*compiled.model));
+    if (!result.status.ok) {
+        problem = toQString(result.status.message);
+        // How far the new joint is from closing where the parts are now, in mechanism terms.
+        for (const engine::Joint& joint : spec.joints) {
+            if (joint.id != newJoint) continue;
+            const engine::Marker* mi = spec.findMarker(joint.markerI);
+            const engine::Marker* mj = spec.findMarker(joint.markerJ);
+            const engine::Part* pi = spec.findPart(joint.markerI.part);
+            const engine::Part* pj = spec.findPart(joint.markerJ.part);
+            if (!mi || !mj || !pi || !pj) break;
+            const engine::Transform X_WI = pi->X_WP * mi->X_PM, X_WJ = pj->X_WP * mj->X_PM;
+            const double gap = (X_WI.p - X_WJ.p).norm();
+            const double angle = std::acos(std::clamp((X_WI.R * Vec3::UnitZ()).dot(X_WJ.R * Vec3::UnitZ()), -1.0, 1.0));
+            problem = QObject::tr("joint '%1' cannot close: its markers are %2 mm apart and their axes %3° apart, and the "
+                                  "parts it joins cannot move there without opening the other joints (%4)")
+                          .arg(toQString(joint.name))
+                          .arg(gap * 1000.0, 0, 'f', 1)
+                          .arg(engine::radToDeg(angle), 0, 'f', 1)
+                          .arg(problem);
+        }
+        return false;
+    }
+    const std::vector<engine::Transform> poses = engine::partPoses(*compiled.model, result.state);
+    for (std::size_t p = 0; p < spec.parts.size() && p < poses.size(); ++p)
+        if (!spec.parts[p].ground) spec.parts[p].X_WP = poses[p];
+    return true;
+}
+
+BuildTools::BuildTools(SceneDocument* document, ViewportWidget* viewport, QWidget* window)
+    : QObject(window), document_(document), viewport_(viewport), window_(window) {}
+
+void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, QToolBar* forces) {
+    group_ = new QActionGroup(this);
+    group_->setExclusive(true);
+    auto toolAction = [&](const QString& icon, const QString& text, const QString& name, auto slot) {
+        QAction* a = new QAction(pictogram(icon), text, this);
+        a->setObjectName(name);
+        a->setCheckable(true);
+        group_->addAction(a);
+        QObject::connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    selectAction_ = toolAction(QStringLiteral("select"), tr("Select"), QStringLiteral("ToolSelect"), [this] { cancel(); });
+    selectAction_->setChecked(true);
+    selectAction_->setToolTip(tr("Select (Esc): click parts, markers and joints to edit them"));
+    parts->addAction(selectAction_);
+
+    QMenu* partMenu = menu->addMenu(tr("&Part"));
+    const std::pair<engine::ShapeType, QString> shapes[] = {
+        {engine::ShapeType::Box, tr("&Box")},         {engine::ShapeType::Sphere, tr("&Sphere")},
+        {engine::ShapeType::Cylinder, tr("&Cylinder")}, {engine::ShapeType::Capsule, tr("C&apsule")},
+        {engine::ShapeType::Cone, tr("C&one")},
+    };
+    for (const auto& [type, label] : shapes) {
+        const QString name = toQString(engine::shapeTypeName(type));
+        QAction* a = toolAction(name, label, QStringLiteral("CreatePart_") + name, [this, type] { placePart(type); });
+        a->setToolTip(tr("%1: click on the ground, on a part or in space to place one").arg(QString(label).remove(QLatin1Char('&'))));
+        partMenu->addAction(a);
+        parts->addAction(a);
+    }
+    QAction* mesh = toolAction(QStringLiteral("mesh"), tr("&Mesh from File…"), QStringLiteral("CreatePart_mesh"), [this] {
+        const QString file = QFileDialog::getOpenFileName(window_, tr("Part from a Mesh"), QString(),
+                                                          tr("Meshes (*.obj *.stl *.STL *.OBJ);;All files (*)"));
+        if (file.isEmpty()) cancel();
+        else placeMesh(file);
+    });
+    partMenu->addAction(mesh);
+    parts->addAction(mesh);
+    parts->addSeparator();
+    QAction* marker = toolAction(QStringLiteral("marker"), tr("&Marker"), QStringLiteral("CreateMarker"), [this] { addMarkers(); });
+    marker->setToolTip(tr("Marker: click on a part (Shift: snap to a face centre, edge, vertex or axis)"));
+    menu->addAction(marker);
+    parts->addAction(marker);
+
+    QMenu* jointMenu = menu->addMenu(tr("&Joint"));
+    for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k) {
+        const auto type = static_cast<engine::JointType>(k);
+        const QString name = toQString(engine::jointTypeName(type));
+        QAction* a = toolAction(name, spaced(engine::jointTypeName(type)), QStringLiteral("CreateJoint_") + name,
+                                [this, type] { connectParts(type); });
+        a->setToolTip(tr("%1 joint: click two markers or two points on two parts (empty space: the ground)")
+                          .arg(spaced(engine::jointTypeName(type))));
+        jointMenu->addAction(a);
+        joints->addAction(a);
+    }
+
+    QMenu* forceMenu = menu->addMenu(tr("&Force"));
+    const engine::ForceType betweenTwo[] = {engine::ForceType::SpringDamper, engine::ForceType::Bushing,
+                                            engine::ForceType::PointForce, engine::ForceType::PointTorque};
+    for (const engine::ForceType type : betweenTwo) {
+        const QString name = toQString(engine::forceTypeName(type));
+        QAction* a = toolAction(name, spaced(engine::forceTypeName(type)), QStringLiteral("CreateForce_") + name,
+                                [this, type] { attachForce(type); });
+        forceMenu->addAction(a);
+        forces->addAction(a);
+    }
+    QAction* pair = toolAction(QStringLiteral("contact"), tr("&Contact Pair"), QStringLiteral("CreateContactPair"),
+                               [this] { addContactPairs(); });
+    pair->setToolTip(tr("Contact pair: click two parts to set how they touch"));
+    forceMenu->addAction(pair);
+    forces->addAction(pair);
+    forces->addSeparator();
+    // Commands on the selected joint or part (or the next one clicked).
+    const std::pair<engine::ForceType, QString> onJoint[] = {
+        {engine::ForceType::RotationalSpringDamper, QStringLiteral("rotationalSpringDamper")},
+        {engine::ForceType::JointController, QStringLiteral("jointController")},
+    };
+    QAction* motion = toolAction(QStringLiteral("motion"), tr("M&otion on Joint"), QStringLiteral("CreateMotion"), [this] {
+        onPick_ = OnPick::Motion;
+        if (isJoint(selection_) && addMotion(selection_)) return cancel();
+        start(Tool::OnJoint, tr("Motion: click the joint to drive"));
+    });
+    motion->setToolTip(tr("Motion: drive the selected joint's coordinate (or click a joint)"));
+    menu->addAction(motion);
+    forces->addAction(motion);
+    for (const auto& [type, icon] : onJoint) {
+        QAction* a = toolAction(icon, spaced(engine::forceTypeName(type)), QStringLiteral("CreateForce_") + icon, [this, t = type] {
+            forceType_ = t;
+            onPick_ = OnPick::Force;
+            if (isJoint(selection_) && addOnJoint(t, selection_)) return cancel();
+            start(Tool::OnJoint, tr("%1: click the joint").arg(spaced(engine::forceTypeName(t))));
+        });
+        forceMenu->addAction(a);
+        forces->addAction(a);
+    }
+    QAction* fix = toolAction(QStringLiteral("ground"), tr("&Fix Part to Ground"), QStringLiteral("FixToGround"), [this] {
+        onPick_ = OnPick::Fix;
+        if (document_->scene() && engine::partById(*document_->scene(), selection_) && fixToGround(selection_)) return cancel();
+        start(Tool::OnJoint, tr("Fix to ground: click the part"));
+    });
+    menu->addAction(fix);
+    forces->addAction(fix);
+}
+
+void BuildTools::start(Tool tool, const QString& text) {
+    tool_ = tool;
+    first_.reset();
+    hint_ = text + tr("  (Esc: done)");
+    emit hint(hint_);
+}
+
+void BuildTools::cancel() {
+    tool_ = Tool::Select;
+    first_.reset();
+    if (selectAction_) selectAction_->setChecked(true);
+    emit hint(QString());
+}
+
+void BuildTools::placePart(engine::ShapeType type) {
+    shape_ = type;
+    meshFile_.clear();
+    start(Tool::PlacePart, tr("%1: click on the ground, on a part or in space").arg(spaced(engine::shapeTypeName(type))));
+}
+
+void BuildTools::placeMesh(const QString& file) {
+    shape_ = engine::ShapeType::Mesh;
+    meshFile_ = file;
+    start(Tool::PlacePart, tr("Mesh %1: click where it goes").arg(QFileInfo(file).fileName()));
+}
+
+void BuildTools::addMarkers() {
+    start(Tool::Marker, tr("Marker: click on a part (Shift: snap to a face centre, edge, vertex or axis)"));
+}
+
+void BuildTools::connectParts(engine::JointType type) {
+    jointType_ = type;
+    start(Tool::Joint, tr("%1 joint: click the first marker or point on a part").arg(spaced(engine::jointTypeName(type))));
+}
+
+void BuildTools::attachForce(engine::ForceType type) {
+    forceType_ = type;
+    const bool single = type == engine::ForceType::PointForce || type == engine::ForceType::PointTorque;
+    start(Tool::Force, single ? tr("%1: click where it acts").arg(spaced(engine::forceTypeName(type)))
+                              : tr("%1: click the first end").arg(spaced(engine::forceTypeName(type))));
+}
+
+void BuildTools::addContactPairs() {
+    start(Tool::ContactPair, tr("Contact pair: click the first part"));
+}
+
+std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::KeyboardModifiers modifiers, bool groundAllowed) {
+    const engine::SceneSpec* spec = document_->scene();
+    if (!spec) return std::nullopt;
+    End end;
+    end.p_W = vec(hit.point);
+    end.n_W = vec(hit.normal);
+    switch (hit.kind) {
+    case PickResult::Kind::Marker:
+        end.marker = static_cast<engine::EntityId>(hit.entity);
+        return end;
+    case PickResult::Kind::Part: {
+        const engine::Part* part = engine::partById(*spec, static_cast<engine::EntityId>(hit.entity));
+        if (!part) return std::nullopt;
+        if (part->ground) {
+            end.ground = true;
+            end.part = part->id;
+        } else {
+            end.part = part->id;
+        }
+        const engine::Transform X_PW = part->X_WP.inverse();
+        if (modifiers & Qt::ShiftModifier) {
+            // Snap to the shape's nearest feature, in the part frame.
+            const engine::ShapeFeature f = engine::snapFeature(*part, X_PW * end.p_W);
+            end.p_W = part->X_WP * f.p_P;
+            end.n_W = part->X_WP.R * f.z_P;
+        } else {
+            end.p_W = part->X_WP * rounded(X_PW * end.p_W);
+            end.n_W = part->X_WP.R * cleanDirection(X_PW.R * end.n_W);
+        }
+        return end;
+    }
+    case PickResult::Kind::Joint:
+    case PickResult::Kind::Nothing: return std::nullopt;
+    case PickResult::Kind::Ground:
+    case PickResult::Kind::Space:
+        if (!groundAllowed) return std::nullopt;
+        end.ground = true;
+        end.p_W = rounded(end.p_W);
+        end.n_W = cleanDirection(end.n_W);
+        return end;
+    }
+    return std::nullopt;
+}
+
+engine::EntityId BuildTools::markerAt(engine::SceneSpec& spec, const End& end, const engine::Quat* R_WM) {
+    if (end.marker != engine::kNoEntity) return end.marker;
+    engine::Part& part = end.ground ? engine::groundPart(spec) : *engine::partById(spec, end.part);
+    const engine::Quat R = R_WM ? *R_WM : engine::rotationWithZAlong(end.n_W);
+    const engine::Transform X_WM{R, end.p_W};
+    return engine::addMarker(spec, part.id, part.X_WP.inverse() * X_WM);
+}
+
+bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b, engine::EntityId& markerI,
+                         engine::EntityId& markerJ, QString& reason) {
+    if (a.ground && b.ground) {
+        reason = tr("both ends are on the ground: pick a part for at least one of them");
+        return false;
+    }
+    // A ground end without a marker takes the other end's place and orientation: the joint is
+    // closed where it is made, with the other part where the user put it.
+    if (a.ground && a.marker == engine::kNoEntity) {
+        markerJ = markerAt(spec, b, nullptr);
+        const engine::Transform X_WM = engine::markerWorldPose(spec, markerJ);
+        End placed = a;
+        placed.p_W = X_WM.p;
+        markerI = markerAt(spec, placed, &X_WM.R);
+        std::swap(markerI, markerJ);  // the moving part is I, the ground J
+    } else {
+        markerI = markerAt(spec, a, nullptr);
+        const engine::Transform X_WI = engine::markerWorldPose(spec, markerI);
+        End other = b;
+        if (b.ground && b.marker == engine::kNoEntity) other.p_W = X_WI.p;
+        // Aligned with the first: a pin made from two clicks turns about one axis.
+        markerJ = markerAt(spec, other, &X_WI.R);
+    }
+    const engine::Part* pi = engine::partOfMarker(spec, markerI);
+    const engine::Part* pj = engine::partOfMarker(spec, markerJ);
+    if (!pi || !pj || pi == pj) {
+        reason = tr("both ends are on '%1': a joint or a force joins two different parts").arg(pi ? toQString(pi->name) : QString());
+        return false;
+    }
+    return true;
+}
+
+bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
+    const engine::SceneSpec* spec = document_->scene();
+    if (tool_ == Tool::Select || !spec) return false;
+    switch (tool_) {
+    case Tool::Select: return false;
+    case Tool::PlacePart: placeAt(hit); return true;
+    case Tool::Marker: {
+        const std::optional<End> end = endFrom(hit, modifiers, true);
+        if (!end || end->marker != engine::kNoEntity) {
+            emit hint(tr("Marker: click on a part's surface or on the ground"));
+            return true;
+        }
+        engine::SceneSpec after = *spec;
+        const engine::EntityId id = markerAt(after, *end, nullptr);
+        commitAdd(std::move(after), id, tr("Add marker"));
+        return true;
+    }
+    case Tool::Joint:
+    case Tool::Force:
+    case Tool::ContactPair: {
+        const bool single = tool_ == Tool::Force &&
+                            (forceType_ == engine::ForceType::PointForce || forceType_ == engine::ForceType::PointTorque);
+        const std::optional<End> end = endFrom(hit, modifiers, tool_ != Tool::ContactPair && !single);
+        if (!end) {
+            emit hint(tr("Click a marker or a point on a part"));
+            return true;
+        }
+        if (single) {
+            engine::SceneSpec after = *spec;
+            const engine::EntityId m = markerAt(after, *end, nullptr);
+            const engine::EntityId id = engine::addForce(after, forceType_, m, engine::kNoEntity, engine::kNoEntity);
+            commitAdd(std::move(after), id, tr("Add %1").arg(spaced(engine::forceTypeName(forceType_)).toLower()));
+            return true;
+        }
+        if (!first_) {
+            first_ = end;
+            emit hint(tr("Now the second marker, point or part (empty space: the ground)"));
+            return true;
+        }
+        finishPair(*end);
+        return true;
+    }
+    case Tool::OnJoint: {
+        auto id = static_cast<engine::EntityId>(hit.entity);
+        // A marker stands for the joint it belongs to (markers sit on joint glyphs).
+        if (hit.kind == PickResult::Kind::Marker) {
+            const engine::Part* part = engine::partOfMarker(*spec, id);
+            const engine::Marker* marker = engine::markerById(*spec, id);
+            for (const engine::Joint& j : spec->joints)
+                if (part && marker && ((j.markerI.part == part->name && j.markerI.marker == marker->name) ||
+                                       (j.markerJ.part == part->name && j.markerJ.marker == marker->name))) {
+                    id = j.id;
+                    if (onPick_ != OnPick::Fix) return click({PickResult::Kind::Joint, id, {}, {}}, modifiers);
+                }
+        }
+        if (onPick_ == OnPick::Fix) {
+            if (hit.kind == PickResult::Kind::Part) fixToGround(id);
+            else emit hint(tr("Fix to ground: click a part"));
+            return true;
+        }
+        if (hit.kind != PickResult::Kind::Joint) {
+            emit hint(tr("Click a joint's glyph (or select the joint in the tree)"));
+            return true;
+        }
+        if (onPick_ == OnPick::Motion) addMotion(id);
+        else addOnJoint(forceType_, id);
+        return true;
+    }
+    }
+    return false;
+}
+
+void BuildTools::finishPair(const End& second) {
+    const End first = *first_;
+    first_.reset();
+    engine::SceneSpec after = *document_->scene();
+    if (tool_ == Tool::ContactPair) {
+        const engine::EntityId id = engine::addContactPair(after, first.part, second.part);
+        if (id == engine::kNoEntity) {
+            emit message(kError, tr("A contact pair needs two different parts."));
+            return;
+        }
+        if (!after.contact.enabled) {
+            after.contact.enabled = true;
+            after.settings.integrator = engine::IntegratorType::TimeStepping;
+        }
+        commitAdd(std::move(after), id, tr("Add contact pair"));
+        return;
+    }
+    engine::EntityId markerI = engine::kNoEntity, markerJ = engine::kNoEntity;
+    QString reason;
+    if (!resolve(after, first, second, markerI, markerJ, reason)) {
+        emit message(kError, tr("Not made: %1.").arg(reason));
+        return;
+    }
+    if (tool_ == Tool::Force) {
+        const engine::EntityId id = engine::addForce(after, forceType_, markerI, markerJ, engine::kNoEntity);
+        commitAdd(std::move(after), id, tr("Add %1").arg(spaced(engine::forceTypeName(forceType_)).toLower()));
+        return;
+    }
+    const engine::EntityId joint = engine::addJoint(after, jointType_, markerI, markerJ);
+    mate(after, joint);
+    QString problem;
+    if (!assembleScene(after, problem, joint)) {
+        emit message(kError, tr("%1 — the scene is left as it was.").arg(problem));
+        return;
+    }
+    commitAdd(std::move(after), joint, tr("Add %1 joint").arg(toQString(engine::jointTypeName(jointType_))));
+}
+
+void BuildTools::placeAt(const PickResult& hit) {
+    const engine::SceneSpec* spec = document_->scene();
+    engine::Part part;
+    if (shape_ == engine::ShapeType::Mesh) {
+        std::string error;
+        auto mesh = engine::io::loadMesh(meshFile_.toStdString(), error);
+        if (!mesh) {
+            emit message(kError, tr("Could not read the mesh %1: %2").arg(meshFile_, toQString(error)));
+            cancel();
+            return;
+        }
+        engine::Shape shape;
+        shape.type = engine::ShapeType::Mesh;
+        shape.meshFile = QFileInfo(meshFile_).absoluteFilePath().toStdString();
+        shape.mesh = mesh;
+        part.shapes.push_back(shape);
+        // A closed mesh gets steel's density; an open one (no volume) 1 kg and the inertia of
+        // its bounding box, which the user can then type.
+        part.density = 7850.0;
+        if (!(engine::partMassProperties(part).mass > 0.0)) {
+            part.density.reset();
+            engine::Vec3 lo = mesh->vertices.front(), hi = lo;
+            for (const engine::Vec3& v : mesh->vertices) {
+                lo = lo.cwiseMin(v);
+                hi = hi.cwiseMax(v);
+            }
+            const engine::Vec3 e = (hi - lo).cwiseMax(engine::Vec3::Constant(1e-3));
+            part.mass = 1.0;
+            part.p_PPcm = 0.5 * (lo + hi);
+            part.I_Pcm_P = (engine::Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+                                         e.x() * e.x() + e.y() * e.y()) / 12.0).asDiagonal();
+            emit message(kWarning, tr("The mesh %1 is not closed: its part has 1 kg and its bounding box's inertia "
+                                      "(type the real values in Properties).").arg(QFileInfo(meshFile_).fileName()));
+        }
+    } else {
+        part = engine::primitivePart(shape_);
+    }
+    part.colorRgb = kPartColours[colourIndex_++ % std::size(kPartColours)];
+    // Resting on what was clicked: lifted along the surface normal by its own extent.
+    Vec3 at = rounded(vec(hit.point));
+    if (hit.kind == PickResult::Kind::Part || hit.kind == PickResult::Kind::Ground) {
+        const Vec3 n = cleanDirection(vec(hit.normal));
+        at += n * engine::supportDistance(part, -n);
+    } else if (hit.kind == PickResult::Kind::Marker || hit.kind == PickResult::Kind::Joint ||
+               hit.kind == PickResult::Kind::Nothing) {
+        emit hint(tr("Click on the ground, on a part's surface or in empty space"));
+        return;
+    }
+    part.X_WP.p = at;
+    engine::SceneSpec after = *spec;
+    const engine::EntityId id = engine::addPart(after, std::move(part),
+                                                shape_ == engine::ShapeType::Mesh ? std::string_view("mesh") : engine::shapeTypeName(shape_));
+    commitAdd(std::move(after), id, tr("Add %1").arg(toQString(engine::shapeTypeName(shape_))));
+}
+
+void BuildTools::commitAdd(engine::SceneSpec after, engine::EntityId entity, const QString& text) {
+    if (entity == engine::kNoEntity) {
+        emit message(kError, tr("Not made: the picks do not fit this kind of entity."));
+        return;
+    }
+    document_->add(std::move(after), text);
+    lastCreated_ = entity;
+    if (tool_ != Tool::Select) emit hint(hint_);  // ready for the next one
+    emit created(entity);
+    emit message(kInfo, tr("%1: '%2' (Ctrl+Z undoes)").arg(text, toQString(engine::entityName(*document_->scene(), entity))));
+}
+
+bool BuildTools::addMotion(engine::EntityId joint) {
+    const engine::SceneSpec* spec = document_->scene();
+    if (!spec) return false;
+    engine::SceneSpec after = *spec;
+    const engine::EntityId id = engine::addMotion(after, joint);
+    if (id == engine::kNoEntity) {
+        emit message(kError, tr("A motion drives a revolute, prismatic or cylindrical joint: select one (in the tree or "
+                                "the view) first."));
+        return false;
+    }
+    QString problem;
+    if (!assembleScene(after, problem)) {
+        emit message(kError, tr("The motion cannot hold at t = 0: %1 — the scene is left as it was.").arg(problem));
+        return false;
+    }
+    commitAdd(std::move(after), id, tr("Add motion"));
+    return true;
+}
+
+bool BuildTools::addOnJoint(engine::ForceType type, engine::EntityId joint) {
+    const engine::SceneSpec* spec = document_->scene();
+    if (!spec) return false;
+    engine::SceneSpec after = *spec;
+    const engine::EntityId id = engine::addForce(after, type, engine::kNoEntity, engine::kNoEntity, joint);
+    if (id == engine::kNoEntity) {
+        emit message(kError, tr("A %1 acts on a joint: select one first.").arg(spaced(engine::forceTypeName(type)).toLower()));
+        return false;
+    }
+    for (const engine::Diagnostic& d : engine::validate(after))
+        if (d.severity == engine::Severity::Error) {
+            emit message(kError, tr("Not made: %1").arg(toQString(d.message)));
+            return false;
+        }
+    commitAdd(std::move(after), id, tr("Add %1").arg(spaced(engine::forceTypeName(type)).toLower()));
+    return true;
+}
+
+bool BuildTools::fixToGround(engine::EntityId partId) {
+    const engine::SceneSpec* spec = document_->scene();
+    const engine::Part* part = spec ? engine::partById(*spec, partId) : nullptr;
+    if (!part || part->ground) {
+        emit message(kError, tr("Fix to ground: select a moving part first."));
+        return false;
+    }
+    engine::SceneSpec after = *spec;
+    // A marker at the part's origin along its axes, and one on the ground in the same place.
+    const engine::EntityId markerI = engine::addMarker(after, partId, engine::Transform{});
+    const engine::EntityId groundId = engine::groundPart(after).id;
+    const engine::EntityId markerJ = engine::addMarker(after, groundId, engine::partById(after, groundId)->X_WP.inverse() * part->X_WP);
+    const engine::EntityId id = engine::addJoint(after, engine::JointType::Fixed, markerI, markerJ);
+    commitAdd(std::move(after), id, tr("Fix %1 to the ground").arg(toQString(part->name)));
+    return true;
+}
+
+}  // namespace ui

@@ -1,0 +1,333 @@
+#include "ui/properties/expression_editor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <QChart>
+#include <QChartView>
+#include <QDoubleSpinBox>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegend>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QPen>
+#include <QSignalBlocker>
+#include <QTimer>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+namespace ui {
+namespace {
+
+constexpr int kDebounceMs = 150;
+constexpr int kPlotHeight = 120;     // px
+constexpr double kMaxTime = 1e4;     // s, the spin boxes' limits
+constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
+const QColor kValueColour(31, 119, 180);       // blue
+const QColor kDerivativeColour(230, 120, 20);  // orange
+const QColor kStaleColour(185, 185, 185);      // the last valid curve while the text is not
+const QString kErrorColour = QStringLiteral("#d9534f");  // as the properties panel's messages
+
+QString number(double v) {
+    if (std::abs(v) < 1e-13) v = 0.0;
+    return QString::number(v, 'g', 4);
+}
+
+// The axis range of `values` (non-finite ones skipped), padded; a flat curve gets a readable
+// range around its value.
+std::pair<double, double> paddedRange(const std::vector<double>& values) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double v : values)
+        if (std::isfinite(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    if (!std::isfinite(lo)) return {-1.0, 1.0};
+    const double spread = hi - lo;
+    const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi)) ? 0.05 * spread : std::max(1.0, 0.1 * std::abs(hi));
+    return {lo - pad, hi + pad};
+}
+
+// A round tick interval (1, 2 or 5 × 10ⁿ) giving about `intervals` intervals over `span`.
+double tickInterval(double span, double intervals) {
+    const double raw = span / intervals;
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    const double fraction = raw / decade;
+    return (fraction < 2.0 ? 1.0 : fraction < 5.0 ? 2.0 : 5.0) * decade;
+}
+
+// Shows [lo, hi] on `axis` with ticks on round values (multiples of the interval).
+void setAxisRange(QValueAxis* axis, double lo, double hi, double intervals) {
+    axis->setRange(lo, hi);
+    axis->setTickInterval(tickInterval(hi - lo, intervals));
+}
+
+QDoubleSpinBox* timeBox(const QString& name, double value) {
+    auto* box = new QDoubleSpinBox;
+    box->setObjectName(name);
+    box->setDecimals(2);
+    box->setRange(-kMaxTime, kMaxTime);
+    box->setSingleStep(0.5);
+    box->setValue(value);
+    box->setKeyboardTracking(false);  // a typed number counts once it is finished
+    box->setButtonSymbols(QAbstractSpinBox::NoButtons);
+    box->setAlignment(Qt::AlignRight);
+    box->setMaximumWidth(56);
+    return box;
+}
+
+}  // namespace
+
+ExpressionEditor::ExpressionEditor(QWidget* parent) : QWidget(parent) {
+    edit_ = new QLineEdit;
+    edit_->setObjectName(QStringLiteral("ExpressionText"));
+    edit_->setPlaceholderText(tr("e.g. 30d*sin(2*pi*time)"));
+
+    message_ = new QLabel;
+    message_->setObjectName(QStringLiteral("ExpressionMessage"));
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    // The preview: value (left axis) and derivative (right axis) against time, small fonts,
+    // no margins to speak of: it sits in a narrow dock.
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.75));
+    chart_ = new QChart;
+    chart_->setMargins(QMargins(0, 0, 0, 0));
+    chart_->layout()->setContentsMargins(0, 0, 0, 0);
+    chart_->setBackgroundRoundness(0);
+    chart_->legend()->setAlignment(Qt::AlignTop);
+    chart_->legend()->setFont(small);
+    chart_->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+    if (QGraphicsLayout* legendLayout = chart_->legend()->layout()) legendLayout->setContentsMargins(0, 0, 0, 0);
+    timeAxis_ = new QValueAxis;
+    valueAxis_ = new QValueAxis;
+    derivativeAxis_ = new QValueAxis;
+    for (QValueAxis* axis : {timeAxis_, valueAxis_, derivativeAxis_}) {
+        axis->setLabelsFont(small);
+        axis->setLabelFormat(QStringLiteral("%.3g"));
+        axis->setTickType(QValueAxis::TicksDynamic);
+        axis->setTickAnchor(0.0);
+    }
+    derivativeAxis_->setGridLineVisible(false);
+    chart_->addAxis(timeAxis_, Qt::AlignBottom);
+    chart_->addAxis(valueAxis_, Qt::AlignLeft);
+    chart_->addAxis(derivativeAxis_, Qt::AlignRight);
+    valueSeries_ = new QLineSeries;
+    derivativeSeries_ = new QLineSeries;
+    chart_->addSeries(valueSeries_);
+    chart_->addSeries(derivativeSeries_);
+    valueSeries_->attachAxis(timeAxis_);
+    valueSeries_->attachAxis(valueAxis_);
+    derivativeSeries_->attachAxis(timeAxis_);
+    derivativeSeries_->attachAxis(derivativeAxis_);
+    view_ = new QChartView(chart_);
+    view_->setObjectName(QStringLiteral("ExpressionPreview"));
+    view_->setRenderHint(QPainter::Antialiasing);
+    view_->setFrameShape(QFrame::NoFrame);
+    view_->setFixedHeight(kPlotHeight);
+
+    // The preview range, under the plot.
+    startBox_ = timeBox(QStringLiteral("PreviewStart"), t0_);
+    endBox_ = timeBox(QStringLiteral("PreviewEnd"), t1_);
+    auto* rangeLine = new QHBoxLayout;
+    rangeLine->setContentsMargins(0, 0, 0, 0);
+    rangeLine->setSpacing(4);
+    rangeLine->addStretch(1);
+    rangeLine->addWidget(new QLabel(tr("preview")));
+    rangeLine->addWidget(startBox_);
+    rangeLine->addWidget(new QLabel(QStringLiteral("–")));
+    rangeLine->addWidget(endBox_);
+    rangeLine->addWidget(new QLabel(tr("s")));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(edit_);
+    layout->addWidget(message_);
+    layout->addWidget(view_);
+    layout->addLayout(rangeLine);
+
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(kDebounceMs);
+    connect(debounce_, &QTimer::timeout, this, &ExpressionEditor::updateDisplay);
+    connect(edit_, &QLineEdit::textChanged, this, [this] {
+        check();
+        debounce_->start();
+    });
+    connect(edit_, &QLineEdit::editingFinished, this, &ExpressionEditor::finishEditing);
+    connect(startBox_, &QDoubleSpinBox::valueChanged, this, [this] { rangeEdited(); });
+    connect(endBox_, &QDoubleSpinBox::valueChanged, this, [this] { rangeEdited(); });
+
+    check();
+    setUnit(QString());  // names the curves and shows the state
+}
+
+void ExpressionEditor::setText(const QString& text) {
+    committedText_ = text.trimmed();
+    edit_->setText(text);
+    check();          // textChanged is not emitted when the text is the same
+    updateDisplay();  // at once, not after the debounce
+}
+
+QString ExpressionEditor::text() const { return edit_->text(); }
+
+void ExpressionEditor::setUnit(const QString& unit) {
+    unit_ = unit;
+    const QString rateUnit = (unit.isEmpty() ? QStringLiteral("1") : unit) + QStringLiteral("/s");
+    valueSeries_->setName(unit.isEmpty() ? tr("value") : tr("value [%1]").arg(unit));
+    derivativeSeries_->setName(tr("d/dt [%1]").arg(rateUnit));
+    updateDisplay();
+}
+
+void ExpressionEditor::setPreviewRange(double t0, double t1) {
+    if (!(t1 > t0) || !std::isfinite(t0) || !std::isfinite(t1)) return;
+    {
+        const QSignalBlocker blockStart(startBox_), blockEnd(endBox_);
+        startBox_->setValue(t0);
+        endBox_->setValue(t1);
+    }
+    rangeEdited();
+}
+
+// A start at or past the end (or an end at or before the start) moves the other end so the
+// range keeps its width.
+void ExpressionEditor::rangeEdited() {
+    double t0 = startBox_->value(), t1 = endBox_->value();
+    if (!(t1 > t0)) {
+        const double width = t1_ - t0_;
+        if (t0 != t0_) t1 = t0 + width;
+        else t0 = t1 - width;
+        const QSignalBlocker blockStart(startBox_), blockEnd(endBox_);
+        startBox_->setValue(t0);
+        endBox_->setValue(t1);
+        t0 = startBox_->value();
+        t1 = endBox_->value();
+        if (!(t1 > t0)) {  // clamped at a limit: keep the range shown before
+            startBox_->setValue(t0_);
+            endBox_->setValue(t1_);
+            return;
+        }
+    }
+    t0_ = t0;
+    t1_ = t1;
+    check();
+    updateDisplay();
+}
+
+QString ExpressionEditor::message() const { return message_->text(); }
+
+bool ExpressionEditor::sample(const engine::Expression& expression, double& badTime, double& badValue) {
+    times_.resize(kSamples);
+    values_.resize(kSamples);
+    derivatives_.resize(kSamples);
+    for (int k = 0; k < kSamples; ++k) {
+        // t0 + (t1 − t0)·k/(n − 1): both ends and the midpoint land exactly on their times.
+        const double t = k == kSamples - 1 ? t1_ : t0_ + (t1_ - t0_) * k / (kSamples - 1);
+        const double value = expression.eval(t);
+        if (!std::isfinite(value)) {
+            badTime = t;
+            badValue = value;
+            return false;
+        }
+        const auto i = static_cast<std::size_t>(k);
+        times_[i] = t;
+        values_[i] = value;
+        derivatives_[i] = expression.derivative(t);
+    }
+    return true;
+}
+
+void ExpressionEditor::check() {
+    const std::string text = edit_->text().trimmed().toStdString();
+    current_.reset();
+    error_.clear();
+    double badTime = 0.0, badValue = 0.0;
+    if (text.empty()) {
+        error_ = tr("enter an expression of time");
+    } else {
+        std::string reason;
+        std::optional<engine::Expression> parsed = engine::Expression::parse(text, reason);
+        if (!parsed) {
+            error_ = QString::fromStdString(reason);
+        } else if (!sample(*parsed, badTime, badValue)) {
+            error_ = std::isnan(badValue) ? tr("the value is not a number at t = %1 s").arg(number(badTime))
+                                          : tr("the value is infinite at t = %1 s").arg(number(badTime));
+        } else {
+            current_ = std::move(parsed);
+        }
+    }
+    // Not valid: the preview keeps the curve it shows when it is finite on the range.
+    if (!current_ && !(shown_ && sample(*shown_, badTime, badValue))) {
+        times_.clear();
+        values_.clear();
+        derivatives_.clear();
+    }
+}
+
+void ExpressionEditor::updateDisplay() {
+    debounce_->stop();
+    const bool valid = isValid();
+    if (valid) shown_ = current_;
+    else if (times_.empty()) shown_.reset();
+
+    // The line under the field: the reason in red, or the value at the start of the range.
+    if (valid) {
+        const double value = values_.front();
+        QString shown = unit_.isEmpty() ? number(value) : QStringLiteral("%1 %2").arg(number(value), unit_);
+        if (unit_ == QStringLiteral("rad")) shown += QStringLiteral(" (%1°)").arg(number(value * kRadToDeg));
+        QString line = tr("%1 at t = %2 s").arg(shown, number(times_.front()));
+        for (std::size_t k = 0; k < derivatives_.size(); ++k)
+            if (!std::isfinite(derivatives_[k])) {
+                line += tr("; d/dt undefined at t = %1 s").arg(number(times_[k]));
+                break;
+            }
+        message_->setText(line);
+        message_->setStyleSheet(QString());
+        edit_->setStyleSheet(QString());
+    } else {
+        message_->setText(error_);
+        message_->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColour));
+        edit_->setStyleSheet(
+            QStringLiteral("QLineEdit { border: 1px solid %1; border-radius: 2px; padding: 1px; }").arg(kErrorColour));
+    }
+
+    // The curves: in colour for a valid text, greyed for the last valid one.
+    QList<QPointF> valuePoints, derivativePoints;
+    valuePoints.reserve(static_cast<qsizetype>(times_.size()));
+    derivativePoints.reserve(static_cast<qsizetype>(times_.size()));
+    for (std::size_t k = 0; k < times_.size(); ++k) {
+        valuePoints.append(QPointF(times_[k], values_[k]));
+        if (std::isfinite(derivatives_[k])) derivativePoints.append(QPointF(times_[k], derivatives_[k]));
+    }
+    valueSeries_->replace(valuePoints);
+    derivativeSeries_->replace(derivativePoints);
+    QPen valuePen(valid ? kValueColour : kStaleColour, 1.6);
+    QPen derivativePen(valid ? kDerivativeColour : kStaleColour, 1.2);
+    derivativePen.setStyle(valid ? Qt::SolidLine : Qt::DashLine);
+    valueSeries_->setPen(valuePen);
+    derivativeSeries_->setPen(derivativePen);
+    valueAxis_->setLabelsColor(valuePen.color());
+    derivativeAxis_->setLabelsColor(derivativePen.color());
+    setAxisRange(timeAxis_, t0_, t1_, 4.0);
+    const auto [valueLo, valueHi] = paddedRange(values_);
+    setAxisRange(valueAxis_, valueLo, valueHi, 2.0);
+    const auto [rateLo, rateHi] = paddedRange(derivatives_);
+    setAxisRange(derivativeAxis_, rateLo, rateHi, 2.0);
+}
+
+void ExpressionEditor::finishEditing() {
+    updateDisplay();  // the reason shows at once, not after the debounce
+    const QString text = edit_->text().trimmed();
+    if (!isValid() || text == committedText_) return;
+    committedText_ = text;
+    emit committed(text);
+}
+
+}  // namespace ui

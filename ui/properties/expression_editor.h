@@ -1,0 +1,105 @@
+#pragma once
+// An editor for a user expression of `time` (a motion, a force component, a controller's
+// target): a line edit parsed as the user types, the reason under it when the text does not
+// parse or is not finite on the preview range (red, with a red frame), otherwise its value at
+// the start of the range; and a small plot of the value and its time derivative over a range
+// [t0, t1] the user sets (default 0 to 2 s). Values are in the caller's unit (SI: "rad", "m",
+// "N"); the derivative's unit gets "/s".
+//
+// The text is checked on every keystroke (a few hundred evaluations: cheap), so isValid() and
+// error() always describe the text shown; the message, frame and plot follow 150 ms after the
+// last keystroke so typing stays fluid. While the text is invalid the plot keeps the last
+// valid curve it showed, greyed. Only a valid text that differs from the last one set or
+// committed is committed (Return or focus out); an invalid one stays in the field with its
+// reason.
+
+#include <optional>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "engine/expr/expression.h"
+
+class QChart;
+class QChartView;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QLineSeries;
+class QTimer;
+class QValueAxis;
+
+namespace ui {
+
+class ExpressionEditor : public QWidget {
+    Q_OBJECT
+
+public:
+    static constexpr int kSamples = 201;  // preview samples, both ends included
+
+    explicit ExpressionEditor(QWidget* parent = nullptr);
+
+    // Shows `text` as the committed expression; emits nothing.
+    void setText(const QString& text);
+    QString text() const;
+    // "rad", "m", "N", ... (empty: no unit); the derivative is shown in unit + "/s".
+    void setUnit(const QString& unit);
+    QString unit() const { return unit_; }
+
+    // The preview range [s]; t1 > t0 (a range that is not is ignored).
+    void setPreviewRange(double t0, double t1);
+    double previewStart() const { return t0_; }
+    double previewEnd() const { return t1_; }
+
+    // The text parses and its value is finite at every preview sample.
+    bool isValid() const { return error_.isEmpty(); }
+    QString error() const { return error_; }  // empty when valid
+    QString message() const;                   // what the line under the field shows
+    QLineEdit* lineEdit() const { return edit_; }
+
+    // The curve in the preview, kSamples points from t0 to t1: of the text when it is valid,
+    // else of the valid text the plot showed last, when it is finite on the range (shown
+    // greyed; a valid text passed while typing, like "2" on the way to "2*time", is not one
+    // unless the typing paused on it), else empty.
+    // A derivative is NaN where it cannot be computed (e.g. sqrt(time) at 0); it is not plotted.
+    const std::vector<double>& previewTimes() const { return times_; }
+    const std::vector<double>& previewValues() const { return values_; }
+    const std::vector<double>& previewDerivatives() const { return derivatives_; }
+
+signals:
+    // A valid text, trimmed, different from the last one set or committed.
+    void committed(const QString& text);
+
+private:
+    void check();          // parses and samples the text; updates the state, not the display
+    void updateDisplay();  // message, frame and plot from the state
+    void finishEditing();
+    void rangeEdited();
+    // Samples `expression` on the range; false (and `badTime`) at the first non-finite value.
+    bool sample(const engine::Expression& expression, double& badTime, double& badValue);
+
+    QString unit_;
+    double t0_ = 0.0;
+    double t1_ = 2.0;
+    QString committedText_;
+    QString error_;
+    std::optional<engine::Expression> current_;  // the text's, when valid
+    std::optional<engine::Expression> shown_;    // the plotted one: the latest valid text displayed
+    std::vector<double> times_, values_, derivatives_;
+
+    QLineEdit* edit_;
+    QLabel* message_;
+    QChart* chart_;
+    QChartView* view_;
+    QValueAxis* timeAxis_;
+    QValueAxis* valueAxis_;
+    QValueAxis* derivativeAxis_;
+    QLineSeries* valueSeries_;
+    QLineSeries* derivativeSeries_;
+    QDoubleSpinBox* startBox_;
+    QDoubleSpinBox* endBox_;
+    QTimer* debounce_;
+};
+
+}  // namespace ui
