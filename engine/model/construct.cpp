@@ -4,6 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <tuple>
+
+#include <Eigen/Eigenvalues>
+
+#include "engine/model/mass_properties.h"
 
 namespace engine {
 namespace {
@@ -49,6 +54,37 @@ double shapeSupport(const Shape& s, const Vec3& n_P) {
     case ShapeType::Plane: break;
     }
     return n_P.dot(c);
+}
+
+// A value kept to two significant digits (defaults a user reads and edits).
+double twoDigits(double v) {
+    if (!(v > 0.0)) return v;
+    const double scale = std::pow(10.0, std::floor(std::log10(v)) - 1.0);
+    return std::round(v / scale) * scale;
+}
+
+// Stiffness and damping that give a body of inertia `inertia` (kg or kg·m²) a natural
+// frequency of `hz` with damping ratio ζ = 0.3: soft enough for a 1 ms step of any integrator
+// (ω h ≪ 1), stiff enough to hold. Defaults sized to the parts, not to one scale of mechanism.
+std::pair<double, double> tuned(double inertia, double hz) {
+    const double omega = 2.0 * kPi * hz;
+    return {twoDigits(inertia * omega * omega), twoDigits(2.0 * 0.3 * inertia * omega)};
+}
+
+// The mass and the smallest principal moment of inertia (about the centre of mass) of a part;
+// the ground counts as infinitely heavy.
+std::pair<double, double> massAndInertia(const Part& part) {
+    if (part.ground) return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    const MassProperties m = partMassProperties(part);
+    const Eigen::SelfAdjointEigenSolver<Mat3> eigen(m.I_Pcm_P);
+    return {m.mass, eigen.eigenvalues().minCoeff()};
+}
+
+// Two bodies held together feel the reduced value a b / (a + b) (one of them: the other).
+double reduced(double a, double b) {
+    if (!std::isfinite(a)) return b;
+    if (!std::isfinite(b)) return a;
+    return a * b / (a + b);
 }
 
 }  // namespace
@@ -173,16 +209,22 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         if (!i || !j) return kNoEntity;
         force.markerI = *i;
         force.markerJ = *j;
+        const auto [mi, Ii] = massAndInertia(*partOfMarker(spec, markerI));
+        const auto [mj, Ij] = massAndInertia(*partOfMarker(spec, markerJ));
+        const double m = reduced(mi, mj), I = reduced(Ii, Ij);
         if (type == ForceType::SpringDamper) {
-            // At its free length where it is made: the spring pulls only once the parts move.
-            force.stiffness = 100.0;
-            force.damping = 1.0;
+            // At its free length where it is made: the spring pulls only once the parts move;
+            // 2 Hz on the parts it joins.
+            std::tie(force.stiffness, force.damping) = tuned(std::isfinite(m) ? m : 1.0, 2.0);
             force.freeLength = (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
         } else {
-            force.translationalStiffness = Vec3::Constant(1e4);
-            force.translationalDamping = Vec3::Constant(10.0);
-            force.rotationalStiffness = Vec3::Constant(100.0);
-            force.rotationalDamping = Vec3::Constant(1.0);
+            // A firm mount: 10 Hz in translation and rotation.
+            const auto [kt, ct] = tuned(std::isfinite(m) ? m : 1.0, 10.0);
+            const auto [kr, cr] = tuned(std::isfinite(I) ? I : 1e-3, 10.0);
+            force.translationalStiffness = Vec3::Constant(kt);
+            force.translationalDamping = Vec3::Constant(ct);
+            force.rotationalStiffness = Vec3::Constant(kr);
+            force.rotationalDamping = Vec3::Constant(cr);
         }
         break;
     }
@@ -191,13 +233,23 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         const Joint* joint = findById(spec.joints, jointId);
         if (!joint) return kNoEntity;
         force.joint = joint->name;
+        // Sized to what the joint moves: part I's mass for a slide, its moment of inertia
+        // about the joint axis (through marker I) for a turn.
+        const Part* part = spec.findPart(joint->markerI.part);
+        const Marker* marker = spec.findMarker(joint->markerI);
+        const bool slide = joint->type == JointType::Prismatic;
+        double inertia = slide ? 1.0 : 1e-3;
+        if (part && marker && !part->ground) {
+            const MassProperties m = partMassProperties(*part);
+            const Vec3 a = marker->X_PM.R * Vec3::UnitZ();
+            const Vec3 d = m.p_PPcm - marker->X_PM.p;
+            inertia = slide ? m.mass : a.dot(m.I_Pcm_P * a) + m.mass * (d - d.dot(a) * a).squaredNorm();
+        }
         if (type == ForceType::RotationalSpringDamper) {
-            force.stiffness = 10.0;
-            force.damping = 0.1;
+            std::tie(force.stiffness, force.damping) = tuned(inertia, 2.0);  // a 2 Hz torsion spring
         } else {
-            force.axis = joint->type == JointType::Prismatic ? JointAxis::Translation : JointAxis::Rotation;
-            force.stiffness = 100.0;
-            force.damping = 5.0;
+            force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
+            std::tie(force.stiffness, force.damping) = tuned(inertia, 5.0);  // a 5 Hz servo
             force.components[0] = "0";
         }
         break;
@@ -289,9 +341,15 @@ Part& groundPart(SceneSpec& spec) {
 }
 
 Quat rotationWithZAlong(const Vec3& n) {
+    // The turn about z × u by the angle from z to u, both from u's components: sin = |u_xy|
+    // and cos = u_z keep full precision up to u = −z (Quat::FromTwoVectors goes through
+    // 1 + z·u, which loses the direction of u near −z).
     const Vec3 u = n.normalized();
-    if (u.z() < -1.0 + 1e-12) return Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));  // z → −z, x kept
-    return Quat::FromTwoVectors(Vec3::UnitZ(), u).normalized();
+    const double sine = std::hypot(u.x(), u.y());
+    if (sine == 0.0)
+        return u.z() > 0.0 ? Quat::Identity() : Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));  // z → −z, x kept
+    const Vec3 axis(-u.y() / sine, u.x() / sine, 0.0);
+    return Quat(Eigen::AngleAxisd(std::atan2(sine, u.z()), axis));
 }
 
 }  // namespace engine

@@ -264,12 +264,19 @@ QString spaced(std::string_view camel) {
 
 }  // namespace
 
-bool BuildTools::isJoint(engine::EntityId id) const {
+engine::EntityId BuildTools::jointOf(engine::EntityId id) const {
     const engine::SceneSpec* spec = document_->scene();
-    if (!spec) return false;
+    if (!spec || id == engine::kNoEntity) return engine::kNoEntity;
     for (const engine::Joint& j : spec->joints)
-        if (j.id == id) return true;
-    return false;
+        if (j.id == id) return id;
+    // A marker stands for the joint it belongs to (a joint's glyph sits on its markers).
+    const engine::Part* part = engine::partOfMarker(*spec, id);
+    const engine::Marker* marker = engine::markerById(*spec, id);
+    if (!part || !marker) return engine::kNoEntity;
+    for (const engine::Joint& j : spec->joints)
+        for (const engine::MarkerRef* ref : {&j.markerI, &j.markerJ})
+            if (ref->part == part->name && ref->marker == marker->name) return j.id;
+    return engine::kNoEntity;
 }
 
 void mate(engine::SceneSpec& spec, engine::EntityId jointId) {
@@ -413,7 +420,7 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     };
     QAction* motion = toolAction(QStringLiteral("motion"), tr("M&otion on Joint"), QStringLiteral("CreateMotion"), [this] {
         onPick_ = OnPick::Motion;
-        if (isJoint(selection_) && addMotion(selection_)) return cancel();
+        if (const engine::EntityId joint = jointOf(selection_); joint && addMotion(joint)) return cancel();
         start(Tool::OnJoint, tr("Motion: click the joint to drive"));
     });
     motion->setToolTip(tr("Motion: drive the selected joint's coordinate (or click a joint)"));
@@ -423,7 +430,7 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
         QAction* a = toolAction(icon, spaced(engine::forceTypeName(type)), QStringLiteral("CreateForce_") + icon, [this, t = type] {
             forceType_ = t;
             onPick_ = OnPick::Force;
-            if (isJoint(selection_) && addOnJoint(t, selection_)) return cancel();
+            if (const engine::EntityId joint = jointOf(selection_); joint && addOnJoint(t, joint)) return cancel();
             start(Tool::OnJoint, tr("%1: click the joint").arg(spaced(engine::forceTypeName(t))));
         });
         forceMenu->addAction(a);
@@ -431,7 +438,12 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     }
     QAction* fix = toolAction(QStringLiteral("ground"), tr("&Fix Part to Ground"), QStringLiteral("FixToGround"), [this] {
         onPick_ = OnPick::Fix;
-        if (document_->scene() && engine::partById(*document_->scene(), selection_) && fixToGround(selection_)) return cancel();
+        // The selected part, or the part of the selected marker.
+        if (const engine::SceneSpec* spec = document_->scene()) {
+            const engine::Part* part = engine::partById(*spec, selection_);
+            if (!part) part = engine::partOfMarker(*spec, selection_);
+            if (part && !part->ground && fixToGround(part->id)) return cancel();
+        }
         start(Tool::OnJoint, tr("Fix to ground: click the part"));
     });
     menu->addAction(fix);
@@ -611,29 +623,19 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
         return true;
     }
     case Tool::OnJoint: {
-        auto id = static_cast<engine::EntityId>(hit.entity);
-        // A marker stands for the joint it belongs to (markers sit on joint glyphs).
-        if (hit.kind == PickResult::Kind::Marker) {
-            const engine::Part* part = engine::partOfMarker(*spec, id);
-            const engine::Marker* marker = engine::markerById(*spec, id);
-            for (const engine::Joint& j : spec->joints)
-                if (part && marker && ((j.markerI.part == part->name && j.markerI.marker == marker->name) ||
-                                       (j.markerJ.part == part->name && j.markerJ.marker == marker->name))) {
-                    id = j.id;
-                    if (onPick_ != OnPick::Fix) return click({PickResult::Kind::Joint, id, {}, {}}, modifiers);
-                }
-        }
+        const auto id = static_cast<engine::EntityId>(hit.entity);
         if (onPick_ == OnPick::Fix) {
             if (hit.kind == PickResult::Kind::Part) fixToGround(id);
             else emit hint(tr("Fix to ground: click a part"));
             return true;
         }
-        if (hit.kind != PickResult::Kind::Joint) {
+        const engine::EntityId joint = jointOf(id);
+        if (!joint) {
             emit hint(tr("Click a joint's glyph (or select the joint in the tree)"));
             return true;
         }
-        if (onPick_ == OnPick::Motion) addMotion(id);
-        else addOnJoint(forceType_, id);
+        if (onPick_ == OnPick::Motion) addMotion(joint);
+        else addOnJoint(forceType_, joint);
         return true;
     }
     }

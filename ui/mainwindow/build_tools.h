@@ -80,7 +80,8 @@ private:
         engine::Vec3 n_W = engine::Vec3::UnitZ();
     };
     void start(Tool tool, const QString& hint);
-    bool isJoint(engine::EntityId id) const;
+    // The joint `id` is, or the joint the marker `id` belongs to (kNoEntity: none).
+    engine::EntityId jointOf(engine::EntityId id) const;
     std::optional<End> endFrom(const PickResult& hit, Qt::KeyboardModifiers modifiers, bool groundAllowed);
     // The two ends as markers of `spec` (made where needed); false with a reason when they
     // are not on two different parts.

@@ -84,7 +84,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (text.isEmpty()) statusBar()->clearMessage();
         else statusBar()->showMessage(text);
     });
-    connect(tools_, &BuildTools::created, this, [this](engine::EntityId id) { selectEntity(id); });
+    // A new entity is shown for editing; the commands that act on the selection (a motion on
+    // a joint, ...) still wait for the user to pick what they act on.
+    connect(tools_, &BuildTools::created, this, [this](engine::EntityId id) {
+        selectEntity(id);
+        tools_->setSelection(engine::kNoEntity);
+    });
     connect(session_, &SimulationSession::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(session_, &SimulationSession::runMessage, this,
             [this](bool error, const QString& text) { addMessage(error ? kMessageError : kMessageWarning, text); });
@@ -446,6 +451,7 @@ void MainWindow::selectEntity(quint64 entity) {
     tree_->setCurrentIndex(hits.front());
     tree_->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     tree_->scrollTo(hits.front());
+    tools_->setSelection(static_cast<engine::EntityId>(entity));  // also when it was selected already
 }
 
 void MainWindow::treeSelectionChanged() {
@@ -683,10 +689,27 @@ void MainWindow::deleteSelection() {
     if (!scene()) return;
     engine::SceneSpec after = *scene();
     QStringList removed;
+    // Shapes first, highest index first, so the indices of the others stay valid.
+    std::vector<std::pair<engine::EntityId, int>> shapes;
+    for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
+        if (const int shape = index.data(kShapeRole).toInt())
+            shapes.emplace_back(static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong()), shape - 1);
+    std::sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [partId, shape] : shapes)
+        if (engine::Part* part = engine::partById(after, partId); part && shape < static_cast<int>(part->shapes.size())) {
+            part->shapes.erase(part->shapes.begin() + shape);
+            removed << tr("shape %1 of %2").arg(shape + 1).arg(toQString(part->name));
+        }
     for (const QModelIndex& index : tree_->selectionModel()->selectedRows()) {
+        if (index.data(kShapeRole).toInt()) continue;
         const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
         for (const std::string& name : engine::deleteEntity(after, id)) removed << toQString(name);
     }
+    for (const engine::Diagnostic& d : engine::validate(after))
+        if (d.severity == engine::Severity::Error) {
+            addMessage(kMessageError, tr("Cannot delete that: %1").arg(toQString(d.message)));
+            return;
+        }
     if (removed.isEmpty()) {
         addMessage(kMessageWarning, tr("Nothing to delete: select parts, markers, joints, forces, motions or contact "
                                        "pairs (the ground part stays)."));

@@ -148,9 +148,11 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         else if (!part.ground)
             details = QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
         auto partRow = row(toQString(part.name), details, part.id, part.ground ? Kind::Ground : Kind::Part, true);
-        for (const engine::Shape& shape : part.shapes)
-            partRow[0]->appendRow(
-                row(QObject::tr("geometry"), shapeDetails(shape), engine::kNoEntity, Kind::Geometry));
+        for (std::size_t k = 0; k < part.shapes.size(); ++k) {
+            auto shapeRow = row(QObject::tr("shape %1").arg(k + 1), shapeDetails(part.shapes[k]), part.id, Kind::Geometry);
+            for (QStandardItem* item : shapeRow) item->setData(static_cast<int>(k + 1), kShapeRole);
+            partRow[0]->appendRow(shapeRow);
+        }
         for (const engine::Marker& marker : part.markers) {
             const engine::Vec3& p = marker.X_PM.p;
             partRow[0]->appendRow(row(toQString(marker.name),

@@ -15,6 +15,9 @@ struct SceneSpec;
 namespace ui {
 
 constexpr int kEntityIdRole = Qt::UserRole + 1;
+// A geometry row carries its part's id (selecting it shows the part, shapes included) and,
+// in this role, its shape's index + 1 (0 on other rows): deleting it removes that shape.
+constexpr int kShapeRole = Qt::UserRole + 2;
 
 // Fills `model` (cleared first) from `spec`.
 void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec);

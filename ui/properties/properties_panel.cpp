@@ -342,7 +342,7 @@ void PropertiesPanel::rebuild() {
                         [P](SceneSpec& s, const Numbers& n) { P(s)->w_WP_W = toVec(n); });
         }
 
-        heading(tr("Mass properties"));
+        heading(tr("Mass and inertia"));
         const QString fromGeometry = tr("from geometry and density"), userDefined = tr("typed in (overrides the geometry)");
         choiceField(tr("Mass properties"), QStringLiteral("massProperties"), {fromGeometry, userDefined},
                     [P, fromGeometry, userDefined](const SceneSpec& s) {
@@ -901,8 +901,9 @@ void PropertiesPanel::commitField(Field& f) {
 }
 
 PropertiesPanel::Field* PropertiesPanel::find(const QString& labelOrKey) const {
+    auto editable = [](const Field& f) { return f.kind != Field::Kind::Heading && f.kind != Field::Kind::Info; };
     for (const auto& f : fields_)
-        if (f->label == labelOrKey) return f.get();
+        if (f->label == labelOrKey && editable(*f)) return f.get();
     for (const auto& f : fields_)
         if (!f->key.isEmpty() && f->key == labelOrKey) return f.get();
     return nullptr;

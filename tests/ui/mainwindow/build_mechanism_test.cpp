@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/model/construct.h"
+#include "engine/model/mass_properties.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "ui/document/scene_document.h"
@@ -210,13 +211,11 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler -2 · 3 redundant");
     EXPECT_TRUE(window.degreesOfFreedomExplanation().contains("planar")) << window.degreesOfFreedomExplanation().toStdString();
 
-    // A motor on the crank's pivot: select it in the view, then Motion.
+    // A motor on the crank's pivot: Motion, then a click on the pivot's glyph.
     const engine::Joint* pivotJoint = joint(engine::JointType::Revolute, 0);
     const std::string pivotName = pivotJoint->name;
-    trigger("ToolSelect");
-    clickWorld(markerWorld(pivotJoint->markerI));
-    EXPECT_EQ(window.properties()->entity(), pivotJoint->id);
     trigger("CreateMotion");
+    clickWorld(markerWorld(pivotJoint->markerI));
     ASSERT_EQ(window.scene()->motions.size(), 1u);
     EXPECT_EQ(window.scene()->motions[0].joint, pivotName);
     EXPECT_EQ(window.scene()->motions[0].expression, "360d*time");
@@ -259,7 +258,8 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     auto angle = [](const Vec3& v) { return std::atan2(v.z(), v.x()); };
     const double armOffset = angle(A - O) - angle(C - O);  // OA and OC turn together
     const double sliderOffset = part(slider).X_WP.p.x() - B.x();
-    window.session()->runTo(1.0);
+    window.session()->runTo(1.0);  // Space (play) in the walkthrough
+    ++actions;
     ASSERT_TRUE(waitForRun(1.0));
     const engine::Recording* recording = window.session()->recording();
     ASSERT_TRUE(recording);
@@ -394,6 +394,7 @@ TEST_F(BuildMechanismTest, BadEditsAreRefusedBesideTheFieldAndNothingIsLost) {
 
     // A motion whose expression does not parse: refused, the old one kept.
     trigger("CreateMotion");
+    clickWorld(markerWorld(window.scene()->joints.back().markerI));
     ASSERT_EQ(window.scene()->motions.size(), 1u);
     window.properties()->showEntity(window.scene(), window.scene()->motions[0].id);
     auto* expression = qobject_cast<ExpressionEditor*>(panel->editor("Expression"));
@@ -410,6 +411,175 @@ TEST_F(BuildMechanismTest, BadEditsAreRefusedBesideTheFieldAndNothingIsLost) {
     QTest::keyClicks(expression->lineEdit(), "180d*time");
     QTest::keyClick(expression->lineEdit(), Qt::Key_Return);
     EXPECT_EQ(window.scene()->motions[0].expression, "180d*time");
+}
+
+TEST_F(BuildMechanismTest, EveryKindOfEntityIsMadeFromTheToolsAndTheSceneRuns) {
+    // The palette: each primitive, placed in a row; mass from steel's density and the volume.
+    const std::pair<const char*, double> palette[] = {
+        {"CreatePart_box", 0.2 * 0.04 * 0.04},
+        {"CreatePart_sphere", 4.0 / 3.0 * engine::kPi * std::pow(0.04, 3)},
+        {"CreatePart_cylinder", engine::kPi * 0.02 * 0.02 * 0.2},
+        {"CreatePart_capsule", engine::kPi * 0.02 * 0.02 * 0.2 + 4.0 / 3.0 * engine::kPi * std::pow(0.02, 3)},
+        {"CreatePart_cone", engine::kPi * 0.04 * 0.04 * 0.1 / 3.0},
+    };
+    double x = -0.45;
+    for (const auto& [action, volume] : palette) {
+        trigger(action);
+        clickWorld(Vec3(x, 0.0, 0.45));
+        x += 0.22;
+        const engine::Part& made = window.scene()->parts.back();
+        EXPECT_NEAR(engine::partMassProperties(made).mass, 7850.0 * volume, 1e-9 * 7850.0 * volume) << action;
+    }
+    ASSERT_EQ(window.scene()->parts.size(), 6u);
+    // A part from a mesh file (an OBJ in the repository).
+    window.tools()->placeMesh(QStringLiteral(MOTUS_SOURCE_DIR "/tests/engine/io/data/box.obj"));
+    clickWorld(Vec3(0.0, 0.0, 0.1));
+    ASSERT_EQ(window.scene()->parts.size(), 7u);
+    EXPECT_EQ(window.scene()->parts.back().shapes[0].type, engine::ShapeType::Mesh);
+    EXPECT_TRUE(window.scene()->parts.back().shapes[0].mesh);
+
+    // Markers: on the box's front face (z along the outward normal −y), and Shift-snapped to
+    // the middle of its top front edge (z along the edge, x).
+    trigger("CreateMarker");
+    clickOn("box1", Vec3(0.05, -0.02, 0.005));
+    clickOn("box1", Vec3(0.004, -0.018, 0.019), Qt::ShiftModifier);
+    const engine::Part& box = part("box1");
+    ASSERT_EQ(box.markers.size(), 2u);
+    EXPECT_NEAR((box.markers[0].X_PM.R * Vec3::UnitZ() - Vec3(0, -1, 0)).norm(), 0.0, 1e-12);
+    EXPECT_NEAR(box.markers[0].X_PM.p.y(), -0.02, 1e-12);
+    EXPECT_NEAR((box.markers[1].X_PM.p - Vec3(0.0, -0.02, 0.02)).norm(), 0.0, 1e-12);
+    EXPECT_NEAR(std::abs((box.markers[1].X_PM.R * Vec3::UnitZ()).x()), 1.0, 1e-12);
+
+    // Force elements between two points, at one point, and a contact pair.
+    trigger("CreateForce_springDamper");
+    clickOn("box1", Vec3(0.09, -0.02, 0.0));
+    clickOn("sphere1", Vec3(0.0, -0.04, 0.0));
+    trigger("CreateForce_bushing");
+    clickOn("cylinder1", Vec3(0.0, -0.02, 0.0));
+    clickOn("capsule1", Vec3(0.0, -0.02, 0.0));
+    trigger("CreateForce_pointForce");
+    clickOn("cone1", Vec3(0.0, -0.03, 0.0));
+    trigger("CreateForce_pointTorque");
+    clickOn("sphere1", Vec3(0.0, -0.04, 0.0));
+    trigger("CreateContactPair");
+    clickOn("box1", Vec3(-0.05, -0.02, 0.0));
+    clickOn("sphere1", Vec3(0.02, -0.03, 0.0));
+    const auto& forces = window.scene()->forces;
+    ASSERT_EQ(forces.size(), 4u);
+    EXPECT_EQ(forces[0].type, engine::ForceType::SpringDamper);
+    EXPECT_EQ(forces[0].markerI.part, "box1");
+    EXPECT_EQ(forces[0].markerJ.part, "sphere1");
+    // Made at rest: the spring's free length is the distance between its ends.
+    EXPECT_NEAR(forces[0].freeLength, (markerWorld(forces[0].markerI) - markerWorld(forces[0].markerJ)).norm(), 1e-12);
+    EXPECT_EQ(forces[1].type, engine::ForceType::Bushing);
+    EXPECT_EQ(forces[2].type, engine::ForceType::PointForce);
+    EXPECT_EQ(forces[2].markerI.part, "cone1");
+    EXPECT_EQ(forces[3].type, engine::ForceType::PointTorque);
+    ASSERT_EQ(window.scene()->contact.pairs.size(), 1u);
+    EXPECT_TRUE(window.scene()->contact.enabled);  // a contact pair switches contact on
+    EXPECT_EQ(window.scene()->settings.integrator, engine::IntegratorType::TimeStepping);
+
+    // On a joint: a hinge, then the selected joint gets a rotational spring and a controller.
+    trigger("CreateJoint_revolute");
+    clickOn("cylinder1", Vec3(0.0, -0.02, 0.05));
+    clickWorld(Vec3(-0.01, 0.0, 0.75));
+    const engine::EntityId hinge = window.tools()->lastCreated();
+    EXPECT_EQ(window.properties()->entity(), hinge);  // a new entity is shown for editing
+    // A joint the user selects takes a rotational spring at once; a controller asks for its
+    // joint, clicked in the view.
+    trigger("ToolSelect");
+    clickWorld(markerWorld(window.scene()->joints.back().markerI));
+    EXPECT_EQ(window.properties()->entity(), hinge);
+    trigger("CreateForce_rotationalSpringDamper");
+    trigger("CreateForce_jointController");
+    clickWorld(markerWorld(window.scene()->joints.back().markerI));
+    ASSERT_EQ(forces.size(), 6u);
+    EXPECT_EQ(forces[4].type, engine::ForceType::RotationalSpringDamper);
+    EXPECT_EQ(forces[5].type, engine::ForceType::JointController);
+    EXPECT_EQ(forces[4].joint, "revolute1");
+    // The capsule fixed to the ground: select it, then Fix to Ground.
+    trigger("ToolSelect");
+    clickOn("capsule1", Vec3(0.0, -0.02, 0.06));
+    trigger("FixToGround");
+    const engine::Joint& weld = window.scene()->joints.back();
+    EXPECT_EQ(weld.type, engine::JointType::Fixed);
+    EXPECT_EQ(weld.markerI.part, "capsule1");
+    EXPECT_EQ((markerWorld(weld.markerI) - markerWorld(weld.markerJ)).norm(), 0.0);
+
+    // Every creation was one undo step, and the scene is valid and runs.
+    EXPECT_EQ(window.undoStack()->count(), 5 + 1 + 2 + 5 + 1 + 2 + 1);
+    for (const engine::Diagnostic& d : engine::validate(*window.scene()))
+        EXPECT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
+    window.session()->runTo(0.05);
+    ASSERT_TRUE(waitForRun(0.05));
+    EXPECT_EQ(window.session()->snapshot()->error, "");
+}
+
+TEST_F(BuildMechanismTest, APartsShapesMassAndMarkersAreEditedInProperties) {
+    trigger("CreatePart_box");
+    clickWorld(Vec3(0.0, 0.0, 0.4));
+    PropertiesPanel* panel = window.properties();
+    auto type = [&](const QString& label, int component, const QString& text) {
+        auto* edit = qobject_cast<QLineEdit*>(panel->editor(label, component));
+        ASSERT_TRUE(edit) << label.toStdString();
+        edit->setText(text);
+        panel->commit(label);
+        EXPECT_EQ(panel->message(label), "") << label.toStdString();
+    };
+    // Dimensions follow into the mass: a 0.3 m long bar of steel.
+    type("Shape 1 size", 0, "0.3");
+    EXPECT_NEAR(engine::partMassProperties(window.scene()->parts[1]).mass, 7850 * 0.3 * 0.04 * 0.04, 1e-12);
+    // A second shape: a sphere at the end, moved there; the centre of mass moves towards it.
+    ASSERT_TRUE(panel->press("Add shape"));
+    ASSERT_EQ(window.scene()->parts[1].shapes.size(), 2u);
+    auto* shapeType = qobject_cast<QComboBox*>(panel->editor("Shape 2 type"));
+    ASSERT_TRUE(shapeType);
+    shapeType->setCurrentText("sphere");
+    panel->commit("Shape 2 type");
+    type("Shape 2 position", 0, "0.15");
+    const engine::MassProperties both = engine::partMassProperties(window.scene()->parts[1]);
+    EXPECT_GT(both.p_PPcm.x(), 0.0);
+    // Typed-in mass properties override the geometry, starting from its values ...
+    auto* mode = qobject_cast<QComboBox*>(panel->editor("Mass properties"));
+    ASSERT_TRUE(mode);
+    mode->setCurrentIndex(1);
+    panel->commit("Mass properties");
+    EXPECT_FALSE(window.scene()->parts[1].density);
+    EXPECT_NEAR(window.scene()->parts[1].mass, both.mass, 1e-12);
+    type("Mass", 0, "5");
+    EXPECT_EQ(window.scene()->parts[1].mass, 5.0);
+    // ... and "from geometry" comes back with the density that gives the typed mass.
+    mode = qobject_cast<QComboBox*>(panel->editor("Mass properties"));
+    mode->setCurrentIndex(0);
+    panel->commit("Mass properties");
+    ASSERT_TRUE(window.scene()->parts[1].density);
+    EXPECT_NEAR(engine::partMassProperties(window.scene()->parts[1]).mass, 5.0, 1e-9);
+    // Colour, ground switch.
+    type("Colour", 0, "#123456");
+    EXPECT_EQ(window.scene()->parts[1].colorRgb, 0x123456u);
+
+    // A marker, placed by typing its world position.
+    trigger("CreateMarker");
+    clickOn("box1", Vec3(0.0, -0.02, 0.0));
+    trigger("ToolSelect");
+    const engine::EntityId marker = window.scene()->parts[1].markers[0].id;
+    window.properties()->showEntity(window.scene(), marker);
+    window.properties()->setMarkerInWorld(true);
+    type("Position", 2, "0.5");
+    const engine::Transform X_WM = engine::markerWorldPose(*window.scene(), marker);
+    EXPECT_NEAR(X_WM.p.z(), 0.5, 1e-12);
+    EXPECT_NEAR(window.scene()->parts[1].markers[0].X_PM.p.z(), 0.5 - window.scene()->parts[1].X_WP.p.z(), 1e-12);
+
+    // A geometry row of the tree shows its part; Delete there removes that shape only.
+    QTreeView* tree = window.sceneTree();
+    const QModelIndexList rows = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, "shape 2", 1,
+                                                      Qt::MatchExactly | Qt::MatchRecursive);
+    ASSERT_FALSE(rows.isEmpty());
+    tree->selectionModel()->select(rows.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    EXPECT_EQ(window.properties()->entity(), window.scene()->parts[1].id);
+    window.deleteSelection();
+    EXPECT_EQ(window.scene()->parts[1].shapes.size(), 1u);
+    EXPECT_EQ(window.scene()->parts.size(), 2u);
 }
 
 }  // namespace

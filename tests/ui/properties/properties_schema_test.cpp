@@ -1,0 +1,493 @@
+// Every field of every entity of the scene format (resources/scene.schema.json, documented in
+// docs/scene-format.md) has an editor in the properties panel. The test reads the schema when
+// it runs and walks it, so a key added to the format without a field in the panel fails here.
+//
+// How schema keys map to the panel's field keys (PropertiesPanel::keys()):
+// - an entity's own keys are plain ("mass", "markerI", "stiffness");
+// - keys of an object nested in an entity or the scene get its name as a prefix
+//   ("collision.mask", "settings.stepSize", "contact.margin");
+// - a part's shapes ("geometry") are shown on the part's page, with keys "shape.<key>";
+// - lists of entities (parts, their markers, joints, forces, motions, contact pairs) are
+//   entities of their own, each checked on its own page;
+// - a definition told apart by "type" (a force element's variants) is checked per type, and so
+//   are the keys the schema requires for one type ("a mesh needs its file", "a distance joint
+//   its length");
+// - the six-number inertia also has the products of inertia ("inertia.products").
+// Examples cover every mode: parts with a density and with a mass typed in, the ground part,
+// a shape of each type, a joint of each type, a force element of each type.
+
+#include "ui/properties/properties_panel.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include "engine/io/mesh_loader.h"
+#include "engine/model/scene_spec.h"
+#include "ui/properties/expression_editor.h"
+
+namespace ui {
+namespace {
+
+using engine::EntityId;
+using engine::SceneSpec;
+
+constexpr const char* kSchemaPath = "/tmp/schema_mut.json";
+constexpr const char* kMeshPath = MOTUS_SOURCE_DIR "/tests/engine/io/data/box.obj";
+
+// The scene page, and entities whose own page lists their fields.
+const QString kScene = QStringLiteral("scene");
+
+// Top-level keys the properties panel does not edit, and why.
+const std::map<QString, QString> kNotInProperties = {
+    {QStringLiteral("format"), QStringLiteral("the file's format header, written by the writer")},
+    {QStringLiteral("version"), QStringLiteral("the file's format header, written by the writer")},
+    {QStringLiteral("minorVersion"), QStringLiteral("the file's format header, written by the writer")},
+    {QStringLiteral("units"), QStringLiteral("the file's format header, written by the writer")},
+    {QStringLiteral("plots"), QStringLiteral("edited in the plots panel (ui/plots/plots_panel.h)")},
+};
+
+// Lists of items that are shown on their owner's page rather than as entities, by the schema
+// definition of their items, with the key prefix of their fields.
+const std::map<QString, QString> kShownOnOwnerPage = {
+    {QStringLiteral("shape"), QStringLiteral("shape.")},
+};
+
+// A key the panel must show on the page of an entity of kind `owner`: "part", "marker",
+// "joint/type=distance" (a distance joint), "part/shape.type=mesh" (a part with a mesh shape),
+// "force/type=bushing", "contact.pairs", "scene".
+struct Expected {
+    QString owner;
+    QString key;
+    bool operator<(const Expected& other) const { return std::pair(owner, key) < std::pair(other.owner, other.key); }
+};
+
+// Walks the scene schema from its root and lists the keys the panel must show.
+class SchemaWalker {
+public:
+    explicit SchemaWalker(QJsonObject root) : root_(std::move(root)) {
+        walkProperties(root_.value(QStringLiteral("properties")).toObject(), kScene, QString(), false);
+    }
+
+    const std::set<Expected>& expected() const { return expected_; }
+
+private:
+    // Follows "$ref": "#/$defs/<name>"; `defName` gets the last definition's name. A `true`
+    // schema (any value) comes back as an empty object.
+    QJsonObject resolve(const QJsonValue& node, QString* defName = nullptr) const {
+        QJsonObject object = node.toObject();
+        static const QString kDefs = QStringLiteral("#/$defs/");
+        while (object.contains(QStringLiteral("$ref"))) {
+            const QString ref = object.value(QStringLiteral("$ref")).toString();
+            if (!ref.startsWith(kDefs)) {
+                ADD_FAILURE() << "unexpected $ref " << ref.toStdString();
+                return {};
+            }
+            const QString name = ref.mid(kDefs.size());
+            if (defName) *defName = name;
+            object = root_.value(QStringLiteral("$defs")).toObject().value(name).toObject();
+        }
+        return object;
+    }
+
+    // The values of a "type" property's "const" or "enum" in `schema`'s properties.
+    QStringList typesOf(const QJsonObject& schema) const {
+        const QJsonObject type = resolve(schema.value(QStringLiteral("properties")).toObject().value(QStringLiteral("type")));
+        QStringList out;
+        if (type.contains(QStringLiteral("const"))) out << type.value(QStringLiteral("const")).toString();
+        for (const QJsonValue& v : type.value(QStringLiteral("enum")).toArray()) out << v.toString();
+        return out;
+    }
+
+    static QString typed(const QString& owner, const QString& prefix, const QString& type) {
+        return QStringLiteral("%1/%2type=%3").arg(owner, prefix, type);
+    }
+
+    // An entity (or a list item shown on its owner's page, with `prefix`).
+    void walkEntity(const QJsonObject& definition, const QString& owner, const QString& prefix) {
+        const QJsonObject shared = definition.value(QStringLiteral("properties")).toObject();
+        // Variants told apart by "type" (force elements): each variant's keys, and the keys
+        // all variants share, on an entity of each of its types.
+        const QJsonArray variants = definition.value(QStringLiteral("oneOf")).toArray();
+        if (!variants.isEmpty() && !typesOf(variants.first().toObject()).isEmpty()) {
+            for (const QJsonValue& v : variants) {
+                const QJsonObject variant = v.toObject();
+                for (const QString& type : typesOf(variant)) {
+                    walkProperties(shared, typed(owner, prefix, type), prefix, true);
+                    walkProperties(variant.value(QStringLiteral("properties")).toObject(), typed(owner, prefix, type), prefix, true);
+                }
+            }
+            return;
+        }
+        walkProperties(shared, owner, prefix, false);
+        // Keys required for one type ("if type is mesh then file"), on an entity of that type.
+        std::vector<QJsonObject> conditions = {definition};
+        for (const QJsonValue& c : definition.value(QStringLiteral("allOf")).toArray()) conditions.push_back(c.toObject());
+        for (const QJsonObject& condition : conditions) {
+            const QJsonObject when = condition.value(QStringLiteral("if")).toObject();
+            if (!when.value(QStringLiteral("properties")).toObject().contains(QStringLiteral("type"))) continue;
+            for (const QString& type : typesOf(when))
+                for (const QJsonValue& key : condition.value(QStringLiteral("then")).toObject().value(QStringLiteral("required")).toArray())
+                    expected_.insert({typed(owner, prefix, type), prefix + key.toString()});
+        }
+    }
+
+    // The keys of a "properties" object; `variant` when the owner is already one type.
+    void walkProperties(const QJsonObject& properties, const QString& owner, const QString& prefix, bool variant) {
+        for (auto it = properties.begin(); it != properties.end(); ++it) {
+            const QString& name = it.key();
+            if (owner == kScene && prefix.isEmpty() && kNotInProperties.count(name)) continue;
+            const QString key = prefix + name;
+            const QJsonObject node = resolve(it.value());
+            // A list of objects: entities of their own, or items shown on the owner's page.
+            if (node.value(QStringLiteral("type")).toString() == QStringLiteral("array")) {
+                QString itemsName = key;  // inline items are named by their place ("contact.pairs")
+                const QJsonObject items = resolve(node.value(QStringLiteral("items")), &itemsName);
+                if (items.contains(QStringLiteral("properties"))) {
+                    const auto shown = kShownOnOwnerPage.find(itemsName);
+                    if (shown != kShownOnOwnerPage.end()) walkEntity(items, owner, prefix + shown->second);
+                    else walkEntity(items, itemsName, QString());
+                    continue;
+                }
+            }
+            // An object of named keys (settings, contact, material, collision): prefixed keys.
+            if (node.contains(QStringLiteral("properties"))) {
+                walkProperties(node.value(QStringLiteral("properties")).toObject(), owner, key + QStringLiteral("."), variant);
+                continue;
+            }
+            expected_.insert({owner, key});
+            // Inertia: three moments, optionally followed by the three products.
+            if (node.value(QStringLiteral("minItems")).toInt() == 3 && node.value(QStringLiteral("maxItems")).toInt() == 6)
+                expected_.insert({owner, key + QStringLiteral(".products")});
+            // A choice of type (shapes, joints): an entity of each type shows its fields.
+            if (name == QStringLiteral("type") && !variant)
+                for (const QString& type : typesOf(QJsonObject{{QStringLiteral("properties"), properties}}))
+                    expected_.insert({typed(owner, prefix, type), key});
+        }
+    }
+
+    QJsonObject root_;
+    std::set<Expected> expected_;
+};
+
+std::optional<QJsonObject> readSchema() {
+    QFile file(QString::fromUtf8(kSchemaPath));
+    if (!file.open(QIODevice::ReadOnly)) return std::nullopt;
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()) return std::nullopt;
+    return document.object();
+}
+
+QString toQString(std::string_view text) {
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+engine::Marker marker(SceneSpec& spec, const std::string& name, const engine::Vec3& p_PM) {
+    engine::Marker m;
+    m.id = spec.newId();
+    m.name = name;
+    m.X_PM.p = p_PM;
+    return m;
+}
+
+// A scene with an example of every entity in every mode: the ground with a plane; parts with
+// a shape of each type, some with a density and some with their mass typed in; a joint of
+// each type; a force element of each type; a motion; a contact pair.
+SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
+    SceneSpec spec;
+    spec.name = "every_entity";
+    spec.description = "one of each entity";
+
+    engine::Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    engine::Shape plane;
+    plane.type = engine::ShapeType::Plane;
+    ground.shapes.push_back(plane);
+    ground.markers.push_back(marker(spec, "origin", engine::Vec3::Zero()));
+    spec.parts.push_back(ground);
+
+    // One moving part per solid shape type, each with a marker "m".
+    const std::pair<const char*, engine::ShapeType> solids[] = {
+        {"block", engine::ShapeType::Box},      {"ball", engine::ShapeType::Sphere}, {"rod", engine::ShapeType::Cylinder},
+        {"pill", engine::ShapeType::Capsule},   {"tip", engine::ShapeType::Cone},    {"hull", engine::ShapeType::Mesh},
+    };
+    for (std::size_t k = 0; k < std::size(solids); ++k) {
+        engine::Part part;
+        part.id = spec.newId();
+        part.name = solids[k].first;
+        part.X_WP.p = engine::Vec3(0.3 * static_cast<double>(k + 1), 0.0, 0.5);
+        engine::Shape shape;
+        shape.type = solids[k].second;
+        if (shape.type == engine::ShapeType::Mesh) {
+            shape.mesh = mesh;
+            shape.meshFile = kMeshPath;
+        }
+        part.shapes.push_back(shape);
+        // The box and the mesh from a density; the others with their mass typed in.
+        if (shape.type == engine::ShapeType::Box || shape.type == engine::ShapeType::Mesh) part.density = 7850.0;
+        else part.mass = 2.0;
+        part.markers.push_back(marker(spec, "m", engine::Vec3(0.0, 0.0, 0.05)));
+        spec.parts.push_back(part);
+    }
+
+    // A joint of each type between a moving part and the ground, named after its type.
+    for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k) {
+        engine::Joint joint;
+        joint.id = spec.newId();
+        joint.type = static_cast<engine::JointType>(k);
+        joint.name = std::string(engine::jointTypeName(joint.type));
+        joint.markerI = {solids[static_cast<std::size_t>(k) % std::size(solids)].first, "m"};
+        joint.markerJ = {"ground", "origin"};
+        if (joint.type == engine::JointType::Distance) joint.length = 0.5;
+        spec.joints.push_back(joint);
+    }
+
+    // A force element of each type, named after its type.
+    auto force = [&](engine::ForceType type) -> engine::ForceSpec& {
+        engine::ForceSpec f;
+        f.id = spec.newId();
+        f.type = type;
+        f.name = std::string(engine::forceTypeName(type));
+        spec.forces.push_back(f);
+        return spec.forces.back();
+    };
+    force(engine::ForceType::PointForce).markerI = {"ball", "m"};
+    spec.forces.back().components[2] = "-10*sin(time)";
+    force(engine::ForceType::PointTorque).markerI = {"rod", "m"};
+    spec.forces.back().inMarkerFrame = true;
+    engine::ForceSpec& spring = force(engine::ForceType::SpringDamper);
+    spring.markerI = {"block", "m"};
+    spring.markerJ = {"ground", "origin"};
+    spring.stiffness = 100.0;
+    spring.damping = 2.0;
+    spring.freeLength = 0.4;
+    engine::ForceSpec& torsion = force(engine::ForceType::RotationalSpringDamper);
+    torsion.joint = "revolute";
+    torsion.stiffness = 5.0;
+    engine::ForceSpec& bushing = force(engine::ForceType::Bushing);
+    bushing.markerI = {"pill", "m"};
+    bushing.markerJ = {"ground", "origin"};
+    bushing.translationalStiffness = engine::Vec3::Constant(1e3);
+    engine::ForceSpec& servo = force(engine::ForceType::JointController);
+    servo.joint = "prismatic";
+    servo.axis = engine::JointAxis::Translation;
+    servo.components[0] = "0.1*sin(time)";
+    servo.stiffness = 50.0;
+    servo.damping = 1.0;
+    servo.maxEffort = 20.0;
+
+    engine::MotionSpec motion;
+    motion.id = spec.newId();
+    motion.name = "spin";
+    motion.joint = "cylindrical";
+    motion.expression = "2*time";
+    spec.motions.push_back(motion);
+
+    engine::ContactPairSpec pair;
+    pair.id = spec.newId();
+    pair.name = "blockOnBall";
+    pair.partA = "block";
+    pair.partB = "ball";
+    pair.friction = 0.3;
+    spec.contact.pairs.push_back(pair);
+    return spec;
+}
+
+// The kinds of entity each example is (as the walker names them), with the ids to show.
+std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
+    std::map<QString, std::vector<EntityId>> out;
+    out[kScene].push_back(engine::kNoEntity);
+    for (const engine::Part& part : spec.parts) {
+        out[QStringLiteral("part")].push_back(part.id);
+        for (const engine::Shape& shape : part.shapes)
+            out[QStringLiteral("part/shape.type=") + toQString(engine::shapeTypeName(shape.type))].push_back(part.id);
+        for (const engine::Marker& m : part.markers) out[QStringLiteral("marker")].push_back(m.id);
+    }
+    for (const engine::Joint& joint : spec.joints) {
+        out[QStringLiteral("joint")].push_back(joint.id);
+        out[QStringLiteral("joint/type=") + toQString(engine::jointTypeName(joint.type))].push_back(joint.id);
+    }
+    for (const engine::ForceSpec& force : spec.forces) {
+        out[QStringLiteral("force")].push_back(force.id);
+        out[QStringLiteral("force/type=") + toQString(engine::forceTypeName(force.type))].push_back(force.id);
+    }
+    for (const engine::MotionSpec& motion : spec.motions) out[QStringLiteral("motion")].push_back(motion.id);
+    for (const engine::ContactPairSpec& pair : spec.contact.pairs) out[QStringLiteral("contact.pairs")].push_back(pair.id);
+    return out;
+}
+
+// A widget the user can type into, pick from or switch.
+bool isEditor(QWidget* widget) {
+    if (!widget || !widget->isEnabled()) return false;
+    if (auto* edit = qobject_cast<QLineEdit*>(widget)) return !edit->isReadOnly();
+    return qobject_cast<QComboBox*>(widget) || qobject_cast<QCheckBox*>(widget) || qobject_cast<ExpressionEditor*>(widget);
+}
+
+class PropertiesSchemaTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string error;
+        mesh = engine::io::loadMesh(kMeshPath, error);
+        ASSERT_TRUE(mesh) << error;
+        spec = everyEntity(mesh);
+        for (const engine::Diagnostic& d : engine::validate(spec))
+            ASSERT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
+        const std::optional<QJsonObject> schema = readSchema();
+        ASSERT_TRUE(schema) << "cannot read " << kSchemaPath;
+        walker.emplace(*schema);
+        panel.resize(360, 800);
+        panel.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+        QObject::connect(&panel, &PropertiesPanel::editRequested, &panel,
+                         [this](const SceneSpec& after, const QString&, const QString&) { edited = after; });
+    }
+
+    // Shows the page of entity `id` (kNoEntity: the scene's).
+    void show(EntityId id) { panel.showEntity(&spec, id); }
+
+    const engine::ForceSpec* forceOf(const SceneSpec& s, engine::ForceType type) const {
+        for (const engine::ForceSpec& f : s.forces)
+            if (f.type == type) return &f;
+        return nullptr;
+    }
+
+    std::shared_ptr<const engine::TriangleMesh> mesh;
+    SceneSpec spec;
+    std::optional<SchemaWalker> walker;
+    PropertiesPanel panel;
+    std::optional<SceneSpec> edited;  // the scene of the last edit the panel offered
+};
+
+TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
+    // The walk itself, checked on keys named in docs/scene-format.md: if it found nothing (or
+    // the wrong names), the coverage test below would pass for no reason.
+    const std::set<Expected>& expected = walker->expected();
+    for (const Expected& e : std::vector<Expected>{
+             {"scene", "gravity"},
+             {"scene", "settings.stepSize"},
+             {"scene", "contact.coneFacets"},
+             {"part", "density"},
+             {"part", "inertia"},
+             {"part", "inertia.products"},
+             {"part", "shape.orientation"},
+             {"part", "material.restitution"},
+             {"part", "collision.mask"},
+             {"part/shape.type=mesh", "shape.file"},
+             {"part/shape.type=cone", "shape.length"},
+             {"marker", "orientation"},
+             {"joint/type=distance", "length"},
+             {"joint/type=universal", "type"},
+             {"force/type=pointTorque", "components"},
+             {"force/type=pointForce", "frame"},
+             {"force/type=rotationalSpringDamper", "freeAngle"},
+             {"force/type=jointController", "maxEffort"},
+             {"force/type=bushing", "rotationalDamping"},
+             {"motion", "level"},
+             {"contact.pairs", "partB"},
+         })
+        EXPECT_TRUE(expected.count(e)) << e.owner.toStdString() << ": " << e.key.toStdString();
+    // Keys that are not fields of their own: the header, entity lists, shapes' list.
+    for (const char* key : {"format", "version", "plots", "parts", "joints", "forces", "motions", "contact.pairs"})
+        EXPECT_FALSE(expected.count({kScene, QString::fromUtf8(key)})) << key;
+    EXPECT_FALSE(expected.count({QStringLiteral("part"), QStringLiteral("geometry")}));
+    EXPECT_FALSE(expected.count({QStringLiteral("part"), QStringLiteral("markers")}));
+    // Every exemption names a top-level key of the schema (none is stale).
+    const std::optional<QJsonObject> schema = readSchema();
+    ASSERT_TRUE(schema);
+    for (const auto& [key, reason] : kNotInProperties)
+        EXPECT_TRUE(schema->value(QStringLiteral("properties")).toObject().contains(key)) << key.toStdString() << " (" << reason.toStdString() << ")";
+}
+
+TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
+    const std::map<QString, std::vector<EntityId>> examples = examplesOf(spec);
+    std::map<QString, std::set<QString>> shown;  // per kind of entity, the keys of its pages
+    for (const auto& [owner, ids] : examples) {
+        for (EntityId id : ids) {
+            show(id);
+            for (const QString& key : panel.keys()) {
+                shown[owner].insert(key);
+                EXPECT_TRUE(isEditor(panel.editorForKey(key)))
+                    << owner.toStdString() << " #" << id << ": the field of '" << key.toStdString() << "' has no editor";
+            }
+        }
+    }
+    QStringList missing, noExample;
+    for (const Expected& e : walker->expected()) {
+        if (!examples.count(e.owner)) noExample << e.owner;
+        else if (!shown[e.owner].count(e.key)) missing << QStringLiteral("%1: %2").arg(e.owner, e.key);
+    }
+    noExample.removeDuplicates();
+    EXPECT_TRUE(noExample.isEmpty()) << "no example entity in the test scene for: " << noExample.join(", ").toStdString();
+    EXPECT_TRUE(missing.isEmpty()) << "schema keys without a field in the properties panel:\n  "
+                                   << missing.join(QStringLiteral("\n  ")).toStdString();
+}
+
+TEST_F(PropertiesSchemaTest, JointTypeChosenInItsComboReachesTheScene) {
+    const engine::Joint& fixed = spec.joints[static_cast<std::size_t>(engine::JointType::Fixed)];
+    ASSERT_EQ(fixed.type, engine::JointType::Fixed);
+    show(fixed.id);
+    auto* combo = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("type")));
+    ASSERT_TRUE(combo);
+    const int spherical = combo->findText(QStringLiteral("spherical"));
+    ASSERT_GE(spherical, 0);
+    combo->setCurrentIndex(spherical);
+    panel.commit(QStringLiteral("type"));
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("type")).toStdString();
+    const engine::Joint* after = edited->findJoint("fixed");
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->type, engine::JointType::Spherical);
+    EXPECT_EQ(after->id, fixed.id);
+}
+
+TEST_F(PropertiesSchemaTest, StiffnessTypedIntoASpringReachesTheScene) {
+    const engine::ForceSpec* spring = forceOf(spec, engine::ForceType::SpringDamper);
+    ASSERT_TRUE(spring);
+    show(spring->id);
+    auto* edit = qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("stiffness")));
+    ASSERT_TRUE(edit);
+    EXPECT_EQ(edit->text(), QStringLiteral("100"));
+    // Typed and confirmed with Return, as the user would.
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("250"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("stiffness")).toStdString();
+    const engine::ForceSpec* after = forceOf(*edited, engine::ForceType::SpringDamper);
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->stiffness, 250.0);
+    EXPECT_EQ(after->damping, spring->damping);  // the other fields are untouched
+}
+
+TEST_F(PropertiesSchemaTest, CollisionSwitchReachesTheScene) {
+    const engine::Part& ball = *spec.findPart("ball");
+    ASSERT_TRUE(ball.collision.enabled);
+    show(ball.id);
+    auto* check = qobject_cast<QCheckBox*>(panel.editorForKey(QStringLiteral("collision.enabled")));
+    ASSERT_TRUE(check);
+    EXPECT_TRUE(check->isChecked());
+    check->click();
+    ASSERT_TRUE(edited);
+    const engine::Part* after = edited->findPart("ball");
+    ASSERT_TRUE(after);
+    EXPECT_FALSE(after->collision.enabled);
+    EXPECT_EQ(after->mass, ball.mass);
+}
+
+}  // namespace
+}  // namespace ui
