@@ -232,6 +232,10 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
     case ForceType::JointController: {
         const Joint* joint = findById(spec.joints, jointId);
         if (!joint) return kNoEntity;
+        // Only joints with a coordinate of that kind: an angle for a torsion spring, an angle or
+        // a slide for a controller.
+        const bool turns = joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
+        if (!turns && (type == ForceType::RotationalSpringDamper || joint->type != JointType::Prismatic)) return kNoEntity;
         force.joint = joint->name;
         // Sized to what the joint moves: part I's mass for a slide, its moment of inertia
         // about the joint axis (through marker I) for a turn.
@@ -346,8 +350,8 @@ Quat rotationWithZAlong(const Vec3& n) {
     // 1 + z·u, which loses the direction of u near −z).
     const Vec3 u = n.normalized();
     const double sine = std::hypot(u.x(), u.y());
-    if (sine == 0.0)
-        return u.z() > 0.0 ? Quat::Identity() : Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));  // z → −z, x kept
+    if (sine == 0.0)  // u = ±z (a zero n gives no turn); z → −z turns about x and keeps it
+        return u.z() >= 0.0 ? Quat::Identity() : Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()));
     const Vec3 axis(-u.y() / sine, u.x() / sine, 0.0);
     return Quat(Eigen::AngleAxisd(std::atan2(sine, u.z()), axis));
 }

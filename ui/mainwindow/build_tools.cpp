@@ -718,8 +718,11 @@ void BuildTools::placeAt(const PickResult& hit) {
         part = engine::primitivePart(shape_);
     }
     part.colorRgb = kPartColours[colourIndex_++ % std::size(kPartColours)];
-    // Resting on what was clicked: lifted along the surface normal by its own extent.
+    // Resting on what was clicked: lifted along the surface normal by its own extent. A part
+    // placed in space or on the ground lands on a 1 mm grid.
     Vec3 at = rounded(vec(hit.point));
+    if (hit.kind == PickResult::Kind::Space || hit.kind == PickResult::Kind::Ground)
+        at = (vec(hit.point) * 1000.0).array().round().matrix() / 1000.0;
     if (hit.kind == PickResult::Kind::Part || hit.kind == PickResult::Kind::Ground) {
         const Vec3 n = cleanDirection(vec(hit.normal));
         at += n * engine::supportDistance(part, -n);

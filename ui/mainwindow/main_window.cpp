@@ -3,7 +3,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -129,10 +133,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     dofButton_->setAutoRaise(true);
     dofButton_->setToolTip(tr("Degrees of freedom: click for the redundant equations and how to remove them"));
     connect(dofButton_, &QToolButton::clicked, this, [this] {
-        QMessageBox box(QMessageBox::Information, tr("Degrees of freedom"), degreesOfFreedomText(), QMessageBox::Close, this);
-        box.setObjectName(QStringLiteral("DegreesOfFreedomDialog"));
-        box.setInformativeText(degreesOfFreedomExplanation());
-        box.exec();
+        QDialog dialog(this);
+        dialog.setObjectName(QStringLiteral("DegreesOfFreedomDialog"));
+        dialog.setWindowTitle(tr("Degrees of freedom"));
+        auto* layout = new QVBoxLayout(&dialog);
+        auto* summary = new QLabel(QStringLiteral("<b>%1</b>").arg(degreesOfFreedomText().toHtmlEscaped()));
+        layout->addWidget(summary);
+        auto* text = new QTextBrowser;
+        text->setHtml(degreesOfFreedomExplanation());
+        layout->addWidget(text, 1);
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+        connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+        layout->addWidget(buttons);
+        dialog.resize(640, 440);
+        dialog.exec();
     });
     statusBar()->addPermanentWidget(dofButton_);
     simulationStatus_ = new QLabel;
@@ -540,29 +554,38 @@ void MainWindow::updateDegreesOfFreedom() {
     dofButton_->setText(report.redundantCount > 0
                             ? tr("DOF %1 · Grübler %2 · %3 redundant").arg(report.actualDof).arg(report.grueblerDof).arg(report.redundantCount)
                             : tr("DOF %1 · Grübler %2").arg(report.actualDof).arg(report.grueblerDof));
-    QStringList lines;
-    lines << tr("%1 coordinates (6 per moving part), %2 equations from joints and motions.")
-                 .arg(report.coordinates)
-                 .arg(report.equations);
-    lines << tr("Grübler count: %1 − %2 = %3. Rank of the constraint Jacobian at the start pose: %4, so the mechanism "
-                "moves with %5 degree(s) of freedom.")
-                 .arg(report.coordinates)
-                 .arg(report.equations)
-                 .arg(report.grueblerDof)
-                 .arg(report.coordinates - report.actualDof)
-                 .arg(report.actualDof);
+    // The explanation, as rich text: the counts, each redundant equation in words, and what
+    // would remove them (a remedy shared by several equations is said once).
+    auto sentence = [](const std::string& text) {
+        QString out = toQString(text).toHtmlEscaped();
+        if (!out.isEmpty()) out[0] = out[0].toUpper();
+        return out;
+    };
+    QString html = tr("<p>%1 coordinates (6 per moving part), %2 equations from joints and motions. Grübler count: "
+                      "%1 − %2 = %3. Rank of the constraint Jacobian at the start pose: %4, so the mechanism moves "
+                      "with <b>%5 degree(s) of freedom</b>.</p>")
+                       .arg(report.coordinates)
+                       .arg(report.equations)
+                       .arg(report.grueblerDof)
+                       .arg(report.coordinates - report.actualDof)
+                       .arg(report.actualDof);
     if (report.redundant.empty()) {
-        lines << tr("No equation is redundant.");
+        html += tr("<p>No equation is redundant.</p>");
     } else {
-        lines << tr("%1 equation(s) repeat what the others already impose (Motus solves through them, but their share "
-                    "of the reactions is not unique):").arg(report.redundantCount);
-        for (const engine::RedundantEquation& e : report.redundant)
-            lines << QStringLiteral("• %1 %2 — %3. %4")
-                         .arg(e.joint.empty() ? tr("motion '%1'").arg(toQString(e.motion)) : tr("joint '%1'").arg(toQString(e.joint)),
-                              toQString(e.equation), toQString(e.meaning), toQString(e.remedy));
+        html += tr("<p><b>%1 redundant equation(s)</b> repeat what the others impose (Motus solves through them, but "
+                   "their share of the reactions is not unique):</p><ul>").arg(report.redundantCount);
+        QStringList remedies;
+        for (const engine::RedundantEquation& e : report.redundant) {
+            const QString who = e.joint.empty() ? tr("motion '%1'").arg(toQString(e.motion)) : tr("joint '%1'").arg(toQString(e.joint));
+            html += QStringLiteral("<li><b>%1</b>, %2: %3</li>").arg(who.toHtmlEscaped(), toQString(e.equation).toHtmlEscaped(), sentence(e.meaning));
+            if (!remedies.contains(sentence(e.remedy))) remedies << sentence(e.remedy);
+        }
+        html += tr("</ul><p><b>What removes them</b></p><ul>");
+        for (const QString& r : remedies) html += QStringLiteral("<li>%1</li>").arg(r);
+        html += QStringLiteral("</ul>");
     }
-    if (!report.ok) lines << toQString(report.message);
-    dofExplanation_ = lines.join(QLatin1Char('\n'));
+    if (!report.ok) html += QStringLiteral("<p>%1</p>").arg(sentence(report.message));
+    dofExplanation_ = html;
 }
 
 QString MainWindow::degreesOfFreedomText() const {

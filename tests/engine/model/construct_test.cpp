@@ -740,6 +740,19 @@ TEST(ConstructAddMotion, TurnsARevoluteOnceASecondAndSlidesAPrismatic) {
     }
 }
 
+TEST(ConstructAddForce, JointForcesNeedAJointWithThatCoordinate) {
+    // A torsion spring needs an angle; a controller an angle or a slide. Others get nothing.
+    for (JointType type : {JointType::Spherical, JointType::Fixed, JointType::Universal, JointType::Planar}) {
+        OneJoint s = oneJoint(type);
+        EXPECT_EQ(addForce(s.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, s.joint), kNoEntity);
+        EXPECT_EQ(addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint), kNoEntity);
+        EXPECT_TRUE(s.spec.forces.empty());
+    }
+    OneJoint slide = oneJoint(JointType::Prismatic);
+    EXPECT_EQ(addForce(slide.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, slide.joint), kNoEntity);
+    EXPECT_NE(addForce(slide.spec, ForceType::JointController, kNoEntity, kNoEntity, slide.joint), kNoEntity);
+}
+
 TEST(ConstructAddForce, JointForcesNameTheJointAndControlItsCoordinate) {
     {
         OneJoint s = oneJoint(JointType::Revolute);
@@ -764,6 +777,59 @@ TEST(ConstructAddForce, JointForcesNameTheJointAndControlItsCoordinate) {
         for (const Diagnostic& d : validate(s.spec)) ADD_FAILURE() << d.where << ": " << d.message;
         EXPECT_TRUE(compile(s.spec).model);
     }
+}
+
+// A stiffness k and damping c tuned to an inertia J: the natural frequency √(k/J) is `hz` and
+// the damping ratio c / (2√(kJ)) is 0.3, both within the rounding of k and c to two
+// significant digits (at most 5 % each).
+void expectTuned(double k, double c, double J, double hz) {
+    const double omega = 2.0 * kPi * hz;
+    EXPECT_NEAR(k, J * omega * omega, 0.05 * J * omega * omega) << "J " << J;
+    EXPECT_NEAR(c, 0.6 * J * omega, 0.05 * 0.6 * J * omega) << "J " << J;
+    EXPECT_NEAR(std::sqrt(k / J) / (2.0 * kPi), hz, 0.026 * hz);
+    EXPECT_NEAR(c / (2.0 * std::sqrt(k * J)), 0.3, 0.3 * 0.08);
+}
+
+TEST(ConstructAddForce, SizesStiffnessAndDampingToThePartsTheyAct) {
+    constexpr double m = 7850.0 * 0.2 * 0.04 * 0.04;  // the default box link [kg]
+    IdLedger ids;
+    TwoLinkScene s = twoLinkScene(ids);
+    SceneSpec& spec = s.spec;
+    // Link to ground: the link's mass at 2 Hz. Link to link: half of it (the reduced mass).
+    const ForceSpec toGround = spec.forces[0];
+    expectTuned(toGround.stiffness, toGround.damping, m, 2.0);
+    ASSERT_NE(addForce(spec, ForceType::SpringDamper, s.link1Elbow, s.link2Tip, kNoEntity), kNoEntity);
+    expectTuned(spec.forces.back().stiffness, spec.forces.back().damping, 0.5 * m, 2.0);
+    // A bushing between the links at 10 Hz: the reduced mass, and the reduced smallest
+    // principal moment, about the long axis: m (0.04² + 0.04²) / 12.
+    ASSERT_NE(addForce(spec, ForceType::Bushing, s.link1Elbow, s.link2Elbow, kNoEntity), kNoEntity);
+    const ForceSpec& bushing = spec.forces.back();
+    for (int k = 0; k < 3; ++k) {
+        expectTuned(bushing.translationalStiffness(k), bushing.translationalDamping(k), 0.5 * m, 10.0);
+        expectTuned(bushing.rotationalStiffness(k), bushing.rotationalDamping(k), 0.5 * m * 2.0 * 0.04 * 0.04 / 12.0,
+                    10.0);
+    }
+    for (const Diagnostic& d : validate(spec)) ADD_FAILURE() << d.where << ": " << d.message;
+
+    // On a joint: the moment of inertia of part I about the joint axis (z through its end
+    // marker: m (0.2² + 0.04²) / 12 + m 0.1²), or its mass for a slide.
+    const double J = m * (0.2 * 0.2 + 0.04 * 0.04) / 12.0 + m * 0.1 * 0.1;
+    OneJoint hinge = oneJoint(JointType::Revolute);
+    ASSERT_NE(addForce(hinge.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, hinge.joint), kNoEntity);
+    expectTuned(hinge.spec.forces.back().stiffness, hinge.spec.forces.back().damping, J, 2.0);
+    ASSERT_NE(addForce(hinge.spec, ForceType::JointController, kNoEntity, kNoEntity, hinge.joint), kNoEntity);
+    expectTuned(hinge.spec.forces.back().stiffness, hinge.spec.forces.back().damping, J, 5.0);
+    OneJoint slider = oneJoint(JointType::Prismatic);
+    ASSERT_NE(addForce(slider.spec, ForceType::JointController, kNoEntity, kNoEntity, slider.joint), kNoEntity);
+    expectTuned(slider.spec.forces.back().stiffness, slider.spec.forces.back().damping, m, 5.0);
+
+    // Point loads: 10 N down, 1 N·m about z.
+    ASSERT_NE(addForce(spec, ForceType::PointForce, s.link1Elbow, kNoEntity, kNoEntity), kNoEntity);
+    EXPECT_EQ(evalExpression(spec.forces.back().components[0], 0.3), 0.0);
+    EXPECT_EQ(evalExpression(spec.forces.back().components[1], 0.3), 0.0);
+    EXPECT_EQ(evalExpression(spec.forces.back().components[2], 0.3), -10.0);
+    ASSERT_NE(addForce(spec, ForceType::PointTorque, s.link1Elbow, kNoEntity, kNoEntity), kNoEntity);
+    EXPECT_EQ(evalExpression(spec.forces.back().components[2], 0.3), 1.0);
 }
 
 TEST(ConstructMarkerWorldPose, IsThePartPoseTimesTheMarkerPose) {
@@ -873,6 +939,8 @@ TEST(ConstructRotationWithZAlong, TakesZExactlyToNWithAProperRotation) {
     EXPECT_TRUE(rotationWithZAlong(Vec3::UnitZ()).isApprox(Quat::Identity(), 1e-15));
     const Quat flip = rotationWithZAlong(-Vec3::UnitZ());
     EXPECT_LE((flip * Vec3::UnitX() - Vec3::UnitX()).norm(), 1e-15);
+    // No direction at all: no turn.
+    EXPECT_TRUE(rotationWithZAlong(Vec3::Zero()).isApprox(Quat::Identity(), 0.0));
     // A turn about x or y keeps the other horizontal axis.
     const Quat toY = rotationWithZAlong(Vec3::UnitY());
     EXPECT_LE((toY * Vec3::UnitX() - Vec3::UnitX()).norm(), 1e-15);

@@ -13,6 +13,7 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
@@ -210,6 +211,25 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     // Planar loop of spatial joints: 1 DOF, three redundant equations, said in the status bar.
     EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler -2 · 3 redundant");
     EXPECT_TRUE(window.degreesOfFreedomExplanation().contains("planar")) << window.degreesOfFreedomExplanation().toStdString();
+    // Clicking the readout explains it.
+    {
+        bool explained = false;
+        QTimer::singleShot(0, [&] {
+            ASSERT_TRUE(QTest::qWaitFor([] { return QApplication::activeModalWidget() != nullptr; }, 5000));
+            QWidget* box = QApplication::activeModalWidget();
+            auto* text = box->findChild<QTextBrowser*>();
+            explained = box->objectName() == "DegreesOfFreedomDialog" && text && text->toPlainText().contains("planar loop");
+            if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+                QTest::qWait(100);
+                box->grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/walkthrough-dof.png");
+            }
+            box->close();
+        });
+        auto* readout = window.findChild<QToolButton*>("DegreesOfFreedom");
+        ASSERT_TRUE(readout);
+        QTest::mouseClick(readout, Qt::LeftButton);
+        EXPECT_TRUE(explained);
+    }
 
     // A motor on the crank's pivot: Motion, then a click on the pivot's glyph.
     const engine::Joint* pivotJoint = joint(engine::JointType::Revolute, 0);

@@ -19,9 +19,11 @@
 #include "ui/properties/properties_panel.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,10 +48,10 @@ namespace {
 using engine::EntityId;
 using engine::SceneSpec;
 
-constexpr const char* kSchemaPath = "/tmp/schema_mut.json";
+constexpr const char* kSchemaPath = MOTUS_SOURCE_DIR "/resources/scene.schema.json";
 constexpr const char* kMeshPath = MOTUS_SOURCE_DIR "/tests/engine/io/data/box.obj";
 
-// The scene page, and entities whose own page lists their fields.
+// The scene's own page (with its settings and contact), when nothing is selected.
 const QString kScene = QStringLiteral("scene");
 
 // Top-level keys the properties panel does not edit, and why.
@@ -73,14 +75,24 @@ const std::map<QString, QString> kShownOnOwnerPage = {
 struct Expected {
     QString owner;
     QString key;
-    bool operator<(const Expected& other) const { return std::pair(owner, key) < std::pair(other.owner, other.key); }
+    bool operator<(const Expected& other) const {
+        return std::pair(owner, key) < std::pair(other.owner, other.key);
+    }
 };
+
+// A key of a JSON object, and the object under it (empty when it is not one).
+QJsonValue at(const QJsonObject& object, const char* key) {
+    return object.value(QLatin1String(key));
+}
+QJsonObject objectAt(const QJsonObject& object, const char* key) {
+    return at(object, key).toObject();
+}
 
 // Walks the scene schema from its root and lists the keys the panel must show.
 class SchemaWalker {
 public:
     explicit SchemaWalker(QJsonObject root) : root_(std::move(root)) {
-        walkProperties(root_.value(QStringLiteral("properties")).toObject(), kScene, QString(), false);
+        walkProperties(objectAt(root_, "properties"), kScene, QString(), false);
     }
 
     const std::set<Expected>& expected() const { return expected_; }
@@ -91,25 +103,25 @@ private:
     QJsonObject resolve(const QJsonValue& node, QString* defName = nullptr) const {
         QJsonObject object = node.toObject();
         static const QString kDefs = QStringLiteral("#/$defs/");
-        while (object.contains(QStringLiteral("$ref"))) {
-            const QString ref = object.value(QStringLiteral("$ref")).toString();
+        while (object.contains(QLatin1String("$ref"))) {
+            const QString ref = at(object, "$ref").toString();
             if (!ref.startsWith(kDefs)) {
                 ADD_FAILURE() << "unexpected $ref " << ref.toStdString();
                 return {};
             }
             const QString name = ref.mid(kDefs.size());
             if (defName) *defName = name;
-            object = root_.value(QStringLiteral("$defs")).toObject().value(name).toObject();
+            object = objectAt(root_, "$defs").value(name).toObject();
         }
         return object;
     }
 
-    // The values of a "type" property's "const" or "enum" in `schema`'s properties.
+    // The values of the "const" or "enum" of the "type" in `schema`'s properties.
     QStringList typesOf(const QJsonObject& schema) const {
-        const QJsonObject type = resolve(schema.value(QStringLiteral("properties")).toObject().value(QStringLiteral("type")));
+        const QJsonObject type = resolve(at(objectAt(schema, "properties"), "type"));
         QStringList out;
-        if (type.contains(QStringLiteral("const"))) out << type.value(QStringLiteral("const")).toString();
-        for (const QJsonValue& v : type.value(QStringLiteral("enum")).toArray()) out << v.toString();
+        if (type.contains(QLatin1String("const"))) out << at(type, "const").toString();
+        for (const QJsonValue& v : at(type, "enum").toArray()) out << v.toString();
         return out;
     }
 
@@ -119,16 +131,16 @@ private:
 
     // An entity (or a list item shown on its owner's page, with `prefix`).
     void walkEntity(const QJsonObject& definition, const QString& owner, const QString& prefix) {
-        const QJsonObject shared = definition.value(QStringLiteral("properties")).toObject();
+        const QJsonObject shared = objectAt(definition, "properties");
         // Variants told apart by "type" (force elements): each variant's keys, and the keys
         // all variants share, on an entity of each of its types.
-        const QJsonArray variants = definition.value(QStringLiteral("oneOf")).toArray();
+        const QJsonArray variants = at(definition, "oneOf").toArray();
         if (!variants.isEmpty() && !typesOf(variants.first().toObject()).isEmpty()) {
             for (const QJsonValue& v : variants) {
                 const QJsonObject variant = v.toObject();
                 for (const QString& type : typesOf(variant)) {
                     walkProperties(shared, typed(owner, prefix, type), prefix, true);
-                    walkProperties(variant.value(QStringLiteral("properties")).toObject(), typed(owner, prefix, type), prefix, true);
+                    walkProperties(objectAt(variant, "properties"), typed(owner, prefix, type), prefix, true);
                 }
             }
             return;
@@ -136,12 +148,12 @@ private:
         walkProperties(shared, owner, prefix, false);
         // Keys required for one type ("if type is mesh then file"), on an entity of that type.
         std::vector<QJsonObject> conditions = {definition};
-        for (const QJsonValue& c : definition.value(QStringLiteral("allOf")).toArray()) conditions.push_back(c.toObject());
+        for (const QJsonValue& c : at(definition, "allOf").toArray()) conditions.push_back(c.toObject());
         for (const QJsonObject& condition : conditions) {
-            const QJsonObject when = condition.value(QStringLiteral("if")).toObject();
-            if (!when.value(QStringLiteral("properties")).toObject().contains(QStringLiteral("type"))) continue;
+            const QJsonObject when = objectAt(condition, "if");
+            if (!objectAt(when, "properties").contains(QLatin1String("type"))) continue;
             for (const QString& type : typesOf(when))
-                for (const QJsonValue& key : condition.value(QStringLiteral("then")).toObject().value(QStringLiteral("required")).toArray())
+                for (const QJsonValue& key : at(objectAt(condition, "then"), "required").toArray())
                     expected_.insert({typed(owner, prefix, type), prefix + key.toString()});
         }
     }
@@ -154,10 +166,10 @@ private:
             const QString key = prefix + name;
             const QJsonObject node = resolve(it.value());
             // A list of objects: entities of their own, or items shown on the owner's page.
-            if (node.value(QStringLiteral("type")).toString() == QStringLiteral("array")) {
+            if (at(node, "type").toString() == QLatin1String("array")) {
                 QString itemsName = key;  // inline items are named by their place ("contact.pairs")
-                const QJsonObject items = resolve(node.value(QStringLiteral("items")), &itemsName);
-                if (items.contains(QStringLiteral("properties"))) {
+                const QJsonObject items = resolve(at(node, "items"), &itemsName);
+                if (items.contains(QLatin1String("properties"))) {
                     const auto shown = kShownOnOwnerPage.find(itemsName);
                     if (shown != kShownOnOwnerPage.end()) walkEntity(items, owner, prefix + shown->second);
                     else walkEntity(items, itemsName, QString());
@@ -165,16 +177,16 @@ private:
                 }
             }
             // An object of named keys (settings, contact, material, collision): prefixed keys.
-            if (node.contains(QStringLiteral("properties"))) {
-                walkProperties(node.value(QStringLiteral("properties")).toObject(), owner, key + QStringLiteral("."), variant);
+            if (node.contains(QLatin1String("properties"))) {
+                walkProperties(objectAt(node, "properties"), owner, key + QLatin1Char('.'), variant);
                 continue;
             }
             expected_.insert({owner, key});
             // Inertia: three moments, optionally followed by the three products.
-            if (node.value(QStringLiteral("minItems")).toInt() == 3 && node.value(QStringLiteral("maxItems")).toInt() == 6)
+            if (at(node, "minItems").toInt() == 3 && at(node, "maxItems").toInt() == 6)
                 expected_.insert({owner, key + QStringLiteral(".products")});
             // A choice of type (shapes, joints): an entity of each type shows its fields.
-            if (name == QStringLiteral("type") && !variant)
+            if (name == QLatin1String("type") && !variant)
                 for (const QString& type : typesOf(QJsonObject{{QStringLiteral("properties"), properties}}))
                     expected_.insert({typed(owner, prefix, type), key});
         }
@@ -225,8 +237,8 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
 
     // One moving part per solid shape type, each with a marker "m".
     const std::pair<const char*, engine::ShapeType> solids[] = {
-        {"block", engine::ShapeType::Box},      {"ball", engine::ShapeType::Sphere}, {"rod", engine::ShapeType::Cylinder},
-        {"pill", engine::ShapeType::Capsule},   {"tip", engine::ShapeType::Cone},    {"hull", engine::ShapeType::Mesh},
+        {"block", engine::ShapeType::Box},   {"ball", engine::ShapeType::Sphere}, {"rod", engine::ShapeType::Cylinder},
+        {"pill", engine::ShapeType::Capsule}, {"tip", engine::ShapeType::Cone},    {"hull", engine::ShapeType::Mesh},
     };
     for (std::size_t k = 0; k < std::size(solids); ++k) {
         engine::Part part;
@@ -316,8 +328,10 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
     out[kScene].push_back(engine::kNoEntity);
     for (const engine::Part& part : spec.parts) {
         out[QStringLiteral("part")].push_back(part.id);
-        for (const engine::Shape& shape : part.shapes)
-            out[QStringLiteral("part/shape.type=") + toQString(engine::shapeTypeName(shape.type))].push_back(part.id);
+        for (const engine::Shape& shape : part.shapes) {
+            const QString type = toQString(engine::shapeTypeName(shape.type));
+            out[QStringLiteral("part/shape.type=") + type].push_back(part.id);
+        }
         for (const engine::Marker& m : part.markers) out[QStringLiteral("marker")].push_back(m.id);
     }
     for (const engine::Joint& joint : spec.joints) {
@@ -329,7 +343,8 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
         out[QStringLiteral("force/type=") + toQString(engine::forceTypeName(force.type))].push_back(force.id);
     }
     for (const engine::MotionSpec& motion : spec.motions) out[QStringLiteral("motion")].push_back(motion.id);
-    for (const engine::ContactPairSpec& pair : spec.contact.pairs) out[QStringLiteral("contact.pairs")].push_back(pair.id);
+    for (const engine::ContactPairSpec& pair : spec.contact.pairs)
+        out[QStringLiteral("contact.pairs")].push_back(pair.id);
     return out;
 }
 
@@ -337,7 +352,8 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
 bool isEditor(QWidget* widget) {
     if (!widget || !widget->isEnabled()) return false;
     if (auto* edit = qobject_cast<QLineEdit*>(widget)) return !edit->isReadOnly();
-    return qobject_cast<QComboBox*>(widget) || qobject_cast<QCheckBox*>(widget) || qobject_cast<ExpressionEditor*>(widget);
+    return qobject_cast<QComboBox*>(widget) || qobject_cast<QCheckBox*>(widget) ||
+           qobject_cast<ExpressionEditor*>(widget);
 }
 
 class PropertiesSchemaTest : public ::testing::Test {
@@ -412,7 +428,8 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
     const std::optional<QJsonObject> schema = readSchema();
     ASSERT_TRUE(schema);
     for (const auto& [key, reason] : kNotInProperties)
-        EXPECT_TRUE(schema->value(QStringLiteral("properties")).toObject().contains(key)) << key.toStdString() << " (" << reason.toStdString() << ")";
+        EXPECT_TRUE(objectAt(*schema, "properties").contains(key))
+            << key.toStdString() << " (" << reason.toStdString() << ")";
 }
 
 TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
@@ -424,7 +441,8 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
             for (const QString& key : panel.keys()) {
                 shown[owner].insert(key);
                 EXPECT_TRUE(isEditor(panel.editorForKey(key)))
-                    << owner.toStdString() << " #" << id << ": the field of '" << key.toStdString() << "' has no editor";
+                    << owner.toStdString() << " #" << id << ": the field of '" << key.toStdString()
+                    << "' has no editor";
             }
         }
     }
@@ -434,7 +452,8 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
         else if (!shown[e.owner].count(e.key)) missing << QStringLiteral("%1: %2").arg(e.owner, e.key);
     }
     noExample.removeDuplicates();
-    EXPECT_TRUE(noExample.isEmpty()) << "no example entity in the test scene for: " << noExample.join(", ").toStdString();
+    EXPECT_TRUE(noExample.isEmpty())
+        << "no example entity in the test scene for: " << noExample.join(QStringLiteral(", ")).toStdString();
     EXPECT_TRUE(missing.isEmpty()) << "schema keys without a field in the properties panel:\n  "
                                    << missing.join(QStringLiteral("\n  ")).toStdString();
 }
