@@ -451,6 +451,7 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
 }
 
 void BuildTools::start(Tool tool, const QString& text) {
+    emit toolStarted();
     tool_ = tool;
     first_.reset();
     hint_ = text + tr("  (Esc: done)");
@@ -515,6 +516,12 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::Ke
         } else {
             end.part = part->id;
         }
+        // The view may show a frame of a run: the point is taken on the part as drawn, then
+        // placed on the part where the document has it.
+        const engine::Transform shown = viewport_->partPose(static_cast<std::size_t>(part - spec->parts.data()));
+        const engine::Transform toDocument = part->X_WP * shown.inverse();
+        end.p_W = toDocument * end.p_W;
+        end.n_W = toDocument.R * end.n_W;
         const engine::Transform X_PW = part->X_WP.inverse();
         if (modifiers & Qt::ShiftModifier) {
             // Snap to the shape's nearest feature, in the part frame.
@@ -721,10 +728,20 @@ void BuildTools::placeAt(const PickResult& hit) {
     // Resting on what was clicked: lifted along the surface normal by its own extent. A part
     // placed in space or on the ground lands on a 1 mm grid.
     Vec3 at = rounded(vec(hit.point));
+    Vec3 normal = vec(hit.normal);
     if (hit.kind == PickResult::Kind::Space || hit.kind == PickResult::Kind::Ground)
         at = (vec(hit.point) * 1000.0).array().round().matrix() / 1000.0;
+    if (hit.kind == PickResult::Kind::Part) {
+        // On the part as drawn (maybe a frame of a run), placed where the document has it.
+        for (std::size_t k = 0; k < spec->parts.size(); ++k) {
+            if (spec->parts[k].id != hit.entity) continue;
+            const engine::Transform toDocument = spec->parts[k].X_WP * viewport_->partPose(k).inverse();
+            at = rounded(toDocument * vec(hit.point));
+            normal = toDocument.R * normal;
+        }
+    }
     if (hit.kind == PickResult::Kind::Part || hit.kind == PickResult::Kind::Ground) {
-        const Vec3 n = cleanDirection(vec(hit.normal));
+        const Vec3 n = cleanDirection(normal);
         at += n * engine::supportDistance(part, -n);
     } else if (hit.kind == PickResult::Kind::Marker || hit.kind == PickResult::Kind::Joint ||
                hit.kind == PickResult::Kind::Nothing) {

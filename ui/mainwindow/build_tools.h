@@ -68,6 +68,7 @@ signals:
     void message(int severity, const QString& text);  // 0 error, 1 warning, 2 info
     void hint(const QString& text);                   // what the active tool expects next
     void created(engine::EntityId entity);            // select it
+    void toolStarted();                               // a building tool is about to be used
 
 private:
     // One end of a connection: an existing marker, or a point (with its surface normal) on a

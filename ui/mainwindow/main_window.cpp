@@ -90,6 +90,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     // A new entity is shown for editing; the commands that act on the selection (a motion on
     // a joint, ...) still wait for the user to pick what they act on.
+    // Building happens on a still mechanism: a tool pauses the run.
+    connect(tools_, &BuildTools::toolStarted, this, [this] { session_->pause(); });
     connect(tools_, &BuildTools::created, this, [this](engine::EntityId id) {
         selectEntity(id);
         tools_->setSelection(engine::kNoEntity);

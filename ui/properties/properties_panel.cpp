@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QWheelEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -138,7 +140,23 @@ struct PropertiesPanel::Field {
     QComboBox* combo = nullptr;
     ExpressionEditor* expression = nullptr;
     QPushButton* button = nullptr;
+    QLabel* infoLabel = nullptr;
     QLabel* message = nullptr;
+
+    // Takes the accessors of an identical field defined for the scene as it is now.
+    void adopt(const Field& from) {
+        getNumbers = from.getNumbers;
+        setNumbers = from.setNumbers;
+        getText = from.getText;
+        setText = from.setText;
+        checkText = from.checkText;
+        getSwitch = from.getSwitch;
+        setSwitch = from.setSwitch;
+        local = from.local;
+        action = from.action;
+        info = from.info;
+        integer = from.integer;
+    }
 };
 
 PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent) {
@@ -170,37 +188,7 @@ void PropertiesPanel::setMarkerInWorld(bool world) {
     rebuild();
 }
 
-void PropertiesPanel::rebuild() {
-    // A rebuild can come from inside an editor's own signal (an edit applied): the old editors
-    // are disconnected and deleted later, never under their own feet.
-    for (const auto& f : fields_) {
-        for (QLineEdit* edit : f->edits)
-            if (edit) edit->disconnect(this);
-        if (f->check) f->check->disconnect(this);
-        if (f->combo) f->combo->disconnect(this);
-        if (f->expression) f->expression->disconnect(this);
-        if (f->button) f->button->disconnect(this);
-    }
-    fields_.clear();
-    const int scrolled = scroll_->verticalScrollBar()->value();
-    if (QWidget* old = scroll_->takeWidget()) {
-        old->hide();
-        old->deleteLater();
-    }
-    body_ = new QWidget;
-    auto* column = new QVBoxLayout(body_);
-    column->setContentsMargins(0, 0, 0, 0);
-    form_ = new QFormLayout;
-    column->addLayout(form_);
-    column->addStretch(1);  // fields keep their natural height; the space left goes below them
-    form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form_->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    form_->setContentsMargins(0, 0, 0, 0);
-    if (!spec_) {
-        title_->setText(tr("No scene"));
-        scroll_->setWidget(body_);
-        return;
-    }
+void PropertiesPanel::defineFields() {
     const SceneSpec& spec = *spec_;
     const engine::EntityId id = id_;
     auto add = [&](Field f) -> Field& {
@@ -727,6 +715,92 @@ void PropertiesPanel::rebuild() {
         contact(tr("Contact damping"), QStringLiteral("N·s/m"), QStringLiteral("contact.damping"), &engine::ContactSettings::damping);
     }
 
+}
+
+void PropertiesPanel::refreshValues() {
+    const SceneSpec& spec = *spec_;
+    for (auto& owned : fields_) {
+        Field& f = *owned;
+        switch (f.kind) {
+        case Field::Kind::Number:
+        case Field::Kind::Vector: {
+            const Numbers values = f.getNumbers(spec);
+            for (int k = 0; k < 3; ++k)
+                if (f.edits[k]) f.edits[k]->setText(number(values[static_cast<std::size_t>(k)] * f.scale));
+            break;
+        }
+        case Field::Kind::Text:
+        case Field::Kind::Colour: f.edits[0]->setText(QString::fromStdString(f.getText(spec))); break;
+        case Field::Kind::Switch: {
+            const QSignalBlocker block(f.check);
+            f.check->setChecked(f.getSwitch(spec));
+            break;
+        }
+        case Field::Kind::Choice: {
+            const QSignalBlocker block(f.combo);
+            f.combo->setCurrentText(QString::fromStdString(f.getText(spec)));
+            break;
+        }
+        case Field::Kind::Expression: f.expression->setText(QString::fromStdString(f.getText(spec))); break;
+        case Field::Kind::Info:
+            if (f.infoLabel) f.infoLabel->setText(f.info);
+            break;
+        case Field::Kind::Button:
+        case Field::Kind::Heading: break;
+        }
+    }
+}
+
+void PropertiesPanel::rebuild() {
+    std::vector<std::unique_ptr<Field>> previous = std::move(fields_);
+    fields_.clear();
+    if (spec_) defineFields();
+    else title_->setText(tr("No scene"));
+    // The same entity with the same fields (an edit of a value): the editors stay, keyboard
+    // focus and scrolling with them, and show the new values. Stepping a value with the arrow
+    // keys keeps working across the edits it makes.
+    const bool sameFields = spec_ && id_ == shownId_ && !previous.empty() && previous.size() == fields_.size() &&
+                            std::equal(previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
+                                return a->kind == b->kind && a->label == b->label && a->key == b->key && a->unit == b->unit &&
+                                       a->choices == b->choices && a->scale == b->scale;
+                            });
+    if (sameFields) {
+        for (std::size_t k = 0; k < fields_.size(); ++k) previous[k]->adopt(*fields_[k]);
+        fields_ = std::move(previous);
+        refreshValues();
+        return;
+    }
+    shownId_ = id_;
+    // A rebuild can come from inside an editor's own signal (an edit applied): the old editors
+    // are disconnected and deleted later, never under their own feet.
+    for (const auto& f : previous) {
+        for (QLineEdit* edit : f->edits)
+            if (edit) edit->disconnect(this);
+        if (f->check) f->check->disconnect(this);
+        if (f->combo) f->combo->disconnect(this);
+        if (f->expression) f->expression->disconnect(this);
+        if (f->button) f->button->disconnect(this);
+    }
+    previous.clear();
+    const int scrolled = scroll_->verticalScrollBar()->value();
+    if (QWidget* old = scroll_->takeWidget()) {
+        old->hide();
+        old->deleteLater();
+    }
+    body_ = new QWidget;
+    auto* column = new QVBoxLayout(body_);
+    column->setContentsMargins(0, 0, 0, 0);
+    form_ = new QFormLayout;
+    column->addLayout(form_);
+    column->addStretch(1);  // fields keep their natural height; the space left goes below them
+    form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form_->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    form_->setContentsMargins(0, 0, 0, 0);
+    if (!spec_) {
+        scroll_->setWidget(body_);
+        return;
+    }
+    const SceneSpec& spec = *spec_;
     // Editors for the fields, filled with the current values.
     for (auto& owned : fields_) {
         Field& f = *owned;
@@ -797,6 +871,7 @@ void PropertiesPanel::rebuild() {
             break;
         case Field::Kind::Info: {
             auto* label = new QLabel(f.info);
+            f.infoLabel = label;
             label->setTextInteractionFlags(Qt::TextSelectableByMouse);
             label->setStyleSheet(QStringLiteral("color: palette(mid);"));
             line->addWidget(label);
@@ -806,6 +881,8 @@ void PropertiesPanel::rebuild() {
             const Numbers values = f.getNumbers(spec);
             for (int k = 0; k < (f.kind == Field::Kind::Vector ? 3 : 1); ++k) {
                 f.edits[k] = new QLineEdit(number(values[static_cast<std::size_t>(k)] * f.scale));
+                f.edits[k]->installEventFilter(this);  // arrow keys and the wheel step the value
+                f.edits[k]->setToolTip(tr("↑/↓ or the wheel step the value (Shift: ten times more)"));
                 f.edits[k]->setAlignment(Qt::AlignRight);
                 f.edits[k]->setMinimumWidth(48);
                 f.edits[k]->setCursorPosition(0);
@@ -898,6 +975,41 @@ void PropertiesPanel::commitField(Field& f) {
     }
     const QString what = f.kind == Field::Kind::Button ? f.label : tr("Edit %1 of %2").arg(f.label.toLower(), title_->text().toLower());
     emit editRequested(after, what, f.kind == Field::Kind::Button ? QString() : QStringLiteral("%1/%2").arg(id_).arg(f.label));
+}
+
+bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {
+    int direction = 0;
+    bool coarse = false;
+    if (event->type() == QEvent::KeyPress) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->key() == Qt::Key_Up) direction = 1;
+        if (key->key() == Qt::Key_Down) direction = -1;
+        coarse = key->modifiers() & Qt::ShiftModifier;
+    } else if (event->type() == QEvent::Wheel && static_cast<QWidget*>(watched)->hasFocus()) {
+        const auto* wheel = static_cast<QWheelEvent*>(event);
+        direction = wheel->angleDelta().y() > 0 ? 1 : wheel->angleDelta().y() < 0 ? -1 : 0;
+        coarse = wheel->modifiers() & Qt::ShiftModifier;
+    }
+    if (direction == 0) return QWidget::eventFilter(watched, event);
+    for (auto& f : fields_)
+        for (QLineEdit* edit : f->edits) {
+            if (edit != watched) continue;
+            bool ok = false;
+            const double shown = edit->text().trimmed().toDouble(&ok);
+            if (!ok) return true;
+            // A step of the value's second significant digit (1° for angles, 1 for whole
+            // numbers), ten times that with Shift; each step is an edit, and the steps of one
+            // burst merge into one undo step.
+            double step = f->integer ? 1.0
+                          : f->scale != 1.0 ? 1.0
+                          : shown == 0.0    ? 0.001
+                                            : std::pow(10.0, std::floor(std::log10(std::abs(shown))) - 1.0);
+            if (coarse) step *= 10.0;
+            edit->setText(number(shown + direction * step));
+            commitField(*f);
+            return true;
+        }
+    return QWidget::eventFilter(watched, event);
 }
 
 PropertiesPanel::Field* PropertiesPanel::find(const QString& labelOrKey) const {

@@ -54,6 +54,9 @@ public:
     // Markers' position and orientation in their part's axes (default) or the world's.
     void setMarkerInWorld(bool world);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 signals:
     // `key` names the entity and field: consecutive edits of one key merge into one undo step.
     void editRequested(const engine::SceneSpec& after, const QString& description, const QString& key);
@@ -61,11 +64,14 @@ signals:
 private:
     struct Field;
     void rebuild();
+    void defineFields();   // the fields of the entity shown, without editors
+    void refreshValues();  // the editors show the scene's values
     void commitField(Field& field);
     Field* find(const QString& labelOrKey) const;
 
     const engine::SceneSpec* spec_ = nullptr;
     engine::EntityId id_ = engine::kNoEntity;
+    engine::EntityId shownId_ = engine::kNoEntity;  // whose editors are built
     bool markerInWorld_ = false;
     QLabel* title_ = nullptr;
     QScrollArea* scroll_ = nullptr;

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -21,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/io/scene_json.h"
 #include "engine/model/construct.h"
 #include "engine/model/mass_properties.h"
 #include "engine/record/recording.h"
@@ -600,6 +602,52 @@ TEST_F(BuildMechanismTest, APartsShapesMassAndMarkersAreEditedInProperties) {
     window.deleteSelection();
     EXPECT_EQ(window.scene()->parts[1].shapes.size(), 1u);
     EXPECT_EQ(window.scene()->parts.size(), 2u);
+}
+
+TEST_F(BuildMechanismTest, AJointThatCannotCloseIsRefusedWithWhyAndTheSceneIsKept) {
+    // Two links hinged to the ground 0.76 m apart reach 0.32 m together: no pin joins them.
+    trigger("CreatePart_box");
+    clickWorld(Vec3(-0.3, 0.0, 0.4));
+    clickWorld(Vec3(0.3, 0.0, 0.4));
+    trigger("CreateJoint_revolute");
+    clickOn("box1", Vec3(-0.08, -0.02, 0.0));
+    clickWorld(Vec3(-0.38, 0.0, 0.7));
+    clickOn("box2", Vec3(0.08, -0.02, 0.0));
+    clickWorld(Vec3(0.38, 0.0, 0.7));
+    ASSERT_EQ(window.scene()->joints.size(), 2u);
+    const std::string before = engine::io::sceneToJson(*window.scene());
+    const int steps = window.undoStack()->count();
+    clickOn("box1", Vec3(0.08, -0.02, 0.0));
+    clickOn("box2", Vec3(-0.08, -0.02, 0.0));
+    // Refused: the message names the joint and how far apart its markers are; nothing changed.
+    EXPECT_EQ(window.scene()->joints.size(), 2u);
+    EXPECT_EQ(window.undoStack()->count(), steps);
+    EXPECT_EQ(engine::io::sceneToJson(*window.scene()), before);
+    const QString last = window.messages()->item(window.messages()->count() - 1)->text();
+    EXPECT_TRUE(last.contains("joint 'revolute3' cannot close")) << last.toStdString();
+    EXPECT_TRUE(last.contains("440.0 mm apart")) << last.toStdString();
+    EXPECT_TRUE(last.contains("left as it was")) << last.toStdString();
+}
+
+TEST_F(BuildMechanismTest, SteppingAValueWithTheArrowKeysIsOneUndoStep) {
+    trigger("CreatePart_box");
+    clickWorld(Vec3(0.0, 0.0, 0.4));
+    PropertiesPanel* panel = window.properties();
+    auto* length = qobject_cast<QLineEdit*>(panel->editor("Shape 1 size", 0));
+    ASSERT_TRUE(length);
+    const int steps = window.undoStack()->count();
+    length->setFocus();
+    for (int k = 0; k < 5; ++k) QTest::keyClick(length, Qt::Key_Up);
+    // The same editor all along (focus kept), each step applied, one undo step for the burst.
+    EXPECT_EQ(panel->editor("Shape 1 size", 0), length);
+    EXPECT_NEAR(window.scene()->parts[1].shapes[0].size.x(), 0.25, 1e-12);
+    EXPECT_EQ(length->text(), "0.25");
+    EXPECT_EQ(window.undoStack()->count(), steps + 1);
+    QTest::keyClick(length, Qt::Key_Down, Qt::ShiftModifier);  // ten times the step
+    EXPECT_NEAR(window.scene()->parts[1].shapes[0].size.x(), 0.15, 1e-12);
+    window.undoStack()->undo();
+    EXPECT_NEAR(window.scene()->parts[1].shapes[0].size.x(), 0.2, 1e-12);
+    EXPECT_EQ(length->text(), "0.2");
 }
 
 }  // namespace
