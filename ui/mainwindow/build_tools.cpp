@@ -289,8 +289,13 @@ void mate(engine::SceneSpec& spec, engine::EntityId jointId) {
             if (j.id != jointId && (j.markerI.part == part || j.markerJ.part == part)) return true;
         return false;
     };
-    engine::Part* pi = const_cast<engine::Part*>(spec.findPart(joint->markerI.part));
-    engine::Part* pj = const_cast<engine::Part*>(spec.findPart(joint->markerJ.part));
+    auto partNamed = [&](const std::string& name) -> engine::Part* {
+        for (engine::Part& p : spec.parts)
+            if (p.name == name) return &p;
+        return nullptr;
+    };
+    engine::Part* pi = partNamed(joint->markerI.part);
+    engine::Part* pj = partNamed(joint->markerJ.part);
     const engine::Marker* mi = spec.findMarker(joint->markerI);
     const engine::Marker* mj = spec.findMarker(joint->markerJ);
     if (!pi || !pj || !mi || !mj) return;
@@ -340,7 +345,17 @@ bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId n
 }
 
 BuildTools::BuildTools(SceneDocument* document, ViewportWidget* viewport, QWidget* window)
-    : QObject(window), document_(document), viewport_(viewport), window_(window) {}
+    : QObject(window), document_(document), viewport_(viewport), window_(window) {
+    // A first pick refers to the scene as it was: any change (an undo, another document)
+    // forgets it, and the tool asks for its first pick again.
+    auto forget = [this] {
+        if (!first_) return;
+        first_.reset();
+        if (tool_ != Tool::Select) emit hint(hint_);
+    };
+    QObject::connect(document_, &SceneDocument::sceneChanged, this, forget);
+    QObject::connect(document_, &SceneDocument::documentReset, this, forget);
+}
 
 void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, QToolBar* forces) {
     group_ = new QActionGroup(this);
@@ -548,8 +563,10 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::Ke
 }
 
 engine::EntityId BuildTools::markerAt(engine::SceneSpec& spec, const End& end, const engine::Quat* R_WM) {
-    if (end.marker != engine::kNoEntity) return end.marker;
-    engine::Part& part = end.ground ? engine::groundPart(spec) : *engine::partById(spec, end.part);
+    if (end.marker != engine::kNoEntity) return engine::markerById(spec, end.marker) ? end.marker : engine::kNoEntity;
+    engine::Part* found = end.ground ? &engine::groundPart(spec) : engine::partById(spec, end.part);
+    if (!found) return engine::kNoEntity;
+    engine::Part& part = *found;
     const engine::Quat R = R_WM ? *R_WM : engine::rotationWithZAlong(end.n_W);
     const engine::Transform X_WM{R, end.p_W};
     return engine::addMarker(spec, part.id, part.X_WP.inverse() * X_WM);
@@ -565,6 +582,10 @@ bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b, en
     // closed where it is made, with the other part where the user put it.
     if (a.ground && a.marker == engine::kNoEntity) {
         markerJ = markerAt(spec, b, nullptr);
+        if (markerJ == engine::kNoEntity) {
+            reason = tr("the part picked is gone");
+            return false;
+        }
         const engine::Transform X_WM = engine::markerWorldPose(spec, markerJ);
         End placed = a;
         placed.p_W = X_WM.p;
@@ -572,6 +593,10 @@ bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b, en
         std::swap(markerI, markerJ);  // the moving part is I, the ground J
     } else {
         markerI = markerAt(spec, a, nullptr);
+        if (markerI == engine::kNoEntity) {
+            reason = tr("the part picked is gone");
+            return false;
+        }
         const engine::Transform X_WI = engine::markerWorldPose(spec, markerI);
         End other = b;
         if (b.ground && b.marker == engine::kNoEntity) other.p_W = X_WI.p;

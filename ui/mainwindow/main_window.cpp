@@ -34,7 +34,6 @@
 #include <QUndoStack>
 
 #include "engine/io/scene_json.h"
-#include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/mobility.h"
 #include "engine/analysis/statics.h"
 #include "engine/model/edit.h"
@@ -313,7 +312,8 @@ void MainWindow::createActions() {
     QAction* remove = editMenu->addAction(tr("&Delete"), this, &MainWindow::deleteSelection);
     remove->setShortcut(QKeySequence::Delete);
     remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    tree_->addAction(remove);  // Delete in the tree, not while typing in a field
+    tree_->addAction(remove);  // Delete in the tree or the view, not while typing in a field
+    viewport_->addAction(remove);
 
     // View
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -605,12 +605,13 @@ int MainWindow::freeDegreesOfFreedom(QString* problem) const {
         if (problem && !compiled.diagnostics.empty()) *problem = toQString(compiled.diagnostics.front().message);
         return -1;
     }
-    engine::ForwardDynamics sim(compiled.model);
-    if (const engine::Status s = sim.initialize(); !s.ok) {
-        if (problem) *problem = toQString(s.message);
+    // The same count as the status bar's and `motus-cli info`'s.
+    const engine::MobilityReport report = engine::mobility(compiled.model);
+    if (!report.ok) {
+        if (problem) *problem = toQString(report.message);
         return -1;
     }
-    return compiled.model->velocitySize() - sim.solver().rank();
+    return report.actualDof;
 }
 
 bool MainWindow::startKinematics(bool inverseDynamics) {

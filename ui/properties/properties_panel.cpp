@@ -281,14 +281,13 @@ void PropertiesPanel::defineFields() {
                   },
                   [id](SceneSpec& s, const std::string& name) { engine::renameEntity(s, id, name); });
     };
-    auto poseFields = [&](QString key, auto entity, auto member) {
+    auto poseFields = [&](auto entity, auto member) {
         vectorField(tr("Position"), QStringLiteral("m"), 1.0, QStringLiteral("position"),
                     [entity, member](const SceneSpec& s) { return toNumbers((entity(s)->*member).p); },
                     [entity, member](SceneSpec& s, const Numbers& n) { (entity(s)->*member).p = toVec(n); });
         vectorField(tr("Orientation (roll, pitch, yaw)"), QStringLiteral("°"), kDeg, QStringLiteral("orientation"),
                     [entity, member](const SceneSpec& s) { return rpyOf((entity(s)->*member).R); },
                     [entity, member](SceneSpec& s, const Numbers& n) { (entity(s)->*member).R = quatOf(n); });
-        (void)key;
     };
     auto markerChoice = [&](QString label, QString key, auto refMember, auto entity) {
         choiceField(std::move(label), std::move(key), allMarkers(spec),
@@ -320,7 +319,7 @@ void PropertiesPanel::defineFields() {
             static const QRegularExpression hex(QStringLiteral("^#[0-9a-fA-F]{6}$"));
             return hex.match(QString::fromStdString(text)).hasMatch() ? QString() : tr("a colour is #rrggbb, e.g. #e0703c");
         };
-        poseFields(QString(), P, &engine::Part::X_WP);
+        poseFields(P, &engine::Part::X_WP);
         if (!part->ground) {
             vectorField(tr("Velocity"), QStringLiteral("m/s"), 1.0, QStringLiteral("velocity"),
                         [P](const SceneSpec& s) { return toNumbers(P(s)->v_WPo_W); },
@@ -482,7 +481,7 @@ void PropertiesPanel::defineFields() {
         Field& frame = switchField(tr("In world axes"), QString(), [this](const SceneSpec&) { return markerInWorld_; }, {});
         frame.local = [this](bool world) { setMarkerInWorld(world); };
         if (!markerInWorld_) {
-            poseFields(QString(), M, &engine::Marker::X_PM);
+            poseFields(M, &engine::Marker::X_PM);
         } else {
             vectorField(tr("Position"), QStringLiteral("m"), 1.0, QStringLiteral("position"),
                         [M, MP](const SceneSpec& s) { return toNumbers(MP(s)->X_WP * M(s)->X_PM.p); },

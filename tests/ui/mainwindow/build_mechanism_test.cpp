@@ -648,5 +648,21 @@ TEST_F(BuildMechanismTest, SteppingAValueWithTheArrowKeysIsOneUndoStep) {
     EXPECT_EQ(length->text(), "0.2");
 }
 
+TEST_F(BuildMechanismTest, AnUndoBetweenTwoPicksStartsTheToolOver) {
+    trigger("CreatePart_box");
+    clickWorld(Vec3(-0.2, 0.0, 0.4));
+    clickWorld(Vec3(0.2, 0.0, 0.4));
+    trigger("CreateJoint_revolute");
+    clickOn("box2", Vec3(0.0, -0.02, 0.0));  // the first pick is on box2 ...
+    window.undoStack()->undo();               // ... which the undo takes away
+    ASSERT_EQ(window.scene()->parts.size(), 2u);
+    clickOn("box1", Vec3(0.05, -0.02, 0.0));  // a first pick again, not a joint to a lost part
+    EXPECT_TRUE(window.scene()->joints.empty());
+    clickWorld(Vec3(0.0, 0.0, 0.75));
+    ASSERT_EQ(window.scene()->joints.size(), 1u);
+    EXPECT_EQ(window.scene()->joints[0].markerI.part, "box1");
+    EXPECT_EQ(window.scene()->joints[0].markerJ.part, "ground");
+}
+
 }  // namespace
 }  // namespace ui
