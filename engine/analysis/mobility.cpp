@@ -308,8 +308,8 @@ private:
             const std::string type(jointTypeName(jt.type));
             out.meaning = sense.holds +
                           "; at the initial pose it repeats the joint's own other equations, so "
-                          "markers " + I + " and " + J + " are not oriented as a " + type +
-                          " joint expects";
+                          "markers " +
+                          I + " and " + J + " are not oriented as a " + type + " joint expects";
             out.remedy = "orient markers " + I + " and " + J + " as a " + type +
                          " joint expects (docs/engine.md lists each joint's equations; the joint "
                          "axis is marker J's z)";
@@ -469,10 +469,11 @@ private:
             out.remedy = std::string("a planar loop built from revolutes") +
                          (withPrismatics ? " and prismatic joints" : "") + " (" + loopNames +
                          "): every joint holds it in its plane, so 3 of its equations repeat. "
-                         "Make " + S + " a spherical joint (2 equations fewer) and " + U +
+                         "Make " +
+                         S + " a spherical joint (2 equations fewer) and " + U +
                          " a universal joint with one cross pin along its present axis and the "
-                         "other in the plane of motion, not pointing at the centre of " + S +
-                         " (1 fewer), or make " + U +
+                         "other in the plane of motion, not pointing at the centre of " +
+                         S + " (1 fewer), or make " + U +
                          " a cylindrical joint on its present axis instead (1 fewer). That "
                          "removes exactly these 3 redundant equations and keeps the mechanism's "
                          "motion";
@@ -497,7 +498,8 @@ private:
                 (generalExcess == 0 ? std::string("none") : std::to_string(generalExcess)) +
                 "): its geometry is special there, with axes or lines of action lined up, or the "
                 "linkage stretched or folded at a dead centre. Move the parts away from that "
-                "position or change the geometry; if it is meant, " + loosen;
+                "position or change the geometry; if it is meant, " +
+                loosen;
         else
             out.remedy = "the closed loop " + loopNames + " has " +
                          plural(excess, "equation", "equations") +

@@ -40,18 +40,24 @@ double shapeSupport(const Shape& s, const Vec3& n_P) {
         for (int k = 0; k < 3; ++k) h += 0.5 * s.size(k) * std::abs(n_P.dot(R.col(k)));
         return h;
     }
-    case ShapeType::Sphere: return n_P.dot(c) + s.radius;
-    case ShapeType::Cylinder: return n_P.dot(c) + s.radius * across + 0.5 * s.length * std::abs(along);
-    case ShapeType::Capsule: return n_P.dot(c) + s.radius + 0.5 * s.length * std::abs(along);
+    case ShapeType::Sphere:
+        return n_P.dot(c) + s.radius;
+    case ShapeType::Cylinder:
+        return n_P.dot(c) + s.radius * across + 0.5 * s.length * std::abs(along);
+    case ShapeType::Capsule:
+        return n_P.dot(c) + s.radius + 0.5 * s.length * std::abs(along);
     case ShapeType::Cone:
-        return std::max(n_P.dot(c) + 0.5 * s.length * along, n_P.dot(c) - 0.5 * s.length * along + s.radius * across);
+        return std::max(n_P.dot(c) + 0.5 * s.length * along,
+                        n_P.dot(c) - 0.5 * s.length * along + s.radius * across);
     case ShapeType::Mesh: {
         if (!s.mesh || s.mesh->vertices.empty()) return n_P.dot(c);
         double h = -std::numeric_limits<double>::infinity();
-        for (const Vec3& v : s.mesh->vertices) h = std::max(h, n_P.dot(s.X_PG * Vec3(s.scale.cwiseProduct(v))));
+        for (const Vec3& v : s.mesh->vertices)
+            h = std::max(h, n_P.dot(s.X_PG * Vec3(s.scale.cwiseProduct(v))));
         return h;
     }
-    case ShapeType::Plane: break;
+    case ShapeType::Plane:
+        break;
     }
     return n_P.dot(c);
 }
@@ -74,7 +80,8 @@ std::pair<double, double> tuned(double inertia, double hz) {
 // The mass and the smallest principal moment of inertia (about the centre of mass) of a part;
 // the ground counts as infinitely heavy.
 std::pair<double, double> massAndInertia(const Part& part) {
-    if (part.ground) return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    if (part.ground)
+        return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
     const MassProperties m = partMassProperties(part);
     const Eigen::SelfAdjointEigenSolver<Mat3> eigen(m.I_Pcm_P);
     return {m.mass, eigen.eigenvalues().minCoeff()};
@@ -94,11 +101,21 @@ std::string freshName(const SceneSpec& spec, NameSpace kind, std::string_view st
         const std::string name = std::string(stem) + std::to_string(k);
         bool taken = false;
         switch (kind) {
-        case NameSpace::Part: taken = nameTaken(spec.parts, name); break;
-        case NameSpace::Joint: taken = nameTaken(spec.joints, name); break;
-        case NameSpace::Force: taken = nameTaken(spec.forces, name); break;
-        case NameSpace::Motion: taken = nameTaken(spec.motions, name); break;
-        case NameSpace::ContactPair: taken = nameTaken(spec.contact.pairs, name); break;
+        case NameSpace::Part:
+            taken = nameTaken(spec.parts, name);
+            break;
+        case NameSpace::Joint:
+            taken = nameTaken(spec.joints, name);
+            break;
+        case NameSpace::Force:
+            taken = nameTaken(spec.forces, name);
+            break;
+        case NameSpace::Motion:
+            taken = nameTaken(spec.motions, name);
+            break;
+        case NameSpace::ContactPair:
+            taken = nameTaken(spec.contact.pairs, name);
+            break;
         }
         if (!taken) return name;
     }
@@ -117,8 +134,12 @@ Part primitivePart(ShapeType type) {
     Shape shape;
     shape.type = type;
     switch (type) {
-    case ShapeType::Box: shape.size = Vec3(0.2, 0.04, 0.04); break;
-    case ShapeType::Sphere: shape.radius = 0.04; break;
+    case ShapeType::Box:
+        shape.size = Vec3(0.2, 0.04, 0.04);
+        break;
+    case ShapeType::Sphere:
+        shape.radius = 0.04;
+        break;
     case ShapeType::Cylinder:
     case ShapeType::Capsule:
         shape.radius = 0.02;
@@ -129,7 +150,8 @@ Part primitivePart(ShapeType type) {
         shape.length = 0.1;
         break;
     case ShapeType::Mesh:
-    case ShapeType::Plane: break;
+    case ShapeType::Plane:
+        break;
     }
     part.shapes.push_back(shape);
     return part;
@@ -148,7 +170,8 @@ double supportDistance(const Part& part, const Vec3& n_P) {
 
 EntityId addPart(SceneSpec& spec, Part part, std::string_view stem) {
     part.id = spec.newId();
-    if (part.name.empty() || nameTaken(spec.parts, part.name)) part.name = freshName(spec, NameSpace::Part, stem);
+    if (part.name.empty() || nameTaken(spec.parts, part.name))
+        part.name = freshName(spec, NameSpace::Part, stem);
     for (Marker& m : part.markers) m.id = spec.newId();
     spec.parts.push_back(std::move(part));
     return spec.parts.back().id;
@@ -178,14 +201,16 @@ EntityId addJoint(SceneSpec& spec, JointType type, EntityId markerI, EntityId ma
     joint.markerJ = {partJ->name, markerById(spec, markerJ)->name};
     if (type == JointType::Distance) {
         // The distance the markers are apart now (a rod of that length), or 0.1 m.
-        const double d = (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
+        const double d =
+            (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
         joint.length = d > 1e-9 ? d : 0.1;
     }
     spec.joints.push_back(joint);
     return joint.id;
 }
 
-EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId markerJ, EntityId jointId) {
+EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId markerJ,
+                  EntityId jointId) {
     ForceSpec force;
     force.type = type;
     auto refOf = [&](EntityId marker) -> std::optional<MarkerRef> {
@@ -199,8 +224,10 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         const auto ref = refOf(markerI);
         if (!ref) return kNoEntity;
         force.markerI = *ref;
-        if (type == ForceType::PointForce) force.components[2] = "-10";
-        else force.components[2] = "1";
+        if (type == ForceType::PointForce)
+            force.components[2] = "-10";
+        else
+            force.components[2] = "1";
         break;
     }
     case ForceType::SpringDamper:
@@ -216,7 +243,8 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
             // At its free length where it is made: the spring pulls only once the parts move;
             // 2 Hz on the parts it joins.
             std::tie(force.stiffness, force.damping) = tuned(std::isfinite(m) ? m : 1.0, 2.0);
-            force.freeLength = (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
+            force.freeLength =
+                (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
         } else {
             // A firm mount: 10 Hz in translation and rotation.
             const auto [kt, ct] = tuned(std::isfinite(m) ? m : 1.0, 10.0);
@@ -234,8 +262,11 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         if (!joint) return kNoEntity;
         // Only joints with a coordinate of that kind: an angle for a torsion spring, an angle or
         // a slide for a controller.
-        const bool turns = joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
-        if (!turns && (type == ForceType::RotationalSpringDamper || joint->type != JointType::Prismatic)) return kNoEntity;
+        const bool turns =
+            joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
+        if (!turns &&
+            (type == ForceType::RotationalSpringDamper || joint->type != JointType::Prismatic))
+            return kNoEntity;
         force.joint = joint->name;
         // Sized to what the joint moves: part I's mass for a slide, its moment of inertia
         // about the joint axis (through marker I) for a turn.
@@ -247,10 +278,12 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
             const MassProperties m = partMassProperties(*part);
             const Vec3 a = marker->X_PM.R * Vec3::UnitZ();
             const Vec3 d = m.p_PPcm - marker->X_PM.p;
-            inertia = slide ? m.mass : a.dot(m.I_Pcm_P * a) + m.mass * (d - d.dot(a) * a).squaredNorm();
+            inertia =
+                slide ? m.mass : a.dot(m.I_Pcm_P * a) + m.mass * (d - d.dot(a) * a).squaredNorm();
         }
         if (type == ForceType::RotationalSpringDamper) {
-            std::tie(force.stiffness, force.damping) = tuned(inertia, 2.0);  // a 2 Hz torsion spring
+            std::tie(force.stiffness, force.damping) =
+                tuned(inertia, 2.0);  // a 2 Hz torsion spring
         } else {
             force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
             std::tie(force.stiffness, force.damping) = tuned(inertia, 5.0);  // a 5 Hz servo
@@ -280,7 +313,8 @@ EntityId addMotion(SceneSpec& spec, EntityId jointId) {
         motion.axis = JointAxis::Translation;
         motion.expression = "0.05*sin(2*pi*time)";
         break;
-    default: return kNoEntity;  // only these joints have a coordinate to drive
+    default:
+        return kNoEntity;  // only these joints have a coordinate to drive
     }
     motion.id = spec.newId();
     motion.name = freshName(spec, NameSpace::Motion, "motion");
@@ -338,7 +372,8 @@ Part& groundPart(SceneSpec& spec) {
         if (p.ground) return p;
     Part ground;
     ground.ground = true;
-    ground.name = nameTaken(spec.parts, "ground") ? freshName(spec, NameSpace::Part, "ground") : "ground";
+    ground.name =
+        nameTaken(spec.parts, "ground") ? freshName(spec, NameSpace::Part, "ground") : "ground";
     ground.id = spec.newId();
     spec.parts.insert(spec.parts.begin(), ground);
     return spec.parts.front();

@@ -29,7 +29,8 @@ Part primitivePart(ShapeType type);
 double supportDistance(const Part& part, const Vec3& n_P);
 
 EntityId addPart(SceneSpec& spec, Part part, std::string_view stem = "part");
-EntityId addMarker(SceneSpec& spec, EntityId part, const Transform& X_PM, std::string_view stem = "m");
+EntityId addMarker(SceneSpec& spec, EntityId part, const Transform& X_PM,
+                   std::string_view stem = "m");
 // A joint of `type` from marker I to marker J (ids of markers; different parts are required
 // by validate()).
 EntityId addJoint(SceneSpec& spec, JointType type, EntityId markerI, EntityId markerJ);
@@ -38,7 +39,8 @@ EntityId addJoint(SceneSpec& spec, JointType type, EntityId markerI, EntityId ma
 // Stiffness and damping are sized to the parts they act on (damping ratio 0.3): a spring or a
 // torsion spring at 2 Hz, a bushing at 10 Hz, a controller at 5 Hz; a point force of 10 N
 // down, a point torque of 1 N·m about z.
-EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId markerJ, EntityId joint);
+EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId markerJ,
+                  EntityId joint);
 // A motion on a joint's coordinate: the angle for revolute and cylindrical joints (one turn
 // a second), the slide for prismatic ones (a 50 mm sine at 1 Hz).
 EntityId addMotion(SceneSpec& spec, EntityId joint);

@@ -26,22 +26,29 @@ std::vector<ShapeFeature> shapeFeatures(const Shape& s) {
         out.push_back(feature(Kind::Centre, c, axis));
         // Faces: centre, z along the outward normal.
         for (int k = 0; k < 3; ++k)
-            for (double sign : {-1.0, 1.0}) out.push_back(feature(Kind::FaceCentre, c + sign * h(k) * R.col(k), sign * R.col(k)));
+            for (double sign : {-1.0, 1.0})
+                out.push_back(
+                    feature(Kind::FaceCentre, c + sign * h(k) * R.col(k), sign * R.col(k)));
         // Edges: midpoint, z along the edge (a hinge there turns about it).
         for (int k = 0; k < 3; ++k) {
             const int a = (k + 1) % 3, b = (k + 2) % 3;
             for (double sa : {-1.0, 1.0})
                 for (double sb : {-1.0, 1.0})
-                    out.push_back(feature(Kind::EdgeMidpoint, c + sa * h(a) * R.col(a) + sb * h(b) * R.col(b), R.col(k)));
+                    out.push_back(feature(Kind::EdgeMidpoint,
+                                          c + sa * h(a) * R.col(a) + sb * h(b) * R.col(b),
+                                          R.col(k)));
         }
         // Vertices: z along the shape's z.
         for (double sx : {-1.0, 1.0})
             for (double sy : {-1.0, 1.0})
                 for (double sz : {-1.0, 1.0})
-                    out.push_back(feature(Kind::Vertex, c + R * Vec3(sx * h.x(), sy * h.y(), sz * h.z()), axis));
+                    out.push_back(feature(Kind::Vertex,
+                                          c + R * Vec3(sx * h.x(), sy * h.y(), sz * h.z()), axis));
         break;
     }
-    case ShapeType::Sphere: out.push_back(feature(Kind::Centre, c, axis)); break;
+    case ShapeType::Sphere:
+        out.push_back(feature(Kind::Centre, c, axis));
+        break;
     case ShapeType::Cylinder:
     case ShapeType::Capsule:
     case ShapeType::Cone: {
@@ -54,9 +61,11 @@ std::vector<ShapeFeature> shapeFeatures(const Shape& s) {
     }
     case ShapeType::Mesh:
         if (s.mesh)
-            for (const auto& v : s.mesh->vertices) out.push_back(feature(Kind::Vertex, s.X_PG * Vec3(s.scale.cwiseProduct(v)), axis));
+            for (const auto& v : s.mesh->vertices)
+                out.push_back(feature(Kind::Vertex, s.X_PG * Vec3(s.scale.cwiseProduct(v)), axis));
         break;
-    case ShapeType::Plane: break;
+    case ShapeType::Plane:
+        break;
     }
     return out;
 }
@@ -73,7 +82,8 @@ ShapeFeature snapFeature(const Part& part, const Vec3& p_P) {
     };
     for (const Shape& s : part.shapes) {
         for (const ShapeFeature& f : shapeFeatures(s)) consider(f);
-        if (s.type == ShapeType::Cylinder || s.type == ShapeType::Capsule || s.type == ShapeType::Cone) {
+        if (s.type == ShapeType::Cylinder || s.type == ShapeType::Capsule ||
+            s.type == ShapeType::Cone) {
             // The point of the axis nearest to p_P (a pin anywhere along a shaft).
             const Vec3 axis = s.X_PG.R * Vec3::UnitZ();
             const double t = std::clamp(axis.dot(p_P - s.X_PG.p), -0.5 * s.length, 0.5 * s.length);

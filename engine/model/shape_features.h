@@ -14,8 +14,8 @@ namespace engine {
 struct ShapeFeature {
     enum class Kind { FaceCentre, EdgeMidpoint, Vertex, Axis, Centre };
     Kind kind = Kind::Centre;
-    Vec3 p_P = Vec3::Zero();        // in the part frame
-    Vec3 z_P = Vec3::UnitZ();       // unit direction for the marker's z axis
+    Vec3 p_P = Vec3::Zero();   // in the part frame
+    Vec3 z_P = Vec3::UnitZ();  // unit direction for the marker's z axis
 };
 
 // The discrete features of a shape in the part frame (a body of revolution lists its axis

@@ -9,9 +9,12 @@ constexpr qint64 kMergeWindowMs = 1000;  // edits closer than this merge into on
 
 }  // namespace
 
-SceneCommand::SceneCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
-                           const QString& text)
-    : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
+SceneCommand::SceneCommand(SceneDocument* document, engine::SceneSpec before,
+                           engine::SceneSpec after, const QString& text)
+    : QUndoCommand(text),
+      document_(document),
+      before_(std::move(before)),
+      after_(std::move(after)) {}
 
 void SceneCommand::redo() {
     document_->setScene(after_);
@@ -21,29 +24,31 @@ void SceneCommand::undo() {
     document_->setScene(before_);
 }
 
-ChangeFieldsCommand::ChangeFieldsCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
-                                         const QString& text, QString key)
+ChangeFieldsCommand::ChangeFieldsCommand(SceneDocument* document, engine::SceneSpec before,
+                                         engine::SceneSpec after, const QString& text, QString key)
     : SceneCommand(document, std::move(before), std::move(after), text), key_(std::move(key)) {
     lastChange_.start();
 }
 
 bool ChangeFieldsCommand::mergeWith(const QUndoCommand* other) {
     const auto* next = static_cast<const ChangeFieldsCommand*>(other);
-    if (key_.isEmpty() || next->key_ != key_ || lastChange_.elapsed() > kMergeWindowMs) return false;
+    if (key_.isEmpty() || next->key_ != key_ || lastChange_.elapsed() > kMergeWindowMs)
+        return false;
     after_ = next->after_;
     lastChange_.restart();
     return true;
 }
 
-MoveCommand::MoveCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after, const QString& text,
-                         QString key)
+MoveCommand::MoveCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+                         const QString& text, QString key)
     : SceneCommand(document, std::move(before), std::move(after), text), key_(std::move(key)) {
     lastChange_.start();
 }
 
 bool MoveCommand::mergeWith(const QUndoCommand* other) {
     const auto* next = static_cast<const MoveCommand*>(other);
-    if (key_.isEmpty() || next->key_ != key_ || lastChange_.elapsed() > kMergeWindowMs) return false;
+    if (key_.isEmpty() || next->key_ != key_ || lastChange_.elapsed() > kMergeWindowMs)
+        return false;
     after_ = next->after_;
     lastChange_.restart();
     return true;

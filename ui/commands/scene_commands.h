@@ -21,7 +21,8 @@ class SceneCommand : public QUndoCommand {
 public:
     enum Kind { Add = 1, Remove, ChangeFields, Move, Rename, Replace };
 
-    SceneCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after, const QString& text);
+    SceneCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+                 const QString& text);
     void redo() override;
     void undo() override;
 
@@ -51,8 +52,8 @@ public:
 // Fields of one entity changed (`key` names the entity and the fields, e.g. "42/Size").
 class ChangeFieldsCommand final : public SceneCommand {
 public:
-    ChangeFieldsCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after, const QString& text,
-                        QString key);
+    ChangeFieldsCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+                        const QString& text, QString key);
     int id() const override { return ChangeFields; }
     bool mergeWith(const QUndoCommand* other) override;
 
@@ -64,8 +65,8 @@ private:
 // Parts moved (assembly, static equilibrium, a drag); `key` names what moved.
 class MoveCommand final : public SceneCommand {
 public:
-    MoveCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after, const QString& text,
-                QString key = QString());
+    MoveCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+                const QString& text, QString key = QString());
     int id() const override { return Move; }
     bool mergeWith(const QUndoCommand* other) override;
 

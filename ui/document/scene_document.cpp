@@ -26,8 +26,8 @@ void SceneDocument::updateModified() {
     emit modifiedChanged(modified);
 }
 
-void SceneDocument::reset(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title,
-                          bool unsavedWork) {
+void SceneDocument::reset(std::unique_ptr<engine::SceneSpec> spec, const QString& path,
+                          const QString& title, bool unsavedWork) {
     undo_->clear();  // before the scene goes: commands hold copies, not references
     scene_ = std::move(spec);
     path_ = path;

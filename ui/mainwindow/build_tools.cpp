@@ -51,7 +51,8 @@ Vec3 cleanDirection(const Vec3& n) {
 }
 
 // Colours new parts take in turn, so neighbours differ.
-constexpr std::uint32_t kPartColours[] = {0xe0703c, 0x3c8ee0, 0x4fb45a, 0xd9b23c, 0x9b6ad6, 0x3cc2c2, 0xd65a8a};
+constexpr std::uint32_t kPartColours[] = {0xe0703c, 0x3c8ee0, 0x4fb45a, 0xd9b23c,
+                                          0x9b6ad6, 0x3cc2c2, 0xd65a8a};
 
 // Pictograms for the toolbars, drawn in code (no image files to ship): a dark outline on a
 // light fill reads on light and dark themes.
@@ -76,8 +77,8 @@ QIcon pictogram(const QString& what) {
     };
     if (what == QLatin1String("select")) {
         QPolygonF cursor;
-        cursor << QPointF(6, 3) << QPointF(6, 19) << QPointF(10, 15) << QPointF(13, 21) << QPointF(15.5, 20) << QPointF(12.5, 14)
-               << QPointF(18, 14);
+        cursor << QPointF(6, 3) << QPointF(6, 19) << QPointF(10, 15) << QPointF(13, 21)
+               << QPointF(15.5, 20) << QPointF(12.5, 14) << QPointF(18, 14);
         p.setBrush(Qt::white);
         p.drawPolygon(cursor);
     } else if (what == QLatin1String("box")) {
@@ -191,7 +192,8 @@ QIcon pictogram(const QString& what) {
         arrow(QPointF(5, 20), QPointF(22, 20));
     } else if (what == QLatin1String("springDamper")) {
         QPainterPath zigzag(QPointF(3, 21));
-        const QPointF pts[] = {{6, 18}, {4, 14}, {11, 15}, {9, 10}, {16, 11}, {14, 6}, {18, 6}, {21, 3}};
+        const QPointF pts[] = {{6, 18},  {4, 14}, {11, 15}, {9, 10},
+                               {16, 11}, {14, 6}, {18, 6},  {21, 3}};
         for (const QPointF& q : pts) zigzag.lineTo(q);
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(ink, 1.8));
@@ -201,8 +203,10 @@ QIcon pictogram(const QString& what) {
         for (int k = 0; k <= 60; ++k) {
             const double a = k * 0.32, r = 1.0 + k * 0.16;
             const QPointF q(12 + r * std::cos(a), 12 + r * std::sin(a));
-            if (k == 0) spiral.moveTo(q);
-            else spiral.lineTo(q);
+            if (k == 0)
+                spiral.moveTo(q);
+            else
+                spiral.lineTo(q);
         }
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(ink, 1.6));
@@ -315,7 +319,8 @@ bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId n
                                                : toQString(compiled.diagnostics.front().message);
         return false;
     }
-    const engine::StaticResult result = engine::assemble(*compiled.model, engine::initialState(*compiled.model));
+    const engine::StaticResult result =
+        engine::assemble(*compiled.model, engine::initialState(*compiled.model));
     if (!result.status.ok) {
         problem = toQString(result.status.message);
         // How far the new joint is from closing where the parts are now, in mechanism terms.
@@ -328,9 +333,12 @@ bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId n
             if (!mi || !mj || !pi || !pj) break;
             const engine::Transform X_WI = pi->X_WP * mi->X_PM, X_WJ = pj->X_WP * mj->X_PM;
             const double gap = (X_WI.p - X_WJ.p).norm();
-            const double angle = std::acos(std::clamp((X_WI.R * Vec3::UnitZ()).dot(X_WJ.R * Vec3::UnitZ()), -1.0, 1.0));
-            problem = QObject::tr("joint '%1' cannot close: its markers are %2 mm apart and their axes %3° apart, and the "
-                                  "parts it joins cannot move there without opening the other joints (%4)")
+            const double angle = std::acos(
+                std::clamp((X_WI.R * Vec3::UnitZ()).dot(X_WJ.R * Vec3::UnitZ()), -1.0, 1.0));
+            problem = QObject::tr(
+                          "joint '%1' cannot close: its markers are %2 mm apart and their axes %3° "
+                          "apart, and the "
+                          "parts it joins cannot move there without opening the other joints (%4)")
                           .arg(toQString(joint.name))
                           .arg(gap * 1000.0, 0, 'f', 1)
                           .arg(engine::radToDeg(angle), 0, 'f', 1)
@@ -360,7 +368,8 @@ BuildTools::BuildTools(SceneDocument* document, ViewportWidget* viewport, QWidge
 void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, QToolBar* forces) {
     group_ = new QActionGroup(this);
     group_->setExclusive(true);
-    auto toolAction = [&](const QString& icon, const QString& text, const QString& name, auto slot) {
+    auto toolAction = [&](const QString& icon, const QString& text, const QString& name,
+                          auto slot) {
         QAction* a = new QAction(pictogram(icon), text, this);
         a->setObjectName(name);
         a->setCheckable(true);
@@ -368,35 +377,46 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
         QObject::connect(a, &QAction::triggered, this, slot);
         return a;
     };
-    selectAction_ = toolAction(QStringLiteral("select"), tr("Select"), QStringLiteral("ToolSelect"), [this] { cancel(); });
+    selectAction_ = toolAction(QStringLiteral("select"), tr("Select"), QStringLiteral("ToolSelect"),
+                               [this] { cancel(); });
     selectAction_->setChecked(true);
     selectAction_->setToolTip(tr("Select (Esc): click parts, markers and joints to edit them"));
     parts->addAction(selectAction_);
 
     QMenu* partMenu = menu->addMenu(tr("&Part"));
     const std::pair<engine::ShapeType, QString> shapes[] = {
-        {engine::ShapeType::Box, tr("&Box")},         {engine::ShapeType::Sphere, tr("&Sphere")},
-        {engine::ShapeType::Cylinder, tr("&Cylinder")}, {engine::ShapeType::Capsule, tr("C&apsule")},
+        {engine::ShapeType::Box, tr("&Box")},
+        {engine::ShapeType::Sphere, tr("&Sphere")},
+        {engine::ShapeType::Cylinder, tr("&Cylinder")},
+        {engine::ShapeType::Capsule, tr("C&apsule")},
         {engine::ShapeType::Cone, tr("C&one")},
     };
     for (const auto& [type, label] : shapes) {
         const QString name = toQString(engine::shapeTypeName(type));
-        QAction* a = toolAction(name, label, QStringLiteral("CreatePart_") + name, [this, type] { placePart(type); });
-        a->setToolTip(tr("%1: click on the ground, on a part or in space to place one").arg(QString(label).remove(QLatin1Char('&'))));
+        QAction* a = toolAction(name, label, QStringLiteral("CreatePart_") + name,
+                                [this, type] { placePart(type); });
+        a->setToolTip(tr("%1: click on the ground, on a part or in space to place one")
+                          .arg(QString(label).remove(QLatin1Char('&'))));
         partMenu->addAction(a);
         parts->addAction(a);
     }
-    QAction* mesh = toolAction(QStringLiteral("mesh"), tr("&Mesh from File…"), QStringLiteral("CreatePart_mesh"), [this] {
-        const QString file = QFileDialog::getOpenFileName(window_, tr("Part from a Mesh"), QString(),
-                                                          tr("Meshes (*.obj *.stl *.STL *.OBJ);;All files (*)"));
-        if (file.isEmpty()) cancel();
-        else placeMesh(file);
-    });
+    QAction* mesh = toolAction(
+        QStringLiteral("mesh"), tr("&Mesh from File…"), QStringLiteral("CreatePart_mesh"), [this] {
+            const QString file =
+                QFileDialog::getOpenFileName(window_, tr("Part from a Mesh"), QString(),
+                                             tr("Meshes (*.obj *.stl *.STL *.OBJ);;All files (*)"));
+            if (file.isEmpty())
+                cancel();
+            else
+                placeMesh(file);
+        });
     partMenu->addAction(mesh);
     parts->addAction(mesh);
     parts->addSeparator();
-    QAction* marker = toolAction(QStringLiteral("marker"), tr("&Marker"), QStringLiteral("CreateMarker"), [this] { addMarkers(); });
-    marker->setToolTip(tr("Marker: click on a part (Shift: snap to a face centre, edge, vertex or axis)"));
+    QAction* marker = toolAction(QStringLiteral("marker"), tr("&Marker"),
+                                 QStringLiteral("CreateMarker"), [this] { addMarkers(); });
+    marker->setToolTip(
+        tr("Marker: click on a part (Shift: snap to a face centre, edge, vertex or axis)"));
     menu->addAction(marker);
     parts->addAction(marker);
 
@@ -404,26 +424,30 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k) {
         const auto type = static_cast<engine::JointType>(k);
         const QString name = toQString(engine::jointTypeName(type));
-        QAction* a = toolAction(name, spaced(engine::jointTypeName(type)), QStringLiteral("CreateJoint_") + name,
-                                [this, type] { connectParts(type); });
-        a->setToolTip(tr("%1 joint: click two markers or two points on two parts (empty space: the ground)")
-                          .arg(spaced(engine::jointTypeName(type))));
+        QAction* a =
+            toolAction(name, spaced(engine::jointTypeName(type)),
+                       QStringLiteral("CreateJoint_") + name, [this, type] { connectParts(type); });
+        a->setToolTip(
+            tr("%1 joint: click two markers or two points on two parts (empty space: the ground)")
+                .arg(spaced(engine::jointTypeName(type))));
         jointMenu->addAction(a);
         joints->addAction(a);
     }
 
     QMenu* forceMenu = menu->addMenu(tr("&Force"));
-    const engine::ForceType betweenTwo[] = {engine::ForceType::SpringDamper, engine::ForceType::Bushing,
-                                            engine::ForceType::PointForce, engine::ForceType::PointTorque};
+    const engine::ForceType betweenTwo[] = {
+        engine::ForceType::SpringDamper, engine::ForceType::Bushing, engine::ForceType::PointForce,
+        engine::ForceType::PointTorque};
     for (const engine::ForceType type : betweenTwo) {
         const QString name = toQString(engine::forceTypeName(type));
-        QAction* a = toolAction(name, spaced(engine::forceTypeName(type)), QStringLiteral("CreateForce_") + name,
-                                [this, type] { attachForce(type); });
+        QAction* a =
+            toolAction(name, spaced(engine::forceTypeName(type)),
+                       QStringLiteral("CreateForce_") + name, [this, type] { attachForce(type); });
         forceMenu->addAction(a);
         forces->addAction(a);
     }
-    QAction* pair = toolAction(QStringLiteral("contact"), tr("&Contact Pair"), QStringLiteral("CreateContactPair"),
-                               [this] { addContactPairs(); });
+    QAction* pair = toolAction(QStringLiteral("contact"), tr("&Contact Pair"),
+                               QStringLiteral("CreateContactPair"), [this] { addContactPairs(); });
     pair->setToolTip(tr("Contact pair: click two parts to set how they touch"));
     forceMenu->addAction(pair);
     forces->addAction(pair);
@@ -433,34 +457,42 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
         {engine::ForceType::RotationalSpringDamper, QStringLiteral("rotationalSpringDamper")},
         {engine::ForceType::JointController, QStringLiteral("jointController")},
     };
-    QAction* motion = toolAction(QStringLiteral("motion"), tr("M&otion on Joint"), QStringLiteral("CreateMotion"), [this] {
-        onPick_ = OnPick::Motion;
-        if (const engine::EntityId joint = jointOf(selection_); joint && addMotion(joint)) return cancel();
-        start(Tool::OnJoint, tr("Motion: click the joint to drive"));
-    });
+    QAction* motion = toolAction(
+        QStringLiteral("motion"), tr("M&otion on Joint"), QStringLiteral("CreateMotion"), [this] {
+            onPick_ = OnPick::Motion;
+            if (const engine::EntityId joint = jointOf(selection_); joint && addMotion(joint))
+                return cancel();
+            start(Tool::OnJoint, tr("Motion: click the joint to drive"));
+        });
     motion->setToolTip(tr("Motion: drive the selected joint's coordinate (or click a joint)"));
     menu->addAction(motion);
     forces->addAction(motion);
     for (const auto& [type, icon] : onJoint) {
-        QAction* a = toolAction(icon, spaced(engine::forceTypeName(type)), QStringLiteral("CreateForce_") + icon, [this, t = type] {
-            forceType_ = t;
-            onPick_ = OnPick::Force;
-            if (const engine::EntityId joint = jointOf(selection_); joint && addOnJoint(t, joint)) return cancel();
-            start(Tool::OnJoint, tr("%1: click the joint").arg(spaced(engine::forceTypeName(t))));
-        });
+        QAction* a =
+            toolAction(icon, spaced(engine::forceTypeName(type)),
+                       QStringLiteral("CreateForce_") + icon, [this, t = type] {
+                           forceType_ = t;
+                           onPick_ = OnPick::Force;
+                           if (const engine::EntityId joint = jointOf(selection_);
+                               joint && addOnJoint(t, joint))
+                               return cancel();
+                           start(Tool::OnJoint,
+                                 tr("%1: click the joint").arg(spaced(engine::forceTypeName(t))));
+                       });
         forceMenu->addAction(a);
         forces->addAction(a);
     }
-    QAction* fix = toolAction(QStringLiteral("ground"), tr("&Fix Part to Ground"), QStringLiteral("FixToGround"), [this] {
-        onPick_ = OnPick::Fix;
-        // The selected part, or the part of the selected marker.
-        if (const engine::SceneSpec* spec = document_->scene()) {
-            const engine::Part* part = engine::partById(*spec, selection_);
-            if (!part) part = engine::partOfMarker(*spec, selection_);
-            if (part && !part->ground && fixToGround(part->id)) return cancel();
-        }
-        start(Tool::OnJoint, tr("Fix to ground: click the part"));
-    });
+    QAction* fix = toolAction(
+        QStringLiteral("ground"), tr("&Fix Part to Ground"), QStringLiteral("FixToGround"), [this] {
+            onPick_ = OnPick::Fix;
+            // The selected part, or the part of the selected marker.
+            if (const engine::SceneSpec* spec = document_->scene()) {
+                const engine::Part* part = engine::partById(*spec, selection_);
+                if (!part) part = engine::partOfMarker(*spec, selection_);
+                if (part && !part->ground && fixToGround(part->id)) return cancel();
+            }
+            start(Tool::OnJoint, tr("Fix to ground: click the part"));
+        });
     menu->addAction(fix);
     forces->addAction(fix);
 }
@@ -483,7 +515,8 @@ void BuildTools::cancel() {
 void BuildTools::placePart(engine::ShapeType type) {
     shape_ = type;
     meshFile_.clear();
-    start(Tool::PlacePart, tr("%1: click on the ground, on a part or in space").arg(spaced(engine::shapeTypeName(type))));
+    start(Tool::PlacePart, tr("%1: click on the ground, on a part or in space")
+                               .arg(spaced(engine::shapeTypeName(type))));
 }
 
 void BuildTools::placeMesh(const QString& file) {
@@ -493,26 +526,32 @@ void BuildTools::placeMesh(const QString& file) {
 }
 
 void BuildTools::addMarkers() {
-    start(Tool::Marker, tr("Marker: click on a part (Shift: snap to a face centre, edge, vertex or axis)"));
+    start(Tool::Marker,
+          tr("Marker: click on a part (Shift: snap to a face centre, edge, vertex or axis)"));
 }
 
 void BuildTools::connectParts(engine::JointType type) {
     jointType_ = type;
-    start(Tool::Joint, tr("%1 joint: click the first marker or point on a part").arg(spaced(engine::jointTypeName(type))));
+    start(Tool::Joint, tr("%1 joint: click the first marker or point on a part")
+                           .arg(spaced(engine::jointTypeName(type))));
 }
 
 void BuildTools::attachForce(engine::ForceType type) {
     forceType_ = type;
-    const bool single = type == engine::ForceType::PointForce || type == engine::ForceType::PointTorque;
-    start(Tool::Force, single ? tr("%1: click where it acts").arg(spaced(engine::forceTypeName(type)))
-                              : tr("%1: click the first end").arg(spaced(engine::forceTypeName(type))));
+    const bool single =
+        type == engine::ForceType::PointForce || type == engine::ForceType::PointTorque;
+    start(Tool::Force,
+          single ? tr("%1: click where it acts").arg(spaced(engine::forceTypeName(type)))
+                 : tr("%1: click the first end").arg(spaced(engine::forceTypeName(type))));
 }
 
 void BuildTools::addContactPairs() {
     start(Tool::ContactPair, tr("Contact pair: click the first part"));
 }
 
-std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::KeyboardModifiers modifiers, bool groundAllowed) {
+std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit,
+                                                   Qt::KeyboardModifiers modifiers,
+                                                   bool groundAllowed) {
     const engine::SceneSpec* spec = document_->scene();
     if (!spec) return std::nullopt;
     End end;
@@ -523,7 +562,8 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::Ke
         end.marker = static_cast<engine::EntityId>(hit.entity);
         return end;
     case PickResult::Kind::Part: {
-        const engine::Part* part = engine::partById(*spec, static_cast<engine::EntityId>(hit.entity));
+        const engine::Part* part =
+            engine::partById(*spec, static_cast<engine::EntityId>(hit.entity));
         if (!part) return std::nullopt;
         if (part->ground) {
             end.ground = true;
@@ -533,7 +573,8 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::Ke
         }
         // The view may show a frame of a run: the point is taken on the part as drawn, then
         // placed on the part where the document has it.
-        const engine::Transform shown = viewport_->partPose(static_cast<std::size_t>(part - spec->parts.data()));
+        const engine::Transform shown =
+            viewport_->partPose(static_cast<std::size_t>(part - spec->parts.data()));
         const engine::Transform toDocument = part->X_WP * shown.inverse();
         end.p_W = toDocument * end.p_W;
         end.n_W = toDocument.R * end.n_W;
@@ -550,7 +591,8 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::Ke
         return end;
     }
     case PickResult::Kind::Joint:
-    case PickResult::Kind::Nothing: return std::nullopt;
+    case PickResult::Kind::Nothing:
+        return std::nullopt;
     case PickResult::Kind::Ground:
     case PickResult::Kind::Space:
         if (!groundAllowed) return std::nullopt;
@@ -562,8 +604,10 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit, Qt::Ke
     return std::nullopt;
 }
 
-engine::EntityId BuildTools::markerAt(engine::SceneSpec& spec, const End& end, const engine::Quat* R_WM) {
-    if (end.marker != engine::kNoEntity) return engine::markerById(spec, end.marker) ? end.marker : engine::kNoEntity;
+engine::EntityId BuildTools::markerAt(engine::SceneSpec& spec, const End& end,
+                                      const engine::Quat* R_WM) {
+    if (end.marker != engine::kNoEntity)
+        return engine::markerById(spec, end.marker) ? end.marker : engine::kNoEntity;
     engine::Part* found = end.ground ? &engine::groundPart(spec) : engine::partById(spec, end.part);
     if (!found) return engine::kNoEntity;
     engine::Part& part = *found;
@@ -572,8 +616,8 @@ engine::EntityId BuildTools::markerAt(engine::SceneSpec& spec, const End& end, c
     return engine::addMarker(spec, part.id, part.X_WP.inverse() * X_WM);
 }
 
-bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b, engine::EntityId& markerI,
-                         engine::EntityId& markerJ, QString& reason) {
+bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b,
+                         engine::EntityId& markerI, engine::EntityId& markerJ, QString& reason) {
     if (a.ground && b.ground) {
         reason = tr("both ends are on the ground: pick a part for at least one of them");
         return false;
@@ -606,7 +650,8 @@ bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b, en
     const engine::Part* pi = engine::partOfMarker(spec, markerI);
     const engine::Part* pj = engine::partOfMarker(spec, markerJ);
     if (!pi || !pj || pi == pj) {
-        reason = tr("both ends are on '%1': a joint or a force joins two different parts").arg(pi ? toQString(pi->name) : QString());
+        reason = tr("both ends are on '%1': a joint or a force joins two different parts")
+                     .arg(pi ? toQString(pi->name) : QString());
         return false;
     }
     return true;
@@ -616,8 +661,11 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
     const engine::SceneSpec* spec = document_->scene();
     if (tool_ == Tool::Select || !spec) return false;
     switch (tool_) {
-    case Tool::Select: return false;
-    case Tool::PlacePart: placeAt(hit); return true;
+    case Tool::Select:
+        return false;
+    case Tool::PlacePart:
+        placeAt(hit);
+        return true;
     case Tool::Marker: {
         const std::optional<End> end = endFrom(hit, modifiers, true);
         if (!end || end->marker != engine::kNoEntity) {
@@ -632,9 +680,10 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
     case Tool::Joint:
     case Tool::Force:
     case Tool::ContactPair: {
-        const bool single = tool_ == Tool::Force &&
-                            (forceType_ == engine::ForceType::PointForce || forceType_ == engine::ForceType::PointTorque);
-        const std::optional<End> end = endFrom(hit, modifiers, tool_ != Tool::ContactPair && !single);
+        const bool single = tool_ == Tool::Force && (forceType_ == engine::ForceType::PointForce ||
+                                                     forceType_ == engine::ForceType::PointTorque);
+        const std::optional<End> end =
+            endFrom(hit, modifiers, tool_ != Tool::ContactPair && !single);
         if (!end) {
             emit hint(tr("Click a marker or a point on a part"));
             return true;
@@ -642,8 +691,10 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
         if (single) {
             engine::SceneSpec after = *spec;
             const engine::EntityId m = markerAt(after, *end, nullptr);
-            const engine::EntityId id = engine::addForce(after, forceType_, m, engine::kNoEntity, engine::kNoEntity);
-            commitAdd(std::move(after), id, tr("Add %1").arg(spaced(engine::forceTypeName(forceType_)).toLower()));
+            const engine::EntityId id =
+                engine::addForce(after, forceType_, m, engine::kNoEntity, engine::kNoEntity);
+            commitAdd(std::move(after), id,
+                      tr("Add %1").arg(spaced(engine::forceTypeName(forceType_)).toLower()));
             return true;
         }
         if (!first_) {
@@ -657,8 +708,10 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
     case Tool::OnJoint: {
         const auto id = static_cast<engine::EntityId>(hit.entity);
         if (onPick_ == OnPick::Fix) {
-            if (hit.kind == PickResult::Kind::Part) fixToGround(id);
-            else emit hint(tr("Fix to ground: click a part"));
+            if (hit.kind == PickResult::Kind::Part)
+                fixToGround(id);
+            else
+                emit hint(tr("Fix to ground: click a part"));
             return true;
         }
         const engine::EntityId joint = jointOf(id);
@@ -666,8 +719,10 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
             emit hint(tr("Click a joint's glyph (or select the joint in the tree)"));
             return true;
         }
-        if (onPick_ == OnPick::Motion) addMotion(joint);
-        else addOnJoint(forceType_, joint);
+        if (onPick_ == OnPick::Motion)
+            addMotion(joint);
+        else
+            addOnJoint(forceType_, joint);
         return true;
     }
     }
@@ -698,8 +753,10 @@ void BuildTools::finishPair(const End& second) {
         return;
     }
     if (tool_ == Tool::Force) {
-        const engine::EntityId id = engine::addForce(after, forceType_, markerI, markerJ, engine::kNoEntity);
-        commitAdd(std::move(after), id, tr("Add %1").arg(spaced(engine::forceTypeName(forceType_)).toLower()));
+        const engine::EntityId id =
+            engine::addForce(after, forceType_, markerI, markerJ, engine::kNoEntity);
+        commitAdd(std::move(after), id,
+                  tr("Add %1").arg(spaced(engine::forceTypeName(forceType_)).toLower()));
         return;
     }
     const engine::EntityId joint = engine::addJoint(after, jointType_, markerI, markerJ);
@@ -709,7 +766,8 @@ void BuildTools::finishPair(const End& second) {
         emit message(kError, tr("%1 — the scene is left as it was.").arg(problem));
         return;
     }
-    commitAdd(std::move(after), joint, tr("Add %1 joint").arg(toQString(engine::jointTypeName(jointType_))));
+    commitAdd(std::move(after), joint,
+              tr("Add %1 joint").arg(toQString(engine::jointTypeName(jointType_))));
 }
 
 void BuildTools::placeAt(const PickResult& hit) {
@@ -719,7 +777,8 @@ void BuildTools::placeAt(const PickResult& hit) {
         std::string error;
         auto mesh = engine::io::loadMesh(meshFile_.toStdString(), error);
         if (!mesh) {
-            emit message(kError, tr("Could not read the mesh %1: %2").arg(meshFile_, toQString(error)));
+            emit message(kError,
+                         tr("Could not read the mesh %1: %2").arg(meshFile_, toQString(error)));
             cancel();
             return;
         }
@@ -741,10 +800,16 @@ void BuildTools::placeAt(const PickResult& hit) {
             const engine::Vec3 e = (hi - lo).cwiseMax(engine::Vec3::Constant(1e-3));
             part.mass = 1.0;
             part.p_PPcm = 0.5 * (lo + hi);
-            part.I_Pcm_P = (engine::Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
-                                         e.x() * e.x() + e.y() * e.y()) / 12.0).asDiagonal();
-            emit message(kWarning, tr("The mesh %1 is not closed: its part has 1 kg and its bounding box's inertia "
-                                      "(type the real values in Properties).").arg(QFileInfo(meshFile_).fileName()));
+            part.I_Pcm_P =
+                (engine::Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+                              e.x() * e.x() + e.y() * e.y()) /
+                 12.0)
+                    .asDiagonal();
+            emit message(
+                kWarning,
+                tr("The mesh %1 is not closed: its part has 1 kg and its bounding box's inertia "
+                   "(type the real values in Properties).")
+                    .arg(QFileInfo(meshFile_).fileName()));
         }
     } else {
         part = engine::primitivePart(shape_);
@@ -760,7 +825,8 @@ void BuildTools::placeAt(const PickResult& hit) {
         // On the part as drawn (maybe a frame of a run), placed where the document has it.
         for (std::size_t k = 0; k < spec->parts.size(); ++k) {
             if (spec->parts[k].id != hit.entity) continue;
-            const engine::Transform toDocument = spec->parts[k].X_WP * viewport_->partPose(k).inverse();
+            const engine::Transform toDocument =
+                spec->parts[k].X_WP * viewport_->partPose(k).inverse();
             at = rounded(toDocument * vec(hit.point));
             normal = toDocument.R * normal;
         }
@@ -775,8 +841,10 @@ void BuildTools::placeAt(const PickResult& hit) {
     }
     part.X_WP.p = at;
     engine::SceneSpec after = *spec;
-    const engine::EntityId id = engine::addPart(after, std::move(part),
-                                                shape_ == engine::ShapeType::Mesh ? std::string_view("mesh") : engine::shapeTypeName(shape_));
+    const engine::EntityId id =
+        engine::addPart(after, std::move(part),
+                        shape_ == engine::ShapeType::Mesh ? std::string_view("mesh")
+                                                          : engine::shapeTypeName(shape_));
     commitAdd(std::move(after), id, tr("Add %1").arg(toQString(engine::shapeTypeName(shape_))));
 }
 
@@ -789,7 +857,8 @@ void BuildTools::commitAdd(engine::SceneSpec after, engine::EntityId entity, con
     lastCreated_ = entity;
     if (tool_ != Tool::Select) emit hint(hint_);  // ready for the next one
     emit created(entity);
-    emit message(kInfo, tr("%1: '%2' (Ctrl+Z undoes)").arg(text, toQString(engine::entityName(*document_->scene(), entity))));
+    emit message(kInfo, tr("%1: '%2' (Ctrl+Z undoes)")
+                            .arg(text, toQString(engine::entityName(*document_->scene(), entity))));
 }
 
 bool BuildTools::addMotion(engine::EntityId joint) {
@@ -798,13 +867,16 @@ bool BuildTools::addMotion(engine::EntityId joint) {
     engine::SceneSpec after = *spec;
     const engine::EntityId id = engine::addMotion(after, joint);
     if (id == engine::kNoEntity) {
-        emit message(kError, tr("A motion drives a revolute, prismatic or cylindrical joint: select one (in the tree or "
+        emit message(kError, tr("A motion drives a revolute, prismatic or cylindrical joint: "
+                                "select one (in the tree or "
                                 "the view) first."));
         return false;
     }
     QString problem;
     if (!assembleScene(after, problem)) {
-        emit message(kError, tr("The motion cannot hold at t = 0: %1 — the scene is left as it was.").arg(problem));
+        emit message(
+            kError,
+            tr("The motion cannot hold at t = 0: %1 — the scene is left as it was.").arg(problem));
         return false;
     }
     commitAdd(std::move(after), id, tr("Add motion"));
@@ -815,9 +887,11 @@ bool BuildTools::addOnJoint(engine::ForceType type, engine::EntityId joint) {
     const engine::SceneSpec* spec = document_->scene();
     if (!spec) return false;
     engine::SceneSpec after = *spec;
-    const engine::EntityId id = engine::addForce(after, type, engine::kNoEntity, engine::kNoEntity, joint);
+    const engine::EntityId id =
+        engine::addForce(after, type, engine::kNoEntity, engine::kNoEntity, joint);
     if (id == engine::kNoEntity) {
-        emit message(kError, tr("A %1 acts on a joint: select one first.").arg(spaced(engine::forceTypeName(type)).toLower()));
+        emit message(kError, tr("A %1 acts on a joint: select one first.")
+                                 .arg(spaced(engine::forceTypeName(type)).toLower()));
         return false;
     }
     for (const engine::Diagnostic& d : engine::validate(after))
@@ -825,7 +899,8 @@ bool BuildTools::addOnJoint(engine::ForceType type, engine::EntityId joint) {
             emit message(kError, tr("Not made: %1").arg(toQString(d.message)));
             return false;
         }
-    commitAdd(std::move(after), id, tr("Add %1").arg(spaced(engine::forceTypeName(type)).toLower()));
+    commitAdd(std::move(after), id,
+              tr("Add %1").arg(spaced(engine::forceTypeName(type)).toLower()));
     return true;
 }
 
@@ -840,7 +915,8 @@ bool BuildTools::fixToGround(engine::EntityId partId) {
     // A marker at the part's origin along its axes, and one on the ground in the same place.
     const engine::EntityId markerI = engine::addMarker(after, partId, engine::Transform{});
     const engine::EntityId groundId = engine::groundPart(after).id;
-    const engine::EntityId markerJ = engine::addMarker(after, groundId, engine::partById(after, groundId)->X_WP.inverse() * part->X_WP);
+    const engine::EntityId markerJ = engine::addMarker(
+        after, groundId, engine::partById(after, groundId)->X_WP.inverse() * part->X_WP);
     const engine::EntityId id = engine::addJoint(after, engine::JointType::Fixed, markerI, markerJ);
     commitAdd(std::move(after), id, tr("Fix %1 to the ground").arg(toQString(part->name)));
     return true;

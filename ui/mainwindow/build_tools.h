@@ -83,7 +83,8 @@ private:
     void start(Tool tool, const QString& hint);
     // The joint `id` is, or the joint the marker `id` belongs to (kNoEntity: none).
     engine::EntityId jointOf(engine::EntityId id) const;
-    std::optional<End> endFrom(const PickResult& hit, Qt::KeyboardModifiers modifiers, bool groundAllowed);
+    std::optional<End> endFrom(const PickResult& hit, Qt::KeyboardModifiers modifiers,
+                               bool groundAllowed);
     // The two ends as markers of `spec` (made where needed); false with a reason when they
     // are not on two different parts.
     bool resolve(engine::SceneSpec& spec, const End& a, const End& b, engine::EntityId& markerI,
@@ -117,6 +118,7 @@ void mate(engine::SceneSpec& spec, engine::EntityId joint);
 
 // Runs the assembly on `spec` and moves its parts to where every joint and motion holds.
 // False with `problem` saying which joint cannot close, by how much and why.
-bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId newJoint = engine::kNoEntity);
+bool assembleScene(engine::SceneSpec& spec, QString& problem,
+                   engine::EntityId newJoint = engine::kNoEntity);
 
 }  // namespace ui

@@ -18,15 +18,15 @@
 #include <QPen>
 #include <QSignalBlocker>
 #include <QTimer>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 namespace ui {
 namespace {
 
 constexpr int kDebounceMs = 150;
-constexpr int kPlotHeight = 120;     // px
-constexpr double kMaxTime = 1e4;     // s, the spin boxes' limits
+constexpr int kPlotHeight = 120;  // px
+constexpr double kMaxTime = 1e4;  // s, the spin boxes' limits
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
 const QColor kValueColour(31, 119, 180);       // blue
 const QColor kDerivativeColour(230, 120, 20);  // orange
@@ -49,7 +49,9 @@ std::pair<double, double> paddedRange(const std::vector<double>& values) {
         }
     if (!std::isfinite(lo)) return {-1.0, 1.0};
     const double spread = hi - lo;
-    const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi)) ? 0.05 * spread : std::max(1.0, 0.1 * std::abs(hi));
+    const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi))
+                           ? 0.05 * spread
+                           : std::max(1.0, 0.1 * std::abs(hi));
     return {lo - pad, hi + pad};
 }
 
@@ -104,7 +106,8 @@ ExpressionEditor::ExpressionEditor(QWidget* parent) : QWidget(parent) {
     chart_->legend()->setAlignment(Qt::AlignTop);
     chart_->legend()->setFont(small);
     chart_->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
-    if (QGraphicsLayout* legendLayout = chart_->legend()->layout()) legendLayout->setContentsMargins(0, 0, 0, 0);
+    if (QGraphicsLayout* legendLayout = chart_->legend()->layout())
+        legendLayout->setContentsMargins(0, 0, 0, 0);
     timeAxis_ = new QValueAxis;
     valueAxis_ = new QValueAxis;
     derivativeAxis_ = new QValueAxis;
@@ -176,7 +179,9 @@ void ExpressionEditor::setText(const QString& text) {
     updateDisplay();  // at once, not after the debounce
 }
 
-QString ExpressionEditor::text() const { return edit_->text(); }
+QString ExpressionEditor::text() const {
+    return edit_->text();
+}
 
 void ExpressionEditor::setUnit(const QString& unit) {
     unit_ = unit;
@@ -202,8 +207,10 @@ void ExpressionEditor::rangeEdited() {
     double t0 = startBox_->value(), t1 = endBox_->value();
     if (!(t1 > t0)) {
         const double width = t1_ - t0_;
-        if (t0 != t0_) t1 = t0 + width;
-        else t0 = t1 - width;
+        if (t0 != t0_)
+            t1 = t0 + width;
+        else
+            t0 = t1 - width;
         const QSignalBlocker blockStart(startBox_), blockEnd(endBox_);
         startBox_->setValue(t0);
         endBox_->setValue(t1);
@@ -221,9 +228,12 @@ void ExpressionEditor::rangeEdited() {
     updateDisplay();
 }
 
-QString ExpressionEditor::message() const { return message_->text(); }
+QString ExpressionEditor::message() const {
+    return message_->text();
+}
 
-bool ExpressionEditor::sample(const engine::Expression& expression, double& badTime, double& badValue) {
+bool ExpressionEditor::sample(const engine::Expression& expression, double& badTime,
+                              double& badValue) {
     times_.resize(kSamples);
     values_.resize(kSamples);
     derivatives_.resize(kSamples);
@@ -257,8 +267,9 @@ void ExpressionEditor::check() {
         if (!parsed) {
             error_ = QString::fromStdString(reason);
         } else if (!sample(*parsed, badTime, badValue)) {
-            error_ = std::isnan(badValue) ? tr("the value is not a number at t = %1 s").arg(number(badTime))
-                                          : tr("the value is infinite at t = %1 s").arg(number(badTime));
+            error_ = std::isnan(badValue)
+                         ? tr("the value is not a number at t = %1 s").arg(number(badTime))
+                         : tr("the value is infinite at t = %1 s").arg(number(badTime));
         } else {
             current_ = std::move(parsed);
         }
@@ -274,14 +285,18 @@ void ExpressionEditor::check() {
 void ExpressionEditor::updateDisplay() {
     debounce_->stop();
     const bool valid = isValid();
-    if (valid) shown_ = current_;
-    else if (times_.empty()) shown_.reset();
+    if (valid)
+        shown_ = current_;
+    else if (times_.empty())
+        shown_.reset();
 
     // The line under the field: the reason in red, or the value at the start of the range.
     if (valid) {
         const double value = values_.front();
-        QString shown = unit_.isEmpty() ? number(value) : QStringLiteral("%1 %2").arg(number(value), unit_);
-        if (unit_ == QStringLiteral("rad")) shown += QStringLiteral(" (%1°)").arg(number(value * kRadToDeg));
+        QString shown =
+            unit_.isEmpty() ? number(value) : QStringLiteral("%1 %2").arg(number(value), unit_);
+        if (unit_ == QStringLiteral("rad"))
+            shown += QStringLiteral(" (%1°)").arg(number(value * kRadToDeg));
         QString line = tr("%1 at t = %2 s").arg(shown, number(times_.front()));
         for (std::size_t k = 0; k < derivatives_.size(); ++k)
             if (!std::isfinite(derivatives_[k])) {
@@ -295,7 +310,8 @@ void ExpressionEditor::updateDisplay() {
         message_->setText(error_);
         message_->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColour));
         edit_->setStyleSheet(
-            QStringLiteral("QLineEdit { border: 1px solid %1; border-radius: 2px; padding: 1px; }").arg(kErrorColour));
+            QStringLiteral("QLineEdit { border: 1px solid %1; border-radius: 2px; padding: 1px; }")
+                .arg(kErrorColour));
     }
 
     // The curves: in colour for a valid text, greyed for the last valid one.
@@ -304,7 +320,8 @@ void ExpressionEditor::updateDisplay() {
     derivativePoints.reserve(static_cast<qsizetype>(times_.size()));
     for (std::size_t k = 0; k < times_.size(); ++k) {
         valuePoints.append(QPointF(times_[k], values_[k]));
-        if (std::isfinite(derivatives_[k])) derivativePoints.append(QPointF(times_[k], derivatives_[k]));
+        if (std::isfinite(derivatives_[k]))
+            derivativePoints.append(QPointF(times_[k], derivatives_[k]));
     }
     valueSeries_->replace(valuePoints);
     derivativeSeries_->replace(derivativePoints);

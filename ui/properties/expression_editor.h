@@ -55,7 +55,7 @@ public:
     // The text parses and its value is finite at every preview sample.
     bool isValid() const { return error_.isEmpty(); }
     QString error() const { return error_; }  // empty when valid
-    QString message() const;                   // what the line under the field shows
+    QString message() const;                  // what the line under the field shows
     QLineEdit* lineEdit() const { return edit_; }
 
     // The curve in the preview, kSamples points from t0 to t1: of the text when it is valid,

@@ -12,7 +12,6 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
-#include <QWheelEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -21,6 +20,7 @@
 #include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include "engine/io/mesh_loader.h"
 #include "engine/model/edit.h"
@@ -72,7 +72,8 @@ Numbers rpyOf(const engine::Quat& q) {
     return {ypr.z(), ypr.y(), ypr.x()};
 }
 engine::Quat quatOf(const Numbers& rpy) {
-    return (Eigen::AngleAxisd(rpy[2], engine::Vec3::UnitZ()) * Eigen::AngleAxisd(rpy[1], engine::Vec3::UnitY()) *
+    return (Eigen::AngleAxisd(rpy[2], engine::Vec3::UnitZ()) *
+            Eigen::AngleAxisd(rpy[1], engine::Vec3::UnitY()) *
             Eigen::AngleAxisd(rpy[0], engine::Vec3::UnitX()))
         .normalized();
 }
@@ -119,7 +120,18 @@ engine::MarkerRef markerRefOf(const std::string& text) {
 // a colour; or a line of information, a button, a heading. Numbers are shown in `scale` × their
 // SI value (degrees for angles).
 struct PropertiesPanel::Field {
-    enum class Kind { Number, Vector, Text, Switch, Choice, Expression, Colour, Info, Button, Heading };
+    enum class Kind {
+        Number,
+        Vector,
+        Text,
+        Switch,
+        Choice,
+        Expression,
+        Colour,
+        Info,
+        Button,
+        Heading
+    };
     Kind kind = Kind::Number;
     QString label, unit, key;
     double scale = 1.0;
@@ -195,7 +207,8 @@ void PropertiesPanel::defineFields() {
         fields_.push_back(std::make_unique<Field>(std::move(f)));
         return *fields_.back();
     };
-    auto numberField = [&](QString label, QString unit, double scale, QString key, std::function<double(const SceneSpec&)> get,
+    auto numberField = [&](QString label, QString unit, double scale, QString key,
+                           std::function<double(const SceneSpec&)> get,
                            std::function<void(SceneSpec&, double)> set) -> Field& {
         Field f;
         f.kind = Field::Kind::Number;
@@ -207,7 +220,8 @@ void PropertiesPanel::defineFields() {
         f.setNumbers = [set](SceneSpec& s, const Numbers& n) { set(s, n[0]); };
         return add(std::move(f));
     };
-    auto vectorField = [&](QString label, QString unit, double scale, QString key, std::function<Numbers(const SceneSpec&)> get,
+    auto vectorField = [&](QString label, QString unit, double scale, QString key,
+                           std::function<Numbers(const SceneSpec&)> get,
                            std::function<void(SceneSpec&, const Numbers&)> set) -> Field& {
         Field f;
         f.kind = Field::Kind::Vector;
@@ -219,8 +233,10 @@ void PropertiesPanel::defineFields() {
         f.setNumbers = std::move(set);
         return add(std::move(f));
     };
-    auto textField = [&](QString label, QString key, std::function<std::string(const SceneSpec&)> get,
-                         std::function<void(SceneSpec&, const std::string&)> set, QString unit = QString()) -> Field& {
+    auto textField = [&](QString label, QString key,
+                         std::function<std::string(const SceneSpec&)> get,
+                         std::function<void(SceneSpec&, const std::string&)> set,
+                         QString unit = QString()) -> Field& {
         Field f;
         f.kind = Field::Kind::Text;
         f.label = std::move(label);
@@ -240,16 +256,19 @@ void PropertiesPanel::defineFields() {
         f.setSwitch = std::move(set);
         return add(std::move(f));
     };
-    auto choiceField = [&](QString label, QString key, QStringList choices, std::function<std::string(const SceneSpec&)> get,
+    auto choiceField = [&](QString label, QString key, QStringList choices,
+                           std::function<std::string(const SceneSpec&)> get,
                            std::function<void(SceneSpec&, const std::string&)> set) -> Field& {
         Field& f = textField(std::move(label), std::move(key), std::move(get), std::move(set));
         f.kind = Field::Kind::Choice;
         f.choices = std::move(choices);
         return f;
     };
-    auto expressionField = [&](QString label, QString key, QString unit, std::function<std::string(const SceneSpec&)> get,
+    auto expressionField = [&](QString label, QString key, QString unit,
+                               std::function<std::string(const SceneSpec&)> get,
                                std::function<void(SceneSpec&, const std::string&)> set) -> Field& {
-        Field& f = textField(std::move(label), std::move(key), std::move(get), std::move(set), std::move(unit));
+        Field& f = textField(std::move(label), std::move(key), std::move(get), std::move(set),
+                             std::move(unit));
         f.kind = Field::Kind::Expression;
         return f;
     };
@@ -274,177 +293,239 @@ void PropertiesPanel::defineFields() {
         add(std::move(f));
     };
     auto nameField = [&] {
-        textField(tr("Name"), QStringLiteral("name"),
-                  [id](const SceneSpec& s) {
-                      const std::string name = engine::entityName(s, id);  // a marker's is "part.marker"
-                      return name.substr(name.rfind('.') + 1);
-                  },
-                  [id](SceneSpec& s, const std::string& name) { engine::renameEntity(s, id, name); });
+        textField(
+            tr("Name"), QStringLiteral("name"),
+            [id](const SceneSpec& s) {
+                const std::string name = engine::entityName(s, id);  // a marker's is "part.marker"
+                return name.substr(name.rfind('.') + 1);
+            },
+            [id](SceneSpec& s, const std::string& name) { engine::renameEntity(s, id, name); });
     };
     auto poseFields = [&](auto entity, auto member) {
-        vectorField(tr("Position"), QStringLiteral("m"), 1.0, QStringLiteral("position"),
-                    [entity, member](const SceneSpec& s) { return toNumbers((entity(s)->*member).p); },
-                    [entity, member](SceneSpec& s, const Numbers& n) { (entity(s)->*member).p = toVec(n); });
-        vectorField(tr("Orientation (roll, pitch, yaw)"), QStringLiteral("°"), kDeg, QStringLiteral("orientation"),
-                    [entity, member](const SceneSpec& s) { return rpyOf((entity(s)->*member).R); },
-                    [entity, member](SceneSpec& s, const Numbers& n) { (entity(s)->*member).R = quatOf(n); });
+        vectorField(
+            tr("Position"), QStringLiteral("m"), 1.0, QStringLiteral("position"),
+            [entity, member](const SceneSpec& s) { return toNumbers((entity(s)->*member).p); },
+            [entity, member](SceneSpec& s, const Numbers& n) {
+                (entity(s)->*member).p = toVec(n);
+            });
+        vectorField(
+            tr("Orientation (roll, pitch, yaw)"), QStringLiteral("°"), kDeg,
+            QStringLiteral("orientation"),
+            [entity, member](const SceneSpec& s) { return rpyOf((entity(s)->*member).R); },
+            [entity, member](SceneSpec& s, const Numbers& n) {
+                (entity(s)->*member).R = quatOf(n);
+            });
     };
     auto markerChoice = [&](QString label, QString key, auto refMember, auto entity) {
-        choiceField(std::move(label), std::move(key), allMarkers(spec),
-                    [entity, refMember](const SceneSpec& s) { return (entity(s)->*refMember).text(); },
-                    [entity, refMember](SceneSpec& s, const std::string& text) { entity(s)->*refMember = markerRefOf(text); });
+        choiceField(
+            std::move(label), std::move(key), allMarkers(spec),
+            [entity, refMember](const SceneSpec& s) { return (entity(s)->*refMember).text(); },
+            [entity, refMember](SceneSpec& s, const std::string& text) {
+                entity(s)->*refMember = markerRefOf(text);
+            });
     };
     auto jointChoice = [&](QString label, QString key, auto entity, auto member) {
         QStringList joints;
         for (const engine::Joint& j : spec.joints) joints << toQString(j.name);
-        choiceField(std::move(label), std::move(key), joints, [entity, member](const SceneSpec& s) { return entity(s)->*member; },
-                    [entity, member](SceneSpec& s, const std::string& text) { entity(s)->*member = text; });
+        choiceField(
+            std::move(label), std::move(key), joints,
+            [entity, member](const SceneSpec& s) { return entity(s)->*member; },
+            [entity, member](SceneSpec& s, const std::string& text) { entity(s)->*member = text; });
     };
     const QStringList axes = {QStringLiteral("rotation"), QStringLiteral("translation")};
-    auto axisOf = [](engine::JointAxis a) { return std::string(a == engine::JointAxis::Rotation ? "rotation" : "translation"); };
-    auto axisFrom = [](const std::string& t) { return t == "translation" ? engine::JointAxis::Translation : engine::JointAxis::Rotation; };
+    auto axisOf = [](engine::JointAxis a) {
+        return std::string(a == engine::JointAxis::Rotation ? "rotation" : "translation");
+    };
+    auto axisFrom = [](const std::string& t) {
+        return t == "translation" ? engine::JointAxis::Translation : engine::JointAxis::Rotation;
+    };
 
     if (const engine::Part* part = partOf(spec, id)) {
         auto P = [id](auto& s) { return partOf(s, id); };
         title_->setText(part->ground ? tr("Ground part") : tr("Part"));
         nameField();
-        switchField(tr("Ground (fixed)"), QStringLiteral("ground"), [P](const SceneSpec& s) { return P(s)->ground; },
-                    [P](SceneSpec& s, bool on) { P(s)->ground = on; });
-        Field& colour = textField(tr("Colour"), QStringLiteral("color"), [P](const SceneSpec& s) { return colourText(P(s)->colorRgb).toStdString(); },
-                                  [P](SceneSpec& s, const std::string& text) {
-                                      P(s)->colorRgb = QString::fromStdString(text).mid(1).toUInt(nullptr, 16);
-                                  });
+        switchField(
+            tr("Ground (fixed)"), QStringLiteral("ground"),
+            [P](const SceneSpec& s) { return P(s)->ground; },
+            [P](SceneSpec& s, bool on) { P(s)->ground = on; });
+        Field& colour = textField(
+            tr("Colour"), QStringLiteral("color"),
+            [P](const SceneSpec& s) { return colourText(P(s)->colorRgb).toStdString(); },
+            [P](SceneSpec& s, const std::string& text) {
+                P(s)->colorRgb = QString::fromStdString(text).mid(1).toUInt(nullptr, 16);
+            });
         colour.kind = Field::Kind::Colour;
         colour.checkText = [](const std::string& text) {
             static const QRegularExpression hex(QStringLiteral("^#[0-9a-fA-F]{6}$"));
-            return hex.match(QString::fromStdString(text)).hasMatch() ? QString() : tr("a colour is #rrggbb, e.g. #e0703c");
+            return hex.match(QString::fromStdString(text)).hasMatch()
+                       ? QString()
+                       : tr("a colour is #rrggbb, e.g. #e0703c");
         };
         poseFields(P, &engine::Part::X_WP);
         if (!part->ground) {
-            vectorField(tr("Velocity"), QStringLiteral("m/s"), 1.0, QStringLiteral("velocity"),
-                        [P](const SceneSpec& s) { return toNumbers(P(s)->v_WPo_W); },
-                        [P](SceneSpec& s, const Numbers& n) { P(s)->v_WPo_W = toVec(n); });
-            vectorField(tr("Angular velocity"), QStringLiteral("°/s"), kDeg, QStringLiteral("angularVelocity"),
-                        [P](const SceneSpec& s) { return toNumbers(P(s)->w_WP_W); },
-                        [P](SceneSpec& s, const Numbers& n) { P(s)->w_WP_W = toVec(n); });
+            vectorField(
+                tr("Velocity"), QStringLiteral("m/s"), 1.0, QStringLiteral("velocity"),
+                [P](const SceneSpec& s) { return toNumbers(P(s)->v_WPo_W); },
+                [P](SceneSpec& s, const Numbers& n) { P(s)->v_WPo_W = toVec(n); });
+            vectorField(
+                tr("Angular velocity"), QStringLiteral("°/s"), kDeg,
+                QStringLiteral("angularVelocity"),
+                [P](const SceneSpec& s) { return toNumbers(P(s)->w_WP_W); },
+                [P](SceneSpec& s, const Numbers& n) { P(s)->w_WP_W = toVec(n); });
         }
 
         heading(tr("Mass and inertia"));
-        const QString fromGeometry = tr("from geometry and density"), userDefined = tr("typed in (overrides the geometry)");
-        choiceField(tr("Mass properties"), QStringLiteral("massProperties"), {fromGeometry, userDefined},
-                    [P, fromGeometry, userDefined](const SceneSpec& s) {
-                        return (P(s)->density ? fromGeometry : userDefined).toStdString();
-                    },
-                    [P, fromGeometry](SceneSpec& s, const std::string& text) {
-                        engine::Part& p = *P(s);
-                        if (text == fromGeometry.toStdString()) {
-                            if (p.density) return;
-                            // Back to the geometry, keeping the mass where the shapes have volume.
-                            engine::Part probe = p;
-                            probe.density = 1.0;
-                            const double volume = engine::partMassProperties(probe).mass;
-                            p.density = volume > 0.0 && p.mass > 0.0 ? p.mass / volume : 7850.0;
-                        } else if (p.density) {
-                            // The override starts from what the geometry gives.
-                            const engine::MassProperties m = engine::partMassProperties(p);
-                            p.density.reset();
-                            p.mass = m.mass;
-                            p.p_PPcm = m.p_PPcm;
-                            p.I_Pcm_P = m.I_Pcm_P;
-                        }
-                    });
+        const QString fromGeometry = tr("from geometry and density"),
+                      userDefined = tr("typed in (overrides the geometry)");
+        choiceField(
+            tr("Mass properties"), QStringLiteral("massProperties"), {fromGeometry, userDefined},
+            [P, fromGeometry, userDefined](const SceneSpec& s) {
+                return (P(s)->density ? fromGeometry : userDefined).toStdString();
+            },
+            [P, fromGeometry](SceneSpec& s, const std::string& text) {
+                engine::Part& p = *P(s);
+                if (text == fromGeometry.toStdString()) {
+                    if (p.density) return;
+                    // Back to the geometry, keeping the mass where the shapes have volume.
+                    engine::Part probe = p;
+                    probe.density = 1.0;
+                    const double volume = engine::partMassProperties(probe).mass;
+                    p.density = volume > 0.0 && p.mass > 0.0 ? p.mass / volume : 7850.0;
+                } else if (p.density) {
+                    // The override starts from what the geometry gives.
+                    const engine::MassProperties m = engine::partMassProperties(p);
+                    p.density.reset();
+                    p.mass = m.mass;
+                    p.p_PPcm = m.p_PPcm;
+                    p.I_Pcm_P = m.I_Pcm_P;
+                }
+            });
         if (part->density) {
-            numberField(tr("Density"), QStringLiteral("kg/m³"), 1.0, QStringLiteral("density"), [P](const SceneSpec& s) { return *P(s)->density; },
-                        [P](SceneSpec& s, double v) { P(s)->density = v; });
+            numberField(
+                tr("Density"), QStringLiteral("kg/m³"), 1.0, QStringLiteral("density"),
+                [P](const SceneSpec& s) { return *P(s)->density; },
+                [P](SceneSpec& s, double v) { P(s)->density = v; });
             const engine::MassProperties m = engine::partMassProperties(*part);
             infoField(tr("Mass"), QStringLiteral("%1 kg").arg(number(m.mass)));
-            infoField(tr("Centre of mass"), QStringLiteral("%1, %2, %3 m").arg(number(m.p_PPcm.x()), number(m.p_PPcm.y()), number(m.p_PPcm.z())));
-            infoField(tr("Inertia"), QStringLiteral("%1, %2, %3 kg·m²").arg(number(m.I_Pcm_P(0, 0)), number(m.I_Pcm_P(1, 1)), number(m.I_Pcm_P(2, 2))));
+            infoField(tr("Centre of mass"),
+                      QStringLiteral("%1, %2, %3 m")
+                          .arg(number(m.p_PPcm.x()), number(m.p_PPcm.y()), number(m.p_PPcm.z())));
+            infoField(tr("Inertia"), QStringLiteral("%1, %2, %3 kg·m²")
+                                         .arg(number(m.I_Pcm_P(0, 0)), number(m.I_Pcm_P(1, 1)),
+                                              number(m.I_Pcm_P(2, 2))));
         } else {
-            numberField(tr("Mass"), QStringLiteral("kg"), 1.0, QStringLiteral("mass"), [P](const SceneSpec& s) { return P(s)->mass; },
-                        [P](SceneSpec& s, double v) { P(s)->mass = v; });
-            vectorField(tr("Centre of mass"), QStringLiteral("m"), 1.0, QStringLiteral("centerOfMass"),
-                        [P](const SceneSpec& s) { return toNumbers(P(s)->p_PPcm); },
-                        [P](SceneSpec& s, const Numbers& n) { P(s)->p_PPcm = toVec(n); });
-            vectorField(tr("Inertia (Ixx, Iyy, Izz)"), QStringLiteral("kg·m²"), 1.0, QStringLiteral("inertia"),
-                        [P](const SceneSpec& s) { return toNumbers(P(s)->I_Pcm_P.diagonal()); },
-                        [P](SceneSpec& s, const Numbers& n) { P(s)->I_Pcm_P.diagonal() = toVec(n); });
-            vectorField(tr("Products (Ixy, Ixz, Iyz)"), QStringLiteral("kg·m²"), 1.0, QStringLiteral("inertia.products"),
-                        [P](const SceneSpec& s) {
-                            const engine::Mat3& I = P(s)->I_Pcm_P;
-                            return Numbers{I(0, 1), I(0, 2), I(1, 2)};
-                        },
-                        [P](SceneSpec& s, const Numbers& n) {
-                            engine::Mat3& I = P(s)->I_Pcm_P;
-                            I(0, 1) = I(1, 0) = n[0];
-                            I(0, 2) = I(2, 0) = n[1];
-                            I(1, 2) = I(2, 1) = n[2];
-                        });
+            numberField(
+                tr("Mass"), QStringLiteral("kg"), 1.0, QStringLiteral("mass"),
+                [P](const SceneSpec& s) { return P(s)->mass; },
+                [P](SceneSpec& s, double v) { P(s)->mass = v; });
+            vectorField(
+                tr("Centre of mass"), QStringLiteral("m"), 1.0, QStringLiteral("centerOfMass"),
+                [P](const SceneSpec& s) { return toNumbers(P(s)->p_PPcm); },
+                [P](SceneSpec& s, const Numbers& n) { P(s)->p_PPcm = toVec(n); });
+            vectorField(
+                tr("Inertia (Ixx, Iyy, Izz)"), QStringLiteral("kg·m²"), 1.0,
+                QStringLiteral("inertia"),
+                [P](const SceneSpec& s) { return toNumbers(P(s)->I_Pcm_P.diagonal()); },
+                [P](SceneSpec& s, const Numbers& n) { P(s)->I_Pcm_P.diagonal() = toVec(n); });
+            vectorField(
+                tr("Products (Ixy, Ixz, Iyz)"), QStringLiteral("kg·m²"), 1.0,
+                QStringLiteral("inertia.products"),
+                [P](const SceneSpec& s) {
+                    const engine::Mat3& I = P(s)->I_Pcm_P;
+                    return Numbers{I(0, 1), I(0, 2), I(1, 2)};
+                },
+                [P](SceneSpec& s, const Numbers& n) {
+                    engine::Mat3& I = P(s)->I_Pcm_P;
+                    I(0, 1) = I(1, 0) = n[0];
+                    I(0, 2) = I(2, 0) = n[1];
+                    I(1, 2) = I(2, 1) = n[2];
+                });
         }
 
         heading(tr("Geometry"));
-        const QStringList shapeTypes = {QStringLiteral("box"), QStringLiteral("sphere"), QStringLiteral("cylinder"), QStringLiteral("capsule"),
-                                        QStringLiteral("cone"), QStringLiteral("mesh"), QStringLiteral("plane")};
+        const QStringList shapeTypes = {QStringLiteral("box"),      QStringLiteral("sphere"),
+                                        QStringLiteral("cylinder"), QStringLiteral("capsule"),
+                                        QStringLiteral("cone"),     QStringLiteral("mesh"),
+                                        QStringLiteral("plane")};
         for (std::size_t k = 0; k < part->shapes.size(); ++k) {
             auto S = [P, k](auto& s) { return &P(s)->shapes[k]; };
             const QString name = tr("Shape %1").arg(k + 1);
             const engine::Shape& shape = part->shapes[k];
-            choiceField(name + tr(" type"), QStringLiteral("shape.type"), shapeTypes,
-                        [S](const SceneSpec& s) { return std::string(engine::shapeTypeName(S(s)->type)); },
-                        [this, S](SceneSpec& s, const std::string& text) {
-                            engine::Shape& sh = *S(s);
-                            sh.type = engine::shapeTypeFromName(text).value_or(sh.type);
-                            if (sh.type == engine::ShapeType::Mesh && !sh.mesh) {
-                                // A mesh needs its file: asked for at once.
-                                const QString file = QFileDialog::getOpenFileName(this, tr("Mesh File"), QString(),
-                                                                                  tr("Meshes (*.obj *.stl *.OBJ *.STL);;All files (*)"));
-                                std::string error;
-                                if (!file.isEmpty()) sh.mesh = engine::io::loadMesh(file.toStdString(), error);
-                                if (sh.mesh) sh.meshFile = QFileInfo(file).absoluteFilePath().toStdString();
-                            }
-                        });
+            choiceField(
+                name + tr(" type"), QStringLiteral("shape.type"), shapeTypes,
+                [S](const SceneSpec& s) { return std::string(engine::shapeTypeName(S(s)->type)); },
+                [this, S](SceneSpec& s, const std::string& text) {
+                    engine::Shape& sh = *S(s);
+                    sh.type = engine::shapeTypeFromName(text).value_or(sh.type);
+                    if (sh.type == engine::ShapeType::Mesh && !sh.mesh) {
+                        // A mesh needs its file: asked for at once.
+                        const QString file = QFileDialog::getOpenFileName(
+                            this, tr("Mesh File"), QString(),
+                            tr("Meshes (*.obj *.stl *.OBJ *.STL);;All files (*)"));
+                        std::string error;
+                        if (!file.isEmpty())
+                            sh.mesh = engine::io::loadMesh(file.toStdString(), error);
+                        if (sh.mesh) sh.meshFile = QFileInfo(file).absoluteFilePath().toStdString();
+                    }
+                });
             switch (shape.type) {
             case engine::ShapeType::Box:
-                vectorField(name + tr(" size"), QStringLiteral("m"), 1.0, QStringLiteral("shape.size"),
-                            [S](const SceneSpec& s) { return toNumbers(S(s)->size); },
-                            [S](SceneSpec& s, const Numbers& n) { S(s)->size = toVec(n); });
+                vectorField(
+                    name + tr(" size"), QStringLiteral("m"), 1.0, QStringLiteral("shape.size"),
+                    [S](const SceneSpec& s) { return toNumbers(S(s)->size); },
+                    [S](SceneSpec& s, const Numbers& n) { S(s)->size = toVec(n); });
                 break;
             case engine::ShapeType::Sphere:
             case engine::ShapeType::Cylinder:
             case engine::ShapeType::Capsule:
             case engine::ShapeType::Cone:
-                numberField(name + tr(" radius"), QStringLiteral("m"), 1.0, QStringLiteral("shape.radius"),
-                            [S](const SceneSpec& s) { return S(s)->radius; }, [S](SceneSpec& s, double v) { S(s)->radius = v; });
+                numberField(
+                    name + tr(" radius"), QStringLiteral("m"), 1.0, QStringLiteral("shape.radius"),
+                    [S](const SceneSpec& s) { return S(s)->radius; },
+                    [S](SceneSpec& s, double v) { S(s)->radius = v; });
                 if (shape.type != engine::ShapeType::Sphere)
-                    numberField(name + tr(" length"), QStringLiteral("m"), 1.0, QStringLiteral("shape.length"),
-                                [S](const SceneSpec& s) { return S(s)->length; }, [S](SceneSpec& s, double v) { S(s)->length = v; });
+                    numberField(
+                        name + tr(" length"), QStringLiteral("m"), 1.0,
+                        QStringLiteral("shape.length"),
+                        [S](const SceneSpec& s) { return S(s)->length; },
+                        [S](SceneSpec& s, double v) { S(s)->length = v; });
                 break;
             case engine::ShapeType::Mesh: {
-                Field& file = textField(name + tr(" file"), QStringLiteral("shape.file"), [S](const SceneSpec& s) { return S(s)->meshFile; },
-                                        [S](SceneSpec& s, const std::string& text) {
-                                            std::string error;
-                                            S(s)->mesh = engine::io::loadMesh(text, error);
-                                            S(s)->meshFile = text;
-                                        });
+                Field& file = textField(
+                    name + tr(" file"), QStringLiteral("shape.file"),
+                    [S](const SceneSpec& s) { return S(s)->meshFile; },
+                    [S](SceneSpec& s, const std::string& text) {
+                        std::string error;
+                        S(s)->mesh = engine::io::loadMesh(text, error);
+                        S(s)->meshFile = text;
+                    });
                 file.checkText = [](const std::string& text) {
                     std::string error;
-                    return engine::io::loadMesh(text, error) ? QString() : tr("cannot read the mesh: %1").arg(toQString(error));
+                    return engine::io::loadMesh(text, error)
+                               ? QString()
+                               : tr("cannot read the mesh: %1").arg(toQString(error));
                 };
-                vectorField(name + tr(" scale"), QString(), 1.0, QStringLiteral("shape.scale"),
-                            [S](const SceneSpec& s) { return toNumbers(S(s)->scale); },
-                            [S](SceneSpec& s, const Numbers& n) { S(s)->scale = toVec(n); });
+                vectorField(
+                    name + tr(" scale"), QString(), 1.0, QStringLiteral("shape.scale"),
+                    [S](const SceneSpec& s) { return toNumbers(S(s)->scale); },
+                    [S](SceneSpec& s, const Numbers& n) { S(s)->scale = toVec(n); });
                 break;
             }
-            case engine::ShapeType::Plane: break;
+            case engine::ShapeType::Plane:
+                break;
             }
-            vectorField(name + tr(" position"), QStringLiteral("m"), 1.0, QStringLiteral("shape.position"),
-                        [S](const SceneSpec& s) { return toNumbers(S(s)->X_PG.p); },
-                        [S](SceneSpec& s, const Numbers& n) { S(s)->X_PG.p = toVec(n); });
-            vectorField(name + tr(" orientation"), QStringLiteral("°"), kDeg, QStringLiteral("shape.orientation"),
-                        [S](const SceneSpec& s) { return rpyOf(S(s)->X_PG.R); },
-                        [S](SceneSpec& s, const Numbers& n) { S(s)->X_PG.R = quatOf(n); });
-            buttonField(tr("Remove shape %1").arg(k + 1),
-                        [P, k](SceneSpec& s) { P(s)->shapes.erase(P(s)->shapes.begin() + static_cast<std::ptrdiff_t>(k)); });
+            vectorField(
+                name + tr(" position"), QStringLiteral("m"), 1.0, QStringLiteral("shape.position"),
+                [S](const SceneSpec& s) { return toNumbers(S(s)->X_PG.p); },
+                [S](SceneSpec& s, const Numbers& n) { S(s)->X_PG.p = toVec(n); });
+            vectorField(
+                name + tr(" orientation"), QStringLiteral("°"), kDeg,
+                QStringLiteral("shape.orientation"),
+                [S](const SceneSpec& s) { return rpyOf(S(s)->X_PG.R); },
+                [S](SceneSpec& s, const Numbers& n) { S(s)->X_PG.R = quatOf(n); });
+            buttonField(tr("Remove shape %1").arg(k + 1), [P, k](SceneSpec& s) {
+                P(s)->shapes.erase(P(s)->shapes.begin() + static_cast<std::ptrdiff_t>(k));
+            });
         }
         buttonField(tr("Add shape"), [P](SceneSpec& s) {
             engine::Shape box;
@@ -453,42 +534,64 @@ void PropertiesPanel::defineFields() {
         });
 
         heading(tr("Contact"));
-        numberField(tr("Friction"), QString(), 1.0, QStringLiteral("material.friction"), [P](const SceneSpec& s) { return P(s)->material.friction; },
-                    [P](SceneSpec& s, double v) { P(s)->material.friction = v; });
-        numberField(tr("Restitution"), QString(), 1.0, QStringLiteral("material.restitution"),
-                    [P](const SceneSpec& s) { return P(s)->material.restitution; },
-                    [P](SceneSpec& s, double v) { P(s)->material.restitution = v; });
-        switchField(tr("Collides"), QStringLiteral("collision.enabled"), [P](const SceneSpec& s) { return P(s)->collision.enabled; },
-                    [P](SceneSpec& s, bool on) { P(s)->collision.enabled = on; });
-        auto bitsField = [&](QString label, QString key, std::uint32_t engine::CollisionFilter::*member) {
-            Field& f = textField(std::move(label), std::move(key),
-                                 [P, member](const SceneSpec& s) {
-                                     return QStringLiteral("0x%1").arg(P(s)->collision.*member, 8, 16, QLatin1Char('0')).toStdString();
-                                 },
-                                 [P, member](SceneSpec& s, const std::string& text) { P(s)->collision.*member = parseBits(text).value_or(0); },
-                                 tr("bits"));
+        numberField(
+            tr("Friction"), QString(), 1.0, QStringLiteral("material.friction"),
+            [P](const SceneSpec& s) { return P(s)->material.friction; },
+            [P](SceneSpec& s, double v) { P(s)->material.friction = v; });
+        numberField(
+            tr("Restitution"), QString(), 1.0, QStringLiteral("material.restitution"),
+            [P](const SceneSpec& s) { return P(s)->material.restitution; },
+            [P](SceneSpec& s, double v) { P(s)->material.restitution = v; });
+        switchField(
+            tr("Collides"), QStringLiteral("collision.enabled"),
+            [P](const SceneSpec& s) { return P(s)->collision.enabled; },
+            [P](SceneSpec& s, bool on) { P(s)->collision.enabled = on; });
+        auto bitsField = [&](QString label, QString key,
+                             std::uint32_t engine::CollisionFilter::*member) {
+            Field& f = textField(
+                std::move(label), std::move(key),
+                [P, member](const SceneSpec& s) {
+                    return QStringLiteral("0x%1")
+                        .arg(P(s)->collision.*member, 8, 16, QLatin1Char('0'))
+                        .toStdString();
+                },
+                [P, member](SceneSpec& s, const std::string& text) {
+                    P(s)->collision.*member = parseBits(text).value_or(0);
+                },
+                tr("bits"));
             f.checkText = [](const std::string& text) {
-                return parseBits(text) ? QString() : tr("32 bits, as a number or 0x… in hexadecimal");
+                return parseBits(text) ? QString()
+                                       : tr("32 bits, as a number or 0x… in hexadecimal");
             };
         };
-        bitsField(tr("Collision group"), QStringLiteral("collision.group"), &engine::CollisionFilter::group);
-        bitsField(tr("Collision mask"), QStringLiteral("collision.mask"), &engine::CollisionFilter::mask);
+        bitsField(tr("Collision group"), QStringLiteral("collision.group"),
+                  &engine::CollisionFilter::group);
+        bitsField(tr("Collision mask"), QStringLiteral("collision.mask"),
+                  &engine::CollisionFilter::mask);
     } else if (markerOf(spec, id)) {
         auto M = [id](auto& s) { return markerOf(s, id); };
         auto MP = [id](auto& s) { return markerPartOf(s, id); };
         title_->setText(tr("Marker on %1").arg(toQString(markerPartOf(spec, id)->name)));
         nameField();
-        Field& frame = switchField(tr("In world axes"), QString(), [this](const SceneSpec&) { return markerInWorld_; }, {});
+        Field& frame = switchField(tr("In world axes"), QString(),
+                                   [this](const SceneSpec&) { return markerInWorld_; }, {});
         frame.local = [this](bool world) { setMarkerInWorld(world); };
         if (!markerInWorld_) {
             poseFields(M, &engine::Marker::X_PM);
         } else {
-            vectorField(tr("Position"), QStringLiteral("m"), 1.0, QStringLiteral("position"),
-                        [M, MP](const SceneSpec& s) { return toNumbers(MP(s)->X_WP * M(s)->X_PM.p); },
-                        [M, MP](SceneSpec& s, const Numbers& n) { M(s)->X_PM.p = MP(s)->X_WP.inverse() * toVec(n); });
-            vectorField(tr("Orientation (roll, pitch, yaw)"), QStringLiteral("°"), kDeg, QStringLiteral("orientation"),
-                        [M, MP](const SceneSpec& s) { return rpyOf(MP(s)->X_WP.R * M(s)->X_PM.R); },
-                        [M, MP](SceneSpec& s, const Numbers& n) { M(s)->X_PM.R = (MP(s)->X_WP.R.conjugate() * quatOf(n)).normalized(); });
+            vectorField(
+                tr("Position"), QStringLiteral("m"), 1.0, QStringLiteral("position"),
+                [M, MP](const SceneSpec& s) { return toNumbers(MP(s)->X_WP * M(s)->X_PM.p); },
+                [M, MP](SceneSpec& s, const Numbers& n) {
+                    M(s)->X_PM.p = MP(s)->X_WP.inverse() * toVec(n);
+                });
+            vectorField(
+                tr("Orientation (roll, pitch, yaw)"), QStringLiteral("°"), kDeg,
+                QStringLiteral("orientation"),
+                [M, MP](const SceneSpec& s) { return rpyOf(MP(s)->X_WP.R * M(s)->X_PM.R); },
+                [M, MP](SceneSpec& s, const Numbers& n) {
+                    M(s)->X_PM.R = (MP(s)->X_WP.R.conjugate() * quatOf(n)).normalized();
+                });
         }
     } else if (const engine::Joint* joint = byId(spec.joints, id)) {
         auto J = [id](auto& s) { return byId(s.joints, id); };
@@ -497,27 +600,34 @@ void PropertiesPanel::defineFields() {
         QStringList types;
         for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k)
             types << toQString(engine::jointTypeName(static_cast<engine::JointType>(k)));
-        choiceField(tr("Type"), QStringLiteral("type"), types, [J](const SceneSpec& s) { return std::string(engine::jointTypeName(J(s)->type)); },
-                    [J](SceneSpec& s, const std::string& text) {
-                        engine::Joint& j = *J(s);
-                        j.type = engine::jointTypeFromName(text).value_or(j.type);
-                        if (j.type == engine::JointType::Distance && !(j.length > 0.0)) {
-                            // A rod as long as the markers are apart now.
-                            const engine::Part* pi = s.findPart(j.markerI.part);
-                            const engine::Part* pj = s.findPart(j.markerJ.part);
-                            const engine::Marker* mi = s.findMarker(j.markerI);
-                            const engine::Marker* mj = s.findMarker(j.markerJ);
-                            if (pi && pj && mi && mj) j.length = ((pi->X_WP * mi->X_PM.p) - (pj->X_WP * mj->X_PM.p)).norm();
-                            if (!(j.length > 0.0)) j.length = 0.1;
-                        }
-                    });
+        choiceField(
+            tr("Type"), QStringLiteral("type"), types,
+            [J](const SceneSpec& s) { return std::string(engine::jointTypeName(J(s)->type)); },
+            [J](SceneSpec& s, const std::string& text) {
+                engine::Joint& j = *J(s);
+                j.type = engine::jointTypeFromName(text).value_or(j.type);
+                if (j.type == engine::JointType::Distance && !(j.length > 0.0)) {
+                    // A rod as long as the markers are apart now.
+                    const engine::Part* pi = s.findPart(j.markerI.part);
+                    const engine::Part* pj = s.findPart(j.markerJ.part);
+                    const engine::Marker* mi = s.findMarker(j.markerI);
+                    const engine::Marker* mj = s.findMarker(j.markerJ);
+                    if (pi && pj && mi && mj)
+                        j.length = ((pi->X_WP * mi->X_PM.p) - (pj->X_WP * mj->X_PM.p)).norm();
+                    if (!(j.length > 0.0)) j.length = 0.1;
+                }
+            });
         markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::Joint::markerI, J);
         markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::Joint::markerJ, J);
         if (joint->type == engine::JointType::Distance)
-            numberField(tr("Length"), QStringLiteral("m"), 1.0, QStringLiteral("length"), [J](const SceneSpec& s) { return J(s)->length; },
-                        [J](SceneSpec& s, double v) { J(s)->length = v; });
-        switchField(tr("Its parts collide"), QStringLiteral("collide"), [J](const SceneSpec& s) { return J(s)->collide; },
-                    [J](SceneSpec& s, bool on) { J(s)->collide = on; });
+            numberField(
+                tr("Length"), QStringLiteral("m"), 1.0, QStringLiteral("length"),
+                [J](const SceneSpec& s) { return J(s)->length; },
+                [J](SceneSpec& s, double v) { J(s)->length = v; });
+        switchField(
+            tr("Its parts collide"), QStringLiteral("collide"),
+            [J](const SceneSpec& s) { return J(s)->collide; },
+            [J](SceneSpec& s, bool on) { J(s)->collide = on; });
     } else if (const engine::ForceSpec* force = byId(spec.forces, id)) {
         auto F = [id](auto& s) { return byId(s.forces, id); };
         title_->setText(tr("Force (%1)").arg(toQString(engine::forceTypeName(force->type))));
@@ -525,67 +635,109 @@ void PropertiesPanel::defineFields() {
         QStringList types;
         for (int k = 0; k <= static_cast<int>(engine::ForceType::JointController); ++k)
             types << toQString(engine::forceTypeName(static_cast<engine::ForceType>(k)));
-        choiceField(tr("Type"), QStringLiteral("type"), types, [F](const SceneSpec& s) { return std::string(engine::forceTypeName(F(s)->type)); },
-                    [F](SceneSpec& s, const std::string& text) { F(s)->type = engine::forceTypeFromName(text).value_or(F(s)->type); });
-        auto scalar = [&](QString label, QString unit, double scale, QString key, double engine::ForceSpec::*member) {
-            numberField(std::move(label), std::move(unit), scale, std::move(key), [F, member](const SceneSpec& s) { return F(s)->*member; },
-                        [F, member](SceneSpec& s, double v) { F(s)->*member = v; });
+        choiceField(
+            tr("Type"), QStringLiteral("type"), types,
+            [F](const SceneSpec& s) { return std::string(engine::forceTypeName(F(s)->type)); },
+            [F](SceneSpec& s, const std::string& text) {
+                F(s)->type = engine::forceTypeFromName(text).value_or(F(s)->type);
+            });
+        auto scalar = [&](QString label, QString unit, double scale, QString key,
+                          double engine::ForceSpec::*member) {
+            numberField(
+                std::move(label), std::move(unit), scale, std::move(key),
+                [F, member](const SceneSpec& s) { return F(s)->*member; },
+                [F, member](SceneSpec& s, double v) { F(s)->*member = v; });
         };
-        auto vector = [&](QString label, QString unit, QString key, engine::Vec3 engine::ForceSpec::*member) {
-            vectorField(std::move(label), std::move(unit), 1.0, std::move(key), [F, member](const SceneSpec& s) { return toNumbers(F(s)->*member); },
-                        [F, member](SceneSpec& s, const Numbers& n) { F(s)->*member = toVec(n); });
+        auto vector = [&](QString label, QString unit, QString key,
+                          engine::Vec3 engine::ForceSpec::*member) {
+            vectorField(
+                std::move(label), std::move(unit), 1.0, std::move(key),
+                [F, member](const SceneSpec& s) { return toNumbers(F(s)->*member); },
+                [F, member](SceneSpec& s, const Numbers& n) { F(s)->*member = toVec(n); });
         };
         auto expression = [&](QString label, QString key, int component, QString unit) {
-            expressionField(std::move(label), std::move(key), std::move(unit),
-                            [F, component](const SceneSpec& s) { return F(s)->components[component]; },
-                            [F, component](SceneSpec& s, const std::string& text) { F(s)->components[component] = text; });
+            expressionField(
+                std::move(label), std::move(key), std::move(unit),
+                [F, component](const SceneSpec& s) { return F(s)->components[component]; },
+                [F, component](SceneSpec& s, const std::string& text) {
+                    F(s)->components[component] = text;
+                });
         };
         switch (force->type) {
         case engine::ForceType::PointForce:
         case engine::ForceType::PointTorque: {
-            const QString unit = force->type == engine::ForceType::PointForce ? QStringLiteral("N") : QStringLiteral("N·m");
+            const QString unit = force->type == engine::ForceType::PointForce
+                                     ? QStringLiteral("N")
+                                     : QStringLiteral("N·m");
             markerChoice(tr("Marker"), QStringLiteral("marker"), &engine::ForceSpec::markerI, F);
             expression(tr("X"), QStringLiteral("components"), 0, unit);
             expression(tr("Y"), QStringLiteral("components.y"), 1, unit);
             expression(tr("Z"), QStringLiteral("components.z"), 2, unit);
-            choiceField(tr("Axes"), QStringLiteral("frame"), {QStringLiteral("world"), QStringLiteral("marker")},
-                        [F](const SceneSpec& s) { return std::string(F(s)->inMarkerFrame ? "marker" : "world"); },
-                        [F](SceneSpec& s, const std::string& text) { F(s)->inMarkerFrame = text == "marker"; });
+            choiceField(
+                tr("Axes"), QStringLiteral("frame"),
+                {QStringLiteral("world"), QStringLiteral("marker")},
+                [F](const SceneSpec& s) {
+                    return std::string(F(s)->inMarkerFrame ? "marker" : "world");
+                },
+                [F](SceneSpec& s, const std::string& text) {
+                    F(s)->inMarkerFrame = text == "marker";
+                });
             break;
         }
         case engine::ForceType::SpringDamper:
             markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
             markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
-            scalar(tr("Stiffness"), QStringLiteral("N/m"), 1.0, QStringLiteral("stiffness"), &engine::ForceSpec::stiffness);
-            scalar(tr("Damping"), QStringLiteral("N·s/m"), 1.0, QStringLiteral("damping"), &engine::ForceSpec::damping);
-            scalar(tr("Free length"), QStringLiteral("m"), 1.0, QStringLiteral("freeLength"), &engine::ForceSpec::freeLength);
-            scalar(tr("Preload"), QStringLiteral("N"), 1.0, QStringLiteral("preload"), &engine::ForceSpec::preload);
+            scalar(tr("Stiffness"), QStringLiteral("N/m"), 1.0, QStringLiteral("stiffness"),
+                   &engine::ForceSpec::stiffness);
+            scalar(tr("Damping"), QStringLiteral("N·s/m"), 1.0, QStringLiteral("damping"),
+                   &engine::ForceSpec::damping);
+            scalar(tr("Free length"), QStringLiteral("m"), 1.0, QStringLiteral("freeLength"),
+                   &engine::ForceSpec::freeLength);
+            scalar(tr("Preload"), QStringLiteral("N"), 1.0, QStringLiteral("preload"),
+                   &engine::ForceSpec::preload);
             break;
         case engine::ForceType::RotationalSpringDamper:
             jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
-            scalar(tr("Stiffness"), QStringLiteral("N·m/rad"), 1.0, QStringLiteral("stiffness"), &engine::ForceSpec::stiffness);
-            scalar(tr("Damping"), QStringLiteral("N·m·s/rad"), 1.0, QStringLiteral("damping"), &engine::ForceSpec::damping);
-            scalar(tr("Free angle"), QStringLiteral("°"), kDeg, QStringLiteral("freeAngle"), &engine::ForceSpec::freeLength);
-            scalar(tr("Preload"), QStringLiteral("N·m"), 1.0, QStringLiteral("preload"), &engine::ForceSpec::preload);
+            scalar(tr("Stiffness"), QStringLiteral("N·m/rad"), 1.0, QStringLiteral("stiffness"),
+                   &engine::ForceSpec::stiffness);
+            scalar(tr("Damping"), QStringLiteral("N·m·s/rad"), 1.0, QStringLiteral("damping"),
+                   &engine::ForceSpec::damping);
+            scalar(tr("Free angle"), QStringLiteral("°"), kDeg, QStringLiteral("freeAngle"),
+                   &engine::ForceSpec::freeLength);
+            scalar(tr("Preload"), QStringLiteral("N·m"), 1.0, QStringLiteral("preload"),
+                   &engine::ForceSpec::preload);
             break;
         case engine::ForceType::Bushing:
             markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
             markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
-            vector(tr("Translational stiffness"), QStringLiteral("N/m"), QStringLiteral("translationalStiffness"), &engine::ForceSpec::translationalStiffness);
-            vector(tr("Translational damping"), QStringLiteral("N·s/m"), QStringLiteral("translationalDamping"), &engine::ForceSpec::translationalDamping);
-            vector(tr("Rotational stiffness"), QStringLiteral("N·m/rad"), QStringLiteral("rotationalStiffness"), &engine::ForceSpec::rotationalStiffness);
-            vector(tr("Rotational damping"), QStringLiteral("N·m·s/rad"), QStringLiteral("rotationalDamping"), &engine::ForceSpec::rotationalDamping);
+            vector(tr("Translational stiffness"), QStringLiteral("N/m"),
+                   QStringLiteral("translationalStiffness"),
+                   &engine::ForceSpec::translationalStiffness);
+            vector(tr("Translational damping"), QStringLiteral("N·s/m"),
+                   QStringLiteral("translationalDamping"),
+                   &engine::ForceSpec::translationalDamping);
+            vector(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
+                   QStringLiteral("rotationalStiffness"), &engine::ForceSpec::rotationalStiffness);
+            vector(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
+                   QStringLiteral("rotationalDamping"), &engine::ForceSpec::rotationalDamping);
             break;
         case engine::ForceType::JointController: {
             const bool angle = force->axis == engine::JointAxis::Rotation;
             jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
-            choiceField(tr("Axis"), QStringLiteral("axis"), axes, [F, axisOf](const SceneSpec& s) { return axisOf(F(s)->axis); },
-                        [F, axisFrom](SceneSpec& s, const std::string& text) { F(s)->axis = axisFrom(text); });
-            expression(tr("Target"), QStringLiteral("target"), 0, angle ? QStringLiteral("rad") : QStringLiteral("m"));
-            scalar(tr("kp"), angle ? QStringLiteral("N·m/rad") : QStringLiteral("N/m"), 1.0, QStringLiteral("kp"), &engine::ForceSpec::stiffness);
-            scalar(tr("kd"), angle ? QStringLiteral("N·m·s/rad") : QStringLiteral("N·s/m"), 1.0, QStringLiteral("kd"), &engine::ForceSpec::damping);
-            scalar(tr("Maximum effort"), angle ? QStringLiteral("N·m") : QStringLiteral("N"), 1.0, QStringLiteral("maxEffort"),
-                   &engine::ForceSpec::maxEffort);
+            choiceField(
+                tr("Axis"), QStringLiteral("axis"), axes,
+                [F, axisOf](const SceneSpec& s) { return axisOf(F(s)->axis); },
+                [F, axisFrom](SceneSpec& s, const std::string& text) {
+                    F(s)->axis = axisFrom(text);
+                });
+            expression(tr("Target"), QStringLiteral("target"), 0,
+                       angle ? QStringLiteral("rad") : QStringLiteral("m"));
+            scalar(tr("kp"), angle ? QStringLiteral("N·m/rad") : QStringLiteral("N/m"), 1.0,
+                   QStringLiteral("kp"), &engine::ForceSpec::stiffness);
+            scalar(tr("kd"), angle ? QStringLiteral("N·m·s/rad") : QStringLiteral("N·s/m"), 1.0,
+                   QStringLiteral("kd"), &engine::ForceSpec::damping);
+            scalar(tr("Maximum effort"), angle ? QStringLiteral("N·m") : QStringLiteral("N"), 1.0,
+                   QStringLiteral("maxEffort"), &engine::ForceSpec::maxEffort);
             break;
         }
         }
@@ -595,125 +747,191 @@ void PropertiesPanel::defineFields() {
         nameField();
         QStringList parts;
         for (const engine::Part& p : spec.parts) parts << toQString(p.name);
-        choiceField(tr("Part A"), QStringLiteral("partA"), parts, [C](const SceneSpec& s) { return C(s)->partA; },
-                    [C](SceneSpec& s, const std::string& text) { C(s)->partA = text; });
-        choiceField(tr("Part B"), QStringLiteral("partB"), parts, [C](const SceneSpec& s) { return C(s)->partB; },
-                    [C](SceneSpec& s, const std::string& text) { C(s)->partB = text; });
-        switchField(tr("Touch"), QStringLiteral("enabled"), [C](const SceneSpec& s) { return C(s)->enabled; },
-                    [C](SceneSpec& s, bool on) { C(s)->enabled = on; });
+        choiceField(
+            tr("Part A"), QStringLiteral("partA"), parts,
+            [C](const SceneSpec& s) { return C(s)->partA; },
+            [C](SceneSpec& s, const std::string& text) { C(s)->partA = text; });
+        choiceField(
+            tr("Part B"), QStringLiteral("partB"), parts,
+            [C](const SceneSpec& s) { return C(s)->partB; },
+            [C](SceneSpec& s, const std::string& text) { C(s)->partB = text; });
+        switchField(
+            tr("Touch"), QStringLiteral("enabled"),
+            [C](const SceneSpec& s) { return C(s)->enabled; },
+            [C](SceneSpec& s, bool on) { C(s)->enabled = on; });
         // Optional overrides: blank keeps the parts' combined value.
-        auto optional = [&](QString label, QString key, std::optional<double> engine::ContactPairSpec::*member) {
-            Field& f = textField(std::move(label), std::move(key),
-                                 [C, member](const SceneSpec& s) {
-                                     const auto& v = C(s)->*member;
-                                     return v ? number(*v).toStdString() : std::string();
-                                 },
-                                 [C, member](SceneSpec& s, const std::string& text) {
-                                     auto& v = C(s)->*member;
-                                     if (text.empty()) v.reset();
-                                     else v = QString::fromStdString(text).toDouble();
-                                 },
-                                 tr("blank: the parts' combined value"));
+        auto optional = [&](QString label, QString key,
+                            std::optional<double> engine::ContactPairSpec::*member) {
+            Field& f = textField(
+                std::move(label), std::move(key),
+                [C, member](const SceneSpec& s) {
+                    const auto& v = C(s)->*member;
+                    return v ? number(*v).toStdString() : std::string();
+                },
+                [C, member](SceneSpec& s, const std::string& text) {
+                    auto& v = C(s)->*member;
+                    if (text.empty())
+                        v.reset();
+                    else
+                        v = QString::fromStdString(text).toDouble();
+                },
+                tr("blank: the parts' combined value"));
             f.checkText = [](const std::string& text) {
                 bool ok = text.empty();
                 if (!ok) QString::fromStdString(text).toDouble(&ok);
-                return ok ? QString() : tr("'%1' is not a number").arg(QString::fromStdString(text));
+                return ok ? QString()
+                          : tr("'%1' is not a number").arg(QString::fromStdString(text));
             };
         };
         optional(tr("Friction"), QStringLiteral("friction"), &engine::ContactPairSpec::friction);
-        optional(tr("Restitution"), QStringLiteral("restitution"), &engine::ContactPairSpec::restitution);
+        optional(tr("Restitution"), QStringLiteral("restitution"),
+                 &engine::ContactPairSpec::restitution);
     } else if (const engine::MotionSpec* motion = byId(spec.motions, id)) {
         auto Mo = [id](auto& s) { return byId(s.motions, id); };
         title_->setText(tr("Motion"));
         nameField();
         QStringList joints;
         for (const engine::Joint& j : spec.joints)
-            if (j.type == engine::JointType::Revolute || j.type == engine::JointType::Prismatic || j.type == engine::JointType::Cylindrical)
+            if (j.type == engine::JointType::Revolute || j.type == engine::JointType::Prismatic ||
+                j.type == engine::JointType::Cylindrical)
                 joints << toQString(j.name);
-        choiceField(tr("Joint"), QStringLiteral("joint"), joints, [Mo](const SceneSpec& s) { return Mo(s)->joint; },
-                    [Mo](SceneSpec& s, const std::string& text) { Mo(s)->joint = text; });
-        choiceField(tr("Axis"), QStringLiteral("axis"), axes, [Mo, axisOf](const SceneSpec& s) { return axisOf(Mo(s)->axis); },
-                    [Mo, axisFrom](SceneSpec& s, const std::string& text) { Mo(s)->axis = axisFrom(text); });
-        const QStringList levels = {QStringLiteral("position"), QStringLiteral("velocity"), QStringLiteral("acceleration")};
-        choiceField(tr("Level"), QStringLiteral("level"), levels,
-                    [Mo, levels](const SceneSpec& s) { return levels[static_cast<int>(Mo(s)->level)].toStdString(); },
-                    [Mo, levels](SceneSpec& s, const std::string& text) {
-                        Mo(s)->level = static_cast<engine::MotionLevel>(std::max<qsizetype>(0, levels.indexOf(QString::fromStdString(text))));
-                    });
-        QString unit = motion->axis == engine::JointAxis::Rotation ? QStringLiteral("rad") : QStringLiteral("m");
+        choiceField(
+            tr("Joint"), QStringLiteral("joint"), joints,
+            [Mo](const SceneSpec& s) { return Mo(s)->joint; },
+            [Mo](SceneSpec& s, const std::string& text) { Mo(s)->joint = text; });
+        choiceField(
+            tr("Axis"), QStringLiteral("axis"), axes,
+            [Mo, axisOf](const SceneSpec& s) { return axisOf(Mo(s)->axis); },
+            [Mo, axisFrom](SceneSpec& s, const std::string& text) {
+                Mo(s)->axis = axisFrom(text);
+            });
+        const QStringList levels = {QStringLiteral("position"), QStringLiteral("velocity"),
+                                    QStringLiteral("acceleration")};
+        choiceField(
+            tr("Level"), QStringLiteral("level"), levels,
+            [Mo, levels](const SceneSpec& s) {
+                return levels[static_cast<int>(Mo(s)->level)].toStdString();
+            },
+            [Mo, levels](SceneSpec& s, const std::string& text) {
+                Mo(s)->level = static_cast<engine::MotionLevel>(
+                    std::max<qsizetype>(0, levels.indexOf(QString::fromStdString(text))));
+            });
+        QString unit = motion->axis == engine::JointAxis::Rotation ? QStringLiteral("rad")
+                                                                   : QStringLiteral("m");
         if (motion->level == engine::MotionLevel::Velocity) unit += QStringLiteral("/s");
         if (motion->level == engine::MotionLevel::Acceleration) unit += QStringLiteral("/s²");
-        expressionField(tr("Expression"), QStringLiteral("expression"), unit, [Mo](const SceneSpec& s) { return Mo(s)->expression; },
-                        [Mo](SceneSpec& s, const std::string& text) { Mo(s)->expression = text; });
+        expressionField(
+            tr("Expression"), QStringLiteral("expression"), unit,
+            [Mo](const SceneSpec& s) { return Mo(s)->expression; },
+            [Mo](SceneSpec& s, const std::string& text) { Mo(s)->expression = text; });
     } else {
         title_->setText(tr("Scene"));
-        textField(tr("Scene name"), QStringLiteral("name"), [](const SceneSpec& s) { return s.name; },
-                  [](SceneSpec& s, const std::string& text) { s.name = text; });
-        textField(tr("Description"), QStringLiteral("description"), [](const SceneSpec& s) { return s.description; },
-                  [](SceneSpec& s, const std::string& text) { s.description = text; });
-        vectorField(tr("Gravity"), QStringLiteral("m/s²"), 1.0, QStringLiteral("gravity"), [](const SceneSpec& s) { return toNumbers(s.gravity); },
-                    [](SceneSpec& s, const Numbers& n) { s.gravity = toVec(n); });
+        textField(
+            tr("Scene name"), QStringLiteral("name"), [](const SceneSpec& s) { return s.name; },
+            [](SceneSpec& s, const std::string& text) { s.name = text; });
+        textField(
+            tr("Description"), QStringLiteral("description"),
+            [](const SceneSpec& s) { return s.description; },
+            [](SceneSpec& s, const std::string& text) { s.description = text; });
+        vectorField(
+            tr("Gravity"), QStringLiteral("m/s²"), 1.0, QStringLiteral("gravity"),
+            [](const SceneSpec& s) { return toNumbers(s.gravity); },
+            [](SceneSpec& s, const Numbers& n) { s.gravity = toVec(n); });
         heading(tr("Solver"));
-        const QStringList integrators = {QStringLiteral("dopri45"), QStringLiteral("rk4"), QStringLiteral("symplecticEuler"),
-                                         QStringLiteral("implicitEuler"), QStringLiteral("timeStepping")};
-        choiceField(tr("Integrator"), QStringLiteral("settings.integrator"), integrators,
-                    [](const SceneSpec& s) { return std::string(engine::integratorName(s.settings.integrator)); },
-                    [](SceneSpec& s, const std::string& text) {
-                        if (auto type = engine::integratorFromName(text)) s.settings.integrator = *type;
-                    });
-        auto setting = [&](QString label, QString unit, QString key, auto member, bool integer = false) {
-            Field& f = numberField(std::move(label), std::move(unit), 1.0, std::move(key),
-                                   [member](const SceneSpec& s) { return static_cast<double>(s.settings.*member); },
-                                   [member](SceneSpec& s, double v) {
-                                       using T = std::remove_reference_t<decltype(s.settings.*member)>;
-                                       s.settings.*member = static_cast<T>(v);
-                                   });
+        const QStringList integrators = {
+            QStringLiteral("dopri45"), QStringLiteral("rk4"), QStringLiteral("symplecticEuler"),
+            QStringLiteral("implicitEuler"), QStringLiteral("timeStepping")};
+        choiceField(
+            tr("Integrator"), QStringLiteral("settings.integrator"), integrators,
+            [](const SceneSpec& s) {
+                return std::string(engine::integratorName(s.settings.integrator));
+            },
+            [](SceneSpec& s, const std::string& text) {
+                if (auto type = engine::integratorFromName(text)) s.settings.integrator = *type;
+            });
+        auto setting = [&](QString label, QString unit, QString key, auto member,
+                           bool integer = false) {
+            Field& f = numberField(
+                std::move(label), std::move(unit), 1.0, std::move(key),
+                [member](const SceneSpec& s) { return static_cast<double>(s.settings.*member); },
+                [member](SceneSpec& s, double v) {
+                    using T = std::remove_reference_t<decltype(s.settings.*member)>;
+                    s.settings.*member = static_cast<T>(v);
+                });
             f.integer = integer;
         };
-        setting(tr("Step size"), QStringLiteral("s"), QStringLiteral("settings.stepSize"), &engine::SolverSettings::stepSize);
-        setting(tr("Relative tolerance"), QString(), QStringLiteral("settings.relativeTolerance"), &engine::SolverSettings::relativeTolerance);
-        setting(tr("Absolute tolerance"), QString(), QStringLiteral("settings.absoluteTolerance"), &engine::SolverSettings::absoluteTolerance);
-        setting(tr("Projection tolerance"), QStringLiteral("m"), QStringLiteral("settings.projectionTolerance"),
+        setting(tr("Step size"), QStringLiteral("s"), QStringLiteral("settings.stepSize"),
+                &engine::SolverSettings::stepSize);
+        setting(tr("Relative tolerance"), QString(), QStringLiteral("settings.relativeTolerance"),
+                &engine::SolverSettings::relativeTolerance);
+        setting(tr("Absolute tolerance"), QString(), QStringLiteral("settings.absoluteTolerance"),
+                &engine::SolverSettings::absoluteTolerance);
+        setting(tr("Projection tolerance"), QStringLiteral("m"),
+                QStringLiteral("settings.projectionTolerance"),
                 &engine::SolverSettings::projectionTolerance);
-        setting(tr("Projection iterations"), QString(), QStringLiteral("settings.maxProjectionIterations"),
+        setting(tr("Projection iterations"), QString(),
+                QStringLiteral("settings.maxProjectionIterations"),
                 &engine::SolverSettings::maxProjectionIterations, true);
         heading(tr("Contact"));
-        switchField(tr("Contact"), QStringLiteral("contact.enabled"), [](const SceneSpec& s) { return s.contact.enabled; },
-                    [](SceneSpec& s, bool on) {
-                        s.contact.enabled = on;
-                        if (on) s.settings.integrator = engine::IntegratorType::TimeStepping;
-                    });
-        choiceField(tr("Contact solver"), QStringLiteral("contact.solver"), {QStringLiteral("pgs"), QStringLiteral("lemke")},
-                    [](const SceneSpec& s) { return std::string(engine::contactSolverName(s.contact.solver)); },
-                    [](SceneSpec& s, const std::string& text) {
-                        s.contact.solver = text == "lemke" ? engine::ContactSolverType::Lemke : engine::ContactSolverType::ProjectedGaussSeidel;
-                    });
-        choiceField(tr("Friction model"), QStringLiteral("contact.friction"), {QStringLiteral("box"), QStringLiteral("cone")},
-                    [](const SceneSpec& s) { return std::string(engine::frictionModelName(s.contact.friction)); },
-                    [](SceneSpec& s, const std::string& text) {
-                        s.contact.friction = text == "cone" ? engine::FrictionModel::Cone : engine::FrictionModel::Box;
-                    });
-        auto contact = [&](QString label, QString unit, QString key, auto member, bool integer = false) {
-            Field& f = numberField(std::move(label), std::move(unit), 1.0, std::move(key),
-                                   [member](const SceneSpec& s) { return static_cast<double>(s.contact.*member); },
-                                   [member](SceneSpec& s, double v) {
-                                       using T = std::remove_reference_t<decltype(s.contact.*member)>;
-                                       s.contact.*member = static_cast<T>(v);
-                                   });
+        switchField(
+            tr("Contact"), QStringLiteral("contact.enabled"),
+            [](const SceneSpec& s) { return s.contact.enabled; },
+            [](SceneSpec& s, bool on) {
+                s.contact.enabled = on;
+                if (on) s.settings.integrator = engine::IntegratorType::TimeStepping;
+            });
+        choiceField(
+            tr("Contact solver"), QStringLiteral("contact.solver"),
+            {QStringLiteral("pgs"), QStringLiteral("lemke")},
+            [](const SceneSpec& s) {
+                return std::string(engine::contactSolverName(s.contact.solver));
+            },
+            [](SceneSpec& s, const std::string& text) {
+                s.contact.solver = text == "lemke"
+                                       ? engine::ContactSolverType::Lemke
+                                       : engine::ContactSolverType::ProjectedGaussSeidel;
+            });
+        choiceField(
+            tr("Friction model"), QStringLiteral("contact.friction"),
+            {QStringLiteral("box"), QStringLiteral("cone")},
+            [](const SceneSpec& s) {
+                return std::string(engine::frictionModelName(s.contact.friction));
+            },
+            [](SceneSpec& s, const std::string& text) {
+                s.contact.friction =
+                    text == "cone" ? engine::FrictionModel::Cone : engine::FrictionModel::Box;
+            });
+        auto contact = [&](QString label, QString unit, QString key, auto member,
+                           bool integer = false) {
+            Field& f = numberField(
+                std::move(label), std::move(unit), 1.0, std::move(key),
+                [member](const SceneSpec& s) { return static_cast<double>(s.contact.*member); },
+                [member](SceneSpec& s, double v) {
+                    using T = std::remove_reference_t<decltype(s.contact.*member)>;
+                    s.contact.*member = static_cast<T>(v);
+                });
             f.integer = integer;
         };
-        contact(tr("Cone facets"), QString(), QStringLiteral("contact.coneFacets"), &engine::ContactSettings::coneFacets, true);
-        contact(tr("Solver sweeps"), QString(), QStringLiteral("contact.iterations"), &engine::ContactSettings::iterations, true);
-        contact(tr("Solver tolerance"), QStringLiteral("m/s"), QStringLiteral("contact.tolerance"), &engine::ContactSettings::tolerance);
-        contact(tr("Margin"), QStringLiteral("m"), QStringLiteral("contact.margin"), &engine::ContactSettings::margin);
-        contact(tr("Restitution threshold"), QStringLiteral("m/s"), QStringLiteral("contact.restitutionThreshold"),
+        contact(tr("Cone facets"), QString(), QStringLiteral("contact.coneFacets"),
+                &engine::ContactSettings::coneFacets, true);
+        contact(tr("Solver sweeps"), QString(), QStringLiteral("contact.iterations"),
+                &engine::ContactSettings::iterations, true);
+        contact(tr("Solver tolerance"), QStringLiteral("m/s"), QStringLiteral("contact.tolerance"),
+                &engine::ContactSettings::tolerance);
+        contact(tr("Margin"), QStringLiteral("m"), QStringLiteral("contact.margin"),
+                &engine::ContactSettings::margin);
+        contact(tr("Restitution threshold"), QStringLiteral("m/s"),
+                QStringLiteral("contact.restitutionThreshold"),
                 &engine::ContactSettings::restitutionThreshold);
-        contact(tr("Stabilization"), QString(), QStringLiteral("contact.stabilization"), &engine::ContactSettings::stabilization);
-        contact(tr("Slop"), QStringLiteral("m"), QStringLiteral("contact.slop"), &engine::ContactSettings::slop);
-        contact(tr("Contact stiffness"), QStringLiteral("N/m"), QStringLiteral("contact.stiffness"), &engine::ContactSettings::stiffness);
-        contact(tr("Contact damping"), QStringLiteral("N·s/m"), QStringLiteral("contact.damping"), &engine::ContactSettings::damping);
+        contact(tr("Stabilization"), QString(), QStringLiteral("contact.stabilization"),
+                &engine::ContactSettings::stabilization);
+        contact(tr("Slop"), QStringLiteral("m"), QStringLiteral("contact.slop"),
+                &engine::ContactSettings::slop);
+        contact(tr("Contact stiffness"), QStringLiteral("N/m"), QStringLiteral("contact.stiffness"),
+                &engine::ContactSettings::stiffness);
+        contact(tr("Contact damping"), QStringLiteral("N·s/m"), QStringLiteral("contact.damping"),
+                &engine::ContactSettings::damping);
     }
-
 }
 
 void PropertiesPanel::refreshValues() {
@@ -725,11 +943,14 @@ void PropertiesPanel::refreshValues() {
         case Field::Kind::Vector: {
             const Numbers values = f.getNumbers(spec);
             for (int k = 0; k < 3; ++k)
-                if (f.edits[k]) f.edits[k]->setText(number(values[static_cast<std::size_t>(k)] * f.scale));
+                if (f.edits[k])
+                    f.edits[k]->setText(number(values[static_cast<std::size_t>(k)] * f.scale));
             break;
         }
         case Field::Kind::Text:
-        case Field::Kind::Colour: f.edits[0]->setText(QString::fromStdString(f.getText(spec))); break;
+        case Field::Kind::Colour:
+            f.edits[0]->setText(QString::fromStdString(f.getText(spec)));
+            break;
         case Field::Kind::Switch: {
             const QSignalBlocker block(f.check);
             f.check->setChecked(f.getSwitch(spec));
@@ -740,12 +961,15 @@ void PropertiesPanel::refreshValues() {
             f.combo->setCurrentText(QString::fromStdString(f.getText(spec)));
             break;
         }
-        case Field::Kind::Expression: f.expression->setText(QString::fromStdString(f.getText(spec))); break;
+        case Field::Kind::Expression:
+            f.expression->setText(QString::fromStdString(f.getText(spec)));
+            break;
         case Field::Kind::Info:
             if (f.infoLabel) f.infoLabel->setText(f.info);
             break;
         case Field::Kind::Button:
-        case Field::Kind::Heading: break;
+        case Field::Kind::Heading:
+            break;
         }
     }
 }
@@ -753,16 +977,20 @@ void PropertiesPanel::refreshValues() {
 void PropertiesPanel::rebuild() {
     std::vector<std::unique_ptr<Field>> previous = std::move(fields_);
     fields_.clear();
-    if (spec_) defineFields();
-    else title_->setText(tr("No scene"));
+    if (spec_)
+        defineFields();
+    else
+        title_->setText(tr("No scene"));
     // The same entity with the same fields (an edit of a value): the editors stay, keyboard
     // focus and scrolling with them, and show the new values. Stepping a value with the arrow
     // keys keeps working across the edits it makes.
-    const bool sameFields = spec_ && id_ == shownId_ && !previous.empty() && previous.size() == fields_.size() &&
-                            std::equal(previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
-                                return a->kind == b->kind && a->label == b->label && a->key == b->key && a->unit == b->unit &&
-                                       a->choices == b->choices && a->scale == b->scale;
-                            });
+    const bool sameFields =
+        spec_ && id_ == shownId_ && !previous.empty() && previous.size() == fields_.size() &&
+        std::equal(
+            previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
+                return a->kind == b->kind && a->label == b->label && a->key == b->key &&
+                       a->unit == b->unit && a->choices == b->choices && a->scale == b->scale;
+            });
     if (sameFields) {
         for (std::size_t k = 0; k < fields_.size(); ++k) previous[k]->adopt(*fields_[k]);
         fields_ = std::move(previous);
@@ -827,8 +1055,10 @@ void PropertiesPanel::rebuild() {
             f.check = new QCheckBox;
             f.check->setChecked(f.getSwitch(spec));
             connect(f.check, &QCheckBox::toggled, this, [this, &f](bool on) {
-                if (f.local) f.local(on);
-                else commitField(f);
+                if (f.local)
+                    f.local(on);
+                else
+                    commitField(f);
             });
             line->addWidget(f.check);
             break;
@@ -842,7 +1072,8 @@ void PropertiesPanel::rebuild() {
                 pick->setToolTip(tr("Choose a colour"));
                 pick->setStyleSheet(QStringLiteral("background: %1;").arg(f.edits[0]->text()));
                 connect(pick, &QToolButton::clicked, this, [this, &f] {
-                    const QColor colour = QColorDialog::getColor(QColor(f.edits[0]->text()), this, tr("Part colour"));
+                    const QColor colour =
+                        QColorDialog::getColor(QColor(f.edits[0]->text()), this, tr("Part colour"));
                     if (!colour.isValid()) return;
                     f.edits[0]->setText(colour.name());
                     commitField(f);
@@ -854,7 +1085,8 @@ void PropertiesPanel::rebuild() {
             f.combo = new QComboBox;
             f.combo->addItems(f.choices);
             const QString current = QString::fromStdString(f.getText(spec));
-            if (f.combo->findText(current) < 0) f.combo->addItem(current);  // e.g. a dangling reference
+            if (f.combo->findText(current) < 0)
+                f.combo->addItem(current);  // e.g. a dangling reference
             f.combo->setCurrentText(current);
             connect(f.combo, &QComboBox::activated, this, [this, &f] { commitField(f); });
             line->addWidget(f.combo, 1);
@@ -865,7 +1097,8 @@ void PropertiesPanel::rebuild() {
             f.expression->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
             f.expression->setUnit(f.unit);
             f.expression->setText(QString::fromStdString(f.getText(spec)));
-            connect(f.expression, &ExpressionEditor::committed, this, [this, &f] { commitField(f); });
+            connect(f.expression, &ExpressionEditor::committed, this,
+                    [this, &f] { commitField(f); });
             line->addWidget(f.expression);
             break;
         case Field::Kind::Info: {
@@ -881,7 +1114,8 @@ void PropertiesPanel::rebuild() {
             for (int k = 0; k < (f.kind == Field::Kind::Vector ? 3 : 1); ++k) {
                 f.edits[k] = new QLineEdit(number(values[static_cast<std::size_t>(k)] * f.scale));
                 f.edits[k]->installEventFilter(this);  // arrow keys and the wheel step the value
-                f.edits[k]->setToolTip(tr("↑/↓ or the wheel step the value (Shift: ten times more)"));
+                f.edits[k]->setToolTip(
+                    tr("↑/↓ or the wheel step the value (Shift: ten times more)"));
                 f.edits[k]->setAlignment(Qt::AlignRight);
                 f.edits[k]->setMinimumWidth(48);
                 f.edits[k]->setCursorPosition(0);
@@ -890,8 +1124,10 @@ void PropertiesPanel::rebuild() {
         }
         }
         for (QLineEdit* edit : f.edits)
-            if (edit) connect(edit, &QLineEdit::editingFinished, this, [this, &f] { commitField(f); });
-        if (!f.unit.isEmpty() && f.kind != Field::Kind::Expression) line->addWidget(new QLabel(f.unit));
+            if (edit)
+                connect(edit, &QLineEdit::editingFinished, this, [this, &f] { commitField(f); });
+        if (!f.unit.isEmpty() && f.kind != Field::Kind::Expression)
+            line->addWidget(new QLabel(f.unit));
         rowLayout->addLayout(line);
         f.message = new QLabel;
         f.message->setWordWrap(true);
@@ -918,9 +1154,14 @@ void PropertiesPanel::commitField(Field& f) {
     if (f.message) f.message->hide();
     switch (f.kind) {
     case Field::Kind::Heading:
-    case Field::Kind::Info: return;
-    case Field::Kind::Button: f.action(after); break;
-    case Field::Kind::Switch: f.setSwitch(after, f.check->isChecked()); break;
+    case Field::Kind::Info:
+        return;
+    case Field::Kind::Button:
+        f.action(after);
+        break;
+    case Field::Kind::Switch:
+        f.setSwitch(after, f.check->isChecked());
+        break;
     case Field::Kind::Choice:
     case Field::Kind::Expression:
     case Field::Kind::Text:
@@ -930,7 +1171,8 @@ void PropertiesPanel::commitField(Field& f) {
                                                                   : f.edits[0]->text();
         const std::string text = shown.trimmed().toStdString();
         if (text == f.getText(*spec_)) return;
-        if (f.kind == Field::Kind::Expression && !f.expression->isValid()) return refuse(f.expression->error());
+        if (f.kind == Field::Kind::Expression && !f.expression->isValid())
+            return refuse(f.expression->error());
         if (f.checkText) {
             if (const QString reason = f.checkText(text); !reason.isEmpty()) return refuse(reason);
         }
@@ -944,10 +1186,13 @@ void PropertiesPanel::commitField(Field& f) {
         for (int k = 0; k < 3 && f.edits[k]; ++k) {
             bool ok = false;
             const double shown = f.edits[k]->text().trimmed().toDouble(&ok);
-            if (!ok || !std::isfinite(shown)) return refuse(tr("'%1' is not a number").arg(f.edits[k]->text()));
-            if (f.integer && shown != std::round(shown)) return refuse(tr("'%1' is not a whole number").arg(f.edits[k]->text()));
+            if (!ok || !std::isfinite(shown))
+                return refuse(tr("'%1' is not a number").arg(f.edits[k]->text()));
+            if (f.integer && shown != std::round(shown))
+                return refuse(tr("'%1' is not a whole number").arg(f.edits[k]->text()));
             // Only values the user changed are taken back (a shown value is rounded).
-            if (f.edits[k]->text().trimmed() != number(values[static_cast<std::size_t>(k)] * f.scale)) {
+            if (f.edits[k]->text().trimmed() !=
+                number(values[static_cast<std::size_t>(k)] * f.scale)) {
                 values[static_cast<std::size_t>(k)] = shown / f.scale;
                 changed = true;
             }
@@ -962,9 +1207,10 @@ void PropertiesPanel::commitField(Field& f) {
     const engine::Diagnostics before = engine::validate(*spec_);
     for (const engine::Diagnostic& d : engine::validate(after)) {
         if (d.severity != engine::Severity::Error) continue;
-        const bool old = std::any_of(before.begin(), before.end(), [&](const engine::Diagnostic& b) {
-            return b.severity == engine::Severity::Error && b.message == d.message;
-        });
+        const bool old =
+            std::any_of(before.begin(), before.end(), [&](const engine::Diagnostic& b) {
+                return b.severity == engine::Severity::Error && b.message == d.message;
+            });
         if (old) continue;
         if (f.kind == Field::Kind::Button) {
             // Buttons have no line of their own: the reason goes under the title.
@@ -972,8 +1218,12 @@ void PropertiesPanel::commitField(Field& f) {
         }
         return refuse(QString::fromStdString(d.message));
     }
-    const QString what = f.kind == Field::Kind::Button ? f.label : tr("Edit %1 of %2").arg(f.label.toLower(), title_->text().toLower());
-    emit editRequested(after, what, f.kind == Field::Kind::Button ? QString() : QStringLiteral("%1/%2").arg(id_).arg(f.label));
+    const QString what = f.kind == Field::Kind::Button
+                             ? f.label
+                             : tr("Edit %1 of %2").arg(f.label.toLower(), title_->text().toLower());
+    emit editRequested(
+        after, what,
+        f.kind == Field::Kind::Button ? QString() : QStringLiteral("%1/%2").arg(id_).arg(f.label));
 }
 
 bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {
@@ -999,10 +1249,11 @@ bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {
             // A step of the value's second significant digit (1° for angles, 1 for whole
             // numbers), ten times that with Shift; each step is an edit, and the steps of one
             // burst merge into one undo step.
-            double step = f->integer ? 1.0
+            double step = f->integer        ? 1.0
                           : f->scale != 1.0 ? 1.0
-                          : shown == 0.0    ? 0.001
-                                            : std::pow(10.0, std::floor(std::log10(std::abs(shown))) - 1.0);
+                          : shown == 0.0
+                              ? 0.001
+                              : std::pow(10.0, std::floor(std::log10(std::abs(shown))) - 1.0);
             if (coarse) step *= 10.0;
             edit->setText(number(shown + direction * step));
             commitField(*f);
@@ -1012,7 +1263,9 @@ bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {
 }
 
 PropertiesPanel::Field* PropertiesPanel::find(const QString& labelOrKey) const {
-    auto editable = [](const Field& f) { return f.kind != Field::Kind::Heading && f.kind != Field::Kind::Info; };
+    auto editable = [](const Field& f) {
+        return f.kind != Field::Kind::Heading && f.kind != Field::Kind::Info;
+    };
     for (const auto& f : fields_)
         if (f->label == labelOrKey && editable(*f)) return f.get();
     for (const auto& f : fields_)
@@ -1024,11 +1277,16 @@ QWidget* PropertiesPanel::editor(const QString& label, int component) const {
     const Field* f = find(label);
     if (!f) return nullptr;
     switch (f->kind) {
-    case Field::Kind::Switch: return f->check;
-    case Field::Kind::Choice: return f->combo;
-    case Field::Kind::Expression: return f->expression;
-    case Field::Kind::Button: return f->button;
-    default: return component >= 0 && component < 3 ? f->edits[component] : nullptr;
+    case Field::Kind::Switch:
+        return f->check;
+    case Field::Kind::Choice:
+        return f->combo;
+    case Field::Kind::Expression:
+        return f->expression;
+    case Field::Kind::Button:
+        return f->button;
+    default:
+        return component >= 0 && component < 3 ? f->edits[component] : nullptr;
     }
 }
 

@@ -59,7 +59,8 @@ protected:
 
 signals:
     // `key` names the entity and field: consecutive edits of one key merge into one undo step.
-    void editRequested(const engine::SceneSpec& after, const QString& description, const QString& key);
+    void editRequested(const engine::SceneSpec& after, const QString& description,
+                       const QString& key);
 
 private:
     struct Field;

@@ -63,8 +63,8 @@ void sampleSphere(double r, const Vec3& c, std::vector<Vec3>& out) {
         const double theta = kPi * i / kPolarSteps;
         for (int j = 0; j < kAzimuthSteps; ++j) {
             const double phi = kAngleStep * j;
-            out.emplace_back(c + r * Vec3(std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi),
-                                          std::cos(theta)));
+            out.emplace_back(c + r * Vec3(std::sin(theta) * std::cos(phi),
+                                          std::sin(theta) * std::sin(phi), std::cos(theta)));
         }
     }
 }
@@ -91,7 +91,9 @@ std::vector<Vec3> surfaceSamples_G(const Shape& s) {
         }
         break;
     }
-    case ShapeType::Sphere: sampleSphere(r, Vec3::Zero(), out); break;
+    case ShapeType::Sphere:
+        sampleSphere(r, Vec3::Zero(), out);
+        break;
     case ShapeType::Cylinder:
         // Side (rims included) and both caps.
         for (int j = 0; j < kAzimuthSteps; ++j) {
@@ -99,7 +101,8 @@ std::vector<Vec3> surfaceSamples_G(const Shape& s) {
             for (int i = 0; i <= kLinearSteps; ++i) {
                 out.push_back(r * radial + Vec3(0, 0, L * (double(i) / kLinearSteps - 0.5)));
                 for (double sign : {-1.0, 1.0})
-                    out.push_back(r * double(i) / kLinearSteps * radial + Vec3(0, 0, sign * 0.5 * L));
+                    out.push_back(r * double(i) / kLinearSteps * radial +
+                                  Vec3(0, 0, sign * 0.5 * L));
             }
         }
         break;
@@ -126,7 +129,8 @@ std::vector<Vec3> surfaceSamples_G(const Shape& s) {
         }
         break;
     case ShapeType::Mesh:
-    case ShapeType::Plane: break;
+    case ShapeType::Plane:
+        break;
     }
     return out;
 }
@@ -162,7 +166,8 @@ std::shared_ptr<const TriangleMesh> tetrahedron() {
 TEST(ConstructSupportDistance, MatchesDenseSurfaceSamplesOfEachRotatedPrimitive) {
     std::mt19937 rng(20240611);
     std::vector<Shape> shapes;
-    for (ShapeType type : {ShapeType::Box, ShapeType::Sphere, ShapeType::Cylinder, ShapeType::Capsule, ShapeType::Cone})
+    for (ShapeType type : {ShapeType::Box, ShapeType::Sphere, ShapeType::Cylinder,
+                           ShapeType::Capsule, ShapeType::Cone})
         shapes.push_back(primitivePart(type).shapes.front());
     Shape flat;  // a box with very different edges, a disc-like cylinder and a long cone
     flat.type = ShapeType::Box;
@@ -190,7 +195,8 @@ TEST(ConstructSupportDistance, MatchesDenseSurfaceSamplesOfEachRotatedPrimitive)
                 const Vec3 n = randomUnit(rng);
                 const double analytic = supportDistance(part, n);
                 const double sampled = sampledSupport(s, n);
-                SCOPED_TRACE(std::string(shapeTypeName(s.type)) + " trial " + std::to_string(trial));
+                SCOPED_TRACE(std::string(shapeTypeName(s.type)) + " trial " +
+                             std::to_string(trial));
                 EXPECT_LE(sampled, analytic + 1e-14);
                 EXPECT_LE(analytic - sampled, bound);
             }
@@ -210,7 +216,8 @@ TEST(ConstructSupportDistance, EqualsTheClosedFormOfEachPrimitive) {
         Shape box;
         box.size = Vec3(0.2, 0.05, 0.03);
         box.X_PG = X_PG;
-        const double boxExpected = n.dot(c) + 0.1 * std::abs(n.dot(R.col(0))) + 0.025 * std::abs(n.dot(R.col(1))) +
+        const double boxExpected = n.dot(c) + 0.1 * std::abs(n.dot(R.col(0))) +
+                                   0.025 * std::abs(n.dot(R.col(1))) +
                                    0.015 * std::abs(n.dot(R.col(2)));
         EXPECT_NEAR(supportDistance(partWith(box), n), boxExpected, 1e-15);
 
@@ -225,11 +232,13 @@ TEST(ConstructSupportDistance, EqualsTheClosedFormOfEachPrimitive) {
         cylinder.radius = 0.02;
         cylinder.length = 0.2;
         cylinder.X_PG = X_PG;
-        EXPECT_NEAR(supportDistance(partWith(cylinder), n), n.dot(c) + 0.02 * across + 0.1 * std::abs(along), 1e-15);
+        EXPECT_NEAR(supportDistance(partWith(cylinder), n),
+                    n.dot(c) + 0.02 * across + 0.1 * std::abs(along), 1e-15);
 
         Shape capsule = cylinder;
         capsule.type = ShapeType::Capsule;
-        EXPECT_NEAR(supportDistance(partWith(capsule), n), n.dot(c) + 0.02 + 0.1 * std::abs(along), 1e-15);
+        EXPECT_NEAR(supportDistance(partWith(capsule), n), n.dot(c) + 0.02 + 0.1 * std::abs(along),
+                    1e-15);
 
         // Cone: the apex (+L/2) or the point of the base rim furthest along n.
         Shape cone;
@@ -254,7 +263,8 @@ TEST(ConstructSupportDistance, OfAMeshIsTheLargestOfItsScaledPlacedVertices) {
         const Vec3 n = randomUnit(rng);
         double expected = -std::numeric_limits<double>::infinity();
         for (const Vec3& v : s.mesh->vertices)
-            expected = std::max(expected, n.dot(s.X_PG.p + s.X_PG.rotationMatrix() * Vec3(s.scale.cwiseProduct(v))));
+            expected = std::max(expected, n.dot(s.X_PG.p + s.X_PG.rotationMatrix() *
+                                                               Vec3(s.scale.cwiseProduct(v))));
         EXPECT_NEAR(supportDistance(partWith(s), n), expected, 1e-15);
     }
     // Without its loaded mesh a mesh shape is a point at its origin.
@@ -302,7 +312,8 @@ TEST(ConstructPrimitivePart, IsSteelWithTheMassOfItsAnalyticVolume) {
         {ShapeType::Sphere, 4.0 / 3.0 * kPi * 0.04 * 0.04 * 0.04, Vec3::Zero()},
         {ShapeType::Cylinder, kPi * r2 * 0.2, Vec3::Zero()},
         {ShapeType::Capsule, kPi * r2 * 0.2 + 4.0 / 3.0 * kPi * r2 * 0.02, Vec3::Zero()},
-        {ShapeType::Cone, kPi * 0.04 * 0.04 * 0.1 / 3.0, Vec3(0, 0, -0.025)},  // a quarter up from the base
+        {ShapeType::Cone, kPi * 0.04 * 0.04 * 0.1 / 3.0,
+         Vec3(0, 0, -0.025)},  // a quarter up from the base
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(shapeTypeName(c.type)));
@@ -420,8 +431,10 @@ struct TwoLinkScene {
     SceneSpec spec;
     EntityId ground = kNoEntity, link1 = kNoEntity, link2 = kNoEntity;
     EntityId groundPivot = kNoEntity, groundAnchor = kNoEntity;
-    EntityId link1Pivot = kNoEntity, link1Elbow = kNoEntity, link2Elbow = kNoEntity, link2Tip = kNoEntity;
-    EntityId shoulder = kNoEntity, elbow = kNoEntity, spring = kNoEntity, motor = kNoEntity, contact = kNoEntity;
+    EntityId link1Pivot = kNoEntity, link1Elbow = kNoEntity, link2Elbow = kNoEntity,
+             link2Tip = kNoEntity;
+    EntityId shoulder = kNoEntity, elbow = kNoEntity, spring = kNoEntity, motor = kNoEntity,
+             contact = kNoEntity;
 };
 
 TwoLinkScene twoLinkScene(IdLedger& ids) {
@@ -547,7 +560,8 @@ TEST(ConstructAdd, IdsAreNeverReusedAndNamesStayUniqueAfterDeletions) {
         ids.expectFresh(spec, mj, "marker");
         ids.expectFresh(spec, addJoint(spec, JointType::Spherical, mi, mj), "joint");
         ids.expectFresh(spec, addForce(spec, ForceType::Bushing, mi, mj, kNoEntity), "bushing");
-        ids.expectFresh(spec, addForce(spec, ForceType::PointForce, mi, kNoEntity, kNoEntity), "point force");
+        ids.expectFresh(spec, addForce(spec, ForceType::PointForce, mi, kNoEntity, kNoEntity),
+                        "point force");
     }
     ids.expectFresh(spec, addContactPair(spec, again, shaft), "contact");
     std::set<std::string> jointNames;
@@ -570,7 +584,8 @@ TEST(ConstructAdd, RefusesUnknownReferencesWithoutSpendingAnId) {
     EXPECT_EQ(addJoint(spec, JointType::Revolute, unknown, s.link1Pivot), kNoEntity);
     EXPECT_EQ(addForce(spec, ForceType::SpringDamper, s.link1Pivot, unknown, kNoEntity), kNoEntity);
     EXPECT_EQ(addForce(spec, ForceType::PointTorque, unknown, kNoEntity, kNoEntity), kNoEntity);
-    EXPECT_EQ(addForce(spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, unknown), kNoEntity);
+    EXPECT_EQ(addForce(spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, unknown),
+              kNoEntity);
     EXPECT_EQ(addForce(spec, ForceType::JointController, kNoEntity, kNoEntity, s.link1), kNoEntity);
     EXPECT_EQ(addMotion(spec, unknown), kNoEntity);
     EXPECT_EQ(addMotion(spec, s.spring), kNoEntity);  // a force, not a joint
@@ -658,7 +673,8 @@ TEST(ConstructAddForce, ASpringIsMadeAtItsFreeLength) {
     EXPECT_EQ(spring.id, id);
     EXPECT_EQ(spring.type, ForceType::SpringDamper);
     const double distance = ((a.X_WP.p + a.X_WP.rotationMatrix() * X_AM.p) -
-                             (b.X_WP.p + b.X_WP.rotationMatrix() * X_BM.p)).norm();
+                             (b.X_WP.p + b.X_WP.rotationMatrix() * X_BM.p))
+                                .norm();
     EXPECT_NEAR(spring.freeLength, distance, 1e-15);
     EXPECT_GT(spring.stiffness, 0.0);
     EXPECT_GE(spring.damping, 0.0);
@@ -731,7 +747,8 @@ TEST(ConstructAddMotion, TurnsARevoluteOnceASecondAndSlidesAPrismatic) {
         EXPECT_TRUE(compile(s.spec).model);
     }
     // Joints without a coordinate to drive get no motion, and spend no id.
-    for (JointType type : {JointType::Spherical, JointType::Fixed, JointType::Universal, JointType::Distance}) {
+    for (JointType type :
+         {JointType::Spherical, JointType::Fixed, JointType::Universal, JointType::Distance}) {
         OneJoint s = oneJoint(type);
         const EntityId next = s.spec.nextId;
         EXPECT_EQ(addMotion(s.spec, s.joint), kNoEntity);
@@ -742,26 +759,35 @@ TEST(ConstructAddMotion, TurnsARevoluteOnceASecondAndSlidesAPrismatic) {
 
 TEST(ConstructAddForce, JointForcesNeedAJointWithThatCoordinate) {
     // A torsion spring needs an angle; a controller an angle or a slide. Others get nothing.
-    for (JointType type : {JointType::Spherical, JointType::Fixed, JointType::Universal, JointType::Planar}) {
+    for (JointType type :
+         {JointType::Spherical, JointType::Fixed, JointType::Universal, JointType::Planar}) {
         OneJoint s = oneJoint(type);
-        EXPECT_EQ(addForce(s.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, s.joint), kNoEntity);
-        EXPECT_EQ(addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint), kNoEntity);
+        EXPECT_EQ(
+            addForce(s.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, s.joint),
+            kNoEntity);
+        EXPECT_EQ(addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint),
+                  kNoEntity);
         EXPECT_TRUE(s.spec.forces.empty());
     }
     OneJoint slide = oneJoint(JointType::Prismatic);
-    EXPECT_EQ(addForce(slide.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, slide.joint), kNoEntity);
-    EXPECT_NE(addForce(slide.spec, ForceType::JointController, kNoEntity, kNoEntity, slide.joint), kNoEntity);
+    EXPECT_EQ(
+        addForce(slide.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, slide.joint),
+        kNoEntity);
+    EXPECT_NE(addForce(slide.spec, ForceType::JointController, kNoEntity, kNoEntity, slide.joint),
+              kNoEntity);
 }
 
 TEST(ConstructAddForce, JointForcesNameTheJointAndControlItsCoordinate) {
     {
         OneJoint s = oneJoint(JointType::Revolute);
-        const EntityId spring = addForce(s.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, s.joint);
+        const EntityId spring =
+            addForce(s.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, s.joint);
         ASSERT_NE(spring, kNoEntity);
         EXPECT_EQ(s.spec.forces.back().joint, s.spec.joints.back().name);
         EXPECT_EQ(s.spec.forces.back().name, "rotationalSpringDamper1");
         EXPECT_GT(s.spec.forces.back().stiffness, 0.0);
-        const EntityId servo = addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint);
+        const EntityId servo =
+            addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint);
         ASSERT_NE(servo, kNoEntity);
         EXPECT_EQ(s.spec.forces.back().joint, s.spec.joints.back().name);
         EXPECT_EQ(s.spec.forces.back().axis, JointAxis::Rotation);
@@ -771,7 +797,8 @@ TEST(ConstructAddForce, JointForcesNameTheJointAndControlItsCoordinate) {
     }
     {
         OneJoint s = oneJoint(JointType::Prismatic);
-        ASSERT_NE(addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint), kNoEntity);
+        ASSERT_NE(addForce(s.spec, ForceType::JointController, kNoEntity, kNoEntity, s.joint),
+                  kNoEntity);
         EXPECT_EQ(s.spec.forces.back().joint, s.spec.joints.back().name);
         EXPECT_EQ(s.spec.forces.back().axis, JointAxis::Translation);
         for (const Diagnostic& d : validate(s.spec)) ADD_FAILURE() << d.where << ": " << d.message;
@@ -798,16 +825,18 @@ TEST(ConstructAddForce, SizesStiffnessAndDampingToThePartsTheyAct) {
     // Link to ground: the link's mass at 2 Hz. Link to link: half of it (the reduced mass).
     const ForceSpec toGround = spec.forces[0];
     expectTuned(toGround.stiffness, toGround.damping, m, 2.0);
-    ASSERT_NE(addForce(spec, ForceType::SpringDamper, s.link1Elbow, s.link2Tip, kNoEntity), kNoEntity);
+    ASSERT_NE(addForce(spec, ForceType::SpringDamper, s.link1Elbow, s.link2Tip, kNoEntity),
+              kNoEntity);
     expectTuned(spec.forces.back().stiffness, spec.forces.back().damping, 0.5 * m, 2.0);
     // A bushing between the links at 10 Hz: the reduced mass, and the reduced smallest
     // principal moment, about the long axis: m (0.04² + 0.04²) / 12.
     ASSERT_NE(addForce(spec, ForceType::Bushing, s.link1Elbow, s.link2Elbow, kNoEntity), kNoEntity);
     const ForceSpec& bushing = spec.forces.back();
     for (int k = 0; k < 3; ++k) {
-        expectTuned(bushing.translationalStiffness(k), bushing.translationalDamping(k), 0.5 * m, 10.0);
-        expectTuned(bushing.rotationalStiffness(k), bushing.rotationalDamping(k), 0.5 * m * 2.0 * 0.04 * 0.04 / 12.0,
+        expectTuned(bushing.translationalStiffness(k), bushing.translationalDamping(k), 0.5 * m,
                     10.0);
+        expectTuned(bushing.rotationalStiffness(k), bushing.rotationalDamping(k),
+                    0.5 * m * 2.0 * 0.04 * 0.04 / 12.0, 10.0);
     }
     for (const Diagnostic& d : validate(spec)) ADD_FAILURE() << d.where << ": " << d.message;
 
@@ -815,12 +844,16 @@ TEST(ConstructAddForce, SizesStiffnessAndDampingToThePartsTheyAct) {
     // marker: m (0.2² + 0.04²) / 12 + m 0.1²), or its mass for a slide.
     const double J = m * (0.2 * 0.2 + 0.04 * 0.04) / 12.0 + m * 0.1 * 0.1;
     OneJoint hinge = oneJoint(JointType::Revolute);
-    ASSERT_NE(addForce(hinge.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, hinge.joint), kNoEntity);
+    ASSERT_NE(
+        addForce(hinge.spec, ForceType::RotationalSpringDamper, kNoEntity, kNoEntity, hinge.joint),
+        kNoEntity);
     expectTuned(hinge.spec.forces.back().stiffness, hinge.spec.forces.back().damping, J, 2.0);
-    ASSERT_NE(addForce(hinge.spec, ForceType::JointController, kNoEntity, kNoEntity, hinge.joint), kNoEntity);
+    ASSERT_NE(addForce(hinge.spec, ForceType::JointController, kNoEntity, kNoEntity, hinge.joint),
+              kNoEntity);
     expectTuned(hinge.spec.forces.back().stiffness, hinge.spec.forces.back().damping, J, 5.0);
     OneJoint slider = oneJoint(JointType::Prismatic);
-    ASSERT_NE(addForce(slider.spec, ForceType::JointController, kNoEntity, kNoEntity, slider.joint), kNoEntity);
+    ASSERT_NE(addForce(slider.spec, ForceType::JointController, kNoEntity, kNoEntity, slider.joint),
+              kNoEntity);
     expectTuned(slider.spec.forces.back().stiffness, slider.spec.forces.back().damping, m, 5.0);
 
     // Point loads: 10 N down, 1 N·m about z.
@@ -828,7 +861,8 @@ TEST(ConstructAddForce, SizesStiffnessAndDampingToThePartsTheyAct) {
     EXPECT_EQ(evalExpression(spec.forces.back().components[0], 0.3), 0.0);
     EXPECT_EQ(evalExpression(spec.forces.back().components[1], 0.3), 0.0);
     EXPECT_EQ(evalExpression(spec.forces.back().components[2], 0.3), -10.0);
-    ASSERT_NE(addForce(spec, ForceType::PointTorque, s.link1Elbow, kNoEntity, kNoEntity), kNoEntity);
+    ASSERT_NE(addForce(spec, ForceType::PointTorque, s.link1Elbow, kNoEntity, kNoEntity),
+              kNoEntity);
     EXPECT_EQ(evalExpression(spec.forces.back().components[2], 0.3), 1.0);
 }
 
@@ -931,9 +965,10 @@ void expectZAlong(const Vec3& n) {
 TEST(ConstructRotationWithZAlong, TakesZExactlyToNWithAProperRotation) {
     std::mt19937 rng(17);
     for (int k = 0; k < 200; ++k) expectZAlong(randomUnit(rng) * (k % 2 ? 3.7 : 1.0));
-    for (const Vec3& n : {Vec3(Vec3::UnitZ()), Vec3(-Vec3::UnitZ()), Vec3(Vec3::UnitX()), Vec3(-Vec3::UnitX()),
-                          Vec3(Vec3::UnitY()), Vec3(0.0, 0.0, 2.0), Vec3(1e-9, 0.0, 1.0), Vec3(1e-9, 0.0, -1.0),
-                          Vec3(0.0, 1e-7, -1.0), Vec3(1e-4, -1e-4, -1.0), Vec3(0.3, 0.4, -1e-12)})
+    for (const Vec3& n :
+         {Vec3(Vec3::UnitZ()), Vec3(-Vec3::UnitZ()), Vec3(Vec3::UnitX()), Vec3(-Vec3::UnitX()),
+          Vec3(Vec3::UnitY()), Vec3(0.0, 0.0, 2.0), Vec3(1e-9, 0.0, 1.0), Vec3(1e-9, 0.0, -1.0),
+          Vec3(0.0, 1e-7, -1.0), Vec3(1e-4, -1e-4, -1.0), Vec3(0.3, 0.4, -1e-12)})
         expectZAlong(n);
     // z itself: no turn. −z: a half turn that keeps x.
     EXPECT_TRUE(rotationWithZAlong(Vec3::UnitZ()).isApprox(Quat::Identity(), 1e-15));
@@ -947,11 +982,12 @@ TEST(ConstructRotationWithZAlong, TakesZExactlyToNWithAProperRotation) {
 }
 
 // The feature of `kind` at p with z along z, or fails.
-void expectFeature(const std::vector<ShapeFeature>& features, Kind kind, const Vec3& p, const Vec3& z) {
+void expectFeature(const std::vector<ShapeFeature>& features, Kind kind, const Vec3& p,
+                   const Vec3& z) {
     for (const ShapeFeature& f : features)
         if (f.kind == kind && (f.p_P - p).norm() <= 1e-14 && (f.z_P - z).norm() <= 1e-14) return;
-    ADD_FAILURE() << "no feature of kind " << static_cast<int>(kind) << " at " << p.transpose() << " with z "
-                  << z.transpose();
+    ADD_FAILURE() << "no feature of kind " << static_cast<int>(kind) << " at " << p.transpose()
+                  << " with z " << z.transpose();
 }
 
 std::vector<ShapeFeature> ofKind(const std::vector<ShapeFeature>& features, Kind kind) {
@@ -978,7 +1014,8 @@ TEST(ShapeFeatures, OfABoxAreFaceCentresEdgeMidpointsAndVertices) {
     // Faces: ±h_k along axis k, z the outward normal.
     for (int k = 0; k < 3; ++k)
         for (double sign : {-1.0, 1.0})
-            expectFeature(faces, Kind::FaceCentre, sign * h(k) * Vec3::Unit(k), sign * Vec3::Unit(k));
+            expectFeature(faces, Kind::FaceCentre, sign * h(k) * Vec3::Unit(k),
+                          sign * Vec3::Unit(k));
 
     // Vertices: the 8 corners.
     std::set<std::vector<double>> corners;
@@ -1088,7 +1125,8 @@ TEST(ShapeFeatures, OfAMeshAreItsScaledPlacedVertices) {
     const std::vector<ShapeFeature> features = shapeFeatures(s);
     ASSERT_EQ(features.size(), 4u);
     for (const Vec3& v : s.mesh->vertices)
-        expectFeature(features, Kind::Vertex, s.X_PG.p + R * Vec3(s.scale.cwiseProduct(v)), R.col(2));
+        expectFeature(features, Kind::Vertex, s.X_PG.p + R * Vec3(s.scale.cwiseProduct(v)),
+                      R.col(2));
     s.mesh = nullptr;
     EXPECT_TRUE(shapeFeatures(s).empty());
 }
@@ -1142,16 +1180,19 @@ TEST(ShapeFeatureSnap, APointBesideAShaftSnapsToTheAxisAtItsHeightClampedToTheEn
             const Vec3 c = s.X_PG.p, a = s.X_PG.rotationMatrix().col(2);
             const Vec3 across = a.unitOrthogonal();
             const double halfLength = 0.5 * s.length;
-            for (double height : {-0.7 * halfLength, -0.2 * halfLength, 0.35 * halfLength, 0.9 * halfLength}) {
+            for (double height :
+                 {-0.7 * halfLength, -0.2 * halfLength, 0.35 * halfLength, 0.9 * halfLength}) {
                 // On the side (or just outside it) at this height.
-                const ShapeFeature f = snapFeature(part, c + height * a + (s.radius + 0.001) * across);
+                const ShapeFeature f =
+                    snapFeature(part, c + height * a + (s.radius + 0.001) * across);
                 EXPECT_EQ(f.kind, Kind::Axis);
                 EXPECT_LE((f.p_P - (c + height * a)).norm(), 1e-15);
                 EXPECT_LE((f.z_P - a).norm(), 1e-15);
             }
             // Beyond the ends: the end of the axis, z along it and outward.
             for (double sign : {-1.0, 1.0}) {
-                const ShapeFeature f = snapFeature(part, c + sign * (halfLength + 0.03) * a + 0.5 * s.radius * across);
+                const ShapeFeature f =
+                    snapFeature(part, c + sign * (halfLength + 0.03) * a + 0.5 * s.radius * across);
                 EXPECT_LE((f.p_P - (c + sign * halfLength * a)).norm(), 1e-15);
                 EXPECT_LE((f.z_P - sign * a).norm(), 1e-15);
             }

@@ -56,7 +56,8 @@ void shot(MainWindow& window, const char* name) {
     if (!qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) return;
     drawn(window.viewport(), 3);
     QTest::qWait(150);
-    window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + QLatin1Char('/') + QLatin1String(name) + ".png");
+    window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + QLatin1Char('/') +
+                       QLatin1String(name) + ".png");
 }
 
 class BuildMechanismTest : public ::testing::Test {
@@ -87,7 +88,8 @@ protected:
         ++actions;
     }
     // A click on a point given in a part's frame, where that part is now.
-    void clickOn(const std::string& part, const Vec3& p_P, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+    void clickOn(const std::string& part, const Vec3& p_P,
+                 Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
         const engine::Part* p = window.scene()->findPart(part);
         ASSERT_TRUE(p) << part;
         clickWorld(p->X_WP * p_P, modifiers);
@@ -109,7 +111,8 @@ protected:
         return QTest::qWaitFor(
             [&] {
                 const auto snap = window.session()->snapshot();
-                return snap && snap->mode == engine::RunMode::Paused && (snap->time >= t - 1e-9 || !snap->error.empty());
+                return snap && snap->mode == engine::RunMode::Paused &&
+                       (snap->time >= t - 1e-9 || !snap->error.empty());
             },
             60000);
     }
@@ -121,7 +124,8 @@ protected:
 // Answers the next "Save changes?" question with `button`.
 void answerSaveChanges(QMessageBox::StandardButton button, bool* asked) {
     QTimer::singleShot(0, [button, asked] {
-        ASSERT_TRUE(QTest::qWaitFor([] { return qobject_cast<QMessageBox*>(QApplication::activeModalWidget()); }, 5000));
+        ASSERT_TRUE(QTest::qWaitFor(
+            [] { return qobject_cast<QMessageBox*>(QApplication::activeModalWidget()); }, 5000));
         auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
         EXPECT_EQ(box->objectName(), "SaveChangesDialog");
         if (asked) *asked = true;
@@ -140,7 +144,7 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     EXPECT_NEAR(part(box).X_WP.p.z(), 0.5, 0.01);
     trigger("CreateJoint_revolute");
     clickOn(box, Vec3(-0.08, -0.02, 0.0));  // on the front face, near the left end
-    clickWorld(Vec3(-0.3, 0.0, 0.75));       // empty space: the ground
+    clickWorld(Vec3(-0.3, 0.0, 0.75));      // empty space: the ground
     const engine::Joint* hinge = joint(engine::JointType::Revolute);
     ASSERT_TRUE(hinge);
     EXPECT_EQ(hinge->markerJ.part, "ground");
@@ -211,18 +215,22 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     EXPECT_NEAR(guideMarker->X_PM.p.z(), -0.02, 1e-12);
     // Planar loop of spatial joints: 1 DOF, three redundant equations, said in the status bar.
     EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler -2 · 3 redundant");
-    EXPECT_TRUE(window.degreesOfFreedomExplanation().contains("planar")) << window.degreesOfFreedomExplanation().toStdString();
+    EXPECT_TRUE(window.degreesOfFreedomExplanation().contains("planar"))
+        << window.degreesOfFreedomExplanation().toStdString();
     // Clicking the readout explains it.
     {
         bool explained = false;
         QTimer::singleShot(0, [&] {
-            ASSERT_TRUE(QTest::qWaitFor([] { return QApplication::activeModalWidget() != nullptr; }, 5000));
+            ASSERT_TRUE(
+                QTest::qWaitFor([] { return QApplication::activeModalWidget() != nullptr; }, 5000));
             QWidget* box = QApplication::activeModalWidget();
             auto* text = box->findChild<QTextBrowser*>();
-            explained = box->objectName() == "DegreesOfFreedomDialog" && text && text->toPlainText().contains("planar loop");
+            explained = box->objectName() == "DegreesOfFreedomDialog" && text &&
+                        text->toPlainText().contains("planar loop");
             if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
                 QTest::qWait(100);
-                box->grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/walkthrough-dof.png");
+                box->grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") +
+                                 "/walkthrough-dof.png");
             }
             box->close();
         });
@@ -244,7 +252,8 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     shot(window, "walkthrough-3-motor");
 
     // Saved now and after undoing everything and redoing it: the same file, byte for byte.
-    const QString built = dir.filePath("built.json"), redone = dir.filePath("redone.json"), undone = dir.filePath("undone.json");
+    const QString built = dir.filePath("built.json"), redone = dir.filePath("redone.json"),
+                  undone = dir.filePath("undone.json");
     ASSERT_TRUE(window.saveSceneAs(built));
     QUndoStack* undo = window.undoStack();
     const int steps = undo->index();
@@ -270,7 +279,8 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     const Vec3 O = markerWorld(pivotJoint->markerI);
     const engine::Joint* pinA = joint(engine::JointType::Revolute, 1);
     const engine::Joint* pinB = joint(engine::JointType::Revolute, 2);
-    const Vec3 A = markerWorld(pinA->markerI), B = markerWorld(pinB->markerI), C = part(crank).X_WP.p;
+    const Vec3 A = markerWorld(pinA->markerI), B = markerWorld(pinB->markerI),
+               C = part(crank).X_WP.p;
     const double r = (A - O).norm(), L = (B - A).norm(), e = (B - O).z();
     EXPECT_NEAR(r, 0.12, 0.01);
     EXPECT_NEAR(L, 0.16, 0.01);
@@ -286,7 +296,8 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     ASSERT_EQ(window.session()->snapshot()->error, "");
     auto series = [&](const std::string& channel) {
         std::vector<double> times, values;
-        recording->series(recording->layout().findChannel(channel), 0, recording->size(), 1, times, values);
+        recording->series(recording->layout().findChannel(channel), 0, recording->size(), 1, times,
+                          values);
         return std::make_pair(times, values);
     };
     const auto [times, xs] = series(slider + ".x");
@@ -346,7 +357,10 @@ TEST_F(BuildMechanismTest, UnsavedEditsAskBeforeNewOpenAndQuit) {
     const QString path = dir.filePath("ball.json");
     ASSERT_TRUE(window.saveSceneAs(path));
     EXPECT_EQ(window.windowTitle(), QString::fromUtf8("ball.json — Motus"));
-    EXPECT_TRUE(QSettings().value("recentFiles").toStringList().contains(QFileInfo(path).absoluteFilePath()));
+    EXPECT_TRUE(QSettings()
+                    .value("recentFiles")
+                    .toStringList()
+                    .contains(QFileInfo(path).absoluteFilePath()));
     // No question once saved; an edit brings the star (and the question) back.
     asked = false;
     trigger("FileNew");
@@ -387,9 +401,11 @@ TEST_F(BuildMechanismTest, BadEditsAreRefusedBesideTheFieldAndNothingIsLost) {
     };
     // A zero dimension, a negative density.
     type("Shape 1 size", 1, "0");
-    EXPECT_TRUE(panel->message("Shape 1 size").contains("positive")) << panel->message("Shape 1 size").toStdString();
+    EXPECT_TRUE(panel->message("Shape 1 size").contains("positive"))
+        << panel->message("Shape 1 size").toStdString();
     type("Density", 0, "-7800");
-    EXPECT_TRUE(panel->message("Density").contains("positive")) << panel->message("Density").toStdString();
+    EXPECT_TRUE(panel->message("Density").contains("positive"))
+        << panel->message("Density").toStdString();
     EXPECT_EQ(window.undoStack()->count(), steps);
     EXPECT_EQ(window.scene()->parts[1].shapes[0].size.y(), 0.04);
 
@@ -409,7 +425,8 @@ TEST_F(BuildMechanismTest, BadEditsAreRefusedBesideTheFieldAndNothingIsLost) {
     const int before = window.undoStack()->count();
     markerJ->setCurrentText("box1.m1");
     panel->commit("Marker J");
-    EXPECT_TRUE(panel->message("Marker J").contains("same part")) << panel->message("Marker J").toStdString();
+    EXPECT_TRUE(panel->message("Marker J").contains("same part"))
+        << panel->message("Marker J").toStdString();
     EXPECT_EQ(window.undoStack()->count(), before);
 
     // A motion whose expression does not parse: refused, the old one kept.
@@ -439,7 +456,8 @@ TEST_F(BuildMechanismTest, EveryKindOfEntityIsMadeFromTheToolsAndTheSceneRuns) {
         {"CreatePart_box", 0.2 * 0.04 * 0.04},
         {"CreatePart_sphere", 4.0 / 3.0 * engine::kPi * std::pow(0.04, 3)},
         {"CreatePart_cylinder", engine::kPi * 0.02 * 0.02 * 0.2},
-        {"CreatePart_capsule", engine::kPi * 0.02 * 0.02 * 0.2 + 4.0 / 3.0 * engine::kPi * std::pow(0.02, 3)},
+        {"CreatePart_capsule",
+         engine::kPi * 0.02 * 0.02 * 0.2 + 4.0 / 3.0 * engine::kPi * std::pow(0.02, 3)},
         {"CreatePart_cone", engine::kPi * 0.04 * 0.04 * 0.1 / 3.0},
     };
     double x = -0.45;
@@ -448,7 +466,8 @@ TEST_F(BuildMechanismTest, EveryKindOfEntityIsMadeFromTheToolsAndTheSceneRuns) {
         clickWorld(Vec3(x, 0.0, 0.45));
         x += 0.22;
         const engine::Part& made = window.scene()->parts.back();
-        EXPECT_NEAR(engine::partMassProperties(made).mass, 7850.0 * volume, 1e-9 * 7850.0 * volume) << action;
+        EXPECT_NEAR(engine::partMassProperties(made).mass, 7850.0 * volume, 1e-9 * 7850.0 * volume)
+            << action;
     }
     ASSERT_EQ(window.scene()->parts.size(), 6u);
     // A part from a mesh file (an OBJ in the repository).
@@ -490,7 +509,8 @@ TEST_F(BuildMechanismTest, EveryKindOfEntityIsMadeFromTheToolsAndTheSceneRuns) {
     EXPECT_EQ(forces[0].markerI.part, "box1");
     EXPECT_EQ(forces[0].markerJ.part, "sphere1");
     // Made at rest: the spring's free length is the distance between its ends.
-    EXPECT_NEAR(forces[0].freeLength, (markerWorld(forces[0].markerI) - markerWorld(forces[0].markerJ)).norm(), 1e-12);
+    EXPECT_NEAR(forces[0].freeLength,
+                (markerWorld(forces[0].markerI) - markerWorld(forces[0].markerJ)).norm(), 1e-12);
     EXPECT_EQ(forces[1].type, engine::ForceType::Bushing);
     EXPECT_EQ(forces[2].type, engine::ForceType::PointForce);
     EXPECT_EQ(forces[2].markerI.part, "cone1");
@@ -548,7 +568,8 @@ TEST_F(BuildMechanismTest, APartsShapesMassAndMarkersAreEditedInProperties) {
     };
     // Dimensions follow into the mass: a 0.3 m long bar of steel.
     type("Shape 1 size", 0, "0.3");
-    EXPECT_NEAR(engine::partMassProperties(window.scene()->parts[1]).mass, 7850 * 0.3 * 0.04 * 0.04, 1e-12);
+    EXPECT_NEAR(engine::partMassProperties(window.scene()->parts[1]).mass, 7850 * 0.3 * 0.04 * 0.04,
+                1e-12);
     // A second shape: a sphere at the end, moved there; the centre of mass moves towards it.
     ASSERT_TRUE(panel->press("Add shape"));
     ASSERT_EQ(window.scene()->parts[1].shapes.size(), 2u);
@@ -588,14 +609,17 @@ TEST_F(BuildMechanismTest, APartsShapesMassAndMarkersAreEditedInProperties) {
     type("Position", 2, "0.5");
     const engine::Transform X_WM = engine::markerWorldPose(*window.scene(), marker);
     EXPECT_NEAR(X_WM.p.z(), 0.5, 1e-12);
-    EXPECT_NEAR(window.scene()->parts[1].markers[0].X_PM.p.z(), 0.5 - window.scene()->parts[1].X_WP.p.z(), 1e-12);
+    EXPECT_NEAR(window.scene()->parts[1].markers[0].X_PM.p.z(),
+                0.5 - window.scene()->parts[1].X_WP.p.z(), 1e-12);
 
     // A geometry row of the tree shows its part; Delete there removes that shape only.
     QTreeView* tree = window.sceneTree();
-    const QModelIndexList rows = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, "shape 2", 1,
-                                                      Qt::MatchExactly | Qt::MatchRecursive);
+    const QModelIndexList rows =
+        tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, "shape 2", 1,
+                             Qt::MatchExactly | Qt::MatchRecursive);
     ASSERT_FALSE(rows.isEmpty());
-    tree->selectionModel()->select(rows.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    tree->selectionModel()->select(rows.front(),
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     EXPECT_EQ(window.properties()->entity(), window.scene()->parts[1].id);
     window.deleteSelection();
     EXPECT_EQ(window.scene()->parts[1].shapes.size(), 1u);
@@ -654,7 +678,7 @@ TEST_F(BuildMechanismTest, AnUndoBetweenTwoPicksStartsTheToolOver) {
     clickWorld(Vec3(0.2, 0.0, 0.4));
     trigger("CreateJoint_revolute");
     clickOn("box2", Vec3(0.0, -0.02, 0.0));  // the first pick is on box2 ...
-    window.undoStack()->undo();               // ... which the undo takes away
+    window.undoStack()->undo();              // ... which the undo takes away
     ASSERT_EQ(window.scene()->parts.size(), 2u);
     clickOn("box1", Vec3(0.05, -0.02, 0.0));  // a first pick again, not a joint to a lost part
     EXPECT_TRUE(window.scene()->joints.empty());

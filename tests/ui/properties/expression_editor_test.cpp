@@ -11,8 +11,8 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <gtest/gtest.h>
 
@@ -45,7 +45,9 @@ protected:
         auto* view = editor->findChild<QChartView*>(QStringLiteral("ExpressionPreview"));
         return static_cast<QLineSeries*>(view->chart()->series().at(k));
     }
-    QLabel* messageLabel() const { return editor->findChild<QLabel*>(QStringLiteral("ExpressionMessage")); }
+    QLabel* messageLabel() const {
+        return editor->findChild<QLabel*>(QStringLiteral("ExpressionMessage"));
+    }
     // The time named in the message ("... at t = 1.01 s"), NaN when there is none.
     double timeInMessage() const {
         static const QRegularExpression named(QStringLiteral("t = ([-0-9.e]+) s"));
@@ -74,15 +76,19 @@ TEST_F(ExpressionEditorTest, TypedSineIsValidAndItsPreviewIsTheFunctionAndItsDer
     EXPECT_EQ(t.back(), 2.0);
     for (std::size_t k = 0; k < t.size(); ++k) {
         EXPECT_NEAR(value[k], 30 * kDeg * std::sin(2 * kPi * t[k]), 1e-9) << "t = " << t[k];
-        EXPECT_NEAR(rate[k], 30 * kDeg * 2 * kPi * std::cos(2 * kPi * t[k]), 1e-6) << "t = " << t[k];
+        EXPECT_NEAR(rate[k], 30 * kDeg * 2 * kPi * std::cos(2 * kPi * t[k]), 1e-6)
+            << "t = " << t[k];
     }
 
     // The display follows after the debounce: the value at t = 0 with its unit, no red, and
     // both curves over the whole range.
-    ASSERT_TRUE(QTest::qWaitFor([&] { return curve(0)->count() == ExpressionEditor::kSamples; }, 2000));
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return curve(0)->count() == ExpressionEditor::kSamples; }, 2000));
     EXPECT_EQ(curve(1)->count(), ExpressionEditor::kSamples);
-    EXPECT_TRUE(editor->message().startsWith(QStringLiteral("0 rad"))) << editor->message().toStdString();
-    EXPECT_TRUE(editor->message().contains(QStringLiteral("t = 0 s"))) << editor->message().toStdString();
+    EXPECT_TRUE(editor->message().startsWith(QStringLiteral("0 rad")))
+        << editor->message().toStdString();
+    EXPECT_TRUE(editor->message().contains(QStringLiteral("t = 0 s")))
+        << editor->message().toStdString();
     EXPECT_FALSE(messageLabel()->styleSheet().contains(QStringLiteral("#d9534f")));
     EXPECT_TRUE(editor->lineEdit()->styleSheet().isEmpty());
     EXPECT_NE(curve(0)->pen().color(), curve(1)->pen().color());
@@ -92,9 +98,10 @@ TEST_F(ExpressionEditorTest, TypedSineIsValidAndItsPreviewIsTheFunctionAndItsDer
 TEST_F(ExpressionEditorTest, ShowsWhatTypingChangedOnlyAfterAPause) {
     editor->setText(QStringLiteral("time"));
     type(QStringLiteral("3*time"));
-    EXPECT_EQ(editor->previewValues().back(), 6.0);  // the state is current at once
+    EXPECT_EQ(editor->previewValues().back(), 6.0);           // the state is current at once
     EXPECT_EQ(curve(0)->at(curve(0)->count() - 1).y(), 2.0);  // the plot not yet
-    EXPECT_TRUE(QTest::qWaitFor([&] { return curve(0)->at(curve(0)->count() - 1).y() == 6.0; }, 2000));
+    EXPECT_TRUE(
+        QTest::qWaitFor([&] { return curve(0)->at(curve(0)->count() - 1).y() == 6.0; }, 2000));
 }
 
 TEST_F(ExpressionEditorTest, RefusesATypoWithItsReasonAndDoesNotCommitIt) {
@@ -123,7 +130,8 @@ TEST_F(ExpressionEditorTest, RefusesAValueThatIsNotFiniteNamingTheFirstTime) {
     type(QStringLiteral("sqrt(1-time)"));  // NaN past 1 s
     QTest::keyClick(editor->lineEdit(), Qt::Key_Return);
     EXPECT_FALSE(editor->isValid());
-    EXPECT_TRUE(editor->error().contains(QStringLiteral("not a number"))) << editor->error().toStdString();
+    EXPECT_TRUE(editor->error().contains(QStringLiteral("not a number")))
+        << editor->error().toStdString();
     EXPECT_GT(timeInMessage(), 1.0);
     EXPECT_LT(timeInMessage(), 1.02);
     EXPECT_EQ(committed.count(), 0);
@@ -138,7 +146,8 @@ TEST_F(ExpressionEditorTest, RefusesAValueThatIsNotFiniteNamingTheFirstTime) {
     type(QStringLiteral("1/(time-1)"));
     QTest::keyClick(editor->lineEdit(), Qt::Key_Return);
     EXPECT_FALSE(editor->isValid());
-    EXPECT_TRUE(editor->error().contains(QStringLiteral("infinite"))) << editor->error().toStdString();
+    EXPECT_TRUE(editor->error().contains(QStringLiteral("infinite")))
+        << editor->error().toStdString();
     EXPECT_EQ(timeInMessage(), 1.0);
     EXPECT_EQ(committed.count(), 0);
 }
@@ -160,7 +169,8 @@ TEST_F(ExpressionEditorTest, SamplesTheRangeTheUserSets) {
     EXPECT_EQ(t.front(), 1.0);
     EXPECT_EQ(t[t.size() / 2], 2.0);
     EXPECT_EQ(t.back(), 3.0);
-    for (std::size_t k = 0; k < t.size(); ++k) EXPECT_NEAR(editor->previewValues()[k], std::sqrt(t[k] - 1.0), 1e-12);
+    for (std::size_t k = 0; k < t.size(); ++k)
+        EXPECT_NEAR(editor->previewValues()[k], std::sqrt(t[k] - 1.0), 1e-12);
     auto* timeAxis = static_cast<QValueAxis*>(curve(0)->attachedAxes().at(0));
     EXPECT_EQ(timeAxis->min(), 1.0);
     EXPECT_EQ(timeAxis->max(), 3.0);

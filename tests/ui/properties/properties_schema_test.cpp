@@ -58,7 +58,8 @@ const QString kScene = QStringLiteral("scene");
 const std::map<QString, QString> kNotInProperties = {
     {QStringLiteral("format"), QStringLiteral("the file's format header, written by the writer")},
     {QStringLiteral("version"), QStringLiteral("the file's format header, written by the writer")},
-    {QStringLiteral("minorVersion"), QStringLiteral("the file's format header, written by the writer")},
+    {QStringLiteral("minorVersion"),
+     QStringLiteral("the file's format header, written by the writer")},
     {QStringLiteral("units"), QStringLiteral("the file's format header, written by the writer")},
     {QStringLiteral("plots"), QStringLiteral("edited in the plots panel (ui/plots/plots_panel.h)")},
 };
@@ -140,7 +141,8 @@ private:
                 const QJsonObject variant = v.toObject();
                 for (const QString& type : typesOf(variant)) {
                     walkProperties(shared, typed(owner, prefix, type), prefix, true);
-                    walkProperties(objectAt(variant, "properties"), typed(owner, prefix, type), prefix, true);
+                    walkProperties(objectAt(variant, "properties"), typed(owner, prefix, type),
+                                   prefix, true);
                 }
             }
             return;
@@ -148,7 +150,8 @@ private:
         walkProperties(shared, owner, prefix, false);
         // Keys required for one type ("if type is mesh then file"), on an entity of that type.
         std::vector<QJsonObject> conditions = {definition};
-        for (const QJsonValue& c : at(definition, "allOf").toArray()) conditions.push_back(c.toObject());
+        for (const QJsonValue& c : at(definition, "allOf").toArray())
+            conditions.push_back(c.toObject());
         for (const QJsonObject& condition : conditions) {
             const QJsonObject when = objectAt(condition, "if");
             if (!objectAt(when, "properties").contains(QLatin1String("type"))) continue;
@@ -159,7 +162,8 @@ private:
     }
 
     // The keys of a "properties" object; `variant` when the owner is already one type.
-    void walkProperties(const QJsonObject& properties, const QString& owner, const QString& prefix, bool variant) {
+    void walkProperties(const QJsonObject& properties, const QString& owner, const QString& prefix,
+                        bool variant) {
         for (auto it = properties.begin(); it != properties.end(); ++it) {
             const QString& name = it.key();
             if (owner == kScene && prefix.isEmpty() && kNotInProperties.count(name)) continue;
@@ -171,14 +175,17 @@ private:
                 const QJsonObject items = resolve(at(node, "items"), &itemsName);
                 if (items.contains(QLatin1String("properties"))) {
                     const auto shown = kShownOnOwnerPage.find(itemsName);
-                    if (shown != kShownOnOwnerPage.end()) walkEntity(items, owner, prefix + shown->second);
-                    else walkEntity(items, itemsName, QString());
+                    if (shown != kShownOnOwnerPage.end())
+                        walkEntity(items, owner, prefix + shown->second);
+                    else
+                        walkEntity(items, itemsName, QString());
                     continue;
                 }
             }
             // An object of named keys (settings, contact, material, collision): prefixed keys.
             if (node.contains(QLatin1String("properties"))) {
-                walkProperties(objectAt(node, "properties"), owner, key + QLatin1Char('.'), variant);
+                walkProperties(objectAt(node, "properties"), owner, key + QLatin1Char('.'),
+                               variant);
                 continue;
             }
             expected_.insert({owner, key});
@@ -187,7 +194,8 @@ private:
                 expected_.insert({owner, key + QStringLiteral(".products")});
             // A choice of type (shapes, joints): an entity of each type shows its fields.
             if (name == QLatin1String("type") && !variant)
-                for (const QString& type : typesOf(QJsonObject{{QStringLiteral("properties"), properties}}))
+                for (const QString& type :
+                     typesOf(QJsonObject{{QStringLiteral("properties"), properties}}))
                     expected_.insert({typed(owner, prefix, type), key});
         }
     }
@@ -237,8 +245,9 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
 
     // One moving part per solid shape type, each with a marker "m".
     const std::pair<const char*, engine::ShapeType> solids[] = {
-        {"block", engine::ShapeType::Box},   {"ball", engine::ShapeType::Sphere}, {"rod", engine::ShapeType::Cylinder},
-        {"pill", engine::ShapeType::Capsule}, {"tip", engine::ShapeType::Cone},    {"hull", engine::ShapeType::Mesh},
+        {"block", engine::ShapeType::Box},    {"ball", engine::ShapeType::Sphere},
+        {"rod", engine::ShapeType::Cylinder}, {"pill", engine::ShapeType::Capsule},
+        {"tip", engine::ShapeType::Cone},     {"hull", engine::ShapeType::Mesh},
     };
     for (std::size_t k = 0; k < std::size(solids); ++k) {
         engine::Part part;
@@ -253,8 +262,10 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
         }
         part.shapes.push_back(shape);
         // The box and the mesh from a density; the others with their mass typed in.
-        if (shape.type == engine::ShapeType::Box || shape.type == engine::ShapeType::Mesh) part.density = 7850.0;
-        else part.mass = 2.0;
+        if (shape.type == engine::ShapeType::Box || shape.type == engine::ShapeType::Mesh)
+            part.density = 7850.0;
+        else
+            part.mass = 2.0;
         part.markers.push_back(marker(spec, "m", engine::Vec3(0.0, 0.0, 0.05)));
         spec.parts.push_back(part);
     }
@@ -336,13 +347,16 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
     }
     for (const engine::Joint& joint : spec.joints) {
         out[QStringLiteral("joint")].push_back(joint.id);
-        out[QStringLiteral("joint/type=") + toQString(engine::jointTypeName(joint.type))].push_back(joint.id);
+        out[QStringLiteral("joint/type=") + toQString(engine::jointTypeName(joint.type))].push_back(
+            joint.id);
     }
     for (const engine::ForceSpec& force : spec.forces) {
         out[QStringLiteral("force")].push_back(force.id);
-        out[QStringLiteral("force/type=") + toQString(engine::forceTypeName(force.type))].push_back(force.id);
+        out[QStringLiteral("force/type=") + toQString(engine::forceTypeName(force.type))].push_back(
+            force.id);
     }
-    for (const engine::MotionSpec& motion : spec.motions) out[QStringLiteral("motion")].push_back(motion.id);
+    for (const engine::MotionSpec& motion : spec.motions)
+        out[QStringLiteral("motion")].push_back(motion.id);
     for (const engine::ContactPairSpec& pair : spec.contact.pairs)
         out[QStringLiteral("contact.pairs")].push_back(pair.id);
     return out;
@@ -371,8 +385,9 @@ protected:
         panel.resize(360, 800);
         panel.show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-        QObject::connect(&panel, &PropertiesPanel::editRequested, &panel,
-                         [this](const SceneSpec& after, const QString&, const QString&) { edited = after; });
+        QObject::connect(
+            &panel, &PropertiesPanel::editRequested, &panel,
+            [this](const SceneSpec& after, const QString&, const QString&) { edited = after; });
     }
 
     // Shows the page of entity `id` (kNoEntity: the scene's).
@@ -420,7 +435,8 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
          })
         EXPECT_TRUE(expected.count(e)) << e.owner.toStdString() << ": " << e.key.toStdString();
     // Keys that are not fields of their own: the header, entity lists, shapes' list.
-    for (const char* key : {"format", "version", "plots", "parts", "joints", "forces", "motions", "contact.pairs"})
+    for (const char* key :
+         {"format", "version", "plots", "parts", "joints", "forces", "motions", "contact.pairs"})
         EXPECT_FALSE(expected.count({kScene, QString::fromUtf8(key)})) << key;
     EXPECT_FALSE(expected.count({QStringLiteral("part"), QStringLiteral("geometry")}));
     EXPECT_FALSE(expected.count({QStringLiteral("part"), QStringLiteral("markers")}));
@@ -448,12 +464,14 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
     }
     QStringList missing, noExample;
     for (const Expected& e : walker->expected()) {
-        if (!examples.count(e.owner)) noExample << e.owner;
-        else if (!shown[e.owner].count(e.key)) missing << QStringLiteral("%1: %2").arg(e.owner, e.key);
+        if (!examples.count(e.owner))
+            noExample << e.owner;
+        else if (!shown[e.owner].count(e.key))
+            missing << QStringLiteral("%1: %2").arg(e.owner, e.key);
     }
     noExample.removeDuplicates();
-    EXPECT_TRUE(noExample.isEmpty())
-        << "no example entity in the test scene for: " << noExample.join(QStringLiteral(", ")).toStdString();
+    EXPECT_TRUE(noExample.isEmpty()) << "no example entity in the test scene for: "
+                                     << noExample.join(QStringLiteral(", ")).toStdString();
     EXPECT_TRUE(missing.isEmpty()) << "schema keys without a field in the properties panel:\n  "
                                    << missing.join(QStringLiteral("\n  ")).toStdString();
 }
