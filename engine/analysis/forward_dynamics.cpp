@@ -1,5 +1,7 @@
 #include "engine/analysis/forward_dynamics.h"
 
+#include <algorithm>
+
 namespace engine {
 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
@@ -31,7 +33,14 @@ void ForwardDynamics::restore(const State& state) {
     ws_.factored = false;
 }
 
-Status ForwardDynamics::advance(double tEnd) { return integrator_->advance(*model_, state_, ws_, tEnd); }
+Status ForwardDynamics::advance(double tEnd) {
+    // Nothing moves in a scene of ground alone (what File > New makes): time just passes.
+    if (model_->velocitySize() == 0) {
+        state_.t = std::max(state_.t, tEnd);
+        return {};
+    }
+    return integrator_->advance(*model_, state_, ws_, tEnd);
+}
 
 Status ForwardDynamics::outputs(Outputs& out) { return computeOutputs(*model_, state_, ws_, out); }
 

@@ -550,6 +550,8 @@ TEST_F(BuildMechanismTest, EveryKindOfEntityIsMadeFromTheToolsAndTheSceneRuns) {
     EXPECT_EQ(window.undoStack()->count(), 5 + 1 + 2 + 5 + 1 + 2 + 1);
     for (const engine::Diagnostic& d : engine::validate(*window.scene()))
         EXPECT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
+    window.viewport()->setStandardView(ViewportWidget::StandardView::Isometric);
+    shot(window, "every-kind");
     window.session()->runTo(0.05);
     ASSERT_TRUE(waitForRun(0.05));
     EXPECT_EQ(window.session()->snapshot()->error, "");
@@ -686,6 +688,15 @@ TEST_F(BuildMechanismTest, AnUndoBetweenTwoPicksStartsTheToolOver) {
     ASSERT_EQ(window.scene()->joints.size(), 1u);
     EXPECT_EQ(window.scene()->joints[0].markerI.part, "box1");
     EXPECT_EQ(window.scene()->joints[0].markerJ.part, "ground");
+}
+
+TEST_F(BuildMechanismTest, AnEmptySceneRunsNothingMoves) {
+    // File ▸ New, then Play: time passes, nothing moves, nothing breaks.
+    ASSERT_EQ(window.scene()->parts.size(), 1u);
+    window.session()->runTo(1.0);
+    ASSERT_TRUE(waitForRun(1.0));
+    EXPECT_EQ(window.session()->snapshot()->error, "");
+    EXPECT_NEAR(window.session()->snapshot()->time, 1.0, 1e-12);
 }
 
 }  // namespace
