@@ -699,5 +699,21 @@ TEST_F(BuildMechanismTest, AnEmptySceneRunsNothingMoves) {
     EXPECT_NEAR(window.session()->snapshot()->time, 1.0, 1e-12);
 }
 
+TEST_F(BuildMechanismTest, NewPartsRestOnTheGroundOrOnThePartClicked) {
+    window.viewport()->setStandardView(ViewportWidget::StandardView::Isometric);
+    trigger("CreatePart_box");
+    clickWorld(Vec3(0.1, 0.1, 0.0));  // on the ground plane: the box rests on it
+    const engine::Part& box = window.scene()->parts.back();
+    EXPECT_NEAR(box.X_WP.p.x(), 0.1, 0.005);
+    EXPECT_NEAR(box.X_WP.p.y(), 0.1, 0.005);
+    EXPECT_DOUBLE_EQ(box.X_WP.p.z(), 0.02);
+    trigger("CreatePart_sphere");
+    clickOn(box.name, Vec3(0.03, 0.0, 0.02));  // on the box's top face: the ball sits on it
+    const engine::Part& ball = window.scene()->parts.back();
+    EXPECT_EQ(ball.name, "sphere1");
+    EXPECT_DOUBLE_EQ(ball.X_WP.p.z(), 0.04 + 0.04);
+    EXPECT_NEAR(ball.X_WP.p.x(), window.scene()->parts[1].X_WP.p.x() + 0.03, 0.005);
+}
+
 }  // namespace
 }  // namespace ui
