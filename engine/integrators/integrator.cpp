@@ -30,12 +30,14 @@ struct Flat {
 };
 
 // f(t, y) for the Runge–Kutta methods on the flattened state.
-Status flatDerivative(const Model& model, const Flat& flat, double t, const Eigen::VectorXd& y, const State& reference,
-                      Workspace& ws, Eigen::VectorXd& dy, IntegratorStatistics& stats) {
+Status flatDerivative(const Model& model, const Flat& flat, double t, const Eigen::VectorXd& y,
+                      const State& reference, Workspace& ws, Eigen::VectorXd& dy,
+                      IntegratorStatistics& stats) {
     const Eigen::VectorXd q = y.head(flat.nq), v = y.segment(flat.nq, flat.nv);
     StateDerivative d;
     ++stats.evaluations;
-    if (Status s = stateDerivative(model, t, q, v, reference.jointCoordinates, ws, d); !s.ok) return s;
+    if (Status s = stateDerivative(model, t, q, v, reference.jointCoordinates, ws, d); !s.ok)
+        return s;
     dy.resize(y.size());
     dy << d.qdot, d.vdot, d.driverPower, d.dampingPower;
     return {};
@@ -65,16 +67,20 @@ private:
         // Forces at the start of the step; Φq(qₙ) factored (usually left by the last
         // projection, which ended at qₙ).
         ++stats_.evaluations;
-        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
+        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws);
+            !s.ok)
+            return s;
         const Eigen::VectorXd g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
-        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok) return s;
+        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok)
+            return s;
         const SparseRowMatrix J0 = ws.constraints.Phi_q;
         const std::vector<MotionLevel> level = ws.constraints.level;
         Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(g0);
         const Eigen::VectorXd accelerationTarget =
-            accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma) : Eigen::VectorXd();
+            accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma)
+                             : Eigen::VectorXd();
 
         // Impulses by quasi-Newton iterations with the start-of-step Schur complement; only
         // residuals are evaluated inside the loop.
@@ -82,13 +88,15 @@ private:
         Eigen::VectorXd q = q0;
         int k = 0;
         for (;; ++k) {
-            const double worst = detail::stepResiduals(model, h, t1, q0, v, J0, level, accelerationTarget, ws, q, residual);
+            const double worst = detail::stepResiduals(model, h, t1, q0, v, J0, level,
+                                                       accelerationTarget, ws, q, residual);
             if (rows == 0 || worst <= model.settings.projectionTolerance) break;
             if (k >= 4 * model.settings.maxProjectionIterations) {
                 Eigen::Index row = 0;
                 residual.cwiseAbs().maxCoeff(&row);
-                return Status::failure("constraint impulses did not converge at t = " + timeText(t1) + ": " +
-                                       constraintRowName(model, static_cast<int>(row)));
+                return Status::failure(
+                    "constraint impulses did not converge at t = " + timeText(t1) + ": " +
+                    constraintRowName(model, static_cast<int>(row)));
             }
             Eigen::VectorXd mu;
             ws.solver.project(residual, dv, &mu);  // dv = −M⁻¹Φqₙᵀ μ, μ = S⁻¹ r
@@ -120,9 +128,16 @@ private:
         const double t = state.t;
         Eigen::VectorXd k1, k2, k3, k4;
         if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_); !s.ok) return s;
-        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2, stats_); !s.ok) return s;
-        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3, stats_); !s.ok) return s;
-        if (Status s = flatDerivative(model, flat, t + h, y + h * k3, state, ws, k4, stats_); !s.ok) return s;
+        if (Status s =
+                flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2, stats_);
+            !s.ok)
+            return s;
+        if (Status s =
+                flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3, stats_);
+            !s.ok)
+            return s;
+        if (Status s = flatDerivative(model, flat, t + h, y + h * k3, state, ws, k4, stats_); !s.ok)
+            return s;
         flat.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
         state.t = t + h;
         return projectState(model, state, ws, &stats_.projectionIterations);
@@ -132,7 +147,8 @@ private:
 // Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, table 5.2).
 class DormandPrince45 final : public Integrator {
 public:
-    DormandPrince45(double maxStep, double rtol, double atol) : maxStep_(maxStep), rtol_(rtol), atol_(atol) {}
+    DormandPrince45(double maxStep, double rtol, double atol)
+        : maxStep_(maxStep), rtol_(rtol), atol_(atol) {}
 
     Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
         static constexpr double c[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
@@ -145,11 +161,16 @@ public:
             {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
             {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
         // Difference between the 5th- and 4th-order weights: the local error estimate.
-        static constexpr double e[7] = {35.0 / 384 - 5179.0 / 57600, 0.0, 500.0 / 1113 - 7571.0 / 16695,
-                                        125.0 / 192 - 393.0 / 640, -2187.0 / 6784 + 92097.0 / 339200,
-                                        11.0 / 84 - 187.0 / 2100, -1.0 / 40};
+        static constexpr double e[7] = {35.0 / 384 - 5179.0 / 57600,
+                                        0.0,
+                                        500.0 / 1113 - 7571.0 / 16695,
+                                        125.0 / 192 - 393.0 / 640,
+                                        -2187.0 / 6784 + 92097.0 / 339200,
+                                        11.0 / 84 - 187.0 / 2100,
+                                        -1.0 / 40};
         flat_ = {model.positionSize(), model.velocitySize()};
-        auto f = [&](double t, const Eigen::VectorXd& y, const State& reference, Workspace& w, Eigen::VectorXd& dy) {
+        auto f = [&](double t, const Eigen::VectorXd& y, const State& reference, Workspace& w,
+                     Eigen::VectorXd& dy) {
             return flatDerivative(model, flat_, t, y, reference, w, dy, stats_);
         };
         Eigen::VectorXd k[7];
@@ -164,8 +185,10 @@ public:
             for (int attempt = 0;; ++attempt) {
                 const double h = std::min({h_, maxStep_, tEnd - t});
                 if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
-                    return Status::failure("the adaptive integrator could not meet its tolerance at t = " +
-                                           timeText(t) + " (step size underflow: stiff or discontinuous forces?)");
+                    return Status::failure(
+                        "the adaptive integrator could not meet its tolerance at t = " +
+                        timeText(t) + " (step size underflow: " + underflowCause(model, t, worst_) +
+                        ")");
                 Eigen::VectorXd yNew;
                 bool evaluated = true;
                 for (int stage = 1; stage < 7 && evaluated; ++stage) {
@@ -191,31 +214,68 @@ public:
                     if (e[j] != 0.0) err += h * e[j] * k[j];
                 // Only q and v steer the step; the work accumulators follow along.
                 const Eigen::Index n = flat_.nq + flat_.nv;
-                const Eigen::ArrayXd scale =
-                    atol_ + rtol_ * y.head(n).cwiseAbs().array().max(yNew.head(n).cwiseAbs().array());
+                const Eigen::ArrayXd scale = atol_ + rtol_ * y.head(n).cwiseAbs().array().max(
+                                                                 yNew.head(n).cwiseAbs().array());
                 const double norm = std::sqrt((err.head(n).array() / scale).square().mean());
-                const double factor = norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
+                (err.head(n).array() / scale).abs().maxCoeff(&worst_);  // for the diagnosis
+                const double factor =
+                    norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
                 if (norm <= 1.0 && yNew.allFinite()) {
                     flat_.unpack(yNew, state);
                     state.t = (h == tEnd - t) ? tEnd : t + h;
                     ++stats_.steps;
                     // Keep the controller's proposal unless this step was cut short by tEnd.
-                    if (h == h_ || h < tEnd - t) h_ = h * factor;
-                    else h_ = std::max(h_, h * factor);
+                    if (h == h_ || h < tEnd - t)
+                        h_ = h * factor;
+                    else
+                        h_ = std::max(h_, h * factor);
                     break;
                 }
                 ++stats_.rejected;
                 h_ = h * std::min(factor, 0.5);
             }
-            if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok) return s;
+            if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok)
+                return s;
         }
         state.t = tEnd;
         return {};
     }
 
 private:
+    // Why the step had to shrink to nothing, in terms of the scene: a motion that changes
+    // too fast there (a pole, a kink, a value that is not a number), else the part whose
+    // motion the error estimate could not follow.
+    std::string underflowCause(const Model& model, double t, Eigen::Index worst) const {
+        // The motions over the next 10 ms: one that stops being a number (or races off) just
+        // ahead is what the step size shrank towards.
+        for (const DriverModel& d : model.drivers) {
+            for (int k = 0; k <= 100; ++k) {
+                const double tk = t + 1e-4 * k;
+                const double values[3] = {d.f.eval(tk), d.f.derivative(tk),
+                                          d.f.secondDerivative(tk)};
+                for (int order = 0; order < 3; ++order) {
+                    if (std::isfinite(values[order]) && std::abs(values[order]) <= 1e6) continue;
+                    const char* what = order == 0   ? "its value"
+                                       : order == 1 ? "its rate"
+                                                    : "its acceleration";
+                    return "motion '" + d.name + "': " + what + " is " +
+                           (std::isfinite(values[order]) ? "beyond 1e6" : "not finite") +
+                           " at t = " + timeText(tk) + " (" + d.f.text() + ")";
+                }
+            }
+        }
+        const Eigen::Index n = flat_.nq;
+        const int body =
+            worst < n ? static_cast<int>(worst / 7) : static_cast<int>((worst - n) / 6);
+        if (body >= 0 && body < model.bodyCount())
+            return "the motion of part '" + model.bodies[static_cast<std::size_t>(body)].name +
+                   "' changes too fast to follow: stiff or discontinuous forces on it?";
+        return "stiff or discontinuous forces?";
+    }
+
     double maxStep_, rtol_, atol_;
     Flat flat_;
+    Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
 };
 
 }  // namespace
@@ -227,9 +287,10 @@ void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
         for (int c = 0; c < static_cast<int>(joint.coordinates.size()); ++c, ++n) {
             const double value = jointCoordinate(model, ws.frames, j, c).value;
-            state.jointCoordinates(n) = joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
-                                            ? unwindAngle(value, state.jointCoordinates(n))
-                                            : value;
+            state.jointCoordinates(n) =
+                joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
+                    ? unwindAngle(value, state.jointCoordinates(n))
+                    : value;
         }
     }
 }
@@ -247,17 +308,25 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             computeBodyFrames(model, state.q, state.v, ws.frames);
             evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
             const Eigen::VectorXd residual = ws.constraints.Phi;
+            // A NaN compares false with every tolerance: name the row (a motion whose
+            // expression is not a number there, a part flung to infinity) instead.
+            for (Eigen::Index r = 0; r < residual.size(); ++r)
+                if (!std::isfinite(residual(r)))
+                    return Status::failure(constraintRowName(model, static_cast<int>(r)) +
+                                           " is not finite at t = " + timeText(state.t) +
+                                           " (an expression that is not a number there?)");
             const double worst = residual.size() ? residual.cwiseAbs().maxCoeff() : 0.0;
             if (worst <= settings.projectionTolerance) break;
             if (k >= settings.maxProjectionIterations) {
                 Eigen::Index row = 0;
                 residual.cwiseAbs().maxCoeff(&row);
-                return Status::failure("constraints could not be satisfied at t = " + timeText(state.t) + ": " +
-                                       constraintRowName(model, static_cast<int>(row)) + " is off by " +
-                                       std::to_string(worst) + " after " + std::to_string(k) +
-                                       " Newton iterations");
+                return Status::failure(
+                    "constraints could not be satisfied at t = " + timeText(state.t) + ": " +
+                    constraintRowName(model, static_cast<int>(row)) + " is off by " +
+                    std::to_string(worst) + " after " + std::to_string(k) + " Newton iterations");
             }
-            if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok) return s;
+            if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
+                return s;
             ws.solver.project(residual, delta);
             retract(model, state.q, delta);
         }
@@ -265,7 +334,13 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
 
         // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows, with
         // Φq at the final positions (factored here; the next step starts from it).
-        if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok) return s;
+        if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
+            return s;
+        for (Eigen::Index r = 0; r < ws.constraints.nu.size(); ++r)
+            if (!std::isfinite(ws.constraints.nu(r)))
+                return Status::failure(constraintRowName(model, static_cast<int>(r)) +
+                                       "'s rate is not finite at t = " + timeText(state.t) +
+                                       " (an expression whose derivative is not a number there?)");
         Eigen::VectorXd velocityResidual = ws.constraints.Phi_q * state.v - ws.constraints.nu;
         for (Eigen::Index r = 0; r < velocityResidual.size(); ++r)
             if (ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration)
@@ -278,9 +353,10 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
 }
 
 double detail::stepResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
-                             const Eigen::VectorXd& v, const SparseRowMatrix& J0, const std::vector<MotionLevel>& level,
-                             const Eigen::VectorXd& accelerationTarget, Workspace& ws, Eigen::VectorXd& q,
-                             Eigen::VectorXd& residual) {
+                             const Eigen::VectorXd& v, const SparseRowMatrix& J0,
+                             const std::vector<MotionLevel>& level,
+                             const Eigen::VectorXd& accelerationTarget, Workspace& ws,
+                             Eigen::VectorXd& q, Eigen::VectorXd& residual) {
     q = q0;
     retract(model, q, h * v);
     const int rows = model.constraintRows();
@@ -292,17 +368,23 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
     double worst = 0.0;
     for (int r = 0; r < rows; ++r) {
         switch (level[static_cast<std::size_t>(r)]) {
-        case MotionLevel::Position: residual(r) = ws.constraints.Phi(r) / h; break;
-        case MotionLevel::Velocity: residual(r) = Jv(r) - ws.constraints.nu(r); break;
-        case MotionLevel::Acceleration: residual(r) = Jv(r) - accelerationTarget(r); break;
+        case MotionLevel::Position:
+            residual(r) = ws.constraints.Phi(r) / h;
+            break;
+        case MotionLevel::Velocity:
+            residual(r) = Jv(r) - ws.constraints.nu(r);
+            break;
+        case MotionLevel::Acceleration:
+            residual(r) = Jv(r) - accelerationTarget(r);
+            break;
         }
         worst = std::max(worst, h * std::abs(residual(r)));
     }
     return worst;
 }
 
-void detail::addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::VectorXd& impulse,
-                           const Eigen::VectorXd& v, State& state) {
+void detail::addDriverWork(const Model& model, const SparseRowMatrix& J0,
+                           const Eigen::VectorXd& impulse, const Eigen::VectorXd& v, State& state) {
     for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
         const int row = model.jointRows + d;
         double rate = 0.0;
@@ -313,13 +395,17 @@ void detail::addDriverWork(const Model& model, const SparseRowMatrix& J0, const 
 
 std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings) {
     switch (settings.integrator) {
-    case IntegratorType::SymplecticEuler: return std::make_unique<SymplecticEuler>(settings.stepSize);
-    case IntegratorType::RungeKutta4: return std::make_unique<RungeKutta4>(settings.stepSize);
+    case IntegratorType::SymplecticEuler:
+        return std::make_unique<SymplecticEuler>(settings.stepSize);
+    case IntegratorType::RungeKutta4:
+        return std::make_unique<RungeKutta4>(settings.stepSize);
     case IntegratorType::DormandPrince45:
         return std::make_unique<DormandPrince45>(settings.stepSize, settings.relativeTolerance,
                                                  settings.absoluteTolerance);
-    case IntegratorType::ImplicitEuler: return detail::makeImplicitEuler(settings.stepSize);
-    case IntegratorType::TimeStepping: return detail::makeTimeStepping(settings.stepSize);
+    case IntegratorType::ImplicitEuler:
+        return detail::makeImplicitEuler(settings.stepSize);
+    case IntegratorType::TimeStepping:
+        return detail::makeTimeStepping(settings.stepSize);
     }
     return nullptr;
 }

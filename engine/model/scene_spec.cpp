@@ -170,15 +170,21 @@ void checkShape(Checker& check, const std::string& where, const Shape& s) {
 
 }  // namespace
 
-std::string_view jointTypeName(JointType type) { return nameIn(kJointNames, type); }
+std::string_view jointTypeName(JointType type) {
+    return nameIn(kJointNames, type);
+}
 std::optional<JointType> jointTypeFromName(std::string_view name) {
     return valueIn<JointType>(kJointNames, name);
 }
-std::string_view shapeTypeName(ShapeType type) { return nameIn(kShapeNames, type); }
+std::string_view shapeTypeName(ShapeType type) {
+    return nameIn(kShapeNames, type);
+}
 std::optional<ShapeType> shapeTypeFromName(std::string_view name) {
     return valueIn<ShapeType>(kShapeNames, name);
 }
-std::string_view forceTypeName(ForceType type) { return nameIn(kForceNames, type); }
+std::string_view forceTypeName(ForceType type) {
+    return nameIn(kForceNames, type);
+}
 std::optional<ForceType> forceTypeFromName(std::string_view name) {
     return valueIn<ForceType>(kForceNames, name);
 }
@@ -189,7 +195,9 @@ std::string_view frictionModelName(FrictionModel model) {
     return model == FrictionModel::Cone ? "cone" : "box";
 }
 
-std::string_view integratorName(IntegratorType type) { return nameIn(kIntegratorNames, type); }
+std::string_view integratorName(IntegratorType type) {
+    return nameIn(kIntegratorNames, type);
+}
 std::optional<IntegratorType> integratorFromName(std::string_view name) {
     return valueIn<IntegratorType>(kIntegratorNames, name);
 }
@@ -219,6 +227,24 @@ std::size_t SceneSpec::markerCount() const {
     for (const Part& part : parts) n += part.markers.size();
     return n;
 }
+
+namespace {
+
+// An expression must parse and be a number where the run starts (sqrt(-1) or 1/0 would
+// otherwise reach the solver as NaN). Later poles are caught when the run reaches them.
+void checkExpression(Checker& check, const std::string& where, const std::string& text) {
+    std::string error;
+    const std::optional<Expression> e = Expression::parse(text, error);
+    if (!e) {
+        check.error(where, "bad expression '" + text + "': " + error);
+        return;
+    }
+    if (const double v = e->eval(0.0); !std::isfinite(v))
+        check.error(where, "expression '" + text + "' is " +
+                               (std::isnan(v) ? "not a number" : "infinite") + " at t = 0 s");
+}
+
+}  // namespace
 
 Diagnostics validate(const SceneSpec& spec) {
     Checker check;
@@ -250,10 +276,11 @@ Diagnostics validate(const SceneSpec& spec) {
                 const Shape& shape = part.shapes[k];
                 if (shape.type == ShapeType::Mesh && shape.mesh && !shape.mesh->empty() &&
                     (!shape.mesh->isClosed() || shape.mesh->signedVolume() <= 0.0))
-                    check.error(at + "/geometry/" + std::to_string(k) + "/file",
-                                "mesh '" + shape.meshFile +
-                                    "' does not enclose a volume (open, or its triangles face "
-                                    "inwards): give the part a mass and inertia instead of a density");
+                    check.error(
+                        at + "/geometry/" + std::to_string(k) + "/file",
+                        "mesh '" + shape.meshFile +
+                            "' does not enclose a volume (open, or its triangles face "
+                            "inwards): give the part a mass and inertia instead of a density");
             }
         } else {
             check.positive(at + "/mass", part.mass, "part mass (kg)");
@@ -269,11 +296,13 @@ Diagnostics validate(const SceneSpec& spec) {
             checkShape(check, at + "/geometry/" + std::to_string(s), part.shapes[s]);
             if (part.shapes[s].type == ShapeType::Plane && !part.ground)
                 check.error(at + "/geometry/" + std::to_string(s),
-                            "a plane is infinite: only the ground part can have one (part '" + part.name + "')");
+                            "a plane is infinite: only the ground part can have one (part '" +
+                                part.name + "')");
         }
         if (!std::isfinite(part.material.friction) || part.material.friction < 0.0)
-            check.error(at + "/material/friction", "friction coefficient must be zero or positive, got " +
-                                                       formatNumber(part.material.friction));
+            check.error(at + "/material/friction",
+                        "friction coefficient must be zero or positive, got " +
+                            formatNumber(part.material.friction));
         if (!std::isfinite(part.material.restitution) || part.material.restitution < 0.0 ||
             part.material.restitution > 1.0)
             check.error(at + "/material/restitution", "restitution must be between 0 and 1, got " +
@@ -334,7 +363,8 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/name", "duplicate force name '" + force.name + "'");
         const bool twoMarkers =
             force.type == ForceType::SpringDamper || force.type == ForceType::Bushing;
-        const bool onJoint = force.type == ForceType::RotationalSpringDamper || force.type == ForceType::JointController;
+        const bool onJoint = force.type == ForceType::RotationalSpringDamper ||
+                             force.type == ForceType::JointController;
         if (!onJoint && !findMarker(force.markerI))
             check.error(at + (twoMarkers ? "/markerI" : "/marker"),
                         "no marker '" + force.markerI.text() + "'");
@@ -342,35 +372,38 @@ Diagnostics validate(const SceneSpec& spec) {
             if (!findMarker(force.markerJ))
                 check.error(at + "/markerJ", "no marker '" + force.markerJ.text() + "'");
             else if (force.markerI.part == force.markerJ.part)
-                check.error(at, "force '" + force.name + "' connects two markers of the same part '" +
+                check.error(at, "force '" + force.name +
+                                    "' connects two markers of the same part '" +
                                     force.markerI.part + "'");
         }
         if (force.type == ForceType::PointForce || force.type == ForceType::PointTorque) {
             for (int c = 0; c < 3; ++c) {
-                std::string error;
-                if (!Expression::parse(force.components[c], error))
-                    check.error(at + "/components/" + std::to_string(c),
-                                "bad expression '" + force.components[c] + "': " + error);
+                checkExpression(check, at + "/components/" + std::to_string(c),
+                                force.components[c]);
             }
         }
         if (force.type == ForceType::JointController) {
-            std::string error;
-            if (!Expression::parse(force.components[0], error))
-                check.error(at + "/target", "bad expression '" + force.components[0] + "': " + error);
+            checkExpression(check, at + "/target", force.components[0]);
             if (!std::isfinite(force.maxEffort) || force.maxEffort < 0.0)
-                check.error(at + "/maxEffort", "maximum effort must be zero (no limit) or positive, got " +
-                                                   formatNumber(force.maxEffort));
+                check.error(at + "/maxEffort",
+                            "maximum effort must be zero (no limit) or positive, got " +
+                                formatNumber(force.maxEffort));
             const Joint* joint = spec.findJoint(force.joint);
             if (!joint) {
                 check.error(at + "/joint", "no joint '" + force.joint + "'");
             } else {
-                const bool rotates = joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
-                const bool slides = joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
-                if ((force.axis == JointAxis::Rotation && !rotates) || (force.axis == JointAxis::Translation && !slides))
-                    check.error(at + "/axis", "joint '" + force.joint + "' (" + std::string(jointTypeName(joint->type)) +
-                                                  ") has no " +
-                                                  (force.axis == JointAxis::Rotation ? "rotation" : "translation") +
-                                                  " coordinate to control");
+                const bool rotates =
+                    joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
+                const bool slides =
+                    joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
+                if ((force.axis == JointAxis::Rotation && !rotates) ||
+                    (force.axis == JointAxis::Translation && !slides))
+                    check.error(
+                        at + "/axis",
+                        "joint '" + force.joint + "' (" + std::string(jointTypeName(joint->type)) +
+                            ") has no " +
+                            (force.axis == JointAxis::Rotation ? "rotation" : "translation") +
+                            " coordinate to control");
             }
         }
         if (force.type == ForceType::RotationalSpringDamper) {
@@ -378,9 +411,10 @@ Diagnostics validate(const SceneSpec& spec) {
             if (!joint)
                 check.error(at + "/joint", "no joint '" + force.joint + "'");
             else if (joint->type != JointType::Revolute && joint->type != JointType::Cylindrical)
-                check.error(at + "/joint", "a rotational spring-damper needs a revolute or "
-                                           "cylindrical joint; '" + force.joint + "' is " +
-                                               std::string(jointTypeName(joint->type)));
+                check.error(at + "/joint",
+                            "a rotational spring-damper needs a revolute or "
+                            "cylindrical joint; '" +
+                                force.joint + "' is " + std::string(jointTypeName(joint->type)));
         }
         const bool controller = force.type == ForceType::JointController;
         for (auto [value, key] : {std::pair{force.stiffness, controller ? "kp" : "stiffness"},
@@ -388,7 +422,8 @@ Diagnostics validate(const SceneSpec& spec) {
             if (!std::isfinite(value) || value < 0.0)
                 check.error(at + "/" + key, std::string(key) + " must be zero or positive, got " +
                                                 formatNumber(value));
-        if (force.type == ForceType::SpringDamper && (!std::isfinite(force.freeLength) || force.freeLength < 0.0))
+        if (force.type == ForceType::SpringDamper &&
+            (!std::isfinite(force.freeLength) || force.freeLength < 0.0))
             check.error(at + "/freeLength", "free length must be zero or positive");
         if (force.type == ForceType::Bushing) {
             const Vec3* gains[] = {&force.translationalStiffness, &force.translationalDamping,
@@ -408,22 +443,23 @@ Diagnostics validate(const SceneSpec& spec) {
         check.name(at + "/name", motion.name, "motion");
         if (!motionNames.insert(motion.name).second)
             check.error(at + "/name", "duplicate motion name '" + motion.name + "'");
-        std::string error;
-        if (!Expression::parse(motion.expression, error))
-            check.error(at + "/expression", "bad expression '" + motion.expression + "': " + error);
+        checkExpression(check, at + "/expression", motion.expression);
         const Joint* joint = spec.findJoint(motion.joint);
         if (!joint) {
             check.error(at + "/joint", "no joint '" + motion.joint + "'");
             continue;
         }
-        const bool rotates = joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
-        const bool slides = joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
+        const bool rotates =
+            joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
+        const bool slides =
+            joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
         if ((motion.axis == JointAxis::Rotation && !rotates) ||
             (motion.axis == JointAxis::Translation && !slides))
-            check.error(at + "/axis", std::string("joint '") + motion.joint + "' (" +
-                                          std::string(jointTypeName(joint->type)) + ") has no " +
-                                          (motion.axis == JointAxis::Rotation ? "rotation" : "translation") +
-                                          " coordinate to drive");
+            check.error(at + "/axis",
+                        std::string("joint '") + motion.joint + "' (" +
+                            std::string(jointTypeName(joint->type)) + ") has no " +
+                            (motion.axis == JointAxis::Rotation ? "rotation" : "translation") +
+                            " coordinate to drive");
         else if (!drivenAxes.insert({motion.joint, static_cast<int>(motion.axis)}).second)
             check.error(at, "joint '" + motion.joint + "' already has a motion on this coordinate");
     }
@@ -440,25 +476,30 @@ Diagnostics validate(const SceneSpec& spec) {
     // Contact.
     const ContactSettings& ct = spec.contact;
     if (ct.enabled && st.integrator != IntegratorType::TimeStepping)
-        check.error("/settings/integrator",
-                    "a scene with contact needs the timeStepping integrator (velocity level, solves "
-                    "contact impulses); " + std::string(integratorName(st.integrator)) + " cannot handle impacts");
+        check.error(
+            "/settings/integrator",
+            "a scene with contact needs the timeStepping integrator (velocity level, solves "
+            "contact impulses); " +
+                std::string(integratorName(st.integrator)) + " cannot handle impacts");
     if (ct.iterations < 1) check.error("/contact/iterations", "must be at least 1");
     if (ct.coneFacets < 3 || ct.coneFacets > 64)
         check.error("/contact/coneFacets", "a polyhedral friction cone needs 3 to 64 facets, got " +
                                                std::to_string(ct.coneFacets));
     check.positive("/contact/tolerance", ct.tolerance, "contact solver tolerance (m/s)");
-    for (auto [value, key] : {std::pair{ct.margin, "margin"}, std::pair{ct.restitutionThreshold, "restitutionThreshold"},
-                              std::pair{ct.slop, "slop"}, std::pair{ct.stiffness, "stiffness"},
-                              std::pair{ct.damping, "damping"}})
+    for (auto [value, key] :
+         {std::pair{ct.margin, "margin"},
+          std::pair{ct.restitutionThreshold, "restitutionThreshold"}, std::pair{ct.slop, "slop"},
+          std::pair{ct.stiffness, "stiffness"}, std::pair{ct.damping, "damping"}})
         if (!std::isfinite(value) || value < 0.0)
-            check.error(std::string("/contact/") + key, std::string(key) + " must be zero or positive, got " +
-                                                            formatNumber(value));
+            check.error(std::string("/contact/") + key,
+                        std::string(key) + " must be zero or positive, got " + formatNumber(value));
     if (ct.margin > 0.02)
-        check.error("/contact/margin", "at most 0.02 m (the collision pair search pads bounding boxes by 2 cm), got " +
-                                           formatNumber(ct.margin));
+        check.error("/contact/margin",
+                    "at most 0.02 m (the collision pair search pads bounding boxes by 2 cm), got " +
+                        formatNumber(ct.margin));
     if (!std::isfinite(ct.stabilization) || ct.stabilization < 0.0 || ct.stabilization > 1.0)
-        check.error("/contact/stabilization", "must be between 0 and 1, got " + formatNumber(ct.stabilization));
+        check.error("/contact/stabilization",
+                    "must be between 0 and 1, got " + formatNumber(ct.stabilization));
     if (ct.stiffness == 0.0 && ct.damping > 0.0)
         check.error("/contact/damping", "soft contact damping needs a stiffness as well");
     std::set<std::string> pairNames;
@@ -473,10 +514,12 @@ Diagnostics validate(const SceneSpec& spec) {
         if (!spec.findPart(pair.partB)) check.error(at + "/partB", "no part '" + pair.partB + "'");
         if (pair.partA == pair.partB) check.error(at, "a contact pair needs two different parts");
         if (!pairParts.insert(std::minmax(pair.partA, pair.partB)).second)
-            check.error(at, "parts '" + pair.partA + "' and '" + pair.partB + "' already have a contact pair entry");
+            check.error(at, "parts '" + pair.partA + "' and '" + pair.partB +
+                                "' already have a contact pair entry");
         if (pair.friction && (!std::isfinite(*pair.friction) || *pair.friction < 0.0))
             check.error(at + "/friction", "friction coefficient must be zero or positive");
-        if (pair.restitution && (!std::isfinite(*pair.restitution) || *pair.restitution < 0.0 || *pair.restitution > 1.0))
+        if (pair.restitution && (!std::isfinite(*pair.restitution) || *pair.restitution < 0.0 ||
+                                 *pair.restitution > 1.0))
             check.error(at + "/restitution", "restitution must be between 0 and 1");
     }
 

@@ -385,3 +385,31 @@ TEST(ForwardDynamicsDegenerate, GroundAloneAFreePartAndAWeldedPartRunWithEveryIn
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+TEST(ForwardDynamicsFaults, AMotionThatStopsBeingANumberStopsTheRunNamingIt) {
+    // The drive is real until t = 0.05 s, then the square root of a negative number: the run
+    // must stop there and say so, not hold the joint at some value.
+    for (const IntegratorType integrator : {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45}) {
+        SCOPED_TRACE(std::string(integratorName(integrator)));
+        SceneSpec spec = test::chain(1, integrator, 1e-3);
+        MotionSpec drive;
+        drive.id = spec.newId();
+        drive.name = "drive";
+        drive.joint = spec.joints[0].name;
+        drive.expression = "sqrt(0.05 - time)";
+        spec.motions.push_back(drive);
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Status s = sim.advance(0.2);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("motion 'drive'"), std::string::npos) << s.message;
+        EXPECT_NE(s.message.find("not finite"), std::string::npos) << s.message;
+        EXPECT_LT(sim.state().t, 0.0501);
+    }
+}
+
+}  // namespace
+}  // namespace engine

@@ -83,6 +83,40 @@ TEST(Validate, RequiresAPositiveLengthOnDistanceJoints) {
     EXPECT_TRUE(hasDiagnostic(validate(spec), "/joints/0/length", "positive"));
 }
 
+TEST(Validate, RejectsExpressionsThatAreNotANumberWhereTheRunStarts) {
+    // sqrt(-1) and 1/0 parse but would reach the solver as NaN and infinity.
+    SceneSpec spec = test::pendulum();
+    MotionSpec motion;
+    motion.id = spec.newId();
+    motion.name = "drive";
+    motion.joint = spec.joints[0].name;
+    motion.expression = "sqrt(-1)";
+    spec.motions.push_back(motion);
+    ForceSpec push;
+    push.id = spec.newId();
+    push.name = "push";
+    push.type = ForceType::PointForce;
+    push.markerI = spec.joints[0].markerI;
+    push.components[1] = "1/0";
+    spec.forces.push_back(push);
+    ForceSpec servo;
+    servo.id = spec.newId();
+    servo.name = "servo";
+    servo.type = ForceType::JointController;
+    servo.joint = spec.joints[0].name;
+    servo.components[0] = "ln(0)";
+    spec.forces.push_back(servo);
+    const Diagnostics d = validate(spec);
+    EXPECT_TRUE(hasDiagnostic(d, "/motions/0/expression", "'sqrt(-1)' is not a number at t = 0 s"));
+    EXPECT_TRUE(hasDiagnostic(d, "/forces/0/components/1", "'1/0' is infinite at t = 0 s"));
+    EXPECT_TRUE(hasDiagnostic(d, "/forces/1/target", "'ln(0)' is infinite at t = 0 s"));
+    // A pole later in the run is legal here (the run stops there, naming the motion).
+    spec.motions[0].expression = "1/(time-1)";
+    spec.forces[0].components[1] = "0";
+    spec.forces[1].components[0] = "0";
+    EXPECT_FALSE(hasDiagnostic(validate(spec), "/motions/0/expression", "t = 0 s"));
+}
+
 TEST(JointTypeNames, RoundTripForEveryType) {
     for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k) {
         const auto type = static_cast<JointType>(k);
