@@ -4,16 +4,25 @@
 //   * results go to stdout (or to the file named by an option);
 //   * errors go to stderr, one per line, as "motus-cli: error: <what> (<where>)", where <where>
 //     is a file and JSON pointer, a file, or "command line";
-//   * exit status 0 on success, 1 when the input is invalid or an operation fails,
-//     2 for command-line usage errors.
+//   * exit status (scripts can tell the cases apart):
+//       0  success
+//       1  invalid input: a file that cannot be read or is not a valid scene (or URDF, run file),
+//          or an output that cannot be written
+//       2  command-line usage error
+//       3  the mechanism cannot be assembled (its joints and motions cannot all hold at t = 0)
+//       4  the run stopped on a numerical fault (the message gives the time and the element)
+//       5  interrupted (SIGINT or SIGTERM): every row computed so far is written
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +31,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/mobility.h"
 #include "engine/io/csv_export.h"
+#include "engine/io/durable_file.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
 #include "engine/io/urdf_import.h"
@@ -32,6 +42,13 @@ namespace {
 
 constexpr int kExitInvalidInput = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitCannotAssemble = 3;
+constexpr int kExitRunStopped = 4;
+constexpr int kExitInterrupted = 5;
+
+// SIGINT / SIGTERM during a run: the run stops at the next poll, what was computed is kept.
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void onInterrupt(int) { interrupted = 1; }
 
 void printError(const std::string& what, const std::string& where) {
     std::cerr << "motus-cli: error: " << what << " (" << where << ")\n";
@@ -74,7 +91,26 @@ int runCheck(const std::string& path) {
         }
         std::cout << ")";
     }
-    std::cout << "\nstatus:  valid\n";
+    std::cout << "\n";
+    // Valid means it runs: it compiles, assembles and takes one step.
+    const engine::CompileResult compiled = engine::compile(scene);
+    printDiagnostics(compiled.diagnostics, path);
+    if (!compiled.model) {
+        std::cout << "status:  invalid (does not compile)\n";
+        return kExitInvalidInput;
+    }
+    engine::ForwardDynamics sim(compiled.model);
+    if (const engine::Status s = sim.initialize(); !s.ok) {
+        printError(s.message, path);
+        std::cout << "status:  invalid (cannot be assembled)\n";
+        return kExitCannotAssemble;
+    }
+    if (const engine::Status s = sim.advance(compiled.model->settings.stepSize); !s.ok) {
+        printError("the first step failed: " + s.message, path);
+        std::cout << "status:  invalid (the first step fails)\n";
+        return kExitRunStopped;
+    }
+    std::cout << "status:  valid (compiles, assembles and takes a step)\n";
     return 0;
 }
 
@@ -123,33 +159,30 @@ int runSimulate(const SimulateOptions& options) {
     if (!compiled.model) return kExitInvalidInput;
 
     // The run goes through the same runtime as the GUI: the simulator records every K-th
-    // output step and the rows are written from the recording. The recording refuses to thin
-    // out (rows would silently go missing): past its memory limit the run stops with an error.
+    // output step and the rows are written from the recording as they come (flushed every
+    // poll, at least once a second), so an interrupted or failed run keeps every row computed.
+    // The recording refuses to thin out (rows would silently go missing): past its memory
+    // limit the run stops with an error.
     engine::RecordingOptions recordingOptions;
     recordingOptions.recordEvery = options.every;
     recordingOptions.policy = engine::MemoryPolicy::StopRun;
     recordingOptions.maxBytes = std::size_t(8) << 30;
     engine::Simulator sim(compiled.model, recordingOptions);
-    std::string failure = sim.initialization().ok ? "" : sim.initialization().message;
-    if (failure.empty()) {
-        sim.runTo(options.duration);
-        while (!sim.waitUntilIdle(std::chrono::seconds(1))) {
-        }
-        const auto snapshot = sim.snapshot();
-        failure = snapshot->error;
-        if (failure.empty() && snapshot->time < options.duration - 1e-9) failure = snapshot->notice;
+    if (!sim.initialization().ok) {
+        sim.stop();
+        printError(sim.initialization().message, options.scene);
+        return kExitCannotAssemble;
     }
-    sim.stop();
 
-    // Results go to a temporary file renamed at the end, so a reader never sees half a file
-    // under the final name; on a failure the rows computed so far are kept and the error says
-    // where the run stopped.
+    // Results go to a temporary file renamed at the end (also after a failure or an
+    // interruption), so a reader never sees half a file under the final name.
     std::ofstream file;
     std::ostream* out = &std::cout;
     const std::string temporary = options.out.empty() ? "" : options.out + ".partial";
     if (!options.out.empty()) {
         file.open(temporary, std::ios::binary | std::ios::trunc);
         if (!file) {
+            sim.stop();
             printError("cannot write results file", options.out);
             return kExitInvalidInput;
         }
@@ -158,20 +191,47 @@ int runSimulate(const SimulateOptions& options) {
     engine::io::CsvWriter csv(*compiled.model, *out);
     csv.writeHeader();
     const engine::Recording& recording = sim.recording();
-    for (std::size_t k = 0; k < recording.size(); ++k) {
-        engine::State state;
-        engine::Outputs outputs;
-        recording.read(k, state, outputs);
-        csv.writeRow(state, outputs);
+    std::size_t written = 0;
+    auto writeNewRows = [&] {
+        for (const std::size_t end = recording.size(); written < end; ++written) {
+            engine::State state;
+            engine::Outputs outputs;
+            recording.read(written, state, outputs);
+            csv.writeRow(state, outputs);
+        }
+        out->flush();
+    };
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    sim.runTo(options.duration);
+    bool stoppedByUser = false;
+    while (!sim.waitUntilIdle(std::chrono::milliseconds(200))) {
+        writeNewRows();
+        if (interrupted) {
+            stoppedByUser = true;
+            sim.pause();
+        }
     }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    stoppedByUser = stoppedByUser || interrupted;
+    const auto snapshot = sim.snapshot();
+    std::string failure = snapshot->error;
+    if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9) failure = snapshot->notice;
+    sim.stop();
+    writeNewRows();
     if (!options.out.empty()) {
-        file.close();
+        if (!engine::io::syncAndClose(file, temporary)) {
+            printError("cannot write results file (the disk may be full)", options.out);
+            return kExitInvalidInput;
+        }
         std::error_code ec;
         std::filesystem::rename(temporary, options.out, ec);
         if (ec) {
             printError("cannot write results file: " + ec.message(), options.out);
             return kExitInvalidInput;
         }
+        engine::io::syncDirectoryOf(options.out);
     }
     // A contact solve that stopped at its sweep limit is not an error, but it is said.
     if (recording.size() > 0 && compiled.model->contact.enabled) {
@@ -191,9 +251,15 @@ int runSimulate(const SimulateOptions& options) {
             return kExitInvalidInput;
         }
     }
+    if (stoppedByUser) {
+        std::ostringstream where;
+        where << "interrupted at t = " << snapshot->time << " s; the " << written << " rows computed so far are written";
+        printError(where.str(), options.scene);
+        return kExitInterrupted;
+    }
     if (!failure.empty()) {
         printError("simulation stopped: " + failure, options.scene);
-        return kExitInvalidInput;
+        return kExitRunStopped;
     }
     return 0;
 }

@@ -1,5 +1,7 @@
 #include "engine/io/run_file.h"
 
+#include "engine/io/durable_file.h"
+
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
@@ -81,9 +83,11 @@ bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::s
     const std::string temporary = path + ".saving";
     {
         std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        if (!file || !file.write(out.data(), static_cast<std::streamsize>(out.size())) || !file.flush()) {
-            error = "cannot write '" + temporary + "'";
-            std::filesystem::remove(temporary);
+        if (!file || !file.write(out.data(), static_cast<std::streamsize>(out.size())) ||
+            !syncAndClose(file, temporary)) {
+            error = "cannot write '" + temporary + "' (the disk may be full)";
+            std::error_code ignored;
+            std::filesystem::remove(temporary, ignored);
             return false;
         }
     }
@@ -91,13 +95,20 @@ bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::s
     std::filesystem::rename(temporary, path, ec);
     if (ec) {
         error = ec.message();
-        std::filesystem::remove(temporary);
+        std::filesystem::remove(temporary, ec);
         return false;
     }
+    syncDirectoryOf(path);
     return true;
 }
 
 std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error) {
+    // Only a regular file is read (a directory opens as a stream on Linux, then fails).
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+        error = "'" + path + "' is not a file (a directory?)";
+        return std::nullopt;
+    }
     std::ifstream file(path, std::ios::binary);
     if (!file) {
         error = "cannot open run file '" + path + "'";

@@ -133,3 +133,22 @@ TEST_F(RunFileTest, TruncatedOrCorruptedFilesFailCleanly) {
 
 }  // namespace
 }  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+TEST(RunFileHostile, ADirectoryNamedLikeARunFileIsRefusedNotRead) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("motus-run-dir-" + std::to_string(::getpid()) + ".motusrun");
+    std::filesystem::create_directories(dir);
+    std::string error;
+    EXPECT_FALSE(loadRunFile(dir.string(), error));
+    EXPECT_NE(error.find("is not a file"), std::string::npos) << error;
+    std::filesystem::remove_all(dir);
+    // A missing file says so.
+    EXPECT_FALSE(loadRunFile(dir.string(), error));
+    EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace engine::io
