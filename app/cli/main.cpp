@@ -317,7 +317,7 @@ int runInfo(const std::string& path) {
         if (d.severity == engine::Severity::Error) errors.push_back({{"where", d.where}, {"message", d.message}});
     if (!model) {
         info["errors"] = errors;
-        std::cout << info.dump(2) << "\n";
+        std::cout << info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitInvalidInput;
     }
     info["name"] = model->name;
@@ -362,7 +362,7 @@ int runInfo(const std::string& path) {
         printError(mobility.message, path);
     }
     info["errors"] = errors;
-    std::cout << info.dump(2) << "\n";
+    std::cout << info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return mobility.ok ? 0 : kExitInvalidInput;
 }
 
