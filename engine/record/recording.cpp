@@ -212,16 +212,19 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
 }
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model), options_(options), recordEvery_(std::max(1, options.recordEvery)) {}
+    : layout_(model), options_(options), recordEvery_(std::max(1, options.recordEvery)) {
+    const std::size_t rowBytes = static_cast<std::size_t>(std::max(1, layout_.size())) * sizeof(double);
+    while (chunkFrames_ > 1 && chunkFrames_ * rowBytes > options_.maxBytes / 16) chunkFrames_ /= 2;
+}
 
 const double* Recording::rowLocked(std::size_t frame) const {
-    return chunks_[frame / kChunkFrames].get() + (frame % kChunkFrames) * static_cast<std::size_t>(layout_.size());
+    return chunks_[frame / chunkFrames_].get() + (frame % chunkFrames_) * static_cast<std::size_t>(layout_.size());
 }
 
 double* Recording::pushLocked() {
-    if (frames_ == chunks_.size() * kChunkFrames)
-        chunks_.push_back(std::make_unique<double[]>(kChunkFrames * static_cast<std::size_t>(layout_.size())));
-    double* row = chunks_[frames_ / kChunkFrames].get() + (frames_ % kChunkFrames) * static_cast<std::size_t>(layout_.size());
+    if (frames_ == chunks_.size() * chunkFrames_)
+        chunks_.push_back(std::make_unique<double[]>(chunkFrames_ * static_cast<std::size_t>(layout_.size())));
+    double* row = chunks_[frames_ / chunkFrames_].get() + (frames_ % chunkFrames_) * static_cast<std::size_t>(layout_.size());
     ++frames_;
     return row;
 }
@@ -238,7 +241,7 @@ void Recording::decimateLocked() {
     contacts_.clear();
     contactBytes_ = 0;
     frames_ = 0;
-    auto oldRow = [&](std::size_t k) { return old[k / kChunkFrames].get() + (k % kChunkFrames) * F; };
+    auto oldRow = [&](std::size_t k) { return old[k / chunkFrames_].get() + (k % chunkFrames_) * F; };
     for (std::size_t k = 0; k < n; ++k) {
         if (k % 2 != 0 && k + 1 != n) continue;
         std::memcpy(pushLocked(), oldRow(k), F * sizeof(double));
@@ -260,10 +263,10 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
     Append result = Append::Recorded;
     const std::size_t rowBytes = static_cast<std::size_t>(layout_.size()) * sizeof(double);
     // Memory grows a chunk at a time: check the limit when the next chunk is due.
-    const bool newChunk = frames_ == chunks_.size() * kChunkFrames;
+    const bool newChunk = frames_ == chunks_.size() * chunkFrames_;
     const std::size_t contactBytes = contactBytes_ + outputs.contacts.size() * sizeof(ContactForce);
     if (frames_ > 2 && (newChunk || contactBytes > options_.maxBytes / 2) &&
-        (chunks_.size() + 1) * kChunkFrames * rowBytes + contactBytes > options_.maxBytes) {
+        (chunks_.size() + 1) * chunkFrames_ * rowBytes + contactBytes > options_.maxBytes) {
         if (options_.policy == MemoryPolicy::StopRun) return Append::Full;
         decimateLocked();
         recordEvery_ *= 2;
@@ -307,7 +310,7 @@ void Recording::truncateAfter(std::size_t frame) {
     frames_ = frame + 1;
     times_.resize(frames_);
     if (layout_.hasContact()) contacts_.resize(frames_);
-    chunks_.resize((frames_ + kChunkFrames - 1) / kChunkFrames);
+    chunks_.resize((frames_ + chunkFrames_ - 1) / chunkFrames_);
     outputCounter_ = 1;
 }
 
@@ -368,7 +371,7 @@ bool Recording::readStale(double t, State& state, Outputs& outputs) const {
 
 std::size_t Recording::bytes() const {
     std::shared_lock lock(mutex_);
-    std::size_t b = chunks_.size() * kChunkFrames * static_cast<std::size_t>(layout_.size()) * sizeof(double);
+    std::size_t b = chunks_.size() * chunkFrames_ * static_cast<std::size_t>(layout_.size()) * sizeof(double);
     b += times_.capacity() * sizeof(double);
     for (const auto& row : stale_) b += row.size() * sizeof(double);
     b += contactBytes_ + contacts_.capacity() * sizeof(std::vector<ContactForce>);

@@ -65,6 +65,8 @@ private:
 
 class Recording {
 public:
+    // Frames per chunk at most; fewer when a row is large, so that one chunk is at most a
+    // sixteenth of the memory limit and the limit holds from the first frame on.
     static constexpr std::size_t kChunkFrames = 1024;
 
     Recording(const Model& model, RecordingOptions options);
@@ -98,6 +100,7 @@ private:
     void decimateLocked();
 
     FrameLayout layout_;
+    std::size_t chunkFrames_ = kChunkFrames;  // rows per chunk (a power of two ≤ kChunkFrames)
     RecordingOptions options_;
     mutable std::shared_mutex mutex_;
     std::vector<std::unique_ptr<double[]>> chunks_;

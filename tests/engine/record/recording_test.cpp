@@ -169,3 +169,40 @@ TEST(RecordingChannels, DriverPowerIsEffortTimesTheDrivenRateAndIntegratesToItsW
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+TEST(RecordingMemory, TheLimitHoldsFromTheFirstFrameOfAHugeModel) {
+    // 5,000 free parts: a row is 5,000 × 16 numbers (640 kB). A first chunk of 1,024 rows
+    // would be 655 MB against a 64 MiB limit; chunks shrink so the limit holds from frame 0.
+    SceneSpec spec;
+    for (int k = 0; k < 5000; ++k) {
+        Part p;
+        p.id = spec.newId();
+        p.name = "p" + std::to_string(k);
+        p.mass = 1.0;
+        p.X_WP.p = Vec3(0.0, 0.0, 0.01 * k);
+        spec.parts.push_back(p);
+    }
+    const auto model = compile(spec).model;
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs o;
+    ASSERT_TRUE(sim.outputs(o).ok);
+    RecordingOptions options;
+    options.policy = MemoryPolicy::StopRun;
+    options.maxBytes = std::size_t(64) << 20;
+    Recording recording(*model, options);
+    ASSERT_EQ(recording.append(sim.state(), o), Recording::Append::Recorded);
+    EXPECT_LE(recording.bytes(), options.maxBytes / 16);
+    Recording::Append last = Recording::Append::Recorded;
+    for (int k = 0; k < 1000 && last != Recording::Append::Full; ++k) last = recording.append(sim.state(), o);
+    EXPECT_EQ(last, Recording::Append::Full);
+    EXPECT_LE(recording.bytes(), options.maxBytes);
+    EXPECT_GE(recording.bytes(), options.maxBytes - options.maxBytes / 16);  // filled, not refused early
+}
+
+}  // namespace
+}  // namespace engine
