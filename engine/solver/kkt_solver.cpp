@@ -1,6 +1,8 @@
 #include "engine/solver/kkt_solver.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseQR>
@@ -14,6 +16,172 @@ constexpr double kRankTolerance = 1e-9;
 // Pivot of S below this fraction of the largest: singular.
 constexpr double kSingularPivot = 1e-13;
 
+// The bodies a row of Φq touches (whole 6-column blocks): one or two for joints and motions
+// (−1 stands for the ground: a row touching one body holds it to the ground). `more` is set
+// for a row touching three bodies or more.
+std::pair<int, int> bodiesOfRow(const KktSolver::RowMatrix& Phi_q, int r, bool& more) {
+    int a = -1, b = -1;
+    for (int p = Phi_q.outerIndexPtr()[r]; p < Phi_q.outerIndexPtr()[r + 1]; p += 6) {
+        const int body = Phi_q.innerIndexPtr()[p] / 6;
+        if (a < 0 || body == a)
+            a = body;
+        else if (b < 0 || body == b)
+            b = body;
+        else
+            more = true;
+    }
+    return {std::min(a, b), std::max(a, b)};
+}
+
+// Groups of rows whose rank can be decided apart from the others: the rows of each pair of
+// bodies joined across a bridge of the body graph, and the rows of each 2-edge-connected part
+// (its loops). Rows ascending within a group.
+std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& Phi_q) {
+    const int rows = static_cast<int>(Phi_q.rows());
+    const int bodies = static_cast<int>(Phi_q.cols() / 6);
+    const int ground = bodies;  // node index of the ground
+    // Edges: distinct pairs of nodes joined by rows.
+    std::map<std::pair<int, int>, int> edgeOf;
+    std::vector<std::pair<int, int>> edges;
+    std::vector<int> edgeOfRow(static_cast<std::size_t>(rows), -1);
+    for (int r = 0; r < rows; ++r) {
+        bool more = false;
+        auto [a, b] = bodiesOfRow(Phi_q, r, more);
+        if (more) {
+            // Not a joint's or a motion's row: no split, one analysis of every row.
+            std::vector<int> all(static_cast<std::size_t>(rows));
+            for (int k = 0; k < rows; ++k) all[static_cast<std::size_t>(k)] = k;
+            return {all};
+        }
+        if (a < 0 && b < 0) continue;  // an empty row: its own group
+        const std::pair<int, int> key = a < 0 ? std::make_pair(b, ground) : std::make_pair(a, b);
+        auto [it, added] = edgeOf.emplace(key, static_cast<int>(edges.size()));
+        if (added) edges.push_back(key);
+        edgeOfRow[static_cast<std::size_t>(r)] = it->second;
+    }
+    // Bridges by an iterative depth-first search (discovery times and low links).
+    const int nodes = bodies + 1;
+    std::vector<std::vector<std::pair<int, int>>> adjacent(
+        static_cast<std::size_t>(nodes));  // (node, edge)
+    for (int e = 0; e < static_cast<int>(edges.size()); ++e) {
+        adjacent[static_cast<std::size_t>(edges[e].first)].emplace_back(edges[e].second, e);
+        adjacent[static_cast<std::size_t>(edges[e].second)].emplace_back(edges[e].first, e);
+    }
+    std::vector<int> discovered(static_cast<std::size_t>(nodes), -1),
+        low(static_cast<std::size_t>(nodes), 0);
+    std::vector<char> bridge(edges.size(), 0);
+    int clock = 0;
+    struct Frame {
+        int node, viaEdge;
+        std::size_t next;
+    };
+    for (int root = 0; root < nodes; ++root) {
+        if (discovered[static_cast<std::size_t>(root)] >= 0) continue;
+        std::vector<Frame> stack{{root, -1, 0}};
+        discovered[static_cast<std::size_t>(root)] = low[static_cast<std::size_t>(root)] = clock++;
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            const auto& around = adjacent[static_cast<std::size_t>(f.node)];
+            if (f.next < around.size()) {
+                const auto [to, e] = around[f.next++];
+                if (e == f.viaEdge) continue;
+                if (discovered[static_cast<std::size_t>(to)] < 0) {
+                    discovered[static_cast<std::size_t>(to)] = low[static_cast<std::size_t>(to)] =
+                        clock++;
+                    stack.push_back({to, e, 0});
+                } else {
+                    low[static_cast<std::size_t>(f.node)] =
+                        std::min(low[static_cast<std::size_t>(f.node)],
+                                 discovered[static_cast<std::size_t>(to)]);
+                }
+                continue;
+            }
+            const Frame done = f;
+            stack.pop_back();
+            if (stack.empty()) continue;
+            const int parent = stack.back().node;
+            low[static_cast<std::size_t>(parent)] = std::min(
+                low[static_cast<std::size_t>(parent)], low[static_cast<std::size_t>(done.node)]);
+            if (low[static_cast<std::size_t>(done.node)] >
+                discovered[static_cast<std::size_t>(parent)])
+                bridge[static_cast<std::size_t>(done.viaEdge)] = 1;
+        }
+    }
+    // Components of the graph without its bridges: each is a group of loops.
+    std::vector<int> component(static_cast<std::size_t>(nodes), -1);
+    int components = 0;
+    for (int start = 0; start < nodes; ++start) {
+        if (component[static_cast<std::size_t>(start)] >= 0) continue;
+        std::vector<int> todo{start};
+        component[static_cast<std::size_t>(start)] = components;
+        while (!todo.empty()) {
+            const int n = todo.back();
+            todo.pop_back();
+            for (const auto& [to, e] : adjacent[static_cast<std::size_t>(n)])
+                if (!bridge[static_cast<std::size_t>(e)] &&
+                    component[static_cast<std::size_t>(to)] < 0) {
+                    component[static_cast<std::size_t>(to)] = components;
+                    todo.push_back(to);
+                }
+        }
+        ++components;
+    }
+    // A group per bridge edge and per loop component; rows join theirs in ascending order.
+    std::vector<int> groupOfEdge(edges.size(), -1),
+        groupOfComponent(static_cast<std::size_t>(components), -1);
+    std::vector<std::vector<int>> groups;
+    for (int r = 0; r < rows; ++r) {
+        const int e = edgeOfRow[static_cast<std::size_t>(r)];
+        int* slot = nullptr;
+        if (e < 0) {
+            groups.push_back({r});
+            continue;
+        }
+        if (bridge[static_cast<std::size_t>(e)])
+            slot = &groupOfEdge[static_cast<std::size_t>(e)];
+        else
+            slot = &groupOfComponent[static_cast<std::size_t>(
+                component[static_cast<std::size_t>(edges[e].first)])];
+        if (*slot < 0) {
+            *slot = static_cast<int>(groups.size());
+            groups.emplace_back();
+        }
+        groups[static_cast<std::size_t>(*slot)].push_back(r);
+    }
+    return groups;
+}
+
+// Marks the rows of `group` (ascending) that are independent of the earlier rows of the group:
+// a rank-revealing sparse QR of their Φqᵀ (unit columns) in natural column order.
+void keepIndependentRows(const KktSolver::RowMatrix& Phi_q, const std::vector<int>& group,
+                         std::vector<char>& kept) {
+    // The group's rows on the columns they touch, as the columns of A.
+    std::map<int, int> columnOf;
+    for (const int r : group)
+        for (KktSolver::RowMatrix::InnerIterator it(Phi_q, r); it; ++it)
+            columnOf.emplace(static_cast<int>(it.col()), 0);
+    int next = 0;
+    for (auto& [column, index] : columnOf) index = next++;
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int k = 0; k < static_cast<int>(group.size()); ++k)
+        for (KktSolver::RowMatrix::InnerIterator it(Phi_q, group[static_cast<std::size_t>(k)]); it;
+             ++it)
+            entries.emplace_back(columnOf[static_cast<int>(it.col())], k, it.value());
+    Eigen::SparseMatrix<double> A(std::max(1, next), static_cast<Eigen::Index>(group.size()));
+    A.setFromTriplets(entries.begin(), entries.end());
+    for (int k = 0; k < A.outerSize(); ++k) {
+        const double n = A.col(k).norm();
+        if (n > 0.0) A.col(k) /= n;
+    }
+    A.makeCompressed();
+    Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::NaturalOrdering<int>> qr;
+    qr.setPivotThreshold(kRankTolerance);
+    qr.compute(A);
+    const auto& perm = qr.colsPermutation().indices();
+    for (Eigen::Index k = 0; k < qr.rank(); ++k)
+        kept[static_cast<std::size_t>(group[static_cast<std::size_t>(perm(k))])] = 1;
+}
+
 }  // namespace
 
 void KktSolver::analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
@@ -22,21 +190,17 @@ void KktSolver::analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     active_.clear();
     redundant_.clear();
     if (rows_ > 0) {
-        // Φqᵀ with unit columns, factored in natural column order: a column whose pivot
-        // vanishes is a combination of earlier ones.
-        Eigen::SparseMatrix<double> A = Phi_q.transpose();
-        for (int k = 0; k < A.outerSize(); ++k) {
-            const double n = A.col(k).norm();
-            if (n > 0.0) A.col(k) /= n;
-        }
-        A.makeCompressed();
-        Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::NaturalOrdering<int>> qr;
-        qr.setPivotThreshold(kRankTolerance);
-        qr.compute(A);
-        const auto& perm = qr.colsPermutation().indices();
+        // Rows only depend on each other within a closed loop: rows that join two bodies (or a
+        // body and the ground) across a bridge of the body graph — an edge on no cycle — are
+        // independent of all other rows, so the rank analysis splits into the pair of bodies
+        // of each bridge and each 2-edge-connected part of the graph, in row order within each.
+        // A chain or a tree of n bodies costs O(n) instead of a QR of the whole Φqᵀ, whose
+        // fill-in grows like n³.
         std::vector<char> kept(static_cast<std::size_t>(rows_), 0);
-        for (Eigen::Index k = 0; k < qr.rank(); ++k) kept[static_cast<std::size_t>(perm(k))] = 1;
-        for (int r = 0; r < rows_; ++r) (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
+        for (const std::vector<int>& group : independentRowGroups(Phi_q))
+            keepIndependentRows(Phi_q, group, kept);
+        for (int r = 0; r < rows_; ++r)
+            (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
     }
     buildSchurPattern(Phi_q);
     patternAnalyzed_ = false;
@@ -71,7 +235,8 @@ void KktSolver::buildSchurPattern(const RowMatrix& Phi_q) {
                 if (k < l) continue;
                 const int* begin = S_.innerIndexPtr() + S_.outerIndexPtr()[l];
                 const int* end = S_.innerIndexPtr() + S_.outerIndexPtr()[l + 1];
-                const int slot = static_cast<int>(std::lower_bound(begin, end, k) - S_.innerIndexPtr());
+                const int slot =
+                    static_cast<int>(std::lower_bound(begin, end, k) - S_.innerIndexPtr());
                 contributions_.push_back({slot, pk, pl, 6 * b});
             }
 }
@@ -113,7 +278,8 @@ Eigen::VectorXd KktSolver::multiplyActive(const Eigen::VectorXd& x) const {
     Eigen::VectorXd y(static_cast<Eigen::Index>(active_.size()));
     for (std::size_t k = 0; k < active_.size(); ++k) {
         double sum = 0.0;
-        for (RowMatrix::InnerIterator it(Phi_q_, active_[k]); it; ++it) sum += it.value() * x(it.col());
+        for (RowMatrix::InnerIterator it(Phi_q_, active_[k]); it; ++it)
+            sum += it.value() * x(it.col());
         y(static_cast<Eigen::Index>(k)) = sum;
     }
     return y;
@@ -137,9 +303,11 @@ void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen:
         return;
     }
     Eigen::VectorXd rhs = multiplyActive(Minv_g);
-    for (std::size_t k = 0; k < active_.size(); ++k) rhs(static_cast<Eigen::Index>(k)) -= c(active_[k]);
+    for (std::size_t k = 0; k < active_.size(); ++k)
+        rhs(static_cast<Eigen::Index>(k)) -= c(active_[k]);
     const Eigen::VectorXd lambda_a = ldlt_.solve(rhs);
-    for (std::size_t k = 0; k < active_.size(); ++k) lambda(active_[k]) = lambda_a(static_cast<Eigen::Index>(k));
+    for (std::size_t k = 0; k < active_.size(); ++k)
+        lambda(active_[k]) = lambda_a(static_cast<Eigen::Index>(k));
     x = Minv_g - Minv_.cwiseProduct(multiplyActiveTransposed(lambda_a));
 }
 
@@ -150,11 +318,13 @@ void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::Vec
         return;
     }
     Eigen::VectorXd r_a(static_cast<Eigen::Index>(active_.size()));
-    for (std::size_t k = 0; k < active_.size(); ++k) r_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
+    for (std::size_t k = 0; k < active_.size(); ++k)
+        r_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
     const Eigen::VectorXd mu_a = ldlt_.solve(r_a);
     x = -Minv_.cwiseProduct(multiplyActiveTransposed(mu_a));
     if (mu)
-        for (std::size_t k = 0; k < active_.size(); ++k) (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
+        for (std::size_t k = 0; k < active_.size(); ++k)
+            (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
 }
 
 }  // namespace engine

@@ -13,7 +13,9 @@
 //
 // Redundant rows (Φq rank-deficient, e.g. a planar loop built from spatial joints) are found
 // once by a rank-revealing sparse QR of Φqᵀ taken in row order, so the earliest rows are kept
-// and the later dependent ones dropped; dropped rows get λ = 0 and their share of the load is
+// and the later dependent ones dropped. Rows depend on each other only around closed loops:
+// the analysis splits at the bridges of the body graph (joints on no loop) and runs one small
+// QR per bridge and per group of loops, in time linear in the size of a chain or tree; dropped rows get λ = 0 and their share of the load is
 // carried by the rows kept (see docs/engine.md). Knows matrices, not joints.
 
 #include <vector>

@@ -2,8 +2,8 @@
 
 #include <random>
 
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 namespace engine {
 namespace {
@@ -14,7 +14,8 @@ RowMatrix randomJacobian(int rows, int cols, std::mt19937& rng) {
     std::uniform_real_distribution<double> u(-1, 1);
     Eigen::MatrixXd dense(rows, cols);
     for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) dense(r, c) = (c / 6 == r % (cols / 6) || c / 6 == (r + 1) % (cols / 6)) ? u(rng) : 0.0;
+        for (int c = 0; c < cols; ++c)
+            dense(r, c) = (c / 6 == r % (cols / 6) || c / 6 == (r + 1) % (cols / 6)) ? u(rng) : 0.0;
     return dense.sparseView();
 }
 
@@ -22,7 +23,8 @@ TEST(KktSolver, MatchesADenseSolveOfTheSaddlePointSystem) {
     std::mt19937 rng(1);
     const int cols = 24, rows = 10;
     const RowMatrix J = randomJacobian(rows, cols, rng);
-    const Eigen::VectorXd Minv = Eigen::VectorXd::Random(cols).cwiseAbs() + Eigen::VectorXd::Constant(cols, 0.5);
+    const Eigen::VectorXd Minv =
+        Eigen::VectorXd::Random(cols).cwiseAbs() + Eigen::VectorXd::Constant(cols, 0.5);
     const Eigen::VectorXd g = Eigen::VectorXd::Random(cols), c = Eigen::VectorXd::Random(rows);
 
     KktSolver solver;
@@ -80,9 +82,114 @@ TEST(KktSolver, ReportsASingularSystemInsteadOfReturningGarbage) {
     RowMatrix J = J0;
     for (int k = 0; k < J.outerSize(); ++k)
         for (RowMatrix::InnerIterator it(J, k); it; ++it) it.valueRef() = dense(it.row(), it.col());
-    if (Eigen::FullPivLU<Eigen::MatrixXd>(Eigen::MatrixXd(J)).rank() == 4) GTEST_FAIL() << "test set-up";
+    if (Eigen::FullPivLU<Eigen::MatrixXd>(Eigen::MatrixXd(J)).rank() == 4)
+        GTEST_FAIL() << "test set-up";
     EXPECT_FALSE(solver.factorize(J, Eigen::VectorXd::Ones(12)));
     EXPECT_GE(solver.singularRow(), 0);
+}
+
+}  // namespace
+}  // namespace engine
+
+namespace engine {
+namespace {
+
+// The rows a greedy pass in row order keeps: each row that adds to the rank of the rows kept
+// before it (dense, normalised rows; the reference for the solver's rank analysis).
+std::vector<int> greedyRedundantRows(const KktSolver::RowMatrix& J) {
+    const Eigen::MatrixXd dense(J);
+    std::vector<int> redundant;
+    Eigen::MatrixXd kept(0, dense.cols());
+    for (int r = 0; r < dense.rows(); ++r) {
+        Eigen::MatrixXd trial(kept.rows() + 1, dense.cols());
+        trial << kept, dense.row(r) / std::max(1e-300, dense.row(r).norm());
+        Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(trial.transpose());
+        qr.setThreshold(1e-9);
+        if (qr.rank() > kept.rows())
+            kept = trial;
+        else
+            redundant.push_back(r);
+    }
+    return redundant;
+}
+
+TEST(KktSolverRank, SplitsAtBridgesAndFindsTheSameRedundantRowsAsOneGreedyPass) {
+    // Random body graphs: a tree of bodies hung from the ground, extra edges closing loops,
+    // rows of random joints on each edge (more than a loop can take, so loops have redundant
+    // rows), and rows that repeat combinations of others.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int trial = 0; trial < 100; ++trial) {
+        const int bodies = 3 + trial % 12;
+        const int cols = 6 * bodies;
+        std::vector<Eigen::RowVectorXd> rows;
+        // A joint's row is cᵀ (T_a v_a − T_b v_b): c picks what it stops of the relative twist,
+        // T_b maps body b's velocity coordinates to its twist at a common point (random,
+        // invertible). A rigid motion shared by bodies leaves every row between them at 0,
+        // as real joint equations do.
+        std::vector<Eigen::MatrixXd> T;
+        for (int b = 0; b < bodies; ++b)
+            T.push_back(Eigen::MatrixXd::Random(6, 6) + 3.0 * Eigen::MatrixXd::Identity(6, 6));
+        auto edgeRows = [&](int a, int b, int count) {  // b = -1: the ground
+            for (int k = 0; k < count; ++k) {
+                Eigen::RowVectorXd c(6);
+                for (int i = 0; i < 6; ++i) c(i) = u(rng);
+                Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(cols);
+                row.segment(6 * a, 6) = c * T[static_cast<std::size_t>(a)];
+                if (b >= 0) row.segment(6 * b, 6) = -c * T[static_cast<std::size_t>(b)];
+                rows.push_back(row);
+            }
+        };
+        for (int b = 0; b < bodies; ++b)
+            edgeRows(b, b == 0 ? -1 : static_cast<int>(rng() % static_cast<unsigned>(b)),
+                     1 + static_cast<int>(rng() % 5));
+        for (int loop = 0; loop < trial % 4; ++loop) {
+            const int a = static_cast<int>(rng() % static_cast<unsigned>(bodies));
+            const int b = static_cast<int>(rng() % static_cast<unsigned>(bodies));
+            edgeRows(a, a == b ? -1 : b, 1 + static_cast<int>(rng() % 5));
+        }
+        // Repeated equations: a combination of two earlier rows of one edge (a joint repeating
+        // its own equation, or two joints on one pair of bodies), in most trials; of any two
+        // rows — touching three or four bodies — in every fourth (the analysis must then not
+        // split).
+        const std::size_t base = rows.size();
+        for (int extra = 0; extra < 3; ++extra) {
+            const std::size_t i = rng() % base;
+            std::size_t j = rng() % base;
+            if (trial % 4 != 3)
+                while (((rows[j].array() != 0.0) != (rows[i].array() != 0.0)).any())
+                    j = rng() % base;
+            rows.push_back(0.5 * rows[i] - 2.0 * rows[j]);
+        }
+        Eigen::MatrixXd dense(static_cast<Eigen::Index>(rows.size()), cols);
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            dense.row(static_cast<Eigen::Index>(r)) = rows[r];
+        const KktSolver::RowMatrix J = dense.sparseView();
+        KktSolver solver;
+        solver.analyze(J, Eigen::VectorXd::Ones(cols));
+        EXPECT_EQ(solver.redundantRows(), greedyRedundantRows(J)) << "trial " << trial;
+    }
+}
+
+TEST(KktSolverRank, ALongChainHasFullRank) {
+    // 3,000 bodies in a chain, 5 rows per joint: every row kept (and, being split at every
+    // bridge, analysed in time linear in the chain).
+    const int bodies = 3000;
+    std::vector<Eigen::Triplet<double>> entries;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int b = 0; b < bodies; ++b)
+        for (int k = 0; k < 5; ++k)
+            for (int c = 0; c < 6; ++c) {
+                entries.emplace_back(5 * b + k, 6 * b + c, u(rng));
+                if (b > 0) entries.emplace_back(5 * b + k, 6 * (b - 1) + c, u(rng));
+            }
+    KktSolver::RowMatrix J(5 * bodies, 6 * bodies);
+    J.setFromTriplets(entries.begin(), entries.end());
+    KktSolver solver;
+    solver.analyze(J, Eigen::VectorXd::Ones(6 * bodies));
+    EXPECT_EQ(solver.rank(), 5 * bodies);
+    EXPECT_TRUE(solver.redundantRows().empty());
 }
 
 }  // namespace
