@@ -4,6 +4,12 @@
 // or planar joints with markers at the joint frames (the joint axis is the markers' z). A
 // link named "world" is the ground; otherwise the root link floats. Joint limits are read and
 // reported, not yet enforced (they arrive with contact).
+//
+// Nothing is substituted for a bad value: a mass or moment of inertia that is not positive, a
+// joint axis of zero length, any number that is not finite, a loop of joints, are errors that
+// name the link or joint ("link 'upper_arm'/inertial/mass"). A link without <inertial> (URDF's
+// massless frames) is given 1 g with a warning. Large files import in O(n log n) time with no
+// recursion over the file's contents.
 
 #include <optional>
 #include <string>

@@ -1,5 +1,12 @@
 #include "engine/io/urdf_import.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
@@ -10,6 +17,59 @@ namespace engine::io {
 namespace {
 
 const std::string kArm = MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf";
+
+// Imports URDF text through a file of its own (the importer reads files).
+UrdfImportResult importText(const std::string& text) {
+    static int count = 0;
+    const auto path =
+        std::filesystem::temp_directory_path() /
+        ("motus-urdf-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".urdf");
+    std::ofstream(path) << text;
+    UrdfImportResult result = importUrdfFile(path.string());
+    std::filesystem::remove(path);
+    return result;
+}
+
+// The first error whose place starts with `where`, or nullptr.
+const Diagnostic* errorAt(const UrdfImportResult& r, std::string_view where) {
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Error && d.where.starts_with(where)) return &d;
+    return nullptr;
+}
+
+// A small arm whose numbers the tests replace: world, a base on a fixed joint, and an upper
+// arm on the revolute "shoulder".
+struct ArmText {
+    std::string upperArmMass = "1.2";
+    std::string upperArmIxx = "0.0005";
+    std::string upperArmCom = "0.15 0 0";
+    std::string shoulderOrigin = "0 0 0.1";
+    std::string shoulderAxis = "0 1 0";
+    std::string shoulderLower = "-1.57";
+    std::string upperArmName = "upper_arm";
+
+    std::string text() const {
+        return R"(<robot name="arm">
+  <link name="world"/>
+  <joint name="anchor" type="fixed"><parent link="world"/><child link="base"/></joint>
+  <link name="base"><inertial><mass value="2"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link=")" +
+               upperArmName + R"("/>
+    <origin xyz=")" +
+               shoulderOrigin + R"(" rpy="0 0 0"/><axis xyz=")" + shoulderAxis + R"("/>
+    <limit lower=")" +
+               shoulderLower + R"(" upper="1.57" effort="50" velocity="2"/></joint>
+  <link name=")" +
+               upperArmName + R"("><inertial><origin xyz=")" + upperArmCom + R"("/><mass value=")" +
+               upperArmMass + R"("/>
+    <inertia ixx=")" +
+               upperArmIxx + R"(" ixy="0" ixz="0" iyy="0.0095" iyz="0" izz="0.0095"/></inertial>
+  </link>
+</robot>
+)";
+    }
+};
 
 TEST(UrdfImport, LinksBecomePartsAndJointsMeetAtTheirFrames) {
     const UrdfImportResult r = importUrdfFile(kArm);
@@ -44,7 +104,8 @@ TEST(UrdfImport, LinksBecomePartsAndJointsMeetAtTheirFrames) {
     // The shoulder turns about y.
     const Joint* shoulder = s.findJoint("shoulder");
     ASSERT_NE(shoulder, nullptr);
-    EXPECT_LT((s.findMarker(shoulder->markerJ)->X_PM.R * Vec3::UnitZ() - Vec3::UnitY()).norm(), 1e-15);
+    EXPECT_LT((s.findMarker(shoulder->markerJ)->X_PM.R * Vec3::UnitZ() - Vec3::UnitY()).norm(),
+              1e-15);
     // The gripper's mesh was found through its package:// path, scaled by 0.5.
     const Part* gripper = s.findPart("gripper");
     ASSERT_EQ(gripper->shapes.size(), 1u);
@@ -52,7 +113,8 @@ TEST(UrdfImport, LinksBecomePartsAndJointsMeetAtTheirFrames) {
     EXPECT_EQ(gripper->shapes[0].scale, Vec3::Constant(0.5));
     // Limits are reported as not enforced yet.
     bool limitWarning = false;
-    for (const Diagnostic& d : r.diagnostics) limitWarning |= d.message.find("not enforced") != std::string::npos;
+    for (const Diagnostic& d : r.diagnostics)
+        limitWarning |= d.message.find("not enforced") != std::string::npos;
     EXPECT_TRUE(limitWarning);
 }
 
@@ -79,6 +141,218 @@ TEST(UrdfImport, ReportsMissingAndInvalidFiles) {
     EXPECT_FALSE(r.scene);
     ASSERT_FALSE(r.diagnostics.empty());
     EXPECT_NE(r.diagnostics[0].message.find("not a valid URDF"), std::string::npos);
+}
+
+TEST(UrdfImport, TheTestArmImports) {
+    const UrdfImportResult r = importText(ArmText{}.text());
+    ASSERT_TRUE(r.scene);
+    EXPECT_EQ(r.scene->parts.size(), 3u);
+    EXPECT_EQ(r.scene->joints.size(), 2u);
+}
+
+// A chain of 10,000 links (which overflowed the stack of the recursive link walk at ~8,000)
+// imports: 10,000 moving parts, the ground, 10,000 joints, each link 0.1 m above its parent.
+TEST(UrdfImport, AChainOfTenThousandLinksImports) {
+    constexpr int kLinks = 10000;
+    std::string text = "<robot name=\"chain\">\n<link name=\"world\"/>\n";
+    for (int i = 0; i < kLinks; ++i) {
+        const std::string link = "l" + std::to_string(i);
+        const std::string parent = i == 0 ? "world" : "l" + std::to_string(i - 1);
+        text += "<link name=\"" + link +
+                "\"><inertial><origin xyz=\"0 0 0.05\"/><mass value=\"0.1\"/>"
+                "<inertia ixx=\"1e-4\" ixy=\"0\" ixz=\"0\" iyy=\"1e-4\" iyz=\"0\" "
+                "izz=\"1e-5\"/></inertial></link>\n"
+                "<joint name=\"j" +
+                std::to_string(i) + "\" type=\"continuous\"><parent link=\"" + parent +
+                "\"/><child link=\"" + link +
+                "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>\n";
+    }
+    text += "</robot>\n";
+    const UrdfImportResult r = importText(text);
+    ASSERT_TRUE(r.scene);
+    EXPECT_FALSE(hasErrors(r.diagnostics));
+    const SceneSpec& s = *r.scene;
+    ASSERT_EQ(s.parts.size(), std::size_t{kLinks} + 1);
+    EXPECT_EQ(std::count_if(s.parts.begin(), s.parts.end(), [](const Part& p) { return p.ground; }),
+              1);
+    EXPECT_EQ(s.joints.size(), std::size_t{kLinks});
+    // Parts come from the root down: the last is the chain's end, at the sum of the origins.
+    double z = 0.0;
+    for (int i = 0; i < kLinks; ++i) z += 0.1;
+    EXPECT_EQ(s.parts.back().name, "l" + std::to_string(kLinks - 1));
+    EXPECT_NEAR(s.parts.back().X_WP.p.z(), z, 1e-9);
+    EXPECT_EQ(s.parts.back().markers.size(), 1u);  // its parent joint's marker only
+}
+
+// A mass that is not a positive finite number is an error naming the link and the value:
+// never a substitute mass.
+TEST(UrdfImport, ABadMassIsAnErrorNamingTheLinkAndTheValue) {
+    const UrdfImportResult negative = importText(ArmText{.upperArmMass = "-5"}.text());
+    EXPECT_FALSE(negative.scene);
+    const Diagnostic* d = errorAt(negative, "link 'upper_arm'/inertial/mass");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->message, "link 'upper_arm': mass -5 kg is not positive");
+    for (const std::string mass : {"0", "nan", "inf", "-inf", "1e999"}) {
+        const UrdfImportResult r = importText(ArmText{.upperArmMass = mass}.text());
+        EXPECT_FALSE(r.scene) << mass;
+        d = errorAt(r, "link 'upper_arm'/inertial/mass");
+        ASSERT_NE(d, nullptr) << mass;
+        EXPECT_NE(d->message.find("link 'upper_arm'"), std::string::npos) << d->message;
+        EXPECT_NE(d->message.find(mass), std::string::npos) << d->message;
+    }
+}
+
+TEST(UrdfImport, ABadMomentOfInertiaIsAnErrorNamingTheLinkAndTheValue) {
+    for (const std::string ixx : {"-0.001", "0", "nan"}) {
+        const UrdfImportResult r = importText(ArmText{.upperArmIxx = ixx}.text());
+        EXPECT_FALSE(r.scene) << ixx;
+        const Diagnostic* d = errorAt(r, "link 'upper_arm'/inertial/inertia");
+        ASSERT_NE(d, nullptr) << ixx;
+        EXPECT_NE(d->message.find("ixx"), std::string::npos) << d->message;
+        EXPECT_NE(d->message.find(ixx), std::string::npos) << d->message;
+    }
+}
+
+// URDF's massless links (no <inertial>) keep importing as before: a root named "world" is the
+// ground, any other link gets 1 g and a warning.
+TEST(UrdfImport, ALinkWithoutInertialGetsOneGramAndAWarning) {
+    const UrdfImportResult r = importText(R"(<robot name="floating">
+  <link name="base_link"/>
+  <joint name="mount" type="fixed"><parent link="base_link"/><child link="body"/></joint>
+  <link name="body"><inertial><mass value="3"/>
+    <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+</robot>)");
+    ASSERT_TRUE(r.scene);
+    const Part* base = r.scene->findPart("base_link");
+    ASSERT_NE(base, nullptr);
+    EXPECT_FALSE(base->ground);
+    EXPECT_EQ(base->mass, 1e-3);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].severity, Severity::Warning);
+    EXPECT_EQ(r.diagnostics[0].where, "link 'base_link'");
+}
+
+TEST(UrdfImport, AZeroOrNonFiniteJointAxisIsAnErrorNamingTheJoint) {
+    for (const std::string axis : {"0 0 0", "0 nan 1", "inf 0 0"}) {
+        const UrdfImportResult r = importText(ArmText{.shoulderAxis = axis}.text());
+        EXPECT_FALSE(r.scene) << axis;
+        const Diagnostic* d = errorAt(r, "joint 'shoulder'/axis");
+        ASSERT_NE(d, nullptr) << axis;
+        EXPECT_NE(d->message.find("joint 'shoulder'"), std::string::npos) << d->message;
+    }
+}
+
+// URDF normalises the axis: its length does not matter, however small or large.
+TEST(UrdfImport, ANonUnitJointAxisIsNormalised) {
+    for (const std::string axis : {"0 2 0", "0 1e-200 0", "0 1e300 0"}) {
+        const UrdfImportResult r = importText(ArmText{.shoulderAxis = axis}.text());
+        ASSERT_TRUE(r.scene) << axis;
+        const SceneSpec& s = *r.scene;
+        const Joint* shoulder = s.findJoint("shoulder");
+        ASSERT_NE(shoulder, nullptr);
+        for (const MarkerRef& ref : {shoulder->markerI, shoulder->markerJ})
+            EXPECT_LT((s.findMarker(ref)->X_PM.R * Vec3::UnitZ() - Vec3::UnitY()).norm(), 1e-15)
+                << axis;
+    }
+}
+
+// Every number read from the file must be finite; the error names the element.
+TEST(UrdfImport, ANonFiniteNumberIsAnErrorNamingItsElement) {
+    const UrdfImportResult origin = importText(ArmText{.shoulderOrigin = "nan 0 0.1"}.text());
+    EXPECT_FALSE(origin.scene);
+    const Diagnostic* d = errorAt(origin, "joint 'shoulder'/origin");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("nan"), std::string::npos) << d->message;
+
+    const UrdfImportResult com = importText(ArmText{.upperArmCom = "0.15 -inf 0"}.text());
+    EXPECT_FALSE(com.scene);
+    EXPECT_NE(errorAt(com, "link 'upper_arm'/inertial/origin"), nullptr);
+
+    const UrdfImportResult limit = importText(ArmText{.shoulderLower = "NaN"}.text());
+    EXPECT_FALSE(limit.scene);
+    EXPECT_NE(errorAt(limit, "joint 'shoulder'/limit"), nullptr);
+
+    const UrdfImportResult huge = importText(ArmText{.shoulderOrigin = "0 0 1e400"}.text());
+    EXPECT_FALSE(huge.scene);
+    EXPECT_NE(errorAt(huge, "joint 'shoulder'/origin"), nullptr);
+}
+
+// Messages quote at most ~60 characters of what the file holds, however long it is.
+TEST(UrdfImport, MessagesQuoteABoundedExcerptOfTheFile) {
+    const std::string longName(100000, 'a');
+    const std::string longNumber(100000, '7');
+    const UrdfImportResult r =
+        importText(ArmText{.upperArmCom = longNumber + " 0 0", .upperArmName = longName}.text());
+    EXPECT_FALSE(r.scene);
+    ASSERT_FALSE(r.diagnostics.empty());
+    for (const Diagnostic& d : r.diagnostics) {
+        EXPECT_LT(d.message.size() + d.where.size(), 400u) << d.message.substr(0, 400);
+        EXPECT_NE(d.message.find("…"), std::string::npos) << d.message.substr(0, 400);
+    }
+}
+
+// TinyXML parses nested elements recursively: nesting is refused before it parses.
+TEST(UrdfImport, DeeplyNestedElementsAreAnErrorNotAStackOverflow) {
+    constexpr int kDepth = 100000;
+    std::string text = R"(<robot name="deep"><link name="world"/><link name="a">)";
+    for (int i = 0; i < kDepth; ++i) text += "<x>";
+    for (int i = 0; i < kDepth; ++i) text += "</x>";
+    text += "</link></robot>";
+    // Also when hidden after a declaration: TinyXML ends "<?..." at its first '>'.
+    for (const std::string& before : {std::string(), std::string("<?x > ")}) {
+        const UrdfImportResult r = importText(before + text);
+        EXPECT_FALSE(r.scene);
+        ASSERT_EQ(r.diagnostics.size(), 1u);
+        EXPECT_NE(r.diagnostics[0].message.find("nested more than"), std::string::npos)
+            << r.diagnostics[0].message;
+    }
+    // Tags inside comments, CDATA and quoted attribute values are not elements.
+    std::string tags;
+    for (int i = 0; i < 1000; ++i) tags += "<x>";
+    std::string commented = ArmText{}.text();
+    commented.insert(commented.find("<link name=\"base\">"),
+                     "<!-- " + tags + " --><data><![CDATA[" + tags + "]]></data><data a=\"" + tags +
+                         "\" b='" + tags + "'/>");
+    EXPECT_TRUE(importText(commented).scene);
+}
+
+// urdfdom accepts joints that make a loop away from the root, and a link with two parents.
+TEST(UrdfImport, ALoopOfJointsOrALinkWithTwoParentsIsAnError) {
+    const std::string inertial =
+        R"(<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>)";
+    const UrdfImportResult loop =
+        importText(R"(<robot name="loop"><link name="world"/><link name="a">)" + inertial +
+                   R"(</link><link name="b">)" + inertial + R"(</link>
+  <joint name="ab" type="fixed"><parent link="a"/><child link="b"/></joint>
+  <joint name="ba" type="fixed"><parent link="b"/><child link="a"/></joint></robot>)");
+    EXPECT_FALSE(loop.scene);
+    const Diagnostic* d = errorAt(loop, "link 'a'");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("loop"), std::string::npos) << d->message;
+
+    const UrdfImportResult twoParents =
+        importText(R"(<robot name="two"><link name="world"/><link name="a">)" + inertial +
+                   R"(</link><link name="b">)" + inertial + R"(</link>
+  <joint name="wa" type="fixed"><parent link="world"/><child link="a"/></joint>
+  <joint name="wb" type="fixed"><parent link="world"/><child link="b"/></joint>
+  <joint name="ab" type="fixed"><parent link="a"/><child link="b"/></joint></robot>)");
+    EXPECT_FALSE(twoParents.scene);
+    d = errorAt(twoParents, "joint '");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("link 'b'"), std::string::npos) << d->message;
+}
+
+// A file with thousands of bad numbers lists the first 50 errors and counts the others.
+TEST(UrdfImport, ThousandsOfErrorsAreCountedNotAllListed) {
+    std::string text = R"(<robot name="bad"><link name="world"/>)";
+    for (int i = 0; i < 2000; ++i)
+        text += "<link name=\"l" + std::to_string(i) +
+                "\"><inertial><mass value=\"nan\"/></inertial></link>";
+    text += "</robot>";
+    const UrdfImportResult r = importText(text);
+    EXPECT_FALSE(r.scene);
+    ASSERT_EQ(r.diagnostics.size(), 51u);
+    EXPECT_EQ(r.diagnostics.back().message, "1950 more errors not listed");
 }
 
 }  // namespace
