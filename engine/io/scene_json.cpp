@@ -1,12 +1,14 @@
 #include "engine/io/scene_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +42,304 @@ std::string typeName(const json& j) {
     }
 }
 
+// One character of UTF-8 text: a well-formed sequence of `length` bytes, or (valid false) the
+// `length` bytes read before the sequence went wrong, the last of them the offending one unless
+// the text ended first.
+struct Utf8Char {
+    std::size_t length = 1;
+    bool valid = true;
+    bool truncated = false;  // not valid because the text ends inside it
+};
+
+// The character that starts at text[k] (RFC 3629: no overlong forms, no surrogates, nothing
+// above U+10FFFF; Unicode table 3-7 gives the allowed range of each byte).
+Utf8Char utf8At(std::string_view text, std::size_t k) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(k);
+    if (lead < 0x80) return {1, true};
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xbf;  // range of the second byte
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        if (lead == 0xe0) low = 0xa0;   // overlong
+        if (lead == 0xed) high = 0x9f;  // surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        if (lead == 0xf0) low = 0x90;   // overlong
+        if (lead == 0xf4) high = 0x8f;  // above U+10FFFF
+    } else {
+        return {1, false};
+    }
+    for (std::size_t i = 1; i < length; ++i) {
+        if (k + i >= text.size()) return {i, false, true};
+        const unsigned char c = byte(k + i);
+        if (c < (i == 1 ? low : 0x80) || c > (i == 1 ? high : 0xbf)) return {i + 1, false};
+    }
+    return {length, true};
+}
+
+// Text from the file as a message quotes it: at most `maxChars` characters, control characters
+// escaped (\n, \u001b), bytes that are not UTF-8 written as \xff, "…" where it is cut. The
+// one way file content gets into a message (a JSON value goes through valueExcerpt()).
+class Excerpt {
+public:
+    explicit Excerpt(std::size_t maxChars) : left_(maxChars) {}
+
+    bool full() const { return cut_; }
+
+    // Punctuation and numbers: ASCII of our own making.
+    void plain(std::string_view s) {
+        for (char c : s)
+            if (room(1)) out_ += c;
+    }
+
+    // Text from the file; `jsonString` also escapes '"' and '\' (inside a JSON string).
+    void text(std::string_view s, bool jsonString) {
+        for (std::size_t k = 0; k < s.size() && !cut_;) {
+            const auto c = static_cast<unsigned char>(s[k]);
+            const Utf8Char u = utf8At(s, k);
+            char escape[8] = "";
+            if (!u.valid) {
+                std::snprintf(escape, sizeof escape, "\\x%02x", c);
+            } else if (c == '\n') {
+                std::snprintf(escape, sizeof escape, "\\n");
+            } else if (c == '\t') {
+                std::snprintf(escape, sizeof escape, "\\t");
+            } else if (c == '\r') {
+                std::snprintf(escape, sizeof escape, "\\r");
+            } else if (c < 0x20 || c == 0x7f) {
+                std::snprintf(escape, sizeof escape, "\\u%04x", c);
+            } else if (jsonString && (c == '"' || c == '\\')) {
+                std::snprintf(escape, sizeof escape, "\\%c", c);
+            }
+            if (escape[0] != '\0') {
+                plain(escape);
+                ++k;
+            } else {
+                if (room(1)) out_.append(s.substr(k, u.length));  // one character
+                k += u.length;
+            }
+        }
+    }
+
+    std::string str() const { return cut_ ? out_ + "…" : out_; }
+
+private:
+    bool room(std::size_t chars) {
+        if (cut_ || chars > left_) {
+            cut_ = true;
+            return false;
+        }
+        left_ -= chars;
+        return true;
+    }
+
+    std::string out_;
+    std::size_t left_;
+    bool cut_ = false;
+};
+
+std::string excerpt(std::string_view text, std::size_t maxChars = kQuoteChars) {
+    Excerpt out(maxChars);
+    out.text(text, false);
+    return out.str();
+}
+
+// A value from the file as its compact JSON text, cut like the text above. Depth first with
+// a stack of its own, and only as far as the excerpt reaches.
+std::string valueExcerpt(const json& value) {
+    Excerpt out(kQuoteChars);
+    struct Open {
+        const json* container;
+        json::const_iterator next;
+    };
+    std::vector<Open> open;
+    const json* j = &value;
+    while (!out.full()) {
+        if (j) {
+            if (j->is_structured()) {
+                out.plain(j->is_object() ? "{" : "[");
+                open.push_back({j, j->cbegin()});
+            } else if (j->is_string()) {
+                out.plain("\"");
+                out.text(j->get_ref<const std::string&>(), true);
+                out.plain("\"");
+            } else {
+                out.plain(j->dump());  // a number, true, false or null
+            }
+            j = nullptr;
+            continue;
+        }
+        if (open.empty()) break;
+        Open& top = open.back();
+        if (top.next == top.container->cend()) {
+            out.plain(top.container->is_object() ? "}" : "]");
+            open.pop_back();
+            continue;
+        }
+        if (top.next != top.container->cbegin()) out.plain(",");
+        if (top.container->is_object()) {
+            out.plain("\"");
+            out.text(top.next.key(), true);
+            out.plain("\":");
+        }
+        j = &*top.next;
+        ++top.next;
+    }
+    return out.str();
+}
+
+// Text that did not come from the file but may hold bytes from it or from the file system (a
+// path, a message of the expression parser): whole, with bytes that are not UTF-8 as \xff.
+std::string validUtf8(std::string text) {
+    if (detail::invalidUtf8Offset(text) == std::string::npos) return text;
+    return excerpt(text, std::numeric_limits<std::size_t>::max());
+}
+
+// Line and column (1-based) of a byte offset, for syntax errors.
+std::string lineColumn(std::string_view text, std::size_t byte) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t k = 0; k < byte && k < text.size(); ++k) {
+        if (text[k] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+std::string hexBytes(std::string_view bytes) {
+    std::string out;
+    for (char c : bytes) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "%s0x%02x", out.empty() ? "" : " ",
+                      static_cast<unsigned char>(c));
+        out += hex;
+    }
+    return out;
+}
+
+// One pass over the text before it is parsed, without recursion: the text must be UTF-8 and
+// nest arrays and objects at most kMaxSceneNesting deep (brackets inside strings, escaped
+// quotes included, do not count). The first problem found, if any.
+std::optional<Diagnostic> scanText(std::string_view text) {
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (std::size_t k = 0; k < text.size();) {
+        const auto c = static_cast<unsigned char>(text[k]);
+        if (c >= 0x80) {
+            const Utf8Char u = utf8At(text, k);
+            if (!u.valid) {
+                const std::string bytes = hexBytes(text.substr(k, u.length));
+                const std::string at = " at offset " + std::to_string(k);
+                const std::string what = u.truncated ? "byte sequence " + bytes + at +
+                                                           " is cut short by the end of the file"
+                                         : u.length == 1 ? "invalid byte " + bytes + at
+                                                         : "invalid byte sequence " + bytes + at;
+                return Diagnostic{Severity::Error, lineColumn(text, k),
+                                  "the file is not UTF-8 text: " + what};
+            }
+            k += u.length;
+            escaped = false;
+            continue;
+        }
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxSceneNesting)
+                return Diagnostic{Severity::Error, lineColumn(text, k),
+                                  "nesting deeper than " + std::to_string(kMaxSceneNesting) +
+                                      " levels (arrays and objects inside one another) at offset " +
+                                      std::to_string(k) +
+                                      ": a scene file nests them at most 7 deep"};
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+        ++k;
+    }
+    return std::nullopt;
+}
+
+// Builds the document as json::parse does, and keeps the first error with its byte offset
+// (json::parse's exception for a number that overflows does not say where it is).
+class DocumentBuilder {
+public:
+    explicit DocumentBuilder(json& root) : root_(root) {}
+
+    bool null() { return put(nullptr); }
+    bool boolean(bool value) { return put(value); }
+    bool number_integer(json::number_integer_t value) { return put(value); }
+    bool number_unsigned(json::number_unsigned_t value) { return put(value); }
+    bool number_float(json::number_float_t value, const json::string_t&) { return put(value); }
+    bool string(json::string_t& value) { return put(std::move(value)); }
+    bool binary(json::binary_t& value) { return put(json::binary(std::move(value))); }
+    bool start_object(std::size_t) { return open(json::object()); }
+    bool start_array(std::size_t) { return open(json::array()); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(json::string_t& name) {
+        member_ = &(*open_.back())[name];
+        return true;
+    }
+    bool parse_error(std::size_t offset, const std::string& lastToken, const json::exception& e) {
+        failed = true;
+        errorOffset = offset;
+        errorToken = lastToken;
+        errorId = e.id;
+        errorWhat = e.what();
+        return false;
+    }
+
+    bool failed = false;
+    std::size_t errorOffset = 0;  // bytes read when the error was found
+    std::string errorToken;       // the token read last (nlohmann escapes control characters)
+    int errorId = 0;              // nlohmann's exception id: 1xx syntax, 406 number overflow
+    std::string errorWhat;
+
+private:
+    template <class Value>
+    json* place(Value&& value) {
+        if (open_.empty()) {
+            root_ = json(std::forward<Value>(value));
+            return &root_;
+        }
+        if (open_.back()->is_array()) {
+            open_.back()->push_back(json(std::forward<Value>(value)));
+            return &open_.back()->back();
+        }
+        *member_ = json(std::forward<Value>(value));
+        return member_;
+    }
+    template <class Value>
+    bool put(Value&& value) {
+        place(std::forward<Value>(value));
+        return true;
+    }
+    bool open(json container) {
+        open_.push_back(place(std::move(container)));
+        return true;
+    }
+    bool close() {
+        open_.pop_back();
+        return true;
+    }
+
+    json& root_;
+    std::vector<json*> open_;  // the arrays and objects being filled, innermost last
+    json* member_ = nullptr;   // the object member the next value goes to
+};
+
 // Reads JSON into a SceneSpec while collecting every problem with its JSON pointer.
 class Reader {
 public:
@@ -54,7 +354,9 @@ public:
         if (auto it = meshes_.find(key); it != meshes_.end()) return it->second;
         std::string reason;
         auto loaded = loadMesh(key, reason);
-        if (!loaded) error(at, "cannot read mesh '" + file + "': " + reason);
+        if (!loaded)
+            error(at,
+                  "cannot read mesh '" + excerpt(file) + "': " + excerpt(reason, 4 * kQuoteChars));
         meshes_[key] = loaded;
         return loaded;
     }
@@ -72,21 +374,23 @@ public:
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
             for (std::string_view k : known) ok = ok || it.key() == k;
-            if (!ok && newerMinor_) {
+            if (ok) continue;
+            const std::string key = excerpt(it.key());
+            if (newerMinor_) {
                 if (extensions) {
+                    // Copying (and dump() below) recurse, as deep as the text: kMaxSceneNesting.
                     kept[it.key()] = it.value();
-                    warning(at + "/" + it.key(), "key '" + it.key() + "' of a newer format (1." +
-                                                     std::to_string(fileMinor_) + ") kept as it is");
+                    warning(at + "/" + key, "key '" + key + "' of a newer format (1." +
+                                                std::to_string(fileMinor_) + ") kept as it is");
                 } else {
-                    warning(at + "/" + it.key(), "key '" + it.key() + "' of a newer format (1." +
-                                                     std::to_string(fileMinor_) + ") ignored here");
+                    warning(at + "/" + key, "key '" + key + "' of a newer format (1." +
+                                                std::to_string(fileMinor_) + ") ignored here");
                 }
-            } else if (!ok) {
+            } else {
                 std::string list;
                 for (std::string_view k : known)
                     list += (list.empty() ? "" : ", ") + std::string(k);
-                error(at + "/" + it.key(),
-                      "unknown key '" + it.key() + "' (expected one of: " + list + ")");
+                error(at + "/" + key, "unknown key '" + key + "' (expected one of: " + list + ")");
             }
         }
         if (extensions && !kept.empty()) *extensions = kept.dump();
@@ -205,7 +509,7 @@ public:
             }
             // Kept as written when already unit to round-off, so saved files read back exactly.
             out = Quat(q(0), q(1), q(2), q(3));
-            if (std::abs(n - 1.0) > 4 * std::numeric_limits<double>::epsilon()) out.normalize();
+            if (!detail::isUnitToRoundOff(q(0), q(1), q(2), q(3))) out.normalize();
         } else if (hasAxis) {
             Vec3 axis;
             double angleDeg = 0.0;
@@ -219,6 +523,9 @@ public:
                 error(at + "/axis", "rotation axis must not be zero");
                 return;
             }
+            // An axis whose length overflows (1e300) is scaled first: normalising it directly
+            // would give a zero axis and a quaternion that is no rotation.
+            if (!std::isfinite(axis.squaredNorm())) axis /= axis.cwiseAbs().maxCoeff();
             out = quatFromAxisAngle(axis, degToRad(angleDeg));
         } else {
             Vec3 rpy;
@@ -244,7 +551,7 @@ public:
         const bool hex = text.size() == 7 && text[0] == '#' &&
                          text.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
         if (!hex) {
-            error(at + "/color", "expected a colour as \"#rrggbb\", got \"" + text + "\"");
+            error(at + "/color", "expected a colour as \"#rrggbb\", got \"" + excerpt(text) + "\"");
             return;
         }
         out = static_cast<std::uint32_t>(std::stoul(text.substr(1), nullptr, 16));
@@ -276,8 +583,9 @@ public:
             if (auto t = shapeTypeFromName(type)) {
                 s.type = *t;
             } else {
-                error(at + "/type", "unknown shape type '" + type +
-                                        "' (expected box, sphere, cylinder, capsule, cone, mesh or plane)");
+                error(at + "/type",
+                      "unknown shape type '" + excerpt(type) +
+                          "' (expected box, sphere, cylinder, capsule, cone, mesh or plane)");
                 return;
             }
         } else {
@@ -389,7 +697,7 @@ public:
         if (dot == std::string::npos || dot == 0 || dot + 1 == text.size() ||
             text.find('.', dot + 1) != std::string::npos) {
             error(at + "/" + key,
-                  "expected a marker reference \"part.marker\", got \"" + text + "\"");
+                  "expected a marker reference \"part.marker\", got \"" + excerpt(text) + "\"");
             return;
         }
         ref.part = text.substr(0, dot);
@@ -410,7 +718,7 @@ public:
                 for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k)
                     list += (k ? ", " : "") + std::string(jointTypeName(static_cast<JointType>(k)));
                 error(at + "/type",
-                      "unknown joint type '" + type + "' (expected one of: " + list + ")");
+                      "unknown joint type '" + excerpt(type) + "' (expected one of: " + list + ")");
             }
         }
         markerRef(j, at, "markerI", jt.markerI);
@@ -430,7 +738,7 @@ public:
         // The minor version decides how unknown keys are taken, so it is read first.
         if (const json* m = optional(root, "minorVersion")) {
             if (!m->is_number_integer() || m->get<long long>() < 0 || m->get<long long>() > 1000000)
-                error("/minorVersion", "expected a non-negative integer, got " + m->dump());
+                error("/minorVersion", "expected a non-negative integer, got " + valueExcerpt(*m));
             else
                 spec.formatMinor = static_cast<int>(m->get<long long>());
         }
@@ -445,14 +753,14 @@ public:
         std::string format;
         if (const json* f = required(root, "", "format");
             f && string(*f, "/format", format) && format != "motus-scene") {
-            error("/format", "expected \"motus-scene\", got \"" + format + "\"");
+            error("/format", "expected \"motus-scene\", got \"" + excerpt(format) + "\"");
             return;
         }
         if (const json* v = required(root, "", "version")) {
             if (!v->is_number_integer()) {
                 error("/version", "expected an integer, got " + typeName(*v));
             } else if (v->get<long long>() < 1 || v->get<long long>() > kSceneFormatVersion) {
-                error("/version", "unsupported scene format version " + v->dump() +
+                error("/version", "unsupported scene format version " + valueExcerpt(*v) +
                                       " (this Motus reads versions 1 to " +
                                       std::to_string(kSceneFormatVersion) + ")");
                 return;
@@ -462,7 +770,9 @@ public:
         if (const json* u = optional(root, "units")) {
             std::string units;
             if (string(*u, "/units", units) && units != "SI")
-                error("/units", "Motus scenes are in SI units (m, kg, s, N, rad): expected \"SI\", got \"" + units + "\"");
+                error("/units",
+                      "Motus scenes are in SI units (m, kg, s, N, rad): expected \"SI\", got \"" +
+                          excerpt(units) + "\"");
         }
         if (const json* plots = optional(root, "plots"); plots && isArray(*plots, "/plots")) {
             for (std::size_t k = 0; k < plots->size(); ++k) {
@@ -536,12 +846,14 @@ public:
             for (std::size_t k = 0; k < j.size(); ++k) {
                 const json& b = j[k];
                 if (!b.is_number_integer() || b.get<long long>() < 0 || b.get<long long>() > 31)
-                    error(at + "/" + std::to_string(k), "expected a bit number from 0 to 31, got " + b.dump());
+                    error(at + "/" + std::to_string(k),
+                          "expected a bit number from 0 to 31, got " + valueExcerpt(b));
                 else
                     out |= std::uint32_t(1) << b.get<long long>();
             }
         } else {
-            error(at, "expected a 32-bit integer or a list of bit numbers (0 to 31), got " + j.dump());
+            error(at, "expected a 32-bit integer or a list of bit numbers (0 to 31), got " +
+                          valueExcerpt(j));
         }
     }
 
@@ -625,7 +937,7 @@ public:
             }
             list += (list.empty() ? "" : ", ") + std::string(name);
         }
-        error(at, "unknown value '" + text + "' (expected one of: " + list + ")");
+        error(at, "unknown value '" + excerpt(text) + "' (expected one of: " + list + ")");
         return false;
     }
 
@@ -637,7 +949,7 @@ public:
         if (!jt || !string(*jt, at + "/type", type)) return;
         const auto parsed = forceTypeFromName(type);
         if (!parsed) {
-            error(at + "/type", "unknown force type '" + type +
+            error(at + "/type", "unknown force type '" + excerpt(type) +
                                     "' (expected pointForce, pointTorque, springDamper, "
                                     "rotationalSpringDamper, bushing or jointController)");
             return;
@@ -756,50 +1068,48 @@ private:
     std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes_;
 };
 
-// Line and column (1-based) of a byte offset, for syntax errors.
-std::string lineColumn(std::string_view text, std::size_t byte) {
-    std::size_t line = 1, column = 1;
-    for (std::size_t k = 0; k < byte && k < text.size(); ++k) {
-        if (text[k] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
 }  // namespace
 
 SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory) {
     SceneLoadResult result;
+    // Bytes that are not UTF-8 and nesting deeper than any scene are refused before parsing:
+    // nothing below then meets a document deeper than kMaxSceneNesting.
+    if (std::optional<Diagnostic> refused = scanText(text)) {
+        result.diagnostics.push_back(std::move(*refused));
+        return result;
+    }
     json root;
-    try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        // nlohmann's message already says what was expected; add a human position.
-        std::string what = e.what();
+    DocumentBuilder builder(root);
+    json::sax_parse(text.begin(), text.end(), &builder);
+    if (builder.failed && builder.errorId == 406) {
+        // A number too large for a double: point at its first digit.
+        const std::size_t start =
+            builder.errorOffset - std::min(builder.errorOffset, builder.errorToken.size());
+        result.diagnostics.push_back({Severity::Error, lineColumn(text, start),
+                                      "invalid JSON: number overflow parsing '" +
+                                          excerpt(builder.errorToken) +
+                                          "' (numbers must be finite doubles)"});
+        return result;
+    }
+    if (builder.failed) {
+        // nlohmann's message already says what was expected; add a human position, and quote
+        // the token it read last (a whole unterminated string, perhaps) as an excerpt.
+        std::string what = builder.errorWhat;
         if (const auto pos = what.find("parse error"); pos != std::string::npos)
             what = what.substr(pos);
-        result.diagnostics.push_back({Severity::Error,
-                                      lineColumn(text, e.byte == 0 ? 0 : e.byte - 1),
-                                      "invalid JSON: " + what});
-        return result;
-    } catch (const json::out_of_range& e) {
-        // A number too large for a double ("number overflow parsing '1e999'"): point at it.
-        std::string what = e.what();
-        std::string where;
-        if (const auto open = what.find('\''), close = what.rfind('\'');
-            open != std::string::npos && close > open) {
-            const auto at = text.find(what.substr(open + 1, close - open - 1));
-            if (at != std::string_view::npos) where = lineColumn(text, at);
+        constexpr std::string_view kLastRead = "; last read: '";
+        if (const auto pos = what.find(kLastRead); pos != std::string::npos) {
+            const auto tail = what.rfind("'; expected ");
+            const std::size_t end = tail != std::string::npos && tail >= pos + kLastRead.size()
+                                        ? tail
+                                        : what.size() - 1;
+            const std::size_t begin = pos + kLastRead.size();
+            what = what.substr(0, begin) +
+                   excerpt(std::string_view(what).substr(begin, end - begin)) + what.substr(end);
         }
-        if (const auto pos = what.find("number overflow"); pos != std::string::npos)
-            what = what.substr(pos);
-        result.diagnostics.push_back(
-            {Severity::Error, where,
-             "invalid JSON: " + what + " (numbers must be finite doubles)"});
+        const std::size_t byte = builder.errorOffset;
+        result.diagnostics.push_back({Severity::Error, lineColumn(text, byte == 0 ? 0 : byte - 1),
+                                      "invalid JSON: " + validUtf8(what)});
         return result;
     }
 
@@ -810,6 +1120,12 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
 
     Diagnostics semantic = validate(spec);
     result.diagnostics.insert(result.diagnostics.end(), semantic.begin(), semantic.end());
+    // validate() quotes names and expressions, and the expression parser may quote a byte
+    // from the middle of a character.
+    for (Diagnostic& d : result.diagnostics) {
+        d.where = validUtf8(std::move(d.where));
+        d.message = validUtf8(std::move(d.message));
+    }
     if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
     return result;
 }
@@ -819,14 +1135,15 @@ SceneLoadResult loadSceneFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         result.diagnostics.push_back(
-            {Severity::Error, "", "cannot open scene file '" + path + "'"});
+            {Severity::Error, "", "cannot open scene file '" + validUtf8(path) + "'"});
         return result;
     }
     in.seekg(0, std::ios::end);
     const auto size = static_cast<std::uintmax_t>(in.tellg());
     if (size > kMaxSceneFileBytes) {
         result.diagnostics.push_back({Severity::Error, "",
-                                      "scene file '" + path + "' is " + std::to_string(size >> 20) +
+                                      "scene file '" + validUtf8(path) + "' is " +
+                                          std::to_string(size >> 20) +
                                           " MiB; scene files are limited to " +
                                           std::to_string(kMaxSceneFileBytes >> 20) + " MiB"});
         return result;
@@ -835,10 +1152,28 @@ SceneLoadResult loadSceneFile(const std::string& path) {
     std::string text(static_cast<std::size_t>(size), '\0');
     if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
         result.diagnostics.push_back(
-            {Severity::Error, "", "cannot read scene file '" + path + "'"});
+            {Severity::Error, "", "cannot read scene file '" + validUtf8(path) + "'"});
         return result;
     }
     return parseScene(text, std::filesystem::path(path).parent_path().string());
 }
+
+namespace detail {
+
+bool isUnitToRoundOff(double w, double x, double y, double z) {
+    const double n = Eigen::Vector4d(w, x, y, z).norm();
+    return std::abs(n - 1.0) <= 4 * std::numeric_limits<double>::epsilon();
+}
+
+std::size_t invalidUtf8Offset(std::string_view text) {
+    for (std::size_t k = 0; k < text.size();) {
+        const Utf8Char u = utf8At(text, k);
+        if (!u.valid) return k;
+        k += u.length;
+    }
+    return std::string_view::npos;
+}
+
+}  // namespace detail
 
 }  // namespace engine::io

@@ -4,6 +4,7 @@
 // pointer of the offending value; structural problems (syntax, types, unknown keys) come
 // from the reader, semantic ones (references, mass properties) from validate().
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,14 @@ constexpr int kSceneFormatVersion = 1;
 // joint controllers.
 constexpr int kSceneFormatMinor = 1;
 
+// Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
+// quaternion, in a shape, in a part); a file nested deeper than this is refused before it is
+// parsed, so nothing in Motus ever walks a deeper document. A file that is not UTF-8 text is
+// refused with the offset of its first bad byte. Messages quote at most kQuoteChars characters
+// of anything from the file, escaped, and never contain bytes that are not UTF-8.
+constexpr int kMaxSceneNesting = 64;
+constexpr std::size_t kQuoteChars = 60;
+
 struct SceneLoadResult {
     std::optional<SceneSpec> scene;  // set when the file has no errors
     Diagnostics diagnostics;         // errors and warnings, in file order
@@ -33,11 +42,25 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
 SceneLoadResult loadSceneFile(const std::string& path);
 
 // The scene in the documented form (orientations as quaternions, exact numbers, defaults left
-// out). Loading the result gives the same scene back, bit for bit.
+// out; an orientation not of unit length to round-off is normalised). Loading the result gives
+// the same scene back, bit for bit.
 std::string sceneToJson(const SceneSpec& spec);
 
 // Writes the scene atomically (temporary file, flushed, renamed over `path`). False with
-// `error` set on failure; the previous file is then untouched.
+// `error` set on failure; the previous file is then untouched. A scene the reader would refuse
+// (a number that is not finite, an orientation that is no rotation, text that is not UTF-8)
+// is not written: false, with `error` naming the value.
 bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error);
+
+namespace detail {
+
+// Whether a quaternion [w, x, y, z] has unit length to round-off (within 4 ε): the reader keeps
+// such a quaternion exactly as written and normalises any other, so the writer writes only these.
+bool isUnitToRoundOff(double w, double x, double y, double z);
+
+// Offset of the first byte of `text` that is not part of well-formed UTF-8 (RFC 3629), or npos.
+std::size_t invalidUtf8Offset(std::string_view text);
+
+}  // namespace detail
 
 }  // namespace engine::io

@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <string_view>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -35,10 +38,26 @@ void putExtensions(json& j, const std::string& extensions) {
         if (!j.contains(it.key())) j[it.key()] = it.value();
 }
 
+// The orientation as the reader takes it back unchanged: it keeps a quaternion of unit length
+// to round-off as written and normalises any other, so one that is not (set by code, or of
+// components like 1e300) is normalised here, scaled first when its length overflows. One of
+// length zero or with a component that is not finite stays as it is: saveSceneFile refuses it.
+Quat writtenOrientation(const Quat& R) {
+    Quat q = R;
+    if (!q.coeffs().allFinite()) return q;
+    if (!std::isfinite(q.coeffs().squaredNorm()) && q.coeffs().cwiseAbs().maxCoeff() > 0.0)
+        q.coeffs() /= q.coeffs().cwiseAbs().maxCoeff();
+    // A normalised quaternion is of unit length to a few ε; rarely a second pass is needed.
+    for (int pass = 0; pass < 3 && !detail::isUnitToRoundOff(q.w(), q.x(), q.y(), q.z()); ++pass)
+        q.normalize();
+    return q;
+}
+
 void putPose(json& j, const Transform& X) {
     if (X.p != Vec3::Zero()) j["position"] = vec(X.p);
-    if (X.R.coeffs() != Quat::Identity().coeffs())
-        j["orientation"] = {{"quaternion", json::array({X.R.w(), X.R.x(), X.R.y(), X.R.z()})}};
+    const Quat R = writtenOrientation(X.R);
+    if (R.coeffs() != Quat::Identity().coeffs())
+        j["orientation"] = {{"quaternion", json::array({R.w(), R.x(), R.y(), R.z()})}};
 }
 
 std::string hexColor(std::uint32_t rgb) {
@@ -289,13 +308,51 @@ json sceneJson(const SceneSpec& spec) {
     return j;
 }
 
-// A value as text: numbers in their shortest exact form ("0", "-9.81"), −0 written as 0.
+// The first value of the document the reader would refuse, as "<pointer>: <why>", or "": a
+// number that is not finite, an orientation that is no rotation, text that is not UTF-8.
+// Depth first with a stack of its own (extensions kept from a file nest as deep as it did).
+std::string firstUnreadable(const json& document) {
+    std::vector<std::pair<const json*, std::string>> todo{{&document, ""}};
+    while (!todo.empty()) {
+        const auto [j, at] = todo.back();
+        todo.pop_back();
+        if (j->is_number_float() && !std::isfinite(j->get<double>()))
+            return at + ": the number " + formatDouble(j->get<double>()) + " is not finite";
+        if (j->is_string()) {
+            if (const std::size_t k = detail::invalidUtf8Offset(j->get_ref<const std::string&>());
+                k != std::string::npos)
+                return at + ": the text is not UTF-8 (byte " + std::to_string(k) + ")";
+        }
+        if (j->is_array() && j->size() == 4 && at.ends_with("/orientation/quaternion")) {
+            Eigen::Vector4d q = Eigen::Vector4d::Zero();
+            for (std::size_t k = 0; k < 4; ++k)
+                if ((*j)[k].is_number()) q(static_cast<Eigen::Index>(k)) = (*j)[k].get<double>();
+            if (!(std::abs(q.norm() - 1.0) <= 1e-6))  // the reader's tolerance
+                return at +
+                       ": the orientation is no rotation (a quaternion that cannot be normalised)";
+        }
+        // Children pushed last first, so they come off the stack in file order.
+        if (j->is_object()) {
+            const std::size_t first = todo.size();
+            for (auto it = j->begin(); it != j->end(); ++it)
+                todo.emplace_back(&it.value(), at + "/" + it.key());
+            std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first), todo.end());
+        } else if (j->is_array()) {
+            for (std::size_t k = j->size(); k-- > 0;)
+                todo.emplace_back(&(*j)[k], at + "/" + std::to_string(k));
+        }
+    }
+    return "";
+}
+
+// A value as text: numbers in their shortest exact form ("0", "-9.81"), −0 written as 0. Text
+// that is not UTF-8 (which saveSceneFile refuses) is written with U+FFFD instead of throwing.
 std::string scalar(const json& j) {
     if (j.is_number_float()) {
         const double v = j.get<double>();
         return v == 0.0 ? "0" : formatDouble(v);
     }
-    return j.dump();
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // Pretty printing with arrays of plain values on one line.
@@ -311,7 +368,7 @@ void print(const json& j, int indent, std::ostringstream& out) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (!first) out << ",\n";
             first = false;
-            out << pad << "  " << json(it.key()).dump() << ": ";
+            out << pad << "  " << scalar(json(it.key())) << ": ";
             print(it.value(), indent + 2, out);
         }
         out << "\n" << pad << "}";
@@ -336,19 +393,28 @@ void print(const json& j, int indent, std::ostringstream& out) {
     }
 }
 
+std::string printed(const json& document) {
+    std::ostringstream out;
+    print(document, 0, out);
+    out << "\n";
+    return out.str();
+}
+
 }  // namespace
 
 std::string sceneToJson(const SceneSpec& spec) {
-    std::ostringstream out;
-    print(sceneJson(spec), 0, out);
-    out << "\n";
-    return out.str();
+    return printed(sceneJson(spec));
 }
 
 bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error) {
     // Atomic: write a temporary file next to the target, flush it to disk, then rename it over
     // the target. A crash or a full disk leaves the old file as it was.
-    const std::string text = sceneToJson(spec);
+    const json document = sceneJson(spec);
+    if (const std::string problem = firstUnreadable(document); !problem.empty()) {
+        error = "the scene would not read back: " + problem;
+        return false;
+    }
+    const std::string text = printed(document);
     const std::string temporary = path + ".saving";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {

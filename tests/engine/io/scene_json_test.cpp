@@ -5,6 +5,7 @@
 #include "engine/model/contact_model.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace engine::io {
 namespace {
@@ -212,6 +213,226 @@ TEST(SceneJson, ContactNeedsTheTimeSteppingIntegratorAndSaneSettings) {
     EXPECT_TRUE(has(r, "/contact/pairs/0/partB", "no part 'ghost'"));
     EXPECT_TRUE(has(r, "/parts/0/geometry/0", "only the ground part"));
     EXPECT_TRUE(has(r, "/parts/0/material/restitution", "between 0 and 1"));
+}
+
+}  // namespace
+}  // namespace engine::io
+
+// Hostile files: nesting deeper than any scene, huge values quoted in messages, bytes that are
+// not UTF-8 (scene_json.h).
+
+namespace engine::io {
+namespace {
+
+const std::string kHeader = R"({"format": "motus-scene", "version": 1, )";
+
+// The CLI prints diagnostics as JSON, and nlohmann's dump throws on bytes that are not UTF-8.
+bool printableAsJson(const std::string& text) {
+    try {
+        (void)nlohmann::json(text).dump();
+        return true;
+    } catch (const nlohmann::json::type_error&) {
+        return false;
+    }
+}
+
+// The one diagnostic of a refused file.
+Diagnostic onlyDiagnostic(const SceneLoadResult& r) {
+    EXPECT_FALSE(r.scene);
+    EXPECT_EQ(r.diagnostics.size(), 1u) << messagesOf(r);
+    return r.diagnostics.empty() ? Diagnostic{} : r.diagnostics[0];
+}
+
+TEST(SceneJsonHostile, NestingAHundredThousandDeepIsRefusedUnreadUnderAnyKey) {
+    constexpr int kDeep = 100000;
+    // Each case: the text before the nested value (one line), how deep that text already is,
+    // and the value's opening and closing pieces, repeated kDeep times.
+    struct Case {
+        std::string prefix;
+        int depth;
+        std::string open, close, suffix;
+    };
+    const std::vector<Case> cases = {
+        {kHeader + R"("parts": [{"name": "p", "mass": 1, "inertia": [1, 1, 1], "geometry": [)", 4,
+         "[", "]", "]}]}"},
+        {kHeader + R"("description": )", 1, R"({"a": )", "}", "}"},
+        // An unknown key of a newer minor version, whose value would be kept and written back.
+        {kHeader + R"("minorVersion": 9, "future": )", 1, R"([{"k": )", "}]", "}"},
+        // Values an error message used to print whole (and recursively).
+        {kHeader + R"("minorVersion": )", 1, "[", "]", "}"},
+        {kHeader +
+             R"("parts": [{"name": "p", "mass": 1, "inertia": [1, 1, 1], "collision": {"mask": )",
+         4, "[", "]", "}}]}"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.prefix);
+        std::string text = c.prefix;
+        for (int k = 0; k < kDeep; ++k) text += c.open;
+        text += "1";
+        for (int k = 0; k < kDeep; ++k) text += c.close;
+        text += c.suffix;
+        // The 65th bracket is the first too deep.
+        std::size_t offset = 0;
+        int seen = c.depth;
+        for (std::size_t k = c.prefix.size(); k < text.size(); ++k) {
+            if (text[k] != '[' && text[k] != '{') continue;
+            if (++seen > kMaxSceneNesting) {
+                offset = k;
+                break;
+            }
+        }
+        const Diagnostic d = onlyDiagnostic(parseScene(text));
+        EXPECT_EQ(d.where, "line 1, column " + std::to_string(offset + 1));
+        EXPECT_NE(d.message.find("nesting deeper than 64 levels"), std::string::npos) << d.message;
+        EXPECT_NE(d.message.find("at offset " + std::to_string(offset) + ":"), std::string::npos)
+            << d.message;
+    }
+}
+
+TEST(SceneJsonHostile, NestingUpToTheLimitIsReadAndBracketsInStringsDoNotCount) {
+    // 64 levels in all: the root object, then 63 arrays under a key of a newer minor version.
+    std::string nested;
+    for (int k = 1; k < kMaxSceneNesting; ++k) nested += "[";
+    nested += "true";
+    for (int k = 1; k < kMaxSceneNesting; ++k) nested += "]";
+    const SceneLoadResult deepest =
+        parseScene(kHeader + R"("minorVersion": 9, "future": )" + nested + "}");
+    ASSERT_TRUE(deepest.scene) << messagesOf(deepest);
+    EXPECT_EQ(deepest.scene->extensions, R"({"future":)" + nested + "}");
+    // Kept and written back, it reads back the same.
+    const std::string written = sceneToJson(*deepest.scene);
+    const SceneLoadResult again = parseScene(written);
+    ASSERT_TRUE(again.scene) << messagesOf(again);
+    EXPECT_EQ(sceneToJson(*again.scene), written);
+
+    // One level more is refused.
+    const Diagnostic d =
+        onlyDiagnostic(parseScene(kHeader + R"("minorVersion": 9, "future": [)" + nested + "]}"));
+    EXPECT_NE(d.message.find("nesting deeper than 64 levels"), std::string::npos) << d.message;
+
+    // Brackets inside a string, after escaped quotes and backslashes, are text.
+    const std::string brackets = std::string(100000, '[') + R"(\"{{\\)" + std::string(1000, '{');
+    const SceneLoadResult text = parseScene(kHeader + R"("description": ")" + brackets + R"("})");
+    ASSERT_TRUE(text.scene) << messagesOf(text);
+    EXPECT_EQ(text.scene->description,
+              std::string(100000, '[') + "\"{{\\" + std::string(1000, '{'));
+}
+
+TEST(SceneJsonHostile, MessagesQuoteAtMostSixtyCharactersOfAHugeValue) {
+    // A value of 10 MB in the wrong place, or that breaks the syntax.
+    const std::string huge(10'000'000, 'a');
+    const std::string part = R"("parts": [{"name": "p", "mass": 1, "inertia": [1, 1, 1], )";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {kHeader + part + R"("color": ")" + huge + R"("}]})", "/parts/0/color"},
+        {R"({"format": ")" + huge + R"(", "version": 1})", "/format"},
+        {kHeader + R"("units": ")" + huge + R"("})", "/units"},
+        {kHeader + R"(")" + huge + R"(": 1})", "/" + std::string(60, 'a') + "…"},
+        {kHeader + R"("joints": [{"name": "j", "type": ")" + huge +
+             R"(", "markerI": "a.m", "markerJ": "b.m"}]})",
+         "/joints/0/type"},
+        {kHeader + part + R"("geometry": [{"type": ")" + huge + R"("}]}]})",
+         "/parts/0/geometry/0/type"},
+        {kHeader + R"("settings": {"integrator": ")" + huge + R"("}})", "/settings/integrator"},
+        {kHeader + R"("minorVersion": [")" + huge + R"("]})", "/minorVersion"},
+        {kHeader + R"("description": ")" + huge, "line 1, column "},  // no closing quote
+        {kHeader + R"("gravity": [0, 0, )" + std::string(5'000'000, '9') + "]}",
+         "line 1, column 59"},
+    };
+    for (const auto& [text, where] : cases) {
+        SCOPED_TRACE(where);
+        const SceneLoadResult r = parseScene(text);
+        EXPECT_FALSE(r.scene);
+        ASSERT_FALSE(r.diagnostics.empty());
+        EXPECT_EQ(r.diagnostics[0].where.rfind(where, 0), 0u) << r.diagnostics[0].where;
+        for (const Diagnostic& d : r.diagnostics) {
+            EXPECT_LE(d.where.size(), 80u);
+            EXPECT_LE(d.message.size(), 400u) << d.message.substr(0, 400);
+            // The value is quoted as at most 60 characters and an ellipsis.
+            for (char c : {'a', '9'})
+                EXPECT_EQ(d.message.find(std::string(61, c)), std::string::npos);
+        }
+        EXPECT_NE(r.diagnostics[0].message.find("…"), std::string::npos)
+            << r.diagnostics[0].message;
+    }
+}
+
+TEST(SceneJsonHostile, QuotedValuesHaveTheirControlCharactersEscaped) {
+    const SceneLoadResult r = parseScene(kHeader + R"("units": "S\nI\u001b\t", "parts": [
+      {"name": "p", "mass": 1, "inertia": [1, 1, 1], "collision": {"mask": {"bits": [1, "\u0007"]}}}]})");
+    EXPECT_TRUE(has(r, "/units", R"(got "S\nI\u001b\t")")) << messagesOf(r);
+    EXPECT_TRUE(has(r, "/parts/0/collision/mask", R"(got {"bits":[1,"\u0007"]})")) << messagesOf(r);
+    for (const Diagnostic& d : r.diagnostics)
+        for (char c : d.message) EXPECT_GE(static_cast<unsigned char>(c), 0x20) << d.message;
+}
+
+TEST(SceneJsonHostile, BytesThatAreNotUtf8AreRefusedWithTheirOffset) {
+    struct Case {
+        std::string text;
+        std::string bad;       // the offending bytes, as they are in the text
+        std::string expected;  // what the message says about them
+    };
+    const std::string part = R"("parts": [{"name": "gr)";
+    const std::vector<Case> cases = {
+        {kHeader + part + "\xff" + R"(ound", "ground": true}]})", "\xff", "invalid byte 0xff"},
+        {kHeader + R"("description": "ab)" + "\xe2\x28\xa1" + R"("})", "\xe2\x28",
+         "invalid byte sequence 0xe2 0x28"},
+        {kHeader + R"("name": "overlong /: )" + "\xc0\xaf" + R"("})", "\xc0", "invalid byte 0xc0"},
+        {kHeader + R"("name": "surrogate )" + "\xed\xa0\x80" + R"("})", "\xed\xa0",
+         "invalid byte sequence 0xed 0xa0"},
+        {kHeader + R"("name": "beyond U+10FFFF )" + "\xf4\x90\x80\x80" + R"("})", "\xf4\x90",
+         "invalid byte sequence 0xf4 0x90"},
+        {kHeader + "\n" + R"("description": "cut )" + "\xf0\x9f\x98", "\xf0\x9f\x98",
+         "byte sequence 0xf0 0x9f 0x98"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.expected);
+        const std::size_t offset = c.text.find(c.bad);
+        const Diagnostic d = onlyDiagnostic(parseScene(c.text));
+        EXPECT_NE(d.message.find("the file is not UTF-8 text: " + c.expected + " at offset " +
+                                 std::to_string(offset)),
+                  std::string::npos)
+            << d.message;
+        EXPECT_EQ(d.where.rfind("line ", 0), 0u) << d.where;
+        EXPECT_TRUE(printableAsJson(d.message));
+    }
+    // The last one says why.
+    EXPECT_NE(onlyDiagnostic(parseScene(cases.back().text))
+                  .message.find("cut short by the end of the file"),
+              std::string::npos);
+    EXPECT_EQ(onlyDiagnostic(parseScene(cases.back().text)).where, "line 2, column 21");
+
+    // Two, three and four byte characters up to U+10FFFF are text.
+    const SceneLoadResult ok =
+        parseScene(kHeader + R"("description": "é € 😀 )" + "\xf4\x8f\xbf\xbf" + R"("})");
+    ASSERT_TRUE(ok.scene) << messagesOf(ok);
+    EXPECT_EQ(ok.scene->description, "é € 😀 \xf4\x8f\xbf\xbf");
+}
+
+TEST(SceneJsonHostile, EveryMessageIsUtf8Text) {
+    // Text the messages quote whole or in part: names, expressions, a path.
+    const SceneLoadResult r = parseScene(kHeader + R"("parts": [
+      {"name": "g€", "ground": true, "markers": [{"name": "m"}]},
+      {"name": "p", "mass": 1, "inertia": [1, 1, 1], "color": "#€€€€€€€€", "markers": [{"name": "m"}]}],
+      "joints": [{"name": "j", "type": "revolute", "markerI": "p.m", "markerJ": "g€.m€"}],
+      "motions": [{"name": "m", "joint": "j", "expression": "2*€"}]})");
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(has(r, "/parts/1/color", "\"#€€€€€€€€\"")) << messagesOf(r);
+    const SceneLoadResult semantic = parseScene(kHeader + R"("parts": [
+      {"name": "g€", "ground": true, "markers": [{"name": "m"}]},
+      {"name": "p", "mass": 1, "inertia": [1, 1, 1], "markers": [{"name": "m"}]}],
+      "joints": [{"name": "j", "type": "revolute", "markerI": "p.m", "markerJ": "g€.m€"}],
+      "motions": [{"name": "m", "joint": "j", "expression": "2*€"}]})");
+    EXPECT_FALSE(semantic.scene);
+    EXPECT_TRUE(has(semantic, "/motions/0/expression", "bad expression '2*€'"))
+        << messagesOf(semantic);
+    const SceneLoadResult missing = loadSceneFile("/nonexistent/\xff\xfe.json");
+    EXPECT_TRUE(has(missing, "", "cannot open scene file '/nonexistent/\\xff\\xfe.json'"))
+        << messagesOf(missing);
+    for (const SceneLoadResult* result : {&r, &semantic, &missing})
+        for (const Diagnostic& d : result->diagnostics) {
+            EXPECT_TRUE(printableAsJson(d.where)) << d.where;
+            EXPECT_TRUE(printableAsJson(d.message)) << d.message;
+        }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 
 #include <unistd.h>
 
@@ -197,6 +199,91 @@ TEST(SceneWriter, PlotsTheUserSetUpAreSavedWithTheScene) {
     EXPECT_FALSE(imperial.scene);
     ASSERT_FALSE(imperial.diagnostics.empty());
     EXPECT_EQ(imperial.diagnostics[0].where, "/units");
+}
+
+}  // namespace
+}  // namespace engine::io
+
+// The writer writes only what the reader takes back: orientations as quaternions of unit
+// length to round-off; a scene it cannot write so is refused, naming the value.
+namespace engine::io {
+namespace {
+
+const char* kOnePart = R"({"format": "motus-scene", "version": 1, "parts": [
+  {"name": "ground", "ground": true},
+  {"name": "link", "mass": 1, "inertia": [1, 1, 1], "orientation": {"axis": [1e300, 0, 0], "angleDeg": 30}}]})";
+
+// Written, read back and written again: the same text, and the scene read back.
+SceneSpec roundTrip(const SceneSpec& spec) {
+    const std::string text = sceneToJson(spec);
+    const SceneLoadResult back = parseScene(text);
+    EXPECT_TRUE(back.scene) << text
+                            << (back.diagnostics.empty() ? "" : back.diagnostics[0].message);
+    if (!back.scene) return {};
+    EXPECT_EQ(sceneToJson(*back.scene), text);
+    return *back.scene;
+}
+
+TEST(SceneWriter, AnAxisWhoseLengthOverflowsIsReadAsItsDirectionAndRoundTrips) {
+    // `motus-cli format` wrote this rotation as [0.966, 0, 0, 0], which `check` then refused.
+    const SceneLoadResult r = parseScene(kOnePart);
+    ASSERT_TRUE(r.scene);
+    const Quat expected = quatFromAxisAngle(Vec3::UnitX(), degToRad(30.0));
+    EXPECT_EQ(r.scene->parts[1].X_WP.R.coeffs(), expected.coeffs());
+    const SceneSpec back = roundTrip(*r.scene);
+    ASSERT_EQ(back.parts.size(), 2u);
+    EXPECT_EQ(back.parts[1].X_WP.R.coeffs(), expected.coeffs());
+}
+
+TEST(SceneWriter, OrientationsThatAreNotOfUnitLengthAreWrittenNormalised) {
+    const SceneLoadResult r = parseScene(kOnePart);
+    ASSERT_TRUE(r.scene);
+    // 90 degrees about z, given with components that overflow a squared length, and twice too long.
+    for (const Quat& q : {Quat(1e300, 0, 0, 1e300), Quat(2, 0, 0, 2), Quat(1 + 1e-9, 0, 0, 1)}) {
+        SceneSpec spec = *r.scene;
+        spec.parts[1].X_WP.R = q;
+        spec.parts[1].markers.push_back({});
+        spec.parts[1].markers[0].name = "m";
+        spec.parts[1].markers[0].X_PM.R = q;
+        const SceneSpec back = roundTrip(spec);
+        ASSERT_EQ(back.parts.size(), 2u);
+        for (const Quat& R : {back.parts[1].X_WP.R, back.parts[1].markers[0].X_PM.R}) {
+            EXPECT_NEAR(R.norm(), 1.0, 1e-15);
+            EXPECT_LT((R * Vec3::UnitX() - Vec3::UnitY()).norm(), 2e-9);  // the last is 1e-9 off
+        }
+    }
+}
+
+TEST(SceneWriter, ASceneThatWouldNotReadBackIsNotSavedAndTheErrorNamesTheValue) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("motus-unreadable-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "scene.json").string();
+    const SceneLoadResult r = parseScene(kOnePart);
+    ASSERT_TRUE(r.scene);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<std::pair<std::function<void(SceneSpec&)>, std::string>> cases = {
+        {[](SceneSpec& s) { s.parts[1].X_WP.R = Quat(0, 0, 0, 0); },
+         "/parts/1/orientation/quaternion: "},
+        {[&](SceneSpec& s) { s.parts[1].X_WP.R = Quat(nan, 0, 0, 1); },
+         "/parts/1/orientation/quaternion"},
+        {[&](SceneSpec& s) { s.parts[1].mass = nan; },
+         "/parts/1/mass: the number nan is not finite"},
+        {[](SceneSpec& s) { s.parts[1].name = "li\xffnk"; },
+         "/parts/1/name: the text is not UTF-8 (byte 2)"},
+    };
+    for (const auto& [spoil, expected] : cases) {
+        SCOPED_TRACE(expected);
+        SceneSpec spec = *r.scene;
+        spoil(spec);
+        std::string error;
+        EXPECT_FALSE(saveSceneFile(spec, path, error));
+        EXPECT_NE(error.find("the scene would not read back: " + expected), std::string::npos)
+            << error;
+        EXPECT_FALSE(std::filesystem::exists(path));
+        EXPECT_NO_THROW((void)sceneToJson(spec));  // the text of it, for a look, never throws
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
