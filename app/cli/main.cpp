@@ -136,6 +136,7 @@ struct SimulateOptions {
     std::string out;
     std::string run;  // run file to write (scene + frames)
     int every = 1;
+    double maxWallTime = 0.0;  // s; 0: no limit
 };
 
 // `simulate`: forward dynamics to `duration`, one CSV row per output step (t = 0 first).
@@ -157,6 +158,15 @@ int runSimulate(const SimulateOptions& options) {
     const engine::CompileResult compiled = engine::compile(spec);
     printDiagnostics(compiled.diagnostics, options.scene);
     if (!compiled.model) return kExitInvalidInput;
+    // A run that would write more rows than any use has is refused before it starts.
+    const double rows = options.duration / spec.settings.stepSize / std::max(1, options.every);
+    if (rows > 1e8) {
+        std::ostringstream what;
+        what << "--duration " << options.duration << " s at steps of " << spec.settings.stepSize
+             << " s would write about " << rows << " rows (more than 100 million): use a larger --dt or --every";
+        printError(what.str(), "command line");
+        return kExitUsage;
+    }
 
     // The run goes through the same runtime as the GUI: the simulator records every K-th
     // output step and the rows are written from the recording as they come (flushed every
@@ -204,11 +214,17 @@ int runSimulate(const SimulateOptions& options) {
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     sim.runTo(options.duration);
-    bool stoppedByUser = false;
+    bool stoppedByUser = false, outOfTime = false;
+    const auto started = std::chrono::steady_clock::now();
     while (!sim.waitUntilIdle(std::chrono::milliseconds(200))) {
         writeNewRows();
         if (interrupted) {
             stoppedByUser = true;
+            sim.pause();
+        }
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+        if (options.maxWallTime > 0.0 && elapsed.count() > options.maxWallTime && !outOfTime) {
+            outOfTime = true;
             sim.pause();
         }
     }
@@ -250,6 +266,13 @@ int runSimulate(const SimulateOptions& options) {
             printError("cannot write the run file: " + error, options.run);
             return kExitInvalidInput;
         }
+    }
+    if (outOfTime && !stoppedByUser) {
+        std::ostringstream what;
+        what << "simulation stopped: the wall-time limit of " << options.maxWallTime << " s was reached at t = "
+             << snapshot->time << " s (" << written << " rows written)";
+        printError(what.str(), options.scene);
+        return kExitRunStopped;
     }
     if (stoppedByUser) {
         std::ostringstream where;
@@ -393,6 +416,9 @@ int main(int argc, char** argv) {
     simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
     simulate->add_option("--every", sim.every, "Write every K-th step (default 1)")->check(CLI::PositiveNumber);
+    simulate->add_option("--max-wall-time", sim.maxWallTime,
+                         "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
+        ->check(CLI::NonNegativeNumber);
     simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file");
 
     std::string formatPath, formatOut;

@@ -92,13 +92,48 @@ std::string formatNumber(double value) {
     return text;
 }
 
+// A message quotes names, references and expressions from the scene between single quotes:
+// each quote is kept to 60 characters ("…" when cut), control characters shown as \xNN, so a
+// 10 MB name or expression makes a one-line message.
+std::string boundedQuotes(const std::string& message) {
+    constexpr std::size_t kQuoted = 60;
+    std::string out;
+    out.reserve(std::min<std::size_t>(message.size(), 400));
+    std::size_t quoted = 0;
+    bool inQuote = false, cut = false;
+    for (const char c : message) {
+        if (c == '\'') {
+            if (inQuote && cut) out += "…";
+            inQuote = !inQuote;
+            quoted = 0;
+            cut = false;
+            out += c;
+            continue;
+        }
+        const bool continuation = (static_cast<unsigned char>(c) & 0xC0) == 0x80;  // inside a UTF-8 character
+        if (inQuote && (cut || (!continuation && ++quoted > kQuoted))) {
+            cut = true;
+            continue;
+        }
+        if (static_cast<unsigned char>(c) < 0x20) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+            out += hex;
+        } else {
+            out += c;
+        }
+    }
+    if (inQuote && cut) out += "…";
+    return out;
+}
+
 class Checker {
 public:
     void error(std::string where, std::string message) {
-        out_.push_back({Severity::Error, std::move(where), std::move(message)});
+        out_.push_back({Severity::Error, std::move(where), boundedQuotes(message)});
     }
     void warning(std::string where, std::string message) {
-        out_.push_back({Severity::Warning, std::move(where), std::move(message)});
+        out_.push_back({Severity::Warning, std::move(where), boundedQuotes(message)});
     }
     void name(const std::string& where, const std::string& name, std::string_view what) {
         if (!isValidName(name))
@@ -467,6 +502,9 @@ Diagnostics validate(const SceneSpec& spec) {
     // Solver settings.
     const SolverSettings& st = spec.settings;
     check.positive("/settings/stepSize", st.stepSize, "step size (s)");
+    if (st.stepSize > 0.0 && st.stepSize < kMinStepSize)
+        check.error("/settings/stepSize", "step size " + formatNumber(st.stepSize) +
+                                              " s is below 1e-7 s: a run could not advance in any reasonable time");
     check.positive("/settings/relativeTolerance", st.relativeTolerance, "relative tolerance");
     check.positive("/settings/absoluteTolerance", st.absoluteTolerance, "absolute tolerance");
     check.positive("/settings/projectionTolerance", st.projectionTolerance, "projection tolerance");

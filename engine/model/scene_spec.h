@@ -193,6 +193,9 @@ enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45, Impli
 std::string_view integratorName(IntegratorType type);
 std::optional<IntegratorType> integratorFromName(std::string_view name);
 
+// The smallest step (and output interval) a scene may ask for [s].
+constexpr double kMinStepSize = 1e-7;
+
 struct SolverSettings {
     IntegratorType integrator = IntegratorType::DormandPrince45;
     double stepSize = 1e-3;            // s: the step of fixed-step integrators; the output

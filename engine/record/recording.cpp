@@ -3,6 +3,7 @@
 #include "engine/forces/forces.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -204,11 +205,14 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     p += controllers_;
     p += powerCoordinate_.size();  // powers: derived, for plots
     if (!contact_) return;
-    o.contactSolver.contacts = static_cast<int>(*p);
+    // Counts are stored as doubles; a row read from a damaged run file may hold anything, so
+    // they are clamped to their range before conversion (never undefined behaviour).
+    auto count = [](double v) { return std::isfinite(v) ? std::clamp(v, 0.0, 2e9) : 0.0; };
+    o.contactSolver.contacts = static_cast<int>(count(*p));
     p += 3;  // the force and depth totals: derived from the contact list
-    o.contactSolver.iterations = static_cast<int>(*p++);
+    o.contactSolver.iterations = static_cast<int>(count(*p++));
     o.contactSolver.residual = *p++;
-    o.contactSolver.unconvergedSteps = static_cast<long>(*p++);
+    o.contactSolver.unconvergedSteps = static_cast<long>(count(*p++));
 }
 
 Recording::Recording(const Model& model, RecordingOptions options)

@@ -1,5 +1,7 @@
 #include "engine/model/scene_spec.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/scene_builders.h"
@@ -125,6 +127,38 @@ TEST(JointTypeNames, RoundTripForEveryType) {
         EXPECT_EQ(*parsed, type);
     }
     EXPECT_FALSE(jointTypeFromName("hinge").has_value());
+}
+
+}  // namespace
+}  // namespace engine
+
+namespace engine {
+namespace {
+
+TEST(Validate, MessagesQuoteAtMostAShortExcerptOfWhatTheSceneSays) {
+    // A 1 MB motion expression that does not parse, and a 1 MB joint name: each message stays
+    // one short line, the quote cut with "…".
+    SceneSpec spec = test::pendulum();
+    MotionSpec motion;
+    motion.id = spec.newId();
+    motion.name = "drive";
+    motion.joint = spec.joints[0].name;
+    motion.expression = std::string(1 << 20, '(');
+    spec.motions.push_back(motion);
+    spec.forces.push_back({});
+    spec.forces.back().id = spec.newId();
+    spec.forces.back().name = "spring";
+    spec.forces.back().type = ForceType::RotationalSpringDamper;
+    spec.forces.back().joint = std::string(1 << 20, 'j') + "\n";
+    const Diagnostics d = validate(spec);
+    ASSERT_FALSE(d.empty());
+    for (const Diagnostic& x : d) {
+        EXPECT_LT(x.message.size(), 400u) << x.where;
+        EXPECT_EQ(x.message.find('\n'), std::string::npos) << x.where;
+    }
+    EXPECT_TRUE(std::any_of(d.begin(), d.end(), [](const Diagnostic& x) {
+        return x.where == "/forces/0/joint" && x.message.find("…") != std::string::npos;
+    }));
 }
 
 }  // namespace
