@@ -1,5 +1,7 @@
 #include "ui/document/scene_document.h"
 
+#include <filesystem>
+
 #include <QFileInfo>
 #include <QUndoStack>
 
@@ -44,7 +46,20 @@ bool SceneDocument::save(const QString& path, std::string& error) {
         error = "no scene is open";
         return false;
     }
-    if (!engine::io::saveSceneFile(*scene_, path.toStdString(), error)) return false;
+    // Mesh files are named relative to the scene file, so the scene and its meshes move
+    // together (parts from the palette and imported robots hold absolute paths until saved).
+    engine::SceneSpec written = *scene_;
+    const std::filesystem::path folder = std::filesystem::absolute(path.toStdString()).parent_path();
+    for (engine::Part& part : written.parts)
+        for (engine::Shape& shape : part.shapes) {
+            if (shape.type != engine::ShapeType::Mesh || shape.meshFile.empty()) continue;
+            const std::filesystem::path file(shape.meshFile);
+            if (!file.is_absolute()) continue;
+            std::error_code ec;
+            const std::filesystem::path relative = std::filesystem::relative(file, folder, ec);
+            if (!ec && !relative.empty()) shape.meshFile = relative.generic_string();
+        }
+    if (!engine::io::saveSceneFile(written, path.toStdString(), error)) return false;
     path_ = QFileInfo(path).absoluteFilePath();
     if (scene_->name.empty() || title_.isEmpty()) title_ = QFileInfo(path).fileName();
     unsavedWork_ = false;

@@ -2,6 +2,7 @@
 // view at the points where the parts are drawn. Nothing here edits the scene directly.
 
 #include <cmath>
+#include <filesystem>
 
 #include <QAction>
 #include <QApplication>
@@ -476,6 +477,18 @@ TEST_F(BuildMechanismTest, EveryKindOfEntityIsMadeFromTheToolsAndTheSceneRuns) {
     ASSERT_EQ(window.scene()->parts.size(), 7u);
     EXPECT_EQ(window.scene()->parts.back().shapes[0].type, engine::ShapeType::Mesh);
     EXPECT_TRUE(window.scene()->parts.back().shapes[0].mesh);
+    // Saved, the mesh is named relative to the scene file, and the scene reopens with it.
+    {
+        const QTemporaryDir dir;
+        const QString path = dir.filePath("with_mesh.json");
+        std::string error;
+        ASSERT_TRUE(window.document()->save(path, error)) << error;
+        const engine::io::SceneLoadResult reread = engine::io::loadSceneFile(path.toStdString());
+        ASSERT_TRUE(reread.scene);
+        const engine::Shape& mesh = reread.scene->parts.back().shapes[0];
+        EXPECT_FALSE(std::filesystem::path(mesh.meshFile).is_absolute()) << mesh.meshFile;
+        EXPECT_TRUE(mesh.mesh);
+    }
 
     // Markers: on the box's front face (z along the outward normal −y), and Shift-snapped to
     // the middle of its top front edge (z along the edge, x).
