@@ -34,11 +34,13 @@ if(MOTUS_SANITIZE)
 endif()
 
 # Fuzzing builds: every target is instrumented for libFuzzer, AddressSanitizer and UBSan; the
-# fuzzer executables add the libFuzzer driver (-fsanitize=fuzzer) themselves.
+# fuzzer executables add the libFuzzer driver (-fsanitize=fuzzer) themselves. Undefined
+# behaviour stops the fuzzer like a crash (UBSan would otherwise print it and go on).
 if(MOTUS_FUZZ)
     if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
         message(FATAL_ERROR "MOTUS_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++")
     endif()
-    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+                        -fno-omit-frame-pointer)
     add_link_options(-fsanitize=address,undefined)
 endif()

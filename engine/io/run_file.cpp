@@ -37,7 +37,7 @@ void put(std::string& out, T value) {
 }
 
 template <class T>
-bool take(const std::string& in, std::size_t& offset, T& value) {
+bool take(std::string_view in, std::size_t& offset, T& value) {
     if (offset > in.size() || in.size() - offset < sizeof(T)) return false;
     std::memcpy(&value, in.data() + offset, sizeof(T));
     offset += sizeof(T);
@@ -115,12 +115,20 @@ std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error
         return std::nullopt;
     }
     const std::string in((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    std::size_t offset = 0;
     if (in.size() < sizeof kMagic || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
         error = "'" + path + "' is not a Motus run file";
         return std::nullopt;
     }
-    offset = sizeof kMagic;
+    return parseRunFile(in, std::filesystem::path(path).parent_path().string(), error);
+}
+
+std::optional<LoadedRun> parseRunFile(std::string_view in, const std::string& baseDirectory,
+                                      std::string& error) {
+    if (in.size() < sizeof kMagic || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
+        error = "not a Motus run file (it does not start with \"MOTUSRUN\")";
+        return std::nullopt;
+    }
+    std::size_t offset = sizeof kMagic;
     std::uint32_t version = 0;
     std::uint64_t sceneBytes = 0;
     if (!take(in, offset, version) || !take(in, offset, sceneBytes)) {
@@ -136,7 +144,7 @@ std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error
         error = "run file is truncated (in its scene)";
         return std::nullopt;
     }
-    const std::string scene = in.substr(offset, static_cast<std::size_t>(sceneBytes));
+    const std::string_view scene = in.substr(offset, static_cast<std::size_t>(sceneBytes));
     offset += static_cast<std::size_t>(sceneBytes);
     std::uint32_t doubles = 0;
     std::uint64_t frames = 0;
@@ -165,7 +173,7 @@ std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error
     }
 
     LoadedRun run;
-    SceneLoadResult parsed = parseScene(scene, std::filesystem::path(path).parent_path().string());
+    SceneLoadResult parsed = parseScene(scene, baseDirectory);
     if (!parsed.scene) {
         error = "the run's scene does not load: " +
                 (parsed.diagnostics.empty() ? std::string("unknown error")

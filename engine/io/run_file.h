@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
@@ -23,5 +24,10 @@ struct LoadedRun {
 
 // Mesh files named by the scene are looked up next to the run file.
 std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error);
+
+// The same from a run file's bytes; mesh files are looked up in `baseDirectory` (the working
+// directory when empty).
+std::optional<LoadedRun> parseRunFile(std::string_view bytes, const std::string& baseDirectory,
+                                      std::string& error);
 
 }  // namespace engine::io

@@ -465,20 +465,11 @@ std::optional<Vec3> jointAxis(const urdf::Joint& joint, Reporter& report) {
     return Vec3(axis / largest).normalized();
 }
 
-std::optional<SceneSpec> buildScene(const std::string& path, Reporter& report) {
-    // The whole file, read once.
-    std::string text;
-    {
-        std::ifstream file(path, std::ios::binary);
-        if (!file || std::filesystem::is_directory(path)) {
-            report.error("", "cannot open URDF file '" + path + "'");
-            return std::nullopt;
-        }
-        std::ostringstream content;
-        content << file.rdbuf();
-        text = std::move(content).str();
-    }
-    const std::string invalid = "'" + path + "' is not a valid URDF robot description";
+// `text` is the whole file; `path` names it (empty: text from elsewhere).
+std::optional<SceneSpec> buildScene(const std::string& text, const std::string& path,
+                                    Reporter& report) {
+    const std::string invalid = (path.empty() ? std::string("the URDF text") : "'" + path + "'") +
+                                " is not a valid URDF robot description";
 
     // Pass 1: nesting depth, before anything recursive sees the text.
     if (elementDepth(text, kMaxElementDepth) > kMaxElementDepth) {
@@ -497,8 +488,47 @@ std::optional<SceneSpec> buildScene(const std::string& path, Reporter& report) {
                                  std::to_string(document.ErrorCol()) + ")");
             return std::nullopt;
         }
-        if (const TiXmlElement* robot = document.FirstChildElement("robot"))
+        if (const TiXmlElement* robot = document.FirstChildElement("robot")) {
             checkNumbersInRobot(*robot, report);
+            // A loop of joints is refused here, before urdfdom builds it: its links would
+            // hold each other by shared pointers and never be freed.
+            std::map<std::string, std::string> parentOf;
+            for (const TiXmlElement* joint = robot->FirstChildElement("joint"); joint;
+                 joint = joint->NextSiblingElement("joint")) {
+                const TiXmlElement* parent = joint->FirstChildElement("parent");
+                const TiXmlElement* child = joint->FirstChildElement("child");
+                const char* p = parent ? parent->Attribute("link") : nullptr;
+                const char* c = child ? child->Attribute("link") : nullptr;
+                if (p && c) parentOf.emplace(c, p);
+            }
+            std::map<std::string, int> state;  // 1: on the current walk up, 2: reaches the root
+            for (const auto& [start, unused] : parentOf) {
+                std::vector<std::string> walk;
+                std::string link = start;
+                bool loop = false;
+                while (true) {
+                    int& s = state[link];
+                    if (s == 2) break;
+                    if (s == 1) {
+                        loop = true;
+                        break;
+                    }
+                    s = 1;
+                    walk.push_back(link);
+                    const auto up = parentOf.find(link);
+                    if (up == parentOf.end()) break;
+                    link = up->second;
+                }
+                for (const std::string& w : walk) state[w] = 2;
+                if (loop) {
+                    report.error(
+                        linkPlace(link),
+                        linkPlace(link) +
+                            " is its own ancestor: its joints form a loop (a URDF is a tree)");
+                    return std::nullopt;
+                }
+            }
+        }
         if (report.hasErrors()) return std::nullopt;
     }
 
@@ -508,7 +538,10 @@ std::optional<SceneSpec> buildScene(const std::string& path, Reporter& report) {
         report.error("", invalid);
         return std::nullopt;
     }
-    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    // Meshes are looked up next to the file ("." for a file named without a folder, and for
+    // text from elsewhere: an empty folder would make every mesh path relative to it empty).
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
 
     // A tree: each link is the child of one joint at most. (urdfdom keeps the last.)
     std::map<std::string, std::string> parentJointOf;  // child link name → joint name
@@ -524,7 +557,9 @@ std::optional<SceneSpec> buildScene(const std::string& path, Reporter& report) {
 
     SceneSpec spec;
     spec.name = robot->getName();
-    spec.description = "Imported from " + std::filesystem::path(path).filename().string();
+    spec.description = path.empty()
+                           ? std::string("Imported from URDF text")
+                           : "Imported from " + std::filesystem::path(path).filename().string();
     std::map<std::string, std::size_t> partOf;  // URDF link name → part index
     const std::uint32_t palette[] = {0x7a828c, 0xe0703c, 0x3c8ee0, 0x4fb45a, 0xd9b43c, 0x9b6cd0};
 
@@ -642,9 +677,22 @@ std::optional<SceneSpec> buildScene(const std::string& path, Reporter& report) {
 }  // namespace
 
 UrdfImportResult importUrdfFile(const std::string& path) {
+    // The whole file, read once.
+    std::ifstream file(path, std::ios::binary);
+    if (!file || std::filesystem::is_directory(path)) {
+        UrdfImportResult result;
+        result.diagnostics.push_back({Severity::Error, "", "cannot open URDF file '" + path + "'"});
+        return result;
+    }
+    std::ostringstream content;
+    content << file.rdbuf();
+    return importUrdf(std::move(content).str(), path);
+}
+
+UrdfImportResult importUrdf(std::string_view text, const std::string& path) {
     UrdfImportResult result;
     Reporter report(result.diagnostics);
-    std::optional<SceneSpec> spec = buildScene(path, report);
+    std::optional<SceneSpec> spec = buildScene(std::string(text), path, report);
     report.finish();
     if (!spec) return result;
     Diagnostics problems = validate(*spec);

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
@@ -25,5 +26,10 @@ struct UrdfImportResult {
 };
 
 UrdfImportResult importUrdfFile(const std::string& path);
+
+// The same from URDF text. `path` is where the text came from: messages name it and meshes
+// are looked up next to it. Empty for text from elsewhere: messages say "the URDF text" and
+// relative mesh paths are looked up in the working directory.
+UrdfImportResult importUrdf(std::string_view text, const std::string& path = "");
 
 }  // namespace engine::io

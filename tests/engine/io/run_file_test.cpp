@@ -131,6 +131,27 @@ TEST_F(RunFileTest, TruncatedOrCorruptedFilesFailCleanly) {
     EXPECT_NE(error.find("cannot open"), std::string::npos);
 }
 
+TEST_F(RunFileTest, BytesInMemoryReadLikeTheFileTheyCameFrom) {
+    Simulator sim(model);
+    sim.runTo(0.05);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    std::string error;
+    ASSERT_TRUE(saveRunFile(spec, sim.recording(), path, error));
+    const std::string good = bytes();
+
+    auto fromFile = loadRunFile(path, error);
+    ASSERT_TRUE(fromFile) << error;
+    auto fromBytes = parseRunFile(good, dir.string(), error);
+    ASSERT_TRUE(fromBytes) << error;
+    EXPECT_EQ(sceneToJson(fromBytes->spec), sceneToJson(fromFile->spec));
+    EXPECT_EQ(rows(*fromBytes->recording), rows(*fromFile->recording));
+
+    EXPECT_FALSE(parseRunFile("MOTUSXXX" + good.substr(8), dir.string(), error));
+    EXPECT_NE(error.find("not a Motus run file"), std::string::npos) << error;
+    EXPECT_FALSE(parseRunFile(good.substr(0, good.size() - 1), dir.string(), error));
+    EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace engine::io
 

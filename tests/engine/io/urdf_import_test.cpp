@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/io/scene_json.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
 
@@ -141,6 +142,39 @@ TEST(UrdfImport, ReportsMissingAndInvalidFiles) {
     EXPECT_FALSE(r.scene);
     ASSERT_FALSE(r.diagnostics.empty());
     EXPECT_NE(r.diagnostics[0].message.find("not a valid URDF"), std::string::npos);
+}
+
+TEST(UrdfImport, TextImportsLikeTheFileItCameFrom) {
+    std::ifstream file(kArm, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    const UrdfImportResult fromFile = importUrdfFile(kArm);
+    const UrdfImportResult fromText = importUrdf(text, kArm);
+    ASSERT_TRUE(fromFile.scene);
+    ASSERT_TRUE(fromText.scene);
+    EXPECT_EQ(sceneToJson(*fromText.scene), sceneToJson(*fromFile.scene));
+
+    const UrdfImportResult invalid = importUrdf("<robot");
+    EXPECT_FALSE(invalid.scene);
+    ASSERT_FALSE(invalid.diagnostics.empty());
+    EXPECT_NE(invalid.diagnostics[0].message.find("the URDF text is not a valid URDF"),
+              std::string::npos)
+        << invalid.diagnostics[0].message;
+}
+
+// A file named without a folder (or text with no file) finds its meshes in the working
+// directory and names them relative to it, not with an empty path.
+TEST(UrdfImport, AFileInTheWorkingDirectoryKeepsItsMeshPaths) {
+    const std::filesystem::path previous = std::filesystem::current_path();
+    std::filesystem::current_path(std::filesystem::path(kArm).parent_path());
+    const UrdfImportResult r = importUrdfFile("three_link_arm.urdf");
+    std::filesystem::current_path(previous);
+    ASSERT_TRUE(r.scene);
+    std::vector<std::string> meshFiles;
+    for (const Part& part : r.scene->parts)
+        for (const Shape& shape : part.shapes)
+            if (shape.type == ShapeType::Mesh) meshFiles.push_back(shape.meshFile);
+    EXPECT_EQ(meshFiles, std::vector<std::string>{"meshes/gripper.obj"});
 }
 
 TEST(UrdfImport, TheTestArmImports) {
