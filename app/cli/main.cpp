@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 
@@ -168,15 +169,15 @@ int runSimulate(const SimulateOptions& options) {
         return kExitUsage;
     }
 
-    // The run goes through the same runtime as the GUI: the simulator records every K-th
-    // output step and the rows are written from the recording as they come (flushed every
-    // poll, at least once a second), so an interrupted or failed run keeps every row computed.
-    // The recording refuses to thin out (rows would silently go missing): past its memory
-    // limit the run stops with an error.
+    // The run goes through the same runtime as the GUI. Every recorded frame (one output step
+    // in --every) goes, as it is computed and on the engine thread, to the CSV and the run file
+    // (a frame sink), so a run of any length writes every row in bounded memory: the recording
+    // keeps only its latest frames (64 MiB), the files have the rest. Rows are flushed at least
+    // every 200 ms; the files are synced at the end, also after a failure or an interruption.
     engine::RecordingOptions recordingOptions;
     recordingOptions.recordEvery = options.every;
-    recordingOptions.policy = engine::MemoryPolicy::StopRun;
-    recordingOptions.maxBytes = std::size_t(8) << 30;
+    recordingOptions.policy = engine::MemoryPolicy::DropOldest;
+    recordingOptions.maxBytes = std::size_t(64) << 20;
     engine::Simulator sim(compiled.model, recordingOptions);
     if (!sim.initialization().ok) {
         sim.stop();
@@ -198,26 +199,45 @@ int runSimulate(const SimulateOptions& options) {
         }
         out = &file;
     }
+    engine::io::RunFileWriter runFile;
+    if (!options.run.empty()) {
+        std::string error;
+        if (!runFile.open(spec, sim.recording().layout(), options.run, error)) {
+            sim.stop();
+            printError("cannot write the run file: " + error, options.run);
+            return kExitInvalidInput;
+        }
+    }
     engine::io::CsvWriter csv(*compiled.model, *out);
     csv.writeHeader();
-    const engine::Recording& recording = sim.recording();
+    std::mutex outputMutex;  // the engine thread writes rows, the main thread flushes
     std::size_t written = 0;
-    auto writeNewRows = [&] {
-        for (const std::size_t end = recording.size(); written < end; ++written) {
-            engine::State state;
-            engine::Outputs outputs;
-            recording.read(written, state, outputs);
-            csv.writeRow(state, outputs);
+    std::string outputError, outputWhere;
+    sim.setFrameSink([&](const engine::State& state, const engine::Outputs& outputs, std::string& error) {
+        std::lock_guard lock(outputMutex);
+        csv.writeRow(state, outputs);
+        if (!*out) {
+            outputError = "cannot write results (the disk may be full)";
+            outputWhere = options.out.empty() ? "stdout" : options.out;
+        } else if (!options.run.empty() && !runFile.append(state, outputs, error)) {
+            outputError = "cannot write the run file: " + error;
+            outputWhere = options.run;
         }
-        out->flush();
-    };
+        error = outputError;
+        if (!outputError.empty()) return false;
+        ++written;
+        return true;
+    });
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     sim.runTo(options.duration);
     bool stoppedByUser = false, outOfTime = false;
     const auto started = std::chrono::steady_clock::now();
     while (!sim.waitUntilIdle(std::chrono::milliseconds(200))) {
-        writeNewRows();
+        {
+            std::lock_guard lock(outputMutex);
+            out->flush();
+        }
         if (interrupted) {
             stoppedByUser = true;
             sim.pause();
@@ -235,7 +255,10 @@ int runSimulate(const SimulateOptions& options) {
     std::string failure = snapshot->error;
     if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9) failure = snapshot->notice;
     sim.stop();
-    writeNewRows();
+    if (!outputError.empty()) {
+        printError(outputError, outputWhere);
+        return kExitInvalidInput;
+    }
     if (!options.out.empty()) {
         if (!engine::io::syncAndClose(file, temporary)) {
             printError("cannot write results file (the disk may be full)", options.out);
@@ -248,8 +271,18 @@ int runSimulate(const SimulateOptions& options) {
             return kExitInvalidInput;
         }
         engine::io::syncDirectoryOf(options.out);
+    } else {
+        std::cout.flush();
+    }
+    if (!options.run.empty()) {
+        std::string error;
+        if (!runFile.finish(error)) {
+            printError("cannot write the run file: " + error, options.run);
+            return kExitInvalidInput;
+        }
     }
     // A contact solve that stopped at its sweep limit is not an error, but it is said.
+    const engine::Recording& recording = sim.recording();
     if (recording.size() > 0 && compiled.model->contact.enabled) {
         engine::State state;
         engine::Outputs outputs;
@@ -259,13 +292,6 @@ int runSimulate(const SimulateOptions& options) {
                          "tolerance in "
                       << outputs.contactSolver.unconvergedSteps
                       << " steps (raise contact.iterations or loosen contact.tolerance) (" << options.scene << ")\n";
-    }
-    if (!options.run.empty()) {
-        std::string error;
-        if (!engine::io::saveRunFile(spec, recording, options.run, error)) {
-            printError("cannot write the run file: " + error, options.run);
-            return kExitInvalidInput;
-        }
     }
     if (outOfTime && !stoppedByUser) {
         std::ostringstream what;
@@ -419,7 +445,7 @@ int main(int argc, char** argv) {
     simulate->add_option("--max-wall-time", sim.maxWallTime,
                          "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
         ->check(CLI::NonNegativeNumber);
-    simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file");
+    simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file, frame by frame as it runs");
 
     std::string formatPath, formatOut;
     CLI::App* format = app.add_subcommand(

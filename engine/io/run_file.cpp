@@ -1,27 +1,28 @@
 #include "engine/io/run_file.h"
 
-#include "engine/io/durable_file.h"
-
-#include <cstdint>
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <vector>
 
+#include "engine/io/durable_file.h"
 #include "engine/io/scene_json.h"
 
 namespace engine::io {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'O', 'T', 'U', 'S', 'R', 'U', 'N'};
-constexpr std::uint32_t kRunFormatVersion = 2;  // 2: per-frame contact forces after the rows
+// 1: the rows, then the checksum; 2: each frame's contact forces after all the rows;
+// 3: each frame's contact forces right after its row, the frame count in the trailer, so a
+// run is written as it is computed.
+constexpr std::uint32_t kRunFormatVersion = 3;
 
 // One contact in a run file: two int32 part indices and 11 doubles.
 constexpr std::size_t kContactBytes = 2 * sizeof(std::int32_t) + 11 * sizeof(double);
+constexpr std::uint64_t kTrailerBytes = 2 * sizeof(std::uint64_t);  // frame count, checksum
 
 // FNV-1a, 64 bits: detects corruption (not tampering).
-std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t hash = kFnvOffset) {
     for (std::size_t k = 0; k < size; ++k) {
         hash ^= static_cast<unsigned char>(data[k]);
         hash *= 1099511628211ull;
@@ -36,102 +37,141 @@ void put(std::string& out, T value) {
     out.append(bytes, sizeof(T));
 }
 
-template <class T>
-bool take(std::string_view in, std::size_t& offset, T& value) {
-    if (offset > in.size() || in.size() - offset < sizeof(T)) return false;
-    std::memcpy(&value, in.data() + offset, sizeof(T));
-    offset += sizeof(T);
-    return true;
+void putContacts(std::string& out, const std::vector<ContactForce>& contacts) {
+    put(out, static_cast<std::uint32_t>(contacts.size()));
+    for (const ContactForce& c : contacts) {
+        put(out, static_cast<std::int32_t>(c.partA));
+        put(out, static_cast<std::int32_t>(c.partB));
+        for (const Vec3* v : {&c.point_W, &c.normal_W})
+            for (int i = 0; i < 3; ++i) put(out, (*v)(i));
+        put(out, c.depth);
+        put(out, c.normalForce);
+        for (int i = 0; i < 3; ++i) put(out, c.frictionForce_W(i));
+    }
 }
 
-}  // namespace
+// The bytes of a run file, read at any offset: a file (read in blocks) or memory.
+class Source {
+public:
+    virtual ~Source() = default;
+    virtual std::uint64_t size() const = 0;
+    // Copies `n` bytes at `offset`; false on a read error (the caller stays within size()).
+    virtual bool readAt(std::uint64_t offset, char* out, std::size_t n) = 0;
+};
 
-bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path, std::string& error) {
-    // Header, scene, frames, then the checksum of all that.
-    const std::string scene = sceneToJson(spec);
-    const auto doubles = static_cast<std::uint32_t>(recording.layout().size());
-    const std::uint64_t frames = recording.size();
-    std::string out(kMagic, sizeof kMagic);
-    put(out, kRunFormatVersion);
-    put(out, static_cast<std::uint64_t>(scene.size()));
-    out += scene;
-    put(out, doubles);
-    put(out, frames);
-    std::vector<double> row(doubles);
-    std::string contacts;
-    for (std::uint64_t k = 0; k < frames; ++k) {
-        State state;
-        Outputs outputs;
-        recording.read(static_cast<std::size_t>(k), state, outputs);
-        recording.layout().encode(state, outputs, row.data());
-        out.append(reinterpret_cast<const char*>(row.data()), doubles * sizeof(double));
-        put(contacts, static_cast<std::uint32_t>(outputs.contacts.size()));
-        for (const ContactForce& c : outputs.contacts) {
-            put(contacts, static_cast<std::int32_t>(c.partA));
-            put(contacts, static_cast<std::int32_t>(c.partB));
-            for (const Vec3* v : {&c.point_W, &c.normal_W})
-                for (int i = 0; i < 3; ++i) put(contacts, (*v)(i));
-            put(contacts, c.depth);
-            put(contacts, c.normalForce);
-            for (int i = 0; i < 3; ++i) put(contacts, c.frictionForce_W(i));
-        }
+class MemorySource final : public Source {
+public:
+    explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+    std::uint64_t size() const override { return bytes_.size(); }
+    bool readAt(std::uint64_t offset, char* out, std::size_t n) override {
+        std::memcpy(out, bytes_.data() + offset, n);
+        return true;
     }
-    out += contacts;
-    put(out, fnv1a(out.data(), out.size()));
 
-    // Atomically: a temporary file renamed over the target.
-    const std::string temporary = path + ".saving";
-    {
-        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        if (!file || !file.write(out.data(), static_cast<std::streamsize>(out.size())) ||
-            !syncAndClose(file, temporary)) {
-            error = "cannot write '" + temporary + "' (the disk may be full)";
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            return false;
-        }
+private:
+    std::string_view bytes_;
+};
+
+class FileSource final : public Source {
+public:
+    FileSource(std::ifstream& file, std::uint64_t size) : file_(file), size_(size) {}
+    std::uint64_t size() const override { return size_; }
+    bool readAt(std::uint64_t offset, char* out, std::size_t n) override {
+        file_.clear();
+        file_.seekg(static_cast<std::streamoff>(offset));
+        return static_cast<bool>(file_.read(out, static_cast<std::streamsize>(n)));
     }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        error = ec.message();
-        std::filesystem::remove(temporary, ec);
+
+private:
+    std::ifstream& file_;
+    std::uint64_t size_;
+};
+
+// Sequential reads from a Source through a buffer of its own (two cursors may walk apart).
+class Cursor {
+public:
+    Cursor(Source& source, std::uint64_t offset, std::uint64_t end) : source_(source), offset_(offset), end_(end) {}
+    std::uint64_t offset() const { return offset_; }
+    std::uint64_t left() const { return end_ - offset_; }
+    bool bytes(char* out, std::size_t n) {
+        if (n > left()) return false;
+        while (n > 0) {
+            if (offset_ < bufferStart_ || offset_ >= bufferStart_ + buffer_.size()) {
+                bufferStart_ = offset_;
+                buffer_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end_ - offset_)));
+                if (!source_.readAt(bufferStart_, buffer_.data(), buffer_.size())) return false;
+            }
+            const std::size_t at = static_cast<std::size_t>(offset_ - bufferStart_);
+            const std::size_t chunk = std::min(n, buffer_.size() - at);
+            std::memcpy(out, buffer_.data() + at, chunk);
+            out += chunk;
+            n -= chunk;
+            offset_ += chunk;
+        }
+        return true;
+    }
+    template <class T>
+    bool take(T& value) {
+        char raw[sizeof(T)];
+        if (!bytes(raw, sizeof(T))) return false;
+        std::memcpy(&value, raw, sizeof(T));
+        return true;
+    }
+    bool skip(std::uint64_t n) {
+        if (n > left()) return false;
+        offset_ += n;
+        return true;
+    }
+
+private:
+    static constexpr std::size_t kBlock = std::size_t(1) << 16;
+    Source& source_;
+    std::uint64_t offset_, end_;
+    std::uint64_t bufferStart_ = 0;
+    std::vector<char> buffer_;
+};
+
+// Reads one frame's contact forces; false with `error` set when they are cut or name no part.
+bool readContacts(Cursor& in, std::uint64_t frame, std::size_t parts, std::vector<ContactForce>& contacts,
+                  std::string& error) {
+    std::uint32_t count = 0;
+    if (!in.take(count) || count > in.left() / kContactBytes) {
+        error = "run file is truncated (in the contact forces of frame " + std::to_string(frame) + ")";
         return false;
     }
-    syncDirectoryOf(path);
+    contacts.resize(count);
+    for (ContactForce& c : contacts) {
+        std::int32_t a = 0, b = 0;
+        double v[11] = {};
+        in.take(a);
+        in.take(b);
+        for (double& x : v) in.take(x);
+        if (a < 0 || b < 0 || static_cast<std::size_t>(a) >= parts || static_cast<std::size_t>(b) >= parts) {
+            error = "run file is corrupted (a contact of frame " + std::to_string(frame) + " names no part)";
+            return false;
+        }
+        c.partA = a;
+        c.partB = b;
+        c.point_W = Vec3(v[0], v[1], v[2]);
+        c.normal_W = Vec3(v[3], v[4], v[5]);
+        c.depth = v[6];
+        c.normalForce = v[7];
+        c.frictionForce_W = Vec3(v[8], v[9], v[10]);
+    }
     return true;
 }
 
-std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error) {
-    // Only a regular file is read (a directory opens as a stream on Linux, then fails).
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-        error = "'" + path + "' is not a file (a directory?)";
-        return std::nullopt;
-    }
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        error = "cannot open run file '" + path + "'";
-        return std::nullopt;
-    }
-    const std::string in((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    if (in.size() < sizeof kMagic || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
-        error = "'" + path + "' is not a Motus run file";
-        return std::nullopt;
-    }
-    return parseRunFile(in, std::filesystem::path(path).parent_path().string(), error);
-}
-
-std::optional<LoadedRun> parseRunFile(std::string_view in, const std::string& baseDirectory,
-                                      std::string& error) {
-    if (in.size() < sizeof kMagic || std::memcmp(in.data(), kMagic, sizeof kMagic) != 0) {
+std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirectory, std::string& error) {
+    const std::uint64_t size = source.size();
+    Cursor in(source, 0, size);
+    char magic[sizeof kMagic] = {};
+    if (!in.bytes(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
         error = "not a Motus run file (it does not start with \"MOTUSRUN\")";
         return std::nullopt;
     }
-    std::size_t offset = sizeof kMagic;
     std::uint32_t version = 0;
     std::uint64_t sceneBytes = 0;
-    if (!take(in, offset, version) || !take(in, offset, sceneBytes)) {
+    if (!in.take(version) || !in.take(sceneBytes)) {
         error = "run file is truncated (in its header)";
         return std::nullopt;
     }
@@ -140,36 +180,72 @@ std::optional<LoadedRun> parseRunFile(std::string_view in, const std::string& ba
                 std::to_string(kRunFormatVersion) + ")";
         return std::nullopt;
     }
-    if (sceneBytes > in.size() - offset) {
+    if (sceneBytes > in.left()) {
         error = "run file is truncated (in its scene)";
         return std::nullopt;
     }
-    const std::string_view scene = in.substr(offset, static_cast<std::size_t>(sceneBytes));
-    offset += static_cast<std::size_t>(sceneBytes);
+    std::string scene(static_cast<std::size_t>(sceneBytes), '\0');
     std::uint32_t doubles = 0;
     std::uint64_t frames = 0;
-    if (!take(in, offset, doubles) || !take(in, offset, frames)) {
+    if (!in.bytes(scene.data(), scene.size()) || !in.take(doubles) || (version < 3 && !in.take(frames))) {
         error = "run file is truncated (before its frames)";
         return std::nullopt;
     }
-    const std::size_t remaining = in.size() - offset;
-    // Version 1 ends with the rows; version 2 has each frame's contacts after them.
-    const std::size_t rowBytes = doubles * sizeof(double);
-    const std::size_t contactSection =
-        doubles == 0 || frames > remaining / rowBytes ? 0 : remaining - frames * rowBytes;
-    if (doubles == 0 || frames > remaining / rowBytes || contactSection < sizeof(std::uint64_t) ||
-        (version == 1 && contactSection != sizeof(std::uint64_t)) ||
-        (version >= 2 && contactSection < sizeof(std::uint64_t) + frames * sizeof(std::uint32_t))) {
+
+    // The frames' extent, checked against the file's length before anything is allocated.
+    const std::uint64_t framesStart = in.offset();
+    const std::uint64_t rowBytes = std::uint64_t(doubles) * sizeof(double);
+    const std::uint64_t trailer = version >= 3 ? kTrailerBytes : sizeof(std::uint64_t);
+    const std::uint64_t remaining = in.left();
+    auto sizeMismatch = [&] {
         error = "run file is truncated or has extra bytes (" + std::to_string(frames) + " frames of " +
                 std::to_string(doubles) + " values announced, " + std::to_string(remaining) + " bytes left)";
         return std::nullopt;
+    };
+    if (doubles == 0 || remaining < trailer) return sizeMismatch();
+    std::uint64_t contactsStart = 0;
+    if (version >= 3) {
+        Cursor tail(source, size - kTrailerBytes, size);
+        tail.take(frames);
+        if (frames > (remaining - trailer) / (rowBytes + sizeof(std::uint32_t))) return sizeMismatch();
+        // Walk the frames (rows and contact counts) to their end: it must be the trailer.
+        Cursor walk(source, framesStart, size - trailer);
+        for (std::uint64_t k = 0; k < frames; ++k) {
+            std::uint32_t count = 0;
+            if (!walk.skip(rowBytes) || !walk.take(count) || !walk.skip(std::uint64_t(count) * kContactBytes))
+                return sizeMismatch();
+        }
+        if (walk.left() != 0) return sizeMismatch();
+    } else {
+        // Version 1 ends with the rows; version 2 has each frame's contacts after them.
+        if (frames > (remaining - trailer) / rowBytes) return sizeMismatch();
+        const std::uint64_t contactSection = remaining - trailer - frames * rowBytes;
+        if ((version == 1 && contactSection != 0) ||
+            (version == 2 && contactSection < frames * sizeof(std::uint32_t)))
+            return sizeMismatch();
+        contactsStart = framesStart + frames * rowBytes;
     }
-    std::uint64_t checksum = 0;
-    std::size_t checksumAt = in.size() - sizeof checksum;
-    take(in, checksumAt, checksum);
-    if (checksum != fnv1a(in.data(), in.size() - sizeof checksum)) {
-        error = "run file is corrupted (its checksum does not match its contents)";
-        return std::nullopt;
+
+    // The checksum, over everything before it, in blocks.
+    {
+        Cursor all(source, 0, size);
+        std::uint64_t hash = kFnvOffset;
+        std::vector<char> block(std::size_t(1) << 16);
+        for (std::uint64_t left = size - sizeof(std::uint64_t); left > 0;) {
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
+            if (!all.bytes(block.data(), n)) {
+                error = "cannot read the run file";
+                return std::nullopt;
+            }
+            hash = fnv1a(block.data(), n, hash);
+            left -= n;
+        }
+        std::uint64_t checksum = 0;
+        all.take(checksum);
+        if (checksum != hash) {
+            error = "run file is corrupted (its checksum does not match its contents)";
+            return std::nullopt;
+        }
     }
 
     LoadedRun run;
@@ -188,56 +264,160 @@ std::optional<LoadedRun> parseRunFile(std::string_view in, const std::string& ba
     }
     run.model = compiled.model;
     RecordingOptions options;
-    options.maxBytes = std::max<std::size_t>(options.maxBytes, 2 * remaining);
+    options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
     run.recording = std::make_unique<Recording>(*run.model, options);
     if (run.recording->layout().size() != static_cast<int>(doubles)) {
         error = "the run's frames do not match its scene (" + std::to_string(doubles) + " values per frame, expected " +
                 std::to_string(run.recording->layout().size()) + ")";
         return std::nullopt;
     }
+
+    Cursor rows(source, framesStart, size - trailer);
+    Cursor separate(source, contactsStart, size - trailer);
+    Cursor& contacts = version >= 3 ? rows : separate;
     std::vector<double> row(doubles);
-    std::size_t contactOffset = offset + static_cast<std::size_t>(frames) * rowBytes;
-    const std::size_t end = in.size() - sizeof(std::uint64_t);
     for (std::uint64_t k = 0; k < frames; ++k) {
-        std::memcpy(row.data(), in.data() + offset, rowBytes);
-        offset += rowBytes;
+        rows.bytes(reinterpret_cast<char*>(row.data()), static_cast<std::size_t>(rowBytes));
         State state;
         Outputs outputs;
         run.recording->layout().decode(row.data(), state, outputs);
-        if (version >= 2) {
-            std::uint32_t count = 0;
-            if (!take(in, contactOffset, count) || count > (end - std::min(end, contactOffset)) / kContactBytes) {
-                error = "run file is truncated (in the contact forces of frame " + std::to_string(k) + ")";
-                return std::nullopt;
-            }
-            outputs.contacts.resize(count);
-            for (ContactForce& c : outputs.contacts) {
-                std::int32_t a = 0, b = 0;
-                double v[11] = {};
-                take(in, contactOffset, a);
-                take(in, contactOffset, b);
-                for (double& x : v) take(in, contactOffset, x);
-                const auto parts = static_cast<std::int32_t>(run.spec.parts.size());
-                if (a < 0 || b < 0 || a >= parts || b >= parts) {
-                    error = "run file is corrupted (a contact of frame " + std::to_string(k) + " names no part)";
-                    return std::nullopt;
-                }
-                c.partA = a;
-                c.partB = b;
-                c.point_W = Vec3(v[0], v[1], v[2]);
-                c.normal_W = Vec3(v[3], v[4], v[5]);
-                c.depth = v[6];
-                c.normalForce = v[7];
-                c.frictionForce_W = Vec3(v[8], v[9], v[10]);
-            }
-        }
+        if (version >= 2 && !readContacts(contacts, k, run.spec.parts.size(), outputs.contacts, error))
+            return std::nullopt;
         run.recording->append(state, outputs, true);
     }
-    if (version >= 2 && contactOffset != end) {
+    if (version == 2 && separate.left() != 0) {
         error = "run file has extra bytes after its contact forces";
         return std::nullopt;
     }
     return run;
+}
+
+}  // namespace
+
+RunFileWriter::~RunFileWriter() { abandon(); }
+
+void RunFileWriter::abandon() {
+    if (!file_.is_open()) return;
+    file_.close();
+    std::error_code ignored;
+    std::filesystem::remove(temporary_, ignored);
+}
+
+bool RunFileWriter::write(const void* data, std::size_t size) {
+    const char* bytes = static_cast<const char*>(data);
+    checksum_ = fnv1a(bytes, size, checksum_);
+    if (!file_.write(bytes, static_cast<std::streamsize>(size))) failed_ = true;
+    return !failed_;
+}
+
+bool RunFileWriter::open(const SceneSpec& spec, const FrameLayout& layout, const std::string& path,
+                         std::string& error) {
+    abandon();
+    layout_ = layout;
+    path_ = path;
+    temporary_ = path + ".partial";
+    frames_ = 0;
+    checksum_ = kFnvOffset;
+    failed_ = false;
+    row_.assign(static_cast<std::size_t>(layout.size()), 0.0);
+    file_.open(temporary_, std::ios::binary | std::ios::trunc);
+    if (!file_) {
+        error = "cannot write '" + temporary_ + "'";
+        return false;
+    }
+    const std::string scene = sceneToJson(spec);
+    std::string header(kMagic, sizeof kMagic);
+    put(header, kRunFormatVersion);
+    put(header, static_cast<std::uint64_t>(scene.size()));
+    header += scene;
+    put(header, static_cast<std::uint32_t>(layout.size()));
+    if (!write(header.data(), header.size())) {
+        error = "cannot write '" + temporary_ + "' (the disk may be full)";
+        abandon();
+        return false;
+    }
+    return true;
+}
+
+bool RunFileWriter::append(const State& state, const Outputs& outputs, std::string& error) {
+    if (!file_.is_open() || failed_) {
+        error = "the run file '" + temporary_ + "' could not be written (the disk may be full)";
+        return false;
+    }
+    layout_->encode(state, outputs, row_.data());
+    contacts_.clear();
+    putContacts(contacts_, outputs.contacts);
+    if (!write(row_.data(), row_.size() * sizeof(double)) || !write(contacts_.data(), contacts_.size())) {
+        error = "cannot write '" + temporary_ + "' (the disk may be full)";
+        return false;
+    }
+    ++frames_;
+    return true;
+}
+
+bool RunFileWriter::finish(std::string& error) {
+    if (!file_.is_open() || failed_) {
+        error = "cannot write '" + temporary_ + "' (the disk may be full)";
+        abandon();
+        return false;
+    }
+    std::string trailer;
+    put(trailer, frames_);
+    write(trailer.data(), trailer.size());
+    const std::uint64_t checksum = checksum_;
+    if (!write(&checksum, sizeof checksum) || !syncAndClose(file_, temporary_)) {
+        error = "cannot write '" + temporary_ + "' (the disk may be full)";
+        abandon();
+        return false;
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary_, path_, ec);
+    if (ec) {
+        error = "cannot rename '" + temporary_ + "' to '" + path_ + "': " + ec.message();
+        std::filesystem::remove(temporary_, ec);
+        return false;
+    }
+    syncDirectoryOf(path_);
+    return true;
+}
+
+bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path, std::string& error) {
+    RunFileWriter writer;
+    if (!writer.open(spec, recording.layout(), path, error)) return false;
+    for (std::size_t k = 0, n = recording.size(); k < n; ++k) {
+        State state;
+        Outputs outputs;
+        if (recording.read(k, state, outputs) && !writer.append(state, outputs, error)) return false;
+    }
+    return writer.finish(error);
+}
+
+std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error) {
+    // Only a regular file is read (a directory opens as a stream on Linux, then fails).
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+        error = "'" + path + "' is not a file (a directory?)";
+        return std::nullopt;
+    }
+    std::ifstream file(path, std::ios::binary);
+    const std::uintmax_t size = file ? std::filesystem::file_size(path, ec) : 0;
+    if (!file || ec) {
+        error = "cannot open run file '" + path + "'";
+        return std::nullopt;
+    }
+    char magic[sizeof kMagic] = {};
+    if (!file.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
+        error = "'" + path + "' is not a Motus run file";
+        return std::nullopt;
+    }
+    FileSource source(file, size);
+    return parseRun(source, std::filesystem::path(path).parent_path().string(), error);
+}
+
+std::optional<LoadedRun> parseRunFile(std::string_view bytes, const std::string& baseDirectory,
+                                      std::string& error) {
+    MemorySource source(bytes);
+    return parseRun(source, baseDirectory, error);
 }
 
 }  // namespace engine::io

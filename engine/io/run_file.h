@@ -1,19 +1,58 @@
 #pragma once
 // Run files (.motusrun): a whole simulated run — the scene it came from and every recorded
 // frame — so it can be reopened, scrubbed, plotted and continued without re-simulating.
-// Layout in docs/run-file.md. Reading checks sizes against the file length before allocating
-// and a checksum over the contents, so a truncated or corrupted file fails cleanly.
+// Layout in docs/run-file.md.
+//
+// Writing streams: RunFileWriter puts each frame on the disk as it comes (the CLI writes a run
+// of any length in constant memory) into a temporary file, renamed over the target once the
+// trailer (frame count, checksum) is written and synced. Reading checks sizes against the file
+// length before allocating and a checksum over the contents, so a truncated or corrupted file
+// fails cleanly; it reads the file in blocks, never whole.
 
+#include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
 
 namespace engine::io {
 
+class RunFileWriter {
+public:
+    RunFileWriter() = default;
+    RunFileWriter(const RunFileWriter&) = delete;
+    RunFileWriter& operator=(const RunFileWriter&) = delete;
+    ~RunFileWriter();  // an unfinished file is removed (the target is never touched)
+
+    // Starts `path` (written as `path`.partial until finish()) with the scene and the frame
+    // layout of its recording.
+    bool open(const SceneSpec& spec, const FrameLayout& layout, const std::string& path, std::string& error);
+    // One frame; false once a write failed (a full disk), with the reason in `error`.
+    bool append(const State& state, const Outputs& outputs, std::string& error);
+    // Trailer, sync, rename over `path`, sync the directory.
+    bool finish(std::string& error);
+    std::uint64_t frames() const { return frames_; }
+
+private:
+    bool write(const void* data, std::size_t size);
+    void abandon();
+
+    std::optional<FrameLayout> layout_;  // a copy: the writer may outlive the recording
+    std::ofstream file_;
+    std::string path_, temporary_;
+    std::uint64_t frames_ = 0;
+    std::uint64_t checksum_ = 0;
+    std::vector<double> row_;
+    std::string contacts_;
+    bool failed_ = false;
+};
+
+// Every frame of `recording` (frames it no longer holds are skipped).
 bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path, std::string& error);
 
 struct LoadedRun {

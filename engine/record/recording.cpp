@@ -222,15 +222,28 @@ Recording::Recording(const Model& model, RecordingOptions options)
 }
 
 const double* Recording::rowLocked(std::size_t frame) const {
-    return chunks_[frame / chunkFrames_].get() + (frame % chunkFrames_) * static_cast<std::size_t>(layout_.size());
+    const std::size_t k = frame - first_;
+    return chunks_[k / chunkFrames_].get() + (k % chunkFrames_) * static_cast<std::size_t>(layout_.size());
 }
 
 double* Recording::pushLocked() {
-    if (frames_ == chunks_.size() * chunkFrames_)
+    const std::size_t k = frames_ - first_;
+    if (k == chunks_.size() * chunkFrames_)
         chunks_.push_back(std::make_unique<double[]>(chunkFrames_ * static_cast<std::size_t>(layout_.size())));
-    double* row = chunks_[frames_ / chunkFrames_].get() + (frames_ % chunkFrames_) * static_cast<std::size_t>(layout_.size());
+    double* row = chunks_[k / chunkFrames_].get() + (k % chunkFrames_) * static_cast<std::size_t>(layout_.size());
     ++frames_;
     return row;
+}
+
+void Recording::dropOldestChunkLocked() {
+    chunks_.erase(chunks_.begin());
+    const auto n = static_cast<std::ptrdiff_t>(chunkFrames_);
+    times_.erase(times_.begin(), times_.begin() + n);
+    if (layout_.hasContact()) {
+        for (std::size_t k = 0; k < chunkFrames_; ++k) contactBytes_ -= contacts_[k].size() * sizeof(ContactForce);
+        contacts_.erase(contacts_.begin(), contacts_.begin() + n);
+    }
+    first_ += chunkFrames_;
 }
 
 void Recording::decimateLocked() {
@@ -267,10 +280,17 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
     Append result = Append::Recorded;
     const std::size_t rowBytes = static_cast<std::size_t>(layout_.size()) * sizeof(double);
     // Memory grows a chunk at a time: check the limit when the next chunk is due.
-    const bool newChunk = frames_ == chunks_.size() * chunkFrames_;
+    const bool newChunk = frames_ - first_ == chunks_.size() * chunkFrames_;
     const std::size_t contactBytes = contactBytes_ + outputs.contacts.size() * sizeof(ContactForce);
-    if (frames_ > 2 && (newChunk || contactBytes > options_.maxBytes / 2) &&
-        (chunks_.size() + 1) * chunkFrames_ * rowBytes + contactBytes > options_.maxBytes) {
+    const auto full = [&] {
+        return (chunks_.size() + 1) * chunkFrames_ * rowBytes + contactBytes_ +
+                   outputs.contacts.size() * sizeof(ContactForce) >
+               options_.maxBytes;
+    };
+    if (options_.policy == MemoryPolicy::DropOldest) {
+        // Whole chunks go, oldest first; the chunk being filled always stays.
+        while (newChunk && chunks_.size() > 1 && full()) dropOldestChunkLocked();
+    } else if (frames_ > 2 && (newChunk || contactBytes > options_.maxBytes / 2) && full()) {
         if (options_.policy == MemoryPolicy::StopRun) return Append::Full;
         decimateLocked();
         recordEvery_ *= 2;
@@ -295,26 +315,26 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
 
 void Recording::truncateAfter(std::size_t frame) {
     std::unique_lock lock(mutex_);
-    if (frame + 1 >= frames_) return;
+    if (frame + 1 >= frames_ || frame < first_) return;
     std::vector<std::vector<double>> stale;
     std::vector<double> staleTimes;
     std::vector<std::vector<ContactForce>> staleContacts;
     for (std::size_t k = frame + 1; k < frames_; ++k) {
         const double* row = rowLocked(k);
         stale.emplace_back(row, row + layout_.size());
-        staleTimes.push_back(times_[k]);
-        if (k < contacts_.size()) {
-            contactBytes_ -= contacts_[k].size() * sizeof(ContactForce);
-            staleContacts.push_back(std::move(contacts_[k]));
+        staleTimes.push_back(times_[k - first_]);
+        if (k - first_ < contacts_.size()) {
+            contactBytes_ -= contacts_[k - first_].size() * sizeof(ContactForce);
+            staleContacts.push_back(std::move(contacts_[k - first_]));
         }
     }
     stale_ = std::move(stale);
     staleTimes_ = std::move(staleTimes);
     staleContacts_ = std::move(staleContacts);
     frames_ = frame + 1;
-    times_.resize(frames_);
-    if (layout_.hasContact()) contacts_.resize(frames_);
-    chunks_.resize((frames_ + chunkFrames_ - 1) / chunkFrames_);
+    times_.resize(frames_ - first_);
+    if (layout_.hasContact()) contacts_.resize(frames_ - first_);
+    chunks_.resize((frames_ - first_ + chunkFrames_ - 1) / chunkFrames_);
     outputCounter_ = 1;
 }
 
@@ -323,22 +343,28 @@ std::size_t Recording::size() const {
     return frames_;
 }
 
+std::size_t Recording::first() const {
+    std::shared_lock lock(mutex_);
+    return first_;
+}
+
 double Recording::time(std::size_t frame) const {
     std::shared_lock lock(mutex_);
-    return frame < frames_ ? times_[frame] : 0.0;
+    return frame < frames_ && frame >= first_ ? times_[frame - first_] : 0.0;
 }
 
 std::size_t Recording::frameAtOrBefore(double t) const {
     std::shared_lock lock(mutex_);
     const auto it = std::upper_bound(times_.begin(), times_.end(), t);
-    return it == times_.begin() ? 0 : static_cast<std::size_t>(it - times_.begin()) - 1;
+    return first_ + (it == times_.begin() ? 0 : static_cast<std::size_t>(it - times_.begin()) - 1);
 }
 
 bool Recording::read(std::size_t frame, State& state, Outputs& outputs) const {
     std::shared_lock lock(mutex_);
-    if (frame >= frames_) return false;
+    if (frame >= frames_ || frame < first_) return false;
     layout_.decode(rowLocked(frame), state, outputs);
-    outputs.contacts = frame < contacts_.size() ? contacts_[frame] : std::vector<ContactForce>{};
+    const std::size_t k = frame - first_;
+    outputs.contacts = k < contacts_.size() ? contacts_[k] : std::vector<ContactForce>{};
     return true;
 }
 
@@ -351,8 +377,8 @@ void Recording::series(int channel, std::size_t first, std::size_t last, std::si
     const int offset = layout_.channels()[static_cast<std::size_t>(channel)].offset;
     last = std::min(last, frames_);
     stride = std::max<std::size_t>(1, stride);
-    for (std::size_t k = first; k < last; k += stride) {
-        times.push_back(times_[k]);
+    for (std::size_t k = std::max(first, first_); k < last; k += stride) {
+        times.push_back(times_[k - first_]);
         values.push_back(rowLocked(k)[offset]);
     }
 }

@@ -8,6 +8,9 @@
 //   Decimate      drop every other frame (keeping the first and the last) and from then on
 //                 record every other output: the run goes on at half the time resolution
 //   StopRun       refuse further frames; the simulator pauses and says why
+//   DropOldest    forget the oldest frames a chunk at a time (for a run whose frames go on
+//                 elsewhere as they come, e.g. to the CLI's files through a frame sink):
+//                 first() says which frames are still held
 // Contact scenes also keep every frame's contact forces (point, normal, normal and friction
 // force per contact point), counted in the memory limit, and per-frame summary channels.
 // Re-running from frame k moves the frames after k aside as *stale*: they stay readable (the
@@ -27,7 +30,7 @@
 
 namespace engine {
 
-enum class MemoryPolicy { Decimate, StopRun };
+enum class MemoryPolicy { Decimate, StopRun, DropOldest };
 
 struct RecordingOptions {
     std::size_t maxBytes = std::size_t(1) << 30;  // 1 GiB
@@ -75,11 +78,16 @@ public:
     // Engine thread. Skipped: not a recorded output (recordEvery; `always` records it anyway,
     // e.g. where a run pauses); Full: StopRun and no room.
     Append append(const State& state, const Outputs& outputs, bool always = false);
+    // Engine thread: whether the next append() records its frame without `always` (outputs of
+    // a frame that is skipped need not be computed).
+    bool recordsNext() const { return outputCounter_ % recordEvery_ == 0; }
     // Engine thread: frames after `frame` become stale.
     void truncateAfter(std::size_t frame);
 
-    // Any thread.
+    // Any thread. Frames are numbered from 0 for the whole run; those before first() were
+    // dropped (DropOldest) and read as absent.
     std::size_t size() const;
+    std::size_t first() const;
     double time(std::size_t frame) const;
     std::size_t frameAtOrBefore(double t) const;  // last frame with time ≤ t (0 if none)
     bool read(std::size_t frame, State& state, Outputs& outputs) const;
@@ -98,17 +106,19 @@ private:
     const double* rowLocked(std::size_t frame) const;
     double* pushLocked();
     void decimateLocked();
+    void dropOldestChunkLocked();
 
     FrameLayout layout_;
     std::size_t chunkFrames_ = kChunkFrames;  // rows per chunk (a power of two ≤ kChunkFrames)
     RecordingOptions options_;
     mutable std::shared_mutex mutex_;
     std::vector<std::unique_ptr<double[]>> chunks_;
-    std::size_t frames_ = 0;
-    std::vector<double> times_;  // per frame, for the O(log n) search
+    std::size_t frames_ = 0;      // frames recorded in all
+    std::size_t first_ = 0;       // the first frame still held (a multiple of chunkFrames_)
+    // Per held frame (index k − first_): times for the O(log n) search, contact forces.
+    std::vector<double> times_;
     std::vector<std::vector<double>> stale_;  // rows moved aside by truncateAfter
     std::vector<double> staleTimes_;
-    // Contact forces per frame (and per stale frame), beside the fixed-length rows.
     std::vector<std::vector<ContactForce>> contacts_, staleContacts_;
     std::size_t contactBytes_ = 0;
     int recordEvery_ = 1;

@@ -89,6 +89,28 @@ void Simulator::play() {
     });
 }
 
+void Simulator::setFrameSink(FrameSink sink) {
+    post([this, sink = std::move(sink)] {
+        sink_ = sink;
+        for (std::size_t k = recording_->first(), n = recording_->size(); k < n; ++k) {
+            State state;
+            Outputs outputs;
+            if (recording_->read(k, state, outputs) && !recorded(state, outputs)) return;
+        }
+    });
+}
+
+bool Simulator::recorded(const State& state, const Outputs& outputs) {
+    if (!sink_) return true;
+    std::string error;
+    if (sink_(state, outputs, error)) return true;
+    sink_ = nullptr;  // nothing more goes to a sink that failed
+    mode_ = RunMode::Paused;
+    error_ = error.empty() ? "the frames could not be written" : error;
+    publish();
+    return false;
+}
+
 void Simulator::setLoop(bool loop) {
     post([this, loop] {
         loop_ = loop;
@@ -237,19 +259,26 @@ void Simulator::advanceOneOutput() {
         fail(s.message);
         return;
     }
+    // Where the run pauses (end of a run-to or a step) the frame is always recorded. Outputs
+    // (reactions, energies) are computed only for the frames recorded.
+    const bool pausing = mode_ == RunMode::Paused ||
+                         (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12);
     Outputs outputs;
-    if (Status s = dynamics_->outputs(outputs); !s.ok) {
+    const bool recordable = pausing || recording_->recordsNext();
+    if (Status s = recordable ? dynamics_->outputs(outputs) : Status{}; !s.ok) {
         fail(s.message);
         return;
     }
-    // Where the run pauses (end of a run-to or a step) the frame is always recorded.
-    const bool pausing = mode_ == RunMode::Paused ||
-                         (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12);
+    statistics_.outputsComputed += recordable;
     switch (recording_->append(dynamics_->state(), outputs, pausing)) {
-    case Recording::Append::Recorded: currentFrame_ = recording_->size() - 1; break;
+    case Recording::Append::Recorded:
+        currentFrame_ = recording_->size() - 1;
+        if (!recorded(dynamics_->state(), outputs)) return;
+        break;
     case Recording::Append::Skipped: break;
     case Recording::Append::Decimated:
         currentFrame_ = recording_->size() - 1;
+        if (!recorded(dynamics_->state(), outputs)) return;
         notice_ = "recording reached its memory limit: older frames were thinned out; now keeping one output in " +
                   std::to_string(recording_->recordEvery());
         break;
@@ -271,7 +300,7 @@ void Simulator::advanceOneOutput() {
     statsSteps_ += dynamics_->statistics().steps - stepsBefore;
     statistics_.steps = dynamics_->statistics().steps;
     statistics_.projectionIterations = dynamics_->statistics().projectionIterations;
-    statistics_.constraintError = outputs.constraintError;
+    if (recordable) statistics_.constraintError = outputs.constraintError;
     const auto now = Clock::now();
     const double wall = std::chrono::duration<double>(now - statsWall_).count();
     if (wall >= 1.0) {

@@ -36,6 +36,7 @@ struct RunStatistics {
     int projectionIterations = 0;  // Newton iterations of the last projection
     double constraintError = 0.0;  // largest position residual at the published frame
     long steps = 0;                // since the start of the run
+    long outputsComputed = 0;      // output steps whose outputs (reactions, energies) were computed
 };
 
 // What the renderer needs of one instant (no Eigen expressions, no references into the engine).
@@ -85,6 +86,12 @@ public:
     // one): the frames after it become stale and the run pauses there.
     void rerunFrom(std::size_t frame, std::shared_ptr<const Model> model = nullptr);
     void stop();                  // ends the thread; the recording stays readable
+    // Every recorded frame, on the engine thread, as it is recorded: first the frames held so
+    // far, then each new one. A sink that returns false stops the run with its `error` (e.g.
+    // a full disk). With a sink, the recording may keep only its latest frames
+    // (MemoryPolicy::DropOldest): the sink has the rest.
+    using FrameSink = std::function<bool(const State& state, const Outputs& outputs, std::string& error)>;
+    void setFrameSink(FrameSink sink);
 
     // Reads (any thread).
     std::shared_ptr<const Snapshot> snapshot() const;
@@ -103,6 +110,7 @@ private:
     void advanceOneOutput();
     void publish();
     void fail(const std::string& message);
+    bool recorded(const State& state, const Outputs& outputs);  // to the sink; false: failed
     bool replaying() const;  // the current frame is before the end of the recording
     double outputInterval() const;
 
@@ -110,6 +118,7 @@ private:
     std::shared_ptr<const Model> model_;
     std::unique_ptr<ForwardDynamics> dynamics_;
     std::unique_ptr<Recording> recording_;
+    FrameSink sink_;
     Status initialization_;
     RunMode mode_ = RunMode::Paused;
     double speed_ = 1.0;

@@ -152,6 +152,107 @@ TEST_F(RunFileTest, BytesInMemoryReadLikeTheFileTheyCameFrom) {
     EXPECT_NE(error.find("truncated"), std::string::npos) << error;
 }
 
+// A run streamed to its file while the recording keeps only its latest frames (the CLI's way)
+// holds every frame, the same as a run recorded whole and saved at the end.
+TEST_F(RunFileTest, AStreamedRunHoldsEveryFrameEvenWhenTheRecordingDroppedThem) {
+    Simulator whole(model);
+    whole.runTo(1.0);
+    ASSERT_TRUE(whole.waitUntilIdle(30s));
+
+    RecordingOptions options;
+    options.policy = MemoryPolicy::DropOldest;
+    options.maxBytes = 64 * 1024;
+    Simulator streamed(model, options);
+    RunFileWriter writer;
+    std::string error;
+    ASSERT_TRUE(writer.open(spec, streamed.recording().layout(), path, error)) << error;
+    streamed.setFrameSink([&](const State& state, const Outputs& outputs, std::string& why) {
+        return writer.append(state, outputs, why);
+    });
+    streamed.runTo(1.0);
+    ASSERT_TRUE(streamed.waitUntilIdle(30s));
+    EXPECT_GT(streamed.recording().first(), 0u);
+    EXPECT_FALSE(std::filesystem::exists(path));  // under its final name only when finished
+    EXPECT_TRUE(std::filesystem::exists(path + ".partial"));
+    ASSERT_TRUE(writer.finish(error)) << error;
+    EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+
+    auto run = loadRunFile(path, error);
+    ASSERT_TRUE(run) << error;
+    EXPECT_EQ(writer.frames(), whole.recording().size());
+    EXPECT_EQ(rows(*run->recording), rows(whole.recording()));
+}
+
+TEST_F(RunFileTest, AnUnfinishedRunFileLeavesNoFileAndTheTargetUntouched) {
+    write("the user's earlier run");
+    {
+        RunFileWriter writer;
+        std::string error;
+        ASSERT_TRUE(writer.open(spec, FrameLayout(*model), path, error)) << error;
+        State state;
+        Outputs outputs;
+        Simulator sim(model);
+        sim.recording().read(0, state, outputs);
+        ASSERT_TRUE(writer.append(state, outputs, error));
+    }  // never finished (the program stopped)
+    EXPECT_EQ(bytes(), "the user's earlier run");
+    EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+
+    RunFileWriter writer;
+    std::string error;
+    EXPECT_FALSE(writer.open(spec, FrameLayout(*model), (dir / "no-such-folder" / "x.motusrun").string(), error));
+    EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
+}
+
+// The fuzzer's hostile seeds of the current format (tests/fuzz/make_run_seeds.py): each is
+// refused by the check it was made for, with a message saying so; the example runs load.
+TEST(RunFileFormats, HostileFilesAreRefusedByTheCheckMadeForThem) {
+    const std::string seeds = MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/";
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"v3_future_version", "unsupported run file version 4"},
+        {"v3_frames_huge", "truncated or has extra bytes"},
+        {"v3_frames_one_more", "truncated or has extra bytes"},
+        {"v3_frames_one_fewer", "truncated or has extra bytes"},
+        {"v3_trailer_missing", "truncated or has extra bytes"},
+        {"v3_last_frame_cut", "truncated or has extra bytes"},
+        {"v3_contact_count_huge", "truncated or has extra bytes"},
+        {"v3_values_zero", "truncated or has extra bytes"},
+        {"v3_contact_names_no_part", "names no part"},
+        {"v3_contact_negative_part", "names no part"},
+    };
+    for (const auto& [name, reason] : refused) {
+        std::string error;
+        EXPECT_FALSE(loadRunFile(seeds + name + ".motusrun", error)) << name;
+        EXPECT_NE(error.find(reason), std::string::npos) << name << ": " << error;
+    }
+    for (const char* name : {"v3_pendulum", "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
+        std::string error;
+        auto run = loadRunFile(seeds + name + ".motusrun", error);
+        ASSERT_TRUE(run) << name << ": " << error;
+        EXPECT_GT(run->recording->size(), 5u) << name;
+    }
+}
+
+// Files written by earlier versions of Motus (format 1: rows only; 2: contacts after the rows)
+// still read.
+TEST(RunFileFormats, EarlierVersionsStillRead) {
+    std::string error;
+    auto v2 = loadRunFile(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/cam_follower.motusrun", error);
+    ASSERT_TRUE(v2) << error;
+    ASSERT_GT(v2->recording->size(), 1u);
+    std::size_t contacts = 0;
+    for (std::size_t k = 0; k < v2->recording->size(); ++k) {
+        State state;
+        Outputs outputs;
+        ASSERT_TRUE(v2->recording->read(k, state, outputs));
+        contacts += outputs.contacts.size();
+    }
+    EXPECT_GT(contacts, 0u);
+    auto v1 = loadRunFile(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/pendulum_version1.motusrun", error);
+    ASSERT_TRUE(v1) << error;
+    EXPECT_GT(v1->recording->size(), 1u);
+}
+
 }  // namespace
 }  // namespace engine::io
 

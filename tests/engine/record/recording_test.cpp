@@ -107,6 +107,39 @@ TEST(Recording, StopPolicyRefusesFramesBeyondTheLimit) {
     EXPECT_EQ(recording.size(), Recording::kChunkFrames);
 }
 
+TEST(Recording, DropOldestForgetsTheOldestFramesAndKeepsNumberingTheRun) {
+    Fixture f;
+    RecordingOptions options;
+    options.policy = MemoryPolicy::DropOldest;
+    options.maxBytes = 64 * static_cast<std::size_t>(FrameLayout(*f.model).size()) * sizeof(double);
+    Recording recording(*f.model, options);
+    std::vector<double> times;
+    for (int k = 0; k <= 600; ++k) {
+        ASSERT_TRUE(f.sim->advance(k * 1e-3).ok);
+        ASSERT_EQ(recording.append(f.sim->state(), f.outputs()), Recording::Append::Recorded);
+        times.push_back(f.sim->state().t);
+    }
+    ASSERT_EQ(recording.size(), 601u);
+    const std::size_t first = recording.first();
+    EXPECT_GT(first, 500u);
+    EXPECT_LE(recording.bytes(), options.maxBytes + sizeof(double) * 601);
+    State s;
+    Outputs o;
+    EXPECT_FALSE(recording.read(first - 1, s, o));
+    ASSERT_TRUE(recording.read(first, s, o));
+    EXPECT_EQ(s.t, times[first]);
+    ASSERT_TRUE(recording.read(600, s, o));
+    EXPECT_EQ(s.t, times[600]);
+    EXPECT_EQ(recording.time(first + 3), times[first + 3]);
+    EXPECT_EQ(recording.frameAtOrBefore(times[first + 3]), first + 3);
+    EXPECT_EQ(recording.frameAtOrBefore(0.0), first);  // before what is held: the first held
+    std::vector<double> t, values;
+    recording.series(recording.layout().findChannel("energy.kinetic"), 0, 601, 1, t, values);
+    ASSERT_EQ(t.size(), 601 - first);
+    EXPECT_EQ(t.front(), times[first]);
+    EXPECT_EQ(t.back(), times[600]);
+}
+
 TEST(Recording, TruncatedFramesStayReadableAsStaleUntilOvertaken) {
     Fixture f;
     Recording recording(*f.model, {});

@@ -282,6 +282,79 @@ TEST(Simulator, MemoryLimitDecimatesOrStopsAndSays) {
     }
 }
 
+// The CLI's way to run: every frame goes to a sink as it is recorded, and the recording keeps
+// only its latest frames, so a run of any length takes bounded memory and loses no frame.
+TEST(Simulator, AFrameSinkGetsEveryFrameOnceInOrderWhileTheRecordingKeepsOnlyTheLatest) {
+    auto model = compiled(test::chain(4, IntegratorType::SymplecticEuler, 1e-3));
+    Simulator reference(model);
+    reference.runTo(3.0);
+    ASSERT_TRUE(reference.waitUntilIdle(60s));
+
+    const std::size_t row = static_cast<std::size_t>(FrameLayout(*model).size()) * sizeof(double);
+    RecordingOptions options;
+    options.policy = MemoryPolicy::DropOldest;
+    options.maxBytes = 2 * Recording::kChunkFrames * row;
+    Simulator sim(model, options);
+    std::vector<std::vector<double>> sunk;
+    sim.setFrameSink([&](const State& state, const Outputs& outputs, std::string&) {
+        std::vector<double> r(static_cast<std::size_t>(sim.recording().layout().size()));
+        sim.recording().layout().encode(state, outputs, r.data());
+        sunk.push_back(std::move(r));
+        return true;
+    });
+    sim.runTo(3.0);
+    ASSERT_TRUE(sim.waitUntilIdle(60s));
+    EXPECT_TRUE(sim.snapshot()->error.empty()) << sim.snapshot()->error;
+    EXPECT_DOUBLE_EQ(sim.snapshot()->time, 3.0);
+    EXPECT_TRUE(bitwiseEqual(sunk, rows(reference.recording())));
+    // The recording dropped its oldest frames and stayed within its limit.
+    EXPECT_EQ(sim.recording().size(), reference.recording().size());
+    EXPECT_GT(sim.recording().first(), 0u);
+    EXPECT_LE(sim.recording().bytes(), options.maxBytes + 8 * sim.recording().size());
+    State state;
+    Outputs outputs;
+    EXPECT_FALSE(sim.recording().read(0, state, outputs));
+    EXPECT_TRUE(sim.recording().read(sim.recording().size() - 1, state, outputs));
+}
+
+TEST(Simulator, ASinkThatCannotWriteStopsTheRunWithItsReason) {
+    Simulator sim(example("four_bar.json"));
+    int frames = 0;
+    sim.setFrameSink([&](const State&, const Outputs&, std::string& error) {
+        if (++frames <= 100) return true;
+        error = "cannot write 'out.csv' (the disk may be full)";
+        return false;
+    });
+    sim.runTo(5.0);
+    ASSERT_TRUE(sim.waitUntilIdle(60s));
+    const auto snap = sim.snapshot();
+    EXPECT_EQ(snap->mode, RunMode::Paused);
+    EXPECT_NE(snap->error.find("disk may be full"), std::string::npos) << snap->error;
+    EXPECT_EQ(frames, 101);  // nothing more is offered to a sink that failed
+    EXPECT_LT(snap->time, 0.2);
+}
+
+// Skipped output steps (record one in k) cost no output work: reactions and energies are
+// computed for the recorded frames only, and those are the same as in a run recording all.
+TEST(Simulator, OutputsAreComputedOnlyForTheFramesRecorded) {
+    auto model = example("four_bar.json");
+    Simulator every(model);
+    every.runTo(1.0);
+    ASSERT_TRUE(every.waitUntilIdle(60s));
+    RecordingOptions options;
+    options.recordEvery = 10;
+    Simulator tenth(model, options);
+    tenth.runTo(1.0);
+    ASSERT_TRUE(tenth.waitUntilIdle(60s));
+    const auto all = rows(every.recording()), some = rows(tenth.recording());
+    ASSERT_EQ(some.size(), (all.size() - 1) / 10 + 1);
+    for (std::size_t k = 0; k < some.size(); ++k)
+        ASSERT_TRUE(bitwiseEqual({some[k]}, {all[std::min(10 * k, all.size() - 1)]})) << k;
+    // Frame 0 is computed at set-up; each recorded frame after it once.
+    EXPECT_EQ(tenth.snapshot()->statistics.outputsComputed, static_cast<long>(some.size()) - 1);
+    EXPECT_EQ(every.snapshot()->statistics.outputsComputed, static_cast<long>(all.size()) - 1);
+}
+
 TEST(Simulator, RealTimePlayNeverRunsAheadOfTheWallClock) {
     Simulator sim(example("pendulum.json"));
     sim.setSpeed(2.0);

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Writes the format-3 seeds of the run-file fuzzer (tests/fuzz/seeds-run/v3_*.motusrun).
+
+Short runs of example scenes written by `motus-cli simulate --run`, and hostile variants of
+them with their checksum made right, so each reaches the check it is meant for (docs/run-file.md):
+    python3 tests/fuzz/make_run_seeds.py build/release/bin/motus-cli
+"""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(HERE, "seeds-run")
+
+
+def fnv1a(data):
+    h = 14695981039346656037
+    for b in data:
+        h ^= b
+        h = (h * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def sealed(body):
+    """`body` (everything before the checksum) with its checksum."""
+    return body + struct.pack("<Q", fnv1a(body))
+
+
+def run(cli, scene, duration, dt):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.motusrun")
+        subprocess.run([cli, "simulate", os.path.join(ROOT, "scenes", scene), "--duration", str(duration),
+                        "--dt", str(dt), "--out", os.path.join(tmp, "run.csv"), "--run", path], check=True)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def layout(data):
+    """Offsets of a format-3 file: (end of header, values per frame, frame count)."""
+    scene = struct.unpack_from("<Q", data, 12)[0]
+    start = 20 + scene + 4
+    doubles = struct.unpack_from("<I", data, 20 + scene)[0]
+    frames = struct.unpack_from("<Q", data, len(data) - 16)[0]
+    return start, doubles, frames
+
+
+def write(name, data):
+    with open(os.path.join(OUT, "v3_" + name + ".motusrun"), "wb") as f:
+        f.write(data)
+
+
+def main():
+    cli = sys.argv[1]
+    pendulum = run(cli, "pendulum.json", 0.02, 0.002)
+    cam = run(cli, "cam_follower.json", 0.01, 0.002)
+    write("pendulum", pendulum)
+    write("cam_follower", cam)
+    write("four_bar", run(cli, "four_bar.json", 0.02, 0.002))
+    write("two_link_arm_pd", run(cli, "two_link_arm_pd.json", 0.02, 0.002))
+
+    body = pendulum[:-8]
+    start, doubles, frames = layout(pendulum)
+    row = 8 * doubles + 4  # a frame of the pendulum: its row and a contact count of 0
+    write("future_version", sealed(body[:8] + struct.pack("<I", 4) + body[12:]))
+    write("frames_huge", sealed(body[:-8] + struct.pack("<Q", 2**63)))
+    write("frames_one_more", sealed(body[:-8] + struct.pack("<Q", frames + 1)))
+    write("frames_one_fewer", sealed(body[:-8] + struct.pack("<Q", frames - 1)))
+    write("trailer_missing", pendulum[:-16])
+    write("last_frame_cut", sealed(body[:start + (frames - 1) * row + 9] + struct.pack("<Q", frames)))
+    last = start + (frames - 1) * row
+    write("last_frame_nan", sealed(body[:last] + struct.pack("<d", float("nan")) + body[last + 8:]))
+    write("last_frame_time_1e300", sealed(body[:last] + struct.pack("<d", 1e300) + body[last + 8:]))
+    count = start + 8 * doubles  # the contact count of frame 0
+    write("contact_count_huge", sealed(body[:count] + struct.pack("<I", 0xFFFFFFFF) + body[count + 4:]))
+    write("values_zero", sealed(body[:start - 4] + struct.pack("<I", 0) + body[start:]))
+
+    # The cam follower: a frame with contacts, its first contact naming no part.
+    cbody = cam[:-8]
+    cstart, cdoubles, cframes = layout(cam)
+    at = cstart
+    for _ in range(cframes):
+        n = struct.unpack_from("<I", cbody, at + 8 * cdoubles)[0]
+        if n:
+            part = at + 8 * cdoubles + 4
+            write("contact_names_no_part", sealed(cbody[:part] + struct.pack("<i", 999) + cbody[part + 4:]))
+            write("contact_negative_part", sealed(cbody[:part] + struct.pack("<i", -1) + cbody[part + 4:]))
+            break
+        at += 8 * cdoubles + 4
+    else:
+        sys.exit("no frame of the cam run has contacts: make the run longer")
+
+
+if __name__ == "__main__":
+    main()
