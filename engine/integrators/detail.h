@@ -65,15 +65,42 @@ double stepResiduals(const Model& model, double h, double t1, const Eigen::Vecto
 void addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::VectorXd& impulse,
                    const Eigen::VectorXd& v, State& state);
 
-// Fixed-step methods: steps of the set size, the last one shortened to land on tEnd.
+// Fixed-step methods: steps of the set size h, the last one shortened to land on tEnd.
+//
+// A step is taken as n = 2, 4, … equal substeps when a body would otherwise turn by more than
+// kMaxTurn in it (|ω| h > kMaxTurn: the exponential map and the frozen Jacobian of the
+// constraint impulses stop describing such a step), and a step that fails (its impulses, its
+// Newton iterations or its projection do not converge) is retried from its start in twice as
+// many substeps, down to h / kMaxSubsteps, before the failure is reported. Both decisions
+// depend on the state at the step's start only, so runs stay deterministic and a re-run from a
+// recorded frame reproduces the original. Where no body turns fast nothing changes.
 class FixedStepIntegrator : public Integrator {
 public:
+    static constexpr double kMaxTurn = 0.1;    // rad per (sub)step
+    static constexpr int kMaxSubsteps = 1024;
+
     explicit FixedStepIntegrator(double stepSize) : stepSize_(stepSize) {}
     Status advance(const Model& model, State& state, Workspace& ws, double tEnd) final {
         while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
             const double h = std::min(stepSize_, tEnd - state.t);
-            if (Status s = step(model, state, ws, h); !s.ok) return s;
+            const double t1 = state.t + h;
+            int n = substepsFor(model, state, h);
+            const State start = state;
+            for (;;) {
+                Status s;
+                for (int k = 1; k <= n && s.ok; ++k) {
+                    const double tk = k == n ? t1 : start.t + h * k / n;
+                    s = step(model, state, ws, tk - state.t);
+                }
+                if (s.ok) break;
+                state = start;
+                if (n >= kMaxSubsteps) return s;
+                n *= 2;
+                ++stats_.retried;
+                reset();
+            }
             ++stats_.steps;
+            stats_.subdivided += n > 1;
         }
         state.t = tEnd;
         return {};
@@ -84,6 +111,15 @@ protected:
     virtual Status step(const Model& model, State& state, Workspace& ws, double h) = 0;
 
 private:
+    static int substepsFor(const Model& model, const State& state, double h) {
+        double fastest = 0.0;
+        for (int b = 0; b < model.bodyCount(); ++b)
+            fastest = std::max(fastest, state.v.segment<3>(6 * b + 3).norm());
+        int n = 1;
+        while (n < kMaxSubsteps && fastest * h > kMaxTurn * n) n *= 2;
+        return n;
+    }
+
     double stepSize_;
 };
 

@@ -11,6 +11,10 @@
 //                    dampers and bushings), see implicit_euler.cpp
 //   timeStepping     fixed step h, velocity level: joints, contact and friction in one mixed
 //                    LCP per step (impacts, stick–slip), see time_stepping.cpp
+//
+// The fixed-step methods take a step as 2, 4, … equal substeps where a body turns fast (the
+// tip of a whipping chain reaches 1000 rad/s: a radian a millisecond) and retry a step that
+// fails in more substeps before giving up (detail.h, FixedStepIntegrator).
 
 #include <memory>
 
@@ -21,6 +25,8 @@ namespace engine {
 struct IntegratorStatistics {
     long steps = 0;      // accepted steps
     long rejected = 0;   // rejected (adaptive only)
+    long subdivided = 0;  // fixed steps taken as substeps (fast rotation, or a retry)
+    long retried = 0;     // fixed steps that failed whole and were retried in more substeps
     long evaluations = 0;  // derivative evaluations (KKT solves)
     int projectionIterations = 0;  // Newton iterations of the last position projection
 };

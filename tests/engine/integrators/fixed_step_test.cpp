@@ -1,0 +1,85 @@
+// Substeps of the fixed-step methods (FixedStepIntegrator): fast turns are split, failed steps
+// retried in more substeps, and the output grid is kept.
+
+#include <gtest/gtest.h>
+
+#include "engine/integrators/detail.h"
+#include "tests/support/mechanisms.h"
+
+namespace engine {
+namespace {
+
+// A stand-in method: exact free motion (x += h v, no forces), failing any step longer than
+// `longest` as a method fails a step its iterations cannot close.
+class Probe final : public detail::FixedStepIntegrator {
+public:
+    Probe(double stepSize, double longest) : FixedStepIntegrator(stepSize), longest_(longest) {}
+    std::vector<double> taken;  // every (sub)step size tried and accepted
+
+private:
+    Status step(const Model&, State& state, Workspace&, double h) override {
+        if (h > longest_) return Status::failure("the impulses did not converge");
+        taken.push_back(h);
+        state.q(0) += h * state.v(0);
+        state.t += h;
+        return {};
+    }
+    double longest_;
+};
+
+struct Fixture {
+    std::shared_ptr<const Model> model = compile(test::chain(1, IntegratorType::SymplecticEuler, 1e-3)).model;
+    Workspace ws;
+    State state;
+    Fixture() {
+        state.q = Eigen::VectorXd::Zero(model->positionSize());
+        state.v = Eigen::VectorXd::Zero(model->velocitySize());
+    }
+};
+
+TEST(FixedStepSubsteps, AFailedStepIsRetriedInMoreSubstepsOnTheSameGrid) {
+    Fixture f;
+    f.state.v(0) = 2.0;
+    Probe probe(1e-3, 0.3e-3);  // only quarter steps succeed
+    ASSERT_TRUE(probe.advance(*f.model, f.state, f.ws, 0.01).ok);
+    EXPECT_DOUBLE_EQ(f.state.t, 0.01);
+    EXPECT_NEAR(f.state.q(0), 0.02, 1e-15);
+    EXPECT_EQ(probe.statistics().steps, 10);
+    EXPECT_EQ(probe.statistics().subdivided, 10);
+    EXPECT_EQ(probe.statistics().retried, 20);  // each step: whole, halves, then quarters
+    ASSERT_EQ(probe.taken.size(), 40u);
+    for (double h : probe.taken) EXPECT_NEAR(h, 0.25e-3, 1e-15);
+}
+
+TEST(FixedStepSubsteps, AFastTurnIsSplitSoNoSubstepTurnsMoreThanTheLimit) {
+    Fixture f;
+    f.state.v(5) = 350.0;  // rad/s about z: 0.35 rad in a 1 ms step
+    Probe probe(1e-3, 1.0);
+    ASSERT_TRUE(probe.advance(*f.model, f.state, f.ws, 0.002).ok);
+    EXPECT_EQ(probe.statistics().retried, 0);
+    EXPECT_EQ(probe.statistics().subdivided, 2);
+    ASSERT_EQ(probe.taken.size(), 8u);  // 0.35 / 0.1 → 4 substeps a step
+    for (double h : probe.taken) EXPECT_LE(350.0 * h, detail::FixedStepIntegrator::kMaxTurn + 1e-12);
+    // A slow body is stepped whole.
+    Fixture slow;
+    slow.state.v(5) = 50.0;
+    Probe whole(1e-3, 1.0);
+    ASSERT_TRUE(whole.advance(*slow.model, slow.state, slow.ws, 0.002).ok);
+    EXPECT_EQ(whole.taken.size(), 2u);
+    EXPECT_EQ(whole.statistics().subdivided, 0);
+}
+
+TEST(FixedStepSubsteps, AStepThatFailsAtEverySizeReportsItsFailure) {
+    Fixture f;
+    Probe probe(1e-3, 0.0);
+    f.state.v(0) = 2.0;
+    const Status s = probe.advance(*f.model, f.state, f.ws, 0.001);
+    EXPECT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("did not converge"), std::string::npos);
+    EXPECT_DOUBLE_EQ(f.state.t, 0.0);  // the state is the step's start, nothing of the failure
+    EXPECT_DOUBLE_EQ(f.state.q(0), 0.0);
+    EXPECT_EQ(probe.statistics().retried, 10);  // 1, 2, 4, … 1024 substeps tried
+}
+
+}  // namespace
+}  // namespace engine
