@@ -146,6 +146,13 @@ int runSimulate(const SimulateOptions& options) {
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
     engine::SceneSpec& spec = *loaded.scene;
+    if (options.dt > 0.0 && options.dt < engine::kMinStepSize) {
+        std::ostringstream what;
+        what << "--dt " << options.dt << " s is below " << engine::kMinStepSize
+             << " s: a run could not advance in any reasonable time";
+        printError(what.str(), "command line: --dt");
+        return kExitUsage;
+    }
     if (options.dt > 0.0) spec.settings.stepSize = options.dt;
     if (!options.integrator.empty()) {
         const auto type = engine::integratorFromName(options.integrator);

@@ -22,6 +22,27 @@ std::string constraintRowName(const Model& model, int row) {
     return "row " + std::to_string(row);
 }
 
+std::string constraintResidualText(const Model& model, int row, double value) {
+    // Rows keeping axes perpendicular are angles; the others lengths; a motion's, its coordinate's.
+    bool angle = false;
+    if (row < model.jointRows) {
+        for (std::size_t j = 0; j < model.joints.size(); ++j) {
+            const int first = model.jointRowOffset[j];
+            if (row < first + model.joints[j].rows) {
+                angle = model.joints[j].rowLabels[static_cast<std::size_t>(row - first)].rfind("perpendicular", 0) == 0;
+                break;
+            }
+        }
+    } else if (const int d = row - model.jointRows; d < static_cast<int>(model.drivers.size())) {
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
+        angle = model.joints[static_cast<std::size_t>(driver.joint)].coordinates[static_cast<std::size_t>(
+                    driver.coordinate)] == JointAxis::Rotation;
+    }
+    char text[48];
+    std::snprintf(text, sizeof text, "%.3g %s", value, angle ? "rad" : "m");
+    return text;
+}
+
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     ws.Minv.resize(model.velocitySize());
     for (int b = 0; b < model.bodyCount(); ++b) {

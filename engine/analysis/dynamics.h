@@ -50,5 +50,7 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
 // Name of constraint row `row` for messages: "joint 'pinB' (coincident x)" or
 // "motion 'crankDrive'".
 std::string constraintRowName(const Model& model, int row);
+// A residual of row `row` with its unit for messages: "6e-05 m", "0.0012 rad".
+std::string constraintResidualText(const Model& model, int row, double value);
 
 }  // namespace engine

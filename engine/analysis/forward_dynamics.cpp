@@ -1,8 +1,73 @@
 #include "engine/analysis/forward_dynamics.h"
 
 #include <algorithm>
+#include <set>
+
+#include <Eigen/Eigenvalues>
+
+#include "engine/model/stiffness.h"
 
 namespace engine {
+namespace {
+
+// Why a step failed, in terms of the scene, at the last good state (what a failed step left):
+// a force element too stiff for the step (it flings the parts apart, and whichever joint fails
+// first would otherwise be blamed), else a singular position (a toggle or dead point: rows of
+// the constraint Jacobian become dependent beyond the mechanism's structural redundancy).
+std::string failureCause(const Model& model, const State& state, Workspace& ws) {
+    std::vector<Transform> X_WB;
+    for (int b = 0; b < model.bodyCount(); ++b)
+        X_WB.push_back({bodyOrientation(state.q, b).normalized(), bodyPosition(state.q, b)});
+    if (const StiffnessEstimate e = stiffestBeyondLimit(model, X_WB); e.force >= 0)
+        return ". Likely cause: " + stiffnessMessage(model, e, model.settings.stepSize);
+
+    // The mass-metric Schur complement S = Φq M⁻¹ Φqᵀ: its eigenvalues beyond the structurally
+    // redundant ones measure how far the joints are from losing a direction of motion. Dense:
+    // done once, for mechanisms of up to 600 rows, when a run has already stopped.
+    const int rows = model.constraintRows();
+    if (rows == 0 || rows > 600 || !state.q.allFinite() || ws.Minv.size() != model.velocitySize()) return "";
+    computeBodyFrames(model, state.q, state.v, ws.frames);
+    evaluateConstraints(model, state.t, ws.frames, ws.constraints);
+    const Eigen::MatrixXd J(ws.constraints.Phi_q);
+    const Eigen::MatrixXd S = J * ws.Minv.asDiagonal() * J.transpose();
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(S);
+    if (eigen.info() != Eigen::Success) return "";
+    // Directions the rows lose together: eigenvectors of the (near-)zero eigenvalues. Those of
+    // a structurally redundant mechanism (a planar loop of spatial joints) hold joint rows only;
+    // one that holds a motion's row says the motion cannot be followed: a lock-up.
+    const double largest = eigen.eigenvalues()(rows - 1);
+    auto rowsOf = [&](const Eigen::VectorXd& u) {
+        std::vector<std::string> names;
+        std::set<std::string> seen;
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            if (std::abs(u(r)) < 0.2 * u.cwiseAbs().maxCoeff()) continue;
+            std::string name = constraintRowName(model, static_cast<int>(r));
+            name = name.substr(0, name.find(" ("));  // the joint or motion, not its row
+            if (seen.insert(name).second) names.push_back(name);
+        }
+        std::string list;
+        const std::size_t n = std::min<std::size_t>(names.size(), 6);
+        for (std::size_t k = 0; k < n; ++k) list += (k == 0 ? "" : k + 1 == n ? " and " : ", ") + names[k];
+        return list;
+    };
+    for (Eigen::Index k = 0; k < rows && eigen.eigenvalues()(k) < 1e-5 * largest; ++k) {
+        const Eigen::VectorXd u = eigen.eigenvectors().col(k);
+        for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
+            if (std::abs(u(model.jointRows + d)) < 0.1) continue;
+            return ". The mechanism locks up: at this position (a toggle or dead point) " + rowsOf(u) +
+                   " lose a direction of motion together, and motion '" +
+                   model.drivers[static_cast<std::size_t>(d)].name +
+                   "' drives it on in that direction: no motion of the parts can follow it";
+        }
+    }
+    const auto structural = static_cast<Eigen::Index>(ws.solver.redundantRows().size());
+    if (structural >= rows || !(eigen.eigenvalues()(structural) < 1e-5 * largest)) return "";
+    return ". The mechanism is at a singular position (a toggle or dead point) where " +
+           rowsOf(eigen.eigenvectors().col(structural)) +
+           " lose a direction of motion together: reactions there grow without bound";
+}
+
+}  // namespace
 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
     : model_(std::move(model)), integrator_(makeIntegrator(model_->settings)) {}
@@ -39,7 +104,9 @@ Status ForwardDynamics::advance(double tEnd) {
         state_.t = std::max(state_.t, tEnd);
         return {};
     }
-    return integrator_->advance(*model_, state_, ws_, tEnd);
+    Status s = integrator_->advance(*model_, state_, ws_, tEnd);
+    if (!s.ok) s.message += failureCause(*model_, state_, ws_);
+    return s;
 }
 
 Status ForwardDynamics::outputs(Outputs& out) { return computeOutputs(*model_, state_, ws_, out); }

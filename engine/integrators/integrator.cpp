@@ -323,7 +323,8 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
                 return Status::failure(
                     "constraints could not be satisfied at t = " + timeText(state.t) + ": " +
                     constraintRowName(model, static_cast<int>(row)) + " is off by " +
-                    std::to_string(worst) + " after " + std::to_string(k) + " Newton iterations");
+                    constraintResidualText(model, static_cast<int>(row), worst) + " after " +
+                    std::to_string(k) + " Newton iterations");
             }
             if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
                 return s;

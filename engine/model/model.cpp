@@ -1,5 +1,7 @@
 #include "engine/model/model.h"
 
+#include "engine/model/stiffness.h"
+
 #include <atomic>
 #include <map>
 
@@ -187,6 +189,8 @@ CompileResult compile(const SceneSpec& spec) {
         model->drivers.push_back(std::move(d));
     }
 
+    // A spring too stiff for the step blows the run up: said before it runs.
+    for (Diagnostic& d : stiffnessWarnings(*model, spec)) result.diagnostics.push_back(std::move(d));
     result.model = std::move(model);
     return result;
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/io/scene_json.h"
 #include "tests/support/mechanisms.h"
 #include "tests/support/simulation.h"
 
@@ -408,6 +409,79 @@ TEST(ForwardDynamicsFaults, AMotionThatStopsBeingANumberStopsTheRunNamingIt) {
         EXPECT_NE(s.message.find("motion 'drive'"), std::string::npos) << s.message;
         EXPECT_NE(s.message.find("not finite"), std::string::npos) << s.message;
         EXPECT_LT(sim.state().t, 0.0501);
+    }
+}
+
+// A run that blows up because a spring is too stiff for the step names the spring (and the
+// step it needs), not the joint that fails first; compiling the scene already warns.
+TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunBlowsUp) {
+    const char* text = R"({"format": "motus-scene", "version": 1,
+      "settings": {"integrator": "rk4", "stepSize": 0.001},
+      "parts": [
+        {"name": "ground", "ground": true, "markers": [
+          {"name": "rail", "orientation": {"axis": [0, 1, 0], "angleDeg": 90}}, {"name": "anchor"}]},
+        {"name": "slider", "mass": 0.5, "inertia": [1e-4, 1e-4, 1e-4], "position": [0.1, 0, 0],
+         "markers": [{"name": "slide", "position": [-0.1, 0, 0], "orientation": {"axis": [0, 1, 0], "angleDeg": 90}},
+                     {"name": "hook"}]}],
+      "joints": [{"name": "guide", "type": "prismatic", "markerI": "slider.slide", "markerJ": "ground.rail"}],
+      "forces": [{"name": "spring", "type": "springDamper", "markerI": "slider.hook", "markerJ": "ground.anchor",
+                  "stiffness": 1e9, "freeLength": 0.05}]})";
+    auto loaded = io::parseScene(text, "");
+    ASSERT_TRUE(loaded.scene);
+    // ω = √(k/m) = √(1e9 / 0.5) = 4.47e4 rad/s; rk4 needs ω h < 2.78: h < 6.22e-5 s.
+    const CompileResult result = compile(*loaded.scene);
+    ASSERT_TRUE(result.model);
+    ASSERT_EQ(result.diagnostics.size(), 1u);
+    EXPECT_EQ(result.diagnostics[0].severity, Severity::Warning);
+    EXPECT_EQ(result.diagnostics[0].where, "/forces/0");
+    EXPECT_NE(result.diagnostics[0].message.find("4.47e+04 rad/s"), std::string::npos) << result.diagnostics[0].message;
+    EXPECT_NE(result.diagnostics[0].message.find("6.22e-05 s"), std::string::npos) << result.diagnostics[0].message;
+    ForwardDynamics sim(result.model);
+    ASSERT_TRUE(sim.initialize().ok);
+    const Status s = sim.advance(0.5);
+    ASSERT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("Likely cause: force 'spring'"), std::string::npos) << s.message;
+
+    // The same scene with a step it allows, or with implicit Euler, warns of nothing and runs.
+    for (const auto& [integrator, step] : {std::pair{IntegratorType::RungeKutta4, 5e-5},
+                                           std::pair{IntegratorType::ImplicitEuler, 1e-3}}) {
+        SceneSpec spec = *loaded.scene;
+        spec.settings.integrator = integrator;
+        spec.settings.stepSize = step;
+        const CompileResult fine = compile(spec);
+        EXPECT_TRUE(fine.diagnostics.empty()) << fine.diagnostics[0].message;
+        ForwardDynamics ok(fine.model);
+        ASSERT_TRUE(ok.initialize().ok);
+        const Status run = ok.advance(0.02);
+        EXPECT_TRUE(run.ok) << run.message;
+    }
+}
+
+// Turning the rocker of a crank–rocker four-bar all the way round cannot be done: where crank
+// and coupler line up (a toggle) the motion cannot be followed. The run stops there and says
+// so, naming the motion and the joints that lock, whatever the integrator. Turned back from
+// its start at 90° from the ground line, the rocker reaches the toggle where AC = BC − AB =
+// 0.3 m: at 131.8°, 0.73 rad on, at t = 0.365 s.
+TEST(ForwardDynamicsFaults, ALockUpAtAToggleIsNamedAsSuch) {
+    for (const IntegratorType integrator :
+         {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45, IntegratorType::SymplecticEuler}) {
+        SCOPED_TRACE(std::string(integratorName(integrator)));
+        SceneSpec spec = test::fourBar(integrator, 1e-3);
+        MotionSpec turn;
+        turn.id = spec.newId();
+        turn.name = "turn";
+        turn.joint = "D";
+        turn.level = MotionLevel::Velocity;
+        turn.expression = "-2";
+        spec.motions.push_back(turn);
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Status s = sim.advance(4.0);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("locks up"), std::string::npos) << s.message;
+        EXPECT_NE(s.message.find("motion 'turn'"), std::string::npos) << s.message;
+        EXPECT_NE(s.message.find("joint 'B'"), std::string::npos) << s.message;
+        EXPECT_NEAR(sim.state().t, 0.365, 0.01);
     }
 }
 

@@ -1,0 +1,178 @@
+#include "engine/model/stiffness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/model/model.h"
+
+namespace engine {
+namespace {
+
+std::string number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
+}
+
+// Inverse effective mass of body b for a force along world direction n at world point p.
+double inverseMass(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p, const Vec3& n) {
+    if (b == kGround) return 0.0;
+    const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+    const Transform& X = X_WB[static_cast<std::size_t>(b)];
+    const Vec3 c = X.R.conjugate() * (p - X.p).cross(n);
+    return 1.0 / body.mass + c.cwiseProduct(c).dot(body.inertia.cwiseInverse());
+}
+
+// Inverse moment of inertia of body b turning about the world axis a through world point p
+// (parallel axes: the part turns about the joint, not its centre).
+double inverseInertia(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p, const Vec3& a) {
+    if (b == kGround) return 0.0;
+    const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+    const Transform& X = X_WB[static_cast<std::size_t>(b)];
+    const Vec3 ab = X.R.conjugate() * a;
+    const Vec3 r = X.p - p;
+    const double offAxis = (r - r.dot(a) * a).squaredNorm();
+    const double I = ab.cwiseProduct(ab).dot(body.inertia) + body.mass * offAxis;
+    return I > 0.0 ? 1.0 / I : 0.0;
+}
+
+Transform markerPose(const Model& model, const std::vector<Transform>& X_WB, int marker) {
+    const MarkerModel& m = model.markers[static_cast<std::size_t>(marker)];
+    return m.body == kGround ? m.X_BM : X_WB[static_cast<std::size_t>(m.body)] * m.X_BM;
+}
+
+void add(std::vector<StiffnessEstimate>& out, int force, double k, double c, double inverse, bool rotational) {
+    if (inverse <= 0.0 || (k <= 0.0 && c <= 0.0)) return;
+    StiffnessEstimate e;
+    e.force = force;
+    e.mass = 1.0 / inverse;
+    e.rotational = rotational;
+    const double omega = std::sqrt(std::max(k, 0.0) * inverse), decay = std::max(c, 0.0) * inverse;
+    e.rate = std::max(omega, decay);
+    e.byDamping = decay > omega;
+    out.push_back(e);
+}
+
+}  // namespace
+
+std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std::vector<Transform>& X_WB) {
+    std::vector<StiffnessEstimate> out;
+    for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {
+        const ForceModel& force = model.forces[static_cast<std::size_t>(f)];
+        switch (force.type) {
+        case ForceType::SpringDamper: {
+            const Transform I = markerPose(model, X_WB, force.markerI), J = markerPose(model, X_WB, force.markerJ);
+            const Vec3 d = J.p - I.p;
+            const int bI = model.markers[static_cast<std::size_t>(force.markerI)].body;
+            const int bJ = model.markers[static_cast<std::size_t>(force.markerJ)].body;
+            // Along the spring; a spring of no length pulls any way: the worst axis.
+            std::vector<Vec3> directions;
+            if (d.norm() > 1e-12)
+                directions = {d.normalized()};
+            else
+                directions = {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()};
+            double inverse = 0.0;
+            for (const Vec3& n : directions)
+                inverse = std::max(inverse, inverseMass(model, X_WB, bI, I.p, n) + inverseMass(model, X_WB, bJ, J.p, n));
+            add(out, f, force.stiffness, force.damping, inverse, false);
+            break;
+        }
+        case ForceType::Bushing: {
+            const Transform I = markerPose(model, X_WB, force.markerI), J = markerPose(model, X_WB, force.markerJ);
+            const int bI = model.markers[static_cast<std::size_t>(force.markerI)].body;
+            const int bJ = model.markers[static_cast<std::size_t>(force.markerJ)].body;
+            for (int axis = 0; axis < 3; ++axis) {
+                const Vec3 n = J.R * Vec3::Unit(axis);
+                add(out, f, force.translationalStiffness(axis), force.translationalDamping(axis),
+                    inverseMass(model, X_WB, bI, I.p, n) + inverseMass(model, X_WB, bJ, J.p, n), false);
+                add(out, f, force.rotationalStiffness(axis), force.rotationalDamping(axis),
+                    inverseInertia(model, X_WB, bI, I.p, n) + inverseInertia(model, X_WB, bJ, J.p, n), true);
+            }
+            break;
+        }
+        case ForceType::RotationalSpringDamper:
+        case ForceType::JointController: {
+            if (force.joint < 0) break;
+            const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+            const Transform I = markerPose(model, X_WB, joint.markerI), J = markerPose(model, X_WB, joint.markerJ);
+            const int bI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            const int bJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            const Vec3 axis = J.R * Vec3::UnitZ();
+            const bool controller = force.type == ForceType::JointController;
+            const bool rotation =
+                !controller || joint.coordinates.at(static_cast<std::size_t>(force.coordinate)) == JointAxis::Rotation;
+            const double inverse = rotation ? inverseInertia(model, X_WB, bI, J.p, axis) +
+                                                  inverseInertia(model, X_WB, bJ, J.p, axis)
+                                            : inverseMass(model, X_WB, bI, I.p, axis) +
+                                                  inverseMass(model, X_WB, bJ, J.p, axis);
+            add(out, f, force.stiffness, force.damping, inverse, rotation);
+            break;
+        }
+        case ForceType::PointForce:
+        case ForceType::PointTorque: break;
+        }
+    }
+    return out;
+}
+
+double stabilityLimit(IntegratorType integrator) {
+    switch (integrator) {
+    case IntegratorType::SymplecticEuler:
+    case IntegratorType::TimeStepping: return 2.0;
+    case IntegratorType::RungeKutta4: return 2.78;
+    case IntegratorType::DormandPrince45:
+    case IntegratorType::ImplicitEuler: break;
+    }
+    return std::numeric_limits<double>::infinity();
+}
+
+std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, double h) {
+    const ForceModel& force = model.forces[static_cast<std::size_t>(e.force)];
+    const double limit = stabilityLimit(model.settings.integrator);
+    const std::string integrator(integratorName(model.settings.integrator));
+    const char* massUnit = e.rotational ? " kg·m²" : " kg";
+    std::string what = "force '" + force.name + "' (";
+    if (e.byDamping)
+        what += "damping " + number(force.damping) + (e.rotational ? " N·m·s/rad" : " N·s/m") + " on " +
+                number(e.mass) + massUnit + ") damps at a rate of " + number(e.rate) + " /s";
+    else
+        what += "stiffness " + number(force.stiffness) + (e.rotational ? " N·m/rad" : " N/m") + " on " +
+                number(e.mass) + massUnit + ") vibrates at up to " + number(e.rate) + " rad/s";
+    const double longest = limit / e.rate;
+    return what + ": " + integrator + " is stable only for steps below " + number(longest) + " s (" +
+           (e.byDamping ? "c h / m" : "ω h") + " < " + number(limit) + "), the step is " + number(h) +
+           " s. Take a step below " + number(longest) + " s, or the implicitEuler integrator (stable for stiff "
+           "springs and dampers)";
+}
+
+StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB) {
+    const double limit = stabilityLimit(model.settings.integrator);
+    StiffnessEstimate worst;
+    if (!std::isfinite(limit)) return worst;
+    for (const StiffnessEstimate& e : stiffnessEstimates(model, X_WB))
+        if (e.rate * model.settings.stepSize > limit && e.rate > worst.rate) worst = e;
+    return worst;
+}
+
+Diagnostics stiffnessWarnings(const Model& model, const SceneSpec& spec) {
+    std::vector<Transform> X_WB;
+    for (const BodyModel& body : model.bodies) X_WB.push_back(body.X_WB0);
+    const double limit = stabilityLimit(model.settings.integrator);
+    Diagnostics out;
+    if (!std::isfinite(limit)) return out;
+    int last = -1;
+    for (const StiffnessEstimate& e : stiffnessEstimates(model, X_WB)) {
+        if (e.rate * model.settings.stepSize <= limit || e.force == last) continue;
+        last = e.force;  // one warning per element (a bushing has six axes)
+        std::string where;
+        const std::string& name = model.forces[static_cast<std::size_t>(e.force)].name;
+        for (std::size_t k = 0; k < spec.forces.size(); ++k)
+            if (spec.forces[k].name == name) where = "/forces/" + std::to_string(k);
+        out.push_back({Severity::Warning, where,
+                       stiffnessMessage(model, e, model.settings.stepSize) + ": the run would blow up"});
+    }
+    return out;
+}
+
+}  // namespace engine
