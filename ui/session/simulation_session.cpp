@@ -1,9 +1,31 @@
 #include "ui/session/simulation_session.h"
 
+#include <thread>
+
+#include <QEventLoop>
+
 #include "engine/model/model.h"
 #include "engine/runtime/simulator.h"
 
 namespace ui {
+namespace {
+
+// Runs `work` on a worker thread while the GUI thread keeps painting and running its timers
+// (user input waits, so nothing can start another set-up meanwhile). Set-up — the rank
+// analysis of the constraints and the assembly — grows with the mechanism: it never freezes
+// the window.
+template <class Work>
+void offTheGuiThread(Work&& work) {
+    QEventLoop loop;
+    std::thread worker([&] {
+        work();
+        QMetaObject::invokeMethod(&loop, &QEventLoop::quit, Qt::QueuedConnection);
+    });
+    loop.exec(QEventLoop::ExcludeUserInputEvents);
+    worker.join();
+}
+
+}  // namespace
 
 SimulationSession::SimulationSession(QObject* parent) : QObject(parent) {
     timer_.setInterval(16);  // display rate
@@ -15,7 +37,8 @@ SimulationSession::~SimulationSession() = default;
 engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
     engine::CompileResult compiled = engine::compile(spec);
     if (!compiled.model) return compiled.diagnostics;
-    auto simulator = std::make_unique<engine::Simulator>(compiled.model);
+    std::unique_ptr<engine::Simulator> simulator;
+    offTheGuiThread([&] { simulator = std::make_unique<engine::Simulator>(compiled.model); });
     if (!simulator->initialization().ok) {
         compiled.diagnostics.push_back(
             {engine::Severity::Error, "", "the mechanism cannot start: " + simulator->initialization().message});
@@ -44,7 +67,8 @@ void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
 }
 
 QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording) {
-    auto simulator = std::make_unique<engine::Simulator>(std::move(model), std::move(recording));
+    std::unique_ptr<engine::Simulator> simulator;
+    offTheGuiThread([&] { simulator = std::make_unique<engine::Simulator>(std::move(model), std::move(recording)); });
     if (!simulator->initialization().ok) return QString::fromStdString(simulator->initialization().message);
     install(std::move(simulator));
     return {};

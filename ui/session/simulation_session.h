@@ -30,7 +30,8 @@ public:
     ~SimulationSession() override;
 
     // Compiles `spec` and starts a paused simulator at its assembled initial state. Problems
-    // (model errors, an assembly that fails) are returned; the previous run is then kept.
+    // (model errors, an assembly that fails) are returned; the previous run is then kept. The
+    // set-up (rank analysis, assembly) runs on a worker thread; the window keeps painting.
     engine::Diagnostics start(const engine::SceneSpec& spec);
     // Re-runs from recorded frame `frame` with `spec` compiled (an edited scene of the same
     // structure): the frames after it become stale and the run continues from it, paused.
