@@ -92,7 +92,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.energies.elastic = ws.forceEnergies.elastic;
     out.energies.driverWork = state.driverWork;
     out.energies.dissipated = state.dissipatedEnergy;
-    out.constraintError = maxPositionResidual(ws.constraints);
+    out.constraintError = maxPositionResidual(model, ws.constraints);
     return {};
 }
 

@@ -283,11 +283,22 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
     }
 }
 
-double maxPositionResidual(const ConstraintEvaluation& evaluation) {
+double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation) {
     double worst = 0.0;
-    for (Eigen::Index k = 0; k < evaluation.Phi.size(); ++k)
-        if (evaluation.level[static_cast<std::size_t>(k)] == MotionLevel::Position)
-            worst = std::max(worst, std::abs(evaluation.Phi(k)));
+    Eigen::Index row = 0;
+    for (const JointModel& joint : model.joints) {
+        for (const Primitive& primitive : joint.primitives) {
+            if (primitive.type == PrimitiveType::Coincident) {
+                worst = std::max(worst, evaluation.Phi.segment<3>(row).norm());
+                row += 3;
+            } else {
+                worst = std::max(worst, std::abs(evaluation.Phi(row++)));
+            }
+        }
+    }
+    for (; row < evaluation.Phi.size(); ++row)
+        if (evaluation.level[static_cast<std::size_t>(row)] == MotionLevel::Position)
+            worst = std::max(worst, std::abs(evaluation.Phi(row)));
     return worst;
 }
 

@@ -48,7 +48,10 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
 ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& frames, int joint,
                               int coordinate);
 
-// The largest position-level residual |Φ| (the "constraint error" of outputs).
-double maxPositionResidual(const ConstraintEvaluation& evaluation);
+// The largest gap of the position-level rows, as a user measures it: a joint's coincident
+// point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its
+// magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within
+// the projection tolerance.
+double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation);
 
 }  // namespace engine

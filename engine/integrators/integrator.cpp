@@ -315,7 +315,8 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
                     return Status::failure(constraintRowName(model, static_cast<int>(r)) +
                                            " is not finite at t = " + timeText(state.t) +
                                            " (an expression that is not a number there?)");
-            const double worst = residual.size() ? residual.cwiseAbs().maxCoeff() : 0.0;
+            // Joint gaps as a user measures them (a point pair's distance, not its components).
+            const double worst = maxPositionResidual(model, ws.constraints);
             if (worst <= settings.projectionTolerance) break;
             if (k >= settings.maxProjectionIterations) {
                 Eigen::Index row = 0;

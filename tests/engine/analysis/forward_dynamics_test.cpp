@@ -552,3 +552,43 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+// The projection tolerance bounds each joint's point gap as a user would measure it: the
+// distance between the two markers' origins, not each of its components (which could leave
+// √3 times the tolerance). Measured here from the parts' poses, independently of the solver.
+TEST(ProjectionTolerance, BoundsEveryJointsPointGapAsADistance) {
+    for (const IntegratorType integrator : {IntegratorType::SymplecticEuler, IntegratorType::RungeKutta4,
+                                            IntegratorType::DormandPrince45, IntegratorType::ImplicitEuler,
+                                            IntegratorType::TimeStepping}) {
+        SCOPED_TRACE(std::string(integratorName(integrator)));
+        SceneSpec spec = test::chain(16, integrator, 1e-3);
+        spec.settings.projectionTolerance = 1e-9;
+        const auto model = compiled(spec);
+        ForwardDynamics sim(model);
+        ASSERT_TRUE(sim.initialize().ok);
+        auto markerOrigin = [&](int marker) {
+            const MarkerModel& m = model->markers[static_cast<std::size_t>(marker)];
+            if (m.body == kGround) return m.X_BM.p;
+            const Transform X_WB{bodyOrientation(sim.state().q, m.body).normalized(),
+                                 bodyPosition(sim.state().q, m.body)};
+            return (X_WB * m.X_BM).p;
+        };
+        double worst = 0.0;
+        for (int k = 1; k <= 20; ++k) {
+            ASSERT_TRUE(sim.advance(0.1 * k).ok);
+            for (const JointModel& joint : model->joints)
+                worst = std::max(worst, (markerOrigin(joint.markerI) - markerOrigin(joint.markerJ)).norm());
+            Outputs out;
+            ASSERT_TRUE(sim.outputs(out).ok);
+            EXPECT_LE(out.constraintError, 1e-9);
+        }
+        EXPECT_LE(worst, 1e-9 * (1 + 1e-6));
+        EXPECT_GT(worst, 0.0);
+    }
+}
+
+}  // namespace
+}  // namespace engine
