@@ -1072,6 +1072,13 @@ private:
 
 SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory) {
     SceneLoadResult result;
+    // A run file given where a scene is expected: say what it is rather than how its bytes fail.
+    if (text.substr(0, 8) == "MOTUSRUN") {
+        result.diagnostics.push_back({Severity::Error, "",
+                                      "this is a Motus run file (.motusrun: a scene with its recorded frames), not a "
+                                      "scene: open it with File > Open Run in the GUI"});
+        return result;
+    }
     // Bytes that are not UTF-8 and nesting deeper than any scene are refused before parsing:
     // nothing below then meets a document deeper than kMaxSceneNesting.
     if (std::optional<Diagnostic> refused = scanText(text)) {

@@ -9,6 +9,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QIcon>
@@ -402,6 +403,11 @@ void MainWindow::newScene() {
 }
 
 bool MainWindow::openScene(const QString& path) {
+    // A run file opened as a scene (File > Open, a recent file, the command line) opens as the run.
+    {
+        QFile file(path);
+        if (file.open(QIODevice::ReadOnly) && file.read(8) == QByteArrayLiteral("MOTUSRUN")) return openRun(path);
+    }
     const engine::io::SceneLoadResult result = engine::io::loadSceneFile(path.toStdString());
     const QString name = QFileInfo(path).fileName();
     for (const engine::Diagnostic& d : result.diagnostics) {

@@ -119,6 +119,15 @@ TEST_F(MainWindowTest, StartsWithAnEmptySceneShowingGridAndAxes) {
     EXPECT_GT(stats.pixelsNearHue(QColor(242, 64, 51).hsvHue()), 20);  // red x axis
 }
 
+// A run file opened as a scene (File > Open, a recent file, the command line) opens as the run.
+TEST_F(MainWindowTest, ARunFileOpenedAsASceneOpensAsTheRun) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/v3_four_bar.motusrun")));
+    ASSERT_TRUE(window.session()->active());
+    ASSERT_NE(window.session()->recording(), nullptr);
+    EXPECT_GT(window.session()->recording()->size(), 5u);
+    EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("(run)"))) << window.windowTitle().toStdString();
+}
+
 TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
     ASSERT_TRUE(window.openScene(kFourBar));
     EXPECT_EQ(window.windowTitle(), QString::fromUtf8("Four-bar linkage — Motus"));
