@@ -211,6 +211,11 @@ int runSimulate(const SimulateOptions& options) {
         std::string error;
         if (!runFile.open(spec, sim.recording().layout(), options.run, error)) {
             sim.stop();
+            if (file.is_open()) {
+                file.close();
+                std::error_code ignored;
+                std::filesystem::remove(temporary, ignored);
+            }
             printError("cannot write the run file: " + error, options.run);
             return kExitInvalidInput;
         }
@@ -219,19 +224,20 @@ int runSimulate(const SimulateOptions& options) {
     csv.writeHeader();
     std::mutex outputMutex;  // the engine thread writes rows, the main thread flushes
     std::size_t written = 0;
-    std::string outputError, outputWhere;
+    // A file that cannot be written stops the run; the other keeps what was written.
+    bool csvFailed = false, runFailed = false;
     sim.setFrameSink([&](const engine::State& state, const engine::Outputs& outputs, std::string& error) {
         std::lock_guard lock(outputMutex);
         csv.writeRow(state, outputs);
         if (!*out) {
-            outputError = "cannot write results (the disk may be full)";
-            outputWhere = options.out.empty() ? "stdout" : options.out;
-        } else if (!options.run.empty() && !runFile.append(state, outputs, error)) {
-            outputError = "cannot write the run file: " + error;
-            outputWhere = options.run;
+            csvFailed = true;
+            error = "cannot write results (the disk may be full)";
+            return false;
         }
-        error = outputError;
-        if (!outputError.empty()) return false;
+        if (!options.run.empty() && !runFile.append(state, outputs, error)) {
+            runFailed = true;
+            return false;
+        }
         ++written;
         return true;
     });
@@ -262,28 +268,29 @@ int runSimulate(const SimulateOptions& options) {
     std::string failure = snapshot->error;
     if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9) failure = snapshot->notice;
     sim.stop();
-    if (!outputError.empty()) {
-        printError(outputError, outputWhere);
-        return kExitInvalidInput;
-    }
+    // The results: renamed into place with every row written (also after a failure or an
+    // interruption), or removed when they could not be written.
     if (!options.out.empty()) {
-        if (!engine::io::syncAndClose(file, temporary)) {
+        std::error_code ec;
+        if (csvFailed || !engine::io::syncAndClose(file, temporary)) {
+            std::filesystem::remove(temporary, ec);
             printError("cannot write results file (the disk may be full)", options.out);
             return kExitInvalidInput;
         }
-        std::error_code ec;
         std::filesystem::rename(temporary, options.out, ec);
         if (ec) {
             printError("cannot write results file: " + ec.message(), options.out);
             return kExitInvalidInput;
         }
         engine::io::syncDirectoryOf(options.out);
-    } else {
-        std::cout.flush();
+    } else if (!std::cout.flush() || csvFailed) {
+        printError("cannot write results (the output was closed or the disk is full)", "stdout");
+        return kExitInvalidInput;
     }
     if (!options.run.empty()) {
-        std::string error;
-        if (!runFile.finish(error)) {
+        std::string error = runFailed ? failure : std::string();
+        if (runFailed || !runFile.finish(error)) {
+            if (error.empty()) error = "a frame could not be written (the disk may be full)";
             printError("cannot write the run file: " + error, options.run);
             return kExitInvalidInput;
         }

@@ -18,8 +18,11 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
     std::vector<Transform> X_WB;
     for (int b = 0; b < model.bodyCount(); ++b)
         X_WB.push_back({bodyOrientation(state.q, b).normalized(), bodyPosition(state.q, b)});
-    if (const StiffnessEstimate e = stiffestBeyondLimit(model, X_WB); e.force >= 0)
-        return ". Likely cause: " + stiffnessMessage(model, e, model.settings.stepSize);
+    // An adaptive method's step is the one it had come down to (its proposal, kept in the state).
+    const bool adaptive = model.settings.integrator == IntegratorType::DormandPrince45;
+    const double step = adaptive && state.stepHint > 0.0 ? state.stepHint : model.settings.stepSize;
+    if (const StiffnessEstimate e = stiffestBeyondLimit(model, X_WB, step); e.force >= 0)
+        return ". Likely cause: " + stiffnessMessage(model, e, step);
 
     // The mass-metric Schur complement S = Φq M⁻¹ Φqᵀ: its eigenvalues beyond the structurally
     // redundant ones measure how far the joints are from losing a direction of motion. Dense:
@@ -105,7 +108,9 @@ Status ForwardDynamics::advance(double tEnd) {
         return {};
     }
     Status s = integrator_->advance(*model_, state_, ws_, tEnd);
-    if (!s.ok) s.message += failureCause(*model_, state_, ws_);
+    // A motion whose expression stops being a number is its own cause; anything else is explained.
+    const bool motionNotANumber = s.message.rfind("motion '", 0) == 0 && s.message.find("not finite") != std::string::npos;
+    if (!s.ok && !motionNotANumber) s.message += failureCause(*model_, state_, ws_);
     return s;
 }
 

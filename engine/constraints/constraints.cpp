@@ -283,22 +283,29 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
     }
 }
 
-double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation) {
+double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation, int* where) {
     double worst = 0.0;
     Eigen::Index row = 0;
+    auto consider = [&](double gap, Eigen::Index at) {
+        if (gap <= worst) return;
+        worst = gap;
+        if (where) *where = static_cast<int>(at);
+    };
+    if (where) *where = 0;
     for (const JointModel& joint : model.joints) {
         for (const Primitive& primitive : joint.primitives) {
             if (primitive.type == PrimitiveType::Coincident) {
-                worst = std::max(worst, evaluation.Phi.segment<3>(row).norm());
+                consider(evaluation.Phi.segment<3>(row).norm(), row);
                 row += 3;
             } else {
-                worst = std::max(worst, std::abs(evaluation.Phi(row++)));
+                consider(std::abs(evaluation.Phi(row)), row);
+                ++row;
             }
         }
     }
     for (; row < evaluation.Phi.size(); ++row)
         if (evaluation.level[static_cast<std::size_t>(row)] == MotionLevel::Position)
-            worst = std::max(worst, std::abs(evaluation.Phi(row)));
+            consider(std::abs(evaluation.Phi(row)), row);
     return worst;
 }
 

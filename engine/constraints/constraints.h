@@ -52,6 +52,7 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
 // point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its
 // magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within
 // the projection tolerance.
-double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation);
+// `row`, when given, receives the row where it is found (a coincident pair's first row).
+double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation, int* row = nullptr);
 
 }  // namespace engine

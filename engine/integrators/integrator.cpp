@@ -178,7 +178,17 @@ public:
         // takes exactly the steps the original run took.
         double& h_ = state.stepHint;
         if (h_ <= 0.0) h_ = std::min(maxStep_, 1e-3);
+        const double tStart = state.t;
+        const long budgetStart = stats_.steps + stats_.rejected;
         while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
+            // Steps so small that the output time is out of reach in any reasonable time: a
+            // stall, said as such (with what drives it), not a hang.
+            if (stats_.steps + stats_.rejected - budgetStart > model.settings.maxStepsPerOutput)
+                return Status::failure(
+                    "the adaptive integrator stalled at t = " + timeText(state.t) + ": " +
+                    std::to_string(model.settings.maxStepsPerOutput) + " steps (the last of " +
+                    timeText(h_) + ") did not get from t = " + timeText(tStart) + " to t = " +
+                    timeText(tEnd) + " (" + underflowCause(model, state.t, worst_) + ")");
             const double t = state.t;
             const Eigen::VectorXd y = flat_.pack(state);
             if (Status s = f(t, y, state, ws, k[0]); !s.ok) return s;
@@ -316,11 +326,10 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
                                            " is not finite at t = " + timeText(state.t) +
                                            " (an expression that is not a number there?)");
             // Joint gaps as a user measures them (a point pair's distance, not its components).
-            const double worst = maxPositionResidual(model, ws.constraints);
+            int row = 0;
+            const double worst = maxPositionResidual(model, ws.constraints, &row);
             if (worst <= settings.projectionTolerance) break;
             if (k >= settings.maxProjectionIterations) {
-                Eigen::Index row = 0;
-                residual.cwiseAbs().maxCoeff(&row);
                 return Status::failure(
                     "constraints could not be satisfied at t = " + timeText(state.t) + ": " +
                     constraintRowName(model, static_cast<int>(row)) + " is off by " +

@@ -297,10 +297,11 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
 RunFileWriter::~RunFileWriter() { abandon(); }
 
 void RunFileWriter::abandon() {
-    if (!file_.is_open()) return;
-    file_.close();
+    if (temporary_.empty()) return;
+    if (file_.is_open()) file_.close();
     std::error_code ignored;
     std::filesystem::remove(temporary_, ignored);
+    temporary_.clear();
 }
 
 bool RunFileWriter::write(const void* data, std::size_t size) {
@@ -374,9 +375,10 @@ bool RunFileWriter::finish(std::string& error) {
     std::filesystem::rename(temporary_, path_, ec);
     if (ec) {
         error = "cannot rename '" + temporary_ + "' to '" + path_ + "': " + ec.message();
-        std::filesystem::remove(temporary_, ec);
+        abandon();
         return false;
     }
+    temporary_.clear();  // finished: nothing to remove
     syncDirectoryOf(path_);
     return true;
 }

@@ -204,6 +204,10 @@ struct SolverSettings {
     double absoluteTolerance = 1e-8;
     double projectionTolerance = 1e-10;  // m (and rad): position constraint residual
     int maxProjectionIterations = 8;
+    // dopri45: steps (accepted or rejected) allowed to reach one output time before the run
+    // stops as stalled (steps of 1e-13 s would otherwise look like a hang). A run-time limit,
+    // not stored in scene files.
+    long maxStepsPerOutput = 50000;
     std::string extensions;
 };
 

@@ -24,6 +24,15 @@ double inverseMass(const Model& model, const std::vector<Transform>& X_WB, int b
     return 1.0 / body.mass + c.cwiseProduct(c).dot(body.inertia.cwiseInverse());
 }
 
+// Inverse moment of inertia of a free body b for a torque about the world axis a: aᵀ I⁻¹ a in
+// body axes (it turns about its centre of mass).
+double inverseFreeInertia(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& a) {
+    if (b == kGround) return 0.0;
+    const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+    const Vec3 ab = X_WB[static_cast<std::size_t>(b)].R.conjugate() * a;
+    return ab.cwiseProduct(ab).dot(body.inertia.cwiseInverse());
+}
+
 // Inverse moment of inertia of body b turning about the world axis a through world point p
 // (parallel axes: the part turns about the joint, not its centre).
 double inverseInertia(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p, const Vec3& a) {
@@ -46,6 +55,8 @@ void add(std::vector<StiffnessEstimate>& out, int force, double k, double c, dou
     if (inverse <= 0.0 || (k <= 0.0 && c <= 0.0)) return;
     StiffnessEstimate e;
     e.force = force;
+    e.stiffness = k;
+    e.damping = c;
     e.mass = 1.0 / inverse;
     e.rotational = rotational;
     const double omega = std::sqrt(std::max(k, 0.0) * inverse), decay = std::max(c, 0.0) * inverse;
@@ -87,7 +98,7 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std:
                 add(out, f, force.translationalStiffness(axis), force.translationalDamping(axis),
                     inverseMass(model, X_WB, bI, I.p, n) + inverseMass(model, X_WB, bJ, J.p, n), false);
                 add(out, f, force.rotationalStiffness(axis), force.rotationalDamping(axis),
-                    inverseInertia(model, X_WB, bI, I.p, n) + inverseInertia(model, X_WB, bJ, J.p, n), true);
+                    inverseFreeInertia(model, X_WB, bI, n) + inverseFreeInertia(model, X_WB, bJ, n), true);
             }
             break;
         }
@@ -134,11 +145,17 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, dou
     const char* massUnit = e.rotational ? " kg·m²" : " kg";
     std::string what = "force '" + force.name + "' (";
     if (e.byDamping)
-        what += "damping " + number(force.damping) + (e.rotational ? " N·m·s/rad" : " N·s/m") + " on " +
+        what += "damping " + number(e.damping) + (e.rotational ? " N·m·s/rad" : " N·s/m") + " on " +
                 number(e.mass) + massUnit + ") damps at a rate of " + number(e.rate) + " /s";
     else
-        what += "stiffness " + number(force.stiffness) + (e.rotational ? " N·m/rad" : " N/m") + " on " +
+        what += "stiffness " + number(e.stiffness) + (e.rotational ? " N·m/rad" : " N/m") + " on " +
                 number(e.mass) + massUnit + ") vibrates at up to " + number(e.rate) + " rad/s";
+    if (!std::isfinite(limit)) {
+        // An adaptive method follows it with steps of about 3/ω: for 1 s, 3e-1 ω steps.
+        return what + ": " + integrator + " has to take steps of about " + number(3.3 / e.rate) +
+               " s to follow it. Use the implicitEuler integrator (stable for stiff springs and dampers at "
+               "any step), or make the element softer";
+    }
     const double longest = limit / e.rate;
     return what + ": " + integrator + " is stable only for steps below " + number(longest) + " s (" +
            (e.byDamping ? "c h / m" : "ω h") + " < " + number(limit) + "), the step is " + number(h) +
@@ -146,12 +163,14 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, dou
            "springs and dampers)";
 }
 
-StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB) {
+StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB, double step) {
     const double limit = stabilityLimit(model.settings.integrator);
+    // A method without a limit is held back by an element it must resolve: ω h of order one.
+    const double threshold = std::isfinite(limit) ? limit : 0.05;
+    if (!(step > 0.0)) step = model.settings.stepSize;
     StiffnessEstimate worst;
-    if (!std::isfinite(limit)) return worst;
     for (const StiffnessEstimate& e : stiffnessEstimates(model, X_WB))
-        if (e.rate * model.settings.stepSize > limit && e.rate > worst.rate) worst = e;
+        if (e.rate * step > threshold && e.rate > worst.rate) worst = e;
     return worst;
 }
 

@@ -25,6 +25,8 @@ struct Model;
 
 struct StiffnessEstimate {
     int force = -1;          // index into Model::forces
+    double stiffness = 0.0;  // the element's k [N/m or N·m/rad] (a bushing's, on its worst axis)
+    double damping = 0.0;    // and c [N·s/m or N·m·s/rad]
     double rate = 0.0;       // |λ| [1/s]: ω = √(k/m), or c/m where damping dominates
     double mass = 0.0;       // effective mass [kg] or moment of inertia [kg·m²]
     bool rotational = false;
@@ -46,7 +48,9 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& estima
 // "/forces/<index>" of the scene.
 Diagnostics stiffnessWarnings(const Model& model, const SceneSpec& spec);
 
-// The element furthest beyond the limit at poses X_WB, or force −1 when none is.
-StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB);
+// The element furthest beyond the limit at poses X_WB for steps of `step` (0: the scene's step),
+// or force −1 when none is. For methods without a limit (dopri45), the element whose time scale
+// the steps had to come down to (|λ| h > 0.05).
+StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB, double step = 0.0);
 
 }  // namespace engine

@@ -155,7 +155,7 @@ void Simulator::seek(std::size_t frame) {
         mode_ = RunMode::Paused;
         const std::size_t n = recording_->size();
         if (n == 0) return;
-        currentFrame_ = std::min(frame, n - 1);
+        currentFrame_ = std::clamp(frame, std::min(recording_->first(), n - 1), n - 1);
         publish();
     });
 }
@@ -173,12 +173,14 @@ void Simulator::reset() {
     post([this] {
         mode_ = RunMode::Paused;
         if (!initialization_.ok) return;
+        // Back to the first frame held (frame 0 unless the recording dropped its oldest).
+        const std::size_t first = recording_->first();
         State state;
         Outputs outputs;
-        recording_->read(0, state, outputs);
-        recording_->truncateAfter(0);
+        if (!recording_->read(first, state, outputs)) return;
+        recording_->truncateAfter(first);
         dynamics_->restore(state);
-        currentFrame_ = 0;
+        currentFrame_ = first;
         error_.clear();
         publish();
     });
@@ -370,9 +372,9 @@ void Simulator::run() {
             if (!replay && loop_ && playStartedInRecording_ && currentFrame_ > 0) {
                 // Loop playback: the last recorded frame has been shown; start over at frame 0.
                 lock.unlock();
-                currentFrame_ = 0;
+                currentFrame_ = recording_->first();
                 paceWall_ = Clock::now();
-                paceSim_ = recording_->time(0);
+                paceSim_ = recording_->time(currentFrame_);
                 publish();
                 lock.lock();
                 continue;

@@ -31,6 +31,8 @@ constexpr std::size_t kMaxJoints = 128;
 constexpr int kOutputSteps = 20;
 constexpr double kMaxStepSize = 1e-3;  // s
 constexpr int kMaxProjectionIterations = 16;
+// dopri45 steps allowed per output interval (a corrupted frame can start it at steps of 1e-13 s).
+constexpr long kMaxAdaptiveStepsPerOutput = 300;
 constexpr int kMaxContactSweeps = 100;
 constexpr int kMaxConeFacets = 8;
 constexpr std::size_t kMaxLemkeParts = 4;
@@ -47,6 +49,7 @@ inline void boundSettings(engine::SceneSpec& spec) {
     engine::SolverSettings& st = spec.settings;
     if (!(st.stepSize <= kMaxStepSize)) st.stepSize = kMaxStepSize;
     st.maxProjectionIterations = std::min(st.maxProjectionIterations, kMaxProjectionIterations);
+    st.maxStepsPerOutput = kMaxAdaptiveStepsPerOutput;
     engine::ContactSettings& ct = spec.contact;
     ct.iterations = std::min(ct.iterations, kMaxContactSweeps);
     ct.coneFacets = std::min(ct.coneFacets, kMaxConeFacets);

@@ -1,5 +1,6 @@
 #include "ui/session/simulation_session.h"
 
+#include <exception>
 #include <thread>
 
 #include <QEventLoop>
@@ -17,12 +18,18 @@ namespace {
 template <class Work>
 void offTheGuiThread(Work&& work) {
     QEventLoop loop;
+    std::exception_ptr failure;  // rethrown here, where the caller can handle it
     std::thread worker([&] {
-        work();
+        try {
+            work();
+        } catch (...) {
+            failure = std::current_exception();
+        }
         QMetaObject::invokeMethod(&loop, &QEventLoop::quit, Qt::QueuedConnection);
     });
     loop.exec(QEventLoop::ExcludeUserInputEvents);
     worker.join();
+    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace

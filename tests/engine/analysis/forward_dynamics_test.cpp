@@ -457,6 +457,35 @@ TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunB
     }
 }
 
+// An adaptive run whose steps come down to 1e-9 s would look like a hang: it stops as stalled,
+// naming the spring that holds it back, after at most maxStepsPerOutput steps.
+TEST(ForwardDynamicsFaults, AnAdaptiveRunThatWouldCrawlStopsAsStalledNamingTheSpring) {
+    const char* text = R"({"format": "motus-scene", "version": 1,
+      "settings": {"integrator": "dopri45", "stepSize": 0.005},
+      "parts": [
+        {"name": "ground", "ground": true, "markers": [
+          {"name": "rail", "orientation": {"axis": [0, 1, 0], "angleDeg": 90}}, {"name": "anchor"}]},
+        {"name": "slider", "mass": 0.001, "inertia": [1e-4, 1e-4, 1e-4], "position": [0.1, 0, 0],
+         "markers": [{"name": "slide", "position": [-0.1, 0, 0], "orientation": {"axis": [0, 1, 0], "angleDeg": 90}},
+                     {"name": "hook"}]}],
+      "joints": [{"name": "guide", "type": "prismatic", "markerI": "slider.slide", "markerJ": "ground.rail"}],
+      "forces": [{"name": "spring", "type": "springDamper", "markerI": "slider.hook", "markerJ": "ground.anchor",
+                  "stiffness": 1e14, "freeLength": 0.05}]})";
+    auto loaded = io::parseScene(text, "");
+    ASSERT_TRUE(loaded.scene);
+    loaded.scene->settings.maxStepsPerOutput = 2000;
+    const CompileResult result = compile(*loaded.scene);
+    ASSERT_TRUE(result.model);
+    EXPECT_TRUE(result.diagnostics.empty());  // dopri45 has no stability limit to warn of
+    ForwardDynamics sim(result.model);
+    ASSERT_TRUE(sim.initialize().ok);
+    const Status s = sim.advance(0.005);
+    ASSERT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("stalled"), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find("Likely cause: force 'spring'"), std::string::npos) << s.message;
+    EXPECT_LE(sim.statistics().steps + sim.statistics().rejected, 2001 + 1);
+}
+
 // Turning the rocker of a crank–rocker four-bar all the way round cannot be done: where crank
 // and coupler line up (a toggle) the motion cannot be followed. The run stops there and says
 // so, naming the motion and the joints that lock, whatever the integrator. Turned back from

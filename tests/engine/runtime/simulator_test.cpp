@@ -317,6 +317,32 @@ TEST(Simulator, AFrameSinkGetsEveryFrameOnceInOrderWhileTheRecordingKeepsOnlyThe
     EXPECT_TRUE(sim.recording().read(sim.recording().size() - 1, state, outputs));
 }
 
+// Reset, seek and loop playback stay within the frames a dropping recording still holds.
+TEST(Simulator, ResetAndSeekUseTheFramesADroppingRecordingStillHolds) {
+    auto model = compiled(test::chain(4, IntegratorType::SymplecticEuler, 1e-3));
+    const std::size_t row = static_cast<std::size_t>(FrameLayout(*model).size()) * sizeof(double);
+    RecordingOptions options;
+    options.policy = MemoryPolicy::DropOldest;
+    options.maxBytes = 2 * Recording::kChunkFrames * row;
+    Simulator sim(model, options);
+    sim.runTo(3.0);
+    ASSERT_TRUE(sim.waitUntilIdle(60s));
+    const std::size_t first = sim.recording().first();
+    ASSERT_GT(first, 0u);
+    sim.seek(0);
+    ASSERT_TRUE(sim.waitUntilIdle(60s));
+    EXPECT_EQ(sim.snapshot()->frame, first);
+    EXPECT_DOUBLE_EQ(sim.snapshot()->time, sim.recording().time(first));
+    sim.reset();
+    ASSERT_TRUE(sim.waitUntilIdle(60s));
+    EXPECT_EQ(sim.snapshot()->frame, first);
+    EXPECT_EQ(sim.recording().size(), first + 1);
+    sim.runTo(3.2);  // and the run goes on from there
+    ASSERT_TRUE(sim.waitUntilIdle(60s));
+    EXPECT_TRUE(sim.snapshot()->error.empty()) << sim.snapshot()->error;
+    EXPECT_DOUBLE_EQ(sim.snapshot()->time, 3.2);
+}
+
 TEST(Simulator, ASinkThatCannotWriteStopsTheRunWithItsReason) {
     Simulator sim(example("four_bar.json"));
     int frames = 0;
