@@ -492,14 +492,24 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
             checkNumbersInRobot(*robot, report);
             // A loop of joints is refused here, before urdfdom builds it: its links would
             // hold each other by shared pointers and never be freed.
-            std::map<std::string, std::string> parentOf;
+            // A link with two parent joints, or its own parent, is a loop too.
+            std::map<std::string, std::string> parentOf, jointOf;
             for (const TiXmlElement* joint = robot->FirstChildElement("joint"); joint;
                  joint = joint->NextSiblingElement("joint")) {
                 const TiXmlElement* parent = joint->FirstChildElement("parent");
                 const TiXmlElement* child = joint->FirstChildElement("child");
                 const char* p = parent ? parent->Attribute("link") : nullptr;
                 const char* c = child ? child->Attribute("link") : nullptr;
-                if (p && c) parentOf.emplace(c, p);
+                if (!p || !c) continue;
+                const char* name = joint->Attribute("name");
+                const std::string jointName = name ? name : "";
+                if (!parentOf.emplace(c, p).second) {
+                    report.error(jointPlace(jointName), linkPlace(c) + " is the child of two joints ('" +
+                                                   excerpt(jointOf[c]) + "' and '" + excerpt(jointName) +
+                                                   "'): its joints form a loop (a URDF is a tree)");
+                    return std::nullopt;
+                }
+                jointOf[c] = jointName;
             }
             std::map<std::string, int> state;  // 1: on the current walk up, 2: reaches the root
             for (const auto& [start, unused] : parentOf) {

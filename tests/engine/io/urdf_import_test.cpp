@@ -374,6 +374,24 @@ TEST(UrdfImport, ALoopOfJointsOrALinkWithTwoParentsIsAnError) {
     d = errorAt(twoParents, "joint '");
     ASSERT_NE(d, nullptr);
     EXPECT_NE(d->message.find("link 'b'"), std::string::npos) << d->message;
+
+    // A joint whose child is its own parent, after another joint made it a child (found by
+    // fuzzing: urdfdom builds the cycle, and its links were never freed).
+    const UrdfImportResult self =
+        importText(R"(<robot name="self"><link name="world"/><link name="a">)" + inertial + R"(</link>
+  <joint name="wa" type="fixed"><parent link="world"/><child link="a"/></joint>
+  <joint name="aa" type="fixed"><parent link="a"/><child link="a"/></joint></robot>)");
+    EXPECT_FALSE(self.scene);
+    d = errorAt(self, "joint 'aa'");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("child of two joints"), std::string::npos) << d->message;
+    const UrdfImportResult alone =
+        importText(R"(<robot name="alone"><link name="world"/><link name="a">)" + inertial + R"(</link>
+  <joint name="aa" type="fixed"><parent link="a"/><child link="a"/></joint></robot>)");
+    EXPECT_FALSE(alone.scene);
+    d = errorAt(alone, "link 'a'");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("loop"), std::string::npos) << d->message;
 }
 
 // A file with thousands of bad numbers lists the first 50 errors and counts the others.
