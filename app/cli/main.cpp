@@ -355,12 +355,15 @@ int runImportUrdf(const std::string& path, const std::string& out) {
     }
     // Mesh files are named relative to the scene file: re-anchor them from the URDF's folder.
     engine::SceneSpec scene = *imported.scene;
-    const auto urdfDir = std::filesystem::absolute(path).parent_path();
-    const auto outDir = std::filesystem::absolute(out).parent_path();
+    std::error_code ec;
+    const auto urdfDir = std::filesystem::absolute(path, ec).parent_path();
+    const auto outDir = std::filesystem::absolute(out, ec).parent_path();
     for (engine::Part& part : scene.parts)
         for (engine::Shape& shape : part.shapes)
-            if (shape.type == engine::ShapeType::Mesh)
-                shape.meshFile = std::filesystem::relative(urdfDir / shape.meshFile, outDir).string();
+            if (shape.type == engine::ShapeType::Mesh) {
+                const auto relative = std::filesystem::relative(urdfDir / shape.meshFile, outDir, ec);
+                if (!ec && !relative.empty()) shape.meshFile = relative.string();
+            }
     std::string error;
     if (!engine::io::saveSceneFile(scene, out, error)) {
         printError("cannot write the scene: " + error, out);

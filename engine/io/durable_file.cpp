@@ -25,7 +25,9 @@ bool syncAndClose(std::ofstream& file, const std::string& path) {
 }
 
 bool syncDirectoryOf(const std::string& path) {
-    std::filesystem::path directory = std::filesystem::absolute(path).parent_path();
+    std::error_code ec;
+    std::filesystem::path directory = std::filesystem::absolute(path, ec).parent_path();
+    if (ec) return false;
     if (directory.empty()) directory = ".";
     return syncPath(directory.string(), O_RDONLY | O_DIRECTORY);
 }

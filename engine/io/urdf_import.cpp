@@ -323,8 +323,11 @@ std::optional<std::string> resolveMesh(const std::string& filename,
         candidates = {std::filesystem::path(rest).is_absolute() ? std::filesystem::path(rest)
                                                                 : urdfDir / rest};
     }
-    for (const auto& c : candidates)
-        if (std::filesystem::exists(c)) return c.lexically_normal().string();
+    // No exceptions from the file system: a name too long, or one it cannot look up, is not found.
+    for (const auto& c : candidates) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(c, ec)) return c.lexically_normal().string();
+    }
     return std::nullopt;
 }
 
@@ -425,7 +428,9 @@ Part linkToPart(const urdf::Link& link, bool isWorld, const Transform& X_WL,
                 continue;
             }
             s.type = ShapeType::Mesh;
-            s.meshFile = std::filesystem::relative(*file, dir).string();
+            std::error_code ec;
+            const std::filesystem::path relative = std::filesystem::relative(*file, dir, ec);
+            s.meshFile = ec || relative.empty() ? *file : relative.string();
             s.scale = toVec(m->scale);
             break;
         }
@@ -689,7 +694,8 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
 UrdfImportResult importUrdfFile(const std::string& path) {
     // The whole file, read once.
     std::ifstream file(path, std::ios::binary);
-    if (!file || std::filesystem::is_directory(path)) {
+    std::error_code ec;
+    if (!file || std::filesystem::is_directory(path, ec)) {
         UrdfImportResult result;
         result.diagnostics.push_back({Severity::Error, "", "cannot open URDF file '" + path + "'"});
         return result;

@@ -394,6 +394,21 @@ TEST(UrdfImport, ALoopOfJointsOrALinkWithTwoParentsIsAnError) {
     EXPECT_NE(d->message.find("loop"), std::string::npos) << d->message;
 }
 
+// A mesh name the file system cannot look up (longer than a path may be) is a mesh not found,
+// not an exception (found by fuzzing: std::filesystem::exists threw ENAMETOOLONG).
+TEST(UrdfImport, AMeshNameTooLongForTheFileSystemIsNotFoundNotAnException) {
+    const std::string name(5000, 'm');
+    const UrdfImportResult r = importText(
+        R"(<robot name="r"><link name="world"/><link name="a"><inertial><mass value="1"/>)"
+        R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>)"
+        R"(<visual><geometry><mesh filename="package://p/)" + name + R"(.stl"/></geometry></visual></link>)"
+        R"(<joint name="wa" type="fixed"><parent link="world"/><child link="a"/></joint></robot>)");
+    ASSERT_TRUE(r.scene);
+    bool warned = false;
+    for (const Diagnostic& d : r.diagnostics) warned |= d.message.find("not found") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+
 // A file with thousands of bad numbers lists the first 50 errors and counts the others.
 TEST(UrdfImport, ThousandsOfErrorsAreCountedNotAllListed) {
     std::string text = R"(<robot name="bad"><link name="world"/>)";
