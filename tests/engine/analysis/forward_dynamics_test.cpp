@@ -412,21 +412,31 @@ TEST(ForwardDynamicsFaults, AMotionThatStopsBeingANumberStopsTheRunNamingIt) {
     }
 }
 
-// A run that blows up because a spring is too stiff for the step names the spring (and the
-// step it needs), not the joint that fails first; compiling the scene already warns.
-TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunBlowsUp) {
-    const char* text = R"({"format": "motus-scene", "version": 1,
-      "settings": {"integrator": "rk4", "stepSize": 0.001},
+// A slider on a prismatic guide along x, pulled to the origin by a spring of stiffness k.
+io::SceneLoadResult sliderOnSpring(IntegratorType integrator, double step, double mass, double stiffness) {
+    io::SceneLoadResult loaded = io::parseScene(R"({"format": "motus-scene", "version": 1,
       "parts": [
         {"name": "ground", "ground": true, "markers": [
           {"name": "rail", "orientation": {"axis": [0, 1, 0], "angleDeg": 90}}, {"name": "anchor"}]},
-        {"name": "slider", "mass": 0.5, "inertia": [1e-4, 1e-4, 1e-4], "position": [0.1, 0, 0],
+        {"name": "slider", "mass": 1, "inertia": [1e-4, 1e-4, 1e-4], "position": [0.1, 0, 0],
          "markers": [{"name": "slide", "position": [-0.1, 0, 0], "orientation": {"axis": [0, 1, 0], "angleDeg": 90}},
                      {"name": "hook"}]}],
       "joints": [{"name": "guide", "type": "prismatic", "markerI": "slider.slide", "markerJ": "ground.rail"}],
       "forces": [{"name": "spring", "type": "springDamper", "markerI": "slider.hook", "markerJ": "ground.anchor",
-                  "stiffness": 1e9, "freeLength": 0.05}]})";
-    auto loaded = io::parseScene(text, "");
+                  "stiffness": 1, "freeLength": 0.05}]})",
+                                                 "");
+    if (!loaded.scene) return loaded;
+    loaded.scene->settings.integrator = integrator;
+    loaded.scene->settings.stepSize = step;
+    loaded.scene->parts[1].mass = mass;
+    loaded.scene->forces[0].stiffness = stiffness;
+    return loaded;
+}
+
+// A run that blows up because a spring is too stiff for the step names the spring (and the
+// step it needs), not the joint that fails first; compiling the scene already warns.
+TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunBlowsUp) {
+    auto loaded = sliderOnSpring(IntegratorType::RungeKutta4, 0.001, 0.5, 1e9);
     ASSERT_TRUE(loaded.scene);
     // ω = √(k/m) = √(1e9 / 0.5) = 4.47e4 rad/s; rk4 needs ω h < 2.78: h < 6.22e-5 s.
     const CompileResult result = compile(*loaded.scene);
@@ -460,18 +470,7 @@ TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunB
 // An adaptive run whose steps come down to 1e-9 s would look like a hang: it stops as stalled,
 // naming the spring that holds it back, after at most maxStepsPerOutput steps.
 TEST(ForwardDynamicsFaults, AnAdaptiveRunThatWouldCrawlStopsAsStalledNamingTheSpring) {
-    const char* text = R"({"format": "motus-scene", "version": 1,
-      "settings": {"integrator": "dopri45", "stepSize": 0.005},
-      "parts": [
-        {"name": "ground", "ground": true, "markers": [
-          {"name": "rail", "orientation": {"axis": [0, 1, 0], "angleDeg": 90}}, {"name": "anchor"}]},
-        {"name": "slider", "mass": 0.001, "inertia": [1e-4, 1e-4, 1e-4], "position": [0.1, 0, 0],
-         "markers": [{"name": "slide", "position": [-0.1, 0, 0], "orientation": {"axis": [0, 1, 0], "angleDeg": 90}},
-                     {"name": "hook"}]}],
-      "joints": [{"name": "guide", "type": "prismatic", "markerI": "slider.slide", "markerJ": "ground.rail"}],
-      "forces": [{"name": "spring", "type": "springDamper", "markerI": "slider.hook", "markerJ": "ground.anchor",
-                  "stiffness": 1e14, "freeLength": 0.05}]})";
-    auto loaded = io::parseScene(text, "");
+    auto loaded = sliderOnSpring(IntegratorType::DormandPrince45, 0.005, 0.001, 1e14);
     ASSERT_TRUE(loaded.scene);
     loaded.scene->settings.maxStepsPerOutput = 2000;
     const CompileResult result = compile(*loaded.scene);
