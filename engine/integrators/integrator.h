@@ -28,6 +28,7 @@ struct IntegratorStatistics {
     long subdivided = 0;  // fixed steps taken as substeps (fast rotation, or a retry)
     long retried = 0;     // retries of fixed steps in more substeps (a step refined to 1024 counts 10)
     long evaluations = 0;  // derivative evaluations (KKT solves)
+    long projectedSteps = 0;  // Runge–Kutta steps next to a singular position, stages projected
     int projectionIterations = 0;  // Newton iterations of the last position projection
 };
 
@@ -49,8 +50,10 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings);
 
 // Projects the state onto Φ = 0 (position rows) and Φq v = ν (position and velocity rows),
 // renormalises quaternions and updates the unwound joint coordinates. Fails when Newton does
-// not converge within settings.maxProjectionIterations.
-Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr);
+// not converge within settings.maxProjectionIterations. `tolerance` (m, rad) replaces the
+// scene's projection tolerance when positive.
+Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr,
+                    double tolerance = 0.0);
 
 // Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
 void updateJointCoordinates(const Model& model, State& state, Workspace& ws);

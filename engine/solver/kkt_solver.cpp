@@ -1,6 +1,7 @@
 #include "engine/solver/kkt_solver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -13,8 +14,18 @@ namespace {
 // Relative size below which a row of the rank-revealing QR counts as dependent. The rows are
 // normalised first, so this is a tolerance on directions, independent of units.
 constexpr double kRankTolerance = 1e-9;
-// Pivot of S below this fraction of the largest: singular.
-constexpr double kSingularPivot = 1e-13;
+// A pivot of S below this fraction of its row's diagonal: the row is dropped (its direction is
+// within ~1e-5 rad of the span of the others; its λ would be noise divided by that pivot).
+// Measured on the double four-bar (IFToMM A02) with rk4: 1e-13 lets a stage that lands
+// within ~1e-6 rad of the flat position amplify its round-off into a 1e10 N multiplier
+// (2 cm error at t = 10 s); 1e-8 drops rows while they still carry load (2.6e-8); 1e-10
+// keeps every step size from 2e-3 to 1e-5 s within 1e-9 m of the reference.
+constexpr double kSingularPivot = 1e-10;
+// A dropped row missed by more than this fraction of the terms of its equation is no longer
+// dependent on the rows kept (round-off leaves ~1e-15).
+constexpr double kDroppedRowTolerance = 1e-9;
+// ε of the regularised projection, relative to S's largest diagonal.
+constexpr double kRegularisation = 1e-10;
 
 // The bodies a row of Φq touches (whole 6-column blocks): one or two for joints and motions
 // (−1 stands for the ground: a row touching one body holds it to the ground). `more` is set
@@ -187,33 +198,57 @@ void keepIndependentRows(const KktSolver::RowMatrix& Phi_q, const std::vector<in
 void KktSolver::analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     rows_ = static_cast<int>(Phi_q.rows());
     Minv_ = Minv;
-    active_.clear();
-    redundant_.clear();
-    if (rows_ > 0) {
-        // Rows only depend on each other within a closed loop: rows that join two bodies (or a
-        // body and the ground) across a bridge of the body graph — an edge on no cycle — are
-        // independent of all other rows, so the rank analysis splits into the pair of bodies
-        // of each bridge and each 2-edge-connected part of the graph, in row order within each.
-        // A chain or a tree of n bodies costs O(n) instead of a QR of the whole Φqᵀ, whose
-        // fill-in grows like n³.
-        std::vector<char> kept(static_cast<std::size_t>(rows_), 0);
-        for (const std::vector<int>& group : independentRowGroups(Phi_q))
-            keepIndependentRows(Phi_q, group, kept);
-        for (int r = 0; r < rows_; ++r)
-            (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
-    }
-    buildSchurPattern(Phi_q);
-    patternAnalyzed_ = false;
-    factorize(Phi_q, Minv);
+    Phi_q_ = Phi_q;
+    reanalyzedHere_ = false;
+    fullPatternBuilt_ = fullFactoredHere_ = false;
+    singularRow_ = -1;
+    chooseIndependentRows(Phi_q_);
+    settleRows(Phi_q_);
+    bestRank_ = rank();
 }
 
-void KktSolver::buildSchurPattern(const RowMatrix& Phi_q) {
-    // Φq stores, per row, whole 6-column blocks of the bodies it touches. Group the active
-    // rows' blocks by body: every pair of rows sharing a body contributes to S.
+void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
+    active_.clear();
+    redundant_.clear();
+    if (rows_ == 0) return;
+    // Rows only depend on each other within a closed loop: rows that join two bodies (or a
+    // body and the ground) across a bridge of the body graph — an edge on no cycle — are
+    // independent of all other rows, so the rank analysis splits into the pair of bodies of
+    // each bridge and each 2-edge-connected part of the graph, in row order within each. A
+    // chain or a tree of n bodies costs O(n) instead of a QR of the whole Φqᵀ, whose fill-in
+    // grows like n³.
+    std::vector<char> kept(static_cast<std::size_t>(rows_), 0);
+    for (const std::vector<int>& group : independentRowGroups(Phi_q)) keepIndependentRows(Phi_q, group, kept);
+    for (int r = 0; r < rows_; ++r) (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
+}
+
+// Factors S over the rows chosen, dropping the row of the weakest pivot while one is small
+// (the QR's tolerance is on directions; S's pivots weigh them with the masses).
+void KktSolver::settleRows(const RowMatrix& Phi_q) {
+    for (;;) {
+        schur_.buildPattern(Phi_q, active_);
+        if (factorNumeric()) return;
+        const auto at = std::lower_bound(active_.begin(), active_.end(), singularRow_);
+        active_.erase(at);
+        redundant_.insert(std::lower_bound(redundant_.begin(), redundant_.end(), singularRow_), singularRow_);
+    }
+}
+
+void KktSolver::reanalyze() {
+    ++reanalyses_;
+    reanalyzedHere_ = true;
+    chooseIndependentRows(Phi_q_);
+    settleRows(Phi_q_);
+    bestRank_ = std::max(bestRank_, rank());
+}
+
+void KktSolver::Schur::buildPattern(const RowMatrix& Phi_q, const std::vector<int>& rows) {
+    // Φq stores, per row, whole 6-column blocks of the bodies it touches. Group the rows'
+    // blocks by body: every pair of rows sharing a body contributes to S.
     const int bodies = static_cast<int>(Phi_q.cols() / 6);
     std::vector<std::vector<std::pair<int, int>>> blocksOfBody(static_cast<std::size_t>(bodies));
-    for (int k = 0; k < static_cast<int>(active_.size()); ++k) {
-        const int r = active_[static_cast<std::size_t>(k)];
+    for (int k = 0; k < static_cast<int>(rows.size()); ++k) {
+        const int r = rows[static_cast<std::size_t>(k)];
         for (int p = Phi_q.outerIndexPtr()[r]; p < Phi_q.outerIndexPtr()[r + 1]; p += 6)
             blocksOfBody[static_cast<std::size_t>(Phi_q.innerIndexPtr()[p] / 6)].emplace_back(k, p);
     }
@@ -222,55 +257,113 @@ void KktSolver::buildSchurPattern(const RowMatrix& Phi_q) {
         for (const auto& [k, pk] : blocks)
             for (const auto& [l, pl] : blocks)
                 if (k >= l) pattern.emplace_back(k, l, 0.0);
-    const int n = static_cast<int>(active_.size());
-    S_.resize(n, n);
-    S_.setFromTriplets(pattern.begin(), pattern.end());  // duplicates merge
-    S_.makeCompressed();
+    const int n = static_cast<int>(rows.size());
+    for (int k = 0; k < n; ++k) pattern.emplace_back(k, k, 0.0);  // a diagonal even for an empty row
+    S.resize(n, n);
+    S.setFromTriplets(pattern.begin(), pattern.end());  // duplicates merge
+    S.makeCompressed();
 
     // Each contribution: S(k, l) += Σ_c Φq(k, c) M⁻¹(c) Φq(l, c) over one body's 6 columns.
-    contributions_.clear();
+    contributions.clear();
     for (int b = 0; b < bodies; ++b)
         for (const auto& [k, pk] : blocksOfBody[static_cast<std::size_t>(b)])
             for (const auto& [l, pl] : blocksOfBody[static_cast<std::size_t>(b)]) {
                 if (k < l) continue;
-                const int* begin = S_.innerIndexPtr() + S_.outerIndexPtr()[l];
-                const int* end = S_.innerIndexPtr() + S_.outerIndexPtr()[l + 1];
-                const int slot =
-                    static_cast<int>(std::lower_bound(begin, end, k) - S_.innerIndexPtr());
-                contributions_.push_back({slot, pk, pl, 6 * b});
+                const int* begin = S.innerIndexPtr() + S.outerIndexPtr()[l];
+                const int* end = S.innerIndexPtr() + S.outerIndexPtr()[l + 1];
+                const int slot = static_cast<int>(std::lower_bound(begin, end, k) - S.innerIndexPtr());
+                contributions.push_back({slot, pk, pl, 6 * b});
             }
+    patternAnalyzed = false;
+}
+
+void KktSolver::Schur::fill(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
+    double* values = S.valuePtr();
+    std::fill(values, values + S.nonZeros(), 0.0);
+    const double* J = Phi_q.valuePtr();
+    for (const Contribution& c : contributions) {
+        double sum = 0.0;
+        for (int k = 0; k < 6; ++k) sum += J[c.rowK + k] * Minv(c.column + k) * J[c.rowL + k];
+        values[c.slot] += sum;
+    }
 }
 
 bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     Minv_ = Minv;
     Phi_q_ = Phi_q;
     singularRow_ = -1;
-    if (active_.empty()) return true;
+    reanalyzedHere_ = false;
+    fullFactoredHere_ = false;
+    for (int r = 0; r < rows_; ++r)
+        for (RowMatrix::InnerIterator it(Phi_q_, r); it; ++it)
+            if (!std::isfinite(it.value())) {
+                singularRow_ = r;
+                return false;
+            }
+    if (!factorNumeric()) reanalyze();  // a singular position: the rows lost rank here
+    return true;
+}
 
-    double* S = S_.valuePtr();
-    std::fill(S, S + S_.nonZeros(), 0.0);
-    const double* J = Phi_q_.valuePtr();
-    for (const Contribution& c : contributions_) {
-        double sum = 0.0;
-        for (int k = 0; k < 6; ++k) sum += J[c.rowK + k] * Minv_(c.column + k) * J[c.rowL + k];
-        S[c.slot] += sum;
+// S over the active rows, filled in place and factored. False for a pivot below
+// kSingularPivot of the largest, with singularRow_ the row of the weakest.
+bool KktSolver::factorNumeric() {
+    singularRow_ = -1;
+    weakestPivot_ = 1.0;
+    if (active_.empty()) return true;
+    schur_.fill(Phi_q_, Minv_);
+    auto& ldlt = schur_.ldlt;
+    if (!schur_.patternAnalyzed) {
+        ldlt.analyzePattern(schur_.S);
+        schur_.patternAnalyzed = true;
     }
-    if (!patternAnalyzed_) {
-        ldlt_.analyzePattern(S_);
-        patternAnalyzed_ = true;
+    ldlt.factorize(schur_.S);
+    // Each pivot against its row's diagonal: D_i / S_kk is the squared sine of the angle
+    // (in the mass metric) between row k and the rows eliminated before it, whatever the
+    // row's units. D is in the permuted order.
+    const Eigen::VectorXd& D = ldlt.vectorD();
+    const auto& original = ldlt.permutationPinv().indices();
+    const Eigen::SparseMatrix<double>& S = schur_.S;
+    Eigen::Index worst = -1;
+    double weakest = kSingularPivot;
+    weakestPivot_ = 1.0;
+    for (Eigen::Index i = 0; i < D.size(); ++i) {
+        const Eigen::Index k = original(i);
+        const double diagonal = S.valuePtr()[S.outerIndexPtr()[k]];  // first of column k: S_kk
+        const double relative = diagonal > 0.0 ? D(i) / diagonal : -1.0;
+        weakestPivot_ = std::min(weakestPivot_, relative);
+        if (!(relative >= weakest)) {
+            weakest = relative;
+            worst = k;
+        }
     }
-    ldlt_.factorize(S_);
-    const Eigen::VectorXd& D = ldlt_.vectorD();
-    const double largest = D.cwiseAbs().maxCoeff();
-    Eigen::Index worst = 0;
-    const double smallest = D.minCoeff(&worst);
-    if (ldlt_.info() != Eigen::Success || !(smallest > kSingularPivot * largest)) {
-        // D is in the permuted order: map the weakest pivot back to a row of Φq.
-        const Eigen::Index permuted = ldlt_.permutationPinv().indices()(worst);
-        singularRow_ = active_[static_cast<std::size_t>(permuted)];
+    if (ldlt.info() != Eigen::Success && worst < 0) worst = original(0);
+    if (worst >= 0) {
+        singularRow_ = active_[static_cast<std::size_t>(worst)];
         return false;
     }
     return true;
+}
+
+// The dropped row the solution x misses most, relative to the terms of its equation
+// Φq_r x = sign · target_r, and by how much.
+int KktSolver::worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& target, double sign,
+                               double& relative) const {
+    int worst = -1;
+    relative = 0.0;
+    for (const int r : redundant_) {
+        double sum = 0.0, size = std::abs(target(r));
+        for (RowMatrix::InnerIterator it(Phi_q_, r); it; ++it) {
+            const double term = it.value() * x(it.col());
+            sum += term;
+            size += std::abs(term);
+        }
+        const double miss = std::abs(sum - sign * target(r));
+        if (miss > kDroppedRowTolerance * size && miss > relative * size) {
+            relative = miss / size;
+            worst = r;
+        }
+    }
+    return worst;
 }
 
 // y_a = Φq_a x (active rows only).
@@ -294,37 +387,95 @@ Eigen::VectorXd KktSolver::multiplyActiveTransposed(const Eigen::VectorXd& y) co
     return x;
 }
 
-void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
-                      Eigen::VectorXd& lambda) const {
+void KktSolver::solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+                             Eigen::VectorXd& lambda) const {
     lambda.setZero(rows_);
-    const Eigen::VectorXd Minv_g = Minv_.cwiseProduct(g);
     if (active_.empty()) {
         x = Minv_g;
         return;
     }
     Eigen::VectorXd rhs = multiplyActive(Minv_g);
-    for (std::size_t k = 0; k < active_.size(); ++k)
-        rhs(static_cast<Eigen::Index>(k)) -= c(active_[k]);
-    const Eigen::VectorXd lambda_a = ldlt_.solve(rhs);
-    for (std::size_t k = 0; k < active_.size(); ++k)
-        lambda(active_[k]) = lambda_a(static_cast<Eigen::Index>(k));
+    for (std::size_t k = 0; k < active_.size(); ++k) rhs(static_cast<Eigen::Index>(k)) -= c(active_[k]);
+    const Eigen::VectorXd lambda_a = schur_.ldlt.solve(rhs);
+    for (std::size_t k = 0; k < active_.size(); ++k) lambda(active_[k]) = lambda_a(static_cast<Eigen::Index>(k));
     x = Minv_g - Minv_.cwiseProduct(multiplyActiveTransposed(lambda_a));
 }
 
-void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
+void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+                      Eigen::VectorXd& lambda) {
+    const Eigen::VectorXd Minv_g = Minv_.cwiseProduct(g);
+    solveActive(Minv_g, c, x, lambda);
+    unmetRow_ = -1;
+    unmetResidual_ = 0.0;
+    if (redundant_.empty()) return;
+    int row = worstDroppedRow(x, c, 1.0, unmetResidual_);
+    if (row >= 0 && !reanalyzedHere_) {
+        // A dropped row the solution misses: the mechanism has left the position where the
+        // row depended on the others. Choose the rows again here and solve again.
+        reanalyze();
+        solveActive(Minv_g, c, x, lambda);
+        row = worstDroppedRow(x, c, 1.0, unmetResidual_);
+    }
+    unmetRow_ = row;
+}
+
+void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
     if (mu) mu->setZero(rows_);
     if (active_.empty()) {
         x.setZero(Minv_.size());
         return;
     }
     Eigen::VectorXd r_a(static_cast<Eigen::Index>(active_.size()));
-    for (std::size_t k = 0; k < active_.size(); ++k)
-        r_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
-    const Eigen::VectorXd mu_a = ldlt_.solve(r_a);
+    for (std::size_t k = 0; k < active_.size(); ++k) r_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
+    const Eigen::VectorXd mu_a = schur_.ldlt.solve(r_a);
     x = -Minv_.cwiseProduct(multiplyActiveTransposed(mu_a));
     if (mu)
-        for (std::size_t k = 0; k < active_.size(); ++k)
-            (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
+        for (std::size_t k = 0; k < active_.size(); ++k) (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
+}
+
+void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu, bool checkDropped) {
+    projectActive(r, x, mu);
+    unmetRow_ = -1;
+    unmetResidual_ = 0.0;
+    if (redundant_.empty() || !checkDropped) return;
+    int row = worstDroppedRow(x, r, -1.0, unmetResidual_);
+    if (row >= 0 && !reanalyzedHere_) {
+        reanalyze();
+        projectActive(r, x, mu);
+        row = worstDroppedRow(x, r, -1.0, unmetResidual_);
+    }
+    unmetRow_ = row;
+}
+
+void KktSolver::projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x) {
+    if (rows_ == 0) {
+        x.setZero(Minv_.size());
+        return;
+    }
+    if (!fullPatternBuilt_) {
+        std::vector<int> all(static_cast<std::size_t>(rows_));
+        for (int k = 0; k < rows_; ++k) all[static_cast<std::size_t>(k)] = k;
+        full_.buildPattern(Phi_q_, all);
+        fullPatternBuilt_ = true;
+    }
+    if (!fullFactoredHere_) {
+        full_.fill(Phi_q_, Minv_);
+        double largest = 0.0;
+        for (int k = 0; k < rows_; ++k) largest = std::max(largest, full_.S.coeff(k, k));
+        const double epsilon = kRegularisation * std::max(largest, 1e-300);
+        for (int k = 0; k < rows_; ++k) full_.S.coeffRef(k, k) += epsilon;
+        if (!full_.patternAnalyzed) {
+            full_.ldlt.analyzePattern(full_.S);
+            full_.patternAnalyzed = true;
+        }
+        full_.ldlt.factorize(full_.S);
+        fullFactoredHere_ = true;
+    }
+    const Eigen::VectorXd mu = full_.ldlt.solve(r);
+    x = Eigen::VectorXd::Zero(Phi_q_.cols());
+    for (int k = 0; k < rows_; ++k)
+        for (RowMatrix::InnerIterator it(Phi_q_, k); it; ++it) x(it.col()) -= it.value() * mu(k);
+    x = Minv_.cwiseProduct(x);
 }
 
 }  // namespace engine

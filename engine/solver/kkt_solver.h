@@ -12,11 +12,20 @@
 // chains and trees.
 //
 // Redundant rows (Φq rank-deficient, e.g. a planar loop built from spatial joints) are found
-// once by a rank-revealing sparse QR of Φqᵀ taken in row order, so the earliest rows are kept
-// and the later dependent ones dropped. Rows depend on each other only around closed loops:
-// the analysis splits at the bridges of the body graph (joints on no loop) and runs one small
-// QR per bridge and per group of loops, in time linear in the size of a chain or tree; dropped rows get λ = 0 and their share of the load is
-// carried by the rows kept (see docs/engine.md). Knows matrices, not joints.
+// by a rank-revealing sparse QR of Φqᵀ taken in row order, so the earliest rows are kept and
+// the later dependent ones dropped. Rows depend on each other only around closed loops: the
+// analysis splits at the bridges of the body graph (joints on no loop) and runs one small QR
+// per bridge and per group of loops, in time linear in the size of a chain or tree; dropped
+// rows get λ = 0 and their share of the load is carried by the rows kept.
+//
+// The rank is not fixed at the start: a mechanism passing a singular position (a parallelogram
+// lying flat, a dead centre) loses rows there and gets them back after. Every factorisation
+// whose pivot comes out small analyses the rows again at that Φq and drops the weakest until
+// S is well conditioned; every solve checks that the rows dropped are met by the solution (a
+// dependent row of a consistent system is, to round-off) and takes back rows that no longer
+// are (the mechanism has left the singular position). A dropped row still unmet after that is
+// an inconsistent system — the mechanism cannot follow its motions: a lock-up — reported by
+// unmetRow(). See docs/engine.md ("Rank"). Knows matrices, not joints.
 
 #include <vector>
 
@@ -30,31 +39,64 @@ class KktSolver {
 public:
     using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
-    // Rank analysis of Φq and symbolic factorisation; call when the model (the pattern of Φq)
-    // changes or the configuration moved far (rank can change at singular positions).
+    // Rank analysis of Φq and factorisation; call when the model (the pattern of Φq) changes.
     void analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
 
-    // Numeric factorisation for the current Φq (same pattern as analyzed). Returns false when
-    // S is singular; singularRow() then names the row found dependent.
+    // Numeric factorisation for Φq (same pattern as analyzed). A small pivot re-establishes
+    // the independent rows at this Φq (see above). Returns false only for a Φq that is not
+    // finite; singularRow() then names its row.
     bool factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
 
     // Solves with the last factorisation. `c` and `lambda` have one entry per row of Φq
-    // (redundant rows: c ignored, λ = 0).
+    // (redundant rows: c ignored, λ = 0). May take back dropped rows (see above).
     void solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
-               Eigen::VectorXd& lambda) const;
+               Eigen::VectorXd& lambda);
 
     // Minimum-norm correction in the mass metric: x = −M⁻¹ Φqᵀ μ with μ = S⁻¹ r (projection
-    // steps, impulses); μ (one entry per row, 0 for redundant rows) is returned on request.
-    void project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu = nullptr) const;
+    // steps, impulses), so that Φq x = −r; μ (one entry per row, 0 for redundant rows) is
+    // returned on request. For a linear system (velocities, impulses) `checkDropped` takes back
+    // dropped rows the correction misses (see above); a Newton step on positions, where
+    // dependent rows are missed to second order, passes false.
+    void project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu = nullptr,
+                 bool checkDropped = true);
 
     int rows() const { return rows_; }
     int rank() const { return static_cast<int>(active_.size()); }
     const std::vector<int>& redundantRows() const { return redundant_; }
     const std::vector<int>& activeRows() const { return active_; }
+    // The row of a non-finite Φq, or the last row dropped for a small pivot.
     int singularRow() const { return singularRow_; }
+    // After solve() or project(): a dropped row the solution misses by more than round-off
+    // (relative to the terms of its equation), else −1, and by how much (relative).
+    int unmetRow() const { return unmetRow_; }
+    double unmetResidual() const { return unmetResidual_; }
+    // How many times the rows were analysed again (a singular position entered or left).
+    long reanalyses() const { return reanalyses_; }
+    // The smallest pivot of the last factorisation relative to its row's diagonal: the squared
+    // sine of the angle by which the rows kept are independent (1 for orthogonal rows).
+    double weakestPivot() const { return weakestPivot_; }
+    // Next to a singular position: rows dropped beyond those of the start (or of the best
+    // rank seen since), or the rows kept within ~6° of dependence (weakest pivot < 1e-2).
+    bool nearSingular() const { return weakestPivot_ < 1e-2 || rank() < bestRank_; }
+
+    // Regularised minimum-norm correction over every row, dropped ones included:
+    // x = −M⁻¹ Φqᵀ (S + ε I)⁻¹ r with S over all rows and ε = 1e-10 of its largest diagonal.
+    // Directions the rows hold firmly are corrected in full, directions they barely hold
+    // (near a singular position) in part, directions they do not hold (redundancy) not at
+    // all; repeated, it converges where the rows kept alone cannot close a row dropped as
+    // only nearly dependent. Factors S over all rows once per Φq.
+    void projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x);
 
 private:
-    void buildSchurPattern(const RowMatrix& Phi_q);
+    void chooseIndependentRows(const RowMatrix& Phi_q);
+    void settleRows(const RowMatrix& Phi_q);
+    bool factorNumeric();
+    void reanalyze();
+    int worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& target, double sign,
+                        double& relative) const;
+    void solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+                     Eigen::VectorXd& lambda) const;
+    void projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
     Eigen::VectorXd multiplyActive(const Eigen::VectorXd& x) const;
     Eigen::VectorXd multiplyActiveTransposed(const Eigen::VectorXd& y) const;
 
@@ -65,17 +107,32 @@ private:
         int rowL;    // start of row l's block
         int column;  // first column of the body
     };
+    // S over a set of rows of Φq: its lower triangle, filled in place, and its factorisation.
+    struct Schur {
+        Eigen::SparseMatrix<double> S;
+        std::vector<Contribution> contributions;
+        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
+        bool patternAnalyzed = false;
+        void buildPattern(const RowMatrix& Phi_q, const std::vector<int>& rows);
+        void fill(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
+    };
 
     int rows_ = 0;
     std::vector<int> active_;     // rows kept, ascending
     std::vector<int> redundant_;  // rows dropped, ascending
     RowMatrix Phi_q_;             // the Φq of the last factorisation
-    Eigen::SparseMatrix<double> S_;  // lower triangle of S over the active rows
-    std::vector<Contribution> contributions_;
     Eigen::VectorXd Minv_;
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
-    bool patternAnalyzed_ = false;
+    Schur schur_;                 // over the active rows
+    Schur full_;                  // over every row (regularised projection), built on demand
+    bool fullPatternBuilt_ = false;
+    bool fullFactoredHere_ = false;
+    bool reanalyzedHere_ = false;  // the rows were analysed again at this Φq
     int singularRow_ = -1;
+    int unmetRow_ = -1;
+    double unmetResidual_ = 0.0;
+    long reanalyses_ = 0;
+    double weakestPivot_ = 1.0;
+    int bestRank_ = 0;
 };
 
 }  // namespace engine

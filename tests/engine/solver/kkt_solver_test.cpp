@@ -1,5 +1,6 @@
 #include "engine/solver/kkt_solver.h"
 
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -70,22 +71,65 @@ TEST(KktSolver, DropsLaterRowsThatRepeatEarlierOnesAndStillSolves) {
     EXPECT_EQ(lambda(7), 0.0);
 }
 
-TEST(KktSolver, ReportsASingularSystemInsteadOfReturningGarbage) {
+TEST(KktSolver, RowsThatBecomeDependentAreDroppedAtThatFactorisation) {
     std::mt19937 rng(3);
     const RowMatrix J0 = randomJacobian(4, 12, rng);
     KktSolver solver;
-    solver.analyze(J0, Eigen::VectorXd::Ones(12));
-    // Same pattern, but now row 3 equals row 0: the factorisation must say so.
+    const Eigen::VectorXd Minv = Eigen::VectorXd::LinSpaced(12, 0.5, 2.0);
+    solver.analyze(J0, Minv);
+    ASSERT_EQ(solver.rank(), 4);
+    // Same pattern, but now row 3 equals row 0 where both have entries (a singular position).
     Eigen::MatrixXd dense(J0);
     for (int c = 0; c < 12; ++c)
         if (dense(3, c) != 0.0 || dense(0, c) != 0.0) dense(3, c) = dense(0, c);
     RowMatrix J = J0;
     for (int k = 0; k < J.outerSize(); ++k)
         for (RowMatrix::InnerIterator it(J, k); it; ++it) it.valueRef() = dense(it.row(), it.col());
-    if (Eigen::FullPivLU<Eigen::MatrixXd>(Eigen::MatrixXd(J)).rank() == 4)
-        GTEST_FAIL() << "test set-up";
+    ASSERT_EQ(Eigen::FullPivLU<Eigen::MatrixXd>(dense).rank(), 3) << "test set-up";
+
+    ASSERT_TRUE(solver.factorize(J, Minv));
+    EXPECT_EQ(solver.rank(), 3);
+    EXPECT_EQ(solver.redundantRows().size(), 1u);
+    EXPECT_EQ(solver.reanalyses(), 1);
+    EXPECT_TRUE(solver.nearSingular());
+
+    // A consistent right-hand side: every row met, the dropped one included; the multipliers
+    // stay bounded (λ = 0 on the dropped row) and reproduce the KKT equations.
+    const Eigen::VectorXd x0 = Eigen::VectorXd::Random(12);
+    const Eigen::VectorXd c = dense * x0;
+    const Eigen::VectorXd g = Eigen::VectorXd::Random(12);
+    Eigen::VectorXd x, lambda;
+    solver.solve(g, c, x, lambda);
+    EXPECT_EQ(solver.unmetRow(), -1);
+    EXPECT_LT((dense * x - c).norm(), 1e-10);
+    EXPECT_LT((x - Minv.cwiseProduct(g - dense.transpose() * lambda)).norm(), 1e-10);
+    EXPECT_EQ(lambda(solver.redundantRows()[0]), 0.0);
+    EXPECT_LT(lambda.norm(), 1e3 * (g.norm() + c.norm()));
+
+    // An inconsistent one (rows 0 and 3 ask for different things: a lock-up) is named.
+    Eigen::VectorXd bad = c;
+    bad(3) += 1.0;
+    solver.solve(g, bad, x, lambda);
+    EXPECT_EQ(solver.unmetRow(), solver.redundantRows()[0]);
+    EXPECT_GT(solver.unmetResidual(), 0.1);
+
+    // Back at the regular position the row is taken back.
+    ASSERT_TRUE(solver.factorize(J0, Minv));
+    const Eigen::VectorXd c0 = Eigen::MatrixXd(J0) * x0;
+    solver.solve(g, c0, x, lambda);
+    EXPECT_EQ(solver.rank(), 4);
+    EXPECT_EQ(solver.unmetRow(), -1);
+    EXPECT_LT((Eigen::MatrixXd(J0) * x - c0).norm(), 1e-10);
+}
+
+TEST(KktSolver, ANonFiniteJacobianIsReportedInsteadOfFactored) {
+    std::mt19937 rng(4);
+    RowMatrix J = randomJacobian(4, 12, rng);
+    KktSolver solver;
+    solver.analyze(J, Eigen::VectorXd::Ones(12));
+    J.valuePtr()[J.outerIndexPtr()[2]] = std::numeric_limits<double>::quiet_NaN();
     EXPECT_FALSE(solver.factorize(J, Eigen::VectorXd::Ones(12)));
-    EXPECT_GE(solver.singularRow(), 0);
+    EXPECT_EQ(solver.singularRow(), 2);
 }
 
 }  // namespace
