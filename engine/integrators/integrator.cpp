@@ -397,7 +397,7 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             if (regularised)
                 ws.solver.projectRegularized(residual, delta);
             else
-                ws.solver.project(residual, delta, nullptr, false);
+                ws.solver.project(residual, delta);
             retract(model, state.q, delta);
         }
         if (iterations) *iterations = k;
@@ -418,14 +418,15 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
                     residual(r) = 0.0;
             return residual;
         };
-        ws.solver.project(velocityResidual(), delta);
+        // The size of the terms of Φq v = ν: a residual below round-off of it is met.
+        const double scale = equationScale(ws.constraints.Phi_q, state.v, ws.constraints.nu);
+        ws.solver.project(velocityResidual(), delta, nullptr, scale);
         state.v += delta;
         // A row dropped as dependent that the correction misses (next to a singular position):
         // regularised corrections over every row until all are met, a few suffice.
         if (ws.solver.unmetRow() >= 0) {
             for (int pass = 0; pass < 4; ++pass) {
                 const Eigen::VectorXd residual = velocityResidual();
-                const double scale = (ws.constraints.Phi_q.cwiseAbs() * state.v.cwiseAbs() + ws.constraints.nu.cwiseAbs()).maxCoeff();
                 if (residual.cwiseAbs().maxCoeff() <= 1e-13 * scale) break;
                 ws.solver.projectRegularized(residual, delta);
                 state.v += delta;

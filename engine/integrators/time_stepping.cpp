@@ -76,7 +76,9 @@ private:
                 }
             }
             Eigen::VectorXd dv;
-            ws.solver.project(J0 * v - b, dv);
+            // (with the size of its terms: a joint row dropped at a singular position that the
+            // mechanism has left is taken back, kkt_solver.h)
+            ws.solver.project(J0 * v - b, dv, nullptr, equationScale(J0, v, b));
             v += dv;
         }
 

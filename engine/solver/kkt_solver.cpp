@@ -21,9 +21,14 @@ constexpr double kRankTolerance = 1e-9;
 // (2 cm error at t = 10 s); 1e-8 drops rows while they still carry load (2.6e-8); 1e-10
 // keeps every step size from 2e-3 to 1e-5 s within 1e-9 m of the reference.
 constexpr double kSingularPivot = 1e-10;
-// A dropped row missed by more than this fraction of the terms of its equation is no longer
-// dependent on the rows kept (round-off leaves ~1e-15).
-constexpr double kDroppedRowTolerance = 1e-9;
+// A dropped row missed by more than this fraction of the scale of its equation is no longer
+// dependent on the rows kept. A row that depends exactly is missed by round-off (~1e-15) plus
+// the position drift the projection tolerates (1e-10 m on links of 0.1 m: ~1e-9); one that
+// depended only at a singular position, by the sine of the angle the mechanism has moved on.
+constexpr double kDroppedRowTolerance = 1e-6;
+// A pivot below this fraction of the best its row has had flags a singular position as near
+// (KktSolver::nearSingular): the rows are within ~6° of depending on each other there.
+constexpr double kNearSingularDrop = 1e-2;
 // ε of the regularised projection, relative to S's largest diagonal.
 constexpr double kRegularisation = 1e-10;
 
@@ -47,7 +52,7 @@ std::pair<int, int> bodiesOfRow(const KktSolver::RowMatrix& Phi_q, int r, bool& 
 // Groups of rows whose rank can be decided apart from the others: the rows of each pair of
 // bodies joined across a bridge of the body graph, and the rows of each 2-edge-connected part
 // (its loops). Rows ascending within a group.
-std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& Phi_q) {
+std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& Phi_q, std::vector<char>& onLoop) {
     const int rows = static_cast<int>(Phi_q.rows());
     const int bodies = static_cast<int>(Phi_q.cols() / 6);
     const int ground = bodies;  // node index of the ground
@@ -55,6 +60,7 @@ std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& P
     std::map<std::pair<int, int>, int> edgeOf;
     std::vector<std::pair<int, int>> edges;
     std::vector<int> edgeOfRow(static_cast<std::size_t>(rows), -1);
+    onLoop.assign(static_cast<std::size_t>(rows), 1);
     for (int r = 0; r < rows; ++r) {
         bool more = false;
         auto [a, b] = bodiesOfRow(Phi_q, r, more);
@@ -146,8 +152,10 @@ std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& P
         int* slot = nullptr;
         if (e < 0) {
             groups.push_back({r});
+            onLoop[static_cast<std::size_t>(r)] = 0;
             continue;
         }
+        onLoop[static_cast<std::size_t>(r)] = !bridge[static_cast<std::size_t>(e)];
         if (bridge[static_cast<std::size_t>(e)])
             slot = &groupOfEdge[static_cast<std::size_t>(e)];
         else
@@ -202,6 +210,7 @@ void KktSolver::analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     reanalyzedHere_ = false;
     fullPatternBuilt_ = fullFactoredHere_ = false;
     singularRow_ = -1;
+    bestPivot_.assign(static_cast<std::size_t>(rows_), 0.0);
     chooseIndependentRows(Phi_q_);
     settleRows(Phi_q_);
     bestRank_ = rank();
@@ -218,7 +227,7 @@ void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
     // chain or a tree of n bodies costs O(n) instead of a QR of the whole Φqᵀ, whose fill-in
     // grows like n³.
     std::vector<char> kept(static_cast<std::size_t>(rows_), 0);
-    for (const std::vector<int>& group : independentRowGroups(Phi_q)) keepIndependentRows(Phi_q, group, kept);
+    for (const std::vector<int>& group : independentRowGroups(Phi_q, onLoop_)) keepIndependentRows(Phi_q, group, kept);
     for (int r = 0; r < rows_; ++r) (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
 }
 
@@ -294,13 +303,15 @@ bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     singularRow_ = -1;
     reanalyzedHere_ = false;
     fullFactoredHere_ = false;
+    if (factorNumeric()) return true;
+    // A non-finite Φq fails the pivot test too (its NaN reaches S): looked for only then.
     for (int r = 0; r < rows_; ++r)
         for (RowMatrix::InnerIterator it(Phi_q_, r); it; ++it)
             if (!std::isfinite(it.value())) {
                 singularRow_ = r;
                 return false;
             }
-    if (!factorNumeric()) reanalyze();  // a singular position: the rows lost rank here
+    reanalyze();  // a singular position: the rows lost rank here
     return true;
 }
 
@@ -309,6 +320,7 @@ bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
 bool KktSolver::factorNumeric() {
     singularRow_ = -1;
     weakestPivot_ = 1.0;
+    nearSingular_ = false;
     if (active_.empty()) return true;
     schur_.fill(Phi_q_, Minv_);
     auto& ldlt = schur_.ldlt;
@@ -326,6 +338,7 @@ bool KktSolver::factorNumeric() {
     Eigen::Index worst = -1;
     double weakest = kSingularPivot;
     weakestPivot_ = 1.0;
+    nearSingular_ = false;
     for (Eigen::Index i = 0; i < D.size(); ++i) {
         const Eigen::Index k = original(i);
         const double diagonal = S.valuePtr()[S.outerIndexPtr()[k]];  // first of column k: S_kk
@@ -334,6 +347,15 @@ bool KktSolver::factorNumeric() {
         if (!(relative >= weakest)) {
             weakest = relative;
             worst = k;
+        }
+        // A pivot of a row on a loop far below the best it has had: a singular position is
+        // near. Rows across bridges (a chain, a tree) never depend on rows elsewhere, and their
+        // pivots move with the conditioning of S (a long chain's ~1/N², and by orders of
+        // magnitude as it folds): they are watched by kSingularPivot only.
+        const auto row = static_cast<std::size_t>(active_[static_cast<std::size_t>(k)]);
+        if (onLoop_[row]) {
+            if (relative < kNearSingularDrop * bestPivot_[row]) nearSingular_ = true;
+            bestPivot_[row] = std::max(bestPivot_[row], relative);
         }
     }
     if (ldlt.info() != Eigen::Success && worst < 0) worst = original(0);
@@ -344,19 +366,22 @@ bool KktSolver::factorNumeric() {
     return true;
 }
 
-// The dropped row the solution x misses most, relative to the terms of its equation
-// Φq_r x = sign · target_r, and by how much.
+// The dropped row the solution x misses most, relative to the scale of its equation
+// Φq_r x = sign · target_r (|Φq_r|₁ ‖x‖∞ + |target_r|: a row whose terms all vanish, e.g. an
+// out-of-plane row of a planar motion, is met when its miss is round-off of that scale; for
+// a correction, at least the scale of the equation corrected), and by how much.
 int KktSolver::worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& target, double sign,
-                               double& relative) const {
+                               double& relative, double termScale) const {
     int worst = -1;
     relative = 0.0;
+    const double xScale = x.size() > 0 ? x.cwiseAbs().maxCoeff() : 0.0;
     for (const int r : redundant_) {
-        double sum = 0.0, size = std::abs(target(r));
+        double sum = 0.0, rowNorm = 0.0;
         for (RowMatrix::InnerIterator it(Phi_q_, r); it; ++it) {
-            const double term = it.value() * x(it.col());
-            sum += term;
-            size += std::abs(term);
+            sum += it.value() * x(it.col());
+            rowNorm += std::abs(it.value());
         }
+        const double size = std::max(termScale, rowNorm * xScale + std::abs(target(r)));
         const double miss = std::abs(sum - sign * target(r));
         if (miss > kDroppedRowTolerance * size && miss > relative * size) {
             relative = miss / size;
@@ -433,16 +458,16 @@ void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eige
         for (std::size_t k = 0; k < active_.size(); ++k) (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
 }
 
-void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu, bool checkDropped) {
+void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu, double termScale) {
     projectActive(r, x, mu);
     unmetRow_ = -1;
     unmetResidual_ = 0.0;
-    if (redundant_.empty() || !checkDropped) return;
-    int row = worstDroppedRow(x, r, -1.0, unmetResidual_);
+    if (redundant_.empty() || !(termScale > 0.0)) return;
+    int row = worstDroppedRow(x, r, -1.0, unmetResidual_, termScale);
     if (row >= 0 && !reanalyzedHere_) {
         reanalyze();
         projectActive(r, x, mu);
-        row = worstDroppedRow(x, r, -1.0, unmetResidual_);
+        row = worstDroppedRow(x, r, -1.0, unmetResidual_, termScale);
     }
     unmetRow_ = row;
 }
@@ -476,6 +501,16 @@ void KktSolver::projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x)
     for (int k = 0; k < rows_; ++k)
         for (RowMatrix::InnerIterator it(Phi_q_, k); it; ++it) x(it.col()) -= it.value() * mu(k);
     x = Minv_.cwiseProduct(x);
+}
+
+double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x, const Eigen::VectorXd& b) {
+    double scale = 0.0;
+    for (Eigen::Index r = 0; r < A.outerSize(); ++r) {
+        double sum = std::abs(b(r));
+        for (KktSolver::RowMatrix::InnerIterator it(A, r); it; ++it) sum += std::abs(it.value() * x(it.col()));
+        scale = std::max(scale, sum);
+    }
+    return scale;
 }
 
 }  // namespace engine

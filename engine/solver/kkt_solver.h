@@ -54,11 +54,12 @@ public:
 
     // Minimum-norm correction in the mass metric: x = −M⁻¹ Φqᵀ μ with μ = S⁻¹ r (projection
     // steps, impulses), so that Φq x = −r; μ (one entry per row, 0 for redundant rows) is
-    // returned on request. For a linear system (velocities, impulses) `checkDropped` takes back
-    // dropped rows the correction misses (see above); a Newton step on positions, where
-    // dependent rows are missed to second order, passes false.
+    // returned on request. For a linear system (velocities, impulses) a positive `termScale`
+    // — the size of the terms of the equations corrected, e.g. max |Φq| |v| + |ν| — takes back
+    // dropped rows the correction misses by more than round-off of that size (see above); a
+    // Newton step on positions, where dependent rows are missed to second order, passes 0.
     void project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu = nullptr,
-                 bool checkDropped = true);
+                 double termScale = 0.0);
 
     int rows() const { return rows_; }
     int rank() const { return static_cast<int>(active_.size()); }
@@ -76,8 +77,9 @@ public:
     // sine of the angle by which the rows kept are independent (1 for orthogonal rows).
     double weakestPivot() const { return weakestPivot_; }
     // Next to a singular position: rows dropped beyond those of the start (or of the best
-    // rank seen since), or the rows kept within ~6° of dependence (weakest pivot < 1e-2).
-    bool nearSingular() const { return weakestPivot_ < 1e-2 || rank() < bestRank_; }
+    // rank seen since), or a pivot of a row on a closed loop below 1e-2 of the best it has
+    // had in the factorisations so far (rows within ~6° of depending on each other).
+    bool nearSingular() const { return nearSingular_ || rank() < bestRank_; }
 
     // Regularised minimum-norm correction over every row, dropped ones included:
     // x = −M⁻¹ Φqᵀ (S + ε I)⁻¹ r with S over all rows and ε = 1e-10 of its largest diagonal.
@@ -93,7 +95,7 @@ private:
     bool factorNumeric();
     void reanalyze();
     int worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& target, double sign,
-                        double& relative) const;
+                        double& relative, double termScale = 0.0) const;
     void solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                      Eigen::VectorXd& lambda) const;
     void projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
@@ -132,7 +134,14 @@ private:
     double unmetResidual_ = 0.0;
     long reanalyses_ = 0;
     double weakestPivot_ = 1.0;
+    bool nearSingular_ = false;
+    std::vector<double> bestPivot_;  // per row of Φq: the largest relative pivot it has had
+    std::vector<char> onLoop_;       // per row of Φq: joins bodies on a closed loop
     int bestRank_ = 0;
 };
+
+// The size of the terms of A x = b, max over rows of Σ|A_rj x_j| + |b_r|: the `termScale` a
+// correction's equations are met to round-off of.
+double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x, const Eigen::VectorXd& b);
 
 }  // namespace engine
