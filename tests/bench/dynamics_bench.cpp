@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/io/scene_json.h"
 #include "tests/support/mechanisms.h"
 
 namespace {
@@ -76,5 +77,21 @@ void BM_FourBarRK4(benchmark::State& state) {
     runScene(state, test::fourBar(IntegratorType::RungeKutta4, 1e-3), 5.0, 7.848);
 }
 BENCHMARK(BM_FourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The IFToMM double four-bar (A02, N = 2), rk4 at 1 ms for 5 s: it lies flat ten times, each a
+// singular position where its in-plane rows lose rank (docs/engine.md, "Rank"). Energy drift
+// relative to its potential energy scale (34.335 J).
+void BM_DoubleFourBarRK4(benchmark::State& state) {
+    const io::SceneLoadResult loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/benchmarks/n_four_bar.json");
+    if (!loaded.scene) {
+        state.SkipWithError("scene did not load");
+        return;
+    }
+    SceneSpec spec = *loaded.scene;
+    spec.settings.integrator = IntegratorType::RungeKutta4;
+    spec.settings.stepSize = 1e-3;
+    runScene(state, spec, 5.0, 34.335);
+}
+BENCHMARK(BM_DoubleFourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
