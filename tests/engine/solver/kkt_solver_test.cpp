@@ -111,7 +111,7 @@ TEST(KktSolver, RowsThatBecomeDependentAreDroppedAtThatFactorisation) {
     bad(3) += 1.0;
     solver.solve(g, bad, x, lambda);
     EXPECT_EQ(solver.unmetRow(), solver.redundantRows()[0]);
-    EXPECT_GT(solver.unmetResidual(), 0.1);
+    EXPECT_GT(solver.unmetResidual(), 1e-3);  // far above the 1e-6 a dependent row is met to
 
     // Back at the regular position the row is taken back.
     ASSERT_TRUE(solver.factorize(J0, Minv));
