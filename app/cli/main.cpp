@@ -133,6 +133,11 @@ struct SimulateOptions {
     std::string scene;
     double duration = 0.0;
     double dt = 0.0;  // 0: the scene's step size
+    double outputDt = 0.0;  // 0: the scene's output interval
+    double maxStep = 0.0;   // 0: the scene's
+    double rtol = 0.0;      // 0: the scene's
+    double atol = 0.0;
+    double projectionTolerance = 0.0;
     std::string integrator;
     std::string out;
     std::string run;  // run file to write (scene + frames)
@@ -154,6 +159,11 @@ int runSimulate(const SimulateOptions& options) {
         return kExitUsage;
     }
     if (options.dt > 0.0) spec.settings.stepSize = options.dt;
+    if (options.outputDt > 0.0) spec.settings.outputInterval = options.outputDt;
+    if (options.maxStep > 0.0) spec.settings.maxStep = options.maxStep;
+    if (options.rtol > 0.0) spec.settings.relativeTolerance = options.rtol;
+    if (options.atol > 0.0) spec.settings.absoluteTolerance = options.atol;
+    if (options.projectionTolerance > 0.0) spec.settings.projectionTolerance = options.projectionTolerance;
     if (!options.integrator.empty()) {
         const auto type = engine::integratorFromName(options.integrator);
         if (!type) {
@@ -163,15 +173,29 @@ int runSimulate(const SimulateOptions& options) {
         }
         spec.settings.integrator = *type;
     }
+    // Fixed steps land on every output time: an output interval between steps is refused
+    // here, in the command line's terms, rather than as the scene's setting.
+    if (options.outputDt > 0.0 || options.dt > 0.0) {
+        const engine::SolverSettings& st = spec.settings;
+        const double steps = st.outputSpacing() / st.stepSize;
+        if (st.integrator != engine::IntegratorType::DormandPrince45 &&
+            (steps < 0.5 || std::abs(steps - std::round(steps)) > 1e-9 * steps)) {
+            std::ostringstream what;
+            what << "output interval " << st.outputSpacing() << " s is not a whole number of steps of " << st.stepSize
+                 << " s (" << engine::integratorName(st.integrator) << " takes fixed steps and lands on every output time)";
+            printError(what.str(), options.outputDt > 0.0 ? "command line: --output-dt" : "command line: --dt");
+            return kExitUsage;
+        }
+    }
     const engine::CompileResult compiled = engine::compile(spec);
     printDiagnostics(compiled.diagnostics, options.scene);
     if (!compiled.model) return kExitInvalidInput;
     // A run that would write more rows than any use has is refused before it starts.
-    const double rows = options.duration / spec.settings.stepSize / std::max(1, options.every);
+    const double rows = options.duration / spec.settings.outputSpacing() / std::max(1, options.every);
     if (rows > 1e8) {
         std::ostringstream what;
-        what << "--duration " << options.duration << " s at steps of " << spec.settings.stepSize
-             << " s would write about " << rows << " rows (more than 100 million): use a larger --dt or --every";
+        what << "--duration " << options.duration << " s at outputs every " << spec.settings.outputSpacing()
+             << " s would write about " << rows << " rows (more than 100 million): use a larger --output-dt or --every";
         printError(what.str(), "command line");
         return kExitUsage;
     }
@@ -453,12 +477,26 @@ int main(int argc, char** argv) {
     simulate->add_option("scene", sim.scene, "Scene file (.json)")->required();
     simulate->add_option("--duration", sim.duration, "Simulated time [s]")->required()->check(CLI::PositiveNumber);
     simulate->add_option("--dt", sim.dt,
-                         "Step size [s] (fixed-step integrators) or output interval (dopri45); "
+                         "Step size [s] of the fixed-step integrators (rk4, symplecticEuler, implicitEuler, "
+                         "timeStepping); also the output interval unless --output-dt or the scene sets one; "
                          "default: the scene's")
+        ->check(CLI::PositiveNumber);
+    simulate->add_option("--output-dt", sim.outputDt,
+                         "Time between output rows [s]; fixed-step integrators need a whole number of steps; "
+                         "dopri45 interpolates, so its solution does not depend on it (default: the scene's)")
+        ->check(CLI::PositiveNumber);
+    simulate->add_option("--max-step", sim.maxStep, "Largest step of dopri45 [s] (default: the scene's; none)")
+        ->check(CLI::PositiveNumber);
+    simulate->add_option("--rtol", sim.rtol, "Relative tolerance of dopri45 per step (default: the scene's)")
+        ->check(CLI::PositiveNumber);
+    simulate->add_option("--atol", sim.atol, "Absolute tolerance of dopri45 per step (default: the scene's)")
+        ->check(CLI::PositiveNumber);
+    simulate->add_option("--projection-tolerance", sim.projectionTolerance,
+                         "Largest joint gap [m] and angular error [rad] after every step (default: the scene's)")
         ->check(CLI::PositiveNumber);
     simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
-    simulate->add_option("--every", sim.every, "Write every K-th step (default 1)")->check(CLI::PositiveNumber);
+    simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")->check(CLI::PositiveNumber);
     simulate->add_option("--max-wall-time", sim.maxWallTime,
                          "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
         ->check(CLI::NonNegativeNumber);

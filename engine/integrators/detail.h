@@ -82,8 +82,13 @@ public:
     explicit FixedStepIntegrator(double stepSize) : stepSize_(stepSize) {}
     Status advance(const Model& model, State& state, Workspace& ws, double tEnd) final {
         while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
-            const double h = std::min(stepSize_, tEnd - state.t);
-            const double t1 = state.t + h;
+            // Steps end on the grid k·h, whatever the output times are (a whole number of
+            // steps apart), so writing outputs more or less often changes nothing.
+            const double k = std::round(state.t / stepSize_);
+            const bool onGrid = std::abs(state.t - k * stepSize_) <= 1e-9 * stepSize_;
+            double t1 = onGrid ? (k + 1.0) * stepSize_ : state.t + stepSize_;
+            if (t1 >= tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) t1 = tEnd;
+            const double h = t1 - state.t;
             int n = substepsFor(model, state, h);
             const State start = state;
             for (;;) {

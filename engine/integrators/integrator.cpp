@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
@@ -179,119 +180,97 @@ private:
     }
 };
 
-// Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, table 5.2).
+// Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, table 5.2), with its
+// continuous extension of order 4 (ibid. §II.6, the dense output of DOPRI5).
+//
+// The method takes its own steps, chosen by the error control alone, and reaches an output
+// time by interpolating inside the step that holds it:
+//
+//   y(t₀ + θh) = r₀ + θ (r₁ + (1−θ) (r₂ + θ (r₃ + (1−θ) r₄))),   0 ≤ θ ≤ 1
+//   r₀ = y₀,  r₁ = y₁ − y₀,  r₂ = h k₁ − r₁,  r₃ = r₁ − h k₇ − r₂,  r₄ = h Σ dⱼ kⱼ
+//
+// and projecting that point onto the constraints. Output times never shorten a step, so the
+// solution does not depend on how often it is written. The step that holds an output is
+// named in the state (stepStart, stepOrigin, and its size in stepHint): a run resumed there
+// takes that step again, and then exactly the steps the original run took.
+//
+// Steps are evaluated in a workspace of their own, so the outputs (their projection and the
+// reactions computed at them) leave nothing behind that a later step could see.
 class DormandPrince45 final : public Integrator {
 public:
     DormandPrince45(double maxStep, double rtol, double atol)
-        : maxStep_(maxStep), rtol_(rtol), atol_(atol) {}
+        : maxStep_(maxStep > 0.0 ? maxStep : std::numeric_limits<double>::infinity()), rtol_(rtol), atol_(atol) {}
+
+    void reset() override {
+        step_.valid = false;
+        stepWorkspaceReady_ = false;
+    }
 
     Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
-        static constexpr double c[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
-        static constexpr double a[7][6] = {
-            {},
-            {1.0 / 5},
-            {3.0 / 40, 9.0 / 40},
-            {44.0 / 45, -56.0 / 15, 32.0 / 9},
-            {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-            {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-            {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-        // Difference between the 5th- and 4th-order weights: the local error estimate.
-        static constexpr double e[7] = {35.0 / 384 - 5179.0 / 57600,
-                                        0.0,
-                                        500.0 / 1113 - 7571.0 / 16695,
-                                        125.0 / 192 - 393.0 / 640,
-                                        -2187.0 / 6784 + 92097.0 / 339200,
-                                        11.0 / 84 - 187.0 / 2100,
-                                        -1.0 / 40};
         flat_ = {model.positionSize(), model.velocitySize()};
-        auto f = [&](double t, const Eigen::VectorXd& y, const State& reference, Workspace& w,
-                     Eigen::VectorXd& dy, bool onManifold = false) {
-            return flatDerivative(model, flat_, t, y, reference, w, dy, stats_, onManifold);
-        };
-        Eigen::VectorXd k[7];
-        // The step size proposal lives in the state, so a run resumed from a recorded frame
-        // takes exactly the steps the original run took.
-        double& h_ = state.stepHint;
-        if (h_ <= 0.0) h_ = std::min(maxStep_, 1e-3);
-        const double tStart = state.t;
-        const long budgetStart = stats_.steps + stats_.rejected;
-        while (state.t < tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) {
-            // Steps so small that the output time is out of reach in any reasonable time: a
-            // stall, said as such (with what drives it), not a hang.
-            if (stats_.steps + stats_.rejected - budgetStart > model.settings.maxStepsPerOutput)
-                return Status::failure(
-                    "the adaptive integrator stalled at t = " + timeText(state.t) + ": " +
-                    std::to_string(model.settings.maxStepsPerOutput) + " steps (the last of " +
-                    timeText(h_) + ") did not get from t = " + timeText(tStart) + " to t = " +
-                    timeText(tEnd) + " (" + underflowCause(model, state.t, worst_) + ")");
-            const double t = state.t;
-            const Eigen::VectorXd y = flat_.pack(state);
-            if (Status s = f(t, y, state, ws, k[0]); !s.ok) return s;
-            // Next to a singular position the stages are taken on the manifold (flatDerivative).
-            const bool onManifold = ws.solver.nearSingular();
-            if (onManifold) {
-                ++stats_.projectedSteps;
-                if (Status s = f(t, y, state, ws, k[0], true); !s.ok) return s;
-            }
-            for (int attempt = 0;; ++attempt) {
-                const double h = std::min({h_, maxStep_, tEnd - t});
-                if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
-                    return Status::failure(
-                        "the adaptive integrator could not meet its tolerance at t = " +
-                        timeText(t) + " (step size underflow: " + underflowCause(model, t, worst_) +
-                        ")");
-                Eigen::VectorXd yNew;
-                bool evaluated = true;
-                for (int stage = 1; stage < 7 && evaluated; ++stage) {
-                    Eigen::VectorXd yStage = y;
-                    for (int j = 0; j < stage; ++j)
-                        if (a[stage][j] != 0.0) yStage += h * a[stage][j] * k[j];
-                    if (stage == 6) yNew = yStage;
-                    Status s = f(t + c[stage] * h, yStage, state, ws, k[stage], onManifold);
-                    if (!s.ok) {
-                        // A failed evaluation inside the step (e.g. a singular intermediate
-                        // configuration): retry smaller before giving up.
-                        if (attempt > 20) return s;
-                        evaluated = false;
-                    }
-                }
-                if (!evaluated) {
-                    h_ = 0.25 * h;
-                    ++stats_.rejected;
-                    continue;
-                }
-                Eigen::VectorXd err = Eigen::VectorXd::Zero(y.size());
-                for (int j = 0; j < 7; ++j)
-                    if (e[j] != 0.0) err += h * e[j] * k[j];
-                // Only q and v steer the step; the work accumulators follow along.
-                const Eigen::Index n = flat_.nq + flat_.nv;
-                const Eigen::ArrayXd scale = atol_ + rtol_ * y.head(n).cwiseAbs().array().max(
-                                                                 yNew.head(n).cwiseAbs().array());
-                const double norm = std::sqrt((err.head(n).array() / scale).square().mean());
-                (err.head(n).array() / scale).abs().maxCoeff(&worst_);  // for the diagnosis
-                const double factor =
-                    norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
-                if (norm <= 1.0 && yNew.allFinite()) {
-                    flat_.unpack(yNew, state);
-                    state.t = (h == tEnd - t) ? tEnd : t + h;
-                    ++stats_.steps;
-                    // Keep the controller's proposal unless this step was cut short by tEnd.
-                    if (h == h_ || h < tEnd - t)
-                        h_ = h * factor;
-                    else
-                        h_ = std::max(h_, h * factor);
-                    break;
-                }
-                ++stats_.rejected;
-                h_ = h * std::min(factor, 0.5);
-            }
-            if (Status s = projectState(model, state, ws, &stats_.projectionIterations,
-                                        onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
-                !s.ok)
-                return s;
+        if (!stepWorkspaceReady_) {
+            if (Status s = prepareWorkspace(model, state, stepWs_); !s.ok) return s;
+            stepWorkspaceReady_ = true;
         }
+        // Where the run goes on from: the start of the step that holds this state, or the
+        // state itself when it is a step point (or was set from elsewhere).
+        State start = state;
+        double proposal = state.stepHint;
+        if (hasStepOrigin(state)) {
+            start.t = state.stepStart;
+            flat_.unpack(state.stepOrigin, start);
+        }
+        start.stepOrigin.resize(0);
+        if (!(proposal > 0.0)) proposal = std::min(maxStep_, 1e-3);
+
+        const double tStart = state.t;
+        const double eps = 1e-12 * std::max(1.0, std::abs(tEnd));
+        const long budgetStart = stats_.steps + stats_.rejected;
+        bool cached = step_.valid && step_.start.t == start.t &&
+                      (step_.proposal == proposal || step_.h == proposal) && sameVector(step_.y0, flat_.pack(start));
+        for (;;) {
+            if (!cached) {
+                // Steps so small that the output time is out of reach in any reasonable time:
+                // a stall, said as such (with what drives it), not a hang.
+                if (stats_.steps + stats_.rejected - budgetStart > model.settings.maxStepsPerOutput) {
+                    const double last = step_.valid ? step_.h : proposal;
+                    state = start;
+                    return Status::failure(
+                        "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
+                        std::to_string(model.settings.maxStepsPerOutput) + " steps (the last of " + timeText(last) +
+                        ") did not get from t = " + timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
+                        underflowCause(model, start.t, worst_) + ")");
+                }
+                if (Status s = takeStep(model, start, proposal); !s.ok) {
+                    state = start;  // the last good step point
+                    return s;
+                }
+            }
+            cached = false;
+            if (step_.end.t >= tEnd - eps) break;
+            start = step_.end;
+            proposal = step_.next;
+        }
+
+        // The output: the step's end where it lands on tEnd, else a point inside the step.
+        if (std::abs(step_.end.t - tEnd) <= eps) {
+            state = step_.end;
+            state.t = tEnd;
+            state.stepHint = step_.next;
+            return {};
+        }
+        const double theta = (tEnd - step_.start.t) / step_.h;
+        const double theta1 = 1.0 - theta;
+        const Eigen::VectorXd y =
+            step_.r[0] + theta * (step_.r[1] + theta1 * (step_.r[2] + theta * (step_.r[3] + theta1 * step_.r[4])));
+        flat_.unpack(y, state);
+        state.jointCoordinates = step_.start.jointCoordinates;  // unwound within one step
         state.t = tEnd;
-        return {};
+        state.stepStart = step_.start.t;
+        state.stepOrigin = step_.y0;
+        state.stepHint = step_.h;
+        return projectState(model, state, ws, &stats_.projectionIterations,
+                            step_.onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
     }
 
 private:
@@ -326,9 +305,148 @@ private:
         return "stiff or discontinuous forces?";
     }
 
+    // One accepted step from `start`: its size, its projected end, the coefficients of the
+    // interpolant over it, and the proposal for the step after it. Fills step_.
+    Status takeStep(const Model& model, const State& start, double proposal) {
+        static constexpr double c[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
+        static constexpr double a[7][6] = {
+            {},
+            {1.0 / 5},
+            {3.0 / 40, 9.0 / 40},
+            {44.0 / 45, -56.0 / 15, 32.0 / 9},
+            {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+            {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+            {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+        // Difference between the 5th- and 4th-order weights: the local error estimate.
+        static constexpr double e[7] = {35.0 / 384 - 5179.0 / 57600,
+                                        0.0,
+                                        500.0 / 1113 - 7571.0 / 16695,
+                                        125.0 / 192 - 393.0 / 640,
+                                        -2187.0 / 6784 + 92097.0 / 339200,
+                                        11.0 / 84 - 187.0 / 2100,
+                                        -1.0 / 40};
+        // Dense output weights (Hairer's CONTD5).
+        static constexpr double d[7] = {-12715105075.0 / 11282082432.0, 0.0,
+                                        87487479700.0 / 32700410799.0, -10690763975.0 / 1880347072.0,
+                                        701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+                                        69997945.0 / 29380423.0};
+        Workspace& w = stepWs_;
+        auto f = [&](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy, bool onManifold = false) {
+            return flatDerivative(model, flat_, t, y, start, w, dy, stats_, onManifold);
+        };
+        const double t = start.t;
+        step_.valid = false;
+        step_.start = start;
+        step_.y0 = flat_.pack(start);
+        step_.proposal = proposal;
+        const Eigen::VectorXd& y = step_.y0;
+        Eigen::VectorXd* k = step_.k;
+        if (Status s = f(t, y, k[0]); !s.ok) return s;
+        // Next to a singular position the stages are taken on the manifold (flatDerivative).
+        const bool onManifold = w.solver.nearSingular();
+        if (onManifold) {
+            ++stats_.projectedSteps;
+            if (Status s = f(t, y, k[0], true); !s.ok) return s;
+        }
+        // A step turns no part by more than kMaxTurn, so that joint angles are followed past
+        // ±π from one step to the next (and an output from the step it lies in).
+        double fastest = 0.0;
+        for (int b = 0; b < model.bodyCount(); ++b)
+            fastest = std::max(fastest, start.v.segment<3>(6 * b + 3).norm());
+        const double largest = std::min(maxStep_, fastest > 0.0 ? kMaxTurn / fastest : maxStep_);
+        double hTry = proposal;
+        for (int attempt = 0;; ++attempt) {
+            const double h = std::min(hTry, largest);
+            if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
+                return Status::failure("the adaptive integrator could not meet its tolerance at t = " + timeText(t) +
+                                       " (step size underflow: " + underflowCause(model, t, worst_) + ")");
+            Eigen::VectorXd yNew;
+            bool evaluated = true;
+            for (int stage = 1; stage < 7 && evaluated; ++stage) {
+                Eigen::VectorXd yStage = y;
+                for (int j = 0; j < stage; ++j)
+                    if (a[stage][j] != 0.0) yStage += h * a[stage][j] * k[j];
+                if (stage == 6) yNew = yStage;
+                Status s = f(t + c[stage] * h, yStage, k[stage], onManifold);
+                if (!s.ok) {
+                    // A failed evaluation inside the step (e.g. a singular intermediate
+                    // configuration): retry smaller before giving up.
+                    if (attempt > 20) return s;
+                    evaluated = false;
+                }
+            }
+            if (!evaluated) {
+                hTry = 0.25 * h;
+                ++stats_.rejected;
+                continue;
+            }
+            Eigen::VectorXd err = Eigen::VectorXd::Zero(y.size());
+            for (int j = 0; j < 7; ++j)
+                if (e[j] != 0.0) err += h * e[j] * k[j];
+            // Only q and v steer the step; the work accumulators follow along.
+            const Eigen::Index n = flat_.nq + flat_.nv;
+            const Eigen::ArrayXd scale =
+                atol_ + rtol_ * y.head(n).cwiseAbs().array().max(yNew.head(n).cwiseAbs().array());
+            const double norm = std::sqrt((err.head(n).array() / scale).square().mean());
+            (err.head(n).array() / scale).abs().maxCoeff(&worst_);  // for the diagnosis
+            const double factor = norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
+            if (!(norm <= 1.0 && yNew.allFinite())) {
+                ++stats_.rejected;
+                hTry = h * std::min(factor, 0.5);
+                continue;
+            }
+            ++stats_.steps;
+            step_.h = h;
+            step_.next = h * factor;
+            step_.onManifold = onManifold;
+            Eigen::VectorXd* r = step_.r;
+            r[0] = y;
+            r[1] = yNew - y;
+            r[2] = h * k[0] - r[1];
+            r[3] = r[1] - h * k[6] - r[2];
+            r[4] = Eigen::VectorXd::Zero(y.size());
+            for (int j = 0; j < 7; ++j)
+                if (d[j] != 0.0) r[4] += h * d[j] * k[j];
+            step_.end = start;
+            flat_.unpack(yNew, step_.end);
+            step_.end.t = t + h;
+            if (Status s = projectState(model, step_.end, w, &stats_.projectionIterations,
+                                        onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
+                !s.ok)
+                return s;
+            step_.valid = true;
+            return {};
+        }
+    }
+
+    // Whether the state names the step that holds it (see State::stepOrigin).
+    bool hasStepOrigin(const State& s) const {
+        return s.stepOrigin.size() == flat_.nq + flat_.nv + 2 && s.stepHint > 0.0 && s.stepStart <= s.t &&
+               s.t <= s.stepStart + s.stepHint * (1.0 + 1e-9) && s.stepOrigin.allFinite();
+    }
+
+    static bool sameVector(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+        return a.size() == b.size() && std::equal(a.data(), a.data() + a.size(), b.data());
+    }
+
+    static constexpr double kMaxTurn = 1.0;  // rad per step
     double maxStep_, rtol_, atol_;
     Flat flat_;
     Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
+    Workspace stepWs_;
+    bool stepWorkspaceReady_ = false;
+    struct Step {
+        bool valid = false;
+        State start;              // where it began (the reference for joint coordinates too)
+        Eigen::VectorXd y0;       // start, flattened
+        double proposal = 0.0;    // the size asked for
+        double h = 0.0;           // the size taken
+        double next = 0.0;        // the proposal for the step after it
+        bool onManifold = false;  // next to a singular position (stages projected)
+        State end;                // projected: the next step's start
+        Eigen::VectorXd k[7];     // stage derivatives
+        Eigen::VectorXd r[5];     // interpolant coefficients
+    } step_;
 };
 
 }  // namespace
@@ -485,7 +603,7 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings) {
     case IntegratorType::RungeKutta4:
         return std::make_unique<RungeKutta4>(settings.stepSize);
     case IntegratorType::DormandPrince45:
-        return std::make_unique<DormandPrince45>(settings.stepSize, settings.relativeTolerance,
+        return std::make_unique<DormandPrince45>(settings.maxStep, settings.relativeTolerance,
                                                  settings.absoluteTolerance);
     case IntegratorType::ImplicitEuler:
         return detail::makeImplicitEuler(settings.stepSize);

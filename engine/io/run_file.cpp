@@ -266,6 +266,12 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     RecordingOptions options;
     options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
     run.recording = std::make_unique<Recording>(*run.model, options);
+    // A run of an adaptive integrator written before frames kept their step's origin.
+    if (run.recording->layout().hasStepOrigins() &&
+        FrameLayout(*run.model, false).size() == static_cast<int>(doubles)) {
+        options.stepOrigins = false;
+        run.recording = std::make_unique<Recording>(*run.model, options);
+    }
     if (run.recording->layout().size() != static_cast<int>(doubles)) {
         error = "the run's frames do not match its scene (" + std::to_string(doubles) + " values per frame, expected " +
                 std::to_string(run.recording->layout().size()) + ")";

@@ -835,6 +835,10 @@ public:
         if (spec.contact.enabled && !(st && st->is_object() && st->contains("integrator")))
             spec.settings.integrator = IntegratorType::TimeStepping;
         if (st) settings(*st, "/settings", spec.settings);
+        // Before minor version 2, a dopri45 scene's step size was also its largest step: such
+        // a file keeps that meaning (and says so when saved again).
+        if (fileMinor_ < 2 && spec.settings.integrator == IntegratorType::DormandPrince45 && spec.settings.maxStep == 0.0)
+            spec.settings.maxStep = spec.settings.stepSize;
     }
 
     // A 32-bit collision group or mask: an integer, or a list of bit numbers 0..31.
@@ -1036,7 +1040,7 @@ public:
 
     void settings(const json& j, const std::string& at, SolverSettings& st) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"integrator", "stepSize", "relativeTolerance", "absoluteTolerance",
+        checkKeys(j, at, {"integrator", "stepSize", "outputInterval", "maxStep", "relativeTolerance", "absoluteTolerance",
                           "projectionTolerance", "maxProjectionIterations"},
                   &st.extensions);
         if (const json* i = optional(j, "integrator"))
@@ -1048,6 +1052,8 @@ public:
                                   {"timeStepping", IntegratorType::TimeStepping}},
                                  st.integrator);
         for (auto [key, target] : {std::pair{"stepSize", &st.stepSize},
+                                   std::pair{"outputInterval", &st.outputInterval},
+                                   std::pair{"maxStep", &st.maxStep},
                                    std::pair{"relativeTolerance", &st.relativeTolerance},
                                    std::pair{"absoluteTolerance", &st.absoluteTolerance},
                                    std::pair{"projectionTolerance", &st.projectionTolerance}})

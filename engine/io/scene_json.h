@@ -18,8 +18,9 @@ constexpr int kSceneFormatVersion = 1;
 // Minor versions add keys and never change what existing keys mean. A file of a newer minor
 // version than this Motus reads with its unknown keys kept as extensions (warnings, not
 // errors), and saving writes them back. 1: contact, materials, collision filters, planes,
-// joint controllers.
-constexpr int kSceneFormatMinor = 1;
+// joint controllers. 2: settings outputInterval and maxStep (a dopri45 file of an earlier
+// minor version reads its stepSize as its largest step too, as it was then).
+constexpr int kSceneFormatMinor = 2;
 
 // Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
 // quaternion, in a shape, in a part); a file nested deeper than this is refused before it is

@@ -247,6 +247,8 @@ json sceneJson(const SceneSpec& spec) {
     json settings;
     if (st.integrator != defaults.integrator) settings["integrator"] = std::string(integratorName(st.integrator));
     if (st.stepSize != defaults.stepSize) settings["stepSize"] = st.stepSize;
+    if (st.outputInterval != defaults.outputInterval) settings["outputInterval"] = st.outputInterval;
+    if (st.maxStep != defaults.maxStep) settings["maxStep"] = st.maxStep;
     if (st.relativeTolerance != defaults.relativeTolerance) settings["relativeTolerance"] = st.relativeTolerance;
     if (st.absoluteTolerance != defaults.absoluteTolerance) settings["absoluteTolerance"] = st.absoluteTolerance;
     if (st.projectionTolerance != defaults.projectionTolerance) settings["projectionTolerance"] = st.projectionTolerance;

@@ -198,17 +198,26 @@ constexpr double kMinStepSize = 1e-7;
 
 struct SolverSettings {
     IntegratorType integrator = IntegratorType::DormandPrince45;
-    double stepSize = 1e-3;            // s: the step of fixed-step integrators; the output
-                                       // interval (and largest step) of adaptive ones
-    double relativeTolerance = 1e-6;   // adaptive integrators
+    double stepSize = 1e-3;            // s: the step of fixed-step integrators
+    // s: time between outputs (recorded frames, CSV rows); 0: the step size. Fixed-step
+    // integrators need a whole number of steps per output; dopri45 steps on its own and
+    // interpolates (dense output), so output density never changes a solution.
+    double outputInterval = 0.0;
+    double maxStep = 0.0;              // s: dopri45's largest step; 0: no limit
+    double relativeTolerance = 1e-6;   // dopri45: local error per step
     double absoluteTolerance = 1e-8;
-    double projectionTolerance = 1e-10;  // m (and rad): position constraint residual
+    // m and rad: after every step each joint's point gap (Euclidean) and angular error are
+    // below this
+    double projectionTolerance = 1e-10;
     int maxProjectionIterations = 8;
     // dopri45: steps (accepted or rejected) allowed to reach one output time before the run
     // stops as stalled (steps of 1e-13 s would otherwise look like a hang). A run-time limit,
     // not stored in scene files.
     long maxStepsPerOutput = 50000;
     std::string extensions;
+
+    // The time between outputs actually used: outputInterval, else the step size.
+    double outputSpacing() const { return outputInterval > 0.0 ? outputInterval : stepSize; }
 };
 
 // Contact (docs/contact.md). With contact enabled, parts with geometry touch each other and

@@ -14,7 +14,7 @@ namespace engine {
 //   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
 //   |F|, |T|) |
 //   driver efforts | kinetic, gravitational, elastic | constraint error
-FrameLayout::FrameLayout(const Model& model)
+FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
       nc_(0),
@@ -98,6 +98,12 @@ FrameLayout::FrameLayout(const Model& model)
             size_ += 2;
         }
     }
+    // An adaptive integrator's output lies inside a step: the step's start (t, then q, v and
+    // the work accumulators), so a run resumed here goes on exactly (State::stepOrigin).
+    if (stepOrigins && model.settings.integrator == IntegratorType::DormandPrince45) {
+        originOffset_ = size_;
+        size_ += 2 + nq_ + nv_ + 2;  // whether the frame names a step, its start time, its origin
+    }
 }
 
 int FrameLayout::findChannel(const std::string& name) const {
@@ -107,6 +113,14 @@ int FrameLayout::findChannel(const std::string& name) const {
 }
 
 void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
+    if (originOffset_ >= 0) {
+        const int n = nq_ + nv_ + 2;
+        double* origin = row + originOffset_;
+        const bool named = s.stepOrigin.size() == n;
+        origin[0] = named ? 1.0 : 0.0;
+        origin[1] = named ? s.stepStart : 0.0;
+        for (int k = 0; k < n; ++k) origin[2 + k] = named ? s.stepOrigin(k) : 0.0;
+    }
     double* p = row;
     *p++ = s.t;
     p = std::copy(s.q.data(), s.q.data() + nq_, p);
@@ -169,6 +183,11 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
 }
 
 void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
+    s.stepOrigin.resize(0);
+    if (originOffset_ >= 0 && row[originOffset_] == 1.0) {
+        s.stepStart = row[originOffset_ + 1];
+        s.stepOrigin = Eigen::Map<const Eigen::VectorXd>(row + originOffset_ + 2, nq_ + nv_ + 2);
+    }
     const double* p = row;
     s.t = *p++;
     s.q = Eigen::Map<const Eigen::VectorXd>(p, nq_);
@@ -216,7 +235,7 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
 }
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model), options_(options), recordEvery_(std::max(1, options.recordEvery)) {
+    : layout_(model, options.stepOrigins), options_(options), recordEvery_(std::max(1, options.recordEvery)) {
     const std::size_t rowBytes = static_cast<std::size_t>(std::max(1, layout_.size())) * sizeof(double);
     while (chunkFrames_ > 1 && chunkFrames_ * rowBytes > options_.maxBytes / 16) chunkFrames_ /= 2;
 }

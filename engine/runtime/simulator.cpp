@@ -235,7 +235,7 @@ bool Simulator::waitUntilIdle(std::chrono::milliseconds timeout) const {
     return idle_.wait_for(lock, timeout, [this] { return !busy_; });
 }
 
-double Simulator::outputInterval() const { return model_->settings.stepSize; }
+double Simulator::outputInterval() const { return model_->settings.outputSpacing(); }
 
 void Simulator::fail(const std::string& message) {
     // Pause at the last good frame: the recording is untouched, the engine state goes back to it.

@@ -20,6 +20,13 @@ struct State {
     double driverWork = 0.0;      // ∫ driver power dt
     double dissipatedEnergy = 0.0;  // ∫ damper power dt (≥ 0)
     double stepHint = 0.0;          // adaptive integrators' next step size [s] (0: choose)
+    // Adaptive integrators (dopri45) take their own steps and interpolate to the output times.
+    // A state between two steps names the step that holds it: it began at stepStart from
+    // stepOrigin (q, v, driverWork, dissipatedEnergy) with size stepHint, and a run resumed
+    // from this state takes that step again, then exactly the steps the original run took.
+    // Empty when the state is a step point itself (or was set from elsewhere).
+    double stepStart = 0.0;
+    Eigen::VectorXd stepOrigin;
     // Last value of every joint coordinate (flattened over joints), so angles are reported
     // continuously past ±π.
     Eigen::VectorXd jointCoordinates;

@@ -862,6 +862,10 @@ void PropertiesPanel::defineFields() {
         };
         setting(tr("Step size"), QStringLiteral("s"), QStringLiteral("settings.stepSize"),
                 &engine::SolverSettings::stepSize);
+        setting(tr("Output interval (0: step size)"), QStringLiteral("s"), QStringLiteral("settings.outputInterval"),
+                &engine::SolverSettings::outputInterval);
+        setting(tr("Largest step (0: none)"), QStringLiteral("s"), QStringLiteral("settings.maxStep"),
+                &engine::SolverSettings::maxStep);
         setting(tr("Relative tolerance"), QString(), QStringLiteral("settings.relativeTolerance"),
                 &engine::SolverSettings::relativeTolerance);
         setting(tr("Absolute tolerance"), QString(), QStringLiteral("settings.absoluteTolerance"),

@@ -64,6 +64,55 @@ TEST(SceneJson, ReadsEveryFieldOfAValidScene) {
     EXPECT_NE(s.joints[0].id, link.markers[0].id);
 }
 
+// Minor versions never change what a key means: before minor version 2 a dopri45 scene's step
+// size was also its largest step, and such a file keeps that (and writes it out as maxStep).
+TEST(SceneJson, AnOlderDopriSceneKeepsItsStepAsItsLargestStep) {
+    auto settingsOf = [](const std::string& text) {
+        const SceneLoadResult r = parseScene(text);
+        EXPECT_TRUE(r.scene) << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
+        return r.scene ? r.scene->settings : SolverSettings{};
+    };
+    const std::string head = R"({"format": "motus-scene", "version": 1, )";
+    const std::string parts = R"("parts": [{"name": "ground", "ground": true}]})";
+    const SolverSettings old = settingsOf(head + R"("settings": {"stepSize": 0.005}, )" + parts);
+    EXPECT_EQ(old.maxStep, 0.005);
+    EXPECT_EQ(old.outputSpacing(), 0.005);
+    const SolverSettings oldDefault = settingsOf(head + R"("minorVersion": 1, )" + parts);
+    EXPECT_EQ(oldDefault.maxStep, 1e-3);
+    const SolverSettings oldRk4 = settingsOf(head + R"("settings": {"integrator": "rk4", "stepSize": 0.005}, )" + parts);
+    EXPECT_EQ(oldRk4.maxStep, 0.0);
+    const SolverSettings current = settingsOf(
+        head + R"("minorVersion": 2, "settings": {"stepSize": 0.005, "outputInterval": 0.02}, )" + parts);
+    EXPECT_EQ(current.maxStep, 0.0);
+    EXPECT_EQ(current.outputSpacing(), 0.02);
+    // Saved again, the older file says what it meant.
+    SceneSpec spec;
+    spec.settings = old;
+    spec.parts.push_back(Part{});
+    const std::string written = sceneToJson(spec);
+    EXPECT_NE(written.find("\"maxStep\": 0.005"), std::string::npos) << written;
+    EXPECT_NE(written.find("\"minorVersion\": 2"), std::string::npos);
+}
+
+// A fixed-step run lands on every output time: an interval between steps is refused.
+TEST(SceneJson, AnOutputIntervalOfFixedStepsIsAWholeNumberOfSteps) {
+    const std::string head = R"({"format": "motus-scene", "version": 1, "minorVersion": 2, )";
+    const std::string parts = R"("parts": [{"name": "ground", "ground": true}]})";
+    const SceneLoadResult r = parseScene(
+        head + R"("settings": {"integrator": "rk4", "stepSize": 0.002, "outputInterval": 0.005}, )" + parts);
+    ASSERT_FALSE(r.scene);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].where, "/settings/outputInterval");
+    EXPECT_NE(r.diagnostics[0].message.find("not a whole number of steps of 0.002 s"), std::string::npos)
+        << r.diagnostics[0].message;
+    const SceneLoadResult ok = parseScene(
+        head + R"("settings": {"integrator": "rk4", "stepSize": 0.002, "outputInterval": 0.01}, )" + parts);
+    EXPECT_TRUE(ok.diagnostics.empty());
+    const SceneLoadResult dopri = parseScene(
+        head + R"("settings": {"stepSize": 0.002, "outputInterval": 0.005}, )" + parts);
+    EXPECT_TRUE(dopri.diagnostics.empty()) << "dopri45 interpolates to any output time";
+}
+
 TEST(SceneJson, OrientationFormsAgree) {
     // The same rotation written three ways: 90 degrees about z.
     auto partWith = [](const std::string& orientation) {
