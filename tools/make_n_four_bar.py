@@ -54,6 +54,7 @@ for i in range(n):
 scene = {
     "format": "motus-scene",
     "version": 1,
+    "minorVersion": 2,
     "name": f"N four-bar (IFToMM A02, N = {n})",
     "description": (f"IFToMM multibody benchmark A02 with N = {n}: {2 * n + 1} uniform rods of 1 m and 1 kg, "
                     "cranks pinned to the ground 1 m apart, couplers between their tips. Released with the cranks "

@@ -225,21 +225,28 @@ public:
 
         const double tStart = state.t;
         const double eps = 1e-12 * std::max(1.0, std::abs(tEnd));
-        const long budgetStart = stats_.steps + stats_.rejected;
+        long windowSteps = stats_.steps + stats_.rejected;
+        double windowStart = start.t;
         bool cached = step_.valid && step_.start.t == start.t &&
                       (step_.proposal == proposal || step_.h == proposal) && sameVector(step_.y0, flat_.pack(start));
         for (;;) {
             if (!cached) {
-                // Steps so small that the output time is out of reach in any reasonable time:
-                // a stall, said as such (with what drives it), not a hang.
-                if (stats_.steps + stats_.rejected - budgetStart > model.settings.maxStepsPerOutput) {
-                    const double last = step_.valid ? step_.h : proposal;
-                    state = start;
-                    return Status::failure(
-                        "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
-                        std::to_string(model.settings.maxStepsPerOutput) + " steps (the last of " + timeText(last) +
-                        ") did not get from t = " + timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
-                        underflowCause(model, start.t, worst_) + ")");
+                // Steps so small that the run cannot go on in any reasonable time: a stall,
+                // said as such (with what drives it), not a hang.
+                const long window = model.settings.stallSteps;
+                if (stats_.steps + stats_.rejected - windowSteps > window) {
+                    if (start.t - windowStart < static_cast<double>(window) * kMinStepSize) {
+                        const double last = step_.valid ? step_.h : proposal;
+                        state = start;
+                        return Status::failure(
+                            "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
+                            std::to_string(window) + " steps (the last of " + timeText(last) +
+                            ") advanced the run by " + timeText(start.t - windowStart) + " on the way from t = " +
+                            timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
+                            underflowCause(model, start.t, worst_) + ")");
+                    }
+                    windowSteps = stats_.steps + stats_.rejected;
+                    windowStart = start.t;
                 }
                 if (Status s = takeStep(model, start, proposal); !s.ok) {
                     state = start;  // the last good step point

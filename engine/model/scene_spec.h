@@ -204,16 +204,20 @@ struct SolverSettings {
     // interpolates (dense output), so output density never changes a solution.
     double outputInterval = 0.0;
     double maxStep = 0.0;              // s: dopri45's largest step; 0: no limit
-    double relativeTolerance = 1e-6;   // dopri45: local error per step
-    double absoluteTolerance = 1e-8;
+    // dopri45: local error per step, relative to each position and velocity and absolute.
+    // Tight by default, at the level the joints are held to: a non-symplectic method's phase
+    // error grows with every period, and a pendulum run for 2000 s (1000 periods) stays
+    // within 0.11 mm of the exact motion only so (1.2 mm at 1e-9, 14 mm at 1e-8).
+    double relativeTolerance = 1e-10;
+    double absoluteTolerance = 1e-12;
     // m and rad: after every step each joint's point gap (Euclidean) and angular error are
     // below this
     double projectionTolerance = 1e-10;
     int maxProjectionIterations = 8;
-    // dopri45: steps (accepted or rejected) allowed to reach one output time before the run
-    // stops as stalled (steps of 1e-13 s would otherwise look like a hang). A run-time limit,
-    // not stored in scene files.
-    long maxStepsPerOutput = 50000;
+    // dopri45: a run whose last stallSteps steps (accepted or rejected) advanced it by less
+    // than stallSteps × kMinStepSize stops as stalled (steps of 1e-13 s would otherwise look
+    // like a hang). A run-time limit, not stored in scene files.
+    long stallSteps = 50000;
     std::string extensions;
 
     // The time between outputs actually used: outputInterval, else the step size.

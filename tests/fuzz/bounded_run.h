@@ -49,7 +49,7 @@ inline void boundSettings(engine::SceneSpec& spec) {
     engine::SolverSettings& st = spec.settings;
     if (!(st.stepSize <= kMaxStepSize)) st.stepSize = kMaxStepSize;
     st.maxProjectionIterations = std::min(st.maxProjectionIterations, kMaxProjectionIterations);
-    st.maxStepsPerOutput = kMaxAdaptiveStepsPerOutput;
+    st.stallSteps = kMaxAdaptiveStepsPerOutput;
     engine::ContactSettings& ct = spec.contact;
     ct.iterations = std::min(ct.iterations, kMaxContactSweeps);
     ct.coneFacets = std::min(ct.coneFacets, kMaxConeFacets);

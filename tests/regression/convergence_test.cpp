@@ -29,6 +29,7 @@ std::shared_ptr<const Model> sceneWith(const std::string& file, IntegratorType i
     SceneSpec spec = *r.scene;
     spec.settings.integrator = integrator;
     spec.settings.stepSize = h;
+    spec.settings.outputInterval = 0.0;  // outputs at every step (the runs here ask for T only)
     return test::compiled(spec);
 }
 

@@ -469,11 +469,12 @@ TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunB
 }
 
 // An adaptive run whose steps come down to 1e-9 s would look like a hang: it stops as stalled,
-// naming the spring that holds it back, after at most maxStepsPerOutput steps.
+// naming the spring that holds it back, once stallSteps steps in a row have averaged less
+// than 1e-7 s.
 TEST(ForwardDynamicsFaults, AnAdaptiveRunThatWouldCrawlStopsAsStalledNamingTheSpring) {
     auto loaded = sliderOnSpring(IntegratorType::DormandPrince45, 0.005, 0.001, 1e14);
     ASSERT_TRUE(loaded.scene);
-    loaded.scene->settings.maxStepsPerOutput = 2000;
+    loaded.scene->settings.stallSteps = 2000;
     const CompileResult result = compile(*loaded.scene);
     ASSERT_TRUE(result.model);
     EXPECT_TRUE(result.diagnostics.empty());  // dopri45 has no stability limit to warn of
