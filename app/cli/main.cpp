@@ -158,6 +158,13 @@ int runSimulate(const SimulateOptions& options) {
         printError(what.str(), "command line: --dt");
         return kExitUsage;
     }
+    if (options.maxStep > 0.0 && options.maxStep < engine::kMinStepSize) {
+        std::ostringstream what;
+        what << "--max-step " << options.maxStep << " s is below " << engine::kMinStepSize
+             << " s: a run could not advance in any reasonable time";
+        printError(what.str(), "command line: --max-step");
+        return kExitUsage;
+    }
     if (options.dt > 0.0) spec.settings.stepSize = options.dt;
     if (options.outputDt > 0.0) spec.settings.outputInterval = options.outputDt;
     if (options.maxStep > 0.0) spec.settings.maxStep = options.maxStep;
@@ -176,14 +183,8 @@ int runSimulate(const SimulateOptions& options) {
     // Fixed steps land on every output time: an output interval between steps is refused
     // here, in the command line's terms, rather than as the scene's setting.
     if (options.outputDt > 0.0 || options.dt > 0.0) {
-        const engine::SolverSettings& st = spec.settings;
-        const double steps = st.outputSpacing() / st.stepSize;
-        if (st.integrator != engine::IntegratorType::DormandPrince45 &&
-            (steps < 0.5 || std::abs(steps - std::round(steps)) > 1e-9 * steps)) {
-            std::ostringstream what;
-            what << "output interval " << st.outputSpacing() << " s is not a whole number of steps of " << st.stepSize
-                 << " s (" << engine::integratorName(st.integrator) << " takes fixed steps and lands on every output time)";
-            printError(what.str(), options.outputDt > 0.0 ? "command line: --output-dt" : "command line: --dt");
+        if (const std::string problem = engine::outputSpacingProblem(spec.settings); !problem.empty()) {
+            printError(problem, options.outputDt > 0.0 ? "command line: --output-dt" : "command line: --dt");
             return kExitUsage;
         }
     }
@@ -458,6 +459,24 @@ int runInfo(const std::string& path) {
 
 }  // namespace
 
+// Option checks that say what is wrong in words (CLI11's own print the whole range of a double).
+const CLI::Validator kPositive(
+    [](const std::string& text) {
+        double v = 0.0;
+        return CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v > 0.0
+                   ? std::string()
+                   : "must be a positive number, got '" + text + "'";
+    },
+    "POSITIVE");
+const CLI::Validator kNonNegative(
+    [](const std::string& text) {
+        double v = 0.0;
+        return CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v >= 0.0
+                   ? std::string()
+                   : "must be zero or a positive number, got '" + text + "'";
+    },
+    "NON-NEGATIVE");
+
 int main(int argc, char** argv) {
     CLI::App app{"Motus: rigid multibody mechanism simulator (headless).", "motus-cli"};
     app.set_version_flag("--version", "motus-cli " + std::string(engine::versionString()));
@@ -475,31 +494,31 @@ int main(int argc, char** argv) {
     CLI::App* simulate = app.add_subcommand(
         "simulate", "Run forward dynamics and write the results as CSV (stdout or --out).");
     simulate->add_option("scene", sim.scene, "Scene file (.json)")->required();
-    simulate->add_option("--duration", sim.duration, "Simulated time [s]")->required()->check(CLI::PositiveNumber);
+    simulate->add_option("--duration", sim.duration, "Simulated time [s]")->required()->check(kPositive);
     simulate->add_option("--dt", sim.dt,
                          "Step size [s] of the fixed-step integrators (rk4, symplecticEuler, implicitEuler, "
                          "timeStepping); also the output interval unless --output-dt or the scene sets one; "
                          "default: the scene's")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     simulate->add_option("--output-dt", sim.outputDt,
                          "Time between output rows [s]; fixed-step integrators need a whole number of steps; "
                          "dopri45 interpolates, so its solution does not depend on it (default: the scene's)")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     simulate->add_option("--max-step", sim.maxStep, "Largest step of dopri45 [s] (default: the scene's; none)")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     simulate->add_option("--rtol", sim.rtol, "Relative tolerance of dopri45 per step (default: the scene's)")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     simulate->add_option("--atol", sim.atol, "Absolute tolerance of dopri45 per step (default: the scene's)")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     simulate->add_option("--projection-tolerance", sim.projectionTolerance,
                          "Largest joint gap [m] and angular error [rad] after every step (default: the scene's)")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
-    simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")->check(CLI::PositiveNumber);
+    simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")->check(kPositive);
     simulate->add_option("--max-wall-time", sim.maxWallTime,
                          "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
-        ->check(CLI::NonNegativeNumber);
+        ->check(kNonNegative);
     simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file, frame by frame as it runs");
 
     std::string formatPath, formatOut;

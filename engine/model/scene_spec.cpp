@@ -230,6 +230,16 @@ std::string_view frictionModelName(FrictionModel model) {
     return model == FrictionModel::Cone ? "cone" : "box";
 }
 
+std::string outputSpacingProblem(const SolverSettings& st) {
+    const double steps = st.outputSpacing() / st.stepSize;
+    if (st.integrator == IntegratorType::DormandPrince45 || !std::isfinite(steps) ||
+        (steps >= 0.5 && std::abs(steps - std::round(steps)) <= 1e-9 * steps))
+        return "";
+    return "output interval " + formatNumber(st.outputSpacing()) + " s is not a whole number of steps of " +
+           formatNumber(st.stepSize) + " s (" + std::string(integratorName(st.integrator)) +
+           " takes fixed steps and lands on every output time)";
+}
+
 std::string_view integratorName(IntegratorType type) {
     return nameIn(kIntegratorNames, type);
 }
@@ -510,17 +520,16 @@ Diagnostics validate(const SceneSpec& spec) {
         if (st.outputInterval > 0.0 && st.outputInterval < kMinStepSize)
             check.error("/settings/outputInterval", "output interval " + formatNumber(st.outputInterval) +
                                                         " s is below 1e-7 s: a run could not advance in any reasonable time");
-        // Fixed steps land on every output time: an output between two steps would shorten a
-        // step, and the answer would depend on how often it is written.
-        const double steps = st.outputInterval / st.stepSize;
-        if (st.integrator != IntegratorType::DormandPrince45 && st.outputInterval > 0.0 && st.stepSize > 0.0 &&
-            std::isfinite(steps) && (steps < 0.5 || std::abs(steps - std::round(steps)) > 1e-9 * steps))
-            check.error("/settings/outputInterval",
-                        "output interval " + formatNumber(st.outputInterval) + " s is not a whole number of steps of " +
-                            formatNumber(st.stepSize) + " s (" + std::string(integratorName(st.integrator)) +
-                            " takes fixed steps and lands on every output time)");
+        if (st.outputInterval > 0.0 && st.stepSize > 0.0)
+            if (std::string problem = outputSpacingProblem(st); !problem.empty())
+                check.error("/settings/outputInterval", problem);
     }
-    if (st.maxStep != 0.0) check.positive("/settings/maxStep", st.maxStep, "largest step (s)");
+    if (st.maxStep != 0.0) {
+        check.positive("/settings/maxStep", st.maxStep, "largest step (s)");
+        if (st.maxStep > 0.0 && st.maxStep < kMinStepSize)
+            check.error("/settings/maxStep", "largest step " + formatNumber(st.maxStep) +
+                                                 " s is below 1e-7 s: a run could not advance in any reasonable time");
+    }
     check.positive("/settings/relativeTolerance", st.relativeTolerance, "relative tolerance");
     check.positive("/settings/absoluteTolerance", st.absoluteTolerance, "absolute tolerance");
     check.positive("/settings/projectionTolerance", st.projectionTolerance, "projection tolerance");

@@ -224,6 +224,11 @@ struct SolverSettings {
     double outputSpacing() const { return outputInterval > 0.0 ? outputInterval : stepSize; }
 };
 
+// Why a fixed-step integrator cannot write outputs at this spacing (it is not a whole number of
+// steps: an output between two steps would shorten a step, and the answer would depend on how
+// often it is written), or empty when it can (and always for dopri45, which interpolates).
+std::string outputSpacingProblem(const SolverSettings& settings);
+
 // Contact (docs/contact.md). With contact enabled, parts with geometry touch each other and
 // the ground, and the run uses the velocity-level time-stepping integrator, which solves
 // joints, contact and friction together in one mixed LCP per step.

@@ -113,6 +113,18 @@ TEST(SceneJson, AnOutputIntervalOfFixedStepsIsAWholeNumberOfSteps) {
     EXPECT_TRUE(dopri.diagnostics.empty()) << "dopri45 interpolates to any output time";
 }
 
+// A largest step or output interval too small to get anywhere is refused, named.
+TEST(SceneJson, ALargestStepTooSmallToAdvanceIsRefused) {
+    const SceneLoadResult r = parseScene(
+        R"({"format": "motus-scene", "version": 1, "minorVersion": 2, "settings": {"maxStep": 1e-300, "outputInterval": 1e-12},
+            "parts": [{"name": "ground", "ground": true}]})");
+    ASSERT_FALSE(r.scene);
+    ASSERT_EQ(r.diagnostics.size(), 2u);
+    EXPECT_EQ(r.diagnostics[0].where, "/settings/outputInterval");
+    EXPECT_EQ(r.diagnostics[1].where, "/settings/maxStep");
+    EXPECT_NE(r.diagnostics[1].message.find("below 1e-7 s"), std::string::npos) << r.diagnostics[1].message;
+}
+
 TEST(SceneJson, OrientationFormsAgree) {
     // The same rotation written three ways: 90 degrees about z.
     auto partWith = [](const std::string& orientation) {
