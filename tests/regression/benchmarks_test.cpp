@@ -4,6 +4,8 @@
 // laws. Sources and derivations: docs/benchmarks.md.
 
 #include <cmath>
+#include <cstdio>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -206,6 +208,162 @@ TEST(Benchmarks, BricardA04MovesThroughItsRedundancy) {
         EXPECT_NEAR(totalEnergy(sim), e0, 1e-7) << "t = " << sample.t;
     }
     RecordProperty("P3_error_m", std::to_string(worst));
+}
+
+// A planar body's turn about z since t = 0, followed through the outputs (unwrapped).
+struct TurnTracker {
+    std::vector<double> turn;
+    void update(const State& state) {
+        const int n = static_cast<int>(state.q.size() / 7);
+        turn.resize(static_cast<std::size_t>(n), 0.0);
+        for (int b = 0; b < n; ++b) {
+            const Quat R = bodyOrientation(state.q, b);
+            const double wrapped = 2.0 * std::atan2(R.z(), R.w());
+            double& t = turn[static_cast<std::size_t>(b)];
+            t += std::remainder(wrapped - t, 2.0 * kPi);
+        }
+    }
+};
+
+// IFToMM A03, Andrews' squeezing mechanism, with the data and the reference solution of the
+// Hairer–Wanner test set (problem 'andrews', PSIDE at rtol = atol = 1e-14): the seven
+// coordinates β, Θ, γ, Φ, δ, Ω, ε at 0.03 s and their rates. Every part of the scene starts
+// with the world's axes, so a part's turn since t = 0 gives its absolute angle: β = β0 + turn
+// of OF, Θ = turn of FE − turn of OF, γ = γ0 + turn of BDE, Φ = Φ0 + turn of GE − turn of AG,
+// δ = δ0 + turn of AG, Ω = Ω0 + turn of HE − turn of AH, ε = ε0 + turn of AH. No gravity and
+// no damping: the energy grows by the torque's work, 0.033 (β − β0).
+TEST(Benchmarks, AndrewsSqueezerA03MatchesTheTestSetSolution) {
+    const auto model = benchmark("andrews_squeezer.json");
+    ASSERT_TRUE(model);
+    const char* names[] = {"OF", "FE", "BDE", "GE", "AG", "HE", "AH"};
+    int body[7];
+    for (int k = 0; k < 7; ++k) body[k] = bodyIndex(*model, names[k]);
+    const double q0[7] = {-0.0617138900142764496, 0.0, 0.455279819163070380, 0.222668390165885885,
+                          0.487364979543842550, -0.222668390165885885, 1.23054744454982119};
+    const double qRef[7] = {15.81077119629904,  -15.75637105984298, 0.04082224013073101, -0.5347301163226948,
+                            0.5244099658805304, 0.5347301163226948, 1.048080741042263};
+    const double vRef[7] = {1139.920302151208,  -1424.379294994111, 11.03291221937134, 19.29337464421385,
+                            0.5735699284790808, -19.29337464421385, 0.3231791658026955};
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    const double e0 = totalEnergy(sim);
+    EXPECT_NEAR(e0, 1.43579639916167, 1e-11) << "the spring's energy at the start";
+    TurnTracker turns;
+    turns.update(sim.state());
+    double worstBalance = 0.0;
+    for (int n = 1; n <= 300; ++n) {  // every 0.1 ms: no part turns by π between outputs
+        const Status s = sim.advance(1e-4 * n);
+        ASSERT_TRUE(s.ok) << s.message;
+        turns.update(sim.state());
+        const double beta = q0[0] + turns.turn[static_cast<std::size_t>(body[0])];
+        worstBalance = std::max(worstBalance, std::abs(totalEnergy(sim) - e0 - 0.033 * (beta - q0[0])));
+    }
+    auto turn = [&](int k) { return turns.turn[static_cast<std::size_t>(body[k])]; };
+    auto rate = [&](int k) { return sim.state().v(6 * body[k] + 5); };  // planar: body z is world z
+    const double q[7] = {q0[0] + turn(0), turn(1) - turn(0),           q0[2] + turn(2), q0[3] + turn(3) - turn(4),
+                         q0[4] + turn(4), q0[5] + turn(5) - turn(6), q0[6] + turn(6)};
+    const double v[7] = {rate(0), rate(1) - rate(0), rate(2), rate(3) - rate(4), rate(4), rate(5) - rate(6), rate(6)};
+    double worstQ = 0.0, worstV = 0.0;
+    for (int k = 0; k < 7; ++k) {
+        worstQ = std::max(worstQ, std::abs(q[k] - qRef[k]));
+        worstV = std::max(worstV, std::abs(v[k] - vRef[k]) / (1.0 + std::abs(vRef[k])));
+        EXPECT_NEAR(q[k], qRef[k], 1e-7) << "rad, coordinate " << k + 1;
+    }
+    std::printf("Andrews: worst angle error %.3g rad, worst rate error %.3g (relative), energy balance %.3g J\n",
+                worstQ, worstV, worstBalance);
+    EXPECT_LT(worstV, 1e-6);
+    EXPECT_LT(worstBalance, 1e-8) << "J";
+    RecordProperty("angle_error_rad", std::to_string(worstQ));
+}
+
+// The angular momentum of all parts about the world z axis.
+double momentumZ(const Model& model, const State& state) {
+    double Lz = 0.0;
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        const Vec3 c = bodyPosition(state.q, b);
+        const Vec3 v = state.v.segment<3>(6 * b);
+        const Vec3 w = state.v.segment<3>(6 * b + 3);
+        Lz += body.mass * c.cross(v).z() + (bodyOrientation(state.q, b) * Vec3(body.inertia.cwiseProduct(w))).z();
+    }
+    return Lz;
+}
+
+// IFToMM A05, the stiff flyball governor (stiff: the dampers' time constant is about 0.1 ms).
+// The shaft is free and gravity lies along it, so the angular momentum about the shaft is
+// conserved, 53.8689987 kg m²/s (I_z = 8.573517416 kg m² at 2π rad/s); the energy never rises,
+// and what it loses is the dampers' work; the two sides stay mirror images.
+TEST(Benchmarks, FlyballGovernorA05ConservesItsMomentumAndLosesEnergyOnlyToItsDampers) {
+    const auto model = benchmark("flyball_governor.json");
+    ASSERT_TRUE(model);
+    const int slider = bodyIndex(*model, "slider"), rodA = bodyIndex(*model, "rodA"), rodB = bodyIndex(*model, "rodB");
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    const double e0 = totalEnergy(sim), L0 = momentumZ(*model, sim.state());
+    EXPECT_NEAR(e0, 238.8854504, 1e-6);
+    EXPECT_NEAR(L0, 53.8689987, 1e-6);
+    double previous = e0, worstRise = 0.0, worstBalance = 0.0, worstL = 0.0, worstMirror = 0.0;
+    double sMin = 1.0, sMax = 0.0;
+    for (int n = 1; n <= 1000; ++n) {
+        const Status s = sim.advance(0.01 * n);
+        ASSERT_TRUE(s.ok) << s.message;
+        Outputs out;
+        ASSERT_TRUE(sim.outputs(out).ok);
+        const double e = out.energies.total();
+        worstRise = std::max(worstRise, e - previous);
+        worstBalance = std::max(worstBalance, std::abs(e + out.energies.dissipated - e0));
+        previous = e;
+        worstL = std::max(worstL, std::abs(momentumZ(*model, sim.state()) - L0));
+        // Mirror images through the shaft's axis: rod B's centre of mass is rod A's turned by π
+        // about the shaft (their height the same, their horizontal offsets opposite).
+        const Vec3 a = bodyPosition(sim.state().q, rodA), b = bodyPosition(sim.state().q, rodB);
+        worstMirror = std::max(worstMirror, (a + b - Vec3(0, 0, a.z() + b.z())).norm() + std::abs(a.z() - b.z()));
+        const double height = bodyPosition(sim.state().q, slider).z();
+        sMin = std::min(sMin, height), sMax = std::max(sMax, height);
+    }
+    std::printf("Flyball: |dLz| %.3g, energy rise %.3g J, balance %.3g J, mirror %.3g m, s in [%.4f, %.4f]\n", worstL,
+                worstRise, worstBalance, worstMirror, sMin, sMax);
+    EXPECT_LT(worstL, 1e-7) << "kg m^2/s";
+    EXPECT_LT(worstRise, 1e-8) << "J";
+    EXPECT_LT(worstBalance, 1e-6) << "J";
+    EXPECT_LT(worstMirror, 1e-8) << "m";
+    EXPECT_GT(previous, e0 - 0.1) << "the dampers take little: the springs hardly stretch";
+    EXPECT_LT(previous, e0 - 1e-4) << "but they take something";
+}
+
+// The IFToMM spatial slider-crank (Haug's): crank, conrod on a ball joint and a universal
+// joint, slider on x; one degree of freedom, the crank angle θ. Exact motion by quadrature of
+// the energy, t(θ) = ∫ √(M(θ) / (2 (E − V(θ)))) dθ (docs/benchmarks.md): the crank turns once
+// in 0.57889743960071 s; x_C at the tabulated times below.
+TEST(Benchmarks, SpatialSliderCrankFollowsItsOneDegreeOfFreedomReduction) {
+    const auto model = benchmark("spatial_slider_crank.json");
+    ASSERT_TRUE(model);
+    const int slider = bodyIndex(*model, "slider");
+    struct Sample {
+        double t, x, vx;
+    };
+    const Sample table[] = {{0.1, 0.22678718855292, 0.305277006935},
+                            {0.5, 0.1849526297778, -0.00456029063252},
+                            {1.0, 0.21172166139344, -0.503491864925},
+                            {2.0, 0.28908519706714, 0.216539423453},
+                            {5.0, 0.24071957372962, -0.595984412045}};
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    const double e0 = totalEnergy(sim);
+    EXPECT_NEAR(e0, 0.76643568, 1e-8);
+    double worst = 0.0;
+    for (const Sample& sample : table) {
+        const Status s = sim.advance(sample.t);
+        ASSERT_TRUE(s.ok) << s.message;
+        const Vec3 C = bodyPosition(sim.state().q, slider);
+        const double vx = sim.state().v(6 * slider);
+        worst = std::max(worst, std::abs(C.x() - sample.x));
+        EXPECT_NEAR(C.x(), sample.x, 1e-8) << "t = " << sample.t;
+        EXPECT_NEAR(vx, sample.vx, 1e-7) << "t = " << sample.t;
+        EXPECT_NEAR(totalEnergy(sim), e0, 1e-9) << "t = " << sample.t;
+    }
+    std::printf("Slider-crank: worst x_C error %.3g m\n", worst);
+    RecordProperty("x_C_error_m", std::to_string(worst));
 }
 
 }  // namespace
