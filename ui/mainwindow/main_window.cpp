@@ -1,5 +1,9 @@
 #include "ui/mainwindow/main_window.h"
 
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -23,7 +27,10 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QDesktopServices>
 #include <QMessageBox>
+#include <QSet>
+#include <QUrl>
 #include <QSettings>
 #include <QStandardItemModel>
 #include <QStatusBar>
@@ -62,6 +69,7 @@ namespace {
 constexpr int kMaxRecentFiles = 8;
 constexpr int kMessageEntityRole = Qt::UserRole + 1;  // the entity a message names
 constexpr int kMessageError = 0, kMessageWarning = 1, kMessageInfo = 2;
+constexpr int kMessageResult = 3;  // an analysis result: information the user waits for
 
 QString toQString(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
@@ -228,6 +236,7 @@ void MainWindow::createDocks() {
     messageDock->raise();
 
     connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::treeSelectionChanged);
+    connect(tree_, &QTreeView::expanded, this, [this] { fitNameColumn(tree_->header()->sectionSize(0)); });
     // Renaming in place: the new name goes through validation and the undo stack, after the
     // tree's own edit has finished (the tree is rebuilt by the edit).
     connect(treeModel_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
@@ -377,6 +386,25 @@ void MainWindow::createActions() {
     analysis->addAction(tr("&Assemble"), this, [this] { startAnalysis(Analysis::Assemble); });
     analysis->addSeparator();
     analysis->addAction(tr("&Cancel Analysis"), this, &MainWindow::cancelAnalysis);
+    // Frame by frame through the recording: the arrow keys in the 3D view and the timeline
+    // (in the tree and the fields they keep their usual meaning); Shift steps ten frames.
+    simulate->addSeparator();
+    const std::tuple<QString, QKeySequence, int> frameSteps[] = {
+        {tr("Previous Frame"), QKeySequence(Qt::Key_Left), -1},
+        {tr("Next Frame"), QKeySequence(Qt::Key_Right), 1},
+        {tr("Ten Frames Back"), QKeySequence(Qt::SHIFT | Qt::Key_Left), -10},
+        {tr("Ten Frames On"), QKeySequence(Qt::SHIFT | Qt::Key_Right), 10},
+        {tr("First Frame"), QKeySequence(Qt::Key_Home), std::numeric_limits<int>::min()},
+        {tr("Last Recorded Frame"), QKeySequence(Qt::Key_End), std::numeric_limits<int>::max()},
+    };
+    for (const auto& [label, keys, frames] : frameSteps) {
+        QAction* a = simulate->addAction(label, this, [this, frames = frames] { stepFrames(frames); });
+        a->setShortcut(keys);
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        viewport_->addAction(a);
+        timeline_->addAction(a);
+    }
+    simulate->addSeparator();
     QAction* loop = simulate->addAction(tr("&Loop Playback"));
     loop->setCheckable(true);
     loop->setChecked(session_->loop());
@@ -386,7 +414,99 @@ void MainWindow::createActions() {
 
     // Help
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { openDocumentation(QStringLiteral("README.md")); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Documentation Folder"), this, [this] { openDocumentation(QStringLiteral("docs")); });
+    help->addAction(tr("&Scene File Format"), this,
+                    [this] { openDocumentation(QStringLiteral("docs/scene-format.md")); });
+    help->addAction(tr("&Keyboard and Mouse…"), this, &MainWindow::showShortcuts)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    help->addSeparator();
     help->addAction(tr("&About Motus"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::stepFrames(int frames) {
+    const auto snap = session_->snapshot();
+    const engine::Recording* recording = session_->recording();
+    if (!snap || !recording || recording->size() == 0) return;
+    session_->pause();
+    const auto last = static_cast<long long>(recording->size()) - 1;
+    const auto current = static_cast<long long>(snap->frame);
+    // Past the last recorded frame, one step forward computes the next one.
+    if (frames == 1 && current >= last) {
+        session_->step();
+        return;
+    }
+    long long target = frames == std::numeric_limits<int>::min()   ? 0
+                       : frames == std::numeric_limits<int>::max() ? last
+                                                                    : current + frames;
+    target = std::clamp(target, 0LL, last);
+    if (target != current) session_->seekFrame(static_cast<int>(target));
+}
+
+QString MainWindow::documentationPath(const QString& relative) {
+    // Installed: <prefix>/share/doc/motus next to <prefix>/bin; in a build tree: the sources.
+    const QStringList roots = {QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/motus"),
+                               QStringLiteral(MOTUS_SOURCE_DIR)};
+    for (const QString& root : roots) {
+        const QFileInfo file(root + QLatin1Char('/') + relative);
+        if (file.exists()) return file.canonicalFilePath();
+    }
+    return QString();
+}
+
+void MainWindow::openDocumentation(const QString& relative) {
+    const QString path = documentationPath(relative);
+    if (path.isEmpty()) {
+        addMessage(kMessageError, tr("The documentation (%1) is not installed next to this program.").arg(relative), false);
+        return;
+    }
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        addMessage(kMessageWarning, tr("No program to show %1 was found: open it with a text viewer or a browser.").arg(path),
+                   false);
+    else
+        addMessage(kMessageInfo, tr("Opened %1").arg(path), false);
+}
+
+QString MainWindow::shortcutsText() const {
+    // Every menu command with a key, as the menus hold them, then the mouse.
+    QString html = tr("<h3>Keyboard</h3><table cellspacing=\"2\">");
+    QSet<QString> seen;
+    for (QAction* menu : menuBar()->actions()) {
+        if (!menu->menu()) continue;
+        QList<QAction*> actions = menu->menu()->actions();
+        for (int k = 0; k < actions.size(); ++k) {
+            QAction* a = actions[k];
+            if (a->menu()) actions.append(a->menu()->actions());  // submenus, after their menu
+            if (a->shortcuts().isEmpty() || a->isSeparator()) continue;
+            QStringList keys;
+            for (const QKeySequence& key : a->shortcuts()) keys << key.toString(QKeySequence::NativeText);
+            const QString what = QString(a->text()).remove(QLatin1Char('&'));
+            if (seen.contains(what + keys.join(QString()))) continue;
+            seen.insert(what + keys.join(QString()));
+            html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td><td>%3</td></tr>")
+                        .arg(keys.join(QStringLiteral(", ")).toHtmlEscaped(), what.toHtmlEscaped(),
+                             QString(menu->text()).remove(QLatin1Char('&')));
+        }
+    }
+    html += tr("</table><p>The frame keys (arrows, Home, End) act in the 3D view and the timeline; in the scene "
+               "tree and the fields the arrows move as usual.</p>"
+               "<h3>Mouse in the 3D view</h3><table cellspacing=\"2\">"
+               "<tr><td><b>Left drag</b></td><td>turn the view about the scene</td></tr>"
+               "<tr><td><b>Middle drag</b></td><td>pan</td></tr>"
+               "<tr><td><b>Right drag</b>, wheel</td><td>zoom</td></tr>"
+               "<tr><td><b>Click</b></td><td>select a part, marker or joint (or use the active tool)</td></tr>"
+               "<tr><td><b>Shift + click</b> with a tool</td><td>snap to a face centre, edge, vertex or axis</td></tr>"
+               "</table>");
+    return html;
+}
+
+void MainWindow::showShortcuts() {
+    QMessageBox box(this);
+    box.setWindowTitle(tr("Keyboard and Mouse"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(shortcutsText());
+    box.exec();
 }
 
 void MainWindow::newScene() {
@@ -461,14 +581,18 @@ void MainWindow::showSnapshot() {
     }
 }
 
-void MainWindow::selectEntity(quint64 entity) {
+void MainWindow::selectEntity(quint64 entity, int shape) {
     // Picking in the view selects the entity's row in the tree (empty space clears it).
     if (entity == 0) {
         tree_->clearSelection();
         return;
     }
-    const QModelIndexList hits = treeModel_->match(treeModel_->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), 1,
-                                                   Qt::MatchExactly | Qt::MatchRecursive);
+    QModelIndexList hits = treeModel_->match(treeModel_->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), -1,
+                                             Qt::MatchExactly | Qt::MatchRecursive);
+    // A part's own row comes first; a shape's row is the one carrying its index.
+    hits.removeIf([shape](const QModelIndex& index) {
+        return index.column() != 0 || index.data(kShapeRole).toInt() != shape;
+    });
     if (hits.isEmpty()) return;
     tree_->setCurrentIndex(hits.front());
     tree_->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
@@ -476,29 +600,50 @@ void MainWindow::selectEntity(quint64 entity) {
     tools_->setSelection(static_cast<engine::EntityId>(entity));  // also when it was selected already
 }
 
+void MainWindow::fitNameColumn(int width) {
+    // The width the user gave it, widened until the names shown fit (the details keep at least
+    // 80 pixels).
+    int needed = 0;
+    const QFontMetrics metrics = tree_->fontMetrics();
+    const int icon = tree_->style()->pixelMetric(QStyle::PM_SmallIconSize);
+    for (QModelIndex row = treeModel_->index(0, 0); row.isValid(); row = tree_->indexBelow(row)) {
+        int depth = tree_->rootIsDecorated() ? 1 : 0;
+        for (QModelIndex up = row.parent(); up.isValid(); up = up.parent()) ++depth;
+        needed = std::max(needed, depth * tree_->indentation() + icon + metrics.horizontalAdvance(row.data().toString()) + 16);
+    }
+    const int names = std::min(needed, tree_->viewport()->width() - 80);
+    tree_->header()->resizeSection(0, std::max({width, names, 120}));
+}
+
 void MainWindow::treeSelectionChanged() {
     std::vector<quint64> selected;
+    int shape = 0;  // a geometry row: its part, narrowed to that shape
     for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
-        if (const quint64 id = index.data(kEntityIdRole).toULongLong()) selected.push_back(id);
+        if (const quint64 id = index.data(kEntityIdRole).toULongLong()) {
+            if (selected.empty()) shape = index.data(kShapeRole).toInt();
+            selected.push_back(id);
+        }
     viewport_->setSelection(selected);
     tools_->setSelection(selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
-    properties_->showEntity(scene(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
+    properties_->showEntity(scene(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()),
+                            shape);
 }
 
 void MainWindow::sceneEdited() {
     if (!scene()) return;
     const engine::EntityId shown = properties_->entity();
+    const int shownShape = properties_->shape();
     {
         // The tree is rebuilt: the user's column widths stay.
         const QSignalBlocker block(tree_->selectionModel());
         const int nameWidth = tree_->header()->sectionSize(0);
         populateSceneTree(*treeModel_, *scene());
         tree_->expandToDepth(0);
-        tree_->header()->resizeSection(0, std::max(nameWidth, 120));
+        fitNameColumn(nameWidth);
     }
     viewport_->showScene(*scene(), /*fit=*/false);
-    if (shown != engine::kNoEntity) selectEntity(shown);
-    properties_->showEntity(scene(), shown);
+    if (shown != engine::kNoEntity) selectEntity(shown, shownShape);
+    properties_->showEntity(scene(), shown, shownShape);
     updateDegreesOfFreedom();
 
     // A run not yet under way simply restarts with the edit; one with recorded frames keeps
@@ -534,8 +679,10 @@ void MainWindow::renameEntity(quint64 entity, const QString& name) {
         if (d.severity != engine::Severity::Error) continue;
         addMessage(kMessageError, tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
         const QSignalBlocker block(tree_->selectionModel());
+        const int nameWidth = tree_->header()->sectionSize(0);
         populateSceneTree(*treeModel_, *scene());  // the old name back in the tree
         tree_->expandToDepth(0);
+        fitNameColumn(nameWidth);
         return;
     }
     document_->rename(std::move(after), tr("Rename %1 to %2").arg(toQString(old), name));
@@ -648,7 +795,7 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
             plots_->addPlot(efforts, tr("Driver efforts"));
         }
     }
-    addMessage(kMessageInfo, tr("%1: the mechanism is fully driven; run it to the time you want (Run to…).").arg(what));
+    addMessage(kMessageResult, tr("%1: the mechanism is fully driven; run it to the time you want (Run to…).").arg(what));
     return true;
 }
 
@@ -704,7 +851,7 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                     }
                 }
                 document_->move(std::move(after), analysis == Analysis::Assemble ? tr("Assemble") : tr("Move to static equilibrium"));
-                addMessage(kMessageInfo,
+                addMessage(kMessageResult,
                            analysis == Analysis::Assemble
                                ? tr("Assembled: the parts now start where every joint and motion holds.")
                                : tr("Static equilibrium found after %1 relaxation steps (largest acceleration at rest "
@@ -774,10 +921,15 @@ void MainWindow::rerunFromHere() {
     const auto snap = session_->snapshot();
     if (!scene() || !snap) return;
     const engine::Diagnostics problems = session_->rerunFrom(static_cast<int>(snap->frame), *scene());
-    for (const engine::Diagnostic& d : problems)
+    bool failed = false;
+    for (const engine::Diagnostic& d : problems) {
+        failed = failed || d.severity == engine::Severity::Error;
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+    }
     documentEdited_ = false;
     rerunAction_->setEnabled(false);
+    // As the menu says: the run goes on from here with the edit.
+    if (!failed) session_->play();
 }
 
 void MainWindow::resetRun() {
@@ -793,7 +945,10 @@ void MainWindow::resetRun() {
 }
 
 PlotWidget* MainWindow::plotReactionForce(const QString& joint) {
-    if (!session_->active()) return nullptr;
+    if (!session_->active() || !scene()) return nullptr;
+    if (std::none_of(scene()->joints.begin(), scene()->joints.end(),
+                     [&](const engine::Joint& j) { return QString::fromStdString(j.name) == joint; }))
+        return nullptr;  // no such joint: nothing to plot
     plots_->parentWidget()->show();
     plots_->parentWidget()->raise();
     return plots_->addPlot({joint + ".Fx", joint + ".Fy", joint + ".Fz", joint + ".F"});
@@ -1057,7 +1212,7 @@ void MainWindow::documentReset() {
         else treeModel_->clear();
         tree_->expandToDepth(0);
     }
-    tree_->header()->resizeSection(0, 150);
+    fitNameColumn(150);
     if (spec) viewport_->showScene(*spec);
     else viewport_->clearScene();
     plots_->clear();
@@ -1143,8 +1298,18 @@ void MainWindow::addMessage(int severity, const QString& text, bool namesDocumen
     static const QStyle::StandardPixmap icons[] = {QStyle::SP_MessageBoxCritical,
                                                    QStyle::SP_MessageBoxWarning,
                                                    QStyle::SP_MessageBoxInformation};
+    // A result the user asked for is shown like information, and brought forward like a problem.
+    const bool result = severity == kMessageResult;
+    if (result) severity = kMessageInfo;
     auto* item = new QListWidgetItem(style()->standardIcon(icons[severity]), text, messages_);
     item->setData(Qt::UserRole, severity);
+    // Where the user looks: the status bar says it at once; problems and results bring the
+    // Messages tab in front of the Plots tab.
+    statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), 10000);
+    if (severity != kMessageInfo || result) {
+        messages_->parentWidget()->show();
+        messages_->parentWidget()->raise();
+    }
     // A message naming an entity ("joint 'pinB'", "part 'crank'", a file path such as
     // /joints/3/markerJ) is tied to it: an error or a warning highlights it in the 3D view at
     // once (the tree and the properties stay on what the user was editing), and clicking the

@@ -111,6 +111,14 @@ public:
     // Writes the recorded run as CSV (the motus-cli simulate column contract).
     bool exportRunCsv(const QString& path, QString* error = nullptr);
     TimelineWidget* timeline() const { return timeline_; }
+    // Moves the shown frame by `frames` recorded frames (paused; INT_MIN: the first, INT_MAX:
+    // the last); one frame past the last recorded one computes it.
+    void stepFrames(int frames);
+    // A file or folder of the documentation shipped with Motus (README.md, docs/...), as an
+    // absolute path; empty when it cannot be found.
+    static QString documentationPath(const QString& relative);
+    // Help ▸ Keyboard and Mouse: every command's keys (from the menus) and the view's mouse use.
+    QString shortcutsText() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -129,6 +137,8 @@ private:
     void openWithDialog();
     void saveWithDialog();
     void showAbout();
+    void showShortcuts();
+    void openDocumentation(const QString& relative);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void addMessage(int severity, const QString& text, bool namesDocument = true);
@@ -136,8 +146,12 @@ private:
     quint64 entityNamedIn(const QString& text) const;
     void showSnapshot();
     void showTreeMenu(const QPoint& position);
-    void selectEntity(quint64 entity);
+    // Selects the entity's row in the tree; `shape` (1-based) a part's geometry row.
+    void selectEntity(quint64 entity, int shape = 0);
     void treeSelectionChanged();
+    // After the tree is filled again: the Name column at least `width` and wide enough for the
+    // names it shows.
+    void fitNameColumn(int width);
     void exportRunCsvWithDialog();
     void exportPlotWithDialog();
     void runToDialog();

@@ -189,9 +189,10 @@ PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent) {
 
 PropertiesPanel::~PropertiesPanel() = default;
 
-void PropertiesPanel::showEntity(const SceneSpec* spec, engine::EntityId id) {
+void PropertiesPanel::showEntity(const SceneSpec* spec, engine::EntityId id, int shape) {
     spec_ = spec;
     id_ = id;
+    shape_ = shape;
     rebuild();
 }
 
@@ -532,6 +533,16 @@ void PropertiesPanel::defineFields() {
             box.size = engine::Vec3::Constant(0.05);
             P(s)->shapes.push_back(box);
         });
+        if (shape_ > 0 && static_cast<std::size_t>(shape_) <= part->shapes.size()) {
+            // One shape: only its own fields, under a title that names it.
+            title_->setText(tr("Shape %1 of %2").arg(shape_).arg(toQString(part->name)));
+            const QString own = tr("Shape %1 ").arg(shape_);
+            const QString remove = tr("Remove shape %1").arg(shape_);
+            std::erase_if(fields_, [&](const std::unique_ptr<Field>& f) {
+                return !f->label.startsWith(own) && f->label != remove;
+            });
+            return;
+        }
 
         heading(tr("Contact"));
         numberField(
@@ -989,7 +1000,7 @@ void PropertiesPanel::rebuild() {
     // focus and scrolling with them, and show the new values. Stepping a value with the arrow
     // keys keeps working across the edits it makes.
     const bool sameFields =
-        spec_ && id_ == shownId_ && !previous.empty() && previous.size() == fields_.size() &&
+        spec_ && id_ == shownId_ && shape_ == shownShape_ && !previous.empty() && previous.size() == fields_.size() &&
         std::equal(
             previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
                 return a->kind == b->kind && a->label == b->label && a->key == b->key &&
@@ -1002,6 +1013,7 @@ void PropertiesPanel::rebuild() {
         return;
     }
     shownId_ = id_;
+    shownShape_ = shape_;
     // A rebuild can come from inside an editor's own signal (an edit applied): the old editors
     // are disconnected and deleted later, never under their own feet.
     for (const auto& f : previous) {

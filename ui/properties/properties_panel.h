@@ -37,8 +37,11 @@ public:
 
     // Shows entity `id` of `spec` (the scene's own settings for kNoEntity; nothing for null).
     // `spec` must outlive the panel's use of it (show again after every document change).
-    void showEntity(const engine::SceneSpec* spec, engine::EntityId id);
+    // `shape` (1-based) narrows a part to one of its shapes: its type, dimensions and place
+    // ("Shape 2 of crank"), what a geometry row of the scene tree shows.
+    void showEntity(const engine::SceneSpec* spec, engine::EntityId id, int shape = 0);
     engine::EntityId entity() const { return id_; }
+    int shape() const { return shape_; }
 
     // Tests and scripting: the editor of the field labelled `label` (component 0..2 of a
     // vector), its inline message, and committing what it holds. A label may also be the
@@ -72,7 +75,9 @@ private:
 
     const engine::SceneSpec* spec_ = nullptr;
     engine::EntityId id_ = engine::kNoEntity;
+    int shape_ = 0;                                  // 1-based: one shape of the part
     engine::EntityId shownId_ = engine::kNoEntity;  // whose editors are built
+    int shownShape_ = 0;
     bool markerInWorld_ = false;
     QLabel* title_ = nullptr;
     QScrollArea* scroll_ = nullptr;
