@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
     else
         window.newScene();  // an empty scene to build on
 
+    // Work a Motus that did not exit cleanly left behind (not in scripted, non-interactive runs).
+    if (!parser.isSet(screenshotOption) && !parser.isSet(fpsOption))
+        QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+
     if (loaded && runTo > 0.0) window.session()->runTo(runTo);
     if (loaded && (parser.isSet(playOption) || parser.isSet(fpsOption))) window.session()->play();
     if (parser.isSet(fpsOption)) {

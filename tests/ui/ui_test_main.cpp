@@ -1,19 +1,62 @@
 // GoogleTest main for the GUI tests: one QApplication for the whole run, on the xcb platform
 // with a compatibility OpenGL context and no multisampling (cheap on llvmpipe).
+//
+// `motus_ui_tests --recovery-child SCENE EXPECTED` is the process the crash-recovery test
+// kills (tests/ui/mainwindow/recovery_test.cpp): a Motus window opens SCENE, takes three
+// edits, waits for its autosave, writes the edited scene to EXPECTED, prints AUTOSAVED and
+// waits to be killed.
+
+#include <cstdio>
+#include <cstring>
 
 #include <QApplication>
+#include <QFile>
 #include <QStandardPaths>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
+#include "engine/io/scene_json.h"
+#include "engine/model/edit.h"
+#include "ui/document/recovery.h"
+#include "ui/document/scene_document.h"
+#include "ui/mainwindow/main_window.h"
 #include "ui/viewport/viewport_widget.h"
 
+namespace {
+
+int recoveryChild(const QString& scene, const QString& expected) {
+    ui::MainWindow window;
+    window.show();
+    if (!window.openScene(scene)) return 3;
+    engine::SceneSpec edited = *window.scene();
+    edited.parts[1].mass = 2.75;
+    window.document()->changeFields(edited, "mass");
+    edited.gravity = engine::Vec3(0.0, -9.81, 0.0);
+    window.document()->changeFields(edited, "gravity");
+    engine::renameEntity(edited, edited.parts[2].id, "link");
+    window.document()->rename(edited, "rename");
+    const QString info = window.autosaver()->infoFile();
+    if (!QTest::qWaitFor([&] { return window.autosaver()->autosaves() > 0 && QFile::exists(info); }, 30000)) return 4;
+    QFile out(expected);
+    if (!out.open(QIODevice::WriteOnly)) return 5;
+    out.write(QByteArray::fromStdString(engine::io::sceneToJson(*window.scene())));
+    out.close();
+    std::printf("AUTOSAVED\n");
+    std::fflush(stdout);
+    for (;;) QTest::qWait(1000);  // until killed
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    ::testing::InitGoogleTest(&argc, argv);
+    const bool child = argc == 4 && std::strcmp(argv[1], "--recovery-child") == 0;
+    if (!child) ::testing::InitGoogleTest(&argc, argv);
     QStandardPaths::setTestModeEnabled(true);  // keep QSettings away from the user's config
     QCoreApplication::setOrganizationName(QStringLiteral("Motus"));
     QCoreApplication::setApplicationName(QStringLiteral("motus-ui-tests"));
     ui::ViewportWidget::configureDefaultSurfaceFormat(0);
     QApplication app(argc, argv);
+    if (child) return recoveryChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     return RUN_ALL_TESTS();
 }

@@ -28,7 +28,9 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QDesktopServices>
+#include <QLocale>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSet>
 #include <QUrl>
 #include <QSettings>
@@ -54,6 +56,7 @@
 #include "engine/io/urdf_import.h"
 #include "engine/record/recording.h"
 #include "engine/model/construct.h"
+#include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
 #include "ui/models/scene_tree.h"
@@ -86,6 +89,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setCentralWidget(viewport_);
     session_ = new SimulationSession(this);
     document_ = new SceneDocument(this);
+    autosaver_ = new Autosaver(document_, this);
     connect(document_, &SceneDocument::documentReset, this, &MainWindow::documentReset);
     connect(document_, &SceneDocument::sceneChanged, this, &MainWindow::sceneEdited);
     connect(document_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
@@ -182,6 +186,7 @@ const engine::SceneSpec* MainWindow::scene() const {
 MainWindow::~MainWindow() {
     cancelAnalysis_ = true;
     if (analysis_.joinable()) analysis_.join();
+    autosaver_->discard();  // destroyed on purpose, not crashed: nothing to offer next time
 }
 
 void MainWindow::createDocks() {
@@ -1366,10 +1371,68 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
+    autosaver_->discard();  // a clean exit: saved, or the user chose not to keep the edits
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     event->accept();
+}
+
+int MainWindow::offerRecovery() {
+    int recovered = 0;
+    for (const RecoveryEntry& entry : orphanedRecoveries()) {
+        QMessageBox box(this);
+        box.setObjectName(QStringLiteral("RecoveryOffer"));
+        box.setIcon(QMessageBox::Question);
+        box.setWindowTitle(tr("Recover Unsaved Work"));
+        const QString where = entry.path.isEmpty() ? tr("never saved") : tr("from %1").arg(entry.path);
+        box.setText(tr("Motus stopped without saving \"%1\" (%2).").arg(entry.title, where));
+        box.setInformativeText(tr("Its last autosave, %1, holds %2 made since it was opened or saved. "
+                                  "Recover it as an unsaved document, or discard it?")
+                                   .arg(QLocale().toString(entry.savedAt, QLocale::ShortFormat),
+                                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits)));
+        QString error;
+        if (const auto preview = loadRecovery(entry, error))
+            box.setDetailedText(tr("%1 parts, %2 joints, %3 forces, %4 motions.\nRecovery file: %5")
+                                    .arg(preview->parts.size())
+                                    .arg(preview->joints.size())
+                                    .arg(preview->forces.size())
+                                    .arg(preview->motions.size())
+                                    .arg(entry.sceneFile));
+        else
+            box.setDetailedText(tr("The recovery file cannot be read: %1").arg(error));
+        QPushButton* recover = box.addButton(tr("&Recover"), QMessageBox::AcceptRole);
+        QPushButton* discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
+        box.addButton(tr("Decide &Later"), QMessageBox::RejectRole);
+        box.setDefaultButton(recover);
+        box.exec();
+        if (box.clickedButton() == recover) {
+            if (recoverFrom(entry)) ++recovered;
+        } else if (box.clickedButton() == discard) {
+            removeRecovery(entry);
+            addMessage(kMessageInfo, tr("Discarded the unsaved work of \"%1\".").arg(entry.title), false);
+        }
+    }
+    return recovered;
+}
+
+bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
+    QString error;
+    std::unique_ptr<engine::SceneSpec> spec = loadRecovery(entry, error);
+    if (!spec) {
+        addMessage(kMessageError, tr("Cannot recover \"%1\": %2 (the recovery file %3 is kept)").arg(entry.title, error, entry.sceneFile),
+                   false);
+        return false;
+    }
+    // Unsaved, with the document's own file: Save writes the recovered work there.
+    showDocument(std::move(spec), entry.path, entry.title, /*unsavedWork=*/true);
+    removeRecovery(entry);
+    addMessage(kMessageResult,
+               tr("Recovered \"%1\" as of %2 (%3): File ▸ Save keeps it.")
+                   .arg(entry.title, QLocale().toString(entry.savedAt, QLocale::ShortFormat),
+                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits)),
+               false);
+    return true;
 }
 
 }  // namespace ui

@@ -29,7 +29,9 @@ struct SceneSpec;
 
 namespace ui {
 
+class Autosaver;
 class BuildTools;
+struct RecoveryEntry;
 class PlotWidget;
 class SceneDocument;
 class PlotsPanel;
@@ -111,6 +113,12 @@ public:
     // Writes the recorded run as CSV (the motus-cli simulate column contract).
     bool exportRunCsv(const QString& path, QString* error = nullptr);
     TimelineWidget* timeline() const { return timeline_; }
+    // Crash recovery (ui/document/recovery.h): the autosaver of the open document, and at
+    // start-up the offer to recover what a Motus that did not exit cleanly left behind (one
+    // question per recovery: Recover, Discard or Decide Later). Returns how many were recovered.
+    Autosaver* autosaver() const { return autosaver_; }
+    int offerRecovery();
+    bool recoverFrom(const RecoveryEntry& entry);
     // Moves the shown frame by `frames` recorded frames (paused; INT_MIN: the first, INT_MAX:
     // the last); one frame past the last recorded one computes it.
     void stepFrames(int frames);
@@ -167,6 +175,7 @@ private:
     PropertiesPanel* properties_ = nullptr;
     SceneDocument* document_ = nullptr;
     BuildTools* tools_ = nullptr;
+    Autosaver* autosaver_ = nullptr;
     QToolButton* dofButton_ = nullptr;
     QString dofExplanation_;
     QAction* rerunAction_ = nullptr;
