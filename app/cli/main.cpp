@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <utility>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -151,18 +152,13 @@ int runSimulate(const SimulateOptions& options) {
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
     engine::SceneSpec& spec = *loaded.scene;
-    if (options.dt > 0.0 && options.dt < engine::kMinStepSize) {
+    // A step below the smallest one a run can advance with is refused, naming the option.
+    for (const auto& [option, value] : {std::pair{"--dt", options.dt}, std::pair{"--max-step", options.maxStep}}) {
+        if (value <= 0.0 || value >= engine::kMinStepSize) continue;
         std::ostringstream what;
-        what << "--dt " << options.dt << " s is below " << engine::kMinStepSize
+        what << option << ' ' << value << " s is below " << engine::kMinStepSize
              << " s: a run could not advance in any reasonable time";
-        printError(what.str(), "command line: --dt");
-        return kExitUsage;
-    }
-    if (options.maxStep > 0.0 && options.maxStep < engine::kMinStepSize) {
-        std::ostringstream what;
-        what << "--max-step " << options.maxStep << " s is below " << engine::kMinStepSize
-             << " s: a run could not advance in any reasonable time";
-        printError(what.str(), "command line: --max-step");
+        printError(what.str(), std::string("command line: ") + option);
         return kExitUsage;
     }
     if (options.dt > 0.0) spec.settings.stepSize = options.dt;

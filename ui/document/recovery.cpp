@@ -51,6 +51,10 @@ std::vector<RecoveryEntry> orphanedRecoveries() {
         QFile file(info.absoluteFilePath());
         if (!file.open(QIODevice::ReadOnly)) continue;
         const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+        // Not a recovery Motus wrote (damaged, or another program's): left alone, never offered.
+        if (o.value(QStringLiteral("format")).toString() != QStringLiteral("motus-recovery") ||
+            o.value(QStringLiteral("scene")).toString().isEmpty())
+            continue;
         RecoveryEntry e;
         e.infoFile = info.absoluteFilePath();
         e.sceneFile = dir.absoluteFilePath(o.value(QStringLiteral("scene")).toString());

@@ -1424,6 +1424,7 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
                    false);
         return false;
     }
+    if (!maybeSave()) return false;  // the open document's own edits are not lost either
     // Unsaved, with the document's own file: Save writes the recovered work there.
     showDocument(std::move(spec), entry.path, entry.title, /*unsavedWork=*/true);
     removeRecovery(entry);

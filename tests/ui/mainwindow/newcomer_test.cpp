@@ -54,6 +54,14 @@ protected:
         tree->scrollTo(index);
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(index).center());
     }
+    // Simulates to `time` and waits until the run stands there.
+    bool runTo(double time) {
+        window.session()->runTo(time);
+        return QTest::qWaitFor([&] {
+            const auto snap = window.session()->snapshot();
+            return snap && snap->mode == engine::RunMode::Paused && snap->time >= time - 1e-9;
+        }, 30000);
+    }
     bool waitForFrame(std::size_t frame) {
         return QTest::qWaitFor([&] {
             const auto snap = window.session()->snapshot();
@@ -182,11 +190,7 @@ TEST_F(NewcomerTest, ProblemsAndResultsAreShownWhereTheUserLooks) {
 TEST_F(NewcomerTest, ReRunFromHereGoesOnWithoutPressingPlay) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
-    session->runTo(0.3);
-    ASSERT_TRUE(QTest::qWaitFor([&] {
-        const auto snap = session->snapshot();
-        return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.3 - 1e-9;
-    }, 30000));
+    ASSERT_TRUE(runTo(0.3));
     const std::size_t frame = session->recording()->frameAtOrBefore(0.1);
     session->seekFrame(static_cast<int>(frame));
     ASSERT_TRUE(waitForFrame(frame));
@@ -212,11 +216,7 @@ TEST_F(NewcomerTest, ReRunFromHereGoesOnWithoutPressingPlay) {
 TEST_F(NewcomerTest, ArrowKeysStepThroughTheRecordedFrames) {
     ASSERT_TRUE(window.openScene(kFourBar));
     SimulationSession* session = window.session();
-    session->runTo(0.05);
-    ASSERT_TRUE(QTest::qWaitFor([&] {
-        const auto snap = session->snapshot();
-        return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.05 - 1e-9;
-    }, 30000));
+    ASSERT_TRUE(runTo(0.05));
     const std::size_t last = session->recording()->size() - 1;
     ASSERT_EQ(last, 50u);  // 1 ms outputs
     ViewportWidget* view = window.viewport();

@@ -165,5 +165,32 @@ TEST_F(RecoveryTest, DiscardAndDecideLaterAreTheUsersChoice) {
     EXPECT_TRUE(QDir(dir.filePath("recovery")).entryList(QDir::Files).isEmpty());
 }
 
+// Damaged recovery files: an info file that is not one is never offered; a recovery whose
+// scene cannot be read says so, and Recover keeps its file and the open document.
+TEST_F(RecoveryTest, DamagedRecoveryFilesAreNamedNotOpened) {
+    QDir().mkpath(dir.filePath("recovery"));
+    auto write = [&](const QString& name, const QByteArray& text) {
+        QFile f(dir.filePath("recovery/" + name));
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    };
+    write("session-999999997.info", "{ not json");
+    write("session-999999998.info",
+          R"({"format": "motus-recovery", "version": 1, "scene": "session-999999998.json", "pid": 999999998,
+              "program": "motus", "path": "", "title": "Broken", "savedAt": "2026-11-24T10:00:00.000", "edits": 2})");
+    write("session-999999998.json", "{\"format\": \"motus-scene\", \"version\": 1, \"parts\": [{]}");
+    const std::vector<RecoveryEntry> left = orphanedRecoveries();
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].title, "Broken");
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(window.openScene(userFile));
+    answerWith("Recover");
+    EXPECT_EQ(window.offerRecovery(), 0);
+    EXPECT_EQ(window.scenePath(), QFileInfo(userFile).absoluteFilePath()) << "the open document stays";
+    EXPECT_TRUE(QFile::exists(left[0].sceneFile)) << "kept for another try";
+    EXPECT_TRUE(QFile::exists(dir.filePath("recovery/session-999999997.info")));
+}
+
 }  // namespace
 }  // namespace ui
