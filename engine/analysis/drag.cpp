@@ -9,8 +9,8 @@
 
 namespace engine {
 
-DragAssembly::DragAssembly(const Model& model, const State& start, int partIndex)
-    : model_(model), state_(start) {
+DragAssembly::DragAssembly(const Model& model, const State& start, int partIndex, DragKind kind)
+    : model_(model), state_(start), kind_(kind) {
     if (partIndex < 0 || static_cast<std::size_t>(partIndex) >= model_.bodyOfPart.size() ||
         model_.bodyOfPart[static_cast<std::size_t>(partIndex)] == kGround) {
         status_ = Status::failure("the ground part does not move");
@@ -18,9 +18,12 @@ DragAssembly::DragAssembly(const Model& model, const State& start, int partIndex
     }
     body_ = model_.bodyOfPart[static_cast<std::size_t>(partIndex)];
     BodyModel& dragged = model_.bodies[static_cast<std::size_t>(body_)];
-    dragged.mass *= kDragWeight;
-    dragged.inertia *= kDragWeight;
+    if (kind != DragKind::Turn) dragged.mass *= kDragWeight;
+    if (kind != DragKind::Move) dragged.inertia *= kDragWeight;
     state_.v.setZero();
+    // The length that makes a turn comparable with a move: the dragged body's radius of
+    // gyration (a turn of one radian moves its mass about that far).
+    reach_ = std::sqrt(std::max(dragged.inertia.sum() / (2.0 * dragged.mass), 1e-12));
     status_ = prepareWorkspace(model_, state_, ws_);
 }
 
@@ -47,9 +50,20 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
     Transform to = X_WP * body.X_PB;
     // The quaternion on the same hemisphere as the current one (the shorter way round).
     if (from.R.coeffs().dot(to.R.coeffs()) < 0.0) to.R.coeffs() = -to.R.coeffs();
+    // The part of the target the drag asks for (what weighs), over the pose the part has now.
+    auto pulled = [&](const Transform& now) {
+        return Transform{kind_ == DragKind::Move ? now.R : to.R, kind_ == DragKind::Turn ? now.p : to.p};
+    };
+    auto distance = [&](const State& s) {
+        const Transform at{bodyOrientation(s.q, body_), bodyPosition(s.q, body_)};
+        return (kind_ == DragKind::Turn ? 0.0 : (at.p - to.p).norm()) +
+               (kind_ == DragKind::Move ? 0.0 : reach_ * at.R.angularDistance(to.R));
+    };
     for (double fraction : {1.0, 0.5, 0.25, 0.125, 0.0625}) {
         State candidate = state_;
-        const Transform X_WB{from.R.slerp(fraction, to.R).normalized(),
+        // The first guess: a move keeps the part's present orientation (it may have swung);
+        // a turn or a pose goes the requested way in both.
+        const Transform X_WB{kind_ == DragKind::Move ? from.R : from.R.slerp(fraction, to.R).normalized(),
                              from.p + fraction * (to.p - from.p)};
         setBodyPose(candidate.q, body_, X_WB);
         int iterations = 0;
@@ -58,6 +72,24 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
         state_.v.setZero();
         result.followed = fraction;
         result.iterations = iterations;
+        // One projection gives a pose on the joints' manifold near the target, to first order.
+        // Pulling the dragged body to the target again and projecting again converges to the
+        // nearest one (in the weighted metric): a few rounds while it still gains.
+        if (fraction == 1.0) {
+            for (int round = 0; round < 8; ++round) {
+                const double before = distance(state_);
+                if (before < 1e-13) break;
+                State again = state_;
+                setBodyPose(again.q, body_, pulled({bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)}));
+                int more = 0;
+                if (!project(again, more).ok || !(distance(again) < 0.9 * before)) break;
+                state_ = std::move(again);
+                state_.v.setZero();
+                result.iterations += more;
+            }
+        }
+        computeBodyFrames(model_, state_.q, state_.v, ws_.frames);
+        evaluateConstraintResiduals(model_, state_.t, ws_.frames, ws_.constraints);
         result.residual = maxPositionResidual(model_, ws_.constraints);
         return result;
     }

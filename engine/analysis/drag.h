@@ -8,6 +8,10 @@
 //     min ½ Δqᵀ W Δq   subject to  Φ(q) = 0,        W = M with the dragged body's mass and
 //                                                    inertia scaled by kDragWeight
 //
+// What the user asked for decides what weighs: a move (the part's position matters, it may turn
+// to follow: a crank dragged by its end swings round its pivot), a turn (its orientation matters,
+// it may shift: a crank turned about its middle turns about its pivot), or the whole pose.
+//
 // solved by the same Newton projection as every assembly (Δq = −W⁻¹Φqᵀ S⁻¹ Φ), warm-started
 // from the previous event's pose. The heavy weight makes the other parts give way to the
 // dragged one; a part held by the ground (a crank on its pivot) turns to the nearest pose its
@@ -24,6 +28,8 @@ namespace engine {
 
 constexpr double kDragWeight = 1e6;
 
+enum class DragKind { Pose, Move, Turn };
+
 struct DragResult {
     Status status;              // failure: the parts stayed at the last consistent pose
     double followed = 0.0;      // fraction of the requested move that was made (0..1)
@@ -35,7 +41,7 @@ class DragAssembly {
 public:
     // Starts a drag of the part `partIndex` (SceneSpec index) of `model` from `start`, which
     // must be assembled. A ground part cannot be dragged (ok() false, reason in status()).
-    DragAssembly(const Model& model, const State& start, int partIndex);
+    DragAssembly(const Model& model, const State& start, int partIndex, DragKind kind = DragKind::Pose);
 
     bool ok() const { return status_.ok; }
     const Status& status() const { return status_; }
@@ -55,7 +61,9 @@ private:
     Model model_;  // the scene's model with the dragged body weighted
     State state_;
     Workspace ws_;
+    DragKind kind_;
     int body_ = -1;
+    double reach_ = 1.0;  // m per rad when comparing poses
     Status status_;
 };
 

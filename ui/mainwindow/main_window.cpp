@@ -59,6 +59,7 @@
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
+#include "ui/mainwindow/manipulation.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
@@ -95,6 +96,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(document_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &SceneDocument::pathChanged, this, &MainWindow::updateTitle);
     tools_ = new BuildTools(document_, viewport_, this);
+    manipulation_ = new Manipulation(document_, viewport_, this);
+    connect(manipulation_, &Manipulation::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
+    connect(manipulation_, &Manipulation::status, this, [this](const QString& text) {
+        if (text.isEmpty()) statusBar()->clearMessage();
+        else statusBar()->showMessage(text);
+    });
+    // A drag edits the design pose: the run pauses first.
+    connect(viewport_, &ViewportWidget::gizmoDragStarted, this, [this] { session_->pause(); });
     connect(tools_, &BuildTools::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
     connect(tools_, &BuildTools::hint, this, [this](const QString& text) {
         if (text.isEmpty()) statusBar()->clearMessage();
@@ -318,7 +327,12 @@ void MainWindow::createActions() {
     jointsBar->setObjectName(QStringLiteral("JointsToolBar"));
     auto* forcesBar = addToolBar(tr("Forces and Motions"));
     forcesBar->setObjectName(QStringLiteral("ForcesToolBar"));
-    for (QToolBar* bar : {partsBar, jointsBar, forcesBar}) bar->setIconSize(QSize(22, 22));
+    addToolBarBreak();  // the manipulator and its settings on a row of their own, never folded away
+    auto* manipulatorBar = addToolBar(tr("Manipulator"));
+    manipulatorBar->setObjectName(QStringLiteral("ManipulatorToolBar"));
+    for (QToolBar* bar : {partsBar, jointsBar, forcesBar, manipulatorBar}) bar->setIconSize(QSize(22, 22));
+    editMenu->addSeparator();
+    manipulation_->createActions(editMenu, manipulatorBar);
     tools_->createActions(create, partsBar, jointsBar, forcesBar);
     QAction* escape = new QAction(tr("End the Tool"), this);
     escape->setShortcut(Qt::Key_Escape);
@@ -561,8 +575,12 @@ void MainWindow::showSnapshot() {
         simulationStatus_->clear();
         return;
     }
+    if (viewport_->gizmoDragging()) return;  // the drag's poses are shown
     viewport_->setPartPoses(snap->partPoses);
     viewport_->setContacts(snap->outputs.contacts);
+    // The manipulator edits the design pose: not while a recorded run is shown.
+    const engine::Recording* recording = session_->recording();
+    manipulation_->setDesignPoseShown(!recording || recording->size() <= 1);
     simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
                                (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
 
@@ -603,6 +621,7 @@ void MainWindow::selectEntity(quint64 entity, int shape) {
     tree_->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     tree_->scrollTo(hits.front());
     tools_->setSelection(static_cast<engine::EntityId>(entity));  // also when it was selected already
+    manipulation_->setSelection(static_cast<engine::EntityId>(entity));
 }
 
 void MainWindow::fitNameColumn(int width) {
@@ -630,6 +649,7 @@ void MainWindow::treeSelectionChanged() {
         }
     viewport_->setSelection(selected);
     tools_->setSelection(selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
+    manipulation_->setSelection(selected.size() == 1 ? static_cast<engine::EntityId>(selected.front()) : engine::kNoEntity);
     properties_->showEntity(scene(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()),
                             shape);
 }

@@ -31,6 +31,7 @@ namespace ui {
 
 class Autosaver;
 class BuildTools;
+class Manipulation;
 struct RecoveryEntry;
 class PlotWidget;
 class SceneDocument;
@@ -84,6 +85,7 @@ public:
     const engine::SceneSpec* scene() const;
     SceneDocument* document() const { return document_; }
     BuildTools* tools() const { return tools_; }
+    Manipulation* manipulation() const { return manipulation_; }
     // The mechanism's degrees of freedom as the status bar shows them, and its explanation.
     QString degreesOfFreedomText() const;
     QString degreesOfFreedomExplanation() const;
@@ -175,6 +177,7 @@ private:
     PropertiesPanel* properties_ = nullptr;
     SceneDocument* document_ = nullptr;
     BuildTools* tools_ = nullptr;
+    Manipulation* manipulation_ = nullptr;
     Autosaver* autosaver_ = nullptr;
     QToolButton* dofButton_ = nullptr;
     QString dofExplanation_;

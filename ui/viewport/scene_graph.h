@@ -23,6 +23,7 @@ enum NodeMask : unsigned {
     kMaskAxes = 0x10,
     kMaskContacts = 0x20,
     kMaskCentreOfMass = 0x40,
+    kMaskGizmo = 0x80,
 };
 
 // A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the

@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include <QCoreApplication>
+#include <QCursor>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
@@ -20,6 +22,7 @@
 #include <osgViewer/Viewer>
 
 #include "engine/model/scene_spec.h"
+#include "ui/viewport/gizmo.h"
 #include "ui/viewport/osg_convert.h"
 #include "ui/viewport/scene_graph.h"
 
@@ -27,7 +30,11 @@ namespace ui {
 namespace {
 
 constexpr unsigned kDefaultCullMask =
-    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes | kMaskContacts;
+    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo;
+// The manipulator's arrows are this many logical pixels long, wherever it is.
+constexpr double kGizmoPixels = 95.0;
+// A press within this many pixels of a handle takes it.
+constexpr double kGizmoReach = 8.0;
 const osg::Vec4 kBackground(0.20f, 0.22f, 0.25f, 1.0f);
 
 int osgButton(Qt::MouseButton button) {
@@ -137,8 +144,28 @@ struct ViewportWidget::Impl {
     bool contextLost = false;
     QMetaObject::Connection contextConnection;
     int frames = 0;
+    Gizmo gizmo;
+    bool gizmoDragging = false;
+    bool snapping = false, snapWorld = true;
+    double snapStep = 0.01, snapAngle = osg::DegreesToRadians(15.0);
+    double gizmoAmount = 0.0;  // m or rad, as last reported
+    QString gizmoEntry;        // typed during the drag (mm or degrees)
+    QLabel* gizmoLabel = nullptr;
 
     osgGA::EventQueue* events() { return window->getEventQueue(); }
+    // The ray through a widget position (logical pixels), from the near plane away from the eye.
+    Ray ray(const QPointF& position, qreal dpr) const {
+        osg::Camera* camera = viewer->getCamera();
+        const osg::Viewport* viewport = camera->getViewport();
+        if (!viewport) return {};
+        const double x = position.x() * dpr, y = viewport->height() - position.y() * dpr;
+        const osg::Matrixd toWindow = camera->getViewMatrix() * camera->getProjectionMatrix() * viewport->computeWindowMatrix();
+        const osg::Matrixd fromWindow = osg::Matrixd::inverse(toWindow);
+        const osg::Vec3d nearPoint = osg::Vec3d(x, y, 0.0) * fromWindow, farPoint = osg::Vec3d(x, y, 1.0) * fromWindow;
+        osg::Vec3d direction = farPoint - nearPoint;
+        direction.normalize();
+        return {nearPoint, direction};
+    }
 };
 
 ViewportWidget::ViewportWidget(QWidget* parent)
@@ -178,8 +205,15 @@ ViewportWidget::ViewportWidget(QWidget* parent)
     osg::ref_ptr<osg::Group> top = new osg::Group;
     top->addChild(skySource);
     top->addChild(impl_->root);
+    top->addChild(impl_->gizmo.node());  // kept when the mechanism is rebuilt
     top->getOrCreateStateSet()->setMode(GL_LIGHT1, osg::StateAttribute::ON);
     impl_->viewer->setSceneData(top);
+    impl_->gizmoLabel = new QLabel(this);
+    impl_->gizmoLabel->setObjectName(QStringLiteral("GizmoAmount"));
+    impl_->gizmoLabel->setStyleSheet(QStringLiteral(
+        "QLabel { background: rgba(20, 22, 26, 200); color: #f0f0f0; padding: 4px 8px; border-radius: 4px; }"));
+    impl_->gizmoLabel->move(10, 10);
+    impl_->gizmoLabel->hide();
     clearScene();
 }
 
@@ -229,7 +263,7 @@ quint64 ViewportWidget::entityAt(const QPointF& position) const {
     osg::ref_ptr<osgUtil::LineSegmentIntersector> picker =
         new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
     osgUtil::IntersectionVisitor visitor(picker);
-    visitor.setTraversalMask(camera->getCullMask() & ~(kMaskGrid | kMaskAxes | kMaskContacts));
+    visitor.setTraversalMask(camera->getCullMask() & ~(kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo));
     camera->accept(visitor);
     if (!picker->containsIntersections()) return 0;
     return entityOf(picker->getFirstIntersection().nodePath);
@@ -400,6 +434,151 @@ void ViewportWidget::setGridVisible(bool visible) {
     setMaskBit(kMaskGrid | kMaskAxes, visible);
 }
 
+void ViewportWidget::showGizmo(const engine::Transform& X_WG) {
+    impl_->gizmo.setFrame(toOsg(X_WG.p), toOsg(X_WG.R));
+    if (!impl_->gizmo.visible()) {
+        impl_->gizmo.setVisible(true);
+        setMouseTracking(true);  // hovering lights up the handle a press would take
+    }
+    updateGizmoScale();
+    update();
+}
+
+void ViewportWidget::hideGizmo() {
+    if (impl_->gizmoDragging) finishGizmoDrag(false);
+    impl_->gizmo.setVisible(false);
+    impl_->gizmo.setHighlight(std::nullopt);
+    setMouseTracking(false);
+    update();
+}
+
+bool ViewportWidget::gizmoVisible() const {
+    return impl_->gizmo.visible();
+}
+
+void ViewportWidget::setGizmoMode(GizmoMode mode) {
+    if (impl_->gizmoDragging) finishGizmoDrag(false);
+    impl_->gizmo.setMode(mode);
+    update();
+}
+
+GizmoMode ViewportWidget::gizmoMode() const {
+    return impl_->gizmo.mode();
+}
+
+void ViewportWidget::setGizmoSnapping(bool on, double step, double angleStep, bool worldAxes) {
+    impl_->snapping = on;
+    impl_->snapStep = step;
+    impl_->snapAngle = angleStep;
+    impl_->snapWorld = worldAxes;
+}
+
+bool ViewportWidget::gizmoDragging() const {
+    return impl_->gizmoDragging;
+}
+
+QString ViewportWidget::gizmoEntry() const {
+    return impl_->gizmoEntry;
+}
+
+void ViewportWidget::updateGizmoScale() const {
+    // The world length of kGizmoPixels at the gizmo's distance from the eye.
+    if (!impl_->gizmo.visible()) return;
+    osg::Camera* camera = impl_->viewer->getCamera();
+    const osg::Viewport* viewport = camera->getViewport();
+    if (!viewport || viewport->height() <= 0) return;
+    double fovy = 30.0, aspect = 1.0, zNear = 0.01, zFar = 1000.0;
+    camera->getProjectionMatrixAsPerspective(fovy, aspect, zNear, zFar);
+    const osg::Vec3d inView = impl_->gizmo.origin() * camera->getViewMatrix();
+    const double depth = std::max(-inView.z(), 1e-6);
+    const double perPixel = 2.0 * depth * std::tan(0.5 * osg::DegreesToRadians(fovy)) / viewport->height();
+    impl_->gizmo.setScale(kGizmoPixels * devicePixelRatioF() * perPixel);
+}
+
+QPointF ViewportWidget::gizmoHandlePoint(GizmoHandle handle, double along) const {
+    updateGizmoScale();
+    const std::vector<osg::Vec3d> points = impl_->gizmo.handlePolyline(handle);
+    const double at = std::clamp(along, 0.0, 1.0) * (points.size() - 1);
+    const std::size_t i = std::min(static_cast<std::size_t>(at), points.size() - 2);
+    const osg::Vec3d p = points[i] + (points[i + 1] - points[i]) * (at - i);
+    return project(p.x(), p.y(), p.z());
+}
+
+bool ViewportWidget::gizmoHandleAt(const QPointF& position, GizmoHandle& handle) const {
+    if (!impl_->gizmo.visible()) return false;
+    updateGizmoScale();
+    double best = kGizmoReach;
+    bool found = false;
+    for (int axis = 0; axis < 3; ++axis) {
+        const GizmoHandle candidate{impl_->gizmo.mode(), axis};
+        const std::vector<osg::Vec3d> points = impl_->gizmo.handlePolyline(candidate);
+        for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+            const QPointF a = project(points[i].x(), points[i].y(), points[i].z());
+            const QPointF b = project(points[i + 1].x(), points[i + 1].y(), points[i + 1].z());
+            const QPointF ab = b - a;
+            const double length2 = QPointF::dotProduct(ab, ab);
+            const double t = length2 > 0.0 ? std::clamp(QPointF::dotProduct(position - a, ab) / length2, 0.0, 1.0) : 0.0;
+            const double d = QLineF(a + ab * t, position).length();
+            if (d < best) {
+                best = d;
+                handle = candidate;
+                found = true;
+            }
+        }
+    }
+    return found;
+}
+
+void ViewportWidget::gizmoMoved(const QPointF& position, Qt::KeyboardModifiers modifiers) {
+    const GizmoHandle& handle = impl_->gizmo.handle();
+    if (!impl_->gizmoEntry.isEmpty()) {
+        // Typed: millimetres or degrees, exactly.
+        bool ok = false;
+        const double typed = impl_->gizmoEntry.toDouble(&ok);
+        impl_->gizmoAmount = !ok ? 0.0
+                             : handle.mode == GizmoMode::Translate ? typed * 1e-3
+                                                                   : osg::DegreesToRadians(typed);
+    } else {
+        const auto raw = impl_->gizmo.amount(impl_->ray(position, devicePixelRatioF()));
+        if (!raw) return;  // along the line of sight: the last amount stays
+        const bool snap = impl_->snapping != bool(modifiers & Qt::ControlModifier);
+        impl_->gizmoAmount =
+            snap ? impl_->gizmo.snapped(*raw, impl_->snapStep, impl_->snapAngle, impl_->snapWorld) : *raw;
+    }
+    emit gizmoDragged(impl_->gizmoAmount);
+    showGizmoAmount();
+    update();
+}
+
+void ViewportWidget::showGizmoAmount() {
+    if (!impl_->gizmoDragging) {
+        impl_->gizmoLabel->hide();
+        return;
+    }
+    const GizmoHandle& handle = impl_->gizmo.handle();
+    const char* axis = handle.axis == 0 ? "x" : handle.axis == 1 ? "y" : "z";
+    const bool move = handle.mode == GizmoMode::Translate;
+    QString value = impl_->gizmoEntry.isEmpty()
+                        ? (move ? tr("%1 mm").arg(impl_->gizmoAmount * 1e3, 0, 'f', 3)
+                                : tr("%1°").arg(osg::RadiansToDegrees(impl_->gizmoAmount), 0, 'f', 2))
+                        : (move ? tr("%1▏ mm").arg(impl_->gizmoEntry) : tr("%1▏°").arg(impl_->gizmoEntry));
+    impl_->gizmoLabel->setText((move ? tr("Move along %1: %2") : tr("Rotate about %1: %2")).arg(QLatin1String(axis), value) +
+                               tr("   (type an amount · Enter applies · Esc cancels)"));
+    impl_->gizmoLabel->adjustSize();
+    impl_->gizmoLabel->show();
+}
+
+void ViewportWidget::finishGizmoDrag(bool accepted) {
+    if (!impl_->gizmoDragging) return;
+    impl_->gizmoDragging = false;
+    impl_->gizmoEntry.clear();
+    impl_->gizmo.setHighlight(std::nullopt);
+    impl_->leftPressed = false;
+    showGizmoAmount();
+    emit gizmoDragFinished(accepted);
+    update();
+}
+
 double ViewportWidget::cameraDistance() const {
     return impl_->manipulator->getDistance();
 }
@@ -452,6 +631,7 @@ void ViewportWidget::resizeGL(int width, int height) {
 void ViewportWidget::paintGL() {
     // QOpenGLWidget renders into its own framebuffer object, whose id can change.
     impl_->window->setDefaultFboId(defaultFramebufferObject());
+    updateGizmoScale();
     impl_->viewer->frame();
     ++impl_->frames;
     emit frameRendered();
@@ -459,6 +639,20 @@ void ViewportWidget::paintGL() {
 
 // Mouse positions go to OSG in device pixels; OSG's y axis already points down like Qt's.
 void ViewportWidget::mousePressEvent(QMouseEvent* event) {
+    // A press on a handle of the manipulator drags it; the camera stays.
+    GizmoHandle handle;
+    if (event->button() == Qt::LeftButton && !impl_->gizmoDragging && gizmoHandleAt(event->position(), handle)) {
+        impl_->gizmoDragging = true;
+        impl_->gizmoAmount = 0.0;
+        impl_->gizmoEntry.clear();
+        impl_->gizmo.begin(handle, impl_->ray(event->position(), devicePixelRatioF()));
+        impl_->gizmo.setHighlight(handle);
+        emit gizmoDragStarted(handle);
+        showGizmoAmount();
+        update();
+        return;
+    }
+    if (impl_->gizmoDragging) return;  // other buttons wait for the drag to end
     if (event->button() == Qt::LeftButton) {
         impl_->pressPosition = event->position();
         impl_->leftPressed = true;
@@ -469,6 +663,13 @@ void ViewportWidget::mousePressEvent(QMouseEvent* event) {
 }
 
 void ViewportWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (impl_->gizmoDragging) {
+        if (event->button() == Qt::LeftButton) {
+            gizmoMoved(event->position(), event->modifiers());
+            finishGizmoDrag(true);
+        }
+        return;
+    }
     const QPointF p = event->position() * devicePixelRatioF();
     impl_->events()->mouseButtonRelease(p.x(), p.y(), osgButton(event->button()));
     // A click (the pointer barely moved) picks; a drag turned the camera.
@@ -489,6 +690,18 @@ void ViewportWidget::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void ViewportWidget::mouseMoveEvent(QMouseEvent* event) {
+    if (impl_->gizmoDragging) {
+        gizmoMoved(event->position(), event->modifiers());
+        return;
+    }
+    if (impl_->gizmo.visible() && !(event->buttons() & Qt::LeftButton)) {
+        // Hovering: the handle a press would take lights up.
+        GizmoHandle handle;
+        const bool over = gizmoHandleAt(event->position(), handle);
+        impl_->gizmo.setHighlight(over ? std::optional<GizmoHandle>(handle) : std::nullopt);
+        update();
+        if (event->buttons() == Qt::NoButton) return;
+    }
     const QPointF p = event->position() * devicePixelRatioF();
     impl_->events()->mouseMotion(p.x(), p.y());
     update();
@@ -502,7 +715,32 @@ void ViewportWidget::wheelEvent(QWheelEvent* event) {
     update();
 }
 
+bool ViewportWidget::event(QEvent* event) {
+    // During a drag the keys are the amount typed: no shortcut takes them.
+    if (event->type() == QEvent::ShortcutOverride && impl_->gizmoDragging) {
+        event->accept();
+        return true;
+    }
+    return QOpenGLWidget::event(event);
+}
+
 void ViewportWidget::keyPressEvent(QKeyEvent* event) {
+    if (impl_->gizmoDragging) {
+        const QString text = event->text();
+        if (event->key() == Qt::Key_Escape) {
+            finishGizmoDrag(false);
+        } else if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) {
+            finishGizmoDrag(true);
+        } else if (event->key() == Qt::Key_Backspace) {
+            impl_->gizmoEntry.chop(1);
+            gizmoMoved(mapFromGlobal(QCursor::pos()), event->modifiers());
+        } else if (text.size() == 1 && (text.at(0).isDigit() || text == QLatin1String(".") ||
+                                        text == QLatin1String(",") || text == QLatin1String("-"))) {
+            impl_->gizmoEntry += text == QLatin1String(",") ? QStringLiteral(".") : text;
+            gizmoMoved(QPointF(), event->modifiers());
+        }
+        return;
+    }
     if (const int key = osgKey(event)) impl_->events()->keyPress(key);
     update();
 }

@@ -9,6 +9,10 @@
 
 #include <vector>
 
+#include "ui/viewport/gizmo_handle.h"
+
+class QLabel;
+
 namespace engine {
 struct ContactForce;
 struct SceneSpec;
@@ -77,6 +81,27 @@ public:
     // Contact force arrows of the shown instant (empty: none).
     void setContacts(const std::vector<engine::ContactForce>& contacts);
 
+    // The manipulator (ui/viewport/gizmo.h) at frame X_WG: arrows or rings along its axes
+    // (the world's or the selection's own), a constant size on screen, drawn over the parts.
+    // Pressing a handle starts a drag instead of turning the camera: gizmoDragged reports the
+    // moved amount (m or rad) at every pointer move, snapped when snapping is on (Ctrl held
+    // inverts it); digits typed during the drag give the amount exactly (mm or degrees), Enter
+    // or releasing the button ends the drag, Esc cancels it.
+    void showGizmo(const engine::Transform& X_WG);
+    void hideGizmo();
+    bool gizmoVisible() const;
+    void setGizmoMode(GizmoMode mode);
+    GizmoMode gizmoMode() const;
+    // Grid step [m] and angle increment [rad]; in world axes a move lands on the grid.
+    void setGizmoSnapping(bool on, double step, double angleStep, bool worldAxes);
+    bool gizmoDragging() const;
+    // What has been typed during the drag (empty: the pointer gives the amount).
+    QString gizmoEntry() const;
+    // Where a point `along` (0..1) a handle appears in the widget (tests press there).
+    QPointF gizmoHandlePoint(GizmoHandle handle, double along = 0.5) const;
+    // The handle under a widget position, if any.
+    bool gizmoHandleAt(const QPointF& position, GizmoHandle& handle) const;
+
     // Camera state, for tests and for restoring a view.
     double cameraDistance() const;
     int frameCount() const;  // frames rendered so far
@@ -87,6 +112,11 @@ signals:
     void entityClicked(quint64 entity);
     // The same click, with what lies under it and the keyboard modifiers held.
     void pointClicked(const ui::PickResult& hit, Qt::KeyboardModifiers modifiers);
+    // A drag of the manipulator: started on a handle, moved by `amount` (m or rad, along or
+    // about the handle's axis, from where it started), finished (accepted) or cancelled.
+    void gizmoDragStarted(ui::GizmoHandle handle);
+    void gizmoDragged(double amount);
+    void gizmoDragFinished(bool accepted);
 
 protected:
     void initializeGL() override;
@@ -100,10 +130,15 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void keyReleaseEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     void releaseGlObjects();
     void setMaskBit(unsigned bit, bool on);
+    void updateGizmoScale() const;
+    void gizmoMoved(const QPointF& position, Qt::KeyboardModifiers modifiers);
+    void finishGizmoDrag(bool accepted);
+    void showGizmoAmount();
 
     struct Impl;
     std::unique_ptr<Impl> impl_;

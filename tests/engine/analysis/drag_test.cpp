@@ -79,6 +79,32 @@ TEST_F(FourBar, APinnedCrankTurnsTowardsADragItsPivotForbids) {
     EXPECT_GT(crank.p.z(), crank0.p.z() + 0.005);
 }
 
+// A turn weighs the orientation: the crank turned about its middle turns about its pivot by
+// the angle asked. A move weighs the position: the crank dragged by its middle swings round
+// its pivot towards the pointer.
+TEST_F(FourBar, ATurnKeepsTheAngleAndAMoveKeepsThePosition) {
+    const Transform crank0 = partPoses(*model, start)[1];
+    DragAssembly turn(*model, start, 1, DragKind::Turn);
+    for (int k = 1; k <= 30; ++k) {
+        const Transform target = turned(crank0, crank0.p, Vec3::UnitY(), degToRad(2.0 * k));
+        const DragResult r = turn.moveTo(target);
+        ASSERT_TRUE(r.status.ok && r.followed == 1.0) << "event " << k << ": " << r.status.message;
+        EXPECT_LT(jointGap(*model, turn.state()), 1e-10);
+        EXPECT_LT(angleBetween(turn.draggedPose().R, target.R), 1e-8) << "event " << k;
+        EXPECT_LT((turn.draggedPose() * Vec3(-0.05, 0.0, 0.0)).norm(), 1e-10);  // on its pivot
+    }
+    DragAssembly move(*model, start, 1, DragKind::Move);
+    const Vec3 pointer(0.0, 0.0, 0.05);  // straight above the pivot, as far as the centre is
+    for (int k = 1; k <= 20; ++k) {
+        Transform target = crank0;
+        target.p = crank0.p + (pointer - crank0.p) * (k / 20.0);
+        const DragResult r = move.moveTo(target);
+        ASSERT_TRUE(r.status.ok) << "event " << k << ": " << r.status.message;
+        EXPECT_LT(jointGap(*model, move.state()), 1e-10);
+    }
+    EXPECT_LT((move.draggedPose().p - pointer).norm(), 1e-6);
+}
+
 TEST_F(FourBar, TheRockerStopsAtTheLastConsistentPoseBeyondItsReach) {
     DragAssembly drag(*model, start, 3);
     ASSERT_TRUE(drag.ok());
