@@ -1,5 +1,8 @@
 #include "engine/model/edit.h"
 
+#include <map>
+#include <set>
+
 namespace engine {
 namespace {
 
@@ -196,6 +199,156 @@ std::string entityName(const SceneSpec& spec, EntityId id) {
     for (const ContactPairSpec& p : spec.contact.pairs)
         if (p.id == id) return p.name;
     return {};
+}
+
+namespace {
+
+// A name not yet used in `taken`: the name itself, else "crank" → "crank_2", "crank_2" → "crank_3", ...
+std::string freshName(const std::string& name, std::set<std::string>& taken) {
+    if (taken.insert(name).second) return name;  // not taken: kept (pasting into another scene)
+    std::string base = name;
+    const std::size_t underscore = name.rfind('_');
+    if (underscore != std::string::npos && underscore + 1 < name.size() &&
+        name.find_first_not_of("0123456789", underscore + 1) == std::string::npos)
+        base = name.substr(0, underscore);
+    for (int k = 2;; ++k) {
+        std::string candidate = base + "_" + std::to_string(k);
+        if (taken.insert(candidate).second) return candidate;
+    }
+}
+
+// The reflection S of a world axis applied to a frame's pose (S R S, S p) and to a vector.
+Vec3 reflect(const Vec3& v, int axis) {
+    Vec3 r = v;
+    r(axis) = -r(axis);
+    return r;
+}
+Quat reflect(const Quat& q, int axis) {
+    // S R S for the reflection of axis k: the rotation's axis reflected as an axial vector
+    // (−S u) with the same angle: the quaternion's vector part becomes −S v.
+    Quat r = q;
+    Eigen::Vector3d v = -reflect(Vec3(q.vec()), axis);
+    r.vec() = v;
+    return r;
+}
+Transform reflect(const Transform& X, int axis) {
+    return {reflect(X.R, axis), reflect(X.p, axis)};
+}
+
+}  // namespace
+
+std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, const std::vector<EntityId>& parts,
+                                const CopyPlacement& placement, std::string& error) {
+    std::vector<EntityId> created;
+    const int axis = placement.mirrorAxis;
+    std::set<std::string> taken;
+    for (const Part& p : target.parts) taken.insert(p.name);
+    for (const Joint& j : target.joints) taken.insert(j.name);
+    for (const ForceSpec& f : target.forces) taken.insert(f.name);
+    for (const MotionSpec& m : target.motions) taken.insert(m.name);
+    for (const ContactPairSpec& c : target.contact.pairs) taken.insert(c.name);
+
+    // The parts first: every reference among the copies goes through these renames.
+    std::map<std::string, std::string> partName, jointName;
+    std::vector<const Part*> chosen;
+    for (EntityId id : parts)
+        for (const Part& part : source.parts)
+            if (part.id == id && !part.ground && !partName.count(part.name)) {
+                if (axis >= 0)
+                    for (const Shape& shape : part.shapes)
+                        if (shape.type == ShapeType::Mesh) {
+                            error = "part '" + part.name +
+                                    "' has a mesh shape, which cannot be mirrored (its mirror image would need a "
+                                    "mesh file of its own)";
+                            return {};
+                        }
+                chosen.push_back(&part);
+                partName[part.name] = "";
+            }
+    if (chosen.empty()) {
+        error = parts.empty() ? "nothing is selected to copy" : "only parts can be copied, and not the ground";
+        return {};
+    }
+    auto mapped = [&](const MarkerRef& ref, MarkerRef& out) {
+        const auto it = partName.find(ref.part);
+        if (it == partName.end()) return false;
+        out = {it->second, ref.marker};
+        return true;
+    };
+    for (const Part* original : chosen) {
+        Part part = *original;
+        part.id = target.newId();
+        part.name = freshName(original->name, taken);
+        partName[original->name] = part.name;
+        for (Marker& marker : part.markers) marker.id = target.newId();
+        if (axis >= 0) {
+            const Vec3& c = placement.mirrorPoint;
+            part.X_WP = reflect(Transform{part.X_WP.R, part.X_WP.p - c}, axis);
+            part.X_WP.p += c;
+            part.p_PPcm = reflect(part.p_PPcm, axis);
+            Mat3 S = Mat3::Identity();
+            S(axis, axis) = -1.0;
+            part.I_Pcm_P = S * part.I_Pcm_P * S;
+            part.v_WPo_W = reflect(part.v_WPo_W, axis);
+            part.w_WP_W = -reflect(part.w_WP_W, axis);
+            for (Marker& marker : part.markers) marker.X_PM = reflect(marker.X_PM, axis);
+            for (Shape& shape : part.shapes) {
+                shape.X_PG = reflect(shape.X_PG, axis);
+                // Every shape is its own mirror image in its frame's axes but the cone in z
+                // (apex up becomes apex down): turned half a turn about x it is again.
+                if (shape.type == ShapeType::Cone && axis == 2)
+                    shape.X_PG.R = (shape.X_PG.R * Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()))).normalized();
+            }
+        }
+        part.X_WP = placement.X * part.X_WP;
+        part.v_WPo_W = placement.X.R * part.v_WPo_W;
+        part.w_WP_W = placement.X.R * part.w_WP_W;
+        created.push_back(part.id);
+        target.parts.push_back(std::move(part));
+    }
+    for (const Joint& original : source.joints) {
+        Joint joint = original;
+        if (!mapped(original.markerI, joint.markerI) || !mapped(original.markerJ, joint.markerJ)) continue;
+        joint.id = target.newId();
+        joint.name = freshName(original.name, taken);
+        jointName[original.name] = joint.name;
+        target.joints.push_back(std::move(joint));
+    }
+    for (const ForceSpec& original : source.forces) {
+        ForceSpec force = original;
+        const bool onJoint = original.type == ForceType::RotationalSpringDamper || original.type == ForceType::JointController;
+        const bool onePoint = original.type == ForceType::PointForce || original.type == ForceType::PointTorque;
+        if (onJoint) {
+            const auto it = jointName.find(original.joint);
+            if (it == jointName.end()) continue;
+            force.joint = it->second;
+        } else if (!mapped(original.markerI, force.markerI) || (!onePoint && !mapped(original.markerJ, force.markerJ))) {
+            continue;
+        }
+        force.id = target.newId();
+        force.name = freshName(original.name, taken);
+        target.forces.push_back(std::move(force));
+    }
+    for (const MotionSpec& original : source.motions) {
+        const auto it = jointName.find(original.joint);
+        if (it == jointName.end()) continue;
+        MotionSpec motion = original;
+        motion.id = target.newId();
+        motion.name = freshName(original.name, taken);
+        motion.joint = it->second;
+        target.motions.push_back(std::move(motion));
+    }
+    for (const ContactPairSpec& original : source.contact.pairs) {
+        const auto a = partName.find(original.partA), b = partName.find(original.partB);
+        if (a == partName.end() || b == partName.end()) continue;
+        ContactPairSpec pair = original;
+        pair.id = target.newId();
+        pair.name = freshName(original.name, taken);
+        pair.partA = a->second;
+        pair.partB = b->second;
+        target.contact.pairs.push_back(std::move(pair));
+    }
+    return created;
 }
 
 }  // namespace engine

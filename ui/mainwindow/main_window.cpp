@@ -60,6 +60,7 @@
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
 #include "ui/mainwindow/manipulation.h"
+#include "ui/mainwindow/copies.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
@@ -96,6 +97,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(document_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &SceneDocument::pathChanged, this, &MainWindow::updateTitle);
     tools_ = new BuildTools(document_, viewport_, this);
+    copies_ = new Copies(document_, [this] {
+        std::vector<engine::EntityId> ids;
+        for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
+            if (!index.data(kShapeRole).toInt())
+                if (const quint64 id = index.data(kEntityIdRole).toULongLong()) ids.push_back(static_cast<engine::EntityId>(id));
+        return ids;
+    }, this);
+    connect(copies_, &Copies::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
+    connect(copies_, &Copies::created, this, [this](engine::EntityId id) { selectEntity(id); });
     manipulation_ = new Manipulation(document_, viewport_, this);
     connect(manipulation_, &Manipulation::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
     connect(manipulation_, &Manipulation::status, this, [this](const QString& text) {
@@ -343,6 +353,8 @@ void MainWindow::createActions() {
     remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     tree_->addAction(remove);  // Delete in the tree or the view, not while typing in a field
     viewport_->addAction(remove);
+    editMenu->addSeparator();
+    copies_->createActions(editMenu, {tree_, viewport_});
 
     // View
     QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -31,6 +31,7 @@ namespace ui {
 
 class Autosaver;
 class BuildTools;
+class Copies;
 class Manipulation;
 struct RecoveryEntry;
 class PlotWidget;
@@ -86,6 +87,7 @@ public:
     SceneDocument* document() const { return document_; }
     BuildTools* tools() const { return tools_; }
     Manipulation* manipulation() const { return manipulation_; }
+    Copies* copies() const { return copies_; }
     // The mechanism's degrees of freedom as the status bar shows them, and its explanation.
     QString degreesOfFreedomText() const;
     QString degreesOfFreedomExplanation() const;
@@ -178,6 +180,7 @@ private:
     SceneDocument* document_ = nullptr;
     BuildTools* tools_ = nullptr;
     Manipulation* manipulation_ = nullptr;
+    Copies* copies_ = nullptr;
     Autosaver* autosaver_ = nullptr;
     QToolButton* dofButton_ = nullptr;
     QString dofExplanation_;
