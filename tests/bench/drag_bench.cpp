@@ -1,0 +1,100 @@
+// A drag event in the GUI, end to end: the pointer moves on a ring of the manipulator, the
+// engine's drag assembly finds the chain's new pose and the 3D view redraws it. A drag keeps up
+// with the pointer when this takes less than a frame (33 ms at 30 fps). Runs under Xvfb
+// (tools/with-display.sh), software OpenGL.
+//
+//   tools/with-display.sh build/release/bin/motus_ui_bench
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <memory>
+
+#include <QApplication>
+#include <QStandardPaths>
+#include <QMouseEvent>
+#include <QTest>
+#include <QTreeView>
+
+#include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/manipulation.h"
+#include "ui/models/scene_tree.h"
+#include "ui/viewport/viewport_widget.h"
+
+namespace {
+
+// chain_100 (101 parts) open, its 50th link selected, the rotate ring about y pressed.
+struct DragSetup {
+    ui::MainWindow window;
+    ui::ViewportWidget* view = nullptr;
+    std::vector<QPoint> ring;
+    bool ready = false;
+
+    explicit DragSetup(const char* scene) {
+        window.resize(1100, 720);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window) || !window.openScene(QString::fromUtf8(scene))) return;
+        view = window.viewport();
+        const engine::EntityId link = window.scene()->parts[50].id;
+        QTreeView* tree = window.sceneTree();
+        const QModelIndexList rows = tree->model()->match(tree->model()->index(0, 0), ui::kEntityIdRole,
+                                                          QVariant::fromValue(quint64(link)), 1,
+                                                          Qt::MatchExactly | Qt::MatchRecursive);
+        if (rows.isEmpty()) return;
+        tree->selectionModel()->select(rows.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        window.manipulation()->setSnapping(false);
+        window.manipulation()->setMode(ui::GizmoMode::Rotate);
+        view->repaint();
+        QTest::qWait(50);
+        const ui::GizmoHandle handle{ui::GizmoMode::Rotate, 1};
+        for (int k = 0; k <= 40; ++k) ring.push_back(view->gizmoHandlePoint(handle, 0.125 + k / 720.0).toPoint());
+        QTest::mousePress(view, Qt::LeftButton, {}, ring.front());
+        ready = view->gizmoDragging();
+    }
+};
+
+// Made at the first run, gone before the application is (a window outliving QApplication crashes).
+std::unique_ptr<DragSetup> chain100;
+
+void BM_DragEventChain100(benchmark::State& state) {
+    if (!chain100) chain100 = std::make_unique<DragSetup>(MOTUS_SOURCE_DIR "/scenes/chain_100.json");
+    DragSetup& setup = *chain100;
+    if (!setup.ready) {
+        state.SkipWithError("chain_100 could not be set up for a drag");
+        return;
+    }
+    std::size_t k = 1;
+    int step = 1;
+    double assembly = 0.0;
+    long events = 0;
+    for (auto _ : state) {
+        // Back and forth along an arc of 20°, half a degree per event.
+        if (k == 0 || k + 1 == setup.ring.size()) step = -step;
+        k += step;
+        const QPointF p(setup.ring[k]);
+        QMouseEvent move(QEvent::MouseMove, p, setup.view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(setup.view, &move);
+        setup.view->repaint();  // paintGL now: the frame the user sees
+        assembly += setup.window.manipulation()->figures().lastEventSeconds;
+        ++events;
+    }
+    state.counters["assembly_ms"] = events ? 1e3 * assembly / events : 0.0;
+    state.counters["worst_gap_m"] = setup.window.manipulation()->figures().worstGap;
+    state.counters["held"] = setup.window.manipulation()->figures().held;
+}
+BENCHMARK(BM_DragEventChain100)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ui::ViewportWidget::configureDefaultSurfaceFormat();
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Motus"));
+    QApplication::setApplicationName(QStringLiteral("motus-ui-bench"));
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    chain100.reset();
+    return 0;
+}
