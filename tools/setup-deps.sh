@@ -15,6 +15,8 @@ packages=(
     # Running the GUI and its tests without a screen: a virtual X server, Mesa's
     # software OpenGL, and a font for Qt text.
     xvfb xauth libgl1-mesa-dri fonts-dejavu-core
+    # The crash-recovery test types into a running motus as a user would (X test events).
+    xdotool
     # Checking the scene files against resources/scene.schema.json.
     python3 python3-jsonschema
     # The scene loader's fuzzer (libFuzzer needs clang).

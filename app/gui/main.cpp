@@ -15,6 +15,7 @@
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
 #include "ui/session/simulation_session.h"
+#include "ui/document/recovery.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/viewport/viewport_widget.h"
 
@@ -48,6 +49,11 @@ int main(int argc, char** argv) {
         QStringLiteral("Play the scene and print the 3D view's frame rate measured over this many seconds, then exit."),
         QStringLiteral("seconds"));
     parser.addOption(fpsOption);
+    const QCommandLineOption recoverOption(
+        QStringLiteral("recover"),
+        QStringLiteral("Recover the newest unsaved work a Motus that stopped without saving left behind, "
+                       "without asking (as an unsaved document of its file)."));
+    parser.addOption(recoverOption);
     parser.addPositionalArgument(QStringLiteral("scene"),
                                  QStringLiteral("Scene file to open (.json)."),
                                  QStringLiteral("[scene]"));
@@ -99,8 +105,17 @@ int main(int argc, char** argv) {
         window.newScene();  // an empty scene to build on
 
     // Work a Motus that did not exit cleanly left behind (not in scripted, non-interactive runs).
-    if (!parser.isSet(screenshotOption) && !parser.isSet(fpsOption))
+    if (parser.isSet(recoverOption)) {
+        const std::vector<ui::RecoveryEntry> left = ui::orphanedRecoveries();
+        if (left.empty()) {
+            std::fprintf(stderr, "motus: --recover: there is no unsaved work to recover\n");
+        } else if (!window.recoverFrom(left.front())) {
+            std::fprintf(stderr, "motus: --recover: %s could not be recovered (see Messages)\n",
+                         qPrintable(left.front().sceneFile));
+        }
+    } else if (!parser.isSet(screenshotOption) && !parser.isSet(fpsOption)) {
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+    }
 
     if (loaded && runTo > 0.0) window.session()->runTo(runTo);
     if (loaded && (parser.isSet(playOption) || parser.isSet(fpsOption))) window.session()->play();

@@ -329,7 +329,7 @@ void MainWindow::createActions() {
     editMenu->addAction(undo);
     editMenu->addAction(redo);
     editMenu->addSeparator();
-    editMenu->addAction(tr("Add &Part"), this, &MainWindow::addPart);
+    editMenu->addAction(tr("Add &Part"), this, &MainWindow::addPart)->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     QMenu* create = menuBar()->addMenu(tr("&Create"));
     auto* partsBar = addToolBar(tr("Parts"));
     partsBar->setObjectName(QStringLiteral("PartsToolBar"));
