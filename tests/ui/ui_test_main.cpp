@@ -4,7 +4,9 @@
 // `motus_ui_tests --recovery-child SCENE EXPECTED` is the process the crash-recovery test
 // kills (tests/ui/mainwindow/recovery_test.cpp): a Motus window opens SCENE, takes three
 // edits, waits for its autosave, writes the edited scene to EXPECTED, prints AUTOSAVED and
-// waits to be killed.
+// waits to be killed. `--recovery-child-run SCENE EXPECTED` instead runs the unedited scene to
+// 0.2 s and waits until the autosave keeps the recorded run; EXPECTED gets its frame count and
+// the last frame's positions (hexadecimal, exact).
 
 #include <cstdio>
 #include <cstring>
@@ -16,14 +18,44 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/record/recording.h"
+#include "engine/runtime/simulator.h"
 #include "engine/model/edit.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/session/simulation_session.h"
 #include "ui/viewport/viewport_widget.h"
 
 namespace {
+
+int recoveryChildRun(const QString& scene, const QString& expected) {
+    ui::MainWindow window;
+    window.show();
+    if (!window.openScene(scene)) return 3;
+    window.session()->runTo(0.2);
+    if (!QTest::qWaitFor([&] {
+            const auto snap = window.session()->snapshot();
+            return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.2 - 1e-9;
+        }, 60000))
+        return 4;
+    const QString run = window.autosaver()->runFile();
+    if (!QTest::qWaitFor([&] { return QFile::exists(run) && QFile::exists(window.autosaver()->infoFile()); }, 30000)) return 4;
+    const engine::Recording& recording = *window.session()->recording();
+    engine::State state;
+    engine::Outputs outputs;
+    if (!recording.read(recording.size() - 1, state, outputs)) return 5;
+    QFile out(expected);
+    if (!out.open(QIODevice::WriteOnly)) return 5;
+    out.write(QByteArray::number(qulonglong(recording.size())));
+    for (Eigen::Index k = 0; k < state.q.size(); ++k) out.write(" " + QByteArray::number(state.q(k), 'a', 13));
+    out.close();
+    std::printf("AUTOSAVED\n");
+    std::fflush(stdout);
+    for (;;) QTest::qWait(1000);  // until killed
+}
 
 int recoveryChild(const QString& scene, const QString& expected) {
     ui::MainWindow window;
@@ -51,12 +83,14 @@ int recoveryChild(const QString& scene, const QString& expected) {
 
 int main(int argc, char** argv) {
     const bool child = argc == 4 && std::strcmp(argv[1], "--recovery-child") == 0;
-    if (!child) ::testing::InitGoogleTest(&argc, argv);
+    const bool childRun = argc == 4 && std::strcmp(argv[1], "--recovery-child-run") == 0;
+    if (!child && !childRun) ::testing::InitGoogleTest(&argc, argv);
     QStandardPaths::setTestModeEnabled(true);  // keep QSettings away from the user's config
     QCoreApplication::setOrganizationName(QStringLiteral("Motus"));
     QCoreApplication::setApplicationName(QStringLiteral("motus-ui-tests"));
     ui::ViewportWidget::configureDefaultSurfaceFormat(0);
     QApplication app(argc, argv);
     if (child) return recoveryChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    if (childRun) return recoveryChildRun(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     return RUN_ALL_TESTS();
 }

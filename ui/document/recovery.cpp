@@ -63,6 +63,12 @@ std::vector<RecoveryEntry> orphanedRecoveries() {
         e.title = o.value(QStringLiteral("title")).toString();
         e.savedAt = QDateTime::fromString(o.value(QStringLiteral("savedAt")).toString(), Qt::ISODateWithMs);
         e.edits = o.value(QStringLiteral("edits")).toInt();
+        // A run file named by the info, in the same folder (never a path from elsewhere).
+        const QString run = QFileInfo(o.value(QStringLiteral("run")).toString()).fileName();
+        if (!run.isEmpty() && QFileInfo::exists(QDir(recoveryDirectory()).filePath(run))) {
+            e.runFile = QDir(recoveryDirectory()).filePath(run);
+            e.runFrames = o.value(QStringLiteral("runFrames")).toInt();
+        }
         if (e.pid == QCoreApplication::applicationPid()) continue;  // this process's own
         if (running(e.pid, o.value(QStringLiteral("program")).toString())) continue;
         if (!QFileInfo::exists(e.sceneFile)) {
@@ -88,6 +94,7 @@ std::unique_ptr<engine::SceneSpec> loadRecovery(const RecoveryEntry& entry, QStr
 void removeRecovery(const RecoveryEntry& entry) {
     QFile::remove(entry.infoFile);  // the info first: a scene without one is never offered
     QFile::remove(entry.sceneFile);
+    if (!entry.runFile.isEmpty()) QFile::remove(entry.runFile);
 }
 
 Autosaver::Autosaver(SceneDocument* document, QObject* parent) : QObject(parent), document_(document) {
@@ -95,8 +102,13 @@ Autosaver::Autosaver(SceneDocument* document, QObject* parent) : QObject(parent)
                                ? qEnvironmentVariable("MOTUS_AUTOSAVE_SECONDS").toDouble()
                                : 60.0;
     setInterval(seconds > 0.0 ? seconds : 60.0);
+    bool budgetOk = false;
+    const double megabytes = qEnvironmentVariable("MOTUS_RECOVERY_RUN_MB").toDouble(&budgetOk);
+    if (budgetOk && megabytes >= 0.0) runBudget_ = static_cast<qint64>(megabytes * (1 << 20));
     connect(&timer_, &QTimer::timeout, this, [this] {
-        if (editsSinceAutosave_ > 0) saveNow();
+        // Edits since the last autosave, or a run that grew.
+        const int frames = keeper_.frames ? keeper_.frames() : 0;
+        if (editsSinceAutosave_ > 0 || (frames > 1 && frames != runFramesWritten_)) saveNow();
     });
     timer_.start();
     connect(document_, &SceneDocument::sceneChanged, this, &Autosaver::edited);
@@ -120,6 +132,7 @@ void Autosaver::setInterval(double seconds) {
 
 QString Autosaver::sceneFile() const { return fileFor("json"); }
 QString Autosaver::infoFile() const { return fileFor("info"); }
+QString Autosaver::runFile() const { return fileFor("motusrun"); }
 
 void Autosaver::edited() {
     ++editsSinceOpen_;
@@ -128,7 +141,10 @@ void Autosaver::edited() {
 
 bool Autosaver::saveNow(QString* error) {
     const engine::SceneSpec* scene = document_->scene();
-    if (!scene || !document_->isModified()) {
+    const int frames = scene && keeper_.frames ? keeper_.frames() : 0;
+    const qint64 runBytes = frames > 1 && keeper_.bytes ? keeper_.bytes() : 0;
+    const bool keepRun = frames > 1 && keeper_.write && runBytes <= runBudget_;
+    if (!scene || (!document_->isModified() && !keepRun)) {
         discard();
         editsSinceAutosave_ = 0;
         return true;
@@ -152,8 +168,30 @@ bool Autosaver::saveNow(QString* error) {
     std::string why;
     if (!engine::io::saveSceneFile(written, sceneFile().toStdString(), why))
         return fail(QStringLiteral("cannot write the recovery file %1: %2").arg(sceneFile(), QString::fromStdString(why)));
+    // The run (atomically, like every file here), only when it changed since the last one.
+    if (keepRun && frames != runFramesWritten_) {
+        QString reason;
+        if (keeper_.write(runFile(), reason)) {
+            runFramesWritten_ = frames;
+        } else {
+            QFile::remove(runFile());
+            runFramesWritten_ = 0;
+            emit failed(QStringLiteral("the recorded run is not kept for recovery: %1").arg(reason));
+        }
+    } else if (!keepRun) {
+        QFile::remove(runFile());
+        runFramesWritten_ = 0;
+    }
     QJsonObject o;
     o.insert(QStringLiteral("format"), QStringLiteral("motus-recovery"));
+    if (runFramesWritten_ > 0) {
+        o.insert(QStringLiteral("run"), QFileInfo(runFile()).fileName());
+        o.insert(QStringLiteral("runFrames"), runFramesWritten_);
+    } else if (frames > 1) {
+        o.insert(QStringLiteral("runLeftOut"), QStringLiteral("%1 MB, over the recovery budget of %2 MB")
+                                                   .arg(runBytes / double(1 << 20), 0, 'f', 1)
+                                                   .arg(runBudget_ / double(1 << 20), 0, 'f', 1));
+    }
     o.insert(QStringLiteral("version"), 1);
     o.insert(QStringLiteral("scene"), QFileInfo(sceneFile()).fileName());
     o.insert(QStringLiteral("pid"), QCoreApplication::applicationPid());
@@ -174,6 +212,8 @@ bool Autosaver::saveNow(QString* error) {
 void Autosaver::discard() {
     QFile::remove(infoFile());
     QFile::remove(sceneFile());
+    QFile::remove(runFile());
+    runFramesWritten_ = 0;
 }
 
 }  // namespace ui

@@ -6,11 +6,15 @@
 //
 // Files, in recoveryDirectory() (MOTUS_RECOVERY_DIR, else the user's local data folder):
 //   session-<pid>.json   the scene, in the documented scene format, written atomically
+//   session-<pid>.motusrun  the recorded run, when there is one and it fits the budget
+//                        (MOTUS_RECOVERY_RUN_MB, default 64 MB; docs/run-file.md)
 //   session-<pid>.info   what it is: the document's file and title, when, how many edits, the
 //                        program and process that wrote it (JSON, written atomically after the
 //                        scene, so an info file always names a complete scene)
-// A recovery is an orphan when the process that wrote it is no longer running.
+// A recovery is an orphan when the process that wrote it is no longer running. A recorded run
+// is kept even when the scene has no unsaved edits: a long run is work too.
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -34,6 +38,8 @@ struct RecoveryEntry {
     QString title;  // as the title bar showed it
     QDateTime savedAt;
     int edits = 0;  // edits since the document was opened or last saved
+    QString runFile;  // the recorded run kept with it (empty: none)
+    int runFrames = 0;
 };
 
 // Where recovery files are kept (created on demand).
@@ -56,7 +62,20 @@ public:
     // one (default 20).
     void setInterval(double seconds);
     void setEditThreshold(int edits) { editThreshold_ = edits; }
-    // Writes the recovery now when the document holds unsaved work, else removes it.
+    // The recorded run, kept with the recovery while it fits the budget: how many frames it
+    // has (≤ 1: nothing to keep), its size in bytes, and how to write it as a run file.
+    struct RunKeeper {
+        std::function<int()> frames;
+        std::function<qint64()> bytes;
+        std::function<bool(const QString& path, QString& error)> write;
+    };
+    void setRunKeeper(RunKeeper keeper) { keeper_ = std::move(keeper); }
+    void setRunBudget(qint64 bytes) { runBudget_ = bytes; }
+    qint64 runBudget() const { return runBudget_; }
+    QString runFile() const;
+
+    // Writes the recovery now when the document holds unsaved work or a run worth keeping,
+    // else removes it.
     bool saveNow(QString* error = nullptr);
     // Removes this process's recovery (a clean exit).
     void discard();
@@ -77,6 +96,9 @@ private:
     int editsSinceAutosave_ = 0;
     int editsSinceOpen_ = 0;
     int autosaves_ = 0;
+    RunKeeper keeper_;
+    qint64 runBudget_ = 64ll << 20;
+    int runFramesWritten_ = 0;  // frames of the run file written last (0: none)
 };
 
 }  // namespace ui

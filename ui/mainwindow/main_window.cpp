@@ -92,6 +92,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     session_ = new SimulationSession(this);
     document_ = new SceneDocument(this);
     autosaver_ = new Autosaver(document_, this);
+    // A recorded run is work too: kept with the recovery while it fits the budget.
+    autosaver_->setRunKeeper({[this] {
+                                  const engine::Recording* recording = session_->recording();
+                                  return recording ? static_cast<int>(recording->size()) : 0;
+                              },
+                              [this] {
+                                  const engine::Recording* recording = session_->recording();
+                                  return recording ? static_cast<qint64>(recording->bytes()) : qint64(0);
+                              },
+                              [this](const QString& path, QString& error) {
+                                  const engine::Recording* recording = session_->recording();
+                                  std::string why;
+                                  if (!scene() || !recording ||
+                                      !engine::io::saveRunFile(*scene(), *recording, path.toStdString(), why)) {
+                                      error = QString::fromStdString(why);
+                                      return false;
+                                  }
+                                  return true;
+                              }});
     connect(document_, &SceneDocument::documentReset, this, &MainWindow::documentReset);
     connect(document_, &SceneDocument::sceneChanged, this, &MainWindow::sceneEdited);
     connect(document_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
@@ -1419,10 +1438,11 @@ int MainWindow::offerRecovery() {
         box.setWindowTitle(tr("Recover Unsaved Work"));
         const QString where = entry.path.isEmpty() ? tr("never saved") : tr("from %1").arg(entry.path);
         box.setText(tr("Motus stopped without saving \"%1\" (%2).").arg(entry.title, where));
-        box.setInformativeText(tr("Its last autosave, %1, holds %2 made since it was opened or saved. "
+        const QString run = entry.runFile.isEmpty() ? QString() : tr(" and the recorded run (%1 frames)").arg(entry.runFrames);
+        box.setInformativeText(tr("Its last autosave, %1, holds %2 made since it was opened or saved%3. "
                                   "Recover it as an unsaved document, or discard it?")
                                    .arg(QLocale().toString(entry.savedAt, QLocale::ShortFormat),
-                                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits)));
+                                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run));
         QString error;
         if (const auto preview = loadRecovery(entry, error))
             box.setDetailedText(tr("%1 parts, %2 joints, %3 forces, %4 motions.\nRecovery file: %5")
@@ -1459,11 +1479,31 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
     if (!maybeSave()) return false;  // the open document's own edits are not lost either
     // Unsaved, with the document's own file: Save writes the recovered work there.
     showDocument(std::move(spec), entry.path, entry.title, /*unsavedWork=*/true);
+    // The recorded run, ready to scrub, replay or continue as before the crash.
+    QString run;
+    if (!entry.runFile.isEmpty()) {
+        std::string why;
+        if (auto loaded = engine::io::loadRunFile(entry.runFile.toStdString(), why)) {
+            const bool sameScene = engine::io::sceneToJson(loaded->spec) == engine::io::sceneToJson(*scene());
+            session_->clear();
+            if (const QString problem = session_->adopt(loaded->model, std::move(loaded->recording)); problem.isEmpty()) {
+                run = tr(" and its recorded run (%1 frames)").arg(entry.runFrames);
+                // Edited after the run: as after any edit, Re-run From Here takes the edit in.
+                documentEdited_ = !sameScene;
+                rerunAction_->setEnabled(!sameScene);
+            } else {
+                addMessage(kMessageWarning, tr("The recorded run could not be continued: %1").arg(problem), false);
+            }
+        } else {
+            addMessage(kMessageWarning, tr("The recorded run kept with it cannot be read: %1").arg(QString::fromStdString(why)),
+                       false);
+        }
+    }
     removeRecovery(entry);
     addMessage(kMessageResult,
-               tr("Recovered \"%1\" as of %2 (%3): File ▸ Save keeps it.")
+               tr("Recovered \"%1\"%4 as of %2 (%3): File ▸ Save keeps it.")
                    .arg(entry.title, QLocale().toString(entry.savedAt, QLocale::ShortFormat),
-                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits)),
+                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run),
                false);
     return true;
 }

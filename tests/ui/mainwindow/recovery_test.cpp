@@ -15,7 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/record/recording.h"
+#include "ui/session/simulation_session.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/main_window.h"
@@ -109,6 +112,53 @@ TEST_F(RecoveryTest, AKilledMotusIsRecoveredExactlyAtTheNextStart) {
     ASSERT_TRUE(window.save());
     EXPECT_EQ(bytesOf(userFile).toStdString(), bytesOf(expected).toStdString());
     EXPECT_FALSE(QFile::exists(window.autosaver()->sceneFile()));
+}
+
+// A recorded run is work too: kept with the recovery (the scene itself unedited) and back,
+// every frame, after a kill; over the budget it is left out and the info says why.
+TEST_F(RecoveryTest, ARecordedRunSurvivesAKillWithinTheBudget) {
+    const QString expected = dir.filePath("expected-run.txt");
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("MOTUS_AUTOSAVE_SECONDS", "1");
+    child.setProcessEnvironment(env);
+    child.start(QCoreApplication::applicationFilePath(), {"--recovery-child-run", userFile, expected});
+    ASSERT_TRUE(child.waitForStarted(10000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 90000))
+        << child.readAllStandardError().toStdString();
+    ASSERT_EQ(::kill(static_cast<pid_t>(child.processId()), SIGKILL), 0);
+    ASSERT_TRUE(child.waitForFinished(10000));
+    const QList<QByteArray> want = bytesOf(expected).split(' ');
+    ASSERT_GT(want.size(), 1);
+    const int frames = want[0].toInt();
+    ASSERT_GT(frames, 100);
+
+    const std::vector<RecoveryEntry> left = orphanedRecoveries();
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].edits, 0);
+    ASSERT_FALSE(left[0].runFile.isEmpty());
+    EXPECT_EQ(left[0].runFrames, frames);
+
+    MainWindow window;
+    window.show();
+    answerWith("Recover");
+    EXPECT_EQ(window.offerRecovery(), 1);
+    const engine::Recording* recording = window.session()->recording();
+    ASSERT_TRUE(recording);
+    ASSERT_EQ(static_cast<int>(recording->size()), frames);
+    engine::State state;
+    engine::Outputs outputs;
+    ASSERT_TRUE(recording->read(recording->size() - 1, state, outputs));
+    ASSERT_EQ(state.q.size() + 1, want.size());
+    for (Eigen::Index k = 0; k < state.q.size(); ++k)
+        EXPECT_EQ(QByteArray::number(state.q(k), 'a', 13), want[k + 1]) << "q(" << k << ")";
+    EXPECT_FALSE(QFile::exists(left[0].runFile)) << "the decision removes the kept run";
+
+    // Over the budget: the scene is kept, the run is not, and the info says so.
+    window.autosaver()->setRunBudget(1024);
+    ASSERT_TRUE(window.autosaver()->saveNow());
+    EXPECT_FALSE(QFile::exists(window.autosaver()->runFile()));
+    EXPECT_TRUE(bytesOf(window.autosaver()->infoFile()).contains("over the recovery budget"));
 }
 
 TEST_F(RecoveryTest, TwentyEditsAutosaveWithoutWaitingForTheTimer) {
