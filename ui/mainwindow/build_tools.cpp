@@ -503,6 +503,7 @@ void BuildTools::start(Tool tool, const QString& text) {
     first_.reset();
     hint_ = text + tr("  (Esc: done)");
     emit hint(hint_);
+    emit toolChanged();
 }
 
 void BuildTools::cancel() {
@@ -510,6 +511,7 @@ void BuildTools::cancel() {
     first_.reset();
     if (selectAction_) selectAction_->setChecked(true);
     emit hint(QString());
+    emit toolChanged();
 }
 
 void BuildTools::placePart(engine::ShapeType type) {

@@ -69,6 +69,7 @@ signals:
     void hint(const QString& text);                   // what the active tool expects next
     void created(engine::EntityId entity);            // select it
     void toolStarted();                               // a building tool is about to be used
+    void toolChanged();                               // a tool started or ended (Select again)
 
 private:
     // One end of a connection: an existing marker, or a point (with its surface normal) on a

@@ -131,6 +131,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (text.isEmpty()) statusBar()->clearMessage();
         else statusBar()->showMessage(text);
     });
+    connect(tools_, &BuildTools::toolChanged, manipulation_,
+            [this] { manipulation_->setSelecting(tools_->tool() == BuildTools::Tool::Select); });
     // A drag edits the design pose: the run pauses first.
     connect(viewport_, &ViewportWidget::gizmoDragStarted, this, [this] { session_->pause(); });
     connect(tools_, &BuildTools::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });

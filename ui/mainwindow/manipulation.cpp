@@ -222,6 +222,12 @@ void Manipulation::setDesignPoseShown(bool shown) {
     refresh();
 }
 
+void Manipulation::setSelecting(bool selecting) {
+    if (selecting == selecting_) return;
+    selecting_ = selecting;
+    refresh();
+}
+
 Transform Manipulation::gizmoFrame(const engine::SceneSpec& spec) const {
     const Located at = locate(spec, selection_);
     const engine::Part& part = spec.parts[static_cast<std::size_t>(at.part)];
@@ -234,7 +240,7 @@ Transform Manipulation::gizmoFrame(const engine::SceneSpec& spec) const {
 void Manipulation::refresh() {
     const engine::SceneSpec* spec = document_->scene();
     const Located at = spec ? locate(*spec, selection_) : Located{};
-    const bool movable = designShown_ && at.part >= 0 &&
+    const bool movable = designShown_ && selecting_ && at.part >= 0 &&
                          (at.marker >= 0 || !spec->parts[static_cast<std::size_t>(at.part)].ground);
     if (!movable) {
         viewport_->hideGizmo();

@@ -47,6 +47,8 @@ public:
     void setSelection(engine::EntityId entity);
     // False while the view shows something else than the design pose (a recorded run).
     void setDesignPoseShown(bool shown);
+    // False while a building tool takes the view's clicks (the manipulator is Select's).
+    void setSelecting(bool selecting);
 
     void setMode(GizmoMode mode);
     void setLocalAxes(bool local);
@@ -87,6 +89,7 @@ private:
     QWidget* window_;
     engine::EntityId selection_ = engine::kNoEntity;
     bool designShown_ = true;
+    bool selecting_ = true;
     GizmoMode mode_ = GizmoMode::Translate;
     bool local_ = false;
     bool snapping_ = false;
