@@ -549,6 +549,9 @@ QString MainWindow::shortcutsText() const {
                "<tr><td><b>Right drag</b>, wheel</td><td>zoom</td></tr>"
                "<tr><td><b>Click</b></td><td>select a part, marker or joint (or use the active tool)</td></tr>"
                "<tr><td><b>Shift + click</b> with a tool</td><td>snap to a face centre, edge, vertex or axis</td></tr>"
+               "<tr><td><b>Drag an arrow or ring</b> of the manipulator</td><td>move or turn the selected part "
+               "or marker (joined parts follow); type an amount, <b>Enter</b> applies, <b>Esc</b> cancels, "
+               "<b>Ctrl</b> inverts snapping</td></tr>"
                "</table>");
     return html;
 }
