@@ -59,23 +59,37 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
         return (kind_ == DragKind::Turn ? 0.0 : (at.p - to.p).norm()) +
                (kind_ == DragKind::Move ? 0.0 : reach_ * at.R.angularDistance(to.R));
     };
-    for (double fraction : {1.0, 0.5, 0.25, 0.125, 0.0625}) {
-        State candidate = state_;
-        // The first guess: a move keeps the part's present orientation (it may have swung);
-        // a turn or a pose goes the requested way in both.
-        const Transform X_WB{kind_ == DragKind::Move ? from.R : from.R.slerp(fraction, to.R).normalized(),
-                             from.p + fraction * (to.p - from.p)};
-        setBodyPose(candidate.q, body_, X_WB);
-        int iterations = 0;
-        if (!project(candidate, iterations).ok) continue;
-        state_ = std::move(candidate);
-        state_.v.setZero();
-        result.followed = fraction;
-        result.iterations = iterations;
-        // One projection gives a pose on the joints' manifold near the target, to first order.
-        // Pulling the dragged body to the target again and projecting again converges to the
-        // nearest one (in the weighted metric): a few rounds while it still gains.
-        if (fraction == 1.0) {
+    // A move Newton cannot make in one go (a long jump of the pointer, a worker that fell
+    // behind) is made in shorter pieces, each from the last consistent pose: up to eight.
+    const double start = distance(state_);
+    bool moved = false;
+    for (int piece = 0; piece < 8; ++piece) {
+        const Transform now{bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)};
+        Transform goal = to;
+        if (now.R.coeffs().dot(goal.R.coeffs()) < 0.0) goal.R.coeffs() = -goal.R.coeffs();
+        bool reached = false, progressed = false;
+        for (double fraction : {1.0, 0.5, 0.25, 0.125, 0.0625}) {
+            State candidate = state_;
+            // The first guess: a move keeps the part's present orientation (it may have
+            // swung); a turn or a pose goes the requested way in both.
+            const Transform X_WB{kind_ == DragKind::Move ? now.R : now.R.slerp(fraction, goal.R).normalized(),
+                                 now.p + fraction * (goal.p - now.p)};
+            setBodyPose(candidate.q, body_, X_WB);
+            int iterations = 0;
+            if (!project(candidate, iterations).ok) continue;
+            state_ = std::move(candidate);
+            state_.v.setZero();
+            result.iterations += iterations;
+            progressed = true;
+            reached = fraction == 1.0;
+            break;
+        }
+        if (!progressed) break;
+        moved = true;
+        if (reached) {
+            // One projection gives a pose on the joints' manifold near the target, to first
+            // order. Pulling the dragged body to the target again and projecting again
+            // converges to the nearest one (in the weighted metric): a few rounds while it gains.
             for (int round = 0; round < 8; ++round) {
                 const double before = distance(state_);
                 if (before < 1e-13) break;
@@ -87,7 +101,13 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
                 state_.v.setZero();
                 result.iterations += more;
             }
+            result.followed = 1.0;
+            break;
         }
+    }
+    if (moved) {
+        if (result.followed < 1.0)
+            result.followed = start > 0.0 ? std::clamp(1.0 - distance(state_) / start, 0.0, 0.999) : 0.0;
         computeBodyFrames(model_, state_.q, state_.v, ws_.frames);
         evaluateConstraintResiduals(model_, state_.t, ws_.frames, ws_.constraints);
         result.residual = maxPositionResidual(model_, ws_.constraints);

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <QMetaObject>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QDoubleSpinBox>
@@ -104,7 +106,10 @@ Manipulation::Manipulation(SceneDocument* document, ViewportWidget* viewport, QW
     viewport_->setGizmoSnapping(snapping_, gridStep_, angleStep_, !local_);
 }
 
-Manipulation::~Manipulation() = default;
+Manipulation::~Manipulation() {
+    ++generation_;
+    if (worker_.joinable()) worker_.join();
+}
 
 void Manipulation::createActions(QMenu* menu, QToolBar* toolbar) {
     auto* group = new QActionGroup(this);
@@ -313,27 +318,40 @@ bool Manipulation::moveMarker(const Transform& X_WM) {
 
 void Manipulation::dragged(double amount) {
     if (!dragging_) return;
-    const auto clock = std::chrono::steady_clock::now();
     ++figures_.events;
     const Vec3 axis = X_WG0_.R * Vec3::Unit(handle_.axis);
     const Transform target = moved(X_W0_, handle_.mode, axis, X_WG0_.p, amount);
-    bool followed = true;
+    lastTarget_ = target;
+    if (!marker_ && drag_ && async_) {
+        // Solved on the worker: the newest target waits for the solve under way (older ones
+        // are passed over, as a view skips frames it cannot draw in time).
+        if (solving_) pending_ = target;
+        else solveOnWorker(target);
+        return;
+    }
+    const auto clock = std::chrono::steady_clock::now();
     if (marker_) {
-        followed = moveMarker(target);
+        const bool followed = moveMarker(target);
         viewport_->showScene(current_, /*fit=*/false);
+        applied(followed, {}, std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count());
     } else if (drag_) {
         const engine::DragResult r = drag_->moveTo(target);
-        followed = r.status.ok && r.followed == 1.0;
         figures_.worstGap = std::max(figures_.worstGap, r.residual);
-        const std::vector<Transform> poses = drag_->partPoses();
-        for (std::size_t p = 0; p < current_.parts.size() && p < poses.size(); ++p)
-            if (!current_.parts[p].ground) current_.parts[p].X_WP = poses[p];
-        viewport_->setPartPoses(poses);
+        applied(r.status.ok && r.followed == 1.0, drag_->partPoses(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count());
+        // Slower than a frame: the next events go to the worker, the view keeps drawing.
+        if (figures_.lastEventSeconds > asyncAfter_) async_ = true;
     } else {
-        followed = false;
+        applied(false, {}, 0.0);
     }
+}
+
+void Manipulation::applied(bool followed, const std::vector<Transform>& poses, double seconds) {
+    for (std::size_t p = 0; p < current_.parts.size() && p < poses.size(); ++p)
+        if (!current_.parts[p].ground) current_.parts[p].X_WP = poses[p];
+    if (!poses.empty()) viewport_->setPartPoses(poses);
     if (!followed) ++figures_.held;
-    figures_.lastEventSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count();
+    figures_.lastEventSeconds = seconds;
     // The manipulator rides along with what it moves.
     Transform frame = X_WG0_;
     const engine::Part& part = current_.parts[static_cast<std::size_t>(partIndex_)];
@@ -345,9 +363,52 @@ void Manipulation::dragged(double amount) {
                          : tr("The joints stop the drag here: the parts stay at the last pose that closes them."));
 }
 
+void Manipulation::solveOnWorker(const Transform& target) {
+    if (worker_.joinable()) worker_.join();
+    solving_ = true;
+    ++figures_.workerSolves;
+    worker_ = std::thread([this, target, drag = drag_.get(), generation = generation_] {
+        const auto clock = std::chrono::steady_clock::now();
+        engine::DragResult result = drag->moveTo(target);
+        std::vector<Transform> poses = drag->partPoses();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count();
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, result = std::move(result), poses = std::move(poses), seconds] {
+                if (generation != generation_) return;  // the drag ended meanwhile
+                solving_ = false;
+                figures_.worstGap = std::max(figures_.worstGap, result.residual);
+                applied(result.status.ok && result.followed == 1.0, poses, seconds);
+                if (pending_) {
+                    const Transform next = *pending_;
+                    pending_.reset();
+                    solveOnWorker(next);
+                }
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void Manipulation::setAsyncAfter(double seconds) {
+    asyncAfter_ = seconds;
+}
+
 void Manipulation::finished(bool accepted) {
     if (!dragging_) return;
     dragging_ = false;
+    // A solve under way on the worker ends first; its late answer is dropped, and the last
+    // target the pointer gave is solved here, so the drag ends where the pointer left it.
+    if (worker_.joinable()) worker_.join();
+    ++generation_;
+    if (async_ && accepted && drag_ && lastTarget_ && (solving_ || pending_)) {
+        const engine::DragResult r = drag_->moveTo(*lastTarget_);
+        figures_.worstGap = std::max(figures_.worstGap, r.residual);
+        applied(r.status.ok && r.followed == 1.0, drag_->partPoses(), 0.0);
+    }
+    solving_ = false;
+    pending_.reset();
+    async_ = false;
+    lastTarget_.reset();
     drag_.reset();
     emit status(QString());
     const engine::Part& part = before_.parts[static_cast<std::size_t>(partIndex_)];

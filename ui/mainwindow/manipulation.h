@@ -4,13 +4,17 @@
 // increment). A part dragged by it takes the parts joined to it along: at every drag event the
 // engine's drag assembly (engine/analysis/drag.h) finds the pose nearest the drag that closes
 // every joint, warm-started from the last one; a drag it cannot follow leaves the parts at the
-// last consistent pose. A marker dragged on its part moves on the part, and the joints on it
+// last consistent pose. An assembly slower than a frame sends the drag's next events to a worker
+// thread (one solve at a time, the newest target waiting), so the view keeps drawing; the drag
+// ends where the pointer left it. A marker dragged on its part moves on the part, and the joints on it
 // close again by moving the other parts. The whole drag is one undoable edit; Esc cancels it.
 //
 // The manipulator edits the mechanism's design pose: while a recorded run is shown it is
 // hidden (Reset brings it back).
 
 #include <memory>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include <QObject>
@@ -67,8 +71,12 @@ public:
         double worstGap = 0.0;  // m or rad
         int held = 0;           // events where the parts stopped short of the drag
         double lastEventSeconds = 0.0;  // assembly time of the last event
+        int workerSolves = 0;           // events solved off the GUI thread
     };
     const DragFigures& figures() const { return figures_; }
+    // An assembly slower than this (default: a frame at 60 fps) sends the drag's next events
+    // to a worker thread: the newest target is solved while the view keeps drawing.
+    void setAsyncAfter(double seconds);
 
 signals:
     void message(int severity, const QString& text);  // 0 error, 1 warning, 2 info
@@ -83,6 +91,10 @@ private:
     engine::Transform gizmoFrame(const engine::SceneSpec& spec) const;
     // Moves a marker on its part to X_WM (the part held, the others closing its joints).
     bool moveMarker(const engine::Transform& X_WM);
+    // Shows an event's answer: the parts' poses (empty: unchanged), whether the drag was
+    // followed, and the assembly's time.
+    void applied(bool followed, const std::vector<engine::Transform>& poses, double seconds);
+    void solveOnWorker(const engine::Transform& target);
 
     SceneDocument* document_;
     ViewportWidget* viewport_;
@@ -114,6 +126,13 @@ private:
     engine::Transform X_W0_;             // the dragged part's or marker's pose then
     std::unique_ptr<engine::DragAssembly> drag_;
     DragFigures figures_;
+    // Off the GUI thread: one solve at a time on `worker_`, the newest target waiting.
+    double asyncAfter_ = 1.0 / 60.0;
+    bool async_ = false;
+    bool solving_ = false;
+    std::optional<engine::Transform> pending_, lastTarget_;
+    std::thread worker_;
+    int generation_ = 0;  // answers of an ended drag are dropped
 };
 
 }  // namespace ui

@@ -237,5 +237,64 @@ TEST_F(ManipulationTest, NoManipulatorOnARecordedRunOrOnTheGround) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return window.viewport()->gizmoVisible(); }, 20000));
 }
 
+// A drag whose assembly is slower than the limit goes on on a worker thread (here: after the
+// first event): the view keeps drawing closed poses, and the drag ends where the pointer left it.
+TEST_F(ManipulationTest, SlowAssembliesMoveToAWorkerAndTheDragEndsWhereThePointerLeftIt) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    const engine::SceneSpec before = *window.scene();
+    select(before.parts[1].id);
+    window.manipulation()->setMode(GizmoMode::Rotate);
+    window.manipulation()->setAsyncAfter(0.0);
+    settle();
+    ViewportWidget* view = window.viewport();
+    const GizmoHandle ring{GizmoMode::Rotate, 1};
+    std::vector<QPoint> path;
+    for (int k = 0; k <= 40; ++k) path.push_back(at(ring, 0.125 + k / 540.0));
+    const int undo = window.undoStack()->count();
+    QTest::mousePress(view, Qt::LeftButton, {}, path.front());
+    for (std::size_t k = 1; k < path.size(); ++k) {
+        moveTo(path[k]);
+        QTest::qWait(1);  // answers from the worker are shown as they come
+        ASSERT_LT(drawnJointGap(before, *view), 1e-10) << "after move " << k;
+    }
+    QTest::mouseRelease(view, Qt::LeftButton, {}, path.back());
+    window.manipulation()->setAsyncAfter(1.0 / 60.0);
+    EXPECT_GT(window.manipulation()->figures().workerSolves, 0);
+    ASSERT_EQ(window.undoStack()->count(), undo + 1);
+    const engine::SceneSpec& after = *window.scene();
+    const Vec3 before_x = before.parts[1].X_WP.R * Vec3::UnitX(), after_x = after.parts[1].X_WP.R * Vec3::UnitX();
+    EXPECT_NEAR(engine::radToDeg(std::acos(std::clamp(before_x.dot(after_x), -1.0, 1.0))), 360.0 * 40 / 540, 2.0);
+    QTest::qWait(20);  // a late answer of the worker changes nothing now
+    EXPECT_EQ(window.scene()->parts[2].X_WP.p, after.parts[2].X_WP.p);
+    EXPECT_LT(drawnJointGap(before, *view), 1e-10);
+}
+
+// A marker dragged moves on its part; the part stays, and the joint on the marker closes again
+// by moving the parts on its other side.
+TEST_F(ManipulationTest, AMarkerDraggedMovesOnItsPartAndItsJointClosesAgain) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    const engine::SceneSpec before = *window.scene();
+    const engine::Part& crank = before.parts[1];
+    const engine::Marker& pin = crank.markers[1];  // B, where the coupler is pinned
+    ASSERT_EQ(pin.name, "B");
+    select(pin.id);
+    settle();
+    ViewportWidget* view = window.viewport();
+    ASSERT_TRUE(view->gizmoVisible());
+    const GizmoHandle xArrow{GizmoMode::Translate, 0};
+    QTest::mousePress(view, Qt::LeftButton, {}, at(xArrow, 0.6));
+    QTest::keyClicks(view, QStringLiteral("10"));
+    QTest::keyClick(view, Qt::Key_Return);
+    QTest::mouseRelease(view, Qt::LeftButton, {}, at(xArrow, 0.6));
+    const engine::SceneSpec& after = *window.scene();
+    // The crank stayed; B moved 10 mm along world x, on the crank.
+    EXPECT_LT((after.parts[1].X_WP.p - crank.X_WP.p).norm(), 1e-7);
+    const Vec3 B0 = crank.X_WP * pin.X_PM.p, B1 = after.parts[1].X_WP * after.parts[1].markers[1].X_PM.p;
+    EXPECT_LT((B1 - B0 - Vec3(0.01, 0.0, 0.0)).norm(), 1e-7);
+    // Every joint closed again in the edited scene (the coupler and rocker moved).
+    EXPECT_LT(drawnJointGap(after, *view), 1e-9);
+    EXPECT_GT((after.parts[2].X_WP.p - before.parts[2].X_WP.p).norm(), 1e-3);
+}
+
 }  // namespace
 }  // namespace ui
