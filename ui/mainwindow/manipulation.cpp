@@ -438,10 +438,12 @@ void Manipulation::finished(bool accepted) {
     static int dragNumber = 0;
     document_->move(current_, handle_.mode == GizmoMode::Translate ? tr("Move %1").arg(name) : tr("Rotate %1").arg(name),
                     QStringLiteral("drag-%1").arg(++dragNumber));
-    emit message(kInfo, tr("%1 %2: %3 drag events, every joint closed to %4 (largest gap)")
-                            .arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"), name)
-                            .arg(figures_.events)
-                            .arg(figures_.worstGap, 0, 'g', 2));
+    const QString events = figures_.events == 1 ? tr("1 drag event") : tr("%1 drag events").arg(figures_.events);
+    emit message(kInfo, before_.joints.empty()
+                            ? tr("%1 %2 (%3).").arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"), name, events)
+                            : tr("%1 %2 (%3); the joints held to %4 m or better.")
+                                  .arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"), name, events)
+                                  .arg(std::max(figures_.worstGap, 1e-15), 0, 'g', 2));
 }
 
 }  // namespace ui

@@ -176,6 +176,10 @@ TEST_F(ManipulationTest, SnappingLandsOnTheGridAndTheAngleIncrement) {
     EXPECT_NEAR(p.x() / 0.025, std::round(p.x() / 0.025), 1e-9) << p.x();
     EXPECT_EQ(p.y(), 0.0);
     EXPECT_EQ(p.z(), 0.5);
+    if (const QByteArray dir = qgetenv("MOTUS_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        settle();
+        window.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/manipulator_move.png"));
+    }
 
     // Turned about z with the ring: a whole number of 15° increments.
     window.manipulation()->setMode(GizmoMode::Rotate);
