@@ -45,6 +45,29 @@ struct VectorFields {
     engine::Vec3 value() const { return {box[0]->value() * 1e-3, box[1]->value() * 1e-3, box[2]->value() * 1e-3}; }
 };
 
+// OK and Cancel at the bottom of a form dialog.
+void addOkCancel(QDialog& dialog, QFormLayout& form) {
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form.addRow(buttons);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+}
+
+// Where Paste and Duplicate put copies: beside the originals along x, clear of them by a
+// tenth of a metre.
+engine::CopyPlacement beside(const engine::SceneSpec& source, const std::vector<engine::EntityId>& parts) {
+    double lo = 1e300, hi = -1e300;
+    for (const engine::Part& part : source.parts)
+        for (engine::EntityId id : parts)
+            if (part.id == id) {
+                lo = std::min(lo, part.X_WP.p.x());
+                hi = std::max(hi, part.X_WP.p.x());
+            }
+    engine::CopyPlacement placement;
+    if (hi >= lo) placement.X.p = engine::Vec3(hi - lo + 0.1, 0.0, 0.0);
+    return placement;
+}
+
 }  // namespace
 
 Copies::Copies(SceneDocument* document, std::function<std::vector<engine::EntityId>()> selection, QWidget* window)
@@ -150,17 +173,9 @@ bool Copies::paste() {
         return false;
     }
     std::vector<engine::EntityId> parts;
-    double lo = 1e300, hi = -1e300;
     for (const engine::Part& part : clip.scene->parts)
-        if (!part.ground) {
-            parts.push_back(part.id);
-            lo = std::min(lo, part.X_WP.p.x());
-            hi = std::max(hi, part.X_WP.p.x());
-        }
-    // Beside the originals, along x, clear of them by a tenth of a metre.
-    engine::CopyPlacement beside;
-    beside.X.p = engine::Vec3(hi - lo + 0.1, 0.0, 0.0);
-    return add(*clip.scene, parts, {beside}, tr("Paste"));
+        if (!part.ground) parts.push_back(part.id);
+    return add(*clip.scene, parts, {beside(*clip.scene, parts)}, tr("Paste"));
 }
 
 bool Copies::duplicate() {
@@ -169,16 +184,7 @@ bool Copies::duplicate() {
         emit message(kWarning, tr("Nothing to duplicate: select parts (the ground stays)."));
         return false;
     }
-    double lo = 1e300, hi = -1e300;
-    for (const engine::Part& part : document_->scene()->parts)
-        for (engine::EntityId id : parts)
-            if (part.id == id) {
-                lo = std::min(lo, part.X_WP.p.x());
-                hi = std::max(hi, part.X_WP.p.x());
-            }
-    engine::CopyPlacement beside;
-    beside.X.p = engine::Vec3(hi - lo + 0.1, 0.0, 0.0);
-    return add(*document_->scene(), parts, {beside}, tr("Duplicate"));
+    return add(*document_->scene(), parts, {beside(*document_->scene(), parts)}, tr("Duplicate"));
 }
 
 bool Copies::mirror(int axis, const engine::Vec3& point) {
@@ -223,10 +229,7 @@ void Copies::mirrorDialog() {
     form->addRow(tr("Mirror in the"), plane);
     VectorFields point(&dialog, engine::Vec3::Zero());
     form->addRow(tr("through the point"), point.widget);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    addOkCancel(dialog, *form);
     if (dialog.exec() == QDialog::Accepted) mirror(plane->currentIndex(), point.value());
 }
 
@@ -246,10 +249,7 @@ void Copies::arrayDialog() {
     form->addRow(tr("Copies"), count);
     VectorFields step(&dialog, engine::Vec3(0.1, 0.0, 0.0));
     form->addRow(tr("each moved by"), step.widget);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    addOkCancel(dialog, *form);
     if (dialog.exec() == QDialog::Accepted) array(count->value(), step.value());
 }
 

@@ -78,6 +78,14 @@ TEST_F(CopiesTest, CopyAndPasteTakeTheJointsBetweenThePartsInOneUndoStep) {
     EXPECT_EQ(window.freeDegreesOfFreedom(), 1 + 8);
     window.undoStack()->undo();
     EXPECT_EQ(window.scene()->parts.size(), 4u);
+
+    // A damaged clipboard (another program's bytes under Motus's type): refused with the reason.
+    auto* junk = new QMimeData;
+    junk->setData(Copies::mimeType(), QByteArray("{\"format\": \"motus-scene\", \"parts\": [{\"name\": 7"));
+    QApplication::clipboard()->setMimeData(junk);
+    EXPECT_FALSE(window.copies()->paste());
+    EXPECT_EQ(window.scene()->parts.size(), 4u);
+    EXPECT_EQ(window.undoStack()->count(), undo);
 }
 
 TEST_F(CopiesTest, DuplicateMirrorAndArray) {

@@ -63,6 +63,14 @@ protected:
         });
         timer->start();
     }
+    // Starts this test program as the child process `mode` (ui_test_main.cpp) on the user's
+    // file, autosaving every second, writing what it holds to `expected`.
+    void startChild(QProcess& child, const char* mode, const QString& expected) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MOTUS_AUTOSAVE_SECONDS", "1");
+        child.setProcessEnvironment(env);
+        child.start(QCoreApplication::applicationFilePath(), {QString::fromLatin1(mode), userFile, expected});
+    }
     QTemporaryDir dir;
     QString userFile;
     QByteArray userBytes;
@@ -74,10 +82,7 @@ TEST_F(RecoveryTest, AKilledMotusIsRecoveredExactlyAtTheNextStart) {
     // and is killed with SIGKILL: no destructor, no clean exit.
     const QString expected = dir.filePath("expected.json");
     QProcess child;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("MOTUS_AUTOSAVE_SECONDS", "1");
-    child.setProcessEnvironment(env);
-    child.start(QCoreApplication::applicationFilePath(), {"--recovery-child", userFile, expected});
+    startChild(child, "--recovery-child", expected);
     ASSERT_TRUE(child.waitForStarted(10000));
     const qint64 pid = child.processId();
     ASSERT_TRUE(QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 60000))
@@ -119,10 +124,7 @@ TEST_F(RecoveryTest, AKilledMotusIsRecoveredExactlyAtTheNextStart) {
 TEST_F(RecoveryTest, ARecordedRunSurvivesAKillWithinTheBudget) {
     const QString expected = dir.filePath("expected-run.txt");
     QProcess child;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("MOTUS_AUTOSAVE_SECONDS", "1");
-    child.setProcessEnvironment(env);
-    child.start(QCoreApplication::applicationFilePath(), {"--recovery-child-run", userFile, expected});
+    startChild(child, "--recovery-child-run", expected);
     ASSERT_TRUE(child.waitForStarted(10000));
     ASSERT_TRUE(QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 90000))
         << child.readAllStandardError().toStdString();
