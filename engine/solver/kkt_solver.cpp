@@ -235,7 +235,7 @@ void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
 // (the QR's tolerance is on directions; S's pivots weigh them with the masses).
 void KktSolver::settleRows(const RowMatrix& Phi_q) {
     for (;;) {
-        schur_.buildPattern(Phi_q, active_);
+        schur_.analyze(Phi_q, active_);
         if (factorNumeric()) return;
         const auto at = std::lower_bound(active_.begin(), active_.end(), singularRow_);
         active_.erase(at);
@@ -249,52 +249,6 @@ void KktSolver::reanalyze() {
     chooseIndependentRows(Phi_q_);
     settleRows(Phi_q_);
     bestRank_ = std::max(bestRank_, rank());
-}
-
-void KktSolver::Schur::buildPattern(const RowMatrix& Phi_q, const std::vector<int>& rows) {
-    // Φq stores, per row, whole 6-column blocks of the bodies it touches. Group the rows'
-    // blocks by body: every pair of rows sharing a body contributes to S.
-    const int bodies = static_cast<int>(Phi_q.cols() / 6);
-    std::vector<std::vector<std::pair<int, int>>> blocksOfBody(static_cast<std::size_t>(bodies));
-    for (int k = 0; k < static_cast<int>(rows.size()); ++k) {
-        const int r = rows[static_cast<std::size_t>(k)];
-        for (int p = Phi_q.outerIndexPtr()[r]; p < Phi_q.outerIndexPtr()[r + 1]; p += 6)
-            blocksOfBody[static_cast<std::size_t>(Phi_q.innerIndexPtr()[p] / 6)].emplace_back(k, p);
-    }
-    std::vector<Eigen::Triplet<double>> pattern;
-    for (const auto& blocks : blocksOfBody)
-        for (const auto& [k, pk] : blocks)
-            for (const auto& [l, pl] : blocks)
-                if (k >= l) pattern.emplace_back(k, l, 0.0);
-    const int n = static_cast<int>(rows.size());
-    for (int k = 0; k < n; ++k) pattern.emplace_back(k, k, 0.0);  // a diagonal even for an empty row
-    S.resize(n, n);
-    S.setFromTriplets(pattern.begin(), pattern.end());  // duplicates merge
-    S.makeCompressed();
-
-    // Each contribution: S(k, l) += Σ_c Φq(k, c) M⁻¹(c) Φq(l, c) over one body's 6 columns.
-    contributions.clear();
-    for (int b = 0; b < bodies; ++b)
-        for (const auto& [k, pk] : blocksOfBody[static_cast<std::size_t>(b)])
-            for (const auto& [l, pl] : blocksOfBody[static_cast<std::size_t>(b)]) {
-                if (k < l) continue;
-                const int* begin = S.innerIndexPtr() + S.outerIndexPtr()[l];
-                const int* end = S.innerIndexPtr() + S.outerIndexPtr()[l + 1];
-                const int slot = static_cast<int>(std::lower_bound(begin, end, k) - S.innerIndexPtr());
-                contributions.push_back({slot, pk, pl, 6 * b});
-            }
-    patternAnalyzed = false;
-}
-
-void KktSolver::Schur::fill(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
-    double* values = S.valuePtr();
-    std::fill(values, values + S.nonZeros(), 0.0);
-    const double* J = Phi_q.valuePtr();
-    for (const Contribution& c : contributions) {
-        double sum = 0.0;
-        for (int k = 0; k < 6; ++k) sum += J[c.rowK + k] * Minv(c.column + k) * J[c.rowL + k];
-        values[c.slot] += sum;
-    }
 }
 
 bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
@@ -322,27 +276,15 @@ bool KktSolver::factorNumeric() {
     weakestPivot_ = 1.0;
     nearSingular_ = false;
     if (active_.empty()) return true;
-    schur_.fill(Phi_q_, Minv_);
-    auto& ldlt = schur_.ldlt;
-    if (!schur_.patternAnalyzed) {
-        ldlt.analyzePattern(schur_.S);
-        schur_.patternAnalyzed = true;
-    }
-    ldlt.factorize(schur_.S);
-    // Each pivot against its row's diagonal: D_i / S_kk is the squared sine of the angle
+    schur_.factor(Phi_q_, Minv_);
+    // Each pivot against its row's diagonal: d_k / S_kk is the squared sine of the angle
     // (in the mass metric) between row k and the rows eliminated before it, whatever the
-    // row's units. D is in the permuted order.
-    const Eigen::VectorXd& D = ldlt.vectorD();
-    const auto& original = ldlt.permutationPinv().indices();
-    const Eigen::SparseMatrix<double>& S = schur_.S;
-    Eigen::Index worst = -1;
+    // row's units.
+    int worst = -1;
     double weakest = kSingularPivot;
-    weakestPivot_ = 1.0;
-    nearSingular_ = false;
-    for (Eigen::Index i = 0; i < D.size(); ++i) {
-        const Eigen::Index k = original(i);
-        const double diagonal = S.valuePtr()[S.outerIndexPtr()[k]];  // first of column k: S_kk
-        const double relative = diagonal > 0.0 ? D(i) / diagonal : -1.0;
+    for (const int k : schur_.eliminationOrder()) {
+        const double diagonal = schur_.diagonal(k);
+        const double relative = diagonal > 0.0 ? schur_.pivot(k) / diagonal : -1.0;
         weakestPivot_ = std::min(weakestPivot_, relative);
         if (!(relative >= weakest)) {
             weakest = relative;
@@ -358,7 +300,6 @@ bool KktSolver::factorNumeric() {
             bestPivot_[row] = std::max(bestPivot_[row], relative);
         }
     }
-    if (ldlt.info() != Eigen::Success && worst < 0) worst = original(0);
     if (worst >= 0) {
         singularRow_ = active_[static_cast<std::size_t>(worst)];
         return false;
@@ -391,39 +332,20 @@ int KktSolver::worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& 
     return worst;
 }
 
-// y_a = Φq_a x (active rows only).
-Eigen::VectorXd KktSolver::multiplyActive(const Eigen::VectorXd& x) const {
-    Eigen::VectorXd y(static_cast<Eigen::Index>(active_.size()));
-    for (std::size_t k = 0; k < active_.size(); ++k) {
-        double sum = 0.0;
-        for (RowMatrix::InnerIterator it(Phi_q_, active_[k]); it; ++it)
-            sum += it.value() * x(it.col());
-        y(static_cast<Eigen::Index>(k)) = sum;
-    }
-    return y;
-}
-
-// x = Φq_aᵀ y_a.
-Eigen::VectorXd KktSolver::multiplyActiveTransposed(const Eigen::VectorXd& y) const {
-    Eigen::VectorXd x = Eigen::VectorXd::Zero(Phi_q_.cols());
-    for (std::size_t k = 0; k < active_.size(); ++k)
-        for (RowMatrix::InnerIterator it(Phi_q_, active_[k]); it; ++it)
-            x(it.col()) += it.value() * y(static_cast<Eigen::Index>(k));
-    return x;
-}
-
 void KktSolver::solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                              Eigen::VectorXd& lambda) const {
     lambda.setZero(rows_);
-    if (active_.empty()) {
-        x = Minv_g;
-        return;
-    }
-    Eigen::VectorXd rhs = multiplyActive(Minv_g);
-    for (std::size_t k = 0; k < active_.size(); ++k) rhs(static_cast<Eigen::Index>(k)) -= c(active_[k]);
-    const Eigen::VectorXd lambda_a = schur_.ldlt.solve(rhs);
+    x = Minv_g;
+    if (active_.empty()) return;
+    Eigen::VectorXd& lambda_a = scratch_;
+    schur_.multiply(Minv_g, lambda_a);
+    for (std::size_t k = 0; k < active_.size(); ++k) lambda_a(static_cast<Eigen::Index>(k)) -= c(active_[k]);
+    schur_.solveInPlace(lambda_a);
     for (std::size_t k = 0; k < active_.size(); ++k) lambda(active_[k]) = lambda_a(static_cast<Eigen::Index>(k));
-    x = Minv_g - Minv_.cwiseProduct(multiplyActiveTransposed(lambda_a));
+    // x = M⁻¹ g − M⁻¹ Φqᵀ λ
+    scratchX_.setZero(Minv_.size());
+    schur_.multiplyTransposedAdd(lambda_a, -1.0, scratchX_);
+    x += Minv_.cwiseProduct(scratchX_);
 }
 
 void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
@@ -446,14 +368,14 @@ void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen:
 
 void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
     if (mu) mu->setZero(rows_);
-    if (active_.empty()) {
-        x.setZero(Minv_.size());
-        return;
-    }
-    Eigen::VectorXd r_a(static_cast<Eigen::Index>(active_.size()));
-    for (std::size_t k = 0; k < active_.size(); ++k) r_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
-    const Eigen::VectorXd mu_a = schur_.ldlt.solve(r_a);
-    x = -Minv_.cwiseProduct(multiplyActiveTransposed(mu_a));
+    x.setZero(Minv_.size());
+    if (active_.empty()) return;
+    Eigen::VectorXd& mu_a = scratch_;
+    mu_a.resize(static_cast<Eigen::Index>(active_.size()));
+    for (std::size_t k = 0; k < active_.size(); ++k) mu_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
+    schur_.solveInPlace(mu_a);
+    schur_.multiplyTransposedAdd(mu_a, -1.0, x);
+    x.array() *= Minv_.array();
     if (mu)
         for (std::size_t k = 0; k < active_.size(); ++k) (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
 }
@@ -473,34 +395,25 @@ void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::Vec
 }
 
 void KktSolver::projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x) {
-    if (rows_ == 0) {
-        x.setZero(Minv_.size());
-        return;
-    }
+    x.setZero(Minv_.size());
+    if (rows_ == 0) return;
     if (!fullPatternBuilt_) {
         std::vector<int> all(static_cast<std::size_t>(rows_));
         for (int k = 0; k < rows_; ++k) all[static_cast<std::size_t>(k)] = k;
-        full_.buildPattern(Phi_q_, all);
+        full_.analyze(Phi_q_, all);
         fullPatternBuilt_ = true;
     }
     if (!fullFactoredHere_) {
-        full_.fill(Phi_q_, Minv_);
+        full_.factor(Phi_q_, Minv_);  // S's diagonal first, for ε
         double largest = 0.0;
-        for (int k = 0; k < rows_; ++k) largest = std::max(largest, full_.S.coeff(k, k));
-        const double epsilon = kRegularisation * std::max(largest, 1e-300);
-        for (int k = 0; k < rows_; ++k) full_.S.coeffRef(k, k) += epsilon;
-        if (!full_.patternAnalyzed) {
-            full_.ldlt.analyzePattern(full_.S);
-            full_.patternAnalyzed = true;
-        }
-        full_.ldlt.factorize(full_.S);
+        for (int k = 0; k < rows_; ++k) largest = std::max(largest, full_.diagonal(k));
+        full_.factor(Phi_q_, Minv_, kRegularisation * std::max(largest, 1e-300));
         fullFactoredHere_ = true;
     }
-    const Eigen::VectorXd mu = full_.ldlt.solve(r);
-    x = Eigen::VectorXd::Zero(Phi_q_.cols());
-    for (int k = 0; k < rows_; ++k)
-        for (RowMatrix::InnerIterator it(Phi_q_, k); it; ++it) x(it.col()) -= it.value() * mu(k);
-    x = Minv_.cwiseProduct(x);
+    Eigen::VectorXd mu = r;
+    full_.solveInPlace(mu);
+    full_.multiplyTransposedAdd(mu, -1.0, x);
+    x.array() *= Minv_.array();
 }
 
 double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x, const Eigen::VectorXd& b) {

@@ -6,10 +6,9 @@
 //
 // through the Schur complement S = Φq M⁻¹ Φqᵀ:  S λ = Φq M⁻¹ g − c,  x = M⁻¹ (g − Φqᵀ λ).
 // S is sparse with the pattern of the joint graph. Φq must store whole 6-column blocks per
-// body and row (constraints/ does), so S is filled in place from per-body block products
-// whose positions are worked out once; a sparse LDLᵀ with an approximate minimum degree
-// ordering (symbolic analysis once) factors it in time linear in the number of bodies for
-// chains and trees.
+// body and row (constraints/ does), so S is filled from per-body block products and factored
+// by blocks of rows (a joint's rows), leaves towards the root, in time linear in the number
+// of bodies for chains and trees, with fill only around closed loops (block_ldlt.h).
 //
 // Redundant rows (Φq rank-deficient, e.g. a planar loop built from spatial joints) are found
 // by a rank-revealing sparse QR of Φqᵀ taken in row order, so the earliest rows are kept and
@@ -30,8 +29,9 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
+
+#include "engine/solver/block_ldlt.h"
 
 namespace engine {
 
@@ -99,33 +99,14 @@ private:
     void solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                      Eigen::VectorXd& lambda) const;
     void projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
-    Eigen::VectorXd multiplyActive(const Eigen::VectorXd& x) const;
-    Eigen::VectorXd multiplyActiveTransposed(const Eigen::VectorXd& y) const;
-
-    // S(k, l) += Σ_c Φq(k, c) M⁻¹(c) Φq(l, c) over the 6 columns of one body.
-    struct Contribution {
-        int slot;    // index into S's values
-        int rowK;    // start of row k's block in Φq's values
-        int rowL;    // start of row l's block
-        int column;  // first column of the body
-    };
-    // S over a set of rows of Φq: its lower triangle, filled in place, and its factorisation.
-    struct Schur {
-        Eigen::SparseMatrix<double> S;
-        std::vector<Contribution> contributions;
-        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
-        bool patternAnalyzed = false;
-        void buildPattern(const RowMatrix& Phi_q, const std::vector<int>& rows);
-        void fill(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
-    };
 
     int rows_ = 0;
     std::vector<int> active_;     // rows kept, ascending
     std::vector<int> redundant_;  // rows dropped, ascending
     RowMatrix Phi_q_;             // the Φq of the last factorisation
     Eigen::VectorXd Minv_;
-    Schur schur_;                 // over the active rows
-    Schur full_;                  // over every row (regularised projection), built on demand
+    BlockLdlt schur_;             // S over the active rows
+    BlockLdlt full_;              // S over every row (regularised projection), built on demand
     bool fullPatternBuilt_ = false;
     bool fullFactoredHere_ = false;
     bool reanalyzedHere_ = false;  // the rows were analysed again at this Φq
@@ -138,6 +119,7 @@ private:
     std::vector<double> bestPivot_;  // per row of Φq: the largest relative pivot it has had
     std::vector<char> onLoop_;       // per row of Φq: joins bodies on a closed loop
     int bestRank_ = 0;
+    mutable Eigen::VectorXd scratch_, scratchX_;  // over the active rows, over the velocities
 };
 
 // The size of the terms of A x = b, max over rows of Σ|A_rj x_j| + |b_r|: the `termScale` a

@@ -1,0 +1,290 @@
+#include "engine/solver/block_ldlt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace engine {
+namespace {
+
+// A pivot below this fraction of its row's diagonal is not used as it is: the row is decoupled
+// (its pivot taken as S_kk) so that the rest of the factorisation stays finite. The caller drops
+// rows far above this (kkt_solver.cpp: 1e-10), so its decisions see the true pivot.
+constexpr double kDecouplePivot = 1e-14;
+
+}  // namespace
+
+void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
+    n_ = static_cast<int>(rows.size());
+    // The bodies each row touches, from its whole 6-column blocks.
+    std::map<std::vector<int>, std::vector<int>> rowsOfBodies;  // bodies → local rows, ascending
+    std::vector<std::vector<int>> startsOfRow(rows.size());     // per local row: value index per body
+    for (int k = 0; k < n_; ++k) {
+        const int r = rows[static_cast<std::size_t>(k)];
+        std::vector<int> bodies;
+        const int begin = Phi_q.outerIndexPtr()[r], end = Phi_q.outerIndexPtr()[r + 1];
+        for (int p = begin; p < end; p += 6) {
+            const int column = Phi_q.innerIndexPtr()[p];
+            if (column % 6 != 0 || p + 6 > end || Phi_q.innerIndexPtr()[p + 5] != column + 5)
+                throw std::invalid_argument("BlockLdlt: row " + std::to_string(r) +
+                                            " of the Jacobian does not store whole 6-column blocks");
+            bodies.push_back(column / 6);
+            startsOfRow[static_cast<std::size_t>(k)].push_back(p);
+        }
+        rowsOfBodies[bodies].push_back(k);
+    }
+
+    // Blocks: rows touching the same bodies, at most 6 to a block.
+    struct Draft {
+        std::vector<int> bodies, local;
+    };
+    std::vector<Draft> drafts;
+    for (const auto& [bodies, local] : rowsOfBodies)
+        for (std::size_t first = 0; first < local.size(); first += 6)
+            drafts.push_back({bodies, std::vector<int>(local.begin() + static_cast<std::ptrdiff_t>(first),
+                                                       local.begin() + static_cast<std::ptrdiff_t>(std::min(local.size(), first + 6)))});
+    // Number the drafts by their first row, so that the order below does not depend on body ids.
+    std::sort(drafts.begin(), drafts.end(), [](const Draft& a, const Draft& b) { return a.local[0] < b.local[0]; });
+    const int blocks = static_cast<int>(drafts.size());
+
+    // The block graph: blocks sharing a body are coupled.
+    std::map<int, std::vector<int>> blocksOfBody;
+    for (int d = 0; d < blocks; ++d)
+        for (const int b : drafts[static_cast<std::size_t>(d)].bodies) blocksOfBody[b].push_back(d);
+    std::vector<std::set<int>> adjacent(static_cast<std::size_t>(blocks));
+    for (const auto& [body, list] : blocksOfBody)
+        for (const int a : list)
+            for (const int c : list)
+                if (a != c) adjacent[static_cast<std::size_t>(a)].insert(c);
+
+    // Minimum degree elimination on the block graph (ties: the earlier block), recording the
+    // fill: a tree (a chain, a robot's links) eliminates leaf by leaf with none.
+    std::vector<std::vector<int>> pattern(static_cast<std::size_t>(blocks));  // later neighbours
+    std::vector<int> position(static_cast<std::size_t>(blocks), -1);
+    {
+        std::set<std::pair<std::size_t, int>> queue;
+        for (int d = 0; d < blocks; ++d) queue.emplace(adjacent[static_cast<std::size_t>(d)].size(), d);
+        int next = 0;
+        while (!queue.empty()) {
+            const int v = queue.begin()->second;
+            queue.erase(queue.begin());
+            position[static_cast<std::size_t>(v)] = next++;
+            const std::set<int> around = adjacent[static_cast<std::size_t>(v)];
+            pattern[static_cast<std::size_t>(v)].assign(around.begin(), around.end());
+            for (const int u : around) {
+                auto& adj = adjacent[static_cast<std::size_t>(u)];
+                queue.erase({adj.size(), u});
+                adj.erase(v);
+                for (const int w : around)
+                    if (w != u) adj.insert(w);
+                queue.emplace(adj.size(), u);
+            }
+            adjacent[static_cast<std::size_t>(v)].clear();
+        }
+    }
+
+    // Lay the blocks out in elimination order.
+    std::vector<int> byPosition(static_cast<std::size_t>(blocks));
+    for (int d = 0; d < blocks; ++d) byPosition[static_cast<std::size_t>(position[static_cast<std::size_t>(d)])] = d;
+    blockRows_.assign(static_cast<std::size_t>(6 * blocks), -1);
+    sideBegin_.assign(1, 0);
+    sideBody_.clear();
+    sideStart_.clear();
+    order_.clear();
+    std::vector<std::map<int, int>> sideOfBody(static_cast<std::size_t>(blocks));  // per block: body → side
+    for (int j = 0; j < blocks; ++j) {
+        const Draft& draft = drafts[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])];
+        for (std::size_t r = 0; r < draft.local.size(); ++r) {
+            blockRows_[static_cast<std::size_t>(6 * j) + r] = draft.local[r];
+            order_.push_back(draft.local[r]);
+        }
+        for (std::size_t s = 0; s < draft.bodies.size(); ++s) {
+            sideOfBody[static_cast<std::size_t>(j)][draft.bodies[s]] = static_cast<int>(sideBody_.size());
+            sideBody_.push_back(draft.bodies[s]);
+            for (std::size_t r = 0; r < 6; ++r)
+                sideStart_.push_back(r < draft.local.size() ? startsOfRow[static_cast<std::size_t>(draft.local[r])][s] : -1);
+        }
+        sideBegin_.push_back(static_cast<int>(sideBody_.size()));
+    }
+
+    // L's pattern per column (block rows ascending) and where each L block is stored.
+    columnBegin_.assign(1, 0);
+    lowerRow_.clear();
+    std::vector<std::map<int, int>> lowerAt(static_cast<std::size_t>(blocks));  // per column: row → L block
+    for (int j = 0; j < blocks; ++j) {
+        std::vector<int> rowsBelow;
+        for (const int u : pattern[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])])
+            rowsBelow.push_back(position[static_cast<std::size_t>(u)]);
+        std::sort(rowsBelow.begin(), rowsBelow.end());
+        for (const int i : rowsBelow) {
+            lowerAt[static_cast<std::size_t>(j)][i] = static_cast<int>(lowerRow_.size());
+            lowerRow_.push_back(i);
+        }
+        columnBegin_.push_back(static_cast<int>(lowerRow_.size()));
+    }
+    auto target = [&](int i, int k) {  // block (i, k), i ≥ k
+        return i == k ? -1 - i : lowerAt[static_cast<std::size_t>(k)].at(i);
+    };
+
+    // S's blocks: each pair of blocks sharing a body (and each block with itself).
+    contributions_.clear();
+    for (int j = 0; j < blocks; ++j)
+        for (const auto& [body, side] : sideOfBody[static_cast<std::size_t>(j)]) {
+            contributions_.push_back({side, side, -1 - j});
+            for (int i = j + 1; i < blocks; ++i) {
+                const auto& sides = sideOfBody[static_cast<std::size_t>(i)];
+                if (const auto at = sides.find(body); at != sides.end())
+                    contributions_.push_back({at->second, side, target(i, j)});
+            }
+        }
+    // The updates of each column, in the order they are applied.
+    updates_.clear();
+    updateBegin_.assign(1, 0);
+    for (int j = 0; j < blocks; ++j) {
+        for (int a = columnBegin_[static_cast<std::size_t>(j)]; a < columnBegin_[static_cast<std::size_t>(j) + 1]; ++a)
+            for (int c = columnBegin_[static_cast<std::size_t>(j)]; c <= a; ++c)
+                updates_.push_back({a, c, target(lowerRow_[static_cast<std::size_t>(a)], lowerRow_[static_cast<std::size_t>(c)])});
+        updateBegin_.push_back(static_cast<int>(updates_.size()));
+    }
+
+    jacobian_.assign(sideBody_.size(), Mat6::Zero());
+    lower_.assign(lowerRow_.size(), Mat6::Zero());
+    diagonal_.assign(static_cast<std::size_t>(blocks), Mat6::Identity());
+    work_.assign(static_cast<std::size_t>(blocks), Vec6::Zero());
+    sDiagonal_.assign(static_cast<std::size_t>(n_), 0.0);
+    pivot_.assign(static_cast<std::size_t>(n_), 0.0);
+}
+
+void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+    const double* values = Phi_q.valuePtr();
+    const int blocks = this->blocks();
+    // Φ_ib per side, padded with zero rows.
+    for (std::size_t s = 0; s < sideBody_.size(); ++s) {
+        Mat6& J = jacobian_[s];
+        for (int r = 0; r < 6; ++r) {
+            const int start = sideStart_[6 * s + static_cast<std::size_t>(r)];
+            if (start < 0)
+                J.row(r).setZero();
+            else
+                J.row(r) = Eigen::Map<const Eigen::Matrix<double, 1, 6>>(values + start);
+        }
+    }
+    // S's blocks; the fill starts at zero.
+    for (Mat6& L : lower_) L.setZero();
+    for (Mat6& D : diagonal_) D.setZero();
+    for (const Contribution& c : contributions_) {
+        const Vec6 m = Minv.segment<6>(6 * sideBody_[static_cast<std::size_t>(c.a)]);
+        Mat6& into = c.target >= 0 ? lower_[static_cast<std::size_t>(c.target)] : diagonal_[static_cast<std::size_t>(-1 - c.target)];
+        into.noalias() += jacobian_[static_cast<std::size_t>(c.a)] * m.asDiagonal() * jacobian_[static_cast<std::size_t>(c.c)].transpose();
+    }
+    for (int j = 0; j < blocks; ++j)
+        for (int r = 0; r < 6; ++r) {
+            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
+            Mat6& D = diagonal_[static_cast<std::size_t>(j)];
+            if (k < 0) {
+                D(r, r) = 1.0;  // padding: decoupled
+                continue;
+            }
+            sDiagonal_[static_cast<std::size_t>(k)] = D(r, r);
+            D(r, r) += shift;
+        }
+
+    for (int j = 0; j < blocks; ++j) {
+        // C = chol(W_jj), with each row's pivot kept; then C⁻¹ in its place.
+        Mat6& W = diagonal_[static_cast<std::size_t>(j)];
+        Mat6 C = Mat6::Zero();
+        for (int r = 0; r < 6; ++r) {
+            double d = W(r, r);
+            for (int p = 0; p < r; ++p) d -= C(r, p) * C(r, p);
+            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
+            if (k >= 0) {
+                pivot_[static_cast<std::size_t>(k)] = d;
+                const double full = sDiagonal_[static_cast<std::size_t>(k)] + shift;
+                if (!(d > kDecouplePivot * full)) d = full > 0.0 ? full : 1.0;
+            }
+            const double diagonal = std::sqrt(d);
+            C(r, r) = diagonal;
+            for (int i = r + 1; i < 6; ++i) {
+                double sum = W(i, r);
+                for (int p = 0; p < r; ++p) sum -= C(i, p) * C(r, p);
+                C(i, r) = sum / diagonal;
+            }
+        }
+        Mat6 Cinv = Mat6::Zero();
+        for (int c = 0; c < 6; ++c) {
+            Cinv(c, c) = 1.0 / C(c, c);
+            for (int i = c + 1; i < 6; ++i) {
+                double sum = 0.0;
+                for (int p = c; p < i; ++p) sum -= C(i, p) * Cinv(p, c);
+                Cinv(i, c) = sum / C(i, i);
+            }
+        }
+        W = Cinv;
+        // L_ij = W_ij C⁻ᵀ, then the blocks after j updated.
+        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l) {
+            const Mat6 Wij = lower_[static_cast<std::size_t>(l)];
+            lower_[static_cast<std::size_t>(l)].noalias() = Wij * Cinv.transpose();
+        }
+        for (int u = updateBegin_[static_cast<std::size_t>(j)]; u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
+            const Update& up = updates_[static_cast<std::size_t>(u)];
+            Mat6& into = up.target >= 0 ? lower_[static_cast<std::size_t>(up.target)] : diagonal_[static_cast<std::size_t>(-1 - up.target)];
+            into.noalias() -= lower_[static_cast<std::size_t>(up.a)] * lower_[static_cast<std::size_t>(up.c)].transpose();
+        }
+    }
+}
+
+void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j)
+        for (int r = 0; r < 6; ++r) {
+            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
+            work_[static_cast<std::size_t>(j)](r) = k >= 0 ? b(k) : 0.0;
+        }
+    // L z = b.
+    for (int j = 0; j < blocks; ++j) {
+        const Vec6 z = diagonal_[static_cast<std::size_t>(j)].triangularView<Eigen::Lower>() * work_[static_cast<std::size_t>(j)];
+        work_[static_cast<std::size_t>(j)] = z;
+        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])].noalias() -= lower_[static_cast<std::size_t>(l)] * z;
+    }
+    // Lᵀ x = z.
+    for (int j = blocks - 1; j >= 0; --j) {
+        Vec6 t = work_[static_cast<std::size_t>(j)];
+        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            t.noalias() -= lower_[static_cast<std::size_t>(l)].transpose() * work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])];
+        work_[static_cast<std::size_t>(j)].noalias() = diagonal_[static_cast<std::size_t>(j)].transpose().triangularView<Eigen::Upper>() * t;
+    }
+    for (int j = 0; j < blocks; ++j)
+        for (int r = 0; r < 6; ++r)
+            if (const int k = blockRows_[static_cast<std::size_t>(6 * j + r)]; k >= 0) b(k) = work_[static_cast<std::size_t>(j)](r);
+}
+
+void BlockLdlt::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+    y.resize(n_);
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j) {
+        Vec6 sum = Vec6::Zero();
+        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            sum.noalias() += jacobian_[static_cast<std::size_t>(s)] * x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
+        for (int r = 0; r < 6; ++r)
+            if (const int k = blockRows_[static_cast<std::size_t>(6 * j + r)]; k >= 0) y(k) = sum(r);
+    }
+}
+
+void BlockLdlt::multiplyTransposedAdd(const Eigen::VectorXd& y, double scale, Eigen::VectorXd& x) const {
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j) {
+        Vec6 v;
+        for (int r = 0; r < 6; ++r) {
+            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
+            v(r) = k >= 0 ? scale * y(k) : 0.0;
+        }
+        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * v;
+    }
+}
+
+}  // namespace engine

@@ -1,0 +1,104 @@
+#pragma once
+// Block factorisation of the Schur complement S = Φr M⁻¹ Φrᵀ over a set of rows r of Φq,
+// following the body–joint graph (Baraff, "Linear-time dynamics using Lagrange multipliers",
+// SIGGRAPH 1996, carried to S):
+//
+//   rows touching the same bodies (a joint's rows, a motion on it) form a block of at most 6
+//   rows; two blocks are coupled in S when they share a body:
+//
+//       S_ij = Σ_b Φ_ib M_b⁻¹ Φ_jbᵀ        (b: the bodies blocks i and j both touch)
+//
+//   the blocks are eliminated in an order that creates no fill for a tree of bodies (a block
+//   whose body has no other blocks left goes first: leaves towards the root, by minimum
+//   degree on the block graph), so a chain or a tree factors in time linear in its size; a
+//   closed loop fills in only the blocks around the loop (the "cut" rows' small Schur
+//   complement). Per block column j, with W the blocks of S updated so far:
+//
+//       C_j = chol(W_jj),   L_ij = W_ij C_j⁻ᵀ,   W_ik −= L_ij L_kjᵀ   (i, k after j)
+//
+// Blocks are fixed 6 × 6 (a block of m < 6 rows is padded with zero rows and a unit
+// diagonal), every product is a fixed-size Eigen product, the pattern and the order of every
+// update are worked out once in analyze(), and nothing is allocated while factoring or
+// solving. Φq must store whole 6-column blocks per body and row (constraints/ does).
+//
+// The pivots d_k of row k (the squared diagonal of C before its square root) are kept with
+// S's diagonal S_kk: d_k / S_kk is the squared sine of the angle, in the mass metric, between
+// row k and the rows eliminated before it. A pivot that is not positive is replaced by S_kk
+// (the row decoupled) so that the factorisation completes and the caller, who decides what a
+// weak pivot means (kkt_solver.h), sees every pivot.
+
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+namespace engine {
+
+class BlockLdlt {
+public:
+    using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+
+    // The pattern: which rows of Φq (ascending; their order is the order of the local rows
+    // 0 … n−1 of every vector below), their blocks, the elimination order and the fill.
+    void analyze(const RowMatrix& Phi_q, const std::vector<int>& rows);
+
+    // S + shift·I over the rows, from the values of Φq (same pattern as analysed), factored.
+    void factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift = 0.0);
+
+    int size() const { return n_; }
+    // S_kk (without the shift) and the pivot d_k of local row k, of the last factor().
+    double diagonal(int k) const { return sDiagonal_[static_cast<std::size_t>(k)]; }
+    double pivot(int k) const { return pivot_[static_cast<std::size_t>(k)]; }
+    // Local rows in the order they were eliminated (pivots are meaningful in this order).
+    const std::vector<int>& eliminationOrder() const { return order_; }
+
+    // b ← S⁻¹ b (b over the local rows).
+    void solveInPlace(Eigen::VectorXd& b) const;
+    // y = Φr x (y over the local rows, x over the velocity coordinates).
+    void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
+    // x += scale · Φrᵀ y.
+    void multiplyTransposedAdd(const Eigen::VectorXd& y, double scale, Eigen::VectorXd& x) const;
+
+    // The number of blocks and of L blocks below the diagonal (fill included).
+    int blocks() const { return static_cast<int>(diagonal_.size()); }
+    int offDiagonalBlocks() const { return static_cast<int>(lower_.size()); }
+
+private:
+    using Mat6 = Eigen::Matrix<double, 6, 6>;
+    using Vec6 = Eigen::Matrix<double, 6, 1>;
+
+    // S(target) += Φ_a M_b⁻¹ Φ_cᵀ, a and c sides (a block's rows on one body b); target ≥ 0 an
+    // L block, else the diagonal block −1 − target.
+    struct Contribution {
+        int a, c, target;
+    };
+    // W(target) −= L_a L_cᵀ, a and c L blocks of one column; target as above.
+    struct Update {
+        int a, c, target;
+    };
+
+    int n_ = 0;
+    // Blocks are numbered in elimination order. Per block j: its local rows (6 each, −1 for
+    // padding) and its sides sideBegin_[j] … sideBegin_[j + 1] − 1.
+    std::vector<int> blockRows_;
+    std::vector<int> sideBegin_;
+    // Per side: its body, and per row (6 each) where the row's 6 values on that body start in
+    // Φq's value array (−1 for padding).
+    std::vector<int> sideBody_;
+    std::vector<int> sideStart_;
+    std::vector<Contribution> contributions_;
+    // Per block column j: its L blocks columnBegin_[j] … columnBegin_[j + 1] − 1 (block rows
+    // ascending in lowerRow_) and its updates updateBegin_[j] … updateBegin_[j + 1] − 1.
+    std::vector<int> columnBegin_, lowerRow_;
+    std::vector<Update> updates_;
+    std::vector<int> updateBegin_;
+    std::vector<int> order_;
+
+    std::vector<Mat6> jacobian_;  // per side: Φ_ib, padded with zero rows
+    std::vector<Mat6> lower_;     // L_ij
+    std::vector<Mat6> diagonal_;  // per block: W_jj while factoring, then C_j⁻¹
+    std::vector<double> sDiagonal_, pivot_;
+    mutable std::vector<Vec6> work_;  // per block: a solve's vector
+};
+
+}  // namespace engine
