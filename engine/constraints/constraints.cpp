@@ -15,24 +15,24 @@ const BodyFrame* frameOf(const std::vector<BodyFrame>& frames, int body) {
 // needs it: the offset d = P_J − P_I and the axes of both markers.
 class JointVectors {
 public:
-    JointVectors(const BodyFrame* fi, const Transform& X_BI, const BodyFrame* fj, const Transform& X_BJ)
-        : fi_(fi), fj_(fj), X_BI_(X_BI), X_BJ_(X_BJ) {}
+    JointVectors(const BodyFrame* fi, const MarkerModel& I, const BodyFrame* fj, const MarkerModel& J)
+        : fi_(fi), fj_(fj), I_(I), J_(J) {}
 
     const KinematicVector& offset() {
         if (!haveOffset_) {
-            offset_ = markerPoint(fj_, X_BJ_, 1) - markerPoint(fi_, X_BI_, 0);
+            offset_ = markerPoint(fj_, J_.X_BM, 1) - markerPoint(fi_, I_.X_BM, 0);
             haveOffset_ = true;
         }
         return offset_;
     }
-    const KinematicVector& axisI(int k) { return axis(axesI_, haveI_, fi_, X_BI_, k, 0); }
-    const KinematicVector& axisJ(int k) { return axis(axesJ_, haveJ_, fj_, X_BJ_, k, 1); }
+    const KinematicVector& axisI(int k) { return axis(axesI_, haveI_, fi_, I_, k, 0); }
+    const KinematicVector& axisJ(int k) { return axis(axesJ_, haveJ_, fj_, J_, k, 1); }
 
 private:
     const KinematicVector& axis(KinematicVector (&axes)[3], bool (&have)[3], const BodyFrame* f,
-                                const Transform& X_BM, int k, int side) {
+                                const MarkerModel& m, int k, int side) {
         if (!have[k]) {
-            axes[k] = markerAxis(f, X_BM, k, side);
+            axes[k] = markerAxis(f, m.R_BM.col(k), side);
             have[k] = true;
         }
         return axes[k];
@@ -40,8 +40,8 @@ private:
 
     const BodyFrame* fi_;
     const BodyFrame* fj_;
-    const Transform& X_BI_;
-    const Transform& X_BJ_;
+    const MarkerModel& I_;
+    const MarkerModel& J_;
     KinematicVector offset_;
     KinematicVector axesI_[3], axesJ_[3];
     bool haveOffset_ = false;
@@ -90,15 +90,15 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(jm.markerJ)];
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
-    const KinematicVector zj = markerAxis(fj, mj.X_BM, 2, 1);
+    const KinematicVector zj = markerAxis(fj, mj.R_BM.col(2), 1);
 
     if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
         return dot(zj, markerPoint(fi, mi.X_BM, 0) - markerPoint(fj, mj.X_BM, 1));
 
     // Angle of I's x axis from J's x axis about J's z axis. With the joint's axes aligned,
     // θ̇ = (ω_i − ω_j)·z_J and θ̈ = (α_i − α_j)·z_J + (ω_j × z_J)·(ω_i − ω_j).
-    const Vec3 xi = markerAxis(fi, mi.X_BM, 0, 0).x;
-    const Vec3 xj = markerAxis(fj, mj.X_BM, 0, 1).x;
+    const Vec3 xi = markerAxis(fi, mi.R_BM.col(0), 0).x;
+    const Vec3 xj = markerAxis(fj, mj.R_BM.col(0), 1).x;
     ConstraintRow r;
     r.value = std::atan2(xj.cross(xi).dot(zj.x), xj.dot(xi));
     const Vec3 wi = fi ? fi->w : Vec3::Zero();
@@ -154,7 +154,7 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
         const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
         rows.clear();
-        JointVectors vectors(frameOf(frames, mi.body), mi.X_BM, frameOf(frames, mj.body), mj.X_BM);
+        JointVectors vectors(frameOf(frames, mi.body), mi, frameOf(frames, mj.body), mj);
         for (const Primitive& p : joint.primitives) primitiveRows(p, vectors, rows);
         for (const ConstraintRow& r : rows) {
             out.Phi(row) = r.value;
@@ -212,25 +212,24 @@ namespace {
 
 // Positions only (no Jacobians): a marker's origin and axes in the world.
 Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) { return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p; }
-Vec3 axisValue(const BodyFrame* f, const Transform& X_BM, int k) {
-    const Vec3 a_B = X_BM.R * Vec3::Unit(k);
-    return f ? Vec3(f->R * a_B) : a_B;
+Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
+    return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
 }
 
-double coordinateValue(const Model& model, const std::vector<BodyFrame>& frames, const JointModel& joint,
-                       int coordinate) {
+}  // namespace
+
+double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int jointIndex, int coordinate) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(jointIndex)];
     const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
-    const Vec3 zj = axisValue(fj, mj.X_BM, 2);
+    const Vec3 zj = axisValue(fj, mj, 2);
     if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
         return zj.dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));
-    const Vec3 xi = axisValue(fi, mi.X_BM, 0), xj = axisValue(fj, mj.X_BM, 0);
+    const Vec3 xi = axisValue(fi, mi, 0), xj = axisValue(fj, mj, 0);
     return std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
 }
-
-}  // namespace
 
 void evaluateConstraintResiduals(const Model& model, double t, const std::vector<BodyFrame>& frames,
                                  ConstraintEvaluation& out) {
@@ -250,10 +249,10 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
                 for (int k = 0; k < 3; ++k) out.Phi(row++) = d(k);
                 break;
             case PrimitiveType::Dot1:
-                out.Phi(row++) = axisValue(fi, mi.X_BM, p.axisI).dot(axisValue(fj, mj.X_BM, p.axisJ));
+                out.Phi(row++) = axisValue(fi, mi, p.axisI).dot(axisValue(fj, mj, p.axisJ));
                 break;
             case PrimitiveType::Dot2:
-                out.Phi(row++) = axisValue(fi, mi.X_BM, p.axisI).dot(d);
+                out.Phi(row++) = axisValue(fi, mi, p.axisI).dot(d);
                 break;
             case PrimitiveType::Distance:
                 out.Phi(row++) = (d.squaredNorm() - p.length * p.length) / (2.0 * p.length);
@@ -265,7 +264,7 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         switch (driver.level) {
         case MotionLevel::Position: {
-            const double residual = coordinateValue(model, frames, joint, driver.coordinate) - driver.f.eval(t);
+            const double residual = jointCoordinateValue(model, frames, driver.joint, driver.coordinate) - driver.f.eval(t);
             const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
             out.Phi(row) = angle ? wrapAngle(residual) : residual;
             out.nu(row) = driver.f.derivative(t);

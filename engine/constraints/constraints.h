@@ -48,6 +48,9 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
 ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& frames, int joint,
                               int coordinate);
 
+// The value alone of jointCoordinate(): the angle or slide, nothing else computed.
+double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int joint, int coordinate);
+
 // The largest gap of the position-level rows, as a user measures it: a joint's coincident
 // point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its
 // magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within

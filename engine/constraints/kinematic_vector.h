@@ -57,9 +57,9 @@ inline KinematicVector markerPoint(const BodyFrame* frame, const Transform& X_BM
     return k;
 }
 
-inline KinematicVector markerAxis(const BodyFrame* frame, const Transform& X_BM, int axis, int side) {
+// a_B: the axis in the body frame (for the ground, in the world).
+inline KinematicVector markerAxis(const BodyFrame* frame, const Vec3& a_B, int side) {
     KinematicVector k;
-    const Vec3 a_B = X_BM.R * Vec3::Unit(axis);
     if (!frame) {
         k.x = a_B;
         return k;

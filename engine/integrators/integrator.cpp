@@ -106,8 +106,10 @@ private:
         const double actuatorPower = ws.forceEnergies.actuatorPower;
         if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok)
             return s;
-        const SparseRowMatrix J0 = ws.constraints.Phi_q;
-        const std::vector<MotionLevel> level = ws.constraints.level;
+        // Φq(qₙ) and the row levels stay in the workspace through the loop (only residuals are
+        // evaluated there) until the projection at the end.
+        const SparseRowMatrix& J0 = ws.constraints.Phi_q;
+        const std::vector<MotionLevel>& level = ws.constraints.level;
         Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(g0);
         const Eigen::VectorXd accelerationTarget =
             accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma)
@@ -458,19 +460,28 @@ private:
 
 }  // namespace
 
-void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
-    computeBodyFrames(model, state.q, state.v, ws.frames);
+namespace {
+
+// The joint coordinates from ws.frames, which hold the frames at state.q.
+void updateJointCoordinatesFromFrames(const Model& model, State& state, const Workspace& ws) {
     int n = 0;
     for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
         for (int c = 0; c < static_cast<int>(joint.coordinates.size()); ++c, ++n) {
-            const double value = jointCoordinate(model, ws.frames, j, c).value;
+            const double value = jointCoordinateValue(model, ws.frames, j, c);
             state.jointCoordinates(n) =
                 joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
                     ? unwindAngle(value, state.jointCoordinates(n))
                     : value;
         }
     }
+}
+
+}  // namespace
+
+void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
+    computeBodyFrames(model, state.q, state.v, ws.frames);
+    updateJointCoordinatesFromFrames(model, state, ws);
 }
 
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations, double tolerance) {
@@ -557,6 +568,9 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
                 state.v += delta;
             }
         }
+        // The position loop ended with the frames at these positions.
+        updateJointCoordinatesFromFrames(model, state, ws);
+        return {};
     }
     updateJointCoordinates(model, state, ws);
     return {};
@@ -574,7 +588,11 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
     if (rows == 0) return 0.0;
     computeBodyFrames(model, q, v, ws.frames);
     evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
-    const Eigen::VectorXd Jv = J0 * v;
+    auto Jv = [&](int r) {
+        double sum = 0.0;
+        for (SparseRowMatrix::InnerIterator it(J0, r); it; ++it) sum += it.value() * v(it.col());
+        return sum;
+    };
     double worst = 0.0;
     for (int r = 0; r < rows; ++r) {
         switch (level[static_cast<std::size_t>(r)]) {

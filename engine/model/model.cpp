@@ -99,6 +99,7 @@ CompileResult compile(const SceneSpec& spec) {
             m.body = b;
             m.X_BM = b == kGround ? part.X_WP * marker.X_PM
                                   : model->bodies[static_cast<std::size_t>(b)].X_PB.inverse() * marker.X_PM;
+            m.R_BM = m.X_BM.rotationMatrix();
             markerIndex[m.name] = static_cast<int>(model->markers.size());
             model->markers.push_back(m);
         }

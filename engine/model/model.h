@@ -43,6 +43,7 @@ struct MarkerModel {
     std::string name;  // "part.marker"
     int body = kGround;
     Transform X_BM;    // in the body frame; for ground markers, in the world
+    Mat3 R_BM = Mat3::Identity();  // X_BM's rotation: its columns are the marker's axes
 };
 
 // Constraint primitives (seed 001), on the axes (0 = x, 1 = y, 2 = z) of the joint's markers.

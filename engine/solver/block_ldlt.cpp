@@ -176,9 +176,11 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
     for (Mat6& L : lower_) L.setZero();
     for (Mat6& D : diagonal_) D.setZero();
     for (const Contribution& c : contributions_) {
-        const Vec6 m = Minv.segment<6>(6 * sideBody_[static_cast<std::size_t>(c.a)]);
+        const auto m = Minv.segment<6>(6 * sideBody_[static_cast<std::size_t>(c.a)]).transpose().array();
+        Mat6 scaled;
+        scaled.array() = jacobian_[static_cast<std::size_t>(c.a)].array().rowwise() * m;  // Φ_ab M_b⁻¹
         Mat6& into = c.target >= 0 ? lower_[static_cast<std::size_t>(c.target)] : diagonal_[static_cast<std::size_t>(-1 - c.target)];
-        into.noalias() += jacobian_[static_cast<std::size_t>(c.a)] * m.asDiagonal() * jacobian_[static_cast<std::size_t>(c.c)].transpose();
+        into.noalias() += scaled * jacobian_[static_cast<std::size_t>(c.c)].transpose();
     }
     for (int j = 0; j < blocks; ++j)
         for (int r = 0; r < 6; ++r) {
@@ -245,7 +247,7 @@ void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
         }
     // L z = b.
     for (int j = 0; j < blocks; ++j) {
-        const Vec6 z = diagonal_[static_cast<std::size_t>(j)].triangularView<Eigen::Lower>() * work_[static_cast<std::size_t>(j)];
+        const Vec6 z = diagonal_[static_cast<std::size_t>(j)] * work_[static_cast<std::size_t>(j)];  // C⁻¹ (lower, zero above)
         work_[static_cast<std::size_t>(j)] = z;
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
             work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])].noalias() -= lower_[static_cast<std::size_t>(l)] * z;
@@ -255,7 +257,7 @@ void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
         Vec6 t = work_[static_cast<std::size_t>(j)];
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
             t.noalias() -= lower_[static_cast<std::size_t>(l)].transpose() * work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])];
-        work_[static_cast<std::size_t>(j)].noalias() = diagonal_[static_cast<std::size_t>(j)].transpose().triangularView<Eigen::Upper>() * t;
+        work_[static_cast<std::size_t>(j)].noalias() = diagonal_[static_cast<std::size_t>(j)].transpose() * t;
     }
     for (int j = 0; j < blocks; ++j)
         for (int r = 0; r < 6; ++r)
