@@ -92,7 +92,7 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
     const bool reusable = ws.factored && ws.factoredTime == t && ws.factoredQ.size() == q.size() && ws.factoredQ == q;
     if (reusable && !needGamma) return {};
     computeBodyFrames(model, q, v, ws.frames);
-    evaluateConstraints(model, t, ws.frames, ws.constraints);
+    evaluateConstraints(model, t, ws.frames, ws.constraints, needGamma);
     if (!ws.constraints.gamma.allFinite()) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
             if (!std::isfinite(ws.constraints.gamma(r)))

@@ -11,67 +11,120 @@ const BodyFrame* frameOf(const std::vector<BodyFrame>& frames, int body) {
     return body == kGround ? nullptr : &frames[static_cast<std::size_t>(body)];
 }
 
-// The kinematic vectors of one joint's markers, each computed once and only when a primitive
-// needs it: the offset d = P_J − P_I and the axes of both markers.
-class JointVectors {
+// One side of a joint: a marker on a body (or on the ground), with what every primitive needs
+// of it, in world axes: the point x, its offset s from the body's centre of mass, the body's
+// rotation R, velocity terms and the marker's axes (computed on first use).
+//
+// Jacobians are with respect to (v_W, ω' in body axes): a point has [I, −[s]×R], an axis a
+// has [0, −[a]×R], so a row uᵀ·(point) has rotational part (s × u)ᵀR and uᵀ·(axis), (a × u)ᵀR.
+// Their second derivatives beyond the accelerations (κ): ω×(ω×s) and ω×(ω×a).
+class MarkerSide {
 public:
-    JointVectors(const BodyFrame* fi, const MarkerModel& I, const BodyFrame* fj, const MarkerModel& J)
-        : fi_(fi), fj_(fj), I_(I), J_(J) {}
-
-    const KinematicVector& offset() {
-        if (!haveOffset_) {
-            offset_ = markerPoint(fj_, J_.X_BM, 1) - markerPoint(fi_, I_.X_BM, 0);
-            haveOffset_ = true;
+    MarkerSide(const BodyFrame* f, const MarkerModel& m) : f_(f), m_(m) {
+        if (f) {
+            R_ = f->R;
+            s_ = f->R * m.X_BM.p;
+            x_ = f->r + s_;
+            w_ = f->w;
+            xd_ = f->v + w_.cross(s_);
+        } else {
+            R_.setIdentity();
+            s_.setZero();
+            x_ = m.X_BM.p;
+            w_.setZero();
+            xd_.setZero();
         }
-        return offset_;
     }
-    const KinematicVector& axisI(int k) { return axis(axesI_, haveI_, fi_, I_, k, 0); }
-    const KinematicVector& axisJ(int k) { return axis(axesJ_, haveJ_, fj_, J_, k, 1); }
+    bool moving() const { return f_ != nullptr; }
+    const Vec3& point() const { return x_; }
+    const Vec3& pointRate() const { return xd_; }
+    Vec3 pointKappa() const { return w_.cross(w_.cross(s_)); }
+    const Vec3& offset() const { return s_; }
+    const Vec3& axis(int k) {
+        if (!haveAxis_[k]) {
+            axes_[k] = f_ ? Vec3(R_ * m_.R_BM.col(k)) : Vec3(m_.R_BM.col(k));
+            haveAxis_[k] = true;
+        }
+        return axes_[k];
+    }
+    Vec3 axisRate(int k) { return w_.cross(axis(k)); }
+    Vec3 axisKappa(int k) { return w_.cross(w_.cross(axis(k))); }
+    // (c)ᵀ R: the rotational part of a row whose world-axes sensitivity to the body's rotation is c.
+    Eigen::Matrix<double, 1, 3> rotational(const Vec3& c) const { return c.transpose() * R_; }
 
 private:
-    const KinematicVector& axis(KinematicVector (&axes)[3], bool (&have)[3], const BodyFrame* f,
-                                const MarkerModel& m, int k, int side) {
-        if (!have[k]) {
-            axes[k] = markerAxis(f, m.R_BM.col(k), side);
-            have[k] = true;
-        }
-        return axes[k];
-    }
-
-    const BodyFrame* fi_;
-    const BodyFrame* fj_;
-    const MarkerModel& I_;
-    const MarkerModel& J_;
-    KinematicVector offset_;
-    KinematicVector axesI_[3], axesJ_[3];
-    bool haveOffset_ = false;
-    bool haveI_[3] = {false, false, false};
-    bool haveJ_[3] = {false, false, false};
+    const BodyFrame* f_;
+    const MarkerModel& m_;
+    Mat3 R_;
+    Vec3 s_, x_, w_, xd_;
+    Vec3 axes_[3];
+    bool haveAxis_[3] = {false, false, false};
 };
 
-// Rows of one primitive (seed 001) between markers I (on body i) and J (on body j).
-void primitiveRows(const Primitive& p, JointVectors& v, std::vector<ConstraintRow>& rows) {
+// The rows of one primitive (seed 001) between markers I and J, d = P_J − P_I, with γ when
+// asked (−(the part of Φ̈ that does not multiply accelerations)).
+template <typename Emit>
+void primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& d, bool withGamma, Emit&& emit) {
+    Row6 Ji = Row6::Zero(), Jj = Row6::Zero();
     switch (p.type) {
-    case PrimitiveType::Coincident:
-        for (int k = 0; k < 3; ++k) rows.push_back(component(v.offset(), k));
-        break;
-    case PrimitiveType::Dot1:
-        rows.push_back(dot(v.axisI(p.axisI), v.axisJ(p.axisJ)));
-        break;
-    case PrimitiveType::Dot2:
-        rows.push_back(dot(v.axisI(p.axisI), v.offset()));
-        break;
+    case PrimitiveType::Coincident: {
+        // d_k:  Ji = [−e_kᵀ, −(s_I × e_k)ᵀ R_i],  Jj = [e_kᵀ, (s_J × e_k)ᵀ R_j],  γ = −(κ_J − κ_I)_k
+        Vec3 gamma = Vec3::Zero();
+        if (withGamma) gamma = I.pointKappa() - J.pointKappa();
+        for (int k = 0; k < 3; ++k) {
+            const Vec3 e = Vec3::Unit(k);
+            Ji.head<3>() = -e.transpose();
+            Ji.tail<3>() = -I.rotational(I.offset().cross(e));
+            Jj.head<3>() = e.transpose();
+            Jj.tail<3>() = J.rotational(J.offset().cross(e));
+            emit(d(k), gamma(k), Ji, Jj);
+        }
+        return;
+    }
+    case PrimitiveType::Dot1: {
+        // a·b:  Ji = [0, (a × b)ᵀ R_i],  Jj = [0, −(a × b)ᵀ R_j],  γ = −(b·κ_a + a·κ_b + 2 ȧ·ḃ)
+        const Vec3& a = I.axis(p.axisI);
+        const Vec3& b = J.axis(p.axisJ);
+        const Vec3 axb = a.cross(b);
+        Ji.tail<3>() = I.rotational(axb);
+        Jj.tail<3>() = -J.rotational(axb);
+        const double gamma =
+            withGamma ? -(b.dot(I.axisKappa(p.axisI)) + a.dot(J.axisKappa(p.axisJ)) + 2.0 * I.axisRate(p.axisI).dot(J.axisRate(p.axisJ)))
+                      : 0.0;
+        emit(a.dot(b), gamma, Ji, Jj);
+        return;
+    }
+    case PrimitiveType::Dot2: {
+        // a·d:  Ji = [−aᵀ, (a × (s_I + d))ᵀ R_i],  Jj = [aᵀ, −(a × s_J)ᵀ R_j],
+        //       γ = −(d·κ_a + a·κ_d + 2 ȧ·ḋ)
+        const Vec3& a = I.axis(p.axisI);
+        Ji.head<3>() = -a.transpose();
+        Ji.tail<3>() = I.rotational(a.cross(I.offset() + d));
+        Jj.head<3>() = a.transpose();
+        Jj.tail<3>() = -J.rotational(a.cross(J.offset()));
+        double gamma = 0.0;
+        if (withGamma) {
+            const Vec3 dd = J.pointRate() - I.pointRate();
+            gamma = -(d.dot(I.axisKappa(p.axisI)) + a.dot(J.pointKappa() - I.pointKappa()) + 2.0 * I.axisRate(p.axisI).dot(dd));
+        }
+        emit(a.dot(d), gamma, Ji, Jj);
+        return;
+    }
     case PrimitiveType::Distance: {
-        // (d·d − L²) / (2L): scaled so that the multiplier is the rod's force [N].
-        ConstraintRow r = dot(v.offset(), v.offset());
-        const double scale = 1.0 / (2.0 * p.length);
-        r.value = (r.value - p.length * p.length) * scale;
-        r.rate *= scale;
-        r.gamma *= scale;
-        r.Ji *= scale;
-        r.Jj *= scale;
-        rows.push_back(r);
-        break;
+        // (d·d − L²) / (2L), scaled so that the multiplier is the rod's force [N]:
+        //   Ji = [−dᵀ, −(s_I × d)ᵀ R_i] / L,  Jj = [dᵀ, (s_J × d)ᵀ R_j] / L,  γ = −(d·κ_d + ḋ·ḋ) / L
+        const double L = p.length;
+        Ji.head<3>() = -d.transpose() / L;
+        Ji.tail<3>() = -I.rotational(I.offset().cross(d)) / L;
+        Jj.head<3>() = d.transpose() / L;
+        Jj.tail<3>() = J.rotational(J.offset().cross(d)) / L;
+        double gamma = 0.0;
+        if (withGamma) {
+            const Vec3 dd = J.pointRate() - I.pointRate();
+            gamma = -(d.dot(J.pointKappa() - I.pointKappa()) + dd.dot(dd)) / L;
+        }
+        emit((d.squaredNorm() - L * L) / (2.0 * L), gamma, Ji, Jj);
+        return;
     }
     }
 }
@@ -111,7 +164,7 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
 }
 
 void evaluateConstraints(const Model& model, double t, const std::vector<BodyFrame>& frames,
-                         ConstraintEvaluation& out) {
+                         ConstraintEvaluation& out, bool withGamma) {
     const int nc = model.constraintRows();
     out.Phi.resize(nc);
     out.nu.setZero(nc);
@@ -131,37 +184,36 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         out.bodyJ.assign(static_cast<std::size_t>(nc), kGround);
     }
     double* values = fresh ? nullptr : out.Phi_q.valuePtr();
-    auto addRow = [&](int row, int bi, int bj, const ConstraintRow& r) {
+    auto addRow = [&](int row, int bi, int bj, const Row6& Ji, const Row6& Jj) {
         if (fresh) {
             out.bodyI[static_cast<std::size_t>(row)] = bi;
             out.bodyJ[static_cast<std::size_t>(row)] = bj;
             for (int c = 0; c < 6; ++c) {
-                if (bi != kGround) triplets.emplace_back(row, 6 * bi + c, r.Ji(c));
-                if (bj != kGround) triplets.emplace_back(row, 6 * bj + c, r.Jj(c));
+                if (bi != kGround) triplets.emplace_back(row, 6 * bi + c, Ji(c));
+                if (bj != kGround) triplets.emplace_back(row, 6 * bj + c, Jj(c));
             }
             return;
         }
         if (const int k = out.slotI[static_cast<std::size_t>(row)]; k >= 0)
-            for (int c = 0; c < 6; ++c) values[k + c] = r.Ji(c);
+            for (int c = 0; c < 6; ++c) values[k + c] = Ji(c);
         if (const int k = out.slotJ[static_cast<std::size_t>(row)]; k >= 0)
-            for (int c = 0; c < 6; ++c) values[k + c] = r.Jj(c);
+            for (int c = 0; c < 6; ++c) values[k + c] = Jj(c);
     };
 
     // Joints.
-    std::vector<ConstraintRow> rows;
     int row = 0;
     for (const JointModel& joint : model.joints) {
         const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
         const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-        rows.clear();
-        JointVectors vectors(frameOf(frames, mi.body), mi, frameOf(frames, mj.body), mj);
-        for (const Primitive& p : joint.primitives) primitiveRows(p, vectors, rows);
-        for (const ConstraintRow& r : rows) {
-            out.Phi(row) = r.value;
-            out.gamma(row) = r.gamma;
-            addRow(row, mi.body, mj.body, r);
-            ++row;
-        }
+        MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
+        const Vec3 d = J.point() - I.point();
+        for (const Primitive& p : joint.primitives)
+            primitiveRows(p, I, J, d, withGamma, [&](double value, double gamma, const Row6& Ji, const Row6& Jj) {
+                out.Phi(row) = value;
+                out.gamma(row) = gamma;
+                addRow(row, mi.body, mj.body, Ji, Jj);
+                ++row;
+            });
     }
 
     // Drivers: c(q) − f(t) = 0, ċ = f(t), or c̈ = f(t).
@@ -189,7 +241,7 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
             break;
         }
         addRow(row, model.markers[static_cast<std::size_t>(joint.markerI)].body,
-               model.markers[static_cast<std::size_t>(joint.markerJ)].body, c);
+               model.markers[static_cast<std::size_t>(joint.markerJ)].body, c.Ji, c.Jj);
         ++row;
     }
 

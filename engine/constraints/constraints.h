@@ -34,8 +34,10 @@ struct ConstraintEvaluation {
     std::vector<int> bodyI, bodyJ, slotI, slotJ;
 };
 
+// γ of the joint rows is computed only `withGamma` (left 0 otherwise: projections need Φ and Φq
+// alone); the motions' rows always have theirs.
 void evaluateConstraints(const Model& model, double t, const std::vector<BodyFrame>& frames,
-                         ConstraintEvaluation& out);
+                         ConstraintEvaluation& out, bool withGamma = true);
 
 // Only Φ and ν (no Jacobian, no γ): the cheap evaluation for Newton and projection loops.
 // `out` must already hold a full evaluation of the same model (row levels).

@@ -145,8 +145,14 @@ private:
         state.driverWork += h * actuatorPower;
         detail::addDriverWork(model, J0, impulse, v, state);
 
-        // Velocities onto the constraint manifold at the new positions (RATTLE).
-        return projectState(model, state, ws, nullptr);
+        // Velocities onto the constraint manifold at the new positions (RATTLE). The loop above
+        // left Φ at these positions in the workspace: when the joints' gaps, measured as the
+        // projection measures them (a point pair by its distance), are within the tolerance,
+        // only the velocities are projected.
+        normaliseQuaternions(model, state.q);
+        if (rows == 0 || maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
+            return projectState(model, state, ws, nullptr);
+        return projectVelocities(model, state, ws);
     }
 };
 
@@ -537,9 +543,17 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             retract(model, state.q, delta);
         }
         if (iterations) *iterations = k;
+        return projectVelocities(model, state, ws);
+    }
+    updateJointCoordinates(model, state, ws);
+    return {};
+}
 
+Status projectVelocities(const Model& model, State& state, Workspace& ws) {
+    if (model.constraintRows() > 0) {
         // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows, with
         // Φq at the final positions (factored here; the next step starts from it).
+        Eigen::VectorXd delta;
         if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
             return s;
         for (Eigen::Index r = 0; r < ws.constraints.nu.size(); ++r)

@@ -55,6 +55,11 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings);
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr,
                     double tolerance = 0.0);
 
+// The velocity stage of projectState alone, for a step whose positions already meet the
+// position rows (to the projection tolerance, measured as projectState measures it) and whose
+// workspace frames are at state.q unless Φq(state.q) still has to be factored.
+Status projectVelocities(const Model& model, State& state, Workspace& ws);
+
 // Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
 void updateJointCoordinates(const Model& model, State& state, Workspace& ws);
 
