@@ -561,22 +561,33 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws) {
                 return Status::failure(constraintRowName(model, static_cast<int>(r)) +
                                        "'s rate is not finite at t = " + timeText(state.t) +
                                        " (an expression whose derivative is not a number there?)");
+        // Φq v − ν (acceleration-level rows: 0), and the size of the terms of Φq v = ν (a
+        // residual below round-off of it is met), in one pass over Φq.
+        const SparseRowMatrix& A = ws.constraints.Phi_q;
+        Eigen::VectorXd& residual = ws.velocityResidual;
+        residual.resize(A.rows());
         auto velocityResidual = [&] {
-            Eigen::VectorXd residual = ws.constraints.Phi_q * state.v - ws.constraints.nu;
-            for (Eigen::Index r = 0; r < residual.size(); ++r)
-                if (ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration)
-                    residual(r) = 0.0;
-            return residual;
+            double scale = 0.0;
+            for (Eigen::Index r = 0; r < A.outerSize(); ++r) {
+                double sum = -ws.constraints.nu(r), terms = std::abs(ws.constraints.nu(r));
+                for (SparseRowMatrix::InnerIterator it(A, r); it; ++it) {
+                    const double term = it.value() * state.v(it.col());
+                    sum += term;
+                    terms += std::abs(term);
+                }
+                scale = std::max(scale, terms);
+                residual(r) = ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration ? 0.0 : sum;
+            }
+            return scale;
         };
-        // The size of the terms of Φq v = ν: a residual below round-off of it is met.
-        const double scale = equationScale(ws.constraints.Phi_q, state.v, ws.constraints.nu);
-        ws.solver.project(velocityResidual(), delta, nullptr, scale);
+        const double scale = velocityResidual();
+        ws.solver.project(residual, delta, nullptr, scale);
         state.v += delta;
         // A row dropped as dependent that the correction misses (next to a singular position):
         // regularised corrections over every row until all are met, a few suffice.
         if (ws.solver.unmetRow() >= 0) {
             for (int pass = 0; pass < 4; ++pass) {
-                const Eigen::VectorXd residual = velocityResidual();
+                velocityResidual();  // measured against the first residual's terms
                 if (residual.cwiseAbs().maxCoeff() <= 1e-13 * scale) break;
                 ws.solver.projectRegularized(residual, delta);
                 state.v += delta;
@@ -596,7 +607,8 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
                              const Eigen::VectorXd& accelerationTarget, Workspace& ws,
                              Eigen::VectorXd& q, Eigen::VectorXd& residual) {
     q = q0;
-    retract(model, q, h * v);
+    ws.stepDelta = h * v;
+    retract(model, q, ws.stepDelta);
     const int rows = model.constraintRows();
     residual.resize(rows);
     if (rows == 0) return 0.0;

@@ -198,8 +198,10 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
         // C = chol(W_jj), with each row's pivot kept; then C⁻¹ in its place.
         Mat6& W = diagonal_[static_cast<std::size_t>(j)];
         Mat6 C = Mat6::Zero();
+#pragma GCC unroll 6
         for (int r = 0; r < 6; ++r) {
             double d = W(r, r);
+#pragma GCC unroll 6
             for (int p = 0; p < r; ++p) d -= C(r, p) * C(r, p);
             const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
             if (k >= 0) {
@@ -209,19 +211,28 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
             }
             const double diagonal = std::sqrt(d);
             C(r, r) = diagonal;
+            const double inverse = 1.0 / diagonal;
+#pragma GCC unroll 6
             for (int i = r + 1; i < 6; ++i) {
                 double sum = W(i, r);
+#pragma GCC unroll 6
                 for (int p = 0; p < r; ++p) sum -= C(i, p) * C(r, p);
-                C(i, r) = sum / diagonal;
+                C(i, r) = sum * inverse;
             }
         }
         Mat6 Cinv = Mat6::Zero();
+        double inverseDiagonal[6];
+#pragma GCC unroll 6
+        for (int c = 0; c < 6; ++c) inverseDiagonal[c] = 1.0 / C(c, c);
+#pragma GCC unroll 6
         for (int c = 0; c < 6; ++c) {
-            Cinv(c, c) = 1.0 / C(c, c);
+            Cinv(c, c) = inverseDiagonal[c];
+#pragma GCC unroll 6
             for (int i = c + 1; i < 6; ++i) {
                 double sum = 0.0;
+#pragma GCC unroll 6
                 for (int p = c; p < i; ++p) sum -= C(i, p) * Cinv(p, c);
-                Cinv(i, c) = sum / C(i, i);
+                Cinv(i, c) = sum * inverseDiagonal[i];
             }
         }
         W = Cinv;

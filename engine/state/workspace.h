@@ -25,6 +25,8 @@ struct Workspace {
     Eigen::VectorXd vdot;    // accelerations (v̇_W, ω̇')
     Eigen::VectorXd lambda;  // multipliers, one per constraint row
     ForceEnergies forceEnergies;
+    Eigen::VectorXd velocityResidual;  // scratch of the velocity projection
+    Eigen::VectorXd stepDelta;         // scratch of a step's position update
     // The factorisation held by `solver` is that of Φq(factoredQ) at factoredTime when
     // `factored`; `constraints` then holds that Φq. Steps that end where the next begins
     // reuse it instead of factoring the same matrix twice.

@@ -3,6 +3,7 @@
 // separation (position constraint residual) over the run.
 
 #include <chrono>
+#include <cmath>
 
 #include <benchmark/benchmark.h>
 
@@ -110,4 +111,16 @@ void BM_DoubleFourBarRK4(benchmark::State& state) {
 }
 BENCHMARK(BM_DoubleFourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+}  // namespace
+
+namespace {
+// Experiment: dopri45 on chain-N at a looser tolerance (range(1) = −log10 rtol).
+void BM_ChainDopri45Tol(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    SceneSpec spec = test::chain(n, IntegratorType::DormandPrince45, 1e-3);
+    spec.settings.relativeTolerance = std::pow(10.0, -static_cast<double>(state.range(1)));
+    spec.settings.absoluteTolerance = 1e-2 * spec.settings.relativeTolerance;
+    runScene(state, spec, 2.0, 1.0 * 9.81 * 0.1 * n);
+}
+BENCHMARK(BM_ChainDopri45Tol)->Args({256, 4})->Args({256, 5})->Unit(benchmark::kMillisecond)->Iterations(1);
 }  // namespace
