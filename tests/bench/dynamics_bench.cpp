@@ -1,6 +1,6 @@
 // The canonical scenes of the design notes (chain-N, fourbar), timed per step, with their
 // accuracy figures as counters: energy drift relative to m g L N and the largest joint
-// separation (position constraint residual) over the run.
+// separation (position constraint residual), sampled every millisecond of the run.
 
 #include <chrono>
 #include <cmath>
@@ -21,7 +21,8 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
         state.SkipWithError("scene did not compile");
         return;
     }
-    double drift = 0.0, separation = 0.0, seconds = 0.0;
+    // Timed: the run advanced in 0.1 s chunks, nothing else.
+    double seconds = 0.0;
     long steps = 0, projectedSteps = 0, rankChanges = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
@@ -29,10 +30,6 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
             state.SkipWithError("initialisation failed");
             return;
         }
-        Outputs out;
-        (void)sim.outputs(out);
-        const double e0 = out.energies.balance();
-        // Advance in 0.1 s chunks (timed); accuracy is sampled between chunks (not timed).
         for (int k = 1; k <= static_cast<int>(duration * 10 + 0.5); ++k) {
             const auto start = std::chrono::steady_clock::now();
             const Status status = sim.advance(0.1 * k);
@@ -41,13 +38,27 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
                 state.SkipWithError(status.message.c_str());
                 return;
             }
-            (void)sim.outputs(out);
-            drift = std::max(drift, std::abs(out.energies.balance() - e0) / energyScale);
-            separation = std::max(separation, out.constraintError);
         }
         steps += sim.statistics().steps;
         projectedSteps += sim.statistics().projectedSteps;
         rankChanges += sim.solver().reanalyses();
+    }
+    // Accuracy, untimed, as the peers' harness measures it: energy and joint gaps every
+    // millisecond of the same run (output times change no step of any integrator).
+    double drift = 0.0, separation = 0.0;
+    {
+        ForwardDynamics sim(compiled.model);
+        (void)sim.initialize();
+        Outputs out;
+        (void)sim.outputs(out);
+        const double e0 = out.energies.balance();
+        const int samples = static_cast<int>(duration * 1000 + 0.5);
+        for (int k = 1; k <= samples; ++k) {
+            if (!sim.advance(1e-3 * k).ok) break;
+            (void)sim.outputs(out);
+            drift = std::max(drift, std::abs(out.energies.balance() - e0) / energyScale);
+            separation = std::max(separation, out.constraintError);
+        }
     }
     state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
     // Per millisecond simulated: the figure to compare an adaptive method with 1 ms steps.
@@ -114,13 +125,14 @@ BENCHMARK(BM_DoubleFourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 }  // namespace
 
 namespace {
-// Experiment: dopri45 on chain-N at a looser tolerance (range(1) = −log10 rtol).
-void BM_ChainDopri45Tol(benchmark::State& state) {
+// The accurate mode: dopri45 at rtol 1e-5, atol 1e-7 (docs/performance.md: energy drift below
+// 1e-6 on chain-256 for less time per simulated millisecond than rk4 at 1 ms).
+void BM_ChainAccurate(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     SceneSpec spec = test::chain(n, IntegratorType::DormandPrince45, 1e-3);
-    spec.settings.relativeTolerance = std::pow(10.0, -static_cast<double>(state.range(1)));
-    spec.settings.absoluteTolerance = 1e-2 * spec.settings.relativeTolerance;
+    spec.settings.relativeTolerance = 1e-5;
+    spec.settings.absoluteTolerance = 1e-7;
     runScene(state, spec, 2.0, 1.0 * 9.81 * 0.1 * n);
 }
-BENCHMARK(BM_ChainDopri45Tol)->Args({256, 4})->Args({256, 5})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ChainAccurate)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
 }  // namespace
