@@ -90,7 +90,8 @@ public:
             if (t1 >= tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) t1 = tEnd;
             const double h = t1 - state.t;
             int n = substepsFor(model, state, h);
-            const State start = state;
+            State& start = start_;  // kept between steps: its vectors are reused
+            start = state;
             for (;;) {
                 Status s;
                 for (int k = 1; k <= n && s.ok; ++k) {
@@ -126,6 +127,7 @@ private:
     }
 
     double stepSize_;
+    State start_;
 };
 
 }  // namespace engine::detail

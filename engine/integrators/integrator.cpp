@@ -91,7 +91,11 @@ public:
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
-        const Eigen::VectorXd q0 = state.q, v0 = state.v;
+        // The step's vectors live in the integrator: no allocation per step.
+        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &g0 = g0_, &v = v_, &q = q_, &residual = residual_, &dv = dv_,
+                        &impulse = impulse_, &mu = mu_;
+        q0 = state.q;
+        v0 = state.v;
         const int rows = model.constraintRows();
         const bool accelerationRows = detail::hasAccelerationDrivers(model);
 
@@ -101,7 +105,7 @@ private:
         if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws);
             !s.ok)
             return s;
-        const Eigen::VectorXd g0 = ws.g;
+        g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
         if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok)
@@ -110,15 +114,15 @@ private:
         // evaluated there) until the projection at the end.
         const SparseRowMatrix& J0 = ws.constraints.Phi_q;
         const std::vector<MotionLevel>& level = ws.constraints.level;
-        Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(g0);
-        const Eigen::VectorXd accelerationTarget =
-            accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma)
-                             : Eigen::VectorXd();
+        v = v0 + h * ws.Minv.cwiseProduct(g0);
+        if (accelerationRows) accelerationTarget_ = J0 * v0 + h * ws.constraints.gamma;
+        const Eigen::VectorXd& accelerationTarget = accelerationTarget_;
 
         // Impulses by quasi-Newton iterations with the start-of-step Schur complement; only
         // residuals are evaluated inside the loop.
-        Eigen::VectorXd residual(rows), dv, impulse = Eigen::VectorXd::Zero(rows);
-        Eigen::VectorXd q = q0;
+        residual.resize(rows);
+        impulse.setZero(rows);
+        q = q0;
         int k = 0;
         for (;; ++k) {
             const double worst = detail::stepResiduals(model, h, t1, q0, v, J0, level,
@@ -131,7 +135,6 @@ private:
                     "constraint impulses did not converge at t = " + timeText(t1) + ": " +
                     constraintRowName(model, static_cast<int>(row)));
             }
-            Eigen::VectorXd mu;
             ws.solver.project(residual, dv, &mu);  // dv = −M⁻¹Φqₙᵀ μ, μ = S⁻¹ r
             v += dv;
             impulse += mu;
@@ -154,6 +157,8 @@ private:
             return projectState(model, state, ws, nullptr);
         return projectVelocities(model, state, ws);
     }
+
+    Eigen::VectorXd q0_, v0_, g0_, v_, q_, residual_, dv_, impulse_, mu_, accelerationTarget_;
 };
 
 class RungeKutta4 final : public detail::FixedStepIntegrator {

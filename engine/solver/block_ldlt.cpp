@@ -90,6 +90,7 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     std::vector<int> byPosition(static_cast<std::size_t>(blocks));
     for (int d = 0; d < blocks; ++d) byPosition[static_cast<std::size_t>(position[static_cast<std::size_t>(d)])] = d;
     blockRows_.assign(static_cast<std::size_t>(6 * blocks), -1);
+    blockPhiRows_.assign(static_cast<std::size_t>(6 * blocks), -1);
     sideBegin_.assign(1, 0);
     sideBody_.clear();
     sideStart_.clear();
@@ -99,6 +100,7 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
         const Draft& draft = drafts[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])];
         for (std::size_t r = 0; r < draft.local.size(); ++r) {
             blockRows_[static_cast<std::size_t>(6 * j) + r] = draft.local[r];
+            blockPhiRows_[static_cast<std::size_t>(6 * j) + r] = rows[static_cast<std::size_t>(draft.local[r])];
             order_.push_back(draft.local[r]);
         }
         for (std::size_t s = 0; s < draft.bodies.size(); ++s) {
@@ -249,13 +251,8 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
     }
 }
 
-void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
+void BlockLdlt::solveBlocks() const {
     const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j)
-        for (int r = 0; r < 6; ++r) {
-            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
-            work_[static_cast<std::size_t>(j)](r) = k >= 0 ? b(k) : 0.0;
-        }
     // L z = b.
     for (int j = 0; j < blocks; ++j) {
         const Vec6 z = diagonal_[static_cast<std::size_t>(j)] * work_[static_cast<std::size_t>(j)];  // C⁻¹ (lower, zero above)
@@ -270,9 +267,66 @@ void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
             t.noalias() -= lower_[static_cast<std::size_t>(l)].transpose() * work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])];
         work_[static_cast<std::size_t>(j)].noalias() = diagonal_[static_cast<std::size_t>(j)].transpose() * t;
     }
+}
+
+void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j) {
+        const Vec6 v = scale * work_[static_cast<std::size_t>(j)];
+        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * v;
+    }
+}
+
+void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j)
+        for (int r = 0; r < 6; ++r) {
+            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
+            work_[static_cast<std::size_t>(j)](r) = k >= 0 ? b(k) : 0.0;
+        }
+    solveBlocks();
     for (int j = 0; j < blocks; ++j)
         for (int r = 0; r < 6; ++r)
             if (const int k = blockRows_[static_cast<std::size_t>(6 * j + r)]; k >= 0) b(k) = work_[static_cast<std::size_t>(j)](r);
+}
+
+void BlockLdlt::correct(const Eigen::VectorXd& r, const Eigen::VectorXd& Minv, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j)
+        for (int k = 0; k < 6; ++k) {
+            const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)];
+            work_[static_cast<std::size_t>(j)](k) = row >= 0 ? r(row) : 0.0;
+        }
+    solveBlocks();
+    x.setZero(Minv.size());
+    addTransposed(-1.0, x);
+    x.array() *= Minv.array();
+    if (mu)
+        for (int j = 0; j < blocks; ++j)
+            for (int k = 0; k < 6; ++k)
+                if (const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)]; row >= 0) (*mu)(row) = work_[static_cast<std::size_t>(j)](k);
+}
+
+void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, const Eigen::VectorXd& Minv, Eigen::VectorXd& x,
+                      Eigen::VectorXd& lambda) const {
+    const int blocks = this->blocks();
+    for (int j = 0; j < blocks; ++j) {
+        Vec6 sum = Vec6::Zero();
+        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            sum.noalias() += jacobian_[static_cast<std::size_t>(s)] * y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
+        for (int k = 0; k < 6; ++k) {
+            const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)];
+            work_[static_cast<std::size_t>(j)](k) = row >= 0 ? sum(k) - c(row) : 0.0;
+        }
+    }
+    solveBlocks();
+    x.setZero(Minv.size());
+    addTransposed(-1.0, x);
+    x = y + Minv.cwiseProduct(x);
+    for (int j = 0; j < blocks; ++j)
+        for (int k = 0; k < 6; ++k)
+            if (const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)]; row >= 0) lambda(row) = work_[static_cast<std::size_t>(j)](k);
 }
 
 void BlockLdlt::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {

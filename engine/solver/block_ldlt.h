@@ -59,6 +59,14 @@ public:
     // x += scale · Φrᵀ y.
     void multiplyTransposedAdd(const Eigen::VectorXd& y, double scale, Eigen::VectorXd& x) const;
 
+    // The same on vectors indexed by Φq's rows (as numbered in the Φq given to analyze()),
+    // without copies to and from the local numbering:
+    //   correct:  μ = S⁻¹ r,  x = −M⁻¹ Φrᵀ μ  (μ's rows outside the set untouched; may be null)
+    //   solve:    λ = S⁻¹ (Φr y − c),  x = y − M⁻¹ Φrᵀ λ  (λ's rows outside the set untouched)
+    void correct(const Eigen::VectorXd& r, const Eigen::VectorXd& Minv, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
+    void solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, const Eigen::VectorXd& Minv, Eigen::VectorXd& x,
+               Eigen::VectorXd& lambda) const;
+
     // The number of blocks and of L blocks below the diagonal (fill included).
     int blocks() const { return static_cast<int>(diagonal_.size()); }
     int offDiagonalBlocks() const { return static_cast<int>(lower_.size()); }
@@ -81,6 +89,7 @@ private:
     // Blocks are numbered in elimination order. Per block j: its local rows (6 each, −1 for
     // padding) and its sides sideBegin_[j] … sideBegin_[j + 1] − 1.
     std::vector<int> blockRows_;
+    std::vector<int> blockPhiRows_;  // the same as rows of Φq (−1 for padding)
     std::vector<int> sideBegin_;
     // Per side: its body, and per row (6 each) where the row's 6 values on that body start in
     // Φq's value array (−1 for padding).
@@ -99,6 +108,10 @@ private:
     std::vector<Mat6> diagonal_;  // per block: W_jj while factoring, then C_j⁻¹
     std::vector<double> sDiagonal_, pivot_;
     mutable std::vector<Vec6> work_;  // per block: a solve's vector
+
+    void solveBlocks() const;  // work_ ← S⁻¹ work_
+    // x.segment(body) += scale · Φ_sᵀ work_ over every side.
+    void addTransposed(double scale, Eigen::VectorXd& x) const;
 };
 
 }  // namespace engine

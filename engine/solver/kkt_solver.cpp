@@ -335,17 +335,11 @@ int KktSolver::worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& 
 void KktSolver::solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                              Eigen::VectorXd& lambda) const {
     lambda.setZero(rows_);
-    x = Minv_g;
-    if (active_.empty()) return;
-    Eigen::VectorXd& lambda_a = scratch_;
-    schur_.multiply(Minv_g, lambda_a);
-    for (std::size_t k = 0; k < active_.size(); ++k) lambda_a(static_cast<Eigen::Index>(k)) -= c(active_[k]);
-    schur_.solveInPlace(lambda_a);
-    for (std::size_t k = 0; k < active_.size(); ++k) lambda(active_[k]) = lambda_a(static_cast<Eigen::Index>(k));
-    // x = M⁻¹ g − M⁻¹ Φqᵀ λ
-    scratchX_.setZero(Minv_.size());
-    schur_.multiplyTransposedAdd(lambda_a, -1.0, scratchX_);
-    x += Minv_.cwiseProduct(scratchX_);
+    if (active_.empty()) {
+        x = Minv_g;
+        return;
+    }
+    schur_.solve(Minv_g, c, Minv_, x, lambda);
 }
 
 void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
@@ -368,16 +362,11 @@ void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen:
 
 void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
     if (mu) mu->setZero(rows_);
-    x.setZero(Minv_.size());
-    if (active_.empty()) return;
-    Eigen::VectorXd& mu_a = scratch_;
-    mu_a.resize(static_cast<Eigen::Index>(active_.size()));
-    for (std::size_t k = 0; k < active_.size(); ++k) mu_a(static_cast<Eigen::Index>(k)) = r(active_[k]);
-    schur_.solveInPlace(mu_a);
-    schur_.multiplyTransposedAdd(mu_a, -1.0, x);
-    x.array() *= Minv_.array();
-    if (mu)
-        for (std::size_t k = 0; k < active_.size(); ++k) (*mu)(active_[k]) = mu_a(static_cast<Eigen::Index>(k));
+    if (active_.empty()) {
+        x.setZero(Minv_.size());
+        return;
+    }
+    schur_.correct(r, Minv_, x, mu);
 }
 
 void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu, double termScale) {

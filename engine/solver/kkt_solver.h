@@ -119,7 +119,6 @@ private:
     std::vector<double> bestPivot_;  // per row of Φq: the largest relative pivot it has had
     std::vector<char> onLoop_;       // per row of Φq: joins bodies on a closed loop
     int bestRank_ = 0;
-    mutable Eigen::VectorXd scratch_, scratchX_;  // over the active rows, over the velocities
 };
 
 // The size of the terms of A x = b, max over rows of Σ|A_rj x_j| + |b_r|: the `termScale` a
