@@ -153,6 +153,7 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     }
 
     jacobian_.assign(sideBody_.size(), Mat6::Zero());
+    scaled_.assign(sideBody_.size(), Mat6::Zero());
     lower_.assign(lowerRow_.size(), Mat6::Zero());
     diagonal_.assign(static_cast<std::size_t>(blocks), Mat6::Identity());
     work_.assign(static_cast<std::size_t>(blocks), Vec6::Zero());
@@ -165,24 +166,28 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
     const int blocks = this->blocks();
     // Φ_ib per side, padded with zero rows.
     for (std::size_t s = 0; s < sideBody_.size(); ++s) {
-        Mat6& J = jacobian_[s];
+        // Stored transposed: a row of Φ is a column here, copied whole.
+        Mat6& JT = jacobian_[s];
         for (int r = 0; r < 6; ++r) {
             const int start = sideStart_[6 * s + static_cast<std::size_t>(r)];
             if (start < 0)
-                J.row(r).setZero();
+                JT.col(r).setZero();
             else
-                J.row(r) = Eigen::Map<const Eigen::Matrix<double, 1, 6>>(values + start);
+                JT.col(r) = Eigen::Map<const Vec6>(values + start);
         }
+        scaled_[s].noalias() = Minv.segment<6>(6 * sideBody_[s]).asDiagonal() * JT;  // (Φ_ab M_b⁻¹)ᵀ
     }
     // S's blocks; the fill starts at zero.
     for (Mat6& L : lower_) L.setZero();
     for (Mat6& D : diagonal_) D.setZero();
+    // L blocks are stored transposed (U = Lᵀ: every product below is then of the form Aᵀ B or A B).
     for (const Contribution& c : contributions_) {
-        const auto m = Minv.segment<6>(6 * sideBody_[static_cast<std::size_t>(c.a)]).transpose().array();
-        Mat6 scaled;
-        scaled.array() = jacobian_[static_cast<std::size_t>(c.a)].array().rowwise() * m;  // Φ_ab M_b⁻¹
-        Mat6& into = c.target >= 0 ? lower_[static_cast<std::size_t>(c.target)] : diagonal_[static_cast<std::size_t>(-1 - c.target)];
-        into.noalias() += scaled * jacobian_[static_cast<std::size_t>(c.c)].transpose();
+        if (c.target >= 0)
+            lower_[static_cast<std::size_t>(c.target)].noalias() +=
+                scaled_[static_cast<std::size_t>(c.c)].transpose() * jacobian_[static_cast<std::size_t>(c.a)];
+        else
+            diagonal_[static_cast<std::size_t>(-1 - c.target)].noalias() +=
+                scaled_[static_cast<std::size_t>(c.a)].transpose() * jacobian_[static_cast<std::size_t>(c.c)];
     }
     for (int j = 0; j < blocks; ++j)
         for (int r = 0; r < 6; ++r) {
@@ -240,13 +245,17 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
         W = Cinv;
         // L_ij = W_ij C⁻ᵀ, then the blocks after j updated.
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l) {
-            const Mat6 Wij = lower_[static_cast<std::size_t>(l)];
-            lower_[static_cast<std::size_t>(l)].noalias() = Wij * Cinv.transpose();
+            const Mat6 Wji = lower_[static_cast<std::size_t>(l)];
+            lower_[static_cast<std::size_t>(l)].noalias() = Cinv * Wji;  // L_ijᵀ = C⁻¹ W_ijᵀ
         }
         for (int u = updateBegin_[static_cast<std::size_t>(j)]; u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
             const Update& up = updates_[static_cast<std::size_t>(u)];
-            Mat6& into = up.target >= 0 ? lower_[static_cast<std::size_t>(up.target)] : diagonal_[static_cast<std::size_t>(-1 - up.target)];
-            into.noalias() -= lower_[static_cast<std::size_t>(up.a)] * lower_[static_cast<std::size_t>(up.c)].transpose();
+            const Mat6& Ua = lower_[static_cast<std::size_t>(up.a)];
+            const Mat6& Uc = lower_[static_cast<std::size_t>(up.c)];
+            if (up.target >= 0)
+                lower_[static_cast<std::size_t>(up.target)].noalias() -= Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
+            else
+                diagonal_[static_cast<std::size_t>(-1 - up.target)].noalias() -= Ua.transpose() * Uc;
         }
     }
 }
@@ -258,13 +267,13 @@ void BlockLdlt::solveBlocks() const {
         const Vec6 z = diagonal_[static_cast<std::size_t>(j)] * work_[static_cast<std::size_t>(j)];  // C⁻¹ (lower, zero above)
         work_[static_cast<std::size_t>(j)] = z;
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])].noalias() -= lower_[static_cast<std::size_t>(l)] * z;
+            work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])].noalias() -= lower_[static_cast<std::size_t>(l)].transpose() * z;
     }
     // Lᵀ x = z.
     for (int j = blocks - 1; j >= 0; --j) {
         Vec6 t = work_[static_cast<std::size_t>(j)];
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            t.noalias() -= lower_[static_cast<std::size_t>(l)].transpose() * work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])];
+            t.noalias() -= lower_[static_cast<std::size_t>(l)] * work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])];
         work_[static_cast<std::size_t>(j)].noalias() = diagonal_[static_cast<std::size_t>(j)].transpose() * t;
     }
 }
@@ -274,7 +283,7 @@ void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
     for (int j = 0; j < blocks; ++j) {
         const Vec6 v = scale * work_[static_cast<std::size_t>(j)];
         for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * v;
+            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)] * v;
     }
 }
 
@@ -314,7 +323,7 @@ void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, const 
     for (int j = 0; j < blocks; ++j) {
         Vec6 sum = Vec6::Zero();
         for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            sum.noalias() += jacobian_[static_cast<std::size_t>(s)] * y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
+            sum.noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
         for (int k = 0; k < 6; ++k) {
             const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)];
             work_[static_cast<std::size_t>(j)](k) = row >= 0 ? sum(k) - c(row) : 0.0;
@@ -335,7 +344,7 @@ void BlockLdlt::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
     for (int j = 0; j < blocks; ++j) {
         Vec6 sum = Vec6::Zero();
         for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            sum.noalias() += jacobian_[static_cast<std::size_t>(s)] * x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
+            sum.noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
         for (int r = 0; r < 6; ++r)
             if (const int k = blockRows_[static_cast<std::size_t>(6 * j + r)]; k >= 0) y(k) = sum(r);
     }
@@ -350,7 +359,7 @@ void BlockLdlt::multiplyTransposedAdd(const Eigen::VectorXd& y, double scale, Ei
             v(r) = k >= 0 ? scale * y(k) : 0.0;
         }
         for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * v;
+            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)] * v;
     }
 }
 

@@ -103,8 +103,9 @@ private:
     std::vector<int> updateBegin_;
     std::vector<int> order_;
 
-    std::vector<Mat6> jacobian_;  // per side: Φ_ib, padded with zero rows
-    std::vector<Mat6> lower_;     // L_ij
+    std::vector<Mat6> jacobian_;  // per side: Φ_ibᵀ (a row of Φ per column), padded with zero columns
+    std::vector<Mat6> scaled_;    // per side: M_b⁻¹ Φ_ibᵀ
+    std::vector<Mat6> lower_;     // L_ijᵀ (stored transposed)
     std::vector<Mat6> diagonal_;  // per block: W_jj while factoring, then C_j⁻¹
     std::vector<double> sDiagonal_, pivot_;
     mutable std::vector<Vec6> work_;  // per block: a solve's vector
