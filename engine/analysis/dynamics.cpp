@@ -88,10 +88,10 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
 }
 
 Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            Workspace& ws, bool needGamma) {
+                            Workspace& ws, bool needGamma, bool framesCurrent) {
     const bool reusable = ws.factored && ws.factoredTime == t && ws.factoredQ.size() == q.size() && ws.factoredQ == q;
     if (reusable && !needGamma) return {};
-    computeBodyFrames(model, q, v, ws.frames);
+    if (!framesCurrent) computeBodyFrames(model, q, v, ws.frames);
     evaluateConstraints(model, t, ws.frames, ws.constraints, needGamma);
     if (!ws.constraints.gamma.allFinite()) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
@@ -115,7 +115,8 @@ Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd&
                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                             Workspace& ws) {
     if (Status s = evaluateAppliedForces(model, t, q, v, jointCoordinates, ws); !s.ok) return s;
-    if (Status s = factorizeConstraints(model, t, q, v, ws, true); !s.ok) return s;
+    // The forces left the frames at (q, v).
+    if (Status s = factorizeConstraints(model, t, q, v, ws, true, true); !s.ok) return s;
     ws.solver.solve(ws.g, ws.constraints.gamma, ws.vdot, ws.lambda);
     return {};
 }

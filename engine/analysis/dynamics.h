@@ -26,9 +26,10 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
 
 // Full constraint evaluation at (t, q, v) in ws.constraints and the factorisation of S for
 // that Φq, reusing the workspace's factorisation when it already belongs to (t, q). With
-// needGamma false and a reusable factorisation, nothing is evaluated.
+// needGamma false and a reusable factorisation, nothing is evaluated. `framesCurrent`: ws.frames
+// already hold the frames at (q, v).
 Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            Workspace& ws, bool needGamma);
+                            Workspace& ws, bool needGamma, bool framesCurrent = false);
 
 // Accelerations ws.vdot and multipliers ws.lambda at (t, q, v).
 Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,

@@ -108,7 +108,7 @@ private:
         g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
-        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok)
+        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true); !s.ok)
             return s;
         // Φq(qₙ) and the row levels stay in the workspace through the loop (only residuals are
         // evaluated there) until the projection at the end.

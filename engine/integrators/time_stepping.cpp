@@ -61,7 +61,7 @@ private:
         SparseRowMatrix J0;
         Eigen::VectorXd b;
         if (rows > 0) {
-            if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows); !s.ok) return s;
+            if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true); !s.ok) return s;
             J0 = ws.constraints.Phi_q;
             const std::vector<MotionLevel> level = ws.constraints.level;
             const Eigen::VectorXd accelerationTarget =
