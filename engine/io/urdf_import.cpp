@@ -1,8 +1,10 @@
 #include "engine/io/urdf_import.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -94,6 +96,54 @@ private:
 // to "-->", CDATA to "]]>", declarations and other "<?" or "<!" to the first '>', quoted
 // attribute values to their closing quote (TinyXML stops at any other quote in a tag). Where
 // the two could differ (a '>' inside a declaration's quotes), this count is the larger.
+// Where the text stops being UTF-8 (the byte offset of the first malformed sequence), or npos.
+// TinyXML, which urdfdom parses with, reads a multi-byte sequence by the length its lead byte
+// announces and runs past the end of the text when it is cut short; a document whose XML
+// declaration names another encoding (ISO-8859-1, …) is read byte by byte and not checked.
+std::size_t malformedUtf8(std::string_view text) {
+    const std::size_t head = text.find("?>");
+    if (text.starts_with("<?xml") && head != std::string_view::npos) {
+        std::string declaration(text.substr(0, head));
+        std::transform(declaration.begin(), declaration.end(), declaration.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const std::size_t at = declaration.find("encoding");
+        if (at != std::string::npos && declaration.find("utf-8", at) == std::string::npos &&
+            declaration.find("utf8", at) == std::string::npos)
+            return std::string_view::npos;
+    }
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        std::size_t length = 0;
+        std::uint32_t code = 0;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            length = 2;
+            code = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            length = 3;
+            code = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            length = 4;
+            code = c & 0x07;
+        } else {
+            return i;
+        }
+        if (i + length > text.size()) return i;
+        for (std::size_t k = 1; k < length; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            if ((next & 0xC0) != 0x80) return i;
+            code = (code << 6) | (next & 0x3F);
+        }
+        // Overlong forms, surrogates and code points beyond U+10FFFF are malformed too.
+        static constexpr std::uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return i;
+        i += length;
+    }
+    return std::string_view::npos;
+}
+
 int elementDepth(std::string_view xml, int limit) {
     int depth = 0, deepest = 0;
     std::size_t i = 0;
@@ -475,6 +525,18 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
                                     Reporter& report) {
     const std::string invalid = (path.empty() ? std::string("the URDF text") : "'" + path + "'") +
                                 " is not a valid URDF robot description";
+
+    // Pass 0: the encoding, before TinyXML reads past a cut-short multi-byte sequence.
+    if (const std::size_t bad = malformedUtf8(text); bad != std::string_view::npos) {
+        const std::string_view before = std::string_view(text).substr(0, bad);
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+        const std::size_t lineStart = before.rfind('\n');
+        const std::size_t column = bad - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
+        report.error("", invalid + ": the text is not UTF-8 at line " + std::to_string(line) + ", column " +
+                             std::to_string(column) + " (byte " + std::to_string(bad) +
+                             "), and its XML declaration names no other encoding");
+        return std::nullopt;
+    }
 
     // Pass 1: nesting depth, before anything recursive sees the text.
     if (elementDepth(text, kMaxElementDepth) > kMaxElementDepth) {

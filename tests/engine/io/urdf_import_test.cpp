@@ -350,6 +350,29 @@ TEST(UrdfImport, DeeplyNestedElementsAreAnErrorNotAStackOverflow) {
     EXPECT_TRUE(importText(commented).scene);
 }
 
+// TinyXML (under urdfdom) reads a multi-byte UTF-8 sequence by the length its lead byte
+// announces, past the end of a text that cuts it short (found by the fuzzer: a heap overflow).
+// Text that is not UTF-8 is refused with its place; a document declaring a single-byte encoding
+// is read as such; proper UTF-8 (here in a comment and a name) imports.
+TEST(UrdfImport, TextThatIsNotUtf8IsAnErrorNamingThePlace) {
+    const std::string arm = ArmText{}.text();
+    for (const std::string& tail : {std::string("\xed\xed"), std::string("\xff"), std::string("\xc3"),
+                                    std::string("\xe0\x80\x80"), std::string("\xed\xa0\x80")}) {
+        const UrdfImportResult r = importText(arm + "\n" + tail);
+        EXPECT_FALSE(r.scene);
+        ASSERT_EQ(r.diagnostics.size(), 1u);
+        const std::string line = std::to_string(1 + std::count(arm.begin(), arm.end(), '\n') + 1);
+        EXPECT_NE(r.diagnostics[0].message.find("not UTF-8 at line " + line + ", column 1"), std::string::npos)
+            << r.diagnostics[0].message;
+    }
+    std::string latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n" + arm;
+    latin1.insert(latin1.find("<link name=\"base\">"), "<!-- Gr\xf6\xdf" "e -->");
+    EXPECT_TRUE(importText(latin1).scene);
+    std::string utf8 = arm;
+    utf8.insert(utf8.find("<link name=\"base\">"), "<!-- Gr\xc3\xb6\xc3\x9f" "e \xe2\x86\x92 \xf0\x9f\xa4\x96 -->");
+    EXPECT_TRUE(importText(utf8).scene);
+}
+
 // urdfdom accepts joints that make a loop away from the root, and a link with two parents.
 TEST(UrdfImport, ALoopOfJointsOrALinkWithTwoParentsIsAnError) {
     const std::string inertial =
