@@ -15,6 +15,27 @@ namespace {
 // rows far above this (kkt_solver.cpp: 1e-10), so its decisions see the true pivot.
 constexpr double kDecouplePivot = 1e-14;
 
+template <int W>
+using MatW = Eigen::Matrix<double, W, W>;
+template <int W>
+using Mat6W = Eigen::Matrix<double, 6, W>;
+template <int W>
+using VecW = Eigen::Matrix<double, W, 1>;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+
+// Calls f.template operator()<W>() for the pattern's block width W (1 … 6).
+template <typename F>
+void withWidth(int width, F&& f) {
+    switch (width) {
+    case 1: f.template operator()<1>(); break;
+    case 2: f.template operator()<2>(); break;
+    case 3: f.template operator()<3>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 5: f.template operator()<5>(); break;
+    default: f.template operator()<6>(); break;
+    }
+}
+
 }  // namespace
 
 void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
@@ -49,6 +70,10 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     // Number the drafts by their first row, so that the order below does not depend on body ids.
     std::sort(drafts.begin(), drafts.end(), [](const Draft& a, const Draft& b) { return a.local[0] < b.local[0]; });
     const int blocks = static_cast<int>(drafts.size());
+    blocks_ = blocks;
+    width_ = 1;
+    for (const Draft& d : drafts) width_ = std::max(width_, static_cast<int>(d.local.size()));
+    const int W = width_;
 
     // The block graph: blocks sharing a body are coupled.
     std::map<int, std::vector<int>> blocksOfBody;
@@ -89,8 +114,8 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     // Lay the blocks out in elimination order.
     std::vector<int> byPosition(static_cast<std::size_t>(blocks));
     for (int d = 0; d < blocks; ++d) byPosition[static_cast<std::size_t>(position[static_cast<std::size_t>(d)])] = d;
-    blockRows_.assign(static_cast<std::size_t>(6 * blocks), -1);
-    blockPhiRows_.assign(static_cast<std::size_t>(6 * blocks), -1);
+    blockRows_.assign(static_cast<std::size_t>(W * blocks), -1);
+    blockPhiRows_.assign(static_cast<std::size_t>(W * blocks), -1);
     sideBegin_.assign(1, 0);
     sideBody_.clear();
     sideStart_.clear();
@@ -99,14 +124,14 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     for (int j = 0; j < blocks; ++j) {
         const Draft& draft = drafts[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])];
         for (std::size_t r = 0; r < draft.local.size(); ++r) {
-            blockRows_[static_cast<std::size_t>(6 * j) + r] = draft.local[r];
-            blockPhiRows_[static_cast<std::size_t>(6 * j) + r] = rows[static_cast<std::size_t>(draft.local[r])];
+            blockRows_[static_cast<std::size_t>(W * j) + r] = draft.local[r];
+            blockPhiRows_[static_cast<std::size_t>(W * j) + r] = rows[static_cast<std::size_t>(draft.local[r])];
             order_.push_back(draft.local[r]);
         }
         for (std::size_t s = 0; s < draft.bodies.size(); ++s) {
             sideOfBody[static_cast<std::size_t>(j)][draft.bodies[s]] = static_cast<int>(sideBody_.size());
             sideBody_.push_back(draft.bodies[s]);
-            for (std::size_t r = 0; r < 6; ++r)
+            for (std::size_t r = 0; r < static_cast<std::size_t>(W); ++r)
                 sideStart_.push_back(r < draft.local.size() ? startsOfRow[static_cast<std::size_t>(draft.local[r])][s] : -1);
         }
         sideBegin_.push_back(static_cast<int>(sideBody_.size()));
@@ -152,47 +177,53 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
         updateBegin_.push_back(static_cast<int>(updates_.size()));
     }
 
-    jacobian_.assign(sideBody_.size(), Mat6::Zero());
-    scaled_.assign(sideBody_.size(), Mat6::Zero());
-    lower_.assign(lowerRow_.size(), Mat6::Zero());
-    diagonal_.assign(static_cast<std::size_t>(blocks), Mat6::Identity());
-    work_.assign(static_cast<std::size_t>(blocks), Vec6::Zero());
+    const std::size_t w = static_cast<std::size_t>(W);
+    jacobian_.assign(6 * w * sideBody_.size(), 0.0);
+    scaled_.assign(6 * w * sideBody_.size(), 0.0);
+    lower_.assign(w * w * lowerRow_.size(), 0.0);
+    diagonal_.assign(w * w * static_cast<std::size_t>(blocks), 0.0);
+    work_.assign(w * static_cast<std::size_t>(blocks), 0.0);
     sDiagonal_.assign(static_cast<std::size_t>(n_), 0.0);
     pivot_.assign(static_cast<std::size_t>(n_), 0.0);
 }
 
-void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+template <int W>
+void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+    constexpr std::size_t w = W;
     const double* values = Phi_q.valuePtr();
-    const int blocks = this->blocks();
-    // Φ_ib per side, padded with zero rows.
+    auto jacobian = [&](std::size_t s) { return Eigen::Map<Mat6W<W>>(jacobian_.data() + 6 * w * s); };
+    auto scaled = [&](std::size_t s) { return Eigen::Map<Mat6W<W>>(scaled_.data() + 6 * w * s); };
+    auto lower = [&](std::size_t l) { return Eigen::Map<MatW<W>>(lower_.data() + w * w * l); };
+    auto diagonal = [&](std::size_t j) { return Eigen::Map<MatW<W>>(diagonal_.data() + w * w * j); };
+
+    // Φ_ibᵀ per side (a row of Φ copied whole into a column), and M_b⁻¹ Φ_ibᵀ.
     for (std::size_t s = 0; s < sideBody_.size(); ++s) {
-        // Stored transposed: a row of Φ is a column here, copied whole.
-        Mat6& JT = jacobian_[s];
-        for (int r = 0; r < 6; ++r) {
-            const int start = sideStart_[6 * s + static_cast<std::size_t>(r)];
+        auto JT = jacobian(s);
+        for (std::size_t r = 0; r < w; ++r) {
+            const int start = sideStart_[w * s + r];
             if (start < 0)
-                JT.col(r).setZero();
+                JT.col(static_cast<Eigen::Index>(r)).setZero();
             else
-                JT.col(r) = Eigen::Map<const Vec6>(values + start);
+                JT.col(static_cast<Eigen::Index>(r)) = Eigen::Map<const Vec6>(values + start);
         }
-        scaled_[s].noalias() = Minv.segment<6>(6 * sideBody_[s]).asDiagonal() * JT;  // (Φ_ab M_b⁻¹)ᵀ
+        scaled(s).noalias() = Minv.segment<6>(6 * sideBody_[s]).asDiagonal() * JT;
     }
-    // S's blocks; the fill starts at zero.
-    for (Mat6& L : lower_) L.setZero();
-    for (Mat6& D : diagonal_) D.setZero();
-    // L blocks are stored transposed (U = Lᵀ: every product below is then of the form Aᵀ B or A B).
+    // S's blocks; the fill starts at zero. L blocks are stored transposed (U = Lᵀ: every product
+    // below is then of the form Aᵀ B or A B).
+    std::fill(lower_.begin(), lower_.end(), 0.0);
+    std::fill(diagonal_.begin(), diagonal_.end(), 0.0);
     for (const Contribution& c : contributions_) {
         if (c.target >= 0)
-            lower_[static_cast<std::size_t>(c.target)].noalias() +=
-                scaled_[static_cast<std::size_t>(c.c)].transpose() * jacobian_[static_cast<std::size_t>(c.a)];
+            lower(static_cast<std::size_t>(c.target)).noalias() +=
+                scaled(static_cast<std::size_t>(c.c)).transpose() * jacobian(static_cast<std::size_t>(c.a));
         else
-            diagonal_[static_cast<std::size_t>(-1 - c.target)].noalias() +=
-                scaled_[static_cast<std::size_t>(c.a)].transpose() * jacobian_[static_cast<std::size_t>(c.c)];
+            diagonal(static_cast<std::size_t>(-1 - c.target)).noalias() +=
+                scaled(static_cast<std::size_t>(c.a)).transpose() * jacobian(static_cast<std::size_t>(c.c));
     }
-    for (int j = 0; j < blocks; ++j)
-        for (int r = 0; r < 6; ++r) {
-            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
-            Mat6& D = diagonal_[static_cast<std::size_t>(j)];
+    for (int j = 0; j < blocks_; ++j) {
+        auto D = diagonal(static_cast<std::size_t>(j));
+        for (int r = 0; r < W; ++r) {
+            const int k = blockRows_[w * static_cast<std::size_t>(j) + static_cast<std::size_t>(r)];
             if (k < 0) {
                 D(r, r) = 1.0;  // padding: decoupled
                 continue;
@@ -200,167 +231,182 @@ void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, doub
             sDiagonal_[static_cast<std::size_t>(k)] = D(r, r);
             D(r, r) += shift;
         }
+    }
 
-    for (int j = 0; j < blocks; ++j) {
+    for (int j = 0; j < blocks_; ++j) {
         // C = chol(W_jj), with each row's pivot kept; then C⁻¹ in its place.
-        Mat6& W = diagonal_[static_cast<std::size_t>(j)];
-        Mat6 C = Mat6::Zero();
+        auto Wjj = diagonal(static_cast<std::size_t>(j));
+        MatW<W> C = MatW<W>::Zero();
 #pragma GCC unroll 6
-        for (int r = 0; r < 6; ++r) {
-            double d = W(r, r);
+        for (int r = 0; r < W; ++r) {
+            double d = Wjj(r, r);
 #pragma GCC unroll 6
             for (int p = 0; p < r; ++p) d -= C(r, p) * C(r, p);
-            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
+            const int k = blockRows_[w * static_cast<std::size_t>(j) + static_cast<std::size_t>(r)];
             if (k >= 0) {
                 pivot_[static_cast<std::size_t>(k)] = d;
                 const double full = sDiagonal_[static_cast<std::size_t>(k)] + shift;
                 if (!(d > kDecouplePivot * full)) d = full > 0.0 ? full : 1.0;
             }
-            const double diagonal = std::sqrt(d);
-            C(r, r) = diagonal;
-            const double inverse = 1.0 / diagonal;
+            const double diag = std::sqrt(d);
+            C(r, r) = diag;
+            const double inverse = 1.0 / diag;
 #pragma GCC unroll 6
-            for (int i = r + 1; i < 6; ++i) {
-                double sum = W(i, r);
+            for (int i = r + 1; i < W; ++i) {
+                double sum = Wjj(i, r);
 #pragma GCC unroll 6
                 for (int p = 0; p < r; ++p) sum -= C(i, p) * C(r, p);
                 C(i, r) = sum * inverse;
             }
         }
-        Mat6 Cinv = Mat6::Zero();
-        double inverseDiagonal[6];
+        MatW<W> Cinv = MatW<W>::Zero();
+        double inverseDiagonal[W];
 #pragma GCC unroll 6
-        for (int c = 0; c < 6; ++c) inverseDiagonal[c] = 1.0 / C(c, c);
+        for (int c = 0; c < W; ++c) inverseDiagonal[c] = 1.0 / C(c, c);
 #pragma GCC unroll 6
-        for (int c = 0; c < 6; ++c) {
+        for (int c = 0; c < W; ++c) {
             Cinv(c, c) = inverseDiagonal[c];
 #pragma GCC unroll 6
-            for (int i = c + 1; i < 6; ++i) {
+            for (int i = c + 1; i < W; ++i) {
                 double sum = 0.0;
 #pragma GCC unroll 6
                 for (int p = c; p < i; ++p) sum -= C(i, p) * Cinv(p, c);
                 Cinv(i, c) = sum * inverseDiagonal[i];
             }
         }
-        W = Cinv;
-        // L_ij = W_ij C⁻ᵀ, then the blocks after j updated.
+        Wjj = Cinv;
+        // L_ijᵀ = C⁻¹ W_ijᵀ, then the blocks after j updated.
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l) {
-            const Mat6 Wji = lower_[static_cast<std::size_t>(l)];
-            lower_[static_cast<std::size_t>(l)].noalias() = Cinv * Wji;  // L_ijᵀ = C⁻¹ W_ijᵀ
+            auto U = lower(static_cast<std::size_t>(l));
+            const MatW<W> Wji = U;
+            U.noalias() = Cinv * Wji;
         }
         for (int u = updateBegin_[static_cast<std::size_t>(j)]; u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
             const Update& up = updates_[static_cast<std::size_t>(u)];
-            const Mat6& Ua = lower_[static_cast<std::size_t>(up.a)];
-            const Mat6& Uc = lower_[static_cast<std::size_t>(up.c)];
+            const auto Ua = lower(static_cast<std::size_t>(up.a));
+            const auto Uc = lower(static_cast<std::size_t>(up.c));
             if (up.target >= 0)
-                lower_[static_cast<std::size_t>(up.target)].noalias() -= Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
+                lower(static_cast<std::size_t>(up.target)).noalias() -= Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
             else
-                diagonal_[static_cast<std::size_t>(-1 - up.target)].noalias() -= Ua.transpose() * Uc;
+                diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -= Ua.transpose() * Uc;
         }
+    }
+}
+
+void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+    withWidth(width_, [&]<int W>() { factorBlocks<W>(Phi_q, Minv, shift); });
+}
+
+template <int W>
+void BlockLdlt::solveBlocks() const {
+    constexpr std::size_t w = W;
+    auto work = [&](std::size_t j) { return Eigen::Map<VecW<W>>(work_.data() + w * j); };
+    auto lower = [&](std::size_t l) { return Eigen::Map<const MatW<W>>(lower_.data() + w * w * l); };
+    auto diagonal = [&](std::size_t j) { return Eigen::Map<const MatW<W>>(diagonal_.data() + w * w * j); };
+    // L z = b.
+    for (int j = 0; j < blocks_; ++j) {
+        const VecW<W> z = diagonal(static_cast<std::size_t>(j)) * work(static_cast<std::size_t>(j));  // C⁻¹ (lower, zero above)
+        work(static_cast<std::size_t>(j)) = z;
+        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])).noalias() -=
+                lower(static_cast<std::size_t>(l)).transpose() * z;
+    }
+    // Lᵀ x = z.
+    for (int j = blocks_ - 1; j >= 0; --j) {
+        VecW<W> t = work(static_cast<std::size_t>(j));
+        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            t.noalias() -= lower(static_cast<std::size_t>(l)) * work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)]));
+        work(static_cast<std::size_t>(j)).noalias() = diagonal(static_cast<std::size_t>(j)).transpose() * t;
     }
 }
 
 void BlockLdlt::solveBlocks() const {
-    const int blocks = this->blocks();
-    // L z = b.
-    for (int j = 0; j < blocks; ++j) {
-        const Vec6 z = diagonal_[static_cast<std::size_t>(j)] * work_[static_cast<std::size_t>(j)];  // C⁻¹ (lower, zero above)
-        work_[static_cast<std::size_t>(j)] = z;
-        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])].noalias() -= lower_[static_cast<std::size_t>(l)].transpose() * z;
-    }
-    // Lᵀ x = z.
-    for (int j = blocks - 1; j >= 0; --j) {
-        Vec6 t = work_[static_cast<std::size_t>(j)];
-        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            t.noalias() -= lower_[static_cast<std::size_t>(l)] * work_[static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])];
-        work_[static_cast<std::size_t>(j)].noalias() = diagonal_[static_cast<std::size_t>(j)].transpose() * t;
+    withWidth(width_, [&]<int W>() { solveBlocks<W>(); });
+}
+
+template <int W>
+void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
+    constexpr std::size_t w = W;
+    for (int j = 0; j < blocks_; ++j) {
+        const VecW<W> v = scale * Eigen::Map<const VecW<W>>(work_.data() + w * static_cast<std::size_t>(j));
+        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() +=
+                Eigen::Map<const Mat6W<W>>(jacobian_.data() + 6 * w * static_cast<std::size_t>(s)) * v;
     }
 }
 
 void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
-    const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j) {
-        const Vec6 v = scale * work_[static_cast<std::size_t>(j)];
+    withWidth(width_, [&]<int W>() { addTransposed<W>(scale, x); });
+}
+
+template <int W>
+void BlockLdlt::gatherProducts(const Eigen::VectorXd& y, const Eigen::VectorXd* c) const {
+    constexpr std::size_t w = W;
+    for (int j = 0; j < blocks_; ++j) {
+        VecW<W> sum = VecW<W>::Zero();
         for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)] * v;
+            sum.noalias() += Eigen::Map<const Mat6W<W>>(jacobian_.data() + 6 * w * static_cast<std::size_t>(s)).transpose() *
+                             y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
+        for (std::size_t k = 0; k < w; ++k) {
+            const int row = blockPhiRows_[w * static_cast<std::size_t>(j) + k];
+            work_[w * static_cast<std::size_t>(j) + k] = row < 0 ? 0.0 : c ? sum(static_cast<Eigen::Index>(k)) - (*c)(row) : sum(static_cast<Eigen::Index>(k));
+        }
     }
 }
 
 void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
-    const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j)
-        for (int r = 0; r < 6; ++r) {
-            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
-            work_[static_cast<std::size_t>(j)](r) = k >= 0 ? b(k) : 0.0;
-        }
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
+        const int k = blockRows_[i];
+        work_[i] = k >= 0 ? b(k) : 0.0;
+    }
     solveBlocks();
-    for (int j = 0; j < blocks; ++j)
-        for (int r = 0; r < 6; ++r)
-            if (const int k = blockRows_[static_cast<std::size_t>(6 * j + r)]; k >= 0) b(k) = work_[static_cast<std::size_t>(j)](r);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
+        if (const int k = blockRows_[i]; k >= 0) b(k) = work_[i];
 }
 
 void BlockLdlt::correct(const Eigen::VectorXd& r, const Eigen::VectorXd& Minv, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
-    const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j)
-        for (int k = 0; k < 6; ++k) {
-            const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)];
-            work_[static_cast<std::size_t>(j)](k) = row >= 0 ? r(row) : 0.0;
-        }
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
+        const int row = blockPhiRows_[i];
+        work_[i] = row >= 0 ? r(row) : 0.0;
+    }
     solveBlocks();
     x.setZero(Minv.size());
     addTransposed(-1.0, x);
     x.array() *= Minv.array();
     if (mu)
-        for (int j = 0; j < blocks; ++j)
-            for (int k = 0; k < 6; ++k)
-                if (const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)]; row >= 0) (*mu)(row) = work_[static_cast<std::size_t>(j)](k);
+        for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
+            if (const int row = blockPhiRows_[i]; row >= 0) (*mu)(row) = work_[i];
 }
 
 void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, const Eigen::VectorXd& Minv, Eigen::VectorXd& x,
                       Eigen::VectorXd& lambda) const {
-    const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j) {
-        Vec6 sum = Vec6::Zero();
-        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            sum.noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
-        for (int k = 0; k < 6; ++k) {
-            const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)];
-            work_[static_cast<std::size_t>(j)](k) = row >= 0 ? sum(k) - c(row) : 0.0;
-        }
-    }
+    withWidth(width_, [&]<int W>() { gatherProducts<W>(y, &c); });
     solveBlocks();
     x.setZero(Minv.size());
     addTransposed(-1.0, x);
     x = y + Minv.cwiseProduct(x);
-    for (int j = 0; j < blocks; ++j)
-        for (int k = 0; k < 6; ++k)
-            if (const int row = blockPhiRows_[static_cast<std::size_t>(6 * j + k)]; row >= 0) lambda(row) = work_[static_cast<std::size_t>(j)](k);
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
+        if (const int row = blockPhiRows_[i]; row >= 0) lambda(row) = work_[i];
 }
 
 void BlockLdlt::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
     y.resize(n_);
-    const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j) {
-        Vec6 sum = Vec6::Zero();
-        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            sum.noalias() += jacobian_[static_cast<std::size_t>(s)].transpose() * x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
-        for (int r = 0; r < 6; ++r)
-            if (const int k = blockRows_[static_cast<std::size_t>(6 * j + r)]; k >= 0) y(k) = sum(r);
-    }
+    withWidth(width_, [&]<int W>() { gatherProducts<W>(x, nullptr); });
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
+        if (const int k = blockRows_[i]; k >= 0) y(k) = work_[i];
 }
 
 void BlockLdlt::multiplyTransposedAdd(const Eigen::VectorXd& y, double scale, Eigen::VectorXd& x) const {
-    const int blocks = this->blocks();
-    for (int j = 0; j < blocks; ++j) {
-        Vec6 v;
-        for (int r = 0; r < 6; ++r) {
-            const int k = blockRows_[static_cast<std::size_t>(6 * j + r)];
-            v(r) = k >= 0 ? scale * y(k) : 0.0;
-        }
-        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() += jacobian_[static_cast<std::size_t>(s)] * v;
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
+        const int k = blockRows_[i];
+        work_[i] = k >= 0 ? y(k) : 0.0;
     }
+    addTransposed(scale, x);
 }
 
 }  // namespace engine

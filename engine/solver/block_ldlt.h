@@ -16,8 +16,8 @@
 //
 //       C_j = chol(W_jj),   L_ij = W_ij C_j⁻ᵀ,   W_ik −= L_ij L_kjᵀ   (i, k after j)
 //
-// Blocks are fixed 6 × 6 (a block of m < 6 rows is padded with zero rows and a unit
-// diagonal), every product is a fixed-size Eigen product, the pattern and the order of every
+// Blocks are fixed-size W × W, W the largest block (a block of fewer rows is padded with zero
+// rows and a unit diagonal), every product is a fixed-size Eigen product, the pattern and the order of every
 // update are worked out once in analyze(), and nothing is allocated while factoring or
 // solving. Φq must store whole 6-column blocks per body and row (constraints/ does).
 //
@@ -68,13 +68,10 @@ public:
                Eigen::VectorXd& lambda) const;
 
     // The number of blocks and of L blocks below the diagonal (fill included).
-    int blocks() const { return static_cast<int>(diagonal_.size()); }
-    int offDiagonalBlocks() const { return static_cast<int>(lower_.size()); }
+    int blocks() const { return blocks_; }
+    int offDiagonalBlocks() const { return static_cast<int>(lowerRow_.size()); }
 
 private:
-    using Mat6 = Eigen::Matrix<double, 6, 6>;
-    using Vec6 = Eigen::Matrix<double, 6, 1>;
-
     // S(target) += Φ_a M_b⁻¹ Φ_cᵀ, a and c sides (a block's rows on one body b); target ≥ 0 an
     // L block, else the diagonal block −1 − target.
     struct Contribution {
@@ -85,13 +82,28 @@ private:
         int a, c, target;
     };
 
+    // The kernels, for blocks of W rows (W the largest block of the pattern: 5 for a chain of
+    // revolutes, 3 for spherical joints; smaller blocks are padded to W).
+    template <int W>
+    void factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift);
+    template <int W>
+    void solveBlocks() const;  // work_ ← S⁻¹ work_
+    template <int W>
+    void addTransposed(double scale, Eigen::VectorXd& x) const;  // x.segment(body) += scale · Φ_sᵀ work_
+    template <int W>
+    void gatherProducts(const Eigen::VectorXd& y, const Eigen::VectorXd* c) const;  // work_ = Φ y − c (c may be null)
+    void solveBlocks() const;
+    void addTransposed(double scale, Eigen::VectorXd& x) const;
+
     int n_ = 0;
-    // Blocks are numbered in elimination order. Per block j: its local rows (6 each, −1 for
-    // padding) and its sides sideBegin_[j] … sideBegin_[j + 1] − 1.
+    int blocks_ = 0;
+    int width_ = 1;  // W
+    // Blocks are numbered in elimination order. Per block j: its local rows (W each, −1 for
+    // padding), the same as rows of Φq, and its sides sideBegin_[j] … sideBegin_[j + 1] − 1.
     std::vector<int> blockRows_;
-    std::vector<int> blockPhiRows_;  // the same as rows of Φq (−1 for padding)
+    std::vector<int> blockPhiRows_;
     std::vector<int> sideBegin_;
-    // Per side: its body, and per row (6 each) where the row's 6 values on that body start in
+    // Per side: its body, and per row (W each) where the row's 6 values on that body start in
     // Φq's value array (−1 for padding).
     std::vector<int> sideBody_;
     std::vector<int> sideStart_;
@@ -103,16 +115,13 @@ private:
     std::vector<int> updateBegin_;
     std::vector<int> order_;
 
-    std::vector<Mat6> jacobian_;  // per side: Φ_ibᵀ (a row of Φ per column), padded with zero columns
-    std::vector<Mat6> scaled_;    // per side: M_b⁻¹ Φ_ibᵀ
-    std::vector<Mat6> lower_;     // L_ijᵀ (stored transposed)
-    std::vector<Mat6> diagonal_;  // per block: W_jj while factoring, then C_j⁻¹
+    // Fixed-size blocks kept in flat arrays (column-major), read through Eigen maps:
+    std::vector<double> jacobian_;  // per side, 6 × W: Φ_ibᵀ (a row of Φ per column), zero padding
+    std::vector<double> scaled_;    // per side, 6 × W: M_b⁻¹ Φ_ibᵀ
+    std::vector<double> lower_;     // per L block, W × W: L_ijᵀ (stored transposed)
+    std::vector<double> diagonal_;  // per block, W × W: W_jj while factoring, then C_j⁻¹
     std::vector<double> sDiagonal_, pivot_;
-    mutable std::vector<Vec6> work_;  // per block: a solve's vector
-
-    void solveBlocks() const;  // work_ ← S⁻¹ work_
-    // x.segment(body) += scale · Φ_sᵀ work_ over every side.
-    void addTransposed(double scale, Eigen::VectorXd& x) const;
+    mutable std::vector<double> work_;  // per block, W: a solve's vector
 };
 
 }  // namespace engine
