@@ -295,16 +295,27 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
         const BodyFrame* fi = frameOf(frames, mi.body);
         const BodyFrame* fj = frameOf(frames, mj.body);
         const Vec3 d = pointValue(fj, mj.X_BM) - pointValue(fi, mi.X_BM);
+        // Each marker axis at most once per joint (a revolute's z_J serves two rows).
+        Vec3 axesI[3], axesJ[3];
+        unsigned haveI = 0, haveJ = 0;
+        auto axisI = [&](int k) -> const Vec3& {
+            if (!(haveI & (1u << k))) axesI[k] = axisValue(fi, mi, k), haveI |= 1u << k;
+            return axesI[k];
+        };
+        auto axisJ = [&](int k) -> const Vec3& {
+            if (!(haveJ & (1u << k))) axesJ[k] = axisValue(fj, mj, k), haveJ |= 1u << k;
+            return axesJ[k];
+        };
         for (const Primitive& p : joint.primitives) {
             switch (p.type) {
             case PrimitiveType::Coincident:
                 for (int k = 0; k < 3; ++k) out.Phi(row++) = d(k);
                 break;
             case PrimitiveType::Dot1:
-                out.Phi(row++) = axisValue(fi, mi, p.axisI).dot(axisValue(fj, mj, p.axisJ));
+                out.Phi(row++) = axisI(p.axisI).dot(axisJ(p.axisJ));
                 break;
             case PrimitiveType::Dot2:
-                out.Phi(row++) = axisValue(fi, mi, p.axisI).dot(d);
+                out.Phi(row++) = axisI(p.axisI).dot(d);
                 break;
             case PrimitiveType::Distance:
                 out.Phi(row++) = (d.squaredNorm() - p.length * p.length) / (2.0 * p.length);
