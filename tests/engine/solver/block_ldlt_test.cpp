@@ -40,6 +40,21 @@ RowMatrix randomJacobian(const Pattern& p, std::mt19937& rng) {
     return J;
 }
 
+// Every row of the pattern, in order: the rows a factorisation is over.
+std::vector<int> allRows(const Pattern& p) {
+    std::vector<int> rows(p.rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<int>(k);
+    return rows;
+}
+
+// The pattern analysed over a random Jacobian of it.
+BlockLdlt analyzed(const Pattern& p, unsigned seed) {
+    std::mt19937 rng(seed);
+    BlockLdlt ldlt;
+    ldlt.analyze(randomJacobian(p, rng), allRows(p));
+    return ldlt;
+}
+
 // n rows of a joint between a and b.
 void joint(Pattern& p, int a, int b, int n) {
     for (int k = 0; k < n; ++k) p.rows.emplace_back(a, b);
@@ -50,11 +65,8 @@ void expectSolvesLikeDense(const Pattern& pattern, unsigned seed) {
     const RowMatrix J = randomJacobian(pattern, rng);
     const int n = static_cast<int>(J.rows());
     Eigen::VectorXd Minv = Eigen::VectorXd::Random(J.cols()).cwiseAbs() + Eigen::VectorXd::Constant(J.cols(), 0.2);
-    std::vector<int> rows(static_cast<std::size_t>(n));
-    for (int k = 0; k < n; ++k) rows[static_cast<std::size_t>(k)] = k;
-
     BlockLdlt ldlt;
-    ldlt.analyze(J, rows);
+    ldlt.analyze(J, allRows(pattern));
     ldlt.factor(J, Minv);
     const Eigen::MatrixXd Jd(J);
     const Eigen::MatrixXd S = Jd * Minv.asDiagonal() * Jd.transpose();
@@ -97,11 +109,7 @@ TEST(BlockLdlt, AChainFactorsWithoutFill) {
     joint(p, -1, 0, 5);
     for (int b = 1; b < p.bodies; ++b) joint(p, b - 1, b, 5);
     expectSolvesLikeDense(p, 1);
-    std::mt19937 rng(1);
-    BlockLdlt ldlt;
-    std::vector<int> rows(p.rows.size());
-    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<int>(k);
-    ldlt.analyze(randomJacobian(p, rng), rows);
+    const BlockLdlt ldlt = analyzed(p, 1);
     EXPECT_EQ(ldlt.blocks(), 12);
     EXPECT_EQ(ldlt.offDiagonalBlocks(), 11);  // S's own blocks: block tridiagonal, no fill
 }
@@ -118,11 +126,7 @@ TEST(BlockLdlt, ATreeFactorsWithoutFill) {
         joint(p, first + 1, first + 2, 3);
     }
     expectSolvesLikeDense(p, 2);
-    std::mt19937 rng(2);
-    BlockLdlt ldlt;
-    std::vector<int> rows(p.rows.size());
-    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<int>(k);
-    ldlt.analyze(randomJacobian(p, rng), rows);
+    const BlockLdlt ldlt = analyzed(p, 2);
     // S couples the four blocks at the base (6 pairs) and each leg's consecutive blocks (2 × 3).
     EXPECT_EQ(ldlt.offDiagonalBlocks(), 6 + 2 * 3);
 }
@@ -153,10 +157,8 @@ TEST(BlockLdlt, AWeakPivotIsReportedAndTheRestStaysFinite) {
     RowMatrix J = randomJacobian(p, rng);
     // Row 4 repeats row 3 (the same pair of bodies): S is singular.
     for (int c = 0; c < 12; ++c) J.valuePtr()[J.outerIndexPtr()[4] + c] = J.valuePtr()[J.outerIndexPtr()[3] + c];
-    std::vector<int> rows(p.rows.size());
-    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<int>(k);
     BlockLdlt ldlt;
-    ldlt.analyze(J, rows);
+    ldlt.analyze(J, allRows(p));
     ldlt.factor(J, Eigen::VectorXd::Ones(18));
     EXPECT_LT(std::abs(ldlt.pivot(4)) / ldlt.diagonal(4), 1e-12);
     Eigen::VectorXd b = Eigen::VectorXd::Ones(9);
