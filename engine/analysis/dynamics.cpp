@@ -100,6 +100,10 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
                                        timeText(t));
     }
     if (reusable) return {};
+    return factorizeEvaluated(model, t, q, ws);
+}
+
+Status factorizeEvaluated(const Model& model, double t, const Eigen::VectorXd& q, Workspace& ws) {
     ws.factored = false;
     if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
         return Status::failure("singular constraint system at t = " + timeText(t) + ": " +

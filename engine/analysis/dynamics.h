@@ -31,6 +31,10 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
 Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                             Workspace& ws, bool needGamma, bool framesCurrent = false);
 
+// The factorisation of S for the Φq already evaluated in ws.constraints at (t, q) (γ not
+// needed), recorded as the workspace's factorisation.
+Status factorizeEvaluated(const Model& model, double t, const Eigen::VectorXd& q, Workspace& ws);
+
 // Accelerations ws.vdot and multipliers ws.lambda at (t, q, v).
 Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,

@@ -13,120 +13,162 @@ const BodyFrame* frameOf(const std::vector<BodyFrame>& frames, int body) {
 
 // One side of a joint: a marker on a body (or on the ground), with what every primitive needs
 // of it, in world axes: the point x, its offset s from the body's centre of mass, the body's
-// rotation R, velocity terms and the marker's axes (computed on first use).
+// rotation R, and the marker's axes and velocity terms (computed on first use).
 //
 // Jacobians are with respect to (v_W, ω' in body axes): a point has [I, −[s]×R], an axis a
 // has [0, −[a]×R], so a row uᵀ·(point) has rotational part (s × u)ᵀR and uᵀ·(axis), (a × u)ᵀR.
 // Their second derivatives beyond the accelerations (κ): ω×(ω×s) and ω×(ω×a).
 class MarkerSide {
 public:
-    MarkerSide(const BodyFrame* f, const MarkerModel& m) : f_(f), m_(m) {
+    MarkerSide(const BodyFrame* f, const MarkerModel& m) : f_(f), m_(m), R_(f ? f->R : identity()) {
         if (f) {
-            R_ = f->R;
-            s_ = f->R * m.X_BM.p;
+            s_.noalias() = f->R * m.X_BM.p;
             x_ = f->r + s_;
-            w_ = f->w;
-            xd_ = f->v + w_.cross(s_);
         } else {
-            R_.setIdentity();
             s_.setZero();
             x_ = m.X_BM.p;
-            w_.setZero();
-            xd_.setZero();
         }
     }
-    bool moving() const { return f_ != nullptr; }
     const Vec3& point() const { return x_; }
-    const Vec3& pointRate() const { return xd_; }
-    Vec3 pointKappa() const { return w_.cross(w_.cross(s_)); }
     const Vec3& offset() const { return s_; }
+    Vec3 w() const { return f_ ? f_->w : Vec3::Zero(); }
+    Vec3 pointRate() const { return f_ ? Vec3(f_->v + f_->w.cross(s_)) : Vec3::Zero(); }
+    Vec3 pointKappa() const { return f_ ? Vec3(f_->w.cross(f_->w.cross(s_))) : Vec3::Zero(); }
     const Vec3& axis(int k) {
-        if (!haveAxis_[k]) {
-            axes_[k] = f_ ? Vec3(R_ * m_.R_BM.col(k)) : Vec3(m_.R_BM.col(k));
-            haveAxis_[k] = true;
+        if (!(have_ & (1u << k))) {
+            axes_[k].noalias() = R_ * m_.R_BM.col(k);
+            have_ |= 1u << k;
         }
         return axes_[k];
     }
-    Vec3 axisRate(int k) { return w_.cross(axis(k)); }
-    Vec3 axisKappa(int k) { return w_.cross(w_.cross(axis(k))); }
-    // (c)ᵀ R: the rotational part of a row whose world-axes sensitivity to the body's rotation is c.
-    Eigen::Matrix<double, 1, 3> rotational(const Vec3& c) const { return c.transpose() * R_; }
+    Vec3 axisRate(int k) { return w().cross(axis(k)); }
+    Vec3 axisKappa(int k) { return w().cross(w().cross(axis(k))); }
+    // out[0..2] = sign · cᵀR: the rotational part of a row whose world-axes sensitivity to the
+    // body's rotation is c.
+    void rotational(const Vec3& c, double sign, double* out) const {
+        for (int j = 0; j < 3; ++j) out[j] = sign * c.dot(R_.col(j));
+    }
+    // out[0..2] of row k = sign · (s × e_k)ᵀR, for k = 0, 1, 2 (the rows of a point's three
+    // components; column j of the 3 × 3 block is R_j × s), rows `stride` apart.
+    void pointRotational(double sign, double* out, std::ptrdiff_t stride) const {
+        for (int j = 0; j < 3; ++j) {
+            const Vec3 c = R_.col(j).cross(s_);
+            for (int k = 0; k < 3; ++k) out[k * stride + j] = sign * c(k);
+        }
+    }
 
 private:
+    static const Mat3& identity() {
+        static const Mat3 I = Mat3::Identity();
+        return I;
+    }
     const BodyFrame* f_;
     const MarkerModel& m_;
-    Mat3 R_;
-    Vec3 s_, x_, w_, xd_;
+    const Mat3& R_;
+    Vec3 s_, x_;
     Vec3 axes_[3];
-    bool haveAxis_[3] = {false, false, false};
+    unsigned have_ = 0;
 };
 
-// The rows of one primitive (seed 001) between markers I and J, d = P_J − P_I, with γ when
-// asked (−(the part of Φ̈ that does not multiply accelerations)).
-template <typename Emit>
-void primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& d, bool withGamma, Emit&& emit) {
-    Row6 Ji = Row6::Zero(), Jj = Row6::Zero();
+// Where the entries of the rows being written go: 6 per side and row, straight into Φq's
+// values (a side on the ground into scratch).
+struct RowTargets {
+    double* values;
+    const int* slotI;
+    const int* slotJ;
+    double scratch[12];
+    double* sideI(int row) { return slotI[row] >= 0 ? values + slotI[row] : scratch; }
+    double* sideJ(int row) { return slotJ[row] >= 0 ? values + slotJ[row] : scratch + 6; }
+};
+
+// The rows of one primitive (seed 001) between markers I and J, d = P_J − P_I, from `row` on:
+// Φ, γ when asked (−(the part of Φ̈ that does not multiply accelerations)) and the Jacobian
+// entries. Returns the next row.
+int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& d, bool withGamma, int row,
+                  ConstraintEvaluation& out, RowTargets& to) {
+    auto setTranslation = [](double* side, const Vec3& u, double sign) {
+        side[0] = sign * u(0);
+        side[1] = sign * u(1);
+        side[2] = sign * u(2);
+    };
     switch (p.type) {
     case PrimitiveType::Coincident: {
         // d_k:  Ji = [−e_kᵀ, −(s_I × e_k)ᵀ R_i],  Jj = [e_kᵀ, (s_J × e_k)ᵀ R_j],  γ = −(κ_J − κ_I)_k
-        Vec3 gamma = Vec3::Zero();
-        if (withGamma) gamma = I.pointKappa() - J.pointKappa();
+        const Vec3 gamma = withGamma ? Vec3(I.pointKappa() - J.pointKappa()) : Vec3::Zero();
+        double* ji[3] = {to.sideI(row), to.sideI(row + 1), to.sideI(row + 2)};
+        double* jj[3] = {to.sideJ(row), to.sideJ(row + 1), to.sideJ(row + 2)};
+        double rotI[9], rotJ[9];
+        I.pointRotational(-1.0, rotI, 3);
+        J.pointRotational(1.0, rotJ, 3);
         for (int k = 0; k < 3; ++k) {
-            const Vec3 e = Vec3::Unit(k);
-            Ji.head<3>() = -e.transpose();
-            Ji.tail<3>() = -I.rotational(I.offset().cross(e));
-            Jj.head<3>() = e.transpose();
-            Jj.tail<3>() = J.rotational(J.offset().cross(e));
-            emit(d(k), gamma(k), Ji, Jj);
+            for (int c = 0; c < 3; ++c) {
+                ji[k][c] = c == k ? -1.0 : 0.0;
+                jj[k][c] = c == k ? 1.0 : 0.0;
+                ji[k][3 + c] = rotI[3 * k + c];
+                jj[k][3 + c] = rotJ[3 * k + c];
+            }
+            out.Phi(row + k) = d(k);
+            out.gamma(row + k) = gamma(k);
         }
-        return;
+        return row + 3;
     }
     case PrimitiveType::Dot1: {
         // a·b:  Ji = [0, (a × b)ᵀ R_i],  Jj = [0, −(a × b)ᵀ R_j],  γ = −(b·κ_a + a·κ_b + 2 ȧ·ḃ)
         const Vec3& a = I.axis(p.axisI);
         const Vec3& b = J.axis(p.axisJ);
         const Vec3 axb = a.cross(b);
-        Ji.tail<3>() = I.rotational(axb);
-        Jj.tail<3>() = -J.rotational(axb);
-        const double gamma =
+        double* ji = to.sideI(row);
+        double* jj = to.sideJ(row);
+        setTranslation(ji, Vec3::Zero(), 1.0);
+        setTranslation(jj, Vec3::Zero(), 1.0);
+        I.rotational(axb, 1.0, ji + 3);
+        J.rotational(axb, -1.0, jj + 3);
+        out.Phi(row) = a.dot(b);
+        out.gamma(row) =
             withGamma ? -(b.dot(I.axisKappa(p.axisI)) + a.dot(J.axisKappa(p.axisJ)) + 2.0 * I.axisRate(p.axisI).dot(J.axisRate(p.axisJ)))
                       : 0.0;
-        emit(a.dot(b), gamma, Ji, Jj);
-        return;
+        return row + 1;
     }
     case PrimitiveType::Dot2: {
         // a·d:  Ji = [−aᵀ, (a × (s_I + d))ᵀ R_i],  Jj = [aᵀ, −(a × s_J)ᵀ R_j],
         //       γ = −(d·κ_a + a·κ_d + 2 ȧ·ḋ)
         const Vec3& a = I.axis(p.axisI);
-        Ji.head<3>() = -a.transpose();
-        Ji.tail<3>() = I.rotational(a.cross(I.offset() + d));
-        Jj.head<3>() = a.transpose();
-        Jj.tail<3>() = -J.rotational(a.cross(J.offset()));
+        double* ji = to.sideI(row);
+        double* jj = to.sideJ(row);
+        setTranslation(ji, a, -1.0);
+        setTranslation(jj, a, 1.0);
+        I.rotational(a.cross(I.offset() + d), 1.0, ji + 3);
+        J.rotational(a.cross(J.offset()), -1.0, jj + 3);
         double gamma = 0.0;
         if (withGamma) {
             const Vec3 dd = J.pointRate() - I.pointRate();
             gamma = -(d.dot(I.axisKappa(p.axisI)) + a.dot(J.pointKappa() - I.pointKappa()) + 2.0 * I.axisRate(p.axisI).dot(dd));
         }
-        emit(a.dot(d), gamma, Ji, Jj);
-        return;
+        out.Phi(row) = a.dot(d);
+        out.gamma(row) = gamma;
+        return row + 1;
     }
     case PrimitiveType::Distance: {
         // (d·d − L²) / (2L), scaled so that the multiplier is the rod's force [N]:
         //   Ji = [−dᵀ, −(s_I × d)ᵀ R_i] / L,  Jj = [dᵀ, (s_J × d)ᵀ R_j] / L,  γ = −(d·κ_d + ḋ·ḋ) / L
         const double L = p.length;
-        Ji.head<3>() = -d.transpose() / L;
-        Ji.tail<3>() = -I.rotational(I.offset().cross(d)) / L;
-        Jj.head<3>() = d.transpose() / L;
-        Jj.tail<3>() = J.rotational(J.offset().cross(d)) / L;
+        double* ji = to.sideI(row);
+        double* jj = to.sideJ(row);
+        setTranslation(ji, d, -1.0 / L);
+        setTranslation(jj, d, 1.0 / L);
+        I.rotational(I.offset().cross(d), -1.0 / L, ji + 3);
+        J.rotational(J.offset().cross(d), 1.0 / L, jj + 3);
         double gamma = 0.0;
         if (withGamma) {
             const Vec3 dd = J.pointRate() - I.pointRate();
             gamma = -(d.dot(J.pointKappa() - I.pointKappa()) + dd.dot(dd)) / L;
         }
-        emit((d.squaredNorm() - L * L) / (2.0 * L), gamma, Ji, Jj);
-        return;
+        out.Phi(row) = (d.squaredNorm() - L * L) / (2.0 * L);
+        out.gamma(row) = gamma;
+        return row + 1;
     }
     }
+    return row;
 }
 
 double wrapAngle(double a) {
@@ -163,6 +205,48 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     return r;
 }
 
+namespace {
+
+// Φq's pattern for the model: every entry of each row's body blocks stored (zero until written),
+// and where each row's block per side starts in the value array.
+void layOutJacobian(const Model& model, ConstraintEvaluation& out) {
+    const int nc = model.constraintRows();
+    out.bodyI.assign(static_cast<std::size_t>(nc), kGround);
+    out.bodyJ.assign(static_cast<std::size_t>(nc), kGround);
+    out.slotI.assign(static_cast<std::size_t>(nc), -1);
+    out.slotJ.assign(static_cast<std::size_t>(nc), -1);
+    int row = 0;
+    auto rowBodies = [&](const JointModel& joint, int count) {
+        for (int k = 0; k < count; ++k, ++row) {
+            out.bodyI[static_cast<std::size_t>(row)] = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            out.bodyJ[static_cast<std::size_t>(row)] = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+        }
+    };
+    for (const JointModel& joint : model.joints)
+        for (const Primitive& p : joint.primitives) rowBodies(joint, p.type == PrimitiveType::Coincident ? 3 : 1);
+    for (const DriverModel& driver : model.drivers) rowBodies(model.joints[static_cast<std::size_t>(driver.joint)], 1);
+
+    std::vector<Eigen::Triplet<double>> triplets;
+    triplets.reserve(static_cast<std::size_t>(nc) * 12);
+    for (int r = 0; r < nc; ++r)
+        for (const int b : {out.bodyI[static_cast<std::size_t>(r)], out.bodyJ[static_cast<std::size_t>(r)]})
+            if (b != kGround)
+                for (int c = 0; c < 6; ++c) triplets.emplace_back(r, 6 * b + c, 0.0);
+    out.Phi_q.resize(nc, model.velocitySize());
+    out.Phi_q.setFromTriplets(triplets.begin(), triplets.end());
+    out.Phi_q.makeCompressed();
+    // Where each row's body blocks start in the value array (columns ascend within a row).
+    for (int r = 0; r < nc; ++r) {
+        const int begin = out.Phi_q.outerIndexPtr()[r];
+        const int bi = out.bodyI[static_cast<std::size_t>(r)], bj = out.bodyJ[static_cast<std::size_t>(r)];
+        if (bi != kGround) out.slotI[static_cast<std::size_t>(r)] = begin + (bj != kGround && bj < bi ? 6 : 0);
+        if (bj != kGround) out.slotJ[static_cast<std::size_t>(r)] = begin + (bi != kGround && bi < bj ? 6 : 0);
+    }
+    out.patternSerial = model.serial;
+}
+
+}  // namespace
+
 void evaluateConstraints(const Model& model, double t, const std::vector<BodyFrame>& frames,
                          ConstraintEvaluation& out, bool withGamma) {
     const int nc = model.constraintRows();
@@ -171,34 +255,10 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
     out.gamma.resize(nc);
     out.level.assign(static_cast<std::size_t>(nc), MotionLevel::Position);
 
-    // Φq has a fixed pattern per model: every entry of a row's body blocks is stored, zero or
-    // not, so the solver's symbolic analysis stays valid. The first evaluation lays the pattern
-    // out; later ones write the values in place.
-    const bool fresh = out.patternSerial != model.serial || out.Phi_q.rows() != nc;
-    std::vector<Eigen::Triplet<double>> triplets;
-    if (fresh) {
-        triplets.reserve(static_cast<std::size_t>(nc) * 12);
-        out.slotI.assign(static_cast<std::size_t>(nc), -1);
-        out.slotJ.assign(static_cast<std::size_t>(nc), -1);
-        out.bodyI.assign(static_cast<std::size_t>(nc), kGround);
-        out.bodyJ.assign(static_cast<std::size_t>(nc), kGround);
-    }
-    double* values = fresh ? nullptr : out.Phi_q.valuePtr();
-    auto addRow = [&](int row, int bi, int bj, const Row6& Ji, const Row6& Jj) {
-        if (fresh) {
-            out.bodyI[static_cast<std::size_t>(row)] = bi;
-            out.bodyJ[static_cast<std::size_t>(row)] = bj;
-            for (int c = 0; c < 6; ++c) {
-                if (bi != kGround) triplets.emplace_back(row, 6 * bi + c, Ji(c));
-                if (bj != kGround) triplets.emplace_back(row, 6 * bj + c, Jj(c));
-            }
-            return;
-        }
-        if (const int k = out.slotI[static_cast<std::size_t>(row)]; k >= 0)
-            for (int c = 0; c < 6; ++c) values[k + c] = Ji(c);
-        if (const int k = out.slotJ[static_cast<std::size_t>(row)]; k >= 0)
-            for (int c = 0; c < 6; ++c) values[k + c] = Jj(c);
-    };
+    // Φq has a fixed pattern per model (the solver's symbolic analysis stays valid), laid out
+    // once; every evaluation writes its values in place.
+    if (out.patternSerial != model.serial || out.Phi_q.rows() != nc) layOutJacobian(model, out);
+    RowTargets to{out.Phi_q.valuePtr(), out.slotI.data(), out.slotJ.data(), {}};
 
     // Joints.
     int row = 0;
@@ -207,13 +267,7 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
         MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
         const Vec3 d = J.point() - I.point();
-        for (const Primitive& p : joint.primitives)
-            primitiveRows(p, I, J, d, withGamma, [&](double value, double gamma, const Row6& Ji, const Row6& Jj) {
-                out.Phi(row) = value;
-                out.gamma(row) = gamma;
-                addRow(row, mi.body, mj.body, Ji, Jj);
-                ++row;
-            });
+        for (const Primitive& p : joint.primitives) row = primitiveRows(p, I, J, d, withGamma, row, out, to);
     }
 
     // Drivers: c(q) − f(t) = 0, ċ = f(t), or c̈ = f(t).
@@ -240,23 +294,13 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
             out.gamma(row) = c.gamma + driver.f.eval(t);
             break;
         }
-        addRow(row, model.markers[static_cast<std::size_t>(joint.markerI)].body,
-               model.markers[static_cast<std::size_t>(joint.markerJ)].body, c.Ji, c.Jj);
-        ++row;
-    }
-
-    if (fresh) {
-        out.Phi_q.resize(nc, model.velocitySize());
-        out.Phi_q.setFromTriplets(triplets.begin(), triplets.end());
-        out.Phi_q.makeCompressed();
-        // Where each row's body blocks start in the value array (columns ascend within a row).
-        for (int r = 0; r < nc; ++r) {
-            const int begin = out.Phi_q.outerIndexPtr()[r];
-            const int bi = out.bodyI[static_cast<std::size_t>(r)], bj = out.bodyJ[static_cast<std::size_t>(r)];
-            if (bi != kGround) out.slotI[static_cast<std::size_t>(r)] = begin + (bj != kGround && bj < bi ? 6 : 0);
-            if (bj != kGround) out.slotJ[static_cast<std::size_t>(r)] = begin + (bi != kGround && bi < bj ? 6 : 0);
+        double* ji = to.sideI(row);
+        double* jj = to.sideJ(row);
+        for (int k = 0; k < 6; ++k) {
+            ji[k] = c.Ji(k);
+            jj[k] = c.Jj(k);
         }
-        out.patternSerial = model.serial;
+        ++row;
     }
 }
 

@@ -110,23 +110,34 @@ private:
         const double actuatorPower = ws.forceEnergies.actuatorPower;
         if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true); !s.ok)
             return s;
-        // Φq(qₙ) and the row levels stay in the workspace through the loop (only residuals are
-        // evaluated there) until the projection at the end.
-        const SparseRowMatrix& J0 = ws.constraints.Phi_q;
-        const std::vector<MotionLevel>& level = ws.constraints.level;
+        // Φq(qₙ) as factored (the solver's copy: a full evaluation in the loop below writes
+        // the workspace's).
+        const SparseRowMatrix& J0 = ws.solver.jacobian();
+        level_ = ws.constraints.level;
+        const std::vector<MotionLevel>& level = level_;
         v = v0 + h * ws.Minv.cwiseProduct(g0);
         if (accelerationRows) accelerationTarget_ = J0 * v0 + h * ws.constraints.gamma;
         const Eigen::VectorXd& accelerationTarget = accelerationTarget_;
 
         // Impulses by quasi-Newton iterations with the start-of-step Schur complement; only
-        // residuals are evaluated inside the loop.
+        // residuals are evaluated inside the loop. The iterations converge linearly: when the
+        // last ratio of residuals says the next iterate will meet the tolerance, it is
+        // evaluated in full (Φ and Φq at the new positions, the velocity projection's first
+        // need), so the iterate that ends the loop is not evaluated twice. Only where every
+        // row is a position row: velocity and acceleration rows are measured with Φq(qₙ).
+        const bool fuse = rows > 0 && allPositionRows(level);
         residual.resize(rows);
         impulse.setZero(rows);
         q = q0;
         int k = 0;
+        double previous = 0.0, ratio = kFirstRatio;
+        bool full = false;  // the last iterate was evaluated in full
         for (;; ++k) {
-            const double worst = detail::stepResiduals(model, h, t1, q0, v, J0, level,
-                                                       accelerationTarget, ws, q, residual);
+            const double predicted = previous * ratio;
+            full = fuse && k > 0 && predicted <= kFuseMargin * model.settings.projectionTolerance;
+            const double worst = full ? fullResiduals(model, h, t1, q0, v, ws, q, residual)
+                                      : detail::stepResiduals(model, h, t1, q0, v, J0, level,
+                                                              accelerationTarget, ws, q, residual);
             if (rows == 0 || worst <= model.settings.projectionTolerance) break;
             if (k >= 4 * model.settings.maxProjectionIterations) {
                 Eigen::Index row = 0;
@@ -135,6 +146,8 @@ private:
                     "constraint impulses did not converge at t = " + timeText(t1) + ": " +
                     constraintRowName(model, static_cast<int>(row)));
             }
+            if (k > 0) ratio = std::clamp(worst / previous, kFirstRatio, 1.0);
+            previous = worst;
             ws.solver.project(residual, dv, &mu);  // dv = −M⁻¹Φqₙᵀ μ, μ = S⁻¹ r
             v += dv;
             impulse += mu;
@@ -149,16 +162,44 @@ private:
         detail::addDriverWork(model, J0, impulse, v, state);
 
         // Velocities onto the constraint manifold at the new positions (RATTLE). The loop above
-        // left Φ at these positions in the workspace: when the joints' gaps, measured as the
-        // projection measures them (a point pair by its distance), are within the tolerance,
-        // only the velocities are projected.
-        normaliseQuaternions(model, state.q);
+        // left Φ at these positions in the workspace (and Φq, when evaluated in full): when the
+        // joints' gaps, measured as the projection measures them (a point pair by its
+        // distance), are within the tolerance, only the velocities are projected.
+        if (!full) normaliseQuaternions(model, state.q);
         if (rows == 0 || maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
             return projectState(model, state, ws, nullptr);
+        if (full) {
+            if (Status s = factorizeEvaluated(model, t1, state.q, ws); !s.ok) return s;
+        }
         return projectVelocities(model, state, ws);
     }
 
+    // The first iterations' ratio of residuals, assumed until one is measured, and how far
+    // below the tolerance a prediction must be for the full evaluation.
+    static constexpr double kFirstRatio = 1e-2;
+    static constexpr double kFuseMargin = 1.0;
+
+    static bool allPositionRows(const std::vector<MotionLevel>& level) {
+        return std::all_of(level.begin(), level.end(), [](MotionLevel l) { return l == MotionLevel::Position; });
+    }
+
+    // stepResiduals for position rows, with Φq evaluated at the end positions as well (the
+    // quaternions normalised first, as the step's end is).
+    static double fullResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
+                                const Eigen::VectorXd& v, Workspace& ws, Eigen::VectorXd& q, Eigen::VectorXd& residual) {
+        q = q0;
+        ws.stepDelta = h * v;
+        retract(model, q, ws.stepDelta);
+        normaliseQuaternions(model, q);
+        computeBodyFrames(model, q, v, ws.frames);
+        ws.factored = false;  // ws.constraints no longer holds the factored Φq
+        evaluateConstraints(model, t1, ws.frames, ws.constraints, false);
+        residual = ws.constraints.Phi / h;
+        return ws.constraints.Phi.cwiseAbs().maxCoeff();
+    }
+
     Eigen::VectorXd q0_, v0_, g0_, v_, q_, residual_, dv_, impulse_, mu_, accelerationTarget_;
+    std::vector<MotionLevel> level_;
 };
 
 class RungeKutta4 final : public detail::FixedStepIntegrator {

@@ -62,6 +62,8 @@ public:
                  double termScale = 0.0);
 
     int rows() const { return rows_; }
+    // The Φq of the last factorisation.
+    const RowMatrix& jacobian() const { return Phi_q_; }
     int rank() const { return static_cast<int>(active_.size()); }
     const std::vector<int>& redundantRows() const { return redundant_; }
     const std::vector<int>& activeRows() const { return active_; }
