@@ -51,6 +51,11 @@ std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
 
 namespace engine::detail {
 
+// The end of a step of size h from q0 with velocity v: q = q0 ⊕ h v (unit quaternions), and
+// the body frames there (world angular velocities from v).
+void stepPositions(const Model& model, double h, const Eigen::VectorXd& q0, const Eigen::VectorXd& v,
+                   Eigen::VectorXd& q, std::vector<BodyFrame>& frames);
+
 // Residuals, in velocity units, of every constraint row at the end of a step of size h that
 // starts at q0 with velocity v: position rows Φ(q0 ⊕ h v, t1) / h, velocity rows J0 v − ν(t1),
 // acceleration rows J0 v − accelerationTarget. The end positions are left in `q`. Returns the

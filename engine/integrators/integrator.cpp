@@ -183,15 +183,10 @@ private:
         return std::all_of(level.begin(), level.end(), [](MotionLevel l) { return l == MotionLevel::Position; });
     }
 
-    // stepResiduals for position rows, with Φq evaluated at the end positions as well (the
-    // quaternions normalised first, as the step's end is).
+    // stepResiduals for position rows, with Φq evaluated at the end positions as well.
     static double fullResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
                                 const Eigen::VectorXd& v, Workspace& ws, Eigen::VectorXd& q, Eigen::VectorXd& residual) {
-        q = q0;
-        ws.stepDelta = h * v;
-        retract(model, q, ws.stepDelta);
-        normaliseQuaternions(model, q);
-        computeBodyFrames(model, q, v, ws.frames);
+        detail::stepPositions(model, h, q0, v, q, ws.frames);
         ws.factored = false;  // ws.constraints no longer holds the factored Φq
         evaluateConstraints(model, t1, ws.frames, ws.constraints, false);
         residual = ws.constraints.Phi / h;
@@ -647,18 +642,47 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws) {
     return {};
 }
 
+void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& q0, const Eigen::VectorXd& v,
+                           Eigen::VectorXd& q, std::vector<BodyFrame>& frames) {
+    const int n = model.bodyCount();
+    q.resize(q0.size());
+    frames.resize(static_cast<std::size_t>(n));
+    for (int b = 0; b < n; ++b) {
+        BodyFrame& f = frames[static_cast<std::size_t>(b)];
+        f.v = v.segment<3>(6 * b);
+        f.r = q0.segment<3>(7 * b) + h * f.v;
+        q.segment<3>(7 * b) = f.r;
+        // exp(½ θ') = (cos a, sin(a)/a · ½θ'), a = |½θ'|: by their Taylor series to the a⁸
+        // term below a = 0.05 (a step turning a body by at most 0.1 rad, as the fixed-step
+        // methods' substeps keep it: truncation below 1e-19), else from sin and cos.
+        const Vec3 omega = v.segment<3>(6 * b + 3);
+        const Vec3 half = 0.5 * h * omega;
+        const double a2 = half.squaredNorm();
+        double c, sinc;
+        if (a2 < 0.0025) {
+            c = 1.0 - a2 / 2.0 * (1.0 - a2 / 12.0 * (1.0 - a2 / 30.0 * (1.0 - a2 / 56.0)));
+            sinc = 1.0 - a2 / 6.0 * (1.0 - a2 / 20.0 * (1.0 - a2 / 42.0 * (1.0 - a2 / 72.0)));
+        } else {
+            const double a = std::sqrt(a2);
+            c = std::cos(a);
+            sinc = std::sin(a) / a;
+        }
+        const Quat e = (bodyOrientation(q0, b) * Quat(c, sinc * half.x(), sinc * half.y(), sinc * half.z())).normalized();
+        q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
+        f.R = e.toRotationMatrix();
+        f.w.noalias() = f.R * omega;
+    }
+}
+
 double detail::stepResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
                              const Eigen::VectorXd& v, const SparseRowMatrix& J0,
                              const std::vector<MotionLevel>& level,
                              const Eigen::VectorXd& accelerationTarget, Workspace& ws,
                              Eigen::VectorXd& q, Eigen::VectorXd& residual) {
-    q = q0;
-    ws.stepDelta = h * v;
-    retract(model, q, ws.stepDelta);
+    stepPositions(model, h, q0, v, q, ws.frames);
     const int rows = model.constraintRows();
     residual.resize(rows);
     if (rows == 0) return 0.0;
-    computeBodyFrames(model, q, v, ws.frames);
     evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);
     auto Jv = [&](int r) {
         double sum = 0.0;

@@ -36,6 +36,35 @@ void withWidth(int width, F&& f) {
     }
 }
 
+// D += Aᵀ B on and below the diagonal only (D symmetric: S's diagonal blocks, whose upper
+// half the factorisation never reads), A and B 6 × W, D W × W, all column-major.
+template <int W>
+inline void addLowerProduct(const double* A, const double* B, double* D) {
+#pragma GCC unroll 6
+    for (int k = 0; k < W; ++k)
+#pragma GCC unroll 6
+        for (int i = k; i < W; ++i) {
+            double sum = 0.0;
+#pragma GCC unroll 6
+            for (int r = 0; r < 6; ++r) sum += A[6 * i + r] * B[6 * k + r];
+            D[W * k + i] += sum;
+        }
+}
+
+// D −= Uᵀ U on and below the diagonal only, U W × W column-major.
+template <int W>
+inline void subtractLowerGram(const double* U, double* D) {
+#pragma GCC unroll 6
+    for (int k = 0; k < W; ++k)
+#pragma GCC unroll 6
+        for (int i = k; i < W; ++i) {
+            double sum = 0.0;
+#pragma GCC unroll 6
+            for (int r = 0; r < W; ++r) sum += U[W * i + r] * U[W * k + r];
+            D[W * k + i] -= sum;
+        }
+}
+
 }  // namespace
 
 void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
@@ -216,9 +245,10 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
         if (c.target >= 0)
             lower(static_cast<std::size_t>(c.target)).noalias() +=
                 scaled(static_cast<std::size_t>(c.c)).transpose() * jacobian(static_cast<std::size_t>(c.a));
-        else
-            diagonal(static_cast<std::size_t>(-1 - c.target)).noalias() +=
-                scaled(static_cast<std::size_t>(c.a)).transpose() * jacobian(static_cast<std::size_t>(c.c));
+        else  // a side with itself: symmetric
+            addLowerProduct<W>(scaled_.data() + 6 * w * static_cast<std::size_t>(c.a),
+                               jacobian_.data() + 6 * w * static_cast<std::size_t>(c.c),
+                               diagonal_.data() + w * w * static_cast<std::size_t>(-1 - c.target));
     }
     for (int j = 0; j < blocks_; ++j) {
         auto D = diagonal(static_cast<std::size_t>(j));
@@ -287,6 +317,9 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
             const auto Uc = lower(static_cast<std::size_t>(up.c));
             if (up.target >= 0)
                 lower(static_cast<std::size_t>(up.target)).noalias() -= Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
+            else if (up.a == up.c)  // symmetric
+                subtractLowerGram<W>(lower_.data() + w * w * static_cast<std::size_t>(up.a),
+                                     diagonal_.data() + w * w * static_cast<std::size_t>(-1 - up.target));
             else
                 diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -= Ua.transpose() * Uc;
         }
