@@ -607,14 +607,19 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws) {
         const SparseRowMatrix& A = ws.constraints.Phi_q;
         Eigen::VectorXd& residual = ws.velocityResidual;
         residual.resize(A.rows());
+        // Rows store whole 6-column body blocks (constraints.h): a block at a time.
         auto velocityResidual = [&] {
+            using Vec6 = Eigen::Matrix<double, 6, 1>;
             double scale = 0.0;
+            const double* values = A.valuePtr();
+            const int* columns = A.innerIndexPtr();
+            const int* starts = A.outerIndexPtr();
             for (Eigen::Index r = 0; r < A.outerSize(); ++r) {
                 double sum = -ws.constraints.nu(r), terms = std::abs(ws.constraints.nu(r));
-                for (SparseRowMatrix::InnerIterator it(A, r); it; ++it) {
-                    const double term = it.value() * state.v(it.col());
-                    sum += term;
-                    terms += std::abs(term);
+                for (int p = starts[r]; p < starts[r + 1]; p += 6) {
+                    const Vec6 term = Eigen::Map<const Vec6>(values + p).cwiseProduct(state.v.segment<6>(columns[p]));
+                    sum += term.sum();
+                    terms += term.cwiseAbs().sum();
                 }
                 scale = std::max(scale, terms);
                 residual(r) = ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration ? 0.0 : sum;

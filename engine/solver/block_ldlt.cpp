@@ -65,6 +65,28 @@ inline void subtractLowerGram(const double* U, double* D) {
         }
 }
 
+// x ← L x and x ← Lᵀ x for L lower triangular, W × W column-major (C⁻¹), in place.
+template <int W>
+inline void lowerTimes(const double* L, double* x) {
+#pragma GCC unroll 6
+    for (int i = W - 1; i >= 0; --i) {
+        double sum = 0.0;
+#pragma GCC unroll 6
+        for (int p = 0; p <= i; ++p) sum += L[W * p + i] * x[p];
+        x[i] = sum;
+    }
+}
+template <int W>
+inline void lowerTransposedTimes(const double* L, double* x) {
+#pragma GCC unroll 6
+    for (int i = 0; i < W; ++i) {
+        double sum = 0.0;
+#pragma GCC unroll 6
+        for (int p = i; p < W; ++p) sum += L[W * i + p] * x[p];
+        x[i] = sum;
+    }
+}
+
 }  // namespace
 
 void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
@@ -327,6 +349,7 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
 }
 
 void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+    velocities_ = Minv.size();
     withWidth(width_, [&]<int W>() { factorBlocks<W>(Phi_q, Minv, shift); });
 }
 
@@ -335,11 +358,10 @@ void BlockLdlt::solveBlocks() const {
     constexpr std::size_t w = W;
     auto work = [&](std::size_t j) { return Eigen::Map<VecW<W>>(work_.data() + w * j); };
     auto lower = [&](std::size_t l) { return Eigen::Map<const MatW<W>>(lower_.data() + w * w * l); };
-    auto diagonal = [&](std::size_t j) { return Eigen::Map<const MatW<W>>(diagonal_.data() + w * w * j); };
     // L z = b.
     for (int j = 0; j < blocks_; ++j) {
-        const VecW<W> z = diagonal(static_cast<std::size_t>(j)) * work(static_cast<std::size_t>(j));  // C⁻¹ (lower, zero above)
-        work(static_cast<std::size_t>(j)) = z;
+        lowerTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j), work_.data() + w * static_cast<std::size_t>(j));  // C⁻¹
+        const VecW<W> z = work(static_cast<std::size_t>(j));
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
             work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])).noalias() -=
                 lower(static_cast<std::size_t>(l)).transpose() * z;
@@ -349,7 +371,8 @@ void BlockLdlt::solveBlocks() const {
         VecW<W> t = work(static_cast<std::size_t>(j));
         for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
             t.noalias() -= lower(static_cast<std::size_t>(l)) * work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)]));
-        work(static_cast<std::size_t>(j)).noalias() = diagonal(static_cast<std::size_t>(j)).transpose() * t;
+        work(static_cast<std::size_t>(j)) = t;
+        lowerTransposedTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j), work_.data() + w * static_cast<std::size_t>(j));
     }
 }
 
@@ -370,6 +393,17 @@ void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
 
 void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
     withWidth(width_, [&]<int W>() { addTransposed<W>(scale, x); });
+}
+
+template <int W>
+void BlockLdlt::subtractScaledTransposed(Eigen::VectorXd& x) const {
+    constexpr std::size_t w = W;
+    for (int j = 0; j < blocks_; ++j) {
+        const VecW<W> v = -Eigen::Map<const VecW<W>>(work_.data() + w * static_cast<std::size_t>(j));
+        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() +=
+                Eigen::Map<const Mat6W<W>>(scaled_.data() + 6 * w * static_cast<std::size_t>(s)) * v;
+    }
 }
 
 template <int W>
@@ -398,28 +432,25 @@ void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
         if (const int k = blockRows_[i]; k >= 0) b(k) = work_[i];
 }
 
-void BlockLdlt::correct(const Eigen::VectorXd& r, const Eigen::VectorXd& Minv, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
+void BlockLdlt::correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
     const auto w = static_cast<std::size_t>(width_);
     for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
         const int row = blockPhiRows_[i];
         work_[i] = row >= 0 ? r(row) : 0.0;
     }
     solveBlocks();
-    x.setZero(Minv.size());
-    addTransposed(-1.0, x);
-    x.array() *= Minv.array();
+    x.setZero(velocities_);
+    withWidth(width_, [&]<int W>() { subtractScaledTransposed<W>(x); });
     if (mu)
         for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
             if (const int row = blockPhiRows_[i]; row >= 0) (*mu)(row) = work_[i];
 }
 
-void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, const Eigen::VectorXd& Minv, Eigen::VectorXd& x,
-                      Eigen::VectorXd& lambda) const {
+void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x, Eigen::VectorXd& lambda) const {
     withWidth(width_, [&]<int W>() { gatherProducts<W>(y, &c); });
     solveBlocks();
-    x.setZero(Minv.size());
-    addTransposed(-1.0, x);
-    x = y + Minv.cwiseProduct(x);
+    x = y;
+    withWidth(width_, [&]<int W>() { subtractScaledTransposed<W>(x); });
     const auto w = static_cast<std::size_t>(width_);
     for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
         if (const int row = blockPhiRows_[i]; row >= 0) lambda(row) = work_[i];

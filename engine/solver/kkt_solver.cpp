@@ -339,7 +339,7 @@ void KktSolver::solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd
         x = Minv_g;
         return;
     }
-    schur_.solve(Minv_g, c, Minv_, x, lambda);
+    schur_.solve(Minv_g, c, x, lambda);
 }
 
 void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
@@ -366,7 +366,7 @@ void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eige
         x.setZero(Minv_.size());
         return;
     }
-    schur_.correct(r, Minv_, x, mu);
+    schur_.correct(r, x, mu);
 }
 
 void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu, double termScale) {
