@@ -328,11 +328,8 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
         }
         Wjj = Cinv;
         // L_ijᵀ = C⁻¹ W_ijᵀ, then the blocks after j updated.
-        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l) {
-            auto U = lower(static_cast<std::size_t>(l));
-            const MatW<W> Wji = U;
-            U.noalias() = Cinv * Wji;
-        }
+        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            for (std::size_t c = 0; c < w; ++c) lowerTimes<W>(Cinv.data(), lower_.data() + w * w * static_cast<std::size_t>(l) + w * c);
         for (int u = updateBegin_[static_cast<std::size_t>(j)]; u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
             const Update& up = updates_[static_cast<std::size_t>(u)];
             const auto Ua = lower(static_cast<std::size_t>(up.a));
