@@ -22,7 +22,7 @@
 // pass a toggle position, or the target lies beyond its reach), shorter moves towards it are
 // tried; when none holds, the parts stay at the last consistent pose.
 
-#include "engine/analysis/dynamics.h"
+#include "engine/dynamics/dynamics.h"
 
 namespace engine {
 

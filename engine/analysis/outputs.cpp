@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/forces/forces.h"
+#include "engine/kinematics/joint_coordinates.h"
 
 namespace engine {
 

@@ -14,7 +14,7 @@
 
 #include <Eigen/Core>
 
-#include "engine/analysis/dynamics.h"
+#include "engine/dynamics/dynamics.h"
 
 namespace engine {
 

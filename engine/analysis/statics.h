@@ -12,7 +12,7 @@
 
 #include <atomic>
 
-#include "engine/analysis/dynamics.h"
+#include "engine/dynamics/dynamics.h"
 
 namespace engine {
 

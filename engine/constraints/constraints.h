@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "engine/constraints/kinematic_vector.h"
+#include "engine/kinematics/kinematic_vector.h"
 #include "engine/model/scene_spec.h"
 
 namespace engine {
@@ -43,15 +43,6 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
 // `out` must already hold a full evaluation of the same model (row levels).
 void evaluateConstraintResiduals(const Model& model, double t, const std::vector<BodyFrame>& frames,
                                  ConstraintEvaluation& out);
-
-// Joint coordinate `coordinate` of `joint` (angle or slide, see JointModel) as a row: value,
-// rate, Jacobian blocks, and gamma = −(the part of its second derivative that does not
-// multiply accelerations). Angles are in (−π, π].
-ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& frames, int joint,
-                              int coordinate);
-
-// The value alone of jointCoordinate(): the angle or slide, nothing else computed.
-double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int joint, int coordinate);
 
 // The largest gap of the position-level rows, as a user measures it: a joint's coincident
 // point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its

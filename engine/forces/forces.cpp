@@ -4,7 +4,7 @@
 #include <array>
 #include <cmath>
 
-#include "engine/constraints/constraints.h"
+#include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -27,20 +27,6 @@ Vec3 rotationVector(const Mat3& R_WJ, const Mat3& R_WI) {
 }
 
 }  // namespace
-
-double unwindAngle(double wrapped, double reference) {
-    return wrapped + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
-}
-
-std::vector<int> jointCoordinateOffsets(const Model& model) {
-    std::vector<int> offsets;
-    int n = 0;
-    for (const JointModel& joint : model.joints) {
-        offsets.push_back(n);
-        n += static_cast<int>(joint.coordinates.size());
-    }
-    return offsets;
-}
 
 void applyForceElement(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
                        const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets, Eigen::VectorXd& g,

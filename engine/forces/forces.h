@@ -45,10 +45,4 @@ double controllerEffort(const Model& model, const ForceModel& force, double t, c
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);
 
-// The angle `wrapped` (in (−π, π]) shifted by whole turns to lie nearest `reference`.
-double unwindAngle(double wrapped, double reference);
-
-// Offset of each joint's first coordinate in State::jointCoordinates.
-std::vector<int> jointCoordinateOffsets(const Model& model);
-
 }  // namespace engine

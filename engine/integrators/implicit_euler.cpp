@@ -21,6 +21,7 @@
 #include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
+#include "engine/kinematics/joint_coordinates.h"
 
 namespace engine {
 namespace {

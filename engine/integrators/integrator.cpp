@@ -7,6 +7,7 @@
 
 #include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
+#include "engine/kinematics/joint_coordinates.h"
 
 namespace engine {
 namespace {

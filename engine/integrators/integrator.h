@@ -18,7 +18,7 @@
 
 #include <memory>
 
-#include "engine/analysis/dynamics.h"
+#include "engine/dynamics/dynamics.h"
 
 namespace engine {
 

@@ -1,6 +1,7 @@
 #include "engine/record/recording.h"
 
 #include "engine/forces/forces.h"
+#include "engine/kinematics/joint_coordinates.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,6 +10,7 @@
 
 #include "engine/model/model.h"
 #include "engine/state/state.h"
+#include "engine/kinematics/joint_coordinates.h"
 
 namespace engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/analysis/dynamics.h"
+#include "engine/dynamics/dynamics.h"
 
 #include <cmath>
 #include <cstdio>

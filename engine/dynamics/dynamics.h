@@ -11,7 +11,7 @@
 
 #include "engine/model/model.h"
 #include "engine/state/state.h"
-#include "engine/state/workspace.h"
+#include "engine/dynamics/workspace.h"
 
 namespace engine {
 

@@ -1,0 +1,76 @@
+#include "engine/kinematics/joint_coordinates.h"
+
+#include <cmath>
+
+#include "engine/model/model.h"
+
+namespace engine {
+namespace {
+
+const BodyFrame* frameOf(const std::vector<BodyFrame>& frames, int body) {
+    return body == kGround ? nullptr : &frames[static_cast<std::size_t>(body)];
+}
+
+// Positions only (no Jacobians): a marker's origin and axes in the world.
+Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) { return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p; }
+Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
+    return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
+}
+
+}  // namespace
+
+ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& frames, int joint,
+                              int coordinate) {
+    const JointModel& jm = model.joints[static_cast<std::size_t>(joint)];
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(jm.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(jm.markerJ)];
+    const BodyFrame* fi = frameOf(frames, mi.body);
+    const BodyFrame* fj = frameOf(frames, mj.body);
+    const KinematicVector zj = markerAxis(fj, mj.R_BM.col(2), 1);
+
+    if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
+        return dot(zj, markerPoint(fi, mi.X_BM, 0) - markerPoint(fj, mj.X_BM, 1));
+
+    // Angle of I's x axis from J's x axis about J's z axis. With the joint's axes aligned,
+    // θ̇ = (ω_i − ω_j)·z_J and θ̈ = (α_i − α_j)·z_J + (ω_j × z_J)·(ω_i − ω_j).
+    const Vec3 xi = markerAxis(fi, mi.R_BM.col(0), 0).x;
+    const Vec3 xj = markerAxis(fj, mj.R_BM.col(0), 1).x;
+    ConstraintRow r;
+    r.value = std::atan2(xj.cross(xi).dot(zj.x), xj.dot(xi));
+    const Vec3 wi = fi ? fi->w : Vec3::Zero();
+    const Vec3 wj = fj ? fj->w : Vec3::Zero();
+    r.rate = (wi - wj).dot(zj.x);
+    r.gamma = -wj.cross(zj.x).dot(wi - wj);
+    if (fi) r.Ji.rightCols<3>() = zj.x.transpose() * fi->R;
+    if (fj) r.Jj.rightCols<3>() = -zj.x.transpose() * fj->R;
+    return r;
+}
+
+double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int jointIndex, int coordinate) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(jointIndex)];
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+    const BodyFrame* fi = frameOf(frames, mi.body);
+    const BodyFrame* fj = frameOf(frames, mj.body);
+    const Vec3 zj = axisValue(fj, mj, 2);
+    if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
+        return zj.dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));
+    const Vec3 xi = axisValue(fi, mi, 0), xj = axisValue(fj, mj, 0);
+    return std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
+}
+
+double unwindAngle(double wrapped, double reference) {
+    return wrapped + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
+}
+
+std::vector<int> jointCoordinateOffsets(const Model& model) {
+    std::vector<int> offsets;
+    int n = 0;
+    for (const JointModel& joint : model.joints) {
+        offsets.push_back(n);
+        n += static_cast<int>(joint.coordinates.size());
+    }
+    return offsets;
+}
+
+}  // namespace engine
