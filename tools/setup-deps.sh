@@ -21,6 +21,8 @@ packages=(
     python3 python3-jsonschema
     # The scene loader's fuzzer (libFuzzer needs clang).
     clang libclang-rt-14-dev
+    # The layout check of every C++ source (tools/check_format.sh).
+    clang-format
 )
 
 missing=()

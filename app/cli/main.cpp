@@ -24,8 +24,8 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -50,7 +50,9 @@ constexpr int kExitInterrupted = 5;
 
 // SIGINT / SIGTERM during a run: the run stops at the next poll, what was computed is kept.
 volatile std::sig_atomic_t interrupted = 0;
-extern "C" void onInterrupt(int) { interrupted = 1; }
+extern "C" void onInterrupt(int) {
+    interrupted = 1;
+}
 
 void printError(const std::string& what, const std::string& where) {
     std::cerr << "motus-cli: error: " << what << " (" << where << ")\n";
@@ -117,7 +119,8 @@ int runCheck(const std::string& path) {
 }
 
 // Reads and compiles a scene; prints every problem. Null on failure.
-std::shared_ptr<const engine::Model> loadModel(const std::string& path, const engine::SolverSettings* overrides,
+std::shared_ptr<const engine::Model> loadModel(const std::string& path,
+                                               const engine::SolverSettings* overrides,
                                                engine::Diagnostics* diagnosticsOut = nullptr) {
     engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
     if (diagnosticsOut) *diagnosticsOut = loaded.diagnostics;
@@ -125,7 +128,9 @@ std::shared_ptr<const engine::Model> loadModel(const std::string& path, const en
     if (!loaded.scene) return nullptr;
     if (overrides) loaded.scene->settings = *overrides;
     engine::CompileResult compiled = engine::compile(*loaded.scene);
-    if (diagnosticsOut) diagnosticsOut->insert(diagnosticsOut->end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
+    if (diagnosticsOut)
+        diagnosticsOut->insert(diagnosticsOut->end(), compiled.diagnostics.begin(),
+                               compiled.diagnostics.end());
     printDiagnostics(compiled.diagnostics, path);
     return compiled.model;
 }
@@ -133,7 +138,7 @@ std::shared_ptr<const engine::Model> loadModel(const std::string& path, const en
 struct SimulateOptions {
     std::string scene;
     double duration = 0.0;
-    double dt = 0.0;  // 0: the scene's step size
+    double dt = 0.0;        // 0: the scene's step size
     double outputDt = 0.0;  // 0: the scene's output interval
     double maxStep = 0.0;   // 0: the scene's
     double rtol = 0.0;      // 0: the scene's
@@ -153,7 +158,8 @@ int runSimulate(const SimulateOptions& options) {
     if (!loaded.scene) return kExitInvalidInput;
     engine::SceneSpec& spec = *loaded.scene;
     // A step below the smallest one a run can advance with is refused, naming the option.
-    for (const auto& [option, value] : {std::pair{"--dt", options.dt}, std::pair{"--max-step", options.maxStep}}) {
+    for (const auto& [option, value] :
+         {std::pair{"--dt", options.dt}, std::pair{"--max-step", options.maxStep}}) {
         if (value <= 0.0 || value >= engine::kMinStepSize) continue;
         std::ostringstream what;
         what << option << ' ' << value << " s is below " << engine::kMinStepSize
@@ -166,12 +172,15 @@ int runSimulate(const SimulateOptions& options) {
     if (options.maxStep > 0.0) spec.settings.maxStep = options.maxStep;
     if (options.rtol > 0.0) spec.settings.relativeTolerance = options.rtol;
     if (options.atol > 0.0) spec.settings.absoluteTolerance = options.atol;
-    if (options.projectionTolerance > 0.0) spec.settings.projectionTolerance = options.projectionTolerance;
+    if (options.projectionTolerance > 0.0)
+        spec.settings.projectionTolerance = options.projectionTolerance;
     if (!options.integrator.empty()) {
         const auto type = engine::integratorFromName(options.integrator);
         if (!type) {
-            printError("unknown integrator '" + options.integrator + "' (expected symplecticEuler, rk4, dopri45, implicitEuler or timeStepping)",
-                       "command line: --integrator");
+            printError(
+                "unknown integrator '" + options.integrator +
+                    "' (expected symplecticEuler, rk4, dopri45, implicitEuler or timeStepping)",
+                "command line: --integrator");
             return kExitUsage;
         }
         spec.settings.integrator = *type;
@@ -179,8 +188,10 @@ int runSimulate(const SimulateOptions& options) {
     // Fixed steps land on every output time: an output interval between steps is refused
     // here, in the command line's terms, rather than as the scene's setting.
     if (options.outputDt > 0.0 || options.dt > 0.0) {
-        if (const std::string problem = engine::outputSpacingProblem(spec.settings); !problem.empty()) {
-            printError(problem, options.outputDt > 0.0 ? "command line: --output-dt" : "command line: --dt");
+        if (const std::string problem = engine::outputSpacingProblem(spec.settings);
+            !problem.empty()) {
+            printError(problem,
+                       options.outputDt > 0.0 ? "command line: --output-dt" : "command line: --dt");
             return kExitUsage;
         }
     }
@@ -188,11 +199,13 @@ int runSimulate(const SimulateOptions& options) {
     printDiagnostics(compiled.diagnostics, options.scene);
     if (!compiled.model) return kExitInvalidInput;
     // A run that would write more rows than any use has is refused before it starts.
-    const double rows = options.duration / spec.settings.outputSpacing() / std::max(1, options.every);
+    const double rows =
+        options.duration / spec.settings.outputSpacing() / std::max(1, options.every);
     if (rows > 1e8) {
         std::ostringstream what;
-        what << "--duration " << options.duration << " s at outputs every " << spec.settings.outputSpacing()
-             << " s would write about " << rows << " rows (more than 100 million): use a larger --output-dt or --every";
+        what << "--duration " << options.duration << " s at outputs every "
+             << spec.settings.outputSpacing() << " s would write about " << rows
+             << " rows (more than 100 million): use a larger --output-dt or --every";
         printError(what.str(), "command line");
         return kExitUsage;
     }
@@ -247,21 +260,22 @@ int runSimulate(const SimulateOptions& options) {
     std::size_t written = 0;
     // A file that cannot be written stops the run; the other keeps what was written.
     bool csvFailed = false, runFailed = false;
-    sim.setFrameSink([&](const engine::State& state, const engine::Outputs& outputs, std::string& error) {
-        std::lock_guard lock(outputMutex);
-        csv.writeRow(state, outputs);
-        if (!*out) {
-            csvFailed = true;
-            error = "cannot write results (the disk may be full)";
-            return false;
-        }
-        if (!options.run.empty() && !runFile.append(state, outputs, error)) {
-            runFailed = true;
-            return false;
-        }
-        ++written;
-        return true;
-    });
+    sim.setFrameSink(
+        [&](const engine::State& state, const engine::Outputs& outputs, std::string& error) {
+            std::lock_guard lock(outputMutex);
+            csv.writeRow(state, outputs);
+            if (!*out) {
+                csvFailed = true;
+                error = "cannot write results (the disk may be full)";
+                return false;
+            }
+            if (!options.run.empty() && !runFile.append(state, outputs, error)) {
+                runFailed = true;
+                return false;
+            }
+            ++written;
+            return true;
+        });
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     sim.runTo(options.duration);
@@ -287,7 +301,8 @@ int runSimulate(const SimulateOptions& options) {
     stoppedByUser = stoppedByUser || interrupted;
     const auto snapshot = sim.snapshot();
     std::string failure = snapshot->error;
-    if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9) failure = snapshot->notice;
+    if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9)
+        failure = snapshot->notice;
     sim.stop();
     // The results: renamed into place with every row written (also after a failure or an
     // interruption), or removed when they could not be written.
@@ -323,21 +338,24 @@ int runSimulate(const SimulateOptions& options) {
         engine::Outputs outputs;
         recording.read(recording.size() - 1, state, outputs);
         if (outputs.contactSolver.unconvergedSteps > 0)
-            std::cerr << "motus-cli: warning: the contact solver stopped at its sweep limit before reaching its "
+            std::cerr << "motus-cli: warning: the contact solver stopped at its sweep limit before "
+                         "reaching its "
                          "tolerance in "
                       << outputs.contactSolver.unconvergedSteps
-                      << " steps (raise contact.iterations or loosen contact.tolerance) (" << options.scene << ")\n";
+                      << " steps (raise contact.iterations or loosen contact.tolerance) ("
+                      << options.scene << ")\n";
     }
     if (outOfTime && !stoppedByUser) {
         std::ostringstream what;
-        what << "simulation stopped: the wall-time limit of " << options.maxWallTime << " s was reached at t = "
-             << snapshot->time << " s (" << written << " rows written)";
+        what << "simulation stopped: the wall-time limit of " << options.maxWallTime
+             << " s was reached at t = " << snapshot->time << " s (" << written << " rows written)";
         printError(what.str(), options.scene);
         return kExitRunStopped;
     }
     if (stoppedByUser) {
         std::ostringstream where;
-        where << "interrupted at t = " << snapshot->time << " s; the " << written << " rows computed so far are written";
+        where << "interrupted at t = " << snapshot->time << " s; the " << written
+              << " rows computed so far are written";
         printError(where.str(), options.scene);
         return kExitInterrupted;
     }
@@ -382,7 +400,8 @@ int runImportUrdf(const std::string& path, const std::string& out) {
     for (engine::Part& part : scene.parts)
         for (engine::Shape& shape : part.shapes)
             if (shape.type == engine::ShapeType::Mesh) {
-                const auto relative = std::filesystem::relative(urdfDir / shape.meshFile, outDir, ec);
+                const auto relative =
+                    std::filesystem::relative(urdfDir / shape.meshFile, outDir, ec);
                 if (!ec && !relative.empty()) shape.meshFile = relative.string();
             }
     std::string error;
@@ -401,7 +420,8 @@ int runInfo(const std::string& path) {
     const auto model = loadModel(path, nullptr, &diagnostics);
     nlohmann::ordered_json errors = nlohmann::json::array();
     for (const engine::Diagnostic& d : diagnostics)
-        if (d.severity == engine::Severity::Error) errors.push_back({{"where", d.where}, {"message", d.message}});
+        if (d.severity == engine::Severity::Error)
+            errors.push_back({{"where", d.where}, {"message", d.message}});
     if (!model) {
         info["errors"] = errors;
         std::cout << info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -410,17 +430,21 @@ int runInfo(const std::string& path) {
     info["name"] = model->name;
     nlohmann::ordered_json parts = nlohmann::json::array();
     for (const engine::BodyModel& body : model->bodies)
-        parts.push_back({{"name", body.name}, {"mass", body.mass},
-                         {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
+        parts.push_back(
+            {{"name", body.name},
+             {"mass", body.mass},
+             {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
     info["parts"] = parts;
     nlohmann::ordered_json joints = nlohmann::json::array();
     for (const engine::JointModel& joint : model->joints)
-        joints.push_back({{"name", joint.name}, {"type", std::string(engine::jointTypeName(joint.type))},
+        joints.push_back({{"name", joint.name},
+                          {"type", std::string(engine::jointTypeName(joint.type))},
                           {"equations", joint.rows}});
     info["joints"] = joints;
     nlohmann::ordered_json motions = nlohmann::json::array();
     for (const engine::DriverModel& d : model->drivers)
-        motions.push_back({{"name", d.name}, {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
+        motions.push_back({{"name", d.name},
+                           {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
                            {"expression", d.f.text()}});
     info["motions"] = motions;
 
@@ -490,48 +514,73 @@ int main(int argc, char** argv) {
     CLI::App* simulate = app.add_subcommand(
         "simulate", "Run forward dynamics and write the results as CSV (stdout or --out).");
     simulate->add_option("scene", sim.scene, "Scene file (.json)")->required();
-    simulate->add_option("--duration", sim.duration, "Simulated time [s]")->required()->check(kPositive);
-    simulate->add_option("--dt", sim.dt,
-                         "Step size [s] of the fixed-step integrators (rk4, symplecticEuler, implicitEuler, "
-                         "timeStepping); also the output interval unless --output-dt or the scene sets one; "
-                         "default: the scene's")
+    simulate->add_option("--duration", sim.duration, "Simulated time [s]")
+        ->required()
         ->check(kPositive);
-    simulate->add_option("--output-dt", sim.outputDt,
-                         "Time between output rows [s]; fixed-step integrators need a whole number of steps; "
-                         "dopri45 interpolates, so its solution does not depend on it (default: the scene's)")
+    simulate
+        ->add_option(
+            "--dt", sim.dt,
+            "Step size [s] of the fixed-step integrators (rk4, symplecticEuler, implicitEuler, "
+            "timeStepping); also the output interval unless --output-dt or the scene sets one; "
+            "default: the scene's")
         ->check(kPositive);
-    simulate->add_option("--max-step", sim.maxStep, "Largest step of dopri45 [s] (default: the scene's; none)")
+    simulate
+        ->add_option(
+            "--output-dt", sim.outputDt,
+            "Time between output rows [s]; fixed-step integrators need a whole number of steps; "
+            "dopri45 interpolates, so its solution does not depend on it (default: the scene's)")
         ->check(kPositive);
-    simulate->add_option("--rtol", sim.rtol, "Relative tolerance of dopri45 per step (default: the scene's)")
+    simulate
+        ->add_option("--max-step", sim.maxStep,
+                     "Largest step of dopri45 [s] (default: the scene's; none)")
         ->check(kPositive);
-    simulate->add_option("--atol", sim.atol, "Absolute tolerance of dopri45 per step (default: the scene's)")
+    simulate
+        ->add_option("--rtol", sim.rtol,
+                     "Relative tolerance of dopri45 per step (default: the scene's)")
         ->check(kPositive);
-    simulate->add_option("--projection-tolerance", sim.projectionTolerance,
-                         "Largest joint gap [m] and angular error [rad] after every step (default: the scene's)")
+    simulate
+        ->add_option("--atol", sim.atol,
+                     "Absolute tolerance of dopri45 per step (default: the scene's)")
         ->check(kPositive);
-    simulate->add_option("--integrator", sim.integrator, "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
+    simulate
+        ->add_option(
+            "--projection-tolerance", sim.projectionTolerance,
+            "Largest joint gap [m] and angular error [rad] after every step (default: the scene's)")
+        ->check(kPositive);
+    simulate->add_option(
+        "--integrator", sim.integrator,
+        "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
-    simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")->check(kPositive);
-    simulate->add_option("--max-wall-time", sim.maxWallTime,
-                         "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
+    simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")
+        ->check(kPositive);
+    simulate
+        ->add_option(
+            "--max-wall-time", sim.maxWallTime,
+            "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
         ->check(kNonNegative);
-    simulate->add_option("--run", sim.run, "Also save the whole run (scene + frames) to this .motusrun file, frame by frame as it runs");
+    simulate->add_option("--run", sim.run,
+                         "Also save the whole run (scene + frames) to this .motusrun file, frame "
+                         "by frame as it runs");
 
     std::string formatPath, formatOut;
-    CLI::App* format = app.add_subcommand(
-        "format", "Rewrite a scene in Motus's documented form (exact numbers, quaternions, defaults left out).");
+    CLI::App* format = app.add_subcommand("format",
+                                          "Rewrite a scene in Motus's documented form (exact "
+                                          "numbers, quaternions, defaults left out).");
     format->add_option("scene", formatPath, "Scene file (.json)")->required();
     format->add_option("--out", formatOut, "Write here (atomically) instead of stdout");
 
     std::string urdfPath, urdfOut;
-    CLI::App* importUrdf = app.add_subcommand("import-urdf", "Convert a URDF robot description into a Motus scene.");
+    CLI::App* importUrdf =
+        app.add_subcommand("import-urdf", "Convert a URDF robot description into a Motus scene.");
     importUrdf->add_option("urdf", urdfPath, "URDF file")->required();
-    importUrdf->add_option("--out", urdfOut, "Write the scene here (atomically) instead of stdout; meshes are "
-                                             "referenced relative to the URDF's folder");
+    importUrdf->add_option("--out", urdfOut,
+                           "Write the scene here (atomically) instead of stdout; meshes are "
+                           "referenced relative to the URDF's folder");
 
     std::string infoPath;
-    CLI::App* info = app.add_subcommand(
-        "info", "Print the mechanism's parts, joints, degrees of freedom and redundant constraints as JSON.");
+    CLI::App* info = app.add_subcommand("info",
+                                        "Print the mechanism's parts, joints, degrees of freedom "
+                                        "and redundant constraints as JSON.");
     info->add_option("scene", infoPath, "Scene file (.json)")->required();
 
     try {

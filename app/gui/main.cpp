@@ -14,9 +14,9 @@
 
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
-#include "ui/session/simulation_session.h"
 #include "ui/document/recovery.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/session/simulation_session.h"
 #include "ui/viewport/viewport_widget.h"
 
 int main(int argc, char** argv) {
@@ -34,25 +34,30 @@ int main(int argc, char** argv) {
         QStringLiteral("Save a PNG of the main window once the 3D view has drawn, then exit."),
         QStringLiteral("file"));
     parser.addOption(screenshotOption);
-    const QCommandLineOption runToOption(QStringLiteral("run-to"),
-                                         QStringLiteral("Simulate the scene up to this time [s] once it is open."),
-                                         QStringLiteral("seconds"));
+    const QCommandLineOption runToOption(
+        QStringLiteral("run-to"),
+        QStringLiteral("Simulate the scene up to this time [s] once it is open."),
+        QStringLiteral("seconds"));
     parser.addOption(runToOption);
-    const QCommandLineOption plotOption(QStringLiteral("plot"),
-                                        QStringLiteral("Plot this joint's reaction force once the scene is open."),
-                                        QStringLiteral("joint"));
+    const QCommandLineOption plotOption(
+        QStringLiteral("plot"),
+        QStringLiteral("Plot this joint's reaction force once the scene is open."),
+        QStringLiteral("joint"));
     parser.addOption(plotOption);
-    const QCommandLineOption playOption(QStringLiteral("play"), QStringLiteral("Start playing once the scene is open."));
+    const QCommandLineOption playOption(QStringLiteral("play"),
+                                        QStringLiteral("Start playing once the scene is open."));
     parser.addOption(playOption);
     const QCommandLineOption fpsOption(
         QStringLiteral("measure-fps"),
-        QStringLiteral("Play the scene and print the 3D view's frame rate measured over this many seconds, then exit."),
+        QStringLiteral("Play the scene and print the 3D view's frame rate measured over this many "
+                       "seconds, then exit."),
         QStringLiteral("seconds"));
     parser.addOption(fpsOption);
     const QCommandLineOption recoverOption(
         QStringLiteral("recover"),
-        QStringLiteral("Recover the newest unsaved work a Motus that stopped without saving left behind, "
-                       "without asking (as an unsaved document of its file)."));
+        QStringLiteral(
+            "Recover the newest unsaved work a Motus that stopped without saving left behind, "
+            "without asking (as an unsaved document of its file)."));
     parser.addOption(recoverOption);
     parser.addPositionalArgument(QStringLiteral("scene"),
                                  QStringLiteral("Scene file to open (.json)."),
@@ -88,7 +93,8 @@ int main(int argc, char** argv) {
         bool ok = false;
         runTo = parser.value(runToOption).toDouble(&ok);
         if (!ok || !(runTo > 0.0)) {
-            std::fprintf(stderr, "motus: error: --run-to needs a positive time in seconds (command line)\n");
+            std::fprintf(
+                stderr, "motus: error: --run-to needs a positive time in seconds (command line)\n");
             return 2;
         }
     }
@@ -127,23 +133,29 @@ int main(int argc, char** argv) {
             if (counted >= 0) ++counted;
         });
         QTimer::singleShot(1000, &window, [] { counted = 0; });
-        QTimer::singleShot(1000 + static_cast<int>(seconds * 1000), &window, [&window, &app, seconds, loaded] {
-            const auto snap = window.session()->snapshot();
-            std::printf("view: %.1f frames per second over %.1f s while the engine ran at %.2fx real time "
-                        "(%zu parts, t = %.3f s)\n",
-                        counted / seconds, seconds, snap ? snap->statistics.realTimeFactor : 0.0,
-                        snap ? snap->partPoses.size() : std::size_t(0), snap ? snap->time : 0.0);
-            app.exit(loaded ? 0 : 1);
-        });
+        QTimer::singleShot(
+            1000 + static_cast<int>(seconds * 1000), &window, [&window, &app, seconds, loaded] {
+                const auto snap = window.session()->snapshot();
+                std::printf(
+                    "view: %.1f frames per second over %.1f s while the engine ran at %.2fx real "
+                    "time "
+                    "(%zu parts, t = %.3f s)\n",
+                    counted / seconds, seconds, snap ? snap->statistics.realTimeFactor : 0.0,
+                    snap ? snap->partPoses.size() : std::size_t(0), snap ? snap->time : 0.0);
+                app.exit(loaded ? 0 : 1);
+            });
     }
     if (loaded && parser.isSet(plotOption) && !window.plotReactionForce(parser.value(plotOption))) {
-        std::fprintf(stderr, "motus: error: cannot plot joint '%s' (command line)\n", qPrintable(parser.value(plotOption)));
+        std::fprintf(stderr, "motus: error: cannot plot joint '%s' (command line)\n",
+                     qPrintable(parser.value(plotOption)));
         return 2;
     }
     // The screenshot waits for the run (if any) to reach its time.
     auto runFinished = [&] {
         const auto snap = window.session()->snapshot();
-        return runTo <= 0.0 || !snap || (snap->mode == engine::RunMode::Paused && (snap->time >= runTo - 1e-9 || !snap->error.empty()));
+        return runTo <= 0.0 || !snap ||
+               (snap->mode == engine::RunMode::Paused &&
+                (snap->time >= runTo - 1e-9 || !snap->error.empty()));
     };
 
     int screenshotExit = loaded ? 0 : 1;

@@ -52,7 +52,8 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
     if (from.R.coeffs().dot(to.R.coeffs()) < 0.0) to.R.coeffs() = -to.R.coeffs();
     // The part of the target the drag asks for (what weighs), over the pose the part has now.
     auto pulled = [&](const Transform& now) {
-        return Transform{kind_ == DragKind::Move ? now.R : to.R, kind_ == DragKind::Turn ? now.p : to.p};
+        return Transform{kind_ == DragKind::Move ? now.R : to.R,
+                         kind_ == DragKind::Turn ? now.p : to.p};
     };
     auto distance = [&](const State& s) {
         const Transform at{bodyOrientation(s.q, body_), bodyPosition(s.q, body_)};
@@ -72,8 +73,9 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
             State candidate = state_;
             // The first guess: a move keeps the part's present orientation (it may have
             // swung); a turn or a pose goes the requested way in both.
-            const Transform X_WB{kind_ == DragKind::Move ? now.R : now.R.slerp(fraction, goal.R).normalized(),
-                                 now.p + fraction * (goal.p - now.p)};
+            const Transform X_WB{
+                kind_ == DragKind::Move ? now.R : now.R.slerp(fraction, goal.R).normalized(),
+                now.p + fraction * (goal.p - now.p)};
             setBodyPose(candidate.q, body_, X_WB);
             int iterations = 0;
             if (!project(candidate, iterations).ok) continue;
@@ -94,7 +96,9 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
                 const double before = distance(state_);
                 if (before < 1e-13) break;
                 State again = state_;
-                setBodyPose(again.q, body_, pulled({bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)}));
+                setBodyPose(
+                    again.q, body_,
+                    pulled({bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)}));
                 int more = 0;
                 if (!project(again, more).ok || !(distance(again) < 0.9 * before)) break;
                 state_ = std::move(again);
@@ -107,7 +111,8 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
     }
     if (moved) {
         if (result.followed < 1.0)
-            result.followed = start > 0.0 ? std::clamp(1.0 - distance(state_) / start, 0.0, 0.999) : 0.0;
+            result.followed =
+                start > 0.0 ? std::clamp(1.0 - distance(state_) / start, 0.0, 0.999) : 0.0;
         computeBodyFrames(model_, state_.q, state_.v, ws_.frames);
         evaluateConstraintResiduals(model_, state_.t, ws_.frames, ws_.constraints);
         result.residual = maxPositionResidual(model_, ws_.constraints);

@@ -31,17 +31,18 @@ constexpr double kDragWeight = 1e6;
 enum class DragKind { Pose, Move, Turn };
 
 struct DragResult {
-    Status status;              // failure: the parts stayed at the last consistent pose
-    double followed = 0.0;      // fraction of the requested move that was made (0..1)
-    int iterations = 0;         // Newton iterations of the accepted projection
-    double residual = 0.0;      // largest joint gap after the event [m or rad]
+    Status status;          // failure: the parts stayed at the last consistent pose
+    double followed = 0.0;  // fraction of the requested move that was made (0..1)
+    int iterations = 0;     // Newton iterations of the accepted projection
+    double residual = 0.0;  // largest joint gap after the event [m or rad]
 };
 
 class DragAssembly {
 public:
     // Starts a drag of the part `partIndex` (SceneSpec index) of `model` from `start`, which
     // must be assembled. A ground part cannot be dragged (ok() false, reason in status()).
-    DragAssembly(const Model& model, const State& start, int partIndex, DragKind kind = DragKind::Pose);
+    DragAssembly(const Model& model, const State& start, int partIndex,
+                 DragKind kind = DragKind::Pose);
 
     bool ok() const { return status_.ok; }
     const Status& status() const { return status_; }

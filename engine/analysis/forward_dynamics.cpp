@@ -28,7 +28,8 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
     // redundant ones measure how far the joints are from losing a direction of motion. Dense:
     // done once, for mechanisms of up to 600 rows, when a run has already stopped.
     const int rows = model.constraintRows();
-    if (rows == 0 || rows > 600 || !state.q.allFinite() || ws.Minv.size() != model.velocitySize()) return "";
+    if (rows == 0 || rows > 600 || !state.q.allFinite() || ws.Minv.size() != model.velocitySize())
+        return "";
     computeBodyFrames(model, state.q, state.v, ws.frames);
     evaluateConstraints(model, state.t, ws.frames, ws.constraints);
     const Eigen::MatrixXd J(ws.constraints.Phi_q);
@@ -50,15 +51,16 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
         }
         std::string list;
         const std::size_t n = std::min<std::size_t>(names.size(), 6);
-        for (std::size_t k = 0; k < n; ++k) list += (k == 0 ? "" : k + 1 == n ? " and " : ", ") + names[k];
+        for (std::size_t k = 0; k < n; ++k)
+            list += (k == 0 ? "" : k + 1 == n ? " and " : ", ") + names[k];
         return list;
     };
     for (Eigen::Index k = 0; k < rows && eigen.eigenvalues()(k) < 1e-5 * largest; ++k) {
         const Eigen::VectorXd u = eigen.eigenvectors().col(k);
         for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
             if (std::abs(u(model.jointRows + d)) < 0.1) continue;
-            return ". The mechanism locks up: at this position (a toggle or dead point) " + rowsOf(u) +
-                   " lose a direction of motion together, and motion '" +
+            return ". The mechanism locks up: at this position (a toggle or dead point) " +
+                   rowsOf(u) + " lose a direction of motion together, and motion '" +
                    model.drivers[static_cast<std::size_t>(d)].name +
                    "' drives it on in that direction: no motion of the parts can follow it";
         }
@@ -75,7 +77,9 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
     : model_(std::move(model)), integrator_(makeIntegrator(model_->settings)) {}
 
-Status ForwardDynamics::initialize() { return initialize(initialState(*model_)); }
+Status ForwardDynamics::initialize() {
+    return initialize(initialState(*model_));
+}
 
 Status ForwardDynamics::initialize(const State& state) {
     state_ = state;
@@ -109,11 +113,14 @@ Status ForwardDynamics::advance(double tEnd) {
     }
     Status s = integrator_->advance(*model_, state_, ws_, tEnd);
     // A motion whose expression stops being a number is its own cause; anything else is explained.
-    const bool motionNotANumber = s.message.rfind("motion '", 0) == 0 && s.message.find("not finite") != std::string::npos;
+    const bool motionNotANumber =
+        s.message.rfind("motion '", 0) == 0 && s.message.find("not finite") != std::string::npos;
     if (!s.ok && !motionNotANumber) s.message += failureCause(*model_, state_, ws_);
     return s;
 }
 
-Status ForwardDynamics::outputs(Outputs& out) { return computeOutputs(*model_, state_, ws_, out); }
+Status ForwardDynamics::outputs(Outputs& out) {
+    return computeOutputs(*model_, state_, ws_, out);
+}
 
 }  // namespace engine

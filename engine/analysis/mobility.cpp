@@ -8,6 +8,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/constraints/constraints.h"
 #include "engine/kinematics/kinematics.h"
+#include "engine/model/layout.h"
 #include "engine/solver/kkt_solver.h"
 #include "engine/state/state.h"
 
@@ -124,20 +125,24 @@ private:
     // a compact block of 6 columns, so a loop's question costs as much as the loop.
     int rank(const std::vector<int>& rows) {
         const SparseRowMatrix& Phi_q = evaluation_.Phi_q;
-        std::vector<int> blockOf(static_cast<std::size_t>(Phi_q.cols() / 6), -1);
+        constexpr int k6 = layout::kVelocitiesPerBody;
+        std::vector<int> blockOf(static_cast<std::size_t>(Phi_q.cols() / k6), -1);
         int blocks = 0;
         std::vector<Eigen::Triplet<double>> entries;
         for (std::size_t k = 0; k < rows.size(); ++k)
             for (SparseRowMatrix::InnerIterator it(Phi_q, rows[k]); it; ++it) {
-                int& block = blockOf[static_cast<std::size_t>(it.col() / 6)];
+                int& block = blockOf[static_cast<std::size_t>(it.col() / k6)];
                 if (block < 0) block = blocks++;
                 entries.emplace_back(static_cast<int>(k),
-                                     6 * block + static_cast<int>(it.col() % 6), it.value());
+                                     static_cast<int>(layout::velocityIndex(block)) +
+                                         static_cast<int>(it.col() % k6),
+                                     it.value());
             }
         if (blocks == 0) return 0;  // rows between ground markers only: they restrain nothing
-        SparseRowMatrix sub(static_cast<Eigen::Index>(rows.size()), 6 * blocks);
+        SparseRowMatrix sub(static_cast<Eigen::Index>(rows.size()), layout::velocityIndex(blocks));
         sub.setFromTriplets(entries.begin(), entries.end());  // keeps Φq's whole 6-column blocks
-        solver_.analyze(sub, Eigen::VectorXd::Ones(6 * blocks));  // the rank does not depend on M
+        // The rank does not depend on M.
+        solver_.analyze(sub, Eigen::VectorXd::Ones(layout::velocityIndex(blocks)));
         return solver_.rank();
     }
     // Whether row `r` is a combination of `rows` (the restraint it adds is already there).

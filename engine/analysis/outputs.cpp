@@ -5,6 +5,7 @@
 
 #include "engine/forces/forces.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 
@@ -12,8 +13,9 @@ double kineticEnergy(const Model& model, const State& state) {
     double e = 0.0;
     for (int b = 0; b < model.bodyCount(); ++b) {
         const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-        const Vec3 w = state.v.segment<3>(6 * b + 3);
-        e += 0.5 * body.mass * state.v.segment<3>(6 * b).squaredNorm() + 0.5 * w.dot(body.inertia.cwiseProduct(w));
+        const Vec3 w = layout::angular(state.v, b);
+        e += 0.5 * body.mass * layout::linear(state.v, b).squaredNorm() +
+             0.5 * w.dot(body.inertia.cwiseProduct(w));
     }
     return e;
 }
@@ -21,16 +23,20 @@ double kineticEnergy(const Model& model, const State& state) {
 double gravitationalEnergy(const Model& model, const State& state) {
     double e = 0.0;
     for (int b = 0; b < model.bodyCount(); ++b)
-        e -= model.bodies[static_cast<std::size_t>(b)].mass * model.gravity.dot(bodyPosition(state.q, b));
+        e -= model.bodies[static_cast<std::size_t>(b)].mass *
+             model.gravity.dot(bodyPosition(state.q, b));
     return e;
 }
 
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out) {
-    if (Status s = computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws); !s.ok) return s;
+    if (Status s =
+            computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws);
+        !s.ok)
+        return s;
     out.t = state.t;
     // (The fixed-step loop snaps its last step's end onto the requested time.)
-    const bool stepped =
-        ws.stepResultsValid && std::abs(ws.stepTime - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
+    const bool stepped = ws.stepResultsValid &&
+                         std::abs(ws.stepTime - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
     if (stepped && ws.stepLambda.size() == ws.lambda.size()) ws.lambda = ws.stepLambda;
     out.contacts.clear();
     if (stepped) out.contacts = ws.contacts;
@@ -50,12 +56,14 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
         const int first = model.jointRowOffset[j];
         for (int r = first; r < first + joint.rows; ++r)
             for (SparseRowMatrix::InnerIterator it(Phi_q, r); it; ++it)
-                if (it.col() >= 6 * body && it.col() < 6 * body + 6) f(it.col() - 6 * body) -= it.value() * ws.lambda(r);
+                if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
+                    k >= 0 && k < layout::kVelocitiesPerBody)
+                    f(k) -= it.value() * ws.lambda(r);
         const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
         const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
         const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);
         const Vec3 F = f.head<3>();
-        const Vec3 N = frame.R * f.tail<3>();  // about the COM, world axes
+        const Vec3 N = frame.R * f.tail<3>();         // about the COM, world axes
         const Vec3 T = N - (I.p - frame.r).cross(F);  // about I's origin
         JointReaction& r = out.reactions[j];
         r.force_W = onI ? F : Vec3(-F);
@@ -76,7 +84,8 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     for (const ForceModel& force : model.forces) {
         if (force.type != ForceType::JointController) continue;
         const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
-        const double last = state.jointCoordinates.size() > slot ? state.jointCoordinates(slot) : 0.0;
+        const double last =
+            state.jointCoordinates.size() > slot ? state.jointCoordinates(slot) : 0.0;
         out.controllerEffort.push_back(controllerEffort(model, force, state.t, ws.frames, last));
     }
 
@@ -85,7 +94,9 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.jointRates.resize(state.jointCoordinates.size());
     int n = 0;
     for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
-        for (int c = 0; c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size()); ++c)
+        for (int c = 0;
+             c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size());
+             ++c)
             out.jointRates(n++) = jointCoordinate(model, ws.frames, j, c).rate;
 
     out.energies.kinetic = kineticEnergy(model, state);

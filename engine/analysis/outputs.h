@@ -40,13 +40,15 @@ struct Energies {
 struct Outputs {
     double t = 0.0;
     std::vector<JointReaction> reactions;  // per joint
-    std::vector<double> driverEffort;      // per driver: force [N] or torque [N·m] on part i along J's z
-    std::vector<double> controllerEffort;  // per joint controller (force elements in order), likewise
-    Eigen::VectorXd jointCoordinates;      // as State::jointCoordinates
+    std::vector<double>
+        driverEffort;  // per driver: force [N] or torque [N·m] on part i along J's z
+    std::vector<double>
+        controllerEffort;              // per joint controller (force elements in order), likewise
+    Eigen::VectorXd jointCoordinates;  // as State::jointCoordinates
     Eigen::VectorXd jointRates;
     Energies energies;
-    double constraintError = 0.0;          // largest position-level |Φ|
-    std::vector<ContactForce> contacts;    // contact forces of the step that ended here
+    double constraintError = 0.0;        // largest position-level |Φ|
+    std::vector<ContactForce> contacts;  // contact forces of the step that ended here
     ContactSolverReport contactSolver;
 };
 

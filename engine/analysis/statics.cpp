@@ -6,6 +6,7 @@
 #include "engine/analysis/outputs.h"
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 
@@ -32,8 +33,9 @@ StaticResult assemble(const Model& model, const State& start) {
     return out;
 }
 
-StaticResult staticEquilibrium(const Model& model, const State& start, double tolerance, long maxSteps,
-                               const std::atomic<bool>* cancel, std::atomic<double>* progress) {
+StaticResult staticEquilibrium(const Model& model, const State& start, double tolerance,
+                               long maxSteps, const std::atomic<bool>* cancel,
+                               std::atomic<double>* progress) {
     double firstResidual = -1.0;
     StaticResult out = assemble(model, start);
     if (!out.status.ok) return out;
@@ -51,7 +53,8 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
             out.status = Status::failure("cancelled");
             return out;
         }
-        if (Status st = computeAccelerations(model, s.t, s.q, s.v, s.jointCoordinates, ws); !st.ok) {
+        if (Status st = computeAccelerations(model, s.t, s.q, s.v, s.jointCoordinates, ws);
+            !st.ok) {
             out.status = st;
             return out;
         }
@@ -60,7 +63,9 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
             out.residual = ws.vdot.cwiseAbs().maxCoeff();
             if (firstResidual < 0.0) firstResidual = std::max(out.residual, tolerance * 10.0);
             if (progress && out.residual > 0.0)
-                progress->store(std::clamp(std::log(firstResidual / out.residual) / std::log(firstResidual / tolerance), 0.0, 1.0));
+                progress->store(std::clamp(
+                    std::log(firstResidual / out.residual) / std::log(firstResidual / tolerance),
+                    0.0, 1.0));
             if (out.residual <= tolerance) {
                 out.steps = step;
                 return out;
@@ -89,10 +94,12 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
     // The body accelerating most is the one without equilibrium.
     Eigen::Index worst = 0;
     ws.vdot.cwiseAbs().maxCoeff(&worst);
-    const BodyModel& body = model.bodies[static_cast<std::size_t>(worst / 6)];
-    out.status = Status::failure("no static equilibrium found in " + std::to_string(maxSteps) + " steps: part '" +
-                                 body.name + "' still accelerates at " + std::to_string(out.residual) +
-                                 " (is it supported? a free part under gravity has no equilibrium)");
+    const BodyModel& body =
+        model.bodies[static_cast<std::size_t>(worst / layout::kVelocitiesPerBody)];
+    out.status = Status::failure(
+        "no static equilibrium found in " + std::to_string(maxSteps) + " steps: part '" +
+        body.name + "' still accelerates at " + std::to_string(out.residual) +
+        " (is it supported? a free part under gravity has no equilibrium)");
     return out;
 }
 

@@ -18,9 +18,9 @@ namespace engine {
 
 struct StaticResult {
     Status status;
-    State state;              // the pose found, at rest (velocities zero for equilibrium)
-    long steps = 0;           // relaxation steps (equilibrium)
-    double residual = 0.0;    // largest acceleration at rest [m/s², rad/s²]
+    State state;            // the pose found, at rest (velocities zero for equilibrium)
+    long steps = 0;         // relaxation steps (equilibrium)
+    double residual = 0.0;  // largest acceleration at rest [m/s², rad/s²]
 };
 
 StaticResult assemble(const Model& model, const State& start);

@@ -2,8 +2,9 @@
 
 #include <cmath>
 
-#include "engine/model/model.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
+#include "engine/model/model.h"
 
 namespace engine {
 namespace {
@@ -85,8 +86,8 @@ struct RowTargets {
 // The rows of one primitive (seed 001) between markers I and J, d = P_J − P_I, from `row` on:
 // Φ, γ when asked (−(the part of Φ̈ that does not multiply accelerations)) and the Jacobian
 // entries. Returns the next row.
-int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& d, bool withGamma, int row,
-                  ConstraintEvaluation& out, RowTargets& to) {
+int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& d, bool withGamma,
+                  int row, ConstraintEvaluation& out, RowTargets& to) {
     auto setTranslation = [](double* side, const Vec3& u, double sign) {
         side[0] = sign * u(0);
         side[1] = sign * u(1);
@@ -125,9 +126,9 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
         I.rotational(axb, 1.0, ji + 3);
         J.rotational(axb, -1.0, jj + 3);
         out.Phi(row) = a.dot(b);
-        out.gamma(row) =
-            withGamma ? -(b.dot(I.axisKappa(p.axisI)) + a.dot(J.axisKappa(p.axisJ)) + 2.0 * I.axisRate(p.axisI).dot(J.axisRate(p.axisJ)))
-                      : 0.0;
+        out.gamma(row) = withGamma ? -(b.dot(I.axisKappa(p.axisI)) + a.dot(J.axisKappa(p.axisJ)) +
+                                       2.0 * I.axisRate(p.axisI).dot(J.axisRate(p.axisJ)))
+                                   : 0.0;
         return row + 1;
     }
     case PrimitiveType::Dot2: {
@@ -143,7 +144,8 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
         double gamma = 0.0;
         if (withGamma) {
             const Vec3 dd = J.pointRate() - I.pointRate();
-            gamma = -(d.dot(I.axisKappa(p.axisI)) + a.dot(J.pointKappa() - I.pointKappa()) + 2.0 * I.axisRate(p.axisI).dot(dd));
+            gamma = -(d.dot(I.axisKappa(p.axisI)) + a.dot(J.pointKappa() - I.pointKappa()) +
+                      2.0 * I.axisRate(p.axisI).dot(dd));
         }
         out.Phi(row) = a.dot(d);
         out.gamma(row) = gamma;
@@ -192,29 +194,38 @@ void layOutJacobian(const Model& model, ConstraintEvaluation& out) {
     int row = 0;
     auto rowBodies = [&](const JointModel& joint, int count) {
         for (int k = 0; k < count; ++k, ++row) {
-            out.bodyI[static_cast<std::size_t>(row)] = model.markers[static_cast<std::size_t>(joint.markerI)].body;
-            out.bodyJ[static_cast<std::size_t>(row)] = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            out.bodyI[static_cast<std::size_t>(row)] =
+                model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            out.bodyJ[static_cast<std::size_t>(row)] =
+                model.markers[static_cast<std::size_t>(joint.markerJ)].body;
         }
     };
     for (const JointModel& joint : model.joints)
-        for (const Primitive& p : joint.primitives) rowBodies(joint, p.type == PrimitiveType::Coincident ? 3 : 1);
-    for (const DriverModel& driver : model.drivers) rowBodies(model.joints[static_cast<std::size_t>(driver.joint)], 1);
+        for (const Primitive& p : joint.primitives)
+            rowBodies(joint, p.type == PrimitiveType::Coincident ? 3 : 1);
+    for (const DriverModel& driver : model.drivers)
+        rowBodies(model.joints[static_cast<std::size_t>(driver.joint)], 1);
 
     std::vector<Eigen::Triplet<double>> triplets;
     triplets.reserve(static_cast<std::size_t>(nc) * 12);
     for (int r = 0; r < nc; ++r)
-        for (const int b : {out.bodyI[static_cast<std::size_t>(r)], out.bodyJ[static_cast<std::size_t>(r)]})
+        for (const int b :
+             {out.bodyI[static_cast<std::size_t>(r)], out.bodyJ[static_cast<std::size_t>(r)]})
             if (b != kGround)
-                for (int c = 0; c < 6; ++c) triplets.emplace_back(r, 6 * b + c, 0.0);
+                for (int c = 0; c < layout::kVelocitiesPerBody; ++c)
+                    triplets.emplace_back(r, layout::velocityIndex(b) + c, 0.0);
     out.Phi_q.resize(nc, model.velocitySize());
     out.Phi_q.setFromTriplets(triplets.begin(), triplets.end());
     out.Phi_q.makeCompressed();
     // Where each row's body blocks start in the value array (columns ascend within a row).
     for (int r = 0; r < nc; ++r) {
         const int begin = out.Phi_q.outerIndexPtr()[r];
-        const int bi = out.bodyI[static_cast<std::size_t>(r)], bj = out.bodyJ[static_cast<std::size_t>(r)];
-        if (bi != kGround) out.slotI[static_cast<std::size_t>(r)] = begin + (bj != kGround && bj < bi ? 6 : 0);
-        if (bj != kGround) out.slotJ[static_cast<std::size_t>(r)] = begin + (bi != kGround && bi < bj ? 6 : 0);
+        const int bi = out.bodyI[static_cast<std::size_t>(r)],
+                  bj = out.bodyJ[static_cast<std::size_t>(r)];
+        if (bi != kGround)
+            out.slotI[static_cast<std::size_t>(r)] = begin + (bj != kGround && bj < bi ? 6 : 0);
+        if (bj != kGround)
+            out.slotJ[static_cast<std::size_t>(r)] = begin + (bi != kGround && bi < bj ? 6 : 0);
     }
     out.patternSerial = model.serial;
 }
@@ -241,14 +252,16 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
         MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
         const Vec3 d = J.point() - I.point();
-        for (const Primitive& p : joint.primitives) row = primitiveRows(p, I, J, d, withGamma, row, out, to);
+        for (const Primitive& p : joint.primitives)
+            row = primitiveRows(p, I, J, d, withGamma, row, out, to);
     }
 
     // Drivers: c(q) − f(t) = 0, ċ = f(t), or c̈ = f(t).
     for (const DriverModel& driver : model.drivers) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         const ConstraintRow c = jointCoordinate(model, frames, driver.joint, driver.coordinate);
-        const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        const bool angle =
+            joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
         out.level[static_cast<std::size_t>(row)] = driver.level;
         switch (driver.level) {
         case MotionLevel::Position: {
@@ -281,7 +294,9 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
 namespace {
 
 // Positions only (no Jacobians): a marker's origin and axes in the world.
-Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) { return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p; }
+Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) {
+    return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p;
+}
 Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
     return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
 }
@@ -332,8 +347,11 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         switch (driver.level) {
         case MotionLevel::Position: {
-            const double residual = jointCoordinateValue(model, frames, driver.joint, driver.coordinate) - driver.f.eval(t);
-            const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+            const double residual =
+                jointCoordinateValue(model, frames, driver.joint, driver.coordinate) -
+                driver.f.eval(t);
+            const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] ==
+                               JointAxis::Rotation;
             out.Phi(row) = angle ? wrapAngle(residual) : residual;
             out.nu(row) = driver.f.derivative(t);
             break;

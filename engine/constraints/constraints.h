@@ -49,6 +49,7 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
 // magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within
 // the projection tolerance.
 // `row`, when given, receives the row where it is found (a coincident pair's first row).
-double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation, int* row = nullptr);
+double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation,
+                           int* row = nullptr);
 
 }  // namespace engine

@@ -35,20 +35,28 @@ std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, MeshS
         shape = std::move(box);
         break;
     }
-    case ShapeType::Sphere: return std::make_unique<btSphereShape>(s.radius);
+    case ShapeType::Sphere:
+        return std::make_unique<btSphereShape>(s.radius);
     case ShapeType::Cylinder:
         shape = std::make_unique<btCylinderShapeZ>(btVector3(s.radius, s.radius, 0.5 * s.length));
         break;
-    case ShapeType::Capsule: return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
-    case ShapeType::Cone: shape = std::make_unique<btConeShapeZ>(s.radius, s.length); break;
-    case ShapeType::Plane: return std::make_unique<btStaticPlaneShape>(btVector3(0, 0, 1), 0.0);
+    case ShapeType::Capsule:
+        return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
+    case ShapeType::Cone:
+        shape = std::make_unique<btConeShapeZ>(s.radius, s.length);
+        break;
+    case ShapeType::Plane:
+        return std::make_unique<btStaticPlaneShape>(btVector3(0, 0, 1), 0.0);
     case ShapeType::Mesh: {
         if (!s.mesh) return nullptr;
-        auto vertex = [&](int k) { return toBt(s.scale.cwiseProduct(s.mesh->vertices[static_cast<std::size_t>(k)])); };
+        auto vertex = [&](int k) {
+            return toBt(s.scale.cwiseProduct(s.mesh->vertices[static_cast<std::size_t>(k)]));
+        };
         if (isStatic) {
             // The ground may be concave: its exact triangles, in a bounding-volume tree.
             auto triangles = std::make_unique<btTriangleMesh>();
-            for (const auto& t : s.mesh->triangles) triangles->addTriangle(vertex(t[0]), vertex(t[1]), vertex(t[2]));
+            for (const auto& t : s.mesh->triangles)
+                triangles->addTriangle(vertex(t[0]), vertex(t[1]), vertex(t[2]));
             auto mesh = std::make_unique<btBvhTriangleMeshShape>(triangles.get(), true);
             meshes.push_back(std::move(triangles));
             return mesh;
@@ -56,7 +64,8 @@ std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, MeshS
         // A moving part collides through the convex hull of its mesh, with its true surface
         // (no margin padding it outwards), so contact depths are geometric.
         auto hull = std::make_unique<btConvexHullShape>();
-        for (std::size_t k = 0; k < s.mesh->vertices.size(); ++k) hull->addPoint(vertex(static_cast<int>(k)), false);
+        for (std::size_t k = 0; k < s.mesh->vertices.size(); ++k)
+            hull->addPoint(vertex(static_cast<int>(k)), false);
         hull->optimizeConvexHull();
         hull->setMargin(0.0);
         hull->recalcLocalAabb();
@@ -65,7 +74,8 @@ std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, MeshS
     }
     }
     if (shape) {
-        const double smallest = s.type == ShapeType::Box ? s.size.minCoeff() : std::min(2.0 * s.radius, s.length);
+        const double smallest =
+            s.type == ShapeType::Box ? s.size.minCoeff() : std::min(2.0 * s.radius, s.length);
         shape->setMargin(std::min(kShapeMargin, 0.1 * smallest));
     }
     return shape;
@@ -77,9 +87,11 @@ class Dispatcher final : public btCollisionDispatcher {
 public:
     using btCollisionDispatcher::btCollisionDispatcher;
     double threshold = 0.0;
-    btPersistentManifold* getNewManifold(const btCollisionObject* b0, const btCollisionObject* b1) override {
+    btPersistentManifold* getNewManifold(const btCollisionObject* b0,
+                                         const btCollisionObject* b1) override {
         btPersistentManifold* manifold = btCollisionDispatcher::getNewManifold(b0, b1);
-        manifold->setContactBreakingThreshold(std::max(manifold->getContactBreakingThreshold(), threshold));
+        manifold->setContactBreakingThreshold(
+            std::max(manifold->getContactBreakingThreshold(), threshold));
         return manifold;
     }
 };
@@ -146,7 +158,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
             shape = leaf.get();
             m.shapes.push_back(std::move(leaf));
         } else {
-            auto compound = std::make_unique<btCompoundShape>(/*enableDynamicAabbTree=*/part.shapes.size() > 8);
+            auto compound =
+                std::make_unique<btCompoundShape>(/*enableDynamicAabbTree=*/part.shapes.size() > 8);
             for (const Shape& s : part.shapes) {
                 auto leaf = makeShape(s, part.ground, m.meshes);
                 if (!leaf) continue;
@@ -162,13 +175,15 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         if (part.ground) object->setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
         m.objectOfPart[i] = object.get();
         m.objects.push_back(std::move(object));
-        m.world.addCollisionObject(m.objectOfPart[i], part.ground ? btBroadphaseProxy::StaticFilter
-                                                                   : btBroadphaseProxy::DefaultFilter,
-                                   btBroadphaseProxy::AllFilter);
+        m.world.addCollisionObject(
+            m.objectOfPart[i],
+            part.ground ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter,
+            btBroadphaseProxy::AllFilter);
     }
     // Initial poses: parts where the spec puts them.
     for (std::size_t i = 0; i < m.objectOfPart.size(); ++i)
-        if (m.objectOfPart[i]) m.objectOfPart[i]->setWorldTransform(toBt(m.model.parts[i].X_WP0 * m.X_PO[i]));
+        if (m.objectOfPart[i])
+            m.objectOfPart[i]->setWorldTransform(toBt(m.model.parts[i].X_WP0 * m.X_PO[i]));
 }
 
 CollisionWorld::~CollisionWorld() = default;
@@ -191,7 +206,8 @@ std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
     btDispatcher* dispatcher = m.world.getDispatcher();
     for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
         btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
-        if (manifold->getContactBreakingThreshold() < margin) manifold->setContactBreakingThreshold(margin);
+        if (manifold->getContactBreakingThreshold() < margin)
+            manifold->setContactBreakingThreshold(margin);
         int a = manifold->getBody0()->getUserIndex();
         int b = manifold->getBody1()->getUserIndex();
         // Reported with the lower part index first, whatever order Bullet keeps.
@@ -214,8 +230,8 @@ std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
             const double sign = swapped ? -1.0 : 1.0;
             c.normalImpulse = point.m_appliedImpulse;
             c.handle = m.lastPoints.size();
-            c.frictionImpulse_W =
-                sign * Vec3(point.m_appliedImpulseLateral1, point.m_appliedImpulseLateral2, point.m_prevRHS);
+            c.frictionImpulse_W = sign * Vec3(point.m_appliedImpulseLateral1,
+                                              point.m_appliedImpulseLateral2, point.m_prevRHS);
             contacts.push_back(c);
             m.lastPoints.push_back(&point);
             m.lastSwapped.push_back(swapped);
@@ -243,7 +259,8 @@ void CollisionWorld::storeImpulses(const std::vector<ContactPoint>& contacts) {
 void CollisionWorld::clearCache() {
     Impl& m = *impl_;
     btDispatcher* dispatcher = m.world.getDispatcher();
-    for (int k = 0; k < dispatcher->getNumManifolds(); ++k) dispatcher->getManifoldByIndexInternal(k)->clearManifold();
+    for (int k = 0; k < dispatcher->getNumManifolds(); ++k)
+        dispatcher->getManifoldByIndexInternal(k)->clearManifold();
     m.lastPoints.clear();
     m.lastSwapped.clear();
 }

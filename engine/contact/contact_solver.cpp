@@ -1,4 +1,5 @@
 #include "engine/contact/contact_solver.h"
+#include "engine/model/layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,8 +22,8 @@ void applyImpulse(const ContactProblem& p, std::size_t ci, int r, double dx, Eig
         return;
     }
     const ContactRows& c = p.contacts[ci];
-    if (c.bodyA >= 0) v.segment<6>(6 * c.bodyA) += c.MinvJ[r][0] * dx;
-    if (c.bodyB >= 0) v.segment<6>(6 * c.bodyB) += c.MinvJ[r][1] * dx;
+    if (c.bodyA >= 0) layout::twist(v, c.bodyA) += c.MinvJ[r][0] * dx;
+    if (c.bodyB >= 0) layout::twist(v, c.bodyB) += c.MinvJ[r][1] * dx;
 }
 
 // Delassus entry J_r · u_s of one contact.
@@ -31,8 +32,8 @@ double delassus(const ContactProblem& p, std::size_t ci, int r, int s) {
     if (dense(p)) {
         double w = 0.0;
         const auto u = p.U.col(static_cast<Eigen::Index>(3 * ci) + s);
-        if (c.bodyA >= 0) w += c.J[r][0].dot(u.segment<6>(6 * c.bodyA));
-        if (c.bodyB >= 0) w += c.J[r][1].dot(u.segment<6>(6 * c.bodyB));
+        if (c.bodyA >= 0) w += c.J[r][0].dot(layout::twist(u, c.bodyA));
+        if (c.bodyB >= 0) w += c.J[r][1].dot(layout::twist(u, c.bodyB));
         return w;
     }
     double w = 0.0;
@@ -52,8 +53,8 @@ Eigen::Vector2d limitFriction(const ContactProblem& p, const Eigen::Vector2d& be
 
 double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v) {
     double w = 0.0;
-    if (c.bodyA >= 0) w += c.J[r][0].dot(v.segment<6>(6 * c.bodyA));
-    if (c.bodyB >= 0) w += c.J[r][1].dot(v.segment<6>(6 * c.bodyB));
+    if (c.bodyA >= 0) w += c.J[r][0].dot(layout::twist(v, c.bodyA));
+    if (c.bodyB >= 0) w += c.J[r][1].dot(layout::twist(v, c.bodyB));
     return w;
 }
 
@@ -85,7 +86,8 @@ Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facet
     return best;
 }
 
-ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterations, double tolerance) {
+ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterations,
+                            double tolerance) {
     const std::size_t n = p.contacts.size();
     ContactSolveReport report;
     if (n == 0) return report;
@@ -105,7 +107,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         Local& l = local[ci];
         l.Wn = delassus(p, ci, 0, 0) + c.compliance;
         l.invNormal = l.Wn > 0.0 ? 1.0 / l.Wn : 0.0;
-        const double w11 = delassus(p, ci, 1, 1), w22 = delassus(p, ci, 2, 2), w12 = delassus(p, ci, 1, 2);
+        const double w11 = delassus(p, ci, 1, 1), w22 = delassus(p, ci, 2, 2),
+                     w12 = delassus(p, ci, 1, 2);
         l.Wt[0] = w11;
         l.Wt[1] = w22;
         l.invTangent[0] = w11 > 0.0 ? 1.0 / w11 : 0.0;
@@ -151,7 +154,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             if (p.friction == FrictionModel::Box) {
                 for (int r = 1; r < 3; ++r) {
                     const double w = rowVelocity(c, r, v);
-                    const double beta = std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
+                    const double beta =
+                        std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
                     const double db = beta - c.impulse[r];
                     applyImpulse(p, ci, r, db, v);
                     c.impulse[r] = beta;
@@ -161,7 +165,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             } else {
                 const Eigen::Vector2d w(rowVelocity(c, 1, v), rowVelocity(c, 2, v));
                 const Eigen::Vector2d old(c.impulse[1], c.impulse[2]);
-                const Eigen::Vector2d beta = projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
+                const Eigen::Vector2d beta =
+                    projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
                 for (int r = 1; r < 3; ++r) {
                     const double db = beta(r - 1) - old(r - 1);
                     applyImpulse(p, ci, r, db, v);
@@ -197,7 +202,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     return report;
 }
 
-bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& x, int maxPivots, int* pivots) {
+bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& x, int maxPivots,
+           int* pivots) {
     const Eigen::Index n = q.size();
     x = Eigen::VectorXd::Zero(n);
     if (pivots) *pivots = 0;
@@ -246,8 +252,7 @@ bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& 
             if (a <= 1e-12) continue;
             const double ratio = std::max(0.0, b(i)) / a;
             const bool isZ0 = basis[static_cast<std::size_t>(i)] == 2 * n;
-            if (ratio < bestRatio - 1e-12 * scale ||
-                (ratio <= bestRatio + 1e-12 * scale && isZ0)) {
+            if (ratio < bestRatio - 1e-12 * scale || (ratio <= bestRatio + 1e-12 * scale && isZ0)) {
                 bestRatio = ratio;
                 best = i;
             }
@@ -310,14 +315,14 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
         const ContactRows& c = p.contacts[ci];
         for (int r = 0; r < 3; ++r) {
             const Eigen::Index row = static_cast<Eigen::Index>(3 * ci) + r;
-            if (c.bodyA >= 0) A.block<1, 6>(row, 6 * c.bodyA) += c.J[r][0].transpose();
-            if (c.bodyB >= 0) A.block<1, 6>(row, 6 * c.bodyB) += c.J[r][1].transpose();
+            if (c.bodyA >= 0) layout::twist(A.row(row), c.bodyA) += c.J[r][0].transpose();
+            if (c.bodyB >= 0) layout::twist(A.row(row), c.bodyB) += c.J[r][1].transpose();
             if (dense(p)) {
                 U.col(row) = p.U.col(row);
             } else {
                 U.col(row).setZero();
-                if (c.bodyA >= 0) U.col(row).segment<6>(6 * c.bodyA) += c.MinvJ[r][0];
-                if (c.bodyB >= 0) U.col(row).segment<6>(6 * c.bodyB) += c.MinvJ[r][1];
+                if (c.bodyA >= 0) layout::twist(U.col(row), c.bodyA) += c.MinvJ[r][0];
+                if (c.bodyB >= 0) layout::twist(U.col(row), c.bodyB) += c.MinvJ[r][1];
             }
         }
     }
@@ -345,7 +350,8 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
     M.topLeftCorner(nz + nd, nz + nd) = E.transpose() * W * E;
     q.head(nz + nd) = E.transpose() * Av;
     for (std::size_t ci = 0; ci < nc; ++ci) {
-        M(static_cast<Eigen::Index>(ci), static_cast<Eigen::Index>(ci)) += p.contacts[ci].compliance;
+        M(static_cast<Eigen::Index>(ci), static_cast<Eigen::Index>(ci)) +=
+            p.contacts[ci].compliance;
         q(static_cast<Eigen::Index>(ci)) -= p.contacts[ci].target;
     }
     for (Eigen::Index d = 0; d < nd; ++d) {
@@ -366,7 +372,8 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
 
     const Eigen::VectorXd impulses = E * x.head(nz + nd);
     for (std::size_t ci = 0; ci < nc; ++ci)
-        for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = impulses(static_cast<Eigen::Index>(3 * ci) + r);
+        for (int r = 0; r < 3; ++r)
+            p.contacts[ci].impulse[r] = impulses(static_cast<Eigen::Index>(3 * ci) + r);
     v += U * impulses;
     return report;
 }

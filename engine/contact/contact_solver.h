@@ -31,11 +31,11 @@ using Vec6 = Eigen::Matrix<double, 6, 1>;
 
 struct ContactRows {
     int bodyA = -1, bodyB = -1;  // body indices, −1 for the ground
-    Vec6 J[3][2];                // row (normal, t1, t2) × side (A, B): entries on that body's 6 velocities
-    Vec6 MinvJ[3][2];            // M⁻¹Jᵀ on the same entries (free-body responses)
-    double friction = 0.0;       // μ
-    double target = 0.0;         // the normal row's bound (restitution, stabilisation, gap)
-    double compliance = 0.0;     // σ [m/(N·s)·s]: soft contact, 0 for rigid
+    Vec6 J[3][2];      // row (normal, t1, t2) × side (A, B): entries on that body's 6 velocities
+    Vec6 MinvJ[3][2];  // M⁻¹Jᵀ on the same entries (free-body responses)
+    double friction = 0.0;    // μ
+    double target = 0.0;      // the normal row's bound (restitution, stabilisation, gap)
+    double compliance = 0.0;  // σ [m/(N·s)·s]: soft contact, 0 for rigid
     double impulse[3] = {0.0, 0.0, 0.0};  // warm start in, solution out [N·s]
 };
 
@@ -49,8 +49,8 @@ struct ContactProblem {
 };
 
 struct ContactSolveReport {
-    int iterations = 0;      // PGS sweeps or Lemke pivots
-    double residual = 0.0;   // PGS: largest velocity change of the last sweep [m/s]
+    int iterations = 0;     // PGS sweeps or Lemke pivots
+    double residual = 0.0;  // PGS: largest velocity change of the last sweep [m/s]
     bool converged = true;
 };
 
@@ -59,7 +59,8 @@ double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v);
 
 // Projected Gauss–Seidel. `v` is the free velocity on entry, v⁺ on return; the impulses
 // start from the contacts' warm start (clamped to their limits).
-ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations, double tolerance);
+ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations,
+                            double tolerance);
 
 // Lemke's method on the dense LCP; fails (converged = false, impulses zero) on ray
 // termination or when it needs more pivots than its limit.
@@ -67,7 +68,8 @@ ContactSolveReport solveLemke(ContactProblem& problem, Eigen::VectorXd& v);
 
 // Lemke's complementary pivoting for w = M x + q, w ≥ 0, x ≥ 0, wᵀx = 0. Returns false when
 // it terminates on a ray (no solution found) or exceeds maxPivots.
-bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& x, int maxPivots, int* pivots = nullptr);
+bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& x, int maxPivots,
+           int* pivots = nullptr);
 
 // The closest point to p in the regular polygon with `facets` vertices at radius R, the first
 // on the x axis.

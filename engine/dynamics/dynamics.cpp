@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/forces/forces.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 
@@ -29,14 +30,16 @@ std::string constraintResidualText(const Model& model, int row, double value) {
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
             const int first = model.jointRowOffset[j];
             if (row < first + model.joints[j].rows) {
-                angle = model.joints[j].rowLabels[static_cast<std::size_t>(row - first)].rfind("perpendicular", 0) == 0;
+                angle = model.joints[j].rowLabels[static_cast<std::size_t>(row - first)].rfind(
+                            "perpendicular", 0) == 0;
                 break;
             }
         }
     } else if (const int d = row - model.jointRows; d < static_cast<int>(model.drivers.size())) {
         const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
-        angle = model.joints[static_cast<std::size_t>(driver.joint)].coordinates[static_cast<std::size_t>(
-                    driver.coordinate)] == JointAxis::Rotation;
+        angle =
+            model.joints[static_cast<std::size_t>(driver.joint)]
+                .coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
     }
     char text[48];
     std::snprintf(text, sizeof text, "%.3g %s", value, angle ? "rad" : "m");
@@ -47,8 +50,8 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     ws.Minv.resize(model.velocitySize());
     for (int b = 0; b < model.bodyCount(); ++b) {
         const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-        ws.Minv.segment<3>(6 * b).setConstant(1.0 / body.mass);
-        ws.Minv.segment<3>(6 * b + 3) = body.inertia.cwiseInverse();
+        layout::linear(ws.Minv, b).setConstant(1.0 / body.mass);
+        layout::angular(ws.Minv, b) = body.inertia.cwiseInverse();
     }
     computeBodyFrames(model, state.q, state.v, ws.frames);
     evaluateConstraints(model, state.t, ws.frames, ws.constraints);
@@ -64,40 +67,45 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     return {};
 }
 
-Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                             const Eigen::VectorXd& jointCoordinates, Workspace& ws) {
+Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                             Workspace& ws) {
     if (!q.allFinite() || !v.allFinite()) {
         for (int b = 0; b < model.bodyCount(); ++b)
-            if (!q.segment<7>(7 * b).allFinite() || !v.segment<6>(6 * b).allFinite())
-                return Status::failure("the state of part '" + model.bodies[static_cast<std::size_t>(b)].name +
+            if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
+                return Status::failure("the state of part '" +
+                                       model.bodies[static_cast<std::size_t>(b)].name +
                                        "' is not finite (NaN or infinity) at t = " + timeText(t));
     }
     computeBodyFrames(model, q, v, ws.frames);
-    const int badForce = computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
+    const int badForce =
+        computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
     if (badForce >= 0)
         return Status::failure("force '" + model.forces[static_cast<std::size_t>(badForce)].name +
                                "' is not finite (NaN or infinity) at t = " + timeText(t));
     if (!ws.g.allFinite()) {
         for (int b = 0; b < model.bodyCount(); ++b)
-            if (!ws.g.segment<6>(6 * b).allFinite())
+            if (!layout::twist(ws.g, b).allFinite())
                 return Status::failure("gravity or inertia forces on part '" +
-                                       model.bodies[static_cast<std::size_t>(b)].name + "' are not finite at t = " +
-                                       timeText(t));
+                                       model.bodies[static_cast<std::size_t>(b)].name +
+                                       "' are not finite at t = " + timeText(t));
     }
     return {};
 }
 
-Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            Workspace& ws, bool needGamma, bool framesCurrent) {
-    const bool reusable = ws.factored && ws.factoredTime == t && ws.factoredQ.size() == q.size() && ws.factoredQ == q;
+Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, Workspace& ws, bool needGamma,
+                            bool framesCurrent) {
+    const bool reusable =
+        ws.factored && ws.factoredTime == t && ws.factoredQ.size() == q.size() && ws.factoredQ == q;
     if (reusable && !needGamma) return {};
     if (!framesCurrent) computeBodyFrames(model, q, v, ws.frames);
     evaluateConstraints(model, t, ws.frames, ws.constraints, needGamma);
     if (!ws.constraints.gamma.allFinite()) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
             if (!std::isfinite(ws.constraints.gamma(r)))
-                return Status::failure(constraintRowName(model, static_cast<int>(r)) + " is not finite at t = " +
-                                       timeText(t));
+                return Status::failure(constraintRowName(model, static_cast<int>(r)) +
+                                       " is not finite at t = " + timeText(t));
     }
     if (reusable) return {};
     return factorizeEvaluated(model, t, q, ws);
@@ -132,14 +140,15 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
     out.vdot = ws.vdot;
     out.qdot.resize(q.size());
     for (int b = 0; b < model.bodyCount(); ++b) {
-        out.qdot.segment<3>(7 * b) = v.segment<3>(6 * b);
+        layout::position(out.qdot, b) = layout::linear(v, b);
         // ė = ½ e ⊗ (0, ω')
-        const double w = q(7 * b + 3), x = q(7 * b + 4), y = q(7 * b + 5), z = q(7 * b + 6);
-        const double wx = v(6 * b + 3), wy = v(6 * b + 4), wz = v(6 * b + 5);
-        out.qdot(7 * b + 3) = 0.5 * (-x * wx - y * wy - z * wz);
-        out.qdot(7 * b + 4) = 0.5 * (w * wx + y * wz - z * wy);
-        out.qdot(7 * b + 5) = 0.5 * (w * wy + z * wx - x * wz);
-        out.qdot(7 * b + 6) = 0.5 * (w * wz + x * wy - y * wx);
+        const auto e = layout::orientation(q, b);
+        const double w = e(0), x = e(1), y = e(2), z = e(3);
+        const auto omega = layout::angular(v, b);
+        const double wx = omega(0), wy = omega(1), wz = omega(2);
+        layout::orientation(out.qdot, b) << 0.5 * (-x * wx - y * wy - z * wz),
+            0.5 * (w * wx + y * wz - z * wy), 0.5 * (w * wy + z * wx - x * wz),
+            0.5 * (w * wz + x * wy - y * wx);
     }
     // Driver power: each driver row's generalised force −Jᵀλ times v, i.e. −λ ċ.
     out.driverPower = 0.0;
@@ -147,11 +156,13 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
     for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
         const int row = model.jointRows + d;
         double rate = 0.0;
-        for (SparseRowMatrix::InnerIterator it(Phi_q, row); it; ++it) rate += it.value() * v(it.col());
+        for (SparseRowMatrix::InnerIterator it(Phi_q, row); it; ++it)
+            rate += it.value() * v(it.col());
         out.driverPower -= ws.lambda(row) * rate;
     }
     out.dampingPower = ws.forceEnergies.dampingPower;
-    out.driverPower += ws.forceEnergies.actuatorPower;  // joint controllers put energy in like drivers
+    out.driverPower +=
+        ws.forceEnergies.actuatorPower;  // joint controllers put energy in like drivers
     return {};
 }
 

@@ -9,9 +9,9 @@
 
 #include <Eigen/Core>
 
+#include "engine/dynamics/workspace.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
-#include "engine/dynamics/workspace.h"
 
 namespace engine {
 
@@ -21,15 +21,17 @@ namespace engine {
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
 
 // Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
-Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                             const Eigen::VectorXd& jointCoordinates, Workspace& ws);
+Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                             Workspace& ws);
 
 // Full constraint evaluation at (t, q, v) in ws.constraints and the factorisation of S for
 // that Φq, reusing the workspace's factorisation when it already belongs to (t, q). With
 // needGamma false and a reusable factorisation, nothing is evaluated. `framesCurrent`: ws.frames
 // already hold the frames at (q, v).
-Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            Workspace& ws, bool needGamma, bool framesCurrent = false);
+Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, Workspace& ws, bool needGamma,
+                            bool framesCurrent = false);
 
 // The factorisation of S for the Φq already evaluated in ws.constraints at (t, q) (γ not
 // needed), recorded as the workspace's factorisation.

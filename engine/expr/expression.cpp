@@ -13,7 +13,9 @@ namespace {
 
 constexpr double kPiValue = 3.14159265358979323846;
 
-double degrees(double value) { return value * (kPiValue / 180.0); }
+double degrees(double value) {
+    return value * (kPiValue / 180.0);
+}
 
 double cubicStep(double x, double x0, double h0, double x1, double h1) {
     if (x <= x0) return h0;
@@ -136,11 +138,16 @@ double Expression::derivative(double t) const {
 double Expression::secondDerivative(double t) const {
     if (impl_->constant) return 0.0;
     const double h = 1e-3 * std::max(1.0, std::abs(t));
-    return (-eval(t - 2 * h) + 16.0 * eval(t - h) - 30.0 * eval(t) + 16.0 * eval(t + h) - eval(t + 2 * h)) /
+    return (-eval(t - 2 * h) + 16.0 * eval(t - h) - 30.0 * eval(t) + 16.0 * eval(t + h) -
+            eval(t + 2 * h)) /
            (12.0 * h * h);
 }
 
-const std::string& Expression::text() const { return impl_->text; }
-bool Expression::isConstant() const { return impl_->constant; }
+const std::string& Expression::text() const {
+    return impl_->text;
+}
+bool Expression::isConstant() const {
+    return impl_->constant;
+}
 
 }  // namespace engine

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -15,8 +16,8 @@ void addWrench(const std::vector<BodyFrame>& frames, int body, const Vec3& p, co
                const Vec3& T, Eigen::VectorXd& g) {
     if (body == kGround) return;
     const BodyFrame& f = frames[static_cast<std::size_t>(body)];
-    g.segment<3>(6 * body) += F;
-    g.segment<3>(6 * body + 3) += f.R.transpose() * (T + (p - f.r).cross(F));
+    layout::linear(g, body) += F;
+    layout::angular(g, body) += f.R.transpose() * (T + (p - f.r).cross(F));
 }
 
 // Small-angle rotation vector of frame I relative to frame J, in J's axes: the axis-angle of
@@ -28,14 +29,16 @@ Vec3 rotationVector(const Mat3& R_WJ, const Mat3& R_WI) {
 
 }  // namespace
 
-void applyForceElement(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
-                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets, Eigen::VectorXd& g,
-                       ForceEnergies& energies) {
+void applyForceElement(const Model& model, const ForceModel& force, double t,
+                       const std::vector<BodyFrame>& frames,
+                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
+                       Eigen::VectorXd& g, ForceEnergies& energies) {
     switch (force.type) {
     case ForceType::PointForce:
     case ForceType::PointTorque: {
         const MarkerFrame m = markerFrame(model, frames, force.markerI);
-        Vec3 value(force.components[0].eval(t), force.components[1].eval(t), force.components[2].eval(t));
+        Vec3 value(force.components[0].eval(t), force.components[1].eval(t),
+                   force.components[2].eval(t));
         if (force.inMarkerFrame) value = m.R * value;
         const int body = model.markers[static_cast<std::size_t>(force.markerI)].body;
         if (force.type == ForceType::PointForce)
@@ -55,8 +58,10 @@ void applyForceElement(const Model& model, const ForceModel& force, double t, co
         const double stretch = length - force.freeLength;
         const double tension = force.stiffness * stretch + force.damping * rate + force.preload;
         // Tension pulls I towards J and J towards I.
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, tension * u, Vec3::Zero(), g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p, -tension * u, Vec3::Zero(), g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p,
+                  tension * u, Vec3::Zero(), g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p,
+                  -tension * u, Vec3::Zero(), g);
         energies.elastic += 0.5 * force.stiffness * stretch * stretch + force.preload * stretch;
         energies.dampingPower += force.damping * rate * rate;
         break;
@@ -64,17 +69,20 @@ void applyForceElement(const Model& model, const ForceModel& force, double t, co
     case ForceType::RotationalSpringDamper: {
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         const ConstraintRow c = jointCoordinate(model, frames, force.joint, 0);
-        const double angle = unwindAngle(c.value, jointCoordinates.size() > 0
-                                                      ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
-                                                      : 0.0);
+        const double angle = unwindAngle(
+            c.value, jointCoordinates.size() > 0
+                         ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
+                         : 0.0);
         const double twist = angle - force.freeLength;
         const double torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
         // Torque on I about J's z axis, the opposite on J.
         const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
         const Vec3 T = torque * mj.R.col(2);
         const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
-        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerI)].body, mi.p, Vec3::Zero(), T, g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerJ)].body, mj.p, Vec3::Zero(), -T, g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerI)].body, mi.p,
+                  Vec3::Zero(), T, g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerJ)].body, mj.p,
+                  Vec3::Zero(), -T, g);
         energies.elastic += 0.5 * force.stiffness * twist * twist + force.preload * twist;
         energies.dampingPower += force.damping * c.rate * c.rate;
         break;
@@ -112,64 +120,75 @@ void applyForceElement(const Model& model, const ForceModel& force, double t, co
         const Vec3 xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
         const Vec3 theta = rotationVector(mj.R, mi.R);
         const Vec3 thetad = mj.R.transpose() * (mi.w - mj.w);
-        const Vec3 F_J = -(force.translationalStiffness.cwiseProduct(x) + force.translationalDamping.cwiseProduct(xd));
-        const Vec3 T_J = -(force.rotationalStiffness.cwiseProduct(theta) + force.rotationalDamping.cwiseProduct(thetad));
+        const Vec3 F_J = -(force.translationalStiffness.cwiseProduct(x) +
+                           force.translationalDamping.cwiseProduct(xd));
+        const Vec3 T_J = -(force.rotationalStiffness.cwiseProduct(theta) +
+                           force.rotationalDamping.cwiseProduct(thetad));
         const Vec3 F = mj.R * F_J, T = mj.R * T_J;
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, F, T, g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mi.p, -F, -T, g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, F, T,
+                  g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mi.p, -F, -T,
+                  g);
         energies.elastic += 0.5 * (x.dot(force.translationalStiffness.cwiseProduct(x)) +
-                                theta.dot(force.rotationalStiffness.cwiseProduct(theta)));
+                                   theta.dot(force.rotationalStiffness.cwiseProduct(theta)));
         energies.dampingPower += xd.dot(force.translationalDamping.cwiseProduct(xd)) +
-                              thetad.dot(force.rotationalDamping.cwiseProduct(thetad));
+                                 thetad.dot(force.rotationalDamping.cwiseProduct(thetad));
         break;
     }
     }
 }
 
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force) {
-    auto bodyOf = [&](int marker) { return marker < 0 ? kGround : model.markers[static_cast<std::size_t>(marker)].body; };
-    if (force.type == ForceType::RotationalSpringDamper || force.type == ForceType::JointController) {
+    auto bodyOf = [&](int marker) {
+        return marker < 0 ? kGround : model.markers[static_cast<std::size_t>(marker)].body;
+    };
+    if (force.type == ForceType::RotationalSpringDamper ||
+        force.type == ForceType::JointController) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         return {bodyOf(joint.markerI), bodyOf(joint.markerJ)};
     }
     return {bodyOf(force.markerI), bodyOf(force.markerJ)};
 }
 
-double controllerEffort(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
-                        double lastValue, double* rate) {
+double controllerEffort(const Model& model, const ForceModel& force, double t,
+                        const std::vector<BodyFrame>& frames, double lastValue, double* rate) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
     const ConstraintRow c = jointCoordinate(model, frames, force.joint, force.coordinate);
-    const double q = joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation
-                         ? unwindAngle(c.value, lastValue)
-                         : c.value;
+    const double q =
+        joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation
+            ? unwindAngle(c.value, lastValue)
+            : c.value;
     const Expression& target = force.components[0];
-    double effort = force.stiffness * (target.eval(t) - q) + force.damping * (target.derivative(t) - c.rate);
+    double effort =
+        force.stiffness * (target.eval(t) - q) + force.damping * (target.derivative(t) - c.rate);
     if (force.maxEffort > 0.0) effort = std::clamp(effort, -force.maxEffort, force.maxEffort);
     if (rate) *rate = c.rate;
     return effort;
 }
 
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
-                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                          Eigen::VectorXd& g, ForceEnergies* energies) {
+                         const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                         Eigen::VectorXd& g, ForceEnergies* energies) {
     g.setZero(model.velocitySize());
     ForceEnergies local;
 
     // Gravity and the gyroscopic term, per body.
     for (int b = 0; b < model.bodyCount(); ++b) {
         const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-        const Vec3 w = v.segment<3>(6 * b + 3);
-        g.segment<3>(6 * b) += body.mass * model.gravity;
-        g.segment<3>(6 * b + 3) -= w.cross(body.inertia.cwiseProduct(w));
+        const Vec3 w = layout::angular(v, b);
+        layout::linear(g, b) += body.mass * model.gravity;
+        layout::angular(g, b) -= w.cross(body.inertia.cwiseProduct(w));
     }
 
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     int nonFinite = -1;
     for (std::size_t index = 0; index < model.forces.size(); ++index) {
         if (nonFinite < 0 && !g.allFinite()) nonFinite = static_cast<int>(index) - 1;
-        applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g, local);
+        applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g,
+                          local);
     }
-    if (nonFinite < 0 && !g.allFinite() && !model.forces.empty()) nonFinite = static_cast<int>(model.forces.size()) - 1;
+    if (nonFinite < 0 && !g.allFinite() && !model.forces.empty())
+        nonFinite = static_cast<int>(model.forces.size()) - 1;
     if (energies) *energies = local;
     return nonFinite;
 }

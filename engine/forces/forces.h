@@ -17,30 +17,32 @@ namespace engine {
 struct Model;
 
 struct ForceEnergies {
-    double elastic = 0.0;         // potential energy stored in springs and bushings [J]
-    double dampingPower = 0.0;    // power dissipated by dampers (≥ 0) [W]
-    double actuatorPower = 0.0;   // power put in by joint controllers [W]
+    double elastic = 0.0;        // potential energy stored in springs and bushings [J]
+    double dampingPower = 0.0;   // power dissipated by dampers (≥ 0) [W]
+    double actuatorPower = 0.0;  // power put in by joint controllers [W]
 };
 
 // `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind
 // spring angles past ±π. Returns the index of the first force element whose force is not
 // finite (NaN or infinity), or −1.
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
-                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                          Eigen::VectorXd& g, ForceEnergies* energies = nullptr);
+                         const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
+                         Eigen::VectorXd& g, ForceEnergies* energies = nullptr);
 
 struct ForceModel;
 
 // One force element's contribution, added to g (and its energy terms to `energies`).
 // `offsets` = jointCoordinateOffsets(model).
-void applyForceElement(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
-                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets, Eigen::VectorXd& g,
-                       ForceEnergies& energies);
+void applyForceElement(const Model& model, const ForceModel& force, double t,
+                       const std::vector<BodyFrame>& frames,
+                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
+                       Eigen::VectorXd& g, ForceEnergies& energies);
 
 // A joint controller's effort at this instant: kp (target − q) + kd (target' − q̇), limited to
 // ±maxEffort; an angle q is unwound from `lastValue`. Its coordinate's rate goes to `rate`.
-double controllerEffort(const Model& model, const ForceModel& force, double t, const std::vector<BodyFrame>& frames,
-                        double lastValue, double* rate = nullptr);
+double controllerEffort(const Model& model, const ForceModel& force, double t,
+                        const std::vector<BodyFrame>& frames, double lastValue,
+                        double* rate = nullptr);
 
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);

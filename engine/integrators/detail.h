@@ -20,7 +20,7 @@ inline void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
     Quat dq = Quat::Identity();
     if (angle > 0.0) dq = Quat(Eigen::AngleAxisd(angle, theta / angle));
     const Quat e = (bodyOrientation(q, b) * dq).normalized();
-    q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
+    layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
 }
 
 // Whether any driver prescribes an acceleration (its step target needs γ at the step start).
@@ -30,15 +30,15 @@ inline bool hasAccelerationDrivers(const Model& model) {
 }
 
 inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
-    for (int b = 0; b < model.bodyCount(); ++b) q.segment<4>(7 * b + 3).normalize();
+    for (int b = 0; b < model.bodyCount(); ++b) layout::orientation(q, b).normalize();
 }
 
 // q ⊕ Δ: positions by addition, orientations by the exponential map of the body-axes
 // rotation vector Δ(3..5).
 inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& delta) {
     for (int b = 0; b < model.bodyCount(); ++b) {
-        q.segment<3>(7 * b) += delta.segment<3>(6 * b);
-        rotateBody(q, b, delta.segment<3>(6 * b + 3));
+        layout::position(q, b) += layout::linear(delta, b);
+        rotateBody(q, b, layout::angular(delta, b));
     }
 }
 
@@ -48,20 +48,22 @@ std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
 }  // namespace engine::detail
 
 #include "engine/integrators/integrator.h"
+#include "engine/model/layout.h"
 
 namespace engine::detail {
 
 // The end of a step of size h from q0 with velocity v: q = q0 ⊕ h v (unit quaternions), and
 // the body frames there (world angular velocities from v).
-void stepPositions(const Model& model, double h, const Eigen::VectorXd& q0, const Eigen::VectorXd& v,
-                   Eigen::VectorXd& q, std::vector<BodyFrame>& frames);
+void stepPositions(const Model& model, double h, const Eigen::VectorXd& q0,
+                   const Eigen::VectorXd& v, Eigen::VectorXd& q, std::vector<BodyFrame>& frames);
 
 // Residuals, in velocity units, of every constraint row at the end of a step of size h that
 // starts at q0 with velocity v: position rows Φ(q0 ⊕ h v, t1) / h, velocity rows J0 v − ν(t1),
 // acceleration rows J0 v − accelerationTarget. The end positions are left in `q`. Returns the
 // largest residual in position units (h |r|).
-double stepResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0, const Eigen::VectorXd& v,
-                     const SparseRowMatrix& J0, const std::vector<MotionLevel>& level,
+double stepResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
+                     const Eigen::VectorXd& v, const SparseRowMatrix& J0,
+                     const std::vector<MotionLevel>& level,
                      const Eigen::VectorXd& accelerationTarget, Workspace& ws, Eigen::VectorXd& q,
                      Eigen::VectorXd& residual);
 
@@ -81,7 +83,7 @@ void addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::V
 // recorded frame reproduces the original. Where no body turns fast nothing changes.
 class FixedStepIntegrator : public Integrator {
 public:
-    static constexpr double kMaxTurn = 0.1;    // rad per (sub)step
+    static constexpr double kMaxTurn = 0.1;  // rad per (sub)step
     static constexpr int kMaxSubsteps = 1024;
 
     explicit FixedStepIntegrator(double stepSize) : stepSize_(stepSize) {}
@@ -125,7 +127,7 @@ private:
     static int substepsFor(const Model& model, const State& state, double h) {
         double fastest = 0.0;
         for (int b = 0; b < model.bodyCount(); ++b)
-            fastest = std::max(fastest, state.v.segment<3>(6 * b + 3).norm());
+            fastest = std::max(fastest, layout::angular(state.v, b).norm());
         int n = 1;
         while (n < kMaxSubsteps && fastest * h > kMaxTurn * n) n *= 2;
         return n;

@@ -22,6 +22,7 @@
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 namespace {
@@ -38,7 +39,9 @@ private:
 
         // Forces and constraint rows at the start of the step.
         ++stats_.evaluations;
-        if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
+        if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates, ws);
+            !s.ok)
+            return s;
         const Eigen::VectorXd g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
@@ -54,14 +57,16 @@ private:
         Eigen::VectorXd Kv = Eigen::VectorXd::Zero(n);
         for (int b = 0; b < model.bodyCount(); ++b) {
             const Vec3 J = model.bodies[static_cast<std::size_t>(b)].inertia;
-            const Vec3 w = v0.segment<3>(6 * b + 3);
+            const Vec3 w = layout::angular(v0, b);
             // ∂(−ω × Jω)/∂ω = −[ω]× J + [Jω]×
             const Mat3 Dgyro = -skew(w) * J.asDiagonal().toDenseMatrix() + skew(J.cwiseProduct(w));
             for (int r = 0; r < 3; ++r) {
-                triplets.emplace_back(6 * b + r, 6 * b + r, 1.0 / ws.Minv(6 * b + r));
+                const Eigen::Index at = layout::velocityIndex(b) + r, angular = at + 3;
+                triplets.emplace_back(at, at, 1.0 / ws.Minv(at));
                 for (int c = 0; c < 3; ++c)
-                    triplets.emplace_back(6 * b + 3 + r, 6 * b + 3 + c,
-                                          (r == c ? 1.0 / ws.Minv(6 * b + 3 + r) : 0.0) - h * Dgyro(r, c));
+                    triplets.emplace_back(
+                        angular, layout::velocityIndex(b) + 3 + c,
+                        (r == c ? 1.0 / ws.Minv(angular) : 0.0) - h * Dgyro(r, c));
             }
         }
         const std::vector<int> offsets = jointCoordinateOffsets(model);
@@ -73,38 +78,44 @@ private:
         for (const ForceModel& force : model.forces) {
             std::vector<int> bodies;
             for (int b : forceElementBodies(model, force))
-                if (b != kGround && std::find(bodies.begin(), bodies.end(), b) == bodies.end()) bodies.push_back(b);
+                if (b != kGround && std::find(bodies.begin(), bodies.end(), b) == bodies.end())
+                    bodies.push_back(b);
             // The element's generalised force on its bodies (12 numbers at most).
             auto evaluate = [&] {
-                for (int b : bodies) g.segment<6>(6 * b).setZero();
-                applyForceElement(model, force, state.t, frames, state.jointCoordinates, offsets, g, scratch);
-                Eigen::VectorXd out(6 * bodies.size());
-                for (std::size_t k = 0; k < bodies.size(); ++k) out.segment<6>(6 * static_cast<Eigen::Index>(k)) = g.segment<6>(6 * bodies[k]);
+                for (int b : bodies) layout::twist(g, b).setZero();
+                applyForceElement(model, force, state.t, frames, state.jointCoordinates, offsets, g,
+                                  scratch);
+                Eigen::VectorXd out(layout::kVelocitiesPerBody *
+                                    static_cast<Eigen::Index>(bodies.size()));
+                for (std::size_t k = 0; k < bodies.size(); ++k)
+                    layout::twist(out, static_cast<int>(k)) = layout::twist(g, bodies[k]);
                 return out;
             };
             const Eigen::VectorXd base = evaluate();
             for (int a : bodies) {
                 const BodyFrame saved = frames[static_cast<std::size_t>(a)];
-                for (int c = 0; c < 6; ++c) {
+                for (int c = 0; c < layout::kVelocitiesPerBody; ++c) {
                     // ∂/∂q: move body a by ε along coordinate c (position, or body-axes rotation).
                     Eigen::VectorXd q = q0;
-                    if (c < 3) q(7 * a + c) += eps;
-                    else detail::rotateBody(q, a, eps * Vec3::Unit(c - 3));
+                    if (c < 3)
+                        layout::position(q, a)(c) += eps;
+                    else
+                        detail::rotateBody(q, a, eps * Vec3::Unit(c - 3));
                     frames[static_cast<std::size_t>(a)] = bodyFrame(q, v0, a);
                     const Eigen::VectorXd Kcol = (evaluate() - base) / eps;
                     // ∂/∂v
                     Eigen::VectorXd v = v0;
-                    const double epsV = eps * std::max(1.0, std::abs(v0(6 * a + c)));
-                    v(6 * a + c) += epsV;
+                    const double epsV = eps * std::max(1.0, std::abs(layout::twist(v0, a)(c)));
+                    layout::twist(v, a)(c) += epsV;
                     frames[static_cast<std::size_t>(a)] = bodyFrame(q0, v, a);
                     const Eigen::VectorXd Dcol = (evaluate() - base) / epsV;
                     frames[static_cast<std::size_t>(a)] = saved;
                     stats_.evaluations += 2;
-                    const int column = 6 * a + c;
+                    const Eigen::Index column = layout::velocityIndex(a) + c;
                     for (std::size_t k = 0; k < bodies.size(); ++k)
-                        for (int r = 0; r < 6; ++r) {
-                            const Eigen::Index i = 6 * static_cast<Eigen::Index>(k) + r;
-                            const int row = 6 * bodies[k] + r;
+                        for (int r = 0; r < layout::kVelocitiesPerBody; ++r) {
+                            const Eigen::Index i = layout::velocityIndex(static_cast<int>(k)) + r;
+                            const Eigen::Index row = layout::velocityIndex(bodies[k]) + r;
                             Kv(row) += Kcol(i) * v0(column);
                             const double value = -h * Dcol(i) - h * h * Kcol(i);
                             if (value != 0.0) triplets.emplace_back(row, column, value);
@@ -114,7 +125,9 @@ private:
         }
         // The constraint blocks of the saddle-point matrix (active rows only).
         for (int k = 0; k < na; ++k)
-            for (SparseRowMatrix::InnerIterator it(start.Phi_q, active[static_cast<std::size_t>(k)]); it; ++it) {
+            for (SparseRowMatrix::InnerIterator it(start.Phi_q,
+                                                   active[static_cast<std::size_t>(k)]);
+                 it; ++it) {
                 triplets.emplace_back(n + k, static_cast<int>(it.col()), it.value());
                 triplets.emplace_back(static_cast<int>(it.col()), n + k, it.value());
             }
@@ -124,7 +137,8 @@ private:
         Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
         lu.compute(kkt);
         if (lu.info() != Eigen::Success)
-            return Status::failure("the implicit step's linear system is singular at t = " + timeText(state.t));
+            return Status::failure("the implicit step's linear system is singular at t = " +
+                                   timeText(state.t));
 
         // Iterations: the first carries the force terms, all drive the row residuals to zero.
         const int rows = model.constraintRows();
@@ -132,19 +146,22 @@ private:
         Eigen::VectorXd v = v0, q = q0, residual(rows), rhs(n + na);
         Eigen::VectorXd impulse = Eigen::VectorXd::Zero(rows);
         for (int iteration = 0;; ++iteration) {
-            const double worst =
-                detail::stepResiduals(model, h, t1, q0, v, start.Phi_q, start.level, accelerationTarget, ws, q, residual);
+            const double worst = detail::stepResiduals(
+                model, h, t1, q0, v, start.Phi_q, start.level, accelerationTarget, ws, q, residual);
             if (iteration > 0 && worst <= model.settings.projectionTolerance) break;
             if (iteration > 4 * model.settings.maxProjectionIterations)
                 return Status::failure("the implicit step did not converge at t = " + timeText(t1));
             rhs.setZero();
             if (iteration == 0) rhs.head(n) = h * g0 + h * h * Kv;
-            for (int k = 0; k < na; ++k) rhs(n + k) = -residual(active[static_cast<std::size_t>(k)]);
+            for (int k = 0; k < na; ++k)
+                rhs(n + k) = -residual(active[static_cast<std::size_t>(k)]);
             const Eigen::VectorXd solution = lu.solve(rhs);
             if (!solution.allFinite())
-                return Status::failure("the implicit step produced a non-finite velocity at t = " + timeText(t1));
+                return Status::failure("the implicit step produced a non-finite velocity at t = " +
+                                       timeText(t1));
             v += solution.head(n);
-            for (int k = 0; k < na; ++k) impulse(active[static_cast<std::size_t>(k)]) += solution(n + k);
+            for (int k = 0; k < na; ++k)
+                impulse(active[static_cast<std::size_t>(k)]) += solution(n + k);
         }
 
         state.q = q;

@@ -8,6 +8,7 @@
 #include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 namespace {
@@ -60,7 +61,9 @@ Status flatDerivative(const Model& model, const Flat& flat, double t, const Eige
         projected.v = v;
         // Tighter than the scene asks (see kStageTolerance): a stage's gap reaches the
         // multipliers divided by the squared angle between rows that nearly depend.
-        if (Status s = projectState(model, projected, ws, nullptr, kStageTolerance * model.settings.projectionTolerance); !s.ok)
+        if (Status s = projectState(model, projected, ws, nullptr,
+                                    kStageTolerance * model.settings.projectionTolerance);
+            !s.ok)
             return s;
         q = projected.q;
         v = projected.v;
@@ -68,8 +71,7 @@ Status flatDerivative(const Model& model, const Flat& flat, double t, const Eige
     }
     StateDerivative d;
     ++stats.evaluations;
-    if (Status s = stateDerivative(model, t, q, v, *coordinates, ws, d); !s.ok)
-        return s;
+    if (Status s = stateDerivative(model, t, q, v, *coordinates, ws, d); !s.ok) return s;
     dy.resize(y.size());
     dy << d.qdot, d.vdot, d.driverPower, d.dampingPower;
     return {};
@@ -93,8 +95,8 @@ private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         // The step's vectors live in the integrator: no allocation per step.
-        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &g0 = g0_, &v = v_, &q = q_, &residual = residual_, &dv = dv_,
-                        &impulse = impulse_, &mu = mu_;
+        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &g0 = g0_, &v = v_, &q = q_, &residual = residual_,
+                        &dv = dv_, &impulse = impulse_, &mu = mu_;
         q0 = state.q;
         v0 = state.v;
         const int rows = model.constraintRows();
@@ -109,7 +111,8 @@ private:
         g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
-        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true); !s.ok)
+        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true);
+            !s.ok)
             return s;
         // Φq(qₙ) as factored (the solver's copy: a full evaluation in the loop below writes
         // the workspace's).
@@ -167,7 +170,8 @@ private:
         // joints' gaps, measured as the projection measures them (a point pair by its
         // distance), are within the tolerance, only the velocities are projected.
         if (!full) normaliseQuaternions(model, state.q);
-        if (rows == 0 || maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
+        if (rows == 0 ||
+            maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
             return projectState(model, state, ws, nullptr);
         if (full) {
             if (Status s = factorizeEvaluated(model, t1, state.q, ws); !s.ok) return s;
@@ -181,12 +185,14 @@ private:
     static constexpr double kFuseMargin = 1.0;
 
     static bool allPositionRows(const std::vector<MotionLevel>& level) {
-        return std::all_of(level.begin(), level.end(), [](MotionLevel l) { return l == MotionLevel::Position; });
+        return std::all_of(level.begin(), level.end(),
+                           [](MotionLevel l) { return l == MotionLevel::Position; });
     }
 
     // stepResiduals for position rows, with Φq evaluated at the end positions as well.
     static double fullResiduals(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
-                                const Eigen::VectorXd& v, Workspace& ws, Eigen::VectorXd& q, Eigen::VectorXd& residual) {
+                                const Eigen::VectorXd& v, Workspace& ws, Eigen::VectorXd& q,
+                                Eigen::VectorXd& residual) {
         detail::stepPositions(model, h, q0, v, q, ws.frames);
         ws.factored = false;  // ws.constraints no longer holds the factored Φq
         evaluateConstraints(model, t1, ws.frames, ws.constraints, false);
@@ -213,20 +219,26 @@ private:
         const bool onManifold = ws.solver.nearSingular();
         if (onManifold) {
             ++stats_.projectedSteps;
-            if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_, true); !s.ok) return s;
+            if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_, true); !s.ok)
+                return s;
         }
-        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2, stats_, onManifold);
+        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k1, state, ws, k2,
+                                      stats_, onManifold);
             !s.ok)
             return s;
-        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3, stats_, onManifold);
+        if (Status s = flatDerivative(model, flat, t + 0.5 * h, y + 0.5 * h * k2, state, ws, k3,
+                                      stats_, onManifold);
             !s.ok)
             return s;
-        if (Status s = flatDerivative(model, flat, t + h, y + h * k3, state, ws, k4, stats_, onManifold); !s.ok)
+        if (Status s =
+                flatDerivative(model, flat, t + h, y + h * k3, state, ws, k4, stats_, onManifold);
+            !s.ok)
             return s;
         flat.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
         state.t = t + h;
-        return projectState(model, state, ws, &stats_.projectionIterations,
-                            onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
+        return projectState(
+            model, state, ws, &stats_.projectionIterations,
+            onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
     }
 };
 
@@ -249,7 +261,9 @@ private:
 class DormandPrince45 final : public Integrator {
 public:
     DormandPrince45(double maxStep, double rtol, double atol)
-        : maxStep_(maxStep > 0.0 ? maxStep : std::numeric_limits<double>::infinity()), rtol_(rtol), atol_(atol) {}
+        : maxStep_(maxStep > 0.0 ? maxStep : std::numeric_limits<double>::infinity()),
+          rtol_(rtol),
+          atol_(atol) {}
 
     void reset() override {
         step_.valid = false;
@@ -278,7 +292,8 @@ public:
         long windowSteps = stats_.steps + stats_.rejected;
         double windowStart = start.t;
         bool cached = step_.valid && step_.start.t == start.t &&
-                      (step_.proposal == proposal || step_.h == proposal) && sameVector(step_.y0, flat_.pack(start));
+                      (step_.proposal == proposal || step_.h == proposal) &&
+                      sameVector(step_.y0, flat_.pack(start));
         for (;;) {
             if (!cached) {
                 // Steps so small that the run cannot go on in any reasonable time: a stall,
@@ -291,9 +306,9 @@ public:
                         return Status::failure(
                             "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
                             std::to_string(window) + " steps (the last of " + timeText(last) +
-                            ") advanced the run by " + timeText(start.t - windowStart) + " on the way from t = " +
-                            timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
-                            underflowCause(model, start.t, worst_) + ")");
+                            ") advanced the run by " + timeText(start.t - windowStart) +
+                            " on the way from t = " + timeText(tStart) + " to t = " +
+                            timeText(tEnd) + " (" + underflowCause(model, start.t, worst_) + ")");
                     }
                     windowSteps = stats_.steps + stats_.rejected;
                     windowStart = start.t;
@@ -319,15 +334,18 @@ public:
         const double theta = (tEnd - step_.start.t) / step_.h;
         const double theta1 = 1.0 - theta;
         const Eigen::VectorXd y =
-            step_.r[0] + theta * (step_.r[1] + theta1 * (step_.r[2] + theta * (step_.r[3] + theta1 * step_.r[4])));
+            step_.r[0] +
+            theta *
+                (step_.r[1] + theta1 * (step_.r[2] + theta * (step_.r[3] + theta1 * step_.r[4])));
         flat_.unpack(y, state);
         state.jointCoordinates = step_.start.jointCoordinates;  // unwound within one step
         state.t = tEnd;
         state.stepStart = step_.start.t;
         state.stepOrigin = step_.y0;
         state.stepHint = step_.h;
-        return projectState(model, state, ws, &stats_.projectionIterations,
-                            step_.onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
+        return projectState(
+            model, state, ws, &stats_.projectionIterations,
+            step_.onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
     }
 
 private:
@@ -354,8 +372,8 @@ private:
             }
         }
         const Eigen::Index n = flat_.nq;
-        const int body =
-            worst < n ? static_cast<int>(worst / 7) : static_cast<int>((worst - n) / 6);
+        const int body = worst < n ? static_cast<int>(worst / layout::kPositionsPerBody)
+                                   : static_cast<int>((worst - n) / layout::kVelocitiesPerBody);
         if (body >= 0 && body < model.bodyCount())
             return "the motion of part '" + model.bodies[static_cast<std::size_t>(body)].name +
                    "' changes too fast to follow: stiff or discontinuous forces on it?";
@@ -383,12 +401,14 @@ private:
                                         11.0 / 84 - 187.0 / 2100,
                                         -1.0 / 40};
         // Dense output weights (Hairer's CONTD5).
-        static constexpr double d[7] = {-12715105075.0 / 11282082432.0, 0.0,
-                                        87487479700.0 / 32700410799.0, -10690763975.0 / 1880347072.0,
-                                        701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
-                                        69997945.0 / 29380423.0};
+        static constexpr double d[7] = {
+            -12715105075.0 / 11282082432.0,  0.0,
+            87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
+            701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+            69997945.0 / 29380423.0};
         Workspace& w = stepWs_;
-        auto f = [&](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy, bool onManifold = false) {
+        auto f = [&](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy,
+                     bool onManifold = false) {
             return flatDerivative(model, flat_, t, y, start, w, dy, stats_, onManifold);
         };
         const double t = start.t;
@@ -409,14 +429,15 @@ private:
         // ±π from one step to the next (and an output from the step it lies in).
         double fastest = 0.0;
         for (int b = 0; b < model.bodyCount(); ++b)
-            fastest = std::max(fastest, start.v.segment<3>(6 * b + 3).norm());
+            fastest = std::max(fastest, layout::angular(start.v, b).norm());
         const double largest = std::min(maxStep_, fastest > 0.0 ? kMaxTurn / fastest : maxStep_);
         double hTry = proposal;
         for (int attempt = 0;; ++attempt) {
             const double h = std::min(hTry, largest);
             if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
-                return Status::failure("the adaptive integrator could not meet its tolerance at t = " + timeText(t) +
-                                       " (step size underflow: " + underflowCause(model, t, worst_) + ")");
+                return Status::failure(
+                    "the adaptive integrator could not meet its tolerance at t = " + timeText(t) +
+                    " (step size underflow: " + underflowCause(model, t, worst_) + ")");
             Eigen::VectorXd yNew;
             bool evaluated = true;
             for (int stage = 1; stage < 7 && evaluated; ++stage) {
@@ -446,7 +467,8 @@ private:
                 atol_ + rtol_ * y.head(n).cwiseAbs().array().max(yNew.head(n).cwiseAbs().array());
             const double norm = std::sqrt((err.head(n).array() / scale).square().mean());
             (err.head(n).array() / scale).abs().maxCoeff(&worst_);  // for the diagnosis
-            const double factor = norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
+            const double factor =
+                norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
             if (!(norm <= 1.0 && yNew.allFinite())) {
                 ++stats_.rejected;
                 hTry = h * std::min(factor, 0.5);
@@ -467,8 +489,9 @@ private:
             step_.end = start;
             flat_.unpack(yNew, step_.end);
             step_.end.t = t + h;
-            if (Status s = projectState(model, step_.end, w, &stats_.projectionIterations,
-                                        onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
+            if (Status s = projectState(
+                    model, step_.end, w, &stats_.projectionIterations,
+                    onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
                 !s.ok)
                 return s;
             step_.valid = true;
@@ -478,8 +501,9 @@ private:
 
     // Whether the state names the step that holds it (see State::stepOrigin).
     bool hasStepOrigin(const State& s) const {
-        return s.stepOrigin.size() == flat_.nq + flat_.nv + 2 && s.stepHint > 0.0 && s.stepStart <= s.t &&
-               s.t <= s.stepStart + s.stepHint * (1.0 + 1e-9) && s.stepOrigin.allFinite();
+        return s.stepOrigin.size() == flat_.nq + flat_.nv + 2 && s.stepHint > 0.0 &&
+               s.stepStart <= s.t && s.t <= s.stepStart + s.stepHint * (1.0 + 1e-9) &&
+               s.stepOrigin.allFinite();
     }
 
     static bool sameVector(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
@@ -532,7 +556,8 @@ void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
     updateJointCoordinatesFromFrames(model, state, ws);
 }
 
-Status projectState(const Model& model, State& state, Workspace& ws, int* iterations, double tolerance) {
+Status projectState(const Model& model, State& state, Workspace& ws, int* iterations,
+                    double tolerance) {
     normaliseQuaternions(model, state.q);
     const SolverSettings& settings = model.settings;
     if (model.constraintRows() > 0) {
@@ -576,7 +601,8 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             // residual needs. Next to a singular position a row dropped as dependent is only
             // nearly so and its gap does not close: from then on, regularised steps over
             // every row (kkt_solver.h).
-            if (k >= 1 && worst > 0.1 * previous && ws.solver.rank() < model.constraintRows()) regularised = true;
+            if (k >= 1 && worst > 0.1 * previous && ws.solver.rank() < model.constraintRows())
+                regularised = true;
             previous = worst;
             if (regularised)
                 ws.solver.projectRegularized(residual, delta);
@@ -618,12 +644,16 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws) {
             for (Eigen::Index r = 0; r < A.outerSize(); ++r) {
                 double sum = -ws.constraints.nu(r), terms = std::abs(ws.constraints.nu(r));
                 for (int p = starts[r]; p < starts[r + 1]; p += 6) {
-                    const Vec6 term = Eigen::Map<const Vec6>(values + p).cwiseProduct(state.v.segment<6>(columns[p]));
+                    const Vec6 term = Eigen::Map<const Vec6>(values + p)
+                                          .cwiseProduct(state.v.segment<6>(columns[p]));
                     sum += term.sum();
                     terms += term.cwiseAbs().sum();
                 }
                 scale = std::max(scale, terms);
-                residual(r) = ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration ? 0.0 : sum;
+                residual(r) =
+                    ws.constraints.level[static_cast<std::size_t>(r)] == MotionLevel::Acceleration
+                        ? 0.0
+                        : sum;
             }
             return scale;
         };
@@ -648,20 +678,21 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws) {
     return {};
 }
 
-void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& q0, const Eigen::VectorXd& v,
-                           Eigen::VectorXd& q, std::vector<BodyFrame>& frames) {
+void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& q0,
+                           const Eigen::VectorXd& v, Eigen::VectorXd& q,
+                           std::vector<BodyFrame>& frames) {
     const int n = model.bodyCount();
     q.resize(q0.size());
     frames.resize(static_cast<std::size_t>(n));
     for (int b = 0; b < n; ++b) {
         BodyFrame& f = frames[static_cast<std::size_t>(b)];
-        f.v = v.segment<3>(6 * b);
-        f.r = q0.segment<3>(7 * b) + h * f.v;
-        q.segment<3>(7 * b) = f.r;
+        f.v = layout::linear(v, b);
+        f.r = layout::position(q0, b) + h * f.v;
+        layout::position(q, b) = f.r;
         // exp(½ θ') = (cos a, sin(a)/a · ½θ'), a = |½θ'|: by their Taylor series to the a⁸
         // term below a = 0.05 (a step turning a body by at most 0.1 rad, as the fixed-step
         // methods' substeps keep it: truncation below 1e-19), else from sin and cos.
-        const Vec3 omega = v.segment<3>(6 * b + 3);
+        const Vec3 omega = layout::angular(v, b);
         const Vec3 half = 0.5 * h * omega;
         const double a2 = half.squaredNorm();
         double c, sinc;
@@ -673,8 +704,10 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
             c = std::cos(a);
             sinc = std::sin(a) / a;
         }
-        const Quat e = (bodyOrientation(q0, b) * Quat(c, sinc * half.x(), sinc * half.y(), sinc * half.z())).normalized();
-        q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
+        const Quat e =
+            (bodyOrientation(q0, b) * Quat(c, sinc * half.x(), sinc * half.y(), sinc * half.z()))
+                .normalized();
+        layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
         f.R = e.toRotationMatrix();
         f.w.noalias() = f.R * omega;
     }

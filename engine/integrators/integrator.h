@@ -23,11 +23,11 @@
 namespace engine {
 
 struct IntegratorStatistics {
-    long steps = 0;      // accepted steps
-    long rejected = 0;   // rejected (adaptive only)
+    long steps = 0;       // accepted steps
+    long rejected = 0;    // rejected (adaptive only)
     long subdivided = 0;  // fixed steps taken as substeps (fast rotation, or a retry)
-    long retried = 0;     // retries of fixed steps in more substeps (a step refined to 1024 counts 10)
-    long evaluations = 0;  // derivative evaluations (KKT solves)
+    long retried = 0;  // retries of fixed steps in more substeps (a step refined to 1024 counts 10)
+    long evaluations = 0;     // derivative evaluations (KKT solves)
     long projectedSteps = 0;  // Runge–Kutta steps next to a singular position, stages projected
     int projectionIterations = 0;  // Newton iterations of the last position projection
 };

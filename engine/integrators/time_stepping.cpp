@@ -19,6 +19,7 @@
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
 #include "engine/integrators/detail.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 namespace {
@@ -34,7 +35,6 @@ Vec3 tangentOf(const Vec3& n, const Vec3& relativeVelocity = Vec3::Zero()) {
     const Vec3 helper = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : Vec3::UnitY();
     return n.cross(helper).normalized();
 }
-
 
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
@@ -52,7 +52,9 @@ private:
         const bool accelerationRows = detail::hasAccelerationDrivers(model);
 
         ++stats_.evaluations;
-        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws); !s.ok) return s;
+        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws);
+            !s.ok)
+            return s;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
         Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(ws.g);
@@ -61,18 +63,27 @@ private:
         SparseRowMatrix J0;
         Eigen::VectorXd b;
         if (rows > 0) {
-            if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true); !s.ok) return s;
+            if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true);
+                !s.ok)
+                return s;
             J0 = ws.constraints.Phi_q;
             const std::vector<MotionLevel> level = ws.constraints.level;
             const Eigen::VectorXd accelerationTarget =
-                accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma) : Eigen::VectorXd();
+                accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma)
+                                 : Eigen::VectorXd();
             evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);  // frames are at qₙ
             b.resize(rows);
             for (int r = 0; r < rows; ++r) {
                 switch (level[static_cast<std::size_t>(r)]) {
-                case MotionLevel::Position: b(r) = -ws.constraints.Phi(r) / h; break;
-                case MotionLevel::Velocity: b(r) = ws.constraints.nu(r); break;
-                case MotionLevel::Acceleration: b(r) = accelerationTarget(r); break;
+                case MotionLevel::Position:
+                    b(r) = -ws.constraints.Phi(r) / h;
+                    break;
+                case MotionLevel::Velocity:
+                    b(r) = ws.constraints.nu(r);
+                    break;
+                case MotionLevel::Acceleration:
+                    b(r) = accelerationTarget(r);
+                    break;
                 }
             }
             Eigen::VectorXd dv;
@@ -86,7 +97,8 @@ private:
         contact::ContactProblem problem;
         std::vector<contact::ContactPoint> points;
         if (model.contact.enabled) {
-            if (Status s = buildContactProblem(model, q0, v0, h, ws, problem, points); !s.ok) return s;
+            if (Status s = buildContactProblem(model, q0, v0, h, ws, problem, points); !s.ok)
+                return s;
             if (rows > 0 && !problem.contacts.empty()) projectResponses(model, J0, ws, problem);
             const ContactSettings& settings = model.contact.settings;
             const contact::ContactSolveReport report =
@@ -99,7 +111,8 @@ private:
             ws.contactSolver.converged = report.converged;
             if (!report.converged) ++ws.contactSolver.unconvergedSteps;
             if (!v.allFinite())
-                return Status::failure("the contact solve produced a non-finite velocity at t = " + timeText(t1));
+                return Status::failure("the contact solve produced a non-finite velocity at t = " +
+                                       timeText(t1));
         }
 
         // The joint impulses the step amounts to: μ with v⁺ = v_c − M⁻¹Φqᵀμ where v_c is v* plus
@@ -110,8 +123,8 @@ private:
             for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
                 const ContactRows& c = problem.contacts[ci];
                 for (int r = 0; r < 3; ++r) {
-                    if (c.bodyA >= 0) vc.segment<6>(6 * c.bodyA) += c.MinvJ[r][0] * c.impulse[r];
-                    if (c.bodyB >= 0) vc.segment<6>(6 * c.bodyB) += c.MinvJ[r][1] * c.impulse[r];
+                    if (c.bodyA >= 0) layout::twist(vc, c.bodyA) += c.MinvJ[r][0] * c.impulse[r];
+                    if (c.bodyB >= 0) layout::twist(vc, c.bodyB) += c.MinvJ[r][1] * c.impulse[r];
                 }
             }
             Eigen::VectorXd dv;
@@ -125,7 +138,8 @@ private:
         double contactWork = 0.0;
         for (const ContactRows& c : problem.contacts)
             for (int r = 0; r < 3; ++r)
-                contactWork += c.impulse[r] * 0.5 * (contact::rowVelocity(c, r, v0) + contact::rowVelocity(c, r, v));
+                contactWork += c.impulse[r] * 0.5 *
+                               (contact::rowVelocity(c, r, v0) + contact::rowVelocity(c, r, v));
 
         state.q = q0;
         detail::retract(model, state.q, h * v);
@@ -158,15 +172,17 @@ private:
         }
         if (world_) world_->storeImpulses(points);
 
-        if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok) return s;
+        if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok)
+            return s;
         ws.stepResultsValid = true;
         ws.stepTime = state.t;
         return {};
     }
 
     // Contact points at qₙ and their rows: normal and tangents, targets, friction.
-    Status buildContactProblem(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double h,
-                               Workspace& ws, contact::ContactProblem& problem,
+    Status buildContactProblem(const Model& model, const Eigen::VectorXd& q,
+                               const Eigen::VectorXd& v, double h, Workspace& ws,
+                               contact::ContactProblem& problem,
                                std::vector<contact::ContactPoint>& points) {
         if (!world_ || worldSerial_ != model.serial) {
             world_ = std::make_unique<contact::CollisionWorld>(model.contact);
@@ -175,7 +191,8 @@ private:
         for (int b = 0; b < model.bodyCount(); ++b) {
             const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
             const Transform X_WB{bodyOrientation(q, b), bodyPosition(q, b)};
-            world_->setPartPose(static_cast<std::size_t>(body.partIndex), X_WB * body.X_PB.inverse());
+            world_->setPartPose(static_cast<std::size_t>(body.partIndex),
+                                X_WB * body.X_PB.inverse());
         }
         const ContactSettings& settings = model.contact.settings;
         points = world_->findContacts(settings.margin);
@@ -198,8 +215,8 @@ private:
             rotation_[static_cast<std::size_t>(b)] = bodyOrientation(q, b).toRotationMatrix();
         auto pointVelocity = [&](int b, const Vec3& point) -> Vec3 {
             if (b < 0) return Vec3::Zero();
-            const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(v.segment<3>(6 * b + 3));
-            return v.segment<3>(6 * b) + w.cross(point - bodyPosition(q, b));
+            const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(layout::angular(v, b));
+            return layout::linear(v, b) + w.cross(point - bodyPosition(q, b));
         };
         problem.friction = settings.friction;
         problem.coneFacets = settings.coneFacets;
@@ -216,7 +233,8 @@ private:
             if (c.bodyA < 0 && c.bodyB < 0) continue;
             const Vec3 point = 0.5 * (p.p_WA_W + p.p_WB_W);
             const Vec3 n = p.n_AB_W;
-            const Vec3 t1 = tangentOf(n, pointVelocity(c.bodyB, point) - pointVelocity(c.bodyA, point));
+            const Vec3 t1 =
+                tangentOf(n, pointVelocity(c.bodyB, point) - pointVelocity(c.bodyA, point));
             const Vec3 t2 = n.cross(t1);
             const Vec3 directions[3] = {n, t1, t2};
             for (int side = 0; side < 2; ++side) {
@@ -229,7 +247,7 @@ private:
                     Vec6 row;
                     row << sign * directions[r], sign * (R.transpose() * arm.cross(directions[r]));
                     c.J[r][side] = row;
-                    c.MinvJ[r][side] = ws.Minv.segment<6>(6 * body).cwiseProduct(row);
+                    c.MinvJ[r][side] = layout::twist(ws.Minv, body).cwiseProduct(row);
                 }
             }
             const ContactMaterial material =
@@ -237,7 +255,8 @@ private:
             c.friction = material.friction;
 
             // The normal row's bound: close a gap at most, push a penetration out.
-            const double approach = contact::rowVelocity(c, 0, v);  // before the step; < 0 approaching
+            const double approach =
+                contact::rowVelocity(c, 0, v);  // before the step; < 0 approaching
             if (p.depth > 0.0) {
                 if (soft) {
                     c.compliance = 1.0 / (h * (h * k + d));
@@ -276,8 +295,8 @@ private:
             const ContactRows& c = problem.contacts[ci];
             for (int r = 0; r < 3; ++r) {
                 w.setZero();
-                if (c.bodyA >= 0) w.segment<6>(6 * c.bodyA) += c.MinvJ[r][0];
-                if (c.bodyB >= 0) w.segment<6>(6 * c.bodyB) += c.MinvJ[r][1];
+                if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ[r][0];
+                if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ[r][1];
                 ws.solver.project(J0 * w, dv);
                 problem.U.col(static_cast<Eigen::Index>(3 * ci) + r) = w + dv;
             }

@@ -1,4 +1,5 @@
 #include "engine/io/csv_export.h"
+#include "engine/model/layout.h"
 
 #include <algorithm>
 #include <charconv>
@@ -19,11 +20,14 @@ CsvWriter::CsvWriter(const Model& model, std::ostream& out) : model_(model), out
 void CsvWriter::writeHeader() {
     out_ << "time";
     for (const BodyModel& body : model_.bodies)
-        for (const char* c : {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"})
+        for (const char* c :
+             {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"})
             out_ << ',' << body.name << '.' << c;
     for (const JointModel& joint : model_.joints) {
-        for (std::size_t k = 0; k < joint.coordinates.size(); ++k) out_ << ',' << joint.name << ".q" << k;
-        for (const char* c : {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz"}) out_ << ',' << joint.name << '.' << c;
+        for (std::size_t k = 0; k < joint.coordinates.size(); ++k)
+            out_ << ',' << joint.name << ".q" << k;
+        for (const char* c : {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz"})
+            out_ << ',' << joint.name << '.' << c;
     }
     out_ << ",energy.kinetic,energy.potential,energy.total,constraint.error";
     if (model_.contact.enabled) out_ << ",contact.count,contact.normalForce,contact.maxDepth";
@@ -38,16 +42,18 @@ void CsvWriter::writeRow(const State& state, const Outputs& o) {
         const Quat R_WB = bodyOrientation(state.q, b);
         const Quat R_WP = (R_WB * body.X_PB.R.conjugate()).normalized();
         const Vec3 r = bodyPosition(state.q, b);
-        const Vec3 w = R_WB * Vec3(state.v.segment<3>(6 * b + 3));
+        const Vec3 w = R_WB * Vec3(layout::angular(state.v, b));
         for (double v : {r.x(), r.y(), r.z(), R_WP.w(), R_WP.x(), R_WP.y(), R_WP.z()}) put(v);
-        for (int k = 0; k < 3; ++k) put(state.v(6 * b + k));
+        for (int k = 0; k < 3; ++k) put(layout::linear(state.v, b)(k));
         for (double v : {w.x(), w.y(), w.z()}) put(v);
     }
     int n = 0;
     for (std::size_t j = 0; j < model_.joints.size(); ++j) {
-        for (std::size_t k = 0; k < model_.joints[j].coordinates.size(); ++k) put(o.jointCoordinates(n++));
+        for (std::size_t k = 0; k < model_.joints[j].coordinates.size(); ++k)
+            put(o.jointCoordinates(n++));
         const JointReaction& r = o.reactions[j];
-        for (double v : {r.force_W.x(), r.force_W.y(), r.force_W.z(), r.torque_W.x(), r.torque_W.y(), r.torque_W.z()})
+        for (double v : {r.force_W.x(), r.force_W.y(), r.force_W.z(), r.torque_W.x(),
+                         r.torque_W.y(), r.torque_W.z()})
             put(v);
     }
     put(o.energies.kinetic);

@@ -1,18 +1,20 @@
 #include "engine/io/mesh_loader.h"
 
-#include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <assimp/Importer.hpp>
 
 namespace engine::io {
 
 std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error) {
     Assimp::Importer importer;
     // Points and lines are dropped: only faces bound a solid.
-    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const aiScene* scene = importer.ReadFile(
-        path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices |
-                  aiProcess_SortByPType | aiProcess_FindDegenerates);
+    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
+                                aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    const aiScene* scene =
+        importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                    aiProcess_PreTransformVertices | aiProcess_SortByPType |
+                                    aiProcess_FindDegenerates);
     if (!scene) {
         error = importer.GetErrorString();
         if (error.empty()) error = "cannot read the mesh file";
@@ -23,7 +25,8 @@ std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::strin
         const aiMesh* part = scene->mMeshes[m];
         const int offset = static_cast<int>(mesh->vertices.size());
         for (unsigned v = 0; v < part->mNumVertices; ++v)
-            mesh->vertices.emplace_back(part->mVertices[v].x, part->mVertices[v].y, part->mVertices[v].z);
+            mesh->vertices.emplace_back(part->mVertices[v].x, part->mVertices[v].y,
+                                        part->mVertices[v].z);
         for (unsigned f = 0; f < part->mNumFaces; ++f) {
             const aiFace& face = part->mFaces[f];
             if (face.mNumIndices != 3) continue;

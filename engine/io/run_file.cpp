@@ -90,7 +90,8 @@ private:
 // Sequential reads from a Source through a buffer of its own (two cursors may walk apart).
 class Cursor {
 public:
-    Cursor(Source& source, std::uint64_t offset, std::uint64_t end) : source_(source), offset_(offset), end_(end) {}
+    Cursor(Source& source, std::uint64_t offset, std::uint64_t end)
+        : source_(source), offset_(offset), end_(end) {}
     std::uint64_t offset() const { return offset_; }
     std::uint64_t left() const { return end_ - offset_; }
     bool bytes(char* out, std::size_t n) {
@@ -98,7 +99,8 @@ public:
         while (n > 0) {
             if (offset_ < bufferStart_ || offset_ >= bufferStart_ + buffer_.size()) {
                 bufferStart_ = offset_;
-                buffer_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end_ - offset_)));
+                buffer_.resize(
+                    static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end_ - offset_)));
                 if (!source_.readAt(bufferStart_, buffer_.data(), buffer_.size())) return false;
             }
             const std::size_t at = static_cast<std::size_t>(offset_ - bufferStart_);
@@ -132,11 +134,12 @@ private:
 };
 
 // Reads one frame's contact forces; false with `error` set when they are cut or name no part.
-bool readContacts(Cursor& in, std::uint64_t frame, std::size_t parts, std::vector<ContactForce>& contacts,
-                  std::string& error) {
+bool readContacts(Cursor& in, std::uint64_t frame, std::size_t parts,
+                  std::vector<ContactForce>& contacts, std::string& error) {
     std::uint32_t count = 0;
     if (!in.take(count) || count > in.left() / kContactBytes) {
-        error = "run file is truncated (in the contact forces of frame " + std::to_string(frame) + ")";
+        error =
+            "run file is truncated (in the contact forces of frame " + std::to_string(frame) + ")";
         return false;
     }
     contacts.resize(count);
@@ -146,8 +149,10 @@ bool readContacts(Cursor& in, std::uint64_t frame, std::size_t parts, std::vecto
         in.take(a);
         in.take(b);
         for (double& x : v) in.take(x);
-        if (a < 0 || b < 0 || static_cast<std::size_t>(a) >= parts || static_cast<std::size_t>(b) >= parts) {
-            error = "run file is corrupted (a contact of frame " + std::to_string(frame) + " names no part)";
+        if (a < 0 || b < 0 || static_cast<std::size_t>(a) >= parts ||
+            static_cast<std::size_t>(b) >= parts) {
+            error = "run file is corrupted (a contact of frame " + std::to_string(frame) +
+                    " names no part)";
             return false;
         }
         c.partA = a;
@@ -161,7 +166,8 @@ bool readContacts(Cursor& in, std::uint64_t frame, std::size_t parts, std::vecto
     return true;
 }
 
-std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirectory, std::string& error) {
+std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirectory,
+                                  std::string& error) {
     const std::uint64_t size = source.size();
     Cursor in(source, 0, size);
     char magic[sizeof kMagic] = {};
@@ -176,8 +182,8 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         return std::nullopt;
     }
     if (version < 1 || version > kRunFormatVersion) {
-        error = "unsupported run file version " + std::to_string(version) + " (this Motus reads versions 1 to " +
-                std::to_string(kRunFormatVersion) + ")";
+        error = "unsupported run file version " + std::to_string(version) +
+                " (this Motus reads versions 1 to " + std::to_string(kRunFormatVersion) + ")";
         return std::nullopt;
     }
     if (sceneBytes > in.left()) {
@@ -187,7 +193,8 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     std::string scene(static_cast<std::size_t>(sceneBytes), '\0');
     std::uint32_t doubles = 0;
     std::uint64_t frames = 0;
-    if (!in.bytes(scene.data(), scene.size()) || !in.take(doubles) || (version < 3 && !in.take(frames))) {
+    if (!in.bytes(scene.data(), scene.size()) || !in.take(doubles) ||
+        (version < 3 && !in.take(frames))) {
         error = "run file is truncated (before its frames)";
         return std::nullopt;
     }
@@ -198,8 +205,9 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     const std::uint64_t trailer = version >= 3 ? kTrailerBytes : sizeof(std::uint64_t);
     const std::uint64_t remaining = in.left();
     auto sizeMismatch = [&] {
-        error = "run file is truncated or has extra bytes (" + std::to_string(frames) + " frames of " +
-                std::to_string(doubles) + " values announced, " + std::to_string(remaining) + " bytes left)";
+        error = "run file is truncated or has extra bytes (" + std::to_string(frames) +
+                " frames of " + std::to_string(doubles) + " values announced, " +
+                std::to_string(remaining) + " bytes left)";
         return std::nullopt;
     };
     if (doubles == 0 || remaining < trailer) return sizeMismatch();
@@ -207,12 +215,14 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     if (version >= 3) {
         Cursor tail(source, size - kTrailerBytes, size);
         tail.take(frames);
-        if (frames > (remaining - trailer) / (rowBytes + sizeof(std::uint32_t))) return sizeMismatch();
+        if (frames > (remaining - trailer) / (rowBytes + sizeof(std::uint32_t)))
+            return sizeMismatch();
         // Walk the frames (rows and contact counts) to their end: it must be the trailer.
         Cursor walk(source, framesStart, size - trailer);
         for (std::uint64_t k = 0; k < frames; ++k) {
             std::uint32_t count = 0;
-            if (!walk.skip(rowBytes) || !walk.take(count) || !walk.skip(std::uint64_t(count) * kContactBytes))
+            if (!walk.skip(rowBytes) || !walk.take(count) ||
+                !walk.skip(std::uint64_t(count) * kContactBytes))
                 return sizeMismatch();
         }
         if (walk.left() != 0) return sizeMismatch();
@@ -232,7 +242,8 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         std::uint64_t hash = kFnvOffset;
         std::vector<char> block(std::size_t(1) << 16);
         for (std::uint64_t left = size - sizeof(std::uint64_t); left > 0;) {
-            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
+            const std::size_t n =
+                static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
             if (!all.bytes(block.data(), n)) {
                 error = "cannot read the run file";
                 return std::nullopt;
@@ -252,8 +263,9 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     SceneLoadResult parsed = parseScene(scene, baseDirectory);
     if (!parsed.scene) {
         error = "the run's scene does not load: " +
-                (parsed.diagnostics.empty() ? std::string("unknown error")
-                                            : parsed.diagnostics[0].where + ": " + parsed.diagnostics[0].message);
+                (parsed.diagnostics.empty()
+                     ? std::string("unknown error")
+                     : parsed.diagnostics[0].where + ": " + parsed.diagnostics[0].message);
         return std::nullopt;
     }
     run.spec = std::move(*parsed.scene);
@@ -273,8 +285,9 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         run.recording = std::make_unique<Recording>(*run.model, options);
     }
     if (run.recording->layout().size() != static_cast<int>(doubles)) {
-        error = "the run's frames do not match its scene (" + std::to_string(doubles) + " values per frame, expected " +
-                std::to_string(run.recording->layout().size()) + ")";
+        error = "the run's frames do not match its scene (" + std::to_string(doubles) +
+                " values per frame, expected " + std::to_string(run.recording->layout().size()) +
+                ")";
         return std::nullopt;
     }
 
@@ -287,7 +300,8 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         State state;
         Outputs outputs;
         run.recording->layout().decode(row.data(), state, outputs);
-        if (version >= 2 && !readContacts(contacts, k, run.spec.parts.size(), outputs.contacts, error))
+        if (version >= 2 &&
+            !readContacts(contacts, k, run.spec.parts.size(), outputs.contacts, error))
             return std::nullopt;
         run.recording->append(state, outputs, true);
     }
@@ -300,7 +314,9 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
 
 }  // namespace
 
-RunFileWriter::~RunFileWriter() { abandon(); }
+RunFileWriter::~RunFileWriter() {
+    abandon();
+}
 
 void RunFileWriter::abandon() {
     if (temporary_.empty()) return;
@@ -354,7 +370,8 @@ bool RunFileWriter::append(const State& state, const Outputs& outputs, std::stri
     layout_->encode(state, outputs, row_.data());
     contacts_.clear();
     putContacts(contacts_, outputs.contacts);
-    if (!write(row_.data(), row_.size() * sizeof(double)) || !write(contacts_.data(), contacts_.size())) {
+    if (!write(row_.data(), row_.size() * sizeof(double)) ||
+        !write(contacts_.data(), contacts_.size())) {
         error = "cannot write '" + temporary_ + "' (the disk may be full)";
         return false;
     }
@@ -389,13 +406,15 @@ bool RunFileWriter::finish(std::string& error) {
     return true;
 }
 
-bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path, std::string& error) {
+bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path,
+                 std::string& error) {
     RunFileWriter writer;
     if (!writer.open(spec, recording.layout(), path, error)) return false;
     for (std::size_t k = 0, n = recording.size(); k < n; ++k) {
         State state;
         Outputs outputs;
-        if (recording.read(k, state, outputs) && !writer.append(state, outputs, error)) return false;
+        if (recording.read(k, state, outputs) && !writer.append(state, outputs, error))
+            return false;
     }
     return writer.finish(error);
 }

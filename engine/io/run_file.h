@@ -31,7 +31,8 @@ public:
 
     // Starts `path` (written as `path`.partial until finish()) with the scene and the frame
     // layout of its recording.
-    bool open(const SceneSpec& spec, const FrameLayout& layout, const std::string& path, std::string& error);
+    bool open(const SceneSpec& spec, const FrameLayout& layout, const std::string& path,
+              std::string& error);
     // One frame; false once a write failed (a full disk), with the reason in `error`.
     bool append(const State& state, const Outputs& outputs, std::string& error);
     // Trailer, sync, rename over `path`, sync the directory.
@@ -53,7 +54,8 @@ private:
 };
 
 // Every frame of `recording` (frames it no longer holds are skipped).
-bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path, std::string& error);
+bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path,
+                 std::string& error);
 
 struct LoadedRun {
     SceneSpec spec;

@@ -19,7 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::uintmax_t kMaxSceneFileBytes = 16u * 1024u * 1024u;  // scenes are kilobytes; 16 MiB is ~20 000 parts
+constexpr std::uintmax_t kMaxSceneFileBytes =
+    16u * 1024u * 1024u;  // scenes are kilobytes; 16 MiB is ~20 000 parts
 
 std::string typeName(const json& j) {
     switch (j.type()) {
@@ -343,13 +344,15 @@ private:
 // Reads JSON into a SceneSpec while collecting every problem with its JSON pointer.
 class Reader {
 public:
-    Reader(Diagnostics& out, std::string baseDirectory) : out_(out), baseDirectory_(std::move(baseDirectory)) {}
+    Reader(Diagnostics& out, std::string baseDirectory)
+        : out_(out), baseDirectory_(std::move(baseDirectory)) {}
 
     // A mesh file named in the scene, relative to the scene file's folder; each file is read
     // once per scene.
     std::shared_ptr<const TriangleMesh> mesh(const std::string& file, const std::string& at) {
         std::filesystem::path path(file);
-        if (path.is_relative() && !baseDirectory_.empty()) path = std::filesystem::path(baseDirectory_) / path;
+        if (path.is_relative() && !baseDirectory_.empty())
+            path = std::filesystem::path(baseDirectory_) / path;
         const std::string key = path.lexically_normal().string();
         if (auto it = meshes_.find(key); it != meshes_.end()) return it->second;
         std::string reason;
@@ -369,7 +372,8 @@ public:
     // Keys of a newer minor version: kept in `extensions` (a JSON object's text) when the file
     // is from a newer minor version and the object can carry them, else errors.
     void checkKeys(const json& obj, const std::string& at,
-                   std::initializer_list<std::string_view> known, std::string* extensions = nullptr) {
+                   std::initializer_list<std::string_view> known,
+                   std::string* extensions = nullptr) {
         json kept = json::object();
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
@@ -577,7 +581,9 @@ public:
 
     void shape(const json& j, const std::string& at, Shape& s) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"type", "size", "radius", "length", "file", "scale", "position", "orientation"}, &s.extensions);
+        checkKeys(j, at,
+                  {"type", "size", "radius", "length", "file", "scale", "position", "orientation"},
+                  &s.extensions);
         std::string type;
         if (const json* jt = required(j, at, "type"); jt && string(*jt, at + "/type", type)) {
             if (auto t = shapeTypeFromName(type)) {
@@ -607,7 +613,8 @@ public:
             forbid({"size", "length", "file", "scale"});
             break;
         case ShapeType::Mesh:
-            if (const json* v = need("file"); v && string(*v, at + "/file", s.meshFile)) s.mesh = mesh(s.meshFile, at + "/file");
+            if (const json* v = need("file"); v && string(*v, at + "/file", s.meshFile))
+                s.mesh = mesh(s.meshFile, at + "/file");
             vec3(j, at, "scale", s.scale);
             forbid({"size", "radius", "length"});
             break;
@@ -646,8 +653,9 @@ public:
             if (number(*d, at + "/density", density)) p.density = density;
             for (const char* key : {"mass", "inertia", "centerOfMass"})
                 if (j.contains(key))
-                    error(at + "/" + key, std::string("give either 'density' (mass from geometry) or '") +
-                                              key + "', not both");
+                    error(at + "/" + key,
+                          std::string("give either 'density' (mass from geometry) or '") + key +
+                              "', not both");
         } else if (!p.ground) {
             if (const json* m = required(j, at, "mass")) number(*m, at + "/mass", p.mass);
             if (!j.contains("inertia")) error(at, "missing required key 'inertia'");
@@ -668,15 +676,19 @@ public:
         }
         if (const json* m = optional(j, "material"); m && isObject(*m, at + "/material")) {
             checkKeys(*m, at + "/material", {"friction", "restitution"});
-            if (const json* v = optional(*m, "friction")) number(*v, at + "/material/friction", p.material.friction);
+            if (const json* v = optional(*m, "friction"))
+                number(*v, at + "/material/friction", p.material.friction);
             if (const json* v = optional(*m, "restitution"))
                 number(*v, at + "/material/restitution", p.material.restitution);
         }
         if (const json* c = optional(j, "collision"); c && isObject(*c, at + "/collision")) {
             checkKeys(*c, at + "/collision", {"enabled", "group", "mask"});
-            if (const json* v = optional(*c, "enabled")) boolean(*v, at + "/collision/enabled", p.collision.enabled);
-            if (const json* v = optional(*c, "group")) bits(*v, at + "/collision/group", p.collision.group);
-            if (const json* v = optional(*c, "mask")) bits(*v, at + "/collision/mask", p.collision.mask);
+            if (const json* v = optional(*c, "enabled"))
+                boolean(*v, at + "/collision/enabled", p.collision.enabled);
+            if (const json* v = optional(*c, "group"))
+                bits(*v, at + "/collision/group", p.collision.group);
+            if (const json* v = optional(*c, "mask"))
+                bits(*v, at + "/collision/mask", p.collision.mask);
         }
         if (const json* markers = optional(j, "markers");
             markers && isArray(*markers, at + "/markers")) {
@@ -706,7 +718,8 @@ public:
 
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length", "collide"}, &jt.extensions);
+        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length", "collide"},
+                  &jt.extensions);
         if (const json* c = optional(j, "collide")) boolean(*c, at + "/collide", jt.collide);
         name(j, at, jt.name);
         std::string type;
@@ -745,8 +758,8 @@ public:
         fileMinor_ = spec.formatMinor;
         newerMinor_ = spec.formatMinor > kSceneFormatMinor;
         checkKeys(root, "",
-                  {"format", "version", "minorVersion", "units", "name", "description", "gravity", "settings",
-                   "contact", "parts", "joints", "forces", "motions", "plots"},
+                  {"format", "version", "minorVersion", "units", "name", "description", "gravity",
+                   "settings", "contact", "parts", "joints", "forces", "motions", "plots"},
                   &spec.extensions);
 
         // Header: identifies the file before anything else is trusted.
@@ -782,7 +795,8 @@ public:
                 PlotSpec plot;
                 checkKeys(pj, at, {"name", "channels"}, &plot.extensions);
                 if (const json* n = optional(pj, "name")) string(*n, at + "/name", plot.name);
-                if (const json* c = required(pj, at, "channels"); c && isArray(*c, at + "/channels")) {
+                if (const json* c = required(pj, at, "channels");
+                    c && isArray(*c, at + "/channels")) {
                     if (c->empty()) error(at + "/channels", "a plot needs at least one channel");
                     for (std::size_t i = 0; i < c->size(); ++i) {
                         std::string channel;
@@ -821,7 +835,8 @@ public:
                 spec.forces.push_back(std::move(f));
             }
         }
-        if (const json* motions = optional(root, "motions"); motions && isArray(*motions, "/motions")) {
+        if (const json* motions = optional(root, "motions");
+            motions && isArray(*motions, "/motions")) {
             for (std::size_t k = 0; k < motions->size(); ++k) {
                 MotionSpec m;
                 m.id = spec.newId();
@@ -837,13 +852,15 @@ public:
         if (st) settings(*st, "/settings", spec.settings);
         // Before minor version 2, a dopri45 scene's step size was also its largest step: such
         // a file keeps that meaning (and says so when saved again).
-        if (fileMinor_ < 2 && spec.settings.integrator == IntegratorType::DormandPrince45 && spec.settings.maxStep == 0.0)
+        if (fileMinor_ < 2 && spec.settings.integrator == IntegratorType::DormandPrince45 &&
+            spec.settings.maxStep == 0.0)
             spec.settings.maxStep = spec.settings.stepSize;
     }
 
     // A 32-bit collision group or mask: an integer, or a list of bit numbers 0..31.
     void bits(const json& j, const std::string& at, std::uint32_t& out) {
-        if (j.is_number_integer() && j.get<long long>() >= 0 && j.get<long long>() <= 0xffffffffLL) {
+        if (j.is_number_integer() && j.get<long long>() >= 0 &&
+            j.get<long long>() <= 0xffffffffLL) {
             out = static_cast<std::uint32_t>(j.get<long long>());
         } else if (j.is_array()) {
             out = 0;
@@ -863,31 +880,38 @@ public:
 
     void contact(const json& j, const std::string& at, SceneSpec& spec) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance", "margin",
-                          "restitutionThreshold", "stabilization", "slop", "stiffness", "damping", "pairs"},
-                  &spec.contact.extensions);
+        checkKeys(
+            j, at,
+            {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance", "margin",
+             "restitutionThreshold", "stabilization", "slop", "stiffness", "damping", "pairs"},
+            &spec.contact.extensions);
         ContactSettings& ct = spec.contact;
         ct.enabled = true;  // a contact block switches contact on unless it says "enabled": false
         if (const json* v = optional(j, "enabled")) boolean(*v, at + "/enabled", ct.enabled);
         if (const json* v = optional(j, "solver"))
             word<ContactSolverType>(*v, at + "/solver",
-                                    {{"pgs", ContactSolverType::ProjectedGaussSeidel}, {"lemke", ContactSolverType::Lemke}},
+                                    {{"pgs", ContactSolverType::ProjectedGaussSeidel},
+                                     {"lemke", ContactSolverType::Lemke}},
                                     ct.solver);
         if (const json* v = optional(j, "friction"))
-            word<FrictionModel>(*v, at + "/friction", {{"box", FrictionModel::Box}, {"cone", FrictionModel::Cone}},
+            word<FrictionModel>(*v, at + "/friction",
+                                {{"box", FrictionModel::Box}, {"cone", FrictionModel::Cone}},
                                 ct.friction);
-        for (auto [key, target] : {std::pair{"coneFacets", &ct.coneFacets}, std::pair{"iterations", &ct.iterations}}) {
+        for (auto [key, target] :
+             {std::pair{"coneFacets", &ct.coneFacets}, std::pair{"iterations", &ct.iterations}}) {
             if (const json* v = optional(j, key)) {
                 if (!v->is_number_integer())
                     error(at + "/" + key, "expected an integer, got " + typeName(*v));
                 else
-                    *target = static_cast<int>(std::clamp<long long>(v->get<long long>(), -1, 100000));
+                    *target =
+                        static_cast<int>(std::clamp<long long>(v->get<long long>(), -1, 100000));
             }
         }
-        for (auto [key, target] : {std::pair{"tolerance", &ct.tolerance}, std::pair{"margin", &ct.margin},
-                                   std::pair{"restitutionThreshold", &ct.restitutionThreshold},
-                                   std::pair{"stabilization", &ct.stabilization}, std::pair{"slop", &ct.slop},
-                                   std::pair{"stiffness", &ct.stiffness}, std::pair{"damping", &ct.damping}})
+        for (auto [key, target] :
+             {std::pair{"tolerance", &ct.tolerance}, std::pair{"margin", &ct.margin},
+              std::pair{"restitutionThreshold", &ct.restitutionThreshold},
+              std::pair{"stabilization", &ct.stabilization}, std::pair{"slop", &ct.slop},
+              std::pair{"stiffness", &ct.stiffness}, std::pair{"damping", &ct.damping}})
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
         if (const json* pairs = optional(j, "pairs"); pairs && isArray(*pairs, at + "/pairs")) {
             for (std::size_t k = 0; k < pairs->size(); ++k) {
@@ -895,16 +919,22 @@ public:
                 const std::string pat = at + "/pairs/" + std::to_string(k);
                 if (!isObject(pj, pat)) continue;
                 ContactPairSpec pair;
-                checkKeys(pj, pat, {"name", "partA", "partB", "enabled", "friction", "restitution"}, &pair.extensions);
+                checkKeys(pj, pat, {"name", "partA", "partB", "enabled", "friction", "restitution"},
+                          &pair.extensions);
                 pair.id = spec.newId();
                 name(pj, pat, pair.name);
-                if (const json* v = required(pj, pat, "partA")) string(*v, pat + "/partA", pair.partA);
-                if (const json* v = required(pj, pat, "partB")) string(*v, pat + "/partB", pair.partB);
-                if (const json* v = optional(pj, "enabled")) boolean(*v, pat + "/enabled", pair.enabled);
+                if (const json* v = required(pj, pat, "partA"))
+                    string(*v, pat + "/partA", pair.partA);
+                if (const json* v = required(pj, pat, "partB"))
+                    string(*v, pat + "/partB", pair.partB);
+                if (const json* v = optional(pj, "enabled"))
+                    boolean(*v, pat + "/enabled", pair.enabled);
                 double value = 0.0;
-                if (const json* v = optional(pj, "friction"); v && number(*v, pat + "/friction", value))
+                if (const json* v = optional(pj, "friction");
+                    v && number(*v, pat + "/friction", value))
                     pair.friction = value;
-                if (const json* v = optional(pj, "restitution"); v && number(*v, pat + "/restitution", value))
+                if (const json* v = optional(pj, "restitution");
+                    v && number(*v, pat + "/restitution", value))
                     pair.restitution = value;
                 ct.pairs.push_back(std::move(pair));
             }
@@ -929,8 +959,8 @@ public:
 
     // One of a fixed set of words.
     template <class Enum>
-    bool word(const json& j, const std::string& at, std::initializer_list<std::pair<const char*, Enum>> choices,
-              Enum& out) {
+    bool word(const json& j, const std::string& at,
+              std::initializer_list<std::pair<const char*, Enum>> choices, Enum& out) {
         std::string text;
         if (!string(j, at, text)) return false;
         std::string list;
@@ -969,18 +999,24 @@ public:
             markerRef(j, at, "marker", f.markerI);
             if (const json* c = required(j, at, "components")) {
                 if (!c->is_array() || c->size() != 3) {
-                    error(at + "/components", "expected [x, y, z]: three numbers or expressions of time");
+                    error(at + "/components",
+                          "expected [x, y, z]: three numbers or expressions of time");
                 } else {
                     for (std::size_t k = 0; k < 3; ++k)
-                        expression((*c)[k], at + "/components/" + std::to_string(k), f.components[k]);
+                        expression((*c)[k], at + "/components/" + std::to_string(k),
+                                   f.components[k]);
                 }
             }
             if (const json* frame = optional(j, "frame"))
-                word<bool>(*frame, at + "/frame", {{"world", false}, {"marker", true}}, f.inMarkerFrame);
+                word<bool>(*frame, at + "/frame", {{"world", false}, {"marker", true}},
+                           f.inMarkerFrame);
             break;
         }
         case ForceType::SpringDamper:
-            checkKeys(j, at, {"name", "type", "markerI", "markerJ", "stiffness", "damping", "freeLength", "preload"}, &f.extensions);
+            checkKeys(j, at,
+                      {"name", "type", "markerI", "markerJ", "stiffness", "damping", "freeLength",
+                       "preload"},
+                      &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             scalar("stiffness", f.stiffness);
@@ -989,7 +1025,9 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::RotationalSpringDamper:
-            checkKeys(j, at, {"name", "type", "joint", "stiffness", "damping", "freeAngle", "preload"}, &f.extensions);
+            checkKeys(j, at,
+                      {"name", "type", "joint", "stiffness", "damping", "freeAngle", "preload"},
+                      &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             scalar("stiffness", f.stiffness);
             scalar("damping", f.damping);
@@ -997,19 +1035,24 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::JointController:
-            checkKeys(j, at, {"name", "type", "joint", "axis", "target", "kp", "kd", "maxEffort"}, &f.extensions);
+            checkKeys(j, at, {"name", "type", "joint", "axis", "target", "kp", "kd", "maxEffort"},
+                      &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             if (const json* a = optional(j, "axis"))
-                word<JointAxis>(*a, at + "/axis",
-                                {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}}, f.axis);
-            if (const json* e = required(j, at, "target")) expression(*e, at + "/target", f.components[0]);
+                word<JointAxis>(
+                    *a, at + "/axis",
+                    {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}},
+                    f.axis);
+            if (const json* e = required(j, at, "target"))
+                expression(*e, at + "/target", f.components[0]);
             scalar("kp", f.stiffness);
             scalar("kd", f.damping);
             scalar("maxEffort", f.maxEffort);
             break;
         case ForceType::Bushing:
-            checkKeys(j, at, {"name", "type", "markerI", "markerJ", "translationalStiffness",
-                              "translationalDamping", "rotationalStiffness", "rotationalDamping"},
+            checkKeys(j, at,
+                      {"name", "type", "markerI", "markerJ", "translationalStiffness",
+                       "translationalDamping", "rotationalStiffness", "rotationalDamping"},
                       &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
@@ -1027,21 +1070,25 @@ public:
         name(j, at, m.name);
         if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", m.joint);
         if (const json* a = optional(j, "axis"))
-            word<JointAxis>(*a, at + "/axis", {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}},
-                            m.axis);
+            word<JointAxis>(
+                *a, at + "/axis",
+                {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}},
+                m.axis);
         if (const json* l = optional(j, "level"))
             word<MotionLevel>(*l, at + "/level",
                               {{"position", MotionLevel::Position},
                                {"velocity", MotionLevel::Velocity},
                                {"acceleration", MotionLevel::Acceleration}},
                               m.level);
-        if (const json* e = required(j, at, "expression")) expression(*e, at + "/expression", m.expression);
+        if (const json* e = required(j, at, "expression"))
+            expression(*e, at + "/expression", m.expression);
     }
 
     void settings(const json& j, const std::string& at, SolverSettings& st) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"integrator", "stepSize", "outputInterval", "maxStep", "relativeTolerance", "absoluteTolerance",
-                          "projectionTolerance", "maxProjectionIterations"},
+        checkKeys(j, at,
+                  {"integrator", "stepSize", "outputInterval", "maxStep", "relativeTolerance",
+                   "absoluteTolerance", "projectionTolerance", "maxProjectionIterations"},
                   &st.extensions);
         if (const json* i = optional(j, "integrator"))
             word<IntegratorType>(*i, at + "/integrator",
@@ -1051,18 +1098,19 @@ public:
                                   {"implicitEuler", IntegratorType::ImplicitEuler},
                                   {"timeStepping", IntegratorType::TimeStepping}},
                                  st.integrator);
-        for (auto [key, target] : {std::pair{"stepSize", &st.stepSize},
-                                   std::pair{"outputInterval", &st.outputInterval},
-                                   std::pair{"maxStep", &st.maxStep},
-                                   std::pair{"relativeTolerance", &st.relativeTolerance},
-                                   std::pair{"absoluteTolerance", &st.absoluteTolerance},
-                                   std::pair{"projectionTolerance", &st.projectionTolerance}})
+        for (auto [key, target] :
+             {std::pair{"stepSize", &st.stepSize}, std::pair{"outputInterval", &st.outputInterval},
+              std::pair{"maxStep", &st.maxStep},
+              std::pair{"relativeTolerance", &st.relativeTolerance},
+              std::pair{"absoluteTolerance", &st.absoluteTolerance},
+              std::pair{"projectionTolerance", &st.projectionTolerance}})
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
         if (const json* v = optional(j, "maxProjectionIterations")) {
             if (!v->is_number_integer())
                 error(at + "/maxProjectionIterations", "expected an integer, got " + typeName(*v));
             else
-                st.maxProjectionIterations = static_cast<int>(std::clamp<long long>(v->get<long long>(), -1, 1000));
+                st.maxProjectionIterations =
+                    static_cast<int>(std::clamp<long long>(v->get<long long>(), -1, 1000));
         }
     }
 
@@ -1080,9 +1128,10 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
     SceneLoadResult result;
     // A run file given where a scene is expected: say what it is rather than how its bytes fail.
     if (text.substr(0, 8) == "MOTUSRUN") {
-        result.diagnostics.push_back({Severity::Error, "",
-                                      "this is a Motus run file (.motusrun: a scene with its recorded frames), not a "
-                                      "scene: open it with File > Open Run in the GUI"});
+        result.diagnostics.push_back(
+            {Severity::Error, "",
+             "this is a Motus run file (.motusrun: a scene with its recorded frames), not a "
+             "scene: open it with File > Open Run in the GUI"});
         return result;
     }
     // Bytes that are not UTF-8 and nesting deeper than any scene are refused before parsing:

@@ -27,7 +27,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json vec(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
+json vec(const Vec3& v) {
+    return json::array({v.x(), v.y(), v.z()});
+}
 
 // Keys of a newer format version kept with an entity, written back after its own keys.
 void putExtensions(json& j, const std::string& extensions) {
@@ -70,13 +72,18 @@ json shapeJson(const Shape& s) {
     json j;
     j["type"] = std::string(shapeTypeName(s.type));
     switch (s.type) {
-    case ShapeType::Box: j["size"] = vec(s.size); break;
-    case ShapeType::Sphere: j["radius"] = s.radius; break;
+    case ShapeType::Box:
+        j["size"] = vec(s.size);
+        break;
+    case ShapeType::Sphere:
+        j["radius"] = s.radius;
+        break;
     case ShapeType::Mesh:
         j["file"] = s.meshFile;
         if (s.scale != Vec3::Ones()) j["scale"] = vec(s.scale);
         break;
-    case ShapeType::Plane: break;
+    case ShapeType::Plane:
+        break;
     default:
         j["radius"] = s.radius;
         j["length"] = s.length;
@@ -112,14 +119,17 @@ json partJson(const Part& p) {
         j["geometry"] = shapes;
     }
     const ContactMaterial material;
-    if (p.material.friction != material.friction || p.material.restitution != material.restitution) {
+    if (p.material.friction != material.friction ||
+        p.material.restitution != material.restitution) {
         json m;
         if (p.material.friction != material.friction) m["friction"] = p.material.friction;
-        if (p.material.restitution != material.restitution) m["restitution"] = p.material.restitution;
+        if (p.material.restitution != material.restitution)
+            m["restitution"] = p.material.restitution;
         j["material"] = m;
     }
     const CollisionFilter filter;
-    if (p.collision.enabled != filter.enabled || p.collision.group != filter.group || p.collision.mask != filter.mask) {
+    if (p.collision.enabled != filter.enabled || p.collision.group != filter.group ||
+        p.collision.mask != filter.mask) {
         json c;
         if (!p.collision.enabled) c["enabled"] = false;
         if (p.collision.group != filter.group) c["group"] = p.collision.group;
@@ -157,8 +167,9 @@ json forceJson(const ForceSpec& f) {
     case ForceType::PointForce:
     case ForceType::PointTorque:
         j["marker"] = f.markerI.text();
-        j["components"] = json::array({expressionJson(f.components[0]), expressionJson(f.components[1]),
-                                       expressionJson(f.components[2])});
+        j["components"] =
+            json::array({expressionJson(f.components[0]), expressionJson(f.components[1]),
+                         expressionJson(f.components[2])});
         if (f.inMarkerFrame) j["frame"] = "marker";
         break;
     case ForceType::SpringDamper:
@@ -206,12 +217,13 @@ json contactJson(const ContactSettings& ct) {
     if (ct.friction != d.friction) j["friction"] = std::string(frictionModelName(ct.friction));
     if (ct.coneFacets != d.coneFacets) j["coneFacets"] = ct.coneFacets;
     if (ct.iterations != d.iterations) j["iterations"] = ct.iterations;
-    for (auto [key, value, fallback] : {std::tuple{"tolerance", ct.tolerance, d.tolerance},
-                                        std::tuple{"margin", ct.margin, d.margin},
-                                        std::tuple{"restitutionThreshold", ct.restitutionThreshold, d.restitutionThreshold},
-                                        std::tuple{"stabilization", ct.stabilization, d.stabilization},
-                                        std::tuple{"slop", ct.slop, d.slop}, std::tuple{"stiffness", ct.stiffness, d.stiffness},
-                                        std::tuple{"damping", ct.damping, d.damping}})
+    for (auto [key, value, fallback] :
+         {std::tuple{"tolerance", ct.tolerance, d.tolerance},
+          std::tuple{"margin", ct.margin, d.margin},
+          std::tuple{"restitutionThreshold", ct.restitutionThreshold, d.restitutionThreshold},
+          std::tuple{"stabilization", ct.stabilization, d.stabilization},
+          std::tuple{"slop", ct.slop, d.slop}, std::tuple{"stiffness", ct.stiffness, d.stiffness},
+          std::tuple{"damping", ct.damping, d.damping}})
         if (value != fallback) j[key] = value;
     if (!ct.pairs.empty()) {
         json pairs = json::array();
@@ -245,13 +257,18 @@ json sceneJson(const SceneSpec& spec) {
     const SolverSettings defaults;
     const SolverSettings& st = spec.settings;
     json settings;
-    if (st.integrator != defaults.integrator) settings["integrator"] = std::string(integratorName(st.integrator));
+    if (st.integrator != defaults.integrator)
+        settings["integrator"] = std::string(integratorName(st.integrator));
     if (st.stepSize != defaults.stepSize) settings["stepSize"] = st.stepSize;
-    if (st.outputInterval != defaults.outputInterval) settings["outputInterval"] = st.outputInterval;
+    if (st.outputInterval != defaults.outputInterval)
+        settings["outputInterval"] = st.outputInterval;
     if (st.maxStep != defaults.maxStep) settings["maxStep"] = st.maxStep;
-    if (st.relativeTolerance != defaults.relativeTolerance) settings["relativeTolerance"] = st.relativeTolerance;
-    if (st.absoluteTolerance != defaults.absoluteTolerance) settings["absoluteTolerance"] = st.absoluteTolerance;
-    if (st.projectionTolerance != defaults.projectionTolerance) settings["projectionTolerance"] = st.projectionTolerance;
+    if (st.relativeTolerance != defaults.relativeTolerance)
+        settings["relativeTolerance"] = st.relativeTolerance;
+    if (st.absoluteTolerance != defaults.absoluteTolerance)
+        settings["absoluteTolerance"] = st.absoluteTolerance;
+    if (st.projectionTolerance != defaults.projectionTolerance)
+        settings["projectionTolerance"] = st.projectionTolerance;
     if (st.maxProjectionIterations != defaults.maxProjectionIterations)
         settings["maxProjectionIterations"] = st.maxProjectionIterations;
     putExtensions(settings, st.extensions);
@@ -286,7 +303,7 @@ json sceneJson(const SceneSpec& spec) {
             jm["name"] = m.name;
             jm["joint"] = m.joint;
             jm["axis"] = m.axis == JointAxis::Rotation ? "rotation" : "translation";
-            jm["level"] = m.level == MotionLevel::Position ? "position"
+            jm["level"] = m.level == MotionLevel::Position   ? "position"
                           : m.level == MotionLevel::Velocity ? "velocity"
                                                              : "acceleration";
             jm["expression"] = expressionJson(m.expression);

@@ -138,7 +138,8 @@ std::size_t malformedUtf8(std::string_view text) {
         }
         // Overlong forms, surrogates and code points beyond U+10FFFF are malformed too.
         static constexpr std::uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return i;
+        if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
+            return i;
         i += length;
     }
     return std::string_view::npos;
@@ -529,11 +530,14 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
     // Pass 0: the encoding, before TinyXML reads past a cut-short multi-byte sequence.
     if (const std::size_t bad = malformedUtf8(text); bad != std::string_view::npos) {
         const std::string_view before = std::string_view(text).substr(0, bad);
-        const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+        const std::size_t line =
+            1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
         const std::size_t lineStart = before.rfind('\n');
-        const std::size_t column = bad - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
-        report.error("", invalid + ": the text is not UTF-8 at line " + std::to_string(line) + ", column " +
-                             std::to_string(column) + " (byte " + std::to_string(bad) +
+        const std::size_t column =
+            bad - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
+        report.error("", invalid + ": the text is not UTF-8 at line " + std::to_string(line) +
+                             ", column " + std::to_string(column) + " (byte " +
+                             std::to_string(bad) +
                              "), and its XML declaration names no other encoding");
         return std::nullopt;
     }
@@ -571,9 +575,10 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
                 const char* name = joint->Attribute("name");
                 const std::string jointName = name ? name : "";
                 if (!parentOf.emplace(c, p).second) {
-                    report.error(jointPlace(jointName), linkPlace(c) + " is the child of two joints ('" +
-                                                   excerpt(jointOf[c]) + "' and '" + excerpt(jointName) +
-                                                   "'): its joints form a loop (a URDF is a tree)");
+                    report.error(jointPlace(jointName),
+                                 linkPlace(c) + " is the child of two joints ('" +
+                                     excerpt(jointOf[c]) + "' and '" + excerpt(jointName) +
+                                     "'): its joints form a loop (a URDF is a tree)");
                     return std::nullopt;
                 }
                 jointOf[c] = jointName;

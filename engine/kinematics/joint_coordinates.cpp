@@ -12,7 +12,9 @@ const BodyFrame* frameOf(const std::vector<BodyFrame>& frames, int body) {
 }
 
 // Positions only (no Jacobians): a marker's origin and axes in the world.
-Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) { return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p; }
+Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) {
+    return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p;
+}
 Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
     return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
 }
@@ -46,7 +48,8 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     return r;
 }
 
-double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int jointIndex, int coordinate) {
+double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames,
+                            int jointIndex, int coordinate) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(jointIndex)];
     const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];

@@ -21,7 +21,8 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
                               int coordinate);
 
 // The value alone of jointCoordinate(): the angle or slide, nothing else computed.
-double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int joint, int coordinate);
+double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int joint,
+                            int coordinate);
 
 // The angle `wrapped` (in (−π, π]) shifted by whole turns to lie nearest `reference`.
 double unwindAngle(double wrapped, double reference);

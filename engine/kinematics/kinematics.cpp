@@ -1,5 +1,6 @@
 #include "engine/kinematics/kinematics.h"
 
+#include "engine/model/layout.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
 
@@ -9,15 +10,16 @@ BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b) {
     BodyFrame f;
     f.R = bodyOrientation(q, b).normalized().toRotationMatrix();
     f.r = bodyPosition(q, b);
-    f.v = v.segment<3>(6 * b);
-    f.w = f.R * v.segment<3>(6 * b + 3);
+    f.v = layout::linear(v, b);
+    f.w = f.R * layout::angular(v, b);
     return f;
 }
 
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        std::vector<BodyFrame>& frames) {
     frames.resize(static_cast<std::size_t>(model.bodyCount()));
-    for (int b = 0; b < model.bodyCount(); ++b) frames[static_cast<std::size_t>(b)] = bodyFrame(q, v, b);
+    for (int b = 0; b < model.bodyCount(); ++b)
+        frames[static_cast<std::size_t>(b)] = bodyFrame(q, v, b);
 }
 
 MarkerFrame markerFrame(const Model& model, const std::vector<BodyFrame>& frames, int marker) {

@@ -17,9 +17,11 @@ bool ContactModel::mayTouch(int a, int b) const {
     if (a == b) return false;
     const ContactPartModel& pa = parts.at(static_cast<std::size_t>(a));
     const ContactPartModel& pb = parts.at(static_cast<std::size_t>(b));
-    if (pa.shapes.empty() || pb.shapes.empty() || !pa.filter.enabled || !pb.filter.enabled) return false;
+    if (pa.shapes.empty() || pb.shapes.empty() || !pa.filter.enabled || !pb.filter.enabled)
+        return false;
     if (pa.ground && pb.ground) return false;
-    if ((pa.filter.group & pb.filter.mask) == 0 || (pb.filter.group & pa.filter.mask) == 0) return false;
+    if ((pa.filter.group & pb.filter.mask) == 0 || (pb.filter.group & pa.filter.mask) == 0)
+        return false;
     return !std::binary_search(excluded.begin(), excluded.end(), ordered(a, b));
 }
 
@@ -35,7 +37,8 @@ const ContactPairModel* ContactModel::pair(int a, int b) const {
 ContactMaterial ContactModel::combined(int a, int b) const {
     const ContactMaterial& ma = parts.at(static_cast<std::size_t>(a)).material;
     const ContactMaterial& mb = parts.at(static_cast<std::size_t>(b)).material;
-    ContactMaterial m{std::sqrt(ma.friction * mb.friction), std::max(ma.restitution, mb.restitution)};
+    ContactMaterial m{std::sqrt(ma.friction * mb.friction),
+                      std::max(ma.restitution, mb.restitution)};
     if (const ContactPairModel* p = pair(a, b)) {
         if (p->friction) m.friction = *p->friction;
         if (p->restitution) m.restitution = *p->restitution;
@@ -52,7 +55,8 @@ ContactModel buildContactModel(const SceneSpec& spec) {
     for (std::size_t p = 0; p < spec.parts.size(); ++p) {
         const Part& part = spec.parts[p];
         index[part.name] = static_cast<int>(p);
-        model.parts.push_back({part.name, part.ground, part.X_WP, part.collision, part.material, part.shapes});
+        model.parts.push_back(
+            {part.name, part.ground, part.X_WP, part.collision, part.material, part.shapes});
     }
     auto find = [&](const std::string& name) {
         const auto it = index.find(name);
@@ -62,12 +66,14 @@ ContactModel buildContactModel(const SceneSpec& spec) {
         const int a = find(spec_pair.partA), b = find(spec_pair.partB);
         if (a < 0 || b < 0 || a == b) continue;
         const auto [lo, hi] = ordered(a, b);
-        model.pairs.push_back({spec_pair.name, lo, hi, spec_pair.enabled, spec_pair.friction, spec_pair.restitution});
+        model.pairs.push_back(
+            {spec_pair.name, lo, hi, spec_pair.enabled, spec_pair.friction, spec_pair.restitution});
         if (!spec_pair.enabled) model.excluded.emplace_back(lo, hi);
     }
-    std::sort(model.pairs.begin(), model.pairs.end(), [](const ContactPairModel& x, const ContactPairModel& y) {
-        return std::pair{x.partA, x.partB} < std::pair{y.partA, y.partB};
-    });
+    std::sort(model.pairs.begin(), model.pairs.end(),
+              [](const ContactPairModel& x, const ContactPairModel& y) {
+                  return std::pair{x.partA, x.partB} < std::pair{y.partA, y.partB};
+              });
     // Parts joined directly by a joint do not touch unless the joint says so (its markers
     // usually sit inside both parts' geometry).
     for (const Joint& joint : spec.joints) {
@@ -77,7 +83,8 @@ ContactModel buildContactModel(const SceneSpec& spec) {
         model.excluded.push_back(ordered(a, b));
     }
     std::sort(model.excluded.begin(), model.excluded.end());
-    model.excluded.erase(std::unique(model.excluded.begin(), model.excluded.end()), model.excluded.end());
+    model.excluded.erase(std::unique(model.excluded.begin(), model.excluded.end()),
+                         model.excluded.end());
     return model;
 }
 

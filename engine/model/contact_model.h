@@ -29,9 +29,9 @@ struct ContactPairModel {
 
 struct ContactModel {
     bool enabled = false;
-    ContactSettings settings;              // `pairs` resolved into the members below
-    std::vector<ContactPartModel> parts;   // per SceneSpec part
-    std::vector<ContactPairModel> pairs;   // sorted by (partA, partB)
+    ContactSettings settings;                   // `pairs` resolved into the members below
+    std::vector<ContactPartModel> parts;        // per SceneSpec part
+    std::vector<ContactPairModel> pairs;        // sorted by (partA, partB)
     std::vector<std::pair<int, int>> excluded;  // sorted (a < b): joined, or switched off
 
     // Whether parts a and b may touch (filters, joints, pair entries).

@@ -10,7 +10,8 @@ namespace {
 void renameChannels(SceneSpec& spec, const std::string& from, const std::string& to) {
     for (PlotSpec& plot : spec.plots)
         for (std::string& channel : plot.channels)
-            if (channel.size() > from.size() && channel.compare(0, from.size(), from) == 0 && channel[from.size()] == '.')
+            if (channel.size() > from.size() && channel.compare(0, from.size(), from) == 0 &&
+                channel[from.size()] == '.')
                 channel = to + channel.substr(from.size());
 }
 
@@ -102,9 +103,11 @@ std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
             return false;
         };
         for (auto it = spec.forces.begin(); it != spec.forces.end();) {
-            const bool onMarker = refersTo(it->markerI, part, marker) || refersTo(it->markerJ, part, marker);
+            const bool onMarker =
+                refersTo(it->markerI, part, marker) || refersTo(it->markerJ, part, marker);
             const bool onJoint = !it->joint.empty() && onRemovedJoint(it->joint);
-            if ((it->type != ForceType::RotationalSpringDamper && it->type != ForceType::JointController && onMarker) ||
+            if ((it->type != ForceType::RotationalSpringDamper &&
+                 it->type != ForceType::JointController && onMarker) ||
                 onJoint) {
                 removed.push_back(it->name);
                 it = spec.forces.erase(it);
@@ -180,7 +183,8 @@ std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
         }
         return false;
     };
-    if (eraseNamed(spec.forces) || eraseNamed(spec.motions) || eraseNamed(spec.contact.pairs)) return removed;
+    if (eraseNamed(spec.forces) || eraseNamed(spec.motions) || eraseNamed(spec.contact.pairs))
+        return removed;
     return {};
 }
 
@@ -237,8 +241,9 @@ Transform reflect(const Transform& X, int axis) {
 
 }  // namespace
 
-std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, const std::vector<EntityId>& parts,
-                                const CopyPlacement& placement, std::string& error) {
+std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
+                                const std::vector<EntityId>& parts, const CopyPlacement& placement,
+                                std::string& error) {
     std::vector<EntityId> created;
     const int axis = placement.mirrorAxis;
     std::set<std::string> taken;
@@ -258,7 +263,8 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, cons
                     for (const Shape& shape : part.shapes)
                         if (shape.type == ShapeType::Mesh) {
                             error = "part '" + part.name +
-                                    "' has a mesh shape, which cannot be mirrored (its mirror image would need a "
+                                    "' has a mesh shape, which cannot be mirrored (its mirror "
+                                    "image would need a "
                                     "mesh file of its own)";
                             return {};
                         }
@@ -266,7 +272,8 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, cons
                 partName[part.name] = "";
             }
     if (chosen.empty()) {
-        error = parts.empty() ? "nothing is selected to copy" : "only parts can be copied, and not the ground";
+        error = parts.empty() ? "nothing is selected to copy"
+                              : "only parts can be copied, and not the ground";
         return {};
     }
     auto mapped = [&](const MarkerRef& ref, MarkerRef& out) {
@@ -297,7 +304,8 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, cons
                 // Every shape is its own mirror image in its frame's axes but the cone in z
                 // (apex up becomes apex down): turned half a turn about x it is again.
                 if (shape.type == ShapeType::Cone && axis == 2)
-                    shape.X_PG.R = (shape.X_PG.R * Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()))).normalized();
+                    shape.X_PG.R =
+                        (shape.X_PG.R * Quat(Eigen::AngleAxisd(kPi, Vec3::UnitX()))).normalized();
             }
         }
         part.X_WP = placement.X * part.X_WP;
@@ -308,7 +316,8 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, cons
     }
     for (const Joint& original : source.joints) {
         Joint joint = original;
-        if (!mapped(original.markerI, joint.markerI) || !mapped(original.markerJ, joint.markerJ)) continue;
+        if (!mapped(original.markerI, joint.markerI) || !mapped(original.markerJ, joint.markerJ))
+            continue;
         joint.id = target.newId();
         joint.name = freshName(original.name, taken);
         jointName[original.name] = joint.name;
@@ -316,13 +325,16 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, cons
     }
     for (const ForceSpec& original : source.forces) {
         ForceSpec force = original;
-        const bool onJoint = original.type == ForceType::RotationalSpringDamper || original.type == ForceType::JointController;
-        const bool onePoint = original.type == ForceType::PointForce || original.type == ForceType::PointTorque;
+        const bool onJoint = original.type == ForceType::RotationalSpringDamper ||
+                             original.type == ForceType::JointController;
+        const bool onePoint =
+            original.type == ForceType::PointForce || original.type == ForceType::PointTorque;
         if (onJoint) {
             const auto it = jointName.find(original.joint);
             if (it == jointName.end()) continue;
             force.joint = it->second;
-        } else if (!mapped(original.markerI, force.markerI) || (!onePoint && !mapped(original.markerJ, force.markerJ))) {
+        } else if (!mapped(original.markerI, force.markerI) ||
+                   (!onePoint && !mapped(original.markerJ, force.markerJ))) {
             continue;
         }
         force.id = target.newId();

@@ -40,8 +40,9 @@ struct CopyPlacement {
 // names unique in `target` (a name taken already: "crank" → "crank_2"), and the references among them follow. Returns
 // the new parts' ids in order; empty with `error` set when nothing can be copied (no such part,
 // the ground, a mesh shape to mirror: a mirrored mesh would need a file of its own).
-std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source, const std::vector<EntityId>& parts,
-                                const CopyPlacement& placement, std::string& error);
+std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
+                                const std::vector<EntityId>& parts, const CopyPlacement& placement,
+                                std::string& error);
 
 // Name of entity `id` (part, marker as "part.marker", joint, force, motion, contact pair), or
 // empty.

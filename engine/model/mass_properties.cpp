@@ -6,7 +6,9 @@ namespace engine {
 namespace {
 
 // Inertia of a point mass m at offset c about the origin: m (|c|² I − c cᵀ).
-Mat3 steiner(double m, const Vec3& c) { return m * (c.squaredNorm() * Mat3::Identity() - c * c.transpose()); }
+Mat3 steiner(double m, const Vec3& c) {
+    return m * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
+}
 
 }  // namespace
 
@@ -25,7 +27,9 @@ MassProperties meshMassProperties(const TriangleMesh& mesh, const Vec3& scale, d
         const Vec3 sum = a + b + c;
         volume += v;
         first += v * sum / 4.0;
-        second += v / 20.0 * (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose());
+        second +=
+            v / 20.0 *
+            (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose());
     }
     MassProperties out;
     out.mass = density * volume;
@@ -39,7 +43,8 @@ MassProperties meshMassProperties(const TriangleMesh& mesh, const Vec3& scale, d
 
 MassProperties shapeMassProperties(const Shape& s, double density) {
     if (s.type == ShapeType::Mesh) {
-        MassProperties local = s.mesh ? meshMassProperties(*s.mesh, s.scale, density) : MassProperties{};
+        MassProperties local =
+            s.mesh ? meshMassProperties(*s.mesh, s.scale, density) : MassProperties{};
         const Mat3 R_PG = s.X_PG.rotationMatrix();
         local.p_PPcm = s.X_PG * local.p_PPcm;
         local.I_Pcm_P = R_PG * local.I_Pcm_P * R_PG.transpose();
@@ -54,8 +59,9 @@ MassProperties shapeMassProperties(const Shape& s, double density) {
     case ShapeType::Box: {
         const Vec3 e = s.size;
         m = density * e.prod();
-        I = m / 12.0 * Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
-                            e.x() * e.x() + e.y() * e.y());
+        I = m / 12.0 *
+            Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+                 e.x() * e.x() + e.y() * e.y());
         break;
     }
     case ShapeType::Sphere:
@@ -82,8 +88,8 @@ MassProperties shapeMassProperties(const Shape& s, double density) {
         const double mh = density * 2.0 / 3.0 * kPi * r2 * r;  // one hemisphere
         const double offset = 0.5 * L + 0.375 * r;
         m = mc + 2.0 * mh;
-        const double transverse = mc * (3.0 * r2 + L * L) / 12.0 +
-                                  2.0 * (mh * 83.0 / 320.0 * r2 + mh * offset * offset);
+        const double transverse =
+            mc * (3.0 * r2 + L * L) / 12.0 + 2.0 * (mh * 83.0 / 320.0 * r2 + mh * offset * offset);
         I = Vec3(transverse, transverse, 0.5 * mc * r2 + 2.0 * 0.4 * mh * r2);
         break;
     }
@@ -109,7 +115,8 @@ MassProperties combine(const MassProperties& a, const MassProperties& b) {
 MassProperties partMassProperties(const Part& part) {
     if (!part.density) return {part.mass, part.p_PPcm, part.I_Pcm_P};
     MassProperties total;
-    for (const Shape& shape : part.shapes) total = combine(total, shapeMassProperties(shape, *part.density));
+    for (const Shape& shape : part.shapes)
+        total = combine(total, shapeMassProperties(shape, *part.density));
     return total;
 }
 

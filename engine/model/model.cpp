@@ -12,9 +12,15 @@
 namespace engine {
 namespace {
 
-Primitive coincident() { return {PrimitiveType::Coincident, 0, 0, 0.0}; }
-Primitive dot1(int axisI, int axisJ) { return {PrimitiveType::Dot1, axisI, axisJ, 0.0}; }
-Primitive dot2(int axisI) { return {PrimitiveType::Dot2, axisI, 0, 0.0}; }
+Primitive coincident() {
+    return {PrimitiveType::Coincident, 0, 0, 0.0};
+}
+Primitive dot1(int axisI, int axisJ) {
+    return {PrimitiveType::Dot1, axisI, axisJ, 0.0};
+}
+Primitive dot2(int axisI) {
+    return {PrimitiveType::Dot2, axisI, 0, 0.0};
+}
 
 constexpr int X = 0, Y = 1, Z = 2;
 
@@ -33,18 +39,30 @@ std::vector<Primitive> jointPrimitives(JointType type, double length) {
     // Marker J's z is the joint axis; marker I's x and y are kept perpendicular to it where the
     // joint aligns axes, and the offset d = P_J − P_I is kept along / in planes of I's axes.
     switch (type) {
-    case JointType::Fixed: return {coincident(), dot1(X, Z), dot1(Y, Z), dot1(X, Y)};
-    case JointType::Revolute: return {coincident(), dot1(X, Z), dot1(Y, Z)};
-    case JointType::Prismatic: return {dot1(X, Z), dot1(Y, Z), dot2(X), dot2(Y), dot1(X, Y)};
-    case JointType::Cylindrical: return {dot1(X, Z), dot1(Y, Z), dot2(X), dot2(Y)};
-    case JointType::Spherical: return {coincident()};
-    case JointType::Universal: return {coincident(), dot1(Z, Z)};
-    case JointType::Planar: return {dot1(X, Z), dot1(Y, Z), dot2(Z)};
-    case JointType::Distance: return {{PrimitiveType::Distance, 0, 0, length}};
-    case JointType::PointOnLine: return {dot2(X), dot2(Y)};
-    case JointType::PointOnPlane: return {dot2(Z)};
-    case JointType::ParallelAxes: return {dot1(X, Z), dot1(Y, Z)};
-    case JointType::PerpendicularAxes: return {dot1(Z, Z)};
+    case JointType::Fixed:
+        return {coincident(), dot1(X, Z), dot1(Y, Z), dot1(X, Y)};
+    case JointType::Revolute:
+        return {coincident(), dot1(X, Z), dot1(Y, Z)};
+    case JointType::Prismatic:
+        return {dot1(X, Z), dot1(Y, Z), dot2(X), dot2(Y), dot1(X, Y)};
+    case JointType::Cylindrical:
+        return {dot1(X, Z), dot1(Y, Z), dot2(X), dot2(Y)};
+    case JointType::Spherical:
+        return {coincident()};
+    case JointType::Universal:
+        return {coincident(), dot1(Z, Z)};
+    case JointType::Planar:
+        return {dot1(X, Z), dot1(Y, Z), dot2(Z)};
+    case JointType::Distance:
+        return {{PrimitiveType::Distance, 0, 0, length}};
+    case JointType::PointOnLine:
+        return {dot2(X), dot2(Y)};
+    case JointType::PointOnPlane:
+        return {dot2(Z)};
+    case JointType::ParallelAxes:
+        return {dot1(X, Z), dot1(Y, Z)};
+    case JointType::PerpendicularAxes:
+        return {dot1(Z, Z)};
     }
     return {};
 }
@@ -97,8 +115,9 @@ CompileResult compile(const SceneSpec& spec) {
             m.id = marker.id;
             m.name = part.name + "." + marker.name;
             m.body = b;
-            m.X_BM = b == kGround ? part.X_WP * marker.X_PM
-                                  : model->bodies[static_cast<std::size_t>(b)].X_PB.inverse() * marker.X_PM;
+            m.X_BM = b == kGround
+                         ? part.X_WP * marker.X_PM
+                         : model->bodies[static_cast<std::size_t>(b)].X_PB.inverse() * marker.X_PM;
             m.R_BM = m.X_BM.rotationMatrix();
             markerIndex[m.name] = static_cast<int>(model->markers.size());
             model->markers.push_back(m);
@@ -124,17 +143,21 @@ CompileResult compile(const SceneSpec& spec) {
                 for (const char* a : axis) j.rowLabels.push_back(std::string("coincident ") + a);
                 break;
             case PrimitiveType::Dot1:
-                j.rowLabels.push_back(std::string("perpendicular ") + axis[p.axisI] + "_I, " + axis[p.axisJ] + "_J");
+                j.rowLabels.push_back(std::string("perpendicular ") + axis[p.axisI] + "_I, " +
+                                      axis[p.axisJ] + "_J");
                 break;
             case PrimitiveType::Dot2:
                 j.rowLabels.push_back(std::string("in plane normal to ") + axis[p.axisI] + "_I");
                 break;
-            case PrimitiveType::Distance: j.rowLabels.push_back("distance"); break;
+            case PrimitiveType::Distance:
+                j.rowLabels.push_back("distance");
+                break;
             }
         }
         if (joint.type == JointType::Revolute) j.coordinates = {JointAxis::Rotation};
         if (joint.type == JointType::Prismatic) j.coordinates = {JointAxis::Translation};
-        if (joint.type == JointType::Cylindrical) j.coordinates = {JointAxis::Rotation, JointAxis::Translation};
+        if (joint.type == JointType::Cylindrical)
+            j.coordinates = {JointAxis::Rotation, JointAxis::Translation};
         jointIndex[j.name] = static_cast<int>(model->joints.size());
         model->jointRowOffset.push_back(model->jointRows);
         model->jointRows += j.rows;
@@ -147,7 +170,8 @@ CompileResult compile(const SceneSpec& spec) {
         f.id = spec_f.id;
         f.name = spec_f.name;
         f.type = spec_f.type;
-        if (spec_f.type == ForceType::RotationalSpringDamper || spec_f.type == ForceType::JointController) {
+        if (spec_f.type == ForceType::RotationalSpringDamper ||
+            spec_f.type == ForceType::JointController) {
             f.joint = jointIndex.at(spec_f.joint);
             // A cylindrical joint's coordinates are (angle, slide); the others have one.
             const JointModel& joint = model->joints[static_cast<std::size_t>(f.joint)];
@@ -191,7 +215,8 @@ CompileResult compile(const SceneSpec& spec) {
     }
 
     // A spring too stiff for the step blows the run up: said before it runs.
-    for (Diagnostic& d : stiffnessWarnings(*model, spec)) result.diagnostics.push_back(std::move(d));
+    for (Diagnostic& d : stiffnessWarnings(*model, spec))
+        result.diagnostics.push_back(std::move(d));
     result.model = std::move(model);
     return result;
 }

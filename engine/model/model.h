@@ -19,6 +19,7 @@
 #include "engine/math/spatial.h"
 #include "engine/model/contact_model.h"
 #include "engine/model/diagnostic.h"
+#include "engine/model/layout.h"
 #include "engine/model/scene_spec.h"
 
 namespace engine {
@@ -28,10 +29,10 @@ constexpr int kGround = -1;
 struct BodyModel {
     EntityId id = kNoEntity;
     std::string name;
-    int partIndex = 0;        // index into SceneSpec::parts
-    double mass = 1.0;        // kg
+    int partIndex = 0;            // index into SceneSpec::parts
+    double mass = 1.0;            // kg
     Vec3 inertia = Vec3::Ones();  // principal moments J' [kg·m²], about the COM
-    Transform X_PB;           // body frame B (COM, principal axes) in the part frame P
+    Transform X_PB;               // body frame B (COM, principal axes) in the part frame P
     // Initial state, from the part's initial pose and velocity.
     Transform X_WB0;
     Vec3 v_WBcm0_W = Vec3::Zero();  // COM velocity [m/s]
@@ -42,7 +43,7 @@ struct MarkerModel {
     EntityId id = kNoEntity;
     std::string name;  // "part.marker"
     int body = kGround;
-    Transform X_BM;    // in the body frame; for ground markers, in the world
+    Transform X_BM;                // in the body frame; for ground markers, in the world
     Mat3 R_BM = Mat3::Identity();  // X_BM's rotation: its columns are the marker's axes
 };
 
@@ -57,8 +58,8 @@ enum class PrimitiveType {
 
 struct Primitive {
     PrimitiveType type = PrimitiveType::Coincident;
-    int axisI = 2;  // k
-    int axisJ = 2;  // l (Dot1 only)
+    int axisI = 2;        // k
+    int axisJ = 2;        // l (Dot1 only)
     double length = 0.0;  // Distance only [m]
     int rows() const { return type == PrimitiveType::Coincident ? 3 : 1; }
 };
@@ -70,7 +71,7 @@ struct JointModel {
     int markerI = 0;  // index into Model::markers
     int markerJ = 0;
     std::vector<Primitive> primitives;
-    int rows = 0;              // constraint equations
+    int rows = 0;  // constraint equations
     // Joint coordinates: revolute {angle}, prismatic {slide}, cylindrical {angle, slide};
     // the other types have none. The angle is the rotation of marker I relative to marker J
     // about J's z axis [rad]; the slide is the displacement of I's origin from J's along J's
@@ -86,14 +87,14 @@ struct ForceModel {
     ForceType type = ForceType::SpringDamper;
     int markerI = -1;
     int markerJ = -1;
-    int joint = -1;               // rotational spring-damper
-    Expression components[3];     // point force / torque
+    int joint = -1;            // rotational spring-damper
+    Expression components[3];  // point force / torque
     bool inMarkerFrame = false;
     double stiffness = 0.0, damping = 0.0, freeLength = 0.0, preload = 0.0;
     Vec3 translationalStiffness = Vec3::Zero(), translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
-    int coordinate = 0;           // joint controller: index into the joint's coordinates
-    double maxEffort = 0.0;       // joint controller: 0 for no limit
+    int coordinate = 0;      // joint controller: index into the joint's coordinates
+    double maxEffort = 0.0;  // joint controller: 0 for no limit
 };
 
 // A driver: one rheonomic constraint row  c(q) − f(t) = 0  on a joint coordinate c (position
@@ -121,17 +122,17 @@ struct Model {
     std::vector<ForceModel> forces;
     std::vector<DriverModel> drivers;
     SolverSettings settings;
-    std::vector<int> bodyOfPart;  // per SceneSpec part: body index or kGround
+    std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
-    std::vector<int> jointRowOffset;  // first constraint row of each joint
-    int jointRows = 0;            // sum of joint rows; driver rows follow them
-    ContactModel contact;         // collision geometry, filters, materials (used when enabled)
+    std::vector<int> jointRowOffset;    // first constraint row of each joint
+    int jointRows = 0;                  // sum of joint rows; driver rows follow them
+    ContactModel contact;  // collision geometry, filters, materials (used when enabled)
 
     int constraintRows() const { return jointRows + static_cast<int>(drivers.size()); }
 
     int bodyCount() const { return static_cast<int>(bodies.size()); }
-    int positionSize() const { return 7 * bodyCount(); }  // q: per body r (3), e (4: w, x, y, z)
-    int velocitySize() const { return 6 * bodyCount(); }  // v: per body v_W (3), ω' (3, body axes)
+    int positionSize() const { return layout::kPositionsPerBody * bodyCount(); }   // q (layout.h)
+    int velocitySize() const { return layout::kVelocitiesPerBody * bodyCount(); }  // v (layout.h)
 };
 
 struct CompileResult {

@@ -110,14 +110,16 @@ std::string boundedQuotes(const std::string& message) {
             out += c;
             continue;
         }
-        const bool continuation = (static_cast<unsigned char>(c) & 0xC0) == 0x80;  // inside a UTF-8 character
+        const bool continuation =
+            (static_cast<unsigned char>(c) & 0xC0) == 0x80;  // inside a UTF-8 character
         if (inQuote && (cut || (!continuation && ++quoted > kQuoted))) {
             cut = true;
             continue;
         }
         if (static_cast<unsigned char>(c) < 0x20) {
             char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+            std::snprintf(hex, sizeof hex, "\\x%02x",
+                          static_cast<unsigned>(static_cast<unsigned char>(c)));
             out += hex;
         } else {
             out += c;
@@ -235,8 +237,9 @@ std::string outputSpacingProblem(const SolverSettings& st) {
     if (st.integrator == IntegratorType::DormandPrince45 || !std::isfinite(steps) ||
         (steps >= 0.5 && std::abs(steps - std::round(steps)) <= 1e-9 * steps))
         return "";
-    return "output interval " + formatNumber(st.outputSpacing()) + " s is not a whole number of steps of " +
-           formatNumber(st.stepSize) + " s (" + std::string(integratorName(st.integrator)) +
+    return "output interval " + formatNumber(st.outputSpacing()) +
+           " s is not a whole number of steps of " + formatNumber(st.stepSize) + " s (" +
+           std::string(integratorName(st.integrator)) +
            " takes fixed steps and lands on every output time)";
 }
 
@@ -513,13 +516,15 @@ Diagnostics validate(const SceneSpec& spec) {
     const SolverSettings& st = spec.settings;
     check.positive("/settings/stepSize", st.stepSize, "step size (s)");
     if (st.stepSize > 0.0 && st.stepSize < kMinStepSize)
-        check.error("/settings/stepSize", "step size " + formatNumber(st.stepSize) +
-                                              " s is below 1e-7 s: a run could not advance in any reasonable time");
+        check.error("/settings/stepSize",
+                    "step size " + formatNumber(st.stepSize) +
+                        " s is below 1e-7 s: a run could not advance in any reasonable time");
     if (st.outputInterval != 0.0) {
         check.positive("/settings/outputInterval", st.outputInterval, "output interval (s)");
         if (st.outputInterval > 0.0 && st.outputInterval < kMinStepSize)
-            check.error("/settings/outputInterval", "output interval " + formatNumber(st.outputInterval) +
-                                                        " s is below 1e-7 s: a run could not advance in any reasonable time");
+            check.error("/settings/outputInterval",
+                        "output interval " + formatNumber(st.outputInterval) +
+                            " s is below 1e-7 s: a run could not advance in any reasonable time");
         if (st.outputInterval > 0.0 && st.stepSize > 0.0)
             if (std::string problem = outputSpacingProblem(st); !problem.empty())
                 check.error("/settings/outputInterval", problem);
@@ -527,8 +532,9 @@ Diagnostics validate(const SceneSpec& spec) {
     if (st.maxStep != 0.0) {
         check.positive("/settings/maxStep", st.maxStep, "largest step (s)");
         if (st.maxStep > 0.0 && st.maxStep < kMinStepSize)
-            check.error("/settings/maxStep", "largest step " + formatNumber(st.maxStep) +
-                                                 " s is below 1e-7 s: a run could not advance in any reasonable time");
+            check.error("/settings/maxStep",
+                        "largest step " + formatNumber(st.maxStep) +
+                            " s is below 1e-7 s: a run could not advance in any reasonable time");
     }
     check.positive("/settings/relativeTolerance", st.relativeTolerance, "relative tolerance");
     check.positive("/settings/absoluteTolerance", st.absoluteTolerance, "absolute tolerance");

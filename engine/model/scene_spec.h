@@ -36,12 +36,12 @@ enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh, Plane };
 // saving the scene writes them back.
 struct Shape {
     ShapeType type = ShapeType::Box;
-    Transform X_PG;                   // shape frame G in the part frame P
-    Vec3 size = Vec3(0.1, 0.1, 0.1);  // box edge lengths [m]
-    double radius = 0.05;             // sphere, cylinder, capsule, cone [m]
-    double length = 0.1;              // cylinder, capsule (straight part), cone [m]
-    std::string meshFile;                   // mesh: the file as written in the scene
-    Vec3 scale = Vec3::Ones();              // mesh: per-axis scale of the file's coordinates
+    Transform X_PG;                            // shape frame G in the part frame P
+    Vec3 size = Vec3(0.1, 0.1, 0.1);           // box edge lengths [m]
+    double radius = 0.05;                      // sphere, cylinder, capsule, cone [m]
+    double length = 0.1;                       // cylinder, capsule (straight part), cone [m]
+    std::string meshFile;                      // mesh: the file as written in the scene
+    Vec3 scale = Vec3::Ones();                 // mesh: per-axis scale of the file's coordinates
     std::shared_ptr<const TriangleMesh> mesh;  // mesh: loaded by the reader (null if unread)
     std::string extensions;
 };
@@ -71,7 +71,7 @@ struct CollisionFilter {
 struct Part {
     EntityId id = kNoEntity;
     std::string name;
-    bool ground = false;                     // the fixed part: never moves, needs no mass
+    bool ground = false;  // the fixed part: never moves, needs no mass
     // When set, mass, centre of mass and inertia are computed from the shapes (uniform
     // density, kg/m³) and the three fields below are not used.
     std::optional<double> density;
@@ -123,7 +123,7 @@ struct Joint {
     JointType type = JointType::Revolute;
     MarkerRef markerI;
     MarkerRef markerJ;
-    double length = 0.0;  // distance joint only [m]
+    double length = 0.0;   // distance joint only [m]
     bool collide = false;  // the two parts it joins may touch (contact); off by default
     std::string extensions;
 };
@@ -188,7 +188,13 @@ struct MotionSpec {
     std::string extensions;
 };
 
-enum class IntegratorType { SymplecticEuler, RungeKutta4, DormandPrince45, ImplicitEuler, TimeStepping };
+enum class IntegratorType {
+    SymplecticEuler,
+    RungeKutta4,
+    DormandPrince45,
+    ImplicitEuler,
+    TimeStepping
+};
 
 std::string_view integratorName(IntegratorType type);
 std::optional<IntegratorType> integratorFromName(std::string_view name);
@@ -198,12 +204,12 @@ constexpr double kMinStepSize = 1e-7;
 
 struct SolverSettings {
     IntegratorType integrator = IntegratorType::DormandPrince45;
-    double stepSize = 1e-3;            // s: the step of fixed-step integrators
+    double stepSize = 1e-3;  // s: the step of fixed-step integrators
     // s: time between outputs (recorded frames, CSV rows); 0: the step size. Fixed-step
     // integrators need a whole number of steps per output; dopri45 steps on its own and
     // interpolates (dense output), so output density never changes a solution.
     double outputInterval = 0.0;
-    double maxStep = 0.0;              // s: dopri45's largest step; 0: no limit
+    double maxStep = 0.0;  // s: dopri45's largest step; 0: no limit
     // dopri45: local error per step, relative to each position and velocity and absolute.
     // Tight by default, at the level the joints are held to: a non-symplectic method's phase
     // error grows with every period, and a pendulum run for 2000 s (1000 periods) stays
@@ -254,15 +260,15 @@ struct ContactSettings {
     bool enabled = false;
     ContactSolverType solver = ContactSolverType::ProjectedGaussSeidel;
     FrictionModel friction = FrictionModel::Box;
-    int coneFacets = 8;                 // cone: edges of the polyhedral cone (≥ 3)
-    int iterations = 100;               // PGS sweeps per step at most
-    double tolerance = 1e-6;            // PGS: largest velocity change of a sweep [m/s]
-    double margin = 5e-3;               // gaps up to this are kept as speculative contacts [m]
+    int coneFacets = 8;                  // cone: edges of the polyhedral cone (≥ 3)
+    int iterations = 100;                // PGS sweeps per step at most
+    double tolerance = 1e-6;             // PGS: largest velocity change of a sweep [m/s]
+    double margin = 5e-3;                // gaps up to this are kept as speculative contacts [m]
     double restitutionThreshold = 0.05;  // slower impacts are plastic [m/s]
-    double stabilization = 0.2;         // fraction of penetration (beyond slop) removed per step
-    double slop = 1e-5;                 // penetration left alone [m]
-    double stiffness = 0.0;             // soft contact when > 0 [N/m] (seed 003 §0.11)
-    double damping = 0.0;               // soft contact damping [N·s/m]
+    double stabilization = 0.2;          // fraction of penetration (beyond slop) removed per step
+    double slop = 1e-5;                  // penetration left alone [m]
+    double stiffness = 0.0;              // soft contact when > 0 [N/m] (seed 003 §0.11)
+    double damping = 0.0;                // soft contact damping [N·s/m]
     std::vector<ContactPairSpec> pairs;
     std::string extensions;
 };

@@ -16,7 +16,8 @@ std::string number(double value) {
 }
 
 // Inverse effective mass of body b for a force along world direction n at world point p.
-double inverseMass(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p, const Vec3& n) {
+double inverseMass(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p,
+                   const Vec3& n) {
     if (b == kGround) return 0.0;
     const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
     const Transform& X = X_WB[static_cast<std::size_t>(b)];
@@ -26,7 +27,8 @@ double inverseMass(const Model& model, const std::vector<Transform>& X_WB, int b
 
 // Inverse moment of inertia of a free body b for a torque about the world axis a: aᵀ I⁻¹ a in
 // body axes (it turns about its centre of mass).
-double inverseFreeInertia(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& a) {
+double inverseFreeInertia(const Model& model, const std::vector<Transform>& X_WB, int b,
+                          const Vec3& a) {
     if (b == kGround) return 0.0;
     const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
     const Vec3 ab = X_WB[static_cast<std::size_t>(b)].R.conjugate() * a;
@@ -35,7 +37,8 @@ double inverseFreeInertia(const Model& model, const std::vector<Transform>& X_WB
 
 // Inverse moment of inertia of body b turning about the world axis a through world point p
 // (parallel axes: the part turns about the joint, not its centre).
-double inverseInertia(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p, const Vec3& a) {
+double inverseInertia(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p,
+                      const Vec3& a) {
     if (b == kGround) return 0.0;
     const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
     const Transform& X = X_WB[static_cast<std::size_t>(b)];
@@ -51,7 +54,8 @@ Transform markerPose(const Model& model, const std::vector<Transform>& X_WB, int
     return m.body == kGround ? m.X_BM : X_WB[static_cast<std::size_t>(m.body)] * m.X_BM;
 }
 
-void add(std::vector<StiffnessEstimate>& out, int force, double k, double c, double inverse, bool rotational) {
+void add(std::vector<StiffnessEstimate>& out, int force, double k, double c, double inverse,
+         bool rotational) {
     if (inverse <= 0.0 || (k <= 0.0 && c <= 0.0)) return;
     StiffnessEstimate e;
     e.force = force;
@@ -67,13 +71,15 @@ void add(std::vector<StiffnessEstimate>& out, int force, double k, double c, dou
 
 }  // namespace
 
-std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std::vector<Transform>& X_WB) {
+std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
+                                                  const std::vector<Transform>& X_WB) {
     std::vector<StiffnessEstimate> out;
     for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {
         const ForceModel& force = model.forces[static_cast<std::size_t>(f)];
         switch (force.type) {
         case ForceType::SpringDamper: {
-            const Transform I = markerPose(model, X_WB, force.markerI), J = markerPose(model, X_WB, force.markerJ);
+            const Transform I = markerPose(model, X_WB, force.markerI),
+                            J = markerPose(model, X_WB, force.markerJ);
             const Vec3 d = J.p - I.p;
             const int bI = model.markers[static_cast<std::size_t>(force.markerI)].body;
             const int bJ = model.markers[static_cast<std::size_t>(force.markerJ)].body;
@@ -85,20 +91,24 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std:
                 directions = {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()};
             double inverse = 0.0;
             for (const Vec3& n : directions)
-                inverse = std::max(inverse, inverseMass(model, X_WB, bI, I.p, n) + inverseMass(model, X_WB, bJ, J.p, n));
+                inverse = std::max(inverse, inverseMass(model, X_WB, bI, I.p, n) +
+                                                inverseMass(model, X_WB, bJ, J.p, n));
             add(out, f, force.stiffness, force.damping, inverse, false);
             break;
         }
         case ForceType::Bushing: {
-            const Transform I = markerPose(model, X_WB, force.markerI), J = markerPose(model, X_WB, force.markerJ);
+            const Transform I = markerPose(model, X_WB, force.markerI),
+                            J = markerPose(model, X_WB, force.markerJ);
             const int bI = model.markers[static_cast<std::size_t>(force.markerI)].body;
             const int bJ = model.markers[static_cast<std::size_t>(force.markerJ)].body;
             for (int axis = 0; axis < 3; ++axis) {
                 const Vec3 n = J.R * Vec3::Unit(axis);
                 add(out, f, force.translationalStiffness(axis), force.translationalDamping(axis),
-                    inverseMass(model, X_WB, bI, I.p, n) + inverseMass(model, X_WB, bJ, J.p, n), false);
+                    inverseMass(model, X_WB, bI, I.p, n) + inverseMass(model, X_WB, bJ, J.p, n),
+                    false);
                 add(out, f, force.rotationalStiffness(axis), force.rotationalDamping(axis),
-                    inverseFreeInertia(model, X_WB, bI, n) + inverseFreeInertia(model, X_WB, bJ, n), true);
+                    inverseFreeInertia(model, X_WB, bI, n) + inverseFreeInertia(model, X_WB, bJ, n),
+                    true);
             }
             break;
         }
@@ -106,13 +116,15 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std:
         case ForceType::JointController: {
             if (force.joint < 0) break;
             const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-            const Transform I = markerPose(model, X_WB, joint.markerI), J = markerPose(model, X_WB, joint.markerJ);
+            const Transform I = markerPose(model, X_WB, joint.markerI),
+                            J = markerPose(model, X_WB, joint.markerJ);
             const int bI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
             const int bJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
             const Vec3 axis = J.R * Vec3::UnitZ();
             const bool controller = force.type == ForceType::JointController;
             const bool rotation =
-                !controller || joint.coordinates.at(static_cast<std::size_t>(force.coordinate)) == JointAxis::Rotation;
+                !controller || joint.coordinates.at(static_cast<std::size_t>(force.coordinate)) ==
+                                   JointAxis::Rotation;
             const double inverse = rotation ? inverseInertia(model, X_WB, bI, J.p, axis) +
                                                   inverseInertia(model, X_WB, bJ, J.p, axis)
                                             : inverseMass(model, X_WB, bI, I.p, axis) +
@@ -121,7 +133,8 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std:
             break;
         }
         case ForceType::PointForce:
-        case ForceType::PointTorque: break;
+        case ForceType::PointTorque:
+            break;
         }
     }
     return out;
@@ -130,10 +143,13 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std:
 double stabilityLimit(IntegratorType integrator) {
     switch (integrator) {
     case IntegratorType::SymplecticEuler:
-    case IntegratorType::TimeStepping: return 2.0;
-    case IntegratorType::RungeKutta4: return 2.78;
+    case IntegratorType::TimeStepping:
+        return 2.0;
+    case IntegratorType::RungeKutta4:
+        return 2.78;
     case IntegratorType::DormandPrince45:
-    case IntegratorType::ImplicitEuler: break;
+    case IntegratorType::ImplicitEuler:
+        break;
     }
     return std::numeric_limits<double>::infinity();
 }
@@ -153,17 +169,20 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, dou
     if (!std::isfinite(limit)) {
         // An adaptive method follows it with steps of about 3/ω: for 1 s, 3e-1 ω steps.
         return what + ": " + integrator + " has to take steps of about " + number(3.3 / e.rate) +
-               " s to follow it. Use the implicitEuler integrator (stable for stiff springs and dampers at "
+               " s to follow it. Use the implicitEuler integrator (stable for stiff springs and "
+               "dampers at "
                "any step), or make the element softer";
     }
     const double longest = limit / e.rate;
-    return what + ": " + integrator + " is stable only for steps below " + number(longest) + " s (" +
-           (e.byDamping ? "c h / m" : "ω h") + " < " + number(limit) + "), the step is " + number(h) +
-           " s. Take a step below " + number(longest) + " s, or the implicitEuler integrator (stable for stiff "
+    return what + ": " + integrator + " is stable only for steps below " + number(longest) +
+           " s (" + (e.byDamping ? "c h / m" : "ω h") + " < " + number(limit) + "), the step is " +
+           number(h) + " s. Take a step below " + number(longest) +
+           " s, or the implicitEuler integrator (stable for stiff "
            "springs and dampers)";
 }
 
-StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB, double step) {
+StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB,
+                                      double step) {
     const double limit = stabilityLimit(model.settings.integrator);
     // A method without a limit is held back by an element it must resolve: ω h of order one.
     const double threshold = std::isfinite(limit) ? limit : 0.05;
@@ -188,8 +207,9 @@ Diagnostics stiffnessWarnings(const Model& model, const SceneSpec& spec) {
         const std::string& name = model.forces[static_cast<std::size_t>(e.force)].name;
         for (std::size_t k = 0; k < spec.forces.size(); ++k)
             if (spec.forces[k].name == name) where = "/forces/" + std::to_string(k);
-        out.push_back({Severity::Warning, where,
-                       stiffnessMessage(model, e, model.settings.stepSize) + ": the run would blow up"});
+        out.push_back(
+            {Severity::Warning, where,
+             stiffnessMessage(model, e, model.settings.stepSize) + ": the run would blow up"});
     }
     return out;
 }

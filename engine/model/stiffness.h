@@ -34,7 +34,8 @@ struct StiffnessEstimate {
 };
 
 // Every force element with stiffness or damping, at body poses X_WB (one per body).
-std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model, const std::vector<Transform>& X_WB);
+std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
+                                                  const std::vector<Transform>& X_WB);
 
 // The largest |λ| h the integrator's explicit treatment of forces is stable for; infinity for
 // methods without such a limit.
@@ -51,6 +52,7 @@ Diagnostics stiffnessWarnings(const Model& model, const SceneSpec& spec);
 // The element furthest beyond the limit at poses X_WB for steps of `step` (0: the scene's step),
 // or force −1 when none is. For methods without a limit (dopri45), the element whose time scale
 // the steps had to come down to (|λ| h > 0.05).
-StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB, double step = 0.0);
+StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB,
+                                      double step = 0.0);
 
 }  // namespace engine

@@ -2,6 +2,7 @@
 
 #include "engine/forces/forces.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,13 +28,15 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
     };
     add("time", "s", 0);
     const int q0 = 1, v0 = q0 + nq_, extra = v0 + nv_, coords = extra + 3, rates = coords + nc_,
-              omega = rates + nc_, reactions = omega + 3 * model.bodyCount(), efforts = reactions + 14 * joints_,
-              energies = efforts + drivers_;
+              omega = rates + nc_, reactions = omega + 3 * model.bodyCount(),
+              efforts = reactions + 14 * joints_, energies = efforts + drivers_;
     for (int b = 0; b < model.bodyCount(); ++b) {
         const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
         const char* axes[] = {"x", "y", "z"};
-        for (int k = 0; k < 3; ++k) add(n + "." + axes[k], "m", q0 + 7 * b + k);
-        for (int k = 0; k < 3; ++k) add(n + ".v" + axes[k], "m/s", v0 + 6 * b + k);
+        for (int k = 0; k < 3; ++k)
+            add(n + "." + axes[k], "m", q0 + static_cast<int>(layout::positionIndex(b)) + k);
+        for (int k = 0; k < 3; ++k)
+            add(n + ".v" + axes[k], "m/s", v0 + static_cast<int>(layout::velocityIndex(b)) + k);
         for (int k = 0; k < 3; ++k) add(n + ".w" + axes[k], "rad/s", omega + 3 * b + k);
     }
     int c = 0;
@@ -44,15 +47,18 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
             add(joint.name + ".q" + std::to_string(k), angle ? "rad" : "m", coords + c);
             add(joint.name + ".q" + std::to_string(k) + "rate", angle ? "rad/s" : "m/s", rates + c);
         }
-        const char* names[] = {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "FxJ", "FyJ", "FzJ", "TxJ", "TyJ", "TzJ"};
-        for (int k = 0; k < 12; ++k) add(joint.name + "." + names[k], k % 6 < 3 ? "N" : "N·m", reactions + 14 * j + k);
+        const char* names[] = {"Fx",  "Fy",  "Fz",  "Tx",  "Ty",  "Tz",
+                               "FxJ", "FyJ", "FzJ", "TxJ", "TyJ", "TzJ"};
+        for (int k = 0; k < 12; ++k)
+            add(joint.name + "." + names[k], k % 6 < 3 ? "N" : "N·m", reactions + 14 * j + k);
         add(joint.name + ".F", "N", reactions + 14 * j + 12);    // |F|
         add(joint.name + ".T", "N·m", reactions + 14 * j + 13);  // |T|
     }
     for (int d = 0; d < drivers_; ++d) {
         const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
-        const bool torque = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        const bool torque =
+            joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
         add(driver.name + ".effort", torque ? "N·m" : "N", efforts + d);
     }
     add("energy.kinetic", "J", energies);
@@ -65,7 +71,8 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
     for (const ForceModel& force : model.forces) {
         if (force.type != ForceType::JointController) continue;
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-        const bool torque = joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation;
+        const bool torque =
+            joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation;
         add(force.name + ".effort", torque ? "N·m" : "N", size_++);
         ++controllers_;
     }
@@ -73,12 +80,14 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     for (const DriverModel& driver : model.drivers) {
         add(driver.name + ".power", "W", size_++);
-        powerCoordinate_.push_back(offsets[static_cast<std::size_t>(driver.joint)] + driver.coordinate);
+        powerCoordinate_.push_back(offsets[static_cast<std::size_t>(driver.joint)] +
+                                   driver.coordinate);
     }
     for (const ForceModel& force : model.forces) {
         if (force.type != ForceType::JointController) continue;
         add(force.name + ".power", "W", size_++);
-        powerCoordinate_.push_back(offsets[static_cast<std::size_t>(force.joint)] + force.coordinate);
+        powerCoordinate_.push_back(offsets[static_cast<std::size_t>(force.joint)] +
+                                   force.coordinate);
     }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
     // normal and friction force summed over each contact pair entry's points.
@@ -131,15 +140,16 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
     *p++ = s.stepHint;
     p = std::copy(s.jointCoordinates.data(), s.jointCoordinates.data() + nc_, p);
     for (int k = 0; k < nc_; ++k) *p++ = k < o.jointRates.size() ? o.jointRates(k) : 0.0;
-    for (int b = 0; b < nv_ / 6; ++b) {
-        const Vec3 w = bodyOrientation(s.q, b) * Vec3(s.v.segment<3>(6 * b + 3));
+    for (int b = 0; b < nv_ / layout::kVelocitiesPerBody; ++b) {
+        const Vec3 w = bodyOrientation(s.q, b) * Vec3(layout::angular(s.v, b));
         *p++ = w.x();
         *p++ = w.y();
         *p++ = w.z();
     }
     for (int j = 0; j < joints_; ++j) {
         const JointReaction& r = o.reactions[static_cast<std::size_t>(j)];
-        for (const Vec3* v : {&r.force_W, &r.torque_W, &r.force_J, &r.torque_J}) p = std::copy(v->data(), v->data() + 3, p);
+        for (const Vec3* v : {&r.force_W, &r.torque_W, &r.force_J, &r.torque_J})
+            p = std::copy(v->data(), v->data() + 3, p);
         *p++ = r.force_W.norm();
         *p++ = r.torque_W.norm();
     }
@@ -149,11 +159,15 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
     *p++ = o.energies.elastic;
     *p++ = o.constraintError;
     for (int k = 0; k < controllers_; ++k)
-        *p++ = static_cast<std::size_t>(k) < o.controllerEffort.size() ? o.controllerEffort[static_cast<std::size_t>(k)] : 0.0;
+        *p++ = static_cast<std::size_t>(k) < o.controllerEffort.size()
+                   ? o.controllerEffort[static_cast<std::size_t>(k)]
+                   : 0.0;
     for (std::size_t k = 0; k < powerCoordinate_.size(); ++k) {
-        const double effort = k < static_cast<std::size_t>(drivers_)
-                                  ? o.driverEffort[k]
-                                  : (k - drivers_ < o.controllerEffort.size() ? o.controllerEffort[k - drivers_] : 0.0);
+        const double effort =
+            k < static_cast<std::size_t>(drivers_)
+                ? o.driverEffort[k]
+                : (k - drivers_ < o.controllerEffort.size() ? o.controllerEffort[k - drivers_]
+                                                            : 0.0);
         const Eigen::Index c = powerCoordinate_[k];
         *p++ = c < o.jointRates.size() ? effort * o.jointRates(c) : 0.0;
     }
@@ -236,21 +250,27 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
 }
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model, options.stepOrigins), options_(options), recordEvery_(std::max(1, options.recordEvery)) {
-    const std::size_t rowBytes = static_cast<std::size_t>(std::max(1, layout_.size())) * sizeof(double);
+    : layout_(model, options.stepOrigins),
+      options_(options),
+      recordEvery_(std::max(1, options.recordEvery)) {
+    const std::size_t rowBytes =
+        static_cast<std::size_t>(std::max(1, layout_.size())) * sizeof(double);
     while (chunkFrames_ > 1 && chunkFrames_ * rowBytes > options_.maxBytes / 16) chunkFrames_ /= 2;
 }
 
 const double* Recording::rowLocked(std::size_t frame) const {
     const std::size_t k = frame - first_;
-    return chunks_[k / chunkFrames_].get() + (k % chunkFrames_) * static_cast<std::size_t>(layout_.size());
+    return chunks_[k / chunkFrames_].get() +
+           (k % chunkFrames_) * static_cast<std::size_t>(layout_.size());
 }
 
 double* Recording::pushLocked() {
     const std::size_t k = frames_ - first_;
     if (k == chunks_.size() * chunkFrames_)
-        chunks_.push_back(std::make_unique<double[]>(chunkFrames_ * static_cast<std::size_t>(layout_.size())));
-    double* row = chunks_[k / chunkFrames_].get() + (k % chunkFrames_) * static_cast<std::size_t>(layout_.size());
+        chunks_.push_back(
+            std::make_unique<double[]>(chunkFrames_ * static_cast<std::size_t>(layout_.size())));
+    double* row = chunks_[k / chunkFrames_].get() +
+                  (k % chunkFrames_) * static_cast<std::size_t>(layout_.size());
     ++frames_;
     return row;
 }
@@ -260,7 +280,8 @@ void Recording::dropOldestChunkLocked() {
     const auto n = static_cast<std::ptrdiff_t>(chunkFrames_);
     times_.erase(times_.begin(), times_.begin() + n);
     if (layout_.hasContact()) {
-        for (std::size_t k = 0; k < chunkFrames_; ++k) contactBytes_ -= contacts_[k].size() * sizeof(ContactForce);
+        for (std::size_t k = 0; k < chunkFrames_; ++k)
+            contactBytes_ -= contacts_[k].size() * sizeof(ContactForce);
         contacts_.erase(contacts_.begin(), contacts_.begin() + n);
     }
     first_ += chunkFrames_;
@@ -278,7 +299,9 @@ void Recording::decimateLocked() {
     contacts_.clear();
     contactBytes_ = 0;
     frames_ = 0;
-    auto oldRow = [&](std::size_t k) { return old[k / chunkFrames_].get() + (k % chunkFrames_) * F; };
+    auto oldRow = [&](std::size_t k) {
+        return old[k / chunkFrames_].get() + (k % chunkFrames_) * F;
+    };
     for (std::size_t k = 0; k < n; ++k) {
         if (k % 2 != 0 && k + 1 != n) continue;
         std::memcpy(pushLocked(), oldRow(k), F * sizeof(double));
@@ -421,7 +444,8 @@ bool Recording::readStale(double t, State& state, Outputs& outputs) const {
 
 std::size_t Recording::bytes() const {
     std::shared_lock lock(mutex_);
-    std::size_t b = chunks_.size() * chunkFrames_ * static_cast<std::size_t>(layout_.size()) * sizeof(double);
+    std::size_t b =
+        chunks_.size() * chunkFrames_ * static_cast<std::size_t>(layout_.size()) * sizeof(double);
     b += times_.capacity() * sizeof(double);
     for (const auto& row : stale_) b += row.size() * sizeof(double);
     b += contactBytes_ + contacts_.capacity() * sizeof(std::vector<ContactForce>);

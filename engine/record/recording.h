@@ -35,7 +35,7 @@ enum class MemoryPolicy { Decimate, StopRun, DropOldest };
 struct RecordingOptions {
     std::size_t maxBytes = std::size_t(1) << 30;  // 1 GiB
     MemoryPolicy policy = MemoryPolicy::Decimate;
-    int recordEvery = 1;  // record one output step in k
+    int recordEvery = 1;      // record one output step in k
     bool stepOrigins = true;  // see FrameLayout
 };
 
@@ -63,7 +63,7 @@ public:
 
 private:
     int nq_, nv_, nc_, joints_, drivers_;
-    int controllers_ = 0;  // joint controllers, each with an effort channel
+    int controllers_ = 0;               // joint controllers, each with an effort channel
     std::vector<int> powerCoordinate_;  // drivers then controllers: the coordinate they power
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries
@@ -98,8 +98,8 @@ public:
     std::size_t frameAtOrBefore(double t) const;  // last frame with time ≤ t (0 if none)
     bool read(std::size_t frame, State& state, Outputs& outputs) const;
     // Values of channel `channel` for frames [first, last), every `stride`-th, with times.
-    void series(int channel, std::size_t first, std::size_t last, std::size_t stride, std::vector<double>& times,
-                std::vector<double>& values) const;
+    void series(int channel, std::size_t first, std::size_t last, std::size_t stride,
+                std::vector<double>& times, std::vector<double>& values) const;
     double staleUntil() const;  // end time of the stale range (≤ current end if none)
     bool readStale(double t, State& state, Outputs& outputs) const;
     std::size_t bytes() const;
@@ -119,8 +119,8 @@ private:
     RecordingOptions options_;
     mutable std::shared_mutex mutex_;
     std::vector<std::unique_ptr<double[]>> chunks_;
-    std::size_t frames_ = 0;      // frames recorded in all
-    std::size_t first_ = 0;       // the first frame still held (a multiple of chunkFrames_)
+    std::size_t frames_ = 0;  // frames recorded in all
+    std::size_t first_ = 0;   // the first frame still held (a multiple of chunkFrames_)
     // Per held frame (index k − first_): times for the O(log n) search, contact forces.
     std::vector<double> times_;
     std::vector<std::vector<double>> stale_;  // rows moved aside by truncateAfter

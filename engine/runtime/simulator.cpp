@@ -35,7 +35,9 @@ Simulator::Simulator(std::shared_ptr<const Model> model, RecordingOptions option
 }
 
 Simulator::Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recording> recording)
-    : model_(std::move(model)), dynamics_(std::make_unique<ForwardDynamics>(model_)), recording_(std::move(recording)) {
+    : model_(std::move(model)),
+      dynamics_(std::make_unique<ForwardDynamics>(model_)),
+      recording_(std::move(recording)) {
     if (!recording_) recording_ = std::make_unique<Recording>(*model_, RecordingOptions{});
     State last;
     Outputs outputs;
@@ -55,7 +57,9 @@ void Simulator::startThread() {
     thread_ = std::thread([this] { run(); });
 }
 
-Simulator::~Simulator() { stop(); }
+Simulator::~Simulator() {
+    stop();
+}
 
 void Simulator::stop() {
     {
@@ -138,7 +142,9 @@ void Simulator::step() {
     });
 }
 
-bool Simulator::replaying() const { return currentFrame_ + 1 < recording_->size(); }
+bool Simulator::replaying() const {
+    return currentFrame_ + 1 < recording_->size();
+}
 
 void Simulator::runTo(double time) {
     post([this, time] {
@@ -192,8 +198,9 @@ void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model)
         if (!initialization_.ok) return;
         if (model && model != model_) {
             if (!sameStructure(*model, *model_)) {
-                error_ = "cannot re-run with a model of another structure (parts, joints or motions "
-                         "were added or removed): start a new run";
+                error_ =
+                    "cannot re-run with a model of another structure (parts, joints or motions "
+                    "were added or removed): start a new run";
                 publish();
                 return;
             }
@@ -235,7 +242,9 @@ bool Simulator::waitUntilIdle(std::chrono::milliseconds timeout) const {
     return idle_.wait_for(lock, timeout, [this] { return !busy_; });
 }
 
-double Simulator::outputInterval() const { return model_->settings.outputSpacing(); }
+double Simulator::outputInterval() const {
+    return model_->settings.outputSpacing();
+}
 
 void Simulator::fail(const std::string& message) {
     // Pause at the last good frame: the recording is untouched, the engine state goes back to it.
@@ -263,8 +272,8 @@ void Simulator::advanceOneOutput() {
     }
     // Where the run pauses (end of a run-to or a step) the frame is always recorded. Outputs
     // (reactions, energies) are computed only for the frames recorded.
-    const bool pausing = mode_ == RunMode::Paused ||
-                         (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12);
+    const bool pausing = mode_ == RunMode::Paused || (mode_ == RunMode::AsFastAsPossible &&
+                                                      dynamics_->state().t >= runToTime_ - 1e-12);
     Outputs outputs;
     const bool recordable = pausing || recording_->recordsNext();
     if (Status s = recordable ? dynamics_->outputs(outputs) : Status{}; !s.ok) {
@@ -277,17 +286,22 @@ void Simulator::advanceOneOutput() {
         currentFrame_ = recording_->size() - 1;
         if (!recorded(dynamics_->state(), outputs)) return;
         break;
-    case Recording::Append::Skipped: break;
+    case Recording::Append::Skipped:
+        break;
     case Recording::Append::Decimated:
         currentFrame_ = recording_->size() - 1;
         if (!recorded(dynamics_->state(), outputs)) return;
-        notice_ = "recording reached its memory limit: older frames were thinned out; now keeping one output in " +
-                  std::to_string(recording_->recordEvery());
+        notice_ =
+            "recording reached its memory limit: older frames were thinned out; now keeping one "
+            "output in " +
+            std::to_string(recording_->recordEvery());
         break;
     case Recording::Append::Full:
         mode_ = RunMode::Paused;
-        notice_ = "recording reached its memory limit (" + std::to_string(recording_->options().maxBytes >> 20) +
-                  " MiB) and the policy is to stop: the run is paused; raise the limit or re-run with fewer frames";
+        notice_ = "recording reached its memory limit (" +
+                  std::to_string(recording_->options().maxBytes >> 20) +
+                  " MiB) and the policy is to stop: the run is paused; raise the limit or re-run "
+                  "with fewer frames";
         dynamics_->restore([&] {
             State last;
             Outputs unused;
@@ -312,7 +326,8 @@ void Simulator::advanceOneOutput() {
         statsSim_ = dynamics_->state().t;
         statsSteps_ = 0;
     }
-    if (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12) mode_ = RunMode::Paused;
+    if (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12)
+        mode_ = RunMode::Paused;
     if (mode_ == RunMode::Paused || now - lastPublish_ >= kPublishInterval) publish();
 }
 
@@ -379,9 +394,11 @@ void Simulator::run() {
                 lock.lock();
                 continue;
             }
-            const double tNext = replay ? recording_->time(currentFrame_ + 1) : dynamics_->state().t + outputInterval();
-            const auto due = paceWall_ + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>((tNext - paceSim_) / speed_));
+            const double tNext = replay ? recording_->time(currentFrame_ + 1)
+                                        : dynamics_->state().t + outputInterval();
+            const auto due =
+                paceWall_ + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>((tNext - paceSim_) / speed_));
             if (due > Clock::now()) {
                 wake_.wait_until(lock, due, [this] { return quit_ || !commands_.empty(); });
                 continue;

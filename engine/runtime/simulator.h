@@ -41,19 +41,19 @@ struct RunStatistics {
 
 // What the renderer needs of one instant (no Eigen expressions, no references into the engine).
 struct Snapshot {
-    std::uint64_t sequence = 0;  // increases with every publication
+    std::uint64_t sequence = 0;          // increases with every publication
     std::shared_ptr<const Model> model;  // the model these numbers come from
-    std::size_t frame = 0;       // recording index of this state
+    std::size_t frame = 0;               // recording index of this state
     double time = 0.0;
     std::vector<Transform> partPoses;  // X_WP of every part of the spec (ground included)
     Outputs outputs;
     RunMode mode = RunMode::Paused;
     double speed = 1.0;
-    bool loop = false;           // replay wraps to frame 0 at the end of the recording
-    double runToTime = 0.0;      // AsFastAsPossible target
+    bool loop = false;       // replay wraps to frame 0 at the end of the recording
+    double runToTime = 0.0;  // AsFastAsPossible target
     RunStatistics statistics;
-    std::string error;           // why the run stopped, empty if it did not fail
-    std::string notice;          // e.g. "recording decimated: every 2nd output kept"
+    std::string error;   // why the run stopped, empty if it did not fail
+    std::string notice;  // e.g. "recording decimated: every 2nd output kept"
 };
 
 class Simulator {
@@ -73,24 +73,25 @@ public:
     // recomputed), then the run continues from the end of the recording.
     void play();
     void pause();
-    void step();                  // the next recorded frame, or one new output step; paused
-    void seek(std::size_t frame); // make a recorded frame current (paused); nothing discarded
-    void runTo(double time);      // as fast as possible until `time`, then paused
-    void setSpeed(double factor); // clamped to [0.01, 100]
+    void step();                   // the next recorded frame, or one new output step; paused
+    void seek(std::size_t frame);  // make a recorded frame current (paused); nothing discarded
+    void runTo(double time);       // as fast as possible until `time`, then paused
+    void setSpeed(double factor);  // clamped to [0.01, 100]
     // Loop playback: a play() started inside the recording replays it to its end and wraps
     // to frame 0, over and over, computing nothing. A play() from the end of the recording
     // still computes new frames.
     void setLoop(bool loop);
-    void reset();                 // back to t = 0 (recording cleared to frame 0)
+    void reset();  // back to t = 0 (recording cleared to frame 0)
     // Continue from recorded frame `frame` with `model` (same structure; null: the current
     // one): the frames after it become stale and the run pauses there.
     void rerunFrom(std::size_t frame, std::shared_ptr<const Model> model = nullptr);
-    void stop();                  // ends the thread; the recording stays readable
+    void stop();  // ends the thread; the recording stays readable
     // Every recorded frame, on the engine thread, as it is recorded: first the frames held so
     // far, then each new one. A sink that returns false stops the run with its `error` (e.g.
     // a full disk). With a sink, the recording may keep only its latest frames
     // (MemoryPolicy::DropOldest): the sink has the rest.
-    using FrameSink = std::function<bool(const State& state, const Outputs& outputs, std::string& error)>;
+    using FrameSink =
+        std::function<bool(const State& state, const Outputs& outputs, std::string& error)>;
     void setFrameSink(FrameSink sink);
 
     // Reads (any thread).

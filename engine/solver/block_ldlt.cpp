@@ -27,12 +27,24 @@ using Vec6 = Eigen::Matrix<double, 6, 1>;
 template <typename F>
 void withWidth(int width, F&& f) {
     switch (width) {
-    case 1: f.template operator()<1>(); break;
-    case 2: f.template operator()<2>(); break;
-    case 3: f.template operator()<3>(); break;
-    case 4: f.template operator()<4>(); break;
-    case 5: f.template operator()<5>(); break;
-    default: f.template operator()<6>(); break;
+    case 1:
+        f.template operator()<1>();
+        break;
+    case 2:
+        f.template operator()<2>();
+        break;
+    case 3:
+        f.template operator()<3>();
+        break;
+    case 4:
+        f.template operator()<4>();
+        break;
+    case 5:
+        f.template operator()<5>();
+        break;
+    default:
+        f.template operator()<6>();
+        break;
     }
 }
 
@@ -93,7 +105,7 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     n_ = static_cast<int>(rows.size());
     // The bodies each row touches, from its whole 6-column blocks.
     std::map<std::vector<int>, std::vector<int>> rowsOfBodies;  // bodies → local rows, ascending
-    std::vector<std::vector<int>> startsOfRow(rows.size());     // per local row: value index per body
+    std::vector<std::vector<int>> startsOfRow(rows.size());  // per local row: value index per body
     for (int k = 0; k < n_; ++k) {
         const int r = rows[static_cast<std::size_t>(k)];
         std::vector<int> bodies;
@@ -101,8 +113,9 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
         for (int p = begin; p < end; p += 6) {
             const int column = Phi_q.innerIndexPtr()[p];
             if (column % 6 != 0 || p + 6 > end || Phi_q.innerIndexPtr()[p + 5] != column + 5)
-                throw std::invalid_argument("BlockLdlt: row " + std::to_string(r) +
-                                            " of the Jacobian does not store whole 6-column blocks");
+                throw std::invalid_argument(
+                    "BlockLdlt: row " + std::to_string(r) +
+                    " of the Jacobian does not store whole 6-column blocks");
             bodies.push_back(column / 6);
             startsOfRow[static_cast<std::size_t>(k)].push_back(p);
         }
@@ -116,10 +129,13 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     std::vector<Draft> drafts;
     for (const auto& [bodies, local] : rowsOfBodies)
         for (std::size_t first = 0; first < local.size(); first += 6)
-            drafts.push_back({bodies, std::vector<int>(local.begin() + static_cast<std::ptrdiff_t>(first),
-                                                       local.begin() + static_cast<std::ptrdiff_t>(std::min(local.size(), first + 6)))});
+            drafts.push_back(
+                {bodies, std::vector<int>(local.begin() + static_cast<std::ptrdiff_t>(first),
+                                          local.begin() + static_cast<std::ptrdiff_t>(
+                                                              std::min(local.size(), first + 6)))});
     // Number the drafts by their first row, so that the order below does not depend on body ids.
-    std::sort(drafts.begin(), drafts.end(), [](const Draft& a, const Draft& b) { return a.local[0] < b.local[0]; });
+    std::sort(drafts.begin(), drafts.end(),
+              [](const Draft& a, const Draft& b) { return a.local[0] < b.local[0]; });
     const int blocks = static_cast<int>(drafts.size());
     blocks_ = blocks;
     width_ = 1;
@@ -142,7 +158,8 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     std::vector<int> position(static_cast<std::size_t>(blocks), -1);
     {
         std::set<std::pair<std::size_t, int>> queue;
-        for (int d = 0; d < blocks; ++d) queue.emplace(adjacent[static_cast<std::size_t>(d)].size(), d);
+        for (int d = 0; d < blocks; ++d)
+            queue.emplace(adjacent[static_cast<std::size_t>(d)].size(), d);
         int next = 0;
         while (!queue.empty()) {
             const int v = queue.begin()->second;
@@ -164,26 +181,33 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
 
     // Lay the blocks out in elimination order.
     std::vector<int> byPosition(static_cast<std::size_t>(blocks));
-    for (int d = 0; d < blocks; ++d) byPosition[static_cast<std::size_t>(position[static_cast<std::size_t>(d)])] = d;
+    for (int d = 0; d < blocks; ++d)
+        byPosition[static_cast<std::size_t>(position[static_cast<std::size_t>(d)])] = d;
     blockRows_.assign(static_cast<std::size_t>(W * blocks), -1);
     blockPhiRows_.assign(static_cast<std::size_t>(W * blocks), -1);
     sideBegin_.assign(1, 0);
     sideBody_.clear();
     sideStart_.clear();
     order_.clear();
-    std::vector<std::map<int, int>> sideOfBody(static_cast<std::size_t>(blocks));  // per block: body → side
+    std::vector<std::map<int, int>> sideOfBody(
+        static_cast<std::size_t>(blocks));  // per block: body → side
     for (int j = 0; j < blocks; ++j) {
-        const Draft& draft = drafts[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])];
+        const Draft& draft =
+            drafts[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])];
         for (std::size_t r = 0; r < draft.local.size(); ++r) {
             blockRows_[static_cast<std::size_t>(W * j) + r] = draft.local[r];
-            blockPhiRows_[static_cast<std::size_t>(W * j) + r] = rows[static_cast<std::size_t>(draft.local[r])];
+            blockPhiRows_[static_cast<std::size_t>(W * j) + r] =
+                rows[static_cast<std::size_t>(draft.local[r])];
             order_.push_back(draft.local[r]);
         }
         for (std::size_t s = 0; s < draft.bodies.size(); ++s) {
-            sideOfBody[static_cast<std::size_t>(j)][draft.bodies[s]] = static_cast<int>(sideBody_.size());
+            sideOfBody[static_cast<std::size_t>(j)][draft.bodies[s]] =
+                static_cast<int>(sideBody_.size());
             sideBody_.push_back(draft.bodies[s]);
             for (std::size_t r = 0; r < static_cast<std::size_t>(W); ++r)
-                sideStart_.push_back(r < draft.local.size() ? startsOfRow[static_cast<std::size_t>(draft.local[r])][s] : -1);
+                sideStart_.push_back(r < draft.local.size()
+                                         ? startsOfRow[static_cast<std::size_t>(draft.local[r])][s]
+                                         : -1);
         }
         sideBegin_.push_back(static_cast<int>(sideBody_.size()));
     }
@@ -191,10 +215,12 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     // L's pattern per column (block rows ascending) and where each L block is stored.
     columnBegin_.assign(1, 0);
     lowerRow_.clear();
-    std::vector<std::map<int, int>> lowerAt(static_cast<std::size_t>(blocks));  // per column: row → L block
+    std::vector<std::map<int, int>> lowerAt(
+        static_cast<std::size_t>(blocks));  // per column: row → L block
     for (int j = 0; j < blocks; ++j) {
         std::vector<int> rowsBelow;
-        for (const int u : pattern[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])])
+        for (const int u :
+             pattern[static_cast<std::size_t>(byPosition[static_cast<std::size_t>(j)])])
             rowsBelow.push_back(position[static_cast<std::size_t>(u)]);
         std::sort(rowsBelow.begin(), rowsBelow.end());
         for (const int i : rowsBelow) {
@@ -222,9 +248,12 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     updates_.clear();
     updateBegin_.assign(1, 0);
     for (int j = 0; j < blocks; ++j) {
-        for (int a = columnBegin_[static_cast<std::size_t>(j)]; a < columnBegin_[static_cast<std::size_t>(j) + 1]; ++a)
+        for (int a = columnBegin_[static_cast<std::size_t>(j)];
+             a < columnBegin_[static_cast<std::size_t>(j) + 1]; ++a)
             for (int c = columnBegin_[static_cast<std::size_t>(j)]; c <= a; ++c)
-                updates_.push_back({a, c, target(lowerRow_[static_cast<std::size_t>(a)], lowerRow_[static_cast<std::size_t>(c)])});
+                updates_.push_back({a, c,
+                                    target(lowerRow_[static_cast<std::size_t>(a)],
+                                           lowerRow_[static_cast<std::size_t>(c)])});
         updateBegin_.push_back(static_cast<int>(updates_.size()));
     }
 
@@ -242,10 +271,14 @@ template <int W>
 void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
     constexpr std::size_t w = W;
     const double* values = Phi_q.valuePtr();
-    auto jacobian = [&](std::size_t s) { return Eigen::Map<Mat6W<W>>(jacobian_.data() + 6 * w * s); };
+    auto jacobian = [&](std::size_t s) {
+        return Eigen::Map<Mat6W<W>>(jacobian_.data() + 6 * w * s);
+    };
     auto scaled = [&](std::size_t s) { return Eigen::Map<Mat6W<W>>(scaled_.data() + 6 * w * s); };
     auto lower = [&](std::size_t l) { return Eigen::Map<MatW<W>>(lower_.data() + w * w * l); };
-    auto diagonal = [&](std::size_t j) { return Eigen::Map<MatW<W>>(diagonal_.data() + w * w * j); };
+    auto diagonal = [&](std::size_t j) {
+        return Eigen::Map<MatW<W>>(diagonal_.data() + w * w * j);
+    };
 
     // Φ_ibᵀ per side (a row of Φ copied whole into a column), and M_b⁻¹ Φ_ibᵀ.
     for (std::size_t s = 0; s < sideBody_.size(); ++s) {
@@ -266,7 +299,8 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
     for (const Contribution& c : contributions_) {
         if (c.target >= 0)
             lower(static_cast<std::size_t>(c.target)).noalias() +=
-                scaled(static_cast<std::size_t>(c.c)).transpose() * jacobian(static_cast<std::size_t>(c.a));
+                scaled(static_cast<std::size_t>(c.c)).transpose() *
+                jacobian(static_cast<std::size_t>(c.a));
         else  // a side with itself: symmetric
             addLowerProduct<W>(scaled_.data() + 6 * w * static_cast<std::size_t>(c.a),
                                jacobian_.data() + 6 * w * static_cast<std::size_t>(c.c),
@@ -328,17 +362,23 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
         }
         Wjj = Cinv;
         // L_ijᵀ = C⁻¹ W_ijᵀ, then the blocks after j updated.
-        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            for (std::size_t c = 0; c < w; ++c) lowerTimes<W>(Cinv.data(), lower_.data() + w * w * static_cast<std::size_t>(l) + w * c);
-        for (int u = updateBegin_[static_cast<std::size_t>(j)]; u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
+        for (int l = columnBegin_[static_cast<std::size_t>(j)];
+             l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            for (std::size_t c = 0; c < w; ++c)
+                lowerTimes<W>(Cinv.data(),
+                              lower_.data() + w * w * static_cast<std::size_t>(l) + w * c);
+        for (int u = updateBegin_[static_cast<std::size_t>(j)];
+             u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
             const Update& up = updates_[static_cast<std::size_t>(u)];
             const auto Ua = lower(static_cast<std::size_t>(up.a));
             const auto Uc = lower(static_cast<std::size_t>(up.c));
             if (up.target >= 0)
-                lower(static_cast<std::size_t>(up.target)).noalias() -= Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
-            else if (up.a == up.c)  // symmetric
-                subtractLowerGram<W>(lower_.data() + w * w * static_cast<std::size_t>(up.a),
-                                     diagonal_.data() + w * w * static_cast<std::size_t>(-1 - up.target));
+                lower(static_cast<std::size_t>(up.target)).noalias() -=
+                    Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
+            else if (up.a == up.c)        // symmetric
+                subtractLowerGram<W>(
+                    lower_.data() + w * w * static_cast<std::size_t>(up.a),
+                    diagonal_.data() + w * w * static_cast<std::size_t>(-1 - up.target));
             else
                 diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -= Ua.transpose() * Uc;
         }
@@ -354,22 +394,29 @@ template <int W>
 void BlockLdlt::solveBlocks() const {
     constexpr std::size_t w = W;
     auto work = [&](std::size_t j) { return Eigen::Map<VecW<W>>(work_.data() + w * j); };
-    auto lower = [&](std::size_t l) { return Eigen::Map<const MatW<W>>(lower_.data() + w * w * l); };
+    auto lower = [&](std::size_t l) {
+        return Eigen::Map<const MatW<W>>(lower_.data() + w * w * l);
+    };
     // L z = b.
     for (int j = 0; j < blocks_; ++j) {
-        lowerTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j), work_.data() + w * static_cast<std::size_t>(j));  // C⁻¹
+        lowerTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j),
+                      work_.data() + w * static_cast<std::size_t>(j));  // C⁻¹
         const VecW<W> z = work(static_cast<std::size_t>(j));
-        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+        for (int l = columnBegin_[static_cast<std::size_t>(j)];
+             l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
             work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])).noalias() -=
                 lower(static_cast<std::size_t>(l)).transpose() * z;
     }
     // Lᵀ x = z.
     for (int j = blocks_ - 1; j >= 0; --j) {
         VecW<W> t = work(static_cast<std::size_t>(j));
-        for (int l = columnBegin_[static_cast<std::size_t>(j)]; l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            t.noalias() -= lower(static_cast<std::size_t>(l)) * work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)]));
+        for (int l = columnBegin_[static_cast<std::size_t>(j)];
+             l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
+            t.noalias() -= lower(static_cast<std::size_t>(l)) *
+                           work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)]));
         work(static_cast<std::size_t>(j)) = t;
-        lowerTransposedTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j), work_.data() + w * static_cast<std::size_t>(j));
+        lowerTransposedTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j),
+                                work_.data() + w * static_cast<std::size_t>(j));
     }
 }
 
@@ -381,10 +428,13 @@ template <int W>
 void BlockLdlt::addTransposed(double scale, Eigen::VectorXd& x) const {
     constexpr std::size_t w = W;
     for (int j = 0; j < blocks_; ++j) {
-        const VecW<W> v = scale * Eigen::Map<const VecW<W>>(work_.data() + w * static_cast<std::size_t>(j));
-        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+        const VecW<W> v =
+            scale * Eigen::Map<const VecW<W>>(work_.data() + w * static_cast<std::size_t>(j));
+        for (int s = sideBegin_[static_cast<std::size_t>(j)];
+             s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
             x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() +=
-                Eigen::Map<const Mat6W<W>>(jacobian_.data() + 6 * w * static_cast<std::size_t>(s)) * v;
+                Eigen::Map<const Mat6W<W>>(jacobian_.data() + 6 * w * static_cast<std::size_t>(s)) *
+                v;
     }
 }
 
@@ -396,10 +446,13 @@ template <int W>
 void BlockLdlt::subtractScaledTransposed(Eigen::VectorXd& x) const {
     constexpr std::size_t w = W;
     for (int j = 0; j < blocks_; ++j) {
-        const VecW<W> v = -Eigen::Map<const VecW<W>>(work_.data() + w * static_cast<std::size_t>(j));
-        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+        const VecW<W> v =
+            -Eigen::Map<const VecW<W>>(work_.data() + w * static_cast<std::size_t>(j));
+        for (int s = sideBegin_[static_cast<std::size_t>(j)];
+             s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
             x.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]).noalias() +=
-                Eigen::Map<const Mat6W<W>>(scaled_.data() + 6 * w * static_cast<std::size_t>(s)) * v;
+                Eigen::Map<const Mat6W<W>>(scaled_.data() + 6 * w * static_cast<std::size_t>(s)) *
+                v;
     }
 }
 
@@ -408,12 +461,18 @@ void BlockLdlt::gatherProducts(const Eigen::VectorXd& y, const Eigen::VectorXd* 
     constexpr std::size_t w = W;
     for (int j = 0; j < blocks_; ++j) {
         VecW<W> sum = VecW<W>::Zero();
-        for (int s = sideBegin_[static_cast<std::size_t>(j)]; s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
-            sum.noalias() += Eigen::Map<const Mat6W<W>>(jacobian_.data() + 6 * w * static_cast<std::size_t>(s)).transpose() *
-                             y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
+        for (int s = sideBegin_[static_cast<std::size_t>(j)];
+             s < sideBegin_[static_cast<std::size_t>(j) + 1]; ++s)
+            sum.noalias() +=
+                Eigen::Map<const Mat6W<W>>(jacobian_.data() + 6 * w * static_cast<std::size_t>(s))
+                    .transpose() *
+                y.segment<6>(6 * sideBody_[static_cast<std::size_t>(s)]);
         for (std::size_t k = 0; k < w; ++k) {
             const int row = blockPhiRows_[w * static_cast<std::size_t>(j) + k];
-            work_[w * static_cast<std::size_t>(j) + k] = row < 0 ? 0.0 : c ? sum(static_cast<Eigen::Index>(k)) - (*c)(row) : sum(static_cast<Eigen::Index>(k));
+            work_[w * static_cast<std::size_t>(j) + k] =
+                row < 0 ? 0.0
+                : c     ? sum(static_cast<Eigen::Index>(k)) - (*c)(row)
+                        : sum(static_cast<Eigen::Index>(k));
         }
     }
 }
@@ -443,7 +502,8 @@ void BlockLdlt::correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::Vec
             if (const int row = blockPhiRows_[i]; row >= 0) (*mu)(row) = work_[i];
 }
 
-void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x, Eigen::VectorXd& lambda) const {
+void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+                      Eigen::VectorXd& lambda) const {
     withWidth(width_, [&]<int W>() { gatherProducts<W>(y, &c); });
     solveBlocks();
     x = y;
@@ -461,7 +521,8 @@ void BlockLdlt::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
         if (const int k = blockRows_[i]; k >= 0) y(k) = work_[i];
 }
 
-void BlockLdlt::multiplyTransposedAdd(const Eigen::VectorXd& y, double scale, Eigen::VectorXd& x) const {
+void BlockLdlt::multiplyTransposedAdd(const Eigen::VectorXd& y, double scale,
+                                      Eigen::VectorXd& x) const {
     const auto w = static_cast<std::size_t>(width_);
     for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
         const int k = blockRows_[i];

@@ -64,7 +64,8 @@ public:
     //   correct:  μ = S⁻¹ r,  x = −M⁻¹ Φrᵀ μ  (μ's rows outside the set untouched; may be null)
     //   solve:    λ = S⁻¹ (Φr y − c),  x = y − M⁻¹ Φrᵀ λ  (λ's rows outside the set untouched)
     void correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
-    void solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x, Eigen::VectorXd& lambda) const;
+    void solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+               Eigen::VectorXd& lambda) const;
 
     // The number of blocks and of L blocks below the diagonal (fill included).
     int blocks() const { return blocks_; }
@@ -88,9 +89,11 @@ private:
     template <int W>
     void solveBlocks() const;  // work_ ← S⁻¹ work_
     template <int W>
-    void addTransposed(double scale, Eigen::VectorXd& x) const;  // x.segment(body) += scale · Φ_sᵀ work_
+    void addTransposed(double scale,
+                       Eigen::VectorXd& x) const;  // x.segment(body) += scale · Φ_sᵀ work_
     template <int W>
-    void gatherProducts(const Eigen::VectorXd& y, const Eigen::VectorXd* c) const;  // work_ = Φ y − c (c may be null)
+    void gatherProducts(const Eigen::VectorXd& y,
+                        const Eigen::VectorXd* c) const;  // work_ = Φ y − c (c may be null)
     template <int W>
     void subtractScaledTransposed(Eigen::VectorXd& x) const;  // x.segment(body) −= M_b⁻¹ Φ_sᵀ work_
     void solveBlocks() const;
@@ -99,7 +102,7 @@ private:
     int n_ = 0;
     int blocks_ = 0;
     Eigen::Index velocities_ = 0;  // the length of M⁻¹ factored
-    int width_ = 1;  // W
+    int width_ = 1;                // W
     // Blocks are numbered in elimination order. Per block j: its local rows (W each, −1 for
     // padding), the same as rows of Φq, and its sides sideBegin_[j] … sideBegin_[j + 1] − 1.
     std::vector<int> blockRows_;

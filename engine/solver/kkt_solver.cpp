@@ -52,7 +52,8 @@ std::pair<int, int> bodiesOfRow(const KktSolver::RowMatrix& Phi_q, int r, bool& 
 // Groups of rows whose rank can be decided apart from the others: the rows of each pair of
 // bodies joined across a bridge of the body graph, and the rows of each 2-edge-connected part
 // (its loops). Rows ascending within a group.
-std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& Phi_q, std::vector<char>& onLoop) {
+std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& Phi_q,
+                                                   std::vector<char>& onLoop) {
     const int rows = static_cast<int>(Phi_q.rows());
     const int bodies = static_cast<int>(Phi_q.cols() / 6);
     const int ground = bodies;  // node index of the ground
@@ -227,8 +228,10 @@ void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
     // chain or a tree of n bodies costs O(n) instead of a QR of the whole Φqᵀ, whose fill-in
     // grows like n³.
     std::vector<char> kept(static_cast<std::size_t>(rows_), 0);
-    for (const std::vector<int>& group : independentRowGroups(Phi_q, onLoop_)) keepIndependentRows(Phi_q, group, kept);
-    for (int r = 0; r < rows_; ++r) (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
+    for (const std::vector<int>& group : independentRowGroups(Phi_q, onLoop_))
+        keepIndependentRows(Phi_q, group, kept);
+    for (int r = 0; r < rows_; ++r)
+        (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
 }
 
 // Factors S over the rows chosen, dropping the row of the weakest pivot while one is small
@@ -239,7 +242,8 @@ void KktSolver::settleRows(const RowMatrix& Phi_q) {
         if (factorNumeric()) return;
         const auto at = std::lower_bound(active_.begin(), active_.end(), singularRow_);
         active_.erase(at);
-        redundant_.insert(std::lower_bound(redundant_.begin(), redundant_.end(), singularRow_), singularRow_);
+        redundant_.insert(std::lower_bound(redundant_.begin(), redundant_.end(), singularRow_),
+                          singularRow_);
     }
 }
 
@@ -332,8 +336,8 @@ int KktSolver::worstDroppedRow(const Eigen::VectorXd& x, const Eigen::VectorXd& 
     return worst;
 }
 
-void KktSolver::solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
-                             Eigen::VectorXd& lambda) const {
+void KktSolver::solveActive(const Eigen::VectorXd& Minv_g, const Eigen::VectorXd& c,
+                            Eigen::VectorXd& x, Eigen::VectorXd& lambda) const {
     lambda.setZero(rows_);
     if (active_.empty()) {
         x = Minv_g;
@@ -360,7 +364,8 @@ void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen:
     unmetRow_ = row;
 }
 
-void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
+void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x,
+                              Eigen::VectorXd* mu) const {
     if (mu) mu->setZero(rows_);
     if (active_.empty()) {
         x.setZero(Minv_.size());
@@ -369,7 +374,8 @@ void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eige
     schur_.correct(r, x, mu);
 }
 
-void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu, double termScale) {
+void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu,
+                        double termScale) {
     projectActive(r, x, mu);
     unmetRow_ = -1;
     unmetResidual_ = 0.0;
@@ -405,11 +411,13 @@ void KktSolver::projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x)
     x.array() *= Minv_.array();
 }
 
-double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x, const Eigen::VectorXd& b) {
+double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x,
+                     const Eigen::VectorXd& b) {
     double scale = 0.0;
     for (Eigen::Index r = 0; r < A.outerSize(); ++r) {
         double sum = std::abs(b(r));
-        for (KktSolver::RowMatrix::InnerIterator it(A, r); it; ++it) sum += std::abs(it.value() * x(it.col()));
+        for (KktSolver::RowMatrix::InnerIterator it(A, r); it; ++it)
+            sum += std::abs(it.value() * x(it.col()));
         scale = std::max(scale, sum);
     }
     return scale;

@@ -107,8 +107,8 @@ private:
     std::vector<int> redundant_;  // rows dropped, ascending
     RowMatrix Phi_q_;             // the Φq of the last factorisation
     Eigen::VectorXd Minv_;
-    BlockLdlt schur_;             // S over the active rows
-    BlockLdlt full_;              // S over every row (regularised projection), built on demand
+    BlockLdlt schur_;  // S over the active rows
+    BlockLdlt full_;   // S over every row (regularised projection), built on demand
     bool fullPatternBuilt_ = false;
     bool fullFactoredHere_ = false;
     bool reanalyzedHere_ = false;  // the rows were analysed again at this Φq
@@ -125,6 +125,7 @@ private:
 
 // The size of the terms of A x = b, max over rows of Σ|A_rj x_j| + |b_r|: the `termScale` a
 // correction's equations are met to round-off of.
-double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x, const Eigen::VectorXd& b);
+double equationScale(const KktSolver::RowMatrix& A, const Eigen::VectorXd& x,
+                     const Eigen::VectorXd& b);
 
 }  // namespace engine

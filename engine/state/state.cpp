@@ -1,5 +1,6 @@
 #include "engine/state/state.h"
 
+#include "engine/model/layout.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -11,11 +12,12 @@ State initialState(const Model& model) {
     for (int b = 0; b < model.bodyCount(); ++b) {
         const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
         setBodyPose(s.q, b, body.X_WB0);
-        s.v.segment<3>(6 * b) = body.v_WBcm0_W;
-        s.v.segment<3>(6 * b + 3) = body.w_WB0_B;
+        layout::linear(s.v, b) = body.v_WBcm0_W;
+        layout::angular(s.v, b) = body.w_WB0_B;
     }
     int coordinates = 0;
-    for (const JointModel& joint : model.joints) coordinates += static_cast<int>(joint.coordinates.size());
+    for (const JointModel& joint : model.joints)
+        coordinates += static_cast<int>(joint.coordinates.size());
     s.jointCoordinates = Eigen::VectorXd::Zero(coordinates);
     return s;
 }

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include "engine/math/spatial.h"
+#include "engine/model/layout.h"
 
 namespace engine {
 
@@ -17,7 +18,7 @@ struct State {
     double t = 0.0;
     Eigen::VectorXd q;
     Eigen::VectorXd v;
-    double driverWork = 0.0;      // ∫ driver power dt
+    double driverWork = 0.0;        // ∫ driver power dt
     double dissipatedEnergy = 0.0;  // ∫ damper power dt (≥ 0)
     double stepHint = 0.0;          // adaptive integrators' next step size [s] (0: choose)
     // Adaptive integrators (dopri45) take their own steps and interpolate to the output times.
@@ -35,13 +36,16 @@ struct State {
 // The model's initial state (t = 0), before assembly.
 State initialState(const Model& model);
 
-inline Vec3 bodyPosition(const Eigen::VectorXd& q, int b) { return q.segment<3>(7 * b); }
+inline Vec3 bodyPosition(const Eigen::VectorXd& q, int b) {
+    return layout::position(q, b);
+}
 inline Quat bodyOrientation(const Eigen::VectorXd& q, int b) {
-    return Quat(q(7 * b + 3), q(7 * b + 4), q(7 * b + 5), q(7 * b + 6));
+    const auto e = layout::orientation(q, b);
+    return Quat(e(0), e(1), e(2), e(3));
 }
 inline void setBodyPose(Eigen::VectorXd& q, int b, const Transform& X_WB) {
-    q.segment<3>(7 * b) = X_WB.p;
-    q.segment<4>(7 * b + 3) << X_WB.R.w(), X_WB.R.x(), X_WB.R.y(), X_WB.R.z();
+    layout::position(q, b) = X_WB.p;
+    layout::orientation(q, b) << X_WB.R.w(), X_WB.R.x(), X_WB.R.y(), X_WB.R.z();
 }
 
 }  // namespace engine

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include <QApplication>
-#include <QStandardPaths>
 #include <QMouseEvent>
+#include <QStandardPaths>
 #include <QTest>
 #include <QTreeView>
 
@@ -33,21 +33,24 @@ struct DragSetup {
     explicit DragSetup(const char* scene) {
         window.resize(1100, 720);
         window.show();
-        if (!QTest::qWaitForWindowExposed(&window) || !window.openScene(QString::fromUtf8(scene))) return;
+        if (!QTest::qWaitForWindowExposed(&window) || !window.openScene(QString::fromUtf8(scene)))
+            return;
         view = window.viewport();
         const engine::EntityId link = window.scene()->parts[50].id;
         QTreeView* tree = window.sceneTree();
-        const QModelIndexList rows = tree->model()->match(tree->model()->index(0, 0), ui::kEntityIdRole,
-                                                          QVariant::fromValue(quint64(link)), 1,
-                                                          Qt::MatchExactly | Qt::MatchRecursive);
+        const QModelIndexList rows = tree->model()->match(
+            tree->model()->index(0, 0), ui::kEntityIdRole, QVariant::fromValue(quint64(link)), 1,
+            Qt::MatchExactly | Qt::MatchRecursive);
         if (rows.isEmpty()) return;
-        tree->selectionModel()->select(rows.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        tree->selectionModel()->select(
+            rows.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         window.manipulation()->setSnapping(false);
         window.manipulation()->setMode(ui::GizmoMode::Rotate);
         view->repaint();
         QTest::qWait(50);
         const ui::GizmoHandle handle{ui::GizmoMode::Rotate, 1};
-        for (int k = 0; k <= 40; ++k) ring.push_back(view->gizmoHandlePoint(handle, 0.125 + k / 720.0).toPoint());
+        for (int k = 0; k <= 40; ++k)
+            ring.push_back(view->gizmoHandlePoint(handle, 0.125 + k / 720.0).toPoint());
         QTest::mousePress(view, Qt::LeftButton, {}, ring.front());
         ready = view->gizmoDragging();
     }
@@ -57,7 +60,8 @@ struct DragSetup {
 std::unique_ptr<DragSetup> chain100;
 
 void BM_DragEventChain100(benchmark::State& state) {
-    if (!chain100) chain100 = std::make_unique<DragSetup>(MOTUS_SOURCE_DIR "/scenes/chain_100.json");
+    if (!chain100)
+        chain100 = std::make_unique<DragSetup>(MOTUS_SOURCE_DIR "/scenes/chain_100.json");
     DragSetup& setup = *chain100;
     if (!setup.ready) {
         state.SkipWithError("chain_100 could not be set up for a drag");
@@ -72,7 +76,8 @@ void BM_DragEventChain100(benchmark::State& state) {
         if (k == 0 || k + 1 == setup.ring.size()) step = -step;
         k += step;
         const QPointF p(setup.ring[k]);
-        QMouseEvent move(QEvent::MouseMove, p, setup.view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, p, setup.view->mapToGlobal(p), Qt::NoButton,
+                         Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(setup.view, &move);
         setup.view->repaint();  // paintGL now: the frame the user sees
         assembly += setup.window.manipulation()->figures().lastEventSeconds;

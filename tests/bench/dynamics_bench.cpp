@@ -33,7 +33,8 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
         for (int k = 1; k <= static_cast<int>(duration * 10 + 0.5); ++k) {
             const auto start = std::chrono::steady_clock::now();
             const Status status = sim.advance(0.1 * k);
-            seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            seconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (!status.ok) {
                 state.SkipWithError(status.message.c_str());
                 return;
@@ -62,7 +63,8 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
     }
     state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
     // Per millisecond simulated: the figure to compare an adaptive method with 1 ms steps.
-    state.counters["us_per_ms"] = 1e3 * seconds / (duration * static_cast<double>(state.iterations()));
+    state.counters["us_per_ms"] =
+        1e3 * seconds / (duration * static_cast<double>(state.iterations()));
     state.counters["steps"] = static_cast<double>(steps) / static_cast<double>(state.iterations());
     state.counters["energy_drift"] = drift;
     state.counters["separation_m"] = separation;
@@ -73,9 +75,17 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
 
 void BM_ChainSymplectic(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
-    runScene(state, test::chain(n, IntegratorType::SymplecticEuler, 1e-3), 2.0, 1.0 * 9.81 * 0.1 * n);
+    runScene(state, test::chain(n, IntegratorType::SymplecticEuler, 1e-3), 2.0,
+             1.0 * 9.81 * 0.1 * n);
 }
-BENCHMARK(BM_ChainSymplectic)->Arg(1)->Arg(4)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ChainSymplectic)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 void BM_ChainRK4(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
@@ -87,7 +97,8 @@ BENCHMARK(BM_ChainRK4)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond
 // 1e-12), its own steps; us_per_ms compares it with the fixed 1 ms steps above.
 void BM_ChainDopri45(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
-    runScene(state, test::chain(n, IntegratorType::DormandPrince45, 1e-3), 2.0, 1.0 * 9.81 * 0.1 * n);
+    runScene(state, test::chain(n, IntegratorType::DormandPrince45, 1e-3), 2.0,
+             1.0 * 9.81 * 0.1 * n);
 }
 BENCHMARK(BM_ChainDopri45)->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -110,7 +121,8 @@ BENCHMARK(BM_FourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 // singular position where its in-plane rows lose rank (docs/engine.md, "Rank"). Energy drift
 // relative to its potential energy scale (34.335 J).
 void BM_DoubleFourBarRK4(benchmark::State& state) {
-    const io::SceneLoadResult loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/benchmarks/n_four_bar.json");
+    const io::SceneLoadResult loaded =
+        io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/benchmarks/n_four_bar.json");
     if (!loaded.scene) {
         state.SkipWithError("scene did not load");
         return;
@@ -135,6 +147,12 @@ void BM_ChainAccurate(benchmark::State& state) {
     spec.settings.absoluteTolerance = 1e-2 * spec.settings.relativeTolerance;
     runScene(state, spec, 2.0, 1.0 * 9.81 * 0.1 * n);
 }
-BENCHMARK(BM_ChainAccurate)->Args({16, 4})->Args({64, 4})->Args({256, 4})->Args({256, 5})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ChainAccurate)
+    ->Args({16, 4})
+    ->Args({64, 4})
+    ->Args({256, 4})
+    ->Args({256, 5})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace

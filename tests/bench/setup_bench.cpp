@@ -9,8 +9,8 @@
 namespace {
 
 void BM_SetupChain(benchmark::State& state) {
-    const engine::SceneSpec spec =
-        engine::test::chain(static_cast<int>(state.range(0)), engine::IntegratorType::SymplecticEuler, 1e-3);
+    const engine::SceneSpec spec = engine::test::chain(
+        static_cast<int>(state.range(0)), engine::IntegratorType::SymplecticEuler, 1e-3);
     for (auto _ : state) {
         const engine::CompileResult compiled = engine::compile(spec);
         engine::ForwardDynamics sim(compiled.model);

@@ -30,7 +30,8 @@ System systemOf(const SceneSpec& spec) {
 }
 
 SceneSpec sceneOf(int n) {
-    return n == 0 ? test::fourBar(IntegratorType::SymplecticEuler, 1e-3) : test::chain(n, IntegratorType::SymplecticEuler, 1e-3);
+    return n == 0 ? test::fourBar(IntegratorType::SymplecticEuler, 1e-3)
+                  : test::chain(n, IntegratorType::SymplecticEuler, 1e-3);
 }
 
 // range(0): 0 for the four-bar, else the chain's links.
@@ -61,7 +62,8 @@ void BM_KktDense(benchmark::State& state) {
     for (auto _ : state) {
         J.setZero();
         for (Eigen::Index k = 0; k < n; ++k)
-            for (SparseRowMatrix::InnerIterator it(s.Phi_q, s.active[static_cast<std::size_t>(k)]); it; ++it)
+            for (SparseRowMatrix::InnerIterator it(s.Phi_q, s.active[static_cast<std::size_t>(k)]);
+                 it; ++it)
                 J(k, it.col()) = it.value();
         JM.noalias() = J * s.Minv.asDiagonal();
         S.noalias() = JM * J.transpose();

@@ -16,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)engine::compile(*r.scene);
     const std::string written = engine::io::sceneToJson(*r.scene);
     const engine::io::SceneLoadResult back = engine::io::parseScene(written);
-    if (!back.scene || engine::io::sceneToJson(*back.scene) != written) std::abort();  // round trip broken
+    if (!back.scene || engine::io::sceneToJson(*back.scene) != written)
+        std::abort();  // round trip broken
     return 0;
 }

@@ -97,16 +97,19 @@ double rms(const Series& motus, const Series& adams) {
 
 TEST(AdamsReference, RevoluteAboutGlobalY) {
     const History run = simulate(pendulum(JointType::Revolute, Vec3::Zero(), Vec3::UnitY()));
-    EXPECT_LT(rms(run.com, readAdams("Revolute_Case01_ADAMS_Pos.txt")), 1e-5);        // Chrono: 1e-3
-    EXPECT_LT(rms(run.forceOnGround, readAdams("Revolute_Case01_ADAMS_Rforce.txt")), 3e-4);  // Chrono: 2e-2
+    EXPECT_LT(rms(run.com, readAdams("Revolute_Case01_ADAMS_Pos.txt")), 1e-5);  // Chrono: 1e-3
+    EXPECT_LT(rms(run.forceOnGround, readAdams("Revolute_Case01_ADAMS_Rforce.txt")),
+              3e-4);  // Chrono: 2e-2
 }
 
 TEST(AdamsReference, RevoluteAboutASkewAxisCarriesBendingMoments) {
     const Vec3 axis = Vec3(0, 1, 1).normalized();
     const History run = simulate(pendulum(JointType::Revolute, Vec3(1, 2, 3), axis));
     EXPECT_LT(rms(run.com, readAdams("Revolute_Case02_ADAMS_Pos.txt")), 1e-5);
-    EXPECT_LT(rms(run.forceOnGround, readAdams("Revolute_Case02_ADAMS_Rforce.txt")), 5e-4);   // Chrono: 2e-2
-    EXPECT_LT(rms(run.torqueOnGround, readAdams("Revolute_Case02_ADAMS_Rtorque.txt")), 5e-4);  // Chrono: 1e-2
+    EXPECT_LT(rms(run.forceOnGround, readAdams("Revolute_Case02_ADAMS_Rforce.txt")),
+              5e-4);  // Chrono: 2e-2
+    EXPECT_LT(rms(run.torqueOnGround, readAdams("Revolute_Case02_ADAMS_Rtorque.txt")),
+              5e-4);  // Chrono: 1e-2
 }
 
 TEST(AdamsReference, SphericalPendulumInAPlane) {
@@ -122,7 +125,8 @@ TEST(AdamsReference, PrismaticFreeFallAlongItsGuide) {
     // Positions reach 122 m, printed to six digits: the reference rounds to ~5e-4 m.
     EXPECT_LT(rms(run.com, readAdams("Prismatic_Case01_ADAMS_Pos.txt")), 5e-4);  // Chrono: 1e-2
     // Against the exact free fall z = −g t²/2, Motus is exact to round-off.
-    for (const auto& p : run.com) EXPECT_NEAR(p(3), -0.5 * 9.80665 * p(0) * p(0), 1e-9 * (1 + p(0) * p(0)));
+    for (const auto& p : run.com)
+        EXPECT_NEAR(p(3), -0.5 * 9.80665 * p(0) * p(0), 1e-9 * (1 + p(0) * p(0)));
     for (const auto& f : run.forceOnGround) EXPECT_LT(f.tail<3>().norm(), 1e-9);
 }
 

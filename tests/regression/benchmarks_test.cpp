@@ -5,15 +5,16 @@
 
 #include <cmath>
 #include <cstdio>
-#include <vector>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/layout.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -53,8 +54,8 @@ PointMotion markerMotion(const Model& model, const State& state, const std::stri
         const int b = m.body;
         const Quat R = bodyOrientation(state.q, b);
         const Vec3 r = R * m.X_BM.p;
-        const Vec3 w = R * Vec3(state.v.segment<3>(6 * b + 3));
-        return {bodyPosition(state.q, b) + r, Vec3(state.v.segment<3>(6 * b)) + w.cross(r)};
+        const Vec3 w = R * Vec3(layout::angular(state.v, b));
+        return {bodyPosition(state.q, b) + r, Vec3(layout::linear(state.v, b)) + w.cross(r)};
     }
     ADD_FAILURE() << "no marker '" << name << "'";
     return {};
@@ -119,8 +120,8 @@ TEST(Benchmarks, HeavyTopKeepsItsSteadyPrecession) {
         const double t = 0.1 * k;
         ASSERT_TRUE(sim.advance(t).ok);
         const double azimuth = -kPi / 2 + phi * t;  // the top leans towards −y at t = 0
-        const Vec3 exact(l * std::sin(theta) * std::cos(azimuth), l * std::sin(theta) * std::sin(azimuth),
-                         l * std::cos(theta));
+        const Vec3 exact(l * std::sin(theta) * std::cos(azimuth),
+                         l * std::sin(theta) * std::sin(azimuth), l * std::cos(theta));
         worst = std::max(worst, (bodyPosition(sim.state().q, top) - exact).norm());
     }
     EXPECT_LT(worst, 1e-8) << "m over 10 s";
@@ -135,7 +136,8 @@ TEST(Benchmarks, SimplePendulumA01FollowsTheEllipticSolutionFor2000Seconds) {
     const auto model = benchmark("simple_pendulum.json");
     ASSERT_TRUE(model);
     const int p1 = bodyIndex(*model, "P1");
-    const double m = 0.5, k = std::sqrt(m), K = ellipticK(m), omega = std::sqrt(9.81 / (1.0 + 1e-9));
+    const double m = 0.5, k = std::sqrt(m), K = ellipticK(m),
+                 omega = std::sqrt(9.81 / (1.0 + 1e-9));
     ForwardDynamics sim(model);
     ASSERT_TRUE(sim.initialize().ok);
     const double e0 = totalEnergy(sim);
@@ -238,12 +240,16 @@ TEST(Benchmarks, AndrewsSqueezerA03MatchesTheTestSetSolution) {
     const char* names[] = {"OF", "FE", "BDE", "GE", "AG", "HE", "AH"};
     int body[7];
     for (int k = 0; k < 7; ++k) body[k] = bodyIndex(*model, names[k]);
-    const double q0[7] = {-0.0617138900142764496, 0.0, 0.455279819163070380, 0.222668390165885885,
-                          0.487364979543842550, -0.222668390165885885, 1.23054744454982119};
-    const double qRef[7] = {15.81077119629904,  -15.75637105984298, 0.04082224013073101, -0.5347301163226948,
-                            0.5244099658805304, 0.5347301163226948, 1.048080741042263};
-    const double vRef[7] = {1139.920302151208,  -1424.379294994111, 11.03291221937134, 19.29337464421385,
-                            0.5735699284790808, -19.29337464421385, 0.3231791658026955};
+    const double q0[7] = {-0.0617138900142764496, 0.0,
+                          0.455279819163070380,   0.222668390165885885,
+                          0.487364979543842550,   -0.222668390165885885,
+                          1.23054744454982119};
+    const double qRef[7] = {15.81077119629904,   -15.75637105984298, 0.04082224013073101,
+                            -0.5347301163226948, 0.5244099658805304, 0.5347301163226948,
+                            1.048080741042263};
+    const double vRef[7] = {1139.920302151208, -1424.379294994111, 11.03291221937134,
+                            19.29337464421385, 0.5735699284790808, -19.29337464421385,
+                            0.3231791658026955};
     ForwardDynamics sim(model);
     ASSERT_TRUE(sim.initialize().ok);
     const double e0 = totalEnergy(sim);
@@ -256,21 +262,28 @@ TEST(Benchmarks, AndrewsSqueezerA03MatchesTheTestSetSolution) {
         ASSERT_TRUE(s.ok) << s.message;
         turns.update(sim.state());
         const double beta = q0[0] + turns.turn[static_cast<std::size_t>(body[0])];
-        worstBalance = std::max(worstBalance, std::abs(totalEnergy(sim) - e0 - 0.033 * (beta - q0[0])));
+        worstBalance =
+            std::max(worstBalance, std::abs(totalEnergy(sim) - e0 - 0.033 * (beta - q0[0])));
     }
     auto turn = [&](int k) { return turns.turn[static_cast<std::size_t>(body[k])]; };
-    auto rate = [&](int k) { return sim.state().v(6 * body[k] + 5); };  // planar: body z is world z
-    const double q[7] = {q0[0] + turn(0), turn(1) - turn(0),           q0[2] + turn(2), q0[3] + turn(3) - turn(4),
-                         q0[4] + turn(4), q0[5] + turn(5) - turn(6), q0[6] + turn(6)};
-    const double v[7] = {rate(0), rate(1) - rate(0), rate(2), rate(3) - rate(4), rate(4), rate(5) - rate(6), rate(6)};
+    auto rate = [&](int k) {
+        return layout::angular(sim.state().v, body[k])(2);
+    };  // planar: body z is world z
+    const double q[7] = {
+        q0[0] + turn(0), turn(1) - turn(0),         q0[2] + turn(2), q0[3] + turn(3) - turn(4),
+        q0[4] + turn(4), q0[5] + turn(5) - turn(6), q0[6] + turn(6)};
+    const double v[7] = {rate(0), rate(1) - rate(0), rate(2), rate(3) - rate(4),
+                         rate(4), rate(5) - rate(6), rate(6)};
     double worstQ = 0.0, worstV = 0.0;
     for (int k = 0; k < 7; ++k) {
         worstQ = std::max(worstQ, std::abs(q[k] - qRef[k]));
         worstV = std::max(worstV, std::abs(v[k] - vRef[k]) / (1.0 + std::abs(vRef[k])));
         EXPECT_NEAR(q[k], qRef[k], 1e-7) << "rad, coordinate " << k + 1;
     }
-    std::printf("Andrews: worst angle error %.3g rad, worst rate error %.3g (relative), energy balance %.3g J\n",
-                worstQ, worstV, worstBalance);
+    std::printf(
+        "Andrews: worst angle error %.3g rad, worst rate error %.3g (relative), energy balance "
+        "%.3g J\n",
+        worstQ, worstV, worstBalance);
     EXPECT_LT(worstV, 1e-6);
     EXPECT_LT(worstBalance, 1e-8) << "J";
     RecordProperty("angle_error_rad", std::to_string(worstQ));
@@ -282,9 +295,10 @@ double momentumZ(const Model& model, const State& state) {
     for (int b = 0; b < model.bodyCount(); ++b) {
         const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
         const Vec3 c = bodyPosition(state.q, b);
-        const Vec3 v = state.v.segment<3>(6 * b);
-        const Vec3 w = state.v.segment<3>(6 * b + 3);
-        Lz += body.mass * c.cross(v).z() + (bodyOrientation(state.q, b) * Vec3(body.inertia.cwiseProduct(w))).z();
+        const Vec3 v = layout::linear(state.v, b);
+        const Vec3 w = layout::angular(state.v, b);
+        Lz += body.mass * c.cross(v).z() +
+              (bodyOrientation(state.q, b) * Vec3(body.inertia.cwiseProduct(w))).z();
     }
     return Lz;
 }
@@ -296,7 +310,8 @@ double momentumZ(const Model& model, const State& state) {
 TEST(Benchmarks, FlyballGovernorA05ConservesItsMomentumAndLosesEnergyOnlyToItsDampers) {
     const auto model = benchmark("flyball_governor.json");
     ASSERT_TRUE(model);
-    const int slider = bodyIndex(*model, "slider"), rodA = bodyIndex(*model, "rodA"), rodB = bodyIndex(*model, "rodB");
+    const int slider = bodyIndex(*model, "slider"), rodA = bodyIndex(*model, "rodA"),
+              rodB = bodyIndex(*model, "rodB");
     ForwardDynamics sim(model);
     ASSERT_TRUE(sim.initialize().ok);
     const double e0 = totalEnergy(sim), L0 = momentumZ(*model, sim.state());
@@ -317,12 +332,15 @@ TEST(Benchmarks, FlyballGovernorA05ConservesItsMomentumAndLosesEnergyOnlyToItsDa
         // Mirror images through the shaft's axis: rod B's centre of mass is rod A's turned by π
         // about the shaft (their height the same, their horizontal offsets opposite).
         const Vec3 a = bodyPosition(sim.state().q, rodA), b = bodyPosition(sim.state().q, rodB);
-        worstMirror = std::max(worstMirror, (a + b - Vec3(0, 0, a.z() + b.z())).norm() + std::abs(a.z() - b.z()));
+        worstMirror = std::max(
+            worstMirror, (a + b - Vec3(0, 0, a.z() + b.z())).norm() + std::abs(a.z() - b.z()));
         const double height = bodyPosition(sim.state().q, slider).z();
         sMin = std::min(sMin, height), sMax = std::max(sMax, height);
     }
-    std::printf("Flyball: |dLz| %.3g, energy rise %.3g J, balance %.3g J, mirror %.3g m, s in [%.4f, %.4f]\n", worstL,
-                worstRise, worstBalance, worstMirror, sMin, sMax);
+    std::printf(
+        "Flyball: |dLz| %.3g, energy rise %.3g J, balance %.3g J, mirror %.3g m, s in [%.4f, "
+        "%.4f]\n",
+        worstL, worstRise, worstBalance, worstMirror, sMin, sMax);
     EXPECT_LT(worstL, 1e-7) << "kg m^2/s";
     EXPECT_LT(worstRise, 1e-8) << "J";
     EXPECT_LT(worstBalance, 1e-6) << "J";
@@ -356,7 +374,7 @@ TEST(Benchmarks, SpatialSliderCrankFollowsItsOneDegreeOfFreedomReduction) {
         const Status s = sim.advance(sample.t);
         ASSERT_TRUE(s.ok) << s.message;
         const Vec3 C = bodyPosition(sim.state().q, slider);
-        const double vx = sim.state().v(6 * slider);
+        const double vx = layout::linear(sim.state().v, slider)(0);
         worst = std::max(worst, std::abs(C.x() - sample.x));
         EXPECT_NEAR(C.x(), sample.x, 1e-8) << "t = " << sample.t;
         EXPECT_NEAR(vx, sample.vx, 1e-7) << "t = " << sample.t;

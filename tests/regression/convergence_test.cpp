@@ -15,12 +15,14 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/layout.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
 namespace {
 
-std::shared_ptr<const Model> sceneWith(const std::string& file, IntegratorType integrator, double h) {
+std::shared_ptr<const Model> sceneWith(const std::string& file, IntegratorType integrator,
+                                       double h) {
     const io::SceneLoadResult r = io::loadSceneFile(file);
     if (!r.scene) {
         ADD_FAILURE() << file << " does not load";
@@ -34,7 +36,8 @@ std::shared_ptr<const Model> sceneWith(const std::string& file, IntegratorType i
 }
 
 // Positions of every body at time T, run at step h (empty if the run stops: a failure).
-Eigen::VectorXd positionsAt(const std::string& file, IntegratorType integrator, double h, double T) {
+Eigen::VectorXd positionsAt(const std::string& file, IntegratorType integrator, double h,
+                            double T) {
     const auto model = sceneWith(file, integrator, h);
     if (!model) return {};
     ForwardDynamics sim(model);
@@ -48,7 +51,8 @@ Eigen::VectorXd positionsAt(const std::string& file, IntegratorType integrator, 
     }
     EXPECT_NEAR(sim.state().t, T, 1e-9);
     Eigen::VectorXd p(3 * model->bodyCount());
-    for (int b = 0; b < model->bodyCount(); ++b) p.segment<3>(3 * b) = sim.state().q.segment<3>(7 * b);
+    for (int b = 0; b < model->bodyCount(); ++b)
+        p.segment<3>(3 * b) = layout::position(sim.state().q, b);
     return p;
 }
 
@@ -62,11 +66,14 @@ struct FourBarReference {
     double t = 0.0;
     Eigen::Vector2d crankAt(double T) {  // T ≥ t, integrated at ≤ 1e-5 s (error ~1e-16)
         const double J = 3.0, c = 9.81 * (1.5 + 2.0);
-        auto f = [&](const Eigen::Vector2d& z) { return Eigen::Vector2d(z(1), -c / J * std::cos(z(0))); };
+        auto f = [&](const Eigen::Vector2d& z) {
+            return Eigen::Vector2d(z(1), -c / J * std::cos(z(0)));
+        };
         const int n = std::max(1, static_cast<int>(std::ceil((T - t) / 1e-5)));
         const double h = (T - t) / n;
         for (int k = 0; k < n; ++k) {
-            const Eigen::Vector2d k1 = f(y), k2 = f(y + 0.5 * h * k1), k3 = f(y + 0.5 * h * k2), k4 = f(y + h * k3);
+            const Eigen::Vector2d k1 = f(y), k2 = f(y + 0.5 * h * k1), k3 = f(y + 0.5 * h * k2),
+                                  k4 = f(y + h * k3);
             y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
         }
         t = T;
@@ -109,7 +116,8 @@ TEST(Convergence, DoubleFourBarThroughItsFlatPositionsAtEveryStep) {
     std::vector<double> errors;
     for (const double h : steps) errors.push_back(fourBarError(h, T));
     // Order 4 where the error is above the floor: halving h divides it by ~16.
-    ASSERT_GT(errors[0], 5e-10) << "the largest step is already at the floor: the test says nothing";
+    ASSERT_GT(errors[0], 5e-10)
+        << "the largest step is already at the floor: the test says nothing";
     EXPECT_GT(errors[0] / errors[1], 10.0) << errors[0] << " → " << errors[1];
     EXPECT_LT(errors[0] / errors[1], 32.0) << errors[0] << " → " << errors[1];
     for (std::size_t k = 0; k < steps.size(); ++k) {
@@ -134,7 +142,8 @@ TEST(Convergence, DoubleFourBarReactionsNextToTheFlatPositionMatchTheRigidModel)
     int pivot[3] = {-1, -1, -1};
     for (std::size_t j = 0; j < model->joints.size(); ++j)
         for (int i = 0; i < 3; ++i)
-            if (model->joints[j].name == "pivotA" + std::to_string(i)) pivot[i] = static_cast<int>(j);
+            if (model->joints[j].name == "pivotA" + std::to_string(i))
+                pivot[i] = static_cast<int>(j);
     ASSERT_TRUE(pivot[0] >= 0 && pivot[1] >= 0 && pivot[2] >= 0);
     ForwardDynamics sim(model);
     ASSERT_TRUE(sim.initialize().ok);

@@ -38,7 +38,8 @@ TEST(ExampleScenes, EveryBundledSceneLoadsCleanly) {
 std::shared_ptr<const Model> compiledScene(const std::string& file) {
     const io::SceneLoadResult r = io::loadSceneFile(file);
     for (const Diagnostic& d : r.diagnostics)
-        if (d.severity == Severity::Error) ADD_FAILURE() << file << ":" << d.where << ": " << d.message;
+        if (d.severity == Severity::Error)
+            ADD_FAILURE() << file << ":" << d.where << ": " << d.message;
     return r.scene ? test::compiled(*r.scene) : nullptr;
 }
 
@@ -63,7 +64,8 @@ TEST(ExampleScenes, EveryBundledSceneSimulatesTwoSecondsAndBalancesItsEnergy) {
         }
         // First-order methods (symplectic, implicit Euler) hold energy to O(h): a looser bound.
         const IntegratorType integrator = model->settings.integrator;
-        const bool firstOrder = integrator == IntegratorType::SymplecticEuler || integrator == IntegratorType::ImplicitEuler ||
+        const bool firstOrder = integrator == IntegratorType::SymplecticEuler ||
+                                integrator == IntegratorType::ImplicitEuler ||
                                 integrator == IntegratorType::TimeStepping;
         // Contact scenes step at the velocity level with impacts inside a step: their balance
         // holds to O(h v) (e.g. the free fall of a pile's upper layers before they land).

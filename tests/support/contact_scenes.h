@@ -30,14 +30,15 @@ inline SceneSpec contactScene(double h = 1e-3, double incline = 0.0, double fric
 }
 
 // A box of edges `edges` and mass m with its exact inertia, at X_WP.
-inline Part& addBox(SceneSpec& spec, const std::string& name, const Vec3& edges, const Transform& X_WP,
-                    double mass = 1.0, double friction = 0.5) {
+inline Part& addBox(SceneSpec& spec, const std::string& name, const Vec3& edges,
+                    const Transform& X_WP, double mass = 1.0, double friction = 0.5) {
     Part part;
     part.id = spec.newId();
     part.name = name;
     part.mass = mass;
     const Vec3 e2 = edges.cwiseProduct(edges);
-    part.I_Pcm_P = (mass / 12.0 * Vec3(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y())).asDiagonal();
+    part.I_Pcm_P =
+        (mass / 12.0 * Vec3(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y())).asDiagonal();
     part.X_WP = X_WP;
     part.material.friction = friction;
     Shape box;
@@ -49,8 +50,8 @@ inline Part& addBox(SceneSpec& spec, const std::string& name, const Vec3& edges,
 }
 
 // A solid ball of radius r and mass m at position p.
-inline Part& addBall(SceneSpec& spec, const std::string& name, double r, const Vec3& p, double mass = 1.0,
-                     double friction = 0.5, double restitution = 0.0) {
+inline Part& addBall(SceneSpec& spec, const std::string& name, double r, const Vec3& p,
+                     double mass = 1.0, double friction = 0.5, double restitution = 0.0) {
     Part part;
     part.id = spec.newId();
     part.name = name;

@@ -4,13 +4,15 @@
 
 namespace engine::test {
 
-Part box(SceneSpec& spec, const std::string& name, double m, const Vec3& e, const Vec3& position, const Quat& R) {
+Part box(SceneSpec& spec, const std::string& name, double m, const Vec3& e, const Vec3& position,
+         const Quat& R) {
     Part part;
     part.id = spec.newId();
     part.name = name;
     part.mass = m;
-    part.I_Pcm_P = (m / 12.0 * Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
-                                    e.x() * e.x() + e.y() * e.y()))
+    part.I_Pcm_P = (m / 12.0 *
+                    Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+                         e.x() * e.x() + e.y() * e.y()))
                        .asDiagonal();
     part.X_WP = {R, position};
     Shape s;
@@ -28,7 +30,8 @@ Part groundPart(SceneSpec& spec) {
     return g;
 }
 
-void addMarker(SceneSpec& spec, Part& part, const std::string& name, const Vec3& p, const Vec3& zAxis) {
+void addMarker(SceneSpec& spec, Part& part, const std::string& name, const Vec3& p,
+               const Vec3& zAxis) {
     Marker m;
     m.id = spec.newId();
     m.name = name;
@@ -61,7 +64,8 @@ SceneSpec chain(int links, IntegratorType integrator, double stepSize) {
     addMarker(spec, ground, "j0", Vec3::Zero(), Vec3::UnitY());
     spec.parts.push_back(ground);
     for (int k = 0; k < links; ++k) {
-        Part link = box(spec, "link" + std::to_string(k), 1.0, Vec3(0.1, 0.02, 0.02), Vec3(0.1 * k + 0.05, 0, 0));
+        Part link = box(spec, "link" + std::to_string(k), 1.0, Vec3(0.1, 0.02, 0.02),
+                        Vec3(0.1 * k + 0.05, 0, 0));
         addMarker(spec, link, "a", Vec3(-0.05, 0, 0), Vec3::UnitY());
         addMarker(spec, link, "b", Vec3(0.05, 0, 0), Vec3::UnitY());
         spec.parts.push_back(link);
@@ -92,7 +96,8 @@ SceneSpec fourBar(IntegratorType integrator, double stepSize) {
     addMarker(spec, ground, "A", A, Vec3::UnitY());
     addMarker(spec, ground, "D", D, Vec3::UnitY());
     spec.parts.push_back(ground);
-    auto link = [&](const std::string& name, const Vec3& P, const Vec3& Q, const std::string& mp, const std::string& mq) {
+    auto link = [&](const std::string& name, const Vec3& P, const Vec3& Q, const std::string& mp,
+                    const std::string& mq) {
         const Vec3 u = Q - P;
         const double L = u.norm();
         const Quat R = Quat::FromTwoVectors(Vec3::UnitX(), u / L);

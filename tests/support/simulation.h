@@ -19,7 +19,8 @@ inline std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
 }
 
 // Every frame of a recording from `first` on, as raw rows (for bitwise comparison).
-inline std::vector<std::vector<double>> recordedRows(const Recording& recording, std::size_t first = 0) {
+inline std::vector<std::vector<double>> recordedRows(const Recording& recording,
+                                                     std::size_t first = 0) {
     std::vector<std::vector<double>> out;
     for (std::size_t k = first; k < recording.size(); ++k) {
         State s;

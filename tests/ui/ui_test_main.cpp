@@ -20,9 +20,9 @@
 
 #include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/edit.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
-#include "engine/model/edit.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/main_window.h"
@@ -36,13 +36,18 @@ int recoveryChildRun(const QString& scene, const QString& expected) {
     window.show();
     if (!window.openScene(scene)) return 3;
     window.session()->runTo(0.2);
-    if (!QTest::qWaitFor([&] {
-            const auto snap = window.session()->snapshot();
-            return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.2 - 1e-9;
-        }, 60000))
+    if (!QTest::qWaitFor(
+            [&] {
+                const auto snap = window.session()->snapshot();
+                return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.2 - 1e-9;
+            },
+            60000))
         return 4;
     const QString run = window.autosaver()->runFile();
-    if (!QTest::qWaitFor([&] { return QFile::exists(run) && QFile::exists(window.autosaver()->infoFile()); }, 30000)) return 4;
+    if (!QTest::qWaitFor(
+            [&] { return QFile::exists(run) && QFile::exists(window.autosaver()->infoFile()); },
+            30000))
+        return 4;
     const engine::Recording& recording = *window.session()->recording();
     engine::State state;
     engine::Outputs outputs;
@@ -50,7 +55,8 @@ int recoveryChildRun(const QString& scene, const QString& expected) {
     QFile out(expected);
     if (!out.open(QIODevice::WriteOnly)) return 5;
     out.write(QByteArray::number(qulonglong(recording.size())));
-    for (Eigen::Index k = 0; k < state.q.size(); ++k) out.write(" " + QByteArray::number(state.q(k), 'a', 13));
+    for (Eigen::Index k = 0; k < state.q.size(); ++k)
+        out.write(" " + QByteArray::number(state.q(k), 'a', 13));
     out.close();
     std::printf("AUTOSAVED\n");
     std::fflush(stdout);
@@ -69,7 +75,9 @@ int recoveryChild(const QString& scene, const QString& expected) {
     engine::renameEntity(edited, edited.parts[2].id, "link");
     window.document()->rename(edited, "rename");
     const QString info = window.autosaver()->infoFile();
-    if (!QTest::qWaitFor([&] { return window.autosaver()->autosaves() > 0 && QFile::exists(info); }, 30000)) return 4;
+    if (!QTest::qWaitFor([&] { return window.autosaver()->autosaves() > 0 && QFile::exists(info); },
+                         30000))
+        return 4;
     QFile out(expected);
     if (!out.open(QIODevice::WriteOnly)) return 5;
     out.write(QByteArray::fromStdString(engine::io::sceneToJson(*window.scene())));
@@ -90,7 +98,9 @@ int main(int argc, char** argv) {
     QCoreApplication::setApplicationName(QStringLiteral("motus-ui-tests"));
     ui::ViewportWidget::configureDefaultSurfaceFormat(0);
     QApplication app(argc, argv);
-    if (child) return recoveryChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
-    if (childRun) return recoveryChildRun(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    if (child)
+        return recoveryChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    if (childRun)
+        return recoveryChildRun(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     return RUN_ALL_TESTS();
 }

@@ -32,7 +32,9 @@ bool running(qint64 pid, const QString& program) {
 }
 
 QString fileFor(const char* suffix) {
-    return recoveryDirectory() + QStringLiteral("/session-%1.%2").arg(QCoreApplication::applicationPid()).arg(QLatin1String(suffix));
+    return recoveryDirectory() + QStringLiteral("/session-%1.%2")
+                                     .arg(QCoreApplication::applicationPid())
+                                     .arg(QLatin1String(suffix));
 }
 
 }  // namespace
@@ -40,14 +42,16 @@ QString fileFor(const char* suffix) {
 QString recoveryDirectory() {
     QString dir = qEnvironmentVariable("MOTUS_RECOVERY_DIR");
     if (dir.isEmpty())
-        dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/recovery");
+        dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) +
+              QStringLiteral("/recovery");
     return dir;
 }
 
 std::vector<RecoveryEntry> orphanedRecoveries() {
     std::vector<RecoveryEntry> found;
     const QDir dir(recoveryDirectory());
-    for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("session-*.info")}, QDir::Files)) {
+    for (const QFileInfo& info :
+         dir.entryInfoList({QStringLiteral("session-*.info")}, QDir::Files)) {
         QFile file(info.absoluteFilePath());
         if (!file.open(QIODevice::ReadOnly)) continue;
         const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
@@ -61,7 +65,8 @@ std::vector<RecoveryEntry> orphanedRecoveries() {
         e.pid = o.value(QStringLiteral("pid")).toInteger();
         e.path = o.value(QStringLiteral("path")).toString();
         e.title = o.value(QStringLiteral("title")).toString();
-        e.savedAt = QDateTime::fromString(o.value(QStringLiteral("savedAt")).toString(), Qt::ISODateWithMs);
+        e.savedAt =
+            QDateTime::fromString(o.value(QStringLiteral("savedAt")).toString(), Qt::ISODateWithMs);
         e.edits = o.value(QStringLiteral("edits")).toInt();
         // A run file named by the info, in the same folder (never a path from elsewhere).
         const QString run = QFileInfo(o.value(QStringLiteral("run")).toString()).fileName();
@@ -77,7 +82,8 @@ std::vector<RecoveryEntry> orphanedRecoveries() {
         }
         found.push_back(e);
     }
-    std::sort(found.begin(), found.end(), [](const RecoveryEntry& a, const RecoveryEntry& b) { return a.savedAt > b.savedAt; });
+    std::sort(found.begin(), found.end(),
+              [](const RecoveryEntry& a, const RecoveryEntry& b) { return a.savedAt > b.savedAt; });
     return found;
 }
 
@@ -97,7 +103,8 @@ void removeRecovery(const RecoveryEntry& entry) {
     if (!entry.runFile.isEmpty()) QFile::remove(entry.runFile);
 }
 
-Autosaver::Autosaver(SceneDocument* document, QObject* parent) : QObject(parent), document_(document) {
+Autosaver::Autosaver(SceneDocument* document, QObject* parent)
+    : QObject(parent), document_(document) {
     const double seconds = qEnvironmentVariableIsSet("MOTUS_AUTOSAVE_SECONDS")
                                ? qEnvironmentVariable("MOTUS_AUTOSAVE_SECONDS").toDouble()
                                : 60.0;
@@ -130,9 +137,15 @@ void Autosaver::setInterval(double seconds) {
     timer_.setInterval(std::max(1, static_cast<int>(seconds * 1000.0)));
 }
 
-QString Autosaver::sceneFile() const { return fileFor("json"); }
-QString Autosaver::infoFile() const { return fileFor("info"); }
-QString Autosaver::runFile() const { return fileFor("motusrun"); }
+QString Autosaver::sceneFile() const {
+    return fileFor("json");
+}
+QString Autosaver::infoFile() const {
+    return fileFor("info");
+}
+QString Autosaver::runFile() const {
+    return fileFor("motusrun");
+}
 
 void Autosaver::edited() {
     ++editsSinceOpen_;
@@ -153,7 +166,8 @@ bool Autosaver::saveNow(QString* error) {
     // Meshes by absolute path: the recovery lives in another folder than the document.
     engine::SceneSpec written = *scene;
     if (!document_->path().isEmpty()) {
-        const std::filesystem::path folder = std::filesystem::path(document_->path().toStdString()).parent_path();
+        const std::filesystem::path folder =
+            std::filesystem::path(document_->path().toStdString()).parent_path();
         for (engine::Part& part : written.parts)
             for (engine::Shape& shape : part.shapes)
                 if (shape.type == engine::ShapeType::Mesh && !shape.meshFile.empty() &&
@@ -167,7 +181,8 @@ bool Autosaver::saveNow(QString* error) {
     };
     std::string why;
     if (!engine::io::saveSceneFile(written, sceneFile().toStdString(), why))
-        return fail(QStringLiteral("cannot write the recovery file %1: %2").arg(sceneFile(), QString::fromStdString(why)));
+        return fail(QStringLiteral("cannot write the recovery file %1: %2")
+                        .arg(sceneFile(), QString::fromStdString(why)));
     // The run (atomically, like every file here), only when it changed since the last one.
     if (keepRun && frames != runFramesWritten_) {
         QString reason;
@@ -176,7 +191,8 @@ bool Autosaver::saveNow(QString* error) {
         } else {
             QFile::remove(runFile());
             runFramesWritten_ = 0;
-            emit failed(QStringLiteral("the recorded run is not kept for recovery: %1").arg(reason));
+            emit failed(
+                QStringLiteral("the recorded run is not kept for recovery: %1").arg(reason));
         }
     } else if (!keepRun) {
         QFile::remove(runFile());
@@ -188,21 +204,25 @@ bool Autosaver::saveNow(QString* error) {
         o.insert(QStringLiteral("run"), QFileInfo(runFile()).fileName());
         o.insert(QStringLiteral("runFrames"), runFramesWritten_);
     } else if (frames > 1) {
-        o.insert(QStringLiteral("runLeftOut"), QStringLiteral("%1 MB, over the recovery budget of %2 MB")
-                                                   .arg(runBytes / double(1 << 20), 0, 'f', 1)
-                                                   .arg(runBudget_ / double(1 << 20), 0, 'f', 1));
+        o.insert(QStringLiteral("runLeftOut"),
+                 QStringLiteral("%1 MB, over the recovery budget of %2 MB")
+                     .arg(runBytes / double(1 << 20), 0, 'f', 1)
+                     .arg(runBudget_ / double(1 << 20), 0, 'f', 1));
     }
     o.insert(QStringLiteral("version"), 1);
     o.insert(QStringLiteral("scene"), QFileInfo(sceneFile()).fileName());
     o.insert(QStringLiteral("pid"), QCoreApplication::applicationPid());
-    o.insert(QStringLiteral("program"), QFileInfo(QCoreApplication::applicationFilePath()).fileName());
+    o.insert(QStringLiteral("program"),
+             QFileInfo(QCoreApplication::applicationFilePath()).fileName());
     o.insert(QStringLiteral("path"), document_->path());
     o.insert(QStringLiteral("title"), document_->title());
     o.insert(QStringLiteral("savedAt"), QDateTime::currentDateTime().toString(Qt::ISODateWithMs));
     o.insert(QStringLiteral("edits"), editsSinceOpen_);
     QSaveFile info(infoFile());
-    if (!info.open(QIODevice::WriteOnly) || info.write(QJsonDocument(o).toJson()) < 0 || !info.commit())
-        return fail(QStringLiteral("cannot write the recovery file %1: %2").arg(infoFile(), info.errorString()));
+    if (!info.open(QIODevice::WriteOnly) || info.write(QJsonDocument(o).toJson()) < 0 ||
+        !info.commit())
+        return fail(QStringLiteral("cannot write the recovery file %1: %2")
+                        .arg(infoFile(), info.errorString()));
     editsSinceAutosave_ = 0;
     ++autosaves_;
     emit autosaved(sceneFile());

@@ -37,7 +37,7 @@ struct RecoveryEntry {
     QString path;   // the document's own file (empty: never saved)
     QString title;  // as the title bar showed it
     QDateTime savedAt;
-    int edits = 0;  // edits since the document was opened or last saved
+    int edits = 0;    // edits since the document was opened or last saved
     QString runFile;  // the recorded run kept with it (empty: none)
     int runFrames = 0;
 };

@@ -49,7 +49,8 @@ bool SceneDocument::save(const QString& path, std::string& error) {
     // Mesh files are named relative to the scene file, so the scene and its meshes move
     // together (parts from the palette and imported robots hold absolute paths until saved).
     engine::SceneSpec written = *scene_;
-    const std::filesystem::path folder = std::filesystem::absolute(path.toStdString()).parent_path();
+    const std::filesystem::path folder =
+        std::filesystem::absolute(path.toStdString()).parent_path();
     for (engine::Part& part : written.parts)
         for (engine::Shape& shape : part.shapes) {
             if (shape.type != engine::ShapeType::Mesh || shape.meshFile.empty()) continue;

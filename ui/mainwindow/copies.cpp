@@ -29,7 +29,8 @@ QString toQString(const std::string& text) {
 struct VectorFields {
     QDoubleSpinBox* box[3];
     QWidget* widget;
-    explicit VectorFields(QWidget* parent, const engine::Vec3& value) : widget(new QWidget(parent)) {
+    explicit VectorFields(QWidget* parent, const engine::Vec3& value)
+        : widget(new QWidget(parent)) {
         auto* row = new QHBoxLayout(widget);
         row->setContentsMargins(0, 0, 0, 0);
         for (int k = 0; k < 3; ++k) {
@@ -42,7 +43,9 @@ struct VectorFields {
             row->addWidget(box[k]);
         }
     }
-    engine::Vec3 value() const { return {box[0]->value() * 1e-3, box[1]->value() * 1e-3, box[2]->value() * 1e-3}; }
+    engine::Vec3 value() const {
+        return {box[0]->value() * 1e-3, box[1]->value() * 1e-3, box[2]->value() * 1e-3};
+    }
 };
 
 // OK and Cancel at the bottom of a form dialog.
@@ -55,7 +58,8 @@ void addOkCancel(QDialog& dialog, QFormLayout& form) {
 
 // Where Paste and Duplicate put copies: beside the originals along x, clear of them by a
 // tenth of a metre.
-engine::CopyPlacement beside(const engine::SceneSpec& source, const std::vector<engine::EntityId>& parts) {
+engine::CopyPlacement beside(const engine::SceneSpec& source,
+                             const std::vector<engine::EntityId>& parts) {
     double lo = 1e300, hi = -1e300;
     for (const engine::Part& part : source.parts)
         for (engine::EntityId id : parts)
@@ -70,7 +74,8 @@ engine::CopyPlacement beside(const engine::SceneSpec& source, const std::vector<
 
 }  // namespace
 
-Copies::Copies(SceneDocument* document, std::function<std::vector<engine::EntityId>()> selection, QWidget* window)
+Copies::Copies(SceneDocument* document, std::function<std::vector<engine::EntityId>()> selection,
+               QWidget* window)
     : QObject(window), document_(document), selection_(std::move(selection)), window_(window) {}
 
 QString Copies::mimeType() {
@@ -78,7 +83,8 @@ QString Copies::mimeType() {
 }
 
 void Copies::createActions(QMenu* menu, const std::vector<QWidget*>& targets) {
-    auto action = [&](const QString& text, const QString& name, const QKeySequence& keys, auto slot) {
+    auto action = [&](const QString& text, const QString& name, const QKeySequence& keys,
+                      auto slot) {
         QAction* a = menu->addAction(text, this, slot);
         a->setObjectName(name);
         a->setShortcut(keys);
@@ -88,11 +94,12 @@ void Copies::createActions(QMenu* menu, const std::vector<QWidget*>& targets) {
     };
     action(tr("&Copy"), QStringLiteral("EditCopy"), QKeySequence::Copy, [this] { copy(); });
     action(tr("&Paste"), QStringLiteral("EditPaste"), QKeySequence::Paste, [this] { paste(); });
-    action(tr("D&uplicate"), QStringLiteral("EditDuplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] { duplicate(); });
-    action(tr("&Mirror…"), QStringLiteral("EditMirror"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
-           [this] { mirrorDialog(); });
-    action(tr("&Array…"), QStringLiteral("EditArray"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A),
-           [this] { arrayDialog(); });
+    action(tr("D&uplicate"), QStringLiteral("EditDuplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+           [this] { duplicate(); });
+    action(tr("&Mirror…"), QStringLiteral("EditMirror"),
+           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), [this] { mirrorDialog(); });
+    action(tr("&Array…"), QStringLiteral("EditArray"),
+           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), [this] { arrayDialog(); });
 }
 
 std::vector<engine::EntityId> Copies::selectedParts() const {
@@ -113,7 +120,8 @@ bool Copies::add(const engine::SceneSpec& source, const std::vector<engine::Enti
     engine::EntityId first = engine::kNoEntity;
     for (const engine::CopyPlacement& placement : placements) {
         std::string error;
-        const std::vector<engine::EntityId> made = engine::copyParts(after, source, parts, placement, error);
+        const std::vector<engine::EntityId> made =
+            engine::copyParts(after, source, parts, placement, error);
         if (made.empty()) {
             emit message(kError, tr("Cannot copy: %1.").arg(toQString(error)));
             return false;
@@ -127,7 +135,8 @@ bool Copies::add(const engine::SceneSpec& source, const std::vector<engine::Enti
         }
     const std::size_t before = spec->parts.size();
     document_->add(std::move(after), text);
-    emit message(kInfo, tr("%1: %2 new parts.").arg(text).arg(document_->scene()->parts.size() - before));
+    emit message(kInfo,
+                 tr("%1: %2 new parts.").arg(text).arg(document_->scene()->parts.size() - before));
     emit created(first);
     return true;
 }
@@ -166,10 +175,13 @@ bool Copies::paste() {
         emit message(kWarning, tr("Nothing to paste: copy parts first (Edit ▸ Copy)."));
         return false;
     }
-    const engine::io::SceneLoadResult clip = engine::io::parseScene(data->data(mimeType()).toStdString());
+    const engine::io::SceneLoadResult clip =
+        engine::io::parseScene(data->data(mimeType()).toStdString());
     if (!clip.scene) {
         emit message(kError, tr("The clipboard's parts cannot be read: %1")
-                                 .arg(clip.diagnostics.empty() ? QString() : toQString(clip.diagnostics.front().message)));
+                                 .arg(clip.diagnostics.empty()
+                                          ? QString()
+                                          : toQString(clip.diagnostics.front().message)));
         return false;
     }
     std::vector<engine::EntityId> parts;
@@ -225,7 +237,8 @@ void Copies::mirrorDialog() {
     auto* form = new QFormLayout(&dialog);
     auto* plane = new QComboBox(&dialog);
     plane->setObjectName(QStringLiteral("MirrorPlane"));
-    plane->addItems({tr("YZ plane (normal x)"), tr("XZ plane (normal y)"), tr("XY plane (normal z)")});
+    plane->addItems(
+        {tr("YZ plane (normal x)"), tr("XZ plane (normal y)"), tr("XY plane (normal z)")});
     form->addRow(tr("Mirror in the"), plane);
     VectorFields point(&dialog, engine::Vec3::Zero());
     form->addRow(tr("through the point"), point.widget);

@@ -25,7 +25,8 @@ class Copies : public QObject {
 
 public:
     // `selection` gives the ids selected now (parts among them are what is copied).
-    Copies(SceneDocument* document, std::function<std::vector<engine::EntityId>()> selection, QWidget* window);
+    Copies(SceneDocument* document, std::function<std::vector<engine::EntityId>()> selection,
+           QWidget* window);
 
     // Edit menu entries; the keys act in `targets` (the scene tree and the 3D view), so that
     // Ctrl+C in a text field still copies text.

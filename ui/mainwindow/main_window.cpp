@@ -10,60 +10,60 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
-#include <QTextBrowser>
-#include <QVBoxLayout>
-#include <QFileDialog>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QIcon>
 #include <QInputDialog>
 #include <QProgressBar>
 #include <QRegularExpression>
-#include <QToolButton>
 #include <QSaveFile>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QVBoxLayout>
 
-#include <sstream>
+#include <QDateTime>
+#include <QDesktopServices>
 #include <QLabel>
 #include <QListWidget>
-#include <QMenuBar>
-#include <QDesktopServices>
 #include <QLocale>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSet>
-#include <QUrl>
 #include <QSettings>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
-#include <QToolBar>
-#include <QDateTime>
 #include <QTimer>
+#include <QToolBar>
 #include <QTreeView>
 #include <QUndoStack>
+#include <QUrl>
+#include <sstream>
 
-#include "engine/io/scene_json.h"
 #include "engine/analysis/mobility.h"
 #include "engine/analysis/statics.h"
-#include "engine/model/edit.h"
-#include "ui/properties/properties_panel.h"
-#include "engine/model/scene_spec.h"
-#include "engine/runtime/simulator.h"
-#include "engine/version.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/run_file.h"
+#include "engine/io/scene_json.h"
 #include "engine/io/urdf_import.h"
-#include "engine/record/recording.h"
 #include "engine/model/construct.h"
+#include "engine/model/edit.h"
+#include "engine/model/scene_spec.h"
+#include "engine/record/recording.h"
+#include "engine/runtime/simulator.h"
+#include "engine/version.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
-#include "ui/mainwindow/manipulation.h"
 #include "ui/mainwindow/copies.h"
+#include "ui/mainwindow/manipulation.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
+#include "ui/properties/properties_panel.h"
 #include "ui/session/simulation_session.h"
 #include "ui/timeline/timeline_widget.h"
 #include "ui/viewport/viewport_widget.h"
@@ -93,52 +93,64 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     document_ = new SceneDocument(this);
     autosaver_ = new Autosaver(document_, this);
     // A recorded run is work too: kept with the recovery while it fits the budget.
-    autosaver_->setRunKeeper({[this] {
-                                  const engine::Recording* recording = session_->recording();
-                                  return recording ? static_cast<int>(recording->size()) : 0;
-                              },
-                              [this] {
-                                  const engine::Recording* recording = session_->recording();
-                                  return recording ? static_cast<qint64>(recording->bytes()) : qint64(0);
-                              },
-                              [this](const QString& path, QString& error) {
-                                  const engine::Recording* recording = session_->recording();
-                                  std::string why;
-                                  if (!scene() || !recording ||
-                                      !engine::io::saveRunFile(*scene(), *recording, path.toStdString(), why)) {
-                                      error = QString::fromStdString(why);
-                                      return false;
-                                  }
-                                  return true;
-                              }});
+    autosaver_->setRunKeeper(
+        {[this] {
+             const engine::Recording* recording = session_->recording();
+             return recording ? static_cast<int>(recording->size()) : 0;
+         },
+         [this] {
+             const engine::Recording* recording = session_->recording();
+             return recording ? static_cast<qint64>(recording->bytes()) : qint64(0);
+         },
+         [this](const QString& path, QString& error) {
+             const engine::Recording* recording = session_->recording();
+             std::string why;
+             if (!scene() || !recording ||
+                 !engine::io::saveRunFile(*scene(), *recording, path.toStdString(), why)) {
+                 error = QString::fromStdString(why);
+                 return false;
+             }
+             return true;
+         }});
     connect(document_, &SceneDocument::documentReset, this, &MainWindow::documentReset);
     connect(document_, &SceneDocument::sceneChanged, this, &MainWindow::sceneEdited);
     connect(document_, &SceneDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &SceneDocument::pathChanged, this, &MainWindow::updateTitle);
     tools_ = new BuildTools(document_, viewport_, this);
-    copies_ = new Copies(document_, [this] {
-        std::vector<engine::EntityId> ids;
-        for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
-            if (!index.data(kShapeRole).toInt())
-                if (const quint64 id = index.data(kEntityIdRole).toULongLong()) ids.push_back(static_cast<engine::EntityId>(id));
-        return ids;
-    }, this);
-    connect(copies_, &Copies::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
+    copies_ = new Copies(
+        document_,
+        [this] {
+            std::vector<engine::EntityId> ids;
+            for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
+                if (!index.data(kShapeRole).toInt())
+                    if (const quint64 id = index.data(kEntityIdRole).toULongLong())
+                        ids.push_back(static_cast<engine::EntityId>(id));
+            return ids;
+        },
+        this);
+    connect(copies_, &Copies::message, this,
+            [this](int severity, const QString& text) { addMessage(severity, text); });
     connect(copies_, &Copies::created, this, [this](engine::EntityId id) { selectEntity(id); });
     manipulation_ = new Manipulation(document_, viewport_, this);
-    connect(manipulation_, &Manipulation::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
+    connect(manipulation_, &Manipulation::message, this,
+            [this](int severity, const QString& text) { addMessage(severity, text); });
     connect(manipulation_, &Manipulation::status, this, [this](const QString& text) {
-        if (text.isEmpty()) statusBar()->clearMessage();
-        else statusBar()->showMessage(text);
+        if (text.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(text);
     });
     connect(tools_, &BuildTools::toolChanged, manipulation_,
             [this] { manipulation_->setSelecting(tools_->tool() == BuildTools::Tool::Select); });
     // A drag edits the design pose: the run pauses first.
     connect(viewport_, &ViewportWidget::gizmoDragStarted, this, [this] { session_->pause(); });
-    connect(tools_, &BuildTools::message, this, [this](int severity, const QString& text) { addMessage(severity, text); });
+    connect(tools_, &BuildTools::message, this,
+            [this](int severity, const QString& text) { addMessage(severity, text); });
     connect(tools_, &BuildTools::hint, this, [this](const QString& text) {
-        if (text.isEmpty()) statusBar()->clearMessage();
-        else statusBar()->showMessage(text);
+        if (text.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(text);
     });
     // A new entity is shown for editing; the commands that act on the selection (a motion on
     // a joint, ...) still wait for the user to pick what they act on.
@@ -150,7 +162,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(session_, &SimulationSession::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(session_, &SimulationSession::runMessage, this,
-            [this](bool error, const QString& text) { addMessage(error ? kMessageError : kMessageWarning, text); });
+            [this](bool error, const QString& text) {
+                addMessage(error ? kMessageError : kMessageWarning, text);
+            });
     createDocks();
     createActions();
     // Progress of "Run to": bar, ETA and Cancel in the status bar (the engine thread does
@@ -165,8 +179,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     cancelRun_->setToolTip(tr("Stop the run here; everything computed so far is kept"));
     cancelRun_->hide();
     connect(cancelRun_, &QToolButton::clicked, this, [this] {
-        if (analysisRunning_) cancelAnalysis();
-        else session_->pause();
+        if (analysisRunning_)
+            cancelAnalysis();
+        else
+            session_->pause();
     });
     // An analysis's progress: bar, time left and Cancel, polled from its worker thread.
     analysisTimer_ = new QTimer(this);
@@ -176,8 +192,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         const double elapsed = QDateTime::currentMSecsSinceEpoch() / 1000.0 - analysisStarted_;
         runProgress_->setRange(0, 1000);
         runProgress_->setValue(static_cast<int>(done * 1000));
-        runProgress_->setFormat(done > 0.02 ? tr("analysis: %p% — %1 s left").arg(elapsed * (1.0 - done) / done, 0, 'f', 1)
-                                            : tr("analysis: %p%"));
+        runProgress_->setFormat(
+            done > 0.02
+                ? tr("analysis: %p% — %1 s left").arg(elapsed * (1.0 - done) / done, 0, 'f', 1)
+                : tr("analysis: %p%"));
     });
     statusBar()->addPermanentWidget(runProgress_);
     statusBar()->addPermanentWidget(cancelRun_);
@@ -185,13 +203,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     dofButton_ = new QToolButton;
     dofButton_->setObjectName(QStringLiteral("DegreesOfFreedom"));
     dofButton_->setAutoRaise(true);
-    dofButton_->setToolTip(tr("Degrees of freedom: click for the redundant equations and how to remove them"));
+    dofButton_->setToolTip(
+        tr("Degrees of freedom: click for the redundant equations and how to remove them"));
     connect(dofButton_, &QToolButton::clicked, this, [this] {
         QDialog dialog(this);
         dialog.setObjectName(QStringLiteral("DegreesOfFreedomDialog"));
         dialog.setWindowTitle(tr("Degrees of freedom"));
         auto* layout = new QVBoxLayout(&dialog);
-        auto* summary = new QLabel(QStringLiteral("<b>%1</b>").arg(degreesOfFreedomText().toHtmlEscaped()));
+        auto* summary =
+            new QLabel(QStringLiteral("<b>%1</b>").arg(degreesOfFreedomText().toHtmlEscaped()));
         layout->addWidget(summary);
         auto* text = new QTextBrowser;
         text->setHtml(degreesOfFreedomExplanation());
@@ -275,13 +295,16 @@ void MainWindow::createDocks() {
     messageDock->setObjectName(QStringLiteral("MessagesDock"));
     messageDock->setWidget(messages_);
     addDockWidget(Qt::BottomDockWidgetArea, messageDock);
-    splitDockWidget(timelineDock, messageDock, Qt::Vertical);  // timeline full width, messages below
+    splitDockWidget(timelineDock, messageDock,
+                    Qt::Vertical);  // timeline full width, messages below
     addDockWidget(Qt::BottomDockWidgetArea, plotsDock);
     tabifyDockWidget(messageDock, plotsDock);
     messageDock->raise();
 
-    connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::treeSelectionChanged);
-    connect(tree_, &QTreeView::expanded, this, [this] { fitNameColumn(tree_->header()->sectionSize(0)); });
+    connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MainWindow::treeSelectionChanged);
+    connect(tree_, &QTreeView::expanded, this,
+            [this] { fitNameColumn(tree_->header()->sectionSize(0)); });
     // Renaming in place: the new name goes through validation and the undo stack, after the
     // tree's own edit has finished (the tree is rebuilt by the edit).
     connect(treeModel_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
@@ -289,16 +312,19 @@ void MainWindow::createDocks() {
         const auto id = static_cast<engine::EntityId>(item->data(kEntityIdRole).toULongLong());
         const QString text = item->text().trimmed();
         if (id == engine::kNoEntity) return;
-        QMetaObject::invokeMethod(this, [this, id, text] { renameEntity(id, text); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, id, text] { renameEntity(id, text); }, Qt::QueuedConnection);
     });
     // A click in the view goes to the active building tool, else it selects.
-    connect(viewport_, &ViewportWidget::pointClicked, this, [this](const PickResult& hit, Qt::KeyboardModifiers modifiers) {
-        if (!tools_->click(hit, modifiers)) selectEntity(hit.selectable);
-    });
+    connect(viewport_, &ViewportWidget::pointClicked, this,
+            [this](const PickResult& hit, Qt::KeyboardModifiers modifiers) {
+                if (!tools_->click(hit, modifiers)) selectEntity(hit.selectable);
+            });
 
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(tree_, &QTreeView::customContextMenuRequested, this, &MainWindow::showTreeMenu);
-    resizeDocks({treeDock, findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {300, 330}, Qt::Horizontal);
+    resizeDocks({treeDock, findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {300, 330},
+                Qt::Horizontal);
     resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
 }
 
@@ -318,21 +344,27 @@ void MainWindow::createActions() {
     QAction* save = file->addAction(tr("&Save"), this, &MainWindow::save);
     save->setObjectName(QStringLiteral("FileSave"));
     save->setShortcut(QKeySequence::Save);
-    file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)->setShortcut(QKeySequence::SaveAs);
+    file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)
+        ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     file->addAction(tr("&Import URDF…"), this, [this] {
         if (!maybeSave()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import URDF"), QString(), tr("URDF robots (*.urdf *.xml)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import URDF"), QString(),
+                                                          tr("URDF robots (*.urdf *.xml)"));
         if (!path.isEmpty()) importUrdf(path);
     });
     file->addAction(tr("Open R&un…"), this, [this] {
         if (!maybeSave()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Run"), QString(), tr("Motus runs (*.motusrun)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Run"), QString(),
+                                                          tr("Motus runs (*.motusrun)"));
         if (!path.isEmpty()) openRun(path);
     });
     file->addAction(tr("Save Ru&n As…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save Run"), QString(), tr("Motus runs (*.motusrun)"));
-        if (!path.isEmpty()) saveRun(path.endsWith(QLatin1String(".motusrun")) ? path : path + QStringLiteral(".motusrun"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Run"), QString(),
+                                                          tr("Motus runs (*.motusrun)"));
+        if (!path.isEmpty())
+            saveRun(path.endsWith(QLatin1String(".motusrun")) ? path
+                                                              : path + QStringLiteral(".motusrun"));
     });
     file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
     file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
@@ -350,7 +382,8 @@ void MainWindow::createActions() {
     editMenu->addAction(undo);
     editMenu->addAction(redo);
     editMenu->addSeparator();
-    editMenu->addAction(tr("Add &Part"), this, &MainWindow::addPart)->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    editMenu->addAction(tr("Add &Part"), this, &MainWindow::addPart)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     QMenu* create = menuBar()->addMenu(tr("&Create"));
     auto* partsBar = addToolBar(tr("Parts"));
     partsBar->setObjectName(QStringLiteral("PartsToolBar"));
@@ -361,7 +394,8 @@ void MainWindow::createActions() {
     addToolBarBreak();  // the manipulator and its settings on a row of their own, never folded away
     auto* manipulatorBar = addToolBar(tr("Manipulator"));
     manipulatorBar->setObjectName(QStringLiteral("ManipulatorToolBar"));
-    for (QToolBar* bar : {partsBar, jointsBar, forcesBar, manipulatorBar}) bar->setIconSize(QSize(22, 22));
+    for (QToolBar* bar : {partsBar, jointsBar, forcesBar, manipulatorBar})
+        bar->setIconSize(QSize(22, 22));
     editMenu->addSeparator();
     manipulation_->createActions(editMenu, manipulatorBar);
     tools_->createActions(create, partsBar, jointsBar, forcesBar);
@@ -420,7 +454,8 @@ void MainWindow::createActions() {
 
     // Simulate
     QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
-    QAction* play = simulate->addAction(tr("&Play / Pause"), session_, &SimulationSession::togglePlay);
+    QAction* play =
+        simulate->addAction(tr("&Play / Pause"), session_, &SimulationSession::togglePlay);
     play->setShortcut(Qt::Key_Space);
     QAction* step = simulate->addAction(tr("&Step"), session_, &SimulationSession::step);
     step->setShortcut(Qt::Key_Period);
@@ -429,12 +464,14 @@ void MainWindow::createActions() {
     rerunAction_ = simulate->addAction(tr("Re-run From &Here"), this, &MainWindow::rerunFromHere);
     rerunAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     rerunAction_->setEnabled(false);
-    simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     QMenu* analysis = simulate->addMenu(tr("&Analysis"));
     analysis->addAction(tr("&Dynamics (Run to…)"), this, &MainWindow::runToDialog);
     analysis->addAction(tr("&Kinematics"), this, [this] { startKinematics(false); });
     analysis->addAction(tr("&Inverse Dynamics"), this, [this] { startKinematics(true); });
-    analysis->addAction(tr("&Static Equilibrium"), this, [this] { startAnalysis(Analysis::StaticEquilibrium); });
+    analysis->addAction(tr("&Static Equilibrium"), this,
+                        [this] { startAnalysis(Analysis::StaticEquilibrium); });
     analysis->addAction(tr("&Assemble"), this, [this] { startAnalysis(Analysis::Assemble); });
     analysis->addSeparator();
     analysis->addAction(tr("&Cancel Analysis"), this, &MainWindow::cancelAnalysis);
@@ -450,7 +487,8 @@ void MainWindow::createActions() {
         {tr("Last Recorded Frame"), QKeySequence(Qt::Key_End), std::numeric_limits<int>::max()},
     };
     for (const auto& [label, keys, frames] : frameSteps) {
-        QAction* a = simulate->addAction(label, this, [this, frames = frames] { stepFrames(frames); });
+        QAction* a =
+            simulate->addAction(label, this, [this, frames = frames] { stepFrames(frames); });
         a->setShortcut(keys);
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         viewport_->addAction(a);
@@ -466,9 +504,11 @@ void MainWindow::createActions() {
 
     // Help
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { openDocumentation(QStringLiteral("README.md")); });
+    QAction* guide = help->addAction(tr("&User Guide"), this,
+                                     [this] { openDocumentation(QStringLiteral("README.md")); });
     guide->setShortcut(QKeySequence::HelpContents);
-    help->addAction(tr("&Documentation Folder"), this, [this] { openDocumentation(QStringLiteral("docs")); });
+    help->addAction(tr("&Documentation Folder"), this,
+                    [this] { openDocumentation(QStringLiteral("docs")); });
     help->addAction(tr("&Scene File Format"), this,
                     [this] { openDocumentation(QStringLiteral("docs/scene-format.md")); });
     help->addAction(tr("&Keyboard and Mouse…"), this, &MainWindow::showShortcuts)
@@ -491,15 +531,16 @@ void MainWindow::stepFrames(int frames) {
     }
     long long target = frames == std::numeric_limits<int>::min()   ? 0
                        : frames == std::numeric_limits<int>::max() ? last
-                                                                    : current + frames;
+                                                                   : current + frames;
     target = std::clamp(target, 0LL, last);
     if (target != current) session_->seekFrame(static_cast<int>(target));
 }
 
 QString MainWindow::documentationPath(const QString& relative) {
     // Installed: <prefix>/share/doc/motus next to <prefix>/bin; in a build tree: the sources.
-    const QStringList roots = {QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/motus"),
-                               QStringLiteral(MOTUS_SOURCE_DIR)};
+    const QStringList roots = {
+        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/motus"),
+        QStringLiteral(MOTUS_SOURCE_DIR)};
     for (const QString& root : roots) {
         const QFileInfo file(root + QLatin1Char('/') + relative);
         if (file.exists()) return file.canonicalFilePath();
@@ -510,11 +551,16 @@ QString MainWindow::documentationPath(const QString& relative) {
 void MainWindow::openDocumentation(const QString& relative) {
     const QString path = documentationPath(relative);
     if (path.isEmpty()) {
-        addMessage(kMessageError, tr("The documentation (%1) is not installed next to this program.").arg(relative), false);
+        addMessage(
+            kMessageError,
+            tr("The documentation (%1) is not installed next to this program.").arg(relative),
+            false);
         return;
     }
     if (!QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
-        addMessage(kMessageWarning, tr("No program to show %1 was found: open it with a text viewer or a browser.").arg(path),
+        addMessage(kMessageWarning,
+                   tr("No program to show %1 was found: open it with a text viewer or a browser.")
+                       .arg(path),
                    false);
     else
         addMessage(kMessageInfo, tr("Opened %1").arg(path), false);
@@ -532,7 +578,8 @@ QString MainWindow::shortcutsText() const {
             if (a->menu()) actions.append(a->menu()->actions());  // submenus, after their menu
             if (a->shortcuts().isEmpty() || a->isSeparator()) continue;
             QStringList keys;
-            for (const QKeySequence& key : a->shortcuts()) keys << key.toString(QKeySequence::NativeText);
+            for (const QKeySequence& key : a->shortcuts())
+                keys << key.toString(QKeySequence::NativeText);
             const QString what = QString(a->text()).remove(QLatin1Char('&'));
             if (seen.contains(what + keys.join(QString()))) continue;
             seen.insert(what + keys.join(QString()));
@@ -541,18 +588,24 @@ QString MainWindow::shortcutsText() const {
                              QString(menu->text()).remove(QLatin1Char('&')));
         }
     }
-    html += tr("</table><p>The frame keys (arrows, Home, End) act in the 3D view and the timeline; in the scene "
-               "tree and the fields the arrows move as usual.</p>"
-               "<h3>Mouse in the 3D view</h3><table cellspacing=\"2\">"
-               "<tr><td><b>Left drag</b></td><td>turn the view about the scene</td></tr>"
-               "<tr><td><b>Middle drag</b></td><td>pan</td></tr>"
-               "<tr><td><b>Right drag</b>, wheel</td><td>zoom</td></tr>"
-               "<tr><td><b>Click</b></td><td>select a part, marker or joint (or use the active tool)</td></tr>"
-               "<tr><td><b>Shift + click</b> with a tool</td><td>snap to a face centre, edge, vertex or axis</td></tr>"
-               "<tr><td><b>Drag an arrow or ring</b> of the manipulator</td><td>move or turn the selected part "
-               "or marker (joined parts follow); type an amount, <b>Enter</b> applies, <b>Esc</b> cancels, "
-               "<b>Ctrl</b> inverts snapping</td></tr>"
-               "</table>");
+    html +=
+        tr("</table><p>The frame keys (arrows, Home, End) act in the 3D view and the timeline; in "
+           "the scene "
+           "tree and the fields the arrows move as usual.</p>"
+           "<h3>Mouse in the 3D view</h3><table cellspacing=\"2\">"
+           "<tr><td><b>Left drag</b></td><td>turn the view about the scene</td></tr>"
+           "<tr><td><b>Middle drag</b></td><td>pan</td></tr>"
+           "<tr><td><b>Right drag</b>, wheel</td><td>zoom</td></tr>"
+           "<tr><td><b>Click</b></td><td>select a part, marker or joint (or use the active "
+           "tool)</td></tr>"
+           "<tr><td><b>Shift + click</b> with a tool</td><td>snap to a face centre, edge, vertex "
+           "or axis</td></tr>"
+           "<tr><td><b>Drag an arrow or ring</b> of the manipulator</td><td>move or turn the "
+           "selected part "
+           "or marker (joined parts follow); type an amount, <b>Enter</b> applies, <b>Esc</b> "
+           "cancels, "
+           "<b>Ctrl</b> inverts snapping</td></tr>"
+           "</table>");
     return html;
 }
 
@@ -573,15 +626,18 @@ void MainWindow::newScene() {
     spec->parts.push_back(ground);
     showDocument(std::move(spec), QString(), tr("Untitled"));
     viewport_->setStandardView(ViewportWidget::StandardView::Front);
-    addMessage(kMessageInfo, tr("New scene, seen from the front: place parts from the toolbar (click in the view), "
-                                "then connect them with joints."));
+    addMessage(
+        kMessageInfo,
+        tr("New scene, seen from the front: place parts from the toolbar (click in the view), "
+           "then connect them with joints."));
 }
 
 bool MainWindow::openScene(const QString& path) {
     // A run file opened as a scene (File > Open, a recent file, the command line) opens as the run.
     {
         QFile file(path);
-        if (file.open(QIODevice::ReadOnly) && file.read(8) == QByteArrayLiteral("MOTUSRUN")) return openRun(path);
+        if (file.open(QIODevice::ReadOnly) && file.read(8) == QByteArrayLiteral("MOTUSRUN"))
+            return openRun(path);
     }
     const engine::io::SceneLoadResult result = engine::io::loadSceneFile(path.toStdString());
     const QString name = QFileInfo(path).fileName();
@@ -589,7 +645,8 @@ bool MainWindow::openScene(const QString& path) {
         const QString where = d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where);
         // About the file being read, not the open document: no entity of it is named.
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where), /*namesDocument=*/false);
+                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where),
+                   /*namesDocument=*/false);
     }
     if (!result.scene) {
         addMessage(kMessageError,
@@ -598,7 +655,8 @@ bool MainWindow::openScene(const QString& path) {
         return false;
     }
 
-    showDocument(std::make_unique<engine::SceneSpec>(*result.scene), QFileInfo(path).absoluteFilePath(),
+    showDocument(std::make_unique<engine::SceneSpec>(*result.scene),
+                 QFileInfo(path).absoluteFilePath(),
                  result.scene->name.empty() ? name : toQString(result.scene->name));
     addMessage(kMessageInfo, tr("Opened %1").arg(document_->path()));
     addRecentFile(document_->path());
@@ -627,10 +685,11 @@ void MainWindow::showSnapshot() {
         const double done = std::clamp((snap->time - runStartTime_) / span, 0.0, 1.0);
         runProgress_->setValue(static_cast<int>(done * 1000));
         const double rate = snap->statistics.realTimeFactor;
-        runProgress_->setFormat(rate > 0 ? tr("to %1 s: %p% — %2 s left")
-                                               .arg(snap->runToTime, 0, 'g', 4)
-                                               .arg((snap->runToTime - snap->time) / rate, 0, 'f', 0)
-                                         : tr("to %1 s: %p%").arg(snap->runToTime, 0, 'g', 4));
+        runProgress_->setFormat(rate > 0
+                                    ? tr("to %1 s: %p% — %2 s left")
+                                          .arg(snap->runToTime, 0, 'g', 4)
+                                          .arg((snap->runToTime - snap->time) / rate, 0, 'f', 0)
+                                    : tr("to %1 s: %p%").arg(snap->runToTime, 0, 'g', 4));
     } else {
         runStartTime_ = -1.0;
     }
@@ -646,17 +705,20 @@ void MainWindow::selectEntity(quint64 entity, int shape) {
         tree_->clearSelection();
         return;
     }
-    QModelIndexList hits = treeModel_->match(treeModel_->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), -1,
-                                             Qt::MatchExactly | Qt::MatchRecursive);
+    QModelIndexList hits =
+        treeModel_->match(treeModel_->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), -1,
+                          Qt::MatchExactly | Qt::MatchRecursive);
     // A part's own row comes first; a shape's row is the one carrying its index.
     hits.removeIf([shape](const QModelIndex& index) {
         return index.column() != 0 || index.data(kShapeRole).toInt() != shape;
     });
     if (hits.isEmpty()) return;
     tree_->setCurrentIndex(hits.front());
-    tree_->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    tree_->selectionModel()->select(
+        hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     tree_->scrollTo(hits.front());
-    tools_->setSelection(static_cast<engine::EntityId>(entity));  // also when it was selected already
+    tools_->setSelection(
+        static_cast<engine::EntityId>(entity));  // also when it was selected already
     manipulation_->setSelection(static_cast<engine::EntityId>(entity));
 }
 
@@ -669,7 +731,8 @@ void MainWindow::fitNameColumn(int width) {
     for (QModelIndex row = treeModel_->index(0, 0); row.isValid(); row = tree_->indexBelow(row)) {
         int depth = tree_->rootIsDecorated() ? 1 : 0;
         for (QModelIndex up = row.parent(); up.isValid(); up = up.parent()) ++depth;
-        needed = std::max(needed, depth * tree_->indentation() + icon + metrics.horizontalAdvance(row.data().toString()) + 16);
+        needed = std::max(needed, depth * tree_->indentation() + icon +
+                                      metrics.horizontalAdvance(row.data().toString()) + 16);
     }
     const int names = std::min(needed, tree_->viewport()->width() - 80);
     tree_->header()->resizeSection(0, std::max({width, names, 120}));
@@ -684,10 +747,14 @@ void MainWindow::treeSelectionChanged() {
             selected.push_back(id);
         }
     viewport_->setSelection(selected);
-    tools_->setSelection(selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()));
-    manipulation_->setSelection(selected.size() == 1 ? static_cast<engine::EntityId>(selected.front()) : engine::kNoEntity);
-    properties_->showEntity(scene(), selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()),
-                            shape);
+    tools_->setSelection(selected.empty() ? engine::kNoEntity
+                                          : static_cast<engine::EntityId>(selected.front()));
+    manipulation_->setSelection(
+        selected.size() == 1 ? static_cast<engine::EntityId>(selected.front()) : engine::kNoEntity);
+    properties_->showEntity(
+        scene(),
+        selected.empty() ? engine::kNoEntity : static_cast<engine::EntityId>(selected.front()),
+        shape);
 }
 
 void MainWindow::sceneEdited() {
@@ -714,12 +781,14 @@ void MainWindow::sceneEdited() {
     if (!snap || !recording || recording->size() <= 1) {
         const engine::Diagnostics problems = session_->start(*scene());
         for (const engine::Diagnostic& d : problems)
-            addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+            addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                       toQString(d.message));
         documentEdited_ = false;
         rerunAction_->setEnabled(false);
     } else {
         if (!documentEdited_)
-            addMessage(kMessageInfo, tr("Scene edited: Simulate > Re-run From Here (Ctrl+Shift+R) continues from t = %1 s "
+            addMessage(kMessageInfo, tr("Scene edited: Simulate > Re-run From Here (Ctrl+Shift+R) "
+                                        "continues from t = %1 s "
                                         "with the change; Reset (Ctrl+R) starts over with it.")
                                          .arg(snap->time, 0, 'f', 3));
         documentEdited_ = true;
@@ -738,7 +807,9 @@ void MainWindow::renameEntity(quint64 entity, const QString& name) {
     engine::renameEntity(after, id, name.toStdString());
     for (const engine::Diagnostic& d : engine::validate(after)) {
         if (d.severity != engine::Severity::Error) continue;
-        addMessage(kMessageError, tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
+        addMessage(
+            kMessageError,
+            tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
         const QSignalBlocker block(tree_->selectionModel());
         const int nameWidth = tree_->header()->sectionSize(0);
         populateSceneTree(*treeModel_, *scene());  // the old name back in the tree
@@ -758,7 +829,9 @@ void MainWindow::updateDegreesOfFreedom() {
     const engine::CompileResult compiled = engine::compile(*scene());
     if (!compiled.model) {
         dofButton_->setText(tr("DOF: —"));
-        dofExplanation_ = compiled.diagnostics.empty() ? QString() : toQString(compiled.diagnostics.front().message);
+        dofExplanation_ = compiled.diagnostics.empty()
+                              ? QString()
+                              : toQString(compiled.diagnostics.front().message);
         return;
     }
     const engine::MobilityReport report = engine::mobility(compiled.model);
@@ -767,9 +840,13 @@ void MainWindow::updateDegreesOfFreedom() {
         dofExplanation_ = toQString(report.message);
         return;
     }
-    dofButton_->setText(report.redundantCount > 0
-                            ? tr("DOF %1 · Grübler %2 · %3 redundant").arg(report.actualDof).arg(report.grueblerDof).arg(report.redundantCount)
-                            : tr("DOF %1 · Grübler %2").arg(report.actualDof).arg(report.grueblerDof));
+    dofButton_->setText(
+        report.redundantCount > 0
+            ? tr("DOF %1 · Grübler %2 · %3 redundant")
+                  .arg(report.actualDof)
+                  .arg(report.grueblerDof)
+                  .arg(report.redundantCount)
+            : tr("DOF %1 · Grübler %2").arg(report.actualDof).arg(report.grueblerDof));
     // The explanation, as rich text: the counts, each redundant equation in words, and what
     // would remove them (a remedy shared by several equations is said once).
     auto sentence = [](const std::string& text) {
@@ -777,8 +854,10 @@ void MainWindow::updateDegreesOfFreedom() {
         if (!out.isEmpty()) out[0] = out[0].toUpper();
         return out;
     };
-    QString html = tr("<p>%1 coordinates (6 per moving part), %2 equations from joints and motions. Grübler count: "
-                      "%1 − %2 = %3. Rank of the constraint Jacobian at the start pose: %4, so the mechanism moves "
+    QString html = tr("<p>%1 coordinates (6 per moving part), %2 equations from joints and "
+                      "motions. Grübler count: "
+                      "%1 − %2 = %3. Rank of the constraint Jacobian at the start pose: %4, so the "
+                      "mechanism moves "
                       "with <b>%5 degree(s) of freedom</b>.</p>")
                        .arg(report.coordinates)
                        .arg(report.equations)
@@ -788,12 +867,17 @@ void MainWindow::updateDegreesOfFreedom() {
     if (report.redundant.empty()) {
         html += tr("<p>No equation is redundant.</p>");
     } else {
-        html += tr("<p><b>%1 redundant equation(s)</b> repeat what the others impose (Motus solves through them, but "
-                   "their share of the reactions is not unique):</p><ul>").arg(report.redundantCount);
+        html += tr("<p><b>%1 redundant equation(s)</b> repeat what the others impose (Motus solves "
+                   "through them, but "
+                   "their share of the reactions is not unique):</p><ul>")
+                    .arg(report.redundantCount);
         QStringList remedies;
         for (const engine::RedundantEquation& e : report.redundant) {
-            const QString who = e.joint.empty() ? tr("motion '%1'").arg(toQString(e.motion)) : tr("joint '%1'").arg(toQString(e.joint));
-            html += QStringLiteral("<li><b>%1</b>, %2: %3</li>").arg(who.toHtmlEscaped(), toQString(e.equation).toHtmlEscaped(), sentence(e.meaning));
+            const QString who = e.joint.empty() ? tr("motion '%1'").arg(toQString(e.motion))
+                                                : tr("joint '%1'").arg(toQString(e.joint));
+            html += QStringLiteral("<li><b>%1</b>, %2: %3</li>")
+                        .arg(who.toHtmlEscaped(), toQString(e.equation).toHtmlEscaped(),
+                             sentence(e.meaning));
             if (!remedies.contains(sentence(e.remedy))) remedies << sentence(e.remedy);
         }
         html += tr("</ul><p><b>What removes them</b></p><ul>");
@@ -816,7 +900,8 @@ int MainWindow::freeDegreesOfFreedom(QString* problem) const {
     if (!scene()) return -1;
     const engine::CompileResult compiled = engine::compile(*scene());
     if (!compiled.model) {
-        if (problem && !compiled.diagnostics.empty()) *problem = toQString(compiled.diagnostics.front().message);
+        if (problem && !compiled.diagnostics.empty())
+            *problem = toQString(compiled.diagnostics.front().message);
         return -1;
     }
     // The same count as the status bar's and `motus-cli info`'s.
@@ -837,10 +922,11 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
         return false;
     }
     if (dof > 0) {
-        addMessage(kMessageError, tr("%1 needs every degree of freedom driven: this mechanism has %2 left free "
-                                     "(add motions, or run Dynamics)")
-                                      .arg(what)
-                                      .arg(dof));
+        addMessage(kMessageError,
+                   tr("%1 needs every degree of freedom driven: this mechanism has %2 left free "
+                      "(add motions, or run Dynamics)")
+                       .arg(what)
+                       .arg(dof));
         return false;
     }
     // A fully driven mechanism moves as its motions say: a run computes its positions,
@@ -849,14 +935,17 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
     if (documentEdited_) resetRun();
     if (inverseDynamics && scene()) {
         QStringList efforts;
-        for (const engine::MotionSpec& m : scene()->motions) efforts << toQString(m.name) + QStringLiteral(".effort");
+        for (const engine::MotionSpec& m : scene()->motions)
+            efforts << toQString(m.name) + QStringLiteral(".effort");
         if (!efforts.isEmpty()) {
             plots_->parentWidget()->show();
             plots_->parentWidget()->raise();
             plots_->addPlot(efforts, tr("Driver efforts"));
         }
     }
-    addMessage(kMessageResult, tr("%1: the mechanism is fully driven; run it to the time you want (Run to…).").arg(what));
+    addMessage(
+        kMessageResult,
+        tr("%1: the mechanism is fully driven; run it to the time you want (Run to…).").arg(what));
     return true;
 }
 
@@ -864,16 +953,18 @@ bool MainWindow::startAnalysis(Analysis analysis) {
     if (!scene() || analysisRunning_) return false;
     const engine::CompileResult compiled = engine::compile(*scene());
     if (!compiled.model) {
-        addMessage(kMessageError,
-                   tr("The scene does not compile: %1")
-                       .arg(compiled.diagnostics.empty() ? QString() : toQString(compiled.diagnostics.front().message)));
+        addMessage(kMessageError, tr("The scene does not compile: %1")
+                                      .arg(compiled.diagnostics.empty()
+                                               ? QString()
+                                               : toQString(compiled.diagnostics.front().message)));
         return false;
     }
     if (analysis_.joinable()) analysis_.join();
     analysisRunning_ = true;
     cancelAnalysis_ = false;
     const QString what = analysis == Analysis::Assemble ? tr("Assembly") : tr("Static equilibrium");
-    addMessage(kMessageInfo, tr("%1: computing… (Simulate > Analysis > Cancel Analysis stops it)").arg(what));
+    addMessage(kMessageInfo,
+               tr("%1: computing… (Simulate > Analysis > Cancel Analysis stops it)").arg(what));
     analysisProgress_ = 0.0;
     analysisStarted_ = QDateTime::currentMSecsSinceEpoch() / 1000.0;
     runProgress_->setRange(0, 1000);
@@ -884,10 +975,11 @@ bool MainWindow::startAnalysis(Analysis analysis) {
     auto model = compiled.model;
     analysis_ = std::thread([this, model, analysis, what] {
         const engine::State start = engine::initialState(*model);
-        engine::StaticResult result = analysis == Analysis::Assemble
-                                          ? engine::assemble(*model, start)
-                                          : engine::staticEquilibrium(*model, start, 1e-8, 200000, &cancelAnalysis_,
-                                                                      &analysisProgress_);
+        engine::StaticResult result =
+            analysis == Analysis::Assemble
+                ? engine::assemble(*model, start)
+                : engine::staticEquilibrium(*model, start, 1e-8, 200000, &cancelAnalysis_,
+                                            &analysisProgress_);
         QMetaObject::invokeMethod(
             this,
             [this, model, analysis, what, result = std::move(result)] {
@@ -896,13 +988,15 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                 runProgress_->hide();
                 cancelRun_->hide();
                 if (!result.status.ok) {
-                    addMessage(kMessageError, tr("%1: %2").arg(what, toQString(result.status.message)));
+                    addMessage(kMessageError,
+                               tr("%1: %2").arg(what, toQString(result.status.message)));
                     return;
                 }
                 if (!scene()) return;
                 // The parts where the analysis put them, as an undoable edit.
                 engine::SceneSpec after = *scene();
-                const std::vector<engine::Transform> poses = engine::partPoses(*model, result.state);
+                const std::vector<engine::Transform> poses =
+                    engine::partPoses(*model, result.state);
                 for (std::size_t p = 0; p < after.parts.size() && p < poses.size(); ++p) {
                     if (after.parts[p].ground) continue;
                     after.parts[p].X_WP = poses[p];
@@ -911,14 +1005,18 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                         after.parts[p].w_WP_W.setZero();
                     }
                 }
-                document_->move(std::move(after), analysis == Analysis::Assemble ? tr("Assemble") : tr("Move to static equilibrium"));
-                addMessage(kMessageResult,
-                           analysis == Analysis::Assemble
-                               ? tr("Assembled: the parts now start where every joint and motion holds.")
-                               : tr("Static equilibrium found after %1 relaxation steps (largest acceleration at rest "
-                                    "%2); the parts now start there, at rest (Ctrl+Z undoes).")
-                                     .arg(result.steps)
-                                     .arg(result.residual, 0, 'g', 3));
+                document_->move(std::move(after), analysis == Analysis::Assemble
+                                                      ? tr("Assemble")
+                                                      : tr("Move to static equilibrium"));
+                addMessage(
+                    kMessageResult,
+                    analysis == Analysis::Assemble
+                        ? tr("Assembled: the parts now start where every joint and motion holds.")
+                        : tr("Static equilibrium found after %1 relaxation steps (largest "
+                             "acceleration at rest "
+                             "%2); the parts now start there, at rest (Ctrl+Z undoes).")
+                              .arg(result.steps)
+                              .arg(result.residual, 0, 'g', 3));
             },
             Qt::QueuedConnection);
     });
@@ -933,10 +1031,13 @@ void MainWindow::deleteSelection() {
     std::vector<std::pair<engine::EntityId, int>> shapes;
     for (const QModelIndex& index : tree_->selectionModel()->selectedRows())
         if (const int shape = index.data(kShapeRole).toInt())
-            shapes.emplace_back(static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong()), shape - 1);
-    std::sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+            shapes.emplace_back(
+                static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong()), shape - 1);
+    std::sort(shapes.begin(), shapes.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
     for (const auto& [partId, shape] : shapes)
-        if (engine::Part* part = engine::partById(after, partId); part && shape < static_cast<int>(part->shapes.size())) {
+        if (engine::Part* part = engine::partById(after, partId);
+            part && shape < static_cast<int>(part->shapes.size())) {
             part->shapes.erase(part->shapes.begin() + shape);
             removed << tr("shape %1 of %2").arg(shape + 1).arg(toQString(part->name));
         }
@@ -951,13 +1052,16 @@ void MainWindow::deleteSelection() {
             return;
         }
     if (removed.isEmpty()) {
-        addMessage(kMessageWarning, tr("Nothing to delete: select parts, markers, joints, forces, motions or contact "
-                                       "pairs (the ground part stays)."));
+        addMessage(
+            kMessageWarning,
+            tr("Nothing to delete: select parts, markers, joints, forces, motions or contact "
+               "pairs (the ground part stays)."));
         return;
     }
     document_->remove(std::move(after), tr("Delete %1").arg(removed.front()));
     if (removed.size() > 1)
-        addMessage(kMessageInfo, tr("Deleted %1 (Ctrl+Z undoes).").arg(removed.join(QStringLiteral(", "))));
+        addMessage(kMessageInfo,
+                   tr("Deleted %1 (Ctrl+Z undoes).").arg(removed.join(QStringLiteral(", "))));
 }
 
 void MainWindow::addPart() {
@@ -981,11 +1085,13 @@ void MainWindow::addPart() {
 void MainWindow::rerunFromHere() {
     const auto snap = session_->snapshot();
     if (!scene() || !snap) return;
-    const engine::Diagnostics problems = session_->rerunFrom(static_cast<int>(snap->frame), *scene());
+    const engine::Diagnostics problems =
+        session_->rerunFrom(static_cast<int>(snap->frame), *scene());
     bool failed = false;
     for (const engine::Diagnostic& d : problems) {
         failed = failed || d.severity == engine::Severity::Error;
-        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                   toQString(d.message));
     }
     documentEdited_ = false;
     rerunAction_->setEnabled(false);
@@ -997,7 +1103,8 @@ void MainWindow::resetRun() {
     if (documentEdited_ && scene()) {
         const engine::Diagnostics problems = session_->start(*scene());
         for (const engine::Diagnostic& d : problems)
-            addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning, toQString(d.message));
+            addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                       toQString(d.message));
         documentEdited_ = false;
         rerunAction_->setEnabled(false);
         return;
@@ -1007,8 +1114,9 @@ void MainWindow::resetRun() {
 
 PlotWidget* MainWindow::plotReactionForce(const QString& joint) {
     if (!session_->active() || !scene()) return nullptr;
-    if (std::none_of(scene()->joints.begin(), scene()->joints.end(),
-                     [&](const engine::Joint& j) { return QString::fromStdString(j.name) == joint; }))
+    if (std::none_of(scene()->joints.begin(), scene()->joints.end(), [&](const engine::Joint& j) {
+            return QString::fromStdString(j.name) == joint;
+        }))
         return nullptr;  // no such joint: nothing to plot
     plots_->parentWidget()->show();
     plots_->parentWidget()->raise();
@@ -1033,10 +1141,12 @@ void MainWindow::showTreeMenu(const QPoint& position) {
     for (const engine::Joint& joint : scene()->joints)
         if (joint.id == id) {
             const QString name = QString::fromStdString(joint.name);
-            menu.addAction(tr("Plot Reaction Force"), this, [this, name] { plotReactionForce(name); });
+            menu.addAction(tr("Plot Reaction Force"), this,
+                           [this, name] { plotReactionForce(name); });
             plot(tr("Plot Reaction Torque"), name, {"Tx", "Ty", "Tz", "T"});
             plot(tr("Plot Reaction in Marker J Axes"), name, {"FxJ", "FyJ", "FzJ"});
-            if (joint.type == engine::JointType::Revolute || joint.type == engine::JointType::Prismatic ||
+            if (joint.type == engine::JointType::Revolute ||
+                joint.type == engine::JointType::Prismatic ||
                 joint.type == engine::JointType::Cylindrical)
                 plot(tr("Plot Joint Coordinate"), name, {"q0"});
         }
@@ -1058,7 +1168,8 @@ void MainWindow::showTreeMenu(const QPoint& position) {
         plot(tr("Plot Controller Power"), QString::fromStdString(force.name), {"power"});
     }
     for (const engine::ContactPairSpec& pair : scene()->contact.pairs)
-        if (pair.id == id) plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
+        if (pair.id == id)
+            plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
     if (!menu.isEmpty() && session_->active()) menu.exec(tree_->viewport()->mapToGlobal(position));
 }
 
@@ -1093,7 +1204,8 @@ bool MainWindow::exportRunCsv(const QString& path, QString* error) {
 
 void MainWindow::exportRunCsvWithDialog() {
     if (!session_->active()) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), QString(), tr("CSV (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), QString(), tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     QString error;
     if (exportRunCsv(path, &error))
@@ -1105,12 +1217,14 @@ void MainWindow::exportRunCsvWithDialog() {
 void MainWindow::exportPlotWithDialog() {
     PlotWidget* plot = plots_->currentPlot();
     if (!plot) {
-        addMessage(kMessageWarning, tr("There is no plot to export: right-click a joint or part to plot it."));
+        addMessage(kMessageWarning,
+                   tr("There is no plot to export: right-click a joint or part to plot it."));
         return;
     }
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"), &filter);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Plot"), QString(),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"), &filter);
     if (path.isEmpty()) return;
     QString error;
     bool ok = false;
@@ -1121,15 +1235,17 @@ void MainWindow::exportPlotWithDialog() {
     else
         ok = plot->exportPng(path);
     addMessage(ok ? kMessageInfo : kMessageError,
-               ok ? tr("Exported the plot to %1").arg(path) : tr("Could not export the plot (%1) %2").arg(path, error));
+               ok ? tr("Exported the plot to %1").arg(path)
+                  : tr("Could not export the plot (%1) %2").arg(path, error));
 }
 
 void MainWindow::runToDialog() {
     const auto snap = session_->snapshot();
     if (!snap) return;
     bool ok = false;
-    const double t = QInputDialog::getDouble(this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
-                                             snap->time + 1.0, snap->time, 1e6, 3, &ok);
+    const double t =
+        QInputDialog::getDouble(this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
+                                snap->time + 1.0, snap->time, 1e6, 3, &ok);
     if (ok) session_->runTo(t);
 }
 
@@ -1182,9 +1298,11 @@ bool MainWindow::saveSceneAs(const QString& path) {
 bool MainWindow::save() {
     if (!scene()) return false;
     if (document_->path().isEmpty()) {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), QString(), tr("Motus scenes (*.json)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), QString(),
+                                                          tr("Motus scenes (*.json)"));
         if (path.isEmpty()) return false;
-        return saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
+        return saveSceneAs(path.endsWith(QLatin1String(".json")) ? path
+                                                                 : path + QStringLiteral(".json"));
     }
     return saveSceneAs(document_->path());
 }
@@ -1198,9 +1316,12 @@ bool MainWindow::maybeSave() {
     box.setInformativeText(tr("Save them before going on? Discard loses them."));
     box.setDefaultButton(QMessageBox::Save);
     switch (box.exec()) {
-    case QMessageBox::Save: return save();
-    case QMessageBox::Discard: return true;
-    default: return false;
+    case QMessageBox::Save:
+        return save();
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -1213,10 +1334,12 @@ bool MainWindow::saveRun(const QString& path) {
     keepPlotsInScene();
     std::string error;
     if (!engine::io::saveRunFile(*scene(), *recording, path.toStdString(), error)) {
-        addMessage(kMessageError, tr("Could not save the run to %1: %2").arg(path, QString::fromStdString(error)));
+        addMessage(kMessageError,
+                   tr("Could not save the run to %1: %2").arg(path, QString::fromStdString(error)));
         return false;
     }
-    addMessage(kMessageInfo, tr("Saved the run (%1 frames) to %2").arg(recording->size()).arg(path));
+    addMessage(kMessageInfo,
+               tr("Saved the run (%1 frames) to %2").arg(recording->size()).arg(path));
     return true;
 }
 
@@ -1229,11 +1352,13 @@ bool MainWindow::openRun(const QString& path) {
         return false;
     }
     auto spec = std::make_unique<engine::SceneSpec>(std::move(run->spec));
-    const QString title = spec->name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(spec->name);
+    const QString title =
+        spec->name.empty() ? QFileInfo(path).fileName() : QString::fromStdString(spec->name);
     // A run is not a scene file: the document has none (Save As writes one).
     document_->reset(std::move(spec), QString(), tr("%1 (run)").arg(title));
     session_->clear();
-    if (const QString problem = session_->adopt(run->model, std::move(run->recording)); !problem.isEmpty()) {
+    if (const QString problem = session_->adopt(run->model, std::move(run->recording));
+        !problem.isEmpty()) {
         addMessage(kMessageError, tr("Could not continue the run: %1").arg(problem));
     }
     restorePlots();
@@ -1245,17 +1370,20 @@ void MainWindow::saveWithDialog() {
     if (!scene()) return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Save Scene As"), document_->path(),
                                                       tr("Motus scenes (*.json)"));
-    if (!path.isEmpty()) saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
+    if (!path.isEmpty())
+        saveSceneAs(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".json"));
 }
 
-void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title,
-                              bool unsavedWork) {
+void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path,
+                              const QString& title, bool unsavedWork) {
     document_->reset(std::move(spec), path, title, unsavedWork);
     session_->clear();
     const engine::Diagnostics runProblems = session_->start(*scene());
     for (const engine::Diagnostic& d : runProblems)
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   QStringLiteral("%1 (%2)").arg(toQString(d.message), d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
+                   QStringLiteral("%1 (%2)").arg(
+                       toQString(d.message),
+                       d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
     restorePlots();
     statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
                                  .arg(title)
@@ -1269,13 +1397,17 @@ void MainWindow::documentReset() {
     tools_->cancel();
     {
         const QSignalBlocker block(tree_->selectionModel());
-        if (spec) populateSceneTree(*treeModel_, *spec);
-        else treeModel_->clear();
+        if (spec)
+            populateSceneTree(*treeModel_, *spec);
+        else
+            treeModel_->clear();
         tree_->expandToDepth(0);
     }
     fitNameColumn(150);
-    if (spec) viewport_->showScene(*spec);
-    else viewport_->clearScene();
+    if (spec)
+        viewport_->showScene(*spec);
+    else
+        viewport_->clearScene();
     plots_->clear();
     documentEdited_ = false;
     rerunAction_->setEnabled(false);
@@ -1293,8 +1425,9 @@ void MainWindow::updateTitle() {
     // The name, a star while it differs from its file, and a note when it has no file yet.
     setWindowTitle(QStringLiteral("%1%2%3 — Motus")
                        .arg(document_->title(), modified ? QStringLiteral("*") : QString(),
-                            document_->path().isEmpty() && !document_->title().endsWith(tr("(run)")) ? tr(" (unsaved)")
-                                                                                                    : QString()));
+                            document_->path().isEmpty() && !document_->title().endsWith(tr("(run)"))
+                                ? tr(" (unsaved)")
+                                : QString()));
 }
 
 bool MainWindow::importUrdf(const QString& path) {
@@ -1302,9 +1435,12 @@ bool MainWindow::importUrdf(const QString& path) {
     const QString name = QFileInfo(path).fileName();
     for (const engine::Diagnostic& d : imported.diagnostics)
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   QStringLiteral("%1 (%2%3)").arg(toQString(d.message), name, d.where.empty() ? QString() : QLatin1Char(':') + toQString(d.where)));
+                   QStringLiteral("%1 (%2%3)")
+                       .arg(toQString(d.message), name,
+                            d.where.empty() ? QString() : QLatin1Char(':') + toQString(d.where)));
     if (!imported.scene) {
-        addMessage(kMessageError, tr("Could not import %1; the current scene is unchanged.").arg(path));
+        addMessage(kMessageError,
+                   tr("Could not import %1; the current scene is unchanged.").arg(path));
         return false;
     }
     // Meshes are named relative to the URDF's folder; anchor them absolutely until saved.
@@ -1312,7 +1448,10 @@ bool MainWindow::importUrdf(const QString& path) {
     for (engine::Part& part : spec->parts)
         for (engine::Shape& shape : part.shapes)
             if (shape.type == engine::ShapeType::Mesh)
-                shape.meshFile = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(shape.meshFile)).absoluteFilePath().toStdString();
+                shape.meshFile =
+                    QFileInfo(QFileInfo(path).dir(), QString::fromStdString(shape.meshFile))
+                        .absoluteFilePath()
+                        .toStdString();
     showDocument(std::move(spec), QString(), toQString(imported.scene->name), /*unsavedWork=*/true);
     addMessage(kMessageInfo, tr("Imported %1: File ▸ Save As keeps it as a Motus scene").arg(path));
     return true;
@@ -1320,7 +1459,8 @@ bool MainWindow::importUrdf(const QString& path) {
 
 void MainWindow::openWithDialog() {
     if (!maybeSave()) return;
-    const QString start = document_->path().isEmpty() ? QString() : QFileInfo(document_->path()).absolutePath();
+    const QString start =
+        document_->path().isEmpty() ? QString() : QFileInfo(document_->path()).absolutePath();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Scene"), start,
                                                       tr("Motus scenes (*.json);;All files (*)"));
     if (!path.isEmpty()) openScene(path);
@@ -1348,9 +1488,11 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (const QString& path : files)
-        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] {
-                       if (maybeSave()) openScene(path);
-                   })
+        recentMenu_
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (maybeSave()) openScene(path);
+                        })
             ->setToolTip(path);
     recentMenu_->setEnabled(!files.isEmpty());
 }
@@ -1387,7 +1529,8 @@ quint64 MainWindow::entityNamedIn(const QString& text) const {
     if (!scene()) return 0;
     const engine::SceneSpec& s = *scene();
     // A JSON pointer into the scene file: /parts/N, /joints/N, /forces/N, /motions/N.
-    static const QRegularExpression pointer(QStringLiteral("/(parts|joints|forces|motions)/(\\d+)(?:/markers/(\\d+))?"));
+    static const QRegularExpression pointer(
+        QStringLiteral("/(parts|joints|forces|motions)/(\\d+)(?:/markers/(\\d+))?"));
     if (const QRegularExpressionMatch m = pointer.match(text); m.hasMatch()) {
         const auto k = static_cast<std::size_t>(m.captured(2).toULongLong());
         const QString list = m.captured(1);
@@ -1401,7 +1544,8 @@ quint64 MainWindow::entityNamedIn(const QString& text) const {
         if (list == QLatin1String("motions") && k < s.motions.size()) return s.motions[k].id;
     }
     // A quoted name after the kind of entity: joint 'pinB', part 'crank', motion 'drive', ...
-    static const QRegularExpression named(QStringLiteral("(joint|part|motion|force|controller) '([^']+)'"));
+    static const QRegularExpression named(
+        QStringLiteral("(joint|part|motion|force|controller) '([^']+)'"));
     for (auto it = named.globalMatch(text); it.hasNext();) {
         const QRegularExpressionMatch m = it.next();
         const std::string name = m.captured(2).toStdString();
@@ -1441,13 +1585,17 @@ int MainWindow::offerRecovery() {
         box.setObjectName(QStringLiteral("RecoveryOffer"));
         box.setIcon(QMessageBox::Question);
         box.setWindowTitle(tr("Recover Unsaved Work"));
-        const QString where = entry.path.isEmpty() ? tr("never saved") : tr("from %1").arg(entry.path);
+        const QString where =
+            entry.path.isEmpty() ? tr("never saved") : tr("from %1").arg(entry.path);
         box.setText(tr("Motus stopped without saving \"%1\" (%2).").arg(entry.title, where));
-        const QString run = entry.runFile.isEmpty() ? QString() : tr(" and the recorded run (%1 frames)").arg(entry.runFrames);
-        box.setInformativeText(tr("Its last autosave, %1, holds %2 made since it was opened or saved%3. "
-                                  "Recover it as an unsaved document, or discard it?")
-                                   .arg(QLocale().toString(entry.savedAt, QLocale::ShortFormat),
-                                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run));
+        const QString run = entry.runFile.isEmpty()
+                                ? QString()
+                                : tr(" and the recorded run (%1 frames)").arg(entry.runFrames);
+        box.setInformativeText(
+            tr("Its last autosave, %1, holds %2 made since it was opened or saved%3. "
+               "Recover it as an unsaved document, or discard it?")
+                .arg(QLocale().toString(entry.savedAt, QLocale::ShortFormat),
+                     entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run));
         QString error;
         if (const auto preview = loadRecovery(entry, error))
             box.setDetailedText(tr("%1 parts, %2 joints, %3 forces, %4 motions.\nRecovery file: %5")
@@ -1467,7 +1615,8 @@ int MainWindow::offerRecovery() {
             if (recoverFrom(entry)) ++recovered;
         } else if (box.clickedButton() == discard) {
             removeRecovery(entry);
-            addMessage(kMessageInfo, tr("Discarded the unsaved work of \"%1\".").arg(entry.title), false);
+            addMessage(kMessageInfo, tr("Discarded the unsaved work of \"%1\".").arg(entry.title),
+                       false);
         }
     }
     return recovered;
@@ -1477,7 +1626,9 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
     QString error;
     std::unique_ptr<engine::SceneSpec> spec = loadRecovery(entry, error);
     if (!spec) {
-        addMessage(kMessageError, tr("Cannot recover \"%1\": %2 (the recovery file %3 is kept)").arg(entry.title, error, entry.sceneFile),
+        addMessage(kMessageError,
+                   tr("Cannot recover \"%1\": %2 (the recovery file %3 is kept)")
+                       .arg(entry.title, error, entry.sceneFile),
                    false);
         return false;
     }
@@ -1489,18 +1640,24 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
     if (!entry.runFile.isEmpty()) {
         std::string why;
         if (auto loaded = engine::io::loadRunFile(entry.runFile.toStdString(), why)) {
-            const bool sameScene = engine::io::sceneToJson(loaded->spec) == engine::io::sceneToJson(*scene());
+            const bool sameScene =
+                engine::io::sceneToJson(loaded->spec) == engine::io::sceneToJson(*scene());
             session_->clear();
-            if (const QString problem = session_->adopt(loaded->model, std::move(loaded->recording)); problem.isEmpty()) {
+            if (const QString problem =
+                    session_->adopt(loaded->model, std::move(loaded->recording));
+                problem.isEmpty()) {
                 run = tr(" and its recorded run (%1 frames)").arg(entry.runFrames);
                 // Edited after the run: as after any edit, Re-run From Here takes the edit in.
                 documentEdited_ = !sameScene;
                 rerunAction_->setEnabled(!sameScene);
             } else {
-                addMessage(kMessageWarning, tr("The recorded run could not be continued: %1").arg(problem), false);
+                addMessage(kMessageWarning,
+                           tr("The recorded run could not be continued: %1").arg(problem), false);
             }
         } else {
-            addMessage(kMessageWarning, tr("The recorded run kept with it cannot be read: %1").arg(QString::fromStdString(why)),
+            addMessage(kMessageWarning,
+                       tr("The recorded run kept with it cannot be read: %1")
+                           .arg(QString::fromStdString(why)),
                        false);
         }
     }

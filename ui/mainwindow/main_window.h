@@ -57,8 +57,8 @@ public:
     void newScene();
     // Shows `spec` as the open document (from a file at `path`, or unsaved when empty).
     // `unsavedWork`: it has no file yet but holds work (an imported robot): closing it asks.
-    void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path, const QString& title,
-                      bool unsavedWork = false);
+    void showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path,
+                      const QString& title, bool unsavedWork = false);
     // Writes the open scene to `path` (atomically) and makes it the document's file.
     bool saveSceneAs(const QString& path);
     // File > Save: to the document's file, or through Save As when it has none.

@@ -41,7 +41,8 @@ Located locate(const engine::SceneSpec& spec, engine::EntityId id) {
     for (std::size_t p = 0; p < spec.parts.size(); ++p) {
         if (spec.parts[p].id == id) return {static_cast<int>(p), -1};
         for (std::size_t m = 0; m < spec.parts[p].markers.size(); ++m)
-            if (spec.parts[p].markers[m].id == id) return {static_cast<int>(p), static_cast<int>(m)};
+            if (spec.parts[p].markers[m].id == id)
+                return {static_cast<int>(p), static_cast<int>(m)};
     }
     return {};
 }
@@ -77,7 +78,8 @@ QIcon pictogram(bool rotate) {
 
 // `X` moved by the manipulator: along world axis `a` by `amount`, or turned by `amount`
 // about the axis `a` through `centre`.
-Transform moved(const Transform& X, GizmoMode mode, const Vec3& a, const Vec3& centre, double amount) {
+Transform moved(const Transform& X, GizmoMode mode, const Vec3& a, const Vec3& centre,
+                double amount) {
     if (mode == GizmoMode::Translate) return {X.R, X.p + amount * a};
     const engine::Quat R(Eigen::AngleAxisd(amount, a));
     return {(R * X.R).normalized(), centre + R * (X.p - centre)};
@@ -90,8 +92,10 @@ Manipulation::Manipulation(SceneDocument* document, ViewportWidget* viewport, QW
     QSettings settings;
     local_ = settings.value(QStringLiteral("manipulator/localAxes"), false).toBool();
     snapping_ = settings.value(QStringLiteral("manipulator/snap"), false).toBool();
-    gridStep_ = std::max(1e-6, settings.value(QStringLiteral("manipulator/gridStep"), 0.01).toDouble());
-    angleStep_ = std::max(1e-6, settings.value(QStringLiteral("manipulator/angleStep"), angleStep_).toDouble());
+    gridStep_ =
+        std::max(1e-6, settings.value(QStringLiteral("manipulator/gridStep"), 0.01).toDouble());
+    angleStep_ = std::max(
+        1e-6, settings.value(QStringLiteral("manipulator/angleStep"), angleStep_).toDouble());
     connect(viewport_, &ViewportWidget::gizmoDragStarted, this, &Manipulation::started);
     connect(viewport_, &ViewportWidget::gizmoDragged, this, &Manipulation::dragged);
     connect(viewport_, &ViewportWidget::gizmoDragFinished, this, &Manipulation::finished);
@@ -116,11 +120,13 @@ void Manipulation::createActions(QMenu* menu, QToolBar* toolbar) {
     moveAction_ = new QAction(pictogram(false), tr("&Move"), this);
     moveAction_->setObjectName(QStringLiteral("ManipulateMove"));
     moveAction_->setShortcut(Qt::Key_W);
-    moveAction_->setToolTip(tr("Move the selected part or marker along an axis (W): drag an arrow"));
+    moveAction_->setToolTip(
+        tr("Move the selected part or marker along an axis (W): drag an arrow"));
     rotateAction_ = new QAction(pictogram(true), tr("&Rotate"), this);
     rotateAction_->setObjectName(QStringLiteral("ManipulateRotate"));
     rotateAction_->setShortcut(Qt::Key_E);
-    rotateAction_->setToolTip(tr("Turn the selected part or marker about an axis (E): drag a ring"));
+    rotateAction_->setToolTip(
+        tr("Turn the selected part or marker about an axis (E): drag a ring"));
     for (QAction* a : {moveAction_, rotateAction_}) {
         a->setCheckable(true);
         group->addAction(a);
@@ -134,15 +140,17 @@ void Manipulation::createActions(QMenu* menu, QToolBar* toolbar) {
     localAction_->setCheckable(true);
     localAction_->setChecked(local_);
     localAction_->setShortcut(Qt::Key_L);
-    localAction_->setToolTip(tr("The manipulator along the selection's own axes instead of the world's (L)"));
+    localAction_->setToolTip(
+        tr("The manipulator along the selection's own axes instead of the world's (L)"));
     connect(localAction_, &QAction::toggled, this, &Manipulation::setLocalAxes);
     snapAction_ = new QAction(tr("&Snap"), this);
     snapAction_->setObjectName(QStringLiteral("ManipulateSnap"));
     snapAction_->setCheckable(true);
     snapAction_->setChecked(snapping_);
     snapAction_->setShortcut(Qt::Key_G);
-    snapAction_->setToolTip(tr("Moves land on the grid step and turns on the angle increment (G); Ctrl while "
-                               "dragging does the opposite"));
+    snapAction_->setToolTip(
+        tr("Moves land on the grid step and turns on the angle increment (G); Ctrl while "
+           "dragging does the opposite"));
     connect(snapAction_, &QAction::toggled, this, &Manipulation::setSnapping);
 
     QMenu* sub = menu->addMenu(tr("&Manipulate"));
@@ -169,8 +177,10 @@ void Manipulation::createActions(QMenu* menu, QToolBar* toolbar) {
     toolbar->addWidget(gridBox_);
     toolbar->addWidget(new QLabel(tr(" Angle "), toolbar));
     toolbar->addWidget(angleBox_);
-    connect(gridBox_, &QDoubleSpinBox::valueChanged, this, [this](double mm) { setGridStep(mm * 1e-3); });
-    connect(angleBox_, &QDoubleSpinBox::valueChanged, this, [this](double deg) { setAngleStep(engine::degToRad(deg)); });
+    connect(gridBox_, &QDoubleSpinBox::valueChanged, this,
+            [this](double mm) { setGridStep(mm * 1e-3); });
+    connect(angleBox_, &QDoubleSpinBox::valueChanged, this,
+            [this](double deg) { setAngleStep(engine::degToRad(deg)); });
 }
 
 void Manipulation::setMode(GizmoMode mode) {
@@ -195,7 +205,8 @@ void Manipulation::setSnapping(bool on) {
 void Manipulation::setGridStep(double metres) {
     if (!(metres > 0.0)) return;
     gridStep_ = metres;
-    if (gridBox_ && std::abs(gridBox_->value() - metres * 1e3) > 1e-9) gridBox_->setValue(metres * 1e3);
+    if (gridBox_ && std::abs(gridBox_->value() - metres * 1e3) > 1e-9)
+        gridBox_->setValue(metres * 1e3);
     settingsChanged();
 }
 
@@ -276,15 +287,18 @@ void Manipulation::started(GizmoHandle handle) {
         const engine::CompileResult compiled = engine::compile(*spec);
         if (!compiled.model) {
             emit message(kError, tr("The part cannot be dragged: %1")
-                                     .arg(compiled.diagnostics.empty() ? tr("the scene does not compile")
-                                                                       : toQString(compiled.diagnostics.front().message)));
+                                     .arg(compiled.diagnostics.empty()
+                                              ? tr("the scene does not compile")
+                                              : toQString(compiled.diagnostics.front().message)));
             return;
         }
         drag_ = std::make_unique<engine::DragAssembly>(
             *compiled.model, engine::initialState(*compiled.model), partIndex_,
             handle.mode == GizmoMode::Translate ? engine::DragKind::Move : engine::DragKind::Turn);
         if (!drag_->ok()) {
-            emit message(kError, tr("The part cannot be dragged: %1").arg(toQString(drag_->status().message)));
+            emit message(
+                kError,
+                tr("The part cannot be dragged: %1").arg(toQString(drag_->status().message)));
             drag_.reset();
         }
     }
@@ -299,11 +313,13 @@ bool Manipulation::moveMarker(const Transform& X_WM) {
     if (!compiled.model) return false;
     std::vector<Transform> poses;
     if (part.ground) {
-        const engine::StaticResult assembled = engine::assemble(*compiled.model, engine::initialState(*compiled.model));
+        const engine::StaticResult assembled =
+            engine::assemble(*compiled.model, engine::initialState(*compiled.model));
         if (!assembled.status.ok) return false;
         poses = engine::partPoses(*compiled.model, assembled.state);
     } else {
-        engine::DragAssembly drag(*compiled.model, engine::initialState(*compiled.model), partIndex_);
+        engine::DragAssembly drag(*compiled.model, engine::initialState(*compiled.model),
+                                  partIndex_);
         if (!drag.ok()) return false;
         const engine::DragResult r = drag.moveTo(part.X_WP);
         if (!r.status.ok) return false;
@@ -325,15 +341,18 @@ void Manipulation::dragged(double amount) {
     if (!marker_ && drag_ && async_) {
         // Solved on the worker: the newest target waits for the solve under way (older ones
         // are passed over, as a view skips frames it cannot draw in time).
-        if (solving_) pending_ = target;
-        else solveOnWorker(target);
+        if (solving_)
+            pending_ = target;
+        else
+            solveOnWorker(target);
         return;
     }
     const auto clock = std::chrono::steady_clock::now();
     if (marker_) {
         const bool followed = moveMarker(target);
         viewport_->showScene(current_, /*fit=*/false);
-        applied(followed, {}, std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count());
+        applied(followed, {},
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count());
     } else if (drag_) {
         const engine::DragResult r = drag_->moveTo(target);
         figures_.worstGap = std::max(figures_.worstGap, r.residual);
@@ -360,7 +379,8 @@ void Manipulation::applied(bool followed, const std::vector<Transform>& poses, d
     if (local_) frame.R = now.R;
     viewport_->showGizmo(frame);
     emit status(followed ? QString()
-                         : tr("The joints stop the drag here: the parts stay at the last pose that closes them."));
+                         : tr("The joints stop the drag here: the parts stay at the last pose that "
+                              "closes them."));
 }
 
 void Manipulation::solveOnWorker(const Transform& target) {
@@ -371,7 +391,8 @@ void Manipulation::solveOnWorker(const Transform& target) {
         const auto clock = std::chrono::steady_clock::now();
         engine::DragResult result = drag->moveTo(target);
         std::vector<Transform> poses = drag->partPoses();
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count();
         QMetaObject::invokeMethod(
             this,
             [this, generation, result = std::move(result), poses = std::move(poses), seconds] {
@@ -412,7 +433,8 @@ void Manipulation::finished(bool accepted) {
     drag_.reset();
     emit status(QString());
     const engine::Part& part = before_.parts[static_cast<std::size_t>(partIndex_)];
-    const QString name = marker_ ? toQString(part.name + "." + part.markers[markerIndex_].name) : toQString(part.name);
+    const QString name = marker_ ? toQString(part.name + "." + part.markers[markerIndex_].name)
+                                 : toQString(part.name);
     if (!accepted || figures_.events == 0) {
         // Everything back where it was.
         viewport_->showScene(before_, /*fit=*/false);
@@ -427,7 +449,8 @@ void Manipulation::finished(bool accepted) {
     }
     if (marker_) {
         const Transform& a = part.markers[markerIndex_].X_PM;
-        const Transform& b = current_.parts[static_cast<std::size_t>(partIndex_)].markers[markerIndex_].X_PM;
+        const Transform& b =
+            current_.parts[static_cast<std::size_t>(partIndex_)].markers[markerIndex_].X_PM;
         changed = changed || a.p != b.p || a.R.coeffs() != b.R.coeffs();
     }
     if (!changed) {
@@ -436,14 +459,21 @@ void Manipulation::finished(bool accepted) {
     }
     // One undoable edit for the whole drag (each drag its own, never merged with the last).
     static int dragNumber = 0;
-    document_->move(current_, handle_.mode == GizmoMode::Translate ? tr("Move %1").arg(name) : tr("Rotate %1").arg(name),
-                    QStringLiteral("drag-%1").arg(++dragNumber));
-    const QString events = figures_.events == 1 ? tr("1 drag event") : tr("%1 drag events").arg(figures_.events);
-    emit message(kInfo, before_.joints.empty()
-                            ? tr("%1 %2 (%3).").arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"), name, events)
-                            : tr("%1 %2 (%3); the joints held to %4 m or better.")
-                                  .arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"), name, events)
-                                  .arg(std::max(figures_.worstGap, 1e-15), 0, 'g', 2));
+    document_->move(
+        current_,
+        handle_.mode == GizmoMode::Translate ? tr("Move %1").arg(name) : tr("Rotate %1").arg(name),
+        QStringLiteral("drag-%1").arg(++dragNumber));
+    const QString events =
+        figures_.events == 1 ? tr("1 drag event") : tr("%1 drag events").arg(figures_.events);
+    emit message(kInfo,
+                 before_.joints.empty()
+                     ? tr("%1 %2 (%3).")
+                           .arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"),
+                                name, events)
+                     : tr("%1 %2 (%3); the joints held to %4 m or better.")
+                           .arg(handle_.mode == GizmoMode::Translate ? tr("Moved") : tr("Turned"),
+                                name, events)
+                           .arg(std::max(figures_.worstGap, 1e-15), 0, 'g', 2));
 }
 
 }  // namespace ui

@@ -68,8 +68,8 @@ public:
     // after any of them, events the mechanism could not follow (fully).
     struct DragFigures {
         int events = 0;
-        double worstGap = 0.0;  // m or rad
-        int held = 0;           // events where the parts stopped short of the drag
+        double worstGap = 0.0;          // m or rad
+        int held = 0;                   // events where the parts stopped short of the drag
         double lastEventSeconds = 0.0;  // assembly time of the last event
         int workerSolves = 0;           // events solved off the GUI thread
     };
@@ -117,13 +117,13 @@ private:
     // The drag under way.
     bool dragging_ = false;
     GizmoHandle handle_;
-    engine::SceneSpec before_;           // the scene when the drag began
-    engine::SceneSpec current_;          // with the last consistent poses (and marker place)
-    int partIndex_ = -1;                 // the part dragged, or the part of the dragged marker
-    std::size_t markerIndex_ = 0;        // the marker dragged in its part
+    engine::SceneSpec before_;     // the scene when the drag began
+    engine::SceneSpec current_;    // with the last consistent poses (and marker place)
+    int partIndex_ = -1;           // the part dragged, or the part of the dragged marker
+    std::size_t markerIndex_ = 0;  // the marker dragged in its part
     bool marker_ = false;
-    engine::Transform X_WG0_;            // the manipulator's frame when the drag began
-    engine::Transform X_W0_;             // the dragged part's or marker's pose then
+    engine::Transform X_WG0_;  // the manipulator's frame when the drag began
+    engine::Transform X_W0_;   // the dragged part's or marker's pose then
     std::unique_ptr<engine::DragAssembly> drag_;
     DragFigures figures_;
     // Off the GUI thread: one solve at a time on `worker_`, the newest target waiting.

@@ -119,8 +119,8 @@ QIcon icon(Kind kind) {
 }
 
 // A row: the name (renamable in place for entities with a name of their own) and details.
-QList<QStandardItem*> row(const QString& name, const QString& details, engine::EntityId id, Kind kind,
-                          bool renamable = false) {
+QList<QStandardItem*> row(const QString& name, const QString& details, engine::EntityId id,
+                          Kind kind, bool renamable = false) {
     auto* nameItem = new QStandardItem(icon(kind), name);
     auto* detailItem = new QStandardItem(details);
     for (QStandardItem* item : {nameItem, detailItem}) {
@@ -138,7 +138,8 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     model.clear();
     model.setHorizontalHeaderLabels({QObject::tr("Name"), QObject::tr("Details")});
 
-    auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity, Kind::Group);
+    auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity,
+                     Kind::Group);
     for (const engine::Part& part : spec.parts) {
         QString details = QObject::tr("ground");
         if (!part.ground && part.density)
@@ -147,9 +148,11 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                           .arg(*part.density, 0, 'g', 4);
         else if (!part.ground)
             details = QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
-        auto partRow = row(toQString(part.name), details, part.id, part.ground ? Kind::Ground : Kind::Part, true);
+        auto partRow = row(toQString(part.name), details, part.id,
+                           part.ground ? Kind::Ground : Kind::Part, true);
         for (std::size_t k = 0; k < part.shapes.size(); ++k) {
-            auto shapeRow = row(QObject::tr("shape %1").arg(k + 1), shapeDetails(part.shapes[k]), part.id, Kind::Geometry);
+            auto shapeRow = row(QObject::tr("shape %1").arg(k + 1), shapeDetails(part.shapes[k]),
+                                part.id, Kind::Geometry);
             for (QStandardItem* item : shapeRow) item->setData(static_cast<int>(k + 1), kShapeRole);
             partRow[0]->appendRow(shapeRow);
         }
@@ -166,8 +169,8 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     }
     model.appendRow(parts);
 
-    auto joints =
-        row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity, Kind::Group);
+    auto joints = row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity,
+                      Kind::Group);
     for (const engine::Joint& joint : spec.joints) {
         joints[0]->appendRow(row(toQString(joint.name),
                                  QStringLiteral("%1: %2 → %3")
@@ -178,42 +181,51 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     }
     model.appendRow(joints);
 
-    auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity, Kind::Group);
+    auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity,
+                      Kind::Group);
     for (const engine::ForceSpec& force : spec.forces) {
         QString details = toQString(engine::forceTypeName(force.type));
-        if (force.type == engine::ForceType::RotationalSpringDamper || force.type == engine::ForceType::JointController)
+        if (force.type == engine::ForceType::RotationalSpringDamper ||
+            force.type == engine::ForceType::JointController)
             details += QStringLiteral(" on %1").arg(QString::fromStdString(force.joint));
-        else if (force.type == engine::ForceType::SpringDamper || force.type == engine::ForceType::Bushing)
+        else if (force.type == engine::ForceType::SpringDamper ||
+                 force.type == engine::ForceType::Bushing)
             details += QStringLiteral(": %1 → %2")
-                           .arg(QString::fromStdString(force.markerI.text()), QString::fromStdString(force.markerJ.text()));
+                           .arg(QString::fromStdString(force.markerI.text()),
+                                QString::fromStdString(force.markerJ.text()));
         else
             details += QStringLiteral(" at %1").arg(QString::fromStdString(force.markerI.text()));
-        forces[0]->appendRow(row(QString::fromStdString(force.name), details, force.id, Kind::Force, true));
+        forces[0]->appendRow(
+            row(QString::fromStdString(force.name), details, force.id, Kind::Force, true));
     }
     model.appendRow(forces);
 
-    auto motions = row(QObject::tr("Motions"), QString::number(spec.motions.size()), engine::kNoEntity, Kind::Group);
+    auto motions = row(QObject::tr("Motions"), QString::number(spec.motions.size()),
+                       engine::kNoEntity, Kind::Group);
     for (const engine::MotionSpec& motion : spec.motions) {
-        motions[0]->appendRow(row(QString::fromStdString(motion.name),
-                                  QStringLiteral("%1 %2 = %3")
-                                      .arg(QString::fromStdString(motion.joint),
-                                           motion.axis == engine::JointAxis::Rotation ? QObject::tr("angle")
-                                                                                      : QObject::tr("slide"),
-                                           QString::fromStdString(motion.expression)),
-                                  motion.id, Kind::Motion, true));
+        motions[0]->appendRow(
+            row(QString::fromStdString(motion.name),
+                QStringLiteral("%1 %2 = %3")
+                    .arg(QString::fromStdString(motion.joint),
+                         motion.axis == engine::JointAxis::Rotation ? QObject::tr("angle")
+                                                                    : QObject::tr("slide"),
+                         QString::fromStdString(motion.expression)),
+                motion.id, Kind::Motion, true));
     }
     model.appendRow(motions);
 
     // Contact: the scene's switch and solver, and the pair entries.
     const engine::ContactSettings& contact = spec.contact;
-    auto contacts = row(QObject::tr("Contacts"),
-                        contact.enabled ? QObject::tr("on: %1, %2 friction")
-                                              .arg(toQString(engine::contactSolverName(contact.solver)),
-                                                   toQString(engine::frictionModelName(contact.friction)))
-                                        : QObject::tr("off"),
-                        engine::kNoEntity, Kind::Group);
+    auto contacts =
+        row(QObject::tr("Contacts"),
+            contact.enabled ? QObject::tr("on: %1, %2 friction")
+                                  .arg(toQString(engine::contactSolverName(contact.solver)),
+                                       toQString(engine::frictionModelName(contact.friction)))
+                            : QObject::tr("off"),
+            engine::kNoEntity, Kind::Group);
     for (const engine::ContactPairSpec& pair : contact.pairs) {
-        QString details = QStringLiteral("%1 ↔ %2").arg(toQString(pair.partA), toQString(pair.partB));
+        QString details =
+            QStringLiteral("%1 ↔ %2").arg(toQString(pair.partA), toQString(pair.partB));
         if (!pair.enabled) details += QObject::tr(", off");
         if (pair.friction) details += QObject::tr(", μ %1").arg(*pair.friction);
         if (pair.restitution) details += QObject::tr(", e %1").arg(*pair.restitution);
@@ -222,12 +234,14 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     model.appendRow(contacts);
 
     // Outputs: the plots saved with the scene.
-    auto outputs = row(QObject::tr("Plots"), QString::number(spec.plots.size()), engine::kNoEntity, Kind::Group);
+    auto outputs = row(QObject::tr("Plots"), QString::number(spec.plots.size()), engine::kNoEntity,
+                       Kind::Group);
     for (const engine::PlotSpec& plot : spec.plots) {
         QStringList channels;
         for (const std::string& c : plot.channels) channels << toQString(c);
-        outputs[0]->appendRow(row(plot.name.empty() ? channels.join(QStringLiteral(", ")) : toQString(plot.name),
-                                  channels.join(QStringLiteral(", ")), engine::kNoEntity, Kind::Plot));
+        outputs[0]->appendRow(
+            row(plot.name.empty() ? channels.join(QStringLiteral(", ")) : toQString(plot.name),
+                channels.join(QStringLiteral(", ")), engine::kNoEntity, Kind::Plot));
     }
     model.appendRow(outputs);
 }

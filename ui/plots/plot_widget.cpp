@@ -13,8 +13,8 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include "engine/io/csv_export.h"
 #include "engine/record/recording.h"
@@ -47,7 +47,8 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     cursor_->attachAxis(valueAxis_);
     for (QLegendMarker* marker : chart_->legend()->markers(cursor_)) marker->setVisible(false);
 
-    connect(timeAxis_, &QValueAxis::rangeChanged, this, [this] { zoomed_ = zoomed_ || !updating_; });
+    connect(timeAxis_, &QValueAxis::rangeChanged, this,
+            [this] { zoomed_ = zoomed_ || !updating_; });
 
     view_ = new QChartView(chart_);
     view_->setRenderHint(QPainter::Antialiasing);
@@ -128,17 +129,21 @@ void PlotWidget::refresh(const engine::Recording* recording, double cursorTime) 
             hi = std::max(hi, values[i]);
         }
         series->replace(points);
-        const QString unit = QString::fromStdString(layout.channels()[static_cast<std::size_t>(channel)].unit);
+        const QString unit =
+            QString::fromStdString(layout.channels()[static_cast<std::size_t>(channel)].unit);
         if (!units.contains(unit)) units << unit;
     }
-    valueAxis_->setTitleText(units.isEmpty() ? QString() : QStringLiteral("[%1]").arg(units.join(QStringLiteral(", "))));
+    valueAxis_->setTitleText(
+        units.isEmpty() ? QString() : QStringLiteral("[%1]").arg(units.join(QStringLiteral(", "))));
     if (!zoomed_ && std::isfinite(lo)) {
         updating_ = true;
         const double tEnd = frames ? recording->time(frames - 1) : 1.0;
         timeAxis_->setRange(0.0, std::max(tEnd, 1e-6));
         // A flat curve (e.g. a reaction that stays zero) gets a readable range around it.
         const double spread = hi - lo;
-        const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi)) ? 0.05 * spread : std::max(1.0, 0.1 * std::abs(hi));
+        const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi))
+                               ? 0.05 * spread
+                               : std::max(1.0, 0.1 * std::abs(hi));
         valueAxis_->setRange(lo - pad, hi + pad);
         valueAxis_->applyNiceNumbers();
         updating_ = false;
@@ -154,7 +159,8 @@ void PlotWidget::setCursorTime(double time) {
 void PlotWidget::updateCursor() {
     const bool wasUpdating = updating_;
     updating_ = true;
-    cursor_->replace(QList<QPointF>{{cursorTime_, valueAxis_->min()}, {cursorTime_, valueAxis_->max()}});
+    cursor_->replace(
+        QList<QPointF>{{cursorTime_, valueAxis_->min()}, {cursorTime_, valueAxis_->max()}});
     updating_ = wasUpdating;
 }
 
@@ -164,7 +170,9 @@ void PlotWidget::resetZoom() {
     refresh(recording_, cursorTime_);
 }
 
-bool PlotWidget::exportPng(const QString& path) const { return view_->grab().save(path, "PNG"); }
+bool PlotWidget::exportPng(const QString& path) const {
+    return view_->grab().save(path, "PNG");
+}
 
 bool PlotWidget::exportSvg(const QString& path) const {
     QSvgGenerator generator;
@@ -189,7 +197,8 @@ bool PlotWidget::exportCsv(const QString& path, QString* error) const {
     const std::size_t frames = recording_->size();
     std::vector<std::vector<double>> data(columns.size());
     std::vector<double> times, unused;
-    for (std::size_t c = 0; c < columns.size(); ++c) recording_->series(columns[c], 0, frames, 1, times, data[c]);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        recording_->series(columns[c], 0, frames, 1, times, data[c]);
     recording_->series(0, 0, frames, 1, unused, times);  // channel 0 is time
 
     // Written to a temporary file and renamed: a reader never sees half a file.
@@ -204,7 +213,8 @@ bool PlotWidget::exportCsv(const QString& path, QString* error) const {
     for (std::size_t k = 0; k < times.size(); ++k) {
         text += QByteArray::fromStdString(engine::io::formatDouble(times[k]));
         for (const auto& column : data)
-            text += ',' + QByteArray::fromStdString(k < column.size() ? engine::io::formatDouble(column[k]) : "");
+            text += ',' + QByteArray::fromStdString(
+                              k < column.size() ? engine::io::formatDouble(column[k]) : "");
         text += '\n';
     }
     file.write(text);

@@ -16,7 +16,8 @@
 
 namespace ui {
 
-PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent) : QWidget(parent), session_(session) {
+PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent)
+    : QWidget(parent), session_(session) {
     setObjectName(QStringLiteral("Plots"));
     tabs_ = new QTabWidget;
     tabs_->setTabsClosable(true);
@@ -28,7 +29,8 @@ PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent) : QWidget(pa
     });
     auto* add = new QToolButton;
     add->setText(tr("+ Plot…"));
-    add->setToolTip(tr("Plot recorded quantities (joint reactions, coordinates, part motion, energies)"));
+    add->setToolTip(
+        tr("Plot recorded quantities (joint reactions, coordinates, part motion, energies)"));
     add->setAutoRaise(true);
     connect(add, &QToolButton::clicked, this, &PlotsPanel::addPlotWithPicker);
     tabs_->setCornerWidget(add, Qt::TopRightCorner);
@@ -55,12 +57,17 @@ PlotWidget* PlotsPanel::addPlot(const QStringList& channels, const QString& titl
 std::vector<std::pair<QString, QStringList>> PlotsPanel::plots() const {
     std::vector<std::pair<QString, QStringList>> out;
     for (int k = 0; k < tabs_->count(); ++k)
-        if (auto* plot = qobject_cast<PlotWidget*>(tabs_->widget(k))) out.emplace_back(tabs_->tabText(k), plot->channels());
+        if (auto* plot = qobject_cast<PlotWidget*>(tabs_->widget(k)))
+            out.emplace_back(tabs_->tabText(k), plot->channels());
     return out;
 }
 
-PlotWidget* PlotsPanel::currentPlot() const { return qobject_cast<PlotWidget*>(tabs_->currentWidget()); }
-int PlotsPanel::plotCount() const { return tabs_->count(); }
+PlotWidget* PlotsPanel::currentPlot() const {
+    return qobject_cast<PlotWidget*>(tabs_->currentWidget());
+}
+int PlotsPanel::plotCount() const {
+    return tabs_->count();
+}
 
 void PlotsPanel::clear() {
     while (tabs_->count() > 0) {
@@ -82,7 +89,8 @@ void PlotsPanel::moveCursors() {
     const auto snap = session_->snapshot();
     if (!snap) return;
     for (int k = 0; k < tabs_->count(); ++k)
-        if (auto* plot = qobject_cast<PlotWidget*>(tabs_->widget(k))) plot->setCursorTime(snap->time);
+        if (auto* plot = qobject_cast<PlotWidget*>(tabs_->widget(k)))
+            plot->setCursorTime(snap->time);
 }
 
 void PlotsPanel::addPlotWithPicker() {
@@ -96,8 +104,9 @@ void PlotsPanel::addPlotWithPicker() {
     list->setSelectionMode(QAbstractItemView::ExtendedSelection);
     for (const engine::Channel& channel : recording->layout().channels()) {
         if (channel.name == "time") continue;
-        auto* item = new QListWidgetItem(QStringLiteral("%1  [%2]").arg(QString::fromStdString(channel.name),
-                                                                      QString::fromStdString(channel.unit)));
+        auto* item = new QListWidgetItem(
+            QStringLiteral("%1  [%2]")
+                .arg(QString::fromStdString(channel.name), QString::fromStdString(channel.unit)));
         item->setData(Qt::UserRole, QString::fromStdString(channel.name));
         list->addItem(item);
     }
@@ -109,14 +118,16 @@ void PlotsPanel::addPlotWithPicker() {
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     auto* layout = new QVBoxLayout(&dialog);
-    layout->addWidget(new QLabel(tr("Choose one or more quantities (Ctrl/Shift to select several):")));
+    layout->addWidget(
+        new QLabel(tr("Choose one or more quantities (Ctrl/Shift to select several):")));
     layout->addWidget(filter);
     layout->addWidget(list);
     layout->addWidget(buttons);
     dialog.resize(420, 480);
     if (dialog.exec() != QDialog::Accepted) return;
     QStringList channels;
-    for (QListWidgetItem* item : list->selectedItems()) channels << item->data(Qt::UserRole).toString();
+    for (QListWidgetItem* item : list->selectedItems())
+        channels << item->data(Qt::UserRole).toString();
     if (!channels.isEmpty()) addPlot(channels);
 }
 

@@ -873,10 +873,10 @@ void PropertiesPanel::defineFields() {
         };
         setting(tr("Step size"), QStringLiteral("s"), QStringLiteral("settings.stepSize"),
                 &engine::SolverSettings::stepSize);
-        setting(tr("Output interval (0: step size)"), QStringLiteral("s"), QStringLiteral("settings.outputInterval"),
-                &engine::SolverSettings::outputInterval);
-        setting(tr("Largest step (0: none)"), QStringLiteral("s"), QStringLiteral("settings.maxStep"),
-                &engine::SolverSettings::maxStep);
+        setting(tr("Output interval (0: step size)"), QStringLiteral("s"),
+                QStringLiteral("settings.outputInterval"), &engine::SolverSettings::outputInterval);
+        setting(tr("Largest step (0: none)"), QStringLiteral("s"),
+                QStringLiteral("settings.maxStep"), &engine::SolverSettings::maxStep);
         setting(tr("Relative tolerance"), QString(), QStringLiteral("settings.relativeTolerance"),
                 &engine::SolverSettings::relativeTolerance);
         setting(tr("Absolute tolerance"), QString(), QStringLiteral("settings.absoluteTolerance"),
@@ -999,13 +999,14 @@ void PropertiesPanel::rebuild() {
     // The same entity with the same fields (an edit of a value): the editors stay, keyboard
     // focus and scrolling with them, and show the new values. Stepping a value with the arrow
     // keys keeps working across the edits it makes.
-    const bool sameFields =
-        spec_ && id_ == shownId_ && shape_ == shownShape_ && !previous.empty() && previous.size() == fields_.size() &&
-        std::equal(
-            previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
-                return a->kind == b->kind && a->label == b->label && a->key == b->key &&
-                       a->unit == b->unit && a->choices == b->choices && a->scale == b->scale;
-            });
+    const bool sameFields = spec_ && id_ == shownId_ && shape_ == shownShape_ &&
+                            !previous.empty() && previous.size() == fields_.size() &&
+                            std::equal(previous.begin(), previous.end(), fields_.begin(),
+                                       [](const auto& a, const auto& b) {
+                                           return a->kind == b->kind && a->label == b->label &&
+                                                  a->key == b->key && a->unit == b->unit &&
+                                                  a->choices == b->choices && a->scale == b->scale;
+                                       });
     if (sameFields) {
         for (std::size_t k = 0; k < fields_.size(); ++k) previous[k]->adopt(*fields_[k]);
         fields_ = std::move(previous);

@@ -75,7 +75,7 @@ private:
 
     const engine::SceneSpec* spec_ = nullptr;
     engine::EntityId id_ = engine::kNoEntity;
-    int shape_ = 0;                                  // 1-based: one shape of the part
+    int shape_ = 0;                                 // 1-based: one shape of the part
     engine::EntityId shownId_ = engine::kNoEntity;  // whose editors are built
     int shownShape_ = 0;
     bool markerInWorld_ = false;

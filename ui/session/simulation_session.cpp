@@ -48,7 +48,8 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
     offTheGuiThread([&] { simulator = std::make_unique<engine::Simulator>(compiled.model); });
     if (!simulator->initialization().ok) {
         compiled.diagnostics.push_back(
-            {engine::Severity::Error, "", "the mechanism cannot start: " + simulator->initialization().message});
+            {engine::Severity::Error, "",
+             "the mechanism cannot start: " + simulator->initialization().message});
         return compiled.diagnostics;
     }
     install(std::move(simulator));
@@ -73,10 +74,14 @@ void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
     poll();
 }
 
-QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording) {
+QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model,
+                                 std::unique_ptr<engine::Recording> recording) {
     std::unique_ptr<engine::Simulator> simulator;
-    offTheGuiThread([&] { simulator = std::make_unique<engine::Simulator>(std::move(model), std::move(recording)); });
-    if (!simulator->initialization().ok) return QString::fromStdString(simulator->initialization().message);
+    offTheGuiThread([&] {
+        simulator = std::make_unique<engine::Simulator>(std::move(model), std::move(recording));
+    });
+    if (!simulator->initialization().ok)
+        return QString::fromStdString(simulator->initialization().message);
     install(std::move(simulator));
     return {};
 }
@@ -87,7 +92,9 @@ void SimulationSession::clear() {
     emit snapshotChanged();
 }
 
-bool SimulationSession::active() const { return simulator_ != nullptr; }
+bool SimulationSession::active() const {
+    return simulator_ != nullptr;
+}
 
 std::shared_ptr<const engine::Snapshot> SimulationSession::snapshot() const {
     return simulator_ ? simulator_->snapshot() : nullptr;
@@ -145,7 +152,8 @@ void SimulationSession::poll() {
     const auto snap = snapshot();
     if (!snap || snap->sequence == lastSequence_) return;
     lastSequence_ = snap->sequence;
-    if (!snap->error.empty() && snap->error != lastError_) emit runMessage(true, QString::fromStdString(snap->error));
+    if (!snap->error.empty() && snap->error != lastError_)
+        emit runMessage(true, QString::fromStdString(snap->error));
     if (!snap->notice.empty() && snap->notice != lastNotice_)
         emit runMessage(false, QString::fromStdString(snap->notice));
     lastError_ = snap->error;

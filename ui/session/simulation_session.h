@@ -37,7 +37,8 @@ public:
     // structure): the frames after it become stale and the run continues from it, paused.
     engine::Diagnostics rerunFrom(int frame, const engine::SceneSpec& spec);
     // Takes over a recorded run (from a run file), ready to scrub or continue.
-    QString adopt(std::shared_ptr<const engine::Model> model, std::unique_ptr<engine::Recording> recording);
+    QString adopt(std::shared_ptr<const engine::Model> model,
+                  std::unique_ptr<engine::Recording> recording);
     void clear();
 
     bool active() const;

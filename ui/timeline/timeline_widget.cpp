@@ -13,7 +13,8 @@
 
 namespace ui {
 
-TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent) : QWidget(parent), session_(session) {
+TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
+    : QWidget(parent), session_(session) {
     setObjectName(QStringLiteral("Timeline"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 2, 6, 2);
@@ -33,8 +34,9 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent) : QW
     connect(reset_, &QToolButton::clicked, session_, &SimulationSession::reset);
     connect(play_, &QToolButton::clicked, session_, &SimulationSession::togglePlay);
     connect(step_, &QToolButton::clicked, session_, &SimulationSession::step);
-    loop_ = button(QStyle::SP_BrowserReload, tr("Loop playback: replay the recorded run from the start "
-                                               "at its end (computes nothing new)"));
+    loop_ =
+        button(QStyle::SP_BrowserReload, tr("Loop playback: replay the recorded run from the start "
+                                            "at its end (computes nothing new)"));
     loop_->setObjectName(QStringLiteral("LoopButton"));
     loop_->setCheckable(true);
     loop_->setChecked(session_->loop());
@@ -78,7 +80,8 @@ void TimelineWidget::refresh() {
     const auto snap = session_->snapshot();
     const engine::Recording* recording = session_->recording();
     const bool active = snap && recording;
-    for (QWidget* w : std::initializer_list<QWidget*>{reset_, play_, step_, speed_, slider_}) w->setEnabled(active);
+    for (QWidget* w : std::initializer_list<QWidget*>{reset_, play_, step_, speed_, slider_})
+        w->setEnabled(active);
     if (!active) {
         time_->setText(tr("no simulation"));
         rate_->clear();

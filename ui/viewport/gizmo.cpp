@@ -15,7 +15,8 @@ namespace {
 constexpr int kRingSegments = 72;
 constexpr double kShaftStart = 0.12, kShaftEnd = 0.84, kConeRadius = 0.055, kRingRadius = 0.85;
 
-const osg::Vec4 kAxisColours[3] = {{0.92f, 0.26f, 0.24f, 1.0f}, {0.35f, 0.80f, 0.30f, 1.0f}, {0.30f, 0.52f, 0.98f, 1.0f}};
+const osg::Vec4 kAxisColours[3] = {
+    {0.92f, 0.26f, 0.24f, 1.0f}, {0.35f, 0.80f, 0.30f, 1.0f}, {0.30f, 0.52f, 0.98f, 1.0f}};
 const osg::Vec4 kHighlight(1.0f, 0.86f, 0.25f, 1.0f);
 
 osg::Vec3d unit(int k) {
@@ -29,7 +30,8 @@ void perpendiculars(const osg::Vec3d& a, osg::Vec3d& u, osg::Vec3d& v) {
     v = a ^ u;
 }
 
-osg::ref_ptr<osg::Geode> lines(const std::vector<osg::Vec3d>& points, GLenum mode, const osg::Vec4& colour) {
+osg::ref_ptr<osg::Geode> lines(const std::vector<osg::Vec3d>& points, GLenum mode,
+                               const osg::Vec4& colour) {
     osg::ref_ptr<osg::Vec3Array> vertices = new osg::Vec3Array;
     for (const osg::Vec3d& p : points) vertices->push_back(osg::Vec3(p));
     osg::ref_ptr<osg::Vec4Array> colours = new osg::Vec4Array;
@@ -45,7 +47,8 @@ osg::ref_ptr<osg::Geode> lines(const std::vector<osg::Vec3d>& points, GLenum mod
 
 }  // namespace
 
-Gizmo::Gizmo() : transform_(new osg::MatrixTransform), arrows_(new osg::Group), rings_(new osg::Group) {
+Gizmo::Gizmo()
+    : transform_(new osg::MatrixTransform), arrows_(new osg::Group), rings_(new osg::Group) {
     transform_->addChild(arrows_);
     transform_->addChild(rings_);
     // On top of the mechanism, unlit, thick lines.
@@ -64,12 +67,15 @@ void Gizmo::rebuild() {
     rings_->removeChildren(0, rings_->getNumChildren());
     for (int k = 0; k < 3; ++k) {
         auto colour = [&](GizmoMode mode) {
-            return highlight_ && highlight_->mode == mode && highlight_->axis == k ? kHighlight : kAxisColours[k];
+            return highlight_ && highlight_->mode == mode && highlight_->axis == k
+                       ? kHighlight
+                       : kAxisColours[k];
         };
         const osg::Vec3d a = unit(k);
         osg::Vec3d u, v;
         perpendiculars(a, u, v);
-        arrows_->addChild(lines({a * kShaftStart, a * kShaftEnd}, GL_LINES, colour(GizmoMode::Translate)));
+        arrows_->addChild(
+            lines({a * kShaftStart, a * kShaftEnd}, GL_LINES, colour(GizmoMode::Translate)));
         std::vector<osg::Vec3d> cone{a * 1.0};
         for (int i = 0; i <= 16; ++i) {
             const double phi = 2.0 * osg::PI * i / 16;
@@ -90,8 +96,8 @@ void Gizmo::rebuild() {
 void Gizmo::setFrame(const osg::Vec3d& origin, const osg::Quat& rotation) {
     origin_ = origin;
     rotation_ = rotation;
-    transform_->setMatrix(osg::Matrixd::scale(scale_, scale_, scale_) * osg::Matrixd::rotate(rotation_) *
-                          osg::Matrixd::translate(origin_));
+    transform_->setMatrix(osg::Matrixd::scale(scale_, scale_, scale_) *
+                          osg::Matrixd::rotate(rotation_) * osg::Matrixd::translate(origin_));
 }
 
 void Gizmo::setScale(double worldUnit) {
@@ -111,8 +117,9 @@ void Gizmo::setVisible(bool visible) {
 }
 
 void Gizmo::setHighlight(std::optional<GizmoHandle> handle) {
-    const bool same = handle.has_value() == highlight_.has_value() &&
-                      (!handle || (handle->mode == highlight_->mode && handle->axis == highlight_->axis));
+    const bool same =
+        handle.has_value() == highlight_.has_value() &&
+        (!handle || (handle->mode == highlight_->mode && handle->axis == highlight_->axis));
     if (same) return;
     highlight_ = handle;
     rebuild();
@@ -127,7 +134,8 @@ std::vector<osg::Vec3d> Gizmo::handlePolyline(const GizmoHandle& handle) const {
     const osg::Vec3d a = axis(handle.axis);
     if (handle.mode == GizmoMode::Translate) {
         for (int i = 0; i <= 8; ++i)
-            points.push_back(origin_ + a * (scale_ * (kShaftStart + (1.0 - kShaftStart) * i / 8.0)));
+            points.push_back(origin_ +
+                             a * (scale_ * (kShaftStart + (1.0 - kShaftStart) * i / 8.0)));
         return points;
     }
     osg::Vec3d u, v;
@@ -136,7 +144,8 @@ std::vector<osg::Vec3d> Gizmo::handlePolyline(const GizmoHandle& handle) const {
     v = rotation_ * v;
     for (int i = 0; i <= kRingSegments; ++i) {
         const double phi = 2.0 * osg::PI * i / kRingSegments;
-        points.push_back(origin_ + (u * std::cos(phi) + v * std::sin(phi)) * (scale_ * kRingRadius));
+        points.push_back(origin_ +
+                         (u * std::cos(phi) + v * std::sin(phi)) * (scale_ * kRingRadius));
     }
     return points;
 }

@@ -97,7 +97,9 @@ osg::ref_ptr<osg::Geometry> makeMeshGeometry(const Shape& s) {
     for (const auto& t : s.mesh->triangles) {
         Vec3 p[3];
         for (int k = 0; k < 3; ++k)
-            p[k] = s.X_PG * Vec3(s.scale.cwiseProduct(s.mesh->vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(k)])]));
+            p[k] = s.X_PG *
+                   Vec3(s.scale.cwiseProduct(
+                       s.mesh->vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(k)])]));
         Vec3 n = (p[1] - p[0]).cross(p[2] - p[0]);
         if (n.norm() > 0.0) n.normalize();
         for (const Vec3& q : p) {
@@ -108,7 +110,8 @@ osg::ref_ptr<osg::Geometry> makeMeshGeometry(const Shape& s) {
     auto geometry = makeRef<osg::Geometry>();
     geometry->setVertexArray(vertices);
     geometry->setNormalArray(normals, osg::Array::BIND_PER_VERTEX);
-    geometry->addPrimitiveSet(new osg::DrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices->size())));
+    geometry->addPrimitiveSet(
+        new osg::DrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices->size())));
     return geometry;
 }
 
@@ -227,7 +230,8 @@ void coil(osg::Vec3Array& points, const Vec3& p0, const Vec3& p1, double radius,
     for (int k = 0; k <= samples; ++k) {
         const double s = static_cast<double>(k) / samples;
         const double angle = 2.0 * engine::kPi * turns * s;
-        const Vec3 p = p0 + u * (lead + s * (length - 2 * lead)) + radius * (std::cos(angle) * a + std::sin(angle) * b);
+        const Vec3 p = p0 + u * (lead + s * (length - 2 * lead)) +
+                       radius * (std::cos(angle) * a + std::sin(angle) * b);
         points.push_back(toOsg(p));
     }
     points.push_back(toOsg(p1));
@@ -244,28 +248,35 @@ engine::EntityId entityOf(const osg::NodePath& path) {
     return engine::kNoEntity;
 }
 
-void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec, const std::vector<engine::EntityId>& selected) {
+void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
+                    const std::vector<engine::EntityId>& selected) {
     for (std::size_t p = 0; p < graph.partTransforms.size() && p < spec.parts.size(); ++p) {
-        const bool on = std::find(selected.begin(), selected.end(), spec.parts[p].id) != selected.end();
-        osg::Node* shapes = graph.partTransforms[p]->getNumChildren() ? graph.partTransforms[p]->getChild(0) : nullptr;
+        const bool on =
+            std::find(selected.begin(), selected.end(), spec.parts[p].id) != selected.end();
+        osg::Node* shapes = graph.partTransforms[p]->getNumChildren()
+                                ? graph.partTransforms[p]->getChild(0)
+                                : nullptr;
         if (!shapes) continue;
         auto* material = dynamic_cast<osg::Material*>(
             shapes->getOrCreateStateSet()->getAttribute(osg::StateAttribute::MATERIAL));
         if (material)
-            material->setEmission(osg::Material::FRONT_AND_BACK,
-                                  on ? osg::Vec4(0.25f, 0.25f, 0.1f, 1.0f) : osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+            material->setEmission(
+                osg::Material::FRONT_AND_BACK,
+                on ? osg::Vec4(0.25f, 0.25f, 0.1f, 1.0f) : osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
     }
 }
 
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses) {
     for (SpringGlyph& spring : graph.springs) {
-        if (static_cast<std::size_t>(std::max(spring.partI, spring.partJ)) >= partPoses.size()) continue;
+        if (static_cast<std::size_t>(std::max(spring.partI, spring.partJ)) >= partPoses.size())
+            continue;
         const Vec3 p0 = (partPoses[static_cast<std::size_t>(spring.partI)] * spring.X_PI).p;
         const Vec3 p1 = (partPoses[static_cast<std::size_t>(spring.partJ)] * spring.X_PJ).p;
         auto* points = static_cast<osg::Vec3Array*>(spring.geometry->getVertexArray());
         coil(*points, p0, p1, spring.radius, 10);
         points->dirty();
-        static_cast<osg::DrawArrays*>(spring.geometry->getPrimitiveSet(0))->setCount(static_cast<GLsizei>(points->size()));
+        static_cast<osg::DrawArrays*>(spring.geometry->getPrimitiveSet(0))
+            ->setCount(static_cast<GLsizei>(points->size()));
         spring.geometry->dirtyBound();
     }
 }
@@ -289,9 +300,11 @@ void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactFor
         const double length = along.norm();
         if (length < 1e-4 * graph.characteristicLength) return;
         const Vec3 to = from + along, u = along / length;
-        const Vec3 side = (std::abs(u.z()) < 0.9 ? u.cross(Vec3::UnitZ()) : u.cross(Vec3::UnitX())).normalized();
+        const Vec3 side =
+            (std::abs(u.z()) < 0.9 ? u.cross(Vec3::UnitZ()) : u.cross(Vec3::UnitX())).normalized();
         const double head = std::min(0.25 * length, 0.03 * graph.characteristicLength);
-        const Vec3 ends[6] = {from, to, to, to - head * (u - 0.5 * side), to, to - head * (u + 0.5 * side)};
+        const Vec3 ends[6] = {
+            from, to, to, to - head * (u - 0.5 * side), to, to - head * (u + 0.5 * side)};
         for (const Vec3& p : ends) {
             points->push_back(toOsg(p));
             colors->push_back(color);
@@ -303,7 +316,8 @@ void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactFor
     }
     points->dirty();
     colors->dirty();
-    static_cast<osg::DrawArrays*>(graph.contactArrows->getPrimitiveSet(0))->setCount(static_cast<GLsizei>(points->size()));
+    static_cast<osg::DrawArrays*>(graph.contactArrows->getPrimitiveSet(0))
+        ->setCount(static_cast<GLsizei>(points->size()));
     graph.contactArrows->dirtyBound();
 }
 
@@ -352,8 +366,10 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         auto geode = makeRef<osg::Geode>();
         geode->setName("centre of mass");
         geode->setNodeMask(kMaskCentreOfMass);
-        geode->addDrawable(makeRef<osg::ShapeDrawable>(makeRef<osg::Sphere>(toOsg(c), float(r)).get(), glyphHints().get()));
-        geode->getOrCreateStateSet()->setAttribute(makeMaterial(osg::Vec4(0.95f, 0.95f, 0.95f, 1.0f)));
+        geode->addDrawable(makeRef<osg::ShapeDrawable>(
+            makeRef<osg::Sphere>(toOsg(c), float(r)).get(), glyphHints().get()));
+        geode->getOrCreateStateSet()->setAttribute(
+            makeMaterial(osg::Vec4(0.95f, 0.95f, 0.95f, 1.0f)));
         auto lines = makeRef<osg::Geometry>();
         auto points = makeRef<osg::Vec3Array>();
         for (int k = 0; k < 3; ++k) {
@@ -468,7 +484,8 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     {
         auto* state = g.contactArrows->getOrCreateStateSet();
         state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
-        state->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);  // seen through the parts they push
+        state->setMode(GL_DEPTH_TEST,
+                       osg::StateAttribute::OFF);  // seen through the parts they push
         state->setRenderBinDetails(20, "RenderBin");
         state->setAttribute(new osg::LineWidth(2.5f));
         auto geode = makeRef<osg::Geode>();
@@ -486,14 +503,16 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
             if (s.type != ShapeType::Plane) continue;
             const engine::Transform X_WG = part.X_WP * s.X_PG;
             const Vec3 centre = X_WG * Vec3(0.0, 0.0, -0.001 * size);
-            auto slab = makeRef<osg::Box>(toOsg(centre), float(2.0 * size), float(2.0 * size), float(0.002 * size));
+            auto slab = makeRef<osg::Box>(toOsg(centre), float(2.0 * size), float(2.0 * size),
+                                          float(0.002 * size));
             slab->setRotation(toOsg(X_WG.R));
             auto geode = makeRef<osg::Geode>();
             geode->addDrawable(makeRef<osg::ShapeDrawable>(slab.get()));
             geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
             geode->setNodeMask(kMaskParts);
             geode->setName(part.name + " plane");
-            geode->setUserValue(kEntityKey, static_cast<unsigned int>(part.id));  // picked as the ground
+            geode->setUserValue(kEntityKey,
+                                static_cast<unsigned int>(part.id));  // picked as the ground
             g.environment->addChild(geode);
         }
     }

@@ -5,8 +5,8 @@
 
 #include <osg/Geometry>
 #include <osg/Group>
-#include <osg/Node>
 #include <osg/MatrixTransform>
+#include <osg/Node>
 #include <osg/ref_ptr>
 
 #include "engine/contact/contact_force.h"
@@ -29,10 +29,10 @@ enum NodeMask : unsigned {
 // A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the
 // parts move (updateSprings).
 struct SpringGlyph {
-    int partI = 0, partJ = 0;  // SceneSpec part indices
+    int partI = 0, partJ = 0;      // SceneSpec part indices
     engine::Transform X_PI, X_PJ;  // the markers in their parts
     osg::ref_ptr<osg::Geometry> geometry;
-    double radius = 0.01;      // m
+    double radius = 0.01;  // m
 };
 
 struct SceneGraph {
@@ -59,7 +59,8 @@ constexpr const char* kEntityKey = "motus.entity";
 engine::EntityId entityOf(const osg::NodePath& path);
 
 // Shows the selected parts highlighted (a warm glow on their material).
-void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec, const std::vector<engine::EntityId>& selected);
+void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
+                    const std::vector<engine::EntityId>& selected);
 
 // Rebuilds the spring coils for parts at `partPoses` (X_WP per part).
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses);

@@ -159,9 +159,11 @@ struct ViewportWidget::Impl {
         const osg::Viewport* viewport = camera->getViewport();
         if (!viewport) return {};
         const double x = position.x() * dpr, y = viewport->height() - position.y() * dpr;
-        const osg::Matrixd toWindow = camera->getViewMatrix() * camera->getProjectionMatrix() * viewport->computeWindowMatrix();
+        const osg::Matrixd toWindow = camera->getViewMatrix() * camera->getProjectionMatrix() *
+                                      viewport->computeWindowMatrix();
         const osg::Matrixd fromWindow = osg::Matrixd::inverse(toWindow);
-        const osg::Vec3d nearPoint = osg::Vec3d(x, y, 0.0) * fromWindow, farPoint = osg::Vec3d(x, y, 1.0) * fromWindow;
+        const osg::Vec3d nearPoint = osg::Vec3d(x, y, 0.0) * fromWindow,
+                         farPoint = osg::Vec3d(x, y, 1.0) * fromWindow;
         osg::Vec3d direction = farPoint - nearPoint;
         direction.normalize();
         return {nearPoint, direction};
@@ -210,8 +212,9 @@ ViewportWidget::ViewportWidget(QWidget* parent)
     impl_->viewer->setSceneData(top);
     impl_->gizmoLabel = new QLabel(this);
     impl_->gizmoLabel->setObjectName(QStringLiteral("GizmoAmount"));
-    impl_->gizmoLabel->setStyleSheet(QStringLiteral(
-        "QLabel { background: rgba(20, 22, 26, 200); color: #f0f0f0; padding: 4px 8px; border-radius: 4px; }"));
+    impl_->gizmoLabel->setStyleSheet(
+        QStringLiteral("QLabel { background: rgba(20, 22, 26, 200); color: #f0f0f0; padding: 4px "
+                       "8px; border-radius: 4px; }"));
     impl_->gizmoLabel->move(10, 10);
     impl_->gizmoLabel->hide();
     clearScene();
@@ -228,8 +231,10 @@ void ViewportWidget::showScene(const engine::SceneSpec& spec, bool fit) {
     impl_->scene = buildSceneGraph(spec);
     impl_->spec = spec;
     impl_->root->addChild(impl_->scene.root);
-    if (fit) fitToScene();
-    else update();
+    if (fit)
+        fitToScene();
+    else
+        update();
 }
 
 void ViewportWidget::clearScene() {
@@ -263,7 +268,8 @@ quint64 ViewportWidget::entityAt(const QPointF& position) const {
     osg::ref_ptr<osgUtil::LineSegmentIntersector> picker =
         new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
     osgUtil::IntersectionVisitor visitor(picker);
-    visitor.setTraversalMask(camera->getCullMask() & ~(kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo));
+    visitor.setTraversalMask(camera->getCullMask() &
+                             ~(kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo));
     camera->accept(visitor);
     if (!picker->containsIntersections()) return 0;
     return entityOf(picker->getFirstIntersection().nodePath);
@@ -298,7 +304,8 @@ PickResult ViewportWidget::pick(const QPointF& position) const {
     // pixels wins.
     if (camera->getCullMask() & kMaskMarkers) {
         double best = 8.0;
-        for (std::size_t i = 0; i < impl_->spec.parts.size() && i < impl_->scene.partTransforms.size(); ++i) {
+        for (std::size_t i = 0;
+             i < impl_->spec.parts.size() && i < impl_->scene.partTransforms.size(); ++i) {
             const engine::Transform X_WP = partPose(i);
             for (const engine::Marker& marker : impl_->spec.parts[i].markers) {
                 const engine::Vec3 p = X_WP * marker.X_PM.p;
@@ -328,9 +335,11 @@ PickResult ViewportWidget::pick(const QPointF& position) const {
         return result;
     }
     // The ray through the pixel, from the near to the far plane.
-    const osg::Matrixd toWindow = camera->getViewMatrix() * camera->getProjectionMatrix() * viewport->computeWindowMatrix();
+    const osg::Matrixd toWindow =
+        camera->getViewMatrix() * camera->getProjectionMatrix() * viewport->computeWindowMatrix();
     const osg::Matrixd fromWindow = osg::Matrixd::inverse(toWindow);
-    const osg::Vec3d nearPoint = osg::Vec3d(x, y, 0.0) * fromWindow, farPoint = osg::Vec3d(x, y, 1.0) * fromWindow;
+    const osg::Vec3d nearPoint = osg::Vec3d(x, y, 0.0) * fromWindow,
+                     farPoint = osg::Vec3d(x, y, 1.0) * fromWindow;
     osg::Vec3d direction = farPoint - nearPoint;
     direction.normalize();
     osg::Vec3d eye, centre, up;
@@ -340,7 +349,8 @@ PickResult ViewportWidget::pick(const QPointF& position) const {
         const double t = -nearPoint.z() / direction.z();
         if (t > 0.0 && t < 50.0 * std::max(1.0, impl_->manipulator->getDistance())) {
             result.kind = PickResult::Kind::Ground;
-            setPoint(nearPoint + direction * t, osg::Vec3d(0.0, 0.0, nearPoint.z() > 0.0 ? 1.0 : -1.0));
+            setPoint(nearPoint + direction * t,
+                     osg::Vec3d(0.0, 0.0, nearPoint.z() > 0.0 ? 1.0 : -1.0));
             return result;
         }
     }
@@ -389,7 +399,8 @@ void ViewportWidget::setStandardView(StandardView view) {
     }
     // An empty scene frames a desktop-sized space above the origin (about a metre across), where
     // the first parts of a mechanism go.
-    if (!bound.valid() || bound.radius() <= 0.0) bound = osg::BoundingSphere(osg::Vec3d(0.0, 0.0, 0.25), 0.55);
+    if (!bound.valid() || bound.radius() <= 0.0)
+        bound = osg::BoundingSphere(osg::Vec3d(0.0, 0.0, 0.25), 0.55);
 
     // Distance at which the bounding sphere fills the narrower field of view, with a margin.
     double fovy = 30.0, aspect = 1.0, zNear = 1.0, zFar = 100.0;
@@ -491,7 +502,8 @@ void ViewportWidget::updateGizmoScale() const {
     camera->getProjectionMatrixAsPerspective(fovy, aspect, zNear, zFar);
     const osg::Vec3d inView = impl_->gizmo.origin() * camera->getViewMatrix();
     const double depth = std::max(-inView.z(), 1e-6);
-    const double perPixel = 2.0 * depth * std::tan(0.5 * osg::DegreesToRadians(fovy)) / viewport->height();
+    const double perPixel =
+        2.0 * depth * std::tan(0.5 * osg::DegreesToRadians(fovy)) / viewport->height();
     impl_->gizmo.setScale(kGizmoPixels * devicePixelRatioF() * perPixel);
 }
 
@@ -517,7 +529,10 @@ bool ViewportWidget::gizmoHandleAt(const QPointF& position, GizmoHandle& handle)
             const QPointF b = project(points[i + 1].x(), points[i + 1].y(), points[i + 1].z());
             const QPointF ab = b - a;
             const double length2 = QPointF::dotProduct(ab, ab);
-            const double t = length2 > 0.0 ? std::clamp(QPointF::dotProduct(position - a, ab) / length2, 0.0, 1.0) : 0.0;
+            const double t =
+                length2 > 0.0
+                    ? std::clamp(QPointF::dotProduct(position - a, ab) / length2, 0.0, 1.0)
+                    : 0.0;
             const double d = QLineF(a + ab * t, position).length();
             if (d < best) {
                 best = d;
@@ -535,7 +550,7 @@ void ViewportWidget::gizmoMoved(const QPointF& position, Qt::KeyboardModifiers m
         // Typed: millimetres or degrees, exactly.
         bool ok = false;
         const double typed = impl_->gizmoEntry.toDouble(&ok);
-        impl_->gizmoAmount = !ok ? 0.0
+        impl_->gizmoAmount = !ok                                   ? 0.0
                              : handle.mode == GizmoMode::Translate ? typed * 1e-3
                                                                    : osg::DegreesToRadians(typed);
     } else {
@@ -543,7 +558,8 @@ void ViewportWidget::gizmoMoved(const QPointF& position, Qt::KeyboardModifiers m
         if (!raw) return;  // along the line of sight: the last amount stays
         const bool snap = impl_->snapping != bool(modifiers & Qt::ControlModifier);
         impl_->gizmoAmount =
-            snap ? impl_->gizmo.snapped(*raw, impl_->snapStep, impl_->snapAngle, impl_->snapWorld) : *raw;
+            snap ? impl_->gizmo.snapped(*raw, impl_->snapStep, impl_->snapAngle, impl_->snapWorld)
+                 : *raw;
     }
     emit gizmoDragged(impl_->gizmoAmount);
     showGizmoAmount();
@@ -558,11 +574,13 @@ void ViewportWidget::showGizmoAmount() {
     const GizmoHandle& handle = impl_->gizmo.handle();
     const char* axis = handle.axis == 0 ? "x" : handle.axis == 1 ? "y" : "z";
     const bool move = handle.mode == GizmoMode::Translate;
-    QString value = impl_->gizmoEntry.isEmpty()
-                        ? (move ? tr("%1 mm").arg(impl_->gizmoAmount * 1e3, 0, 'f', 3)
-                                : tr("%1°").arg(osg::RadiansToDegrees(impl_->gizmoAmount), 0, 'f', 2))
-                        : (move ? tr("%1▏ mm").arg(impl_->gizmoEntry) : tr("%1▏°").arg(impl_->gizmoEntry));
-    impl_->gizmoLabel->setText((move ? tr("Move along %1: %2") : tr("Rotate about %1: %2")).arg(QLatin1String(axis), value) +
+    QString value =
+        impl_->gizmoEntry.isEmpty()
+            ? (move ? tr("%1 mm").arg(impl_->gizmoAmount * 1e3, 0, 'f', 3)
+                    : tr("%1°").arg(osg::RadiansToDegrees(impl_->gizmoAmount), 0, 'f', 2))
+            : (move ? tr("%1▏ mm").arg(impl_->gizmoEntry) : tr("%1▏°").arg(impl_->gizmoEntry));
+    impl_->gizmoLabel->setText((move ? tr("Move along %1: %2") : tr("Rotate about %1: %2"))
+                                   .arg(QLatin1String(axis), value) +
                                tr("   (type an amount · Enter applies · Esc cancels)"));
     impl_->gizmoLabel->adjustSize();
     impl_->gizmoLabel->show();
@@ -641,7 +659,8 @@ void ViewportWidget::paintGL() {
 void ViewportWidget::mousePressEvent(QMouseEvent* event) {
     // A press on a handle of the manipulator drags it; the camera stays.
     GizmoHandle handle;
-    if (event->button() == Qt::LeftButton && !impl_->gizmoDragging && gizmoHandleAt(event->position(), handle)) {
+    if (event->button() == Qt::LeftButton && !impl_->gizmoDragging &&
+        gizmoHandleAt(event->position(), handle)) {
         impl_->gizmoDragging = true;
         impl_->gizmoAmount = 0.0;
         impl_->gizmoEntry.clear();

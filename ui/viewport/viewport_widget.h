@@ -17,7 +17,7 @@ namespace engine {
 struct ContactForce;
 struct SceneSpec;
 struct Transform;
-}
+}  // namespace engine
 
 namespace ui {
 

@@ -17,7 +17,9 @@ using test::compiled;
 
 // Angle of link 0 of a chain about +y from horizontal (+x), positive downwards... measured as
 // the revolute coordinate of joint 0.
-double angleOf(const ForwardDynamics& sim) { return sim.state().jointCoordinates(0); }
+double angleOf(const ForwardDynamics& sim) {
+    return sim.state().jointCoordinates(0);
+}
 
 TEST(ForwardDynamics, HangingPendulumReactionEqualsItsWeight) {
     // A link hanging straight down from a revolute at the origin, at rest.
@@ -202,7 +204,8 @@ TEST(ForwardDynamics, HeavyTopPrecessesAtTheGyroscopicRate) {
     top.v_WPo_W = (precession * Vec3::UnitZ()).cross(l * axis);
     test::addMarker(spec, top, "tip", Vec3(0, 0, -l));
     spec.parts.push_back(top);
-    spec.joints.push_back(test::joint(spec, "pivot", JointType::Spherical, "top.tip", "ground.tip"));
+    spec.joints.push_back(
+        test::joint(spec, "pivot", JointType::Spherical, "top.tip", "ground.tip"));
 
     ForwardDynamics sim(compiled(spec));
     ASSERT_TRUE(sim.initialize().ok);
@@ -237,7 +240,8 @@ TEST(ForwardDynamics, SpringMassOscillatesAtSqrtKOverM) {
     Part mass = test::box(spec, "mass", 2.0, Vec3(0.05, 0.05, 0.05), Vec3(0.6, 0, 0));
     test::addMarker(spec, mass, "m", Vec3::Zero(), Vec3::UnitX());
     spec.parts.push_back(mass);
-    spec.joints.push_back(test::joint(spec, "rail", JointType::Prismatic, "mass.m", "ground.anchor"));
+    spec.joints.push_back(
+        test::joint(spec, "rail", JointType::Prismatic, "mass.m", "ground.anchor"));
     ForceSpec spring;
     spring.id = spec.newId();
     spring.name = "spring";
@@ -295,8 +299,9 @@ TEST(ForwardDynamics, FourBarFromSpatialRevolutesReportsRedundancyAndFollowsFreu
         const Vec3 C = markerFrame(*model, frames, 7).p;  // rocker.C
         const double phi = std::atan2(B.z(), B.x());
         const double psi = std::atan2(C.z(), C.x() - d);
-        worstFreudenstein = std::max(worstFreudenstein,
-                                     std::abs(K1 * std::cos(psi) - K2 * std::cos(phi) + K3 - std::cos(phi - psi)));
+        worstFreudenstein =
+            std::max(worstFreudenstein,
+                     std::abs(K1 * std::cos(psi) - K2 * std::cos(phi) + K3 - std::cos(phi - psi)));
         if (k > 0) crankTravel += std::abs(std::remainder(phi - lastPhi, 2 * kPi));
         lastPhi = phi;
     }
@@ -315,9 +320,10 @@ namespace {
 // Scenes that are legal but degenerate run like any other: ground alone (what File ▸ New
 // makes), a free part with no joint, a part welded to the ground (no degree of freedom).
 TEST(ForwardDynamicsDegenerate, GroundAloneAFreePartAndAWeldedPartRunWithEveryIntegrator) {
-    const IntegratorType integrators[] = {IntegratorType::DormandPrince45, IntegratorType::RungeKutta4,
-                                          IntegratorType::SymplecticEuler, IntegratorType::ImplicitEuler,
-                                          IntegratorType::TimeStepping};
+    const IntegratorType integrators[] = {
+        IntegratorType::DormandPrince45, IntegratorType::RungeKutta4,
+        IntegratorType::SymplecticEuler, IntegratorType::ImplicitEuler,
+        IntegratorType::TimeStepping};
     for (const IntegratorType integrator : integrators) {
         SCOPED_TRACE(std::string(integratorName(integrator)));
         SceneSpec ground;
@@ -354,7 +360,8 @@ TEST(ForwardDynamicsDegenerate, GroundAloneAFreePartAndAWeldedPartRunWithEveryIn
             const bool firstOrder = integrator == IntegratorType::SymplecticEuler ||
                                     integrator == IntegratorType::ImplicitEuler ||
                                     integrator == IntegratorType::TimeStepping;
-            EXPECT_NEAR(sim.state().q(2), exact, firstOrder ? 0.5 * 9.81 * 1e-3 * 0.5 + 1e-12 : 1e-9);
+            EXPECT_NEAR(sim.state().q(2), exact,
+                        firstOrder ? 0.5 * 9.81 * 1e-3 * 0.5 + 1e-12 : 1e-9);
         }
         // Welded to the ground: stays where it is, held up with its weight.
         SceneSpec welded = free;
@@ -394,7 +401,8 @@ namespace {
 TEST(ForwardDynamicsFaults, AMotionThatStopsBeingANumberStopsTheRunNamingIt) {
     // The drive is real until t = 0.05 s, then the square root of a negative number: the run
     // must stop there and say so, not hold the joint at some value.
-    for (const IntegratorType integrator : {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45}) {
+    for (const IntegratorType integrator :
+         {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45}) {
         SCOPED_TRACE(std::string(integratorName(integrator)));
         SceneSpec spec = test::chain(1, integrator, 1e-3);
         MotionSpec drive;
@@ -414,7 +422,8 @@ TEST(ForwardDynamicsFaults, AMotionThatStopsBeingANumberStopsTheRunNamingIt) {
 }
 
 // A slider on a prismatic guide along x, pulled to the origin by a spring of stiffness k.
-io::SceneLoadResult sliderOnSpring(IntegratorType integrator, double step, double mass, double stiffness) {
+io::SceneLoadResult sliderOnSpring(IntegratorType integrator, double step, double mass,
+                                   double stiffness) {
     io::SceneLoadResult loaded = io::parseScene(R"({"format": "motus-scene", "version": 1,
       "parts": [
         {"name": "ground", "ground": true, "markers": [
@@ -425,7 +434,7 @@ io::SceneLoadResult sliderOnSpring(IntegratorType integrator, double step, doubl
       "joints": [{"name": "guide", "type": "prismatic", "markerI": "slider.slide", "markerJ": "ground.rail"}],
       "forces": [{"name": "spring", "type": "springDamper", "markerI": "slider.hook", "markerJ": "ground.anchor",
                   "stiffness": 1, "freeLength": 0.05}]})",
-                                                 "");
+                                                "");
     if (!loaded.scene) return loaded;
     loaded.scene->settings.integrator = integrator;
     loaded.scene->settings.stepSize = step;
@@ -445,8 +454,10 @@ TEST(ForwardDynamicsFaults, ASpringTooStiffForTheStepIsNamedBeforeAndWhenTheRunB
     ASSERT_EQ(result.diagnostics.size(), 1u);
     EXPECT_EQ(result.diagnostics[0].severity, Severity::Warning);
     EXPECT_EQ(result.diagnostics[0].where, "/forces/0");
-    EXPECT_NE(result.diagnostics[0].message.find("4.47e+04 rad/s"), std::string::npos) << result.diagnostics[0].message;
-    EXPECT_NE(result.diagnostics[0].message.find("6.22e-05 s"), std::string::npos) << result.diagnostics[0].message;
+    EXPECT_NE(result.diagnostics[0].message.find("4.47e+04 rad/s"), std::string::npos)
+        << result.diagnostics[0].message;
+    EXPECT_NE(result.diagnostics[0].message.find("6.22e-05 s"), std::string::npos)
+        << result.diagnostics[0].message;
     ForwardDynamics sim(result.model);
     ASSERT_TRUE(sim.initialize().ok);
     const Status s = sim.advance(0.5);
@@ -494,7 +505,8 @@ TEST(ForwardDynamicsFaults, AnAdaptiveRunThatWouldCrawlStopsAsStalledNamingTheSp
 // 0.3 m: at 131.8°, 0.73 rad on, at t = 0.365 s.
 TEST(ForwardDynamicsFaults, ALockUpAtAToggleIsNamedAsSuch) {
     for (const IntegratorType integrator :
-         {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45, IntegratorType::SymplecticEuler}) {
+         {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45,
+          IntegratorType::SymplecticEuler}) {
         SCOPED_TRACE(std::string(integratorName(integrator)));
         SceneSpec spec = test::fourBar(integrator, 1e-3);
         MotionSpec turn;
@@ -590,9 +602,10 @@ namespace {
 // distance between the two markers' origins, not each of its components (which could leave
 // √3 times the tolerance). Measured here from the parts' poses, independently of the solver.
 TEST(ProjectionTolerance, BoundsEveryJointsPointGapAsADistance) {
-    for (const IntegratorType integrator : {IntegratorType::SymplecticEuler, IntegratorType::RungeKutta4,
-                                            IntegratorType::DormandPrince45, IntegratorType::ImplicitEuler,
-                                            IntegratorType::TimeStepping}) {
+    for (const IntegratorType integrator :
+         {IntegratorType::SymplecticEuler, IntegratorType::RungeKutta4,
+          IntegratorType::DormandPrince45, IntegratorType::ImplicitEuler,
+          IntegratorType::TimeStepping}) {
         SCOPED_TRACE(std::string(integratorName(integrator)));
         SceneSpec spec = test::chain(16, integrator, 1e-3);
         spec.settings.projectionTolerance = 1e-9;
@@ -610,7 +623,8 @@ TEST(ProjectionTolerance, BoundsEveryJointsPointGapAsADistance) {
         for (int k = 1; k <= 20; ++k) {
             ASSERT_TRUE(sim.advance(0.1 * k).ok);
             for (const JointModel& joint : model->joints)
-                worst = std::max(worst, (markerOrigin(joint.markerI) - markerOrigin(joint.markerJ)).norm());
+                worst = std::max(
+                    worst, (markerOrigin(joint.markerI) - markerOrigin(joint.markerJ)).norm());
             Outputs out;
             ASSERT_TRUE(sim.outputs(out).ok);
             EXPECT_LE(out.constraintError, 1e-9);

@@ -30,7 +30,8 @@ TEST(Statics, FindsWhereASpringBalancesGravity) {
     const double k = 1.0;
     const auto model = test::compiled(linkOnTorsionSpring(k));
     std::atomic<double> progress{0.0};
-    const StaticResult r = staticEquilibrium(*model, initialState(*model), 1e-8, 200000, nullptr, &progress);
+    const StaticResult r =
+        staticEquilibrium(*model, initialState(*model), 1e-8, 200000, nullptr, &progress);
     ASSERT_TRUE(r.status.ok) << r.status.message;
     EXPECT_DOUBLE_EQ(progress.load(), 1.0);
     // k θ = m g d cos θ.

@@ -8,9 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
-#include "engine/kinematics/joint_coordinates.h"
 
 namespace engine {
 namespace {
@@ -58,26 +59,31 @@ SceneSpec twoBodyScene(JointType type, bool groundI, std::mt19937& rng) {
 // Moves body b by Δ = (δr, δπ') (δπ' a body-axes rotation vector).
 void perturb(Eigen::VectorXd& q, int b, int coordinate, double eps) {
     if (coordinate < 3) {
-        q(7 * b + coordinate) += eps;
+        layout::position(q, b)(coordinate) += eps;
         return;
     }
-    const Quat e = (bodyOrientation(q, b) * Quat(Eigen::AngleAxisd(eps, Vec3::Unit(coordinate - 3)))).normalized();
-    q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
+    const Quat e =
+        (bodyOrientation(q, b) * Quat(Eigen::AngleAxisd(eps, Vec3::Unit(coordinate - 3))))
+            .normalized();
+    layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
 }
 
 // Configuration after time t of motion with constant v_W and ω' (body axes) per body.
 Eigen::VectorXd moved(const Model& model, const State& s, double t) {
     Eigen::VectorXd q = s.q;
     for (int b = 0; b < model.bodyCount(); ++b) {
-        q.segment<3>(7 * b) += t * s.v.segment<3>(6 * b);
-        const Vec3 w = s.v.segment<3>(6 * b + 3);
-        const Quat e = (bodyOrientation(s.q, b) * Quat(Eigen::AngleAxisd(w.norm() * t, w.normalized()))).normalized();
-        q.segment<4>(7 * b + 3) << e.w(), e.x(), e.y(), e.z();
+        layout::position(q, b) += t * layout::linear(s.v, b);
+        const Vec3 w = layout::angular(s.v, b);
+        const Quat e =
+            (bodyOrientation(s.q, b) * Quat(Eigen::AngleAxisd(w.norm() * t, w.normalized())))
+                .normalized();
+        layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
     }
     return q;
 }
 
-Eigen::VectorXd evaluatePhi(const Model& model, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+Eigen::VectorXd evaluatePhi(const Model& model, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v) {
     std::vector<BodyFrame> frames;
     computeBodyFrames(model, q, v, frames);
     ConstraintEvaluation e;
@@ -99,9 +105,11 @@ void checkJacobianRateAndGamma(const Model& model, const State& s, const std::st
             Eigen::VectorXd qp = s.q, qm = s.q;
             perturb(qp, b, c, eps);
             perturb(qm, b, c, -eps);
-            const Eigen::VectorXd fd = (evaluatePhi(model, s.t, qp, s.v) - evaluatePhi(model, s.t, qm, s.v)) / (2 * eps);
-            EXPECT_LT((fd - J.col(6 * b + c)).cwiseAbs().maxCoeff(), 1e-7)
-                << what << ": column " << 6 * b + c << "\nfd " << fd.transpose() << "\nJ  " << J.col(6 * b + c).transpose();
+            const Eigen::VectorXd fd =
+                (evaluatePhi(model, s.t, qp, s.v) - evaluatePhi(model, s.t, qm, s.v)) / (2 * eps);
+            EXPECT_LT((fd - J.col(layout::velocityIndex(b) + c)).cwiseAbs().maxCoeff(), 1e-7)
+                << what << ": column " << layout::velocityIndex(b) + c << "\nfd " << fd.transpose()
+                << "\nJ  " << J.col(layout::velocityIndex(b) + c).transpose();
         }
     }
     // Rate and γ along the constant-velocity motion.
@@ -112,14 +120,15 @@ void checkJacobianRateAndGamma(const Model& model, const State& s, const std::st
     const Eigen::VectorXd rate = (pp - pm) / (2 * h);
     const Eigen::VectorXd accel = (pp - 2 * p0 + pm) / (h * h);
     EXPECT_LT((rate - J * s.v).cwiseAbs().maxCoeff(), 1e-6) << what << " rate";
-    EXPECT_LT((accel + e.gamma).cwiseAbs().maxCoeff(), 2e-5) << what << " gamma\nΦ̈ " << accel.transpose()
-                                                             << "\n−γ " << -e.gamma.transpose();
+    EXPECT_LT((accel + e.gamma).cwiseAbs().maxCoeff(), 2e-5)
+        << what << " gamma\nΦ̈ " << accel.transpose() << "\n−γ " << -e.gamma.transpose();
 }
 
 const JointType kAllJoints[] = {
-    JointType::Fixed,        JointType::Revolute,     JointType::Prismatic,    JointType::Cylindrical,
-    JointType::Spherical,    JointType::Universal,    JointType::Planar,       JointType::Distance,
-    JointType::PointOnLine,  JointType::PointOnPlane, JointType::ParallelAxes, JointType::PerpendicularAxes,
+    JointType::Fixed,        JointType::Revolute,     JointType::Prismatic,
+    JointType::Cylindrical,  JointType::Spherical,    JointType::Universal,
+    JointType::Planar,       JointType::Distance,     JointType::PointOnLine,
+    JointType::PointOnPlane, JointType::ParallelAxes, JointType::PerpendicularAxes,
 };
 
 TEST(Constraints, EveryJointMatchesFiniteDifferencesBetweenTwoMovingBodies) {
@@ -149,10 +158,12 @@ TEST(Constraints, EveryJointMatchesFiniteDifferencesAgainstGround) {
 
 TEST(Constraints, JointsHaveTheRowCountsOfSeed001) {
     const std::pair<JointType, int> expected[] = {
-        {JointType::Fixed, 6},       {JointType::Revolute, 5},     {JointType::Prismatic, 5},
-        {JointType::Cylindrical, 4}, {JointType::Spherical, 3},    {JointType::Universal, 4},
-        {JointType::Planar, 3},      {JointType::Distance, 1},     {JointType::PointOnLine, 2},
-        {JointType::PointOnPlane, 1}, {JointType::ParallelAxes, 2}, {JointType::PerpendicularAxes, 1},
+        {JointType::Fixed, 6},        {JointType::Revolute, 5},
+        {JointType::Prismatic, 5},    {JointType::Cylindrical, 4},
+        {JointType::Spherical, 3},    {JointType::Universal, 4},
+        {JointType::Planar, 3},       {JointType::Distance, 1},
+        {JointType::PointOnLine, 2},  {JointType::PointOnPlane, 1},
+        {JointType::ParallelAxes, 2}, {JointType::PerpendicularAxes, 1},
     };
     for (const auto& [type, rows] : expected) {
         int n = 0;
@@ -191,7 +202,8 @@ TEST(JointCoordinates, AngleAndSlideMatchTheirGeometryAndDerivatives) {
         }
 
         // Jacobian of each coordinate against finite differences in all 12 directions.
-        for (int coordinate = 0; coordinate < static_cast<int>(model.joints[0].coordinates.size()); ++coordinate) {
+        for (int coordinate = 0; coordinate < static_cast<int>(model.joints[0].coordinates.size());
+             ++coordinate) {
             const ConstraintRow row = jointCoordinate(model, frames, 0, coordinate);
             for (int b = 0; b < 2; ++b)
                 for (int k = 0; k < 6; ++k) {
@@ -202,10 +214,12 @@ TEST(JointCoordinates, AngleAndSlideMatchTheirGeometryAndDerivatives) {
                     computeBodyFrames(model, qp, s.v, fp);
                     computeBodyFrames(model, qm, s.v, fm);
                     const double fd = (jointCoordinate(model, fp, 0, coordinate).value -
-                                       jointCoordinate(model, fm, 0, coordinate).value) / 2e-6;
+                                       jointCoordinate(model, fm, 0, coordinate).value) /
+                                      2e-6;
                     const double analytic = b == 0 ? row.Ji(k) : row.Jj(k);
-                    EXPECT_NEAR(fd, analytic, 1e-7) << jointTypeName(type) << " coordinate " << coordinate
-                                                    << " body " << b << " direction " << k;
+                    EXPECT_NEAR(fd, analytic, 1e-7)
+                        << jointTypeName(type) << " coordinate " << coordinate << " body " << b
+                        << " direction " << k;
                 }
         }
     }

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/io/mesh_loader.h"
 #include <set>
 #include <utility>
+#include "engine/io/mesh_loader.h"
 
 #include "tests/support/contact_scenes.h"
 #include "tests/support/scene_builders.h"
@@ -157,7 +157,8 @@ TEST(CollisionFiltering, SwitchGroupsMasksAndPairEntriesLeavePairsOut) {
     EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}}));
 
     spec = overlappingBoxes();
-    spec.contact.pairs.push_back({spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt, {}});
+    spec.contact.pairs.push_back(
+        {spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt, {}});
     EXPECT_EQ(touchingPairs(spec), (Pairs{{1, 2}}));
 }
 

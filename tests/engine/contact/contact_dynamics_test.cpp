@@ -35,8 +35,8 @@ struct Sim {
         return out;
     }
     Vec3 position(int body) const { return bodyPosition(fd.state().q, body); }
-    Vec3 velocity(int body) const { return fd.state().v.segment<3>(6 * body); }
-    Vec3 angularVelocity(int body) const { return fd.state().v.segment<3>(6 * body + 3); }
+    Vec3 velocity(int body) const { return layout::linear(fd.state().v, body); }
+    Vec3 angularVelocity(int body) const { return layout::angular(fd.state().v, body); }
     double maxSpeed() const {
         double s = 0.0;
         for (int b = 0; b < fd.model().bodyCount(); ++b) s = std::max(s, velocity(b).norm());
@@ -168,7 +168,8 @@ TEST(ContactDynamics, NewtonsCradleHandsTheFirstBallsSpeedToTheLast) {
     spec.gravity = Vec3::Zero();
     const double r = 0.05, gap = 0.0015;
     for (int k = 0; k < 5; ++k)
-        test::addBall(spec, "ball" + std::to_string(k), r, Vec3(k * (2 * r + gap), 0.0, 1.0), 1.0, 0.0, 1.0);
+        test::addBall(spec, "ball" + std::to_string(k), r, Vec3(k * (2 * r + gap), 0.0, 1.0), 1.0,
+                      0.0, 1.0);
     spec.parts[1].X_WP.p.x() = -0.1;
     spec.parts[1].v_WPo_W = Vec3(1.0, 0.0, 0.0);
     Sim run(spec);
@@ -230,7 +231,8 @@ TEST(ContactDynamics, CamDrivesASpringLoadedFollowerAlongItsProfile) {
         m.X_PM = Transform{R_PM, p};
         return m;
     };
-    spec.parts[0].markers = {marker("shaft", Vec3::Zero(), zAlongY), marker("guide", Vec3(0, 0, 0.06), Quat::Identity()),
+    spec.parts[0].markers = {marker("shaft", Vec3::Zero(), zAlongY),
+                             marker("guide", Vec3(0, 0, 0.06), Quat::Identity()),
                              marker("anchor", Vec3(0, 0, -0.3), Quat::Identity())};
     Part cam;
     cam.id = spec.newId();
@@ -298,6 +300,7 @@ TEST(ContactDynamics, CamDrivesASpringLoadedFollowerAlongItsProfile) {
 }  // namespace
 }  // namespace engine
 
+#include "engine/model/layout.h"
 #include "engine/record/recording.h"
 
 namespace engine {
@@ -308,7 +311,8 @@ TEST(ContactRecording, FramesKeepTheirContactForcesAndPairTotals) {
     Transform X;
     X.p = Vec3(0.0, 0.0, 0.05);
     test::addBox(spec, "box", Vec3::Constant(0.1), X, 3.0);
-    spec.contact.pairs.push_back({spec.newId(), "floor", "box", "ground", true, std::nullopt, std::nullopt, {}});
+    spec.contact.pairs.push_back(
+        {spec.newId(), "floor", "box", "ground", true, std::nullopt, std::nullopt, {}});
     const auto model = test::compiled(spec);
     ForwardDynamics fd(model);
     ASSERT_TRUE(fd.initialize().ok);

@@ -82,7 +82,8 @@ SceneSpec leaningBalls(FrictionModel model) {
     test::addBall(spec, "lower", r, Vec3(0, 0, r - 1e-4), 1.0, 0.4).v_WPo_W = Vec3(0.3, -0.1, -0.2);
     spec.parts.back().w_WP_W = Vec3(2.0, 1.0, 0.5);
     const Vec3 offset = Vec3(0.6, 0.3, 0.74).normalized() * (2 * r - 1e-4);
-    test::addBall(spec, "upper", r, Vec3(0, 0, r) + offset, 2.0, 0.4).v_WPo_W = Vec3(-0.2, 0.4, -0.5);
+    test::addBall(spec, "upper", r, Vec3(0, 0, r) + offset, 2.0, 0.4).v_WPo_W =
+        Vec3(-0.2, 0.4, -0.5);
     return spec;
 }
 
@@ -97,8 +98,10 @@ TEST(ContactSolvers, PgsAgreesWithLemkeOnASmallFrictionalProblem) {
         ASSERT_EQ(exact.contacts.size(), 2u);
         EXPECT_LT((pgs.v - exact.v).cwiseAbs().maxCoeff(), 1e-9) << frictionModelName(model);
         for (std::size_t k = 0; k < 2; ++k) {
-            EXPECT_NEAR(pgs.contacts[k].normalForce, exact.contacts[k].normalForce, 1e-6) << frictionModelName(model);
-            EXPECT_LT((pgs.contacts[k].frictionForce_W - exact.contacts[k].frictionForce_W).norm(), 1e-6)
+            EXPECT_NEAR(pgs.contacts[k].normalForce, exact.contacts[k].normalForce, 1e-6)
+                << frictionModelName(model);
+            EXPECT_LT((pgs.contacts[k].frictionForce_W - exact.contacts[k].frictionForce_W).norm(),
+                      1e-6)
                 << frictionModelName(model);
             // Something to agree on: both contacts push, and at least one slides at the limit.
             EXPECT_GT(exact.contacts[k].normalForce, 1.0);

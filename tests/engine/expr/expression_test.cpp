@@ -43,7 +43,7 @@ TEST(Expression, CubicStepIsSmoothAndHitsItsEnds) {
     EXPECT_EQ(e.eval(0.5), 0.0);
     EXPECT_NEAR(e.eval(1.5), kPi / 4, 1e-15);  // half-way
     EXPECT_NEAR(e.eval(3.0), kPi / 2, 1e-15);
-    EXPECT_NEAR(e.derivative(1.0 + 1e-3), 0.0, 1e-2);  // starts with zero slope (C1)
+    EXPECT_NEAR(e.derivative(1.0 + 1e-3), 0.0, 1e-2);     // starts with zero slope (C1)
     EXPECT_NEAR(e.derivative(1.5), 1.5 * kPi / 2, 1e-7);  // peak slope 3/2 (h1 − h0)/(x1 − x0)
 }
 

@@ -34,7 +34,8 @@ SceneSpec flywheel(double I) {
     wheel.I_Pcm_P = Vec3(I, I, I).asDiagonal();
     test::addMarker(spec, wheel, "hub", Vec3::Zero());
     spec.parts.push_back(wheel);
-    spec.joints.push_back(test::joint(spec, "axle", JointType::Revolute, "wheel.hub", "ground.axle"));
+    spec.joints.push_back(
+        test::joint(spec, "axle", JointType::Revolute, "wheel.hub", "ground.axle"));
     return spec;
 }
 
@@ -74,7 +75,8 @@ TEST(ForceElements, RotationalDamperDissipatesWhatTheWheelLoses) {
     Outputs out;
     ASSERT_TRUE(sim.outputs(out).ok);
     EXPECT_NEAR(out.jointRates(0), 10.0 * std::exp(-2.0), 1e-8);
-    EXPECT_NEAR(out.energies.dissipated, 0.5 * 0.01 * (100.0 - out.jointRates(0) * out.jointRates(0)), 1e-9);
+    EXPECT_NEAR(out.energies.dissipated,
+                0.5 * 0.01 * (100.0 - out.jointRates(0) * out.jointRates(0)), 1e-9);
     EXPECT_NEAR(out.energies.balance(), 0.5 * 0.01 * 100.0, 1e-9);
     // The angle runs past π and is reported unwound: θ = (ω0 I / c)(1 − e^(−2)) = 4.32 rad.
     EXPECT_NEAR(out.jointCoordinates(0), 5.0 * (1.0 - std::exp(-2.0)), 1e-7);
@@ -99,7 +101,8 @@ TEST(ForceElements, ConstantTorqueSpinsAFreeBodyUpAtTOverI) {
     ASSERT_TRUE(sim.initialize().ok);
     ASSERT_TRUE(sim.advance(2.0).ok);
     // About the symmetric z axis: ω = T t / I = 0.5 · 2 / 0.25 = 4 rad/s; the COM stays put.
-    EXPECT_NEAR((bodyOrientation(sim.state().q, 0) * Vec3(sim.state().v.segment<3>(3))).z(), 4.0, 1e-9);
+    EXPECT_NEAR((bodyOrientation(sim.state().q, 0) * Vec3(sim.state().v.segment<3>(3))).z(), 4.0,
+                1e-9);
     EXPECT_LT(bodyPosition(sim.state().q, 0).norm(), 1e-12);
 }
 
@@ -124,7 +127,9 @@ TEST(ForceElements, OffCentreForceAcceleratesAndTurnsAFreeBody) {
     ASSERT_TRUE(sim.initialize().ok);
     Workspace ws;
     ASSERT_TRUE(prepareWorkspace(sim.model(), sim.state(), ws).ok);
-    ASSERT_TRUE(computeAccelerations(sim.model(), 0.0, sim.state().q, sim.state().v, sim.state().jointCoordinates, ws).ok);
+    ASSERT_TRUE(computeAccelerations(sim.model(), 0.0, sim.state().q, sim.state().v,
+                                     sim.state().jointCoordinates, ws)
+                    .ok);
     EXPECT_NEAR(ws.vdot(1), 0.5, 1e-15);
     const Vec3 alpha_W = bodyOrientation(sim.state().q, 0) * Vec3(ws.vdot.segment<3>(3));
     EXPECT_NEAR(alpha_W.z(), 0.3 / 0.25, 1e-14);
@@ -205,7 +210,8 @@ TEST(Motions, VelocityAndAccelerationLevelMotionsDriveTheCoordinate) {
         motion.name = "drive";
         motion.joint = "axle";
         motion.level = level;
-        motion.expression = level == MotionLevel::Velocity ? "3*time" : "3";  // θ = 1.5 t² either way
+        motion.expression =
+            level == MotionLevel::Velocity ? "3*time" : "3";  // θ = 1.5 t² either way
         spec.motions.push_back(motion);
         ForwardDynamics sim(compiled(spec));
         ASSERT_TRUE(sim.initialize().ok);
@@ -246,7 +252,8 @@ TEST(Motions, AMotionFightingAFixedJointStopsWithAnErrorNamingIt) {
 namespace engine {
 namespace {
 
-ForceSpec controller(SceneSpec& spec, const std::string& joint, const std::string& target, double kp, double kd) {
+ForceSpec controller(SceneSpec& spec, const std::string& joint, const std::string& target,
+                     double kp, double kd) {
     ForceSpec c;
     c.id = spec.newId();
     c.name = "servo";
@@ -291,14 +298,16 @@ TEST(JointController, TracksATrajectoryAndItsWorkClosesTheEnergyBalance) {
         const double t = 0.01 * k;
         ASSERT_TRUE(sim.advance(t).ok);
         ASSERT_TRUE(sim.outputs(out).ok);
-        if (t > 1.0) worstTracking = std::max(worstTracking, std::abs(out.jointCoordinates(0) - 0.3 * std::sin(2 * kPi * t)));
+        if (t > 1.0)
+            worstTracking = std::max(
+                worstTracking, std::abs(out.jointCoordinates(0) - 0.3 * std::sin(2 * kPi * t)));
         worstBalance = std::max(worstBalance, std::abs(out.energies.balance() - balance0));
         largestEffort = std::max(largestEffort, std::abs(out.controllerEffort[0]));
     }
     // Gravity's 0.49 N·m against kp = 400: about 1.2e-3 rad of lag and sag.
     EXPECT_LT(worstTracking, 5e-3);
     EXPECT_LT(worstBalance, 1e-6);
-    EXPECT_LE(largestEffort, 5.0 + 1e-12);  // the limit holds
+    EXPECT_LE(largestEffort, 5.0 + 1e-12);    // the limit holds
     EXPECT_NE(out.energies.driverWork, 0.0);  // the controller did work
 }
 

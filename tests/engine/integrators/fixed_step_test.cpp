@@ -28,7 +28,8 @@ private:
 };
 
 struct Fixture {
-    std::shared_ptr<const Model> model = compile(test::chain(1, IntegratorType::SymplecticEuler, 1e-3)).model;
+    std::shared_ptr<const Model> model =
+        compile(test::chain(1, IntegratorType::SymplecticEuler, 1e-3)).model;
     Workspace ws;
     State state;
     Fixture() {
@@ -59,7 +60,8 @@ TEST(FixedStepSubsteps, AFastTurnIsSplitSoNoSubstepTurnsMoreThanTheLimit) {
     EXPECT_EQ(probe.statistics().retried, 0);
     EXPECT_EQ(probe.statistics().subdivided, 2);
     ASSERT_EQ(probe.taken.size(), 8u);  // 0.35 / 0.1 → 4 substeps a step
-    for (double h : probe.taken) EXPECT_LE(350.0 * h, detail::FixedStepIntegrator::kMaxTurn + 1e-12);
+    for (double h : probe.taken)
+        EXPECT_LE(350.0 * h, detail::FixedStepIntegrator::kMaxTurn + 1e-12);
     // A slow body is stepped whole.
     Fixture slow;
     slow.state.v(5) = 50.0;

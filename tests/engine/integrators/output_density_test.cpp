@@ -57,7 +57,8 @@ TEST(OutputDensity, Dopri45GivesTheSameSolutionWhateverTheOutputInterval) {
     ASSERT_EQ(dense.size(), 4096u);
     ASSERT_EQ(sparse.size(), 32u);
     ASSERT_EQ(single.size(), 1u);
-    for (std::size_t k = 0; k < sparse.size(); ++k) expectSameStates(sparse[k], dense[128 * k + 127]);
+    for (std::size_t k = 0; k < sparse.size(); ++k)
+        expectSameStates(sparse[k], dense[128 * k + 127]);
     expectSameStates(single[0], dense.back());
     // The outputs lie inside steps, each named in its state (a few land on a step's end).
     int inside = 0;
@@ -67,7 +68,8 @@ TEST(OutputDensity, Dopri45GivesTheSameSolutionWhateverTheOutputInterval) {
 
 TEST(OutputDensity, FixedStepMethodsGiveTheSameSolutionWhateverTheOutputInterval) {
     for (const IntegratorType integrator :
-         {IntegratorType::RungeKutta4, IntegratorType::SymplecticEuler, IntegratorType::ImplicitEuler}) {
+         {IntegratorType::RungeKutta4, IntegratorType::SymplecticEuler,
+          IntegratorType::ImplicitEuler}) {
         SCOPED_TRACE(std::string(integratorName(integrator)));
         SceneSpec spec = exampleScene("double_pendulum.json");
         spec.settings.integrator = integrator;

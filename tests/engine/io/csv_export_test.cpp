@@ -41,7 +41,9 @@ TEST(CsvExport, WritesOneColumnPerContractEntry) {
     std::getline(lines, header);
     std::getline(lines, row);
     // time + 13 per part + (1 coordinate + 6 reaction) per joint + 4 energy/error columns.
-    const auto columns = [](const std::string& s) { return std::count(s.begin(), s.end(), ',') + 1; };
+    const auto columns = [](const std::string& s) {
+        return std::count(s.begin(), s.end(), ',') + 1;
+    };
     EXPECT_EQ(columns(header), 1 + 2 * 13 + 2 * 7 + 4);
     EXPECT_EQ(columns(row), columns(header));
     EXPECT_EQ(header.substr(0, 40), "time,link0.x,link0.y,link0.z,link0.qw,li");

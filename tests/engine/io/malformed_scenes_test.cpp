@@ -29,7 +29,8 @@ TEST(MalformedScenes, EveryFileIsRefusedWithItsPlaceAndReason) {
         std::string all;
         for (const Diagnostic& d : r.diagnostics) {
             all += d.where + ": " + d.message + "\n";
-            const bool placeMatches = where.empty() ? d.where.empty() : d.where.rfind(where, 0) == 0;
+            const bool placeMatches =
+                where.empty() ? d.where.empty() : d.where.rfind(where, 0) == 0;
             found = found || (placeMatches && d.message.find(contains) != std::string::npos);
         }
         EXPECT_TRUE(found) << "expected '" << contains << "' at '" << where << "', got:\n" << all;
@@ -37,7 +38,8 @@ TEST(MalformedScenes, EveryFileIsRefusedWithItsPlaceAndReason) {
 }
 
 TEST(MalformedScenes, AFiftyMegabyteFileIsRefusedBeforeParsing) {
-    const auto path = std::filesystem::temp_directory_path() / ("motus-50MB-" + std::to_string(::getpid()) + ".json");
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("motus-50MB-" + std::to_string(::getpid()) + ".json");
     {
         std::ofstream out(path, std::ios::binary);
         const std::string chunk(1 << 20, ' ');
@@ -49,7 +51,8 @@ TEST(MalformedScenes, AFiftyMegabyteFileIsRefusedBeforeParsing) {
     std::filesystem::remove(path);
     EXPECT_FALSE(r.scene);
     ASSERT_EQ(r.diagnostics.size(), 1u);
-    EXPECT_NE(r.diagnostics[0].message.find("50 MiB; scene files are limited to 16 MiB"), std::string::npos)
+    EXPECT_NE(r.diagnostics[0].message.find("50 MiB; scene files are limited to 16 MiB"),
+              std::string::npos)
         << r.diagnostics[0].message;
 }
 

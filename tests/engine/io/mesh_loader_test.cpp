@@ -53,7 +53,8 @@ TEST(MeshMassProperties, BoxMeshMatchesTheBoxFormula) {
     EXPECT_LT(mp.p_PPcm.norm(), kFloat * 0.1);
     const Vec3 expected = m / 12.0 * Vec3(0.01 + 0.0025, 0.04 + 0.0025, 0.04 + 0.01);
     EXPECT_LT((mp.I_Pcm_P.diagonal() - expected).norm() / expected.norm(), 3 * kFloat);
-    EXPECT_LT((mp.I_Pcm_P - Mat3(mp.I_Pcm_P.diagonal().asDiagonal())).norm() / expected.norm(), 3 * kFloat);
+    EXPECT_LT((mp.I_Pcm_P - Mat3(mp.I_Pcm_P.diagonal().asDiagonal())).norm() / expected.norm(),
+              3 * kFloat);
 }
 
 TEST(MeshMassProperties, TetrahedronMatchesItsClosedForm) {
@@ -68,7 +69,8 @@ TEST(MeshMassProperties, TetrahedronMatchesItsClosedForm) {
     EXPECT_LT((mp.p_PPcm - Vec3::Constant(a / 4)).norm(), kFloat * a);
     const double a5 = std::pow(a, 5);
     Mat3 I_O;
-    I_O << a5 / 30, -a5 / 120, -a5 / 120, -a5 / 120, a5 / 30, -a5 / 120, -a5 / 120, -a5 / 120, a5 / 30;
+    I_O << a5 / 30, -a5 / 120, -a5 / 120, -a5 / 120, a5 / 30, -a5 / 120, -a5 / 120, -a5 / 120,
+        a5 / 30;
     I_O *= rho;
     const Vec3 c = mp.p_PPcm;
     const Mat3 expected = I_O - mp.mass * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());

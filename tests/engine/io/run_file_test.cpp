@@ -17,13 +17,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::vector<std::vector<double>> rows(const Recording& r) { return test::recordedRows(r); }
+std::vector<std::vector<double>> rows(const Recording& r) {
+    return test::recordedRows(r);
+}
 
 struct RunFileTest : ::testing::Test {
     void SetUp() override {
         // One folder per test and process: CTest runs the tests of this file in parallel.
         dir = std::filesystem::temp_directory_path() /
-              ("motus-run-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+              ("motus-run-test-" +
+               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
                std::to_string(::getpid()));
         std::filesystem::create_directories(dir);
         path = (dir / "four_bar.motusrun").string();
@@ -70,7 +73,8 @@ TEST_F(RunFileTest, ARunReopensFrameForFrameAndContinuesAsIfNeverStopped) {
     const auto a = rows(resumed.recording()), b = rows(original.recording());
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t k = 0; k < a.size(); ++k)
-        for (std::size_t i = 0; i < a[k].size(); ++i) ASSERT_NEAR(a[k][i], b[k][i], 1e-12 * (1 + std::abs(b[k][i]))) << k;
+        for (std::size_t i = 0; i < a[k].size(); ++i)
+            ASSERT_NEAR(a[k][i], b[k][i], 1e-12 * (1 + std::abs(b[k][i]))) << k;
 }
 
 TEST_F(RunFileTest, AContactRunKeepsEveryFramesContactForces) {
@@ -111,10 +115,12 @@ TEST_F(RunFileTest, TruncatedOrCorruptedFilesFailCleanly) {
     ASSERT_TRUE(saveRunFile(spec, sim.recording(), path, error));
     const std::string good = bytes();
 
-    for (std::size_t cut : {std::size_t(0), std::size_t(5), std::size_t(14), good.size() / 3, good.size() - 9, good.size() - 1}) {
+    for (std::size_t cut : {std::size_t(0), std::size_t(5), std::size_t(14), good.size() / 3,
+                            good.size() - 9, good.size() - 1}) {
         write(good.substr(0, cut));
         EXPECT_FALSE(loadRunFile(path, error)) << cut;
-        EXPECT_TRUE(error.find("truncated") != std::string::npos || error.find("not a Motus run file") != std::string::npos)
+        EXPECT_TRUE(error.find("truncated") != std::string::npos ||
+                    error.find("not a Motus run file") != std::string::npos)
             << cut << ": " << error;
     }
     std::string flipped = good;
@@ -200,7 +206,8 @@ TEST_F(RunFileTest, AnUnfinishedRunFileLeavesNoFileAndTheTargetUntouched) {
 
     RunFileWriter writer;
     std::string error;
-    EXPECT_FALSE(writer.open(spec, FrameLayout(*model), (dir / "no-such-folder" / "x.motusrun").string(), error));
+    EXPECT_FALSE(writer.open(spec, FrameLayout(*model),
+                             (dir / "no-such-folder" / "x.motusrun").string(), error));
     EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
 }
 
@@ -225,7 +232,8 @@ TEST(RunFileFormats, HostileFilesAreRefusedByTheCheckMadeForThem) {
         EXPECT_FALSE(loadRunFile(seeds + name + ".motusrun", error)) << name;
         EXPECT_NE(error.find(reason), std::string::npos) << name << ": " << error;
     }
-    for (const char* name : {"v3_pendulum", "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
+    for (const char* name :
+         {"v3_pendulum", "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
         std::string error;
         auto run = loadRunFile(seeds + name + ".motusrun", error);
         ASSERT_TRUE(run) << name << ": " << error;
@@ -248,7 +256,8 @@ TEST(RunFileFormats, EarlierVersionsStillRead) {
         contacts += outputs.contacts.size();
     }
     EXPECT_GT(contacts, 0u);
-    auto v1 = loadRunFile(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/pendulum_version1.motusrun", error);
+    auto v1 =
+        loadRunFile(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/pendulum_version1.motusrun", error);
     ASSERT_TRUE(v1) << error;
     EXPECT_GT(v1->recording->size(), 1u);
 }

@@ -79,10 +79,12 @@ TEST(SceneJson, AnOlderDopriSceneKeepsItsStepAsItsLargestStep) {
     EXPECT_EQ(old.outputSpacing(), 0.005);
     const SolverSettings oldDefault = settingsOf(head + R"("minorVersion": 1, )" + parts);
     EXPECT_EQ(oldDefault.maxStep, 1e-3);
-    const SolverSettings oldRk4 = settingsOf(head + R"("settings": {"integrator": "rk4", "stepSize": 0.005}, )" + parts);
+    const SolverSettings oldRk4 =
+        settingsOf(head + R"("settings": {"integrator": "rk4", "stepSize": 0.005}, )" + parts);
     EXPECT_EQ(oldRk4.maxStep, 0.0);
     const SolverSettings current = settingsOf(
-        head + R"("minorVersion": 2, "settings": {"stepSize": 0.005, "outputInterval": 0.02}, )" + parts);
+        head + R"("minorVersion": 2, "settings": {"stepSize": 0.005, "outputInterval": 0.02}, )" +
+        parts);
     EXPECT_EQ(current.maxStep, 0.0);
     EXPECT_EQ(current.outputSpacing(), 0.02);
     // Saved again, the older file says what it meant.
@@ -99,17 +101,21 @@ TEST(SceneJson, AnOutputIntervalOfFixedStepsIsAWholeNumberOfSteps) {
     const std::string head = R"({"format": "motus-scene", "version": 1, "minorVersion": 2, )";
     const std::string parts = R"("parts": [{"name": "ground", "ground": true}]})";
     const SceneLoadResult r = parseScene(
-        head + R"("settings": {"integrator": "rk4", "stepSize": 0.002, "outputInterval": 0.005}, )" + parts);
+        head +
+        R"("settings": {"integrator": "rk4", "stepSize": 0.002, "outputInterval": 0.005}, )" +
+        parts);
     ASSERT_FALSE(r.scene);
     ASSERT_FALSE(r.diagnostics.empty());
     EXPECT_EQ(r.diagnostics[0].where, "/settings/outputInterval");
-    EXPECT_NE(r.diagnostics[0].message.find("not a whole number of steps of 0.002 s"), std::string::npos)
+    EXPECT_NE(r.diagnostics[0].message.find("not a whole number of steps of 0.002 s"),
+              std::string::npos)
         << r.diagnostics[0].message;
     const SceneLoadResult ok = parseScene(
-        head + R"("settings": {"integrator": "rk4", "stepSize": 0.002, "outputInterval": 0.01}, )" + parts);
+        head + R"("settings": {"integrator": "rk4", "stepSize": 0.002, "outputInterval": 0.01}, )" +
+        parts);
     EXPECT_TRUE(ok.diagnostics.empty());
-    const SceneLoadResult dopri = parseScene(
-        head + R"("settings": {"stepSize": 0.002, "outputInterval": 0.005}, )" + parts);
+    const SceneLoadResult dopri =
+        parseScene(head + R"("settings": {"stepSize": 0.002, "outputInterval": 0.005}, )" + parts);
     EXPECT_TRUE(dopri.diagnostics.empty()) << "dopri45 interpolates to any output time";
 }
 
@@ -122,7 +128,8 @@ TEST(SceneJson, ALargestStepTooSmallToAdvanceIsRefused) {
     ASSERT_EQ(r.diagnostics.size(), 2u);
     EXPECT_EQ(r.diagnostics[0].where, "/settings/outputInterval");
     EXPECT_EQ(r.diagnostics[1].where, "/settings/maxStep");
-    EXPECT_NE(r.diagnostics[1].message.find("below 1e-7 s"), std::string::npos) << r.diagnostics[1].message;
+    EXPECT_NE(r.diagnostics[1].message.find("below 1e-7 s"), std::string::npos)
+        << r.diagnostics[1].message;
 }
 
 TEST(SceneJson, OrientationFormsAgree) {
@@ -236,7 +243,8 @@ TEST(SceneJson, ReadsContactSettingsMaterialsFiltersAndPairs) {
     ASSERT_TRUE(r.scene) << messagesOf(r);
     const SceneSpec& s = *r.scene;
     EXPECT_TRUE(s.contact.enabled);  // a contact block switches contact on
-    EXPECT_EQ(s.settings.integrator, IntegratorType::TimeStepping);  // and the velocity-level stepper
+    EXPECT_EQ(s.settings.integrator,
+              IntegratorType::TimeStepping);  // and the velocity-level stepper
     EXPECT_EQ(s.contact.solver, ContactSolverType::Lemke);
     EXPECT_EQ(s.contact.friction, FrictionModel::Cone);
     EXPECT_EQ(s.contact.coneFacets, 6);

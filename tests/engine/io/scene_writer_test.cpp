@@ -28,8 +28,10 @@ TEST(SceneWriter, EveryExampleRoundTripsExactly) {
         ASSERT_TRUE(first.scene);
         const std::string text = sceneToJson(*first.scene);
         const SceneLoadResult second = parseScene(text, file.parent_path().string());
-        ASSERT_TRUE(second.scene) << (second.diagnostics.empty() ? "" : second.diagnostics[0].where + ": " +
-                                                                            second.diagnostics[0].message);
+        ASSERT_TRUE(second.scene) << (second.diagnostics.empty()
+                                          ? ""
+                                          : second.diagnostics[0].where + ": " +
+                                                second.diagnostics[0].message);
         // The written form of the reloaded scene is the same text: every value came back.
         EXPECT_EQ(sceneToJson(*second.scene), text);
         // And the mechanics did not change by a bit.
@@ -37,8 +39,10 @@ TEST(SceneWriter, EveryExampleRoundTripsExactly) {
         ASSERT_TRUE(a.model && b.model);
         ASSERT_EQ(a.model->bodyCount(), b.model->bodyCount());
         for (int k = 0; k < a.model->bodyCount(); ++k) {
-            EXPECT_EQ(a.model->bodies[static_cast<std::size_t>(k)].mass, b.model->bodies[static_cast<std::size_t>(k)].mass);
-            EXPECT_EQ(a.model->bodies[static_cast<std::size_t>(k)].X_WB0.p, b.model->bodies[static_cast<std::size_t>(k)].X_WB0.p);
+            EXPECT_EQ(a.model->bodies[static_cast<std::size_t>(k)].mass,
+                      b.model->bodies[static_cast<std::size_t>(k)].mass);
+            EXPECT_EQ(a.model->bodies[static_cast<std::size_t>(k)].X_WB0.p,
+                      b.model->bodies[static_cast<std::size_t>(k)].X_WB0.p);
             EXPECT_EQ(a.model->bodies[static_cast<std::size_t>(k)].X_WB0.R.coeffs(),
                       b.model->bodies[static_cast<std::size_t>(k)].X_WB0.R.coeffs());
         }
@@ -55,7 +59,8 @@ TEST(SceneWriter, WritesArraysOfNumbersOnOneLine) {
 }
 
 TEST(SceneWriter, SavesAtomicallyAndReportsFailures) {
-    const auto dir = std::filesystem::temp_directory_path() / ("motus-writer-test-" + std::to_string(::getpid()));
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("motus-writer-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const SceneLoadResult r = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/four_bar.json");
     ASSERT_TRUE(r.scene);
@@ -108,7 +113,8 @@ TEST(SceneWriter, ContactSettingsRoundTrip) {
     spec.contact.enabled = true;
     spec.contact.friction = FrictionModel::Cone;
     spec.contact.stiffness = 3e4;
-    spec.contact.pairs.push_back({spec.newId(), "p", "ground", "ball", false, 0.2, std::nullopt, {}});
+    spec.contact.pairs.push_back(
+        {spec.newId(), "p", "ground", "ball", false, 0.2, std::nullopt, {}});
     spec.settings.integrator = IntegratorType::TimeStepping;
     const std::string text = sceneToJson(spec);
     const SceneLoadResult back = parseScene(text);
@@ -157,8 +163,8 @@ TEST(SceneWriter, KeysOfANewerMinorVersionAreKeptAndWrittenBack) {
     EXPECT_EQ(first.scene->formatMinor, 7);
 
     const std::string text = sceneToJson(*first.scene);
-    for (const char* key : {"\"provenance\"", "\"gpu\"", "\"label\"", "\"layer\"", "\"texture\"", "\"dahl\"", "\"ramp\"",
-                            "\"smoothing\"", "\"minorVersion\": 7"})
+    for (const char* key : {"\"provenance\"", "\"gpu\"", "\"label\"", "\"layer\"", "\"texture\"",
+                            "\"dahl\"", "\"ramp\"", "\"smoothing\"", "\"minorVersion\": 7"})
         EXPECT_NE(text.find(key), std::string::npos) << key;
     // Load → save → load → save gives the same text, and the same scene.
     const SceneLoadResult second = parseScene(text);
@@ -168,7 +174,8 @@ TEST(SceneWriter, KeysOfANewerMinorVersionAreKeptAndWrittenBack) {
 }
 
 TEST(SceneWriter, UnknownKeysInAFileOfThisVersionAreStillErrors) {
-    const SceneLoadResult r = parseScene(R"({"format": "motus-scene", "version": 1, "minorVersion": 1,
+    const SceneLoadResult r =
+        parseScene(R"({"format": "motus-scene", "version": 1, "minorVersion": 1,
       "parts": [{"name": "ground", "ground": true, "layer": 3}]})");
     EXPECT_FALSE(r.scene);
     ASSERT_FALSE(r.diagnostics.empty());
@@ -195,7 +202,8 @@ TEST(SceneWriter, PlotsTheUserSetUpAreSavedWithTheScene) {
     EXPECT_EQ(sceneToJson(*back.scene), text);
     EXPECT_EQ(back.scene->plots[1].channels, (std::vector<std::string>{"energy.kinetic"}));
 
-    const SceneLoadResult imperial = parseScene(R"({"format": "motus-scene", "version": 1, "units": "imperial"})");
+    const SceneLoadResult imperial =
+        parseScene(R"({"format": "motus-scene", "version": 1, "units": "imperial"})");
     EXPECT_FALSE(imperial.scene);
     ASSERT_FALSE(imperial.diagnostics.empty());
     EXPECT_EQ(imperial.diagnostics[0].where, "/units");

@@ -356,20 +356,26 @@ TEST(UrdfImport, DeeplyNestedElementsAreAnErrorNotAStackOverflow) {
 // is read as such; proper UTF-8 (here in a comment and a name) imports.
 TEST(UrdfImport, TextThatIsNotUtf8IsAnErrorNamingThePlace) {
     const std::string arm = ArmText{}.text();
-    for (const std::string& tail : {std::string("\xed\xed"), std::string("\xff"), std::string("\xc3"),
-                                    std::string("\xe0\x80\x80"), std::string("\xed\xa0\x80")}) {
+    for (const std::string& tail :
+         {std::string("\xed\xed"), std::string("\xff"), std::string("\xc3"),
+          std::string("\xe0\x80\x80"), std::string("\xed\xa0\x80")}) {
         const UrdfImportResult r = importText(arm + "\n" + tail);
         EXPECT_FALSE(r.scene);
         ASSERT_EQ(r.diagnostics.size(), 1u);
         const std::string line = std::to_string(1 + std::count(arm.begin(), arm.end(), '\n') + 1);
-        EXPECT_NE(r.diagnostics[0].message.find("not UTF-8 at line " + line + ", column 1"), std::string::npos)
+        EXPECT_NE(r.diagnostics[0].message.find("not UTF-8 at line " + line + ", column 1"),
+                  std::string::npos)
             << r.diagnostics[0].message;
     }
     std::string latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n" + arm;
-    latin1.insert(latin1.find("<link name=\"base\">"), "<!-- Gr\xf6\xdf" "e -->");
+    latin1.insert(latin1.find("<link name=\"base\">"),
+                  "<!-- Gr\xf6\xdf"
+                  "e -->");
     EXPECT_TRUE(importText(latin1).scene);
     std::string utf8 = arm;
-    utf8.insert(utf8.find("<link name=\"base\">"), "<!-- Gr\xc3\xb6\xc3\x9f" "e \xe2\x86\x92 \xf0\x9f\xa4\x96 -->");
+    utf8.insert(utf8.find("<link name=\"base\">"),
+                "<!-- Gr\xc3\xb6\xc3\x9f"
+                "e \xe2\x86\x92 \xf0\x9f\xa4\x96 -->");
     EXPECT_TRUE(importText(utf8).scene);
 }
 
@@ -400,16 +406,16 @@ TEST(UrdfImport, ALoopOfJointsOrALinkWithTwoParentsIsAnError) {
 
     // A joint whose child is its own parent, after another joint made it a child (found by
     // fuzzing: urdfdom builds the cycle, and its links were never freed).
-    const UrdfImportResult self =
-        importText(R"(<robot name="self"><link name="world"/><link name="a">)" + inertial + R"(</link>
+    const UrdfImportResult self = importText(
+        R"(<robot name="self"><link name="world"/><link name="a">)" + inertial + R"(</link>
   <joint name="wa" type="fixed"><parent link="world"/><child link="a"/></joint>
   <joint name="aa" type="fixed"><parent link="a"/><child link="a"/></joint></robot>)");
     EXPECT_FALSE(self.scene);
     d = errorAt(self, "joint 'aa'");
     ASSERT_NE(d, nullptr);
     EXPECT_NE(d->message.find("child of two joints"), std::string::npos) << d->message;
-    const UrdfImportResult alone =
-        importText(R"(<robot name="alone"><link name="world"/><link name="a">)" + inertial + R"(</link>
+    const UrdfImportResult alone = importText(
+        R"(<robot name="alone"><link name="world"/><link name="a">)" + inertial + R"(</link>
   <joint name="aa" type="fixed"><parent link="a"/><child link="a"/></joint></robot>)");
     EXPECT_FALSE(alone.scene);
     d = errorAt(alone, "link 'a'");
@@ -424,11 +430,14 @@ TEST(UrdfImport, AMeshNameTooLongForTheFileSystemIsNotFoundNotAnException) {
     const UrdfImportResult r = importText(
         R"(<robot name="r"><link name="world"/><link name="a"><inertial><mass value="1"/>)"
         R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>)"
-        R"(<visual><geometry><mesh filename="package://p/)" + name + R"(.stl"/></geometry></visual></link>)"
+        R"(<visual><geometry><mesh filename="package://p/)" +
+        name +
+        R"(.stl"/></geometry></visual></link>)"
         R"(<joint name="wa" type="fixed"><parent link="world"/><child link="a"/></joint></robot>)");
     ASSERT_TRUE(r.scene);
     bool warned = false;
-    for (const Diagnostic& d : r.diagnostics) warned |= d.message.find("not found") != std::string::npos;
+    for (const Diagnostic& d : r.diagnostics)
+        warned |= d.message.find("not found") != std::string::npos;
     EXPECT_TRUE(warned);
 }
 

@@ -18,7 +18,8 @@ TEST(RenameEntity, RewritesEveryReferenceSoTheSceneStillCompiles) {
     spec.plots.push_back({"p", {spec.joints[0].name + ".Fx", "energy.kinetic"}, {}});
     const std::string oldJoint = spec.joints[0].name;
     const Part& crank = spec.parts[1];
-    const EntityId crankId = crank.id, markerId = crank.markers.front().id, jointId = spec.joints[0].id;
+    const EntityId crankId = crank.id, markerId = crank.markers.front().id,
+                   jointId = spec.joints[0].id;
 
     ASSERT_TRUE(renameEntity(spec, crankId, "arm"));
     ASSERT_TRUE(renameEntity(spec, markerId, "hub"));
@@ -110,8 +111,10 @@ TEST_F(CopyTest, CopiesPartsWithTheJointsBetweenThemUnderFreshIdsAndNames) {
     for (const Joint& j : after.joints) EXPECT_TRUE(ids.insert(j.id).second);
     // Moved rigidly: the copied joints are exactly as closed as the originals.
     for (std::size_t j = 4; j < 6; ++j) {
-        const Transform I = markerInWorld(after, after.joints[j].markerI), J = markerInWorld(after, after.joints[j].markerJ);
-        const Transform I0 = markerInWorld(spec, spec.joints[j - 3].markerI), J0 = markerInWorld(spec, spec.joints[j - 3].markerJ);
+        const Transform I = markerInWorld(after, after.joints[j].markerI),
+                        J = markerInWorld(after, after.joints[j].markerJ);
+        const Transform I0 = markerInWorld(spec, spec.joints[j - 3].markerI),
+                        J0 = markerInWorld(spec, spec.joints[j - 3].markerJ);
         EXPECT_NEAR((I.p - J.p).norm(), (I0.p - J0.p).norm(), 1e-15);
         EXPECT_NEAR((I.p - I0.p - place.X.p).norm(), 0.0, 1e-15);
     }
@@ -143,25 +146,32 @@ TEST_F(CopyTest, AMirroredCopyIsTheMirrorImageAndStillARigidMechanism) {
         ASSERT_EQ(copyParts(after, spec, moving, place, error).size(), 3u) << error;
         Mat3 S = Mat3::Identity();
         S(axis, axis) = -1.0;
-        auto mirrored = [&](const Vec3& p) { return Vec3(place.mirrorPoint + S * (p - place.mirrorPoint)); };
+        auto mirrored = [&](const Vec3& p) {
+            return Vec3(place.mirrorPoint + S * (p - place.mirrorPoint));
+        };
         for (std::size_t k = 0; k < 3; ++k) {
             const Part& original = spec.parts[k + 1];
             const Part& copy = after.parts[k + 4];
             EXPECT_NEAR(copy.X_WP.R.norm(), 1.0, 1e-15);
             EXPECT_GT(copy.X_WP.rotationMatrix().determinant(), 0.0);
-            for (const Vec3& local : {Vec3(0.05, 0.01, 0.01), Vec3(-0.05, -0.01, 0.01), Vec3(0.0, 0.01, -0.01)})
-                EXPECT_LT((copy.X_WP * (S * local) - mirrored(original.X_WP * local)).norm(), 1e-15);
+            for (const Vec3& local :
+                 {Vec3(0.05, 0.01, 0.01), Vec3(-0.05, -0.01, 0.01), Vec3(0.0, 0.01, -0.01)})
+                EXPECT_LT((copy.X_WP * (S * local) - mirrored(original.X_WP * local)).norm(),
+                          1e-15);
             // Marker origins and axes (as lines) are mirror images.
             for (std::size_t m = 0; m < original.markers.size(); ++m) {
-                const Transform a = original.X_WP * original.markers[m].X_PM, b = copy.X_WP * copy.markers[m].X_PM;
+                const Transform a = original.X_WP * original.markers[m].X_PM,
+                                b = copy.X_WP * copy.markers[m].X_PM;
                 EXPECT_LT((b.p - mirrored(a.p)).norm(), 1e-15);
                 EXPECT_LT(((b.R * Vec3::UnitZ()).cross(S * (a.R * Vec3::UnitZ()))).norm(), 1e-14);
             }
             // Mass properties in the world: the centre of mass mirrored, the inertia S I S.
             const MassProperties m0 = partMassProperties(original), m1 = partMassProperties(copy);
             EXPECT_NEAR(m1.mass, m0.mass, 1e-15);
-            const Mat3 I0 = original.X_WP.rotationMatrix() * m0.I_Pcm_P * original.X_WP.rotationMatrix().transpose();
-            const Mat3 I1 = copy.X_WP.rotationMatrix() * m1.I_Pcm_P * copy.X_WP.rotationMatrix().transpose();
+            const Mat3 I0 = original.X_WP.rotationMatrix() * m0.I_Pcm_P *
+                            original.X_WP.rotationMatrix().transpose();
+            const Mat3 I1 =
+                copy.X_WP.rotationMatrix() * m1.I_Pcm_P * copy.X_WP.rotationMatrix().transpose();
             EXPECT_LT((I1 - S * I0 * S).norm(), 1e-15);
             EXPECT_LT((copy.X_WP * m1.p_PPcm - mirrored(original.X_WP * m0.p_PPcm)).norm(), 1e-15);
         }
@@ -176,8 +186,10 @@ TEST_F(CopyTest, AMirroredCopyIsTheMirrorImageAndStillARigidMechanism) {
         }
         // Joints between mirrored parts are as closed as the originals (the file's rounding).
         for (std::size_t j = 4; j < after.joints.size(); ++j) {
-            const Transform I = markerInWorld(after, after.joints[j].markerI), J = markerInWorld(after, after.joints[j].markerJ);
-            const Transform I0 = markerInWorld(spec, spec.joints[j - 3].markerI), J0 = markerInWorld(spec, spec.joints[j - 3].markerJ);
+            const Transform I = markerInWorld(after, after.joints[j].markerI),
+                            J = markerInWorld(after, after.joints[j].markerJ);
+            const Transform I0 = markerInWorld(spec, spec.joints[j - 3].markerI),
+                            J0 = markerInWorld(spec, spec.joints[j - 3].markerJ);
             EXPECT_NEAR((I.p - J.p).norm(), (I0.p - J0.p).norm(), 1e-15);
         }
         EXPECT_TRUE(compile(after).model);

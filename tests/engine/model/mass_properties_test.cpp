@@ -17,7 +17,8 @@ Shape shape(ShapeType type, double radius, double length) {
 }
 
 // Monte-Carlo-free check: integrate a shape's indicator on a fine grid (midpoint rule).
-MassProperties integrate(const std::function<bool(const Vec3&)>& inside, const Vec3& lo, const Vec3& hi, int n) {
+MassProperties integrate(const std::function<bool(const Vec3&)>& inside, const Vec3& lo,
+                         const Vec3& hi, int n) {
     MassProperties mp;
     const Vec3 step = (hi - lo) / n;
     const double dv = step.prod();
@@ -26,7 +27,8 @@ MassProperties integrate(const std::function<bool(const Vec3&)>& inside, const V
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
             for (int k = 0; k < n; ++k) {
-                const Vec3 p = lo + Vec3((i + 0.5) * step.x(), (j + 0.5) * step.y(), (k + 0.5) * step.z());
+                const Vec3 p =
+                    lo + Vec3((i + 0.5) * step.x(), (j + 0.5) * step.y(), (k + 0.5) * step.z());
                 if (!inside(p)) continue;
                 mp.mass += dv;
                 first += dv * p;
@@ -48,19 +50,23 @@ TEST(MassProperties, ConeAndCapsuleMatchNumericalIntegration) {
     const double r = 0.05, L = 0.12;
     const MassProperties cone = shapeMassProperties(shape(ShapeType::Cone, r, L), 1.0);
     expectClose(cone,
-                integrate([&](const Vec3& p) {
-                    const double s = (p.z() + L / 2) / L;  // 0 at the base, 1 at the apex
-                    return s >= 0 && s <= 1 && std::hypot(p.x(), p.y()) <= r * (1 - s);
-                }, Vec3(-r, -r, -L / 2), Vec3(r, r, L / 2), 120),
+                integrate(
+                    [&](const Vec3& p) {
+                        const double s = (p.z() + L / 2) / L;  // 0 at the base, 1 at the apex
+                        return s >= 0 && s <= 1 && std::hypot(p.x(), p.y()) <= r * (1 - s);
+                    },
+                    Vec3(-r, -r, -L / 2), Vec3(r, r, L / 2), 120),
                 2e-2);
     EXPECT_NEAR(cone.p_PPcm.z(), -L / 4, 1e-15);
 
     const MassProperties capsule = shapeMassProperties(shape(ShapeType::Capsule, r, L), 1.0);
     expectClose(capsule,
-                integrate([&](const Vec3& p) {
-                    const double z = std::max(0.0, std::abs(p.z()) - L / 2);
-                    return p.x() * p.x() + p.y() * p.y() + z * z <= r * r;
-                }, Vec3(-r, -r, -L / 2 - r), Vec3(r, r, L / 2 + r), 120),
+                integrate(
+                    [&](const Vec3& p) {
+                        const double z = std::max(0.0, std::abs(p.z()) - L / 2);
+                        return p.x() * p.x() + p.y() * p.y() + z * z <= r * r;
+                    },
+                    Vec3(-r, -r, -L / 2 - r), Vec3(r, r, L / 2 + r), 120),
                 2e-2);
 }
 
@@ -72,7 +78,8 @@ TEST(MassProperties, CombiningUsesTheParallelAxisTheorem) {
     a.X_PG.p = Vec3(-0.5, 0, 0);
     b.X_PG.p = Vec3(0.5, 0, 0);
     const double density = 1.0 / (4.0 / 3.0 * kPi * 1e-12);
-    const MassProperties both = combine(shapeMassProperties(a, density), shapeMassProperties(b, density));
+    const MassProperties both =
+        combine(shapeMassProperties(a, density), shapeMassProperties(b, density));
     EXPECT_NEAR(both.mass, 2.0, 1e-12);
     EXPECT_LT(both.p_PPcm.norm(), 1e-15);
     EXPECT_NEAR(both.I_Pcm_P(1, 1), 0.5, 1e-6);

@@ -74,9 +74,13 @@ TEST(Compile, RefusesAnInvalidSpecWithItsDiagnostics) {
 
 TEST(Compile, LaysOutRowsJointByJointThenDrivers) {
     SceneSpec spec = test::chain(3, IntegratorType::RungeKutta4, 1e-3);
-    spec.motions.push_back(MotionSpec{.id = spec.newId(), .name = "drive", .joint = "j1",
-                                      .axis = JointAxis::Rotation, .level = MotionLevel::Position,
-                                      .expression = "time", .extensions = {}});
+    spec.motions.push_back(MotionSpec{.id = spec.newId(),
+                                      .name = "drive",
+                                      .joint = "j1",
+                                      .axis = JointAxis::Rotation,
+                                      .level = MotionLevel::Position,
+                                      .expression = "time",
+                                      .extensions = {}});
     const CompileResult c = compile(spec);
     ASSERT_TRUE(c.model);
     EXPECT_EQ(c.model->jointRows, 15);

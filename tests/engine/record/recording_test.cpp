@@ -76,7 +76,8 @@ TEST(Recording, ChannelsNameEveryQuantityWithItsUnit) {
 TEST(Recording, DecimatesWhenFullAndSaysSo) {
     Fixture f;
     RecordingOptions options;
-    options.maxBytes = 3 * Recording::kChunkFrames * static_cast<std::size_t>(Recording(*f.model, {}).layout().size()) * 8;
+    options.maxBytes = 3 * Recording::kChunkFrames *
+                       static_cast<std::size_t>(Recording(*f.model, {}).layout().size()) * 8;
     Recording recording(*f.model, options);
     int decimated = 0;
     for (int k = 0; k < 8000; ++k) {
@@ -90,7 +91,8 @@ TEST(Recording, DecimatesWhenFullAndSaysSo) {
     EXPECT_GE(recording.recordEvery(), 2);
     // Times still ascend, start at 0 and reach the end of the run at a coarser spacing.
     EXPECT_EQ(recording.time(0), 0.0);
-    for (std::size_t k = 1; k < recording.size(); ++k) EXPECT_GT(recording.time(k), recording.time(k - 1));
+    for (std::size_t k = 1; k < recording.size(); ++k)
+        EXPECT_GT(recording.time(k), recording.time(k - 1));
     EXPECT_GT(recording.time(recording.size() - 1), 7.0);
 }
 
@@ -98,11 +100,13 @@ TEST(Recording, StopPolicyRefusesFramesBeyondTheLimit) {
     Fixture f;
     RecordingOptions options;
     options.policy = MemoryPolicy::StopRun;
-    options.maxBytes = Recording::kChunkFrames * static_cast<std::size_t>(Recording(*f.model, {}).layout().size()) * 8;
+    options.maxBytes = Recording::kChunkFrames *
+                       static_cast<std::size_t>(Recording(*f.model, {}).layout().size()) * 8;
     Recording recording(*f.model, options);
     Recording::Append last = Recording::Append::Recorded;
     int k = 0;
-    for (; k < 5000 && last != Recording::Append::Full; ++k) last = recording.append(f.sim->state(), f.outputs());
+    for (; k < 5000 && last != Recording::Append::Full; ++k)
+        last = recording.append(f.sim->state(), f.outputs());
     EXPECT_EQ(last, Recording::Append::Full);
     EXPECT_EQ(recording.size(), Recording::kChunkFrames);
 }
@@ -196,7 +200,8 @@ TEST(RecordingChannels, DriverPowerIsEffortTimesTheDrivenRateAndIntegratesToItsW
     // Trapezoidal integral of the power against the run's accumulated driver work.
     double work = 0.0;
     for (std::size_t k = 1; k < t.size(); ++k) work += 0.5 * (p[k] + p[k - 1]) * (t[k] - t[k - 1]);
-    EXPECT_NEAR(work, out.energies.driverWork, 1e-3 * std::max(1.0, std::abs(out.energies.driverWork)));
+    EXPECT_NEAR(work, out.energies.driverWork,
+                1e-3 * std::max(1.0, std::abs(out.energies.driverWork)));
     EXPECT_GT(std::abs(out.energies.driverWork), 1e-3);
 }
 
@@ -231,10 +236,12 @@ TEST(RecordingMemory, TheLimitHoldsFromTheFirstFrameOfAHugeModel) {
     ASSERT_EQ(recording.append(sim.state(), o), Recording::Append::Recorded);
     EXPECT_LE(recording.bytes(), options.maxBytes / 16);
     Recording::Append last = Recording::Append::Recorded;
-    for (int k = 0; k < 1000 && last != Recording::Append::Full; ++k) last = recording.append(sim.state(), o);
+    for (int k = 0; k < 1000 && last != Recording::Append::Full; ++k)
+        last = recording.append(sim.state(), o);
     EXPECT_EQ(last, Recording::Append::Full);
     EXPECT_LE(recording.bytes(), options.maxBytes);
-    EXPECT_GE(recording.bytes(), options.maxBytes - options.maxBytes / 16);  // filled, not refused early
+    EXPECT_GE(recording.bytes(),
+              options.maxBytes - options.maxBytes / 16);  // filled, not refused early
 }
 
 }  // namespace

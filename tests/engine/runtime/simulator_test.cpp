@@ -20,7 +20,9 @@ namespace {
 
 using test::compiled;
 
-std::vector<std::vector<double>> rows(const Recording& r, std::size_t first = 0) { return test::recordedRows(r, first); }
+std::vector<std::vector<double>> rows(const Recording& r, std::size_t first = 0) {
+    return test::recordedRows(r, first);
+}
 
 using namespace std::chrono_literals;
 
@@ -30,10 +32,12 @@ std::shared_ptr<const Model> example(const std::string& name) {
     return compiled(*r.scene);
 }
 
-bool bitwiseEqual(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+bool bitwiseEqual(const std::vector<std::vector<double>>& a,
+                  const std::vector<std::vector<double>>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t k = 0; k < a.size(); ++k)
-        if (a[k].size() != b[k].size() || std::memcmp(a[k].data(), b[k].data(), a[k].size() * sizeof(double)) != 0)
+        if (a[k].size() != b[k].size() ||
+            std::memcmp(a[k].data(), b[k].data(), a[k].size() * sizeof(double)) != 0)
             return false;
     return true;
 }
@@ -48,7 +52,8 @@ TEST(Simulator, RunsToATimeAndRecordsEveryOutputOnTheGrid) {
     EXPECT_DOUBLE_EQ(snap->time, 0.5);
     EXPECT_TRUE(snap->error.empty()) << snap->error;
     ASSERT_EQ(sim.recording().size(), 101u);
-    for (std::size_t k = 0; k < 101; ++k) EXPECT_NEAR(sim.recording().time(k), 0.005 * static_cast<double>(k), 1e-12);
+    for (std::size_t k = 0; k < 101; ++k)
+        EXPECT_NEAR(sim.recording().time(k), 0.005 * static_cast<double>(k), 1e-12);
     EXPECT_EQ(snap->frame, 100u);
     EXPECT_GT(snap->statistics.steps, 0);
 }
@@ -66,7 +71,8 @@ TEST(Simulator, SameSceneGivesBitwiseIdenticalRecordings) {
 
 TEST(Simulator, ReRunningFromAFrameReproducesTheFramesAfterIt) {
     for (IntegratorType integrator :
-         {IntegratorType::DormandPrince45, IntegratorType::SymplecticEuler, IntegratorType::RungeKutta4}) {
+         {IntegratorType::DormandPrince45, IntegratorType::SymplecticEuler,
+          IntegratorType::RungeKutta4}) {
         Simulator sim(compiled(test::fourBar(integrator, 2e-3)));
         sim.runTo(0.4);
         ASSERT_TRUE(sim.waitUntilIdle(30s));
@@ -78,7 +84,8 @@ TEST(Simulator, ReRunningFromAFrameReproducesTheFramesAfterIt) {
         EXPECT_EQ(sim.snapshot()->frame, 80u);
         sim.runTo(0.4);
         ASSERT_TRUE(sim.waitUntilIdle(30s));
-        EXPECT_TRUE(bitwiseEqual(rows(sim.recording(), 80), original)) << static_cast<int>(integrator);
+        EXPECT_TRUE(bitwiseEqual(rows(sim.recording(), 80), original))
+            << static_cast<int>(integrator);
     }
 }
 
@@ -97,7 +104,8 @@ TEST(Simulator, ReRunningAContactSceneReproducesItToTheSolverTolerance) {
     ASSERT_EQ(again.size(), original.size());
     double worst = 0.0;
     for (std::size_t k = 0; k < again.size(); ++k)
-        for (std::size_t c = 0; c < again[k].size(); ++c) worst = std::max(worst, std::abs(again[k][c] - original[k][c]));
+        for (std::size_t c = 0; c < again[k].size(); ++c)
+            worst = std::max(worst, std::abs(again[k][c] - original[k][c]));
     EXPECT_LT(worst, 1e-6);
     // The impacts happened in both runs: the last ball swung out.
     const auto snap = sim.snapshot();
@@ -116,8 +124,10 @@ TEST(Simulator, ReRunningWithChangedParametersChangesOnlyTheFuture) {
     ASSERT_TRUE(sim.waitUntilIdle(30s));
     const auto after = rows(sim.recording());
     ASSERT_EQ(after.size(), before.size());
-    EXPECT_TRUE(bitwiseEqual({before.begin(), before.begin() + 101}, {after.begin(), after.begin() + 101}));
-    EXPECT_FALSE(bitwiseEqual({before.begin() + 150, before.end()}, {after.begin() + 150, after.end()}));
+    EXPECT_TRUE(
+        bitwiseEqual({before.begin(), before.begin() + 101}, {after.begin(), after.begin() + 101}));
+    EXPECT_FALSE(
+        bitwiseEqual({before.begin() + 150, before.end()}, {after.begin() + 150, after.end()}));
 
     // A structural change cannot continue a run.
     sim.rerunFrom(50, compiled(test::chain(2, IntegratorType::RungeKutta4, 1e-3)));
@@ -167,14 +177,16 @@ TEST(Simulator, SeekShowsARecordedFrameAndPlayReplaysBeforeComputingOn) {
     sim.setSpeed(100.0);
     sim.play();
     const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (sim.snapshot()->time < 0.6 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+    while (sim.snapshot()->time < 0.6 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(5ms);
     sim.pause();
     ASSERT_TRUE(sim.waitUntilIdle(30s));
     EXPECT_GE(sim.snapshot()->time, 0.6);
     // The replayed part of the run is the original, untouched.
     const auto after = rows(sim.recording());
     ASSERT_GT(after.size(), before.size());
-    EXPECT_TRUE(bitwiseEqual({after.begin(), after.begin() + static_cast<long>(before.size())}, before));
+    EXPECT_TRUE(
+        bitwiseEqual({after.begin(), after.begin() + static_cast<long>(before.size())}, before));
 }
 
 TEST(Simulator, LoopPlaybackReplaysTheRecordingOverAndOverWithoutComputing) {
@@ -208,7 +220,8 @@ TEST(Simulator, LoopPlaybackReplaysTheRecordingOverAndOverWithoutComputing) {
     sim.setSpeed(100.0);
     sim.play();
     const auto deadline2 = std::chrono::steady_clock::now() + 20s;
-    while (sim.snapshot()->time < 0.3 && std::chrono::steady_clock::now() < deadline2) std::this_thread::sleep_for(5ms);
+    while (sim.snapshot()->time < 0.3 && std::chrono::steady_clock::now() < deadline2)
+        std::this_thread::sleep_for(5ms);
     sim.pause();
     ASSERT_TRUE(sim.waitUntilIdle(30s));
     EXPECT_GE(sim.snapshot()->time, 0.3);
@@ -220,7 +233,8 @@ TEST(Simulator, LoopPlaybackReplaysTheRecordingOverAndOverWithoutComputing) {
     sim.play();
     const auto deadline3 = std::chrono::steady_clock::now() + 20s;
     const double end = sim.recording().time(sim.recording().size() - 1);
-    while (sim.snapshot()->time <= end && std::chrono::steady_clock::now() < deadline3) std::this_thread::sleep_for(5ms);
+    while (sim.snapshot()->time <= end && std::chrono::steady_clock::now() < deadline3)
+        std::this_thread::sleep_for(5ms);
     sim.pause();
     ASSERT_TRUE(sim.waitUntilIdle(30s));
     EXPECT_GT(sim.snapshot()->time, end);
@@ -387,7 +401,8 @@ TEST(Simulator, RealTimePlayNeverRunsAheadOfTheWallClock) {
     const auto start = std::chrono::steady_clock::now();
     sim.play();
     std::this_thread::sleep_for(300ms);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double simulated = sim.snapshot()->time;
     sim.pause();
     ASSERT_TRUE(sim.waitUntilIdle(30s));
@@ -404,15 +419,29 @@ TEST(Simulator, ToleratesCommandsFromManyThreadsWhileBeingRead) {
         std::mt19937 rng(seed);
         while (!done) {
             switch (rng() % 7) {
-            case 0: sim.play(); break;
-            case 1: sim.pause(); break;
-            case 2: sim.step(); break;
-            case 3: sim.runTo(sim.snapshot()->time + 0.05); break;
-            case 4: sim.setSpeed(0.5 + (rng() % 100) * 0.1); break;
-            case 5: sim.rerunFrom(rng() % std::max<std::size_t>(1, sim.recording().size())); break;
+            case 0:
+                sim.play();
+                break;
+            case 1:
+                sim.pause();
+                break;
+            case 2:
+                sim.step();
+                break;
+            case 3:
+                sim.runTo(sim.snapshot()->time + 0.05);
+                break;
+            case 4:
+                sim.setSpeed(0.5 + (rng() % 100) * 0.1);
+                break;
+            case 5:
+                sim.rerunFrom(rng() % std::max<std::size_t>(1, sim.recording().size()));
+                break;
             case 6:
-                if (rng() % 10 == 0) sim.reset();
-                else sim.seek(rng() % std::max<std::size_t>(1, sim.recording().size()));
+                if (rng() % 10 == 0)
+                    sim.reset();
+                else
+                    sim.seek(rng() % std::max<std::size_t>(1, sim.recording().size()));
                 break;
             }
             std::this_thread::sleep_for(std::chrono::microseconds(200 + rng() % 800));

@@ -31,7 +31,8 @@ RowMatrix randomJacobian(const Pattern& p, std::mt19937& rng) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<Eigen::Triplet<double>> entries;
     for (int r = 0; r < static_cast<int>(p.rows.size()); ++r)
-        for (const int b : {p.rows[static_cast<std::size_t>(r)].first, p.rows[static_cast<std::size_t>(r)].second})
+        for (const int b : {p.rows[static_cast<std::size_t>(r)].first,
+                            p.rows[static_cast<std::size_t>(r)].second})
             if (b >= 0)
                 for (int c = 0; c < 6; ++c) entries.emplace_back(r, 6 * b + c, u(rng));
     RowMatrix J(static_cast<Eigen::Index>(p.rows.size()), 6 * p.bodies);
@@ -64,7 +65,8 @@ void expectSolvesLikeDense(const Pattern& pattern, unsigned seed) {
     std::mt19937 rng(seed);
     const RowMatrix J = randomJacobian(pattern, rng);
     const int n = static_cast<int>(J.rows());
-    Eigen::VectorXd Minv = Eigen::VectorXd::Random(J.cols()).cwiseAbs() + Eigen::VectorXd::Constant(J.cols(), 0.2);
+    Eigen::VectorXd Minv =
+        Eigen::VectorXd::Random(J.cols()).cwiseAbs() + Eigen::VectorXd::Constant(J.cols(), 0.2);
     BlockLdlt ldlt;
     ldlt.analyze(J, allRows(pattern));
     ldlt.factor(J, Minv);
@@ -87,7 +89,9 @@ void expectSolvesLikeDense(const Pattern& pattern, unsigned seed) {
     Eigen::MatrixXd A = permuted;  // an unpivoted LDLᵀ by hand (Eigen's LDLT pivots)
     for (int i = 0; i < n; ++i) {
         const double d = A(i, i);
-        EXPECT_NEAR(ldlt.pivot(order[static_cast<std::size_t>(i)]), d, 1e-10 * std::abs(S(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(i)])));
+        EXPECT_NEAR(ldlt.pivot(order[static_cast<std::size_t>(i)]), d,
+                    1e-10 * std::abs(S(order[static_cast<std::size_t>(i)],
+                                       order[static_cast<std::size_t>(i)])));
         for (int r = i + 1; r < n; ++r)
             for (int c = i + 1; c < n; ++c) A(r, c) -= A(r, i) * A(i, c) / d;
     }
@@ -156,7 +160,8 @@ TEST(BlockLdlt, AWeakPivotIsReportedAndTheRestStaysFinite) {
     std::mt19937 rng(5);
     RowMatrix J = randomJacobian(p, rng);
     // Row 4 repeats row 3 (the same pair of bodies): S is singular.
-    for (int c = 0; c < 12; ++c) J.valuePtr()[J.outerIndexPtr()[4] + c] = J.valuePtr()[J.outerIndexPtr()[3] + c];
+    for (int c = 0; c < 12; ++c)
+        J.valuePtr()[J.outerIndexPtr()[4] + c] = J.valuePtr()[J.outerIndexPtr()[3] + c];
     BlockLdlt ldlt;
     ldlt.analyze(J, allRows(p));
     ldlt.factor(J, Eigen::VectorXd::Ones(18));
@@ -215,26 +220,33 @@ TEST(BlockLdlt, EveryExampleSolvesItsKktSystemLikeADenseFactorisation) {
             // inertia 1e-9) that round-off of either solve is larger: then to its condition
             // number times round-off, and the engine's solution must meet the KKT equations to
             // round-off (backward error).
-            const Eigen::VectorXd eigenvalues = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(S).eigenvalues();
+            const Eigen::VectorXd eigenvalues =
+                Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(S).eigenvalues();
             const double condition = eigenvalues.maxCoeff() / eigenvalues.minCoeff();
             const double tolerance = std::max(1e-10, 1e-15 * condition);
             const double lambdaScale = std::max(1.0, lambda_a.cwiseAbs().maxCoeff());
             for (std::size_t r = 0; r < active.size(); ++r)
-                EXPECT_NEAR(ws.lambda(active[r]), lambda_a(static_cast<Eigen::Index>(r)), tolerance * lambdaScale)
+                EXPECT_NEAR(ws.lambda(active[r]), lambda_a(static_cast<Eigen::Index>(r)),
+                            tolerance * lambdaScale)
                     << "t = " << s.t << ", condition " << condition;
             const double vdotScale = std::max(1.0, vdot.cwiseAbs().maxCoeff());
-            EXPECT_LT((ws.vdot - vdot).cwiseAbs().maxCoeff(), tolerance * vdotScale) << "t = " << s.t;
+            EXPECT_LT((ws.vdot - vdot).cwiseAbs().maxCoeff(), tolerance * vdotScale)
+                << "t = " << s.t;
             Eigen::VectorXd engineLambda_a(Ja.rows());
             for (std::size_t r = 0; r < active.size(); ++r)
                 engineLambda_a(static_cast<Eigen::Index>(r)) = ws.lambda(active[r]);
-            const Eigen::VectorXd force = ws.vdot.cwiseQuotient(ws.Minv) + Ja.transpose() * engineLambda_a - ws.g;
-            const double forceScale = ws.g.cwiseAbs().maxCoeff() + (Ja.transpose() * engineLambda_a).cwiseAbs().maxCoeff() +
+            const Eigen::VectorXd force =
+                ws.vdot.cwiseQuotient(ws.Minv) + Ja.transpose() * engineLambda_a - ws.g;
+            const double forceScale = ws.g.cwiseAbs().maxCoeff() +
+                                      (Ja.transpose() * engineLambda_a).cwiseAbs().maxCoeff() +
                                       ws.vdot.cwiseQuotient(ws.Minv).cwiseAbs().maxCoeff();
             EXPECT_LE(force.cwiseAbs().maxCoeff(), 1e-12 * forceScale) << "t = " << s.t;
             const Eigen::VectorXd rows = Ja * ws.vdot - gamma_a;
             // The size of the terms of Ja M⁻¹ (g − Jaᵀ λ) = γ.
             const Eigen::VectorXd terms =
-                Ja.cwiseAbs() * (Minv_g.cwiseAbs() + ws.Minv.cwiseProduct(Ja.transpose().cwiseAbs() * engineLambda_a.cwiseAbs())) +
+                Ja.cwiseAbs() *
+                    (Minv_g.cwiseAbs() +
+                     ws.Minv.cwiseProduct(Ja.transpose().cwiseAbs() * engineLambda_a.cwiseAbs())) +
                 gamma_a.cwiseAbs();
             EXPECT_LE(rows.cwiseAbs().maxCoeff(), 1e-12 * terms.maxCoeff()) << "t = " << s.t;
             ++compared;

@@ -12,9 +12,9 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTemporaryDir>
-#include <QRegularExpression>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTimer>
@@ -664,7 +664,8 @@ TEST_F(BuildMechanismTest, AJointThatCannotCloseIsRefusedWithWhyAndTheSceneIsKep
     const QString last = window.messages()->item(window.messages()->count() - 1)->text();
     EXPECT_TRUE(last.contains("joint 'revolute3' cannot close")) << last.toStdString();
     // 440 mm as placed, to the precision of a click (a pixel is about a millimetre here).
-    const QRegularExpressionMatch gap = QRegularExpression(QStringLiteral("markers are ([0-9.]+) mm apart")).match(last);
+    const QRegularExpressionMatch gap =
+        QRegularExpression(QStringLiteral("markers are ([0-9.]+) mm apart")).match(last);
     ASSERT_TRUE(gap.hasMatch()) << last.toStdString();
     EXPECT_NEAR(gap.captured(1).toDouble(), 440.0, 1.5) << last.toStdString();
     EXPECT_TRUE(last.contains("left as it was")) << last.toStdString();

@@ -42,11 +42,12 @@ protected:
         QTreeView* tree = window.sceneTree();
         tree->clearSelection();
         for (engine::EntityId id : ids) {
-            const QModelIndexList rows = tree->model()->match(tree->model()->index(0, 0), kEntityIdRole,
-                                                              QVariant::fromValue(quint64(id)), 1,
-                                                              Qt::MatchExactly | Qt::MatchRecursive);
+            const QModelIndexList rows = tree->model()->match(
+                tree->model()->index(0, 0), kEntityIdRole, QVariant::fromValue(quint64(id)), 1,
+                Qt::MatchExactly | Qt::MatchRecursive);
             ASSERT_FALSE(rows.isEmpty());
-            tree->selectionModel()->select(rows.front(), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+            tree->selectionModel()->select(rows.front(),
+                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);
         }
         tree->setFocus();
     }
@@ -82,12 +83,14 @@ TEST_F(CopiesTest, CopyAndPasteTakeTheJointsBetweenThePartsInOneUndoStep) {
 
     // A damaged clipboard (another program's bytes under Motus's type): refused with the reason.
     auto* junk = new QMimeData;
-    junk->setData(Copies::mimeType(), QByteArray("{\"format\": \"motus-scene\", \"parts\": [{\"name\": 7"));
+    junk->setData(Copies::mimeType(),
+                  QByteArray("{\"format\": \"motus-scene\", \"parts\": [{\"name\": 7"));
     QApplication::clipboard()->setMimeData(junk);
     EXPECT_FALSE(window.copies()->paste());
     EXPECT_EQ(window.scene()->parts.size(), 4u);
     EXPECT_EQ(window.undoStack()->index(), undo);  // no new edit
-    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("cannot be read"));
+    EXPECT_TRUE(
+        window.messages()->item(window.messages()->count() - 1)->text().contains("cannot be read"));
 }
 
 TEST_F(CopiesTest, DuplicateMirrorAndArray) {
@@ -128,7 +131,8 @@ TEST_F(CopiesTest, DuplicateMirrorAndArray) {
     ASSERT_TRUE(window.copies()->array(3, engine::Vec3(0.0, 0.2, 0.0)));
     ASSERT_EQ(window.scene()->parts.size(), 12u);
     for (int k = 1; k <= 3; ++k)
-        EXPECT_NEAR(window.scene()->parts[8 + k].X_WP.p.y(), 0.2 * k + window.scene()->parts[1].X_WP.p.y(), 1e-15);
+        EXPECT_NEAR(window.scene()->parts[8 + k].X_WP.p.y(),
+                    0.2 * k + window.scene()->parts[1].X_WP.p.y(), 1e-15);
     window.undoStack()->undo();
     EXPECT_EQ(window.scene()->parts.size(), 9u);
     // Nothing selected: a warning, no edit.

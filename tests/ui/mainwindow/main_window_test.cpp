@@ -121,11 +121,13 @@ TEST_F(MainWindowTest, StartsWithAnEmptySceneShowingGridAndAxes) {
 
 // A run file opened as a scene (File > Open, a recent file, the command line) opens as the run.
 TEST_F(MainWindowTest, ARunFileOpenedAsASceneOpensAsTheRun) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/v3_four_bar.motusrun")));
+    ASSERT_TRUE(window.openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/v3_four_bar.motusrun")));
     ASSERT_TRUE(window.session()->active());
     ASSERT_NE(window.session()->recording(), nullptr);
     EXPECT_GT(window.session()->recording()->size(), 5u);
-    EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("(run)"))) << window.windowTitle().toStdString();
+    EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("(run)")))
+        << window.windowTitle().toStdString();
 }
 
 TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
@@ -228,10 +230,13 @@ TEST_F(MainWindowTest, LeftDragRotatesTheCamera) {
 
 // Waits until the session's run is paused at `time` (or 30 s pass).
 bool waitForTime(SimulationSession* session, double time) {
-    return QTest::qWaitFor([&] {
-        const auto snap = session->snapshot();
-        return snap && snap->mode == engine::RunMode::Paused && std::abs(snap->time - time) < 1e-9;
-    }, 30000);
+    return QTest::qWaitFor(
+        [&] {
+            const auto snap = session->snapshot();
+            return snap && snap->mode == engine::RunMode::Paused &&
+                   std::abs(snap->time - time) < 1e-9;
+        },
+        30000);
 }
 
 TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
@@ -244,7 +249,8 @@ TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
     QSlider* slider = window.timeline()->slider();
     EXPECT_EQ(slider->maximum(), 500);  // 1 ms outputs
     EXPECT_EQ(slider->value(), 500);
-    EXPECT_TRUE(window.timeline()->timeLabel()->text().contains("0.500")) << window.timeline()->timeLabel()->text().toStdString();
+    EXPECT_TRUE(window.timeline()->timeLabel()->text().contains("0.500"))
+        << window.timeline()->timeLabel()->text().toStdString();
 
     // Scrub to 0.25 s as a user drags the slider: the view shows the recorded poses.
     const engine::Recording* recording = session->recording();
@@ -261,9 +267,9 @@ TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
     for (std::size_t p = 0; p < model.bodyOfPart.size(); ++p) {
         const int b = model.bodyOfPart[p];
         if (b == engine::kGround) continue;
-        const engine::Transform X_WP =
-            engine::Transform{engine::bodyOrientation(state.q, b), engine::bodyPosition(state.q, b)} *
-            model.bodies[static_cast<std::size_t>(b)].X_PB.inverse();
+        const engine::Transform X_WP = engine::Transform{engine::bodyOrientation(state.q, b),
+                                                         engine::bodyPosition(state.q, b)} *
+                                       model.bodies[static_cast<std::size_t>(b)].X_PB.inverse();
         const engine::Transform shown = window.viewport()->partPose(p);
         EXPECT_LT((shown.p - X_WP.p).norm(), 1e-12) << "part " << p;
         EXPECT_LT(shown.R.angularDistance(X_WP.R), 1e-9) << "part " << p;
@@ -306,7 +312,8 @@ TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
 
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
-    const QString png = dir.filePath("reaction.png"), svg = dir.filePath("reaction.svg"), csv = dir.filePath("reaction.csv");
+    const QString png = dir.filePath("reaction.png"), svg = dir.filePath("reaction.svg"),
+                  csv = dir.filePath("reaction.csv");
     ASSERT_TRUE(plot->exportPng(png));
     const QImage image(png);
     EXPECT_FALSE(image.isNull());
@@ -337,7 +344,8 @@ TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
     ASSERT_TRUE(window.exportRunCsv(run));
     QFile runFile(run);
     ASSERT_TRUE(runFile.open(QIODevice::ReadOnly | QIODevice::Text));
-    const QStringList runLines = QString::fromUtf8(runFile.readAll()).split('\n', Qt::SkipEmptyParts);
+    const QStringList runLines =
+        QString::fromUtf8(runFile.readAll()).split('\n', Qt::SkipEmptyParts);
     EXPECT_EQ(runLines.size(), 502);
     EXPECT_TRUE(runLines[0].startsWith("time,crank.x,"));
 }
@@ -349,7 +357,8 @@ TEST_F(MainWindowTest, RunToShowsProgressAndCanBeCancelled) {
     ASSERT_NE(progress, nullptr);
     EXPECT_FALSE(progress->isVisible());
     session->runTo(1000.0);  // far: it will be cancelled
-    ASSERT_TRUE(QTest::qWaitFor([&] { return progress->isVisible() && session->snapshot()->time > 0.05; }, 10000));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return progress->isVisible() && session->snapshot()->time > 0.05; }, 10000));
     EXPECT_GE(progress->value(), 0);
     EXPECT_LT(progress->value(), 1000);
     // The GUI stays responsive while the engine computes: events are processed (qWaitFor ran).
@@ -407,17 +416,19 @@ TEST_F(MainWindowTest, PropertiesEditsGoThroughTheUndoStackWithUnitsAndValidatio
     const double mass0 = window.scene()->parts[1].mass;
     // Selecting the crank in the tree shows its fields.
     const QModelIndexList hits = window.sceneTree()->model()->match(
-        window.sceneTree()->model()->index(0, 0), Qt::UserRole + 1, QVariant::fromValue<quint64>(crank), 1,
-        Qt::MatchExactly | Qt::MatchRecursive);
+        window.sceneTree()->model()->index(0, 0), Qt::UserRole + 1,
+        QVariant::fromValue<quint64>(crank), 1, Qt::MatchExactly | Qt::MatchRecursive);
     ASSERT_FALSE(hits.isEmpty());
-    window.sceneTree()->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    window.sceneTree()->selectionModel()->select(
+        hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     PropertiesPanel* panel = window.properties();
     ASSERT_EQ(panel->entity(), crank);
     ASSERT_TRUE(panel->editor("Mass"));
 
     // An impossible value stays in its field with the reason; the scene is untouched.
     typeInto(panel, "Mass", 0, "-2");
-    EXPECT_TRUE(panel->message("Mass").contains("positive")) << panel->message("Mass").toStdString();
+    EXPECT_TRUE(panel->message("Mass").contains("positive"))
+        << panel->message("Mass").toStdString();
     EXPECT_EQ(window.scene()->parts[1].mass, mass0);
     EXPECT_EQ(window.undoStack()->count(), 0);
     typeInto(panel, "Mass", 0, "abc");
@@ -474,7 +485,8 @@ TEST_F(MainWindowTest, CentresOfMassCanBeShown) {
     const QImage hidden = renderedImage(view);
     view->setCentresOfMassVisible(true);
     const QImage shown = renderedImage(view);
-    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) shown.save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/com.png");
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR"))
+        shown.save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/com.png");
     ASSERT_EQ(hidden.size(), shown.size());
     int changed = 0;
     for (int y = 0; y < shown.height(); ++y)
@@ -515,7 +527,8 @@ TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
     QTest::mouseClick(cancel, Qt::LeftButton);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 30000));
     EXPECT_FALSE(bar->isVisible());
-    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("cancelled"));
+    EXPECT_TRUE(
+        window.messages()->item(window.messages()->count() - 1)->text().contains("cancelled"));
     EXPECT_EQ(window.undoStack()->count(), 0);  // nothing applied
 }
 
@@ -523,7 +536,8 @@ TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
     EXPECT_EQ(window.freeDegreesOfFreedom(), 1);
     EXPECT_FALSE(window.startKinematics(false));
-    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("1 left free"));
+    EXPECT_TRUE(
+        window.messages()->item(window.messages()->count() - 1)->text().contains("1 left free"));
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
     EXPECT_EQ(window.freeDegreesOfFreedom(), 0);
     const int plotsBefore = window.plots()->plotCount();
@@ -551,7 +565,8 @@ TEST_F(MainWindowTest, RenamingInTheTreeRenamesEverywhereAndUndoes) {
     QTest::qWait(20);
     EXPECT_EQ(window.scene()->parts[1].name, "crank");
     EXPECT_EQ(model->item(0, 0)->child(1, 0)->text(), "crank");
-    EXPECT_TRUE(window.messages()->item(window.messages()->count() - 1)->text().contains("duplicate"));
+    EXPECT_TRUE(
+        window.messages()->item(window.messages()->count() - 1)->text().contains("duplicate"));
 }
 
 TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
@@ -563,12 +578,14 @@ TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
     ASSERT_TRUE(integrator);
     EXPECT_EQ(integrator->findText("euler"), -1);
     typeInto(panel, "Step size", 0, "0");
-    EXPECT_TRUE(panel->message("Step size").contains("positive")) << panel->message("Step size").toStdString();
+    EXPECT_TRUE(panel->message("Step size").contains("positive"))
+        << panel->message("Step size").toStdString();
     EXPECT_EQ(window.undoStack()->count(), 0);
     integrator->setCurrentText("rk4");
     panel->commit("Integrator");
     EXPECT_EQ(window.scene()->settings.integrator, engine::IntegratorType::RungeKutta4);
-    EXPECT_EQ(window.session()->snapshot()->model->settings.integrator, engine::IntegratorType::RungeKutta4);
+    EXPECT_EQ(window.session()->snapshot()->model->settings.integrator,
+              engine::IntegratorType::RungeKutta4);
 }
 
 TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
@@ -598,7 +615,8 @@ TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
 TEST_F(MainWindowTest, AContactPairsOverridesAreEditable) {
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
     engine::SceneSpec withPair = *window.scene();
-    withPair.contact.pairs.push_back({withPair.newId(), "floor", "ground", "box0", true, std::nullopt, std::nullopt, {}});
+    withPair.contact.pairs.push_back(
+        {withPair.newId(), "floor", "ground", "box0", true, std::nullopt, std::nullopt, {}});
     window.document()->changeFields(withPair, "test edit");
     const engine::EntityId pair = window.scene()->contact.pairs[0].id;
     window.properties()->showEntity(window.scene(), pair);
@@ -624,10 +642,11 @@ TEST_F(MainWindowTest, PartsAreAddedAndDeletedWithWhatDependsOnThem) {
     const engine::EntityId crank = window.scene()->parts[1].id;
     window.sceneTree()->clearSelection();
     const QModelIndexList hits = window.sceneTree()->model()->match(
-        window.sceneTree()->model()->index(0, 0), Qt::UserRole + 1, QVariant::fromValue<quint64>(crank), 1,
-        Qt::MatchExactly | Qt::MatchRecursive);
+        window.sceneTree()->model()->index(0, 0), Qt::UserRole + 1,
+        QVariant::fromValue<quint64>(crank), 1, Qt::MatchExactly | Qt::MatchRecursive);
     ASSERT_FALSE(hits.isEmpty());
-    window.sceneTree()->selectionModel()->select(hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    window.sceneTree()->selectionModel()->select(
+        hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     window.deleteSelection();
     EXPECT_EQ(window.scene()->parts.size(), parts);
     EXPECT_EQ(window.scene()->joints.size(), joints - 2);
@@ -724,13 +743,15 @@ TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
 TEST_F(MainWindowTest, ImportsAUrdfRobotAsAnUnsavedSceneThatRuns) {
     ASSERT_TRUE(window.importUrdf(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf"));
     EXPECT_TRUE(window.scenePath().isEmpty());
-    EXPECT_TRUE(window.windowTitle().contains("three_link_arm")) << window.windowTitle().toStdString();
+    EXPECT_TRUE(window.windowTitle().contains("three_link_arm"))
+        << window.windowTitle().toStdString();
     EXPECT_EQ(window.sceneTree()->model()->rowCount(window.sceneTree()->model()->index(0, 0)), 6);
     window.session()->runTo(0.2);
     ASSERT_TRUE(waitForTime(window.session(), 0.2));
     QTemporaryDir dir;
     ASSERT_TRUE(window.saveSceneAs(dir.filePath("arm.json")));  // meshes were anchored: it reloads
-    EXPECT_TRUE(engine::io::loadSceneFile(dir.filePath("arm.json").toStdString()).scene.has_value());
+    EXPECT_TRUE(
+        engine::io::loadSceneFile(dir.filePath("arm.json").toStdString()).scene.has_value());
 }
 
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
@@ -739,7 +760,8 @@ TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
     QTest::mouseClick(window.timeline()->playButton(), Qt::LeftButton);
     ASSERT_TRUE(QTest::qWaitFor([&] { return session->snapshot()->time > 0.05; }, 10000));
     QTest::mouseClick(window.timeline()->playButton(), Qt::LeftButton);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return session->snapshot()->mode == engine::RunMode::Paused; }, 10000));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return session->snapshot()->mode == engine::RunMode::Paused; }, 10000));
     const double stopped = session->snapshot()->time;
     QTest::qWait(200);
     EXPECT_EQ(session->snapshot()->time, stopped);
@@ -750,7 +772,10 @@ TEST_F(MainWindowTest, LoopPlaybackFromTheMenuOrTheTimelineReplaysTheRecording) 
     SimulationSession* session = window.session();
     session->runTo(0.2);
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return session->snapshot()->time >= 0.2 && session->snapshot()->mode == engine::RunMode::Paused; },
+        [&] {
+            return session->snapshot()->time >= 0.2 &&
+                   session->snapshot()->mode == engine::RunMode::Paused;
+        },
         20000));
     const std::size_t frames = session->recording()->size();
     session->seekFrame(0);

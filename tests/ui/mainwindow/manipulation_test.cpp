@@ -64,11 +64,13 @@ protected:
     void select(quint64 entity) {
         QTreeView* tree = window.sceneTree();
         QAbstractItemModel* model = tree->model();
-        const QModelIndexList rows = model->match(model->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), 1,
-                                                  Qt::MatchExactly | Qt::MatchRecursive);
+        const QModelIndexList rows =
+            model->match(model->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), 1,
+                         Qt::MatchExactly | Qt::MatchRecursive);
         ASSERT_FALSE(rows.isEmpty());
         tree->scrollTo(rows.front());
-        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(rows.front()).center());
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {},
+                          tree->visualRect(rows.front()).center());
     }
     // Lets the view draw (the camera settles) so positions on screen are what the user sees.
     void settle() {
@@ -78,11 +80,13 @@ protected:
         EXPECT_TRUE(QTest::qWaitFor([&] { return view->frameCount() > frames; }, 5000));
         QTest::qWait(20);
     }
-    QPoint at(GizmoHandle handle, double along) { return window.viewport()->gizmoHandlePoint(handle, along).toPoint(); }
+    QPoint at(GizmoHandle handle, double along) {
+        return window.viewport()->gizmoHandlePoint(handle, along).toPoint();
+    }
     // One pointer move during a drag, as the window system delivers it (left button held).
     void moveTo(const QPoint& p) {
-        QMouseEvent move(QEvent::MouseMove, QPointF(p), window.viewport()->mapToGlobal(QPointF(p)), Qt::NoButton,
-                         Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, QPointF(p), window.viewport()->mapToGlobal(QPointF(p)),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(window.viewport(), &move);
     }
     MainWindow window;
@@ -124,7 +128,8 @@ TEST_F(ManipulationTest, DraggingTheCrankCarriesTheLoopWithEveryJointClosedAndUn
 
     // The crank turned about its pivot (the mouse swept 60°; the crank follows its ring).
     const engine::SceneSpec& after = *window.scene();
-    const Vec3 before_x = before.parts[1].X_WP.R * Vec3::UnitX(), after_x = after.parts[1].X_WP.R * Vec3::UnitX();
+    const Vec3 before_x = before.parts[1].X_WP.R * Vec3::UnitX(),
+               after_x = after.parts[1].X_WP.R * Vec3::UnitX();
     const double turned = std::acos(std::clamp(before_x.dot(after_x), -1.0, 1.0));
     EXPECT_NEAR(engine::radToDeg(turned), 60.0, 3.0);
     EXPECT_LT((after.parts[1].X_WP * Vec3(-0.05, 0, 0)).norm(), 1e-10);  // still on its pivot A
@@ -266,8 +271,10 @@ TEST_F(ManipulationTest, SlowAssembliesMoveToAWorkerAndTheDragEndsWhereThePointe
     EXPECT_GT(window.manipulation()->figures().workerSolves, 0);
     ASSERT_EQ(window.undoStack()->count(), undo + 1);
     const engine::SceneSpec& after = *window.scene();
-    const Vec3 before_x = before.parts[1].X_WP.R * Vec3::UnitX(), after_x = after.parts[1].X_WP.R * Vec3::UnitX();
-    EXPECT_NEAR(engine::radToDeg(std::acos(std::clamp(before_x.dot(after_x), -1.0, 1.0))), 360.0 * 40 / 540, 2.0);
+    const Vec3 before_x = before.parts[1].X_WP.R * Vec3::UnitX(),
+               after_x = after.parts[1].X_WP.R * Vec3::UnitX();
+    EXPECT_NEAR(engine::radToDeg(std::acos(std::clamp(before_x.dot(after_x), -1.0, 1.0))),
+                360.0 * 40 / 540, 2.0);
     QTest::qWait(20);  // a late answer of the worker changes nothing now
     EXPECT_EQ(window.scene()->parts[2].X_WP.p, after.parts[2].X_WP.p);
     EXPECT_LT(drawnJointGap(before, *view), 1e-10);
@@ -293,7 +300,8 @@ TEST_F(ManipulationTest, AMarkerDraggedMovesOnItsPartAndItsJointClosesAgain) {
     const engine::SceneSpec& after = *window.scene();
     // The crank stayed; B moved 10 mm along world x, on the crank.
     EXPECT_LT((after.parts[1].X_WP.p - crank.X_WP.p).norm(), 1e-7);
-    const Vec3 B0 = crank.X_WP * pin.X_PM.p, B1 = after.parts[1].X_WP * after.parts[1].markers[1].X_PM.p;
+    const Vec3 B0 = crank.X_WP * pin.X_PM.p,
+               B1 = after.parts[1].X_WP * after.parts[1].markers[1].X_PM.p;
     EXPECT_LT((B1 - B0 - Vec3(0.01, 0.0, 0.0)).norm(), 1e-7);
     // Every joint closed again in the edited scene (the coupler and rocker moved).
     EXPECT_LT(drawnJointGap(after, *view), 1e-9);

@@ -30,7 +30,8 @@ namespace ui {
 namespace {
 
 const QString kFourBar = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/four_bar.json");
-const QString kBadScene = QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/dangling_and_bad_mass.json");
+const QString kBadScene =
+    QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/dangling_and_bad_mass.json");
 
 class NewcomerTest : public ::testing::Test {
 protected:
@@ -43,8 +44,9 @@ protected:
     }
     QModelIndex rowOf(quint64 entity, int shape = 0) {
         QAbstractItemModel* model = window.sceneTree()->model();
-        for (const QModelIndex& index : model->match(model->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), -1,
-                                                     Qt::MatchExactly | Qt::MatchRecursive))
+        for (const QModelIndex& index :
+             model->match(model->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), -1,
+                          Qt::MatchExactly | Qt::MatchRecursive))
             if (index.data(kShapeRole).toInt() == shape) return index;
         return {};
     }
@@ -57,18 +59,24 @@ protected:
     // Simulates to `time` and waits until the run stands there.
     bool runTo(double time) {
         window.session()->runTo(time);
-        return QTest::qWaitFor([&] {
-            const auto snap = window.session()->snapshot();
-            return snap && snap->mode == engine::RunMode::Paused && snap->time >= time - 1e-9;
-        }, 30000);
+        return QTest::qWaitFor(
+            [&] {
+                const auto snap = window.session()->snapshot();
+                return snap && snap->mode == engine::RunMode::Paused && snap->time >= time - 1e-9;
+            },
+            30000);
     }
     bool waitForFrame(std::size_t frame) {
-        return QTest::qWaitFor([&] {
-            const auto snap = window.session()->snapshot();
-            return snap && snap->frame == frame && snap->mode == engine::RunMode::Paused;
-        }, 10000);
+        return QTest::qWaitFor(
+            [&] {
+                const auto snap = window.session()->snapshot();
+                return snap && snap->frame == frame && snap->mode == engine::RunMode::Paused;
+            },
+            10000);
     }
-    QDockWidget* dock(const char* name) { return window.findChild<QDockWidget*>(QString::fromLatin1(name)); }
+    QDockWidget* dock(const char* name) {
+        return window.findChild<QDockWidget*>(QString::fromLatin1(name));
+    }
     MainWindow window;
 };
 
@@ -84,11 +92,13 @@ TEST_F(NewcomerTest, NamesStayReadableInTheTreeAfterPropertiesEdits) {
     window.document()->rename(renamed, "rename");
     QTest::qWait(20);
     auto namesFit = [&] {
-        for (const QModelIndex& index : tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, QString("*"), -1,
-                                                              Qt::MatchWildcard | Qt::MatchRecursive)) {
+        for (const QModelIndex& index :
+             tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, QString("*"), -1,
+                                  Qt::MatchWildcard | Qt::MatchRecursive)) {
             const QRect cell = tree->visualRect(index);
             if (!cell.isValid() || index.column() != 0) continue;
-            const int needed = tree->fontMetrics().horizontalAdvance(index.data().toString()) + 16 /*icon*/ + 8;
+            const int needed =
+                tree->fontMetrics().horizontalAdvance(index.data().toString()) + 16 /*icon*/ + 8;
             if (cell.width() < needed) return false;
         }
         return true;
@@ -183,7 +193,8 @@ TEST_F(NewcomerTest, ProblemsAndResultsAreShownWhereTheUserLooks) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
     QTest::qWait(20);
     EXPECT_FALSE(messages->visibleRegion().isEmpty()) << "the result is in front";
-    EXPECT_TRUE(window.statusBar()->currentMessage().contains("Assembled")) << window.statusBar()->currentMessage().toStdString();
+    EXPECT_TRUE(window.statusBar()->currentMessage().contains("Assembled"))
+        << window.statusBar()->currentMessage().toStdString();
 }
 
 // Simulate ▸ Re-run From Here continues at once, as its message says.
@@ -204,10 +215,12 @@ TEST_F(NewcomerTest, ReRunFromHereGoesOnWithoutPressingPlay) {
     ASSERT_TRUE(rerun && rerun->isEnabled());
     rerun->trigger();
     // No Play pressed: the time moves on past the frame it re-ran from.
-    EXPECT_TRUE(QTest::qWaitFor([&] {
-        const auto snap = session->snapshot();
-        return snap && snap->time > 0.1 + 0.05;
-    }, 10000));
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto snap = session->snapshot();
+            return snap && snap->time > 0.1 + 0.05;
+        },
+        10000));
     session->pause();
 }
 
@@ -261,9 +274,11 @@ TEST_F(NewcomerTest, HelpListsTheShortcutsAndFindsTheDocumentation) {
     EXPECT_TRUE(helpItems.contains("Keyboard and Mouse…"));
     EXPECT_TRUE(helpItems.contains("About Motus"));
     const QString text = window.shortcutsText();
-    for (const char* expected : {"Previous Frame", "Next Frame", "Re-run From Here", "Play / Pause", "Undo", "Left drag"})
+    for (const char* expected :
+         {"Previous Frame", "Next Frame", "Re-run From Here", "Play / Pause", "Undo", "Left drag"})
         EXPECT_TRUE(text.contains(expected)) << expected;
-    EXPECT_TRUE(text.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R).toString(QKeySequence::NativeText)));
+    EXPECT_TRUE(text.contains(
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R).toString(QKeySequence::NativeText)));
     const QString guide = MainWindow::documentationPath("README.md");
     ASSERT_FALSE(guide.isEmpty());
     EXPECT_TRUE(QFileInfo(guide).isFile());

@@ -18,10 +18,10 @@
 #include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
 #include "engine/record/recording.h"
-#include "ui/session/simulation_session.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/session/simulation_session.h"
 
 namespace ui {
 namespace {
@@ -52,7 +52,8 @@ protected:
             auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
             if (!box || box->objectName() != "RecoveryOffer") return;
             if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR"))
-                box->grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/recovery_offer.png");
+                box->grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") +
+                                 "/recovery_offer.png");
             for (QAbstractButton* b : box->buttons())
                 if (b->text().remove('&') == answer) {
                     timer->stop();
@@ -69,7 +70,8 @@ protected:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("MOTUS_AUTOSAVE_SECONDS", "1");
         child.setProcessEnvironment(env);
-        child.start(QCoreApplication::applicationFilePath(), {QString::fromLatin1(mode), userFile, expected});
+        child.start(QCoreApplication::applicationFilePath(),
+                    {QString::fromLatin1(mode), userFile, expected});
     }
     QTemporaryDir dir;
     QString userFile;
@@ -85,7 +87,8 @@ TEST_F(RecoveryTest, AKilledMotusIsRecoveredExactlyAtTheNextStart) {
     startChild(child, "--recovery-child", expected);
     ASSERT_TRUE(child.waitForStarted(10000));
     const qint64 pid = child.processId();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 60000))
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 60000))
         << child.readAllStandardError().toStdString();
     ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
     ASSERT_TRUE(child.waitForFinished(10000));
@@ -126,7 +129,8 @@ TEST_F(RecoveryTest, ARecordedRunSurvivesAKillWithinTheBudget) {
     QProcess child;
     startChild(child, "--recovery-child-run", expected);
     ASSERT_TRUE(child.waitForStarted(10000));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 90000))
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return child.readAllStandardOutput().contains("AUTOSAVED"); }, 90000))
         << child.readAllStandardError().toStdString();
     ASSERT_EQ(::kill(static_cast<pid_t>(child.processId()), SIGKILL), 0);
     ASSERT_TRUE(child.waitForFinished(10000));
@@ -177,7 +181,8 @@ TEST_F(RecoveryTest, TwentyEditsAutosaveWithoutWaitingForTheTimer) {
     edited.parts[1].mass = 3.0;
     window.document()->changeFields(edited, "mass", "edit 20");
     EXPECT_EQ(autosaver->autosaves(), 1);
-    const engine::io::SceneLoadResult saved = engine::io::loadSceneFile(autosaver->sceneFile().toStdString());
+    const engine::io::SceneLoadResult saved =
+        engine::io::loadSceneFile(autosaver->sceneFile().toStdString());
     ASSERT_TRUE(saved.scene);
     EXPECT_EQ(engine::io::sceneToJson(*saved.scene), engine::io::sceneToJson(*window.scene()));
     EXPECT_EQ(bytesOf(userFile), userBytes);
@@ -200,7 +205,8 @@ TEST_F(RecoveryTest, DiscardAndDecideLaterAreTheUsersChoice) {
         ASSERT_TRUE(QFile::copy(writer.autosaver()->sceneFile(), gone + "json"));
         QByteArray info = bytesOf(writer.autosaver()->infoFile());
         info.replace(QByteArray::number(QCoreApplication::applicationPid()), "999999999");
-        info.replace(QFileInfo(writer.autosaver()->sceneFile()).fileName().toUtf8(), "session-999999999.json");
+        info.replace(QFileInfo(writer.autosaver()->sceneFile()).fileName().toUtf8(),
+                     "session-999999999.json");
         QFile out(gone + "info");
         ASSERT_TRUE(out.open(QIODevice::WriteOnly));
         out.write(info);
@@ -227,10 +233,12 @@ TEST_F(RecoveryTest, DamagedRecoveryFilesAreNamedNotOpened) {
         f.write(text);
     };
     write("session-999999997.info", "{ not json");
-    write("session-999999998.info",
-          R"({"format": "motus-recovery", "version": 1, "scene": "session-999999998.json", "pid": 999999998,
+    write(
+        "session-999999998.info",
+        R"({"format": "motus-recovery", "version": 1, "scene": "session-999999998.json", "pid": 999999998,
               "program": "motus", "path": "", "title": "Broken", "savedAt": "2026-11-24T10:00:00.000", "edits": 2})");
-    write("session-999999998.json", "{\"format\": \"motus-scene\", \"version\": 1, \"parts\": [{]}");
+    write("session-999999998.json",
+          "{\"format\": \"motus-scene\", \"version\": 1, \"parts\": [{]}");
     const std::vector<RecoveryEntry> left = orphanedRecoveries();
     ASSERT_EQ(left.size(), 1u);
     EXPECT_EQ(left[0].title, "Broken");
@@ -239,7 +247,8 @@ TEST_F(RecoveryTest, DamagedRecoveryFilesAreNamedNotOpened) {
     ASSERT_TRUE(window.openScene(userFile));
     answerWith("Recover");
     EXPECT_EQ(window.offerRecovery(), 0);
-    EXPECT_EQ(window.scenePath(), QFileInfo(userFile).absoluteFilePath()) << "the open document stays";
+    EXPECT_EQ(window.scenePath(), QFileInfo(userFile).absoluteFilePath())
+        << "the open document stays";
     EXPECT_TRUE(QFile::exists(left[0].sceneFile)) << "kept for another try";
     EXPECT_TRUE(QFile::exists(dir.filePath("recovery/session-999999997.info")));
 }

@@ -54,7 +54,8 @@ TEST(SceneTree, ListsForcesAndMotionsWithWhatTheyActOn) {
     spec.motions.push_back(motor);
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    EXPECT_EQ(model.index(0, 1, model.index(2, 0)).data().toString(), "rotationalSpringDamper on hinge");
+    EXPECT_EQ(model.index(0, 1, model.index(2, 0)).data().toString(),
+              "rotationalSpringDamper on hinge");
     EXPECT_EQ(model.index(0, 1, model.index(3, 0)).data().toString(), "hinge angle = 90d*time");
     EXPECT_EQ(model.index(0, 0, model.index(3, 0)).data(kEntityIdRole).toULongLong(), motor.id);
 }
@@ -64,7 +65,8 @@ TEST(SceneTree, ShowsTheMassComputedFromDensity) {
     spec.parts[1].density = 2000.0;  // its 0.1 × 0.02 × 0.02 m box: 0.08 kg
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    EXPECT_EQ(model.index(1, 1, model.index(0, 0)).data().toString(), QString::fromUtf8("0.08 kg (2000 kg/m³)"));
+    EXPECT_EQ(model.index(1, 1, model.index(0, 0)).data().toString(),
+              QString::fromUtf8("0.08 kg (2000 kg/m³)"));
 }
 
 TEST(SceneTree, RepopulatingReplacesTheContents) {
@@ -80,14 +82,16 @@ TEST(SceneTree, RepopulatingReplacesTheContents) {
 TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     engine::SceneSpec spec = engine::test::pendulum();
     spec.contact.enabled = true;
-    spec.contact.pairs.push_back({spec.newId(), "slick", "ground", "link", true, 0.1, std::nullopt, {}});
+    spec.contact.pairs.push_back(
+        {spec.newId(), "slick", "ground", "link", true, 0.1, std::nullopt, {}});
     spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}});
     QStandardItemModel model;
     populateSceneTree(model, spec);
     const QModelIndex contacts = model.index(4, 0), plots = model.index(5, 0);
     EXPECT_EQ(contacts.data().toString(), "Contacts");
     EXPECT_EQ(model.index(4, 1).data().toString(), "on: pgs, box friction");
-    EXPECT_EQ(model.index(0, 1, contacts).data().toString(), QString::fromUtf8("ground ↔ link, μ 0.1"));
+    EXPECT_EQ(model.index(0, 1, contacts).data().toString(),
+              QString::fromUtf8("ground ↔ link, μ 0.1"));
     EXPECT_EQ(model.index(0, 0, plots).data().toString(), "hinge load");
     EXPECT_EQ(model.index(0, 1, plots).data().toString(), "hinge.Fx, hinge.F");
     // Every row has an icon; entity names can be edited in place, group rows and details not.

@@ -20,14 +20,18 @@ std::string chainScene(int links) {
     std::string joints;
     for (int k = 0; k < links; ++k) {
         const std::string name = "l" + std::to_string(k);
-        parts += R"(, {"name": ")" + name + R"(", "mass": 1, "inertia": [1e-4, 1e-3, 1e-3], "position": [)" +
-                 std::to_string(0.1 * k + 0.05) +
-                 R"(, 0, 0], "markers": [{"name": "a", "position": [-0.05, 0, 0]}, {"name": "b", "position": [0.05, 0, 0]}]})";
+        parts +=
+            R"(, {"name": ")" + name +
+            R"(", "mass": 1, "inertia": [1e-4, 1e-3, 1e-3], "position": [)" +
+            std::to_string(0.1 * k + 0.05) +
+            R"(, 0, 0], "markers": [{"name": "a", "position": [-0.05, 0, 0]}, {"name": "b", "position": [0.05, 0, 0]}]})";
         const std::string previous = k == 0 ? "ground.pin" : "l" + std::to_string(k - 1) + ".b";
         joints += std::string(k == 0 ? "" : ", ") + R"({"name": "j)" + std::to_string(k) +
-                  R"(", "type": "revolute", "markerI": ")" + name + R"(.a", "markerJ": ")" + previous + R"("})";
+                  R"(", "type": "revolute", "markerI": ")" + name + R"(.a", "markerJ": ")" +
+                  previous + R"("})";
     }
-    return R"({"format": "motus-scene", "version": 1, "parts": [)" + parts + R"(], "joints": [)" + joints + "]}";
+    return R"({"format": "motus-scene", "version": 1, "parts": [)" + parts + R"(], "joints": [)" +
+           joints + "]}";
 }
 
 TEST(SimulationSession, SettingUpALargeMechanismKeepsTheWindowRunning) {
@@ -57,7 +61,8 @@ TEST(SimulationSession, AMechanismThatCannotBeAssembledIsSaidAndThePreviousRunKe
     const auto model = session.snapshot()->model;
     const engine::Diagnostics problems = session.start(*bad.scene);
     ASSERT_FALSE(problems.empty());
-    EXPECT_NE(problems.back().message.find("cannot start"), std::string::npos) << problems.back().message;
+    EXPECT_NE(problems.back().message.find("cannot start"), std::string::npos)
+        << problems.back().message;
     EXPECT_EQ(session.snapshot()->model, model);
 }
 

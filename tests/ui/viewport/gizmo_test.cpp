@@ -25,13 +25,16 @@ TEST(Gizmo, ARingSweptByThePointerGivesTheAngleUnwoundPastAHalfTurn) {
     u.normalize();
     const osg::Vec3d v = axis ^ u;
     const osg::Vec3d eye = origin + axis * 2.0 + u * 0.7 + v * 0.3;  // an oblique view
-    auto onRing = [&](double phi) { return origin + (u * std::cos(phi) + v * std::sin(phi)) * 0.17; };
+    auto onRing = [&](double phi) {
+        return origin + (u * std::cos(phi) + v * std::sin(phi)) * 0.17;
+    };
     gizmo.begin({GizmoMode::Rotate, 1}, through(eye, onRing(0.2)));
     double amount = 0.0;
     for (int k = 1; k <= 100; ++k) amount = *gizmo.amount(through(eye, onRing(0.2 + 0.04 * k)));
     EXPECT_NEAR(amount, 4.0, 1e-9);  // 229°: unwound, not wrapped to −131°
     // Snapping to 15°: a whole number of increments.
-    EXPECT_NEAR(gizmo.snapped(amount, 0.01, osg::DegreesToRadians(15.0), true), osg::DegreesToRadians(225.0), 1e-12);
+    EXPECT_NEAR(gizmo.snapped(amount, 0.01, osg::DegreesToRadians(15.0), true),
+                osg::DegreesToRadians(225.0), 1e-12);
 }
 
 TEST(Gizmo, AnArrowFollowsThePointNearestThePointersRay) {
@@ -42,7 +45,7 @@ TEST(Gizmo, AnArrowFollowsThePointNearestThePointersRay) {
     gizmo.begin({GizmoMode::Translate, 0}, through(eye, origin + osg::Vec3d(0.05, 0, 0)));
     EXPECT_NEAR(*gizmo.amount(through(eye, origin + osg::Vec3d(0.123, 0, 0))), 0.073, 1e-12);
     // A ray off the axis: the nearest point on the axis.
-    EXPECT_NEAR(*gizmo.amount(through(eye, origin + osg::Vec3d(0.123, 0, 0.0)) ), 0.073, 1e-12);
+    EXPECT_NEAR(*gizmo.amount(through(eye, origin + osg::Vec3d(0.123, 0, 0.0))), 0.073, 1e-12);
     // World axes: the origin's coordinate lands on the 25 mm grid; local axes: the amount does.
     EXPECT_NEAR(gizmo.snapped(0.073, 0.025, 0.1, true), 0.075 - 0.013, 1e-15);
     EXPECT_NEAR(gizmo.snapped(0.073, 0.025, 0.1, false), 0.075, 1e-15);

@@ -114,9 +114,9 @@ TEST(SceneGraph, DrawsASpringAsACoilThatFollowsItsMarkers) {
     ASSERT_EQ(g.springs.size(), 1u);
     auto* points = dynamic_cast<osg::Vec3Array*>(g.springs[0].geometry->getVertexArray());
     ASSERT_NE(points, nullptr);
-    EXPECT_GT(points->size(), 100u);                                   // a coil, not a line
-    EXPECT_NEAR(points->front().z(), -0.4, 1e-6);                      // from the hook
-    EXPECT_NEAR(points->back().z(), 0.0, 1e-6);                        // to the anchor
+    EXPECT_GT(points->size(), 100u);               // a coil, not a line
+    EXPECT_NEAR(points->front().z(), -0.4, 1e-6);  // from the hook
+    EXPECT_NEAR(points->back().z(), 0.0, 1e-6);    // to the anchor
     // The mass drops by 0.2 m: the coil stretches with it.
     std::vector<engine::Transform> poses = {ground.X_WP, mass.X_WP};
     poses[1].p.z() -= 0.2;
