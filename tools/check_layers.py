@@ -15,7 +15,8 @@ import sys
 
 # Rung of each folder of engine/, lowest first. Folders on one rung are independent.
 LADDER = [
-    ("math", "expr", "solver"),          # numbers, expressions, the block factorisation
+    ("math",),                           # spatial algebra, constants
+    ("expr", "solver"),                  # expressions, the block factorisation
     ("model",),                          # scene description and compiled model
     ("state",),                          # the state of a run
     ("kinematics",),                     # body frames, marker vectors, joint coordinates

@@ -83,11 +83,18 @@ struct RowTargets {
     double* sideJ(int row) { return slotJ[row] >= 0 ? values + slotJ[row] : scratch + 6; }
 };
 
+double wrapAngle(double a) {
+    a = std::remainder(a, 2.0 * kPi);
+    return a <= -kPi ? a + 2.0 * kPi : a;
+}
+
 // The rows of one primitive (seed 001) between markers I and J, d = P_J − P_I, from `row` on:
-// Φ, γ when asked (−(the part of Φ̈ that does not multiply accelerations)) and the Jacobian
-// entries. Returns the next row.
+// Φ always; with kJacobian also the Jacobian entries (into `to`) and γ when asked (−(the part of
+// Φ̈ that does not multiply accelerations)). Returns the next row. The residual-only evaluation
+// and the full one share these lines, so each Φ is written once.
+template <bool kJacobian>
 int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& d, bool withGamma,
-                  int row, ConstraintEvaluation& out, RowTargets& to) {
+                  int row, ConstraintEvaluation& out, RowTargets* to) {
     auto setTranslation = [](double* side, const Vec3& u, double sign) {
         side[0] = sign * u(0);
         side[1] = sign * u(1);
@@ -96,21 +103,23 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
     switch (p.type) {
     case PrimitiveType::Coincident: {
         // d_k:  Ji = [−e_kᵀ, −(s_I × e_k)ᵀ R_i],  Jj = [e_kᵀ, (s_J × e_k)ᵀ R_j],  γ = −(κ_J − κ_I)_k
-        const Vec3 gamma = withGamma ? Vec3(I.pointKappa() - J.pointKappa()) : Vec3::Zero();
-        double* ji[3] = {to.sideI(row), to.sideI(row + 1), to.sideI(row + 2)};
-        double* jj[3] = {to.sideJ(row), to.sideJ(row + 1), to.sideJ(row + 2)};
-        double rotI[9], rotJ[9];
-        I.pointRotational(-1.0, rotI, 3);
-        J.pointRotational(1.0, rotJ, 3);
-        for (int k = 0; k < 3; ++k) {
-            for (int c = 0; c < 3; ++c) {
-                ji[k][c] = c == k ? -1.0 : 0.0;
-                jj[k][c] = c == k ? 1.0 : 0.0;
-                ji[k][3 + c] = rotI[3 * k + c];
-                jj[k][3 + c] = rotJ[3 * k + c];
+        for (int k = 0; k < 3; ++k) out.Phi(row + k) = d(k);
+        if constexpr (kJacobian) {
+            const Vec3 gamma = withGamma ? Vec3(I.pointKappa() - J.pointKappa()) : Vec3::Zero();
+            double* ji[3] = {to->sideI(row), to->sideI(row + 1), to->sideI(row + 2)};
+            double* jj[3] = {to->sideJ(row), to->sideJ(row + 1), to->sideJ(row + 2)};
+            double rotI[9], rotJ[9];
+            I.pointRotational(-1.0, rotI, 3);
+            J.pointRotational(1.0, rotJ, 3);
+            for (int k = 0; k < 3; ++k) {
+                for (int c = 0; c < 3; ++c) {
+                    ji[k][c] = c == k ? -1.0 : 0.0;
+                    jj[k][c] = c == k ? 1.0 : 0.0;
+                    ji[k][3 + c] = rotI[3 * k + c];
+                    jj[k][3 + c] = rotJ[3 * k + c];
+                }
+                out.gamma(row + k) = gamma(k);
             }
-            out.Phi(row + k) = d(k);
-            out.gamma(row + k) = gamma(k);
         }
         return row + 3;
     }
@@ -118,65 +127,91 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
         // a·b:  Ji = [0, (a × b)ᵀ R_i],  Jj = [0, −(a × b)ᵀ R_j],  γ = −(b·κ_a + a·κ_b + 2 ȧ·ḃ)
         const Vec3& a = I.axis(p.axisI);
         const Vec3& b = J.axis(p.axisJ);
-        const Vec3 axb = a.cross(b);
-        double* ji = to.sideI(row);
-        double* jj = to.sideJ(row);
-        setTranslation(ji, Vec3::Zero(), 1.0);
-        setTranslation(jj, Vec3::Zero(), 1.0);
-        I.rotational(axb, 1.0, ji + 3);
-        J.rotational(axb, -1.0, jj + 3);
         out.Phi(row) = a.dot(b);
-        out.gamma(row) = withGamma ? -(b.dot(I.axisKappa(p.axisI)) + a.dot(J.axisKappa(p.axisJ)) +
-                                       2.0 * I.axisRate(p.axisI).dot(J.axisRate(p.axisJ)))
-                                   : 0.0;
+        if constexpr (kJacobian) {
+            const Vec3 axb = a.cross(b);
+            double* ji = to->sideI(row);
+            double* jj = to->sideJ(row);
+            setTranslation(ji, Vec3::Zero(), 1.0);
+            setTranslation(jj, Vec3::Zero(), 1.0);
+            I.rotational(axb, 1.0, ji + 3);
+            J.rotational(axb, -1.0, jj + 3);
+            out.gamma(row) = withGamma
+                                 ? -(b.dot(I.axisKappa(p.axisI)) + a.dot(J.axisKappa(p.axisJ)) +
+                                     2.0 * I.axisRate(p.axisI).dot(J.axisRate(p.axisJ)))
+                                 : 0.0;
+        }
         return row + 1;
     }
     case PrimitiveType::Dot2: {
         // a·d:  Ji = [−aᵀ, (a × (s_I + d))ᵀ R_i],  Jj = [aᵀ, −(a × s_J)ᵀ R_j],
         //       γ = −(d·κ_a + a·κ_d + 2 ȧ·ḋ)
         const Vec3& a = I.axis(p.axisI);
-        double* ji = to.sideI(row);
-        double* jj = to.sideJ(row);
-        setTranslation(ji, a, -1.0);
-        setTranslation(jj, a, 1.0);
-        I.rotational(a.cross(I.offset() + d), 1.0, ji + 3);
-        J.rotational(a.cross(J.offset()), -1.0, jj + 3);
-        double gamma = 0.0;
-        if (withGamma) {
-            const Vec3 dd = J.pointRate() - I.pointRate();
-            gamma = -(d.dot(I.axisKappa(p.axisI)) + a.dot(J.pointKappa() - I.pointKappa()) +
-                      2.0 * I.axisRate(p.axisI).dot(dd));
-        }
         out.Phi(row) = a.dot(d);
-        out.gamma(row) = gamma;
+        if constexpr (kJacobian) {
+            double* ji = to->sideI(row);
+            double* jj = to->sideJ(row);
+            setTranslation(ji, a, -1.0);
+            setTranslation(jj, a, 1.0);
+            I.rotational(a.cross(I.offset() + d), 1.0, ji + 3);
+            J.rotational(a.cross(J.offset()), -1.0, jj + 3);
+            double gamma = 0.0;
+            if (withGamma) {
+                const Vec3 dd = J.pointRate() - I.pointRate();
+                gamma = -(d.dot(I.axisKappa(p.axisI)) + a.dot(J.pointKappa() - I.pointKappa()) +
+                          2.0 * I.axisRate(p.axisI).dot(dd));
+            }
+            out.gamma(row) = gamma;
+        }
         return row + 1;
     }
     case PrimitiveType::Distance: {
         // (d·d − L²) / (2L), scaled so that the multiplier is the rod's force [N]:
         //   Ji = [−dᵀ, −(s_I × d)ᵀ R_i] / L,  Jj = [dᵀ, (s_J × d)ᵀ R_j] / L,  γ = −(d·κ_d + ḋ·ḋ) / L
         const double L = p.length;
-        double* ji = to.sideI(row);
-        double* jj = to.sideJ(row);
-        setTranslation(ji, d, -1.0 / L);
-        setTranslation(jj, d, 1.0 / L);
-        I.rotational(I.offset().cross(d), -1.0 / L, ji + 3);
-        J.rotational(J.offset().cross(d), 1.0 / L, jj + 3);
-        double gamma = 0.0;
-        if (withGamma) {
-            const Vec3 dd = J.pointRate() - I.pointRate();
-            gamma = -(d.dot(J.pointKappa() - I.pointKappa()) + dd.dot(dd)) / L;
-        }
         out.Phi(row) = (d.squaredNorm() - L * L) / (2.0 * L);
-        out.gamma(row) = gamma;
+        if constexpr (kJacobian) {
+            double* ji = to->sideI(row);
+            double* jj = to->sideJ(row);
+            setTranslation(ji, d, -1.0 / L);
+            setTranslation(jj, d, 1.0 / L);
+            I.rotational(I.offset().cross(d), -1.0 / L, ji + 3);
+            J.rotational(J.offset().cross(d), 1.0 / L, jj + 3);
+            double gamma = 0.0;
+            if (withGamma) {
+                const Vec3 dd = J.pointRate() - I.pointRate();
+                gamma = -(d.dot(J.pointKappa() - I.pointKappa()) + dd.dot(dd)) / L;
+            }
+            out.gamma(row) = gamma;
+        }
         return row + 1;
     }
     }
     return row;
 }
 
-double wrapAngle(double a) {
-    a = std::remainder(a, 2.0 * kPi);
-    return a <= -kPi ? a + 2.0 * kPi : a;
+// A motion's row: c(q) − f(t) = 0 (an angle wrapped to (−π, π]), ċ = f(t), or c̈ = f(t); Φ and
+// ν from the joint coordinate's value c.
+void driverRow(const Model& model, const DriverModel& driver, double t, double c, int row,
+               ConstraintEvaluation& out) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
+    switch (driver.level) {
+    case MotionLevel::Position: {
+        const double residual = c - driver.f.eval(t);
+        const bool angle =
+            joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        out.Phi(row) = angle ? wrapAngle(residual) : residual;
+        out.nu(row) = driver.f.derivative(t);
+        break;
+    }
+    case MotionLevel::Velocity:
+        out.Phi(row) = 0.0;
+        out.nu(row) = driver.f.eval(t);
+        break;
+    case MotionLevel::Acceleration:
+        out.Phi(row) = 0.0;
+        break;
+    }
 }
 
 }  // namespace
@@ -253,31 +288,23 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
         const Vec3 d = J.point() - I.point();
         for (const Primitive& p : joint.primitives)
-            row = primitiveRows(p, I, J, d, withGamma, row, out, to);
+            row = primitiveRows<true>(p, I, J, d, withGamma, row, out, &to);
     }
 
-    // Drivers: c(q) − f(t) = 0, ċ = f(t), or c̈ = f(t).
+    // Motions: Φ and ν from their joint coordinate; γ = that coordinate's γ plus what the
+    // motion prescribes of its second derivative.
     for (const DriverModel& driver : model.drivers) {
-        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         const ConstraintRow c = jointCoordinate(model, frames, driver.joint, driver.coordinate);
-        const bool angle =
-            joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
         out.level[static_cast<std::size_t>(row)] = driver.level;
+        driverRow(model, driver, t, c.value, row, out);
         switch (driver.level) {
-        case MotionLevel::Position: {
-            const double residual = c.value - driver.f.eval(t);
-            out.Phi(row) = angle ? wrapAngle(residual) : residual;
-            out.nu(row) = driver.f.derivative(t);
+        case MotionLevel::Position:
             out.gamma(row) = c.gamma + driver.f.secondDerivative(t);
             break;
-        }
         case MotionLevel::Velocity:
-            out.Phi(row) = 0.0;
-            out.nu(row) = driver.f.eval(t);
             out.gamma(row) = c.gamma + driver.f.derivative(t);
             break;
         case MotionLevel::Acceleration:
-            out.Phi(row) = 0.0;
             out.gamma(row) = c.gamma + driver.f.eval(t);
             break;
         }
@@ -291,18 +318,6 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
     }
 }
 
-namespace {
-
-// Positions only (no Jacobians): a marker's origin and axes in the world.
-Vec3 pointValue(const BodyFrame* f, const Transform& X_BM) {
-    return f ? Vec3(f->r + f->R * X_BM.p) : X_BM.p;
-}
-Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
-    return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
-}
-
-}  // namespace
-
 void evaluateConstraintResiduals(const Model& model, double t, const std::vector<BodyFrame>& frames,
                                  ConstraintEvaluation& out) {
     const int nc = model.constraintRows();
@@ -312,59 +327,16 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
     for (const JointModel& joint : model.joints) {
         const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
         const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-        const BodyFrame* fi = frameOf(frames, mi.body);
-        const BodyFrame* fj = frameOf(frames, mj.body);
-        const Vec3 d = pointValue(fj, mj.X_BM) - pointValue(fi, mi.X_BM);
-        // Each marker axis at most once per joint (a revolute's z_J serves two rows).
-        Vec3 axesI[3], axesJ[3];
-        unsigned haveI = 0, haveJ = 0;
-        auto axisI = [&](int k) -> const Vec3& {
-            if (!(haveI & (1u << k))) axesI[k] = axisValue(fi, mi, k), haveI |= 1u << k;
-            return axesI[k];
-        };
-        auto axisJ = [&](int k) -> const Vec3& {
-            if (!(haveJ & (1u << k))) axesJ[k] = axisValue(fj, mj, k), haveJ |= 1u << k;
-            return axesJ[k];
-        };
-        for (const Primitive& p : joint.primitives) {
-            switch (p.type) {
-            case PrimitiveType::Coincident:
-                for (int k = 0; k < 3; ++k) out.Phi(row++) = d(k);
-                break;
-            case PrimitiveType::Dot1:
-                out.Phi(row++) = axisI(p.axisI).dot(axisJ(p.axisJ));
-                break;
-            case PrimitiveType::Dot2:
-                out.Phi(row++) = axisI(p.axisI).dot(d);
-                break;
-            case PrimitiveType::Distance:
-                out.Phi(row++) = (d.squaredNorm() - p.length * p.length) / (2.0 * p.length);
-                break;
-            }
-        }
+        MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
+        const Vec3 d = J.point() - I.point();
+        for (const Primitive& p : joint.primitives)
+            row = primitiveRows<false>(p, I, J, d, false, row, out, nullptr);
     }
     for (const DriverModel& driver : model.drivers) {
-        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
-        switch (driver.level) {
-        case MotionLevel::Position: {
-            const double residual =
-                jointCoordinateValue(model, frames, driver.joint, driver.coordinate) -
-                driver.f.eval(t);
-            const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] ==
-                               JointAxis::Rotation;
-            out.Phi(row) = angle ? wrapAngle(residual) : residual;
-            out.nu(row) = driver.f.derivative(t);
-            break;
-        }
-        case MotionLevel::Velocity:
-            out.Phi(row) = 0.0;
-            out.nu(row) = driver.f.eval(t);
-            break;
-        case MotionLevel::Acceleration:
-            out.Phi(row) = 0.0;
-            break;
-        }
-        ++row;
+        const double c = driver.level == MotionLevel::Position
+                             ? jointCoordinateValue(model, frames, driver.joint, driver.coordinate)
+                             : 0.0;
+        driverRow(model, driver, t, c, row++, out);
     }
 }
 

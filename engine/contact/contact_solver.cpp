@@ -8,8 +8,6 @@
 namespace engine::contact {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 bool dense(const ContactProblem& p) {
     return p.U.size() > 0;
 }

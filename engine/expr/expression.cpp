@@ -8,13 +8,13 @@
 
 #include <muParser.h>
 
+#include "engine/math/constants.h"
+
 namespace engine {
 namespace {
 
-constexpr double kPiValue = 3.14159265358979323846;
-
 double degrees(double value) {
-    return value * (kPiValue / 180.0);
+    return degToRad(value);
 }
 
 double cubicStep(double x, double x0, double h0, double x1, double h1) {
@@ -38,7 +38,7 @@ double ramp(double x, double x0, double x1, double h0, double h1) {
 }
 
 double harmonic(double x, double amplitude, double frequency, double phase) {
-    return amplitude * std::sin(2.0 * kPiValue * frequency * x + phase);
+    return amplitude * std::sin(2.0 * kPi * frequency * x + phase);
 }
 
 // table(x, x0, y0, x1, y1, ...): args[0] = x, then pairs.
@@ -95,7 +95,7 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
     try {
         mu::Parser& p = impl.parser;
         p.DefineVar("time", &impl.time);
-        p.DefineConst("pi", kPiValue);
+        p.DefineConst("pi", kPi);
         p.DefinePostfixOprt("d", degrees);
         p.DefineFun("step", cubicStep);
         p.DefineFun("step5", quinticStep);

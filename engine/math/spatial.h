@@ -9,6 +9,8 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
+#include "engine/math/constants.h"
+
 namespace engine {
 
 using Vec3 = Eigen::Vector3d;
@@ -31,14 +33,6 @@ struct Transform {
     }
     Mat3 rotationMatrix() const { return R.toRotationMatrix(); }
 };
-
-constexpr double kPi = 3.14159265358979323846;
-constexpr double degToRad(double deg) {
-    return deg * (kPi / 180.0);
-}
-constexpr double radToDeg(double rad) {
-    return rad * (180.0 / kPi);
-}
 
 // Rotation of `angle` radians about `axis` (need not be unit; must be non-zero).
 inline Quat quatFromAxisAngle(const Vec3& axis, double angle) {

@@ -19,8 +19,12 @@ constexpr int kPositionsPerBody = 7;   // r (3), e (4)
 constexpr int kVelocitiesPerBody = 6;  // v (3), ω' (3)
 
 // Index of body b's first entry in q, and in a vector over the velocities (its first column).
-constexpr Eigen::Index positionIndex(int b) { return kPositionsPerBody * Eigen::Index(b); }
-constexpr Eigen::Index velocityIndex(int b) { return kVelocitiesPerBody * Eigen::Index(b); }
+constexpr Eigen::Index positionIndex(int b) {
+    return kPositionsPerBody * Eigen::Index(b);
+}
+constexpr Eigen::Index velocityIndex(int b) {
+    return kVelocitiesPerBody * Eigen::Index(b);
+}
 
 // Views of body b's entries (writable when the vector is): in q its position r, orientation
 // e = (w, x, y, z) and both (the pose); in a vector over the velocities its translational part

@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/math/constants.h"
 #include "engine/model/layout.h"
 #include "tests/support/contact_scenes.h"
 
@@ -58,8 +59,7 @@ void BM_ContactPile(benchmark::State& state) {
             if (p.z() < 0.0) ++fell;
             const double tilt =
                 std::acos(std::clamp((bodyOrientation(q, b) * Vec3::UnitZ()).z(), -1.0, 1.0));
-            if ((p - p0).head<2>().norm() > 0.02 || tilt > 10.0 * 3.14159265358979 / 180.0)
-                ++toppled;
+            if ((p - p0).head<2>().norm() > 0.02 || tilt > degToRad(10.0)) ++toppled;
         }
     }
     state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);

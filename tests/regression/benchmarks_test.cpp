@@ -14,13 +14,12 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/math/constants.h"
 #include "engine/model/layout.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 std::shared_ptr<const Model> benchmark(const std::string& name) {
     const std::string path = MOTUS_SOURCE_DIR "/scenes/benchmarks/" + name;

@@ -15,6 +15,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
 #include "engine/io/scene_json.h"
+#include "engine/math/constants.h"
 #include "engine/model/layout.h"
 #include "tests/support/simulation.h"
 
@@ -62,7 +63,7 @@ Eigen::VectorXd positionsAt(const std::string& file, IntegratorType integrator, 
 // (cranks: rods about their end; couplers: point masses at 1 m from the pivots' line),
 // θ(0) = π/2, θ'(0) = −1 rad/s. Crank 0's centre of mass is at (cos θ, sin θ)/2.
 struct FourBarReference {
-    Eigen::Vector2d y{M_PI / 2, -1.0};
+    Eigen::Vector2d y{kPi / 2, -1.0};
     double t = 0.0;
     Eigen::Vector2d crankAt(double T) {  // T ≥ t, integrated at ≤ 1e-5 s (error ~1e-16)
         const double J = 3.0, c = 9.81 * (1.5 + 2.0);

@@ -21,13 +21,15 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include "engine/math/constants.h"
+
 namespace ui {
 namespace {
 
 constexpr int kDebounceMs = 150;
 constexpr int kPlotHeight = 120;  // px
 constexpr double kMaxTime = 1e4;  // s, the spin boxes' limits
-constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
+constexpr double kRadToDeg = engine::radToDeg(1.0);
 const QColor kValueColour(31, 119, 180);       // blue
 const QColor kDerivativeColour(230, 120, 20);  // orange
 const QColor kStaleColour(185, 185, 185);      // the last valid curve while the text is not

@@ -30,7 +30,7 @@
 namespace ui {
 namespace {
 
-constexpr double kDeg = 180.0 / engine::kPi;
+constexpr double kDeg = engine::radToDeg(1.0);
 using Numbers = std::array<double, 3>;
 using engine::SceneSpec;
 

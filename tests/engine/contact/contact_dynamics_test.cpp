@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/math/constants.h"
 #include "tests/support/contact_scenes.h"
 #include "tests/support/simulation.h"
 
@@ -15,7 +16,6 @@ namespace engine {
 namespace {
 
 constexpr double g = 9.81;
-constexpr double kPi = 3.14159265358979323846;
 
 struct Sim {
     explicit Sim(const SceneSpec& spec) : fd(test::compiled(spec)) {

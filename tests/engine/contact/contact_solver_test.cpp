@@ -2,6 +2,7 @@
 // against Lemke on small frictional problems taken from real contact configurations.
 
 #include "engine/contact/contact_solver.h"
+#include "engine/math/constants.h"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +49,7 @@ TEST(FrictionPolygon, KeepsInsidePointsAndProjectsOutsideOnesToTheBoundary) {
     EXPECT_TRUE(projectOntoPolygon({0.3, 0.2}, 1.0, 8).isApprox(Eigen::Vector2d(0.3, 0.2)));
     // Along a vertex direction the boundary is at R; half-way between two, at R cos(π/K).
     EXPECT_TRUE(projectOntoPolygon({2.0, 0.0}, 1.0, 8).isApprox(Eigen::Vector2d(1.0, 0.0)));
-    const double a = 3.14159265358979323846 / 8.0;
+    const double a = kPi / 8.0;
     const Eigen::Vector2d p = projectOntoPolygon({2.0 * std::cos(a), 2.0 * std::sin(a)}, 1.0, 8);
     EXPECT_NEAR(p.norm(), std::cos(a), 1e-12);
     EXPECT_TRUE(projectOntoPolygon({1.0, 1.0}, 0.0, 8).isZero());

@@ -16,10 +16,12 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/math/constants.h"
+
 namespace ui {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using engine::kPi;
 constexpr double kDeg = kPi / 180.0;
 
 // The editor in a dock-wide window, beside another field to move the focus to.
