@@ -222,8 +222,9 @@ private:
         problem.coneFacets = settings.coneFacets;
         problem.contacts.reserve(points.size());
         tangents_.clear();
-        const bool soft = settings.stiffness > 0.0;
-        const double k = settings.stiffness, d = settings.damping;
+        const bool byFrequency = settings.frequency > 0.0;
+        const bool soft = settings.stiffness > 0.0 || byFrequency;
+        const double omega = 2.0 * kPi * settings.frequency;
         std::vector<contact::ContactPoint> kept;
         kept.reserve(points.size());
         for (const contact::ContactPoint& p : points) {
@@ -257,8 +258,22 @@ private:
             // The normal row's bound: close a gap at most, push a penetration out.
             const double approach =
                 contact::rowVelocity(c, 0, v);  // before the step; < 0 approaching
-            if (p.depth > 0.0) {
+            // Soft contact acts from touching on (a part set down exactly on a surface, or
+            // within `slop` of it, sinks into it as the spring says); a wider gap closes first.
+            if (p.depth > 0.0 || (soft && p.depth > -settings.slop)) {
                 if (soft) {
+                    // k and c given, or from the frequency and damping ratio with the mass the
+                    // contact's normal row moves: m = 1 / (J M⁻¹ Jᵀ).
+                    double k = settings.stiffness, d = settings.damping;
+                    if (byFrequency) {
+                        double inverseMass = 0.0;
+                        for (int side = 0; side < 2; ++side)
+                            if ((side == 0 ? c.bodyA : c.bodyB) >= 0)
+                                inverseMass += c.J[0][side].dot(c.MinvJ[0][side]);
+                        const double m = 1.0 / inverseMass;
+                        k = m * omega * omega;
+                        d = 2.0 * settings.dampingRatio * m * omega;
+                    }
                     c.compliance = 1.0 / (h * (h * k + d));
                     c.target = h * k / (h * k + d) * p.depth / h;
                 } else {

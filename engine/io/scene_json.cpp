@@ -880,11 +880,11 @@ public:
 
     void contact(const json& j, const std::string& at, SceneSpec& spec) {
         if (!isObject(j, at)) return;
-        checkKeys(
-            j, at,
-            {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance", "margin",
-             "restitutionThreshold", "stabilization", "slop", "stiffness", "damping", "pairs"},
-            &spec.contact.extensions);
+        checkKeys(j, at,
+                  {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance",
+                   "margin", "restitutionThreshold", "stabilization", "slop", "stiffness",
+                   "damping", "frequency", "dampingRatio", "pairs"},
+                  &spec.contact.extensions);
         ContactSettings& ct = spec.contact;
         ct.enabled = true;  // a contact block switches contact on unless it says "enabled": false
         if (const json* v = optional(j, "enabled")) boolean(*v, at + "/enabled", ct.enabled);
@@ -911,7 +911,8 @@ public:
              {std::pair{"tolerance", &ct.tolerance}, std::pair{"margin", &ct.margin},
               std::pair{"restitutionThreshold", &ct.restitutionThreshold},
               std::pair{"stabilization", &ct.stabilization}, std::pair{"slop", &ct.slop},
-              std::pair{"stiffness", &ct.stiffness}, std::pair{"damping", &ct.damping}})
+              std::pair{"stiffness", &ct.stiffness}, std::pair{"damping", &ct.damping},
+              std::pair{"frequency", &ct.frequency}, std::pair{"dampingRatio", &ct.dampingRatio}})
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
         if (const json* pairs = optional(j, "pairs"); pairs && isArray(*pairs, at + "/pairs")) {
             for (std::size_t k = 0; k < pairs->size(); ++k) {

@@ -223,7 +223,9 @@ json contactJson(const ContactSettings& ct) {
           std::tuple{"restitutionThreshold", ct.restitutionThreshold, d.restitutionThreshold},
           std::tuple{"stabilization", ct.stabilization, d.stabilization},
           std::tuple{"slop", ct.slop, d.slop}, std::tuple{"stiffness", ct.stiffness, d.stiffness},
-          std::tuple{"damping", ct.damping, d.damping}})
+          std::tuple{"damping", ct.damping, d.damping},
+          std::tuple{"frequency", ct.frequency, d.frequency},
+          std::tuple{"dampingRatio", ct.dampingRatio, d.dampingRatio}})
         if (value != fallback) j[key] = value;
     if (!ct.pairs.empty()) {
         json pairs = json::array();

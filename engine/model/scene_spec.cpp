@@ -571,6 +571,16 @@ Diagnostics validate(const SceneSpec& spec) {
                     "must be between 0 and 1, got " + formatNumber(ct.stabilization));
     if (ct.stiffness == 0.0 && ct.damping > 0.0)
         check.error("/contact/damping", "soft contact damping needs a stiffness as well");
+    if (!std::isfinite(ct.frequency) || ct.frequency < 0.0)
+        check.error("/contact/frequency",
+                    "must be a frequency ≥ 0 Hz (0: not soft), got " + formatNumber(ct.frequency));
+    if (!std::isfinite(ct.dampingRatio) || ct.dampingRatio < 0.0)
+        check.error("/contact/dampingRatio",
+                    "must be ≥ 0 (1: critically damped), got " + formatNumber(ct.dampingRatio));
+    if (ct.frequency > 0.0 && (ct.stiffness > 0.0 || ct.damping > 0.0))
+        check.error("/contact/frequency",
+                    "soft contact is given either by frequency and dampingRatio or by stiffness "
+                    "and damping, not both");
     std::set<std::string> pairNames;
     std::set<std::pair<std::string, std::string>> pairParts;
     for (std::size_t k = 0; k < ct.pairs.size(); ++k) {

@@ -269,6 +269,12 @@ struct ContactSettings {
     double slop = 1e-5;                  // penetration left alone [m]
     double stiffness = 0.0;              // soft contact when > 0 [N/m] (seed 003 §0.11)
     double damping = 0.0;                // soft contact damping [N·s/m]
+    // Soft contact said as users think of it (as Box2D v3's contact hertz and MuJoCo's solref
+    // do): each contact rings at `frequency` [Hz] with `dampingRatio` (1: critically damped),
+    // whatever the masses: k = m ω², c = 2 ζ m ω with ω = 2π f and m the contact's effective
+    // mass along its normal. Either this or stiffness/damping.
+    double frequency = 0.0;
+    double dampingRatio = 1.0;
     std::vector<ContactPairSpec> pairs;
     std::string extensions;
 };

@@ -946,6 +946,10 @@ void PropertiesPanel::defineFields() {
                 &engine::ContactSettings::stiffness);
         contact(tr("Contact damping"), QStringLiteral("N·s/m"), QStringLiteral("contact.damping"),
                 &engine::ContactSettings::damping);
+        contact(tr("Contact frequency"), QStringLiteral("Hz"), QStringLiteral("contact.frequency"),
+                &engine::ContactSettings::frequency);
+        contact(tr("Contact damping ratio"), QString(), QStringLiteral("contact.dampingRatio"),
+                &engine::ContactSettings::dampingRatio);
     }
 }
 

@@ -216,6 +216,44 @@ TEST(ContactDynamics, SoftContactSettlesAtItsStaticDeflection) {
     EXPECT_NEAR(0.05 - run.position(0).z(), 2.0 * g / (n * 2e4), 0.02 * 2.0 * g / (n * 2e4));
 }
 
+// Soft contact by frequency f and damping ratio ζ: a ball resting on the floor (one contact
+// under its centre, effective mass m) is a mass on a spring-damper with k = m ω², c = 2 ζ m ω,
+// so it sinks g / ω² whatever its mass. Released just touching, it overshoots that by
+// exp(−ζπ / √(1 − ζ²)) in continuous time; the step takes the spring-damper implicitly (backward
+// Euler, which damps a little more: hω/2 of damping ratio), and the run follows that recurrence.
+TEST(ContactDynamics, SoftContactByFrequencySinksEveryMassAlikeAndRingsWithItsDampingRatio) {
+    const double f = 10.0, omega = 2.0 * kPi * f, r = 0.05, h = 1e-3;
+    const double staticDepth = g / (omega * omega);
+    for (const double mass : {0.5, 20.0}) {
+        for (const double zeta : {0.2, 1.0}) {
+            SceneSpec spec = test::contactScene(h);
+            spec.contact.frequency = f;
+            spec.contact.dampingRatio = zeta;
+            test::addBall(spec, "ball", r, Vec3(0.0, 0.0, r), mass);
+            Sim run(spec);
+            // x'' = g − ω² x − 2ζω x' by backward Euler, from rest at x = 0.
+            double x = 0.0, xd = 0.0, expectedPeak = 0.0, deepest = 0.0;
+            for (int n = 1; n <= 2000; ++n) {
+                xd = (xd + h * g - h * omega * omega * x) /
+                     (1.0 + 2.0 * zeta * omega * h + omega * omega * h * h);
+                x += h * xd;
+                expectedPeak = std::max(expectedPeak, x);
+                ASSERT_TRUE(run.to(n * h));
+                deepest = std::max(deepest, r - run.position(0).z());
+            }
+            SCOPED_TRACE("mass " + std::to_string(mass) + " kg, ζ = " + std::to_string(zeta));
+            EXPECT_NEAR(r - run.position(0).z(), staticDepth, 1e-3 * staticDepth);
+            EXPECT_NEAR(deepest, expectedPeak, 2e-3 * staticDepth);
+            // Between the continuous overshoot and that of ζ + hω/2.
+            auto overshoot = [](double z) {
+                return z < 1.0 ? std::exp(-z * kPi / std::sqrt(1.0 - z * z)) : 0.0;
+            };
+            EXPECT_LE(deepest / staticDepth, 1.0 + overshoot(zeta) + 1e-3);
+            EXPECT_GE(deepest / staticDepth, 1.0 + overshoot(zeta + 0.5 * omega * h) - 5e-3);
+        }
+    }
+}
+
 TEST(ContactDynamics, CamDrivesASpringLoadedFollowerAlongItsProfile) {
     // A disc cam of radius R, offset e from its shaft (the y axis), turning at ω; a flat-faced
     // follower on a vertical prismatic joint, pulled down by a spring. The face's height is

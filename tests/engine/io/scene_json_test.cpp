@@ -284,6 +284,29 @@ TEST(SceneJson, ContactNeedsTheTimeSteppingIntegratorAndSaneSettings) {
     EXPECT_TRUE(has(r, "/parts/0/material/restitution", "between 0 and 1"));
 }
 
+TEST(SceneJson, SoftContactIsGivenByFrequencyOrByStiffnessNotBoth) {
+    const std::string parts =
+        R"("parts":[{"name":"g","ground":true,"geometry":[{"type":"plane"}]}]})";
+    const SceneLoadResult both = parseScene(R"({"format":"motus-scene","version":1,
+      "settings": {"integrator": "timeStepping"},
+      "contact": {"stiffness": 1e4, "frequency": 10, "dampingRatio": -1},)" +
+                                            parts);
+    EXPECT_FALSE(both.scene);
+    EXPECT_TRUE(has(both, "/contact/frequency", "not both")) << messagesOf(both);
+    EXPECT_TRUE(has(both, "/contact/dampingRatio", "critically damped")) << messagesOf(both);
+    const SceneLoadResult byFrequency = parseScene(R"({"format":"motus-scene","version":1,
+      "settings": {"integrator": "timeStepping"},
+      "contact": {"frequency": 12.5, "dampingRatio": 0.7},)" +
+                                                   parts);
+    ASSERT_TRUE(byFrequency.scene) << messagesOf(byFrequency);
+    EXPECT_EQ(byFrequency.scene->contact.frequency, 12.5);
+    EXPECT_EQ(byFrequency.scene->contact.dampingRatio, 0.7);
+    // Written back as read.
+    const std::string text = sceneToJson(*byFrequency.scene);
+    EXPECT_NE(text.find("\"frequency\": 12.5"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"dampingRatio\": 0.7"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace engine::io
 
