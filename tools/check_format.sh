@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Every C++ source of the project is laid out as .clang-format says. Prints the files that are
 # not (and what clang-format would change, first lines), exits 1 if there are any.
-# Usage: tools/check_format.sh [--fix | FILE...]   (--fix: rewrite them in place; FILEs: check
-# only those)
+# Usage: tools/check_format.sh [--fix | DIR | FILE...]   (--fix: rewrite them in place; DIR: the
+# checkout to check, default this one; FILEs: check only those)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ $# -eq 1 ] && [ -d "$1" ]; then
+    cd "$1"
+    set --
+fi
 
 formatter=$(command -v clang-format-14 || command -v clang-format || true)
 if [ -z "$formatter" ]; then

@@ -26,33 +26,23 @@ constexpr Eigen::Index velocityIndex(int b) {
     return kVelocitiesPerBody * Eigen::Index(b);
 }
 
+// The N entries of body b starting at `offset` within its block of `perBody`.
+template <int N, int perBody, int offset, typename X>
+auto bodyEntries(X&& x, int b) {
+    return x.template segment<N>(perBody * Eigen::Index(b) + offset);
+}
+
 // Views of body b's entries (writable when the vector is): in q its position r, orientation
 // e = (w, x, y, z) and both (the pose); in a vector over the velocities its translational part
 // (v, a force), rotational part (ω', a torque in body axes) and both (the twist).
-template <typename Q>
-auto position(Q&& q, int b) {
-    return q.template segment<3>(positionIndex(b));
-}
-template <typename Q>
-auto orientation(Q&& q, int b) {
-    return q.template segment<4>(positionIndex(b) + 3);
-}
-template <typename Q>
-auto pose(Q&& q, int b) {
-    return q.template segment<kPositionsPerBody>(positionIndex(b));
-}
-template <typename V>
-auto linear(V&& v, int b) {
-    return v.template segment<3>(velocityIndex(b));
-}
-template <typename V>
-auto angular(V&& v, int b) {
-    return v.template segment<3>(velocityIndex(b) + 3);
-}
-template <typename V>
-auto twist(V&& v, int b) {
-    return v.template segment<kVelocitiesPerBody>(velocityIndex(b));
-}
+// clang-format off
+template <typename Q> auto position(Q&& q, int b) { return bodyEntries<3, kPositionsPerBody, 0>(q, b); }
+template <typename Q> auto orientation(Q&& q, int b) { return bodyEntries<4, kPositionsPerBody, 3>(q, b); }
+template <typename Q> auto pose(Q&& q, int b) { return bodyEntries<7, kPositionsPerBody, 0>(q, b); }
+template <typename V> auto linear(V&& v, int b) { return bodyEntries<3, kVelocitiesPerBody, 0>(v, b); }
+template <typename V> auto angular(V&& v, int b) { return bodyEntries<3, kVelocitiesPerBody, 3>(v, b); }
+template <typename V> auto twist(V&& v, int b) { return bodyEntries<6, kVelocitiesPerBody, 0>(v, b); }
+// clang-format on
 
 }  // namespace layout
 

@@ -26,54 +26,31 @@ using Vec6 = Eigen::Matrix<double, 6, 1>;
 // Calls f.template operator()<W>() for the pattern's block width W (1 … 6).
 template <typename F>
 void withWidth(int width, F&& f) {
+    // A dispatch table, one width a line:
+    // clang-format off
     switch (width) {
-    case 1:
-        f.template operator()<1>();
-        break;
-    case 2:
-        f.template operator()<2>();
-        break;
-    case 3:
-        f.template operator()<3>();
-        break;
-    case 4:
-        f.template operator()<4>();
-        break;
-    case 5:
-        f.template operator()<5>();
-        break;
-    default:
-        f.template operator()<6>();
-        break;
+    case 1: f.template operator()<1>(); break;
+    case 2: f.template operator()<2>(); break;
+    case 3: f.template operator()<3>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 5: f.template operator()<5>(); break;
+    default: f.template operator()<6>(); break;
     }
+    // clang-format on
 }
 
-// D += Aᵀ B on and below the diagonal only (D symmetric: S's diagonal blocks, whose upper
-// half the factorisation never reads), A and B 6 × W, D W × W, all column-major.
-template <int W>
-inline void addLowerProduct(const double* A, const double* B, double* D) {
+// D += sign · Aᵀ B on and below the diagonal only (D symmetric: S's diagonal blocks, whose upper
+// half the factorisation never reads), A and B R × W, D W × W, all column-major.
+template <int R, int W>
+inline void addLowerProduct(const double* A, const double* B, double sign, double* D) {
 #pragma GCC unroll 6
     for (int k = 0; k < W; ++k)
 #pragma GCC unroll 6
         for (int i = k; i < W; ++i) {
             double sum = 0.0;
 #pragma GCC unroll 6
-            for (int r = 0; r < 6; ++r) sum += A[6 * i + r] * B[6 * k + r];
-            D[W * k + i] += sum;
-        }
-}
-
-// D −= Uᵀ U on and below the diagonal only, U W × W column-major.
-template <int W>
-inline void subtractLowerGram(const double* U, double* D) {
-#pragma GCC unroll 6
-    for (int k = 0; k < W; ++k)
-#pragma GCC unroll 6
-        for (int i = k; i < W; ++i) {
-            double sum = 0.0;
-#pragma GCC unroll 6
-            for (int r = 0; r < W; ++r) sum += U[W * i + r] * U[W * k + r];
-            D[W * k + i] -= sum;
+            for (int r = 0; r < R; ++r) sum += A[R * i + r] * B[R * k + r];
+            D[W * k + i] += sign * sum;
         }
 }
 
@@ -302,9 +279,10 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
                 scaled(static_cast<std::size_t>(c.c)).transpose() *
                 jacobian(static_cast<std::size_t>(c.a));
         else  // a side with itself: symmetric
-            addLowerProduct<W>(scaled_.data() + 6 * w * static_cast<std::size_t>(c.a),
-                               jacobian_.data() + 6 * w * static_cast<std::size_t>(c.c),
-                               diagonal_.data() + w * w * static_cast<std::size_t>(-1 - c.target));
+            addLowerProduct<6, W>(
+                scaled_.data() + 6 * w * static_cast<std::size_t>(c.a),
+                jacobian_.data() + 6 * w * static_cast<std::size_t>(c.c), 1.0,
+                diagonal_.data() + w * w * static_cast<std::size_t>(-1 - c.target));
     }
     for (int j = 0; j < blocks_; ++j) {
         auto D = diagonal(static_cast<std::size_t>(j));
@@ -376,8 +354,9 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
                 lower(static_cast<std::size_t>(up.target)).noalias() -=
                     Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
             else if (up.a == up.c)        // symmetric
-                subtractLowerGram<W>(
+                addLowerProduct<W, W>(
                     lower_.data() + w * w * static_cast<std::size_t>(up.a),
+                    lower_.data() + w * w * static_cast<std::size_t>(up.a), -1.0,
                     diagonal_.data() + w * w * static_cast<std::size_t>(-1 - up.target));
             else
                 diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -= Ua.transpose() * Uc;
