@@ -41,6 +41,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.contacts.clear();
     if (stepped) out.contacts = ws.contacts;
     out.contactSolver = ws.contactSolver;
+    out.contactSolver.unconvergedSteps = state.unconvergedContactSteps;
     const auto& Phi_q = ws.constraints.Phi_q;
 
     // Reactions from each joint's rows.

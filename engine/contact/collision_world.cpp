@@ -2,6 +2,10 @@
 
 #include <btBulletCollisionCommon.h>
 
+#include <algorithm>
+#include <array>
+#include <map>
+
 static_assert(sizeof(btScalar) == 8,
               "Motus needs double-precision Bullet (BT_USE_DOUBLE_PRECISION "
               "with the -float64 libraries)");
@@ -127,8 +131,6 @@ struct CollisionWorld::Impl {
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
     std::vector<Transform> X_PO;                   // per part: the object frame in the part frame
-    std::vector<btManifoldPoint*> lastPoints;      // the points of the last query, in order
-    std::vector<bool> lastSwapped;                 // whether that point's manifold is (B, A)
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -193,76 +195,148 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
         object->setWorldTransform(toBt(X_WP * impl_->X_PO[partIndex]));
 }
 
-std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
+namespace {
+
+// Which manifold a point belongs to: the part pair (A < B) and, for a part of several shapes,
+// which of them touch.
+using PairKey = std::array<int, 4>;  // partA, partB, shapeA, shapeB
+
+// The point as seen from the manifold (B, A): sides exchanged, the normal on the other side.
+void exchangeSides(btManifoldPoint& p) {
+    std::swap(p.m_localPointA, p.m_localPointB);
+    std::swap(p.m_positionWorldOnA, p.m_positionWorldOnB);
+    p.m_normalWorldOnB = -p.m_normalWorldOnB;
+    std::swap(p.m_partId0, p.m_partId1);
+    std::swap(p.m_index0, p.m_index1);
+}
+
+// The friction impulse vector (world axes) rides in the three slots btPersistentManifold
+// carries over when a new point replaces a kept one (Motus uses no other Bullet solver state).
+Vec3 frictionOf(const btManifoldPoint& p) {
+    return {p.m_appliedImpulseLateral1, p.m_appliedImpulseLateral2, p.m_prevRHS};
+}
+
+}  // namespace
+
+ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPointState>& previous) {
     Impl& m = *impl_;
+    // A pure geometric query: every manifold starts empty.
+    btDispatcher* dispatcher = m.world.getDispatcher();
+    for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
+        btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
+        manifold->clearManifold();
+        if (manifold->getContactBreakingThreshold() < margin)
+            manifold->setContactBreakingThreshold(margin);
+    }
     m.dispatcher.threshold = margin;
     m.world.getDispatchInfo().m_allowedCcdPenetration = 0.0;
     m.world.updateAabbs();
     m.world.performDiscreteCollisionDetection();
 
-    std::vector<ContactPoint> contacts;
-    m.lastPoints.clear();
-    m.lastSwapped.clear();
-    btDispatcher* dispatcher = m.world.getDispatcher();
+    // The new points and the kept ones, by manifold, in a canonical order (Bullet's order of
+    // manifolds depends on the history of its pair cache).
+    struct Merge {
+        std::vector<btManifoldPoint> found;
+        std::vector<const ContactPointState*> kept;
+    };
+    std::map<PairKey, Merge> merges;
+    auto shapeIndex = [&](int part, int index) {
+        const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
+        return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
+    };
     for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
-        btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
-        if (manifold->getContactBreakingThreshold() < margin)
-            manifold->setContactBreakingThreshold(margin);
-        int a = manifold->getBody0()->getUserIndex();
-        int b = manifold->getBody1()->getUserIndex();
-        // Reported with the lower part index first, whatever order Bullet keeps.
-        const bool swapped = a > b;
+        const btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
+        const int a = manifold->getBody0()->getUserIndex();
+        const int b = manifold->getBody1()->getUserIndex();
         for (int p = 0; p < manifold->getNumContacts(); ++p) {
-            btManifoldPoint& point = manifold->getContactPoint(p);
-            if (point.getDistance() > margin) continue;
-            // Bullet's normal points from body1 towards body0; Motus's from A to B.
-            ContactPoint c;
-            c.partA = static_cast<std::size_t>(swapped ? b : a);
-            c.partB = static_cast<std::size_t>(swapped ? a : b);
-            const Vec3 onBody0 = fromBt(point.getPositionWorldOnA());
-            const Vec3 onBody1 = fromBt(point.getPositionWorldOnB());
-            const Vec3 normal0to1 = -fromBt(point.m_normalWorldOnB);
-            c.p_WA_W = swapped ? onBody1 : onBody0;
-            c.p_WB_W = swapped ? onBody0 : onBody1;
-            c.n_AB_W = swapped ? Vec3(-normal0to1) : normal0to1;
-            c.depth = -point.getDistance();
-            // Stored impulses act on body1 of the manifold as Motus's "B" of that order.
-            const double sign = swapped ? -1.0 : 1.0;
-            c.normalImpulse = point.m_appliedImpulse;
-            c.handle = m.lastPoints.size();
-            c.frictionImpulse_W = sign * Vec3(point.m_appliedImpulseLateral1,
-                                              point.m_appliedImpulseLateral2, point.m_prevRHS);
-            contacts.push_back(c);
-            m.lastPoints.push_back(&point);
-            m.lastSwapped.push_back(swapped);
+            btManifoldPoint point = manifold->getContactPoint(p);
+            point.m_lifeTime = 0;             // new: its age counts from this query
+            if (a > b) exchangeSides(point);  // reported with the lower part index first
+            const int partA = std::min(a, b), partB = std::max(a, b);
+            merges[{partA, partB, shapeIndex(partA, point.m_index0),
+                    shapeIndex(partB, point.m_index1)}]
+                .found.push_back(point);
         }
     }
-    return contacts;
-}
-
-void CollisionWorld::storeImpulses(const std::vector<ContactPoint>& contacts) {
-    Impl& m = *impl_;
-    for (const ContactPoint& c : contacts) {
-        if (c.handle >= m.lastPoints.size()) continue;
-        btManifoldPoint& point = *m.lastPoints[c.handle];
-        const double sign = m.lastSwapped[c.handle] ? -1.0 : 1.0;
-        point.m_appliedImpulse = c.normalImpulse;
-        // The friction impulse vector (world axes) rides in the three slots Bullet carries over
-        // when it refreshes a persistent point (Motus uses no other Bullet solver state).
-        const Vec3 friction = sign * c.frictionImpulse_W;
-        point.m_appliedImpulseLateral1 = friction.x();
-        point.m_appliedImpulseLateral2 = friction.y();
-        point.m_prevRHS = friction.z();
+    const int parts = static_cast<int>(m.objectOfPart.size());
+    for (const ContactPointState& c : previous) {
+        if (c.partA < 0 || c.partA >= c.partB || c.partB >= parts ||
+            !m.objectOfPart[static_cast<std::size_t>(c.partA)] ||
+            !m.objectOfPart[static_cast<std::size_t>(c.partB)] ||
+            !m.model.mayTouch(c.partA, c.partB))
+            continue;
+        merges[{c.partA, c.partB, c.shapeA, c.shapeB}].kept.push_back(&c);
     }
+
+    ContactQuery result;
+    for (const auto& [key, merge] : merges) {
+        const btCollisionObject* A = m.objectOfPart[static_cast<std::size_t>(key[0])];
+        const btCollisionObject* B = m.objectOfPart[static_cast<std::size_t>(key[1])];
+        // The breaking distance Bullet's dispatcher gives a new manifold, at least the margin.
+        const double breaking = std::max(
+            std::min(
+                A->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold),
+                B->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)),
+            margin);
+        btPersistentManifold manifold(
+            A, B, 0, breaking,
+            std::min(A->getContactProcessingThreshold(), B->getContactProcessingThreshold()));
+        for (const ContactPointState* c : merge.kept) {
+            btManifoldPoint point(toBt(c->local_A), toBt(c->local_B), toBt(-c->n_AB_W),
+                                  c->distance);
+            point.m_index0 = c->shapeA;
+            point.m_index1 = c->shapeB;
+            point.m_lifeTime = c->age;
+            point.m_appliedImpulse = c->normalImpulse;
+            point.m_appliedImpulseLateral1 = c->frictionImpulse_W.x();
+            point.m_appliedImpulseLateral2 = c->frictionImpulse_W.y();
+            point.m_prevRHS = c->frictionImpulse_W.z();
+            manifold.addManifoldPoint(point, /*isPredictive=*/true);
+        }
+        for (const btManifoldPoint& point : merge.found) {
+            const int kept = manifold.getCacheEntry(point);
+            if (kept >= 0)
+                manifold.replaceContactPoint(point, kept);
+            else
+                manifold.addManifoldPoint(point, true);
+        }
+        manifold.refreshContactPoints(A->getWorldTransform(), B->getWorldTransform());
+
+        for (int p = 0; p < manifold.getNumContacts(); ++p) {
+            const btManifoldPoint& point = manifold.getContactPoint(p);
+            ContactPointState kept;
+            kept.partA = key[0];
+            kept.partB = key[1];
+            kept.shapeA = key[2];
+            kept.shapeB = key[3];
+            kept.age = point.getLifeTime();
+            kept.local_A = fromBt(point.m_localPointA);
+            kept.local_B = fromBt(point.m_localPointB);
+            kept.n_AB_W = -fromBt(point.m_normalWorldOnB);  // Bullet's normal points from B to A
+            kept.distance = point.getDistance();
+            kept.normalImpulse = point.m_appliedImpulse;
+            kept.frictionImpulse_W = frictionOf(point);
+            if (kept.distance <= margin) {
+                ContactPoint c;
+                c.partA = static_cast<std::size_t>(key[0]);
+                c.partB = static_cast<std::size_t>(key[1]);
+                c.p_WA_W = fromBt(point.getPositionWorldOnA());
+                c.p_WB_W = fromBt(point.getPositionWorldOnB());
+                c.n_AB_W = kept.n_AB_W;
+                c.depth = -kept.distance;
+                c.normalImpulse = kept.normalImpulse;
+                c.frictionImpulse_W = kept.frictionImpulse_W;
+                c.persistent = result.persistent.size();
+                result.points.push_back(c);
+            }
+            result.persistent.push_back(kept);
+        }
+    }
+    return result;
 }
 
-void CollisionWorld::clearCache() {
-    Impl& m = *impl_;
-    btDispatcher* dispatcher = m.world.getDispatcher();
-    for (int k = 0; k < dispatcher->getNumManifolds(); ++k)
-        dispatcher->getManifoldByIndexInternal(k)->clearManifold();
-    m.lastPoints.clear();
-    m.lastSwapped.clear();
+std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
+    return query(margin, {}).points;
 }
 
 std::size_t CollisionWorld::objectCount() const {

@@ -9,8 +9,15 @@
 // points with the normal n_AB_W pointing from part A to part B and depth > 0 when the two
 // overlap (depth < 0: a gap, reported up to the margin as a speculative contact).
 //
-// Contact points persist from query to query (Bullet's manifolds): the impulses the solver
-// found for a point are stored back with it and come out of the next query as its warm start.
+// Bullet answers a pure geometric query: it keeps no contact point from one query to the next.
+// Persistence is the caller's, in State::contacts: query() takes the points of the last query
+// (each with the impulses the solver found there) and merges the new points into them pair by
+// pair with Bullet's manifold rules (btPersistentManifold as a plain container): a new point
+// within the breaking distance of a kept one replaces it and inherits its impulses (the
+// solver's warm start), at most four points per pair of shapes, chosen for the largest contact
+// area; kept points that separated or slid beyond the breaking distance are dropped. The
+// result depends on the poses and the given points only, so a run resumed from a recorded state
+// reproduces the original bit for bit.
 
 #include <cstddef>
 #include <memory>
@@ -18,6 +25,7 @@
 
 #include "engine/math/spatial.h"
 #include "engine/model/contact_model.h"
+#include "engine/state/state.h"
 
 namespace engine::contact {
 
@@ -32,7 +40,14 @@ struct ContactPoint {
     // impulse along n_AB_W [N·s] and the friction impulse vector (tangent to the surface).
     double normalImpulse = 0.0;
     Vec3 frictionImpulse_W = Vec3::Zero();
-    std::size_t handle = 0;  // which point of the last query this is (for storeImpulses)
+    std::size_t persistent = 0;  // this point in ContactQuery::persistent
+};
+
+struct ContactQuery {
+    std::vector<ContactPoint> points;  // within the margin
+    // Every point kept for the next query (points beyond the margin but within the breaking
+    // distance too), in a canonical order: by part pair and shape pair, then as merged.
+    std::vector<ContactPointState> persistent;
 };
 
 class CollisionWorld {
@@ -45,16 +60,14 @@ public:
 
     void setPartPose(std::size_t partIndex, const Transform& X_WP);
 
-    // All contact points between parts closer than `margin` [m] (0: touching or overlapping).
-    // `margin` up to 2 cm (Bullet's pair search pads bounding boxes by that much).
+    // The contact points between parts closer than `margin` [m] (0: touching or overlapping),
+    // merged into `previous` (the last query's persistent points; points naming parts that
+    // cannot touch are ignored). `margin` up to 2 cm (Bullet's pair search pads bounding boxes
+    // by that much).
+    ContactQuery query(double margin, const std::vector<ContactPointState>& previous);
+
+    // The points of a query with nothing kept from before.
     std::vector<ContactPoint> findContacts(double margin = 0.0);
-
-    // Stores the impulses of points of the last findContacts() (any subset, any order) for
-    // the next query's warm start.
-    void storeImpulses(const std::vector<ContactPoint>& contacts);
-
-    // Forgets every persistent contact point (a run restarted from another state).
-    void clearCache();
 
     std::size_t objectCount() const;
 

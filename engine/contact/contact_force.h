@@ -22,7 +22,7 @@ struct ContactSolverReport {
     int iterations = 0;         // PGS sweeps or Lemke pivots of the last step
     double residual = 0.0;      // PGS: largest velocity change of the last sweep [m/s]
     bool converged = true;      // the last step's solve met the tolerance
-    long unconvergedSteps = 0;  // steps so far whose solve did not converge
+    long unconvergedSteps = 0;  // steps so far whose solve did not converge (State's count)
 };
 
 }  // namespace engine

@@ -110,7 +110,6 @@ public:
                 if (n >= kMaxSubsteps) return s;
                 n *= 2;
                 ++stats_.retried;
-                reset();
             }
             ++stats_.steps;
             stats_.subdivided += n > 1;

@@ -37,8 +37,8 @@ public:
     virtual ~Integrator() = default;
     // Advances `state` from state.t to exactly tEnd.
     virtual Status advance(const Model& model, State& state, Workspace& ws, double tEnd) = 0;
-    // The state was set from elsewhere (initial, restored, resumed): forget step history
-    // (persistent contact points and their warm-start impulses).
+    // The state was set from elsewhere (initial, restored, resumed): forget step history kept
+    // outside the state (an adaptive integrator's step workspace).
     virtual void reset() {}
     const IntegratorStatistics& statistics() const { return stats_; }
 

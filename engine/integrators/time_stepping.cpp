@@ -40,10 +40,6 @@ class TimeStepping final : public detail::FixedStepIntegrator {
 public:
     using FixedStepIntegrator::FixedStepIntegrator;
 
-    void reset() override {
-        if (world_) world_->clearCache();
-    }
-
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
@@ -95,9 +91,10 @@ private:
 
         // Contact.
         contact::ContactProblem problem;
-        std::vector<contact::ContactPoint> points;
+        contact::ContactQuery found;
+        std::vector<contact::ContactPoint>& points = found.points;
         if (model.contact.enabled) {
-            if (Status s = buildContactProblem(model, q0, v0, h, ws, problem, points); !s.ok)
+            if (Status s = buildContactProblem(model, state, h, ws, problem, found); !s.ok)
                 return s;
             if (rows > 0 && !problem.contacts.empty()) projectResponses(model, J0, ws, problem);
             const ContactSettings& settings = model.contact.settings;
@@ -109,7 +106,7 @@ private:
             ws.contactSolver.iterations = report.iterations;
             ws.contactSolver.residual = report.residual;
             ws.contactSolver.converged = report.converged;
-            if (!report.converged) ++ws.contactSolver.unconvergedSteps;
+            if (!report.converged) ++state.unconvergedContactSteps;
             if (!v.allFinite())
                 return Status::failure("the contact solve produced a non-finite velocity at t = " +
                                        timeText(t1));
@@ -159,6 +156,9 @@ private:
             const Vec3 t2Dir = p.n_AB_W.cross(t1Dir);
             p.normalImpulse = c.impulse[0];
             p.frictionImpulse_W = c.impulse[1] * t1Dir + c.impulse[2] * t2Dir;
+            ContactPointState& kept = found.persistent[p.persistent];
+            kept.normalImpulse = p.normalImpulse;
+            kept.frictionImpulse_W = p.frictionImpulse_W;
             if (c.impulse[0] <= 0.0 && p.depth < 0.0) continue;  // an idle speculative contact
             ContactForce f;
             f.partA = static_cast<int>(p.partA);
@@ -170,7 +170,7 @@ private:
             f.frictionForce_W = p.frictionImpulse_W / h;
             ws.contacts.push_back(f);
         }
-        if (world_) world_->storeImpulses(points);
+        state.contacts = std::move(found.persistent);
 
         if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok)
             return s;
@@ -179,11 +179,13 @@ private:
         return {};
     }
 
-    // Contact points at qₙ and their rows: normal and tangents, targets, friction.
-    Status buildContactProblem(const Model& model, const Eigen::VectorXd& q,
-                               const Eigen::VectorXd& v, double h, Workspace& ws,
-                               contact::ContactProblem& problem,
-                               std::vector<contact::ContactPoint>& points) {
+    // Contact points at qₙ (merged into the persistent points of the state) and their rows:
+    // normal and tangents, targets, friction.
+    Status buildContactProblem(const Model& model, const State& state, double h, Workspace& ws,
+                               contact::ContactProblem& problem, contact::ContactQuery& found) {
+        const Eigen::VectorXd& q = state.q;
+        const Eigen::VectorXd& v = state.v;
+        std::vector<contact::ContactPoint>& points = found.points;
         if (!world_ || worldSerial_ != model.serial) {
             world_ = std::make_unique<contact::CollisionWorld>(model.contact);
             worldSerial_ = model.serial;
@@ -195,7 +197,7 @@ private:
                                 X_WB * body.X_PB.inverse());
         }
         const ContactSettings& settings = model.contact.settings;
-        points = world_->findContacts(settings.margin);
+        found = world_->query(settings.margin, state.contacts);
         // Highest contacts first (along gravity): the first Gauss–Seidel sweep then carries the
         // weight of a stack down to its base.
         if (model.gravity.norm() > 0.0) {

@@ -13,11 +13,14 @@ namespace {
 constexpr char kMagic[8] = {'M', 'O', 'T', 'U', 'S', 'R', 'U', 'N'};
 // 1: the rows, then the checksum; 2: each frame's contact forces after all the rows;
 // 3: each frame's contact forces right after its row, the frame count in the trailer, so a
-// run is written as it is computed.
-constexpr std::uint32_t kRunFormatVersion = 3;
+// run is written as it is computed; 4: each frame's persistent contact points after its
+// contact forces (a run resumed from any frame goes on bit for bit).
+constexpr std::uint32_t kRunFormatVersion = 4;
 
 // One contact in a run file: two int32 part indices and 11 doubles.
 constexpr std::size_t kContactBytes = 2 * sizeof(std::int32_t) + 11 * sizeof(double);
+// One persistent contact point: five int32 (parts, shapes, age) and 14 doubles.
+constexpr std::size_t kContactPointBytes = 5 * sizeof(std::int32_t) + 14 * sizeof(double);
 constexpr std::uint64_t kTrailerBytes = 2 * sizeof(std::uint64_t);  // frame count, checksum
 
 // FNV-1a, 64 bits: detects corruption (not tampering).
@@ -47,6 +50,19 @@ void putContacts(std::string& out, const std::vector<ContactForce>& contacts) {
         put(out, c.depth);
         put(out, c.normalForce);
         for (int i = 0; i < 3; ++i) put(out, c.frictionForce_W(i));
+    }
+}
+
+void putContactPoints(std::string& out, const std::vector<ContactPointState>& points) {
+    put(out, static_cast<std::uint32_t>(points.size()));
+    for (const ContactPointState& c : points) {
+        for (int i : {c.partA, c.partB, c.shapeA, c.shapeB, c.age})
+            put(out, static_cast<std::int32_t>(i));
+        for (const Vec3* v : {&c.local_A, &c.local_B, &c.n_AB_W})
+            for (int i = 0; i < 3; ++i) put(out, (*v)(i));
+        put(out, c.distance);
+        put(out, c.normalImpulse);
+        for (int i = 0; i < 3; ++i) put(out, c.frictionImpulse_W(i));
     }
 }
 
@@ -166,6 +182,43 @@ bool readContacts(Cursor& in, std::uint64_t frame, std::size_t parts,
     return true;
 }
 
+// Reads one frame's persistent contact points; false with `error` set when they are cut or
+// name no pair of parts.
+bool readContactPoints(Cursor& in, std::uint64_t frame, std::size_t parts,
+                       std::vector<ContactPointState>& points, std::string& error) {
+    std::uint32_t count = 0;
+    if (!in.take(count) || count > in.left() / kContactPointBytes) {
+        error =
+            "run file is truncated (in the contact points of frame " + std::to_string(frame) + ")";
+        return false;
+    }
+    points.resize(count);
+    for (ContactPointState& c : points) {
+        std::int32_t i[5] = {};
+        double v[14] = {};
+        for (std::int32_t& x : i) in.take(x);
+        for (double& x : v) in.take(x);
+        if (i[0] < 0 || i[0] >= i[1] || static_cast<std::size_t>(i[1]) >= parts || i[2] < 0 ||
+            i[3] < 0 || i[4] < 0) {
+            error = "run file is corrupted (a contact point of frame " + std::to_string(frame) +
+                    " names no pair of parts)";
+            return false;
+        }
+        c.partA = i[0];
+        c.partB = i[1];
+        c.shapeA = i[2];
+        c.shapeB = i[3];
+        c.age = i[4];
+        c.local_A = Vec3(v[0], v[1], v[2]);
+        c.local_B = Vec3(v[3], v[4], v[5]);
+        c.n_AB_W = Vec3(v[6], v[7], v[8]);
+        c.distance = v[9];
+        c.normalImpulse = v[10];
+        c.frictionImpulse_W = Vec3(v[11], v[12], v[13]);
+    }
+    return true;
+}
+
 std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirectory,
                                   std::string& error) {
     const std::uint64_t size = source.size();
@@ -220,9 +273,11 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         // Walk the frames (rows and contact counts) to their end: it must be the trailer.
         Cursor walk(source, framesStart, size - trailer);
         for (std::uint64_t k = 0; k < frames; ++k) {
-            std::uint32_t count = 0;
+            std::uint32_t count = 0, points = 0;
             if (!walk.skip(rowBytes) || !walk.take(count) ||
-                !walk.skip(std::uint64_t(count) * kContactBytes))
+                !walk.skip(std::uint64_t(count) * kContactBytes) ||
+                (version >= 4 &&
+                 (!walk.take(points) || !walk.skip(std::uint64_t(points) * kContactPointBytes))))
                 return sizeMismatch();
         }
         if (walk.left() != 0) return sizeMismatch();
@@ -303,6 +358,9 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         if (version >= 2 &&
             !readContacts(contacts, k, run.spec.parts.size(), outputs.contacts, error))
             return std::nullopt;
+        if (version >= 4 &&
+            !readContactPoints(contacts, k, run.spec.parts.size(), state.contacts, error))
+            return std::nullopt;
         run.recording->append(state, outputs, true);
     }
     if (version == 2 && separate.left() != 0) {
@@ -370,6 +428,7 @@ bool RunFileWriter::append(const State& state, const Outputs& outputs, std::stri
     layout_->encode(state, outputs, row_.data());
     contacts_.clear();
     putContacts(contacts_, outputs.contacts);
+    putContactPoints(contacts_, state.contacts);
     if (!write(row_.data(), row_.size() * sizeof(double)) ||
         !write(contacts_.data(), contacts_.size())) {
         error = "cannot write '" + temporary_ + "' (the disk may be full)";

@@ -199,6 +199,7 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
 
 void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     s.stepOrigin.resize(0);
+    s.unconvergedContactSteps = 0;
     if (originOffset_ >= 0 && row[originOffset_] == 1.0) {
         s.stepStart = row[originOffset_ + 1];
         s.stepOrigin = Eigen::Map<const Eigen::VectorXd>(row + originOffset_ + 2, nq_ + nv_ + 2);
@@ -247,6 +248,7 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     o.contactSolver.iterations = static_cast<int>(count(*p++));
     o.contactSolver.residual = *p++;
     o.contactSolver.unconvergedSteps = static_cast<long>(count(*p++));
+    s.unconvergedContactSteps = o.contactSolver.unconvergedSteps;
 }
 
 Recording::Recording(const Model& model, RecordingOptions options)
@@ -280,8 +282,7 @@ void Recording::dropOldestChunkLocked() {
     const auto n = static_cast<std::ptrdiff_t>(chunkFrames_);
     times_.erase(times_.begin(), times_.begin() + n);
     if (layout_.hasContact()) {
-        for (std::size_t k = 0; k < chunkFrames_; ++k)
-            contactBytes_ -= contacts_[k].size() * sizeof(ContactForce);
+        for (std::size_t k = 0; k < chunkFrames_; ++k) contactBytes_ -= contacts_[k].bytes();
         contacts_.erase(contacts_.begin(), contacts_.begin() + n);
     }
     first_ += chunkFrames_;
@@ -293,7 +294,7 @@ void Recording::decimateLocked() {
     const auto F = static_cast<std::size_t>(layout_.size());
     std::vector<std::unique_ptr<double[]>> old = std::move(chunks_);
     std::vector<double> oldTimes = std::move(times_);
-    std::vector<std::vector<ContactForce>> oldContacts = std::move(contacts_);
+    std::vector<FrameContacts> oldContacts = std::move(contacts_);
     chunks_.clear();
     times_.clear();
     contacts_.clear();
@@ -307,7 +308,7 @@ void Recording::decimateLocked() {
         std::memcpy(pushLocked(), oldRow(k), F * sizeof(double));
         times_.push_back(oldTimes[k]);
         if (k < oldContacts.size()) {
-            contactBytes_ += oldContacts[k].size() * sizeof(ContactForce);
+            contactBytes_ += oldContacts[k].bytes();
             contacts_.push_back(std::move(oldContacts[k]));
         }
     }
@@ -324,11 +325,11 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
     const std::size_t rowBytes = static_cast<std::size_t>(layout_.size()) * sizeof(double);
     // Memory grows a chunk at a time: check the limit when the next chunk is due.
     const bool newChunk = frames_ - first_ == chunks_.size() * chunkFrames_;
-    const std::size_t contactBytes = contactBytes_ + outputs.contacts.size() * sizeof(ContactForce);
+    FrameContacts frameContacts;
+    if (layout_.hasContact()) frameContacts = {outputs.contacts, state.contacts};
+    const std::size_t contactBytes = contactBytes_ + frameContacts.bytes();
     const auto full = [&] {
-        return (chunks_.size() + 1) * chunkFrames_ * rowBytes + contactBytes_ +
-                   outputs.contacts.size() * sizeof(ContactForce) >
-               options_.maxBytes;
+        return (chunks_.size() + 1) * chunkFrames_ * rowBytes + contactBytes > options_.maxBytes;
     };
     if (options_.policy == MemoryPolicy::DropOldest) {
         // Whole chunks go, oldest first; the chunk being filled always stays.
@@ -344,8 +345,8 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
     layout_.encode(state, outputs, pushLocked());
     times_.push_back(state.t);
     if (layout_.hasContact()) {
-        contacts_.push_back(outputs.contacts);
-        contactBytes_ += outputs.contacts.size() * sizeof(ContactForce);
+        contactBytes_ += frameContacts.bytes();
+        contacts_.push_back(std::move(frameContacts));
     }
     // New frames replace the stale ones they overtake.
     while (!staleTimes_.empty() && staleTimes_.front() <= state.t) {
@@ -361,13 +362,13 @@ void Recording::truncateAfter(std::size_t frame) {
     if (frame + 1 >= frames_ || frame < first_) return;
     std::vector<std::vector<double>> stale;
     std::vector<double> staleTimes;
-    std::vector<std::vector<ContactForce>> staleContacts;
+    std::vector<FrameContacts> staleContacts;
     for (std::size_t k = frame + 1; k < frames_; ++k) {
         const double* row = rowLocked(k);
         stale.emplace_back(row, row + layout_.size());
         staleTimes.push_back(times_[k - first_]);
         if (k - first_ < contacts_.size()) {
-            contactBytes_ -= contacts_[k - first_].size() * sizeof(ContactForce);
+            contactBytes_ -= contacts_[k - first_].bytes();
             staleContacts.push_back(std::move(contacts_[k - first_]));
         }
     }
@@ -407,7 +408,13 @@ bool Recording::read(std::size_t frame, State& state, Outputs& outputs) const {
     if (frame >= frames_ || frame < first_) return false;
     layout_.decode(rowLocked(frame), state, outputs);
     const std::size_t k = frame - first_;
-    outputs.contacts = k < contacts_.size() ? contacts_[k] : std::vector<ContactForce>{};
+    if (k < contacts_.size()) {
+        outputs.contacts = contacts_[k].forces;
+        state.contacts = contacts_[k].persistent;
+    } else {
+        outputs.contacts.clear();
+        state.contacts.clear();
+    }
     return true;
 }
 
@@ -438,7 +445,13 @@ bool Recording::readStale(double t, State& state, Outputs& outputs) const {
     if (it == staleTimes_.begin()) return false;
     const std::size_t k = static_cast<std::size_t>(it - staleTimes_.begin()) - 1;
     layout_.decode(stale_[k].data(), state, outputs);
-    outputs.contacts = k < staleContacts_.size() ? staleContacts_[k] : std::vector<ContactForce>{};
+    if (k < staleContacts_.size()) {
+        outputs.contacts = staleContacts_[k].forces;
+        state.contacts = staleContacts_[k].persistent;
+    } else {
+        outputs.contacts.clear();
+        state.contacts.clear();
+    }
     return true;
 }
 
@@ -448,7 +461,7 @@ std::size_t Recording::bytes() const {
         chunks_.size() * chunkFrames_ * static_cast<std::size_t>(layout_.size()) * sizeof(double);
     b += times_.capacity() * sizeof(double);
     for (const auto& row : stale_) b += row.size() * sizeof(double);
-    b += contactBytes_ + contacts_.capacity() * sizeof(std::vector<ContactForce>);
+    b += contactBytes_ + contacts_.capacity() * sizeof(FrameContacts);
     return b;
 }
 

@@ -12,7 +12,9 @@
 //                 elsewhere as they come, e.g. to the CLI's files through a frame sink):
 //                 first() says which frames are still held
 // Contact scenes also keep every frame's contact forces (point, normal, normal and friction
-// force per contact point), counted in the memory limit, and per-frame summary channels.
+// force per contact point) and persistent contact points (State::contacts, so a run resumed
+// from the frame goes on bit for bit), counted in the memory limit, and per-frame summary
+// channels.
 // Re-running from frame k moves the frames after k aside as *stale*: they stay readable (the
 // view shows them as such) until a new frame replaces that time range.
 //
@@ -72,6 +74,15 @@ private:
     std::vector<Channel> channels_;
 };
 
+// What a frame of a contact scene holds besides its row.
+struct FrameContacts {
+    std::vector<ContactForce> forces;           // Outputs::contacts
+    std::vector<ContactPointState> persistent;  // State::contacts
+    std::size_t bytes() const {
+        return forces.size() * sizeof(ContactForce) + persistent.size() * sizeof(ContactPointState);
+    }
+};
+
 class Recording {
 public:
     // Frames per chunk at most; fewer when a row is large, so that one chunk is at most a
@@ -125,7 +136,7 @@ private:
     std::vector<double> times_;
     std::vector<std::vector<double>> stale_;  // rows moved aside by truncateAfter
     std::vector<double> staleTimes_;
-    std::vector<std::vector<ContactForce>> contacts_, staleContacts_;
+    std::vector<FrameContacts> contacts_, staleContacts_;
     std::size_t contactBytes_ = 0;
     int recordEvery_ = 1;
     long outputCounter_ = 0;

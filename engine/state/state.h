@@ -4,6 +4,10 @@
 //   q  per body, 7 entries: r = p_WBcm_W (3), then e_WB = (w, x, y, z) unit quaternion
 //   v  per body, 6 entries: v_WBcm_W (3, world axes), then ω'_WB (3, body axes)
 //   work accumulators [J]: energy put in by drivers, and dissipated by dampers
+//   contacts: the persistent contact points of the last step and their impulses (the next
+//             contact step's warm start), so a run resumed here goes on bit for bit
+
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -14,13 +18,30 @@ namespace engine {
 
 struct Model;
 
+// A contact point that persists from step to step (contact/collision_world.h): which surfaces
+// touch and where, as of the last collision query, and the impulses the last contact solve found
+// there. A new query matches its points against these (by the point on A, within the contact
+// breaking distance), carrying the impulses over as the solver's warm start.
+struct ContactPointState {
+    int partA = 0, partB = 0;     // SceneSpec part indices, partA < partB
+    int shapeA = 0, shapeB = 0;   // which shape of a part with several (0 otherwise)
+    int age = 0;                  // collision queries that found or kept the point
+    Vec3 local_A = Vec3::Zero();  // the point on A's surface, in A's collision frame
+    Vec3 local_B = Vec3::Zero();  // the point on B's surface, in B's collision frame
+    Vec3 n_AB_W = Vec3::UnitZ();  // unit normal from A to B
+    double distance = 0.0;        // signed gap along the normal (−penetration depth) [m]
+    double normalImpulse = 0.0;   // on B along n_AB_W [N·s]
+    Vec3 frictionImpulse_W = Vec3::Zero();  // on B, tangent to the surface [N·s]
+};
+
 struct State {
     double t = 0.0;
     Eigen::VectorXd q;
     Eigen::VectorXd v;
-    double driverWork = 0.0;        // ∫ driver power dt
-    double dissipatedEnergy = 0.0;  // ∫ damper power dt (≥ 0)
-    double stepHint = 0.0;          // adaptive integrators' next step size [s] (0: choose)
+    double driverWork = 0.0;           // ∫ driver power dt
+    double dissipatedEnergy = 0.0;     // ∫ damper power dt (≥ 0)
+    long unconvergedContactSteps = 0;  // contact steps so far whose solve did not converge
+    double stepHint = 0.0;             // adaptive integrators' next step size [s] (0: choose)
     // Adaptive integrators (dopri45) take their own steps and interpolate to the output times.
     // A state between two steps names the step that holds it: it began at stepStart from
     // stepOrigin (q, v, driverWork, dissipatedEnergy) with size stepHint, and a run resumed
@@ -31,6 +52,8 @@ struct State {
     // Last value of every joint coordinate (flattened over joints), so angles are reported
     // continuously past ±π.
     Eigen::VectorXd jointCoordinates;
+    // Contact steppers only (in the order of the collision query that found them).
+    std::vector<ContactPointState> contacts;
 };
 
 // The model's initial state (t = 0), before assembly.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the format-3 seeds of the run-file fuzzer (tests/fuzz/seeds-run/v3_*.motusrun).
+"""Writes the format-4 seeds of the run-file fuzzer (tests/fuzz/seeds-run/v4_*.motusrun).
 
 Short runs of example scenes written by `motus-cli simulate --run`, and hostile variants of
 them with their checksum made right, so each reaches the check it is meant for (docs/run-file.md):
@@ -38,8 +38,12 @@ def run(cli, scene, duration, dt):
             return f.read()
 
 
+CONTACT_BYTES = 2 * 4 + 11 * 8  # a contact force: two int32 part indices, 11 doubles
+POINT_BYTES = 5 * 4 + 14 * 8  # a persistent contact point: five int32, 14 doubles
+
+
 def layout(data):
-    """Offsets of a format-3 file: (end of header, values per frame, frame count)."""
+    """Offsets of a format-4 file: (end of header, values per frame, frame count)."""
     scene = struct.unpack_from("<Q", data, 12)[0]
     start = 20 + scene + 4
     doubles = struct.unpack_from("<I", data, 20 + scene)[0]
@@ -48,8 +52,21 @@ def layout(data):
 
 
 def write(name, data):
-    with open(os.path.join(OUT, "v3_" + name + ".motusrun"), "wb") as f:
+    with open(os.path.join(OUT, "v4_" + name + ".motusrun"), "wb") as f:
         f.write(data)
+
+
+def frames_of(body, start, doubles, frames):
+    """(offset of the row, contact count, offset of its points' count) of every frame."""
+    out = []
+    at = start
+    for _ in range(frames):
+        n = struct.unpack_from("<I", body, at + 8 * doubles)[0]
+        points = at + 8 * doubles + 4 + n * CONTACT_BYTES
+        m = struct.unpack_from("<I", body, points)[0]
+        out.append((at, n, points, m))
+        at = points + 4 + m * POINT_BYTES
+    return out
 
 
 def main():
@@ -63,8 +80,8 @@ def main():
 
     body = pendulum[:-8]
     start, doubles, frames = layout(pendulum)
-    row = 8 * doubles + 4  # a frame of the pendulum: its row and a contact count of 0
-    write("future_version", sealed(body[:8] + struct.pack("<I", 4) + body[12:]))
+    row = 8 * doubles + 8  # a frame of the pendulum: its row, no contact force, no contact point
+    write("future_version", sealed(body[:8] + struct.pack("<I", 5) + body[12:]))
     write("frames_huge", sealed(body[:-8] + struct.pack("<Q", 2**63)))
     write("frames_one_more", sealed(body[:-8] + struct.pack("<Q", frames + 1)))
     write("frames_one_fewer", sealed(body[:-8] + struct.pack("<Q", frames - 1)))
@@ -77,21 +94,22 @@ def main():
     write("contact_count_huge", sealed(body[:count] + struct.pack("<I", 0xFFFFFFFF) + body[count + 4:]))
     write("values_zero", sealed(body[:start - 4] + struct.pack("<I", 0) + body[start:]))
 
-    # The cam follower: a frame with contacts, its first contact naming no part.
+    # The cam follower: a frame with contacts, its first contact naming no part; its first
+    # persistent contact point naming no pair of parts, or announcing more points than there are.
     cbody = cam[:-8]
     cstart, cdoubles, cframes = layout(cam)
-    at = cstart
-    for _ in range(cframes):
-        n = struct.unpack_from("<I", cbody, at + 8 * cdoubles)[0]
-        if n:
-            part = at + 8 * cdoubles + 4
-            write("contact_names_no_part", sealed(cbody[:part] + struct.pack("<i", 999) + cbody[part + 4:]))
-            write("contact_negative_part", sealed(cbody[:part] + struct.pack("<i", -1) + cbody[part + 4:]))
-            break
-        at += 8 * cdoubles + 4
-    else:
+    with_contacts = [f for f in frames_of(cbody, cstart, cdoubles, cframes) if f[1] and f[3]]
+    if not with_contacts:
         sys.exit("no frame of the cam run has contacts: make the run longer")
-
+    at, _, points, _ = with_contacts[0]
+    part = at + 8 * cdoubles + 4
+    write("contact_names_no_part", sealed(cbody[:part] + struct.pack("<i", 999) + cbody[part + 4:]))
+    write("contact_negative_part", sealed(cbody[:part] + struct.pack("<i", -1) + cbody[part + 4:]))
+    first = points + 4  # partA of the first point
+    write("contact_point_names_no_pair",
+          sealed(cbody[:first] + struct.pack("<ii", 1, 1) + cbody[first + 8:]))
+    write("contact_point_count_huge",
+          sealed(cbody[:points] + struct.pack("<I", 0x7FFFFFFF) + cbody[points + 4:]))
 
 if __name__ == "__main__":
     main()

@@ -65,6 +65,107 @@ TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
     }
 }
 
+// A 20 cm cube resting on the slab, sunk by 1 mm, turned by `yaw` about z and moved by `dx`.
+Transform cubePose(double yaw, double dx) {
+    Transform X;
+    X.R = Quat(Eigen::AngleAxisd(yaw, Vec3::UnitZ()));
+    X.p = Vec3(0.3 + dx, -0.2, 0.099);
+    return X;
+}
+
+SceneSpec cubeOnSlab() {
+    SceneSpec spec = sphereOverSlab(0.1);
+    Shape cube;
+    cube.type = ShapeType::Box;
+    cube.size = Vec3(0.2, 0.2, 0.2);
+    spec.parts[1].shapes = {cube};
+    return spec;
+}
+
+bool samePoints(const ContactQuery& a, const ContactQuery& b) {
+    if (a.points.size() != b.points.size() || a.persistent.size() != b.persistent.size())
+        return false;
+    for (std::size_t k = 0; k < a.points.size(); ++k)
+        if (a.points[k].p_WB_W != b.points[k].p_WB_W || a.points[k].depth != b.points[k].depth ||
+            a.points[k].normalImpulse != b.points[k].normalImpulse)
+            return false;
+    for (std::size_t k = 0; k < a.persistent.size(); ++k)
+        if (a.persistent[k].local_A != b.persistent[k].local_A ||
+            a.persistent[k].distance != b.persistent[k].distance ||
+            a.persistent[k].age != b.persistent[k].age)
+            return false;
+    return true;
+}
+
+// Bullet answers a pure geometric query: what a query returns depends on the poses and the
+// points passed in, not on the queries the world answered before.
+TEST(CollisionWorld, AQueryDependsOnThePosesAndTheGivenPointsOnly) {
+    CollisionWorld busy(cubeOnSlab());
+    ContactQuery last;
+    std::vector<ContactPointState> before;
+    for (int k = 0; k < 6; ++k) {
+        busy.setPartPose(1, cubePose(0.01 * k, 1e-4 * k));
+        before = last.persistent;
+        last = busy.query(0.0, before);
+        for (std::size_t i = 0; i < last.persistent.size(); ++i)
+            last.persistent[i].normalImpulse = 0.1 * static_cast<double>(k + i);
+    }
+    ASSERT_EQ(last.points.size(), 4u);  // the face on the slab: its four corners
+
+    CollisionWorld fresh(cubeOnSlab());
+    fresh.setPartPose(1, cubePose(0.2, 0.01));  // a query elsewhere first
+    fresh.query(0.0, {});
+    fresh.setPartPose(1, cubePose(0.05, 5e-4));
+    const ContactQuery again = fresh.query(0.0, before);
+    ContactQuery expected = busy.query(0.0, before);
+    EXPECT_TRUE(samePoints(again, expected));
+}
+
+// A point found again near a kept one inherits its impulses (the solver's warm start) and
+// its age; points that moved apart beyond the breaking distance are forgotten.
+TEST(CollisionWorld, KeptPointsCarryTheirImpulsesToTheNextQuery) {
+    CollisionWorld world(cubeOnSlab());
+    world.setPartPose(1, cubePose(0.0, 0.0));
+    ContactQuery first = world.query(0.0, {});
+    ASSERT_EQ(first.points.size(), 4u);
+    for (std::size_t i = 0; i < first.persistent.size(); ++i) {
+        EXPECT_EQ(first.persistent[i].partA, 0);
+        EXPECT_EQ(first.persistent[i].partB, 1);
+        EXPECT_EQ(first.persistent[i].age, 1);
+        first.persistent[i].normalImpulse = 1.0 + static_cast<double>(i);
+        first.persistent[i].frictionImpulse_W = Vec3(0.5, 0.0, 0.0);
+    }
+    world.setPartPose(1, cubePose(0.0, 2e-4));  // slid by 0.2 mm
+    const ContactQuery second = world.query(0.0, first.persistent);
+    ASSERT_EQ(second.points.size(), 4u);
+    std::set<double> impulses;
+    for (const ContactPoint& c : second.points) {
+        impulses.insert(c.normalImpulse);
+        EXPECT_EQ(c.frictionImpulse_W, Vec3(0.5, 0.0, 0.0));
+        const ContactPointState& kept = second.persistent[c.persistent];
+        EXPECT_EQ(kept.age, 2);
+        EXPECT_NEAR(c.depth, 1e-3, 1e-9);
+        EXPECT_NEAR(-kept.distance, c.depth, 1e-15);
+        EXPECT_LT((c.n_AB_W - Vec3::UnitZ()).norm(), 1e-9);  // slab (A) to cube (B)
+    }
+    EXPECT_EQ(impulses, (std::set<double>{1.0, 2.0, 3.0, 4.0}));
+
+    // Lifted 5 cm: nothing touches, nothing is kept.
+    Transform lifted = cubePose(0.0, 0.0);
+    lifted.p.z() += 0.05;
+    world.setPartPose(1, lifted);
+    const ContactQuery third = world.query(0.0, second.persistent);
+    EXPECT_TRUE(third.points.empty());
+    EXPECT_TRUE(third.persistent.empty());
+
+    // Points naming parts that are not in the scene are ignored, never read out of range.
+    std::vector<ContactPointState> hostile(1);
+    hostile[0].partA = 1;
+    hostile[0].partB = 7;
+    world.setPartPose(1, cubePose(0.0, 0.0));
+    EXPECT_EQ(world.query(0.0, hostile).points.size(), 4u);
+}
+
 TEST(CollisionWorld, SeparatedPartsGiveNoContactUnlessWithinTheMargin) {
     CollisionWorld world(sphereOverSlab(0.15));  // 5 cm gap
     EXPECT_TRUE(world.findContacts().empty());

@@ -107,6 +107,47 @@ TEST_F(RunFileTest, AContactRunKeepsEveryFramesContactForces) {
     EXPECT_GT(withForces, 0u);
 }
 
+// A reopened box pile goes on from any of its frames exactly as the original run did: the
+// frames keep their persistent contact points and warm-start impulses.
+TEST_F(RunFileTest, AReopenedContactRunReRunsFromAFrameBitForBit) {
+    auto loaded = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/box_pile.json");
+    ASSERT_TRUE(loaded.scene);
+    Simulator original(compile(*loaded.scene).model);
+    original.runTo(0.5);
+    ASSERT_TRUE(original.waitUntilIdle(60s));
+    std::string error;
+    ASSERT_TRUE(saveRunFile(*loaded.scene, original.recording(), path, error)) << error;
+    auto run = loadRunFile(path, error);
+    ASSERT_TRUE(run) << error;
+    std::size_t points = 0;
+    for (std::size_t k = 0; k < original.recording().size(); ++k) {
+        State s1, s2;
+        Outputs a, b;
+        original.recording().read(k, s1, a);
+        run->recording->read(k, s2, b);
+        ASSERT_EQ(s1.contacts.size(), s2.contacts.size()) << k;
+        for (std::size_t c = 0; c < s1.contacts.size(); ++c) {
+            EXPECT_EQ(s1.contacts[c].partB, s2.contacts[c].partB);
+            EXPECT_EQ(s1.contacts[c].local_A, s2.contacts[c].local_A);
+            EXPECT_EQ(s1.contacts[c].normalImpulse, s2.contacts[c].normalImpulse);
+            EXPECT_EQ(s1.contacts[c].frictionImpulse_W, s2.contacts[c].frictionImpulse_W);
+        }
+        points += s1.contacts.size();
+    }
+    EXPECT_GT(points, 10 * original.recording().size());  // boxes rest on boxes
+
+    Simulator reopened(run->model, std::move(run->recording));
+    reopened.rerunFrom(reopened.recording().frameAtOrBefore(0.2));
+    reopened.runTo(0.5);
+    ASSERT_TRUE(reopened.waitUntilIdle(60s));
+    const auto again = rows(reopened.recording()), before = rows(original.recording());
+    ASSERT_EQ(again.size(), before.size());
+    for (std::size_t k = 0; k < again.size(); ++k)
+        ASSERT_EQ(std::memcmp(again[k].data(), before[k].data(), again[k].size() * sizeof(double)),
+                  0)
+            << "frame " << k;
+}
+
 TEST_F(RunFileTest, TruncatedOrCorruptedFilesFailCleanly) {
     Simulator sim(model);
     sim.runTo(0.05);
@@ -216,16 +257,21 @@ TEST_F(RunFileTest, AnUnfinishedRunFileLeavesNoFileAndTheTargetUntouched) {
 TEST(RunFileFormats, HostileFilesAreRefusedByTheCheckMadeForThem) {
     const std::string seeds = MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/";
     const std::vector<std::pair<std::string, std::string>> refused = {
-        {"v3_future_version", "unsupported run file version 4"},
-        {"v3_frames_huge", "truncated or has extra bytes"},
+        {"v4_future_version", "unsupported run file version 5"},
+        {"v4_frames_huge", "truncated or has extra bytes"},
+        {"v4_frames_one_more", "truncated or has extra bytes"},
+        {"v4_frames_one_fewer", "truncated or has extra bytes"},
+        {"v4_trailer_missing", "truncated or has extra bytes"},
+        {"v4_last_frame_cut", "truncated or has extra bytes"},
+        {"v4_contact_count_huge", "truncated or has extra bytes"},
+        {"v4_contact_point_count_huge", "truncated or has extra bytes"},
+        {"v4_values_zero", "truncated or has extra bytes"},
+        {"v4_contact_names_no_part", "names no part"},
+        {"v4_contact_negative_part", "names no part"},
+        {"v4_contact_point_names_no_pair", "names no pair of parts"},
+        // Format 3 (no persistent contact points) with a layout its version does not have.
         {"v3_frames_one_more", "truncated or has extra bytes"},
-        {"v3_frames_one_fewer", "truncated or has extra bytes"},
-        {"v3_trailer_missing", "truncated or has extra bytes"},
-        {"v3_last_frame_cut", "truncated or has extra bytes"},
-        {"v3_contact_count_huge", "truncated or has extra bytes"},
-        {"v3_values_zero", "truncated or has extra bytes"},
         {"v3_contact_names_no_part", "names no part"},
-        {"v3_contact_negative_part", "names no part"},
     };
     for (const auto& [name, reason] : refused) {
         std::string error;
@@ -233,7 +279,8 @@ TEST(RunFileFormats, HostileFilesAreRefusedByTheCheckMadeForThem) {
         EXPECT_NE(error.find(reason), std::string::npos) << name << ": " << error;
     }
     for (const char* name :
-         {"v3_pendulum", "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
+         {"v4_pendulum", "v4_four_bar", "v4_cam_follower", "v4_two_link_arm_pd", "v3_pendulum",
+          "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
         std::string error;
         auto run = loadRunFile(seeds + name + ".motusrun", error);
         ASSERT_TRUE(run) << name << ": " << error;
