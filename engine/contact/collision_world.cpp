@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
+#include <cstdlib>
 
 static_assert(sizeof(btScalar) == 8,
               "Motus needs double-precision Bullet (BT_USE_DOUBLE_PRECISION "
@@ -100,6 +100,17 @@ public:
     }
 };
 
+// Which manifold a point belongs to: the part pair (A < B) and, for a part of several shapes,
+// which of them touch.
+using PairKey = std::array<int, 4>;  // partA, partB, shapeA, shapeB
+
+// Element by element (std::array's == is a memcmp call: slow in a sort of a few hundred keys).
+int compareKeys(const PairKey& x, const PairKey& y) {
+    for (int i = 0; i < 4; ++i)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
 // Pairs that may not touch never reach the narrow phase.
 class PairFilter final : public btOverlapFilterCallback {
 public:
@@ -131,6 +142,17 @@ struct CollisionWorld::Impl {
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
     std::vector<Transform> X_PO;                   // per part: the object frame in the part frame
+    std::vector<double> breaking;  // per part: its shape's breaking distance (Bullet's rule)
+
+    // Buffers of query(), kept from call to call (no allocation in a steady run).
+    struct Entry {
+        PairKey key;
+        int source;  // ≥ 0: found[source]; < 0: kept point −source − 1 of the previous query
+    };
+    std::vector<Entry> entries;
+    std::vector<btManifoldPoint> found;  // the query's points, with A the lower part index
+    btPersistentManifold merge;          // one pair's points being merged
+    btManifoldPoint point;               // a kept point as Bullet's manifold holds it
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -147,6 +169,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.configuration.setPlaneConvexMultipointIterations(3, 3);
     m.broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&m.filter);
     m.objectOfPart.assign(m.model.parts.size(), nullptr);
+    m.breaking.assign(m.model.parts.size(), 0.0);
     m.X_PO.assign(m.model.parts.size(), Transform{});
     for (std::size_t i = 0; i < m.model.parts.size(); ++i) {
         const ContactPartModel& part = m.model.parts[i];
@@ -176,6 +199,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         object->setUserIndex(static_cast<int>(i));
         if (part.ground) object->setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
         m.objectOfPart[i] = object.get();
+        m.breaking[i] = shape->getContactBreakingThreshold(gContactBreakingThreshold);
         m.objects.push_back(std::move(object));
         m.world.addCollisionObject(
             m.objectOfPart[i],
@@ -196,10 +220,6 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
 }
 
 namespace {
-
-// Which manifold a point belongs to: the part pair (A < B) and, for a part of several shapes,
-// which of them touch.
-using PairKey = std::array<int, 4>;  // partA, partB, shapeA, shapeB
 
 // The point as seen from the manifold (B, A): sides exchanged, the normal on the other side.
 void exchangeSides(btManifoldPoint& p) {
@@ -233,13 +253,11 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
     m.world.updateAabbs();
     m.world.performDiscreteCollisionDetection();
 
-    // The new points and the kept ones, by manifold, in a canonical order (Bullet's order of
-    // manifolds depends on the history of its pair cache).
-    struct Merge {
-        std::vector<btManifoldPoint> found;
-        std::vector<const ContactPointState*> kept;
-    };
-    std::map<PairKey, Merge> merges;
+    // The new points and the kept ones by manifold, in a canonical order: by part pair and
+    // shape pair, kept points before new ones, each in its own order (Bullet's order of
+    // manifolds depends on the history of its pair cache; a manifold's points do not).
+    m.entries.clear();
+    m.found.clear();
     auto shapeIndex = [&](int part, int index) {
         const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
         return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
@@ -248,52 +266,71 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
         const btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
         const int a = manifold->getBody0()->getUserIndex();
         const int b = manifold->getBody1()->getUserIndex();
+        const int partA = std::min(a, b), partB = std::max(a, b);
         for (int p = 0; p < manifold->getNumContacts(); ++p) {
-            btManifoldPoint point = manifold->getContactPoint(p);
+            btManifoldPoint& point = m.found.emplace_back(manifold->getContactPoint(p));
             point.m_lifeTime = 0;             // new: its age counts from this query
             if (a > b) exchangeSides(point);  // reported with the lower part index first
-            const int partA = std::min(a, b), partB = std::max(a, b);
-            merges[{partA, partB, shapeIndex(partA, point.m_index0),
-                    shapeIndex(partB, point.m_index1)}]
-                .found.push_back(point);
+            m.entries.push_back({{partA, partB, shapeIndex(partA, point.m_index0),
+                                  shapeIndex(partB, point.m_index1)},
+                                 static_cast<int>(m.found.size()) - 1});
         }
     }
     const int parts = static_cast<int>(m.objectOfPart.size());
-    for (const ContactPointState& c : previous) {
+    for (std::size_t k = 0; k < previous.size(); ++k) {
+        const ContactPointState& c = previous[k];
         if (c.partA < 0 || c.partA >= c.partB || c.partB >= parts ||
             !m.objectOfPart[static_cast<std::size_t>(c.partA)] ||
             !m.objectOfPart[static_cast<std::size_t>(c.partB)] ||
             !m.model.mayTouch(c.partA, c.partB))
             continue;
-        merges[{c.partA, c.partB, c.shapeA, c.shapeB}].kept.push_back(&c);
+        m.entries.push_back({{c.partA, c.partB, c.shapeA, c.shapeB}, -static_cast<int>(k) - 1});
     }
+    std::sort(m.entries.begin(), m.entries.end(), [](const Impl::Entry& x, const Impl::Entry& y) {
+        if (const int c = compareKeys(x.key, y.key)) return c < 0;
+        if ((x.source < 0) != (y.source < 0)) return x.source < 0;
+        return std::abs(x.source) < std::abs(y.source);
+    });
 
     ContactQuery result;
-    for (const auto& [key, merge] : merges) {
+    result.points.reserve(m.entries.size());
+    result.persistent.reserve(m.entries.size());
+    btPersistentManifold& manifold = m.merge;
+    for (std::size_t first = 0; first < m.entries.size();) {
+        const PairKey key = m.entries[first].key;
+        std::size_t last = first;
+        while (last < m.entries.size() && compareKeys(m.entries[last].key, key) == 0) ++last;
         const btCollisionObject* A = m.objectOfPart[static_cast<std::size_t>(key[0])];
         const btCollisionObject* B = m.objectOfPart[static_cast<std::size_t>(key[1])];
         // The breaking distance Bullet's dispatcher gives a new manifold, at least the margin.
-        const double breaking = std::max(
-            std::min(
-                A->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold),
-                B->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)),
-            margin);
-        btPersistentManifold manifold(
-            A, B, 0, breaking,
+        manifold.clearManifold();
+        manifold.setBodies(A, B);
+        manifold.setContactBreakingThreshold(
+            std::max(std::min(m.breaking[static_cast<std::size_t>(key[0])],
+                              m.breaking[static_cast<std::size_t>(key[1])]),
+                     margin));
+        manifold.setContactProcessingThreshold(
             std::min(A->getContactProcessingThreshold(), B->getContactProcessingThreshold()));
-        for (const ContactPointState* c : merge.kept) {
-            btManifoldPoint point(toBt(c->local_A), toBt(c->local_B), toBt(-c->n_AB_W),
-                                  c->distance);
-            point.m_index0 = c->shapeA;
-            point.m_index1 = c->shapeB;
-            point.m_lifeTime = c->age;
-            point.m_appliedImpulse = c->normalImpulse;
-            point.m_appliedImpulseLateral1 = c->frictionImpulse_W.x();
-            point.m_appliedImpulseLateral2 = c->frictionImpulse_W.y();
-            point.m_prevRHS = c->frictionImpulse_W.z();
-            manifold.addManifoldPoint(point, /*isPredictive=*/true);
-        }
-        for (const btManifoldPoint& point : merge.found) {
+        for (std::size_t e = first; e < last; ++e) {
+            const int source = m.entries[e].source;
+            if (source < 0) {
+                const ContactPointState& c = previous[static_cast<std::size_t>(-source - 1)];
+                btManifoldPoint& point = m.point;
+                point.m_localPointA = toBt(c.local_A);
+                point.m_localPointB = toBt(c.local_B);
+                point.m_normalWorldOnB = -toBt(c.n_AB_W);
+                point.m_distance1 = c.distance;
+                point.m_index0 = c.shapeA;
+                point.m_index1 = c.shapeB;
+                point.m_lifeTime = c.age;
+                point.m_appliedImpulse = c.normalImpulse;
+                point.m_appliedImpulseLateral1 = c.frictionImpulse_W.x();
+                point.m_appliedImpulseLateral2 = c.frictionImpulse_W.y();
+                point.m_prevRHS = c.frictionImpulse_W.z();
+                manifold.addManifoldPoint(point, /*isPredictive=*/true);
+                continue;
+            }
+            const btManifoldPoint& point = m.found[static_cast<std::size_t>(source)];
             const int kept = manifold.getCacheEntry(point);
             if (kept >= 0)
                 manifold.replaceContactPoint(point, kept);
@@ -304,7 +341,7 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
 
         for (int p = 0; p < manifold.getNumContacts(); ++p) {
             const btManifoldPoint& point = manifold.getContactPoint(p);
-            ContactPointState kept;
+            ContactPointState& kept = result.persistent.emplace_back();
             kept.partA = key[0];
             kept.partB = key[1];
             kept.shapeA = key[2];
@@ -316,21 +353,19 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
             kept.distance = point.getDistance();
             kept.normalImpulse = point.m_appliedImpulse;
             kept.frictionImpulse_W = frictionOf(point);
-            if (kept.distance <= margin) {
-                ContactPoint c;
-                c.partA = static_cast<std::size_t>(key[0]);
-                c.partB = static_cast<std::size_t>(key[1]);
-                c.p_WA_W = fromBt(point.getPositionWorldOnA());
-                c.p_WB_W = fromBt(point.getPositionWorldOnB());
-                c.n_AB_W = kept.n_AB_W;
-                c.depth = -kept.distance;
-                c.normalImpulse = kept.normalImpulse;
-                c.frictionImpulse_W = kept.frictionImpulse_W;
-                c.persistent = result.persistent.size();
-                result.points.push_back(c);
-            }
-            result.persistent.push_back(kept);
+            if (kept.distance > margin) continue;
+            ContactPoint& c = result.points.emplace_back();
+            c.partA = static_cast<std::size_t>(key[0]);
+            c.partB = static_cast<std::size_t>(key[1]);
+            c.p_WA_W = fromBt(point.getPositionWorldOnA());
+            c.p_WB_W = fromBt(point.getPositionWorldOnB());
+            c.n_AB_W = kept.n_AB_W;
+            c.depth = -kept.distance;
+            c.normalImpulse = kept.normalImpulse;
+            c.frictionImpulse_W = kept.frictionImpulse_W;
+            c.persistent = result.persistent.size() - 1;
         }
+        first = last;
     }
     return result;
 }
