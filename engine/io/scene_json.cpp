@@ -1,5 +1,7 @@
 #include "engine/io/scene_json.h"
 
+#include "engine/io/scene_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -372,8 +374,7 @@ public:
     // Keys of a newer minor version: kept in `extensions` (a JSON object's text) when the file
     // is from a newer minor version and the object can carry them, else errors.
     void checkKeys(const json& obj, const std::string& at,
-                   std::initializer_list<std::string_view> known,
-                   std::string* extensions = nullptr) {
+                   const std::vector<std::string_view>& known, std::string* extensions = nullptr) {
         json kept = json::object();
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
@@ -491,7 +492,7 @@ public:
         if (!j) return;
         const std::string at = parent + "/orientation";
         if (!isObject(*j, at)) return;
-        checkKeys(*j, at, {"quaternion", "axis", "angleDeg", "rpyDeg"});
+        checkKeys(*j, at, format::object("orientation").keys());
         const bool hasQ = j->contains("quaternion"),
                    hasAxis = j->contains("axis") || j->contains("angleDeg"),
                    hasRpy = j->contains("rpyDeg");
@@ -581,9 +582,7 @@ public:
 
     void shape(const json& j, const std::string& at, Shape& s) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at,
-                  {"type", "size", "radius", "length", "file", "scale", "position", "orientation"},
-                  &s.extensions);
+        checkKeys(j, at, format::object("shape").keys(), &s.extensions);
         std::string type;
         if (const json* jt = required(j, at, "type"); jt && string(*jt, at + "/type", type)) {
             if (auto t = shapeTypeFromName(type)) {
@@ -633,18 +632,14 @@ public:
 
     void marker(const json& j, const std::string& at, Marker& m) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "position", "orientation"}, &m.extensions);
+        checkKeys(j, at, format::object("marker").keys(), &m.extensions);
         name(j, at, m.name);
         pose(j, at, m.X_PM);
     }
 
     void part(const json& j, const std::string& at, SceneSpec& spec, Part& p) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at,
-                  {"name", "ground", "mass", "density", "centerOfMass", "inertia", "position",
-                   "orientation", "velocity", "angularVelocity", "color", "geometry", "markers",
-                   "material", "collision"},
-                  &p.extensions);
+        checkKeys(j, at, format::object("part").keys(), &p.extensions);
         p.id = spec.newId();
         name(j, at, p.name);
         if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
@@ -675,14 +670,14 @@ public:
             }
         }
         if (const json* m = optional(j, "material"); m && isObject(*m, at + "/material")) {
-            checkKeys(*m, at + "/material", {"friction", "restitution"});
+            checkKeys(*m, at + "/material", format::object("material").keys());
             if (const json* v = optional(*m, "friction"))
                 number(*v, at + "/material/friction", p.material.friction);
             if (const json* v = optional(*m, "restitution"))
                 number(*v, at + "/material/restitution", p.material.restitution);
         }
         if (const json* c = optional(j, "collision"); c && isObject(*c, at + "/collision")) {
-            checkKeys(*c, at + "/collision", {"enabled", "group", "mask"});
+            checkKeys(*c, at + "/collision", format::object("collision").keys());
             if (const json* v = optional(*c, "enabled"))
                 boolean(*v, at + "/collision/enabled", p.collision.enabled);
             if (const json* v = optional(*c, "group"))
@@ -718,8 +713,7 @@ public:
 
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "type", "markerI", "markerJ", "length", "collide"},
-                  &jt.extensions);
+        checkKeys(j, at, format::object("joint").keys(), &jt.extensions);
         if (const json* c = optional(j, "collide")) boolean(*c, at + "/collide", jt.collide);
         name(j, at, jt.name);
         std::string type;
@@ -757,10 +751,7 @@ public:
         }
         fileMinor_ = spec.formatMinor;
         newerMinor_ = spec.formatMinor > kSceneFormatMinor;
-        checkKeys(root, "",
-                  {"format", "version", "minorVersion", "units", "name", "description", "gravity",
-                   "settings", "contact", "parts", "joints", "forces", "motions", "plots"},
-                  &spec.extensions);
+        checkKeys(root, "", format::object("scene").keys(), &spec.extensions);
 
         // Header: identifies the file before anything else is trusted.
         std::string format;
@@ -793,7 +784,7 @@ public:
                 const std::string at = "/plots/" + std::to_string(k);
                 if (!isObject(pj, at)) continue;
                 PlotSpec plot;
-                checkKeys(pj, at, {"name", "channels"}, &plot.extensions);
+                checkKeys(pj, at, format::object("plot").keys(), &plot.extensions);
                 if (const json* n = optional(pj, "name")) string(*n, at + "/name", plot.name);
                 if (const json* c = required(pj, at, "channels");
                     c && isArray(*c, at + "/channels")) {
@@ -880,11 +871,7 @@ public:
 
     void contact(const json& j, const std::string& at, SceneSpec& spec) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at,
-                  {"enabled", "solver", "friction", "coneFacets", "iterations", "tolerance",
-                   "margin", "restitutionThreshold", "stabilization", "slop", "stiffness",
-                   "damping", "frequency", "dampingRatio", "pairs"},
-                  &spec.contact.extensions);
+        checkKeys(j, at, format::object("contact").keys(), &spec.contact.extensions);
         ContactSettings& ct = spec.contact;
         ct.enabled = true;  // a contact block switches contact on unless it says "enabled": false
         if (const json* v = optional(j, "enabled")) boolean(*v, at + "/enabled", ct.enabled);
@@ -920,8 +907,7 @@ public:
                 const std::string pat = at + "/pairs/" + std::to_string(k);
                 if (!isObject(pj, pat)) continue;
                 ContactPairSpec pair;
-                checkKeys(pj, pat, {"name", "partA", "partB", "enabled", "friction", "restitution"},
-                          &pair.extensions);
+                checkKeys(pj, pat, format::object("contactPair").keys(), &pair.extensions);
                 pair.id = spec.newId();
                 name(pj, pat, pair.name);
                 if (const json* v = required(pj, pat, "partA"))
@@ -996,7 +982,7 @@ public:
         switch (f.type) {
         case ForceType::PointForce:
         case ForceType::PointTorque: {
-            checkKeys(j, at, {"name", "type", "marker", "components", "frame"}, &f.extensions);
+            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             markerRef(j, at, "marker", f.markerI);
             if (const json* c = required(j, at, "components")) {
                 if (!c->is_array() || c->size() != 3) {
@@ -1014,10 +1000,7 @@ public:
             break;
         }
         case ForceType::SpringDamper:
-            checkKeys(j, at,
-                      {"name", "type", "markerI", "markerJ", "stiffness", "damping", "freeLength",
-                       "preload"},
-                      &f.extensions);
+            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             scalar("stiffness", f.stiffness);
@@ -1026,9 +1009,7 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::RotationalSpringDamper:
-            checkKeys(j, at,
-                      {"name", "type", "joint", "stiffness", "damping", "freeAngle", "preload"},
-                      &f.extensions);
+            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             scalar("stiffness", f.stiffness);
             scalar("damping", f.damping);
@@ -1036,8 +1017,7 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::JointController:
-            checkKeys(j, at, {"name", "type", "joint", "axis", "target", "kp", "kd", "maxEffort"},
-                      &f.extensions);
+            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             if (const json* a = optional(j, "axis"))
                 word<JointAxis>(
@@ -1051,10 +1031,7 @@ public:
             scalar("maxEffort", f.maxEffort);
             break;
         case ForceType::Bushing:
-            checkKeys(j, at,
-                      {"name", "type", "markerI", "markerJ", "translationalStiffness",
-                       "translationalDamping", "rotationalStiffness", "rotationalDamping"},
-                      &f.extensions);
+            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             vec3(j, at, "translationalStiffness", f.translationalStiffness);
@@ -1067,7 +1044,7 @@ public:
 
     void motion(const json& j, const std::string& at, MotionSpec& m) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at, {"name", "joint", "axis", "level", "expression"}, &m.extensions);
+        checkKeys(j, at, format::object("motion").keys(), &m.extensions);
         name(j, at, m.name);
         if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", m.joint);
         if (const json* a = optional(j, "axis"))
@@ -1087,10 +1064,7 @@ public:
 
     void settings(const json& j, const std::string& at, SolverSettings& st) {
         if (!isObject(j, at)) return;
-        checkKeys(j, at,
-                  {"integrator", "stepSize", "outputInterval", "maxStep", "relativeTolerance",
-                   "absoluteTolerance", "projectionTolerance", "maxProjectionIterations"},
-                  &st.extensions);
+        checkKeys(j, at, format::object("settings").keys(), &st.extensions);
         if (const json* i = optional(j, "integrator"))
             word<IntegratorType>(*i, at + "/integrator",
                                  {{"symplecticEuler", IntegratorType::SymplecticEuler},

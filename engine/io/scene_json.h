@@ -19,8 +19,9 @@ constexpr int kSceneFormatVersion = 1;
 // version than this Motus reads with its unknown keys kept as extensions (warnings, not
 // errors), and saving writes them back. 1: contact, materials, collision filters, planes,
 // joint controllers. 2: settings outputInterval and maxStep (a dopri45 file of an earlier
-// minor version reads its stepSize as its largest step too, as it was then).
-constexpr int kSceneFormatMinor = 2;
+// minor version reads its stepSize as its largest step too, as it was then). 3: soft contact
+// by frequency and dampingRatio.
+constexpr int kSceneFormatMinor = 3;
 
 // Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
 // quaternion, in a shape, in a part); a file nested deeper than this is refused before it is
