@@ -251,6 +251,22 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     s.unconvergedContactSteps = o.contactSolver.unconvergedSteps;
 }
 
+namespace {
+
+// Frame k's contact forces and persistent contact points (none when the frame has none).
+void readContacts(const std::vector<FrameContacts>& frames, std::size_t k, State& state,
+                  Outputs& outputs) {
+    if (k < frames.size()) {
+        outputs.contacts = frames[k].forces;
+        state.contacts = frames[k].persistent;
+    } else {
+        outputs.contacts.clear();
+        state.contacts.clear();
+    }
+}
+
+}  // namespace
+
 Recording::Recording(const Model& model, RecordingOptions options)
     : layout_(model, options.stepOrigins),
       options_(options),
@@ -408,13 +424,7 @@ bool Recording::read(std::size_t frame, State& state, Outputs& outputs) const {
     if (frame >= frames_ || frame < first_) return false;
     layout_.decode(rowLocked(frame), state, outputs);
     const std::size_t k = frame - first_;
-    if (k < contacts_.size()) {
-        outputs.contacts = contacts_[k].forces;
-        state.contacts = contacts_[k].persistent;
-    } else {
-        outputs.contacts.clear();
-        state.contacts.clear();
-    }
+    readContacts(contacts_, k, state, outputs);
     return true;
 }
 
@@ -445,13 +455,7 @@ bool Recording::readStale(double t, State& state, Outputs& outputs) const {
     if (it == staleTimes_.begin()) return false;
     const std::size_t k = static_cast<std::size_t>(it - staleTimes_.begin()) - 1;
     layout_.decode(stale_[k].data(), state, outputs);
-    if (k < staleContacts_.size()) {
-        outputs.contacts = staleContacts_[k].forces;
-        state.contacts = staleContacts_[k].persistent;
-    } else {
-        outputs.contacts.clear();
-        state.contacts.clear();
-    }
+    readContacts(staleContacts_, k, state, outputs);
     return true;
 }
 
