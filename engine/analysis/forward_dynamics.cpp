@@ -84,7 +84,7 @@ Status ForwardDynamics::initialize() {
 Status ForwardDynamics::initialize(const State& state) {
     state_ = state;
     integrator_->reset();
-    ws_.stepResultsValid = false;
+    ws_.step.valid = false;
     if (Status s = prepareWorkspace(*model_, state_, ws_); !s.ok) return s;
     if (Status s = projectState(*model_, state_, ws_); !s.ok)
         return Status::failure("the mechanism cannot be assembled: " + s.message);
@@ -94,14 +94,14 @@ Status ForwardDynamics::initialize(const State& state) {
 Status ForwardDynamics::resume(const State& state) {
     state_ = state;
     integrator_->reset();
-    ws_.stepResultsValid = false;
+    ws_.step.valid = false;
     return prepareWorkspace(*model_, state_, ws_);
 }
 
 void ForwardDynamics::restore(const State& state) {
     state_ = state;
     integrator_->reset();
-    ws_.stepResultsValid = false;
+    ws_.step.valid = false;
     ws_.factored = false;
 }
 

@@ -33,6 +33,8 @@ public:
     const State& state() const { return state_; }
     const Model& model() const { return *model_; }
     const KktSolver& solver() const { return ws_.solver; }
+    // The last step's result (valid after a velocity-level step until the state is set).
+    const StepResult& lastStep() const { return ws_.step; }
     const IntegratorStatistics& statistics() const { return integrator_->statistics(); }
 
 private:

@@ -29,18 +29,35 @@ double gravitationalEnergy(const Model& model, const State& state) {
 }
 
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out) {
-    if (Status s =
-            computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws);
-        !s.ok)
+    // At the end of a step that left its result (the velocity-level stepper: its impulses are
+    // the reactions of the step), the multipliers and contact forces are the step's: only the
+    // kinematics, forces and constraint rows are evaluated here. Elsewhere (the initial state,
+    // the acceleration-level integrators) the KKT system is solved at this instant. (The
+    // fixed-step loop snaps its last step's end onto the requested time.)
+    const StepResult& step = ws.step;
+    const bool stepped = step.valid &&
+                         std::abs(step.t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t)) &&
+                         step.lambda.size() == model.constraintRows();
+    if (stepped) {
+        if (Status s =
+                evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates, ws);
+            !s.ok)
+            return s;
+        if (model.constraintRows() > 0) {
+            if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false, true);
+                !s.ok)
+                return s;
+        }
+    } else if (Status s = computeAccelerations(model, state.t, state.q, state.v,
+                                               state.jointCoordinates, ws);
+               !s.ok) {
         return s;
+    }
+    const Eigen::VectorXd& lambda = stepped ? step.lambda : ws.lambda;
     out.t = state.t;
-    // (The fixed-step loop snaps its last step's end onto the requested time.)
-    const bool stepped = ws.stepResultsValid &&
-                         std::abs(ws.stepTime - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
-    if (stepped && ws.stepLambda.size() == ws.lambda.size()) ws.lambda = ws.stepLambda;
     out.contacts.clear();
-    if (stepped) out.contacts = ws.contacts;
-    out.contactSolver = ws.contactSolver;
+    if (stepped) out.contacts = step.contacts;
+    out.contactSolver = step.contactSolver;
     out.contactSolver.unconvergedSteps = state.unconvergedContactSteps;
     const auto& Phi_q = ws.constraints.Phi_q;
 
@@ -59,7 +76,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
             for (SparseRowMatrix::InnerIterator it(Phi_q, r); it; ++it)
                 if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
                     k >= 0 && k < layout::kVelocitiesPerBody)
-                    f(k) -= it.value() * ws.lambda(r);
+                    f(k) -= it.value() * lambda(r);
         const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
         const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
         const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);
@@ -77,7 +94,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     // torque −λ along the driven coordinate.
     out.driverEffort.assign(model.drivers.size(), 0.0);
     for (std::size_t d = 0; d < model.drivers.size(); ++d)
-        out.driverEffort[d] = -ws.lambda(model.jointRows + static_cast<int>(d));
+        out.driverEffort[d] = -lambda(model.jointRows + static_cast<int>(d));
 
     // Joint controllers' efforts at this instant.
     out.controllerEffort.clear();

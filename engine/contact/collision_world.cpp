@@ -1,9 +1,11 @@
 #include "engine/contact/collision_world.h"
 
+#include "engine/contact/polyhedron_plane.h"
+
 #include <btBulletCollisionCommon.h>
 
 #include <algorithm>
-#include <array>
+#include <cstdint>
 #include <cstdlib>
 
 static_assert(sizeof(btScalar) == 8,
@@ -102,13 +104,31 @@ public:
 
 // Which manifold a point belongs to: the part pair (A < B) and, for a part of several shapes,
 // which of them touch.
-using PairKey = std::array<int, 4>;  // partA, partB, shapeA, shapeB
+// Two words, compared as integers (a sort of a few hundred keys runs every step).
+struct PairKey {
+    std::uint64_t parts = 0, shapes = 0;  // (partA, partB) and (shapeA, shapeB), high word first
 
-// Element by element (std::array's == is a memcmp call: slow in a sort of a few hundred keys).
-int compareKeys(const PairKey& x, const PairKey& y) {
-    for (int i = 0; i < 4; ++i)
-        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
-    return 0;
+    PairKey() = default;
+    PairKey(int partA, int partB, int shapeA, int shapeB)
+        : parts(pack(partA, partB)), shapes(pack(shapeA, shapeB)) {}
+    int partA() const { return high(parts); }
+    int partB() const { return low(parts); }
+    int shapeA() const { return high(shapes); }
+    int shapeB() const { return low(shapes); }
+
+    static std::uint64_t pack(int high, int low) {
+        return std::uint64_t{static_cast<std::uint32_t>(high)} << 32 |
+               static_cast<std::uint32_t>(low);
+    }
+    static int high(std::uint64_t word) { return static_cast<int>(word >> 32); }
+    static int low(std::uint64_t word) { return static_cast<int>(word & 0xffffffffu); }
+};
+
+bool operator<(const PairKey& x, const PairKey& y) {
+    return x.parts != y.parts ? x.parts < y.parts : x.shapes < y.shapes;
+}
+bool operator==(const PairKey& x, const PairKey& y) {
+    return x.parts == y.parts && x.shapes == y.shapes;
 }
 
 // Pairs that may not touch never reach the narrow phase.
@@ -149,10 +169,17 @@ struct CollisionWorld::Impl {
         PairKey key;
         int source;  // ≥ 0: found[source]; < 0: kept point −source − 1 of the previous query
     };
-    std::vector<Entry> entries;
-    std::vector<btManifoldPoint> found;  // the query's points, with A the lower part index
-    btPersistentManifold merge;          // one pair's points being merged
-    btManifoldPoint point;               // a kept point as Bullet's manifold holds it
+    std::vector<Entry> fresh, kept, entries;  // the new points, the kept ones, both merged
+    // A point of the query, with A the lower part index (what the merge needs of Bullet's).
+    struct Found {
+        btVector3 local_A, local_B, p_WA, p_WB;
+        btVector3 n_BA;  // Bullet's normal on B, pointing from B to A
+        double distance;
+        int shapeA, shapeB;
+    };
+    std::vector<Found> found;
+    btPersistentManifold merge;  // one pair's points being merged
+    btManifoldPoint point;       // a kept point as Bullet's manifold holds it
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -164,9 +191,11 @@ CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildCont
 CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_unique<Impl>(model)) {
     Impl& m = *impl_;
     // A flat face on the ground plane gets its corner points in one query, not one point per
-    // query accumulated over several steps. (Polyhedra against polyhedra get whole patches by
-    // clipping; round shapes touch in one point, which perturbation would only blur.)
+    // query accumulated over several steps: every vertex of a polyhedron near the plane, and
+    // Bullet's perturbed support searches for the other convex shapes (a cylinder's rim). Polyhedra
+    // against polyhedra get whole patches by clipping; round shapes touch in one point.
     m.configuration.setPlaneConvexMultipointIterations(3, 3);
+    registerPolyhedronPlane(m.dispatcher);
     m.broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&m.filter);
     m.objectOfPart.assign(m.model.parts.size(), nullptr);
     m.breaking.assign(m.model.parts.size(), 0.0);
@@ -221,15 +250,6 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
 
 namespace {
 
-// The point as seen from the manifold (B, A): sides exchanged, the normal on the other side.
-void exchangeSides(btManifoldPoint& p) {
-    std::swap(p.m_localPointA, p.m_localPointB);
-    std::swap(p.m_positionWorldOnA, p.m_positionWorldOnB);
-    p.m_normalWorldOnB = -p.m_normalWorldOnB;
-    std::swap(p.m_partId0, p.m_partId1);
-    std::swap(p.m_index0, p.m_index1);
-}
-
 // The friction impulse vector (world axes) rides in the three slots btPersistentManifold
 // carries over when a new point replaces a kept one (Motus uses no other Bullet solver state).
 Vec3 frictionOf(const btManifoldPoint& p) {
@@ -239,75 +259,161 @@ Vec3 frictionOf(const btManifoldPoint& p) {
 }  // namespace
 
 ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPointState>& previous) {
+    ContactQuery result;
+    query(margin, previous, result);
+    return result;
+}
+
+void CollisionWorld::query(double margin, const std::vector<ContactPointState>& previous,
+                           ContactQuery& result) {
     Impl& m = *impl_;
-    // A pure geometric query: every manifold starts empty.
+    // A pure geometric query: every manifold starts empty (each query empties the manifolds it
+    // read; a new manifold is empty) and breaks contact no closer than the margin.
     btDispatcher* dispatcher = m.world.getDispatcher();
-    for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
-        btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
-        manifold->clearManifold();
-        if (manifold->getContactBreakingThreshold() < margin)
-            manifold->setContactBreakingThreshold(margin);
+    if (margin != m.dispatcher.threshold) {
+        for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
+            btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
+            if (manifold->getContactBreakingThreshold() < margin)
+                manifold->setContactBreakingThreshold(margin);
+        }
+        m.dispatcher.threshold = margin;
     }
-    m.dispatcher.threshold = margin;
     m.world.getDispatchInfo().m_allowedCcdPenetration = 0.0;
-    m.world.updateAabbs();
-    m.world.performDiscreteCollisionDetection();
+    m.world.performDiscreteCollisionDetection();  // (bounding boxes updated first)
 
     // The new points and the kept ones by manifold, in a canonical order: by part pair and
     // shape pair, kept points before new ones, each in its own order (Bullet's order of
     // manifolds depends on the history of its pair cache; a manifold's points do not).
-    m.entries.clear();
+    m.fresh.clear();
+    m.kept.clear();
     m.found.clear();
     auto shapeIndex = [&](int part, int index) {
         const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
         return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
     };
     for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
-        const btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
+        btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
+        const int points = manifold->getNumContacts();
+        if (points == 0) continue;
         const int a = manifold->getBody0()->getUserIndex();
         const int b = manifold->getBody1()->getUserIndex();
         const int partA = std::min(a, b), partB = std::max(a, b);
-        for (int p = 0; p < manifold->getNumContacts(); ++p) {
-            btManifoldPoint& point = m.found.emplace_back(manifold->getContactPoint(p));
-            point.m_lifeTime = 0;             // new: its age counts from this query
-            if (a > b) exchangeSides(point);  // reported with the lower part index first
-            m.entries.push_back({{partA, partB, shapeIndex(partA, point.m_index0),
-                                  shapeIndex(partB, point.m_index1)},
-                                 static_cast<int>(m.found.size()) - 1});
+        for (int p = 0; p < points; ++p) {
+            const btManifoldPoint& bullet = manifold->getContactPoint(p);
+            // Reported with the lower part index first: sides exchanged, the normal reversed.
+            Impl::Found& point = m.found.emplace_back();
+            point.local_A = a < b ? bullet.m_localPointA : bullet.m_localPointB;
+            point.local_B = a < b ? bullet.m_localPointB : bullet.m_localPointA;
+            point.p_WA = a < b ? bullet.m_positionWorldOnA : bullet.m_positionWorldOnB;
+            point.p_WB = a < b ? bullet.m_positionWorldOnB : bullet.m_positionWorldOnA;
+            point.n_BA = a < b ? bullet.m_normalWorldOnB : -bullet.m_normalWorldOnB;
+            point.distance = bullet.m_distance1;
+            point.shapeA = shapeIndex(partA, a < b ? bullet.m_index0 : bullet.m_index1);
+            point.shapeB = shapeIndex(partB, a < b ? bullet.m_index1 : bullet.m_index0);
+            m.fresh.push_back({PairKey(partA, partB, point.shapeA, point.shapeB),
+                               static_cast<int>(m.found.size()) - 1});
         }
+        manifold->clearManifold();
     }
     const int parts = static_cast<int>(m.objectOfPart.size());
+    int lastA = -1, lastB = -1;  // the pair last checked (a pair's points come together)
+    bool lastTouch = false;
     for (std::size_t k = 0; k < previous.size(); ++k) {
         const ContactPointState& c = previous[k];
-        if (c.partA < 0 || c.partA >= c.partB || c.partB >= parts ||
-            !m.objectOfPart[static_cast<std::size_t>(c.partA)] ||
-            !m.objectOfPart[static_cast<std::size_t>(c.partB)] ||
-            !m.model.mayTouch(c.partA, c.partB))
-            continue;
-        m.entries.push_back({{c.partA, c.partB, c.shapeA, c.shapeB}, -static_cast<int>(k) - 1});
+        if (c.partA != lastA || c.partB != lastB) {
+            lastA = c.partA;
+            lastB = c.partB;
+            lastTouch = c.partA >= 0 && c.partA < c.partB && c.partB < parts &&
+                        m.objectOfPart[static_cast<std::size_t>(c.partA)] &&
+                        m.objectOfPart[static_cast<std::size_t>(c.partB)] &&
+                        m.model.mayTouch(c.partA, c.partB);
+        }
+        if (!lastTouch) continue;
+        m.kept.push_back({PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1});
     }
-    std::sort(m.entries.begin(), m.entries.end(), [](const Impl::Entry& x, const Impl::Entry& y) {
-        if (const int c = compareKeys(x.key, y.key)) return c < 0;
-        if ((x.source < 0) != (y.source < 0)) return x.source < 0;
-        return std::abs(x.source) < std::abs(y.source);
+    // The kept points come in canonical order already (unless given in another): only the new
+    // ones need a sort, then one merge that puts kept points first among equal keys.
+    const auto byKey = [](const Impl::Entry& x, const Impl::Entry& y) { return x.key < y.key; };
+    std::sort(m.fresh.begin(), m.fresh.end(), [](const Impl::Entry& x, const Impl::Entry& y) {
+        return x.key == y.key ? x.source < y.source : x.key < y.key;
     });
+    if (!std::is_sorted(m.kept.begin(), m.kept.end(), byKey))
+        std::stable_sort(m.kept.begin(), m.kept.end(), byKey);
+    m.entries.resize(m.fresh.size() + m.kept.size());
+    std::merge(m.kept.begin(), m.kept.end(), m.fresh.begin(), m.fresh.end(), m.entries.begin(),
+               byKey);
 
-    ContactQuery result;
+    result.points.clear();
+    result.persistent.clear();
     result.points.reserve(m.entries.size());
     result.persistent.reserve(m.entries.size());
+    // A new point as Bullet's manifold holds it (no age, no impulses yet), in m.point.
+    auto asBullet = [&](const Impl::Found& f) -> btManifoldPoint& {
+        btManifoldPoint& point = m.point;
+        point.m_localPointA = f.local_A;
+        point.m_localPointB = f.local_B;
+        point.m_positionWorldOnA = f.p_WA;
+        point.m_positionWorldOnB = f.p_WB;
+        point.m_normalWorldOnB = f.n_BA;
+        point.m_distance1 = f.distance;
+        point.m_index0 = f.shapeA;
+        point.m_index1 = f.shapeB;
+        point.m_lifeTime = 0;
+        point.m_appliedImpulse = 0.0;
+        point.m_appliedImpulseLateral1 = point.m_appliedImpulseLateral2 = point.m_prevRHS = 0.0;
+        return point;
+    };
+    auto emit = [&](const PairKey& key, const btManifoldPoint& point) {
+        ContactPointState& kept = result.persistent.emplace_back();
+        kept.partA = key.partA();
+        kept.partB = key.partB();
+        kept.shapeA = key.shapeA();
+        kept.shapeB = key.shapeB();
+        kept.age = point.getLifeTime();
+        kept.local_A = fromBt(point.m_localPointA);
+        kept.local_B = fromBt(point.m_localPointB);
+        kept.n_AB_W = -fromBt(point.m_normalWorldOnB);  // Bullet's normal points from B to A
+        kept.distance = point.getDistance();
+        kept.normalImpulse = point.m_appliedImpulse;
+        kept.frictionImpulse_W = frictionOf(point);
+        if (kept.distance > margin) return;
+        ContactPoint& c = result.points.emplace_back();
+        c.partA = static_cast<std::size_t>(key.partA());
+        c.partB = static_cast<std::size_t>(key.partB());
+        c.p_WA_W = fromBt(point.getPositionWorldOnA());
+        c.p_WB_W = fromBt(point.getPositionWorldOnB());
+        c.n_AB_W = kept.n_AB_W;
+        c.depth = -kept.distance;
+        c.normalImpulse = kept.normalImpulse;
+        c.frictionImpulse_W = kept.frictionImpulse_W;
+        c.persistent = result.persistent.size() - 1;
+    };
     btPersistentManifold& manifold = m.merge;
     for (std::size_t first = 0; first < m.entries.size();) {
         const PairKey key = m.entries[first].key;
         std::size_t last = first;
-        while (last < m.entries.size() && compareKeys(m.entries[last].key, key) == 0) ++last;
-        const btCollisionObject* A = m.objectOfPart[static_cast<std::size_t>(key[0])];
-        const btCollisionObject* B = m.objectOfPart[static_cast<std::size_t>(key[1])];
+        while (last < m.entries.size() && m.entries[last].key == key) ++last;
+        if (m.entries[first].source >= 0) {
+            // Nothing kept for this pair (kept points sort first): its new points, found at
+            // these poses by one Bullet manifold (at most four, merged there), as they are.
+            // (Aged by one, as the refresh of a merge would.)
+            for (std::size_t e = first; e < last; ++e) {
+                btManifoldPoint& point =
+                    asBullet(m.found[static_cast<std::size_t>(m.entries[e].source)]);
+                point.m_lifeTime = 1;
+                emit(key, point);
+            }
+            first = last;
+            continue;
+        }
+        const btCollisionObject* A = m.objectOfPart[static_cast<std::size_t>(key.partA())];
+        const btCollisionObject* B = m.objectOfPart[static_cast<std::size_t>(key.partB())];
         // The breaking distance Bullet's dispatcher gives a new manifold, at least the margin.
         manifold.clearManifold();
         manifold.setBodies(A, B);
         manifold.setContactBreakingThreshold(
-            std::max(std::min(m.breaking[static_cast<std::size_t>(key[0])],
-                              m.breaking[static_cast<std::size_t>(key[1])]),
+            std::max(std::min(m.breaking[static_cast<std::size_t>(key.partA())],
+                              m.breaking[static_cast<std::size_t>(key.partB())]),
                      margin));
         manifold.setContactProcessingThreshold(
             std::min(A->getContactProcessingThreshold(), B->getContactProcessingThreshold()));
@@ -330,7 +436,7 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
                 manifold.addManifoldPoint(point, /*isPredictive=*/true);
                 continue;
             }
-            const btManifoldPoint& point = m.found[static_cast<std::size_t>(source)];
+            const btManifoldPoint& point = asBullet(m.found[static_cast<std::size_t>(source)]);
             const int kept = manifold.getCacheEntry(point);
             if (kept >= 0)
                 manifold.replaceContactPoint(point, kept);
@@ -338,36 +444,9 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
                 manifold.addManifoldPoint(point, true);
         }
         manifold.refreshContactPoints(A->getWorldTransform(), B->getWorldTransform());
-
-        for (int p = 0; p < manifold.getNumContacts(); ++p) {
-            const btManifoldPoint& point = manifold.getContactPoint(p);
-            ContactPointState& kept = result.persistent.emplace_back();
-            kept.partA = key[0];
-            kept.partB = key[1];
-            kept.shapeA = key[2];
-            kept.shapeB = key[3];
-            kept.age = point.getLifeTime();
-            kept.local_A = fromBt(point.m_localPointA);
-            kept.local_B = fromBt(point.m_localPointB);
-            kept.n_AB_W = -fromBt(point.m_normalWorldOnB);  // Bullet's normal points from B to A
-            kept.distance = point.getDistance();
-            kept.normalImpulse = point.m_appliedImpulse;
-            kept.frictionImpulse_W = frictionOf(point);
-            if (kept.distance > margin) continue;
-            ContactPoint& c = result.points.emplace_back();
-            c.partA = static_cast<std::size_t>(key[0]);
-            c.partB = static_cast<std::size_t>(key[1]);
-            c.p_WA_W = fromBt(point.getPositionWorldOnA());
-            c.p_WB_W = fromBt(point.getPositionWorldOnB());
-            c.n_AB_W = kept.n_AB_W;
-            c.depth = -kept.distance;
-            c.normalImpulse = kept.normalImpulse;
-            c.frictionImpulse_W = kept.frictionImpulse_W;
-            c.persistent = result.persistent.size() - 1;
-        }
+        for (int p = 0; p < manifold.getNumContacts(); ++p) emit(key, manifold.getContactPoint(p));
         first = last;
     }
-    return result;
 }
 
 std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {

@@ -65,6 +65,9 @@ public:
     // cannot touch are ignored). `margin` up to 2 cm (Bullet's pair search pads bounding boxes
     // by that much).
     ContactQuery query(double margin, const std::vector<ContactPointState>& previous);
+    // The same into `out` (its vectors reused: no allocation in a steady run). `out` may not
+    // be `previous`'s owner.
+    void query(double margin, const std::vector<ContactPointState>& previous, ContactQuery& out);
 
     // The points of a query with nothing kept from before.
     std::vector<ContactPoint> findContacts(double margin = 0.0);

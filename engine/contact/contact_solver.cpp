@@ -49,13 +49,6 @@ Eigen::Vector2d limitFriction(const ContactProblem& p, const Eigen::Vector2d& be
 
 }  // namespace
 
-double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v) {
-    double w = 0.0;
-    if (c.bodyA >= 0) w += c.J[r][0].dot(layout::twist(v, c.bodyA));
-    if (c.bodyB >= 0) w += c.J[r][1].dot(layout::twist(v, c.bodyB));
-    return w;
-}
-
 Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facets) {
     if (R <= 0.0) return Eigen::Vector2d::Zero();
     const double step = 2.0 * kPi / facets;

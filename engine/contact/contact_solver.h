@@ -23,6 +23,7 @@
 #include <Eigen/Core>
 
 #include "engine/math/spatial.h"
+#include "engine/model/layout.h"
 #include "engine/model/scene_spec.h"
 
 namespace engine::contact {
@@ -54,8 +55,13 @@ struct ContactSolveReport {
     bool converged = true;
 };
 
-// J_r · v for row r of contact c.
-double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v);
+// J_r · v for row r of contact c (inline: the solvers' innermost operation).
+inline double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v) {
+    double w = 0.0;
+    if (c.bodyA >= 0) w += c.J[r][0].dot(layout::twist(v, c.bodyA));
+    if (c.bodyB >= 0) w += c.J[r][1].dot(layout::twist(v, c.bodyB));
+    return w;
+}
 
 // Projected Gauss–Seidel. `v` is the free velocity on entry, v⁺ on return; the impulses
 // start from the contacts' warm start (clamped to their limits).

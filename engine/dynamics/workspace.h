@@ -2,13 +2,12 @@
 // Workspace: per-step scratch of the engine thread (frames, constraint rows, the KKT
 // factorisation, forces). Never saved, never shared between threads.
 
-#include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "engine/constraints/constraints.h"
-#include "engine/contact/contact_force.h"
+#include "engine/dynamics/step_result.h"
 #include "engine/forces/forces.h"
 #include "engine/kinematics/kinematics.h"
 #include "engine/solver/kkt_solver.h"
@@ -33,21 +32,9 @@ struct Workspace {
     bool factored = false;
     double factoredTime = 0.0;
     Eigen::VectorXd factoredQ;
-    // Results of the last velocity-level (time-stepping) step, which ended at stepTime: the
-    // constraint multipliers its impulses amount to (impulse / h, the λ of outputs), and the
-    // contact forces. Outputs at that instant report these instead of solving the KKT system.
-    bool stepResultsValid = false;
-    double stepTime = 0.0;
-    Eigen::VectorXd stepLambda;
-    std::vector<ContactForce> contacts;
-    ContactSolverReport contactSolver;
-};
-
-// Outcome of an engine operation: failures carry a message naming the entity and time.
-struct Status {
-    bool ok = true;
-    std::string message;
-    static Status failure(std::string message) { return {false, std::move(message)}; }
+    // The last step's result (multipliers, contact forces, solver figures) when a stepper
+    // leaves one: outputs at its end read it (step_result.h).
+    StepResult step;
 };
 
 }  // namespace engine

@@ -36,181 +36,261 @@ Vec3 tangentOf(const Vec3& n, const Vec3& relativeVelocity = Vec3::Zero()) {
     return n.cross(helper).normalized();
 }
 
+// One step is a pipeline of named stages, each a function of what the stages before it left
+// in the step's data:
+//
+//   collide    contact points at qₙ, merged into the state's persistent points
+//   assemble   applied forces and the free velocity v*; joint rows (Φq(qₙ) factored, targets
+//              b); contact rows (normal and tangents, targets, warm starts)
+//   solve      v* onto the joint rows, the contact rows' responses through the joints, the
+//              contact LCP, the joint impulses μ
+//   integrate  qₙ₊₁ = qₙ ⊕ h v⁺, the energy balance
+//   project    positions and velocities onto the constraint manifold
+//   record     the step's result (StepResult: λ = μ / h, contact forces, solver figures) and
+//              the contact impulses kept for the next step's warm start
+//
+// The data lives in the stepper between steps so that a steady run allocates nothing.
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
     using FixedStepIntegrator::FixedStepIntegrator;
 
 private:
-    Status step(const Model& model, State& state, Workspace& ws, double h) override {
-        const double t1 = state.t + h;
-        const Eigen::VectorXd q0 = state.q, v0 = state.v;
-        const int rows = model.constraintRows();
-        const bool accelerationRows = detail::hasAccelerationDrivers(model);
-
-        ++stats_.evaluations;
-        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws);
-            !s.ok)
-            return s;
-        const double dampingPower = ws.forceEnergies.dampingPower;
-        const double actuatorPower = ws.forceEnergies.actuatorPower;
-        Eigen::VectorXd v = v0 + h * ws.Minv.cwiseProduct(ws.g);
-
-        // Joint rows: factor Φq(qₙ) and meet Φq v = b.
-        SparseRowMatrix J0;
-        Eigen::VectorXd b;
-        if (rows > 0) {
-            if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true);
-                !s.ok)
-                return s;
-            J0 = ws.constraints.Phi_q;
-            const std::vector<MotionLevel> level = ws.constraints.level;
-            const Eigen::VectorXd accelerationTarget =
-                accelerationRows ? Eigen::VectorXd(J0 * v0 + h * ws.constraints.gamma)
-                                 : Eigen::VectorXd();
-            evaluateConstraintResiduals(model, t1, ws.frames, ws.constraints);  // frames are at qₙ
-            b.resize(rows);
-            for (int r = 0; r < rows; ++r) {
-                switch (level[static_cast<std::size_t>(r)]) {
-                case MotionLevel::Position:
-                    b(r) = -ws.constraints.Phi(r) / h;
-                    break;
-                case MotionLevel::Velocity:
-                    b(r) = ws.constraints.nu(r);
-                    break;
-                case MotionLevel::Acceleration:
-                    b(r) = accelerationTarget(r);
-                    break;
-                }
-            }
-            Eigen::VectorXd dv;
-            // (with the size of its terms: a joint row dropped at a singular position that the
-            // mechanism has left is taken back, kkt_solver.h)
-            ws.solver.project(J0 * v - b, dv, nullptr, equationScale(J0, v, b));
-            v += dv;
-        }
-
-        // Contact.
-        contact::ContactProblem problem;
+    struct StepData {
+        double h = 0.0, t1 = 0.0;
+        Eigen::VectorXd q0, v0;
+        // assemble
+        double dampingPower = 0.0, actuatorPower = 0.0;
+        Eigen::VectorXd vFree;  // v* = vₙ + h M⁻¹ g(qₙ, vₙ)
+        SparseRowMatrix J0;     // Φq(qₙ), factored in the workspace's solver
+        Eigen::VectorXd b;      // joint row targets: Φq v⁺ = b
         contact::ContactQuery found;
-        std::vector<contact::ContactPoint>& points = found.points;
+        contact::ContactProblem problem;  // one entry per contact point of found.points
+        std::vector<Vec3> tangents;       // per contact: its first friction direction
+        // solve
+        Eigen::VectorXd v;        // v⁺
+        Eigen::VectorXd impulse;  // joint impulses μ
+        contact::ContactSolveReport report;
+    };
+
+    Status step(const Model& model, State& state, Workspace& ws, double h) override {
+        StepResult& result = ws.step;
+        result.valid = false;
+        result.status = run(model, state, ws, h);
+        return result.status;
+    }
+
+    Status run(const Model& model, State& state, Workspace& ws, double h) {
+        StepData& d = data_;
+        d.h = h;
+        d.t1 = state.t + h;
+        d.q0 = state.q;
+        d.v0 = state.v;
         if (model.contact.enabled) {
-            if (Status s = buildContactProblem(model, state, h, ws, problem, found); !s.ok)
-                return s;
-            if (rows > 0 && !problem.contacts.empty()) projectResponses(model, J0, ws, problem);
-            const ContactSettings& settings = model.contact.settings;
-            const contact::ContactSolveReport report =
-                settings.solver == ContactSolverType::Lemke
-                    ? contact::solveLemke(problem, v)
-                    : contact::solvePgs(problem, v, settings.iterations, settings.tolerance);
-            ws.contactSolver.contacts = static_cast<int>(problem.contacts.size());
-            ws.contactSolver.iterations = report.iterations;
-            ws.contactSolver.residual = report.residual;
-            ws.contactSolver.converged = report.converged;
-            if (!report.converged) ++state.unconvergedContactSteps;
-            if (!v.allFinite())
-                return Status::failure("the contact solve produced a non-finite velocity at t = " +
-                                       timeText(t1));
+            collide(model, state);
+        } else {
+            d.found.points.clear();
+            d.found.persistent.clear();
         }
-
-        // The joint impulses the step amounts to: μ with v⁺ = v_c − M⁻¹Φqᵀμ where v_c is v* plus
-        // the contact impulses (for reactions, driver work and the energy balance).
-        Eigen::VectorXd impulse = Eigen::VectorXd::Zero(rows);
-        if (rows > 0) {
-            Eigen::VectorXd vc = v0 + h * ws.Minv.cwiseProduct(ws.g);
-            for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
-                const ContactRows& c = problem.contacts[ci];
-                for (int r = 0; r < 3; ++r) {
-                    if (c.bodyA >= 0) layout::twist(vc, c.bodyA) += c.MinvJ[r][0] * c.impulse[r];
-                    if (c.bodyB >= 0) layout::twist(vc, c.bodyB) += c.MinvJ[r][1] * c.impulse[r];
-                }
-            }
-            Eigen::VectorXd dv;
-            ws.solver.project(J0 * vc - b, dv, &impulse);
-        }
-
-        // Energy taken out by contact and friction: minus the work of their impulses at the
-        // mean of the velocities before and after the step, x·J(vₙ + v⁺)/2 (the step's change
-        // of kinetic energy is the work of all its impulses at that mean velocity; a resting
-        // or rolling contact does none).
-        double contactWork = 0.0;
-        for (const ContactRows& c : problem.contacts)
-            for (int r = 0; r < 3; ++r)
-                contactWork += c.impulse[r] * 0.5 *
-                               (contact::rowVelocity(c, r, v0) + contact::rowVelocity(c, r, v));
-
-        state.q = q0;
-        detail::retract(model, state.q, h * v);
-        state.v = v;
-        state.t = t1;
-        state.dissipatedEnergy += h * dampingPower - contactWork;
-        state.driverWork += h * actuatorPower;
-        if (rows > 0) detail::addDriverWork(model, J0, impulse, v, state);
-
-        // Results for outputs at tₙ₊₁ and the warm start of the next step.
-        ws.stepLambda = impulse / h;
-        ws.contacts.clear();
-        for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
-            const ContactRows& c = problem.contacts[ci];
-            contact::ContactPoint& p = points[ci];
-            const Vec3& t1Dir = tangents_[ci];
-            const Vec3 t2Dir = p.n_AB_W.cross(t1Dir);
-            p.normalImpulse = c.impulse[0];
-            p.frictionImpulse_W = c.impulse[1] * t1Dir + c.impulse[2] * t2Dir;
-            ContactPointState& kept = found.persistent[p.persistent];
-            kept.normalImpulse = p.normalImpulse;
-            kept.frictionImpulse_W = p.frictionImpulse_W;
-            if (c.impulse[0] <= 0.0 && p.depth < 0.0) continue;  // an idle speculative contact
-            ContactForce f;
-            f.partA = static_cast<int>(p.partA);
-            f.partB = static_cast<int>(p.partB);
-            f.point_W = 0.5 * (p.p_WA_W + p.p_WB_W);
-            f.normal_W = p.n_AB_W;
-            f.depth = p.depth;
-            f.normalForce = c.impulse[0] / h;
-            f.frictionForce_W = p.frictionImpulse_W / h;
-            ws.contacts.push_back(f);
-        }
-        state.contacts = std::move(found.persistent);
-
+        if (Status s = assemble(model, state, ws); !s.ok) return s;
+        if (Status s = solve(model, state, ws); !s.ok) return s;
+        integrate(model, state);
         if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok)
             return s;
-        ws.stepResultsValid = true;
-        ws.stepTime = state.t;
+        record(state, ws);
         return {};
     }
 
-    // Contact points at qₙ (merged into the persistent points of the state) and their rows:
-    // normal and tangents, targets, friction.
-    Status buildContactProblem(const Model& model, const State& state, double h, Workspace& ws,
-                               contact::ContactProblem& problem, contact::ContactQuery& found) {
-        const Eigen::VectorXd& q = state.q;
-        const Eigen::VectorXd& v = state.v;
-        std::vector<contact::ContactPoint>& points = found.points;
+    // collide: the contact points at qₙ, merged into the persistent points of the state; the
+    // highest first (along gravity), so the first Gauss–Seidel sweep carries the weight of a
+    // stack down to its base.
+    void collide(const Model& model, const State& state) {
+        StepData& d = data_;
         if (!world_ || worldSerial_ != model.serial) {
             world_ = std::make_unique<contact::CollisionWorld>(model.contact);
             worldSerial_ = model.serial;
         }
         for (int b = 0; b < model.bodyCount(); ++b) {
             const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-            const Transform X_WB{bodyOrientation(q, b), bodyPosition(q, b)};
+            const Transform X_WB{bodyOrientation(d.q0, b), bodyPosition(d.q0, b)};
             world_->setPartPose(static_cast<std::size_t>(body.partIndex),
                                 X_WB * body.X_PB.inverse());
         }
-        const ContactSettings& settings = model.contact.settings;
-        found = world_->query(settings.margin, state.contacts);
-        // Highest contacts first (along gravity): the first Gauss–Seidel sweep then carries the
-        // weight of a stack down to its base.
-        if (model.gravity.norm() > 0.0) {
+        world_->query(model.contact.settings.margin, state.contacts, d.found);
+        std::vector<contact::ContactPoint>& points = d.found.points;
+        if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
-            std::vector<std::pair<double, std::size_t>> order(points.size());
+            order_.resize(points.size());
             for (std::size_t k = 0; k < points.size(); ++k)
-                order[k] = {-(points[k].p_WA_W + points[k].p_WB_W).dot(up), k};
-            std::sort(order.begin(), order.end());
-            std::vector<contact::ContactPoint> sorted;
-            sorted.reserve(points.size());
-            for (const auto& entry : order) sorted.push_back(points[entry.second]);
-            points = std::move(sorted);
+                order_[k] = {-(points[k].p_WA_W + points[k].p_WB_W).dot(up), k};
+            std::sort(order_.begin(), order_.end());
+            sorted_.clear();
+            for (const auto& entry : order_) sorted_.push_back(points[entry.second]);
+            points.swap(sorted_);
         }
+    }
+
+    // assemble: forces, the free velocity, the joint rows and the contact rows.
+    Status assemble(const Model& model, const State& state, Workspace& ws) {
+        StepData& d = data_;
+        const double h = d.h;
+        ++stats_.evaluations;
+        if (Status s =
+                evaluateAppliedForces(model, state.t, d.q0, d.v0, state.jointCoordinates, ws);
+            !s.ok)
+            return s;
+        d.dampingPower = ws.forceEnergies.dampingPower;
+        d.actuatorPower = ws.forceEnergies.actuatorPower;
+        d.vFree = d.v0 + h * ws.Minv.cwiseProduct(ws.g);
+
+        // Joint rows: Φq(qₙ) factored, targets b at tₙ₊₁.
+        const int rows = model.constraintRows();
+        if (rows > 0) {
+            const bool accelerationRows = detail::hasAccelerationDrivers(model);
+            if (Status s =
+                    factorizeConstraints(model, state.t, d.q0, d.v0, ws, accelerationRows, true);
+                !s.ok)
+                return s;
+            d.J0 = ws.constraints.Phi_q;
+            level_ = ws.constraints.level;
+            if (accelerationRows) accelerationTarget_ = d.J0 * d.v0 + h * ws.constraints.gamma;
+            evaluateConstraintResiduals(model, d.t1, ws.frames, ws.constraints);  // frames at qₙ
+            d.b.resize(rows);
+            for (int r = 0; r < rows; ++r) {
+                switch (level_[static_cast<std::size_t>(r)]) {
+                case MotionLevel::Position:
+                    d.b(r) = -ws.constraints.Phi(r) / h;
+                    break;
+                case MotionLevel::Velocity:
+                    d.b(r) = ws.constraints.nu(r);
+                    break;
+                case MotionLevel::Acceleration:
+                    d.b(r) = accelerationTarget_(r);
+                    break;
+                }
+            }
+        }
+
+        d.problem.contacts.clear();
+        d.tangents.clear();
+        if (model.contact.enabled) contactRows(model, ws);
+        return {};
+    }
+
+    // solve: v* meets the joint rows; the contact rows' responses through the joints, then the
+    // contact LCP (joint rows exact through the responses); the joint impulses μ the step
+    // amounts to.
+    Status solve(const Model& model, State& state, Workspace& ws) {
+        StepData& d = data_;
+        const int rows = model.constraintRows();
+        d.v = d.vFree;
+        if (rows > 0) {
+            // (with the size of its terms: a joint row dropped at a singular position that the
+            // mechanism has left is taken back, kkt_solver.h)
+            ws.solver.project(d.J0 * d.v - d.b, dv_, nullptr, equationScale(d.J0, d.v, d.b));
+            d.v += dv_;
+        }
+        if (rows > 0 && !d.problem.contacts.empty())
+            projectResponses(model, ws);
+        else
+            d.problem.U.resize(0, 0);  // the free-body responses apply
+        d.report = {};
+        if (model.contact.enabled) {
+            const ContactSettings& settings = model.contact.settings;
+            d.report =
+                settings.solver == ContactSolverType::Lemke
+                    ? contact::solveLemke(d.problem, d.v)
+                    : contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
+            if (!d.report.converged) ++state.unconvergedContactSteps;
+            if (!d.v.allFinite())
+                return Status::failure("the contact solve produced a non-finite velocity at t = " +
+                                       timeText(d.t1));
+        }
+        // μ with v⁺ = v_c − M⁻¹Φqᵀμ, where v_c is v* plus the contact impulses (for reactions,
+        // driver work and the energy balance).
+        d.impulse.setZero(rows);
+        if (rows > 0) {
+            vc_ = d.vFree;
+            for (const ContactRows& c : d.problem.contacts)
+                for (int r = 0; r < 3; ++r) {
+                    if (c.bodyA >= 0) layout::twist(vc_, c.bodyA) += c.MinvJ[r][0] * c.impulse[r];
+                    if (c.bodyB >= 0) layout::twist(vc_, c.bodyB) += c.MinvJ[r][1] * c.impulse[r];
+                }
+            ws.solver.project(d.J0 * vc_ - d.b, dv_, &d.impulse);
+        }
+        return {};
+    }
+
+    // integrate: the new positions and velocities, and the energy balance. Contact and
+    // friction take out minus the work of their impulses at the mean of the velocities before
+    // and after the step, x·J(vₙ + v⁺)/2 (the step's change of kinetic energy is the work of
+    // all its impulses at that mean velocity; a resting or rolling contact does none).
+    void integrate(const Model& model, State& state) {
+        StepData& d = data_;
+        double contactWork = 0.0;
+        if (!d.problem.contacts.empty()) {
+            mean_ = 0.5 * (d.v0 + d.v);
+            for (const ContactRows& c : d.problem.contacts)
+                for (int r = 0; r < 3; ++r)
+                    contactWork += c.impulse[r] * contact::rowVelocity(c, r, mean_);
+        }
+        state.q = d.q0;
+        detail::retract(model, state.q, d.h * d.v);
+        state.v = d.v;
+        state.t = d.t1;
+        state.dissipatedEnergy += d.h * d.dampingPower - contactWork;
+        state.driverWork += d.h * d.actuatorPower;
+        if (model.constraintRows() > 0) detail::addDriverWork(model, d.J0, d.impulse, d.v, state);
+    }
+
+    // record: the step's result for outputs at tₙ₊₁, and the contact impulses kept with their
+    // points in the state (the next step's warm start).
+    void record(State& state, Workspace& ws) {
+        StepData& d = data_;
+        StepResult& result = ws.step;
+        result.t = state.t;
+        result.h = d.h;
+        result.impulse = d.impulse;
+        result.lambda = d.impulse / d.h;
+        result.contactSolver.contacts = static_cast<int>(d.problem.contacts.size());
+        result.contactSolver.iterations = d.report.iterations;
+        result.contactSolver.residual = d.report.residual;
+        result.contactSolver.converged = d.report.converged;
+        result.contacts.clear();
+        std::vector<contact::ContactPoint>& points = d.found.points;
+        for (std::size_t ci = 0; ci < d.problem.contacts.size(); ++ci) {
+            const ContactRows& c = d.problem.contacts[ci];
+            contact::ContactPoint& p = points[ci];
+            const Vec3& t1Dir = d.tangents[ci];
+            const Vec3 t2Dir = p.n_AB_W.cross(t1Dir);
+            p.normalImpulse = c.impulse[0];
+            p.frictionImpulse_W = c.impulse[1] * t1Dir + c.impulse[2] * t2Dir;
+            ContactPointState& kept = d.found.persistent[p.persistent];
+            kept.normalImpulse = p.normalImpulse;
+            kept.frictionImpulse_W = p.frictionImpulse_W;
+            if (c.impulse[0] <= 0.0 && p.depth < 0.0) continue;  // an idle speculative contact
+            ContactForce& f = result.contacts.emplace_back();
+            f.partA = static_cast<int>(p.partA);
+            f.partB = static_cast<int>(p.partB);
+            f.point_W = 0.5 * (p.p_WA_W + p.p_WB_W);
+            f.normal_W = p.n_AB_W;
+            f.depth = p.depth;
+            f.normalForce = c.impulse[0] / d.h;
+            f.frictionForce_W = p.frictionImpulse_W / d.h;
+        }
+        // The merged points become the state's (the two buffers trade places).
+        state.contacts.swap(d.found.persistent);
+        d.found.persistent.clear();
+        result.valid = true;
+    }
+
+    // The rows of every contact point at qₙ: normal and tangents, targets, friction, warm start.
+    // Points between two parts that cannot move are left out (of the points too).
+    void contactRows(const Model& model, Workspace& ws) {
+        StepData& d = data_;
+        const double h = d.h;
+        const Eigen::VectorXd& q = d.q0;
+        const Eigen::VectorXd& v = d.v0;
+        std::vector<contact::ContactPoint>& points = d.found.points;
         // Per body, once: orientation as a matrix and world angular velocity.
         rotation_.resize(static_cast<std::size_t>(model.bodyCount()));
         for (int b = 0; b < model.bodyCount(); ++b)
@@ -220,16 +300,17 @@ private:
             const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(layout::angular(v, b));
             return layout::linear(v, b) + w.cross(point - bodyPosition(q, b));
         };
+        const ContactSettings& settings = model.contact.settings;
+        contact::ContactProblem& problem = d.problem;
         problem.friction = settings.friction;
         problem.coneFacets = settings.coneFacets;
         problem.contacts.reserve(points.size());
-        tangents_.clear();
         const bool byFrequency = settings.frequency > 0.0;
         const bool soft = settings.stiffness > 0.0 || byFrequency;
         const double omega = 2.0 * kPi * settings.frequency;
-        std::vector<contact::ContactPoint> kept;
-        kept.reserve(points.size());
-        for (const contact::ContactPoint& p : points) {
+        std::size_t keep = 0;
+        for (std::size_t k = 0; k < points.size(); ++k) {
+            const contact::ContactPoint& p = points[k];
             ContactRows c;
             c.bodyA = model.bodyOfPart[p.partA];
             c.bodyB = model.bodyOfPart[p.partB];
@@ -266,7 +347,7 @@ private:
                 if (soft) {
                     // k and c given, or from the frequency and damping ratio with the mass the
                     // contact's normal row moves: m = 1 / (J M⁻¹ Jᵀ).
-                    double k = settings.stiffness, d = settings.damping;
+                    double k = settings.stiffness, damping = settings.damping;
                     if (byFrequency) {
                         double inverseMass = 0.0;
                         for (int side = 0; side < 2; ++side)
@@ -274,10 +355,10 @@ private:
                                 inverseMass += c.J[0][side].dot(c.MinvJ[0][side]);
                         const double m = 1.0 / inverseMass;
                         k = m * omega * omega;
-                        d = 2.0 * settings.dampingRatio * m * omega;
+                        damping = 2.0 * settings.dampingRatio * m * omega;
                     }
-                    c.compliance = 1.0 / (h * (h * k + d));
-                    c.target = h * k / (h * k + d) * p.depth / h;
+                    c.compliance = 1.0 / (h * (h * k + damping));
+                    c.target = h * k / (h * k + damping) * p.depth / h;
                 } else {
                     c.target = settings.stabilization * std::max(0.0, p.depth - settings.slop) / h;
                 }
@@ -294,36 +375,41 @@ private:
             c.impulse[1] = p.frictionImpulse_W.dot(t1);
             c.impulse[2] = p.frictionImpulse_W.dot(t2);
             problem.contacts.push_back(c);
-            kept.push_back(p);
-            tangents_.push_back(t1);
+            d.tangents.push_back(t1);
+            points[keep++] = p;
         }
-        points = std::move(kept);
-        return {};
+        points.resize(keep);
     }
 
     // Contact responses projected onto the joint constraints: u = w − M⁻¹Φqᵀ S⁻¹ Φq w with
     // w = M⁻¹Jᵀ (a contact impulse moves jointed bodies together).
-    static void projectResponses(const Model& model, const SparseRowMatrix& J0, Workspace& ws,
-                                 contact::ContactProblem& problem) {
+    void projectResponses(const Model& model, Workspace& ws) {
+        contact::ContactProblem& problem = data_.problem;
         const Eigen::Index nv = model.velocitySize();
         problem.U.setZero(nv, static_cast<Eigen::Index>(3 * problem.contacts.size()));
-        Eigen::VectorXd w(nv), dv;
+        Eigen::VectorXd& w = vc_;
+        w.resize(nv);
         for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
             const ContactRows& c = problem.contacts[ci];
             for (int r = 0; r < 3; ++r) {
                 w.setZero();
                 if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ[r][0];
                 if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ[r][1];
-                ws.solver.project(J0 * w, dv);
-                problem.U.col(static_cast<Eigen::Index>(3 * ci) + r) = w + dv;
+                ws.solver.project(data_.J0 * w, dv_);
+                problem.U.col(static_cast<Eigen::Index>(3 * ci) + r) = w + dv_;
             }
         }
     }
 
+    StepData data_;
     std::unique_ptr<contact::CollisionWorld> world_;
-    std::vector<Vec3> tangents_;  // per contact of the step: its first friction direction
-    std::vector<Mat3> rotation_;  // per body: R_WB at the start of the step
     std::uint64_t worldSerial_ = 0;
+    // Scratch of the stages.
+    std::vector<Mat3> rotation_;  // per body: R_WB at the start of the step
+    std::vector<std::pair<double, std::size_t>> order_;
+    std::vector<contact::ContactPoint> sorted_;
+    std::vector<MotionLevel> level_;
+    Eigen::VectorXd accelerationTarget_, dv_, vc_, mean_;
 };
 
 }  // namespace

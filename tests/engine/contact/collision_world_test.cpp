@@ -6,6 +6,7 @@
 #include <utility>
 #include "engine/io/mesh_loader.h"
 
+#include "engine/math/constants.h"
 #include "tests/support/contact_scenes.h"
 #include "tests/support/scene_builders.h"
 
@@ -261,6 +262,99 @@ TEST(CollisionFiltering, SwitchGroupsMasksAndPairEntriesLeavePairsOut) {
     spec.contact.pairs.push_back(
         {spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt, {}});
     EXPECT_EQ(touchingPairs(spec), (Pairs{{1, 2}}));
+}
+
+// A ground plane (z = 0) and one moving part with the given shapes at X_WP.
+SceneSpec onPlane(std::vector<Shape> shapes, const Transform& X_WP) {
+    SceneSpec spec;
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    Shape plane;
+    plane.type = ShapeType::Plane;
+    ground.shapes.push_back(plane);
+    Part body;
+    body.id = spec.newId();
+    body.name = "body";
+    body.shapes = std::move(shapes);
+    body.X_WP = X_WP;
+    spec.parts = {ground, body};
+    return spec;
+}
+
+// Polyhedra meet the ground plane at their vertices, all of them in one query: a face resting
+// on the plane gives its corners, an edge its two ends, with exact depths.
+TEST(CollisionWorld, APolyhedronOnThePlaneTouchesAtEveryVertexBelowIt) {
+    Shape cube;
+    cube.type = ShapeType::Box;
+    cube.size = Vec3(0.2, 0.1, 0.1);
+    Transform flat;
+    flat.R = Quat(Eigen::AngleAxisd(0.4, Vec3::UnitZ()));
+    flat.p = Vec3(0.3, -0.2, 0.05 - 1e-3);  // sunk 1 mm
+    {
+        CollisionWorld world(onPlane({cube}, flat));
+        const std::vector<ContactPoint> points = world.findContacts();
+        ASSERT_EQ(points.size(), 4u);
+        std::set<std::pair<long, long>> corners;
+        for (const ContactPoint& c : points) {
+            EXPECT_EQ(c.partA, 0u);  // plane (A) to cube (B): the normal points up
+            EXPECT_LT((c.n_AB_W - Vec3::UnitZ()).norm(), 1e-12);
+            EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+            EXPECT_NEAR(c.p_WA_W.z(), 0.0, 1e-12);    // on the plane
+            EXPECT_NEAR(c.p_WB_W.z(), -1e-3, 1e-12);  // the cube's corner
+            const Vec3 local = flat.R.inverse() * (c.p_WB_W - flat.p);
+            EXPECT_NEAR(std::abs(local.x()), 0.1, 1e-12);
+            EXPECT_NEAR(std::abs(local.y()), 0.05, 1e-12);
+            corners.insert({std::lround(local.x() * 100), std::lround(local.y() * 100)});
+        }
+        EXPECT_EQ(corners.size(), 4u);  // four different corners
+    }
+    {
+        // Tipped 30° about its long axis onto an edge sunk 1 mm: the edge's two ends.
+        Transform edge;
+        edge.R = Quat(Eigen::AngleAxisd(kPi / 6, Vec3::UnitX()));
+        const double reach = 0.05 * std::cos(kPi / 6) + 0.05 * std::sin(kPi / 6);
+        edge.p = Vec3(0, 0, reach - 1e-3);
+        CollisionWorld world(onPlane({cube}, edge));
+        const std::vector<ContactPoint> points = world.findContacts();
+        ASSERT_EQ(points.size(), 2u);
+        EXPECT_NEAR(std::abs(points[0].p_WB_W.x() - points[1].p_WB_W.x()), 0.2, 1e-12);
+        for (const ContactPoint& c : points) EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+    }
+    {
+        // A part of two boxes side by side (a compound): each box's four corners.
+        Shape left = cube, right = cube;
+        left.X_PG.p = Vec3(-0.15, 0, 0);
+        right.X_PG.p = Vec3(0.15, 0, 0);
+        CollisionWorld world(onPlane({left, right}, flat));
+        const ContactQuery found = world.query(0.0, {});
+        ASSERT_EQ(found.points.size(), 8u);
+        int onRight = 0;
+        for (const ContactPointState& kept : found.persistent) onRight += kept.shapeB == 1;
+        EXPECT_EQ(onRight, 4);
+        for (const ContactPoint& c : found.points) EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+    }
+    {
+        // The convex hull of a mesh: a triangular prism lying on a rectangular face.
+        auto prism = std::make_shared<TriangleMesh>();
+        for (double x : {-0.1, 0.1}) {
+            prism->vertices.push_back(Vec3(x, -0.05, 0.0));
+            prism->vertices.push_back(Vec3(x, 0.05, 0.0));
+            prism->vertices.push_back(Vec3(x, 0.0, 0.08));
+        }
+        prism->triangles = {{0, 2, 1}, {3, 4, 5}, {0, 1, 4}, {0, 4, 3},
+                            {1, 2, 5}, {1, 5, 4}, {2, 0, 3}, {2, 3, 5}};
+        Shape hull;
+        hull.type = ShapeType::Mesh;
+        hull.mesh = prism;
+        Transform resting;
+        resting.p = Vec3(0, 0, -1e-3);
+        CollisionWorld world(onPlane({hull}, resting));
+        const std::vector<ContactPoint> points = world.findContacts();
+        ASSERT_EQ(points.size(), 4u);
+        for (const ContactPoint& c : points) EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+    }
 }
 
 }  // namespace

@@ -1,0 +1,115 @@
+#include "engine/contact/polyhedron_plane.h"
+
+#include <btBulletCollisionCommon.h>
+
+namespace engine::contact {
+namespace {
+
+class PolyhedronPlaneAlgorithm final : public btCollisionAlgorithm {
+public:
+    PolyhedronPlaneAlgorithm(const btCollisionAlgorithmConstructionInfo& info,
+                             const btCollisionObjectWrapper* body0,
+                             const btCollisionObjectWrapper* body1, bool swapped)
+        : btCollisionAlgorithm(info), manifold_(info.m_manifold), swapped_(swapped) {
+        const btCollisionObject* polyhedron = (swapped ? body1 : body0)->getCollisionObject();
+        const btCollisionObject* plane = (swapped ? body0 : body1)->getCollisionObject();
+        if (!manifold_ && m_dispatcher->needsCollision(polyhedron, plane)) {
+            // The manifold's body 0 is the polyhedron whatever the order of the pair: the points
+            // below are given on the plane (Bullet's B) with the plane's normal.
+            manifold_ = m_dispatcher->getNewManifold(polyhedron, plane);
+            ownManifold_ = true;
+        }
+    }
+
+    ~PolyhedronPlaneAlgorithm() override {
+        if (ownManifold_ && manifold_) m_dispatcher->releaseManifold(manifold_);
+    }
+
+    void processCollision(const btCollisionObjectWrapper* body0,
+                          const btCollisionObjectWrapper* body1, const btDispatcherInfo&,
+                          btManifoldResult* result) override {
+        if (!manifold_) return;
+        const btCollisionObjectWrapper* polyhedronWrap = swapped_ ? body1 : body0;
+        const btCollisionObjectWrapper* planeWrap = swapped_ ? body0 : body1;
+        const btCollisionShape* shape = polyhedronWrap->getCollisionShape();
+        const auto* plane = static_cast<const btStaticPlaneShape*>(planeWrap->getCollisionShape());
+
+        // The plane in the polyhedron's frame P: n_P · v = c_P.
+        const btTransform& X_WP = polyhedronWrap->getWorldTransform();
+        const btTransform& X_WL = planeWrap->getWorldTransform();  // L: the plane's frame
+        const btVector3 n_W = X_WL.getBasis() * plane->getPlaneNormal();
+        const btVector3 n_P = n_W * X_WP.getBasis();  // Rᵀ n
+        const btScalar c_P = plane->getPlaneConstant() + n_W.dot(X_WL.getOrigin()) -
+                             n_W.dot(X_WP.getOrigin());
+        const btScalar breaking = manifold_->getContactBreakingThreshold();
+        // A whole object (not a child of a compound): its points go straight into the manifold,
+        // with the polyhedron as body 0 and the plane as body 1.
+        const bool whole = polyhedronWrap->getCollisionObject()->getCollisionShape() == shape;
+
+        result->setPersistentManifold(manifold_);
+        auto touch = [&](const btVector3& v_P) {
+            const btScalar distance = n_P.dot(v_P) - c_P;
+            if (distance >= breaking) return;
+            const btVector3 onPolyhedron_W = X_WP(v_P);
+            const btVector3 onPlane_W = onPolyhedron_W - distance * n_W;
+            if (!whole) {
+                result->addContactPoint(n_W, onPlane_W, distance);
+                return;
+            }
+            btManifoldPoint point(v_P, X_WL.invXform(onPlane_W), n_W, distance);
+            point.m_positionWorldOnA = onPolyhedron_W;
+            point.m_positionWorldOnB = onPlane_W;
+            point.m_partId0 = point.m_partId1 = point.m_index0 = point.m_index1 = -1;
+            manifold_->addManifoldPoint(point);
+        };
+        if (shape->getShapeType() == BOX_SHAPE_PROXYTYPE) {
+            const btVector3 h = static_cast<const btBoxShape*>(shape)->getHalfExtentsWithMargin();
+            for (int i = 0; i < 8; ++i)
+                touch(btVector3(i & 1 ? h.x() : -h.x(), i & 2 ? h.y() : -h.y(),
+                                i & 4 ? h.z() : -h.z()));
+        } else {
+            const auto* hull = static_cast<const btConvexHullShape*>(shape);
+            const btVector3* points = hull->getUnscaledPoints();
+            const btVector3& scale = hull->getLocalScalingNV();
+            for (int i = 0; i < hull->getNumPoints(); ++i) touch(points[i] * scale);
+        }
+        // No refresh: the points were found at the current poses.
+    }
+
+    btScalar calculateTimeOfImpact(btCollisionObject*, btCollisionObject*, const btDispatcherInfo&,
+                                   btManifoldResult*) override {
+        return 1.0;  // no continuous collision detection: Motus uses speculative contacts
+    }
+
+    void getAllContactManifolds(btManifoldArray& manifolds) override {
+        if (manifold_ && ownManifold_) manifolds.push_back(manifold_);
+    }
+
+private:
+    btPersistentManifold* manifold_;
+    bool ownManifold_ = false;
+    bool swapped_;
+};
+
+struct CreateFunc final : btCollisionAlgorithmCreateFunc {
+    explicit CreateFunc(bool swapped) { m_swapped = swapped; }
+    btCollisionAlgorithm* CreateCollisionAlgorithm(btCollisionAlgorithmConstructionInfo& info,
+                                                   const btCollisionObjectWrapper* body0,
+                                                   const btCollisionObjectWrapper* body1) override {
+        void* memory = info.m_dispatcher1->allocateCollisionAlgorithm(sizeof(PolyhedronPlaneAlgorithm));
+        return new (memory) PolyhedronPlaneAlgorithm(info, body0, body1, m_swapped);
+    }
+};
+
+}  // namespace
+
+void registerPolyhedronPlane(btCollisionDispatcher& dispatcher) {
+    // The dispatcher keeps the pointers: one pair of create functions for the whole program.
+    static CreateFunc polyhedronFirst(false), planeFirst(true);
+    for (int type : {BOX_SHAPE_PROXYTYPE, CONVEX_HULL_SHAPE_PROXYTYPE}) {
+        dispatcher.registerCollisionCreateFunc(type, STATIC_PLANE_PROXYTYPE, &polyhedronFirst);
+        dispatcher.registerCollisionCreateFunc(STATIC_PLANE_PROXYTYPE, type, &planeFirst);
+    }
+}
+
+}  // namespace engine::contact

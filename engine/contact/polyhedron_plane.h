@@ -1,0 +1,21 @@
+#pragma once
+// Polyhedron against a static plane, for Bullet's narrow phase (collision_world.cpp only).
+//
+// A polyhedron (box, convex hull of a mesh) touches a plane n·x = c at its vertices. Every
+// vertex v closer than the manifold's breaking distance d_break is a contact point:
+//
+//     distance = n·v − c,   point on the plane = v − distance·n,   normal on the plane = n,
+//
+// reported in one query, vertex by vertex, so a face resting on the ground gets all its
+// corners at once (Bullet's own convex–plane algorithm finds one supporting vertex per query and
+// perturbs the pose a few times to find more: three extra support searches per pair and step,
+// which may still miss a corner). Round shapes keep Bullet's algorithm.
+
+class btCollisionDispatcher;
+
+namespace engine::contact {
+
+// Registers the algorithm for boxes and convex hulls against static planes, both orders.
+void registerPolyhedronPlane(btCollisionDispatcher& dispatcher);
+
+}  // namespace engine::contact

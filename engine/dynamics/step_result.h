@@ -1,0 +1,28 @@
+#pragma once
+// What a step found besides the new state. Outputs at the instant a step ended read the
+// multipliers, contact forces and solver figures from here instead of solving again.
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/contact/contact_force.h"
+#include "engine/dynamics/status.h"
+
+namespace engine {
+
+struct StepResult {
+    Status status;  // a failed step names why (the state is then the step's start)
+    // Set by the steppers that solve for impulses at the step's end (the velocity-level time
+    // stepping): the fields below describe the state at time t until anything else changes
+    // it (a new step, a restored or resumed state).
+    bool valid = false;
+    double t = 0.0;
+    double h = 0.0;                      // the step's size
+    Eigen::VectorXd impulse;             // joint impulses μ, one per constraint row [N·s, N·m·s]
+    Eigen::VectorXd lambda;              // the multipliers they amount to, μ / h [N, N·m]
+    std::vector<ContactForce> contacts;  // contact forces (idle speculative contacts left out)
+    ContactSolverReport contactSolver;   // the contact solve's figures
+};
+
+}  // namespace engine
