@@ -39,8 +39,8 @@ public:
         const btTransform& X_WL = planeWrap->getWorldTransform();  // L: the plane's frame
         const btVector3 n_W = X_WL.getBasis() * plane->getPlaneNormal();
         const btVector3 n_P = n_W * X_WP.getBasis();  // Rᵀ n
-        const btScalar c_P = plane->getPlaneConstant() + n_W.dot(X_WL.getOrigin()) -
-                             n_W.dot(X_WP.getOrigin());
+        const btScalar c_P =
+            plane->getPlaneConstant() + n_W.dot(X_WL.getOrigin()) - n_W.dot(X_WP.getOrigin());
         const btScalar breaking = manifold_->getContactBreakingThreshold();
         // A whole object (not a child of a compound): its points go straight into the manifold,
         // with the polyhedron as body 0 and the plane as body 1.
@@ -96,7 +96,8 @@ struct CreateFunc final : btCollisionAlgorithmCreateFunc {
     btCollisionAlgorithm* CreateCollisionAlgorithm(btCollisionAlgorithmConstructionInfo& info,
                                                    const btCollisionObjectWrapper* body0,
                                                    const btCollisionObjectWrapper* body1) override {
-        void* memory = info.m_dispatcher1->allocateCollisionAlgorithm(sizeof(PolyhedronPlaneAlgorithm));
+        void* memory =
+            info.m_dispatcher1->allocateCollisionAlgorithm(sizeof(PolyhedronPlaneAlgorithm));
         return new (memory) PolyhedronPlaneAlgorithm(info, body0, body1, m_swapped);
     }
 };

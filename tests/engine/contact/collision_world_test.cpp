@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 #include <utility>
 #include "engine/io/mesh_loader.h"
 
@@ -13,29 +14,36 @@
 namespace engine::contact {
 namespace {
 
-// Ground slab (top face at z = 0) and a sphere of radius 0.1 whose centre is at `height`.
-SceneSpec sphereOverSlab(double height) {
+// A scene of the ground (one shape) and one moving part (its shapes, at X_WP).
+SceneSpec groundAndPart(const Shape& floor, const std::string& name, std::vector<Shape> shapes,
+                        const Transform& X_WP) {
     SceneSpec spec;
     Part ground;
     ground.id = spec.newId();
     ground.name = "ground";
     ground.ground = true;
+    ground.shapes.push_back(floor);
+    Part part;
+    part.id = spec.newId();
+    part.name = name;
+    part.shapes = std::move(shapes);
+    part.X_WP = X_WP;
+    spec.parts = {ground, part};
+    return spec;
+}
+
+// Ground slab (top face at z = 0) and a sphere of radius 0.1 whose centre is at `height`.
+SceneSpec sphereOverSlab(double height) {
     Shape slab;
     slab.type = ShapeType::Box;
     slab.size = Vec3(2.0, 2.0, 0.2);
     slab.X_PG.p = Vec3(0, 0, -0.1);
-    ground.shapes.push_back(slab);
-
-    Part ball;
-    ball.id = spec.newId();
-    ball.name = "ball";
     Shape sphere;
     sphere.type = ShapeType::Sphere;
     sphere.radius = 0.1;
-    ball.shapes.push_back(sphere);
-    ball.X_WP.p = Vec3(0.3, -0.2, height);
-    spec.parts = {ground, ball};
-    return spec;
+    Transform X;
+    X.p = Vec3(0.3, -0.2, height);
+    return groundAndPart(slab, "ball", {sphere}, X);
 }
 
 TEST(CollisionWorld, UsesDoublePrecisionBullet) {
@@ -266,21 +274,9 @@ TEST(CollisionFiltering, SwitchGroupsMasksAndPairEntriesLeavePairsOut) {
 
 // A ground plane (z = 0) and one moving part with the given shapes at X_WP.
 SceneSpec onPlane(std::vector<Shape> shapes, const Transform& X_WP) {
-    SceneSpec spec;
-    Part ground;
-    ground.id = spec.newId();
-    ground.name = "ground";
-    ground.ground = true;
     Shape plane;
     plane.type = ShapeType::Plane;
-    ground.shapes.push_back(plane);
-    Part body;
-    body.id = spec.newId();
-    body.name = "body";
-    body.shapes = std::move(shapes);
-    body.X_WP = X_WP;
-    spec.parts = {ground, body};
-    return spec;
+    return groundAndPart(plane, "body", std::move(shapes), X_WP);
 }
 
 // Polyhedra meet the ground plane at their vertices, all of them in one query: a face resting

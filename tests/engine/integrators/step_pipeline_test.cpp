@@ -21,7 +21,7 @@ SceneSpec hanging(IntegratorType integrator) {
     spec.gravity = Vec3(0.0, -9.81, 0.0);
     Transform& X = spec.parts[1].X_WP;
     X.R = Quat(Eigen::AngleAxisd(-0.5 * kPi, Vec3::UnitZ()));  // the link's x along −y
-    X.p = Vec3(0.0, -0.05, 0.0);                                // its pivot at the origin
+    X.p = Vec3(0.0, -0.05, 0.0);                               // its pivot at the origin
     spec.settings.integrator = integrator;
     spec.settings.stepSize = 1e-3;
     return spec;
@@ -53,7 +53,8 @@ TEST(StepPipeline, ReactionsAtAStepsEndAreTheStepsImpulsesOverItsLength) {
 TEST(StepPipeline, DriverEffortIsReadFromTheStepNotSolvedAgain) {
     // A crank turned at 2 rad/s through the horizontal: the effort varies within a step, so
     // the step's mean (impulse / h) differs from the instant's KKT multiplier.
-    for (IntegratorType integrator : {IntegratorType::TimeStepping, IntegratorType::SymplecticEuler}) {
+    for (IntegratorType integrator :
+         {IntegratorType::TimeStepping, IntegratorType::SymplecticEuler}) {
         SceneSpec spec = hanging(integrator);
         spec.motions.push_back(MotionSpec{.id = spec.newId(),
                                           .name = "drive",
