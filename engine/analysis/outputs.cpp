@@ -77,6 +77,12 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                 if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
                     k >= 0 && k < layout::kVelocitiesPerBody)
                     f(k) -= it.value() * lambda(r);
+        // A soft joint's rows pull with λ = k Φ + c Φ̇ at this state.
+        for (int r = joint.softRowOffset; r < joint.softRowOffset + joint.softRows; ++r)
+            for (SparseRowMatrix::InnerIterator it(ws.soft.Phi_q, r); it; ++it)
+                if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
+                    k >= 0 && k < layout::kVelocitiesPerBody)
+                    f(k) -= it.value() * ws.softLambda(r);
         const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
         const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
         const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);

@@ -218,6 +218,8 @@ void driverRow(const Model& model, const DriverModel& driver, double t, double c
 
 namespace {
 
+void layOutRows(const Model& model, ConstraintEvaluation& out);
+
 // Φq's pattern for the model: every entry of each row's body blocks stored (zero until written),
 // and where each row's block per side starts in the value array.
 void layOutJacobian(const Model& model, ConstraintEvaluation& out) {
@@ -240,7 +242,27 @@ void layOutJacobian(const Model& model, ConstraintEvaluation& out) {
             rowBodies(joint, p.type == PrimitiveType::Coincident ? 3 : 1);
     for (const DriverModel& driver : model.drivers)
         rowBodies(model.joints[static_cast<std::size_t>(driver.joint)], 1);
+    layOutRows(model, out);
+}
 
+// The same for the soft joints' rows (Model::softConstraints).
+void layOutSoftJacobian(const Model& model, ConstraintEvaluation& out) {
+    out.bodyI.clear();
+    out.bodyJ.clear();
+    for (const SoftConstraint& sc : model.softConstraints) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(sc.joint)];
+        for (int k = 0; k < sc.primitive.rows(); ++k) {
+            out.bodyI.push_back(model.markers[static_cast<std::size_t>(joint.markerI)].body);
+            out.bodyJ.push_back(model.markers[static_cast<std::size_t>(joint.markerJ)].body);
+        }
+    }
+    out.slotI.assign(out.bodyI.size(), -1);
+    out.slotJ.assign(out.bodyI.size(), -1);
+    layOutRows(model, out);
+}
+
+void layOutRows(const Model& model, ConstraintEvaluation& out) {
+    const int nc = static_cast<int>(out.bodyI.size());
     std::vector<Eigen::Triplet<double>> triplets;
     triplets.reserve(static_cast<std::size_t>(nc) * 12);
     for (int r = 0; r < nc; ++r)
@@ -337,6 +359,26 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
                              ? jointCoordinateValue(model, frames, driver.joint, driver.coordinate)
                              : 0.0;
         driverRow(model, driver, t, c, row++, out);
+    }
+}
+
+void evaluateSoftConstraints(const Model& model, const std::vector<BodyFrame>& frames,
+                             ConstraintEvaluation& out) {
+    const int ns = model.softRows;
+    out.Phi.resize(ns);
+    out.nu.setZero(ns);
+    out.gamma.setZero(ns);
+    out.level.assign(static_cast<std::size_t>(ns), MotionLevel::Position);
+    if (out.patternSerial != model.serial || out.Phi_q.rows() != ns) layOutSoftJacobian(model, out);
+    RowTargets to{out.Phi_q.valuePtr(), out.slotI.data(), out.slotJ.data(), {}};
+    int row = 0;
+    for (const SoftConstraint& sc : model.softConstraints) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(sc.joint)];
+        const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+        const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+        MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
+        const Vec3 d = J.point() - I.point();
+        row = primitiveRows<true>(sc.primitive, I, J, d, false, row, out, &to);
     }
 }
 

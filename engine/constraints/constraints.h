@@ -44,6 +44,11 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
 void evaluateConstraintResiduals(const Model& model, double t, const std::vector<BodyFrame>& frames,
                                  ConstraintEvaluation& out);
 
+// The soft joints' rows (Model::softConstraints, in order): Φ and Φq (the same equations as
+// exact joints, no γ), in an evaluation of their own.
+void evaluateSoftConstraints(const Model& model, const std::vector<BodyFrame>& frames,
+                             ConstraintEvaluation& out);
+
 // The largest gap of the position-level rows, as a user measures it: a joint's coincident
 // point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its
 // magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within

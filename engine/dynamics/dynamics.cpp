@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/forces/forces.h"
+#include "engine/math/constants.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -67,9 +68,33 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     return {};
 }
 
+void softJointGains(const Model& model, const SparseRowMatrix& Phi_q, const Eigen::VectorXd& Minv,
+                    Eigen::VectorXd& stiffness, Eigen::VectorXd& damping) {
+    stiffness.resize(model.softRows);
+    damping.resize(model.softRows);
+    int row = 0;
+    for (const SoftConstraint& sc : model.softConstraints) {
+        for (int k = 0; k < sc.primitive.rows(); ++k, ++row) {
+            if (!(sc.frequency > 0.0)) {
+                stiffness(row) = sc.stiffness;
+                damping(row) = sc.damping;
+                continue;
+            }
+            double inverseMass = 0.0;
+            for (SparseRowMatrix::InnerIterator it(Phi_q, row); it; ++it)
+                inverseMass += it.value() * it.value() * Minv(it.col());
+            // A row that moves nothing (an axis pair at a singular pose) holds with nothing.
+            const double mass = inverseMass > 0.0 ? 1.0 / inverseMass : 0.0;
+            const double omega = 2.0 * kPi * sc.frequency;
+            stiffness(row) = mass * omega * omega;
+            damping(row) = 2.0 * sc.dampingRatio * mass * omega;
+        }
+    }
+}
+
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                             Workspace& ws) {
+                             Workspace& ws, bool softJointForces) {
     if (!q.allFinite() || !v.allFinite()) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
@@ -83,6 +108,32 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     if (badForce >= 0)
         return Status::failure("force '" + model.forces[static_cast<std::size_t>(badForce)].name +
                                "' is not finite (NaN or infinity) at t = " + timeText(t));
+    if (model.softRows > 0) {
+        // Soft joints: λ = k Φ + c Φ̇ per row, pulling back with −Φqᵀλ.
+        evaluateSoftConstraints(model, ws.frames, ws.soft);
+        softJointGains(model, ws.soft.Phi_q, ws.Minv, ws.softStiffness, ws.softDamping);
+        const Eigen::VectorXd rate = ws.soft.Phi_q * v;
+        ws.softLambda =
+            ws.softStiffness.cwiseProduct(ws.soft.Phi) + ws.softDamping.cwiseProduct(rate);
+        ws.forceEnergies.elastic +=
+            0.5 * ws.soft.Phi.dot(ws.softStiffness.cwiseProduct(ws.soft.Phi));
+        if (softJointForces) {
+            ws.g.noalias() -= ws.soft.Phi_q.transpose() * ws.softLambda;
+            ws.forceEnergies.dampingPower += rate.dot(ws.softDamping.cwiseProduct(rate));
+        }
+        if (!ws.softLambda.allFinite()) {
+            int row = 0;
+            for (const SoftConstraint& sc : model.softConstraints) {
+                row += sc.primitive.rows();
+                if (!ws.softLambda.head(row).allFinite())
+                    return Status::failure(
+                        "soft joint '" + model.joints[static_cast<std::size_t>(sc.joint)].name +
+                        "' pulls back with a force that is not finite at t = " + timeText(t));
+            }
+        }
+    } else {
+        ws.softLambda.resize(0);
+    }
     if (!ws.g.allFinite()) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::twist(ws.g, b).allFinite())

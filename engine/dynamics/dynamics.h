@@ -21,9 +21,17 @@ namespace engine {
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
 
 // Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
+// Soft joints are evaluated too (ws.soft, ws.softLambda; their elastic energy in
+// ws.forceEnergies); `softJointForces` adds their pull −Φsᵀλs to g and their dampers' power
+// (explicit methods), a stepper that takes them implicitly passes false.
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                             Workspace& ws);
+                             Workspace& ws, bool softJointForces = true);
+
+// The stiffness and damping of each soft row at the rows' Jacobian `Phi_q` (by frequency: from
+// each row's effective mass 1 / (Φq_r M⁻¹ Φq_rᵀ)).
+void softJointGains(const Model& model, const SparseRowMatrix& Phi_q, const Eigen::VectorXd& Minv,
+                    Eigen::VectorXd& stiffness, Eigen::VectorXd& damping);
 
 // Full constraint evaluation at (t, q, v) in ws.constraints and the factorisation of S for
 // that Φq, reusing the workspace's factorisation when it already belongs to (t, q). With

@@ -24,6 +24,10 @@ struct Workspace {
     Eigen::VectorXd vdot;    // accelerations (v̇_W, ω̇')
     Eigen::VectorXd lambda;  // multipliers, one per constraint row
     ForceEnergies forceEnergies;
+    // The soft joints' rows at the last force evaluation, and their λ = k Φ + c Φ̇ there (one
+    // per soft row: the force or torque each pulls back with), with k and c per row.
+    ConstraintEvaluation soft;
+    Eigen::VectorXd softLambda, softStiffness, softDamping;
     Eigen::VectorXd velocityResidual;  // scratch of the velocity projection
     Eigen::VectorXd stepDelta;         // scratch of a step's position update
     // The factorisation held by `solver` is that of Φq(factoredQ) at factoredTime when

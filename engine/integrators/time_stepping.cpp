@@ -12,6 +12,16 @@
 // v_f meets them, and each contact row's response is projected onto them, so the iterative
 // contact solver never sees a joint row and closed loops stay exact however few sweeps it
 // makes. Without joints the responses are the free-body ones (12 numbers per row).
+//
+// Soft joints' rows (JointCompliance) join the joint rows with a compliance, stepped
+// implicitly (seed 003 §0.11, as ODE's ERP/CFM and Box2D's soft step): a row of stiffness k and
+// damping c pulls with λ = k (Φ + h Φq v⁺) + c Φq v⁺, i.e., with μ = h λ,
+//
+//   Φq v⁺ − e μ = −k Φ / (h k + c),   e = 1 / (h (h k + c)),
+//
+// stable at any stiffness and step; the implicit step adds about ω h / 2 to the damping ratio
+// of a row ringing at ω. The energy their impulses take out and do not store (their dampers'
+// and the step's own) is counted as dissipated.
 
 #include <algorithm>
 #include <cmath>
@@ -63,12 +73,18 @@ private:
         Eigen::VectorXd vFree;  // v* = vₙ + h M⁻¹ g(qₙ, vₙ)
         SparseRowMatrix J0;     // Φq(qₙ), factored in the workspace's solver
         Eigen::VectorXd b;      // joint row targets: Φq v⁺ = b
+        // With soft joints: the joint rows and the soft rows below them, their targets and
+        // compliances, factored in softSolver_; the soft elastic energy at qₙ.
+        SparseRowMatrix Jsoft;
+        Eigen::VectorXd bSoft, compliance;
+        double softEnergy0 = 0.0;
         contact::ContactQuery found;
         contact::ContactProblem problem;  // one entry per contact point of found.points
         std::vector<Vec3> tangents;       // per contact: its first friction direction
         // solve
-        Eigen::VectorXd v;        // v⁺
-        Eigen::VectorXd impulse;  // joint impulses μ
+        Eigen::VectorXd v;            // v⁺
+        Eigen::VectorXd impulse;      // joint impulses μ
+        Eigen::VectorXd softImpulse;  // the soft rows' impulses
         contact::ContactSolveReport report;
     };
 
@@ -96,7 +112,7 @@ private:
         integrate(model, state);
         if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok)
             return s;
-        record(state, ws);
+        record(model, state, ws);
         return {};
     }
 
@@ -134,8 +150,9 @@ private:
         StepData& d = data_;
         const double h = d.h;
         ++stats_.evaluations;
-        if (Status s =
-                evaluateAppliedForces(model, state.t, d.q0, d.v0, state.jointCoordinates, ws);
+        // (soft joints evaluated, not applied: they are rows of the solve)
+        if (Status s = evaluateAppliedForces(model, state.t, d.q0, d.v0, state.jointCoordinates, ws,
+                                             false);
             !s.ok)
             return s;
         d.dampingPower = ws.forceEnergies.dampingPower;
@@ -170,10 +187,66 @@ private:
             }
         }
 
+        if (model.softRows > 0) softRows(model, ws);
+
         d.problem.contacts.clear();
         d.tangents.clear();
         if (model.contact.enabled) contactRows(model, ws);
         return {};
+    }
+
+    // The soft joints' rows below the joint rows, with their compliances and targets (above),
+    // factored together.
+    void softRows(const Model& model, Workspace& ws) {
+        StepData& d = data_;
+        const double h = d.h;
+        const int rows = model.constraintRows(), ns = model.softRows;
+        stackRows(rows > 0 ? &d.J0 : nullptr, ws.soft.Phi_q, d.Jsoft);
+        d.compliance.setZero(rows + ns);
+        d.bSoft.resize(rows + ns);
+        d.bSoft.head(rows) = d.b.head(rows);
+        d.softEnergy0 = 0.5 * ws.soft.Phi.dot(ws.softStiffness.cwiseProduct(ws.soft.Phi));
+        for (int r = 0; r < ns; ++r) {
+            const double k = ws.softStiffness(r), c = ws.softDamping(r);
+            // (a row that moves nothing, by frequency, holds with nothing: e huge)
+            const double hold = std::max(h * k + c, 1e-200);
+            d.compliance(rows + r) = 1.0 / (h * hold);
+            d.bSoft(rows + r) = -k * ws.soft.Phi(r) / hold;
+        }
+        softSolver_.setCompliance(d.compliance);
+        if (softSerial_ != model.serial) {
+            softSolver_.analyze(d.Jsoft, ws.Minv);
+            softSerial_ = model.serial;
+        } else {
+            softSolver_.factorize(d.Jsoft, ws.Minv);
+        }
+    }
+
+    // out = [A; B] (A may be null), the pattern kept from the last call when it fits.
+    static void stackRows(const SparseRowMatrix* A, const SparseRowMatrix& B,
+                          SparseRowMatrix& out) {
+        const Eigen::Index ra = A ? A->rows() : 0;
+        const Eigen::Index nnz = (A ? A->nonZeros() : 0) + B.nonZeros();
+        if (out.rows() != ra + B.rows() || out.cols() != B.cols() || out.nonZeros() != nnz) {
+            out.resize(ra + B.rows(), B.cols());
+            out.resizeNonZeros(nnz);
+            int* outer = out.outerIndexPtr();
+            int* inner = out.innerIndexPtr();
+            Eigen::Index at = 0;
+            auto copyPattern = [&](const SparseRowMatrix& M, Eigen::Index first) {
+                for (Eigen::Index r = 0; r < M.rows(); ++r) {
+                    outer[first + r] = static_cast<int>(at);
+                    for (int p = M.outerIndexPtr()[r]; p < M.outerIndexPtr()[r + 1]; ++p)
+                        inner[at++] = M.innerIndexPtr()[p];
+                }
+            };
+            if (A) copyPattern(*A, 0);
+            copyPattern(B, ra);
+            outer[ra + B.rows()] = static_cast<int>(at);
+        }
+        double* values = out.valuePtr();
+        if (A) values = std::copy(A->valuePtr(), A->valuePtr() + A->nonZeros(), values);
+        std::copy(B.valuePtr(), B.valuePtr() + B.nonZeros(), values);
     }
 
     // solve: v* meets the joint rows; the contact rows' responses through the joints, then the
@@ -182,15 +255,21 @@ private:
     Status solve(const Model& model, State& state, Workspace& ws) {
         StepData& d = data_;
         const int rows = model.constraintRows();
+        // The joint rows, with the soft rows below them when there are any.
+        const bool soft = model.softRows > 0;
+        KktSolver& kkt = soft ? softSolver_ : ws.solver;
+        const SparseRowMatrix& J = soft ? d.Jsoft : d.J0;
+        const Eigen::VectorXd& b = soft ? d.bSoft : d.b;
+        const int allRows = rows + model.softRows;
         d.v = d.vFree;
-        if (rows > 0) {
+        if (allRows > 0) {
             // (with the size of its terms: a joint row dropped at a singular position that the
             // mechanism has left is taken back, kkt_solver.h)
-            ws.solver.project(d.J0 * d.v - d.b, dv_, nullptr, equationScale(d.J0, d.v, d.b));
+            kkt.project(J * d.v - b, dv_, nullptr, equationScale(J, d.v, b));
             d.v += dv_;
         }
-        if (rows > 0 && !d.problem.contacts.empty())
-            projectResponses(model, ws);
+        if (allRows > 0 && !d.problem.contacts.empty())
+            projectResponses(model, kkt, J);
         else
             d.problem.U.resize(0, 0);  // the free-body responses apply
         d.report = {};
@@ -208,14 +287,21 @@ private:
         // μ with v⁺ = v_c − M⁻¹Φqᵀμ, where v_c is v* plus the contact impulses (for reactions,
         // driver work and the energy balance).
         d.impulse.setZero(rows);
-        if (rows > 0) {
+        d.softImpulse.resize(0);
+        if (allRows > 0) {
             vc_ = d.vFree;
             for (const ContactRows& c : d.problem.contacts)
                 for (int r = 0; r < 3; ++r) {
                     if (c.bodyA >= 0) layout::twist(vc_, c.bodyA) += c.MinvJ[r][0] * c.impulse[r];
                     if (c.bodyB >= 0) layout::twist(vc_, c.bodyB) += c.MinvJ[r][1] * c.impulse[r];
                 }
-            ws.solver.project(d.J0 * vc_ - d.b, dv_, &d.impulse);
+            if (soft) {
+                kkt.project(J * vc_ - b, dv_, &impulseAll_);
+                d.impulse = impulseAll_.head(rows);
+                d.softImpulse = impulseAll_.tail(model.softRows);
+            } else {
+                kkt.project(J * vc_ - b, dv_, &d.impulse);
+            }
         }
         return {};
     }
@@ -244,9 +330,21 @@ private:
 
     // record: the step's result for outputs at tₙ₊₁, and the contact impulses kept with their
     // points in the state (the next step's warm start).
-    void record(State& state, Workspace& ws) {
+    void record(const Model& model, State& state, Workspace& ws) {
         StepData& d = data_;
         StepResult& result = ws.step;
+        if (model.softRows > 0) {
+            // The soft joints' energy: what their impulses took out, μs·Φs(vₙ + v⁺)/2, less
+            // what they store more at qₙ₊₁, was dissipated.
+            mean_ = 0.5 * (d.v0 + d.v);
+            const double work = d.softImpulse.dot(ws.soft.Phi_q * mean_);
+            computeBodyFrames(model, state.q, state.v, ws.frames);
+            evaluateSoftConstraints(model, ws.frames, ws.soft);
+            softJointGains(model, ws.soft.Phi_q, ws.Minv, ws.softStiffness, ws.softDamping);
+            const double energy1 =
+                0.5 * ws.soft.Phi.dot(ws.softStiffness.cwiseProduct(ws.soft.Phi));
+            state.dissipatedEnergy += work - (energy1 - d.softEnergy0);
+        }
         result.t = state.t;
         result.h = d.h;
         result.impulse = d.impulse;
@@ -383,7 +481,7 @@ private:
 
     // Contact responses projected onto the joint constraints: u = w − M⁻¹Φqᵀ S⁻¹ Φq w with
     // w = M⁻¹Jᵀ (a contact impulse moves jointed bodies together).
-    void projectResponses(const Model& model, Workspace& ws) {
+    void projectResponses(const Model& model, KktSolver& kkt, const SparseRowMatrix& J) {
         contact::ContactProblem& problem = data_.problem;
         const Eigen::Index nv = model.velocitySize();
         problem.U.setZero(nv, static_cast<Eigen::Index>(3 * problem.contacts.size()));
@@ -395,13 +493,15 @@ private:
                 w.setZero();
                 if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ[r][0];
                 if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ[r][1];
-                ws.solver.project(data_.J0 * w, dv_);
+                kkt.project(J * w, dv_);
                 problem.U.col(static_cast<Eigen::Index>(3 * ci) + r) = w + dv_;
             }
         }
     }
 
     StepData data_;
+    KktSolver softSolver_;  // joint and soft rows together (models with soft joints)
+    std::uint64_t softSerial_ = 0;
     std::unique_ptr<contact::CollisionWorld> world_;
     std::uint64_t worldSerial_ = 0;
     // Scratch of the stages.
@@ -409,7 +509,7 @@ private:
     std::vector<std::pair<double, std::size_t>> order_;
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
-    Eigen::VectorXd accelerationTarget_, dv_, vc_, mean_;
+    Eigen::VectorXd accelerationTarget_, dv_, vc_, mean_, impulseAll_;
 };
 
 }  // namespace

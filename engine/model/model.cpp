@@ -134,7 +134,26 @@ CompileResult compile(const SceneSpec& spec) {
         j.type = joint.type;
         j.markerI = marker(joint.markerI);
         j.markerJ = marker(joint.markerJ);
-        j.primitives = jointPrimitives(joint.type, joint.length);
+        // A soft joint's soft equations go to the model's soft constraints; the others stay.
+        const JointCompliance& soft = joint.compliance;
+        j.softRowOffset = model->softRows;
+        for (const Primitive& p : jointPrimitives(joint.type, joint.length)) {
+            const bool angle = p.type == PrimitiveType::Dot1;
+            if (angle ? soft.softAngles() : soft.softLengths()) {
+                SoftConstraint sc;
+                sc.joint = static_cast<int>(model->joints.size());
+                sc.primitive = p;
+                sc.frequency = soft.frequency;
+                sc.dampingRatio = soft.dampingRatio;
+                sc.stiffness = angle ? soft.rotationalStiffness : soft.stiffness;
+                sc.damping = angle ? soft.rotationalDamping : soft.damping;
+                model->softConstraints.push_back(sc);
+                j.softRows += p.rows();
+                model->softRows += p.rows();
+            } else {
+                j.primitives.push_back(p);
+            }
+        }
         for (const Primitive& p : j.primitives) {
             j.rows += p.rows();
             static const char* axis[] = {"x", "y", "z"};

@@ -70,8 +70,10 @@ struct JointModel {
     JointType type = JointType::Revolute;
     int markerI = 0;  // index into Model::markers
     int markerJ = 0;
-    std::vector<Primitive> primitives;
-    int rows = 0;  // constraint equations
+    std::vector<Primitive> primitives;  // its exact equations (a soft joint's are below)
+    int rows = 0;                       // exact constraint equations
+    int softRowOffset = 0;              // first row of its soft equations (Model::softRows)
+    int softRows = 0;                   // soft equations (JointCompliance)
     // Joint coordinates: revolute {angle}, prismatic {slide}, cylindrical {angle, slide};
     // the other types have none. The angle is the rotation of marker I relative to marker J
     // about J's z axis [rad]; the slide is the displacement of I's origin from J's along J's
@@ -95,6 +97,18 @@ struct ForceModel {
     Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
     int coordinate = 0;      // joint controller: index into the joint's coordinates
     double maxEffort = 0.0;  // joint controller: 0 for no limit
+};
+
+// An equation of a soft joint (JointCompliance): evaluated as the exact one (constraints/), but
+// pulled back by λ = k Φ + c Φ̇ instead of held. By frequency, k and c come from the equation's
+// effective mass at each instant.
+struct SoftConstraint {
+    int joint = 0;  // index into Model::joints
+    Primitive primitive;
+    double stiffness = 0.0;     // per row: N/m (length) or N·m/rad (angle)
+    double damping = 0.0;       // N·s/m or N·m·s/rad
+    double frequency = 0.0;     // Hz; > 0: k = m ω², c = 2 ζ m ω
+    double dampingRatio = 1.0;  // ζ
 };
 
 // A driver: one rheonomic constraint row  c(q) − f(t) = 0  on a joint coordinate c (position
@@ -126,6 +140,8 @@ struct Model {
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
     int jointRows = 0;                  // sum of joint rows; driver rows follow them
+    std::vector<SoftConstraint> softConstraints;  // the soft joints' equations, joint order
+    int softRows = 0;                             // their rows
     ContactModel contact;  // collision geometry, filters, materials (used when enabled)
 
     int constraintRows() const { return jointRows + static_cast<int>(drivers.size()); }

@@ -1,6 +1,7 @@
 #include "engine/model/scene_spec.h"
 
 #include "engine/expr/expression.h"
+#include "engine/model/model.h"
 
 #include <algorithm>
 #include <array>
@@ -294,6 +295,52 @@ void checkExpression(Checker& check, const std::string& where, const std::string
 
 }  // namespace
 
+namespace {
+
+// A soft joint's compliance: finite, not negative, said one way (frequency or stiffness), and
+// acting on equations the joint has.
+void checkCompliance(Checker& check, const std::string& at, const Joint& joint) {
+    const JointCompliance& c = joint.compliance;
+    const std::pair<double, const char*> values[] = {{c.frequency, "frequency"},
+                                                     {c.dampingRatio, "dampingRatio"},
+                                                     {c.stiffness, "stiffness"},
+                                                     {c.damping, "damping"},
+                                                     {c.rotationalStiffness, "rotationalStiffness"},
+                                                     {c.rotationalDamping, "rotationalDamping"}};
+    bool bad = false;
+    for (const auto& [value, key] : values)
+        if (!std::isfinite(value) || value < 0.0) {
+            check.error(at + "/" + key, std::string("soft joint ") + key +
+                                            " must be zero or positive, got " +
+                                            formatNumber(value));
+            bad = true;
+        }
+    if (bad || !c.soft()) return;
+    if (c.frequency > 0.0 && (c.stiffness > 0.0 || c.damping > 0.0 || c.rotationalStiffness > 0.0 ||
+                              c.rotationalDamping > 0.0)) {
+        check.error(at, "joint '" + joint.name +
+                            "' is made soft twice: give either a frequency (with its damping "
+                            "ratio) or stiffness and damping, not both");
+        return;
+    }
+    bool lengths = false, angles = false;
+    for (const Primitive& p : jointPrimitives(
+             joint.type, joint.type == JointType::Distance ? std::max(joint.length, 1.0) : 0.0))
+        (p.type == PrimitiveType::Dot1 ? angles : lengths) = true;
+    const std::string type(jointTypeName(joint.type));
+    if (!lengths && (c.stiffness > 0.0 || c.damping > 0.0))
+        check.warning(at + "/stiffness", "joint '" + joint.name + "' (" + type +
+                                             ") holds no lengths: its stiffness and damping act "
+                                             "on nothing (rotationalStiffness acts on its angles)");
+    if (!angles && (c.rotationalStiffness > 0.0 || c.rotationalDamping > 0.0))
+        check.warning(at + "/rotationalStiffness",
+                      "joint '" + joint.name + "' (" + type +
+                          ") holds no angles: its rotational stiffness and damping act on nothing "
+                          "(stiffness acts on its lengths)");
+}
+
+}  // namespace
+
 Diagnostics validate(const SceneSpec& spec) {
     Checker check;
 
@@ -399,6 +446,7 @@ Diagnostics validate(const SceneSpec& spec) {
                                 joint.markerI.part + "'");
         if (joint.type == JointType::Distance)
             check.positive(at + "/length", joint.length, "distance joint length (m)");
+        checkCompliance(check, at + "/soft", joint);
     }
 
     // Force elements.

@@ -117,14 +117,44 @@ struct MarkerRef {
     std::string text() const { return part + "." + marker; }
 };
 
+// A soft joint: its equations held by springs and dampers instead of exactly — a rubber mount,
+// a compliant pin, a flexible coupling, a joint that gives under load as real ones do. Each
+// equation Φ_r of the joint pulls back with λ_r = k Φ_r + c Φ̇_r (its multiplier, as an exact
+// row's is: a force along a length equation, a torque about an angle one).
+//
+// Said either as users think of it (Box2D v3's joint hertz, MuJoCo's solref): every equation
+// rings at `frequency` [Hz] with `dampingRatio` whatever the masses, k = m ω², c = 2 ζ m ω with
+// ω = 2π f and m the equation's effective mass (1 / (Φq_r M⁻¹ Φq_rᵀ), the two parts alone);
+// or as stiffness and damping: `stiffness`/`damping` on the joint's length equations (point
+// gaps, in-plane distances, a rod's length) [N/m, N·s/m], `rotationalStiffness`/
+// `rotationalDamping` on its angle equations (axes kept perpendicular) [N·m/rad, N·m·s/rad].
+// Equations whose pair is zero stay exact.
+struct JointCompliance {
+    double frequency = 0.0;  // Hz; > 0: every equation soft, by frequency and damping ratio
+    double dampingRatio = 1.0;
+    double stiffness = 0.0;            // N/m
+    double damping = 0.0;              // N·s/m
+    double rotationalStiffness = 0.0;  // N·m/rad
+    double rotationalDamping = 0.0;    // N·m·s/rad
+    bool soft() const {
+        return frequency > 0.0 || stiffness > 0.0 || damping > 0.0 || rotationalStiffness > 0.0 ||
+               rotationalDamping > 0.0;
+    }
+    bool softLengths() const { return frequency > 0.0 || stiffness > 0.0 || damping > 0.0; }
+    bool softAngles() const {
+        return frequency > 0.0 || rotationalStiffness > 0.0 || rotationalDamping > 0.0;
+    }
+};
+
 struct Joint {
     EntityId id = kNoEntity;
     std::string name;
     JointType type = JointType::Revolute;
     MarkerRef markerI;
     MarkerRef markerJ;
-    double length = 0.0;   // distance joint only [m]
-    bool collide = false;  // the two parts it joins may touch (contact); off by default
+    double length = 0.0;         // distance joint only [m]
+    bool collide = false;        // the two parts it joins may touch (contact); off by default
+    JointCompliance compliance;  // exact unless soft() (see above)
     std::string extensions;
 };
 

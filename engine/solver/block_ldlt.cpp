@@ -245,7 +245,8 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
 }
 
 template <int W>
-void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift,
+                             const Eigen::VectorXd* rowShift) {
     constexpr std::size_t w = W;
     const double* values = Phi_q.valuePtr();
     auto jacobian = [&](std::size_t s) {
@@ -294,6 +295,9 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
             }
             sDiagonal_[static_cast<std::size_t>(k)] = D(r, r);
             D(r, r) += shift;
+            if (rowShift)
+                D(r, r) += (*rowShift)(
+                    blockPhiRows_[w * static_cast<std::size_t>(j) + static_cast<std::size_t>(r)]);
         }
     }
 
@@ -309,7 +313,10 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
             const int k = blockRows_[w * static_cast<std::size_t>(j) + static_cast<std::size_t>(r)];
             if (k >= 0) {
                 pivot_[static_cast<std::size_t>(k)] = d;
-                const double full = sDiagonal_[static_cast<std::size_t>(k)] + shift;
+                double full = sDiagonal_[static_cast<std::size_t>(k)] + shift;
+                if (rowShift)
+                    full += (*rowShift)(blockPhiRows_[w * static_cast<std::size_t>(j) +
+                                                      static_cast<std::size_t>(r)]);
                 if (!(d > kDecouplePivot * full)) d = full > 0.0 ? full : 1.0;
             }
             const double diag = std::sqrt(d);
@@ -364,9 +371,10 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
     }
 }
 
-void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift) {
+void BlockLdlt::factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift,
+                       const Eigen::VectorXd* rowShift) {
     velocities_ = Minv.size();
-    withWidth(width_, [&]<int W>() { factorBlocks<W>(Phi_q, Minv, shift); });
+    withWidth(width_, [&]<int W>() { factorBlocks<W>(Phi_q, Minv, shift, rowShift); });
 }
 
 template <int W>

@@ -42,8 +42,10 @@ public:
     // 0 … n−1 of every vector below), their blocks, the elimination order and the fill.
     void analyze(const RowMatrix& Phi_q, const std::vector<int>& rows);
 
-    // S + shift·I over the rows, from the values of Φq (same pattern as analysed), factored.
-    void factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift = 0.0);
+    // S + shift·I + diag(rowShift) over the rows, from the values of Φq (same pattern as
+    // analysed), factored; rowShift (may be null) is indexed by Φq's rows (compliance).
+    void factor(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift = 0.0,
+                const Eigen::VectorXd* rowShift = nullptr);
 
     int size() const { return n_; }
     // S_kk (without the shift) and the pivot d_k of local row k, of the last factor().
@@ -85,7 +87,8 @@ private:
     // The kernels, for blocks of W rows (W the largest block of the pattern: 5 for a chain of
     // revolutes, 3 for spherical joints; smaller blocks are padded to W).
     template <int W>
-    void factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift);
+    void factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv, double shift,
+                      const Eigen::VectorXd* rowShift);
     template <int W>
     void solveBlocks() const;  // work_ ← S⁻¹ work_
     template <int W>

@@ -228,8 +228,25 @@ void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
     // chain or a tree of n bodies costs O(n) instead of a QR of the whole Φqᵀ, whose fill-in
     // grows like n³.
     std::vector<char> kept(static_cast<std::size_t>(rows_), 0);
-    for (const std::vector<int>& group : independentRowGroups(Phi_q, onLoop_))
-        keepIndependentRows(Phi_q, group, kept);
+    if (compliance_.size() > 0 && compliance_.maxCoeff() > 0.0) {
+        // Compliant rows never depend on others (their compliance keeps S regular): the
+        // exact rows are analysed alone, the compliant ones zeroed out of the QR and kept.
+        RowMatrix exact = Phi_q;
+        for (int r = 0; r < rows_; ++r) {
+            if (!compliant(r)) continue;
+            kept[static_cast<std::size_t>(r)] = 1;
+            for (RowMatrix::InnerIterator it(exact, r); it; ++it) it.valueRef() = 0.0;
+        }
+        std::vector<char> exactKept(static_cast<std::size_t>(rows_), 0);
+        for (const std::vector<int>& group : independentRowGroups(exact, onLoop_))
+            keepIndependentRows(exact, group, exactKept);
+        for (int r = 0; r < rows_; ++r)
+            if (!compliant(r) && exactKept[static_cast<std::size_t>(r)])
+                kept[static_cast<std::size_t>(r)] = 1;
+    } else {
+        for (const std::vector<int>& group : independentRowGroups(Phi_q, onLoop_))
+            keepIndependentRows(Phi_q, group, kept);
+    }
     for (int r = 0; r < rows_; ++r)
         (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
 }
@@ -280,13 +297,14 @@ bool KktSolver::factorNumeric() {
     weakestPivot_ = 1.0;
     nearSingular_ = false;
     if (active_.empty()) return true;
-    schur_.factor(Phi_q_, Minv_);
+    schur_.factor(Phi_q_, Minv_, 0.0, compliance_.size() > 0 ? &compliance_ : nullptr);
     // Each pivot against its row's diagonal: d_k / S_kk is the squared sine of the angle
     // (in the mass metric) between row k and the rows eliminated before it, whatever the
     // row's units.
     int worst = -1;
     double weakest = kSingularPivot;
     for (const int k : schur_.eliminationOrder()) {
+        if (compliant(active_[static_cast<std::size_t>(k)])) continue;
         const double diagonal = schur_.diagonal(k);
         const double relative = diagonal > 0.0 ? schur_.pivot(k) / diagonal : -1.0;
         weakestPivot_ = std::min(weakestPivot_, relative);

@@ -39,6 +39,14 @@ class KktSolver {
 public:
     using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
+    // Compliant rows (soft constraints): a row r with e_r > 0 is met as Φq_r x − e_r μ_r =
+    // target instead of Φq_r x = target, i.e. S + diag(e) (seed 003 §0.11: a spring of
+    // stiffness k and damping c stepped implicitly over h has e = 1 / (h (h k + c))). Compliant
+    // rows are always kept: never dropped as redundant, no pivot test. Set before analyze();
+    // the values may change before each factorize(), the set of compliant rows may not. Empty:
+    // every row exact.
+    void setCompliance(const Eigen::VectorXd& e) { compliance_ = e; }
+
     // Rank analysis of Φq and factorisation; call when the model (the pattern of Φq) changes.
     void analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
 
@@ -102,7 +110,10 @@ private:
                      Eigen::VectorXd& lambda) const;
     void projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
 
+    bool compliant(int row) const { return compliance_.size() > 0 && compliance_(row) > 0.0; }
+
     int rows_ = 0;
+    Eigen::VectorXd compliance_;  // per row (empty: none)
     std::vector<int> active_;     // rows kept, ascending
     std::vector<int> redundant_;  // rows dropped, ascending
     RowMatrix Phi_q_;             // the Φq of the last factorisation
