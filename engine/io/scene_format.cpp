@@ -12,7 +12,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 3). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 4). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "no", "`\"\"`", "free text"},
@@ -83,6 +83,15 @@ std::vector<ObjectFormat> describe() {
         {"markerJ", "`\"part.marker\"`", "yes", "—", "marker on part j (a different part)"},
         {"length", "number, m", "distance joints", "—", "> 0"},
         {"collide", "bool", "no", "`false`", "`false`: the two parts it joins do not touch each other; `true` lets them (contact)"},
+        {"soft", "soft", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
+    }, {}});
+    objects.push_back({"soft", "/$defs/joint/properties/soft", {
+        {"frequency", "number, Hz", "no", "0", "when > 0, every equation of the joint rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the equation's effective mass between the two parts; Box2D v3's joint hertz, MuJoCo's solref). Either this or the stiffnesses and dampings"},
+        {"dampingRatio", "number ≥ 0", "no", "1", "ζ of `frequency`; 1 is critically damped"},
+        {"stiffness", "number, N/m", "no", "0", "on the joint's length equations (point gaps, in-plane distances, a rod's length): each pulls back with k·gap + c·(its rate)"},
+        {"damping", "number, N·s/m", "no", "0", "c of the length equations"},
+        {"rotationalStiffness", "number, N·m/rad", "no", "0", "on the joint's angle equations (axes kept perpendicular)"},
+        {"rotationalDamping", "number, N·m·s/rad", "no", "0", "c of the angle equations"},
     }, {}});
     objects.push_back({"settings", "/$defs/settings", {
         {"integrator", "`\"dopri45\"`, `\"rk4\"`, `\"symplecticEuler\"`, `\"implicitEuler\"`, `\"timeStepping\"`", "no", "`\"dopri45\"`; `\"timeStepping\"` when the scene has a `contact` block", "see docs/engine.md; contact needs `timeStepping`"},

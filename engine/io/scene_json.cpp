@@ -715,6 +715,18 @@ public:
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("joint").keys(), &jt.extensions);
         if (const json* c = optional(j, "collide")) boolean(*c, at + "/collide", jt.collide);
+        if (const json* soft = optional(j, "soft"); soft && isObject(*soft, at + "/soft")) {
+            // (keys of a newer minor version here are said and left out)
+            checkKeys(*soft, at + "/soft", format::object("soft").keys());
+            JointCompliance& c = jt.compliance;
+            for (auto [key, target] : {std::pair{"frequency", &c.frequency},
+                                       std::pair{"dampingRatio", &c.dampingRatio},
+                                       std::pair{"stiffness", &c.stiffness},
+                                       std::pair{"damping", &c.damping},
+                                       std::pair{"rotationalStiffness", &c.rotationalStiffness},
+                                       std::pair{"rotationalDamping", &c.rotationalDamping}})
+                if (const json* v = optional(*soft, key)) number(*v, at + "/soft/" + key, *target);
+        }
         name(j, at, jt.name);
         std::string type;
         if (const json* t = required(j, at, "type"); t && string(*t, at + "/type", type)) {

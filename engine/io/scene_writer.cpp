@@ -289,6 +289,18 @@ json sceneJson(const SceneSpec& spec) {
         jj["markerJ"] = joint.markerJ.text();
         if (joint.type == JointType::Distance) jj["length"] = joint.length;
         if (joint.collide) jj["collide"] = true;
+        const JointCompliance& c = joint.compliance;
+        const JointCompliance exact;
+        json soft;
+        for (auto [key, value, fallback] :
+             {std::tuple{"frequency", c.frequency, exact.frequency},
+              std::tuple{"dampingRatio", c.dampingRatio, exact.dampingRatio},
+              std::tuple{"stiffness", c.stiffness, exact.stiffness},
+              std::tuple{"damping", c.damping, exact.damping},
+              std::tuple{"rotationalStiffness", c.rotationalStiffness, exact.rotationalStiffness},
+              std::tuple{"rotationalDamping", c.rotationalDamping, exact.rotationalDamping}})
+            if (value != fallback) soft[key] = value;
+        if (!soft.empty()) jj["soft"] = soft;
         putExtensions(jj, joint.extensions);
         joints.push_back(jj);
     }

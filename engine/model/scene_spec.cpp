@@ -295,6 +295,18 @@ void checkExpression(Checker& check, const std::string& where, const std::string
 
 }  // namespace
 
+bool jointHoldsLengths(JointType type) {
+    for (const Primitive& p : jointPrimitives(type, 1.0))
+        if (p.type != PrimitiveType::Dot1) return true;
+    return false;
+}
+
+bool jointHoldsAngles(JointType type) {
+    for (const Primitive& p : jointPrimitives(type, 1.0))
+        if (p.type == PrimitiveType::Dot1) return true;
+    return false;
+}
+
 namespace {
 
 // A soft joint's compliance: finite, not negative, said one way (frequency or stiffness), and
@@ -323,16 +335,12 @@ void checkCompliance(Checker& check, const std::string& at, const Joint& joint) 
                             "ratio) or stiffness and damping, not both");
         return;
     }
-    bool lengths = false, angles = false;
-    for (const Primitive& p : jointPrimitives(
-             joint.type, joint.type == JointType::Distance ? std::max(joint.length, 1.0) : 0.0))
-        (p.type == PrimitiveType::Dot1 ? angles : lengths) = true;
     const std::string type(jointTypeName(joint.type));
-    if (!lengths && (c.stiffness > 0.0 || c.damping > 0.0))
+    if (!jointHoldsLengths(joint.type) && (c.stiffness > 0.0 || c.damping > 0.0))
         check.warning(at + "/stiffness", "joint '" + joint.name + "' (" + type +
                                              ") holds no lengths: its stiffness and damping act "
                                              "on nothing (rotationalStiffness acts on its angles)");
-    if (!angles && (c.rotationalStiffness > 0.0 || c.rotationalDamping > 0.0))
+    if (!jointHoldsAngles(joint.type) && (c.rotationalStiffness > 0.0 || c.rotationalDamping > 0.0))
         check.warning(at + "/rotationalStiffness",
                       "joint '" + joint.name + "' (" + type +
                           ") holds no angles: its rotational stiffness and damping act on nothing "

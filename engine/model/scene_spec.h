@@ -146,6 +146,12 @@ struct JointCompliance {
     }
 };
 
+// Whether a joint type has equations on lengths (point gaps, in-plane distances, a rod's
+// length) and on angles (axes kept perpendicular): what a soft joint's stiffness and its
+// rotational stiffness act on.
+bool jointHoldsLengths(JointType type);
+bool jointHoldsAngles(JointType type);
+
 struct Joint {
     EntityId id = kNoEntity;
     std::string name;

@@ -639,6 +639,62 @@ void PropertiesPanel::defineFields() {
             tr("Its parts collide"), QStringLiteral("collide"),
             [J](const SceneSpec& s) { return J(s)->collide; },
             [J](SceneSpec& s, bool on) { J(s)->collide = on; });
+        // Exact, or soft (engine::JointCompliance) said by frequency or by stiffness.
+        const QStringList holds{tr("exact"), tr("soft, by frequency"), tr("soft, by stiffness")};
+        auto holdOf = [holds](const engine::JointCompliance& c) {
+            return (c.frequency > 0.0 ? holds[1] : c.soft() ? holds[2] : holds[0]).toStdString();
+        };
+        choiceField(
+            tr("Holds"), QStringLiteral("soft"), holds,
+            [J, holdOf](const SceneSpec& s) { return holdOf(J(s)->compliance); },
+            [J, holds](SceneSpec& s, const std::string& text) {
+                engine::JointCompliance& c = J(s)->compliance;
+                if (text == holds[1].toStdString()) {
+                    if (!(c.frequency > 0.0)) c = {.frequency = 10.0};  // ζ 1: critical
+                } else if (text == holds[2].toStdString()) {
+                    if (c.frequency > 0.0 || !c.soft()) {
+                        // 100 kN/m and 1 kN·m/rad, damped, on what the joint holds
+                        const bool lengths = engine::jointHoldsLengths(J(s)->type);
+                        const bool angles = engine::jointHoldsAngles(J(s)->type);
+                        c = {.stiffness = lengths ? 1e5 : 0.0,
+                             .damping = lengths ? 1e3 : 0.0,
+                             .rotationalStiffness = angles ? 1e3 : 0.0,
+                             .rotationalDamping = angles ? 10.0 : 0.0};
+                    }
+                } else {
+                    c = {};
+                }
+            });
+        using Compliance = engine::JointCompliance;
+        auto compliance = [&](QString label, QString unit, QString key, double Compliance::*member) {
+            numberField(
+                std::move(label), std::move(unit), 1.0, QStringLiteral("soft.") + key,
+                [J, member](const SceneSpec& s) { return J(s)->compliance.*member; },
+                [J, member](SceneSpec& s, double v) { J(s)->compliance.*member = v; });
+        };
+        if (joint->compliance.frequency > 0.0) {
+            compliance(tr("Frequency"), QStringLiteral("Hz"), QStringLiteral("frequency"),
+                       &Compliance::frequency);
+            compliance(tr("Damping ratio"), QString(), QStringLiteral("dampingRatio"),
+                       &Compliance::dampingRatio);
+        } else if (joint->compliance.soft()) {
+            // The gains of the equations the joint has (and any the user set regardless).
+            const engine::JointCompliance& c = joint->compliance;
+            if (engine::jointHoldsLengths(joint->type) || c.stiffness > 0.0 || c.damping > 0.0) {
+                compliance(tr("Stiffness"), QStringLiteral("N/m"), QStringLiteral("stiffness"),
+                           &Compliance::stiffness);
+                compliance(tr("Damping"), QStringLiteral("N·s/m"), QStringLiteral("damping"),
+                           &Compliance::damping);
+            }
+            if (engine::jointHoldsAngles(joint->type) || c.rotationalStiffness > 0.0 ||
+                c.rotationalDamping > 0.0) {
+                compliance(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
+                           QStringLiteral("rotationalStiffness"),
+                           &Compliance::rotationalStiffness);
+                compliance(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
+                           QStringLiteral("rotationalDamping"), &Compliance::rotationalDamping);
+            }
+        }
     } else if (const engine::ForceSpec* force = byId(spec.forces, id)) {
         auto F = [id](auto& s) { return byId(s.forces, id); };
         title_->setText(tr("Force (%1)").arg(toQString(engine::forceTypeName(force->type))));

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
 #include "tests/support/mechanisms.h"
 #include "tests/support/simulation.h"
@@ -232,6 +233,31 @@ TEST(SoftJoints, AreSaidOneWayWithValuesThatMeanSomething) {
     for (const Diagnostic& d : validate(spec))
         warned |= d.severity == Severity::Warning && d.where == "/joints/0/soft/stiffness";
     EXPECT_TRUE(warned);
+}
+
+TEST(SoftJoints, RoundTripThroughTheSceneFile) {
+    JointCompliance c;
+    c.stiffness = 1.5e5;
+    c.damping = 120.0;
+    c.rotationalDamping = 0.25;
+    SceneSpec spec = softMount(IntegratorType::TimeStepping, 1e-3, c);
+    spec.joints[0].type = JointType::Revolute;
+    const io::SceneLoadResult back = io::parseScene(io::sceneToJson(spec));
+    ASSERT_TRUE(back.scene);
+    const JointCompliance& read = back.scene->joints[0].compliance;
+    EXPECT_EQ(read.stiffness, 1.5e5);
+    EXPECT_EQ(read.damping, 120.0);
+    EXPECT_EQ(read.rotationalStiffness, 0.0);
+    EXPECT_EQ(read.rotationalDamping, 0.25);
+    EXPECT_EQ(read.frequency, 0.0);
+    // A negative value in a file is refused at its place.
+    std::string text = io::sceneToJson(spec);
+    text.replace(text.find("120"), 3, "-12");
+    const io::SceneLoadResult bad = io::parseScene(text);
+    EXPECT_FALSE(bad.scene);
+    bool named = false;
+    for (const Diagnostic& d : bad.diagnostics) named |= d.where == "/joints/0/soft/damping";
+    EXPECT_TRUE(named);
 }
 
 }  // namespace

@@ -153,6 +153,8 @@ struct Walk {
             each(j, "markers", "marker");
             if (j.contains("material")) visit(j["material"], "material");
             if (j.contains("collision")) visit(j["collision"], "collision");
+        } else if (name == "joint") {
+            if (j.contains("soft")) visit(j["soft"], "soft");
         }
     }
     KeySet keys(const format::ObjectFormat& o, std::string_view variant = {}) const {

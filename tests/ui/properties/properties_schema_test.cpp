@@ -279,6 +279,12 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
         joint.markerI = {solids[static_cast<std::size_t>(k) % std::size(solids)].first, "m"};
         joint.markerJ = {"ground", "origin"};
         if (joint.type == engine::JointType::Distance) joint.length = 0.5;
+        // Soft joints of both kinds: the fixed one by frequency, the revolute by stiffness.
+        if (joint.type == engine::JointType::Fixed) joint.compliance.frequency = 20.0;
+        if (joint.type == engine::JointType::Revolute) {
+            joint.compliance.stiffness = 1e5;
+            joint.compliance.rotationalStiffness = 1e3;
+        }
         spec.joints.push_back(joint);
     }
 
@@ -424,6 +430,8 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"part/shape.type=cone", "shape.length"},
              {"marker", "orientation"},
              {"joint/type=distance", "length"},
+             {"joint", "soft.frequency"},
+             {"joint", "soft.rotationalDamping"},
              {"joint/type=universal", "type"},
              {"force/type=pointTorque", "components"},
              {"force/type=pointForce", "frame"},
@@ -509,6 +517,36 @@ TEST_F(PropertiesSchemaTest, StiffnessTypedIntoASpringReachesTheScene) {
     ASSERT_TRUE(after);
     EXPECT_EQ(after->stiffness, 250.0);
     EXPECT_EQ(after->damping, spring->damping);  // the other fields are untouched
+}
+
+TEST_F(PropertiesSchemaTest, AJointMadeSoftByFrequencyReachesTheScene) {
+    const engine::Joint* prismatic = spec.findJoint("prismatic");
+    ASSERT_TRUE(prismatic);
+    ASSERT_FALSE(prismatic->compliance.soft());
+    show(prismatic->id);
+    EXPECT_FALSE(panel.editorForKey(QStringLiteral("soft.frequency")));  // exact: no gains
+    auto* combo = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("soft")));
+    ASSERT_TRUE(combo);
+    EXPECT_EQ(combo->currentText(), QStringLiteral("exact"));
+    combo->setCurrentIndex(combo->findText(QStringLiteral("soft, by frequency")));
+    panel.commit(QStringLiteral("soft"));
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("soft")).toStdString();
+    const engine::Joint* after = edited->findJoint("prismatic");
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->compliance.frequency, 10.0);
+    EXPECT_EQ(after->compliance.dampingRatio, 1.0);
+    EXPECT_EQ(after->compliance.stiffness, 0.0);
+    // Its page now offers the frequency, typed as the user would.
+    spec = *edited;
+    edited.reset();
+    show(after->id);
+    auto* frequency = qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("soft.frequency")));
+    ASSERT_TRUE(frequency);
+    frequency->selectAll();
+    QTest::keyClicks(frequency, QStringLiteral("25"));
+    QTest::keyClick(frequency, Qt::Key_Return);
+    ASSERT_TRUE(edited);
+    EXPECT_EQ(edited->findJoint("prismatic")->compliance.frequency, 25.0);
 }
 
 TEST_F(PropertiesSchemaTest, CollisionSwitchReachesTheScene) {
