@@ -29,6 +29,7 @@ struct Workspace {
     ConstraintEvaluation soft;
     Eigen::VectorXd softLambda, softStiffness, softDamping;
     Eigen::VectorXd velocityResidual;  // scratch of the velocity projection
+    Eigen::VectorXd velocityImpulse;   // and its impulses (driver work)
     Eigen::VectorXd stepDelta;         // scratch of a step's position update
     // The factorisation held by `solver` is that of Φq(factoredQ) at factoredTime when
     // `factored`; `constraints` then holds that Φq. Steps that end where the next begins

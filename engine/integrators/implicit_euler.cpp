@@ -170,7 +170,7 @@ private:
         state.dissipatedEnergy += h * dampingPower;
         state.driverWork += h * actuatorPower;
         detail::addDriverWork(model, start.Phi_q, impulse, v, state);
-        return projectState(model, state, ws, &stats_.projectionIterations);
+        return projectState(model, state, ws, &stats_.projectionIterations, 0.0, true);
     }
 };
 

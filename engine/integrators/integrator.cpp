@@ -172,11 +172,11 @@ private:
         if (!full) normaliseQuaternions(model, state.q);
         if (rows == 0 ||
             maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
-            return projectState(model, state, ws, nullptr);
+            return projectState(model, state, ws, nullptr, 0.0, true);
         if (full) {
             if (Status s = factorizeEvaluated(model, t1, state.q, ws); !s.ok) return s;
         }
-        return projectVelocities(model, state, ws);
+        return projectVelocities(model, state, ws, true);
     }
 
     // The first iterations' ratio of residuals, assumed until one is measured, and how far
@@ -557,7 +557,7 @@ void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
 }
 
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations,
-                    double tolerance) {
+                    double tolerance, bool driverWork) {
     normaliseQuaternions(model, state.q);
     const SolverSettings& settings = model.settings;
     if (model.constraintRows() > 0) {
@@ -611,13 +611,13 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             retract(model, state.q, delta);
         }
         if (iterations) *iterations = k;
-        return projectVelocities(model, state, ws);
+        return projectVelocities(model, state, ws, driverWork);
     }
     updateJointCoordinates(model, state, ws);
     return {};
 }
 
-Status projectVelocities(const Model& model, State& state, Workspace& ws) {
+Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork) {
     if (model.constraintRows() > 0) {
         // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows, with
         // Φq at the final positions (factored here; the next step starts from it).
@@ -658,8 +658,25 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws) {
             return scale;
         };
         const double scale = velocityResidual();
-        ws.solver.project(residual, delta, nullptr, scale);
-        state.v += delta;
+        if (model.drivers.empty() || !driverWork) {
+            ws.solver.project(residual, delta, nullptr, scale);
+            state.v += delta;
+        } else {
+            // A motion's row does work here too: a position-level motion's step meets the
+            // motion's position, this correction its rate, so a run-up gets part of its speed
+            // here (half of it, for a motion stepped at the velocity level). Its impulse μ
+            // works at the mean of the velocities before and after, −μ Φq_d (v + v')/2.
+            Eigen::VectorXd& mu = ws.velocityImpulse;
+            ws.solver.project(residual, delta, &mu, scale);
+            for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
+                const int row = model.jointRows + d;
+                double rate = 0.0;
+                for (SparseRowMatrix::InnerIterator it(A, row); it; ++it)
+                    rate += it.value() * (state.v(it.col()) + 0.5 * delta(it.col()));
+                state.driverWork -= mu(row) * rate;
+            }
+            state.v += delta;
+        }
         // A row dropped as dependent that the correction misses (next to a singular position):
         // regularised corrections over every row until all are met, a few suffice.
         if (ws.solver.unmetRow() >= 0) {

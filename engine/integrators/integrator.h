@@ -52,13 +52,18 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings);
 // renormalises quaternions and updates the unwound joint coordinates. Fails when Newton does
 // not converge within settings.maxProjectionIterations. `tolerance` (m, rad) replaces the
 // scene's projection tolerance when positive.
+//
+// `driverWork`: the motions' share of the velocity correction is work they do, added to
+// state.driverWork — for the velocity-level steppers, whose step meets a motion's position and
+// whose projection its rate (a run-up gets half its speed there). The Runge–Kutta methods
+// integrate the motions' power instead, and their corrections are round-off.
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr,
-                    double tolerance = 0.0);
+                    double tolerance = 0.0, bool driverWork = false);
 
 // The velocity stage of projectState alone, for a step whose positions already meet the
 // position rows (to the projection tolerance, measured as projectState measures it) and whose
 // workspace frames are at state.q unless Φq(state.q) still has to be factored.
-Status projectVelocities(const Model& model, State& state, Workspace& ws);
+Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork = false);
 
 // Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
 void updateJointCoordinates(const Model& model, State& state, Workspace& ws);

@@ -110,7 +110,8 @@ private:
         if (Status s = assemble(model, state, ws); !s.ok) return s;
         if (Status s = solve(model, state, ws); !s.ok) return s;
         integrate(model, state);
-        if (Status s = projectState(model, state, ws, &stats_.projectionIterations); !s.ok)
+        if (Status s = projectState(model, state, ws, &stats_.projectionIterations, 0.0, true);
+            !s.ok)
             return s;
         record(model, state, ws);
         return {};

@@ -719,12 +719,11 @@ public:
             // (keys of a newer minor version here are said and left out)
             checkKeys(*soft, at + "/soft", format::object("soft").keys());
             JointCompliance& c = jt.compliance;
-            for (auto [key, target] : {std::pair{"frequency", &c.frequency},
-                                       std::pair{"dampingRatio", &c.dampingRatio},
-                                       std::pair{"stiffness", &c.stiffness},
-                                       std::pair{"damping", &c.damping},
-                                       std::pair{"rotationalStiffness", &c.rotationalStiffness},
-                                       std::pair{"rotationalDamping", &c.rotationalDamping}})
+            for (auto [key, target] :
+                 {std::pair{"frequency", &c.frequency}, std::pair{"dampingRatio", &c.dampingRatio},
+                  std::pair{"stiffness", &c.stiffness}, std::pair{"damping", &c.damping},
+                  std::pair{"rotationalStiffness", &c.rotationalStiffness},
+                  std::pair{"rotationalDamping", &c.rotationalDamping}})
                 if (const json* v = optional(*soft, key)) number(*v, at + "/soft/" + key, *target);
         }
         name(j, at, jt.name);

@@ -172,14 +172,14 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     auto joints = row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity,
                       Kind::Group);
     for (const engine::Joint& joint : spec.joints) {
-        joints[0]->appendRow(row(toQString(joint.name),
-                                 QStringLiteral("%1%2: %3 → %4")
-                                     .arg(toQString(engine::jointTypeName(joint.type)),
-                                          joint.compliance.soft() ? QObject::tr(" (soft)")
-                                                                  : QString(),
-                                          QString::fromStdString(joint.markerI.text()),
-                                          QString::fromStdString(joint.markerJ.text())),
-                                 joint.id, Kind::Joint, true));
+        joints[0]->appendRow(
+            row(toQString(joint.name),
+                QStringLiteral("%1%2: %3 → %4")
+                    .arg(toQString(engine::jointTypeName(joint.type)),
+                         joint.compliance.soft() ? QObject::tr(" (soft)") : QString(),
+                         QString::fromStdString(joint.markerI.text()),
+                         QString::fromStdString(joint.markerJ.text())),
+                joint.id, Kind::Joint, true));
     }
     model.appendRow(joints);
 

@@ -666,7 +666,8 @@ void PropertiesPanel::defineFields() {
                 }
             });
         using Compliance = engine::JointCompliance;
-        auto compliance = [&](QString label, QString unit, QString key, double Compliance::*member) {
+        auto compliance = [&](QString label, QString unit, QString key,
+                              double Compliance::*member) {
             numberField(
                 std::move(label), std::move(unit), 1.0, QStringLiteral("soft.") + key,
                 [J, member](const SceneSpec& s) { return J(s)->compliance.*member; },
@@ -689,8 +690,7 @@ void PropertiesPanel::defineFields() {
             if (engine::jointHoldsAngles(joint->type) || c.rotationalStiffness > 0.0 ||
                 c.rotationalDamping > 0.0) {
                 compliance(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
-                           QStringLiteral("rotationalStiffness"),
-                           &Compliance::rotationalStiffness);
+                           QStringLiteral("rotationalStiffness"), &Compliance::rotationalStiffness);
                 compliance(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
                            QStringLiteral("rotationalDamping"), &Compliance::rotationalDamping);
             }

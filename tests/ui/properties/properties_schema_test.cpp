@@ -540,7 +540,8 @@ TEST_F(PropertiesSchemaTest, AJointMadeSoftByFrequencyReachesTheScene) {
     spec = *edited;
     edited.reset();
     show(after->id);
-    auto* frequency = qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("soft.frequency")));
+    auto* frequency =
+        qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("soft.frequency")));
     ASSERT_TRUE(frequency);
     frequency->selectAll();
     QTest::keyClicks(frequency, QStringLiteral("25"));
