@@ -436,10 +436,14 @@ int runInfo(const std::string& path) {
              {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
     info["parts"] = parts;
     nlohmann::ordered_json joints = nlohmann::json::array();
-    for (const engine::JointModel& joint : model->joints)
-        joints.push_back({{"name", joint.name},
-                          {"type", std::string(engine::jointTypeName(joint.type))},
-                          {"equations", joint.rows}});
+    for (const engine::JointModel& joint : model->joints) {
+        // Exact equations remove degrees of freedom; a soft joint's are springs (none).
+        nlohmann::ordered_json j = {{"name", joint.name},
+                                    {"type", std::string(engine::jointTypeName(joint.type))},
+                                    {"equations", joint.rows}};
+        if (joint.softRows > 0) j["softEquations"] = joint.softRows;
+        joints.push_back(j);
+    }
     info["joints"] = joints;
     nlohmann::ordered_json motions = nlohmann::json::array();
     for (const engine::DriverModel& d : model->drivers)

@@ -21,7 +21,8 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
     // An adaptive method's step is the one it had come down to (its proposal, kept in the state).
     const bool adaptive = model.settings.integrator == IntegratorType::DormandPrince45;
     const double step = adaptive && state.stepHint > 0.0 ? state.stepHint : model.settings.stepSize;
-    if (const StiffnessEstimate e = stiffestBeyondLimit(model, X_WB, step); e.force >= 0)
+    if (const StiffnessEstimate e = stiffestBeyondLimit(model, X_WB, step);
+        e.force >= 0 || e.joint >= 0)
         return ". Likely cause: " + stiffnessMessage(model, e, step);
 
     // The mass-metric Schur complement S = Φq M⁻¹ Φqᵀ: its eigenvalues beyond the structurally

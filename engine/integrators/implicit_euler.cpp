@@ -123,6 +123,22 @@ private:
                 }
             }
         }
+        // Soft joints (JointCompliance) pull with −Φsᵀλ, λ = k Φs + c Φs q̇: D = −Φsᵀ c Φs and
+        // K ≈ −Φsᵀ k Φs (the part from Φs turning with the bodies left out, as the step's
+        // linearisation may), the rows as computeAccelerations left them at (q₀, v₀).
+        if (model.softRows > 0) {
+            const SparseRowMatrix& Js = ws.soft.Phi_q;
+            const Eigen::VectorXd rate = Js * v0;
+            for (int r = 0; r < model.softRows; ++r) {
+                const double k = ws.softStiffness(r), c = ws.softDamping(r);
+                for (SparseRowMatrix::InnerIterator a(Js, r); a; ++a) {
+                    Kv(a.col()) -= a.value() * k * rate(r);
+                    for (SparseRowMatrix::InnerIterator b(Js, r); b; ++b)
+                        triplets.emplace_back(static_cast<int>(a.col()), static_cast<int>(b.col()),
+                                              (h * c + h * h * k) * a.value() * b.value());
+                }
+            }
+        }
         // The constraint blocks of the saddle-point matrix (active rows only).
         for (int k = 0; k < na; ++k)
             for (SparseRowMatrix::InnerIterator it(start.Phi_q,

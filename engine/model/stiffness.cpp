@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/math/constants.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -137,6 +138,36 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
             break;
         }
     }
+    // Soft joints, where they are forces: a bushing on the joint's markers, each kind of
+    // equation with its gains (by frequency: ω = 2π f and a decay of 2 ζ ω, whatever the mass).
+    const IntegratorType integrator = model.settings.integrator;
+    if (integrator == IntegratorType::TimeStepping || integrator == IntegratorType::ImplicitEuler)
+        return out;
+    for (const SoftConstraint& sc : model.softConstraints) {
+        const std::size_t before = out.size();
+        const JointModel& joint = model.joints[static_cast<std::size_t>(sc.joint)];
+        const bool angle = sc.primitive.type == PrimitiveType::Dot1;
+        const Transform I = markerPose(model, X_WB, joint.markerI),
+                        J = markerPose(model, X_WB, joint.markerJ);
+        const int bI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+        const int bJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+        double inverse = 0.0;  // the worst axis
+        for (int axis = 0; axis < 3; ++axis) {
+            const Vec3 n = J.R * Vec3::Unit(axis);
+            inverse = std::max(inverse, angle ? inverseFreeInertia(model, X_WB, bI, n) +
+                                                    inverseFreeInertia(model, X_WB, bJ, n)
+                                              : inverseMass(model, X_WB, bI, I.p, n) +
+                                                    inverseMass(model, X_WB, bJ, J.p, n));
+        }
+        if (sc.frequency > 0.0) {
+            const double omega = 2.0 * kPi * sc.frequency;
+            add(out, -1, omega * omega / inverse, 2.0 * sc.dampingRatio * omega / inverse, inverse,
+                angle);
+        } else {
+            add(out, -1, sc.stiffness, sc.damping, inverse, angle);
+        }
+        for (std::size_t k = before; k < out.size(); ++k) out[k].joint = sc.joint;
+    }
     return out;
 }
 
@@ -155,11 +186,18 @@ double stabilityLimit(IntegratorType integrator) {
 }
 
 std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, double h) {
-    const ForceModel& force = model.forces[static_cast<std::size_t>(e.force)];
     const double limit = stabilityLimit(model.settings.integrator);
     const std::string integrator(integratorName(model.settings.integrator));
     const char* massUnit = e.rotational ? " kg·m²" : " kg";
-    std::string what = "force '" + force.name + "' (";
+    const bool joint = e.joint >= 0;
+    std::string what =
+        joint ? "soft joint '" + model.joints[static_cast<std::size_t>(e.joint)].name + "' ("
+              : "force '" + model.forces[static_cast<std::size_t>(e.force)].name + "' (";
+    // What takes the element at any step: soft joints are rows of the velocity-level step.
+    const std::string stable =
+        joint ? "the timeStepping or implicitEuler integrator (which take soft joints "
+                "implicitly, stable at any step)"
+              : "the implicitEuler integrator (stable for stiff springs and dampers at any step)";
     if (e.byDamping)
         what += "damping " + number(e.damping) + (e.rotational ? " N·m·s/rad" : " N·s/m") + " on " +
                 number(e.mass) + massUnit + ") damps at a rate of " + number(e.rate) + " /s";
@@ -169,16 +207,12 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, dou
     if (!std::isfinite(limit)) {
         // An adaptive method follows it with steps of about 3/ω: for 1 s, 3e-1 ω steps.
         return what + ": " + integrator + " has to take steps of about " + number(3.3 / e.rate) +
-               " s to follow it. Use the implicitEuler integrator (stable for stiff springs and "
-               "dampers at "
-               "any step), or make the element softer";
+               " s to follow it. Use " + stable + ", or make the element softer";
     }
     const double longest = limit / e.rate;
     return what + ": " + integrator + " is stable only for steps below " + number(longest) +
            " s (" + (e.byDamping ? "c h / m" : "ω h") + " < " + number(limit) + "), the step is " +
-           number(h) + " s. Take a step below " + number(longest) +
-           " s, or the implicitEuler integrator (stable for stiff "
-           "springs and dampers)";
+           number(h) + " s. Take a step below " + number(longest) + " s, or " + stable;
 }
 
 StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB,
@@ -199,14 +233,22 @@ Diagnostics stiffnessWarnings(const Model& model, const SceneSpec& spec) {
     const double limit = stabilityLimit(model.settings.integrator);
     Diagnostics out;
     if (!std::isfinite(limit)) return out;
-    int last = -1;
+    int lastForce = -1, lastJoint = -1;
     for (const StiffnessEstimate& e : stiffnessEstimates(model, X_WB)) {
-        if (e.rate * model.settings.stepSize <= limit || e.force == last) continue;
-        last = e.force;  // one warning per element (a bushing has six axes)
+        if (e.rate * model.settings.stepSize <= limit) continue;
+        // One warning per element (a bushing has six axes, a soft joint several equations).
+        if (e.joint >= 0 ? e.joint == lastJoint : e.force == lastForce) continue;
+        (e.joint >= 0 ? lastJoint : lastForce) = e.joint >= 0 ? e.joint : e.force;
         std::string where;
-        const std::string& name = model.forces[static_cast<std::size_t>(e.force)].name;
-        for (std::size_t k = 0; k < spec.forces.size(); ++k)
-            if (spec.forces[k].name == name) where = "/forces/" + std::to_string(k);
+        if (e.joint >= 0) {
+            const std::string& name = model.joints[static_cast<std::size_t>(e.joint)].name;
+            for (std::size_t k = 0; k < spec.joints.size(); ++k)
+                if (spec.joints[k].name == name) where = "/joints/" + std::to_string(k) + "/soft";
+        } else {
+            const std::string& name = model.forces[static_cast<std::size_t>(e.force)].name;
+            for (std::size_t k = 0; k < spec.forces.size(); ++k)
+                if (spec.forces[k].name == name) where = "/forces/" + std::to_string(k);
+        }
         out.push_back(
             {Severity::Warning, where,
              stiffnessMessage(model, e, model.settings.stepSize) + ": the run would blow up"});

@@ -25,6 +25,7 @@ struct Model;
 
 struct StiffnessEstimate {
     int force = -1;          // index into Model::forces
+    int joint = -1;          // or into Model::joints: a soft joint (JointCompliance)
     double stiffness = 0.0;  // the element's k [N/m or N·m/rad] (a bushing's, on its worst axis)
     double damping = 0.0;    // and c [N·s/m or N·m·s/rad]
     double rate = 0.0;       // |λ| [1/s]: ω = √(k/m), or c/m where damping dominates
@@ -33,7 +34,9 @@ struct StiffnessEstimate {
     bool byDamping = false;  // the rate is the damper's c/m
 };
 
-// Every force element with stiffness or damping, at body poses X_WB (one per body).
+// Every force element with stiffness or damping, at body poses X_WB (one per body), and every
+// soft joint for the integrators that take soft joints as forces (not timeStepping nor
+// implicitEuler, which take them implicitly).
 std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
                                                   const std::vector<Transform>& X_WB);
 
@@ -50,7 +53,7 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& estima
 Diagnostics stiffnessWarnings(const Model& model, const SceneSpec& spec);
 
 // The element furthest beyond the limit at poses X_WB for steps of `step` (0: the scene's step),
-// or force −1 when none is. For methods without a limit (dopri45), the element whose time scale
+// or force and joint −1 when none is. For methods without a limit (dopri45), the element whose time scale
 // the steps had to come down to (|λ| h > 0.05).
 StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB,
                                       double step = 0.0);

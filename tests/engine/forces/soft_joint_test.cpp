@@ -79,7 +79,8 @@ TEST(SoftJoints, AMountGivenAsStiffnessSagsMgOverKAndCarriesTheWeight) {
     c.rotationalDamping = 1.0;
     for (const IntegratorType integrator :
          {IntegratorType::DormandPrince45, IntegratorType::RungeKutta4,
-          IntegratorType::SymplecticEuler, IntegratorType::TimeStepping}) {
+          IntegratorType::SymplecticEuler, IntegratorType::ImplicitEuler,
+          IntegratorType::TimeStepping}) {
         ForwardDynamics sim(compiled(softMount(integrator, 1e-3, c)));
         ASSERT_TRUE(sim.initialize().ok);
         Outputs start;
@@ -95,10 +96,13 @@ TEST(SoftJoints, AMountGivenAsStiffnessSagsMgOverKAndCarriesTheWeight) {
         EXPECT_NEAR(out.reactions[0].force_W.head<2>().norm(), 0.0, 1e-9);
         EXPECT_NEAR(out.energies.elastic, 0.5 * c.stiffness * sag * sag, 1e-9);
         // Nothing created: what the mount's damper (and the step) took out is dissipated, to
-        // the order of the method (of the m g sag = 0.019 J that changed hands).
-        const double relative = integrator == IntegratorType::SymplecticEuler ? 2e-3
-                                : integrator == IntegratorType::RungeKutta4   ? 1e-5
-                                                                              : 1e-8;
+        // the order of the method (of the m g sag = 0.019 J that changed hands). Implicit Euler
+        // also damps the mount's ringing by itself (L-stable: its purpose), uncounted: 2.3 %
+        // measured.
+        const double relative = integrator == IntegratorType::ImplicitEuler     ? 5e-2
+                                : integrator == IntegratorType::SymplecticEuler ? 2e-3
+                                : integrator == IntegratorType::RungeKutta4     ? 1e-5
+                                                                                : 1e-8;
         EXPECT_NEAR(out.energies.balance(), start.energies.balance(), relative * kMass * 9.81 * sag)
             << integratorName(integrator);
         EXPECT_GT(out.energies.dissipated, 0.0);
@@ -209,6 +213,34 @@ TEST(SoftJoints, ASoftPinStretchesWhileItsAnglesStayExact) {
     ASSERT_TRUE(sim.outputs(out).ok);
     EXPECT_LT(out.constraintError, 1e-10);
     EXPECT_NEAR(out.reactions[0].force_W.z(), kMass * 9.81, 1e-6);
+}
+
+TEST(SoftJoints, AMountTooStiffForAnExplicitStepIsSaidBeforeTheRunAndTakenImplicitlyElsewhere) {
+    // 2 kHz on 1 ms steps: ω h = 12.6, beyond every explicit method's limit.
+    for (const IntegratorType integrator :
+         {IntegratorType::RungeKutta4, IntegratorType::SymplecticEuler,
+          IntegratorType::ImplicitEuler, IntegratorType::TimeStepping}) {
+        const SceneSpec spec = softMount(integrator, 1e-3, byFrequency(2000.0, 1.0));
+        const CompileResult compiled = compile(spec);
+        ASSERT_TRUE(compiled.model);
+        bool warned = false;
+        for (const Diagnostic& d : compiled.diagnostics)
+            if (d.severity == Severity::Warning && d.where == "/joints/0/soft") {
+                warned = true;
+                EXPECT_NE(d.message.find("soft joint 'mount'"), std::string::npos) << d.message;
+                EXPECT_NE(d.message.find("timeStepping"), std::string::npos) << d.message;
+            }
+        const bool implicit = integrator == IntegratorType::ImplicitEuler ||
+                              integrator == IntegratorType::TimeStepping;
+        EXPECT_EQ(warned, !implicit) << integratorName(integrator);
+        if (!implicit) continue;
+        // The implicit methods settle where the mount holds the weight: m g / (m ω²).
+        ForwardDynamics sim(compiled.model);
+        ASSERT_TRUE(sim.initialize().ok);
+        ASSERT_TRUE(sim.advance(0.5).ok);
+        const double omega = 2.0 * kPi * 2000.0;
+        EXPECT_NEAR(blockHeight(sim), -9.81 / (omega * omega), 1e-12) << integratorName(integrator);
+    }
 }
 
 TEST(SoftJoints, AreSaidOneWayWithValuesThatMeanSomething) {
