@@ -190,6 +190,20 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
     return row;
 }
 
+// The rows of `count` primitives from `first` on between `joint`'s markers, from `row` on.
+template <bool kJacobian>
+int jointRows(const Model& model, const JointModel& joint, const std::vector<BodyFrame>& frames,
+              const Primitive* first, std::size_t count, bool withGamma, int row,
+              ConstraintEvaluation& out, RowTargets* to) {
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+    MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
+    const Vec3 d = J.point() - I.point();
+    for (std::size_t k = 0; k < count; ++k)
+        row = primitiveRows<kJacobian>(first[k], I, J, d, withGamma, row, out, to);
+    return row;
+}
+
 // A motion's row: c(q) − f(t) = 0 (an angle wrapped to (−π, π]), ċ = f(t), or c̈ = f(t); Φ and
 // ν from the joint coordinate's value c.
 void driverRow(const Model& model, const DriverModel& driver, double t, double c, int row,
@@ -304,14 +318,9 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
 
     // Joints.
     int row = 0;
-    for (const JointModel& joint : model.joints) {
-        const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
-        const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-        MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
-        const Vec3 d = J.point() - I.point();
-        for (const Primitive& p : joint.primitives)
-            row = primitiveRows<true>(p, I, J, d, withGamma, row, out, &to);
-    }
+    for (const JointModel& joint : model.joints)
+        row = jointRows<true>(model, joint, frames, joint.primitives.data(),
+                              joint.primitives.size(), withGamma, row, out, &to);
 
     // Motions: Φ and ν from their joint coordinate; γ = that coordinate's γ plus what the
     // motion prescribes of its second derivative.
@@ -346,14 +355,9 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
     out.Phi.resize(nc);
     out.nu.setZero(nc);
     int row = 0;
-    for (const JointModel& joint : model.joints) {
-        const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
-        const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-        MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
-        const Vec3 d = J.point() - I.point();
-        for (const Primitive& p : joint.primitives)
-            row = primitiveRows<false>(p, I, J, d, false, row, out, nullptr);
-    }
+    for (const JointModel& joint : model.joints)
+        row = jointRows<false>(model, joint, frames, joint.primitives.data(),
+                               joint.primitives.size(), false, row, out, nullptr);
     for (const DriverModel& driver : model.drivers) {
         const double c = driver.level == MotionLevel::Position
                              ? jointCoordinateValue(model, frames, driver.joint, driver.coordinate)
@@ -372,14 +376,9 @@ void evaluateSoftConstraints(const Model& model, const std::vector<BodyFrame>& f
     if (out.patternSerial != model.serial || out.Phi_q.rows() != ns) layOutSoftJacobian(model, out);
     RowTargets to{out.Phi_q.valuePtr(), out.slotI.data(), out.slotJ.data(), {}};
     int row = 0;
-    for (const SoftConstraint& sc : model.softConstraints) {
-        const JointModel& joint = model.joints[static_cast<std::size_t>(sc.joint)];
-        const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
-        const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-        MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
-        const Vec3 d = J.point() - I.point();
-        row = primitiveRows<true>(sc.primitive, I, J, d, false, row, out, &to);
-    }
+    for (const SoftConstraint& sc : model.softConstraints)
+        row = jointRows<true>(model, model.joints[static_cast<std::size_t>(sc.joint)], frames,
+                              &sc.primitive, 1, false, row, out, &to);
 }
 
 double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation, int* where) {

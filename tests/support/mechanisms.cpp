@@ -116,4 +116,18 @@ SceneSpec fourBar(IntegratorType integrator, double stepSize) {
     return spec;
 }
 
+SceneSpec flywheel(double inertia) {
+    SceneSpec spec;
+    spec.gravity = Vec3::Zero();
+    Part ground = groundPart(spec);
+    addMarker(spec, ground, "axle", Vec3::Zero());
+    spec.parts.push_back(ground);
+    Part wheel = box(spec, "wheel", 2.0, Vec3(0.2, 0.2, 0.02), Vec3::Zero());
+    wheel.I_Pcm_P = Vec3::Constant(inertia).asDiagonal();
+    addMarker(spec, wheel, "hub", Vec3::Zero());
+    spec.parts.push_back(wheel);
+    spec.joints.push_back(joint(spec, "axle", JointType::Revolute, "wheel.hub", "ground.axle"));
+    return spec;
+}
+
 }  // namespace engine::test

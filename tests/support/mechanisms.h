@@ -28,4 +28,8 @@ SceneSpec chain(int links, IntegratorType integrator, double stepSize);
 // rocker DC 0.3; revolutes about +y at A, B, C, D; 1 kg links of section 0.02 × 0.02.
 SceneSpec fourBar(IntegratorType integrator, double stepSize);
 
+// A flywheel: a 2 kg wheel of moment of inertia `inertia` about every axis, on a revolute
+// "axle" about z from its marker "wheel.hub" to "ground.axle", both at the origin; no gravity.
+SceneSpec flywheel(double inertia);
+
 }  // namespace engine::test

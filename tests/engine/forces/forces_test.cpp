@@ -22,20 +22,10 @@ SolverSettings accurate() {
     return s;
 }
 
-// A flywheel (inertia I about z) on a revolute to the ground; no gravity.
+// A flywheel (inertia I about z) on a revolute to the ground; no gravity; run accurately.
 SceneSpec flywheel(double I) {
-    SceneSpec spec;
-    spec.gravity = Vec3::Zero();
+    SceneSpec spec = test::flywheel(I);
     spec.settings = accurate();
-    Part ground = test::groundPart(spec);
-    test::addMarker(spec, ground, "axle", Vec3::Zero());
-    spec.parts.push_back(ground);
-    Part wheel = test::box(spec, "wheel", 2.0, Vec3(0.2, 0.2, 0.02), Vec3::Zero());
-    wheel.I_Pcm_P = Vec3(I, I, I).asDiagonal();
-    test::addMarker(spec, wheel, "hub", Vec3::Zero());
-    spec.parts.push_back(wheel);
-    spec.joints.push_back(
-        test::joint(spec, "axle", JointType::Revolute, "wheel.hub", "ground.axle"));
     return spec;
 }
 

@@ -149,22 +149,12 @@ TEST(SoftJoints, ASoftTorsionOnAnExactRevoluteMakesATorsionalOscillator) {
     // fourth order (θ0 = 1e-3 rad here).
     for (const IntegratorType integrator :
          {IntegratorType::DormandPrince45, IntegratorType::TimeStepping}) {
-        SceneSpec spec;
-        spec.gravity = Vec3::Zero();
+        SceneSpec spec = test::flywheel(0.01);
+        spec.parts[1].w_WP_W = Vec3(0, 0, 0.02);
         spec.settings.integrator = integrator;
         spec.settings.stepSize = integrator == IntegratorType::TimeStepping ? 1e-4 : 1e-3;
         spec.settings.relativeTolerance = 1e-11;
         spec.settings.absoluteTolerance = 1e-13;
-        Part ground = test::groundPart(spec);
-        test::addMarker(spec, ground, "axle", Vec3::Zero());
-        spec.parts.push_back(ground);
-        Part wheel = test::box(spec, "wheel", 2.0, Vec3(0.2, 0.2, 0.02), Vec3::Zero());
-        wheel.I_Pcm_P = Vec3(0.01, 0.01, 0.01).asDiagonal();
-        wheel.w_WP_W = Vec3(0, 0, 0.02);
-        test::addMarker(spec, wheel, "hub", Vec3::Zero());
-        spec.parts.push_back(wheel);
-        spec.joints.push_back(
-            test::joint(spec, "axle", JointType::Revolute, "wheel.hub", "ground.axle"));
         Joint torsion = test::joint(spec, "torsion", JointType::Fixed, "wheel.hub", "ground.axle");
         torsion.compliance.rotationalStiffness = 4.0;
         spec.joints.push_back(torsion);

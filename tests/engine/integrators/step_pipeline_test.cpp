@@ -121,19 +121,9 @@ TEST(StepPipeline, AMotionsRunUpIsWorkTheMotionDoes) {
     for (const IntegratorType integrator :
          {IntegratorType::TimeStepping, IntegratorType::SymplecticEuler,
           IntegratorType::ImplicitEuler, IntegratorType::RungeKutta4}) {
-        SceneSpec spec;
-        spec.gravity = Vec3::Zero();
+        SceneSpec spec = test::flywheel(0.01);
         spec.settings.integrator = integrator;
         spec.settings.stepSize = 1e-3;
-        Part ground = test::groundPart(spec);
-        test::addMarker(spec, ground, "axle", Vec3::Zero());
-        spec.parts.push_back(ground);
-        Part wheel = test::box(spec, "wheel", 2.0, Vec3(0.2, 0.2, 0.02), Vec3::Zero());
-        wheel.I_Pcm_P = Vec3(0.01, 0.01, 0.01).asDiagonal();
-        test::addMarker(spec, wheel, "hub", Vec3::Zero());
-        spec.parts.push_back(wheel);
-        spec.joints.push_back(
-            test::joint(spec, "axle", JointType::Revolute, "wheel.hub", "ground.axle"));
         MotionSpec motion;
         motion.id = spec.newId();
         motion.name = "runUp";
