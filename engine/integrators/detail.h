@@ -67,6 +67,19 @@ double stepResiduals(const Model& model, double h, double t1, const Eigen::Vecto
                      const Eigen::VectorXd& accelerationTarget, Workspace& ws, Eigen::VectorXd& q,
                      Eigen::VectorXd& residual);
 
+// The start of a velocity-level step of size h at (tₙ, qₙ, vₙ) = state, shared by the
+// steppers: applied forces g(qₙ, vₙ) (soft joints among them when `softJointForces`), Φq(qₙ)
+// factored (usually left by the last projection, which ended at qₙ; γ when acceleration rows
+// need it), the free velocity v* = vₙ + h M⁻¹ g and the acceleration rows' targets
+// Φq vₙ + h γ. The dampers' and controllers' powers at the start come with it.
+struct StepStart {
+    Eigen::VectorXd vFree;               // v*
+    Eigen::VectorXd accelerationTarget;  // per row (acceleration rows only; else empty)
+    double dampingPower = 0.0, actuatorPower = 0.0;
+};
+Status beginStep(const Model& model, const State& state, Workspace& ws, double h,
+                 bool softJointForces, StepStart& out);
+
 // Work of the drivers' constraint impulses over a step: a driver row's impulse μ acts as
 // −Φq_dᵀ μ and does work −μ ċ.
 void addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::VectorXd& impulse,

@@ -95,33 +95,24 @@ private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         // The step's vectors live in the integrator: no allocation per step.
-        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &g0 = g0_, &v = v_, &q = q_, &residual = residual_,
-                        &dv = dv_, &impulse = impulse_, &mu = mu_;
+        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &v = v_, &q = q_, &residual = residual_, &dv = dv_,
+                        &impulse = impulse_, &mu = mu_;
         q0 = state.q;
         v0 = state.v;
         const int rows = model.constraintRows();
-        const bool accelerationRows = detail::hasAccelerationDrivers(model);
 
-        // Forces at the start of the step; Φq(qₙ) factored (usually left by the last
-        // projection, which ended at qₙ).
+        // Forces at the start of the step, Φq(qₙ) factored, v*.
         ++stats_.evaluations;
-        if (Status s = evaluateAppliedForces(model, state.t, q0, v0, state.jointCoordinates, ws);
-            !s.ok)
-            return s;
-        g0 = ws.g;
-        const double dampingPower = ws.forceEnergies.dampingPower;
-        const double actuatorPower = ws.forceEnergies.actuatorPower;
-        if (Status s = factorizeConstraints(model, state.t, q0, v0, ws, accelerationRows, true);
-            !s.ok)
-            return s;
+        if (Status s = detail::beginStep(model, state, ws, h, true, start_); !s.ok) return s;
+        const double dampingPower = start_.dampingPower;
+        const double actuatorPower = start_.actuatorPower;
         // Φq(qₙ) as factored (the solver's copy: a full evaluation in the loop below writes
         // the workspace's).
         const SparseRowMatrix& J0 = ws.solver.jacobian();
         level_ = ws.constraints.level;
         const std::vector<MotionLevel>& level = level_;
-        v = v0 + h * ws.Minv.cwiseProduct(g0);
-        if (accelerationRows) accelerationTarget_ = J0 * v0 + h * ws.constraints.gamma;
-        const Eigen::VectorXd& accelerationTarget = accelerationTarget_;
+        v = start_.vFree;
+        const Eigen::VectorXd& accelerationTarget = start_.accelerationTarget;
 
         // Impulses by quasi-Newton iterations with the start-of-step Schur complement; only
         // residuals are evaluated inside the loop. The iterations converge linearly: when the
@@ -200,7 +191,8 @@ private:
         return ws.constraints.Phi.cwiseAbs().maxCoeff();
     }
 
-    Eigen::VectorXd q0_, v0_, g0_, v_, q_, residual_, dv_, impulse_, mu_, accelerationTarget_;
+    Eigen::VectorXd q0_, v0_, v_, q_, residual_, dv_, impulse_, mu_;
+    detail::StepStart start_;
     std::vector<MotionLevel> level_;
 };
 
@@ -761,6 +753,28 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
         worst = std::max(worst, h * std::abs(residual(r)));
     }
     return worst;
+}
+
+Status detail::beginStep(const Model& model, const State& state, Workspace& ws, double h,
+                         bool softJointForces, StepStart& out) {
+    if (Status s = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
+                                         ws, softJointForces);
+        !s.ok)
+        return s;
+    out.dampingPower = ws.forceEnergies.dampingPower;
+    out.actuatorPower = ws.forceEnergies.actuatorPower;
+    out.vFree = state.v + h * ws.Minv.cwiseProduct(ws.g);
+    out.accelerationTarget.resize(0);
+    if (model.constraintRows() == 0) return {};
+    const bool accelerationRows = hasAccelerationDrivers(model);
+    // (the forces left the frames at (qₙ, vₙ))
+    if (Status s =
+            factorizeConstraints(model, state.t, state.q, state.v, ws, accelerationRows, true);
+        !s.ok)
+        return s;
+    if (accelerationRows)
+        out.accelerationTarget = ws.solver.jacobian() * state.v + h * ws.constraints.gamma;
+    return {};
 }
 
 void detail::addDriverWork(const Model& model, const SparseRowMatrix& J0,

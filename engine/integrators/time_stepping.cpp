@@ -151,26 +151,18 @@ private:
         StepData& d = data_;
         const double h = d.h;
         ++stats_.evaluations;
-        // (soft joints evaluated, not applied: they are rows of the solve)
-        if (Status s = evaluateAppliedForces(model, state.t, d.q0, d.v0, state.jointCoordinates, ws,
-                                             false);
-            !s.ok)
-            return s;
-        d.dampingPower = ws.forceEnergies.dampingPower;
-        d.actuatorPower = ws.forceEnergies.actuatorPower;
-        d.vFree = d.v0 + h * ws.Minv.cwiseProduct(ws.g);
+        // Forces (soft joints evaluated, not applied: they are rows of the solve), Φq(qₙ)
+        // factored, v*.
+        if (Status s = detail::beginStep(model, state, ws, h, false, start_); !s.ok) return s;
+        d.dampingPower = start_.dampingPower;
+        d.actuatorPower = start_.actuatorPower;
+        d.vFree = start_.vFree;
 
-        // Joint rows: Φq(qₙ) factored, targets b at tₙ₊₁.
+        // Joint rows: targets b at tₙ₊₁.
         const int rows = model.constraintRows();
         if (rows > 0) {
-            const bool accelerationRows = detail::hasAccelerationDrivers(model);
-            if (Status s =
-                    factorizeConstraints(model, state.t, d.q0, d.v0, ws, accelerationRows, true);
-                !s.ok)
-                return s;
             d.J0 = ws.constraints.Phi_q;
             level_ = ws.constraints.level;
-            if (accelerationRows) accelerationTarget_ = d.J0 * d.v0 + h * ws.constraints.gamma;
             evaluateConstraintResiduals(model, d.t1, ws.frames, ws.constraints);  // frames at qₙ
             d.b.resize(rows);
             for (int r = 0; r < rows; ++r) {
@@ -182,7 +174,7 @@ private:
                     d.b(r) = ws.constraints.nu(r);
                     break;
                 case MotionLevel::Acceleration:
-                    d.b(r) = accelerationTarget_(r);
+                    d.b(r) = start_.accelerationTarget(r);
                     break;
                 }
             }
@@ -510,7 +502,8 @@ private:
     std::vector<std::pair<double, std::size_t>> order_;
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
-    Eigen::VectorXd accelerationTarget_, dv_, vc_, mean_, impulseAll_;
+    detail::StepStart start_;
+    Eigen::VectorXd dv_, vc_, mean_, impulseAll_;
 };
 
 }  // namespace
