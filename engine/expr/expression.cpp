@@ -132,12 +132,20 @@ double Expression::eval(double t) const {
 double Expression::derivative(double t) const {
     if (impl_->constant) return 0.0;
     const double h = 1e-3 * std::max(1.0, std::abs(t));
+    if (t >= 0.0 && t < 2.0 * h)  // forward, fourth order: nothing before time 0
+        return (-25.0 * eval(t) + 48.0 * eval(t + h) - 36.0 * eval(t + 2 * h) +
+                16.0 * eval(t + 3 * h) - 3.0 * eval(t + 4 * h)) /
+               (12.0 * h);
     return (eval(t - 2 * h) - 8.0 * eval(t - h) + 8.0 * eval(t + h) - eval(t + 2 * h)) / (12.0 * h);
 }
 
 double Expression::secondDerivative(double t) const {
     if (impl_->constant) return 0.0;
     const double h = 1e-3 * std::max(1.0, std::abs(t));
+    if (t >= 0.0 && t < 2.0 * h)  // forward, third order
+        return (35.0 * eval(t) - 104.0 * eval(t + h) + 114.0 * eval(t + 2 * h) -
+                56.0 * eval(t + 3 * h) + 11.0 * eval(t + 4 * h)) /
+               (12.0 * h * h);
     return (-eval(t - 2 * h) + 16.0 * eval(t - h) - 30.0 * eval(t) + 16.0 * eval(t + h) -
             eval(t + 2 * h)) /
            (12.0 * h * h);

@@ -32,7 +32,9 @@ public:
     double eval(double time) const;
     // Time derivatives by five-point central differences (step 1e-3 s, scaled with |time|):
     // about 1e-9 relative for smooth functions; used for drivers' Φt and Φtt. Near a kink
-    // (ramp, table corners) they average over ±2 ms.
+    // (ramp, table corners) they average over ±2 ms. Runs start at time 0, so within 2 ms
+    // after it the differences are one-sided (forward, five points): what an expression says
+    // before 0 never reaches a motion (a ramp starting at 0 starts with its own slope).
     double derivative(double time) const;
     double secondDerivative(double time) const;
 

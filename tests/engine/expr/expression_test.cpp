@@ -47,6 +47,20 @@ TEST(Expression, CubicStepIsSmoothAndHitsItsEnds) {
     EXPECT_NEAR(e.derivative(1.5), 1.5 * kPi / 2, 1e-7);  // peak slope 3/2 (h1 − h0)/(x1 − x0)
 }
 
+TEST(Expression, DerivativesAtTheStartDoNotLookBeforeIt) {
+    // A ramp from rest at 0 has slope 10 from 0 on; the cusp of |time| is not seen either.
+    const Expression ramp = parsed("ramp(time, 0, 2, 0, 20)");
+    EXPECT_NEAR(ramp.derivative(0.0), 10.0, 1e-9);
+    EXPECT_NEAR(ramp.derivative(1e-3), 10.0, 1e-9);
+    EXPECT_NEAR(ramp.secondDerivative(0.0), 0.0, 1e-6);
+    EXPECT_NEAR(parsed("abs(time)^3").secondDerivative(0.0), 0.0, 1e-5);
+    // Smooth functions keep their accuracy there (fourth- and third-order stencils).
+    const Expression wave = parsed("sin(2*pi*time)");
+    EXPECT_NEAR(wave.derivative(0.0), 2.0 * kPi, 1e-8);
+    EXPECT_NEAR(wave.derivative(1.5e-3), 2.0 * kPi * std::cos(2.0 * kPi * 1.5e-3), 1e-8);
+    EXPECT_NEAR(wave.secondDerivative(1e-3), -4.0 * kPi * kPi * std::sin(2.0 * kPi * 1e-3), 1e-4);
+}
+
 TEST(Expression, RampHarmonicAndTable) {
     EXPECT_NEAR(parsed("ramp(time, 0, 2, 1, 5)").eval(0.5), 2.0, 1e-15);
     EXPECT_NEAR(parsed("harmonic(time, 3, 0.5, 0)").eval(0.5), 3.0 * std::sin(kPi / 2), 1e-15);
