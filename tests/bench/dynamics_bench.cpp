@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <string>
 
 #include <benchmark/benchmark.h>
 
@@ -120,17 +121,23 @@ BENCHMARK(BM_FourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 // The IFToMM double four-bar (A02, N = 2), rk4 at 1 ms for 5 s: it lies flat ten times, each a
 // singular position where its in-plane rows lose rank (docs/engine.md, "Rank"). Energy drift
 // relative to its potential energy scale (34.335 J).
-void BM_DoubleFourBarRK4(benchmark::State& state) {
-    const io::SceneLoadResult loaded =
-        io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/benchmarks/n_four_bar.json");
+// A bundled scene file run with `integrator` at 1 ms for `duration` (runScene).
+void runSceneFile(benchmark::State& state, const char* path, IntegratorType integrator,
+                  double duration, double energyScale) {
+    const io::SceneLoadResult loaded = io::loadSceneFile(std::string(MOTUS_SOURCE_DIR "/") + path);
     if (!loaded.scene) {
         state.SkipWithError("scene did not load");
         return;
     }
     SceneSpec spec = *loaded.scene;
-    spec.settings.integrator = IntegratorType::RungeKutta4;
+    spec.settings.integrator = integrator;
     spec.settings.stepSize = 1e-3;
-    runScene(state, spec, 5.0, 34.335);
+    runScene(state, spec, duration, energyScale);
+}
+
+void BM_DoubleFourBarRK4(benchmark::State& state) {
+    runSceneFile(state, "scenes/benchmarks/n_four_bar.json", IntegratorType::RungeKutta4, 5.0,
+                 34.335);
 }
 BENCHMARK(BM_DoubleFourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -138,17 +145,9 @@ BENCHMARK(BM_DoubleFourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 // 2 s at 1 ms, soft mounts as forces (rk4, 0) or as compliant rows of the velocity-level step
 // (timeStepping, 1). Energy drift relative to the rotor's kinetic energy at 2 s (≈ 38 J).
 void BM_EngineMount(benchmark::State& state) {
-    const io::SceneLoadResult loaded =
-        io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/engine_mount.json");
-    if (!loaded.scene) {
-        state.SkipWithError("scene did not load");
-        return;
-    }
-    SceneSpec spec = *loaded.scene;
-    spec.settings.integrator =
-        state.range(0) == 0 ? IntegratorType::RungeKutta4 : IntegratorType::TimeStepping;
-    spec.settings.stepSize = 1e-3;
-    runScene(state, spec, 2.0, 38.0);
+    runSceneFile(state, "scenes/engine_mount.json",
+                 state.range(0) == 0 ? IntegratorType::RungeKutta4 : IntegratorType::TimeStepping,
+                 2.0, 38.0);
 }
 BENCHMARK(BM_EngineMount)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
