@@ -194,7 +194,7 @@ private:
         StepData& d = data_;
         const double h = d.h;
         const int rows = model.constraintRows(), ns = model.softRows;
-        stackRows(rows > 0 ? &d.J0 : nullptr, ws.soft.Phi_q, d.Jsoft);
+        stackRows(rows > 0 ? &d.J0 : nullptr, ws.soft.Phi_q, softSerial_ != model.serial, d.Jsoft);
         d.compliance.setZero(rows + ns);
         d.bSoft.resize(rows + ns);
         d.bSoft.head(rows) = d.b.head(rows);
@@ -215,12 +215,14 @@ private:
         }
     }
 
-    // out = [A; B] (A may be null), the pattern kept from the last call when it fits.
-    static void stackRows(const SparseRowMatrix* A, const SparseRowMatrix& B,
+    // out = [A; B] (A may be null); the pattern is laid out again for a new model (`newModel`),
+    // else only the values are copied into the last call's.
+    static void stackRows(const SparseRowMatrix* A, const SparseRowMatrix& B, bool newModel,
                           SparseRowMatrix& out) {
         const Eigen::Index ra = A ? A->rows() : 0;
         const Eigen::Index nnz = (A ? A->nonZeros() : 0) + B.nonZeros();
-        if (out.rows() != ra + B.rows() || out.cols() != B.cols() || out.nonZeros() != nnz) {
+        if (newModel || out.rows() != ra + B.rows() || out.cols() != B.cols() ||
+            out.nonZeros() != nnz) {
             out.resize(ra + B.rows(), B.cols());
             out.resizeNonZeros(nnz);
             int* outer = out.outerIndexPtr();
