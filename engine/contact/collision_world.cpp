@@ -1,5 +1,6 @@
 #include "engine/contact/collision_world.h"
 
+#include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
 
 #include <btBulletCollisionCommon.h>
@@ -170,16 +171,15 @@ struct CollisionWorld::Impl {
         int source;  // ≥ 0: found[source]; < 0: kept point −source − 1 of the previous query
     };
     std::vector<Entry> fresh, kept, entries;  // the new points, the kept ones, both merged
-    // A point of the query, with A the lower part index (what the merge needs of Bullet's).
+    // A point of the query, with A the lower part index, and the shapes it lies on.
     struct Found {
-        btVector3 local_A, local_B, p_WA, p_WB;
-        btVector3 n_BA;  // Bullet's normal on B, pointing from B to A
-        double distance;
+        MergePoint point;
         int shapeA, shapeB;
     };
-    std::vector<Found> found;
-    btPersistentManifold merge;  // one pair's points being merged
-    btManifoldPoint point;       // a kept point as Bullet's manifold holds it
+    std::vector<Found> found;  // the first foundCount hold this query's points
+    std::size_t foundCount = 0;
+    PairManifold merge;    // one pair's points being merged
+    MergePoint keptPoint;  // a kept point being put back
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -248,16 +248,6 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
         object->setWorldTransform(toBt(X_WP * impl_->X_PO[partIndex]));
 }
 
-namespace {
-
-// The friction impulse vector (world axes) rides in the three slots btPersistentManifold
-// carries over when a new point replaces a kept one (Motus uses no other Bullet solver state).
-Vec3 frictionOf(const btManifoldPoint& p) {
-    return {p.m_appliedImpulseLateral1, p.m_appliedImpulseLateral2, p.m_prevRHS};
-}
-
-}  // namespace
-
 ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPointState>& previous) {
     ContactQuery result;
     query(margin, previous, result);
@@ -286,7 +276,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // manifolds depends on the history of its pair cache; a manifold's points do not).
     m.fresh.clear();
     m.kept.clear();
-    m.found.clear();
+    m.foundCount = 0;
     auto shapeIndex = [&](int part, int index) {
         const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
         return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
@@ -301,17 +291,23 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         for (int p = 0; p < points; ++p) {
             const btManifoldPoint& bullet = manifold->getContactPoint(p);
             // Reported with the lower part index first: sides exchanged, the normal reversed.
-            Impl::Found& point = m.found.emplace_back();
+            // (The buffer grows once and its slots are overwritten: no zeroing per point.)
+            if (m.foundCount == m.found.size()) m.found.emplace_back();
+            Impl::Found& found = m.found[m.foundCount++];
+            MergePoint& point = found.point;
             point.local_A = a < b ? bullet.m_localPointA : bullet.m_localPointB;
             point.local_B = a < b ? bullet.m_localPointB : bullet.m_localPointA;
             point.p_WA = a < b ? bullet.m_positionWorldOnA : bullet.m_positionWorldOnB;
             point.p_WB = a < b ? bullet.m_positionWorldOnB : bullet.m_positionWorldOnA;
             point.n_BA = a < b ? bullet.m_normalWorldOnB : -bullet.m_normalWorldOnB;
             point.distance = bullet.m_distance1;
-            point.shapeA = shapeIndex(partA, a < b ? bullet.m_index0 : bullet.m_index1);
-            point.shapeB = shapeIndex(partB, a < b ? bullet.m_index1 : bullet.m_index0);
-            m.fresh.push_back({PairKey(partA, partB, point.shapeA, point.shapeB),
-                               static_cast<int>(m.found.size()) - 1});
+            point.age = 0;  // new: no age, no impulses yet
+            point.normalImpulse = 0.0;
+            point.friction_W.setZero();
+            found.shapeA = shapeIndex(partA, a < b ? bullet.m_index0 : bullet.m_index1);
+            found.shapeB = shapeIndex(partB, a < b ? bullet.m_index1 : bullet.m_index0);
+            m.fresh.push_back({PairKey(partA, partB, found.shapeA, found.shapeB),
+                               static_cast<int>(m.foundCount) - 1});
         }
         manifold->clearManifold();
     }
@@ -347,48 +343,33 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     result.persistent.clear();
     result.points.reserve(m.entries.size());
     result.persistent.reserve(m.entries.size());
-    // A new point as Bullet's manifold holds it (no age, no impulses yet), in m.point.
-    auto asBullet = [&](const Impl::Found& f) -> btManifoldPoint& {
-        btManifoldPoint& point = m.point;
-        point.m_localPointA = f.local_A;
-        point.m_localPointB = f.local_B;
-        point.m_positionWorldOnA = f.p_WA;
-        point.m_positionWorldOnB = f.p_WB;
-        point.m_normalWorldOnB = f.n_BA;
-        point.m_distance1 = f.distance;
-        point.m_index0 = f.shapeA;
-        point.m_index1 = f.shapeB;
-        point.m_lifeTime = 0;
-        point.m_appliedImpulse = 0.0;
-        point.m_appliedImpulseLateral1 = point.m_appliedImpulseLateral2 = point.m_prevRHS = 0.0;
-        return point;
+    // (Each record is built whole and appended: emplace_back() would zero it first.)
+    auto emit = [&](const PairKey& key, const MergePoint& point) {
+        const Vec3 n_AB_W = -fromBt(point.n_BA);
+        const Vec3 friction_W = fromBt(point.friction_W);
+        result.persistent.push_back({.partA = key.partA(),
+                                     .partB = key.partB(),
+                                     .shapeA = key.shapeA(),
+                                     .shapeB = key.shapeB(),
+                                     .age = point.age,
+                                     .local_A = fromBt(point.local_A),
+                                     .local_B = fromBt(point.local_B),
+                                     .n_AB_W = n_AB_W,
+                                     .distance = point.distance,
+                                     .normalImpulse = point.normalImpulse,
+                                     .frictionImpulse_W = friction_W});
+        if (point.distance > margin) return;
+        result.points.push_back({.partA = static_cast<std::size_t>(key.partA()),
+                                 .partB = static_cast<std::size_t>(key.partB()),
+                                 .p_WA_W = fromBt(point.p_WA),
+                                 .p_WB_W = fromBt(point.p_WB),
+                                 .n_AB_W = n_AB_W,
+                                 .depth = -point.distance,
+                                 .normalImpulse = point.normalImpulse,
+                                 .frictionImpulse_W = friction_W,
+                                 .persistent = result.persistent.size() - 1});
     };
-    auto emit = [&](const PairKey& key, const btManifoldPoint& point) {
-        ContactPointState& kept = result.persistent.emplace_back();
-        kept.partA = key.partA();
-        kept.partB = key.partB();
-        kept.shapeA = key.shapeA();
-        kept.shapeB = key.shapeB();
-        kept.age = point.getLifeTime();
-        kept.local_A = fromBt(point.m_localPointA);
-        kept.local_B = fromBt(point.m_localPointB);
-        kept.n_AB_W = -fromBt(point.m_normalWorldOnB);  // Bullet's normal points from B to A
-        kept.distance = point.getDistance();
-        kept.normalImpulse = point.m_appliedImpulse;
-        kept.frictionImpulse_W = frictionOf(point);
-        if (kept.distance > margin) return;
-        ContactPoint& c = result.points.emplace_back();
-        c.partA = static_cast<std::size_t>(key.partA());
-        c.partB = static_cast<std::size_t>(key.partB());
-        c.p_WA_W = fromBt(point.getPositionWorldOnA());
-        c.p_WB_W = fromBt(point.getPositionWorldOnB());
-        c.n_AB_W = kept.n_AB_W;
-        c.depth = -kept.distance;
-        c.normalImpulse = kept.normalImpulse;
-        c.frictionImpulse_W = kept.frictionImpulse_W;
-        c.persistent = result.persistent.size() - 1;
-    };
-    btPersistentManifold& manifold = m.merge;
+    PairManifold& manifold = m.merge;
     for (std::size_t first = 0; first < m.entries.size();) {
         const PairKey key = m.entries[first].key;
         std::size_t last = first;
@@ -398,9 +379,8 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
             // these poses by one Bullet manifold (at most four, merged there), as they are.
             // (Aged by one, as the refresh of a merge would.)
             for (std::size_t e = first; e < last; ++e) {
-                btManifoldPoint& point =
-                    asBullet(m.found[static_cast<std::size_t>(m.entries[e].source)]);
-                point.m_lifeTime = 1;
+                MergePoint& point = m.found[static_cast<std::size_t>(m.entries[e].source)].point;
+                point.age = 1;
                 emit(key, point);
             }
             first = last;
@@ -409,42 +389,33 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         const btCollisionObject* A = m.objectOfPart[static_cast<std::size_t>(key.partA())];
         const btCollisionObject* B = m.objectOfPart[static_cast<std::size_t>(key.partB())];
         // The breaking distance Bullet's dispatcher gives a new manifold, at least the margin.
-        manifold.clearManifold();
-        manifold.setBodies(A, B);
-        manifold.setContactBreakingThreshold(
-            std::max(std::min(m.breaking[static_cast<std::size_t>(key.partA())],
-                              m.breaking[static_cast<std::size_t>(key.partB())]),
-                     margin));
-        manifold.setContactProcessingThreshold(
-            std::min(A->getContactProcessingThreshold(), B->getContactProcessingThreshold()));
+        manifold.reset(std::max(std::min(m.breaking[static_cast<std::size_t>(key.partA())],
+                                         m.breaking[static_cast<std::size_t>(key.partB())]),
+                                margin));
         for (std::size_t e = first; e < last; ++e) {
             const int source = m.entries[e].source;
             if (source < 0) {
                 const ContactPointState& c = previous[static_cast<std::size_t>(-source - 1)];
-                btManifoldPoint& point = m.point;
-                point.m_localPointA = toBt(c.local_A);
-                point.m_localPointB = toBt(c.local_B);
-                point.m_normalWorldOnB = -toBt(c.n_AB_W);
-                point.m_distance1 = c.distance;
-                point.m_index0 = c.shapeA;
-                point.m_index1 = c.shapeB;
-                point.m_lifeTime = c.age;
-                point.m_appliedImpulse = c.normalImpulse;
-                point.m_appliedImpulseLateral1 = c.frictionImpulse_W.x();
-                point.m_appliedImpulseLateral2 = c.frictionImpulse_W.y();
-                point.m_prevRHS = c.frictionImpulse_W.z();
-                manifold.addManifoldPoint(point, /*isPredictive=*/true);
+                MergePoint& point = m.keptPoint;
+                point.local_A = toBt(c.local_A);
+                point.local_B = toBt(c.local_B);
+                point.n_BA = -toBt(c.n_AB_W);
+                point.distance = c.distance;
+                point.age = c.age;
+                point.normalImpulse = c.normalImpulse;
+                point.friction_W = toBt(c.frictionImpulse_W);
+                manifold.add(point);  // (world points: set by the refresh)
                 continue;
             }
-            const btManifoldPoint& point = asBullet(m.found[static_cast<std::size_t>(source)]);
-            const int kept = manifold.getCacheEntry(point);
+            const MergePoint& point = m.found[static_cast<std::size_t>(source)].point;
+            const int kept = manifold.nearest(point);
             if (kept >= 0)
-                manifold.replaceContactPoint(point, kept);
+                manifold.replace(point, kept);
             else
-                manifold.addManifoldPoint(point, true);
+                manifold.add(point);
         }
-        manifold.refreshContactPoints(A->getWorldTransform(), B->getWorldTransform());
-        for (int p = 0; p < manifold.getNumContacts(); ++p) emit(key, manifold.getContactPoint(p));
+        manifold.refresh(A->getWorldTransform(), B->getWorldTransform());
+        for (int p = 0; p < manifold.size(); ++p) emit(key, manifold[p]);
         first = last;
     }
 }

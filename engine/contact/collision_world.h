@@ -12,7 +12,7 @@
 // Bullet answers a pure geometric query: it keeps no contact point from one query to the next.
 // Persistence is the caller's, in State::contacts: query() takes the points of the last query
 // (each with the impulses the solver found there) and merges the new points into them pair by
-// pair with Bullet's manifold rules (btPersistentManifold as a plain container): a new point
+// pair with Bullet's manifold rules (btPersistentManifold's, on compact points): a new point
 // within the breaking distance of a kept one replaces it and inherits its impulses (the
 // solver's warm start), at most four points per pair of shapes, chosen for the largest contact
 // area; kept points that separated or slid beyond the breaking distance are dropped. The

@@ -56,10 +56,14 @@ public:
                 result->addContactPoint(n_W, onPlane_W, distance);
                 return;
             }
-            btManifoldPoint point(v_P, X_WL.invXform(onPlane_W), n_W, distance);
+            // (One point reused: Bullet's constructor sets some forty solver fields.)
+            btManifoldPoint& point = point_;
+            point.m_localPointA = v_P;
+            point.m_localPointB = X_WL.invXform(onPlane_W);
+            point.m_normalWorldOnB = n_W;
+            point.m_distance1 = distance;
             point.m_positionWorldOnA = onPolyhedron_W;
             point.m_positionWorldOnB = onPlane_W;
-            point.m_partId0 = point.m_partId1 = point.m_index0 = point.m_index1 = -1;
             manifold_->addManifoldPoint(point);
         };
         if (shape->getShapeType() == BOX_SHAPE_PROXYTYPE) {
@@ -87,6 +91,10 @@ public:
 
 private:
     btPersistentManifold* manifold_;
+    // A point on no child shape, fresh (no age, no impulses): each found point rewrites the
+    // fields that place it.
+    // (Bullet's four-argument constructor sets every field, the shape indices to −1.)
+    btManifoldPoint point_{btVector3(0, 0, 0), btVector3(0, 0, 0), btVector3(0, 0, 1), 0.0};
     bool ownManifold_ = false;
     bool swapped_;
 };

@@ -46,4 +46,20 @@ void BM_PileContacts(benchmark::State& state) {
 }
 BENCHMARK(BM_PileContacts)->Arg(25)->Arg(100)->Arg(400)->Unit(benchmark::kMicrosecond);
 
+// The query as a contact step runs it: the new points merged into those kept from the last
+// query (every pair has kept points: each new point replaces one, then the pair is refreshed).
+void BM_PileContactsKept(benchmark::State& state) {
+    const int boxes = static_cast<int>(state.range(0));
+    engine::contact::CollisionWorld world(pile(boxes));
+    const double margin = 1e-3;
+    engine::contact::ContactQuery last = world.query(margin, {}), next;
+    for (auto _ : state) {
+        world.query(margin, last.persistent, next);
+        std::swap(last, next);
+        benchmark::DoNotOptimize(last.points.data());
+    }
+    state.counters["contacts"] = static_cast<double>(last.points.size());
+}
+BENCHMARK(BM_PileContactsKept)->Arg(25)->Arg(100)->Arg(400)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
