@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/kinematic_analysis.h"
 #include "engine/analysis/mobility.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/durable_file.h"
@@ -366,6 +367,130 @@ int runSimulate(const SimulateOptions& options) {
     return 0;
 }
 
+struct KinematicCommandOptions {
+    std::string scene;
+    double duration = 0.0;
+    double outputDt = 0.0;  // 0: the scene's output interval
+    double dt = 0.0;        // 0: the scene's step size (the analysis solves at least this often)
+    std::string out;
+};
+
+// `kinematics` / `inverse`: the kinematic analysis of a fully driven mechanism (positions,
+// velocities, accelerations from the constraints alone), and with `inverse` the reactions,
+// motion efforts and power that produce it. CSV as `simulate`'s, plus accelerations and the
+// motions' effort and power (engine/io/csv_export.h).
+int runKinematic(const KinematicCommandOptions& options, bool inverse) {
+    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(options.scene);
+    printDiagnostics(loaded.diagnostics, options.scene);
+    if (!loaded.scene) return kExitInvalidInput;
+    engine::SceneSpec& spec = *loaded.scene;
+    if (options.dt > 0.0 && options.dt < engine::kMinStepSize) {
+        std::ostringstream what;
+        what << "--dt " << options.dt << " s is below " << engine::kMinStepSize << " s";
+        printError(what.str(), "command line: --dt");
+        return kExitUsage;
+    }
+    if (options.outputDt > 0.0 && options.outputDt < engine::kMinStepSize) {
+        std::ostringstream what;
+        what << "--output-dt " << options.outputDt << " s is below " << engine::kMinStepSize
+             << " s";
+        printError(what.str(), "command line: --output-dt");
+        return kExitUsage;
+    }
+    if (options.dt > 0.0) spec.settings.stepSize = options.dt;
+    const engine::CompileResult compiled = engine::compile(spec);
+    printDiagnostics(compiled.diagnostics, options.scene);
+    if (!compiled.model) return kExitInvalidInput;
+    engine::KinematicOptions analysis;
+    analysis.duration = options.duration;
+    analysis.outputInterval =
+        options.outputDt > 0.0 ? options.outputDt : spec.settings.outputSpacing();
+    analysis.inverseDynamics = inverse;
+    const double rows = options.duration / analysis.outputInterval;
+    if (rows > 1e8) {
+        std::ostringstream what;
+        what << "--duration " << options.duration << " s at outputs every "
+             << analysis.outputInterval
+             << " s would write more than 100 million rows: use a larger --output-dt";
+        printError(what.str(), "command line");
+        return kExitUsage;
+    }
+
+    std::ofstream file;
+    std::ostream* out = &std::cout;
+    const std::string temporary = options.out.empty() ? "" : options.out + ".partial";
+    if (!options.out.empty()) {
+        file.open(temporary, std::ios::binary | std::ios::trunc);
+        if (!file) {
+            printError("cannot write results file", options.out);
+            return kExitInvalidInput;
+        }
+        out = &file;
+    }
+    engine::io::CsvWriter csv(*compiled.model, *out);
+    csv.addKinematicColumns();
+    csv.writeHeader();
+    bool csvFailed = false;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    const engine::KinematicResult result = engine::kinematicAnalysis(
+        compiled.model, analysis, [&](const engine::KinematicFrame& frame, std::string& error) {
+            csv.writeRow(frame.state, frame.outputs, frame.vdot, frame.motionPower);
+            if (!*out) {
+                csvFailed = true;
+                error = "cannot write results (the disk may be full)";
+                return false;
+            }
+            if (interrupted) {
+                error = "interrupted";
+                return false;
+            }
+            return true;
+        });
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    // The rows written so far are kept (also after a lock-up or an interruption).
+    if (!options.out.empty()) {
+        std::error_code ec;
+        if (csvFailed || !engine::io::syncAndClose(file, temporary)) {
+            std::filesystem::remove(temporary, ec);
+            printError("cannot write results file (the disk may be full)", options.out);
+            return kExitInvalidInput;
+        }
+        std::filesystem::rename(temporary, options.out, ec);
+        if (ec) {
+            printError("cannot write results file: " + ec.message(), options.out);
+            return kExitInvalidInput;
+        }
+        engine::io::syncDirectoryOf(options.out);
+    } else if (!std::cout.flush() || csvFailed) {
+        printError("cannot write results (the output was closed or the disk is full)", "stdout");
+        return kExitInvalidInput;
+    }
+    if (inverse && result.status.ok && result.redundantEquations > 0)
+        std::cerr << "motus-cli: warning: " << result.redundantEquations
+                  << " redundant equations: the reactions of the joints they belong to are one "
+                     "of many that balance the mechanism (motus-cli info names them) ("
+                  << options.scene << ")\n";
+    if (result.status.ok) return 0;
+    if (interrupted) {
+        std::ostringstream where;
+        where << "interrupted at t = " << result.reached << " s; the " << result.frames
+              << " rows computed so far are written";
+        printError(where.str(), options.scene);
+        return kExitInterrupted;
+    }
+    if (result.frames == 0) {
+        printError(result.status.message, options.scene);
+        return result.status.message.find("assembled") != std::string::npos ? kExitCannotAssemble
+                                                                            : kExitInvalidInput;
+    }
+    printError((inverse ? "inverse dynamics stopped: " : "kinematic analysis stopped: ") +
+                   result.status.message,
+               options.scene);
+    return kExitRunStopped;
+}
+
 // `format`: the scene rewritten in the documented form (stdout, or --out atomically).
 int runFormat(const std::string& path, const std::string& out) {
     const engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
@@ -566,6 +691,33 @@ int main(int argc, char** argv) {
                          "Also save the whole run (scene + frames) to this .motusrun file, frame "
                          "by frame as it runs");
 
+    KinematicCommandOptions kin;
+    CLI::App* kinematics = app.add_subcommand(
+        "kinematics",
+        "Kinematic analysis of a fully driven mechanism: positions, velocities and "
+        "accelerations from the constraints alone, as CSV (stdout or --out); stops at a "
+        "lock-up, saying when and where.");
+    CLI::App* inverseDynamics = app.add_subcommand(
+        "inverse",
+        "Inverse dynamics of a fully driven mechanism: the kinematic analysis plus every joint's "
+        "reaction and every motion's effort and power, as CSV (stdout or --out).");
+    for (CLI::App* command : {kinematics, inverseDynamics}) {
+        command->add_option("scene", kin.scene, "Scene file (.json)")->required();
+        command->add_option("--duration", kin.duration, "Analysed time [s]")
+            ->required()
+            ->check(kPositive);
+        command
+            ->add_option("--output-dt", kin.outputDt,
+                         "Time between output rows [s] (default: the scene's output interval)")
+            ->check(kPositive);
+        command
+            ->add_option("--dt", kin.dt,
+                         "Solve at least this often between outputs [s] (default: the scene's "
+                         "step size)")
+            ->check(kPositive);
+        command->add_option("--out", kin.out, "CSV file to write (default: stdout)");
+    }
+
     std::string formatPath, formatOut;
     CLI::App* format = app.add_subcommand("format",
                                           "Rewrite a scene in Motus's documented form (exact "
@@ -604,6 +756,8 @@ int main(int argc, char** argv) {
     if (check->parsed()) return runCheck(scenePath);
     if (simulate->parsed()) return runSimulate(sim);
     if (info->parsed()) return runInfo(infoPath);
+    if (kinematics->parsed()) return runKinematic(kin, false);
+    if (inverseDynamics->parsed()) return runKinematic(kin, true);
     if (format->parsed()) return runFormat(formatPath, formatOut);
     if (importUrdf->parsed()) return runImportUrdf(urdfPath, urdfOut);
     return kExitUsage;

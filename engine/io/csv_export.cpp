@@ -31,10 +31,39 @@ void CsvWriter::writeHeader() {
     }
     out_ << ",energy.kinetic,energy.potential,energy.total,constraint.error";
     if (model_.contact.enabled) out_ << ",contact.count,contact.normalForce,contact.maxDepth";
+    if (kinematic_) {
+        for (const BodyModel& body : model_.bodies)
+            for (const char* c : {"ax", "ay", "az", "alphax", "alphay", "alphaz"})
+                out_ << ',' << body.name << '.' << c;
+        for (const DriverModel& driver : model_.drivers)
+            out_ << ',' << driver.name << ".effort," << driver.name << ".power";
+    }
     out_ << '\n';
 }
 
 void CsvWriter::writeRow(const State& state, const Outputs& o) {
+    writeColumns(state, o);
+    out_ << '\n';
+}
+
+void CsvWriter::writeRow(const State& state, const Outputs& o, const Eigen::VectorXd& vdot,
+                         const std::vector<double>& motionPower) {
+    writeColumns(state, o);
+    auto put = [&](double v) { out_ << ',' << formatDouble(v); };
+    for (int b = 0; b < model_.bodyCount(); ++b) {
+        // d/dt (R ω') = R ω̇' + R (ω' × ω') = R ω̇': world angular acceleration.
+        const Vec3 a = layout::linear(vdot, b);
+        const Vec3 alpha = bodyOrientation(state.q, b) * Vec3(layout::angular(vdot, b));
+        for (double v : {a.x(), a.y(), a.z(), alpha.x(), alpha.y(), alpha.z()}) put(v);
+    }
+    for (std::size_t d = 0; d < model_.drivers.size(); ++d) {
+        put(d < o.driverEffort.size() ? o.driverEffort[d] : std::nan(""));
+        put(d < motionPower.size() ? motionPower[d] : std::nan(""));
+    }
+    out_ << '\n';
+}
+
+void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     auto put = [&](double v) { out_ << ',' << formatDouble(v); };
     out_ << formatDouble(state.t);
     for (int b = 0; b < model_.bodyCount(); ++b) {
@@ -70,7 +99,6 @@ void CsvWriter::writeRow(const State& state, const Outputs& o) {
         put(normal);
         put(depth);
     }
-    out_ << '\n';
 }
 
 }  // namespace engine::io

@@ -9,10 +9,18 @@
 //                       J.Fx,J.Fy,J.Fz,J.Tx,J.Ty,J.Tz (reaction on part I at marker I, world)
 //   energy.kinetic,energy.potential,energy.total,constraint.error
 //
+// The kinematic analyses (`motus-cli kinematics|inverse`) add, after these:
+//   per moving part P:  P.ax,P.ay,P.az (COM acceleration), P.alphax,P.alphay,P.alphaz (angular
+//                       acceleration), world axes
+//   per motion M:       M.effort (the force [N] or torque [N·m] its actuator gives), M.power [W]
+// A value an analysis does not compute (reactions and efforts of a kinematic analysis, which
+// involves no masses or forces) is written "nan".
+//
 // Numbers are written in the shortest form that reads back to the same double.
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "engine/analysis/outputs.h"
 
@@ -24,12 +32,21 @@ std::string formatDouble(double value);
 class CsvWriter {
 public:
     CsvWriter(const Model& model, std::ostream& out);
+    // The kinematic analyses' columns too (call before writeHeader).
+    void addKinematicColumns() { kinematic_ = true; }
     void writeHeader();
     void writeRow(const State& state, const Outputs& outputs);
+    // A row with the kinematic columns: accelerations v̇ (v̇_W, ω̇' per body) and the motions'
+    // power.
+    void writeRow(const State& state, const Outputs& outputs, const Eigen::VectorXd& vdot,
+                  const std::vector<double>& motionPower);
 
 private:
+    void writeColumns(const State& state, const Outputs& outputs);
+
     const Model& model_;
     std::ostream& out_;
+    bool kinematic_ = false;
 };
 
 }  // namespace engine::io
