@@ -1,6 +1,7 @@
 // motus: the GUI. Builds the main window and wires it; the logic lives in ui/ and engine/.
 //
-//   motus [scene.json] [--run-to seconds] [--plot joint] [--screenshot out.png]
+//   motus [scene.json] [--analysis kinematics|inverse] [--run-to seconds] [--plot joint]
+//         [--screenshot out.png]
 //
 // --help and --version work without a display (they are handled before QApplication, which
 // needs one). --screenshot renders the window once the 3D view has drawn, saves it and exits:
@@ -44,6 +45,13 @@ int main(int argc, char** argv) {
         QStringLiteral("Plot this joint's reaction force once the scene is open."),
         QStringLiteral("joint"));
     parser.addOption(plotOption);
+    const QCommandLineOption analysisOption(
+        QStringLiteral("analysis"),
+        QStringLiteral("Run the scene as this analysis once it is open: kinematics or inverse "
+                       "(a fully driven mechanism's motion solved at each instant; inverse adds "
+                       "reactions and motion efforts, and plots the efforts)."),
+        QStringLiteral("kind"));
+    parser.addOption(analysisOption);
     const QCommandLineOption playOption(QStringLiteral("play"),
                                         QStringLiteral("Start playing once the scene is open."));
     parser.addOption(playOption);
@@ -99,6 +107,15 @@ int main(int argc, char** argv) {
         }
     }
 
+    const QString analysis = parser.value(analysisOption);
+    if (parser.isSet(analysisOption) && analysis != QStringLiteral("kinematics") &&
+        analysis != QStringLiteral("inverse")) {
+        std::fprintf(stderr,
+                     "motus: error: --analysis is kinematics or inverse, got '%s' (command line)\n",
+                     qPrintable(analysis));
+        return 2;
+    }
+
     ui::ViewportWidget::configureDefaultSurfaceFormat();
     QApplication app(argc, argv);
 
@@ -123,6 +140,14 @@ int main(int argc, char** argv) {
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     }
 
+    if (loaded && parser.isSet(analysisOption) &&
+        !window.startKinematics(analysis == QStringLiteral("inverse"))) {
+        std::fprintf(stderr,
+                     "motus: error: the scene cannot be run as a %s analysis (see "
+                     "Messages) (command line)\n",
+                     qPrintable(analysis));
+        loaded = false;
+    }
     if (loaded && runTo > 0.0) window.session()->runTo(runTo);
     if (loaded && (parser.isSet(playOption) || parser.isSet(fpsOption))) window.session()->play();
     if (parser.isSet(fpsOption)) {

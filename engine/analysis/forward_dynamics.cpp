@@ -5,6 +5,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "engine/integrators/detail.h"
 #include "engine/model/stiffness.h"
 
 namespace engine {
@@ -76,7 +77,9 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
 }  // namespace
 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
-    : model_(std::move(model)), integrator_(makeIntegrator(model_->settings)) {}
+    : model_(std::move(model)),
+      integrator_(model_->kinematic ? detail::makeKinematicStepper()
+                                    : makeIntegrator(model_->settings)) {}
 
 Status ForwardDynamics::initialize() {
     return initialize(initialState(*model_));
@@ -116,7 +119,9 @@ Status ForwardDynamics::advance(double tEnd) {
     // A motion whose expression stops being a number is its own cause; anything else is explained.
     const bool motionNotANumber =
         s.message.rfind("motion '", 0) == 0 && s.message.find("not finite") != std::string::npos;
-    if (!s.ok && !motionNotANumber) s.message += failureCause(*model_, state_, ws_);
+    // (A kinematic run's failure is a lock-up, explained where it is found.)
+    if (!s.ok && !motionNotANumber && !model_->kinematic)
+        s.message += failureCause(*model_, state_, ws_);
     return s;
 }
 

@@ -29,6 +29,8 @@ public:
     Status advance(double tEnd);
 
     Status outputs(Outputs& out);
+    // The accelerations (v̇_W, ω̇' per body) at the state, as outputs() found them.
+    const Eigen::VectorXd& accelerations() const { return ws_.vdot; }
 
     const State& state() const { return state_; }
     const Model& model() const { return *model_; }

@@ -63,10 +63,18 @@ struct KinematicResult {
     int redundantEquations = 0;  // reactions of the joints they belong to are not unique
     bool lockedUp = false;
     double lockUpTime = 0.0;     // the last instant the mechanism still follows its motions
-    std::string lockUpEquation;  // the equation that gives out there ("joint 'crankPin' (…)")
+    std::string lockUpEquation;  // the joints and motions whose equations become dependent
 };
 
 KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
                                   const KinematicOptions& options, const KinematicSink& sink);
+
+// Why `model` cannot be analysed kinematically (a free degree of freedom at its initial pose,
+// said with its count), or "" when it can.
+std::string fullyDrivenProblem(const std::shared_ptr<const Model>& model);
+
+// A copy of `model` whose runs (ForwardDynamics, the Simulator) solve the motion at each
+// instant: the same outputs, recording and replay as a dynamics run.
+std::shared_ptr<const Model> kinematicModel(const Model& model);
 
 }  // namespace engine

@@ -44,6 +44,9 @@ inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorX
 
 std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
 std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
+// The motion of a fully driven mechanism solved at each instant from the constraints (a
+// Model with `kinematic` set; engine/analysis/kinematic_analysis.h).
+std::unique_ptr<engine::Integrator> makeKinematicStepper();
 
 }  // namespace engine::detail
 

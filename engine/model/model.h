@@ -136,6 +136,10 @@ struct Model {
     std::vector<ForceModel> forces;
     std::vector<DriverModel> drivers;
     SolverSettings settings;
+    // Runs solve the motion at each instant from the joints and motions instead of integrating
+    // it (a fully driven mechanism: kinematic analysis and inverse dynamics); set on a copy of
+    // a compiled model by kinematicModel() (engine/analysis/kinematic_analysis.h).
+    bool kinematic = false;
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint

@@ -467,7 +467,16 @@ void MainWindow::createActions() {
     simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     QMenu* analysis = simulate->addMenu(tr("&Analysis"));
-    analysis->addAction(tr("&Dynamics (Run to…)"), this, &MainWindow::runToDialog);
+    analysis->addAction(tr("&Dynamics (Run to…)"), this, [this] {
+        // Back from a kinematic analysis: the run integrates the motion again.
+        if (session_->kinematic() && scene()) {
+            for (const engine::Diagnostic& d : session_->start(*scene(), /*kinematic=*/false))
+                addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                           toQString(d.message));
+            documentEdited_ = false;
+        }
+        runToDialog();
+    });
     analysis->addAction(tr("&Kinematics"), this, [this] { startKinematics(false); });
     analysis->addAction(tr("&Inverse Dynamics"), this, [this] { startKinematics(true); });
     analysis->addAction(tr("&Static Equilibrium"), this,
@@ -929,11 +938,26 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
                        .arg(dof));
         return false;
     }
-    // A fully driven mechanism moves as its motions say: a run computes its positions,
-    // velocities and accelerations, and the joint reactions and driver efforts that produce
-    // them (the inverse dynamics).
-    if (documentEdited_) resetRun();
-    if (inverseDynamics && scene()) {
+    // A fully driven mechanism moves as its motions say: the run solves its positions,
+    // velocities and accelerations at each instant from the joints and motions (no
+    // integration), and the reactions and motion efforts that produce them (inverse dynamics).
+    const engine::Diagnostics problems = session_->start(*scene(), /*kinematic=*/true);
+    bool failed = false;
+    for (const engine::Diagnostic& d : problems) {
+        failed = failed || d.severity == engine::Severity::Error;
+        addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
+                   tr("%1: %2").arg(what, toQString(d.message)));
+    }
+    if (failed) return false;
+    documentEdited_ = false;
+    rerunAction_->setEnabled(false);
+    addMessage(kMessageResult,
+               tr("%1: the mechanism is fully driven; its motion is solved at each instant from "
+                  "the joints and motions (Play or Run to…; a lock-up stops the run and says "
+                  "where). Simulate > Analysis > Dynamics goes back to integrating it.")
+                   .arg(what));
+    // (The efforts' plot is raised after the message, which shows the Messages dock.)
+    if (inverseDynamics) {
         QStringList efforts;
         for (const engine::MotionSpec& m : scene()->motions)
             efforts << toQString(m.name) + QStringLiteral(".effort");
@@ -943,9 +967,6 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
             plots_->addPlot(efforts, tr("Driver efforts"));
         }
     }
-    addMessage(
-        kMessageResult,
-        tr("%1: the mechanism is fully driven; run it to the time you want (Run to…).").arg(what));
     return true;
 }
 
@@ -1101,7 +1122,7 @@ void MainWindow::rerunFromHere() {
 
 void MainWindow::resetRun() {
     if (documentEdited_ && scene()) {
-        const engine::Diagnostics problems = session_->start(*scene());
+        const engine::Diagnostics problems = session_->start(*scene(), session_->kinematic());
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                        toQString(d.message));

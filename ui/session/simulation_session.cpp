@@ -5,6 +5,7 @@
 
 #include <QEventLoop>
 
+#include "engine/analysis/kinematic_analysis.h"
 #include "engine/model/model.h"
 #include "engine/runtime/simulator.h"
 
@@ -41,9 +42,17 @@ SimulationSession::SimulationSession(QObject* parent) : QObject(parent) {
 
 SimulationSession::~SimulationSession() = default;
 
-engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
+engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool kinematic) {
     engine::CompileResult compiled = engine::compile(spec);
     if (!compiled.model) return compiled.diagnostics;
+    if (kinematic) {
+        if (const std::string problem = engine::fullyDrivenProblem(compiled.model);
+            !problem.empty()) {
+            compiled.diagnostics.push_back({engine::Severity::Error, "", problem});
+            return compiled.diagnostics;
+        }
+        compiled.model = engine::kinematicModel(*compiled.model);
+    }
     std::unique_ptr<engine::Simulator> simulator;
     offTheGuiThread([&] { simulator = std::make_unique<engine::Simulator>(compiled.model); });
     if (!simulator->initialization().ok) {
@@ -53,12 +62,14 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec) {
         return compiled.diagnostics;
     }
     install(std::move(simulator));
+    kinematic_ = kinematic;
     return compiled.diagnostics;
 }
 
 engine::Diagnostics SimulationSession::rerunFrom(int frame, const engine::SceneSpec& spec) {
     engine::CompileResult compiled = engine::compile(spec);
     if (!compiled.model || !simulator_ || frame < 0) return compiled.diagnostics;
+    if (kinematic_) compiled.model = engine::kinematicModel(*compiled.model);
     simulator_->rerunFrom(static_cast<std::size_t>(frame), compiled.model);
     return compiled.diagnostics;
 }
@@ -83,6 +94,7 @@ QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model,
     if (!simulator->initialization().ok)
         return QString::fromStdString(simulator->initialization().message);
     install(std::move(simulator));
+    kinematic_ = false;  // a recorded run continues as dynamics
     return {};
 }
 

@@ -32,7 +32,10 @@ public:
     // Compiles `spec` and starts a paused simulator at its assembled initial state. Problems
     // (model errors, an assembly that fails) are returned; the previous run is then kept. The
     // set-up (rank analysis, assembly) runs on a worker thread; the window keeps painting.
-    engine::Diagnostics start(const engine::SceneSpec& spec);
+    // `kinematic`: the run solves the motion of a fully driven mechanism at each instant
+    // (kinematic analysis and inverse dynamics) instead of integrating it; re-runs from a frame
+    // keep the kind of run. The caller checks that the mechanism is fully driven.
+    engine::Diagnostics start(const engine::SceneSpec& spec, bool kinematic = false);
     // Re-runs from recorded frame `frame` with `spec` compiled (an edited scene of the same
     // structure): the frames after it become stale and the run continues from it, paused.
     engine::Diagnostics rerunFrom(int frame, const engine::SceneSpec& spec);
@@ -42,6 +45,7 @@ public:
     void clear();
 
     bool active() const;
+    bool kinematic() const { return kinematic_; }
     std::shared_ptr<const engine::Snapshot> snapshot() const;
     const engine::Recording* recording() const;
 
@@ -76,6 +80,7 @@ private:
     std::uint64_t lastSequence_ = 0;
     std::string lastError_, lastNotice_;
     bool loop_ = false;
+    bool kinematic_ = false;  // the run solves the motion at each instant (see start())
 };
 
 }  // namespace ui
