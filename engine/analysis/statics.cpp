@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+
+#include "engine/analysis/linearisation.h"
 #include "engine/analysis/outputs.h"
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
@@ -101,6 +105,95 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         body.name + "' still accelerates at " + std::to_string(out.residual) +
         " (is it supported? a free part under gravity has no equilibrium)");
     return out;
+}
+
+namespace {
+
+// Newton from out.state (assembled, at rest) on f(z) = 0; false where it cannot proceed.
+bool newton(const Model& model, StaticResult& out, Workspace& ws, double tolerance,
+            const std::atomic<bool>* cancel) {
+    State& s = out.state;
+    for (int k = 0; k <= 50; ++k) {
+        if (cancel && cancel->load()) return false;
+        const Linearisation L = linearise(model, s, ws);
+        if (!L.status.ok) return false;
+        out.residual = L.residual;
+        out.newtonIterations = k;
+        if (L.residual <= tolerance) {
+            // The stability, from the stiffness at the equilibrium.
+            if (L.K.size() == 0) {
+                out.stability = Stability::Stable;  // nothing can move
+                return true;
+            }
+            const Eigen::EigenSolver<Eigen::MatrixXd> eigen(L.K, false);
+            Eigen::VectorXd values = eigen.eigenvalues().real();
+            std::sort(values.begin(), values.end());
+            out.stiffnessEigenvalues = values;
+            const double largest = values.cwiseAbs().maxCoeff();
+            out.unstableDirections = 0;
+            for (double v : values) out.unstableDirections += v < -1e-6 * largest;
+            out.stability = out.unstableDirections > 0    ? Stability::Unstable
+                            : values(0) <= 1e-6 * largest ? Stability::Neutral
+                                                          : Stability::Stable;
+            return true;
+        }
+        if (L.K.size() == 0) return false;
+        const Eigen::FullPivLU<Eigen::MatrixXd> lu(L.K);
+        if (!lu.isInvertible()) return false;  // a neutral direction: no Newton step
+        Eigen::VectorXd dz = lu.solve(L.force);
+        // No point moves by more than a tenth of the mechanism's size per step.
+        double size = 0.1;
+        for (int b = 0; b < model.bodyCount(); ++b)
+            size = std::max(size, bodyPosition(s.q, b).norm());
+        const Eigen::VectorXd step = L.N * dz;
+        double largest = 0.0;
+        for (int b = 0; b < model.bodyCount(); ++b)
+            largest = std::max(
+                {largest, layout::linear(step, b).norm(), size * layout::angular(step, b).norm()});
+        if (largest > 0.1 * size) dz *= 0.1 * size / largest;
+        State next;
+        if (!displace(model, s, L.N, dz, ws, next).ok) return false;
+        s = next;
+    }
+    return false;
+}
+
+}  // namespace
+
+StaticResult equilibrium(const Model& model, const State& start, double tolerance,
+                         const std::atomic<bool>* cancel, std::atomic<double>* progress) {
+    StaticResult out = assemble(model, start);
+    if (!out.status.ok) return out;
+    out.state.v.setZero();
+    Workspace ws;
+    if (Status st = prepareWorkspace(model, out.state, ws); !st.ok) {
+        out.status = st;
+        return out;
+    }
+    if (newton(model, out, ws, tolerance, cancel)) {
+        if (progress) progress->store(1.0);
+        return out;
+    }
+    if (cancel && cancel->load()) {
+        out.status = Status::failure("cancelled");
+        return out;
+    }
+    // A far start: down to a stable equilibrium by relaxation, then Newton to round-off.
+    StaticResult relaxed =
+        staticEquilibrium(model, start, std::max(tolerance, 1e-6), 200000, cancel, progress);
+    if (!relaxed.status.ok) return relaxed;
+    Workspace polish;
+    if (Status st = prepareWorkspace(model, relaxed.state, polish); !st.ok) {
+        relaxed.status = st;
+        return relaxed;
+    }
+    if (!newton(model, relaxed, polish, tolerance, cancel))
+        relaxed.status =
+            Status::failure("the relaxation came to rest (largest acceleration " +
+                            std::to_string(relaxed.residual) +
+                            ") but Newton could not settle it to " + std::to_string(tolerance) +
+                            ": a neutral direction (nothing restores the mechanism along it)?");
+    return relaxed;
 }
 
 }  // namespace engine

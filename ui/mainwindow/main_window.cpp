@@ -970,6 +970,30 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
     return true;
 }
 
+namespace {
+
+// The stability of an equilibrium, as a user reads it.
+QString stabilityText(const engine::StaticResult& result) {
+    switch (result.stability) {
+    case engine::Stability::Stable:
+        return QObject::tr("stable (every small displacement is pushed back)");
+    case engine::Stability::Unstable:
+        return QObject::tr(
+                   "UNSTABLE: %n direction(s) of motion lead away from it (the smallest "
+                   "pushes away at %1 1/s²)",
+                   nullptr, result.unstableDirections)
+            .arg(result.stiffnessEigenvalues.size() > 0 ? result.stiffnessEigenvalues(0) : 0.0, 0,
+                 'g', 3);
+    case engine::Stability::Neutral:
+        return QObject::tr("neutral: along one direction nothing pushes the mechanism back");
+    case engine::Stability::Unknown:
+        break;
+    }
+    return QObject::tr("stability not determined");
+}
+
+}  // namespace
+
 bool MainWindow::startAnalysis(Analysis analysis) {
     if (!scene() || analysisRunning_) return false;
     const engine::CompileResult compiled = engine::compile(*scene());
@@ -999,8 +1023,7 @@ bool MainWindow::startAnalysis(Analysis analysis) {
         engine::StaticResult result =
             analysis == Analysis::Assemble
                 ? engine::assemble(*model, start)
-                : engine::staticEquilibrium(*model, start, 1e-8, 200000, &cancelAnalysis_,
-                                            &analysisProgress_);
+                : engine::equilibrium(*model, start, 1e-8, &cancelAnalysis_, &analysisProgress_);
         QMetaObject::invokeMethod(
             this,
             [this, model, analysis, what, result = std::move(result)] {
@@ -1033,11 +1056,15 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                     kMessageResult,
                     analysis == Analysis::Assemble
                         ? tr("Assembled: the parts now start where every joint and motion holds.")
-                        : tr("Static equilibrium found after %1 relaxation steps (largest "
-                             "acceleration at rest "
-                             "%2); the parts now start there, at rest (Ctrl+Z undoes).")
-                              .arg(result.steps)
-                              .arg(result.residual, 0, 'g', 3));
+                        : tr("Static equilibrium found (%1; largest acceleration at rest %2): "
+                             "%3. The parts now start there, at rest (Ctrl+Z undoes).")
+                              .arg(result.steps > 0
+                                       ? tr("%1 relaxation steps, then %2 Newton iterations")
+                                             .arg(result.steps)
+                                             .arg(result.newtonIterations)
+                                       : tr("%1 Newton iterations").arg(result.newtonIterations))
+                              .arg(result.residual, 0, 'g', 3)
+                              .arg(stabilityText(result)));
             },
             Qt::QueuedConnection);
     });

@@ -72,3 +72,134 @@ TEST(Statics, AssemblyClosesAnOpenLoop) {
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+constexpr double kLength = 0.5;  // pivot to centre of mass [m]
+constexpr double kMass = 1.0;
+
+// An inverted pendulum: a 1 kg rod standing on a pivot about +y at the origin, its centre of
+// mass 0.5 m from it, tilted by `tilt` from upright, on a torsion spring of stiffness k whose
+// free angle is upright. Where k < m g l the upright pose is an unstable equilibrium and the
+// spring holds the rod at the angle θ* where k θ = m g l sin θ.
+SceneSpec invertedPendulum(double k, double tilt) {
+    SceneSpec spec;
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "pivot", Vec3::Zero(), Vec3::UnitY());
+    const Quat R(Eigen::AngleAxisd(tilt, Vec3::UnitY()));
+    Part rod =
+        test::box(spec, "rod", kMass, Vec3(0.02, 0.02, 2 * kLength), R * Vec3(0, 0, kLength), R);
+    test::addMarker(spec, rod, "pivot", Vec3(0, 0, -kLength), Vec3::UnitY());
+    spec.parts = {ground, rod};
+    spec.joints.push_back(
+        test::joint(spec, "hinge", JointType::Revolute, "rod.pivot", "ground.pivot"));
+    ForceSpec spring;
+    spring.id = spec.newId();
+    spring.name = "spring";
+    spring.type = ForceType::RotationalSpringDamper;
+    spring.joint = "hinge";
+    spring.stiffness = k;
+    spec.forces.push_back(spring);
+    return spec;
+}
+
+// The rod's tilt from upright in the x–z plane.
+double tiltOf(const Model& model, const State& state) {
+    const Vec3 up =
+        bodyOrientation(state.q, 0) * (model.bodies[0].X_PB.R.conjugate() * Vec3::UnitZ());
+    return std::atan2(up.x(), up.z());
+}
+
+TEST(Statics, NewtonFindsBothEquilibriaOfASpringHeldInvertedPendulumWithTheirStability) {
+    const double k = 4.0, mgl = kMass * 9.81 * kLength;  // k < m g l: upright is unstable
+    // θ* of k θ = m g l sin θ, by Newton on the scalar equation.
+    double theta = 1.0;
+    for (int i = 0; i < 50; ++i)
+        theta -= (k * theta - mgl * std::sin(theta)) / (k - mgl * std::cos(theta));
+    ASSERT_GT(theta, 0.5);
+    const double inertia = kMass * (4 * kLength * kLength + 0.02 * 0.02) / 12.0 +
+                           kMass * kLength * kLength;  // about the pivot
+
+    // From a tilt of 0.9 rad: the tilted, stable equilibrium (θ* = 1.05 rad).
+    {
+        const auto model = test::compiled(invertedPendulum(k, 0.9));
+        const StaticResult r = equilibrium(*model, initialState(*model));
+        ASSERT_TRUE(r.status.ok) << r.status.message;
+        EXPECT_NEAR(std::abs(tiltOf(*model, r.state)), theta, 1e-9);
+        EXPECT_LT(r.residual, 1e-8);
+        EXPECT_EQ(r.stability, Stability::Stable);
+        ASSERT_EQ(r.stiffnessEigenvalues.size(), 1);
+        // The reduced stiffness (mass metric) is (k − m g l cos θ*) / I about the pivot.
+        EXPECT_NEAR(r.stiffnessEigenvalues(0), (k - mgl * std::cos(theta)) / inertia,
+                    1e-5 * mgl / inertia);
+        EXPECT_LT(r.newtonIterations, 10);
+    }
+    // From a tilt of 0.05 rad: the upright equilibrium, reported unstable.
+    {
+        const auto model = test::compiled(invertedPendulum(k, 0.05));
+        const StaticResult r = equilibrium(*model, initialState(*model));
+        ASSERT_TRUE(r.status.ok) << r.status.message;
+        EXPECT_NEAR(tiltOf(*model, r.state), 0.0, 1e-9);
+        EXPECT_EQ(r.stability, Stability::Unstable);
+        EXPECT_EQ(r.unstableDirections, 1);
+        EXPECT_NEAR(r.stiffnessEigenvalues(0), (k - mgl) / inertia, 1e-5 * mgl / inertia);
+    }
+    // The relaxation alone finds only the stable one, from either start.
+    {
+        const auto model = test::compiled(invertedPendulum(k, 0.05));
+        const StaticResult r = staticEquilibrium(*model, initialState(*model));
+        ASSERT_TRUE(r.status.ok) << r.status.message;
+        EXPECT_NEAR(std::abs(tiltOf(*model, r.state)), theta, 1e-6);
+    }
+}
+
+TEST(Statics, ATwoLinkArmHoldingATipLoadNeedsTheTextbookJointTorques) {
+    // Two horizontal 1 kg links of 0.5 m hinged about +y, held by locked joints (motions at
+    // their start angle) with 2 kg at the tip: shoulder torque g (m1 l1/2 + m2 (l1 + l2/2) +
+    // M (l1 + l2)), elbow torque g (m2 l2/2 + M l2), in magnitude.
+    SceneSpec spec;
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "shoulder", Vec3::Zero(), Vec3::UnitY());
+    Part upper = test::box(spec, "upper", 1.0, Vec3(0.5, 0.04, 0.04), Vec3(0.25, 0, 0));
+    test::addMarker(spec, upper, "shoulder", Vec3(-0.25, 0, 0), Vec3::UnitY());
+    test::addMarker(spec, upper, "elbow", Vec3(0.25, 0, 0), Vec3::UnitY());
+    Part fore = test::box(spec, "fore", 1.0, Vec3(0.5, 0.04, 0.04), Vec3(0.75, 0, 0));
+    test::addMarker(spec, fore, "elbow", Vec3(-0.25, 0, 0), Vec3::UnitY());
+    test::addMarker(spec, fore, "tip", Vec3(0.25, 0, 0), Vec3::UnitY());
+    spec.parts = {ground, upper, fore};
+    spec.joints.push_back(
+        test::joint(spec, "shoulder", JointType::Revolute, "upper.shoulder", "ground.shoulder"));
+    spec.joints.push_back(
+        test::joint(spec, "elbow", JointType::Revolute, "fore.elbow", "upper.elbow"));
+    for (const char* name : {"shoulder", "elbow"}) {
+        MotionSpec hold;
+        hold.id = spec.newId();
+        hold.name = std::string(name) + "Hold";
+        hold.joint = name;
+        hold.expression = "0";
+        spec.motions.push_back(hold);
+    }
+    ForceSpec load;
+    load.id = spec.newId();
+    load.name = "load";
+    load.type = ForceType::PointForce;
+    load.markerI = {"fore", "tip"};
+    load.components[2] = "-2*9.81";
+    spec.forces.push_back(load);
+    const auto model = test::compiled(spec);
+
+    const StaticResult r = equilibrium(*model, initialState(*model));
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    EXPECT_EQ(r.stability, Stability::Stable);  // nothing can move: held
+    Workspace ws;
+    ASSERT_TRUE(prepareWorkspace(*model, r.state, ws).ok);
+    Outputs out;
+    ASSERT_TRUE(computeOutputs(*model, r.state, ws, out).ok);
+    const double g = 9.81;
+    EXPECT_NEAR(std::abs(out.driverEffort[0]), g * (0.25 + 1.0 * 0.75 + 2.0 * 1.0), 1e-9);
+    EXPECT_NEAR(std::abs(out.driverEffort[1]), g * (0.25 + 2.0 * 0.5), 1e-9);
+}
+
+}  // namespace
+}  // namespace engine
