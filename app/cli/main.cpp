@@ -33,6 +33,8 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/kinematic_analysis.h"
 #include "engine/analysis/mobility.h"
+#include "engine/analysis/modes.h"
+#include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/durable_file.h"
 #include "engine/io/run_file.h"
@@ -491,6 +493,144 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
     return kExitRunStopped;
 }
 
+// Writes `text` to `out` atomically (a temporary renamed into place), or to stdout.
+int writeText(const std::string& text, const std::string& out) {
+    if (out.empty()) {
+        std::cout << text;
+        if (!std::cout.flush()) {
+            printError("cannot write results (the output was closed or the disk is full)",
+                       "stdout");
+            return kExitInvalidInput;
+        }
+        return 0;
+    }
+    const std::string temporary = out + ".partial";
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    file << text;
+    std::error_code ec;
+    if (!file || !engine::io::syncAndClose(file, temporary)) {
+        std::filesystem::remove(temporary, ec);
+        printError("cannot write results file (the disk may be full)", out);
+        return kExitInvalidInput;
+    }
+    std::filesystem::rename(temporary, out, ec);
+    if (ec) {
+        printError("cannot write results file: " + ec.message(), out);
+        return kExitInvalidInput;
+    }
+    engine::io::syncDirectoryOf(out);
+    return 0;
+}
+
+// Loads, compiles and assembles a scene for the static analyses; null after printing why.
+std::shared_ptr<const engine::Model> loadForStatics(const std::string& path, int& exitCode) {
+    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
+    printDiagnostics(loaded.diagnostics, path);
+    exitCode = kExitInvalidInput;
+    if (!loaded.scene) return nullptr;
+    const engine::CompileResult compiled = engine::compile(*loaded.scene);
+    printDiagnostics(compiled.diagnostics, path);
+    return compiled.model;
+}
+
+std::string stabilityWord(const engine::StaticResult& r) {
+    switch (r.stability) {
+    case engine::Stability::Stable:
+        return "stable";
+    case engine::Stability::Unstable:
+        return "unstable";
+    case engine::Stability::Neutral:
+        return "neutral";
+    case engine::Stability::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+// `statics`: the equilibrium nearest the scene's pose (Newton; relaxation for a far start),
+// one CSV row in `simulate`'s columns (reactions and efforts at equilibrium); its stability on
+// stderr.
+int runStatics(const std::string& path, const std::string& out) {
+    int exitCode = 0;
+    const auto model = loadForStatics(path, exitCode);
+    if (!model) return exitCode;
+    const engine::StaticResult r = engine::equilibrium(*model, engine::initialState(*model));
+    if (!r.status.ok) {
+        printError("no static equilibrium: " + r.status.message, path);
+        return r.status.message.find("cannot be assembled") != std::string::npos
+                   ? kExitCannotAssemble
+                   : kExitRunStopped;
+    }
+    engine::Workspace ws;
+    engine::Outputs outputs;
+    if (engine::Status s = engine::prepareWorkspace(*model, r.state, ws);
+        !s.ok || !(s = engine::computeOutputs(*model, r.state, ws, outputs)).ok) {
+        printError(s.message, path);
+        return kExitRunStopped;
+    }
+    std::ostringstream text;
+    engine::io::CsvWriter csv(*model, text);
+    csv.writeHeader();
+    csv.writeRow(r.state, outputs);
+    std::cerr << "motus-cli: equilibrium: " << stabilityWord(r);
+    if (r.stability == engine::Stability::Unstable)
+        std::cerr << " (" << r.unstableDirections << " direction(s) lead away from it)";
+    std::cerr << ", largest acceleration at rest " << r.residual << " (" << path << ")\n";
+    return writeText(text.str(), out);
+}
+
+// `modes`: natural frequencies, damping ratios and mode shapes about the scene's pose (or, with
+// --equilibrium, about the equilibrium nearest it), as CSV: one row per mode, the shape as each
+// part's translation and rotation (world axes) in the mode.
+int runModes(const std::string& path, bool atEquilibrium, const std::string& out) {
+    int exitCode = 0;
+    const auto model = loadForStatics(path, exitCode);
+    if (!model) return exitCode;
+    engine::StaticResult at = atEquilibrium
+                                  ? engine::equilibrium(*model, engine::initialState(*model), 1e-8,
+                                                        nullptr, nullptr, /*stable=*/true)
+                                  : engine::assemble(*model, engine::initialState(*model));
+    if (!at.status.ok) {
+        printError(at.status.message, path);
+        return at.status.message.find("cannot be assembled") != std::string::npos
+                   ? kExitCannotAssemble
+                   : kExitRunStopped;
+    }
+    at.state.v.setZero();
+    const engine::ModesResult r = engine::modes(*model, at.state);
+    if (!r.status.ok) {
+        printError(r.status.message, path);
+        return kExitRunStopped;
+    }
+    if (r.residual > 1e-6)
+        std::cerr << "motus-cli: warning: the pose is not an equilibrium (largest acceleration at "
+                     "rest "
+                  << r.residual
+                  << "): the modes describe motion about a moving state; use --equilibrium ("
+                  << path << ")\n";
+    std::ostringstream text;
+    text << "mode,frequency,dampingRatio,unstable,growthRate";
+    for (const engine::BodyModel& body : model->bodies)
+        for (const char* c : {"x", "y", "z", "rx", "ry", "rz"})
+            text << ',' << body.name << '.' << c;
+    text << '\n';
+    for (std::size_t k = 0; k < r.modes.size(); ++k) {
+        const engine::Mode& m = r.modes[k];
+        text << k + 1 << ',' << engine::io::formatDouble(m.frequency) << ','
+             << engine::io::formatDouble(m.dampingRatio) << ',' << (m.unstable ? 1 : 0) << ','
+             << engine::io::formatDouble(m.growthRate);
+        for (int b = 0; b < model->bodyCount(); ++b) {
+            const engine::Vec3 t = m.shape.segment<3>(6 * b);
+            const engine::Vec3 w = engine::bodyOrientation(at.state.q, b) *
+                                   engine::Vec3(m.shape.segment<3>(6 * b + 3));
+            for (double v : {t.x(), t.y(), t.z(), w.x(), w.y(), w.z()})
+                text << ',' << engine::io::formatDouble(v);
+        }
+        text << '\n';
+    }
+    return writeText(text.str(), out);
+}
+
 // `format`: the scene rewritten in the documented form (stdout, or --out atomically).
 int runFormat(const std::string& path, const std::string& out) {
     const engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
@@ -718,6 +858,24 @@ int main(int argc, char** argv) {
         command->add_option("--out", kin.out, "CSV file to write (default: stdout)");
     }
 
+    std::string staticsPath, staticsOut;
+    CLI::App* statics = app.add_subcommand(
+        "statics",
+        "Static equilibrium nearest the scene's pose (stable or not), as one CSV row with the "
+        "reactions there; its stability on stderr.");
+    statics->add_option("scene", staticsPath, "Scene file (.json)")->required();
+    statics->add_option("--out", staticsOut, "CSV file to write (default: stdout)");
+
+    std::string modesPath, modesOut;
+    bool modesAtEquilibrium = false;
+    CLI::App* modesCommand = app.add_subcommand(
+        "modes",
+        "Natural frequencies, damping ratios and mode shapes about the scene's pose, as CSV.");
+    modesCommand->add_option("scene", modesPath, "Scene file (.json)")->required();
+    modesCommand->add_flag("--equilibrium", modesAtEquilibrium,
+                           "About the stable equilibrium the mechanism settles in from its pose");
+    modesCommand->add_option("--out", modesOut, "CSV file to write (default: stdout)");
+
     std::string formatPath, formatOut;
     CLI::App* format = app.add_subcommand("format",
                                           "Rewrite a scene in Motus's documented form (exact "
@@ -757,6 +915,8 @@ int main(int argc, char** argv) {
     if (simulate->parsed()) return runSimulate(sim);
     if (info->parsed()) return runInfo(infoPath);
     if (kinematics->parsed()) return runKinematic(kin, false);
+    if (statics->parsed()) return runStatics(staticsPath, staticsOut);
+    if (modesCommand->parsed()) return runModes(modesPath, modesAtEquilibrium, modesOut);
     if (inverseDynamics->parsed()) return runKinematic(kin, true);
     if (format->parsed()) return runFormat(formatPath, formatOut);
     if (importUrdf->parsed()) return runImportUrdf(urdfPath, urdfOut);

@@ -161,7 +161,8 @@ bool newton(const Model& model, StaticResult& out, Workspace& ws, double toleran
 }  // namespace
 
 StaticResult equilibrium(const Model& model, const State& start, double tolerance,
-                         const std::atomic<bool>* cancel, std::atomic<double>* progress) {
+                         const std::atomic<bool>* cancel, std::atomic<double>* progress,
+                         bool stable) {
     StaticResult out = assemble(model, start);
     if (!out.status.ok) return out;
     out.state.v.setZero();
@@ -170,7 +171,7 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
         out.status = st;
         return out;
     }
-    if (newton(model, out, ws, tolerance, cancel)) {
+    if (!stable && newton(model, out, ws, tolerance, cancel)) {
         if (progress) progress->store(1.0);
         return out;
     }

@@ -50,9 +50,11 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
 // mechanism's size. Where Newton cannot proceed (a far start, a singular stiffness, no
 // convergence in 50 iterations) the damped relaxation of staticEquilibrium() takes the
 // mechanism down to a stable equilibrium and Newton finishes there. Reports the stability.
+// `stable`: a stable equilibrium only (the relaxation first, Newton to finish), e.g. to
+// vibrate about.
 StaticResult equilibrium(const Model& model, const State& start, double tolerance = 1e-8,
                          const std::atomic<bool>* cancel = nullptr,
-                         std::atomic<double>* progress = nullptr);
+                         std::atomic<double>* progress = nullptr, bool stable = false);
 
 // The scene's part poses X_WP for a state of `model` (ground parts where the model has them).
 std::vector<Transform> partPoses(const Model& model, const State& state);

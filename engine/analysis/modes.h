@@ -1,0 +1,39 @@
+#pragma once
+// Small vibrations about a state at rest: natural frequencies, damping ratios and mode shapes.
+//
+// About an equilibrium the linearised motion in the minimal coordinates z of linearisation.h
+// (M-orthonormal, so the reduced mass is the identity) is  z̈ + C ż + K z = 0. Its modes are the
+// eigenpairs of the first-order system  [ż; z̈] = [0 I; −K −C] [z; ż]: an eigenvalue
+// s = −ζ ω ± i ω √(1 − ζ²) gives the natural frequency ω = |s| and the damping ratio
+// ζ = −Re s / |s|; with no damping, ω² are the eigenvalues of K. An eigenvalue with a
+// positive real part is an instability (a mode that grows), reported as such. Shapes are given
+// in the velocity coordinates of the bodies (N times the modal vector: each body's
+// translation and rotation in the mode), scaled so the largest translation (or, if none,
+// rotation) is 1.
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/dynamics/dynamics.h"
+
+namespace engine {
+
+struct Mode {
+    double frequency = 0.0;     // natural frequency ω / 2π [Hz]
+    double dampingRatio = 0.0;  // ζ (1: critical; > 1 overdamped)
+    bool unstable = false;      // the mode grows (a negative stiffness, or negative damping)
+    double growthRate = 0.0;    // its largest Re s [1/s], > 0 when unstable
+    Eigen::VectorXd shape;      // 6 per body (v_W, ω' body axes), largest entry 1
+};
+
+struct ModesResult {
+    Status status;
+    std::vector<Mode> modes;  // ascending frequency; unstable modes first
+    double residual = 0.0;    // the largest acceleration at rest: about 0 at an equilibrium
+};
+
+// The modes about `state` (at rest; an equilibrium for the results to describe vibrations).
+ModesResult modes(const Model& model, const State& state);
+
+}  // namespace engine

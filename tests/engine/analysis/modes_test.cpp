@@ -1,0 +1,132 @@
+// Natural frequencies and mode shapes against closed forms: a compound double pendulum's two
+// small-oscillation frequencies and a fixed–free mass–spring chain's, to 1e-8 relative, and the
+// damping ratio of a damped oscillator.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include <Eigen/Eigenvalues>
+
+#include "engine/analysis/modes.h"
+#include "engine/model/layout.h"
+#include "tests/support/mechanisms.h"
+#include "tests/support/simulation.h"
+
+namespace engine {
+namespace {
+
+constexpr double kTwoPi = 2.0 * std::numbers::pi;
+
+TEST(Modes, ACompoundDoublePendulumHasItsTwoFrequencies) {
+    const double m1 = 1.0, L1 = 0.6, m2 = 0.7, L2 = 0.4, w = 0.02, g = 9.81;
+    SceneSpec spec;
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "pivot", Vec3::Zero(), Vec3::UnitY());
+    Part upper = test::box(spec, "upper", m1, Vec3(w, w, L1), Vec3(0, 0, -L1 / 2));
+    test::addMarker(spec, upper, "top", Vec3(0, 0, L1 / 2), Vec3::UnitY());
+    test::addMarker(spec, upper, "bottom", Vec3(0, 0, -L1 / 2), Vec3::UnitY());
+    Part lower = test::box(spec, "lower", m2, Vec3(w, w, L2), Vec3(0, 0, -L1 - L2 / 2));
+    test::addMarker(spec, lower, "top", Vec3(0, 0, L2 / 2), Vec3::UnitY());
+    spec.parts = {ground, upper, lower};
+    spec.joints.push_back(
+        test::joint(spec, "shoulder", JointType::Revolute, "upper.top", "ground.pivot"));
+    spec.joints.push_back(
+        test::joint(spec, "elbow", JointType::Revolute, "lower.top", "upper.bottom"));
+    const auto model = test::compiled(spec);
+    const ModesResult r = modes(*model, initialState(*model));
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    EXPECT_LT(r.residual, 1e-12);  // hanging straight down: an equilibrium
+    ASSERT_EQ(r.modes.size(), 2u);
+
+    // Absolute angles θ1, θ2: M θ̈ + K θ = 0 with
+    //   M = [I1 + m2 L1², m2 L1 c2; m2 L1 c2, I2],  K = diag((m1 c1 + m2 L1) g, m2 c2 g),
+    // I1, I2 about the links' own pivots, c the distances of the centres of mass from them.
+    const double c1 = L1 / 2, c2 = L2 / 2;
+    const double I1 = m1 * (w * w + L1 * L1) / 12 + m1 * c1 * c1;
+    const double I2 = m2 * (w * w + L2 * L2) / 12 + m2 * c2 * c2;
+    Eigen::Matrix2d M, K;
+    M << I1 + m2 * L1 * L1, m2 * L1 * c2, m2 * L1 * c2, I2;
+    K << (m1 * c1 + m2 * L1) * g, 0, 0, m2 * c2 * g;
+    const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::Matrix2d> exact(K, M);
+    for (int k = 0; k < 2; ++k) {
+        const double f = std::sqrt(exact.eigenvalues()(k)) / kTwoPi;
+        EXPECT_NEAR(r.modes[static_cast<std::size_t>(k)].frequency, f, 1e-8 * f);
+        EXPECT_NEAR(r.modes[static_cast<std::size_t>(k)].dampingRatio, 0.0, 1e-8);
+        EXPECT_FALSE(r.modes[static_cast<std::size_t>(k)].unstable);
+    }
+    // The first mode swings both links the same way, the second against each other: the
+    // lower link's x motion has the upper's sign in the first, the opposite in the second.
+    const auto& s1 = r.modes[0].shape;
+    const auto& s2 = r.modes[1].shape;
+    EXPECT_GT(s1(0) * s1(6), 0.0);
+    EXPECT_LT(s2(0) * s2(6), 0.0);
+}
+
+// n masses m on a line along x, each sliding on the ground (prismatic), the first tied to a
+// wall by a spring k, each to the next by another: fixed–free, with a damper c on each spring.
+SceneSpec massSpringChain(int n, double m, double k, double c) {
+    SceneSpec spec;
+    spec.gravity = Vec3::Zero();
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "wall", Vec3::Zero());
+    test::addMarker(spec, ground, "rail", Vec3::Zero(), Vec3::UnitX());
+    spec.parts = {ground};
+    for (int i = 1; i <= n; ++i) {
+        Part mass = test::box(spec, "m" + std::to_string(i), m, Vec3(0.1, 0.1, 0.1),
+                              Vec3(static_cast<double>(i), 0, 0));
+        test::addMarker(spec, mass, "c", Vec3::Zero());
+        test::addMarker(spec, mass, "slide", Vec3::Zero(), Vec3::UnitX());
+        spec.parts.push_back(mass);
+        spec.joints.push_back(test::joint(spec, "rail" + std::to_string(i), JointType::Prismatic,
+                                          "m" + std::to_string(i) + ".slide", "ground.rail"));
+        ForceSpec spring;
+        spring.id = spec.newId();
+        spring.name = "spring" + std::to_string(i);
+        spring.type = ForceType::SpringDamper;
+        spring.markerI =
+            i == 1 ? MarkerRef{"ground", "wall"} : MarkerRef{"m" + std::to_string(i - 1), "c"};
+        spring.markerJ = {"m" + std::to_string(i), "c"};
+        spring.stiffness = k;
+        spring.damping = c;
+        spring.freeLength = 1.0;
+        spec.forces.push_back(spring);
+    }
+    return spec;
+}
+
+TEST(Modes, AMassSpringChainHasItsClosedFormFrequencies) {
+    const int n = 4;
+    const double m = 2.0, k = 300.0;
+    const auto model = test::compiled(massSpringChain(n, m, k, 0.0));
+    const ModesResult r = modes(*model, initialState(*model));
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    ASSERT_EQ(r.modes.size(), static_cast<std::size_t>(n));
+    // Fixed–free chain: ω_j = 2 √(k/m) sin((2j − 1) π / (2 (2n + 1))).
+    for (int j = 1; j <= n; ++j) {
+        const double omega =
+            2 * std::sqrt(k / m) * std::sin((2 * j - 1) * std::numbers::pi / (2 * (2 * n + 1)));
+        const Mode& mode = r.modes[static_cast<std::size_t>(j - 1)];
+        EXPECT_NEAR(mode.frequency, omega / kTwoPi, 1e-8 * omega / kTwoPi) << "mode " << j;
+        EXPECT_NEAR(mode.dampingRatio, 0.0, 1e-8);
+    }
+    // The first mode moves every mass the same way, the last one the most.
+    const Mode& first = r.modes[0];
+    for (int b = 0; b < n; ++b) EXPECT_GT(first.shape(6 * b) * first.shape(0), 0.0);
+    EXPECT_NEAR(std::abs(first.shape(6 * (n - 1))), 1.0, 1e-12);
+}
+
+TEST(Modes, ADampedOscillatorHasItsDampingRatio) {
+    // One mass on one spring and damper: ζ = c / (2 √(k m)), ω = √(k/m).
+    const double m = 2.0, k = 300.0, c = 6.0;
+    const auto model = test::compiled(massSpringChain(1, m, k, c));
+    const ModesResult r = modes(*model, initialState(*model));
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    ASSERT_EQ(r.modes.size(), 1u);
+    EXPECT_NEAR(r.modes[0].frequency, std::sqrt(k / m) / kTwoPi, 1e-8 * std::sqrt(k / m));
+    EXPECT_NEAR(r.modes[0].dampingRatio, c / (2 * std::sqrt(k * m)), 1e-8);
+}
+
+}  // namespace
+}  // namespace engine
