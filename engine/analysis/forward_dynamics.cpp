@@ -1,5 +1,7 @@
 #include "engine/analysis/forward_dynamics.h"
 
+#include "engine/analysis/assembly.h"
+
 #include <algorithm>
 #include <set>
 
@@ -89,10 +91,13 @@ Status ForwardDynamics::initialize(const State& state) {
     state_ = state;
     integrator_->reset();
     ws_.step.valid = false;
+    // The rank analysis at the pose as placed comes first: mobility() reads its counts even
+    // when the mechanism cannot be assembled.
     if (Status s = prepareWorkspace(*model_, state_, ws_); !s.ok) return s;
-    if (Status s = projectState(*model_, state_, ws_); !s.ok)
-        return Status::failure("the mechanism cannot be assembled: " + s.message);
-    return {};
+    AssemblyResult assembled = assembleMechanism(*model_, state_);
+    if (!assembled.status.ok) return assembled.status;
+    state_ = std::move(assembled.state);
+    return prepareWorkspace(*model_, state_, ws_);
 }
 
 Status ForwardDynamics::resume(const State& state) {

@@ -6,6 +6,7 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 
+#include "engine/analysis/assembly.h"
 #include "engine/analysis/linearisation.h"
 #include "engine/analysis/outputs.h"
 #include "engine/integrators/detail.h"
@@ -25,15 +26,11 @@ std::vector<Transform> partPoses(const Model& model, const State& state) {
 }
 
 StaticResult assemble(const Model& model, const State& start) {
+    AssemblyResult a = assembleMechanism(model, start);
     StaticResult out;
-    out.state = start;
-    Workspace ws;
-    if (Status s = prepareWorkspace(model, out.state, ws); !s.ok) {
-        out.status = s;
-        return out;
-    }
-    if (Status s = projectState(model, out.state, ws); !s.ok)
-        out.status = Status::failure("the mechanism cannot be assembled: " + s.message);
+    out.status = std::move(a.status);
+    out.state = std::move(a.state);
+    out.newtonIterations = a.newtonIterations;
     return out;
 }
 

@@ -1,0 +1,437 @@
+#include "engine/analysis/assembly.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+
+#include <Eigen/Cholesky>
+
+#include "engine/integrators/detail.h"
+#include "engine/integrators/integrator.h"
+#include "engine/kinematics/kinematics.h"
+#include "engine/math/constants.h"
+#include "engine/model/layout.h"
+
+namespace engine {
+
+namespace {
+
+constexpr double kUnstickAngle = 1e-3;  // rad: the turn that gives parallel axes a gradient
+constexpr double kHeld = 1e4;           // weight of the equations held while one is cut
+constexpr double kClosed = 1e-12;       // m, rad: an equation this close is met
+// Dense least squares beyond this many velocity coordinates would take seconds: the failure is
+// then reported as the projection found it.
+constexpr int kLargestDiagnosis = 1500;
+
+// The mass metric's diagonal: m, m, m, J'x, J'y, J'z per body.
+Eigen::VectorXd massDiagonal(const Model& model) {
+    Eigen::VectorXd d(model.velocitySize());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        layout::linear(d, b).setConstant(body.mass);
+        layout::angular(d, b) = body.inertia;
+    }
+    return d;
+}
+
+// Φ of the position-level rows (others 0) and, on request, Φq dense, at q (time t).
+struct Equations {
+    const Model& model;
+    std::vector<BodyFrame> frames;
+    ConstraintEvaluation evaluation;
+
+    void at(double t, const Eigen::VectorXd& q, Eigen::VectorXd& phi, Eigen::MatrixXd* J) {
+        computeBodyFrames(model, q, Eigen::VectorXd::Zero(model.velocitySize()), frames);
+        evaluateConstraints(model, t, frames, evaluation, false);
+        phi = evaluation.Phi;
+        if (J) *J = Eigen::MatrixXd(evaluation.Phi_q);
+        for (Eigen::Index r = 0; r < phi.size(); ++r) {
+            if (evaluation.level[static_cast<std::size_t>(r)] == MotionLevel::Position) continue;
+            phi(r) = 0.0;
+            if (J) J->row(r).setZero();
+        }
+    }
+};
+
+// Turns the parts whose perpendicularity equations have no gradient at the start (the two axes
+// exactly parallel), so that Newton sees which way to turn them.
+void unstickParallelAxes(const Model& model, State& state) {
+    std::vector<BodyFrame> frames;
+    for (const JointModel& joint : model.joints) {
+        for (const Primitive& p : joint.primitives) {
+            if (p.type != PrimitiveType::Dot1) continue;
+            computeBodyFrames(model, state.q, state.v, frames);
+            const Vec3 a = markerFrame(model, frames, joint.markerI).R.col(p.axisI);
+            const Vec3 b = markerFrame(model, frames, joint.markerJ).R.col(p.axisJ);
+            if (a.cross(b).norm() > 1e-9) continue;
+            int body = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            if (body == kGround) body = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            if (body == kGround) continue;
+            const Mat3& R = frames[static_cast<std::size_t>(body)].R;
+            detail::rotateBody(state.q, body, R.transpose() * a.unitOrthogonal() * kUnstickAngle);
+        }
+    }
+}
+
+// Levenberg–Marquardt on ½ Σ (w_r Φ_r)² from q (in place), steps damped in the mass metric.
+// Stops when the equations are met, when the cost stops falling, or after `iterations`.
+void leastSquares(Equations& eq, double t, Eigen::VectorXd& q, const Eigen::VectorXd& w,
+                  const Eigen::VectorXd& D, int iterations) {
+    const Model& model = eq.model;
+    Eigen::VectorXd phi, phiTry, qTry;
+    Eigen::MatrixXd J;
+    eq.at(t, q, phi, &J);
+    double mu = -1.0;
+    for (int k = 0; k < iterations; ++k) {
+        if (!phi.allFinite() || phi.cwiseAbs().maxCoeff() <= kClosed) return;
+        const Eigen::VectorXd r = w.cwiseProduct(phi);
+        const Eigen::MatrixXd Jw = w.asDiagonal() * J;
+        const Eigen::VectorXd g = Jw.transpose() * r;
+        const Eigen::MatrixXd H = Jw.transpose() * Jw;
+        const double cost = 0.5 * r.squaredNorm();
+        if (mu < 0.0) mu = 1e-3 * std::max(H.diagonal().cwiseQuotient(D).maxCoeff(), 1e-300);
+        bool accepted = false;
+        while (!accepted && mu < 1e30) {
+            Eigen::MatrixXd A = H;
+            A.diagonal() += mu * D;
+            const Eigen::VectorXd delta = -A.ldlt().solve(g);
+            qTry = q;
+            detail::retract(model, qTry, delta);
+            eq.at(t, qTry, phiTry, nullptr);
+            const double costTry = 0.5 * w.cwiseProduct(phiTry).squaredNorm();
+            if (phiTry.allFinite() && costTry < cost) {
+                accepted = true;
+                mu = std::max(mu / 3.0, 1e-300);
+                q = qTry;
+                if (cost - costTry <= 1e-14 * cost) return;  // stalled: a minimum
+            } else {
+                mu *= 4.0;
+            }
+        }
+        if (!accepted) return;
+        eq.at(t, q, phi, &J);
+    }
+}
+
+// How far a joint is from closing at Φ: the largest distance of its point equations [m] and the
+// largest angle of its axis equations [rad].
+void jointGaps(const Model& model, const Eigen::VectorXd& phi, int j, double& length,
+               double& angle) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+    int row = model.jointRowOffset[static_cast<std::size_t>(j)];
+    length = angle = 0.0;
+    for (const Primitive& p : joint.primitives) {
+        switch (p.type) {
+        case PrimitiveType::Coincident:
+            length = std::max(length, phi.segment<3>(row).norm());
+            break;
+        case PrimitiveType::Dot1:
+            angle = std::max(angle, std::asin(std::min(1.0, std::abs(phi(row)))));
+            break;
+        case PrimitiveType::Dot2:
+        case PrimitiveType::Distance:
+            length = std::max(length, std::abs(phi(row)));
+            break;
+        }
+        row += p.rows();
+    }
+}
+
+std::string lengthText(double metres) {
+    char text[48];
+    if (metres < 1.0)
+        std::snprintf(text, sizeof text, "%.3g mm", metres * 1e3);
+    else
+        std::snprintf(text, sizeof text, "%.3g m", metres);
+    return text;
+}
+
+std::string angleText(double radians) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.3g°", radToDeg(radians));
+    return text;
+}
+
+// The part a marker sits on, by name ("part.marker" → "part").
+std::string partOfMarker(const Model& model, int marker) {
+    const std::string& name = model.markers[static_cast<std::size_t>(marker)].name;
+    return name.substr(0, name.find('.'));
+}
+
+// The loop closed by `cut`: a shortest path over the other joints from the body of its marker
+// I to that of its marker J (the ground one node). Returns the joints along it, in order; empty
+// when the joint closes no loop.
+std::vector<int> loopThrough(const Model& model, int cut) {
+    const int n = model.bodyCount();
+    auto node = [&](int marker) {
+        const int b = model.markers[static_cast<std::size_t>(marker)].body;
+        return b == kGround ? n : b;
+    };
+    const JointModel& c = model.joints[static_cast<std::size_t>(cut)];
+    const int from = node(c.markerI), to = node(c.markerJ);
+    if (from == to) return {};
+    std::vector<int> via(static_cast<std::size_t>(n + 1), -1);  // the joint that reached a node
+    std::vector<bool> seen(static_cast<std::size_t>(n + 1), false);
+    std::deque<int> open{from};
+    seen[static_cast<std::size_t>(from)] = true;
+    while (!open.empty() && !seen[static_cast<std::size_t>(to)]) {
+        const int at = open.front();
+        open.pop_front();
+        for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+            const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+            if (j == cut || joint.rows == 0) continue;
+            const int a = node(joint.markerI), b = node(joint.markerJ);
+            const int other = a == at ? b : b == at ? a : -1;
+            if (other < 0 || seen[static_cast<std::size_t>(other)]) continue;
+            seen[static_cast<std::size_t>(other)] = true;
+            via[static_cast<std::size_t>(other)] = j;
+            open.push_back(other);
+        }
+    }
+    if (!seen[static_cast<std::size_t>(to)]) return {};
+    std::vector<int> path;
+    for (int at = to; at != from;) {
+        const int j = via[static_cast<std::size_t>(at)];
+        path.push_back(j);
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        at = node(joint.markerI) == at ? node(joint.markerJ) : node(joint.markerI);
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+// Says why the mechanism cannot assemble, from the least-squares pose `q` with joint `cut` (or
+// motion `motion`) opened and every other equation held.
+std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
+                    const Eigen::VectorXd& phi) {
+    if (r.motion >= 0) {
+        const DriverModel& d = model.drivers[static_cast<std::size_t>(r.motion)];
+        const int row = model.jointRows + r.motion;
+        r.gap = std::abs(phi(row));
+        r.angular = model.joints[static_cast<std::size_t>(d.joint)]
+                        .coordinates[static_cast<std::size_t>(d.coordinate)] ==
+                    JointAxis::Rotation;
+        return "motion '" + d.name + "' cannot be met: with every joint held, joint '" +
+               model.joints[static_cast<std::size_t>(d.joint)].name + "' comes no nearer than " +
+               (r.angular ? angleText(r.gap) : lengthText(r.gap)) + " to the position it asks for";
+    }
+    const JointModel& joint = model.joints[static_cast<std::size_t>(r.joint)];
+    double length = 0.0, angle = 0.0;
+    jointGaps(model, phi, r.joint, length, angle);
+    r.angular = length <= kClosed;
+    r.gap = r.angular ? angle : length;
+
+    // The loop: its parts and the joints after each (the cut one last), read from the ground
+    // where it passes through it, in the direction of the joint added first.
+    const std::vector<int> path = loopThrough(model, r.joint);
+    std::vector<std::string> loop;
+    if (!path.empty()) {
+        std::vector<int> edges = path;
+        edges.push_back(r.joint);
+        loop.push_back(partOfMarker(model, joint.markerI));
+        for (int j : path) {
+            const JointModel& along = model.joints[static_cast<std::size_t>(j)];
+            const std::string a = partOfMarker(model, along.markerI);
+            loop.push_back(a == loop.back() ? partOfMarker(model, along.markerJ) : a);
+        }
+        const auto ground = std::find_if(loop.begin(), loop.end(), [&](const std::string& p) {
+            for (const MarkerModel& m : model.markers)
+                if (m.body == kGround && m.name.rfind(p + ".", 0) == 0) return true;
+            return false;
+        });
+        if (ground != loop.end()) {
+            const auto g = ground - loop.begin();
+            std::rotate(loop.begin(), ground, loop.end());
+            std::rotate(edges.begin(), edges.begin() + g, edges.end());
+        }
+        // edges[k] joins loop[k] and loop[k + 1]; the last joins back to loop[0].
+        if (edges.front() > edges.back()) std::reverse(loop.begin() + 1, loop.end());
+        r.loopParts = loop;
+    }
+    std::string loopText;
+    for (const std::string& p : loop) loopText += "'" + p + "' → ";
+    if (!loop.empty()) loopText += "'" + loop.front() + "'";
+
+    const std::string partI = partOfMarker(model, joint.markerI);
+    const std::string partJ = partOfMarker(model, joint.markerJ);
+    std::string text = "joint '" + joint.name + "' cannot close: with every other joint held, ";
+    if (r.angular) {
+        text += "its axes stay at least " + angleText(r.gap) + " out of line in every position";
+        if (!loop.empty()) text += " (the loop " + loopText + " cannot line them up)";
+        return text;
+    }
+    text += "its markers on '" + partI + "' and '" + partJ + "' stay at least " +
+            lengthText(r.gap) + " apart in every position";
+    if (loop.empty()) return text;
+    // Stretched towards the gap on both sides: too short; overshooting on one: too long.
+    // Each side's reach is measured from the joint before it on the loop (eq.frames hold the
+    // pose of phi).
+    const Vec3 pI = markerFrame(model, eq.frames, joint.markerI).p;
+    const Vec3 pJ = markerFrame(model, eq.frames, joint.markerJ).p;
+    const Vec3 u = (pJ - pI).normalized();
+    auto reach = [&](int marker, int neighbour, const Vec3& tip, const Vec3& towards) {
+        const int body = model.markers[static_cast<std::size_t>(marker)].body;
+        if (body == kGround) return 0.0;
+        const JointModel& n = model.joints[static_cast<std::size_t>(neighbour)];
+        const int m = model.markers[static_cast<std::size_t>(n.markerI)].body == body ? n.markerI
+                                                                                       : n.markerJ;
+        return (tip - markerFrame(model, eq.frames, m).p).dot(towards);
+    };
+    const double sI = reach(joint.markerI, path.front(), pI, u);
+    const double sJ = reach(joint.markerJ, path.back(), pJ, -u);
+    const bool tooShort = sI >= -1e-9 && sJ >= -1e-9;
+    text += ": the loop " + loopText + " is " + lengthText(r.gap) +
+            (tooShort ? " too short to close (at full stretch '" + partI + "' cannot reach '" +
+                            partJ + "')"
+                      : " too long to close ('" + partI + "' and '" + partJ +
+                            "' overshoot each other however the loop folds)");
+    return text;
+}
+
+// Newton failed from the start: the nearest pose by least squares, assembled from there when it
+// closes every equation, else the explanation of what cannot close.
+void diagnose(const Model& model, const State& start, AssemblyResult& r, const Status& failure) {
+    r.status = failure;
+    r.status.message = "the mechanism cannot be assembled: " + failure.message;
+    if (model.velocitySize() > kLargestDiagnosis || model.constraintRows() == 0) return;
+    Equations eq{model, {}, {}};
+    const double t = start.t;
+    Eigen::VectorXd q = start.q;
+    detail::normaliseQuaternions(model, q);
+    Eigen::VectorXd phi;
+    eq.at(t, q, phi, nullptr);
+    if (!phi.allFinite()) return;  // the projection's message names the row
+    const Eigen::VectorXd D = massDiagonal(model);
+    Eigen::VectorXd w = Eigen::VectorXd::Ones(phi.size());
+    leastSquares(eq, t, q, w, D, 200);
+    eq.at(t, q, phi, nullptr);
+    if (!phi.allFinite()) return;
+
+    auto projected = [&](const Eigen::VectorXd& from) {
+        State s = start;
+        s.q = from;
+        Workspace ws;
+        if (!prepareWorkspace(model, s, ws).ok || !projectState(model, s, ws).ok) return false;
+        r.state = s;
+        r.status = {};
+        return true;
+    };
+    if (phi.cwiseAbs().maxCoeff() <= model.settings.projectionTolerance && projected(q)) return;
+
+    // What is open at the least-squares pose: the loop's joints share the gap. The one the loop
+    // was closed with (the last of them) is cut; a motion only when no joint is open.
+    std::vector<double> gaps(model.joints.size(), 0.0);
+    double largest = 0.0;
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+        double length = 0.0, angle = 0.0;
+        jointGaps(model, phi, j, length, angle);
+        gaps[static_cast<std::size_t>(j)] = std::max(length, angle);
+        largest = std::max(largest, gaps[static_cast<std::size_t>(j)]);
+    }
+    for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d)
+        largest = std::max(largest, std::abs(phi(model.jointRows + d)));
+    const double open = std::max(1e-9, 1e-3 * largest);
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+        if (gaps[static_cast<std::size_t>(j)] > open) r.joint = j;
+    if (r.joint < 0)
+        for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d)
+            if (std::abs(phi(model.jointRows + d)) > open) r.motion = d;
+    if (r.joint < 0 && r.motion < 0) return;
+
+    // Every other equation held, the cut one as near as it comes.
+    w.setConstant(kHeld);
+    if (r.joint >= 0)
+        w.segment(model.jointRowOffset[static_cast<std::size_t>(r.joint)],
+                  model.joints[static_cast<std::size_t>(r.joint)].rows)
+            .setOnes();
+    else
+        w(model.jointRows + r.motion) = 1.0;
+    leastSquares(eq, t, q, w, D, 200);
+    eq.at(t, q, phi, nullptr);
+    if (!phi.allFinite()) return;
+    if (phi.cwiseAbs().maxCoeff() <= model.settings.projectionTolerance && projected(q)) {
+        r.joint = r.motion = -1;
+        return;
+    }
+    r.state = start;
+    r.state.q = q;
+    r.status.message = "the mechanism cannot be assembled: " + explain(model, r, eq, phi);
+}
+
+}  // namespace
+
+Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,
+                             const Eigen::VectorXd& to) {
+    Eigen::VectorXd d(model.velocitySize());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        layout::linear(d, b) = bodyPosition(to, b) - bodyPosition(from, b);
+        const Eigen::AngleAxisd turn(bodyOrientation(from, b).conjugate() *
+                                     bodyOrientation(to, b));
+        layout::angular(d, b) = turn.angle() * turn.axis();
+    }
+    return d;
+}
+
+AssemblyResult assembleMechanism(const Model& model, const State& start) {
+    AssemblyResult r;
+    r.state = start;
+    detail::normaliseQuaternions(model, r.state.q);
+    unstickParallelAxes(model, r.state);
+    const State from = r.state;
+    Workspace ws;
+    if (Status s = prepareWorkspace(model, r.state, ws); !s.ok) {
+        r.status = s;
+        return r;
+    }
+    if (Status s = projectState(model, r.state, ws, &r.newtonIterations); !s.ok) {
+        if (s.message.find("not finite") != std::string::npos) {
+            r.status = Status::failure("the mechanism cannot be assembled: " + s.message);
+            return r;
+        }
+        diagnose(model, from, r, s);
+        return r;
+    }
+    if (r.newtonIterations == 0) return r;  // assembled as placed: nothing moves
+
+    // Slide along the constraint manifold to the stationary pose: SQP steps (above), each
+    // shortened until the pose it projects to is nearer stationary (the manifold's curvature
+    // makes a full step overshoot where a light part swings far for little mass-metric motion).
+    const State projected = r.state;
+    Eigen::VectorXd x, step, trialStep;
+    auto sqpStep = [&](const State& s, Eigen::VectorXd& out, double& size) {
+        const Eigen::VectorXd delta = displacement(model, from.q, s.q);
+        if (!factorizeConstraints(model, s.t, s.q, s.v, ws, false).ok) return false;
+        const ConstraintEvaluation& c = ws.constraints;
+        ws.solver.project(c.Phi - c.Phi_q * delta, x);
+        out = x - delta;
+        // Relative to Δ: stationary to round-off when ~1e-13 of it.
+        size = out.cwiseAbs().maxCoeff() / (1.0 + delta.cwiseAbs().maxCoeff());
+        return out.allFinite();
+    };
+    double size = 0.0, trialSize = 0.0, alpha = 1.0;
+    bool moving = sqpStep(r.state, step, size);
+    for (int k = 0; moving && k < 100 && size > 1e-13; ++k) {
+        State trial = r.state;
+        bool better = false;
+        for (alpha = std::min(1.0, 2.0 * alpha); alpha > 1e-4; alpha *= 0.5) {
+            trial.q = r.state.q;
+            detail::retract(model, trial.q, alpha * step);
+            ws.factored = false;
+            better = projectState(model, trial, ws, nullptr, kClosed).ok &&
+                     sqpStep(trial, trialStep, trialSize) && trialSize < size;
+            if (better) break;
+        }
+        moving = better;
+        if (!better) break;
+        r.state = trial;
+        step.swap(trialStep);
+        size = trialSize;
+    }
+    ws.factored = false;
+    if (!projectState(model, r.state, ws, nullptr, kClosed).ok) r.state = projected;
+    return r;
+}
+
+}  // namespace engine

@@ -1,0 +1,55 @@
+#pragma once
+// Assembly: the pose nearest a start where every joint and motion holds, and, where there is
+// none, why in mechanism terms.
+//
+// Nearest is in the mass metric: Δ, the displacement from the start (each body's translation
+// and body-axes rotation vector), minimises ½ Δᵀ M Δ subject to Φ(q₀ ⊕ Δ) = 0. The projection
+// of every run (Newton's minimum-norm steps Δq = −M⁻¹Φqᵀ S⁻¹ Φ) reaches the constraint
+// manifold; SQP steps on the linearised problem
+//     min ½ ‖Δ + δ‖²_M  subject to  Φ + Φq δ = 0   ⇒   δ = −Δ + M⁻¹Φqᵀ S⁻¹ (Φq Δ − Φ)
+// then slide along it to the stationary point, where M Δ lies in the row space of Φq (no
+// motion along the mechanism's free directions is left that could be taken back).
+//
+// A start where an equation that keeps two axes perpendicular has no gradient — the axes
+// exactly parallel, e.g. a universal joint's cross placed in line — is turned by 1e-3 rad
+// about an axis normal to them first: Newton then sees which way to turn.
+//
+// When Newton cannot close the equations, Levenberg–Marquardt on ½‖Φ‖² finds the nearest the
+// mechanism comes. If that closes them (a far start Newton overshot), the mechanism is
+// assembled from there. If not, the joint that cannot close is cut: the loop's joints share
+// the gap at that least-squares pose, and the one the user closed the loop with (the last of
+// them in the scene) is opened while every other equation is held (a penalty of 10⁴ on them);
+// its gap there is by how much the loop cannot close in any position. The loop through it (a
+// shortest path between its two parts over the other joints) names the parts involved, and the
+// loop's shape at that pose says whether it is too short (stretched towards the gap) or too
+// long.
+
+#include <string>
+#include <vector>
+
+#include "engine/dynamics/dynamics.h"
+
+namespace engine {
+
+struct AssemblyResult {
+    Status status;
+    State state;          // assembled; on failure, the nearest pose the mechanism comes to
+    int newtonIterations = 0;
+    // On failure: what cannot close (a joint or a motion, index; −1 for none), its smallest gap
+    // [m, or rad for axes out of line] and the names of the parts of the loop through it
+    // (ground included), in loop order.
+    int joint = -1;
+    int motion = -1;
+    double gap = 0.0;
+    bool angular = false;  // the gap is an angle between axes
+    std::vector<std::string> loopParts;
+};
+
+AssemblyResult assembleMechanism(const Model& model, const State& start);
+
+// The displacement from `from` to `to` in velocity coordinates (per body: translation, and the
+// rotation vector of R_fromᵀ R_to in the body axes).
+Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,
+                             const Eigen::VectorXd& to);
+
+}  // namespace engine
