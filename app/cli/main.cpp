@@ -658,8 +658,8 @@ int runAssemble(const std::string& path, const std::string& out) {
         turned = std::max(turned, scene.parts[p].X_WP.R.angularDistance(poses[p].R));
         scene.parts[p].X_WP = poses[p];
     }
-    std::cerr << "motus-cli: assembled: parts moved up to " << moved * 1e3 << " mm and turned up to "
-              << engine::radToDeg(turned) << " deg (" << path << ")\n";
+    std::cerr << "motus-cli: assembled: parts moved up to " << moved * 1e3
+              << " mm and turned up to " << engine::radToDeg(turned) << " deg (" << path << ")\n";
     if (out.empty()) {
         std::cout << engine::io::sceneToJson(scene);
         return 0;

@@ -211,8 +211,7 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
         const int row = model.jointRows + r.motion;
         r.gap = std::abs(phi(row));
         r.angular = model.joints[static_cast<std::size_t>(d.joint)]
-                        .coordinates[static_cast<std::size_t>(d.coordinate)] ==
-                    JointAxis::Rotation;
+                        .coordinates[static_cast<std::size_t>(d.coordinate)] == JointAxis::Rotation;
         return "motion '" + d.name + "' cannot be met: with every joint held, joint '" +
                model.joints[static_cast<std::size_t>(d.joint)].name + "' comes no nearer than " +
                (r.angular ? angleText(r.gap) : lengthText(r.gap)) + " to the position it asks for";
@@ -275,8 +274,8 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
         const int body = model.markers[static_cast<std::size_t>(marker)].body;
         if (body == kGround) return 0.0;
         const JointModel& n = model.joints[static_cast<std::size_t>(neighbour)];
-        const int m = model.markers[static_cast<std::size_t>(n.markerI)].body == body ? n.markerI
-                                                                                       : n.markerJ;
+        const int m =
+            model.markers[static_cast<std::size_t>(n.markerI)].body == body ? n.markerI : n.markerJ;
         return (tip - markerFrame(model, eq.frames, m).p).dot(towards);
     };
     const double sI = reach(joint.markerI, path.front(), pI, u);
@@ -367,8 +366,7 @@ Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,
     Eigen::VectorXd d(model.velocitySize());
     for (int b = 0; b < model.bodyCount(); ++b) {
         layout::linear(d, b) = bodyPosition(to, b) - bodyPosition(from, b);
-        const Eigen::AngleAxisd turn(bodyOrientation(from, b).conjugate() *
-                                     bodyOrientation(to, b));
+        const Eigen::AngleAxisd turn(bodyOrientation(from, b).conjugate() * bodyOrientation(to, b));
         layout::angular(d, b) = turn.angle() * turn.axis();
     }
     return d;

@@ -33,7 +33,7 @@ namespace engine {
 
 struct AssemblyResult {
     Status status;
-    State state;          // assembled; on failure, the nearest pose the mechanism comes to
+    State state;  // assembled; on failure, the nearest pose the mechanism comes to
     int newtonIterations = 0;
     // On failure: what cannot close (a joint or a motion, index; −1 for none), its smallest gap
     // [m, or rad for axes out of line] and the names of the parts of the loop through it

@@ -48,8 +48,8 @@ Eigen::VectorXd massDiagonal(const Model& model) {
 TEST(Assembly, FourBarsPlacedOffCloseWithTheLeastMotion) {
     // Crank, coupler and rocker each knocked 5–10 % of the coupler's length (0.4 m) out of place
     // and turned a few degrees, in four patterns.
-    const double offsets[4][3] = {{0.05, 0.08, 0.10}, {-0.07, 0.06, -0.05},
-                                  {0.10, -0.09, 0.06}, {-0.06, -0.1, 0.08}};
+    const double offsets[4][3] = {
+        {0.05, 0.08, 0.10}, {-0.07, 0.06, -0.05}, {0.10, -0.09, 0.06}, {-0.06, -0.1, 0.08}};
     for (const auto& o : offsets) {
         SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
         for (int p = 1; p <= 3; ++p) {
@@ -70,8 +70,8 @@ TEST(Assembly, FourBarsPlacedOffCloseWithTheLeastMotion) {
         // pose found (the null space of Φq), i.e. no allowed motion would bring it nearer.
         const Eigen::VectorXd delta = displacement(*model, start.q, r.state.q);
         const Eigen::VectorXd Mdelta = massDiagonal(*model).cwiseProduct(delta);
-        const Eigen::MatrixXd N = Eigen::FullPivLU<Eigen::MatrixXd>(jacobian(*model, r.state))
-                                      .kernel();
+        const Eigen::MatrixXd N =
+            Eigen::FullPivLU<Eigen::MatrixXd>(jacobian(*model, r.state)).kernel();
         ASSERT_EQ(N.cols(), 1);  // a four-bar moves one way
         EXPECT_LT(std::abs(N.col(0).normalized().dot(Mdelta)), 1e-9 * Mdelta.norm());
 
@@ -184,9 +184,9 @@ TEST(Assembly, ExactlyParallelStartAxesAssemble) {
         ASSERT_TRUE(r.status.ok) << r.status.message;
         EXPECT_LT(largestResidual(*model, r.state), 1e-12);
         // It turned about a quarter turn, no more: the least turn that meets the joint.
-        const double turn =
-            Eigen::AngleAxisd(bodyOrientation(start.q, 0).conjugate() * bodyOrientation(r.state.q, 0))
-                .angle();
+        const double turn = Eigen::AngleAxisd(bodyOrientation(start.q, 0).conjugate() *
+                                              bodyOrientation(r.state.q, 0))
+                                .angle();
         EXPECT_NEAR(turn, kPi / 2, 1e-3);
     }
 }
