@@ -1,6 +1,7 @@
 // motus: the GUI. Builds the main window and wires it; the logic lives in ui/ and engine/.
 //
-//   motus [scene.json] [--analysis kinematics|inverse] [--run-to seconds] [--plot joint]
+//   motus [scene.json] [--analysis kinematics|inverse|assemble|statics|modes [--mode n]]
+//         [--run-to seconds] [--plot joint]
 //         [--screenshot out.png]
 //
 // --help and --version work without a display (they are handled before QApplication, which
@@ -15,6 +16,7 @@
 
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
+#include "ui/analysis/modes_panel.h"
 #include "ui/document/recovery.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/session/simulation_session.h"
@@ -47,11 +49,18 @@ int main(int argc, char** argv) {
     parser.addOption(plotOption);
     const QCommandLineOption analysisOption(
         QStringLiteral("analysis"),
-        QStringLiteral("Run the scene as this analysis once it is open: kinematics or inverse "
-                       "(a fully driven mechanism's motion solved at each instant; inverse adds "
-                       "reactions and motion efforts, and plots the efforts)."),
+        QStringLiteral("Run this analysis once the scene is open: kinematics or inverse (a fully "
+                       "driven mechanism's motion solved at each instant; inverse adds reactions "
+                       "and motion efforts, and plots the efforts), assemble, statics (the "
+                       "equilibrium nearest the pose) or modes (vibration modes about the stable "
+                       "equilibrium)."),
         QStringLiteral("kind"));
     parser.addOption(analysisOption);
+    const QCommandLineOption modeOption(
+        QStringLiteral("mode"),
+        QStringLiteral("With --analysis modes: animate this mode (1 = the lowest) in the 3D view."),
+        QStringLiteral("n"));
+    parser.addOption(modeOption);
     const QCommandLineOption playOption(QStringLiteral("play"),
                                         QStringLiteral("Start playing once the scene is open."));
     parser.addOption(playOption);
@@ -108,11 +117,21 @@ int main(int argc, char** argv) {
     }
 
     const QString analysis = parser.value(analysisOption);
-    if (parser.isSet(analysisOption) && analysis != QStringLiteral("kinematics") &&
-        analysis != QStringLiteral("inverse")) {
+    const QStringList analyses{QStringLiteral("kinematics"), QStringLiteral("inverse"),
+                               QStringLiteral("assemble"), QStringLiteral("statics"),
+                               QStringLiteral("modes")};
+    if (parser.isSet(analysisOption) && !analyses.contains(analysis)) {
         std::fprintf(stderr,
-                     "motus: error: --analysis is kinematics or inverse, got '%s' (command line)\n",
+                     "motus: error: --analysis is kinematics, inverse, assemble, statics or "
+                     "modes, got '%s' (command line)\n",
                      qPrintable(analysis));
+        return 2;
+    }
+    const int mode = parser.isSet(modeOption) ? parser.value(modeOption).toInt() : 0;
+    if (parser.isSet(modeOption) && (mode < 1 || analysis != QStringLiteral("modes"))) {
+        std::fprintf(stderr,
+                     "motus: error: --mode needs --analysis modes and a mode number from "
+                     "1 (command line)\n");
         return 2;
     }
 
@@ -140,7 +159,30 @@ int main(int argc, char** argv) {
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     }
 
-    if (loaded && parser.isSet(analysisOption) &&
+    const bool staticAnalysis = analysis == QStringLiteral("assemble") ||
+                                analysis == QStringLiteral("statics") ||
+                                analysis == QStringLiteral("modes");
+    if (loaded && staticAnalysis) {
+        window.startAnalysis(
+            analysis == QStringLiteral("assemble")  ? ui::MainWindow::Analysis::Assemble
+            : analysis == QStringLiteral("statics") ? ui::MainWindow::Analysis::StaticEquilibrium
+                                                    : ui::MainWindow::Analysis::Modes);
+        // The mode asked for moves once the modes are found.
+        if (mode > 0) {
+            auto* poll = new QTimer(&window);
+            QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, mode] {
+                if (window.analysisRunning()) return;
+                poll->stop();
+                if (mode > window.modesPanel()->modeCount())
+                    std::fprintf(stderr, "motus: error: there is no mode %d (command line)\n",
+                                 mode);
+                else
+                    window.modesPanel()->animateMode(mode - 1);
+            });
+            poll->start(20);
+        }
+    }
+    if (loaded && parser.isSet(analysisOption) && !staticAnalysis &&
         !window.startKinematics(analysis == QStringLiteral("inverse"))) {
         std::fprintf(stderr,
                      "motus: error: the scene cannot be run as a %s analysis (see "
@@ -178,6 +220,7 @@ int main(int argc, char** argv) {
     // The screenshot waits for the run (if any) to reach its time.
     auto runFinished = [&] {
         const auto snap = window.session()->snapshot();
+        if (window.analysisRunning()) return false;
         return runTo <= 0.0 || !snap ||
                (snap->mode == engine::RunMode::Paused &&
                 (snap->time >= runTo - 1e-9 || !snap->error.empty()));

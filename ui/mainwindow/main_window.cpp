@@ -44,6 +44,7 @@
 #include <sstream>
 
 #include "engine/analysis/mobility.h"
+#include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/run_file.h"
@@ -55,6 +56,7 @@
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
+#include "ui/analysis/modes_panel.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
@@ -299,6 +301,18 @@ void MainWindow::createDocks() {
                     Qt::Vertical);  // timeline full width, messages below
     addDockWidget(Qt::BottomDockWidgetArea, plotsDock);
     tabifyDockWidget(messageDock, plotsDock);
+    // Vibration modes: a tab beside them, shown once an analysis has found some.
+    modes_ = new ModesPanel;
+    modes_->setObjectName(QStringLiteral("Modes"));
+    auto* modesDock = new QDockWidget(tr("Modes"), this);
+    modesDock->setObjectName(QStringLiteral("ModesDock"));
+    modesDock->setWidget(modes_);
+    addDockWidget(Qt::BottomDockWidgetArea, modesDock);
+    tabifyDockWidget(plotsDock, modesDock);
+    modesDock->hide();
+    modes_->setShowPoses(
+        [this](const std::vector<engine::Transform>& poses) { viewport_->setPartPoses(poses); },
+        [this] { showSnapshot(); });
     messageDock->raise();
 
     connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -482,6 +496,7 @@ void MainWindow::createActions() {
     analysis->addAction(tr("&Static Equilibrium"), this,
                         [this] { startAnalysis(Analysis::StaticEquilibrium); });
     analysis->addAction(tr("&Assemble"), this, [this] { startAnalysis(Analysis::Assemble); });
+    analysis->addAction(tr("&Vibration Modes"), this, [this] { startAnalysis(Analysis::Modes); });
     analysis->addSeparator();
     analysis->addAction(tr("&Cancel Analysis"), this, &MainWindow::cancelAnalysis);
     // Frame by frame through the recording: the arrow keys in the 3D view and the timeline
@@ -679,6 +694,12 @@ void MainWindow::showSnapshot() {
         return;
     }
     if (viewport_->gizmoDragging()) return;  // the drag's poses are shown
+    // Time moved or the scene changed: the mode animation gives the view back (its stop
+    // shows this snapshot).
+    if (modes_->animatedMode() >= 0) {
+        modes_->animateMode(-1);
+        return;
+    }
     viewport_->setPartPoses(snap->partPoses);
     viewport_->setContacts(snap->outputs.contacts);
     // The manipulator edits the design pose: not while a recorded run is shown.
@@ -1007,7 +1028,9 @@ bool MainWindow::startAnalysis(Analysis analysis) {
     if (analysis_.joinable()) analysis_.join();
     analysisRunning_ = true;
     cancelAnalysis_ = false;
-    const QString what = analysis == Analysis::Assemble ? tr("Assembly") : tr("Static equilibrium");
+    const QString what = analysis == Analysis::Assemble            ? tr("Assembly")
+                         : analysis == Analysis::StaticEquilibrium ? tr("Static equilibrium")
+                                                                   : tr("Vibration modes");
     addMessage(kMessageInfo,
                tr("%1: computing… (Simulate > Analysis > Cancel Analysis stops it)").arg(what));
     analysisProgress_ = 0.0;
@@ -1020,23 +1043,43 @@ bool MainWindow::startAnalysis(Analysis analysis) {
     auto model = compiled.model;
     analysis_ = std::thread([this, model, analysis, what] {
         const engine::State start = engine::initialState(*model);
+        // Modes are about the stable equilibrium the mechanism rests in.
         engine::StaticResult result =
             analysis == Analysis::Assemble
                 ? engine::assemble(*model, start)
-                : engine::equilibrium(*model, start, 1e-8, &cancelAnalysis_, &analysisProgress_);
+                : engine::equilibrium(*model, start, 1e-8, &cancelAnalysis_, &analysisProgress_,
+                                      /*stable=*/analysis == Analysis::Modes);
+        engine::ModesResult modes;
+        if (analysis == Analysis::Modes && result.status.ok)
+            modes = engine::modes(*model, result.state);
         QMetaObject::invokeMethod(
             this,
-            [this, model, analysis, what, result = std::move(result)] {
+            [this, model, analysis, what, result = std::move(result), modes = std::move(modes)] {
                 analysisRunning_ = false;
                 analysisTimer_->stop();
                 runProgress_->hide();
                 cancelRun_->hide();
-                if (!result.status.ok) {
+                if (!result.status.ok || !modes.status.ok) {
+                    // A loop that cannot close: the view shows the nearest the mechanism comes
+                    // (the gap in plain sight) until time moves or the scene changes.
+                    const bool explained =
+                        analysis == Analysis::Assemble &&
+                        result.status.message.find("cannot close") != std::string::npos;
+                    if (explained) viewport_->setPartPoses(engine::partPoses(*model, result.state));
                     addMessage(kMessageError,
-                               tr("%1: %2").arg(what, toQString(result.status.message)));
+                               tr("%1: %2").arg(
+                                   what, toQString(result.status.ok ? modes.status.message
+                                                                    : result.status.message)) +
+                                   (explained ? tr(" (the 3D view shows the nearest the mechanism "
+                                                   "comes)")
+                                              : QString()));
                     return;
                 }
                 if (!scene()) return;
+                if (analysis == Analysis::Modes) {
+                    showModes(model, result, modes);
+                    return;
+                }
                 // The parts where the analysis put them, as an undoable edit.
                 engine::SceneSpec after = *scene();
                 const std::vector<engine::Transform> poses =
@@ -1069,6 +1112,41 @@ bool MainWindow::startAnalysis(Analysis analysis) {
             Qt::QueuedConnection);
     });
     return true;
+}
+
+void MainWindow::showModes(const std::shared_ptr<const engine::Model>& model,
+                           const engine::StaticResult& at, const engine::ModesResult& modes) {
+    const QString about =
+        tr("About the stable equilibrium the mechanism rests in (largest acceleration at rest "
+           "%1; found in %2 Newton iterations%3). Select a mode to see it move.")
+            .arg(at.residual, 0, 'g', 3)
+            .arg(at.newtonIterations)
+            .arg(at.steps > 0 ? tr(" after %1 relaxation steps").arg(at.steps) : QString());
+    // The message first: the Modes tab, raised after it, stays in front of Messages.
+    QStringList list;
+    for (std::size_t k = 0; k < modes.modes.size() && k < 6; ++k)
+        list << tr("%1 Hz").arg(modes.modes[k].frequency, 0, 'g', 4);
+    if (modes.modes.size() > 6) list << QStringLiteral("…");
+    addMessage(kMessageResult,
+               modes.modes.empty()
+                   ? tr("Vibration modes: none (the mechanism has no free motion).")
+                   : tr("Vibration modes: %n mode(s) about the stable equilibrium: %1. The Modes "
+                        "tab lists them; select one to see it move.",
+                        nullptr, static_cast<int>(modes.modes.size()))
+                         .arg(list.join(QStringLiteral(", "))));
+    modes_->setModes(model, at.state, modes, about);
+    if (auto* dock = qobject_cast<QDockWidget*>(modes_->parentWidget())) {
+        dock->show();
+        dock->raise();
+        resizeDocks({dock}, {std::max(dock->height(), 190)}, Qt::Vertical);
+    }
+    // The lowest mode moves at once, framed in the view (the equilibrium may hang elsewhere
+    // than the parts were drawn).
+    if (!modes.modes.empty()) {
+        viewport_->setPartPoses(engine::partPoses(*model, at.state));
+        viewport_->fitToScene();
+        modes_->animateMode(0);
+    }
 }
 
 void MainWindow::deleteSelection() {
@@ -1425,6 +1503,7 @@ void MainWindow::saveWithDialog() {
 void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QString& path,
                               const QString& title, bool unsavedWork) {
     document_->reset(std::move(spec), path, title, unsavedWork);
+    modes_->clear();
     session_->clear();
     const engine::Diagnostics runProblems = session_->start(*scene());
     for (const engine::Diagnostic& d : runProblems)
@@ -1568,7 +1647,14 @@ void MainWindow::addMessage(int severity, const QString& text, bool namesDocumen
     if (const quint64 id = namesDocument ? entityNamedIn(text) : 0) {
         item->setData(kMessageEntityRole, id);
         item->setToolTip(tr("Click to select it"));
-        if (severity != kMessageInfo) viewport_->setSelection({id});
+        if (severity != kMessageInfo) {
+            // A loop that cannot close ("the loop 'ground' → 'crank' → …"): its parts too.
+            std::vector<quint64> shown{id};
+            for (const quint64 part : loopPartsNamedIn(text))
+                if (std::find(shown.begin(), shown.end(), part) == shown.end())
+                    shown.push_back(part);
+            viewport_->setSelection(shown);
+        }
     }
     messages_->scrollToItem(item);
 }
@@ -1612,6 +1698,21 @@ quint64 MainWindow::entityNamedIn(const QString& text) const {
                 if (f.name == name) return f.id;
     }
     return 0;
+}
+
+std::vector<quint64> MainWindow::loopPartsNamedIn(const QString& text) const {
+    std::vector<quint64> ids;
+    const qsizetype at = text.indexOf(QStringLiteral("the loop '"));
+    if (!scene() || at < 0) return ids;
+    const qsizetype end = text.indexOf(QStringLiteral("' is "), at);
+    static const QRegularExpression quoted(QStringLiteral("'([^']+)'"));
+    for (auto it = quoted.globalMatch(text.mid(at, end < 0 ? -1 : end - at + 1)); it.hasNext();) {
+        const std::string name = it.next().captured(1).toStdString();
+        for (const engine::Part& p : scene()->parts)
+            if (p.name == name && !p.ground && std::find(ids.begin(), ids.end(), p.id) == ids.end())
+                ids.push_back(p.id);
+    }
+    return ids;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

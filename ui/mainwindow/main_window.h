@@ -25,7 +25,10 @@ class QTreeView;
 
 namespace engine {
 struct SceneSpec;
-}
+struct Model;
+struct StaticResult;
+struct ModesResult;
+}  // namespace engine
 
 namespace ui {
 
@@ -37,6 +40,7 @@ struct RecoveryEntry;
 class PlotWidget;
 class SceneDocument;
 class PlotsPanel;
+class ModesPanel;
 class PropertiesPanel;
 class SimulationSession;
 class TimelineWidget;
@@ -94,8 +98,9 @@ public:
     // Analyses (Simulate > Analysis). Static ones run on a worker thread and end in an undoable
     // edit that moves the parts (and, for equilibrium, stops them); kinematics and inverse
     // dynamics need a fully driven mechanism and run through the simulator.
-    enum class Analysis { Assemble, StaticEquilibrium };
+    enum class Analysis { Assemble, StaticEquilibrium, Modes };
     bool startAnalysis(Analysis analysis);
+    ModesPanel* modesPanel() const { return modes_; }
     bool analysisRunning() const { return analysisRunning_; }
     void cancelAnalysis() { cancelAnalysis_ = true; }
     // Degrees of freedom left free by joints and motions (−1 when the scene does not compile).
@@ -146,6 +151,9 @@ private:
     void updateDegreesOfFreedom();
     void createActions();
     void createDocks();
+    // A finished modes analysis: the Modes tab filled and in front, the frequencies said.
+    void showModes(const std::shared_ptr<const engine::Model>& model,
+                   const engine::StaticResult& at, const engine::ModesResult& modes);
     void openWithDialog();
     void saveWithDialog();
     void showAbout();
@@ -156,6 +164,8 @@ private:
     void addMessage(int severity, const QString& text, bool namesDocument = true);
     // The entity a message names (by JSON pointer or by "joint 'name'"), 0 when none.
     quint64 entityNamedIn(const QString& text) const;
+    // The moving parts of a loop a message says cannot close, in its order.
+    std::vector<quint64> loopPartsNamedIn(const QString& text) const;
     void showSnapshot();
     void showTreeMenu(const QPoint& position);
     // Selects the entity's row in the tree; `shape` (1-based) a part's geometry row.
@@ -176,6 +186,7 @@ private:
     SimulationSession* session_ = nullptr;
     TimelineWidget* timeline_ = nullptr;
     PlotsPanel* plots_ = nullptr;
+    ModesPanel* modes_ = nullptr;
     PropertiesPanel* properties_ = nullptr;
     SceneDocument* document_ = nullptr;
     BuildTools* tools_ = nullptr;

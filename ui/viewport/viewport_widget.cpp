@@ -138,6 +138,7 @@ struct ViewportWidget::Impl {
     osg::ref_ptr<osg::Group> root = new osg::Group;
     SceneGraph scene;
     engine::SceneSpec spec;  // what is shown (for highlighting)
+    std::vector<quint64> selection;
     QPointF pressPosition;
     bool leftPressed = false;
     StandardView view = StandardView::Isometric;
@@ -378,9 +379,14 @@ QPointF ViewportWidget::project(double x, double y, double z) const {
 }
 
 void ViewportWidget::setSelection(const std::vector<quint64>& entities) {
+    impl_->selection = entities;
     std::vector<engine::EntityId> ids(entities.begin(), entities.end());
     setHighlighted(impl_->scene, impl_->spec, ids);
     update();
+}
+
+const std::vector<quint64>& ViewportWidget::selection() const {
+    return impl_->selection;
 }
 
 void ViewportWidget::fitToScene() {

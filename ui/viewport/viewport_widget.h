@@ -70,6 +70,7 @@ public:
     QPointF project(double x, double y, double z) const;
     // Highlights these entities (parts glow).
     void setSelection(const std::vector<quint64>& entities);
+    const std::vector<quint64>& selection() const;  // what is highlighted
 
     void fitToScene();
     void setStandardView(StandardView view);

@@ -19,6 +19,7 @@
 #include "ui/timeline/timeline_widget.h"
 #include "ui/viewport/viewport_widget.h"
 
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -27,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 
+#include "ui/analysis/modes_panel.h"
 #include "ui/document/scene_document.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
@@ -853,6 +855,79 @@ TEST(ViewportWidget, DrawsAfterMovingToAnotherWindow) {
     second.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&second));
     EXPECT_GT(analyse(renderedImage(view)).distinctColours, 50);
+}
+
+// A mechanism that cannot close says which joint, by how much and the loop, and shows the joint
+// and the loop's parts highlighted in the 3D view.
+TEST_F(MainWindowTest, AnAssemblyThatCannotCloseShowsTheLoop) {
+    ASSERT_TRUE(window.openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/four_bar_coupler_short.json")));
+    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Assemble));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    QTest::qWait(20);
+    const QString said = window.messages()->item(window.messages()->count() - 1)->text();
+    EXPECT_TRUE(said.contains("joint 'C' cannot close")) << said.toStdString();
+    EXPECT_TRUE(said.contains("12 mm too short")) << said.toStdString();
+    const engine::SceneSpec& s = *window.scene();
+    std::vector<quint64> expected{s.joints[3].id};
+    for (const char* part : {"crank", "coupler", "rocker"})
+        for (const engine::Part& p : s.parts)
+            if (p.name == part) expected.push_back(p.id);
+    EXPECT_EQ(window.viewport()->selection(), expected);
+    EXPECT_EQ(window.undoStack()->count(), 0);  // nothing moved
+}
+
+// Simulate ▸ Analysis ▸ Vibration Modes: the double pendulum's two frequencies in the Modes tab
+// (the 2 × 2 eigenproblem's, as motus-cli modes gives them), and a selected mode swings the
+// parts through its shape with the joints held, until time moves.
+TEST_F(MainWindowTest, VibrationModesAreListedAndMoveInTheView) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/double_pendulum.json")));
+    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Modes));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    QTest::qWait(20);
+    ModesPanel* modes = window.modesPanel();
+    ASSERT_EQ(modes->modeCount(), 2)
+        << window.messages()->item(window.messages()->count() - 1)->text().toStdString();
+    EXPECT_NEAR(modes->frequency(0), 0.77848961, 1e-7);
+    EXPECT_NEAR(modes->frequency(1), 2.0821966742, 1e-8);
+    QDockWidget* modesDock = window.findChild<QDockWidget*>(QStringLiteral("ModesDock"));
+    ASSERT_TRUE(modesDock);
+    EXPECT_FALSE(modesDock->visibleRegion().isEmpty()) << "the Modes tab is in front";
+    EXPECT_EQ(window.undoStack()->count(), 0);  // the parts stay where they were
+    EXPECT_EQ(modes->animatedMode(), 0) << "the lowest mode moves at once";
+
+    // A quarter period on, every joint is still closed and the parts have moved by about the
+    // animation's amplitude.
+    const engine::SceneSpec& s = *window.scene();
+    for (int mode = 0; mode < 2; ++mode) {
+        const std::vector<engine::Transform> rest = modes->posesAt(mode, 0.0);
+        const std::vector<engine::Transform> swung = modes->posesAt(mode, std::numbers::pi / 2);
+        ASSERT_EQ(swung.size(), s.parts.size());
+        auto markerAt = [&](const std::vector<engine::Transform>& poses,
+                            const engine::MarkerRef& ref) {
+            for (std::size_t p = 0; p < s.parts.size(); ++p)
+                if (s.parts[p].name == ref.part)
+                    for (const engine::Marker& m : s.parts[p].markers)
+                        if (m.name == ref.marker) return engine::Vec3(poses[p] * m.X_PM.p);
+            ADD_FAILURE() << ref.text();
+            return engine::Vec3(engine::Vec3::Zero());
+        };
+        for (const engine::Joint& j : s.joints)
+            EXPECT_LT((markerAt(swung, j.markerI) - markerAt(swung, j.markerJ)).norm(), 1e-9)
+                << j.name;
+        double moved = 0.0;
+        for (std::size_t p = 0; p < s.parts.size(); ++p)
+            moved = std::max(moved, (swung[p].p - rest[p].p).norm());
+        EXPECT_GT(moved, 0.3 * modes->amplitude());
+        EXPECT_LT(moved, 3.0 * modes->amplitude());
+    }
+
+    modes->animateMode(1);
+    QTest::qWait(300);
+    EXPECT_EQ(modes->animatedMode(), 1) << "it keeps moving while time stands still";
+    window.session()->step();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return modes->animatedMode() < 0; }, 5000))
+        << "a step of the run gives the view back";
 }
 
 }  // namespace
