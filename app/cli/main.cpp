@@ -14,6 +14,7 @@
 //       5  interrupted (SIGINT or SIGTERM): every row computed so far is written
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -24,9 +25,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -40,6 +43,7 @@
 #include "engine/io/durable_file.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
+#include "engine/io/scene_overrides.h"
 #include "engine/io/urdf_import.h"
 #include "engine/math/constants.h"
 #include "engine/runtime/simulator.h"
@@ -73,9 +77,17 @@ void printDiagnostics(const engine::Diagnostics& diagnostics, const std::string&
     }
 }
 
+// --set PATH=VALUE overrides of the command line (engine/io/scene_overrides.h), applied to
+// every scene a command reads; batch sets them case by case.
+std::vector<engine::io::SceneOverride> gOverrides;
+
+engine::io::SceneLoadResult loadScene(const std::string& path) {
+    return engine::io::loadSceneFile(path, gOverrides);
+}
+
 // `check <scene>`: read and validate a scene, print what it contains.
 int runCheck(const std::string& path) {
-    const engine::io::SceneLoadResult result = engine::io::loadSceneFile(path);
+    const engine::io::SceneLoadResult result = loadScene(path);
     printDiagnostics(result.diagnostics, path);
     if (!result.scene) return kExitInvalidInput;
 
@@ -127,7 +139,7 @@ int runCheck(const std::string& path) {
 std::shared_ptr<const engine::Model> loadModel(const std::string& path,
                                                const engine::SolverSettings* overrides,
                                                engine::Diagnostics* diagnosticsOut = nullptr) {
-    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
+    engine::io::SceneLoadResult loaded = loadScene(path);
     if (diagnosticsOut) *diagnosticsOut = loaded.diagnostics;
     printDiagnostics(loaded.diagnostics, path);
     if (!loaded.scene) return nullptr;
@@ -158,7 +170,7 @@ struct SimulateOptions {
 
 // `simulate`: forward dynamics to `duration`, one CSV row per output step (t = 0 first).
 int runSimulate(const SimulateOptions& options) {
-    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(options.scene);
+    engine::io::SceneLoadResult loaded = loadScene(options.scene);
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
     engine::SceneSpec& spec = *loaded.scene;
@@ -384,7 +396,7 @@ struct KinematicCommandOptions {
 // motion efforts and power that produce it. CSV as `simulate`'s, plus accelerations and the
 // motions' effort and power (engine/io/csv_export.h).
 int runKinematic(const KinematicCommandOptions& options, bool inverse) {
-    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(options.scene);
+    engine::io::SceneLoadResult loaded = loadScene(options.scene);
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
     engine::SceneSpec& spec = *loaded.scene;
@@ -526,7 +538,7 @@ int writeText(const std::string& text, const std::string& out) {
 
 // Loads, compiles and assembles a scene for the static analyses; null after printing why.
 std::shared_ptr<const engine::Model> loadForStatics(const std::string& path, int& exitCode) {
-    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
+    engine::io::SceneLoadResult loaded = loadScene(path);
     printDiagnostics(loaded.diagnostics, path);
     exitCode = kExitInvalidInput;
     if (!loaded.scene) return nullptr;
@@ -637,7 +649,7 @@ int runModes(const std::string& path, bool atEquilibrium, const std::string& out
 // metric) to where they were placed (stdout, or --out atomically); how far they moved on
 // stderr. A mechanism that cannot close is explained: which joint, by how much, the loop.
 int runAssemble(const std::string& path, const std::string& out) {
-    engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
+    engine::io::SceneLoadResult loaded = loadScene(path);
     printDiagnostics(loaded.diagnostics, path);
     if (!loaded.scene) return kExitInvalidInput;
     const engine::CompileResult compiled = engine::compile(*loaded.scene);
@@ -672,9 +684,147 @@ int runAssemble(const std::string& path, const std::string& out) {
     return 0;
 }
 
+struct BatchOptions {
+    std::string scene;
+    std::string cases;   // CSV: a header of override paths, a row of values per case
+    std::string outDir;  // one result file per case, and summary.csv
+    std::string analysis = "simulate";
+    double duration = 0.0;
+    double outputDt = 0.0;
+};
+
+// The fields of one CSV line: "…" quotes a field that holds commas ([0, 0, 1]); "" inside
+// quotes is a quote.
+std::vector<std::string> csvFields(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t k = 0; k < line.size(); ++k) {
+        const char c = line[k];
+        if (quoted && c == '"' && k + 1 < line.size() && line[k + 1] == '"') {
+            fields.back() += '"';
+            ++k;
+        } else if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            fields.emplace_back();
+        } else if (c != '\r') {
+            fields.back() += c;
+        }
+    }
+    return fields;
+}
+
+// A case name as a file name: letters, digits, '-', '_' and '.' kept, the rest '_'.
+std::string fileNameOf(const std::string& name) {
+    std::string out = name;
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+            c = '_';
+    return out.empty() || out.front() == '.' ? "case" + out : out;
+}
+
+// `batch`: a parameter study. Each row of the cases file sets the scene values its header
+// names (--set's paths) and runs the analysis into <out-dir>/<case>.csv; summary.csv (and
+// stdout) lists each case with its outcome. A failing case is reported and the others still
+// run.
+int runBatch(const BatchOptions& o) {
+    std::ifstream in(o.cases);
+    if (!in) {
+        printError("cannot open the cases file", o.cases);
+        return kExitInvalidInput;
+    }
+    const std::set<std::string> analyses{"simulate", "kinematics", "inverse", "statics", "modes"};
+    if (!analyses.count(o.analysis)) {
+        printError("--analysis is simulate, kinematics, inverse, statics or modes, got '" +
+                       o.analysis + "'",
+                   "command line");
+        return kExitUsage;
+    }
+    const bool timed =
+        o.analysis == "simulate" || o.analysis == "kinematics" || o.analysis == "inverse";
+    if (timed && !(o.duration > 0.0)) {
+        printError("--duration is needed for a " + o.analysis + " batch", "command line");
+        return kExitUsage;
+    }
+    std::string line;
+    std::vector<std::string> header;
+    int lineNumber = 0;
+    while (header.empty() && std::getline(in, line)) {
+        ++lineNumber;
+        if (line.find_first_not_of(" \t\r") != std::string::npos) header = csvFields(line);
+    }
+    const bool named = !header.empty() && header.front() == "case";
+    if (header.size() < (named ? 2u : 1u)) {
+        printError("the cases file has no header of scene paths to set", o.cases);
+        return kExitInvalidInput;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.outDir, ec);
+    if (ec) {
+        printError("cannot create the output folder: " + ec.message(), o.outDir);
+        return kExitInvalidInput;
+    }
+    std::ostringstream summary;
+    summary << "case,status,exit,file\n";
+    int firstFailure = 0, cases = 0;
+    std::set<std::string> used;
+    while (std::getline(in, line)) {
+        ++lineNumber;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        const std::vector<std::string> fields = csvFields(line);
+        ++cases;
+        std::string name = named && !fields.empty() ? fields.front() : "";
+        name = fileNameOf(name.empty() ? "case-" + std::to_string(cases) : name);
+        while (!used.insert(name).second) name += "_";
+        const std::string file = (std::filesystem::path(o.outDir) / (name + ".csv")).string();
+        int code = 0;
+        if (fields.size() != header.size()) {
+            printError("line " + std::to_string(lineNumber) + " has " +
+                           std::to_string(fields.size()) + " values for " +
+                           std::to_string(header.size()) + " columns",
+                       o.cases);
+            code = kExitInvalidInput;
+        } else {
+            gOverrides.clear();
+            for (std::size_t k = named ? 1 : 0; k < header.size(); ++k)
+                gOverrides.push_back({header[k], fields[k]});
+            std::cerr << "motus-cli: case " << name << "\n";
+            if (o.analysis == "simulate") {
+                SimulateOptions sim;
+                sim.scene = o.scene;
+                sim.duration = o.duration;
+                sim.outputDt = o.outputDt;
+                sim.out = file;
+                code = runSimulate(sim);
+            } else if (o.analysis == "kinematics" || o.analysis == "inverse") {
+                KinematicCommandOptions kin;
+                kin.scene = o.scene;
+                kin.duration = o.duration;
+                kin.outputDt = o.outputDt;
+                kin.out = file;
+                code = runKinematic(kin, o.analysis == "inverse");
+            } else if (o.analysis == "statics") {
+                code = runStatics(o.scene, file);
+            } else {
+                code = runModes(o.scene, /*atEquilibrium=*/true, file);
+            }
+            gOverrides.clear();
+        }
+        if (code != 0 && firstFailure == 0) firstFailure = code;
+        summary << name << ',' << (code == 0 ? "ok" : "failed") << ',' << code << ','
+                << (code == 0 ? file : std::string()) << '\n';
+    }
+    std::cout << summary.str();
+    if (const int written =
+            writeText(summary.str(), (std::filesystem::path(o.outDir) / "summary.csv").string());
+        written != 0)
+        return written;
+    return firstFailure;
+}
+
 // `format`: the scene rewritten in the documented form (stdout, or --out atomically).
 int runFormat(const std::string& path, const std::string& out) {
-    const engine::io::SceneLoadResult loaded = engine::io::loadSceneFile(path);
+    const engine::io::SceneLoadResult loaded = loadScene(path);
     printDiagnostics(loaded.diagnostics, path);
     if (!loaded.scene) return kExitInvalidInput;
     if (out.empty()) {
@@ -925,6 +1075,26 @@ int main(int argc, char** argv) {
     assembleCommand->add_option("scene", assemblePath, "Scene file (.json)")->required();
     assembleCommand->add_option("--out", assembleOut, "Scene file to write (default: stdout)");
 
+    BatchOptions batchOptions;
+    CLI::App* batch = app.add_subcommand(
+        "batch",
+        "A parameter study: each row of a cases file sets the scene values its header names "
+        "(paths as --set takes them) and runs the analysis, one CSV per case in --out-dir, "
+        "with summary.csv listing each case's outcome.");
+    batch->add_option("scene", batchOptions.scene, "Scene file (.json)")->required();
+    batch
+        ->add_option("--cases", batchOptions.cases,
+                     "CSV file: a header of scene paths (an optional first column 'case' names "
+                     "the cases), then a row of values per case")
+        ->required();
+    batch->add_option("--out-dir", batchOptions.outDir, "Folder for the results")->required();
+    batch->add_option("--analysis", batchOptions.analysis,
+                      "simulate (default), kinematics, inverse, statics or modes");
+    batch->add_option("--duration", batchOptions.duration, "Simulated time [s] (timed analyses)")
+        ->check(kPositive);
+    batch->add_option("--output-dt", batchOptions.outputDt, "Time between output rows [s]")
+        ->check(kPositive);
+
     std::string formatPath, formatOut;
     CLI::App* format = app.add_subcommand("format",
                                           "Rewrite a scene in Motus's documented form (exact "
@@ -946,6 +1116,15 @@ int main(int argc, char** argv) {
                                         "and redundant constraints as JSON.");
     info->add_option("scene", infoPath, "Scene file (.json)")->required();
 
+    // --set PATH=VALUE on every command that reads a scene (engine/io/scene_overrides.h).
+    std::vector<std::string> overrides;
+    for (CLI::App* command : {check, simulate, kinematics, inverseDynamics, statics, modesCommand,
+                              assembleCommand, format, info})
+        command->add_option("--set", overrides,
+                            "Set a scene value before reading it, PATH=VALUE (repeatable): a "
+                            "JSON pointer whose array steps may be names, e.g. "
+                            "/parts/crank/mass=2 or motions.drive.expression=720d*time");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -960,6 +1139,16 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
 
+    for (const std::string& text : overrides) {
+        engine::io::SceneOverride o;
+        std::string error;
+        if (!engine::io::parseOverride(text, o, error)) {
+            printError(error, "command line");
+            return kExitUsage;
+        }
+        gOverrides.push_back(o);
+    }
+    if (batch->parsed()) return runBatch(batchOptions);
     if (check->parsed()) return runCheck(scenePath);
     if (simulate->parsed()) return runSimulate(sim);
     if (info->parsed()) return runInfo(infoPath);

@@ -51,15 +51,16 @@ struct ModesPanel::Impl {
 ModesPanel::ModesPanel(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Impl>()) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    impl_->about = new QLabel(tr("Simulate ▸ Analysis ▸ Vibration Modes finds the natural "
-                                 "frequencies about the equilibrium the mechanism rests in."));
+    impl_->about =
+        new QLabel(tr("Simulate ▸ Analysis ▸ Vibration Modes finds the natural "
+                      "frequencies about the equilibrium the mechanism rests in."));
     impl_->about->setWordWrap(true);
     impl_->about->setObjectName(QStringLiteral("ModesAbout"));
     layout->addWidget(impl_->about);
     impl_->table = new QTableWidget(0, kColumns);
     impl_->table->setObjectName(QStringLiteral("ModesTable"));
-    impl_->table->setHorizontalHeaderLabels({tr("Mode"), tr("Frequency [Hz]"), tr("Period [s]"),
-                                             tr("Damping ratio"), tr("Stability")});
+    impl_->table->setHorizontalHeaderLabels(
+        {tr("Mode"), tr("Frequency [Hz]"), tr("Period [s]"), tr("Damping ratio"), tr("Stability")});
     impl_->table->verticalHeader()->hide();
     impl_->table->setSelectionBehavior(QAbstractItemView::SelectRows);
     impl_->table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -96,9 +97,8 @@ void ModesPanel::setModes(std::shared_ptr<const engine::Model> model, const engi
     double size = 0.05;
     for (int a = 0; a < m.bodyCount(); ++a)
         for (int b = a + 1; b < m.bodyCount(); ++b)
-            size = std::max(size, (engine::bodyPosition(state.q, a) -
-                                   engine::bodyPosition(state.q, b))
-                                      .norm());
+            size = std::max(
+                size, (engine::bodyPosition(state.q, a) - engine::bodyPosition(state.q, b)).norm());
     impl_->amplitude = kSizeFraction * size;
     impl_->largestMotion = impl_->amplitude;
 
@@ -119,8 +119,8 @@ void ModesPanel::setModes(std::shared_ptr<const engine::Model> model, const engi
         cell(kPeriod, mode.frequency > 0.0 ? QString::number(1.0 / mode.frequency, 'g', 4)
                                            : QStringLiteral("—"));
         // Round-off of an undamped mode's ζ (1e-18) reads as none.
-        cell(kDamping, QString::number(std::abs(mode.dampingRatio) < 1e-9 ? 0.0 : mode.dampingRatio,
-                                       'g', 3));
+        cell(kDamping,
+             QString::number(std::abs(mode.dampingRatio) < 1e-9 ? 0.0 : mode.dampingRatio, 'g', 3));
         cell(kStability, mode.unstable ? tr("grows at %1 1/s").arg(mode.growthRate, 0, 'g', 3)
                          : mode.frequency == 0.0 ? tr("neutral")
                                                  : tr("stable"));

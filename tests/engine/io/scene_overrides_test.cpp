@@ -1,0 +1,77 @@
+// Scene values set from outside the file (motus-cli --set, batch): JSON pointers whose array
+// steps may be names, the dotted form, JSON values and plain text, keys added, and overrides
+// that name nothing refused with the step that fails.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/io/scene_overrides.h"
+
+namespace engine::io {
+namespace {
+
+const std::string kScene = MOTUS_SOURCE_DIR "/scenes/slider_crank.json";
+
+SceneLoadResult load(const std::vector<std::string>& texts) {
+    std::vector<SceneOverride> overrides;
+    for (const std::string& t : texts) {
+        SceneOverride o;
+        std::string error;
+        EXPECT_TRUE(parseOverride(t, o, error)) << error;
+        overrides.push_back(o);
+    }
+    return loadSceneFile(kScene, overrides);
+}
+
+std::string firstError(const SceneLoadResult& r) {
+    return r.diagnostics.empty() ? std::string() : r.diagnostics.front().message;
+}
+
+TEST(SceneOverrides, SetValuesByNameByIndexAndWithDots) {
+    const SceneLoadResult plain = loadSceneFile(kScene);
+    ASSERT_TRUE(plain.scene);
+    const SceneLoadResult r = load({"/parts/crank/mass=2.5", "/parts/2/mass=0.125",
+                                    "motions.motor.expression=720d*time", "/gravity=[0, 0, -1.62]"});
+    ASSERT_TRUE(r.scene) << firstError(r);
+    const SceneSpec& s = *r.scene;
+    EXPECT_EQ(s.parts[1].name, "crank");
+    EXPECT_EQ(s.parts[1].mass, 2.5);
+    EXPECT_EQ(s.parts[2].mass, 0.125);
+    EXPECT_EQ(s.motions.front().expression, "720d*time");  // not JSON: the text itself
+    EXPECT_EQ(s.gravity, Vec3(0, 0, -1.62));
+    // Everything else as in the file.
+    EXPECT_EQ(s.parts.size(), plain.scene->parts.size());
+    EXPECT_EQ(s.parts[3].mass, plain.scene->parts[3].mass);
+    EXPECT_EQ(s.joints.size(), plain.scene->joints.size());
+}
+
+TEST(SceneOverrides, WhatNamesNothingIsRefusedAtTheStepThatFails) {
+    SceneLoadResult r = load({"/parts/crnak/mass=2"});
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("/parts has no element named 'crnak'"), std::string::npos)
+        << firstError(r);
+    r = load({"/parts/17/mass=2"});
+    EXPECT_NE(firstError(r).find("/parts has no element 17"), std::string::npos) << firstError(r);
+    r = load({"/nothing/here=2"});
+    EXPECT_NE(firstError(r).find("/ has no key 'nothing'"), std::string::npos) << firstError(r);
+    r = load({"/parts/crank/mass/x=2"});
+    EXPECT_NE(firstError(r).find("/parts/crank/mass is a value"), std::string::npos)
+        << firstError(r);
+    // A key the format does not have is added, and the reader says so as for a file.
+    r = load({"/parts/crank/mas=2"});
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("unknown key 'mas'"), std::string::npos) << firstError(r);
+    // A value the reader refuses is refused as in a file.
+    r = load({"/parts/crank/mass=-1"});
+    EXPECT_FALSE(r.scene);
+    SceneOverride o;
+    std::string error;
+    EXPECT_FALSE(parseOverride("mass", o, error));
+    EXPECT_NE(error.find("PATH=VALUE"), std::string::npos);
+    EXPECT_FALSE(parseOverride("=2", o, error));
+}
+
+}  // namespace
+}  // namespace engine::io
