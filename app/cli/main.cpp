@@ -596,19 +596,73 @@ int runStatics(const std::string& path, const std::string& out) {
 // `modes`: natural frequencies, damping ratios and mode shapes about the scene's pose (or, with
 // --equilibrium, about the equilibrium nearest it), as CSV: one row per mode, the shape as each
 // part's translation and rotation (world axes) in the mode.
-int runModes(const std::string& path, bool atEquilibrium, const std::string& out) {
+struct ModesOptions {
+    std::string scene;
+    bool atEquilibrium = false;
+    double at = -1.0;      // s: about the pose the run reaches then (frozen); < 0: the scene's pose
+    std::string out;       // CSV of the modes
+    std::string matrices;  // JSON of the linearised equations
+};
+
+// The linearised equations z̈ + C ż + K z = f in the minimal coordinates, as JSON: N's columns
+// over the bodies' velocity coordinates (named), K, C and f.
+std::string linearisedJson(const engine::Model& model, const engine::ModesResult& r, double t) {
+    nlohmann::json doc;
+    doc["equations"] = "zdd + C zd + K z = f, z the minimal coordinates (M-orthonormal)";
+    doc["time"] = t;
+    nlohmann::json names = nlohmann::json::array();
+    for (const engine::BodyModel& body : model.bodies)
+        for (const char* c : {"vx", "vy", "vz", "wx'", "wy'", "wz'"})
+            names.push_back(body.name + "." + c);
+    doc["velocityCoordinates"] = names;
+    auto matrix = [](const Eigen::MatrixXd& m) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+            nlohmann::json row = nlohmann::json::array();
+            for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
+            rows.push_back(row);
+        }
+        return rows;
+    };
+    doc["N"] = matrix(r.N);
+    doc["K"] = matrix(r.K);
+    doc["C"] = matrix(r.C);
+    doc["f"] = std::vector<double>(r.force.data(), r.force.data() + r.force.size());
+    return doc.dump(1) + "\n";
+}
+
+int runModes(const ModesOptions& options) {
+    const std::string& path = options.scene;
     int exitCode = 0;
     const auto model = loadForStatics(path, exitCode);
     if (!model) return exitCode;
-    engine::StaticResult at = atEquilibrium
-                                  ? engine::equilibrium(*model, engine::initialState(*model), 1e-8,
-                                                        nullptr, nullptr, /*stable=*/true)
-                                  : engine::assemble(*model, engine::initialState(*model));
-    if (!at.status.ok) {
-        printError(at.status.message, path);
-        return at.status.message.find("cannot be assembled") != std::string::npos
-                   ? kExitCannotAssemble
-                   : kExitRunStopped;
+    engine::StaticResult at;
+    if (options.at >= 0.0) {
+        // The pose a run reaches at that time, frozen there (velocities not part of it).
+        engine::ForwardDynamics run(model);
+        if (engine::Status s = run.initialize(); !s.ok) {
+            printError(s.message, path);
+            return s.message.find("cannot be assembled") != std::string::npos ? kExitCannotAssemble
+                                                                              : kExitRunStopped;
+        }
+        if (options.at > 0.0)
+            if (engine::Status s = run.advance(options.at); !s.ok) {
+                printError(
+                    "the run to t = " + engine::timeText(options.at) + " stopped: " + s.message,
+                    path);
+                return kExitRunStopped;
+            }
+        at.state = run.state();
+    } else {
+        at = options.atEquilibrium ? engine::equilibrium(*model, engine::initialState(*model), 1e-8,
+                                                         nullptr, nullptr, /*stable=*/true)
+                                   : engine::assemble(*model, engine::initialState(*model));
+        if (!at.status.ok) {
+            printError(at.status.message, path);
+            return at.status.message.find("cannot be assembled") != std::string::npos
+                       ? kExitCannotAssemble
+                       : kExitRunStopped;
+        }
     }
     at.state.v.setZero();
     const engine::ModesResult r = engine::modes(*model, at.state);
@@ -620,8 +674,14 @@ int runModes(const std::string& path, bool atEquilibrium, const std::string& out
         std::cerr << "motus-cli: warning: the pose is not an equilibrium (largest acceleration at "
                      "rest "
                   << r.residual
-                  << "): the modes describe motion about a moving state; use --equilibrium ("
+                  << "): the modes are those of the mechanism frozen in it; use --equilibrium for "
+                     "vibrations about where it rests ("
                   << path << ")\n";
+    if (!options.matrices.empty())
+        if (const int written = writeText(linearisedJson(*model, r, at.state.t), options.matrices);
+            written != 0)
+            return written;
+    const std::string& out = options.out;
     std::ostringstream text;
     text << "mode,frequency,dampingRatio,unstable,growthRate";
     for (const engine::BodyModel& body : model->bodies)
@@ -806,7 +866,11 @@ int runBatch(const BatchOptions& o) {
             } else if (o.analysis == "statics") {
                 code = runStatics(o.scene, file);
             } else {
-                code = runModes(o.scene, /*atEquilibrium=*/true, file);
+                ModesOptions m;
+                m.scene = o.scene;
+                m.atEquilibrium = true;
+                m.out = file;
+                code = runModes(m);
             }
             gOverrides.clear();
         }
@@ -1057,15 +1121,24 @@ int main(int argc, char** argv) {
     statics->add_option("scene", staticsPath, "Scene file (.json)")->required();
     statics->add_option("--out", staticsOut, "CSV file to write (default: stdout)");
 
-    std::string modesPath, modesOut;
-    bool modesAtEquilibrium = false;
+    ModesOptions modesOptions;
     CLI::App* modesCommand = app.add_subcommand(
         "modes",
-        "Natural frequencies, damping ratios and mode shapes about the scene's pose, as CSV.");
-    modesCommand->add_option("scene", modesPath, "Scene file (.json)")->required();
-    modesCommand->add_flag("--equilibrium", modesAtEquilibrium,
+        "Natural frequencies, damping ratios and mode shapes about the scene's pose, as CSV; "
+        "--matrices writes the linearised equations.");
+    modesCommand->add_option("scene", modesOptions.scene, "Scene file (.json)")->required();
+    modesCommand->add_flag("--equilibrium", modesOptions.atEquilibrium,
                            "About the stable equilibrium the mechanism settles in from its pose");
-    modesCommand->add_option("--out", modesOut, "CSV file to write (default: stdout)");
+    modesCommand
+        ->add_option("--at", modesOptions.at,
+                     "About the pose a run reaches at this time [s], frozen there (its velocities "
+                     "are not part of the linearisation)")
+        ->check(kNonNegative);
+    modesCommand->add_option("--out", modesOptions.out, "CSV file to write (default: stdout)");
+    modesCommand->add_option("--matrices", modesOptions.matrices,
+                             "Also write the linearised equations z'' + C z' + K z = f in minimal "
+                             "coordinates (N, K, C, f) to this JSON file");
+    modesCommand->get_option("--at")->excludes(modesCommand->get_option("--equilibrium"));
 
     std::string assemblePath, assembleOut;
     CLI::App* assembleCommand = app.add_subcommand(
@@ -1154,7 +1227,7 @@ int main(int argc, char** argv) {
     if (info->parsed()) return runInfo(infoPath);
     if (kinematics->parsed()) return runKinematic(kin, false);
     if (statics->parsed()) return runStatics(staticsPath, staticsOut);
-    if (modesCommand->parsed()) return runModes(modesPath, modesAtEquilibrium, modesOut);
+    if (modesCommand->parsed()) return runModes(modesOptions);
     if (inverseDynamics->parsed()) return runKinematic(kin, true);
     if (assembleCommand->parsed()) return runAssemble(assemblePath, assembleOut);
     if (format->parsed()) return runFormat(formatPath, formatOut);

@@ -24,6 +24,10 @@ ModesResult modes(const Model& model, const State& state) {
         return out;
     }
     out.residual = L.residual;
+    out.N = L.N;
+    out.K = L.K;
+    out.C = L.C;
+    out.force = L.force;
     const Eigen::Index f = L.K.rows();
     if (f == 0) return out;  // nothing can move
 

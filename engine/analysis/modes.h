@@ -31,9 +31,18 @@ struct ModesResult {
     Status status;
     std::vector<Mode> modes;  // ascending frequency; unstable modes first
     double residual = 0.0;    // the largest acceleration at rest: about 0 at an equilibrium
+    // The linearised equations z̈ + C ż + K z = f in the minimal coordinates z (linearisation.h):
+    // N (6n × f) maps them to the bodies' velocity coordinates; f is the reduced force at the
+    // state (0 at an equilibrium).
+    Eigen::MatrixXd N, K, C;
+    Eigen::VectorXd force;
 };
 
-// The modes about `state` (at rest; an equilibrium for the results to describe vibrations).
+// The modes about `state`'s pose, at rest: an equilibrium, for the results to describe
+// vibrations. About the pose of a moment of a run (not at rest, or not in equilibrium) they are
+// those of the mechanism frozen there: the velocities, with their centrifugal and gyroscopic
+// terms, are not part of it (world-fixed minimal coordinates would see a turning part's own
+// motion as a displacement), and `residual` says how far from equilibrium the pose is.
 ModesResult modes(const Model& model, const State& state);
 
 }  // namespace engine

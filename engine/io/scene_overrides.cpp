@@ -94,7 +94,8 @@ bool parseOverride(const std::string& text, SceneOverride& out, std::string& err
     return true;
 }
 
-SceneLoadResult loadSceneFile(const std::string& path, const std::vector<SceneOverride>& overrides) {
+SceneLoadResult loadSceneFile(const std::string& path,
+                              const std::vector<SceneOverride>& overrides) {
     SceneLoadResult plain = loadSceneFile(path);
     if (overrides.empty() || !plain.scene) return plain;
     // The file passed every check: its JSON is bounded and well formed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include <QAction>
@@ -1041,20 +1042,44 @@ bool MainWindow::startAnalysis(Analysis analysis) {
     cancelRun_->show();
     analysisTimer_->start();
     auto model = compiled.model;
-    analysis_ = std::thread([this, model, analysis, what] {
+    // Modes at a moment of a run: with a recorded frame after the start shown (of the scene as
+    // it is), about that frame's pose, frozen; otherwise about the stable equilibrium the
+    // mechanism rests in.
+    std::optional<engine::State> frame;
+    if (analysis == Analysis::Modes && !documentEdited_) {
+        const auto snap = session_->snapshot();
+        const engine::Recording* recording = session_->recording();
+        engine::State state;
+        engine::Outputs outputs;
+        if (snap && recording && snap->time > 0.0 && snap->model && !snap->model->kinematic &&
+            recording->read(snap->frame, state, outputs)) {
+            frame = state;
+            model = snap->model;
+        }
+    }
+    analysis_ = std::thread([this, model, analysis, what, frame] {
         const engine::State start = engine::initialState(*model);
-        // Modes are about the stable equilibrium the mechanism rests in.
-        engine::StaticResult result =
-            analysis == Analysis::Assemble
-                ? engine::assemble(*model, start)
-                : engine::equilibrium(*model, start, 1e-8, &cancelAnalysis_, &analysisProgress_,
-                                      /*stable=*/analysis == Analysis::Modes);
+        engine::StaticResult result;
+        if (frame) {
+            result.state = *frame;
+            result.state.v.setZero();
+        } else {
+            result =
+                analysis == Analysis::Assemble
+                    ? engine::assemble(*model, start)
+                    : engine::equilibrium(*model, start, 1e-8, &cancelAnalysis_, &analysisProgress_,
+                                          /*stable=*/analysis == Analysis::Modes);
+        }
         engine::ModesResult modes;
-        if (analysis == Analysis::Modes && result.status.ok)
+        if (analysis == Analysis::Modes && result.status.ok) {
             modes = engine::modes(*model, result.state);
+            if (frame) result.residual = modes.residual;
+        }
+        const double frameTime = frame ? frame->t : -1.0;
         QMetaObject::invokeMethod(
             this,
-            [this, model, analysis, what, result = std::move(result), modes = std::move(modes)] {
+            [this, model, analysis, what, frameTime, result = std::move(result),
+             modes = std::move(modes)] {
                 analysisRunning_ = false;
                 analysisTimer_->stop();
                 runProgress_->hide();
@@ -1077,7 +1102,7 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                 }
                 if (!scene()) return;
                 if (analysis == Analysis::Modes) {
-                    showModes(model, result, modes);
+                    showModes(model, result, modes, frameTime);
                     return;
                 }
                 // The parts where the analysis put them, as an undoable edit.
@@ -1115,25 +1140,38 @@ bool MainWindow::startAnalysis(Analysis analysis) {
 }
 
 void MainWindow::showModes(const std::shared_ptr<const engine::Model>& model,
-                           const engine::StaticResult& at, const engine::ModesResult& modes) {
+                           const engine::StaticResult& at, const engine::ModesResult& modes,
+                           double frameTime) {
     const QString about =
-        tr("About the stable equilibrium the mechanism rests in (largest acceleration at rest "
-           "%1; found in %2 Newton iterations%3). Select a mode to see it move.")
-            .arg(at.residual, 0, 'g', 3)
-            .arg(at.newtonIterations)
-            .arg(at.steps > 0 ? tr(" after %1 relaxation steps").arg(at.steps) : QString());
+        frameTime >= 0.0
+            ? tr("About the pose at t = %1 s of the run, frozen there: its velocities are not "
+                 "part of it%2. Select a mode to see it move.")
+                  .arg(frameTime, 0, 'f', 3)
+                  .arg(at.residual > 1e-6
+                           ? tr(", and it is not an equilibrium (largest acceleration at rest "
+                                "%1): the modes are those of the mechanism held there")
+                                 .arg(at.residual, 0, 'g', 3)
+                           : QString())
+            : tr("About the stable equilibrium the mechanism rests in (largest acceleration at "
+                 "rest %1; found in %2 Newton iterations%3). Select a mode to see it move.")
+                  .arg(at.residual, 0, 'g', 3)
+                  .arg(at.newtonIterations)
+                  .arg(at.steps > 0 ? tr(" after %1 relaxation steps").arg(at.steps) : QString());
     // The message first: the Modes tab, raised after it, stays in front of Messages.
     QStringList list;
     for (std::size_t k = 0; k < modes.modes.size() && k < 6; ++k)
         list << tr("%1 Hz").arg(modes.modes[k].frequency, 0, 'g', 4);
     if (modes.modes.size() > 6) list << QStringLiteral("…");
-    addMessage(kMessageResult,
-               modes.modes.empty()
-                   ? tr("Vibration modes: none (the mechanism has no free motion).")
-                   : tr("Vibration modes: %n mode(s) about the stable equilibrium: %1. The Modes "
-                        "tab lists them; select one to see it move.",
-                        nullptr, static_cast<int>(modes.modes.size()))
-                         .arg(list.join(QStringLiteral(", "))));
+    addMessage(
+        kMessageResult,
+        modes.modes.empty()
+            ? tr("Vibration modes: none (the mechanism has no free motion).")
+            : tr("Vibration modes: %n mode(s) about %2: %1. The Modes tab lists them; "
+                 "select one to see it move.",
+                 nullptr, static_cast<int>(modes.modes.size()))
+                  .arg(list.join(QStringLiteral(", ")))
+                  .arg(frameTime >= 0.0 ? tr("the pose at t = %1 s").arg(frameTime, 0, 'f', 3)
+                                        : tr("the stable equilibrium")));
     modes_->setModes(model, at.state, modes, about);
     if (auto* dock = qobject_cast<QDockWidget*>(modes_->parentWidget())) {
         dock->show();

@@ -152,8 +152,10 @@ private:
     void createActions();
     void createDocks();
     // A finished modes analysis: the Modes tab filled and in front, the frequencies said.
+    // About a frame of the run at frameTime ≥ 0, else about the stable equilibrium.
     void showModes(const std::shared_ptr<const engine::Model>& model,
-                   const engine::StaticResult& at, const engine::ModesResult& modes);
+                   const engine::StaticResult& at, const engine::ModesResult& modes,
+                   double frameTime);
     void openWithDialog();
     void saveWithDialog();
     void showAbout();

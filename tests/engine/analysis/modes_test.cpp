@@ -56,6 +56,23 @@ TEST(Modes, ACompoundDoublePendulumHasItsTwoFrequencies) {
         EXPECT_NEAR(r.modes[static_cast<std::size_t>(k)].dampingRatio, 0.0, 1e-8);
         EXPECT_FALSE(r.modes[static_cast<std::size_t>(k)].unstable);
     }
+    // The linearised equations behind them: N M-orthonormal, K's eigenvalues ω², C zero.
+    Eigen::VectorXd Mdiag(model->velocitySize());
+    for (int b = 0; b < model->bodyCount(); ++b) {
+        layout::linear(Mdiag, b).setConstant(model->bodies[static_cast<std::size_t>(b)].mass);
+        layout::angular(Mdiag, b) = model->bodies[static_cast<std::size_t>(b)].inertia;
+    }
+    ASSERT_EQ(r.N.cols(), 2);
+    EXPECT_LT((r.N.transpose() * Mdiag.asDiagonal() * r.N - Eigen::Matrix2d::Identity())
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-12);
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> k(0.5 * (r.K + r.K.transpose()));
+    for (int j = 0; j < 2; ++j)
+        EXPECT_NEAR(k.eigenvalues()(j), exact.eigenvalues()(j), 1e-7 * exact.eigenvalues()(j));
+    EXPECT_LT(r.C.cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_LT(r.force.cwiseAbs().maxCoeff(), 1e-9);
+
     // The first mode swings both links the same way, the second against each other: the
     // lower link's x motion has the upper's sign in the first, the opposite in the second.
     const auto& s1 = r.modes[0].shape;

@@ -32,8 +32,9 @@ std::string firstError(const SceneLoadResult& r) {
 TEST(SceneOverrides, SetValuesByNameByIndexAndWithDots) {
     const SceneLoadResult plain = loadSceneFile(kScene);
     ASSERT_TRUE(plain.scene);
-    const SceneLoadResult r = load({"/parts/crank/mass=2.5", "/parts/2/mass=0.125",
-                                    "motions.motor.expression=720d*time", "/gravity=[0, 0, -1.62]"});
+    const SceneLoadResult r =
+        load({"/parts/crank/mass=2.5", "/parts/2/mass=0.125", "motions.motor.expression=720d*time",
+              "/gravity=[0, 0, -1.62]"});
     ASSERT_TRUE(r.scene) << firstError(r);
     const SceneSpec& s = *r.scene;
     EXPECT_EQ(s.parts[1].name, "crank");

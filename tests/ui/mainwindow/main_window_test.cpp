@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/modes.h"
 #include "engine/io/scene_json.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
@@ -920,6 +921,34 @@ TEST_F(MainWindowTest, VibrationModesAreListedAndMoveInTheView) {
             moved = std::max(moved, (swung[p].p - rest[p].p).norm());
         EXPECT_GT(moved, 0.3 * modes->amplitude());
         EXPECT_LT(moved, 3.0 * modes->amplitude());
+    }
+
+    // At a moment of a run: about the pose of the frame shown, frozen there, with the
+    // frequencies of the mechanism held in that pose.
+    SimulationSession* session = window.session();
+    session->runTo(0.5);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto snap = session->snapshot();
+            return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.5 - 1e-9;
+        },
+        20000));
+    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Modes));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    QTest::qWait(20);
+    ASSERT_EQ(modes->modeCount(), 2);
+    EXPECT_TRUE(modes->findChild<QLabel*>("ModesAbout")->text().contains("t = 0.500 s"));
+    {
+        const auto snap = session->snapshot();
+        engine::State frame;
+        engine::Outputs outputs;
+        ASSERT_TRUE(session->recording()->read(snap->frame, frame, outputs));
+        frame.v.setZero();
+        const engine::ModesResult held = engine::modes(*snap->model, frame);
+        ASSERT_TRUE(held.status.ok);
+        ASSERT_EQ(held.modes.size(), 2u);
+        EXPECT_EQ(modes->frequency(0), held.modes[0].frequency);
+        EXPECT_GT(std::abs(modes->frequency(0) - 0.77848961), 1e-3) << "not the equilibrium's";
     }
 
     modes->animateMode(1);
