@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -14,6 +15,16 @@
 #include "engine/model/layout.h"
 
 namespace engine {
+
+namespace {
+
+std::string shortNumber(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
+}
+
+}  // namespace
 
 std::vector<Transform> partPoses(const Model& model, const State& state) {
     std::vector<Transform> poses = model.partPoses0;
@@ -42,6 +53,7 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
     if (!out.status.ok) return out;
     State& s = out.state;
     s.v.setZero();
+    if (model.velocitySize() == 0) return out;  // ground alone: nothing to settle
     Workspace ws;
     if (Status st = prepareWorkspace(model, s, ws); !st.ok) {
         out.status = st;
@@ -188,8 +200,8 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
     if (!newton(model, relaxed, polish, tolerance, cancel))
         relaxed.status =
             Status::failure("the relaxation came to rest (largest acceleration " +
-                            std::to_string(relaxed.residual) +
-                            ") but Newton could not settle it to " + std::to_string(tolerance) +
+                            shortNumber(relaxed.residual) + ") but Newton could not settle it to " +
+                            shortNumber(tolerance) +
                             ": a neutral direction (nothing restores the mechanism along it)?");
     return relaxed;
 }
