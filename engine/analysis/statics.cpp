@@ -59,7 +59,9 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         out.status = st;
         return out;
     }
-    const double h = model.settings.stepSize;
+    // The relaxation's step: the scene's, halved where the projection cannot follow it (a long
+    // chain falling fast drifts further in a step than Newton closes in its iterations).
+    double h = model.settings.stepSize;
     double lastKinetic = 0.0;
     for (long step = 0; step <= maxSteps; ++step) {
         if (cancel && cancel->load()) {
@@ -85,12 +87,21 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
             }
         }
         // Semi-implicit Euler with the time held (a static problem), then projection.
+        const State before = s;
         s.v += h * ws.vdot;
         const double t = s.t;
         detail::retract(model, s.q, h * s.v);
         if (Status st = projectState(model, s, ws); !st.ok) {
-            out.status = st;
-            return out;
+            if (h < 1e-6 * model.settings.stepSize) {
+                out.status = st;
+                return out;
+            }
+            s = before;  // again from rest, in half the step
+            s.v.setZero();
+            lastKinetic = 0.0;
+            h *= 0.5;
+            ws.factored = false;
+            continue;
         }
         s.t = t;
         // Kinetic damping: the kinetic energy peaks where potential energy is lowest along
@@ -111,7 +122,7 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         model.bodies[static_cast<std::size_t>(worst / layout::kVelocitiesPerBody)];
     out.status = Status::failure(
         "no static equilibrium found in " + std::to_string(maxSteps) + " steps: part '" +
-        body.name + "' still accelerates at " + std::to_string(out.residual) +
+        body.name + "' still accelerates at " + shortNumber(out.residual) +
         " (is it supported? a free part under gravity has no equilibrium)");
     return out;
 }
