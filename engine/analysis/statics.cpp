@@ -209,11 +209,10 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
         return relaxed;
     }
     if (!newton(model, relaxed, polish, tolerance, cancel))
-        relaxed.status =
-            Status::failure("the relaxation came to rest (largest acceleration " +
-                            shortNumber(relaxed.residual) + ") but Newton could not settle it to " +
-                            shortNumber(tolerance) +
-                            ": a neutral direction (nothing restores the mechanism along it)?");
+        relaxed.status = Status::failure(
+            "the relaxation came to rest (largest acceleration " + shortNumber(relaxed.residual) +
+            ") but Newton could not settle it to " + shortNumber(tolerance) +
+            ": a neutral direction (nothing restores the mechanism along it)?");
     return relaxed;
 }
 

@@ -163,10 +163,10 @@ TEST(Modes, AHangingChainHasTheFrequenciesOfItsEigenproblem) {
         test::addMarker(spec, rod, "top", Vec3(0, 0, l / 2), Vec3::UnitY());
         test::addMarker(spec, rod, "bottom", Vec3(0, 0, -l / 2), Vec3::UnitY());
         spec.parts.push_back(rod);
-        spec.joints.push_back(test::joint(spec, "hinge" + std::to_string(i), JointType::Revolute,
-                                          "rod" + std::to_string(i) + ".top",
-                                          i == 0 ? "ground.pivot"
-                                                 : "rod" + std::to_string(i - 1) + ".bottom"));
+        spec.joints.push_back(
+            test::joint(spec, "hinge" + std::to_string(i), JointType::Revolute,
+                        "rod" + std::to_string(i) + ".top",
+                        i == 0 ? "ground.pivot" : "rod" + std::to_string(i - 1) + ".bottom"));
     }
     const auto model = test::compiled(spec);
     const ModesResult r = modes(*model, initialState(*model));
@@ -179,8 +179,8 @@ TEST(Modes, AHangingChainHasTheFrequenciesOfItsEigenproblem) {
         for (int j = 0; j < i; ++j) X(i, j) = l;
         X(i, i) = l / 2;
     }
-    const Eigen::MatrixXd M = m * X.transpose() * X +
-                              m * (l * l + w * w) / 12.0 * Eigen::MatrixXd::Identity(n, n);
+    const Eigen::MatrixXd M =
+        m * X.transpose() * X + m * (l * l + w * w) / 12.0 * Eigen::MatrixXd::Identity(n, n);
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
     for (int j = 0; j < n; ++j) K(j, j) = m * g * l * (n - j - 0.5);
     const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> exact(K, M);
