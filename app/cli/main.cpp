@@ -774,13 +774,23 @@ std::vector<std::string> csvFields(const std::string& line) {
     return fields;
 }
 
-// A case name as a file name: letters, digits, '-', '_' and '.' kept, the rest '_'.
+// A case name as a file name: letters, digits, '-', '_' and '.' kept, the rest '_'; "summary"
+// is the batch's own.
 std::string fileNameOf(const std::string& name) {
     std::string out = name;
     for (char& c : out)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
             c = '_';
-    return out.empty() || out.front() == '.' ? "case" + out : out;
+    if (out.empty() || out.front() == '.') out = "case" + out;
+    std::string lower = out;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower == "summary" ? out + "_case" : out;
+}
+
+std::string trimmed(const std::string& text) {
+    const std::size_t first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return {};
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
 // `batch`: a parameter study. Each row of the cases file sets the scene values its header
@@ -811,8 +821,10 @@ int runBatch(const BatchOptions& o) {
     int lineNumber = 0;
     while (header.empty() && std::getline(in, line)) {
         ++lineNumber;
+        if (lineNumber == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a BOM
         if (line.find_first_not_of(" \t\r") != std::string::npos) header = csvFields(line);
     }
+    for (std::string& column : header) column = trimmed(column);
     const bool named = !header.empty() && header.front() == "case";
     if (header.size() < (named ? 2u : 1u)) {
         printError("the cases file has no header of scene paths to set", o.cases);
@@ -827,15 +839,24 @@ int runBatch(const BatchOptions& o) {
     std::ostringstream summary;
     summary << "case,status,exit,file\n";
     int firstFailure = 0, cases = 0;
-    std::set<std::string> used;
-    while (std::getline(in, line)) {
+    std::set<std::string> used;  // file names, compared without case
+    // Ctrl+C stops the batch between cases (a running case keeps what it computed); the summary
+    // lists what ran.
+    interrupted = 0;
+    while (!interrupted && std::getline(in, line)) {
+        std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onInterrupt);
         ++lineNumber;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         const std::vector<std::string> fields = csvFields(line);
         ++cases;
         std::string name = named && !fields.empty() ? fields.front() : "";
-        name = fileNameOf(name.empty() ? "case-" + std::to_string(cases) : name);
-        while (!used.insert(name).second) name += "_";
+        name = fileNameOf(trimmed(name).empty() ? "case-" + std::to_string(cases) : trimmed(name));
+        auto folded = [](std::string text) {
+            for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return text;
+        };
+        while (!used.insert(folded(name)).second) name += "_";
         const std::string file = (std::filesystem::path(o.outDir) / (name + ".csv")).string();
         int code = 0;
         if (fields.size() != header.size()) {
@@ -847,7 +868,7 @@ int runBatch(const BatchOptions& o) {
         } else {
             gOverrides.clear();
             for (std::size_t k = named ? 1 : 0; k < header.size(); ++k)
-                gOverrides.push_back({header[k], fields[k]});
+                gOverrides.push_back({header[k], trimmed(fields[k])});
             std::cerr << "motus-cli: case " << name << "\n";
             if (o.analysis == "simulate") {
                 SimulateOptions sim;
@@ -877,6 +898,12 @@ int runBatch(const BatchOptions& o) {
         if (code != 0 && firstFailure == 0) firstFailure = code;
         summary << name << ',' << (code == 0 ? "ok" : "failed") << ',' << code << ','
                 << (code == 0 ? file : std::string()) << '\n';
+    }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (interrupted) {
+        std::cerr << "motus-cli: batch interrupted after " << cases << " case(s)\n";
+        if (firstFailure == 0) firstFailure = kExitInterrupted;
     }
     std::cout << summary.str();
     if (const int written =

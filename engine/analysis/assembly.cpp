@@ -21,9 +21,10 @@ namespace {
 constexpr double kUnstickAngle = 1e-3;  // rad: the turn that gives parallel axes a gradient
 constexpr double kHeld = 1e4;           // weight of the equations held while one is cut
 constexpr double kClosed = 1e-12;       // m, rad: an equation this close is met
-// Dense least squares beyond this many velocity coordinates would take seconds: the failure is
-// then reported as the projection found it.
-constexpr int kLargestDiagnosis = 1500;
+// Dense least squares beyond this many velocity coordinates (50 parts) would take seconds: the
+// failure is then reported as the projection found it.
+constexpr int kLargestDiagnosis = 300;
+constexpr int kLeastSquaresIterations = 100;
 
 // The mass metric's diagonal: m, m, m, J'x, J'y, J'z per body.
 Eigen::VectorXd massDiagonal(const Model& model) {
@@ -59,10 +60,10 @@ struct Equations {
 // exactly parallel), so that Newton sees which way to turn them.
 void unstickParallelAxes(const Model& model, State& state) {
     std::vector<BodyFrame> frames;
+    computeBodyFrames(model, state.q, state.v, frames);
     for (const JointModel& joint : model.joints) {
         for (const Primitive& p : joint.primitives) {
             if (p.type != PrimitiveType::Dot1) continue;
-            computeBodyFrames(model, state.q, state.v, frames);
             const Vec3 a = markerFrame(model, frames, joint.markerI).R.col(p.axisI);
             const Vec3 b = markerFrame(model, frames, joint.markerJ).R.col(p.axisJ);
             if (a.cross(b).norm() > 1e-9) continue;
@@ -71,6 +72,7 @@ void unstickParallelAxes(const Model& model, State& state) {
             if (body == kGround) continue;
             const Mat3& R = frames[static_cast<std::size_t>(body)].R;
             detail::rotateBody(state.q, body, R.transpose() * a.unitOrthogonal() * kUnstickAngle);
+            frames[static_cast<std::size_t>(body)] = bodyFrame(state.q, state.v, body);
         }
     }
 }
@@ -116,24 +118,34 @@ void leastSquares(Equations& eq, double t, Eigen::VectorXd& q, const Eigen::Vect
 }
 
 // How far a joint is from closing at Φ: the largest distance of its point equations [m] and the
-// largest angle of its axis equations [rad].
-void jointGaps(const Model& model, const Eigen::VectorXd& phi, int j, double& length,
-               double& angle) {
+// largest angle of its axis equations [rad]; `kind` the primitive of the largest distance. A
+// rod's Φ = (d·d − L²)/(2L) is turned back into the length it misses by, |d| − L.
+void jointGaps(const Model& model, const Eigen::VectorXd& phi, int j, double& length, double& angle,
+               PrimitiveType* kind = nullptr) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
     int row = model.jointRowOffset[static_cast<std::size_t>(j)];
     length = angle = 0.0;
+    auto longer = [&](double gap, PrimitiveType type) {
+        if (gap <= length) return;
+        length = gap;
+        if (kind) *kind = type;
+    };
     for (const Primitive& p : joint.primitives) {
         switch (p.type) {
         case PrimitiveType::Coincident:
-            length = std::max(length, phi.segment<3>(row).norm());
+            longer(phi.segment<3>(row).norm(), p.type);
             break;
         case PrimitiveType::Dot1:
             angle = std::max(angle, std::asin(std::min(1.0, std::abs(phi(row)))));
             break;
         case PrimitiveType::Dot2:
-        case PrimitiveType::Distance:
-            length = std::max(length, std::abs(phi(row)));
+            longer(std::abs(phi(row)), p.type);
             break;
+        case PrimitiveType::Distance: {
+            const double L = p.length;
+            longer(std::abs(std::sqrt(std::max(0.0, L * L + 2.0 * L * phi(row))) - L), p.type);
+            break;
+        }
         }
         row += p.rows();
     }
@@ -218,8 +230,9 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
     }
     const JointModel& joint = model.joints[static_cast<std::size_t>(r.joint)];
     double length = 0.0, angle = 0.0;
-    jointGaps(model, phi, r.joint, length, angle);
-    r.angular = length <= kClosed;
+    PrimitiveType kind = PrimitiveType::Coincident;
+    jointGaps(model, phi, r.joint, length, angle, &kind);
+    r.angular = length <= model.settings.projectionTolerance;
     r.gap = r.angular ? angle : length;
 
     // The loop: its parts and the joints after each (the cut one last), read from the ground
@@ -261,14 +274,30 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
         if (!loop.empty()) text += " (the loop " + loopText + " cannot line them up)";
         return text;
     }
-    text += "its markers on '" + partI + "' and '" + partJ + "' stay at least " +
-            lengthText(r.gap) + " apart in every position";
+    switch (kind) {
+    case PrimitiveType::Distance:
+        text += "the distance between its markers on '" + partI + "' and '" + partJ +
+                "' stays at least " + lengthText(r.gap) +
+                " from the one it holds in every position";
+        break;
+    case PrimitiveType::Dot2:
+        text += "its marker on '" + partJ + "' stays at least " + lengthText(r.gap) +
+                " from the plane or line of '" + partI + "' in every position";
+        break;
+    default:
+        text += "its markers on '" + partI + "' and '" + partJ + "' stay at least " +
+                lengthText(r.gap) + " apart in every position";
+        break;
+    }
+    if (angle > 1e-6) text += " (and its axes " + angleText(angle) + " out of line)";
     if (loop.empty()) return text;
+    if (kind != PrimitiveType::Coincident) return text + " (the loop " + loopText + ")";
     // Stretched towards the gap on both sides: too short; overshooting on one: too long.
     // Each side's reach is measured from the joint before it on the loop (eq.frames hold the
     // pose of phi).
     const Vec3 pI = markerFrame(model, eq.frames, joint.markerI).p;
     const Vec3 pJ = markerFrame(model, eq.frames, joint.markerJ).p;
+    if ((pJ - pI).norm() <= 0.0) return text + " (the loop " + loopText + ")";
     const Vec3 u = (pJ - pI).normalized();
     auto reach = [&](int marker, int neighbour, const Vec3& tip, const Vec3& towards) {
         const int body = model.markers[static_cast<std::size_t>(marker)].body;
@@ -294,6 +323,7 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
 void diagnose(const Model& model, const State& start, AssemblyResult& r, const Status& failure) {
     r.status = failure;
     r.status.message = "the mechanism cannot be assembled: " + failure.message;
+    r.state = start;  // unless a nearer pose is found below
     if (model.velocitySize() > kLargestDiagnosis || model.constraintRows() == 0) return;
     Equations eq{model, {}, {}};
     const double t = start.t;
@@ -304,7 +334,7 @@ void diagnose(const Model& model, const State& start, AssemblyResult& r, const S
     if (!phi.allFinite()) return;  // the projection's message names the row
     const Eigen::VectorXd D = massDiagonal(model);
     Eigen::VectorXd w = Eigen::VectorXd::Ones(phi.size());
-    leastSquares(eq, t, q, w, D, 200);
+    leastSquares(eq, t, q, w, D, kLeastSquaresIterations);
     eq.at(t, q, phi, nullptr);
     if (!phi.allFinite()) return;
 
@@ -319,8 +349,8 @@ void diagnose(const Model& model, const State& start, AssemblyResult& r, const S
     };
     if (phi.cwiseAbs().maxCoeff() <= model.settings.projectionTolerance && projected(q)) return;
 
-    // What is open at the least-squares pose: the loop's joints share the gap. The one the loop
-    // was closed with (the last of them) is cut; a motion only when no joint is open.
+    // What is open at the least-squares pose: the loop's joints (and a motion that asks for
+    // what the loop cannot reach) share the gap.
     std::vector<double> gaps(model.joints.size(), 0.0);
     double largest = 0.0;
     for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
@@ -332,29 +362,45 @@ void diagnose(const Model& model, const State& start, AssemblyResult& r, const S
     for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d)
         largest = std::max(largest, std::abs(phi(model.jointRows + d)));
     const double open = std::max(1e-9, 1e-3 * largest);
-    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
-        if (gaps[static_cast<std::size_t>(j)] > open) r.joint = j;
-    if (r.joint < 0)
-        for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d)
-            if (std::abs(phi(model.jointRows + d)) > open) r.motion = d;
-    if (r.joint < 0 && r.motion < 0) return;
-
-    // Every other equation held, the cut one as near as it comes.
-    w.setConstant(kHeld);
-    if (r.joint >= 0)
-        w.segment(model.jointRowOffset[static_cast<std::size_t>(r.joint)],
-                  model.joints[static_cast<std::size_t>(r.joint)].rows)
-            .setOnes();
-    else
-        w(model.jointRows + r.motion) = 1.0;
-    leastSquares(eq, t, q, w, D, 200);
+    const Eigen::VectorXd shared = q;
+    // Every joint closed there, as far as the penalty holds them (to ~10⁻⁸ of the gap).
+    auto joints = [&](const Eigen::VectorXd& at) {
+        Eigen::VectorXd p;
+        eq.at(t, at, p, nullptr);
+        return model.jointRows == 0 ||
+               p.head(model.jointRows).cwiseAbs().maxCoeff() <=
+                   std::max(model.settings.projectionTolerance, 1e-6 * largest);
+    };
+    // One equation cut, every other held (a weight of 10⁴), from the shared pose.
+    auto cut = [&](int first, int rows) {
+        q = shared;
+        w.setConstant(kHeld);
+        w.segment(first, rows).setOnes();
+        leastSquares(eq, t, q, w, D, kLeastSquaresIterations);
+    };
+    // A motion the loop cannot follow: with it cut, every joint closes.
+    for (int d = static_cast<int>(model.drivers.size()) - 1; d >= 0 && r.motion < 0; --d) {
+        if (!(std::abs(phi(model.jointRows + d)) > open)) continue;
+        cut(model.jointRows + d, 1);
+        if (joints(q)) r.motion = d;
+    }
+    // Else the joint the loop was closed with (the last open one in the scene).
+    if (r.motion < 0) {
+        for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+            if (gaps[static_cast<std::size_t>(j)] > open) r.joint = j;
+        if (r.joint < 0) {
+            r.state.q = shared;
+            return;
+        }
+        cut(model.jointRowOffset[static_cast<std::size_t>(r.joint)],
+            model.joints[static_cast<std::size_t>(r.joint)].rows);
+    }
     eq.at(t, q, phi, nullptr);
     if (!phi.allFinite()) return;
     if (phi.cwiseAbs().maxCoeff() <= model.settings.projectionTolerance && projected(q)) {
         r.joint = r.motion = -1;
         return;
     }
-    r.state = start;
     r.state.q = q;
     r.status.message = "the mechanism cannot be assembled: " + explain(model, r, eq, phi);
 }
@@ -380,12 +426,14 @@ AssemblyResult assembleMechanism(const Model& model, const State& start) {
     const State from = r.state;
     Workspace ws;
     if (Status s = prepareWorkspace(model, r.state, ws); !s.ok) {
-        r.status = s;
+        r.status = Status::failure("the mechanism cannot be assembled: " + s.message);
+        r.state = from;
         return r;
     }
     if (Status s = projectState(model, r.state, ws, &r.newtonIterations); !s.ok) {
         if (s.message.find("not finite") != std::string::npos) {
             r.status = Status::failure("the mechanism cannot be assembled: " + s.message);
+            r.state = from;
             return r;
         }
         diagnose(model, from, r, s);

@@ -1,5 +1,6 @@
 #include "engine/io/scene_overrides.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,14 @@ namespace engine::io {
 namespace {
 
 using nlohmann::json;
+
+// At most kQuoteChars bytes of `text` for a message, cut between characters.
+std::string quoted(const std::string& text) {
+    if (text.size() <= kQuoteChars) return text;
+    std::size_t end = kQuoteChars;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return text.substr(0, end) + "…";
+}
 
 // PATH's steps: a JSON pointer's (with ~1 and ~0 unescaped) or, without a leading '/', the
 // dotted form's.
@@ -33,6 +42,29 @@ std::vector<std::string> steps(const std::string& path) {
     return out;
 }
 
+// How deep a JSON text nests its arrays and objects (strings skipped): what the scene reader
+// allows is checked before anything parses the text.
+int nesting(const std::string& text) {
+    int depth = 0, deepest = 0;
+    bool inString = false;
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        const char c = text[k];
+        if (inString) {
+            if (c == '\\')
+                ++k;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
 bool isIndex(const std::string& step) {
     return !step.empty() && step.size() < 10 &&
            step.find_first_not_of("0123456789") == std::string::npos;
@@ -42,6 +74,8 @@ bool isIndex(const std::string& step) {
 std::string apply(json& doc, const SceneOverride& o) {
     const std::vector<std::string> path = steps(o.path);
     if (path.empty()) return "names nothing (an empty path)";
+    if (o.path.size() > 1 && (o.path.back() == '/' || o.path.back() == '.'))
+        return "names nothing (the path ends with a separator)";
     json* at = &doc;
     std::string where;
     for (std::size_t k = 0; k < path.size(); ++k) {
@@ -75,6 +109,8 @@ std::string apply(json& doc, const SceneOverride& o) {
         where += "/" + step;
     }
     // JSON where the value is JSON; the text itself otherwise (an expression, a name).
+    if (nesting(o.value) > kMaxSceneNesting - static_cast<int>(path.size()))
+        return "nests its value deeper than a scene file may";
     json value = json::parse(o.value, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) value = o.value;
     *at = std::move(value);
@@ -84,9 +120,15 @@ std::string apply(json& doc, const SceneOverride& o) {
 }  // namespace
 
 bool parseOverride(const std::string& text, SceneOverride& out, std::string& error) {
+    // Overrides come from a terminal or a cases file in any encoding: text that is not UTF-8 is
+    // refused here, with where, as in a scene file.
+    if (const std::size_t bad = detail::invalidUtf8Offset(text); bad != std::string::npos) {
+        error = "an override is UTF-8 text; byte " + std::to_string(bad + 1) + " is not";
+        return false;
+    }
     const std::size_t eq = text.find('=');
     if (eq == std::string::npos || eq == 0) {
-        error = "an override is PATH=VALUE (e.g. /parts/crank/mass=2), got '" + text + "'";
+        error = "an override is PATH=VALUE (e.g. /parts/crank/mass=2), got '" + quoted(text) + "'";
         return false;
     }
     out.path = text.substr(0, eq);
@@ -108,13 +150,31 @@ SceneLoadResult loadSceneFile(const std::string& path,
         result.diagnostics.push_back({Severity::Error, "", "the scene file changed while read"});
         return result;
     }
-    for (const SceneOverride& o : overrides)
-        if (const std::string problem = apply(doc, o); !problem.empty()) {
-            result.diagnostics.push_back(
-                {Severity::Error, o.path, "override " + o.path + "=" + o.value + " " + problem});
+    for (const SceneOverride& o : overrides) {
+        // Text that is not UTF-8 is never quoted back.
+        if (const std::size_t bad = detail::invalidUtf8Offset(o.path + "=" + o.value);
+            bad != std::string::npos) {
+            result.diagnostics.push_back({Severity::Error, "",
+                                          "an override is not UTF-8 text (byte " +
+                                              std::to_string(bad + 1) + " of PATH=VALUE is not)"});
             return result;
         }
-    return parseScene(doc.dump(), std::filesystem::path(path).parent_path().string());
+        const std::string problem = apply(doc, o);
+        if (!problem.empty()) {
+            result.diagnostics.push_back(
+                {Severity::Error, "",
+                 "override " + quoted(o.path) + "=" + quoted(o.value) + " " + problem});
+            return result;
+        }
+    }
+    std::string text2;
+    try {
+        text2 = doc.dump();
+    } catch (const json::exception& e) {
+        result.diagnostics.push_back({Severity::Error, "", std::string("overrides: ") + e.what()});
+        return result;
+    }
+    return parseScene(text2, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace engine::io

@@ -102,6 +102,8 @@ void ModesPanel::setModes(std::shared_ptr<const engine::Model> model, const engi
     impl_->amplitude = kSizeFraction * size;
     impl_->largestMotion = impl_->amplitude;
 
+    double highest = 0.0;
+    for (const engine::Mode& mode : impl_->modes) highest = std::max(highest, mode.frequency);
     QTableWidget* t = impl_->table;
     QSignalBlocker block(t);
     t->clearContents();
@@ -121,9 +123,11 @@ void ModesPanel::setModes(std::shared_ptr<const engine::Model> model, const engi
         // Round-off of an undamped mode's ζ (1e-18) reads as none.
         cell(kDamping,
              QString::number(std::abs(mode.dampingRatio) < 1e-9 ? 0.0 : mode.dampingRatio, 'g', 3));
+        // A frequency at round-off of the highest: a direction nothing restores.
+        const bool neutral = mode.frequency <= 1e-6 * highest;
         cell(kStability, mode.unstable ? tr("grows at %1 1/s").arg(mode.growthRate, 0, 'g', 3)
-                         : mode.frequency == 0.0 ? tr("neutral")
-                                                 : tr("stable"));
+                         : neutral     ? tr("neutral")
+                                       : tr("stable"));
     }
     t->resizeColumnsToContents();
 }

@@ -789,6 +789,8 @@ void MainWindow::treeSelectionChanged() {
 }
 
 void MainWindow::sceneEdited() {
+    ++documentRevision_;
+    modes_->clear();  // of the scene as it was
     if (!scene()) return;
     const engine::EntityId shown = properties_->entity();
     const int shownShape = properties_->shape();
@@ -1057,7 +1059,8 @@ bool MainWindow::startAnalysis(Analysis analysis) {
             model = snap->model;
         }
     }
-    analysis_ = std::thread([this, model, analysis, what, frame] {
+    const quint64 revision = documentRevision_;
+    analysis_ = std::thread([this, model, analysis, what, frame, revision] {
         const engine::State start = engine::initialState(*model);
         engine::StaticResult result;
         if (frame) {
@@ -1078,12 +1081,21 @@ bool MainWindow::startAnalysis(Analysis analysis) {
         const double frameTime = frame ? frame->t : -1.0;
         QMetaObject::invokeMethod(
             this,
-            [this, model, analysis, what, frameTime, result = std::move(result),
+            [this, model, analysis, what, frameTime, revision, result = std::move(result),
              modes = std::move(modes)] {
                 analysisRunning_ = false;
                 analysisTimer_->stop();
                 runProgress_->hide();
                 cancelRun_->hide();
+                // An edit (or another file) while it ran: its poses belong to a scene that is
+                // gone.
+                if (revision != documentRevision_) {
+                    addMessage(kMessageWarning,
+                               tr("%1: the scene changed while it ran, so its result is not "
+                                  "applied; run it again.")
+                                   .arg(what));
+                    return;
+                }
                 if (!result.status.ok || !modes.status.ok) {
                     // A loop that cannot close: the view shows the nearest the mechanism comes
                     // (the gap in plain sight) until time moves or the scene changes.
@@ -1558,6 +1570,8 @@ void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QSt
 }
 
 void MainWindow::documentReset() {
+    ++documentRevision_;
+    modes_->clear();
     const engine::SceneSpec* spec = scene();
     tools_->cancel();
     {

@@ -198,7 +198,8 @@ private:
     QToolButton* dofButton_ = nullptr;
     QString dofExplanation_;
     QAction* rerunAction_ = nullptr;
-    bool documentEdited_ = false;  // the document changed since the run's model was compiled
+    quint64 documentRevision_ = 0;  // counts edits and documents: a result's scene is current
+    bool documentEdited_ = false;   // the document changed since the run's model was compiled
     std::thread analysis_;
     std::atomic<bool> cancelAnalysis_{false};
     std::atomic<double> analysisProgress_{0.0};

@@ -154,6 +154,29 @@ TEST(Assembly, AFourBarThatCanCloseFromAFarStartDoes) {
     EXPECT_LT(largestResidual(*model, r.state), 1e-12);
 }
 
+TEST(Assembly, AMotionTheLoopCannotFollowIsNamed) {
+    // The four-bar's rocker swings through well under a half turn; a motion on its pivot that
+    // asks for 3 rad from where it was drawn cannot be met, though every joint can close.
+    SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
+    MotionSpec m;
+    m.id = spec.newId();
+    m.name = "rockerDrive";
+    m.joint = "D";
+    m.expression = "3";
+    spec.motions.push_back(m);
+    const auto model = test::compiled(spec);
+    const AssemblyResult r = assembleMechanism(*model, initialState(*model));
+    ASSERT_FALSE(r.status.ok);
+    EXPECT_EQ(r.motion, 0);
+    EXPECT_EQ(r.joint, -1);
+    EXPECT_TRUE(r.angular);
+    EXPECT_GT(r.gap, 0.1);
+    EXPECT_NE(r.status.message.find("motion 'rockerDrive' cannot be met: with every joint held, "
+                                    "joint 'D' comes no nearer than"),
+              std::string::npos)
+        << r.status.message;
+}
+
 // A part hung from the ground by a joint whose markers' z axes are both vertical.
 SceneSpec hungBy(JointType type, const Vec3& zI, const Vec3& zJ) {
     SceneSpec spec;

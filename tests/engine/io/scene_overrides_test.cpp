@@ -67,8 +67,24 @@ TEST(SceneOverrides, WhatNamesNothingIsRefusedAtTheStepThatFails) {
     // A value the reader refuses is refused as in a file.
     r = load({"/parts/crank/mass=-1"});
     EXPECT_FALSE(r.scene);
+    // Hostile values: not UTF-8 (a Latin-1 cases file), nested past what a scene may, a path
+    // that ends in a separator.
+    r = loadSceneFile(kScene, {{"/parts/crank/name", "caf\xe9"}});
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("an override is not UTF-8 text (byte 22 of PATH=VALUE is not)"),
+              std::string::npos)
+        << firstError(r);
+    EXPECT_EQ(detail::invalidUtf8Offset(firstError(r)), std::string::npos);  // not quoted back
+    r = loadSceneFile(kScene, {{"/parts/crank/mass", std::string(100000, '[')}});
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("deeper than a scene file may"), std::string::npos)
+        << firstError(r);
+    r = load({"parts.crank.mass.=2"});
+    EXPECT_NE(firstError(r).find("ends with a separator"), std::string::npos) << firstError(r);
     SceneOverride o;
     std::string error;
+    EXPECT_FALSE(parseOverride("/parts/crank/name=caf\xe9", o, error));
+    EXPECT_NE(error.find("UTF-8"), std::string::npos);
     EXPECT_FALSE(parseOverride("mass", o, error));
     EXPECT_NE(error.find("PATH=VALUE"), std::string::npos);
     EXPECT_FALSE(parseOverride("=2", o, error));

@@ -537,6 +537,22 @@ TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
     EXPECT_EQ(window.undoStack()->count(), 0);  // nothing applied
 }
 
+// An edit while an analysis runs: its result belongs to a scene that is gone and is not
+// applied (the poses would land on the parts of the scene as edited).
+TEST_F(MainWindowTest, AnAnalysisOfAnEditedSceneIsNotApplied) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
+    engine::SceneSpec edited = *window.scene();
+    edited.gravity.z() *= 2.0;
+    window.document()->changeFields(edited, "gravity");
+    window.cancelAnalysis();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 30000));
+    QTest::qWait(20);
+    const QString said = window.messages()->item(window.messages()->count() - 1)->text();
+    EXPECT_TRUE(said.contains("the scene changed while it ran")) << said.toStdString();
+    EXPECT_EQ(window.undoStack()->count(), 1);  // the edit alone
+}
+
 TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
     ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
     EXPECT_EQ(window.freeDegreesOfFreedom(), 1);
