@@ -22,6 +22,16 @@ Part box(SceneSpec& spec, const std::string& name, double m, const Vec3& e, cons
     return part;
 }
 
+MotionSpec motion(SceneSpec& spec, const std::string& name, const std::string& joint,
+                  const std::string& f) {
+    MotionSpec m;
+    m.id = spec.newId();
+    m.name = name;
+    m.joint = joint;
+    m.expression = f;
+    return m;
+}
+
 Part groundPart(SceneSpec& spec) {
     Part g;
     g.id = spec.newId();

@@ -20,6 +20,10 @@ void addMarker(SceneSpec& spec, Part& part, const std::string& name, const Vec3&
 Joint joint(SceneSpec& spec, const std::string& name, JointType type, const std::string& markerI,
             const std::string& markerJ);
 
+// A position-level motion `name` on joint `joint`'s first coordinate: its value f(time).
+MotionSpec motion(SceneSpec& spec, const std::string& name, const std::string& joint,
+                  const std::string& f);
+
 // Planar chain of n boxes 0.1 × 0.02 × 0.02 m, 1 kg, revolute about +y, horizontal along +x
 // (the chain-N benchmark of the design notes): joint k at (0.1 k, 0, 0).
 SceneSpec chain(int links, IntegratorType integrator, double stepSize);

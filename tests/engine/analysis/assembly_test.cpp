@@ -158,12 +158,7 @@ TEST(Assembly, AMotionTheLoopCannotFollowIsNamed) {
     // The four-bar's rocker swings through well under a half turn; a motion on its pivot that
     // asks for 3 rad from where it was drawn cannot be met, though every joint can close.
     SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
-    MotionSpec m;
-    m.id = spec.newId();
-    m.name = "rockerDrive";
-    m.joint = "D";
-    m.expression = "3";
-    spec.motions.push_back(m);
+    spec.motions.push_back(test::motion(spec, "rockerDrive", "D", "3"));
     const auto model = test::compiled(spec);
     const AssemblyResult r = assembleMechanism(*model, initialState(*model));
     ASSERT_FALSE(r.status.ok);

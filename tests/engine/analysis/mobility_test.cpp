@@ -26,15 +26,7 @@ SceneSpec example(const std::string& name) {
     return loaded.scene ? *loaded.scene : SceneSpec{};
 }
 
-MotionSpec motion(SceneSpec& spec, const std::string& name, const std::string& joint,
-                  const std::string& f) {
-    MotionSpec m;
-    m.id = spec.newId();
-    m.name = name;
-    m.joint = joint;
-    m.expression = f;
-    return m;
-}
+using test::motion;
 
 Joint& jointNamed(SceneSpec& spec, const std::string& name) {
     return *std::find_if(spec.joints.begin(), spec.joints.end(),
