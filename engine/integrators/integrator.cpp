@@ -95,8 +95,8 @@ private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         // The step's vectors live in the integrator: no allocation per step.
-        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &v = v_, &q = q_, &residual = residual_, &dv = dv_,
-                        &impulse = impulse_, &mu = mu_;
+        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &v = v_, &q = q_, &residual = residual_,
+                        &impulse = impulse_;
         q0 = state.q;
         v0 = state.v;
         const int rows = model.constraintRows();
@@ -143,9 +143,8 @@ private:
             }
             if (k > 0) ratio = std::clamp(worst / previous, kFirstRatio, 1.0);
             previous = worst;
-            ws.solver.project(residual, dv, &mu);  // dv = −M⁻¹Φqₙᵀ μ, μ = S⁻¹ r
-            v += dv;
-            impulse += mu;
+            // v −= M⁻¹Φqₙᵀ μ, μ = S⁻¹ r (the impulses summed only where motions do work).
+            ws.solver.projectAdd(residual, v, model.drivers.empty() ? nullptr : &impulse);
         }
         stats_.projectionIterations = k;
 
@@ -187,11 +186,11 @@ private:
         detail::stepPositions(model, h, q0, v, q, ws.frames);
         ws.factored = false;  // ws.constraints no longer holds the factored Φq
         evaluateConstraints(model, t1, ws.frames, ws.constraints, false);
-        residual = ws.constraints.Phi / h;
+        residual = ws.constraints.Phi * (1.0 / h);
         return ws.constraints.Phi.cwiseAbs().maxCoeff();
     }
 
-    Eigen::VectorXd q0_, v0_, v_, q_, residual_, dv_, impulse_, mu_;
+    Eigen::VectorXd q0_, v0_, v_, q_, residual_, impulse_;
     detail::StepStart start_;
     std::vector<MotionLevel> level_;
 };
@@ -693,32 +692,73 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
     const int n = model.bodyCount();
     q.resize(q0.size());
     frames.resize(static_cast<std::size_t>(n));
+    const double* qIn = q0.data();
+    const double* vIn = v.data();
+    double* qOut = q.data();
     for (int b = 0; b < n; ++b) {
         BodyFrame& f = frames[static_cast<std::size_t>(b)];
-        f.v = layout::linear(v, b);
-        f.r = layout::position(q0, b) + h * f.v;
-        layout::position(q, b) = f.r;
+        const double* p0 = qIn + layout::positionIndex(b);
+        const double* vb = vIn + layout::velocityIndex(b);
+        double* p1 = qOut + layout::positionIndex(b);
+        f.v = Vec3(vb[0], vb[1], vb[2]);
+        f.r = Vec3(p0[0] + h * vb[0], p0[1] + h * vb[1], p0[2] + h * vb[2]);
+        p1[0] = f.r.x();
+        p1[1] = f.r.y();
+        p1[2] = f.r.z();
         // exp(½ θ') = (cos a, sin(a)/a · ½θ'), a = |½θ'|: by their Taylor series to the a⁸
         // term below a = 0.05 (a step turning a body by at most 0.1 rad, as the fixed-step
-        // methods' substeps keep it: truncation below 1e-19), else from sin and cos.
-        const Vec3 omega = layout::angular(v, b);
-        const Vec3 half = 0.5 * h * omega;
-        const double a2 = half.squaredNorm();
+        // methods' substeps keep it: truncation below 1e-19), else from sin and cos. The
+        // series' coefficients are multiplied, not divided by (a division costs ten
+        // multiplications' time, and these four are in a chain).
+        const double hx = 0.5 * h * vb[3], hy = 0.5 * h * vb[4], hz = 0.5 * h * vb[5];
+        const double a2 = hx * hx + hy * hy + hz * hz;
         double c, sinc;
         if (a2 < 0.0025) {
-            c = 1.0 - a2 / 2.0 * (1.0 - a2 / 12.0 * (1.0 - a2 / 30.0 * (1.0 - a2 / 56.0)));
-            sinc = 1.0 - a2 / 6.0 * (1.0 - a2 / 20.0 * (1.0 - a2 / 42.0 * (1.0 - a2 / 72.0)));
+            constexpr double k2 = 1.0 / 2.0, k12 = 1.0 / 12.0, k30 = 1.0 / 30.0, k56 = 1.0 / 56.0;
+            constexpr double k6 = 1.0 / 6.0, k20 = 1.0 / 20.0, k42 = 1.0 / 42.0, k72 = 1.0 / 72.0;
+            c = 1.0 - a2 * k2 * (1.0 - a2 * k12 * (1.0 - a2 * k30 * (1.0 - a2 * k56)));
+            sinc = 1.0 - a2 * k6 * (1.0 - a2 * k20 * (1.0 - a2 * k42 * (1.0 - a2 * k72)));
         } else {
             const double a = std::sqrt(a2);
             c = std::cos(a);
             sinc = std::sin(a) / a;
         }
-        const Quat e =
-            (bodyOrientation(q0, b) * Quat(c, sinc * half.x(), sinc * half.y(), sinc * half.z()))
-                .normalized();
-        layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
-        f.R = e.toRotationMatrix();
-        f.w.noalias() = f.R * omega;
+        const double dx = sinc * hx, dy = sinc * hy, dz = sinc * hz;
+        // e = e₀ ⊗ (c, d), stored (w, x, y, z).
+        const double w0 = p0[3], x0 = p0[4], y0 = p0[5], z0 = p0[6];
+        double w = w0 * c - x0 * dx - y0 * dy - z0 * dz;
+        double x = w0 * dx + x0 * c + y0 * dz - z0 * dy;
+        double y = w0 * dy - x0 * dz + y0 * c + z0 * dx;
+        double z = w0 * dz + x0 * dy - y0 * dx + z0 * c;
+        // Unit length again: the product of unit quaternions is one to round-off, so one
+        // Newton step of 1/√n², (3 − n²)/2, normalises it to round-off without a square root
+        // (a start that is not unit, e.g. a state set from elsewhere, by the square root).
+        const double n2 = w * w + x * x + y * y + z * z;
+        const double scale = std::abs(n2 - 1.0) < 1e-6 ? 0.5 * (3.0 - n2) : 1.0 / std::sqrt(n2);
+        w *= scale;
+        x *= scale;
+        y *= scale;
+        z *= scale;
+        p1[3] = w;
+        p1[4] = x;
+        p1[5] = y;
+        p1[6] = z;
+        // R(e) (the formula of Eigen's toRotationMatrix).
+        const double tx = 2.0 * x, ty = 2.0 * y, tz = 2.0 * z;
+        const double twx = tx * w, twy = ty * w, twz = tz * w;
+        const double txx = tx * x, txy = ty * x, txz = tz * x;
+        const double tyy = ty * y, tyz = tz * y, tzz = tz * z;
+        Mat3& R = f.R;
+        R(0, 0) = 1.0 - (tyy + tzz);
+        R(0, 1) = txy - twz;
+        R(0, 2) = txz + twy;
+        R(1, 0) = txy + twz;
+        R(1, 1) = 1.0 - (txx + tzz);
+        R(1, 2) = tyz - twx;
+        R(2, 0) = txz - twy;
+        R(2, 1) = tyz + twx;
+        R(2, 2) = 1.0 - (txx + tyy);
+        f.w.noalias() = R * Vec3(vb[3], vb[4], vb[5]);
     }
 }
 
@@ -738,19 +778,22 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
         return sum;
     };
     double worst = 0.0;
+    const double inverseH = 1.0 / h;
     for (int r = 0; r < rows; ++r) {
         switch (level[static_cast<std::size_t>(r)]) {
         case MotionLevel::Position:
-            residual(r) = ws.constraints.Phi(r) / h;
+            residual(r) = ws.constraints.Phi(r) * inverseH;
+            worst = std::max(worst, std::abs(ws.constraints.Phi(r)));
             break;
         case MotionLevel::Velocity:
             residual(r) = Jv(r) - ws.constraints.nu(r);
+            worst = std::max(worst, h * std::abs(residual(r)));
             break;
         case MotionLevel::Acceleration:
             residual(r) = Jv(r) - accelerationTarget(r);
+            worst = std::max(worst, h * std::abs(residual(r)));
             break;
         }
-        worst = std::max(worst, h * std::abs(residual(r)));
     }
     return worst;
 }

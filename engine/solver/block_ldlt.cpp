@@ -489,6 +489,20 @@ void BlockLdlt::correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::Vec
             if (const int row = blockPhiRows_[i]; row >= 0) (*mu)(row) = work_[i];
 }
 
+void BlockLdlt::correctAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x,
+                           Eigen::VectorXd* muSum) const {
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
+        const int row = blockPhiRows_[i];
+        work_[i] = row >= 0 ? r(row) : 0.0;
+    }
+    solveBlocks();
+    withWidth(width_, [&]<int W>() { subtractScaledTransposed<W>(x); });
+    if (muSum)
+        for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
+            if (const int row = blockPhiRows_[i]; row >= 0) (*muSum)(row) += work_[i];
+}
+
 void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                       Eigen::VectorXd& lambda) const {
     withWidth(width_, [&]<int W>() { gatherProducts<W>(y, &c); });

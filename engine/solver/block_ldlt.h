@@ -66,6 +66,9 @@ public:
     //   correct:  μ = S⁻¹ r,  x = −M⁻¹ Φrᵀ μ  (μ's rows outside the set untouched; may be null)
     //   solve:    λ = S⁻¹ (Φr y − c),  x = y − M⁻¹ Φrᵀ λ  (λ's rows outside the set untouched)
     void correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const;
+    //   correctAdd: the same correction added, x −= M⁻¹ Φrᵀ μ, and μ added to muSum (may be
+    //   null): an iteration that accumulates its corrections without copying them
+    void correctAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* muSum) const;
     void solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                Eigen::VectorXd& lambda) const;
 

@@ -407,6 +407,12 @@ void KktSolver::project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::Vec
     unmetRow_ = row;
 }
 
+void KktSolver::projectAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* muSum) {
+    unmetRow_ = -1;
+    unmetResidual_ = 0.0;
+    if (!active_.empty()) schur_.correctAdd(r, x, muSum);
+}
+
 void KktSolver::projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x) {
     x.setZero(Minv_.size());
     if (rows_ == 0) return;

@@ -68,6 +68,9 @@ public:
     // Newton step on positions, where dependent rows are missed to second order, passes 0.
     void project(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu = nullptr,
                  double termScale = 0.0);
+    // The same correction added to x (x += −M⁻¹ Φqᵀ μ), and μ to muSum (may be null): the
+    // iterations of a step's impulses, which accumulate their corrections (termScale 0).
+    void projectAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* muSum);
 
     int rows() const { return rows_; }
     // The Φq of the last factorisation.

@@ -184,13 +184,11 @@ TEST(ExampleTrajectories, CanonicalScenesFollowTheirStoredTrajectories) {
                       test::compiled(test::chain(256, IntegratorType::SymplecticEuler, 1e-3)), 0.2,
                       2);
     compareWithStored("fourbar_symplectic",
-                      test::compiled(test::fourBar(IntegratorType::SymplecticEuler, 1e-3)), 2.0,
-                      5);
+                      test::compiled(test::fourBar(IntegratorType::SymplecticEuler, 1e-3)), 2.0, 5);
     compareWithStored("fourbar_rk4",
                       test::compiled(test::fourBar(IntegratorType::RungeKutta4, 1e-3)), 2.0, 5);
     compareWithStored("fourbar_dopri45",
-                      test::compiled(test::fourBar(IntegratorType::DormandPrince45, 1e-3)), 2.0,
-                      5);
+                      test::compiled(test::fourBar(IntegratorType::DormandPrince45, 1e-3)), 2.0, 5);
 }
 
 }  // namespace
