@@ -48,8 +48,8 @@ inline void addLowerProduct(const double* A, const double* B, double sign, doubl
 #pragma GCC unroll 6
         for (int i = k; i < W; ++i) {
             // Packed dot products (Eigen's, two lanes at a time) instead of one chain of sums.
-            const double sum = Eigen::Map<const Eigen::Matrix<double, R, 1>>(A + R * i)
-                                   .dot(Eigen::Map<const Eigen::Matrix<double, R, 1>>(B + R * k));
+            const double sum = Eigen::Map<const Eigen::Matrix<double, R, 1>>(A + R * i).dot(
+                Eigen::Map<const Eigen::Matrix<double, R, 1>>(B + R * k));
             D[W * k + i] += sign * sum;
         }
 }

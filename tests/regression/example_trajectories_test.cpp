@@ -5,6 +5,15 @@
 // to 1e-10 (positions in m and quaternion units, velocities relative to their largest entry):
 // a faster factorisation, a cheaper evaluation or a reordered product changes round-off only.
 //
+// Two kinds of scene amplify round-off by their own design, and are held to what their method
+// guarantees instead:
+//   * dopri45 chooses its steps from an error estimate: a change of round-off in it lengthens
+//     or shortens a step, which moves the solution by up to that step's local error (rtol
+//     1e-10 per step, the examples' default): 1e-9.
+//   * contact runs (timeStepping) iterate their contact impulses to a tolerance (1e-6 m/s by
+//     default, docs/contact.md): a change of round-off ends the sweeps on another iterate
+//     within it, and a cam or an impact passes that on: 1e-5 m and 1e-3 of the velocities.
+//
 // A deliberate change of the physics (a new integrator step, another tolerance) rewrites the
 // files: MOTUS_WRITE_TRAJECTORIES=1 motus_engine_tests --gtest_filter='ExampleTrajectories.*'
 // — the change and its reason then belong in the commit that carries the new files.
@@ -34,7 +43,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kTolerance = 1e-10;
+struct Tolerance {
+    double position, velocity;  // m (and quaternion units); relative to the largest velocity
+};
+constexpr Tolerance kExact{1e-10, 1e-10};
+constexpr Tolerance kAdaptive{1e-9, 1e-9};
+constexpr Tolerance kContact{1e-5, 1e-3};
+
+Tolerance toleranceFor(const Model& model) {
+    if (model.contact.enabled) return kContact;
+    if (model.settings.integrator == IntegratorType::DormandPrince45) return kAdaptive;
+    return kExact;
+}
 
 const fs::path kDataDir = fs::path(MOTUS_SOURCE_DIR) / "tests/regression/data/trajectories";
 
@@ -114,6 +134,7 @@ void compareWithStored(const std::string& name, const std::shared_ptr<const Mode
         write(file, now);
         return;
     }
+    const Tolerance tolerance = toleranceFor(*model);
     const std::vector<Sample> stored = read(file);
     ASSERT_EQ(stored.size(), now.size()) << file << " (missing? see the top of this file)";
     for (std::size_t k = 0; k < now.size(); ++k) {
@@ -127,8 +148,8 @@ void compareWithStored(const std::string& name, const std::shared_ptr<const Mode
             dv = std::max(dv, std::abs(a.v[i] - b.v[i]));
             vScale = std::max(vScale, std::abs(b.v[i]));
         }
-        EXPECT_LE(dq, kTolerance) << "positions at t = " << a.t;
-        EXPECT_LE(dv, kTolerance * vScale) << "velocities at t = " << a.t;
+        EXPECT_LE(dq, tolerance.position) << "positions at t = " << a.t;
+        EXPECT_LE(dv, tolerance.velocity * vScale) << "velocities at t = " << a.t;
     }
 }
 
@@ -167,8 +188,13 @@ TEST(ExampleTrajectories, EveryExampleFollowsItsStoredTrajectory) {
 TEST(ExampleTrajectories, EveryPublishedBenchmarkFollowsItsStoredTrajectory) {
     const auto files = scenesIn(fs::path(MOTUS_SOURCE_DIR) / "scenes/benchmarks");
     ASSERT_GE(files.size(), 5u);
-    for (const fs::path& file : files)
-        compareWithStored("benchmark_" + file.stem().string(), sceneFile(file), 0.5, 5);
+    for (const fs::path& file : files) {
+        // Andrews' squeezer over the span of its published problem (its crank turns 15 rad in
+        // it); the others for half a second.
+        const std::string stem = file.stem().string();
+        compareWithStored("benchmark_" + stem, sceneFile(file),
+                          stem == "andrews_squeezer" ? 0.03 : 0.5, 5);
+    }
 }
 
 TEST(ExampleTrajectories, CanonicalScenesFollowTheirStoredTrajectories) {
