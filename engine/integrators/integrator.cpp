@@ -649,7 +649,10 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
             return scale;
         };
         const double scale = velocityResidual();
-        if (model.drivers.empty() || !driverWork) {
+        if ((model.drivers.empty() || !driverWork) && ws.solver.redundantRows().empty()) {
+            // Every row kept (no dropped row to check against the scale): added in place.
+            ws.solver.projectAdd(residual, state.v, nullptr);
+        } else if (model.drivers.empty() || !driverWork) {
             ws.solver.project(residual, delta, nullptr, scale);
             state.v += delta;
         } else {
