@@ -48,6 +48,10 @@ ModesResult modes(const Model& model, const State& state) {
     // pairs of the same mode when the system is overdamped (the slower one kept).
     std::vector<bool> used(static_cast<std::size_t>(2 * f), false);
     const double scale = std::max(1.0, values.cwiseAbs().maxCoeff());
+    // Without damping (C = 0: nothing in the linearisation dissipates) an oscillation neither
+    // decays nor grows: the real parts the eigensolver leaves (~1e-15 of |s|) are round-off,
+    // and the modes read ζ = 0 and growth 0 exactly, whatever order the sums were taken in.
+    const bool conservative = L.C.isZero(0.0);
     for (Eigen::Index k = 0; k < 2 * f; ++k) {
         if (used[static_cast<std::size_t>(k)]) continue;
         const std::complex<double> s = values(k);
@@ -61,7 +65,7 @@ ModesResult modes(const Model& model, const State& state) {
             const Eigen::VectorXd zi = vectors.col(k).head(f).imag();
             if (zi.norm() > z.norm()) z = zi;
             mode.frequency = std::abs(s) / (2 * std::numbers::pi);
-            mode.dampingRatio = -s.real() / std::abs(s);
+            mode.dampingRatio = conservative ? 0.0 : -s.real() / std::abs(s);
         } else {
             // A real eigenvalue: overdamped (two decaying rates of one mode: ω² = s1 s2, 2ζω =
             // −(s1 + s2)) or unstable (a positive rate).
@@ -90,7 +94,7 @@ ModesResult modes(const Model& model, const State& state) {
             mode.dampingRatio = omega2 > 0.0 ? -(s1 + s2) / (2 * std::sqrt(omega2)) : 0.0;
         }
         if (!mode.unstable) {
-            mode.growthRate = s.real();
+            mode.growthRate = conservative && std::abs(s.imag()) > 1e-12 * scale ? 0.0 : s.real();
             mode.unstable = s.real() > 1e-9 * scale;
         }
         mode.dampingRatio += 0.0;  // no −0 for an undamped mode

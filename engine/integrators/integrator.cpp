@@ -737,7 +737,7 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
         // Newton step of 1/√n², (3 − n²)/2, normalises it to round-off without a square root
         // (a start that is not unit, e.g. a state set from elsewhere, by the square root).
         const double n2 = w * w + x * x + y * y + z * z;
-        const double scale = std::abs(n2 - 1.0) < 1e-6 ? 0.5 * (3.0 - n2) : 1.0 / std::sqrt(n2);
+        const double scale = std::abs(n2 - 1.0) < 1e-8 ? 0.5 * (3.0 - n2) : 1.0 / std::sqrt(n2);
         w *= scale;
         x *= scale;
         y *= scale;
