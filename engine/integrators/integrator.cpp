@@ -733,11 +733,8 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
         double x = w0 * dx + x0 * c + y0 * dz - z0 * dy;
         double y = w0 * dy - x0 * dz + y0 * c + z0 * dx;
         double z = w0 * dz + x0 * dy - y0 * dx + z0 * c;
-        // Unit length again: the product of unit quaternions is one to round-off, so one
-        // Newton step of 1/√n², (3 − n²)/2, normalises it to round-off without a square root
-        // (a start that is not unit, e.g. a state set from elsewhere, by the square root).
-        const double n2 = w * w + x * x + y * y + z * z;
-        const double scale = std::abs(n2 - 1.0) < 1e-8 ? 0.5 * (3.0 - n2) : 1.0 / std::sqrt(n2);
+        // Unit length again (the product of unit quaternions is one to round-off).
+        const double scale = unitQuaternionScale(w * w + x * x + y * y + z * z);
         w *= scale;
         x *= scale;
         y *= scale;

@@ -1,7 +1,5 @@
 #include "engine/kinematics/kinematics.h"
 
-#include <cmath>
-
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
@@ -10,12 +8,8 @@ namespace engine {
 
 BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b) {
     BodyFrame f;
-    // Unit quaternions (as the integrators keep them, |n² − 1| < 1e-8) by one Newton step of
-    // 1/√n², exact to round-off there (its error is 3/8 (n² − 1)²), others by the square root:
-    // one multiplication each instead of four divisions.
     Quat e = bodyOrientation(q, b);
-    const double n2 = e.squaredNorm();
-    e.coeffs() *= std::abs(n2 - 1.0) < 1e-8 ? 0.5 * (3.0 - n2) : 1.0 / std::sqrt(n2);
+    e.coeffs() *= unitQuaternionScale(e.squaredNorm());
     f.R = e.toRotationMatrix();
     f.r = bodyPosition(q, b);
     f.v = layout::linear(v, b);

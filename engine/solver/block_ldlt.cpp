@@ -475,31 +475,29 @@ void BlockLdlt::solveInPlace(Eigen::VectorXd& b) const {
         if (const int k = blockRows_[i]; k >= 0) b(k) = work_[i];
 }
 
-void BlockLdlt::correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
+void BlockLdlt::gatherRows(const Eigen::VectorXd& r) const {
     const auto w = static_cast<std::size_t>(width_);
     for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
         const int row = blockPhiRows_[i];
         work_[i] = row >= 0 ? r(row) : 0.0;
     }
-    solveBlocks();
-    x.setZero(velocities_);
-    withWidth(width_, [&]<int W>() { subtractScaledTransposed<W>(x); });
+}
+
+void BlockLdlt::correct(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* mu) const {
     if (mu)
-        for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
-            if (const int row = blockPhiRows_[i]; row >= 0) (*mu)(row) = work_[i];
+        for (std::size_t i = 0; i < blockPhiRows_.size(); ++i)
+            if (const int row = blockPhiRows_[i]; row >= 0) (*mu)(row) = 0.0;
+    x.setZero(velocities_);
+    correctAdd(r, x, mu);
 }
 
 void BlockLdlt::correctAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x,
                            Eigen::VectorXd* muSum) const {
-    const auto w = static_cast<std::size_t>(width_);
-    for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i) {
-        const int row = blockPhiRows_[i];
-        work_[i] = row >= 0 ? r(row) : 0.0;
-    }
+    gatherRows(r);
     solveBlocks();
     withWidth(width_, [&]<int W>() { subtractScaledTransposed<W>(x); });
     if (muSum)
-        for (std::size_t i = 0; i < w * static_cast<std::size_t>(blocks_); ++i)
+        for (std::size_t i = 0; i < blockPhiRows_.size(); ++i)
             if (const int row = blockPhiRows_[i]; row >= 0) (*muSum)(row) += work_[i];
 }
 

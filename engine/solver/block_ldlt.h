@@ -104,6 +104,7 @@ private:
     void subtractScaledTransposed(Eigen::VectorXd& x) const;  // x.segment(body) −= M_b⁻¹ Φ_sᵀ work_
     void solveBlocks() const;
     void addTransposed(double scale, Eigen::VectorXd& x) const;
+    void gatherRows(const Eigen::VectorXd& r) const;  // work_ = r over the rows (Φq's numbering)
 
     int n_ = 0;
     int blocks_ = 0;
