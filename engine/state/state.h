@@ -35,7 +35,7 @@ struct ContactPointState {
     Vec3 frictionImpulse_W = Vec3::Zero();  // on B, tangent to the surface [N·s]
 };
 
-inline constexpr int kImpulseHistory = 3;  // steps of State::impulseRates kept
+inline constexpr int kImpulseHistory = 2;  // steps of State::impulseRates kept (a line)
 
 struct State {
     double t = 0.0;
