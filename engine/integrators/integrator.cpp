@@ -95,7 +95,8 @@ private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         // The step's vectors live in the integrator: no allocation per step.
-        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &v = v_, &q = q_, &impulse = impulse_;
+        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &v = v_, &q = q_, &residual = residual_,
+                        &impulse = impulse_;
         q0 = state.q;
         v0 = state.v;
         const int rows = model.constraintRows();
@@ -110,22 +111,42 @@ private:
         const SparseRowMatrix& J0 = ws.solver.jacobian();
         level_ = ws.constraints.level;
         const std::vector<MotionLevel>& level = level_;
+        v = start_.vFree;
+        const Eigen::VectorXd& accelerationTarget = start_.accelerationTarget;
 
-        // Impulses by quasi-Newton iterations with the start-of-step Schur complement, from
-        // the impulses predicted by the last steps' (State::impulseRates); should they not
-        // converge from there (a state set from elsewhere, an impact of a motion), again from
-        // zero.
-        const bool predicted = predictImpulses(state, h, rows, impulse);
-        Status converged =
-            iterateImpulses(model, h, t1, q0, J0, level, start_.accelerationTarget, predicted, ws);
-        if (!converged.ok && predicted) {
-            ++stats_.impulseRestarts;
-            impulse.setZero(rows);
-            converged =
-                iterateImpulses(model, h, t1, q0, J0, level, start_.accelerationTarget, false, ws);
+        // Impulses by quasi-Newton iterations with the start-of-step Schur complement; only
+        // residuals are evaluated inside the loop. The iterations converge linearly: when the
+        // last ratio of residuals says the next iterate will meet the tolerance, it is
+        // evaluated in full (Φ and Φq at the new positions, the velocity projection's first
+        // need), so the iterate that ends the loop is not evaluated twice. Only where every
+        // row is a position row: velocity and acceleration rows are measured with Φq(qₙ).
+        const bool fuse = rows > 0 && allPositionRows(level);
+        residual.resize(rows);
+        impulse.setZero(rows);
+        q = q0;
+        int k = 0;
+        double previous = 0.0, ratio = kFirstRatio;
+        bool full = false;  // the last iterate was evaluated in full
+        for (;; ++k) {
+            const double predicted = previous * ratio;
+            full = fuse && k > 0 && predicted <= kFuseMargin * model.settings.projectionTolerance;
+            const double worst = full ? fullResiduals(model, h, t1, q0, v, ws, q, residual)
+                                      : detail::stepResiduals(model, h, t1, q0, v, J0, level,
+                                                              accelerationTarget, ws, q, residual);
+            if (rows == 0 || worst <= model.settings.projectionTolerance) break;
+            if (k >= 4 * model.settings.maxProjectionIterations) {
+                Eigen::Index row = 0;
+                residual.cwiseAbs().maxCoeff(&row);
+                return Status::failure(
+                    "constraint impulses did not converge at t = " + timeText(t1) + ": " +
+                    constraintRowName(model, static_cast<int>(row)));
+            }
+            if (k > 0) ratio = std::clamp(worst / previous, kFirstRatio, 1.0);
+            previous = worst;
+            // v −= M⁻¹Φqₙᵀ μ, μ = S⁻¹ r (the impulses summed only where motions do work).
+            ws.solver.projectAdd(residual, v, model.drivers.empty() ? nullptr : &impulse);
         }
-        if (!converged.ok) return converged;
-        rememberImpulses(state, impulse, h);
+        stats_.projectionIterations = k;
 
         state.q = q;
         state.v = v;
@@ -138,110 +159,14 @@ private:
         // left Φ at these positions in the workspace (and Φq, when evaluated in full): when the
         // joints' gaps, measured as the projection measures them (a point pair by its
         // distance), are within the tolerance, only the velocities are projected.
-        if (!full_) normaliseQuaternions(model, state.q);
+        if (!full) normaliseQuaternions(model, state.q);
         if (rows == 0 ||
             maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
             return projectState(model, state, ws, nullptr, 0.0, true);
-        if (full_) {
+        if (full) {
             if (Status s = factorizeEvaluated(model, t1, state.q, ws); !s.ok) return s;
         }
         return projectVelocities(model, state, ws, true);
-    }
-
-    // The impulses μ of a step of size h (v = v* − M⁻¹ Φqₙᵀ μ, q = qₙ ⊕ h v): the position
-    // rows met at its end to the projection tolerance, velocity and acceleration rows through
-    // Φq(qₙ). From μ predicted (`warm`, impulse_ holding it) or from zero. The iterations
-    // converge linearly (by about h |ω| per iteration): when the last ratio of residuals says
-    // the next iterate will meet the tolerance, it is evaluated in full (Φ and Φq at the new
-    // positions, the velocity projection's first need), so the iterate that ends the loop is
-    // not evaluated twice; only where every row is a position row (the others are measured
-    // with Φq(qₙ)). Leaves v_, q_, impulse_ (the sum of the impulses), full_ and
-    // stats_.projectionIterations.
-    Status iterateImpulses(const Model& model, double h, double t1, const Eigen::VectorXd& q0,
-                           const SparseRowMatrix& J0, const std::vector<MotionLevel>& level,
-                           const Eigen::VectorXd& accelerationTarget, bool warm, Workspace& ws) {
-        const int rows = model.constraintRows();
-        const double tolerance = model.settings.projectionTolerance;
-        Eigen::VectorXd &v = v_, &q = q_, &residual = residual_;
-        v = start_.vFree;
-        if (warm) ws.solver.applyImpulse(impulse_, v);
-        residual.resize(rows);
-        q = q0;
-        const bool fuse = rows > 0 && allPositionRows(level);
-        double previous = 0.0, ratio = kFirstRatio;
-        full_ = false;
-        for (int k = 0;; ++k) {
-            full_ = fuse && k > 0 && previous * ratio <= kFuseMargin * tolerance;
-            const double worst = full_ ? fullResiduals(model, h, t1, q0, v, ws, q, residual)
-                                       : detail::stepResiduals(model, h, t1, q0, v, J0, level,
-                                                               accelerationTarget, ws, q, residual);
-            if (rows == 0 || worst <= tolerance) {
-                stats_.projectionIterations = k;
-                stats_.impulseIterations += k;
-                return {};
-            }
-            if (k >= 4 * model.settings.maxProjectionIterations) {
-                Eigen::Index row = 0;
-                residual.cwiseAbs().maxCoeff(&row);
-                return Status::failure(
-                    "constraint impulses did not converge at t = " + timeText(t1) + ": " +
-                    constraintRowName(model, static_cast<int>(row)));
-            }
-            if (k > 0) ratio = std::clamp(worst / previous, kFirstRatio, 1.0);
-            previous = worst;
-            // v −= M⁻¹Φqₙᵀ μ, μ = S⁻¹ r, μ added to the sum.
-            ws.solver.projectAdd(residual, v, &impulse_);
-        }
-    }
-
-    // The impulses of a step of size h predicted from those of the steps before it
-    // (State::impulseRates λᵢ = μᵢ/hᵢ, newest first): the polynomial through (sᵢ, λᵢ), sᵢ
-    // the steps' midpoints, at this step's midpoint, times h. Smooth motion makes the first
-    // residual ~1e-7 m instead of ~1e-5 m (g h², a step's fall), one or two iterations
-    // instead of three.
-    // False, and μ = 0, where the state has no history for these rows.
-    static bool predictImpulses(const State& state, double h, int rows, Eigen::VectorXd& mu) {
-        mu.setZero(rows);
-        const Eigen::MatrixXd& rates = state.impulseRates;
-        const Eigen::Index m = std::min<Eigen::Index>(rates.cols(), kHistory);
-        if (rows == 0 || m == 0 || rates.rows() != rows || state.impulseSteps.size() < m)
-            return false;
-        double s[kHistory] = {};
-        for (Eigen::Index i = 0; i < m; ++i) {
-            const double step = state.impulseSteps(i);
-            if (!(step > 0.0) || !std::isfinite(step)) return false;
-            s[i] = (i == 0 ? 0.0 : s[i - 1] - 0.5 * state.impulseSteps(i - 1)) - 0.5 * step;
-        }
-        const double at = 0.5 * h;
-        for (Eigen::Index i = 0; i < m; ++i) {
-            double w = h;
-            for (Eigen::Index j = 0; j < m; ++j)
-                if (j != i) w *= (at - s[j]) / (s[i] - s[j]);
-            mu += w * rates.col(i);
-        }
-        if (mu.allFinite()) return true;
-        mu.setZero(rows);
-        return false;
-    }
-
-    // This step's impulse rate μ/h added to the state's history (at most kHistory steps).
-    static void rememberImpulses(State& state, const Eigen::VectorXd& mu, double h) {
-        Eigen::MatrixXd& rates = state.impulseRates;
-        Eigen::VectorXd& steps = state.impulseSteps;
-        Eigen::Index m =
-            rates.rows() == mu.size() && steps.size() == rates.cols() ? rates.cols() : 0;
-        if (m < kHistory) {
-            rates.conservativeResize(mu.size(), m + 1);
-            steps.conservativeResize(m + 1);
-        } else {
-            m = kHistory - 1;
-        }
-        for (Eigen::Index i = m; i > 0; --i) {
-            rates.col(i) = rates.col(i - 1);
-            steps(i) = steps(i - 1);
-        }
-        rates.col(0) = mu * (1.0 / h);
-        steps(0) = h;
     }
 
     // The first iterations' ratio of residuals, assumed until one is measured, and how far
@@ -265,16 +190,7 @@ private:
         return ws.constraints.Phi.cwiseAbs().maxCoeff();
     }
 
-    // Steps whose impulses predict the next one's (kImpulseHistory, 2: a line). Measured in
-    // instructions against iterations from zero: a line saves 3.5 % on chain-16 and 10 % on
-    // the four-bar, a quadratic 7 % and 13 %; but on long chains, whose top joints carry the
-    // weight of hundreds of links, an error of 1e-3 of a tension moves a link by more than a
-    // step's fall under gravity, which is all a start from zero has to correct: there a line
-    // costs +0.3 % (chain-64) and +2.3 % (chain-256), a quadratic +2 % and +10 %.
-    static constexpr Eigen::Index kHistory = kImpulseHistory;
-
     Eigen::VectorXd q0_, v0_, v_, q_, residual_, impulse_;
-    bool full_ = false;  // the last iterate was evaluated in full
     detail::StepStart start_;
     std::vector<MotionLevel> level_;
 };

@@ -30,10 +30,6 @@ struct IntegratorStatistics {
     long evaluations = 0;     // derivative evaluations (KKT solves)
     long projectedSteps = 0;  // Runge–Kutta steps next to a singular position, stages projected
     int projectionIterations = 0;  // Newton iterations of the last position projection
-    // Symplectic Euler: impulse iterations over all steps, and the steps whose iterations did
-    // not converge from the impulses predicted by the steps before and were taken from zero.
-    long impulseIterations = 0;
-    long impulseRestarts = 0;
 };
 
 class Integrator {

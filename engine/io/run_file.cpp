@@ -333,11 +333,10 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     RecordingOptions options;
     options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
     run.recording = std::make_unique<Recording>(*run.model, options);
-    // A run written before frames kept what resuming needs (an adaptive step's origin, the
-    // symplectic steps' impulses).
-    if (run.recording->layout().hasResumeData() &&
+    // A run of an adaptive integrator written before frames kept their step's origin.
+    if (run.recording->layout().hasStepOrigins() &&
         FrameLayout(*run.model, false).size() == static_cast<int>(doubles)) {
-        options.resumeData = false;
+        options.stepOrigins = false;
         run.recording = std::make_unique<Recording>(*run.model, options);
     }
     if (run.recording->layout().size() != static_cast<int>(doubles)) {

@@ -15,10 +15,8 @@ namespace engine {
 //   t | q (7 nb) | v (6 nb) | driverWork, dissipated, stepHint | joint coordinates (nc) |
 //   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
 //   |F|, |T|) |
-//   driver efforts | kinetic, gravitational, elastic | constraint error | controllers' efforts |
-//   powers | contact totals and pairs | what resuming needs: the adaptive step's origin or
-//   symplectic Euler's impulse history
-FrameLayout::FrameLayout(const Model& model, bool resumeData)
+//   driver efforts | kinetic, gravitational, elastic | constraint error
+FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
       nc_(0),
@@ -112,16 +110,9 @@ FrameLayout::FrameLayout(const Model& model, bool resumeData)
     }
     // An adaptive integrator's output lies inside a step: the step's start (t, then q, v and
     // the work accumulators), so a run resumed here goes on exactly (State::stepOrigin).
-    if (resumeData && model.settings.integrator == IntegratorType::DormandPrince45) {
+    if (stepOrigins && model.settings.integrator == IntegratorType::DormandPrince45) {
         originOffset_ = size_;
         size_ += 2 + nq_ + nv_ + 2;  // whether the frame names a step, its start time, its origin
-    }
-    // Symplectic Euler's impulses of the steps that led to the frame (State::impulseRates): how
-    // many steps, their sizes, their impulse rates (kImpulseHistory of each, zeros unused).
-    rows_ = model.constraintRows();
-    if (resumeData && model.settings.integrator == IntegratorType::SymplecticEuler && rows_ > 0) {
-        impulseOffset_ = size_;
-        size_ += 1 + kImpulseHistory * (1 + rows_);
     }
 }
 
@@ -139,20 +130,6 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         origin[0] = named ? 1.0 : 0.0;
         origin[1] = named ? s.stepStart : 0.0;
         for (int k = 0; k < n; ++k) origin[2 + k] = named ? s.stepOrigin(k) : 0.0;
-    }
-    if (impulseOffset_ >= 0) {
-        double* history = row + impulseOffset_;
-        const Eigen::Index m =
-            s.impulseRates.rows() == rows_ && s.impulseSteps.size() == s.impulseRates.cols()
-                ? std::min<Eigen::Index>(s.impulseRates.cols(), kImpulseHistory)
-                : 0;
-        std::fill(history, history + 1 + kImpulseHistory * (1 + rows_), 0.0);
-        history[0] = static_cast<double>(m);
-        for (Eigen::Index i = 0; i < m; ++i) {
-            history[1 + i] = s.impulseSteps(i);
-            std::copy(s.impulseRates.col(i).data(), s.impulseRates.col(i).data() + rows_,
-                      history + 1 + kImpulseHistory + i * rows_);
-        }
     }
     double* p = row;
     *p++ = s.t;
@@ -227,20 +204,6 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
         s.stepStart = row[originOffset_ + 1];
         s.stepOrigin = Eigen::Map<const Eigen::VectorXd>(row + originOffset_ + 2, nq_ + nv_ + 2);
     }
-    s.impulseRates.resize(0, 0);
-    s.impulseSteps.resize(0);
-    if (impulseOffset_ >= 0) {
-        // A row read from a damaged run file may hold anything: a count out of range reads as
-        // no history (the run resumes with its iterations from zero).
-        const double* history = row + impulseOffset_;
-        const double count = history[0];
-        if (count >= 1.0 && count <= kImpulseHistory) {
-            const auto m = static_cast<Eigen::Index>(count);
-            s.impulseSteps = Eigen::Map<const Eigen::VectorXd>(history + 1, m);
-            s.impulseRates =
-                Eigen::Map<const Eigen::MatrixXd>(history + 1 + kImpulseHistory, rows_, m);
-        }
-    }
     const double* p = row;
     s.t = *p++;
     s.q = Eigen::Map<const Eigen::VectorXd>(p, nq_);
@@ -305,7 +268,7 @@ void readContacts(const std::vector<FrameContacts>& frames, std::size_t k, State
 }  // namespace
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model, options.resumeData),
+    : layout_(model, options.stepOrigins),
       options_(options),
       recordEvery_(std::max(1, options.recordEvery)) {
     const std::size_t rowBytes =

@@ -37,8 +37,8 @@ enum class MemoryPolicy { Decimate, StopRun, DropOldest };
 struct RecordingOptions {
     std::size_t maxBytes = std::size_t(1) << 30;  // 1 GiB
     MemoryPolicy policy = MemoryPolicy::Decimate;
-    int recordEvery = 1;     // record one output step in k
-    bool resumeData = true;  // see FrameLayout
+    int recordEvery = 1;      // record one output step in k
+    bool stepOrigins = true;  // see FrameLayout
 };
 
 // A named column of the frame row (a quantity over time).
@@ -50,12 +50,11 @@ struct Channel {
 
 class FrameLayout {
 public:
-    // `resumeData`: keep what a run resumed from a frame needs to go on exactly as the run
-    // that recorded it: for an adaptive integrator the start of the step the frame lies in
-    // (State::stepOrigin), for symplectic Euler the impulses of the last steps
-    // (State::impulseRates); run files written before Motus kept them are read without.
-    explicit FrameLayout(const Model& model, bool resumeData = true);
-    bool hasResumeData() const { return originOffset_ >= 0 || impulseOffset_ >= 0; }
+    // `stepOrigins`: keep, for a model stepped by an adaptive integrator, the start of the
+    // step each frame lies in (a run resumed from the frame then goes on exactly); run files
+    // written before Motus kept them are read without.
+    explicit FrameLayout(const Model& model, bool stepOrigins = true);
+    bool hasStepOrigins() const { return originOffset_ >= 0; }
     int size() const { return size_; }  // doubles per frame
     const std::vector<Channel>& channels() const { return channels_; }
     int findChannel(const std::string& name) const;  // index into channels(), −1 if none
@@ -71,9 +70,7 @@ private:
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries
     int size_ = 0;
-    int originOffset_ = -1;   // where the step origin is kept, −1: not kept
-    int impulseOffset_ = -1;  // where the impulse history is kept, −1: not kept
-    int rows_ = 0;            // constraint rows
+    int originOffset_ = -1;  // where the step origin is kept, −1: not kept
     std::vector<Channel> channels_;
 };
 

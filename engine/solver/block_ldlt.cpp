@@ -501,11 +501,6 @@ void BlockLdlt::correctAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x,
             if (const int row = blockPhiRows_[i]; row >= 0) (*muSum)(row) += work_[i];
 }
 
-void BlockLdlt::impulseAdd(const Eigen::VectorXd& mu, Eigen::VectorXd& x) const {
-    gatherRows(mu);
-    withWidth(width_, [&]<int W>() { subtractScaledTransposed<W>(x); });
-}
-
 void BlockLdlt::solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                       Eigen::VectorXd& lambda) const {
     withWidth(width_, [&]<int W>() { gatherProducts<W>(y, &c); });

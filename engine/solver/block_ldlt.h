@@ -71,8 +71,6 @@ public:
     void correctAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* muSum) const;
     void solve(const Eigen::VectorXd& y, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                Eigen::VectorXd& lambda) const;
-    //   impulseAdd: x −= M⁻¹ Φrᵀ μ for given μ (its rows outside the set ignored)
-    void impulseAdd(const Eigen::VectorXd& mu, Eigen::VectorXd& x) const;
 
     // The number of blocks and of L blocks below the diagonal (fill included).
     int blocks() const { return blocks_; }

@@ -413,10 +413,6 @@ void KktSolver::projectAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::
     if (!active_.empty()) schur_.correctAdd(r, x, muSum);
 }
 
-void KktSolver::applyImpulse(const Eigen::VectorXd& mu, Eigen::VectorXd& x) const {
-    if (!active_.empty()) schur_.impulseAdd(mu, x);
-}
-
 void KktSolver::projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x) {
     x.setZero(Minv_.size());
     if (rows_ == 0) return;

@@ -71,9 +71,6 @@ public:
     // The same correction added to x (x += −M⁻¹ Φqᵀ μ), and μ to muSum (may be null): the
     // iterations of a step's impulses, which accumulate their corrections (termScale 0).
     void projectAdd(const Eigen::VectorXd& r, Eigen::VectorXd& x, Eigen::VectorXd* muSum);
-    // x −= M⁻¹ Φqᵀ μ for given impulses μ (one entry per row; the dropped rows' ignored): a
-    // step's predicted impulses, before its iterations correct them.
-    void applyImpulse(const Eigen::VectorXd& mu, Eigen::VectorXd& x) const;
 
     int rows() const { return rows_; }
     // The Φq of the last factorisation.

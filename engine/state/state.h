@@ -35,8 +35,6 @@ struct ContactPointState {
     Vec3 frictionImpulse_W = Vec3::Zero();  // on B, tangent to the surface [N·s]
 };
 
-inline constexpr int kImpulseHistory = 2;  // steps of State::impulseRates kept (a line)
-
 struct State {
     double t = 0.0;
     Eigen::VectorXd q;
@@ -57,12 +55,6 @@ struct State {
     Eigen::VectorXd jointCoordinates;
     // Contact steppers only (in the order of the collision query that found them).
     std::vector<ContactPointState> contacts;
-    // Symplectic Euler: the constraint impulses of the last steps that led here, newest first,
-    // as impulses per unit time μ/h (one column per step, one row per constraint row), and
-    // those steps' sizes; the next step's impulse iterations start from their extrapolation.
-    // Empty (iterations from zero) for a state set from elsewhere. At most kImpulseHistory steps.
-    Eigen::MatrixXd impulseRates;
-    Eigen::VectorXd impulseSteps;
 };
 
 // The model's initial state (t = 0), before assembly.

@@ -24,7 +24,7 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
     }
     // Timed: the run advanced in 0.1 s chunks, nothing else.
     double seconds = 0.0;
-    long steps = 0, projectedSteps = 0, rankChanges = 0, subdivided = 0, impulseIterations = 0;
+    long steps = 0, projectedSteps = 0, rankChanges = 0, subdivided = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
         if (!sim.initialize().ok) {
@@ -43,7 +43,6 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
         }
         steps += sim.statistics().steps;
         subdivided += sim.statistics().subdivided;
-        impulseIterations += sim.statistics().impulseIterations;
         projectedSteps += sim.statistics().projectedSteps;
         rankChanges += sim.solver().reanalyses();
     }
@@ -80,10 +79,6 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
     state.counters["real_time_factor"] =
         duration * static_cast<double>(state.iterations()) / seconds;
     state.counters["rank_changes"] = static_cast<double>(rankChanges);
-    // Symplectic Euler: constraint impulse iterations per step (each one solve with S).
-    if (impulseIterations > 0)
-        state.counters["impulse_iterations"] =
-            static_cast<double>(impulseIterations) / static_cast<double>(steps);
 }
 
 void BM_ChainSymplectic(benchmark::State& state) {
