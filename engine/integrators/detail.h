@@ -119,11 +119,15 @@ public:
                 Status s;
                 for (int k = 1; k <= n && s.ok; ++k) {
                     const double tk = k == n ? t1 : start.t + h * k / n;
+                    endsAdvance_ = k == n && t1 == tEnd;
                     s = step(model, state, ws, tk - state.t);
                 }
                 if (s.ok) break;
                 state = start;
-                if (n >= kMaxSubsteps) return s;
+                if (n >= kMaxSubsteps) {
+                    settle(model, state, ws);
+                    return s;
+                }
                 n *= 2;
                 ++stats_.retried;
             }
@@ -131,12 +135,18 @@ public:
             stats_.subdivided += n > 1;
         }
         state.t = tEnd;
+        settle(model, state, ws);
         return {};
     }
 
 protected:
     // One step of size h from state.t, including the projection at its end.
     virtual Status step(const Model& model, State& state, Workspace& ws, double h) = 0;
+    // Where advance() stops: whatever the steps left to bring up to date (the joint
+    // coordinates a method refreshes only now and then). The step that ends an advance() is
+    // told so (endsAdvance_), to bring them up to date itself where that is cheaper.
+    virtual void settle(const Model&, State&, Workspace&) {}
+    bool endsAdvance_ = false;
 
 private:
     static int substepsFor(const Model& model, const State& state, double h) {

@@ -161,13 +161,61 @@ private:
         // distance), are within the tolerance, only the velocities are projected.
         if (!full) normaliseQuaternions(model, state.q);
         if (rows == 0 ||
-            maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance)
+            maxPositionResidual(model, ws.constraints) > model.settings.projectionTolerance) {
+            turn_ = 0.0;
+            stale_ = false;
             return projectState(model, state, ws, nullptr, 0.0, true);
+        }
         if (full) {
             if (Status s = factorizeEvaluated(model, t1, state.q, ws); !s.ok) return s;
         }
-        return projectVelocities(model, state, ws, true);
+        // The joint coordinates (an atan2 and two axes per joint) are refreshed only every
+        // radian of turn: between refreshes no joint turns by π, so each angle unwinds to the
+        // value a refresh at every step would give, and the step itself never reads them
+        // (nothing in it unwinds against them but rotational springs, for which a radian is
+        // as good as a step). Motions and joint controllers read them: refreshed every step.
+        // Refreshed by the step that ends an advance() (the run's outputs read them), and by
+        // settle() where a run stops on a step that failed.
+        double fastest = 0.0;
+        for (int b = 0; b < model.bodyCount(); ++b)
+            fastest = std::max(fastest, layout::angular(v, b).squaredNorm());
+        turn_ += 2.0 * h * std::sqrt(fastest);  // a joint turns by at most |ω_i| + |ω_j|
+        const bool refresh = !deferCoordinates(model) || turn_ > kRefreshTurn || endsAdvance_;
+        if (refresh) turn_ = 0.0;
+        stale_ = !refresh;
+        return projectVelocities(model, state, ws, true, refresh);
     }
+
+    void reset() override {
+        turn_ = 0.0;
+        stale_ = false;
+    }
+
+    void settle(const Model& model, State& state, Workspace& ws) override {
+        if (!stale_) return;
+        updateJointCoordinates(model, state, ws);
+        turn_ = 0.0;
+        stale_ = false;
+    }
+
+    // Whether the step reads the joint coordinates (see step()): a motion or a joint
+    // controller, cached per model.
+    bool deferCoordinates(const Model& model) {
+        if (deferSerial_ != model.serial) {
+            deferSerial_ = model.serial;
+            defer_ = model.drivers.empty() &&
+                     std::none_of(model.forces.begin(), model.forces.end(), [](const auto& f) {
+                         return f.type == ForceType::JointController;
+                     });
+        }
+        return defer_;
+    }
+
+    static constexpr double kRefreshTurn = 1.0;  // rad of turn between refreshes at most
+    double turn_ = 0.0;                          // bound on any joint's turn since the last one
+    bool stale_ = false;                         // the state's joint coordinates lag its q
+    std::uint64_t deferSerial_ = 0;
+    bool defer_ = false;
 
     // The first iterations' ratio of residuals, assumed until one is measured, and how far
     // below the tolerance a prediction must be for the full evaluation.
@@ -608,7 +656,8 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
     return {};
 }
 
-Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork) {
+Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork,
+                         bool coordinates) {
     if (model.constraintRows() > 0) {
         // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows, with
         // Φq at the final positions (factored here; the next step starts from it).
@@ -682,10 +731,10 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
             }
         }
         // The position loop ended with the frames at these positions.
-        updateJointCoordinatesFromFrames(model, state, ws);
+        if (coordinates) updateJointCoordinatesFromFrames(model, state, ws);
         return {};
     }
-    updateJointCoordinates(model, state, ws);
+    if (coordinates) updateJointCoordinates(model, state, ws);
     return {};
 }
 

@@ -62,8 +62,11 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
 
 // The velocity stage of projectState alone, for a step whose positions already meet the
 // position rows (to the projection tolerance, measured as projectState measures it) and whose
-// workspace frames are at state.q unless Φq(state.q) still has to be factored.
-Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork = false);
+// workspace frames are at state.q unless Φq(state.q) still has to be factored. `coordinates`:
+// refresh State::jointCoordinates; a caller that refreshes them itself before any joint could
+// have turned by π since (so every angle unwinds to the same value) may leave them.
+Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork = false,
+                         bool coordinates = true);
 
 // Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
 void updateJointCoordinates(const Model& model, State& state, Workspace& ws);
