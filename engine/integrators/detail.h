@@ -124,6 +124,7 @@ public:
                 }
                 if (s.ok) break;
                 state = start;
+                retried_ = true;
                 if (n >= kMaxSubsteps) {
                     settle(model, state, ws);
                     return s;
@@ -147,6 +148,7 @@ protected:
     // told so (endsAdvance_), to bring them up to date itself where that is cheaper.
     virtual void settle(const Model&, State&, Workspace&) {}
     bool endsAdvance_ = false;
+    bool retried_ = false;  // the state went back to the step's start (what it kept may lag)
 
 private:
     static int substepsFor(const Model& model, const State& state, double h) {

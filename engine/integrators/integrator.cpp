@@ -180,7 +180,11 @@ private:
         for (int b = 0; b < model.bodyCount(); ++b)
             fastest = std::max(fastest, layout::angular(v, b).squaredNorm());
         turn_ += 2.0 * h * std::sqrt(fastest);  // a joint turns by at most |ω_i| + |ω_j|
-        const bool refresh = !deferCoordinates(model) || turn_ > kRefreshTurn || endsAdvance_;
+        // After a retry the state is the step's start again, with coordinates up to a radian
+        // behind it whatever turn_ says: refreshed at once.
+        const bool refresh =
+            !deferCoordinates(model) || turn_ > kRefreshTurn || endsAdvance_ || retried_;
+        retried_ = false;
         if (refresh) turn_ = 0.0;
         stale_ = !refresh;
         return projectVelocities(model, state, ws, true, refresh);
@@ -192,7 +196,8 @@ private:
     }
 
     void settle(const Model& model, State& state, Workspace& ws) override {
-        if (!stale_) return;
+        if (!stale_ && !retried_) return;
+        retried_ = false;
         updateJointCoordinates(model, state, ws);
         turn_ = 0.0;
         stale_ = false;
