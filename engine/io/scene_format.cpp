@@ -12,7 +12,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 4). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 5). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "no", "`\"\"`", "free text"},
@@ -28,6 +28,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"plot", "/properties/plots/items", {
         {"name", "string", "no", "`\"\"`", "shown above the plot"},
         {"channels", "array of channel names", "yes", "—", "at least one; recorded quantities such as `\"crankPin.Fz\"`, `\"energy.kinetic\"`, `\"<controller>.effort\"`"},
+        {"x", "channel name", "no", "time", "the horizontal axis: another channel makes an x-y plot, e.g. `\"coupler.x\"` (minor version 5)"},
     }, {}});
     objects.push_back({"part", "/$defs/part", {
         {"name", "string", "yes", "—", "identifier: letter or `_` first, then letters, digits, `_`, `-`; unique"},

@@ -806,6 +806,7 @@ public:
                             plot.channels.push_back(channel);
                     }
                 }
+                if (const json* x = optional(pj, "x")) string(*x, at + "/x", plot.x);
                 spec.plots.push_back(std::move(plot));
             }
         }

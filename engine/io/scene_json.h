@@ -20,8 +20,9 @@ constexpr int kSceneFormatVersion = 1;
 // errors), and saving writes them back. 1: contact, materials, collision filters, planes,
 // joint controllers. 2: settings outputInterval and maxStep (a dopri45 file of an earlier
 // minor version reads its stepSize as its largest step too, as it was then). 3: soft contact
-// by frequency and dampingRatio. 4: soft joints (a joint's `soft` block).
-constexpr int kSceneFormatMinor = 4;
+// by frequency and dampingRatio. 4: soft joints (a joint's `soft` block). 5: a plot's `x`
+// channel (x-y plots).
+constexpr int kSceneFormatMinor = 5;
 
 // Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
 // quaternion, in a shape, in a part); a file nested deeper than this is refused before it is

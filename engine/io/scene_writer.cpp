@@ -332,6 +332,7 @@ json sceneJson(const SceneSpec& spec) {
             json jp;
             if (!plot.name.empty()) jp["name"] = plot.name;
             jp["channels"] = plot.channels;
+            if (!plot.x.empty()) jp["x"] = plot.x;
             putExtensions(jp, plot.extensions);
             plots.push_back(jp);
         }

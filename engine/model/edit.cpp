@@ -8,11 +8,15 @@ namespace {
 
 // Plot channels are "<entity>.<quantity>": the entity part follows a rename.
 void renameChannels(SceneSpec& spec, const std::string& from, const std::string& to) {
-    for (PlotSpec& plot : spec.plots)
-        for (std::string& channel : plot.channels)
-            if (channel.size() > from.size() && channel.compare(0, from.size(), from) == 0 &&
-                channel[from.size()] == '.')
-                channel = to + channel.substr(from.size());
+    const auto rename = [&](std::string& channel) {
+        if (channel.size() > from.size() && channel.compare(0, from.size(), from) == 0 &&
+            channel[from.size()] == '.')
+            channel = to + channel.substr(from.size());
+    };
+    for (PlotSpec& plot : spec.plots) {
+        for (std::string& channel : plot.channels) rename(channel);
+        rename(plot.x);
+    }
 }
 
 }  // namespace

@@ -320,6 +320,7 @@ struct ContactSettings {
 struct PlotSpec {
     std::string name;
     std::vector<std::string> channels;
+    std::string x;  // the horizontal axis' channel (an x-y plot); empty: time
     std::string extensions;
 };
 

@@ -328,9 +328,9 @@ void Recording::decimateLocked() {
             contacts_.push_back(std::move(oldContacts[k]));
         }
     }
-    stale_.clear();
-    staleTimes_.clear();
-    staleContacts_.clear();
+    previous_.clear();
+    previousTimes_.clear();
+    previousContacts_.clear();
 }
 
 Recording::Append Recording::append(const State& state, const Outputs& outputs, bool always) {
@@ -364,33 +364,31 @@ Recording::Append Recording::append(const State& state, const Outputs& outputs, 
         contactBytes_ += frameContacts.bytes();
         contacts_.push_back(std::move(frameContacts));
     }
-    // New frames replace the stale ones they overtake.
-    while (!staleTimes_.empty() && staleTimes_.front() <= state.t) {
-        staleTimes_.erase(staleTimes_.begin());
-        stale_.erase(stale_.begin());
-        if (!staleContacts_.empty()) staleContacts_.erase(staleContacts_.begin());
-    }
     return result;
 }
 
 void Recording::truncateAfter(std::size_t frame) {
     std::unique_lock lock(mutex_);
     if (frame + 1 >= frames_ || frame < first_) return;
-    std::vector<std::vector<double>> stale;
-    std::vector<double> staleTimes;
-    std::vector<FrameContacts> staleContacts;
-    for (std::size_t k = frame + 1; k < frames_; ++k) {
+    std::vector<std::vector<double>> previous;
+    std::vector<double> previousTimes;
+    std::vector<FrameContacts> previousContacts;
+    for (std::size_t k = frame; k < frames_; ++k) {
         const double* row = rowLocked(k);
-        stale.emplace_back(row, row + layout_.size());
-        staleTimes.push_back(times_[k - first_]);
+        previous.emplace_back(row, row + layout_.size());
+        previousTimes.push_back(times_[k - first_]);
         if (k - first_ < contacts_.size()) {
-            contactBytes_ -= contacts_[k - first_].bytes();
-            staleContacts.push_back(std::move(contacts_[k - first_]));
+            if (k == frame) {
+                previousContacts.push_back(contacts_[k - first_]);  // frame stays in this run
+            } else {
+                contactBytes_ -= contacts_[k - first_].bytes();
+                previousContacts.push_back(std::move(contacts_[k - first_]));
+            }
         }
     }
-    stale_ = std::move(stale);
-    staleTimes_ = std::move(staleTimes);
-    staleContacts_ = std::move(staleContacts);
+    previous_ = std::move(previous);
+    previousTimes_ = std::move(previousTimes);
+    previousContacts_ = std::move(previousContacts);
     frames_ = frame + 1;
     times_.resize(frames_ - first_);
     if (layout_.hasContact()) contacts_.resize(frames_ - first_);
@@ -443,20 +441,53 @@ void Recording::series(int channel, std::size_t first, std::size_t last, std::si
     }
 }
 
-double Recording::staleUntil() const {
+bool Recording::hasPrevious() const {
     std::shared_lock lock(mutex_);
-    if (!staleTimes_.empty()) return staleTimes_.back();
-    return frames_ ? times_.back() : 0.0;
+    return !previousTimes_.empty();
 }
 
-bool Recording::readStale(double t, State& state, Outputs& outputs) const {
+double Recording::previousFrom() const {
     std::shared_lock lock(mutex_);
-    const auto it = std::upper_bound(staleTimes_.begin(), staleTimes_.end(), t);
-    if (it == staleTimes_.begin()) return false;
-    const std::size_t k = static_cast<std::size_t>(it - staleTimes_.begin()) - 1;
-    layout_.decode(stale_[k].data(), state, outputs);
-    readContacts(staleContacts_, k, state, outputs);
+    return previousTimes_.empty() ? 0.0 : previousTimes_.front();
+}
+
+double Recording::previousUntil() const {
+    std::shared_lock lock(mutex_);
+    return previousTimes_.empty() ? 0.0 : previousTimes_.back();
+}
+
+bool Recording::readPrevious(double t, State& state, Outputs& outputs) const {
+    std::shared_lock lock(mutex_);
+    const auto it = std::upper_bound(previousTimes_.begin(), previousTimes_.end(), t);
+    if (it == previousTimes_.begin()) return false;
+    const std::size_t k = static_cast<std::size_t>(it - previousTimes_.begin()) - 1;
+    layout_.decode(previous_[k].data(), state, outputs);
+    readContacts(previousContacts_, k, state, outputs);
     return true;
+}
+
+void Recording::previousSeries(int channel, std::size_t stride, std::vector<double>& times,
+                               std::vector<double>& values) const {
+    std::shared_lock lock(mutex_);
+    times.clear();
+    values.clear();
+    if (channel < 0 || channel >= static_cast<int>(layout_.channels().size())) return;
+    const int offset = layout_.channels()[static_cast<std::size_t>(channel)].offset;
+    stride = std::max<std::size_t>(1, stride);
+    const std::size_t n = previous_.size();
+    const auto take = [&](std::size_t k) {
+        times.push_back(previousTimes_[k]);
+        values.push_back(previous_[k][static_cast<std::size_t>(offset)]);
+    };
+    for (std::size_t k = 0; k < n; k += stride) take(k);
+    if (n > 0 && (n - 1) % stride != 0) take(n - 1);
+}
+
+void Recording::discardPrevious() {
+    std::unique_lock lock(mutex_);
+    previous_.clear();
+    previousTimes_.clear();
+    previousContacts_.clear();
 }
 
 std::size_t Recording::bytes() const {
@@ -464,7 +495,8 @@ std::size_t Recording::bytes() const {
     std::size_t b =
         chunks_.size() * chunkFrames_ * static_cast<std::size_t>(layout_.size()) * sizeof(double);
     b += times_.capacity() * sizeof(double);
-    for (const auto& row : stale_) b += row.size() * sizeof(double);
+    for (const auto& row : previous_) b += row.size() * sizeof(double);
+    for (const FrameContacts& c : previousContacts_) b += c.bytes();
     b += contactBytes_ + contacts_.capacity() * sizeof(FrameContacts);
     return b;
 }

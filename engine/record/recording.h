@@ -15,8 +15,9 @@
 // force per contact point) and persistent contact points (State::contacts, so a run resumed
 // from the frame goes on bit for bit), counted in the memory limit, and per-frame summary
 // channels.
-// Re-running from frame k moves the frames after k aside as *stale*: they stay readable (the
-// view shows them as such) until a new frame replaces that time range.
+// Re-running from frame k moves frame k and the frames after it aside as the *previous run*:
+// they stay readable, for the view's ghost and the plots' dashed curves, until discarded or
+// replaced by the next re-run; the new frames do not overwrite them.
 //
 // One writer (the engine thread) and any number of readers; a shared mutex is held only for
 // the copy of a row.
@@ -98,7 +99,7 @@ public:
     // Engine thread: whether the next append() records its frame without `always` (outputs of
     // a frame that is skipped need not be computed).
     bool recordsNext() const { return outputCounter_ % recordEvery_ == 0; }
-    // Engine thread: frames after `frame` become stale.
+    // Engine thread: frames after `frame` are dropped; they and `frame` become the previous run.
     void truncateAfter(std::size_t frame);
 
     // Any thread. Frames are numbered from 0 for the whole run; those before first() were
@@ -111,8 +112,16 @@ public:
     // Values of channel `channel` for frames [first, last), every `stride`-th, with times.
     void series(int channel, std::size_t first, std::size_t last, std::size_t stride,
                 std::vector<double>& times, std::vector<double>& values) const;
-    double staleUntil() const;  // end time of the stale range (≤ current end if none)
-    bool readStale(double t, State& state, Outputs& outputs) const;
+    // The previous run (see above). previousFrom/Until: its time range (both 0 if none);
+    // readPrevious: its last frame at or before t (false if none); previousSeries: a channel of
+    // every stride-th of its frames, the last one included.
+    bool hasPrevious() const;
+    double previousFrom() const;
+    double previousUntil() const;
+    bool readPrevious(double t, State& state, Outputs& outputs) const;
+    void previousSeries(int channel, std::size_t stride, std::vector<double>& times,
+                        std::vector<double>& values) const;
+    void discardPrevious();
     std::size_t bytes() const;
     int decimations() const;
     int recordEvery() const;
@@ -134,9 +143,9 @@ private:
     std::size_t first_ = 0;   // the first frame still held (a multiple of chunkFrames_)
     // Per held frame (index k − first_): times for the O(log n) search, contact forces.
     std::vector<double> times_;
-    std::vector<std::vector<double>> stale_;  // rows moved aside by truncateAfter
-    std::vector<double> staleTimes_;
-    std::vector<FrameContacts> contacts_, staleContacts_;
+    std::vector<std::vector<double>> previous_;  // rows moved aside by truncateAfter
+    std::vector<double> previousTimes_;
+    std::vector<FrameContacts> contacts_, previousContacts_;
     std::size_t contactBytes_ = 0;
     int recordEvery_ = 1;
     long outputCounter_ = 0;

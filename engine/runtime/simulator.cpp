@@ -331,6 +331,24 @@ void Simulator::advanceOneOutput() {
     if (mode_ == RunMode::Paused || now - lastPublish_ >= kPublishInterval) publish();
 }
 
+std::vector<Transform> Simulator::partPosesAt(const Eigen::VectorXd& q) const {
+    std::vector<Transform> poses = model_->partPoses0;
+    for (std::size_t p = 0; p < model_->bodyOfPart.size(); ++p) {
+        const int b = model_->bodyOfPart[p];
+        if (b == kGround) continue;
+        const Transform X_WB{bodyOrientation(q, b).normalized(), bodyPosition(q, b)};
+        poses[p] = X_WB * model_->bodies[static_cast<std::size_t>(b)].X_PB.inverse();
+    }
+    return poses;
+}
+
+void Simulator::discardPrevious() {
+    post([this] {
+        recording_->discardPrevious();
+        publish();
+    });
+}
+
 void Simulator::publish() {
     // The snapshot shows the current recorded frame (the live end of the run, or the frame
     // the user sought or is replaying); before anything is recorded, the engine's state.
@@ -341,12 +359,13 @@ void Simulator::publish() {
     snap->model = model_;
     snap->frame = currentFrame_;
     snap->time = state.t;
-    snap->partPoses = model_->partPoses0;
-    for (std::size_t p = 0; p < model_->bodyOfPart.size(); ++p) {
-        const int b = model_->bodyOfPart[p];
-        if (b == kGround) continue;
-        const Transform X_WB{bodyOrientation(state.q, b).normalized(), bodyPosition(state.q, b)};
-        snap->partPoses[p] = X_WB * model_->bodies[static_cast<std::size_t>(b)].X_PB.inverse();
+    snap->partPoses = partPosesAt(state.q);
+    // The previous run (after a re-run) at the same time: the view draws it as a ghost.
+    if (recording_->hasPrevious() && state.t >= recording_->previousFrom()) {
+        State previous;
+        Outputs unused;
+        if (recording_->readPrevious(state.t, previous, unused))
+            snap->previousPoses = partPosesAt(previous.q);
     }
     snap->mode = mode_;
     snap->speed = speed_;

@@ -46,6 +46,9 @@ struct Snapshot {
     std::size_t frame = 0;               // recording index of this state
     double time = 0.0;
     std::vector<Transform> partPoses;  // X_WP of every part of the spec (ground included)
+    // X_WP of every part in the previous run (Recording) at this time; empty when there is
+    // none or it starts later.
+    std::vector<Transform> previousPoses;
     Outputs outputs;
     RunMode mode = RunMode::Paused;
     double speed = 1.0;
@@ -83,8 +86,11 @@ public:
     void setLoop(bool loop);
     void reset();  // back to t = 0 (recording cleared to frame 0)
     // Continue from recorded frame `frame` with `model` (same structure; null: the current
-    // one): the frames after it become stale and the run pauses there.
+    // one): the frames after it become the recording's previous run (Recording) and the run
+    // pauses there.
     void rerunFrom(std::size_t frame, std::shared_ptr<const Model> model = nullptr);
+    // Forgets the previous run kept by the last rerunFrom.
+    void discardPrevious();
     void stop();  // ends the thread; the recording stays readable
     // Every recorded frame, on the engine thread, as it is recorded: first the frames held so
     // far, then each new one. A sink that returns false stops the run with its `error` (e.g.
@@ -110,6 +116,7 @@ private:
     void startThread();
     void advanceOneOutput();
     void publish();
+    std::vector<Transform> partPosesAt(const Eigen::VectorXd& q) const;  // X_WP of every part
     void fail(const std::string& message);
     bool recorded(const State& state, const Outputs& outputs);  // to the sink; false: failed
     bool replaying() const;  // the current frame is before the end of the recording

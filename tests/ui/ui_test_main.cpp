@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -87,6 +88,12 @@ int recoveryChild(const QString& scene, const QString& expected) {
     for (;;) QTest::qWait(1000);  // until killed
 }
 
+// Every test starts from the settings of a first start: a window state, a tool setting or an
+// export size saved by an earlier test (or an earlier run) never changes what a test sees.
+class FreshSettings : public ::testing::EmptyTestEventListener {
+    void OnTestStart(const ::testing::TestInfo&) override { QSettings().clear(); }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,5 +109,6 @@ int main(int argc, char** argv) {
         return recoveryChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     if (childRun)
         return recoveryChildRun(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    ::testing::UnitTest::GetInstance()->listeners().Append(new FreshSettings);
     return RUN_ALL_TESTS();
 }

@@ -14,9 +14,11 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHeaderView>
 #include <QIcon>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -34,6 +36,7 @@
 #include <QPushButton>
 #include <QSet>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
@@ -341,6 +344,12 @@ void MainWindow::createDocks() {
     resizeDocks({treeDock, findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {300, 330},
                 Qt::Horizontal);
     resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
+    // A new plot is shown at once, tall enough to read (the messages' height is too small).
+    connect(plots_, &PlotsPanel::plotAdded, this, [this, plotsDock] {
+        plotsDock->show();
+        plotsDock->raise();
+        if (plotsDock->height() < 280) resizeDocks({plotsDock}, {280}, Qt::Vertical);
+    });
 }
 
 void MainWindow::createActions() {
@@ -383,6 +392,19 @@ void MainWindow::createActions() {
     });
     file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
     file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
+    file->addAction(tr("Export Plots &Report (PDF)…"), this, [this] {
+        if (plots_->plotCount() == 0) {
+            addMessage(kMessageWarning, tr("There is no plot to put in a report: right-click a "
+                                           "joint or part to plot it."));
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Plots Report"),
+                                                          QString(), tr("PDF (*.pdf)"));
+        if (path.isEmpty()) return;
+        exportPlotsReport(path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)
+                              ? path
+                              : path + QStringLiteral(".pdf"));
+    });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);  // closeEvent asks first
     quit->setObjectName(QStringLiteral("FileQuit"));
@@ -453,6 +475,7 @@ void MainWindow::createActions() {
         {tr("Show &Joints"), &ViewportWidget::setJointsVisible},
         {tr("Show &Grid and Axes"), &ViewportWidget::setGridVisible},
         {tr("Show &Contact Forces"), &ViewportWidget::setContactForcesVisible},
+        {tr("Show &Previous Run (after Re-run)"), &ViewportWidget::setGhostEnabled},
     };
     for (const auto& [label, setter] : toggles) {
         QAction* a = view->addAction(label);
@@ -479,6 +502,11 @@ void MainWindow::createActions() {
     rerunAction_ = simulate->addAction(tr("Re-run From &Here"), this, &MainWindow::rerunFromHere);
     rerunAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     rerunAction_->setEnabled(false);
+    discardPreviousAction_ =
+        simulate->addAction(tr("&Discard Previous Run"), this, [this] { discardPreviousRun(); });
+    discardPreviousAction_->setToolTip(
+        tr("Forget the run as it was before Re-run From Here (its ghost and dashed curves)"));
+    discardPreviousAction_->setEnabled(false);
     simulate->addAction(tr("Run &to…"), this, &MainWindow::runToDialog)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     QMenu* analysis = simulate->addMenu(tr("&Analysis"));
@@ -703,8 +731,10 @@ void MainWindow::showSnapshot() {
     }
     viewport_->setPartPoses(snap->partPoses);
     viewport_->setContacts(snap->outputs.contacts);
+    viewport_->setGhostPoses(snap->previousPoses);
     // The manipulator edits the design pose: not while a recorded run is shown.
     const engine::Recording* recording = session_->recording();
+    discardPreviousAction_->setEnabled(recording && recording->hasPrevious());
     manipulation_->setDesignPoseShown(!recording || recording->size() <= 1);
     simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
                                (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
@@ -986,8 +1016,6 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
         for (const engine::MotionSpec& m : scene()->motions)
             efforts << toQString(m.name) + QStringLiteral(".effort");
         if (!efforts.isEmpty()) {
-            plots_->parentWidget()->show();
-            plots_->parentWidget()->raise();
             plots_->addPlot(efforts, tr("Driver efforts"));
         }
     }
@@ -1294,8 +1322,6 @@ PlotWidget* MainWindow::plotReactionForce(const QString& joint) {
             return QString::fromStdString(j.name) == joint;
         }))
         return nullptr;  // no such joint: nothing to plot
-    plots_->parentWidget()->show();
-    plots_->parentWidget()->raise();
     return plots_->addPlot({joint + ".Fx", joint + ".Fy", joint + ".Fz", joint + ".F"});
 }
 
@@ -1309,8 +1335,6 @@ void MainWindow::showTreeMenu(const QPoint& position) {
         menu.addAction(label, this, [this, entity, quantities] {
             QStringList channels;
             for (const QString& q : quantities) channels << entity + QLatin1Char('.') + q;
-            plots_->parentWidget()->show();
-            plots_->parentWidget()->raise();
             plots_->addPlot(channels);
         });
     };
@@ -1398,21 +1422,81 @@ void MainWindow::exportPlotWithDialog() {
         return;
     }
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(
+    QString path = QFileDialog::getSaveFileName(
         this, tr("Export Plot"), QString(),
-        tr("PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)"), &filter);
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"),
+        &filter);
     if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter.contains(QLatin1String("*.svg"))   ? QStringLiteral(".svg")
+                : filter.contains(QLatin1String("*.pdf")) ? QStringLiteral(".pdf")
+                : filter.contains(QLatin1String("*.csv")) ? QStringLiteral(".csv")
+                                                          : QStringLiteral(".png");
     QString error;
     bool ok = false;
-    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
-        ok = plot->exportSvg(path);
-    else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
         ok = plot->exportCsv(path, &error);
-    else
-        ok = plot->exportPng(path);
+    } else {
+        // Title, size and resolution, remembered from the last export.
+        QSettings settings;
+        QDialog dialog(this);
+        dialog.setWindowTitle(tr("Export Plot"));
+        auto* title = new QLineEdit(plots_->titleOf(plot));
+        auto* width = new QSpinBox;
+        auto* height = new QSpinBox;
+        for (QSpinBox* box : {width, height}) {
+            box->setRange(64, 20000);
+            box->setSuffix(tr(" px"));
+        }
+        width->setValue(settings.value(QStringLiteral("plotExport/width"), 1600).toInt());
+        height->setValue(settings.value(QStringLiteral("plotExport/height"), 900).toInt());
+        auto* dpi = new QSpinBox;
+        dpi->setRange(24, 2400);
+        dpi->setSuffix(tr(" dpi"));
+        dpi->setValue(settings.value(QStringLiteral("plotExport/dpi"), 150).toInt());
+        dpi->setToolTip(
+            tr("Text and lines keep their printed size: 150 dpi at 1600 px wide is "
+               "a plot 27 cm wide"));
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+        connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+        connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+        auto* form = new QFormLayout(&dialog);
+        form->addRow(tr("Title:"), title);
+        form->addRow(tr("Width:"), width);
+        form->addRow(tr("Height:"), height);
+        form->addRow(tr("Resolution:"), dpi);
+        form->addRow(buttons);
+        if (dialog.exec() != QDialog::Accepted) return;
+        settings.setValue(QStringLiteral("plotExport/width"), width->value());
+        settings.setValue(QStringLiteral("plotExport/height"), height->value());
+        settings.setValue(QStringLiteral("plotExport/dpi"), dpi->value());
+        PlotExportOptions options;
+        options.pixels = QSize(width->value(), height->value());
+        options.dpi = dpi->value();
+        ok = plot->exportImage(path, options, title->text(), &error);
+    }
     addMessage(ok ? kMessageInfo : kMessageError,
                ok ? tr("Exported the plot to %1").arg(path)
-                  : tr("Could not export the plot (%1) %2").arg(path, error));
+                  : tr("Could not export the plot (%1): %2").arg(path, error));
+}
+
+bool MainWindow::exportPlotsReport(const QString& path, QString* error) {
+    // Heading: the scene and the run shown.
+    QString heading = scene() && !scene()->name.empty() ? toQString(scene()->name) : tr("Motus");
+    if (const engine::Recording* recording = session_->recording(); recording && recording->size())
+        heading += tr(" — run to %1 s").arg(recording->time(recording->size() - 1), 0, 'g', 4);
+    QString why;
+    const bool ok = plots_->exportReport(path, heading, &why);
+    addMessage(ok ? kMessageInfo : kMessageError,
+               ok ? tr("Exported %1 plots to the report %2").arg(plots_->plotCount()).arg(path)
+                  : tr("Could not export the plots report (%1): %2").arg(path, why));
+    if (error) *error = why;
+    return ok;
+}
+
+void MainWindow::discardPreviousRun() {
+    session_->discardPrevious();
+    discardPreviousAction_->setEnabled(false);
 }
 
 void MainWindow::runToDialog() {
@@ -1429,10 +1513,12 @@ void MainWindow::runToDialog() {
 void MainWindow::keepPlotsInScene() {
     if (!scene()) return;
     std::vector<engine::PlotSpec> plots;
-    for (const auto& [title, channels] : plots_->plots()) {
+    for (const PlotEntry& entry : plots_->plots()) {
         engine::PlotSpec plot;
-        plot.name = title.toStdString();
-        for (const QString& channel : channels) plot.channels.push_back(channel.toStdString());
+        plot.name = entry.title.toStdString();
+        for (const QString& channel : entry.channels)
+            plot.channels.push_back(channel.toStdString());
+        plot.x = entry.x.toStdString();
         plots.push_back(std::move(plot));
     }
     document_->setPlots(std::move(plots));
@@ -1444,13 +1530,14 @@ void MainWindow::restorePlots() {
     const engine::Recording* recording = session_->recording();
     for (const engine::PlotSpec& plot : scene()->plots) {
         QStringList channels;
-        for (const std::string& channel : plot.channels) {
+        std::vector<std::string> used = plot.channels;
+        if (!plot.x.empty()) used.push_back(plot.x);
+        for (const std::string& channel : used)
             if (recording && recording->layout().findChannel(channel) < 0)
                 addMessage(kMessageWarning, tr("Plot '%1': this scene records no channel '%2'")
                                                 .arg(toQString(plot.name), toQString(channel)));
-            channels << toQString(channel);
-        }
-        plots_->addPlot(channels, toQString(plot.name));
+        for (const std::string& channel : plot.channels) channels << toQString(channel);
+        plots_->addPlot(channels, toQString(plot.name), toQString(plot.x));
     }
 }
 

@@ -85,6 +85,10 @@ public:
     QListWidget* messages() const { return messages_; }
     SimulationSession* session() const { return session_; }
     PlotsPanel* plots() const { return plots_; }
+    // A PDF of every plot, headed by the scene's name and the run's length.
+    bool exportPlotsReport(const QString& path, QString* error = nullptr);
+    // Simulate ▸ Discard Previous Run: the run before the last Re-run From Here is forgotten.
+    void discardPreviousRun();
     PropertiesPanel* properties() const { return properties_; }
     QUndoStack* undoStack() const;
     const engine::SceneSpec* scene() const;
@@ -198,6 +202,7 @@ private:
     QToolButton* dofButton_ = nullptr;
     QString dofExplanation_;
     QAction* rerunAction_ = nullptr;
+    QAction* discardPreviousAction_ = nullptr;
     quint64 documentRevision_ = 0;  // counts edits and documents: a result's scene is current
     bool documentEdited_ = false;   // the document changed since the run's model was compiled
     std::thread analysis_;

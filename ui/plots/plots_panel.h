@@ -1,20 +1,31 @@
 #pragma once
-// The plots dock: tabs of PlotWidgets over the running simulation's recording. Curves refresh
-// at about 10 Hz while the run goes on; cursors follow the timeline on every snapshot.
+// The plots dock: PlotWidgets over the running simulation's recording, as tabs or side by
+// side in a grid. Curves refresh at about 10 Hz while the run goes on; cursors follow the
+// timeline on every snapshot; clicking in a plot moves the timeline there.
 
-#include <utility>
 #include <vector>
 
+#include <QString>
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
 
+class QGridLayout;
+class QScrollArea;
 class QTabWidget;
+class QToolButton;
 
 namespace ui {
 
 class PlotWidget;
 class SimulationSession;
+
+// What a scene file keeps of a plot.
+struct PlotEntry {
+    QString title;
+    QStringList channels;
+    QString x;  // the horizontal axis' channel, empty for time
+};
 
 class PlotsPanel : public QWidget {
     Q_OBJECT
@@ -22,23 +33,51 @@ class PlotsPanel : public QWidget {
 public:
     explicit PlotsPanel(SimulationSession* session, QWidget* parent = nullptr);
 
-    // Adds a plot of these channels and shows it, titled `title` (default: from its channels).
-    PlotWidget* addPlot(const QStringList& channels, const QString& title = QString());
-    // Every plot's tab title and channels, in tab order (what a scene file keeps).
-    std::vector<std::pair<QString, QStringList>> plots() const;
+    // Adds a plot of these channels (against channel `x`, or time) and shows it, titled
+    // `title` (default: from its channels).
+    PlotWidget* addPlot(const QStringList& channels, const QString& title = QString(),
+                        const QString& x = QString());
+    // Every plot, in order (what a scene file keeps).
+    std::vector<PlotEntry> plots() const;
+    PlotWidget* plot(int index) const;
     PlotWidget* currentPlot() const;
+    QString titleOf(const PlotWidget* plot) const;
     int plotCount() const;
+    void removePlot(int index);
     void clear();
 
-    // Asks the user for channels (filterable list of the recording's channels).
+    // Side by side: every plot at once in a grid of two columns; otherwise one tab each.
+    void setSideBySide(bool sideBySide);
+    bool sideBySide() const { return sideBySide_; }
+
+    // A PDF report of every plot, headed by `heading`.
+    bool exportReport(const QString& path, const QString& heading, QString* error) const;
+
+    // Asks the user for channels (filterable list of the recording's channels) and for the
+    // horizontal axis (time or another channel).
     void addPlotWithPicker();
 
+signals:
+    void plotAdded(PlotWidget* plot);
+
 private:
+    void relayout();
     void refreshAll();
     void moveCursors();
+    void seek(double time);
 
+    struct Entry {
+        PlotWidget* plot;
+        QString title;
+    };
     SimulationSession* session_;
+    std::vector<Entry> plots_;
     QTabWidget* tabs_;
+    QScrollArea* scroll_;
+    QWidget* grid_;
+    QGridLayout* gridLayout_;
+    QToolButton* sideBySideButton_;
+    bool sideBySide_ = false;
     QTimer refresh_;
 };
 

@@ -74,6 +74,10 @@ engine::Diagnostics SimulationSession::rerunFrom(int frame, const engine::SceneS
     return compiled.diagnostics;
 }
 
+void SimulationSession::discardPrevious() {
+    if (simulator_) simulator_->discardPrevious();
+}
+
 void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
     simulator_ = std::move(simulator);
     if (loop_) simulator_->setLoop(true);

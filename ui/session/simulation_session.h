@@ -37,8 +37,10 @@ public:
     // keep the kind of run. The caller checks that the mechanism is fully driven.
     engine::Diagnostics start(const engine::SceneSpec& spec, bool kinematic = false);
     // Re-runs from recorded frame `frame` with `spec` compiled (an edited scene of the same
-    // structure): the frames after it become stale and the run continues from it, paused.
+    // structure): the frames after it are kept as the previous run (a ghost in the view,
+    // dashed curves in the plots) and the run continues from it, paused.
     engine::Diagnostics rerunFrom(int frame, const engine::SceneSpec& spec);
+    void discardPrevious();
     // Takes over a recorded run (from a run file), ready to scrub or continue.
     QString adopt(std::shared_ptr<const engine::Model> model,
                   std::unique_ptr<engine::Recording> recording);

@@ -98,8 +98,10 @@ void TimelineWidget::refresh() {
     }
     const double end = frames > 0 ? recording->time(static_cast<std::size_t>(frames - 1)) : 0.0;
     QString text = tr("t = %1 s  of %2 s").arg(snap->time, 0, 'f', 3).arg(end, 0, 'f', 3);
-    const double staleUntil = recording->staleUntil();
-    if (staleUntil > end + 1e-12) text += tr("  (stale to %1 s)").arg(staleUntil, 0, 'f', 3);
+    if (recording->hasPrevious())
+        text += tr("  · previous run %1–%2 s")
+                    .arg(recording->previousFrom(), 0, 'f', 3)
+                    .arg(recording->previousUntil(), 0, 'f', 3);
     time_->setText(text);
     rate_->setText(running && snap->statistics.realTimeFactor > 0
                        ? tr("%1× real time").arg(snap->statistics.realTimeFactor, 0, 'g', 3)

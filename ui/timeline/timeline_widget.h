@@ -1,7 +1,7 @@
 #pragma once
 // The timeline: transport buttons (reset, step, play/pause), speed factor, a slider over the
 // recorded frames that scrubs instantly (the 3D view follows), the current time, the recorded
-// and stale ranges, and the real-time factor.
+// and the previous run's range (after a re-run), and the real-time factor.
 
 #include <QWidget>
 

@@ -22,6 +22,7 @@
 #include <osgViewer/Viewer>
 
 #include "engine/model/scene_spec.h"
+#include "ui/viewport/ghost.h"
 #include "ui/viewport/gizmo.h"
 #include "ui/viewport/osg_convert.h"
 #include "ui/viewport/scene_graph.h"
@@ -29,8 +30,8 @@
 namespace ui {
 namespace {
 
-constexpr unsigned kDefaultCullMask =
-    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo;
+constexpr unsigned kDefaultCullMask = kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid |
+                                      kMaskAxes | kMaskContacts | kMaskGizmo | kMaskGhost;
 // The manipulator's arrows are this many logical pixels long, wherever it is.
 constexpr double kGizmoPixels = 95.0;
 // A press within this many pixels of a handle takes it.
@@ -137,6 +138,7 @@ struct ViewportWidget::Impl {
     osg::ref_ptr<osgGA::TrackballManipulator> manipulator;
     osg::ref_ptr<osg::Group> root = new osg::Group;
     SceneGraph scene;
+    Ghost ghost;             // the previous run's parts
     engine::SceneSpec spec;  // what is shown (for highlighting)
     std::vector<quint64> selection;
     QPointF pressPosition;
@@ -232,6 +234,8 @@ void ViewportWidget::showScene(const engine::SceneSpec& spec, bool fit) {
     impl_->scene = buildSceneGraph(spec);
     impl_->spec = spec;
     impl_->root->addChild(impl_->scene.root);
+    impl_->ghost = buildGhost(impl_->scene);
+    impl_->root->addChild(impl_->ghost.root);
     if (fit)
         fitToScene();
     else
@@ -249,6 +253,21 @@ void ViewportWidget::setPartPoses(const std::vector<engine::Transform>& partPose
     for (std::size_t p = 0; p < n; ++p) transforms[p]->setMatrix(toOsg(partPoses[p]));
     updateSprings(impl_->scene, partPoses);
     update();
+}
+
+void ViewportWidget::setGhostPoses(const std::vector<engine::Transform>& partPoses) {
+    const bool wasShown = ghostShown(impl_->ghost);
+    poseGhost(impl_->ghost, partPoses);
+    if (wasShown || !partPoses.empty()) update();
+}
+
+bool ViewportWidget::ghostVisible() const {
+    return ghostShown(impl_->ghost) &&
+           (impl_->viewer->getCamera()->getCullMask() & kMaskGhost) != 0u;
+}
+
+void ViewportWidget::setGhostEnabled(bool on) {
+    setMaskBit(kMaskGhost, on);
 }
 
 engine::Transform ViewportWidget::partPose(std::size_t part) const {

@@ -61,6 +61,11 @@ public:
     void setPartPoses(const std::vector<engine::Transform>& partPoses);
     // The pose part `part` is drawn at (for tests and picking).
     engine::Transform partPose(std::size_t part) const;
+    // The previous run's parts (after Re-run From Here) at these poses, translucent; an empty
+    // list hides them. View ▸ Previous Run turns the ghost off and on.
+    void setGhostPoses(const std::vector<engine::Transform>& partPoses);
+    void setGhostEnabled(bool on);
+    bool ghostVisible() const;  // posed and enabled
 
     // Picking: the entity (part, marker or joint id) drawn under a widget position, 0 if none.
     quint64 entityAt(const QPointF& position) const;

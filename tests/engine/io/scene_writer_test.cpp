@@ -191,9 +191,12 @@ namespace {
 
 TEST(SceneWriter, PlotsTheUserSetUpAreSavedWithTheScene) {
     const SceneLoadResult r = parseScene(R"({"format": "motus-scene", "version": 1, "units": "SI",
-      "plots": [{"name": "pin", "channels": ["pin.Fx", "pin.F"]}, {"channels": ["energy.kinetic"]}]})");
+      "plots": [{"name": "pin", "channels": ["pin.Fx", "pin.F"]}, {"channels": ["energy.kinetic"]},
+                {"name": "coupler curve", "channels": ["coupler.y"], "x": "coupler.x"}]})");
     ASSERT_TRUE(r.scene);
-    ASSERT_EQ(r.scene->plots.size(), 2u);
+    ASSERT_EQ(r.scene->plots.size(), 3u);
+    EXPECT_EQ(r.scene->plots[0].x, "");  // against time
+    EXPECT_EQ(r.scene->plots[2].x, "coupler.x");
     EXPECT_EQ(r.scene->plots[0].name, "pin");
     EXPECT_EQ(r.scene->plots[0].channels, (std::vector<std::string>{"pin.Fx", "pin.F"}));
     const std::string text = sceneToJson(*r.scene);
@@ -201,6 +204,7 @@ TEST(SceneWriter, PlotsTheUserSetUpAreSavedWithTheScene) {
     ASSERT_TRUE(back.scene);
     EXPECT_EQ(sceneToJson(*back.scene), text);
     EXPECT_EQ(back.scene->plots[1].channels, (std::vector<std::string>{"energy.kinetic"}));
+    EXPECT_EQ(back.scene->plots[2].x, "coupler.x");
 
     const SceneLoadResult imperial =
         parseScene(R"({"format": "motus-scene", "version": 1, "units": "imperial"})");

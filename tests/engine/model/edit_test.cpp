@@ -15,7 +15,7 @@ TEST(RenameEntity, RewritesEveryReferenceSoTheSceneStillCompiles) {
     auto loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/slider_crank.json");
     ASSERT_TRUE(loaded.scene);
     SceneSpec spec = *loaded.scene;
-    spec.plots.push_back({"p", {spec.joints[0].name + ".Fx", "energy.kinetic"}, {}});
+    spec.plots.push_back({"p", {spec.joints[0].name + ".Fx", "energy.kinetic"}, "crank.x", {}});
     const std::string oldJoint = spec.joints[0].name;
     const Part& crank = spec.parts[1];
     const EntityId crankId = crank.id, markerId = crank.markers.front().id,
@@ -28,6 +28,7 @@ TEST(RenameEntity, RewritesEveryReferenceSoTheSceneStillCompiles) {
     EXPECT_EQ(entityName(spec, markerId), "arm.hub");
     EXPECT_EQ(spec.plots[0].channels[0], "mainPin.Fx");
     EXPECT_EQ(spec.plots[0].channels[1], "energy.kinetic");
+    EXPECT_EQ(spec.plots[0].x, "arm.x");  // an x-y plot's horizontal channel follows too
     for (const MotionSpec& m : spec.motions) EXPECT_NE(m.joint, oldJoint);
     const CompileResult c = compile(spec);
     for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;

@@ -144,26 +144,46 @@ TEST(Recording, DropOldestForgetsTheOldestFramesAndKeepsNumberingTheRun) {
     EXPECT_EQ(t.back(), times[600]);
 }
 
-TEST(Recording, TruncatedFramesStayReadableAsStaleUntilOvertaken) {
+TEST(Recording, TruncatedFramesStayReadableAsThePreviousRunUntilDiscarded) {
     Fixture f;
     Recording recording(*f.model, {});
+    const int kinetic = recording.layout().findChannel("energy.kinetic");
     for (int k = 0; k < 10; ++k) {
         State s = f.sim->state();
         s.t = 0.1 * k;
         recording.append(s, f.outputs());
     }
+    EXPECT_FALSE(recording.hasPrevious());
     recording.truncateAfter(4);
     EXPECT_EQ(recording.size(), 5u);
-    EXPECT_NEAR(recording.staleUntil(), 0.9, 1e-15);
+    ASSERT_TRUE(recording.hasPrevious());
+    EXPECT_NEAR(recording.previousFrom(), 0.4, 1e-15);  // from the frame re-run from
+    EXPECT_NEAR(recording.previousUntil(), 0.9, 1e-15);
     State s;
     Outputs o;
-    EXPECT_TRUE(recording.readStale(0.75, s, o));
+    EXPECT_TRUE(recording.readPrevious(0.75, s, o));
     EXPECT_NEAR(s.t, 0.7, 1e-15);
-    // New frames overtake the stale ones.
+    EXPECT_FALSE(recording.readPrevious(0.35, s, o));
+    // New frames of the same times leave the previous run as it was.
+    s = f.sim->state();
+    s.t = 0.5;
+    recording.append(s, f.outputs());
     s.t = 0.8;
     recording.append(s, f.outputs());
-    EXPECT_NEAR(recording.staleUntil(), 0.9, 1e-15);
-    EXPECT_FALSE(recording.readStale(0.75, s, o));
+    EXPECT_TRUE(recording.readPrevious(0.75, s, o));
+    EXPECT_NEAR(s.t, 0.7, 1e-15);
+    std::vector<double> t, v;
+    recording.previousSeries(kinetic, 4, t, v);  // frames 0, 4 and the last of 6 (0.4 … 0.9)
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_NEAR(t[0], 0.4, 1e-15);
+    EXPECT_NEAR(t[1], 0.8, 1e-15);
+    EXPECT_NEAR(t[2], 0.9, 1e-15);
+    ASSERT_EQ(v.size(), 3u);
+    recording.discardPrevious();
+    EXPECT_FALSE(recording.hasPrevious());
+    EXPECT_FALSE(recording.readPrevious(0.75, s, o));
+    recording.previousSeries(kinetic, 1, t, v);
+    EXPECT_TRUE(t.empty());
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ TEST(Simulator, ReRunningFromAFrameReproducesTheFramesAfterIt) {
         sim.rerunFrom(80);
         ASSERT_TRUE(sim.waitUntilIdle(30s));
         EXPECT_EQ(sim.recording().size(), 81u);
-        EXPECT_NEAR(sim.recording().staleUntil(), 0.4, 1e-12);  // the old future, shown as stale
+        EXPECT_NEAR(sim.recording().previousUntil(), 0.4, 1e-12);  // the old future, kept
+        EXPECT_NEAR(sim.recording().previousFrom(), sim.recording().time(80), 1e-15);
         EXPECT_EQ(sim.snapshot()->frame, 80u);
         sim.runTo(0.4);
         ASSERT_TRUE(sim.waitUntilIdle(30s));

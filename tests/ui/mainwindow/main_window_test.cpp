@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/modes.h"
+#include "engine/analysis/statics.h"
 #include "engine/io/scene_json.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
@@ -730,26 +731,105 @@ TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     EXPECT_EQ(session->snapshot()->model->gravity.z(), -19.62);
 }
 
+// After Re-run From Here the run before it stays: the view draws its parts as a translucent
+// ghost where they were at the shown time, the plots draw its curves dashed; Simulate ▸
+// Discard Previous Run takes both away.
+TEST_F(MainWindowTest, ReRunKeepsThePreviousRunAsAGhostUntilDiscarded) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    SimulationSession* session = window.session();
+    session->runTo(0.4);
+    ASSERT_TRUE(waitForTime(session, 0.4));
+    PlotWidget* plot = window.plotReactionForce("pivotA");
+    ASSERT_NE(plot, nullptr);
+    const engine::Recording* recording = session->recording();
+    session->seekFrame(static_cast<int>(recording->frameAtOrBefore(0.1)));
+    ASSERT_TRUE(waitForTime(session, 0.1));
+    QTest::qWait(50);
+    window.sceneTree()->clearSelection();
+    typeInto(window.properties(), "Gravity", 2, "-39.24");  // four times the gravity
+    ViewportWidget* view = window.viewport();
+    EXPECT_FALSE(view->ghostVisible());
+    EXPECT_EQ(plot->previousCurveCount(), 0);
+
+    window.rerunFromHere();
+    session->runTo(0.3);
+    ASSERT_TRUE(waitForTime(session, 0.3));
+    QTest::qWait(250);  // a plot refresh and a display poll
+    ASSERT_TRUE(recording->hasPrevious());
+    EXPECT_NEAR(recording->previousFrom(), 0.1, 1e-9);
+    EXPECT_NEAR(recording->previousUntil(), 0.4, 1e-9);
+    // The ghost: the old run's crank where it was at 0.3 s, away from the new run's.
+    const auto snap = session->snapshot();
+    ASSERT_EQ(snap->previousPoses.size(), snap->partPoses.size());
+    engine::State old;
+    engine::Outputs oldOutputs;
+    ASSERT_TRUE(recording->readPrevious(0.3, old, oldOutputs));
+    EXPECT_NEAR(old.t, 0.3, 1e-9);
+    const std::vector<engine::Transform> oldPoses = engine::partPoses(*snap->model, old);
+    for (std::size_t p = 0; p < oldPoses.size(); ++p) {
+        EXPECT_LT((snap->previousPoses[p].p - oldPoses[p].p).norm(), 1e-12) << "part " << p;
+        EXPECT_LT(snap->previousPoses[p].R.angularDistance(oldPoses[p].R), 1e-9) << "part " << p;
+    }
+    double apart = 0.0;
+    for (std::size_t p = 0; p < snap->partPoses.size(); ++p)
+        apart = std::max(apart, (snap->partPoses[p].p - snap->previousPoses[p].p).norm());
+    EXPECT_GT(apart, 1e-3);  // four times the gravity moved the mechanism elsewhere
+    EXPECT_TRUE(view->ghostVisible());
+    view->setGridVisible(false);
+    const QImage withGhost = renderedImage(view);
+    // The plot: each curve's previous run, dashed, from 0.1 s to 0.4 s.
+    EXPECT_EQ(plot->previousCurveCount(), 4);
+    const PlotPicture picture = plot->picture("pivotA");
+    int dashed = 0;
+    for (const PlotCurve& c : picture.curves)
+        if (c.dashed && !c.points.isEmpty()) {
+            ++dashed;
+            EXPECT_NEAR(c.points.front().x(), 0.1, 1e-9);
+            EXPECT_NEAR(c.points.back().x(), 0.4, 1e-9);
+        }
+    EXPECT_EQ(dashed, 4);
+
+    window.discardPreviousRun();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !recording->hasPrevious(); }, 5000));
+    QTest::qWait(250);
+    EXPECT_FALSE(view->ghostVisible());
+    EXPECT_TRUE(session->snapshot()->previousPoses.empty());
+    EXPECT_EQ(plot->previousCurveCount(), 0);
+    const QImage withoutGhost = renderedImage(view);
+    // The ghost's pixels are gone from the picture.
+    ASSERT_EQ(withGhost.size(), withoutGhost.size());
+    int changed = 0;
+    for (int y = 0; y < withGhost.height(); ++y)
+        for (int x = 0; x < withGhost.width(); ++x)
+            if (withGhost.pixel(x, y) != withoutGhost.pixel(x, y)) ++changed;
+    EXPECT_GT(changed, 200);
+}
+
 TEST_F(MainWindowTest, PlotsAreSavedWithTheSceneAndShownWhenItReopens) {
     ASSERT_TRUE(window.openScene(kFourBar));
     EXPECT_EQ(window.plots()->plotCount(), 0);
     window.plots()->addPlot({"pinB.Fx", "pinB.F"});
     window.plots()->addPlot({"energy.kinetic"}, "Energy");
+    window.plots()->addPlot({"coupler.z"}, "Coupler curve", "coupler.x");
     QTemporaryDir dir;
     const QString copy = dir.filePath("with_plots.json");
     ASSERT_TRUE(window.saveSceneAs(copy));
     const auto saved = engine::io::loadSceneFile(copy.toStdString());
     ASSERT_TRUE(saved.scene);
-    ASSERT_EQ(saved.scene->plots.size(), 2u);
+    ASSERT_EQ(saved.scene->plots.size(), 3u);
     EXPECT_EQ(saved.scene->plots[1].name, "Energy");
+    EXPECT_EQ(saved.scene->plots[2].x, "coupler.x");
 
     window.plots()->clear();
     ASSERT_TRUE(window.openScene(copy));
     const auto plots = window.plots()->plots();
-    ASSERT_EQ(plots.size(), 2u);
-    EXPECT_EQ(plots[0].second, (QStringList{"pinB.Fx", "pinB.F"}));
-    EXPECT_EQ(plots[1].first, "Energy");
-    EXPECT_EQ(plots[1].second, QStringList{"energy.kinetic"});
+    ASSERT_EQ(plots.size(), 3u);
+    EXPECT_EQ(plots[0].channels, (QStringList{"pinB.Fx", "pinB.F"}));
+    EXPECT_EQ(plots[0].x, QString());
+    EXPECT_EQ(plots[1].title, "Energy");
+    EXPECT_EQ(plots[1].channels, QStringList{"energy.kinetic"});
+    EXPECT_EQ(plots[2].title, "Coupler curve");
+    EXPECT_EQ(plots[2].x, "coupler.x");
 }
 
 TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {

@@ -84,7 +84,7 @@ TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     spec.contact.enabled = true;
     spec.contact.pairs.push_back(
         {spec.newId(), "slick", "ground", "link", true, 0.1, std::nullopt, {}});
-    spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}});
+    spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}, {}});
     QStandardItemModel model;
     populateSceneTree(model, spec);
     const QModelIndex contacts = model.index(4, 0), plots = model.index(5, 0);
