@@ -54,8 +54,8 @@ bool standardViewDirection(const std::string& name, engine::Vec3& toEye, engine:
 std::string offscreenDisplayProblem() {
     const char* display = std::getenv("DISPLAY");
     if (display && *display) return {};
-    return "rendering needs an X display and DISPLAY is not set: run it under xvfb-run (e.g. "
-           "'xvfb-run -a motus-cli render ...'), which renders in software";
+    return "drawing off screen needs an X display and DISPLAY is not set (xvfb-run provides one, "
+           "rendering in software)";
 }
 
 struct OffscreenRenderer::Impl {

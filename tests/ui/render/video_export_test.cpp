@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -90,7 +91,7 @@ TEST_P(VideoExportFormats, TwoSecondPendulumRunDecodesBackFrameForFrame) {
     // 2 s at 30 fps, 320 × 240: decoded back with libavformat, 61 pictures (both ends of the
     // run) of 320 × 240 at 1/30 s apart. Each shows the mechanism (the picture is far from
     // uniform), and the pendulum, which swings through its whole arc about three times in
-    // 2 s, moves between consecutive pictures.
+    // 2 s, moves between consecutive pictures except where it turns back.
     const std::string extension = GetParam();
     const fs::path file = freshFolder("pendulum" + extension) / ("pendulum" + extension);
     const testing::RecordedRun& run = pendulumRun();
@@ -115,16 +116,31 @@ TEST_P(VideoExportFormats, TwoSecondPendulumRunDecodesBackFrameForFrame) {
     EXPECT_EQ(video.height, 240);
     EXPECT_DOUBLE_EQ(video.frameRate, 30.0);
     ASSERT_EQ(video.luma.size(), 61u);
+    std::vector<double> change(video.luma.size(), 0.0);  // from the picture before, luma levels
     int moving = 0;
     for (std::size_t k = 0; k < video.luma.size(); ++k) {
         EXPECT_NEAR(video.times[k], static_cast<double>(k) / 30.0, 1e-3) << "frame " << k;
         const auto [darkest, brightest] =
             std::minmax_element(video.luma[k].begin(), video.luma[k].end());
         EXPECT_GT(*brightest - *darkest, 100) << "frame " << k << " is nearly uniform";
-        if (k > 0 && testing::meanDifference(video.luma[k - 1], video.luma[k]) > 0.2) ++moving;
+        if (k == 0) continue;
+        change[k] = testing::meanDifference(video.luma[k - 1], video.luma[k]);
+        if (change[k] > 0.2) ++moving;
     }
     // Only near the two ends of its swing, where the link turns back, may it barely move.
     EXPECT_GE(moving, 54) << "of 60 consecutive pairs";
+    // And it turns back every half period (the scene's 0.614423 s period for its release from
+    // horizontal): within a frame of those times the picture nearly stands still (about 2
+    // levels change per frame at mid-swing).
+    const double halfPeriod = 0.614423429 / 2.0;  // s
+    for (int n = 1; n * halfPeriod < 2.0 - 1.0 / 30.0; ++n) {
+        double least = 255.0;
+        for (std::size_t k = 1; k < change.size(); ++k)
+            if (std::abs((static_cast<double>(k) - 0.5) / 30.0 - n * halfPeriod) <= 1.0 / 30.0)
+                least = std::min(least, change[k]);
+        EXPECT_LT(least, 0.6) << "no standstill near t = " << n * halfPeriod << " s";
+    }
+    EXPECT_GT(*std::max_element(change.begin(), change.end()), 1.5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Containers, VideoExportFormats, ::testing::Values(".mp4", ".webm"),
@@ -162,6 +178,23 @@ TEST(VideoExport, FailureNamesTheReasonAndLeavesTheExistingVideoAsItWas) {
     EXPECT_EQ(result.error, "there is nothing recorded in the time range to show");
     EXPECT_EQ(contents(options.path), "an earlier video");
     EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1);
+}
+
+TEST(VideoExport, WithoutAnXDisplaySaysSoAndWritesNothing) {
+    const fs::path folder = freshFolder("nodisplay");
+    const testing::RecordedRun& run = pendulumRun();
+    const VideoExportOptions options = smallVideo(folder / "pendulum.mp4");
+    const std::vector<ShownFrame> frames = videoFrames(*run.model, run.recording(), options);
+    const char* display = std::getenv("DISPLAY");
+    const std::string saved = display ? display : "";
+    ::unsetenv("DISPLAY");
+    const VideoExportResult result = exportVideo(run.spec, frames, options);
+    if (!saved.empty()) ::setenv("DISPLAY", saved.c_str(), 1);
+    EXPECT_EQ(result.outcome, VideoExportResult::Outcome::Failed);
+    EXPECT_EQ(result.error,
+              "drawing off screen needs an X display and DISPLAY is not set (xvfb-run provides "
+              "one, rendering in software)");
+    EXPECT_TRUE(fs::is_empty(folder));
 }
 
 }  // namespace
