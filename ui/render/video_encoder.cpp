@@ -277,7 +277,12 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
         return false;
     }
     d.open = true;
-    result = avformat_write_header(d.format, nullptr);
+    // MP4: the index goes before the pictures once they are all written, so that a player (or
+    // a browser) starts playing before it has the whole file.
+    AVDictionary* muxerOptions = nullptr;
+    if (mp4) av_dict_set(&muxerOptions, "movflags", "+faststart", 0);
+    result = avformat_write_header(d.format, &muxerOptions);
+    av_dict_free(&muxerOptions);
     if (result < 0) {
         error = "cannot write the video file's header: " + avError(result);
         abandon();
