@@ -160,7 +160,8 @@ void VideoExportDialog::check() {
     if (current.path.empty())
         problem = tr("Choose the file to write (.mp4 or .webm).");
     else if (const std::string why = videoOptionsProblem(current); !why.empty())
-        problem = QString::fromStdString(why);
+        problem = QString::fromStdString(why) + QLatin1Char('.');
+    if (!problem.isEmpty()) problem[0] = problem[0].toUpper();  // a sentence
     problem_->setText(problem);
     problem_->setVisible(!problem.isEmpty());
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());

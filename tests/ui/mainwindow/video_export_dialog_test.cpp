@@ -67,7 +67,7 @@ TEST(VideoExportDialog, SaysWhyOptionsCannotBeUsedAndDisablesExport) {
     auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
     dialog.setPath(QStringLiteral("/tmp/run.avi"));
     EXPECT_EQ(dialog.problem(),
-              QStringLiteral("the video file must end in .mp4 (H.264) or .webm (VP9)"));
+              QStringLiteral("The video file must end in .mp4 (H.264) or .webm (VP9)."));
     EXPECT_FALSE(ok->isEnabled());
     dialog.setPath(QStringLiteral("/tmp/run.mp4"));
     dialog.findChild<QSpinBox*>(QStringLiteral("VideoHeight"))->setValue(481);
