@@ -1039,7 +1039,8 @@ int runInfo(const std::string& path) {
 
 // Option checks that say what is wrong in words (CLI11's own print the whole range of a double).
 struct RenderOptions {
-    std::string run;
+    std::string run;  // a run file, or a scene (.json) run first for `duration`
+    double duration = 0.0;
     std::string out;
     std::string size = "1280x720";
     int fps = 30;
@@ -1075,15 +1076,66 @@ int runRender(const RenderOptions& options) {
         printError(problem, "command line");
         return kExitUsage;
     }
+    auto displayAvailable = [] {
+        if (ui::offscreenDisplayProblem().empty()) return true;
+        printError(
+            "motus-cli render needs an X display; run it under xvfb-run (DISPLAY is not set)",
+            "environment");
+        return false;
+    };
     std::string error;
-    std::optional<engine::io::LoadedRun> run = engine::io::loadRunFile(options.run, error);
-    if (!run) {
-        printError("cannot read the run file: " + error, options.run);
-        return kExitInvalidInput;
+    // A scene is run first, as `simulate` runs it (in memory), then filmed.
+    const bool scene = std::filesystem::path(options.run).extension() == ".json";
+    if (scene != (options.duration > 0.0)) {
+        printError(scene ? "a scene needs --duration: how long to run it before filming"
+                         : "--duration is for a scene (.json); a run file is filmed as recorded",
+                   "command line: --duration");
+        return kExitUsage;
     }
-    const engine::Recording& recording = *run->recording;
+    if (!scene && !gOverrides.empty()) {
+        printError("--set changes a scene (.json); a run file is filmed as recorded",
+                   "command line: --set");
+        return kExitUsage;
+    }
+    std::optional<engine::io::LoadedRun> run;
+    std::unique_ptr<engine::Simulator> simulator;
+    if (scene) {
+        if (!displayAvailable()) return kExitInvalidInput;  // before a run that could not be filmed
+        engine::io::SceneLoadResult loaded = loadScene(options.run);
+        printDiagnostics(loaded.diagnostics, options.run);
+        if (!loaded.scene) return kExitInvalidInput;
+        const engine::CompileResult compiled = engine::compile(*loaded.scene);
+        printDiagnostics(compiled.diagnostics, options.run);
+        if (!compiled.model) return kExitInvalidInput;
+        simulator = std::make_unique<engine::Simulator>(compiled.model);
+        if (!simulator->initialization().ok) {
+            simulator->stop();
+            printError(simulator->initialization().message, options.run);
+            return kExitCannotAssemble;
+        }
+        simulator->runTo(options.duration);
+        while (!simulator->waitUntilIdle(std::chrono::milliseconds(200))) {
+        }
+        simulator->stop();
+        const auto snapshot = simulator->snapshot();
+        if (!snapshot->error.empty()) {
+            printError("simulation stopped: " + snapshot->error, options.run);
+            return kExitRunStopped;
+        }
+        run.emplace();
+        run->spec = std::move(*loaded.scene);
+        run->model = compiled.model;
+    } else {
+        run = engine::io::loadRunFile(options.run, error);
+        if (!run) {
+            printError("cannot read the run file: " + error, options.run);
+            return kExitInvalidInput;
+        }
+    }
+    const engine::Recording& recording = scene ? simulator->recording() : *run->recording;
     if (recording.size() <= recording.first()) {
-        printError("the run file holds no frame", options.run);
+        printError(scene ? "the run recorded no frame" : "the run file holds no frame",
+                   options.run);
         return kExitInvalidInput;
     }
     const double end = recording.time(recording.size() - 1);
@@ -1093,13 +1145,7 @@ int runRender(const RenderOptions& options) {
                    "command line: --from");
         return kExitUsage;
     }
-    if (const std::string problem = ui::offscreenDisplayProblem(); !problem.empty()) {
-        printError(
-            "motus-cli render needs an X display; run it under xvfb-run (DISPLAY is not "
-            "set)",
-            "environment");
-        return kExitInvalidInput;
-    }
+    if (!displayAvailable()) return kExitInvalidInput;
     const std::vector<ui::ShownFrame> frames = ui::videoFrames(*run->model, recording, video);
 
     // Progress: a line per tenth (a terminal sees one line rewritten).
@@ -1337,9 +1383,17 @@ int main(int argc, char** argv) {
     RenderOptions renderOptions;
     CLI::App* render = app.add_subcommand(
         "render",
-        "Render a recorded run (.motusrun) as a video, MP4 (H.264) or WebM (VP9), off screen as "
-        "the GUI's 3D view draws it; needs an X display (xvfb-run).");
-    render->add_option("run", renderOptions.run, "Run file (.motusrun)")->required();
+        "Render a recorded run (.motusrun, or a scene run for --duration) as a video, MP4 "
+        "(H.264) or WebM (VP9), off screen as the GUI's 3D view draws it; needs an X display "
+        "(xvfb-run).");
+    render
+        ->add_option("run", renderOptions.run,
+                     "Run file (.motusrun), or a scene (.json) run for --duration first")
+        ->required();
+    render
+        ->add_option("--duration", renderOptions.duration,
+                     "With a scene: simulated time [s] to run and film (as simulate runs it)")
+        ->check(kPositive);
     render->add_option("--out", renderOptions.out, "Video file to write: .mp4 or .webm")
         ->required();
     render->add_option("--size", renderOptions.size,
@@ -1361,7 +1415,7 @@ int main(int argc, char** argv) {
     // --set PATH=VALUE on every command that reads a scene (engine/io/scene_overrides.h).
     std::vector<std::string> overrides;
     for (CLI::App* command : {check, simulate, kinematics, inverseDynamics, statics, modesCommand,
-                              assembleCommand, format, info})
+                              assembleCommand, format, info, render})
         command->add_option("--set", overrides,
                             "Set a scene value before reading it, PATH=VALUE (repeatable): a "
                             "JSON pointer whose array steps may be names, e.g. "
