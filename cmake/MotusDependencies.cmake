@@ -21,6 +21,10 @@ if(MOTUS_BUILD_GUI)
     add_library(motus::osg INTERFACE IMPORTED)
     target_include_directories(motus::osg SYSTEM INTERFACE ${OPENSCENEGRAPH_INCLUDE_DIRS})
     target_link_libraries(motus::osg INTERFACE ${OPENSCENEGRAPH_LIBRARIES} OpenGL::GL)
+    # FFmpeg's libraries encode the video export (ui/render/video_encoder.cpp).
+    find_package(PkgConfig REQUIRED)
+    pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET
+        libavcodec>=59 libavformat>=59 libswscale>=6 libavutil>=57)
 endif()
 
 if(MOTUS_BUILD_TESTS)

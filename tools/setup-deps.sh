@@ -9,6 +9,8 @@ packages=(
     build-essential cmake ninja-build ccache pkg-config
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
     libopenscenegraph-dev
+    # Video export (File ▸ Export Video…, motus-cli render): FFmpeg's libraries.
+    libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
     libbullet-dev libeigen3-dev
     nlohmann-json3-dev libmuparser-dev libcli11-dev libassimp-dev liburdfdom-dev
     libgtest-dev libgmock-dev libbenchmark-dev

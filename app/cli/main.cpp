@@ -21,15 +21,19 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -48,6 +52,9 @@
 #include "engine/math/constants.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
+#ifdef MOTUS_HAVE_RENDER
+#include "ui/render/video_export.h"
+#endif
 
 namespace {
 
@@ -1031,6 +1038,163 @@ int runInfo(const std::string& path) {
 }  // namespace
 
 // Option checks that say what is wrong in words (CLI11's own print the whole range of a double).
+struct RenderOptions {
+    std::string run;  // a run file, or a scene (.json) run first for `duration`
+    double duration = 0.0;
+    std::string out;
+    std::string size = "1280x720";
+    int fps = 30;
+    double from = 0.0;
+    double to = -1.0;  // s; negative: the end of the run
+    std::string view = "isometric";
+};
+
+// `render <run> --out FILE.mp4|.webm`: the recorded run as a video, drawn off screen as the
+// GUI's 3D view draws it (ui/render/video_export.h). Progress on stderr; the file appears only
+// when it is complete.
+int runRender(const RenderOptions& options) {
+#ifdef MOTUS_HAVE_RENDER
+    ui::VideoExportOptions video;
+    video.path = options.out;
+    video.fps = options.fps;
+    video.from = options.from;
+    video.to = options.to;
+    video.view = options.view;
+    {
+        // --size WxH
+        char x = 0, rest = 0;
+        std::istringstream text(options.size);
+        if (!(text >> video.width >> x >> video.height) || (x != 'x' && x != 'X') ||
+            (text >> rest)) {
+            printError(
+                "--size must be WIDTHxHEIGHT in pixels, e.g. 1280x720, got '" + options.size + "'",
+                "command line: --size");
+            return kExitUsage;
+        }
+    }
+    if (const std::string problem = ui::videoOptionsProblem(video); !problem.empty()) {
+        printError(problem, "command line");
+        return kExitUsage;
+    }
+    auto displayAvailable = [] {
+        if (ui::offscreenDisplayProblem().empty()) return true;
+        printError(
+            "motus-cli render needs an X display; run it under xvfb-run (DISPLAY is not set)",
+            "environment");
+        return false;
+    };
+    std::string error;
+    // A scene is run first, as `simulate` runs it (in memory), then filmed.
+    const bool scene = std::filesystem::path(options.run).extension() == ".json";
+    if (scene != (options.duration > 0.0)) {
+        printError(scene ? "a scene needs --duration: how long to run it before filming"
+                         : "--duration is for a scene (.json); a run file is filmed as recorded",
+                   "command line: --duration");
+        return kExitUsage;
+    }
+    if (!scene && !gOverrides.empty()) {
+        printError("--set changes a scene (.json); a run file is filmed as recorded",
+                   "command line: --set");
+        return kExitUsage;
+    }
+    std::optional<engine::io::LoadedRun> run;
+    std::unique_ptr<engine::Simulator> simulator;
+    if (scene) {
+        if (!displayAvailable()) return kExitInvalidInput;  // before a run that could not be filmed
+        engine::io::SceneLoadResult loaded = loadScene(options.run);
+        printDiagnostics(loaded.diagnostics, options.run);
+        if (!loaded.scene) return kExitInvalidInput;
+        const engine::CompileResult compiled = engine::compile(*loaded.scene);
+        printDiagnostics(compiled.diagnostics, options.run);
+        if (!compiled.model) return kExitInvalidInput;
+        simulator = std::make_unique<engine::Simulator>(compiled.model);
+        if (!simulator->initialization().ok) {
+            simulator->stop();
+            printError(simulator->initialization().message, options.run);
+            return kExitCannotAssemble;
+        }
+        simulator->runTo(options.duration);
+        while (!simulator->waitUntilIdle(std::chrono::milliseconds(200))) {
+        }
+        simulator->stop();
+        const auto snapshot = simulator->snapshot();
+        if (!snapshot->error.empty()) {
+            printError("simulation stopped: " + snapshot->error, options.run);
+            return kExitRunStopped;
+        }
+        run.emplace();
+        run->spec = std::move(*loaded.scene);
+        run->model = compiled.model;
+    } else {
+        run = engine::io::loadRunFile(options.run, error);
+        if (!run) {
+            printError("cannot read the run file: " + error, options.run);
+            return kExitInvalidInput;
+        }
+    }
+    const engine::Recording& recording = scene ? simulator->recording() : *run->recording;
+    if (recording.size() <= recording.first()) {
+        printError(scene ? "the run recorded no frame" : "the run file holds no frame",
+                   options.run);
+        return kExitInvalidInput;
+    }
+    const double end = recording.time(recording.size() - 1);
+    if (options.from > end + 1e-9) {
+        printError("--from " + engine::timeText(options.from) + " is after the run's end at " +
+                       engine::timeText(end),
+                   "command line: --from");
+        return kExitUsage;
+    }
+    if (!displayAvailable()) return kExitInvalidInput;
+    const std::vector<ui::ShownFrame> frames = ui::videoFrames(*run->model, recording, video);
+
+    // Progress: a line per tenth (a terminal sees one line rewritten).
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    int lastTenth = -1;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    const ui::VideoExportResult result =
+        ui::exportVideo(run->spec, frames, video, [&](int done, int total) {
+            const int tenth = done * 10 / total;
+            if (terminal) {
+                std::cerr << "\rmotus-cli: render: frame " << done << " of " << total
+                          << (done == total ? "\n" : "") << std::flush;
+            } else if (tenth != lastTenth) {
+                std::cerr << "motus-cli: render: frame " << done << " of " << total << " ("
+                          << tenth * 10 << " %)\n";
+            }
+            lastTenth = tenth;
+            return !interrupted;
+        });
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    switch (result.outcome) {
+    case ui::VideoExportResult::Outcome::Written: {
+        std::ostringstream summary;
+        summary << "wrote " << options.out << ": " << result.frames << " frames of " << video.width
+                << "x" << video.height << " at " << video.fps << " fps ("
+                << engine::timeText(frames.front().time) << " to "
+                << engine::timeText(frames.back().time) << "), " << result.codec << ", in "
+                << std::fixed << std::setprecision(1) << result.seconds << " s\n";
+        std::cout << summary.str();
+        return 0;
+    }
+    case ui::VideoExportResult::Outcome::Cancelled:
+        if (terminal) std::cerr << "\n";
+        printError("interrupted: no video was written", options.out);
+        return kExitInterrupted;
+    case ui::VideoExportResult::Outcome::Failed:
+        break;
+    }
+    if (terminal && result.frames > 0) std::cerr << "\n";
+    printError(result.error, options.out);
+    return kExitInvalidInput;
+#else
+    printError("this motus-cli was built without the renderer (MOTUS_BUILD_GUI=OFF)", options.run);
+    return kExitUsage;
+#endif
+}
+
 const CLI::Validator kPositive(
     [](const std::string& text) {
         double v = 0.0;
@@ -1216,10 +1380,42 @@ int main(int argc, char** argv) {
                                         "and redundant constraints as JSON.");
     info->add_option("scene", infoPath, "Scene file (.json)")->required();
 
+    RenderOptions renderOptions;
+    CLI::App* render = app.add_subcommand(
+        "render",
+        "Render a recorded run (.motusrun, or a scene run for --duration) as a video, MP4 "
+        "(H.264) or WebM (VP9), off screen as the GUI's 3D view draws it; needs an X display "
+        "(xvfb-run).");
+    render
+        ->add_option("run", renderOptions.run,
+                     "Run file (.motusrun), or a scene (.json) run for --duration first")
+        ->required();
+    render
+        ->add_option("--duration", renderOptions.duration,
+                     "With a scene: simulated time [s] to run and film (as simulate runs it)")
+        ->check(kPositive);
+    render->add_option("--out", renderOptions.out, "Video file to write: .mp4 or .webm")
+        ->required();
+    render->add_option("--size", renderOptions.size,
+                       "Picture size WIDTHxHEIGHT in pixels, both even (default 1280x720)");
+    render->add_option("--fps", renderOptions.fps, "Frames per second (default 30)")
+        ->check(CLI::Range(1, 240));
+    render
+        ->add_option("--from", renderOptions.from,
+                     "Start at this time of the run [s] (default: its start)")
+        ->check(kNonNegative);
+    render
+        ->add_option("--to", renderOptions.to,
+                     "End at this time of the run [s], included (default: its end)")
+        ->check(kNonNegative);
+    render->add_option("--view", renderOptions.view,
+                       "isometric (default), front, back, left, right, top or bottom; the "
+                       "camera frames the mechanism over the whole video");
+
     // --set PATH=VALUE on every command that reads a scene (engine/io/scene_overrides.h).
     std::vector<std::string> overrides;
     for (CLI::App* command : {check, simulate, kinematics, inverseDynamics, statics, modesCommand,
-                              assembleCommand, format, info})
+                              assembleCommand, format, info, render})
         command->add_option("--set", overrides,
                             "Set a scene value before reading it, PATH=VALUE (repeatable): a "
                             "JSON pointer whose array steps may be names, e.g. "
@@ -1259,5 +1455,6 @@ int main(int argc, char** argv) {
     if (assembleCommand->parsed()) return runAssemble(assemblePath, assembleOut);
     if (format->parsed()) return runFormat(formatPath, formatOut);
     if (importUrdf->parsed()) return runImportUrdf(urdfPath, urdfOut);
+    if (render->parsed()) return runRender(renderOptions);
     return kExitUsage;
 }

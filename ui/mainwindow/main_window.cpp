@@ -10,7 +10,9 @@
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -20,6 +22,7 @@
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QTextBrowser>
@@ -66,10 +69,12 @@
 #include "ui/mainwindow/build_tools.h"
 #include "ui/mainwindow/copies.h"
 #include "ui/mainwindow/manipulation.h"
+#include "ui/mainwindow/video_export_dialog.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
+#include "ui/render/video_export.h"
 #include "ui/session/simulation_session.h"
 #include "ui/timeline/timeline_widget.h"
 #include "ui/viewport/viewport_widget.h"
@@ -391,6 +396,15 @@ void MainWindow::createActions() {
                                                               : path + QStringLiteral(".motusrun"));
     });
     file->addAction(tr("Export Run as &CSV…"), this, &MainWindow::exportRunCsvWithDialog);
+    exportVideoAction_ =
+        file->addAction(tr("Export &Video…"), this, &MainWindow::exportVideoWithDialog);
+    exportVideoAction_->setObjectName(QStringLiteral("FileExportVideo"));
+    exportVideoAction_->setStatusTip(tr("Write the recorded run as an MP4 or WebM video"));
+    // Only a recorded run can be filmed (more than the start frame).
+    connect(file, &QMenu::aboutToShow, this, [this] {
+        const engine::Recording* recording = session_->recording();
+        exportVideoAction_->setEnabled(recording && recording->size() > recording->first() + 1);
+    });
     file->addAction(tr("Export &Plot…"), this, &MainWindow::exportPlotWithDialog);
     file->addAction(tr("Export Plots &Report (PDF)…"), this, [this] {
         if (plots_->plotCount() == 0) {
@@ -1412,6 +1426,102 @@ void MainWindow::exportRunCsvWithDialog() {
         addMessage(kMessageInfo, tr("Exported the run to %1").arg(path));
     else
         addMessage(kMessageError, tr("Could not export the run (%1): %2").arg(path, error));
+}
+
+bool MainWindow::exportVideo(const VideoExportOptions& requested, QString* error) {
+    const engine::Recording* recording = session_->recording();
+    const auto snap = session_->snapshot();
+    if (!recording || !snap || !scene() || recording->size() <= recording->first() + 1) {
+        if (error) *error = tr("nothing has been simulated: run the scene first");
+        return false;
+    }
+    if (const std::string problem = videoOptionsProblem(requested); !problem.empty()) {
+        if (error) *error = QString::fromStdString(problem);
+        return false;
+    }
+    // The 3D view's camera and what it shows; the frames' poses read here, on the GUI thread,
+    // so the worker needs nothing that the session may change.
+    VideoExportOptions options = requested;
+    RenderCamera camera;
+    double eye[3], centre[3], up[3];
+    viewport_->cameraView(eye, centre, up, camera.fovyDeg, options.cullMask);
+    camera.eye = engine::Vec3(eye[0], eye[1], eye[2]);
+    camera.centre = engine::Vec3(centre[0], centre[1], centre[2]);
+    camera.up = engine::Vec3(up[0], up[1], up[2]);
+    options.camera = camera;
+    const std::vector<ShownFrame> frames = videoFrames(*snap->model, *recording, options);
+    const engine::SceneSpec spec = *scene();
+
+    QProgressDialog progress(
+        tr("Rendering %1…").arg(QFileInfo(QString::fromStdString(options.path)).fileName()),
+        tr("Cancel"), 0, static_cast<int>(frames.size()), this);
+    progress.setObjectName(QStringLiteral("VideoExportProgress"));
+    progress.setWindowTitle(tr("Export Video"));
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(0);
+    progress.setValue(0);
+    std::atomic<int> done{0};
+    std::atomic<bool> cancelled{false}, finished{false};
+    VideoExportResult result;
+    std::thread worker([&] {
+        result = ui::exportVideo(spec, frames, options, [&](int count, int) {
+            done = count;
+            return !cancelled;
+        });
+        finished = true;
+    });
+    // The window's events go on while the worker renders; the dialog follows it.
+    QEventLoop loop;
+    QTimer poll;
+    connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (progress.wasCanceled()) cancelled = true;
+        if (finished) {
+            loop.quit();
+            return;
+        }
+        progress.setValue(done);
+    });
+    poll.start(30);
+    loop.exec();
+    worker.join();
+    progress.reset();
+    switch (result.outcome) {
+    case VideoExportResult::Outcome::Written:
+        return true;
+    case VideoExportResult::Outcome::Cancelled:
+        if (error) *error = tr("cancelled: no video was written");
+        return false;
+    case VideoExportResult::Outcome::Failed:
+        break;
+    }
+    if (error) *error = QString::fromStdString(result.error);
+    return false;
+}
+
+void MainWindow::exportVideoWithDialog() {
+    const engine::Recording* recording = session_->recording();
+    if (!recording || recording->size() <= recording->first() + 1) {
+        QMessageBox::information(this, tr("Export Video"),
+                                 tr("Nothing is recorded yet: run the simulation first (Simulate "
+                                    "▸ Play or Run to…), then export the run as a video."));
+        return;
+    }
+    const qreal dpr = viewport_->devicePixelRatioF();
+    VideoExportDialog dialog(viewport_->size() * dpr, recording->time(recording->first()),
+                             recording->time(recording->size() - 1), this);
+    if (!document_->path().isEmpty())
+        dialog.setPath(QFileInfo(document_->path())
+                           .dir()
+                           .filePath(QFileInfo(document_->path()).completeBaseName() +
+                                     QStringLiteral(".mp4")));
+    if (dialog.exec() != QDialog::Accepted) return;
+    const VideoExportOptions options = dialog.options();
+    const QString path = QString::fromStdString(options.path);
+    QString error;
+    if (exportVideo(options, &error))
+        addMessage(kMessageInfo, tr("Exported the run as a video to %1").arg(path));
+    else
+        addMessage(kMessageError, tr("Could not export the video (%1): %2").arg(path, error));
 }
 
 void MainWindow::exportPlotWithDialog() {

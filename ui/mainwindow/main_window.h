@@ -45,6 +45,7 @@ class PropertiesPanel;
 class SimulationSession;
 class TimelineWidget;
 class ViewportWidget;
+struct VideoExportOptions;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -125,6 +126,13 @@ public:
     PlotWidget* plotReactionForce(const QString& joint);
     // Writes the recorded run as CSV (the motus-cli simulate column contract).
     bool exportRunCsv(const QString& path, QString* error = nullptr);
+    // File ▸ Export Video…: the recorded run (the part `options` names) as a video, drawn off
+    // screen from the recording as the 3D view shows it (its camera, the kinds of node it
+    // shows), with a progress dialog whose Cancel stops it. Rendering runs on a worker thread
+    // that owns its OpenGL context; the window stays responsive. False with the reason when no
+    // file was written (nothing recorded, cancelled, an error): then nothing is left on the
+    // disk and a file of that name is as it was.
+    bool exportVideo(const VideoExportOptions& options, QString* error = nullptr);
     TimelineWidget* timeline() const { return timeline_; }
     // Crash recovery (ui/document/recovery.h): the autosaver of the open document, and at
     // start-up the offer to recover what a Motus that did not exit cleanly left behind (one
@@ -181,6 +189,7 @@ private:
     // names it shows.
     void fitNameColumn(int width);
     void exportRunCsvWithDialog();
+    void exportVideoWithDialog();
     void exportPlotWithDialog();
     void runToDialog();
 
@@ -203,6 +212,7 @@ private:
     QString dofExplanation_;
     QAction* rerunAction_ = nullptr;
     QAction* discardPreviousAction_ = nullptr;
+    QAction* exportVideoAction_ = nullptr;
     quint64 documentRevision_ = 0;  // counts edits and documents: a result's scene is current
     bool documentEdited_ = false;   // the document changed since the run's model was compiled
     std::thread analysis_;

@@ -625,6 +625,23 @@ void ViewportWidget::finishGizmoDrag(bool accepted) {
 double ViewportWidget::cameraDistance() const {
     return impl_->manipulator->getDistance();
 }
+
+void ViewportWidget::cameraView(double eye[3], double centre[3], double up[3], double& fovyDeg,
+                                unsigned& cullMask) const {
+    // From the manipulator, which has the latest view even before the next paint.
+    osg::Vec3d e, c, u;
+    impl_->manipulator->getInverseMatrix().getLookAt(e, c, u, impl_->manipulator->getDistance());
+    for (int k = 0; k < 3; ++k) {
+        eye[k] = e[k];
+        centre[k] = c[k];
+        up[k] = u[k];
+    }
+    const osg::Camera* camera = impl_->viewer->getCamera();
+    double aspect = 1.0, zNear = 0.01, zFar = 1000.0;
+    fovyDeg = 30.0;
+    camera->getProjectionMatrix().getPerspective(fovyDeg, aspect, zNear, zFar);
+    cullMask = camera->getCullMask();
+}
 int ViewportWidget::frameCount() const {
     return impl_->frames;
 }

@@ -110,6 +110,10 @@ public:
 
     // Camera state, for tests and for restoring a view.
     double cameraDistance() const;
+    // The camera as the view shows it, for a video of the run (world, m): eye, centre looked at,
+    // up, the vertical field of view [deg]; and which kinds of node it draws (NodeMask bits).
+    void cameraView(double eye[3], double centre[3], double up[3], double& fovyDeg,
+                    unsigned& cullMask) const;
     int frameCount() const;  // frames rendered so far
 
 signals:
