@@ -18,7 +18,9 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -1049,6 +1051,10 @@ struct RenderOptions {
     std::string view = "isometric";
 };
 
+// The command line as given (render hands it to the renderer's program unchanged).
+int gArgc = 0;
+char** gArgv = nullptr;
+
 // `render <run> --out FILE.mp4|.webm`: the recorded run as a video, drawn off screen as the
 // GUI's 3D view draws it (ui/render/video_export.h). Progress on stderr; the file appears only
 // when it is complete.
@@ -1189,6 +1195,23 @@ int runRender(const RenderOptions& options) {
     if (terminal && result.frames > 0) std::cerr << "\n";
     printError(result.error, options.out);
     return kExitInvalidInput;
+#elif defined(MOTUS_RENDER_PROGRAM)
+    // The renderer (OpenSceneGraph, FFmpeg: over a hundred libraries) lives in a program of its
+    // own next to this one, so that every other command starts at once: it takes over this
+    // process with the same arguments.
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    const std::filesystem::path program = self.parent_path() / MOTUS_RENDER_PROGRAM;
+    if (!error && gArgv) {
+        std::vector<char*> argv(gArgv, gArgv + gArgc);
+        argv.push_back(nullptr);
+        ::execv(program.c_str(), argv.data());
+    }
+    printError("the renderer " + program.string() + " cannot be started (" +
+                   (error ? error.message() : std::string(std::strerror(errno))) +
+                   "): it is installed next to motus-cli",
+               options.out);
+    return kExitInvalidInput;
 #else
     printError("this motus-cli was built without the renderer (MOTUS_BUILD_GUI=OFF)", options.run);
     return kExitUsage;
@@ -1213,6 +1236,8 @@ const CLI::Validator kNonNegative(
     "NON-NEGATIVE");
 
 int main(int argc, char** argv) {
+    gArgc = argc;
+    gArgv = argv;
     CLI::App app{"Motus: rigid multibody mechanism simulator (headless).", "motus-cli"};
     app.set_version_flag("--version", "motus-cli " + std::string(engine::versionString()));
     app.require_subcommand(1);
