@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include <osg/AutoTransform>
@@ -52,13 +53,12 @@ osg::ref_ptr<osg::Material> makeMaterial(const osg::Vec4& color, float shininess
 // view, the faces it sees are lit); the sky and the floor add a soft ambient (more from above
 // than from below).
 const osg::Vec3d kKeyLight_W(-0.35, 0.55, 1.0);  // towards the light (normalised on use)
-constexpr int kShadowMapSize = 2048;             // texels per side
+constexpr int kShadowMapSize = 1024;             // texels per side
 constexpr int kShadowUnit = 1;                   // texture unit of the shadow map
 
 // The lit shader: per-pixel Blinn-Phong with the OpenGL material of the drawable (so
 // highlighting and translucency keep working through osg::Material), the key light
-// shadowed through the shadow map with 3×3 percentage-closer filtering (each tap itself a
-// bilinear 2×2 comparison), and a fade to transparent beyond a radius (the floor's edge).
+// shadowed through the shadow map with percentage-closer filtering (kShadowLookup).
 // GLSL 1.20: Debian's OpenSceneGraph is a fixed-function build, the context a
 // compatibility one.
 const char* kLitVertex = R"(#version 120
@@ -77,27 +77,30 @@ void main() {
 }
 )";
 
-const char* kLitFragment = R"(#version 120
-uniform mat4 osg_ViewMatrixInverse;
+// How much of the key light reaches a point: 1 lit, 0 in shadow, between at the soft edge.
+// Four comparisons a texel off the point each way, each of them bilinear over 2×2 texels.
+const char* kShadowLookup = R"(#version 120
 uniform sampler2DShadow motus_shadowMap;
 uniform float motus_shadowsOn;
 uniform float motus_shadowTexel;
-uniform vec3 motus_keyLight;
-uniform vec4 motus_fade;
 varying vec3 position_W;
-varying vec3 normal_W;
 varying vec4 shadowCoord;
 float keyVisible() {
     if (motus_shadowsOn < 0.5) return 1.0;
     vec3 c = shadowCoord.xyz / shadowCoord.w;
     if (c.x <= 0.0 || c.x >= 1.0 || c.y <= 0.0 || c.y >= 1.0 || c.z >= 1.0) return 1.0;
-    float lit = 0.0;
-    for (int i = -1; i <= 1; ++i)
-        for (int j = -1; j <= 1; ++j)
-            lit += shadow2D(motus_shadowMap,
-                            c + vec3(float(i), float(j), 0.0) * 1.5 * motus_shadowTexel).r;
-    return lit / 9.0;
+    float d = motus_shadowTexel;
+    return 0.25 * (shadow2D(motus_shadowMap, c + vec3(-d, -d, 0.0)).r +
+                   shadow2D(motus_shadowMap, c + vec3(d, -d, 0.0)).r +
+                   shadow2D(motus_shadowMap, c + vec3(-d, d, 0.0)).r +
+                   shadow2D(motus_shadowMap, c + vec3(d, d, 0.0)).r);
 }
+)";
+
+const char* kLitFragment = R"(
+uniform mat4 osg_ViewMatrixInverse;
+uniform vec3 motus_keyLight;
+varying vec3 normal_W;
 void main() {
     vec3 n = normalize(normal_W);
     if (!gl_FrontFacing) n = -n;
@@ -110,27 +113,54 @@ void main() {
     float highlight = key > 0.0 ? pow(max(dot(n, h), 0.0), gl_FrontMaterial.shininess) : 0.0;
     vec3 ambient = mix(vec3(0.17, 0.16, 0.15), vec3(0.30, 0.32, 0.35), 0.5 + 0.5 * n.z);
     vec3 color = gl_FrontMaterial.ambient.rgb * ambient +
-                 gl_FrontMaterial.diffuse.rgb * (0.72 * key * visible + 0.38 * fill) +
+                 gl_FrontMaterial.diffuse.rgb * (0.68 * key * visible + 0.48 * fill) +
                  gl_FrontMaterial.specular.rgb * 0.9 * highlight * visible +
                  gl_FrontMaterial.emission.rgb;
-    float alpha = gl_FrontMaterial.diffuse.a;
-    if (motus_fade.z > 0.0)
-        alpha *= 1.0 - smoothstep(0.55 * motus_fade.z, motus_fade.z,
-                                  length(position_W.xy - motus_fade.xy));
-    gl_FragColor = vec4(color, alpha);
+    gl_FragColor = vec4(color, gl_FrontMaterial.diffuse.a);
 }
 )";
 
-// The sky: a screen-filling quad behind everything, its colours interpolated from the
-// horizon (bottom of the view) to the zenith (top).
-const char* kSkyVertex = R"(#version 120
+// The floor: flat and matte, so its colour lit and in shadow is worked out once (makeFloor);
+// from 55 % of its half width on it fades into the sky's colour behind it (motus_fade: centre
+// x, y, half width). Opaque and cheap on purpose: it covers much of the view.
+const char* kFloorFragment = R"(
+uniform mat4 osg_ViewMatrixInverse;
+uniform vec3 motus_floorLit;
+uniform vec3 motus_floorShadowed;
+uniform vec3 motus_fade;
 void main() {
-    gl_Position = vec4(gl_Vertex.xy, 0.0, 1.0);
-    gl_FrontColor = gl_Color;
+    vec3 color = mix(motus_floorShadowed, motus_floorLit, keyVisible());
+    float fade = smoothstep(0.55 * motus_fade.z, motus_fade.z,
+                            length(position_W.xy - motus_fade.xy));
+    vec3 sky = skyColor(normalize(position_W - osg_ViewMatrixInverse[3].xyz));
+    gl_FragColor = vec4(mix(color, sky, fade), 1.0);
 }
 )";
-const char* kSkyFragment = R"(#version 120
-void main() { gl_FragColor = gl_Color; }
+
+// The sky's colour in a direction from the eye (world axes, unit): the haze of the horizon
+// below and at it, deepening to blue towards the zenith. The floor fades into the same
+// colour, so its edge melts into the horizon.
+const char* kSkyColor = R"(
+vec3 skyColor(vec3 direction) {
+    return mix(vec3(0.86, 0.88, 0.91), vec3(0.40, 0.51, 0.66),
+               smoothstep(0.0, 0.8, direction.z));
+}
+)";
+
+// The sky: a quad covering the view, each corner's direction from the eye found through the
+// inverse projection and view.
+const char* kSkyVertex = R"(#version 120
+uniform mat4 osg_ViewMatrixInverse;
+varying vec3 direction_W;
+void main() {
+    gl_Position = vec4(gl_Vertex.xy, 0.0, 1.0);
+    vec4 far_E = gl_ProjectionMatrixInverse * vec4(gl_Vertex.xy, 1.0, 1.0);
+    direction_W = mat3(osg_ViewMatrixInverse) * (far_E.xyz / far_E.w);
+}
+)";
+const char* kSkyFragment = R"(
+varying vec3 direction_W;
+void main() { gl_FragColor = vec4(skyColor(normalize(direction_W)), 1.0); }
 )";
 
 // Depth only, for the shadow map.
@@ -147,7 +177,8 @@ uniform vec4 motus_color;
 void main() { gl_FragColor = motus_color; }
 )";
 
-osg::ref_ptr<osg::Program> makeProgram(const char* name, const char* vertex, const char* fragment) {
+osg::ref_ptr<osg::Program> makeProgram(const char* name, const char* vertex,
+                                       const std::string& fragment) {
     auto program = makeRef<osg::Program>();
     program->setName(name);
     program->addShader(new osg::Shader(osg::Shader::VERTEX, vertex));
@@ -436,22 +467,15 @@ void coil(osg::Vec3Array& points, const Vec3& p0, const Vec3& p1, double radius,
     points.push_back(toOsg(p1));
 }
 
-// The sky gradient: a quad covering the view, drawn first, without depth.
+// The sky: a quad covering the view, drawn first, without depth (kSkyVertex).
 osg::ref_ptr<osg::Geode> makeSky(const osg::Vec3& centre) {
     auto vertices = makeRef<osg::Vec3Array>();
     vertices->push_back(osg::Vec3(-1.0f, -1.0f, 0.0f));
     vertices->push_back(osg::Vec3(1.0f, -1.0f, 0.0f));
     vertices->push_back(osg::Vec3(1.0f, 1.0f, 0.0f));
     vertices->push_back(osg::Vec3(-1.0f, 1.0f, 0.0f));
-    const osg::Vec4 horizon(0.86f, 0.88f, 0.91f, 1.0f), zenith(0.42f, 0.52f, 0.66f, 1.0f);
-    auto colors = makeRef<osg::Vec4Array>();
-    colors->push_back(horizon);
-    colors->push_back(horizon);
-    colors->push_back(zenith);
-    colors->push_back(zenith);
     auto quad = makeRef<osg::Geometry>();
     quad->setVertexArray(vertices);
-    quad->setColorArray(colors, osg::Array::BIND_PER_VERTEX);
     quad->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
     // The quad is placed by its shader, not by the camera: its bounds are a point at the
     // mechanism's centre so that the camera's near and far planes ignore it.
@@ -470,7 +494,8 @@ osg::ref_ptr<osg::Geode> makeSky(const osg::Vec3& centre) {
     geode->setCullingActive(false);
     geode->setNodeMask(kMaskSky);
     auto* state = geode->getOrCreateStateSet();
-    state->setAttribute(makeProgram("motus sky", kSkyVertex, kSkyFragment));
+    state->setAttribute(makeProgram("motus sky", kSkyVertex,
+                                    std::string("#version 120") + kSkyColor + kSkyFragment));
     state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
     state->setAttributeAndModes(new osg::Depth(osg::Depth::ALWAYS, 0.0, 1.0, false));
     state->setRenderBinDetails(-10, "RenderBin");
@@ -478,8 +503,10 @@ osg::ref_ptr<osg::Geode> makeSky(const osg::Vec3& centre) {
 }
 
 // The floor: a square `half` metres from its centre to its sides at height z, fading into the
-// sky from 55 % of that distance on; it receives shadows and casts none.
-osg::ref_ptr<osg::Geode> makeFloor(const osg::Vec3d& centre, double half, double z) {
+// sky from 55 % of that distance on; it receives the shadows of the light towards `toLight`
+// and casts none.
+osg::ref_ptr<osg::Geode> makeFloor(const osg::Vec3d& centre, double half, double z,
+                                   const osg::Vec3d& toLight) {
     const float cx = float(centre.x()), cy = float(centre.y()), h = float(half), zf = float(z);
     auto vertices = makeRef<osg::Vec3Array>();
     vertices->push_back(osg::Vec3(cx - h, cy - h, zf));
@@ -497,15 +524,16 @@ osg::ref_ptr<osg::Geode> makeFloor(const osg::Vec3d& centre, double half, double
     geode->addDrawable(quad);
     geode->setNodeMask(kMaskFloor);
     auto* state = geode->getOrCreateStateSet();
-    auto material = makeMaterial(osg::Vec4(0.80f, 0.80f, 0.78f, 1.0f), 12.0f);
-    material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.05f, 0.05f, 0.05f, 1.0f));
-    state->setAttribute(material);
-    state->addUniform(new osg::Uniform("motus_fade", osg::Vec4(cx, cy, h, 1.0f)));
-    state->setMode(GL_BLEND, osg::StateAttribute::ON);
-    state->setAttributeAndModes(
-        new osg::BlendFunc(osg::BlendFunc::SRC_ALPHA, osg::BlendFunc::ONE_MINUS_SRC_ALPHA));
-    // After the opaque parts, before the grid and the translucent parts; pushed back a
-    // little in depth so that the grid lines on it win.
+    state->setAttribute(makeProgram("motus floor", kLitVertex,
+                                    std::string(kShadowLookup) + kSkyColor + kFloorFragment));
+    // The lit shader's terms for an upward face seen from about 30° above: ambient from the
+    // sky, the key light (when it reaches), the fill light from the viewer.
+    const osg::Vec3 albedo(0.80f, 0.80f, 0.78f);
+    const float ambient = 0.31f, fill = 0.48f * 0.5f, key = 0.68f * float(toLight.z());
+    state->addUniform(new osg::Uniform("motus_floorLit", albedo * (ambient + fill + key)));
+    state->addUniform(new osg::Uniform("motus_floorShadowed", albedo * (ambient + fill)));
+    state->addUniform(new osg::Uniform("motus_fade", osg::Vec3(cx, cy, h)));
+    // Before the grid; pushed back a little in depth so that the grid lines on it win.
     state->setRenderBinDetails(5, "RenderBin");
     state->setAttributeAndModes(new osg::PolygonOffset(1.0f, 4.0f));
     return geode;
@@ -800,7 +828,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     // Markers: small triads attached to their part that keep their size on screen (kTriadPixels
     // long however far the camera is). Until a camera has drawn them they are a fifteenth of
     // the mechanism long.
-    constexpr double kTriadPixels = 36.0;
+    constexpr double kTriadPixels = 30.0;
     auto triadGeode = makeTriad(kTriadPixels, 2.0f);
     for (std::size_t i = 0; i < spec.parts.size(); ++i) {
         for (const engine::Marker& marker : spec.parts[i].markers) {
@@ -890,7 +918,9 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     g.floorZ = floorZ;
     const osg::Vec3d centre = box.valid() ? osg::Vec3d(box.center()) : osg::Vec3d(bound.center());
     if (!groundPlane) {
-        g.floor = makeFloor(centre, 1.5 * size, floorZ);
+        osg::Vec3d toLight = kKeyLight_W;
+        toLight.normalize();
+        g.floor = makeFloor(centre, 1.5 * size, floorZ, toLight);
         g.environment->addChild(g.floor);
     }
     const double raw = size / 10.0;
@@ -957,12 +987,12 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     // The look: everything below the root is lit by the key and fill lights through the lit
     // shader (lines switch it off), with the key light's shadows; the sky is drawn first.
     osg::StateSet* look = g.root->getOrCreateStateSet();
-    look->setAttribute(makeProgram("motus lit", kLitVertex, kLitFragment));
+    look->setAttribute(
+        makeProgram("motus lit", kLitVertex, std::string(kShadowLookup) + kLitFragment));
     osg::Vec3d key = kKeyLight_W;
     key.normalize();
     g.keyLight_W = key;
     look->addUniform(new osg::Uniform("motus_keyLight", osg::Vec3f(key)));
-    look->addUniform(new osg::Uniform("motus_fade", osg::Vec4(0.0f, 0.0f, 0.0f, 0.0f)));
     g.shadowsOn = new osg::Uniform("motus_shadowsOn", 1.0f);
     look->addUniform(g.shadowsOn);
     // The shadow map covers where the parts can be seen casting onto the floor: the floor's
