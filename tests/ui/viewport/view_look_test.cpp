@@ -184,22 +184,38 @@ TEST(ViewLook, TheKeyLightShadowsTheFloorWhereThePartsCastAlongIt) {
     EXPECT_LT(shadowMean, lightMean - 30.0);
 }
 
-TEST(ViewLook, TheSliderCranksPartsPassBesideEachOtherThroughAWholeTurn) {
-    // Geometry: at twelve crank angles over a turn (the motor turns it once a second), no box
-    // of one part comes within 1 mm of a box of another. Pins (cylinders) go through the
-    // eyes of the parts they join, as in the real mechanism.
-    const engine::SceneSpec spec = sliderCrank();
+// At `count` instants over the first second of `scene`'s run, no box of one part comes within
+// `clearance` of a box of another. Pins (cylinders) and balls go through the eyes of the parts
+// they join, as in the real mechanisms, and are left out.
+void expectBoxesApart(const engine::SceneSpec& spec, const std::string& scene, int count,
+                      double clearance) {
     std::vector<double> times;
-    for (int k = 0; k < 12; ++k) times.push_back(k / 12.0);
+    for (int k = 0; k < count; ++k) times.push_back(static_cast<double>(k) / count);
     const auto poses = posesAt(spec, times);
     for (std::size_t k = 0; k < poses.size(); ++k)
         for (std::size_t a = 0; a < spec.parts.size(); ++a)
             for (std::size_t b = a + 1; b < spec.parts.size(); ++b)
                 for (const WorldBox& boxA : boxesOf(spec.parts[a], poses[k][a]))
                     for (const WorldBox& boxB : boxesOf(spec.parts[b], poses[k][b]))
-                        EXPECT_TRUE(separated(boxA, boxB, 1e-3))
-                            << spec.parts[a].name << " runs into " << spec.parts[b].name
-                            << " at t = " << times[k] << " s";
+                        EXPECT_TRUE(separated(boxA, boxB, clearance))
+                            << scene << ": " << spec.parts[a].name << " runs into "
+                            << spec.parts[b].name << " at t = " << times[k] << " s";
+}
+
+TEST(ViewLook, TheExamplesLinksPassBesideEachOtherAsTheyMove) {
+    for (const char* scene : {"four_bar", "two_link_arm_pd", "cam_follower", "double_pendulum"}) {
+        auto loaded =
+            engine::io::loadSceneFile(std::string(MOTUS_SOURCE_DIR "/scenes/") + scene + ".json");
+        ASSERT_TRUE(loaded.scene.has_value()) << scene;
+        expectBoxesApart(*loaded.scene, scene, 8, 0.0);
+    }
+}
+
+TEST(ViewLook, TheSliderCranksPartsPassBesideEachOtherThroughAWholeTurn) {
+    // Geometry: at twelve crank angles over a turn (the motor turns it once a second), no box
+    // of one part comes within 1 mm of a box of another.
+    const engine::SceneSpec spec = sliderCrank();
+    expectBoxesApart(spec, "slider_crank", 12, 1e-3);
 
     // Picture: the end of the rod at the slider is seen (its top and its near side), not
     // buried in the slider's block, and it is drawn in the rod's blue (joint glyphs and
@@ -220,7 +236,8 @@ TEST(ViewLook, TheSliderCranksPartsPassBesideEachOtherThroughAWholeTurn) {
             EXPECT_EQ(view.widget.entityAt(at), rodPart.id)
                 << "the rod's end at " << u << " of its half length is hidden";
             const QColor c = image.pixelColor(at.toPoint());
-            EXPECT_GT(c.blue(), c.red() + 20) << "not the rod's blue at " << at.x() << ", " << at.y();
+            EXPECT_GT(c.blue(), c.red() + 20)
+                << "not the rod's blue at " << at.x() << ", " << at.y();
             ++seen;
         }
     EXPECT_EQ(seen, 6);
@@ -237,7 +254,8 @@ std::string signature(const osg::Geode& glyph, double size = 0.0) {
         if (size > 0.0) {
             const osg::BoundingBox& box = d->getBoundingBox();
             for (int i = 0; i < 3; ++i)
-                kind += "/" + std::to_string(std::lround(100.0 * (box._max[i] - box._min[i]) / size));
+                kind +=
+                    "/" + std::to_string(std::lround(100.0 * (box._max[i] - box._min[i]) / size));
         }
         kinds.push_back(kind);
     }
@@ -328,7 +346,8 @@ TEST(ViewLook, ATranslucentPartIsBlendedSortedAndSeenThrough) {
     const engine::SceneSpec spec = sliderCrank();
     SceneGraph graph = buildSceneGraph(spec);
     const int slider = static_cast<int>(partIndex(spec, "slider"));
-    osg::StateSet* state = graph.partShapes[static_cast<std::size_t>(slider)]->getOrCreateStateSet();
+    osg::StateSet* state =
+        graph.partShapes[static_cast<std::size_t>(slider)]->getOrCreateStateSet();
     EXPECT_FLOAT_EQ(translucency(graph, slider), 1.0f);
     EXPECT_FALSE(state->getMode(GL_BLEND) & osg::StateAttribute::ON);
 
@@ -359,9 +378,9 @@ TEST(ViewLook, ATranslucentPartIsBlendedSortedAndSeenThrough) {
     const QColor opaque = view.frame().pixelColor(at.toPoint());
     view.widget.setPartsTranslucent(true);
     const QColor seeThrough = view.frame().pixelColor(at.toPoint());
-    EXPECT_GT(std::abs(opaque.green() - seeThrough.green()) +
-                  std::abs(opaque.red() - seeThrough.red()),
-              30);
+    EXPECT_GT(
+        std::abs(opaque.green() - seeThrough.green()) + std::abs(opaque.red() - seeThrough.red()),
+        30);
 }
 
 TEST(ViewLook, ASelectedPartIsOutlined) {
