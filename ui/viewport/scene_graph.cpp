@@ -377,16 +377,16 @@ osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
         if (!up) c->setRotation(osg::Quat(osg::PI, osg::Vec3(1.0f, 0.0f, 0.0f)));
         add(c.get());
     };
-    const osg::Vec4 axisColor(0.15f, 0.15f, 0.18f, 1.0f);
+    const osg::Vec4 axisColor(0.33f, 0.33f, 0.38f, 1.0f);
     auto lines = [&](const std::vector<osg::Vec3>& ends) {
-        geode->addDrawable(makeLines(ends, axisColor, 2.0f));
+        geode->addDrawable(makeLines(ends, axisColor, 1.5f));
     };
     const osg::Vec3 z(0.0f, 0.0f, 1.0f), x(1.0f, 0.0f, 0.0f);
     using engine::JointType;
     switch (type) {
     case JointType::Revolute:
         add(new osg::Cylinder(osg::Vec3(), r, s));
-        lines({-z * (1.3f * s), z * (1.3f * s)});
+        lines({-z * (0.9f * s), z * (0.9f * s)});
         break;
     case JointType::Prismatic:
         add(new osg::Box(osg::Vec3(), 0.3f * r, 0.3f * r, 3.0f * s));
@@ -601,15 +601,13 @@ osg::ref_ptr<osg::Camera> makeShadowCamera(osg::Node* casters, const osg::Vec3d&
 // The outline of a selected part: its shapes again, back faces only, as thick lines in the
 // selection colour. Where the part's own front faces are, they hide the lines; at its
 // silhouette the lines stick out, drawing the outline.
-osg::ref_ptr<osg::Geode> makeOutline(const osg::Geode& shapes) {
+osg::ref_ptr<osg::Geode> makeOutline(const osg::Geode& shapes, osg::Program* flat) {
     auto geode = makeRef<osg::Geode>();
     geode->setName("outline");
     for (unsigned k = 0; k < shapes.getNumDrawables(); ++k)
         geode->addDrawable(const_cast<osg::Drawable*>(shapes.getDrawable(k)));
     auto* state = geode->getOrCreateStateSet();
-    static const osg::ref_ptr<osg::Program> flat =
-        makeProgram("motus outline", kDepthVertex, kFlatFragment);
-    state->setAttribute(flat.get());
+    state->setAttribute(flat);
     state->addUniform(new osg::Uniform("motus_color", osg::Vec4(1.0f, 0.62f, 0.05f, 1.0f)));
     state->setAttributeAndModes(new osg::CullFace(osg::CullFace::FRONT));
     state->setAttributeAndModes(
@@ -763,6 +761,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
 
     // Parts with their geometry.
     auto hints = fineHints();
+    auto outlineProgram = makeProgram("motus outline", kDepthVertex, kFlatFragment);
     for (const engine::Part& part : spec.parts) {
         auto transform = makeRef<osg::MatrixTransform>(toOsg(part.X_WP));
         transform->setName(part.name);
@@ -776,7 +775,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
         geode->setName("shapes");
         transform->addChild(geode);
-        auto outline = makeOutline(*geode);
+        auto outline = makeOutline(*geode, outlineProgram.get());
         transform->addChild(outline);
         g.mechanism->addChild(transform);
         g.partTransforms.push_back(transform);
