@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -334,9 +335,23 @@ osg::ref_ptr<osg::Geode> makeGrid(double spacing, int cells, const osg::Vec3d& c
     return geode;
 }
 
-// Line segments in one colour, drawn unlit (axis lines of joint glyphs).
+// Joint glyphs share their look (one material, one unlit line state) and, for a type, their
+// geometry: a chain of a hundred hinges costs a hundred draws but no change of state between
+// them.
+struct GlyphStyle {
+    GlyphStyle() {
+        solid->setAttribute(makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
+        drawUnlit(lines.get());
+        lines->setAttribute(new osg::LineWidth(1.5f));
+    }
+    osg::ref_ptr<osg::StateSet> solid = new osg::StateSet;
+    osg::ref_ptr<osg::StateSet> lines = new osg::StateSet;
+    std::map<engine::JointType, osg::ref_ptr<osg::Node>> made;
+};
+
+// Line segments in one colour (axis lines of joint glyphs).
 osg::ref_ptr<osg::Geometry> makeLines(const std::vector<osg::Vec3>& ends, const osg::Vec4& color,
-                                      float width) {
+                                      osg::StateSet* state) {
     auto vertices = makeRef<osg::Vec3Array>(ends.begin(), ends.end());
     auto colors = makeRef<osg::Vec4Array>();
     colors->push_back(color);
@@ -345,9 +360,7 @@ osg::ref_ptr<osg::Geometry> makeLines(const std::vector<osg::Vec3>& ends, const 
     geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
     geometry->addPrimitiveSet(
         new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices->size())));
-    auto* state = geometry->getOrCreateStateSet();
-    drawUnlit(state);
-    state->setAttribute(new osg::LineWidth(width));
+    geometry->setStateSet(state);
     return geometry;
 }
 
@@ -365,7 +378,8 @@ osg::ref_ptr<osg::Geometry> makeLines(const std::vector<osg::Vec3>& ends, const 
 //   pointOnPlane   a small ball on a square plate
 //   parallelAxes   two parallel lines along z
 //   perpendicularAxes  two lines, along z and along x
-osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
+osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size, GlyphStyle& style) {
+    if (auto made = style.made.find(type); made != style.made.end()) return made->second;
     auto geode = makeRef<osg::Geode>();
     auto hints = glyphHints();
     const float s = static_cast<float>(size), r = 0.22f * s;
@@ -379,7 +393,7 @@ osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
     };
     const osg::Vec4 axisColor(0.33f, 0.33f, 0.38f, 1.0f);
     auto lines = [&](const std::vector<osg::Vec3>& ends) {
-        geode->addDrawable(makeLines(ends, axisColor, 1.5f));
+        geode->addDrawable(makeLines(ends, axisColor, style.lines.get()));
     };
     const osg::Vec3 z(0.0f, 0.0f, 1.0f), x(1.0f, 0.0f, 0.0f);
     using engine::JointType;
@@ -437,8 +451,8 @@ osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
         break;
     }
     geode->setName(std::string("joint glyph ") + std::string(engine::jointTypeName(type)));
-    geode->getOrCreateStateSet()->setAttribute(
-        makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
+    geode->setStateSet(style.solid.get());
+    style.made[type] = geode;
     return geode;
 }
 
@@ -845,6 +859,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     }
 
     // Joints: a glyph at marker I, carried by marker I's part.
+    GlyphStyle glyphStyle;
     for (const engine::Joint& joint : spec.joints) {
         const engine::Part* part = spec.findPart(joint.markerI.part);
         const engine::Marker* marker = spec.findMarker(joint.markerI);
@@ -854,7 +869,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         glyph->setName(joint.name);
         glyph->setUserValue(kEntityKey, static_cast<unsigned int>(joint.id));
         glyph->setNodeMask(kMaskJoints);
-        glyph->addChild(makeJointGlyph(joint.type, 0.05 * size));
+        glyph->addChild(makeJointGlyph(joint.type, 0.05 * size, glyphStyle));
         g.partTransforms[partIndex]->addChild(glyph);
     }
 
