@@ -34,6 +34,7 @@
 #include <QPushButton>
 #include <QSet>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
@@ -469,26 +470,32 @@ void MainWindow::createActions() {
     translucent->setCheckable(true);
     connect(translucent, &QAction::toggled, viewport_, &ViewportWidget::setPartsTranslucent);
     // Quality: the user's choice is kept in the settings; $MOTUS_VIEW_QUALITY (tests,
-    // scripted screenshots) overrides it for the session without changing it.
+    // scripted screenshots) overrides it for the session without changing it. With neither,
+    // the view's own default holds (anti-aliasing off under software rendering, found when its
+    // GL context starts: the ticks are read again whenever the menu opens).
     QMenu* quality = view->addMenu(tr("&Quality"));
-    const std::tuple<QString, QString, void (ViewportWidget::*)(bool), bool> qualities[] = {
-        {tr("&Shadows"), QStringLiteral("view/shadows"), &ViewportWidget::setShadowsEnabled,
-         viewport_->shadowsEnabled()},
-        {tr("&Anti-aliasing"), QStringLiteral("view/antiAliasing"),
-         &ViewportWidget::setAntiAliasing, viewport_->antiAliasing()},
-    };
-    for (const auto& [label, key, setter, current] : qualities) {
+    const std::tuple<QString, QString, void (ViewportWidget::*)(bool),
+                     bool (ViewportWidget::*)() const>
+        qualities[] = {
+            {tr("&Shadows"), QStringLiteral("view/shadows"), &ViewportWidget::setShadowsEnabled,
+             &ViewportWidget::shadowsEnabled},
+            {tr("&Anti-aliasing"), QStringLiteral("view/antiAliasing"),
+             &ViewportWidget::setAntiAliasing, &ViewportWidget::antiAliasing},
+        };
+    for (const auto& [label, key, setter, getter] : qualities) {
         QAction* a = quality->addAction(label);
         a->setObjectName(QStringLiteral("ViewQuality") + key.section(QLatin1Char('/'), 1));
         a->setCheckable(true);
-        const bool on = ViewportWidget::qualityFromEnvironment()
-                            ? current
-                            : QSettings().value(key, true).toBool();
-        a->setChecked(on);
-        (viewport_->*setter)(on);
+        if (!ViewportWidget::qualityFromEnvironment() && QSettings().contains(key))
+            (viewport_->*setter)(QSettings().value(key).toBool());
+        a->setChecked((viewport_->*getter)());
         connect(a, &QAction::toggled, viewport_, setter);
         connect(a, &QAction::toggled, this, [key = key](bool checked) {
             if (!ViewportWidget::qualityFromEnvironment()) QSettings().setValue(key, checked);
+        });
+        connect(quality, &QMenu::aboutToShow, a, [this, a, getter = getter] {
+            const QSignalBlocker quiet(a);
+            a->setChecked((viewport_->*getter)());
         });
     }
     view->addSeparator();

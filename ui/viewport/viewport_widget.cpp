@@ -9,6 +9,7 @@
 #include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QOpenGLFunctions>
 #include <QSurfaceFormat>
 #include <QWheelEvent>
 
@@ -194,6 +195,7 @@ struct ViewportWidget::Impl {
     osg::ref_ptr<osg::Geode> fxaaQuad;
     osg::ref_ptr<osg::Uniform> texel;
     bool antiAliasing = true;
+    bool antiAliasingChosen = false;  // by the user, a caller or $MOTUS_VIEW_QUALITY
     bool shadows = true;
     bool allTranslucent = false;
     std::vector<engine::EntityId> translucentParts;  // drawn translucent on their own
@@ -326,6 +328,7 @@ ViewportWidget::ViewportWidget(QWidget* parent)
     }
     impl_->viewer->setSceneData(impl_->drawn);
     setAntiAliasing(defaultQuality().antiAliasing);
+    impl_->antiAliasingChosen = qualityFromEnvironment();
     setShadowsEnabled(defaultQuality().shadows);
     impl_->gizmoLabel = new QLabel(this);
     impl_->gizmoLabel->setObjectName(QStringLiteral("GizmoAmount"));
@@ -753,6 +756,7 @@ bool ViewportWidget::shadowsEnabled() const {
 }
 
 void ViewportWidget::setAntiAliasing(bool on) {
+    impl_->antiAliasingChosen = true;
     impl_->antiAliasing = on;
     impl_->drawn->removeChildren(0, impl_->drawn->getNumChildren());
     if (on) {
@@ -823,6 +827,19 @@ void ViewportWidget::initializeGL() {
             0, 0, static_cast<int>(width() * dpr), static_cast<int>(height() * dpr));
         impl_->viewer->getCamera()->setClearColor(kBackground);
         impl_->contextLost = false;
+    }
+    // Software rendering (Mesa's llvmpipe) pays for every pixel of the anti-aliasing pass: a
+    // hundred-link chain with shadows keeps 30 frames per second there only without it. Unless
+    // someone chose, it starts off there (View > Quality turns it on).
+    if (!impl_->antiAliasingChosen) {
+        const auto* name =
+            reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER));
+        const QByteArray renderer = name ? QByteArray(name).toLower() : QByteArray();
+        if (renderer.contains("llvmpipe") || renderer.contains("softpipe") ||
+            renderer.contains("swrast")) {
+            setAntiAliasing(false);
+            impl_->antiAliasingChosen = false;
+        }
     }
 }
 

@@ -108,6 +108,7 @@ public:
     // Rendering quality: the key light's shadows and anti-aliasing (FXAA), both on unless
     // $MOTUS_VIEW_QUALITY says otherwise ("high", "low", or a comma list of "shadows" and
     // "aa"), which tests and scripted screenshots use; the main window keeps the user's choice.
+    // Under software rendering (llvmpipe) anti-aliasing starts off unless it was chosen.
     struct Quality {
         bool shadows = true;
         bool antiAliasing = true;
