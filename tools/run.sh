@@ -13,7 +13,7 @@ expect_value=0
 for arg in "$@"; do
     if [ "$expect_value" = 1 ]; then expect_value=0; continue; fi
     case "$arg" in
-        --screenshot|--run-to|--plot|--measure-fps) expect_value=1 ;;
+        --screenshot|--run-to|--plot|--measure-fps|--quality|--analysis|--mode) expect_value=1 ;;
         -*) ;;
         *) scene_given=1 ;;
     esac

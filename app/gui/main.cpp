@@ -2,7 +2,7 @@
 //
 //   motus [scene.json] [--analysis kinematics|inverse|assemble|statics|modes [--mode n]]
 //         [--run-to seconds] [--plot joint]
-//         [--screenshot out.png]
+//         [--quality high|low|shadows|aa] [--screenshot out.png]
 //
 // --help and --version work without a display (they are handled before QApplication, which
 // needs one). --screenshot renders the window once the 3D view has drawn, saves it and exits:
@@ -70,6 +70,13 @@ int main(int argc, char** argv) {
                        "seconds, then exit."),
         QStringLiteral("seconds"));
     parser.addOption(fpsOption);
+    const QCommandLineOption qualityOption(
+        QStringLiteral("quality"),
+        QStringLiteral("3D view quality for this session (the View > Quality settings are left "
+                       "as they are): high (shadows and anti-aliasing), low (neither), shadows "
+                       "or aa."),
+        QStringLiteral("level"));
+    parser.addOption(qualityOption);
     const QCommandLineOption recoverOption(
         QStringLiteral("recover"),
         QStringLiteral(
@@ -133,6 +140,21 @@ int main(int argc, char** argv) {
                      "motus: error: --mode needs --analysis modes and a mode number from "
                      "1 (command line)\n");
         return 2;
+    }
+
+    if (parser.isSet(qualityOption)) {
+        const QString quality = parser.value(qualityOption);
+        const QStringList levels{QStringLiteral("high"), QStringLiteral("low"),
+                                 QStringLiteral("shadows"), QStringLiteral("aa")};
+        if (!levels.contains(quality)) {
+            std::fprintf(stderr,
+                         "motus: error: --quality is high, low, shadows or aa, got '%s' "
+                         "(command line)\n",
+                         qPrintable(quality));
+            return 2;
+        }
+        // The view reads the variable when it is built.
+        qputenv("MOTUS_VIEW_QUALITY", quality.toLatin1());
     }
 
     ui::ViewportWidget::configureDefaultSurfaceFormat();

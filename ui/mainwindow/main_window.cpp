@@ -39,6 +39,7 @@
 #include <QPushButton>
 #include <QSet>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStatusBar>
@@ -488,6 +489,7 @@ void MainWindow::createActions() {
         {tr("Show &Markers"), &ViewportWidget::setMarkersVisible},
         {tr("Show &Joints"), &ViewportWidget::setJointsVisible},
         {tr("Show &Grid and Axes"), &ViewportWidget::setGridVisible},
+        {tr("Show F&loor"), &ViewportWidget::setFloorVisible},
         {tr("Show &Contact Forces"), &ViewportWidget::setContactForcesVisible},
         {tr("Show &Previous Run (after Re-run)"), &ViewportWidget::setGhostEnabled},
     };
@@ -500,6 +502,39 @@ void MainWindow::createActions() {
     QAction* centres = view->addAction(tr("Show C&entres of Mass"));
     centres->setCheckable(true);
     connect(centres, &QAction::toggled, viewport_, &ViewportWidget::setCentresOfMassVisible);
+    QAction* translucent = view->addAction(tr("&Translucent Parts"));
+    translucent->setObjectName(QStringLiteral("ViewTranslucentParts"));
+    translucent->setCheckable(true);
+    connect(translucent, &QAction::toggled, viewport_, &ViewportWidget::setPartsTranslucent);
+    // Quality: the user's choice is kept in the settings; $MOTUS_VIEW_QUALITY (tests,
+    // scripted screenshots) overrides it for the session without changing it. With neither,
+    // the view's own default holds (anti-aliasing off under software rendering, found when its
+    // GL context starts: the ticks are read again whenever the menu opens).
+    QMenu* quality = view->addMenu(tr("&Quality"));
+    const std::tuple<QString, QString, void (ViewportWidget::*)(bool),
+                     bool (ViewportWidget::*)() const>
+        qualities[] = {
+            {tr("&Shadows"), QStringLiteral("view/shadows"), &ViewportWidget::setShadowsEnabled,
+             &ViewportWidget::shadowsEnabled},
+            {tr("&Anti-aliasing"), QStringLiteral("view/antiAliasing"),
+             &ViewportWidget::setAntiAliasing, &ViewportWidget::antiAliasing},
+        };
+    for (const auto& [label, key, setter, getter] : qualities) {
+        QAction* a = quality->addAction(label);
+        a->setObjectName(QStringLiteral("ViewQuality") + key.section(QLatin1Char('/'), 1));
+        a->setCheckable(true);
+        if (!ViewportWidget::qualityFromEnvironment() && QSettings().contains(key))
+            (viewport_->*setter)(QSettings().value(key).toBool());
+        a->setChecked((viewport_->*getter)());
+        connect(a, &QAction::toggled, viewport_, setter);
+        connect(a, &QAction::toggled, this, [key = key](bool checked) {
+            if (!ViewportWidget::qualityFromEnvironment()) QSettings().setValue(key, checked);
+        });
+        connect(quality, &QMenu::aboutToShow, a, [this, a, getter = getter] {
+            const QSignalBlocker quiet(a);
+            a->setChecked((viewport_->*getter)());
+        });
+    }
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
@@ -1345,7 +1380,9 @@ void MainWindow::showTreeMenu(const QPoint& position) {
     const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
     if (id == engine::kNoEntity) return;
     QMenu menu;
+    // Plots need a run to plot; drawing a part translucent does not.
     auto plot = [&](const QString& label, const QString& entity, QStringList quantities) {
+        if (!session_->active()) return;
         menu.addAction(label, this, [this, entity, quantities] {
             QStringList channels;
             for (const QString& q : quantities) channels << entity + QLatin1Char('.') + q;
@@ -1355,8 +1392,9 @@ void MainWindow::showTreeMenu(const QPoint& position) {
     for (const engine::Joint& joint : scene()->joints)
         if (joint.id == id) {
             const QString name = QString::fromStdString(joint.name);
-            menu.addAction(tr("Plot Reaction Force"), this,
-                           [this, name] { plotReactionForce(name); });
+            if (session_->active())
+                menu.addAction(tr("Plot Reaction Force"), this,
+                               [this, name] { plotReactionForce(name); });
             plot(tr("Plot Reaction Torque"), name, {"Tx", "Ty", "Tz", "T"});
             plot(tr("Plot Reaction in Marker J Axes"), name, {"FxJ", "FyJ", "FzJ"});
             if (joint.type == engine::JointType::Revolute ||
@@ -1370,6 +1408,11 @@ void MainWindow::showTreeMenu(const QPoint& position) {
             plot(tr("Plot Position"), name, {"x", "y", "z"});
             plot(tr("Plot Velocity"), name, {"vx", "vy", "vz"});
             plot(tr("Plot Angular Velocity"), name, {"wx", "wy", "wz"});
+            QAction* see = menu.addAction(tr("Draw Translucent"));
+            see->setCheckable(true);
+            see->setChecked(viewport_->partTranslucent(id));
+            connect(see, &QAction::toggled, viewport_,
+                    [this, id](bool on) { viewport_->setPartTranslucent(id, on); });
         }
     for (const engine::MotionSpec& motion : scene()->motions) {
         if (motion.id != id) continue;
@@ -1384,7 +1427,7 @@ void MainWindow::showTreeMenu(const QPoint& position) {
     for (const engine::ContactPairSpec& pair : scene()->contact.pairs)
         if (pair.id == id)
             plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
-    if (!menu.isEmpty() && session_->active()) menu.exec(tree_->viewport()->mapToGlobal(position));
+    if (!menu.isEmpty()) menu.exec(tree_->viewport()->mapToGlobal(position));
 }
 
 bool MainWindow::exportRunCsv(const QString& path, QString* error) {

@@ -196,7 +196,9 @@ void PlotWidget::setChannels(const QStringList& names, const QString& x) {
     for (const QString& name : names) {
         auto* series = new QLineSeries;
         series->setName(name);
-        series->setPen(QPen(curveColour(static_cast<int>(curves_.size())), 2.0));
+        // Round caps and joins: the segments Qt Charts draws one by one meet without corners.
+        series->setPen(QPen(curveColour(static_cast<int>(curves_.size())), 2.0, Qt::SolidLine,
+                            Qt::RoundCap, Qt::RoundJoin));
         chart_->addSeries(series);
         series->attachAxis(xAxis_);
         series->attachAxis(valueAxis_);
@@ -385,9 +387,10 @@ void PlotWidget::updateCursor() {
 
 void PlotWidget::updateTicks() {
     const QRectF area = chart_->plotArea();
+    // At least three intervals, so that a short plot still has two or three values to read.
     const auto apply = [](QValueAxis* axis, double pixels, double spacing) {
         const double step =
-            niceTickStep(axis->max() - axis->min(), std::clamp(int(pixels / spacing), 2, 10));
+            niceTickStep(axis->max() - axis->min(), std::clamp(int(pixels / spacing), 3, 10));
         if (!(step > 0.0)) return;
         axis->setTickInterval(step);
         const int decimals = tickDecimals(step);
@@ -395,7 +398,7 @@ void PlotWidget::updateTicks() {
                                           : QStringLiteral("%.%1f").arg(decimals));
     };
     apply(xAxis_, area.width() > 0 ? area.width() : 600.0, 90.0);
-    apply(valueAxis_, area.height() > 0 ? area.height() : 150.0, 40.0);
+    apply(valueAxis_, area.height() > 0 ? area.height() : 150.0, 32.0);
 }
 
 void PlotWidget::zoomAbout(const QPointF& position, double factor) {

@@ -46,6 +46,8 @@ Ghost buildGhost(const SceneGraph& graph) {
     return ghost;
 }
 
+// Shown, the ghost carries kMaskGhost (scene_graph.h): a bit of its own, so that picking and the
+// shadow pass skip it and View ▸ Show Previous Run hides it.
 void poseGhost(Ghost& ghost, const std::vector<engine::Transform>& partPoses) {
     if (!ghost.root) return;
     ghost.root->setNodeMask(partPoses.empty() ? 0u : kMaskGhost);

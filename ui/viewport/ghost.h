@@ -16,9 +16,6 @@ namespace ui {
 
 struct SceneGraph;
 
-// The ghost's node mask when shown (a bit of its own: never picked, hidden with the View menu).
-constexpr unsigned kMaskGhost = 0x100;
-
 struct Ghost {
     osg::ref_ptr<osg::Group> root;  // hidden (node mask 0) until posed
     std::vector<osg::ref_ptr<osg::MatrixTransform>> parts;  // per part, as SceneGraph's

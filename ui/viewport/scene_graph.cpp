@@ -2,15 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <utility>
 
+#include <osg/AutoTransform>
+#include <osg/BlendFunc>
 #include <osg/ComputeBoundsVisitor>
+#include <osg/CullFace>
+#include <osg/Depth>
 #include <osg/Geode>
 #include <osg/Geometry>
 #include <osg/LineWidth>
 #include <osg/Material>
 #include <osg/MatrixTransform>
+#include <osg/PolygonMode>
+#include <osg/PolygonOffset>
+#include <osg/Program>
 #include <osg/ShapeDrawable>
+#include <osg/Texture2D>
 
 #include "engine/model/mass_properties.h"
 #include "ui/viewport/osg_convert.h"
@@ -27,15 +37,161 @@ osg::ref_ptr<T> makeRef(Args&&... args) {
     return osg::ref_ptr<T>(new T(std::forward<Args>(args)...));
 }
 
+// A part's material: diffuse from its colour, ambient the same colour (the sky and ground
+// ambient of the lit shader scale it), a neutral specular highlight.
 osg::ref_ptr<osg::Material> makeMaterial(const osg::Vec4& color, float shininess = 40.0f) {
     auto material = makeRef<osg::Material>();
     material->setDiffuse(osg::Material::FRONT_AND_BACK, color);
-    material->setAmbient(
-        osg::Material::FRONT_AND_BACK,
-        osg::Vec4(color.r() * 0.5f, color.g() * 0.5f, color.b() * 0.5f, color.a()));
-    material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.35f, 0.35f, 0.35f, 1.0f));
+    material->setAmbient(osg::Material::FRONT_AND_BACK, color);
+    material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.3f, 0.3f, 0.3f, 1.0f));
     material->setShininess(osg::Material::FRONT_AND_BACK, shininess);
     return material;
+}
+
+// Lighting, in the world frame (z up). The key light comes from high behind the mechanism on
+// the left of the default isometric view, so shadows fall towards the viewer onto floor that
+// is seen, and tops read bright; a weaker fill light shines from the viewer (whatever the
+// view, the faces it sees are lit); the sky and the floor add a soft ambient (more from above
+// than from below).
+const osg::Vec3d kKeyLight_W(-0.35, 0.55, 1.0);  // towards the light (normalised on use)
+constexpr int kShadowMapSize = 1024;             // texels per side
+constexpr int kShadowUnit = 1;                   // texture unit of the shadow map
+
+// The lit shader: per-pixel Blinn-Phong with the OpenGL material of the drawable (so
+// highlighting and translucency keep working through osg::Material), the key light
+// shadowed through the shadow map with percentage-closer filtering (kShadowLookup).
+// GLSL 1.20: Debian's OpenSceneGraph is a fixed-function build, the context a
+// compatibility one.
+const char* kLitVertex = R"(#version 120
+uniform mat4 osg_ViewMatrixInverse;
+uniform mat4 motus_shadowMatrix;
+uniform float motus_normalOffset;
+varying vec3 position_W;
+varying vec3 normal_W;
+varying vec4 shadowCoord;
+void main() {
+    vec4 p_E = gl_ModelViewMatrix * gl_Vertex;
+    position_W = (osg_ViewMatrixInverse * p_E).xyz;
+    normal_W = normalize(mat3(osg_ViewMatrixInverse) * (gl_NormalMatrix * gl_Normal));
+    shadowCoord = motus_shadowMatrix * vec4(position_W + motus_normalOffset * normal_W, 1.0);
+    gl_Position = ftransform();
+}
+)";
+
+// How much of the key light reaches a point: 1 lit, 0 in shadow, between at the soft edge.
+// Four comparisons a texel off the point each way, each of them bilinear over 2×2 texels.
+const char* kShadowLookup = R"(#version 120
+uniform sampler2DShadow motus_shadowMap;
+uniform float motus_shadowsOn;
+uniform float motus_shadowTexel;
+varying vec3 position_W;
+varying vec4 shadowCoord;
+float keyVisible() {
+    if (motus_shadowsOn < 0.5) return 1.0;
+    vec3 c = shadowCoord.xyz / shadowCoord.w;
+    if (c.x <= 0.0 || c.x >= 1.0 || c.y <= 0.0 || c.y >= 1.0 || c.z >= 1.0) return 1.0;
+    float d = motus_shadowTexel;
+    return 0.25 * (shadow2D(motus_shadowMap, c + vec3(-d, -d, 0.0)).r +
+                   shadow2D(motus_shadowMap, c + vec3(d, -d, 0.0)).r +
+                   shadow2D(motus_shadowMap, c + vec3(-d, d, 0.0)).r +
+                   shadow2D(motus_shadowMap, c + vec3(d, d, 0.0)).r);
+}
+)";
+
+const char* kLitFragment = R"(
+uniform mat4 osg_ViewMatrixInverse;
+uniform vec3 motus_keyLight;
+varying vec3 normal_W;
+void main() {
+    vec3 n = normalize(normal_W);
+    if (!gl_FrontFacing) n = -n;
+    vec3 eye_W = osg_ViewMatrixInverse[3].xyz;
+    vec3 v = normalize(eye_W - position_W);
+    float key = max(dot(n, motus_keyLight), 0.0);
+    float fill = max(dot(n, v), 0.0);
+    float visible = key > 0.0 ? keyVisible() : 0.0;
+    vec3 h = normalize(motus_keyLight + v);
+    float highlight = key > 0.0 ? pow(max(dot(n, h), 0.0), gl_FrontMaterial.shininess) : 0.0;
+    vec3 ambient = mix(vec3(0.17, 0.16, 0.15), vec3(0.30, 0.32, 0.35), 0.5 + 0.5 * n.z);
+    vec3 color = gl_FrontMaterial.ambient.rgb * ambient +
+                 gl_FrontMaterial.diffuse.rgb * (0.68 * key * visible + 0.48 * fill) +
+                 gl_FrontMaterial.specular.rgb * 0.9 * highlight * visible +
+                 gl_FrontMaterial.emission.rgb;
+    gl_FragColor = vec4(color, gl_FrontMaterial.diffuse.a);
+}
+)";
+
+// The floor: flat and matte, so its colour lit and in shadow is worked out once (makeFloor);
+// from 55 % of its half width on it fades into the sky's colour behind it (motus_fade: centre
+// x, y, half width). Opaque and cheap on purpose: it covers much of the view.
+const char* kFloorFragment = R"(
+uniform mat4 osg_ViewMatrixInverse;
+uniform vec3 motus_floorLit;
+uniform vec3 motus_floorShadowed;
+uniform vec3 motus_fade;
+void main() {
+    vec3 color = mix(motus_floorShadowed, motus_floorLit, keyVisible());
+    float fade = smoothstep(0.55 * motus_fade.z, motus_fade.z,
+                            length(position_W.xy - motus_fade.xy));
+    vec3 sky = skyColor(normalize(position_W - osg_ViewMatrixInverse[3].xyz));
+    gl_FragColor = vec4(mix(color, sky, fade), 1.0);
+}
+)";
+
+// The sky's colour in a direction from the eye (world axes, unit): the haze of the horizon
+// below and at it, deepening to blue towards the zenith. The floor fades into the same
+// colour, so its edge melts into the horizon.
+const char* kSkyColor = R"(
+vec3 skyColor(vec3 direction) {
+    return mix(vec3(0.86, 0.88, 0.91), vec3(0.40, 0.51, 0.66),
+               smoothstep(0.0, 0.8, direction.z));
+}
+)";
+
+// The sky: a quad covering the view, each corner's direction from the eye found through the
+// inverse projection and view.
+const char* kSkyVertex = R"(#version 120
+uniform mat4 osg_ViewMatrixInverse;
+varying vec3 direction_W;
+void main() {
+    gl_Position = vec4(gl_Vertex.xy, 0.0, 1.0);
+    vec4 far_E = gl_ProjectionMatrixInverse * vec4(gl_Vertex.xy, 1.0, 1.0);
+    direction_W = mat3(osg_ViewMatrixInverse) * (far_E.xyz / far_E.w);
+}
+)";
+const char* kSkyFragment = R"(
+varying vec3 direction_W;
+void main() { gl_FragColor = vec4(skyColor(normalize(direction_W)), 1.0); }
+)";
+
+// Depth only, for the shadow map.
+const char* kDepthVertex = R"(#version 120
+void main() { gl_Position = ftransform(); }
+)";
+const char* kDepthFragment = R"(#version 120
+void main() { gl_FragColor = vec4(1.0); }
+)";
+
+// A single colour (selection outlines).
+const char* kFlatFragment = R"(#version 120
+uniform vec4 motus_color;
+void main() { gl_FragColor = motus_color; }
+)";
+
+osg::ref_ptr<osg::Program> makeProgram(const char* name, const char* vertex,
+                                       const std::string& fragment) {
+    auto program = makeRef<osg::Program>();
+    program->setName(name);
+    program->addShader(new osg::Shader(osg::Shader::VERTEX, vertex));
+    program->addShader(new osg::Shader(osg::Shader::FRAGMENT, fragment));
+    return program;
+}
+
+// Lines (triads, grid, coils, arrows) are drawn by the fixed-function pipeline with their
+// vertex colours: a program without shaders switches the lit shader off below it.
+void drawUnlit(osg::StateSet* state) {
+    state->setAttribute(new osg::Program);
+    state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
 }
 
 // Tessellation: parts are smooth; joint glyphs are small, so they get far fewer facets (they
@@ -142,7 +298,7 @@ osg::ref_ptr<osg::Geode> makeTriad(double length, float lineWidth) {
     geometry->setColorArray(colors, osg::Array::BIND_PER_VERTEX);
     geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 6));
     auto* state = geometry->getOrCreateStateSet();
-    state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    drawUnlit(state);
     state->setAttribute(new osg::LineWidth(lineWidth));
     auto geode = makeRef<osg::Geode>();
     geode->addDrawable(geometry);
@@ -170,45 +326,133 @@ osg::ref_ptr<osg::Geode> makeGrid(double spacing, int cells, const osg::Vec3d& c
     geometry->addPrimitiveSet(
         new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices->size())));
     auto* state = geometry->getOrCreateStateSet();
-    state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    drawUnlit(state);
     state->setMode(GL_BLEND, osg::StateAttribute::ON);
-    state->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+    state->setRenderBinDetails(6, "RenderBin");  // over the floor (bin 5)
+    state->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, false));
     auto geode = makeRef<osg::Geode>();
     geode->addDrawable(geometry);
     return geode;
 }
 
-// A glyph showing the joint at marker I, in marker I's frame (joint axis = marker z).
-osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size) {
+// Joint glyphs share their look (one material, one unlit line state) and, for a type, their
+// geometry: a chain of a hundred hinges costs a hundred draws but no change of state between
+// them.
+struct GlyphStyle {
+    GlyphStyle() {
+        solid->setAttribute(makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
+        drawUnlit(lines.get());
+        lines->setAttribute(new osg::LineWidth(1.5f));
+    }
+    osg::ref_ptr<osg::StateSet> solid = new osg::StateSet;
+    osg::ref_ptr<osg::StateSet> lines = new osg::StateSet;
+    std::map<engine::JointType, osg::ref_ptr<osg::Node>> made;
+};
+
+// Line segments in one colour (axis lines of joint glyphs).
+osg::ref_ptr<osg::Geometry> makeLines(const std::vector<osg::Vec3>& ends, const osg::Vec4& color,
+                                      osg::StateSet* state) {
+    auto vertices = makeRef<osg::Vec3Array>(ends.begin(), ends.end());
+    auto colors = makeRef<osg::Vec4Array>();
+    colors->push_back(color);
+    auto geometry = makeRef<osg::Geometry>();
+    geometry->setVertexArray(vertices);
+    geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
+    geometry->addPrimitiveSet(
+        new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices->size())));
+    geometry->setStateSet(state);
+    return geometry;
+}
+
+// A glyph showing the joint at marker I, in marker I's frame (joint axis = marker z), `size`
+// metres across (a twentieth of the mechanism): what the joint lets the parts do, in a shape.
+//   revolute       a hinge pin along the axis, with the axis line through it
+//   prismatic      a rail along the axis with arrow heads at both ends and a small carriage
+//   cylindrical    a pin on a rail (turns and slides), with the axis line
+//   spherical      a ball
+//   universal      a cross of two pins (about z and about x)
+//   planar         a thin plate in the xy plane it slides in
+//   fixed          a small bracket: a cube with a foot plate
+//   distance       a small ball with a line along z (the length is held from its centre)
+//   pointOnLine    a small ball on a long line along z
+//   pointOnPlane   a small ball on a square plate
+//   parallelAxes   two parallel lines along z
+//   perpendicularAxes  two lines, along z and along x
+osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size, GlyphStyle& style) {
+    if (auto made = style.made.find(type); made != style.made.end()) return made->second;
     auto geode = makeRef<osg::Geode>();
     auto hints = glyphHints();
-    const double r = 0.22 * size, len = size;
+    const float s = static_cast<float>(size), r = 0.22f * s;
     auto add = [&](osg::Shape* shape) {
-        auto drawable = makeRef<osg::ShapeDrawable>(shape, hints.get());
-        geode->addDrawable(drawable);
+        geode->addDrawable(makeRef<osg::ShapeDrawable>(shape, hints.get()));
     };
+    auto cone = [&](float z, bool up) {
+        auto c = makeRef<osg::Cone>(osg::Vec3(0.0f, 0.0f, z), 0.7f * r, 1.2f * r);
+        if (!up) c->setRotation(osg::Quat(osg::PI, osg::Vec3(1.0f, 0.0f, 0.0f)));
+        add(c.get());
+    };
+    const osg::Vec4 axisColor(0.33f, 0.33f, 0.38f, 1.0f);
+    auto lines = [&](const std::vector<osg::Vec3>& ends) {
+        geode->addDrawable(makeLines(ends, axisColor, style.lines.get()));
+    };
+    const osg::Vec3 z(0.0f, 0.0f, 1.0f), x(1.0f, 0.0f, 0.0f);
     using engine::JointType;
     switch (type) {
     case JointType::Revolute:
-    case JointType::Cylindrical:
-        add(new osg::Cylinder(osg::Vec3(), r, len));
+        add(new osg::Cylinder(osg::Vec3(), r, s));
+        lines({-z * (0.9f * s), z * (0.9f * s)});
         break;
     case JointType::Prismatic:
-        add(new osg::Box(osg::Vec3(), r, r, 2.5 * len));
+        add(new osg::Box(osg::Vec3(), 0.3f * r, 0.3f * r, 3.0f * s));
+        add(new osg::Box(osg::Vec3(), 1.3f * r, 1.3f * r, 0.9f * r));
+        cone(1.5f * s, true);
+        cone(-1.5f * s, false);
+        break;
+    case JointType::Cylindrical:
+        add(new osg::Cylinder(osg::Vec3(), r, 0.8f * s));
+        add(new osg::Box(osg::Vec3(), 0.3f * r, 0.3f * r, 3.0f * s));
+        lines({-z * (1.6f * s), z * (1.6f * s)});
         break;
     case JointType::Spherical:
-        add(new osg::Sphere(osg::Vec3(), 1.4 * r));
+        add(new osg::Sphere(osg::Vec3(), 1.4f * r));
         break;
-    case JointType::Universal:
-        add(new osg::Cylinder(osg::Vec3(), 0.7 * r, len));
-        add(new osg::Sphere(osg::Vec3(), r));
-        break;
-    default:
-        add(new osg::Box(osg::Vec3(), 1.6 * r, 1.6 * r, 1.6 * r));
+    case JointType::Universal: {
+        add(new osg::Cylinder(osg::Vec3(), 0.45f * r, 1.6f * s));
+        auto across = makeRef<osg::Cylinder>(osg::Vec3(), 0.45f * r, 1.6f * s);
+        across->setRotation(osg::Quat(osg::PI_2, osg::Vec3(0.0f, 1.0f, 0.0f)));
+        add(across.get());
+        add(new osg::Box(osg::Vec3(), 1.2f * r, 1.2f * r, 1.2f * r));
         break;
     }
-    geode->getOrCreateStateSet()->setAttribute(
-        makeMaterial(osg::Vec4(0.95f, 0.72f, 0.2f, 1.0f), 80.0f));
+    case JointType::Planar:
+        add(new osg::Box(osg::Vec3(), 2.4f * s, 2.4f * s, 0.15f * r));
+        break;
+    case JointType::Fixed:
+        add(new osg::Box(osg::Vec3(0.0f, 0.0f, 0.8f * r), 1.6f * r, 1.6f * r, 1.6f * r));
+        add(new osg::Box(osg::Vec3(), 2.8f * r, 2.8f * r, 0.3f * r));
+        break;
+    case JointType::Distance:
+        add(new osg::Sphere(osg::Vec3(), 0.8f * r));
+        lines({osg::Vec3(), z * (1.5f * s)});
+        break;
+    case JointType::PointOnLine:
+        add(new osg::Sphere(osg::Vec3(), 0.8f * r));
+        lines({-z * (2.0f * s), z * (2.0f * s)});
+        break;
+    case JointType::PointOnPlane:
+        add(new osg::Sphere(osg::Vec3(), 0.8f * r));
+        add(new osg::Box(osg::Vec3(0.0f, 0.0f, -0.8f * r), 2.0f * s, 2.0f * s, 0.1f * r));
+        break;
+    case JointType::ParallelAxes:
+        lines({x * r - z * s, x * r + z * s, -x * r - z * s, -x * r + z * s});
+        break;
+    case JointType::PerpendicularAxes:
+        lines({-z * s, z * s, -x * s, x * s});
+        break;
+    }
+    geode->setName(std::string("joint glyph ") + std::string(engine::jointTypeName(type)));
+    geode->setStateSet(style.solid.get());
+    style.made[type] = geode;
     return geode;
 }
 
@@ -237,6 +481,157 @@ void coil(osg::Vec3Array& points, const Vec3& p0, const Vec3& p1, double radius,
     points.push_back(toOsg(p1));
 }
 
+// The sky: a quad covering the view, drawn first, without depth (kSkyVertex).
+osg::ref_ptr<osg::Geode> makeSky(const osg::Vec3& centre) {
+    auto vertices = makeRef<osg::Vec3Array>();
+    vertices->push_back(osg::Vec3(-1.0f, -1.0f, 0.0f));
+    vertices->push_back(osg::Vec3(1.0f, -1.0f, 0.0f));
+    vertices->push_back(osg::Vec3(1.0f, 1.0f, 0.0f));
+    vertices->push_back(osg::Vec3(-1.0f, 1.0f, 0.0f));
+    auto quad = makeRef<osg::Geometry>();
+    quad->setVertexArray(vertices);
+    quad->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+    // The quad is placed by its shader, not by the camera: its bounds are a point at the
+    // mechanism's centre so that the camera's near and far planes ignore it.
+    struct AtCentre : osg::Drawable::ComputeBoundingBoxCallback {
+        explicit AtCentre(const osg::Vec3& c) : centre(c) {}
+        osg::BoundingBox computeBound(const osg::Drawable&) const override {
+            return osg::BoundingBox(centre, centre);
+        }
+        osg::Vec3 centre;
+    };
+    quad->setComputeBoundingBoxCallback(new AtCentre(centre));
+    quad->setCullingActive(false);
+    auto geode = makeRef<osg::Geode>();
+    geode->setName("sky");
+    geode->addDrawable(quad);
+    geode->setCullingActive(false);
+    geode->setNodeMask(kMaskSky);
+    auto* state = geode->getOrCreateStateSet();
+    state->setAttribute(makeProgram("motus sky", kSkyVertex,
+                                    std::string("#version 120") + kSkyColor + kSkyFragment));
+    state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    state->setAttributeAndModes(new osg::Depth(osg::Depth::ALWAYS, 0.0, 1.0, false));
+    state->setRenderBinDetails(-10, "RenderBin");
+    return geode;
+}
+
+// The floor: a square `half` metres from its centre to its sides at height z, fading into the
+// sky from 55 % of that distance on; it receives the shadows of the light towards `toLight`
+// and casts none.
+osg::ref_ptr<osg::Geode> makeFloor(const osg::Vec3d& centre, double half, double z,
+                                   const osg::Vec3d& toLight) {
+    const float cx = float(centre.x()), cy = float(centre.y()), h = float(half), zf = float(z);
+    auto vertices = makeRef<osg::Vec3Array>();
+    vertices->push_back(osg::Vec3(cx - h, cy - h, zf));
+    vertices->push_back(osg::Vec3(cx + h, cy - h, zf));
+    vertices->push_back(osg::Vec3(cx + h, cy + h, zf));
+    vertices->push_back(osg::Vec3(cx - h, cy + h, zf));
+    auto normals = makeRef<osg::Vec3Array>();
+    normals->push_back(osg::Vec3(0.0f, 0.0f, 1.0f));
+    auto quad = makeRef<osg::Geometry>();
+    quad->setVertexArray(vertices);
+    quad->setNormalArray(normals, osg::Array::BIND_OVERALL);
+    quad->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+    auto geode = makeRef<osg::Geode>();
+    geode->setName("floor");
+    geode->addDrawable(quad);
+    geode->setNodeMask(kMaskFloor);
+    auto* state = geode->getOrCreateStateSet();
+    state->setAttribute(makeProgram("motus floor", kLitVertex,
+                                    std::string(kShadowLookup) + kSkyColor + kFloorFragment));
+    // The lit shader's terms for an upward face seen from about 30° above: ambient from the
+    // sky, the key light (when it reaches), the fill light from the viewer.
+    const osg::Vec3 albedo(0.80f, 0.80f, 0.78f);
+    const float ambient = 0.31f, fill = 0.48f * 0.5f, key = 0.68f * float(toLight.z());
+    state->addUniform(new osg::Uniform("motus_floorLit", albedo * (ambient + fill + key)));
+    state->addUniform(new osg::Uniform("motus_floorShadowed", albedo * (ambient + fill)));
+    state->addUniform(new osg::Uniform("motus_fade", osg::Vec3(cx, cy, h)));
+    // Before the grid; pushed back a little in depth so that the grid lines on it win.
+    state->setRenderBinDetails(5, "RenderBin");
+    state->setAttributeAndModes(new osg::PolygonOffset(1.0f, 4.0f));
+    return geode;
+}
+
+// The key light's shadow map: a camera looking along the light renders the parts' depth into
+// a texture before the frame; the lit shader compares against it. Its orthographic box is
+// fixed in the world, centred on the mechanism, `half` metres from its axis to its sides, so
+// any camera (the view's, an off-screen renderer's) reads the same map.
+osg::ref_ptr<osg::Camera> makeShadowCamera(osg::Node* casters, const osg::Vec3d& centre,
+                                           double half, const osg::Vec3d& toLight,
+                                           osg::StateSet* receivers) {
+    auto depth = makeRef<osg::Texture2D>();
+    depth->setTextureSize(kShadowMapSize, kShadowMapSize);
+    depth->setInternalFormat(GL_DEPTH_COMPONENT);
+    depth->setSourceFormat(GL_DEPTH_COMPONENT);
+    depth->setSourceType(GL_FLOAT);
+    depth->setShadowComparison(true);
+    depth->setShadowCompareFunc(osg::Texture::LEQUAL);
+    depth->setShadowTextureMode(osg::Texture::LUMINANCE);
+    depth->setFilter(osg::Texture::MIN_FILTER, osg::Texture::LINEAR);
+    depth->setFilter(osg::Texture::MAG_FILTER, osg::Texture::LINEAR);
+    depth->setWrap(osg::Texture::WRAP_S, osg::Texture::CLAMP_TO_BORDER);
+    depth->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_BORDER);
+    depth->setBorderColor(osg::Vec4d(1.0, 1.0, 1.0, 1.0));
+
+    auto camera = makeRef<osg::Camera>();
+    camera->setName("shadow map");
+    camera->setRenderOrder(osg::Camera::PRE_RENDER);
+    camera->setReferenceFrame(osg::Transform::ABSOLUTE_RF);
+    camera->setRenderTargetImplementation(osg::Camera::FRAME_BUFFER_OBJECT);
+    camera->attach(osg::Camera::DEPTH_BUFFER, depth.get());
+    camera->setViewport(0, 0, kShadowMapSize, kShadowMapSize);
+    camera->setClearMask(GL_DEPTH_BUFFER_BIT);
+    camera->setComputeNearFarMode(osg::CullSettings::DO_NOT_COMPUTE_NEAR_FAR);
+    camera->setCullMask(kMaskParts);  // parts cast shadows; glyphs, lines and the floor do not
+    camera->setCullingActive(false);
+    camera->setNodeMask(kMaskShadowPass);
+    const osg::Vec3d up = std::abs(toLight.z()) > 0.99 ? osg::Vec3d(0, 1, 0) : osg::Vec3d(0, 0, 1);
+    camera->setViewMatrixAsLookAt(centre + toLight * (3.0 * half), centre, up);
+    camera->setProjectionMatrixAsOrtho(-half, half, -half, half, 0.5 * half, 5.5 * half);
+    camera->addChild(casters);
+    auto* state = camera->getOrCreateStateSet();
+    state->setAttribute(makeProgram("motus depth", kDepthVertex, kDepthFragment),
+                        osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
+    state->setMode(GL_BLEND, osg::StateAttribute::OFF | osg::StateAttribute::OVERRIDE);
+    state->setAttributeAndModes(new osg::PolygonOffset(1.5f, 4.0f),
+                                osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
+
+    // Receivers: world point → shadow map texture coordinates and depth, in [0, 1].
+    const osg::Matrixd toTexture = camera->getViewMatrix() * camera->getProjectionMatrix() *
+                                   osg::Matrixd::translate(1.0, 1.0, 1.0) *
+                                   osg::Matrixd::scale(0.5, 0.5, 0.5);
+    receivers->setTextureAttribute(kShadowUnit, depth.get());
+    receivers->addUniform(new osg::Uniform("motus_shadowMap", kShadowUnit));
+    receivers->addUniform(new osg::Uniform("motus_shadowMatrix", osg::Matrixf(toTexture)));
+    receivers->addUniform(new osg::Uniform("motus_shadowTexel", float(1.0 / kShadowMapSize)));
+    // Receivers look up the map a texel and a half off their surface, along its normal, so
+    // that a surface does not shadow itself.
+    receivers->addUniform(
+        new osg::Uniform("motus_normalOffset", float(3.0 * half / kShadowMapSize)));
+    return camera;
+}
+
+// The outline of a selected part: its shapes again, back faces only, as thick lines in the
+// selection colour. Where the part's own front faces are, they hide the lines; at its
+// silhouette the lines stick out, drawing the outline.
+osg::ref_ptr<osg::Geode> makeOutline(const osg::Geode& shapes, osg::Program* flat) {
+    auto geode = makeRef<osg::Geode>();
+    geode->setName("outline");
+    for (unsigned k = 0; k < shapes.getNumDrawables(); ++k)
+        geode->addDrawable(const_cast<osg::Drawable*>(shapes.getDrawable(k)));
+    auto* state = geode->getOrCreateStateSet();
+    state->setAttribute(flat);
+    state->addUniform(new osg::Uniform("motus_color", osg::Vec4(1.0f, 0.62f, 0.05f, 1.0f)));
+    state->setAttributeAndModes(new osg::CullFace(osg::CullFace::FRONT));
+    state->setAttributeAndModes(
+        new osg::PolygonMode(osg::PolygonMode::FRONT_AND_BACK, osg::PolygonMode::LINE));
+    state->setAttributeAndModes(new osg::LineWidth(3.5f));
+    state->setMode(GL_BLEND, osg::StateAttribute::OFF);
+    geode->setNodeMask(0);  // shown while the part is selected
+    return geode;
+}
+
 }  // namespace
 
 engine::EntityId entityOf(const osg::NodePath& path) {
@@ -250,20 +645,69 @@ engine::EntityId entityOf(const osg::NodePath& path) {
 
 void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
                     const std::vector<engine::EntityId>& selected) {
-    for (std::size_t p = 0; p < graph.partTransforms.size() && p < spec.parts.size(); ++p) {
+    for (std::size_t p = 0; p < graph.partShapes.size() && p < spec.parts.size(); ++p) {
         const bool on =
             std::find(selected.begin(), selected.end(), spec.parts[p].id) != selected.end();
-        osg::Node* shapes = graph.partTransforms[p]->getNumChildren()
-                                ? graph.partTransforms[p]->getChild(0)
-                                : nullptr;
-        if (!shapes) continue;
-        auto* material = dynamic_cast<osg::Material*>(
-            shapes->getOrCreateStateSet()->getAttribute(osg::StateAttribute::MATERIAL));
+        auto* material =
+            dynamic_cast<osg::Material*>(graph.partShapes[p]->getOrCreateStateSet()->getAttribute(
+                osg::StateAttribute::MATERIAL));
         if (material)
             material->setEmission(
                 osg::Material::FRONT_AND_BACK,
-                on ? osg::Vec4(0.25f, 0.25f, 0.1f, 1.0f) : osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+                on ? osg::Vec4(0.16f, 0.12f, 0.02f, 1.0f) : osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+        if (p < graph.partOutlines.size() && graph.partOutlines[p])
+            graph.partOutlines[p]->setNodeMask(on ? kMaskOutline : 0u);
     }
+}
+
+void setTranslucent(SceneGraph& graph, int part, float alpha) {
+    if (part < 0 || static_cast<std::size_t>(part) >= graph.partShapes.size()) return;
+    osg::StateSet* state = graph.partShapes[static_cast<std::size_t>(part)]->getOrCreateStateSet();
+    alpha = std::clamp(alpha, 0.0f, 1.0f);
+    if (auto* material =
+            dynamic_cast<osg::Material*>(state->getAttribute(osg::StateAttribute::MATERIAL))) {
+        osg::Vec4 diffuse = material->getDiffuse(osg::Material::FRONT);
+        diffuse.a() = alpha;
+        material->setDiffuse(osg::Material::FRONT_AND_BACK, diffuse);
+    }
+    if (alpha < 1.0f) {
+        // Blended over what is behind, sorted back to front with the other transparent
+        // drawables, writing no depth (so its own far side shows through its near side,
+        // which back-face culling keeps from being drawn twice over).
+        state->setMode(GL_BLEND, osg::StateAttribute::ON);
+        state->setAttributeAndModes(
+            new osg::BlendFunc(osg::BlendFunc::SRC_ALPHA, osg::BlendFunc::ONE_MINUS_SRC_ALPHA));
+        state->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
+        state->setAttributeAndModes(new osg::CullFace(osg::CullFace::BACK));
+        state->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+    } else {
+        state->removeMode(GL_BLEND);
+        state->removeAttribute(osg::StateAttribute::BLENDFUNC);
+        state->removeAttribute(osg::StateAttribute::DEPTH);
+        state->removeAttribute(osg::StateAttribute::CULLFACE);
+        state->removeMode(GL_CULL_FACE);
+        state->setRenderingHint(osg::StateSet::DEFAULT_BIN);
+    }
+}
+
+float translucency(const SceneGraph& graph, int part) {
+    if (part < 0 || static_cast<std::size_t>(part) >= graph.partShapes.size()) return 1.0f;
+    const osg::StateSet* state = graph.partShapes[static_cast<std::size_t>(part)]->getStateSet();
+    const auto* material =
+        state
+            ? dynamic_cast<const osg::Material*>(state->getAttribute(osg::StateAttribute::MATERIAL))
+            : nullptr;
+    return material ? material->getDiffuse(osg::Material::FRONT).a() : 1.0f;
+}
+
+void setShadowsEnabled(SceneGraph& graph, bool on) {
+    if (graph.shadowsOn) graph.shadowsOn->set(on ? 1.0f : 0.0f);
+    if (graph.shadowCamera) graph.shadowCamera->setNodeMask(on ? kMaskShadowPass : 0u);
+}
+
+bool shadowsEnabled(const SceneGraph& graph) {
+    float on = 0.0f;
+    return graph.shadowsOn && graph.shadowsOn->get(on) && on > 0.5f;
 }
 
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses) {
@@ -331,6 +775,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
 
     // Parts with their geometry.
     auto hints = fineHints();
+    auto outlineProgram = makeProgram("motus outline", kDepthVertex, kFlatFragment);
     for (const engine::Part& part : spec.parts) {
         auto transform = makeRef<osg::MatrixTransform>(toOsg(part.X_WP));
         transform->setName(part.name);
@@ -344,8 +789,12 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
         geode->setName("shapes");
         transform->addChild(geode);
+        auto outline = makeOutline(*geode, outlineProgram.get());
+        transform->addChild(outline);
         g.mechanism->addChild(transform);
         g.partTransforms.push_back(transform);
+        g.partShapes.push_back(geode);
+        g.partOutlines.push_back(outline);
     }
 
     // The mechanism's size sets the scale of glyphs and grid. Points that carry no geometry
@@ -383,26 +832,34 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         black->push_back(osg::Vec4(0.05f, 0.05f, 0.05f, 1.0f));
         lines->setColorArray(black, osg::Array::BIND_OVERALL);
         lines->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 6));
-        lines->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+        drawUnlit(lines->getOrCreateStateSet());
         lines->getOrCreateStateSet()->setAttribute(new osg::LineWidth(2.0f));
         geode->addDrawable(lines);
         g.partTransforms[i]->addChild(geode);
     }
 
-    // Markers: small triads attached to their part.
-    const double triadLength = 0.06 * size;
+    // Markers: small triads attached to their part that keep their size on screen (kTriadPixels
+    // long however far the camera is). Until a camera has drawn them they are a fifteenth of
+    // the mechanism long.
+    constexpr double kTriadPixels = 30.0;
+    auto triadGeode = makeTriad(kTriadPixels, 2.0f);
     for (std::size_t i = 0; i < spec.parts.size(); ++i) {
         for (const engine::Marker& marker : spec.parts[i].markers) {
-            auto triad = makeRef<osg::MatrixTransform>(toOsg(marker.X_PM));
+            auto triad = makeRef<osg::AutoTransform>();
+            triad->setPosition(toOsg(marker.X_PM.p));
+            triad->setRotation(toOsg(marker.X_PM.R));
+            triad->setAutoScaleToScreen(true);
+            triad->setScale(0.06 * size / kTriadPixels);
             triad->setName(marker.name);
             triad->setUserValue(kEntityKey, static_cast<unsigned int>(marker.id));
             triad->setNodeMask(kMaskMarkers);
-            triad->addChild(makeTriad(triadLength, 2.0f));
+            triad->addChild(triadGeode);
             g.partTransforms[i]->addChild(triad);
         }
     }
 
     // Joints: a glyph at marker I, carried by marker I's part.
+    GlyphStyle glyphStyle;
     for (const engine::Joint& joint : spec.joints) {
         const engine::Part* part = spec.findPart(joint.markerI.part);
         const engine::Marker* marker = spec.findMarker(joint.markerI);
@@ -412,7 +869,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         glyph->setName(joint.name);
         glyph->setUserValue(kEntityKey, static_cast<unsigned int>(joint.id));
         glyph->setNodeMask(kMaskJoints);
-        glyph->addChild(makeJointGlyph(joint.type, 0.05 * size));
+        glyph->addChild(makeJointGlyph(joint.type, 0.05 * size, glyphStyle));
         g.partTransforms[partIndex]->addChild(glyph);
     }
 
@@ -442,7 +899,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         spring.geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
         spring.geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINE_STRIP, 0, 0));
         auto* state = spring.geometry->getOrCreateStateSet();
-        state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+        drawUnlit(state);
         state->setAttribute(new osg::LineWidth(2.0f));
         auto geode = makeRef<osg::Geode>();
         geode->setNodeMask(kMaskJoints);
@@ -452,20 +909,41 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     }
     updateSprings(g, poses);
 
-    // Environment: a grid whose spacing is a 1-2-5 step near a tenth of the mechanism's size,
-    // on the plane z = 0 or, when the mechanism reaches below it, under the mechanism; and the
-    // world axes.
+    // Environment: the floor and a grid on it whose spacing is a 1-2-5 step near a tenth of
+    // the mechanism's size, and the world axes. The floor is the plane z = 0 or, when the
+    // mechanism reaches below it as it starts, the plane under its lowest point (a machine's
+    // base, its ground part's lowest geometry, is usually that point); a scene with a ground
+    // plane shape has that plane as its floor. Parts that later swing lower pass through it.
     osg::ComputeBoundsVisitor boxVisitor;
+    boxVisitor.setTraversalMask(kMaskParts);
     g.mechanism->accept(boxVisitor);
     const osg::BoundingBox& box = boxVisitor.getBoundingBox();
-    const double floorZ = box.valid() ? std::min(0.0, double(box.zMin())) : 0.0;
+    double floorZ = box.valid() ? std::min(0.0, double(box.zMin())) : 0.0;
+    bool groundPlane = false;
+    for (const engine::Part& part : spec.parts)
+        for (const Shape& s : part.shapes)
+            if (s.type == ShapeType::Plane && part.ground) {
+                const engine::Transform X_WG = part.X_WP * s.X_PG;
+                if ((X_WG.R * Vec3::UnitZ()).z() > 0.999) {
+                    floorZ = groundPlane ? std::max(floorZ, X_WG.p.z()) : X_WG.p.z();
+                    groundPlane = true;
+                }
+            }
+    g.floorZ = floorZ;
+    const osg::Vec3d centre = box.valid() ? osg::Vec3d(box.center()) : osg::Vec3d(bound.center());
+    if (!groundPlane) {
+        osg::Vec3d toLight = kKeyLight_W;
+        toLight.normalize();
+        g.floor = makeFloor(centre, 1.5 * size, floorZ, toLight);
+        g.environment->addChild(g.floor);
+    }
     const double raw = size / 10.0;
     const double decade = std::pow(10.0, std::floor(std::log10(raw)));
     const double spacing = raw / decade < 2.0   ? decade
                            : raw / decade < 5.0 ? 2.0 * decade
                                                 : 5.0 * decade;
-    auto grid =
-        makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(), floorZ);
+    auto grid = makeGrid(spacing, 2 * static_cast<int>(std::ceil(size / spacing)), bound.center(),
+                         floorZ + (groundPlane ? 1e-4 * size : 0.0));
     grid->setNodeMask(kMaskGrid);
     g.environment->addChild(grid);
 
@@ -483,7 +961,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     g.contactArrows->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 0));
     {
         auto* state = g.contactArrows->getOrCreateStateSet();
-        state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+        drawUnlit(state);
         state->setMode(GL_DEPTH_TEST,
                        osg::StateAttribute::OFF);  // seen through the parts they push
         state->setRenderBinDetails(20, "RenderBin");
@@ -519,6 +997,23 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     auto axes = makeTriad(0.25 * size, 3.0f);
     axes->setNodeMask(kMaskAxes);
     g.environment->addChild(axes);
+
+    // The look: everything below the root is lit by the key and fill lights through the lit
+    // shader (lines switch it off), with the key light's shadows; the sky is drawn first.
+    osg::StateSet* look = g.root->getOrCreateStateSet();
+    look->setAttribute(
+        makeProgram("motus lit", kLitVertex, std::string(kShadowLookup) + kLitFragment));
+    osg::Vec3d key = kKeyLight_W;
+    key.normalize();
+    g.keyLight_W = key;
+    look->addUniform(new osg::Uniform("motus_keyLight", osg::Vec3f(key)));
+    g.shadowsOn = new osg::Uniform("motus_shadowsOn", 1.0f);
+    look->addUniform(g.shadowsOn);
+    // The shadow map covers where the parts can be seen casting onto the floor: the floor's
+    // square around the mechanism.
+    g.shadowCamera = makeShadowCamera(g.mechanism.get(), centre, 1.5 * size, key, look);
+    g.root->insertChild(0, g.shadowCamera);
+    g.root->insertChild(0, makeSky(osg::Vec3(centre)));
     return g;
 }
 

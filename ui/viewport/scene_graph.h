@@ -1,12 +1,18 @@
 #pragma once
 // Builds the OpenSceneGraph scene for a mechanism: parts drawn from their geometry with
-// per-part colour, marker triads, joint glyphs by type, the ground grid and world axes.
+// per-part material, marker triads, joint glyphs by type, spring coils, the ground grid and
+// world axes, and the look that does not depend on the view: a sky gradient behind
+// everything, a floor, a key light that casts soft shadows (a shadow map rendered from the
+// light by a camera inside the graph) and a fill light. Any camera that draws `root` (the 3D
+// view, an off-screen renderer) gets the same picture. No Qt here.
 // World frame z up; sizes of glyphs and grid follow the size of the mechanism.
 
+#include <osg/Camera>
 #include <osg/Geometry>
 #include <osg/Group>
 #include <osg/MatrixTransform>
 #include <osg/Node>
+#include <osg/Uniform>
 #include <osg/ref_ptr>
 
 #include "engine/contact/contact_force.h"
@@ -24,6 +30,12 @@ enum NodeMask : unsigned {
     kMaskContacts = 0x20,
     kMaskCentreOfMass = 0x40,
     kMaskGizmo = 0x80,
+    kMaskFloor = 0x100,
+    kMaskSky = 0x200,
+    kMaskShadowPass = 0x400,  // the camera that renders the shadow map
+    kMaskOutline = 0x800,     // selection outlines
+    kMaskScreen = 0x1000,     // full-screen passes of the view (anti-aliasing)
+    kMaskGhost = 0x2000,      // the previous run's parts (ui/viewport/ghost.h): never picked
 };
 
 // A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the
@@ -49,6 +61,19 @@ struct SceneGraph {
     // heaviest part's weight and the frame's largest force is a quarter of the mechanism.
     osg::ref_ptr<osg::Geometry> contactArrows;
     double referenceForce = 1.0;  // N
+    // Per part: the geode with its shapes (material, translucency) and the outline drawn
+    // around it while it is selected.
+    std::vector<osg::ref_ptr<osg::Geode>> partShapes;
+    std::vector<osg::ref_ptr<osg::Node>> partOutlines;
+    // The floor: a plane z = floorZ under the mechanism (see buildSceneGraph) that receives
+    // the shadows, fading into the sky at its edges.
+    osg::ref_ptr<osg::Node> floor;
+    double floorZ = 0.0;  // m
+    // The key light: the direction towards it in world axes (unit), and the camera that
+    // renders the parts' depth as seen from it.
+    osg::Vec3d keyLight_W;
+    osg::ref_ptr<osg::Camera> shadowCamera;
+    osg::ref_ptr<osg::Uniform> shadowsOn;  // float: 1 shadows, 0 none
 };
 
 // Nodes that stand for a scene entity (part transform, marker triad, joint glyph) carry its id
@@ -58,9 +83,19 @@ constexpr const char* kEntityKey = "motus.entity";
 // The entity a picked node path belongs to (kNoEntity for grid, axes or nothing).
 engine::EntityId entityOf(const osg::NodePath& path);
 
-// Shows the selected parts highlighted (a warm glow on their material).
+// Shows the selected parts highlighted: a warm glow on their material and an outline.
 void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
                     const std::vector<engine::EntityId>& selected);
+
+// Draws part `part` (index into SceneSpec::parts) see-through with opacity `alpha` (1: opaque
+// again): blended, depth-sorted with the other transparent drawables, its faces behind not
+// hidden by its own front. The same call draws the translucent ghost of a previous run.
+void setTranslucent(SceneGraph& graph, int part, float alpha);
+float translucency(const SceneGraph& graph, int part);  // the part's opacity (1: opaque)
+
+// Shadows of the key light on (a shadow-map pass per frame) or off (no pass).
+void setShadowsEnabled(SceneGraph& graph, bool on);
+bool shadowsEnabled(const SceneGraph& graph);
 
 // Rebuilds the spring coils for parts at `partPoses` (X_WP per part).
 void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& partPoses);

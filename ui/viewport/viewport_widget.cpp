@@ -9,13 +9,17 @@
 #include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QOpenGLFunctions>
 #include <QSurfaceFormat>
 #include <QWheelEvent>
 
 #include <osg/ComputeBoundsVisitor>
+#include <osg/FrameBufferObject>
 #include <osg/GLObjects>
 #include <osg/LightSource>
 #include <osg/Notify>
+#include <osg/Program>
+#include <osg/Texture2D>
 #include <osgGA/TrackballManipulator>
 #include <osgUtil/IntersectionVisitor>
 #include <osgUtil/LineSegmentIntersector>
@@ -31,7 +35,52 @@ namespace ui {
 namespace {
 
 constexpr unsigned kDefaultCullMask = kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid |
-                                      kMaskAxes | kMaskContacts | kMaskGizmo | kMaskGhost;
+                                      kMaskAxes | kMaskContacts | kMaskGizmo | kMaskFloor |
+                                      kMaskSky | kMaskShadowPass | kMaskOutline | kMaskScreen |
+                                      kMaskGhost;
+// Opacity of parts drawn translucent.
+constexpr float kTranslucentAlpha = 0.35f;
+
+// Anti-aliasing: the scene is drawn into a texture, then onto the view through FXAA (fast
+// approximate anti-aliasing, after Timothy Lottes): where the luminance of neighbouring
+// pixels changes, the pixel is blended along the edge's direction. One pass over the
+// pixels, about nine texture reads each, far cheaper than multisampling under software
+// rendering.
+const char* kScreenVertex = R"(#version 120
+void main() { gl_Position = vec4(gl_Vertex.xy, 0.0, 1.0); }
+)";
+const char* kFxaaFragment = R"(#version 120
+uniform sampler2D motus_frame;
+uniform vec2 motus_texel;
+void main() {
+    vec2 uv = gl_FragCoord.xy * motus_texel;
+    vec3 rgbNW = texture2D(motus_frame, uv + vec2(-1.0, -1.0) * motus_texel).rgb;
+    vec3 rgbNE = texture2D(motus_frame, uv + vec2(1.0, -1.0) * motus_texel).rgb;
+    vec3 rgbSW = texture2D(motus_frame, uv + vec2(-1.0, 1.0) * motus_texel).rgb;
+    vec3 rgbSE = texture2D(motus_frame, uv + vec2(1.0, 1.0) * motus_texel).rgb;
+    vec3 rgbM = texture2D(motus_frame, uv).rgb;
+    vec3 toLuma = vec3(0.299, 0.587, 0.114);
+    float lumaNW = dot(rgbNW, toLuma), lumaNE = dot(rgbNE, toLuma);
+    float lumaSW = dot(rgbSW, toLuma), lumaSE = dot(rgbSE, toLuma);
+    float lumaM = dot(rgbM, toLuma);
+    float lumaMin = min(lumaM, min(min(lumaNW, lumaNE), min(lumaSW, lumaSE)));
+    float lumaMax = max(lumaM, max(max(lumaNW, lumaNE), max(lumaSW, lumaSE)));
+    if (lumaMax - lumaMin < max(0.04, 0.12 * lumaMax)) {
+        gl_FragColor = vec4(rgbM, 1.0);
+        return;
+    }
+    vec2 dir = vec2(-((lumaNW + lumaNE) - (lumaSW + lumaSE)), (lumaNW + lumaSW) - (lumaNE + lumaSE));
+    float reduce = max((lumaNW + lumaNE + lumaSW + lumaSE) * (0.25 / 8.0), 1.0 / 128.0);
+    float scale = 1.0 / (min(abs(dir.x), abs(dir.y)) + reduce);
+    dir = clamp(dir * scale, vec2(-8.0), vec2(8.0)) * motus_texel;
+    vec3 rgbA = 0.5 * (texture2D(motus_frame, uv + dir * (1.0 / 3.0 - 0.5)).rgb +
+                       texture2D(motus_frame, uv + dir * (2.0 / 3.0 - 0.5)).rgb);
+    vec3 rgbB = 0.5 * rgbA + 0.25 * (texture2D(motus_frame, uv - 0.5 * dir).rgb +
+                                     texture2D(motus_frame, uv + 0.5 * dir).rgb);
+    float lumaB = dot(rgbB, toLuma);
+    gl_FragColor = vec4((lumaB < lumaMin || lumaB > lumaMax) ? rgbA : rgbB, 1.0);
+}
+)";
 // The manipulator's arrows are this many logical pixels long, wherever it is.
 constexpr double kGizmoPixels = 95.0;
 // A press within this many pixels of a handle takes it.
@@ -119,7 +168,7 @@ void ViewportWidget::configureDefaultSurfaceFormat(int samples) {
     if (samples < 0) {
         bool ok = false;
         samples = qEnvironmentVariableIntValue("MOTUS_GL_SAMPLES", &ok);
-        if (!ok || samples < 0) samples = 4;
+        if (!ok || samples < 0) samples = 0;  // the view anti-aliases with FXAA instead
     }
     QSurfaceFormat format;
     format.setRenderableType(QSurfaceFormat::OpenGL);
@@ -137,6 +186,21 @@ struct ViewportWidget::Impl {
     osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window;
     osg::ref_ptr<osgGA::TrackballManipulator> manipulator;
     osg::ref_ptr<osg::Group> root = new osg::Group;
+    // What the viewer draws: `top` (the mechanism's scene and the manipulator) directly, or,
+    // with anti-aliasing, `frameCamera` drawing `top` into `frame` and a quad drawing `frame`
+    // through FXAA. Children are swapped; the viewer's scene stays (setting it again would
+    // send the camera home).
+    osg::ref_ptr<osg::Group> drawn = new osg::Group;
+    osg::ref_ptr<osg::Group> top = new osg::Group;
+    osg::ref_ptr<osg::Camera> frameCamera;
+    osg::ref_ptr<osg::Texture2D> frame;
+    osg::ref_ptr<osg::Geode> fxaaQuad;
+    osg::ref_ptr<osg::Uniform> texel;
+    bool antiAliasing = true;
+    bool antiAliasingChosen = false;  // by the user, a caller or $MOTUS_VIEW_QUALITY
+    bool shadows = true;
+    bool allTranslucent = false;
+    std::vector<engine::EntityId> translucentParts;  // drawn translucent on their own
     SceneGraph scene;
     Ghost ghost;             // the previous run's parts
     engine::SceneSpec spec;  // what is shown (for highlighting)
@@ -207,12 +271,68 @@ ViewportWidget::ViewportWidget(QWidget* parent)
     sky->setSpecular(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
     osg::ref_ptr<osg::LightSource> skySource = new osg::LightSource;
     skySource->setLight(sky);
-    osg::ref_ptr<osg::Group> top = new osg::Group;
+    osg::Group* top = impl_->top.get();
     top->addChild(skySource);
     top->addChild(impl_->root);
     top->addChild(impl_->gizmo.node());  // kept when the mechanism is rebuilt
     top->getOrCreateStateSet()->setMode(GL_LIGHT1, osg::StateAttribute::ON);
-    impl_->viewer->setSceneData(top);
+
+    // Anti-aliasing pass (see kFxaaFragment): a camera inside the view's own that draws the
+    // scene into a texture the size of the view, with the view's matrices.
+    impl_->frame = new osg::Texture2D;
+    impl_->frame->setTextureSize(640, 480);
+    impl_->frame->setInternalFormat(GL_RGBA);
+    impl_->frame->setFilter(osg::Texture::MIN_FILTER, osg::Texture::LINEAR);
+    impl_->frame->setFilter(osg::Texture::MAG_FILTER, osg::Texture::LINEAR);
+    impl_->frame->setWrap(osg::Texture::WRAP_S, osg::Texture::CLAMP_TO_EDGE);
+    impl_->frame->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_EDGE);
+    impl_->frameCamera = new osg::Camera;
+    impl_->frameCamera->setName("anti-aliased frame");
+    impl_->frameCamera->setRenderOrder(osg::Camera::PRE_RENDER);
+    impl_->frameCamera->setReferenceFrame(osg::Transform::RELATIVE_RF);
+    impl_->frameCamera->setRenderTargetImplementation(osg::Camera::FRAME_BUFFER_OBJECT);
+    impl_->frameCamera->attach(osg::Camera::COLOR_BUFFER, impl_->frame.get());
+    impl_->frameCamera->attach(osg::Camera::PACKED_DEPTH_STENCIL_BUFFER, GL_DEPTH24_STENCIL8_EXT);
+    impl_->frameCamera->setClearMask(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT |
+                                     GL_STENCIL_BUFFER_BIT);
+    impl_->frameCamera->setClearColor(kBackground);
+    impl_->frameCamera->setViewport(0, 0, 640, 480);
+    impl_->frameCamera->addChild(top);
+    {
+        osg::ref_ptr<osg::Geometry> quad = new osg::Geometry;
+        osg::ref_ptr<osg::Vec3Array> corners = new osg::Vec3Array;
+        corners->push_back(osg::Vec3(-1.0f, -1.0f, 0.0f));
+        corners->push_back(osg::Vec3(1.0f, -1.0f, 0.0f));
+        corners->push_back(osg::Vec3(1.0f, 1.0f, 0.0f));
+        corners->push_back(osg::Vec3(-1.0f, 1.0f, 0.0f));
+        quad->setVertexArray(corners);
+        quad->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+        // Placed by its shader: no bounds, so neither culled nor counted for near and far.
+        struct Nowhere : osg::Drawable::ComputeBoundingBoxCallback {
+            osg::BoundingBox computeBound(const osg::Drawable&) const override { return {}; }
+        };
+        quad->setComputeBoundingBoxCallback(new Nowhere);
+        quad->setCullingActive(false);
+        impl_->fxaaQuad = new osg::Geode;
+        impl_->fxaaQuad->addDrawable(quad);
+        impl_->fxaaQuad->setCullingActive(false);
+        impl_->fxaaQuad->setNodeMask(kMaskScreen);
+        osg::StateSet* state = impl_->fxaaQuad->getOrCreateStateSet();
+        osg::ref_ptr<osg::Program> program = new osg::Program;
+        program->addShader(new osg::Shader(osg::Shader::VERTEX, kScreenVertex));
+        program->addShader(new osg::Shader(osg::Shader::FRAGMENT, kFxaaFragment));
+        state->setAttribute(program);
+        state->setTextureAttribute(0, impl_->frame.get());
+        state->addUniform(new osg::Uniform("motus_frame", 0));
+        impl_->texel = new osg::Uniform("motus_texel", osg::Vec2(1.0f / 640, 1.0f / 480));
+        state->addUniform(impl_->texel);
+        state->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+        state->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    }
+    impl_->viewer->setSceneData(impl_->drawn);
+    setAntiAliasing(defaultQuality().antiAliasing);
+    impl_->antiAliasingChosen = qualityFromEnvironment();
+    setShadowsEnabled(defaultQuality().shadows);
     impl_->gizmoLabel = new QLabel(this);
     impl_->gizmoLabel->setObjectName(QStringLiteral("GizmoAmount"));
     impl_->gizmoLabel->setStyleSheet(
@@ -236,6 +356,8 @@ void ViewportWidget::showScene(const engine::SceneSpec& spec, bool fit) {
     impl_->root->addChild(impl_->scene.root);
     impl_->ghost = buildGhost(impl_->scene);
     impl_->root->addChild(impl_->ghost.root);
+    ui::setShadowsEnabled(impl_->scene, impl_->shadows);
+    applyTranslucency();
     if (fit)
         fitToScene();
     else
@@ -289,7 +411,8 @@ quint64 ViewportWidget::entityAt(const QPointF& position) const {
         new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
     osgUtil::IntersectionVisitor visitor(picker);
     visitor.setTraversalMask(camera->getCullMask() &
-                             ~(kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo));
+                             ~(kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo | kMaskFloor |
+                               kMaskSky | kMaskShadowPass | kMaskOutline | kMaskScreen));
     camera->accept(visitor);
     if (!picker->containsIntersections()) return 0;
     return entityOf(picker->getFirstIntersection().nodePath);
@@ -419,6 +542,7 @@ void ViewportWidget::setStandardView(StandardView view) {
     osg::BoundingSphere bound;
     if (impl_->scene.mechanism) {
         osg::ComputeBoundsVisitor visitor;
+        visitor.setTraversalMask(kMaskParts | kMaskJoints);  // marker triads size with the view
         impl_->scene.mechanism->accept(visitor);
         if (visitor.getBoundingBox().valid()) bound.expandBy(visitor.getBoundingBox());
     }
@@ -468,6 +592,9 @@ void ViewportWidget::setJointsVisible(bool visible) {
 }
 void ViewportWidget::setGridVisible(bool visible) {
     setMaskBit(kMaskGrid | kMaskAxes, visible);
+}
+void ViewportWidget::setFloorVisible(bool visible) {
+    setMaskBit(kMaskFloor, visible);
 }
 
 void ViewportWidget::showGizmo(const engine::Transform& X_WG) {
@@ -622,6 +749,83 @@ void ViewportWidget::finishGizmoDrag(bool accepted) {
     update();
 }
 
+ViewportWidget::Quality ViewportWidget::defaultQuality() {
+    // MOTUS_VIEW_QUALITY: "high" (shadows and anti-aliasing), "low" (neither), or a comma
+    // list of "shadows" and "aa".
+    Quality quality;
+    const QString value = qEnvironmentVariable("MOTUS_VIEW_QUALITY").trimmed().toLower();
+    if (value.isEmpty() || value == QLatin1String("high")) return quality;
+    const QStringList parts = value.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    quality.shadows = parts.contains(QLatin1String("shadows"));
+    quality.antiAliasing = parts.contains(QLatin1String("aa"));
+    return quality;
+}
+
+bool ViewportWidget::qualityFromEnvironment() {
+    return !qEnvironmentVariableIsEmpty("MOTUS_VIEW_QUALITY");
+}
+
+void ViewportWidget::setShadowsEnabled(bool on) {
+    impl_->shadows = on;
+    ui::setShadowsEnabled(impl_->scene, on);
+    update();
+}
+
+bool ViewportWidget::shadowsEnabled() const {
+    return impl_->shadows;
+}
+
+void ViewportWidget::setAntiAliasing(bool on) {
+    impl_->antiAliasingChosen = true;
+    impl_->antiAliasing = on;
+    impl_->drawn->removeChildren(0, impl_->drawn->getNumChildren());
+    if (on) {
+        impl_->drawn->addChild(impl_->frameCamera);
+        impl_->drawn->addChild(impl_->fxaaQuad);
+    } else {
+        impl_->drawn->addChild(impl_->top);
+    }
+    update();
+}
+
+bool ViewportWidget::antiAliasing() const {
+    return impl_->antiAliasing;
+}
+
+void ViewportWidget::setPartsTranslucent(bool on) {
+    impl_->allTranslucent = on;
+    applyTranslucency();
+    update();
+}
+
+bool ViewportWidget::partsTranslucent() const {
+    return impl_->allTranslucent;
+}
+
+void ViewportWidget::setPartTranslucent(quint64 part, bool on) {
+    auto& parts = impl_->translucentParts;
+    const auto id = static_cast<engine::EntityId>(part);
+    const auto at = std::find(parts.begin(), parts.end(), id);
+    if (on && at == parts.end()) parts.push_back(id);
+    if (!on && at != parts.end()) parts.erase(at);
+    applyTranslucency();
+    update();
+}
+
+bool ViewportWidget::partTranslucent(quint64 part) const {
+    const auto& parts = impl_->translucentParts;
+    return std::find(parts.begin(), parts.end(), static_cast<engine::EntityId>(part)) !=
+           parts.end();
+}
+
+void ViewportWidget::applyTranslucency() {
+    for (std::size_t p = 0; p < impl_->spec.parts.size(); ++p) {
+        const engine::Part& part = impl_->spec.parts[p];
+        const bool on = !part.ground && (impl_->allTranslucent || partTranslucent(part.id));
+        ui::setTranslucent(impl_->scene, static_cast<int>(p), on ? kTranslucentAlpha : 1.0f);
+    }
+}
+
 double ViewportWidget::cameraDistance() const {
     return impl_->manipulator->getDistance();
 }
@@ -661,6 +865,19 @@ void ViewportWidget::initializeGL() {
         impl_->viewer->getCamera()->setClearColor(kBackground);
         impl_->contextLost = false;
     }
+    // Software rendering (Mesa's llvmpipe) pays for every pixel of the anti-aliasing pass: a
+    // hundred-link chain with shadows keeps 30 frames per second there only without it. Unless
+    // someone chose, it starts off there (View > Quality turns it on).
+    if (!impl_->antiAliasingChosen) {
+        const auto* name =
+            reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER));
+        const QByteArray renderer = name ? QByteArray(name).toLower() : QByteArray();
+        if (renderer.contains("llvmpipe") || renderer.contains("softpipe") ||
+            renderer.contains("swrast")) {
+            setAntiAliasing(false);
+            impl_->antiAliasingChosen = false;
+        }
+    }
 }
 
 void ViewportWidget::releaseGlObjects() {
@@ -686,6 +903,15 @@ void ViewportWidget::resizeGL(int width, int height) {
     osg::Camera* camera = impl_->viewer->getCamera();
     camera->setViewport(0, 0, w, h);
     camera->setProjectionMatrixAsPerspective(30.0, h > 0 ? double(w) / h : 1.0, 0.01, 1000.0);
+    // The anti-aliasing pass draws into a texture of the view's size.
+    if (w > 0 && h > 0 &&
+        (impl_->frame->getTextureWidth() != w || impl_->frame->getTextureHeight() != h)) {
+        impl_->frame->setTextureSize(w, h);
+        impl_->frame->dirtyTextureObject();
+        impl_->frameCamera->setViewport(0, 0, w, h);
+        impl_->frameCamera->dirtyAttachmentMap();
+        impl_->texel->set(osg::Vec2(1.0f / w, 1.0f / h));
+    }
 }
 
 void ViewportWidget::paintGL() {

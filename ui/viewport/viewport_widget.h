@@ -44,7 +44,8 @@ public:
 
     // Sets the process-wide OpenGL format OpenSceneGraph needs: a compatibility profile
     // (Debian's OSG uses fixed-function GL; a core profile draws nothing), 24-bit depth and
-    // `samples` MSAA samples (negative: $MOTUS_GL_SAMPLES, default 4). Call before QApplication.
+    // `samples` MSAA samples (negative: $MOTUS_GL_SAMPLES, default 0: the view anti-aliases with
+    // an FXAA pass, far cheaper in software rendering). Call before QApplication.
     static void configureDefaultSurfaceFormat(int samples = -1);
 
     explicit ViewportWidget(QWidget* parent = nullptr);
@@ -82,6 +83,7 @@ public:
     void setMarkersVisible(bool visible);
     void setJointsVisible(bool visible);
     void setGridVisible(bool visible);
+    void setFloorVisible(bool visible);  // the floor under the mechanism, with its shadows
     void setContactForcesVisible(bool visible);
     void setCentresOfMassVisible(bool visible);  // off at first
     // Contact force arrows of the shown instant (empty: none).
@@ -107,6 +109,26 @@ public:
     QPointF gizmoHandlePoint(GizmoHandle handle, double along = 0.5) const;
     // The handle under a widget position, if any.
     bool gizmoHandleAt(const QPointF& position, GizmoHandle& handle) const;
+
+    // Rendering quality: the key light's shadows and anti-aliasing (FXAA), both on unless
+    // $MOTUS_VIEW_QUALITY says otherwise ("high", "low", or a comma list of "shadows" and
+    // "aa"), which tests and scripted screenshots use; the main window keeps the user's choice.
+    // Under software rendering (llvmpipe) anti-aliasing starts off unless it was chosen.
+    struct Quality {
+        bool shadows = true;
+        bool antiAliasing = true;
+    };
+    static Quality defaultQuality();
+    static bool qualityFromEnvironment();  // $MOTUS_VIEW_QUALITY is set
+    void setShadowsEnabled(bool on);
+    bool shadowsEnabled() const;
+    void setAntiAliasing(bool on);
+    bool antiAliasing() const;
+    // Parts drawn see-through: all of them (the ground excepted), or single parts by id.
+    void setPartsTranslucent(bool on);
+    bool partsTranslucent() const;
+    void setPartTranslucent(quint64 part, bool on);
+    bool partTranslucent(quint64 part) const;
 
     // Camera state, for tests and for restoring a view.
     double cameraDistance() const;
@@ -144,6 +166,7 @@ protected:
 
 private:
     void releaseGlObjects();
+    void applyTranslucency();
     void setMaskBit(unsigned bit, bool on);
     void updateGizmoScale() const;
     void gizmoMoved(const QPointF& position, Qt::KeyboardModifiers modifiers);
