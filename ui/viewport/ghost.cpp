@@ -17,15 +17,15 @@ Ghost buildGhost(const SceneGraph& graph) {
     ghost.root = new osg::Group;
     ghost.root->setName("ghost of the previous run");
     ghost.root->setNodeMask(0);
-    // One look for every part: light grey, a third opaque, drawn after the opaque scene
+    // One look for every part: pale blue, 40 % opaque, drawn after the opaque scene
     // without writing depth, so the current run shows through and is never hidden by it.
     osg::StateSet* state = ghost.root->getOrCreateStateSet();
     auto material = osg::ref_ptr<osg::Material>(new osg::Material);
-    const osg::Vec4 colour(0.78f, 0.82f, 0.9f, 0.35f);
+    const osg::Vec4 colour(0.45f, 0.6f, 1.0f, 0.4f);
     material->setDiffuse(osg::Material::FRONT_AND_BACK, colour);
     material->setAmbient(osg::Material::FRONT_AND_BACK,
-                         osg::Vec4(0.5f * colour.r(), 0.5f * colour.g(), 0.5f * colour.b(), 0.35f));
-    material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.2f, 0.2f, 0.2f, 0.35f));
+                         osg::Vec4(0.5f * colour.r(), 0.5f * colour.g(), 0.5f * colour.b(), 0.4f));
+    material->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.2f, 0.2f, 0.2f, 0.4f));
     material->setShininess(osg::Material::FRONT_AND_BACK, 20.0f);
     state->setAttributeAndModes(material, osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
     state->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA),

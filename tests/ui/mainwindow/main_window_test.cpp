@@ -777,6 +777,7 @@ TEST_F(MainWindowTest, ReRunKeepsThePreviousRunAsAGhostUntilDiscarded) {
     EXPECT_TRUE(view->ghostVisible());
     view->setGridVisible(false);
     const QImage withGhost = renderedImage(view);
+    if (qEnvironmentVariableIsSet("MOTUS_KEEP_TEST_FILES")) withGhost.save("/tmp/motus-ghost.png");
     // The plot: each curve's previous run, dashed, from 0.1 s to 0.4 s.
     EXPECT_EQ(plot->previousCurveCount(), 4);
     const PlotPicture picture = plot->picture("pivotA");
