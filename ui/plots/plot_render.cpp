@@ -160,27 +160,24 @@ void drawPlot(QPainter& painter, const QRectF& rect, const PlotPicture& picture)
         painter.setPen(pen);
         painter.drawLine(QPointF(x, y + rowHeight / 2), QPointF(x + sample, y + rowHeight / 2));
         painter.setPen(ink);
-        painter.drawText(QRectF(x + sample + 6, y, width, rowHeight), Qt::AlignVCenter,
-                         curve.name);
+        painter.drawText(QRectF(x + sample + 6, y, width, rowHeight), Qt::AlignVCenter, curve.name);
         x += width + 18;
     }
     if (anyNamed) y += rowHeight + 8;
 
     // Plot area: room for the y label, the widest y tick, the x ticks and the x label.
     const double areaHeightGuess = rect.bottom() - y - 2 * tickMetrics.height() - kPad;
-    const double yStep = niceTickStep(p.yMax - p.yMin, std::clamp(
-                                                           static_cast<int>(areaHeightGuess / 45),
-                                                           2, 10));
+    const double yStep =
+        niceTickStep(p.yMax - p.yMin, std::clamp(static_cast<int>(areaHeightGuess / 45), 2, 10));
     const std::vector<double> yTicks = ticksOf(p.yMin, p.yMax, yStep);
     const int yDecimals = tickDecimals(yStep);
     double yTickWidth = 0;
     for (double v : yTicks)
         yTickWidth = std::max(yTickWidth, tickMetrics.horizontalAdvance(tickText(v, yDecimals)));
-    const double left = rect.left() + kPad + (p.yLabel.isEmpty() ? 0 : labelMetrics.height() + 6) +
-                        yTickWidth + 8;
-    const double xStep =
-        niceTickStep(p.xMax - p.xMin, std::clamp(static_cast<int>((rect.right() - left) / 90), 2,
-                                                 12));
+    const double left =
+        rect.left() + kPad + (p.yLabel.isEmpty() ? 0 : labelMetrics.height() + 6) + yTickWidth + 8;
+    const double xStep = niceTickStep(
+        p.xMax - p.xMin, std::clamp(static_cast<int>((rect.right() - left) / 90), 2, 12));
     const std::vector<double> xTicks = ticksOf(p.xMin, p.xMax, xStep);
     const int xDecimals = tickDecimals(xStep);
     const double lastTickHalf =
@@ -195,15 +192,19 @@ void drawPlot(QPainter& painter, const QRectF& rect, const PlotPicture& picture)
         painter.restore();
         return;
     }
-    const auto px = [&](double v) { return area.left() + (v - p.xMin) / (p.xMax - p.xMin) * area.width(); };
+    const auto px = [&](double v) {
+        return area.left() + (v - p.xMin) / (p.xMax - p.xMin) * area.width();
+    };
     const auto py = [&](double v) {
         return area.bottom() - (v - p.yMin) / (p.yMax - p.yMin) * area.height();
     };
 
     // Grid, frame, ticks and their values.
     painter.setPen(QPen(QColor(222, 222, 222), 1.0));
-    for (double v : xTicks) painter.drawLine(QPointF(px(v), area.top()), QPointF(px(v), area.bottom()));
-    for (double v : yTicks) painter.drawLine(QPointF(area.left(), py(v)), QPointF(area.right(), py(v)));
+    for (double v : xTicks)
+        painter.drawLine(QPointF(px(v), area.top()), QPointF(px(v), area.bottom()));
+    for (double v : yTicks)
+        painter.drawLine(QPointF(area.left(), py(v)), QPointF(area.right(), py(v)));
     painter.setPen(QPen(ink, 1.0));
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(area);
@@ -258,7 +259,8 @@ bool exportPlot(const PlotPicture& picture, const QString& path, const PlotExpor
     const QString format = extensionOf(path);
     if (format != QLatin1String("png") && format != QLatin1String("svg") &&
         format != QLatin1String("pdf"))
-        return fail(QStringLiteral("unknown plot format '.%1' (use .png, .svg or .pdf)").arg(format));
+        return fail(
+            QStringLiteral("unknown plot format '.%1' (use .png, .svg or .pdf)").arg(format));
     if (options.pixels.width() < 64 || options.pixels.height() < 64 ||
         options.pixels.width() > 20000 || options.pixels.height() > 20000)
         return fail(QStringLiteral("a plot of %1 × %2 pixels: choose 64 to 20000 pixels a side")
@@ -282,7 +284,8 @@ bool exportPlot(const PlotPicture& picture, const QString& path, const PlotExpor
         painter.scale(scale, scale);
         drawPlot(painter, logical, picture);
         painter.end();
-        if (!image.save(&file, "PNG")) return fail(QStringLiteral("could not encode the PNG image"));
+        if (!image.save(&file, "PNG"))
+            return fail(QStringLiteral("could not encode the PNG image"));
     } else if (format == QLatin1String("svg")) {
         QSvgGenerator generator;
         generator.setOutputDevice(&file);
@@ -302,8 +305,8 @@ bool exportPlot(const PlotPicture& picture, const QString& path, const PlotExpor
         writer.setResolution(static_cast<int>(std::lround(options.dpi)));
         const QSizeF points(options.pixels.width() * 72.0 / options.dpi,
                             options.pixels.height() * 72.0 / options.dpi);
-        writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point),
-                                         QPageLayout::Portrait, QMarginsF()));
+        writer.setPageLayout(
+            QPageLayout(QPageSize(points, QPageSize::Point), QPageLayout::Portrait, QMarginsF()));
         QPainter painter;
         if (!painter.begin(&writer)) return fail(QStringLiteral("could not start the PDF"));
         const QRect page = painter.viewport();

@@ -17,7 +17,7 @@ namespace ui {
 struct SceneGraph;
 
 struct Ghost {
-    osg::ref_ptr<osg::Group> root;  // hidden (node mask 0) until posed
+    osg::ref_ptr<osg::Group> root;                          // hidden (node mask 0) until posed
     std::vector<osg::ref_ptr<osg::MatrixTransform>> parts;  // per part, as SceneGraph's
 };
 

@@ -34,10 +34,9 @@
 namespace ui {
 namespace {
 
-constexpr unsigned kDefaultCullMask = kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid |
-                                      kMaskAxes | kMaskContacts | kMaskGizmo | kMaskFloor |
-                                      kMaskSky | kMaskShadowPass | kMaskOutline | kMaskScreen |
-                                      kMaskGhost;
+constexpr unsigned kDefaultCullMask =
+    kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes | kMaskContacts | kMaskGizmo |
+    kMaskFloor | kMaskSky | kMaskShadowPass | kMaskOutline | kMaskScreen | kMaskGhost;
 // Opacity of parts drawn translucent.
 constexpr float kTranslucentAlpha = 0.35f;
 

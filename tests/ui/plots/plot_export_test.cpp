@@ -47,8 +47,8 @@ bool isNice(double step) {
 }
 
 TEST(PlotTicks, StepsAreOneTwoTwoAndAHalfOrFiveTimesAPowerOfTen) {
-    EXPECT_DOUBLE_EQ(niceTickStep(3.11, 4), 1.0);    // 0, 1, 2, 3 instead of 0, 0.7775, …
-    EXPECT_DOUBLE_EQ(niceTickStep(0.3, 6), 0.05);    // 0, 0.05, …, 0.3
+    EXPECT_DOUBLE_EQ(niceTickStep(3.11, 4), 1.0);  // 0, 1, 2, 3 instead of 0, 0.7775, …
+    EXPECT_DOUBLE_EQ(niceTickStep(0.3, 6), 0.05);  // 0, 0.05, …, 0.3
     EXPECT_DOUBLE_EQ(niceTickStep(0.3, 4), 0.1);
     EXPECT_DOUBLE_EQ(niceTickStep(1000.0, 5), 200.0);
     EXPECT_DOUBLE_EQ(niceTickStep(10.0, 4), 2.5);
@@ -108,8 +108,7 @@ TEST_F(PlotExportTest, PngHasTheChosenSizeResolutionAndTitleAndNoCursor) {
     options.pixels = QSize(1000, 600);
     options.dpi = 192;
     QString error;
-    ASSERT_TRUE(plot->exportImage(png, options, "Pivot A reaction", &error))
-        << error.toStdString();
+    ASSERT_TRUE(plot->exportImage(png, options, "Pivot A reaction", &error)) << error.toStdString();
     const QImage image(png);
     ASSERT_FALSE(image.isNull());
     EXPECT_EQ(image.size(), QSize(1000, 600));
@@ -210,8 +209,7 @@ TEST_F(PlotExportTest, ClickingInAPlotMovesTheTimeThere) {
     const engine::Recording* recording = window.session()->recording();
     const double frameTime = recording->time(1) - recording->time(0);
     // The pixel under the click is a few thousandths of a second wide.
-    EXPECT_TRUE(waitForTime(window.session(), 0.25, 0.01))
-        << window.session()->snapshot()->time;
+    EXPECT_TRUE(waitForTime(window.session(), 0.25, 0.01)) << window.session()->snapshot()->time;
     const double shown = window.session()->snapshot()->time;
     // A recorded frame's time exactly, the nearest to the click.
     EXPECT_NEAR(std::fmod(shown + 1e-9, frameTime), 0.0, 2e-9);
@@ -275,7 +273,8 @@ TEST_F(PlotExportTest, PlotsSideBySideShowEveryPlotAtOnce) {
     for (int k = 0; k < panel->plotCount(); ++k) shown += panel->plot(k)->isVisible() ? 1 : 0;
     EXPECT_EQ(shown, 3);
     // Two to a row: the first two share a row, the third is below them.
-    const QPoint a = panel->plot(0)->mapTo(panel, QPoint()), b = panel->plot(1)->mapTo(panel, QPoint()),
+    const QPoint a = panel->plot(0)->mapTo(panel, QPoint()),
+                 b = panel->plot(1)->mapTo(panel, QPoint()),
                  c = panel->plot(2)->mapTo(panel, QPoint());
     EXPECT_EQ(a.y(), b.y());
     EXPECT_LT(a.x(), b.x());
