@@ -328,7 +328,7 @@ osg::ref_ptr<osg::Geode> makeGrid(double spacing, int cells, const osg::Vec3d& c
     auto* state = geometry->getOrCreateStateSet();
     drawUnlit(state);
     state->setMode(GL_BLEND, osg::StateAttribute::ON);
-    state->setRenderBinDetails(6, "RenderBin");  // over the floor (bin 5)
+    state->setRenderBinDetails(6, "RenderBin");  // over the floor and after the parts
     state->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, false));
     auto geode = makeRef<osg::Geode>();
     geode->addDrawable(geometry);
@@ -547,9 +547,11 @@ osg::ref_ptr<osg::Geode> makeFloor(const osg::Vec3d& centre, double half, double
     state->addUniform(new osg::Uniform("motus_floorLit", albedo * (ambient + fill + key)));
     state->addUniform(new osg::Uniform("motus_floorShadowed", albedo * (ambient + fill)));
     state->addUniform(new osg::Uniform("motus_fade", osg::Vec3(cx, cy, h)));
-    // Before the grid; pushed back a little in depth so that the grid lines on it win.
-    state->setRenderBinDetails(5, "RenderBin");
-    state->setAttributeAndModes(new osg::PolygonOffset(1.0f, 4.0f));
+    // A backdrop: drawn after the sky and before the parts, writing no depth, so that a part
+    // that swings below it (a hanging chain, a pendulum) is still seen, over the floor, instead
+    // of vanishing under it. The grid lines, drawn after the parts, lie over it.
+    state->setRenderBinDetails(-5, "RenderBin");
+    state->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
     return geode;
 }
 
@@ -913,7 +915,8 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     // the mechanism's size, and the world axes. The floor is the plane z = 0 or, when the
     // mechanism reaches below it as it starts, the plane under its lowest point (a machine's
     // base, its ground part's lowest geometry, is usually that point); a scene with a ground
-    // plane shape has that plane as its floor. Parts that later swing lower pass through it.
+    // plane shape has that plane as its floor. Parts that later swing lower are drawn over it
+    // (makeFloor).
     osg::ComputeBoundsVisitor boxVisitor;
     boxVisitor.setTraversalMask(kMaskParts);
     g.mechanism->accept(boxVisitor);

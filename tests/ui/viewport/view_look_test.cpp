@@ -184,6 +184,29 @@ TEST(ViewLook, TheKeyLightShadowsTheFloorWhereThePartsCastAlongIt) {
     EXPECT_LT(shadowMean, lightMean - 30.0);
 }
 
+// The floor is a backdrop: a part that swings below it (a hanging chain, a pendulum) is still
+// drawn, over the floor, where it is, instead of vanishing under it.
+TEST(ViewLook, APartBelowTheFloorIsStillSeen) {
+    const engine::SceneSpec spec = sliderCrank();
+    const SceneGraph graph = buildSceneGraph(spec);
+    View view(spec);
+    const std::size_t slider = partIndex(spec, "slider");
+    std::vector<Transform> poses;
+    for (const engine::Part& part : spec.parts) poses.push_back(part.X_WP);
+    // The slider lowered to 5 cm under the floor, below where it was.
+    poses[slider].p.z() = graph.floorZ - 0.05;
+    view.widget.setPartPoses(poses);
+    const QImage below = view.frame();
+    const Vec3 c = poses[slider].p;
+    const QPointF at = view.widget.project(c.x(), c.y(), c.z());
+    ASSERT_TRUE(view.widget.rect().contains(at.toPoint()));
+    EXPECT_EQ(view.widget.entityAt(at), spec.parts[slider].id);
+    // The slider's green, not the floor's grey, at its centre.
+    const QColor seen = below.pixelColor(at.toPoint());
+    EXPECT_GT(seen.green(), seen.red() + 40) << seen.name().toStdString();
+    EXPECT_GT(seen.green(), seen.blue() + 40) << seen.name().toStdString();
+}
+
 // At `count` instants over the first second of `scene`'s run, no box of one part comes within
 // `clearance` of a box of another. Pins (cylinders) and balls go through the eyes of the parts
 // they join, as in the real mechanisms, and are left out.
