@@ -185,6 +185,7 @@ void Simulator::reset() {
         Outputs outputs;
         if (!recording_->read(first, state, outputs)) return;
         recording_->truncateAfter(first);
+        recording_->discardPrevious();  // a reset starts over: no run to compare with
         dynamics_->restore(state);
         currentFrame_ = first;
         error_.clear();
