@@ -88,7 +88,7 @@ TEST(Simulator, ReRunningFromAFrameReproducesTheFramesAfterIt) {
         EXPECT_TRUE(bitwiseEqual(rows(sim.recording(), 80), original))
             << static_cast<int>(integrator);
         EXPECT_TRUE(sim.recording().hasPrevious());  // kept while the new run overtook it
-        sim.reset();  // starting over leaves nothing to compare with
+        sim.reset();                                 // starting over leaves nothing to compare with
         ASSERT_TRUE(sim.waitUntilIdle(30s));
         EXPECT_FALSE(sim.recording().hasPrevious());
     }
