@@ -166,7 +166,6 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
             updateTicks();
             if (!updating_) updateCursor();
         });
-    connect(chart_, &QChart::plotAreaChanged, this, &PlotWidget::updateTicks);
 
     view_ = new PlotView(chart_, this);
     view_->setRenderHint(QPainter::Antialiasing);
@@ -337,11 +336,11 @@ void PlotWidget::refresh(const engine::Recording* recording, double cursorTime) 
         updating_ = true;
         if (xChannel < 0) {
             const double tEnd = frames ? recording->time(frames - 1) : 1.0;
-            xAxis_->setRange(
-                0.0, std::max({tEnd, hasPrevious ? recording->previousUntil() : 0.0, 1e-6}));
+            setRange(xAxis_, 0.0,
+                     std::max({tEnd, hasPrevious ? recording->previousUntil() : 0.0, 1e-6}));
         } else {
             const double pad = xHi - xLo > 1e-12 ? 0.04 * (xHi - xLo) : 0.5;
-            xAxis_->setRange(xLo - pad, xHi + pad);
+            setRange(xAxis_, xLo - pad, xHi + pad);
             xAxis_->applyNiceNumbers();
         }
         // A flat curve (e.g. a reaction that stays zero) gets a readable range around it.
@@ -349,7 +348,7 @@ void PlotWidget::refresh(const engine::Recording* recording, double cursorTime) 
         const double pad = spread > 1e-9 * std::max(1.0, std::abs(hi))
                                ? 0.05 * spread
                                : std::max(1.0, 0.1 * std::abs(hi));
-        valueAxis_->setRange(lo - pad, hi + pad);
+        setRange(valueAxis_, lo - pad, hi + pad);
         valueAxis_->applyNiceNumbers();
         updating_ = false;
         updateTicks();
@@ -385,20 +384,37 @@ void PlotWidget::updateCursor() {
     updating_ = wasUpdating;
 }
 
+void PlotWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    updateTicks();
+}
+
+// The tick counts follow the widget's size, not the chart's plot area: the area depends on the
+// tick labels' widths, and following it could make two steps chase each other for ever.
 void PlotWidget::updateTicks() {
-    const QRectF area = chart_->plotArea();
-    // At least three intervals, so that a short plot still has two or three values to read.
-    const auto apply = [](QValueAxis* axis, double pixels, double spacing) {
-        const double step =
-            niceTickStep(axis->max() - axis->min(), std::clamp(int(pixels / spacing), 3, 10));
-        if (!(step > 0.0)) return;
-        axis->setTickInterval(step);
-        const int decimals = tickDecimals(step);
-        axis->setLabelFormat(decimals > 6 ? QStringLiteral("%.4g")
-                                          : QStringLiteral("%.%1f").arg(decimals));
-    };
-    apply(xAxis_, area.width() > 0 ? area.width() : 600.0, 90.0);
-    apply(valueAxis_, area.height() > 0 ? area.height() : 150.0, 32.0);
+    for (QValueAxis* axis : {xAxis_, valueAxis_}) setTicks(axis, axis->min(), axis->max());
+}
+
+// At least three intervals, so that a short plot still has two or three values to read.
+void PlotWidget::setTicks(QValueAxis* axis, double lo, double hi) {
+    const bool vertical = axis == valueAxis_;
+    const double pixels = vertical ? std::max(150, height() - 110) : std::max(300, width() - 90);
+    const double step =
+        niceTickStep(hi - lo, std::clamp(int(pixels / (vertical ? 32.0 : 90.0)), 3, 10));
+    if (!(step > 0.0)) return;
+    axis->setTickInterval(step);
+    const int decimals = tickDecimals(step);
+    axis->setLabelFormat(decimals > 6 ? QStringLiteral("%.4g")
+                                      : QStringLiteral("%.%1f").arg(decimals));
+}
+
+// The tick interval is set for the new range first: Qt Charts lays the ticks out as soon as
+// the range changes, and the old interval over a range a million times wider would be
+// millions of ticks.
+void PlotWidget::setRange(QValueAxis* axis, double lo, double hi) {
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return;
+    setTicks(axis, lo, hi);
+    axis->setRange(lo, hi);
 }
 
 void PlotWidget::zoomAbout(const QPointF& position, double factor) {
@@ -406,8 +422,8 @@ void PlotWidget::zoomAbout(const QPointF& position, double factor) {
         chart_->mapToValue(chart_->mapFromScene(view_->mapToScene(position.toPoint())));
     const auto scale = [&](QValueAxis* axis, double centre) {
         if (!std::isfinite(centre)) centre = 0.5 * (axis->min() + axis->max());
-        axis->setRange(centre + (axis->min() - centre) * factor,
-                       centre + (axis->max() - centre) * factor);
+        setRange(axis, centre + (axis->min() - centre) * factor,
+                 centre + (axis->max() - centre) * factor);
     };
     scale(xAxis_, at.x());
     if (!x_.isEmpty()) scale(valueAxis_, at.y());  // x-y plots keep their aspect
@@ -437,8 +453,7 @@ double PlotWidget::timeAt(const QPointF& position) const {
 }
 
 void PlotWidget::resetZoom() {
-    chart_->zoomReset();
-    zoomed_ = false;
+    zoomed_ = false;  // refresh sets the ranges of the whole run
     refresh(recording_, cursorTime_);
 }
 

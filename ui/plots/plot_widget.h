@@ -70,10 +70,15 @@ signals:
     // The user clicked or dragged in the plot: move the time there.
     void seekRequested(double time);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     friend class PlotView;
     void updateCursor();
     void updateTicks();
+    void setTicks(QValueAxis* axis, double lo, double hi);
+    void setRange(QValueAxis* axis, double lo, double hi);
     void zoomAbout(const QPointF& position, double factor);
 
     QStringList channels_;

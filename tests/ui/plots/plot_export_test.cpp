@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 #include <gtest/gtest.h>
 
@@ -98,6 +99,15 @@ TEST_F(PlotExportTest, OnScreenTicksAreNiceAndThePlotIsTallEnoughToRead) {
     QTest::qWait(150);  // a refresh
     EXPECT_TRUE(isNice(plot->tickInterval(false))) << plot->tickInterval(false);
     EXPECT_TRUE(isNice(plot->tickInterval(true))) << plot->tickInterval(true);
+    // A few ticks over each axis' range (Qt Charts lays out every tick as an item: the
+    // interval is set for a new range before the range, never the other way round).
+    for (QAbstractAxis* axis : plot->chart()->axes()) {
+        const auto* value = qobject_cast<QValueAxis*>(axis);
+        ASSERT_NE(value, nullptr);
+        const bool vertical = value->orientation() == Qt::Vertical;
+        EXPECT_LE((value->max() - value->min()) / plot->tickInterval(vertical), 10.0 + 1e-9);
+        EXPECT_GE((value->max() - value->min()) / plot->tickInterval(vertical), 2.0 - 1e-9);
+    }
     EXPECT_GE(plot->height(), 200);
     EXPECT_GE(plot->chart()->plotArea().height(), 90.0);
 }
