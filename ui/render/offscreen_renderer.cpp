@@ -7,7 +7,6 @@
 #include <osg/ComputeBoundsVisitor>
 #include <osg/GraphicsContext>
 #include <osg/Image>
-#include <osg/LightSource>
 #include <osg/Notify>
 #include <osgViewer/Viewer>
 
@@ -22,7 +21,6 @@ namespace {
 // As the 3D view starts: everything but the centres of mass and the manipulator.
 constexpr unsigned kDefaultCullMask =
     kMaskParts | kMaskMarkers | kMaskJoints | kMaskGrid | kMaskAxes | kMaskContacts;
-const osg::Vec4 kBackground(0.20f, 0.22f, 0.25f, 1.0f);  // the 3D view's
 // Frames looked at when framing a long run: the box around this many poses, evenly spread.
 constexpr std::size_t kFramingSamples = 400;
 
@@ -118,7 +116,7 @@ bool OffscreenRenderer::open(const engine::SceneSpec& spec, int width, int heigh
     osg::Camera* camera = d.viewer->getCamera();
     camera->setGraphicsContext(context.get());
     camera->setViewport(0, 0, width, height);
-    camera->setClearColor(kBackground);
+    camera->setClearColor(viewBackground());
     camera->setCullMask(kDefaultCullMask);
     camera->setSmallFeatureCullingPixelSize(-1.0f);
     camera->setDrawBuffer(GL_FRONT);
@@ -128,17 +126,10 @@ bool OffscreenRenderer::open(const engine::SceneSpec& spec, int width, int heigh
     d.image->allocateImage(width, height, 1, GL_RGBA, GL_UNSIGNED_BYTE);
     camera->attach(osg::Camera::COLOR_BUFFER, d.image.get());
 
-    // The 3D view's lights: the viewer's headlight, and a fixed light from above.
-    osg::ref_ptr<osg::Light> sky = new osg::Light(1);
-    sky->setPosition(osg::Vec4(0.3f, -0.2f, 1.0f, 0.0f));  // directional, in world axes
-    sky->setDiffuse(osg::Vec4(0.45f, 0.45f, 0.45f, 1.0f));
-    sky->setAmbient(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
-    sky->setSpecular(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
-    osg::ref_ptr<osg::LightSource> skySource = new osg::LightSource;
-    skySource->setLight(sky);
+    // The 3D view's lights: the viewer's headlight, and the fixed light from above.
     d.scene = buildSceneGraph(spec);
     osg::ref_ptr<osg::Group> top = new osg::Group;
-    top->addChild(skySource);
+    top->addChild(makeOverheadLight());
     top->addChild(d.scene.root);
     top->getOrCreateStateSet()->setMode(GL_LIGHT1, osg::StateAttribute::ON);
     d.viewer->setSceneData(top);

@@ -13,6 +13,8 @@
 #include <osg/Depth>
 #include <osg/Geode>
 #include <osg/Geometry>
+#include <osg/Light>
+#include <osg/LightSource>
 #include <osg/LineWidth>
 #include <osg/Material>
 #include <osg/MatrixTransform>
@@ -765,6 +767,21 @@ void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactFor
     static_cast<osg::DrawArrays*>(graph.contactArrows->getPrimitiveSet(0))
         ->setCount(static_cast<GLsizei>(points->size()));
     graph.contactArrows->dirtyBound();
+}
+
+osg::Vec4 viewBackground() {
+    return osg::Vec4(0.20f, 0.22f, 0.25f, 1.0f);
+}
+
+osg::ref_ptr<osg::Node> makeOverheadLight() {
+    osg::ref_ptr<osg::Light> light = new osg::Light(1);
+    light->setPosition(osg::Vec4(0.3f, -0.2f, 1.0f, 0.0f));  // directional, in world axes
+    light->setDiffuse(osg::Vec4(0.45f, 0.45f, 0.45f, 1.0f));
+    light->setAmbient(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    light->setSpecular(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    osg::ref_ptr<osg::LightSource> source = new osg::LightSource;
+    source->setLight(light);
+    return source;
 }
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {

@@ -105,4 +105,10 @@ void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactFor
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec);
 
+// What every camera drawing a SceneGraph adds around it, so the 3D view and the off-screen
+// renderer look alike: the clear colour behind the sky, and a fixed light from above
+// (GL_LIGHT1, to be enabled above it) beside the viewer's headlight.
+osg::Vec4 viewBackground();
+osg::ref_ptr<osg::Node> makeOverheadLight();
+
 }  // namespace ui

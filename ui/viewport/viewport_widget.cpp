@@ -16,7 +16,6 @@
 #include <osg/ComputeBoundsVisitor>
 #include <osg/FrameBufferObject>
 #include <osg/GLObjects>
-#include <osg/LightSource>
 #include <osg/Notify>
 #include <osg/Program>
 #include <osg/Texture2D>
@@ -84,7 +83,7 @@ void main() {
 constexpr double kGizmoPixels = 95.0;
 // A press within this many pixels of a handle takes it.
 constexpr double kGizmoReach = 8.0;
-const osg::Vec4 kBackground(0.20f, 0.22f, 0.25f, 1.0f);
+const osg::Vec4 kBackground = viewBackground();
 
 int osgButton(Qt::MouseButton button) {
     switch (button) {
@@ -263,15 +262,8 @@ ViewportWidget::ViewportWidget(QWidget* parent)
     impl_->viewer->setCameraManipulator(impl_->manipulator, false);
     // The headlight follows the camera; a second, fixed light from above keeps faces that
     // look up (tops of parts, the ground) readable from every viewing direction.
-    osg::ref_ptr<osg::Light> sky = new osg::Light(1);
-    sky->setPosition(osg::Vec4(0.3f, -0.2f, 1.0f, 0.0f));  // directional, in world axes
-    sky->setDiffuse(osg::Vec4(0.45f, 0.45f, 0.45f, 1.0f));
-    sky->setAmbient(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
-    sky->setSpecular(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
-    osg::ref_ptr<osg::LightSource> skySource = new osg::LightSource;
-    skySource->setLight(sky);
     osg::Group* top = impl_->top.get();
-    top->addChild(skySource);
+    top->addChild(makeOverheadLight());
     top->addChild(impl_->root);
     top->addChild(impl_->gizmo.node());  // kept when the mechanism is rebuilt
     top->getOrCreateStateSet()->setMode(GL_LIGHT1, osg::StateAttribute::ON);

@@ -9,24 +9,15 @@
 #include <gtest/gtest.h>
 
 #include "tests/ui/render/decoded_video.h"
+#include "tests/ui/render/test_files.h"
 
 namespace ui {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh, empty folder for one test.
-fs::path freshFolder(const std::string& name) {
-    const fs::path folder = fs::path(::testing::TempDir()) / ("motus_video_" + name);
-    fs::remove_all(folder);
-    fs::create_directories(folder);
-    return folder;
-}
-
-std::string contents(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using testing::contents;
+using testing::freshFolder;
 
 // An RGBA picture, rows bottom-up as OpenGL reads them: dark, with a white 8 × 8 square whose
 // lower left corner is `x` pixels from the left and `y` from the bottom.

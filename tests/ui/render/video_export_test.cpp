@@ -11,23 +11,15 @@
 
 #include "tests/ui/render/decoded_video.h"
 #include "tests/ui/render/recorded_run.h"
+#include "tests/ui/render/test_files.h"
 
 namespace ui {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path freshFolder(const std::string& name) {
-    const fs::path folder = fs::path(::testing::TempDir()) / ("motus_export_" + name);
-    fs::remove_all(folder);
-    fs::create_directories(folder);
-    return folder;
-}
-
-std::string contents(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using testing::contents;
+using testing::freshFolder;
 
 // The pendulum (scenes/pendulum.json) run for 2 s, a frame recorded every 10 ms: recorded
 // once for every test here.
