@@ -12,7 +12,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 5). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 6). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "no", "`\"\"`", "free text"},
@@ -69,6 +69,7 @@ std::vector<ObjectFormat> describe() {
         {"length", "number, m", "cylinder, capsule, cone", "—", "along G's z (a capsule's without its caps)"},
         {"file", "path", "mesh", "—", "OBJ, STL, or another format Assimp reads; relative to the scene file"},
         {"scale", "[x, y, z]", "no", "`[1, 1, 1]`", "mesh: scale of the file's coordinates"},
+        {"role", "string", "no", "`both`", "`both` (drawn and in contact), `visual` (drawn only) or `collision` (contact only)"},
         {"position", "[x, y, z] m", "no", "`[0, 0, 0]`", "origin of the shape frame G in the part frame"},
         {"orientation", "orientation", "no", "identity", "of G in the part frame"},
     }, {}});

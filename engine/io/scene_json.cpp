@@ -627,6 +627,16 @@ public:
             break;
         }
         if (s.type == ShapeType::Box) forbid({"file", "scale"});
+        if (const json* r = optional(j, "role")) {
+            std::string role;
+            if (string(*r, at + "/role", role)) {
+                if (auto value = shapeRoleFromName(role))
+                    s.role = *value;
+                else
+                    error(at + "/role", "unknown shape role '" + excerpt(role) +
+                                            "' (expected both, visual or collision)");
+            }
+        }
         pose(j, at, s.X_PG);
     }
 

@@ -89,6 +89,7 @@ json shapeJson(const Shape& s) {
         j["length"] = s.length;
         break;
     }
+    if (s.role != ShapeRole::Both) j["role"] = std::string(shapeRoleName(s.role));
     putPose(j, s.X_PG);
     putExtensions(j, s.extensions);
     return j;

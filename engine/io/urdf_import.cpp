@@ -523,7 +523,7 @@ std::optional<Vec3> jointAxis(const urdf::Joint& joint, Reporter& report) {
 
 // `text` is the whole file; `path` names it (empty: text from elsewhere).
 std::optional<SceneSpec> buildScene(const std::string& text, const std::string& path,
-                                    Reporter& report) {
+                                    const RobotImportOptions& options, Reporter& report) {
     const std::string invalid = (path.empty() ? std::string("the URDF text") : "'" + path + "'") +
                                 " is not a valid URDF robot description";
 
@@ -657,7 +657,9 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
         pending.pop_back();
         const urdf::Link& link = *next.link;
         if (!partOf.emplace(link.name, spec.parts.size()).second) continue;
-        const bool isWorld = next.link == robot->getRoot() && link.name == "world";
+        // The root is the ground when it is the world, or when the user bolts the robot down.
+        const bool isWorld =
+            next.link == robot->getRoot() && (link.name == "world" || options.fixedBase);
         Part part =
             linkToPart(link, isWorld, next.X_WL, dir, palette[spec.parts.size() % 6], report);
         part.id = spec.newId();
@@ -758,7 +760,7 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
 
 }  // namespace
 
-UrdfImportResult importUrdfFile(const std::string& path) {
+UrdfImportResult importUrdfFile(const std::string& path, const RobotImportOptions& options) {
     // The whole file, read once.
     std::ifstream file(path, std::ios::binary);
     std::error_code ec;
@@ -769,13 +771,14 @@ UrdfImportResult importUrdfFile(const std::string& path) {
     }
     std::ostringstream content;
     content << file.rdbuf();
-    return importUrdf(std::move(content).str(), path);
+    return importUrdf(std::move(content).str(), path, options);
 }
 
-UrdfImportResult importUrdf(std::string_view text, const std::string& path) {
+UrdfImportResult importUrdf(std::string_view text, const std::string& path,
+                            const RobotImportOptions& options) {
     UrdfImportResult result;
     Reporter report(result.diagnostics);
-    std::optional<SceneSpec> spec = buildScene(std::string(text), path, report);
+    std::optional<SceneSpec> spec = buildScene(std::string(text), path, options, report);
     report.finish();
     if (!spec) return result;
     Diagnostics problems = validate(*spec);

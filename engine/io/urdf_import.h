@@ -15,21 +15,18 @@
 #include <string>
 #include <string_view>
 
-#include "engine/model/diagnostic.h"
-#include "engine/model/scene_spec.h"
+#include "engine/io/robot_import.h"
 
 namespace engine::io {
 
-struct UrdfImportResult {
-    std::optional<SceneSpec> scene;
-    Diagnostics diagnostics;  // errors, and warnings for what was approximated or skipped
-};
+using UrdfImportResult = RobotImportResult;
 
-UrdfImportResult importUrdfFile(const std::string& path);
+UrdfImportResult importUrdfFile(const std::string& path, const RobotImportOptions& options = {});
 
 // The same from URDF text. `path` is where the text came from: messages name it and meshes
 // are looked up next to it. Empty for text from elsewhere: messages say "the URDF text" and
 // relative mesh paths are looked up in the working directory.
-UrdfImportResult importUrdf(std::string_view text, const std::string& path = "");
+UrdfImportResult importUrdf(std::string_view text, const std::string& path = "",
+                            const RobotImportOptions& options = {});
 
 }  // namespace engine::io

@@ -55,8 +55,11 @@ ContactModel buildContactModel(const SceneSpec& spec) {
     for (std::size_t p = 0; p < spec.parts.size(); ++p) {
         const Part& part = spec.parts[p];
         index[part.name] = static_cast<int>(p);
-        model.parts.push_back(
-            {part.name, part.ground, part.X_WP, part.collision, part.material, part.shapes});
+        std::vector<Shape> touching;  // a robot's visual-only shapes take no part in contact
+        for (const Shape& s : part.shapes)
+            if (s.collides()) touching.push_back(s);
+        model.parts.push_back({part.name, part.ground, part.X_WP, part.collision, part.material,
+                               std::move(touching)});
     }
     auto find = [&](const std::string& name) {
         const auto it = index.find(name);

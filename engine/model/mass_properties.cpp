@@ -1,5 +1,6 @@
 #include "engine/model/mass_properties.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace engine {
@@ -114,9 +115,13 @@ MassProperties combine(const MassProperties& a, const MassProperties& b) {
 
 MassProperties partMassProperties(const Part& part) {
     if (!part.density) return {part.mass, part.p_PPcm, part.I_Pcm_P};
+    // The solid is what collides; a part with no collision shapes is what is drawn.
+    const bool anyCollides = std::any_of(part.shapes.begin(), part.shapes.end(),
+                                         [](const Shape& s) { return s.collides(); });
     MassProperties total;
     for (const Shape& shape : part.shapes)
-        total = combine(total, shapeMassProperties(shape, *part.density));
+        if (shape.collides() || !anyCollides)
+            total = combine(total, shapeMassProperties(shape, *part.density));
     return total;
 }
 

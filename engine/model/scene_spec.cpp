@@ -31,6 +31,11 @@ constexpr std::array<std::pair<JointType, std::string_view>, 12> kJointNames{{
     {JointType::PerpendicularAxes, "perpendicularAxes"},
 }};
 
+constexpr std::array<std::pair<ShapeRole, std::string_view>, 3> kShapeRoleNames{{
+    {ShapeRole::Both, "both"},
+    {ShapeRole::Visual, "visual"},
+    {ShapeRole::Collision, "collision"},
+}};
 constexpr std::array<std::pair<ShapeType, std::string_view>, 7> kShapeNames{{
     {ShapeType::Box, "box"},
     {ShapeType::Sphere, "sphere"},
@@ -219,6 +224,12 @@ std::string_view shapeTypeName(ShapeType type) {
 }
 std::optional<ShapeType> shapeTypeFromName(std::string_view name) {
     return valueIn<ShapeType>(kShapeNames, name);
+}
+std::string_view shapeRoleName(ShapeRole role) {
+    return nameIn(kShapeRoleNames, role);
+}
+std::optional<ShapeRole> shapeRoleFromName(std::string_view name) {
+    return valueIn<ShapeRole>(kShapeRoleNames, name);
 }
 std::string_view forceTypeName(ForceType type) {
     return nameIn(kForceNames, type);

@@ -27,6 +27,12 @@ constexpr EntityId kNoEntity = 0;
 
 enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh, Plane };
 
+// What a shape is for: drawn and touched (both, what a user builds), drawn only (a robot's
+// detailed visual mesh) or touched only (a robot's simplified collision geometry, drawn on
+// request). Contact uses the shapes that collide; mass from density uses them too when a part
+// has any, its drawn shapes otherwise.
+enum class ShapeRole { Both, Visual, Collision };
+
 // A solid in the part frame. Cylinder, capsule and cone have their axis along the local z
 // axis of X_PG, centred at its origin (the cone's base at -height/2). A mesh is a triangle
 // mesh read from a file (OBJ, STL), scaled per axis, in the shape frame G. A plane (ground
@@ -43,7 +49,11 @@ struct Shape {
     std::string meshFile;                      // mesh: the file as written in the scene
     Vec3 scale = Vec3::Ones();                 // mesh: per-axis scale of the file's coordinates
     std::shared_ptr<const TriangleMesh> mesh;  // mesh: loaded by the reader (null if unread)
+    ShapeRole role = ShapeRole::Both;
     std::string extensions;
+
+    bool collides() const { return role != ShapeRole::Visual; }
+    bool drawn() const { return role != ShapeRole::Collision; }
 };
 
 struct Marker {
@@ -109,6 +119,8 @@ std::string_view jointTypeName(JointType type);
 std::optional<JointType> jointTypeFromName(std::string_view name);
 std::string_view shapeTypeName(ShapeType type);
 std::optional<ShapeType> shapeTypeFromName(std::string_view name);
+std::string_view shapeRoleName(ShapeRole role);  // "both", "visual", "collision"
+std::optional<ShapeRole> shapeRoleFromName(std::string_view name);
 
 // A reference to a marker by name: "part.marker".
 struct MarkerRef {

@@ -402,9 +402,9 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     }
     QAction* mesh = toolAction(
         QStringLiteral("mesh"), tr("&Mesh from File…"), QStringLiteral("CreatePart_mesh"), [this] {
-            const QString file =
-                QFileDialog::getOpenFileName(window_, tr("Part from a Mesh"), QString(),
-                                             tr("Meshes (*.obj *.stl *.STL *.OBJ);;All files (*)"));
+            const QString file = QFileDialog::getOpenFileName(
+                window_, tr("Part from a Mesh"), QString(),
+                tr("Meshes (*.obj *.stl *.dae *.OBJ *.STL *.DAE);;All files (*)"));
             if (file.isEmpty())
                 cancel();
             else

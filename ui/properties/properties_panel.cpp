@@ -462,7 +462,7 @@ void PropertiesPanel::defineFields() {
                         // A mesh needs its file: asked for at once.
                         const QString file = QFileDialog::getOpenFileName(
                             this, tr("Mesh File"), QString(),
-                            tr("Meshes (*.obj *.stl *.OBJ *.STL);;All files (*)"));
+                            tr("Meshes (*.obj *.stl *.dae *.OBJ *.STL *.DAE);;All files (*)"));
                         std::string error;
                         if (!file.isEmpty())
                             sh.mesh = engine::io::loadMesh(file.toStdString(), error);
@@ -515,6 +515,13 @@ void PropertiesPanel::defineFields() {
             case engine::ShapeType::Plane:
                 break;
             }
+            choiceField(
+                name + tr(" role"), QStringLiteral("shape.role"),
+                {QStringLiteral("both"), QStringLiteral("visual"), QStringLiteral("collision")},
+                [S](const SceneSpec& s) { return std::string(engine::shapeRoleName(S(s)->role)); },
+                [S](SceneSpec& s, const std::string& text) {
+                    S(s)->role = engine::shapeRoleFromName(text).value_or(S(s)->role);
+                });
             vectorField(
                 name + tr(" position"), QStringLiteral("m"), 1.0, QStringLiteral("shape.position"),
                 [S](const SceneSpec& s) { return toNumbers(S(s)->X_PG.p); },

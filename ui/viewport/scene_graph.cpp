@@ -803,7 +803,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
         auto geode = makeRef<osg::Geode>();
         geode->setNodeMask(kMaskParts);
         for (const Shape& s : part.shapes)
-            if (s.type != ShapeType::Plane)
+            if (s.type != ShapeType::Plane && s.drawn())
                 if (auto drawable = makeDrawable(s, hints.get())) geode->addDrawable(drawable);
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
         geode->setName("shapes");
