@@ -47,10 +47,10 @@
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/durable_file.h"
+#include "engine/io/robot_import.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
 #include "engine/io/scene_overrides.h"
-#include "engine/io/urdf_import.h"
 #include "engine/math/constants.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
@@ -939,9 +939,11 @@ int runFormat(const std::string& path, const std::string& out) {
     return 0;
 }
 
-// `import-urdf`: a URDF robot as a Motus scene (stdout, or --out atomically).
-int runImportUrdf(const std::string& path, const std::string& out) {
-    const engine::io::UrdfImportResult imported = engine::io::importUrdfFile(path);
+// `import` (and `import-urdf`): a robot description — URDF, MJCF or SDF, told by the file — as
+// a Motus scene (stdout, or --out atomically).
+int runImport(const std::string& path, const std::string& out,
+              const engine::io::RobotImportOptions& options) {
+    const engine::io::RobotImportResult imported = engine::io::importRobotFile(path, options);
     printDiagnostics(imported.diagnostics, path);
     if (!imported.scene) return kExitInvalidInput;
     if (out.empty()) {
@@ -1392,12 +1394,34 @@ int main(int argc, char** argv) {
     format->add_option("--out", formatOut, "Write here (atomically) instead of stdout");
 
     std::string urdfPath, urdfOut;
+    engine::io::RobotImportOptions importOptions;
+    // The options of `import` and `import-urdf`.
+    auto addImportOptions = [&](CLI::App* command) {
+        command->add_option("--out", urdfOut,
+                            "Write the scene here (atomically) instead of stdout; meshes are "
+                            "referenced relative to the scene file");
+        command->add_flag("--strict", importOptions.strict,
+                          "Refuse inertia data that is degenerate or physically inconsistent "
+                          "instead of fixing it with a warning per link");
+        command->add_option("--package-path", importOptions.packagePath,
+                            "Folder searched for package://NAME/… and model://NAME/… "
+                            "(repeatable; then ROS_PACKAGE_PATH, then the folders above the file)");
+        command->add_flag("--inertia-from-geometry", importOptions.inertiaFromGeometry,
+                          "Compute every link's centre of mass and inertia from its collision "
+                          "geometry (visual when it has none), keeping its mass (URDF, SDF)");
+        command->add_flag("--fixed-base", importOptions.fixedBase,
+                          "Weld the root link to the ground (a robot arm bolted down)");
+    };
+    CLI::App* importRobot = app.add_subcommand(
+        "import",
+        "Convert a robot description into a Motus scene: URDF (.urdf), MJCF (.xml, "
+        ".mjcf: MuJoCo) or SDF (.sdf, .world: Gazebo), told by the file.");
+    importRobot->add_option("file", urdfPath, "Robot description file")->required();
+    addImportOptions(importRobot);
     CLI::App* importUrdf =
         app.add_subcommand("import-urdf", "Convert a URDF robot description into a Motus scene.");
     importUrdf->add_option("urdf", urdfPath, "URDF file")->required();
-    importUrdf->add_option("--out", urdfOut,
-                           "Write the scene here (atomically) instead of stdout; meshes are "
-                           "referenced relative to the URDF's folder");
+    addImportOptions(importUrdf);
 
     std::string infoPath;
     CLI::App* info = app.add_subcommand("info",
@@ -1479,7 +1503,8 @@ int main(int argc, char** argv) {
     if (inverseDynamics->parsed()) return runKinematic(kin, true);
     if (assembleCommand->parsed()) return runAssemble(assemblePath, assembleOut);
     if (format->parsed()) return runFormat(formatPath, formatOut);
-    if (importUrdf->parsed()) return runImportUrdf(urdfPath, urdfOut);
+    if (importUrdf->parsed() || importRobot->parsed())
+        return runImport(urdfPath, urdfOut, importOptions);
     if (render->parsed()) return runRender(renderOptions);
     return kExitUsage;
 }

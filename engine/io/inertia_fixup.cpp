@@ -33,8 +33,9 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
 
     // 1. The mass.
     if (!(props.mass > 0.0)) {
-        problem("mass " + number(props.mass) + " kg is not positive" +
-                (options.strict ? std::string() : ": raised to " + number(options.massBound) + " kg"));
+        problem(
+            "mass " + number(props.mass) + " kg is not positive" +
+            (options.strict ? std::string() : ": raised to " + number(options.massBound) + " kg"));
         if (!options.strict) props.mass = options.massBound;
     }
 
@@ -48,8 +49,7 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
     // 2. The triangle inequality: the largest moment is at most the sum of the other two
     //    (to rounding: a thin rod's A + B = C exactly).
     const double slack = 1e-9 * std::max(principal.cwiseAbs().maxCoeff(), 1e-300);
-    if (principal.x() < -slack ||
-        principal.x() + principal.y() < principal.z() - slack) {
+    if (principal.x() < -slack || principal.x() + principal.y() < principal.z() - slack) {
         const double mean = std::max(principal.sum() / 3.0, 0.0);
         if (principal.x() < -slack)
             problem("principal moments " + moments(original) + " are not all positive" +
@@ -70,9 +70,9 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
     if (principal.minCoeff() < bound) {
         const Vec3 before = principal;
         principal = principal.cwiseMax(Vec3::Constant(bound));
-        problem("smallest principal moment " + number(before.minCoeff()) +
-                " kg·m² of " + moments(before) + " is below the bound " + number(bound) +
-                " kg·m²" + (options.strict ? std::string() : ": raised to it"));
+        problem("smallest principal moment " + number(before.minCoeff()) + " kg·m² of " +
+                moments(before) + " is below the bound " + number(bound) + " kg·m²" +
+                (options.strict ? std::string() : ": raised to it"));
     }
 
     if (!options.strict && principal != original)

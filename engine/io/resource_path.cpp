@@ -11,8 +11,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kCrawlDepth = 4;          // levels below a search folder looked into
-constexpr int kCrawlFolders = 20000;    // folders looked into per search, at most
+constexpr int kCrawlDepth = 4;                   // levels below a search folder looked into
+constexpr int kCrawlFolders = 20000;             // folders looked into per search, at most
 constexpr std::size_t kManifestBytes = 1 << 16;  // of a package.xml read for its name
 
 bool isDirectory(const fs::path& p) {

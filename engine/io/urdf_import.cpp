@@ -11,13 +11,20 @@
 #include <initializer_list>
 #include <locale>
 #include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
+#include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
+#include <Eigen/Eigenvalues>
 
+#include "engine/io/inertia_fixup.h"
 #include "engine/io/mesh_loader.h"
+#include "engine/io/resource_path.h"
+#include "engine/model/mass_properties.h"
 
 // The file is read in three passes, each linear in its size, none recursive in it:
 //   1. a scan of the raw text refuses elements nested deeper than a URDF ever needs (TinyXML,
@@ -35,7 +42,8 @@ namespace {
 
 constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
 constexpr int kMaxElementDepth = 100;       // a URDF nests about six levels
-constexpr int kMaxListed = 50;              // diagnostics of each severity listed one by one
+constexpr int kMaxErrors = 50;              // errors listed one by one
+constexpr int kMaxWarnings = 1000;  // warnings listed one by one: a humanoid's meshes and frames
 
 // At most kExcerptLength characters of `text` (a name or value from the file), "…" when cut.
 std::string excerpt(std::string_view text) {
@@ -59,7 +67,7 @@ std::string numberText(double value) {
 }
 
 // The import's diagnostics. A hostile file can hold a million bad numbers: the first
-// kMaxListed of each severity are listed, the others counted in one closing line.
+// kMaxErrors errors and kMaxWarnings warnings are listed, the others counted in a closing line.
 class Reporter {
 public:
     explicit Reporter(Diagnostics& out) : out_(out) {}
@@ -71,18 +79,19 @@ public:
     }
     bool hasErrors() const { return count_[0] > 0; }
     void finish() {
-        if (count_[0] > kMaxListed)
+        if (count_[0] > kMaxErrors)
             out_.push_back({Severity::Error, "",
-                            std::to_string(count_[0] - kMaxListed) + " more errors not listed"});
-        if (count_[1] > kMaxListed)
-            out_.push_back({Severity::Warning, "",
-                            std::to_string(count_[1] - kMaxListed) + " more warnings not listed"});
+                            std::to_string(count_[0] - kMaxErrors) + " more errors not listed"});
+        if (count_[1] > kMaxWarnings)
+            out_.push_back(
+                {Severity::Warning, "",
+                 std::to_string(count_[1] - kMaxWarnings) + " more warnings not listed"});
     }
 
 private:
     void add(Severity severity, std::string where, std::string message) {
         const int kind = severity == Severity::Error ? 0 : 1;
-        if (++count_[kind] <= kMaxListed)
+        if (++count_[kind] <= (kind == 0 ? kMaxErrors : kMaxWarnings))
             out_.push_back({severity, std::move(where), std::move(message)});
     }
     Diagnostics& out_;
@@ -356,146 +365,195 @@ std::string sanitize(const std::string& name) {
     return out.substr(0, 128);
 }
 
-// "package://pkg/meshes/x.stl" or a relative path: looked for next to the URDF file, in its
-// parent folder, and without the package name.
-std::optional<std::string> resolveMesh(const std::string& filename,
-                                       const std::filesystem::path& urdfDir) {
-    std::string rest = filename;
-    if (rest.rfind("file://", 0) == 0) rest = rest.substr(7);
-    std::vector<std::filesystem::path> candidates;
-    if (rest.rfind("package://", 0) == 0) {
-        rest = rest.substr(10);
-        const auto slash = rest.find('/');
-        const std::string withoutPackage =
-            slash == std::string::npos ? rest : rest.substr(slash + 1);
-        candidates = {urdfDir / withoutPackage, urdfDir.parent_path() / withoutPackage,
-                      urdfDir.parent_path() / rest, urdfDir / rest};
-    } else {
-        candidates = {std::filesystem::path(rest).is_absolute() ? std::filesystem::path(rest)
-                                                                : urdfDir / rest};
-    }
-    // No exceptions from the file system: a name too long, or one it cannot look up, is not found.
-    for (const auto& c : candidates) {
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(c, ec)) return c.lexically_normal().string();
-    }
-    return std::nullopt;
-}
+// What one link brings: its inertial data as given (checked for finite numbers), and its
+// shapes in the link frame L (visual ones drawn, collision ones in contact).
+struct LinkData {
+    bool massless = true;        // no <inertial>, or one of zero mass and zero inertia
+    MassProperties mass;         // in L, when not massless (after the fix-ups)
+    std::vector<Shape> shapes;   // in L
+    std::uint32_t colorRgb = 0;  // the first visual's own colour, 0 when none
+    bool hasColor = false;
+};
 
-// A link's <inertial>: mass and the six inertia values must be finite, the mass and the
-// three moments positive. No substitute is given for a bad value.
-bool checkInertial(const urdf::Inertial& in, const std::string& owner, Reporter& report) {
-    bool ok = true;
-    if (!std::isfinite(in.mass) || in.mass <= 0.0) {
-        report.error(owner + "/inertial/mass",
-                     owner + ": mass " + numberText(in.mass) + " kg is not " +
-                         (std::isfinite(in.mass) ? "positive" : "finite"));
-        ok = false;
+// The import's state shared by the links: options, where meshes are looked up, meshes read.
+struct LinkReader {
+    const RobotImportOptions& options;
+    ResourceResolver resolver;
+    std::filesystem::path dir;
+    std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes;  // by file; null: unreadable
+    double massBound = 1e-3;
+    Reporter& report;
+};
+
+// A link's <inertial>: mass and the six inertia values must be finite (malformed numbers are
+// errors); what is finite but unphysical is fixed (inertia_fixup.h) or, with --strict, refused.
+bool readInertial(const urdf::Link& link, LinkReader& reader, LinkData& data) {
+    if (!link.inertial) return true;
+    const urdf::Inertial& in = *link.inertial;
+    const std::string owner = linkPlace(link.name);
+    bool finite = true;
+    if (!std::isfinite(in.mass)) {
+        reader.report.error(owner + "/inertial/mass",
+                            owner + ": mass " + numberText(in.mass) + " kg is not finite");
+        finite = false;
     }
     const std::pair<const char*, double> values[] = {{"ixx", in.ixx}, {"iyy", in.iyy},
                                                      {"izz", in.izz}, {"ixy", in.ixy},
                                                      {"ixz", in.ixz}, {"iyz", in.iyz}};
-    for (std::size_t k = 0; k < 6; ++k) {
-        const auto [name, value] = values[k];
-        const bool moment = k < 3;  // the products of inertia may be zero or negative
-        if (!std::isfinite(value) || (moment && value <= 0.0)) {
-            report.error(owner + "/inertial/inertia",
-                         owner + ": inertia " + name + " " + numberText(value) + " kg·m² is not " +
-                             (std::isfinite(value) ? "positive" : "finite"));
-            ok = false;
+    for (const auto& [name, value] : values)
+        if (!std::isfinite(value)) {
+            reader.report.error(
+                owner + "/inertial/inertia",
+                owner + ": inertia " + name + " " + numberText(value) + " kg·m² is not finite");
+            finite = false;
         }
-    }
     if (!isFinite(in.origin)) {
-        report.error(owner + "/inertial/origin", owner + ": inertial origin is not finite");
-        ok = false;
+        reader.report.error(owner + "/inertial/origin", owner + ": inertial origin is not finite");
+        finite = false;
+    }
+    if (!finite) return false;
+    const bool zeroInertia = in.ixx == 0.0 && in.iyy == 0.0 && in.izz == 0.0 && in.ixy == 0.0 &&
+                             in.ixz == 0.0 && in.iyz == 0.0;
+    if (in.mass == 0.0 && zeroInertia) return true;  // URDF's way of saying massless
+    Mat3 I;
+    I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    const Transform X_LI = toTransform(in.origin);
+    const Mat3 R = X_LI.rotationMatrix();
+    data.massless = false;
+    data.mass = {in.mass, X_LI.p, R * I * R.transpose()};
+    Diagnostics found;
+    const bool ok = fixInertia(data.mass, owner, {reader.options.strict, reader.massBound}, found);
+    for (Diagnostic& d : found) {
+        d.where = owner + "/inertial";
+        if (d.severity == Severity::Error)
+            reader.report.error(std::move(d.where), std::move(d.message));
+        else
+            reader.report.warning(std::move(d.where), std::move(d.message));
     }
     return ok;
 }
 
-// The part for one link, placed at X_WL (the link's frame at zero joint positions).
-Part linkToPart(const urdf::Link& link, bool isWorld, const Transform& X_WL,
-                const std::filesystem::path& dir, std::uint32_t colorRgb, Reporter& report) {
-    const std::string owner = linkPlace(link.name);
-    Part part;
-    part.name = sanitize(link.name);
-    part.X_WP = X_WL;
-    part.colorRgb = colorRgb;
-    part.ground = isWorld;
-    if (!isWorld) {
-        if (link.inertial) {
-            const urdf::Inertial& in = *link.inertial;
-            if (checkInertial(in, owner, report)) {
-                Mat3 I;
-                I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
-                const Transform X_LI = toTransform(in.origin);
-                const Mat3 R = X_LI.rotationMatrix();
-                part.mass = in.mass;
-                part.p_PPcm = X_LI.p;
-                part.I_Pcm_P = R * I * R.transpose();
-            }
-        } else {
-            // A link without <inertial> (a frame, or a root such as base_link) is massless in
-            // URDF; a moving part needs some mass.
-            part.mass = 1e-3;
-            part.I_Pcm_P = Mat3::Identity() * 1e-7;
-            report.warning(owner, "has no inertial: given 1 g and a small inertia");
-        }
+// One <visual> or <collision> as a shape in L; nullopt (reported) when it cannot be had.
+std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Pose& origin,
+                                  ShapeRole role, const std::string& owner,
+                                  const std::string& where, LinkReader& reader) {
+    if (!isFinite(origin)) {
+        reader.report.error(where + "/origin", owner + ": " + std::string(shapeRoleName(role)) +
+                                                   " origin is not finite");
+        return std::nullopt;
     }
+    Shape s;
+    s.role = role;
+    s.X_PG = toTransform(origin);
+    switch (geometry.type) {
+    case urdf::Geometry::BOX:
+        s.type = ShapeType::Box;
+        s.size = toVec(static_cast<const urdf::Box&>(geometry).dim);
+        break;
+    case urdf::Geometry::CYLINDER: {
+        const auto& c = static_cast<const urdf::Cylinder&>(geometry);
+        s.type = ShapeType::Cylinder;
+        s.radius = c.radius;
+        s.length = c.length;
+        break;
+    }
+    case urdf::Geometry::SPHERE:
+        s.type = ShapeType::Sphere;
+        s.radius = static_cast<const urdf::Sphere&>(geometry).radius;
+        break;
+    case urdf::Geometry::MESH: {
+        const auto& m = static_cast<const urdf::Mesh&>(geometry);
+        const ResourceLookup found = reader.resolver.resolve(m.filename);
+        if (!found.file) {
+            reader.report.warning(where, owner + ": " + std::string(shapeRoleName(role)) +
+                                             " mesh '" + excerpt(m.filename) +
+                                             "' not found (looked for " + excerpt(found.tried) +
+                                             "): left out");
+            return std::nullopt;
+        }
+        auto cached = reader.meshes.find(*found.file);
+        std::string error;
+        if (cached == reader.meshes.end())
+            cached = reader.meshes.emplace(*found.file, loadMesh(*found.file, error)).first;
+        if (!cached->second) {
+            reader.report.warning(where, owner + ": " + std::string(shapeRoleName(role)) +
+                                             " mesh '" + excerpt(*found.file) + "' is unreadable" +
+                                             (error.empty() ? "" : " (" + excerpt(error) + ")") +
+                                             ": left out");
+            return std::nullopt;
+        }
+        s.type = ShapeType::Mesh;
+        s.mesh = cached->second;
+        std::error_code ec;
+        const std::filesystem::path relative =
+            std::filesystem::relative(*found.file, reader.dir, ec);
+        s.meshFile = ec || relative.empty() ? *found.file : relative.string();
+        s.scale = toVec(m.scale);
+        break;
+    }
+    default:
+        return std::nullopt;
+    }
+    return s;
+}
+
+LinkData readLink(const urdf::Link& link, LinkReader& reader) {
+    const std::string owner = linkPlace(link.name);
+    LinkData data;
+    readInertial(link, reader, data);
     for (std::size_t k = 0; k < link.visual_array.size(); ++k) {
         const urdf::VisualSharedPtr& visual = link.visual_array[k];
         if (!visual || !visual->geometry) continue;
-        if (!isFinite(visual->origin)) {
-            report.error(owner + "/visual/" + std::to_string(k) + "/origin",
-                         owner + ": visual origin is not finite");
-            continue;
-        }
-        Shape s;
-        s.X_PG = toTransform(visual->origin);
-        switch (visual->geometry->type) {
-        case urdf::Geometry::BOX: {
-            const auto* box = static_cast<const urdf::Box*>(visual->geometry.get());
-            s.type = ShapeType::Box;
-            s.size = toVec(box->dim);
-            break;
-        }
-        case urdf::Geometry::CYLINDER: {
-            const auto* c = static_cast<const urdf::Cylinder*>(visual->geometry.get());
-            s.type = ShapeType::Cylinder;
-            s.radius = c->radius;
-            s.length = c->length;
-            break;
-        }
-        case urdf::Geometry::SPHERE:
-            s.type = ShapeType::Sphere;
-            s.radius = static_cast<const urdf::Sphere*>(visual->geometry.get())->radius;
-            break;
-        case urdf::Geometry::MESH: {
-            const auto* m = static_cast<const urdf::Mesh*>(visual->geometry.get());
-            const auto file = resolveMesh(m->filename, dir);
-            std::string error;
-            if (!file || !(s.mesh = loadMesh(*file, error))) {
-                report.warning(
-                    owner, "mesh '" + excerpt(m->filename) + "' not found or unreadable: left out");
-                continue;
-            }
-            s.type = ShapeType::Mesh;
-            std::error_code ec;
-            const std::filesystem::path relative = std::filesystem::relative(*file, dir, ec);
-            s.meshFile = ec || relative.empty() ? *file : relative.string();
-            s.scale = toVec(m->scale);
-            break;
-        }
-        }
-        if (visual->material && visual->material->color.a > 0.0f) {
+        if (auto s = readGeometry(*visual->geometry, visual->origin, ShapeRole::Visual, owner,
+                                  owner + "/visual/" + std::to_string(k), reader))
+            data.shapes.push_back(std::move(*s));
+        if (!data.hasColor && visual->material && visual->material->color.a > 0.0f) {
             const urdf::Color& c = visual->material->color;
             auto channel = [](float v) {
                 return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
             };
-            part.colorRgb = channel(c.r) << 16 | channel(c.g) << 8 | channel(c.b);
+            data.colorRgb = channel(c.r) << 16 | channel(c.g) << 8 | channel(c.b);
+            data.hasColor = true;
         }
-        part.shapes.push_back(s);
     }
-    return part;
+    for (std::size_t k = 0; k < link.collision_array.size(); ++k) {
+        const urdf::CollisionSharedPtr& collision = link.collision_array[k];
+        if (!collision || !collision->geometry) continue;
+        if (auto s = readGeometry(*collision->geometry, collision->origin, ShapeRole::Collision,
+                                  owner, owner + "/collision/" + std::to_string(k), reader))
+            data.shapes.push_back(std::move(*s));
+    }
+    if (reader.options.inertiaFromGeometry) {
+        // The solid is the collision geometry, else the visual one; the file's mass is kept.
+        const bool anyCollision = std::any_of(data.shapes.begin(), data.shapes.end(),
+                                              [](const Shape& s) { return s.collides(); });
+        MassProperties unit;  // at density 1 kg/m³
+        for (const Shape& s : data.shapes)
+            if (s.collides() == anyCollision && s.type != ShapeType::Plane)
+                unit = combine(unit, shapeMassProperties(s, 1.0));
+        const double volume = unit.mass;
+        Vec3 principal = Vec3::Zero();
+        if (volume > 0.0)
+            principal = Eigen::SelfAdjointEigenSolver<Mat3>(unit.I_Pcm_P).eigenvalues();
+        if (!(volume > 0.0) || !unit.I_Pcm_P.allFinite() || principal.minCoeff() <= 0.0) {
+            if (!data.shapes.empty() || !data.massless)
+                reader.report.warning(owner, owner + ": its geometry encloses no volume (" +
+                                                 (data.shapes.empty() ? std::string("no shapes")
+                                                                      : "open or flat shapes") +
+                                                 "): inertia kept as given");
+        } else {
+            const double mass = data.massless ? 1000.0 * volume : data.mass.mass;
+            const double density = mass / volume;
+            data.mass = {mass, unit.p_PPcm, unit.I_Pcm_P * density};
+            data.massless = false;
+            reader.report.warning(
+                owner, owner + ": inertia from its " + (anyCollision ? "collision" : "visual") +
+                           " geometry: mass " + numberText(mass) + " kg, centre of mass (" +
+                           numberText(unit.p_PPcm.x()) + ", " + numberText(unit.p_PPcm.y()) + ", " +
+                           numberText(unit.p_PPcm.z()) + ") m");
+        }
+    }
+    return data;
 }
 
 // The unit vector along a joint's axis, or nullopt (reported) when it has no direction. A
@@ -614,10 +672,26 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
         if (report.hasErrors()) return std::nullopt;
     }
 
-    // Pass 3: urdfdom's model.
-    const urdf::ModelInterfaceSharedPtr robot = urdf::parseURDF(text);
+    // Pass 3: urdfdom's model. Why it refuses a file, it says through console_bridge: its
+    // first error is the reason given (and nothing is printed behind the user's back).
+    struct FirstError : console_bridge::OutputHandler {
+        std::string text;
+        void log(const std::string& message, console_bridge::LogLevel level, const char*,
+                 int) override {
+            if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR && text.empty()) text = message;
+        }
+    };
+    FirstError why;
+    urdf::ModelInterfaceSharedPtr robot;
+    {
+        static std::mutex handlerInUse;  // console_bridge's handler is one for the process
+        const std::lock_guard<std::mutex> lock(handlerInUse);
+        console_bridge::useOutputHandler(&why);
+        robot = urdf::parseURDF(text);
+        console_bridge::restorePreviousOutputHandler();
+    }
     if (!robot || !robot->getRoot()) {
-        report.error("", invalid);
+        report.error("", why.text.empty() ? invalid : invalid + ": " + excerpt(why.text));
         return std::nullopt;
     }
     // Meshes are looked up next to the file ("." for a file named without a folder, and for
@@ -637,37 +711,121 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
     }
     if (report.hasErrors()) return std::nullopt;
 
+    // The mass a moving link is given at least: a thousandth of the robot's, at most 1 g.
+    double totalMass = 0.0;
+    for (const auto& [name, link] : robot->links_)
+        if (link->inertial && std::isfinite(link->inertial->mass) && link->inertial->mass > 0.0)
+            totalMass += link->inertial->mass;
+    LinkReader reader{options, ResourceResolver(path, options.packagePath), dir,
+                      {},      std::clamp(1e-3 * totalMass, 1e-6, 1e-3),    report};
+
     SceneSpec spec;
     spec.name = robot->getName();
     spec.description = path.empty()
                            ? std::string("Imported from URDF text")
                            : "Imported from " + std::filesystem::path(path).filename().string();
-    std::map<std::string, std::size_t> partOf;  // URDF link name → part index
+    // Where each URDF link went: its part, and the link frame L in the part frame P (a link
+    // merged into its parent is not at the part's origin).
+    struct Placed {
+        std::size_t part;
+        Transform X_PL;
+    };
+    std::map<std::string, Placed> partOf;
+    std::vector<MassProperties> partMass;  // per part, in P: the links' inertials combined
+    std::vector<char> partMassless;        // per part: no link of it has mass
+    std::set<std::string> mergedJoints;    // fixed joints whose child went into the parent
     const std::uint32_t palette[] = {0x7a828c, 0xe0703c, 0x3c8ee0, 0x4fb45a, 0xd9b43c, 0x9b6cd0};
 
     // Links, from the root down (depth first, children in the file's order), with their world
-    // poses at zero joint positions. The stack holds the links still to place.
+    // poses at zero joint positions. The stack holds the links still to place. A massless link
+    // on a fixed joint (a tool flange, a sensor frame) is merged into its parent's part; so is
+    // a link fixed to a massless parent (a base_footprint above a base_link).
     struct PendingLink {
         urdf::LinkConstSharedPtr link;
         Transform X_WL;
+        const urdf::Joint* joint;  // the joint to its parent, null for the root
+        bool parentMassless;
     };
-    std::vector<PendingLink> pending{{robot->getRoot(), Transform::identity()}};
+    std::vector<PendingLink> pending{{robot->getRoot(), Transform::identity(), nullptr, false}};
     while (!pending.empty()) {
         const PendingLink next = std::move(pending.back());
         pending.pop_back();
         const urdf::Link& link = *next.link;
-        if (!partOf.emplace(link.name, spec.parts.size()).second) continue;
-        // The root is the ground when it is the world, or when the user bolts the robot down.
-        const bool isWorld =
-            next.link == robot->getRoot() && (link.name == "world" || options.fixedBase);
-        Part part =
-            linkToPart(link, isWorld, next.X_WL, dir, palette[spec.parts.size() % 6], report);
-        part.id = spec.newId();
-        spec.parts.push_back(std::move(part));
-        for (auto joint = link.child_joints.rbegin(); joint != link.child_joints.rend(); ++joint)
-            pending.push_back(
-                {robot->getLink((*joint)->child_link_name),
-                 next.X_WL * toTransform((*joint)->parent_to_joint_origin_transform)});
+        if (partOf.count(link.name)) continue;
+        LinkData data = readLink(link, reader);
+        const urdf::Joint* joint = next.joint;
+        std::size_t index = spec.parts.size();
+        Transform X_PL = Transform::identity();
+        bool merged = false;
+        if (joint && joint->type == urdf::Joint::FIXED &&
+            isFinite(joint->parent_to_joint_origin_transform)) {
+            const Placed& parent = partOf.at(joint->parent_link_name);
+            const bool parentGround = spec.parts[parent.part].ground;
+            merged = data.massless || (next.parentMassless && !parentGround);
+            if (merged) {
+                index = parent.part;
+                X_PL = parent.X_PL * toTransform(joint->parent_to_joint_origin_transform);
+                mergedJoints.insert(joint->name);
+                report.warning(jointPlace(joint->name),
+                               linkPlace(link.name) + (data.massless ? " (massless)" : "") +
+                                   " on fixed " + jointPlace(joint->name) +
+                                   " is merged into part '" + spec.parts[index].name + "'");
+            }
+        }
+        if (!merged) {
+            // The root is the ground when it is the world, or when the user bolts it down.
+            const bool isWorld = !joint && (link.name == "world" || options.fixedBase);
+            Part part;
+            part.id = spec.newId();
+            part.name = sanitize(link.name);
+            part.X_WP = next.X_WL;
+            part.ground = isWorld;
+            part.colorRgb = palette[spec.parts.size() % 6];
+            spec.parts.push_back(std::move(part));
+            partMass.emplace_back();
+            partMassless.push_back(1);
+        }
+        Part& part = spec.parts[index];
+        if (data.hasColor && !merged) part.colorRgb = data.colorRgb;
+        for (Shape& shape : data.shapes) {
+            shape.X_PG = X_PL * shape.X_PG;
+            part.shapes.push_back(std::move(shape));
+        }
+        if (!data.massless) {
+            MassProperties inP = data.mass;
+            const Mat3 R = X_PL.rotationMatrix();
+            inP.p_PPcm = X_PL * data.mass.p_PPcm;
+            inP.I_Pcm_P = R * data.mass.I_Pcm_P * R.transpose();
+            partMass[index] = combine(partMass[index], inP);
+            partMassless[index] = 0;
+        }
+        partOf.emplace(link.name, Placed{index, X_PL});
+        for (auto child = link.child_joints.rbegin(); child != link.child_joints.rend(); ++child)
+            pending.push_back({robot->getLink((*child)->child_link_name),
+                               next.X_WL * toTransform((*child)->parent_to_joint_origin_transform),
+                               child->get(), data.massless});
+    }
+
+    // Mass properties of the parts: their links' combined; a moving part with none is given
+    // the bound (a massless frame between two joints, or a massless floating root).
+    for (std::size_t i = 0; i < spec.parts.size(); ++i) {
+        Part& part = spec.parts[i];
+        if (part.ground) continue;
+        if (partMassless[i]) {
+            part.mass = reader.massBound;
+            part.p_PPcm = Vec3::Zero();
+            const double r = 1e-2;  // m: the inertia of the mass at 1 cm
+            part.I_Pcm_P = Mat3::Identity() * reader.massBound * r * r;
+            report.warning(linkPlace(part.name),
+                           "part '" + part.name +
+                               "' has no mass (its links have no inertial): given " +
+                               numberText(reader.massBound * 1e3) + " g and " +
+                               numberText(part.I_Pcm_P(0, 0)) + " kg·m²");
+        } else {
+            part.mass = partMass[i].mass;
+            part.p_PPcm = partMass[i].p_PPcm;
+            part.I_Pcm_P = partMass[i].I_Pcm_P;
+        }
     }
 
     // Links the walk did not reach hang from a loop of joints.
@@ -718,7 +876,8 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
             report.error(owner + "/origin", owner + ": origin is not finite");
             continue;
         }
-        Quat R_axis = Quat::Identity();  // fixed joints have no axis
+        if (mergedJoints.count(name)) continue;  // its child is part of its parent's part
+        Quat R_axis = Quat::Identity();          // fixed joints have no axis
         if (joint->type != urdf::Joint::FIXED) {
             const std::optional<Vec3> axis = jointAxis(*joint, report);
             if (!axis) continue;
@@ -730,17 +889,19 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
             report.error(owner + "/limit", owner + ": limit is not finite");
             continue;
         }
-        Part& parent = spec.parts[partOf.at(joint->parent_link_name)];
-        Part& child = spec.parts[partOf.at(joint->child_link_name)];
+        const Placed& onParentLink = partOf.at(joint->parent_link_name);
+        const Placed& onChildLink = partOf.at(joint->child_link_name);
+        Part& parent = spec.parts[onParentLink.part];
+        Part& child = spec.parts[onChildLink.part];
         const std::string markerName = "j_" + sanitize(name);
         Marker onParent, onChild;
         onParent.id = spec.newId();
         onParent.name = markerName;
-        onParent.X_PM =
-            toTransform(joint->parent_to_joint_origin_transform) * Transform{R_axis, Vec3::Zero()};
+        onParent.X_PM = onParentLink.X_PL * toTransform(joint->parent_to_joint_origin_transform) *
+                        Transform{R_axis, Vec3::Zero()};
         onChild.id = spec.newId();
         onChild.name = markerName;
-        onChild.X_PM = Transform{R_axis, Vec3::Zero()};
+        onChild.X_PM = onChildLink.X_PL * Transform{R_axis, Vec3::Zero()};
         parent.markers.push_back(onParent);
         child.markers.push_back(onChild);
         Joint j;

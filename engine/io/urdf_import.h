@@ -1,15 +1,21 @@
 #pragma once
-// URDF import (urdfdom): links become parts with their inertials and visual geometry (box,
-// cylinder, sphere, meshes), joints become revolute (revolute, continuous), prismatic, fixed
-// or planar joints with markers at the joint frames (the joint axis is the markers' z). A
-// link named "world" is the ground; otherwise the root link floats. Joint limits are read and
-// reported, not yet enforced (they arrive with contact).
+// URDF import (urdfdom): links become parts with their inertials, visual geometry (drawn) and
+// collision geometry (in contact): box, cylinder, sphere, meshes (STL, OBJ, Collada through
+// Assimp; `package://` found as resource_path.h says). Joints become revolute (revolute,
+// continuous), prismatic, fixed or planar joints with markers at the joint frames (the joint
+// axis is the markers' z). A link named "world" is the ground, as is the root with fixedBase;
+// otherwise the root link floats. Joint limits are read and reported, not yet enforced.
 //
-// Nothing is substituted for a bad value: a mass or moment of inertia that is not positive, a
-// joint axis of zero length, any number that is not finite, a loop of joints, are errors that
-// name the link or joint ("link 'upper_arm'/inertial/mass"). A link without <inertial> (URDF's
-// massless frames) is given 1 g with a warning. Large files import in O(n log n) time with no
-// recursion over the file's contents.
+// Inertia data as found in the wild is imported: what is finite but unphysical (a zero or
+// negative mass, a zero principal moment, moments violating the triangle inequality) is fixed
+// as MuJoCo's compiler does, with a warning per link saying what was changed
+// (engine/io/inertia_fixup.h); with `strict` it is an error instead. A massless link (no
+// <inertial>, or zero mass and inertia) on a fixed joint is merged into its parent's part, as
+// is a link fixed to a massless parent; a moving part with no mass at all is given a small
+// one, with a warning. What is malformed — a number that is not finite, a joint axis of zero
+// length, a loop of joints, a file with no links — is an error naming the link or joint
+// ("link 'upper_arm'/inertial/mass"). Large files import in O(n log n) time with no recursion
+// over the file's contents.
 
 #include <optional>
 #include <string>

@@ -13,10 +13,12 @@ Mat3 steiner(double m, const Vec3& c) {
 
 }  // namespace
 
-// Closed triangle mesh (vertices scaled per axis), by the divergence theorem: each triangle
+// Closed triangle mesh (vertices scaled per axis, mirrored by negative scales), by the divergence theorem: each triangle
 // (a, b, c) spans a tetrahedron with the origin, of volume a·(b × c)/6, centroid (a+b+c)/4 and
 // second moment ∫x xᵀ = V/20 (a aᵀ + b bᵀ + c cᵀ + s sᵀ), s = a + b + c.
 MassProperties meshMassProperties(const TriangleMesh& mesh, const Vec3& scale, double density) {
+    // A mirrored mesh (an odd number of negative scales) has its triangles turned inside out.
+    const double orientation = scale.prod() < 0.0 ? -1.0 : 1.0;
     double volume = 0.0;
     Vec3 first = Vec3::Zero();
     Mat3 second = Mat3::Zero();
@@ -24,7 +26,7 @@ MassProperties meshMassProperties(const TriangleMesh& mesh, const Vec3& scale, d
         const Vec3 a = scale.cwiseProduct(mesh.vertices[static_cast<std::size_t>(t[0])]);
         const Vec3 b = scale.cwiseProduct(mesh.vertices[static_cast<std::size_t>(t[1])]);
         const Vec3 c = scale.cwiseProduct(mesh.vertices[static_cast<std::size_t>(t[2])]);
-        const double v = a.dot(b.cross(c)) / 6.0;
+        const double v = orientation * a.dot(b.cross(c)) / 6.0;
         const Vec3 sum = a + b + c;
         volume += v;
         first += v * sum / 4.0;

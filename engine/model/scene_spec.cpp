@@ -197,8 +197,12 @@ void checkShape(Checker& check, const std::string& where, const Shape& s) {
     case ShapeType::Mesh:
         if (!s.mesh || s.mesh->empty())
             check.error(where + "/file", "mesh '" + s.meshFile + "' has no triangles loaded");
+        // A negative scale mirrors the mesh (robot descriptions draw left limbs so).
         for (int k = 0; k < 3; ++k)
-            check.positive(where + "/scale/" + std::to_string(k), s.scale(k), "mesh scale");
+            if (!std::isfinite(s.scale(k)) || s.scale(k) == 0.0)
+                check.error(where + "/scale/" + std::to_string(k),
+                            "mesh scale must be a non-zero number (negative mirrors), got " +
+                                formatNumber(s.scale(k)));
         break;
     case ShapeType::Plane:
         break;

@@ -55,9 +55,9 @@
 #include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
+#include "engine/io/robot_import.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
-#include "engine/io/urdf_import.h"
 #include "engine/model/construct.h"
 #include "engine/model/edit.h"
 #include "engine/model/scene_spec.h"
@@ -70,6 +70,7 @@
 #include "ui/mainwindow/build_tools.h"
 #include "ui/mainwindow/copies.h"
 #include "ui/mainwindow/manipulation.h"
+#include "ui/mainwindow/robot_import_dialog.h"
 #include "ui/mainwindow/video_export_dialog.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plot_widget.h"
@@ -377,12 +378,23 @@ void MainWindow::createActions() {
     file->addAction(tr("Save &As…"), this, &MainWindow::saveWithDialog)
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
-    file->addAction(tr("&Import URDF…"), this, [this] {
+    QAction* importAction = file->addAction(tr("&Import Robot…"), this, [this] {
         if (!maybeSave()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import URDF"), QString(),
-                                                          tr("URDF robots (*.urdf *.xml)"));
-        if (!path.isEmpty()) importUrdf(path);
+        QSettings settings;
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Import Robot"),
+            settings.value(QStringLiteral("robotImport/folder")).toString(),
+            tr("Robot descriptions (*.urdf *.xml *.mjcf *.sdf *.world);;URDF (*.urdf *.xml);;"
+               "MJCF: MuJoCo (*.xml *.mjcf);;SDF: Gazebo (*.sdf *.world);;All files (*)"));
+        if (path.isEmpty()) return;
+        settings.setValue(QStringLiteral("robotImport/folder"), QFileInfo(path).absolutePath());
+        RobotImportDialog dialog(path, this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        dialog.remember();
+        importRobot(path, dialog.options());
     });
+    importAction->setObjectName(QStringLiteral("FileImportRobot"));
+    importAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     file->addAction(tr("Open R&un…"), this, [this] {
         if (!maybeSave()) return;
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Run"), QString(),
@@ -1849,30 +1861,45 @@ void MainWindow::updateTitle() {
                                 : QString()));
 }
 
-bool MainWindow::importUrdf(const QString& path) {
-    const engine::io::UrdfImportResult imported = engine::io::importUrdfFile(path.toStdString());
+bool MainWindow::importRobot(const QString& path, const engine::io::RobotImportOptions& options) {
+    QApplication::setOverrideCursor(Qt::WaitCursor);  // meshes of a big robot take seconds
+    const engine::io::RobotImportResult imported =
+        engine::io::importRobotFile(path.toStdString(), options);
+    QApplication::restoreOverrideCursor();
     const QString name = QFileInfo(path).fileName();
-    for (const engine::Diagnostic& d : imported.diagnostics)
+    int warnings = 0;
+    for (const engine::Diagnostic& d : imported.diagnostics) {
+        warnings += d.severity == engine::Severity::Warning;
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                    QStringLiteral("%1 (%2%3)")
                        .arg(toQString(d.message), name,
                             d.where.empty() ? QString() : QLatin1Char(':') + toQString(d.where)));
+    }
     if (!imported.scene) {
         addMessage(kMessageError,
                    tr("Could not import %1; the current scene is unchanged.").arg(path));
         return false;
     }
-    // Meshes are named relative to the URDF's folder; anchor them absolutely until saved.
+    // Meshes are named relative to the description's folder; anchor them absolutely until saved.
     auto spec = std::make_unique<engine::SceneSpec>(*imported.scene);
     for (engine::Part& part : spec->parts)
         for (engine::Shape& shape : part.shapes)
-            if (shape.type == engine::ShapeType::Mesh)
+            if (shape.type == engine::ShapeType::Mesh && !shape.meshFile.empty())
                 shape.meshFile =
                     QFileInfo(QFileInfo(path).dir(), QString::fromStdString(shape.meshFile))
                         .absoluteFilePath()
                         .toStdString();
+    const std::size_t parts = spec->parts.size(), joints = spec->joints.size();
     showDocument(std::move(spec), QString(), toQString(imported.scene->name), /*unsavedWork=*/true);
-    addMessage(kMessageInfo, tr("Imported %1: File ▸ Save As keeps it as a Motus scene").arg(path));
+    addMessage(
+        kMessageInfo,
+        tr("Imported %1: %2 parts, %3 joints%4. File ▸ Save As keeps it as a Motus scene")
+            .arg(path)
+            .arg(parts)
+            .arg(joints)
+            .arg(warnings
+                     ? tr(", %1 warnings above saying what was changed or left out").arg(warnings)
+                     : QString()));
     return true;
 }
 

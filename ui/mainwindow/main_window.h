@@ -29,6 +29,9 @@ struct Model;
 struct StaticResult;
 struct ModesResult;
 }  // namespace engine
+namespace engine::io {
+struct RobotImportOptions;
+}
 
 namespace ui {
 
@@ -77,8 +80,8 @@ public:
     // Run files: the scene and every recorded frame (reopened without re-simulating).
     bool saveRun(const QString& path);
     bool openRun(const QString& path);
-    // A URDF robot as a new, unsaved scene (Save As writes it).
-    bool importUrdf(const QString& path);
+    // A robot description (URDF, MJCF, SDF) as a new unsaved scene; its warnings are listed.
+    bool importRobot(const QString& path, const engine::io::RobotImportOptions& options);
 
     const QString& scenePath() const;
     ViewportWidget* viewport() const { return viewport_; }

@@ -258,6 +258,9 @@ osg::ref_ptr<osg::Geometry> makeMeshGeometry(const Shape& s) {
             p[k] = s.X_PG *
                    Vec3(s.scale.cwiseProduct(
                        s.mesh->vertices[static_cast<std::size_t>(t[static_cast<std::size_t>(k)])]));
+        // A mirrored mesh (an odd number of negative scales) is wound the other way: turned
+        // back, its faces and normals point outwards.
+        if (s.scale.prod() < 0.0) std::swap(p[1], p[2]);
         Vec3 n = (p[1] - p[0]).cross(p[2] - p[0]);
         if (n.norm() > 0.0) n.normalize();
         for (const Vec3& q : p) {

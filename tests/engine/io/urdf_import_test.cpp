@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/io/inertia_fixup.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/contact_model.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
 
@@ -29,6 +31,22 @@ UrdfImportResult importText(const std::string& text) {
     UrdfImportResult result = importUrdfFile(path.string());
     std::filesystem::remove(path);
     return result;
+}
+
+RobotImportOptions strictOptions() {
+    RobotImportOptions options;
+    options.strict = true;
+    return options;
+}
+RobotImportOptions fromGeometryOptions() {
+    RobotImportOptions options;
+    options.inertiaFromGeometry = true;
+    return options;
+}
+RobotImportOptions searchOptions(const std::string& folder) {
+    RobotImportOptions options;
+    options.packagePath = {folder};
+    return options;
 }
 
 // The first error whose place starts with `where`, or nullptr.
@@ -218,52 +236,185 @@ TEST(UrdfImport, AChainOfTenThousandLinksImports) {
     EXPECT_EQ(s.parts.back().markers.size(), 1u);  // its parent joint's marker only
 }
 
-// A mass that is not a positive finite number is an error naming the link and the value:
-// never a substitute mass.
-TEST(UrdfImport, ABadMassIsAnErrorNamingTheLinkAndTheValue) {
-    const UrdfImportResult negative = importText(ArmText{.upperArmMass = "-5"}.text());
-    EXPECT_FALSE(negative.scene);
-    const Diagnostic* d = errorAt(negative, "link 'upper_arm'/inertial/mass");
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->message, "link 'upper_arm': mass -5 kg is not positive");
-    for (const std::string mass : {"0", "nan", "inf", "-inf", "1e999"}) {
+// A mass that is not a finite number is malformed: an error naming the link and the value,
+// never a substitute.
+TEST(UrdfImport, ANonFiniteMassIsAnErrorNamingTheLinkAndTheValue) {
+    for (const std::string mass : {"nan", "inf", "-inf", "1e999"}) {
         const UrdfImportResult r = importText(ArmText{.upperArmMass = mass}.text());
         EXPECT_FALSE(r.scene) << mass;
-        d = errorAt(r, "link 'upper_arm'/inertial/mass");
+        const Diagnostic* d = errorAt(r, "link 'upper_arm'/inertial/mass");
         ASSERT_NE(d, nullptr) << mass;
         EXPECT_NE(d->message.find("link 'upper_arm'"), std::string::npos) << d->message;
         EXPECT_NE(d->message.find(mass), std::string::npos) << d->message;
     }
+    const UrdfImportResult r = importText(ArmText{.upperArmIxx = "nan"}.text());
+    EXPECT_FALSE(r.scene);
+    const Diagnostic* d = errorAt(r, "link 'upper_arm'/inertial/inertia");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("ixx"), std::string::npos) << d->message;
 }
 
-TEST(UrdfImport, ABadMomentOfInertiaIsAnErrorNamingTheLinkAndTheValue) {
-    for (const std::string ixx : {"-0.001", "0", "nan"}) {
-        const UrdfImportResult r = importText(ArmText{.upperArmIxx = ixx}.text());
-        EXPECT_FALSE(r.scene) << ixx;
-        const Diagnostic* d = errorAt(r, "link 'upper_arm'/inertial/inertia");
-        ASSERT_NE(d, nullptr) << ixx;
-        EXPECT_NE(d->message.find("ixx"), std::string::npos) << d->message;
-        EXPECT_NE(d->message.find(ixx), std::string::npos) << d->message;
+// The warnings about one place, joined.
+std::string warningsAt(const UrdfImportResult& r, std::string_view where) {
+    std::string out;
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Warning && d.where.starts_with(where)) out += d.message + "\n";
+    return out;
+}
+
+// A mass that is finite but not positive is raised to the bound (1 g at most, a thousandth of
+// the robot's mass: here 3.2 kg, so 1 g) with a warning saying so; --strict refuses it.
+TEST(UrdfImport, ANegativeOrZeroMassIsRaisedWithAWarningOrRefusedWhenStrict) {
+    for (const std::string mass : {"-5", "0"}) {
+        const UrdfImportResult r = importText(ArmText{.upperArmMass = mass}.text());
+        ASSERT_TRUE(r.scene) << mass;
+        EXPECT_EQ(r.scene->findPart("upper_arm")->mass, 1e-3);
+        const std::string said = warningsAt(r, "link 'upper_arm'/inertial");
+        EXPECT_NE(said.find("mass " + mass + " kg is not positive: raised to 0.001 kg"),
+                  std::string::npos)
+            << said;
+    }
+    const std::string path = MOTUS_SOURCE_DIR "/tests/engine/io/data/urdf_negative_mass.urdf";
+    std::ofstream(path) << ArmText{.upperArmMass = "-5"}.text();
+    const UrdfImportResult strict = importUrdfFile(path, strictOptions());
+    std::filesystem::remove(path);
+    EXPECT_FALSE(strict.scene);
+    const Diagnostic* d = errorAt(strict, "link 'upper_arm'/inertial");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("mass -5 kg is not positive (refused: --strict)"), std::string::npos)
+        << d->message;
+}
+
+// Hand-computed fix-ups of the upper arm (mass 1.2 kg, Iyy = Izz = 0.0095 kg·m²):
+//  - Ixx = 0: principal moments (0, 0.0095, 0.0095) satisfy the triangle inequality, the
+//    smallest is raised to the bound max(1e-6 × 0.0095, 1.2 kg × (0.1 mm)²) = 1.2e-8 kg·m²;
+//  - Ixx = -0.001: not all positive, balanced to the mean (−0.001 + 0.019) / 3 = 0.006 each;
+//  - Ixx = 0.03 > 0.0095 + 0.0095: the triangle inequality fails, balanced to
+//    (0.03 + 0.019) / 3 = 0.016333… each.
+TEST(UrdfImport, InertiaFixUpsMatchHandComputedValues) {
+    struct Case {
+        std::string ixx;
+        Vec3 expected;
+        std::string said;
+    };
+    const Case cases[] = {
+        {"0", Vec3(1.2e-8, 0.0095, 0.0095), "is below the bound 1.2e-08 kg·m²: raised to it"},
+        {"-0.001", Vec3::Constant(0.006), "are not all positive: balanced to their mean 0.006"},
+        {"0.03", Vec3::Constant(0.049 / 3.0),
+         "violate the triangle inequality (0.0095 + 0.0095 < 0.03): balanced to their mean"},
+    };
+    for (const Case& c : cases) {
+        const UrdfImportResult r = importText(ArmText{.upperArmIxx = c.ixx}.text());
+        ASSERT_TRUE(r.scene) << c.ixx;
+        const Part& arm = *r.scene->findPart("upper_arm");
+        EXPECT_EQ(arm.mass, 1.2);
+        EXPECT_TRUE(arm.p_PPcm.isApprox(Vec3(0.15, 0, 0)));
+        const Mat3 expected = c.expected.asDiagonal();
+        EXPECT_LT((arm.I_Pcm_P - expected).norm(), 1e-15) << c.ixx << "\n" << arm.I_Pcm_P;
+        const std::string said = warningsAt(r, "link 'upper_arm'/inertial");
+        EXPECT_NE(said.find(c.said), std::string::npos) << said;
+        // --strict: the same data is refused, and nothing is changed silently.
+        const std::string path = MOTUS_SOURCE_DIR "/tests/engine/io/data/urdf_fixup.urdf";
+        std::ofstream(path) << ArmText{.upperArmIxx = c.ixx}.text();
+        const UrdfImportResult strict = importUrdfFile(path, strictOptions());
+        std::filesystem::remove(path);
+        EXPECT_FALSE(strict.scene) << c.ixx;
+        EXPECT_NE(errorAt(strict, "link 'upper_arm'/inertial"), nullptr) << c.ixx;
     }
 }
 
-// URDF's massless links (no <inertial>) keep importing as before: a root named "world" is the
-// ground, any other link gets 1 g and a warning.
-TEST(UrdfImport, ALinkWithoutInertialGetsOneGramAndAWarning) {
+// Direct cases of the fix-up itself: a rotated rod (0, 0.5, 0.5) keeps its principal axes and
+// gets 1e-6 × 0.5 about its own; a point mass
+// (all moments zero) gets mass × (0.1 mm)² about every axis.
+TEST(InertiaFixup, KeepsPrincipalAxesAndBoundsAPointMass) {
+    const Quat R(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
+    const Mat3 Rm = R.toRotationMatrix();
+    MassProperties rod{2.0, Vec3(0.1, 0, 0),
+                       Rm * Vec3(0.0, 0.5, 0.5).asDiagonal() * Rm.transpose()};
+    Diagnostics said;
+    EXPECT_TRUE(fixInertia(rod, "link 'rod'", {}, said));
+    const Mat3 expected = Rm * Vec3(1e-6 * 0.5, 0.5, 0.5).asDiagonal() * Rm.transpose();
+    EXPECT_LT((rod.I_Pcm_P - expected).norm(), 1e-14);
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_EQ(said[0].severity, Severity::Warning);
+
+    MassProperties point{0.5, Vec3::Zero(), Mat3::Zero()};
+    said.clear();
+    EXPECT_TRUE(fixInertia(point, "link 'point'", {}, said));
+    EXPECT_LT((point.I_Pcm_P - Mat3::Identity() * 0.5e-8).norm(), 1e-22);
+
+    // Physical data is left exactly as it was, without a word.
+    MassProperties good{1.0, Vec3::Zero(), Vec3(0.01, 0.02, 0.025).asDiagonal()};
+    const Mat3 before = good.I_Pcm_P;
+    said.clear();
+    EXPECT_TRUE(fixInertia(good, "link 'good'", {}, said));
+    EXPECT_TRUE(said.empty());
+    EXPECT_EQ(good.I_Pcm_P, before);
+}
+
+// URDF's massless links (no <inertial>): on a fixed joint they merge into their parent (a
+// tool flange, a sensor frame), and a link fixed to a massless parent merges into it (a
+// base_footprint above a base_link); a massless part between moving joints gets 1 g.
+TEST(UrdfImport, MasslessLinksOnFixedJointsMergeIntoTheirParent) {
     const UrdfImportResult r = importText(R"(<robot name="floating">
   <link name="base_link"/>
-  <joint name="mount" type="fixed"><parent link="base_link"/><child link="body"/></joint>
+  <joint name="mount" type="fixed"><parent link="base_link"/><child link="body"/>
+    <origin xyz="0 0 0.5"/></joint>
   <link name="body"><inertial><mass value="3"/>
     <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  <joint name="flange_joint" type="fixed"><parent link="body"/><child link="flange"/>
+    <origin xyz="0.2 0 0" rpy="0 0 1.5707963267948966"/></joint>
+  <link name="flange"><visual><geometry><box size="0.1 0.1 0.1"/></geometry></visual></link>
+  <joint name="wrist" type="continuous"><parent link="flange"/><child link="hand"/>
+    <origin xyz="0.1 0 0"/><axis xyz="0 0 1"/></joint>
+  <link name="hand"><inertial><mass value="0.5"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
+  <joint name="gimbal_a" type="continuous"><parent link="hand"/><child link="gimbal"/>
+    <axis xyz="1 0 0"/></joint>
+  <link name="gimbal"/>
+  <joint name="gimbal_b" type="continuous"><parent link="gimbal"/><child link="finger"/>
+    <axis xyz="0 1 0"/></joint>
+  <link name="finger"><inertial><mass value="0.1"/>
+    <inertia ixx="0.0001" ixy="0" ixz="0" iyy="0.0001" iyz="0" izz="0.0001"/></inertial></link>
 </robot>)");
     ASSERT_TRUE(r.scene);
-    const Part* base = r.scene->findPart("base_link");
-    ASSERT_NE(base, nullptr);
-    EXPECT_FALSE(base->ground);
-    EXPECT_EQ(base->mass, 1e-3);
-    ASSERT_EQ(r.diagnostics.size(), 1u);
-    EXPECT_EQ(r.diagnostics[0].severity, Severity::Warning);
-    EXPECT_EQ(r.diagnostics[0].where, "link 'base_link'");
+    const SceneSpec& spec = *r.scene;
+    // body went into base_link, flange into it too: four parts, three joints.
+    ASSERT_EQ(spec.parts.size(), 4u);
+    EXPECT_EQ(spec.findPart("body"), nullptr);
+    EXPECT_EQ(spec.findPart("flange"), nullptr);
+    EXPECT_EQ(spec.joints.size(), 3u);
+    const Part& base = *spec.findPart("base_link");
+    EXPECT_EQ(base.mass, 3.0);
+    EXPECT_TRUE(base.p_PPcm.isApprox(Vec3(0, 0, 0.5)));
+    // The flange's box is at (0.2, 0, 0.5), turned 90° about z.
+    ASSERT_EQ(base.shapes.size(), 1u);
+    EXPECT_TRUE(base.shapes[0].X_PG.p.isApprox(Vec3(0.2, 0, 0.5)));
+    // The wrist's marker on base_link: body at z 0.5, flange 0.2 along x turned 90°, the wrist
+    // 0.1 along the flange's x (the world's y): (0.2, 0.1, 0.5).
+    const Marker* wrist = spec.findMarker({"base_link", "j_wrist"});
+    ASSERT_NE(wrist, nullptr);
+    EXPECT_LT((wrist->X_PM.p - Vec3(0.2, 0.1, 0.5)).norm(), 1e-15);
+    const Part& hand = *spec.findPart("hand");
+    EXPECT_LT((hand.X_WP.p - Vec3(0.2, 0.1, 0.5)).norm(), 1e-15);
+    // The gimbal between two revolute joints is kept, given 1 g (0.001 × 3.6 kg > 1 g).
+    const Part& gimbal = *spec.findPart("gimbal");
+    EXPECT_EQ(gimbal.mass, 1e-3);
+    EXPECT_NE(warningsAt(r, "link 'gimbal'").find("has no mass"), std::string::npos);
+    EXPECT_NE(warningsAt(r, "joint 'flange_joint'").find("merged into part 'base_link'"),
+              std::string::npos);
+    // It falls as one rigid robot, joints closed and energy kept.
+    const auto model = test::compiled(spec);
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const double e0 = out.energies.balance();
+    ASSERT_TRUE(sim.advance(0.5).ok);
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.energies.balance(), e0, 1e-6 * out.energies.kinetic);
+    EXPECT_LT(out.constraintError, 1e-9);
 }
 
 TEST(UrdfImport, AZeroOrNonFiniteJointAxisIsAnErrorNamingTheJoint) {
@@ -439,6 +590,112 @@ TEST(UrdfImport, AMeshNameTooLongForTheFileSystemIsNotFoundNotAnException) {
     for (const Diagnostic& d : r.diagnostics)
         warned |= d.message.find("not found") != std::string::npos;
     EXPECT_TRUE(warned);
+}
+
+// A robot's package, as a ROS workspace holds it: ws/src/acme_robot/ with a package.xml
+// naming it "acme_description" (not the folder's name) and a mesh under meshes/.
+struct PackageTree {
+    std::filesystem::path root =
+        std::filesystem::temp_directory_path() / ("motus-packages-" + std::to_string(::getpid()));
+    std::filesystem::path package = root / "ws" / "src" / "acme_robot";
+    PackageTree() {
+        std::filesystem::create_directories(package / "meshes");
+        std::filesystem::create_directories(package / "urdf");
+        std::filesystem::create_directories(root / "elsewhere");
+        std::ofstream(package / "package.xml")
+            << "<?xml version=\"1.0\"?>\n<package format=\"2\">\n  <name> acme_description "
+               "</name>\n</package>\n";
+        std::filesystem::copy_file(MOTUS_SOURCE_DIR "/tests/engine/io/data/tetra.stl",
+                                   package / "meshes" / "tetra.stl");
+    }
+    ~PackageTree() { std::filesystem::remove_all(root); }
+    // The robot, written at `at`: a visual mesh from the package and a collision box.
+    std::string write(const std::filesystem::path& at) const {
+        std::ofstream(at) << R"(<robot name="acme"><link name="world"/>
+  <link name="arm"><inertial><mass value="1"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+    <visual><geometry><mesh filename="package://acme_description/meshes/tetra.stl"/></geometry></visual>
+    <collision><origin xyz="0 0 0.05"/><geometry><box size="0.1 0.2 0.3"/></geometry></collision>
+  </link>
+  <joint name="pin" type="continuous"><parent link="world"/><child link="arm"/><axis xyz="0 1 0"/></joint>
+</robot>)";
+        return at.string();
+    }
+};
+
+const Shape* shapeWithRole(const Part& part, ShapeRole role) {
+    for (const Shape& s : part.shapes)
+        if (s.role == role) return &s;
+    return nullptr;
+}
+
+// package:// is found through --package-path (crawled for the package.xml that names it),
+// ROS_PACKAGE_PATH, or the folders above the file; when it is not, one warning names the
+// package and where it was looked for, and the rest of the robot imports.
+TEST(UrdfImport, PackagePathsAreSearchedForTheNamedPackage) {
+    const PackageTree tree;
+    const std::string outside = tree.write(tree.root / "elsewhere" / "acme.urdf");
+    ::unsetenv("ROS_PACKAGE_PATH");
+    const UrdfImportResult lost = importUrdfFile(outside);
+    ASSERT_TRUE(lost.scene);
+    EXPECT_EQ(shapeWithRole(*lost.scene->findPart("arm"), ShapeRole::Visual), nullptr);
+    const std::string said = warningsAt(lost, "link 'arm'");
+    EXPECT_NE(said.find("visual mesh 'package://acme_description/meshes/tetra.stl' not found "
+                        "(looked for package 'acme_description'"),
+              std::string::npos)
+        << said;
+
+    auto meshFound = [](const UrdfImportResult& r) {
+        if (!r.scene) return false;
+        const Shape* mesh = shapeWithRole(*r.scene->findPart("arm"), ShapeRole::Visual);
+        return mesh && mesh->type == ShapeType::Mesh && mesh->mesh &&
+               mesh->mesh->triangles.size() == 4;
+    };
+    EXPECT_TRUE(meshFound(importUrdfFile(outside, searchOptions((tree.root / "ws").string()))));
+    ::setenv("ROS_PACKAGE_PATH", ("/nonexistent:" + (tree.root / "ws" / "src").string()).c_str(),
+             1);
+    EXPECT_TRUE(meshFound(importUrdfFile(outside)));
+    ::unsetenv("ROS_PACKAGE_PATH");
+    EXPECT_TRUE(meshFound(importUrdfFile(tree.write(tree.package / "urdf" / "acme.urdf"))));
+}
+
+// Visual geometry is drawn, collision geometry is what touches: the contact model of the
+// imported robot holds the collision box only.
+TEST(UrdfImport, CollisionGeometryBecomesTheCollisionShapes) {
+    const PackageTree tree;
+    const UrdfImportResult r = importUrdfFile(tree.write(tree.package / "urdf" / "acme.urdf"));
+    ASSERT_TRUE(r.scene);
+    const Part& arm = *r.scene->findPart("arm");
+    ASSERT_EQ(arm.shapes.size(), 2u);
+    const Shape* box = shapeWithRole(arm, ShapeRole::Collision);
+    ASSERT_NE(box, nullptr);
+    EXPECT_EQ(box->type, ShapeType::Box);
+    EXPECT_EQ(box->size, Vec3(0.1, 0.2, 0.3));
+    EXPECT_EQ(box->X_PG.p, Vec3(0, 0, 0.05));
+    const ContactModel contact = buildContactModel(*r.scene);
+    const auto& touching = contact.parts[1].shapes;
+    ASSERT_EQ(touching.size(), 1u);
+    EXPECT_EQ(touching[0].type, ShapeType::Box);
+    // Saved and read back, the roles stay.
+    const std::string written = sceneToJson(*r.scene);
+    EXPECT_NE(written.find("\"role\": \"collision\""), std::string::npos);
+    EXPECT_NE(written.find("\"role\": \"visual\""), std::string::npos);
+}
+
+// Inertia from geometry, on request: the collision box of 1 kg, centred at (0, 0, 0.05):
+// I = m/12 (b² + c², a² + c², a² + b²) = (0.010833…, 0.008333…, 0.004166…) kg·m².
+TEST(UrdfImport, InertiaFromTheCollisionGeometryOnRequest) {
+    const PackageTree tree;
+    const UrdfImportResult r =
+        importUrdfFile(tree.write(tree.package / "urdf" / "acme.urdf"), fromGeometryOptions());
+    ASSERT_TRUE(r.scene);
+    const Part& arm = *r.scene->findPart("arm");
+    EXPECT_DOUBLE_EQ(arm.mass, 1.0);
+    EXPECT_LT((arm.p_PPcm - Vec3(0, 0, 0.05)).norm(), 1e-15);
+    const Vec3 expected = Vec3(0.04 + 0.09, 0.01 + 0.09, 0.01 + 0.04) / 12.0;
+    EXPECT_LT((arm.I_Pcm_P - Mat3(expected.asDiagonal())).norm(), 1e-15) << arm.I_Pcm_P;
+    EXPECT_NE(warningsAt(r, "link 'arm'").find("inertia from its collision geometry"),
+              std::string::npos);
 }
 
 // A file with thousands of bad numbers lists the first 50 errors and counts the others.

@@ -14,6 +14,7 @@
 
 #include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
+#include "engine/io/robot_import.h"
 #include "engine/io/scene_json.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
@@ -32,13 +33,16 @@
 
 #include "ui/analysis/modes_panel.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/robot_import_dialog.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QUndoStack>
 
 namespace ui {
@@ -862,7 +866,7 @@ TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
 }
 
 TEST_F(MainWindowTest, ImportsAUrdfRobotAsAnUnsavedSceneThatRuns) {
-    ASSERT_TRUE(window.importUrdf(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf"));
+    ASSERT_TRUE(window.importRobot(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf", {}));
     EXPECT_TRUE(window.scenePath().isEmpty());
     EXPECT_TRUE(window.windowTitle().contains("three_link_arm"))
         << window.windowTitle().toStdString();
@@ -873,6 +877,33 @@ TEST_F(MainWindowTest, ImportsAUrdfRobotAsAnUnsavedSceneThatRuns) {
     ASSERT_TRUE(window.saveSceneAs(dir.filePath("arm.json")));  // meshes were anchored: it reloads
     EXPECT_TRUE(
         engine::io::loadSceneFile(dir.filePath("arm.json").toStdString()).scene.has_value());
+}
+
+// The import dialog tells the format from the file, and remembers its choices for the next
+// import; a file of no known format cannot be imported.
+TEST_F(MainWindowTest, TheRobotImportDialogRemembersItsChoices) {
+    engine::io::RobotImportOptions chosen;
+    chosen.strict = true;
+    chosen.fixedBase = true;
+    chosen.packagePath = {"/opt/robots", "/home/me/ws/src"};
+    {
+        RobotImportDialog dialog(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf");
+        EXPECT_FALSE(dialog.options().strict);  // defaults the first time
+        dialog.setOptions(chosen);
+        dialog.remember();
+        const QLabel* format = dialog.findChild<QLabel*>();
+        ASSERT_NE(format, nullptr);
+        EXPECT_TRUE(format->text().contains("URDF")) << format->text().toStdString();
+    }
+    RobotImportDialog again(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf");
+    const engine::io::RobotImportOptions o = again.options();
+    EXPECT_TRUE(o.strict);
+    EXPECT_TRUE(o.fixedBase);
+    EXPECT_FALSE(o.inertiaFromGeometry);
+    EXPECT_EQ(o.packagePath, chosen.packagePath);
+    RobotImportDialog unknown(MOTUS_SOURCE_DIR "/README.md");
+    QPushButton* import = unknown.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    EXPECT_FALSE(import->isEnabled());
 }
 
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
