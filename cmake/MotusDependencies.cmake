@@ -8,6 +8,16 @@ find_package(CLI11 2.1 REQUIRED)
 find_package(assimp 5.2 REQUIRED)  # mesh files (OBJ, STL, ...)
 # URDF robot descriptions; Debian installs urdfdom's CMake package outside the default path.
 find_package(urdfdom REQUIRED PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/urdfdom/cmake)
+# MJCF robot descriptions, read by MuJoCo's own compiler (libmujoco-dev). Debian's CMake
+# package names an include folder it does not install (libqhull_r), so the library and its
+# header are found directly.
+find_path(MUJOCO_INCLUDE_DIR mujoco/mujoco.h REQUIRED)
+find_library(MUJOCO_LIBRARY mujoco REQUIRED)
+if(NOT TARGET motus::mujoco)
+    add_library(motus::mujoco UNKNOWN IMPORTED)
+    set_target_properties(motus::mujoco PROPERTIES
+        IMPORTED_LOCATION "${MUJOCO_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${MUJOCO_INCLUDE_DIR}")
+endif()
 
 # Bullet, double precision, collision detection only (cmake/FindBulletDouble.cmake says why
 # this is not CMake's FindBullet).
