@@ -208,10 +208,10 @@ private:
     const RobotImportOptions& options_;
     Reporter& report_;
     SceneSpec spec_;
-    int ground_ = -1;                 // the world's part, made when something needs it
-    std::vector<Transform> X_WB_;     // per body: its frame in the world at qpos0
-    std::vector<int> partOf_;         // per body: the part it became or merged into
-    std::vector<Transform> X_PB_;     // per body: its frame in that part's frame
+    int ground_ = -1;                        // the world's part, made when something needs it
+    std::vector<Transform> X_WB_;            // per body: its frame in the world at qpos0
+    std::vector<int> partOf_;                // per body: the part it became or merged into
+    std::vector<Transform> X_PB_;            // per body: its frame in that part's frame
     std::vector<std::string> motusJointOf_;  // per MuJoCo joint: the Motus joint it alone became
     std::vector<std::uint32_t> contype_, conaffinity_;  // per part: union over colliding geoms
     std::vector<bool> mixedContact_;  // per part: geoms with different contact bits
@@ -281,8 +281,8 @@ std::string Importer::addJoint(const std::string& name, JointType type, int pare
 void Importer::placeBody(int b) {
     const int parent = m_.body_parentid[b];
     const std::size_t bi = static_cast<std::size_t>(b);
-    X_WB_[bi] = X_WB_[static_cast<std::size_t>(parent)] * pose(m_.body_pos + 3 * b,
-                                                                m_.body_quat + 4 * b);
+    X_WB_[bi] =
+        X_WB_[static_cast<std::size_t>(parent)] * pose(m_.body_pos + 3 * b, m_.body_quat + 4 * b);
     const std::string owner = bodyPlace(b);
     const int jointCount = m_.body_jntnum[b];
     const bool mocap = m_.body_mocapid[b] >= 0;
@@ -342,7 +342,9 @@ void Importer::jointsOfBody(int b, int part) {
     const int count = m_.body_jntnum[b];
     const std::string owner = bodyPlace(b);
     const Transform& X_WB = X_WB_[bi];
-    auto parentPart = [&] { return parent == 0 ? ground() : partOf_[static_cast<std::size_t>(parent)]; };
+    auto parentPart = [&] {
+        return parent == 0 ? ground() : partOf_[static_cast<std::size_t>(parent)];
+    };
     auto anchor = [&](int j) { return vec3(m_.jnt_pos + 3 * j); };
     auto axis = [&](int j) { return vec3(m_.jnt_axis + 3 * j).normalized(); };
     auto type = [&](int j) { return m_.jnt_type[j]; };
@@ -360,7 +362,8 @@ void Importer::jointsOfBody(int b, int part) {
     if (count == 1) {
         const int j = first;
         const Vec3 a = axis(j);
-        const Transform X_WM = X_WB * axisFrame(anchor(j), type(j) == mjJNT_BALL ? Vec3::UnitZ() : a);
+        const Transform X_WM =
+            X_WB * axisFrame(anchor(j), type(j) == mjJNT_BALL ? Vec3::UnitZ() : a);
         const JointType t = type(j) == mjJNT_HINGE   ? JointType::Revolute
                             : type(j) == mjJNT_SLIDE ? JointType::Prismatic
                                                      : JointType::Spherical;
@@ -457,7 +460,8 @@ void Importer::jointsOfBody(int b, int part) {
     report_.warning(owner, owner + ": joints " + names + " (" + std::to_string(count) +
                                " in one body) are chained through " + std::to_string(count - 1) +
                                (count == 2 ? " light part of " : " light parts of ") +
-                               numberText(lightMass) + (count == 2 ? " kg (" : " kg each (") + numberText(kLightFraction) +
+                               numberText(lightMass) + (count == 2 ? " kg (" : " kg each (") +
+                               numberText(kLightFraction) +
                                " of the body's mass): a Motus joint joins two parts");
 }
 
@@ -487,14 +491,16 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
     const double damping = m_.dof_damping[dof];
     if (stiffness <= 0.0 && damping <= 0.0) return;
     if (m_.opt.disableflags & mjDSBL_PASSIVE) {
-        report_.warning(owner, owner + ": stiffness and damping are switched off by the model's "
-                                       "options (passive): left out");
+        report_.warning(owner, owner +
+                                   ": stiffness and damping are switched off by the model's "
+                                   "options (passive): left out");
         return;
     }
     if (motusJoint.empty()) {
-        report_.warning(owner, owner + ": stiffness " + numberText(stiffness) + " and damping " +
-                                   numberText(damping) +
-                                   " on a joint that is part of a combined or ball joint: left out");
+        report_.warning(owner,
+                        owner + ": stiffness " + numberText(stiffness) + " and damping " +
+                            numberText(damping) +
+                            " on a joint that is part of a combined or ball joint: left out");
         return;
     }
     // MuJoCo's passive force −k (q − q_spring) − c q̇, with Motus' coordinate θ = q − qpos0.
@@ -591,8 +597,9 @@ void Importer::geoms() {
                                        "geometry (its mass is in the body's)");
             continue;
         default:
-            report_.warning(owner, owner + ": " + what +
-                                       " is a height field, which Motus has no shape for: left out");
+            report_.warning(
+                owner,
+                owner + ": " + what + " is a height field, which Motus has no shape for: left out");
             continue;
         }
         if (!coloured[static_cast<std::size_t>(partIndex)] && s.drawn()) {
@@ -643,7 +650,9 @@ void Importer::equalities() {
         const std::string owner = "equality '" + excerpt(label) + "'";
         const int type = m_.eq_type[e];
         if (type != mjEQ_CONNECT && type != mjEQ_WELD) {
-            const char* kind = type == mjEQ_JOINT ? "joint" : type == mjEQ_TENDON ? "tendon" : "distance";
+            const char* kind = type == mjEQ_JOINT    ? "joint"
+                               : type == mjEQ_TENDON ? "tendon"
+                                                     : "distance";
             report_.warning(owner, owner + ": a " + std::string(kind) +
                                        " equality, which Motus has no joint for: left out");
             continue;
@@ -656,8 +665,9 @@ void Importer::equalities() {
         const int p1 = b1 == 0 ? ground() : partOf_[static_cast<std::size_t>(b1)];
         const int p2 = b2 == 0 ? ground() : partOf_[static_cast<std::size_t>(b2)];
         if (p1 == p2) {
-            report_.warning(owner, owner + ": joins a body to itself (the two bodies are one "
-                                           "part): left out");
+            report_.warning(owner, owner +
+                                       ": joins a body to itself (the two bodies are one "
+                                       "part): left out");
             continue;
         }
         const Transform& X_W1 = X_WB_[static_cast<std::size_t>(b1)];
@@ -690,8 +700,9 @@ void Importer::actuators() {
         const int j = m_.actuator_trnid[2 * u];
         const bool onJoint = (trn == mjTRN_JOINT || trn == mjTRN_JOINTINPARENT) && j >= 0;
         if (!onJoint) {
-            report_.warning(owner, owner + ": drives a tendon, site or body, which Motus has no "
-                                           "transmission for: left out");
+            report_.warning(owner, owner +
+                                       ": drives a tendon, site or body, which Motus has no "
+                                       "transmission for: left out");
             continue;
         }
         const std::string joint = "'" + excerpt(jointName(j)) + "'";
@@ -746,7 +757,8 @@ void Importer::actuators() {
             if (lo != -hi)
                 report_.warning(owner, owner + ": force range [" + numberText(lo) + ", " +
                                            numberText(hi) + "] limited to ±" +
-                                           numberText(f.maxEffort) + " (Motus limits symmetrically)");
+                                           numberText(f.maxEffort) +
+                                           " (Motus limits symmetrically)");
         }
         report_.warning(owner, owner + " on joint " + joint + ": a joint controller (kp " +
                                    numberText(kp) + ", kd " + numberText(kd) +
@@ -803,8 +815,7 @@ std::optional<SceneSpec> Importer::run() {
         return std::nullopt;
     }
     const char* modelName = m_.names;  // the model's name comes first in the names buffer
-    spec_.name = modelName && *modelName ? modelName
-                                         : std::filesystem::path(path_).stem().string();
+    spec_.name = modelName && *modelName ? modelName : std::filesystem::path(path_).stem().string();
     spec_.description = "Imported from " + std::filesystem::path(path_).filename().string();
     spec_.gravity = (m_.opt.disableflags & mjDSBL_GRAVITY) ? Vec3::Zero() : vec3(m_.opt.gravity);
 
@@ -824,11 +835,12 @@ std::optional<SceneSpec> Importer::run() {
 
     // What MuJoCo simulates and Motus has no element for.
     if (m_.ntendon > 0)
-        report_.warning("", std::to_string(m_.ntendon) +
-                                " tendons have no counterpart in Motus: left out");
+        report_.warning(
+            "", std::to_string(m_.ntendon) + " tendons have no counterpart in Motus: left out");
     if (m_.opt.density > 0.0 || m_.opt.viscosity > 0.0 || vec3(m_.opt.wind).norm() > 0.0)
-        report_.warning("", "the medium's density, viscosity and wind (fluid forces) have no "
-                            "counterpart in Motus: left out");
+        report_.warning("",
+                        "the medium's density, viscosity and wind (fluid forces) have no "
+                        "counterpart in Motus: left out");
     if (m_.ncam > 0 || m_.nlight > 0)
         report_.warning("", std::to_string(m_.ncam) + " cameras and " + std::to_string(m_.nlight) +
                                 " lights are not imported");
@@ -848,8 +860,9 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
         return result;
     }
     if (options.inertiaFromGeometry)
-        report.warning("", "MJCF computes inertia from geometry by its own compiler setting "
-                           "(<compiler inertiafromgeom>): the import option is not used");
+        report.warning("",
+                       "MJCF computes inertia from geometry by its own compiler setting "
+                       "(<compiler inertiafromgeom>): the import option is not used");
 
     // MuJoCo's compiler, with its warnings collected (the handler is global: one file at a time).
     std::unique_ptr<mjModel, ModelDeleter> model;

@@ -168,8 +168,8 @@ TEST(MjcfImport, SeveralJointsInOneBodyBecomeOneJointWhereTheyAreOne) {
     };
     // Two perpendicular hinges through one point: a universal joint, first axis on the parent.
     {
-        const RobotImportResult r = importText(
-            body(R"(<joint name="ax" axis="1 0 0"/><joint name="ay" axis="0 1 0"/>)"));
+        const RobotImportResult r =
+            importText(body(R"(<joint name="ax" axis="1 0 0"/><joint name="ay" axis="0 1 0"/>)"));
         ASSERT_TRUE(r.scene) << allMessages(r);
         const Joint* j = r.scene->findJoint("ax_ay");
         ASSERT_NE(j, nullptr) << allMessages(r);
@@ -202,8 +202,8 @@ TEST(MjcfImport, SeveralJointsInOneBodyBecomeOneJointWhereTheyAreOne) {
     }
     // Two hinges at different anchors: a chain through a light part, named in a warning.
     {
-        const RobotImportResult r = importText(
-            body(R"(<joint name="h1" axis="1 0 0"/><joint name="h2" axis="1 0 0" pos="0 0 -0.1"/>)"));
+        const RobotImportResult r = importText(body(
+            R"(<joint name="h1" axis="1 0 0"/><joint name="h2" axis="1 0 0" pos="0 0 -0.1"/>)"));
         ASSERT_TRUE(r.scene) << allMessages(r);
         const SceneSpec& s = *r.scene;
         ASSERT_EQ(s.parts.size(), 4u);
@@ -305,12 +305,15 @@ TEST(MjcfImport, RefusedFilesAreErrorsNamingTheProblem) {
     EXPECT_TRUE(mentions(empty, Severity::Error, "is not a robot description"));
 
     // Garbage of several kinds: an error each, never a crash.
-    for (const std::string& text :
-         {std::string(""), std::string("\x01\x02\xff\xfe garbage"), std::string("<mujoco"),
-          std::string(R"(<mujoco><worldbody><body pos="nan 0 0"><geom size="1"/></body></worldbody></mujoco>)"),
-          std::string(R"(<mujoco><worldbody><body><geom size="-1"/></body></worldbody></mujoco>)"),
-          std::string(R"(<mujoco><worldbody><body><inertial pos="0 0 0" mass="1e400" diaginertia="1 1 1"/></body></worldbody></mujoco>)"),
-          "<mujoco><worldbody>" + std::string(20000, ' ') + std::string(5000, '<') + "</mujoco>"}) {
+    for (
+        const std::string& text :
+        {std::string(""), std::string("\x01\x02\xff\xfe garbage"), std::string("<mujoco"),
+         std::string(
+             R"(<mujoco><worldbody><body pos="nan 0 0"><geom size="1"/></body></worldbody></mujoco>)"),
+         std::string(R"(<mujoco><worldbody><body><geom size="-1"/></body></worldbody></mujoco>)"),
+         std::string(
+             R"(<mujoco><worldbody><body><inertial pos="0 0 0" mass="1e400" diaginertia="1 1 1"/></body></worldbody></mujoco>)"),
+         "<mujoco><worldbody>" + std::string(20000, ' ') + std::string(5000, '<') + "</mujoco>"}) {
         const RobotImportResult r = importText(text);
         EXPECT_FALSE(r.scene && hasErrors(r.diagnostics)) << text.substr(0, 80);
         if (!r.scene) {
@@ -345,11 +348,11 @@ TEST_P(MjcfRealModel, ImportsAndRunsOneSecondUnderGravityWithEnergyBalanced) {
     EXPECT_LT(out.constraintError, 1e-8);
     EXPECT_NEAR(out.energies.balance(), e0, 1e-5 * out.energies.kinetic)
         << "kinetic " << out.energies.kinetic;
-    std::printf("%s: %zu parts, %zu joints, %zu forces, %zu diagnostics; after 1 s: kinetic %.6g J, "
-                "balance drift %.3g J, constraint error %.3g\n",
-                GetParam(), spec.parts.size(), spec.joints.size(), spec.forces.size(),
-                r.diagnostics.size(), out.energies.kinetic, out.energies.balance() - e0,
-                out.constraintError);
+    std::printf(
+        "%s: %zu parts, %zu joints, %zu forces, %zu diagnostics; after 1 s: kinetic %.6g J, "
+        "balance drift %.3g J, constraint error %.3g\n",
+        GetParam(), spec.parts.size(), spec.joints.size(), spec.forces.size(), r.diagnostics.size(),
+        out.energies.kinetic, out.energies.balance() - e0, out.constraintError);
 }
 
 INSTANTIATE_TEST_SUITE_P(BulletMjcfModels, MjcfRealModel,
@@ -371,7 +374,7 @@ struct JointSpaceInertia {
 
 JointSpaceInertia jointSpaceInertia(const SceneSpec& s, const std::map<std::string, double>& q,
                                     const std::vector<std::string>& order) {
-    std::map<std::string, Transform> X_W;            // part → pose
+    std::map<std::string, Transform> X_W;           // part → pose
     std::map<std::string, std::vector<int>> above;  // part → movable joints above it (indices)
     std::map<std::string, std::pair<Vec3, Vec3>> axisOf;  // joint → (o_k, z_k) in the world
     for (const Part& p : s.parts)
@@ -472,11 +475,12 @@ TEST(MjcfImport, TheUr5AsUrdfAndAsMjcfHasOneMassCentreAndJointSpaceMassMatrix) {
     EXPECT_LE(std::abs(mj_getTotalmass(m.get()) - a.mass), 1e-9 * a.mass);
     const Vec3 comMujoco(d->subtree_com[0], d->subtree_com[1], d->subtree_com[2]);
     EXPECT_LE((comMujoco - a.com).norm(), 1e-9 * a.com.norm());
-    std::printf("UR5, relative differences from the URDF import: MJCF import mass %.3g, centre of "
-                "mass %.3g, M_q %.3g; MuJoCo mass %.3g, centre of mass %.3g, M_q %.3g\n",
-                std::abs(b.mass - a.mass) / a.mass, (b.com - a.com).norm() / a.com.norm(),
-                (b.M - a.M).norm() / a.M.norm(), std::abs(mj_getTotalmass(m.get()) - a.mass) / a.mass,
-                (comMujoco - a.com).norm() / a.com.norm(), (M_mujoco - a.M).norm() / a.M.norm());
+    std::printf(
+        "UR5, relative differences from the URDF import: MJCF import mass %.3g, centre of "
+        "mass %.3g, M_q %.3g; MuJoCo mass %.3g, centre of mass %.3g, M_q %.3g\n",
+        std::abs(b.mass - a.mass) / a.mass, (b.com - a.com).norm() / a.com.norm(),
+        (b.M - a.M).norm() / a.M.norm(), std::abs(mj_getTotalmass(m.get()) - a.mass) / a.mass,
+        (comMujoco - a.com).norm() / a.com.norm(), (M_mujoco - a.M).norm() / a.M.norm());
 }
 
 }  // namespace
