@@ -11,6 +11,16 @@ find_package(urdfdom REQUIRED PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/urdfd
 # urdfdom reports why it refuses a file through console_bridge: the importer listens.
 find_package(console_bridge REQUIRED
     PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/console_bridge/cmake)
+# MJCF robot descriptions, read by MuJoCo's own compiler (libmujoco-dev). Debian's CMake
+# package names an include folder it does not install (libqhull_r), so the library and its
+# header are found directly.
+find_path(MUJOCO_INCLUDE_DIR mujoco/mujoco.h REQUIRED)
+find_library(MUJOCO_LIBRARY mujoco REQUIRED)
+if(NOT TARGET motus::mujoco)
+    add_library(motus::mujoco UNKNOWN IMPORTED)
+    set_target_properties(motus::mujoco PROPERTIES
+        IMPORTED_LOCATION "${MUJOCO_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${MUJOCO_INCLUDE_DIR}")
+endif()
 
 # Bullet, double precision, collision detection only (cmake/FindBulletDouble.cmake says why
 # this is not CMake's FindBullet).

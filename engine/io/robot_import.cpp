@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/io/mjcf_import.h"
 #include "engine/io/urdf_import.h"
 
 namespace engine::io {
@@ -95,6 +96,7 @@ RobotImportResult importRobotFile(const std::string& path, const RobotImportOpti
     case RobotFormat::Urdf:
         return importUrdfFile(path, options);
     case RobotFormat::Mjcf:
+        return importMjcfFile(path, options);
     case RobotFormat::Sdf:
         break;
     }

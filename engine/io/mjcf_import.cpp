@@ -1,0 +1,898 @@
+#include "engine/io/mjcf_import.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "engine/io/inertia_fixup.h"
+
+// MuJoCo compiles the file (mj_loadXML), so everything MJCF can say indirectly (defaults,
+// classes, <include>, inertiafromgeom, fromto, euler sequences, degrees) arrives resolved in the
+// mjModel's arrays. The walk below reads them once, bodies in id order (a parent's id is always
+// below its children's), so each body finds its parent's part already made:
+//   X_WB[b]  pose of body b's frame in the world at qpos0 = X_WB[parent] · (body_pos, body_quat)
+//   partOf[b], X_PB[b]  the part body b became (its own, or the one it merged into) and b's
+//            frame in that part's frame P (identity for a body with its own part).
+// Joint anchors and axes (jnt_pos, jnt_axis), geoms and sites are in the body frame B and go to
+// the part through X_PB.
+
+namespace engine::io {
+namespace {
+
+constexpr std::size_t kExcerptLength = 60;  // characters of a name quoted in a message
+constexpr int kMaxListed = 50;              // diagnostics of each severity listed one by one
+constexpr double kSameAnchor = 1e-9;        // m: joint anchors closer than this are one point
+constexpr double kAxesAligned = 1e-9;       // |sin| or |cos| of an angle taken as 0
+constexpr double kLightFraction = 1e-3;     // an inserted light part's share of its body's mass
+
+std::string excerpt(std::string_view text) {
+    if (text.size() <= kExcerptLength) return std::string(text);
+    std::size_t end = kExcerptLength;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
+    return std::string(text.substr(0, end)) + "…";
+}
+
+std::string numberText(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
+// Motus names hold letters, digits, '_' and '-' and do not start with a digit or '-'.
+std::string sanitize(const std::string& name) {
+    std::string out = name.empty() ? std::string("_") : name;
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
+        out.insert(out.begin(), '_');
+    return out.substr(0, 120);
+}
+
+// `base`, or base_2, base_3 … when taken; the name returned is taken from then on.
+std::string uniqueName(const std::string& base, std::set<std::string>& taken) {
+    std::string name = base;
+    for (int k = 2; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    return name;
+}
+
+// The import's diagnostics: the first kMaxListed of each severity are listed, the others
+// counted in one closing line.
+class Reporter {
+public:
+    explicit Reporter(Diagnostics& out) : out_(out) {}
+    void error(std::string where, std::string message) {
+        add(Severity::Error, std::move(where), std::move(message));
+    }
+    void warning(std::string where, std::string message) {
+        add(Severity::Warning, std::move(where), std::move(message));
+    }
+    bool hasErrors() const { return count_[0] > 0; }
+    void finish() {
+        if (count_[0] > kMaxListed)
+            out_.push_back({Severity::Error, "",
+                            std::to_string(count_[0] - kMaxListed) + " more errors not listed"});
+        if (count_[1] > kMaxListed)
+            out_.push_back({Severity::Warning, "",
+                            std::to_string(count_[1] - kMaxListed) + " more warnings not listed"});
+    }
+    // Diagnostics from elsewhere (fixInertia), counted like the others.
+    void take(const Diagnostics& diagnostics) {
+        for (const Diagnostic& d : diagnostics) add(d.severity, d.where, d.message);
+    }
+
+private:
+    void add(Severity severity, std::string where, std::string message) {
+        const int kind = severity == Severity::Error ? 0 : 1;
+        if (++count_[kind] <= kMaxListed)
+            out_.push_back({severity, std::move(where), std::move(message)});
+    }
+    Diagnostics& out_;
+    int count_[2] = {0, 0};  // errors, warnings
+};
+
+struct ModelDeleter {
+    void operator()(mjModel* m) const { mj_deleteModel(m); }
+};
+
+// MuJoCo's warnings go to a global handler (by default: stdout and a log file in the working
+// directory). While a file compiles they are collected here instead.
+std::mutex loadMutex;
+std::vector<std::string>* loadWarnings = nullptr;
+void collectWarning(const char* message) {
+    if (loadWarnings && loadWarnings->size() < kMaxListed) loadWarnings->push_back(message);
+}
+
+std::string trimmed(std::string text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+Vec3 vec3(const mjtNum* v) {
+    return {v[0], v[1], v[2]};
+}
+Quat quat(const mjtNum* q) {
+    return Quat(q[0], q[1], q[2], q[3]).normalized();
+}
+Transform pose(const mjtNum* p, const mjtNum* q) {
+    return {quat(q), vec3(p)};
+}
+
+// A frame at `p` whose z axis is `axis` (a unit vector).
+Transform axisFrame(const Vec3& p, const Vec3& axis) {
+    return {Quat::FromTwoVectors(Vec3::UnitZ(), axis), p};
+}
+
+std::uint32_t rgb(const float* rgba) {
+    auto channel = [](float v) {
+        return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
+    };
+    return channel(rgba[0]) << 16 | channel(rgba[1]) << 8 | channel(rgba[2]);
+}
+
+const char* jointTypeWord(int type) {
+    switch (type) {
+    case mjJNT_FREE:
+        return "free";
+    case mjJNT_BALL:
+        return "ball";
+    case mjJNT_SLIDE:
+        return "slide";
+    default:
+        return "hinge";
+    }
+}
+
+// Spreads the low 16 bits of a contact bitmask: Motus parts touch when each one's group meets
+// the other's mask, MuJoCo geoms when either one's contype meets the other's conaffinity. With
+// group = contype | conaffinity << 16 and mask = conaffinity | contype << 16 the two agree.
+CollisionFilter collisionFilter(std::uint32_t contype, std::uint32_t conaffinity) {
+    CollisionFilter filter;
+    filter.enabled = (contype | conaffinity) != 0;
+    filter.group = (contype & 0xffffu) | (conaffinity & 0xffffu) << 16;
+    filter.mask = (conaffinity & 0xffffu) | (contype & 0xffffu) << 16;
+    return filter;
+}
+
+class Importer {
+public:
+    Importer(const mjModel& m, const std::string& path, const RobotImportOptions& options,
+             Reporter& report)
+        : m_(m), path_(path), options_(options), report_(report) {}
+
+    std::optional<SceneSpec> run();
+
+private:
+    std::string name(int type, int id) const {
+        const char* n = mj_id2name(&m_, type, id);
+        return n ? std::string(n) : std::string();
+    }
+    std::string bodyName(int b) const {
+        const std::string n = name(mjOBJ_BODY, b);
+        return n.empty() ? "body" + std::to_string(b) : n;
+    }
+    std::string jointName(int j) const {
+        const std::string n = name(mjOBJ_JOINT, j);
+        return n.empty() ? "joint" + std::to_string(j) : n;
+    }
+    std::string bodyPlace(int b) const { return "body '" + excerpt(bodyName(b)) + "'"; }
+    std::string jointPlace(int j) const { return "joint '" + excerpt(jointName(j)) + "'"; }
+
+    int ground();
+    int addPart(const std::string& name, const Transform& X_WP);
+    std::string addJoint(const std::string& name, JointType type, int parentPart,
+                         const Transform& X_WM_parent, int childPart, const Transform& X_WM_child);
+    void placeBody(int b);
+    void jointsOfBody(int b, int part);
+    void jointProperties(int j, bool single, const std::string& motusJoint);
+    void geoms();
+    void sites();
+    void equalities();
+    void actuators();
+    void contact();
+
+    const mjModel& m_;
+    const std::string& path_;
+    const RobotImportOptions& options_;
+    Reporter& report_;
+    SceneSpec spec_;
+    int ground_ = -1;                        // the world's part, made when something needs it
+    std::vector<Transform> X_WB_;            // per body: its frame in the world at qpos0
+    std::vector<int> partOf_;                // per body: the part it became or merged into
+    std::vector<Transform> X_PB_;            // per body: its frame in that part's frame
+    std::vector<std::string> motusJointOf_;  // per MuJoCo joint: the Motus joint it alone became
+    std::vector<std::uint32_t> contype_, conaffinity_;  // per part: union over colliding geoms
+    std::vector<bool> mixedContact_;  // per part: geoms with different contact bits
+    std::set<std::string> partNames_, jointNames_, forceNames_;
+};
+
+int Importer::ground() {
+    if (ground_ < 0) {
+        Part world;
+        world.id = spec_.newId();
+        world.name = uniqueName("world", partNames_);
+        world.ground = true;
+        world.colorRgb = 0x7a828c;
+        spec_.parts.push_back(std::move(world));
+        ground_ = static_cast<int>(spec_.parts.size()) - 1;
+        contype_.push_back(0);
+        conaffinity_.push_back(0);
+        mixedContact_.push_back(false);
+    }
+    return ground_;
+}
+
+int Importer::addPart(const std::string& name, const Transform& X_WP) {
+    Part part;
+    part.id = spec_.newId();
+    part.name = uniqueName(sanitize(name), partNames_);
+    part.X_WP = X_WP;
+    static constexpr std::uint32_t palette[] = {0xe0703c, 0x3c8ee0, 0x4fb45a,
+                                                0xd9b43c, 0x9b6cd0, 0x7a828c};
+    part.colorRgb = palette[spec_.parts.size() % 6];
+    spec_.parts.push_back(std::move(part));
+    contype_.push_back(0);
+    conaffinity_.push_back(0);
+    mixedContact_.push_back(false);
+    return static_cast<int>(spec_.parts.size()) - 1;
+}
+
+// A joint between two parts, with a marker on each at the world frame given (the two frames
+// coincide at qpos0; z is the axis). Marker I is on the child, J on the parent, as the URDF
+// importer has it, so the joint's coordinate is the child's angle or slide from the parent.
+std::string Importer::addJoint(const std::string& name, JointType type, int parentPart,
+                               const Transform& X_WM_parent, int childPart,
+                               const Transform& X_WM_child) {
+    Joint joint;
+    joint.id = spec_.newId();
+    joint.name = uniqueName(sanitize(name), jointNames_);
+    joint.type = type;
+    const std::string markerName = "j_" + joint.name;
+    Part& parent = spec_.parts[static_cast<std::size_t>(parentPart)];
+    Part& child = spec_.parts[static_cast<std::size_t>(childPart)];
+    Marker onParent, onChild;
+    onParent.id = spec_.newId();
+    onParent.name = markerName;
+    onParent.X_PM = parent.X_WP.inverse() * X_WM_parent;
+    onChild.id = spec_.newId();
+    onChild.name = markerName;
+    onChild.X_PM = child.X_WP.inverse() * X_WM_child;
+    parent.markers.push_back(onParent);
+    child.markers.push_back(onChild);
+    joint.markerI = {child.name, markerName};
+    joint.markerJ = {parent.name, markerName};
+    spec_.joints.push_back(joint);
+    return joint.name;
+}
+
+// One body: its part (or the part it merges into), its mass properties, its joints.
+void Importer::placeBody(int b) {
+    const int parent = m_.body_parentid[b];
+    const std::size_t bi = static_cast<std::size_t>(b);
+    X_WB_[bi] =
+        X_WB_[static_cast<std::size_t>(parent)] * pose(m_.body_pos + 3 * b, m_.body_quat + 4 * b);
+    const std::string owner = bodyPlace(b);
+    const int jointCount = m_.body_jntnum[b];
+    const bool mocap = m_.body_mocapid[b] >= 0;
+
+    // A massless body without joints is a frame of its parent (it holds geoms, sites or
+    // children): MuJoCo simulates it as part of the parent's rigid body, and so does Motus.
+    if (jointCount == 0 && !mocap && m_.body_mass[b] <= 0.0) {
+        const int into = parent == 0 ? ground() : partOf_[static_cast<std::size_t>(parent)];
+        partOf_[bi] = into;
+        X_PB_[bi] = spec_.parts[static_cast<std::size_t>(into)].X_WP.inverse() * X_WB_[bi];
+        return;
+    }
+
+    const int part = addPart(bodyName(b), X_WB_[bi]);
+    partOf_[bi] = part;
+    X_PB_[bi] = Transform::identity();
+
+    // Mass properties: principal moments about the inertial frame (body_ipos, body_iquat).
+    MassProperties props;
+    props.mass = m_.body_mass[b];
+    props.p_PPcm = vec3(m_.body_ipos + 3 * b);
+    const Mat3 R_BI = quat(m_.body_iquat + 4 * b).toRotationMatrix();
+    props.I_Pcm_P = R_BI * vec3(m_.body_inertia + 3 * b).asDiagonal() * R_BI.transpose();
+    props.I_Pcm_P = 0.5 * (props.I_Pcm_P + props.I_Pcm_P.transpose());
+    Diagnostics fixups;
+    fixInertia(props, owner, InertiaFixupOptions{.strict = options_.strict}, fixups);
+    report_.take(fixups);
+    Part& p = spec_.parts[static_cast<std::size_t>(part)];
+    p.mass = props.mass;
+    p.p_PPcm = props.p_PPcm;
+    p.I_Pcm_P = props.I_Pcm_P;
+
+    const int parentPart = parent == 0 ? -1 : partOf_[static_cast<std::size_t>(parent)];
+    auto weld = [&](const char* why) {
+        if (why) report_.warning(owner, owner + ": " + why);
+        const int to = parentPart < 0 ? ground() : parentPart;
+        addJoint(bodyName(b) + "_fixed", JointType::Fixed, to, X_WB_[bi], part, X_WB_[bi]);
+    };
+    if (mocap) {
+        weld("a mocap body (moved by the user in MuJoCo): fixed to the ground");
+        return;
+    }
+    if (jointCount == 0) {
+        weld(nullptr);  // MuJoCo welds a body without joints to its parent
+        return;
+    }
+    jointsOfBody(b, part);
+}
+
+// A body's joints. One joint joins it to its parent directly; several (MuJoCo composes them
+// in order, each axis turned by the ones before) become one Motus joint where they are one
+// (universal, spherical, cylindrical, planar), a chain through light parts otherwise.
+void Importer::jointsOfBody(int b, int part) {
+    const std::size_t bi = static_cast<std::size_t>(b);
+    const int parent = m_.body_parentid[b];
+    const int first = m_.body_jntadr[b];
+    const int count = m_.body_jntnum[b];
+    const std::string owner = bodyPlace(b);
+    const Transform& X_WB = X_WB_[bi];
+    auto parentPart = [&] {
+        return parent == 0 ? ground() : partOf_[static_cast<std::size_t>(parent)];
+    };
+    auto anchor = [&](int j) { return vec3(m_.jnt_pos + 3 * j); };
+    auto axis = [&](int j) { return vec3(m_.jnt_axis + 3 * j).normalized(); };
+    auto type = [&](int j) { return m_.jnt_type[j]; };
+
+    // A free joint: the part floats (or is bolted down on request).
+    if (type(first) == mjJNT_FREE) {
+        for (int j = first + 1; j < first + count; ++j)
+            report_.warning(jointPlace(j), jointPlace(j) + ": a " + jointTypeWord(type(j)) +
+                                               " joint beside a free joint: left out");
+        if (options_.fixedBase)
+            addJoint(bodyName(b) + "_fixed", JointType::Fixed, ground(), X_WB, part, X_WB);
+        return;
+    }
+
+    if (count == 1) {
+        const int j = first;
+        const Vec3 a = axis(j);
+        const Transform X_WM =
+            X_WB * axisFrame(anchor(j), type(j) == mjJNT_BALL ? Vec3::UnitZ() : a);
+        const JointType t = type(j) == mjJNT_HINGE   ? JointType::Revolute
+                            : type(j) == mjJNT_SLIDE ? JointType::Prismatic
+                                                     : JointType::Spherical;
+        const std::string name = addJoint(jointName(j), t, parentPart(), X_WM, part, X_WM);
+        jointProperties(j, true, type(j) == mjJNT_BALL ? "" : name);
+        return;
+    }
+
+    // Several joints: what they are together.
+    std::vector<int> hinges, slides, balls;
+    for (int j = first; j < first + count; ++j)
+        (type(j) == mjJNT_HINGE ? hinges : type(j) == mjJNT_SLIDE ? slides : balls).push_back(j);
+    const double scale = std::max(1.0, anchor(first).norm());
+    auto sameAnchor = [&](int i, int j) {
+        return (anchor(i) - anchor(j)).norm() <= kSameAnchor * scale;
+    };
+    std::string names = "'" + excerpt(jointName(first)) + "'";
+    for (int j = first + 1; j < first + count; ++j)
+        names += (j + 1 == first + count ? " and '" : ", '") + excerpt(jointName(j)) + "'";
+    std::string combined = jointName(first);
+    for (int j = first + 1; j < first + count; ++j) combined += "_" + jointName(j);
+
+    std::optional<JointType> one;
+    Transform X_WM_parent, X_WM_child;
+    if (balls.empty() && slides.empty() && count == 2 && sameAnchor(first, first + 1) &&
+        std::abs(axis(first).dot(axis(first + 1))) <= kAxesAligned) {
+        // Two perpendicular hinges through one point: a universal joint, the first axis on the
+        // parent (J's z), the second on the child (I's z).
+        one = JointType::Universal;
+        X_WM_parent = X_WB * axisFrame(anchor(first), axis(first));
+        X_WM_child = X_WB * axisFrame(anchor(first), axis(first + 1));
+    } else if (balls.empty() && slides.empty() && count == 3 && sameAnchor(first, first + 1) &&
+               sameAnchor(first, first + 2)) {
+        Mat3 axes;
+        axes << axis(first), axis(first + 1), axis(first + 2);
+        if (std::abs(axes.determinant()) > 1e-6) {
+            one = JointType::Spherical;
+            X_WM_parent = X_WM_child = X_WB * axisFrame(anchor(first), Vec3::UnitZ());
+            report_.warning(owner, owner + ": hinges " + names +
+                                       " turn about independent axes through one point: joined "
+                                       "as one spherical joint '" +
+                                       excerpt(sanitize(combined)) + "'");
+        }
+    } else if (balls.empty() && hinges.size() == 1 && slides.size() == 1) {
+        // A hinge and a slide along one line: a cylindrical joint.
+        const int h = hinges[0], s = slides[0];
+        if (axis(h).cross(axis(s)).norm() <= kAxesAligned) {
+            one = JointType::Cylindrical;
+            X_WM_parent = X_WM_child = X_WB * axisFrame(anchor(h), axis(h));
+        }
+    } else if (balls.empty() && hinges.size() == 1 && slides.size() == 2) {
+        // Two slides across a plane and a hinge about its normal: a planar joint (the normal is
+        // the markers' z), whatever their order.
+        const int h = hinges[0];
+        const Vec3 normal = axis(slides[0]).cross(axis(slides[1]));
+        if (std::abs(axis(slides[0]).dot(axis(slides[1]))) <= kAxesAligned &&
+            normal.cross(axis(h)).norm() <= kAxesAligned) {
+            one = JointType::Planar;
+            X_WM_parent = X_WM_child = X_WB * axisFrame(anchor(h), axis(h));
+        }
+    }
+    if (one) {
+        addJoint(combined, *one, parentPart(), X_WM_parent, part, X_WM_child);
+        for (int j = first; j < first + count; ++j) jointProperties(j, false, "");
+        return;
+    }
+
+    // Otherwise a chain: the parent, a light part after each joint but the last, the body.
+    // The light parts sit at the body's frame with their centre of mass at their joint's anchor.
+    const Part& body = spec_.parts[static_cast<std::size_t>(part)];
+    const double lightMass = std::max(kLightFraction * body.mass, 1e-6);
+    const double lightMoment =
+        std::max(kLightFraction * body.I_Pcm_P.trace() / 3.0, lightMass * 1e-4);
+    int previous = parentPart();
+    for (int j = first; j < first + count; ++j) {
+        int next = part;
+        if (j + 1 < first + count) {
+            next = addPart(bodyName(b) + "_" + jointName(j), X_WB);
+            Part& light = spec_.parts[static_cast<std::size_t>(next)];
+            light.mass = lightMass;
+            light.p_PPcm = anchor(j);
+            light.I_Pcm_P = Mat3::Identity() * lightMoment;
+            light.collision.enabled = false;
+        }
+        const Transform X_WM =
+            X_WB * axisFrame(anchor(j), type(j) == mjJNT_BALL ? Vec3::UnitZ() : axis(j));
+        const JointType t = type(j) == mjJNT_HINGE   ? JointType::Revolute
+                            : type(j) == mjJNT_SLIDE ? JointType::Prismatic
+                                                     : JointType::Spherical;
+        const std::string name = addJoint(jointName(j), t, previous, X_WM, next, X_WM);
+        jointProperties(j, true, type(j) == mjJNT_BALL ? "" : name);
+        previous = next;
+    }
+    report_.warning(owner, owner + ": joints " + names + " (" + std::to_string(count) +
+                               " in one body) are chained through " + std::to_string(count - 1) +
+                               (count == 2 ? " light part of " : " light parts of ") +
+                               numberText(lightMass) + (count == 2 ? " kg (" : " kg each (") +
+                               numberText(kLightFraction) +
+                               " of the body's mass): a Motus joint joins two parts");
+}
+
+// What a joint carries besides its kinematics: a spring and damper (a rotational
+// spring-damper on a hinge, a joint controller holding a slide's spring position); range,
+// armature and friction loss have no counterpart yet. `motusJoint` is the Motus joint the
+// MuJoCo joint alone became ("" when it is part of a combined joint or a ball).
+void Importer::jointProperties(int j, bool single, const std::string& motusJoint) {
+    const std::size_t ji = static_cast<std::size_t>(j);
+    motusJointOf_[ji] = single ? motusJoint : "";
+    const std::string owner = jointPlace(j);
+    const int dof = m_.jnt_dofadr[j];
+    const int qpos = m_.jnt_qposadr[j];
+    const bool hinge = m_.jnt_type[j] == mjJNT_HINGE;
+    const bool angular = hinge || m_.jnt_type[j] == mjJNT_BALL;
+    if (m_.jnt_limited[j])
+        report_.warning(owner, owner + ": range [" + numberText(m_.jnt_range[2 * j]) + ", " +
+                                   numberText(m_.jnt_range[2 * j + 1]) + "] " +
+                                   (angular ? "rad" : "m") + " is not enforced");
+    if (m_.dof_armature[dof] > 0.0)
+        report_.warning(owner, owner + ": armature " + numberText(m_.dof_armature[dof]) +
+                                   (angular ? " kg·m²" : " kg") + " has no counterpart: left out");
+    if (m_.dof_frictionloss[dof] > 0.0)
+        report_.warning(owner, owner + ": frictionloss " + numberText(m_.dof_frictionloss[dof]) +
+                                   (angular ? " N·m" : " N") + " has no counterpart: left out");
+    const double stiffness = m_.jnt_stiffness[j];
+    const double damping = m_.dof_damping[dof];
+    if (stiffness <= 0.0 && damping <= 0.0) return;
+    if (m_.opt.disableflags & mjDSBL_PASSIVE) {
+        report_.warning(owner, owner +
+                                   ": stiffness and damping are switched off by the model's "
+                                   "options (passive): left out");
+        return;
+    }
+    if (motusJoint.empty()) {
+        report_.warning(owner,
+                        owner + ": stiffness " + numberText(stiffness) + " and damping " +
+                            numberText(damping) +
+                            " on a joint that is part of a combined or ball joint: left out");
+        return;
+    }
+    // MuJoCo's passive force −k (q − q_spring) − c q̇, with Motus' coordinate θ = q − qpos0.
+    ForceSpec f;
+    f.id = spec_.newId();
+    f.name = uniqueName(sanitize(motusJoint + "_spring"), forceNames_);
+    f.joint = motusJoint;
+    f.stiffness = stiffness;
+    f.damping = damping;
+    const double springAt = m_.qpos_spring[qpos] - m_.qpos0[qpos];
+    if (hinge) {
+        f.type = ForceType::RotationalSpringDamper;
+        f.freeLength = springAt;
+    } else {
+        // A slide's spring: a controller pulling the slide to its spring position.
+        f.type = ForceType::JointController;
+        f.axis = JointAxis::Translation;
+        char text[32];
+        std::snprintf(text, sizeof text, "%.17g", springAt);
+        f.components[0] = text;
+    }
+    spec_.forces.push_back(std::move(f));
+}
+
+// Geoms become shapes of their body's part, in the part frame.
+void Importer::geoms() {
+    std::vector<bool> coloured(spec_.parts.size(), false);
+    for (int g = 0; g < m_.ngeom; ++g) {
+        const int b = m_.geom_bodyid[g];
+        const std::size_t bi = static_cast<std::size_t>(b);
+        const int type = m_.geom_type[g];
+        const std::string geomName = name(mjOBJ_GEOM, g);
+        const std::string owner = bodyPlace(b);
+        const std::string what =
+            "geom " + (geomName.empty() ? std::to_string(g) : "'" + excerpt(geomName) + "'");
+        const int partIndex = b == 0 ? ground() : partOf_[bi];
+        const Transform X_PB = b == 0 ? Transform::identity() : X_PB_[bi];
+        if (coloured.size() < spec_.parts.size()) coloured.resize(spec_.parts.size(), false);
+        Part& part = spec_.parts[static_cast<std::size_t>(partIndex)];
+        const mjtNum* size = m_.geom_size + 3 * g;
+        Shape s;
+        s.X_PG = X_PB * pose(m_.geom_pos + 3 * g, m_.geom_quat + 4 * g);
+        const bool visualOnly = m_.geom_contype[g] == 0 && m_.geom_conaffinity[g] == 0;
+        s.role = visualOnly ? ShapeRole::Visual : ShapeRole::Both;
+        switch (type) {
+        case mjGEOM_SPHERE:
+            s.type = ShapeType::Sphere;
+            s.radius = size[0];
+            break;
+        case mjGEOM_CAPSULE:
+        case mjGEOM_CYLINDER:
+            s.type = type == mjGEOM_CAPSULE ? ShapeType::Capsule : ShapeType::Cylinder;
+            s.radius = size[0];
+            s.length = 2.0 * size[1];
+            break;
+        case mjGEOM_BOX:
+            s.type = ShapeType::Box;
+            s.size = 2.0 * vec3(size);
+            break;
+        case mjGEOM_PLANE:
+            if (!part.ground) {
+                report_.warning(owner, owner + ": " + what +
+                                           " is a plane on a moving body (Motus has planes on "
+                                           "the ground only): left out");
+                continue;
+            }
+            s.type = ShapeType::Plane;
+            break;
+        case mjGEOM_MESH: {
+            const int mesh = m_.geom_dataid[g];
+            auto triangles = std::make_shared<TriangleMesh>();
+            const int vertAdr = m_.mesh_vertadr[mesh], faceAdr = m_.mesh_faceadr[mesh];
+            for (int v = 0; v < m_.mesh_vertnum[mesh]; ++v) {
+                const float* p = m_.mesh_vert + 3 * (vertAdr + v);
+                triangles->vertices.emplace_back(p[0], p[1], p[2]);
+            }
+            for (int f = 0; f < m_.mesh_facenum[mesh]; ++f) {
+                const int* t = m_.mesh_face + 3 * (faceAdr + f);
+                triangles->triangles.push_back({t[0], t[1], t[2]});
+            }
+            s.type = ShapeType::Mesh;
+            s.mesh = std::move(triangles);
+            // MuJoCo moves a mesh to its centre of mass and principal axes when it compiles it:
+            // the shape holds the compiled vertices, named after the mesh asset.
+            const std::string meshName = name(mjOBJ_MESH, mesh);
+            s.meshFile = meshName.empty() ? "mesh" + std::to_string(mesh) : meshName;
+            break;
+        }
+        case mjGEOM_ELLIPSOID:
+            report_.warning(owner, owner + ": " + what + " is an ellipsoid (semi-axes " +
+                                       numberText(size[0]) + ", " + numberText(size[1]) + ", " +
+                                       numberText(size[2]) +
+                                       " m), which Motus has no shape for: left out of the "
+                                       "geometry (its mass is in the body's)");
+            continue;
+        default:
+            report_.warning(
+                owner,
+                owner + ": " + what + " is a height field, which Motus has no shape for: left out");
+            continue;
+        }
+        if (!coloured[static_cast<std::size_t>(partIndex)] && s.drawn()) {
+            const int material = m_.geom_matid[g];
+            part.colorRgb = rgb(material >= 0 ? m_.mat_rgba + 4 * material : m_.geom_rgba + 4 * g);
+            coloured[static_cast<std::size_t>(partIndex)] = true;
+        }
+        if (s.collides()) {
+            const std::uint32_t ct = static_cast<std::uint32_t>(m_.geom_contype[g]);
+            const std::uint32_t ca = static_cast<std::uint32_t>(m_.geom_conaffinity[g]);
+            const std::size_t pi = static_cast<std::size_t>(partIndex);
+            if ((contype_[pi] | conaffinity_[pi]) != 0 &&
+                (contype_[pi] != ct || conaffinity_[pi] != ca))
+                mixedContact_[pi] = true;
+            contype_[pi] |= ct;
+            conaffinity_[pi] |= ca;
+        }
+        part.shapes.push_back(std::move(s));
+    }
+}
+
+// Sites are named frames on bodies: markers, where Motus measures and applies things.
+void Importer::sites() {
+    for (int s = 0; s < m_.nsite; ++s) {
+        const std::string siteName = name(mjOBJ_SITE, s);
+        if (siteName.empty()) continue;
+        const int b = m_.site_bodyid[s];
+        const std::size_t bi = static_cast<std::size_t>(b);
+        const int partIndex = b == 0 ? ground() : partOf_[bi];
+        const Transform X_PB = b == 0 ? Transform::identity() : X_PB_[bi];
+        Part& part = spec_.parts[static_cast<std::size_t>(partIndex)];
+        Marker marker;
+        marker.id = spec_.newId();
+        std::set<std::string> taken;
+        for (const Marker& other : part.markers) taken.insert(other.name);
+        marker.name = uniqueName(sanitize(siteName), taken);
+        marker.X_PM = X_PB * pose(m_.site_pos + 3 * s, m_.site_quat + 4 * s);
+        part.markers.push_back(std::move(marker));
+    }
+}
+
+// connect → spherical joint at the anchor, weld → fixed joint holding the two bodies as they
+// are at qpos0; the others are listed.
+void Importer::equalities() {
+    for (int e = 0; e < m_.neq; ++e) {
+        const std::string eqName = name(mjOBJ_EQUALITY, e);
+        const std::string label = eqName.empty() ? "equality" + std::to_string(e) : eqName;
+        const std::string owner = "equality '" + excerpt(label) + "'";
+        const int type = m_.eq_type[e];
+        if (type != mjEQ_CONNECT && type != mjEQ_WELD) {
+            const char* kind = type == mjEQ_JOINT    ? "joint"
+                               : type == mjEQ_TENDON ? "tendon"
+                                                     : "distance";
+            report_.warning(owner, owner + ": a " + std::string(kind) +
+                                       " equality, which Motus has no joint for: left out");
+            continue;
+        }
+        if (!m_.eq_active[e]) {
+            report_.warning(owner, owner + ": inactive in the model: left out");
+            continue;
+        }
+        const int b1 = m_.eq_obj1id[e], b2 = m_.eq_obj2id[e];
+        const int p1 = b1 == 0 ? ground() : partOf_[static_cast<std::size_t>(b1)];
+        const int p2 = b2 == 0 ? ground() : partOf_[static_cast<std::size_t>(b2)];
+        if (p1 == p2) {
+            report_.warning(owner, owner +
+                                       ": joins a body to itself (the two bodies are one "
+                                       "part): left out");
+            continue;
+        }
+        const Transform& X_W1 = X_WB_[static_cast<std::size_t>(b1)];
+        const mjtNum* data = m_.eq_data + mjNEQDATA * e;
+        if (type == mjEQ_CONNECT) {
+            // The anchor is in body 1's frame; at qpos0 body 2's point is where it is.
+            const Transform X_WM{Quat::Identity(), X_W1 * vec3(data)};
+            addJoint(label, JointType::Spherical, p2, X_WM, p1, X_WM);
+        } else {
+            addJoint(label, JointType::Fixed, p2, X_W1, p1, X_W1);
+        }
+    }
+}
+
+// Actuators on hinges and slides whose bias makes them a spring and damper at ctrl 0 (position
+// and velocity servos) hold their joint as MuJoCo's would with no control input; the others
+// have nothing to drive them in Motus.
+void Importer::actuators() {
+    if (m_.opt.disableflags & mjDSBL_ACTUATION) {
+        if (m_.nu > 0)
+            report_.warning("", std::to_string(m_.nu) +
+                                    " actuators are switched off by the model's options: left out");
+        return;
+    }
+    for (int u = 0; u < m_.nu; ++u) {
+        const std::string actName = name(mjOBJ_ACTUATOR, u);
+        const std::string label = actName.empty() ? "actuator" + std::to_string(u) : actName;
+        const std::string owner = "actuator '" + excerpt(label) + "'";
+        const int trn = m_.actuator_trntype[u];
+        const int j = m_.actuator_trnid[2 * u];
+        const bool onJoint = (trn == mjTRN_JOINT || trn == mjTRN_JOINTINPARENT) && j >= 0;
+        if (!onJoint) {
+            report_.warning(owner, owner +
+                                       ": drives a tendon, site or body, which Motus has no "
+                                       "transmission for: left out");
+            continue;
+        }
+        const std::string joint = "'" + excerpt(jointName(j)) + "'";
+        const mjtNum* gain = m_.actuator_gainprm + mjNGAIN * u;
+        const mjtNum* bias = m_.actuator_biasprm + mjNBIAS * u;
+        const double gear = m_.actuator_gear[6 * u];
+        const bool affine = m_.actuator_dyntype[u] == mjDYN_NONE &&
+                            m_.actuator_gaintype[u] == mjGAIN_FIXED &&
+                            m_.actuator_biastype[u] == mjBIAS_AFFINE;
+        if (m_.actuator_biastype[u] == mjBIAS_NONE) {
+            report_.warning(owner, "motor " + owner.substr(9) + " on joint " + joint +
+                                       " has no control input in Motus: left out");
+            continue;
+        }
+        // With ctrl c (0, clamped to ctrlrange) the joint force is
+        // gear (g c + b0 + b1 gear q + b2 gear q̇) = −kp (q − q*) − kd q̇.
+        const double kp = -bias[1] * gear * gear;
+        const double kd = -bias[2] * gear * gear;
+        double ctrl = 0.0;
+        if (m_.actuator_ctrllimited[u])
+            ctrl = std::clamp(0.0, m_.actuator_ctrlrange[2 * u], m_.actuator_ctrlrange[2 * u + 1]);
+        const double constant = gear * (gain[0] * ctrl + bias[0]);
+        const std::string& motusJoint = motusJointOf_[static_cast<std::size_t>(j)];
+        if (!affine || kp < 0.0 || kd < 0.0 || (kp == 0.0 && kd == 0.0) ||
+            (kp == 0.0 && constant != 0.0)) {
+            report_.warning(owner, owner + " on joint " + joint +
+                                       " is not a position or velocity servo, and has no control "
+                                       "input in Motus: left out");
+            continue;
+        }
+        if (motusJoint.empty()) {
+            report_.warning(owner, owner + " on joint " + joint +
+                                       ", which is part of a combined or ball joint: left out");
+            continue;
+        }
+        const int qpos = m_.jnt_qposadr[j];
+        const double target = (kp > 0.0 ? constant / kp : 0.0) - m_.qpos0[qpos];
+        ForceSpec f;
+        f.id = spec_.newId();
+        f.name = uniqueName(sanitize(label), forceNames_);
+        f.type = ForceType::JointController;
+        f.joint = motusJoint;
+        f.axis = m_.jnt_type[j] == mjJNT_HINGE ? JointAxis::Rotation : JointAxis::Translation;
+        f.stiffness = kp;
+        f.damping = kd;
+        char text[32];
+        std::snprintf(text, sizeof text, "%.17g", target);
+        f.components[0] = text;
+        if (m_.actuator_forcelimited[u]) {
+            const double lo = m_.actuator_forcerange[2 * u], hi = m_.actuator_forcerange[2 * u + 1];
+            f.maxEffort = std::abs(gear) * std::min(std::abs(lo), std::abs(hi));
+            if (lo != -hi)
+                report_.warning(owner, owner + ": force range [" + numberText(lo) + ", " +
+                                           numberText(hi) + "] limited to ±" +
+                                           numberText(f.maxEffort) +
+                                           " (Motus limits symmetrically)");
+        }
+        report_.warning(owner, owner + " on joint " + joint + ": a joint controller (kp " +
+                                   numberText(kp) + ", kd " + numberText(kd) +
+                                   ") holding the joint where MuJoCo's does with no control input");
+        spec_.forces.push_back(std::move(f));
+    }
+}
+
+// Contact stays off (as the caller chooses), but who may touch whom is kept: collision
+// filters from contype/conaffinity, <exclude> pairs switched off.
+void Importer::contact() {
+    for (std::size_t p = 0; p < spec_.parts.size(); ++p) {
+        Part& part = spec_.parts[p];
+        const bool collides = std::any_of(part.shapes.begin(), part.shapes.end(),
+                                          [](const Shape& s) { return s.collides(); });
+        if (!collides) continue;
+        part.collision = collisionFilter(contype_[p], conaffinity_[p]);
+        if (((contype_[p] | conaffinity_[p]) >> 16) != 0)
+            report_.warning("part '" + part.name + "'",
+                            "part '" + part.name +
+                                "': contype or conaffinity bits above the 16th are not kept");
+        if (mixedContact_[p])
+            report_.warning("part '" + part.name + "'",
+                            "part '" + part.name +
+                                "': its geoms have different contype/conaffinity; the part "
+                                "touches what any of them touches");
+    }
+    std::set<std::string> pairNames;
+    for (int k = 0; k < m_.nexclude; ++k) {
+        const int signature = m_.exclude_signature[k];
+        const int b1 = (signature >> 16) - 1, b2 = (signature & 0xffff) - 1;
+        if (b1 < 0 || b2 < 0 || b1 >= m_.nbody || b2 >= m_.nbody) continue;
+        const int p1 = b1 == 0 ? ground() : partOf_[static_cast<std::size_t>(b1)];
+        const int p2 = b2 == 0 ? ground() : partOf_[static_cast<std::size_t>(b2)];
+        if (p1 == p2) continue;
+        ContactPairSpec pair;
+        pair.id = spec_.newId();
+        pair.partA = spec_.parts[static_cast<std::size_t>(p1)].name;
+        pair.partB = spec_.parts[static_cast<std::size_t>(p2)].name;
+        pair.name = uniqueName(sanitize("exclude_" + pair.partA + "_" + pair.partB), pairNames);
+        pair.enabled = false;
+        spec_.contact.pairs.push_back(std::move(pair));
+    }
+    if (m_.npair > 0)
+        report_.warning("", std::to_string(m_.npair) +
+                                " explicit contact pairs (<pair>) are not imported: parts touch "
+                                "by their geoms' contype and conaffinity");
+}
+
+std::optional<SceneSpec> Importer::run() {
+    const std::string file = "'" + path_ + "'";
+    if (m_.nbody <= 1) {
+        report_.error("", file + " is not a robot description: it has no body besides the world");
+        return std::nullopt;
+    }
+    const char* modelName = m_.names;  // the model's name comes first in the names buffer
+    spec_.name = modelName && *modelName ? modelName : std::filesystem::path(path_).stem().string();
+    spec_.description = "Imported from " + std::filesystem::path(path_).filename().string();
+    spec_.gravity = (m_.opt.disableflags & mjDSBL_GRAVITY) ? Vec3::Zero() : vec3(m_.opt.gravity);
+
+    const std::size_t nbody = static_cast<std::size_t>(m_.nbody);
+    X_WB_.assign(nbody, Transform::identity());
+    partOf_.assign(nbody, -1);
+    X_PB_.assign(nbody, Transform::identity());
+    motusJointOf_.assign(static_cast<std::size_t>(m_.njnt), "");
+    // The world's own geoms (a floor) come first, so the ground is the first part.
+    if (m_.body_geomnum[0] > 0) ground();
+    for (int b = 1; b < m_.nbody; ++b) placeBody(b);
+    geoms();
+    sites();
+    equalities();
+    actuators();
+    contact();
+
+    // What MuJoCo simulates and Motus has no element for.
+    if (m_.ntendon > 0)
+        report_.warning(
+            "", std::to_string(m_.ntendon) + " tendons have no counterpart in Motus: left out");
+    if (m_.opt.density > 0.0 || m_.opt.viscosity > 0.0 || vec3(m_.opt.wind).norm() > 0.0)
+        report_.warning("",
+                        "the medium's density, viscosity and wind (fluid forces) have no "
+                        "counterpart in Motus: left out");
+    if (m_.ncam > 0 || m_.nlight > 0)
+        report_.warning("", std::to_string(m_.ncam) + " cameras and " + std::to_string(m_.nlight) +
+                                " lights are not imported");
+    if (report_.hasErrors()) return std::nullopt;
+    return std::move(spec_);
+}
+
+}  // namespace
+
+RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptions& options) {
+    RobotImportResult result;
+    Reporter report(result.diagnostics);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        report.error("", "cannot open MJCF file '" + path + "'");
+        report.finish();
+        return result;
+    }
+    if (options.inertiaFromGeometry)
+        report.warning("",
+                       "MJCF computes inertia from geometry by its own compiler setting "
+                       "(<compiler inertiafromgeom>): the import option is not used");
+
+    // MuJoCo's compiler, with its warnings collected (the handler is global: one file at a time).
+    std::unique_ptr<mjModel, ModelDeleter> model;
+    std::vector<std::string> warnings;
+    char error[1024] = "";
+    {
+        const std::lock_guard<std::mutex> lock(loadMutex);
+        void (*previous)(const char*) = mju_user_warning;
+        loadWarnings = &warnings;
+        mju_user_warning = collectWarning;
+        model.reset(mj_loadXML(path.c_str(), nullptr, error, sizeof error));
+        mju_user_warning = previous;
+        loadWarnings = nullptr;
+    }
+    if (!model) {
+        report.error("", "'" + path + "' is not a valid MJCF model: MuJoCo says: " +
+                             trimmed(error).substr(0, 400));
+        report.finish();
+        return result;
+    }
+    if (error[0] != '\0') report.warning("", "MuJoCo: " + trimmed(error));
+    for (const std::string& w : warnings) report.warning("", "MuJoCo: " + trimmed(w));
+
+    std::optional<SceneSpec> spec = Importer(*model, path, options, report).run();
+    report.finish();
+    if (!spec) return result;
+    Diagnostics problems = validate(*spec);
+    result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
+    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+    return result;
+}
+
+}  // namespace engine::io

@@ -1,0 +1,487 @@
+#include "engine/io/mjcf_import.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string_view>
+
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/io/robot_import.h"
+#include "engine/io/urdf_import.h"
+#include "engine/model/model.h"
+#include "tests/support/simulation.h"
+
+namespace engine::io {
+namespace {
+
+const std::string kRobots = MOTUS_SOURCE_DIR "/tests/data/robots";
+
+// Imports MJCF text through a file of its own (MuJoCo reads files).
+RobotImportResult importText(const std::string& text) {
+    static int count = 0;
+    const auto path =
+        std::filesystem::temp_directory_path() /
+        ("motus-mjcf-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".xml");
+    std::ofstream(path) << text;
+    RobotImportResult result = importMjcfFile(path.string());
+    std::filesystem::remove(path);
+    return result;
+}
+
+std::string allMessages(const RobotImportResult& r) {
+    std::string text;
+    for (const Diagnostic& d : r.diagnostics) text += d.where + ": " + d.message + "\n";
+    return text;
+}
+
+bool mentions(const RobotImportResult& r, Severity severity, std::string_view text) {
+    return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) {
+        return d.severity == severity && d.message.find(text) != std::string::npos;
+    });
+}
+
+Transform markerInWorld(const SceneSpec& s, const MarkerRef& ref) {
+    return s.findPart(ref.part)->X_WP * s.findMarker(ref)->X_PM;
+}
+
+// Both markers of every joint are at one place with z along one axis (at qpos0).
+void expectJointsClosed(const SceneSpec& s) {
+    for (const Joint& j : s.joints) {
+        const Transform X_WI = markerInWorld(s, j.markerI);
+        const Transform X_WJ = markerInWorld(s, j.markerJ);
+        EXPECT_LT((X_WI.p - X_WJ.p).norm(), 1e-12) << j.name;
+        if (j.type != JointType::Universal && j.type != JointType::Spherical) {
+            EXPECT_LT((X_WI.R * Vec3::UnitZ() - X_WJ.R * Vec3::UnitZ()).norm(), 1e-12) << j.name;
+        }
+    }
+}
+
+// Two bodies under the world: a hinge with a known anchor and axis, a slide, a box and a
+// visual-only sphere, and a connect equality closing a loop to the ground.
+const std::string kPair = R"(<mujoco model="pair">
+  <compiler angle="radian" inertiafromgeom="false"/>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 2 0" pos="0.1 0 0"/>
+      <inertial pos="0.3 0 0" mass="2" diaginertia="0.01 0.02 0.03"/>
+      <geom type="box" size="0.3 0.05 0.02" pos="0.3 0 0" rgba="1 0 0 1"/>
+      <geom type="sphere" size="0.04" pos="0.6 0 0" contype="0" conaffinity="0"/>
+      <body name="link" pos="0.6 0 0">
+        <joint name="slider" type="slide" axis="1 0 0"/>
+        <inertial pos="0 0 0" mass="1" diaginertia="0.001 0.001 0.001"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality><connect name="pin" body1="link" body2="world" anchor="0.2 0 0"/></equality>
+</mujoco>
+)";
+
+TEST(MjcfImport, BodiesJointsGeomsAndAConnectBecomeExactlyTheExpectedScene) {
+    const RobotImportResult r = importText(kPair);
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    EXPECT_FALSE(hasErrors(r.diagnostics));
+    const SceneSpec& s = *r.scene;
+    EXPECT_EQ(s.name, "pair");
+    EXPECT_EQ(s.gravity, Vec3(0, 0, -9.81));
+    ASSERT_EQ(s.parts.size(), 3u) << allMessages(r);
+    const Part* world = s.findPart("world");
+    const Part* arm = s.findPart("arm");
+    const Part* link = s.findPart("link");
+    ASSERT_TRUE(world && arm && link);
+    EXPECT_TRUE(world->ground);
+    EXPECT_FALSE(arm->ground);
+    EXPECT_LT((arm->X_WP.p - Vec3(0, 0, 1)).norm(), 1e-15);
+    EXPECT_LT((link->X_WP.p - Vec3(0.6, 0, 1)).norm(), 1e-15);
+    EXPECT_EQ(arm->mass, 2.0);
+    EXPECT_LT((arm->p_PPcm - Vec3(0.3, 0, 0)).norm(), 1e-15);
+    EXPECT_LT((arm->I_Pcm_P - Vec3(0.01, 0.02, 0.03).asDiagonal().toDenseMatrix()).norm(), 1e-15);
+
+    // The box (half sizes in MJCF, edge lengths in Motus) and the sphere drawn only.
+    ASSERT_EQ(arm->shapes.size(), 2u);
+    EXPECT_EQ(arm->shapes[0].type, ShapeType::Box);
+    EXPECT_LT((arm->shapes[0].size - Vec3(0.6, 0.1, 0.04)).norm(), 1e-15);
+    EXPECT_LT((arm->shapes[0].X_PG.p - Vec3(0.3, 0, 0)).norm(), 1e-15);
+    EXPECT_EQ(arm->shapes[0].role, ShapeRole::Both);
+    EXPECT_EQ(arm->shapes[1].type, ShapeType::Sphere);
+    EXPECT_EQ(arm->shapes[1].radius, 0.04);
+    EXPECT_EQ(arm->shapes[1].role, ShapeRole::Visual);
+    EXPECT_EQ(arm->colorRgb, 0xff0000u);
+
+    // The hinge: on the arm at its anchor, on the world where that is at qpos0, z along y (the
+    // axis normalised); the child is marker I.
+    ASSERT_EQ(s.joints.size(), 3u);
+    const Joint* hinge = s.findJoint("hinge");
+    ASSERT_NE(hinge, nullptr);
+    EXPECT_EQ(hinge->type, JointType::Revolute);
+    EXPECT_EQ(hinge->markerI.part, "arm");
+    EXPECT_EQ(hinge->markerJ.part, "world");
+    EXPECT_LT((s.findMarker(hinge->markerI)->X_PM.p - Vec3(0.1, 0, 0)).norm(), 1e-15);
+    EXPECT_LT((s.findMarker(hinge->markerJ)->X_PM.p - Vec3(0.1, 0, 1)).norm(), 1e-15);
+    EXPECT_LT((s.findMarker(hinge->markerJ)->X_PM.R * Vec3::UnitZ() - Vec3::UnitY()).norm(), 1e-15);
+    const Joint* slider = s.findJoint("slider");
+    ASSERT_NE(slider, nullptr);
+    EXPECT_EQ(slider->type, JointType::Prismatic);
+    EXPECT_EQ(slider->markerI.part, "link");
+    EXPECT_EQ(slider->markerJ.part, "arm");
+    EXPECT_LT((s.findMarker(slider->markerI)->X_PM.R * Vec3::UnitZ() - Vec3::UnitX()).norm(),
+              1e-15);
+    // The connect: a spherical joint at the anchor, 0.2 m along the link.
+    const Joint* pin = s.findJoint("pin");
+    ASSERT_NE(pin, nullptr);
+    EXPECT_EQ(pin->type, JointType::Spherical);
+    EXPECT_EQ(pin->markerI.part, "link");
+    EXPECT_EQ(pin->markerJ.part, "world");
+    EXPECT_LT((s.findMarker(pin->markerI)->X_PM.p - Vec3(0.2, 0, 0)).norm(), 1e-15);
+    EXPECT_LT((s.findMarker(pin->markerJ)->X_PM.p - Vec3(0.8, 0, 1)).norm(), 1e-15);
+    expectJointsClosed(s);
+    // Contact stays off.
+    EXPECT_FALSE(s.contact.enabled);
+}
+
+// The same file through importRobotFile, which tells MJCF by its root element.
+TEST(MjcfImport, RobotImportReadsMjcfByItsRootElement) {
+    const RobotImportResult r = importRobotFile(kRobots + "/mjcf/walker2d.xml");
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    EXPECT_NE(r.scene->findPart("torso"), nullptr);
+}
+
+// A body with several joints: MuJoCo composes them, Motus joins two parts with one joint.
+TEST(MjcfImport, SeveralJointsInOneBodyBecomeOneJointWhereTheyAreOne) {
+    const auto body = [](const std::string& joints) {
+        return R"(<mujoco><worldbody><body name="base" pos="0 0 1">
+  <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+  <body name="b" pos="0 0 -0.5">)" +
+               joints + R"(
+    <inertial pos="0 0 -0.2" mass="2" diaginertia="0.02 0.02 0.01"/></body>
+</body></worldbody></mujoco>)";
+    };
+    // Two perpendicular hinges through one point: a universal joint, first axis on the parent.
+    {
+        const RobotImportResult r =
+            importText(body(R"(<joint name="ax" axis="1 0 0"/><joint name="ay" axis="0 1 0"/>)"));
+        ASSERT_TRUE(r.scene) << allMessages(r);
+        const Joint* j = r.scene->findJoint("ax_ay");
+        ASSERT_NE(j, nullptr) << allMessages(r);
+        EXPECT_EQ(j->type, JointType::Universal);
+        EXPECT_LT((markerInWorld(*r.scene, j->markerJ).R * Vec3::UnitZ() - Vec3::UnitX()).norm(),
+                  1e-15);
+        EXPECT_LT((markerInWorld(*r.scene, j->markerI).R * Vec3::UnitZ() - Vec3::UnitY()).norm(),
+                  1e-15);
+        EXPECT_EQ(r.scene->parts.size(), 3u);  // world, base, b
+    }
+    // Three hinges through one point: a spherical joint, said in a warning.
+    {
+        const RobotImportResult r = importText(body(
+            R"(<joint name="x" axis="1 0 0"/><joint name="y" axis="0 1 0"/><joint name="z" axis="0 0 1"/>)"));
+        ASSERT_TRUE(r.scene) << allMessages(r);
+        const Joint* j = r.scene->findJoint("x_y_z");
+        ASSERT_NE(j, nullptr);
+        EXPECT_EQ(j->type, JointType::Spherical);
+        EXPECT_TRUE(mentions(r, Severity::Warning, "joined as one spherical joint"));
+    }
+    // Two slides and a hinge about their plane's normal: a planar joint.
+    {
+        const RobotImportResult r = importText(body(
+            R"(<joint name="px" type="slide" axis="1 0 0"/><joint name="pz" type="slide" axis="0 0 1"/><joint name="ry" axis="0 1 0" pos="0 0 -0.1"/>)"));
+        ASSERT_TRUE(r.scene) << allMessages(r);
+        const Joint* j = r.scene->findJoint("px_pz_ry");
+        ASSERT_NE(j, nullptr);
+        EXPECT_EQ(j->type, JointType::Planar);
+        EXPECT_LT((markerInWorld(*r.scene, j->markerI).p - Vec3(0, 0, 0.4)).norm(), 1e-15);
+    }
+    // Two hinges at different anchors: a chain through a light part, named in a warning.
+    {
+        const RobotImportResult r = importText(body(
+            R"(<joint name="h1" axis="1 0 0"/><joint name="h2" axis="1 0 0" pos="0 0 -0.1"/>)"));
+        ASSERT_TRUE(r.scene) << allMessages(r);
+        const SceneSpec& s = *r.scene;
+        ASSERT_EQ(s.parts.size(), 4u);
+        const Part* light = s.findPart("b_h1");
+        ASSERT_NE(light, nullptr);
+        EXPECT_DOUBLE_EQ(light->mass, 2e-3);
+        EXPECT_EQ(s.findJoint("h1")->markerI.part, "b_h1");
+        EXPECT_EQ(s.findJoint("h2")->markerJ.part, "b_h1");
+        EXPECT_EQ(s.findJoint("h2")->markerI.part, "b");
+        EXPECT_TRUE(mentions(r, Severity::Warning, "chained through 1 light part of 0.002 kg"));
+        expectJointsClosed(s);
+        // It runs: the chain is a double pendulum.
+        const auto model = test::compiled(s);
+        ASSERT_TRUE(model);
+        ForwardDynamics sim(model);
+        ASSERT_TRUE(sim.initialize().ok);
+    }
+}
+
+// Joint springs and dampers are rotational spring-dampers; what has no counterpart is listed.
+TEST(MjcfImport, JointSpringsBecomeForcesAndTheRestIsListed) {
+    const RobotImportResult r = importText(R"(<mujoco><compiler angle="radian"/>
+  <worldbody><body name="b">
+  <joint name="h" axis="0 1 0" stiffness="5" damping="0.5" springref="0.3" ref="0.1"
+         armature="0.01" frictionloss="0.2" limited="true" range="-1 1"/>
+  <geom type="capsule" size="0.05 0.2"/></body></worldbody>
+  <actuator><motor name="m" joint="h"/><position name="servo" joint="h" kp="40"/></actuator>
+</mujoco>)");
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    const SceneSpec& s = *r.scene;
+    ASSERT_EQ(s.forces.size(), 2u) << allMessages(r);
+    const ForceSpec& spring = s.forces[0];
+    EXPECT_EQ(spring.type, ForceType::RotationalSpringDamper);
+    EXPECT_EQ(spring.joint, "h");
+    EXPECT_EQ(spring.stiffness, 5.0);
+    EXPECT_EQ(spring.damping, 0.5);
+    EXPECT_NEAR(spring.freeLength, 0.3 - 0.1, 1e-15);  // springref from qpos0 (= ref)
+    const ForceSpec& servo = s.forces[1];
+    EXPECT_EQ(servo.type, ForceType::JointController);
+    EXPECT_EQ(servo.stiffness, 40.0);
+    EXPECT_NEAR(std::stod(servo.components[0]), -0.1, 1e-15);  // q = 0 is 0.1 below qpos0
+    EXPECT_TRUE(mentions(r, Severity::Warning, "range [-1, 1] rad is not enforced"));
+    EXPECT_TRUE(mentions(r, Severity::Warning, "armature 0.01"));
+    EXPECT_TRUE(mentions(r, Severity::Warning, "frictionloss 0.2"));
+    EXPECT_TRUE(mentions(r, Severity::Warning,
+                         "motor 'm' on joint 'h' has no control input in Motus: left out"));
+    // The capsule: radius and the length of its straight part.
+    const Part* b = s.findPart("b");
+    ASSERT_EQ(b->shapes.size(), 1u);
+    EXPECT_EQ(b->shapes[0].type, ShapeType::Capsule);
+    EXPECT_EQ(b->shapes[0].length, 0.4);
+}
+
+// Contact filters follow contype/conaffinity (MuJoCo's "either way" rule), exclusions are
+// pairs switched off.
+TEST(MjcfImport, ContactFiltersAndExclusionsFollowTheModel) {
+    const RobotImportResult r = importText(R"(<mujoco><worldbody>
+  <geom name="floor" type="plane" size="5 5 0.1" contype="1" conaffinity="1"/>
+  <body name="a" pos="0 0 1"><freejoint/><geom type="sphere" size="0.1" contype="1" conaffinity="0"/></body>
+  <body name="b" pos="1 0 1"><freejoint/><geom type="sphere" size="0.1" contype="1" conaffinity="0"/></body>
+  <body name="c" pos="2 0 1"><freejoint/><geom type="sphere" size="0.1" contype="0" conaffinity="1"/></body>
+</worldbody><contact><exclude body1="a" body2="c"/></contact></mujoco>)");
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    const SceneSpec& s = *r.scene;
+    const auto touch = [&](const char* p, const char* q) {
+        const CollisionFilter& f = s.findPart(p)->collision;
+        const CollisionFilter& g = s.findPart(q)->collision;
+        return f.enabled && g.enabled && (f.group & g.mask) != 0 && (g.group & f.mask) != 0;
+    };
+    EXPECT_TRUE(touch("a", "world"));
+    EXPECT_TRUE(touch("a", "c"));
+    EXPECT_FALSE(touch("a", "b"));  // neither one's contype meets the other's conaffinity
+    EXPECT_EQ(s.findPart("world")->shapes.at(0).type, ShapeType::Plane);
+    ASSERT_EQ(s.contact.pairs.size(), 1u);
+    EXPECT_EQ(s.contact.pairs[0].partA, "a");
+    EXPECT_EQ(s.contact.pairs[0].partB, "c");
+    EXPECT_FALSE(s.contact.pairs[0].enabled);
+    EXPECT_TRUE(s.joints.empty());  // free bodies float
+}
+
+// What MuJoCo refuses is an error with its message; a model without bodies is not a robot.
+TEST(MjcfImport, RefusedFilesAreErrorsNamingTheProblem) {
+    const RobotImportResult missing = importMjcfFile("/nonexistent/robot.xml");
+    EXPECT_FALSE(missing.scene);
+    EXPECT_TRUE(mentions(missing, Severity::Error, "cannot open"));
+
+    const RobotImportResult broken = importText("<mujoco><worldbody><body></mujoco>");
+    EXPECT_FALSE(broken.scene);
+    EXPECT_TRUE(mentions(broken, Severity::Error, "is not a valid MJCF model: MuJoCo says:"))
+        << allMessages(broken);
+
+    const RobotImportResult unknown =
+        importText(R"(<mujoco><worldbody><body><joint type="screw"/></body></worldbody></mujoco>)");
+    EXPECT_FALSE(unknown.scene);
+    EXPECT_TRUE(mentions(unknown, Severity::Error, "MuJoCo says")) << allMessages(unknown);
+
+    const RobotImportResult empty = importText("<mujoco><worldbody/></mujoco>");
+    EXPECT_FALSE(empty.scene);
+    EXPECT_TRUE(mentions(empty, Severity::Error, "is not a robot description"));
+
+    // Garbage of several kinds: an error each, never a crash.
+    for (
+        const std::string& text :
+        {std::string(""), std::string("\x01\x02\xff\xfe garbage"), std::string("<mujoco"),
+         std::string(
+             R"(<mujoco><worldbody><body pos="nan 0 0"><geom size="1"/></body></worldbody></mujoco>)"),
+         std::string(R"(<mujoco><worldbody><body><geom size="-1"/></body></worldbody></mujoco>)"),
+         std::string(
+             R"(<mujoco><worldbody><body><inertial pos="0 0 0" mass="1e400" diaginertia="1 1 1"/></body></worldbody></mujoco>)"),
+         "<mujoco><worldbody>" + std::string(20000, ' ') + std::string(5000, '<') + "</mujoco>"}) {
+        const RobotImportResult r = importText(text);
+        EXPECT_FALSE(r.scene && hasErrors(r.diagnostics)) << text.substr(0, 80);
+        if (!r.scene) {
+            EXPECT_TRUE(hasErrors(r.diagnostics)) << text.substr(0, 80);
+        }
+    }
+}
+
+// ---- Real models: each imports, compiles and falls for 1 s with its joints closed -----------
+
+class MjcfRealModel : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MjcfRealModel, ImportsAndRunsOneSecondUnderGravityWithEnergyBalanced) {
+    const std::string path = kRobots + "/mjcf/" + GetParam() + ".xml";
+    const RobotImportResult r = importMjcfFile(path);
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    EXPECT_FALSE(hasErrors(r.diagnostics)) << allMessages(r);
+    if (std::getenv("MOTUS_PRINT_DIAGNOSTICS")) std::printf("%s", allMessages(r).c_str());
+    const SceneSpec& spec = *r.scene;
+    EXPECT_FALSE(spec.contact.enabled);
+    expectJointsClosed(spec);
+    const auto model = test::compiled(spec);
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const double e0 = out.energies.balance();
+    const Status run = sim.advance(1.0);
+    ASSERT_TRUE(run.ok) << run.message;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_LT(out.constraintError, 1e-8);
+    EXPECT_NEAR(out.energies.balance(), e0, 1e-5 * out.energies.kinetic)
+        << "kinetic " << out.energies.kinetic;
+    std::printf(
+        "%s: %zu parts, %zu joints, %zu forces, %zu diagnostics; after 1 s: kinetic %.6g J, "
+        "balance drift %.3g J, constraint error %.3g\n",
+        GetParam(), spec.parts.size(), spec.joints.size(), spec.forces.size(), r.diagnostics.size(),
+        out.energies.kinetic, out.energies.balance() - e0, out.constraintError);
+}
+
+INSTANTIATE_TEST_SUITE_P(BulletMjcfModels, MjcfRealModel,
+                         ::testing::Values("ant", "humanoid", "walker2d",
+                                           "inverted_double_pendulum"));
+
+// ---- Cross-format: the UR5 as URDF and as MJCF ----------------------------------------------
+
+// Mass, centre of mass and joint-space mass matrix of a scene whose joints form a tree from the
+// ground (revolute, prismatic and fixed joints), at joint coordinates q (by joint name; the
+// matrix's rows follow `order`): parts placed down the tree, X_WC = X_WP X_PJ Z(q) X_CI⁻¹, and
+// M_q = Σ_b m_b J_vbᵀ J_vb + J_ωbᵀ (R_b I_b R_bᵀ) J_ωb with J_vb = z_k × (c_b − o_k) (revolute k),
+// z_k (prismatic k), J_ωb = z_k (revolute k), for each joint k above part b.
+struct JointSpaceInertia {
+    double mass = 0.0;
+    Vec3 com = Vec3::Zero();
+    Eigen::MatrixXd M;
+};
+
+JointSpaceInertia jointSpaceInertia(const SceneSpec& s, const std::map<std::string, double>& q,
+                                    const std::vector<std::string>& order) {
+    std::map<std::string, Transform> X_W;           // part → pose
+    std::map<std::string, std::vector<int>> above;  // part → movable joints above it (indices)
+    std::map<std::string, std::pair<Vec3, Vec3>> axisOf;  // joint → (o_k, z_k) in the world
+    for (const Part& p : s.parts)
+        if (p.ground) X_W[p.name] = p.X_WP;
+    for (bool placed = true; placed;) {  // sweep until every part hangs from a placed one
+        placed = false;
+        for (const Joint& j : s.joints) {
+            if (!X_W.count(j.markerJ.part) || X_W.count(j.markerI.part)) continue;
+            const Transform X_WJ = X_W[j.markerJ.part] * s.findMarker(j.markerJ)->X_PM;
+            Transform Z = Transform::identity();
+            std::vector<int> chain = above[j.markerJ.part];
+            const auto k = std::find(order.begin(), order.end(), j.name);
+            if (j.type == JointType::Revolute)
+                Z.R = Quat(Eigen::AngleAxisd(q.at(j.name), Vec3::UnitZ()));
+            if (j.type == JointType::Prismatic) Z.p = Vec3(0, 0, q.at(j.name));
+            if (j.type != JointType::Fixed) {
+                chain.push_back(static_cast<int>(k - order.begin()));
+                axisOf[j.name] = {X_WJ.p, X_WJ.R * Vec3::UnitZ()};
+            }
+            X_W[j.markerI.part] = X_WJ * Z * s.findMarker(j.markerI)->X_PM.inverse();
+            above[j.markerI.part] = chain;
+            placed = true;
+        }
+    }
+    JointSpaceInertia out;
+    const Eigen::Index n = static_cast<Eigen::Index>(order.size());
+    out.M = Eigen::MatrixXd::Zero(n, n);
+    for (const Part& p : s.parts) {
+        if (p.ground) continue;
+        EXPECT_TRUE(X_W.count(p.name)) << p.name << " is not in the tree";
+        const Transform& X = X_W[p.name];
+        const Vec3 c = X * p.p_PPcm;
+        out.mass += p.mass;
+        out.com += p.mass * c;
+        Eigen::MatrixXd Jv = Eigen::MatrixXd::Zero(3, n), Jw = Eigen::MatrixXd::Zero(3, n);
+        for (int k : above[p.name]) {
+            const std::string& name = order[static_cast<std::size_t>(k)];
+            const auto [o, z] = axisOf[name];
+            if (s.findJoint(name)->type == JointType::Revolute) {
+                Jv.col(k) = z.cross(c - o);
+                Jw.col(k) = z;
+            } else {
+                Jv.col(k) = z;
+            }
+        }
+        const Mat3 R = X.R.toRotationMatrix();
+        const Mat3 I_W = R * p.I_Pcm_P * R.transpose();
+        out.M += p.mass * Jv.transpose() * Jv + Jw.transpose() * I_W * Jw;
+    }
+    out.com /= out.mass;
+    return out;
+}
+
+TEST(MjcfImport, TheUr5AsUrdfAndAsMjcfHasOneMassCentreAndJointSpaceMassMatrix) {
+    const std::string urdfPath = kRobots + "/ur5/ur5_robot.urdf";
+    const std::string mjcfPath = kRobots + "/ur5/ur5_robot.xml";
+    const RobotImportResult urdf = importUrdfFile(urdfPath);
+    const RobotImportResult mjcf = importMjcfFile(mjcfPath);
+    ASSERT_TRUE(urdf.scene) << allMessages(urdf);
+    ASSERT_TRUE(mjcf.scene) << allMessages(mjcf);
+    EXPECT_FALSE(hasErrors(mjcf.diagnostics));
+    const std::vector<std::string> order = {"shoulder_pan_joint", "shoulder_lift_joint",
+                                            "elbow_joint",        "wrist_1_joint",
+                                            "wrist_2_joint",      "wrist_3_joint"};
+    const std::map<std::string, double> q = {
+        {"shoulder_pan_joint", 0.3}, {"shoulder_lift_joint", -0.7}, {"elbow_joint", 1.1},
+        {"wrist_1_joint", -0.4},     {"wrist_2_joint", 0.9},        {"wrist_3_joint", 2.0}};
+    const JointSpaceInertia a = jointSpaceInertia(*urdf.scene, q, order);
+    const JointSpaceInertia b = jointSpaceInertia(*mjcf.scene, q, order);
+    EXPECT_NEAR(a.mass, 20.9939, 1e-12);
+    EXPECT_LE(std::abs(b.mass - a.mass), 1e-9 * a.mass);
+    EXPECT_LE((b.com - a.com).norm(), 1e-9 * a.com.norm());
+    EXPECT_LE((b.M - a.M).norm(), 1e-9 * a.M.norm()) << "URDF\n" << a.M << "\nMJCF\n" << b.M;
+
+    // MuJoCo's own mass matrix of the MJCF (armature 0) at the same angles: a third witness.
+    char error[512] = "";
+    std::unique_ptr<mjModel, void (*)(mjModel*)> m(
+        mj_loadXML(mjcfPath.c_str(), nullptr, error, sizeof error), mj_deleteModel);
+    ASSERT_TRUE(m) << error;
+    std::unique_ptr<mjData, void (*)(mjData*)> d(mj_makeData(m.get()), mj_deleteData);
+    ASSERT_EQ(m->nv, 6);
+    std::vector<int> dofOf(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const int j = mj_name2id(m.get(), mjOBJ_JOINT, order[k].c_str());
+        ASSERT_GE(j, 0) << order[k];
+        d->qpos[m->jnt_qposadr[j]] = q.at(order[k]);
+        dofOf[k] = m->jnt_dofadr[j];
+    }
+    mj_forward(m.get(), d.get());
+    std::vector<mjtNum> full(static_cast<std::size_t>(m->nv * m->nv));
+    mj_fullM(m.get(), full.data(), d->qM);
+    Eigen::MatrixXd M_mujoco(6, 6);
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 6; ++c)
+            M_mujoco(r, c) = full[static_cast<std::size_t>(dofOf[static_cast<std::size_t>(r)] * 6 +
+                                                           dofOf[static_cast<std::size_t>(c)])];
+    EXPECT_LE((M_mujoco - a.M).norm(), 1e-9 * a.M.norm()) << "MuJoCo\n" << M_mujoco;
+    EXPECT_LE(std::abs(mj_getTotalmass(m.get()) - a.mass), 1e-9 * a.mass);
+    const Vec3 comMujoco(d->subtree_com[0], d->subtree_com[1], d->subtree_com[2]);
+    EXPECT_LE((comMujoco - a.com).norm(), 1e-9 * a.com.norm());
+    std::printf(
+        "UR5, relative differences from the URDF import: MJCF import mass %.3g, centre of "
+        "mass %.3g, M_q %.3g; MuJoCo mass %.3g, centre of mass %.3g, M_q %.3g\n",
+        std::abs(b.mass - a.mass) / a.mass, (b.com - a.com).norm() / a.com.norm(),
+        (b.M - a.M).norm() / a.M.norm(), std::abs(mj_getTotalmass(m.get()) - a.mass) / a.mass,
+        (comMujoco - a.com).norm() / a.com.norm(), (M_mujoco - a.M).norm() / a.M.norm());
+}
+
+}  // namespace
+}  // namespace engine::io
