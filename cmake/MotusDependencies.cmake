@@ -8,6 +8,8 @@ find_package(CLI11 2.1 REQUIRED)
 find_package(assimp 5.2 REQUIRED)  # mesh files (OBJ, STL, ...)
 # URDF robot descriptions; Debian installs urdfdom's CMake package outside the default path.
 find_package(urdfdom REQUIRED PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/urdfdom/cmake)
+# SDF models and worlds (Gazebo's format), read through libsdformat.
+find_package(sdformat12 REQUIRED)
 
 # Bullet, double precision, collision detection only (cmake/FindBulletDouble.cmake says why
 # this is not CMake's FindBullet).

@@ -13,6 +13,8 @@ packages=(
     libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
     libbullet-dev libeigen3-dev
     nlohmann-json3-dev libmuparser-dev libcli11-dev libassimp-dev liburdfdom-dev
+    # SDF models and worlds (Gazebo's format).
+    libsdformat-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     # Running the GUI and its tests without a screen: a virtual X server, Mesa's
     # software OpenGL, and a font for Qt text.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/io/sdf_import.h"
 #include "engine/io/urdf_import.h"
 
 namespace engine::io {
@@ -94,8 +95,9 @@ RobotImportResult importRobotFile(const std::string& path, const RobotImportOpti
     switch (*format) {
     case RobotFormat::Urdf:
         return importUrdfFile(path, options);
-    case RobotFormat::Mjcf:
     case RobotFormat::Sdf:
+        return importSdfFile(path, options);
+    case RobotFormat::Mjcf:
         break;
     }
     RobotImportResult result;
