@@ -108,8 +108,7 @@ TEST(SdfImport, LinksBecomePartsAndJointsMeetAtTheirFramesWithTheirAxesInTheWorl
     EXPECT_LT((base->I_Pcm_P - Vec3(0.1, 0.2, 0.25).asDiagonal().toDenseMatrix()).norm(), 1e-15);
     EXPECT_EQ(arm->mass, 2.0);
     EXPECT_LT((arm->p_PPcm - Vec3(0.25, 0, 0)).norm(), 1e-15);
-    EXPECT_LT((arm->I_Pcm_P - Vec3(0.01, 0.05, 0.05).asDiagonal().toDenseMatrix()).norm(),
-              1e-15);
+    EXPECT_LT((arm->I_Pcm_P - Vec3(0.01, 0.05, 0.05).asDiagonal().toDenseMatrix()).norm(), 1e-15);
 
     // Shapes: the base's box is drawn only, the arm's sphere touches only.
     ASSERT_EQ(base->shapes.size(), 1u);
@@ -329,6 +328,48 @@ TEST(SdfImport, RobotImportReadsSdfFilesAndWorlds) {
     EXPECT_TRUE(link1->shapes[1].mesh);
 }
 
+TEST(SdfImport, InertiaFromGeometryKeepsTheMassAndTakesTheShape) {
+    RobotImportOptions options;
+    options.inertiaFromGeometry = true;
+    const RobotImportResult r = importText(R"(<sdf version="1.8"><model name="m">
+  <link name="brick"><inertial><mass>6</mass></inertial>
+    <visual name="v"><geometry><sphere><radius>5</radius></sphere></geometry></visual>
+    <collision name="c"><pose>0.1 0 0 0 0 0</pose><geometry><box><size>1 2 3</size></box></geometry></collision>
+  </link></model></sdf>)",
+                                           options);
+    ASSERT_TRUE(r.scene) << listed(r);
+    const Part& brick = r.scene->parts[0];
+    EXPECT_EQ(brick.mass, 6.0);
+    EXPECT_LT((brick.p_PPcm - Vec3(0.1, 0, 0)).norm(), 1e-15);
+    // m/12 (b² + c²), … for a 1 × 2 × 3 box of 6 kg (the collision box, not the visual ball).
+    EXPECT_LT((brick.I_Pcm_P - Vec3(6.5, 5.0, 2.5).asDiagonal().toDenseMatrix()).norm(), 1e-12);
+}
+
+TEST(SdfImport, ModelUrisAreFoundThroughThePackagePath) {
+    const auto root =
+        std::filesystem::temp_directory_path() / ("motus-sdf-models-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(root / "robot_meshes" / "meshes");
+    std::filesystem::copy_file(kRobots + "kuka_iiwa/meshes/finger_tip_left.stl",
+                               root / "robot_meshes" / "meshes" / "tip.stl",
+                               std::filesystem::copy_options::overwrite_existing);
+    const std::string text = R"(<sdf version="1.8"><model name="m"><link name="a">
+  <visual name="v"><geometry><mesh><uri>model://robot_meshes/meshes/tip.stl</uri>
+    <scale>2 2 2</scale></mesh></geometry></visual></link></model></sdf>)";
+    const RobotImportResult unfound = importText(text);
+    ASSERT_TRUE(unfound.scene) << listed(unfound);
+    EXPECT_TRUE(unfound.scene->parts[0].shapes.empty());
+    EXPECT_TRUE(mentions(unfound, Severity::Warning, "tip.stl' not found")) << listed(unfound);
+    RobotImportOptions options;
+    options.packagePath = {root.string()};
+    const RobotImportResult found = importText(text, options);
+    ASSERT_TRUE(found.scene) << listed(found);
+    ASSERT_EQ(found.scene->parts[0].shapes.size(), 1u);
+    EXPECT_EQ(found.scene->parts[0].shapes[0].type, ShapeType::Mesh);
+    EXPECT_EQ(found.scene->parts[0].shapes[0].scale, Vec3::Constant(2));
+    EXPECT_TRUE(found.scene->parts[0].shapes[0].mesh);
+    std::filesystem::remove_all(root);
+}
+
 TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
     // Not there.
     RobotImportResult r = importSdfFile("/nonexistent/robot.sdf");
@@ -338,6 +379,7 @@ TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
     r = importText("<sdf version=\"1.8\"><model name=\"m\"><link name=\"a\">");
     EXPECT_FALSE(r.scene);
     EXPECT_TRUE(hasErrors(r.diagnostics));
+    EXPECT_TRUE(mentions(r, Severity::Error, "motus-sdf-")) << listed(r);  // names the file
     r = importText("this is not XML at all");
     EXPECT_FALSE(r.scene);
     EXPECT_TRUE(hasErrors(r.diagnostics));
