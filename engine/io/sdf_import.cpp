@@ -58,7 +58,7 @@ namespace {
 constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
 constexpr int kMaxListed = 50;              // diagnostics of each severity listed one by one
 constexpr double kPerpendicularTolerance = 1e-9;  // |cos| of a universal joint's cross pins
-constexpr double kUnlimited = 1e16;  // SDF's default joint limits (±1e16): no limit given
+constexpr double kUnlimited = 1e16;       // SDF's default joint limits (±1e16): no limit given
 constexpr double kWaterDensity = 1000.0;  // kg/m³: a massless link's density from geometry
 
 std::string excerpt(std::string_view text) {
@@ -127,9 +127,9 @@ Vec3 toVec(const ignition::math::Vector3d& v) {
     return {v.X(), v.Y(), v.Z()};
 }
 bool isFinite(const ignition::math::Pose3d& p) {
-    return std::isfinite(p.Pos().X()) && std::isfinite(p.Pos().Y()) &&
-           std::isfinite(p.Pos().Z()) && std::isfinite(p.Rot().W()) &&
-           std::isfinite(p.Rot().X()) && std::isfinite(p.Rot().Y()) && std::isfinite(p.Rot().Z());
+    return std::isfinite(p.Pos().X()) && std::isfinite(p.Pos().Y()) && std::isfinite(p.Pos().Z()) &&
+           std::isfinite(p.Rot().W()) && std::isfinite(p.Rot().X()) && std::isfinite(p.Rot().Y()) &&
+           std::isfinite(p.Rot().Z());
 }
 // Only for finite poses (isFinite).
 Transform toTransform(const ignition::math::Pose3d& p) {
@@ -148,7 +148,8 @@ std::string sanitize(const std::string& name) {
 }
 
 // libsdformat's errors as error diagnostics: the file and line, the message, the element.
-// `skipInertia`: an invalid inertia is left to the fix-ups (engine/io/inertia_fixup.h).
+// An invalid inertia is left to the fix-ups (engine/io/inertia_fixup.h), which say what they
+// change (or refuse it when strict).
 void reportSdfErrors(const sdf::Errors& errors, const std::string& path, Reporter& report) {
     for (const sdf::Error& e : errors) {
         if (e.Code() == sdf::ErrorCode::LINK_INERTIA_INVALID) continue;
@@ -220,8 +221,8 @@ private:
                                     unsigned index, const std::string& owner);
     void reportAxisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
                             const std::string& owner);
-    void connect(JointType type, const std::string& name, std::size_t partI,
-                 const Transform& X_WI, std::size_t partJ, const Transform& X_WJ);
+    void connect(JointType type, const std::string& name, std::size_t partI, const Transform& X_WI,
+                 std::size_t partJ, const Transform& X_WJ);
     ResourceResolver& resolverFor(const std::string& descriptionFile);
 
     std::string path_;
@@ -367,9 +368,8 @@ std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const 
     return std::nullopt;
 }
 
-void SceneBuilder::addShapes(const sdf::Link& link, const std::string& owner,
-                             const LinkSlot& slot, std::vector<Shape>& into,
-                             std::optional<std::uint32_t>& colour) {
+void SceneBuilder::addShapes(const sdf::Link& link, const std::string& owner, const LinkSlot& slot,
+                             std::vector<Shape>& into, std::optional<std::uint32_t>& colour) {
     const bool onGround = ground_ && slot.part == *ground_;
     for (std::uint64_t k = 0; k < link.VisualCount(); ++k) {
         const sdf::Visual& visual = *link.VisualByIndex(k);
@@ -551,8 +551,8 @@ void SceneBuilder::reportAxisDynamics(const sdf::Joint& joint, unsigned index, b
         report_.warning(owner, owner + ": " + name + " damping " + numberText(axis->Damping()) +
                                    " is not modelled");
     if (axis->Friction() != 0.0)
-        report_.warning(owner, owner + ": " + name + " friction " +
-                                   numberText(axis->Friction()) + " is not modelled");
+        report_.warning(owner, owner + ": " + name + " friction " + numberText(axis->Friction()) +
+                                   " is not modelled");
     if (axis->SpringStiffness() != 0.0)
         report_.warning(owner, owner + ": " + name + " spring stiffness " +
                                    numberText(axis->SpringStiffness()) + " is not modelled");
@@ -643,9 +643,9 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
         const std::optional<Vec3> a_W = axisInWorld(visit, joint, 0, owner);
         if (!a_W) return;
         const Transform X_WK = along(*a_W);
-        connect(joint.Type() == sdf::JointType::PRISMATIC ? JointType::Prismatic
-                                                          : JointType::Revolute,
-                name, child->part, X_WK, parent->part, X_WK);
+        connect(
+            joint.Type() == sdf::JointType::PRISMATIC ? JointType::Prismatic : JointType::Revolute,
+            name, child->part, X_WK, parent->part, X_WK);
         reportAxisDynamics(joint, 0, joint.Type() != sdf::JointType::CONTINUOUS, owner);
         return;
     }
@@ -703,9 +703,8 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
     std::vector<ModelVisit> models;
     const sdf::World* world = nullptr;
     if (const sdf::Model* model = root.Model()) {
-        const std::optional<Transform> X_WM =
-            resolved(model->SemanticPose(), "", "model '" + excerpt(model->Name()) + "'", path_,
-                     report_);
+        const std::optional<Transform> X_WM = resolved(
+            model->SemanticPose(), "", "model '" + excerpt(model->Name()) + "'", path_, report_);
         models.push_back({model, X_WM.value_or(Transform::identity()), "", "", model->Static()});
         spec_.name = model->Name();
     } else if (root.WorldCount() > 0) {
@@ -770,13 +769,14 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
                 resolved(inner->SemanticPose(), "__model__", where, path_, report_);
             if (!X_MN) continue;
             const std::string scope = visit.scope + inner->Name() + "::";
-            nested.push_back({inner, visit.X_WM * *X_MN, scope,
-                              visit.namePrefix + inner->Name() + "::",
-                              visit.isStatic || inner->Static()});
+            nested.push_back(
+                {inner, visit.X_WM * *X_MN, scope,
+                 visit.namePrefix + inner->Name() + "::", visit.isStatic || inner->Static()});
             // A nested model's canonical link bolted down with its parent's (fixedBase).
             if (!welded.empty() && welded.starts_with(inner->Name() + "::"))
-                report_.warning(where, where + ": the root link is in a nested model; the "
-                                               "model is not bolted down");
+                report_.warning(where, where +
+                                           ": the root link is in a nested model; the "
+                                           "model is not bolted down");
         }
         if (model.InterfaceModelCount() > 0)
             report_.warning("model '" + excerpt(model.Name()) + "'",
