@@ -21,6 +21,8 @@ if(NOT TARGET motus::mujoco)
     set_target_properties(motus::mujoco PROPERTIES
         IMPORTED_LOCATION "${MUJOCO_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${MUJOCO_INCLUDE_DIR}")
 endif()
+# SDF models and worlds (Gazebo's format), read through libsdformat.
+find_package(sdformat12 REQUIRED)
 
 # Bullet, double precision, collision detection only (cmake/FindBulletDouble.cmake says why
 # this is not CMake's FindBullet).

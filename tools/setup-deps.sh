@@ -15,6 +15,8 @@ packages=(
     nlohmann-json3-dev libmuparser-dev libcli11-dev libassimp-dev liburdfdom-dev
     # MJCF (MuJoCo) robot descriptions, read by MuJoCo's own compiler.
     libmujoco-dev
+    # SDF models and worlds (Gazebo's format).
+    libsdformat-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     # Running the GUI and its tests without a screen: a virtual X server, Mesa's
     # software OpenGL, and a font for Qt text.

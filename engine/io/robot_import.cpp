@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "engine/io/mjcf_import.h"
+#include "engine/io/sdf_import.h"
 #include "engine/io/urdf_import.h"
 
 namespace engine::io {
@@ -98,12 +99,9 @@ RobotImportResult importRobotFile(const std::string& path, const RobotImportOpti
     case RobotFormat::Mjcf:
         return importMjcfFile(path, options);
     case RobotFormat::Sdf:
-        break;
+        return importSdfFile(path, options);
     }
-    RobotImportResult result;
-    result.diagnostics.push_back(
-        {Severity::Error, "", std::string(robotFormatName(*format)) + " import is not available"});
-    return result;
+    return importUrdfFile(path, options);  // every format is handled above
 }
 
 }  // namespace engine::io

@@ -1,0 +1,836 @@
+#include "engine/io/sdf_import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include <sdf/Box.hh>
+#include <sdf/Capsule.hh>
+#include <sdf/Collision.hh>
+#include <sdf/Cylinder.hh>
+#include <sdf/Error.hh>
+#include <sdf/Geometry.hh>
+#include <sdf/Joint.hh>
+#include <sdf/JointAxis.hh>
+#include <sdf/Link.hh>
+#include <sdf/Material.hh>
+#include <sdf/Mesh.hh>
+#include <sdf/Model.hh>
+#include <sdf/Plane.hh>
+#include <sdf/Root.hh>
+#include <sdf/SemanticPose.hh>
+#include <sdf/Sphere.hh>
+#include <sdf/Visual.hh>
+#include <sdf/World.hh>
+
+#include "engine/io/inertia_fixup.h"
+#include "engine/io/mesh_loader.h"
+#include "engine/io/resource_path.h"
+#include "engine/model/mass_properties.h"
+
+// libsdformat reads the file, checks it against the SDF specification and resolves its frame
+// graph; this file walks its models with an explicit stack (nested models included) and turns
+// them into a scene in two passes:
+//   1. links → parts. Each link's pose is resolved in its model's frame (X_ML) and placed in
+//      the world through the model's pose (X_WL = X_WM X_ML). A link of a static model, and the
+//      root (canonical) link of a model bolted down by fixedBase, lives on the ground part: its
+//      frame there is X_GL = X_WL, and its shapes are placed through it.
+//   2. joints → joints. The joint frame Jf is resolved in the model frame too (SDF puts it at
+//      the child link's frame moved by the joint pose); each axis is resolved in the model's
+//      coordinates (ResolveXyz, whatever frame the file expresses it in). The two markers are
+//      the joint frame turned so that z lies along the axis: X_WK = X_WJf R(z → axis).
+// Diagnostics name the place as "link 'name'" or "joint 'name'" (nested names keep SDF's
+// "model::link" scope) and quote at most kExcerptLength characters of the file.
+
+namespace engine::io {
+namespace {
+
+constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
+constexpr int kMaxListed = 50;              // diagnostics of each severity listed one by one
+constexpr double kPerpendicularTolerance = 1e-9;  // |cos| of a universal joint's cross pins
+constexpr double kUnlimited = 1e16;       // SDF's default joint limits (±1e16): no limit given
+constexpr double kWaterDensity = 1000.0;  // kg/m³: a massless link's density from geometry
+
+std::string excerpt(std::string_view text) {
+    if (text.size() <= kExcerptLength) return std::string(text);
+    std::size_t end = kExcerptLength;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
+    return std::string(text.substr(0, end)) + "…";
+}
+
+// The last kExcerptLength characters of a path or URI (its file name is what tells), "…" first
+// when cut.
+std::string tailExcerpt(std::string_view text) {
+    if (text.size() <= kExcerptLength) return std::string(text);
+    std::size_t start = text.size() - kExcerptLength;
+    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
+        ++start;  // UTF-8
+    return "…" + std::string(text.substr(start));
+}
+
+std::string linkPlace(std::string_view name) {
+    return "link '" + excerpt(name) + "'";
+}
+std::string jointPlace(std::string_view name) {
+    return "joint '" + excerpt(name) + "'";
+}
+
+std::string numberText(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
+
+// The import's diagnostics: the first kMaxListed of each severity are listed, the others
+// counted in one closing line.
+class Reporter {
+public:
+    explicit Reporter(Diagnostics& out) : out_(out) {}
+    void error(std::string where, std::string message) {
+        add(Severity::Error, std::move(where), std::move(message));
+    }
+    void warning(std::string where, std::string message) {
+        add(Severity::Warning, std::move(where), std::move(message));
+    }
+    void add(const Diagnostic& d) { add(d.severity, d.where, d.message); }
+    bool hasErrors() const { return count_[0] > 0; }
+    void finish() {
+        if (count_[0] > kMaxListed)
+            out_.push_back({Severity::Error, "",
+                            std::to_string(count_[0] - kMaxListed) + " more errors not listed"});
+        if (count_[1] > kMaxListed)
+            out_.push_back({Severity::Warning, "",
+                            std::to_string(count_[1] - kMaxListed) + " more warnings not listed"});
+    }
+
+private:
+    void add(Severity severity, std::string where, std::string message) {
+        const int kind = severity == Severity::Error ? 0 : 1;
+        if (++count_[kind] <= kMaxListed)
+            out_.push_back({severity, std::move(where), std::move(message)});
+    }
+    Diagnostics& out_;
+    int count_[2] = {0, 0};  // errors, warnings
+};
+
+Vec3 toVec(const ignition::math::Vector3d& v) {
+    return {v.X(), v.Y(), v.Z()};
+}
+bool isFinite(const ignition::math::Pose3d& p) {
+    return std::isfinite(p.Pos().X()) && std::isfinite(p.Pos().Y()) && std::isfinite(p.Pos().Z()) &&
+           std::isfinite(p.Rot().W()) && std::isfinite(p.Rot().X()) && std::isfinite(p.Rot().Y()) &&
+           std::isfinite(p.Rot().Z());
+}
+// Only for finite poses (isFinite).
+Transform toTransform(const ignition::math::Pose3d& p) {
+    const Quat R(p.Rot().W(), p.Rot().X(), p.Rot().Y(), p.Rot().Z());
+    return {R.norm() > 0.0 ? R.normalized() : Quat::Identity(), toVec(p.Pos())};
+}
+
+// SDF names may hold characters Motus names do not ("::" of nested models, '/', '.', spaces).
+std::string sanitize(const std::string& name) {
+    std::string out = name.empty() ? std::string("_") : name;
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
+        out.insert(out.begin(), '_');
+    return out.substr(0, 128);
+}
+
+// libsdformat's errors as error diagnostics: the file and line, the message, the element.
+// An invalid inertia is left to the fix-ups (engine/io/inertia_fixup.h), which say what they
+// change (or refuse it when strict).
+void reportSdfErrors(const sdf::Errors& errors, const std::string& path, Reporter& report) {
+    for (const sdf::Error& e : errors) {
+        if (e.Code() == sdf::ErrorCode::LINK_INERTIA_INVALID) continue;
+        std::string at = "'" + e.FilePath().value_or(path) + "'";
+        if (e.LineNumber()) at += ", line " + std::to_string(*e.LineNumber());
+        const std::string element = e.XmlPath().value_or("");
+        report.error(element, at + ": " + e.Message() +
+                                  (element.empty() ? std::string() : " (" + element + ")"));
+    }
+}
+
+// A pose resolved in the frame `to`, or nullopt (reported under `owner`) when it cannot be
+// resolved or is not finite.
+std::optional<Transform> resolved(const sdf::SemanticPose& pose, const std::string& to,
+                                  const std::string& owner, const std::string& path,
+                                  Reporter& report) {
+    ignition::math::Pose3d X;
+    const sdf::Errors errors = pose.Resolve(X, to);
+    if (!errors.empty()) {
+        for (const sdf::Error& e : errors)
+            report.error(owner, owner + ": pose cannot be resolved: " + e.Message());
+        return std::nullopt;
+    }
+    if (!isFinite(X)) {
+        report.error(owner, owner + ": pose is not finite (in '" + excerpt(path) + "')");
+        return std::nullopt;
+    }
+    return toTransform(X);
+}
+
+// A model to walk: its pose in the world, the scope its names live in ("outer::inner::",
+// empty for a top-level model) and the prefix its parts' names get.
+struct ModelVisit {
+    const sdf::Model* model = nullptr;
+    Transform X_WM;
+    std::string scope;
+    std::string namePrefix;
+    bool isStatic = false;
+};
+
+// Where a link lives: its part, and the link frame L in that part's frame P.
+struct LinkSlot {
+    std::size_t part = 0;
+    Transform X_PL;
+};
+
+class SceneBuilder {
+public:
+    SceneBuilder(const std::string& path, const RobotImportOptions& options, Reporter& report)
+        : path_(path), options_(options), report_(report) {
+        dir_ = std::filesystem::path(path).parent_path();
+        if (dir_.empty()) dir_ = ".";
+    }
+
+    std::optional<SceneSpec> build(const sdf::Root& root);
+
+private:
+    std::size_t ground();
+    std::string uniquePartName(const std::string& base);
+    std::string uniqueJointName(const std::string& base);
+    void addLink(const ModelVisit& visit, const sdf::Link& link, bool welded);
+    void addShapes(const sdf::Link& link, const std::string& owner, const LinkSlot& slot,
+                   std::vector<Shape>& into, std::optional<std::uint32_t>& colour);
+    std::optional<Shape> toShape(const sdf::Geometry& geometry, const Transform& X_PG,
+                                 ShapeRole role, const std::string& owner, const std::string& what,
+                                 const std::string& descriptionFile, bool onGround);
+    void addJoint(const ModelVisit& visit, const sdf::Joint& joint);
+    std::optional<Vec3> axisInWorld(const ModelVisit& visit, const sdf::Joint& joint,
+                                    unsigned index, const std::string& owner);
+    void reportAxisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
+                            const std::string& owner);
+    void connect(JointType type, const std::string& name, std::size_t partI, const Transform& X_WI,
+                 std::size_t partJ, const Transform& X_WJ);
+    ResourceResolver& resolverFor(const std::string& descriptionFile);
+
+    std::string path_;
+    std::filesystem::path dir_;
+    const RobotImportOptions& options_;
+    Reporter& report_;
+    SceneSpec spec_;
+    std::optional<std::size_t> ground_;
+    std::set<std::string> partNames_, jointNames_;
+    std::map<std::string, LinkSlot> slotOf_;  // scoped link name → where it lives
+    std::map<std::string, std::unique_ptr<ResourceResolver>> resolvers_;  // by description file
+};
+
+std::size_t SceneBuilder::ground() {
+    if (ground_) return *ground_;
+    Part part;
+    part.id = spec_.newId();
+    part.name = uniquePartName("world");
+    part.ground = true;
+    part.colorRgb = 0x7a828c;
+    ground_ = spec_.parts.size();
+    spec_.parts.push_back(std::move(part));
+    return *ground_;
+}
+
+std::string SceneBuilder::uniquePartName(const std::string& base) {
+    std::string name = sanitize(base);
+    for (int k = 2; !partNames_.insert(name).second; ++k)
+        name = sanitize(base).substr(0, 120) + "_" + std::to_string(k);
+    return name;
+}
+
+std::string SceneBuilder::uniqueJointName(const std::string& base) {
+    std::string name = sanitize(base);
+    for (int k = 2; !jointNames_.insert(name).second; ++k)
+        name = sanitize(base).substr(0, 120) + "_" + std::to_string(k);
+    return name;
+}
+
+ResourceResolver& SceneBuilder::resolverFor(const std::string& descriptionFile) {
+    std::unique_ptr<ResourceResolver>& r = resolvers_[descriptionFile];
+    if (!r) r = std::make_unique<ResourceResolver>(descriptionFile, options_.packagePath);
+    return *r;
+}
+
+std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const Transform& X_PG,
+                                           ShapeRole role, const std::string& owner,
+                                           const std::string& what,
+                                           const std::string& descriptionFile, bool onGround) {
+    Shape s;
+    s.role = role;
+    s.X_PG = X_PG;
+    // Each size must be a finite positive length.
+    auto length = [&](double value, const char* name) {
+        if (std::isfinite(value) && value > 0.0) return true;
+        report_.error(owner, owner + ": " + what + " " + name + " " + numberText(value) +
+                                 " m is not a positive length");
+        return false;
+    };
+    switch (geometry.Type()) {
+    case sdf::GeometryType::BOX: {
+        s.type = ShapeType::Box;
+        s.size = toVec(geometry.BoxShape()->Size());
+        if (!length(s.size.x(), "size x") || !length(s.size.y(), "size y") ||
+            !length(s.size.z(), "size z"))
+            return std::nullopt;
+        return s;
+    }
+    case sdf::GeometryType::SPHERE:
+        s.type = ShapeType::Sphere;
+        s.radius = geometry.SphereShape()->Radius();
+        if (!length(s.radius, "radius")) return std::nullopt;
+        return s;
+    case sdf::GeometryType::CYLINDER:
+        s.type = ShapeType::Cylinder;
+        s.radius = geometry.CylinderShape()->Radius();
+        s.length = geometry.CylinderShape()->Length();
+        if (!length(s.radius, "radius") || !length(s.length, "length")) return std::nullopt;
+        return s;
+    case sdf::GeometryType::CAPSULE:
+        // SDF's capsule length is its straight part's, as Motus's is.
+        s.type = ShapeType::Capsule;
+        s.radius = geometry.CapsuleShape()->Radius();
+        s.length = geometry.CapsuleShape()->Length();
+        if (!length(s.radius, "radius") || !length(s.length, "length")) return std::nullopt;
+        return s;
+    case sdf::GeometryType::PLANE: {
+        if (!onGround) {
+            report_.warning(owner, owner + ": " + what +
+                                       " is a plane on a moving link (a plane is infinite, only "
+                                       "the ground has one): left out");
+            return std::nullopt;
+        }
+        const Vec3 normal = toVec(geometry.PlaneShape()->Normal());
+        if (!normal.allFinite() || normal.norm() == 0.0) {
+            report_.error(owner, owner + ": " + what + " plane normal has no direction");
+            return std::nullopt;
+        }
+        // The plane's surface is the shape frame's xy plane, its normal the frame's z.
+        s.type = ShapeType::Plane;
+        s.X_PG = X_PG * Transform{Quat::FromTwoVectors(Vec3::UnitZ(), normal), Vec3::Zero()};
+        return s;
+    }
+    case sdf::GeometryType::MESH: {
+        const sdf::Mesh& mesh = *geometry.MeshShape();
+        const std::string uri = mesh.Uri();
+        const ResourceLookup found = resolverFor(descriptionFile).resolve(uri);
+        std::string error;
+        if (!found.file) {
+            report_.warning(owner, owner + ": " + what + " mesh '" + tailExcerpt(uri) +
+                                       "' not found (tried " + found.tried + "): left out");
+            return std::nullopt;
+        }
+        if (!(s.mesh = loadMesh(*found.file, error))) {
+            report_.warning(owner, owner + ": " + what + " mesh '" + tailExcerpt(*found.file) +
+                                       "' unreadable (" + error + "): left out");
+            return std::nullopt;
+        }
+        s.type = ShapeType::Mesh;
+        std::error_code ec;
+        const std::filesystem::path relative = std::filesystem::relative(*found.file, dir_, ec);
+        s.meshFile = ec || relative.empty() ? *found.file : relative.string();
+        s.scale = toVec(mesh.Scale());
+        if (!s.scale.allFinite() || (s.scale.array() == 0.0).any()) {
+            report_.error(owner, owner + ": " + what + " mesh scale is not finite and non-zero");
+            return std::nullopt;
+        }
+        if (!mesh.Submesh().empty())
+            report_.warning(owner, owner + ": " + what + " submesh '" + excerpt(mesh.Submesh()) +
+                                       "': the whole mesh is used");
+        return s;
+    }
+    case sdf::GeometryType::ELLIPSOID:
+        report_.warning(owner, owner + ": " + what + " is an ellipsoid: left out");
+        return std::nullopt;
+    case sdf::GeometryType::HEIGHTMAP:
+        report_.warning(owner, owner + ": " + what + " is a heightmap: left out");
+        return std::nullopt;
+    case sdf::GeometryType::EMPTY:
+        break;
+    }
+    report_.warning(owner, owner + ": " + what + " has no geometry Motus reads: left out");
+    return std::nullopt;
+}
+
+void SceneBuilder::addShapes(const sdf::Link& link, const std::string& owner, const LinkSlot& slot,
+                             std::vector<Shape>& into, std::optional<std::uint32_t>& colour) {
+    const bool onGround = ground_ && slot.part == *ground_;
+    for (std::uint64_t k = 0; k < link.VisualCount(); ++k) {
+        const sdf::Visual& visual = *link.VisualByIndex(k);
+        const std::string what = "visual '" + excerpt(visual.Name()) + "'";
+        if (!visual.Geom()) continue;
+        const std::optional<Transform> X_LG =
+            resolved(visual.SemanticPose(), "", owner + " " + what, path_, report_);
+        if (!X_LG) continue;
+        const std::string file =
+            visual.Geom()->MeshShape() ? visual.Geom()->MeshShape()->FilePath() : "";
+        if (auto s = toShape(*visual.Geom(), slot.X_PL * *X_LG, ShapeRole::Visual, owner, what,
+                             file.empty() ? path_ : file, onGround))
+            into.push_back(std::move(*s));
+        if (!colour && visual.Material()) {
+            const ignition::math::Color c = visual.Material()->Diffuse();
+            auto channel = [](float v) {
+                return static_cast<std::uint32_t>(
+                    std::lround(std::isfinite(v) ? std::clamp(v, 0.0f, 1.0f) * 255.0f : 0.0f));
+            };
+            if (c.A() > 0.0f) colour = channel(c.R()) << 16 | channel(c.G()) << 8 | channel(c.B());
+        }
+    }
+    for (std::uint64_t k = 0; k < link.CollisionCount(); ++k) {
+        const sdf::Collision& collision = *link.CollisionByIndex(k);
+        const std::string what = "collision '" + excerpt(collision.Name()) + "'";
+        if (!collision.Geom()) continue;
+        const std::optional<Transform> X_LG =
+            resolved(collision.SemanticPose(), "", owner + " " + what, path_, report_);
+        if (!X_LG) continue;
+        const std::string file =
+            collision.Geom()->MeshShape() ? collision.Geom()->MeshShape()->FilePath() : "";
+        if (auto s = toShape(*collision.Geom(), slot.X_PL * *X_LG, ShapeRole::Collision, owner,
+                             what, file.empty() ? path_ : file, onGround))
+            into.push_back(std::move(*s));
+    }
+}
+
+// The link's inertial: mass, centre of mass and inertia about it in the link frame L, from
+// libsdformat (which gives mass 1 and unit moments to a link without <inertial>).
+std::optional<MassProperties> inertialOf(const sdf::Link& link, const std::string& owner,
+                                         Reporter& report) {
+    const ignition::math::Inertiald& inertial = link.Inertial();
+    const ignition::math::Matrix3d& moi = inertial.MassMatrix().Moi();
+    MassProperties props;
+    props.mass = inertial.MassMatrix().Mass();
+    Mat3 I_Icm_I;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) I_Icm_I(r, c) = moi(r, c);
+    if (!std::isfinite(props.mass)) {
+        report.error(owner + "/inertial/mass", owner + ": mass is not finite");
+        return std::nullopt;
+    }
+    if (!I_Icm_I.allFinite()) {
+        report.error(owner + "/inertial/inertia", owner + ": inertia is not finite");
+        return std::nullopt;
+    }
+    if (!isFinite(inertial.Pose())) {
+        report.error(owner + "/inertial/pose", owner + ": inertial pose is not finite");
+        return std::nullopt;
+    }
+    // The inertial frame I in L: I_Lcm_L = R_LI I_Icm_I R_LIᵀ.
+    const Transform X_LI = toTransform(inertial.Pose());
+    const Mat3 R_LI = X_LI.rotationMatrix();
+    props.p_PPcm = X_LI.p;
+    props.I_Pcm_P = R_LI * I_Icm_I * R_LI.transpose();
+    return props;
+}
+
+void SceneBuilder::addLink(const ModelVisit& visit, const sdf::Link& link, bool welded) {
+    const std::string key = visit.scope + link.Name();
+    const std::string owner = linkPlace(key);
+    const std::optional<Transform> X_ML =
+        resolved(link.SemanticPose(), "__model__", owner, path_, report_);
+    if (!X_ML) return;
+    const Transform X_WL = visit.X_WM * *X_ML;
+    std::optional<std::uint32_t> colour;
+
+    // A static model's links, and a link bolted down, are on the ground.
+    if (visit.isStatic || welded) {
+        const LinkSlot slot{ground(), X_WL};
+        slotOf_[key] = slot;
+        std::vector<Shape> shapes;
+        addShapes(link, owner, slot, shapes, colour);
+        Part& g = spec_.parts[slot.part];
+        g.shapes.insert(g.shapes.end(), shapes.begin(), shapes.end());
+        return;
+    }
+
+    const std::size_t index = spec_.parts.size();
+    const std::uint32_t palette[] = {0x7a828c, 0xe0703c, 0x3c8ee0, 0x4fb45a, 0xd9b43c, 0x9b6cd0};
+    Part part;
+    part.id = spec_.newId();
+    part.name = uniquePartName(visit.namePrefix + link.Name());
+    part.X_WP = X_WL;
+    part.colorRgb = palette[index % 6];
+    const LinkSlot slot{index, Transform::identity()};
+    slotOf_[key] = slot;
+    spec_.parts.push_back(std::move(part));
+
+    std::vector<Shape> shapes;
+    addShapes(link, owner, slot, shapes, colour);
+    std::optional<MassProperties> props = inertialOf(link, owner, report_);
+    if (props && options_.inertiaFromGeometry) {
+        // The collision geometry (the visual when there is none), scaled to the file's mass.
+        const bool anyCollision = std::any_of(shapes.begin(), shapes.end(), [](const Shape& s) {
+            return s.role == ShapeRole::Collision;
+        });
+        MassProperties geometry;
+        for (const Shape& s : shapes) {
+            if ((s.role == ShapeRole::Collision) != anyCollision) continue;
+            if (s.type == ShapeType::Mesh && !s.mesh) continue;
+            geometry = combine(geometry, shapeMassProperties(s, 1.0));
+        }
+        if (geometry.mass > 0.0 && std::isfinite(geometry.mass)) {
+            const double mass = props->mass > 0.0 ? props->mass : kWaterDensity * geometry.mass;
+            props->mass = mass;
+            props->p_PPcm = geometry.p_PPcm;
+            props->I_Pcm_P = geometry.I_Pcm_P * (mass / geometry.mass);
+        } else {
+            report_.warning(owner, owner + ": has no geometry with a volume: its inertial is kept");
+        }
+    }
+    if (props) {
+        Diagnostics fixes;
+        fixInertia(*props, owner, InertiaFixupOptions{options_.strict}, fixes);
+        for (const Diagnostic& d : fixes) report_.add(d);
+    }
+    Part& p = spec_.parts[index];
+    if (props) {
+        p.mass = props->mass;
+        p.p_PPcm = props->p_PPcm;
+        p.I_Pcm_P = props->I_Pcm_P;
+    }
+    p.shapes = std::move(shapes);
+    if (colour) p.colorRgb = *colour;
+}
+
+std::optional<Vec3> SceneBuilder::axisInWorld(const ModelVisit& visit, const sdf::Joint& joint,
+                                              unsigned index, const std::string& owner) {
+    const char* name = index == 0 ? "axis" : "axis2";
+    const sdf::JointAxis* axis = joint.Axis(index);
+    if (!axis) {
+        report_.error(owner + "/" + name, owner + ": has no <" + name + ">");
+        return std::nullopt;
+    }
+    ignition::math::Vector3d xyz;
+    const sdf::Errors errors = axis->ResolveXyz(xyz, "__model__");
+    if (!errors.empty()) {
+        for (const sdf::Error& e : errors)
+            report_.error(owner + "/" + name,
+                          owner + ": " + name + " cannot be resolved: " + e.Message());
+        return std::nullopt;
+    }
+    const Vec3 a_M = toVec(xyz);
+    const Vec3 raw = toVec(axis->Xyz());
+    if (!a_M.allFinite() || !raw.allFinite()) {
+        report_.error(owner + "/" + name, owner + ": " + name + " xyz is not finite");
+        return std::nullopt;
+    }
+    const double largest = a_M.cwiseAbs().maxCoeff();
+    if (largest == 0.0) {
+        report_.error(owner + "/" + name, owner + ": " + name + " xyz has no direction");
+        return std::nullopt;
+    }
+    return Vec3(visit.X_WM.R * Vec3(a_M / largest).normalized());
+}
+
+// Limits, damping, friction and springs of one axis: read, reported, not enforced.
+void SceneBuilder::reportAxisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
+                                      const std::string& owner) {
+    const sdf::JointAxis* axis = joint.Axis(index);
+    if (!axis) return;
+    const std::string name = index == 0 ? "axis" : "axis2";
+    if (limited && (axis->Lower() > -kUnlimited || axis->Upper() < kUnlimited) &&
+        axis->Upper() >= axis->Lower())
+        report_.warning(owner, owner + ": " + name + " limits [" + numberText(axis->Lower()) +
+                                   ", " + numberText(axis->Upper()) + "] are not enforced yet");
+    if (axis->Damping() != 0.0)
+        report_.warning(owner, owner + ": " + name + " damping " + numberText(axis->Damping()) +
+                                   " is not modelled");
+    if (axis->Friction() != 0.0)
+        report_.warning(owner, owner + ": " + name + " friction " + numberText(axis->Friction()) +
+                                   " is not modelled");
+    if (axis->SpringStiffness() != 0.0)
+        report_.warning(owner, owner + ": " + name + " spring stiffness " +
+                                   numberText(axis->SpringStiffness()) + " is not modelled");
+}
+
+// A joint of `type` between marker I on part I (the child's side) and marker J on part J
+// (the parent's), each given by its pose in the world.
+void SceneBuilder::connect(JointType type, const std::string& name, std::size_t partI,
+                           const Transform& X_WI, std::size_t partJ, const Transform& X_WJ) {
+    const std::string markerName = "j_" + name;
+    Part& pi = spec_.parts[partI];
+    Marker onI;
+    onI.id = spec_.newId();
+    onI.name = markerName;
+    onI.X_PM = pi.X_WP.inverse() * X_WI;
+    pi.markers.push_back(onI);
+    Part& pj = spec_.parts[partJ];
+    Marker onJ;
+    onJ.id = spec_.newId();
+    onJ.name = markerName;
+    onJ.X_PM = pj.X_WP.inverse() * X_WJ;
+    pj.markers.push_back(onJ);
+    Joint j;
+    j.id = spec_.newId();
+    j.name = name;
+    j.type = type;
+    j.markerI = {pi.name, markerName};
+    j.markerJ = {pj.name, markerName};
+    spec_.joints.push_back(std::move(j));
+}
+
+void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
+    const std::string scoped = visit.scope + joint.Name();
+    const std::string owner = jointPlace(scoped);
+    // The two links, by the names they have in the whole file ("world" is the ground).
+    auto slotOf = [&](bool parent) -> std::optional<LinkSlot> {
+        std::string link;
+        const sdf::Errors errors =
+            parent ? joint.ResolveParentLink(link) : joint.ResolveChildLink(link);
+        if (!errors.empty()) {
+            for (const sdf::Error& e : errors)
+                report_.error(owner, owner + ": " + (parent ? "parent" : "child") +
+                                         " cannot be resolved: " + e.Message());
+            return std::nullopt;
+        }
+        if (link == "world") return LinkSlot{ground(), Transform::identity()};
+        const auto it = slotOf_.find(visit.scope + link);
+        if (it == slotOf_.end()) {
+            report_.error(owner, owner + ": " + (parent ? "parent" : "child") + " link '" +
+                                     excerpt(link) + "' is not a link of the model");
+            return std::nullopt;
+        }
+        return it->second;
+    };
+    const std::optional<LinkSlot> parent = slotOf(true);
+    const std::optional<LinkSlot> child = slotOf(false);
+    if (!parent || !child) return;
+
+    // The joint frame Jf in the world.
+    const std::optional<Transform> X_MJf =
+        resolved(joint.SemanticPose(), "__model__", owner, path_, report_);
+    if (!X_MJf) return;
+    const Transform X_WJf = visit.X_WM * *X_MJf;
+    // The joint frame turned so that its z lies along a (a unit vector in the world).
+    auto along = [&](const Vec3& a_W) {
+        const Vec3 a_Jf = X_WJf.R.conjugate() * a_W;
+        return X_WJf * Transform{Quat::FromTwoVectors(Vec3::UnitZ(), a_Jf), Vec3::Zero()};
+    };
+
+    if (parent->part == child->part) {
+        // Two links on the ground (a static model's joints): nothing to join.
+        if (!(ground_ && parent->part == *ground_))
+            report_.warning(owner, owner + ": joins a link to itself: left out");
+        return;
+    }
+
+    const std::string name = uniqueJointName(visit.namePrefix + joint.Name());
+    switch (joint.Type()) {
+    case sdf::JointType::FIXED:
+        connect(JointType::Fixed, name, child->part, X_WJf, parent->part, X_WJf);
+        return;
+    case sdf::JointType::BALL:
+        connect(JointType::Spherical, name, child->part, X_WJf, parent->part, X_WJf);
+        return;
+    case sdf::JointType::REVOLUTE:
+    case sdf::JointType::CONTINUOUS:
+    case sdf::JointType::PRISMATIC: {
+        const std::optional<Vec3> a_W = axisInWorld(visit, joint, 0, owner);
+        if (!a_W) return;
+        const Transform X_WK = along(*a_W);
+        connect(
+            joint.Type() == sdf::JointType::PRISMATIC ? JointType::Prismatic : JointType::Revolute,
+            name, child->part, X_WK, parent->part, X_WK);
+        reportAxisDynamics(joint, 0, joint.Type() != sdf::JointType::CONTINUOUS, owner);
+        return;
+    }
+    case sdf::JointType::UNIVERSAL:
+    case sdf::JointType::REVOLUTE2: {
+        // Axis 1 turns the cross in the parent, axis 2 the child on the cross.
+        const std::optional<Vec3> a1_W = axisInWorld(visit, joint, 0, owner);
+        const std::optional<Vec3> a2_W = axisInWorld(visit, joint, 1, owner);
+        if (!a1_W || !a2_W) return;
+        reportAxisDynamics(joint, 0, true, owner);
+        reportAxisDynamics(joint, 1, true, owner);
+        const bool perpendicular = std::abs(a1_W->dot(*a2_W)) < kPerpendicularTolerance;
+        if (joint.Type() == sdf::JointType::UNIVERSAL && perpendicular) {
+            connect(JointType::Universal, name, child->part, along(*a2_W), parent->part,
+                    along(*a1_W));
+            return;
+        }
+        // Two revolutes through a light cross at the joint frame.
+        Part cross;
+        cross.id = spec_.newId();
+        cross.name = uniquePartName(name + "_cross");
+        cross.X_WP = X_WJf;
+        cross.mass = kIntermediateMass;
+        cross.I_Pcm_P = Mat3::Identity() * (0.4 * kIntermediateMass * 0.01 * 0.01);
+        cross.colorRgb = 0x7a828c;
+        const std::size_t crossPart = spec_.parts.size();
+        spec_.parts.push_back(std::move(cross));
+        connect(JointType::Revolute, uniqueJointName(name + "_1"), crossPart, along(*a1_W),
+                parent->part, along(*a1_W));
+        connect(JointType::Revolute, uniqueJointName(name + "_2"), child->part, along(*a2_W),
+                crossPart, along(*a2_W));
+        report_.warning(owner, owner + ": " +
+                                   (joint.Type() == sdf::JointType::UNIVERSAL
+                                        ? std::string("universal joint whose axes are not "
+                                                      "perpendicular")
+                                        : std::string("revolute2 joint")) +
+                                   ": two revolute joints through a part of " +
+                                   numberText(kIntermediateMass) + " kg at the joint frame");
+        return;
+    }
+    case sdf::JointType::SCREW:
+        report_.warning(owner, owner + ": screw joint: left out");
+        return;
+    case sdf::JointType::GEARBOX:
+        report_.warning(owner, owner + ": gearbox joint: left out");
+        return;
+    case sdf::JointType::INVALID:
+        break;
+    }
+    report_.warning(owner, owner + ": unknown joint type: left out");
+}
+
+std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
+    // The top-level models: the root model, or the first world's.
+    std::vector<ModelVisit> models;
+    const sdf::World* world = nullptr;
+    if (const sdf::Model* model = root.Model()) {
+        const std::optional<Transform> X_WM = resolved(
+            model->SemanticPose(), "", "model '" + excerpt(model->Name()) + "'", path_, report_);
+        models.push_back({model, X_WM.value_or(Transform::identity()), "", "", model->Static()});
+        spec_.name = model->Name();
+    } else if (root.WorldCount() > 0) {
+        world = root.WorldByIndex(0);
+        if (root.WorldCount() > 1)
+            report_.warning("", "'" + path_ + "' holds " + std::to_string(root.WorldCount()) +
+                                    " worlds: only the first, '" + excerpt(world->Name()) +
+                                    "', is read");
+        spec_.name = world->Name();
+        const Vec3 gravity = toVec(world->Gravity());
+        if (gravity.allFinite())
+            spec_.gravity = gravity;
+        else
+            report_.error("", "world '" + excerpt(world->Name()) + "': gravity is not finite");
+        const bool several = world->ModelCount() > 1;
+        for (std::uint64_t k = 0; k < world->ModelCount(); ++k) {
+            const sdf::Model* model = world->ModelByIndex(k);
+            const std::string where = "model '" + excerpt(model->Name()) + "'";
+            const std::optional<Transform> X_WM =
+                resolved(model->SemanticPose(), "world", where, path_, report_);
+            if (!X_WM) continue;
+            models.push_back({model, *X_WM, "", several ? model->Name() + "::" : std::string(),
+                              model->Static()});
+        }
+    }
+    if (models.empty()) {
+        report_.error("", "'" + path_ + "' holds no model");
+        return std::nullopt;
+    }
+    spec_.description = "Imported from " + std::filesystem::path(path_).filename().string();
+
+    // Links, top-level models first, then nested ones (an explicit stack, in the file's
+    // order); a model's root link is bolted down by fixedBase unless a joint holds it to the
+    // world already.
+    std::vector<ModelVisit> visited;
+    std::vector<ModelVisit> pending(models.rbegin(), models.rend());
+    while (!pending.empty()) {
+        const ModelVisit visit = std::move(pending.back());
+        pending.pop_back();
+        visited.push_back(visit);
+        const sdf::Model& model = *visit.model;
+        std::string welded;  // the link bolted down, by its name in this model's scope
+        if (options_.fixedBase && visit.scope.empty() && !visit.isStatic) {
+            bool held = false;
+            for (std::uint64_t k = 0; k < model.JointCount(); ++k) {
+                std::string parent;
+                if (model.JointByIndex(k)->ResolveParentLink(parent).empty() && parent == "world")
+                    held = true;
+            }
+            if (!held) welded = model.CanonicalLinkAndRelativeName().second;
+        }
+        for (std::uint64_t k = 0; k < model.LinkCount(); ++k) {
+            const sdf::Link& link = *model.LinkByIndex(k);
+            addLink(visit, link, !welded.empty() && link.Name() == welded);
+        }
+        std::vector<ModelVisit> nested;
+        for (std::uint64_t k = 0; k < model.ModelCount(); ++k) {
+            const sdf::Model* inner = model.ModelByIndex(k);
+            const std::string where =
+                "model '" + excerpt(visit.scope + model.Name() + "::" + inner->Name()) + "'";
+            const std::optional<Transform> X_MN =
+                resolved(inner->SemanticPose(), "__model__", where, path_, report_);
+            if (!X_MN) continue;
+            const std::string scope = visit.scope + inner->Name() + "::";
+            nested.push_back(
+                {inner, visit.X_WM * *X_MN, scope,
+                 visit.namePrefix + inner->Name() + "::", visit.isStatic || inner->Static()});
+            // A nested model's canonical link bolted down with its parent's (fixedBase).
+            if (!welded.empty() && welded.starts_with(inner->Name() + "::"))
+                report_.warning(where, where +
+                                           ": the root link is in a nested model; the "
+                                           "model is not bolted down");
+        }
+        if (model.InterfaceModelCount() > 0)
+            report_.warning("model '" + excerpt(model.Name()) + "'",
+                            "model '" + excerpt(model.Name()) +
+                                "': models read by custom parsers are left out");
+        pending.insert(pending.end(), nested.rbegin(), nested.rend());
+    }
+    if (slotOf_.empty()) {
+        report_.error("", "'" + path_ + "' holds no link");
+        return std::nullopt;
+    }
+    // Joints, once every link has its part (a joint may name a link of a nested model).
+    for (const ModelVisit& visit : visited)
+        for (std::uint64_t k = 0; k < visit.model->JointCount(); ++k)
+            addJoint(visit, *visit.model->JointByIndex(k));
+    if (report_.hasErrors()) return std::nullopt;
+    return std::move(spec_);
+}
+
+}  // namespace
+
+RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options) {
+    RobotImportResult result;
+    Reporter report(result.diagnostics);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        report.error("", "cannot open SDF file '" + path + "'");
+        report.finish();
+        return result;
+    }
+    std::optional<SceneSpec> spec;
+    // libsdformat reports what it finds as errors, but may throw on what it does not expect:
+    // nothing escapes.
+    try {
+        sdf::Root root;
+        const sdf::Errors errors = root.Load(path);
+        reportSdfErrors(errors, path, report);
+        if (!report.hasErrors()) {
+            SceneBuilder builder(path, options, report);
+            spec = builder.build(root);
+        }
+    } catch (const std::exception& e) {
+        report.error("", "'" + path + "' cannot be read as SDF: " + excerpt(e.what()));
+        spec.reset();
+    } catch (...) {
+        report.error("", "'" + path + "' cannot be read as SDF");
+        spec.reset();
+    }
+    report.finish();
+    if (!spec) return result;
+    Diagnostics problems = validate(*spec);
+    result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
+    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+    return result;
+}
+
+}  // namespace engine::io

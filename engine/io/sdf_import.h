@@ -1,0 +1,29 @@
+#pragma once
+// SDF import (libsdformat): the models of an SDF file — its root model, or every model of its
+// first world, nested models included — become one scene. Links are parts placed where the
+// file puts them (each pose resolved in the world), with their inertials run through the
+// inertia fix-ups (engine/io/inertia_fixup.h), their visuals drawn only and their collisions
+// touched only. Joints become joints with markers at the joint frame (the child link's frame
+// moved by the joint's pose), z along the axis wherever the file expresses it:
+//   revolute, continuous → revolute;  prismatic → prismatic;  fixed → fixed;
+//   ball → spherical;  universal → universal (cross pins along axis and axis2);
+//   revolute2, and a universal whose axes are not perpendicular → two revolutes joined by a
+//   light part of kIntermediateMass at the joint frame (with a warning);
+//   screw, gearbox → left out (a warning).
+// A joint to "world", and every link of a static model, hold on to the one ground part
+// ("world"). Limits, damping, friction and springs are read and reported, not enforced.
+// Errors of libsdformat name the file, the line and the element; numbers that are not finite
+// and a file with no link are errors too, never an exception.
+
+#include <string>
+
+#include "engine/io/robot_import.h"
+
+namespace engine::io {
+
+// kg: the part between the two revolutes of a revolute2 joint (a 1 cm ball's worth of inertia).
+constexpr double kIntermediateMass = 1e-3;
+
+RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options = {});
+
+}  // namespace engine::io
