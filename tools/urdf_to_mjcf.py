@@ -91,6 +91,8 @@ def main():
                         for b in range(3)] for a in range(3)]
         full = [inertia[0][0], inertia[1][1], inertia[2][2],
                 inertia[0][1], inertia[0][2], inertia[1][2]]
+        if mass == 0.0 and not any(full):
+            return  # a massless frame: MJCF says so by giving it no inertial
         out.append(f'{indent}<inertial pos="{text(pos)}" mass="{mass!r}" '
                    f'fullinertia="{text(full)}"/>')
 

@@ -14,11 +14,13 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include "engine/io/robot_import.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
 #include "ui/analysis/modes_panel.h"
 #include "ui/document/recovery.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/robot_import_dialog.h"
 #include "ui/session/simulation_session.h"
 #include "ui/viewport/viewport_widget.h"
 
@@ -83,9 +85,11 @@ int main(int argc, char** argv) {
             "Recover the newest unsaved work a Motus that stopped without saving left behind, "
             "without asking (as an unsaved document of its file)."));
     parser.addOption(recoverOption);
-    parser.addPositionalArgument(QStringLiteral("scene"),
-                                 QStringLiteral("Scene file to open (.json)."),
-                                 QStringLiteral("[scene]"));
+    parser.addPositionalArgument(
+        QStringLiteral("scene"),
+        QStringLiteral("Scene file to open (.json), or a robot to import (.urdf, "
+                       "MJCF .xml, .sdf)."),
+        QStringLiteral("[scene]"));
 
     QStringList arguments;
     for (int k = 0; k < argc; ++k) arguments << QString::fromLocal8Bit(argv[k]);
@@ -163,9 +167,16 @@ int main(int argc, char** argv) {
     ui::MainWindow window;
     window.show();
     bool loaded = true;
-    if (!parser.positionalArguments().isEmpty())
-        loaded = window.openScene(parser.positionalArguments().first());
-    else
+    if (!parser.positionalArguments().isEmpty()) {
+        // A robot description (URDF, MJCF, SDF) is imported with the last import's options.
+        const QString file = parser.positionalArguments().first();
+        std::string why;
+        if (!file.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) &&
+            engine::io::robotFormatOf(file.toStdString(), why))
+            loaded = window.importRobot(file, ui::RobotImportDialog::remembered());
+        else
+            loaded = window.openScene(file);
+    } else
         window.newScene();  // an empty scene to build on
 
     // Work a Motus that did not exit cleanly left behind (not in scripted, non-interactive runs).

@@ -31,11 +31,11 @@ RobotImportDialog::RobotImportDialog(const QString& path, QWidget* parent) : QDi
 
     std::string why;
     const auto format = engine::io::robotFormatOf(path.toStdString(), why);
-    format_ = new QLabel(
-        format ? tr("<b>%1</b> — %2 robot description")
-                     .arg(QFileInfo(path).fileName().toHtmlEscaped(),
-                          QString::fromUtf8(engine::io::robotFormatName(*format).data()))
-               : QString::fromStdString(why).toHtmlEscaped());
+    format_ =
+        new QLabel(format ? tr("<b>%1</b> — %2 robot description")
+                                .arg(QFileInfo(path).fileName().toHtmlEscaped(),
+                                     QString::fromUtf8(engine::io::robotFormatName(*format).data()))
+                          : QString::fromStdString(why).toHtmlEscaped());
     format_->setWordWrap(true);
     layout->addWidget(format_);
 
@@ -66,11 +66,13 @@ RobotImportDialog::RobotImportDialog(const QString& path, QWidget* parent) : QDi
            "triangle inequality are fixed as MuJoCo's compiler does, with a warning per link "
            "saying what changed. On: they are errors."));
     fromGeometry_ = new QCheckBox(tr("Compute inertia from the collision geometry"));
-    fromGeometry_->setToolTip(tr("Every link's centre of mass and inertia from its collision "
-                                 "shapes (visual ones when it has none), keeping its mass."));
+    fromGeometry_->setToolTip(
+        tr("Every link's centre of mass and inertia from its collision "
+           "shapes (visual ones when it has none), keeping its mass."));
     fixedBase_ = new QCheckBox(tr("Weld the root link to the ground"));
-    fixedBase_->setToolTip(tr("For a robot arm bolted down; otherwise the root floats unless it "
-                              "is the world."));
+    fixedBase_->setToolTip(
+        tr("For a robot arm bolted down; otherwise the root floats unless it "
+           "is the world."));
     form->addRow(QString(), strict_);
     form->addRow(QString(), fromGeometry_);
     form->addRow(QString(), fixedBase_);

@@ -429,7 +429,8 @@ JointSpaceInertia jointSpaceInertia(const SceneSpec& s, const std::map<std::stri
 }
 
 TEST(MjcfImport, TheUr5AsUrdfAndAsMjcfHasOneMassCentreAndJointSpaceMassMatrix) {
-    const std::string urdfPath = kRobots + "/ur5/ur5_robot.urdf";
+    const std::string urdfPath =
+        kRobots + "/urdf/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf";
     const std::string mjcfPath = kRobots + "/ur5/ur5_robot.xml";
     const RobotImportResult urdf = importUrdfFile(urdfPath);
     const RobotImportResult mjcf = importMjcfFile(mjcfPath);

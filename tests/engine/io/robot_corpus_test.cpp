@@ -21,11 +21,11 @@ namespace {
 const std::string kRobots = MOTUS_SOURCE_DIR "/tests/data/robots/";
 
 struct CorpusRobot {
-    std::string file;    // under tests/data/robots/
-    int raisedMoments;   // links whose smallest principal moment (zero) is raised to the bound
-    int balanced;        // links whose moments are not all positive or violate the triangle
-                         // inequality, balanced to their mean
-    int meshesMissing;   // meshes not committed with the file (warned about, left out)
+    std::string file;   // under tests/data/robots/
+    int raisedMoments;  // links whose smallest principal moment (zero) is raised to the bound
+    int balanced;       // links whose moments are not all positive or violate the triangle
+                        // inequality, balanced to their mean
+    int meshesMissing;  // meshes not committed with the file (warned about, left out)
 };
 
 void PrintTo(const CorpusRobot& robot, std::ostream* out) {
@@ -96,8 +96,7 @@ INSTANTIATE_TEST_SUITE_P(
         CorpusRobot{kErd + "quadruped_description/urdf/quadruped.urdf", 4, 0, 13},
         CorpusRobot{kErd + "romeo_description/urdf/romeo_small.urdf", 0, 2, 40},
         CorpusRobot{kErd + "kinova_description/robots/kinova.urdf", 0, 0, 28},
-        CorpusRobot{kErd + "double_pendulum_description/urdf/double_pendulum_simple.urdf", 0, 0,
-                    0},
+        CorpusRobot{kErd + "double_pendulum_description/urdf/double_pendulum_simple.urdf", 0, 0, 0},
         CorpusRobot{kErd + "solo_description/robots/solo12.urdf", 0, 0, 34},
         CorpusRobot{kErd + "go1_description/urdf/go1.urdf", 0, 1, 21},
         CorpusRobot{kErd + "simple_humanoid_description/urdf/simple_humanoid.urdf", 0, 0, 1}),
