@@ -16,6 +16,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
 
 // MuJoCo compiles the file (mj_loadXML), so everything MJCF can say indirectly (defaults,
@@ -31,11 +32,11 @@
 namespace engine::io {
 namespace {
 
-constexpr std::size_t kExcerptLength = 60;  // characters of a name quoted in a message
-constexpr int kMaxListed = 50;              // diagnostics of each severity listed one by one
-constexpr double kSameAnchor = 1e-9;        // m: joint anchors closer than this are one point
-constexpr double kAxesAligned = 1e-9;       // |sin| or |cos| of an angle taken as 0
-constexpr double kLightFraction = 1e-3;     // an inserted light part's share of its body's mass
+constexpr std::size_t kExcerptLength = 60;    // characters of a name quoted in a message
+constexpr std::size_t kMaxLoadWarnings = 50;  // MuJoCo warnings kept while a file compiles
+constexpr double kSameAnchor = 1e-9;          // m: joint anchors closer than this are one point
+constexpr double kAxesAligned = 1e-9;         // |sin| or |cos| of an angle taken as 0
+constexpr double kLightFraction = 1e-3;       // an inserted light part's share of its body's mass
 
 std::string excerpt(std::string_view text) {
     if (text.size() <= kExcerptLength) return std::string(text);
@@ -67,40 +68,7 @@ std::string uniqueName(const std::string& base, std::set<std::string>& taken) {
     return name;
 }
 
-// The import's diagnostics: the first kMaxListed of each severity are listed, the others
-// counted in one closing line.
-class Reporter {
-public:
-    explicit Reporter(Diagnostics& out) : out_(out) {}
-    void error(std::string where, std::string message) {
-        add(Severity::Error, std::move(where), std::move(message));
-    }
-    void warning(std::string where, std::string message) {
-        add(Severity::Warning, std::move(where), std::move(message));
-    }
-    bool hasErrors() const { return count_[0] > 0; }
-    void finish() {
-        if (count_[0] > kMaxListed)
-            out_.push_back({Severity::Error, "",
-                            std::to_string(count_[0] - kMaxListed) + " more errors not listed"});
-        if (count_[1] > kMaxListed)
-            out_.push_back({Severity::Warning, "",
-                            std::to_string(count_[1] - kMaxListed) + " more warnings not listed"});
-    }
-    // Diagnostics from elsewhere (fixInertia), counted like the others.
-    void take(const Diagnostics& diagnostics) {
-        for (const Diagnostic& d : diagnostics) add(d.severity, d.where, d.message);
-    }
-
-private:
-    void add(Severity severity, std::string where, std::string message) {
-        const int kind = severity == Severity::Error ? 0 : 1;
-        if (++count_[kind] <= kMaxListed)
-            out_.push_back({severity, std::move(where), std::move(message)});
-    }
-    Diagnostics& out_;
-    int count_[2] = {0, 0};  // errors, warnings
-};
+using Reporter = ImportReporter;
 
 struct ModelDeleter {
     void operator()(mjModel* m) const { mj_deleteModel(m); }
@@ -111,7 +79,7 @@ struct ModelDeleter {
 std::mutex loadMutex;
 std::vector<std::string>* loadWarnings = nullptr;
 void collectWarning(const char* message) {
-    if (loadWarnings && loadWarnings->size() < kMaxListed) loadWarnings->push_back(message);
+    if (loadWarnings && loadWarnings->size() < kMaxLoadWarnings) loadWarnings->push_back(message);
 }
 
 std::string trimmed(std::string text) {

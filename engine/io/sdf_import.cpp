@@ -33,6 +33,7 @@
 #include <sdf/Visual.hh>
 #include <sdf/World.hh>
 
+#include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/io/resource_path.h"
@@ -56,7 +57,6 @@ namespace engine::io {
 namespace {
 
 constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
-constexpr int kMaxListed = 50;              // diagnostics of each severity listed one by one
 constexpr double kPerpendicularTolerance = 1e-9;  // |cos| of a universal joint's cross pins
 constexpr double kUnlimited = 1e16;       // SDF's default joint limits (±1e16): no limit given
 constexpr double kWaterDensity = 1000.0;  // kg/m³: a massless link's density from geometry
@@ -91,37 +91,7 @@ std::string numberText(double value) {
     return text;
 }
 
-// The import's diagnostics: the first kMaxListed of each severity are listed, the others
-// counted in one closing line.
-class Reporter {
-public:
-    explicit Reporter(Diagnostics& out) : out_(out) {}
-    void error(std::string where, std::string message) {
-        add(Severity::Error, std::move(where), std::move(message));
-    }
-    void warning(std::string where, std::string message) {
-        add(Severity::Warning, std::move(where), std::move(message));
-    }
-    void add(const Diagnostic& d) { add(d.severity, d.where, d.message); }
-    bool hasErrors() const { return count_[0] > 0; }
-    void finish() {
-        if (count_[0] > kMaxListed)
-            out_.push_back({Severity::Error, "",
-                            std::to_string(count_[0] - kMaxListed) + " more errors not listed"});
-        if (count_[1] > kMaxListed)
-            out_.push_back({Severity::Warning, "",
-                            std::to_string(count_[1] - kMaxListed) + " more warnings not listed"});
-    }
-
-private:
-    void add(Severity severity, std::string where, std::string message) {
-        const int kind = severity == Severity::Error ? 0 : 1;
-        if (++count_[kind] <= kMaxListed)
-            out_.push_back({severity, std::move(where), std::move(message)});
-    }
-    Diagnostics& out_;
-    int count_[2] = {0, 0};  // errors, warnings
-};
+using Reporter = ImportReporter;
 
 Vec3 toVec(const ignition::math::Vector3d& v) {
     return {v.X(), v.Y(), v.Z()};

@@ -21,6 +21,7 @@
 #include <urdf_parser/urdf_parser.h>
 #include <Eigen/Eigenvalues>
 
+#include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/io/resource_path.h"
@@ -42,8 +43,6 @@ namespace {
 
 constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
 constexpr int kMaxElementDepth = 100;       // a URDF nests about six levels
-constexpr int kMaxErrors = 50;              // errors listed one by one
-constexpr int kMaxWarnings = 1000;  // warnings listed one by one: a humanoid's meshes and frames
 
 // At most kExcerptLength characters of `text` (a name or value from the file), "…" when cut.
 std::string excerpt(std::string_view text) {
@@ -66,37 +65,7 @@ std::string numberText(double value) {
     return text;
 }
 
-// The import's diagnostics. A hostile file can hold a million bad numbers: the first
-// kMaxErrors errors and kMaxWarnings warnings are listed, the others counted in a closing line.
-class Reporter {
-public:
-    explicit Reporter(Diagnostics& out) : out_(out) {}
-    void error(std::string where, std::string message) {
-        add(Severity::Error, std::move(where), std::move(message));
-    }
-    void warning(std::string where, std::string message) {
-        add(Severity::Warning, std::move(where), std::move(message));
-    }
-    bool hasErrors() const { return count_[0] > 0; }
-    void finish() {
-        if (count_[0] > kMaxErrors)
-            out_.push_back({Severity::Error, "",
-                            std::to_string(count_[0] - kMaxErrors) + " more errors not listed"});
-        if (count_[1] > kMaxWarnings)
-            out_.push_back(
-                {Severity::Warning, "",
-                 std::to_string(count_[1] - kMaxWarnings) + " more warnings not listed"});
-    }
-
-private:
-    void add(Severity severity, std::string where, std::string message) {
-        const int kind = severity == Severity::Error ? 0 : 1;
-        if (++count_[kind] <= (kind == 0 ? kMaxErrors : kMaxWarnings))
-            out_.push_back({severity, std::move(where), std::move(message)});
-    }
-    Diagnostics& out_;
-    int count_[2] = {0, 0};  // errors, warnings
-};
+using Reporter = ImportReporter;
 
 // ---- Pass 1: nesting depth of the raw text ------------------------------------------------
 
