@@ -1,15 +1,59 @@
 #pragma once
-// The diagnostics of a robot import (URDF, MJCF, SDF). A hostile file can hold a million bad
-// numbers: the first kMaxErrors errors and kMaxWarnings warnings are listed one by one, the
-// others counted in a closing line. Warnings are many in real robots (a humanoid's meshes left
-// out and frames merged run to hundreds) and each says what changed: they are all listed.
+// What the three robot importers (URDF, MJCF, SDF) share in saying what they found: the
+// reporter of their diagnostics, the places they name ("link 'upper_arm'"), excerpts of the
+// file's text, and the closing validation of the scene.
+//
+// A hostile file can hold a million bad numbers: the first kMaxErrors errors and kMaxWarnings
+// warnings are listed one by one, the others counted in a closing line. Warnings are many in
+// real robots (a humanoid's meshes left out and frames merged run to hundreds) and each says
+// what changed: they are all listed.
 
+#include <cctype>
+#include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
+#include "engine/io/robot_import.h"
 #include "engine/model/diagnostic.h"
+#include "engine/model/scene_spec.h"
 
 namespace engine::io {
+
+constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
+
+// At most kExcerptLength characters of `text` (a name or value from the file), "…" when cut.
+inline std::string excerpt(std::string_view text) {
+    if (text.size() <= kExcerptLength) return std::string(text);
+    std::size_t end = kExcerptLength;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
+    return std::string(text.substr(0, end)) + "…";
+}
+
+inline std::string linkPlace(std::string_view name) {
+    return "link '" + excerpt(name) + "'";
+}
+inline std::string jointPlace(std::string_view name) {
+    return "joint '" + excerpt(name) + "'";
+}
+
+// A name from the file as a Motus name: letters, digits, '_' and '-', not starting with a digit
+// or '-', at most 120 characters (URDF names hold '/', '.', spaces).
+inline std::string sanitize(const std::string& name) {
+    std::string out = name.empty() ? std::string("_") : name;
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
+        out.insert(out.begin(), '_');
+    return out.substr(0, 120);
+}
+
+inline std::string numberText(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
 
 class ImportReporter {
 public:
@@ -34,8 +78,9 @@ public:
             out_.push_back({Severity::Error, "",
                             std::to_string(count_[0] - kMaxErrors) + " more errors not listed"});
         if (count_[1] > kMaxWarnings)
-            out_.push_back({Severity::Warning, "", std::to_string(count_[1] - kMaxWarnings) +
-                                                       " more warnings not listed"});
+            out_.push_back(
+                {Severity::Warning, "",
+                 std::to_string(count_[1] - kMaxWarnings) + " more warnings not listed"});
     }
 
 private:
@@ -47,5 +92,14 @@ private:
     Diagnostics& out_;
     int count_[2] = {0, 0};  // errors, warnings
 };
+
+// The end of an import: the scene built (nullopt after errors) is validated as any scene is,
+// and kept when neither the import nor the validation found an error.
+inline void finishImport(std::optional<SceneSpec> spec, RobotImportResult& result) {
+    if (!spec) return;
+    Diagnostics problems = validate(*spec);
+    result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
+    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+}
 
 }  // namespace engine::io

@@ -32,34 +32,10 @@
 namespace engine::io {
 namespace {
 
-constexpr std::size_t kExcerptLength = 60;    // characters of a name quoted in a message
 constexpr std::size_t kMaxLoadWarnings = 50;  // MuJoCo warnings kept while a file compiles
 constexpr double kSameAnchor = 1e-9;          // m: joint anchors closer than this are one point
 constexpr double kAxesAligned = 1e-9;         // |sin| or |cos| of an angle taken as 0
 constexpr double kLightFraction = 1e-3;       // an inserted light part's share of its body's mass
-
-std::string excerpt(std::string_view text) {
-    if (text.size() <= kExcerptLength) return std::string(text);
-    std::size_t end = kExcerptLength;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
-    return std::string(text.substr(0, end)) + "…";
-}
-
-std::string numberText(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    return text;
-}
-
-// Motus names hold letters, digits, '_' and '-' and do not start with a digit or '-'.
-std::string sanitize(const std::string& name) {
-    std::string out = name.empty() ? std::string("_") : name;
-    for (char& c : out)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-    if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
-        out.insert(out.begin(), '_');
-    return out.substr(0, 120);
-}
 
 // `base`, or base_2, base_3 … when taken; the name returned is taken from then on.
 std::string uniqueName(const std::string& base, std::set<std::string>& taken) {
@@ -856,10 +832,7 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
 
     std::optional<SceneSpec> spec = Importer(*model, path, options, report).run();
     report.finish();
-    if (!spec) return result;
-    Diagnostics problems = validate(*spec);
-    result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
-    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+    finishImport(std::move(spec), result);
     return result;
 }
 

@@ -56,17 +56,9 @@
 namespace engine::io {
 namespace {
 
-constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
 constexpr double kPerpendicularTolerance = 1e-9;  // |cos| of a universal joint's cross pins
 constexpr double kUnlimited = 1e16;       // SDF's default joint limits (±1e16): no limit given
 constexpr double kWaterDensity = 1000.0;  // kg/m³: a massless link's density from geometry
-
-std::string excerpt(std::string_view text) {
-    if (text.size() <= kExcerptLength) return std::string(text);
-    std::size_t end = kExcerptLength;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
-    return std::string(text.substr(0, end)) + "…";
-}
 
 // The last kExcerptLength characters of a path or URI (its file name is what tells), "…" first
 // when cut.
@@ -76,19 +68,6 @@ std::string tailExcerpt(std::string_view text) {
     while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
         ++start;  // UTF-8
     return "…" + std::string(text.substr(start));
-}
-
-std::string linkPlace(std::string_view name) {
-    return "link '" + excerpt(name) + "'";
-}
-std::string jointPlace(std::string_view name) {
-    return "joint '" + excerpt(name) + "'";
-}
-
-std::string numberText(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.10g", value);
-    return text;
 }
 
 using Reporter = ImportReporter;
@@ -105,16 +84,6 @@ bool isFinite(const ignition::math::Pose3d& p) {
 Transform toTransform(const ignition::math::Pose3d& p) {
     const Quat R(p.Rot().W(), p.Rot().X(), p.Rot().Y(), p.Rot().Z());
     return {R.norm() > 0.0 ? R.normalized() : Quat::Identity(), toVec(p.Pos())};
-}
-
-// SDF names may hold characters Motus names do not ("::" of nested models, '/', '.', spaces).
-std::string sanitize(const std::string& name) {
-    std::string out = name.empty() ? std::string("_") : name;
-    for (char& c : out)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-    if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
-        out.insert(out.begin(), '_');
-    return out.substr(0, 128);
 }
 
 // libsdformat's errors as error diagnostics: the file and line, the message, the element.
@@ -796,10 +765,7 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
         spec.reset();
     }
     report.finish();
-    if (!spec) return result;
-    Diagnostics problems = validate(*spec);
-    result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
-    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+    finishImport(std::move(spec), result);
     return result;
 }
 

@@ -41,29 +41,7 @@
 namespace engine::io {
 namespace {
 
-constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
-constexpr int kMaxElementDepth = 100;       // a URDF nests about six levels
-
-// At most kExcerptLength characters of `text` (a name or value from the file), "…" when cut.
-std::string excerpt(std::string_view text) {
-    if (text.size() <= kExcerptLength) return std::string(text);
-    std::size_t end = kExcerptLength;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
-    return std::string(text.substr(0, end)) + "…";
-}
-
-std::string linkPlace(std::string_view name) {
-    return "link '" + excerpt(name) + "'";
-}
-std::string jointPlace(std::string_view name) {
-    return "joint '" + excerpt(name) + "'";
-}
-
-std::string numberText(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.10g", value);
-    return text;
-}
+constexpr int kMaxElementDepth = 100;  // a URDF nests about six levels
 
 using Reporter = ImportReporter;
 
@@ -322,16 +300,6 @@ Transform toTransform(const urdf::Pose& p) {
 bool isFinite(const urdf::Pose& p) {
     return toVec(p.position).allFinite() &&
            std::isfinite(p.rotation.x + p.rotation.y + p.rotation.z + p.rotation.w);
-}
-
-// URDF names may hold characters Motus names do not ('/', '.', spaces): replace them.
-std::string sanitize(const std::string& name) {
-    std::string out = name.empty() ? std::string("_") : name;
-    for (char& c : out)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-    if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
-        out.insert(out.begin(), '_');
-    return out.substr(0, 128);
 }
 
 // What one link brings: its inertial data as given (checked for finite numbers), and its
@@ -910,10 +878,7 @@ UrdfImportResult importUrdf(std::string_view text, const std::string& path,
     Reporter report(result.diagnostics);
     std::optional<SceneSpec> spec = buildScene(std::string(text), path, options, report);
     report.finish();
-    if (!spec) return result;
-    Diagnostics problems = validate(*spec);
-    result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
-    if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
+    finishImport(std::move(spec), result);
     return result;
 }
 

@@ -2,10 +2,13 @@
 // Helpers for tests that compile scenes and compare recorded runs.
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/outputs.h"
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
 
@@ -16,6 +19,45 @@ inline std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
     CompileResult c = compile(spec);
     for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
     return c.model;
+}
+
+// A run of `seconds` from the scene's start, no drive needed: what the energy-conservation
+// tests compare. `ran` is false (and `failure` says why) when it could not start or stopped.
+struct FreeRun {
+    bool ran = false;
+    std::string failure;
+    double balanceBefore = 0.0;  // energy balance at the start and at the end [J]
+    double balanceAfter = 0.0;
+    double kinetic = 0.0;  // at the end [J]
+    double constraintError = 0.0;
+};
+
+inline FreeRun runFree(const SceneSpec& spec, double seconds) {
+    FreeRun run;
+    const auto model = compiled(spec);
+    if (!model) {
+        run.failure = "the scene does not compile";
+        return run;
+    }
+    ForwardDynamics sim(model);
+    Outputs out;
+    for (const Status& s : {sim.initialize(), sim.outputs(out)})
+        if (!s.ok) {
+            run.failure = s.message;
+            return run;
+        }
+    run.balanceBefore = out.energies.balance();
+    const Status advanced = sim.advance(seconds);
+    const Status read = advanced.ok ? sim.outputs(out) : advanced;
+    if (!read.ok) {
+        run.failure = read.message;
+        return run;
+    }
+    run.ran = true;
+    run.balanceAfter = out.energies.balance();
+    run.kinetic = out.energies.kinetic;
+    run.constraintError = out.constraintError;
+    return run;
 }
 
 // Every frame of a recording from `first` on, as raw rows (for bitwise comparison).

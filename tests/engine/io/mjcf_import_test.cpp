@@ -335,24 +335,16 @@ TEST_P(MjcfRealModel, ImportsAndRunsOneSecondUnderGravityWithEnergyBalanced) {
     const SceneSpec& spec = *r.scene;
     EXPECT_FALSE(spec.contact.enabled);
     expectJointsClosed(spec);
-    const auto model = test::compiled(spec);
-    ASSERT_TRUE(model);
-    ForwardDynamics sim(model);
-    ASSERT_TRUE(sim.initialize().ok);
-    Outputs out;
-    ASSERT_TRUE(sim.outputs(out).ok);
-    const double e0 = out.energies.balance();
-    const Status run = sim.advance(1.0);
-    ASSERT_TRUE(run.ok) << run.message;
-    ASSERT_TRUE(sim.outputs(out).ok);
-    EXPECT_LT(out.constraintError, 1e-8);
-    EXPECT_NEAR(out.energies.balance(), e0, 1e-5 * out.energies.kinetic)
-        << "kinetic " << out.energies.kinetic;
+    const test::FreeRun run = test::runFree(spec, 1.0);
+    ASSERT_TRUE(run.ran) << run.failure;
+    EXPECT_LT(run.constraintError, 1e-8);
+    EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-5 * run.kinetic)
+        << "kinetic " << run.kinetic;
     std::printf(
         "%s: %zu parts, %zu joints, %zu forces, %zu diagnostics; after 1 s: kinetic %.6g J, "
         "balance drift %.3g J, constraint error %.3g\n",
         GetParam(), spec.parts.size(), spec.joints.size(), spec.forces.size(), r.diagnostics.size(),
-        out.energies.kinetic, out.energies.balance() - e0, out.constraintError);
+        run.kinetic, run.balanceAfter - run.balanceBefore, run.constraintError);
 }
 
 INSTANTIATE_TEST_SUITE_P(BulletMjcfModels, MjcfRealModel,

@@ -66,18 +66,11 @@ TEST_P(RobotCorpus, ImportsAsFoundAndFallsWithItsJointsClosedAndItsEnergyKept) {
     // pendulum, a leg) would otherwise stay at rest.
     SceneSpec scene = *r.scene;
     scene.gravity = Vec3(2.0, 1.5, -9.81);
-    const auto model = test::compiled(scene);
-    ASSERT_TRUE(model);
-    ForwardDynamics sim(model);
-    ASSERT_TRUE(sim.initialize().ok);
-    Outputs out;
-    ASSERT_TRUE(sim.outputs(out).ok);
-    const double e0 = out.energies.balance();
-    ASSERT_TRUE(sim.advance(1.0).ok);
-    ASSERT_TRUE(sim.outputs(out).ok);
-    EXPECT_GT(out.energies.kinetic, 1e-3);  // its limbs swung
-    EXPECT_NEAR(out.energies.balance(), e0, 1e-6 * out.energies.kinetic);
-    EXPECT_LT(out.constraintError, 1e-9);
+    const test::FreeRun run = test::runFree(scene, 1.0);
+    ASSERT_TRUE(run.ran) << run.failure;
+    EXPECT_GT(run.kinetic, 1e-3);  // its limbs swung
+    EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-6 * run.kinetic);
+    EXPECT_LT(run.constraintError, 1e-9);
 }
 
 const std::string kErd = "urdf/example-robot-data/robots/";

@@ -140,18 +140,11 @@ TEST(UrdfImport, LinksBecomePartsAndJointsMeetAtTheirFrames) {
 TEST(UrdfImport, TheImportedArmFallsUnderGravityWithItsEnergyConserved) {
     const UrdfImportResult r = importUrdfFile(kArm);
     ASSERT_TRUE(r.scene);
-    const auto model = test::compiled(*r.scene);
-    ASSERT_TRUE(model);
-    ForwardDynamics sim(model);
-    ASSERT_TRUE(sim.initialize().ok);
-    Outputs out;
-    ASSERT_TRUE(sim.outputs(out).ok);
-    const double e0 = out.energies.balance();
-    ASSERT_TRUE(sim.advance(1.0).ok);
-    ASSERT_TRUE(sim.outputs(out).ok);
-    EXPECT_GT(out.energies.kinetic, 0.1);  // it fell
-    EXPECT_NEAR(out.energies.balance(), e0, 1e-5 * out.energies.kinetic);
-    EXPECT_LT(out.constraintError, 1e-9);
+    const test::FreeRun run = test::runFree(*r.scene, 1.0);
+    ASSERT_TRUE(run.ran) << run.failure;
+    EXPECT_GT(run.kinetic, 0.1);  // it fell
+    EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-5 * run.kinetic);
+    EXPECT_LT(run.constraintError, 1e-9);
 }
 
 TEST(UrdfImport, ReportsMissingAndInvalidFiles) {
@@ -404,17 +397,10 @@ TEST(UrdfImport, MasslessLinksOnFixedJointsMergeIntoTheirParent) {
     EXPECT_NE(warningsAt(r, "joint 'flange_joint'").find("merged into part 'base_link'"),
               std::string::npos);
     // It falls as one rigid robot, joints closed and energy kept.
-    const auto model = test::compiled(spec);
-    ASSERT_TRUE(model);
-    ForwardDynamics sim(model);
-    ASSERT_TRUE(sim.initialize().ok);
-    Outputs out;
-    ASSERT_TRUE(sim.outputs(out).ok);
-    const double e0 = out.energies.balance();
-    ASSERT_TRUE(sim.advance(0.5).ok);
-    ASSERT_TRUE(sim.outputs(out).ok);
-    EXPECT_NEAR(out.energies.balance(), e0, 1e-6 * out.energies.kinetic);
-    EXPECT_LT(out.constraintError, 1e-9);
+    const test::FreeRun run = test::runFree(spec, 0.5);
+    ASSERT_TRUE(run.ran) << run.failure;
+    EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-6 * run.kinetic);
+    EXPECT_LT(run.constraintError, 1e-9);
 }
 
 TEST(UrdfImport, AZeroOrNonFiniteJointAxisIsAnErrorNamingTheJoint) {
