@@ -376,6 +376,25 @@ TEST(MjcfImport, AWeldHoldsTheBodiesAsMuJoCoHoldsThem) {
     EXPECT_TRUE(mentions(r, Severity::Warning, "is not met at the reference pose"));
 }
 
+TEST(MjcfImport, DeepNestingAndIncludeLoopsAreErrorsNotCrashes) {
+    std::string deep = "<mujoco><worldbody>";
+    for (int k = 0; k < 5000; ++k) deep += R"(<body><joint type="hinge"/><geom size="0.1"/>)";
+    for (int k = 0; k < 5000; ++k) deep += "</body>";
+    deep += "</worldbody></mujoco>";
+    const RobotImportResult r = importText(deep);
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error, "MuJoCo says")) << allMessages(r);
+
+    const auto self = std::filesystem::temp_directory_path() /
+                      ("motus-mjcf-self-" + std::to_string(::getpid()) + ".xml");
+    std::ofstream(self) << "<mujoco><include file=\"" << self.filename().string()
+                        << "\"/><worldbody><body><geom size=\"1\"/></body></worldbody></mujoco>";
+    const RobotImportResult loop = importMjcfFile(self.string());
+    std::filesystem::remove(self);
+    EXPECT_FALSE(loop.scene);
+    EXPECT_TRUE(mentions(loop, Severity::Error, "already included")) << allMessages(loop);
+}
+
 // ---- Real models: each imports, compiles and falls for 1 s with its joints closed -----------
 
 class MjcfRealModel : public ::testing::TestWithParam<const char*> {};
@@ -412,6 +431,7 @@ TEST_P(MjcfRealModel, ImportsAndRunsOneSecondUnderGravityWithEnergyBalanced) {
 INSTANTIATE_TEST_SUITE_P(BulletMjcfModels, MjcfRealModel,
                          ::testing::Values("ant", "humanoid", "walker2d",
                                            "inverted_double_pendulum"));
+INSTANTIATE_TEST_SUITE_P(MuJoCoModels, MjcfRealModel, ::testing::Values("humanoid_mujoco"));
 
 // ---- Cross-format: the UR5 as URDF and as MJCF ----------------------------------------------
 
