@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +47,90 @@ std::string uniqueName(const std::string& base, std::set<std::string>& taken) {
 }
 
 using Reporter = ImportReporter;
+
+// MuJoCo 2.2 reads "nan" and "inf" in a number attribute without complaint (a body at
+// pos="nan 0 0" is placed at the origin), so the file's own attribute values are scanned for
+// them first. Attributes that hold names or files are not numbers and are skipped. Each element
+// found is reported as "line 3: <body name='x'> pos 'nan 0 0' is not a finite number".
+void reportNonFiniteNumbers(std::string_view xml, Reporter& report) {
+    static const std::set<std::string_view> textAttributes = {
+        "name",     "class",      "childclass", "file",
+        "meshdir",  "texturedir", "model",      "mesh",
+        "material", "texture",    "hfield",     "joint",
+        "joint1",   "joint2",     "body",       "body1",
+        "body2",    "geom",       "geom1",      "geom2",
+        "site",     "tendon",     "tendon1",    "tendon2",
+        "target",   "prefix",     "objname",    "objtype",
+        "type",     "cranksite",  "slidersite", "jointinparent",
+        "content",  "builtin",    "mark",       "gridlayout",
+        "mode",     "integrator", "cone",       "jacobian",
+        "solver",   "coordinate", "angle",      "inertiafromgeom",
+        "user",     "data",       "key"};
+    auto isNonFinite = [](std::string_view token) {
+        std::string t;
+        for (char c : token) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.erase(0, 1);
+        return t == "nan" || t == "inf" || t == "infinity" || t.starts_with("nan(");
+    };
+    std::size_t line = 1, counted = 0;
+    for (std::size_t i = 0; i < xml.size(); ++i) {
+        if (xml[i] != '<') continue;
+        line += static_cast<std::size_t>(std::count(xml.begin() + static_cast<long>(counted),
+                                                    xml.begin() + static_cast<long>(i), '\n'));
+        counted = i;
+        if (xml.substr(i).starts_with("<!--")) {
+            const std::size_t end = xml.find("-->", i);
+            i = end == std::string_view::npos ? xml.size() : end + 2;
+            continue;
+        }
+        if (i + 1 >= xml.size() || !std::isalpha(static_cast<unsigned char>(xml[i + 1]))) continue;
+        std::size_t k = i + 1;
+        while (k < xml.size() && !std::isspace(static_cast<unsigned char>(xml[k])) &&
+               xml[k] != '>' && xml[k] != '/')
+            ++k;
+        const std::string_view tag = xml.substr(i + 1, k - i - 1);
+        std::string elementName, bad;
+        // Attributes up to the tag's end: name="value" or name='value'.
+        while (k < xml.size() && xml[k] != '>') {
+            const std::size_t equals = xml.find_first_of("=>", k);
+            if (equals == std::string_view::npos || xml[equals] == '>') break;
+            std::size_t nameEnd = equals, nameStart = equals;
+            while (nameEnd > k && std::isspace(static_cast<unsigned char>(xml[nameEnd - 1])))
+                --nameEnd;
+            nameStart = nameEnd;
+            while (nameStart > k && !std::isspace(static_cast<unsigned char>(xml[nameStart - 1])))
+                --nameStart;
+            const std::string_view attribute = xml.substr(nameStart, nameEnd - nameStart);
+            const std::size_t open = xml.find_first_of("\"'", equals);
+            if (open == std::string_view::npos) break;
+            const std::size_t close = xml.find(xml[open], open + 1);
+            if (close == std::string_view::npos) break;
+            const std::string_view value = xml.substr(open + 1, close - open - 1);
+            if (attribute == "name") elementName = std::string(value);
+            if (bad.empty() && !textAttributes.count(attribute)) {
+                for (std::size_t t = value.find_first_not_of(" \t\r\n");
+                     t != std::string_view::npos; t = value.find_first_not_of(" \t\r\n", t)) {
+                    const std::size_t end =
+                        std::min(value.find_first_of(" \t\r\n", t), value.size());
+                    if (isNonFinite(value.substr(t, end - t))) {
+                        bad = std::string(attribute) + " '" + excerpt(value) + "'";
+                        break;
+                    }
+                    t = end;
+                }
+            }
+            k = close + 1;
+        }
+        if (!bad.empty()) {
+            const std::string place =
+                "line " + std::to_string(line) + ": <" + excerpt(tag) +
+                (elementName.empty() ? std::string() : " name='" + excerpt(elementName) + "'") +
+                ">";
+            report.error(place, place + " " + bad + " is not a finite number");
+        }
+        i = k;
+    }
+}
 
 struct ModelDeleter {
     void operator()(mjModel* m) const { mj_deleteModel(m); }
@@ -615,14 +701,28 @@ void Importer::equalities() {
             continue;
         }
         const Transform& X_W1 = X_WB_[static_cast<std::size_t>(b1)];
+        const Transform& X_W2 = X_WB_[static_cast<std::size_t>(b2)];
+        // MuJoCo's compiled data (engine_setconst.c): connect holds body 1's point data[0..2]
+        // on body 2's point data[3..5]; weld holds body 1's point data[3..5] on body 2's
+        // point data[0..2], with body 2 turned by the quaternion data[6..9] from body 1 (the
+        // relpose given in the file, or the one at qpos0).
         const mjtNum* data = m_.eq_data + mjNEQDATA * e;
+        Transform X_WM1, X_WM2;
         if (type == mjEQ_CONNECT) {
-            // The anchor is in body 1's frame; at qpos0 body 2's point is where it is.
-            const Transform X_WM{Quat::Identity(), X_W1 * vec3(data)};
-            addJoint(label, JointType::Spherical, p2, X_WM, p1, X_WM);
+            X_WM1 = {Quat::Identity(), X_W1 * vec3(data)};
+            X_WM2 = {Quat::Identity(), X_W2 * vec3(data + 3)};
         } else {
-            addJoint(label, JointType::Fixed, p2, X_W1, p1, X_W1);
+            X_WM1 = X_W1 * Transform{Quat::Identity(), vec3(data + 3)};
+            X_WM2 = X_W2 * Transform{quat(data + 6).conjugate(), vec3(data)};
         }
+        addJoint(label, type == mjEQ_CONNECT ? JointType::Spherical : JointType::Fixed, p2, X_WM2,
+                 p1, X_WM1);
+        const double gap = (X_WM1.p - X_WM2.p).norm();
+        const double turn = type == mjEQ_WELD ? X_WM1.R.angularDistance(X_WM2.R) : 0.0;
+        if (gap > kSameAnchor || turn > kAxesAligned)
+            report_.warning(owner, owner + ": is not met at the reference pose (" +
+                                       numberText(gap) + " m, " + numberText(turn) +
+                                       " rad apart): the run starts by assembling it");
     }
 }
 
@@ -807,6 +907,17 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
         report.warning("",
                        "MJCF computes inertia from geometry by its own compiler setting "
                        "(<compiler inertiafromgeom>): the import option is not used");
+
+    {
+        std::ifstream file(path, std::ios::binary);
+        std::ostringstream text;
+        text << file.rdbuf();
+        reportNonFiniteNumbers(std::move(text).str(), report);
+        if (report.hasErrors()) {
+            report.finish();
+            return result;
+        }
+    }
 
     // MuJoCo's compiler, with its warnings collected (the handler is global: one file at a time).
     std::unique_ptr<mjModel, ModelDeleter> model;

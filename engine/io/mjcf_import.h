@@ -14,13 +14,15 @@
 //     frictionloss, and stiffness or damping on other joints → a warning each;
 //   - geoms are shapes (sphere, capsule, cylinder, box, plane on the world, meshes from the
 //     compiled vertices and faces); contype = conaffinity = 0 makes a shape visual only;
-//   - equalities: connect → spherical joint, weld → fixed joint, others → a warning;
+//   - equalities: connect → spherical joint at the two points MuJoCo joins, weld → fixed joint
+//     at the relative pose MuJoCo holds (its relpose, or the pose at qpos0), others → a warning;
 //   - actuators: position servos → joint controllers holding the joint at its qpos0 angle;
 //     motors and the rest have no control input in Motus and are left out with a warning;
 //   - contact stays off; each part's collision filter comes from its geoms' contype and
 //     conaffinity, and <exclude> pairs are contact pairs switched off. Gravity from the option.
 // A file MuJoCo refuses is an error carrying MuJoCo's message; a model with no body besides
-// the world is "not a robot description".
+// the world is "not a robot description"; a number in the file that is not finite (which
+// MuJoCo 2.2 reads without complaint) is an error naming its line and element.
 
 #include <string>
 

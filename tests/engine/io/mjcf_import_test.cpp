@@ -322,6 +322,79 @@ TEST(MjcfImport, RefusedFilesAreErrorsNamingTheProblem) {
     }
 }
 
+TEST(MjcfImport, ANonFiniteNumberIsAnErrorNamingItsElement) {
+    // MuJoCo 2.2 reads "nan" and "inf" without complaint; the file's own attributes are checked.
+    const RobotImportResult r = importText(
+        "<mujoco>\n<worldbody>\n  <body name=\"arm\" pos=\"nan 0 0\"><geom size=\"1\"/></body>\n"
+        "</worldbody></mujoco>");
+    EXPECT_FALSE(r.scene);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].where, "line 3: <body name='arm'>");
+    EXPECT_TRUE(mentions(r, Severity::Error, "pos 'nan 0 0' is not a finite number"))
+        << allMessages(r);
+    const RobotImportResult inf = importText(
+        R"(<mujoco><worldbody><body><inertial pos="0 0 0" mass="-Inf" diaginertia="1 1 1"/>)"
+        R"(</body></worldbody></mujoco>)");
+    EXPECT_FALSE(inf.scene);
+    EXPECT_TRUE(mentions(inf, Severity::Error, "mass '-Inf' is not a finite number"))
+        << allMessages(inf);
+    // A name may be anything.
+    const RobotImportResult named =
+        importText(R"(<mujoco><worldbody><body name="inf"><freejoint/><geom size="0.1"/></body>)"
+                   R"(</worldbody></mujoco>)");
+    EXPECT_TRUE(named.scene) << allMessages(named);
+}
+
+TEST(MjcfImport, AWeldHoldsTheBodiesAsMuJoCoHoldsThem) {
+    const RobotImportResult r = importText(R"(<mujoco><worldbody>
+      <body name="a" pos="0 0 1"><freejoint/><geom size="0.1"/></body>
+      <body name="b" pos="0.5 0 1" euler="0 0 30"><freejoint/><geom size="0.1"/></body>
+      <body name="c" pos="1 0 1"><freejoint/><geom size="0.1"/></body>
+      </worldbody><equality>
+      <weld name="asIs" body1="a" body2="b"/>
+      <weld name="turned" body1="b" body2="c" relpose="0.5 0 0 0.7071067811865476 0 0 0.7071067811865476"/>
+      </equality></mujoco>)");
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    const SceneSpec& s = *r.scene;
+    // Welded as they are: the markers meet at the reference pose.
+    const Joint* asIs = s.findJoint("asIs");
+    ASSERT_NE(asIs, nullptr);
+    EXPECT_EQ(asIs->type, JointType::Fixed);
+    const Transform X_WI = markerInWorld(s, asIs->markerI), X_WJ = markerInWorld(s, asIs->markerJ);
+    EXPECT_LT((X_WI.p - X_WJ.p).norm(), 1e-15);
+    EXPECT_LT(X_WI.R.angularDistance(X_WJ.R), 1e-12);
+    // Welded at the relative pose the file gives (c 0.5 m along b's x, turned 90° about z),
+    // which the run assembles.
+    const Joint* turned = s.findJoint("turned");
+    ASSERT_NE(turned, nullptr);
+    const Marker* onB = s.findMarker(turned->markerI);
+    const Marker* onC = s.findMarker(turned->markerJ);
+    ASSERT_EQ(turned->markerI.part, "b");
+    const Transform X_BC = onB->X_PM * onC->X_PM.inverse();  // c in b when the markers meet
+    EXPECT_LT((X_BC.p - Vec3(0.5, 0, 0)).norm(), 1e-12);
+    EXPECT_LT(X_BC.R.angularDistance(quatFromAxisAngle(Vec3::UnitZ(), M_PI / 2)), 1e-12);
+    EXPECT_TRUE(mentions(r, Severity::Warning, "is not met at the reference pose"));
+}
+
+TEST(MjcfImport, DeepNestingAndIncludeLoopsAreErrorsNotCrashes) {
+    std::string deep = "<mujoco><worldbody>";
+    for (int k = 0; k < 5000; ++k) deep += R"(<body><joint type="hinge"/><geom size="0.1"/>)";
+    for (int k = 0; k < 5000; ++k) deep += "</body>";
+    deep += "</worldbody></mujoco>";
+    const RobotImportResult r = importText(deep);
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error, "MuJoCo says")) << allMessages(r);
+
+    const auto self = std::filesystem::temp_directory_path() /
+                      ("motus-mjcf-self-" + std::to_string(::getpid()) + ".xml");
+    std::ofstream(self) << "<mujoco><include file=\"" << self.filename().string()
+                        << "\"/><worldbody><body><geom size=\"1\"/></body></worldbody></mujoco>";
+    const RobotImportResult loop = importMjcfFile(self.string());
+    std::filesystem::remove(self);
+    EXPECT_FALSE(loop.scene);
+    EXPECT_TRUE(mentions(loop, Severity::Error, "already included")) << allMessages(loop);
+}
+
 // ---- Real models: each imports, compiles and falls for 1 s with its joints closed -----------
 
 class MjcfRealModel : public ::testing::TestWithParam<const char*> {};
@@ -350,6 +423,7 @@ TEST_P(MjcfRealModel, ImportsAndRunsOneSecondUnderGravityWithEnergyBalanced) {
 INSTANTIATE_TEST_SUITE_P(BulletMjcfModels, MjcfRealModel,
                          ::testing::Values("ant", "humanoid", "walker2d",
                                            "inverted_double_pendulum"));
+INSTANTIATE_TEST_SUITE_P(MuJoCoModels, MjcfRealModel, ::testing::Values("humanoid_mujoco"));
 
 // ---- Cross-format: the UR5 as URDF and as MJCF ----------------------------------------------
 
