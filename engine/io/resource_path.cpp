@@ -61,22 +61,23 @@ ResourceResolver::ResourceResolver(const std::string& descriptionFile,
     }
 }
 
-std::optional<fs::path> ResourceResolver::packageFolder(const std::string& name) {
-    for (const auto& [known, folder] : found_)
-        if (known == name) return folder;
-    std::optional<fs::path> result;
-    // The search folders, each crawled breadth first a few levels down.
+void ResourceResolver::crawl() {
+    // The search folders, each breadth first a few levels down, once for every package named
+    // in the file: a folder's package.xml names it, else the folder's name does (a copied
+    // description without its manifest). The first folder found for a name is kept.
+    crawled_ = true;
     int budget = kCrawlFolders;
     for (const fs::path& root : roots_) {
         std::deque<std::pair<fs::path, int>> queue{{root, 0}};
-        while (!queue.empty() && !result && budget-- > 0) {
+        while (!queue.empty() && budget-- > 0) {
             const auto [folder, depth] = queue.front();
             queue.pop_front();
             if (!isDirectory(folder)) continue;
-            if (isPackage(folder, name)) {
-                result = folder;
-                break;
-            }
+            const std::string manifest = manifestName(folder);
+            if (!manifest.empty())
+                byManifest_.emplace(manifest, folder);
+            else
+                byFolderName_.emplace(folder.filename().string(), folder);
             if (depth == kCrawlDepth) continue;
             std::error_code ec;
             for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
@@ -85,26 +86,29 @@ std::optional<fs::path> ResourceResolver::packageFolder(const std::string& name)
                     queue.emplace_back(it->path(), depth + 1);
             }
         }
-        if (result) break;
     }
+}
+
+std::optional<fs::path> ResourceResolver::packageFolder(const std::string& name) {
+    if (const auto known = found_.find(name); known != found_.end()) return known->second;
+    if (!crawled_) crawl();
+    std::optional<fs::path> result;
+    if (const auto it = byManifest_.find(name); it != byManifest_.end())
+        result = it->second;
+    else if (const auto folder = byFolderName_.find(name); folder != byFolderName_.end())
+        result = folder->second;
     // The folders above the file: one of them, or a folder beside one of them.
-    if (!result) {
-        std::error_code ec;
-        fs::path folder = fs::absolute(dir_, ec).lexically_normal();
-        for (int up = 0; !ec && up < 64; ++up) {
-            if (isPackage(folder, name)) {
-                result = folder;
-                break;
-            }
-            if (isDirectory(folder / name) && isPackage(folder / name, name)) {
-                result = folder / name;
-                break;
-            }
-            if (folder == folder.parent_path()) break;
-            folder = folder.parent_path();
-        }
+    std::error_code ec;
+    fs::path folder = fs::absolute(dir_, ec).lexically_normal();
+    for (int up = 0; !result && !ec && up < 64; ++up) {
+        if (isPackage(folder, name))
+            result = folder;
+        else if (isDirectory(folder / name) && isPackage(folder / name, name))
+            result = folder / name;
+        if (folder == folder.parent_path()) break;
+        folder = folder.parent_path();
     }
-    found_.emplace_back(name, result);
+    found_.emplace(name, result);
     return result;
 }
 

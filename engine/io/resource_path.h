@@ -3,10 +3,12 @@
 // plain path points. A package is found, in order, in each folder of the search path given
 // by the user, then in each folder of ROS_PACKAGE_PATH (':'-separated), then in the folders
 // above the description file: a folder is package NAME when its package.xml names NAME
-// (<name>NAME</name>) or, without a package.xml, when the folder itself is called NAME; each
-// search folder is crawled for it a few levels down. Relative paths are relative to the file.
+// (<name>NAME</name>) or, without a package.xml, when the folder itself is called NAME; the
+// search folders are crawled once, four levels down and at most 20 000 folders, however
+// many packages a file names. Relative paths are relative to the file.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,10 +29,15 @@ public:
 
 private:
     std::optional<std::filesystem::path> packageFolder(const std::string& name);
+    void crawl();
 
     std::filesystem::path dir_;
-    std::vector<std::filesystem::path> roots_;  // user's, ROS_PACKAGE_PATH's, then above the file
-    std::vector<std::pair<std::string, std::optional<std::filesystem::path>>> found_;  // cache
+    std::vector<std::filesystem::path> roots_;  // the user's, then ROS_PACKAGE_PATH's
+    bool crawled_ = false;
+    // What the search folders hold, found once: packages by their manifest's name, folders
+    // without a manifest by their own name (a copied description), the first found of each.
+    std::map<std::string, std::filesystem::path> byManifest_, byFolderName_;
+    std::map<std::string, std::optional<std::filesystem::path>> found_;  // answers given
 };
 
 }  // namespace engine::io
