@@ -22,13 +22,13 @@ namespace {
 const std::string kArm = MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf";
 
 // Imports URDF text through a file of its own (the importer reads files).
-UrdfImportResult importText(const std::string& text) {
+UrdfImportResult importText(const std::string& text, const RobotImportOptions& options = {}) {
     static int count = 0;
     const auto path =
         std::filesystem::temp_directory_path() /
         ("motus-urdf-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".urdf");
     std::ofstream(path) << text;
-    UrdfImportResult result = importUrdfFile(path.string());
+    UrdfImportResult result = importUrdfFile(path.string(), options);
     std::filesystem::remove(path);
     return result;
 }
@@ -267,10 +267,8 @@ TEST(UrdfImport, ANegativeOrZeroMassIsRaisedWithAWarningOrRefusedWhenStrict) {
                   std::string::npos)
             << said;
     }
-    const std::string path = MOTUS_SOURCE_DIR "/tests/engine/io/data/urdf_negative_mass.urdf";
-    std::ofstream(path) << ArmText{.upperArmMass = "-5"}.text();
-    const UrdfImportResult strict = importUrdfFile(path, strictOptions());
-    std::filesystem::remove(path);
+    const UrdfImportResult strict =
+        importText(ArmText{.upperArmMass = "-5"}.text(), strictOptions());
     EXPECT_FALSE(strict.scene);
     const Diagnostic* d = errorAt(strict, "link 'upper_arm'/inertial");
     ASSERT_NE(d, nullptr);
@@ -307,10 +305,8 @@ TEST(UrdfImport, InertiaFixUpsMatchHandComputedValues) {
         const std::string said = warningsAt(r, "link 'upper_arm'/inertial");
         EXPECT_NE(said.find(c.said), std::string::npos) << said;
         // --strict: the same data is refused, and nothing is changed silently.
-        const std::string path = MOTUS_SOURCE_DIR "/tests/engine/io/data/urdf_fixup.urdf";
-        std::ofstream(path) << ArmText{.upperArmIxx = c.ixx}.text();
-        const UrdfImportResult strict = importUrdfFile(path, strictOptions());
-        std::filesystem::remove(path);
+        const UrdfImportResult strict =
+            importText(ArmText{.upperArmIxx = c.ixx}.text(), strictOptions());
         EXPECT_FALSE(strict.scene) << c.ixx;
         EXPECT_NE(errorAt(strict, "link 'upper_arm'/inertial"), nullptr) << c.ixx;
     }
