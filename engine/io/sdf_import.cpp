@@ -668,6 +668,8 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
             models.push_back({model, *X_WM, "", several ? model->Name() + "::" : std::string(),
                               model->Static()});
         }
+        // A world holding one robot (Gazebo names its worlds "default") is that robot's scene.
+        if (world->ModelCount() == 1) spec_.name = world->ModelByIndex(0)->Name();
     }
     if (models.empty()) {
         report_.error("", "'" + path_ + "' holds no model");

@@ -59,6 +59,12 @@ RobotImportDialog::RobotImportDialog(const QString& path, QWidget* parent) : QDi
     folderRow->addWidget(folders_, 1);
     folderRow->addLayout(buttons);
     form->addRow(tr("Package folders"), folderRow);
+    auto* searched =
+        new QLabel(tr("For package:// and model:// meshes; then ROS_PACKAGE_PATH, "
+                      "then the folders above the file."));
+    searched->setWordWrap(true);
+    searched->setEnabled(false);  // drawn as a hint
+    form->addRow(QString(), searched);
 
     strict_ = new QCheckBox(tr("Refuse inertia data that needs fixing (strict)"));
     strict_->setToolTip(
