@@ -23,10 +23,10 @@ namespace engine::io {
 
 constexpr std::size_t kExcerptLength = 60;  // characters of a name or value quoted in a message
 
-// At most kExcerptLength characters of `text` (a name or value from the file), "…" when cut.
-inline std::string excerpt(std::string_view text) {
-    if (text.size() <= kExcerptLength) return std::string(text);
-    std::size_t end = kExcerptLength;
+// At most `limit` characters of `text` (a name or value from the file), "…" when cut.
+inline std::string excerpt(std::string_view text, std::size_t limit = kExcerptLength) {
+    if (text.size() <= limit) return std::string(text);
+    std::size_t end = limit;
     while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
     return std::string(text.substr(0, end)) + "…";
 }

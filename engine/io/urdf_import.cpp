@@ -628,7 +628,8 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
         console_bridge::restorePreviousOutputHandler();
     }
     if (!robot || !robot->getRoot()) {
-        report.error("", why.text.empty() ? invalid : invalid + ": " + excerpt(why.text));
+        // The reason quotes the file's names: longer than one name, bounded all the same.
+        report.error("", why.text.empty() ? invalid : invalid + ": " + excerpt(why.text, 240));
         return std::nullopt;
     }
     // Meshes are looked up next to the file ("." for a file named without a folder, and for

@@ -155,6 +155,30 @@ TEST(UrdfImport, ReportsMissingAndInvalidFiles) {
     EXPECT_NE(r.diagnostics[0].message.find("not a valid URDF"), std::string::npos);
 }
 
+// What is not a robot description is refused whatever the options, with urdfdom's reason: an
+// empty file, a robot with no links, a joint naming a link the file does not have.
+TEST(UrdfImport, AFileThatIsNotARobotIsRefusedWithTheReason) {
+    struct Case {
+        std::string text;
+        std::string reason;
+    };
+    const Case cases[] = {
+        {"", "not a valid URDF robot description"},
+        {R"(<robot name="nothing"/>)", "not a valid URDF robot description"},
+        {R"(<robot name="r"><link name="a"/>
+  <joint name="j" type="fixed"><parent link="a"/><child link="ghost"/></joint></robot>)",
+         "child link [ghost] of joint [j] not found"},
+    };
+    for (const Case& c : cases) {
+        const UrdfImportResult r = importText(c.text);
+        EXPECT_FALSE(r.scene) << c.text;
+        const Diagnostic* d = errorAt(r, "");
+        ASSERT_NE(d, nullptr) << c.text;
+        EXPECT_NE(d->message.find(c.reason), std::string::npos) << d->message;
+        EXPECT_FALSE(importText(c.text, strictOptions()).scene);
+    }
+}
+
 TEST(UrdfImport, TextImportsLikeTheFileItCameFrom) {
     std::ifstream file(kArm, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(file)),
