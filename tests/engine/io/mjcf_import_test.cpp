@@ -20,6 +20,7 @@
 #include "engine/io/urdf_import.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
+#include "tests/support/temp_text_file.h"
 
 namespace engine::io {
 namespace {
@@ -28,14 +29,8 @@ const std::string kRobots = MOTUS_SOURCE_DIR "/tests/data/robots";
 
 // Imports MJCF text through a file of its own (MuJoCo reads files).
 RobotImportResult importText(const std::string& text) {
-    static int count = 0;
-    const auto path =
-        std::filesystem::temp_directory_path() /
-        ("motus-mjcf-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".xml");
-    std::ofstream(path) << text;
-    RobotImportResult result = importMjcfFile(path.string());
-    std::filesystem::remove(path);
-    return result;
+    const test::TempTextFile file(text, ".xml");
+    return importMjcfFile(file.path());
 }
 
 std::string allMessages(const RobotImportResult& r) {

@@ -11,6 +11,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
+#include "tests/support/temp_text_file.h"
 
 namespace engine::io {
 namespace {
@@ -19,14 +20,8 @@ const std::string kRobots = MOTUS_SOURCE_DIR "/tests/data/robots/sdf/";
 
 // Imports SDF text through a file of its own (the importer reads files).
 RobotImportResult importText(const std::string& text, const RobotImportOptions& options = {}) {
-    static int count = 0;
-    const auto path =
-        std::filesystem::temp_directory_path() /
-        ("motus-sdf-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".sdf");
-    std::ofstream(path) << text;
-    RobotImportResult result = importSdfFile(path.string(), options);
-    std::filesystem::remove(path);
-    return result;
+    const test::TempTextFile file(text, ".sdf");
+    return importSdfFile(file.path(), options);
 }
 
 bool mentions(const RobotImportResult& r, Severity severity, std::string_view text) {
@@ -372,7 +367,7 @@ TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
     r = importText("<sdf version=\"1.8\"><model name=\"m\"><link name=\"a\">");
     EXPECT_FALSE(r.scene);
     EXPECT_TRUE(hasErrors(r.diagnostics));
-    EXPECT_TRUE(mentions(r, Severity::Error, "motus-sdf-")) << listed(r);  // names the file
+    EXPECT_TRUE(mentions(r, Severity::Error, "motus-test-")) << listed(r);  // names the file
     r = importText("this is not XML at all");
     EXPECT_FALSE(r.scene);
     EXPECT_TRUE(hasErrors(r.diagnostics));

@@ -15,6 +15,7 @@
 #include "engine/model/contact_model.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
+#include "tests/support/temp_text_file.h"
 
 namespace engine::io {
 namespace {
@@ -23,14 +24,8 @@ const std::string kArm = MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf";
 
 // Imports URDF text through a file of its own (the importer reads files).
 UrdfImportResult importText(const std::string& text, const RobotImportOptions& options = {}) {
-    static int count = 0;
-    const auto path =
-        std::filesystem::temp_directory_path() /
-        ("motus-urdf-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".urdf");
-    std::ofstream(path) << text;
-    UrdfImportResult result = importUrdfFile(path.string(), options);
-    std::filesystem::remove(path);
-    return result;
+    const test::TempTextFile file(text, ".urdf");
+    return importUrdfFile(file.path(), options);
 }
 
 RobotImportOptions strictOptions() {
