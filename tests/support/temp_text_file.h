@@ -15,10 +15,10 @@ public:
     // `extension` with its dot (".urdf"): the importers tell formats by it.
     TempTextFile(const std::string& text, const std::string& extension) {
         static int count = 0;
-        path_ = (std::filesystem::temp_directory_path() /
-                 ("motus-test-" + std::to_string(::getpid()) + "-" + std::to_string(count++) +
-                  extension))
-                    .string();
+        path_ =
+            (std::filesystem::temp_directory_path() / ("motus-test-" + std::to_string(::getpid()) +
+                                                       "-" + std::to_string(count++) + extension))
+                .string();
         std::ofstream(path_, std::ios::binary) << text;
     }
     ~TempTextFile() {
