@@ -180,8 +180,12 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
         layout::angular(g, b) -= w.cross(body.inertia.cwiseProduct(w));
     }
 
-    const std::vector<int> offsets = jointCoordinateOffsets(model);
     int nonFinite = -1;
+    if (model.forces.empty()) {  // (no element to name: non-finite states are caught upstream)
+        if (energies) *energies = local;
+        return -1;
+    }
+    const std::vector<int> offsets = jointCoordinateOffsets(model);
     for (std::size_t index = 0; index < model.forces.size(); ++index) {
         if (nonFinite < 0 && !g.allFinite()) nonFinite = static_cast<int>(index) - 1;
         applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g,

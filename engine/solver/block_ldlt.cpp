@@ -40,8 +40,9 @@ void withWidth(int width, F&& f) {
 }
 
 // D += sign · Aᵀ B on and below the diagonal only (D symmetric: S's diagonal blocks, whose upper
-// half the factorisation never reads), A and B R × W, D W × W, all column-major.
-template <int R, int W>
+// half the factorisation never reads), A and B R × W, D W × W, all column-major; with `assign`,
+// D = sign · Aᵀ B there.
+template <int R, int W, bool assign = false>
 inline void addLowerProduct(const double* A, const double* B, double sign, double* D) {
 #pragma GCC unroll 6
     for (int k = 0; k < W; ++k)
@@ -50,7 +51,10 @@ inline void addLowerProduct(const double* A, const double* B, double sign, doubl
             // Packed dot products (Eigen's, two lanes at a time) instead of one chain of sums.
             const double sum = Eigen::Map<const Eigen::Matrix<double, R, 1>>(A + R * i).dot(
                 Eigen::Map<const Eigen::Matrix<double, R, 1>>(B + R * k));
-            D[W * k + i] += sign * sum;
+            if constexpr (assign)
+                D[W * k + i] = sign * sum;
+            else
+                D[W * k + i] += sign * sum;
         }
 }
 
@@ -227,17 +231,27 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
         return i == k ? -1 - i : lowerAt[static_cast<std::size_t>(k)].at(i);
     };
 
-    // S's blocks: each pair of blocks sharing a body (and each block with itself).
+    // S's blocks: each pair of blocks sharing a body (and each block with itself). The first
+    // contribution to a block is assigned; the blocks none reaches (fill) are zeroed.
     contributions_.clear();
+    std::set<int> reached;
+    auto contribute = [&](int a, int c, int to) {
+        contributions_.push_back({a, c, to, reached.insert(to).second});
+    };
     for (int j = 0; j < blocks; ++j)
         for (const auto& [body, side] : sideOfBody[static_cast<std::size_t>(j)]) {
-            contributions_.push_back({side, side, -1 - j});
+            contribute(side, side, -1 - j);
             for (int i = j + 1; i < blocks; ++i) {
                 const auto& sides = sideOfBody[static_cast<std::size_t>(i)];
                 if (const auto at = sides.find(body); at != sides.end())
-                    contributions_.push_back({at->second, side, target(i, j)});
+                    contribute(at->second, side, target(i, j));
             }
         }
+    untouched_.clear();
+    for (int j = 0; j < blocks; ++j)
+        if (!reached.count(-1 - j)) untouched_.push_back(-1 - j);
+    for (int l = 0; l < static_cast<int>(lowerRow_.size()); ++l)
+        if (!reached.count(l)) untouched_.push_back(l);
     // The updates of each column, in the order they are applied.
     updates_.clear();
     updateBegin_.assign(1, 0);
@@ -289,18 +303,30 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
     }
     // S's blocks; the fill starts at zero. L blocks are stored transposed (U = Lᵀ: every product
     // below is then of the form Aᵀ B or A B).
-    std::fill(lower_.begin(), lower_.end(), 0.0);
-    std::fill(diagonal_.begin(), diagonal_.end(), 0.0);
+    for (const int t : untouched_) {
+        if (t >= 0)
+            lower(static_cast<std::size_t>(t)).setZero();
+        else
+            diagonal(static_cast<std::size_t>(-1 - t)).setZero();
+    }
     for (const Contribution& c : contributions_) {
-        if (c.target >= 0)
-            lower(static_cast<std::size_t>(c.target)).noalias() +=
-                scaled(static_cast<std::size_t>(c.c)).transpose() *
-                jacobian(static_cast<std::size_t>(c.a));
-        else  // a side with itself: symmetric
-            addLowerProduct<6, W>(
-                scaled_.data() + 6 * w * static_cast<std::size_t>(c.a),
-                jacobian_.data() + 6 * w * static_cast<std::size_t>(c.c), 1.0,
-                diagonal_.data() + w * w * static_cast<std::size_t>(-1 - c.target));
+        if (c.target >= 0) {
+            auto L = lower(static_cast<std::size_t>(c.target));
+            const auto product = scaled(static_cast<std::size_t>(c.c)).transpose() *
+                                 jacobian(static_cast<std::size_t>(c.a));
+            if (c.first)
+                L.noalias() = product;
+            else
+                L.noalias() += product;
+        } else {  // a side with itself: symmetric
+            const double* A = scaled_.data() + 6 * w * static_cast<std::size_t>(c.a);
+            const double* B = jacobian_.data() + 6 * w * static_cast<std::size_t>(c.c);
+            double* D = diagonal_.data() + w * w * static_cast<std::size_t>(-1 - c.target);
+            if (c.first)
+                addLowerProduct<6, W, true>(A, B, 1.0, D);
+            else
+                addLowerProduct<6, W>(A, B, 1.0, D);
+        }
     }
     for (int j = 0; j < blocks_; ++j) {
         auto D = diagonal(static_cast<std::size_t>(j));

@@ -81,6 +81,7 @@ private:
     // L block, else the diagonal block −1 − target.
     struct Contribution {
         int a, c, target;
+        bool first;  // the first to its target: assigned, not added (no pass zeroing S first)
     };
     // W(target) −= L_a L_cᵀ, a and c L blocks of one column; target as above.
     struct Update {
@@ -120,6 +121,7 @@ private:
     std::vector<int> sideBody_;
     std::vector<int> sideStart_;
     std::vector<Contribution> contributions_;
+    std::vector<int> untouched_;  // targets no contribution reaches (the fill): zeroed
     // Per block column j: its L blocks columnBegin_[j] … columnBegin_[j + 1] − 1 (block rows
     // ascending in lowerRow_) and its updates updateBegin_[j] … updateBegin_[j + 1] − 1.
     std::vector<int> columnBegin_, lowerRow_;
