@@ -147,6 +147,7 @@ private:
             ws.solver.projectAdd(residual, v, model.drivers.empty() ? nullptr : &impulse);
         }
         stats_.projectionIterations = k;
+        stats_.impulseIterations += k;
 
         state.q = q;
         state.v = v;

@@ -25,7 +25,7 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
     }
     // Timed: the run advanced in 0.1 s chunks, nothing else.
     double seconds = 0.0;
-    long steps = 0, projectedSteps = 0, rankChanges = 0, subdivided = 0;
+    long steps = 0, projectedSteps = 0, rankChanges = 0, subdivided = 0, iterations = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
         if (!sim.initialize().ok) {
@@ -44,6 +44,7 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
         }
         steps += sim.statistics().steps;
         subdivided += sim.statistics().subdivided;
+        iterations += sim.statistics().impulseIterations;
         projectedSteps += sim.statistics().projectedSteps;
         rankChanges += sim.solver().reanalyses();
     }
@@ -81,6 +82,10 @@ void runScene(benchmark::State& state, const SceneSpec& spec, double duration, d
     state.counters["real_time_factor"] =
         duration * static_cast<double>(state.iterations()) / seconds;
     state.counters["rank_changes"] = static_cast<double>(rankChanges);
+    // Symplectic Euler: constraint impulse iterations per step (a step's substeps counted).
+    if (iterations > 0)
+        state.counters["impulse_iterations"] =
+            static_cast<double>(iterations) / static_cast<double>(steps);
 }
 
 void BM_ChainSymplectic(benchmark::State& state) {
