@@ -30,7 +30,7 @@ struct IntegratorStatistics {
     long evaluations = 0;     // derivative evaluations (KKT solves)
     long projectedSteps = 0;  // Runge–Kutta steps next to a singular position, stages projected
     int projectionIterations = 0;  // Newton iterations of the last position projection
-    long impulseIterations = 0;  // symplectic Euler's constraint impulse iterations, all steps
+    long impulseIterations = 0;    // symplectic Euler's constraint impulse iterations, all steps
 };
 
 class Integrator {
