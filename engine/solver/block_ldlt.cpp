@@ -348,6 +348,7 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
         // C = chol(W_jj), with each row's pivot kept; then C⁻¹ in its place.
         auto Wjj = diagonal(static_cast<std::size_t>(j));
         MatW<W> C = MatW<W>::Zero();
+        double inverseDiagonal[W];  // 1 / C_rr, for the rows below and for C⁻¹
 #pragma GCC unroll 6
         for (int r = 0; r < W; ++r) {
             double d = Wjj(r, r);
@@ -365,6 +366,7 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
             const double diag = std::sqrt(d);
             C(r, r) = diag;
             const double inverse = 1.0 / diag;
+            inverseDiagonal[r] = inverse;
 #pragma GCC unroll 6
             for (int i = r + 1; i < W; ++i) {
                 double sum = Wjj(i, r);
@@ -374,9 +376,6 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
             }
         }
         MatW<W> Cinv = MatW<W>::Zero();
-        double inverseDiagonal[W];
-#pragma GCC unroll 6
-        for (int c = 0; c < W; ++c) inverseDiagonal[c] = 1.0 / C(c, c);
 #pragma GCC unroll 6
         for (int c = 0; c < W; ++c) {
             Cinv(c, c) = inverseDiagonal[c];
