@@ -5,6 +5,7 @@
 
 #include "engine/forces/forces.h"
 #include "engine/math/constants.h"
+#include "engine/math/finite.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -95,7 +96,7 @@ void softJointGains(const Model& model, const SparseRowMatrix& Phi_q, const Eige
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                              Workspace& ws, bool softJointForces) {
-    if (!q.allFinite() || !v.allFinite()) {
+    if (!allFinite(q) || !allFinite(v)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
                 return Status::failure("the state of part '" +
@@ -121,7 +122,7 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
             ws.g.noalias() -= ws.soft.Phi_q.transpose() * ws.softLambda;
             ws.forceEnergies.dampingPower += rate.dot(ws.softDamping.cwiseProduct(rate));
         }
-        if (!ws.softLambda.allFinite()) {
+        if (!allFinite(ws.softLambda)) {
             int row = 0;
             for (const SoftConstraint& sc : model.softConstraints) {
                 row += sc.primitive.rows();
@@ -134,7 +135,7 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     } else {
         ws.softLambda.resize(0);
     }
-    if (!ws.g.allFinite()) {
+    if (!allFinite(ws.g)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::twist(ws.g, b).allFinite())
                 return Status::failure("gravity or inertia forces on part '" +
@@ -152,7 +153,7 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
     if (reusable && !needGamma) return {};
     if (!framesCurrent) computeBodyFrames(model, q, v, ws.frames);
     evaluateConstraints(model, t, ws.frames, ws.constraints, needGamma);
-    if (!ws.constraints.gamma.allFinite()) {
+    if (!allFinite(ws.constraints.gamma)) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
             if (!std::isfinite(ws.constraints.gamma(r)))
                 return Status::failure(constraintRowName(model, static_cast<int>(r)) +

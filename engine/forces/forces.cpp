@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/math/finite.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
 
@@ -187,11 +188,11 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
     }
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     for (std::size_t index = 0; index < model.forces.size(); ++index) {
-        if (nonFinite < 0 && !g.allFinite()) nonFinite = static_cast<int>(index) - 1;
+        if (nonFinite < 0 && !allFinite(g)) nonFinite = static_cast<int>(index) - 1;
         applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g,
                           local);
     }
-    if (nonFinite < 0 && !g.allFinite() && !model.forces.empty())
+    if (nonFinite < 0 && !allFinite(g) && !model.forces.empty())
         nonFinite = static_cast<int>(model.forces.size()) - 1;
     if (energies) *energies = local;
     return nonFinite;

@@ -22,6 +22,7 @@
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/math/finite.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -172,7 +173,7 @@ private:
             for (int k = 0; k < na; ++k)
                 rhs(n + k) = -residual(active[static_cast<std::size_t>(k)]);
             const Eigen::VectorXd solution = lu.solve(rhs);
-            if (!solution.allFinite())
+            if (!allFinite(solution))
                 return Status::failure("the implicit step produced a non-finite velocity at t = " +
                                        timeText(t1));
             v += solution.head(n);

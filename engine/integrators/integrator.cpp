@@ -8,6 +8,7 @@
 #include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/math/finite.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -94,11 +95,10 @@ public:
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
-        // The step's vectors live in the integrator: no allocation per step.
-        Eigen::VectorXd &q0 = q0_, &v0 = v0_, &v = v_, &q = q_, &residual = residual_,
-                        &impulse = impulse_;
-        q0 = state.q;
-        v0 = state.v;
+        // The step's vectors live in the integrator: no allocation per step. The state is
+        // the step's start until the loop below ends (qₙ read in place).
+        Eigen::VectorXd &v = v_, &q = q_, &residual = residual_, &impulse = impulse_;
+        const Eigen::VectorXd& q0 = state.q;
         const int rows = model.constraintRows();
 
         // Forces at the start of the step, Φq(qₙ) factored, v*.
@@ -123,7 +123,6 @@ private:
         const bool fuse = rows > 0 && allPositionRows(level);
         residual.resize(rows);
         impulse.setZero(rows);
-        q = q0;
         int k = 0;
         double previous = 0.0, ratio = kFirstRatio;
         bool full = false;  // the last iterate was evaluated in full
@@ -149,12 +148,13 @@ private:
         stats_.projectionIterations = k;
         stats_.impulseIterations += k;
 
-        state.q = q;
-        state.v = v;
+        // (exchanged, not copied: the step's vectors are rewritten whole by the next step)
+        state.q.swap(q);
+        state.v.swap(v);
         state.t = t1;
         state.dissipatedEnergy += h * dampingPower;
         state.driverWork += h * actuatorPower;
-        detail::addDriverWork(model, J0, impulse, v, state);
+        detail::addDriverWork(model, J0, impulse, state.v, state);
 
         // Velocities onto the constraint manifold at the new positions (RATTLE). The loop above
         // left Φ at these positions in the workspace (and Φq, when evaluated in full): when the
@@ -179,7 +179,7 @@ private:
         // settle() where a run stops on a step that failed.
         double fastest = 0.0;
         for (int b = 0; b < model.bodyCount(); ++b)
-            fastest = std::max(fastest, layout::angular(v, b).squaredNorm());
+            fastest = std::max(fastest, layout::angular(state.v, b).squaredNorm());
         turn_ += 2.0 * h * std::sqrt(fastest);  // a joint turns by at most |ω_i| + |ω_j|
         // After a retry the state is the step's start again, with coordinates up to a radian
         // behind it whatever turn_ says: refreshed at once.
@@ -244,7 +244,7 @@ private:
         return ws.constraints.Phi.cwiseAbs().maxCoeff();
     }
 
-    Eigen::VectorXd q0_, v0_, v_, q_, residual_, impulse_;
+    Eigen::VectorXd v_, q_, residual_, impulse_;
     detail::StepStart start_;
     std::vector<MotionLevel> level_;
 };
@@ -514,7 +514,7 @@ private:
             (err.head(n).array() / scale).abs().maxCoeff(&worst_);  // for the diagnosis
             const double factor =
                 norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
-            if (!(norm <= 1.0 && yNew.allFinite())) {
+            if (!(norm <= 1.0 && allFinite(yNew))) {
                 ++stats_.rejected;
                 hTry = h * std::min(factor, 0.5);
                 continue;

@@ -29,6 +29,7 @@
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
 #include "engine/integrators/detail.h"
+#include "engine/math/finite.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -275,7 +276,7 @@ private:
                     ? contact::solveLemke(d.problem, d.v)
                     : contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
             if (!d.report.converged) ++state.unconvergedContactSteps;
-            if (!d.v.allFinite())
+            if (!allFinite(d.v))
                 return Status::failure("the contact solve produced a non-finite velocity at t = " +
                                        timeText(d.t1));
         }
