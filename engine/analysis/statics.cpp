@@ -59,22 +59,30 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         out.status = st;
         return out;
     }
-    // The relaxation's step: the scene's, halved where the projection cannot follow it (a long
-    // chain falling fast drifts further in a step than Newton closes in its iterations).
-    double h = model.settings.stepSize;
+    // The relaxation's dynamics: symplectic Euler, the scene's step, its time held at the
+    // start's (each step ends there, so the drivers hold their value then). Its energy stays
+    // bounded through the first fall of a long chain, whose end whips round at hundreds of
+    // rad/s: the integrator takes such steps as substeps of at most 0.1 rad. (A step of its
+    // own, explicit, then projected, gained energy there and came to rest nowhere.)
+    SolverSettings settings = model.settings;
+    settings.integrator = IntegratorType::SymplecticEuler;
+    const std::unique_ptr<Integrator> integrator = makeIntegrator(settings);
+    const double t = s.t;
+    const double h = model.settings.stepSize;
     double lastKinetic = 0.0;
+    bool atRest = true;
     for (long step = 0; step <= maxSteps; ++step) {
         if (cancel && cancel->load()) {
             out.status = Status::failure("cancelled");
             return out;
         }
-        if (Status st = computeAccelerations(model, s.t, s.q, s.v, s.jointCoordinates, ws);
-            !st.ok) {
-            out.status = st;
-            return out;
-        }
         // At rest, the accelerations are the static residual: zero at equilibrium.
-        if (s.v.isZero(0.0)) {
+        if (atRest) {
+            if (Status st = computeAccelerations(model, t, s.q, s.v, s.jointCoordinates, ws);
+                !st.ok) {
+                out.status = st;
+                return out;
+            }
             out.residual = ws.vdot.cwiseAbs().maxCoeff();
             if (firstResidual < 0.0) firstResidual = std::max(out.residual, tolerance * 10.0);
             if (progress && out.residual > 0.0)
@@ -86,28 +94,17 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
                 return out;
             }
         }
-        // Semi-implicit Euler with the time held (a static problem), then projection.
-        const State before = s;
-        s.v += h * ws.vdot;
-        const double t = s.t;
-        detail::retract(model, s.q, h * s.v);
-        if (Status st = projectState(model, s, ws); !st.ok) {
-            if (h < 1e-6 * model.settings.stepSize) {
-                out.status = st;
-                return out;
-            }
-            s = before;  // again from rest, in half the step
-            s.v.setZero();
-            lastKinetic = 0.0;
-            h *= 0.5;
-            ws.factored = false;
-            continue;
+        s.t = t - h;
+        if (Status st = integrator->advance(model, s, ws, t); !st.ok) {
+            out.status = st;
+            return out;
         }
         s.t = t;
         // Kinetic damping: the kinetic energy peaks where potential energy is lowest along
         // the path; stopping there every time walks down to the minimum.
         const double kinetic = kineticEnergy(model, s);
-        if (kinetic < lastKinetic) {
+        atRest = kinetic < lastKinetic;
+        if (atRest) {
             s.v.setZero();
             lastKinetic = 0.0;
         } else {

@@ -6,9 +6,10 @@
 //   equilibrium       the equilibrium nearest the given pose, stable or not, by Newton, and
 //                     its stability (relaxation below as the fallback for a far start)
 //   staticEquilibrium a stable equilibrium reached from the given pose by kinetic damping
-//                     (dynamic relaxation): the constrained dynamics run with its velocities
-//                     zeroed whenever the kinetic energy peaks, until the accelerations at
-//                     rest vanish; it finds the minimum of potential energy nearest downhill
+//                     (dynamic relaxation): the constrained dynamics (symplectic Euler, time
+//                     held) run with its velocities zeroed whenever the kinetic energy peaks,
+//                     until the accelerations at rest vanish; it finds the minimum of
+//                     potential energy nearest downhill
 //
 // Contact is not part of either (joints, forces and drivers only).
 

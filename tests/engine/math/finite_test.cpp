@@ -18,9 +18,9 @@ TEST(AllFinite, FiniteValuesPassWhateverTheirSize) {
 }
 
 TEST(AllFinite, OneNonFiniteCoefficientAnywhereFails) {
-    for (const double bad : {std::numeric_limits<double>::quiet_NaN(),
-                             std::numeric_limits<double>::infinity(),
-                             -std::numeric_limits<double>::infinity()})
+    for (const double bad :
+         {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+          -std::numeric_limits<double>::infinity()})
         for (int at = 0; at < 7; ++at) {
             Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(7, -3.0, 3.0);
             x(at) = bad;
