@@ -269,6 +269,7 @@ void BlockLdlt::analyze(const RowMatrix& Phi_q, const std::vector<int>& rows) {
     jacobian_.assign(6 * w * sideBody_.size(), 0.0);
     scaled_.assign(6 * w * sideBody_.size(), 0.0);
     lower_.assign(w * w * lowerRow_.size(), 0.0);
+    scaledLower_.assign(w * w * lowerRow_.size(), 0.0);
     diagonal_.assign(w * w * static_cast<std::size_t>(blocks), 0.0);
     work_.assign(w * static_cast<std::size_t>(blocks), 0.0);
     sDiagonal_.assign(static_cast<std::size_t>(n_), 0.0);
@@ -345,15 +346,18 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
     }
 
     for (int j = 0; j < blocks_; ++j) {
-        // C = chol(W_jj), with each row's pivot kept; then C⁻¹ in its place.
+        // W_jj = L̃ D L̃ᵀ (L̃ unit lower triangular), with each row's pivot d kept: no square
+        // root on the path to the next block (this block's updates need D⁻¹ only), so the
+        // chain of blocks waits on one division a row. C = L̃ D^½ and C⁻¹ = D^−½ L̃⁻¹ are
+        // formed after, for the solves.
         auto Wjj = diagonal(static_cast<std::size_t>(j));
-        MatW<W> C = MatW<W>::Zero();
-        double inverseDiagonal[W];  // 1 / C_rr, for the rows below and for C⁻¹
+        MatW<W> unitLower = MatW<W>::Identity(), E = MatW<W>::Zero();  // E(i, p) = L̃_ip d_p
+        double inverseD[W];
 #pragma GCC unroll 6
         for (int r = 0; r < W; ++r) {
             double d = Wjj(r, r);
 #pragma GCC unroll 6
-            for (int p = 0; p < r; ++p) d -= C(r, p) * C(r, p);
+            for (int p = 0; p < r; ++p) d -= unitLower(r, p) * E(r, p);
             const int k = blockRows_[w * static_cast<std::size_t>(j) + static_cast<std::size_t>(r)];
             if (k >= 0) {
                 pivot_[static_cast<std::size_t>(k)] = d;
@@ -363,52 +367,74 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
                                                       static_cast<std::size_t>(r)]);
                 if (!(d > kDecouplePivot * full)) d = full > 0.0 ? full : 1.0;
             }
-            const double diag = std::sqrt(d);
-            C(r, r) = diag;
-            const double inverse = 1.0 / diag;
-            inverseDiagonal[r] = inverse;
+            inverseD[r] = 1.0 / d;
 #pragma GCC unroll 6
             for (int i = r + 1; i < W; ++i) {
-                double sum = Wjj(i, r);
+                double e = Wjj(i, r);
 #pragma GCC unroll 6
-                for (int p = 0; p < r; ++p) sum -= C(i, p) * C(r, p);
-                C(i, r) = sum * inverse;
+                for (int p = 0; p < r; ++p) e -= unitLower(i, p) * E(r, p);
+                E(i, r) = e;
+                unitLower(i, r) = e * inverseD[r];
             }
         }
-        MatW<W> Cinv = MatW<W>::Zero();
+        // L̃⁻¹ (unit lower triangular: no division).
+        MatW<W> unitInverse = MatW<W>::Identity();
 #pragma GCC unroll 6
-        for (int c = 0; c < W; ++c) {
-            Cinv(c, c) = inverseDiagonal[c];
+        for (int c = 0; c < W; ++c)
 #pragma GCC unroll 6
             for (int i = c + 1; i < W; ++i) {
                 double sum = 0.0;
 #pragma GCC unroll 6
-                for (int p = c; p < i; ++p) sum -= C(i, p) * Cinv(p, c);
-                Cinv(i, c) = sum * inverseDiagonal[i];
+                for (int p = c; p < i; ++p) sum -= unitLower(i, p) * unitInverse(p, c);
+                unitInverse(i, c) = sum;
+            }
+        // Y_ij = L̃⁻¹ W_ijᵀ in L's place and D⁻¹ Y_ij beside it; the blocks after j updated with
+        // L_ij L_kjᵀ = Y_ijᵀ D⁻¹ Y_kj.
+        const int first = columnBegin_[static_cast<std::size_t>(j)];
+        const int last = columnBegin_[static_cast<std::size_t>(j) + 1];
+        for (int l = first; l < last; ++l) {
+            double* Y = lower_.data() + w * w * static_cast<std::size_t>(l);
+            double* Z = scaledLower_.data() + w * w * static_cast<std::size_t>(l);
+            for (std::size_t c = 0; c < w; ++c) {
+                lowerTimes<W>(unitInverse.data(), Y + w * c);
+#pragma GCC unroll 6
+                for (int r = 0; r < W; ++r)
+                    Z[w * c + static_cast<std::size_t>(r)] =
+                        Y[w * c + static_cast<std::size_t>(r)] * inverseD[r];
             }
         }
-        Wjj = Cinv;
-        // L_ijᵀ = C⁻¹ W_ijᵀ, then the blocks after j updated.
-        for (int l = columnBegin_[static_cast<std::size_t>(j)];
-             l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
-            for (std::size_t c = 0; c < w; ++c)
-                lowerTimes<W>(Cinv.data(),
-                              lower_.data() + w * w * static_cast<std::size_t>(l) + w * c);
+        auto scaledLower = [&](std::size_t l) {
+            return Eigen::Map<MatW<W>>(scaledLower_.data() + w * w * l);
+        };
         for (int u = updateBegin_[static_cast<std::size_t>(j)];
              u < updateBegin_[static_cast<std::size_t>(j) + 1]; ++u) {
             const Update& up = updates_[static_cast<std::size_t>(u)];
-            const auto Ua = lower(static_cast<std::size_t>(up.a));
-            const auto Uc = lower(static_cast<std::size_t>(up.c));
+            const auto Ya = lower(static_cast<std::size_t>(up.a));
+            const auto Yc = lower(static_cast<std::size_t>(up.c));
             if (up.target >= 0)
                 lower(static_cast<std::size_t>(up.target)).noalias() -=
-                    Uc.transpose() * Ua;  // (L_a L_cᵀ)ᵀ
-            else if (up.a == up.c)        // symmetric
+                    Yc.transpose() * scaledLower(static_cast<std::size_t>(up.a));  // (L_a L_cᵀ)ᵀ
+            else if (up.a == up.c)                                                 // symmetric
                 addLowerProduct<W, W>(
                     lower_.data() + w * w * static_cast<std::size_t>(up.a),
-                    lower_.data() + w * w * static_cast<std::size_t>(up.a), -1.0,
+                    scaledLower_.data() + w * w * static_cast<std::size_t>(up.a), -1.0,
                     diagonal_.data() + w * w * static_cast<std::size_t>(-1 - up.target));
             else
-                diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -= Ua.transpose() * Uc;
+                diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -=
+                    Ya.transpose() * scaledLower(static_cast<std::size_t>(up.c));
+        }
+        // Off the path: C⁻¹ = D^−½ L̃⁻¹ in W_jj's place, L_ijᵀ = D^−½ Y_ij in L's.
+        double inverseRoot[W];
+#pragma GCC unroll 6
+        for (int r = 0; r < W; ++r) inverseRoot[r] = std::sqrt(inverseD[r]);
+#pragma GCC unroll 6
+        for (int r = 0; r < W; ++r) Wjj.row(r) = inverseRoot[r] * unitInverse.row(r);
+        for (int l = first; l < last; ++l) {
+            double* Y = lower_.data() + w * w * static_cast<std::size_t>(l);
+            for (std::size_t c = 0; c < w; ++c)
+#pragma GCC unroll 6
+                for (int r = 0; r < W; ++r)
+                    Y[w * c + static_cast<std::size_t>(r)] *= inverseRoot[r];
         }
     }
 }
