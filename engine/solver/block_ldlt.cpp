@@ -58,7 +58,7 @@ inline void addLowerProduct(const double* A, const double* B, double sign, doubl
         }
 }
 
-// x ← L x and x ← Lᵀ x for L lower triangular, W × W column-major (C⁻¹), in place.
+// x ← L x and x ← Lᵀ x for L lower triangular, W × W column-major (L̃⁻¹), in place.
 template <int W>
 inline void lowerTimes(const double* L, double* x) {
 #pragma GCC unroll 6
@@ -348,8 +348,8 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
     for (int j = 0; j < blocks_; ++j) {
         // W_jj = L̃ D L̃ᵀ (L̃ unit lower triangular), with each row's pivot d kept: no square
         // root on the path to the next block (this block's updates need D⁻¹ only), so the
-        // chain of blocks waits on one division a row. C = L̃ D^½ and C⁻¹ = D^−½ L̃⁻¹ are
-        // formed after, for the solves.
+        // chain of blocks waits on one division a row. What the solves need (W_jj⁻¹, L̂) is
+        // formed after.
         auto Wjj = diagonal(static_cast<std::size_t>(j));
         MatW<W> unitLower = MatW<W>::Identity(), E = MatW<W>::Zero();  // E(i, p) = L̃_ip d_p
         double inverseD[W];
@@ -423,18 +423,20 @@ void BlockLdlt::factorBlocks(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv
                 diagonal(static_cast<std::size_t>(-1 - up.target)).noalias() -=
                     Ya.transpose() * scaledLower(static_cast<std::size_t>(up.c));
         }
-        // Off the path: C⁻¹ = D^−½ L̃⁻¹ in W_jj's place, L_ijᵀ = D^−½ Y_ij in L's.
-        double inverseRoot[W];
+        // Off the path, for the solves: W_jj⁻¹ = L̃⁻ᵀ D⁻¹ L̃⁻¹ in W_jj's place and
+        // L̂_ijᵀ = W_jj⁻¹ W_ijᵀ = L̃⁻ᵀ D⁻¹ Y_ij in L's (solveBlocks).
+        MatW<W> scaledInverse;
 #pragma GCC unroll 6
-        for (int r = 0; r < W; ++r) inverseRoot[r] = std::sqrt(inverseD[r]);
-#pragma GCC unroll 6
-        for (int r = 0; r < W; ++r) Wjj.row(r) = inverseRoot[r] * unitInverse.row(r);
+        for (int r = 0; r < W; ++r) scaledInverse.row(r) = inverseD[r] * unitInverse.row(r);
+        for (std::size_t c = 0; c < w; ++c)
+            lowerTransposedTimes<W>(unitInverse.data(), scaledInverse.data() + w * c);
+        Wjj = scaledInverse;
         for (int l = first; l < last; ++l) {
             double* Y = lower_.data() + w * w * static_cast<std::size_t>(l);
+            const double* Z = scaledLower_.data() + w * w * static_cast<std::size_t>(l);
+            std::copy(Z, Z + w * w, Y);
             for (std::size_t c = 0; c < w; ++c)
-#pragma GCC unroll 6
-                for (int r = 0; r < W; ++r)
-                    Y[w * c + static_cast<std::size_t>(r)] *= inverseRoot[r];
+                lowerTransposedTimes<W>(unitInverse.data(), Y + w * c);
         }
     }
 }
@@ -452,17 +454,21 @@ void BlockLdlt::solveBlocks() const {
     auto lower = [&](std::size_t l) {
         return Eigen::Map<const MatW<W>>(lower_.data() + w * w * l);
     };
-    // L z = b.
+    auto inverse = [&](std::size_t j) {
+        return Eigen::Map<const MatW<W>>(diagonal_.data() + w * w * j);
+    };
+    // S = L̂ D̂ L̂ᵀ with L̂_ij = W_ij W_jj⁻¹ and D̂ = diag(W_jj): one W × W product per block on
+    // the path from one block to the next, each way (a chain's blocks wait on each other).
+    // L̂ w = b, and u = D̂⁻¹ w off the path.
     for (int j = 0; j < blocks_; ++j) {
-        lowerTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j),
-                      work_.data() + w * static_cast<std::size_t>(j));  // C⁻¹
-        const VecW<W> z = work(static_cast<std::size_t>(j));
+        const VecW<W> v = work(static_cast<std::size_t>(j));
         for (int l = columnBegin_[static_cast<std::size_t>(j)];
              l < columnBegin_[static_cast<std::size_t>(j) + 1]; ++l)
             work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)])).noalias() -=
-                lower(static_cast<std::size_t>(l)).transpose() * z;
+                lower(static_cast<std::size_t>(l)).transpose() * v;
+        work(static_cast<std::size_t>(j)).noalias() = inverse(static_cast<std::size_t>(j)) * v;
     }
-    // Lᵀ x = z.
+    // L̂ᵀ x = u.
     for (int j = blocks_ - 1; j >= 0; --j) {
         VecW<W> t = work(static_cast<std::size_t>(j));
         for (int l = columnBegin_[static_cast<std::size_t>(j)];
@@ -470,8 +476,6 @@ void BlockLdlt::solveBlocks() const {
             t.noalias() -= lower(static_cast<std::size_t>(l)) *
                            work(static_cast<std::size_t>(lowerRow_[static_cast<std::size_t>(l)]));
         work(static_cast<std::size_t>(j)) = t;
-        lowerTransposedTimes<W>(diagonal_.data() + w * w * static_cast<std::size_t>(j),
-                                work_.data() + w * static_cast<std::size_t>(j));
     }
 }
 

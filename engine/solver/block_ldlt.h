@@ -17,7 +17,9 @@
 //       C_j = chol(W_jj),   L_ij = W_ij C_j⁻ᵀ,   W_ik −= L_ij L_kjᵀ   (i, k after j)
 //
 //   (C_j taken as L̃ D^½ from W_jj = L̃ D L̃ᵀ, the updates as Y_ijᵀ D⁻¹ Y_kj with Y = L̃⁻¹ W_ijᵀ:
-//   no square root between one block and the next.)
+//   no square root between one block and the next). What is kept for the solves is the same
+//   factorisation as S = L̂ D̂ L̂ᵀ with L̂_ij = W_ij W_jj⁻¹ and D̂ = diag(W_jj): W_jj⁻¹ and
+//   L̂_ij, so that a solve waits on one W × W product per block each way.
 //
 // Blocks are fixed-size W × W, W the largest block (a block of fewer rows is padded with zero
 // rows and a unit diagonal), every product is a fixed-size Eigen product, the pattern and the order of every
@@ -135,9 +137,9 @@ private:
     // Fixed-size blocks kept in flat arrays (column-major), read through Eigen maps:
     std::vector<double> jacobian_;  // per side, 6 × W: Φ_ibᵀ (a row of Φ per column), zero padding
     std::vector<double> scaled_;       // per side, 6 × W: M_b⁻¹ Φ_ibᵀ
-    std::vector<double> lower_;        // per L block, W × W: L_ijᵀ (stored transposed)
+    std::vector<double> lower_;        // per L block, W × W: L̂_ijᵀ (stored transposed)
     std::vector<double> scaledLower_;  // per L block, while factoring: D_j⁻¹ L̃_j⁻¹ W_ijᵀ
-    std::vector<double> diagonal_;     // per block, W × W: W_jj while factoring, then C_j⁻¹
+    std::vector<double> diagonal_;     // per block, W × W: W_jj while factoring, then W_jj⁻¹
     std::vector<double> sDiagonal_, pivot_;
     mutable std::vector<double> work_;  // per block, W: a solve's vector
 };
