@@ -56,7 +56,8 @@ std::unique_ptr<engine::Integrator> makeKinematicStepper();
 namespace engine::detail {
 
 // The end of a step of size h from q0 with velocity v: q = q0 ⊕ h v (unit quaternions), and
-// the body frames there (world angular velocities from v).
+// the body poses there (frames' R and r; their v and w are NaN: v is an iterate of the step,
+// not its end velocity, so the frames serve the constraints' residuals and Φq, not their rates).
 void stepPositions(const Model& model, double h, const Eigen::VectorXd& q0,
                    const Eigen::VectorXd& v, Eigen::VectorXd& q, std::vector<BodyFrame>& frames);
 

@@ -758,7 +758,6 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
         const double* p0 = qIn + layout::positionIndex(b);
         const double* vb = vIn + layout::velocityIndex(b);
         double* p1 = qOut + layout::positionIndex(b);
-        f.v = Vec3(vb[0], vb[1], vb[2]);
         f.r = Vec3(p0[0] + h * vb[0], p0[1] + h * vb[1], p0[2] + h * vb[2]);
         p1[0] = f.r.x();
         p1[1] = f.r.y();
@@ -813,7 +812,9 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
         R(2, 0) = txz - twy;
         R(2, 1) = tyz + twx;
         R(2, 2) = 1.0 - (txx + tyy);
-        f.w.noalias() = R * Vec3(vb[3], vb[4], vb[5]);
+        // Poses only: v is an iterate, not the step's end velocity (projected after), so no
+        // frame velocity is formed; NaN, so that nothing takes one for it.
+        f.v = f.w = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
     }
 }
 
