@@ -10,7 +10,6 @@
 #include "engine/analysis/assembly.h"
 #include "engine/analysis/linearisation.h"
 #include "engine/analysis/outputs.h"
-#include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
 #include "engine/model/layout.h"
 

@@ -274,7 +274,13 @@ void KktSolver::reanalyze() {
 
 bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     Minv_ = Minv;
-    Phi_q_ = Phi_q;
+    // The pattern is the one analysed: only the values are copied (the whole matrix where its
+    // size says otherwise).
+    if (Phi_q.isCompressed() && Phi_q_.isCompressed() && Phi_q.rows() == Phi_q_.rows() &&
+        Phi_q.cols() == Phi_q_.cols() && Phi_q.nonZeros() == Phi_q_.nonZeros())
+        std::copy(Phi_q.valuePtr(), Phi_q.valuePtr() + Phi_q.nonZeros(), Phi_q_.valuePtr());
+    else
+        Phi_q_ = Phi_q;
     singularRow_ = -1;
     reanalyzedHere_ = false;
     fullFactoredHere_ = false;
