@@ -797,21 +797,9 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
         p1[4] = x;
         p1[5] = y;
         p1[6] = z;
-        // R(e) (the formula of Eigen's toRotationMatrix).
-        const double tx = 2.0 * x, ty = 2.0 * y, tz = 2.0 * z;
-        const double twx = tx * w, twy = ty * w, twz = tz * w;
-        const double txx = tx * x, txy = ty * x, txz = tz * x;
-        const double tyy = ty * y, tyz = tz * y, tzz = tz * z;
-        Mat3& R = f.R;
-        R(0, 0) = 1.0 - (tyy + tzz);
-        R(0, 1) = txy - twz;
-        R(0, 2) = txz + twy;
-        R(1, 0) = txy + twz;
-        R(1, 1) = 1.0 - (txx + tzz);
-        R(1, 2) = tyz - twx;
-        R(2, 0) = txz - twy;
-        R(2, 1) = tyz + twx;
-        R(2, 2) = 1.0 - (txx + tyy);
+        // R from the quaternion as stored, as every other frame at this pose forms it: a
+        // re-run from a recorded pose then starts from the same Φq to the last bit.
+        f.R = rotationOfStored(p1 + 3);
         // Poses only: v is an iterate, not the step's end velocity (projected after), so no
         // frame velocity is formed; NaN, so that nothing takes one for it.
         f.v = f.w = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());

@@ -8,9 +8,7 @@ namespace engine {
 
 BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b) {
     BodyFrame f;
-    Quat e = bodyOrientation(q, b);
-    e.coeffs() *= unitQuaternionScale(e.squaredNorm());
-    f.R = e.toRotationMatrix();
+    f.R = rotationOfStored(layout::orientation(q, b).data());
     f.r = bodyPosition(q, b);
     f.v = layout::linear(v, b);
     f.w = f.R * layout::angular(v, b);
