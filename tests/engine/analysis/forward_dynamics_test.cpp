@@ -578,7 +578,10 @@ TEST_P(WhippingChain, RunsFromHorizontalThroughTheWhip) {
 
 INSTANTIATE_TEST_SUITE_P(
     Integrators, WhippingChain,
-    ::testing::Values(WhipCase{16, IntegratorType::SymplecticEuler, 10.0, 0.03, 0.03},
+    // Past the whip the motion is chaotic, so the largest loss over 10 s moves with round-off:
+    // chain-16 symplectic, gravity changed by k·1e-9 (k = 0 … 11), lost 0.015 … 0.031 of
+    // the released energy (chain-64 over 5 s: 0.0013 … 0.0024); the bound sits above that.
+    ::testing::Values(WhipCase{16, IntegratorType::SymplecticEuler, 10.0, 0.03, 0.05},
                       WhipCase{16, IntegratorType::RungeKutta4, 10.0, 0.002, 0.002},
                       WhipCase{16, IntegratorType::DormandPrince45, 10.0, 0.001, 0.001},
                       WhipCase{16, IntegratorType::ImplicitEuler, 10.0, 0.05, 0.05},
