@@ -26,13 +26,27 @@ export MOTUS_RECOVERY_DIR=$work/recovery MOTUS_AUTOSAVE_SECONDS=1 XDG_CONFIG_HOM
     XDG_DATA_HOME=$work/data MOTUS_GL_SAMPLES=0
 cp "$scene" "$work/mechanism.json"
 
-# The main window of process $1 (visible, its title ends in "Motus").
+# The main window of process $1 (visible, its title ends in "Motus"), waited for. Qt makes and
+# destroys short-lived windows while it sets up OpenGL; a search that meets one as it goes
+# fails with BadWindow (and prints nothing), so a failed or empty search is simply repeated,
+# and a window counts only once it is still there a moment later.
 main_window() {
-    xdotool search --sync --onlyvisible --pid "$1" --name 'Motus$' | head -1
+    local w
+    while :; do
+        w=$(xdotool search --onlyvisible --pid "$1" --name 'Motus$' 2>/dev/null | head -1 || true)
+        if [ -n "$w" ]; then
+            sleep 0.3
+            xdotool getwindowname "$w" >/dev/null 2>&1 && { echo "$w"; return 0; }
+        fi
+        sleep 0.2
+    done
 }
-# Sends keys to the main window of process $1, focused first (there is no window manager).
+# Sends keys to the main window of process $1, looked up afresh and focused first (there is no
+# window manager).
 keys() {
-    local target=$1
+    local target
+    target=$(timeout 60 bash -c "$(declare -f main_window); main_window $1") ||
+        fail "process $1 has no main window to type into"
     shift
     xdotool windowfocus --sync "$target"
     xdotool key --delay 150 "$@"
@@ -40,12 +54,12 @@ keys() {
 
 "$motus" "$work/mechanism.json" &
 pid=$!
-window=$(timeout 60 bash -c "$(declare -f main_window); main_window $pid") || fail "motus did not open a window"
+timeout 60 bash -c "$(declare -f main_window); main_window $pid" >/dev/null || fail "motus did not open a window"
 sleep 1
 # Three parts added (Edit > Add Part), the last one duplicated (Edit > Duplicate).
-keys "$window" ctrl+shift+p ctrl+shift+p ctrl+shift+p
+keys "$pid" ctrl+shift+p ctrl+shift+p ctrl+shift+p
 sleep 0.5
-keys "$window" ctrl+d
+keys "$pid" ctrl+d
 # The autosave (every second here) writes the recovery; wait until it holds all four edits.
 recovery=
 for _ in $(seq 1 100); do
@@ -70,12 +84,12 @@ cmp -s "$work/mechanism.json" "$scene" || fail "the user's file was written by t
 # tests/ui/mainwindow/recovery_test.cpp answers through the dialog).
 "$motus" --recover &
 pid=$!
-window=$(timeout 60 bash -c "$(declare -f main_window); main_window $pid") || fail "no window with the recovered scene"
+timeout 60 bash -c "$(declare -f main_window); main_window $pid" >/dev/null || fail "no window with the recovered scene"
 sleep 1
 # Save (to the user's file, which the recovery names) and quit.
-keys "$window" ctrl+s
+keys "$pid" ctrl+s
 sleep 1
-keys "$window" ctrl+q
+keys "$pid" ctrl+q
 for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 kill -0 "$pid" 2>/dev/null && fail "motus did not quit after saving"
 pid=
