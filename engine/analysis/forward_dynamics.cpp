@@ -89,6 +89,7 @@ Status ForwardDynamics::initialize() {
 
 Status ForwardDynamics::initialize(const State& state) {
     state_ = state;
+    state_.solverMemory.clear();  // a new start: the rows analysed afresh
     integrator_->reset();
     ws_.step.valid = false;
     // The rank analysis at the pose as placed comes first: mobility() reads its counts even
@@ -97,14 +98,18 @@ Status ForwardDynamics::initialize(const State& state) {
     AssemblyResult assembled = assembleMechanism(*model_, state_);
     if (!assembled.status.ok) return assembled.status;
     state_ = std::move(assembled.state);
-    return prepareWorkspace(*model_, state_, ws_);
+    Status s = prepareWorkspace(*model_, state_, ws_);
+    saveSolverMemory();
+    return s;
 }
 
 Status ForwardDynamics::resume(const State& state) {
     state_ = state;
     integrator_->reset();
     ws_.step.valid = false;
-    return prepareWorkspace(*model_, state_, ws_);
+    Status s = prepareWorkspace(*model_, state_, ws_);
+    if (s.ok) restoreSolverMemory(state);
+    return s;
 }
 
 void ForwardDynamics::restore(const State& state) {
@@ -112,6 +117,46 @@ void ForwardDynamics::restore(const State& state) {
     integrator_->reset();
     ws_.step.valid = false;
     ws_.factored = false;
+    restoreSolverMemory(state);
+}
+
+// An adaptive integrator steps in a solver of its own: the workspace's only projects and
+// solves at the outputs, where nothing reads its pivots (no stage is taken on the manifold
+// there), and how many pivots it has seen depends on how often outputs are asked for. Its rows
+// dropped are kept, its pivots not, so that a frame does not depend on how often frames are
+// recorded.
+static bool workspacePivots(const Model& model, bool pivots) {
+    return pivots && model.settings.integrator != IntegratorType::DormandPrince45;
+}
+
+void ForwardDynamics::saveSolverMemory() {
+    const bool pivots = hasClosedLoops(*model_);
+    const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
+    std::vector<double>& memory = state_.solverMemory;
+    memory.assign(static_cast<std::size_t>(solverMemorySize(*model_)), 0.0);
+    if (ws_.solver.rows() == model_->constraintRows())
+        ws_.solver.saveMemory(memory.data(), workspacePivots(*model_, pivots));
+    else
+        memory[0] = -1.0;  // not analysed yet: no memory
+    if (static_cast<int>(memory.size()) < 2 * one) return;
+    const KktSolver* own = integrator_->ownSolver();
+    if (own && own->rows() == model_->constraintRows())
+        own->saveMemory(memory.data() + one, pivots);
+    else
+        memory[static_cast<std::size_t>(one)] = -1.0;
+}
+
+void ForwardDynamics::restoreSolverMemory(const State& state) {
+    const std::vector<double>& memory = state.solverMemory;
+    if (static_cast<int>(memory.size()) != solverMemorySize(*model_)) return;  // none, or stale
+    const bool pivots = hasClosedLoops(*model_);
+    const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
+    if (ws_.solver.rows() == model_->constraintRows()) {
+        ws_.solver.restoreMemory(memory.data(), workspacePivots(*model_, pivots));
+        ws_.factored = false;
+    }
+    if (static_cast<int>(memory.size()) >= 2 * one)
+        integrator_->restoreOwnSolver(memory.data() + one, one);
 }
 
 Status ForwardDynamics::advance(double tEnd) {
@@ -121,6 +166,7 @@ Status ForwardDynamics::advance(double tEnd) {
         return {};
     }
     Status s = integrator_->advance(*model_, state_, ws_, tEnd);
+    saveSolverMemory();
     // A motion whose expression stops being a number is its own cause; anything else is explained.
     const bool motionNotANumber =
         s.message.rfind("motion '", 0) == 0 && s.message.find("not finite") != std::string::npos;
@@ -131,7 +177,9 @@ Status ForwardDynamics::advance(double tEnd) {
 }
 
 Status ForwardDynamics::outputs(Outputs& out) {
-    return computeOutputs(*model_, state_, ws_, out);
+    Status s = computeOutputs(*model_, state_, ws_, out);
+    saveSolverMemory();  // the reactions' solve may have taken rows back
+    return s;
 }
 
 }  // namespace engine

@@ -40,6 +40,10 @@ public:
     const IntegratorStatistics& statistics() const { return integrator_->statistics(); }
 
 private:
+    // The solvers' memory into state_ (State::solverMemory), and back from a state.
+    void saveSolverMemory();
+    void restoreSolverMemory(const State& state);
+
     std::shared_ptr<const Model> model_;
     State state_;
     Workspace ws_;

@@ -145,6 +145,35 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     return {};
 }
 
+bool hasClosedLoops(const Model& model) {
+    // Union–find over the bodies, the ground the last node: a joint between two bodies already
+    // joined closes a loop.
+    const int ground = model.bodyCount();
+    std::vector<int> parent(static_cast<std::size_t>(ground + 1));
+    for (int b = 0; b <= ground; ++b) parent[static_cast<std::size_t>(b)] = b;
+    auto root = [&](int b) {
+        while (parent[static_cast<std::size_t>(b)] != b)
+            b = parent[static_cast<std::size_t>(b)] =
+                parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
+        return b;
+    };
+    auto node = [&](int marker) {
+        const int body = model.markers[static_cast<std::size_t>(marker)].body;
+        return body >= 0 && body < ground ? body : ground;
+    };
+    for (const JointModel& joint : model.joints) {
+        const int a = root(node(joint.markerI)), b = root(node(joint.markerJ));
+        if (a == b) return true;
+        parent[static_cast<std::size_t>(a)] = b;
+    }
+    return false;
+}
+
+int solverMemorySize(const Model& model) {
+    const int one = KktSolver::memorySize(model.constraintRows(), hasClosedLoops(model));
+    return model.settings.integrator == IntegratorType::DormandPrince45 ? 2 * one : one;
+}
+
 Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v, Workspace& ws, bool needGamma,
                             bool framesCurrent) {

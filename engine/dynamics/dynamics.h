@@ -20,6 +20,14 @@ namespace engine {
 // no consistent solution.
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
 
+// Whether the joints close a loop among the bodies (the ground one body): only then can rows of
+// the constraint Jacobian depend on each other, and the solver's memory keeps their pivots.
+bool hasClosedLoops(const Model& model);
+// The length of State::solverMemory for the model: the memory (KktSolver::saveMemory) of the
+// workspace's solver, then that of an adaptive integrator's own (dopri45 steps in a workspace
+// of its own).
+int solverMemorySize(const Model& model);
+
 // Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
 // Soft joints are evaluated too (ws.soft, ws.softLambda; their elastic energy in
 // ws.forceEnergies); `softJointForces` adds their pull −Φsᵀλs to g and their dampers' power

@@ -313,6 +313,14 @@ public:
     void reset() override {
         step_.valid = false;
         stepWorkspaceReady_ = false;
+        pendingMemory_.clear();
+    }
+
+    const KktSolver* ownSolver() const override {
+        return stepWorkspaceReady_ ? &stepWs_.solver : nullptr;
+    }
+    void restoreOwnSolver(const double* memory, int size) override {
+        pendingMemory_.assign(memory, memory + size);
     }
 
     Status advance(const Model& model, State& state, Workspace& ws, double tEnd) override {
@@ -320,6 +328,11 @@ public:
         if (!stepWorkspaceReady_) {
             if (Status s = prepareWorkspace(model, state, stepWs_); !s.ok) return s;
             stepWorkspaceReady_ = true;
+            if (!pendingMemory_.empty()) {
+                stepWs_.solver.restoreMemory(pendingMemory_.data(), hasClosedLoops(model));
+                stepWs_.factored = false;
+                pendingMemory_.clear();
+            }
         }
         // Where the run goes on from: the start of the step that holds this state, or the
         // state itself when it is a step point (or was set from elsewhere).
@@ -561,6 +574,7 @@ private:
     Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
     Workspace stepWs_;
     bool stepWorkspaceReady_ = false;
+    std::vector<double> pendingMemory_;  // the step solver's memory to take back (see above)
     struct Step {
         bool valid = false;
         State start;              // where it began (the reference for joint coordinates too)

@@ -41,6 +41,12 @@ public:
     // The state was set from elsewhere (initial, restored, resumed): forget step history kept
     // outside the state (an adaptive integrator's step workspace).
     virtual void reset() {}
+    // A method that steps in a workspace of its own (dopri45) has a constraint solver of its
+    // own, whose rank handling's memory goes with the state (State::solverMemory) after the
+    // workspace's: the solver (null while it has none), and a memory to take back when it
+    // prepares its workspace next (after reset(); `size` doubles, copied).
+    virtual const KktSolver* ownSolver() const { return nullptr; }
+    virtual void restoreOwnSolver(const double* /*memory*/, int /*size*/) {}
     const IntegratorStatistics& statistics() const { return stats_; }
 
 protected:

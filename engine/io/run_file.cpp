@@ -333,11 +333,16 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     RecordingOptions options;
     options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
     run.recording = std::make_unique<Recording>(*run.model, options);
-    // A run of an adaptive integrator written before frames kept their step's origin.
-    if (run.recording->layout().hasStepOrigins() &&
-        FrameLayout(*run.model, false).size() == static_cast<int>(doubles)) {
-        options.stepOrigins = false;
-        run.recording = std::make_unique<Recording>(*run.model, options);
+    // A run written before frames kept the solvers' memory, or (an adaptive integrator's)
+    // before they kept their step's origin.
+    for (const bool origins : {true, false}) {
+        if (run.recording->layout().size() == static_cast<int>(doubles)) break;
+        if (!origins && !run.recording->layout().hasStepOrigins()) break;
+        if (FrameLayout(*run.model, origins, false).size() == static_cast<int>(doubles)) {
+            options.stepOrigins = origins;
+            options.solverMemory = false;
+            run.recording = std::make_unique<Recording>(*run.model, options);
+        }
     }
     if (run.recording->layout().size() != static_cast<int>(doubles)) {
         error = "the run's frames do not match its scene (" + std::to_string(doubles) +

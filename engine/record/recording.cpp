@@ -1,5 +1,6 @@
 #include "engine/record/recording.h"
 
+#include "engine/dynamics/dynamics.h"
 #include "engine/forces/forces.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
@@ -16,7 +17,7 @@ namespace engine {
 //   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
 //   |F|, |T|) |
 //   driver efforts | kinetic, gravitational, elastic | constraint error
-FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
+FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
       nc_(0),
@@ -114,6 +115,13 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins)
         originOffset_ = size_;
         size_ += 2 + nq_ + nv_ + 2;  // whether the frame names a step, its start time, its origin
     }
+    // What the constraint solvers remember of singular positions passed (State::solverMemory),
+    // so a run resumed here decides them as the original did.
+    if (solverMemory) {
+        memoryOffset_ = size_;
+        memorySize_ = solverMemorySize(model);
+        size_ += memorySize_;
+    }
 }
 
 int FrameLayout::findChannel(const std::string& name) const {
@@ -130,6 +138,13 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         origin[0] = named ? 1.0 : 0.0;
         origin[1] = named ? s.stepStart : 0.0;
         for (int k = 0; k < n; ++k) origin[2 + k] = named ? s.stepOrigin(k) : 0.0;
+    }
+    if (memoryOffset_ >= 0) {
+        double* memory = row + memoryOffset_;
+        if (static_cast<int>(s.solverMemory.size()) == memorySize_)
+            std::copy(s.solverMemory.begin(), s.solverMemory.end(), memory);
+        else  // none: a best rank of −1 says so (KktSolver::saveMemory)
+            std::fill(memory, memory + memorySize_, -1.0);
     }
     double* p = row;
     *p++ = s.t;
@@ -200,6 +215,9 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
 void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     s.stepOrigin.resize(0);
     s.unconvergedContactSteps = 0;
+    s.solverMemory.clear();
+    if (memoryOffset_ >= 0 && row[memoryOffset_] >= 0.0)
+        s.solverMemory.assign(row + memoryOffset_, row + memoryOffset_ + memorySize_);
     if (originOffset_ >= 0 && row[originOffset_] == 1.0) {
         s.stepStart = row[originOffset_ + 1];
         s.stepOrigin = Eigen::Map<const Eigen::VectorXd>(row + originOffset_ + 2, nq_ + nv_ + 2);
@@ -268,7 +286,7 @@ void readContacts(const std::vector<FrameContacts>& frames, std::size_t k, State
 }  // namespace
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model, options.stepOrigins),
+    : layout_(model, options.stepOrigins, options.solverMemory),
       options_(options),
       recordEvery_(std::max(1, options.recordEvery)) {
     const std::size_t rowBytes =

@@ -38,8 +38,9 @@ enum class MemoryPolicy { Decimate, StopRun, DropOldest };
 struct RecordingOptions {
     std::size_t maxBytes = std::size_t(1) << 30;  // 1 GiB
     MemoryPolicy policy = MemoryPolicy::Decimate;
-    int recordEvery = 1;      // record one output step in k
-    bool stepOrigins = true;  // see FrameLayout
+    int recordEvery = 1;       // record one output step in k
+    bool stepOrigins = true;   // see FrameLayout
+    bool solverMemory = true;  // see FrameLayout
 };
 
 // A named column of the frame row (a quantity over time).
@@ -54,8 +55,11 @@ public:
     // `stepOrigins`: keep, for a model stepped by an adaptive integrator, the start of the
     // step each frame lies in (a run resumed from the frame then goes on exactly); run files
     // written before Motus kept them are read without.
-    explicit FrameLayout(const Model& model, bool stepOrigins = true);
+    // `solverMemory`: keep the constraint solvers' memory of singular positions passed
+    // (State::solverMemory); run files written before Motus kept it are read without.
+    explicit FrameLayout(const Model& model, bool stepOrigins = true, bool solverMemory = true);
     bool hasStepOrigins() const { return originOffset_ >= 0; }
+    bool hasSolverMemory() const { return memoryOffset_ >= 0; }
     int size() const { return size_; }  // doubles per frame
     const std::vector<Channel>& channels() const { return channels_; }
     int findChannel(const std::string& name) const;  // index into channels(), −1 if none
@@ -72,6 +76,8 @@ private:
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries
     int size_ = 0;
     int originOffset_ = -1;  // where the step origin is kept, −1: not kept
+    int memoryOffset_ = -1;  // where the solvers' memory is kept, −1: not kept
+    int memorySize_ = 0;
     std::vector<Channel> channels_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -262,6 +263,56 @@ void KktSolver::settleRows(const RowMatrix& Phi_q) {
         redundant_.insert(std::lower_bound(redundant_.begin(), redundant_.end(), singularRow_),
                           singularRow_);
     }
+}
+
+namespace {
+constexpr int kRowsPerWord = 52;  // rows a double holds exactly as bits of an integer
+}
+
+int KktSolver::memorySize(int rows, bool pivots) {
+    return 1 + (rows + kRowsPerWord - 1) / kRowsPerWord + (pivots ? rows : 0);
+}
+
+void KktSolver::saveMemory(double* out, bool pivots) const {
+    const int size = memorySize(rows_, pivots);
+    std::fill(out, out + size, 0.0);
+    out[0] = static_cast<double>(bestRank_);
+    for (const int r : redundant_) {
+        double& word = out[1 + r / kRowsPerWord];
+        word = static_cast<double>(static_cast<std::uint64_t>(word) |
+                                   (std::uint64_t(1) << (r % kRowsPerWord)));
+    }
+    if (pivots) {
+        double* best = out + memorySize(rows_, false);
+        for (int r = 0; r < rows_ && static_cast<std::size_t>(r) < bestPivot_.size(); ++r)
+            best[r] = bestPivot_[static_cast<std::size_t>(r)];
+    }
+}
+
+void KktSolver::restoreMemory(const double* in, bool pivots) {
+    if (rows_ == 0 || !(in[0] >= 0.0) || !(in[0] <= static_cast<double>(rows_))) return;
+    std::vector<int> active, redundant;
+    for (int r = 0; r < rows_; ++r) {
+        const double word = in[1 + r / kRowsPerWord];
+        const bool dropped = word >= 0.0 && word < 0x1p52 && !compliant(r) &&
+                             ((static_cast<std::uint64_t>(word) >> (r % kRowsPerWord)) & 1u);
+        (dropped ? redundant : active).push_back(r);
+    }
+    bestRank_ = static_cast<int>(in[0]);
+    if (pivots) {
+        const double* best = in + memorySize(rows_, false);
+        bestPivot_.assign(static_cast<std::size_t>(rows_), 0.0);
+        for (int r = 0; r < rows_; ++r)
+            if (std::isfinite(best[r]) && best[r] > 0.0)
+                bestPivot_[static_cast<std::size_t>(r)] = best[r];
+    }
+    if (active != active_) {
+        active_ = std::move(active);
+        redundant_ = std::move(redundant);
+        if (!active_.empty()) schur_.analyze(Phi_q_, active_);
+    }
+    reanalyzedHere_ = false;
+    fullFactoredHere_ = false;
 }
 
 void KktSolver::reanalyze() {

@@ -102,6 +102,19 @@ public:
     // only nearly dependent. Factors S over all rows once per Φq.
     void projectRegularized(const Eigen::VectorXd& r, Eigen::VectorXd& x);
 
+    // The rank handling's memory, which the decisions above depend on besides Φq: the rows
+    // dropped, the best pivot each row on a closed loop has had and the best rank seen. Written
+    // with every recorded frame (State::solverMemory), so that a run resumed from the frame
+    // decides singular positions as the run that recorded it did. Layout (memorySize doubles):
+    // the best rank (−1: no memory), the rows dropped as a bit set of 52 rows a double, and
+    // with `pivots` (a mechanism with closed loops) the best pivot of every row.
+    static int memorySize(int rows, bool pivots);
+    void saveMemory(double* out, bool pivots) const;
+    // Takes a memory back (the same rows as analysed; read from a file: anything out of range
+    // is ignored, and the next factorisation checks the rows as always). Φq is factored again
+    // before the next solve.
+    void restoreMemory(const double* in, bool pivots);
+
 private:
     void chooseIndependentRows(const RowMatrix& Phi_q);
     void settleRows(const RowMatrix& Phi_q);

@@ -6,6 +6,7 @@
 //   work accumulators [J]: energy put in by drivers, and dissipated by dampers
 //   contacts: the persistent contact points of the last step and their impulses (the next
 //             contact step's warm start), so a run resumed here goes on bit for bit
+//   solverMemory: what the constraint solver remembers of singular positions passed
 
 #include <cmath>
 #include <vector>
@@ -55,6 +56,11 @@ struct State {
     Eigen::VectorXd jointCoordinates;
     // Contact steppers only (in the order of the collision query that found them).
     std::vector<ContactPointState> contacts;
+    // The rank handling's memory of the constraint solvers that stepped here (which rows they
+    // dropped at a singular position, the best pivots they have seen: KktSolver::saveMemory),
+    // so a run resumed here decides singular positions as the original did. Written by
+    // ForwardDynamics with every state it hands out; empty: none (the rows analysed afresh).
+    std::vector<double> solverMemory;
 };
 
 // The model's initial state (t = 0), before assembly.

@@ -148,6 +148,42 @@ TEST_F(RunFileTest, AReopenedContactRunReRunsFromAFrameBitForBit) {
             << "frame " << k;
 }
 
+// The double four-bar through its singular positions (rk4: stages on the manifold next to
+// them), saved, reopened and re-run from frames after the first and the second flat position:
+// the frames keep what the solver remembers of the singular positions passed
+// (State::solverMemory), so the re-run follows the original bit for bit.
+TEST_F(RunFileTest, AReopenedRunThroughSingularPositionsReRunsFromAFrameBitForBit) {
+    auto loaded = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/benchmarks/n_four_bar.json");
+    ASSERT_TRUE(loaded.scene);
+    loaded.scene->settings.integrator = IntegratorType::RungeKutta4;
+    Simulator original(compile(*loaded.scene).model);
+    original.runTo(1.5);
+    ASSERT_TRUE(original.waitUntilIdle(60s));
+    ASSERT_TRUE(original.snapshot()->error.empty()) << original.snapshot()->error;
+    std::string error;
+    ASSERT_TRUE(saveRunFile(*loaded.scene, original.recording(), path, error)) << error;
+    const auto before = rows(original.recording());
+    for (const double t : {0.6, 1.1}) {
+        auto run = loadRunFile(path, error);
+        ASSERT_TRUE(run) << error;
+        EXPECT_EQ(rows(*run->recording), before);
+        State state;
+        Outputs outputs;
+        ASSERT_TRUE(run->recording->read(run->recording->frameAtOrBefore(t), state, outputs));
+        EXPECT_FALSE(state.solverMemory.empty());
+        Simulator reopened(run->model, std::move(run->recording));
+        reopened.rerunFrom(reopened.recording().frameAtOrBefore(t));
+        reopened.runTo(1.5);
+        ASSERT_TRUE(reopened.waitUntilIdle(60s));
+        const auto again = rows(reopened.recording());
+        ASSERT_EQ(again.size(), before.size());
+        for (std::size_t k = 0; k < again.size(); ++k)
+            ASSERT_EQ(
+                std::memcmp(again[k].data(), before[k].data(), again[k].size() * sizeof(double)), 0)
+                << "re-run from t = " << t << ": frame " << k;
+    }
+}
+
 TEST_F(RunFileTest, TruncatedOrCorruptedFilesFailCleanly) {
     Simulator sim(model);
     sim.runTo(0.05);

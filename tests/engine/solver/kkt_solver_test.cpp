@@ -122,6 +122,91 @@ TEST(KktSolver, RowsThatBecomeDependentAreDroppedAtThatFactorisation) {
     EXPECT_LT((Eigen::MatrixXd(J0) * x - c0).norm(), 1e-10);
 }
 
+// The memory a frame keeps (State::solverMemory): a second solver given the first's memory at
+// the same Φq continues as the first does (the row dropped at the singular position stays
+// dropped, its pivots are judged against the same best), where a fresh analysis there differs.
+TEST(KktSolver, AMemoryTakenBackContinuesAsTheSolverThatSavedIt) {
+    std::mt19937 rng(3);
+    const RowMatrix J0 = randomJacobian(4, 12, rng);
+    const Eigen::VectorXd Minv = Eigen::VectorXd::LinSpaced(12, 0.5, 2.0);
+    // Row 3 moves towards row 0 and then reaches it (a singular position).
+    Eigen::MatrixXd near(J0), at(J0);
+    for (int c = 0; c < 12; ++c)
+        if (at(3, c) != 0.0 || at(0, c) != 0.0) {
+            near(3, c) = 0.999 * at(0, c) + 0.001 * at(3, c);
+            at(3, c) = at(0, c);
+        }
+    auto withValues = [&](const Eigen::MatrixXd& dense) {
+        RowMatrix J = J0;
+        for (int k = 0; k < J.outerSize(); ++k)
+            for (RowMatrix::InnerIterator it(J, k); it; ++it)
+                it.valueRef() = dense(it.row(), it.col());
+        return J;
+    };
+    KktSolver original;
+    original.analyze(J0, Minv);
+    ASSERT_TRUE(original.factorize(withValues(at), Minv));
+    ASSERT_EQ(original.rank(), 3);
+    ASSERT_TRUE(original.factorize(withValues(near), Minv));  // the row stays dropped
+    ASSERT_EQ(original.rank(), 3);
+
+    const bool pivots = true;
+    std::vector<double> memory(static_cast<std::size_t>(KktSolver::memorySize(4, pivots)));
+    original.saveMemory(memory.data(), pivots);
+    EXPECT_EQ(memory[0], 4.0);  // the best rank seen
+
+    KktSolver fresh, restored;
+    fresh.analyze(withValues(near), Minv);
+    restored.analyze(withValues(near), Minv);
+    restored.restoreMemory(memory.data(), pivots);
+    ASSERT_TRUE(restored.factorize(withValues(near), Minv));
+    EXPECT_EQ(fresh.rank(), 4);  // analysed afresh there: every row independent
+    EXPECT_EQ(restored.rank(), original.rank());
+    EXPECT_EQ(restored.redundantRows(), original.redundantRows());
+    EXPECT_EQ(restored.nearSingular(), original.nearSingular());
+    std::vector<double> again(memory.size());
+    restored.saveMemory(again.data(), pivots);
+    EXPECT_EQ(again, memory);
+}
+
+// A memory read from a file may be anything: what is out of range is ignored and the
+// factorisation checks the rows as always, so the solver still meets every row.
+TEST(KktSolver, AHostileMemoryIsIgnoredWhereItMakesNoSense) {
+    std::mt19937 rng(4);
+    const RowMatrix J = randomJacobian(10, 24, rng);
+    const Eigen::VectorXd Minv = Eigen::VectorXd::Constant(24, 1.5);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const int size = KktSolver::memorySize(10, true);
+    std::vector<std::vector<double>> memories = {
+        std::vector<double>(static_cast<std::size_t>(size), nan),
+        std::vector<double>(static_cast<std::size_t>(size), inf),
+        std::vector<double>(static_cast<std::size_t>(size), -1e300),
+        std::vector<double>(static_cast<std::size_t>(size), 1e300),
+    };
+    std::vector<double> allDropped(static_cast<std::size_t>(size), 0.0);
+    allDropped[0] = 10;
+    allDropped[1] = 1023;  // every row dropped
+    for (int k = 2; k < size; ++k) allDropped[static_cast<std::size_t>(k)] = 2.0;
+    memories.push_back(allDropped);
+    std::vector<double> fraction = allDropped;
+    fraction[1] = 0.5;
+    memories.push_back(fraction);
+    for (const std::vector<double>& memory : memories) {
+        KktSolver solver;
+        solver.analyze(J, Minv);
+        solver.restoreMemory(memory.data(), true);
+        ASSERT_TRUE(solver.factorize(J, Minv));
+        const Eigen::VectorXd x0 = Eigen::VectorXd::Random(24);
+        const Eigen::VectorXd c = J * x0;
+        Eigen::VectorXd x, lambda;
+        solver.solve(Eigen::VectorXd::Random(24), c, x, lambda);
+        EXPECT_EQ(solver.unmetRow(), -1) << memory[1];
+        EXPECT_LT((J * x - c).norm(), 1e-9) << memory[1];
+        EXPECT_TRUE(x.allFinite());
+    }
+}
+
 TEST(KktSolver, ANonFiniteJacobianIsReportedInsteadOfFactored) {
     std::mt19937 rng(4);
     RowMatrix J = randomJacobian(4, 12, rng);
