@@ -111,5 +111,32 @@ def main():
     write("contact_point_count_huge",
           sealed(cbody[:points] + struct.pack("<I", 0x7FFFFFFF) + cbody[points + 4:]))
 
+    # The double four-bar through its first flat position (rk4): frames keep the solver's memory
+    # of it (State::solverMemory, the last values of each row: best rank, rows dropped as bits,
+    # best pivots). Its last frame's memory made nonsense, for the continuation to ignore.
+    nfb = run_benchmark(cli, "n_four_bar.json", 0.6, 0.002, "rk4", 0.05)
+    write("n_four_bar_rk4", nfb)
+    nbody = nfb[:-8]
+    nstart, ndoubles, nframes = layout(nfb)
+    rows = 7 * 5  # seven revolute joints
+    memory = 1 + (rows + 51) // 52 + rows
+    last = nstart + (nframes - 1) * (8 * ndoubles + 8)
+    mem = last + 8 * (ndoubles - memory)
+    garbage = [3.0, float("nan"), 2.0**60] + [float("inf"), -1.0, 1e300] * rows
+    write("n_four_bar_memory_nonsense",
+          sealed(nbody[:mem] + struct.pack("<%dd" % memory, *garbage[:memory]) + nbody[mem + 8 * memory:]))
+
+
+def run_benchmark(cli, scene, duration, dt, integrator, every):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "run.motusrun")
+        subprocess.run([cli, "simulate", os.path.join(ROOT, "scenes", "benchmarks", scene), "--duration",
+                        str(duration), "--dt", str(dt), "--output-dt", str(every), "--integrator",
+                        integrator, "--out",
+                        os.path.join(tmp, "run.csv"), "--run", path], check=True)
+        with open(path, "rb") as f:
+            return f.read()
+
+
 if __name__ == "__main__":
     main()

@@ -314,13 +314,37 @@ TEST(RunFileFormats, HostileFilesAreRefusedByTheCheckMadeForThem) {
         EXPECT_FALSE(loadRunFile(seeds + name + ".motusrun", error)) << name;
         EXPECT_NE(error.find(reason), std::string::npos) << name << ": " << error;
     }
-    for (const char* name :
-         {"v4_pendulum", "v4_four_bar", "v4_cam_follower", "v4_two_link_arm_pd", "v3_pendulum",
-          "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
+    for (const char* name : {"v4_pendulum", "v4_four_bar", "v4_cam_follower", "v4_two_link_arm_pd",
+                             "v4_n_four_bar_rk4", "v4_n_four_bar_memory_nonsense", "v3_pendulum",
+                             "v3_four_bar", "v3_cam_follower", "v3_two_link_arm_pd"}) {
         std::string error;
         auto run = loadRunFile(seeds + name + ".motusrun", error);
         ASSERT_TRUE(run) << name << ": " << error;
         EXPECT_GT(run->recording->size(), 5u) << name;
+    }
+}
+
+// A frame's solver memory made nonsense (a rank beyond the rows, a NaN and a 2⁶⁰ for the rows
+// dropped, infinite, negative and huge pivots): the run still continues from it, its rows
+// checked as always and every joint closed.
+TEST(RunFileFormats, ANonsenseSolverMemoryIsIgnoredWhereTheRunContinues) {
+    std::string error;
+    for (const char* name : {"v4_n_four_bar_rk4", "v4_n_four_bar_memory_nonsense"}) {
+        auto run = loadRunFile(
+            std::string(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/") + name + ".motusrun", error);
+        ASSERT_TRUE(run) << name << ": " << error;
+        const std::size_t last = run->recording->size() - 1;
+        const double t = run->recording->time(last);
+        Simulator sim(run->model, std::move(run->recording));
+        ASSERT_TRUE(sim.initialization().ok) << name << ": " << sim.initialization().message;
+        sim.runTo(t + 0.5);  // through the next flat position
+        ASSERT_TRUE(sim.waitUntilIdle(60s));
+        EXPECT_TRUE(sim.snapshot()->error.empty()) << name << ": " << sim.snapshot()->error;
+        EXPECT_NEAR(sim.snapshot()->time, t + 0.5, 1e-9) << name;
+        State state;
+        Outputs outputs;
+        ASSERT_TRUE(sim.recording().read(sim.recording().size() - 1, state, outputs));
+        EXPECT_LT(outputs.constraintError, 1e-9) << name;
     }
 }
 
