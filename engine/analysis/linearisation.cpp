@@ -130,6 +130,8 @@ Linearisation linearise(const Model& model, const State& state, Workspace& ws, b
         }
         out.C.col(j) = -out.N.transpose() * (Fplus - Fminus) / (2.0 * h);
     }
+    out.stiffnessScale =
+        std::max(f > 0 ? out.K.cwiseAbs().maxCoeff() : 0.0, model.gravity.norm() / size);
     return out;
 }
 

@@ -26,6 +26,11 @@ struct Linearisation {
     Eigen::MatrixXd K;      // f × f: reduced stiffness
     Eigen::MatrixXd C;      // f × f: reduced damping (only when asked)
     double residual = 0.0;  // the largest acceleration at rest [m/s², rad/s²]
+    // The size of the stiffness terms [1/s²]: the largest entry of K, and at least gravity over
+    // the mechanism's size (a neutral mechanism — gravity along its hinges, or none — has a K
+    // of round-off alone). K is known to ~1e-9 of it (central differences of forces whose
+    // terms are of that size): an eigenvalue ω² below that is zero.
+    double stiffnessScale = 0.0;
 };
 
 // `state` must satisfy the constraints (an assembled or recorded state); its velocities are

@@ -10,6 +10,12 @@
 #include "engine/model/layout.h"
 
 namespace engine {
+namespace {
+
+// How closely K is known, relative to the size of its terms (Linearisation::stiffnessScale).
+constexpr double kStiffnessPrecision = 1e-9;
+
+}  // namespace
 
 ModesResult modes(const Model& model, const State& state) {
     ModesResult out;
@@ -42,7 +48,14 @@ ModesResult modes(const Model& model, const State& state) {
         out.status = Status::failure("the eigenvalues of the linearised motion did not converge");
         return out;
     }
-    const Eigen::VectorXcd values = eigen.eigenvalues();
+    // Rates |s| with s² below what K is known to (1e-9 of its terms' size) are zero: a
+    // neutral motion (a mechanism in gravity along its hinges turns freely, as without
+    // gravity) reads frequency 0, neither oscillating nor unstable, instead of a rate of
+    // ±√(round-off) (~1e-7 /s) that would flag it unstable.
+    Eigen::VectorXcd values = eigen.eigenvalues();
+    const double zeroRate = std::sqrt(kStiffnessPrecision * L.stiffnessScale);
+    for (Eigen::Index k = 0; k < values.size(); ++k)
+        if (std::abs(values(k)) <= zeroRate) values(k) = 0.0;
     const Eigen::MatrixXcd vectors = eigen.eigenvectors();
     // Pairs: an eigenvalue with Im s > 0 stands for its conjugate; real ones are taken in
     // pairs of the same mode when the system is overdamped (the slower one kept).

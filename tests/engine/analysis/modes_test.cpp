@@ -9,7 +9,9 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "engine/analysis/assembly.h"
 #include "engine/analysis/modes.h"
+#include "engine/io/scene_json.h"
 #include "engine/model/layout.h"
 #include "tests/support/mechanisms.h"
 #include "tests/support/simulation.h"
@@ -132,6 +134,30 @@ TEST(Modes, AMassSpringChainHasItsClosedFormFrequencies) {
     const Mode& first = r.modes[0];
     for (int b = 0; b < n; ++b) EXPECT_GT(first.shape(6 * b) * first.shape(0), 0.0);
     EXPECT_NEAR(std::abs(first.shape(6 * (n - 1))), 1.0, 1e-12);
+}
+
+// A four-bar with gravity along its hinges is neutral, as without gravity: its one mode turns
+// it freely, frequency 0, neither oscillating nor unstable. Its K is round-off (~1e-14 /s²),
+// whose square root read as a rate of 2e-7 /s had flagged the mode unstable.
+TEST(Modes, AMechanismWithGravityAlongItsHingesIsNeutralNotUnstable) {
+    SceneSpec spec = *io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/four_bar.json").scene;
+    for (const Vec3& gravity : {Vec3(0, -9.81, 0), Vec3(0, 9.81, 0), Vec3(0, 0, 0)}) {
+        spec.gravity = gravity;  // the hinges are along y
+        const auto model = test::compiled(spec);
+        const ModesResult r = modes(*model, assembleMechanism(*model, initialState(*model)).state);
+        ASSERT_TRUE(r.status.ok) << r.status.message;
+        ASSERT_EQ(r.modes.size(), 1u);
+        EXPECT_EQ(r.modes[0].frequency, 0.0) << gravity.transpose();
+        EXPECT_EQ(r.modes[0].growthRate, 0.0) << gravity.transpose();
+        EXPECT_FALSE(r.modes[0].unstable) << gravity.transpose();
+    }
+    // With gravity in its plane it swings: a frequency well above the threshold.
+    spec.gravity = Vec3(0, 0, -9.81);
+    const auto model = test::compiled(spec);
+    const ModesResult r = modes(*model, assembleMechanism(*model, initialState(*model)).state);
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    ASSERT_EQ(r.modes.size(), 1u);
+    EXPECT_GT(r.modes[0].frequency + r.modes[0].growthRate, 0.1);
 }
 
 TEST(Modes, ADampedOscillatorHasItsDampingRatio) {
