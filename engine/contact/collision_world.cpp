@@ -3,11 +3,13 @@
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
 
+#include <LinearMath/btPoolAllocator.h>
 #include <btBulletCollisionCommon.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 
 static_assert(sizeof(btScalar) == 8,
               "Motus needs double-precision Bullet (BT_USE_DOUBLE_PRECISION "
@@ -153,7 +155,7 @@ struct CollisionWorld::Impl {
 
     ContactModel model;
     PairFilter filter;
-    btDefaultCollisionConfiguration configuration;
+    btDefaultCollisionConfiguration configuration{constructionInfo()};
     Dispatcher dispatcher{&configuration};
     btDbvtBroadphase broadphase;
     btCollisionWorld world{&dispatcher, &broadphase, &configuration};
@@ -184,6 +186,16 @@ struct CollisionWorld::Impl {
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
     }
+
+    // The pool of collision algorithms in blocks large enough for Motus's own (a block too small
+    // for the polyhedron–plane algorithm was written past, into its neighbours: the fuzzer found
+    // a box pile whose pairs' algorithms were corrupted so).
+    static btDefaultCollisionConstructionInfo constructionInfo() {
+        btDefaultCollisionConstructionInfo info;
+        info.m_customCollisionAlgorithmMaxElementSize =
+            static_cast<int>(polyhedronPlaneAlgorithmSize());
+        return info;
+    }
 };
 
 CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildContactModel(spec)) {}
@@ -195,6 +207,11 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     // Bullet's perturbed support searches for the other convex shapes (a cylinder's rim). Polyhedra
     // against polyhedra get whole patches by clipping; round shapes touch in one point.
     m.configuration.setPlaneConvexMultipointIterations(3, 3);
+    if (m.configuration.getCollisionAlgorithmPool()->getElementSize() <
+        static_cast<int>(polyhedronPlaneAlgorithmSize()))
+        throw std::logic_error(
+            "CollisionWorld: Bullet's algorithm blocks are smaller than "
+            "the polyhedron-plane algorithm");
     registerPolyhedronPlane(m.dispatcher);
     m.broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&m.filter);
     m.objectOfPart.assign(m.model.parts.size(), nullptr);

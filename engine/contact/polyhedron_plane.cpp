@@ -112,6 +112,10 @@ struct CreateFunc final : btCollisionAlgorithmCreateFunc {
 
 }  // namespace
 
+std::size_t polyhedronPlaneAlgorithmSize() {
+    return sizeof(PolyhedronPlaneAlgorithm);
+}
+
 void registerPolyhedronPlane(btCollisionDispatcher& dispatcher) {
     // The dispatcher keeps the pointers: one pair of create functions for the whole program.
     static CreateFunc polyhedronFirst(false), planeFirst(true);

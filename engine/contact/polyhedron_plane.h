@@ -11,11 +11,19 @@
 // perturbs the pose a few times to find more: three extra support searches per pair and step,
 // which may still miss a corner). Round shapes keep Bullet's algorithm.
 
+#include <cstddef>
+
 class btCollisionDispatcher;
 
 namespace engine::contact {
 
 // Registers the algorithm for boxes and convex hulls against static planes, both orders.
 void registerPolyhedronPlane(btCollisionDispatcher& dispatcher);
+
+// The bytes one instance of the algorithm takes. Bullet hands collision algorithms blocks of
+// its configuration's pool, each of the largest size it was told of, and writes past a block
+// too small without a word: the configuration must be made with at least this
+// (btDefaultCollisionConstructionInfo::m_customCollisionAlgorithmMaxElementSize).
+std::size_t polyhedronPlaneAlgorithmSize();
 
 }  // namespace engine::contact
