@@ -73,7 +73,9 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
     if (structural >= rows || !(eigen.eigenvalues()(structural) < 1e-5 * largest)) return "";
     return ". The mechanism is at a singular position (a toggle or dead point) where " +
            rowsOf(eigen.eigenvectors().col(structural)) +
-           " lose a direction of motion together: reactions there grow without bound";
+           " lose a direction of motion together: reactions there grow without bound (held "
+           "there, as a linkage stretched straight between two pivots is, they are set by the "
+           "joint tolerance, not by the physics: a soft joint among them gives them a value)";
 }
 
 }  // namespace

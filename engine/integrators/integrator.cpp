@@ -349,6 +349,13 @@ public:
         const double eps = 1e-12 * std::max(1.0, std::abs(tEnd));
         long windowSteps = stats_.steps + stats_.rejected;
         double windowStart = start.t;
+        // The same over at most kSingularWindow steps while the steps are taken next to a
+        // singular position: there every stage is projected (dozens of factorisations a
+        // step), and the full window took 80 s on a linkage held stretched straight between
+        // two pivots, while a passage does not crawl (the double four-bar's 1000 projected
+        // steps in a row advance it by 1.9 s or more, at rtol 1e-12).
+        long singularSteps = 0;
+        double singularStart = start.t;
         bool cached = step_.valid && step_.start.t == start.t &&
                       (step_.proposal == proposal || step_.h == proposal) &&
                       sameVector(step_.y0, flat_.pack(start));
@@ -357,23 +364,41 @@ public:
                 // Steps so small that the run cannot go on in any reasonable time: a stall,
                 // said as such (with what drives it), not a hang.
                 const long window = model.settings.stallSteps;
+                auto stalled = [&](long steps, double advanced, bool singular) {
+                    const double last = step_.valid ? step_.h : proposal;
+                    state = start;
+                    return Status::failure(
+                        "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
+                        std::to_string(steps) + " steps (the last of " + timeText(last) +
+                        ") advanced the run by " + timeText(advanced) + " on the way from t = " +
+                        timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
+                        (singular ? std::string("steps next to a singular position")
+                                  : underflowCause(model, start.t, worst_)) +
+                        ")");
+                };
                 if (stats_.steps + stats_.rejected - windowSteps > window) {
-                    if (start.t - windowStart < static_cast<double>(window) * kMinStepSize) {
-                        const double last = step_.valid ? step_.h : proposal;
-                        state = start;
-                        return Status::failure(
-                            "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
-                            std::to_string(window) + " steps (the last of " + timeText(last) +
-                            ") advanced the run by " + timeText(start.t - windowStart) +
-                            " on the way from t = " + timeText(tStart) + " to t = " +
-                            timeText(tEnd) + " (" + underflowCause(model, start.t, worst_) + ")");
-                    }
+                    if (start.t - windowStart < static_cast<double>(window) * kMinStepSize)
+                        return stalled(window, start.t - windowStart, false);
                     windowSteps = stats_.steps + stats_.rejected;
                     windowStart = start.t;
                 }
+                const long singularWindow = std::min(window, kSingularWindow);
+                if (singularSteps > singularWindow) {
+                    if (start.t - singularStart < static_cast<double>(singularSteps) * kMinStepSize)
+                        return stalled(singularSteps, start.t - singularStart, true);
+                    singularSteps = 0;
+                    singularStart = start.t;
+                }
+                const long before = stats_.steps + stats_.rejected;
                 if (Status s = takeStep(model, start, proposal); !s.ok) {
                     state = start;  // the last good step point
                     return s;
+                }
+                if (step_.onManifold) {
+                    singularSteps += stats_.steps + stats_.rejected - before;
+                } else {
+                    singularSteps = 0;
+                    singularStart = step_.end.t;
                 }
             }
             cached = false;
@@ -568,7 +593,8 @@ private:
         return a.size() == b.size() && std::equal(a.data(), a.data() + a.size(), b.data());
     }
 
-    static constexpr double kMaxTurn = 1.0;  // rad per step
+    static constexpr double kMaxTurn = 1.0;        // rad per step
+    static constexpr long kSingularWindow = 1000;  // steps (see advance())
     double maxStep_, rtol_, atol_;
     Flat flat_;
     Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
