@@ -349,11 +349,11 @@ public:
         const double eps = 1e-12 * std::max(1.0, std::abs(tEnd));
         long windowSteps = stats_.steps + stats_.rejected;
         double windowStart = start.t;
-        // The same over at most kSingularWindow steps while the steps are taken next to a
-        // singular position: there every stage is projected (dozens of factorisations a
-        // step), and the full window took 80 s on a linkage held stretched straight between
-        // two pivots, while a passage does not crawl (the double four-bar's 1000 projected
-        // steps in a row advance it by 1.9 s or more, at rtol 1e-12).
+        // The same over a window 50 times shorter (1000 steps) while the steps are taken next
+        // to a singular position: there every stage is projected (factorisations at every
+        // Newton iteration), and the full window took 80 s on a linkage held stretched
+        // straight between two pivots, while a passage does not crawl (the double four-bar's
+        // 1000 projected steps in a row advance it by 1.9 s or more, at rtol 1e-12).
         long singularSteps = 0;
         double singularStart = start.t;
         bool cached = step_.valid && step_.start.t == start.t &&
@@ -382,7 +382,7 @@ public:
                     windowSteps = stats_.steps + stats_.rejected;
                     windowStart = start.t;
                 }
-                const long singularWindow = std::min(window, kSingularWindow);
+                const long singularWindow = std::max(1L, window / kSingularWindowDivisor);
                 if (singularSteps > singularWindow) {
                     if (start.t - singularStart < static_cast<double>(singularSteps) * kMinStepSize)
                         return stalled(singularSteps, start.t - singularStart, true);
@@ -593,8 +593,8 @@ private:
         return a.size() == b.size() && std::equal(a.data(), a.data() + a.size(), b.data());
     }
 
-    static constexpr double kMaxTurn = 1.0;        // rad per step
-    static constexpr long kSingularWindow = 1000;  // steps (see advance())
+    static constexpr double kMaxTurn = 1.0;             // rad per step
+    static constexpr long kSingularWindowDivisor = 50;  // (see advance())
     double maxStep_, rtol_, atol_;
     Flat flat_;
     Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
@@ -671,6 +671,11 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             // A tighter goal (stages next to a singular position, where Newton slows down)
             // is met as far as it can be: the scene's tolerance is what must hold.
             if (k >= settings.maxProjectionIterations + (tolerance > 0.0 ? 2 : 0) &&
+                worst <= settings.projectionTolerance)
+                break;
+            // ... and no further once Newton stops closing it (at a position the mechanism is
+            // held in, where the rows stay dependent, it no longer halves the gap).
+            if (tolerance > 0.0 && k >= 2 && worst > 0.5 * previous &&
                 worst <= settings.projectionTolerance)
                 break;
             if (k >= settings.maxProjectionIterations + (tolerance > 0.0 ? 2 : 0)) {
