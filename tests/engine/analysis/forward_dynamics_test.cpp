@@ -503,7 +503,7 @@ TEST(ForwardDynamicsFaults, AnAdaptiveRunThatWouldCrawlStopsAsStalledNamingTheSp
 // crank (1 m each) can only lie stretched straight between the two pivots, 3 m apart, and
 // gravity across them asks an unbounded tension of the joints. dopri45's steps fall below 1e-9 s
 // there; the whole stall window (50 000 steps, each with its stages projected) took 80 s. It
-// stops within kSingularWindow (1000) steps instead, in about a second, and says why.
+// stops after a fiftieth of that window (1000 steps) instead, in under a second, and says why.
 TEST(ForwardDynamicsFaults, AnAdaptiveRunHeldAtASingularPositionStopsSoonNamingIt) {
     const auto loaded =
         io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/benchmarks/n_four_bar.json",
