@@ -372,7 +372,7 @@ public:
                         std::to_string(steps) + " steps (the last of " + timeText(last) +
                         ") advanced the run by " + timeText(advanced) + " on the way from t = " +
                         timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
-                        (singular ? std::string("steps next to a singular position")
+                        (singular ? std::string("all of them taken next to a singular position")
                                   : underflowCause(model, start.t, worst_)) +
                         ")");
                 };
