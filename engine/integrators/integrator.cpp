@@ -842,9 +842,13 @@ void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& 
         p1[4] = x;
         p1[5] = y;
         p1[6] = z;
-        // R from the quaternion as stored, as every other frame at this pose forms it: a
-        // re-run from a recorded pose then starts from the same Φq to the last bit.
-        f.R = rotationOfStored(p1 + 3);
+    }
+    // R from the quaternion as stored, as every other frame at this pose forms it: a re-run
+    // from a recorded pose then starts from the same Φq to the last bit. (A pass of its own:
+    // each body's chain of dependent operations is shorter, so more bodies are in flight.)
+    for (int b = 0; b < n; ++b) {
+        BodyFrame& f = frames[static_cast<std::size_t>(b)];
+        f.R = rotationOfStored(qOut + layout::positionIndex(b) + 3);
         // Poses only: v is an iterate, not the step's end velocity (projected after), so no
         // frame velocity is formed; NaN, so that nothing takes one for it.
         f.v = f.w = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
