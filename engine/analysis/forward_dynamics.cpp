@@ -3,6 +3,8 @@
 #include "engine/analysis/assembly.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <set>
 
 #include <Eigen/Eigenvalues>
@@ -17,6 +19,56 @@ namespace {
 // a force element too stiff for the step (it flings the parts apart, and whichever joint fails
 // first would otherwise be blamed), else a singular position (a toggle or dead point: rows of
 // the constraint Jacobian become dependent beyond the mechanism's structural redundancy).
+// When S = Φq M⁻¹ Φqᵀ is near singular only by its weights (see failureCause): the part whose
+// mass or moment of inertia lies farthest from the others, named, else "".
+std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, int redundancy) {
+    const int bodies = model.bodyCount();
+    if (bodies == 0) return "";
+    // L: the mechanism's size, from where the markers sit on their parts.
+    double size2 = 0.0;
+    for (const MarkerModel& m : model.markers)
+        if (m.body != kGround) size2 = std::max(size2, m.X_BM.p.squaredNorm());
+    if (!(size2 > 0.0)) size2 = 1.0;
+    Eigen::VectorXd unit(6 * bodies);
+    for (int b = 0; b < bodies; ++b) unit.segment<6>(6 * b) << 1, 1, 1, size2, size2, size2;
+    const Eigen::MatrixXd Sg = J * unit.asDiagonal() * J.transpose();
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> geometric(Sg, Eigen::EigenvaluesOnly);
+    // The geometry itself near singular (more directions lost than the mechanism's structural
+    // redundancy, the most rows it has ever kept): a singular position after all.
+    if (geometric.info() != Eigen::Success || redundancy >= rows ||
+        geometric.eigenvalues()(redundancy) < 1e-5 * geometric.eigenvalues()(rows - 1))
+        return "";
+    // Each part's weights (1/m and L²/J_k, as S has them, relative to the unit part's), and
+    // the one farthest from the median in orders of magnitude.
+    std::vector<double> logs;
+    for (const BodyModel& body : model.bodies) {
+        logs.push_back(std::log10(body.mass));
+        for (int k = 0; k < 3; ++k) logs.push_back(std::log10(body.inertia(k) / size2));
+    }
+    std::vector<double> sorted = logs;
+    std::nth_element(sorted.begin(),
+                     sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    std::size_t worst = 0;
+    for (std::size_t i = 0; i < logs.size(); ++i)
+        if (std::abs(logs[i] - median) > std::abs(logs[worst] - median)) worst = i;
+    const auto [low, high] = std::minmax_element(logs.begin(), logs.end());
+    if (*high - *low < 8.0) return "";  // weights within 1e8 of each other: not the cause
+    const BodyModel& part = model.bodies[worst / 4];
+    auto number = [](double x) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g", x);
+        return std::string(text);
+    };
+    return ". The joints' equations, weighed by the parts' masses and inertias, are too "
+           "ill-conditioned to be met to the joint tolerance: those span " +
+           number(std::pow(10.0, *high - *low)) + " (part '" + part.name +
+           "': " + number(part.mass) + " kg, moments of inertia " + number(part.inertia(0)) + ", " +
+           number(part.inertia(1)) + ", " + number(part.inertia(2)) +
+           " kg·m²). The position itself is not singular: check that part's mass properties (a "
+           "rigid part's moments are of the order of its mass times its size squared)";
+}
+
 std::string failureCause(const Model& model, const State& state, Workspace& ws) {
     std::vector<Transform> X_WB;
     for (int b = 0; b < model.bodyCount(); ++b)
@@ -71,6 +123,14 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
     }
     const auto structural = static_cast<Eigen::Index>(ws.solver.redundantRows().size());
     if (structural >= rows || !(eigen.eigenvalues()(structural) < 1e-5 * largest)) return "";
+    // S weighs the rows by the parts' masses and inertias. Weighed instead as parts of unit
+    // mass and of moments of inertia L² (L the mechanism's size), S that is near singular only
+    // by its weights says that the mass properties, not the position, are at fault: a part of
+    // 1e11 kg with the inertia of a 1 kg rod, whose weights span fifteen orders of magnitude.
+    const int redundancy =
+        ws.solver.bestRank() > 0 ? rows - ws.solver.bestRank() : static_cast<int>(structural);
+    if (const std::string masses = massSpread(model, J, rows, redundancy); !masses.empty())
+        return masses;
     return ". The mechanism is at a singular position (a toggle or dead point) where " +
            rowsOf(eigen.eigenvectors().col(structural)) +
            " lose a direction of motion together: reactions there grow without bound (held "

@@ -76,6 +76,8 @@ public:
     // The Φq of the last factorisation.
     const RowMatrix& jacobian() const { return Phi_q_; }
     int rank() const { return static_cast<int>(active_.size()); }
+    // The most rows kept since the analysis (rows − bestRank: the structural redundancy).
+    int bestRank() const { return bestRank_; }
     const std::vector<int>& redundantRows() const { return redundant_; }
     const std::vector<int>& activeRows() const { return active_; }
     // The row of a non-finite Φq, or the last row dropped for a small pivot.

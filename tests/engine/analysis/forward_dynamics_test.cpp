@@ -552,6 +552,28 @@ TEST(ForwardDynamicsFaults, ATighterProjectionGivesUpWhereNewtonStallsAtAHeldSin
     EXPECT_LE(maxPositionResidual(*model, ws.constraints), model->settings.projectionTolerance);
 }
 
+// A crank of 1e11 kg with the moments of inertia of a 1 kg rod: the joints' equations weighed
+// by masses and inertias that span 1e13 cannot be met to the tolerance, whatever the method.
+// The run stops naming the part and its mass properties, not a singular position (S is near
+// singular by its weights only: the same rows with unit weights are well conditioned).
+TEST(ForwardDynamicsFaults, MassPropertiesSpanningThirteenOrdersAreNamedNotASingularPosition) {
+    for (const IntegratorType integrator :
+         {IntegratorType::DormandPrince45, IntegratorType::RungeKutta4,
+          IntegratorType::SymplecticEuler, IntegratorType::ImplicitEuler}) {
+        SCOPED_TRACE(std::string(integratorName(integrator)));
+        SceneSpec spec = test::fourBar(integrator, 1e-3);
+        spec.parts[1].mass = 1e11;  // the crank; its inertia stays that of the 1 kg rod
+        ASSERT_EQ(spec.parts[1].name, "crank");
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Status s = sim.advance(0.1);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("masses and inertias"), std::string::npos) << s.message;
+        EXPECT_NE(s.message.find("part 'crank': 1e+11 kg"), std::string::npos) << s.message;
+        EXPECT_EQ(s.message.find("singular position"), std::string::npos) << s.message;
+    }
+}
+
 // Turning the rocker of a crank–rocker four-bar all the way round cannot be done: where crank
 // and coupler line up (a toggle) the motion cannot be followed. The run stops there and says
 // so, naming the motion and the joints that lock, whatever the integrator. Turned back from
