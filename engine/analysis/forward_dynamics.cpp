@@ -15,10 +15,6 @@
 namespace engine {
 namespace {
 
-// Why a step failed, in terms of the scene, at the last good state (what a failed step left):
-// a force element too stiff for the step (it flings the parts apart, and whichever joint fails
-// first would otherwise be blamed), else a singular position (a toggle or dead point: rows of
-// the constraint Jacobian become dependent beyond the mechanism's structural redundancy).
 // When S = Φq M⁻¹ Φqᵀ is near singular only by its weights (see failureCause): the part whose
 // mass or moment of inertia lies farthest from the others, named, else "".
 std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, int redundancy) {
@@ -29,8 +25,11 @@ std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, i
     for (const MarkerModel& m : model.markers)
         if (m.body != kGround) size2 = std::max(size2, m.X_BM.p.squaredNorm());
     if (!(size2 > 0.0)) size2 = 1.0;
+    // M⁻¹ of parts of unit mass and moments of inertia L².
+    const double inverseMoment = 1.0 / size2;
     Eigen::VectorXd unit(6 * bodies);
-    for (int b = 0; b < bodies; ++b) unit.segment<6>(6 * b) << 1, 1, 1, size2, size2, size2;
+    for (int b = 0; b < bodies; ++b)
+        unit.segment<6>(6 * b) << 1, 1, 1, inverseMoment, inverseMoment, inverseMoment;
     const Eigen::MatrixXd Sg = J * unit.asDiagonal() * J.transpose();
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> geometric(Sg, Eigen::EigenvaluesOnly);
     // The geometry itself near singular (more directions lost than the mechanism's structural
@@ -45,6 +44,8 @@ std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, i
         logs.push_back(std::log10(body.mass));
         for (int k = 0; k < 3; ++k) logs.push_back(std::log10(body.inertia(k) / size2));
     }
+    if (!std::all_of(logs.begin(), logs.end(), [](double x) { return std::isfinite(x); }))
+        return "";
     std::vector<double> sorted = logs;
     std::nth_element(sorted.begin(),
                      sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
@@ -69,6 +70,11 @@ std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, i
            "rigid part's moments are of the order of its mass times its size squared)";
 }
 
+// Why a step failed, in terms of the scene, at the last good state (what a failed step left):
+// a force element too stiff for the step (it flings the parts apart, and whichever joint fails
+// first would otherwise be blamed), else a singular position (a toggle or dead point: rows of
+// the constraint Jacobian become dependent beyond the mechanism's structural redundancy), or mass
+// properties so far apart that the joints' equations cannot be met (massSpread).
 std::string failureCause(const Model& model, const State& state, Workspace& ws) {
     std::vector<Transform> X_WB;
     for (int b = 0; b < model.bodyCount(); ++b)
