@@ -344,14 +344,7 @@ void diagnose(const Model& model, const State& start, AssemblyResult& r, const S
     // moments L² (L the mechanism's size) instead, which only the geometry can keep open.
     if (phi.cwiseAbs().maxCoeff() > model.settings.projectionTolerance &&
         D.maxCoeff() > 1e8 * D.minCoeff()) {
-        double size2 = 0.0;
-        for (const MarkerModel& m : model.markers)
-            if (m.body != kGround) size2 = std::max(size2, m.X_BM.p.squaredNorm());
-        if (!(size2 > 0.0)) size2 = 1.0;
-        for (int b = 0; b < model.bodyCount(); ++b) {
-            layout::linear(D, b).setOnes();
-            layout::angular(D, b).setConstant(size2);
-        }
+        D = unitPartMetric(model);
         q = placed;
         leastSquares(eq, t, q, w, D, kLeastSquaresIterations);
         eq.at(t, q, phi, nullptr);
@@ -434,6 +427,20 @@ Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,
         layout::linear(d, b) = bodyPosition(to, b) - bodyPosition(from, b);
         const Eigen::AngleAxisd turn(bodyOrientation(from, b).conjugate() * bodyOrientation(to, b));
         layout::angular(d, b) = turn.angle() * turn.axis();
+    }
+    return d;
+}
+
+Eigen::VectorXd unitPartMetric(const Model& model, double* size2) {
+    double L2 = 0.0;
+    for (const MarkerModel& m : model.markers)
+        if (m.body != kGround) L2 = std::max(L2, m.X_BM.p.squaredNorm());
+    if (!(L2 > 0.0)) L2 = 1.0;
+    if (size2) *size2 = L2;
+    Eigen::VectorXd d(model.velocitySize());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        layout::linear(d, b).setOnes();
+        layout::angular(d, b).setConstant(L2);
     }
     return d;
 }

@@ -52,4 +52,10 @@ AssemblyResult assembleMechanism(const Model& model, const State& start);
 Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,
                              const Eigen::VectorXd& to);
 
+// The metric of parts of unit mass and moments of inertia L², L the mechanism's size (the
+// farthest any marker sits from its part's centre of mass; 1 m without markers): per body
+// 1, 1, 1, L², L², L². What judges a mechanism's geometry alone, where masses and inertias
+// many orders of magnitude apart make their own metric useless. L² in `size2` if asked.
+Eigen::VectorXd unitPartMetric(const Model& model, double* size2 = nullptr);
+
 }  // namespace engine

@@ -18,19 +18,11 @@ namespace {
 // When S = Φq M⁻¹ Φqᵀ is near singular only by its weights (see failureCause): the part whose
 // mass or moment of inertia lies farthest from the others, named, else "".
 std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, int redundancy) {
-    const int bodies = model.bodyCount();
-    if (bodies == 0) return "";
-    // L: the mechanism's size, from where the markers sit on their parts.
-    double size2 = 0.0;
-    for (const MarkerModel& m : model.markers)
-        if (m.body != kGround) size2 = std::max(size2, m.X_BM.p.squaredNorm());
-    if (!(size2 > 0.0)) size2 = 1.0;
-    // M⁻¹ of parts of unit mass and moments of inertia L².
-    const double inverseMoment = 1.0 / size2;
-    Eigen::VectorXd unit(6 * bodies);
-    for (int b = 0; b < bodies; ++b)
-        unit.segment<6>(6 * b) << 1, 1, 1, inverseMoment, inverseMoment, inverseMoment;
-    const Eigen::MatrixXd Sg = J * unit.asDiagonal() * J.transpose();
+    if (model.bodyCount() == 0) return "";
+    // S of parts of unit mass and moments of inertia L² (L the mechanism's size).
+    double size2 = 1.0;
+    const Eigen::VectorXd unitInverse = unitPartMetric(model, &size2).cwiseInverse();
+    const Eigen::MatrixXd Sg = J * unitInverse.asDiagonal() * J.transpose();
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> geometric(Sg, Eigen::EigenvaluesOnly);
     // The geometry itself near singular (more directions lost than the mechanism's structural
     // redundancy, the most rows it has ever kept): a singular position after all.
