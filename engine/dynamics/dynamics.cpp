@@ -25,26 +25,35 @@ std::string constraintRowName(const Model& model, int row) {
     return "row " + std::to_string(row);
 }
 
-std::string constraintResidualText(const Model& model, int row, double value) {
-    // Rows keeping axes perpendicular are angles; the others lengths; a motion's, its coordinate's.
-    bool angle = false;
+namespace {
+// Whether row `row` measures an angle: a row keeping axes perpendicular, or a motion of a
+// rotational coordinate (its multiplier is then a torque).
+bool angularRow(const Model& model, int row) {
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
             const int first = model.jointRowOffset[j];
-            if (row < first + model.joints[j].rows) {
-                angle = model.joints[j].rowLabels[static_cast<std::size_t>(row - first)].rfind(
-                            "perpendicular", 0) == 0;
-                break;
-            }
+            if (row < first + model.joints[j].rows)
+                return model.joints[j].rowLabels[static_cast<std::size_t>(row - first)].rfind(
+                           "perpendicular", 0) == 0;
         }
     } else if (const int d = row - model.jointRows; d < static_cast<int>(model.drivers.size())) {
         const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
-        angle =
-            model.joints[static_cast<std::size_t>(driver.joint)]
-                .coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        return model.joints[static_cast<std::size_t>(driver.joint)]
+                   .coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
     }
+    return false;
+}
+}  // namespace
+
+std::string constraintResidualText(const Model& model, int row, double value) {
     char text[48];
-    std::snprintf(text, sizeof text, "%.3g %s", value, angle ? "rad" : "m");
+    std::snprintf(text, sizeof text, "%.3g %s", value, angularRow(model, row) ? "rad" : "m");
+    return text;
+}
+
+std::string constraintReactionText(const Model& model, int row, double value) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.3g %s", value, angularRow(model, row) ? "N·m" : "N");
     return text;
 }
 

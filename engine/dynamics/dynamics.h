@@ -75,5 +75,7 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
 std::string constraintRowName(const Model& model, int row);
 // A residual of row `row` with its unit for messages: "6e-05 m", "0.0012 rad".
 std::string constraintResidualText(const Model& model, int row, double value);
+// A row's multiplier with its unit: "600 N", "12 N·m".
+std::string constraintReactionText(const Model& model, int row, double value);
 
 }  // namespace engine

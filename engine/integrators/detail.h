@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "engine/model/model.h"
@@ -135,6 +136,10 @@ public:
             }
             ++stats_.steps;
             stats_.subdivided += n > 1;
+            if (Status s = watchHold(model, start.t, state, ws); !s.ok) {
+                settle(model, state, ws);
+                return s;
+            }
         }
         state.t = tEnd;
         settle(model, state, ws);
@@ -152,6 +157,16 @@ protected:
     bool retried_ = false;  // the state went back to the step's start (what it kept may lag)
 
 private:
+    // Stops a run held at a singular position, whose reactions the joint tolerance sets
+    // (integrator.cpp): watched after every step from the solver's last factorisation (that of
+    // the step's end), confirmed now and then by finding the reactions again with the joints
+    // met more closely.
+    Status watchHold(const Model& model, double stepStart, const State& state, const Workspace& ws);
+    long holdSteps_ = 0;     // steps in a row with rows on a loop (nearly) dependent
+    long holdCheck_ = 0;     // at how many of them the reactions are looked at next
+    long holdInterval_ = 0;  // and how many after that
+    double holdEnd_ = std::numeric_limits<double>::quiet_NaN();  // where the last step ended
+
     static int substepsFor(const Model& model, const State& state, double h) {
         double fastest = 0.0;
         for (int b = 0; b < model.bodyCount(); ++b)

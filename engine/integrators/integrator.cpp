@@ -789,6 +789,85 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
     return {};
 }
 
+// A mechanism held at a singular position — a linkage stretched straight between two pivots and
+// loaded across it — carries the load as an internal force of about W/θ along the rows that
+// lose a direction there, θ the angle the projection tolerance leaves them (about
+// √(tolerance / L)): reactions set by the joint tolerance, not by the physics, and different
+// for every step size (0.6 MN at 1 ms, 0.9 MN at 0.1 ms on a 5 kg linkage under gravity), while
+// the motion itself goes on unharmed, so nothing else stops the run. Watched after every step:
+// rows on a closed loop within 1e-3 rad of depending on each other (relative pivot below 1e-6)
+// or rows dropped as dependent, kHoldSteps steps in a row. Then the reactions are found at the
+// state as it is and again with the joints met kHoldTighter times more closely: reactions that
+// physics determines move by round-off between the two (1e-12 of them at the IFToMM double
+// four-bar's passages), reactions the tolerance sets by their own size. A passage through a
+// singular position never stays that long (12 steps of 0.1 ms at most on the double
+// four-bar); a mechanism resting at one with nothing pushing it across (no reactions) is not
+// stopped, and is looked at again after twice as many steps each time, up to kHoldLongest
+// (a linkage only just assembled straight sags to where the tolerance holds it within some
+// hundred steps of 0.1 ms).
+namespace {
+constexpr long kHoldSteps = 50;
+constexpr long kHoldLongest = 800;
+constexpr double kHoldPivot = 1e-6;
+constexpr double kHoldTighter = 100.0;
+constexpr double kHoldChange = 0.1;  // of the reactions, between the two
+}  // namespace
+
+Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepStart,
+                                              const State& state, const Workspace& ws) {
+    const KktSolver& solver = ws.solver;
+    const bool dependent = solver.rows() > 0 && (solver.rank() < solver.bestRank() ||
+                                                 solver.weakestLoopPivot() < kHoldPivot);
+    if (!dependent || stepStart != holdEnd_) {  // (a state set from elsewhere starts afresh)
+        holdSteps_ = 0;
+        holdInterval_ = kHoldSteps;
+        holdCheck_ = kHoldSteps;
+    }
+    holdEnd_ = state.t;
+    if (!dependent || ++holdSteps_ < holdCheck_) return {};
+    holdInterval_ = std::min(2 * holdInterval_, kHoldLongest);
+    holdCheck_ = holdSteps_ + holdInterval_;
+
+    // The reactions at the state, and with the joints met more closely, each in a workspace of
+    // its own whose rows are analysed afresh at the state: not the run's, which may have
+    // dropped a row there (its reactions then come and go with the row) and whose memory the
+    // run goes on with.
+    auto reactions = [&](State at, bool tighter, Eigen::VectorXd& lambda) -> Status {
+        Workspace scratch;
+        if (Status s = prepareWorkspace(model, at, scratch); !s.ok) return s;
+        if (tighter) {
+            if (Status s = projectState(model, at, scratch, nullptr,
+                                        model.settings.projectionTolerance / kHoldTighter);
+                !s.ok)
+                return s;
+        }
+        if (Status s = computeAccelerations(model, at.t, at.q, at.v, at.jointCoordinates, scratch);
+            !s.ok)
+            return s;
+        lambda = scratch.lambda;
+        return {};
+    };
+    Eigen::VectorXd loose, tight;
+    if (!reactions(state, false, loose).ok || !reactions(state, true, tight).ok) return {};
+    const int rows = model.constraintRows();
+    if (loose.size() < rows || tight.size() < rows) return {};
+    Eigen::Index row = 0;
+    const double change = (tight.head(rows) - loose.head(rows)).cwiseAbs().maxCoeff(&row);
+    const double size =
+        std::max(loose.head(rows).cwiseAbs().maxCoeff(), tight.head(rows).cwiseAbs().maxCoeff());
+    if (!(change > kHoldChange * size) || !(size > 0.0)) return {};
+    const int r = static_cast<int>(row);
+    char tighterText[32];
+    std::snprintf(tighterText, sizeof tighterText, "%g", kHoldTighter);
+    return Status::failure(
+        "at t = " + timeText(state.t) +
+        " the reactions depend on how closely the joints are met: " + constraintRowName(model, r) +
+        " carries " + constraintReactionText(model, r, loose(row)) +
+        " with the joints met to the scene's projection tolerance, " +
+        constraintReactionText(model, r, tight(row)) + " with them met " + tighterText +
+        " times more closely");
+}
+
 void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& q0,
                            const Eigen::VectorXd& v, Eigen::VectorXd& q,
                            std::vector<BodyFrame>& frames) {

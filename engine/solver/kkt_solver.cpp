@@ -352,6 +352,7 @@ bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
 bool KktSolver::factorNumeric() {
     singularRow_ = -1;
     weakestPivot_ = 1.0;
+    weakestLoopPivot_ = 1.0;
     nearSingular_ = false;
     if (active_.empty()) return true;
     schur_.factor(Phi_q_, Minv_, 0.0, compliance_.size() > 0 ? &compliance_ : nullptr);
@@ -375,6 +376,7 @@ bool KktSolver::factorNumeric() {
         // magnitude as it folds): they are watched by kSingularPivot only.
         const auto row = static_cast<std::size_t>(active_[static_cast<std::size_t>(k)]);
         if (onLoop_[row]) {
+            weakestLoopPivot_ = std::min(weakestLoopPivot_, relative);
             if (relative < kNearSingularDrop * bestPivot_[row]) nearSingular_ = true;
             bestPivot_[row] = std::max(bestPivot_[row], relative);
         }

@@ -91,6 +91,9 @@ public:
     // The smallest pivot of the last factorisation relative to its row's diagonal: the squared
     // sine of the angle by which the rows kept are independent (1 for orthogonal rows).
     double weakestPivot() const { return weakestPivot_; }
+    // The same over the rows on closed loops only (1 where there are none): the rows that can
+    // come to depend on each other at a singular position.
+    double weakestLoopPivot() const { return weakestLoopPivot_; }
     // Next to a singular position: rows dropped beyond those of the start (or of the best
     // rank seen since), or a pivot of a row on a closed loop below 1e-2 of the best it has
     // had in the factorisations so far (rows within ~6° of depending on each other).
@@ -146,6 +149,7 @@ private:
     double unmetResidual_ = 0.0;
     long reanalyses_ = 0;
     double weakestPivot_ = 1.0;
+    double weakestLoopPivot_ = 1.0;
     bool nearSingular_ = false;
     std::vector<double> bestPivot_;  // per row of Φq: the largest relative pivot it has had
     std::vector<char> onLoop_;       // per row of Φq: joins bodies on a closed loop

@@ -504,11 +504,12 @@ TEST(ForwardDynamicsFaults, AnAdaptiveRunThatWouldCrawlStopsAsStalledNamingTheSp
 // gravity across them asks an unbounded tension of the joints. dopri45's steps fall below 1e-9 s
 // there; the whole stall window (50 000 steps, each with its stages projected) took 80 s. It
 // stops after a fiftieth of that window (1000 steps) instead, in under a second, and says why.
-std::shared_ptr<const Model> doubleFourBarHeldStraight(const std::string& integrator) {
-    const auto loaded =
-        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/benchmarks/n_four_bar.json",
-                          {{"/parts/ground/markers/A1/position", "[3, 0, 0]"},
-                           {"/settings", R"({"integrator": ")" + integrator + R"("})"}});
+std::shared_ptr<const Model> doubleFourBarHeldStraight(const std::string& integrator,
+                                                       std::vector<io::SceneOverride> more = {}) {
+    more.insert(more.begin(), {{"/parts/ground/markers/A1/position", "[3, 0, 0]"},
+                               {"/settings", R"({"integrator": ")" + integrator + R"("})"}});
+    const auto loaded = io::loadSceneFile(
+        std::string(MOTUS_SOURCE_DIR) + "/scenes/benchmarks/n_four_bar.json", more);
     if (!loaded.scene) return nullptr;
     return compile(*loaded.scene).model;
 }
@@ -550,6 +551,86 @@ TEST(ForwardDynamicsFaults, ATighterProjectionGivesUpWhereNewtonStallsAtAHeldSin
     ASSERT_TRUE(s.ok) << s.message;
     EXPECT_LE(iterations, 3);
     EXPECT_LE(maxPositionResidual(*model, ws.constraints), model->settings.projectionTolerance);
+}
+
+// The same linkage with a fixed-step method: the run goes on (stretched straight, it stays put),
+// but the reactions that hold it there are set by the joint tolerance, not by the physics, and
+// came out different for every step: rk4 gave 0.6 MN at 1 ms and 0.9 MN at 0.1 ms, implicit
+// Euler and time stepping jumped between 14 N (a row dropped) and 1e8 N. Every fixed-step method
+// now stops once the rows have stayed dependent for 50 steps (or a few hundred, while the
+// linkage sags from where it was assembled), showing the reactions found with
+// the joints met to the scene's tolerance and 100 times more closely, and why (symplectic Euler
+// may stop before, its impulses not converging there: with the same explanation).
+TEST(ForwardDynamicsFaults, AFixedStepRunHeldAtASingularPositionStopsWhateverTheMethodAndStep) {
+    for (const char* integrator : {"rk4", "implicitEuler", "timeStepping", "symplecticEuler"}) {
+        for (const double dt : {1e-3, 1e-4}) {
+            SCOPED_TRACE(std::string(integrator) + " at " + std::to_string(dt) + " s");
+            const auto model =
+                doubleFourBarHeldStraight(integrator, {{"/settings/stepSize", std::to_string(dt)}});
+            ASSERT_TRUE(model);
+            ASSERT_EQ(model->settings.stepSize, dt);
+            ForwardDynamics sim(model);
+            ASSERT_TRUE(sim.initialize().ok);
+            const Status s = sim.advance(0.5);
+            ASSERT_FALSE(s.ok);
+            // (50 steps; at 0.1 ms the linkage, assembled straight, first sags to where the
+            // tolerance holds it: a few hundred steps)
+            EXPECT_LE(sim.state().t, std::max(51 * dt, 0.08));
+            EXPECT_NE(s.message.find("The mechanism is at a singular position"), std::string::npos)
+                << s.message;
+            EXPECT_NE(s.message.find("a soft joint among them gives them a value"),
+                      std::string::npos)
+                << s.message;
+            if (std::string(integrator) != "symplecticEuler") {
+                EXPECT_NE(s.message.find("the reactions depend on how closely the joints are met: "
+                                         "joint '"),
+                          std::string::npos)
+                    << s.message;
+                EXPECT_NE(s.message.find("N with the joints met to the scene's projection "
+                                         "tolerance, "),
+                          std::string::npos)
+                    << s.message;
+                EXPECT_NE(s.message.find("N with them met 100 times more closely"),
+                          std::string::npos)
+                    << s.message;
+            }
+        }
+    }
+}
+
+// What is watched is a hold, not a singular position: the IFToMM double four-bar passes ten
+// flat positions in 5 s (its rows dependent for a step or two at each at 1 ms, up to 12 steps
+// at 0.1 ms), and the held linkage without gravity and at rest has nothing pushing it across
+// (its reactions are zero whatever the tolerance). Neither is stopped, with any method.
+TEST(ForwardDynamicsFaults, PassingSingularPositionsOrRestingAtOneUnloadedIsNotStopped) {
+    for (const char* integrator : {"rk4", "implicitEuler", "timeStepping", "symplecticEuler"}) {
+        SCOPED_TRACE(integrator);
+        const auto loaded =
+            io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/benchmarks/n_four_bar.json",
+                              {{"/settings", R"({"integrator": ")" + std::string(integrator) +
+                                                 R"(", "stepSize": 2e-4})"}});
+        ASSERT_TRUE(loaded.scene);
+        ForwardDynamics passing(compile(*loaded.scene).model);
+        ASSERT_TRUE(passing.initialize().ok);
+        const Status s = passing.advance(5.0);
+        EXPECT_TRUE(s.ok) << s.message;
+
+        std::vector<io::SceneOverride> still = {{"/gravity", "[0, 0, 0]"}};
+        for (const char* part : {"crank0", "crank1", "crank2", "coupler0", "coupler1"})
+            still.push_back({"/parts/" + std::string(part) + "/velocity", "[0, 0, 0]"});
+        for (const char* crank : {"crank0", "crank1", "crank2"})
+            still.push_back({"/parts/" + std::string(crank) + "/angularVelocity", "[0, 0, 0]"});
+        const auto model = doubleFourBarHeldStraight(integrator, still);
+        ASSERT_TRUE(model);
+        ForwardDynamics resting(model);
+        ASSERT_TRUE(resting.initialize().ok);
+        const Status r = resting.advance(0.5);
+        EXPECT_TRUE(r.ok) << r.message;
+        Outputs out;
+        ASSERT_TRUE(resting.outputs(out).ok);
+        for (const JointReaction& reaction : out.reactions)
+            EXPECT_LT(reaction.force_W.norm(), 1e-6);
+    }
 }
 
 // A crank of 1e11 kg with the moments of inertia of a 1 kg rod: the joints' equations weighed
