@@ -162,9 +162,10 @@ private:
     // the step's end), confirmed now and then by finding the reactions again with the joints
     // met more closely.
     Status watchHold(const Model& model, double stepStart, const State& state, const Workspace& ws);
-    long holdSteps_ = 0;     // steps in a row with rows on a loop (nearly) dependent
-    long holdCheck_ = 0;     // at how many of them the reactions are looked at next
-    long holdInterval_ = 0;  // and how many after that
+    long holdSteps_ = 0;      // steps in a row with rows on a loop (nearly) dependent
+    long holdCheck_ = 0;      // at how many of them the reactions are looked at next
+    long holdInterval_ = 0;   // and how many after that
+    double holdSeen_ = -1.0;  // when reactions the tolerance sets were seen (to be confirmed)
     double holdEnd_ = std::numeric_limits<double>::quiet_NaN();  // where the last step ended
 
     static int substepsFor(const Model& model, const State& state, double h) {

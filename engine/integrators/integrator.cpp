@@ -649,10 +649,10 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
         // Positions: Newton steps Δq = −M⁻¹Φqᵀ S⁻¹ Φ on the position-level rows (non-position
         // rows carry Φ = 0: they keep their coordinates still). Residuals alone are cheap;
         // Φq is evaluated and factored only when a correction is needed.
-        Eigen::VectorXd delta;
+        Eigen::VectorXd delta, before;
         int k = 0;
         double previous = 0.0;
-        bool regularised = false;
+        bool regularised = false, tookBack = false;
         for (;; ++k) {
             computeBodyFrames(model, state.q, state.v, ws.frames);
             evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
@@ -669,7 +669,19 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             const double worst = maxPositionResidual(model, ws.constraints, &row);
             if (worst <= (tolerance > 0.0 ? tolerance : settings.projectionTolerance)) break;
             // A tighter goal (stages next to a singular position, where Newton slows down)
-            // is met as far as it can be: the scene's tolerance is what must hold.
+            // is met as far as it can be: the scene's tolerance is what must hold. A step that
+            // widened the gap from an iterate that met it is taken back, and the projection
+            // ends there: where the rows are within a pivot of being dropped, a Newton step
+            // along their weak direction overshoots (9e-11 m → 1e-5 m on the double four-bar
+            // driven slowly through its flat position), and the regularised steps after it
+            // closed that too slowly to meet even the scene's tolerance.
+            if (tolerance > 0.0 && k >= 1 && worst > previous &&
+                previous <= settings.projectionTolerance) {
+                state.q = before;
+                computeBodyFrames(model, state.q, state.v, ws.frames);
+                evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
+                break;
+            }
             if (k >= settings.maxProjectionIterations + (tolerance > 0.0 ? 2 : 0) &&
                 worst <= settings.projectionTolerance)
                 break;
@@ -688,16 +700,24 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
                 return s;
             // Newton converges quadratically while the rows kept hold every direction the
-            // residual needs. Next to a singular position a row dropped as dependent is only
-            // nearly so and its gap does not close: from then on, regularised steps over
-            // every row (kkt_solver.h).
-            if (k >= 1 && worst > 0.1 * previous && ws.solver.rank() < model.constraintRows())
+            // residual needs. Where it stalls with rows dropped at a singular position, the
+            // solver is first asked to take back those the correction misses (as a velocity
+            // projection does): the mechanism may have left that position, and a dropped row
+            // gets no correction (the double four-bar driven slowly through its flat position
+            // kept a row dropped after it, and its gap stayed at 1.0003e-10 m). Next to a
+            // singular position a row dropped as dependent is only nearly so and its gap does
+            // not close: from then on, regularised steps over every row (kkt_solver.h).
+            const bool stalled = k >= 1 && worst > 0.1 * previous;
+            const bool takeBack = stalled && !tookBack && ws.solver.rank() < ws.solver.bestRank();
+            tookBack = tookBack || takeBack;
+            if (stalled && !takeBack && ws.solver.rank() < model.constraintRows())
                 regularised = true;
             previous = worst;
             if (regularised)
                 ws.solver.projectRegularized(residual, delta);
             else
-                ws.solver.project(residual, delta);
+                ws.solver.project(residual, delta, nullptr, takeBack ? worst : 0.0);
+            if (tolerance > 0.0 && worst <= settings.projectionTolerance) before = state.q;
             retract(model, state.q, delta);
         }
         if (iterations) *iterations = k;
@@ -799,18 +819,20 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
 // or rows dropped as dependent, kHoldSteps steps in a row. Then the reactions are found at the
 // state as it is and again with the joints met kHoldTighter times more closely: reactions that
 // physics determines move by round-off between the two (1e-12 of them at the IFToMM double
-// four-bar's passages), reactions the tolerance sets by their own size. A passage through a
-// singular position never stays that long (12 steps of 0.1 ms at most on the double
-// four-bar); a mechanism resting at one with nothing pushing it across (no reactions) is not
-// stopped, and is looked at again after twice as many steps each time, up to kHoldLongest
-// (a linkage only just assembled straight sags to where the tolerance holds it within some
-// hundred steps of 0.1 ms).
+// four-bar's passages), reactions the tolerance sets by their own size; the run stops when
+// they still do kHoldAgain later, the rows dependent all along. A passage through a singular
+// position never stays that long (12 steps of 0.1 ms at most on the double four-bar; driven
+// through it at 0.01 rad/s, the reactions depend on the tolerance for about 3 ms); a mechanism
+// resting at one with nothing pushing it across (no reactions) is not stopped, and is looked
+// at again after twice as many steps each time, up to kHoldLongest.
 namespace {
 constexpr long kHoldSteps = 50;
 constexpr long kHoldLongest = 800;
 constexpr double kHoldPivot = 1e-6;
 constexpr double kHoldTighter = 100.0;
 constexpr double kHoldChange = 0.1;  // of the reactions, between the two
+constexpr double kHoldKeep = 1e-15;  // relative pivot down to which the rows are kept there
+constexpr double kHoldAgain = 0.05;  // s from reactions the tolerance sets to the confirmation
 }  // namespace
 
 Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepStart,
@@ -822,18 +844,22 @@ Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepSta
         holdSteps_ = 0;
         holdInterval_ = kHoldSteps;
         holdCheck_ = kHoldSteps;
+        holdSeen_ = -1.0;
     }
     holdEnd_ = state.t;
     if (!dependent || ++holdSteps_ < holdCheck_) return {};
-    holdInterval_ = std::min(2 * holdInterval_, kHoldLongest);
-    holdCheck_ = holdSteps_ + holdInterval_;
+    if (holdSeen_ >= 0.0 && state.t < holdSeen_ + kHoldAgain) {
+        holdCheck_ = holdSteps_ + 1;  // (a confirmation waits for its time)
+        return {};
+    }
 
-    // The reactions at the state, and with the joints met more closely, each in a workspace of
-    // its own whose rows are analysed afresh at the state: not the run's, which may have
-    // dropped a row there (its reactions then come and go with the row) and whose memory the
-    // run goes on with.
+    // The reactions at the state, and with the joints met more closely: the rigid model's, each
+    // in a workspace of its own whose rows are analysed afresh at the state and kept down to
+    // pivots of kHoldKeep (not the run's, which may have dropped one of them there — its
+    // reactions then come and go with the row — and whose memory the run goes on with).
     auto reactions = [&](State at, bool tighter, Eigen::VectorXd& lambda) -> Status {
         Workspace scratch;
+        scratch.solver.setSingularPivot(kHoldKeep);
         if (Status s = prepareWorkspace(model, at, scratch); !s.ok) return s;
         if (tighter) {
             if (Status s = projectState(model, at, scratch, nullptr,
@@ -855,7 +881,20 @@ Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepSta
     const double change = (tight.head(rows) - loose.head(rows)).cwiseAbs().maxCoeff(&row);
     const double size =
         std::max(loose.head(rows).cwiseAbs().maxCoeff(), tight.head(rows).cwiseAbs().maxCoeff());
-    if (!(change > kHoldChange * size) || !(size > 0.0)) return {};
+    if (!(change > kHoldChange * size) || !(size > 0.0)) {
+        holdSeen_ = -1.0;
+        holdInterval_ = std::min(2 * holdInterval_, kHoldLongest);
+        holdCheck_ = holdSteps_ + holdInterval_;
+        return {};
+    }
+    // Seen once: a slow passage (a linkage driven through its dead point at 0.01 rad/s) has
+    // such reactions too, for the few steps it is within about √(10 tolerance / L) of the
+    // position. Held, they are still there kHoldAgain later, the rows dependent all along.
+    if (holdSeen_ < 0.0) {
+        holdSeen_ = state.t;
+        holdCheck_ = holdSteps_ + kHoldSteps;
+        return {};
+    }
     const int r = static_cast<int>(row);
     char tighterText[32];
     std::snprintf(tighterText, sizeof tighterText, "%g", kHoldTighter);

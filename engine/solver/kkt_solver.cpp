@@ -15,13 +15,14 @@ namespace {
 // Relative size below which a row of the rank-revealing QR counts as dependent. The rows are
 // normalised first, so this is a tolerance on directions, independent of units.
 constexpr double kRankTolerance = 1e-9;
-// A pivot of S below this fraction of its row's diagonal: the row is dropped (its direction is
+// kDefaultSingularPivot (kkt_solver.h), 1e-10: a pivot of S below this fraction of its row's
+// diagonal drops the row (its direction is
 // within ~1e-5 rad of the span of the others; its λ would be noise divided by that pivot).
 // Measured on the double four-bar (IFToMM A02) with rk4: 1e-13 lets a stage that lands
 // within ~1e-6 rad of the flat position amplify its round-off into a 1e10 N multiplier
 // (2 cm error at t = 10 s); 1e-8 drops rows while they still carry load (2.6e-8); 1e-10
 // keeps every step size from 2e-3 to 1e-5 s within 1e-9 m of the reference.
-constexpr double kSingularPivot = 1e-10;
+static_assert(KktSolver::kDefaultSingularPivot == 1e-10);
 // A dropped row missed by more than this fraction of the scale of its equation is no longer
 // dependent on the rows kept. A row that depends exactly is missed by round-off (~1e-15) plus
 // the position drift the projection tolerates (1e-10 m on links of 0.1 m: ~1e-9); one that
@@ -348,7 +349,7 @@ bool KktSolver::factorize(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
 }
 
 // S over the active rows, filled in place and factored. False for a pivot below
-// kSingularPivot of the largest, with singularRow_ the row of the weakest.
+// the singular pivot (setSingularPivot) of the largest, with singularRow_ the row of the weakest.
 bool KktSolver::factorNumeric() {
     singularRow_ = -1;
     weakestPivot_ = 1.0;
@@ -360,7 +361,7 @@ bool KktSolver::factorNumeric() {
     // (in the mass metric) between row k and the rows eliminated before it, whatever the
     // row's units.
     int worst = -1;
-    double weakest = kSingularPivot;
+    double weakest = singularPivot_;
     for (const int k : schur_.eliminationOrder()) {
         if (compliant(active_[static_cast<std::size_t>(k)])) continue;
         const double diagonal = schur_.diagonal(k);
@@ -373,7 +374,7 @@ bool KktSolver::factorNumeric() {
         // A pivot of a row on a loop far below the best it has had: a singular position is
         // near. Rows across bridges (a chain, a tree) never depend on rows elsewhere, and their
         // pivots move with the conditioning of S (a long chain's ~1/N², and by orders of
-        // magnitude as it folds): they are watched by kSingularPivot only.
+        // magnitude as it folds): they are watched by the singular pivot only.
         const auto row = static_cast<std::size_t>(active_[static_cast<std::size_t>(k)]);
         if (onLoop_[row]) {
             weakestLoopPivot_ = std::min(weakestLoopPivot_, relative);

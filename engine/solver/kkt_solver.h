@@ -47,6 +47,12 @@ public:
     // every row exact.
     void setCompliance(const Eigen::VectorXd& e) { compliance_ = e; }
 
+    // The relative pivot below which a row is dropped as dependent (default 1e-10, see
+    // kkt_solver.cpp). Lower only to see what the rows kept would carry next to a singular
+    // position (the diagnosis of a mechanism held at one); set before analyze().
+    void setSingularPivot(double pivot) { singularPivot_ = pivot; }
+    static constexpr double kDefaultSingularPivot = 1e-10;
+
     // Rank analysis of Φq and factorisation; call when the model (the pattern of Φq) changes.
     void analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv);
 
@@ -150,6 +156,7 @@ private:
     long reanalyses_ = 0;
     double weakestPivot_ = 1.0;
     double weakestLoopPivot_ = 1.0;
+    double singularPivot_ = kDefaultSingularPivot;
     bool nearSingular_ = false;
     std::vector<double> bestPivot_;  // per row of Φq: the largest relative pivot it has had
     std::vector<char> onLoop_;       // per row of Φq: joins bodies on a closed loop
