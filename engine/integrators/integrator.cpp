@@ -557,6 +557,20 @@ private:
                 hTry = h * std::min(factor, 0.5);
                 continue;
             }
+            // A motion whose rate jumps (a speed switched at an instant, a kink in a position)
+            // is met only where a step ends: every stage takes the rate and acceleration the
+            // expression has on the near side, so the embedded error cannot see the jump, and
+            // the projection at the step's end makes up for it by moving the motion's
+            // coordinate (a crank switched from 1 to 0.01 rad/s at 1.5 s ended 0.017 rad off,
+            // a step of 17 ms having straddled the switch). What the motions' rates miss at the
+            // step's end, times the step, is judged like the error: far beyond the tolerance,
+            // the step is taken again smaller, until the one that holds the jump is too short
+            // for it to matter.
+            if (!model.drivers.empty() && motionMiss(model, t + h, yNew, h) > kMotionMiss) {
+                ++stats_.rejected;
+                hTry = 0.25 * h;
+                continue;
+            }
             ++stats_.steps;
             step_.h = h;
             step_.next = h * factor;
@@ -582,6 +596,25 @@ private:
         }
     }
 
+    // What the motions' rows miss at a step's end (before its projection), in units of the
+    // step's tolerance on the motion's coordinate: the rate against the one its expression asks
+    // there (a position-level motion's, the expression's derivative), times the step.
+    double motionMiss(const Model& model, double t1, const Eigen::VectorXd& y, double h) {
+        flat_.unpack(y, missState_);
+        computeBodyFrames(model, missState_.q, missState_.v, missFrames_);
+        double worst = 0.0;
+        for (const DriverModel& driver : model.drivers) {
+            if (driver.level == MotionLevel::Acceleration) continue;
+            const ConstraintRow c =
+                jointCoordinate(model, missFrames_, driver.joint, driver.coordinate);
+            const double rate =
+                driver.level == MotionLevel::Velocity ? driver.f.eval(t1) : driver.f.derivative(t1);
+            const double miss = h * std::abs(c.rate - rate) / (atol_ + rtol_ * std::abs(c.value));
+            if (miss > worst) worst = miss;
+        }
+        return worst;
+    }
+
     // Whether the state names the step that holds it (see State::stepOrigin).
     bool hasStepOrigin(const State& s) const {
         return s.stepOrigin.size() == flat_.nq + flat_.nv + 2 && s.stepHint > 0.0 &&
@@ -595,6 +628,9 @@ private:
 
     static constexpr double kMaxTurn = 1.0;             // rad per step
     static constexpr long kSingularWindowDivisor = 50;  // (see advance())
+    static constexpr double kMotionMiss = 10.0;         // tolerances a motion's row may miss by
+    State missState_;
+    std::vector<BodyFrame> missFrames_;
     double maxStep_, rtol_, atol_;
     Flat flat_;
     Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try

@@ -663,6 +663,39 @@ TEST(ForwardDynamicsFaults, ALinkageDrivenSlowlyThroughItsFlatPositionPassesIt) 
     }
 }
 
+// A motion whose speed is switched at an instant: the crank of the four-bar turned at 3 rad/s
+// for 0.25 s, then at 1 rad/s, is 1.5 rad from its start at t = 1 s. dopri45's stages take the
+// rate the expression has on the near side of the switch, so its error estimate never saw it,
+// and the projection at the end of the step that straddled it moved the crank instead: the step
+// grew to what the smooth motion allowed, and the crank ended off by the old rate's excess over
+// that step (the double four-bar switched from 1 to 0.01 rad/s: 0.017 rad). What the motion's
+// row misses at a step's end now rejects the step, as its error would.
+TEST(ForwardDynamicsFaults, AnAdaptiveRunFollowsAMotionWhoseSpeedIsSwitched) {
+    for (const double atol : {1e-12, 1e-8, 1e-6}) {
+        SCOPED_TRACE(atol);
+        SceneSpec spec = test::fourBar(IntegratorType::DormandPrince45, 1e-3);
+        spec.settings.absoluteTolerance = atol;
+        spec.settings.relativeTolerance = 1e-6;
+        MotionSpec turn;
+        turn.id = spec.newId();
+        turn.name = "turn";
+        turn.joint = "A";
+        turn.level = MotionLevel::Velocity;
+        turn.expression = "time < 0.25 ? 3 : 1";
+        spec.motions.push_back(turn);
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        Outputs out;
+        ASSERT_TRUE(sim.outputs(out).ok);
+        const double start = out.jointCoordinates(0);
+        ASSERT_TRUE(sim.advance(1.0).ok);
+        ASSERT_TRUE(sim.outputs(out).ok);
+        // (the step that holds the switch misses by ten tolerances of the angle at most, the
+        // rest of the run by as many again)
+        EXPECT_NEAR(out.jointCoordinates(0) - start, 1.5, 20 * (atol + 1e-6 * 1.5) + 1e-6);
+    }
+}
+
 // A crank of 1e11 kg with the moments of inertia of a 1 kg rod: the joints' equations weighed
 // by masses and inertias that span 1e13 cannot be met to the tolerance, whatever the method.
 // The run stops naming the part and its mass properties, not a singular position (S is near
