@@ -372,8 +372,10 @@ public:
                         std::to_string(steps) + " steps (the last of " + timeText(last) +
                         ") advanced the run by " + timeText(advanced) + " on the way from t = " +
                         timeText(tStart) + " to t = " + timeText(tEnd) + " (" +
-                        (singular ? std::string("all of them taken next to a singular position")
-                                  : underflowCause(model, start.t, worst_)) +
+                        (singular
+                             ? std::string("all of them taken next to a singular position") +
+                                   (absoluteNote(model).empty() ? "" : "; ") + absoluteNote(model)
+                             : underflowCause(model, start.t, worst_)) +
                         ")");
                 };
                 if (stats_.steps + stats_.rejected - windowSteps > window) {
@@ -463,6 +465,28 @@ private:
         return "stiff or discontinuous forces?";
     }
 
+    // Next to a singular position the rows that nearly depend on each other amplify round-off
+    // in the accelerations (by 1/pivot), and a velocity that is zero there is judged by the
+    // absolute tolerance alone: a linkage driven slowly through its dead point, whose couplers
+    // do not turn, stalled at the default 1e-12 rad/s and passed at 1e-10. Said when the
+    // largest error of the last try was such a one.
+    std::string absoluteNote(const Model& model) const {
+        if (!worstAbsolute_) return "";
+        const Eigen::Index n = flat_.nq;
+        const bool velocity = worst_ >= n;
+        const int body = velocity ? static_cast<int>((worst_ - n) / layout::kVelocitiesPerBody)
+                                  : static_cast<int>(worst_ / layout::kPositionsPerBody);
+        if (body < 0 || body >= model.bodyCount()) return "";
+        char tolerance[32];
+        std::snprintf(tolerance, sizeof tolerance, "%g", atol_);
+        return std::string("the largest error, in part '") +
+               model.bodies[static_cast<std::size_t>(body)].name + "''s " +
+               (velocity ? "velocity" : "position") +
+               ", is judged by the absolute tolerance alone (" + tolerance +
+               "), which round-off exceeds next to a singular position: a mechanism passing "
+               "it rather than held in it gets through with a looser absolute tolerance";
+    }
+
     // One accepted step from `start`: its size, its projected end, the coefficients of the
     // interpolant over it, and the proposal for the step after it. Fills step_.
     Status takeStep(const Model& model, const State& start, double proposal) {
@@ -520,7 +544,11 @@ private:
             if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
                 return Status::failure(
                     "the adaptive integrator could not meet its tolerance at t = " + timeText(t) +
-                    " (step size underflow: " + underflowCause(model, t, worst_) + ")");
+                    " (step size underflow: " +
+                    (onManifold && !absoluteNote(model).empty()
+                         ? absoluteNote(model)
+                         : underflowCause(model, t, worst_)) +
+                    ")");
             Eigen::VectorXd yNew;
             bool evaluated = true;
             for (int stage = 1; stage < 7 && evaluated; ++stage) {
@@ -550,6 +578,7 @@ private:
                 atol_ + rtol_ * y.head(n).cwiseAbs().array().max(yNew.head(n).cwiseAbs().array());
             const double norm = std::sqrt((err.head(n).array() / scale).square().mean());
             (err.head(n).array() / scale).abs().maxCoeff(&worst_);  // for the diagnosis
+            worstAbsolute_ = atol_ >= 0.5 * scale(worst_);
             const double factor =
                 norm == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(norm, -0.2), 0.2, 5.0);
             if (!(norm <= 1.0 && allFinite(yNew))) {
@@ -633,7 +662,8 @@ private:
     std::vector<BodyFrame> missFrames_;
     double maxStep_, rtol_, atol_;
     Flat flat_;
-    Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
+    Eigen::Index worst_ = 0;      // the state entry with the largest scaled error of the last try
+    bool worstAbsolute_ = false;  // and its scale was mostly the absolute tolerance
     Workspace stepWs_;
     bool stepWorkspaceReady_ = false;
     std::vector<double> pendingMemory_;  // the step solver's memory to take back (see above)
