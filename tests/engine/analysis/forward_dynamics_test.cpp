@@ -696,6 +696,17 @@ TEST(ForwardDynamicsFaults, ALinkageDrivenSlowlyThroughItsFlatPositionPassesIt) 
     }
 }
 
+// A velocity-level motion 'turn' of joint `joint` at the rate `expression`.
+void addTurn(SceneSpec& spec, const std::string& joint, const std::string& expression) {
+    MotionSpec turn;
+    turn.id = spec.newId();
+    turn.name = "turn";
+    turn.joint = joint;
+    turn.level = MotionLevel::Velocity;
+    turn.expression = expression;
+    spec.motions.push_back(turn);
+}
+
 // A motion whose speed is switched at an instant: the crank of the four-bar turned at 3 rad/s
 // for 0.25 s, then at 1 rad/s, is 1.5 rad from its start at t = 1 s. dopri45's stages take the
 // rate the expression has on the near side of the switch, so its error estimate never saw it,
@@ -709,13 +720,7 @@ TEST(ForwardDynamicsFaults, AnAdaptiveRunFollowsAMotionWhoseSpeedIsSwitched) {
         SceneSpec spec = test::fourBar(IntegratorType::DormandPrince45, 1e-3);
         spec.settings.absoluteTolerance = atol;
         spec.settings.relativeTolerance = 1e-6;
-        MotionSpec turn;
-        turn.id = spec.newId();
-        turn.name = "turn";
-        turn.joint = "A";
-        turn.level = MotionLevel::Velocity;
-        turn.expression = "time < 0.25 ? 3 : 1";
-        spec.motions.push_back(turn);
+        addTurn(spec, "A", "time < 0.25 ? 3 : 1");
         ForwardDynamics sim(compiled(spec));
         ASSERT_TRUE(sim.initialize().ok);
         Outputs out;
@@ -762,13 +767,7 @@ TEST(ForwardDynamicsFaults, ALockUpAtAToggleIsNamedAsSuch) {
           IntegratorType::SymplecticEuler}) {
         SCOPED_TRACE(std::string(integratorName(integrator)));
         SceneSpec spec = test::fourBar(integrator, 1e-3);
-        MotionSpec turn;
-        turn.id = spec.newId();
-        turn.name = "turn";
-        turn.joint = "D";
-        turn.level = MotionLevel::Velocity;
-        turn.expression = "-2";
-        spec.motions.push_back(turn);
+        addTurn(spec, "D", "-2");
         ForwardDynamics sim(compiled(spec));
         ASSERT_TRUE(sim.initialize().ok);
         const Status s = sim.advance(4.0);
