@@ -41,6 +41,12 @@ struct Flat {
 // anyway: the scene's tolerance remains what must hold). Measured on the double four-bar
 // (rk4, 2e-3 s, over 3 s): 1.8e-8 m from the reference at the scene's tolerance, 1.1e-9 m so.
 constexpr double kStageTolerance = 1e-3;
+// A stalled projection asks for rows dropped at a singular position back (projectState) only
+// for a gap within this many tolerances: one Newton has all but closed (the double four-bar
+// driven slowly through its flat position stuck at 1.0003 of its tolerance). A run gone astray
+// otherwise — a spring far too stiff for the step flinging a slider 900 m, its rows dependent
+// to the analysis at every stage — asked at every stage and took 20 times as long.
+constexpr double kTakeBackGap = 10.0;
 
 // f(t, y) for the Runge–Kutta methods on the flattened state. With `onManifold`, f(P(y)): the
 // stage's positions and velocities are first projected onto the constraints (as the end of
@@ -774,7 +780,9 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             // singular position a row dropped as dependent is only nearly so and its gap does
             // not close: from then on, regularised steps over every row (kkt_solver.h).
             const bool stalled = k >= 1 && worst > 0.1 * previous;
-            const bool takeBack = stalled && !tookBack && ws.solver.rank() < ws.solver.bestRank();
+            // (only for a gap Newton had all but closed: kTakeBackGap)
+            const bool takeBack = stalled && !tookBack && ws.solver.rank() < ws.solver.bestRank() &&
+                                  worst <= kTakeBackGap * settings.projectionTolerance;
             tookBack = tookBack || takeBack;
             if (stalled && !takeBack && ws.solver.rank() < model.constraintRows())
                 regularised = true;
