@@ -90,6 +90,10 @@ Status beginStep(const Model& model, const State& state, Workspace& ws, double h
 void addDriverWork(const Model& model, const SparseRowMatrix& J0, const Eigen::VectorXd& impulse,
                    const Eigen::VectorXd& v, State& state);
 
+// A position-level motion of the model whose expression jumps between t0 and t1: a failure
+// naming it (integrator.cpp), else ok.
+Status checkMotionJumps(const Model& model, double t0, double t1);
+
 // Fixed-step methods: steps of the set size h, the last one shortened to land on tEnd.
 //
 // A step is taken as n = 2, 4, … equal substeps when a body would otherwise turn by more than
@@ -114,6 +118,12 @@ public:
             double t1 = onGrid ? (k + 1.0) * stepSize_ : state.t + stepSize_;
             if (t1 >= tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) t1 = tEnd;
             const double h = t1 - state.t;
+            if (!model.drivers.empty()) {
+                if (Status s = checkMotionJumps(model, state.t, t1); !s.ok) {
+                    settle(model, state, ws);
+                    return s;
+                }
+            }
             int n = substepsFor(model, state, h);
             State& start = start_;  // kept between steps: its vectors are reused
             start = state;

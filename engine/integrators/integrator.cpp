@@ -601,6 +601,9 @@ private:
             // step's end, times the step, is judged like the error: far beyond the tolerance,
             // the step is taken again smaller, until the one that holds the jump is too short
             // for it to matter.
+            if (!model.drivers.empty()) {
+                if (Status s = detail::checkMotionJumps(model, t, t + h); !s.ok) return s;
+            }
             if (!model.drivers.empty() && motionMiss(model, t + h, yNew, h) > kMotionMiss) {
                 ++stats_.rejected;
                 hTry = 0.25 * h;
@@ -880,6 +883,63 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
         return {};
     }
     if (coordinates) updateJointCoordinates(model, state, ws);
+    return {};
+}
+
+// A position-level motion whose expression jumps (`time < 1 ? 0 : 90d`) asks the parts to be
+// somewhere else from one instant to the next. Every method met it by moving them there in one
+// step's projection — a teleport, with a spike of reaction and of the motion's work that
+// depends on the step — so a run now stops before the step that holds such a jump. Found from
+// the expression's values alone (its derivatives smear a jump over ±2 ms): the change over the
+// step is halved towards where it happens; a continuous motion spreads it out within a halving
+// or two, a jump keeps it in an interval of a picosecond. A turn by whole turns is no jump.
+namespace {
+constexpr double kJumpSmallest = 1e-3;  // m or rad: changes below this are not looked at
+}  // namespace
+
+Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
+    for (const DriverModel& driver : model.drivers) {
+        if (driver.level != MotionLevel::Position) continue;
+        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
+        const bool angle =
+            joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        auto change = [&](double from, double to) {
+            const double d = to - from;
+            return angle ? std::remainder(d, 2.0 * kPi) : d;
+        };
+        double a = t0, b = t1, fa = driver.f.eval(t0), fb = driver.f.eval(t1);
+        const double total = change(fa, fb);
+        if (!std::isfinite(total) || !(std::abs(total) > kJumpSmallest)) continue;
+        bool jump = true;
+        while (b - a > 1e-12 * std::max(1.0, std::abs(t1))) {
+            const double m = 0.5 * (a + b), fm = driver.f.eval(m);
+            const double left = change(fa, fm), right = change(fm, fb);
+            if (!std::isfinite(left) || !std::isfinite(right)) {
+                jump = false;  // (a value that is not a number is said where it is evaluated)
+                break;
+            }
+            if (std::abs(left) >= std::abs(right)) {
+                b = m;
+                fb = fm;
+            } else {
+                a = m;
+                fa = fm;
+            }
+            if (std::abs(change(fa, fb)) < 0.5 * std::abs(total)) {
+                jump = false;
+                break;
+            }
+        }
+        if (!jump) continue;
+        char text[64];
+        std::snprintf(text, sizeof text, "%.4g %s", std::abs(change(fa, fb)), angle ? "rad" : "m");
+        return Status::failure(
+            "motion '" + driver.name + "' jumps by " + text + " at t = " + timeText(b) + " (" +
+            driver.f.text() +
+            "): the parts cannot be somewhere else from one instant to the next. Make the change "
+            "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "
+            "velocity-level motion");
+    }
     return {};
 }
 

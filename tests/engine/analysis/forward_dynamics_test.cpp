@@ -734,6 +734,43 @@ TEST(ForwardDynamicsFaults, AnAdaptiveRunFollowsAMotionWhoseSpeedIsSwitched) {
     }
 }
 
+// A position-level motion whose expression jumps (`time < 1 ? 0 : 90d` on the slider-crank's
+// motor) was met by every method by moving the parts there in one step's projection, with a
+// spike of reaction that depended on the step. The run now stops before the step that holds
+// the jump, naming the motion, the size and the time; a turn by a whole turn is no jump, and
+// the same change made over 0.2 s with step() runs.
+TEST(ForwardDynamicsFaults, APositionMotionThatJumpsStopsTheRunNamingIt) {
+    const std::string file = std::string(MOTUS_SOURCE_DIR) + "/scenes/slider_crank.json";
+    for (const char* integrator : {"dopri45", "rk4", "symplecticEuler", "timeStepping"}) {
+        SCOPED_TRACE(integrator);
+        auto run = [&](const std::string& expression, Status& status) {
+            const auto loaded = io::loadSceneFile(
+                file, {{"/settings/integrator", '"' + std::string(integrator) + '"'},
+                       {"/motions/motor/expression", '"' + expression + '"'}});
+            EXPECT_TRUE(loaded.scene);
+            if (!loaded.scene) return -1.0;
+            ForwardDynamics sim(compile(*loaded.scene).model);
+            EXPECT_TRUE(sim.initialize().ok);
+            status = sim.advance(2.0);
+            return sim.state().t;
+        };
+        Status s;
+        const double stopped = run("time < 1 ? 0 : 90d", s);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("motion 'motor' jumps by 1.571 rad at t = 1 s (time < 1 ? 0 : "
+                                 "90d): the parts cannot be somewhere else"),
+                  std::string::npos)
+            << s.message;
+        EXPECT_EQ(s.message.find("singular position"), std::string::npos) << s.message;
+        EXPECT_LT(stopped, 1.0);
+        EXPECT_GT(stopped, 0.5);
+        run("time < 1 ? 0 : 360d", s);
+        EXPECT_TRUE(s.ok) << s.message;
+        run("step(time, 0.9, 0, 1.1, 90d)", s);
+        EXPECT_TRUE(s.ok) << s.message;
+    }
+}
+
 // A crank of 1e11 kg with the moments of inertia of a 1 kg rod: the joints' equations weighed
 // by masses and inertias that span 1e13 cannot be met to the tolerance, whatever the method.
 // The run stops naming the part and its mass properties, not a singular position (S is near
