@@ -11,7 +11,10 @@
 //       2  command-line usage error
 //       3  the mechanism cannot be assembled (its joints and motions cannot all hold at t = 0)
 //       4  the run stopped on a numerical fault (the message gives the time and the element)
-//       5  interrupted (SIGINT or SIGTERM): every row computed so far is written
+//       5  interrupted (SIGINT, SIGTERM or SIGHUP): every row computed so far is written
+//   * output files are written through engine/io/output_file.h: a unique temporary renamed
+//     over the target, a FIFO or device written in place, never an input overwritten; what
+//     goes to stdout is checked once written (a full disk is an error, exit status 1).
 
 #include <algorithm>
 #include <cctype>
@@ -46,7 +49,8 @@
 #include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
-#include "engine/io/durable_file.h"
+#include "engine/io/input_file.h"
+#include "engine/io/output_file.h"
 #include "engine/io/robot_import.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
@@ -66,14 +70,76 @@ constexpr int kExitCannotAssemble = 3;
 constexpr int kExitRunStopped = 4;
 constexpr int kExitInterrupted = 5;
 
-// SIGINT / SIGTERM during a run: the run stops at the next poll, what was computed is kept.
+// SIGINT / SIGTERM / SIGHUP during a run: the run stops at the next poll, what was computed is
+// kept. At any other time they end the process as they would, but first remove the temporaries
+// of outputs not yet complete (their targets are untouched).
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void onInterrupt(int) {
     interrupted = 1;
 }
+extern "C" void onFatalSignal(int signal) {
+    engine::io::removePendingTemporaries();
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+}
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+void catchInterrupts() {
+    for (const int signal : kStopSignals) std::signal(signal, onInterrupt);
+}
+void releaseInterrupts() {
+    for (const int signal : kStopSignals) std::signal(signal, onFatalSignal);
+}
 
 void printError(const std::string& what, const std::string& where) {
     std::cerr << "motus-cli: error: " << what << " (" << where << ")\n";
+}
+
+// Set once an error about stdout was printed (main() then does not print it again).
+bool gStdoutReported = false;
+
+void printStdoutError() {
+    printError("cannot write results (the output was closed or the disk is full)", "stdout");
+    gStdoutReported = true;
+}
+
+// Files read by the command beyond the scene it names (batch's cases file): no output may be
+// one of them.
+std::vector<std::string> gInputs;
+
+// Refuses, before any work, an output that is the same file as an input (a CSV written over
+// the scene it came from), or two outputs that are one file. `outputs`: option and path.
+bool outputsAreSafe(const std::vector<std::pair<std::string, std::string>>& outputs,
+                    std::vector<std::string> inputs) {
+    inputs.insert(inputs.end(), gInputs.begin(), gInputs.end());
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const auto& [option, path] = outputs[k];
+        if (path.empty()) continue;
+        if (const std::string problem = engine::io::sameFileProblem(path, inputs);
+            !problem.empty()) {
+            printError(problem, "command line: " + option);
+            return false;
+        }
+        // Two outputs to one regular file (or one new name) would leave one of them; a device
+        // or a FIFO may take both.
+        for (std::size_t j = 0; j < k; ++j) {
+            const std::string& other = outputs[j].second;
+            if (other.empty()) continue;
+            std::error_code ec;
+            const bool device = std::filesystem::exists(path, ec) &&
+                                !std::filesystem::is_regular_file(path, ec);
+            const bool same =
+                std::filesystem::equivalent(path, other, ec) ||
+                std::filesystem::weakly_canonical(path, ec) ==
+                    std::filesystem::weakly_canonical(other, ec);
+            if (same && !device) {
+                printError(outputs[j].first + " and " + option + " name the same file '" + path +
+                               "': one would replace the other",
+                           "command line: " + option);
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 void printDiagnostics(const engine::Diagnostics& diagnostics, const std::string& file) {
@@ -179,6 +245,8 @@ struct SimulateOptions {
 
 // `simulate`: forward dynamics to `duration`, one CSV row per output step (t = 0 first).
 int runSimulate(const SimulateOptions& options) {
+    if (!outputsAreSafe({{"--out", options.out}, {"--run", options.run}}, {options.scene}))
+        return kExitUsage;
     engine::io::SceneLoadResult loaded = loadScene(options.scene);
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
@@ -253,30 +321,26 @@ int runSimulate(const SimulateOptions& options) {
     }
 
     // Results go to a temporary file renamed at the end (also after a failure or an
-    // interruption), so a reader never sees half a file under the final name.
-    std::ofstream file;
+    // interruption), so a reader never sees half a file under the final name; a FIFO or a
+    // device is written in place (engine/io/output_file.h).
+    engine::io::OutputFile file;
     std::ostream* out = &std::cout;
-    const std::string temporary = options.out.empty() ? "" : options.out + ".partial";
     if (!options.out.empty()) {
-        file.open(temporary, std::ios::binary | std::ios::trunc);
-        if (!file) {
+        std::string error;
+        if (!file.open(options.out, error)) {
             sim.stop();
-            printError("cannot write results file", options.out);
+            printError(error, options.out);
             return kExitInvalidInput;
         }
-        out = &file;
+        out = &file.stream();
     }
     engine::io::RunFileWriter runFile;
     if (!options.run.empty()) {
         std::string error;
         if (!runFile.open(spec, sim.recording().layout(), options.run, error)) {
             sim.stop();
-            if (file.is_open()) {
-                file.close();
-                std::error_code ignored;
-                std::filesystem::remove(temporary, ignored);
-            }
-            printError("cannot write the run file: " + error, options.run);
+            file.abandon();
+            printError(error, options.run);
             return kExitInvalidInput;
         }
     }
@@ -292,7 +356,7 @@ int runSimulate(const SimulateOptions& options) {
             csv.writeRow(state, outputs);
             if (!*out) {
                 csvFailed = true;
-                error = "cannot write results (the disk may be full)";
+                error = options.out.empty() ? "cannot write results to stdout" : file.failure();
                 return false;
             }
             if (!options.run.empty() && !runFile.append(state, outputs, error)) {
@@ -302,8 +366,7 @@ int runSimulate(const SimulateOptions& options) {
             ++written;
             return true;
         });
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    catchInterrupts();
     sim.runTo(options.duration);
     bool stoppedByUser = false, outOfTime = false;
     const auto started = std::chrono::steady_clock::now();
@@ -322,8 +385,7 @@ int runSimulate(const SimulateOptions& options) {
             sim.pause();
         }
     }
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    releaseInterrupts();
     stoppedByUser = stoppedByUser || interrupted;
     const auto snapshot = sim.snapshot();
     std::string failure = snapshot->error;
@@ -333,26 +395,20 @@ int runSimulate(const SimulateOptions& options) {
     // The results: renamed into place with every row written (also after a failure or an
     // interruption), or removed when they could not be written.
     if (!options.out.empty()) {
-        std::error_code ec;
-        if (csvFailed || !engine::io::syncAndClose(file, temporary)) {
-            std::filesystem::remove(temporary, ec);
-            printError("cannot write results file (the disk may be full)", options.out);
+        std::string error;
+        if (csvFailed || !file.commit(error)) {
+            printError(csvFailed ? file.failure() : error, options.out);
+            file.abandon();
             return kExitInvalidInput;
         }
-        std::filesystem::rename(temporary, options.out, ec);
-        if (ec) {
-            printError("cannot write results file: " + ec.message(), options.out);
-            return kExitInvalidInput;
-        }
-        engine::io::syncDirectoryOf(options.out);
     } else if (!std::cout.flush() || csvFailed) {
-        printError("cannot write results (the output was closed or the disk is full)", "stdout");
+        printStdoutError();
         return kExitInvalidInput;
     }
     if (!options.run.empty()) {
         std::string error = runFailed ? failure : std::string();
         if (runFailed || !runFile.finish(error)) {
-            if (error.empty()) error = "a frame could not be written (the disk may be full)";
+            if (error.empty()) error = "a frame could not be written";
             printError("cannot write the run file: " + error, options.run);
             return kExitInvalidInput;
         }
@@ -405,6 +461,7 @@ struct KinematicCommandOptions {
 // motion efforts and power that produce it. CSV as `simulate`'s, plus accelerations and the
 // motions' effort and power (engine/io/csv_export.h).
 int runKinematic(const KinematicCommandOptions& options, bool inverse) {
+    if (!outputsAreSafe({{"--out", options.out}}, {options.scene})) return kExitUsage;
     engine::io::SceneLoadResult loaded = loadScene(options.scene);
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
@@ -441,29 +498,27 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
         return kExitUsage;
     }
 
-    std::ofstream file;
+    engine::io::OutputFile file;
     std::ostream* out = &std::cout;
-    const std::string temporary = options.out.empty() ? "" : options.out + ".partial";
     if (!options.out.empty()) {
-        file.open(temporary, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            printError("cannot write results file", options.out);
+        std::string error;
+        if (!file.open(options.out, error)) {
+            printError(error, options.out);
             return kExitInvalidInput;
         }
-        out = &file;
+        out = &file.stream();
     }
     engine::io::CsvWriter csv(*compiled.model, *out);
     csv.addKinematicColumns();
     csv.writeHeader();
     bool csvFailed = false;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    catchInterrupts();
     const engine::KinematicResult result = engine::kinematicAnalysis(
         compiled.model, analysis, [&](const engine::KinematicFrame& frame, std::string& error) {
             csv.writeRow(frame.state, frame.outputs, frame.vdot, frame.motionPower);
             if (!*out) {
                 csvFailed = true;
-                error = "cannot write results (the disk may be full)";
+                error = options.out.empty() ? "cannot write results to stdout" : file.failure();
                 return false;
             }
             if (interrupted) {
@@ -472,24 +527,17 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
             }
             return true;
         });
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    releaseInterrupts();
     // The rows written so far are kept (also after a lock-up or an interruption).
     if (!options.out.empty()) {
-        std::error_code ec;
-        if (csvFailed || !engine::io::syncAndClose(file, temporary)) {
-            std::filesystem::remove(temporary, ec);
-            printError("cannot write results file (the disk may be full)", options.out);
+        std::string error;
+        if (csvFailed || !file.commit(error)) {
+            printError(csvFailed ? file.failure() : error, options.out);
+            file.abandon();
             return kExitInvalidInput;
         }
-        std::filesystem::rename(temporary, options.out, ec);
-        if (ec) {
-            printError("cannot write results file: " + ec.message(), options.out);
-            return kExitInvalidInput;
-        }
-        engine::io::syncDirectoryOf(options.out);
     } else if (!std::cout.flush() || csvFailed) {
-        printError("cannot write results (the output was closed or the disk is full)", "stdout");
+        printStdoutError();
         return kExitInvalidInput;
     }
     if (inverse && result.status.ok && result.redundantEquations > 0)
@@ -516,32 +564,21 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
     return kExitRunStopped;
 }
 
-// Writes `text` to `out` atomically (a temporary renamed into place), or to stdout.
+// Writes `text` to `out` atomically (engine/io/output_file.h), or to stdout.
 int writeText(const std::string& text, const std::string& out) {
     if (out.empty()) {
         std::cout << text;
         if (!std::cout.flush()) {
-            printError("cannot write results (the output was closed or the disk is full)",
-                       "stdout");
+            printStdoutError();
             return kExitInvalidInput;
         }
         return 0;
     }
-    const std::string temporary = out + ".partial";
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << text;
-    std::error_code ec;
-    if (!file || !engine::io::syncAndClose(file, temporary)) {
-        std::filesystem::remove(temporary, ec);
-        printError("cannot write results file (the disk may be full)", out);
+    std::string error;
+    if (!engine::io::writeFileSafely(out, text, error)) {
+        printError(error, out);
         return kExitInvalidInput;
     }
-    std::filesystem::rename(temporary, out, ec);
-    if (ec) {
-        printError("cannot write results file: " + ec.message(), out);
-        return kExitInvalidInput;
-    }
-    engine::io::syncDirectoryOf(out);
     return 0;
 }
 
@@ -574,6 +611,7 @@ std::string stabilityWord(const engine::StaticResult& r) {
 // one CSV row in `simulate`'s columns (reactions and efforts at equilibrium); its stability on
 // stderr.
 int runStatics(const std::string& path, const std::string& out) {
+    if (!outputsAreSafe({{"--out", out}}, {path})) return kExitUsage;
     int exitCode = 0;
     const auto model = loadForStatics(path, exitCode);
     if (!model) return exitCode;
@@ -642,6 +680,8 @@ std::string linearisedJson(const engine::Model& model, const engine::ModesResult
 
 int runModes(const ModesOptions& options) {
     const std::string& path = options.scene;
+    if (!outputsAreSafe({{"--out", options.out}, {"--matrices", options.matrices}}, {path}))
+        return kExitUsage;
     int exitCode = 0;
     const auto model = loadForStatics(path, exitCode);
     if (!model) return exitCode;
@@ -747,7 +787,7 @@ int runAssemble(const std::string& path, const std::string& out) {
     }
     std::string error;
     if (!engine::io::saveSceneFile(scene, out, error)) {
-        printError("cannot write the scene: " + error, out);
+        printError(error, out);
         return kExitInvalidInput;
     }
     return 0;
@@ -807,11 +847,39 @@ std::string trimmed(const std::string& text) {
 // stdout) lists each case with its outcome. A failing case is reported and the others still
 // run.
 int runBatch(const BatchOptions& o) {
-    std::ifstream in(o.cases);
-    if (!in) {
-        printError("cannot open the cases file", o.cases);
+    // The cases file, whole: a regular file of at most 16 MiB (a FIFO would block, /dev/zero
+    // never end), its lines ended by LF, CR LF or CR alone.
+    constexpr std::uintmax_t kMaxCasesBytes = std::uintmax_t(16) << 20;
+    std::uintmax_t size = 0;
+    if (std::string problem = engine::io::inputFileProblem(o.cases, "the cases file", &size);
+        !problem.empty() || size > kMaxCasesBytes) {
+        if (problem.empty())
+            problem = "the cases file is " + std::to_string(size >> 20) +
+                      " MiB; a cases file is limited to 16 MiB";
+        printError(problem, o.cases);
         return kExitInvalidInput;
     }
+    std::string text;
+    {
+        std::ifstream file(o.cases, std::ios::binary);
+        std::ostringstream bytes;
+        if (!file || !(bytes << file.rdbuf())) {
+            printError("cannot read the cases file", o.cases);
+            return kExitInvalidInput;
+        }
+        text = std::move(bytes).str();
+    }
+    std::string lines;  // every line ended by LF alone
+    lines.reserve(text.size());
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        if (text[k] != '\r') {
+            lines += text[k];
+            continue;
+        }
+        lines += '\n';
+        if (k + 1 < text.size() && text[k + 1] == '\n') ++k;
+    }
+    std::istringstream in(lines);
     const std::set<std::string> analyses{"simulate", "kinematics", "inverse", "statics", "modes"};
     if (!analyses.count(o.analysis)) {
         printError("--analysis is simulate, kinematics, inverse, statics or modes, got '" +
@@ -839,6 +907,10 @@ int runBatch(const BatchOptions& o) {
         printError("the cases file has no header of scene paths to set", o.cases);
         return kExitInvalidInput;
     }
+    // No result may replace the scene or the cases file (a case named like the cases file).
+    const std::string summaryFile = (std::filesystem::path(o.outDir) / "summary.csv").string();
+    if (!outputsAreSafe({{"--out-dir", summaryFile}}, {o.scene, o.cases})) return kExitUsage;
+    gInputs = {o.cases};
     std::error_code ec;
     std::filesystem::create_directories(o.outDir, ec);
     if (ec) {
@@ -853,8 +925,7 @@ int runBatch(const BatchOptions& o) {
     // lists what ran.
     interrupted = 0;
     while (!interrupted && std::getline(in, line)) {
-        std::signal(SIGINT, onInterrupt);
-        std::signal(SIGTERM, onInterrupt);
+        catchInterrupts();
         ++lineNumber;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         const std::vector<std::string> fields = csvFields(line);
@@ -908,17 +979,17 @@ int runBatch(const BatchOptions& o) {
         summary << name << ',' << (code == 0 ? "ok" : "failed") << ',' << code << ','
                 << (code == 0 ? file : std::string()) << '\n';
     }
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    releaseInterrupts();
     if (interrupted) {
         std::cerr << "motus-cli: batch interrupted after " << cases << " case(s)\n";
         if (firstFailure == 0) firstFailure = kExitInterrupted;
+    } else if (cases == 0) {
+        printError("the cases file has a header but no case (no line of values after it)",
+                   o.cases);
+        if (firstFailure == 0) firstFailure = kExitInvalidInput;
     }
     std::cout << summary.str();
-    if (const int written =
-            writeText(summary.str(), (std::filesystem::path(o.outDir) / "summary.csv").string());
-        written != 0)
-        return written;
+    if (const int written = writeText(summary.str(), summaryFile); written != 0) return written;
     return firstFailure;
 }
 
@@ -933,7 +1004,7 @@ int runFormat(const std::string& path, const std::string& out) {
     }
     std::string error;
     if (!engine::io::saveSceneFile(*loaded.scene, out, error)) {
-        printError("cannot write the scene: " + error, out);
+        printError(error, out);
         return kExitInvalidInput;
     }
     return 0;
@@ -943,6 +1014,7 @@ int runFormat(const std::string& path, const std::string& out) {
 // a Motus scene (stdout, or --out atomically).
 int runImport(const std::string& path, const std::string& out,
               const engine::io::RobotImportOptions& options) {
+    if (!outputsAreSafe({{"--out", out}}, {path})) return kExitUsage;
     const engine::io::RobotImportResult imported = engine::io::importRobotFile(path, options);
     printDiagnostics(imported.diagnostics, path);
     if (!imported.scene) return kExitInvalidInput;
@@ -964,7 +1036,7 @@ int runImport(const std::string& path, const std::string& out,
             }
     std::string error;
     if (!engine::io::saveSceneFile(scene, out, error)) {
-        printError("cannot write the scene: " + error, out);
+        printError(error, out);
         return kExitInvalidInput;
     }
     return 0;
@@ -1061,6 +1133,7 @@ char** gArgv = nullptr;
 // GUI's 3D view draws it (ui/render/video_export.h). Progress on stderr; the file appears only
 // when it is complete.
 int runRender(const RenderOptions& options) {
+    if (!outputsAreSafe({{"--out", options.out}}, {options.run})) return kExitUsage;
 #ifdef MOTUS_HAVE_RENDER
     ui::VideoExportOptions video;
     video.path = options.out;
@@ -1159,8 +1232,7 @@ int runRender(const RenderOptions& options) {
     // Progress: a line per tenth (a terminal sees one line rewritten).
     const bool terminal = isatty(STDERR_FILENO) != 0;
     int lastTenth = -1;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    catchInterrupts();
     const ui::VideoExportResult result =
         ui::exportVideo(run->spec, frames, video, [&](int done, int total) {
             const int tenth = done * 10 / total;
@@ -1174,8 +1246,7 @@ int runRender(const RenderOptions& options) {
             lastTenth = tenth;
             return !interrupted;
         });
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    releaseInterrupts();
     switch (result.outcome) {
     case ui::VideoExportResult::Outcome::Written: {
         std::ostringstream summary;
@@ -1237,7 +1308,7 @@ const CLI::Validator kNonNegative(
     },
     "NON-NEGATIVE");
 
-int main(int argc, char** argv) {
+int runCommand(int argc, char** argv) {
     gArgc = argc;
     gArgv = argv;
     CLI::App app{"Motus: rigid multibody mechanism simulator (headless).", "motus-cli"};
@@ -1507,4 +1578,27 @@ int main(int argc, char** argv) {
         return runImport(urdfPath, urdfOut, importOptions);
     if (render->parsed()) return runRender(renderOptions);
     return kExitUsage;
+}
+
+int main(int argc, char** argv) {
+    releaseInterrupts();
+    int code = runCommand(argc, argv);
+    // What went to stdout is checked once all of it is written: on a full disk or a closed
+    // output the loss shows only now (`import robot.urdf > robot.json`), and exit status 0
+    // would say the output is there.
+    const int earlier = errno;  // a failed write's cause, when nothing changed it since
+    std::cout.flush();
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    const bool writeError = earlier == ENOSPC || earlier == EDQUOT || earlier == EIO ||
+                            earlier == EFBIG || earlier == EPIPE || earlier == EBADF;
+    const int cause = errno != 0 ? errno : writeError ? earlier : 0;
+    if ((!flushed || std::ferror(stdout) || !std::cout) && !gStdoutReported) {
+        printError("cannot write the output: " +
+                       (cause != 0 ? engine::io::fileErrorText(cause)
+                                   : std::string("the output was closed or the disk is full")),
+                   "stdout");
+        if (code == 0) code = kExitInvalidInput;
+    }
+    return code;
 }

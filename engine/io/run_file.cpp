@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
-#include "engine/io/durable_file.h"
+#include "engine/io/input_file.h"
 #include "engine/io/scene_json.h"
 
 namespace engine::io {
@@ -377,40 +378,23 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
 
 }  // namespace
 
-RunFileWriter::~RunFileWriter() {
-    abandon();
-}
-
-void RunFileWriter::abandon() {
-    if (temporary_.empty()) return;
-    if (file_.is_open()) file_.close();
-    std::error_code ignored;
-    std::filesystem::remove(temporary_, ignored);
-    temporary_.clear();
-}
+RunFileWriter::~RunFileWriter() = default;  // the OutputFile removes an unfinished temporary
 
 bool RunFileWriter::write(const void* data, std::size_t size) {
     const char* bytes = static_cast<const char*>(data);
     checksum_ = fnv1a(bytes, size, checksum_);
-    if (!file_.write(bytes, static_cast<std::streamsize>(size))) failed_ = true;
+    if (!file_.write(bytes, size)) failed_ = true;
     return !failed_;
 }
 
 bool RunFileWriter::open(const SceneSpec& spec, const FrameLayout& layout, const std::string& path,
                          std::string& error) {
-    abandon();
     layout_ = layout;
-    path_ = path;
-    temporary_ = path + ".partial";
     frames_ = 0;
     checksum_ = kFnvOffset;
     failed_ = false;
     row_.assign(static_cast<std::size_t>(layout.size()), 0.0);
-    file_.open(temporary_, std::ios::binary | std::ios::trunc);
-    if (!file_) {
-        error = "cannot write '" + temporary_ + "'";
-        return false;
-    }
+    if (!file_.open(path, error)) return false;
     const std::string scene = sceneToJson(spec);
     std::string header(kMagic, sizeof kMagic);
     put(header, kRunFormatVersion);
@@ -418,16 +402,16 @@ bool RunFileWriter::open(const SceneSpec& spec, const FrameLayout& layout, const
     header += scene;
     put(header, static_cast<std::uint32_t>(layout.size()));
     if (!write(header.data(), header.size())) {
-        error = "cannot write '" + temporary_ + "' (the disk may be full)";
-        abandon();
+        error = file_.failure();
+        file_.abandon();
         return false;
     }
     return true;
 }
 
 bool RunFileWriter::append(const State& state, const Outputs& outputs, std::string& error) {
-    if (!file_.is_open() || failed_) {
-        error = "the run file '" + temporary_ + "' could not be written (the disk may be full)";
+    if (!file_.isOpen() || failed_) {
+        error = file_.failure();
         return false;
     }
     layout_->encode(state, outputs, row_.data());
@@ -436,7 +420,7 @@ bool RunFileWriter::append(const State& state, const Outputs& outputs, std::stri
     putContactPoints(contacts_, state.contacts);
     if (!write(row_.data(), row_.size() * sizeof(double)) ||
         !write(contacts_.data(), contacts_.size())) {
-        error = "cannot write '" + temporary_ + "' (the disk may be full)";
+        error = file_.failure();
         return false;
     }
     ++frames_;
@@ -444,30 +428,17 @@ bool RunFileWriter::append(const State& state, const Outputs& outputs, std::stri
 }
 
 bool RunFileWriter::finish(std::string& error) {
-    if (!file_.is_open() || failed_) {
-        error = "cannot write '" + temporary_ + "' (the disk may be full)";
-        abandon();
+    if (!file_.isOpen() || failed_) {
+        error = file_.failure();
+        file_.abandon();
         return false;
     }
     std::string trailer;
     put(trailer, frames_);
     write(trailer.data(), trailer.size());
     const std::uint64_t checksum = checksum_;
-    if (!write(&checksum, sizeof checksum) || !syncAndClose(file_, temporary_)) {
-        error = "cannot write '" + temporary_ + "' (the disk may be full)";
-        abandon();
-        return false;
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary_, path_, ec);
-    if (ec) {
-        error = "cannot rename '" + temporary_ + "' to '" + path_ + "': " + ec.message();
-        abandon();
-        return false;
-    }
-    temporary_.clear();  // finished: nothing to remove
-    syncDirectoryOf(path_);
-    return true;
+    write(&checksum, sizeof checksum);
+    return file_.commit(error);  // sync, rename over the target, sync the folder
 }
 
 bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::string& path,
@@ -484,15 +455,14 @@ bool saveRunFile(const SceneSpec& spec, const Recording& recording, const std::s
 }
 
 std::optional<LoadedRun> loadRunFile(const std::string& path, std::string& error) {
-    // Only a regular file is read (a directory opens as a stream on Linux, then fails).
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-        error = "'" + path + "' is not a file (a directory?)";
+    // Only a regular file is read (a FIFO would block, a folder opens as an empty stream).
+    std::uintmax_t size = 0;
+    if (const std::string problem = inputFileProblem(path, "run file", &size); !problem.empty()) {
+        error = problem;
         return std::nullopt;
     }
     std::ifstream file(path, std::ios::binary);
-    const std::uintmax_t size = file ? std::filesystem::file_size(path, ec) : 0;
-    if (!file || ec) {
+    if (!file) {
         error = "cannot open run file '" + path + "'";
         return std::nullopt;
     }

@@ -4,19 +4,20 @@
 // Layout in docs/run-file.md.
 //
 // Writing streams: RunFileWriter puts each frame on the disk as it comes (the CLI writes a run
-// of any length in constant memory) into a temporary file, renamed over the target once the
-// trailer (frame count, checksum) is written and synced. Reading checks sizes against the file
+// of any length in constant memory) through an OutputFile (engine/io/output_file.h): a unique
+// temporary renamed over the target once the trailer (frame count, checksum) is written and
+// synced, or a FIFO or device written in place. Reading checks sizes against the file
 // length before allocating and a checksum over the contents, so a truncated or corrupted file
 // fails cleanly; it reads the file in blocks, never whole.
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/io/output_file.h"
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
 
@@ -29,8 +30,9 @@ public:
     RunFileWriter& operator=(const RunFileWriter&) = delete;
     ~RunFileWriter();  // an unfinished file is removed (the target is never touched)
 
-    // Starts `path` (written as `path`.partial until finish()) with the scene and the frame
-    // layout of its recording.
+    // Starts `path` (written as a temporary `path`.XXXXXX.partial until finish(), or in place
+    // when it is a FIFO or a character device) with the scene and the frame layout of its
+    // recording.
     bool open(const SceneSpec& spec, const FrameLayout& layout, const std::string& path,
               std::string& error);
     // One frame; false once a write failed (a full disk), with the reason in `error`.
@@ -41,11 +43,9 @@ public:
 
 private:
     bool write(const void* data, std::size_t size);
-    void abandon();
 
     std::optional<FrameLayout> layout_;  // a copy: the writer may outlive the recording
-    std::ofstream file_;
-    std::string path_, temporary_;
+    OutputFile file_;
     std::uint64_t frames_ = 0;
     std::uint64_t checksum_ = 0;
     std::vector<double> row_;

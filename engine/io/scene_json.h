@@ -49,7 +49,8 @@ SceneLoadResult loadSceneFile(const std::string& path);
 // the same scene back, bit for bit.
 std::string sceneToJson(const SceneSpec& spec);
 
-// Writes the scene atomically (temporary file, flushed, renamed over `path`). False with
+// Writes the scene atomically (engine/io/output_file.h: a unique temporary, synced, renamed
+// over `path`; a FIFO or a character device written in place). False with
 // `error` set on failure; the previous file is then untouched. A scene the reader would refuse
 // (a number that is not finite, an orientation that is no rotation, text that is not UTF-8)
 // is not written: false, with `error` naming the value.

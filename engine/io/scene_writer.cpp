@@ -4,7 +4,6 @@
 // a diff shows what changed.
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,12 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/io/csv_export.h"
+#include "engine/io/output_file.h"
 #include "engine/io/scene_json.h"
 
 namespace engine::io {
@@ -442,43 +440,15 @@ std::string sceneToJson(const SceneSpec& spec) {
 }
 
 bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error) {
-    // Atomic: write a temporary file next to the target, flush it to disk, then rename it over
-    // the target. A crash or a full disk leaves the old file as it was.
+    // Atomic: a crash or a full disk leaves the old file as it was.
     const json document = sceneJson(spec);
     if (const std::string problem = firstUnreadable(document); !problem.empty()) {
         error = "the scene would not read back: " + problem;
         return false;
     }
-    const std::string text = printed(document);
-    const std::string temporary = path + ".saving";
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        error = std::strerror(errno);
-        return false;
-    }
-    std::size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            error = std::strerror(errno);
-            ::close(fd);
-            ::unlink(temporary.c_str());
-            return false;
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        error = std::strerror(errno);
-        ::unlink(temporary.c_str());
-        return false;
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        error = std::strerror(errno);
-        ::unlink(temporary.c_str());
-        return false;
-    }
-    return true;
+    // Through an OutputFile (engine/io/output_file.h): a unique temporary synced and renamed
+    // over the target (a link followed), or a FIFO or device written in place.
+    return writeFileSafely(path, printed(document), error);
 }
 
 }  // namespace engine::io

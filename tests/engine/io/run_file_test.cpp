@@ -36,6 +36,13 @@ struct RunFileTest : ::testing::Test {
         model = compile(spec).model;
     }
     void TearDown() override { std::filesystem::remove_all(dir); }
+    // Temporaries (`<name>.XXXXXX.partial`) in the folder.
+    int temporaries() const {
+        int count = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(dir))
+            count += entry.path().extension() == ".partial" ? 1 : 0;
+        return count;
+    }
     std::string bytes() {
         std::ifstream in(path, std::ios::binary);
         return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -256,9 +263,9 @@ TEST_F(RunFileTest, AStreamedRunHoldsEveryFrameEvenWhenTheRecordingDroppedThem) 
     ASSERT_TRUE(streamed.waitUntilIdle(30s));
     EXPECT_GT(streamed.recording().first(), 0u);
     EXPECT_FALSE(std::filesystem::exists(path));  // under its final name only when finished
-    EXPECT_TRUE(std::filesystem::exists(path + ".partial"));
+    EXPECT_EQ(temporaries(), 1);
     ASSERT_TRUE(writer.finish(error)) << error;
-    EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+    EXPECT_EQ(temporaries(), 0);
 
     auto run = loadRunFile(path, error);
     ASSERT_TRUE(run) << error;
@@ -279,13 +286,59 @@ TEST_F(RunFileTest, AnUnfinishedRunFileLeavesNoFileAndTheTargetUntouched) {
         ASSERT_TRUE(writer.append(state, outputs, error));
     }  // never finished (the program stopped)
     EXPECT_EQ(bytes(), "the user's earlier run");
-    EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+    EXPECT_EQ(temporaries(), 0);
 
     RunFileWriter writer;
     std::string error;
     EXPECT_FALSE(writer.open(spec, FrameLayout(*model),
                              (dir / "no-such-folder" / "x.motusrun").string(), error));
     EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
+}
+
+// Two writers of one run file (two runs saved to the same name at once) each write their own
+// temporary: the file is whole after either finishes, and holds the run finished last.
+TEST_F(RunFileTest, TwoWritersOfOneFileEachLeaveAWholeFile) {
+    Simulator sim(model);
+    sim.runTo(0.05);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const Recording& recording = sim.recording();
+    ASSERT_GT(recording.size(), 3u);
+    RunFileWriter first, second;
+    std::string error;
+    ASSERT_TRUE(first.open(spec, recording.layout(), path, error)) << error;
+    ASSERT_TRUE(second.open(spec, recording.layout(), path, error)) << error;
+    EXPECT_EQ(temporaries(), 2);
+    for (std::size_t k = 0; k < recording.size(); ++k) {
+        State state;
+        Outputs outputs;
+        ASSERT_TRUE(recording.read(k, state, outputs));
+        ASSERT_TRUE(first.append(state, outputs, error)) << error;
+        if (k < 3) {
+            ASSERT_TRUE(second.append(state, outputs, error)) << error;
+        }
+    }
+    ASSERT_TRUE(first.finish(error)) << error;
+    auto run = loadRunFile(path, error);
+    ASSERT_TRUE(run) << error;
+    EXPECT_EQ(run->recording->size(), recording.size());
+    ASSERT_TRUE(second.finish(error)) << error;
+    run = loadRunFile(path, error);
+    ASSERT_TRUE(run) << error;
+    EXPECT_EQ(run->recording->size(), 3u);
+    EXPECT_EQ(temporaries(), 0);
+}
+
+// A run file saved over a symbolic link replaces the file the link names, not the link.
+TEST_F(RunFileTest, ASymbolicLinkIsFollowedNotReplaced) {
+    Simulator sim(model);
+    sim.runTo(0.01);
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    const std::string link = (dir / "latest.motusrun").string();
+    std::filesystem::create_symlink("four_bar.motusrun", link);
+    std::string error;
+    ASSERT_TRUE(saveRunFile(spec, sim.recording(), link, error)) << error;
+    EXPECT_TRUE(std::filesystem::is_symlink(link));
+    EXPECT_TRUE(loadRunFile(path, error)) << error;
 }
 
 // The fuzzer's hostile seeds of the current format (tests/fuzz/make_run_seeds.py): each is
@@ -381,7 +434,7 @@ TEST(RunFileHostile, ADirectoryNamedLikeARunFileIsRefusedNotRead) {
     std::filesystem::create_directories(dir);
     std::string error;
     EXPECT_FALSE(loadRunFile(dir.string(), error));
-    EXPECT_NE(error.find("is not a file"), std::string::npos) << error;
+    EXPECT_NE(error.find("is a folder, not a file"), std::string::npos) << error;
     std::filesystem::remove_all(dir);
     // A missing file says so.
     EXPECT_FALSE(loadRunFile(dir.string(), error));
