@@ -1,13 +1,37 @@
 #include "engine/io/mesh_loader.h"
 
+#include <assimp/DefaultIOSystem.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <assimp/Importer.hpp>
 
+#include "engine/io/input_file.h"
+
 namespace engine::io {
+namespace {
+
+// Assimp's file access, reading regular files only: the files a mesh names (an OBJ's mtllib, a
+// glTF's buffers, ...) are opened by Assimp itself, and a FIFO among them would block it.
+class RegularFilesOnly : public Assimp::DefaultIOSystem {
+public:
+    using DefaultIOSystem::Open;
+    bool Exists(const char* file) const override { return file && isRegularFile(file); }
+    Assimp::IOStream* Open(const char* file, const char* mode) override {
+        const bool reading = mode && mode[0] == 'r';
+        if (!file || (reading && !isRegularFile(file))) return nullptr;
+        return DefaultIOSystem::Open(file, mode);
+    }
+};
+
+}  // namespace
 
 std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error) {
+    if (const std::string problem = inputFileProblem(path, "mesh file"); !problem.empty()) {
+        error = problem;
+        return nullptr;
+    }
     Assimp::Importer importer;
+    importer.SetIOHandler(new RegularFilesOnly);  // the importer owns it
     // Points and lines are dropped: only faces bound a solid.
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);

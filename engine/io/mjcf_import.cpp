@@ -20,6 +20,7 @@
 
 #include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
+#include "engine/io/input_file.h"
 
 // MuJoCo compiles the file (mj_loadXML), so everything MJCF can say indirectly (defaults,
 // classes, <include>, inertiafromgeom, fromto, euler sequences, degrees) arrives resolved in the
@@ -897,9 +898,8 @@ std::optional<SceneSpec> Importer::run() {
 RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptions& options) {
     RobotImportResult result;
     Reporter report(result.diagnostics);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        report.error("", "cannot open MJCF file '" + path + "'");
+    if (const std::string problem = inputFileProblem(path, "MJCF file"); !problem.empty()) {
+        report.error("", problem);
         report.finish();
         return result;
     }

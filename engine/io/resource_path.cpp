@@ -1,5 +1,7 @@
 #include "engine/io/resource_path.h"
 
+#include "engine/io/input_file.h"
+
 #include <cstdlib>
 #include <deque>
 #include <fstream>
@@ -22,7 +24,9 @@ bool isDirectory(const fs::path& p) {
 
 // The <name> of the package.xml in `folder`, "" when there is none.
 std::string manifestName(const fs::path& folder) {
-    std::ifstream in(folder / "package.xml", std::ios::binary);
+    const fs::path manifest = folder / "package.xml";
+    if (!isRegularFile(manifest.string())) return "";  // a FIFO would block the crawl
+    std::ifstream in(manifest, std::ios::binary);
     if (!in) return "";
     std::string text(kManifestBytes, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/io/input_file.h"
 #include "engine/io/mjcf_import.h"
 #include "engine/io/sdf_import.h"
 #include "engine/io/urdf_import.h"
@@ -66,9 +67,8 @@ std::optional<RobotFormat> robotFormatOf(const std::string& path, std::string& w
     if (extension == ".mjcf") return RobotFormat::Mjcf;
     if (extension == ".sdf" || extension == ".world") return RobotFormat::Sdf;
     if (extension == ".xml") {
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec)) {
-            why = "cannot open '" + path + "'";
+        if (const std::string problem = inputFileProblem(path, "file"); !problem.empty()) {
+            why = problem;
             return std::nullopt;
         }
         const std::string root = rootElement(path);

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
 
 namespace engine::io {
@@ -1191,14 +1192,20 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
 
 SceneLoadResult loadSceneFile(const std::string& path) {
     SceneLoadResult result;
+    // Looked at before it is opened: a FIFO would block, a device never end, a folder open as
+    // a stream of nonsense length.
+    std::uintmax_t size = 0;
+    if (const std::string problem = inputFileProblem(path, "scene file", &size, validUtf8(path));
+        !problem.empty()) {
+        result.diagnostics.push_back({Severity::Error, "", problem});
+        return result;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         result.diagnostics.push_back(
             {Severity::Error, "", "cannot open scene file '" + validUtf8(path) + "'"});
         return result;
     }
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::uintmax_t>(in.tellg());
     if (size > kMaxSceneFileBytes) {
         result.diagnostics.push_back({Severity::Error, "",
                                       "scene file '" + validUtf8(path) + "' is " +
@@ -1207,7 +1214,6 @@ SceneLoadResult loadSceneFile(const std::string& path) {
                                           std::to_string(kMaxSceneFileBytes >> 20) + " MiB"});
         return result;
     }
-    in.seekg(0, std::ios::beg);
     std::string text(static_cast<std::size_t>(size), '\0');
     if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
         result.diagnostics.push_back(

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/input_file.h"
+
 namespace engine::io {
 
 namespace {
@@ -140,12 +142,17 @@ SceneLoadResult loadSceneFile(const std::string& path,
                               const std::vector<SceneOverride>& overrides) {
     SceneLoadResult plain = loadSceneFile(path);
     if (overrides.empty() || !plain.scene) return plain;
-    // The file passed every check: its JSON is bounded and well formed.
+    // The file passed every check: its JSON is bounded and well formed. It is looked at again
+    // before it is opened (it may have been replaced by a FIFO meanwhile).
+    SceneLoadResult result;
+    if (const std::string problem = inputFileProblem(path, "scene file"); !problem.empty()) {
+        result.diagnostics.push_back({Severity::Error, "", problem});
+        return result;
+    }
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    SceneLoadResult result;
     if (doc.is_discarded()) {
         result.diagnostics.push_back({Severity::Error, "", "the scene file changed while read"});
         return result;

@@ -35,6 +35,7 @@
 
 #include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
+#include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/io/resource_path.h"
 #include "engine/model/mass_properties.h"
@@ -742,9 +743,8 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
 RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options) {
     RobotImportResult result;
     Reporter report(result.diagnostics);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        report.error("", "cannot open SDF file '" + path + "'");
+    if (const std::string problem = inputFileProblem(path, "SDF file"); !problem.empty()) {
+        report.error("", problem);
         report.finish();
         return result;
     }

@@ -23,6 +23,7 @@
 
 #include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
+#include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/io/resource_path.h"
 #include "engine/model/mass_properties.h"
@@ -860,12 +861,16 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
 }  // namespace
 
 UrdfImportResult importUrdfFile(const std::string& path, const RobotImportOptions& options) {
-    // The whole file, read once.
-    std::ifstream file(path, std::ios::binary);
-    std::error_code ec;
-    if (!file || std::filesystem::is_directory(path, ec)) {
+    // The whole file, read once (looked at first: a FIFO would block, a device never end).
+    std::string problem = inputFileProblem(path, "URDF file");
+    std::ifstream file;
+    if (problem.empty()) {
+        file.open(path, std::ios::binary);
+        if (!file) problem = "cannot open URDF file '" + path + "'";
+    }
+    if (!problem.empty()) {
         UrdfImportResult result;
-        result.diagnostics.push_back({Severity::Error, "", "cannot open URDF file '" + path + "'"});
+        result.diagnostics.push_back({Severity::Error, "", problem});
         return result;
     }
     std::ostringstream content;
