@@ -1,10 +1,12 @@
 #include "engine/expr/expression.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include <muParser.h>
 
@@ -60,6 +62,95 @@ double table(const double* args, int count) {
     return py(k - 1) + s * (py(k) - py(k - 1));
 }
 
+// Set by the functions below when one turns numbers into a value that is not a number
+// (sqrt(-1), ln(-1), asin(2)): a comparison or a condition would otherwise hide it
+// (sqrt(-1) > 0 is 0), so an evaluation that raised it gives NaN whatever its result.
+thread_local bool madeNotANumber = false;
+
+double noted(double value) {
+    if (std::isnan(value)) madeNotANumber = true;
+    return value;
+}
+
+// muparser's own functions, each passing a NaN on (muparser's sign(NaN) is 0 and its
+// min(1, NaN) is 1) and noting one it makes.
+template <double (*f)(double)>
+double checked(double x) {
+    return std::isnan(x) ? x : noted(f(x));
+}
+double sign(double x) {
+    return std::isnan(x) ? x : static_cast<double>((x > 0.0) - (x < 0.0));
+}
+double minimum(const double* args, int count) {
+    if (count < 1) throw mu::ParserError("min() needs at least one value");
+    double out = args[0];
+    for (int k = 0; k < count; ++k) {
+        if (std::isnan(args[k])) return args[k];
+        out = std::min(out, args[k]);
+    }
+    return out;
+}
+double maximum(const double* args, int count) {
+    if (count < 1) throw mu::ParserError("max() needs at least one value");
+    double out = args[0];
+    for (int k = 0; k < count; ++k) {
+        if (std::isnan(args[k])) return args[k];
+        out = std::max(out, args[k]);
+    }
+    return out;
+}
+
+// What muparser reads without complaint but not as a user means it, as the reason to refuse
+// it; empty when there is none.
+//  - A comma outside a function's parentheses separates expressions, and muparser gives the
+//    last one's value: "0,5" (a decimal comma) is 5.
+//  - '=' assigns to the variable on its left and gives the value: "time=5" is 5 (and sets
+//    the time); muparser has no '+=', '-=', '*=' or '/=', which are refused the same way.
+// Positions count from 0, as muparser's own messages do.
+std::string misreading(const std::string& text) {
+    auto isName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::vector<bool> functionCall;  // per open parenthesis: it holds a function's arguments
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        const char c = text[k];
+        if (c == '(') {
+            std::size_t before = k;
+            while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1])))
+                --before;
+            std::size_t start = before;
+            while (start > 0 && isName(text[start - 1])) --start;
+            functionCall.push_back(start < before &&
+                                   !std::isdigit(static_cast<unsigned char>(text[start])));
+        } else if (c == ')') {
+            if (!functionCall.empty()) functionCall.pop_back();
+        } else if (c == ',' && (functionCall.empty() || !functionCall.back())) {
+            // The number the comma may sit in: digits on both sides.
+            std::size_t start = k, end = k + 1;
+            while (start > 0 && std::isdigit(static_cast<unsigned char>(text[start - 1]))) --start;
+            while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+            const std::string suggestion =
+                start < k && end > k + 1
+                    ? text.substr(start, k - start) + "." + text.substr(k + 1, end - k - 1)
+                    : std::string("a decimal point");
+            return "a decimal comma? write " + suggestion + " (',' at position " +
+                   std::to_string(k) +
+                   " is outside a function's parentheses, where only the value after it would "
+                   "count)";
+        } else if (c == '=') {
+            const char previous = k > 0 ? text[k - 1] : ' ';
+            const char next = k + 1 < text.size() ? text[k + 1] : ' ';
+            if (next == '=' || previous == '=' || previous == '<' || previous == '>' ||
+                previous == '!')
+                continue;
+            const bool compound =
+                previous == '+' || previous == '-' || previous == '*' || previous == '/';
+            const std::string op = compound ? std::string{previous, '='} : std::string("=");
+            return "'" + op + "' at position " + std::to_string(compound ? k - 1 : k) +
+                   " assigns; compare with '=='";
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 struct Expression::Impl {
@@ -74,7 +165,9 @@ struct Expression::Impl {
 
     double evalLocked(double t) const {
         time = t;
-        return parser.Eval();
+        madeNotANumber = false;
+        const double value = parser.Eval();
+        return madeNotANumber ? std::nan("") : value;
     }
 };
 
@@ -92,9 +185,30 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
     Expression e;
     e.impl_ = std::make_shared<Impl>(text, false, 0.0);
     Impl& impl = *e.impl_;
+    if (std::string reason = misreading(text); !reason.empty()) {
+        error = std::move(reason);
+        return std::nullopt;
+    }
     try {
         mu::Parser& p = impl.parser;
         p.DefineVar("time", &impl.time);
+        // muparser's functions that may make or hide a NaN, replaced (same names, same values
+        // otherwise): see `checked`.
+        p.DefineFun("sin", checked<static_cast<double (*)(double)>(std::sin)>);
+        p.DefineFun("cos", checked<static_cast<double (*)(double)>(std::cos)>);
+        p.DefineFun("tan", checked<static_cast<double (*)(double)>(std::tan)>);
+        p.DefineFun("asin", checked<static_cast<double (*)(double)>(std::asin)>);
+        p.DefineFun("acos", checked<static_cast<double (*)(double)>(std::acos)>);
+        p.DefineFun("acosh", checked<static_cast<double (*)(double)>(std::acosh)>);
+        p.DefineFun("atanh", checked<static_cast<double (*)(double)>(std::atanh)>);
+        p.DefineFun("sqrt", checked<static_cast<double (*)(double)>(std::sqrt)>);
+        p.DefineFun("ln", checked<static_cast<double (*)(double)>(std::log)>);
+        p.DefineFun("log", checked<static_cast<double (*)(double)>(std::log)>);
+        p.DefineFun("log2", checked<static_cast<double (*)(double)>(std::log2)>);
+        p.DefineFun("log10", checked<static_cast<double (*)(double)>(std::log10)>);
+        p.DefineFun("sign", sign);
+        p.DefineFun("min", minimum);
+        p.DefineFun("max", maximum);
         p.DefineConst("pi", kPi);
         p.DefinePostfixOprt("d", degrees);
         p.DefineFun("step", cubicStep);
@@ -103,6 +217,15 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
         p.DefineFun("harmonic", harmonic);
         p.DefineFun("table", table);
         p.SetExpr(text);
+        // muparser compiles on the first evaluation and folds the constant parts then, calling
+        // the functions once: one that makes a NaN there (a branch "time < 1 ? 0 : sqrt(-1)"
+        // not taken yet) is compiled unfolded, so that it is made, and seen, where it is taken.
+        madeNotANumber = false;
+        p.Eval();
+        if (madeNotANumber) {
+            p.EnableOptimizer(false);
+            p.SetExpr(text);
+        }
         // Evaluate once: muparser reports syntax errors lazily, and a constant expression is
         // recognised so it costs nothing later.
         const double value = impl.evalLocked(0.0);

@@ -13,6 +13,15 @@
 //   harmonic(x, a, f, phase)      a·sin(2π f x + phase)
 //   table(x, x0, y0, x1, y1, ...) piecewise linear through the points (x ascending),
 //                                 constant outside
+// `log` is the natural logarithm, as `ln`.
+//
+// What muparser would read without complaint but not as meant is refused by parse(): a comma
+// outside a function's parentheses (muparser gives the last of the values it separates:
+// "0,5" is 5 — a decimal comma) and an assignment '=', '+=', '-=', '*=', '/=' ("time=5" is 5).
+// A value that is not a number is never hidden: sign, min and max pass a NaN on (muparser's
+// sign(NaN) is 0, its min(1, NaN) 1), and an evaluation in which a function makes one
+// (sqrt(-1), ln(-1), asin(2)) gives NaN even when a comparison or a condition would drop it
+// (sqrt(-1) > 0). A NaN made by an operator (0/0, (-1)^0.5) and then compared is not seen.
 
 #include <memory>
 #include <optional>
@@ -26,7 +35,8 @@ public:
     static Expression constant(double value);
 
     // Parses `text`; on failure returns nullopt and sets `error` to a readable reason
-    // ("unknown token 'tme' at position 4").
+    // ("unknown token 'tme' at position 4", "a decimal comma? write 0.5 (',' at position 1
+    // ...)", "'=' at position 4 assigns; compare with '=='").
     static std::optional<Expression> parse(const std::string& text, std::string& error);
 
     double eval(double time) const;

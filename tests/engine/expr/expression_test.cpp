@@ -81,6 +81,55 @@ TEST(Expression, ReportsSyntaxErrorsAndUnknownNames) {
     EXPECT_FALSE(Expression::parse("table(time, 1, 0, 0, 1)", error));  // x not ascending
 }
 
+TEST(Expression, RefusesACommaOutsideAFunctionAsADecimalComma) {
+    // muparser separates expressions with a comma and gives the last: "0,5" would be 5.
+    std::string error;
+    EXPECT_FALSE(Expression::parse("0,5", error));
+    EXPECT_NE(error.find("a decimal comma? write 0.5"), std::string::npos) << error;
+    EXPECT_FALSE(Expression::parse("30d*sin(2*pi*time) + 1,25", error));
+    EXPECT_NE(error.find("write 1.25"), std::string::npos) << error;
+    EXPECT_FALSE(Expression::parse("2*(0,5)", error));  // parentheses that call nothing
+    EXPECT_NE(error.find("write 0.5"), std::string::npos) << error;
+    // Between a function's parentheses a comma separates its arguments.
+    EXPECT_NEAR(parsed("step(time, 0, 0, 1, 2)").eval(0.5), 1.0, 1e-15);
+    EXPECT_NEAR(parsed("min(time, max(2, 3)) + atan2(1, 1)").eval(0.5), 0.5 + kPi / 4, 1e-15);
+}
+
+TEST(Expression, RefusesAssignmentsAndSaysHowToCompare) {
+    // muparser's '=' assigns: "time=5" is 5 (and moves the time it is evaluated at).
+    std::string error;
+    for (const char* text : {"time=5", "time = 5", "time+=1", "time-=1", "time*=2", "time/=2"}) {
+        EXPECT_FALSE(Expression::parse(text, error)) << text;
+        EXPECT_NE(error.find("assigns; compare with '=='"), std::string::npos) << error;
+    }
+    EXPECT_FALSE(Expression::parse("time+=1", error));
+    EXPECT_NE(error.find("'+=' at position 4"), std::string::npos) << error;
+    // Comparisons stay.
+    EXPECT_EQ(parsed("time == 1").eval(1.0), 1.0);
+    EXPECT_EQ(parsed("time != 1").eval(1.0), 0.0);
+    EXPECT_EQ(parsed("time >= 1 ? 2 : 3").eval(1.0), 2.0);
+    EXPECT_EQ(parsed("time <= 1 ? 2 : 3").eval(1.5), 3.0);
+}
+
+TEST(Expression, ANotANumberMadeInsideIsNotHidden) {
+    // muparser's sign(NaN) is 0, its min(1, NaN) 1, and a comparison with NaN is 0.
+    for (const char* text : {"sign(sqrt(-1))", "min(1, sqrt(-1))", "max(1, ln(-1))",
+                             "sqrt(-1) > 0", "asin(2) ? 1 : 2", "sign(sqrt(1 - time))"})
+        EXPECT_TRUE(std::isnan(parsed(text).eval(2.0))) << text;
+    // Later in a run too, and only where it is made.
+    const Expression e = parsed("sign(sqrt(1 - time)) + (sqrt(1 - time) > 0)");
+    EXPECT_EQ(e.eval(0.5), 2.0);
+    EXPECT_TRUE(std::isnan(e.eval(2.0)));
+    EXPECT_EQ(e.eval(0.5), 2.0);
+    // A branch not taken makes nothing; taken, it does (even where its parts are constants).
+    EXPECT_EQ(parsed("time < 1 ? sqrt(1 - time) : 0").eval(2.0), 0.0);
+    const Expression branch = parsed("time < 1 ? 0 : sqrt(-1) > 0");
+    EXPECT_EQ(branch.eval(0.5), 0.0);
+    EXPECT_TRUE(std::isnan(branch.eval(2.0)));
+    EXPECT_EQ(parsed("sign(time - 1)").eval(0.5), -1.0);
+    EXPECT_EQ(parsed("min(3, 1, 2) + max(3, 1, 2)").eval(0.0), 4.0);
+}
+
 TEST(Expression, ManyThreadsCanEvaluateOneExpression) {
     const Expression e = parsed("time*time");
     std::vector<std::thread> threads;

@@ -119,6 +119,35 @@ TEST(Validate, RejectsExpressionsThatAreNotANumberWhereTheRunStarts) {
     EXPECT_FALSE(hasDiagnostic(validate(spec), "/motions/0/expression", "t = 0 s"));
 }
 
+TEST(Validate, RefusesADecimalCommaAnAssignmentAndAHiddenNotANumberNamingTheirPlace) {
+    // muparser reads "0,5" as 5 and "time=5" as 5, and sign(sqrt(-1)) as 0.
+    SceneSpec spec = test::pendulum();
+    MotionSpec motion;
+    motion.id = spec.newId();
+    motion.name = "drive";
+    motion.joint = spec.joints[0].name;
+    motion.expression = "0,5*time";
+    spec.motions.push_back(motion);
+    ForceSpec push;
+    push.id = spec.newId();
+    push.name = "push";
+    push.type = ForceType::PointForce;
+    push.markerI = spec.joints[0].markerI;
+    push.components[2] = "time=5";
+    spec.forces.push_back(push);
+    ForceSpec servo;
+    servo.id = spec.newId();
+    servo.name = "servo";
+    servo.type = ForceType::JointController;
+    servo.joint = spec.joints[0].name;
+    servo.components[0] = "sign(sqrt(-1))";
+    spec.forces.push_back(servo);
+    const Diagnostics d = validate(spec);
+    EXPECT_TRUE(hasDiagnostic(d, "/motions/0/expression", "a decimal comma? write 0.5"));
+    EXPECT_TRUE(hasDiagnostic(d, "/forces/0/components/2", "'=' at position 4 assigns; compare"));
+    EXPECT_TRUE(hasDiagnostic(d, "/forces/1/target", "'sign(sqrt(-1))' is not a number"));
+}
+
 TEST(JointTypeNames, RoundTripForEveryType) {
     for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k) {
         const auto type = static_cast<JointType>(k);
