@@ -115,9 +115,13 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     computeBodyFrames(model, q, v, ws.frames);
     const int badForce =
         computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
-    if (badForce >= 0)
-        return Status::failure("force '" + model.forces[static_cast<std::size_t>(badForce)].name +
-                               "' is not finite (NaN or infinity) at t = " + timeText(t));
+    if (badForce >= 0) {
+        // An expression that stops being a number is the cause, named with its value.
+        const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];
+        const std::string cause = nonFiniteExpression(force, t);
+        return Status::failure("force '" + force.name + "' is not finite (NaN or infinity) at t = " +
+                               timeText(t) + (cause.empty() ? "" : ": " + cause));
+    }
     if (model.softRows > 0) {
         // Soft joints: λ = k Φ + c Φ̇ per row, pulling back with −Φqᵀλ.
         evaluateSoftConstraints(model, ws.frames, ws.soft);

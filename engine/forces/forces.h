@@ -6,6 +6,7 @@
 // dynamics read  M v̇ + Φqᵀ λ = g.
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -43,6 +44,12 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
 double controllerEffort(const Model& model, const ForceModel& force, double t,
                         const std::vector<BodyFrame>& frames, double lastValue,
                         double* rate = nullptr);
+
+// Why a force element's expressions make it not finite at t, naming the expression, its value
+// and the time ("its expression 'sqrt(0.5 - time)' (z component) is nan at t = 0.6 s"; for a
+// controller its target, or the target's rate, which looks 2 ms ahead: then the time the target
+// itself stops being finite); empty when its expressions are finite there.
+std::string nonFiniteExpression(const ForceModel& force, double t);
 
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);

@@ -422,6 +422,87 @@ TEST(ForwardDynamicsFaults, AMotionThatStopsBeingANumberStopsTheRunNamingIt) {
     }
 }
 
+// A force element whose expression stops being a number, or has a pole, is named with the
+// expression, the time and the value: not blamed on a part's motion "changing too fast", nor on
+// a controller's damping.
+TEST(ForwardDynamicsFaults, AForceExpressionThatStopsBeingANumberIsNamedWithItsTimeAndValue) {
+    for (const IntegratorType integrator :
+         {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45}) {
+        SCOPED_TRACE(std::string(integratorName(integrator)));
+        SceneSpec spec = test::chain(1, integrator, 1e-3);
+        ForceSpec push;
+        push.id = spec.newId();
+        push.name = "push";
+        push.type = ForceType::PointForce;
+        push.markerI = spec.joints[0].markerI;
+        push.components[2] = "sqrt(0.05 - time)";
+        spec.forces.push_back(push);
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Status s = sim.advance(0.2);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("force 'push'"), std::string::npos) << s.message;
+        EXPECT_NE(s.message.find("its expression 'sqrt(0.05 - time)' (z component) is nan"),
+                  std::string::npos)
+            << s.message;
+        EXPECT_NE(s.message.find("t = 0.05"), std::string::npos) << s.message;
+        EXPECT_EQ(s.message.find("too fast"), std::string::npos) << s.message;
+        EXPECT_EQ(s.message.find("Likely cause"), std::string::npos) << s.message;
+        EXPECT_LT(sim.state().t, 0.0501);
+    }
+}
+
+TEST(ForwardDynamicsFaults, AControllerTargetThatStopsBeingANumberIsNamedNotItsDamping) {
+    for (const IntegratorType integrator :
+         {IntegratorType::RungeKutta4, IntegratorType::DormandPrince45}) {
+        SCOPED_TRACE(std::string(integratorName(integrator)));
+        SceneSpec spec = test::chain(1, integrator, 1e-3);
+        ForceSpec servo;
+        servo.id = spec.newId();
+        servo.name = "servo";
+        servo.type = ForceType::JointController;
+        servo.joint = spec.joints[0].name;
+        servo.components[0] = "asin(20*time)";  // not a number from t = 0.05 s
+        servo.stiffness = 50.0;
+        servo.damping = 2.0;
+        spec.forces.push_back(servo);
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Status s = sim.advance(0.2);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("force 'servo'"), std::string::npos) << s.message;
+        EXPECT_NE(s.message.find("its expression 'asin(20*time)' (target)"), std::string::npos)
+            << s.message;
+        EXPECT_NE(s.message.find("nan"), std::string::npos) << s.message;
+        EXPECT_EQ(s.message.find("damping"), std::string::npos) << s.message;
+        EXPECT_EQ(s.message.find("too fast"), std::string::npos) << s.message;
+        EXPECT_LT(sim.state().t, 0.0501);
+    }
+}
+
+TEST(ForwardDynamicsFaults, AForceExpressionWithAPoleIsNamedNotThePartsMotion) {
+    SceneSpec spec = test::chain(1, IntegratorType::DormandPrince45, 1e-3);
+    ForceSpec push;
+    push.id = spec.newId();
+    push.name = "push";
+    push.type = ForceType::PointForce;
+    push.markerI = {"link0", "b"};  // the free end
+    push.components[2] = "1/(time - 0.0537)^3";
+    spec.forces.push_back(push);
+    ForwardDynamics sim(compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    Status s;
+    for (int frame = 1; frame <= 200 && s.ok; ++frame) s = sim.advance(1e-3 * frame);
+    ASSERT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("force 'push': its expression '1/(time - 0.0537)^3' (z component) "
+                             "races off"),
+              std::string::npos)
+        << s.message;
+    EXPECT_NE(s.message.find("at t = 0.0536"), std::string::npos) << s.message;
+    EXPECT_EQ(s.message.find("too fast"), std::string::npos) << s.message;
+    EXPECT_EQ(s.message.find("Likely cause"), std::string::npos) << s.message;
+}
+
 // A slider on a prismatic guide along x, pulled to the origin by a spring of stiffness k.
 io::SceneLoadResult sliderOnSpring(IntegratorType integrator, double step, double mass,
                                    double stiffness) {
