@@ -114,7 +114,24 @@ std::string apply(json& doc, const SceneOverride& o) {
     if (nesting(o.value) > kMaxSceneNesting - static_cast<int>(path.size()))
         return "nests its value deeper than a scene file may";
     json value = json::parse(o.value, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) value = o.value;
+    if (value.is_discarded()) {
+        // A number beyond a double's range is JSON that does not parse: said so, not taken
+        // as text (which the reader would then call "a string").
+        try {
+            const json unused = json::parse(o.value);
+            (void)unused;
+        } catch (const json::out_of_range& e) {
+            const std::string what = e.what();
+            const std::size_t open = what.find('\''), close = what.rfind('\'');
+            const std::string number = open != std::string::npos && close > open
+                                           ? what.substr(open + 1, close - open - 1)
+                                           : o.value;
+            return "is refused: " + quoted(number) +
+                   " is out of range of a double (whose magnitude is at most 1.8e308)";
+        } catch (const json::exception&) {
+        }
+        value = o.value;
+    }
     *at = std::move(value);
     return {};
 }

@@ -48,6 +48,21 @@ TEST(SceneOverrides, SetValuesByNameByIndexAndWithDots) {
     EXPECT_EQ(s.joints.size(), plain.scene->joints.size());
 }
 
+TEST(SceneOverrides, ANumberBeyondADoubleIsSaidToBeOutOfRangeNotAString) {
+    for (const std::string& text :
+         {std::string("/parts/crank/mass=1e999"), std::string("/gravity=[0, 0, -1e999]")}) {
+        const SceneLoadResult r = load({text});
+        EXPECT_FALSE(r.scene) << text;
+        const std::string said = firstError(r);
+        EXPECT_NE(said.find("e999 is out of range of a double"), std::string::npos) << said;
+        EXPECT_EQ(said.find("string"), std::string::npos) << said;
+    }
+    // Text that is not JSON stays text (an expression), and a small number stays a number.
+    const SceneLoadResult r = load({"motions.motor.expression=720d*time", "/parts/crank/mass=1e-300"});
+    ASSERT_TRUE(r.scene) << firstError(r);
+    EXPECT_EQ(r.scene->parts[1].mass, 1e-300);
+}
+
 TEST(SceneOverrides, WhatNamesNothingIsRefusedAtTheStepThatFails) {
     SceneLoadResult r = load({"/parts/crnak/mass=2"});
     EXPECT_FALSE(r.scene);
