@@ -85,7 +85,7 @@ void Simulator::post(Command command) {
 
 void Simulator::play() {
     post([this] {
-        if (!initialization_.ok || (!error_.empty() && !replaying())) return;
+        if (!initialization_.ok || ((!error_.empty() || replayOnly_) && !replaying())) return;
         mode_ = RunMode::RealTime;
         playStartedInRecording_ = replaying();
         paceWall_ = Clock::now();
@@ -135,7 +135,7 @@ void Simulator::step() {
         mode_ = RunMode::Paused;
         if (replaying()) {
             ++currentFrame_;
-        } else if (error_.empty()) {
+        } else if (error_.empty() && !replayOnly_) {
             advanceOneOutput();
         }
         publish();
@@ -148,7 +148,7 @@ bool Simulator::replaying() const {
 
 void Simulator::runTo(double time) {
     post([this, time] {
-        if (!initialization_.ok || !error_.empty()) return;
+        if (!initialization_.ok || !error_.empty() || replayOnly_) return;
         if (time <= dynamics_->state().t) return;
         currentFrame_ = recording_->size() - 1;  // computing continues from the end of the run
         runToTime_ = time;
@@ -175,9 +175,18 @@ void Simulator::setSpeed(double factor) {
     });
 }
 
+void Simulator::setReplayOnly(bool on) {
+    post([this, on] {
+        replayOnly_ = on;
+        if (on && mode_ == RunMode::AsFastAsPossible) mode_ = RunMode::Paused;
+        publish();
+    });
+}
+
 void Simulator::reset() {
     post([this] {
         mode_ = RunMode::Paused;
+        replayOnly_ = false;
         if (!initialization_.ok) return;
         // Back to the first frame held (frame 0 unless the recording dropped its oldest).
         const std::size_t first = recording_->first();
@@ -196,6 +205,7 @@ void Simulator::reset() {
 void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model) {
     post([this, frame, model] {
         mode_ = RunMode::Paused;
+        replayOnly_ = false;
         if (!initialization_.ok) return;
         if (model && model != model_) {
             if (!sameStructure(*model, *model_)) {
@@ -430,7 +440,7 @@ void Simulator::run() {
                 lock.lock();
                 continue;
             }
-            if (!error_.empty()) {  // replayed up to a failure: nothing more to compute
+            if (!error_.empty() || replayOnly_) {  // replayed up to a failure, or replay only
                 mode_ = RunMode::Paused;
                 lock.unlock();
                 publish();

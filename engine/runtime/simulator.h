@@ -84,6 +84,11 @@ public:
     // to frame 0, over and over, computing nothing. A play() from the end of the recording
     // still computes new frames.
     void setLoop(bool loop);
+    // Replay only: the recorded frames can be played, stepped and scrubbed, but nothing new
+    // is computed (play and step stop at the last recorded frame, runTo does nothing). For a
+    // run whose scene has been edited since: its model is no longer the document's, so it
+    // must not be extended as if it were. rerunFrom() and reset() end it.
+    void setReplayOnly(bool on);
     void reset();  // back to t = 0 (recording cleared to frame 0)
     // Continue from recorded frame `frame` with `model` (same structure; null: the current
     // one): the frames after it become the recording's previous run (Recording) and the run
@@ -132,6 +137,7 @@ private:
     double speed_ = 1.0;
     bool loop_ = false;
     bool playStartedInRecording_ = false;  // set by play(): loop playback wraps only then
+    bool replayOnly_ = false;              // see setReplayOnly()
     double runToTime_ = 0.0;
     std::size_t currentFrame_ = 0;
     std::string error_, notice_;

@@ -1,8 +1,10 @@
 #pragma once
 // Crash recovery: the open document's unsaved work is written to a recovery file of its own
-// every 60 s and after every 20 edits, never over the user's file. A clean exit, a save or a
-// document without edits removes it; what a crashed (or killed) Motus leaves behind is offered
-// at the next start.
+// at most a second after every edit (edits in a burst are written once, at most a second after
+// the first of them; the writing runs on a worker thread, atomically) and every 60 s while a
+// recorded run grows, never over the user's file. A clean exit, a save or a document without
+// edits removes it; what a crashed (or killed) Motus leaves behind is offered at the next
+// start, with how much it differs from the document's file on disk.
 //
 // Files, in recoveryDirectory() (MOTUS_RECOVERY_DIR, else the user's local data folder):
 //   session-<pid>.json   the scene, in the documented scene format, written atomically
@@ -23,6 +25,8 @@
 #include <QString>
 #include <QTimer>
 
+class QThreadPool;
+
 namespace engine {
 struct SceneSpec;
 }
@@ -37,7 +41,7 @@ struct RecoveryEntry {
     QString path;   // the document's own file (empty: never saved)
     QString title;  // as the title bar showed it
     QDateTime savedAt;
-    int edits = 0;    // edits since the document was opened or last saved
+    int edits = 0;    // edits since the document was opened or last saved (or recovered)
     QString runFile;  // the recorded run kept with it (empty: none)
     int runFrames = 0;
 };
@@ -48,8 +52,13 @@ QString recoveryDirectory();
 std::vector<RecoveryEntry> orphanedRecoveries();
 // The scene of a recovery (null with `error` when it cannot be read).
 std::unique_ptr<engine::SceneSpec> loadRecovery(const RecoveryEntry& entry, QString& error);
-// Deletes a recovery's files (the user decided).
+// Deletes a recovery's files (the user decided). Only files inside recoveryDirectory() that
+// are named as Motus names them are ever deleted.
 void removeRecovery(const RecoveryEntry& entry);
+// How many values (numbers, names, entries added or removed) the recovered scene changes
+// from the document's file as it is on disk now; -1 when the document has no file or it cannot
+// be read (then all of the recovery is new).
+int differencesFromFile(const RecoveryEntry& entry);
 
 class Autosaver : public QObject {
     Q_OBJECT
@@ -58,10 +67,11 @@ public:
     explicit Autosaver(SceneDocument* document, QObject* parent = nullptr);
     ~Autosaver() override;
 
-    // Seconds between autosaves (default 60, or MOTUS_AUTOSAVE_SECONDS) and edits that force
-    // one (default 20).
+    // Seconds between autosaves of a growing run (default 60, or MOTUS_AUTOSAVE_SECONDS).
     void setInterval(double seconds);
-    void setEditThreshold(int edits) { editThreshold_ = edits; }
+    // Milliseconds from an edit to its autosave (default 500; a burst of edits is written at
+    // most twice that after its first edit).
+    void setEditDelay(int milliseconds) { editDelay_ = milliseconds; }
     // The recorded run, kept with the recovery while it fits the budget: how many frames it
     // has (≤ 1: nothing to keep), its size in bytes, and how to write it as a run file.
     struct RunKeeper {
@@ -74,9 +84,11 @@ public:
     qint64 runBudget() const { return runBudget_; }
     QString runFile() const;
 
-    // Writes the recovery now when the document holds unsaved work or a run worth keeping,
-    // else removes it.
+    // Writes the recovery now (and waits for it) when the document holds unsaved work or a
+    // run worth keeping, else removes it.
     bool saveNow(QString* error = nullptr);
+    // Waits until the autosave under way, if any, has been written.
+    void waitForWrites();
     // Removes this process's recovery (a clean exit).
     void discard();
     QString sceneFile() const;
@@ -89,10 +101,16 @@ signals:
 
 private:
     void edited();
+    // The document's scene (and the info naming it) written on the worker thread.
+    void saveSceneInBackground();
+    QByteArray infoJson(int runFrames, int framesNow, qint64 runBytes) const;
 
     SceneDocument* document_;
     QTimer timer_;
-    int editThreshold_ = 20;
+    QTimer editTimer_;             // one shot: the edits waiting to be written
+    qint64 firstPendingEdit_ = 0;  // ms since the epoch of the first edit not yet written
+    int editDelay_ = 500;
+    QThreadPool* writer_;  // one thread: writes happen in order
     int editsSinceAutosave_ = 0;
     int editsSinceOpen_ = 0;
     int autosaves_ = 0;

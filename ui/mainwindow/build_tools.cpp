@@ -585,7 +585,17 @@ std::optional<BuildTools::End> BuildTools::endFrom(const PickResult& hit,
             // Snap to the shape's nearest feature, in the part frame.
             const engine::ShapeFeature f = engine::snapFeature(*part, X_PW * end.p_W);
             end.p_W = part->X_WP * f.p_P;
-            end.n_W = part->X_WP.R * f.z_P;
+            // An edge (or a corner) gives a slide its direction; a hinge, a ball or a weld
+            // placed on it turns about the normal of the face clicked, as without Shift (an
+            // end edge's direction would put a revolute's axis in the mechanism's plane).
+            const bool edge = f.kind == engine::ShapeFeature::Kind::EdgeMidpoint ||
+                              f.kind == engine::ShapeFeature::Kind::Vertex;
+            const bool slides = jointType_ == engine::JointType::Prismatic ||
+                                jointType_ == engine::JointType::Cylindrical;
+            if (edge && tool_ == Tool::Joint && !slides)
+                end.n_W = part->X_WP.R * cleanDirection(X_PW.R * end.n_W);
+            else
+                end.n_W = part->X_WP.R * f.z_P;
         } else {
             end.p_W = part->X_WP * rounded(X_PW * end.p_W);
             end.n_W = part->X_WP.R * cleanDirection(X_PW.R * end.n_W);
@@ -619,7 +629,8 @@ engine::EntityId BuildTools::markerAt(engine::SceneSpec& spec, const End& end,
 }
 
 bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b,
-                         engine::EntityId& markerI, engine::EntityId& markerJ, QString& reason) {
+                         engine::EntityId& markerI, engine::EntityId& markerJ, QString& reason,
+                         bool keepGroundPoint) {
     if (a.ground && b.ground) {
         reason = tr("both ends are on the ground: pick a part for at least one of them");
         return false;
@@ -634,7 +645,7 @@ bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b,
         }
         const engine::Transform X_WM = engine::markerWorldPose(spec, markerJ);
         End placed = a;
-        placed.p_W = X_WM.p;
+        if (!keepGroundPoint) placed.p_W = X_WM.p;
         markerI = markerAt(spec, placed, &X_WM.R);
         std::swap(markerI, markerJ);  // the moving part is I, the ground J
     } else {
@@ -645,7 +656,7 @@ bool BuildTools::resolve(engine::SceneSpec& spec, const End& a, const End& b,
         }
         const engine::Transform X_WI = engine::markerWorldPose(spec, markerI);
         End other = b;
-        if (b.ground && b.marker == engine::kNoEntity) other.p_W = X_WI.p;
+        if (b.ground && b.marker == engine::kNoEntity && !keepGroundPoint) other.p_W = X_WI.p;
         // Aligned with the first: a pin made from two clicks turns about one axis.
         markerJ = markerAt(spec, other, &X_WI.R);
     }
@@ -750,8 +761,19 @@ void BuildTools::finishPair(const End& second) {
     }
     engine::EntityId markerI = engine::kNoEntity, markerJ = engine::kNoEntity;
     QString reason;
-    if (!resolve(after, first, second, markerI, markerJ, reason)) {
+    // A spring acts along the line between its ends: an end clicked in empty space (the
+    // ground) stays where it was clicked, so the spring has a length and a direction. A joint
+    // or a bushing is closed where it is made: its ground end joins the part's.
+    const bool alongALine = tool_ == Tool::Force && forceType_ == engine::ForceType::SpringDamper;
+    if (!resolve(after, first, second, markerI, markerJ, reason, alongALine)) {
         emit message(kError, tr("Not made: %1.").arg(reason));
+        return;
+    }
+    if (alongALine &&
+        (engine::markerWorldPose(after, markerI).p - engine::markerWorldPose(after, markerJ).p)
+                .norm() < 1e-6) {
+        emit message(kError, tr("Not made: a spring needs two different points (it acts along "
+                                "the line between them); click its second end elsewhere."));
         return;
     }
     if (tool_ == Tool::Force) {

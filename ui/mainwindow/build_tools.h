@@ -87,9 +87,10 @@ private:
     std::optional<End> endFrom(const PickResult& hit, Qt::KeyboardModifiers modifiers,
                                bool groundAllowed);
     // The two ends as markers of `spec` (made where needed); false with a reason when they
-    // are not on two different parts.
+    // are not on two different parts. A ground end clicked in empty space joins the other
+    // end's point, or with `keepGroundPoint` stays where it was clicked.
     bool resolve(engine::SceneSpec& spec, const End& a, const End& b, engine::EntityId& markerI,
-                 engine::EntityId& markerJ, QString& reason);
+                 engine::EntityId& markerJ, QString& reason, bool keepGroundPoint = false);
     engine::EntityId markerAt(engine::SceneSpec& spec, const End& end, const engine::Quat* R_WM);
     void finishPair(const End& second);
     void placeAt(const PickResult& hit);

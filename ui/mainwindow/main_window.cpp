@@ -76,6 +76,7 @@
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
+#include "ui/properties/wheel_guard.h"
 #include "ui/render/video_export.h"
 #include "ui/session/simulation_session.h"
 #include "ui/timeline/timeline_widget.h"
@@ -97,6 +98,8 @@ QString toQString(std::string_view text) {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setObjectName(QStringLiteral("MainWindow"));
+    // The wheel scrolls the panels; it never edits a value the user did not click into.
+    WheelGuard::install();
     setWindowTitle(QStringLiteral("Motus"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/motus.png")));
     viewport_ = new ViewportWidget(this);
@@ -241,9 +244,28 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(tr("Open a scene with File ▸ Open (Ctrl+O)"));
 
     QSettings settings;
+    defaultLayout_ = saveState();
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1100, 720);
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray())) resetLayout();
+}
+
+void MainWindow::resetLayout() {
+    restoreState(defaultLayout_);
+    // The view gets most of the window: narrow side panels, a low messages area, and a
+    // timeline of its own height (closing a dock grows the view, not the timeline).
+    auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+    // Messages and Plots open when there is something to see in them (a problem or a result,
+    // a plot); every message is said in the status bar as it comes.
+    for (const char* name : {"SceneDock", "PropertiesDock", "TimelineDock"})
+        if (QDockWidget* d = dock(name)) d->show();
+    for (const char* name : {"MessagesDock", "PlotsDock", "ModesDock"})
+        if (QDockWidget* d = dock(name)) d->hide();
+    const int width = std::max(this->width(), 800), height = std::max(this->height(), 500);
+    resizeDocks({dock("PropertiesDock")}, {std::clamp(width * 27 / 100, 280, 400)}, Qt::Horizontal);
+    resizeDocks({dock("SceneDock"), dock("PropertiesDock")}, {height * 3 / 10, height * 7 / 10},
+                Qt::Vertical);
+    resizeDocks({dock("MessagesDock")}, {std::clamp(height / 6, 100, 240)}, Qt::Vertical);
 }
 
 const QString& MainWindow::scenePath() const {
@@ -271,16 +293,25 @@ void MainWindow::createDocks() {
     tree_->setModel(treeModel_);
     tree_->setUniformRowHeights(true);
     tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    // One column on the right, the scene tree above the properties of what is selected in it;
+    // the timeline and the messages under the view only: the view keeps most of the window.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     auto* treeDock = new QDockWidget(tr("Scene"), this);
     treeDock->setObjectName(QStringLiteral("SceneDock"));
     treeDock->setWidget(tree_);
-    addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+    addDockWidget(Qt::RightDockWidgetArea, treeDock);
 
     timeline_ = new TimelineWidget(session_);
+    connect(timeline_, &TimelineWidget::resetRequested, this, &MainWindow::resetRun);
     auto* timelineDock = new QDockWidget(tr("Timeline"), this);
     timelineDock->setObjectName(QStringLiteral("TimelineDock"));
     timelineDock->setWidget(timeline_);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
+    // As high as its controls, without a title bar of its own (View ▸ Timeline shows and hides
+    // it): the space of a closed dock goes to the view.
+    timeline_->setMaximumHeight(timeline_->sizeHint().height());
+    timelineDock->setTitleBarWidget(new QWidget(timelineDock));
 
     plots_ = new PlotsPanel(session_);
     auto* plotsDock = new QDockWidget(tr("Plots"), this);
@@ -292,7 +323,7 @@ void MainWindow::createDocks() {
     auto* propertiesDock = new QDockWidget(tr("Properties"), this);
     propertiesDock->setObjectName(QStringLiteral("PropertiesDock"));
     propertiesDock->setWidget(properties_);
-    addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
+    splitDockWidget(treeDock, propertiesDock, Qt::Vertical);
     connect(properties_, &PropertiesPanel::editRequested, this,
             [this](const engine::SceneSpec& after, const QString& description, const QString& key) {
                 document_->changeFields(after, description, key);
@@ -550,13 +581,26 @@ void MainWindow::createActions() {
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout)
+        ->setObjectName(QStringLiteral("ResetLayout"));
 
     // Simulate
     QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
-    QAction* play =
-        simulate->addAction(tr("&Play / Pause"), session_, &SimulationSession::togglePlay);
+    // With no run because the scene cannot run, Play and Step say why instead of nothing.
+    auto runnable = [this] {
+        if (session_->active()) return true;
+        if (!cannotRun_.isEmpty())
+            addMessage(kMessageError, tr("Cannot run the scene: %1").arg(cannotRun_));
+        return false;
+    };
+    QAction* play = simulate->addAction(tr("&Play / Pause"), this, [this, runnable] {
+        if (runnable()) session_->togglePlay();
+    });
     play->setShortcut(Qt::Key_Space);
-    QAction* step = simulate->addAction(tr("&Step"), session_, &SimulationSession::step);
+    QAction* step = simulate->addAction(tr("&Step"), this, [this, runnable] {
+        if (runnable()) session_->step();
+    });
     step->setShortcut(Qt::Key_Period);
     QAction* reset = simulate->addAction(tr("&Reset"), this, &MainWindow::resetRun);
     reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -574,9 +618,12 @@ void MainWindow::createActions() {
     analysis->addAction(tr("&Dynamics (Run to…)"), this, [this] {
         // Back from a kinematic analysis: the run integrates the motion again.
         if (session_->kinematic() && scene()) {
-            for (const engine::Diagnostic& d : session_->start(*scene(), /*kinematic=*/false))
+            if (!confirmDropRun(tr("Going back to Dynamics"))) return;
+            const engine::Diagnostics problems = session_->start(*scene(), /*kinematic=*/false);
+            for (const engine::Diagnostic& d : problems)
                 addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                            toQString(d.message));
+            if (!noteRunStart(problems, tr("Dynamics"))) return;
             documentEdited_ = false;
         }
         runToDialog();
@@ -797,7 +844,10 @@ void MainWindow::showSnapshot() {
     const engine::Recording* recording = session_->recording();
     discardPreviousAction_->setEnabled(recording && recording->hasPrevious());
     manipulation_->setDesignPoseShown(!recording || recording->size() <= 1);
-    simulationStatus_->setText(tr("t = %1 s").arg(snap->time, 0, 'f', 3) +
+    simulationStatus_->setText(tr("%1 · t = %2 s")
+                                   .arg(analysisName_.isEmpty() ? tr("Dynamics") : analysisName_)
+                                   .arg(snap->time, 0, 'f', 3) +
+                               (session_->stale() ? tr(" · stale run") : QString()) +
                                (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
 
     const bool runningTo = snap->mode == engine::RunMode::AsFastAsPossible;
@@ -903,12 +953,26 @@ void MainWindow::sceneEdited() {
     const auto snap = session_->snapshot();
     const engine::Recording* recording = session_->recording();
     if (!snap || !recording || recording->size() <= 1) {
-        const engine::Diagnostics problems = session_->start(*scene());
+        // The analysis stays what the user chose (and shown), as long as it can run: a
+        // mechanism no longer fully driven goes back to Dynamics, and says so.
+        bool kinematic = session_->active() && session_->kinematic();
+        QString analysis = analysisName_;
+        if (kinematic && freeDegreesOfFreedom() != 0) {
+            kinematic = false;
+            analysis = tr("Dynamics");
+            addMessage(kMessageInfo, tr("%1 needs every degree of freedom driven: the analysis "
+                                        "is Dynamics again.")
+                                         .arg(analysisName_));
+        }
+        const engine::Diagnostics problems = session_->start(*scene(), kinematic);
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                        toQString(d.message));
+        // A scene that cannot run has no run: the one before the edit is not its own.
+        if (!noteRunStart(problems, analysis)) session_->clear();
         documentEdited_ = false;
         rerunAction_->setEnabled(false);
+        updateRunState();
     } else {
         if (!documentEdited_)
             addMessage(kMessageInfo, tr("Scene edited: Simulate > Re-run From Here (Ctrl+Shift+R) "
@@ -918,7 +982,71 @@ void MainWindow::sceneEdited() {
         documentEdited_ = true;
         rerunAction_->setEnabled(true);
         viewport_->setPartPoses(snap->partPoses);
+        updateRunState();
     }
+}
+
+bool MainWindow::noteRunStart(const engine::Diagnostics& problems, const QString& analysis) {
+    const auto error = std::find_if(problems.begin(), problems.end(), [](const auto& d) {
+        return d.severity == engine::Severity::Error;
+    });
+    if (error != problems.end()) {
+        cannotRun_ = toQString(error->message);
+        updateRunState();
+        return false;
+    }
+    cannotRun_.clear();
+    runSceneJson_ = scene() ? engine::io::sceneToJson(*scene()) : std::string();
+    analysisName_ = analysis;
+    updateRunState();
+    return true;
+}
+
+void MainWindow::updateRunState() {
+    const QString analysis = analysisName_.isEmpty() ? tr("Dynamics") : analysisName_;
+    timeline_->setAnalysis(analysis);
+    if (!session_->active() || !scene()) {
+        const QString why =
+            cannotRun_.isEmpty() ? QString() : tr("The scene cannot run: %1").arg(cannotRun_);
+        viewport_->setBanner(why);
+        timeline_->setIdleText(cannotRun_.isEmpty() ? QString() : tr("cannot run (see the view)"));
+        return;
+    }
+    timeline_->setIdleText(QString());
+    QString stale;
+    if (engine::io::sceneToJson(*scene()) != runSceneJson_)
+        stale = cannotRun_.isEmpty()
+                    ? tr("the scene was edited after this run, so its frames, plots and exports "
+                         "are of the scene before the edit. Simulate ▸ Re-run From Here "
+                         "(Ctrl+Shift+R) or Reset (Ctrl+R) runs the scene as edited.")
+                    : tr("the scene as edited cannot run (%1); the frames shown are of the scene "
+                         "before the edit.")
+                          .arg(cannotRun_);
+    session_->markStale(stale);
+    viewport_->setBanner(stale.isEmpty() ? QString() : tr("Stale run: %1").arg(stale));
+}
+
+bool MainWindow::confirmDropRun(const QString& action) {
+    const engine::Recording* recording = session_->recording();
+    if (!recording || recording->size() <= 1) return true;
+    const double from = recording->time(recording->first());
+    const double until = recording->time(recording->size() - 1);
+    QMessageBox box(
+        QMessageBox::Question, tr("Discard the run?"),
+        tr("%1 discards the recorded run (%2–%3 s, %4 frames)%5 and what its plots "
+           "show. This cannot be undone.")
+            .arg(action)
+            .arg(from, 0, 'f', 3)
+            .arg(until, 0, 'f', 3)
+            .arg(recording->size() - recording->first())
+            .arg(recording->hasPrevious() ? tr(", the previous run's ghost") : QString()),
+        QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("DiscardRunQuestion"));
+    QPushButton* go = box.addButton(tr("Discard Run"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == go;
 }
 
 void MainWindow::renameEntity(quint64 entity, const QString& name) {
@@ -1056,6 +1184,7 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
     // A fully driven mechanism moves as its motions say: the run solves its positions,
     // velocities and accelerations at each instant from the joints and motions (no
     // integration), and the reactions and motion efforts that produce them (inverse dynamics).
+    if (!confirmDropRun(what)) return false;
     const engine::Diagnostics problems = session_->start(*scene(), /*kinematic=*/true);
     bool failed = false;
     for (const engine::Diagnostic& d : problems) {
@@ -1064,6 +1193,7 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
                    tr("%1: %2").arg(what, toQString(d.message)));
     }
     if (failed) return false;
+    noteRunStart(problems, what);
     documentEdited_ = false;
     rerunAction_->setEnabled(false);
     addMessage(kMessageResult,
@@ -1358,18 +1488,27 @@ void MainWindow::rerunFromHere() {
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                    toQString(d.message));
     }
+    if (failed) {
+        // The run stays as it was: stale, and why the scene as edited cannot run.
+        noteRunStart(problems, analysisName_);
+        return;
+    }
+    noteRunStart(problems, analysisName_);
     documentEdited_ = false;
     rerunAction_->setEnabled(false);
     // As the menu says: the run goes on from here with the edit.
-    if (!failed) session_->play();
+    session_->play();
 }
 
 void MainWindow::resetRun() {
-    if (documentEdited_ && scene()) {
+    if (!confirmDropRun(tr("Reset"))) return;
+    if ((documentEdited_ || session_->stale() || !session_->active()) && scene()) {
         const engine::Diagnostics problems = session_->start(*scene(), session_->kinematic());
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                        toQString(d.message));
+        // A scene that cannot run keeps the run shown, marked stale with the reason.
+        if (!noteRunStart(problems, analysisName_)) return;
         documentEdited_ = false;
         rerunAction_->setEnabled(false);
         return;
@@ -1666,7 +1805,15 @@ void MainWindow::discardPreviousRun() {
 
 void MainWindow::runToDialog() {
     const auto snap = session_->snapshot();
-    if (!snap) return;
+    if (!snap) {
+        if (!cannotRun_.isEmpty())
+            addMessage(kMessageError, tr("Cannot run the scene: %1").arg(cannotRun_));
+        return;
+    }
+    if (session_->stale()) {  // says why nothing more is computed for it
+        session_->runTo(snap->time + 1.0);
+        return;
+    }
     bool ok = false;
     const double t =
         QInputDialog::getDouble(this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
@@ -1789,6 +1936,7 @@ bool MainWindow::openRun(const QString& path) {
         !problem.isEmpty()) {
         addMessage(kMessageError, tr("Could not continue the run: %1").arg(problem));
     }
+    noteRunStart({}, tr("Dynamics"));
     restorePlots();
     addMessage(kMessageInfo, tr("Opened the run %1").arg(path));
     return true;
@@ -1813,6 +1961,7 @@ void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QSt
                    QStringLiteral("%1 (%2)").arg(
                        toQString(d.message),
                        d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
+    noteRunStart(runProblems, tr("Dynamics"));
     restorePlots();
     statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
                                  .arg(title)
@@ -2059,11 +2208,19 @@ int MainWindow::offerRecovery() {
         const QString run = entry.runFile.isEmpty()
                                 ? QString()
                                 : tr(" and the recorded run (%1 frames)").arg(entry.runFrames);
+        // What would be lost is told from the file on disk, not from an edit count (after a
+        // recovery the count starts over while the document still differs from its file).
+        const int differences = differencesFromFile(entry);
+        const QString changes =
+            differences < 0    ? (entry.path.isEmpty() ? tr("work never saved to a file")
+                                                       : tr("work whose file cannot be read now"))
+            : differences == 0 ? tr("no change from the file on disk")
+            : differences == 1 ? tr("1 value changed from the file on disk")
+                               : tr("%1 values changed from the file on disk").arg(differences);
         box.setInformativeText(
-            tr("Its last autosave, %1, holds %2 made since it was opened or saved%3. "
-               "Recover it as an unsaved document, or discard it?")
-                .arg(QLocale().toString(entry.savedAt, QLocale::ShortFormat),
-                     entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run));
+            tr("Its last autosave, %1, holds %2%3. Recover it as an unsaved document, or "
+               "discard it?")
+                .arg(QLocale().toString(entry.savedAt, QLocale::ShortFormat), changes, run));
         QString error;
         if (const auto preview = loadRecovery(entry, error))
             box.setDetailedText(tr("%1 parts, %2 joints, %3 forces, %4 motions.\nRecovery file: %5")
@@ -2118,6 +2275,10 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
                 // Edited after the run: as after any edit, Re-run From Here takes the edit in.
                 documentEdited_ = !sameScene;
                 rerunAction_->setEnabled(!sameScene);
+                cannotRun_.clear();
+                analysisName_ = tr("Dynamics");
+                runSceneJson_ = engine::io::sceneToJson(loaded->spec);
+                updateRunState();
             } else {
                 addMessage(kMessageWarning,
                            tr("The recorded run could not be continued: %1").arg(problem), false);

@@ -8,7 +8,9 @@
 #include <atomic>
 #include <memory>
 #include <thread>
+#include <vector>
 
+#include <QByteArray>
 #include <QMainWindow>
 #include <QString>
 
@@ -24,6 +26,8 @@ class QToolBar;
 class QTreeView;
 
 namespace engine {
+struct Diagnostic;
+using Diagnostics = std::vector<Diagnostic>;
 struct SceneSpec;
 struct Model;
 struct StaticResult;
@@ -143,6 +147,9 @@ public:
     Autosaver* autosaver() const { return autosaver_; }
     int offerRecovery();
     bool recoverFrom(const RecoveryEntry& entry);
+    // View ▸ Reset Layout: the docks where they start, sized so the 3D view has most of the
+    // window.
+    void resetLayout();
     // Moves the shown frame by `frames` recorded frames (paused; INT_MIN: the first, INT_MAX:
     // the last); one frame past the last recorded one computes it.
     void stepFrames(int frames);
@@ -164,6 +171,17 @@ private:
     void documentReset();
     void updateTitle();
     void updateDegreesOfFreedom();
+    // After session_->start() for the document: a run that started is the document's (its
+    // scene kept to tell a stale run); one that failed says why the scene cannot run. Then
+    // updateRunState().
+    bool noteRunStart(const engine::Diagnostics& problems, const QString& analysis);
+    // Whether the run shown is the document's: a stale one is marked so in the view, the
+    // timeline, the plots and the status bar, and computes nothing new; with no run, why the
+    // scene cannot run (when it cannot).
+    void updateRunState();
+    // Before an action that drops the recorded run (`action`, e.g. "Reset"): asks the user
+    // when there is one worth keeping. True when it is fine to go on.
+    bool confirmDropRun(const QString& action);
     void createActions();
     void createDocks();
     // A finished modes analysis: the Modes tab filled and in front, the frequencies said.
@@ -218,6 +236,10 @@ private:
     QAction* exportVideoAction_ = nullptr;
     quint64 documentRevision_ = 0;  // counts edits and documents: a result's scene is current
     bool documentEdited_ = false;   // the document changed since the run's model was compiled
+    std::string runSceneJson_;      // the scene the session's run was computed from
+    QString cannotRun_;             // why the document as edited cannot run (empty: it can)
+    QString analysisName_;          // what the run computes: Dynamics, Kinematics, ...
+    QByteArray defaultLayout_;      // the docks as made (View ▸ Reset Layout)
     std::thread analysis_;
     std::atomic<bool> cancelAnalysis_{false};
     std::atomic<double> analysisProgress_{0.0};

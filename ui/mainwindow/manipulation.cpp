@@ -26,7 +26,7 @@ namespace {
 
 using engine::Transform;
 using engine::Vec3;
-constexpr int kError = 0, kInfo = 2;
+constexpr int kError = 0, kWarning = 1, kInfo = 2;
 
 QString toQString(const std::string& text) {
     return QString::fromStdString(text);
@@ -153,10 +153,19 @@ void Manipulation::createActions(QMenu* menu, QToolBar* toolbar) {
            "dragging does the opposite"));
     connect(snapAction_, &QAction::toggled, this, &Manipulation::setSnapping);
 
+    suspendAction_ = new QAction(tr("Suspend &Motions While Dragging"), this);
+    suspendAction_->setObjectName(QStringLiteral("ManipulateSuspendMotions"));
+    suspendAction_->setCheckable(true);
+    suspendAction_->setChecked(suspendMotions_);
+    suspendAction_->setToolTip(
+        tr("A drag moves parts that motions drive, as if the motions were not there (a run "
+           "starts from the motions' own values again)"));
+    connect(suspendAction_, &QAction::toggled, this, &Manipulation::setSuspendMotions);
+
     QMenu* sub = menu->addMenu(tr("&Manipulate"));
     sub->addActions({moveAction_, rotateAction_});
     sub->addSeparator();
-    sub->addActions({localAction_, snapAction_});
+    sub->addActions({localAction_, snapAction_, suspendAction_});
 
     toolbar->addActions({moveAction_, rotateAction_, localAction_, snapAction_});
     gridBox_ = new QDoubleSpinBox(toolbar);
@@ -181,6 +190,11 @@ void Manipulation::createActions(QMenu* menu, QToolBar* toolbar) {
             [this](double mm) { setGridStep(mm * 1e-3); });
     connect(angleBox_, &QDoubleSpinBox::valueChanged, this,
             [this](double deg) { setAngleStep(engine::degToRad(deg)); });
+}
+
+void Manipulation::setSuspendMotions(bool on) {
+    suspendMotions_ = on;
+    if (suspendAction_ && suspendAction_->isChecked() != on) suspendAction_->setChecked(on);
 }
 
 void Manipulation::setMode(GizmoMode mode) {
@@ -284,7 +298,9 @@ void Manipulation::started(GizmoHandle handle) {
     X_W0_ = marker_ ? part.X_WP * part.markers[markerIndex_].X_PM : part.X_WP;
     drag_.reset();
     if (!marker_) {
-        const engine::CompileResult compiled = engine::compile(*spec);
+        engine::SceneSpec dragged = *spec;
+        if (suspendMotions_) dragged.motions.clear();
+        const engine::CompileResult compiled = engine::compile(dragged);
         if (!compiled.model) {
             emit message(kError, tr("The part cannot be dragged: %1")
                                      .arg(compiled.diagnostics.empty()
@@ -378,9 +394,23 @@ void Manipulation::applied(bool followed, const std::vector<Transform>& poses, d
     frame.p = now.p;
     if (local_) frame.R = now.R;
     viewport_->showGizmo(frame);
-    emit status(followed ? QString()
-                         : tr("The joints stop the drag here: the parts stay at the last pose that "
-                              "closes them."));
+    emit status(followed ? QString() : heldReason());
+}
+
+QString Manipulation::heldReason() const {
+    const engine::SceneSpec& spec = before_;
+    if (!suspendMotions_ && !spec.motions.empty() && !marker_) {
+        QStringList names;
+        for (const engine::MotionSpec& m : spec.motions) names << toQString(m.name);
+        return tr("The drag cannot move %1 further: motion%2 %3 hold%4 the joints %5 drive%4. "
+                  "Edit ▸ Manipulate ▸ Suspend Motions While Dragging lets the parts move.")
+            .arg(toQString(spec.parts[static_cast<std::size_t>(partIndex_)].name),
+                 names.size() == 1 ? QString() : QStringLiteral("s"),
+                 names.join(QStringLiteral(", ")),
+                 names.size() == 1 ? QStringLiteral("s") : QString(),
+                 names.size() == 1 ? tr("it") : tr("they"));
+    }
+    return tr("The joints stop the drag here: the parts stay at the last pose that closes them.");
 }
 
 void Manipulation::solveOnWorker(const Transform& target) {
@@ -441,11 +471,13 @@ void Manipulation::finished(bool accepted) {
         refresh();
         return;
     }
+    // Moved at all (beyond the assembly's own rounding)? A drag held from its first event
+    // says why, instead of reporting a move that did not happen.
     bool changed = false;
     for (std::size_t p = 0; p < before_.parts.size(); ++p) {
         const Transform& a = before_.parts[p].X_WP;
         const Transform& b = current_.parts[p].X_WP;
-        changed = changed || a.p != b.p || a.R.coeffs() != b.R.coeffs();
+        changed = changed || (a.p - b.p).norm() > 1e-9 || a.R.angularDistance(b.R) > 1e-9;
     }
     if (marker_) {
         const Transform& a = part.markers[markerIndex_].X_PM;
@@ -454,7 +486,9 @@ void Manipulation::finished(bool accepted) {
         changed = changed || a.p != b.p || a.R.coeffs() != b.R.coeffs();
     }
     if (!changed) {
+        viewport_->showScene(before_, /*fit=*/false);
         refresh();
+        emit message(kWarning, tr("Nothing moved. %1").arg(heldReason()));
         return;
     }
     // One undoable edit for the whole drag (each drag its own, never merged with the last).
@@ -464,7 +498,8 @@ void Manipulation::finished(bool accepted) {
         handle_.mode == GizmoMode::Translate ? tr("Move %1").arg(name) : tr("Rotate %1").arg(name),
         QStringLiteral("drag-%1").arg(++dragNumber));
     const QString events =
-        figures_.events == 1 ? tr("1 drag event") : tr("%1 drag events").arg(figures_.events);
+        (figures_.events == 1 ? tr("1 drag event") : tr("%1 drag events").arg(figures_.events)) +
+        (figures_.held > 0 ? tr(", stopped short at %1 of them").arg(figures_.held) : QString());
     emit message(kInfo,
                  before_.joints.empty()
                      ? tr("%1 %2 (%3).")

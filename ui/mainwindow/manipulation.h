@@ -59,6 +59,11 @@ public:
     void setSnapping(bool on);
     void setGridStep(double metres);
     void setAngleStep(double radians);
+    // Motions hold the joints they drive, so a part they drive cannot be dragged; with this
+    // on (Edit ▸ Manipulate ▸ Suspend Motions While Dragging) a drag moves the parts as if
+    // there were none (a run starts from the motions' own values again).
+    void setSuspendMotions(bool on);
+    bool suspendMotions() const { return suspendMotions_; }
     bool localAxes() const { return local_; }
     bool snapping() const { return snapping_; }
     double gridStep() const { return gridStep_; }
@@ -95,6 +100,8 @@ private:
     // followed, and the assembly's time.
     void applied(bool followed, const std::vector<engine::Transform>& poses, double seconds);
     void solveOnWorker(const engine::Transform& target);
+    // Why the drag stops short: the motions that hold it, or the joints.
+    QString heldReason() const;
 
     SceneDocument* document_;
     ViewportWidget* viewport_;
@@ -111,6 +118,8 @@ private:
     QAction* rotateAction_ = nullptr;
     QAction* localAction_ = nullptr;
     QAction* snapAction_ = nullptr;
+    QAction* suspendAction_ = nullptr;
+    bool suspendMotions_ = false;
     QDoubleSpinBox* gridBox_ = nullptr;
     QDoubleSpinBox* angleBox_ = nullptr;
 

@@ -69,7 +69,18 @@ PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent)
     tabs_->setCornerWidget(corner, Qt::TopRightCorner);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    staleNote_ = new QLabel;
+    staleNote_->setObjectName(QStringLiteral("PlotsStaleNote"));
+    staleNote_->setWordWrap(true);
+    staleNote_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff3cd; color: #5c3b00; padding: 3px 6px; }"));
+    staleNote_->hide();
+    layout->addWidget(staleNote_);
     layout->addWidget(tabs_);
+    connect(session_, &SimulationSession::staleChanged, this, [this] {
+        staleNote_->setText(tr("Stale run: %1").arg(session_->staleReason()));
+        staleNote_->setVisible(session_->stale());
+    });
 
     refresh_.setInterval(100);
     connect(&refresh_, &QTimer::timeout, this, &PlotsPanel::refreshAll);
@@ -181,7 +192,12 @@ void PlotsPanel::relayout() {
 bool PlotsPanel::exportReport(const QString& path, const QString& heading, QString* error) const {
     std::vector<PlotPicture> pictures;
     for (const Entry& e : plots_) pictures.push_back(e.plot->picture(e.title));
-    return exportPlotReport(pictures, heading, path, error);
+    // A stale run says so on paper too.
+    return exportPlotReport(pictures,
+                            session_->stale()
+                                ? tr("%1 — STALE RUN: %2").arg(heading, session_->staleReason())
+                                : heading,
+                            path, error);
 }
 
 void PlotsPanel::refreshAll() {

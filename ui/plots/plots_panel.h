@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QGridLayout;
+class QLabel;
 class QScrollArea;
 class QTabWidget;
 class QToolButton;
@@ -77,6 +78,7 @@ private:
     QWidget* grid_;
     QGridLayout* gridLayout_;
     QToolButton* sideBySideButton_;
+    QLabel* staleNote_;  // shown while the run is stale (SimulationSession::markStale)
     bool sideBySide_ = false;
     QTimer refresh_;
 };

@@ -1,5 +1,6 @@
 #include "ui/properties/properties_panel.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
@@ -87,6 +89,23 @@ engine::Vec3 toVec(const Numbers& n) {
 QString number(double v) {
     if (std::abs(v) < 1e-13) v = 0.0;
     return QString::number(v, 'g', 6);  // what is shown; values not retyped keep full precision
+}
+
+// A number in its field, whole: the field is wide enough for what it shows and shows it from
+// its first character (a field scrolled to its end read "325926" for 0.325926), and the
+// tooltip holds the value to the last digit that tells it apart.
+void showNumber(QLineEdit* edit, double value) {
+    const QString text = number(value);
+    edit->setText(text);
+    edit->setCursorPosition(0);
+    const QString full = QString::number(value, 'g', QLocale::FloatingPointShortest);
+    edit->setToolTip(
+        QObject::tr(
+            "%1\n↑/↓ or the wheel (once clicked into) step the value; Shift: ten times more")
+            .arg(full));
+    const QMargins margins = edit->textMargins();
+    edit->setMinimumWidth(std::max(
+        48, edit->fontMetrics().horizontalAdvance(text) + margins.left() + margins.right() + 14));
 }
 
 QString colourText(std::uint32_t rgb) {
@@ -1026,12 +1045,14 @@ void PropertiesPanel::refreshValues() {
             const Numbers values = f.getNumbers(spec);
             for (int k = 0; k < 3; ++k)
                 if (f.edits[k])
-                    f.edits[k]->setText(number(values[static_cast<std::size_t>(k)] * f.scale));
+                    showNumber(f.edits[k], values[static_cast<std::size_t>(k)] * f.scale);
             break;
         }
         case Field::Kind::Text:
         case Field::Kind::Colour:
             f.edits[0]->setText(QString::fromStdString(f.getText(spec)));
+            f.edits[0]->setCursorPosition(0);  // read from its start, not its tail
+            f.edits[0]->setToolTip(f.edits[0]->text());
             break;
         case Field::Kind::Switch: {
             const QSignalBlocker block(f.check);
@@ -1149,6 +1170,8 @@ void PropertiesPanel::rebuild() {
         case Field::Kind::Text:
         case Field::Kind::Colour:
             f.edits[0] = new QLineEdit(QString::fromStdString(f.getText(spec)));
+            f.edits[0]->setCursorPosition(0);  // read from its start, not its tail
+            f.edits[0]->setToolTip(f.edits[0]->text());
             line->addWidget(f.edits[0]);
             if (f.kind == Field::Kind::Colour) {
                 auto* pick = new QToolButton;
@@ -1196,13 +1219,10 @@ void PropertiesPanel::rebuild() {
         default: {
             const Numbers values = f.getNumbers(spec);
             for (int k = 0; k < (f.kind == Field::Kind::Vector ? 3 : 1); ++k) {
-                f.edits[k] = new QLineEdit(number(values[static_cast<std::size_t>(k)] * f.scale));
+                f.edits[k] = new QLineEdit;
                 f.edits[k]->installEventFilter(this);  // arrow keys and the wheel step the value
-                f.edits[k]->setToolTip(
-                    tr("↑/↓ or the wheel step the value (Shift: ten times more)"));
                 f.edits[k]->setAlignment(Qt::AlignRight);
-                f.edits[k]->setMinimumWidth(48);
-                f.edits[k]->setCursorPosition(0);
+                showNumber(f.edits[k], values[static_cast<std::size_t>(k)] * f.scale);
                 line->addWidget(f.edits[k]);
             }
         }
@@ -1339,7 +1359,7 @@ bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {
                               ? 0.001
                               : std::pow(10.0, std::floor(std::log10(std::abs(shown))) - 1.0);
             if (coarse) step *= 10.0;
-            edit->setText(number(shown + direction * step));
+            showNumber(edit, shown + direction * step);
             commitField(*f);
             return true;
         }

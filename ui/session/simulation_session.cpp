@@ -7,6 +7,7 @@
 
 #include "engine/analysis/kinematic_analysis.h"
 #include "engine/model/model.h"
+#include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 
 namespace ui {
@@ -71,6 +72,7 @@ engine::Diagnostics SimulationSession::rerunFrom(int frame, const engine::SceneS
     if (!compiled.model || !simulator_ || frame < 0) return compiled.diagnostics;
     if (kinematic_) compiled.model = engine::kinematicModel(*compiled.model);
     simulator_->rerunFrom(static_cast<std::size_t>(frame), compiled.model);
+    markStale(QString());
     return compiled.diagnostics;
 }
 
@@ -84,6 +86,7 @@ void SimulationSession::install(std::unique_ptr<engine::Simulator> simulator) {
     lastSequence_ = 0;
     lastError_.clear();
     lastNotice_.clear();
+    markStale(QString());
     timer_.start();
     emit started();
     poll();
@@ -105,7 +108,24 @@ QString SimulationSession::adopt(std::shared_ptr<const engine::Model> model,
 void SimulationSession::clear() {
     timer_.stop();
     simulator_.reset();
+    markStale(QString());
     emit snapshotChanged();
+}
+
+void SimulationSession::markStale(const QString& reason) {
+    if (reason == staleReason_) return;
+    staleReason_ = reason;
+    if (simulator_) simulator_->setReplayOnly(!reason.isEmpty());
+    emit staleChanged();
+}
+
+bool SimulationSession::refusedAsStale() {
+    if (staleReason_.isEmpty()) return false;
+    const auto snap = snapshot();
+    const engine::Recording* recorded = recording();
+    if (!snap || !recorded || snap->frame + 1 < recorded->size()) return false;  // replays
+    emit runMessage(true, tr("Nothing more is computed for this run: %1").arg(staleReason_));
+    return true;
 }
 
 bool SimulationSession::active() const {
@@ -121,7 +141,7 @@ const engine::Recording* SimulationSession::recording() const {
 }
 
 void SimulationSession::play() {
-    if (simulator_) simulator_->play();
+    if (simulator_ && !refusedAsStale()) simulator_->play();
 }
 
 void SimulationSession::pause() {
@@ -138,7 +158,7 @@ void SimulationSession::togglePlay() {
 }
 
 void SimulationSession::step() {
-    if (simulator_) simulator_->step();
+    if (simulator_ && !refusedAsStale()) simulator_->step();
 }
 
 void SimulationSession::reset() {
@@ -146,7 +166,12 @@ void SimulationSession::reset() {
 }
 
 void SimulationSession::runTo(double time) {
-    if (simulator_) simulator_->runTo(time);
+    if (!simulator_) return;
+    if (!staleReason_.isEmpty()) {
+        emit runMessage(true, tr("Nothing more is computed for this run: %1").arg(staleReason_));
+        return;
+    }
+    simulator_->runTo(time);
 }
 
 void SimulationSession::setSpeed(double factor) {

@@ -46,6 +46,16 @@ public:
                   std::unique_ptr<engine::Recording> recording);
     void clear();
 
+    // A stale run: the document has been edited since the run was computed (or can no longer
+    // be run at all), so its recorded frames are not of the scene on screen. `reason` says so
+    // to the user; empty: the run is the document's. A stale run can be replayed and scrubbed
+    // but computes nothing new (engine::Simulator::setReplayOnly): Play, Step and Run to at
+    // its last frame are refused with the reason (runMessage). A new run (start, rerunFrom,
+    // adopt) is current.
+    void markStale(const QString& reason);
+    bool stale() const { return !staleReason_.isEmpty(); }
+    const QString& staleReason() const { return staleReason_; }
+
     bool active() const;
     bool kinematic() const { return kinematic_; }
     std::shared_ptr<const engine::Snapshot> snapshot() const;
@@ -72,10 +82,15 @@ signals:
     void runMessage(bool error, const QString& text);
     void started();
     void loopChanged(bool loop);
+    // markStale() changed whether the run is stale, or why.
+    void staleChanged();
 
 private:
     void poll();
     void install(std::unique_ptr<engine::Simulator> simulator);
+    // Play, Step or Run to would compute past the end of a stale run: says why not. True when
+    // it was refused.
+    bool refusedAsStale();
 
     std::unique_ptr<engine::Simulator> simulator_;
     QTimer timer_;
@@ -83,6 +98,7 @@ private:
     std::string lastError_, lastNotice_;
     bool loop_ = false;
     bool kinematic_ = false;  // the run solves the motion at each instant (see start())
+    QString staleReason_;     // see markStale()
 };
 
 }  // namespace ui

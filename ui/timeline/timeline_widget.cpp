@@ -31,7 +31,7 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
     play_ = button(QStyle::SP_MediaPlay, tr("Play / pause (Space)"));
     play_->setObjectName(QStringLiteral("PlayButton"));
     step_ = button(QStyle::SP_MediaSeekForward, tr("Step one output"));
-    connect(reset_, &QToolButton::clicked, session_, &SimulationSession::reset);
+    connect(reset_, &QToolButton::clicked, this, &TimelineWidget::resetRequested);
     connect(play_, &QToolButton::clicked, session_, &SimulationSession::togglePlay);
     connect(step_, &QToolButton::clicked, session_, &SimulationSession::step);
     loop_ =
@@ -42,6 +42,12 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
     loop_->setChecked(session_->loop());
     connect(loop_, &QToolButton::toggled, session_, &SimulationSession::setLoop);
     connect(session_, &SimulationSession::loopChanged, loop_, &QToolButton::setChecked);
+
+    analysis_ = new QLabel(tr("Dynamics"));
+    analysis_->setObjectName(QStringLiteral("TimelineAnalysis"));
+    analysis_->setToolTip(tr("What Play and Run to compute (Simulate ▸ Analysis changes it)"));
+    analysis_->setStyleSheet(QStringLiteral("QLabel { font-weight: bold; padding: 0 4px; }"));
+    layout->addWidget(analysis_);
 
     speed_ = new QComboBox;
     speed_->setToolTip(tr("Playback speed (simulated seconds per second)"));
@@ -63,6 +69,13 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
     });
     layout->addWidget(slider_, 1);
 
+    note_ = new QLabel;
+    note_->setObjectName(QStringLiteral("TimelineNote"));
+    note_->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fff3cd; color: #5c3b00; padding: 1px 6px; border-radius: 3px; }"));
+    note_->hide();
+    layout->addWidget(note_);
+
     time_ = new QLabel;
     time_->setObjectName(QStringLiteral("TimelineTime"));
     time_->setMinimumWidth(220);
@@ -73,7 +86,17 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
     layout->addWidget(rate_);
 
     connect(session_, &SimulationSession::snapshotChanged, this, &TimelineWidget::refresh);
+    connect(session_, &SimulationSession::staleChanged, this, &TimelineWidget::refresh);
     refresh();
+}
+
+void TimelineWidget::setIdleText(const QString& text) {
+    idleText_ = text;
+    refresh();
+}
+
+void TimelineWidget::setAnalysis(const QString& name) {
+    analysis_->setText(name);
 }
 
 void TimelineWidget::refresh() {
@@ -82,11 +105,16 @@ void TimelineWidget::refresh() {
     const bool active = snap && recording;
     for (QWidget* w : std::initializer_list<QWidget*>{reset_, play_, step_, speed_, slider_})
         w->setEnabled(active);
+    note_->setVisible(active && session_->stale());
+    note_->setText(tr("stale run"));
+    note_->setToolTip(session_->staleReason());
     if (!active) {
-        time_->setText(tr("no simulation"));
+        time_->setText(idleText_.isEmpty() ? tr("no simulation") : idleText_);
+        time_->setToolTip(idleText_);
         rate_->clear();
         return;
     }
+    time_->setToolTip(QString());
     const bool running = snap->mode != engine::RunMode::Paused;
     play_->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
 

@@ -23,6 +23,17 @@ public:
     QSlider* slider() const { return slider_; }
     QToolButton* playButton() const { return play_; }
     QLabel* timeLabel() const { return time_; }
+    // What the timeline says when there is no run (e.g. why the scene cannot run); empty:
+    // "no simulation".
+    void setIdleText(const QString& text);
+    // The kind of analysis the run is (Dynamics, Kinematics, Inverse dynamics), always shown.
+    void setAnalysis(const QString& name);
+    QLabel* noteLabel() const { return note_; }
+
+signals:
+    // The reset button: the window decides (it asks before a recorded run is dropped, and
+    // starts an edited scene over).
+    void resetRequested();
 
 private:
     void refresh();
@@ -36,6 +47,9 @@ private:
     QSlider* slider_;
     QLabel* time_;
     QLabel* rate_;
+    QLabel* analysis_;
+    QLabel* note_;  // a stale run, said in words
+    QString idleText_;
 };
 
 }  // namespace ui

@@ -216,6 +216,7 @@ struct ViewportWidget::Impl {
     double gizmoAmount = 0.0;  // m or rad, as last reported
     QString gizmoEntry;        // typed during the drag (mm or degrees)
     QLabel* gizmoLabel = nullptr;
+    QLabel* banner = nullptr;  // setBanner()
 
     osgGA::EventQueue* events() { return window->getEventQueue(); }
     // The ray through a widget position (logical pixels), from the near plane away from the eye.
@@ -331,7 +332,29 @@ ViewportWidget::ViewportWidget(QWidget* parent)
                        "8px; border-radius: 4px; }"));
     impl_->gizmoLabel->move(10, 10);
     impl_->gizmoLabel->hide();
+    impl_->banner = new QLabel(this);
+    impl_->banner->setObjectName(QStringLiteral("ViewBanner"));
+    impl_->banner->setWordWrap(true);
+    impl_->banner->setAttribute(Qt::WA_TransparentForMouseEvents);
+    impl_->banner->setStyleSheet(
+        QStringLiteral("QLabel { background: rgba(255, 243, 205, 235); color: #5c3b00; padding: "
+                       "4px 8px; border-bottom: 2px solid #e0a800; }"));
+    impl_->banner->hide();
     clearScene();
+}
+
+void ViewportWidget::setBanner(const QString& text) {
+    impl_->banner->setText(text);
+    impl_->banner->setVisible(!text.isEmpty());
+    if (text.isEmpty()) return;
+    impl_->banner->setFixedWidth(width());
+    impl_->banner->adjustSize();
+    impl_->banner->move(0, 0);
+    impl_->banner->raise();
+}
+
+QString ViewportWidget::banner() const {
+    return impl_->banner->isHidden() ? QString() : impl_->banner->text();
 }
 
 ViewportWidget::~ViewportWidget() {
@@ -885,6 +908,10 @@ void ViewportWidget::releaseGlObjects() {
 }
 
 void ViewportWidget::resizeGL(int width, int height) {
+    if (!impl_->banner->isHidden()) {
+        impl_->banner->setFixedWidth(width);
+        impl_->banner->adjustSize();
+    }
     // Qt gives logical pixels; OSG works in device pixels (the ratio can be fractional).
     const qreal dpr = devicePixelRatioF();
     const int w = static_cast<int>(std::lround(width * dpr));

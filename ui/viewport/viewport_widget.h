@@ -97,6 +97,10 @@ public:
     // or releasing the button ends the drag, Esc cancels it.
     void showGizmo(const engine::Transform& X_WG);
     void hideGizmo();
+    // A notice across the top of the view (e.g. that the run shown is stale, or why the scene
+    // cannot run); empty hides it.
+    void setBanner(const QString& text);
+    QString banner() const;
     bool gizmoVisible() const;
     void setGizmoMode(GizmoMode mode);
     GizmoMode gizmoMode() const;

@@ -733,5 +733,54 @@ TEST_F(BuildMechanismTest, NewPartsRestOnTheGroundOrOnThePartClicked) {
     EXPECT_NEAR(ball.X_WP.p.x(), window.scene()->parts[1].X_WP.p.x() + 0.03, 0.005);
 }
 
+// Shift on a bar's end edge places a hinge at the edge's midpoint but keeps the clicked face's
+// normal as its axis (the edge's direction, in the mechanism's plane, built a spatially wrong
+// linkage); a slide placed the same way takes the edge's direction.
+TEST_F(BuildMechanismTest, ShiftSnappedHingesTurnAboutTheFaceNormalSlidesAlongTheEdge) {
+    trigger("CreatePart_box");
+    clickWorld(Vec3(-0.2, 0.0, 0.4));
+    clickWorld(Vec3(0.2, 0.0, 0.4));
+    ASSERT_EQ(window.scene()->parts.size(), 3u);
+    trigger("CreateJoint_revolute");
+    // Near the crank's right end edge on its front face (y = -0.02): the edge at x = +0.1 runs
+    // along z.
+    clickOn("box1", Vec3(0.097, -0.02, 0.004), Qt::ShiftModifier);
+    clickOn("box2", Vec3(-0.097, -0.02, 0.004), Qt::ShiftModifier);
+    const engine::Joint* pin = joint(engine::JointType::Revolute);
+    ASSERT_TRUE(pin);
+    const engine::Marker* m = window.scene()->findMarker(pin->markerI);
+    const engine::Part* p = window.scene()->findPart(pin->markerI.part);
+    ASSERT_TRUE(m && p);
+    const Vec3 axis = p->X_WP.R * m->X_PM.R * Vec3::UnitZ();
+    EXPECT_NEAR(std::abs(axis.y()), 1.0, 1e-12) << "the hinge turns about the face normal";
+    EXPECT_NEAR(std::abs(m->X_PM.p.x()), 0.1, 1e-12) << "at the edge's midpoint";
+    EXPECT_NEAR(m->X_PM.p.z(), 0.0, 1e-12);
+
+    trigger("CreateJoint_prismatic");
+    clickOn("box2", Vec3(0.097, -0.02, 0.004), Qt::ShiftModifier);
+    clickWorld(Vec3(0.3, 0.0, 0.7));
+    const engine::Joint* slide = joint(engine::JointType::Prismatic);
+    ASSERT_TRUE(slide);
+    const engine::Marker* s = window.scene()->findMarker(slide->markerI);
+    const engine::Part* q = window.scene()->findPart(slide->markerI.part);
+    ASSERT_TRUE(s && q);
+    EXPECT_NEAR(std::abs((q->X_WP.R * s->X_PM.R * Vec3::UnitZ()).z()), 1.0, 1e-12)
+        << "the slide runs along the edge";
+
+    // A spring from a part to a point in empty space (the ground): its ground end stays where
+    // it was clicked, so it has a length (its free length) and a line of action.
+    trigger("CreateForce_springDamper");
+    clickOn("box1", Vec3(0.0, -0.02, 0.0));
+    clickWorld(Vec3(-0.2, 0.0, 0.8));
+    ASSERT_EQ(window.scene()->forces.size(), 1u);
+    const engine::ForceSpec& spring = window.scene()->forces[0];
+    const Vec3 ground =
+        markerWorld(spring.markerJ.part == "ground" ? spring.markerJ : spring.markerI);
+    EXPECT_NEAR(ground.z(), 0.8, 2e-3) << "where it was clicked (to a pixel)";
+    EXPECT_NEAR(spring.freeLength,
+                (markerWorld(spring.markerI) - markerWorld(spring.markerJ)).norm(), 1e-12);
+    EXPECT_GT(spring.freeLength, 0.3);
+}
+
 }  // namespace
 }  // namespace ui

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include <QListWidget>
 #include <QStatusBar>
 #include <QTest>
 #include <QTreeView>
@@ -15,6 +16,8 @@
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "ui/mainwindow/main_window.h"
+
+#include "tests/ui/support/modal_answer.h"
 #include "ui/mainwindow/manipulation.h"
 #include "ui/models/scene_tree.h"
 #include "ui/session/simulation_session.h"
@@ -232,6 +235,44 @@ TEST_F(ManipulationTest, TypedAmountsAreExactAndEscCancels) {
     EXPECT_EQ(view->partPose(1).p, before.parts[1].X_WP.p);
 }
 
+// A crank its motor holds cannot be turned: the drag moves nothing and says so, naming the
+// motor, instead of reporting a turn that did not happen; with the motions suspended while
+// dragging it turns, one undo step.
+TEST_F(ManipulationTest, AMotorHoldingTheDragSaysSoAndCanBeSuspended) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    const engine::SceneSpec before = *window.scene();
+    ASSERT_EQ(before.parts[1].name, "crank");
+    select(before.parts[1].id);
+    window.manipulation()->setMode(GizmoMode::Rotate);
+    window.manipulation()->setSuspendMotions(false);
+    settle();
+    ViewportWidget* view = window.viewport();
+    ASSERT_TRUE(view->gizmoVisible());
+    const int undoBefore = window.undoStack()->count();
+    const GizmoHandle ring{GizmoMode::Rotate, 1};
+    auto drag = [&] {
+        std::vector<QPoint> path;
+        for (int k = 0; k <= 20; ++k) path.push_back(at(ring, 0.125 + k / 360.0));
+        QTest::mousePress(view, Qt::LeftButton, {}, path.front());
+        for (std::size_t k = 1; k < path.size(); ++k) moveTo(path[k]);
+        QTest::mouseRelease(view, Qt::LeftButton, {}, path.back());
+    };
+    drag();
+    const QString said = window.messages()->item(window.messages()->count() - 1)->text();
+    EXPECT_TRUE(said.startsWith("Nothing moved")) << said.toStdString();
+    EXPECT_TRUE(said.contains("motor")) << said.toStdString();
+    EXPECT_FALSE(said.contains("Turned"));
+    EXPECT_EQ(window.undoStack()->count(), undoBefore) << "nothing moved, nothing to undo";
+
+    window.manipulation()->setSuspendMotions(true);
+    settle();
+    drag();
+    ASSERT_EQ(window.undoStack()->count(), undoBefore + 1);
+    const double turned = window.scene()->parts[1].X_WP.R.angularDistance(before.parts[1].X_WP.R);
+    EXPECT_GT(engine::radToDeg(turned), 10.0);
+    EXPECT_EQ(window.scene()->motions.size(), 1u) << "the motor is only suspended while dragging";
+}
+
 // The manipulator edits the design pose: it leaves while a recorded run is shown and comes back
 // with Reset; the ground has none.
 TEST_F(ManipulationTest, NoManipulatorOnARecordedRunOrOnTheGround) {
@@ -242,6 +283,7 @@ TEST_F(ManipulationTest, NoManipulatorOnARecordedRunOrOnTheGround) {
     EXPECT_TRUE(window.viewport()->gizmoVisible());
     window.session()->runTo(0.05);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.viewport()->gizmoVisible(); }, 20000));
+    test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Discard Run"));
     window.resetRun();
     ASSERT_TRUE(QTest::qWaitFor([&] { return window.viewport()->gizmoVisible(); }, 20000));
 }
