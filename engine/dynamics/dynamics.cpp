@@ -119,8 +119,9 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
         // An expression that stops being a number is the cause, named with its value.
         const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];
         const std::string cause = nonFiniteExpression(force, t);
-        return Status::failure("force '" + force.name + "' is not finite (NaN or infinity) at t = " +
-                               timeText(t) + (cause.empty() ? "" : ": " + cause));
+        return Status::failure("force '" + force.name +
+                               "' is not finite (NaN or infinity) at t = " + timeText(t) +
+                               (cause.empty() ? "" : ": " + cause));
     }
     if (model.softRows > 0) {
         // Soft joints: λ = k Φ + c Φ̇ per row, pulling back with −Φqᵀλ.

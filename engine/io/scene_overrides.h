@@ -5,8 +5,9 @@
 // which an array step may name an element by its "name" instead of its index
 // ("/parts/crank/mass", "/motions/drive/expression"); the same with dots ("parts.crank.mass")
 // for the shell. VALUE is JSON (2, 1e-3, [0, 0, 1], true, "text") or, when it is not, the text
-// itself (360d*time); a number beyond a double's range (1e999) is refused as such. A key missing from an object is added (the reader then judges it as in a
-// file); a step that names nothing is an error naming the override and the step.
+// itself (360d*time); a number beyond a double's range (1e999) is refused as such. A key
+// missing from an object is added (the reader then judges it as in a file); a step that names
+// nothing is an error naming the override and the step.
 //
 // The file is read as usual first (every check on hostile files applies before anything else
 // touches it), the overrides applied to its JSON in order, and the result read again: the

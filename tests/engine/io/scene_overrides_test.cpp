@@ -58,7 +58,8 @@ TEST(SceneOverrides, ANumberBeyondADoubleIsSaidToBeOutOfRangeNotAString) {
         EXPECT_EQ(said.find("string"), std::string::npos) << said;
     }
     // Text that is not JSON stays text (an expression), and a small number stays a number.
-    const SceneLoadResult r = load({"motions.motor.expression=720d*time", "/parts/crank/mass=1e-300"});
+    const SceneLoadResult r =
+        load({"motions.motor.expression=720d*time", "/parts/crank/mass=1e-300"});
     ASSERT_TRUE(r.scene) << firstError(r);
     EXPECT_EQ(r.scene->parts[1].mass, 1e-300);
 }
