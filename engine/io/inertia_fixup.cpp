@@ -31,6 +31,15 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
         if (options.strict) ok = false;
     };
 
+    // 0. What no body has, refused whatever the mode: a negative mass (a NaN one is refused as
+    //    malformed by the readers).
+    if (std::isnan(props.mass) || props.mass < 0.0) {
+        out.push_back({Severity::Error, owner,
+                       owner + ": mass " + number(props.mass) +
+                           " kg is negative, which no body has (refused)"});
+        return false;
+    }
+
     // 1. The mass.
     if (!(props.mass > 0.0)) {
         problem(
@@ -77,6 +86,19 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
 
     if (!options.strict && principal != original)
         props.I_Pcm_P = axes * principal.asDiagonal() * axes.transpose();
+    return ok;
+}
+
+bool checkMomentsNotNegative(const Vec3& moments, const std::string& owner, Diagnostics& out) {
+    static constexpr const char* names[3] = {"ixx", "iyy", "izz"};
+    bool ok = true;
+    for (int k = 0; k < 3; ++k)
+        if (std::isnan(moments(k)) || moments(k) < 0.0) {
+            out.push_back({Severity::Error, owner,
+                           owner + ": moment of inertia " + names[k] + " " + number(moments(k)) +
+                               " kg·m² is negative, which no body has (refused)"});
+            ok = false;
+        }
     return ok;
 }
 

@@ -4,7 +4,9 @@
 // principal moments that violate the triangle inequality (A + B < C: no rigid body has them,
 // often one value mistyped). The fix-ups are MuJoCo's compiler's, documented there
 // (boundmass, boundinertia, balanceinertia), and each change is reported:
-//   1. a mass that is not positive is raised to the mass bound;
+// A negative mass, or a negative moment about an axis (checkMomentsNotNegative), has no
+// physical reading and is refused in any mode: it is not a degenerate value but a wrong one.
+//   1. a mass of zero is raised to the mass bound;
 //   2. principal moments that violate the triangle inequality are each set to their mean
 //      (A + B + C) / 3 — the balanced inertia keeps the trace, so the mean moment;
 //   3. principal moments below the moment bound are raised to it: kMomentBoundRatio of the
@@ -36,5 +38,11 @@ struct InertiaFixupOptions {
 // exactly what was changed, from what to what. Returns false when an error was added.
 bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFixupOptions& options,
                 Diagnostics& out);
+
+// The moments about the axes of the frame the file gives its inertia in (ixx, iyy, izz): each
+// ∫(y² + z²) dm is never negative, so a negative one is an error naming `owner` (a matrix whose
+// products of inertia make a principal moment negative is left to fixInertia's balancing).
+// Returns false when an error was added.
+bool checkMomentsNotNegative(const Vec3& moments, const std::string& owner, Diagnostics& out);
 
 }  // namespace engine::io

@@ -172,7 +172,7 @@ private:
     SceneSpec spec_;
     std::optional<std::size_t> ground_;
     std::set<std::string> partNames_, jointNames_;
-    std::map<std::string, LinkSlot> slotOf_;  // scoped link name → where it lives
+    std::map<std::string, LinkSlot> slotOf_;  // link name with its model's prefix → its place
     std::map<std::string, std::unique_ptr<ResourceResolver>> resolvers_;  // by description file
 };
 
@@ -370,6 +370,11 @@ std::optional<MassProperties> inertialOf(const sdf::Link& link, const std::strin
         report.error(owner + "/inertial/pose", owner + ": inertial pose is not finite");
         return std::nullopt;
     }
+    Diagnostics negative;
+    if (!checkMomentsNotNegative(I_Icm_I.diagonal(), owner, negative)) {
+        for (const Diagnostic& d : negative) report.add(d);
+        return std::nullopt;
+    }
     // The inertial frame I in L: I_Lcm_L = R_LI I_Icm_I R_LIᵀ.
     const Transform X_LI = toTransform(inertial.Pose());
     const Mat3 R_LI = X_LI.rotationMatrix();
@@ -379,8 +384,10 @@ std::optional<MassProperties> inertialOf(const sdf::Link& link, const std::strin
 }
 
 void SceneBuilder::addLink(const ModelVisit& visit, const sdf::Link& link, bool welded) {
-    const std::string key = visit.scope + link.Name();
-    const std::string owner = linkPlace(key);
+    // Keyed by the name prefix, which tells the top-level models of a world apart (two copies
+    // of one model hold links of the same names); named in messages by their model's scope.
+    const std::string key = visit.namePrefix + link.Name();
+    const std::string owner = linkPlace(visit.scope + link.Name());
     const std::optional<Transform> X_ML =
         resolved(link.SemanticPose(), "__model__", owner, path_, report_);
     if (!X_ML) return;
@@ -539,7 +546,7 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
             return std::nullopt;
         }
         if (link == "world") return LinkSlot{ground(), Transform::identity()};
-        const auto it = slotOf_.find(visit.scope + link);
+        const auto it = slotOf_.find(visit.namePrefix + link);
         if (it == slotOf_.end()) {
             report_.error(owner, owner + ": " + (parent ? "parent" : "child") + " link '" +
                                      excerpt(link) + "' is not a link of the model");

@@ -358,6 +358,46 @@ TEST(SdfImport, ModelUrisAreFoundThroughThePackagePath) {
     std::filesystem::remove_all(root);
 }
 
+// A world that includes one model twice: each copy's joints join that copy's own links (they
+// were all joined to the last copy's links, whose names are the same).
+TEST(SdfImport, EachIncludedCopyOfAModelKeepsItsJointsOnItsOwnLinks) {
+    const auto root =
+        std::filesystem::temp_directory_path() / ("motus-sdf-copies-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(root / "arm");
+    std::ofstream(root / "arm" / "model.config")
+        << R"(<?xml version="1.0"?><model><name>arm</name><sdf version="1.8">model.sdf</sdf></model>)";
+    std::ofstream(root / "arm" / "model.sdf") << R"(<?xml version="1.0"?>
+<sdf version="1.8"><model name="arm">
+  <link name="base"><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz>
+    </inertia></inertial></link>
+  <link name="tip"><pose>0.5 0 0 0 0 0</pose><inertial><mass>1</mass><inertia><ixx>0.01</ixx>
+    <iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
+  <joint name="hinge" type="revolute"><parent>base</parent><child>tip</child>
+    <axis><xyz>0 1 0</xyz></axis></joint>
+</model></sdf>)";
+    const std::string arm = (root / "arm").string();
+    std::ofstream(root / "world.sdf") << R"(<?xml version="1.0"?>
+<sdf version="1.8"><world name="w">
+  <include><uri>)" + arm + R"(</uri><name>left</name><pose>0 -1 0 0 0 0</pose></include>
+  <include><uri>)" + arm + R"(</uri><name>right</name><pose>0 1 0 0 0 0</pose></include>
+</world></sdf>)";
+    const RobotImportResult r = importSdfFile((root / "world.sdf").string());
+    std::filesystem::remove_all(root);
+    ASSERT_TRUE(r.scene) << listed(r);
+    ASSERT_EQ(r.scene->joints.size(), 2u);
+    for (const Joint& joint : r.scene->joints) {
+        const std::string copy = joint.name.substr(0, joint.name.find_first_of(":_"));
+        SCOPED_TRACE(joint.name);
+        EXPECT_TRUE(copy == "left" || copy == "right");
+        EXPECT_EQ(joint.markerI.part.rfind(copy, 0), 0u) << joint.markerI.part;
+        EXPECT_EQ(joint.markerJ.part.rfind(copy, 0), 0u) << joint.markerJ.part;
+        // The markers meet where the copy's tip is: y = −1 for the left one, +1 for the right.
+        const Vec3 p = markerInWorld(*r.scene, joint.markerI).p;
+        EXPECT_NEAR(p.y(), copy == "left" ? -1.0 : 1.0, 1e-12);
+        EXPECT_NEAR((markerInWorld(*r.scene, joint.markerJ).p - p).norm(), 0.0, 1e-12);
+    }
+}
+
 TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
     // Not there.
     RobotImportResult r = importSdfFile("/nonexistent/robot.sdf");

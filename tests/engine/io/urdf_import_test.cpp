@@ -274,31 +274,43 @@ std::string warningsAt(const UrdfImportResult& r, std::string_view where) {
     return out;
 }
 
-// A mass that is finite but not positive is raised to the bound (1 g at most, a thousandth of
-// the robot's mass: here 3.2 kg, so 1 g) with a warning saying so; --strict refuses it.
-TEST(UrdfImport, ANegativeOrZeroMassIsRaisedWithAWarningOrRefusedWhenStrict) {
-    for (const std::string mass : {"-5", "0"}) {
-        const UrdfImportResult r = importText(ArmText{.upperArmMass = mass}.text());
-        ASSERT_TRUE(r.scene) << mass;
-        EXPECT_EQ(r.scene->findPart("upper_arm")->mass, 1e-3);
-        const std::string said = warningsAt(r, "link 'upper_arm'/inertial");
-        EXPECT_NE(said.find("mass " + mass + " kg is not positive: raised to 0.001 kg"),
-                  std::string::npos)
-            << said;
-    }
-    const UrdfImportResult strict =
-        importText(ArmText{.upperArmMass = "-5"}.text(), strictOptions());
+// A mass of zero is raised to the bound (1 g at most, a thousandth of the robot's mass: here
+// 3.2 kg, so 1 g) with a warning saying so; --strict refuses it. A negative mass, or a negative
+// moment of inertia, has no physical reading: refused in any mode, naming the link.
+TEST(UrdfImport, AZeroMassIsRaisedWithAWarningOrRefusedWhenStrict) {
+    const UrdfImportResult r = importText(ArmText{.upperArmMass = "0"}.text());
+    ASSERT_TRUE(r.scene);
+    EXPECT_EQ(r.scene->findPart("upper_arm")->mass, 1e-3);
+    const std::string said = warningsAt(r, "link 'upper_arm'/inertial");
+    EXPECT_NE(said.find("mass 0 kg is not positive: raised to 0.001 kg"), std::string::npos)
+        << said;
+    const UrdfImportResult strict = importText(ArmText{.upperArmMass = "0"}.text(), strictOptions());
     EXPECT_FALSE(strict.scene);
     const Diagnostic* d = errorAt(strict, "link 'upper_arm'/inertial");
     ASSERT_NE(d, nullptr);
-    EXPECT_NE(d->message.find("mass -5 kg is not positive (refused: --strict)"), std::string::npos)
+    EXPECT_NE(d->message.find("mass 0 kg is not positive (refused: --strict)"), std::string::npos)
+        << d->message;
+}
+
+TEST(UrdfImport, ANegativeMassOrMomentOfInertiaIsRefusedNamingTheLink) {
+    const UrdfImportResult mass = importText(ArmText{.upperArmMass = "-5"}.text());
+    EXPECT_FALSE(mass.scene);
+    const Diagnostic* d = errorAt(mass, "link 'upper_arm'/inertial");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("link 'upper_arm': mass -5 kg is negative"), std::string::npos)
+        << d->message;
+    const UrdfImportResult moment = importText(ArmText{.upperArmIxx = "-0.001"}.text());
+    EXPECT_FALSE(moment.scene);
+    d = errorAt(moment, "link 'upper_arm'/inertial");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("link 'upper_arm': moment of inertia ixx -0.001 kg·m² is negative"),
+              std::string::npos)
         << d->message;
 }
 
 // Hand-computed fix-ups of the upper arm (mass 1.2 kg, Iyy = Izz = 0.0095 kg·m²):
 //  - Ixx = 0: principal moments (0, 0.0095, 0.0095) satisfy the triangle inequality, the
 //    smallest is raised to the bound max(1e-6 × 0.0095, 1.2 kg × (0.1 mm)²) = 1.2e-8 kg·m²;
-//  - Ixx = -0.001: not all positive, balanced to the mean (−0.001 + 0.019) / 3 = 0.006 each;
 //  - Ixx = 0.03 > 0.0095 + 0.0095: the triangle inequality fails, balanced to
 //    (0.03 + 0.019) / 3 = 0.016333… each.
 TEST(UrdfImport, InertiaFixUpsMatchHandComputedValues) {
@@ -309,7 +321,6 @@ TEST(UrdfImport, InertiaFixUpsMatchHandComputedValues) {
     };
     const Case cases[] = {
         {"0", Vec3(1.2e-8, 0.0095, 0.0095), "is below the bound 1.2e-08 kg·m²: raised to it"},
-        {"-0.001", Vec3::Constant(0.006), "are not all positive: balanced to their mean 0.006"},
         {"0.03", Vec3::Constant(0.049 / 3.0),
          "violate the triangle inequality (0.0095 + 0.0095 < 0.03): balanced to their mean"},
     };
