@@ -33,7 +33,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"part", "/$defs/part", {
         {"name", "string", "yes", "—", "identifier: letter or `_` first, then letters, digits, `_`, `-`; unique"},
         {"ground", "bool", "no", "`false`", "the fixed part (at most one); needs no mass"},
-        {"density", "number, kg/m³", "no", "—", "mass, centre of mass and inertia computed from the geometry; excludes `mass`, `inertia`, `centerOfMass`"},
+        {"density", "number, kg/m³", "no", "—", "mass, centre of mass and inertia computed from the shapes that collide (role `both` or `collision`; `visual` shapes weigh nothing); excludes `mass`, `inertia`, `centerOfMass`"},
         {"mass", "number, kg", "unless ground or density", "—", "> 0"},
         {"inertia", "[Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], kg·m²", "unless ground or density", "—", "about the centre of mass, in P; positive definite and obeying I1 + I2 ≥ I3"},
         {"centerOfMass", "[x, y, z] m", "no", "`[0, 0, 0]`", "in P"},

@@ -117,13 +117,11 @@ MassProperties combine(const MassProperties& a, const MassProperties& b) {
 
 MassProperties partMassProperties(const Part& part) {
     if (!part.density) return {part.mass, part.p_PPcm, part.I_Pcm_P};
-    // The solid is what collides; a part with no collision shapes is what is drawn.
-    const bool anyCollides = std::any_of(part.shapes.begin(), part.shapes.end(),
-                                         [](const Shape& s) { return s.collides(); });
+    // The solid is what collides (role both or collision); a shape that is only drawn is a
+    // picture and weighs nothing (a part without a solid shape is refused by validate()).
     MassProperties total;
     for (const Shape& shape : part.shapes)
-        if (shape.collides() || !anyCollides)
-            total = combine(total, shapeMassProperties(shape, *part.density));
+        if (shape.collides()) total = combine(total, shapeMassProperties(shape, *part.density));
     return total;
 }
 

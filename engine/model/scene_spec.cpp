@@ -390,9 +390,16 @@ Diagnostics validate(const SceneSpec& spec) {
                 check.error(at + "/density",
                             "part '" + part.name +
                                 "' has a density but no geometry to compute its mass from");
+            else if (std::none_of(part.shapes.begin(), part.shapes.end(),
+                                  [](const Shape& s) { return s.collides(); }))
+                check.error(at + "/density",
+                            "part '" + part.name +
+                                "' has a density but only visual shapes, which are drawn and "
+                                "weigh nothing: give a shape role 'both' or 'collision', or "
+                                "the part a mass and inertia");
             for (std::size_t k = 0; k < part.shapes.size(); ++k) {
                 const Shape& shape = part.shapes[k];
-                if (shape.type == ShapeType::Mesh && shape.mesh && !shape.mesh->empty() &&
+                if (shape.collides() && shape.type == ShapeType::Mesh && shape.mesh && !shape.mesh->empty() &&
                     (!shape.mesh->isClosed() || shape.mesh->signedVolume() <= 0.0))
                     check.error(
                         at + "/geometry/" + std::to_string(k) + "/file",

@@ -87,6 +87,27 @@ TEST(MassProperties, CombiningUsesTheParallelAxisTheorem) {
     EXPECT_NEAR(both.I_Pcm_P(0, 0), 0.0, 1e-6);
 }
 
+TEST(MassProperties, ADensityWeighsOnlyTheShapesThatCollideNotThoseOnlyDrawn) {
+    // A 0.1 m steel cube that collides, drawn with a 10 m box around it: 7.85 kg, not 7.85e6.
+    Part part;
+    part.name = "link";
+    part.density = 7850.0;
+    Shape solid;
+    solid.type = ShapeType::Box;
+    solid.size = Vec3::Constant(0.1);
+    solid.role = ShapeRole::Collision;
+    Shape picture = solid;
+    picture.size = Vec3::Constant(10.0);
+    picture.role = ShapeRole::Visual;
+    part.shapes = {solid, picture};
+    EXPECT_NEAR(partMassProperties(part).mass, 7.85, 1e-12);
+    part.shapes[0].role = ShapeRole::Both;
+    EXPECT_NEAR(partMassProperties(part).mass, 7.85, 1e-12);
+    // Shapes that are only drawn weigh nothing (validate() refuses such a part).
+    part.shapes = {picture};
+    EXPECT_EQ(partMassProperties(part).mass, 0.0);
+}
+
 TEST(MassProperties, RotatedBoxInertiaIsRotated) {
     Shape s;
     s.type = ShapeType::Box;

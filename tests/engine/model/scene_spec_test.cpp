@@ -148,6 +148,16 @@ TEST(Validate, RefusesADecimalCommaAnAssignmentAndAHiddenNotANumberNamingTheirPl
     EXPECT_TRUE(hasDiagnostic(d, "/forces/1/target", "'sign(sqrt(-1))' is not a number"));
 }
 
+TEST(Validate, RefusesADensityOnAPartWhoseShapesAreAllVisual) {
+    SceneSpec spec = test::pendulum();
+    Part& link = spec.parts[1];
+    link.density = 1000.0;
+    link.shapes[0].role = ShapeRole::Visual;
+    EXPECT_TRUE(hasDiagnostic(validate(spec), "/parts/1/density", "only visual shapes"));
+    link.shapes[0].role = ShapeRole::Collision;
+    EXPECT_FALSE(hasDiagnostic(validate(spec), "/parts/1/density", "only visual shapes"));
+}
+
 TEST(JointTypeNames, RoundTripForEveryType) {
     for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k) {
         const auto type = static_cast<JointType>(k);
