@@ -35,6 +35,13 @@ public:
     const State& state() const { return state_; }
     const Model& model() const { return *model_; }
     const KktSolver& solver() const { return ws_.solver; }
+    // The constraint solver of the last step is next to a singular position (KktSolver::
+    // nearSingular: rows dropped beyond the start's, or a loop's rows within ~6° of depending
+    // on each other), whichever solver the integrator steps with.
+    bool nearSingular() const {
+        const KktSolver* own = integrator_->ownSolver();
+        return (own ? *own : ws_.solver).nearSingular();
+    }
     // The last step's result (valid after a velocity-level step until the state is set).
     const StepResult& lastStep() const { return ws_.step; }
     const IntegratorStatistics& statistics() const { return integrator_->statistics(); }

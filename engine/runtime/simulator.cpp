@@ -196,6 +196,8 @@ void Simulator::reset() {
         recording_->truncateAfter(first);
         recording_->discardPrevious();  // a reset starts over: no run to compare with
         dynamics_->restore(state);
+        statistics_.singularPassages = 0;
+        nearSingular_ = false;
         currentFrame_ = first;
         error_.clear();
         publish();
@@ -281,6 +283,12 @@ void Simulator::advanceOneOutput() {
         fail(s.message);
         return;
     }
+    const bool nearSingular = dynamics_->nearSingular();
+    if (nearSingular && !nearSingular_) {
+        ++statistics_.singularPassages;
+        statistics_.lastSingularTime = dynamics_->state().t;
+    }
+    nearSingular_ = nearSingular;
     // Where the run pauses (end of a run-to or a step) the frame is always recorded. Outputs
     // (reactions, energies) are computed only for the frames recorded.
     const bool pausing = mode_ == RunMode::Paused || (mode_ == RunMode::AsFastAsPossible &&

@@ -37,6 +37,11 @@ struct RunStatistics {
     double constraintError = 0.0;  // largest position residual at the published frame
     long steps = 0;                // since the start of the run
     long outputsComputed = 0;      // output steps whose outputs (reactions, energies) were computed
+    // Singular positions passed since the start of the run (a dead centre, a linkage lying
+    // flat: ForwardDynamics::nearSingular() turning on at an output step), and the time of the
+    // last one. Reactions there are large and sensitive to the geometry; the user is told.
+    long singularPassages = 0;
+    double lastSingularTime = 0.0;
 };
 
 // What the renderer needs of one instant (no Eigen expressions, no references into the engine).
@@ -138,6 +143,7 @@ private:
     bool loop_ = false;
     bool playStartedInRecording_ = false;  // set by play(): loop playback wraps only then
     bool replayOnly_ = false;              // see setReplayOnly()
+    bool nearSingular_ = false;            // at the last output step (RunStatistics)
     double runToTime_ = 0.0;
     std::size_t currentFrame_ = 0;
     std::string error_, notice_;

@@ -844,6 +844,19 @@ void MainWindow::showSnapshot() {
     const engine::Recording* recording = session_->recording();
     discardPreviousAction_->setEnabled(recording && recording->hasPrevious());
     manipulation_->setDesignPoseShown(!recording || recording->size() <= 1);
+    // A singular position passed (a dead centre, a linkage lying flat) is said once per run:
+    // the motion may be right, but the reactions there are not to be trusted blindly.
+    if (snap->statistics.singularPassages < singularTold_) singularTold_ = 0;  // a new run
+    if (snap->statistics.singularPassages > 0 && singularTold_ == 0) {
+        singularTold_ = snap->statistics.singularPassages;
+        addMessage(kMessageWarning,
+                   tr("The mechanism passed a singular position at t = %1 s: its joints' "
+                      "equations came close to depending on each other (a dead centre, a "
+                      "linkage lying flat, a crank as long as its rod). There the reactions "
+                      "peak and depend on small errors in the geometry, and the mechanism can "
+                      "change branch; check the lengths, or plot the reactions around it.")
+                       .arg(snap->statistics.lastSingularTime, 0, 'f', 3));
+    }
     simulationStatus_->setText(tr("%1 · t = %2 s")
                                    .arg(analysisName_.isEmpty() ? tr("Dynamics") : analysisName_)
                                    .arg(snap->time, 0, 'f', 3) +

@@ -240,6 +240,7 @@ private:
     QString cannotRun_;             // why the document as edited cannot run (empty: it can)
     QString analysisName_;          // what the run computes: Dynamics, Kinematics, ...
     QByteArray defaultLayout_;      // the docks as made (View ▸ Reset Layout)
+    long singularTold_ = 0;         // singular passages of the run the user was told of
     std::thread analysis_;
     std::atomic<bool> cancelAnalysis_{false};
     std::atomic<double> analysisProgress_{0.0};

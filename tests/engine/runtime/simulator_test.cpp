@@ -550,3 +550,32 @@ TEST(Simulator, ToleratesCommandsFromManyThreadsWhileBeingRead) {
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+// Singular positions passed are counted in the run's statistics (the window says so): none for
+// the regular examples (a crank shorter than its rod, a Grashof four-bar), one or more for a
+// slider-crank whose crank is as long as its rod and for the parallelogram four-bars lying
+// flat.
+TEST(Simulator, CountsTheSingularPositionsARunPasses) {
+    using namespace std::chrono_literals;
+    auto passages = [](const std::string& path, double duration) {
+        auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/" + path);
+        EXPECT_TRUE(r.scene) << path;
+        Simulator sim(test::compiled(*r.scene));
+        sim.runTo(duration);
+        EXPECT_TRUE(sim.waitUntilIdle(120s)) << path;
+        EXPECT_TRUE(sim.snapshot()->error.empty()) << path << ": " << sim.snapshot()->error;
+        return sim.snapshot()->statistics;
+    };
+    EXPECT_EQ(passages("scenes/slider_crank.json", 2.0).singularPassages, 0);
+    EXPECT_EQ(passages("scenes/four_bar.json", 2.0).singularPassages, 0);
+    const RunStatistics equal = passages("tests/ui/data/equal_slider_crank.json", 1.0);
+    EXPECT_GE(equal.singularPassages, 2) << "twice a turn";
+    EXPECT_NEAR(equal.lastSingularTime, 0.75, 0.05) << "the crank at 270°";
+    EXPECT_GE(passages("scenes/benchmarks/n_four_bar.json", 2.0).singularPassages, 1);
+}
+
+}  // namespace
+}  // namespace engine

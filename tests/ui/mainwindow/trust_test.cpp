@@ -405,3 +405,34 @@ TEST(TrustLayoutTest, TheViewHasHalfTheWindowAndResetLayoutRestoresIt) {
 
 }  // namespace
 }  // namespace ui
+
+namespace ui {
+namespace {
+
+// A slider-crank whose crank is as long as its rod passes a singular position twice a turn
+// (the slider at the crank's pivot): the run says so, once, with the time; the example's
+// regular slider-crank says nothing.
+TEST_F(TrustTest, ASingularPassageIsSaid) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(runTo(1.0));
+    auto warned = [&] {
+        for (int k = 0; k < window.messages()->count(); ++k)
+            if (window.messages()->item(k)->text().contains("passed a singular position"))
+                return true;
+        return false;
+    };
+    QTest::qWait(100);
+    EXPECT_FALSE(warned()) << "a crank shorter than its rod is regular";
+    ASSERT_TRUE(window.openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/equal_slider_crank.json")));
+    ASSERT_TRUE(runTo(0.5));
+    EXPECT_TRUE(QTest::qWaitFor(warned, 3000));
+    EXPECT_GE(window.session()->snapshot()->statistics.singularPassages, 1);
+    // At the first passage: the crank at 90° (0.25 s at one turn a second).
+    const double t = window.session()->snapshot()->statistics.lastSingularTime;
+    EXPECT_GT(t, 0.2);
+    EXPECT_LT(t, 0.5);
+}
+
+}  // namespace
+}  // namespace ui
