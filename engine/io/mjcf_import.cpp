@@ -52,8 +52,11 @@ using Reporter = ImportReporter;
 // MuJoCo 2.2 reads "nan" and "inf" in a number attribute without complaint (a body at
 // pos="nan 0 0" is placed at the origin), so the file's own attribute values are scanned for
 // them first. Attributes that hold names or files are not numbers and are skipped. Each element
-// found is reported as "line 3: <body name='x'> pos 'nan 0 0' is not a finite number".
-void reportNonFiniteNumbers(std::string_view xml, Reporter& report) {
+// found is reported as "line 3: <body name='x'> pos 'nan 0 0' is not a finite number", prefixed
+// by the file ("'arm.xml' line 3: ...") when `file` is not empty (an included file). The files
+// that <include> elements name are added to `includes`.
+void reportNonFiniteNumbers(std::string_view xml, const std::string& file, Reporter& report,
+                            std::vector<std::string>& includes) {
     static const std::set<std::string_view> textAttributes = {
         "name",     "class",      "childclass", "file",
         "meshdir",  "texturedir", "model",      "mesh",
@@ -108,6 +111,7 @@ void reportNonFiniteNumbers(std::string_view xml, Reporter& report) {
             if (close == std::string_view::npos) break;
             const std::string_view value = xml.substr(open + 1, close - open - 1);
             if (attribute == "name") elementName = std::string(value);
+            if (tag == "include" && attribute == "file") includes.emplace_back(value);
             if (bad.empty() && !textAttributes.count(attribute)) {
                 for (std::size_t t = value.find_first_not_of(" \t\r\n");
                      t != std::string_view::npos; t = value.find_first_not_of(" \t\r\n", t)) {
@@ -124,7 +128,8 @@ void reportNonFiniteNumbers(std::string_view xml, Reporter& report) {
         }
         if (!bad.empty()) {
             const std::string place =
-                "line " + std::to_string(line) + ": <" + excerpt(tag) +
+                (file.empty() ? std::string() : "'" + excerpt(file) + "' ") + "line " +
+                std::to_string(line) + ": <" + excerpt(tag) +
                 (elementName.empty() ? std::string() : " name='" + excerpt(elementName) + "'") +
                 ">";
             report.error(place, place + " " + bad + " is not a finite number");
@@ -909,10 +914,32 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
                        "(<compiler inertiafromgeom>): the import option is not used");
 
     {
-        std::ifstream file(path, std::ios::binary);
-        std::ostringstream text;
-        text << file.rdbuf();
-        reportNonFiniteNumbers(std::move(text).str(), report);
+        // The file and the files it includes (MuJoCo reads an include's path from the main
+        // file's folder; the including file's is tried too), each once, at most
+        // kMaxScannedFiles: what they hold reaches the model as much as the file's own numbers.
+        constexpr std::size_t kMaxScannedFiles = 1000;
+        const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+        std::vector<std::pair<std::string, std::string>> pending = {{path, ""}};  // path, label
+        std::set<std::string> seen;
+        while (!pending.empty() && seen.size() < kMaxScannedFiles) {
+            const auto [file, label] = pending.back();
+            pending.pop_back();
+            std::error_code ec;
+            const std::string key = std::filesystem::weakly_canonical(file, ec).string();
+            if (!seen.insert(ec ? file : key).second || !isRegularFile(file)) continue;
+            std::ifstream in(file, std::ios::binary);
+            std::ostringstream text;
+            text << in.rdbuf();
+            std::vector<std::string> includes;
+            reportNonFiniteNumbers(std::move(text).str(), label, report, includes);
+            for (const std::string& name : includes) {
+                const std::filesystem::path named(name);
+                std::filesystem::path found = named.is_absolute() ? named : folder / named;
+                if (!isRegularFile(found.string()))
+                    found = std::filesystem::path(file).parent_path() / named;
+                pending.emplace_back(found.string(), name);
+            }
+        }
         if (report.hasErrors()) {
             report.finish();
             return result;

@@ -371,6 +371,25 @@ TEST(MjcfImport, AWeldHoldsTheBodiesAsMuJoCoHoldsThem) {
     EXPECT_TRUE(mentions(r, Severity::Warning, "is not met at the reference pose"));
 }
 
+TEST(MjcfImport, ANonFiniteNumberInAnIncludedFileIsAnErrorNamingTheFileAndElement) {
+    // MuJoCo placed the included body at the origin.
+    const auto folder = std::filesystem::temp_directory_path() /
+                        ("motus-mjcf-include-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder / "parts");
+    std::ofstream(folder / "parts" / "arm.xml")
+        << "<mujoco>\n<worldbody>\n<body name=\"arm\" pos=\"0 NaN 0\"><freejoint/>"
+           "<geom size=\"0.1\"/></body>\n</worldbody>\n</mujoco>";
+    std::ofstream(folder / "robot.xml")
+        << "<mujoco><include file=\"parts/arm.xml\"/></mujoco>";
+    const RobotImportResult r = importMjcfFile((folder / "robot.xml").string());
+    std::filesystem::remove_all(folder);
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error,
+                         "'parts/arm.xml' line 3: <body name='arm'> pos '0 NaN 0' is not a "
+                         "finite number"))
+        << allMessages(r);
+}
+
 TEST(MjcfImport, DeepNestingAndIncludeLoopsAreErrorsNotCrashes) {
     std::string deep = "<mujoco><worldbody>";
     for (int k = 0; k < 5000; ++k) deep += R"(<body><joint type="hinge"/><geom size="0.1"/>)";
