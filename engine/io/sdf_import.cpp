@@ -9,14 +9,17 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
 #include <sdf/Box.hh>
 #include <sdf/Capsule.hh>
 #include <sdf/Collision.hh>
+#include <sdf/Console.hh>
 #include <sdf/Cylinder.hh>
 #include <sdf/Error.hh>
 #include <sdf/Geometry.hh>
@@ -32,6 +35,8 @@
 #include <sdf/Sphere.hh>
 #include <sdf/Visual.hh>
 #include <sdf/World.hh>
+
+#include <console_bridge/console.h>
 
 #include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
@@ -745,6 +750,72 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
     return std::move(spec_);
 }
 
+// libsdformat prints what it finds wrong to the terminal (its sdferr and sdfwarn, in colour),
+// often the only place that says why (a pose of 3 values: "must have 6 values"), and so does
+// the URDF parser it tries a file with when the file is not SDF (through console_bridge).
+// While a file is read both are collected here, to become diagnostics: nothing is printed
+// behind the user's back, and an error fails the import. One file at a time (the streams are
+// the process's).
+class ConsoleCapture : public console_bridge::OutputHandler {
+public:
+    ConsoleCapture() : stream_(sdf::Console::Instance()->GetMsgStream()) {
+        previous_ = stream_.GetStream();
+        stream_.SetStream(&text_);
+        console_bridge::useOutputHandler(this);
+    }
+    ~ConsoleCapture() override {
+        console_bridge::restorePreviousOutputHandler();
+        stream_.SetStream(previous_);
+    }
+    ConsoleCapture(const ConsoleCapture&) = delete;
+    ConsoleCapture& operator=(const ConsoleCapture&) = delete;
+
+    void log(const std::string& message, console_bridge::LogLevel level, const char*,
+             int) override {
+        if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) urdfErrors_.push_back(message);
+    }
+
+    // libsdformat's messages as diagnostics ("Error [Param.cc:598] The value ..." becomes the
+    // error "libsdformat: The value ..."); the URDF parser's errors only when nothing else
+    // said why the file was refused (it is tried on files that are not SDF).
+    void report(Reporter& report) const {
+        std::vector<std::pair<bool, std::string>> messages;  // (error, text)
+        // Its colours are written whatever the stream (ESC [ ... m): dropped.
+        std::string text = text_.str();
+        for (std::size_t at; (at = text.find('\x1b')) != std::string::npos;) {
+            const std::size_t end = text.find('m', at);
+            text.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+        }
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);) {
+            const bool error = line.starts_with("Error [");
+            if (error || line.starts_with("Warning [")) {
+                const std::size_t end = line.find("] ");
+                messages.push_back({error, end == std::string::npos ? line : line.substr(end + 2)});
+            } else if (!messages.empty() && !line.empty()) {
+                messages.back().second += " " + line;
+            }
+        }
+        for (const auto& [error, text] : messages) {
+            const std::string message = "libsdformat: " + excerpt(text, 4 * kExcerptLength);
+            if (error)
+                report.error("", message);
+            else
+                report.warning("", message);
+        }
+        if (!report.hasErrors())
+            for (const std::string& text : urdfErrors_)
+                report.error("", "libsdformat, reading the file as URDF: " +
+                                     excerpt(text, 4 * kExcerptLength));
+    }
+
+private:
+    sdf::Console::ConsoleStream& stream_;
+    std::ostream* previous_ = nullptr;
+    std::ostringstream text_;
+    std::vector<std::string> urdfErrors_;
+};
+
 }  // namespace
 
 RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options) {
@@ -759,12 +830,22 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
     // libsdformat reports what it finds as errors, but may throw on what it does not expect:
     // nothing escapes.
     try {
+        static std::mutex consoleInUse;
+        const std::lock_guard<std::mutex> lock(consoleInUse);
         sdf::Root root;
-        const sdf::Errors errors = root.Load(path);
+        sdf::Errors errors;
+        {
+            const ConsoleCapture console;
+            errors = root.Load(path);
+            console.report(report);
+        }
         reportSdfErrors(errors, path, report);
         if (!report.hasErrors()) {
+            const ConsoleCapture console;
             SceneBuilder builder(path, options, report);
             spec = builder.build(root);
+            console.report(report);
+            if (report.hasErrors()) spec.reset();
         }
     } catch (const std::exception& e) {
         report.error("", "'" + path + "' cannot be read as SDF: " + excerpt(e.what()));

@@ -398,6 +398,22 @@ TEST(SdfImport, EachIncludedCopyOfAModelKeepsItsJointsOnItsOwnLinks) {
     }
 }
 
+// libsdformat prints its reasons to the terminal, in colour, and the URDF parser it then tries
+// the file with prints its own: both become diagnostics, and nothing is printed.
+TEST(SdfImport, LibsdformatsOwnMessagesBecomeDiagnosticsNotTerminalOutput) {
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    const RobotImportResult r = importText(R"(<?xml version="1.0"?>
+<sdf version="1.8"><model name="m"><link name="a"><pose>1 2 3</pose></link></model></sdf>)");
+    const std::string printed =
+        ::testing::internal::GetCapturedStderr() + ::testing::internal::GetCapturedStdout();
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error, "libsdformat: The value for //pose"))
+        << listed(r);
+    EXPECT_TRUE(mentions(r, Severity::Error, "must have 6 values, but 3 were found")) << listed(r);
+    EXPECT_EQ(printed, "");
+}
+
 TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
     // Not there.
     RobotImportResult r = importSdfFile("/nonexistent/robot.sdf");
