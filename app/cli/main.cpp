@@ -125,12 +125,11 @@ bool outputsAreSafe(const std::vector<std::pair<std::string, std::string>>& outp
             const std::string& other = outputs[j].second;
             if (other.empty()) continue;
             std::error_code ec;
-            const bool device = std::filesystem::exists(path, ec) &&
-                                !std::filesystem::is_regular_file(path, ec);
-            const bool same =
-                std::filesystem::equivalent(path, other, ec) ||
-                std::filesystem::weakly_canonical(path, ec) ==
-                    std::filesystem::weakly_canonical(other, ec);
+            const bool device =
+                std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
+            const bool same = std::filesystem::equivalent(path, other, ec) ||
+                              std::filesystem::weakly_canonical(path, ec) ==
+                                  std::filesystem::weakly_canonical(other, ec);
             if (same && !device) {
                 printError(outputs[j].first + " and " + option + " name the same file '" + path +
                                "': one would replace the other",
@@ -243,7 +242,10 @@ struct SimulateOptions {
     double maxWallTime = 0.0;  // s; 0: no limit
 };
 
-// `simulate`: forward dynamics to `duration`, one CSV row per output step (t = 0 first).
+int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec);
+
+// `simulate`: forward dynamics to `duration` (else the scene's end time), one CSV row per
+// output step (t = 0 first).
 int runSimulate(const SimulateOptions& options) {
     if (!outputsAreSafe({{"--out", options.out}, {"--run", options.run}}, {options.scene}))
         return kExitUsage;
@@ -261,6 +263,21 @@ int runSimulate(const SimulateOptions& options) {
         printError(what.str(), std::string("command line: ") + option);
         return kExitUsage;
     }
+    // How long: --duration, else the end time the scene keeps.
+    SimulateOptions timed = options;
+    if (!(timed.duration > 0.0)) timed.duration = spec.settings.endTime;
+    if (!(timed.duration > 0.0)) {
+        printError(
+            "how long to simulate: give --duration, or an end time in the scene "
+            "(settings.endTime)",
+            "command line");
+        return kExitUsage;
+    }
+    return runSimulateFor(timed, spec);
+}
+
+// The run itself, once its length is known.
+int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
     if (options.dt > 0.0) spec.settings.stepSize = options.dt;
     if (options.outputDt > 0.0) spec.settings.outputInterval = options.outputDt;
     if (options.maxStep > 0.0) spec.settings.maxStep = options.maxStep;
@@ -984,8 +1001,7 @@ int runBatch(const BatchOptions& o) {
         std::cerr << "motus-cli: batch interrupted after " << cases << " case(s)\n";
         if (firstFailure == 0) firstFailure = kExitInterrupted;
     } else if (cases == 0) {
-        printError("the cases file has a header but no case (no line of values after it)",
-                   o.cases);
+        printError("the cases file has a header but no case (no line of values after it)", o.cases);
         if (firstFailure == 0) firstFailure = kExitInvalidInput;
     }
     std::cout << summary.str();
@@ -1327,8 +1343,9 @@ int runCommand(int argc, char** argv) {
     CLI::App* simulate = app.add_subcommand(
         "simulate", "Run forward dynamics and write the results as CSV (stdout or --out).");
     simulate->add_option("scene", sim.scene, "Scene file (.json)")->required();
-    simulate->add_option("--duration", sim.duration, "Simulated time [s]")
-        ->required()
+    simulate
+        ->add_option("--duration", sim.duration,
+                     "Simulated time [s]; default: the scene's end time (settings.endTime)")
         ->check(kPositive);
     simulate
         ->add_option(

@@ -12,7 +12,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 6). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 7). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "no", "`\"\"`", "free text"},
@@ -100,6 +100,7 @@ std::vector<ObjectFormat> describe() {
         {"stepSize", "number, s", "no", "0.001", "step of the fixed-step integrators (`rk4`, `symplecticEuler`, `implicitEuler`, `timeStepping`); not used by `dopri45` except as the default output interval"},
         {"outputInterval", "number, s", "no", "`stepSize`", "time between outputs (recorded frames, CSV rows). Fixed-step integrators need a whole number of steps per output; `dopri45` takes its own steps and interpolates to the output times (dense output), so the output interval never changes its solution. (minor version 2)"},
         {"maxStep", "number, s", "no", "none", "largest step of `dopri45` (minor version 2)"},
+        {"endTime", "number, s", "no", "none", "where the scene's run ends: Play stops there (Run to and Step go on if asked), and `motus-cli simulate` runs to it when no `--duration` is given (minor version 7)"},
         {"relativeTolerance", "number", "no", "1e-10", "`dopri45`: local error allowed per step, relative to the size of each position and velocity"},
         {"absoluteTolerance", "number", "no", "1e-12", "`dopri45`: local error allowed per step, absolute (m, rad, m/s, rad/s)"},
         {"projectionTolerance", "number, m and rad", "no", "1e-10", "after every step, each joint's point gap (Euclidean distance, m) and angular error (rad) is below this"},

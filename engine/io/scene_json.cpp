@@ -1098,7 +1098,7 @@ public:
                                  st.integrator);
         for (auto [key, target] :
              {std::pair{"stepSize", &st.stepSize}, std::pair{"outputInterval", &st.outputInterval},
-              std::pair{"maxStep", &st.maxStep},
+              std::pair{"maxStep", &st.maxStep}, std::pair{"endTime", &st.endTime},
               std::pair{"relativeTolerance", &st.relativeTolerance},
               std::pair{"absoluteTolerance", &st.absoluteTolerance},
               std::pair{"projectionTolerance", &st.projectionTolerance}})

@@ -22,7 +22,7 @@ constexpr int kSceneFormatVersion = 1;
 // minor version reads its stepSize as its largest step too, as it was then). 3: soft contact
 // by frequency and dampingRatio. 4: soft joints (a joint's `soft` block). 5: a plot's `x`
 // channel (x-y plots). 6: a shape's `role` (visual or collision only).
-constexpr int kSceneFormatMinor = 6;
+constexpr int kSceneFormatMinor = 7;
 
 // Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
 // quaternion, in a shape, in a part); a file nested deeper than this is refused before it is

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-
 #include <nlohmann/json.hpp>
 
 #include "engine/io/csv_export.h"
@@ -264,6 +263,7 @@ json sceneJson(const SceneSpec& spec) {
     if (st.outputInterval != defaults.outputInterval)
         settings["outputInterval"] = st.outputInterval;
     if (st.maxStep != defaults.maxStep) settings["maxStep"] = st.maxStep;
+    if (st.endTime != defaults.endTime) settings["endTime"] = st.endTime;
     if (st.relativeTolerance != defaults.relativeTolerance)
         settings["relativeTolerance"] = st.relativeTolerance;
     if (st.absoluteTolerance != defaults.absoluteTolerance)

@@ -399,7 +399,8 @@ Diagnostics validate(const SceneSpec& spec) {
                                 "the part a mass and inertia");
             for (std::size_t k = 0; k < part.shapes.size(); ++k) {
                 const Shape& shape = part.shapes[k];
-                if (shape.collides() && shape.type == ShapeType::Mesh && shape.mesh && !shape.mesh->empty() &&
+                if (shape.collides() && shape.type == ShapeType::Mesh && shape.mesh &&
+                    !shape.mesh->empty() &&
                     (!shape.mesh->isClosed() || shape.mesh->signedVolume() <= 0.0))
                     check.error(
                         at + "/geometry/" + std::to_string(k) + "/file",
@@ -614,6 +615,7 @@ Diagnostics validate(const SceneSpec& spec) {
                         "largest step " + formatNumber(st.maxStep) +
                             " s is below 1e-7 s: a run could not advance in any reasonable time");
     }
+    if (st.endTime != 0.0) check.positive("/settings/endTime", st.endTime, "end time (s)");
     check.positive("/settings/relativeTolerance", st.relativeTolerance, "relative tolerance");
     check.positive("/settings/absoluteTolerance", st.absoluteTolerance, "absolute tolerance");
     check.positive("/settings/projectionTolerance", st.projectionTolerance, "projection tolerance");

@@ -258,6 +258,9 @@ struct SolverSettings {
     // interpolates (dense output), so output density never changes a solution.
     double outputInterval = 0.0;
     double maxStep = 0.0;  // s: dopri45's largest step; 0: no limit
+    // s: where the scene's run ends (Play stops there; motus-cli simulate runs to it when no
+    // --duration is given); 0: none (Play runs until paused).
+    double endTime = 0.0;
     // dopri45: local error per step, relative to each position and velocity and absolute.
     // Tight by default, at the level the joints are held to: a non-symplectic method's phase
     // error grows with every period, and a pendulum run for 2000 s (1000 periods) stays

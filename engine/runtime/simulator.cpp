@@ -86,6 +86,13 @@ void Simulator::post(Command command) {
 void Simulator::play() {
     post([this] {
         if (!initialization_.ok || ((!error_.empty() || replayOnly_) && !replaying())) return;
+        // At the scene's end time Play replays from the start instead of running on (Run to
+        // and Step still go on).
+        const double endTime = model_->settings.endTime;
+        if (endTime > 0.0 && !replaying() && recording_->time(currentFrame_) >= endTime - 1e-12) {
+            currentFrame_ = recording_->first();
+            if (!replaying()) return;
+        }
         mode_ = RunMode::RealTime;
         playStartedInRecording_ = replaying();
         paceWall_ = Clock::now();
@@ -276,6 +283,10 @@ void Simulator::advanceOneOutput() {
     const double k = std::floor(t / interval + 0.5) + 1.0;
     double tNext = k * interval;
     if (mode_ == RunMode::AsFastAsPossible) tNext = std::min(tNext, runToTime_);
+    // Play ends where the scene says its run ends, on that instant.
+    const double endTime = model_->settings.endTime;
+    const bool playing = mode_ == RunMode::RealTime;
+    if (playing && endTime > t + 1e-12) tNext = std::min(tNext, endTime);
     if (tNext <= t) tNext = t + interval;
 
     const long stepsBefore = dynamics_->statistics().steps;
@@ -291,6 +302,8 @@ void Simulator::advanceOneOutput() {
     nearSingular_ = nearSingular;
     // Where the run pauses (end of a run-to or a step) the frame is always recorded. Outputs
     // (reactions, energies) are computed only for the frames recorded.
+    const bool atEnd = playing && endTime > 0.0 && dynamics_->state().t >= endTime - 1e-12;
+    if (atEnd) mode_ = RunMode::Paused;
     const bool pausing = mode_ == RunMode::Paused || (mode_ == RunMode::AsFastAsPossible &&
                                                       dynamics_->state().t >= runToTime_ - 1e-12);
     Outputs outputs;
@@ -448,7 +461,9 @@ void Simulator::run() {
                 lock.lock();
                 continue;
             }
-            if (!error_.empty() || replayOnly_) {  // replayed up to a failure, or replay only
+            const double endTime = model_->settings.endTime;
+            if (!error_.empty() || replayOnly_ ||  // replayed up to a failure, or replay only,
+                (endTime > 0.0 && dynamics_->state().t >= endTime - 1e-12)) {  // or the end
                 mode_ = RunMode::Paused;
                 lock.unlock();
                 publish();

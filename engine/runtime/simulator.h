@@ -78,7 +78,9 @@ public:
 
     // Commands (any thread).
     // Real time × speed from the current frame: recorded frames after it are replayed (not
-    // recomputed), then the run continues from the end of the recording.
+    // recomputed), then the run continues from the end of the recording, up to the scene's
+    // end time (SolverSettings::endTime) when it has one; played at the end time, it replays
+    // from the start.
     void play();
     void pause();
     void step();                   // the next recorded frame, or one new output step; paused

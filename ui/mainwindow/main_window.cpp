@@ -1828,9 +1828,11 @@ void MainWindow::runToDialog() {
         return;
     }
     bool ok = false;
-    const double t =
-        QInputDialog::getDouble(this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
-                                snap->time + 1.0, snap->time, 1e6, 3, &ok);
+    // The scene's end time when the run is short of it, else a second on.
+    const double endTime = scene() ? scene()->settings.endTime : 0.0;
+    const double t = QInputDialog::getDouble(
+        this, tr("Run to"), tr("Simulate as fast as possible until t [s]:"),
+        endTime > snap->time + 1e-9 ? endTime : snap->time + 1.0, snap->time, 1e6, 3, &ok);
     if (ok) session_->runTo(t);
 }
 

@@ -959,6 +959,8 @@ void PropertiesPanel::defineFields() {
                 QStringLiteral("settings.outputInterval"), &engine::SolverSettings::outputInterval);
         setting(tr("Largest step (0: none)"), QStringLiteral("s"),
                 QStringLiteral("settings.maxStep"), &engine::SolverSettings::maxStep);
+        setting(tr("End time (0: none; Play stops there)"), QStringLiteral("s"),
+                QStringLiteral("settings.endTime"), &engine::SolverSettings::endTime);
         setting(tr("Relative tolerance"), QString(), QStringLiteral("settings.relativeTolerance"),
                 &engine::SolverSettings::relativeTolerance);
         setting(tr("Absolute tolerance"), QString(), QStringLiteral("settings.absoluteTolerance"),

@@ -7,6 +7,7 @@
 #include <QStyle>
 #include <QToolButton>
 
+#include "engine/model/model.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "ui/session/simulation_session.h"
@@ -126,6 +127,8 @@ void TimelineWidget::refresh() {
     }
     const double end = frames > 0 ? recording->time(static_cast<std::size_t>(frames - 1)) : 0.0;
     QString text = tr("t = %1 s  of %2 s").arg(snap->time, 0, 'f', 3).arg(end, 0, 'f', 3);
+    if (snap->model && snap->model->settings.endTime > 0.0)
+        text += tr("  · ends at %1 s").arg(snap->model->settings.endTime, 0, 'g', 6);
     if (recording->hasPrevious())
         text += tr("  · previous run %1–%2 s")
                     .arg(recording->previousFrom(), 0, 'f', 3)

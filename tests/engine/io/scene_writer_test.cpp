@@ -136,7 +136,7 @@ namespace {
 
 // A file from a newer minor version: keys this Motus does not know, on several entities.
 const char* kNewerScene = R"({
-  "format": "motus-scene", "version": 1, "minorVersion": 7, "name": "future",
+  "format": "motus-scene", "version": 1, "minorVersion": 8, "name": "future",
   "provenance": {"tool": "Motus 9"},
   "settings": {"integrator": "rk4", "gpu": true},
   "parts": [
@@ -161,11 +161,11 @@ TEST(SceneWriter, KeysOfANewerMinorVersionAreKeptAndWrittenBack) {
         warnings += d.message.find("kept as it is") != std::string::npos;
     }
     EXPECT_EQ(warnings, 8);
-    EXPECT_EQ(first.scene->formatMinor, 7);
+    EXPECT_EQ(first.scene->formatMinor, 8);
 
     const std::string text = sceneToJson(*first.scene);
     for (const char* key : {"\"provenance\"", "\"gpu\"", "\"label\"", "\"layer\"", "\"texture\"",
-                            "\"dahl\"", "\"ramp\"", "\"smoothing\"", "\"minorVersion\": 7"})
+                            "\"dahl\"", "\"ramp\"", "\"smoothing\"", "\"minorVersion\": 8"})
         EXPECT_NE(text.find(key), std::string::npos) << key;
     // Load → save → load → save gives the same text, and the same scene.
     const SceneLoadResult second = parseScene(text);

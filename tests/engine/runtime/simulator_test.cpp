@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -575,6 +576,53 @@ TEST(Simulator, CountsTheSingularPositionsARunPasses) {
     EXPECT_GE(equal.singularPassages, 2) << "twice a turn";
     EXPECT_NEAR(equal.lastSingularTime, 0.75, 0.05) << "the crank at 270°";
     EXPECT_GE(passages("scenes/benchmarks/n_four_bar.json", 2.0).singularPassages, 1);
+}
+
+}  // namespace
+}  // namespace engine
+
+namespace engine {
+namespace {
+
+// Waits until a played run has paused by itself (the engine's idle means paused with no
+// command pending).
+bool waitForPause(Simulator& sim) {
+    using namespace std::chrono_literals;
+    std::this_thread::sleep_for(20ms);
+    return sim.waitUntilIdle(30s) && sim.snapshot()->mode == RunMode::Paused;
+}
+
+// A scene's end time: Play stops there, on that instant, with the last frame recorded there;
+// Play again replays the run from its start and computes nothing new; Run to goes on past it
+// when asked.
+TEST(Simulator, PlayStopsAtTheScenesEndTime) {
+    using namespace std::chrono_literals;
+    auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/pendulum.json");
+    ASSERT_TRUE(r.scene);
+    r.scene->settings.integrator = IntegratorType::RungeKutta4;
+    r.scene->settings.stepSize = 0.001;
+    r.scene->settings.outputInterval = 0.004;
+    r.scene->settings.endTime = 0.0103;  // off the output grid: the last frame is on it
+    Simulator sim(test::compiled(*r.scene));
+    sim.setSpeed(100.0);
+    sim.play();
+    ASSERT_TRUE(waitForPause(sim));
+    const auto snap = sim.snapshot();
+    EXPECT_EQ(snap->mode, RunMode::Paused);
+    EXPECT_DOUBLE_EQ(snap->time, 0.0103);
+    const std::size_t frames = sim.recording().size();
+    EXPECT_DOUBLE_EQ(sim.recording().time(frames - 1), 0.0103);
+    EXPECT_EQ(frames, 4u);  // t = 0, 0.004, 0.008 and the end
+
+    sim.play();  // at the end: replays from the start, nothing new
+    ASSERT_TRUE(waitForPause(sim));
+    EXPECT_EQ(sim.recording().size(), frames);
+    EXPECT_DOUBLE_EQ(sim.snapshot()->time, 0.0103);
+
+    sim.runTo(0.02);  // asked for: goes on
+    ASSERT_TRUE(sim.waitUntilIdle(30s));
+    EXPECT_DOUBLE_EQ(sim.snapshot()->time, 0.02);
+    EXPECT_GT(sim.recording().size(), frames);
 }
 
 }  // namespace

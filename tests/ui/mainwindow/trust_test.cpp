@@ -436,3 +436,29 @@ TEST_F(TrustTest, ASingularPassageIsSaid) {
 
 }  // namespace
 }  // namespace ui
+
+namespace ui {
+namespace {
+
+// A scene with an end time: Play stops there (it ran until paused), and the timeline says
+// where the run ends.
+TEST_F(TrustTest, PlayStopsAtTheScenesEndTime) {
+    ASSERT_TRUE(window.openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/pendulum_end_time.json")));
+    window.session()->setSpeed(10.0);
+    window.session()->play();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto snap = window.session()->snapshot();
+            return snap && snap->mode == engine::RunMode::Paused && snap->time > 0.0;
+        },
+        10000));
+    EXPECT_DOUBLE_EQ(window.session()->snapshot()->time, 0.02);
+    QTest::qWait(300);
+    EXPECT_DOUBLE_EQ(window.session()->snapshot()->time, 0.02) << "it stays stopped";
+    EXPECT_TRUE(window.timeline()->timeLabel()->text().contains("ends at 0.02 s"))
+        << window.timeline()->timeLabel()->text().toStdString();
+}
+
+}  // namespace
+}  // namespace ui
