@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern "C" {
@@ -20,6 +21,7 @@ extern "C" {
 }
 
 #include "engine/io/durable_file.h"
+#include "engine/io/output_file.h"
 
 namespace ui {
 namespace {
@@ -74,6 +76,7 @@ struct VideoEncoder::Impl {
     int width = 0, height = 0;
     int frames = 0;
     bool open = false;
+    bool temporaryMade = false;  // made by open(), not yet handed to the encoder
     AVFormatContext* format = nullptr;
     AVCodecContext* codec = nullptr;
     AVStream* stream = nullptr;
@@ -81,7 +84,17 @@ struct VideoEncoder::Impl {
     AVPacket* packet = nullptr;
     SwsContext* scaler = nullptr;
 
-    ~Impl() { release(); }
+    ~Impl() {
+        release();
+        dropTemporary();
+    }
+    // An open() that fails leaves no temporary behind.
+    void dropTemporary() {
+        if (!temporaryMade) return;
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        temporaryMade = false;
+    }
 
     void release() {
         sws_freeContext(scaler);
@@ -169,8 +182,35 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
         return false;
     }
     av_log_set_level(AV_LOG_ERROR);  // the codecs' chatter stays out of the user's terminal
-    d.path = path;
-    d.temporary = path + ".partial";
+    // Where the finished video goes: the file a link names (the link stays a link), and only
+    // ever a regular file (a video is written with seeks, and a device or FIFO named by mistake
+    // is never replaced). The temporary beside it has a name of its own, made exclusively, so
+    // two exports to one name never write into each other.
+    std::error_code ec;
+    std::filesystem::path target(path);
+    if (std::filesystem::is_symlink(target, ec)) {
+        const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, ec);
+        if (!ec) target = resolved;
+    }
+    const std::filesystem::file_status status = std::filesystem::status(target, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+        error = "'" + path + "' is " +
+                (std::filesystem::is_directory(status) ? "a folder"
+                 : std::filesystem::is_fifo(status)    ? "a FIFO"
+                                                       : "a device or special file") +
+                ", not a file: a video is written to a regular file";
+        return false;
+    }
+    std::string pattern = target.string() + ".XXXXXX.partial";
+    const int fd = ::mkstemps(pattern.data(), static_cast<int>(std::strlen(".partial")));
+    if (fd < 0) {
+        error = "cannot write the video file '" + path + "': " + engine::io::fileErrorText(errno);
+        return false;
+    }
+    ::close(fd);
+    d.path = target.string();
+    d.temporary = pattern;
+    d.temporaryMade = true;
     d.width = width;
     d.height = height;
     d.frames = 0;
@@ -183,6 +223,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
         error = std::string("this FFmpeg cannot write ") + (mp4 ? "MP4" : "WebM") +
                 " files: " + avError(result);
         d.release();
+        d.dropTemporary();
         return false;
     }
     // The encoder: the modern one of the container, else its older sibling.
@@ -193,6 +234,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
                 " encoder is installed (FFmpeg's libavcodec without " +
                 (mp4 ? "libx264" : "libvpx") + ")";
         d.release();
+        d.dropTemporary();
         return false;
     }
     d.stream = avformat_new_stream(d.format, nullptr);
@@ -202,6 +244,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
     if (!d.stream || !d.codec || !d.picture || !d.packet) {
         error = "out of memory starting the video encoder";
         d.release();
+        d.dropTemporary();
         return false;
     }
     d.codec->width = width;
@@ -241,6 +284,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
         error = "cannot start the " + std::string(encoder->name) + " encoder at " +
                 std::to_string(width) + "x" + std::to_string(height) + ": " + avError(result);
         d.release();
+        d.dropTemporary();
         return false;
     }
     result = avcodec_parameters_from_context(d.stream->codecpar, d.codec);
@@ -249,6 +293,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
     if (result < 0) {
         error = "cannot set up the video stream: " + avError(result);
         d.release();
+        d.dropTemporary();
         return false;
     }
 
@@ -259,6 +304,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
         error = "out of memory for a " + std::to_string(width) + "x" + std::to_string(height) +
                 " picture: " + avError(result);
         d.release();
+        d.dropTemporary();
         return false;
     }
     d.scaler = sws_getContext(width, height, AV_PIX_FMT_RGBA, width, height, AV_PIX_FMT_YUV420P,
@@ -266,6 +312,7 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
     if (!d.scaler) {
         error = "cannot convert RGBA pictures to YUV 4:2:0 at this size";
         d.release();
+        d.dropTemporary();
         return false;
     }
 
@@ -274,9 +321,11 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
     if (result < 0) {
         error = "cannot create the video file: " + avError(result);
         d.release();
+        d.dropTemporary();
         return false;
     }
     d.open = true;
+    d.temporaryMade = false;  // abandon() removes it from now on
     // MP4: the index goes before the pictures once they are all written, so that a player (or
     // a browser) starts playing before it has the whole file.
     AVDictionary* muxerOptions = nullptr;
@@ -349,6 +398,8 @@ bool VideoEncoder::finish(std::string& error) {
         return false;
     }
     std::error_code ec;
+    if (struct stat before; ::stat(d.path.c_str(), &before) == 0)
+        ::chmod(d.temporary.c_str(), before.st_mode & 07777);  // the replaced file's permissions
     std::filesystem::rename(d.temporary, d.path, ec);
     if (ec) {
         error = "cannot rename the finished video into place: " + ec.message();

@@ -163,7 +163,7 @@ TEST(VideoExport, FailureNamesTheReasonAndLeavesTheExistingVideoAsItWas) {
     VideoExportResult result =
         exportVideo(run.spec, videoFrames(*run.model, run.recording(), options), options);
     EXPECT_EQ(result.outcome, VideoExportResult::Outcome::Failed);
-    EXPECT_EQ(result.error, "cannot create the video file: No such file or directory");
+    EXPECT_EQ(result.error, "cannot write the video file '" + options.path + "': no such folder");
     // Nothing recorded in the range.
     options = smallVideo(folder / "pendulum.webm");
     std::ofstream(options.path) << "an earlier video";
