@@ -365,6 +365,8 @@ void Simulator::advanceOneOutput() {
 
 std::vector<Transform> Simulator::partPosesAt(const Eigen::VectorXd& q) const {
     std::vector<Transform> poses = model_->partPoses0;
+    // No state to show (a run that could not start, e.g. one of no frames): the design poses.
+    if (q.size() < static_cast<Eigen::Index>(7 * model_->bodies.size())) return poses;
     for (std::size_t p = 0; p < model_->bodyOfPart.size(); ++p) {
         const int b = model_->bodyOfPart[p];
         if (b == kGround) continue;

@@ -627,3 +627,31 @@ TEST(Simulator, PlayStopsAtTheScenesEndTime) {
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+// A run of no frames (a crafted run file, a recovery cut short) cannot be continued: the
+// simulator says so, shows the design poses and survives every command (the window crashed).
+TEST(Simulator, ARunOfNoFramesIsRefusedAndNothingCrashes) {
+    using namespace std::chrono_literals;
+    auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/four_bar.json");
+    ASSERT_TRUE(r.scene);
+    const auto model = test::compiled(*r.scene);
+    Simulator sim(model, std::make_unique<Recording>(*model, RecordingOptions{}));
+    EXPECT_FALSE(sim.initialization().ok);
+    EXPECT_EQ(sim.initialization().message, "the run has no frames");
+    const auto snap = sim.snapshot();
+    ASSERT_TRUE(snap);
+    EXPECT_EQ(snap->partPoses.size(), r.scene->parts.size());
+    sim.play();
+    sim.step();
+    sim.seek(3);
+    sim.runTo(1.0);
+    sim.reset();
+    EXPECT_TRUE(sim.waitUntilIdle(10s));
+    EXPECT_EQ(sim.recording().size(), 0u);
+}
+
+}  // namespace
+}  // namespace engine
