@@ -5,6 +5,11 @@
 #include <assimp/scene.h>
 #include <assimp/Importer.hpp>
 
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
 #include "engine/io/input_file.h"
 
 namespace engine::io {
@@ -23,41 +28,138 @@ public:
     }
 };
 
-}  // namespace
-
-std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error) {
-    if (const std::string problem = inputFileProblem(path, "mesh file"); !problem.empty()) {
-        error = problem;
-        return nullptr;
+// The node tree's depth and the triangles it places (each node places its meshes' faces; a
+// polygon of n corners is n − 2 triangles), walked without recursion. "" or the limit exceeded.
+std::string nodeTreeProblem(const aiScene& scene, const MeshLimits& limits) {
+    std::vector<std::uint64_t> meshTriangles(scene.mNumMeshes, 0);
+    for (unsigned m = 0; m < scene.mNumMeshes; ++m)
+        for (unsigned f = 0; f < scene.mMeshes[m]->mNumFaces; ++f)
+            if (const unsigned n = scene.mMeshes[m]->mFaces[f].mNumIndices; n >= 3)
+                meshTriangles[m] += n - 2;
+    std::uint64_t triangles = 0;
+    std::vector<std::pair<const aiNode*, int>> stack;  // node, its depth (the root is 1)
+    if (scene.mRootNode) stack.emplace_back(scene.mRootNode, 1);
+    while (!stack.empty()) {
+        const auto [node, depth] = stack.back();
+        stack.pop_back();
+        if (depth > limits.maxNodeDepth)
+            return "its node tree is deeper than the limit of " +
+                   std::to_string(limits.maxNodeDepth) + " levels";
+        for (unsigned k = 0; k < node->mNumMeshes; ++k)
+            if (node->mMeshes[k] < scene.mNumMeshes) triangles += meshTriangles[node->mMeshes[k]];
+        if (triangles > limits.maxTriangles)
+            return "its nodes place more than the limit of " +
+                   std::to_string(limits.maxTriangles) + " triangles";
+        for (unsigned c = 0; c < node->mNumChildren; ++c)
+            if (node->mChildren[c]) stack.emplace_back(node->mChildren[c], depth + 1);
     }
+    return "";
+}
+
+// Runs in the child process: reads the file and writes the merged mesh into `out` as
+//   [vertex count: int64][triangle count: int64][vertices: 3 doubles each][triangles: 3 int32]
+bool readMesh(const std::string& path, const MeshLimits& limits, std::string& out,
+              std::string& error) {
     Assimp::Importer importer;
     importer.SetIOHandler(new RegularFilesOnly);  // the importer owns it
     // Points and lines are dropped: only faces bound a solid.
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                 aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const aiScene* scene =
-        importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                                    aiProcess_PreTransformVertices | aiProcess_SortByPType |
-                                    aiProcess_FindDegenerates);
+    // First the file as it is, its indices checked; then, within the limits, flattened.
+    const aiScene* scene = importer.ReadFile(path, aiProcess_ValidateDataStructure);
+    if (scene) {
+        if (error = nodeTreeProblem(*scene, limits); !error.empty()) return false;
+        scene = importer.ApplyPostProcessing(
+            aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+            aiProcess_PreTransformVertices | aiProcess_SortByPType | aiProcess_FindDegenerates);
+    }
     if (!scene) {
         error = importer.GetErrorString();
         if (error.empty()) error = "cannot read the mesh file";
-        return nullptr;
+        return false;
     }
-    auto mesh = std::make_shared<TriangleMesh>();
+    std::vector<double> vertices;
+    std::vector<std::int32_t> triangles;
     for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
         const aiMesh* part = scene->mMeshes[m];
-        const int offset = static_cast<int>(mesh->vertices.size());
+        const auto offset = static_cast<std::int32_t>(vertices.size() / 3);
         for (unsigned v = 0; v < part->mNumVertices; ++v)
-            mesh->vertices.emplace_back(part->mVertices[v].x, part->mVertices[v].y,
-                                        part->mVertices[v].z);
+            vertices.insert(vertices.end(), {part->mVertices[v].x, part->mVertices[v].y,
+                                             part->mVertices[v].z});
         for (unsigned f = 0; f < part->mNumFaces; ++f) {
             const aiFace& face = part->mFaces[f];
             if (face.mNumIndices != 3) continue;
-            mesh->triangles.push_back({offset + static_cast<int>(face.mIndices[0]),
-                                       offset + static_cast<int>(face.mIndices[1]),
-                                       offset + static_cast<int>(face.mIndices[2])});
+            for (int k = 0; k < 3; ++k)
+                triangles.push_back(offset + static_cast<std::int32_t>(face.mIndices[k]));
         }
+    }
+    const std::int64_t counts[2] = {static_cast<std::int64_t>(vertices.size() / 3),
+                                    static_cast<std::int64_t>(triangles.size() / 3)};
+    out.resize(sizeof counts + vertices.size() * sizeof(double) +
+               triangles.size() * sizeof(std::int32_t));
+    char* at = out.data();
+    std::memcpy(at, counts, sizeof counts);
+    at += sizeof counts;
+    std::memcpy(at, vertices.data(), vertices.size() * sizeof(double));
+    at += vertices.size() * sizeof(double);
+    std::memcpy(at, triangles.data(), triangles.size() * sizeof(std::int32_t));
+    return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error,
+                                             const MeshLimits& limits) {
+    if (const std::string problem = inputFileProblem(path, "mesh file"); !problem.empty()) {
+        error = problem;
+        return nullptr;
+    }
+    std::string bytes;
+    const auto work = [&](std::string& out, std::string& reason) {
+        return readMesh(path, limits, out, reason);
+    };
+    bool childFailed = false;
+    if (!runInChildProcess(work, limits.process, bytes, error, &childFailed)) {
+        if (childFailed) error = "the mesh reader " + error + ": the file is malformed or too large";
+        return nullptr;
+    }
+
+    // The child's bytes, sizes checked before they are used.
+    std::int64_t counts[2] = {0, 0};
+    if (bytes.size() < sizeof counts) {
+        error = "the mesh reader returned no mesh";
+        return nullptr;
+    }
+    std::memcpy(counts, bytes.data(), sizeof counts);
+    const auto vertexCount = static_cast<std::uint64_t>(counts[0]);
+    const auto triangleCount = static_cast<std::uint64_t>(counts[1]);
+    if (counts[0] < 0 || counts[1] < 0 ||
+        bytes.size() != sizeof counts + vertexCount * 3 * sizeof(double) +
+                            triangleCount * 3 * sizeof(std::int32_t)) {
+        error = "the mesh reader returned a malformed mesh";
+        return nullptr;
+    }
+    auto mesh = std::make_shared<TriangleMesh>();
+    const char* at = bytes.data() + sizeof counts;
+    mesh->vertices.resize(vertexCount);
+    for (Vec3& v : mesh->vertices) {
+        double xyz[3];
+        std::memcpy(xyz, at, sizeof xyz);
+        at += sizeof xyz;
+        v = Vec3(xyz[0], xyz[1], xyz[2]);
+    }
+    mesh->triangles.resize(triangleCount);
+    for (auto& t : mesh->triangles) {
+        std::int32_t abc[3];
+        std::memcpy(abc, at, sizeof abc);
+        at += sizeof abc;
+        for (int k = 0; k < 3; ++k) {
+            if (abc[k] < 0 || static_cast<std::uint64_t>(abc[k]) >= vertexCount) {
+                error = "a face names a vertex the file does not have";
+                return nullptr;
+            }
+        }
+        t = {abc[0], abc[1], abc[2]};
     }
     if (mesh->triangles.empty()) {
         error = "the file holds no triangles";

@@ -1,15 +1,32 @@
 #pragma once
 // Triangle meshes from files (OBJ, STL and the other formats Assimp reads), merged into one
 // mesh with node transforms applied and duplicate vertices joined.
+//
+// A mesh file is untrusted input read by Assimp, which crashes inside its own importers on some
+// malformed files and expands instanced nodes before it returns (see child_process.h). So the
+// file is read in a child process bounded in memory and time; its data structure is validated
+// (faces indexing vertices that do not exist are refused), and its node tree is walked before
+// the nodes are flattened into one mesh, refusing a tree deeper than `maxNodeDepth` or one that
+// instances more than `maxTriangles` triangles in all.
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
+#include "engine/io/child_process.h"
 #include "engine/model/triangle_mesh.h"
 
 namespace engine::io {
 
-// Null with `error` set when the file cannot be read or holds no triangles.
-std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error);
+struct MeshLimits {
+    std::size_t maxTriangles = 5'000'000;  // triangles after every instance is placed
+    int maxNodeDepth = 1000;               // levels of the file's node tree
+    ChildLimits process;                   // memory and time of the reading process
+};
+
+// Null with `error` set when the file cannot be read, holds no triangles or exceeds `limits`;
+// `error` does not repeat the file's name.
+std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error,
+                                             const MeshLimits& limits = {});
 
 }  // namespace engine::io

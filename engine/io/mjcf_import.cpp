@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -18,6 +18,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "engine/io/child_process.h"
 #include "engine/io/import_reporter.h"
 #include "engine/io/inertia_fixup.h"
 #include "engine/io/input_file.h"
@@ -143,8 +144,7 @@ struct ModelDeleter {
 };
 
 // MuJoCo's warnings go to a global handler (by default: stdout and a log file in the working
-// directory). While a file compiles they are collected here instead.
-std::mutex loadMutex;
+// directory). While a file compiles (in its own process) they are collected here instead.
 std::vector<std::string>* loadWarnings = nullptr;
 void collectWarning(const char* message) {
     if (loadWarnings && loadWarnings->size() < kMaxLoadWarnings) loadWarnings->push_back(message);
@@ -154,6 +154,64 @@ std::string trimmed(std::string text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     std::replace(text.begin(), text.end(), '\n', ' ');
     return text;
+}
+
+// What the compiling child sends back: texts and counts as [length: uint64][bytes].
+void appendCount(std::string& out, std::uint64_t count) {
+    out.append(reinterpret_cast<const char*>(&count), sizeof count);
+}
+void appendText(std::string& out, const std::string& text) {
+    appendCount(out, text.size());
+    out += text;
+}
+bool takeCount(std::string_view& in, std::uint64_t& count) {
+    if (in.size() < sizeof count) return false;
+    std::memcpy(&count, in.data(), sizeof count);
+    in.remove_prefix(sizeof count);
+    return true;
+}
+bool takeText(std::string_view& in, std::string& text) {
+    std::uint64_t size = 0;
+    if (!takeCount(in, size) || size > in.size()) return false;
+    text.assign(in.substr(0, size));
+    in.remove_prefix(size);
+    return true;
+}
+
+// A mesh face naming a vertex its mesh does not have (inline, or in an OBJ file): MuJoCo's
+// compiler copies the indices unchecked, and one that did not crash it leaves garbage behind.
+std::string meshFaceProblem(const mjModel& m) {
+    for (int i = 0; i < m.nmesh; ++i) {
+        const int vertices = m.mesh_vertnum[i];
+        for (int f = 0; f < m.mesh_facenum[i]; ++f)
+            for (int k = 0; k < 3; ++k)
+                if (const int v = m.mesh_face[3 * (m.mesh_faceadr[i] + f) + k];
+                    v < 0 || v >= vertices) {
+                    const char* name = mj_id2name(&m, mjOBJ_MESH, i);
+                    return "mesh '" + std::string(name ? name : std::to_string(i)) + "': face " +
+                           std::to_string(f) + " names vertex " + std::to_string(v) + " of " +
+                           std::to_string(vertices);
+                }
+    }
+    return "";
+}
+
+// The model mj_saveModel wrote, loaded through a one-file virtual file system.
+std::unique_ptr<mjModel, ModelDeleter> modelFromBytes(std::string_view bytes) {
+    if (bytes.empty() || bytes.size() > static_cast<std::size_t>(INT32_MAX)) return nullptr;
+    auto vfs = std::make_unique<mjVFS>();
+    mj_defaultVFS(vfs.get());
+    const char* name = "compiled.mjb";
+    std::unique_ptr<mjModel, ModelDeleter> model;
+    if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(bytes.size())) == 0) {
+        const int k = mj_findFileVFS(vfs.get(), name);
+        if (k >= 0) {
+            std::memcpy(vfs->filedata[k], bytes.data(), bytes.size());
+            model.reset(mj_loadModel(name, vfs.get()));
+        }
+    }
+    mj_deleteVFS(vfs.get());
+    return model;
 }
 
 Vec3 vec3(const mjtNum* v) {
@@ -946,26 +1004,63 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
         }
     }
 
-    // MuJoCo's compiler, with its warnings collected (the handler is global: one file at a time).
+    // MuJoCo's compiler, in a child process (child_process.h): it indexes an OBJ's or an inline
+    // mesh's faces unchecked (a face naming vertex 99999 of 4 crashes it) and allocates what
+    // <size> asks for (nkey="1e8": 10 GB), so it runs bounded. The child sends back the compiled
+    // model as mj_saveModel writes it, MuJoCo's message and its warnings.
     std::unique_ptr<mjModel, ModelDeleter> model;
+    std::string message;  // MuJoCo's message for a model it compiled
     std::vector<std::string> warnings;
-    char error[1024] = "";
-    {
-        const std::lock_guard<std::mutex> lock(loadMutex);
-        void (*previous)(const char*) = mju_user_warning;
-        loadWarnings = &warnings;
+    std::string bytes, failure;
+    bool childFailed = false;
+    const auto compile = [&](std::string& out, std::string& reason) {
+        std::vector<std::string> collected;
+        loadWarnings = &collected;
         mju_user_warning = collectWarning;
-        model.reset(mj_loadXML(path.c_str(), nullptr, error, sizeof error));
-        mju_user_warning = previous;
-        loadWarnings = nullptr;
+        mju_user_error = [](const char* text) { failInChildProcess("MuJoCo: " + trimmed(text)); };
+        char error[1024] = "";
+        const std::unique_ptr<mjModel, ModelDeleter> compiled(
+            mj_loadXML(path.c_str(), nullptr, error, sizeof error));
+        if (!compiled) {
+            reason = "MuJoCo says: " + trimmed(error).substr(0, 400);
+            return false;
+        }
+        appendText(out, error);
+        appendCount(out, collected.size());
+        for (const std::string& w : collected) appendText(out, w);
+        std::string saved(static_cast<std::size_t>(mj_sizeModel(compiled.get())), '\0');
+        mj_saveModel(compiled.get(), nullptr, saved.data(), static_cast<int>(saved.size()));
+        out += saved;
+        return true;
+    };
+    try {
+        if (runInChildProcess(compile, options.compilerLimits, bytes, failure, &childFailed)) {
+            std::string_view rest = bytes;
+            std::uint64_t count = 0;
+            if (takeText(rest, message) && takeCount(rest, count) && count <= kMaxLoadWarnings) {
+                warnings.resize(count);
+                for (std::string& w : warnings)
+                    if (!takeText(rest, w)) rest = {};
+                model = modelFromBytes(rest);
+            }
+            if (!model) failure = "MuJoCo's compiled model could not be read back";
+            else if (failure = meshFaceProblem(*model); !failure.empty()) model.reset();
+        }
+    } catch (const std::bad_alloc&) {
+        failure = "out of memory while reading back MuJoCo's compiled model";
+    } catch (const std::exception& e) {
+        failure = e.what();
     }
     if (!model) {
-        report.error("", "'" + path + "' is not a valid MJCF model: MuJoCo says: " +
-                             trimmed(error).substr(0, 400));
+        report.error("", "'" + path + "' is not a valid MJCF model: " +
+                             (childFailed ? "MuJoCo's compiler " + failure +
+                                                ": the file, or a mesh it names, is malformed or "
+                                                "asks for too much"
+                                          : failure));
         report.finish();
         return result;
     }
-    if (error[0] != '\0') report.warning("", "MuJoCo: " + trimmed(error));
+    if (!trimmed(message).empty()) report.warning("", "MuJoCo: " + trimmed(message));
     for (const std::string& w : warnings) report.warning("", "MuJoCo: " + trimmed(w));
 
     std::optional<SceneSpec> spec = Importer(*model, path, options, report).run();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/child_process.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
 
@@ -31,6 +32,8 @@ struct RobotImportOptions {
     // names NAME, or holds NAME below it); then the folders of ROS_PACKAGE_PATH, then the
     // folders above the file.
     std::vector<std::string> packagePath;
+    // Memory and time given to MuJoCo's compiler (MJCF), which runs in a process of its own.
+    ChildLimits compilerLimits;
 };
 
 struct RobotImportResult {

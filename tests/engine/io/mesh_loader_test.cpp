@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "engine/io/scene_json.h"
 #include "engine/model/mass_properties.h"
 #include "engine/model/model.h"
@@ -106,6 +109,77 @@ TEST(SceneJson, MeshProblemsAreReportedAtTheShape) {
     // An open mesh is fine for display when the mass is given.
     r = parseScene(meshScene("open_square.obj", R"("mass":1,"inertia":[1,1,1],)"), kData);
     EXPECT_TRUE(r.scene);
+}
+
+// Hostile mesh files: each used to crash the process inside Assimp or take gigabytes.
+const std::string kMeshes = MOTUS_SOURCE_DIR "/tests/data/meshes/";
+
+// A Collada file whose single triangle sits `depth` nodes deep.
+std::string deepColladaFile(int depth) {
+    std::string nodes;
+    for (int k = 0; k < depth; ++k) nodes += "<node>";
+    nodes += "<instance_geometry url=\"#tri\"/>";
+    for (int k = 0; k < depth; ++k) nodes += "</node>";
+    std::ifstream in(kMeshes + "one_triangle.dae");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string placed = "<node id=\"root\"><instance_geometry url=\"#tri\"/></node>";
+    text.replace(text.find(placed), placed.size(), nodes);
+    const std::string path = ::testing::TempDir() + "deep_" + std::to_string(depth) + ".dae";
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(MeshLoader, ReadsAColladaTriangle) {
+    std::string error;
+    const auto mesh = loadMesh(kMeshes + "one_triangle.dae", error);
+    ASSERT_TRUE(mesh) << error;
+    EXPECT_EQ(mesh->triangles.size(), 1u);
+}
+
+TEST(MeshLoader, RefusesAFaceNamingAVertexTheFileDoesNotHave) {
+    std::string error;
+    EXPECT_FALSE(loadMesh(kMeshes + "face_index_out_of_range.ply", error));
+    EXPECT_NE(error.find("mIndices[2] is out of range"), std::string::npos) << error;
+}
+
+TEST(MeshLoader, SurvivesAnInstanceLoopThatCrashesTheReader) {
+    std::string error;
+    EXPECT_FALSE(loadMesh(kMeshes + "instance_node_loop.dae", error));
+    EXPECT_EQ(error.rfind("the mesh reader crashed (segmentation fault)", 0), 0u) << error;
+}
+
+TEST(MeshLoader, RefusesANodeTreeDeeperThanTheLimit) {
+    std::string error;
+    ASSERT_TRUE(loadMesh(deepColladaFile(900), error)) << error;
+    EXPECT_FALSE(loadMesh(deepColladaFile(1500), error));
+    EXPECT_EQ(error, "its node tree is deeper than the limit of 1000 levels");
+    // Deep enough to overflow the stack inside Assimp's Collada importer.
+    EXPECT_FALSE(loadMesh(deepColladaFile(20000), error));
+    EXPECT_EQ(error.rfind("the mesh reader crashed", 0), 0u) << error;
+}
+
+TEST(MeshLoader, RefusesInstancedTrianglesBeyondTheLimitBeforeFlatteningThem) {
+    // Ten instances of ten instances ... of one triangle: 10⁸ triangles in 3 KB. Assimp expands
+    // the instances itself before it returns, so the reading process's memory bound stops it.
+    MeshLimits limits;
+    limits.process.memoryBytes = std::size_t{256} << 20;
+    std::string error;
+    EXPECT_FALSE(loadMesh(kMeshes + "instancing_bomb.dae", error, limits));
+    EXPECT_EQ(error.rfind("the mesh reader ran out of its 256 MB memory bound", 0), 0u) << error;
+
+    // Fewer levels fit in memory and are refused by the triangle count before they are merged.
+    std::ifstream in(kMeshes + "instancing_bomb.dae");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find("#L8\"/></node></visual_scene>"), 3, "#L4");
+    const std::string path = ::testing::TempDir() + "ten_thousand_instances.dae";
+    std::ofstream(path) << text;
+    limits.maxTriangles = 9999;
+    EXPECT_FALSE(loadMesh(path, error, limits));
+    EXPECT_EQ(error, "its nodes place more than the limit of 9999 triangles");
+    limits.maxTriangles = 10000;
+    const auto mesh = loadMesh(path, error, limits);
+    ASSERT_TRUE(mesh) << error;
+    EXPECT_EQ(mesh->triangles.size(), 10000u);
 }
 
 }  // namespace

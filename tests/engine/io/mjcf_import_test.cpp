@@ -279,6 +279,44 @@ TEST(MjcfImport, ContactFiltersAndExclusionsFollowTheModel) {
     EXPECT_TRUE(s.joints.empty());  // free bodies float
 }
 
+// MuJoCo's compiler crashed on a face naming a vertex the mesh does not have (inline or in an
+// OBJ file) and took 10 GB for <size nkey="1e8"/>: each is now an error naming the file.
+TEST(MjcfImport, FilesThatCrashOrExhaustTheCompilerAreErrors) {
+    const RobotImportResult inlineMesh = importText(
+        R"(<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1")"
+        R"( face="0 1 2 0 1 3 0 2 3 1 2 70000"/></asset><worldbody><body name="b"><freejoint/>)"
+        R"(<geom type="mesh" mesh="m"/></body></worldbody></mujoco>)");
+    EXPECT_FALSE(inlineMesh.scene);
+    // MuJoCo reads the missing vertex out of bounds: it crashes, or its model is refused.
+    EXPECT_TRUE(mentions(inlineMesh, Severity::Error, "is not a valid MJCF model: "))
+        << allMessages(inlineMesh);
+
+    const std::filesystem::path folder = ::testing::TempDir() + "mjcf_bad_obj";
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "bad.obj")
+        << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 99999\n";
+    std::ofstream(folder / "robot.xml")
+        << R"(<mujoco><asset><mesh name="m" file="bad.obj"/></asset><worldbody><body name="b">)"
+           R"(<freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>)";
+    const RobotImportResult objMesh = importMjcfFile((folder / "robot.xml").string());
+    EXPECT_FALSE(objMesh.scene);
+    EXPECT_TRUE(mentions(objMesh, Severity::Error, "robot.xml' is not a valid MJCF model"))
+        << allMessages(objMesh);
+
+    RobotImportOptions bounded;
+    bounded.compilerLimits.memoryBytes = std::size_t{256} << 20;
+    const test::TempTextFile keysFile(
+        R"(<mujoco><size nkey="100000000"/><worldbody><body name="b"><freejoint/>)"
+        R"(<geom type="box" size="0.1 0.1 0.1"/></body></worldbody></mujoco>)",
+        ".xml");
+    const RobotImportResult keys = importMjcfFile(keysFile.path(), bounded);
+    EXPECT_FALSE(keys.scene);
+    EXPECT_TRUE(mentions(keys, Severity::Error,
+                         "is not a valid MJCF model: MuJoCo's compiler ran out of its 256 MB "
+                         "memory bound"))
+        << allMessages(keys);
+}
+
 // What MuJoCo refuses is an error with its message; a model without bodies is not a robot.
 TEST(MjcfImport, RefusedFilesAreErrorsNamingTheProblem) {
     const RobotImportResult missing = importMjcfFile("/nonexistent/robot.xml");

@@ -1,0 +1,195 @@
+#include "engine/io/child_process.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+namespace engine::io {
+namespace {
+
+// The child's first byte says what follows: its result, its reason, or that it ran out of memory.
+constexpr char kResult = 'R';
+constexpr char kReason = 'E';
+constexpr char kOutOfMemory = 'M';
+
+int childPipe = -1;  // the child's end, for the new-handler
+
+bool writeAll(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// In the child, the first allocation that fails ends it with "out of memory": a bad_alloc thrown
+// through a reader's own catch-all would otherwise come back as some other, misleading error.
+void reportOutOfMemory() {
+    const char code = kOutOfMemory;
+    writeAll(childPipe, &code, 1);
+    ::_exit(3);
+}
+
+// Virtual memory the process has mapped already (B): the bound is set above it, since shared
+// libraries and a sanitizer's shadow count towards RLIMIT_AS too.
+std::size_t mappedBytes() {
+    unsigned long pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+        std::fclose(f);
+    }
+    return static_cast<std::size_t>(pages) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+[[noreturn]] void runChild(const std::function<bool(std::string&, std::string&)>& work,
+                           const ChildLimits& limits, int fd) {
+    childPipe = fd;
+    const rlimit noCore{0, 0};
+    ::setrlimit(RLIMIT_CORE, &noCore);  // a crash is expected here, and reported: no core file
+    const rlim_t memory = static_cast<rlim_t>(mappedBytes() + limits.memoryBytes);
+    const rlimit bound{memory, memory};
+    ::setrlimit(RLIMIT_AS, &bound);
+    std::set_new_handler(reportOutOfMemory);
+
+    std::string out, reason;
+    char code = kReason;
+    try {
+        if (work(out, reason)) code = kResult;
+    } catch (const std::bad_alloc&) {
+        reportOutOfMemory();
+    } catch (const std::exception& e) {
+        reason = e.what();
+    } catch (...) {
+        reason = "an unknown exception";
+    }
+    const std::string& payload = code == kResult ? out : reason;
+    const bool written = writeAll(fd, &code, 1) && writeAll(fd, payload.data(), payload.size());
+    ::_exit(written ? 0 : 4);
+}
+
+}  // namespace
+
+void failInChildProcess(const std::string& reason) {
+    const char code = kReason;
+    const bool written = childPipe >= 0 && writeAll(childPipe, &code, 1) &&
+                         writeAll(childPipe, reason.data(), reason.size());
+    ::_exit(written ? 0 : 4);
+}
+
+namespace {
+
+std::string signalName(int signal) {
+    switch (signal) {
+    case SIGSEGV: return "segmentation fault";
+    case SIGBUS: return "bus error";
+    case SIGFPE: return "arithmetic exception";
+    case SIGILL: return "illegal instruction";
+    case SIGABRT: return "aborted";
+    case SIGKILL: return "killed";
+    default: return "signal " + std::to_string(signal);
+    }
+}
+
+}  // namespace
+
+bool runInChildProcess(const std::function<bool(std::string& out, std::string& error)>& work,
+                       const ChildLimits& limits, std::string& result, std::string& error,
+                       bool* childFailed) {
+    if (childFailed) *childFailed = true;
+    const std::string memoryBound =
+        std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
+    int fds[2];
+    if (::pipe(fds) != 0) {
+        error = std::string("cannot start the reader process: ") + std::strerror(errno);
+        return false;
+    }
+    std::fflush(nullptr);  // nothing buffered is written twice
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        error = std::string("cannot start the reader process: ") + std::strerror(errno);
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+        runChild(work, limits, fds[1]);
+    }
+    ::close(fds[1]);
+
+    // Read everything the child writes, until it closes the pipe or the time is up.
+    std::string bytes;
+    bool timedOut = false;
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(limits.seconds));
+    char buffer[65536];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            timedOut = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (ready < 0 && errno != EINTR) break;
+        if (ready <= 0) continue;
+        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        bytes.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    if (timedOut) ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+
+    if (timedOut) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", limits.seconds);
+        error = std::string("took longer than ") + seconds + " s and was stopped";
+        return false;
+    }
+    if (!bytes.empty() && bytes[0] == kOutOfMemory) {
+        error = "ran out of its " + memoryBound;
+        return false;
+    }
+    if (!bytes.empty() && bytes[0] == kResult && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        if (childFailed) *childFailed = false;
+        result = bytes.substr(1);
+        return true;
+    }
+    if (!bytes.empty() && bytes[0] == kReason && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        if (childFailed) *childFailed = false;
+        error = bytes.substr(1);
+        return false;
+    }
+    if (WIFSIGNALED(status)) {
+        error = "crashed (" + signalName(WTERMSIG(status)) + ")";
+        // An allocation refused by the bound ends some readers with abort(), not bad_alloc.
+        if (WTERMSIG(status) == SIGABRT)
+            error += " (it may have exceeded its " + memoryBound + ")";
+        return false;
+    }
+    error = "stopped without a result (exit status " +
+            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+    return false;
+}
+
+}  // namespace engine::io

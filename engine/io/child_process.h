@@ -1,0 +1,40 @@
+#pragma once
+// Work that may crash, recurse without end or allocate without bound, done in a child process.
+//
+// Third-party readers (Assimp's importers, MuJoCo's compiler) crash on some malformed files
+// inside their own code, before they return: Assimp's Collada importer recurses once per node
+// level and per <instance_node> (a loop of instances, or 10,000 nested nodes, overflow the stack)
+// and copies every instanced node before it returns (a 3 KB file instancing one triangle 10⁶
+// times takes 1.3 GB and 5 s), MuJoCo's compiler indexes an OBJ's faces unchecked. No check
+// after they return can prevent that, and a check before would have to re-implement each of
+// Assimp's ~40 formats. So the reader runs in a forked child under a memory bound and a time
+// bound; the parent receives the child's result as bytes, or an error saying what happened to
+// it (crashed, ran out of memory, took too long). The child shares nothing back but the bytes.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace engine::io {
+
+struct ChildLimits {
+    std::size_t memoryBytes = std::size_t{2} << 30;  // B the child may allocate beyond the parent's
+    double seconds = 120.0;                          // s of wall time before the child is killed
+};
+
+// Runs `work` in a forked child. `work` returns true with its result in `out`, or false with the
+// reason in `error`; an exception it throws is caught in the child and reported. Returns true
+// with the child's `out` in `result`, or false with `error` saying what went wrong — the child's
+// own reason, or "crashed (segmentation fault)", "ran out of its 2048 MB memory bound", "took
+// longer than 120 s" — to be prefixed by the caller with what was being done.
+// `*childFailed`, when given, tells the two kinds of failure apart: true when the child crashed,
+// ran out of memory or time (`error` then says only that), false when `work` gave its reason.
+bool runInChildProcess(const std::function<bool(std::string& out, std::string& error)>& work,
+                       const ChildLimits& limits, std::string& result, std::string& error,
+                       bool* childFailed = nullptr);
+
+// For a reader's fatal-error callback inside `work` (a C library that would otherwise exit the
+// process): ends the child at once with `reason` as its error. Only valid inside `work`.
+[[noreturn]] void failInChildProcess(const std::string& reason);
+
+}  // namespace engine::io
