@@ -73,6 +73,9 @@ public:
     std::vector<ContactPoint> findContacts(double margin = 0.0);
 
     std::size_t objectCount() const;
+    // Pairs of objects whose bounding boxes overlap, as the broadphase holds them now (each may
+    // reach the narrow phase).
+    std::size_t overlappingPairCount() const;
 
 private:
     struct Impl;
