@@ -444,6 +444,14 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
                       << " steps (raise contact.iterations or loosen contact.tolerance) ("
                       << options.scene << ")\n";
     }
+    // The integrator's error seen in a conserved energy balance is said, with the figures.
+    if (const engine::RunStatistics& stats = snapshot->statistics; stats.energyDriftTime >= 0.0)
+        std::cerr << "motus-cli: warning: the energy balance drifted by " << stats.energyDrift
+                  << " J, more than 1 % of the " << stats.energyScale
+                  << " J the motion exchanges, from t = " << stats.energyDriftTime
+                  << " s in a mechanism that conserves it: the step is too coarse for this "
+                     "motion (a smaller --dt, or --integrator dopri45, keeps it) ("
+                  << options.scene << ")\n";
     if (outOfTime && !stoppedByUser) {
         std::ostringstream what;
         what << "simulation stopped: the wall-time limit of " << options.maxWallTime

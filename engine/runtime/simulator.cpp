@@ -52,6 +52,13 @@ Simulator::Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recordi
 }
 
 void Simulator::startThread() {
+    // The energy balance is conserved only where every force that does work is bookkept:
+    // gravity, springs, dampers (dissipated) and drivers (driver work).
+    energyConserved_ = !model_->kinematic && !model_->contact.enabled && model_->softRows == 0;
+    for (const ForceModel& f : model_->forces)
+        energyConserved_ = energyConserved_ && (f.type == ForceType::SpringDamper ||
+                                                f.type == ForceType::RotationalSpringDamper ||
+                                                f.type == ForceType::Bushing);
     statsWall_ = Clock::now();
     publish();
     thread_ = std::thread([this] { run(); });
@@ -205,6 +212,9 @@ void Simulator::reset() {
         dynamics_->restore(state);
         statistics_.singularPassages = 0;
         nearSingular_ = false;
+        statistics_.energyDrift = statistics_.energyScale = 0.0;
+        statistics_.energyDriftTime = -1.0;
+        driftSince_ = -1.0;
         currentFrame_ = first;
         error_.clear();
         publish();
@@ -313,6 +323,7 @@ void Simulator::advanceOneOutput() {
         return;
     }
     statistics_.outputsComputed += recordable;
+    if (recordable) watchEnergy(outputs);
     switch (recording_->append(dynamics_->state(), outputs, pausing)) {
     case Recording::Append::Recorded:
         currentFrame_ = recording_->size() - 1;
@@ -374,6 +385,35 @@ std::vector<Transform> Simulator::partPosesAt(const Eigen::VectorXd& q) const {
         poses[p] = X_WB * model_->bodies[static_cast<std::size_t>(b)].X_PB.inverse();
     }
     return poses;
+}
+
+void Simulator::watchEnergy(const Outputs& outputs) {
+    if (!energyConserved_) return;
+    if (!energyStarted_) {
+        State first;
+        Outputs start;
+        if (!recording_->read(recording_->first(), first, start)) return;
+        energy0_ = start.energies.balance();
+        gravitational0_ = start.energies.gravitational;
+        energyStarted_ = true;
+    }
+    const Energies& e = outputs.energies;
+    const double scale = std::abs(e.kinetic) + std::abs(e.gravitational - gravitational0_) +
+                         std::abs(e.elastic) + std::abs(e.driverWork) + std::abs(e.dissipated);
+    const double drift = std::abs(e.balance() - energy0_);
+    if (!std::isfinite(scale) || !std::isfinite(drift)) return;
+    statistics_.energyScale = std::max(statistics_.energyScale, scale);
+    statistics_.energyDrift = std::max(statistics_.energyDrift, drift);
+    // Judged over 0.1 s of motion: the first instants, when the motion has exchanged almost
+    // no energy yet, make any round-off look large.
+    const bool beyond = drift > 1e-6 && drift > 0.01 * statistics_.energyScale;
+    if (!beyond) {
+        driftSince_ = -1.0;
+    } else if (driftSince_ < 0.0) {
+        driftSince_ = outputs.t;
+    } else if (statistics_.energyDriftTime < 0.0 && outputs.t - driftSince_ >= 0.1) {
+        statistics_.energyDriftTime = driftSince_;
+    }
 }
 
 void Simulator::discardPrevious() {

@@ -42,6 +42,15 @@ struct RunStatistics {
     // last one. Reactions there are large and sensitive to the geometry; the user is told.
     long singularPassages = 0;
     double lastSingularTime = 0.0;
+    // In a run whose energy balance (total − driver work + dissipated) is conserved (no
+    // contact, no applied forces or controllers, no soft joints): its largest drift from the
+    // start [J], the energy the motion exchanges [J] (kinetic + change of gravitational +
+    // elastic + driver work + dissipated, the largest seen), and when the drift passed 1 % of
+    // that (and 1 µJ) to stay beyond it for 0.1 s at least, −1 if never. The integrator's
+    // error, said to the user.
+    double energyDrift = 0.0;
+    double energyScale = 0.0;
+    double energyDriftTime = -1.0;
 };
 
 // What the renderer needs of one instant (no Eigen expressions, no references into the engine).
@@ -132,6 +141,7 @@ private:
     void fail(const std::string& message);
     bool recorded(const State& state, const Outputs& outputs);  // to the sink; false: failed
     bool replaying() const;  // the current frame is before the end of the recording
+    void watchEnergy(const Outputs& outputs);  // RunStatistics::energyDrift
     double outputInterval() const;
 
     // Engine-thread state.
@@ -146,6 +156,10 @@ private:
     bool playStartedInRecording_ = false;  // set by play(): loop playback wraps only then
     bool replayOnly_ = false;              // see setReplayOnly()
     bool nearSingular_ = false;            // at the last output step (RunStatistics)
+    bool energyConserved_ = false;         // the balance is a conserved quantity (RunStatistics)
+    bool energyStarted_ = false;
+    double energy0_ = 0.0, gravitational0_ = 0.0;  // at the first frame
+    double driftSince_ = -1.0;  // the drift has been beyond the bound since then (−1: it is not)
     double runToTime_ = 0.0;
     std::size_t currentFrame_ = 0;
     std::string error_, notice_;

@@ -844,6 +844,21 @@ void MainWindow::showSnapshot() {
     const engine::Recording* recording = session_->recording();
     discardPreviousAction_->setEnabled(recording && recording->hasPrevious());
     manipulation_->setDesignPoseShown(!recording || recording->size() <= 1);
+    // An energy balance that drifts (in a mechanism that conserves it) is said once per run:
+    // the integrator's step is too coarse for the motion.
+    const engine::RunStatistics& stats = snap->statistics;
+    if (stats.energyDriftTime < 0.0) energyDriftTold_ = false;  // a new run
+    if (stats.energyDriftTime >= 0.0 && !energyDriftTold_) {
+        energyDriftTold_ = true;
+        addMessage(kMessageWarning,
+                   tr("The energy balance drifted by more than 1 % of the energy the motion "
+                      "exchanges by t = %1 s (%2 J of %3 J so far), in a mechanism that "
+                      "conserves it: the integrator's step is too coarse for this motion. A "
+                      "smaller step size, or dopri45, keeps it.")
+                       .arg(stats.energyDriftTime, 0, 'f', 3)
+                       .arg(stats.energyDrift, 0, 'g', 3)
+                       .arg(stats.energyScale, 0, 'g', 3));
+    }
     // A singular position passed (a dead centre, a linkage lying flat) is said once per run:
     // the motion may be right, but the reactions there are not to be trusted blindly.
     if (snap->statistics.singularPassages < singularTold_) singularTold_ = 0;  // a new run

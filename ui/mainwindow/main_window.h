@@ -241,6 +241,7 @@ private:
     QString analysisName_;          // what the run computes: Dynamics, Kinematics, ...
     QByteArray defaultLayout_;      // the docks as made (View ▸ Reset Layout)
     long singularTold_ = 0;         // singular passages of the run the user was told of
+    bool energyDriftTold_ = false;  // the run's energy drift was said
     std::thread analysis_;
     std::atomic<bool> cancelAnalysis_{false};
     std::atomic<double> analysisProgress_{0.0};
