@@ -1870,16 +1870,40 @@ void MainWindow::keepPlotsInScene() {
 void MainWindow::restorePlots() {
     if (!scene()) return;
     const engine::Recording* recording = session_->recording();
+    // Whatever a file holds, the window stays responsive: a few plots of a few curves each are
+    // drawn, the rest said in one message per plot (a scene of 100,000 channels froze it).
+    int shown = 0;
     for (const engine::PlotSpec& plot : scene()->plots) {
-        QStringList channels;
+        if (shown == PlotsPanel::kMaxPlots) {
+            addMessage(kMessageWarning, tr("The scene keeps %1 plots: the first %2 are shown.")
+                                            .arg(scene()->plots.size())
+                                            .arg(PlotsPanel::kMaxPlots));
+            break;
+        }
         std::vector<std::string> used = plot.channels;
         if (!plot.x.empty()) used.push_back(plot.x);
+        QStringList unknown;
+        int unknownCount = 0;
         for (const std::string& channel : used)
-            if (recording && recording->layout().findChannel(channel) < 0)
-                addMessage(kMessageWarning, tr("Plot '%1': this scene records no channel '%2'")
-                                                .arg(toQString(plot.name), toQString(channel)));
-        for (const std::string& channel : plot.channels) channels << toQString(channel);
+            if (recording && recording->layout().findChannel(channel) < 0 && ++unknownCount <= 5)
+                unknown << QStringLiteral("'%1'").arg(toQString(channel));
+        if (unknownCount > 0)
+            addMessage(
+                kMessageWarning,
+                tr("Plot '%1': this scene records no channel %2%3")
+                    .arg(toQString(plot.name), unknown.join(QStringLiteral(", ")),
+                         unknownCount > 5 ? tr(" (%1 in all)").arg(unknownCount) : QString()));
+        if (plot.channels.size() > static_cast<std::size_t>(PlotsPanel::kMaxCurves))
+            addMessage(kMessageWarning, tr("Plot '%1' names %2 channels: its first %3 are drawn.")
+                                            .arg(toQString(plot.name))
+                                            .arg(plot.channels.size())
+                                            .arg(PlotsPanel::kMaxCurves));
+        QStringList channels;
+        for (std::size_t k = 0;
+             k < plot.channels.size() && k < static_cast<std::size_t>(PlotsPanel::kMaxCurves); ++k)
+            channels << toQString(plot.channels[k]);
         plots_->addPlot(channels, toQString(plot.name), toQString(plot.x));
+        ++shown;
     }
 }
 

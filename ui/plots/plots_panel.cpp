@@ -91,8 +91,9 @@ PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent)
 
 PlotWidget* PlotsPanel::addPlot(const QStringList& channels, const QString& title,
                                 const QString& x) {
+    if (plotCount() >= kMaxPlots) return nullptr;
     auto* plot = new PlotWidget;
-    plot->setChannels(channels, x);
+    plot->setChannels(channels.mid(0, kMaxCurves), x);
     const auto snap = session_->snapshot();
     plot->refresh(session_->recording(), snap ? snap->time : 0.0);
     connect(plot, &PlotWidget::seekRequested, this, &PlotsPanel::seek);

@@ -34,8 +34,13 @@ class PlotsPanel : public QWidget {
 public:
     explicit PlotsPanel(SimulationSession* session, QWidget* parent = nullptr);
 
+    // The most curves one plot draws, and the most plots the panel holds: beyond them a plot
+    // (a scene file can name any number) would freeze the window and show nothing readable.
+    static constexpr int kMaxCurves = 24;
+    static constexpr int kMaxPlots = 64;
     // Adds a plot of these channels (against channel `x`, or time) and shows it, titled
-    // `title` (default: from its channels).
+    // `title` (default: from its channels). Only its first kMaxCurves channels are drawn;
+    // beyond kMaxPlots plots none is added (null).
     PlotWidget* addPlot(const QStringList& channels, const QString& title = QString(),
                         const QString& x = QString());
     // Every plot, in order (what a scene file keeps).

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -36,6 +37,7 @@
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
 #include "ui/session/simulation_session.h"
@@ -458,6 +460,43 @@ TEST_F(TrustTest, PlayStopsAtTheScenesEndTime) {
     EXPECT_DOUBLE_EQ(window.session()->snapshot()->time, 0.02) << "it stays stopped";
     EXPECT_TRUE(window.timeline()->timeLabel()->text().contains("ends at 0.02 s"))
         << window.timeline()->timeLabel()->text().toStdString();
+}
+
+}  // namespace
+}  // namespace ui
+
+namespace ui {
+namespace {
+
+// A scene whose plot names 100,000 channels (none recorded) opens with one plot of the first
+// channels and a message or two, instead of freezing the window with a curve and a warning per
+// channel.
+TEST_F(TrustTest, APlotOfAHundredThousandChannelsOpensBounded) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QFile source(kFourBar);
+    ASSERT_TRUE(source.open(QIODevice::ReadOnly));
+    QJsonObject scene = QJsonDocument::fromJson(source.readAll()).object();
+    QJsonArray channels;
+    for (int k = 0; k < 100000; ++k) channels.append(QStringLiteral("nothing%1.x").arg(k));
+    QJsonObject plot;
+    plot.insert("name", "everything");
+    plot.insert("channels", channels);
+    scene.insert("plots", QJsonArray{plot});
+    const QString path = dir.filePath("many_channels.json");
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(scene).toJson());
+    file.close();
+    const int messagesBefore = window.messages()->count();
+    ASSERT_TRUE(window.openScene(path));
+    EXPECT_EQ(window.plots()->plotCount(), 1);
+    EXPECT_EQ(window.plots()->plot(0)->channels().size(), PlotsPanel::kMaxCurves);
+    EXPECT_LE(window.messages()->count() - messagesBefore, 4);
+    bool said = false;
+    for (int k = messagesBefore; k < window.messages()->count(); ++k)
+        said = said || window.messages()->item(k)->text().contains("(100000 in all)");
+    EXPECT_TRUE(said);
 }
 
 }  // namespace
