@@ -1607,7 +1607,18 @@ int runCommand(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     releaseInterrupts();
-    int code = runCommand(argc, argv);
+    // No exception ends the program unexplained: what escapes a command is said and is an error.
+    int code = kExitInvalidInput;
+    const std::string command = argc > 1 ? argv[1] : "motus-cli";
+    try {
+        code = runCommand(argc, argv);
+    } catch (const std::bad_alloc&) {
+        printError("out of memory while running '" + command +
+                       "': the input asks for more memory than this machine has",
+                   command);
+    } catch (const std::exception& e) {
+        printError("'" + command + "' stopped on an unexpected error: " + e.what(), command);
+    }
     // What went to stdout is checked once all of it is written: on a full disk or a closed
     // output the loss shows only now (`import robot.urdf > robot.json`), and exit status 0
     // would say the output is there.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <Eigen/SVD>
 
@@ -59,11 +61,33 @@ Status displace(const Model& model, const State& from, const Eigen::MatrixXd& N,
     return {};
 }
 
+constexpr double kMaxLinearisationBytes = 2e9;  // B of dense matrices a linearisation may need
+
 Linearisation linearise(const Model& model, const State& state, Workspace& ws, bool withDamping) {
     Linearisation out;
     State s = state;
     s.v.setZero();
     const int n = model.velocitySize();
+
+    // The matrices here and in the analyses built on them (modes' 2f × 2f state matrix and its
+    // complex eigenvectors) are dense: about 24 n² doubles. Refused beyond the bound before any
+    // is allocated (10,000 free parts asked for 60,000² matrices and ended out of memory).
+    const double denseBytes = 24.0 * 8.0 * static_cast<double>(n) * static_cast<double>(n);
+    if (denseBytes > kMaxLinearisationBytes) {
+        const auto gb = [](double bytes) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+            return std::string(text);
+        };
+        out.status = Status::failure(
+            "the linearisation of " + std::to_string(n) + " velocity coordinates (" +
+            std::to_string(model.bodyCount()) + " parts) needs dense " + std::to_string(n) +
+            " × " + std::to_string(n) + " matrices, about " + gb(denseBytes) + ", beyond its " +
+            gb(kMaxLinearisationBytes) + " bound: linearise fewer parts (about " +
+            std::to_string(static_cast<int>(std::sqrt(kMaxLinearisationBytes / 192.0) / 6.0)) +
+            " free parts fit)");
+        return out;
+    }
 
     // The allowed motions: the null space of Φq over the position-level rows (a motion given
     // as a velocity or an acceleration does not hold a position), M-orthonormal.

@@ -1,6 +1,8 @@
 #include "engine/io/run_file.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@ constexpr std::uint32_t kRunFormatVersion = 4;
 constexpr std::size_t kContactBytes = 2 * sizeof(std::int32_t) + 11 * sizeof(double);
 // One persistent contact point: five int32 (parts, shapes, age) and 14 doubles.
 constexpr std::size_t kContactPointBytes = 5 * sizeof(std::int32_t) + 14 * sizeof(double);
+constexpr double kMaxRunTime = 1e9;  // s: |time| of any frame (32 years)
 constexpr std::uint64_t kTrailerBytes = 2 * sizeof(std::uint64_t);  // frame count, checksum
 
 // FNV-1a, 64 bits: detects corruption (not tampering).
@@ -356,11 +359,27 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     Cursor separate(source, contactsStart, size - trailer);
     Cursor& contacts = version >= 3 ? rows : separate;
     std::vector<double> row(doubles);
+    double previousTime = 0.0;
     for (std::uint64_t k = 0; k < frames; ++k) {
         rows.bytes(reinterpret_cast<char*>(row.data()), static_cast<std::size_t>(rowBytes));
         State state;
         Outputs outputs;
         run.recording->layout().decode(row.data(), state, outputs);
+        // Times finite, within a bound and increasing: a player, a plot or a video of the run
+        // sizes itself by them (a last time of 1e300 asked for 10³⁰¹ video frames).
+        if (!std::isfinite(state.t) || std::abs(state.t) > kMaxRunTime ||
+            (k > 0 && !(state.t > previousTime))) {
+            char shown[64];
+            std::snprintf(shown, sizeof shown, "%.17g", state.t);
+            error = "frame " + std::to_string(k) + " of the run has time " + shown + " s: " +
+                    (!std::isfinite(state.t) ? std::string("not a finite number")
+                     : std::abs(state.t) > kMaxRunTime
+                         ? "beyond the " + std::to_string(static_cast<long long>(kMaxRunTime)) +
+                               " s a run may span"
+                         : std::string("not after the frame before it"));
+            return std::nullopt;
+        }
+        previousTime = state.t;
         if (version >= 2 &&
             !readContacts(contacts, k, run.spec.parts.size(), outputs.contacts, error))
             return std::nullopt;

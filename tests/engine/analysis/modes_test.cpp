@@ -21,6 +21,19 @@ namespace {
 
 constexpr double kTwoPi = 2.0 * std::numbers::pi;
 
+// 10,000 free parts asked for dense 60,000² matrices and ended in std::bad_alloc: a
+// linearisation beyond the memory bound is refused before it allocates, saying why.
+TEST(Modes, ALinearisationBeyondTheMemoryBoundIsRefusedNamingItsSize) {
+    const auto model = test::compiled(test::chain(2000, IntegratorType::SymplecticEuler, 1e-3));
+    const ModesResult r = modes(*model, initialState(*model));
+    EXPECT_FALSE(r.status.ok);
+    EXPECT_NE(r.status.message.find("the linearisation of 12000 velocity coordinates (2000 parts) "
+                                    "needs dense 12000 × 12000 matrices, about 27.6 GB, beyond "
+                                    "its 2 GB bound: linearise fewer parts"),
+              std::string::npos)
+        << r.status.message;
+}
+
 TEST(Modes, ACompoundDoublePendulumHasItsTwoFrequencies) {
     const double m1 = 1.0, L1 = 0.6, m2 = 0.7, L2 = 0.4, w = 0.02, g = 9.81;
     SceneSpec spec;

@@ -1,6 +1,8 @@
 #include "engine/io/run_file.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 
@@ -293,6 +295,34 @@ TEST_F(RunFileTest, AnUnfinishedRunFileLeavesNoFileAndTheTargetUntouched) {
     EXPECT_FALSE(writer.open(spec, FrameLayout(*model),
                              (dir / "no-such-folder" / "x.motusrun").string(), error));
     EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
+}
+
+// A run whose last time is inf or 1e300 (with a valid checksum) aborted `render` asking for
+// that many video frames: each frame's time must be finite, within 1e9 s and after the last.
+TEST_F(RunFileTest, FrameTimesMustBeFiniteBoundedAndIncreasing) {
+    const struct {
+        double last;
+        const char* reason;
+    } cases[] = {{std::numeric_limits<double>::infinity(), "inf s: not a finite number"},
+                 {std::nan(""), "nan s: not a finite number"},
+                 {1e300, "1.0000000000000001e+300 s: beyond the 1000000000 s a run may span"},
+                 {0.0, "0 s: not after the frame before it"}};
+    for (const auto& c : cases) {
+        RunFileWriter writer;
+        std::string error;
+        ASSERT_TRUE(writer.open(spec, FrameLayout(*model), path, error)) << error;
+        State state;
+        Outputs outputs;
+        Simulator sim(model);
+        sim.recording().read(0, state, outputs);
+        state.t = 0.0;
+        ASSERT_TRUE(writer.append(state, outputs, error));
+        state.t = c.last;
+        ASSERT_TRUE(writer.append(state, outputs, error));
+        ASSERT_TRUE(writer.finish(error)) << error;
+        EXPECT_FALSE(loadRunFile(path, error));
+        EXPECT_EQ(error, std::string("frame 1 of the run has time ") + c.reason);
+    }
 }
 
 // Two writers of one run file (two runs saved to the same name at once) each write their own
