@@ -348,7 +348,7 @@ void ViewportWidget::setBanner(const QString& text) {
     impl_->banner->setVisible(!text.isEmpty());
     if (text.isEmpty()) return;
     impl_->banner->setFixedWidth(width());
-    impl_->banner->adjustSize();
+    impl_->banner->setFixedHeight(impl_->banner->heightForWidth(width()));
     impl_->banner->move(0, 0);
     impl_->banner->raise();
 }
@@ -910,7 +910,7 @@ void ViewportWidget::releaseGlObjects() {
 void ViewportWidget::resizeGL(int width, int height) {
     if (!impl_->banner->isHidden()) {
         impl_->banner->setFixedWidth(width);
-        impl_->banner->adjustSize();
+        impl_->banner->setFixedHeight(impl_->banner->heightForWidth(width));
     }
     // Qt gives logical pixels; OSG works in device pixels (the ratio can be fractional).
     const qreal dpr = devicePixelRatioF();

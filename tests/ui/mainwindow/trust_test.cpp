@@ -92,6 +92,10 @@ TEST_F(TrustTest, AnEditThatCannotAssembleLeavesNoRunToPlay) {
     ASSERT_TRUE(window.session()->active());
     moveGroundPivot(1.4);
     EXPECT_FALSE(window.session()->active()) << "the old four-bar's run is not the document's";
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        QTest::qWait(300);
+        window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/cannot_run.png");
+    }
     EXPECT_TRUE(window.viewport()->banner().contains("cannot run"))
         << window.viewport()->banner().toStdString();
     EXPECT_TRUE(window.timeline()->timeLabel()->text().contains("cannot run"));
@@ -128,6 +132,10 @@ TEST_F(TrustTest, ARunOfTheSceneBeforeAnEditIsMarkedStaleAndNotExtended) {
     auto* plotsNote = window.plots()->findChild<QLabel*>(QStringLiteral("PlotsStaleNote"));
     ASSERT_TRUE(plotsNote);
     EXPECT_FALSE(plotsNote->isHidden());
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        QTest::qWait(300);
+        window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/stale_run.png");
+    }
     EXPECT_TRUE(QTest::qWaitFor(
         [&] {
             for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
