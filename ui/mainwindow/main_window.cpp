@@ -1014,6 +1014,17 @@ void MainWindow::sceneEdited() {
     }
 }
 
+// What a run is computed from: the scene as the writer writes it, without the user's plots
+// (kept with the scene, but no part of the mechanism: a plot added or saved leaves a run
+// current).
+namespace {
+std::string mechanismText(const engine::SceneSpec& spec) {
+    engine::SceneSpec mechanism = spec;
+    mechanism.plots.clear();
+    return engine::io::sceneToJson(mechanism);
+}
+}  // namespace
+
 bool MainWindow::noteRunStart(const engine::Diagnostics& problems, const QString& analysis) {
     const auto error = std::find_if(problems.begin(), problems.end(), [](const auto& d) {
         return d.severity == engine::Severity::Error;
@@ -1024,7 +1035,7 @@ bool MainWindow::noteRunStart(const engine::Diagnostics& problems, const QString
         return false;
     }
     cannotRun_.clear();
-    runSceneJson_ = scene() ? engine::io::sceneToJson(*scene()) : std::string();
+    runSceneJson_ = scene() ? mechanismText(*scene()) : std::string();
     analysisName_ = analysis;
     updateRunState();
     return true;
@@ -1042,7 +1053,7 @@ void MainWindow::updateRunState() {
     }
     timeline_->setIdleText(QString());
     QString stale;
-    if (engine::io::sceneToJson(*scene()) != runSceneJson_)
+    if (mechanismText(*scene()) != runSceneJson_)
         stale = cannotRun_.isEmpty()
                     ? tr("the scene was edited after this run, so its frames, plots and exports "
                          "are of the scene before the edit. Simulate ▸ Re-run From Here "
@@ -2331,7 +2342,7 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
                 rerunAction_->setEnabled(!sameScene);
                 cannotRun_.clear();
                 analysisName_ = tr("Dynamics");
-                runSceneJson_ = engine::io::sceneToJson(loaded->spec);
+                runSceneJson_ = mechanismText(loaded->spec);
                 updateRunState();
             } else {
                 addMessage(kMessageWarning,

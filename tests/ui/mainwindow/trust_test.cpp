@@ -509,3 +509,29 @@ TEST_F(TrustTest, APlotOfAHundredThousandChannelsOpensBounded) {
 
 }  // namespace
 }  // namespace ui
+
+namespace ui {
+namespace {
+
+// Plots are kept with the scene but are no part of the mechanism: a plot added and the scene
+// saved leave the run current.
+TEST_F(TrustTest, PlotsKeptWithTheSceneLeaveTheRunCurrent) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(runTo(0.05));
+    window.plotReactionForce("pinB");
+    ASSERT_TRUE(window.saveSceneAs(dir.filePath("four_bar.json")));
+    EXPECT_FALSE(window.scene()->plots.empty());
+    EXPECT_FALSE(window.session()->stale());
+    // An edit and its undo: current again, plots and all.
+    engine::SceneSpec edited = *window.scene();
+    edited.gravity.z() = -1.62;
+    window.document()->changeFields(edited, "Edit gravity", "gravity");
+    EXPECT_TRUE(window.session()->stale());
+    window.undoStack()->undo();
+    EXPECT_FALSE(window.session()->stale());
+}
+
+}  // namespace
+}  // namespace ui
