@@ -230,14 +230,12 @@ Status ForwardDynamics::advance(double tEnd) {
     // A motion whose expression stops being a number, or jumps, is its own cause, and so is a
     // force element's expression that stops being a number or races off (named with its
     // value); anything else is explained.
-    const bool ownCause =
-        (s.message.rfind("motion '", 0) == 0 &&
-         (s.message.find("not finite") != std::string::npos ||
-          s.message.find(" jumps by ") != std::string::npos)) ||
-        s.message.find(": its expression '") != std::string::npos;
+    const bool ownCause = (s.message.rfind("motion '", 0) == 0 &&
+                           (s.message.find("not finite") != std::string::npos ||
+                            s.message.find(" jumps by ") != std::string::npos)) ||
+                          s.message.find(": its expression '") != std::string::npos;
     // (A kinematic run's failure is a lock-up, explained where it is found.)
-    if (!s.ok && !ownCause && !model_->kinematic)
-        s.message += failureCause(*model_, state_, ws_);
+    if (!s.ok && !ownCause && !model_->kinematic) s.message += failureCause(*model_, state_, ws_);
     return s;
 }
 

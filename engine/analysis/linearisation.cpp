@@ -81,8 +81,8 @@ Linearisation linearise(const Model& model, const State& state, Workspace& ws, b
         };
         out.status = Status::failure(
             "the linearisation of " + std::to_string(n) + " velocity coordinates (" +
-            std::to_string(model.bodyCount()) + " parts) needs dense " + std::to_string(n) +
-            " × " + std::to_string(n) + " matrices, about " + gb(denseBytes) + ", beyond its " +
+            std::to_string(model.bodyCount()) + " parts) needs dense " + std::to_string(n) + " × " +
+            std::to_string(n) + " matrices, about " + gb(denseBytes) + ", beyond its " +
             gb(kMaxLinearisationBytes) + " bound: linearise fewer parts (about " +
             std::to_string(static_cast<int>(std::sqrt(kMaxLinearisationBytes / 192.0) / 6.0)) +
             " free parts fit)");

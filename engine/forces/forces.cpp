@@ -166,13 +166,13 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
         if (std::isfinite(rate)) return {};
         // The rate takes the values up to 2 ms ahead (Expression::derivative): where the
         // target itself stops being finite is what the user can act on.
-        const std::string rateText = "its rate, taken over the 2 ms ahead, is " + number(rate) +
-                                     " at t = " + timeText(t);
+        const std::string rateText =
+            "its rate, taken over the 2 ms ahead, is " + number(rate) + " at t = " + timeText(t);
         for (int k = 1; k <= 40; ++k) {
             const double tk = t + 1e-4 * k;
             if (const double value = target.eval(tk); !std::isfinite(value))
-                return quoted(target) + " (target) is " + number(value) + " at t = " +
-                       timeText(tk) + " (" + rateText + ")";
+                return quoted(target) + " (target) is " + number(value) +
+                       " at t = " + timeText(tk) + " (" + rateText + ")";
         }
         return quoted(target) + " (target): " + rateText;
     }

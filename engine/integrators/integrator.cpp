@@ -448,11 +448,10 @@ private:
         for (const ForceModel& force : model.forces) {
             const Expression* expressions[3] = {&force.components[0], &force.components[1],
                                                 &force.components[2]};
-            const int count = force.type == ForceType::JointController ? 1
-                              : force.type == ForceType::PointForce ||
-                                      force.type == ForceType::PointTorque
-                                  ? 3
-                                  : 0;
+            const int count =
+                force.type == ForceType::JointController                                      ? 1
+                : force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3
+                                                                                              : 0;
             for (int k = 0; k <= 100; ++k) {
                 const double tk = t + 1e-4 * k;
                 if (nonFiniteExpression(force, tk).empty()) continue;

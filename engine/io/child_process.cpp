@@ -94,13 +94,20 @@ namespace {
 
 std::string signalName(int signal) {
     switch (signal) {
-    case SIGSEGV: return "segmentation fault";
-    case SIGBUS: return "bus error";
-    case SIGFPE: return "arithmetic exception";
-    case SIGILL: return "illegal instruction";
-    case SIGABRT: return "aborted";
-    case SIGKILL: return "killed";
-    default: return "signal " + std::to_string(signal);
+    case SIGSEGV:
+        return "segmentation fault";
+    case SIGBUS:
+        return "bus error";
+    case SIGFPE:
+        return "arithmetic exception";
+    case SIGILL:
+        return "illegal instruction";
+    case SIGABRT:
+        return "aborted";
+    case SIGKILL:
+        return "killed";
+    default:
+        return "signal " + std::to_string(signal);
     }
 }
 
@@ -110,8 +117,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
                        const ChildLimits& limits, std::string& result, std::string& error,
                        bool* childFailed) {
     if (childFailed) *childFailed = true;
-    const std::string memoryBound =
-        std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
+    const std::string memoryBound = std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
     int fds[2];
     if (::pipe(fds) != 0) {
         error = std::string("cannot start the reader process: ") + std::strerror(errno);
@@ -183,8 +189,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
     if (WIFSIGNALED(status)) {
         error = "crashed (" + signalName(WTERMSIG(status)) + ")";
         // An allocation refused by the bound ends some readers with abort(), not bad_alloc.
-        if (WTERMSIG(status) == SIGABRT)
-            error += " (it may have exceeded its " + memoryBound + ")";
+        if (WTERMSIG(status) == SIGABRT) error += " (it may have exceeded its " + memoryBound + ")";
         return false;
     }
     error = "stopped without a result (exit status " +

@@ -8,9 +8,10 @@
 
 namespace engine::io {
 
-std::string inputFileProblem(const std::string& path, std::string_view noun,
-                             std::uintmax_t* size, std::string_view shown) {
-    const std::string name = "'" + std::string(shown.empty() ? std::string_view(path) : shown) + "'";
+std::string inputFileProblem(const std::string& path, std::string_view noun, std::uintmax_t* size,
+                             std::string_view shown) {
+    const std::string name =
+        "'" + std::string(shown.empty() ? std::string_view(path) : shown) + "'";
     struct stat st {};
     if (path.empty() || ::stat(path.c_str(), &st) != 0) {
         const int error = path.empty() ? ENOENT : errno;

@@ -48,8 +48,8 @@ std::string nodeTreeProblem(const aiScene& scene, const MeshLimits& limits) {
         for (unsigned k = 0; k < node->mNumMeshes; ++k)
             if (node->mMeshes[k] < scene.mNumMeshes) triangles += meshTriangles[node->mMeshes[k]];
         if (triangles > limits.maxTriangles)
-            return "its nodes place more than the limit of " +
-                   std::to_string(limits.maxTriangles) + " triangles";
+            return "its nodes place more than the limit of " + std::to_string(limits.maxTriangles) +
+                   " triangles";
         for (unsigned c = 0; c < node->mNumChildren; ++c)
             if (node->mChildren[c]) stack.emplace_back(node->mChildren[c], depth + 1);
     }
@@ -84,8 +84,8 @@ bool readMesh(const std::string& path, const MeshLimits& limits, std::string& ou
         const aiMesh* part = scene->mMeshes[m];
         const auto offset = static_cast<std::int32_t>(vertices.size() / 3);
         for (unsigned v = 0; v < part->mNumVertices; ++v)
-            vertices.insert(vertices.end(), {part->mVertices[v].x, part->mVertices[v].y,
-                                             part->mVertices[v].z});
+            vertices.insert(vertices.end(),
+                            {part->mVertices[v].x, part->mVertices[v].y, part->mVertices[v].z});
         for (unsigned f = 0; f < part->mNumFaces; ++f) {
             const aiFace& face = part->mFaces[f];
             if (face.mNumIndices != 3) continue;
@@ -120,7 +120,8 @@ std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::strin
     };
     bool childFailed = false;
     if (!runInChildProcess(work, limits.process, bytes, error, &childFailed)) {
-        if (childFailed) error = "the mesh reader " + error + ": the file is malformed or too large";
+        if (childFailed)
+            error = "the mesh reader " + error + ": the file is malformed or too large";
         return nullptr;
     }
 

@@ -1043,8 +1043,10 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
                     if (!takeText(rest, w)) rest = {};
                 model = modelFromBytes(rest);
             }
-            if (!model) failure = "MuJoCo's compiled model could not be read back";
-            else if (failure = meshFaceProblem(*model); !failure.empty()) model.reset();
+            if (!model)
+                failure = "MuJoCo's compiled model could not be read back";
+            else if (failure = meshFaceProblem(*model); !failure.empty())
+                model.reset();
         }
     } catch (const std::bad_alloc&) {
         failure = "out of memory while reading back MuJoCo's compiled model";

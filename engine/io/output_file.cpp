@@ -4,13 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <limits.h>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <limits.h>
 #include <random>
 #include <streambuf>
 
@@ -188,8 +188,7 @@ public:
             setp(block_.data(), block_.data() + block_.size());
             return false;
         }
-        const bool ok =
-            writeAll(fd_, pbase(), static_cast<std::size_t>(pptr() - pbase()), error_);
+        const bool ok = writeAll(fd_, pbase(), static_cast<std::size_t>(pptr() - pbase()), error_);
         setp(block_.data(), block_.data() + block_.size());
         return ok;
     }

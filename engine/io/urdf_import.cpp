@@ -360,9 +360,8 @@ bool readInertial(const urdf::Link& link, LinkReader& reader, LinkData& data) {
     data.massless = false;
     data.mass = {in.mass, X_LI.p, R * I * R.transpose()};
     Diagnostics found;
-    const bool ok =
-        checkMomentsNotNegative(Vec3(in.ixx, in.iyy, in.izz), owner, found) &&
-        fixInertia(data.mass, owner, {reader.options.strict, reader.massBound}, found);
+    const bool ok = checkMomentsNotNegative(Vec3(in.ixx, in.iyy, in.izz), owner, found) &&
+                    fixInertia(data.mass, owner, {reader.options.strict, reader.massBound}, found);
     for (Diagnostic& d : found) {
         d.where = owner + "/inertial";
         if (d.severity == Severity::Error)

@@ -217,7 +217,7 @@ TEST(CollisionWorld, BoxesApartOnAPlaneOnlyPairWithThePlane) {
     }
     CollisionWorld world(spec);
     EXPECT_EQ(world.objectCount(), std::size_t{side * side + 1});
-    EXPECT_EQ(world.overlappingPairCount(), std::size_t{side * side});  // each box and the plane
+    EXPECT_EQ(world.overlappingPairCount(), std::size_t{side * side});     // each box and the plane
     EXPECT_EQ(world.findContacts().size(), std::size_t{4 * side * side});  // each box's corners
     // A query pads each box by Bullet's 5 cm margin: neighbours 0.1 m apart pair too, so each
     // box has at most its 8 neighbours and the plane (O(N), where it was N²/2).

@@ -113,8 +113,8 @@ TEST(Expression, RefusesAssignmentsAndSaysHowToCompare) {
 
 TEST(Expression, ANotANumberMadeInsideIsNotHidden) {
     // muparser's sign(NaN) is 0, its min(1, NaN) 1, and a comparison with NaN is 0.
-    for (const char* text : {"sign(sqrt(-1))", "min(1, sqrt(-1))", "max(1, ln(-1))",
-                             "sqrt(-1) > 0", "asin(2) ? 1 : 2", "sign(sqrt(1 - time))"})
+    for (const char* text : {"sign(sqrt(-1))", "min(1, sqrt(-1))", "max(1, ln(-1))", "sqrt(-1) > 0",
+                             "asin(2) ? 1 : 2", "sign(sqrt(1 - time))"})
         EXPECT_TRUE(std::isnan(parsed(text).eval(2.0))) << text;
     // Later in a run too, and only where it is made.
     const Expression e = parsed("sign(sqrt(1 - time)) + (sqrt(1 - time) > 0)");

@@ -417,8 +417,7 @@ TEST(MjcfImport, ANonFiniteNumberInAnIncludedFileIsAnErrorNamingTheFileAndElemen
     std::ofstream(folder / "parts" / "arm.xml")
         << "<mujoco>\n<worldbody>\n<body name=\"arm\" pos=\"0 NaN 0\"><freejoint/>"
            "<geom size=\"0.1\"/></body>\n</worldbody>\n</mujoco>";
-    std::ofstream(folder / "robot.xml")
-        << "<mujoco><include file=\"parts/arm.xml\"/></mujoco>";
+    std::ofstream(folder / "robot.xml") << "<mujoco><include file=\"parts/arm.xml\"/></mujoco>";
     const RobotImportResult r = importMjcfFile((folder / "robot.xml").string());
     std::filesystem::remove_all(folder);
     EXPECT_FALSE(r.scene);

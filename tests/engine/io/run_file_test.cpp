@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <unistd.h>
 

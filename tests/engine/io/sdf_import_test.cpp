@@ -408,8 +408,7 @@ TEST(SdfImport, LibsdformatsOwnMessagesBecomeDiagnosticsNotTerminalOutput) {
     const std::string printed =
         ::testing::internal::GetCapturedStderr() + ::testing::internal::GetCapturedStdout();
     EXPECT_FALSE(r.scene);
-    EXPECT_TRUE(mentions(r, Severity::Error, "libsdformat: The value for //pose"))
-        << listed(r);
+    EXPECT_TRUE(mentions(r, Severity::Error, "libsdformat: The value for //pose")) << listed(r);
     EXPECT_TRUE(mentions(r, Severity::Error, "must have 6 values, but 3 were found")) << listed(r);
     EXPECT_EQ(printed, "");
 }

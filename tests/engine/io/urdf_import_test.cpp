@@ -284,7 +284,8 @@ TEST(UrdfImport, AZeroMassIsRaisedWithAWarningOrRefusedWhenStrict) {
     const std::string said = warningsAt(r, "link 'upper_arm'/inertial");
     EXPECT_NE(said.find("mass 0 kg is not positive: raised to 0.001 kg"), std::string::npos)
         << said;
-    const UrdfImportResult strict = importText(ArmText{.upperArmMass = "0"}.text(), strictOptions());
+    const UrdfImportResult strict =
+        importText(ArmText{.upperArmMass = "0"}.text(), strictOptions());
     EXPECT_FALSE(strict.scene);
     const Diagnostic* d = errorAt(strict, "link 'upper_arm'/inertial");
     ASSERT_NE(d, nullptr);
