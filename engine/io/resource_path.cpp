@@ -2,11 +2,15 @@
 
 #include "engine/io/input_file.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 namespace engine::io {
 namespace {
@@ -20,6 +24,13 @@ constexpr std::size_t kManifestBytes = 1 << 16;  // of a package.xml read for it
 bool isDirectory(const fs::path& p) {
     std::error_code ec;
     return fs::is_directory(p, ec);
+}
+
+// A folder's identity once links are followed, (device, inode); nullopt when it is no folder.
+std::optional<std::pair<dev_t, ino_t>> folderIdentity(const fs::path& p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+    return std::pair{st.st_dev, st.st_ino};
 }
 
 // The <name> of the package.xml in `folder`, "" when there is none.
@@ -69,14 +80,19 @@ void ResourceResolver::crawl() {
     // The search folders, each breadth first a few levels down, once for every package named
     // in the file: a folder's package.xml names it, else the folder's name does (a copied
     // description without its manifest). The first folder found for a name is kept.
+    // Each folder is looked into once, however many links lead to it: a folder of links to
+    // itself, or a loop of links (a/b → a), would otherwise be walked as a tree of its names,
+    // as many entries queued as the folder holds, to the power of the depth.
     crawled_ = true;
     int budget = kCrawlFolders;
+    std::set<std::pair<dev_t, ino_t>> seen;
     for (const fs::path& root : roots_) {
-        std::deque<std::pair<fs::path, int>> queue{{root, 0}};
+        std::deque<std::pair<fs::path, int>> queue;
+        if (const auto id = folderIdentity(root); id && seen.insert(*id).second)
+            queue.emplace_back(root, 0);
         while (!queue.empty() && budget-- > 0) {
             const auto [folder, depth] = queue.front();
             queue.pop_front();
-            if (!isDirectory(folder)) continue;
             const std::string manifest = manifestName(folder);
             if (!manifest.empty())
                 byManifest_.emplace(manifest, folder);
@@ -85,9 +101,15 @@ void ResourceResolver::crawl() {
             if (depth == kCrawlDepth) continue;
             std::error_code ec;
             for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+                if (queue.size() >= static_cast<std::size_t>(kCrawlFolders)) break;
                 const std::string leaf = it->path().filename().string();
-                if (!leaf.empty() && leaf[0] != '.' && isDirectory(it->path()))
+                if (leaf.empty() || leaf[0] == '.') continue;
+                const auto id = folderIdentity(it->path());
+                if (!id) continue;
+                if (seen.insert(*id).second)
                     queue.emplace_back(it->path(), depth + 1);
+                else if (manifestName(it->path()).empty())    // a link to a folder met already:
+                    byFolderName_.emplace(leaf, it->path());  // found by its name, not walked
             }
         }
     }

@@ -5,7 +5,9 @@
 // above the description file: a folder is package NAME when its package.xml names NAME
 // (<name>NAME</name>) or, without a package.xml, when the folder itself is called NAME; the
 // search folders are crawled once, four levels down and at most 20 000 folders, however
-// many packages a file names. Relative paths are relative to the file.
+// many packages a file names; a folder reached again through a symbolic link (a loop of links,
+// a folder of links to itself) is known by the link's name but not looked into again.
+// Relative paths are relative to the file.
 
 #include <filesystem>
 #include <map>
