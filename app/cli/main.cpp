@@ -40,9 +40,9 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/command_line.h"
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/kinematic_analysis.h"
 #include "engine/analysis/mobility.h"
@@ -57,10 +57,15 @@
 #include "engine/io/scene_overrides.h"
 #include "engine/math/constants.h"
 #include "engine/runtime/simulator.h"
-#include "engine/version.h"
 #ifdef MOTUS_HAVE_RENDER
 #include "ui/render/video_export.h"
 #endif
+
+using cli::BatchOptions;
+using cli::KinematicCommandOptions;
+using cli::ModesOptions;
+using cli::RenderOptions;
+using cli::SimulateOptions;
 
 namespace {
 
@@ -225,22 +230,6 @@ std::shared_ptr<const engine::Model> loadModel(const std::string& path,
     printDiagnostics(compiled.diagnostics, path);
     return compiled.model;
 }
-
-struct SimulateOptions {
-    std::string scene;
-    double duration = 0.0;
-    double dt = 0.0;        // 0: the scene's step size
-    double outputDt = 0.0;  // 0: the scene's output interval
-    double maxStep = 0.0;   // 0: the scene's
-    double rtol = 0.0;      // 0: the scene's
-    double atol = 0.0;
-    double projectionTolerance = 0.0;
-    std::string integrator;
-    std::string out;
-    std::string run;  // run file to write (scene + frames)
-    int every = 1;
-    double maxWallTime = 0.0;  // s; 0: no limit
-};
 
 int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec);
 
@@ -473,14 +462,6 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
     return 0;
 }
 
-struct KinematicCommandOptions {
-    std::string scene;
-    double duration = 0.0;
-    double outputDt = 0.0;  // 0: the scene's output interval
-    double dt = 0.0;        // 0: the scene's step size (the analysis solves at least this often)
-    std::string out;
-};
-
 // `kinematics` / `inverse`: the kinematic analysis of a fully driven mechanism (positions,
 // velocities, accelerations from the constraints alone), and with `inverse` the reactions,
 // motion efforts and power that produce it. CSV as `simulate`'s, plus accelerations and the
@@ -665,17 +646,6 @@ int runStatics(const std::string& path, const std::string& out) {
     return writeText(text.str(), out);
 }
 
-// `modes`: natural frequencies, damping ratios and mode shapes about the scene's pose (or, with
-// --equilibrium, about the equilibrium nearest it), as CSV: one row per mode, the shape as each
-// part's translation and rotation (world axes) in the mode.
-struct ModesOptions {
-    std::string scene;
-    bool atEquilibrium = false;
-    double at = -1.0;      // s: about the pose the run reaches then (frozen); < 0: the scene's pose
-    std::string out;       // CSV of the modes
-    std::string matrices;  // JSON of the linearised equations
-};
-
 // The linearised equations z̈ + C ż + K z = f in the minimal coordinates, as JSON: N's columns
 // over the bodies' velocity coordinates (named), K, C and f.
 std::string linearisedJson(const engine::Model& model, const engine::ModesResult& r, double t) {
@@ -703,6 +673,9 @@ std::string linearisedJson(const engine::Model& model, const engine::ModesResult
     return doc.dump(1) + "\n";
 }
 
+// `modes`: natural frequencies, damping ratios and mode shapes about the scene's pose (or, with
+// --equilibrium, about the equilibrium nearest it), as CSV: one row per mode, the shape as each
+// part's translation and rotation (world axes) in the mode.
 int runModes(const ModesOptions& options) {
     const std::string& path = options.scene;
     if (!outputsAreSafe({{"--out", options.out}, {"--matrices", options.matrices}}, {path}))
@@ -817,15 +790,6 @@ int runAssemble(const std::string& path, const std::string& out) {
     }
     return 0;
 }
-
-struct BatchOptions {
-    std::string scene;
-    std::string cases;   // CSV: a header of override paths, a row of values per case
-    std::string outDir;  // one result file per case, and summary.csv
-    std::string analysis = "simulate";
-    double duration = 0.0;
-    double outputDt = 0.0;
-};
 
 // The fields of one CSV line: "…" quotes a field that holds commas ([0, 0, 1]); "" inside
 // quotes is a quote.
@@ -1137,18 +1101,6 @@ int runInfo(const std::string& path) {
 
 }  // namespace
 
-// Option checks that say what is wrong in words (CLI11's own print the whole range of a double).
-struct RenderOptions {
-    std::string run;  // a run file, or a scene (.json) run first for `duration`
-    double duration = 0.0;
-    std::string out;
-    std::string size = "1280x720";
-    int fps = 30;
-    double from = 0.0;
-    double to = -1.0;  // s; negative: the end of the run
-    std::string view = "isometric";
-};
-
 // The command line as given (render hands it to the renderer's program unchanged).
 int gArgc = 0;
 char** gArgv = nullptr;
@@ -1315,293 +1267,40 @@ int runRender(const RenderOptions& options) {
 #endif
 }
 
-const CLI::Validator kPositive(
-    [](const std::string& text) {
-        double v = 0.0;
-        return CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v > 0.0
-                   ? std::string()
-                   : "must be a positive number, got '" + text + "'";
-    },
-    "POSITIVE");
-const CLI::Validator kNonNegative(
-    [](const std::string& text) {
-        double v = 0.0;
-        return CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v >= 0.0
-                   ? std::string()
-                   : "must be zero or a positive number, got '" + text + "'";
-    },
-    "NON-NEGATIVE");
-
 int runCommand(int argc, char** argv) {
     gArgc = argc;
     gArgv = argv;
-    CLI::App app{"Motus: rigid multibody mechanism simulator (headless).", "motus-cli"};
-    app.set_version_flag("--version", "motus-cli " + std::string(engine::versionString()));
-    app.require_subcommand(1);
-    app.footer(
-        "Errors are printed as 'motus-cli: error: <what> (<where>)'; exit status 1 for "
-        "invalid input, 2 for usage errors.");
-
-    std::string scenePath;
-    CLI::App* check =
-        app.add_subcommand("check", "Read and validate a scene file; print a summary.");
-    check->add_option("scene", scenePath, "Scene file (.json)")->required();
-
-    SimulateOptions sim;
-    CLI::App* simulate = app.add_subcommand(
-        "simulate", "Run forward dynamics and write the results as CSV (stdout or --out).");
-    simulate->add_option("scene", sim.scene, "Scene file (.json)")->required();
-    simulate
-        ->add_option("--duration", sim.duration,
-                     "Simulated time [s]; default: the scene's end time (settings.endTime)")
-        ->check(kPositive);
-    simulate
-        ->add_option(
-            "--dt", sim.dt,
-            "Step size [s] of the fixed-step integrators (rk4, symplecticEuler, implicitEuler, "
-            "timeStepping); also the output interval unless --output-dt or the scene sets one; "
-            "default: the scene's")
-        ->check(kPositive);
-    simulate
-        ->add_option(
-            "--output-dt", sim.outputDt,
-            "Time between output rows [s]; fixed-step integrators need a whole number of steps; "
-            "dopri45 interpolates, so its solution does not depend on it (default: the scene's)")
-        ->check(kPositive);
-    simulate
-        ->add_option("--max-step", sim.maxStep,
-                     "Largest step of dopri45 [s] (default: the scene's; none)")
-        ->check(kPositive);
-    simulate
-        ->add_option("--rtol", sim.rtol,
-                     "Relative tolerance of dopri45 per step (default: the scene's)")
-        ->check(kPositive);
-    simulate
-        ->add_option("--atol", sim.atol,
-                     "Absolute tolerance of dopri45 per step (default: the scene's)")
-        ->check(kPositive);
-    simulate
-        ->add_option(
-            "--projection-tolerance", sim.projectionTolerance,
-            "Largest joint gap [m] and angular error [rad] after every step (default: the scene's)")
-        ->check(kPositive);
-    simulate->add_option(
-        "--integrator", sim.integrator,
-        "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
-    simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
-    simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")
-        ->check(kPositive);
-    simulate
-        ->add_option(
-            "--max-wall-time", sim.maxWallTime,
-            "Stop after this many seconds of wall-clock time (exit status 4), keeping every row")
-        ->check(kNonNegative);
-    simulate->add_option("--run", sim.run,
-                         "Also save the whole run (scene + frames) to this .motusrun file, frame "
-                         "by frame as it runs");
-
-    KinematicCommandOptions kin;
-    CLI::App* kinematics = app.add_subcommand(
-        "kinematics",
-        "Kinematic analysis of a fully driven mechanism: positions, velocities and "
-        "accelerations from the constraints alone, as CSV (stdout or --out); stops at a "
-        "lock-up, saying when and where.");
-    CLI::App* inverseDynamics = app.add_subcommand(
-        "inverse",
-        "Inverse dynamics of a fully driven mechanism: the kinematic analysis plus every joint's "
-        "reaction and every motion's effort and power, as CSV (stdout or --out).");
-    for (CLI::App* command : {kinematics, inverseDynamics}) {
-        command->add_option("scene", kin.scene, "Scene file (.json)")->required();
-        command->add_option("--duration", kin.duration, "Analysed time [s]")
-            ->required()
-            ->check(kPositive);
-        command
-            ->add_option("--output-dt", kin.outputDt,
-                         "Time between output rows [s] (default: the scene's output interval)")
-            ->check(kPositive);
-        command
-            ->add_option("--dt", kin.dt,
-                         "Solve at least this often between outputs [s] (default: the scene's "
-                         "step size)")
-            ->check(kPositive);
-        command->add_option("--out", kin.out, "CSV file to write (default: stdout)");
+    const cli::CommandLine line = cli::parseCommandLine(argc, argv, std::cout, std::cerr);
+    if (line.exitStatus) return *line.exitStatus;
+    gOverrides = line.overrides;
+    switch (line.command) {
+    case cli::Command::Batch:
+        return runBatch(line.batch);
+    case cli::Command::Check:
+        return runCheck(line.scenePath);
+    case cli::Command::Simulate:
+        return runSimulate(line.simulate);
+    case cli::Command::Info:
+        return runInfo(line.infoPath);
+    case cli::Command::Kinematics:
+        return runKinematic(line.kinematic, false);
+    case cli::Command::Statics:
+        return runStatics(line.staticsPath, line.staticsOut);
+    case cli::Command::Modes:
+        return runModes(line.modes);
+    case cli::Command::Inverse:
+        return runKinematic(line.kinematic, true);
+    case cli::Command::Assemble:
+        return runAssemble(line.assemblePath, line.assembleOut);
+    case cli::Command::Format:
+        return runFormat(line.formatPath, line.formatOut);
+    case cli::Command::Import:
+        return runImport(line.urdfPath, line.urdfOut, line.import);
+    case cli::Command::Render:
+        return runRender(line.render);
+    case cli::Command::None:
+        break;
     }
-
-    std::string staticsPath, staticsOut;
-    CLI::App* statics = app.add_subcommand(
-        "statics",
-        "Static equilibrium nearest the scene's pose (stable or not), as one CSV row with the "
-        "reactions there; its stability on stderr.");
-    statics->add_option("scene", staticsPath, "Scene file (.json)")->required();
-    statics->add_option("--out", staticsOut, "CSV file to write (default: stdout)");
-
-    ModesOptions modesOptions;
-    CLI::App* modesCommand = app.add_subcommand(
-        "modes",
-        "Natural frequencies, damping ratios and mode shapes about the scene's pose, as CSV; "
-        "--matrices writes the linearised equations.");
-    modesCommand->add_option("scene", modesOptions.scene, "Scene file (.json)")->required();
-    modesCommand->add_flag("--equilibrium", modesOptions.atEquilibrium,
-                           "About the stable equilibrium the mechanism settles in from its pose");
-    modesCommand
-        ->add_option("--at", modesOptions.at,
-                     "About the pose a run reaches at this time [s], frozen there (its velocities "
-                     "are not part of the linearisation)")
-        ->check(kNonNegative);
-    modesCommand->add_option("--out", modesOptions.out, "CSV file to write (default: stdout)");
-    modesCommand->add_option("--matrices", modesOptions.matrices,
-                             "Also write the linearised equations z'' + C z' + K z = f in minimal "
-                             "coordinates (N, K, C, f) to this JSON file");
-    modesCommand->get_option("--at")->excludes(modesCommand->get_option("--equilibrium"));
-
-    std::string assemblePath, assembleOut;
-    CLI::App* assembleCommand = app.add_subcommand(
-        "assemble",
-        "Move the parts, as little as possible, to where every joint and motion holds and write "
-        "the scene; explain a mechanism that cannot close (which joint, by how much, the loop).");
-    assembleCommand->add_option("scene", assemblePath, "Scene file (.json)")->required();
-    assembleCommand->add_option("--out", assembleOut, "Scene file to write (default: stdout)");
-
-    BatchOptions batchOptions;
-    CLI::App* batch = app.add_subcommand(
-        "batch",
-        "A parameter study: each row of a cases file sets the scene values its header names "
-        "(paths as --set takes them) and runs the analysis, one CSV per case in --out-dir, "
-        "with summary.csv listing each case's outcome.");
-    batch->add_option("scene", batchOptions.scene, "Scene file (.json)")->required();
-    batch
-        ->add_option("--cases", batchOptions.cases,
-                     "CSV file: a header of scene paths (an optional first column 'case' names "
-                     "the cases), then a row of values per case")
-        ->required();
-    batch->add_option("--out-dir", batchOptions.outDir, "Folder for the results")->required();
-    batch->add_option("--analysis", batchOptions.analysis,
-                      "simulate (default), kinematics, inverse, statics or modes");
-    batch->add_option("--duration", batchOptions.duration, "Simulated time [s] (timed analyses)")
-        ->check(kPositive);
-    batch->add_option("--output-dt", batchOptions.outputDt, "Time between output rows [s]")
-        ->check(kPositive);
-
-    std::string formatPath, formatOut;
-    CLI::App* format = app.add_subcommand("format",
-                                          "Rewrite a scene in Motus's documented form (exact "
-                                          "numbers, quaternions, defaults left out).");
-    format->add_option("scene", formatPath, "Scene file (.json)")->required();
-    format->add_option("--out", formatOut, "Write here (atomically) instead of stdout");
-
-    std::string urdfPath, urdfOut;
-    engine::io::RobotImportOptions importOptions;
-    // The options of `import` and `import-urdf`.
-    auto addImportOptions = [&](CLI::App* command) {
-        command->add_option("--out", urdfOut,
-                            "Write the scene here (atomically) instead of stdout; meshes are "
-                            "referenced relative to the scene file");
-        command->add_flag("--strict", importOptions.strict,
-                          "Refuse inertia data that is degenerate or physically inconsistent "
-                          "instead of fixing it with a warning per link");
-        command->add_option("--package-path", importOptions.packagePath,
-                            "Folder searched for package://NAME/… and model://NAME/… "
-                            "(repeatable; then ROS_PACKAGE_PATH, then the folders above the file)");
-        command->add_flag("--inertia-from-geometry", importOptions.inertiaFromGeometry,
-                          "Compute every link's centre of mass and inertia from its collision "
-                          "geometry (visual when it has none), keeping its mass (URDF, SDF)");
-        command->add_flag("--fixed-base", importOptions.fixedBase,
-                          "Weld the root link to the ground (a robot arm bolted down)");
-    };
-    CLI::App* importRobot = app.add_subcommand(
-        "import",
-        "Convert a robot description into a Motus scene: URDF (.urdf), MJCF (.xml, "
-        ".mjcf: MuJoCo) or SDF (.sdf, .world: Gazebo), told by the file.");
-    importRobot->add_option("file", urdfPath, "Robot description file")->required();
-    addImportOptions(importRobot);
-    CLI::App* importUrdf =
-        app.add_subcommand("import-urdf", "Convert a URDF robot description into a Motus scene.");
-    importUrdf->add_option("urdf", urdfPath, "URDF file")->required();
-    addImportOptions(importUrdf);
-
-    std::string infoPath;
-    CLI::App* info = app.add_subcommand("info",
-                                        "Print the mechanism's parts, joints, degrees of freedom "
-                                        "and redundant constraints as JSON.");
-    info->add_option("scene", infoPath, "Scene file (.json)")->required();
-
-    RenderOptions renderOptions;
-    CLI::App* render = app.add_subcommand(
-        "render",
-        "Render a recorded run (.motusrun, or a scene run for --duration) as a video, MP4 "
-        "(H.264) or WebM (VP9), off screen as the GUI's 3D view draws it; needs an X display "
-        "(xvfb-run).");
-    render
-        ->add_option("run", renderOptions.run,
-                     "Run file (.motusrun), or a scene (.json) run for --duration first")
-        ->required();
-    render
-        ->add_option("--duration", renderOptions.duration,
-                     "With a scene: simulated time [s] to run and film (as simulate runs it)")
-        ->check(kPositive);
-    render->add_option("--out", renderOptions.out, "Video file to write: .mp4 or .webm")
-        ->required();
-    render->add_option("--size", renderOptions.size,
-                       "Picture size WIDTHxHEIGHT in pixels, both even (default 1280x720)");
-    render->add_option("--fps", renderOptions.fps, "Frames per second (default 30)")
-        ->check(CLI::Range(1, 240));
-    render
-        ->add_option("--from", renderOptions.from,
-                     "Start at this time of the run [s] (default: its start)")
-        ->check(kNonNegative);
-    render
-        ->add_option("--to", renderOptions.to,
-                     "End at this time of the run [s], included (default: its end)")
-        ->check(kNonNegative);
-    render->add_option("--view", renderOptions.view,
-                       "isometric (default), front, back, left, right, top or bottom; the "
-                       "camera frames the mechanism over the whole video");
-
-    // --set PATH=VALUE on every command that reads a scene (engine/io/scene_overrides.h).
-    std::vector<std::string> overrides;
-    for (CLI::App* command : {check, simulate, kinematics, inverseDynamics, statics, modesCommand,
-                              assembleCommand, format, info, render})
-        command->add_option("--set", overrides,
-                            "Set a scene value before reading it, PATH=VALUE (repeatable): a "
-                            "JSON pointer whose array steps may be names, e.g. "
-                            "/parts/crank/mass=2 or motions.drive.expression=720d*time");
-
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        printError(e.what(), "command line");
-        std::cerr << "Run 'motus-cli --help' for usage.\n";
-        return kExitUsage;
-    }
-
-    for (const std::string& text : overrides) {
-        engine::io::SceneOverride o;
-        std::string error;
-        if (!engine::io::parseOverride(text, o, error)) {
-            printError(error, "command line");
-            return kExitUsage;
-        }
-        gOverrides.push_back(o);
-    }
-    if (batch->parsed()) return runBatch(batchOptions);
-    if (check->parsed()) return runCheck(scenePath);
-    if (simulate->parsed()) return runSimulate(sim);
-    if (info->parsed()) return runInfo(infoPath);
-    if (kinematics->parsed()) return runKinematic(kin, false);
-    if (statics->parsed()) return runStatics(staticsPath, staticsOut);
-    if (modesCommand->parsed()) return runModes(modesOptions);
-    if (inverseDynamics->parsed()) return runKinematic(kin, true);
-    if (assembleCommand->parsed()) return runAssemble(assemblePath, assembleOut);
-    if (format->parsed()) return runFormat(formatPath, formatOut);
-    if (importUrdf->parsed() || importRobot->parsed())
-        return runImport(urdfPath, urdfOut, importOptions);
-    if (render->parsed()) return runRender(renderOptions);
     return kExitUsage;
 }
 
