@@ -1006,22 +1006,36 @@ int runImport(const std::string& path, const std::string& out,
     const engine::io::RobotImportResult imported = engine::io::importRobotFile(path, options);
     printDiagnostics(imported.diagnostics, path);
     if (!imported.scene) return kExitInvalidInput;
-    if (out.empty()) {
-        std::cout << engine::io::sceneToJson(*imported.scene);
-        return 0;
-    }
-    // Mesh files are named relative to the scene file: re-anchor them from the URDF's folder.
+    // Mesh files are named relative to the scene file: re-anchor them from the robot file's
+    // folder to the scene's, or, on stdout (whose file and folder are not known), name them by
+    // absolute path. Meshes in no file (an MJCF robot's, as MuJoCo compiled them) are written
+    // beside the scene by saveSceneFile: they need --out.
     engine::SceneSpec scene = *imported.scene;
+    if (out.empty() && engine::io::sceneHoldsMeshesInMemory(scene)) {
+        printError(
+            "the robot's meshes are in no file Motus can name (MuJoCo re-centres the "
+            "meshes it compiles); they are written as files beside the scene: give the "
+            "scene's file with --out",
+            path);
+        return kExitUsage;
+    }
     std::error_code ec;
-    const auto urdfDir = std::filesystem::absolute(path, ec).parent_path();
-    const auto outDir = std::filesystem::absolute(out, ec).parent_path();
+    const auto robotDir = std::filesystem::absolute(path, ec).parent_path();
+    const auto outDir = std::filesystem::absolute(out.empty() ? "." : out, ec).parent_path();
     for (engine::Part& part : scene.parts)
         for (engine::Shape& shape : part.shapes)
-            if (shape.type == engine::ShapeType::Mesh) {
-                const auto relative =
-                    std::filesystem::relative(urdfDir / shape.meshFile, outDir, ec);
-                if (!ec && !relative.empty()) shape.meshFile = relative.string();
+            if (shape.type == engine::ShapeType::Mesh && !shape.meshFile.empty()) {
+                const auto file = (robotDir / shape.meshFile).lexically_normal();
+                const auto relative = std::filesystem::relative(file, outDir, ec);
+                if (out.empty())
+                    shape.meshFile = file.string();
+                else if (!ec && !relative.empty())
+                    shape.meshFile = relative.string();
             }
+    if (out.empty()) {
+        std::cout << engine::io::sceneToJson(scene);
+        return 0;
+    }
     std::string error;
     if (!engine::io::saveSceneFile(scene, out, error)) {
         printError(error, out);

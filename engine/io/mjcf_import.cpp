@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -622,6 +623,7 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
 // Geoms become shapes of their body's part, in the part frame.
 void Importer::geoms() {
     std::vector<bool> coloured(spec_.parts.size(), false);
+    std::map<int, std::shared_ptr<const TriangleMesh>> meshes;  // by MuJoCo's mesh id
     for (int g = 0; g < m_.ngeom; ++g) {
         const int b = m_.geom_bodyid[g];
         const std::size_t bi = static_cast<std::size_t>(b);
@@ -665,6 +667,15 @@ void Importer::geoms() {
             break;
         case mjGEOM_MESH: {
             const int mesh = m_.geom_dataid[g];
+            s.type = ShapeType::Mesh;
+            // MuJoCo moves a mesh to its centre of mass and principal axes when it compiles it
+            // (and a mesh may be given inline): the shape holds the compiled vertices, in no
+            // file (saving the scene writes them beside it, engine/io/scene_json.h). Geoms of
+            // one mesh share them.
+            if (const auto known = meshes.find(mesh); known != meshes.end()) {
+                s.mesh = known->second;
+                break;
+            }
             auto triangles = std::make_shared<TriangleMesh>();
             const int vertAdr = m_.mesh_vertadr[mesh], faceAdr = m_.mesh_faceadr[mesh];
             for (int v = 0; v < m_.mesh_vertnum[mesh]; ++v) {
@@ -675,12 +686,8 @@ void Importer::geoms() {
                 const int* t = m_.mesh_face + 3 * (faceAdr + f);
                 triangles->triangles.push_back({t[0], t[1], t[2]});
             }
-            s.type = ShapeType::Mesh;
             s.mesh = std::move(triangles);
-            // MuJoCo moves a mesh to its centre of mass and principal axes when it compiles it:
-            // the shape holds the compiled vertices, named after the mesh asset.
-            const std::string meshName = name(mjOBJ_MESH, mesh);
-            s.meshFile = meshName.empty() ? "mesh" + std::to_string(mesh) : meshName;
+            meshes.emplace(mesh, s.mesh);
             break;
         }
         case mjGEOM_ELLIPSOID:

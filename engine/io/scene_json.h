@@ -46,15 +46,24 @@ SceneLoadResult loadSceneFile(const std::string& path);
 
 // The scene in the documented form (orientations as quaternions, exact numbers, defaults left
 // out; an orientation not of unit length to round-off is normalised). Loading the result gives
-// the same scene back, bit for bit.
+// the same scene back, bit for bit. A mesh held in memory only is written with an empty file
+// name, which the reader refuses: only saveSceneFile writes such meshes
+// (sceneHoldsMeshesInMemory tells).
 std::string sceneToJson(const SceneSpec& spec);
 
 // Writes the scene atomically (engine/io/output_file.h: a unique temporary, synced, renamed
 // over `path`; a FIFO or a character device written in place). False with
 // `error` set on failure; the previous file is then untouched. A scene the reader would refuse
 // (a number that is not finite, an orientation that is no rotation, text that is not UTF-8)
-// is not written: false, with `error` naming the value.
+// is not written: false, with `error` naming the value. Meshes held in memory only (a shape
+// with mesh triangles and no meshFile: an MJCF robot's meshes as MuJoCo compiled them) are
+// written as OBJ files in a folder beside the scene named after it ("robot.json":
+// "robot_meshes/<part>_<shape>.obj"), which the written scene names; a file already holding
+// the same mesh is left as it is. Such a scene cannot be written to a FIFO or a device.
 bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error);
+
+// Whether a mesh shape of the scene is held in memory only (see saveSceneFile).
+bool sceneHoldsMeshesInMemory(const SceneSpec& spec);
 
 namespace detail {
 

@@ -3,10 +3,18 @@
 // optional keys only where they differ from their defaults, arrays of numbers on one line so
 // a diff shows what changed.
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -16,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/csv_export.h"
+#include "engine/io/input_file.h"
 #include "engine/io/output_file.h"
 #include "engine/io/scene_json.h"
 
@@ -433,7 +442,100 @@ std::string printed(const json& document) {
     return out.str();
 }
 
+// A mesh as OBJ text: its vertices with 9 significant digits (single precision, as Motus reads
+// mesh coordinates, exactly) and its triangles.
+std::string objText(const TriangleMesh& mesh, const std::string& what) {
+    std::string text = "# " + what + "\n";
+    char line[96];
+    for (const Vec3& v : mesh.vertices) {
+        std::snprintf(line, sizeof line, "v %.9g %.9g %.9g\n", v.x(), v.y(), v.z());
+        text += line;
+    }
+    for (const auto& t : mesh.triangles) {
+        std::snprintf(line, sizeof line, "f %d %d %d\n", t[0] + 1, t[1] + 1, t[2] + 1);
+        text += line;
+    }
+    return text;
+}
+
+// A part's name as a file name: letters, digits, '-' and '_' kept, anything else '_'.
+std::string fileNamePart(const std::string& name) {
+    std::string out;
+    for (char c : name.substr(0, 60)) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '-' || c == '_';
+        out += plain ? c : '_';
+    }
+    return out.empty() ? "part" : out;
+}
+
+bool holdsMeshInMemory(const Shape& s) {
+    return s.type == ShapeType::Mesh && s.meshFile.empty() && s.mesh && !s.mesh->empty();
+}
+
+// Meshes held in memory only (an MJCF robot's, as MuJoCo compiled them) are written as OBJ files
+// in a folder beside the scene named after it ("robot.json": "robot_meshes/<part>_<k>.obj"),
+// and `written` names them relative to the scene. A file already holding the same text is left
+// as it is (saving again, or an autosave, writes nothing). False with `error` set.
+bool writeMeshesInMemory(SceneSpec& written, const std::string& scenePath, std::string& error) {
+    namespace fs = std::filesystem;
+    if (!sceneHoldsMeshesInMemory(written)) return true;
+    // A device or a FIFO has no folder beside it to hold the meshes.
+    struct stat info {};
+    if (::stat(scenePath.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+        error = "cannot write '" + scenePath +
+                "': the scene holds meshes that are in no file (a robot's meshes as MuJoCo "
+                "compiled them), written as files beside the scene, so it must be written to a "
+                "file";
+        return false;
+    }
+    const fs::path scene(scenePath);
+    const std::string folderName = scene.stem().string() + "_meshes";
+    const fs::path folder = scene.parent_path() / folderName;
+    if (::mkdir(folder.c_str(), 0777) != 0 && errno != EEXIST) {
+        error = "cannot create the folder '" + folder.string() +
+                "' for the scene's meshes: " + fileErrorText(errno);
+        return false;
+    }
+    std::map<const TriangleMesh*, std::string> named;  // one file per mesh shared by shapes
+    std::set<std::string> used;
+    for (Part& part : written.parts)
+        for (std::size_t k = 0; k < part.shapes.size(); ++k) {
+            Shape& s = part.shapes[k];
+            if (!holdsMeshInMemory(s)) continue;
+            auto [it, added] = named.emplace(s.mesh.get(), std::string());
+            if (added) {
+                std::string name = fileNamePart(part.name) + "_" + std::to_string(k);
+                for (int n = 2; !used.insert(name).second; ++n)
+                    name =
+                        fileNamePart(part.name) + "_" + std::to_string(k) + "_" + std::to_string(n);
+                it->second = name + ".obj";
+                const fs::path file = folder / it->second;
+                const std::string text = objText(
+                    *s.mesh, "The mesh of part '" + part.name + "', shape " + std::to_string(k) +
+                                 ", written by Motus with " + scene.filename().string());
+                std::uintmax_t size = 0;
+                std::string old;
+                if (inputFileProblem(file.string(), "mesh", &size).empty() && size == text.size()) {
+                    std::ifstream existing(file, std::ios::binary);
+                    old.assign(std::istreambuf_iterator<char>(existing),
+                               std::istreambuf_iterator<char>());
+                }
+                if (old != text && !writeFileSafely(file.string(), text, error)) return false;
+            }
+            s.meshFile = folderName + "/" + it->second;
+        }
+    return true;
+}
+
 }  // namespace
+
+bool sceneHoldsMeshesInMemory(const SceneSpec& spec) {
+    for (const Part& part : spec.parts)
+        for (const Shape& s : part.shapes)
+            if (holdsMeshInMemory(s)) return true;
+    return false;
+}
 
 std::string sceneToJson(const SceneSpec& spec) {
     return printed(sceneJson(spec));
@@ -441,7 +543,9 @@ std::string sceneToJson(const SceneSpec& spec) {
 
 bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error) {
     // Atomic: a crash or a full disk leaves the old file as it was.
-    const json document = sceneJson(spec);
+    SceneSpec written = spec;
+    if (!writeMeshesInMemory(written, path, error)) return false;
+    const json document = sceneJson(written);
     if (const std::string problem = firstUnreadable(document); !problem.empty()) {
         error = "the scene would not read back: " + problem;
         return false;

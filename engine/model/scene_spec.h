@@ -46,7 +46,8 @@ struct Shape {
     Vec3 size = Vec3(0.1, 0.1, 0.1);           // box edge lengths [m]
     double radius = 0.05;                      // sphere, cylinder, capsule, cone [m]
     double length = 0.1;                       // cylinder, capsule (straight part), cone [m]
-    std::string meshFile;                      // mesh: the file as written in the scene
+    std::string meshFile;                      // mesh: the file as written in the scene;
+                                               // "": in memory only (an MJCF robot's)
     Vec3 scale = Vec3::Ones();                 // mesh: per-axis scale of the file's coordinates
     std::shared_ptr<const TriangleMesh> mesh;  // mesh: loaded by the reader (null if unread)
     ShapeRole role = ShapeRole::Both;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <QCoreApplication>
@@ -127,6 +128,24 @@ std::unique_ptr<engine::SceneSpec> loadRecovery(const RecoveryEntry& entry, QStr
     return std::make_unique<engine::SceneSpec>(std::move(*r.scene));
 }
 
+namespace {
+
+// The meshes a scene holds in no file (an MJCF robot's), written beside its recovery scene by
+// saveSceneFile ("<name>_meshes/*.obj"): removed with it, links never followed.
+void removeMeshesBeside(const QString& sceneFile) {
+    const QFileInfo scene(sceneFile);
+    const QFileInfo folder(scene.absolutePath() + QLatin1Char('/') + scene.completeBaseName() +
+                           QStringLiteral("_meshes"));
+    if (!folder.isDir() || folder.isSymLink()) return;
+    QDir meshes(folder.absoluteFilePath());
+    for (const QFileInfo& mesh :
+         meshes.entryInfoList({QStringLiteral("*.obj")}, QDir::Files | QDir::NoSymLinks))
+        QFile::remove(mesh.absoluteFilePath());
+    QDir(scene.absolutePath()).rmdir(folder.fileName());  // only when nothing else is in it
+}
+
+}  // namespace
+
 void removeRecovery(const RecoveryEntry& entry) {
     // The info first: a scene without one is never offered. Nothing outside the folder, and
     // nothing not named as Motus names its recovery files, is deleted.
@@ -137,6 +156,7 @@ void removeRecovery(const RecoveryEntry& entry) {
             QFileInfo(info.absolutePath()).canonicalFilePath() != folder)
             return;
         QFile::remove(file);
+        if (std::strcmp(suffix, "json") == 0) removeMeshesBeside(file);
     };
     remove(entry.infoFile, "info");
     remove(entry.sceneFile, "json");
@@ -362,6 +382,7 @@ void Autosaver::discard() {
     writer_->waitForDone();
     QFile::remove(infoFile());
     QFile::remove(sceneFile());
+    removeMeshesBeside(sceneFile());
     QFile::remove(runFile());
     runFramesWritten_ = 0;
 }

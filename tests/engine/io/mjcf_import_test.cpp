@@ -1,5 +1,6 @@
 #include "engine/io/mjcf_import.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/io/robot_import.h"
+#include "engine/io/scene_json.h"
 #include "engine/io/urdf_import.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
@@ -425,6 +427,73 @@ TEST(MjcfImport, ANonFiniteNumberInAnIncludedFileIsAnErrorNamingTheFileAndElemen
                          "'parts/arm.xml' line 3: <body name='arm'> pos '0 NaN 0' is not a "
                          "finite number"))
         << allMessages(r);
+}
+
+// The scene of an MJCF robot with mesh geoms named the mesh assets ("wedge"), files that do not
+// exist, so the written scene did not load. MuJoCo re-centres the meshes it compiles, which are
+// not the asset files: saving writes them beside the scene, and the scene loads from anywhere.
+TEST(MjcfImport, MeshGeomsAreSavedBesideTheSceneAndLoadFromAnyFolder) {
+    const RobotImportResult imported = importMjcfFile(kRobots + "/mjcf/arm_with_meshes.xml");
+    ASSERT_TRUE(imported.scene) << allMessages(imported);
+    std::vector<const Shape*> meshes;
+    for (const Part& part : imported.scene->parts)
+        for (const Shape& s : part.shapes)
+            if (s.type == ShapeType::Mesh) meshes.push_back(&s);
+    ASSERT_EQ(meshes.size(), 2u);
+    EXPECT_EQ(meshes[0]->mesh, meshes[1]->mesh);  // one asset, one mesh
+    EXPECT_TRUE(sceneHoldsMeshesInMemory(*imported.scene));
+
+    const std::filesystem::path folder = ::testing::TempDir() + "mjcf_meshes_saved";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder / "out");
+    std::filesystem::create_directories(folder / "elsewhere");
+    const std::string scenePath = (folder / "out" / "arm.json").string();
+    std::string error;
+    ASSERT_TRUE(saveSceneFile(*imported.scene, scenePath, error)) << error;
+    const std::filesystem::path written = folder / "out" / "arm_meshes" / "base_0.obj";
+    ASSERT_TRUE(std::filesystem::is_regular_file(written));
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(folder / "out" / "arm_meshes"),
+                            std::filesystem::directory_iterator()),
+              1);  // shared by both geoms
+
+    // Loaded with another working folder: the mesh file is named relative to the scene.
+    const std::filesystem::path workingFolder = std::filesystem::current_path();
+    std::filesystem::current_path(folder / "elsewhere");
+    const SceneLoadResult loaded = loadSceneFile(scenePath);
+    std::filesystem::current_path(workingFolder);
+    ASSERT_TRUE(loaded.scene) << (loaded.diagnostics.empty() ? std::string()
+                                                             : loaded.diagnostics[0].message);
+    std::vector<const Shape*> reloaded;
+    for (const Part& part : loaded.scene->parts)
+        for (const Shape& s : part.shapes)
+            if (s.type == ShapeType::Mesh) reloaded.push_back(&s);
+    ASSERT_EQ(reloaded.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(reloaded[k]->meshFile, "arm_meshes/base_0.obj");
+        EXPECT_LT((reloaded[k]->X_PG.p - meshes[k]->X_PG.p).norm(), 1e-12);
+        ASSERT_TRUE(reloaded[k]->mesh);
+        ASSERT_EQ(reloaded[k]->mesh->triangles.size(), meshes[k]->mesh->triangles.size());
+        // The same solid: its volume as MuJoCo compiled it (0.2 x 0.1 x 0.05 / 2 m³).
+        EXPECT_NEAR(reloaded[k]->mesh->signedVolume(), 0.0005, 1e-9);
+        EXPECT_NEAR(reloaded[k]->mesh->signedVolume(), meshes[k]->mesh->signedVolume(), 1e-12);
+    }
+    // And it runs: the compiled model has the imported masses.
+    const CompileResult compiled = compile(*loaded.scene);
+    ASSERT_TRUE(compiled.model);
+
+    // Saved again, a mesh file holding the same mesh is left as it is.
+    const auto before = std::filesystem::last_write_time(written);
+    struct stat first {};
+    ASSERT_EQ(::stat(written.c_str(), &first), 0);
+    ASSERT_TRUE(saveSceneFile(*imported.scene, scenePath, error)) << error;
+    struct stat second {};
+    ASSERT_EQ(::stat(written.c_str(), &second), 0);
+    EXPECT_EQ(first.st_ino, second.st_ino);
+    EXPECT_EQ(before, std::filesystem::last_write_time(written));
+
+    // The scene text alone cannot name such meshes: a device as the target is refused.
+    EXPECT_FALSE(saveSceneFile(*imported.scene, "/dev/null", error));
+    EXPECT_NE(error.find("written as files beside the scene"), std::string::npos) << error;
 }
 
 TEST(MjcfImport, DeepNestingAndIncludeLoopsAreErrorsNotCrashes) {
