@@ -441,6 +441,23 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
                   << " s in a mechanism that conserves it: the step is too coarse for this "
                      "motion (a smaller --dt, or --integrator dopri45, keeps it) ("
                   << options.scene << ")\n";
+    // Singular positions passed, and a change of branch at one, are said with their times.
+    if (const engine::RunStatistics& stats = snapshot->statistics; stats.singularPassages > 0) {
+        std::cerr << "motus-cli: warning: the mechanism passed a singular position "
+                  << stats.singularPassages << (stats.singularPassages == 1 ? " time" : " times")
+                  << " (the last at t = " << stats.lastSingularTime
+                  << " s): its joints' equations came close to depending on each other, the "
+                     "reactions there peak and depend on small errors in the geometry ("
+                  << options.scene << ")\n";
+        if (stats.branchChangeTime >= 0.0)
+            std::cerr << "motus-cli: warning: the mechanism changed branch at the singular "
+                         "position passed at t = "
+                      << stats.branchChangeTime << " s (its direction of motion turned by "
+                      << std::lround(engine::radToDeg(stats.branchTurn))
+                      << "° at once): the run from there is not the motion of the mechanism as "
+                         "built (a smaller --dt, or --integrator dopri45, passes on its branch) ("
+                      << options.scene << ")\n";
+    }
     if (outOfTime && !stoppedByUser) {
         std::ostringstream what;
         what << "simulation stopped: the wall-time limit of " << options.maxWallTime

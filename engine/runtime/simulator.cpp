@@ -52,6 +52,7 @@ Simulator::Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recordi
 }
 
 void Simulator::startThread() {
+    branches_ = std::make_unique<BranchWatch>(*model_);
     // The energy balance is conserved only where every force that does work is bookkept:
     // gravity, springs, dampers (dissipated) and drivers (driver work).
     energyConserved_ = !model_->kinematic && !model_->contact.enabled && model_->softRows == 0;
@@ -212,6 +213,10 @@ void Simulator::reset() {
         dynamics_->restore(state);
         statistics_.singularPassages = 0;
         nearSingular_ = false;
+        statistics_.branchChanges = 0;
+        statistics_.branchChangeTime = -1.0;
+        statistics_.branchTurn = 0.0;
+        branches_->reset();
         statistics_.energyDrift = statistics_.energyScale = 0.0;
         statistics_.energyDriftTime = -1.0;
         driftSince_ = -1.0;
@@ -236,7 +241,9 @@ void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model)
             }
             model_ = model;
             dynamics_ = std::make_unique<ForwardDynamics>(model_);
+            branches_ = std::make_unique<BranchWatch>(*model_);
         }
+        branches_->reset();
         State state;
         Outputs outputs;
         if (!recording_->read(frame, state, outputs)) return;
@@ -283,6 +290,7 @@ void Simulator::fail(const std::string& message) {
     State state;
     Outputs outputs;
     if (recording_->read(currentFrame_, state, outputs)) dynamics_->restore(state);
+    branches_->reset();
     publish();
 }
 
@@ -310,6 +318,11 @@ void Simulator::advanceOneOutput() {
         statistics_.lastSingularTime = dynamics_->state().t;
     }
     nearSingular_ = nearSingular;
+    if (branches_->observe(dynamics_->state().t, dynamics_->state().v, nearSingular) &&
+        statistics_.branchChanges++ == 0) {
+        statistics_.branchChangeTime = branches_->passageTime();
+        statistics_.branchTurn = branches_->turn();
+    }
     // Where the run pauses (end of a run-to or a step) the frame is always recorded. Outputs
     // (reactions, energies) are computed only for the frames recorded.
     const bool atEnd = playing && endTime > 0.0 && dynamics_->state().t >= endTime - 1e-12;

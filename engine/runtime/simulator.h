@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/analysis/branch_watch.h"
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/record/recording.h"
 
@@ -42,6 +43,13 @@ struct RunStatistics {
     // last one. Reactions there are large and sensitive to the geometry; the user is told.
     long singularPassages = 0;
     double lastSingularTime = 0.0;
+    // Passages in which the motion changed branch (BranchWatch: its direction turned at once
+    // by the angle two branches meet at, as a step landed on the other one), when the first
+    // began [s] (−1: none) and the angle its direction turned by there [rad]. What follows is
+    // not the motion of the mechanism as it started; the user is told.
+    long branchChanges = 0;
+    double branchChangeTime = -1.0;
+    double branchTurn = 0.0;
     // In a run whose energy balance (total − driver work + dissipated) is conserved (no
     // contact, no applied forces or controllers, no soft joints): its largest drift from the
     // start [J], the energy the motion exchanges [J] (kinetic + change of gravitational +
@@ -153,10 +161,11 @@ private:
     RunMode mode_ = RunMode::Paused;
     double speed_ = 1.0;
     bool loop_ = false;
-    bool playStartedInRecording_ = false;  // set by play(): loop playback wraps only then
-    bool replayOnly_ = false;              // see setReplayOnly()
-    bool nearSingular_ = false;            // at the last output step (RunStatistics)
-    bool energyConserved_ = false;         // the balance is a conserved quantity (RunStatistics)
+    bool playStartedInRecording_ = false;    // set by play(): loop playback wraps only then
+    bool replayOnly_ = false;                // see setReplayOnly()
+    bool nearSingular_ = false;              // at the last output step (RunStatistics)
+    std::unique_ptr<BranchWatch> branches_;  // of the model run (RunStatistics::branchChanges)
+    bool energyConserved_ = false;           // the balance is a conserved quantity (RunStatistics)
     bool energyStarted_ = false;
     double energy0_ = 0.0, gravitational0_ = 0.0;  // at the first frame
     double driftSince_ = -1.0;  // the drift has been beyond the bound since then (−1: it is not)

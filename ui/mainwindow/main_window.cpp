@@ -49,6 +49,7 @@
 #include <QTreeView>
 #include <QUndoStack>
 #include <QUrl>
+#include <QtMath>
 #include <sstream>
 
 #include "engine/analysis/mobility.h"
@@ -871,6 +872,22 @@ void MainWindow::showSnapshot() {
                       "peak and depend on small errors in the geometry, and the mechanism can "
                       "change branch; check the lengths, or plot the reactions around it.")
                        .arg(snap->statistics.lastSingularTime, 0, 'f', 3));
+    }
+    // A change of branch at a singular position is said once per run: from there on the run
+    // is another mechanism's motion (a slider-crank folded, a parallelogram crossed).
+    if (snap->statistics.branchChangeTime < 0.0) branchTold_ = false;  // a new run
+    if (snap->statistics.branchChangeTime >= 0.0 && !branchTold_) {
+        branchTold_ = true;
+        addMessage(kMessageWarning,
+                   tr("The mechanism changed branch at the singular position it passed at "
+                      "t = %1 s: its direction of motion turned by %2° at once, as a step "
+                      "landed on the other way its joints can close (a slider-crank folding, a "
+                      "parallelogram crossing) and kinetic energy was lost. The run from there "
+                      "is not the motion of the mechanism as built; a smaller step size (or "
+                      "dopri45 with a tighter tolerance) passes on its branch, and lengths "
+                      "that are not equal avoid the singular position.")
+                       .arg(snap->statistics.branchChangeTime, 0, 'f', 3)
+                       .arg(qRadiansToDegrees(snap->statistics.branchTurn), 0, 'f', 0));
     }
     simulationStatus_->setText(tr("%1 · t = %2 s")
                                    .arg(analysisName_.isEmpty() ? tr("Dynamics") : analysisName_)
@@ -1948,21 +1965,74 @@ bool MainWindow::save() {
 }
 
 bool MainWindow::maybeSave() {
-    if (!document_->isModified()) return true;
+    if (!document_->isModified()) return maybeKeepRun();
+    const engine::Recording* recording = session_->recording();
+    const bool run = recording && recording->size() > 1 && !runIsSaved();
     QMessageBox box(QMessageBox::Warning, tr("Save changes?"),
                     tr("“%1” has changes that are not saved.").arg(document_->title()),
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("SaveChangesDialog"));
-    box.setInformativeText(tr("Save them before going on? Discard loses them."));
+    box.setInformativeText(run ? tr("Save them before going on? Discard loses them, and the "
+                                    "recorded run with them.")
+                               : tr("Save them before going on? Discard loses them."));
     box.setDefaultButton(QMessageBox::Save);
     switch (box.exec()) {
     case QMessageBox::Save:
-        return save();
+        return save() && maybeKeepRun();  // the scene kept, the run is asked about
     case QMessageBox::Discard:
         return true;
     default:
         return false;
     }
+}
+
+// The recorded run goes with the document (New, Open, Import, Quit): a run the user has not
+// saved, of more than its first frame, is not dropped without asking. It can be saved as a run
+// file on the way (Save Run…), discarded, or the action cancelled.
+bool MainWindow::maybeKeepRun() {
+    const engine::Recording* recording = session_->recording();
+    if (!recording || recording->size() <= 1 || runIsSaved()) return true;
+    const double from = recording->time(recording->first());
+    const double until = recording->time(recording->size() - 1);
+    QMessageBox box(QMessageBox::Question, tr("Keep the run?"),
+                    tr("The recorded run of “%1” (%2–%3 s, %4 frames) is not saved.")
+                        .arg(document_->title())
+                        .arg(from, 0, 'f', 3)
+                        .arg(until, 0, 'f', 3)
+                        .arg(recording->size() - recording->first()),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("KeepRunQuestion"));
+    box.setInformativeText(
+        tr("Save it as a run file (File ▸ Open Run replays it, with its "
+           "plots) before going on? Discard loses it."));
+    QPushButton* keep = box.addButton(tr("Save Run…"), QMessageBox::AcceptRole);
+    QPushButton* drop = box.addButton(tr("Discard Run"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(keep);
+    box.exec();
+    if (box.clickedButton() == drop) return true;
+    if (box.clickedButton() != keep) return false;
+    QString start = document_->path().isEmpty()
+                        ? QString()
+                        : QFileInfo(document_->path()).path() + QLatin1Char('/') +
+                              QFileInfo(document_->path()).completeBaseName() +
+                              QStringLiteral(".motusrun");
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Save Run As"), start, tr("Motus runs (*.motusrun)"));
+    if (path.isEmpty()) return false;
+    if (!path.endsWith(QLatin1String(".motusrun"))) path += QStringLiteral(".motusrun");
+    return saveRun(path);
+}
+
+bool MainWindow::runIsSaved() const {
+    const engine::Recording* recording = session_->recording();
+    return recording && recording == savedRun_ && recording->size() == savedRunFrames_;
+}
+
+void MainWindow::noteRunSaved() {
+    const engine::Recording* recording = session_->recording();
+    savedRun_ = recording;
+    savedRunFrames_ = recording ? recording->size() : 0;
 }
 
 bool MainWindow::saveRun(const QString& path) {
@@ -1978,6 +2048,7 @@ bool MainWindow::saveRun(const QString& path) {
                    tr("Could not save the run to %1: %2").arg(path, QString::fromStdString(error)));
         return false;
     }
+    noteRunSaved();
     addMessage(kMessageInfo,
                tr("Saved the run (%1 frames) to %2").arg(recording->size()).arg(path));
     return true;
@@ -2002,6 +2073,7 @@ bool MainWindow::openRun(const QString& path) {
         addMessage(kMessageError, tr("Could not continue the run: %1").arg(problem));
     }
     noteRunStart({}, tr("Dynamics"));
+    noteRunSaved();  // as it is in its file
     restorePlots();
     addMessage(kMessageInfo, tr("Opened the run %1").arg(path));
     return true;

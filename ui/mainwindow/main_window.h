@@ -32,6 +32,7 @@ struct SceneSpec;
 struct Model;
 struct StaticResult;
 struct ModesResult;
+class Recording;
 }  // namespace engine
 namespace engine::io {
 struct RobotImportOptions;
@@ -76,8 +77,11 @@ public:
     // File > Save: to the document's file, or through Save As when it has none.
     bool save();
     // Before the document is replaced or the window closes: when it holds unsaved edits, asks
-    // "Save changes?" (Save / Discard / Cancel). True when it is fine to go on.
+    // "Save changes?" (Save / Discard / Cancel; Discard drops the recorded run too); with no
+    // edits, or after Save, a recorded run that is not saved is asked about: "Keep the run?"
+    // (maybeKeepRun: Save Run… / Discard Run / Cancel). True when it is fine to go on.
     bool maybeSave();
+    bool maybeKeepRun();
     // The plots panel's plots into the document, and back out of it.
     void keepPlotsInScene();
     void restorePlots();
@@ -182,6 +186,10 @@ private:
     // Before an action that drops the recorded run (`action`, e.g. "Reset"): asks the user
     // when there is one worth keeping. True when it is fine to go on.
     bool confirmDropRun(const QString& action);
+    // The recorded run as it was last saved to (or opened from) a run file: New, Open and Quit
+    // ask before dropping a run that is not (maybeKeepRun).
+    bool runIsSaved() const;
+    void noteRunSaved();
     void createActions();
     void createDocks();
     // A finished modes analysis: the Modes tab filled and in front, the frequencies said.
@@ -240,7 +248,10 @@ private:
     QString cannotRun_;             // why the document as edited cannot run (empty: it can)
     QString analysisName_;          // what the run computes: Dynamics, Kinematics, ...
     QByteArray defaultLayout_;      // the docks as made (View ▸ Reset Layout)
+    const engine::Recording* savedRun_ = nullptr;  // noteRunSaved()
+    std::size_t savedRunFrames_ = 0;
     long singularTold_ = 0;         // singular passages of the run the user was told of
+    bool branchTold_ = false;       // the run's change of branch was said
     bool energyDriftTold_ = false;  // the run's energy drift was said
     std::thread analysis_;
     std::atomic<bool> cancelAnalysis_{false};

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -226,6 +227,49 @@ TEST_F(TrustTest, DroppingARecordedRunAsksFirst) {
             return false;
         },
         3000));
+}
+
+// New, Open and Quit drop the recorded run with the document: even when the scene itself is
+// saved, a run not saved as a run file is not dropped without asking. Save Run… keeps it (and
+// the question is not asked again for it), Cancel keeps the document.
+TEST_F(TrustTest, NewOpenAndQuitAskBeforeDroppingAnUnsavedRun) {
+    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(runTo(0.1));
+    ASSERT_FALSE(window.isWindowModified()) << "an unmodified document";
+    const std::size_t frames = window.session()->recording()->size();
+    QAction* newAction = window.findChild<QAction*>(QStringLiteral("FileNew"));
+    ASSERT_TRUE(newAction);
+
+    int asked = 0;
+    test::answerModal(&window, QStringLiteral("KeepRunQuestion"), QStringLiteral("Cancel"), &asked);
+    newAction->trigger();
+    EXPECT_EQ(asked, 1);
+    EXPECT_EQ(window.scene()->name, "Slider-crank") << "Cancel keeps the document";
+    EXPECT_EQ(window.session()->recording()->size(), frames) << "and its run";
+
+    // Quit asks the same; Cancel keeps the window open.
+    test::answerModal(&window, QStringLiteral("KeepRunQuestion"), QStringLiteral("Cancel"), &asked);
+    EXPECT_FALSE(window.close());
+    EXPECT_EQ(asked, 2);
+
+    // Save Run… writes the run file; nothing is asked again for the run as saved.
+    QTemporaryDir dir;
+    const QString runPath = dir.filePath(QStringLiteral("kept.motusrun"));
+    ASSERT_TRUE(window.saveRun(runPath));
+    newAction->trigger();
+    EXPECT_EQ(asked, 2) << "a saved run is not asked about";
+    EXPECT_NE(window.scene()->name, "Slider-crank");
+    ASSERT_TRUE(QFileInfo::exists(runPath));
+
+    // A run opened from its file is saved as it is; once it grows, it is not.
+    ASSERT_TRUE(window.openRun(runPath));
+    EXPECT_TRUE(window.maybeSave());
+    EXPECT_EQ(asked, 2);
+    ASSERT_TRUE(runTo(0.2));
+    test::answerModal(&window, QStringLiteral("KeepRunQuestion"), QStringLiteral("Discard Run"),
+                      &asked);
+    EXPECT_TRUE(window.maybeSave());
+    EXPECT_EQ(asked, 3);
 }
 
 // A wheel turn over Properties scrolls it: the combo boxes under the pointer change nothing
