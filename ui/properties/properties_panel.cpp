@@ -202,7 +202,9 @@ PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent) {
     scroll_ = new QScrollArea;
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
-    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Narrower than its fields (a dock made small), the panel scrolls sideways: a unit or the
+    // end of a number is never cut off unseen.
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     layout->addWidget(scroll_, 1);
 }
 
