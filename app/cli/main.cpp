@@ -56,6 +56,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/io/scene_overrides.h"
 #include "engine/math/constants.h"
+#include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #ifdef MOTUS_HAVE_RENDER
 #include "ui/render/video_export.h"
@@ -198,6 +199,16 @@ int runCheck(const std::string& path) {
     if (!compiled.model) {
         std::cout << "status:  invalid (does not compile)\n";
         return kExitInvalidInput;
+    }
+    // A plot of a channel the run does not record draws nothing: said, with the close names.
+    const engine::FrameLayout channels(*compiled.model);
+    for (std::size_t k = 0; k < scene.plots.size(); ++k) {
+        const engine::PlotSpec& plot = scene.plots[k];
+        if (const std::string problem =
+                engine::unknownPlotChannels(plot.name, plot.channels, plot.x, channels);
+            !problem.empty())
+            std::cerr << "motus-cli: warning: " << problem << " (" << path << ":/plots/" << k
+                      << ")\n";
     }
     engine::ForwardDynamics sim(compiled.model);
     if (const engine::Status s = sim.initialize(); !s.ok) {

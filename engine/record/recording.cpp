@@ -6,6 +6,7 @@
 #include "engine/model/layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -128,6 +129,91 @@ int FrameLayout::findChannel(const std::string& name) const {
     for (std::size_t k = 0; k < channels_.size(); ++k)
         if (channels_[k].name == name) return static_cast<int>(k);
     return -1;
+}
+
+namespace {
+
+// Edit distance (insertions, deletions, substitutions and swaps of neighbours, Damerau's
+// restricted form), case ignored; stops counting beyond `limit` (returns limit + 1).
+std::size_t editDistance(const std::string& a, const std::string& b, std::size_t limit) {
+    const std::size_t n = a.size(), m = b.size();
+    if ((n > m ? n - m : m - n) > limit) return limit + 1;
+    auto lower = [](char c) {
+        return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    };
+    std::vector<std::size_t> before(m + 1), previous(m + 1), current(m + 1);
+    for (std::size_t j = 0; j <= m; ++j) previous[j] = j;
+    for (std::size_t i = 1; i <= n; ++i) {
+        current[0] = i;
+        std::size_t rowMin = current[0];
+        for (std::size_t j = 1; j <= m; ++j) {
+            const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + !same});
+            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+                lower(a[i - 2]) == lower(b[j - 1]))
+                current[j] = std::min(current[j], before[j - 2] + 1);
+            rowMin = std::min(rowMin, current[j]);
+        }
+        if (rowMin > limit) return limit + 1;
+        std::swap(before, previous);
+        std::swap(previous, current);
+    }
+    return previous[m];
+}
+
+std::string quoted(const std::string& name) {
+    constexpr std::size_t kQuote = 60;  // a name from a file is quoted at most this long
+    return "'" + (name.size() > kQuote ? name.substr(0, kQuote) + "..." : name) + "'";
+}
+
+}  // namespace
+
+std::vector<std::string> closeChannelNames(const FrameLayout& layout, const std::string& name,
+                                           std::size_t count) {
+    // Close: within a third of the name's length in edits (at least 2), or of the same part or
+    // joint (the text before the first '.') when nothing is that close.
+    const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (const Channel& c : layout.channels())
+        if (const std::size_t d = editDistance(name, c.name, limit); d <= limit)
+            scored.emplace_back(d, c.name);
+    if (scored.empty()) {
+        const std::string owner = name.substr(0, name.find('.'));
+        for (const Channel& c : layout.channels())
+            if (!owner.empty() && c.name.substr(0, c.name.find('.')) == owner)
+                scored.emplace_back(limit + 1, c.name);
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < scored.size() && k < count; ++k) names.push_back(scored[k].second);
+    return names;
+}
+
+std::string unknownPlotChannels(const std::string& plotName,
+                                const std::vector<std::string>& channels, const std::string& x,
+                                const FrameLayout& layout) {
+    constexpr std::size_t kNamed = 5;  // a file may name any number: the first few are said
+    std::vector<std::string> used = channels;
+    if (!x.empty()) used.push_back(x);
+    std::string text;
+    std::size_t unknown = 0;
+    for (const std::string& channel : used) {
+        if (layout.findChannel(channel) >= 0 || ++unknown > kNamed) continue;
+        const std::vector<std::string> close = closeChannelNames(layout, channel);
+        text += (unknown > 1 ? ", " : "") + quoted(channel);
+        if (close.empty()) {
+            text += " (no close name)";
+            continue;
+        }
+        text += " (close: ";
+        for (std::size_t k = 0; k < close.size(); ++k) text += (k ? ", " : "") + quoted(close[k]);
+        text += ")";
+    }
+    if (unknown == 0) return "";
+    return "plot " + quoted(plotName) + " names " + (unknown == 1 ? "a channel" : "channels") +
+           " this run does not record: " + text +
+           (unknown > kNamed ? " (" + std::to_string(unknown) + " in all)" : "");
 }
 
 void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {

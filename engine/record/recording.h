@@ -81,6 +81,20 @@ private:
     std::vector<Channel> channels_;
 };
 
+// Channels of `layout` whose names are close to `name` (a typo, a case slip, another quantity of
+// the same part or joint), closest first, at most `count`: for messages about a channel that a
+// run does not record.
+std::vector<std::string> closeChannelNames(const FrameLayout& layout, const std::string& name,
+                                           std::size_t count = 3);
+
+// What is wrong with a plot that names channels `layout` lacks, in one sentence: "plot 'P'
+// names channels this run does not record: 'crank.xx' (close: 'crank.x', 'crank.vx'), 'foo'
+// (no close name)", the first five named (with the count when there are more), the horizontal
+// axis' channel included; "" when the run records every channel it names.
+std::string unknownPlotChannels(const std::string& plotName,
+                                const std::vector<std::string>& channels, const std::string& x,
+                                const FrameLayout& layout);
+
 // What a frame of a contact scene holds besides its row.
 struct FrameContacts {
     std::vector<ContactForce> forces;           // Outputs::contacts

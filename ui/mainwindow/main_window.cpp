@@ -1908,19 +1908,15 @@ void MainWindow::restorePlots() {
                                             .arg(PlotsPanel::kMaxPlots));
             break;
         }
-        std::vector<std::string> used = plot.channels;
-        if (!plot.x.empty()) used.push_back(plot.x);
-        QStringList unknown;
-        int unknownCount = 0;
-        for (const std::string& channel : used)
-            if (recording && recording->layout().findChannel(channel) < 0 && ++unknownCount <= 5)
-                unknown << QStringLiteral("'%1'").arg(toQString(channel));
-        if (unknownCount > 0)
-            addMessage(
-                kMessageWarning,
-                tr("Plot '%1': this scene records no channel %2%3")
-                    .arg(toQString(plot.name), unknown.join(QStringLiteral(", ")),
-                         unknownCount > 5 ? tr(" (%1 in all)").arg(unknownCount) : QString()));
+        // Channels the run does not record, each with the close names it has (a typo).
+        if (recording) {
+            QString unknown = toQString(
+                engine::unknownPlotChannels(plot.name, plot.channels, plot.x, recording->layout()));
+            if (!unknown.isEmpty()) {
+                unknown[0] = unknown[0].toUpper();
+                addMessage(kMessageWarning, unknown);
+            }
+        }
         if (plot.channels.size() > static_cast<std::size_t>(PlotsPanel::kMaxCurves))
             addMessage(kMessageWarning, tr("Plot '%1' names %2 channels: its first %3 are drawn.")
                                             .arg(toQString(plot.name))

@@ -7,6 +7,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsLayout>
+#include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QMouseEvent>
@@ -173,14 +174,28 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     view_->setToolTip(
         tr("Click or drag: move the time there · Shift-drag: zoom into a box · "
            "wheel: zoom · middle drag: pan · double-click: show all"));
+    missing_ = new QLabel(this);
+    missing_->setObjectName(QStringLiteral("PlotMissingChannels"));
+    missing_->setWordWrap(true);
+    missing_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    missing_->setStyleSheet(QStringLiteral("QLabel { color: #a15c00; padding: 2px 6px; }"));
+    missing_->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(missing_);
     layout->addWidget(view_);
+}
+
+QString PlotWidget::missingChannels() const {
+    return missing_->text();
 }
 
 void PlotWidget::setChannels(const QStringList& names, const QString& x) {
     channels_ = names;
     x_ = x;
+    missingFor_ = nullptr;
+    missing_->clear();
+    missing_->hide();
     for (QLineSeries* series : curves_) {
         chart_->removeSeries(series);
         delete series;
@@ -267,6 +282,19 @@ void PlotWidget::refresh(const engine::Recording* recording, double cursorTime) 
     cursorTime_ = cursorTime;
     if (!recording) return;
     const engine::FrameLayout& layout = recording->layout();
+    if (recording != missingFor_ || layout.channels().size() != missingChannelCount_) {
+        // Said once per run: a curve of a channel the run does not record stays empty.
+        missingFor_ = recording;
+        missingChannelCount_ = layout.channels().size();
+        std::vector<std::string> names;
+        for (const QString& c : channels_) names.push_back(c.toStdString());
+        const std::string text =
+            engine::unknownPlotChannels(title().toStdString(), names, x_.toStdString(), layout);
+        QString shown = QString::fromStdString(text);
+        if (!shown.isEmpty()) shown[0] = shown[0].toUpper();
+        missing_->setText(shown);
+        missing_->setVisible(!text.empty());
+    }
     const std::size_t frames = recording->size();
     const std::size_t stride = std::max<std::size_t>(1, (frames + kMaxPoints - 1) / kMaxPoints);
     const int xChannel = x_.isEmpty() ? -1 : layout.findChannel(x_.toStdString());

@@ -17,6 +17,7 @@
 
 class QChart;
 class QChartView;
+class QLabel;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
@@ -33,8 +34,9 @@ class PlotWidget : public QWidget {
 public:
     explicit PlotWidget(QWidget* parent = nullptr);
 
-    // Channels by name ("pivotA.Fz"); unknown names are ignored when refreshed. `x`: the
-    // channel of the horizontal axis, empty for time.
+    // Channels by name ("pivotA.Fz"); `x`: the channel of the horizontal axis, empty for time.
+    // Names the run does not record draw nothing: a line above the plot says which, with the
+    // close names the run has (missingChannels()).
     void setChannels(const QStringList& names, const QString& x = QString());
     const QStringList& channels() const { return channels_; }
     const QString& xChannel() const { return x_; }
@@ -60,6 +62,8 @@ public:
     bool exportCsv(const QString& path, QString* error = nullptr) const;
 
     QChart* chart() const { return chart_; }
+    // What the line above the plot says of channels the run does not record ("" when none).
+    QString missingChannels() const;
     int pointCount(int curve) const;
     int previousCurveCount() const;  // dashed curves of the previous run shown
     double tickInterval(bool vertical) const;
@@ -87,6 +91,10 @@ private:
     const engine::Recording* recording_ = nullptr;
     QChart* chart_;
     QChartView* view_;
+    QLabel* missing_;  // channels the run does not record, and the close names it has
+    // What `missing_` was worked out for: the recording and its channel count.
+    const engine::Recording* missingFor_ = nullptr;
+    std::size_t missingChannelCount_ = 0;
     QValueAxis* xAxis_;
     QValueAxis* valueAxis_;
     std::vector<QLineSeries*> curves_, previous_;

@@ -8,6 +8,11 @@
 #include <QChartView>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -296,6 +301,60 @@ TEST_F(PlotExportTest, PlotsSideBySideShowEveryPlotAtOnce) {
     for (int k = 0; k < panel->plotCount(); ++k) shown += panel->plot(k)->isVisible() ? 1 : 0;
     EXPECT_EQ(shown, 1);  // tabs: one at a time
     EXPECT_EQ(panel->plots().size(), 3u);
+}
+
+}  // namespace
+}  // namespace ui
+
+namespace ui {
+namespace {
+
+// A plot naming a channel the run does not record opened empty without a word: the plot now
+// says which, with the close names the run has, and so does the message when a scene's plot
+// names one.
+TEST_F(PlotExportTest, APlotOfChannelsTheRunDoesNotRecordSaysWhichAndTheCloseNames) {
+    PlotWidget* typo = window.plots()->addPlot({"copler.x", "pivotA.Fz"});
+    ASSERT_NE(typo, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !typo->missingChannels().isEmpty(); }, 3000));
+    const QString said = typo->missingChannels();
+    EXPECT_TRUE(
+        said.startsWith("Plot 'copler.x, pivotA.Fz' names a channel this run does not "
+                        "record: 'copler.x' (close: 'coupler.x'"))
+        << said.toStdString();
+    EXPECT_FALSE(said.contains("'pivotA.Fz' ("));  // recorded: not named
+    auto* line = typo->findChild<QLabel*>("PlotMissingChannels");
+    ASSERT_NE(line, nullptr);
+    EXPECT_TRUE(line->isVisible());
+    EXPECT_GT(typo->pointCount(1), 0);  // the channel it has is drawn
+    // A plot of recorded channels says nothing.
+    EXPECT_TRUE(plot->missingChannels().isEmpty());
+    EXPECT_FALSE(plot->findChild<QLabel*>("PlotMissingChannels")->isVisible());
+
+    // A scene's plot: the message names the channel and the close names.
+    QFile source(kFourBar);
+    ASSERT_TRUE(source.open(QIODevice::ReadOnly));
+    QJsonObject scene = QJsonDocument::fromJson(source.readAll()).object();
+    QJsonObject entry;
+    entry.insert("name", "crank angle");
+    entry.insert("channels", QJsonArray{"crank.vx", "Crank.wy", "nothing.at.all"});
+    scene.insert("plots", QJsonArray{entry});
+    const QString path = dir.filePath("typo_plot.json");
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(scene).toJson());
+    file.close();
+    const int before = window.messages()->count();
+    ASSERT_TRUE(window.openScene(path));
+    QString message;
+    for (int k = before; k < window.messages()->count(); ++k)
+        if (window.messages()->item(k)->text().contains("does not record"))
+            message = window.messages()->item(k)->text();
+    EXPECT_TRUE(
+        message.contains("Plot 'crank angle' names channels this run does not record: "
+                         "'Crank.wy' (close: 'crank.wy'"))
+        << message.toStdString();
+    EXPECT_TRUE(message.contains("'nothing.at.all' (no close name)")) << message.toStdString();
+    EXPECT_FALSE(message.contains("'crank.vx' (")) << message.toStdString();
 }
 
 }  // namespace
