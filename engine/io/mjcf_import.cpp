@@ -56,9 +56,14 @@ using Reporter = ImportReporter;
 // them first. Attributes that hold names or files are not numbers and are skipped. Each element
 // found is reported as "line 3: <body name='x'> pos 'nan 0 0' is not a finite number", prefixed
 // by the file ("'arm.xml' line 3: ...") when `file` is not empty (an included file). The files
-// that <include> elements name are added to `includes`.
+// the elements name (<include file>, <mesh file>, <texture file>, …) and the folders the
+// <compiler> gives (meshdir, texturedir, assetdir) are added to `references`.
+struct FileReference {
+    std::string tag, attribute, value;
+    std::size_t line = 0;
+};
 void reportNonFiniteNumbers(std::string_view xml, const std::string& file, Reporter& report,
-                            std::vector<std::string>& includes) {
+                            std::vector<FileReference>& references) {
     static const std::set<std::string_view> textAttributes = {
         "name",     "class",      "childclass", "file",
         "meshdir",  "texturedir", "model",      "mesh",
@@ -113,7 +118,11 @@ void reportNonFiniteNumbers(std::string_view xml, const std::string& file, Repor
             if (close == std::string_view::npos) break;
             const std::string_view value = xml.substr(open + 1, close - open - 1);
             if (attribute == "name") elementName = std::string(value);
-            if (tag == "include" && attribute == "file") includes.emplace_back(value);
+            if (attribute == "file" ||
+                (tag == "compiler" &&
+                 (attribute == "meshdir" || attribute == "texturedir" || attribute == "assetdir")))
+                references.push_back(
+                    {std::string(tag), std::string(attribute), std::string(value), line});
             if (bad.empty() && !textAttributes.count(attribute)) {
                 for (std::size_t t = value.find_first_not_of(" \t\r\n");
                      t != std::string_view::npos; t = value.find_first_not_of(" \t\r\n", t)) {
@@ -982,10 +991,25 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
         // The file and the files it includes (MuJoCo reads an include's path from the main
         // file's folder; the including file's is tried too), each once, at most
         // kMaxScannedFiles: what they hold reaches the model as much as the file's own numbers.
+        // The files they name are looked at before MuJoCo opens them: an include, a mesh or a
+        // texture that is a FIFO or a device would block its compiler (it would wait on a FIFO
+        // until its time bound, 120 s) or read without end.
         constexpr std::size_t kMaxScannedFiles = 1000;
         const std::filesystem::path folder = std::filesystem::path(path).parent_path();
         std::vector<std::pair<std::string, std::string>> pending = {{path, ""}};  // path, label
         std::set<std::string> seen;
+        std::vector<std::pair<FileReference, std::string>> assets;  // with the file naming it
+        std::map<std::string, std::string> assetFolders;            // meshdir, texturedir, assetdir
+        // "'<file>' line N: <tag file='x'>: " for an error about what the element names.
+        const auto place = [](const std::string& file, const FileReference& ref) {
+            return "'" + file + "' line " + std::to_string(ref.line) + ": <" + excerpt(ref.tag) +
+                   " " + ref.attribute + "='" + excerpt(ref.value) + "'>: ";
+        };
+        // A path that is there but is no regular file (stat follows links, opens nothing).
+        const auto notAFile = [](const std::filesystem::path& p) {
+            std::error_code ec;
+            return std::filesystem::exists(p, ec) && !isRegularFile(p.string());
+        };
         while (!pending.empty() && seen.size() < kMaxScannedFiles) {
             const auto [file, label] = pending.back();
             pending.pop_back();
@@ -995,15 +1019,45 @@ RobotImportResult importMjcfFile(const std::string& path, const RobotImportOptio
             std::ifstream in(file, std::ios::binary);
             std::ostringstream text;
             text << in.rdbuf();
-            std::vector<std::string> includes;
-            reportNonFiniteNumbers(std::move(text).str(), label, report, includes);
-            for (const std::string& name : includes) {
-                const std::filesystem::path named(name);
+            std::vector<FileReference> references;
+            reportNonFiniteNumbers(std::move(text).str(), label, report, references);
+            for (const FileReference& ref : references) {
+                if (ref.attribute != "file") {
+                    assetFolders[ref.attribute] = ref.value;
+                    continue;
+                }
+                const std::filesystem::path named(ref.value);
+                if (ref.tag != "include") {
+                    assets.emplace_back(ref, file);
+                    continue;
+                }
                 std::filesystem::path found = named.is_absolute() ? named : folder / named;
-                if (!isRegularFile(found.string()))
+                if (!std::filesystem::exists(found, ec))
                     found = std::filesystem::path(file).parent_path() / named;
-                pending.emplace_back(found.string(), name);
+                if (notAFile(found)) {
+                    report.error(
+                        "", place(file, ref) + inputFileProblem(found.string(), "included file"));
+                    continue;
+                }
+                pending.emplace_back(found.string(), ref.value);
             }
+        }
+        // MuJoCo looks for an asset in the <compiler>'s folder for its kind, relative to the
+        // main file's folder unless absolute: each place it may look is checked.
+        for (const auto& [ref, file] : assets) {
+            const std::filesystem::path named(ref.value);
+            std::vector<std::filesystem::path> candidates = {named.is_absolute() ? named
+                                                                                 : folder / named};
+            for (const auto& [attribute, dir] : assetFolders) {
+                const std::filesystem::path base(dir);
+                candidates.push_back((base.is_absolute() ? base : folder / base) / named);
+            }
+            for (const std::filesystem::path& candidate : candidates)
+                if (notAFile(candidate)) {
+                    report.error("",
+                                 place(file, ref) + inputFileProblem(candidate.string(), "file"));
+                    break;
+                }
         }
         if (report.hasErrors()) {
             report.finish();

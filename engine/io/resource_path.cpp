@@ -138,11 +138,20 @@ std::optional<fs::path> ResourceResolver::packageFolder(const std::string& name)
     return result;
 }
 
+std::optional<std::string> ResourceResolver::packageFolderOf(const std::string& name) {
+    if (const auto folder = packageFolder(name)) return folder->lexically_normal().string();
+    return std::nullopt;
+}
+
 ResourceLookup ResourceResolver::resolve(const std::string& uri) {
     ResourceLookup out;
+    // A file of that name, or something else than a folder there (a FIFO, a device): the
+    // reader refuses that with its reason (input_file.h) instead of "not found".
     auto accept = [&](const fs::path& candidate) {
         std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) out.file = candidate.lexically_normal().string();
+        const fs::file_type type = fs::status(candidate, ec).type();
+        if (!ec && type != fs::file_type::not_found && type != fs::file_type::directory)
+            out.file = candidate.lexically_normal().string();
         return out.file.has_value();
     };
     std::string_view rest(uri);

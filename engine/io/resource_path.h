@@ -18,7 +18,7 @@
 namespace engine::io {
 
 struct ResourceLookup {
-    std::optional<std::string> file;  // the file found
+    std::optional<std::string> file;  // the file found (or a FIFO, a device: not a folder)
     std::string tried;                // what was looked for, for the warning when not found
 };
 
@@ -28,6 +28,8 @@ public:
     ResourceResolver(const std::string& descriptionFile, std::vector<std::string> searchPath);
 
     ResourceLookup resolve(const std::string& uri);
+    // The folder of package `name` (a model's folder for `model://NAME`), when found.
+    std::optional<std::string> packageFolderOf(const std::string& name);
 
 private:
     std::optional<std::filesystem::path> packageFolder(const std::string& name);

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iomanip>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,12 +32,15 @@
 #include <sdf/Material.hh>
 #include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
+#include <sdf/ParserConfig.hh>
 #include <sdf/Plane.hh>
 #include <sdf/Root.hh>
+#include <sdf/SDFImpl.hh>
 #include <sdf/SemanticPose.hh>
 #include <sdf/Sphere.hh>
 #include <sdf/Visual.hh>
 #include <sdf/World.hh>
+#include <sdf/parser.hh>
 
 #include <console_bridge/console.h>
 
@@ -816,6 +822,271 @@ private:
     std::vector<std::string> urdfErrors_;
 };
 
+// What libsdformat is given is looked at first, because it follows what a file says without
+// bounds: an <include> cycle (a model including itself, or A including B including A) grows
+// its memory until the process dies, and it keeps about a megabyte for every link it reads
+// (10,000 links: 9.9 GB). So the file, and every file its <include> elements name (found as
+// libsdformat finds them: sdf::findFile, and a model folder's model.config), are scanned as
+// text once, before libsdformat opens any of them:
+//   - an include found in the chain of files that includes it is a cycle, refused naming the
+//     chain; includes nested deeper than kMaxIncludeDepth are refused the same way;
+//   - an included file (or a model.config) that is a FIFO or a device is refused (input_file.h);
+//   - elements are counted, each included file as many times as it is included, and what
+//     libsdformat would take to read them is estimated from what it was measured to take
+//     (libsdformat 12.3: per model, link, visual or collision, other element); a file above
+//     kSdfMemoryBound is refused with the counts and the estimate.
+constexpr int kMaxIncludeDepth = 32;                   // files in a chain of includes, at most
+constexpr std::uintmax_t kMaxSdfFileBytes = 64 << 20;  // B of one SDF file, at most
+constexpr double kModelBytes = 2.3e6;                  // B libsdformat keeps per <model>
+constexpr double kLinkBytes = 0.9e6;                   // B per <link>
+constexpr double kShapeBytes = 0.17e6;                 // B per <visual> or <collision>
+constexpr double kElementBytes = 10e3;                 // B per other element
+constexpr double kSdfMemoryBound = 1.5e9;              // B an SDF import may have libsdformat take
+
+struct ElementTally {
+    double models = 0, links = 0, shapes = 0, others = 0;  // counts (doubles: no overflow)
+    void add(const ElementTally& o) {
+        models += o.models;
+        links += o.links;
+        shapes += o.shapes;
+        others += o.others;
+    }
+    double bytes() const {
+        return models * kModelBytes + links * kLinkBytes + shapes * kShapeBytes +
+               others * kElementBytes;
+    }
+};
+
+struct IncludeUri {
+    std::string uri;
+    std::size_t line = 0;
+};
+
+std::string decodedXmlText(std::string_view text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        static const std::pair<std::string_view, char> entities[] = {
+            {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+        bool replaced = false;
+        for (const auto& [entity, c] : entities)
+            if (text.substr(i).starts_with(entity)) {
+                out += c;
+                i += entity.size() - 1;
+                replaced = true;
+                break;
+            }
+        if (!replaced) out += text[i];
+    }
+    const auto first = out.find_first_not_of(" \t\r\n");
+    const auto last = out.find_last_not_of(" \t\r\n");
+    return first == std::string::npos ? "" : out.substr(first, last - first + 1);
+}
+
+// The elements of an SDF text counted into `tally`, and the <uri> of each <include> (its
+// child, as libsdformat reads it) added to `includes`; comments, CDATA, processing
+// instructions and declarations are skipped. Malformed XML is counted as far as it goes
+// (libsdformat says what is wrong with it).
+void scanSdfText(std::string_view xml, ElementTally& tally, std::vector<IncludeUri>& includes) {
+    std::size_t line = 1, counted = 0;
+    long depth = 0, includeDepth = -1;
+    auto skipTo = [&](std::size_t from, std::string_view end) {
+        const std::size_t at = xml.find(end, from);
+        return at == std::string_view::npos ? xml.size() : at + end.size();
+    };
+    for (std::size_t i = xml.find('<'); i < xml.size(); i = xml.find('<', i)) {
+        line += static_cast<std::size_t>(std::count(xml.begin() + static_cast<long>(counted),
+                                                    xml.begin() + static_cast<long>(i), '\n'));
+        counted = i;
+        const std::string_view rest = xml.substr(i);
+        if (rest.starts_with("<!--")) {
+            i = skipTo(i, "-->");
+        } else if (rest.starts_with("<![CDATA[")) {
+            i = skipTo(i, "]]>");
+        } else if (rest.starts_with("<?")) {
+            i = skipTo(i, "?>");
+        } else if (rest.starts_with("<!")) {
+            i = skipTo(i, ">");
+        } else if (rest.starts_with("</")) {
+            if (--depth == includeDepth) includeDepth = -1;
+            i = skipTo(i, ">");
+        } else {
+            std::size_t k = i + 1;
+            while (k < xml.size() && !std::isspace(static_cast<unsigned char>(xml[k])) &&
+                   xml[k] != '>' && xml[k] != '/')
+                ++k;
+            const std::string_view tag = xml.substr(i + 1, k - i - 1);
+            // The tag's end, past attribute values (which may hold '>').
+            char quote = 0;
+            while (k < xml.size() && (quote || xml[k] != '>')) {
+                if (quote ? xml[k] == quote : (xml[k] == '"' || xml[k] == '\''))
+                    quote = quote ? 0 : xml[k];
+                ++k;
+            }
+            const bool empty = k > i && k < xml.size() && xml[k - 1] == '/';
+            if (tag == "model")
+                ++tally.models;
+            else if (tag == "link")
+                ++tally.links;
+            else if (tag == "visual" || tag == "collision")
+                ++tally.shapes;
+            else
+                ++tally.others;
+            if (tag == "uri" && !empty && includeDepth >= 0 && depth == includeDepth + 1) {
+                const std::size_t end = std::min(xml.find('<', k), xml.size());
+                if (k < end)
+                    includes.push_back({decodedXmlText(xml.substr(k + 1, end - k - 1)), line});
+            }
+            if (tag == "include" && !empty && includeDepth < 0) includeDepth = depth;
+            if (!empty) ++depth;
+            i = k;
+        }
+    }
+}
+
+class IncludeScan {
+public:
+    // "" when `path` and what it includes may be read by libsdformat, else why not.
+    std::string problem(const std::string& path) {
+        const std::optional<ElementTally> tally = scan(path, "");
+        if (!tally) return problem_;
+        if (tally->bytes() <= kSdfMemoryBound) return "";
+        const auto count = [](double n, const char* one, const char* several) {
+            std::ostringstream out;
+            out << std::setprecision(15) << n << " " << (n == 1 ? one : several);
+            return out.str();
+        };
+        std::ostringstream out;
+        out << std::setprecision(2) << "'" << path << "' is too large to import: it holds "
+            << count(tally->models, "model", "models") << ", "
+            << count(tally->links, "link", "links") << ", "
+            << count(tally->shapes, "visual or collision", "visuals or collisions") << " and "
+            << count(tally->others, "other element", "other elements")
+            << " (an included file counted each time it is included), which libsdformat would "
+               "take about "
+            << tally->bytes() / 1e9 << " GB to read (0.9 MB a link, 2.3 MB a model), more than "
+            << kSdfMemoryBound / 1e9 << " GB";
+        return out.str();
+    }
+
+private:
+    // The elements of `file` and of what it includes, or nullopt with `problem_` set. `from`:
+    // the include naming it ("'outer.sdf' line 3: <include> 'model://arm'"), empty at the top.
+    std::optional<ElementTally> scan(const std::string& file, const std::string& from) {
+        std::error_code ec;
+        std::string key = std::filesystem::weakly_canonical(file, ec).string();
+        if (ec) key = file;
+        if (const auto at = std::find(keys_.begin(), keys_.end(), key); at != keys_.end()) {
+            problem_ = from +
+                       ": the includes form a cycle, which libsdformat would follow "
+                       "without end: " +
+                       chain(static_cast<std::size_t>(at - keys_.begin())) + " → " + file;
+            return std::nullopt;
+        }
+        if (keys_.size() >= static_cast<std::size_t>(kMaxIncludeDepth)) {
+            problem_ = from + ": includes nested more than " + std::to_string(kMaxIncludeDepth) +
+                       " deep: " + chain(0) + " → " + file;
+            return std::nullopt;
+        }
+        if (const auto known = done_.find(key); known != done_.end()) return known->second;
+        std::uintmax_t size = 0;
+        if (const std::string why = inputFileProblem(file, "included SDF file", &size);
+            !why.empty()) {
+            problem_ = from.empty() ? why : from + ": " + why;
+            return std::nullopt;
+        }
+        if (size > kMaxSdfFileBytes) {
+            problem_ = (from.empty() ? std::string() : from + ": ") + "'" + file + "' is " +
+                       std::to_string(size >> 20) + " MiB; an SDF file is limited to " +
+                       std::to_string(kMaxSdfFileBytes >> 20) + " MiB";
+            return std::nullopt;
+        }
+        std::string text(static_cast<std::size_t>(size), '\0');
+        std::ifstream(file, std::ios::binary).read(text.data(), static_cast<std::streamsize>(size));
+        ElementTally tally;
+        std::vector<IncludeUri> includes;
+        scanSdfText(text, tally, includes);
+        text = {};
+        keys_.push_back(key);
+        files_.push_back(file);
+        for (const IncludeUri& include : includes) {
+            const std::string where = "'" + file + "' line " + std::to_string(include.line) +
+                                      ": <include> '" + tailExcerpt(include.uri) + "'";
+            std::string why;
+            const std::string found = includedFile(include.uri, why);
+            if (!why.empty()) {
+                problem_ = where + ": " + why;
+                return std::nullopt;
+            }
+            if (found.empty()) continue;  // libsdformat says it cannot find it
+            const std::optional<ElementTally> inner = scan(found, where);
+            if (!inner) return std::nullopt;
+            tally.add(*inner);
+        }
+        keys_.pop_back();
+        files_.pop_back();
+        done_.emplace(key, tally);
+        return tally;
+    }
+
+    // The file an include's URI names, as libsdformat's parser finds it ("" when it does
+    // not): sdf::findFile, and for a model's folder the file its model.config names — read
+    // only when it is a regular file (else `why` says what it is).
+    static std::string includedFile(const std::string& uri, std::string& why) {
+        const std::string found =
+            uri.empty() ? "" : sdf::findFile(uri, true, true, sdf::ParserConfig::GlobalConfig());
+        std::error_code ec;
+        if (found.empty() || !std::filesystem::is_directory(found, ec)) return found;
+        for (const char* name : {"model.config", "manifest.xml"}) {
+            const std::filesystem::path config = std::filesystem::path(found) / name;
+            if (!std::filesystem::exists(config, ec)) continue;
+            why = inputFileProblem(config.string(), "model configuration");
+            return why.empty() ? sdf::getModelFilePath(found) : "";
+        }
+        return "";
+    }
+
+    // The files of the chain from the `first`-th, "a.sdf → b.sdf → …".
+    std::string chain(std::size_t first) const {
+        std::string out;
+        for (std::size_t k = first; k < files_.size(); ++k)
+            out += (k == first ? "" : " → ") + files_[k];
+        return out;
+    }
+
+    std::vector<std::string> keys_, files_;  // the chain being scanned: canonical, as found
+    std::map<std::string, ElementTally> done_;
+    std::string problem_;
+};
+
+// While a file is read, libsdformat's sdf::findFile asks Motus for what it cannot find
+// itself (its own search: the SDF_PATH folders, the working folder): `model://NAME/…` and
+// `package://NAME/…` through the package path (resource_path.h), `model://NAME` as the
+// model's folder. Installed for one import at a time (the parser's configuration is global).
+class FindFileCallback {
+public:
+    FindFileCallback(const std::string& path, const RobotImportOptions& options)
+        : previous_(sdf::ParserConfig::GlobalConfig().FindFileCallback()) {
+        auto resolver = std::make_shared<ResourceResolver>(path, options.packagePath);
+        sdf::ParserConfig::GlobalConfig().SetFindCallback([resolver](const std::string& uri) {
+            if (const ResourceLookup found = resolver->resolve(uri); found.file) return *found.file;
+            for (std::string_view scheme : {"model://", "package://"}) {
+                if (!std::string_view(uri).starts_with(scheme)) continue;
+                std::string name = uri.substr(scheme.size());
+                while (!name.empty() && name.back() == '/') name.pop_back();
+                if (!name.empty() && name.find('/') == std::string::npos)
+                    return resolver->packageFolderOf(name).value_or("");
+            }
+            return std::string();
+        });
+    }
+    ~FindFileCallback() { sdf::ParserConfig::GlobalConfig().SetFindCallback(previous_); }
+    FindFileCallback(const FindFileCallback&) = delete;
+    FindFileCallback& operator=(const FindFileCallback&) = delete;
+
+private:
+    std::function<std::string(const std::string&)> previous_;
+};
+
 }  // namespace
 
 RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options) {
@@ -832,6 +1103,17 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
     try {
         static std::mutex consoleInUse;
         const std::lock_guard<std::mutex> lock(consoleInUse);
+        const FindFileCallback findFile(path, options);
+        std::string refused;
+        {
+            const ConsoleCapture console;  // what sdf::findFile prints is said again by Load
+            refused = IncludeScan().problem(path);
+        }
+        if (!refused.empty()) {
+            report.error("", refused);
+            report.finish();
+            return result;
+        }
         sdf::Root root;
         sdf::Errors errors;
         {

@@ -14,13 +14,16 @@
 #include <gtest/gtest.h>
 
 #include "engine/io/mesh_loader.h"
+#include "engine/io/mjcf_import.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
+#include "engine/io/sdf_import.h"
 #include "engine/io/urdf_import.h"
 
 namespace engine::io {
 namespace {
 
+namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 struct InputFileTest : ::testing::Test {
@@ -40,6 +43,12 @@ struct InputFileTest : ::testing::Test {
     }
     // Runs `read`, which must come back without waiting on the FIFO `pipe`; when it blocks, the
     // FIFO gets a writer that closes at once (the read then ends) and the test fails.
+    // The first error of an import, "" when there is none.
+    static std::string firstError(const RobotImportResult& r) {
+        for (const Diagnostic& d : r.diagnostics)
+            if (d.severity == Severity::Error) return d.message;
+        return "";
+    }
     static void expectNoWait(const std::string& pipe, const std::function<void()>& read) {
         auto done = std::async(std::launch::async, read);
         if (done.wait_for(10s) == std::future_status::ready) return;
@@ -112,6 +121,76 @@ TEST_F(InputFileTest, RobotDescriptionsAndRunFilesThatAreFifosAreRefusedWithoutW
     std::string error;
     expectNoWait(run, [&] { EXPECT_FALSE(loadRunFile(run, error)); });
     EXPECT_NE(error.find("is a FIFO, not a file"), std::string::npos) << error;
+}
+
+// MuJoCo's compiler opens the files an MJCF model names itself: an include, a mesh, a texture
+// that is a FIFO is refused, naming the element, before the compiler runs (it waited on the
+// FIFO until its 120 s bound).
+TEST_F(InputFileTest, FilesAnMjcfModelNamesThatAreFifosAreRefusedWithoutWaiting) {
+    const std::string body = fifo("body.xml");
+    std::ofstream(at("robot.xml")) << R"(<mujoco model="r">
+  <worldbody><body name="b"><geom type="sphere" size="0.1"/></body>
+  <include file="body.xml"/></worldbody></mujoco>)";
+    RobotImportResult r;
+    expectNoWait(body, [&] { r = importMjcfFile(at("robot.xml")); });
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("robot.xml' line 3: <include file='body.xml'>: '"),
+              std::string::npos)
+        << firstError(r);
+    EXPECT_NE(firstError(r).find("body.xml' is a FIFO, not a file"), std::string::npos)
+        << firstError(r);
+
+    fs::create_directories(dir / "assets");
+    const std::string mesh = fifo("assets/hull.stl");
+    std::ofstream(at("meshed.xml")) << R"(<mujoco model="m"><compiler meshdir="assets"/>
+  <asset><mesh name="hull" file="hull.stl"/></asset>
+  <worldbody><body name="b"><freejoint/><geom type="mesh" mesh="hull"/></body></worldbody>
+</mujoco>)";
+    expectNoWait(mesh, [&] { r = importMjcfFile(at("meshed.xml")); });
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("line 2: <mesh file='hull.stl'>: '"), std::string::npos)
+        << firstError(r);
+    EXPECT_NE(firstError(r).find("hull.stl' is a FIFO, not a file"), std::string::npos)
+        << firstError(r);
+}
+
+// libsdformat opens the files that <include> names (and a model folder's model.config): one
+// that is a FIFO is refused, naming the include, before libsdformat reads anything. A mesh
+// that is a FIFO is left out with the reason.
+TEST_F(InputFileTest, FilesAnSdfModelNamesThatAreFifosAreRefusedWithoutWaiting) {
+    const std::string arm = fifo("arm.sdf");
+    std::ofstream(at("world.sdf")) << R"(<?xml version="1.0"?>
+<sdf version="1.8"><world name="w">
+  <include><uri>)" + arm + R"(</uri></include></world></sdf>)";
+    RobotImportResult r;
+    expectNoWait(arm, [&] { r = importSdfFile(at("world.sdf")); });
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("world.sdf' line 3: <include> '"), std::string::npos)
+        << firstError(r);
+    EXPECT_NE(firstError(r).find("arm.sdf' is a FIFO, not a file"), std::string::npos)
+        << firstError(r);
+
+    fs::create_directories(dir / "gripper");
+    const std::string config = fifo("gripper/model.config");
+    std::ofstream(at("with_gripper.sdf")) << R"(<?xml version="1.0"?>
+<sdf version="1.8"><world name="w">
+  <include><uri>)" + at("gripper") + R"(</uri></include></world></sdf>)";
+    expectNoWait(config, [&] { r = importSdfFile(at("with_gripper.sdf")); });
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("model.config' is a FIFO, not a file"), std::string::npos)
+        << firstError(r);
+
+    const std::string mesh = fifo("hull.stl");
+    std::ofstream(at("meshed.sdf")) << R"(<?xml version="1.0"?>
+<sdf version="1.8"><model name="m"><link name="a"><visual name="v"><geometry><mesh>
+  <uri>hull.stl</uri></mesh></geometry></visual></link></model></sdf>)";
+    expectNoWait(mesh, [&] { r = importSdfFile(at("meshed.sdf")); });
+    ASSERT_TRUE(r.scene);
+    EXPECT_TRUE(r.scene->parts[0].shapes.empty());
+    bool said = false;
+    for (const Diagnostic& d : r.diagnostics)
+        said = said || d.message.find("hull.stl' is a FIFO, not a file") != std::string::npos;
+    EXPECT_TRUE(said) << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
 }
 
 }  // namespace

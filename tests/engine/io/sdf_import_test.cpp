@@ -398,6 +398,126 @@ TEST(SdfImport, EachIncludedCopyOfAModelKeepsItsJointsOnItsOwnLinks) {
     }
 }
 
+// A model folder for the include tests: model.config naming model.sdf, which holds `body`.
+void writeModel(const std::filesystem::path& folder, const std::string& body) {
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "model.config")
+        << R"(<?xml version="1.0"?><model><name>m</name><sdf version="1.8">model.sdf</sdf></model>)";
+    std::ofstream(folder / "model.sdf")
+        << "<?xml version=\"1.0\"?>\n<sdf version=\"1.8\">" + body + "</sdf>";
+}
+
+const std::string kLink = R"(<link name="base"><inertial><mass>1</mass><inertia><ixx>0.01</ixx>
+  <iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>)";
+
+// libsdformat follows an <include> cycle without end (its memory grows until the process dies):
+// a model that includes itself, or A including B including A, is refused naming the chain,
+// found as libsdformat finds the files (an absolute path, SDF_PATH) and through the package
+// path; a chain of includes deeper than 32 files is refused too.
+TEST(SdfImport, IncludeCyclesAreRefusedNamingTheChain) {
+    namespace fs = std::filesystem;
+    const fs::path root =
+        fs::temp_directory_path() / ("motus-sdf-cycles-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root);
+    // Itself, by its absolute path.
+    const std::string self = (root / "self.sdf").string();
+    std::ofstream(self) << R"(<?xml version="1.0"?>
+<sdf version="1.8"><model name="m">)" +
+                               kLink + R"(
+  <include><uri>)" + self + R"(</uri><name>again</name></include></model></sdf>)";
+    RobotImportResult r = importSdfFile(self);
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error,
+                         "self.sdf' line 4: <include> '" + self +
+                             "': the includes form a cycle, which libsdformat would follow "
+                             "without end: " +
+                             self + " → " + self))
+        << listed(r);
+
+    // A → B → A through model:// URIs, found in SDF_PATH (libsdformat's own search).
+    writeModel(
+        root / "models" / "arm",
+        "<model name=\"arm\">" + kLink + "<include><uri>model://gripper</uri></include></model>");
+    writeModel(root / "models" / "gripper",
+               "<model name=\"gripper\">" + kLink +
+                   "<include><uri>model://arm</uri><name>arm2</name></include></model>");
+    std::ofstream(root / "world.sdf") << R"(<?xml version="1.0"?>
+<sdf version="1.8"><world name="w"><include><uri>model://arm</uri></include></world></sdf>)";
+    ::setenv("SDF_PATH", (root / "models").c_str(), 1);
+    r = importSdfFile((root / "world.sdf").string());
+    ::unsetenv("SDF_PATH");
+    EXPECT_FALSE(r.scene);
+    const std::string arm = (root / "models" / "arm" / "model.sdf").string();
+    const std::string gripper = (root / "models" / "gripper" / "model.sdf").string();
+    EXPECT_TRUE(mentions(r, Severity::Error,
+                         "gripper/model.sdf' line 3: <include> 'model://arm': the includes form "
+                         "a cycle, which libsdformat would follow without end: " +
+                             arm + " → " + gripper + " → " + arm))
+        << listed(r);
+    // The same files found through the package path.
+    RobotImportOptions options;
+    options.packagePath = {(root / "models").string()};
+    r = importSdfFile((root / "world.sdf").string(), options);
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error, "the includes form a cycle")) << listed(r);
+
+    // Forty models each including the next, without a cycle: refused at 32 files.
+    for (int k = 0; k < 40; ++k)
+        writeModel(
+            root / "chain" / ("m" + std::to_string(k)),
+            "<model name=\"m" + std::to_string(k) + "\">" + kLink +
+                (k + 1 < 40 ? "<include><uri>model://m" + std::to_string(k + 1) + "</uri></include>"
+                            : std::string()) +
+                "</model>");
+    options.packagePath = {(root / "chain").string()};
+    r = importSdfFile((root / "chain" / "m0" / "model.sdf").string(), options);
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error, "includes nested more than 32 deep: ")) << listed(r);
+    // Eight deep is a robot like any other, its models found through the package path.
+    r = importSdfFile((root / "chain" / "m32" / "model.sdf").string(), options);
+    ASSERT_TRUE(r.scene) << listed(r);
+    EXPECT_EQ(r.scene->parts.size(), 8u);
+    fs::remove_all(root);
+}
+
+// libsdformat keeps about a megabyte for every link it reads (2,000 links: 1.8 GB, 10 s;
+// 10,000: 9.9 GB). The elements are counted first, an included file as often as it is
+// included, and a file libsdformat would need more than 1.5 GB for is refused with the counts.
+TEST(SdfImport, FilesTooLargeForLibsdformatAreRefusedBeforeItReadsThem) {
+    std::string links;
+    for (int k = 0; k < 2000; ++k)
+        links += "<link name=\"l" + std::to_string(k) + "\"><pose>" + std::to_string(k) +
+                 " 0 0 0 0 0</pose></link>";
+    RobotImportResult r =
+        importText("<sdf version=\"1.8\"><model name=\"big\">" + links + "</model></sdf>");
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error,
+                         "is too large to import: it holds 1 model, 2000 links, 0 visuals or "
+                         "collisions and 2001 other elements (an included file counted each time "
+                         "it is included), which libsdformat would take about 1.8 GB to read "
+                         "(0.9 MB a link, 2.3 MB a model), more than 1.5 GB"))
+        << listed(r);
+
+    // A model of 100 links included twenty times.
+    namespace fs = std::filesystem;
+    const fs::path root =
+        fs::temp_directory_path() / ("motus-sdf-large-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    writeModel(root / "hundred", "<model name=\"hundred\">" +
+                                     links.substr(0, links.find("<link name=\"l100\"")) +
+                                     "</model>");
+    std::string world = "<?xml version=\"1.0\"?><sdf version=\"1.8\"><world name=\"w\">";
+    for (int k = 0; k < 20; ++k)
+        world += "<include><uri>" + (root / "hundred").string() + "</uri><name>h" +
+                 std::to_string(k) + "</name></include>";
+    std::ofstream(root / "world.sdf") << world + "</world></sdf>";
+    r = importSdfFile((root / "world.sdf").string());
+    EXPECT_FALSE(r.scene);
+    EXPECT_TRUE(mentions(r, Severity::Error, "it holds 20 models, 2000 links")) << listed(r);
+    fs::remove_all(root);
+}
+
 // libsdformat prints its reasons to the terminal, in colour, and the URDF parser it then tries
 // the file with prints its own: both become diagnostics, and nothing is printed.
 TEST(SdfImport, LibsdformatsOwnMessagesBecomeDiagnosticsNotTerminalOutput) {
