@@ -9,6 +9,7 @@
 
 #include "engine/io/input_file.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/layout.h"
 
 namespace engine::io {
 namespace {
@@ -25,6 +26,36 @@ constexpr std::size_t kContactBytes = 2 * sizeof(std::int32_t) + 11 * sizeof(dou
 // One persistent contact point: five int32 (parts, shapes, age) and 14 doubles.
 constexpr std::size_t kContactPointBytes = 5 * sizeof(std::int32_t) + 14 * sizeof(double);
 constexpr double kMaxRunTime = 1e9;  // s: |time| of any frame (32 years)
+
+// The first position, orientation or velocity of a part in `state` that is not a finite
+// number, as "'crank.x' = nan: not a finite number"; "" when all are finite.
+std::string nonFiniteState(const Model& model, const State& state) {
+    static const char* const positions[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+    static const char* const velocities[] = {"vx", "vy", "vz", "x", "y", "z"};
+    auto text = [](double v) {
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%g", v);
+        return std::string(shown);
+    };
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const std::string& name = model.bodies[static_cast<std::size_t>(b)].name;
+        for (int k = 0; k < layout::kPositionsPerBody; ++k) {
+            const Eigen::Index i = layout::positionIndex(b) + k;
+            if (i < state.q.size() && !std::isfinite(state.q(i)))
+                return (k < 3 ? "'" + name + "." + positions[k] + "'"
+                              : "part '" + name + "' orientation " + positions[k]) +
+                       " = " + text(state.q(i)) + ": not a finite number";
+        }
+        for (int k = 0; k < layout::kVelocitiesPerBody; ++k) {
+            const Eigen::Index i = layout::velocityIndex(b) + k;
+            if (i < state.v.size() && !std::isfinite(state.v(i)))
+                return (k < 3 ? "'" + name + "." + velocities[k] + "'"
+                              : "part '" + name + "' angular velocity " + velocities[k]) +
+                       " = " + text(state.v(i)) + ": not a finite number";
+        }
+    }
+    return "";
+}
 constexpr std::uint64_t kTrailerBytes = 2 * sizeof(std::uint64_t);  // frame count, checksum
 
 // FNV-1a, 64 bits: detects corruption (not tampering).
@@ -380,6 +411,15 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
             return std::nullopt;
         }
         previousTime = state.t;
+        // Poses and velocities finite: a pose of NaN or infinity draws nothing (a video of such
+        // a run was blank, exit status 0) and a run resumed from it fails at once. (Outputs may
+        // be NaN: a kinematic run computes no reactions.)
+        if (const std::string bad = nonFiniteState(*run.model, state); !bad.empty()) {
+            char shown[64];
+            std::snprintf(shown, sizeof shown, "%.17g", state.t);
+            error = "frame " + std::to_string(k) + " of the run (at " + shown + " s) has " + bad;
+            return std::nullopt;
+        }
         if (version >= 2 &&
             !readContacts(contacts, k, run.spec.parts.size(), outputs.contacts, error))
             return std::nullopt;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/io/scene_json.h"
+#include "engine/model/layout.h"
 #include "engine/runtime/simulator.h"
 #include "tests/support/simulation.h"
 
@@ -469,6 +470,69 @@ TEST(RunFileHostile, ADirectoryNamedLikeARunFileIsRefusedNotRead) {
     // A missing file says so.
     EXPECT_FALSE(loadRunFile(dir.string(), error));
     EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+// A run file whose poses hold NaN or infinity (a valid checksum) rendered a blank video with
+// exit status 0: a frame's positions, orientations and velocities must be finite numbers, and
+// the message names the frame, its time and the value.
+TEST_F(RunFileTest, FramePosesAndVelocitiesMustBeFinite) {
+    const double inf = std::numeric_limits<double>::infinity();
+    int crank = -1;
+    for (int b = 0; b < model->bodyCount(); ++b)
+        if (model->bodies[static_cast<std::size_t>(b)].name == "crank") crank = b;
+    ASSERT_GE(crank, 0);
+    const struct {
+        bool velocity;
+        int component;
+        double value;
+        const char* said;
+    } cases[] = {{false, 1, std::nan(""), "'crank.y' = nan: not a finite number"},
+                 {false, 4, inf, "part 'crank' orientation qx = inf: not a finite number"},
+                 {true, 2, -inf, "'crank.vz' = -inf: not a finite number"},
+                 {true, 5, std::nan(""),
+                  "part 'crank' angular velocity z = nan: not a finite "
+                  "number"}};
+    for (const auto& c : cases) {
+        RunFileWriter writer;
+        std::string error;
+        ASSERT_TRUE(writer.open(spec, FrameLayout(*model), path, error)) << error;
+        State state;
+        Outputs outputs;
+        Simulator sim(model);
+        sim.recording().read(0, state, outputs);
+        for (int k = 0; k < 3; ++k) {
+            state.t = 0.01 * k;
+            if (k == 2) {
+                if (c.velocity)
+                    state.v(layout::velocityIndex(crank) + c.component) = c.value;
+                else
+                    state.q(layout::positionIndex(crank) + c.component) = c.value;
+            }
+            ASSERT_TRUE(writer.append(state, outputs, error));
+        }
+        ASSERT_TRUE(writer.finish(error)) << error;
+        EXPECT_FALSE(loadRunFile(path, error));
+        EXPECT_EQ(error, std::string("frame 2 of the run (at 0.02 s) has ") + c.said);
+    }
+    // A kinematic run's reactions are NaN (not computed): outputs are not poses, and load.
+    RunFileWriter writer;
+    std::string error;
+    ASSERT_TRUE(writer.open(spec, FrameLayout(*model), path, error)) << error;
+    State state;
+    Outputs outputs;
+    Simulator sim(model);
+    sim.recording().read(0, state, outputs);
+    ASSERT_FALSE(outputs.reactions.empty());
+    for (JointReaction& r : outputs.reactions) r.force_W = Vec3::Constant(std::nan(""));
+    ASSERT_TRUE(writer.append(state, outputs, error));
+    ASSERT_TRUE(writer.finish(error)) << error;
+    EXPECT_TRUE(loadRunFile(path, error)) << error;
 }
 
 }  // namespace
