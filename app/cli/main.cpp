@@ -75,6 +75,7 @@ constexpr int kExitUsage = 2;
 constexpr int kExitCannotAssemble = 3;
 constexpr int kExitRunStopped = 4;
 constexpr int kExitInterrupted = 5;
+constexpr double kMaxVideoFrames = 500000;  // frames of one video, at most (2.3 h at 60 fps)
 
 // SIGINT / SIGTERM / SIGHUP during a run: the run stops at the next poll, what was computed is
 // kept. At any other time they end the process as they would, but first remove the temporaries
@@ -720,13 +721,40 @@ int runModes(const ModesOptions& options) {
             return s.message.find("cannot be assembled") != std::string::npos ? kExitCannotAssemble
                                                                               : kExitRunStopped;
         }
-        if (options.at > 0.0)
-            if (engine::Status s = run.advance(options.at); !s.ok) {
+        // Output interval by output interval, as `simulate` runs, so that Ctrl+C stops a long
+        // run (--at 1e6) between two of them; after a second, its progress is said every
+        // five seconds.
+        const double interval = model->settings.outputSpacing();
+        const auto started = std::chrono::steady_clock::now();
+        double lastSaid = 1.0 - 5.0;  // s of wall time
+        catchInterrupts();
+        while (run.state().t < options.at - 1e-12 * std::max(1.0, options.at)) {
+            const double next = std::min(options.at, run.state().t + interval);
+            if (engine::Status s = run.advance(next); !s.ok) {
+                releaseInterrupts();
                 printError(
                     "the run to t = " + engine::timeText(options.at) + " stopped: " + s.message,
                     path);
                 return kExitRunStopped;
             }
+            if (interrupted) {
+                releaseInterrupts();
+                printError("interrupted at t = " + engine::timeText(run.state().t) +
+                               " of the run to t = " + engine::timeText(options.at) +
+                               ": no modes were computed",
+                           path);
+                return kExitInterrupted;
+            }
+            const double wall =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (wall >= lastSaid + 5.0) {
+                lastSaid = wall;
+                std::cerr << "motus-cli: modes: the run to t = " << engine::timeText(options.at)
+                          << " has reached t = " << engine::timeText(run.state().t) << " in "
+                          << static_cast<long>(wall) << " s (Ctrl+C stops it)\n";
+            }
+        }
+        releaseInterrupts();
         at.state = run.state();
     } else {
         at = options.atEquilibrium ? engine::equilibrium(*model, engine::initialState(*model), 1e-8,
@@ -1196,6 +1224,22 @@ int runRender(const RenderOptions& options) {
                    "command line: --set");
         return kExitUsage;
     }
+    // A video of more than kMaxVideoFrames is refused before anything runs or is drawn
+    // (--duration 1e9 at 60 fps would be 6·10¹⁰ frames, and the run to film first without end).
+    const auto tooManyFrames = [&](double start, double end) {
+        const double last = options.to >= 0.0 ? std::min(options.to, end) : end;
+        const double count = (last - std::max(options.from, start)) * options.fps;
+        if (!(count > kMaxVideoFrames)) return false;
+        std::ostringstream what;
+        what << "the video would have " << std::setprecision(3) << count << " frames ("
+             << engine::timeText(last - std::max(options.from, start)) << " at " << options.fps
+             << " fps), more than the " << static_cast<long>(kMaxVideoFrames)
+             << " a video may have (over 2 hours at 60 fps): film a shorter time (--from, --to"
+             << (scene ? ", --duration" : "") << ") or at a lower --fps";
+        printError(what.str(), "command line");
+        return true;
+    };
+    if (scene && tooManyFrames(0.0, options.duration)) return kExitUsage;
     std::optional<engine::io::LoadedRun> run;
     std::unique_ptr<engine::Simulator> simulator;
     if (scene) {
@@ -1212,9 +1256,20 @@ int runRender(const RenderOptions& options) {
             printError(simulator->initialization().message, options.run);
             return kExitCannotAssemble;
         }
+        // Ctrl+C stops the run to film as it stops the filming.
+        catchInterrupts();
         simulator->runTo(options.duration);
         while (!simulator->waitUntilIdle(std::chrono::milliseconds(200))) {
+            if (interrupted) {
+                simulator->stop();
+                releaseInterrupts();
+                printError("interrupted at t = " + engine::timeText(simulator->snapshot()->time) +
+                               " of the run to film: no video was written",
+                           options.out);
+                return kExitInterrupted;
+            }
         }
+        releaseInterrupts();
         simulator->stop();
         const auto snapshot = simulator->snapshot();
         if (!snapshot->error.empty()) {
@@ -1238,6 +1293,7 @@ int runRender(const RenderOptions& options) {
         return kExitInvalidInput;
     }
     const double end = recording.time(recording.size() - 1);
+    if (!scene && tooManyFrames(recording.time(recording.first()), end)) return kExitUsage;
     if (options.from > end + 1e-9) {
         printError("--from " + engine::timeText(options.from) + " is after the run's end at " +
                        engine::timeText(end),
