@@ -123,6 +123,12 @@ fifo_and_device_inputs_are_refused)
     grep -q "'/dev/zero' is a character device, not a file" err || fail "batch --cases /dev/zero"
     timeout 10 "$cli" batch scene.json --cases fifo.json --out-dir out --analysis statics 2> err
     grep -q "is a FIFO, not a file" err || fail "batch --cases of a FIFO"
+    # A cases file is read whole: one beyond 16 MiB is refused before it is read.
+    truncate -s 17M big.csv
+    timeout 10 "$cli" batch scene.json --cases big.csv --out-dir out --analysis statics 2> err
+    [ $? -eq 1 ] || fail "batch --cases of 17 MiB: exit status is not 1"
+    grep -q "the cases file is 17 MiB; a cases file is limited to 16 MiB (big.csv)" err ||
+        fail "batch --cases of 17 MiB: no reason"
     timeout 10 "$cli" import fifo.json 2> err; [ $? -eq 1 ] || fail "import of a FIFO"
     mkfifo arm.urdf
     timeout 10 "$cli" import arm.urdf 2> err
