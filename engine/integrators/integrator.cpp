@@ -440,51 +440,6 @@ public:
     }
 
 private:
-    // A force element whose expression stops being a number in the next 10 ms (the step
-    // shrank towards it: the stages beyond failed), named with the first time it is not, found
-    // by halving, and its value; or one that races off there (a pole: beyond 1e6 times, and
-    // 1, its size 10 ms before). Empty when there is none.
-    static std::string forceExpressionCause(const Model& model, double t) {
-        for (const ForceModel& force : model.forces) {
-            const Expression* expressions[3] = {&force.components[0], &force.components[1],
-                                                &force.components[2]};
-            const int count =
-                force.type == ForceType::JointController                                      ? 1
-                : force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3
-                                                                                              : 0;
-            for (int k = 0; k <= 100; ++k) {
-                const double tk = t + 1e-4 * k;
-                if (nonFiniteExpression(force, tk).empty()) continue;
-                double good = t, bad = tk;  // finite at `good` (or k == 0), not at `bad`
-                if (k > 0)
-                    for (int halving = 0; halving < 60 && bad - good > 0.0; ++halving) {
-                        const double middle = 0.5 * (good + bad);
-                        if (middle <= good || middle >= bad) break;
-                        (nonFiniteExpression(force, middle).empty() ? good : bad) = middle;
-                    }
-                return "force '" + force.name + "': " + nonFiniteExpression(force, bad);
-            }
-            static constexpr const char* axes[3] = {"x", "y", "z"};
-            for (int c = 0; c < count; ++c) {
-                const Expression& e = *expressions[c];
-                if (e.isConstant()) continue;
-                const double before = std::abs(e.eval(std::max(0.0, t - 1e-2)));
-                for (int k = 0; k <= 100; ++k) {
-                    const double tk = t + 1e-4 * k;
-                    const double value = e.eval(tk);
-                    if (!(std::abs(value) > 1e6 * std::max(1.0, before))) continue;
-                    char text[96];
-                    std::snprintf(text, sizeof text, "%g at t = %.9g s (%g 10 ms before)", value,
-                                  tk, before);
-                    return "force '" + force.name + "': its expression '" + e.text() + "' (" +
-                           (count == 1 ? "target" : std::string(axes[c]) + " component") +
-                           ") races off to " + text + ": a pole?";
-                }
-            }
-        }
-        return {};
-    }
-
     // Why the step had to shrink to nothing, in terms of the scene: a motion that changes
     // too fast there (a pole, a kink, a value that is not a number), a force element's
     // expression that stops being a number or races off, else the part whose motion the error
@@ -508,7 +463,8 @@ private:
                 }
             }
         }
-        if (std::string cause = forceExpressionCause(model, t); !cause.empty()) return cause;
+        if (std::string cause = detail::forceExpressionCause(model, t); !cause.empty())
+            return cause;
         const Eigen::Index n = flat_.nq;
         const int body = worst < n ? static_cast<int>(worst / layout::kPositionsPerBody)
                                    : static_cast<int>((worst - n) / layout::kVelocitiesPerBody);
@@ -943,6 +899,49 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
 namespace {
 constexpr double kJumpSmallest = 1e-3;  // m or rad: changes below this are not looked at
 }  // namespace
+
+// See detail.h. Sampled every 0.1 ms; a first time that is not a number is found by halving.
+std::string detail::forceExpressionCause(const Model& model, double t, double span, double growth) {
+    for (const ForceModel& force : model.forces) {
+        const Expression* expressions[3] = {&force.components[0], &force.components[1],
+                                            &force.components[2]};
+        const int count =
+            force.type == ForceType::JointController                                      ? 1
+            : force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3
+                                                                                          : 0;
+        const int samples = static_cast<int>(std::min(1e5, std::ceil(span / 1e-4)));
+        for (int k = 0; k <= samples; ++k) {
+            const double tk = t + span * k / samples;
+            if (nonFiniteExpression(force, tk).empty()) continue;
+            double good = t, bad = tk;  // finite at `good` (or k == 0), not at `bad`
+            if (k > 0)
+                for (int halving = 0; halving < 60 && bad - good > 0.0; ++halving) {
+                    const double middle = 0.5 * (good + bad);
+                    if (middle <= good || middle >= bad) break;
+                    (nonFiniteExpression(force, middle).empty() ? good : bad) = middle;
+                }
+            return "force '" + force.name + "': " + nonFiniteExpression(force, bad);
+        }
+        static constexpr const char* axes[3] = {"x", "y", "z"};
+        for (int c = 0; c < count; ++c) {
+            const Expression& e = *expressions[c];
+            if (e.isConstant()) continue;
+            const double before = std::abs(e.eval(std::max(0.0, t - 1e-2)));
+            for (int k = 0; k <= samples; ++k) {
+                const double tk = t + span * k / samples;
+                const double value = e.eval(tk);
+                if (!(std::abs(value) > growth * std::max(1.0, before))) continue;
+                char text[96];
+                std::snprintf(text, sizeof text, "%g at t = %.9g s (%g 10 ms before)", value, tk,
+                              before);
+                return "force '" + force.name + "': its expression '" + e.text() + "' (" +
+                       (count == 1 ? "target" : std::string(axes[c]) + " component") +
+                       ") races off to " + text + ": a pole?";
+            }
+        }
+    }
+    return {};
+}
 
 Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
     for (const DriverModel& driver : model.drivers) {
