@@ -23,6 +23,52 @@ std::string shortNumber(double value) {
     return text;
 }
 
+// Parts that nothing holds against gravity: a group of bodies joined to each other (joints,
+// springs, bushings) but not to the ground, with no applied force or torque on any of them,
+// has its centre of mass accelerating at g whatever the pose, so it has no equilibrium (contact
+// is not part of statics). Found before any work (the relaxation would run its 200,000 steps
+// for nothing: 10,000 free boxes took 173 s to say so). "" when there is none, else the
+// reason naming the first such part and counting the others.
+std::string unsupportedPartsProblem(const Model& model) {
+    if (model.gravity.norm() == 0.0 || model.bodyCount() == 0) return "";
+    const int ground = model.bodyCount();
+    std::vector<int> root(static_cast<std::size_t>(ground) + 1);
+    for (std::size_t k = 0; k < root.size(); ++k) root[k] = static_cast<int>(k);
+    const auto find = [&](int b) {
+        while (root[static_cast<std::size_t>(b)] != b)
+            b = root[static_cast<std::size_t>(b)] =
+                root[static_cast<std::size_t>(root[static_cast<std::size_t>(b)])];
+        return b;
+    };
+    const auto bodyOfMarker = [&](int marker) {
+        if (marker < 0 || marker >= static_cast<int>(model.markers.size())) return ground;
+        const int body = model.markers[static_cast<std::size_t>(marker)].body;
+        return body == kGround ? ground : body;
+    };
+    const auto join = [&](int a, int b) { root[static_cast<std::size_t>(find(a))] = find(b); };
+    for (const JointModel& joint : model.joints)
+        join(bodyOfMarker(joint.markerI), bodyOfMarker(joint.markerJ));
+    for (const ForceModel& force : model.forces) {
+        if (force.type == ForceType::PointForce || force.type == ForceType::PointTorque) {
+            join(bodyOfMarker(force.markerI), ground);  // an applied load may hold it
+        } else if (force.joint >= 0 && force.joint < static_cast<int>(model.joints.size())) {
+            const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+            join(bodyOfMarker(joint.markerI), bodyOfMarker(joint.markerJ));
+        } else {
+            join(bodyOfMarker(force.markerI), bodyOfMarker(force.markerJ));
+        }
+    }
+    int first = -1, count = 0;
+    for (int b = 0; b < ground; ++b)
+        if (find(b) != find(ground) && count++ == 0) first = b;
+    if (count == 0) return "";
+    return "part '" + model.bodies[static_cast<std::size_t>(first)].name + "'" +
+           (count > 1 ? " (and " + std::to_string(count - 1) + " other parts)" : std::string()) +
+           " is held by no joint or force, only pulled by gravity: a free part has no static "
+           "equilibrium (statics leaves contact out); join it to the ground, or simulate to "
+           "let it come to rest on what it touches";
+}
+
 }  // namespace
 
 std::vector<Transform> partPoses(const Model& model, const State& state) {
@@ -48,7 +94,12 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
                                long maxSteps, const std::atomic<bool>* cancel,
                                std::atomic<double>* progress) {
     double firstResidual = -1.0;
-    StaticResult out = assemble(model, start);
+    StaticResult out;
+    if (std::string problem = unsupportedPartsProblem(model); !problem.empty()) {
+        out.status = Status::failure(problem);
+        return out;
+    }
+    out = assemble(model, start);
     if (!out.status.ok) return out;
     State& s = out.state;
     s.v.setZero();
@@ -179,7 +230,12 @@ bool newton(const Model& model, StaticResult& out, Workspace& ws, double toleran
 StaticResult equilibrium(const Model& model, const State& start, double tolerance,
                          const std::atomic<bool>* cancel, std::atomic<double>* progress,
                          bool stable) {
-    StaticResult out = assemble(model, start);
+    StaticResult out;
+    if (std::string problem = unsupportedPartsProblem(model); !problem.empty()) {
+        out.status = Status::failure(problem);
+        return out;
+    }
+    out = assemble(model, start);
     if (!out.status.ok) return out;
     out.state.v.setZero();
     Workspace ws;

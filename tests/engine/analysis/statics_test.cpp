@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "engine/analysis/forward_dynamics.h"
@@ -56,6 +57,60 @@ TEST(Statics, AFreePartHasNoEquilibriumAndIsNamed) {
     const StaticResult r = staticEquilibrium(*model, initialState(*model), 1e-8, 2000);
     ASSERT_FALSE(r.status.ok);
     EXPECT_NE(r.status.message.find("part 'link0'"), std::string::npos) << r.status.message;
+}
+
+// Parts that nothing holds are found before any work, with or without joints among them:
+// 10,000 free boxes took 173 s of relaxation (200,000 steps) to be refused, one part named.
+TEST(Statics, PartsNothingHoldsAreRefusedAtOnceAndCounted) {
+    SceneSpec spec = test::chain(1, IntegratorType::SymplecticEuler, 1e-3);
+    spec.joints.clear();
+    const Part link = spec.parts.back();
+    spec.parts.pop_back();
+    for (int k = 0; k < 10000; ++k) {
+        Part part = link;
+        part.id = spec.newId();
+        part.name = "box" + std::to_string(k);
+        part.X_WP.p.x() += 0.2 * k;
+        for (Marker& marker : part.markers) marker.id = spec.newId();
+        spec.parts.push_back(std::move(part));
+    }
+    const auto model = test::compiled(spec);
+    const auto started = std::chrono::steady_clock::now();
+    const StaticResult relaxed = staticEquilibrium(*model, initialState(*model));
+    const StaticResult nearest = equilibrium(*model, initialState(*model));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (const StaticResult* r : {&relaxed, &nearest}) {
+        ASSERT_FALSE(r->status.ok);
+        EXPECT_NE(r->status.message.find("part 'box0' (and 9999 other parts) is held by no joint "
+                                         "or force, only pulled by gravity"),
+                  std::string::npos)
+            << r->status.message;
+    }
+    EXPECT_LT(seconds, 1.0);
+    // Two links joined to each other, and not to the ground, fall together just the same.
+    SceneSpec pair = test::chain(2, IntegratorType::SymplecticEuler, 1e-3);
+    pair.joints.erase(pair.joints.begin());  // the hinge to the ground
+    const auto pairModel = test::compiled(pair);
+    const StaticResult falling = equilibrium(*pairModel, initialState(*pairModel));
+    ASSERT_FALSE(falling.status.ok);
+    EXPECT_NE(falling.status.message.find("(and 1 other parts) is held by no joint"),
+              std::string::npos)
+        << falling.status.message;
+    // A point force on a free part may hold it: left to the analysis, which finds it held
+    // (1 kg, g = 9.81 m/s² up).
+    SceneSpec held = test::chain(1, IntegratorType::SymplecticEuler, 1e-3);
+    held.joints.clear();
+    ForceSpec& lift = held.forces.emplace_back();
+    lift.id = held.newId();
+    lift.name = "lift";
+    lift.type = ForceType::PointForce;
+    lift.markerI = {held.parts.back().name, held.parts.back().markers.front().name};
+    lift.components[2] = "9.81";
+    const auto heldModel = test::compiled(held);
+    const StaticResult balanced =
+        staticEquilibrium(*heldModel, initialState(*heldModel), 1e-8, 2000);
+    EXPECT_TRUE(balanced.status.ok) << balanced.status.message;
 }
 
 TEST(Statics, AssemblyClosesAnOpenLoop) {
