@@ -2,7 +2,9 @@
 
 #include "engine/model/stiffness.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <map>
 
 #include <Eigen/Eigenvalues>
@@ -31,6 +33,54 @@ void principalAxes(const Mat3& I_P, Mat3& R_PB, Vec3& moments) {
     R_PB = eig.eigenvectors();
     moments = eig.eigenvalues();
     if (R_PB.determinant() < 0.0) R_PB.col(2) = -R_PB.col(2);
+}
+
+// Parts whose masses (or moments of inertia) are many orders apart: the joints' equations are
+// weighed by them (S = Φq M⁻¹ Φqᵀ), and beyond about 10¹² the solver cannot meet them to the
+// joint tolerance; a run that then fails names the part, but the cause is in the scene before
+// it runs (a 1e-9 kg part beside a 1e6 kg one). Said naming the lightest and the heaviest
+// (moments of inertia further apart: robot files hold 1e-12 kg·m² placeholders that run).
+constexpr double kMassRatioWarned = 1e10;
+constexpr double kInertiaRatioWarned = 1e14;  // Baxter's grippers: 1e-12 beside 6 kg·m²
+
+void warnAboutMassRatios(const Model& model, Diagnostics& diagnostics) {
+    if (model.bodyCount() < 2) return;
+    auto number = [](double x) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g", x);
+        return std::string(text);
+    };
+    auto place = [&](const BodyModel& body) { return "/parts/" + std::to_string(body.partIndex); };
+    const auto [lightest, heaviest] =
+        std::minmax_element(model.bodies.begin(), model.bodies.end(),
+                            [](const BodyModel& a, const BodyModel& b) { return a.mass < b.mass; });
+    if (lightest->mass > 0.0 && heaviest->mass > kMassRatioWarned * lightest->mass) {
+        diagnostics.push_back(
+            {Severity::Warning, place(*lightest),
+             "part '" + lightest->name + "' (" + number(lightest->mass) + " kg) and part '" +
+                 heaviest->name + "' (" + number(heaviest->mass) + " kg) differ in mass by " +
+                 number(heaviest->mass / lightest->mass) + " (beyond " + number(kMassRatioWarned) +
+                 "): the joints' equations are weighed by the masses, and so far apart they may "
+                 "not be met to the joint tolerance (the run stops); check both masses"});
+        return;
+    }
+    const BodyModel* smallest = &model.bodies[0];
+    const BodyModel* largest = &model.bodies[0];
+    for (const BodyModel& body : model.bodies) {
+        if (body.inertia.minCoeff() < smallest->inertia.minCoeff()) smallest = &body;
+        if (body.inertia.maxCoeff() > largest->inertia.maxCoeff()) largest = &body;
+    }
+    const double low = smallest->inertia.minCoeff(), high = largest->inertia.maxCoeff();
+    if (low > 0.0 && high > kInertiaRatioWarned * low)
+        diagnostics.push_back(
+            {Severity::Warning, place(*smallest),
+             "part '" + smallest->name + "' (a moment of inertia of " + number(low) +
+                 " kg·m²) and part '" + largest->name + "' (" + number(high) +
+                 " kg·m²) differ in inertia by " + number(high / low) + " (beyond " +
+                 number(kInertiaRatioWarned) +
+                 "): the joints' equations are weighed by the inertias, and so far apart they "
+                 "may not be met to the joint tolerance (the run stops); check both parts' "
+                 "moments (of the order of a part's mass times its size squared)"});
 }
 
 }  // namespace
@@ -233,6 +283,7 @@ CompileResult compile(const SceneSpec& spec) {
         model->drivers.push_back(std::move(d));
     }
 
+    warnAboutMassRatios(*model, result.diagnostics);
     // A spring too stiff for the step blows the run up: said before it runs.
     for (Diagnostic& d : stiffnessWarnings(*model, spec))
         result.diagnostics.push_back(std::move(d));

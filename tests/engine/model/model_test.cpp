@@ -92,3 +92,43 @@ TEST(Compile, LaysOutRowsJointByJointThenDrivers) {
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+std::vector<Diagnostic> warningsAbout(const CompileResult& r, const std::string& text) {
+    std::vector<Diagnostic> found;
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Warning && d.message.find(text) != std::string::npos)
+            found.push_back(d);
+    return found;
+}
+
+// A 1e-9 kg part beside a 1e6 kg part: the joints' equations, weighed by the masses, cannot be
+// met when they are that far apart, and the run's failure named neither. Compiling says it,
+// naming both parts; an inertia spread as far is said the same way; ordinary scenes say nothing.
+TEST(Compile, PartsWhoseMassesOrInertiasAreFarApartAreWarnedAboutNamingBoth) {
+    SceneSpec spec = test::chain(2, IntegratorType::RungeKutta4, 1e-3);
+    EXPECT_TRUE(warningsAbout(compile(spec), "differ in").empty());
+
+    spec.parts[1].mass = 1e6;
+    spec.parts[2].mass = 1e-9;
+    const CompileResult masses = compile(spec);
+    ASSERT_TRUE(masses.model);
+    const auto said = warningsAbout(masses, "differ in mass by 1e+15");
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_EQ(said[0].where, "/parts/2");
+    EXPECT_NE(said[0].message.find("part '" + spec.parts[2].name + "' (1e-09 kg) and part '" +
+                                   spec.parts[1].name + "' (1e+06 kg)"),
+              std::string::npos)
+        << said[0].message;
+
+    spec.parts[1].mass = spec.parts[2].mass = 1.0;
+    spec.parts[2].I_Pcm_P = Mat3::Identity() * 1e-18;  // the others: 8.7e-4 kg·m²
+    const auto inertia = warningsAbout(compile(spec), "differ in inertia by");
+    ASSERT_EQ(inertia.size(), 1u);
+    EXPECT_NE(inertia[0].message.find("part '" + spec.parts[2].name + "'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engine
