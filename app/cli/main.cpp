@@ -17,6 +17,7 @@
 //     goes to stdout is checked once written (a full disk is an error, exit status 1).
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -104,8 +105,28 @@ void printError(const std::string& what, const std::string& where) {
 // Set once an error about stdout was printed (main() then does not print it again).
 bool gStdoutReported = false;
 
+// Why a write to stdout failed, from the errno it left (`error`); without one the system gave
+// no cause, and none is guessed.
+std::string stdoutFailure(int error) {
+    const bool writeError = error == ENOSPC || error == EDQUOT || error == EIO || error == EFBIG ||
+                            error == EPIPE || error == EBADF;
+    return "cannot write the output: " +
+           (writeError ? engine::io::fileErrorText(error)
+                       : std::string("the system gave no cause (the output may have been closed)"));
+}
+
+// The errno of the first failed write to stdout, kept where it happened (errno is per thread,
+// and later calls overwrite it): 0 until one fails.
+std::atomic<int> gStdoutErrno{0};
+
+// Called where a write to stdout is seen to have failed: keeps its cause.
+void noteStdoutFailure() {
+    int none = 0;
+    if (errno != 0) gStdoutErrno.compare_exchange_strong(none, errno);
+}
+
 void printStdoutError() {
-    printError("cannot write results (the output was closed or the disk is full)", "stdout");
+    printError(stdoutFailure(gStdoutErrno != 0 ? gStdoutErrno.load() : errno), "stdout");
     gStdoutReported = true;
 }
 
@@ -373,6 +394,7 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
             std::lock_guard lock(outputMutex);
             csv.writeRow(state, outputs);
             if (!*out) {
+                if (options.out.empty()) noteStdoutFailure();
                 csvFailed = true;
                 error = options.out.empty() ? "cannot write results to stdout" : file.failure();
                 return false;
@@ -391,7 +413,7 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
     while (!sim.waitUntilIdle(std::chrono::milliseconds(200))) {
         {
             std::lock_guard lock(outputMutex);
-            out->flush();
+            if (!out->flush() && options.out.empty()) noteStdoutFailure();
         }
         if (interrupted) {
             stoppedByUser = true;
@@ -420,6 +442,7 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
             return kExitInvalidInput;
         }
     } else if (!std::cout.flush() || csvFailed) {
+        noteStdoutFailure();
         printStdoutError();
         return kExitInvalidInput;
     }
@@ -552,6 +575,7 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
         compiled.model, analysis, [&](const engine::KinematicFrame& frame, std::string& error) {
             csv.writeRow(frame.state, frame.outputs, frame.vdot, frame.motionPower);
             if (!*out) {
+                if (options.out.empty()) noteStdoutFailure();
                 csvFailed = true;
                 error = options.out.empty() ? "cannot write results to stdout" : file.failure();
                 return false;
@@ -572,6 +596,7 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
             return kExitInvalidInput;
         }
     } else if (!std::cout.flush() || csvFailed) {
+        noteStdoutFailure();
         printStdoutError();
         return kExitInvalidInput;
     }
@@ -1423,14 +1448,8 @@ int main(int argc, char** argv) {
     std::cout.flush();
     errno = 0;
     const bool flushed = std::fflush(stdout) == 0;
-    const bool writeError = earlier == ENOSPC || earlier == EDQUOT || earlier == EIO ||
-                            earlier == EFBIG || earlier == EPIPE || earlier == EBADF;
-    const int cause = errno != 0 ? errno : writeError ? earlier : 0;
     if ((!flushed || std::ferror(stdout) || !std::cout) && !gStdoutReported) {
-        printError("cannot write the output: " +
-                       (cause != 0 ? engine::io::fileErrorText(cause)
-                                   : std::string("the output was closed or the disk is full")),
-                   "stdout");
+        printError(stdoutFailure(errno != 0 ? errno : earlier), "stdout");
         if (code == 0) code = kExitInvalidInput;
     }
     return code;

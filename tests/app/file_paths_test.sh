@@ -93,6 +93,11 @@ stdout_on_a_full_disk_is_an_error)
         fail "import: no error for stdout"
     timeout 20 "$cli" format scene.json > /dev/full 2> err
     [ $? -eq 1 ] || fail "format > /dev/full: exit status is not 1"
+    # Rows streamed to stdout: the cause from errno, not a guess ("closed or the disk is full").
+    timeout 20 "$cli" simulate scene.json --duration 2 > /dev/full 2> err
+    [ $? -eq 1 ] || fail "simulate > /dev/full: exit status is not 1"
+    grep -q "^motus-cli: error: cannot write the output: the disk is full (stdout)$" err ||
+        fail "simulate: the cause of a failed write to stdout is not said"
     ;;
 hangup_keeps_the_rows_and_leaves_no_temporary)
     timeout 60 "$cli" simulate "$scenes/chain_100.json" --duration 100000 --out run.csv 2> err &
