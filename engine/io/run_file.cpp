@@ -453,8 +453,15 @@ bool RunFileWriter::open(const SceneSpec& spec, const FrameLayout& layout, const
     checksum_ = kFnvOffset;
     failed_ = false;
     row_.assign(static_cast<std::size_t>(layout.size()), 0.0);
+    // Meshes held in memory only (an MJCF robot's) are written beside the run, where its
+    // reader looks for the scene's meshes.
+    SceneSpec written;
+    if (sceneHoldsMeshesInMemory(spec)) {
+        written = spec;
+        if (!writeMeshesBeside(written, path, error)) return false;
+    }
     if (!file_.open(path, error)) return false;
-    const std::string scene = sceneToJson(spec);
+    const std::string scene = sceneToJson(sceneHoldsMeshesInMemory(spec) ? written : spec);
     std::string header(kMagic, sizeof kMagic);
     put(header, kRunFormatVersion);
     put(header, static_cast<std::uint64_t>(scene.size()));

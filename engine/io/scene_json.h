@@ -65,6 +65,11 @@ bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& 
 // Whether a mesh shape of the scene is held in memory only (see saveSceneFile).
 bool sceneHoldsMeshesInMemory(const SceneSpec& spec);
 
+// The meshes `spec` holds in memory only, written as saveSceneFile writes them beside the file
+// `path` (a scene, or a run file whose scene holds them), and named in `spec` relative to it.
+// False with `error` set.
+bool writeMeshesBeside(SceneSpec& spec, const std::string& path, std::string& error);
+
 namespace detail {
 
 // Whether a quaternion [w, x, y, z] has unit length to round-off (within 4 ε): the reader keeps

@@ -473,11 +473,20 @@ bool holdsMeshInMemory(const Shape& s) {
     return s.type == ShapeType::Mesh && s.meshFile.empty() && s.mesh && !s.mesh->empty();
 }
 
-// Meshes held in memory only (an MJCF robot's, as MuJoCo compiled them) are written as OBJ files
-// in a folder beside the scene named after it ("robot.json": "robot_meshes/<part>_<k>.obj"),
-// and `written` names them relative to the scene. A file already holding the same text is left
-// as it is (saving again, or an autosave, writes nothing). False with `error` set.
-bool writeMeshesInMemory(SceneSpec& written, const std::string& scenePath, std::string& error) {
+}  // namespace
+
+bool sceneHoldsMeshesInMemory(const SceneSpec& spec) {
+    for (const Part& part : spec.parts)
+        for (const Shape& s : part.shapes)
+            if (holdsMeshInMemory(s)) return true;
+    return false;
+}
+
+std::string sceneToJson(const SceneSpec& spec) {
+    return printed(sceneJson(spec));
+}
+
+bool writeMeshesBeside(SceneSpec& written, const std::string& scenePath, std::string& error) {
     namespace fs = std::filesystem;
     if (!sceneHoldsMeshesInMemory(written)) return true;
     // A device or a FIFO has no folder beside it to hold the meshes.
@@ -528,23 +537,10 @@ bool writeMeshesInMemory(SceneSpec& written, const std::string& scenePath, std::
     return true;
 }
 
-}  // namespace
-
-bool sceneHoldsMeshesInMemory(const SceneSpec& spec) {
-    for (const Part& part : spec.parts)
-        for (const Shape& s : part.shapes)
-            if (holdsMeshInMemory(s)) return true;
-    return false;
-}
-
-std::string sceneToJson(const SceneSpec& spec) {
-    return printed(sceneJson(spec));
-}
-
 bool saveSceneFile(const SceneSpec& spec, const std::string& path, std::string& error) {
     // Atomic: a crash or a full disk leaves the old file as it was.
     SceneSpec written = spec;
-    if (!writeMeshesInMemory(written, path, error)) return false;
+    if (!writeMeshesBeside(written, path, error)) return false;
     const json document = sceneJson(written);
     if (const std::string problem = firstUnreadable(document); !problem.empty()) {
         error = "the scene would not read back: " + problem;

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/io/mjcf_import.h"
+#include "engine/io/robot_import.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/layout.h"
 #include "engine/runtime/simulator.h"
@@ -533,6 +535,46 @@ TEST_F(RunFileTest, FramePosesAndVelocitiesMustBeFinite) {
     ASSERT_TRUE(writer.append(state, outputs, error));
     ASSERT_TRUE(writer.finish(error)) << error;
     EXPECT_TRUE(loadRunFile(path, error)) << error;
+}
+
+}  // namespace
+}  // namespace engine::io
+
+namespace engine::io {
+namespace {
+
+// The run of an imported MJCF robot with mesh geoms (meshes held in memory, as MuJoCo compiled
+// them) named its meshes by asset in the run's scene, and the run file did not open: they are
+// written beside the run, where its reader looks for them.
+TEST_F(RunFileTest, ARunOfARobotWithMeshesInNoFileOpens) {
+    const RobotImportResult imported =
+        importMjcfFile(MOTUS_SOURCE_DIR "/tests/data/robots/mjcf/arm_with_meshes.xml");
+    ASSERT_TRUE(imported.scene);
+    ASSERT_TRUE(sceneHoldsMeshesInMemory(*imported.scene));
+    const auto robot = compile(*imported.scene).model;
+    ASSERT_TRUE(robot);
+    RunFileWriter writer;
+    std::string error;
+    ASSERT_TRUE(writer.open(*imported.scene, FrameLayout(*robot), path, error)) << error;
+    State state;
+    Outputs outputs;
+    Simulator sim(robot);
+    sim.recording().read(0, state, outputs);
+    ASSERT_TRUE(writer.append(state, outputs, error)) << error;
+    ASSERT_TRUE(writer.finish(error)) << error;
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / "four_bar_meshes" / "base_0.obj"));
+    const auto run = loadRunFile(path, error);
+    ASSERT_TRUE(run) << error;
+    int meshes = 0;
+    for (const Part& part : run->spec.parts)
+        for (const Shape& s : part.shapes)
+            if (s.type == ShapeType::Mesh) {
+                ++meshes;
+                EXPECT_EQ(s.meshFile, "four_bar_meshes/base_0.obj");
+                ASSERT_TRUE(s.mesh);
+                EXPECT_EQ(s.mesh->triangles.size(), 8u);
+            }
+    EXPECT_EQ(meshes, 2);
 }
 
 }  // namespace
