@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,29 @@ std::string nodeTreeProblem(const aiScene& scene, const MeshLimits& limits) {
             if (node->mChildren[c]) stack.emplace_back(node->mChildren[c], depth + 1);
     }
     return "";
+}
+
+// Assimp 5.2's PLY reader reads header lines until "end_header" and loops without end when there
+// is none (a 200-byte file kept it busy until the reading process was stopped, 120 s later). So
+// a file that starts as a PLY file ("ply" on its first line, which is how Assimp tells one,
+// whatever the extension) must have that line within its first kMaxPlyHeader bytes. "" or why not.
+constexpr std::size_t kMaxPlyHeader = std::size_t{1} << 20;  // B
+std::string plyHeaderProblem(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(kMaxPlyHeader, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (!head.starts_with("ply") || (head.size() > 3 && head[3] != '\n' && head[3] != '\r'))
+        return "";
+    for (std::size_t at = 0; (at = head.find("end_header", at)) != std::string::npos; ++at) {
+        const std::size_t end = at + 10;
+        const bool lineStart = at > 0 && (head[at - 1] == '\n' || head[at - 1] == '\r');
+        const bool lineEnd = end == head.size() || head[end] == '\n' || head[end] == '\r';
+        if (lineStart && lineEnd) return "";
+    }
+    return "its PLY header has no 'end_header' line" +
+           std::string(head.size() == kMaxPlyHeader ? " in its first 1 MB" : "") +
+           ": the file is malformed";
 }
 
 // Runs in the child process: reads the file and writes the merged mesh into `out` as
@@ -114,6 +138,7 @@ std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::strin
         error = problem;
         return nullptr;
     }
+    if (error = plyHeaderProblem(path); !error.empty()) return nullptr;
     std::string bytes;
     const auto work = [&](std::string& out, std::string& reason) {
         return readMesh(path, limits, out, reason);
