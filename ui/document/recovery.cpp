@@ -130,10 +130,11 @@ std::unique_ptr<engine::SceneSpec> loadRecovery(const RecoveryEntry& entry, QStr
 
 namespace {
 
-// The meshes a scene holds in no file (an MJCF robot's), written beside its recovery scene by
-// saveSceneFile ("<name>_meshes/*.obj"): removed with it, links never followed.
-void removeMeshesBeside(const QString& sceneFile) {
-    const QFileInfo scene(sceneFile);
+// The meshes a scene holds in no file (an MJCF robot's), written beside its recovery scene and
+// run ("<name>_meshes/*.obj", engine/io/scene_json.h; the two share the name and so the
+// folder): removed with them, links never followed.
+void removeMeshesBeside(const QString& file) {
+    const QFileInfo scene(file);
     const QFileInfo folder(scene.absolutePath() + QLatin1Char('/') + scene.completeBaseName() +
                            QStringLiteral("_meshes"));
     if (!folder.isDir() || folder.isSymLink()) return;
@@ -156,7 +157,7 @@ void removeRecovery(const RecoveryEntry& entry) {
             QFileInfo(info.absolutePath()).canonicalFilePath() != folder)
             return;
         QFile::remove(file);
-        if (std::strcmp(suffix, "json") == 0) removeMeshesBeside(file);
+        if (std::strcmp(suffix, "info") != 0) removeMeshesBeside(file);
     };
     remove(entry.infoFile, "info");
     remove(entry.sceneFile, "json");
@@ -382,8 +383,8 @@ void Autosaver::discard() {
     writer_->waitForDone();
     QFile::remove(infoFile());
     QFile::remove(sceneFile());
-    removeMeshesBeside(sceneFile());
     QFile::remove(runFile());
+    removeMeshesBeside(sceneFile());  // the scene's and the run's: one folder, one name
     runFramesWritten_ = 0;
 }
 
