@@ -476,8 +476,10 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
                   << " s in a mechanism that conserves it: the step is too coarse for this "
                      "motion (a smaller --dt, or --integrator dopri45, keeps it) ("
                   << options.scene << ")\n";
-    // Singular positions passed, and a change of branch at one, are said with their times.
-    if (const engine::RunStatistics& stats = snapshot->statistics; stats.singularPassages > 0) {
+    // Singular positions passed, and a change of branch at one, are said with their times (a
+    // run that stopped says why instead: the error names a singular position it stopped at).
+    if (const engine::RunStatistics& stats = snapshot->statistics;
+        stats.singularPassages > 0 && snapshot->error.empty()) {
         std::cerr << "motus-cli: warning: the mechanism passed a singular position "
                   << stats.singularPassages << (stats.singularPassages == 1 ? " time" : " times")
                   << " (the last at t = " << stats.lastSingularTime
