@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,8 +57,18 @@ std::size_t mappedBytes() {
 }
 
 [[noreturn]] void runChild(const std::function<bool(std::string&, std::string&)>& work,
-                           const ChildLimits& limits, int fd) {
+                           const ChildLimits& limits, int fd, pid_t parent) {
     childPipe = fd;
+    // The child dies with the process that waits for it: a Motus killed while a reader loops
+    // (Assimp's PLY reader on a header without its end) leaves nothing running. (The signal is
+    // sent when the forking thread ends; that thread waits here until the child is done.) The
+    // parent may have died before this line: then there is no one to read the result.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(5);
+    // And a processor-time bound as the wall-time bound's backstop (a parent stopped, not dead).
+    const auto cpu = static_cast<rlim_t>(limits.seconds) + 2;
+    const rlimit cpuBound{cpu, cpu};
+    ::setrlimit(RLIMIT_CPU, &cpuBound);
     const rlimit noCore{0, 0};
     ::setrlimit(RLIMIT_CORE, &noCore);  // a crash is expected here, and reported: no core file
     const rlim_t memory = static_cast<rlim_t>(mappedBytes() + limits.memoryBytes);
@@ -124,6 +135,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
         return false;
     }
     std::fflush(nullptr);  // nothing buffered is written twice
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         error = std::string("cannot start the reader process: ") + std::strerror(errno);
@@ -133,7 +145,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
     }
     if (pid == 0) {
         ::close(fds[0]);
-        runChild(work, limits, fds[1]);
+        runChild(work, limits, fds[1], parent);
     }
     ::close(fds[1]);
 

@@ -1,8 +1,12 @@
 #include "engine/io/child_process.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -72,6 +76,46 @@ TEST(ChildProcess, TheChildsTimeIsBounded) {
         },
         limits, result, error));
     EXPECT_EQ(error, "took longer than 0.3 s and was stopped");
+}
+
+// A reader child dies with the process that started it: killed while its child loops, a Motus
+// leaves nothing running (a looping reader ran on for 28 minutes after its parent was killed).
+TEST(ChildProcess, TheChildDiesWithItsParent) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t parent = ::fork();
+    ASSERT_GE(parent, 0);
+    if (parent == 0) {
+        ::close(fds[0]);
+        std::string result, error;
+        runInChildProcess(
+            [&](std::string&, std::string&) {
+                const pid_t self = ::getpid();
+                if (::write(fds[1], &self, sizeof self) != sizeof self) return false;
+                for (;;) ::pause();  // a reader that never ends
+            },
+            ChildLimits{}, result, error);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    pid_t reader = 0;
+    ASSERT_EQ(::read(fds[0], &reader, sizeof reader), static_cast<ssize_t>(sizeof reader));
+    ::close(fds[0]);
+    ASSERT_GT(reader, 0);
+    ::kill(parent, SIGKILL);
+    ::waitpid(parent, nullptr, 0);
+    // Gone (or a zombie waiting for whoever adopted it) within 5 s.
+    auto alive = [reader] {
+        std::ifstream stat("/proc/" + std::to_string(reader) + "/stat");
+        std::string pid, name, state;
+        if (!(stat >> pid >> name >> state)) return false;
+        return state != "Z" && state != "X";
+    };
+    for (int k = 0; k < 100 && alive(); ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const bool survived = alive();
+    if (survived) ::kill(reader, SIGKILL);
+    EXPECT_FALSE(survived) << "the reader " << reader << " outlived its parent";
 }
 
 }  // namespace
