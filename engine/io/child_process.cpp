@@ -198,6 +198,11 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
         error = bytes.substr(1);
         return false;
     }
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+        error = "used more than " + std::to_string(static_cast<long>(limits.seconds) + 2) +
+                " s of processor time and was stopped";
+        return false;
+    }
     if (WIFSIGNALED(status)) {
         error = "crashed (" + signalName(WTERMSIG(status)) + ")";
         // An allocation refused by the bound ends some readers with abort(), not bad_alloc.
