@@ -520,9 +520,10 @@ TEST_F(MainWindowTest, StaticEquilibriumMovesThePartsThereAsAnUndoableEdit) {
 }
 
 TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
-    // The pile's boxes have no equilibrium without contact (statics leaves contact out): the
-    // search would run to its step limit.
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    // A torque the pendulum's weight cannot balance: there is no equilibrium, and the search
+    // would run to its step limit. (Parts that nothing holds are refused at once instead.)
+    ASSERT_TRUE(window.openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/unbalanced_pendulum.json")));
     ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
     QProgressBar* bar = window.findChild<QProgressBar*>("RunProgress");
     ASSERT_TRUE(bar);
@@ -545,7 +546,8 @@ TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
 // An edit while an analysis runs: its result belongs to a scene that is gone and is not
 // applied (the poses would land on the parts of the scene as edited).
 TEST_F(MainWindowTest, AnAnalysisOfAnEditedSceneIsNotApplied) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    ASSERT_TRUE(window.openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/unbalanced_pendulum.json")));
     ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
     engine::SceneSpec edited = *window.scene();
     edited.gravity.z() *= 2.0;
