@@ -155,7 +155,7 @@ struct CollisionWorld::Impl {
 
     ContactModel model;
     PairFilter filter;
-    btDefaultCollisionConfiguration configuration{constructionInfo()};
+    btDefaultCollisionConfiguration configuration{constructionInfo(model)};
     Dispatcher dispatcher{&configuration};
     btDbvtBroadphase broadphase;
     btCollisionWorld world{&dispatcher, &broadphase, &configuration};
@@ -189,11 +189,19 @@ struct CollisionWorld::Impl {
 
     // The pool of collision algorithms in blocks large enough for Motus's own (a block too small
     // for the polyhedron–plane algorithm was written past, into its neighbours: the fuzzer found
-    // a box pile whose pairs' algorithms were corrupted so).
-    static btDefaultCollisionConstructionInfo constructionInfo() {
+    // a box pile whose pairs' algorithms were corrupted so). Both pools sized for the scene:
+    // Bullet zeroes what it allocates, and its default 4096 blocks each (5.4 MB) made every
+    // compile of a two-part scene zero and fault in 5 MB; a pool that runs out is extended
+    // block by block from the heap.
+    static btDefaultCollisionConstructionInfo constructionInfo(const ContactModel& model) {
+        std::size_t shapes = 0;
+        for (const ContactPartModel& part : model.parts) shapes += part.shapes.size();
+        const int blocks = static_cast<int>(std::clamp<std::size_t>(8 * shapes, 64, 4096));
         btDefaultCollisionConstructionInfo info;
         info.m_customCollisionAlgorithmMaxElementSize =
             static_cast<int>(polyhedronPlaneAlgorithmSize());
+        info.m_defaultMaxPersistentManifoldPoolSize = blocks;
+        info.m_defaultMaxCollisionAlgorithmPoolSize = blocks;
         return info;
     }
 };

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +26,14 @@ constexpr char kReason = 'E';
 constexpr char kOutOfMemory = 'M';
 
 int childPipe = -1;  // the child's end, for the new-handler
+
+std::atomic<bool> readersInProcess{false};  // runReadersInProcessForFuzzing()
+thread_local bool inProcessWork = false;    // `work` is running in the caller's process
+
+// failInChildProcess() inside `work` run in process: carries the reason back to the caller.
+struct InProcessFailure {
+    std::string reason;
+};
 
 bool writeAll(int fd, const char* data, std::size_t size) {
     while (size > 0) {
@@ -95,6 +104,7 @@ std::size_t mappedBytes() {
 }  // namespace
 
 void failInChildProcess(const std::string& reason) {
+    if (inProcessWork) throw InProcessFailure{reason};
     const char code = kReason;
     const bool written = childPipe >= 0 && writeAll(childPipe, &code, 1) &&
                          writeAll(childPipe, reason.data(), reason.size());
@@ -124,9 +134,46 @@ std::string signalName(int signal) {
 
 }  // namespace
 
+void runReadersInProcessForFuzzing() {
+    readersInProcess = true;
+}
+
+namespace {
+
+bool runInThisProcess(const std::function<bool(std::string& out, std::string& error)>& work,
+                      std::string& result, std::string& error, bool* childFailed) {
+    std::string out, reason;
+    bool done = false;
+    inProcessWork = true;
+    try {
+        done = work(out, reason);
+    } catch (const InProcessFailure& f) {
+        reason = f.reason;
+    } catch (const std::bad_alloc&) {
+        inProcessWork = false;
+        if (childFailed) *childFailed = true;
+        error = "ran out of memory";
+        return false;
+    } catch (const std::exception& e) {
+        reason = e.what();
+    } catch (...) {
+        reason = "an unknown exception";
+    }
+    inProcessWork = false;
+    if (childFailed) *childFailed = false;
+    if (done)
+        result = std::move(out);
+    else
+        error = std::move(reason);
+    return done;
+}
+
+}  // namespace
+
 bool runInChildProcess(const std::function<bool(std::string& out, std::string& error)>& work,
                        const ChildLimits& limits, std::string& result, std::string& error,
                        bool* childFailed) {
+    if (readersInProcess) return runInThisProcess(work, result, error, childFailed);
     if (childFailed) *childFailed = true;
     const std::string memoryBound = std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
     int fds[2];

@@ -37,4 +37,10 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
 // process): ends the child at once with `reason` as its error. Only valid inside `work`.
 [[noreturn]] void failInChildProcess(const std::string& reason);
 
+// For the fuzz targets' fast variants only (tests/fuzz, docs/performance.md "Fuzzing"): from now
+// on `work` runs in the calling process, unbounded (a fork of a process under AddressSanitizer
+// costs more than most readers' work). Results, reasons and exceptions come back as from a
+// child; a reader's crash is then the caller's. Never used by Motus itself.
+void runReadersInProcessForFuzzing();
+
 }  // namespace engine::io

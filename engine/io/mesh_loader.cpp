@@ -59,21 +59,29 @@ std::string nodeTreeProblem(const aiScene& scene, const MeshLimits& limits) {
 
 // Assimp 5.2's PLY reader reads header lines until "end_header" and loops without end when there
 // is none (a 200-byte file kept it busy until the reading process was stopped, 120 s later). So
-// a file that starts as a PLY file ("ply" on its first line, which is how Assimp tells one,
-// whatever the extension) must have that line within its first kMaxPlyHeader bytes. "" or why not.
+// a file that starts as a PLY file must have that line within its first kMaxPlyHeader bytes.
+// Assimp tells a PLY file by its first three bytes, "ply" in any case ("PLY", "plyy\n" too),
+// whatever the extension, and finds the line's word after any spaces. "" or why not.
 constexpr std::size_t kMaxPlyHeader = std::size_t{1} << 20;  // B
 std::string plyHeaderProblem(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    std::string head(kMaxPlyHeader, '\0');
+    std::string head(3, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    if (!head.starts_with("ply") || (head.size() > 3 && head[3] != '\n' && head[3] != '\r'))
-        return "";
+    if (in.gcount() != 3) return "";
+    for (std::size_t k = 0; k < 3; ++k)
+        if (std::tolower(static_cast<unsigned char>(head[k])) != "ply"[k]) return "";
+    head.resize(kMaxPlyHeader);  // only a PLY file's first MB is read
+    in.read(head.data() + 3, static_cast<std::streamsize>(head.size() - 3));
+    head.resize(3 + static_cast<std::size_t>(in.gcount()));
+    const auto space = [](char c) { return c == ' ' || c == '\t'; };
+    const auto lineEnd = [](char c) { return c == '\n' || c == '\r'; };
     for (std::size_t at = 0; (at = head.find("end_header", at)) != std::string::npos; ++at) {
+        std::size_t before = at;
+        while (before > 0 && space(head[before - 1])) --before;
         const std::size_t end = at + 10;
-        const bool lineStart = at > 0 && (head[at - 1] == '\n' || head[at - 1] == '\r');
-        const bool lineEnd = end == head.size() || head[end] == '\n' || head[end] == '\r';
-        if (lineStart && lineEnd) return "";
+        if (before > 0 && lineEnd(head[before - 1]) &&
+            (end == head.size() || lineEnd(head[end]) || space(head[end])))
+            return "";
     }
     return "its PLY header has no 'end_header' line" +
            std::string(head.size() == kMaxPlyHeader ? " in its first 1 MB" : "") +

@@ -1087,7 +1087,34 @@ private:
     std::function<std::string(const std::string&)> previous_;
 };
 
+// One import (or scan) at a time: libsdformat's console and its find-file callback are global.
+std::mutex& sdfParserInUse() {
+    static std::mutex inUse;
+    return inUse;
+}
+
+// The scan of `path` and its includes before libsdformat reads them, with the parser's lock
+// held and FindFileCallback installed.
+std::string scannedProblem(const std::string& path) {
+    const ConsoleCapture console;  // what sdf::findFile prints is said again by Load
+    return IncludeScan().problem(path);
+}
+
 }  // namespace
+
+std::string sdfReadProblem(const std::string& path, const RobotImportOptions& options) {
+    if (const std::string problem = inputFileProblem(path, "SDF file"); !problem.empty())
+        return problem;
+    try {
+        const std::lock_guard<std::mutex> lock(sdfParserInUse());
+        const FindFileCallback findFile(path, options);
+        return scannedProblem(path);
+    } catch (const std::exception& e) {
+        return "'" + path + "' cannot be read as SDF: " + excerpt(e.what());
+    } catch (...) {
+        return "'" + path + "' cannot be read as SDF";
+    }
+}
 
 RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options) {
     RobotImportResult result;
@@ -1101,15 +1128,9 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
     // libsdformat reports what it finds as errors, but may throw on what it does not expect:
     // nothing escapes.
     try {
-        static std::mutex consoleInUse;
-        const std::lock_guard<std::mutex> lock(consoleInUse);
+        const std::lock_guard<std::mutex> lock(sdfParserInUse());
         const FindFileCallback findFile(path, options);
-        std::string refused;
-        {
-            const ConsoleCapture console;  // what sdf::findFile prints is said again by Load
-            refused = IncludeScan().problem(path);
-        }
-        if (!refused.empty()) {
+        if (const std::string refused = scannedProblem(path); !refused.empty()) {
             report.error("", refused);
             report.finish();
             return result;

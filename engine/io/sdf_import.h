@@ -31,4 +31,9 @@ constexpr double kIntermediateMass = 1e-3;
 
 RobotImportResult importSdfFile(const std::string& path, const RobotImportOptions& options = {});
 
+// The checks above made before libsdformat reads anything (importSdfFile makes them first): ""
+// when `path` and what it includes may be read, else why not, naming the file, the chain of
+// includes or the counts.
+std::string sdfReadProblem(const std::string& path, const RobotImportOptions& options = {});
+
 }  // namespace engine::io

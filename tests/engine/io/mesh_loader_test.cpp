@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -157,6 +158,32 @@ TEST(MeshLoader, RefusesAPlyHeaderWithoutItsEndBeforeTheReaderLoopsOnIt) {
     const std::string path = ::testing::TempDir() + "ply_with_end_header.ply";
     std::ofstream(path) << text;
     const auto mesh = loadMesh(path, error, limits);
+    ASSERT_TRUE(mesh) << error;
+    EXPECT_EQ(mesh->triangles.size(), 1u);
+}
+
+TEST(MeshLoader, TellsAPlyFileAsTheReaderDoesByItsFirstThreeLettersInAnyCase) {
+    // The fast mesh fuzzer (2026-11-28): "plyy" on the first line is a PLY file to Assimp, which
+    // then looped on its header without end ("took longer than 120 s").
+    MeshLimits limits;
+    limits.process.seconds = 10.0;
+    std::string error;
+    EXPECT_FALSE(
+        loadMesh(kMeshes + "ply_magic_then_letters_without_end_header.ply", error, limits));
+    EXPECT_EQ(error, "its PLY header has no 'end_header' line: the file is malformed");
+    // "PLY" in capitals, under another extension, is a PLY file too; and the end of the header
+    // may follow spaces on its line, as Assimp reads it.
+    const std::string path = ::testing::TempDir() + "capital_ply.obj";
+    std::ofstream(path) << "PLY\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                           "property float y\nproperty float z\n";
+    EXPECT_FALSE(loadMesh(path, error, limits));
+    EXPECT_EQ(error, "its PLY header has no 'end_header' line: the file is malformed");
+    const std::string complete = ::testing::TempDir() + "capital_ply.ply";
+    std::filesystem::copy_file(path, complete, std::filesystem::copy_options::overwrite_existing);
+    std::ofstream(complete, std::ios::app)
+        << "element face 1\nproperty list uchar int vertex_indices\n  end_header\n"
+           "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    const auto mesh = loadMesh(complete, error, limits);
     ASSERT_TRUE(mesh) << error;
     EXPECT_EQ(mesh->triangles.size(), 1u);
 }

@@ -455,12 +455,21 @@ TEST(SdfImport, IncludeCyclesAreRefusedNamingTheChain) {
                          "a cycle, which libsdformat would follow without end: " +
                              arm + " → " + gripper + " → " + arm))
         << listed(r);
-    // The same files found through the package path.
+    // The same files found through the package path; and the checks alone (sdfReadProblem,
+    // which the import makes first) say the same without libsdformat reading anything.
     RobotImportOptions options;
     options.packagePath = {(root / "models").string()};
     r = importSdfFile((root / "world.sdf").string(), options);
     EXPECT_FALSE(r.scene);
     EXPECT_TRUE(mentions(r, Severity::Error, "the includes form a cycle")) << listed(r);
+    EXPECT_EQ(sdfReadProblem((root / "world.sdf").string(), options),
+              "'" + gripper +
+                  "' line 3: <include> 'model://arm': the includes form a cycle, which "
+                  "libsdformat would follow without end: " +
+                  arm + " → " + gripper + " → " + arm);
+    EXPECT_NE(sdfReadProblem((root / "models").string()).find("models' is a folder"),
+              std::string::npos);
+    EXPECT_EQ(sdfReadProblem((root / "models" / "arm" / "model.config").string()), "");
 
     // Forty models each including the next, without a cycle: refused at 32 files.
     for (int k = 0; k < 40; ++k)
