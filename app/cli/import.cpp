@@ -1,0 +1,49 @@
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "app/cli/common.h"
+#include "engine/io/robot_import.h"
+#include "engine/io/scene_json.h"
+
+namespace cli {
+
+// `import` (and `import-urdf`): a robot description — URDF, MJCF or SDF, told by the file — as
+// a Motus scene (stdout, or --out atomically).
+int runImport(const std::string& path, const std::string& out,
+              const engine::io::RobotImportOptions& options) {
+    if (!outputsAreSafe({{"--out", out}}, {path})) return kExitUsage;
+    const engine::io::RobotImportResult imported = engine::io::importRobotFile(path, options);
+    printDiagnostics(imported.diagnostics, path);
+    if (!imported.scene) return kExitInvalidInput;
+    // Mesh files are named relative to the scene file: re-anchor them from the robot file's
+    // folder to the scene's, or, on stdout (whose file and folder are not known), name them by
+    // absolute path. Meshes in no file (an MJCF robot's, as MuJoCo compiled them) are written
+    // beside the scene by saveSceneFile: they need --out.
+    engine::SceneSpec scene = *imported.scene;
+    if (out.empty() && engine::io::sceneHoldsMeshesInMemory(scene)) {
+        printError(
+            "the robot's meshes are in no file Motus can name (MuJoCo re-centres the "
+            "meshes it compiles); they are written as files beside the scene: give the "
+            "scene's file with --out",
+            path);
+        return kExitUsage;
+    }
+    std::error_code ec;
+    const auto robotDir = std::filesystem::absolute(path, ec).parent_path();
+    const auto outDir = std::filesystem::absolute(out.empty() ? "." : out, ec).parent_path();
+    for (engine::Part& part : scene.parts)
+        for (engine::Shape& shape : part.shapes)
+            if (shape.type == engine::ShapeType::Mesh && !shape.meshFile.empty()) {
+                const auto file = (robotDir / shape.meshFile).lexically_normal();
+                const auto relative = std::filesystem::relative(file, outDir, ec);
+                if (out.empty())
+                    shape.meshFile = file.string();
+                else if (!ec && !relative.empty())
+                    shape.meshFile = relative.string();
+            }
+    return writeScene(scene, out);
+}
+
+}  // namespace cli

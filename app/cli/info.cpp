@@ -1,0 +1,83 @@
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/common.h"
+#include "engine/analysis/mobility.h"
+#include "engine/model/model.h"
+
+namespace cli {
+
+// `info`: the mechanism's structure and mobility as JSON on stdout.
+int runInfo(const std::string& path) {
+    nlohmann::ordered_json info;
+    info["file"] = path;
+    engine::Diagnostics diagnostics;
+    const auto model = loadModel(path, nullptr, &diagnostics);
+    nlohmann::ordered_json errors = nlohmann::json::array();
+    for (const engine::Diagnostic& d : diagnostics)
+        if (d.severity == engine::Severity::Error)
+            errors.push_back({{"where", d.where}, {"message", d.message}});
+    if (!model) {
+        info["errors"] = errors;
+        std::cout << info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        return kExitInvalidInput;
+    }
+    info["name"] = model->name;
+    nlohmann::ordered_json parts = nlohmann::json::array();
+    for (const engine::BodyModel& body : model->bodies)
+        parts.push_back(
+            {{"name", body.name},
+             {"mass", body.mass},
+             {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
+    info["parts"] = parts;
+    nlohmann::ordered_json joints = nlohmann::json::array();
+    for (const engine::JointModel& joint : model->joints) {
+        // Exact equations remove degrees of freedom; a soft joint's are springs (none).
+        nlohmann::ordered_json j = {{"name", joint.name},
+                                    {"type", std::string(engine::jointTypeName(joint.type))},
+                                    {"equations", joint.rows}};
+        if (joint.softRows > 0) j["softEquations"] = joint.softRows;
+        joints.push_back(j);
+    }
+    info["joints"] = joints;
+    nlohmann::ordered_json motions = nlohmann::json::array();
+    for (const engine::DriverModel& d : model->drivers)
+        motions.push_back({{"name", d.name},
+                           {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
+                           {"expression", d.f.text()}});
+    info["motions"] = motions;
+
+    // Mobility at the initial pose, each redundant equation with what it means and what would
+    // remove it (the same analysis the GUI shows).
+    const engine::MobilityReport mobility = engine::mobility(model);
+    info["dof"] = {{"gruebler", mobility.grueblerDof}, {"actual", mobility.actualDof}};
+    nlohmann::ordered_json redundant = nlohmann::json::array();
+    for (const engine::RedundantEquation& r : mobility.redundant) {
+        nlohmann::ordered_json entry;
+        if (r.motion.empty()) {
+            entry["joint"] = r.joint;
+        } else {
+            entry["motion"] = r.motion;
+        }
+        entry["equation"] = r.equation;
+        entry["meaning"] = r.meaning;
+        entry["remedy"] = r.remedy;
+        redundant.push_back(entry);
+    }
+    info["redundantConstraints"] = redundant;
+    info["redundantCount"] = mobility.redundantCount;
+    info["summary"] = mobility.summary();
+    if (!mobility.ok) {
+        errors.push_back({{"where", ""}, {"message", mobility.message}});
+        printError(mobility.message, path);
+    }
+    info["errors"] = errors;
+    std::cout << info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return mobility.ok ? 0 : kExitInvalidInput;
+}
+
+}  // namespace cli
