@@ -87,8 +87,10 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
     }
     if (result.frames == 0) {
         printError(result.status.message, options.scene);
-        return result.status.message.find("assembled") != std::string::npos ? kExitCannotAssemble
-                                                                            : kExitInvalidInput;
+        return result.status.cause == engine::Cause::CannotAssemble ||
+                       result.status.cause == engine::Cause::LoopCannotClose
+                   ? kExitCannotAssemble
+                   : kExitInvalidInput;
     }
     printError((inverse ? "inverse dynamics stopped: " : "kinematic analysis stopped: ") +
                    result.status.message,

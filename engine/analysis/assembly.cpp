@@ -172,6 +172,12 @@ std::string partOfMarker(const Model& model, int marker) {
     return name.substr(0, name.find('.'));
 }
 
+// The id of the part a marker is on; kNoEntity for the ground.
+EntityId partIdOfMarker(const Model& model, int marker) {
+    const int body = model.markers[static_cast<std::size_t>(marker)].body;
+    return body == kGround ? kNoEntity : model.bodies[static_cast<std::size_t>(body)].id;
+}
+
 // The loop closed by `cut`: a shortest path over the other joints from the body of its marker
 // I to that of its marker J (the ground one node). Returns the joints along it, in order; empty
 // when the joint closes no loop.
@@ -239,14 +245,18 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
     // where it passes through it, in the direction of the joint added first.
     const std::vector<int> path = loopThrough(model, r.joint);
     std::vector<std::string> loop;
+    std::vector<EntityId> loopIds;  // the same parts by id (kNoEntity: the ground)
     if (!path.empty()) {
         std::vector<int> edges = path;
         edges.push_back(r.joint);
         loop.push_back(partOfMarker(model, joint.markerI));
+        loopIds.push_back(partIdOfMarker(model, joint.markerI));
         for (int j : path) {
             const JointModel& along = model.joints[static_cast<std::size_t>(j)];
             const std::string a = partOfMarker(model, along.markerI);
-            loop.push_back(a == loop.back() ? partOfMarker(model, along.markerJ) : a);
+            const bool other = a == loop.back();
+            loop.push_back(other ? partOfMarker(model, along.markerJ) : a);
+            loopIds.push_back(partIdOfMarker(model, other ? along.markerJ : along.markerI));
         }
         const auto ground = std::find_if(loop.begin(), loop.end(), [&](const std::string& p) {
             for (const MarkerModel& m : model.markers)
@@ -256,11 +266,19 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
         if (ground != loop.end()) {
             const auto g = ground - loop.begin();
             std::rotate(loop.begin(), ground, loop.end());
+            std::rotate(loopIds.begin(), loopIds.begin() + g, loopIds.end());
             std::rotate(edges.begin(), edges.begin() + g, edges.end());
         }
         // edges[k] joins loop[k] and loop[k + 1]; the last joins back to loop[0].
-        if (edges.front() > edges.back()) std::reverse(loop.begin() + 1, loop.end());
+        if (edges.front() > edges.back()) {
+            std::reverse(loop.begin() + 1, loop.end());
+            std::reverse(loopIds.begin() + 1, loopIds.end());
+        }
         r.loopParts = loop;
+        for (const EntityId id : loopIds)
+            if (id != kNoEntity && std::find(r.status.entities.begin(), r.status.entities.end(),
+                                             id) == r.status.entities.end())
+                r.status.entities.push_back(id);
     }
     std::string loopText;
     for (const std::string& p : loop) loopText += "'" + p + "' → ";
@@ -323,6 +341,7 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
 void diagnose(const Model& model, const State& start, AssemblyResult& r, const Status& failure) {
     r.status = failure;
     r.status.message = "the mechanism cannot be assembled: " + failure.message;
+    r.status.cause = Cause::CannotAssemble;
     r.state = start;  // unless a nearer pose is found below
     if (model.velocitySize() > kLargestDiagnosis || model.constraintRows() == 0) return;
     Equations eq{model, {}, {}};
@@ -415,6 +434,10 @@ void diagnose(const Model& model, const State& start, AssemblyResult& r, const S
         return;
     }
     r.state.q = q;
+    // What cannot close first, then the parts of its loop (explain() adds them).
+    r.status.cause = Cause::LoopCannotClose;
+    r.status.entities = {r.motion >= 0 ? model.drivers[static_cast<std::size_t>(r.motion)].id
+                                       : model.joints[static_cast<std::size_t>(r.joint)].id};
     r.status.message = "the mechanism cannot be assembled: " + explain(model, r, eq, phi);
 }
 
@@ -453,13 +476,15 @@ AssemblyResult assembleMechanism(const Model& model, const State& start) {
     const State from = r.state;
     Workspace ws;
     if (Status s = prepareWorkspace(model, r.state, ws); !s.ok) {
-        r.status = Status::failure("the mechanism cannot be assembled: " + s.message);
+        r.status = Status::failure("the mechanism cannot be assembled: " + s.message, s.entities,
+                                   Cause::CannotAssemble);
         r.state = from;
         return r;
     }
     if (Status s = projectState(model, r.state, ws, &r.newtonIterations); !s.ok) {
-        if (s.message.find("not finite") != std::string::npos) {
-            r.status = Status::failure("the mechanism cannot be assembled: " + s.message);
+        if (s.cause == Cause::NotFinite) {
+            r.status = Status::failure("the mechanism cannot be assembled: " + s.message,
+                                       s.entities, Cause::CannotAssemble);
             r.state = from;
             return r;
         }

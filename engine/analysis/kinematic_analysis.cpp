@@ -22,16 +22,16 @@ std::shared_ptr<const Model> kinematicModel(const Model& model) {
     return kinematic;
 }
 
-std::string fullyDrivenProblem(const std::shared_ptr<const Model>& model) {
+Status fullyDrivenProblem(const std::shared_ptr<const Model>& model) {
     const MobilityReport mobility = engine::mobility(model);
-    if (!mobility.ok) return mobility.message;
-    if (mobility.actualDof == 0) return "";
+    if (!mobility.ok) return Status::failure(mobility.message, mobility.entities, mobility.cause);
+    if (mobility.actualDof == 0) return {};
     std::ostringstream what;
     what << "a kinematic analysis needs every degree of freedom driven: this mechanism has "
          << mobility.actualDof
          << " left free at its initial pose (add motions, or run dynamics; at a dead centre or "
             "toggle position a driven mechanism has a free one too: start it elsewhere)";
-    return what.str();
+    return Status::failure(what.str());
 }
 
 KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
@@ -51,8 +51,8 @@ KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
         result.status = Status::failure("the output interval must be at least 1e-07 s");
         return result;
     }
-    if (const std::string problem = fullyDrivenProblem(model); !problem.empty()) {
-        result.status = Status::failure(problem);
+    if (Status problem = fullyDrivenProblem(model); !problem.ok) {
+        result.status = std::move(problem);
         return result;
     }
     result.redundantEquations = mobility(model).redundantCount;
@@ -60,7 +60,8 @@ KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
     const std::shared_ptr<const Model> kinematic = kinematicModel(*model);
     ForwardDynamics run(kinematic);
     if (Status s = run.initialize(); !s.ok) {
-        result.status = Status::failure("the mechanism cannot be assembled at t = 0: " + s.message);
+        result.status = Status::failure("the mechanism cannot be assembled at t = 0: " + s.message,
+                                        s.entities, Cause::CannotAssemble);
         return result;
     }
     const std::vector<int> offsets = jointCoordinateOffsets(*kinematic);
@@ -104,7 +105,7 @@ KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
     const long total = whole + (partialLast ? 1 : 0);
     for (long k = 1; k <= total; ++k) {
         if (options.cancel && options.cancel->load()) {
-            result.status = Status::failure("cancelled");
+            result.status = Status::failure("cancelled", {}, Cause::Cancelled);
             return result;
         }
         const double t = k == total ? options.duration : static_cast<double>(k) * interval;

@@ -70,8 +70,9 @@ KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
                                   const KinematicOptions& options, const KinematicSink& sink);
 
 // Why `model` cannot be analysed kinematically (a free degree of freedom at its initial pose,
-// said with its count), or "" when it can.
-std::string fullyDrivenProblem(const std::shared_ptr<const Model>& model);
+// said with its count; or it cannot be assembled, with the cause and entities of that), or ok
+// when it can.
+Status fullyDrivenProblem(const std::shared_ptr<const Model>& model);
 
 // A copy of `model` whose runs (ForwardDynamics, the Simulator) solve the motion at each
 // instant: the same outputs, recording and replay as a dynamics run.

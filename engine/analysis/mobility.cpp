@@ -713,6 +713,8 @@ MobilityReport mobility(const std::shared_ptr<const Model>& model) {
     const Status status = sim.initialize();
     report.ok = status.ok;
     report.message = status.message;
+    report.cause = status.cause;
+    report.entities = status.entities;
     report.analysed = true;
     report.coordinates = model->velocitySize();
     report.equations = model->constraintRows();

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dynamics/status.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -44,6 +45,8 @@ struct MobilityReport {
     // when `analysed` (the rank analysis ran; it describes the initial pose as given).
     bool ok = true;
     std::string message;
+    Cause cause = Cause::Other;      // and, when not ok, the assembly's (Status::cause)
+    std::vector<EntityId> entities;  // what `message` is about (Status::entities)
     bool analysed = false;
 
     int coordinates = 0;     // 6 per moving part

@@ -123,7 +123,7 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
     bool atRest = true;
     for (long step = 0; step <= maxSteps; ++step) {
         if (cancel && cancel->load()) {
-            out.status = Status::failure("cancelled");
+            out.status = Status::failure("cancelled", {}, Cause::Cancelled);
             return out;
         }
         // At rest, the accelerations are the static residual: zero at equilibrium.
@@ -248,7 +248,7 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
         return out;
     }
     if (cancel && cancel->load()) {
-        out.status = Status::failure("cancelled");
+        out.status = Status::failure("cancelled", {}, Cause::Cancelled);
         return out;
     }
     // A far start: down to a stable equilibrium by relaxation, then Newton to round-off.

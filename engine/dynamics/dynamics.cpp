@@ -10,6 +10,15 @@
 
 namespace engine {
 
+std::string constraintRowOwner(const Model& model, int row) {
+    if (row < model.jointRows) {
+        for (std::size_t j = 0; j < model.joints.size(); ++j)
+            if (row < model.jointRowOffset[j] + model.joints[j].rows)
+                return "joint '" + model.joints[j].name + "'";
+    }
+    return constraintRowName(model, row);
+}
+
 std::string constraintRowName(const Model& model, int row) {
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
@@ -23,6 +32,18 @@ std::string constraintRowName(const Model& model, int row) {
     if (d >= 0 && d < static_cast<int>(model.drivers.size()))
         return "motion '" + model.drivers[static_cast<std::size_t>(d)].name + "'";
     return "row " + std::to_string(row);
+}
+
+EntityId constraintRowEntity(const Model& model, int row) {
+    if (row < 0) return kNoEntity;
+    if (row < model.jointRows) {
+        for (std::size_t j = 0; j < model.joints.size(); ++j)
+            if (row < model.jointRowOffset[j] + model.joints[j].rows) return model.joints[j].id;
+    }
+    const int d = row - model.jointRows;
+    if (d >= 0 && d < static_cast<int>(model.drivers.size()))
+        return model.drivers[static_cast<std::size_t>(d)].id;
+    return kNoEntity;
 }
 
 namespace {
@@ -73,8 +94,9 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
     ws.factoredQ = state.q;
     if (ws.solver.singularRow() >= 0)
         return Status::failure("singular constraint system at t = " + timeText(state.t) + ": " +
-                               constraintRowName(model, ws.solver.singularRow()) +
-                               " cannot be satisfied together with the others");
+                                   constraintRowName(model, ws.solver.singularRow()) +
+                                   " cannot be satisfied together with the others",
+                               {constraintRowEntity(model, ws.solver.singularRow())});
     return {};
 }
 
@@ -108,9 +130,10 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     if (!allFinite(q) || !allFinite(v)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
-                return Status::failure("the state of part '" +
-                                       model.bodies[static_cast<std::size_t>(b)].name +
-                                       "' is not finite (NaN or infinity) at t = " + timeText(t));
+                return Status::failure(
+                    "the state of part '" + model.bodies[static_cast<std::size_t>(b)].name +
+                        "' is not finite (NaN or infinity) at t = " + timeText(t),
+                    {model.bodies[static_cast<std::size_t>(b)].id}, Cause::NotFinite);
     }
     computeBodyFrames(model, q, v, ws.frames);
     const int badForce =
@@ -120,8 +143,9 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
         const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];
         const std::string cause = nonFiniteExpression(force, t);
         return Status::failure("force '" + force.name +
-                               "' is not finite (NaN or infinity) at t = " + timeText(t) +
-                               (cause.empty() ? "" : ": " + cause));
+                                   "' is not finite (NaN or infinity) at t = " + timeText(t) +
+                                   (cause.empty() ? "" : ": " + cause),
+                               {force.id}, Cause::NotFinite);
     }
     if (model.softRows > 0) {
         // Soft joints: λ = k Φ + c Φ̇ per row, pulling back with −Φqᵀλ.
@@ -143,7 +167,8 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
                 if (!ws.softLambda.head(row).allFinite())
                     return Status::failure(
                         "soft joint '" + model.joints[static_cast<std::size_t>(sc.joint)].name +
-                        "' pulls back with a force that is not finite at t = " + timeText(t));
+                            "' pulls back with a force that is not finite at t = " + timeText(t),
+                        {model.joints[static_cast<std::size_t>(sc.joint)].id}, Cause::NotFinite);
             }
         }
     } else {
@@ -153,8 +178,10 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::twist(ws.g, b).allFinite())
                 return Status::failure("gravity or inertia forces on part '" +
-                                       model.bodies[static_cast<std::size_t>(b)].name +
-                                       "' are not finite at t = " + timeText(t));
+                                           model.bodies[static_cast<std::size_t>(b)].name +
+                                           "' are not finite at t = " + timeText(t),
+                                       {model.bodies[static_cast<std::size_t>(b)].id},
+                                       Cause::NotFinite);
     }
     return {};
 }
@@ -200,7 +227,9 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
             if (!std::isfinite(ws.constraints.gamma(r)))
                 return Status::failure(constraintRowName(model, static_cast<int>(r)) +
-                                       " is not finite at t = " + timeText(t));
+                                           " is not finite at t = " + timeText(t),
+                                       {constraintRowEntity(model, static_cast<int>(r))},
+                                       Cause::NotFinite);
     }
     if (reusable) return {};
     return factorizeEvaluated(model, t, q, ws);
@@ -210,8 +239,9 @@ Status factorizeEvaluated(const Model& model, double t, const Eigen::VectorXd& q
     ws.factored = false;
     if (!ws.solver.factorize(ws.constraints.Phi_q, ws.Minv))
         return Status::failure("singular constraint system at t = " + timeText(t) + ": " +
-                               constraintRowName(model, ws.solver.singularRow()) +
-                               " became dependent on the others (a singular position?)");
+                                   constraintRowName(model, ws.solver.singularRow()) +
+                                   " became dependent on the others (a singular position?)",
+                               {constraintRowEntity(model, ws.solver.singularRow())});
     ws.factored = true;
     ws.factoredTime = t;
     ws.factoredQ = q;

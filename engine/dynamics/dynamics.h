@@ -73,6 +73,10 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
 // Name of constraint row `row` for messages: "joint 'pinB' (coincident x)" or
 // "motion 'crankDrive'".
 std::string constraintRowName(const Model& model, int row);
+// The joint or motion row `row` belongs to, for messages: "joint 'pinB'", "motion 'crankDrive'".
+std::string constraintRowOwner(const Model& model, int row);
+// The entity of row `row`, for programs: its joint's id or its motion's (kNoEntity for none).
+EntityId constraintRowEntity(const Model& model, int row);
 // A residual of row `row` with its unit for messages: "6e-05 m", "0.0012 rad".
 std::string constraintResidualText(const Model& model, int row, double value);
 // A row's multiplier with its unit: "600 N", "12 N·m".

@@ -3,14 +3,39 @@
 
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "engine/model/entity_id.h"
 
 namespace engine {
 
-// Failures carry a message naming the entity and time.
+// What kind of failure, for front ends that act on it (an exit status, the nearest pose shown).
+enum class Cause {
+    Other,
+    CannotAssemble,   // the joints and motions cannot all hold (no pose found)
+    LoopCannotClose,  // ... and a loop's gap is known: the state is the nearest pose
+    Cancelled,
+    NotFinite,  // a value that is not a number (NaN or infinity): no solve can fix it
+};
+
+// Failures carry a message naming the entity and time, for people; and the entities it names,
+// by id, for programs: a front end highlights and selects from `entities`, never from the
+// words of `message` (which may be reworded at any time).
 struct Status {
     bool ok = true;
     std::string message;
-    static Status failure(std::string message) { return {false, std::move(message)}; }
+    Cause cause = Cause::Other;
+    std::vector<EntityId> entities = {};  // what the failure is about, the first the one to show
+
+    static Status failure(std::string message, std::vector<EntityId> entities = {},
+                          Cause cause = Cause::Other) {
+        Status s;
+        s.ok = false;
+        s.message = std::move(message);
+        s.cause = cause;
+        s.entities = std::move(entities);
+        return s;
+    }
 };
 
 }  // namespace engine

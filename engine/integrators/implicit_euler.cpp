@@ -174,8 +174,9 @@ private:
                 rhs(n + k) = -residual(active[static_cast<std::size_t>(k)]);
             const Eigen::VectorXd solution = lu.solve(rhs);
             if (!allFinite(solution))
-                return Status::failure("the implicit step produced a non-finite velocity at t = " +
-                                       timeText(t1));
+                return Status::failure(
+                    "the implicit step produced a non-finite velocity at t = " + timeText(t1), {},
+                    Cause::NotFinite);
             v += solution.head(n);
             for (int k = 0; k < na; ++k)
                 impulse(active[static_cast<std::size_t>(k)]) += solution(n + k);

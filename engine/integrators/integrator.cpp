@@ -144,7 +144,8 @@ private:
                 residual.cwiseAbs().maxCoeff(&row);
                 return Status::failure(
                     "constraint impulses did not converge at t = " + timeText(t1) + ": " +
-                    constraintRowName(model, static_cast<int>(row)));
+                        constraintRowName(model, static_cast<int>(row)),
+                    {constraintRowEntity(model, static_cast<int>(row))});
             }
             if (k > 0) ratio = std::clamp(worst / previous, kFirstRatio, 1.0);
             previous = worst;
@@ -739,9 +740,10 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             // expression is not a number there, a part flung to infinity) instead.
             for (Eigen::Index r = 0; r < residual.size(); ++r)
                 if (!std::isfinite(residual(r)))
-                    return Status::failure(constraintRowName(model, static_cast<int>(r)) +
-                                           " is not finite at t = " + timeText(state.t) +
-                                           " (an expression that is not a number there?)");
+                    return Status::failure(
+                        constraintRowName(model, static_cast<int>(r)) + " is not finite at t = " +
+                            timeText(state.t) + " (an expression that is not a number there?)",
+                        {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
             // Joint gaps as a user measures them (a point pair's distance, not its components).
             int row = 0;
             const double worst = maxPositionResidual(model, ws.constraints, &row);
@@ -771,9 +773,10 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             if (k >= settings.maxProjectionIterations + (tolerance > 0.0 ? 2 : 0)) {
                 return Status::failure(
                     "constraints could not be satisfied at t = " + timeText(state.t) + ": " +
-                    constraintRowName(model, static_cast<int>(row)) + " is off by " +
-                    constraintResidualText(model, static_cast<int>(row), worst) + " after " +
-                    std::to_string(k) + " Newton iterations");
+                        constraintRowName(model, static_cast<int>(row)) + " is off by " +
+                        constraintResidualText(model, static_cast<int>(row), worst) + " after " +
+                        std::to_string(k) + " Newton iterations",
+                    {constraintRowEntity(model, static_cast<int>(row))});
             }
             if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
                 return s;
@@ -817,9 +820,11 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
             return s;
         for (Eigen::Index r = 0; r < ws.constraints.nu.size(); ++r)
             if (!std::isfinite(ws.constraints.nu(r)))
-                return Status::failure(constraintRowName(model, static_cast<int>(r)) +
-                                       "'s rate is not finite at t = " + timeText(state.t) +
-                                       " (an expression whose derivative is not a number there?)");
+                return Status::failure(
+                    constraintRowName(model, static_cast<int>(r)) +
+                        "'s rate is not finite at t = " + timeText(state.t) +
+                        " (an expression whose derivative is not a number there?)",
+                    {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
         // Φq v − ν (acceleration-level rows: 0), and the size of the terms of Φq v = ν (a
         // residual below round-off of it is met), in one pass over Φq.
         const SparseRowMatrix& A = ws.constraints.Phi_q;
@@ -981,10 +986,12 @@ Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
         std::snprintf(text, sizeof text, "%.4g %s", std::abs(change(fa, fb)), angle ? "rad" : "m");
         return Status::failure(
             "motion '" + driver.name + "' jumps by " + text + " at t = " + timeText(b) + " (" +
-            driver.f.text() +
-            "): the parts cannot be somewhere else from one instant to the next. Make the change "
-            "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "
-            "velocity-level motion");
+                driver.f.text() +
+                "): the parts cannot be somewhere else from one instant to the next. Make the "
+                "change "
+                "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "
+                "velocity-level motion",
+            {driver.id});
     }
     return {};
 }
@@ -1078,13 +1085,14 @@ Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepSta
     const int r = static_cast<int>(row);
     char tighterText[32];
     std::snprintf(tighterText, sizeof tighterText, "%g", kHoldTighter);
-    return Status::failure(
-        "at t = " + timeText(state.t) +
-        " the reactions depend on how closely the joints are met: " + constraintRowName(model, r) +
-        " carries " + constraintReactionText(model, r, loose(row)) +
-        " with the joints met to the scene's projection tolerance, " +
-        constraintReactionText(model, r, tight(row)) + " with them met " + tighterText +
-        " times more closely");
+    return Status::failure("at t = " + timeText(state.t) +
+                               " the reactions depend on how closely the joints are met: " +
+                               constraintRowName(model, r) + " carries " +
+                               constraintReactionText(model, r, loose(row)) +
+                               " with the joints met to the scene's projection tolerance, " +
+                               constraintReactionText(model, r, tight(row)) + " with them met " +
+                               tighterText + " times more closely",
+                           {constraintRowEntity(model, r)});
 }
 
 void detail::stepPositions(const Model& model, double h, const Eigen::VectorXd& q0,

@@ -44,7 +44,8 @@ public:
             State start = state;
             if (!solve(model, start, ws, why))
                 return Status::failure("the mechanism cannot follow its motions at t = " +
-                                       secondsText(state.t) + ": " + why);
+                                           secondsText(state.t) + ": " + why,
+                                       whyEntities_);
             state = start;
         }
         const double step = model.settings.stepSize > 0.0 ? model.settings.stepSize : 1e-3;
@@ -105,6 +106,7 @@ private:
                                     1e-3 * model.settings.projectionTolerance);
             !s.ok) {
             why = s.message;
+            whyEntities_ = s.entities;
             return false;
         }
         stats_.projectionIterations = iterations;
@@ -112,6 +114,7 @@ private:
                 computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws);
             !s.ok) {
             why = s.message;
+            whyEntities_ = s.entities;
             return false;
         }
         ++stats_.evaluations;
@@ -121,10 +124,12 @@ private:
                 continue;
             why = constraintRowName(model, row) +
                   " depends on the other equations here (the constraint Jacobian lost rank)";
+            whyEntities_ = {constraintRowEntity(model, row)};
             return false;
         }
         if (const int row = ws.solver.unmetRow(); row >= 0) {
             why = constraintRowName(model, row) + " cannot be met here";
+            whyEntities_ = {constraintRowEntity(model, row)};
             return false;
         }
         vdot_ = ws.vdot;
@@ -156,13 +161,16 @@ private:
             }
         }
         std::string list;
-        std::set<std::string> names;
+        std::vector<EntityId> entities;  // the joints and motions whose equations lock
         for (int row : dependentRows(model, state, ws)) {
-            const std::string name = constraintRowName(model, row);
-            const std::string owner = name.substr(0, name.find(" ("));
-            if (!names.insert(owner).second) continue;
-            list += (list.empty() ? "" : ", ") + owner;
+            const EntityId owner = constraintRowEntity(model, row);
+            if (std::find(entities.begin(), entities.end(), owner) != entities.end()) continue;
+            entities.push_back(owner);
+            list += (list.empty() ? "" : ", ") + constraintRowOwner(model, row);
         }
+        for (const EntityId e : whyEntities_)
+            if (std::find(entities.begin(), entities.end(), e) == entities.end())
+                entities.push_back(e);
         std::string message = "lock-up at t = " + secondsText(lo) +
                               ": the mechanism cannot follow its motions beyond this instant";
         if (!list.empty())
@@ -171,7 +179,7 @@ private:
         message += "; just after it: " + why;
         // The workspace's constraints now belong to the lock-up pose, not to a factorisation.
         ws.factored = false;
-        return Status::failure(message);
+        return Status::failure(message, std::move(entities));
     }
 
     // The equations that become dependent at `state`: the rows with the largest share in the
@@ -205,6 +213,7 @@ private:
     }
 
     std::vector<int> redundantAtStart_;
+    std::vector<EntityId> whyEntities_;  // what the last failure to solve was about
     bool analysed_ = false;
     double solvedTime_ = std::numeric_limits<double>::quiet_NaN();
     Eigen::VectorXd vdot_;

@@ -277,8 +277,9 @@ private:
                     : contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
             if (!d.report.converged) ++state.unconvergedContactSteps;
             if (!allFinite(d.v))
-                return Status::failure("the contact solve produced a non-finite velocity at t = " +
-                                       timeText(d.t1));
+                return Status::failure(
+                    "the contact solve produced a non-finite velocity at t = " + timeText(d.t1), {},
+                    Cause::NotFinite);
         }
         // μ with v⁺ = v_c − M⁻¹Φqᵀμ, where v_c is v* plus the contact impulses (for reactions,
         // driver work and the energy balance).

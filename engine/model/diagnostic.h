@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/entity_id.h"
+
 namespace engine {
 
 enum class Severity { Error, Warning };
@@ -14,6 +16,9 @@ struct Diagnostic {
     Severity severity = Severity::Error;
     std::string where;    // JSON pointer into the scene ("/joints/3/markerJ"), "" for the whole
     std::string message;  // what is wrong and what was expected
+    // The entities it is about, by id, when they are known without the file (a run that cannot
+    // start names its joints); SceneSpec::entityAt(where) gives the one `where` names.
+    std::vector<EntityId> entities = {};
 };
 
 using Diagnostics = std::vector<Diagnostic>;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -290,6 +291,46 @@ std::size_t SceneSpec::markerCount() const {
     std::size_t n = 0;
     for (const Part& part : parts) n += part.markers.size();
     return n;
+}
+
+EntityId SceneSpec::entityAt(std::string_view pointer) const {
+    // The pointer's tokens: "/parts/1/markers/0/name" → parts, 1, markers, 0, name.
+    std::vector<std::string_view> tokens;
+    while (!pointer.empty() && pointer.front() == '/') {
+        pointer.remove_prefix(1);
+        const std::size_t end = std::min(pointer.find('/'), pointer.size());
+        tokens.push_back(pointer.substr(0, end));
+        pointer.remove_prefix(end);
+    }
+    auto index = [&](std::size_t k, std::size_t size) -> std::optional<std::size_t> {
+        if (k >= tokens.size() || tokens[k].empty() || tokens[k].size() > 9) return std::nullopt;
+        std::size_t n = 0;
+        for (const char c : tokens[k]) {
+            if (c < '0' || c > '9') return std::nullopt;
+            n = 10 * n + static_cast<std::size_t>(c - '0');
+        }
+        if (n >= size) return std::nullopt;
+        return n;
+    };
+    if (tokens.empty()) return kNoEntity;
+    const std::string_view list = tokens[0];
+    if (list == "parts") {
+        const auto p = index(1, parts.size());
+        if (!p) return kNoEntity;
+        const Part& part = parts[*p];
+        if (tokens.size() > 2 && tokens[2] == "markers")
+            if (const auto m = index(3, part.markers.size())) return part.markers[*m].id;
+        return part.id;
+    }
+    if (list == "joints")
+        if (const auto j = index(1, joints.size())) return joints[*j].id;
+    if (list == "forces")
+        if (const auto f = index(1, forces.size())) return forces[*f].id;
+    if (list == "motions")
+        if (const auto m = index(1, motions.size())) return motions[*m].id;
+    if (list == "contact" && tokens.size() > 1 && tokens[1] == "pairs")
+        if (const auto c = index(2, contact.pairs.size())) return contact.pairs[*c].id;
+    return kNoEntity;
 }
 
 namespace {

@@ -16,14 +16,10 @@
 
 #include "engine/math/spatial.h"
 #include "engine/model/diagnostic.h"
+#include "engine/model/entity_id.h"
 #include "engine/model/triangle_mesh.h"
 
 namespace engine {
-
-// Stable identity of an entity within a document: never reused, survives renames and
-// reordering, so the GUI can select, edit and undo by id.
-using EntityId = std::uint32_t;
-constexpr EntityId kNoEntity = 0;
 
 enum class ShapeType { Box, Sphere, Cylinder, Capsule, Cone, Mesh, Plane };
 
@@ -364,6 +360,9 @@ struct SceneSpec {
     const Joint* findJoint(std::string_view name) const;
     const Marker* findMarker(const MarkerRef& ref) const;
     std::size_t markerCount() const;
+    // The entity a JSON pointer into the scene file names ("/joints/3", "/parts/1/markers/0",
+    // "/parts/2/mass": the part), what a diagnostic's `where` says; kNoEntity when it names none.
+    EntityId entityAt(std::string_view pointer) const;
 };
 
 // Semantic checks on a spec (the file structure is checked by the reader): names unique and

@@ -30,7 +30,10 @@ Simulator::Simulator(std::shared_ptr<const Model> model, RecordingOptions option
         initialization_ = dynamics_->outputs(outputs);
         if (initialization_.ok) recording_->append(dynamics_->state(), outputs);
     }
-    if (!initialization_.ok) error_ = initialization_.message;
+    if (!initialization_.ok) {
+        error_ = initialization_.message;
+        errorEntities_ = initialization_.entities;
+    }
     startThread();
 }
 
@@ -47,7 +50,10 @@ Simulator::Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recordi
         initialization_ = dynamics_->resume(last);
         currentFrame_ = recording_->size() - 1;
     }
-    if (!initialization_.ok) error_ = initialization_.message;
+    if (!initialization_.ok) {
+        error_ = initialization_.message;
+        errorEntities_ = initialization_.entities;
+    }
     startThread();
 }
 
@@ -222,6 +228,7 @@ void Simulator::reset() {
         driftSince_ = -1.0;
         currentFrame_ = first;
         error_.clear();
+        errorEntities_.clear();
         publish();
     });
 }
@@ -251,7 +258,7 @@ void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model)
         if (model) {
             // New parameters: prepare the solver for them at the recorded state.
             if (Status s = dynamics_->initialize(state); !s.ok) {
-                fail(s.message);
+                fail(s);
                 return;
             }
         } else {
@@ -259,6 +266,7 @@ void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model)
         }
         currentFrame_ = frame;
         error_.clear();
+        errorEntities_.clear();
         notice_.clear();
         publish();
     });
@@ -283,10 +291,11 @@ double Simulator::outputInterval() const {
     return model_->settings.outputSpacing();
 }
 
-void Simulator::fail(const std::string& message) {
+void Simulator::fail(const Status& status) {
     // Pause at the last good frame: the recording is untouched, the engine state goes back to it.
     mode_ = RunMode::Paused;
-    error_ = message;
+    error_ = status.message;
+    errorEntities_ = status.entities;
     State state;
     Outputs outputs;
     if (recording_->read(currentFrame_, state, outputs)) dynamics_->restore(state);
@@ -309,7 +318,7 @@ void Simulator::advanceOneOutput() {
 
     const long stepsBefore = dynamics_->statistics().steps;
     if (Status s = dynamics_->advance(tNext); !s.ok) {
-        fail(s.message);
+        fail(s);
         return;
     }
     const bool nearSingular = dynamics_->nearSingular();
@@ -332,7 +341,7 @@ void Simulator::advanceOneOutput() {
     Outputs outputs;
     const bool recordable = pausing || recording_->recordsNext();
     if (Status s = recordable ? dynamics_->outputs(outputs) : Status{}; !s.ok) {
-        fail(s.message);
+        fail(s);
         return;
     }
     statistics_.outputsComputed += recordable;
@@ -460,6 +469,7 @@ void Simulator::publish() {
     snap->runToTime = runToTime_;
     snap->statistics = statistics_;
     snap->error = error_;
+    snap->errorEntities = errorEntities_;
     snap->notice = notice_;
     lastPublish_ = Clock::now();
     std::lock_guard lock(mutex_);

@@ -77,8 +77,9 @@ struct Snapshot {
     bool loop = false;       // replay wraps to frame 0 at the end of the recording
     double runToTime = 0.0;  // AsFastAsPossible target
     RunStatistics statistics;
-    std::string error;   // why the run stopped, empty if it did not fail
-    std::string notice;  // e.g. "recording decimated: every 2nd output kept"
+    std::string error;                    // why the run stopped, empty if it did not fail
+    std::vector<EntityId> errorEntities;  // what `error` is about (Status::entities)
+    std::string notice;                   // e.g. "recording decimated: every 2nd output kept"
 };
 
 class Simulator {
@@ -146,7 +147,7 @@ private:
     void advanceOneOutput();
     void publish();
     std::vector<Transform> partPosesAt(const Eigen::VectorXd& q) const;  // X_WP of every part
-    void fail(const std::string& message);
+    void fail(const Status& status);
     bool recorded(const State& state, const Outputs& outputs);  // to the sink; false: failed
     bool replaying() const;  // the current frame is before the end of the recording
     void watchEnergy(const Outputs& outputs);  // RunStatistics::energyDrift
@@ -172,6 +173,7 @@ private:
     double runToTime_ = 0.0;
     std::size_t currentFrame_ = 0;
     std::string error_, notice_;
+    std::vector<EntityId> errorEntities_;  // what error_ is about
     // Pacing: wall clock and simulated time when real-time play (re)started.
     std::chrono::steady_clock::time_point paceWall_;
     double paceSim_ = 0.0;

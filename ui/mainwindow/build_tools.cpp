@@ -312,7 +312,8 @@ void mate(engine::SceneSpec& spec, engine::EntityId jointId) {
     }
 }
 
-bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId newJoint) {
+bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId newJoint,
+                   std::vector<engine::EntityId>* entities) {
     const engine::CompileResult compiled = engine::compile(spec);
     if (!compiled.model) {
         problem = compiled.diagnostics.empty() ? QStringLiteral("the scene does not compile")
@@ -323,6 +324,7 @@ bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId n
         engine::assemble(*compiled.model, engine::initialState(*compiled.model));
     if (!result.status.ok) {
         problem = toQString(result.status.message);
+        if (entities) *entities = result.status.entities;
         // How far the new joint is from closing where the parts are now, in mechanism terms.
         for (const engine::Joint& joint : spec.joints) {
             if (joint.id != newJoint) continue;
@@ -786,8 +788,11 @@ void BuildTools::finishPair(const End& second) {
     const engine::EntityId joint = engine::addJoint(after, jointType_, markerI, markerJ);
     mate(after, joint);
     QString problem;
-    if (!assembleScene(after, problem, joint)) {
-        emit message(kError, tr("%1 — the scene is left as it was.").arg(problem));
+    std::vector<engine::EntityId> entities;
+    if (!assembleScene(after, problem, joint, &entities)) {
+        // The new joint is not in the scene left as it was: the entities that are.
+        std::erase(entities, joint);
+        emit message(kError, tr("%1 — the scene is left as it was.").arg(problem), entities);
         return;
     }
     commitAdd(std::move(after), joint,
@@ -897,10 +902,12 @@ bool BuildTools::addMotion(engine::EntityId joint) {
         return false;
     }
     QString problem;
-    if (!assembleScene(after, problem)) {
+    std::vector<engine::EntityId> entities;
+    if (!assembleScene(after, problem, engine::kNoEntity, &entities)) {
         emit message(
             kError,
-            tr("The motion cannot hold at t = 0: %1 — the scene is left as it was.").arg(problem));
+            tr("The motion cannot hold at t = 0: %1 — the scene is left as it was.").arg(problem),
+            entities);
         return false;
     }
     commitAdd(std::move(after), id, tr("Add motion"));

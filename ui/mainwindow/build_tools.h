@@ -10,6 +10,7 @@
 // face centre, edge midpoint, vertex or axis of its shape.
 
 #include <optional>
+#include <vector>
 
 #include <QObject>
 #include <QString>
@@ -65,11 +66,13 @@ public:
     engine::EntityId lastCreated() const { return lastCreated_; }
 
 signals:
-    void message(int severity, const QString& text);  // 0 error, 1 warning, 2 info
-    void hint(const QString& text);                   // what the active tool expects next
-    void created(engine::EntityId entity);            // select it
-    void toolStarted();                               // a building tool is about to be used
-    void toolChanged();                               // a tool started or ended (Select again)
+    // 0 error, 1 warning, 2 info; `entities`: what it is about, the first the one to select.
+    void message(int severity, const QString& text,
+                 const std::vector<engine::EntityId>& entities = {});
+    void hint(const QString& text);         // what the active tool expects next
+    void created(engine::EntityId entity);  // select it
+    void toolStarted();                     // a building tool is about to be used
+    void toolChanged();                     // a tool started or ended (Select again)
 
 private:
     // One end of a connection: an existing marker, or a point (with its surface normal) on a
@@ -121,6 +124,7 @@ void mate(engine::SceneSpec& spec, engine::EntityId joint);
 // Runs the assembly on `spec` and moves its parts to where every joint and motion holds.
 // False with `problem` saying which joint cannot close, by how much and why.
 bool assembleScene(engine::SceneSpec& spec, QString& problem,
-                   engine::EntityId newJoint = engine::kNoEntity);
+                   engine::EntityId newJoint = engine::kNoEntity,
+                   std::vector<engine::EntityId>* entities = nullptr);
 
 }  // namespace ui

@@ -23,7 +23,6 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QProgressDialog>
-#include <QRegularExpression>
 #include <QSaveFile>
 #include <QTextBrowser>
 #include <QToolButton>
@@ -161,8 +160,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this] { manipulation_->setSelecting(tools_->tool() == BuildTools::Tool::Select); });
     // A drag edits the design pose: the run pauses first.
     connect(viewport_, &ViewportWidget::gizmoDragStarted, this, [this] { session_->pause(); });
-    connect(tools_, &BuildTools::message, this,
-            [this](int severity, const QString& text) { addMessage(severity, text); });
+    connect(
+        tools_, &BuildTools::message, this,
+        [this](int severity, const QString& text, const std::vector<engine::EntityId>& entities) {
+            addMessage(severity, text, entities);
+        });
     connect(tools_, &BuildTools::hint, this, [this](const QString& text) {
         if (text.isEmpty())
             statusBar()->clearMessage();
@@ -179,8 +181,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(session_, &SimulationSession::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(session_, &SimulationSession::runMessage, this,
-            [this](bool error, const QString& text) {
-                addMessage(error ? kMessageError : kMessageWarning, text);
+            [this](bool error, const QString& text, const std::vector<engine::EntityId>& entities) {
+                addMessage(error ? kMessageError : kMessageWarning, text, entities);
             });
     createDocks();
     createActions();
@@ -592,7 +594,8 @@ void MainWindow::createActions() {
     auto runnable = [this] {
         if (session_->active()) return true;
         if (!cannotRun_.isEmpty())
-            addMessage(kMessageError, tr("Cannot run the scene: %1").arg(cannotRun_));
+            addMessage(kMessageError, tr("Cannot run the scene: %1").arg(cannotRun_),
+                       cannotRunEntities_);
         return false;
     };
     QAction* play = simulate->addAction(tr("&Play / Pause"), this, [this, runnable] {
@@ -623,7 +626,7 @@ void MainWindow::createActions() {
             const engine::Diagnostics problems = session_->start(*scene(), /*kinematic=*/false);
             for (const engine::Diagnostic& d : problems)
                 addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                           toQString(d.message));
+                           toQString(d.message), entitiesOf(d));
             if (!noteRunStart(problems, tr("Dynamics"))) return;
             documentEdited_ = false;
         }
@@ -715,17 +718,15 @@ void MainWindow::openDocumentation(const QString& relative) {
     if (path.isEmpty()) {
         addMessage(
             kMessageError,
-            tr("The documentation (%1) is not installed next to this program.").arg(relative),
-            false);
+            tr("The documentation (%1) is not installed next to this program.").arg(relative));
         return;
     }
     if (!QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
         addMessage(kMessageWarning,
                    tr("No program to show %1 was found: open it with a text viewer or a browser.")
-                       .arg(path),
-                   false);
+                       .arg(path));
     else
-        addMessage(kMessageInfo, tr("Opened %1").arg(path), false);
+        addMessage(kMessageInfo, tr("Opened %1").arg(path));
 }
 
 QString MainWindow::shortcutsText() const {
@@ -807,8 +808,7 @@ bool MainWindow::openScene(const QString& path) {
         const QString where = d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where);
         // About the file being read, not the open document: no entity of it is named.
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where),
-                   /*namesDocument=*/false);
+                   QStringLiteral("%1 (%2)").arg(toQString(d.message), where));
     }
     if (!result.scene) {
         addMessage(kMessageError,
@@ -1012,7 +1012,7 @@ void MainWindow::sceneEdited() {
         const engine::Diagnostics problems = session_->start(*scene(), kinematic);
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                       toQString(d.message));
+                       toQString(d.message), entitiesOf(d));
         // A scene that cannot run has no run: the one before the edit is not its own.
         if (!noteRunStart(problems, analysis)) session_->clear();
         documentEdited_ = false;
@@ -1048,6 +1048,7 @@ bool MainWindow::noteRunStart(const engine::Diagnostics& problems, const QString
     });
     if (error != problems.end()) {
         cannotRun_ = toQString(error->message);
+        cannotRunEntities_ = entitiesOf(*error);
         updateRunState();
         return false;
     }
@@ -1246,7 +1247,7 @@ bool MainWindow::startKinematics(bool inverseDynamics) {
     for (const engine::Diagnostic& d : problems) {
         failed = failed || d.severity == engine::Severity::Error;
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                   tr("%1: %2").arg(what, toQString(d.message)));
+                   tr("%1: %2").arg(what, toQString(d.message)), entitiesOf(d));
     }
     if (failed) return false;
     noteRunStart(problems, what);
@@ -1374,17 +1375,16 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                 if (!result.status.ok || !modes.status.ok) {
                     // A loop that cannot close: the view shows the nearest the mechanism comes
                     // (the gap in plain sight) until time moves or the scene changes.
-                    const bool explained =
-                        analysis == Analysis::Assemble &&
-                        result.status.message.find("cannot close") != std::string::npos;
+                    const bool explained = analysis == Analysis::Assemble &&
+                                           result.status.cause == engine::Cause::LoopCannotClose;
                     if (explained) viewport_->setPartPoses(engine::partPoses(*model, result.state));
+                    const engine::Status& failed = result.status.ok ? modes.status : result.status;
                     addMessage(kMessageError,
-                               tr("%1: %2").arg(
-                                   what, toQString(result.status.ok ? modes.status.message
-                                                                    : result.status.message)) +
+                               tr("%1: %2").arg(what, toQString(failed.message)) +
                                    (explained ? tr(" (the 3D view shows the nearest the mechanism "
                                                    "comes)")
-                                              : QString()));
+                                              : QString()),
+                               failed.entities);
                     return;
                 }
                 if (!scene()) return;
@@ -1562,7 +1562,7 @@ void MainWindow::resetRun() {
         const engine::Diagnostics problems = session_->start(*scene(), session_->kinematic());
         for (const engine::Diagnostic& d : problems)
             addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
-                       toQString(d.message));
+                       toQString(d.message), entitiesOf(d));
         // A scene that cannot run keeps the run shown, marked stale with the reason.
         if (!noteRunStart(problems, analysisName_)) return;
         documentEdited_ = false;
@@ -1863,7 +1863,8 @@ void MainWindow::runToDialog() {
     const auto snap = session_->snapshot();
     if (!snap) {
         if (!cannotRun_.isEmpty())
-            addMessage(kMessageError, tr("Cannot run the scene: %1").arg(cannotRun_));
+            addMessage(kMessageError, tr("Cannot run the scene: %1").arg(cannotRun_),
+                       cannotRunEntities_);
         return;
     }
     if (session_->stale()) {  // says why nothing more is computed for it
@@ -2093,7 +2094,8 @@ void MainWindow::showDocument(std::unique_ptr<engine::SceneSpec> spec, const QSt
         addMessage(d.severity == engine::Severity::Error ? kMessageError : kMessageWarning,
                    QStringLiteral("%1 (%2)").arg(
                        toQString(d.message),
-                       d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)));
+                       d.where.empty() ? title : title + QLatin1Char(':') + toQString(d.where)),
+                   entitiesOf(d));
     noteRunStart(runProblems, tr("Dynamics"));
     restorePlots();
     statusBar()->showMessage(tr("%1: %2 parts, %3 markers, %4 joints")
@@ -2225,7 +2227,8 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->setEnabled(!files.isEmpty());
 }
 
-void MainWindow::addMessage(int severity, const QString& text, bool namesDocument) {
+void MainWindow::addMessage(int severity, const QString& text,
+                            const std::vector<engine::EntityId>& entities) {
     static const QStyle::StandardPixmap icons[] = {QStyle::SP_MessageBoxCritical,
                                                    QStyle::SP_MessageBoxWarning,
                                                    QStyle::SP_MessageBoxInformation};
@@ -2241,78 +2244,29 @@ void MainWindow::addMessage(int severity, const QString& text, bool namesDocumen
         messages_->parentWidget()->show();
         messages_->parentWidget()->raise();
     }
-    // A message naming an entity ("joint 'pinB'", "part 'crank'", a file path such as
-    // /joints/3/markerJ) is tied to it: an error or a warning highlights it in the 3D view at
-    // once (the tree and the properties stay on what the user was editing), and clicking the
-    // message selects it.
-    if (const quint64 id = namesDocument ? entityNamedIn(text) : 0) {
-        item->setData(kMessageEntityRole, id);
+    // A message about entities (a joint that cannot close and the parts of its loop, the
+    // element a run stopped on, what a diagnostic's place names) is tied to the first: an
+    // error or a warning highlights them all in the 3D view at once (the tree and the
+    // properties stay on what the user was editing), and clicking the message selects it. The
+    // entities come with the message, by id, never from its words.
+    std::vector<quint64> shown;
+    if (scene())
+        for (const engine::EntityId id : entities)
+            if (id != engine::kNoEntity && std::find(shown.begin(), shown.end(), id) == shown.end())
+                shown.push_back(id);
+    if (!shown.empty()) {
+        item->setData(kMessageEntityRole, shown.front());
         item->setToolTip(tr("Click to select it"));
-        if (severity != kMessageInfo) {
-            // A loop that cannot close ("the loop 'ground' → 'crank' → …"): its parts too.
-            std::vector<quint64> shown{id};
-            for (const quint64 part : loopPartsNamedIn(text))
-                if (std::find(shown.begin(), shown.end(), part) == shown.end())
-                    shown.push_back(part);
-            viewport_->setSelection(shown);
-        }
+        if (severity != kMessageInfo) viewport_->setSelection(shown);
     }
     messages_->scrollToItem(item);
 }
 
-quint64 MainWindow::entityNamedIn(const QString& text) const {
-    if (!scene()) return 0;
-    const engine::SceneSpec& s = *scene();
-    // A JSON pointer into the scene file: /parts/N, /joints/N, /forces/N, /motions/N.
-    static const QRegularExpression pointer(
-        QStringLiteral("/(parts|joints|forces|motions)/(\\d+)(?:/markers/(\\d+))?"));
-    if (const QRegularExpressionMatch m = pointer.match(text); m.hasMatch()) {
-        const auto k = static_cast<std::size_t>(m.captured(2).toULongLong());
-        const QString list = m.captured(1);
-        if (list == QLatin1String("parts") && k < s.parts.size()) {
-            if (m.captured(3).isEmpty()) return s.parts[k].id;
-            const auto mk = static_cast<std::size_t>(m.captured(3).toULongLong());
-            if (mk < s.parts[k].markers.size()) return s.parts[k].markers[mk].id;
-        }
-        if (list == QLatin1String("joints") && k < s.joints.size()) return s.joints[k].id;
-        if (list == QLatin1String("forces") && k < s.forces.size()) return s.forces[k].id;
-        if (list == QLatin1String("motions") && k < s.motions.size()) return s.motions[k].id;
-    }
-    // A quoted name after the kind of entity: joint 'pinB', part 'crank', motion 'drive', ...
-    static const QRegularExpression named(
-        QStringLiteral("(joint|part|motion|force|controller) '([^']+)'"));
-    for (auto it = named.globalMatch(text); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        const std::string name = m.captured(2).toStdString();
-        const QString kind = m.captured(1);
-        if (kind == QLatin1String("part"))
-            for (const engine::Part& p : s.parts)
-                if (p.name == name) return p.id;
-        if (kind == QLatin1String("joint"))
-            for (const engine::Joint& j : s.joints)
-                if (j.name == name) return j.id;
-        if (kind == QLatin1String("motion"))
-            for (const engine::MotionSpec& m2 : s.motions)
-                if (m2.name == name) return m2.id;
-        if (kind == QLatin1String("force") || kind == QLatin1String("controller"))
-            for (const engine::ForceSpec& f : s.forces)
-                if (f.name == name) return f.id;
-    }
-    return 0;
-}
-
-std::vector<quint64> MainWindow::loopPartsNamedIn(const QString& text) const {
-    std::vector<quint64> ids;
-    const qsizetype at = text.indexOf(QStringLiteral("the loop '"));
-    if (!scene() || at < 0) return ids;
-    const qsizetype end = text.indexOf(QStringLiteral("' is "), at);
-    static const QRegularExpression quoted(QStringLiteral("'([^']+)'"));
-    for (auto it = quoted.globalMatch(text.mid(at, end < 0 ? -1 : end - at + 1)); it.hasNext();) {
-        const std::string name = it.next().captured(1).toStdString();
-        for (const engine::Part& p : scene()->parts)
-            if (p.name == name && !p.ground && std::find(ids.begin(), ids.end(), p.id) == ids.end())
-                ids.push_back(p.id);
-    }
+std::vector<engine::EntityId> MainWindow::entitiesOf(const engine::Diagnostic& d) const {
+    std::vector<engine::EntityId> ids = d.entities;
+    if (scene() && !d.where.empty())
+        if (const engine::EntityId id = scene()->entityAt(d.where); id != engine::kNoEntity)
+            ids.insert(ids.begin(), id);
     return ids;
 }
 
@@ -2373,8 +2327,7 @@ int MainWindow::offerRecovery() {
             if (recoverFrom(entry)) ++recovered;
         } else if (box.clickedButton() == discard) {
             removeRecovery(entry);
-            addMessage(kMessageInfo, tr("Discarded the unsaved work of \"%1\".").arg(entry.title),
-                       false);
+            addMessage(kMessageInfo, tr("Discarded the unsaved work of \"%1\".").arg(entry.title));
         }
     }
     return recovered;
@@ -2384,10 +2337,8 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
     QString error;
     std::unique_ptr<engine::SceneSpec> spec = loadRecovery(entry, error);
     if (!spec) {
-        addMessage(kMessageError,
-                   tr("Cannot recover \"%1\": %2 (the recovery file %3 is kept)")
-                       .arg(entry.title, error, entry.sceneFile),
-                   false);
+        addMessage(kMessageError, tr("Cannot recover \"%1\": %2 (the recovery file %3 is kept)")
+                                      .arg(entry.title, error, entry.sceneFile));
         return false;
     }
     if (!maybeSave()) return false;  // the open document's own edits are not lost either
@@ -2414,21 +2365,18 @@ bool MainWindow::recoverFrom(const RecoveryEntry& entry) {
                 updateRunState();
             } else {
                 addMessage(kMessageWarning,
-                           tr("The recorded run could not be continued: %1").arg(problem), false);
+                           tr("The recorded run could not be continued: %1").arg(problem));
             }
         } else {
-            addMessage(kMessageWarning,
-                       tr("The recorded run kept with it cannot be read: %1")
-                           .arg(QString::fromStdString(why)),
-                       false);
+            addMessage(kMessageWarning, tr("The recorded run kept with it cannot be read: %1")
+                                            .arg(QString::fromStdString(why)));
         }
     }
     removeRecovery(entry);
     addMessage(kMessageResult,
                tr("Recovered \"%1\"%4 as of %2 (%3): File ▸ Save keeps it.")
                    .arg(entry.title, QLocale().toString(entry.savedAt, QLocale::ShortFormat),
-                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run),
-               false);
+                        entry.edits == 1 ? tr("1 edit") : tr("%1 edits").arg(entry.edits), run));
     return true;
 }
 

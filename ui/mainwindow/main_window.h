@@ -14,6 +14,8 @@
 #include <QMainWindow>
 #include <QString>
 
+#include "engine/model/entity_id.h"
+
 class QLabel;
 class QListWidget;
 class QMenu;
@@ -204,11 +206,10 @@ private:
     void openDocumentation(const QString& relative);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
-    void addMessage(int severity, const QString& text, bool namesDocument = true);
-    // The entity a message names (by JSON pointer or by "joint 'name'"), 0 when none.
-    quint64 entityNamedIn(const QString& text) const;
-    // The moving parts of a loop a message says cannot close, in its order.
-    std::vector<quint64> loopPartsNamedIn(const QString& text) const;
+    void addMessage(int severity, const QString& text,
+                    const std::vector<engine::EntityId>& entities = {});
+    // What a diagnostic is about: its entities, and the one its place in the scene names.
+    std::vector<engine::EntityId> entitiesOf(const engine::Diagnostic& d) const;
     void showSnapshot();
     void showTreeMenu(const QPoint& position);
     // Selects the entity's row in the tree; `shape` (1-based) a part's geometry row.
@@ -246,8 +247,9 @@ private:
     bool documentEdited_ = false;   // the document changed since the run's model was compiled
     std::string runSceneJson_;      // the scene the session's run was computed from
     QString cannotRun_;             // why the document as edited cannot run (empty: it can)
-    QString analysisName_;          // what the run computes: Dynamics, Kinematics, ...
-    QByteArray defaultLayout_;      // the docks as made (View ▸ Reset Layout)
+    std::vector<engine::EntityId> cannotRunEntities_;  // what cannotRun_ is about
+    QString analysisName_;      // what the run computes: Dynamics, Kinematics, ...
+    QByteArray defaultLayout_;  // the docks as made (View ▸ Reset Layout)
     const engine::Recording* savedRun_ = nullptr;  // noteRunSaved()
     std::size_t savedRunFrames_ = 0;
     long singularTold_ = 0;         // singular passages of the run the user was told of

@@ -47,9 +47,10 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool
     engine::CompileResult compiled = engine::compile(spec);
     if (!compiled.model) return compiled.diagnostics;
     if (kinematic) {
-        if (const std::string problem = engine::fullyDrivenProblem(compiled.model);
-            !problem.empty()) {
-            compiled.diagnostics.push_back({engine::Severity::Error, "", problem});
+        if (const engine::Status problem = engine::fullyDrivenProblem(compiled.model);
+            !problem.ok) {
+            compiled.diagnostics.push_back(
+                {engine::Severity::Error, "", problem.message, problem.entities});
             return compiled.diagnostics;
         }
         compiled.model = engine::kinematicModel(*compiled.model);
@@ -59,7 +60,8 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool
     if (!simulator->initialization().ok) {
         compiled.diagnostics.push_back(
             {engine::Severity::Error, "",
-             "the mechanism cannot start: " + simulator->initialization().message});
+             "the mechanism cannot start: " + simulator->initialization().message,
+             simulator->initialization().entities});
         return compiled.diagnostics;
     }
     install(std::move(simulator));
@@ -194,7 +196,7 @@ void SimulationSession::poll() {
     if (!snap || snap->sequence == lastSequence_) return;
     lastSequence_ = snap->sequence;
     if (!snap->error.empty() && snap->error != lastError_)
-        emit runMessage(true, QString::fromStdString(snap->error));
+        emit runMessage(true, QString::fromStdString(snap->error), snap->errorEntities);
     if (!snap->notice.empty() && snap->notice != lastNotice_)
         emit runMessage(false, QString::fromStdString(snap->notice));
     lastError_ = snap->error;

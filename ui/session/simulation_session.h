@@ -5,6 +5,7 @@
 // signal is emitted per engine step and nothing here waits for the engine.
 
 #include <memory>
+#include <vector>
 
 #include <QObject>
 #include <QString>
@@ -79,7 +80,9 @@ signals:
     // A new snapshot (at most once per poll).
     void snapshotChanged();
     // The run stopped with an error, or the recording posted a notice (once per message).
-    void runMessage(bool error, const QString& text);
+    // `entities`: what it is about (the run's failure names its joints, Status::entities).
+    void runMessage(bool error, const QString& text,
+                    const std::vector<engine::EntityId>& entities = {});
     void started();
     void loopChanged(bool loop);
     // markStale() changed whether the run is stale, or why.

@@ -131,6 +131,13 @@ TEST(Assembly, ACouplerTooShortIsExplained) {
               std::string::npos)
         << m;
     EXPECT_EQ(r.loopParts, (std::vector<std::string>{"ground", "crank", "coupler", "rocker"}));
+    // The same for programs, by id: the joint first, then the loop's moving parts in its order.
+    const SceneSpec spec = fourBar(0.812, 0.4);
+    std::vector<EntityId> expected{spec.joints[3].id};
+    for (const char* part : {"crank", "coupler", "rocker"})
+        expected.push_back(spec.findPart(part)->id);
+    EXPECT_EQ(r.status.entities, expected);
+    EXPECT_EQ(r.status.cause, Cause::LoopCannotClose);
 }
 
 TEST(Assembly, ACouplerTooLongIsExplained) {
@@ -199,6 +206,8 @@ TEST(Assembly, AMotionTheLoopCannotFollowIsNamed) {
                                     "joint 'D' comes no nearer than"),
               std::string::npos)
         << r.status.message;
+    EXPECT_EQ(r.status.entities.front(), spec.motions[0].id);
+    EXPECT_EQ(r.status.cause, Cause::LoopCannotClose);
 }
 
 // A part hung from the ground by a joint whose markers' z axes are both vertical.

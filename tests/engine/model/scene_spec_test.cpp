@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/mechanisms.h"
 #include "tests/support/scene_builders.h"
 
 namespace engine {
@@ -198,6 +199,23 @@ TEST(Validate, MessagesQuoteAtMostAShortExcerptOfWhatTheSceneSays) {
     EXPECT_TRUE(std::any_of(d.begin(), d.end(), [](const Diagnostic& x) {
         return x.where == "/forces/0/joint" && x.message.find("…") != std::string::npos;
     }));
+}
+
+// A diagnostic's place, a JSON pointer into the scene file, names the entity it is about.
+TEST(SceneSpec, APointerNamesTheEntityItPointsInto) {
+    const SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
+    ASSERT_GE(spec.parts.size(), 2u);
+    ASSERT_FALSE(spec.parts[1].markers.empty());
+    EXPECT_EQ(spec.entityAt("/parts/1"), spec.parts[1].id);
+    EXPECT_EQ(spec.entityAt("/parts/1/mass"), spec.parts[1].id);
+    EXPECT_EQ(spec.entityAt("/parts/1/markers/0/position"), spec.parts[1].markers[0].id);
+    EXPECT_EQ(spec.entityAt("/joints/2/markerJ"), spec.joints[2].id);
+    EXPECT_EQ(spec.entityAt("/joints/" + std::to_string(spec.joints.size())), kNoEntity);
+    EXPECT_EQ(spec.entityAt("/joints/x"), kNoEntity);
+    EXPECT_EQ(spec.entityAt("/joints/99999999999999999999"), kNoEntity);
+    EXPECT_EQ(spec.entityAt("/settings/stepSize"), kNoEntity);
+    EXPECT_EQ(spec.entityAt(""), kNoEntity);
+    EXPECT_EQ(spec.entityAt("/"), kNoEntity);
 }
 
 }  // namespace

@@ -1008,6 +1008,36 @@ TEST_F(MainWindowTest, AnAssemblyThatCannotCloseShowsTheLoop) {
     EXPECT_EQ(window.undoStack()->count(), 0);  // nothing moved
 }
 
+// What a message highlights comes with it, by id, never from its words: a message whose words
+// name joint 'A' but which is about joint 'D' highlights D (and a click selects D); a message
+// that names joints in its words but carries no entity highlights nothing. Engine messages may
+// be reworded at will.
+TEST_F(MainWindowTest, AMessageHighlightsTheEntitiesItCarriesNotTheOnesItsWordsName) {
+    ASSERT_TRUE(window.openScene(kFourBar));
+    const engine::SceneSpec& s = *window.scene();
+    ASSERT_GE(s.joints.size(), 4u);
+    const engine::EntityId named = s.joints[0].id, meant = s.joints[3].id;
+    ASSERT_NE(named, meant);
+    window.viewport()->setSelection({});
+    emit window.session()->runMessage(
+        true,
+        QStringLiteral("joint '%1' (coincident x) is not finite at t = 1 s")
+            .arg(QString::fromStdString(s.joints[0].name)),
+        {meant});
+    EXPECT_EQ(window.viewport()->selection(), std::vector<quint64>{meant});
+    QListWidget* list = window.messages();
+    QListWidgetItem* item = list->item(list->count() - 1);
+    list->scrollToItem(item);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(item).center());
+    EXPECT_EQ(window.viewport()->selection(), std::vector<quint64>{meant});
+
+    window.viewport()->setSelection({});
+    emit window.session()->runMessage(
+        true, QStringLiteral("joint '%1' and part 'crank' and /joints/0 are named here")
+                  .arg(QString::fromStdString(s.joints[0].name)));
+    EXPECT_TRUE(window.viewport()->selection().empty());
+}
+
 // Simulate ▸ Analysis ▸ Vibration Modes: the double pendulum's two frequencies in the Modes tab
 // (the 2 × 2 eigenproblem's, as motus-cli modes gives them), and a selected mode swings the
 // parts through its shape with the joints held, until time moves.
