@@ -36,8 +36,8 @@ int runAssemble(const std::string& path, const std::string& out) {
         if (scene.parts[p].ground) continue;
         moved = std::max(moved, (poses[p].p - scene.parts[p].X_WP.p).norm());
         turned = std::max(turned, scene.parts[p].X_WP.R.angularDistance(poses[p].R));
-        scene.parts[p].X_WP = poses[p];
     }
+    scene.placeParts(poses);
     std::cerr << "motus-cli: assembled: parts moved up to " << moved * 1e3
               << " mm and turned up to " << engine::radToDeg(turned) << " deg (" << path << ")\n";
     return writeScene(scene, out);

@@ -293,6 +293,11 @@ std::size_t SceneSpec::markerCount() const {
     return n;
 }
 
+void SceneSpec::placeParts(const std::vector<Transform>& poses) {
+    for (std::size_t p = 0; p < parts.size() && p < poses.size(); ++p)
+        if (!parts[p].ground) parts[p].X_WP = poses[p];
+}
+
 EntityId SceneSpec::entityAt(std::string_view pointer) const {
     // The pointer's tokens: "/parts/1/markers/0/name" → parts, 1, markers, 0, name.
     std::vector<std::string_view> tokens;

@@ -363,6 +363,9 @@ struct SceneSpec {
     // The entity a JSON pointer into the scene file names ("/joints/3", "/parts/1/markers/0",
     // "/parts/2/mass": the part), what a diagnostic's `where` says; kNoEntity when it names none.
     EntityId entityAt(std::string_view pointer) const;
+    // Moves each moving part to its pose in `poses` (one per part, as partPoses gives them for
+    // a solved state); the ground stays. The one place a solved pose is written back.
+    void placeParts(const std::vector<Transform>& poses);
 };
 
 // Semantic checks on a spec (the file structure is checked by the reader): names unique and

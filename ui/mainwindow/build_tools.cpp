@@ -348,9 +348,7 @@ bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId n
         }
         return false;
     }
-    const std::vector<engine::Transform> poses = engine::partPoses(*compiled.model, result.state);
-    for (std::size_t p = 0; p < spec.parts.size() && p < poses.size(); ++p)
-        if (!spec.parts[p].ground) spec.parts[p].X_WP = poses[p];
+    spec.placeParts(engine::partPoses(*compiled.model, result.state));
     return true;
 }
 

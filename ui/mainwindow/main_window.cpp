@@ -1394,16 +1394,13 @@ bool MainWindow::startAnalysis(Analysis analysis) {
                 }
                 // The parts where the analysis put them, as an undoable edit.
                 engine::SceneSpec after = *scene();
-                const std::vector<engine::Transform> poses =
-                    engine::partPoses(*model, result.state);
-                for (std::size_t p = 0; p < after.parts.size() && p < poses.size(); ++p) {
-                    if (after.parts[p].ground) continue;
-                    after.parts[p].X_WP = poses[p];
-                    if (analysis == Analysis::StaticEquilibrium) {
-                        after.parts[p].v_WPo_W.setZero();
-                        after.parts[p].w_WP_W.setZero();
+                after.placeParts(engine::partPoses(*model, result.state));
+                if (analysis == Analysis::StaticEquilibrium)
+                    for (engine::Part& part : after.parts) {  // at rest there
+                        if (part.ground) continue;
+                        part.v_WPo_W.setZero();
+                        part.w_WP_W.setZero();
                     }
-                }
                 document_->move(std::move(after), analysis == Analysis::Assemble
                                                       ? tr("Assemble")
                                                       : tr("Move to static equilibrium"));

@@ -342,8 +342,7 @@ bool Manipulation::moveMarker(const Transform& X_WM) {
         figures_.worstGap = std::max(figures_.worstGap, r.residual);
         poses = drag.partPoses();
     }
-    for (std::size_t p = 0; p < candidate.parts.size() && p < poses.size(); ++p)
-        if (!candidate.parts[p].ground) candidate.parts[p].X_WP = poses[p];
+    candidate.placeParts(poses);
     current_ = std::move(candidate);
     return true;
 }
@@ -382,8 +381,7 @@ void Manipulation::dragged(double amount) {
 }
 
 void Manipulation::applied(bool followed, const std::vector<Transform>& poses, double seconds) {
-    for (std::size_t p = 0; p < current_.parts.size() && p < poses.size(); ++p)
-        if (!current_.parts[p].ground) current_.parts[p].X_WP = poses[p];
+    current_.placeParts(poses);
     if (!poses.empty()) viewport_->setPartPoses(poses);
     if (!followed) ++figures_.held;
     figures_.lastEventSeconds = seconds;

@@ -201,6 +201,24 @@ TEST(Validate, MessagesQuoteAtMostAShortExcerptOfWhatTheSceneSays) {
     }));
 }
 
+// A solved pose is written back to the moving parts only; poses beyond the parts are ignored.
+TEST(SceneSpec, PlacePartsMovesTheMovingPartsAndLeavesTheGround) {
+    SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
+    const SceneSpec before = spec;
+    std::vector<Transform> poses;
+    for (std::size_t p = 0; p < spec.parts.size() + 2; ++p)
+        poses.push_back(Transform{Quat(Eigen::AngleAxisd(0.1 * double(p), Vec3::UnitZ())),
+                                  Vec3(double(p), 1.0, 2.0)});
+    spec.placeParts(poses);
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        const Transform& expected = spec.parts[p].ground ? before.parts[p].X_WP : poses[p];
+        EXPECT_EQ(spec.parts[p].X_WP.p, expected.p) << spec.parts[p].name;
+        EXPECT_EQ(spec.parts[p].X_WP.R.coeffs(), expected.R.coeffs()) << spec.parts[p].name;
+    }
+    EXPECT_TRUE(
+        std::any_of(spec.parts.begin(), spec.parts.end(), [](const Part& p) { return p.ground; }));
+}
+
 // A diagnostic's place, a JSON pointer into the scene file, names the entity it is about.
 TEST(SceneSpec, APointerNamesTheEntityItPointsInto) {
     const SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
