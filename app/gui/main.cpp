@@ -19,8 +19,11 @@
 #include "engine/version.h"
 #include "ui/analysis/modes_panel.h"
 #include "ui/document/recovery.h"
+#include "ui/mainwindow/analyses.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/mainwindow/robot_import_dialog.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/session/simulation_session.h"
 #include "ui/viewport/viewport_widget.h"
 
@@ -173,38 +176,38 @@ int main(int argc, char** argv) {
         std::string why;
         if (!file.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) &&
             engine::io::robotFormatOf(file.toStdString(), why))
-            loaded = window.importRobot(file, ui::RobotImportDialog::remembered());
+            loaded = window.files()->importRobot(file, ui::RobotImportDialog::remembered());
         else
-            loaded = window.openScene(file);
+            loaded = window.files()->openScene(file);
     } else
-        window.newScene();  // an empty scene to build on
+        window.files()->newScene();  // an empty scene to build on
 
     // Work a Motus that did not exit cleanly left behind (not in scripted, non-interactive runs).
     if (parser.isSet(recoverOption)) {
         const std::vector<ui::RecoveryEntry> left = ui::orphanedRecoveries();
         if (left.empty()) {
             std::fprintf(stderr, "motus: --recover: there is no unsaved work to recover\n");
-        } else if (!window.recoverFrom(left.front())) {
+        } else if (!window.files()->recoverFrom(left.front())) {
             std::fprintf(stderr, "motus: --recover: %s could not be recovered (see Messages)\n",
                          qPrintable(left.front().sceneFile));
         }
     } else if (!parser.isSet(screenshotOption) && !parser.isSet(fpsOption)) {
-        QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+        QTimer::singleShot(0, &window, [&window] { window.files()->offerRecovery(); });
     }
 
     const bool staticAnalysis = analysis == QStringLiteral("assemble") ||
                                 analysis == QStringLiteral("statics") ||
                                 analysis == QStringLiteral("modes");
     if (loaded && staticAnalysis) {
-        window.startAnalysis(
-            analysis == QStringLiteral("assemble")  ? ui::MainWindow::Analysis::Assemble
-            : analysis == QStringLiteral("statics") ? ui::MainWindow::Analysis::StaticEquilibrium
-                                                    : ui::MainWindow::Analysis::Modes);
+        window.analyses()->start(
+            analysis == QStringLiteral("assemble")  ? ui::Analyses::Kind::Assemble
+            : analysis == QStringLiteral("statics") ? ui::Analyses::Kind::StaticEquilibrium
+                                                    : ui::Analyses::Kind::Modes);
         // The mode asked for moves once the modes are found.
         if (mode > 0) {
             auto* poll = new QTimer(&window);
             QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, mode] {
-                if (window.analysisRunning()) return;
+                if (window.analyses()->running()) return;
                 poll->stop();
                 if (mode > window.modesPanel()->modeCount())
                     std::fprintf(stderr, "motus: error: there is no mode %d (command line)\n",
@@ -216,7 +219,7 @@ int main(int argc, char** argv) {
         }
     }
     if (loaded && parser.isSet(analysisOption) && !staticAnalysis &&
-        !window.startKinematics(analysis == QStringLiteral("inverse"))) {
+        !window.analyses()->startKinematics(analysis == QStringLiteral("inverse"))) {
         std::fprintf(stderr,
                      "motus: error: the scene cannot be run as a %s analysis (see "
                      "Messages) (command line)\n",
@@ -245,7 +248,8 @@ int main(int argc, char** argv) {
                 app.exit(loaded ? 0 : 1);
             });
     }
-    if (loaded && parser.isSet(plotOption) && !window.plotReactionForce(parser.value(plotOption))) {
+    if (loaded && parser.isSet(plotOption) &&
+        !window.sceneTree()->plotReactionForce(parser.value(plotOption))) {
         std::fprintf(stderr, "motus: error: cannot plot joint '%s' (command line)\n",
                      qPrintable(parser.value(plotOption)));
         return 2;
@@ -253,7 +257,7 @@ int main(int argc, char** argv) {
     // The screenshot waits for the run (if any) to reach its time.
     auto runFinished = [&] {
         const auto snap = window.session()->snapshot();
-        if (window.analysisRunning()) return false;
+        if (window.analyses()->running()) return false;
         return runTo <= 0.0 || !snap ||
                (snap->mode == engine::RunMode::Paused &&
                 (snap->time >= runTo - 1e-9 || !snap->error.empty()));

@@ -26,6 +26,7 @@
 #include "engine/runtime/simulator.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/session/simulation_session.h"
 #include "ui/viewport/viewport_widget.h"
@@ -35,7 +36,7 @@ namespace {
 int recoveryChildRun(const QString& scene, const QString& expected) {
     ui::MainWindow window;
     window.show();
-    if (!window.openScene(scene)) return 3;
+    if (!window.files()->openScene(scene)) return 3;
     window.session()->runTo(0.2);
     if (!QTest::qWaitFor(
             [&] {
@@ -67,7 +68,7 @@ int recoveryChildRun(const QString& scene, const QString& expected) {
 int recoveryChild(const QString& scene, const QString& expected) {
     ui::MainWindow window;
     window.show();
-    if (!window.openScene(scene)) return 3;
+    if (!window.files()->openScene(scene)) return 3;
     engine::SceneSpec edited = *window.scene();
     edited.parts[1].mass = 2.75;
     window.document()->changeFields(edited, "mass");

@@ -26,7 +26,8 @@ namespace ui {
 namespace {
 
 using engine::Vec3;
-constexpr int kError = 0, kWarning = 1, kInfo = 2;
+constexpr MessageSeverity kError = MessageSeverity::Error, kWarning = MessageSeverity::Warning,
+                          kInfo = MessageSeverity::Info;
 
 QString toQString(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));

@@ -16,6 +16,7 @@
 #include <QString>
 
 #include "engine/model/scene_spec.h"
+#include "ui/mainwindow/message_severity.h"
 #include "ui/viewport/viewport_widget.h"
 
 class QAction;
@@ -66,8 +67,8 @@ public:
     engine::EntityId lastCreated() const { return lastCreated_; }
 
 signals:
-    // 0 error, 1 warning, 2 info; `entities`: what it is about, the first the one to select.
-    void message(int severity, const QString& text,
+    // `entities`: what it is about, the first the one to select.
+    void message(MessageSeverity severity, const QString& text,
                  const std::vector<engine::EntityId>& entities = {});
     void hint(const QString& text);         // what the active tool expects next
     void created(engine::EntityId entity);  // select it

@@ -19,7 +19,8 @@
 namespace ui {
 namespace {
 
-constexpr int kError = 0, kWarning = 1, kInfo = 2;
+constexpr MessageSeverity kError = MessageSeverity::Error, kWarning = MessageSeverity::Warning,
+                          kInfo = MessageSeverity::Info;
 
 QString toQString(const std::string& text) {
     return QString::fromStdString(text);

@@ -12,6 +12,7 @@
 #include <QString>
 
 #include "engine/model/edit.h"
+#include "ui/mainwindow/message_severity.h"
 
 class QMenu;
 class QWidget;
@@ -46,8 +47,8 @@ public:
     static QString mimeType();
 
 signals:
-    void message(int severity, const QString& text);  // 0 error, 1 warning, 2 info
-    void created(engine::EntityId part);              // the first part a command made
+    void message(MessageSeverity severity, const QString& text);
+    void created(engine::EntityId part);  // the first part a command made
 
 private:
     std::vector<engine::EntityId> selectedParts() const;

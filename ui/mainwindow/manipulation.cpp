@@ -26,7 +26,8 @@ namespace {
 
 using engine::Transform;
 using engine::Vec3;
-constexpr int kError = 0, kWarning = 1, kInfo = 2;
+constexpr MessageSeverity kError = MessageSeverity::Error, kWarning = MessageSeverity::Warning,
+                          kInfo = MessageSeverity::Info;
 
 QString toQString(const std::string& text) {
     return QString::fromStdString(text);

@@ -21,6 +21,7 @@
 #include <QString>
 
 #include "engine/model/scene_spec.h"
+#include "ui/mainwindow/message_severity.h"
 #include "ui/viewport/viewport_widget.h"
 
 class QAction;
@@ -84,8 +85,8 @@ public:
     void setAsyncAfter(double seconds);
 
 signals:
-    void message(int severity, const QString& text);  // 0 error, 1 warning, 2 info
-    void status(const QString& text);                 // what the drag does now
+    void message(MessageSeverity severity, const QString& text);
+    void status(const QString& text);  // what the drag does now
 
 private:
     void refresh();  // the manipulator on the selection, or hidden

@@ -3,6 +3,7 @@
 #include <exception>
 #include <thread>
 
+#include <QDateTime>
 #include <QEventLoop>
 
 #include "engine/analysis/kinematic_analysis.h"
@@ -36,12 +37,59 @@ void offTheGuiThread(Work&& work) {
 
 }  // namespace
 
+struct SimulationSession::Job {
+    JobControl control;
+    std::thread thread;
+    double started = 0.0;  // seconds since the epoch
+};
+
 SimulationSession::SimulationSession(QObject* parent) : QObject(parent) {
     timer_.setInterval(16);  // display rate
     connect(&timer_, &QTimer::timeout, this, &SimulationSession::poll);
+    jobTimer_.setInterval(100);
+    connect(&jobTimer_, &QTimer::timeout, this, [this] {
+        if (!job_) return;
+        emit jobProgress(job_->control.progress.load(),
+                         QDateTime::currentMSecsSinceEpoch() / 1000.0 - job_->started);
+    });
 }
 
-SimulationSession::~SimulationSession() = default;
+SimulationSession::~SimulationSession() {
+    // A job still working is told to stop; its result has nowhere to go.
+    if (job_) {
+        job_->control.cancel = true;
+        if (job_->thread.joinable()) job_->thread.join();
+    }
+}
+
+bool SimulationSession::startJob(const QString& name, JobWork work) {
+    if (jobRunning_) return false;
+    if (job_ && job_->thread.joinable()) job_->thread.join();  // finished: its result shown
+    job_ = std::make_unique<Job>();
+    job_->started = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    jobRunning_ = true;
+    jobName_ = name;
+    Job* job = job_.get();
+    job->thread = std::thread([this, job, work = std::move(work)] {
+        std::function<void()> finish = work(job->control);
+        QMetaObject::invokeMethod(
+            this,
+            [this, finish = std::move(finish)] {
+                jobRunning_ = false;
+                jobTimer_.stop();
+                if (finish) finish();
+                emit jobFinished();
+            },
+            Qt::QueuedConnection);
+    });
+    jobTimer_.start();
+    emit jobStarted();
+    return true;
+}
+
+void SimulationSession::cancelJob() {
+    if (job_) job_->control.cancel = true;
+}
 
 engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool kinematic) {
     engine::CompileResult compiled = engine::compile(spec);

@@ -4,6 +4,8 @@
 // published snapshot on a display-rate QTimer, announcing new frames with one signal. No Qt
 // signal is emitted per engine step and nothing here waits for the engine.
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,6 +24,13 @@ class Recording;
 }  // namespace engine
 
 namespace ui {
+
+// What a job (SimulationSession::startJob) reads and writes while it works on its own thread:
+// whether the user cancelled it, and how far it is (0 to 1).
+struct JobControl {
+    std::atomic<bool> cancel{false};
+    std::atomic<double> progress{0.0};
+};
 
 class SimulationSession : public QObject {
     Q_OBJECT
@@ -62,6 +71,16 @@ public:
     std::shared_ptr<const engine::Snapshot> snapshot() const;
     const engine::Recording* recording() const;
 
+    // Jobs: work beside the run on a thread of their own (the analyses: assembly, static
+    // equilibrium, vibration modes), one at a time, with progress and Cancel. `work` gets the
+    // job's control and returns what to do with its result; that runs on the GUI thread once
+    // the work is done (jobFinished() follows it). False when a job is already running.
+    using JobWork = std::function<std::function<void()>(JobControl&)>;
+    bool startJob(const QString& name, JobWork work);
+    bool jobRunning() const { return jobRunning_; }
+    const QString& jobName() const { return jobName_; }
+    void cancelJob();
+
 public slots:
     void play();
     void pause();
@@ -87,6 +106,10 @@ signals:
     void loopChanged(bool loop);
     // markStale() changed whether the run is stale, or why.
     void staleChanged();
+    // A job is under way: `done` of it (0 to 1) after `elapsed` seconds (ten times a second).
+    void jobProgress(double done, double elapsed);
+    void jobStarted();
+    void jobFinished();
 
 private:
     void poll();
@@ -102,6 +125,11 @@ private:
     bool loop_ = false;
     bool kinematic_ = false;  // the run solves the motion at each instant (see start())
     QString staleReason_;     // see markStale()
+    struct Job;               // the running job's thread and control
+    std::unique_ptr<Job> job_;
+    bool jobRunning_ = false;
+    QString jobName_;
+    QTimer jobTimer_;
 };
 
 }  // namespace ui

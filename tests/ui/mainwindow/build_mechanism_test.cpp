@@ -31,7 +31,11 @@
 #include "engine/runtime/simulator.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
+#include "ui/mainwindow/dof_status.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/properties/expression_editor.h"
 #include "ui/properties/properties_panel.h"
 #include "ui/session/simulation_session.h"
@@ -69,7 +73,7 @@ protected:
         window.resize(1280, 800);
         window.show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-        window.newScene();
+        window.files()->newScene();
         drawn(window.viewport());
     }
 
@@ -157,7 +161,7 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     const engine::Marker* mi = window.scene()->findMarker(hinge->markerI);
     EXPECT_NEAR((part(box).X_WP.R * mi->X_PM.R * Vec3::UnitZ()).dot(-Vec3::UnitY()), 1.0, 1e-12);
     EXPECT_EQ((markerWorld(hinge->markerJ) - pivot).norm(), 0.0);
-    EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler 1");
+    EXPECT_EQ(window.degreesOfFreedom()->text(), "DOF 1 · Grübler 1");
     // It swings about the hinge: after 0.3 s the box has fallen and its centre of mass is
     // still as far from the pivot as at the start.
     const double arm = (part(box).X_WP.p - pivot).norm();
@@ -176,7 +180,7 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     const std::string empty = [&] {
         std::string error;
         const QString path = dir.filePath("empty.json");
-        EXPECT_TRUE(window.saveSceneAs(path));
+        EXPECT_TRUE(window.files()->saveSceneAs(path));
         QFile f(path);
         f.open(QIODevice::ReadOnly);
         return f.readAll().toStdString();
@@ -216,9 +220,9 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     EXPECT_NEAR(guideMarker->X_PM.p.y(), -0.02, 1e-12);  // snapped onto the edge
     EXPECT_NEAR(guideMarker->X_PM.p.z(), -0.02, 1e-12);
     // Planar loop of spatial joints: 1 DOF, three redundant equations, said in the status bar.
-    EXPECT_EQ(window.degreesOfFreedomText(), "DOF 1 · Grübler -2 · 3 redundant");
-    EXPECT_TRUE(window.degreesOfFreedomExplanation().contains("planar"))
-        << window.degreesOfFreedomExplanation().toStdString();
+    EXPECT_EQ(window.degreesOfFreedom()->text(), "DOF 1 · Grübler -2 · 3 redundant");
+    EXPECT_TRUE(window.degreesOfFreedom()->explanation().contains("planar"))
+        << window.degreesOfFreedom()->explanation().toStdString();
     // Clicking the readout explains it.
     {
         bool explained = false;
@@ -250,20 +254,20 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     ASSERT_EQ(window.scene()->motions.size(), 1u);
     EXPECT_EQ(window.scene()->motions[0].joint, pivotName);
     EXPECT_EQ(window.scene()->motions[0].expression, "360d*time");
-    EXPECT_EQ(window.degreesOfFreedomText(), "DOF 0 · Grübler -3 · 3 redundant");
+    EXPECT_EQ(window.degreesOfFreedom()->text(), "DOF 0 · Grübler -3 · 3 redundant");
     shot(window, "walkthrough-3-motor");
 
     // Saved now and after undoing everything and redoing it: the same file, byte for byte.
     const QString built = dir.filePath("built.json"), redone = dir.filePath("redone.json"),
                   undone = dir.filePath("undone.json");
-    ASSERT_TRUE(window.saveSceneAs(built));
+    ASSERT_TRUE(window.files()->saveSceneAs(built));
     QUndoStack* undo = window.undoStack();
     const int steps = undo->index();
     EXPECT_EQ(steps, 8);  // three parts, four joints (each with its assembly), one motion
     while (undo->canUndo()) undo->undo();
-    ASSERT_TRUE(window.saveSceneAs(undone));
+    ASSERT_TRUE(window.files()->saveSceneAs(undone));
     while (undo->canRedo()) undo->redo();
-    ASSERT_TRUE(window.saveSceneAs(redone));
+    ASSERT_TRUE(window.files()->saveSceneAs(redone));
     auto bytes = [](const QString& path) {
         QFile f(path);
         f.open(QIODevice::ReadOnly);
@@ -322,7 +326,7 @@ TEST_F(BuildMechanismTest, APendulumThenASliderCrankFromAnEmptySceneMatchTheClos
     EXPECT_NEAR(std::abs(turn), 2.0 * engine::kPi, 1e-6);
 
     // The crank-pin reaction, plotted from the tree's menu (two more actions in the README).
-    EXPECT_TRUE(window.plotReactionForce(QString::fromStdString(pinA->name)));
+    EXPECT_TRUE(window.sceneTree()->plotReactionForce(QString::fromStdString(pinA->name)));
     shot(window, "walkthrough-4-plot");
     actions += 2;
     EXPECT_LT(actions, 20) << "actions from the empty scene to the plot";
@@ -357,7 +361,7 @@ TEST_F(BuildMechanismTest, UnsavedEditsAskBeforeNewOpenAndQuit) {
     // Save As: the title names the file, the star goes, the recent list has it.
     const QTemporaryDir dir;
     const QString path = dir.filePath("ball.json");
-    ASSERT_TRUE(window.saveSceneAs(path));
+    ASSERT_TRUE(window.files()->saveSceneAs(path));
     EXPECT_EQ(window.windowTitle(), QString::fromUtf8("ball.json — Motus"));
     EXPECT_TRUE(QSettings()
                     .value("recentFiles")
@@ -367,7 +371,7 @@ TEST_F(BuildMechanismTest, UnsavedEditsAskBeforeNewOpenAndQuit) {
     asked = false;
     trigger("FileNew");
     EXPECT_FALSE(asked);
-    ASSERT_TRUE(window.openScene(path));
+    ASSERT_TRUE(window.files()->openScene(path));
     trigger("CreatePart_cone");
     clickOn("sphere1", Vec3::Zero());  // on the ball: the cone sits on its surface
     ASSERT_EQ(window.scene()->parts.size(), 3u);
@@ -637,7 +641,7 @@ TEST_F(BuildMechanismTest, APartsShapesMassAndMarkersAreEditedInProperties) {
     tree->selectionModel()->select(rows.front(),
                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     EXPECT_EQ(window.properties()->entity(), window.scene()->parts[1].id);
-    window.deleteSelection();
+    window.sceneTree()->deleteSelection();
     EXPECT_EQ(window.scene()->parts[1].shapes.size(), 1u);
     EXPECT_EQ(window.scene()->parts.size(), 2u);
 }

@@ -19,7 +19,11 @@
 #include <gtest/gtest.h>
 
 #include "ui/mainwindow/copies.h"
+#include "ui/mainwindow/dof_status.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/models/scene_tree.h"
 
 namespace ui {
@@ -35,7 +39,7 @@ protected:
         window.activateWindow();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
         ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
-        ASSERT_TRUE(window.openScene(kFourBar));
+        ASSERT_TRUE(window.files()->openScene(kFourBar));
     }
     // Selects these entities' rows in the tree, as Ctrl+clicks do.
     void select(const std::vector<engine::EntityId>& ids) {
@@ -77,7 +81,7 @@ TEST_F(CopiesTest, CopyAndPasteTakeTheJointsBetweenThePartsInOneUndoStep) {
                 after.parts[4].X_WP.p.x() - after.parts[1].X_WP.p.x(), 1e-15);
     // The first pasted part is selected; the copied mechanism has its own degrees of freedom:
     // the copies are free (3 free parts joined by two revolutes: 18 − 10 = 8 more).
-    EXPECT_EQ(window.freeDegreesOfFreedom(), 1 + 8);
+    EXPECT_EQ(DofStatus::freeDegreesOfFreedom(window.scene()), 1 + 8);
     window.undoStack()->undo();
     EXPECT_EQ(window.scene()->parts.size(), 4u);
 

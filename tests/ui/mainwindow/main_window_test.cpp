@@ -1,4 +1,11 @@
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/analyses.h"
+#include "ui/mainwindow/dof_status.h"
+#include "ui/mainwindow/export_actions.h"
+#include "ui/mainwindow/file_actions.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/mainwindow/run_control.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 
 #include <QListWidget>
 #include <QSet>
@@ -123,7 +130,7 @@ protected:
 };
 
 TEST_F(MainWindowTest, StartsWithAnEmptySceneShowingGridAndAxes) {
-    EXPECT_TRUE(window.scenePath().isEmpty());
+    EXPECT_TRUE(window.document()->path().isEmpty());
     const PixelStats stats = analyse(renderedImage(window.viewport()));
     EXPECT_GT(stats.nonBackgroundFraction, 0.01);                      // grid lines
     EXPECT_GT(stats.pixelsNearHue(QColor(242, 64, 51).hsvHue()), 20);  // red x axis
@@ -131,7 +138,7 @@ TEST_F(MainWindowTest, StartsWithAnEmptySceneShowingGridAndAxes) {
 
 // A run file opened as a scene (File > Open, a recent file, the command line) opens as the run.
 TEST_F(MainWindowTest, ARunFileOpenedAsASceneOpensAsTheRun) {
-    ASSERT_TRUE(window.openScene(
+    ASSERT_TRUE(window.files()->openScene(
         QStringLiteral(MOTUS_SOURCE_DIR "/tests/fuzz/seeds-run/v3_four_bar.motusrun")));
     ASSERT_TRUE(window.session()->active());
     ASSERT_NE(window.session()->recording(), nullptr);
@@ -141,7 +148,7 @@ TEST_F(MainWindowTest, ARunFileOpenedAsASceneOpensAsTheRun) {
 }
 
 TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     EXPECT_EQ(window.windowTitle(), QString::fromUtf8("Four-bar linkage — Motus"));
     const QAbstractItemModel* tree = window.sceneTree()->model();
     const QModelIndex parts = tree->index(0, 0);
@@ -152,7 +159,7 @@ TEST_F(MainWindowTest, OpensTheFourBarAndListsItsParts) {
 }
 
 TEST_F(MainWindowTest, DrawsEveryPartShadedInItsOwnColour) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ViewportWidget* view = window.viewport();
     // Only the parts: hide the grid, axes, markers and joint glyphs, whose colours could be
     // mistaken for a part's.
@@ -177,7 +184,7 @@ TEST_F(MainWindowTest, DrawsEveryPartShadedInItsOwnColour) {
 }
 
 TEST_F(MainWindowTest, JointGlyphsAndMarkersCanBeShownAndHidden) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ViewportWidget* view = window.viewport();
     view->setGridVisible(false);
     view->setMarkersVisible(false);
@@ -191,13 +198,13 @@ TEST_F(MainWindowTest, JointGlyphsAndMarkersCanBeShownAndHidden) {
 }
 
 TEST_F(MainWindowTest, ABadFileIsReportedAndTheOpenSceneIsKept) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const QString title = window.windowTitle();
-    const QString path = window.scenePath();
+    const QString path = window.document()->path();
 
-    EXPECT_FALSE(window.openScene(kBadScene));
+    EXPECT_FALSE(window.files()->openScene(kBadScene));
     EXPECT_EQ(window.windowTitle(), title);
-    EXPECT_EQ(window.scenePath(), path);
+    EXPECT_EQ(window.document()->path(), path);
     EXPECT_EQ(window.sceneTree()->model()->rowCount(window.sceneTree()->model()->index(0, 0)), 4);
 
     QStringList texts;
@@ -209,7 +216,7 @@ TEST_F(MainWindowTest, ABadFileIsReportedAndTheOpenSceneIsKept) {
 }
 
 TEST_F(MainWindowTest, WheelAwayFromTheUserZoomsInAndFitRestoresTheView) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ViewportWidget* view = window.viewport();
     // Fit once the run's first frame is shown (assembly may move parts by a hair).
     QTest::qWait(50);
@@ -228,7 +235,7 @@ TEST_F(MainWindowTest, WheelAwayFromTheUserZoomsInAndFitRestoresTheView) {
 }
 
 TEST_F(MainWindowTest, LeftDragRotatesTheCamera) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ViewportWidget* view = window.viewport();
     const QImage before = renderedImage(view);
     const QPoint c(view->width() / 2, view->height() / 2);
@@ -250,7 +257,7 @@ bool waitForTime(SimulationSession* session, double time) {
 }
 
 TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     ASSERT_TRUE(session->active());
     session->runTo(0.5);
@@ -289,7 +296,8 @@ TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
 }
 
 TEST_F(MainWindowTest, DrawsContactForceArrowsThatCanBeHidden) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/cam_follower.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/cam_follower.json")));
     SimulationSession* session = window.session();
     session->runTo(0.25);  // the cam pushes the follower up hardest here
     ASSERT_TRUE(waitForTime(session, 0.25));
@@ -310,11 +318,11 @@ TEST_F(MainWindowTest, DrawsContactForceArrowsThatCanBeHidden) {
 }
 
 TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     session->runTo(0.5);
     ASSERT_TRUE(waitForTime(session, 0.5));
-    PlotWidget* plot = window.plotReactionForce("pivotA");
+    PlotWidget* plot = window.sceneTree()->plotReactionForce("pivotA");
     ASSERT_NE(plot, nullptr);
     EXPECT_EQ(plot->channels(), (QStringList{"pivotA.Fx", "pivotA.Fy", "pivotA.Fz", "pivotA.F"}));
     EXPECT_EQ(window.plots()->plotCount(), 1);
@@ -351,7 +359,7 @@ TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
 
     // The whole run, in the CLI's column contract.
     const QString run = dir.filePath("run.csv");
-    ASSERT_TRUE(window.exportRunCsv(run));
+    ASSERT_TRUE(window.exports()->exportRunCsv(run));
     QFile runFile(run);
     ASSERT_TRUE(runFile.open(QIODevice::ReadOnly | QIODevice::Text));
     const QStringList runLines =
@@ -361,7 +369,7 @@ TEST_F(MainWindowTest, PlotsAReactionAndExportsItAsPngSvgAndCsv) {
 }
 
 TEST_F(MainWindowTest, RunToShowsProgressAndCanBeCancelled) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     auto* progress = window.findChild<QProgressBar*>("RunProgress");
     ASSERT_NE(progress, nullptr);
@@ -379,7 +387,7 @@ TEST_F(MainWindowTest, RunToShowsProgressAndCanBeCancelled) {
 }
 
 TEST_F(MainWindowTest, ClickingAPartInTheViewSelectsItInTheTree) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ViewportWidget* view = window.viewport();
     renderedImage(view);
     // The coupler's centre, as drawn.
@@ -398,18 +406,18 @@ TEST_F(MainWindowTest, ClickingAPartInTheViewSelectsItInTheTree) {
 }
 
 TEST_F(MainWindowTest, SaveAsWritesAFileThatReopensAsTheSameScene) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     QTemporaryDir dir;
     const QString copy = dir.filePath("copy.json");
-    ASSERT_TRUE(window.saveSceneAs(copy));
-    EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
+    ASSERT_TRUE(window.files()->saveSceneAs(copy));
+    EXPECT_EQ(window.document()->path(), QFileInfo(copy).absoluteFilePath());
     const auto original = engine::io::loadSceneFile(kFourBar.toStdString());
     const auto saved = engine::io::loadSceneFile(copy.toStdString());
     ASSERT_TRUE(original.scene && saved.scene);
     EXPECT_EQ(engine::io::sceneToJson(*saved.scene), engine::io::sceneToJson(*original.scene));
     // Saving where it cannot: a message, and the open document stays as it was.
-    EXPECT_FALSE(window.saveSceneAs(dir.filePath("no/such/folder/x.json")));
-    EXPECT_EQ(window.scenePath(), QFileInfo(copy).absoluteFilePath());
+    EXPECT_FALSE(window.files()->saveSceneAs(dir.filePath("no/such/folder/x.json")));
+    EXPECT_EQ(window.document()->path(), QFileInfo(copy).absoluteFilePath());
 }
 
 // Types `text` into a properties field and commits it as leaving the field would.
@@ -421,7 +429,7 @@ void typeInto(PropertiesPanel* panel, const QString& label, int component, const
 }
 
 TEST_F(MainWindowTest, PropertiesEditsGoThroughTheUndoStackWithUnitsAndValidation) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const engine::EntityId crank = window.scene()->parts[1].id;
     const double mass0 = window.scene()->parts[1].mass;
     // Selecting the crank in the tree shows its fields.
@@ -475,18 +483,18 @@ TEST_F(MainWindowTest, PropertiesEditsGoThroughTheUndoStackWithUnitsAndValidatio
 }
 
 TEST_F(MainWindowTest, NewStartsAnUnsavedSceneWithAGroundPart) {
-    ASSERT_TRUE(window.openScene(kFourBar));
-    window.newScene();
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
+    window.files()->newScene();
     ASSERT_TRUE(window.scene());
     ASSERT_EQ(window.scene()->parts.size(), 1u);
     EXPECT_TRUE(window.scene()->parts[0].ground);
-    EXPECT_TRUE(window.scenePath().isEmpty());
+    EXPECT_TRUE(window.document()->path().isEmpty());
     EXPECT_TRUE(window.windowTitle().contains("unsaved"));
     EXPECT_EQ(window.undoStack()->count(), 0);
 }
 
 TEST_F(MainWindowTest, CentresOfMassCanBeShown) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ViewportWidget* view = window.viewport();
     view->setGridVisible(false);
     view->setMarkersVisible(false);
@@ -505,10 +513,11 @@ TEST_F(MainWindowTest, CentresOfMassCanBeShown) {
 }
 
 TEST_F(MainWindowTest, StaticEquilibriumMovesThePartsThereAsAnUndoableEdit) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
     const engine::Vec3 p0 = window.scene()->parts[1].X_WP.p;
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 60000));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::StaticEquilibrium));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 60000));
     // The link hangs straight down from its pivot: its centre 0.05 m below it.
     const engine::Part& link = window.scene()->parts[1];
     const engine::Vec3 com = link.X_WP * link.p_PPcm;
@@ -522,9 +531,9 @@ TEST_F(MainWindowTest, StaticEquilibriumMovesThePartsThereAsAnUndoableEdit) {
 TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
     // A torque the pendulum's weight cannot balance: there is no equilibrium, and the search
     // would run to its step limit. (Parts that nothing holds are refused at once instead.)
-    ASSERT_TRUE(window.openScene(
+    ASSERT_TRUE(window.files()->openScene(
         QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/unbalanced_pendulum.json")));
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::StaticEquilibrium));
     QProgressBar* bar = window.findChild<QProgressBar*>("RunProgress");
     ASSERT_TRUE(bar);
     QToolButton* cancel = nullptr;
@@ -534,9 +543,9 @@ TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
     QTest::qWait(300);
     EXPECT_TRUE(bar->isVisible());
     EXPECT_TRUE(cancel->isVisible());
-    EXPECT_TRUE(window.analysisRunning());
+    EXPECT_TRUE(window.analyses()->running());
     QTest::mouseClick(cancel, Qt::LeftButton);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 30000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 30000));
     EXPECT_FALSE(bar->isVisible());
     EXPECT_TRUE(
         window.messages()->item(window.messages()->count() - 1)->text().contains("cancelled"));
@@ -546,14 +555,14 @@ TEST_F(MainWindowTest, ALongAnalysisShowsProgressAndCanBeCancelled) {
 // An edit while an analysis runs: its result belongs to a scene that is gone and is not
 // applied (the poses would land on the parts of the scene as edited).
 TEST_F(MainWindowTest, AnAnalysisOfAnEditedSceneIsNotApplied) {
-    ASSERT_TRUE(window.openScene(
+    ASSERT_TRUE(window.files()->openScene(
         QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/unbalanced_pendulum.json")));
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::StaticEquilibrium));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::StaticEquilibrium));
     engine::SceneSpec edited = *window.scene();
     edited.gravity.z() *= 2.0;
     window.document()->changeFields(edited, "gravity");
-    window.cancelAnalysis();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 30000));
+    window.analyses()->cancel();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 30000));
     QTest::qWait(20);
     const QString said = window.messages()->item(window.messages()->count() - 1)->text();
     EXPECT_TRUE(said.contains("the scene changed while it ran")) << said.toStdString();
@@ -561,15 +570,17 @@ TEST_F(MainWindowTest, AnAnalysisOfAnEditedSceneIsNotApplied) {
 }
 
 TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
-    EXPECT_EQ(window.freeDegreesOfFreedom(), 1);
-    EXPECT_FALSE(window.startKinematics(false));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
+    EXPECT_EQ(DofStatus::freeDegreesOfFreedom(window.scene()), 1);
+    EXPECT_FALSE(window.analyses()->startKinematics(false));
     EXPECT_TRUE(
         window.messages()->item(window.messages()->count() - 1)->text().contains("1 left free"));
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
-    EXPECT_EQ(window.freeDegreesOfFreedom(), 0);
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    EXPECT_EQ(DofStatus::freeDegreesOfFreedom(window.scene()), 0);
     const int plotsBefore = window.plots()->plotCount();
-    EXPECT_TRUE(window.startKinematics(true));
+    EXPECT_TRUE(window.analyses()->startKinematics(true));
     EXPECT_EQ(window.plots()->plotCount(), plotsBefore + 1);  // the driver efforts
 
     // The run solves the motion at each instant: the slider where the closed form puts it
@@ -593,7 +604,7 @@ TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
 }
 
 TEST_F(MainWindowTest, RenamingInTheTreeRenamesEverywhereAndUndoes) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     auto* model = qobject_cast<QStandardItemModel*>(window.sceneTree()->model());
     ASSERT_TRUE(model);
     QStandardItem* crank = model->item(0, 0)->child(1, 0);
@@ -617,7 +628,7 @@ TEST_F(MainWindowTest, RenamingInTheTreeRenamesEverywhereAndUndoes) {
 }
 
 TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     window.sceneTree()->clearSelection();
     PropertiesPanel* panel = window.properties();
     // The integrator is chosen from the ones Motus has; a step size must be positive.
@@ -636,7 +647,8 @@ TEST_F(MainWindowTest, TheScenesSettingsAreEditableWhenNothingIsSelected) {
 }
 
 TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
     // A 0.5 m rod between the two markers the hinge holds together: no assembly exists.
     engine::SceneSpec broken = *window.scene();
     engine::Joint rod = broken.joints[0];
@@ -660,7 +672,8 @@ TEST_F(MainWindowTest, ClickingAnErrorThatNamesAnEntitySelectsIt) {
 }
 
 TEST_F(MainWindowTest, AContactPairsOverridesAreEditable) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
     engine::SceneSpec withPair = *window.scene();
     withPair.contact.pairs.push_back(
         {withPair.newId(), "floor", "ground", "box0", true, std::nullopt, std::nullopt, {}});
@@ -679,9 +692,10 @@ TEST_F(MainWindowTest, AContactPairsOverridesAreEditable) {
 }
 
 TEST_F(MainWindowTest, PartsAreAddedAndDeletedWithWhatDependsOnThem) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
     const std::size_t parts = window.scene()->parts.size(), joints = window.scene()->joints.size();
-    window.addPart();
+    window.sceneTree()->addPart();
     ASSERT_EQ(window.scene()->parts.size(), parts + 1);
     EXPECT_EQ(window.scene()->parts.back().name, "part1");
     EXPECT_EQ(window.properties()->entity(), window.scene()->parts.back().id);  // ready to edit
@@ -694,7 +708,7 @@ TEST_F(MainWindowTest, PartsAreAddedAndDeletedWithWhatDependsOnThem) {
     ASSERT_FALSE(hits.isEmpty());
     window.sceneTree()->selectionModel()->select(
         hits.front(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    window.deleteSelection();
+    window.sceneTree()->deleteSelection();
     EXPECT_EQ(window.scene()->parts.size(), parts);
     EXPECT_EQ(window.scene()->joints.size(), joints - 2);
     EXPECT_TRUE(window.scene()->motions.empty());
@@ -705,7 +719,7 @@ TEST_F(MainWindowTest, PartsAreAddedAndDeletedWithWhatDependsOnThem) {
 }
 
 TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     session->runTo(0.4);
     ASSERT_TRUE(waitForTime(session, 0.4));
@@ -723,7 +737,7 @@ TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
     EXPECT_GT(recording->size(), static_cast<std::size_t>(frame) + 100);
 
     // Re-run from here: frames up to 0.2 s are kept, the future is computed with the edit.
-    window.rerunFromHere();
+    window.runs()->rerunFromHere();
     session->runTo(0.4);
     ASSERT_TRUE(waitForTime(session, 0.4));
     const engine::Recording* rerun = session->recording();
@@ -741,11 +755,11 @@ TEST_F(MainWindowTest, EditingWhileScrubbedOffersReRunFromHere) {
 // ghost where they were at the shown time, the plots draw its curves dashed; Simulate ▸
 // Discard Previous Run takes both away.
 TEST_F(MainWindowTest, ReRunKeepsThePreviousRunAsAGhostUntilDiscarded) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     session->runTo(0.4);
     ASSERT_TRUE(waitForTime(session, 0.4));
-    PlotWidget* plot = window.plotReactionForce("pivotA");
+    PlotWidget* plot = window.sceneTree()->plotReactionForce("pivotA");
     ASSERT_NE(plot, nullptr);
     const engine::Recording* recording = session->recording();
     session->seekFrame(static_cast<int>(recording->frameAtOrBefore(0.1)));
@@ -757,7 +771,7 @@ TEST_F(MainWindowTest, ReRunKeepsThePreviousRunAsAGhostUntilDiscarded) {
     EXPECT_FALSE(view->ghostVisible());
     EXPECT_EQ(plot->previousCurveCount(), 0);
 
-    window.rerunFromHere();
+    window.runs()->rerunFromHere();
     session->runTo(0.3);
     ASSERT_TRUE(waitForTime(session, 0.3));
     QTest::qWait(250);  // a plot refresh and a display poll
@@ -796,7 +810,7 @@ TEST_F(MainWindowTest, ReRunKeepsThePreviousRunAsAGhostUntilDiscarded) {
         }
     EXPECT_EQ(dashed, 4);
 
-    window.discardPreviousRun();
+    window.runs()->discardPreviousRun();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !recording->hasPrevious(); }, 5000));
     QTest::qWait(250);
     EXPECT_FALSE(view->ghostVisible());
@@ -813,14 +827,14 @@ TEST_F(MainWindowTest, ReRunKeepsThePreviousRunAsAGhostUntilDiscarded) {
 }
 
 TEST_F(MainWindowTest, PlotsAreSavedWithTheSceneAndShownWhenItReopens) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     EXPECT_EQ(window.plots()->plotCount(), 0);
     window.plots()->addPlot({"pinB.Fx", "pinB.F"});
     window.plots()->addPlot({"energy.kinetic"}, "Energy");
     window.plots()->addPlot({"coupler.z"}, "Coupler curve", "coupler.x");
     QTemporaryDir dir;
     const QString copy = dir.filePath("with_plots.json");
-    ASSERT_TRUE(window.saveSceneAs(copy));
+    ASSERT_TRUE(window.files()->saveSceneAs(copy));
     const auto saved = engine::io::loadSceneFile(copy.toStdString());
     ASSERT_TRUE(saved.scene);
     ASSERT_EQ(saved.scene->plots.size(), 3u);
@@ -828,7 +842,7 @@ TEST_F(MainWindowTest, PlotsAreSavedWithTheSceneAndShownWhenItReopens) {
     EXPECT_EQ(saved.scene->plots[2].x, "coupler.x");
 
     window.plots()->clear();
-    ASSERT_TRUE(window.openScene(copy));
+    ASSERT_TRUE(window.files()->openScene(copy));
     const auto plots = window.plots()->plots();
     ASSERT_EQ(plots.size(), 3u);
     EXPECT_EQ(plots[0].channels, (QStringList{"pinB.Fx", "pinB.F"}));
@@ -840,18 +854,18 @@ TEST_F(MainWindowTest, PlotsAreSavedWithTheSceneAndShownWhenItReopens) {
 }
 
 TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     window.session()->runTo(0.3);
     ASSERT_TRUE(waitForTime(window.session(), 0.3));
     QTemporaryDir dir;
     const QString run = dir.filePath("four_bar.motusrun");
-    ASSERT_TRUE(window.saveRun(run));
+    ASSERT_TRUE(window.files()->saveRun(run));
     const std::size_t frames = window.session()->recording()->size();
 
     MainWindow other;
     other.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&other));
-    ASSERT_TRUE(other.openRun(run));
+    ASSERT_TRUE(other.files()->openRun(run));
     ASSERT_NE(other.session()->recording(), nullptr);
     EXPECT_EQ(other.session()->recording()->size(), frames);
     EXPECT_DOUBLE_EQ(other.session()->snapshot()->time, 0.3);
@@ -863,20 +877,22 @@ TEST_F(MainWindowTest, ARunSavedFromTheGuiReopensWithEveryFrame) {
     ASSERT_TRUE(broken.open(QIODevice::WriteOnly));
     broken.write("MOTUSRUN");
     broken.close();
-    EXPECT_FALSE(other.openRun(broken.fileName()));
+    EXPECT_FALSE(other.files()->openRun(broken.fileName()));
     EXPECT_EQ(other.session()->recording()->size(), frames);
 }
 
 TEST_F(MainWindowTest, ImportsAUrdfRobotAsAnUnsavedSceneThatRuns) {
-    ASSERT_TRUE(window.importRobot(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf", {}));
-    EXPECT_TRUE(window.scenePath().isEmpty());
+    ASSERT_TRUE(
+        window.files()->importRobot(MOTUS_SOURCE_DIR "/scenes/urdf/three_link_arm.urdf", {}));
+    EXPECT_TRUE(window.document()->path().isEmpty());
     EXPECT_TRUE(window.windowTitle().contains("three_link_arm"))
         << window.windowTitle().toStdString();
     EXPECT_EQ(window.sceneTree()->model()->rowCount(window.sceneTree()->model()->index(0, 0)), 6);
     window.session()->runTo(0.2);
     ASSERT_TRUE(waitForTime(window.session(), 0.2));
     QTemporaryDir dir;
-    ASSERT_TRUE(window.saveSceneAs(dir.filePath("arm.json")));  // meshes were anchored: it reloads
+    ASSERT_TRUE(
+        window.files()->saveSceneAs(dir.filePath("arm.json")));  // meshes were anchored: it reloads
     EXPECT_TRUE(
         engine::io::loadSceneFile(dir.filePath("arm.json").toStdString()).scene.has_value());
 }
@@ -909,7 +925,7 @@ TEST_F(MainWindowTest, TheRobotImportDialogRemembersItsChoices) {
 }
 
 TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     QTest::mouseClick(window.timeline()->playButton(), Qt::LeftButton);
     ASSERT_TRUE(QTest::qWaitFor([&] { return session->snapshot()->time > 0.05; }, 10000));
@@ -922,7 +938,7 @@ TEST_F(MainWindowTest, PlayButtonRunsAndPausesTheSimulation) {
 }
 
 TEST_F(MainWindowTest, LoopPlaybackFromTheMenuOrTheTimelineReplaysTheRecording) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     session->runTo(0.2);
     ASSERT_TRUE(QTest::qWaitFor(
@@ -991,10 +1007,10 @@ TEST(ViewportWidget, DrawsAfterMovingToAnotherWindow) {
 // A mechanism that cannot close says which joint, by how much and the loop, and shows the joint
 // and the loop's parts highlighted in the 3D view.
 TEST_F(MainWindowTest, AnAssemblyThatCannotCloseShowsTheLoop) {
-    ASSERT_TRUE(window.openScene(
+    ASSERT_TRUE(window.files()->openScene(
         QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/four_bar_coupler_short.json")));
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Assemble));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::Assemble));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 20000));
     QTest::qWait(20);
     const QString said = window.messages()->item(window.messages()->count() - 1)->text();
     EXPECT_TRUE(said.contains("joint 'C' cannot close")) << said.toStdString();
@@ -1013,7 +1029,7 @@ TEST_F(MainWindowTest, AnAssemblyThatCannotCloseShowsTheLoop) {
 // that names joints in its words but carries no entity highlights nothing. Engine messages may
 // be reworded at will.
 TEST_F(MainWindowTest, AMessageHighlightsTheEntitiesItCarriesNotTheOnesItsWordsName) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const engine::SceneSpec& s = *window.scene();
     ASSERT_GE(s.joints.size(), 4u);
     const engine::EntityId named = s.joints[0].id, meant = s.joints[3].id;
@@ -1042,9 +1058,10 @@ TEST_F(MainWindowTest, AMessageHighlightsTheEntitiesItCarriesNotTheOnesItsWordsN
 // (the 2 × 2 eigenproblem's, as motus-cli modes gives them), and a selected mode swings the
 // parts through its shape with the joints held, until time moves.
 TEST_F(MainWindowTest, VibrationModesAreListedAndMoveInTheView) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/double_pendulum.json")));
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Modes));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/double_pendulum.json")));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::Modes));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 20000));
     QTest::qWait(20);
     ModesPanel* modes = window.modesPanel();
     ASSERT_EQ(modes->modeCount(), 2)
@@ -1093,8 +1110,8 @@ TEST_F(MainWindowTest, VibrationModesAreListedAndMoveInTheView) {
             return snap && snap->mode == engine::RunMode::Paused && snap->time >= 0.5 - 1e-9;
         },
         20000));
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Modes));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::Modes));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 20000));
     QTest::qWait(20);
     ASSERT_EQ(modes->modeCount(), 2);
     EXPECT_TRUE(modes->findChild<QLabel*>("ModesAbout")->text().contains("t = 0.500 s"));

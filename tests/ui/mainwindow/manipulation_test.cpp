@@ -15,7 +15,11 @@
 
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/mainwindow/run_control.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 
 #include "tests/ui/support/modal_answer.h"
 #include "ui/mainwindow/manipulation.h"
@@ -99,7 +103,7 @@ protected:
 // through 60 pointer moves; after every one the view shows every joint closed to 1e-10 m, and
 // one Undo puts every part back.
 TEST_F(ManipulationTest, DraggingTheCrankCarriesTheLoopWithEveryJointClosedAndUndoesInOneStep) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const engine::SceneSpec before = *window.scene();
     select(before.parts[1].id);
     window.manipulation()->setMode(GizmoMode::Rotate);
@@ -157,8 +161,8 @@ TEST_F(ManipulationTest, DraggingTheCrankCarriesTheLoopWithEveryJointClosedAndUn
 // With snapping on, a part dragged along x lands on the grid (in world axes its coordinate is
 // a whole number of grid steps), and a turn is a whole number of angle increments.
 TEST_F(ManipulationTest, SnappingLandsOnTheGridAndTheAngleIncrement) {
-    window.newScene();
-    window.addPart();  // a free cube 0.5 m above the origin, selected
+    window.files()->newScene();
+    window.sceneTree()->addPart();  // a free cube 0.5 m above the origin, selected
     ASSERT_EQ(window.scene()->parts.size(), 2u);
     window.manipulation()->setSnapping(true);
     window.manipulation()->setGridStep(0.025);
@@ -206,8 +210,8 @@ TEST_F(ManipulationTest, SnappingLandsOnTheGridAndTheAngleIncrement) {
 // Amounts typed during a drag are exact (mm, degrees); Esc puts everything back and leaves no
 // undo step.
 TEST_F(ManipulationTest, TypedAmountsAreExactAndEscCancels) {
-    window.newScene();
-    window.addPart();
+    window.files()->newScene();
+    window.sceneTree()->addPart();
     settle();
     ViewportWidget* view = window.viewport();
     const Vec3 start = window.scene()->parts[1].X_WP.p;
@@ -239,7 +243,8 @@ TEST_F(ManipulationTest, TypedAmountsAreExactAndEscCancels) {
 // motor, instead of reporting a turn that did not happen; with the motions suspended while
 // dragging it turns, one undo step.
 TEST_F(ManipulationTest, AMotorHoldingTheDragSaysSoAndCanBeSuspended) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
     const engine::SceneSpec before = *window.scene();
     ASSERT_EQ(before.parts[1].name, "crank");
     select(before.parts[1].id);
@@ -276,7 +281,7 @@ TEST_F(ManipulationTest, AMotorHoldingTheDragSaysSoAndCanBeSuspended) {
 // The manipulator edits the design pose: it leaves while a recorded run is shown and comes back
 // with Reset; the ground has none.
 TEST_F(ManipulationTest, NoManipulatorOnARecordedRunOrOnTheGround) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     select(window.scene()->parts[0].id);
     EXPECT_FALSE(window.viewport()->gizmoVisible());
     select(window.scene()->parts[2].id);
@@ -284,14 +289,14 @@ TEST_F(ManipulationTest, NoManipulatorOnARecordedRunOrOnTheGround) {
     window.session()->runTo(0.05);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.viewport()->gizmoVisible(); }, 20000));
     test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Discard Run"));
-    window.resetRun();
+    window.runs()->resetRun();
     ASSERT_TRUE(QTest::qWaitFor([&] { return window.viewport()->gizmoVisible(); }, 20000));
 }
 
 // A drag whose assembly is slower than the limit goes on on a worker thread (here: after the
 // first event): the view keeps drawing closed poses, and the drag ends where the pointer left it.
 TEST_F(ManipulationTest, SlowAssembliesMoveToAWorkerAndTheDragEndsWhereThePointerLeftIt) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const engine::SceneSpec before = *window.scene();
     select(before.parts[1].id);
     window.manipulation()->setMode(GizmoMode::Rotate);
@@ -325,7 +330,7 @@ TEST_F(ManipulationTest, SlowAssembliesMoveToAWorkerAndTheDragEndsWhereThePointe
 // A marker dragged moves on its part; the part stays, and the joint on the marker closes again
 // by moving the parts on its other side.
 TEST_F(ManipulationTest, AMarkerDraggedMovesOnItsPartAndItsJointClosesAgain) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const engine::SceneSpec before = *window.scene();
     const engine::Part& crank = before.parts[1];
     const engine::Marker& pin = crank.markers[1];  // B, where the coupler is pinned

@@ -19,7 +19,11 @@
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/analyses.h"
+#include "ui/mainwindow/file_actions.h"
+#include "ui/mainwindow/help_actions.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/models/scene_tree.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
@@ -82,7 +86,7 @@ protected:
 
 // Every name in the tree fits its column after any edit; the width the user gave it stays.
 TEST_F(NewcomerTest, NamesStayReadableInTheTreeAfterPropertiesEdits) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     QTreeView* tree = window.sceneTree();
     const engine::Part& crank = window.scene()->parts[1];
     tree->expand(rowOf(crank.id));
@@ -129,7 +133,7 @@ TEST_F(NewcomerTest, NamesStayReadableInTheTreeAfterPropertiesEdits) {
 
 // A geometry row shows that shape: its type, dimensions and place, under a title naming it.
 TEST_F(NewcomerTest, AGeometryRowShowsItsShapesProperties) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     const engine::EntityId crank = window.scene()->parts[1].id;
     window.sceneTree()->expand(rowOf(crank));
     const QModelIndex shapeRow = rowOf(crank, 1);
@@ -148,7 +152,7 @@ TEST_F(NewcomerTest, AGeometryRowShowsItsShapesProperties) {
         window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/shape_properties.png");
         QLabel help;
         help.setTextFormat(Qt::RichText);
-        help.setText(window.shortcutsText());
+        help.setText(window.help()->shortcutsText());
         help.adjustSize();
         help.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/shortcuts.png");
     }
@@ -173,7 +177,7 @@ TEST_F(NewcomerTest, AGeometryRowShowsItsShapesProperties) {
 // Load errors and analysis results come to the front (the Messages tab over Plots) and to the
 // status bar; plain information stays where it is.
 TEST_F(NewcomerTest, ProblemsAndResultsAreShownWhereTheUserLooks) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     QDockWidget* messages = dock("MessagesDock");
     QDockWidget* plots = dock("PlotsDock");
     ASSERT_TRUE(messages && plots);
@@ -182,15 +186,15 @@ TEST_F(NewcomerTest, ProblemsAndResultsAreShownWhereTheUserLooks) {
     QTest::qWait(20);
     ASSERT_TRUE(messages->visibleRegion().isEmpty()) << "Plots in front to begin with";
 
-    EXPECT_FALSE(window.openScene(kBadScene));
+    EXPECT_FALSE(window.files()->openScene(kBadScene));
     QTest::qWait(20);
     EXPECT_FALSE(messages->visibleRegion().isEmpty()) << "the errors of the file are in front";
     EXPECT_FALSE(window.statusBar()->currentMessage().isEmpty());
 
     plots->raise();
     QTest::qWait(20);
-    ASSERT_TRUE(window.startAnalysis(MainWindow::Analysis::Assemble));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analysisRunning(); }, 20000));
+    ASSERT_TRUE(window.analyses()->start(Analyses::Kind::Assemble));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.analyses()->running(); }, 20000));
     QTest::qWait(20);
     EXPECT_FALSE(messages->visibleRegion().isEmpty()) << "the result is in front";
     EXPECT_TRUE(window.statusBar()->currentMessage().contains("Assembled"))
@@ -199,7 +203,7 @@ TEST_F(NewcomerTest, ProblemsAndResultsAreShownWhereTheUserLooks) {
 
 // Simulate ▸ Re-run From Here continues at once, as its message says.
 TEST_F(NewcomerTest, ReRunFromHereGoesOnWithoutPressingPlay) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     ASSERT_TRUE(runTo(0.3));
     const std::size_t frame = session->recording()->frameAtOrBefore(0.1);
@@ -227,7 +231,7 @@ TEST_F(NewcomerTest, ReRunFromHereGoesOnWithoutPressingPlay) {
 // ← and → step one recorded frame in the 3D view (Shift: ten), Home and End go to the ends;
 // → on the last recorded frame computes the next one.
 TEST_F(NewcomerTest, ArrowKeysStepThroughTheRecordedFrames) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     SimulationSession* session = window.session();
     ASSERT_TRUE(runTo(0.05));
     const std::size_t last = session->recording()->size() - 1;
@@ -273,17 +277,17 @@ TEST_F(NewcomerTest, HelpListsTheShortcutsAndFindsTheDocumentation) {
     EXPECT_TRUE(helpItems.contains("User Guide")) << helpItems.join(", ").toStdString();
     EXPECT_TRUE(helpItems.contains("Keyboard and Mouse…"));
     EXPECT_TRUE(helpItems.contains("About Motus"));
-    const QString text = window.shortcutsText();
+    const QString text = window.help()->shortcutsText();
     for (const char* expected :
          {"Previous Frame", "Next Frame", "Re-run From Here", "Play / Pause", "Undo", "Left drag"})
         EXPECT_TRUE(text.contains(expected)) << expected;
     EXPECT_TRUE(text.contains(
         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R).toString(QKeySequence::NativeText)));
-    const QString guide = MainWindow::documentationPath("README.md");
+    const QString guide = HelpActions::documentationPath("README.md");
     ASSERT_FALSE(guide.isEmpty());
     EXPECT_TRUE(QFileInfo(guide).isFile());
-    EXPECT_TRUE(QFileInfo(MainWindow::documentationPath("docs/scene-format.md")).isFile());
-    EXPECT_TRUE(MainWindow::documentationPath("docs/no-such-page.md").isEmpty());
+    EXPECT_TRUE(QFileInfo(HelpActions::documentationPath("docs/scene-format.md")).isFile());
+    EXPECT_TRUE(HelpActions::documentationPath("docs/no-such-page.md").isEmpty());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "engine/record/recording.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/session/simulation_session.h"
 
@@ -105,19 +106,19 @@ TEST_F(RecoveryTest, AKilledMotusIsRecoveredExactlyAtTheNextStart) {
     MainWindow window;
     window.show();
     answerWith("Recover");
-    EXPECT_EQ(window.offerRecovery(), 1);
+    EXPECT_EQ(window.files()->offerRecovery(), 1);
     ASSERT_TRUE(window.scene());
     EXPECT_EQ(engine::io::sceneToJson(*window.scene()), bytesOf(expected).toStdString());
     EXPECT_EQ(window.scene()->parts[1].mass, 2.75);
     EXPECT_EQ(window.scene()->parts[2].name, "link");
     EXPECT_TRUE(window.document()->isModified());
-    EXPECT_EQ(window.scenePath(), QFileInfo(userFile).absoluteFilePath());
+    EXPECT_EQ(window.document()->path(), QFileInfo(userFile).absoluteFilePath());
     EXPECT_TRUE(orphanedRecoveries().empty()) << "the decision removes the recovery";
     EXPECT_FALSE(QFile::exists(left[0].sceneFile));
     // The recovered work is protected again at once, by this process.
     EXPECT_TRUE(QFile::exists(window.autosaver()->sceneFile()));
     // Saving writes the user's file and leaves no recovery.
-    ASSERT_TRUE(window.save());
+    ASSERT_TRUE(window.files()->save());
     EXPECT_EQ(bytesOf(userFile).toStdString(), bytesOf(expected).toStdString());
     EXPECT_FALSE(QFile::exists(window.autosaver()->sceneFile()));
 }
@@ -148,7 +149,7 @@ TEST_F(RecoveryTest, ARecordedRunSurvivesAKillWithinTheBudget) {
     MainWindow window;
     window.show();
     answerWith("Recover");
-    EXPECT_EQ(window.offerRecovery(), 1);
+    EXPECT_EQ(window.files()->offerRecovery(), 1);
     const engine::Recording* recording = window.session()->recording();
     ASSERT_TRUE(recording);
     ASSERT_EQ(static_cast<int>(recording->size()), frames);
@@ -171,7 +172,7 @@ TEST_F(RecoveryTest, ARecordedRunSurvivesAKillWithinTheBudget) {
 // timer (a minute) and without holding up the edits.
 TEST_F(RecoveryTest, EditsAreAutosavedWithinASecondWithoutWaitingForTheTimer) {
     MainWindow window;
-    ASSERT_TRUE(window.openScene(userFile));
+    ASSERT_TRUE(window.files()->openScene(userFile));
     Autosaver* autosaver = window.autosaver();
     EXPECT_FALSE(QFile::exists(autosaver->sceneFile())) << "an unedited document needs no recovery";
     engine::SceneSpec edited = *window.scene();
@@ -199,7 +200,7 @@ TEST_F(RecoveryTest, DiscardAndDecideLaterAreTheUsersChoice) {
     // A recovery left by a process that no longer runs (pid 0 is no process).
     {
         MainWindow writer;
-        ASSERT_TRUE(writer.openScene(userFile));
+        ASSERT_TRUE(writer.files()->openScene(userFile));
         engine::SceneSpec edited = *writer.scene();
         edited.parts[1].mass = 4.0;
         writer.document()->changeFields(edited, "mass");
@@ -219,10 +220,10 @@ TEST_F(RecoveryTest, DiscardAndDecideLaterAreTheUsersChoice) {
     MainWindow window;
     window.show();
     answerWith("Decide Later");
-    EXPECT_EQ(window.offerRecovery(), 0);
+    EXPECT_EQ(window.files()->offerRecovery(), 0);
     EXPECT_EQ(orphanedRecoveries().size(), 1u) << "kept for the next start";
     answerWith("Discard");
-    EXPECT_EQ(window.offerRecovery(), 0);
+    EXPECT_EQ(window.files()->offerRecovery(), 0);
     EXPECT_TRUE(orphanedRecoveries().empty());
     EXPECT_TRUE(QDir(dir.filePath("recovery")).entryList(QDir::Files).isEmpty());
 }
@@ -248,10 +249,10 @@ TEST_F(RecoveryTest, DamagedRecoveryFilesAreNamedNotOpened) {
     EXPECT_EQ(left[0].title, "Broken");
     MainWindow window;
     window.show();
-    ASSERT_TRUE(window.openScene(userFile));
+    ASSERT_TRUE(window.files()->openScene(userFile));
     answerWith("Recover");
-    EXPECT_EQ(window.offerRecovery(), 0);
-    EXPECT_EQ(window.scenePath(), QFileInfo(userFile).absoluteFilePath())
+    EXPECT_EQ(window.files()->offerRecovery(), 0);
+    EXPECT_EQ(window.document()->path(), QFileInfo(userFile).absoluteFilePath())
         << "the open document stays";
     EXPECT_TRUE(QFile::exists(left[0].sceneFile)) << "kept for another try";
     EXPECT_TRUE(QFile::exists(dir.filePath("recovery/session-999999997.info")));

@@ -37,7 +37,12 @@
 #include "tests/ui/support/modal_answer.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/analyses.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/mainwindow/run_control.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
 #include "ui/properties/properties_panel.h"
@@ -89,7 +94,7 @@ protected:
 // left to play, the view says why, and Play says why instead of recording the old mechanism.
 // Undo brings the run back.
 TEST_F(TrustTest, AnEditThatCannotAssembleLeavesNoRunToPlay) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ASSERT_TRUE(window.session()->active());
     moveGroundPivot(1.4);
     EXPECT_FALSE(window.session()->active()) << "the old four-bar's run is not the document's";
@@ -117,9 +122,9 @@ TEST_F(TrustTest, AnEditThatCannotAssembleLeavesNoRunToPlay) {
 // status bar say so, and nothing more is computed with the old model; Reset (confirmed) runs
 // the scene as edited. An edit that cannot assemble keeps the stale run with the reason.
 TEST_F(TrustTest, ARunOfTheSceneBeforeAnEditIsMarkedStaleAndNotExtended) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ASSERT_TRUE(runTo(0.2));
-    window.plotReactionForce("pivotA");
+    window.sceneTree()->plotReactionForce("pivotA");
     const std::size_t frames = window.session()->recording()->size();
     ASSERT_GT(frames, 10u);
     EXPECT_FALSE(window.session()->stale());
@@ -173,7 +178,7 @@ TEST_F(TrustTest, ARunOfTheSceneBeforeAnEditIsMarkedStaleAndNotExtended) {
     int asked = 0;
     test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Discard Run"),
                       &asked);
-    window.resetRun();
+    window.runs()->resetRun();
     EXPECT_EQ(asked, 1);
     ASSERT_TRUE(window.session()->active());
     EXPECT_TRUE(window.session()->stale());
@@ -185,7 +190,7 @@ TEST_F(TrustTest, ARunOfTheSceneBeforeAnEditIsMarkedStaleAndNotExtended) {
     window.undoStack()->undo();
     test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Discard Run"),
                       &asked);
-    window.resetRun();
+    window.runs()->resetRun();
     EXPECT_EQ(asked, 2);
     EXPECT_FALSE(window.session()->stale());
     EXPECT_EQ(window.session()->recording()->size(), 1u);
@@ -194,18 +199,19 @@ TEST_F(TrustTest, ARunOfTheSceneBeforeAnEditIsMarkedStaleAndNotExtended) {
 
 // Reset and a change of analysis drop the recorded run only when the user says so.
 TEST_F(TrustTest, DroppingARecordedRunAsksFirst) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
     ASSERT_TRUE(runTo(0.1));
     const std::size_t frames = window.session()->recording()->size();
     int asked = 0;
     test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Cancel"),
                       &asked);
-    window.resetRun();
+    window.runs()->resetRun();
     EXPECT_EQ(asked, 1);
     EXPECT_EQ(window.session()->recording()->size(), frames) << "Cancel keeps the run";
     test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Cancel"),
                       &asked);
-    EXPECT_FALSE(window.startKinematics(true));
+    EXPECT_FALSE(window.analyses()->startKinematics(true));
     EXPECT_EQ(asked, 2);
     EXPECT_EQ(window.session()->recording()->size(), frames);
     EXPECT_FALSE(window.session()->kinematic());
@@ -213,7 +219,7 @@ TEST_F(TrustTest, DroppingARecordedRunAsksFirst) {
     // Said yes: the analysis changes, and the timeline and status bar show which it is.
     test::answerModal(&window, QStringLiteral("DiscardRunQuestion"), QStringLiteral("Discard Run"),
                       &asked);
-    EXPECT_TRUE(window.startKinematics(true));
+    EXPECT_TRUE(window.analyses()->startKinematics(true));
     EXPECT_EQ(asked, 3);
     EXPECT_TRUE(window.session()->kinematic());
     auto* analysis = window.timeline()->findChild<QLabel*>(QStringLiteral("TimelineAnalysis"));
@@ -233,7 +239,8 @@ TEST_F(TrustTest, DroppingARecordedRunAsksFirst) {
 // saved, a run not saved as a run file is not dropped without asking. Save Run… keeps it (and
 // the question is not asked again for it), Cancel keeps the document.
 TEST_F(TrustTest, NewOpenAndQuitAskBeforeDroppingAnUnsavedRun) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
     ASSERT_TRUE(runTo(0.1));
     ASSERT_FALSE(window.isWindowModified()) << "an unmodified document";
     const std::size_t frames = window.session()->recording()->size();
@@ -255,20 +262,20 @@ TEST_F(TrustTest, NewOpenAndQuitAskBeforeDroppingAnUnsavedRun) {
     // Save Run… writes the run file; nothing is asked again for the run as saved.
     QTemporaryDir dir;
     const QString runPath = dir.filePath(QStringLiteral("kept.motusrun"));
-    ASSERT_TRUE(window.saveRun(runPath));
+    ASSERT_TRUE(window.files()->saveRun(runPath));
     newAction->trigger();
     EXPECT_EQ(asked, 2) << "a saved run is not asked about";
     EXPECT_NE(window.scene()->name, "Slider-crank");
     ASSERT_TRUE(QFileInfo::exists(runPath));
 
     // A run opened from its file is saved as it is; once it grows, it is not.
-    ASSERT_TRUE(window.openRun(runPath));
-    EXPECT_TRUE(window.maybeSave());
+    ASSERT_TRUE(window.files()->openRun(runPath));
+    EXPECT_TRUE(window.files()->maybeSave());
     EXPECT_EQ(asked, 2);
     ASSERT_TRUE(runTo(0.2));
     test::answerModal(&window, QStringLiteral("KeepRunQuestion"), QStringLiteral("Discard Run"),
                       &asked);
-    EXPECT_TRUE(window.maybeSave());
+    EXPECT_TRUE(window.files()->maybeSave());
     EXPECT_EQ(asked, 3);
 }
 
@@ -278,7 +285,7 @@ TEST_F(TrustTest, NewOpenAndQuitAskBeforeDroppingAnUnsavedRun) {
 TEST_F(TrustTest, TheWheelScrollsPropertiesAndNeverEditsAnUnfocusedField) {
     if (QProcess::execute(QStringLiteral("xdotool"), {QStringLiteral("version")}) != 0)
         GTEST_FAIL() << "xdotool is needed (tools/setup-deps.sh installs it)";
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     window.resize(1100, 560);  // Properties taller than its dock: it scrolls
     QTest::qWait(200);
     window.properties()->showEntity(window.scene(), window.scene()->parts[1].id);
@@ -310,7 +317,7 @@ TEST_F(TrustTest, TheWheelScrollsPropertiesAndNeverEditsAnUnfocusedField) {
 
 // Numbers are shown whole, from their first digit, with the full value in the tooltip.
 TEST_F(TrustTest, NumbersAreShownWhole) {
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     engine::SceneSpec edited = *window.scene();
     edited.parts[0].markers[1].X_PM.p = engine::Vec3(0.325926, -0.0520506, 1.23456789e-5);
     window.document()->changeFields(edited, "Edit position of marker D", "D/position");
@@ -352,7 +359,7 @@ protected:
 // its file, and the next offer says so (it said "0 edits").
 TEST_F(TrustRecoveryTest, AnEditIsAutosavedAtOnceAndCountedAgainstTheFile) {
     MainWindow window;
-    ASSERT_TRUE(window.openScene(userFile));
+    ASSERT_TRUE(window.files()->openScene(userFile));
     Autosaver* autosaver = window.autosaver();
     engine::SceneSpec edited = *window.scene();
     edited.parts[1].mass = 2.5;
@@ -437,7 +444,7 @@ TEST(TrustLayoutTest, TheViewHasHalfTheWindowAndResetLayoutRestoresIt) {
     // A problem opens the messages; closing them gives the room back to the view, not to the
     // timeline.
     const int timelineHeight = window.timeline()->height();
-    EXPECT_FALSE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/no/such/scene.json")));
+    EXPECT_FALSE(window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/no/such/scene.json")));
     QTest::qWait(200);
     auto* messages = window.findChild<QDockWidget*>("MessagesDock");
     EXPECT_TRUE(messages->isVisible());
@@ -467,7 +474,8 @@ namespace {
 // (the slider at the crank's pivot): the run says so, once, with the time; the example's
 // regular slider-crank says nothing.
 TEST_F(TrustTest, ASingularPassageIsSaid) {
-    ASSERT_TRUE(window.openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
     ASSERT_TRUE(runTo(1.0));
     auto warned = [&] {
         for (int k = 0; k < window.messages()->count(); ++k)
@@ -477,7 +485,7 @@ TEST_F(TrustTest, ASingularPassageIsSaid) {
     };
     QTest::qWait(100);
     EXPECT_FALSE(warned()) << "a crank shorter than its rod is regular";
-    ASSERT_TRUE(window.openScene(
+    ASSERT_TRUE(window.files()->openScene(
         QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/equal_slider_crank.json")));
     ASSERT_TRUE(runTo(0.5));
     EXPECT_TRUE(QTest::qWaitFor(warned, 3000));
@@ -497,7 +505,7 @@ namespace {
 // A scene with an end time: Play stops there (it ran until paused), and the timeline says
 // where the run ends.
 TEST_F(TrustTest, PlayStopsAtTheScenesEndTime) {
-    ASSERT_TRUE(window.openScene(
+    ASSERT_TRUE(window.files()->openScene(
         QStringLiteral(MOTUS_SOURCE_DIR "/tests/app/data/pendulum_end_time.json")));
     window.session()->setSpeed(10.0);
     window.session()->play();
@@ -541,7 +549,7 @@ TEST_F(TrustTest, APlotOfAHundredThousandChannelsOpensBounded) {
     file.write(QJsonDocument(scene).toJson());
     file.close();
     const int messagesBefore = window.messages()->count();
-    ASSERT_TRUE(window.openScene(path));
+    ASSERT_TRUE(window.files()->openScene(path));
     EXPECT_EQ(window.plots()->plotCount(), 1);
     EXPECT_EQ(window.plots()->plot(0)->channels().size(), PlotsPanel::kMaxCurves);
     EXPECT_LE(window.messages()->count() - messagesBefore, 4);
@@ -562,10 +570,10 @@ namespace {
 TEST_F(TrustTest, PlotsKeptWithTheSceneLeaveTheRunCurrent) {
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
-    ASSERT_TRUE(window.openScene(kFourBar));
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
     ASSERT_TRUE(runTo(0.05));
-    window.plotReactionForce("pinB");
-    ASSERT_TRUE(window.saveSceneAs(dir.filePath("four_bar.json")));
+    window.sceneTree()->plotReactionForce("pinB");
+    ASSERT_TRUE(window.files()->saveSceneAs(dir.filePath("four_bar.json")));
     EXPECT_FALSE(window.scene()->plots.empty());
     EXPECT_FALSE(window.session()->stale());
     // An edit and its undo: current again, plots and all.

@@ -24,6 +24,8 @@
 
 #include "engine/runtime/simulator.h"
 #include "tests/ui/render/decoded_video.h"
+#include "ui/mainwindow/export_actions.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/render/video_export.h"
 #include "ui/session/simulation_session.h"
@@ -85,7 +87,7 @@ protected:
     }
     // Opens the pendulum and runs it to `time`, paused there.
     void runPendulumTo(double time) {
-        ASSERT_TRUE(window.openScene(kPendulum));
+        ASSERT_TRUE(window.files()->openScene(kPendulum));
         window.session()->runTo(time);
         ASSERT_TRUE(QTest::qWaitFor(
             [&] {
@@ -101,11 +103,11 @@ protected:
 };
 
 TEST_F(VideoExportWindowTest, RefusesWhenNothingIsRecorded) {
-    window.newScene();
+    window.files()->newScene();
     VideoExportOptions options;
     options.path = dir.filePath(QStringLiteral("empty.mp4")).toStdString();
     QString error;
-    EXPECT_FALSE(window.exportVideo(options, &error));
+    EXPECT_FALSE(window.exports()->exportVideo(options, &error));
     EXPECT_EQ(error, QStringLiteral("nothing has been simulated: run the scene first"));
     EXPECT_FALSE(QFileInfo::exists(QString::fromStdString(options.path)));
 }
@@ -133,7 +135,7 @@ TEST_F(VideoExportWindowTest, FilmsTheRunAsTheViewShowsIt) {
     options.from = 0.4;
     options.to = 0.5;
     QString error;
-    ASSERT_TRUE(window.exportVideo(options, &error)) << error.toStdString();
+    ASSERT_TRUE(window.exports()->exportVideo(options, &error)) << error.toStdString();
     const testing::DecodedVideo video = testing::decodeVideo(options.path);
     ASSERT_EQ(video.luma.size(), 4u);  // 0.4, 0.4 + 1/30, 0.4 + 2/30, 0.5
     ASSERT_EQ(video.width, options.width);
@@ -166,7 +168,7 @@ TEST_F(VideoExportWindowTest, FilmsTheRunAsTheViewShowsIt) {
     EXPECT_LT(same, 2.0);  // about 0.9 levels here
 
     view->setStandardView(ViewportWidget::StandardView::Top);
-    ASSERT_TRUE(window.exportVideo(options, &error)) << error.toStdString();
+    ASSERT_TRUE(window.exports()->exportVideo(options, &error)) << error.toStdString();
     const double turned = differenceFromView(testing::decodeVideo(options.path).luma.back());
     EXPECT_GT(turned, 8.0) << "the same as the view: " << same;
 }
@@ -191,7 +193,7 @@ TEST_F(VideoExportWindowTest, CancelInTheProgressDialogLeavesTheEarlierFile) {
     options.width = 320;
     options.height = 240;
     QString error;
-    EXPECT_FALSE(window.exportVideo(options, &error));
+    EXPECT_FALSE(window.exports()->exportVideo(options, &error));
     EXPECT_EQ(error, QStringLiteral("cancelled: no video was written"));
     QFile earlier(path);
     ASSERT_TRUE(earlier.open(QIODevice::ReadOnly));

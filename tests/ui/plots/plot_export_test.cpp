@@ -22,7 +22,11 @@
 
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
+#include "ui/mainwindow/export_actions.h"
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/plots/plot_render.h"
 #include "ui/plots/plot_widget.h"
 #include "ui/plots/plots_panel.h"
@@ -83,10 +87,10 @@ protected:
         window.resize(1280, 800);
         window.show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-        ASSERT_TRUE(window.openScene(kFourBar));
+        ASSERT_TRUE(window.files()->openScene(kFourBar));
         window.session()->runTo(0.5);
         ASSERT_TRUE(waitForTime(window.session(), 0.5));
-        plot = window.plotReactionForce("pivotA");
+        plot = window.sceneTree()->plotReactionForce("pivotA");
         ASSERT_NE(plot, nullptr);
         ASSERT_TRUE(dir.isValid());
         // MOTUS_KEEP_TEST_FILES=1 keeps the exports to look at.
@@ -199,7 +203,7 @@ TEST_F(PlotExportTest, PdfReportHasEveryPlotTwoToAPage) {
     window.plots()->addPlot({"coupler.z"}, "Coupler curve", "coupler.x");
     const QString pdf = dir.filePath("report.pdf");
     QString error;
-    ASSERT_TRUE(window.exportPlotsReport(pdf, &error)) << error.toStdString();
+    ASSERT_TRUE(window.exports()->exportPlotsReport(pdf, &error)) << error.toStdString();
     QFile file(pdf);
     ASSERT_TRUE(file.open(QIODevice::ReadOnly));
     const QByteArray bytes = file.readAll();
@@ -344,7 +348,7 @@ TEST_F(PlotExportTest, APlotOfChannelsTheRunDoesNotRecordSaysWhichAndTheCloseNam
     file.write(QJsonDocument(scene).toJson());
     file.close();
     const int before = window.messages()->count();
-    ASSERT_TRUE(window.openScene(path));
+    ASSERT_TRUE(window.files()->openScene(path));
     QString message;
     for (int k = before; k < window.messages()->count(); ++k)
         if (window.messages()->item(k)->text().contains("does not record"))

@@ -1,0 +1,260 @@
+#include "ui/mainwindow/scene_tree_panel.h"
+
+#include <algorithm>
+
+#include <QHeaderView>
+#include <QMenu>
+#include <QSignalBlocker>
+#include <QStandardItemModel>
+#include <QStyle>
+
+#include "engine/model/construct.h"
+#include "engine/model/edit.h"
+#include "engine/model/scene_spec.h"
+#include "ui/common/text.h"
+#include "ui/document/scene_document.h"
+#include "ui/mainwindow/messages_panel.h"
+#include "ui/models/scene_tree.h"
+#include "ui/plots/plots_panel.h"
+#include "ui/session/simulation_session.h"
+#include "ui/viewport/viewport_widget.h"
+
+namespace ui {
+
+SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
+    : QTreeView(parent), parts_(parts) {
+    model_ = new QStandardItemModel(this);
+    setObjectName(QStringLiteral("SceneTree"));
+    setModel(model_);
+    setUniformRowHeights(true);
+    setSelectionMode(QAbstractItemView::ExtendedSelection);
+    connect(selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        std::vector<quint64> selected;
+        int shape = 0;  // a geometry row: its part, narrowed to that shape
+        for (const QModelIndex& index : selectionModel()->selectedRows())
+            if (const quint64 id = index.data(kEntityIdRole).toULongLong()) {
+                if (selected.empty()) shape = index.data(kShapeRole).toInt();
+                selected.push_back(id);
+            }
+        emit selectionChangedTo(selected, shape);
+    });
+    connect(this, &QTreeView::expanded, this, [this] { fitNameColumn(header()->sectionSize(0)); });
+    // Renaming in place: the new name goes through validation and the undo stack, after the
+    // tree's own edit has finished (the tree is rebuilt by the edit).
+    connect(model_, &QStandardItemModel::itemChanged, this, [this](QStandardItem* item) {
+        if (item->column() != 0) return;
+        const auto id = static_cast<engine::EntityId>(item->data(kEntityIdRole).toULongLong());
+        const QString text = item->text().trimmed();
+        if (id == engine::kNoEntity) return;
+        QMetaObject::invokeMethod(
+            this, [this, id, text] { renameEntity(id, text); }, Qt::QueuedConnection);
+    });
+    setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(this, &QTreeView::customContextMenuRequested, this, &SceneTreePanel::showMenu);
+}
+
+void SceneTreePanel::rebuild(const engine::SceneSpec* scene, int nameWidth) {
+    {
+        const QSignalBlocker block(selectionModel());
+        if (scene)
+            populateSceneTree(*model_, *scene);
+        else
+            model_->clear();
+        expandToDepth(0);
+    }
+    fitNameColumn(nameWidth);
+}
+
+std::vector<engine::EntityId> SceneTreePanel::selectedEntities() const {
+    std::vector<engine::EntityId> ids;
+    for (const QModelIndex& index : selectionModel()->selectedRows())
+        if (!index.data(kShapeRole).toInt())
+            if (const quint64 id = index.data(kEntityIdRole).toULongLong())
+                ids.push_back(static_cast<engine::EntityId>(id));
+    return ids;
+}
+
+void SceneTreePanel::selectEntity(quint64 entity, int shape) {
+    // Picking in the view selects the entity's row in the tree (empty space clears it).
+    if (entity == 0) {
+        clearSelection();
+        return;
+    }
+    QModelIndexList hits =
+        model_->match(model_->index(0, 0), kEntityIdRole, QVariant::fromValue(entity), -1,
+                      Qt::MatchExactly | Qt::MatchRecursive);
+    // A part's own row comes first; a shape's row is the one carrying its index.
+    hits.removeIf([shape](const QModelIndex& index) {
+        return index.column() != 0 || index.data(kShapeRole).toInt() != shape;
+    });
+    if (hits.isEmpty()) return;
+    setCurrentIndex(hits.front());
+    selectionModel()->select(hits.front(),
+                             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    scrollTo(hits.front());
+    emit entityPicked(static_cast<engine::EntityId>(entity));  // also when selected already
+}
+
+void SceneTreePanel::fitNameColumn(int width) {
+    // The width the user gave it, widened until the names shown fit (the details keep at least
+    // 80 pixels).
+    int needed = 0;
+    const QFontMetrics metrics = fontMetrics();
+    const int icon = style()->pixelMetric(QStyle::PM_SmallIconSize);
+    for (QModelIndex row = model_->index(0, 0); row.isValid(); row = indexBelow(row)) {
+        int depth = rootIsDecorated() ? 1 : 0;
+        for (QModelIndex up = row.parent(); up.isValid(); up = up.parent()) ++depth;
+        needed = std::max(needed, depth * indentation() + icon +
+                                      metrics.horizontalAdvance(row.data().toString()) + 16);
+    }
+    const int names = std::min(needed, viewport()->width() - 80);
+    header()->resizeSection(0, std::max({width, names, 120}));
+}
+
+void SceneTreePanel::renameEntity(quint64 entity, const QString& name) {
+    const auto id = static_cast<engine::EntityId>(entity);
+    if (!parts_.document->scene()) return;
+    std::string old = engine::entityName(*parts_.document->scene(), id);
+    old = old.substr(old.rfind('.') + 1);  // a marker's own name
+    if (old.empty() || name.toStdString() == old) return;
+    engine::SceneSpec after = *parts_.document->scene();
+    engine::renameEntity(after, id, name.toStdString());
+    for (const engine::Diagnostic& d : engine::validate(after)) {
+        if (d.severity != engine::Severity::Error) continue;
+        parts_.messages->add(
+            MessageSeverity::Error,
+            tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
+        rebuild(parts_.document->scene(), header()->sectionSize(0));  // the old name back
+        return;
+    }
+    parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(toQString(old), name));
+}
+
+void SceneTreePanel::deleteSelection() {
+    if (!parts_.document->scene()) return;
+    engine::SceneSpec after = *parts_.document->scene();
+    QStringList removed;
+    // Shapes first, highest index first, so the indices of the others stay valid.
+    std::vector<std::pair<engine::EntityId, int>> shapes;
+    for (const QModelIndex& index : selectionModel()->selectedRows())
+        if (const int shape = index.data(kShapeRole).toInt())
+            shapes.emplace_back(
+                static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong()), shape - 1);
+    std::sort(shapes.begin(), shapes.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [partId, shape] : shapes)
+        if (engine::Part* part = engine::partById(after, partId);
+            part && shape < static_cast<int>(part->shapes.size())) {
+            part->shapes.erase(part->shapes.begin() + shape);
+            removed << tr("shape %1 of %2").arg(shape + 1).arg(toQString(part->name));
+        }
+    for (const QModelIndex& index : selectionModel()->selectedRows()) {
+        if (index.data(kShapeRole).toInt()) continue;
+        const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
+        for (const std::string& name : engine::deleteEntity(after, id)) removed << toQString(name);
+    }
+    for (const engine::Diagnostic& d : engine::validate(after))
+        if (d.severity == engine::Severity::Error) {
+            parts_.messages->add(MessageSeverity::Error,
+                                 tr("Cannot delete that: %1").arg(toQString(d.message)));
+            return;
+        }
+    if (removed.isEmpty()) {
+        parts_.messages->add(
+            MessageSeverity::Warning,
+            tr("Nothing to delete: select parts, markers, joints, forces, motions or contact "
+               "pairs (the ground part stays)."));
+        return;
+    }
+    parts_.document->remove(std::move(after), tr("Delete %1").arg(removed.front()));
+    if (removed.size() > 1)
+        parts_.messages->add(
+            MessageSeverity::Info,
+            tr("Deleted %1 (Ctrl+Z undoes).").arg(removed.join(QStringLiteral(", "))));
+}
+
+void SceneTreePanel::addPart() {
+    if (!parts_.document->scene()) return;
+    engine::SceneSpec after = *parts_.document->scene();
+    std::string name;
+    for (int k = 1; name.empty() || after.findPart(name); ++k) name = "part" + std::to_string(k);
+    engine::Part part;
+    part.id = after.newId();
+    part.name = name;
+    part.density = 1000.0;  // a 0.1 m cube of water-like density: 1 kg
+    engine::Shape cube;
+    cube.size = engine::Vec3::Constant(0.1);
+    part.shapes.push_back(cube);
+    part.X_WP.p = engine::Vec3(0.0, 0.0, 0.5);
+    after.parts.push_back(part);
+    parts_.document->add(std::move(after), tr("Add %1").arg(toQString(name)));
+    selectEntity(part.id);
+}
+
+PlotWidget* SceneTreePanel::plotReactionForce(const QString& joint) {
+    const engine::SceneSpec* scene = parts_.document->scene();
+    if (!parts_.session->active() || !scene) return nullptr;
+    if (std::none_of(scene->joints.begin(), scene->joints.end(), [&](const engine::Joint& j) {
+            return QString::fromStdString(j.name) == joint;
+        }))
+        return nullptr;  // no such joint: nothing to plot
+    return parts_.plots->addPlot({joint + ".Fx", joint + ".Fy", joint + ".Fz", joint + ".F"});
+}
+
+void SceneTreePanel::showMenu(const QPoint& position) {
+    const QModelIndex index = indexAt(position);
+    if (!index.isValid() || !parts_.document->scene()) return;
+    const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
+    if (id == engine::kNoEntity) return;
+    QMenu menu;
+    // Plots need a run to plot; drawing a part translucent does not.
+    auto plot = [&](const QString& label, const QString& entity, QStringList quantities) {
+        if (!parts_.session->active()) return;
+        menu.addAction(label, this, [this, entity, quantities] {
+            QStringList channels;
+            for (const QString& q : quantities) channels << entity + QLatin1Char('.') + q;
+            parts_.plots->addPlot(channels);
+        });
+    };
+    for (const engine::Joint& joint : parts_.document->scene()->joints)
+        if (joint.id == id) {
+            const QString name = QString::fromStdString(joint.name);
+            if (parts_.session->active())
+                menu.addAction(tr("Plot Reaction Force"), this,
+                               [this, name] { plotReactionForce(name); });
+            plot(tr("Plot Reaction Torque"), name, {"Tx", "Ty", "Tz", "T"});
+            plot(tr("Plot Reaction in Marker J Axes"), name, {"FxJ", "FyJ", "FzJ"});
+            if (joint.type == engine::JointType::Revolute ||
+                joint.type == engine::JointType::Prismatic ||
+                joint.type == engine::JointType::Cylindrical)
+                plot(tr("Plot Joint Coordinate"), name, {"q0"});
+        }
+    for (const engine::Part& part : parts_.document->scene()->parts)
+        if (part.id == id && !part.ground) {
+            const QString name = QString::fromStdString(part.name);
+            plot(tr("Plot Position"), name, {"x", "y", "z"});
+            plot(tr("Plot Velocity"), name, {"vx", "vy", "vz"});
+            plot(tr("Plot Angular Velocity"), name, {"wx", "wy", "wz"});
+            QAction* see = menu.addAction(tr("Draw Translucent"));
+            see->setCheckable(true);
+            see->setChecked(parts_.viewport->partTranslucent(id));
+            connect(see, &QAction::toggled, parts_.viewport,
+                    [this, id](bool on) { parts_.viewport->setPartTranslucent(id, on); });
+        }
+    for (const engine::MotionSpec& motion : parts_.document->scene()->motions) {
+        if (motion.id != id) continue;
+        plot(tr("Plot Motor Effort"), QString::fromStdString(motion.name), {"effort"});
+        plot(tr("Plot Motor Power"), QString::fromStdString(motion.name), {"power"});
+    }
+    for (const engine::ForceSpec& force : parts_.document->scene()->forces) {
+        if (force.id != id || force.type != engine::ForceType::JointController) continue;
+        plot(tr("Plot Controller Effort"), QString::fromStdString(force.name), {"effort"});
+        plot(tr("Plot Controller Power"), QString::fromStdString(force.name), {"power"});
+    }
+    for (const engine::ContactPairSpec& pair : parts_.document->scene()->contact.pairs)
+        if (pair.id == id)
+            plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
+    if (!menu.isEmpty()) menu.exec(viewport()->mapToGlobal(position));
+}
+
+}  // namespace ui

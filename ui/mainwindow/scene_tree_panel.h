@@ -1,0 +1,65 @@
+#pragma once
+// The Scene panel: the document's parts (with their markers and shapes), joints, forces,
+// motions and contact pairs as a tree. Selecting rows selects the entities everywhere; names
+// are edited in place (through validation and the undo stack); Delete removes the selection
+// and what depends on it; the context menu plots what a run records of an entity. Rebuilt
+// after an edit, it keeps the user's column widths.
+
+#include <vector>
+
+#include <QString>
+#include <QTreeView>
+
+#include "engine/model/entity_id.h"
+#include "ui/mainwindow/window_parts.h"
+
+class QStandardItemModel;
+
+namespace engine {
+struct SceneSpec;
+}
+
+namespace ui {
+
+class PlotWidget;
+
+class SceneTreePanel : public QTreeView {
+    Q_OBJECT
+
+public:
+    explicit SceneTreePanel(const WindowParts& parts, QWidget* parent = nullptr);
+
+    // Fills the tree with `scene` (none: empty), its top level expanded, the Name column at
+    // least `nameWidth` and wide enough for the names it shows. The selection signals stay
+    // quiet.
+    void rebuild(const engine::SceneSpec* scene, int nameWidth);
+    // Selects the entity's row; `shape` (1-based) a part's geometry row; 0 clears.
+    void selectEntity(quint64 entity, int shape = 0);
+    // The selected entities (whole ones: a shape's row is not its part).
+    std::vector<engine::EntityId> selectedEntities() const;
+
+    // Edit > Delete: the selected entities and what depends on them, as one undoable edit.
+    void deleteSelection();
+    // Edit > Add Part: a 0.1 m, 1 kg cube 0.5 m above the origin, selected for editing.
+    void addPart();
+    // Renames an entity (as typed in the tree), through validation and the undo stack.
+    void renameEntity(quint64 id, const QString& name);
+    // The context menu's Plot Reaction Force: world Fx, Fy, Fz and |F| of a joint of the open
+    // scene (null with no run, or no such joint).
+    PlotWidget* plotReactionForce(const QString& joint);
+
+signals:
+    // The user selected these rows (the first entity's `shape` row, 0 for a whole entity).
+    void selectionChangedTo(const std::vector<quint64>& entities, int shape);
+    // selectEntity() picked this entity (also when it was selected already).
+    void entityPicked(engine::EntityId entity);
+
+private:
+    void showMenu(const QPoint& position);
+    void fitNameColumn(int width);
+
+    WindowParts parts_;
+    QStandardItemModel* model_ = nullptr;
+};
+
+}  // namespace ui
