@@ -6,7 +6,7 @@
 #include <QUndoStack>
 
 #include "engine/io/scene_json.h"
-#include "ui/commands/scene_commands.h"
+#include "ui/document/scene_commands.h"
 
 namespace ui {
 

@@ -42,7 +42,7 @@ public:
     // Writes the scene to `path` atomically; on success the document is that file, unmodified.
     bool save(const QString& path, std::string& error);
 
-    // Edits, each one undo step (see ui/commands): `after` is the whole scene after the edit.
+    // Edits, each one undo step (see scene_commands.h): `after` is the whole scene after the edit.
     void add(engine::SceneSpec after, const QString& text);
     void remove(engine::SceneSpec after, const QString& text);
     // `key` names the entity and fields edited; consecutive changes with one key merge.

@@ -20,6 +20,7 @@
 #include "engine/model/model.h"
 #include "engine/model/shape_features.h"
 #include "engine/state/state.h"
+#include "ui/common/text.h"
 #include "ui/document/scene_document.h"
 
 namespace ui {
@@ -28,10 +29,6 @@ namespace {
 using engine::Vec3;
 constexpr MessageSeverity kError = MessageSeverity::Error, kWarning = MessageSeverity::Warning,
                           kInfo = MessageSeverity::Info;
-
-QString toQString(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 Vec3 vec(const double (&v)[3]) {
     return {v[0], v[1], v[2]};

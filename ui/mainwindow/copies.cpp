@@ -14,6 +14,7 @@
 #include <QSpinBox>
 
 #include "engine/io/scene_json.h"
+#include "ui/common/text.h"
 #include "ui/document/scene_document.h"
 
 namespace ui {
@@ -21,10 +22,6 @@ namespace {
 
 constexpr MessageSeverity kError = MessageSeverity::Error, kWarning = MessageSeverity::Warning,
                           kInfo = MessageSeverity::Info;
-
-QString toQString(const std::string& text) {
-    return QString::fromStdString(text);
-}
 
 // Three spin boxes for a point or a vector in millimetres.
 struct VectorFields {

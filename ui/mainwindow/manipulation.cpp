@@ -19,6 +19,7 @@
 #include "engine/analysis/statics.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
+#include "ui/common/text.h"
 #include "ui/document/scene_document.h"
 
 namespace ui {
@@ -28,10 +29,6 @@ using engine::Transform;
 using engine::Vec3;
 constexpr MessageSeverity kError = MessageSeverity::Error, kWarning = MessageSeverity::Warning,
                           kInfo = MessageSeverity::Info;
-
-QString toQString(const std::string& text) {
-    return QString::fromStdString(text);
-}
 
 // Where entity `id` is: a part (index), or a marker (its part's index and its own).
 struct Located {

@@ -8,13 +8,10 @@
 
 #include "engine/model/mass_properties.h"
 #include "engine/model/scene_spec.h"
+#include "ui/common/text.h"
 
 namespace ui {
 namespace {
-
-QString toQString(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 QString shapeDetails(const engine::Shape& s) {
     const auto mm = [](double m) { return QString::number(m * 1000.0, 'g', 4); };

@@ -27,6 +27,7 @@
 #include "engine/io/mesh_loader.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
+#include "ui/common/text.h"
 #include "ui/properties/expression_editor.h"
 
 namespace ui {
@@ -35,10 +36,6 @@ namespace {
 constexpr double kDeg = engine::radToDeg(1.0);
 using Numbers = std::array<double, 3>;
 using engine::SceneSpec;
-
-QString toQString(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 // Entities by id, for the field accessors (which run on a copy of the scene).
 template <class Spec>

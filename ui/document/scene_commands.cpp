@@ -1,4 +1,4 @@
-#include "ui/commands/scene_commands.h"
+#include "ui/document/scene_commands.h"
 
 #include "ui/document/scene_document.h"
 
