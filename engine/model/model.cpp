@@ -1,5 +1,6 @@
 #include "engine/model/model.h"
 
+#include "engine/model/compile_counts.h"
 #include "engine/model/stiffness.h"
 
 #include <algorithm>
@@ -117,7 +118,15 @@ std::vector<Primitive> jointPrimitives(JointType type, double length) {
     return {};
 }
 
+std::atomic<std::uint64_t> detail::compileCount{0};
+
+CompileCounts compileCounts() {
+    return {detail::validationCount.load(std::memory_order_relaxed),
+            detail::compileCount.load(std::memory_order_relaxed)};
+}
+
 CompileResult compile(const SceneSpec& spec) {
+    detail::compileCount.fetch_add(1, std::memory_order_relaxed);
     CompileResult result;
     result.diagnostics = validate(spec);
     if (hasErrors(result.diagnostics)) return result;

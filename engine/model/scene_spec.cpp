@@ -1,6 +1,7 @@
 #include "engine/model/scene_spec.h"
 
 #include "engine/expr/expression.h"
+#include "engine/model/compile_counts.h"
 #include "engine/model/model.h"
 
 #include <algorithm>
@@ -410,7 +411,10 @@ void checkCompliance(Checker& check, const std::string& at, const Joint& joint) 
 
 }  // namespace
 
+std::atomic<std::uint64_t> detail::validationCount{0};
+
 Diagnostics validate(const SceneSpec& spec) {
+    detail::validationCount.fetch_add(1, std::memory_order_relaxed);
     Checker check;
 
     if (!spec.gravity.allFinite()) check.error("/gravity", "gravity must be finite");

@@ -10,23 +10,26 @@ constexpr qint64 kMergeWindowMs = 1000;  // edits closer than this merge into on
 }  // namespace
 
 SceneCommand::SceneCommand(SceneDocument* document, engine::SceneSpec before,
-                           engine::SceneSpec after, const QString& text)
+                           engine::SceneSpec after, const QString& text, SceneChange change)
     : QUndoCommand(text),
       document_(document),
       before_(std::move(before)),
-      after_(std::move(after)) {}
+      after_(std::move(after)),
+      change_(std::move(change)) {}
 
 void SceneCommand::redo() {
-    document_->setScene(after_);
+    document_->setScene(after_, change_);
 }
 
 void SceneCommand::undo() {
-    document_->setScene(before_);
+    document_->setScene(before_, change_);
 }
 
 ChangeFieldsCommand::ChangeFieldsCommand(SceneDocument* document, engine::SceneSpec before,
-                                         engine::SceneSpec after, const QString& text, QString key)
-    : SceneCommand(document, std::move(before), std::move(after), text), key_(std::move(key)) {
+                                         engine::SceneSpec after, const QString& text, QString key,
+                                         SceneChange change)
+    : SceneCommand(document, std::move(before), std::move(after), text, std::move(change)),
+      key_(std::move(key)) {
     lastChange_.start();
 }
 
@@ -41,7 +44,8 @@ bool ChangeFieldsCommand::mergeWith(const QUndoCommand* other) {
 
 MoveCommand::MoveCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
                          const QString& text, QString key)
-    : SceneCommand(document, std::move(before), std::move(after), text), key_(std::move(key)) {
+    : SceneCommand(document, std::move(before), std::move(after), text, {SceneChange::Kind::Poses}),
+      key_(std::move(key)) {
     lastChange_.start();
 }
 

@@ -12,17 +12,17 @@
 #include <QUndoCommand>
 
 #include "engine/model/scene_spec.h"
+#include "ui/document/scene_document.h"
 
 namespace ui {
-
-class SceneDocument;
 
 class SceneCommand : public QUndoCommand {
 public:
     enum Kind { Add = 1, Remove, ChangeFields, Move, Rename, Replace };
 
+    // `change`: what the edit changes (its undo changes the same).
     SceneCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
-                 const QString& text);
+                 const QString& text, SceneChange change);
     void redo() override;
     void undo() override;
 
@@ -32,20 +32,27 @@ public:
 protected:
     SceneDocument* document_;
     engine::SceneSpec before_, after_;
+    SceneChange change_;
 };
 
 // New entities: a part from the palette, a marker, a joint (with the assembly it triggers),
 // a force, a motion, a contact pair.
 class AddCommand final : public SceneCommand {
 public:
-    using SceneCommand::SceneCommand;
+    AddCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+               const QString& text)
+        : SceneCommand(document, std::move(before), std::move(after), text,
+                       {SceneChange::Kind::Structure}) {}
     int id() const override { return Add; }
 };
 
 // Entities deleted together with what cannot exist without them.
 class RemoveCommand final : public SceneCommand {
 public:
-    using SceneCommand::SceneCommand;
+    RemoveCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+                  const QString& text)
+        : SceneCommand(document, std::move(before), std::move(after), text,
+                       {SceneChange::Kind::Structure}) {}
     int id() const override { return Remove; }
 };
 
@@ -53,7 +60,7 @@ public:
 class ChangeFieldsCommand final : public SceneCommand {
 public:
     ChangeFieldsCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
-                        const QString& text, QString key);
+                        const QString& text, QString key, SceneChange change);
     int id() const override { return ChangeFields; }
     bool mergeWith(const QUndoCommand* other) override;
 
@@ -78,7 +85,10 @@ private:
 // An entity renamed, with every reference to it.
 class RenameCommand final : public SceneCommand {
 public:
-    using SceneCommand::SceneCommand;
+    RenameCommand(SceneDocument* document, engine::SceneSpec before, engine::SceneSpec after,
+                  const QString& text)
+        : SceneCommand(document, std::move(before), std::move(after), text,
+                       {SceneChange::Kind::Names}) {}
     int id() const override { return Rename; }
 };
 

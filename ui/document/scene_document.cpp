@@ -1,5 +1,6 @@
 #include "ui/document/scene_document.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <QFileInfo>
@@ -32,6 +33,7 @@ void SceneDocument::reset(std::unique_ptr<engine::SceneSpec> spec, const QString
                           const QString& title, bool unsavedWork) {
     undo_->clear();  // before the scene goes: commands hold copies, not references
     scene_ = std::move(spec);
+    compiled_ = scene_ ? engine::compile(*scene_) : engine::CompileResult{};
     path_ = path;
     title_ = title;
     unsavedWork_ = unsavedWork;
@@ -70,37 +72,78 @@ bool SceneDocument::save(const QString& path, std::string& error) {
     return true;
 }
 
-void SceneDocument::add(engine::SceneSpec after, const QString& text) {
-    if (scene_) undo_->push(new AddCommand(this, *scene_, std::move(after), text));
+SceneDocument::Refusal SceneDocument::check(const engine::SceneSpec& after) {
+    engine::CompileResult compiled = engine::compile(after);
+    for (const engine::Diagnostic& d : compiled.diagnostics) {
+        if (d.severity != engine::Severity::Error) continue;
+        const bool old =
+            std::any_of(compiled_.diagnostics.begin(), compiled_.diagnostics.end(),
+                        [&](const engine::Diagnostic& b) {
+                            return b.severity == engine::Severity::Error && b.message == d.message;
+                        });
+        if (!old) return d;
+    }
+    checked_ = std::move(compiled);
+    return std::nullopt;
 }
 
-void SceneDocument::remove(engine::SceneSpec after, const QString& text) {
-    if (scene_) undo_->push(new RemoveCommand(this, *scene_, std::move(after), text));
+SceneDocument::Refusal SceneDocument::add(engine::SceneSpec after, const QString& text) {
+    if (!scene_) return std::nullopt;
+    if (Refusal refused = check(after)) return refused;
+    undo_->push(new AddCommand(this, *scene_, std::move(after), text));
+    return std::nullopt;
 }
 
-void SceneDocument::changeFields(engine::SceneSpec after, const QString& text, const QString& key) {
-    if (scene_) undo_->push(new ChangeFieldsCommand(this, *scene_, std::move(after), text, key));
+SceneDocument::Refusal SceneDocument::remove(engine::SceneSpec after, const QString& text) {
+    if (!scene_) return std::nullopt;
+    if (Refusal refused = check(after)) return refused;
+    undo_->push(new RemoveCommand(this, *scene_, std::move(after), text));
+    return std::nullopt;
 }
 
-void SceneDocument::move(engine::SceneSpec after, const QString& text, const QString& key) {
-    if (scene_) undo_->push(new MoveCommand(this, *scene_, std::move(after), text, key));
+SceneDocument::Refusal SceneDocument::changeFields(engine::SceneSpec after, const QString& text,
+                                                   const QString& key, engine::EntityId entity,
+                                                   const QString& field) {
+    if (!scene_) return std::nullopt;
+    if (Refusal refused = check(after)) return refused;
+    undo_->push(new ChangeFieldsCommand(this, *scene_, std::move(after), text, key,
+                                        {SceneChange::Kind::Fields, entity, field}));
+    return std::nullopt;
 }
 
-void SceneDocument::rename(engine::SceneSpec after, const QString& text) {
-    if (scene_) undo_->push(new RenameCommand(this, *scene_, std::move(after), text));
+SceneDocument::Refusal SceneDocument::move(engine::SceneSpec after, const QString& text,
+                                           const QString& key) {
+    if (!scene_) return std::nullopt;
+    if (Refusal refused = check(after)) return refused;
+    undo_->push(new MoveCommand(this, *scene_, std::move(after), text, key));
+    return std::nullopt;
+}
+
+SceneDocument::Refusal SceneDocument::rename(engine::SceneSpec after, const QString& text) {
+    if (!scene_) return std::nullopt;
+    if (Refusal refused = check(after)) return refused;
+    undo_->push(new RenameCommand(this, *scene_, std::move(after), text));
+    return std::nullopt;
 }
 
 void SceneDocument::setPlots(std::vector<engine::PlotSpec> plots) {
     if (scene_) scene_->plots = std::move(plots);
 }
 
-void SceneDocument::setScene(const engine::SceneSpec& spec) {
+void SceneDocument::setScene(const engine::SceneSpec& spec, const SceneChange& change) {
     if (!scene_) return;
     // The user's plots are not part of the undo history: they stay as they are.
     std::vector<engine::PlotSpec> plots = std::move(scene_->plots);
     *scene_ = spec;
     scene_->plots = std::move(plots);
-    emit sceneChanged();
+    // A new edit was compiled when it was checked; an undo or a redo is compiled here.
+    if (checked_) {
+        compiled_ = std::move(*checked_);
+        checked_.reset();
+    } else {
+        compiled_ = engine::compile(*scene_);
+    }
+    emit sceneChanged(change);
 }
 
 }  // namespace ui

@@ -88,7 +88,7 @@ bool Analyses::startKinematics(bool inverseDynamics) {
     const QString what = inverseDynamics ? tr("Inverse dynamics") : tr("Kinematics");
     const engine::SceneSpec* scene = parts_.document->scene();
     QString problem;
-    const int dof = DofStatus::freeDegreesOfFreedom(scene, &problem);
+    const int dof = parts_.mobility->freeDegreesOfFreedom(&problem);
     if (dof < 0) {
         parts_.messages->add(MessageSeverity::Error, tr("%1: %2").arg(what, problem));
         return false;
@@ -128,7 +128,7 @@ bool Analyses::startKinematics(bool inverseDynamics) {
 bool Analyses::start(Kind kind) {
     const engine::SceneSpec* scene = parts_.document->scene();
     if (!scene || running()) return false;
-    const engine::CompileResult compiled = engine::compile(*scene);
+    const engine::CompileResult& compiled = parts_.document->compiled();
     if (!compiled.model) {
         parts_.messages->add(MessageSeverity::Error,
                              tr("The scene does not compile: %1")
@@ -229,9 +229,14 @@ void Analyses::finish(Kind analysis, const QString& what,
             part.v_WPo_W.setZero();
             part.w_WP_W.setZero();
         }
-    parts_.document->move(std::move(after), analysis == Kind::Assemble
-                                                ? tr("Assemble")
-                                                : tr("Move to static equilibrium"));
+    if (const auto refused = parts_.document->move(
+            std::move(after),
+            analysis == Kind::Assemble ? tr("Assemble") : tr("Move to static equilibrium"))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("%1: %2").arg(what, toQString(refused->message)),
+                             refused->entities);
+        return;
+    }
     parts_.messages->add(
         MessageSeverity::Result,
         analysis == Kind::Assemble

@@ -873,17 +873,22 @@ void BuildTools::placeAt(const PickResult& hit) {
     commitAdd(std::move(after), id, tr("Add %1").arg(toQString(engine::shapeTypeName(shape_))));
 }
 
-void BuildTools::commitAdd(engine::SceneSpec after, engine::EntityId entity, const QString& text) {
+bool BuildTools::commitAdd(engine::SceneSpec after, engine::EntityId entity, const QString& text) {
     if (entity == engine::kNoEntity) {
         emit message(kError, tr("Not made: the picks do not fit this kind of entity."));
-        return;
+        return false;
     }
-    document_->add(std::move(after), text);
+    if (const auto refused = document_->add(std::move(after), text)) {
+        emit message(kError, tr("Not made: %1").arg(toQString(refused->message)),
+                     refused->entities);
+        return false;
+    }
     lastCreated_ = entity;
     if (tool_ != Tool::Select) emit hint(hint_);  // ready for the next one
     emit created(entity);
     emit message(kInfo, tr("%1: '%2' (Ctrl+Z undoes)")
                             .arg(text, toQString(engine::entityName(*document_->scene(), entity))));
+    return true;
 }
 
 bool BuildTools::addMotion(engine::EntityId joint) {
@@ -906,8 +911,7 @@ bool BuildTools::addMotion(engine::EntityId joint) {
             entities);
         return false;
     }
-    commitAdd(std::move(after), id, tr("Add motion"));
-    return true;
+    return commitAdd(std::move(after), id, tr("Add motion"));
 }
 
 bool BuildTools::addOnJoint(engine::ForceType type, engine::EntityId joint) {
@@ -921,14 +925,8 @@ bool BuildTools::addOnJoint(engine::ForceType type, engine::EntityId joint) {
                                  .arg(spaced(engine::forceTypeName(type)).toLower()));
         return false;
     }
-    for (const engine::Diagnostic& d : engine::validate(after))
-        if (d.severity == engine::Severity::Error) {
-            emit message(kError, tr("Not made: %1").arg(toQString(d.message)));
-            return false;
-        }
-    commitAdd(std::move(after), id,
-              tr("Add %1").arg(spaced(engine::forceTypeName(type)).toLower()));
-    return true;
+    return commitAdd(std::move(after), id,
+                     tr("Add %1").arg(spaced(engine::forceTypeName(type)).toLower()));
 }
 
 bool BuildTools::fixToGround(engine::EntityId partId) {

@@ -98,7 +98,7 @@ private:
     engine::EntityId markerAt(engine::SceneSpec& spec, const End& end, const engine::Quat* R_WM);
     void finishPair(const End& second);
     void placeAt(const PickResult& hit);
-    void commitAdd(engine::SceneSpec after, engine::EntityId created, const QString& text);
+    bool commitAdd(engine::SceneSpec after, engine::EntityId created, const QString& text);
 
     SceneDocument* document_;
     ViewportWidget* viewport_;

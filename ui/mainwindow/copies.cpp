@@ -126,13 +126,11 @@ bool Copies::add(const engine::SceneSpec& source, const std::vector<engine::Enti
         }
         if (first == engine::kNoEntity) first = made.front();
     }
-    for (const engine::Diagnostic& d : engine::validate(after))
-        if (d.severity == engine::Severity::Error) {
-            emit message(kError, tr("Cannot copy: %1").arg(toQString(d.message)));
-            return false;
-        }
     const std::size_t before = spec->parts.size();
-    document_->add(std::move(after), text);
+    if (const auto refused = document_->add(std::move(after), text)) {
+        emit message(kError, tr("Cannot copy: %1").arg(toQString(refused->message)));
+        return false;
+    }
     emit message(kInfo,
                  tr("%1: %2 new parts.").arg(text).arg(document_->scene()->parts.size() - before));
     emit created(first);

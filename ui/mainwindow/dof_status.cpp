@@ -8,8 +8,7 @@
 #include <QVBoxLayout>
 
 #include "engine/analysis/mobility.h"
-#include "engine/model/construct.h"
-#include "engine/model/scene_spec.h"
+#include "engine/model/model.h"
 #include "ui/common/text.h"
 
 namespace ui {
@@ -37,21 +36,26 @@ void DofStatus::explain() {
     dialog.exec();
 }
 
-void DofStatus::showScene(const engine::SceneSpec* scene) {
+void DofStatus::showScene(const engine::CompileResult* compiled) {
     explanation_.clear();
-    if (!scene) {
+    free_ = -1;
+    problem_.clear();
+    if (!compiled) {
         setText(QString());
         return;
     }
-    const engine::CompileResult compiled = engine::compile(*scene);
-    if (!compiled.model) {
+    if (!compiled->model) {
         setText(tr("DOF: —"));
-        explanation_ = compiled.diagnostics.empty()
-                           ? QString()
-                           : toQString(compiled.diagnostics.front().message);
+        problem_ = explanation_ = compiled->diagnostics.empty()
+                                      ? QString()
+                                      : toQString(compiled->diagnostics.front().message);
         return;
     }
-    const engine::MobilityReport report = engine::mobility(compiled.model);
+    const engine::MobilityReport report = engine::mobility(compiled->model);
+    if (report.ok)
+        free_ = report.actualDof;
+    else
+        problem_ = toQString(report.message);
     if (!report.analysed) {
         setText(tr("DOF: —"));
         explanation_ = toQString(report.message);
@@ -104,20 +108,9 @@ void DofStatus::showScene(const engine::SceneSpec* scene) {
     explanation_ = html;
 }
 
-int DofStatus::freeDegreesOfFreedom(const engine::SceneSpec* scene, QString* problem) {
-    if (!scene) return -1;
-    const engine::CompileResult compiled = engine::compile(*scene);
-    if (!compiled.model) {
-        if (problem && !compiled.diagnostics.empty())
-            *problem = toQString(compiled.diagnostics.front().message);
-        return -1;
-    }
-    const engine::MobilityReport report = engine::mobility(compiled.model);
-    if (!report.ok) {
-        if (problem) *problem = toQString(report.message);
-        return -1;
-    }
-    return report.actualDof;
+int DofStatus::freeDegreesOfFreedom(QString* problem) const {
+    if (free_ < 0 && problem) *problem = problem_;
+    return free_;
 }
 
 }  // namespace ui

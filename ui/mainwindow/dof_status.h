@@ -7,7 +7,7 @@
 #include <QToolButton>
 
 namespace engine {
-struct SceneSpec;
+struct CompileResult;
 }
 
 namespace ui {
@@ -18,19 +18,22 @@ class DofStatus : public QToolButton {
 public:
     explicit DofStatus(QWidget* parent = nullptr);
 
-    // The counts of `scene` (none: blank).
-    void showScene(const engine::SceneSpec* scene);
+    // The counts of a compiled scene (the document's; none: blank).
+    void showScene(const engine::CompileResult* compiled);
     // The explanation the click shows, as rich text.
     const QString& explanation() const { return explanation_; }
 
-    // Degrees of freedom left free by joints and motions, the same count as the status bar's
-    // and `motus-cli info`'s (−1 with the reason in `problem` when it cannot be counted).
-    static int freeDegreesOfFreedom(const engine::SceneSpec* scene, QString* problem = nullptr);
+    // Degrees of freedom the scene shown leaves free by joints and motions, the same count as
+    // the status bar's and `motus-cli info`'s (−1 with the reason in `problem` when it cannot
+    // be counted).
+    int freeDegreesOfFreedom(QString* problem = nullptr) const;
 
 private:
     void explain();
 
     QString explanation_;
+    int free_ = -1;    // freeDegreesOfFreedom()
+    QString problem_;  // why it is −1
 };
 
 }  // namespace ui

@@ -62,11 +62,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     parts_.modes = new ModesPanel;
     parts_.modes->setObjectName(QStringLiteral("Modes"));
     parts_.manipulation = new Manipulation(parts_.document, parts_.viewport, this);
+    dof_ = new DofStatus;
+    parts_.mobility = dof_;
     parts_.runs = new RunControl(parts_);
     properties_ = new PropertiesPanel;
     properties_->setObjectName(QStringLiteral("Properties"));
     tree_ = new SceneTreePanel(parts_);
-    dof_ = new DofStatus;
     tools_ = new BuildTools(parts_.document, parts_.viewport, this);
     copies_ = new Copies(
         parts_.document, [this] { return tree_->selectedEntities(); }, this);
@@ -199,9 +200,15 @@ void MainWindow::wire() {
             [this](const PickResult& hit, Qt::KeyboardModifiers modifiers) {
                 if (!tools_->click(hit, modifiers)) tree_->selectEntity(hit.selectable);
             });
+    // A Properties edit goes to the document, which validates and compiles it once; what it
+    // refuses is said beside the field.
     connect(properties_, &PropertiesPanel::editRequested, document,
-            [document](const engine::SceneSpec& after, const QString& description,
-                       const QString& key) { document->changeFields(after, description, key); });
+            [this, document](const engine::SceneSpec& after, const QString& description,
+                             const QString& key) {
+                if (const auto refused = document->changeFields(
+                        after, description, key, properties_->entity(), properties_->editedField()))
+                    properties_->refuseEdit(QString::fromStdString(refused->message));
+            });
     connect(parts_.timeline, &TimelineWidget::resetRequested, parts_.runs, &RunControl::resetRun);
     parts_.modes->setShowPoses(
         [viewport](const std::vector<engine::Transform>& poses) { viewport->setPartPoses(poses); },
@@ -403,16 +410,18 @@ void MainWindow::createViewMenu() {
         ->setObjectName(QStringLiteral("ResetLayout"));
 }
 
-void MainWindow::sceneEdited() {
+void MainWindow::sceneEdited(const SceneChange& change) {
     parts_.modes->clear();  // of the scene as it was
     if (!scene()) return;
     const engine::EntityId shown = properties_->entity();
     const int shownShape = properties_->shape();
-    tree_->rebuild(scene(), tree_->header()->sectionSize(0));  // the user's column widths stay
+    // Each shows what the change touched: moved parts change no row of the tree, a name no
+    // count of the mobility. The tree keeps the user's expansion, scroll and column widths.
+    if (change.kind != SceneChange::Kind::Poses) tree_->update(*scene());
     parts_.viewport->showScene(*scene(), /*fit=*/false);
-    if (shown != engine::kNoEntity) tree_->selectEntity(shown, shownShape);
+    if (shown != engine::kNoEntity) tree_->selectEntity(shown, shownShape, /*scroll=*/false);
     properties_->showEntity(scene(), shown, shownShape);
-    dof_->showScene(scene());
+    if (change.kind != SceneChange::Kind::Names) dof_->showScene(&parts_.document->compiled());
     parts_.runs->sceneEdited();
 }
 
@@ -429,7 +438,7 @@ void MainWindow::documentReset() {
     parts_.runs->documentReset();
     properties_->showEntity(spec, engine::kNoEntity);
     updateTitle();
-    dof_->showScene(spec);
+    dof_->showScene(spec ? &parts_.document->compiled() : nullptr);
 }
 
 void MainWindow::updateTitle() {

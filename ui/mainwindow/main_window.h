@@ -31,6 +31,7 @@ class FileActions;
 class HelpActions;
 class PropertiesPanel;
 class SceneTreePanel;
+struct SceneChange;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -79,7 +80,7 @@ private:
     void wire();
     // After an edit, its undo or redo: tree, view, properties and mobility follow, then the
     // run (RunControl::sceneEdited).
-    void sceneEdited();
+    void sceneEdited(const SceneChange& change);
     // A different document is open: everything starts over with it.
     void documentReset();
     void updateTitle();

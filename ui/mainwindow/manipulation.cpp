@@ -489,10 +489,16 @@ void Manipulation::finished(bool accepted) {
     }
     // One undoable edit for the whole drag (each drag its own, never merged with the last).
     static int dragNumber = 0;
-    document_->move(
-        current_,
-        handle_.mode == GizmoMode::Translate ? tr("Move %1").arg(name) : tr("Rotate %1").arg(name),
-        QStringLiteral("drag-%1").arg(++dragNumber));
+    if (const auto refused =
+            document_->move(current_,
+                            handle_.mode == GizmoMode::Translate ? tr("Move %1").arg(name)
+                                                                 : tr("Rotate %1").arg(name),
+                            QStringLiteral("drag-%1").arg(++dragNumber))) {
+        viewport_->showScene(before_, /*fit=*/false);
+        refresh();
+        emit message(kError, tr("Not moved: %1").arg(toQString(refused->message)));
+        return;
+    }
     const QString events =
         (figures_.events == 1 ? tr("1 drag event") : tr("%1 drag events").arg(figures_.events)) +
         (figures_.held > 0 ? tr(", stopped short at %1 of them").arg(figures_.held) : QString());

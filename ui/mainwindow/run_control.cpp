@@ -155,7 +155,8 @@ bool RunControl::startRun(bool kinematic, const QString& analysis,
                           const std::function<QString(const engine::Diagnostic&)>& say) {
     const engine::SceneSpec* scene = parts_.document->scene();
     if (!scene) return false;
-    const engine::Diagnostics problems = parts_.session->start(*scene, kinematic);
+    const engine::Diagnostics problems =
+        parts_.session->start(parts_.document->compiled(), kinematic);
     for (const engine::Diagnostic& d : problems)
         parts_.messages->add(MessagesPanel::severityOf(d), say ? say(d) : toQString(d.message),
                              parts_.messages->entitiesOf(d));
@@ -194,7 +195,7 @@ void RunControl::sceneEdited() {
         // mechanism no longer fully driven goes back to Dynamics, and says so.
         bool kinematic = parts_.session->active() && parts_.session->kinematic();
         QString analysis = analysisName_;
-        if (kinematic && DofStatus::freeDegreesOfFreedom(scene) != 0) {
+        if (kinematic && parts_.mobility->freeDegreesOfFreedom() != 0) {
             kinematic = false;
             analysis = tr("Dynamics");
             parts_.messages->add(MessageSeverity::Info,
@@ -414,7 +415,7 @@ void RunControl::rerunFromHere() {
     const engine::SceneSpec* scene = parts_.document->scene();
     if (!scene || !snap) return;
     const engine::Diagnostics problems =
-        parts_.session->rerunFrom(static_cast<int>(snap->frame), *scene);
+        parts_.session->rerunFrom(static_cast<int>(snap->frame), parts_.document->compiled());
     parts_.messages->addDiagnostics(problems);
     // When it cannot, the run stays as it was: stale, and why the scene as edited cannot run.
     if (!noteRunStart(problems, analysisName_)) return;

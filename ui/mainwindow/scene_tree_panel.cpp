@@ -4,6 +4,8 @@
 
 #include <QHeaderView>
 #include <QMenu>
+#include <QScrollBar>
+#include <QSet>
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QStyle>
@@ -65,6 +67,46 @@ void SceneTreePanel::rebuild(const engine::SceneSpec* scene, int nameWidth) {
     fitNameColumn(nameWidth);
 }
 
+namespace {
+
+// A row as the user knows it across a rebuild: its entity (and shape), or its heading.
+QString rowKey(const QModelIndex& index) {
+    const quint64 id = index.data(kEntityIdRole).toULongLong();
+    return id ? QStringLiteral("%1/%2").arg(id).arg(index.data(kShapeRole).toInt())
+              : QStringLiteral("-/") + index.data().toString();
+}
+
+}  // namespace
+
+void SceneTreePanel::update(const engine::SceneSpec& scene) {
+    QSet<QString> expanded, headings;
+    for (QModelIndex row = model_->index(0, 0); row.isValid(); row = indexBelow(row))
+        if (isExpanded(row)) expanded.insert(rowKey(row));
+    for (int k = 0; k < model_->rowCount(); ++k) headings.insert(rowKey(model_->index(k, 0)));
+    const int scrolled = verticalScrollBar()->value();
+    const int nameWidth = header()->sectionSize(0);
+    {
+        const QSignalBlocker block(selectionModel());
+        populateSceneTree(*model_, scene);
+        // Depth first, so a row opens once its parent is open.
+        std::vector<QModelIndex> rows{QModelIndex()};
+        while (!rows.empty()) {
+            const QModelIndex parent = rows.back();
+            rows.pop_back();
+            for (int k = 0; k < model_->rowCount(parent); ++k) {
+                const QModelIndex row = model_->index(k, 0, parent);
+                // A heading the edit brought (the first joint's Joints) opens, as at the start.
+                const bool fresh = !parent.isValid() && !headings.contains(rowKey(row));
+                if (!fresh && !expanded.contains(rowKey(row))) continue;
+                expand(row);
+                rows.push_back(row);
+            }
+        }
+    }
+    fitNameColumn(nameWidth);
+    verticalScrollBar()->setValue(scrolled);
+}
+
 std::vector<engine::EntityId> SceneTreePanel::selectedEntities() const {
     std::vector<engine::EntityId> ids;
     for (const QModelIndex& index : selectionModel()->selectedRows())
@@ -74,7 +116,7 @@ std::vector<engine::EntityId> SceneTreePanel::selectedEntities() const {
     return ids;
 }
 
-void SceneTreePanel::selectEntity(quint64 entity, int shape) {
+void SceneTreePanel::selectEntity(quint64 entity, int shape, bool scroll) {
     // Picking in the view selects the entity's row in the tree (empty space clears it).
     if (entity == 0) {
         clearSelection();
@@ -91,7 +133,7 @@ void SceneTreePanel::selectEntity(quint64 entity, int shape) {
     setCurrentIndex(hits.front());
     selectionModel()->select(hits.front(),
                              QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    scrollTo(hits.front());
+    if (scroll) scrollTo(hits.front());
     emit entityPicked(static_cast<engine::EntityId>(entity));  // also when selected already
 }
 
@@ -119,15 +161,13 @@ void SceneTreePanel::renameEntity(quint64 entity, const QString& name) {
     if (old.empty() || name.toStdString() == old) return;
     engine::SceneSpec after = *parts_.document->scene();
     engine::renameEntity(after, id, name.toStdString());
-    for (const engine::Diagnostic& d : engine::validate(after)) {
-        if (d.severity != engine::Severity::Error) continue;
-        parts_.messages->add(
-            MessageSeverity::Error,
-            tr("Cannot rename '%1' to '%2': %3").arg(toQString(old), name, toQString(d.message)));
-        rebuild(parts_.document->scene(), header()->sectionSize(0));  // the old name back
-        return;
+    if (const auto refused = parts_.document->rename(
+            std::move(after), tr("Rename %1 to %2").arg(toQString(old), name))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("Cannot rename '%1' to '%2': %3")
+                                 .arg(toQString(old), name, toQString(refused->message)));
+        update(*parts_.document->scene());  // the old name back in the tree
     }
-    parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(toQString(old), name));
 }
 
 void SceneTreePanel::deleteSelection() {
@@ -153,12 +193,6 @@ void SceneTreePanel::deleteSelection() {
         const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
         for (const std::string& name : engine::deleteEntity(after, id)) removed << toQString(name);
     }
-    for (const engine::Diagnostic& d : engine::validate(after))
-        if (d.severity == engine::Severity::Error) {
-            parts_.messages->add(MessageSeverity::Error,
-                                 tr("Cannot delete that: %1").arg(toQString(d.message)));
-            return;
-        }
     if (removed.isEmpty()) {
         parts_.messages->add(
             MessageSeverity::Warning,
@@ -166,7 +200,12 @@ void SceneTreePanel::deleteSelection() {
                "pairs (the ground part stays)."));
         return;
     }
-    parts_.document->remove(std::move(after), tr("Delete %1").arg(removed.front()));
+    if (const auto refused =
+            parts_.document->remove(std::move(after), tr("Delete %1").arg(removed.front()))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("Cannot delete that: %1").arg(toQString(refused->message)));
+        return;
+    }
     if (removed.size() > 1)
         parts_.messages->add(
             MessageSeverity::Info,
@@ -187,7 +226,12 @@ void SceneTreePanel::addPart() {
     part.shapes.push_back(cube);
     part.X_WP.p = engine::Vec3(0.0, 0.0, 0.5);
     after.parts.push_back(part);
-    parts_.document->add(std::move(after), tr("Add %1").arg(toQString(name)));
+    if (const auto refused =
+            parts_.document->add(std::move(after), tr("Add %1").arg(toQString(name)))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("Cannot add a part: %1").arg(toQString(refused->message)));
+        return;
+    }
     selectEntity(part.id);
 }
 

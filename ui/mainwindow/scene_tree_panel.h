@@ -33,8 +33,12 @@ public:
     // least `nameWidth` and wide enough for the names it shows. The selection signals stay
     // quiet.
     void rebuild(const engine::SceneSpec* scene, int nameWidth);
-    // Selects the entity's row; `shape` (1-based) a part's geometry row; 0 clears.
-    void selectEntity(quint64 entity, int shape = 0);
+    // The same scene after an edit: the rows the user expanded stay expanded, the scroll
+    // position and the column widths stay.
+    void update(const engine::SceneSpec& scene);
+    // Selects the entity's row; `shape` (1-based) a part's geometry row; 0 clears. `scroll`:
+    // scrolled into view.
+    void selectEntity(quint64 entity, int shape = 0, bool scroll = true);
     // The selected entities (whole ones: a shape's row is not its part).
     std::vector<engine::EntityId> selectedEntities() const;
 

@@ -9,6 +9,7 @@ class QMainWindow;
 namespace ui {
 
 class Autosaver;
+class DofStatus;
 class MessagesPanel;
 class ModesPanel;
 class PlotsPanel;
@@ -30,7 +31,8 @@ struct WindowParts {
     ModesPanel* modes = nullptr;
     Manipulation* manipulation = nullptr;
     Autosaver* autosaver = nullptr;
-    RunControl* runs = nullptr;  // the run shown and what it is of (run_control.h)
+    DofStatus* mobility = nullptr;  // the status bar's degrees of freedom of the scene
+    RunControl* runs = nullptr;     // the run shown and what it is of (run_control.h)
 };
 
 }  // namespace ui

@@ -1307,28 +1307,24 @@ void PropertiesPanel::commitField(Field& f) {
         break;
     }
     }
-    // The edit must not break the scene: a problem it brings (one the scene did not have
-    // before) stays beside the field, and nothing is applied.
-    const engine::Diagnostics before = engine::validate(*spec_);
-    for (const engine::Diagnostic& d : engine::validate(after)) {
-        if (d.severity != engine::Severity::Error) continue;
-        const bool old =
-            std::any_of(before.begin(), before.end(), [&](const engine::Diagnostic& b) {
-                return b.severity == engine::Severity::Error && b.message == d.message;
-            });
-        if (old) continue;
-        if (f.kind == Field::Kind::Button) {
-            // Buttons have no line of their own: the reason goes under the title.
-            title_->setToolTip(QString::fromStdString(d.message));
-        }
-        return refuse(QString::fromStdString(d.message));
-    }
+    // The edit must not break the scene: the document refuses a problem it brings (one the
+    // scene did not have before) with its reason, which stays beside the field (refuseEdit).
     const QString what = f.kind == Field::Kind::Button
                              ? f.label
                              : tr("Edit %1 of %2").arg(f.label.toLower(), title_->text().toLower());
+    refusal_.clear();
+    editedField_ = f.label;
     emit editRequested(
         after, what,
         f.kind == Field::Kind::Button ? QString() : QStringLiteral("%1/%2").arg(id_).arg(f.label));
+    if (refusal_.isEmpty()) return;
+    // Buttons have no line of their own: the reason goes under the title.
+    if (f.kind == Field::Kind::Button) title_->setToolTip(refusal_);
+    refuse(refusal_);
+}
+
+void PropertiesPanel::refuseEdit(const QString& reason) {
+    refusal_ = reason;
 }
 
 bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {

@@ -57,11 +57,17 @@ public:
     // Markers' position and orientation in their part's axes (default) or the world's.
     void setMarkerInWorld(bool world);
 
+    // While editRequested is handled: the label of the field edited, and the receiver's
+    // refusal of the edit (the document's, which validates it), said beside the field.
+    const QString& editedField() const { return editedField_; }
+    void refuseEdit(const QString& reason);
+
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 signals:
     // `key` names the entity and field: consecutive edits of one key merge into one undo step.
+    // The receiver applies the edit or refuses it (refuseEdit) before returning.
     void editRequested(const engine::SceneSpec& after, const QString& description,
                        const QString& key);
 
@@ -84,6 +90,8 @@ private:
     QWidget* body_ = nullptr;  // the form of the entity shown
     QFormLayout* form_ = nullptr;
     std::vector<std::unique_ptr<Field>> fields_;
+    QString editedField_;  // editedField()
+    QString refusal_;      // refuseEdit()
 };
 
 }  // namespace ui

@@ -92,7 +92,10 @@ void SimulationSession::cancelJob() {
 }
 
 engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool kinematic) {
-    engine::CompileResult compiled = engine::compile(spec);
+    return start(engine::compile(spec), kinematic);
+}
+
+engine::Diagnostics SimulationSession::start(engine::CompileResult compiled, bool kinematic) {
     if (!compiled.model) return compiled.diagnostics;
     if (kinematic) {
         if (const engine::Status problem = engine::fullyDrivenProblem(compiled.model);
@@ -118,7 +121,10 @@ engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool
 }
 
 engine::Diagnostics SimulationSession::rerunFrom(int frame, const engine::SceneSpec& spec) {
-    engine::CompileResult compiled = engine::compile(spec);
+    return rerunFrom(frame, engine::compile(spec));
+}
+
+engine::Diagnostics SimulationSession::rerunFrom(int frame, engine::CompileResult compiled) {
     if (!compiled.model || !simulator_ || frame < 0) return compiled.diagnostics;
     if (kinematic_) compiled.model = engine::kinematicModel(*compiled.model);
     simulator_->rerunFrom(static_cast<std::size_t>(frame), compiled.model);

@@ -16,6 +16,7 @@
 #include "engine/model/diagnostic.h"
 
 namespace engine {
+struct CompileResult;
 struct Model;
 struct SceneSpec;
 struct Snapshot;
@@ -46,10 +47,13 @@ public:
     // (kinematic analysis and inverse dynamics) instead of integrating it; re-runs from a frame
     // keep the kind of run. The caller checks that the mechanism is fully driven.
     engine::Diagnostics start(const engine::SceneSpec& spec, bool kinematic = false);
+    // The same, from the scene compiled already (the document compiles each edit once).
+    engine::Diagnostics start(engine::CompileResult compiled, bool kinematic = false);
     // Re-runs from recorded frame `frame` with `spec` compiled (an edited scene of the same
     // structure): the frames after it are kept as the previous run (a ghost in the view,
     // dashed curves in the plots) and the run continues from it, paused.
     engine::Diagnostics rerunFrom(int frame, const engine::SceneSpec& spec);
+    engine::Diagnostics rerunFrom(int frame, engine::CompileResult compiled);
     void discardPrevious();
     // Takes over a recorded run (from a run file), ready to scrub or continue.
     QString adopt(std::shared_ptr<const engine::Model> model,

@@ -81,7 +81,7 @@ TEST_F(CopiesTest, CopyAndPasteTakeTheJointsBetweenThePartsInOneUndoStep) {
                 after.parts[4].X_WP.p.x() - after.parts[1].X_WP.p.x(), 1e-15);
     // The first pasted part is selected; the copied mechanism has its own degrees of freedom:
     // the copies are free (3 free parts joined by two revolutes: 18 − 10 = 8 more).
-    EXPECT_EQ(DofStatus::freeDegreesOfFreedom(window.scene()), 1 + 8);
+    EXPECT_EQ(window.degreesOfFreedom()->freeDegreesOfFreedom(), 1 + 8);
     window.undoStack()->undo();
     EXPECT_EQ(window.scene()->parts.size(), 4u);
 

@@ -23,6 +23,7 @@
 #include "engine/analysis/statics.h"
 #include "engine/io/robot_import.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/compile_counts.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "ui/session/simulation_session.h"
@@ -50,6 +51,7 @@
 #include <QDialogButtonBox>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QUndoStack>
 
 namespace ui {
@@ -482,6 +484,59 @@ TEST_F(MainWindowTest, PropertiesEditsGoThroughTheUndoStackWithUnitsAndValidatio
     EXPECT_EQ(window.undoStack()->count(), 3);
 }
 
+TEST_F(MainWindowTest, APropertiesEditIsValidatedAndCompiledOnceAndTheTreeKeepsItsState) {
+    // A hundred links: the tree scrolls, and compiling is not free.
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/chain_100.json")));
+    SceneTreePanel* tree = window.sceneTree();
+    QAbstractItemModel* model = tree->model();
+    // The user opens link 40's row (its markers and shape) and scrolls down to it.
+    const engine::EntityId link = window.scene()->parts[40].id;
+    const QModelIndexList hits =
+        model->match(model->index(0, 0), Qt::UserRole + 1, QVariant::fromValue<quint64>(link), 1,
+                     Qt::MatchExactly | Qt::MatchRecursive);
+    ASSERT_FALSE(hits.isEmpty());
+    tree->expand(hits.front());
+    tree->selectionModel()->select(hits.front(),
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    tree->scrollTo(hits.front(), QAbstractItemView::PositionAtTop);
+    QTest::qWait(50);
+    const int scrolled = tree->verticalScrollBar()->value();
+    ASSERT_GT(scrolled, 0);
+    PropertiesPanel* panel = window.properties();
+    ASSERT_EQ(panel->entity(), link);
+
+    // One field edited: one validation and one compile, shared by the document, the mobility
+    // readout and the run (before, 4 and 2).
+    const engine::CompileCounts before = engine::compileCounts();
+    typeInto(panel, "Mass", 0, "2.5");
+    ASSERT_EQ(window.scene()->parts[40].mass, 2.5);
+    const engine::CompileCounts after = engine::compileCounts();
+    EXPECT_EQ(after.validations - before.validations, 1u);
+    EXPECT_EQ(after.compiles - before.compiles, 1u);
+    // The tree as the user left it: the row still open, the scroll where it was.
+    const QModelIndexList again =
+        model->match(model->index(0, 0), Qt::UserRole + 1, QVariant::fromValue<quint64>(link), 1,
+                     Qt::MatchExactly | Qt::MatchRecursive);
+    ASSERT_FALSE(again.isEmpty());
+    EXPECT_TRUE(tree->isExpanded(again.front()));
+    EXPECT_EQ(tree->verticalScrollBar()->value(), scrolled);
+
+    // A refused edit costs the same and changes nothing; an undo compiles the scene it gives
+    // back, once.
+    typeInto(panel, "Mass", 0, "-1");
+    EXPECT_FALSE(panel->message("Mass").isEmpty());
+    const engine::CompileCounts refused = engine::compileCounts();
+    EXPECT_EQ(refused.validations - after.validations, 1u);
+    EXPECT_EQ(refused.compiles - after.compiles, 1u);
+    EXPECT_EQ(window.scene()->parts[40].mass, 2.5);
+    window.undoStack()->undo();
+    const engine::CompileCounts undone = engine::compileCounts();
+    EXPECT_EQ(undone.validations - refused.validations, 1u);
+    EXPECT_EQ(undone.compiles - refused.compiles, 1u);
+    EXPECT_EQ(tree->verticalScrollBar()->value(), scrolled);
+}
+
 TEST_F(MainWindowTest, NewStartsAnUnsavedSceneWithAGroundPart) {
     ASSERT_TRUE(window.files()->openScene(kFourBar));
     window.files()->newScene();
@@ -572,13 +627,13 @@ TEST_F(MainWindowTest, AnAnalysisOfAnEditedSceneIsNotApplied) {
 TEST_F(MainWindowTest, KinematicsNeedsAFullyDrivenMechanism) {
     ASSERT_TRUE(
         window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json")));
-    EXPECT_EQ(DofStatus::freeDegreesOfFreedom(window.scene()), 1);
+    EXPECT_EQ(window.degreesOfFreedom()->freeDegreesOfFreedom(), 1);
     EXPECT_FALSE(window.analyses()->startKinematics(false));
     EXPECT_TRUE(
         window.messages()->item(window.messages()->count() - 1)->text().contains("1 left free"));
     ASSERT_TRUE(
         window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/slider_crank.json")));
-    EXPECT_EQ(DofStatus::freeDegreesOfFreedom(window.scene()), 0);
+    EXPECT_EQ(window.degreesOfFreedom()->freeDegreesOfFreedom(), 0);
     const int plotsBefore = window.plots()->plotCount();
     EXPECT_TRUE(window.analyses()->startKinematics(true));
     EXPECT_EQ(window.plots()->plotCount(), plotsBefore + 1);  // the driver efforts
