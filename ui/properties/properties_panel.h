@@ -28,6 +28,8 @@ class QVBoxLayout;
 
 namespace ui {
 
+struct PropertyField;
+
 class PropertiesPanel : public QWidget {
     Q_OBJECT
 
@@ -72,7 +74,7 @@ signals:
                        const QString& key);
 
 private:
-    struct Field;
+    using Field = PropertyField;
     void rebuild();
     void defineFields();   // the fields of the entity shown, without editors
     void refreshValues();  // the editors show the scene's values

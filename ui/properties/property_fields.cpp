@@ -1,0 +1,464 @@
+#include "ui/properties/property_fields.h"
+
+#include "ui/properties/field_list.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include "engine/io/mesh_loader.h"
+#include "engine/model/edit.h"
+#include "engine/model/mass_properties.h"
+#include "ui/common/text.h"
+
+namespace ui {
+namespace fields {
+namespace {
+
+void jointFields(FieldList& b) {
+    const SceneSpec& spec = b.spec;
+    const engine::EntityId id = b.id;
+    const engine::Joint* joint = byId(spec.joints, id);
+    auto J = [id](auto& s) { return byId(s.joints, id); };
+    b.title = tr("Joint (%1)").arg(toQString(engine::jointTypeName(joint->type)));
+    b.name();
+    QStringList types;
+    for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k)
+        types << toQString(engine::jointTypeName(static_cast<engine::JointType>(k)));
+    b.choice(
+        tr("Type"), QStringLiteral("type"), types,
+        [J](const SceneSpec& s) { return std::string(engine::jointTypeName(J(s)->type)); },
+        [J](SceneSpec& s, const std::string& text) {
+            engine::Joint& j = *J(s);
+            j.type = engine::jointTypeFromName(text).value_or(j.type);
+            if (j.type == engine::JointType::Distance && !(j.length > 0.0)) {
+                // A rod as long as the markers are apart now.
+                const engine::Part* pi = s.findPart(j.markerI.part);
+                const engine::Part* pj = s.findPart(j.markerJ.part);
+                const engine::Marker* mi = s.findMarker(j.markerI);
+                const engine::Marker* mj = s.findMarker(j.markerJ);
+                if (pi && pj && mi && mj)
+                    j.length = ((pi->X_WP * mi->X_PM.p) - (pj->X_WP * mj->X_PM.p)).norm();
+                if (!(j.length > 0.0)) j.length = 0.1;
+            }
+        });
+    b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::Joint::markerI, J);
+    b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::Joint::markerJ, J);
+    if (joint->type == engine::JointType::Distance)
+        b.number(
+            tr("Length"), QStringLiteral("m"), 1.0, QStringLiteral("length"),
+            [J](const SceneSpec& s) { return J(s)->length; },
+            [J](SceneSpec& s, double v) { J(s)->length = v; });
+    b.toggle(
+        tr("Its parts collide"), QStringLiteral("collide"),
+        [J](const SceneSpec& s) { return J(s)->collide; },
+        [J](SceneSpec& s, bool on) { J(s)->collide = on; });
+    // Exact, or soft (engine::JointCompliance) said by frequency or by stiffness.
+    const QStringList holds{tr("exact"), tr("soft, by frequency"), tr("soft, by stiffness")};
+    auto holdOf = [holds](const engine::JointCompliance& c) {
+        return (c.frequency > 0.0 ? holds[1] : c.soft() ? holds[2] : holds[0]).toStdString();
+    };
+    b.choice(
+        tr("Holds"), QStringLiteral("soft"), holds,
+        [J, holdOf](const SceneSpec& s) { return holdOf(J(s)->compliance); },
+        [J, holds](SceneSpec& s, const std::string& text) {
+            engine::JointCompliance& c = J(s)->compliance;
+            if (text == holds[1].toStdString()) {
+                if (!(c.frequency > 0.0)) c = {.frequency = 10.0};  // ζ 1: critical
+            } else if (text == holds[2].toStdString()) {
+                if (c.frequency > 0.0 || !c.soft()) {
+                    // 100 kN/m and 1 kN·m/rad, damped, on what the joint holds
+                    const bool lengths = engine::jointHoldsLengths(J(s)->type);
+                    const bool angles = engine::jointHoldsAngles(J(s)->type);
+                    c = {.stiffness = lengths ? 1e5 : 0.0,
+                         .damping = lengths ? 1e3 : 0.0,
+                         .rotationalStiffness = angles ? 1e3 : 0.0,
+                         .rotationalDamping = angles ? 10.0 : 0.0};
+                }
+            } else {
+                c = {};
+            }
+        });
+    using Compliance = engine::JointCompliance;
+    auto compliance = [&](QString label, QString unit, QString key, double Compliance::*member) {
+        b.number(
+            std::move(label), std::move(unit), 1.0, QStringLiteral("soft.") + key,
+            [J, member](const SceneSpec& s) { return J(s)->compliance.*member; },
+            [J, member](SceneSpec& s, double v) { J(s)->compliance.*member = v; });
+    };
+    if (joint->compliance.frequency > 0.0) {
+        compliance(tr("Frequency"), QStringLiteral("Hz"), QStringLiteral("frequency"),
+                   &Compliance::frequency);
+        compliance(tr("Damping ratio"), QString(), QStringLiteral("dampingRatio"),
+                   &Compliance::dampingRatio);
+    } else if (joint->compliance.soft()) {
+        // The gains of the equations the joint has (and any the user set regardless).
+        const engine::JointCompliance& c = joint->compliance;
+        if (engine::jointHoldsLengths(joint->type) || c.stiffness > 0.0 || c.damping > 0.0) {
+            compliance(tr("Stiffness"), QStringLiteral("N/m"), QStringLiteral("stiffness"),
+                       &Compliance::stiffness);
+            compliance(tr("Damping"), QStringLiteral("N·s/m"), QStringLiteral("damping"),
+                       &Compliance::damping);
+        }
+        if (engine::jointHoldsAngles(joint->type) || c.rotationalStiffness > 0.0 ||
+            c.rotationalDamping > 0.0) {
+            compliance(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
+                       QStringLiteral("rotationalStiffness"), &Compliance::rotationalStiffness);
+            compliance(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
+                       QStringLiteral("rotationalDamping"), &Compliance::rotationalDamping);
+        }
+    }
+}
+
+void forceFields(FieldList& b) {
+    const SceneSpec& spec = b.spec;
+    const engine::EntityId id = b.id;
+    const engine::ForceSpec* force = byId(spec.forces, id);
+    auto F = [id](auto& s) { return byId(s.forces, id); };
+    b.title = tr("Force (%1)").arg(toQString(engine::forceTypeName(force->type)));
+    b.name();
+    QStringList types;
+    for (int k = 0; k <= static_cast<int>(engine::ForceType::JointController); ++k)
+        types << toQString(engine::forceTypeName(static_cast<engine::ForceType>(k)));
+    b.choice(
+        tr("Type"), QStringLiteral("type"), types,
+        [F](const SceneSpec& s) { return std::string(engine::forceTypeName(F(s)->type)); },
+        [F](SceneSpec& s, const std::string& text) {
+            F(s)->type = engine::forceTypeFromName(text).value_or(F(s)->type);
+        });
+    auto scalar = [&](QString label, QString unit, double scale, QString key,
+                      double engine::ForceSpec::*member) {
+        b.number(
+            std::move(label), std::move(unit), scale, std::move(key),
+            [F, member](const SceneSpec& s) { return F(s)->*member; },
+            [F, member](SceneSpec& s, double v) { F(s)->*member = v; });
+    };
+    auto vector = [&](QString label, QString unit, QString key,
+                      engine::Vec3 engine::ForceSpec::*member) {
+        b.vector(
+            std::move(label), std::move(unit), 1.0, std::move(key),
+            [F, member](const SceneSpec& s) { return toNumbers(F(s)->*member); },
+            [F, member](SceneSpec& s, const Numbers& n) { F(s)->*member = toVec(n); });
+    };
+    auto expression = [&](QString label, QString key, int component, QString unit) {
+        b.expression(
+            std::move(label), std::move(key), std::move(unit),
+            [F, component](const SceneSpec& s) { return F(s)->components[component]; },
+            [F, component](SceneSpec& s, const std::string& text) {
+                F(s)->components[component] = text;
+            });
+    };
+    switch (force->type) {
+    case engine::ForceType::PointForce:
+    case engine::ForceType::PointTorque: {
+        const QString unit = force->type == engine::ForceType::PointForce ? QStringLiteral("N")
+                                                                          : QStringLiteral("N·m");
+        b.markerChoice(tr("Marker"), QStringLiteral("marker"), &engine::ForceSpec::markerI, F);
+        expression(tr("X"), QStringLiteral("components"), 0, unit);
+        expression(tr("Y"), QStringLiteral("components.y"), 1, unit);
+        expression(tr("Z"), QStringLiteral("components.z"), 2, unit);
+        b.choice(
+            tr("Axes"), QStringLiteral("frame"),
+            {QStringLiteral("world"), QStringLiteral("marker")},
+            [F](const SceneSpec& s) {
+                return std::string(F(s)->inMarkerFrame ? "marker" : "world");
+            },
+            [F](SceneSpec& s, const std::string& text) { F(s)->inMarkerFrame = text == "marker"; });
+        break;
+    }
+    case engine::ForceType::SpringDamper:
+        b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
+        b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
+        scalar(tr("Stiffness"), QStringLiteral("N/m"), 1.0, QStringLiteral("stiffness"),
+               &engine::ForceSpec::stiffness);
+        scalar(tr("Damping"), QStringLiteral("N·s/m"), 1.0, QStringLiteral("damping"),
+               &engine::ForceSpec::damping);
+        scalar(tr("Free length"), QStringLiteral("m"), 1.0, QStringLiteral("freeLength"),
+               &engine::ForceSpec::freeLength);
+        scalar(tr("Preload"), QStringLiteral("N"), 1.0, QStringLiteral("preload"),
+               &engine::ForceSpec::preload);
+        break;
+    case engine::ForceType::RotationalSpringDamper:
+        b.jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
+        scalar(tr("Stiffness"), QStringLiteral("N·m/rad"), 1.0, QStringLiteral("stiffness"),
+               &engine::ForceSpec::stiffness);
+        scalar(tr("Damping"), QStringLiteral("N·m·s/rad"), 1.0, QStringLiteral("damping"),
+               &engine::ForceSpec::damping);
+        scalar(tr("Free angle"), QStringLiteral("°"), kDeg, QStringLiteral("freeAngle"),
+               &engine::ForceSpec::freeLength);
+        scalar(tr("Preload"), QStringLiteral("N·m"), 1.0, QStringLiteral("preload"),
+               &engine::ForceSpec::preload);
+        break;
+    case engine::ForceType::Bushing:
+        b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
+        b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
+        vector(tr("Translational stiffness"), QStringLiteral("N/m"),
+               QStringLiteral("translationalStiffness"),
+               &engine::ForceSpec::translationalStiffness);
+        vector(tr("Translational damping"), QStringLiteral("N·s/m"),
+               QStringLiteral("translationalDamping"), &engine::ForceSpec::translationalDamping);
+        vector(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
+               QStringLiteral("rotationalStiffness"), &engine::ForceSpec::rotationalStiffness);
+        vector(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
+               QStringLiteral("rotationalDamping"), &engine::ForceSpec::rotationalDamping);
+        break;
+    case engine::ForceType::JointController: {
+        const bool angle = force->axis == engine::JointAxis::Rotation;
+        b.jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
+        b.choice(
+            tr("Axis"), QStringLiteral("axis"), kAxes,
+            [F](const SceneSpec& s) { return axisOf(F(s)->axis); },
+            [F](SceneSpec& s, const std::string& text) { F(s)->axis = axisFrom(text); });
+        expression(tr("Target"), QStringLiteral("target"), 0,
+                   angle ? QStringLiteral("rad") : QStringLiteral("m"));
+        scalar(tr("kp"), angle ? QStringLiteral("N·m/rad") : QStringLiteral("N/m"), 1.0,
+               QStringLiteral("kp"), &engine::ForceSpec::stiffness);
+        scalar(tr("kd"), angle ? QStringLiteral("N·m·s/rad") : QStringLiteral("N·s/m"), 1.0,
+               QStringLiteral("kd"), &engine::ForceSpec::damping);
+        scalar(tr("Maximum effort"), angle ? QStringLiteral("N·m") : QStringLiteral("N"), 1.0,
+               QStringLiteral("maxEffort"), &engine::ForceSpec::maxEffort);
+        break;
+    }
+    }
+}
+
+void contactPairFields(FieldList& b) {
+    const SceneSpec& spec = b.spec;
+    const engine::EntityId id = b.id;
+    auto C = [id](auto& s) { return byId(s.contact.pairs, id); };
+    b.title = tr("Contact pair");
+    b.name();
+    QStringList parts;
+    for (const engine::Part& p : spec.parts) parts << toQString(p.name);
+    b.choice(
+        tr("Part A"), QStringLiteral("partA"), parts,
+        [C](const SceneSpec& s) { return C(s)->partA; },
+        [C](SceneSpec& s, const std::string& text) { C(s)->partA = text; });
+    b.choice(
+        tr("Part B"), QStringLiteral("partB"), parts,
+        [C](const SceneSpec& s) { return C(s)->partB; },
+        [C](SceneSpec& s, const std::string& text) { C(s)->partB = text; });
+    b.toggle(
+        tr("Touch"), QStringLiteral("enabled"), [C](const SceneSpec& s) { return C(s)->enabled; },
+        [C](SceneSpec& s, bool on) { C(s)->enabled = on; });
+    // Optional overrides: blank keeps the parts' combined value.
+    auto optional = [&](QString label, QString key,
+                        std::optional<double> engine::ContactPairSpec::*member) {
+        PropertyField& f = b.text(
+            std::move(label), std::move(key),
+            [C, member](const SceneSpec& s) {
+                const auto& v = C(s)->*member;
+                return v ? number(*v).toStdString() : std::string();
+            },
+            [C, member](SceneSpec& s, const std::string& text) {
+                auto& v = C(s)->*member;
+                if (text.empty())
+                    v.reset();
+                else
+                    v = QString::fromStdString(text).toDouble();
+            },
+            tr("blank: the parts' combined value"));
+        f.checkText = [](const std::string& text) {
+            bool ok = text.empty();
+            if (!ok) QString::fromStdString(text).toDouble(&ok);
+            return ok ? QString() : tr("'%1' is not a number").arg(QString::fromStdString(text));
+        };
+    };
+    optional(tr("Friction"), QStringLiteral("friction"), &engine::ContactPairSpec::friction);
+    optional(tr("Restitution"), QStringLiteral("restitution"),
+             &engine::ContactPairSpec::restitution);
+}
+
+void motionFields(FieldList& b) {
+    const SceneSpec& spec = b.spec;
+    const engine::EntityId id = b.id;
+    const engine::MotionSpec* motion = byId(spec.motions, id);
+    auto Mo = [id](auto& s) { return byId(s.motions, id); };
+    b.title = tr("Motion");
+    b.name();
+    QStringList joints;
+    for (const engine::Joint& j : spec.joints)
+        if (j.type == engine::JointType::Revolute || j.type == engine::JointType::Prismatic ||
+            j.type == engine::JointType::Cylindrical)
+            joints << toQString(j.name);
+    b.choice(
+        tr("Joint"), QStringLiteral("joint"), joints,
+        [Mo](const SceneSpec& s) { return Mo(s)->joint; },
+        [Mo](SceneSpec& s, const std::string& text) { Mo(s)->joint = text; });
+    b.choice(
+        tr("Axis"), QStringLiteral("axis"), kAxes,
+        [Mo](const SceneSpec& s) { return axisOf(Mo(s)->axis); },
+        [Mo](SceneSpec& s, const std::string& text) { Mo(s)->axis = axisFrom(text); });
+    const QStringList levels = {QStringLiteral("position"), QStringLiteral("velocity"),
+                                QStringLiteral("acceleration")};
+    b.choice(
+        tr("Level"), QStringLiteral("level"), levels,
+        [Mo, levels](const SceneSpec& s) {
+            return levels[static_cast<int>(Mo(s)->level)].toStdString();
+        },
+        [Mo, levels](SceneSpec& s, const std::string& text) {
+            Mo(s)->level = static_cast<engine::MotionLevel>(
+                std::max<qsizetype>(0, levels.indexOf(QString::fromStdString(text))));
+        });
+    QString unit =
+        motion->axis == engine::JointAxis::Rotation ? QStringLiteral("rad") : QStringLiteral("m");
+    if (motion->level == engine::MotionLevel::Velocity) unit += QStringLiteral("/s");
+    if (motion->level == engine::MotionLevel::Acceleration) unit += QStringLiteral("/s²");
+    b.expression(
+        tr("Expression"), QStringLiteral("expression"), unit,
+        [Mo](const SceneSpec& s) { return Mo(s)->expression; },
+        [Mo](SceneSpec& s, const std::string& text) { Mo(s)->expression = text; });
+}
+
+void sceneFields(FieldList& b) {
+    b.title = tr("Scene");
+    b.text(
+        tr("Scene name"), QStringLiteral("name"), [](const SceneSpec& s) { return s.name; },
+        [](SceneSpec& s, const std::string& text) { s.name = text; });
+    b.text(
+        tr("Description"), QStringLiteral("description"),
+        [](const SceneSpec& s) { return s.description; },
+        [](SceneSpec& s, const std::string& text) { s.description = text; });
+    b.vector(
+        tr("Gravity"), QStringLiteral("m/s²"), 1.0, QStringLiteral("gravity"),
+        [](const SceneSpec& s) { return toNumbers(s.gravity); },
+        [](SceneSpec& s, const Numbers& n) { s.gravity = toVec(n); });
+    b.heading(tr("Solver"));
+    const QStringList integrators = {
+        QStringLiteral("dopri45"), QStringLiteral("rk4"), QStringLiteral("symplecticEuler"),
+        QStringLiteral("implicitEuler"), QStringLiteral("timeStepping")};
+    b.choice(
+        tr("Integrator"), QStringLiteral("settings.integrator"), integrators,
+        [](const SceneSpec& s) {
+            return std::string(engine::integratorName(s.settings.integrator));
+        },
+        [](SceneSpec& s, const std::string& text) {
+            if (auto type = engine::integratorFromName(text)) s.settings.integrator = *type;
+        });
+    auto setting = [&](QString label, QString unit, QString key, auto member,
+                       bool integer = false) {
+        PropertyField& f = b.number(
+            std::move(label), std::move(unit), 1.0, std::move(key),
+            [member](const SceneSpec& s) { return static_cast<double>(s.settings.*member); },
+            [member](SceneSpec& s, double v) {
+                using T = std::remove_reference_t<decltype(s.settings.*member)>;
+                s.settings.*member = static_cast<T>(v);
+            });
+        f.integer = integer;
+    };
+    setting(tr("Step size"), QStringLiteral("s"), QStringLiteral("settings.stepSize"),
+            &engine::SolverSettings::stepSize);
+    setting(tr("Output interval (0: step size)"), QStringLiteral("s"),
+            QStringLiteral("settings.outputInterval"), &engine::SolverSettings::outputInterval);
+    setting(tr("Largest step (0: none)"), QStringLiteral("s"), QStringLiteral("settings.maxStep"),
+            &engine::SolverSettings::maxStep);
+    setting(tr("End time (0: none; Play stops there)"), QStringLiteral("s"),
+            QStringLiteral("settings.endTime"), &engine::SolverSettings::endTime);
+    setting(tr("Relative tolerance"), QString(), QStringLiteral("settings.relativeTolerance"),
+            &engine::SolverSettings::relativeTolerance);
+    setting(tr("Absolute tolerance"), QString(), QStringLiteral("settings.absoluteTolerance"),
+            &engine::SolverSettings::absoluteTolerance);
+    setting(tr("Projection tolerance"), QStringLiteral("m"),
+            QStringLiteral("settings.projectionTolerance"),
+            &engine::SolverSettings::projectionTolerance);
+    setting(tr("Projection iterations"), QString(),
+            QStringLiteral("settings.maxProjectionIterations"),
+            &engine::SolverSettings::maxProjectionIterations, true);
+    b.heading(tr("Contact"));
+    b.toggle(
+        tr("Contact"), QStringLiteral("contact.enabled"),
+        [](const SceneSpec& s) { return s.contact.enabled; },
+        [](SceneSpec& s, bool on) {
+            s.contact.enabled = on;
+            if (on) s.settings.integrator = engine::IntegratorType::TimeStepping;
+        });
+    b.choice(
+        tr("Contact solver"), QStringLiteral("contact.solver"),
+        {QStringLiteral("pgs"), QStringLiteral("lemke")},
+        [](const SceneSpec& s) { return std::string(engine::contactSolverName(s.contact.solver)); },
+        [](SceneSpec& s, const std::string& text) {
+            s.contact.solver = text == "lemke" ? engine::ContactSolverType::Lemke
+                                               : engine::ContactSolverType::ProjectedGaussSeidel;
+        });
+    b.choice(
+        tr("Friction model"), QStringLiteral("contact.friction"),
+        {QStringLiteral("box"), QStringLiteral("cone")},
+        [](const SceneSpec& s) {
+            return std::string(engine::frictionModelName(s.contact.friction));
+        },
+        [](SceneSpec& s, const std::string& text) {
+            s.contact.friction =
+                text == "cone" ? engine::FrictionModel::Cone : engine::FrictionModel::Box;
+        });
+    auto contact = [&](QString label, QString unit, QString key, auto member,
+                       bool integer = false) {
+        PropertyField& f = b.number(
+            std::move(label), std::move(unit), 1.0, std::move(key),
+            [member](const SceneSpec& s) { return static_cast<double>(s.contact.*member); },
+            [member](SceneSpec& s, double v) {
+                using T = std::remove_reference_t<decltype(s.contact.*member)>;
+                s.contact.*member = static_cast<T>(v);
+            });
+        f.integer = integer;
+    };
+    contact(tr("Cone facets"), QString(), QStringLiteral("contact.coneFacets"),
+            &engine::ContactSettings::coneFacets, true);
+    contact(tr("Solver sweeps"), QString(), QStringLiteral("contact.iterations"),
+            &engine::ContactSettings::iterations, true);
+    contact(tr("Solver tolerance"), QStringLiteral("m/s"), QStringLiteral("contact.tolerance"),
+            &engine::ContactSettings::tolerance);
+    contact(tr("Margin"), QStringLiteral("m"), QStringLiteral("contact.margin"),
+            &engine::ContactSettings::margin);
+    contact(tr("Restitution threshold"), QStringLiteral("m/s"),
+            QStringLiteral("contact.restitutionThreshold"),
+            &engine::ContactSettings::restitutionThreshold);
+    contact(tr("Stabilization"), QString(), QStringLiteral("contact.stabilization"),
+            &engine::ContactSettings::stabilization);
+    contact(tr("Slop"), QStringLiteral("m"), QStringLiteral("contact.slop"),
+            &engine::ContactSettings::slop);
+    contact(tr("Contact stiffness"), QStringLiteral("N/m"), QStringLiteral("contact.stiffness"),
+            &engine::ContactSettings::stiffness);
+    contact(tr("Contact damping"), QStringLiteral("N·s/m"), QStringLiteral("contact.damping"),
+            &engine::ContactSettings::damping);
+    contact(tr("Contact frequency"), QStringLiteral("Hz"), QStringLiteral("contact.frequency"),
+            &engine::ContactSettings::frequency);
+    contact(tr("Contact damping ratio"), QString(), QStringLiteral("contact.dampingRatio"),
+            &engine::ContactSettings::dampingRatio);
+}
+
+}  // namespace
+}  // namespace fields
+
+QString numberText(double v) {
+    if (std::abs(v) < 1e-13) v = 0.0;
+    return QString::number(v, 'g', 6);  // what is shown; values not retyped keep full precision
+}
+
+QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
+                     const FieldOptions& options,
+                     std::vector<std::unique_ptr<PropertyField>>& fields) {
+    using namespace fields;
+    FieldList b(spec, id, fields);
+    if (partOf(spec, id))
+        partFields(b, options);
+    else if (markerOf(spec, id))
+        markerFields(b, options);
+    else if (byId(spec.joints, id))
+        jointFields(b);
+    else if (byId(spec.forces, id))
+        forceFields(b);
+    else if (byId(spec.contact.pairs, id))
+        contactPairFields(b);
+    else if (byId(spec.motions, id))
+        motionFields(b);
+    else
+        sceneFields(b);
+    return b.title;
+}
+
+}  // namespace ui

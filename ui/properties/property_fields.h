@@ -1,0 +1,103 @@
+#pragma once
+// The rows of the Properties panel, as data: for the entity shown, one PropertyField per
+// editable quantity (label, unit, scale, scene-format key, and how it reads and writes a copy
+// of the scene), made by one function per kind of entity (property_fields.cpp). The panel
+// (properties_panel.h) builds an editor per field and turns what is typed into an edit.
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QString>
+#include <QStringList>
+
+#include "engine/model/scene_spec.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QWidget;
+
+namespace ui {
+
+class ExpressionEditor;
+
+using Numbers = std::array<double, 3>;
+
+// One editable quantity: a number, three numbers, a text, a switch, a choice, an expression,
+// a colour; or a line of information, a button, a heading. Numbers are shown in `scale` × their
+// SI value (degrees for angles).
+struct PropertyField {
+    enum class Kind {
+        Number,
+        Vector,
+        Text,
+        Switch,
+        Choice,
+        Expression,
+        Colour,
+        Info,
+        Button,
+        Heading
+    };
+    Kind kind = Kind::Number;
+    QString label, unit, key;
+    double scale = 1.0;
+    bool integer = false;
+    std::function<Numbers(const engine::SceneSpec&)> getNumbers;
+    std::function<void(engine::SceneSpec&, const Numbers&)> setNumbers;
+    std::function<std::string(const engine::SceneSpec&)> getText;
+    std::function<void(engine::SceneSpec&, const std::string&)> setText;
+    std::function<QString(const std::string&)> checkText;  // a reason to refuse the text, or empty
+    std::function<bool(const engine::SceneSpec&)> getSwitch;
+    std::function<void(engine::SceneSpec&, bool)> setSwitch;
+    std::function<void(bool)> local;  // a switch of the panel's own (no edit)
+    QStringList choices;
+    std::function<void(engine::SceneSpec&)> action;  // a button's edit
+    QString info;
+    QLineEdit* edits[3] = {nullptr, nullptr, nullptr};
+    QCheckBox* check = nullptr;
+    QComboBox* combo = nullptr;
+    ExpressionEditor* expression = nullptr;
+    QPushButton* button = nullptr;
+    QLabel* infoLabel = nullptr;
+    QLabel* message = nullptr;
+
+    // Takes the accessors of an identical field defined for the scene as it is now.
+    void adopt(const PropertyField& from) {
+        getNumbers = from.getNumbers;
+        setNumbers = from.setNumbers;
+        getText = from.getText;
+        setText = from.setText;
+        checkText = from.checkText;
+        getSwitch = from.getSwitch;
+        setSwitch = from.setSwitch;
+        local = from.local;
+        action = from.action;
+        info = from.info;
+        integer = from.integer;
+    }
+};
+
+// What the fields depend on besides the scene.
+struct FieldOptions {
+    int shape = 0;                                    // 1-based: one shape of a part only
+    bool markerInWorld = false;                       // a marker's pose in the world's axes
+    std::function<void(bool)> setMarkerInWorld = {};  // the panel's own switch
+    QWidget* dialogParent = nullptr;                  // for a file asked for (a mesh)
+};
+
+// The fields of entity `id` of `spec` (kNoEntity: the scene's settings) into `fields`; returns
+// the panel's title for it.
+QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
+                     const FieldOptions& options,
+                     std::vector<std::unique_ptr<PropertyField>>& fields);
+
+// A number as a field shows it: 6 significant digits, −0 and round-off shown as 0.
+QString numberText(double value);
+
+}  // namespace ui
