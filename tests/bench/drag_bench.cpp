@@ -16,8 +16,10 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/mainwindow/manipulation.h"
+#include "ui/mainwindow/scene_tree_panel.h"
 #include "ui/models/scene_tree.h"
 #include "ui/viewport/viewport_widget.h"
 
@@ -33,7 +35,8 @@ struct DragSetup {
     explicit DragSetup(const char* scene) {
         window.resize(1100, 720);
         window.show();
-        if (!QTest::qWaitForWindowExposed(&window) || !window.openScene(QString::fromUtf8(scene)))
+        if (!QTest::qWaitForWindowExposed(&window) ||
+            !window.files()->openScene(QString::fromUtf8(scene)))
             return;
         view = window.viewport();
         const engine::EntityId link = window.scene()->parts[50].id;

@@ -216,93 +216,7 @@ void PropertiesPanel::rebuild() {
             form_->addRow(QString(), f.button);
             continue;
         }
-        auto* row = new QWidget;
-        auto* rowLayout = new QVBoxLayout(row);
-        rowLayout->setContentsMargins(0, 0, 0, 0);
-        auto* line = new QHBoxLayout;
-        switch (f.kind) {
-        case Field::Kind::Switch:
-            f.check = new QCheckBox;
-            f.check->setChecked(f.getSwitch(spec));
-            connect(f.check, &QCheckBox::toggled, this, [this, &f](bool on) {
-                if (f.local)
-                    f.local(on);
-                else
-                    commitField(f);
-            });
-            line->addWidget(f.check);
-            break;
-        case Field::Kind::Text:
-        case Field::Kind::Colour:
-            f.edits[0] = new QLineEdit(QString::fromStdString(f.getText(spec)));
-            f.edits[0]->setCursorPosition(0);  // read from its start, not its tail
-            f.edits[0]->setToolTip(f.edits[0]->text());
-            line->addWidget(f.edits[0]);
-            if (f.kind == Field::Kind::Colour) {
-                auto* pick = new QToolButton;
-                pick->setText(QStringLiteral("…"));
-                pick->setToolTip(tr("Choose a colour"));
-                pick->setStyleSheet(QStringLiteral("background: %1;").arg(f.edits[0]->text()));
-                connect(pick, &QToolButton::clicked, this, [this, &f] {
-                    const QColor colour =
-                        QColorDialog::getColor(QColor(f.edits[0]->text()), this, tr("Part colour"));
-                    if (!colour.isValid()) return;
-                    f.edits[0]->setText(colour.name());
-                    commitField(f);
-                });
-                line->addWidget(pick);
-            }
-            break;
-        case Field::Kind::Choice: {
-            f.combo = new QComboBox;
-            f.combo->addItems(f.choices);
-            const QString current = QString::fromStdString(f.getText(spec));
-            if (f.combo->findText(current) < 0)
-                f.combo->addItem(current);  // e.g. a dangling reference
-            f.combo->setCurrentText(current);
-            connect(f.combo, &QComboBox::activated, this, [this, &f] { commitField(f); });
-            line->addWidget(f.combo, 1);
-            break;
-        }
-        case Field::Kind::Expression:
-            f.expression = new ExpressionEditor;
-            f.expression->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
-            f.expression->setUnit(f.unit);
-            f.expression->setText(QString::fromStdString(f.getText(spec)));
-            connect(f.expression, &ExpressionEditor::committed, this,
-                    [this, &f] { commitField(f); });
-            line->addWidget(f.expression);
-            break;
-        case Field::Kind::Info: {
-            auto* label = new QLabel(f.info);
-            f.infoLabel = label;
-            label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-            label->setStyleSheet(QStringLiteral("color: palette(mid);"));
-            line->addWidget(label);
-            break;
-        }
-        default: {
-            const Numbers values = f.getNumbers(spec);
-            for (int k = 0; k < (f.kind == Field::Kind::Vector ? 3 : 1); ++k) {
-                f.edits[k] = new QLineEdit;
-                f.edits[k]->installEventFilter(this);  // arrow keys and the wheel step the value
-                f.edits[k]->setAlignment(Qt::AlignRight);
-                showNumber(f.edits[k], values[static_cast<std::size_t>(k)] * f.scale);
-                line->addWidget(f.edits[k]);
-            }
-        }
-        }
-        for (QLineEdit* edit : f.edits)
-            if (edit)
-                connect(edit, &QLineEdit::editingFinished, this, [this, &f] { commitField(f); });
-        if (!f.unit.isEmpty() && f.kind != Field::Kind::Expression)
-            line->addWidget(new QLabel(f.unit));
-        rowLayout->addLayout(line);
-        f.message = new QLabel;
-        f.message->setWordWrap(true);
-        f.message->setStyleSheet(QStringLiteral("color: #d9534f;"));
-        f.message->hide();
-        rowLayout->addWidget(f.message);
+        QWidget* row = makeEditorRow(f, spec);
         auto* label = new QLabel(f.label);
         label->setWordWrap(true);
         if (!f.key.isEmpty()) label->setToolTip(tr("Scene file key: %1").arg(f.key));
@@ -310,6 +224,95 @@ void PropertiesPanel::rebuild() {
     }
     scroll_->setWidget(body_);
     scroll_->verticalScrollBar()->setValue(scrolled);
+}
+
+// The editors of one field, filled with its value, and the line under them that says why an
+// edit was refused.
+QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
+    auto* row = new QWidget;
+    auto* rowLayout = new QVBoxLayout(row);
+    rowLayout->setContentsMargins(0, 0, 0, 0);
+    auto* line = new QHBoxLayout;
+    switch (f.kind) {
+    case Field::Kind::Switch:
+        f.check = new QCheckBox;
+        f.check->setChecked(f.getSwitch(spec));
+        connect(f.check, &QCheckBox::toggled, this, [this, &f](bool on) {
+            if (f.local)
+                f.local(on);
+            else
+                commitField(f);
+        });
+        line->addWidget(f.check);
+        break;
+    case Field::Kind::Text:
+    case Field::Kind::Colour:
+        f.edits[0] = new QLineEdit(QString::fromStdString(f.getText(spec)));
+        f.edits[0]->setCursorPosition(0);  // read from its start, not its tail
+        f.edits[0]->setToolTip(f.edits[0]->text());
+        line->addWidget(f.edits[0]);
+        if (f.kind == Field::Kind::Colour) {
+            auto* pick = new QToolButton;
+            pick->setText(QStringLiteral("…"));
+            pick->setToolTip(tr("Choose a colour"));
+            pick->setStyleSheet(QStringLiteral("background: %1;").arg(f.edits[0]->text()));
+            connect(pick, &QToolButton::clicked, this, [this, &f] {
+                const QColor colour =
+                    QColorDialog::getColor(QColor(f.edits[0]->text()), this, tr("Part colour"));
+                if (!colour.isValid()) return;
+                f.edits[0]->setText(colour.name());
+                commitField(f);
+            });
+            line->addWidget(pick);
+        }
+        break;
+    case Field::Kind::Choice: {
+        f.combo = new QComboBox;
+        f.combo->addItems(f.choices);
+        const QString current = QString::fromStdString(f.getText(spec));
+        if (f.combo->findText(current) < 0) f.combo->addItem(current);  // e.g. a dangling reference
+        f.combo->setCurrentText(current);
+        connect(f.combo, &QComboBox::activated, this, [this, &f] { commitField(f); });
+        line->addWidget(f.combo, 1);
+        break;
+    }
+    case Field::Kind::Expression:
+        f.expression = new ExpressionEditor;
+        f.expression->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+        f.expression->setUnit(f.unit);
+        f.expression->setText(QString::fromStdString(f.getText(spec)));
+        connect(f.expression, &ExpressionEditor::committed, this, [this, &f] { commitField(f); });
+        line->addWidget(f.expression);
+        break;
+    case Field::Kind::Info: {
+        auto* label = new QLabel(f.info);
+        f.infoLabel = label;
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        label->setStyleSheet(QStringLiteral("color: palette(mid);"));
+        line->addWidget(label);
+        break;
+    }
+    default: {
+        const Numbers values = f.getNumbers(spec);
+        for (int k = 0; k < (f.kind == Field::Kind::Vector ? 3 : 1); ++k) {
+            f.edits[k] = new QLineEdit;
+            f.edits[k]->installEventFilter(this);  // arrow keys and the wheel step the value
+            f.edits[k]->setAlignment(Qt::AlignRight);
+            showNumber(f.edits[k], values[static_cast<std::size_t>(k)] * f.scale);
+            line->addWidget(f.edits[k]);
+        }
+    }
+    }
+    for (QLineEdit* edit : f.edits)
+        if (edit) connect(edit, &QLineEdit::editingFinished, this, [this, &f] { commitField(f); });
+    if (!f.unit.isEmpty() && f.kind != Field::Kind::Expression) line->addWidget(new QLabel(f.unit));
+    rowLayout->addLayout(line);
+    f.message = new QLabel;
+    f.message->setWordWrap(true);
+    f.message->setStyleSheet(QStringLiteral("color: #d9534f;"));
+    f.message->hide();
+    rowLayout->addWidget(f.message);
+    return row;
 }
 
 void PropertiesPanel::commitField(Field& f) {

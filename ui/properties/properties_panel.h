@@ -79,6 +79,7 @@ private:
     void defineFields();   // the fields of the entity shown, without editors
     void refreshValues();  // the editors show the scene's values
     void commitField(Field& field);
+    QWidget* makeEditorRow(Field& field, const engine::SceneSpec& spec);
     Field* find(const QString& labelOrKey) const;
 
     const engine::SceneSpec* spec_ = nullptr;

@@ -96,6 +96,152 @@ struct VideoEncoder::Impl {
         temporaryMade = false;
     }
 
+    // The temporary file beside where the video goes (`path`, or the file its link names):
+    // only ever a regular file is replaced, and the temporary's name is made exclusively, so
+    // two exports to one name never write into each other.
+    bool makeTemporary(const std::string& path, std::string& error) {
+        Impl& d = *this;
+        // Where the finished video goes: the file a link names (the link stays a link), and only
+        // ever a regular file (a video is written with seeks, and a device or FIFO named by mistake
+        // is never replaced). The temporary beside it has a name of its own, made exclusively, so
+        // two exports to one name never write into each other.
+        std::error_code ec;
+        std::filesystem::path target(path);
+        if (std::filesystem::is_symlink(target, ec)) {
+            const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, ec);
+            if (!ec) target = resolved;
+        }
+        const std::filesystem::file_status status = std::filesystem::status(target, ec);
+        if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+            error = "'" + path + "' is " +
+                    (std::filesystem::is_directory(status) ? "a folder"
+                     : std::filesystem::is_fifo(status)    ? "a FIFO"
+                                                           : "a device or special file") +
+                    ", not a file: a video is written to a regular file";
+            return false;
+        }
+        std::string pattern = target.string() + ".XXXXXX.partial";
+        const int fd = ::mkstemps(pattern.data(), static_cast<int>(std::strlen(".partial")));
+        if (fd < 0) {
+            error =
+                "cannot write the video file '" + path + "': " + engine::io::fileErrorText(errno);
+            return false;
+        }
+        ::close(fd);
+        d.path = target.string();
+        d.temporary = pattern;
+        d.temporaryMade = true;
+
+        return true;
+    }
+
+    // The container (MP4 or WebM) and its encoder, the picture and the RGBA → YUV scaler, at
+    // the size set; on failure everything is released and the temporary removed.
+    bool startEncoder(bool mp4, int fps, std::string& error) {
+        Impl& d = *this;
+        // The container, named rather than guessed: the temporary file's name ends in .partial.
+        int result = avformat_alloc_output_context2(&d.format, nullptr, mp4 ? "mp4" : "webm",
+                                                    d.temporary.c_str());
+        if (result < 0 || !d.format) {
+            error = std::string("this FFmpeg cannot write ") + (mp4 ? "MP4" : "WebM") +
+                    " files: " + avError(result);
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+        // The encoder: the modern one of the container, else its older sibling.
+        const AVCodec* encoder = avcodec_find_encoder(mp4 ? AV_CODEC_ID_H264 : AV_CODEC_ID_VP9);
+        if (!encoder) encoder = avcodec_find_encoder(mp4 ? AV_CODEC_ID_MPEG4 : AV_CODEC_ID_VP8);
+        if (!encoder) {
+            error = std::string("no ") + (mp4 ? "H.264 or MPEG-4" : "VP9 or VP8") +
+                    " encoder is installed (FFmpeg's libavcodec without " +
+                    (mp4 ? "libx264" : "libvpx") + ")";
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+        d.stream = avformat_new_stream(d.format, nullptr);
+        d.codec = avcodec_alloc_context3(encoder);
+        d.picture = av_frame_alloc();
+        d.packet = av_packet_alloc();
+        if (!d.stream || !d.codec || !d.picture || !d.packet) {
+            error = "out of memory starting the video encoder";
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+        d.codec->width = width;
+        d.codec->height = height;
+        d.codec->time_base = AVRational{1, fps};
+        d.codec->framerate = AVRational{fps, 1};
+        d.codec->pix_fmt = AV_PIX_FMT_YUV420P;
+        d.codec->gop_size = 2 * fps;  // a key frame every 2 s: seeking stays quick
+        // swscale's RGB → YUV is BT.601 with video range: say so, so players convert it back alike.
+        d.codec->colorspace = AVCOL_SPC_SMPTE170M;
+        d.codec->color_range = AVCOL_RANGE_MPEG;
+        if (d.format->oformat->flags & AVFMT_GLOBALHEADER)
+            d.codec->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+        // Quality: constant quality where the codec has it (sharp edges of parts on a flat
+        // background cost little), a bit rate of about 0.15 bit per pixel otherwise.
+        AVDictionary* options = nullptr;
+        switch (encoder->id) {
+        case AV_CODEC_ID_H264:
+            av_dict_set(&options, "preset", "fast", 0);
+            av_dict_set(&options, "crf", "20", 0);
+            break;
+        case AV_CODEC_ID_VP9:
+            d.codec->bit_rate = 0;  // with crf: constant quality
+            av_dict_set(&options, "crf", "32", 0);
+            av_dict_set(&options, "deadline", "good", 0);
+            av_dict_set(&options, "cpu-used", "5", 0);
+            av_dict_set(&options, "row-mt", "1", 0);
+            break;
+        default:  // MPEG-4 part 2, VP8
+            d.codec->bit_rate = std::max<std::int64_t>(
+                400'000, static_cast<std::int64_t>(0.15 * width * height * fps));
+            break;
+        }
+        result = avcodec_open2(d.codec, encoder, &options);
+        av_dict_free(&options);
+        if (result < 0) {
+            error = "cannot start the " + std::string(encoder->name) + " encoder at " +
+                    std::to_string(width) + "x" + std::to_string(height) + ": " + avError(result);
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+        result = avcodec_parameters_from_context(d.stream->codecpar, d.codec);
+        d.stream->time_base = d.codec->time_base;
+        d.stream->avg_frame_rate = d.codec->framerate;
+        if (result < 0) {
+            error = "cannot set up the video stream: " + avError(result);
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+
+        d.picture->format = d.codec->pix_fmt;
+        d.picture->width = width;
+        d.picture->height = height;
+        if ((result = av_frame_get_buffer(d.picture, 0)) < 0) {
+            error = "out of memory for a " + std::to_string(width) + "x" + std::to_string(height) +
+                    " picture: " + avError(result);
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+        d.scaler = sws_getContext(width, height, AV_PIX_FMT_RGBA, width, height, AV_PIX_FMT_YUV420P,
+                                  SWS_BICUBIC, nullptr, nullptr, nullptr);
+        if (!d.scaler) {
+            error = "cannot convert RGBA pictures to YUV 4:2:0 at this size";
+            d.release();
+            d.dropTemporary();
+            return false;
+        }
+
+        return true;
+    }
+
     void release() {
         sws_freeContext(scaler);
         scaler = nullptr;
@@ -182,142 +328,14 @@ bool VideoEncoder::open(const std::string& path, int width, int height, int fps,
         return false;
     }
     av_log_set_level(AV_LOG_ERROR);  // the codecs' chatter stays out of the user's terminal
-    // Where the finished video goes: the file a link names (the link stays a link), and only
-    // ever a regular file (a video is written with seeks, and a device or FIFO named by mistake
-    // is never replaced). The temporary beside it has a name of its own, made exclusively, so
-    // two exports to one name never write into each other.
-    std::error_code ec;
-    std::filesystem::path target(path);
-    if (std::filesystem::is_symlink(target, ec)) {
-        const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, ec);
-        if (!ec) target = resolved;
-    }
-    const std::filesystem::file_status status = std::filesystem::status(target, ec);
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-        error = "'" + path + "' is " +
-                (std::filesystem::is_directory(status) ? "a folder"
-                 : std::filesystem::is_fifo(status)    ? "a FIFO"
-                                                       : "a device or special file") +
-                ", not a file: a video is written to a regular file";
-        return false;
-    }
-    std::string pattern = target.string() + ".XXXXXX.partial";
-    const int fd = ::mkstemps(pattern.data(), static_cast<int>(std::strlen(".partial")));
-    if (fd < 0) {
-        error = "cannot write the video file '" + path + "': " + engine::io::fileErrorText(errno);
-        return false;
-    }
-    ::close(fd);
-    d.path = target.string();
-    d.temporary = pattern;
-    d.temporaryMade = true;
+    if (!d.makeTemporary(path, error)) return false;
     d.width = width;
     d.height = height;
     d.frames = 0;
-
-    // The container, named rather than guessed: the temporary file's name ends in .partial.
     const bool mp4 = *container == VideoContainer::Mp4;
-    int result = avformat_alloc_output_context2(&d.format, nullptr, mp4 ? "mp4" : "webm",
-                                                d.temporary.c_str());
-    if (result < 0 || !d.format) {
-        error = std::string("this FFmpeg cannot write ") + (mp4 ? "MP4" : "WebM") +
-                " files: " + avError(result);
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-    // The encoder: the modern one of the container, else its older sibling.
-    const AVCodec* encoder = avcodec_find_encoder(mp4 ? AV_CODEC_ID_H264 : AV_CODEC_ID_VP9);
-    if (!encoder) encoder = avcodec_find_encoder(mp4 ? AV_CODEC_ID_MPEG4 : AV_CODEC_ID_VP8);
-    if (!encoder) {
-        error = std::string("no ") + (mp4 ? "H.264 or MPEG-4" : "VP9 or VP8") +
-                " encoder is installed (FFmpeg's libavcodec without " +
-                (mp4 ? "libx264" : "libvpx") + ")";
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-    d.stream = avformat_new_stream(d.format, nullptr);
-    d.codec = avcodec_alloc_context3(encoder);
-    d.picture = av_frame_alloc();
-    d.packet = av_packet_alloc();
-    if (!d.stream || !d.codec || !d.picture || !d.packet) {
-        error = "out of memory starting the video encoder";
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-    d.codec->width = width;
-    d.codec->height = height;
-    d.codec->time_base = AVRational{1, fps};
-    d.codec->framerate = AVRational{fps, 1};
-    d.codec->pix_fmt = AV_PIX_FMT_YUV420P;
-    d.codec->gop_size = 2 * fps;  // a key frame every 2 s: seeking stays quick
-    // swscale's RGB → YUV is BT.601 with video range: say so, so players convert it back alike.
-    d.codec->colorspace = AVCOL_SPC_SMPTE170M;
-    d.codec->color_range = AVCOL_RANGE_MPEG;
-    if (d.format->oformat->flags & AVFMT_GLOBALHEADER)
-        d.codec->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    // Quality: constant quality where the codec has it (sharp edges of parts on a flat
-    // background cost little), a bit rate of about 0.15 bit per pixel otherwise.
-    AVDictionary* options = nullptr;
-    switch (encoder->id) {
-    case AV_CODEC_ID_H264:
-        av_dict_set(&options, "preset", "fast", 0);
-        av_dict_set(&options, "crf", "20", 0);
-        break;
-    case AV_CODEC_ID_VP9:
-        d.codec->bit_rate = 0;  // with crf: constant quality
-        av_dict_set(&options, "crf", "32", 0);
-        av_dict_set(&options, "deadline", "good", 0);
-        av_dict_set(&options, "cpu-used", "5", 0);
-        av_dict_set(&options, "row-mt", "1", 0);
-        break;
-    default:  // MPEG-4 part 2, VP8
-        d.codec->bit_rate =
-            std::max<std::int64_t>(400'000, static_cast<std::int64_t>(0.15 * width * height * fps));
-        break;
-    }
-    result = avcodec_open2(d.codec, encoder, &options);
-    av_dict_free(&options);
-    if (result < 0) {
-        error = "cannot start the " + std::string(encoder->name) + " encoder at " +
-                std::to_string(width) + "x" + std::to_string(height) + ": " + avError(result);
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-    result = avcodec_parameters_from_context(d.stream->codecpar, d.codec);
-    d.stream->time_base = d.codec->time_base;
-    d.stream->avg_frame_rate = d.codec->framerate;
-    if (result < 0) {
-        error = "cannot set up the video stream: " + avError(result);
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-
-    d.picture->format = d.codec->pix_fmt;
-    d.picture->width = width;
-    d.picture->height = height;
-    if ((result = av_frame_get_buffer(d.picture, 0)) < 0) {
-        error = "out of memory for a " + std::to_string(width) + "x" + std::to_string(height) +
-                " picture: " + avError(result);
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-    d.scaler = sws_getContext(width, height, AV_PIX_FMT_RGBA, width, height, AV_PIX_FMT_YUV420P,
-                              SWS_BICUBIC, nullptr, nullptr, nullptr);
-    if (!d.scaler) {
-        error = "cannot convert RGBA pictures to YUV 4:2:0 at this size";
-        d.release();
-        d.dropTemporary();
-        return false;
-    }
-
+    if (!d.startEncoder(mp4, fps, error)) return false;
     // The file: from here on, failing removes it.
-    result = avio_open(&d.format->pb, d.temporary.c_str(), AVIO_FLAG_WRITE);
+    int result = avio_open(&d.format->pb, d.temporary.c_str(), AVIO_FLAG_WRITE);
     if (result < 0) {
         error = "cannot create the video file: " + avError(result);
         d.release();
