@@ -87,43 +87,37 @@ SceneDocument::Refusal SceneDocument::check(const engine::SceneSpec& after) {
     return std::nullopt;
 }
 
-SceneDocument::Refusal SceneDocument::add(engine::SceneSpec after, const QString& text) {
+template <class Command, class... Args>
+SceneDocument::Refusal SceneDocument::apply(engine::SceneSpec after, const QString& text,
+                                            Args&&... args) {
     if (!scene_) return std::nullopt;
     if (Refusal refused = check(after)) return refused;
-    undo_->push(new AddCommand(this, *scene_, std::move(after), text));
+    undo_->push(new Command(this, *scene_, std::move(after), text, std::forward<Args>(args)...));
     return std::nullopt;
 }
 
+SceneDocument::Refusal SceneDocument::add(engine::SceneSpec after, const QString& text) {
+    return apply<AddCommand>(std::move(after), text);
+}
+
 SceneDocument::Refusal SceneDocument::remove(engine::SceneSpec after, const QString& text) {
-    if (!scene_) return std::nullopt;
-    if (Refusal refused = check(after)) return refused;
-    undo_->push(new RemoveCommand(this, *scene_, std::move(after), text));
-    return std::nullopt;
+    return apply<RemoveCommand>(std::move(after), text);
 }
 
 SceneDocument::Refusal SceneDocument::changeFields(engine::SceneSpec after, const QString& text,
                                                    const QString& key, engine::EntityId entity,
                                                    const QString& field) {
-    if (!scene_) return std::nullopt;
-    if (Refusal refused = check(after)) return refused;
-    undo_->push(new ChangeFieldsCommand(this, *scene_, std::move(after), text, key,
-                                        {SceneChange::Kind::Fields, entity, field}));
-    return std::nullopt;
+    return apply<ChangeFieldsCommand>(std::move(after), text, key,
+                                      SceneChange{SceneChange::Kind::Fields, entity, field});
 }
 
 SceneDocument::Refusal SceneDocument::move(engine::SceneSpec after, const QString& text,
                                            const QString& key) {
-    if (!scene_) return std::nullopt;
-    if (Refusal refused = check(after)) return refused;
-    undo_->push(new MoveCommand(this, *scene_, std::move(after), text, key));
-    return std::nullopt;
+    return apply<MoveCommand>(std::move(after), text, key);
 }
 
 SceneDocument::Refusal SceneDocument::rename(engine::SceneSpec after, const QString& text) {
-    if (!scene_) return std::nullopt;
-    if (Refusal refused = check(after)) return refused;
-    undo_->push(new RenameCommand(this, *scene_, std::move(after), text));
-    return std::nullopt;
+    return apply<RenameCommand>(std::move(after), text);
 }
 
 void SceneDocument::setPlots(std::vector<engine::PlotSpec> plots) {

@@ -99,6 +99,9 @@ private:
     // Validates and compiles `after`: its refusal, or empty with the result kept for the
     // command's redo (setScene).
     Refusal check(const engine::SceneSpec& after);
+    // check(), then the edit as a `Command` on the undo stack.
+    template <class Command, class... Args>
+    Refusal apply(engine::SceneSpec after, const QString& text, Args&&... args);
 
     std::unique_ptr<engine::SceneSpec> scene_;
     engine::CompileResult compiled_;                // of scene_
