@@ -8,9 +8,9 @@
 
 #include <Eigen/Cholesky>
 
-#include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/kinematics.h"
+#include "engine/kinematics/retract.h"
 #include "engine/math/constants.h"
 #include "engine/model/layout.h"
 
@@ -71,7 +71,7 @@ void unstickParallelAxes(const Model& model, State& state) {
             if (body == kGround) body = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
             if (body == kGround) continue;
             const Mat3& R = frames[static_cast<std::size_t>(body)].R;
-            detail::rotateBody(state.q, body, R.transpose() * a.unitOrthogonal() * kUnstickAngle);
+            rotateBody(state.q, body, R.transpose() * a.unitOrthogonal() * kUnstickAngle);
             frames[static_cast<std::size_t>(body)] = bodyFrame(state.q, state.v, body);
         }
     }
@@ -100,7 +100,7 @@ void leastSquares(Equations& eq, double t, Eigen::VectorXd& q, const Eigen::Vect
             A.diagonal() += mu * D;
             const Eigen::VectorXd delta = -A.ldlt().solve(g);
             qTry = q;
-            detail::retract(model, qTry, delta);
+            retract(model, qTry, delta);
             eq.at(t, qTry, phiTry, nullptr);
             const double costTry = 0.5 * w.cwiseProduct(phiTry).squaredNorm();
             if (phiTry.allFinite() && costTry < cost) {
@@ -347,7 +347,7 @@ void diagnose(const Model& model, const State& start, AssemblyResult& r, const S
     Equations eq{model, {}, {}};
     const double t = start.t;
     Eigen::VectorXd q = start.q;
-    detail::normaliseQuaternions(model, q);
+    normaliseQuaternions(model, q);
     Eigen::VectorXd phi;
     eq.at(t, q, phi, nullptr);
     if (!phi.allFinite()) return;  // the projection's message names the row
@@ -471,7 +471,7 @@ Eigen::VectorXd unitPartMetric(const Model& model, double* size2) {
 AssemblyResult assembleMechanism(const Model& model, const State& start) {
     AssemblyResult r;
     r.state = start;
-    detail::normaliseQuaternions(model, r.state.q);
+    normaliseQuaternions(model, r.state.q);
     unstickParallelAxes(model, r.state);
     const State from = r.state;
     Workspace ws;
@@ -515,7 +515,7 @@ AssemblyResult assembleMechanism(const Model& model, const State& start) {
         bool better = false;
         for (alpha = std::min(1.0, 2.0 * alpha); alpha > 1e-4; alpha *= 0.5) {
             trial.q = r.state.q;
-            detail::retract(model, trial.q, alpha * step);
+            retract(model, trial.q, alpha * step);
             ws.factored = false;
             better = projectState(model, trial, ws, nullptr, kClosed).ok &&
                      sqpStep(trial, trialStep, trialSize) && trialSize < size;

@@ -9,7 +9,7 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "engine/integrators/detail.h"
+#include "engine/kinematics/retract.h"
 #include "engine/model/stiffness.h"
 
 namespace engine {
@@ -140,8 +140,7 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
     : model_(std::move(model)),
-      integrator_(model_->kinematic ? detail::makeKinematicStepper()
-                                    : makeIntegrator(model_->settings)) {}
+      integrator_(model_->kinematic ? makeKinematicStepper() : makeIntegrator(model_->settings)) {}
 
 Status ForwardDynamics::initialize() {
     return initialize(initialState(*model_));
@@ -240,7 +239,7 @@ Status ForwardDynamics::advance(double tEnd) {
 }
 
 Status ForwardDynamics::outputs(Outputs& out) {
-    Status s = computeOutputs(*model_, state_, ws_, out);
+    Status s = computeOutputs(*model_, state_, ws_, out, &ws_.step);  // the last step's result
     saveSolverMemory();  // the reactions' solve may have taken rows back
     return s;
 }

@@ -8,9 +8,9 @@
 #include <Eigen/SVD>
 
 #include "engine/constraints/constraints.h"
-#include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/kinematics.h"
+#include "engine/kinematics/retract.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -53,7 +53,7 @@ Status displace(const Model& model, const State& from, const Eigen::MatrixXd& N,
                 const Eigen::VectorXd& z, Workspace& ws, State& to) {
     to = from;
     const Eigen::VectorXd delta = N * z;
-    detail::retract(model, to.q, delta);
+    retract(model, to.q, delta);
     to.v.setZero();
     if (Status s = projectState(model, to, ws); !s.ok) return s;
     to.v.setZero();

@@ -28,16 +28,16 @@ double gravitationalEnergy(const Model& model, const State& state) {
     return e;
 }
 
-Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out) {
+Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out,
+                      const StepResult* step) {
     // At the end of a step that left its result (the velocity-level stepper: its impulses are
     // the reactions of the step), the multipliers and contact forces are the step's: only the
     // kinematics, forces and constraint rows are evaluated here. Elsewhere (the initial state,
     // the acceleration-level integrators) the KKT system is solved at this instant. (The
     // fixed-step loop snaps its last step's end onto the requested time.)
-    const StepResult& step = ws.step;
-    const bool stepped = step.valid &&
-                         std::abs(step.t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t)) &&
-                         step.lambda.size() == model.constraintRows();
+    const bool stepped = step && step->valid &&
+                         std::abs(step->t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t)) &&
+                         step->lambda.size() == model.constraintRows();
     if (stepped) {
         if (Status s =
                 evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates, ws);
@@ -53,11 +53,11 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                !s.ok) {
         return s;
     }
-    const Eigen::VectorXd& lambda = stepped ? step.lambda : ws.lambda;
+    const Eigen::VectorXd& lambda = stepped ? step->lambda : ws.lambda;
     out.t = state.t;
     out.contacts.clear();
-    if (stepped) out.contacts = step.contacts;
-    out.contactSolver = step.contactSolver;
+    if (stepped) out.contacts = step->contacts;
+    out.contactSolver = step ? step->contactSolver : ContactSolverReport{};
     out.contactSolver.unconvergedSteps = state.unconvergedContactSteps;
     const auto& Phi_q = ws.constraints.Phi_q;
 

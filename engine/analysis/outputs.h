@@ -15,6 +15,7 @@
 #include <Eigen/Core>
 
 #include "engine/dynamics/dynamics.h"
+#include "engine/dynamics/step_result.h"
 
 namespace engine {
 
@@ -52,10 +53,13 @@ struct Outputs {
     ContactSolverReport contactSolver;
 };
 
-// Solves the KKT system at `state` (the workspace must be prepared) and fills `out`. After a
-// time-stepping step ending at state.t, reactions and efforts come from that step's
-// impulses (the forces that acted, contact included) and the contacts are reported.
-Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out);
+// Fills `out` at `state` (the workspace must be prepared). `step`: the result of the step that
+// ended at state.t, when there was one: after a velocity-level step (time stepping) the
+// reactions and efforts are that step's impulses (the forces that acted, contact included)
+// and its contacts are reported; otherwise (no step, or one that left no impulses) the KKT
+// system is solved at this instant.
+Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out,
+                      const StepResult* step = nullptr);
 
 // Kinetic and gravitational energy only (no solve needed).
 double kineticEnergy(const Model& model, const State& state);

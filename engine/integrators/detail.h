@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/kinematics/retract.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
 
@@ -16,39 +17,22 @@ class Integrator;
 
 namespace engine::detail {
 
-// e ← e ⊗ exp(½ θ') for a rotation vector θ' in body axes.
-inline void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
-    const double angle = theta.norm();
-    Quat dq = Quat::Identity();
-    if (angle > 0.0) dq = Quat(Eigen::AngleAxisd(angle, theta / angle));
-    const Quat e = (bodyOrientation(q, b) * dq).normalized();
-    layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
-}
-
 // Whether any driver prescribes an acceleration (its step target needs γ at the step start).
 inline bool hasAccelerationDrivers(const Model& model) {
     return std::any_of(model.drivers.begin(), model.drivers.end(),
                        [](const DriverModel& d) { return d.level == MotionLevel::Acceleration; });
 }
 
-inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
-    for (int b = 0; b < model.bodyCount(); ++b) layout::orientation(q, b).normalize();
-}
+using engine::normaliseQuaternions;
+using engine::retract;
+using engine::rotateBody;
 
-// q ⊕ Δ: positions by addition, orientations by the exponential map of the body-axes
-// rotation vector Δ(3..5).
-inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& delta) {
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        layout::position(q, b) += layout::linear(delta, b);
-        rotateBody(q, b, layout::angular(delta, b));
-    }
-}
-
+std::unique_ptr<engine::Integrator> makeSymplecticEuler(double stepSize);
+std::unique_ptr<engine::Integrator> makeRungeKutta4(double stepSize);
+std::unique_ptr<engine::Integrator> makeDormandPrince45(double maxStep, double relativeTolerance,
+                                                        double absoluteTolerance);
 std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
 std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
-// The motion of a fully driven mechanism solved at each instant from the constraints (a
-// Model with `kinematic` set; engine/analysis/kinematic_analysis.h).
-std::unique_ptr<engine::Integrator> makeKinematicStepper();
 
 }  // namespace engine::detail
 

@@ -1,7 +1,8 @@
 #pragma once
-// Time steppers behind one interface. Each accepted step is followed by projection onto the
-// constraint manifold (positions by Newton steps in the mass metric, then velocities), with
-// quaternions renormalised, so no Baumgarte factors are needed (seed 003 §0.5).
+// Time steppers behind one interface, one a file. Each accepted step is followed by projection
+// onto the constraint manifold (engine/dynamics/projection.h: positions by Newton steps in the
+// mass metric, then velocities), with quaternions renormalised, so no Baumgarte factors are
+// needed (seed 003 §0.5).
 //
 //   symplecticEuler  fixed step h:  v⁺ = v + h v̇(q, v),  q⁺ = q ⊕ h v⁺ (exponential map)
 //   rk4              fixed step h, classical Runge–Kutta on (q, v)
@@ -19,6 +20,7 @@
 #include <memory>
 
 #include "engine/dynamics/dynamics.h"
+#include "engine/dynamics/projection.h"
 
 namespace engine {
 
@@ -55,27 +57,8 @@ protected:
 
 std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings);
 
-// Projects the state onto Φ = 0 (position rows) and Φq v = ν (position and velocity rows),
-// renormalises quaternions and updates the unwound joint coordinates. Fails when Newton does
-// not converge within settings.maxProjectionIterations. `tolerance` (m, rad) replaces the
-// scene's projection tolerance when positive.
-//
-// `driverWork`: the motions' share of the velocity correction is work they do, added to
-// state.driverWork — for the velocity-level steppers, whose step meets a motion's position and
-// whose projection its rate (a run-up gets half its speed there). The Runge–Kutta methods
-// integrate the motions' power instead, and their corrections are round-off.
-Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr,
-                    double tolerance = 0.0, bool driverWork = false);
-
-// The velocity stage of projectState alone, for a step whose positions already meet the
-// position rows (to the projection tolerance, measured as projectState measures it) and whose
-// workspace frames are at state.q unless Φq(state.q) still has to be factored. `coordinates`:
-// refresh State::jointCoordinates; a caller that refreshes them itself before any joint could
-// have turned by π since (so every angle unwinds to the same value) may leave them.
-Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork = false,
-                         bool coordinates = true);
-
-// Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
-void updateJointCoordinates(const Model& model, State& state, Workspace& ws);
+// The motion of a fully driven mechanism solved at each instant from the constraints (a Model
+// with `kinematic` set; engine/analysis/kinematic_analysis.h).
+std::unique_ptr<Integrator> makeKinematicStepper();
 
 }  // namespace engine

@@ -15,7 +15,8 @@
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/kinematics.h"
 
-namespace engine::detail {
+namespace engine {
+namespace detail {
 namespace {
 
 // The narrowest interval a lock-up is located to [s].
@@ -221,9 +222,10 @@ private:
 };
 
 }  // namespace
+}  // namespace detail
 
 std::unique_ptr<Integrator> makeKinematicStepper() {
-    return std::make_unique<KinematicStepper>();
+    return std::make_unique<detail::KinematicStepper>();
 }
 
-}  // namespace engine::detail
+}  // namespace engine

@@ -1,0 +1,113 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "engine/integrators/detail.h"
+#include "engine/math/finite.h"
+
+namespace engine {
+
+// A position-level motion whose expression jumps (`time < 1 ? 0 : 90d`) asks the parts to be
+// somewhere else from one instant to the next. Every method met it by moving them there in one
+// step's projection — a teleport, with a spike of reaction and of the motion's work that
+// depends on the step — so a run now stops before the step that holds such a jump. Found from
+// the expression's values alone (its derivatives smear a jump over ±2 ms): the change over the
+// step is halved towards where it happens; a continuous motion spreads it out within a halving
+// or two, a jump keeps it in an interval of a picosecond. A turn by whole turns is no jump.
+namespace {
+constexpr double kJumpSmallest = 1e-3;  // m or rad: changes below this are not looked at
+}  // namespace
+
+// See detail.h. Sampled every 0.1 ms; a first time that is not a number is found by halving.
+std::string detail::forceExpressionCause(const Model& model, double t, double span, double growth) {
+    for (const ForceModel& force : model.forces) {
+        const Expression* expressions[3] = {&force.components[0], &force.components[1],
+                                            &force.components[2]};
+        const int count =
+            force.type == ForceType::JointController                                      ? 1
+            : force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3
+                                                                                          : 0;
+        const int samples = static_cast<int>(std::min(1e5, std::ceil(span / 1e-4)));
+        for (int k = 0; k <= samples; ++k) {
+            const double tk = t + span * k / samples;
+            if (nonFiniteExpression(force, tk).empty()) continue;
+            double good = t, bad = tk;  // finite at `good` (or k == 0), not at `bad`
+            if (k > 0)
+                for (int halving = 0; halving < 60 && bad - good > 0.0; ++halving) {
+                    const double middle = 0.5 * (good + bad);
+                    if (middle <= good || middle >= bad) break;
+                    (nonFiniteExpression(force, middle).empty() ? good : bad) = middle;
+                }
+            return "force '" + force.name + "': " + nonFiniteExpression(force, bad);
+        }
+        static constexpr const char* axes[3] = {"x", "y", "z"};
+        for (int c = 0; c < count; ++c) {
+            const Expression& e = *expressions[c];
+            if (e.isConstant()) continue;
+            const double before = std::abs(e.eval(std::max(0.0, t - 1e-2)));
+            for (int k = 0; k <= samples; ++k) {
+                const double tk = t + span * k / samples;
+                const double value = e.eval(tk);
+                if (!(std::abs(value) > growth * std::max(1.0, before))) continue;
+                char text[96];
+                std::snprintf(text, sizeof text, "%g at t = %.9g s (%g 10 ms before)", value, tk,
+                              before);
+                return "force '" + force.name + "': its expression '" + e.text() + "' (" +
+                       (count == 1 ? "target" : std::string(axes[c]) + " component") +
+                       ") races off to " + text + ": a pole?";
+            }
+        }
+    }
+    return {};
+}
+
+Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
+    for (const DriverModel& driver : model.drivers) {
+        if (driver.level != MotionLevel::Position) continue;
+        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
+        const bool angle =
+            joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
+        auto change = [&](double from, double to) {
+            const double d = to - from;
+            return angle ? std::remainder(d, 2.0 * kPi) : d;
+        };
+        double a = t0, b = t1, fa = driver.f.eval(t0), fb = driver.f.eval(t1);
+        const double total = change(fa, fb);
+        if (!std::isfinite(total) || !(std::abs(total) > kJumpSmallest)) continue;
+        bool jump = true;
+        while (b - a > 1e-12 * std::max(1.0, std::abs(t1))) {
+            const double m = 0.5 * (a + b), fm = driver.f.eval(m);
+            const double left = change(fa, fm), right = change(fm, fb);
+            if (!std::isfinite(left) || !std::isfinite(right)) {
+                jump = false;  // (a value that is not a number is said where it is evaluated)
+                break;
+            }
+            if (std::abs(left) >= std::abs(right)) {
+                b = m;
+                fb = fm;
+            } else {
+                a = m;
+                fa = fm;
+            }
+            if (std::abs(change(fa, fb)) < 0.5 * std::abs(total)) {
+                jump = false;
+                break;
+            }
+        }
+        if (!jump) continue;
+        char text[64];
+        std::snprintf(text, sizeof text, "%.4g %s", std::abs(change(fa, fb)), angle ? "rad" : "m");
+        return Status::failure(
+            "motion '" + driver.name + "' jumps by " + text + " at t = " + timeText(b) + " (" +
+                driver.f.text() +
+                "): the parts cannot be somewhere else from one instant to the next. Make the "
+                "change "
+                "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "
+                "velocity-level motion",
+            {driver.id});
+    }
+    return {};
+}
+
+}  // namespace engine

@@ -1,0 +1,36 @@
+#pragma once
+// Moving on the configuration space: q ⊕ Δ (positions by addition, orientations by the
+// exponential map of a body-axes rotation vector) and unit quaternions kept unit. Used by the
+// projection onto the constraints, the steppers and the analyses.
+
+#include <Eigen/Core>
+
+#include "engine/model/layout.h"
+#include "engine/model/model.h"
+#include "engine/state/state.h"
+
+namespace engine {
+
+// e ← e ⊗ exp(½ θ') for a rotation vector θ' in body axes.
+inline void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
+    const double angle = theta.norm();
+    Quat dq = Quat::Identity();
+    if (angle > 0.0) dq = Quat(Eigen::AngleAxisd(angle, theta / angle));
+    const Quat e = (bodyOrientation(q, b) * dq).normalized();
+    layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
+}
+
+inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
+    for (int b = 0; b < model.bodyCount(); ++b) layout::orientation(q, b).normalize();
+}
+
+// q ⊕ Δ: positions by addition, orientations by the exponential map of the body-axes
+// rotation vector Δ(3..5).
+inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& delta) {
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        layout::position(q, b) += layout::linear(delta, b);
+        rotateBody(q, b, layout::angular(delta, b));
+    }
+}
+
+}  // namespace engine
