@@ -27,8 +27,8 @@ LADDER = [
     ("integrators",),                    # steppers
     ("analysis",),                       # runs and analyses built on the steppers
     ("record",),                         # recordings of runs
-    ("io",),                             # files: scenes, runs, CSV, URDF, meshes
-    ("runtime",),                        # the engine thread
+    ("io",),                             # Motus's files: scenes, runs, CSV; meshes
+    ("runtime", "import"),               # the engine thread; robot descriptions (URDF, MJCF, SDF)
 ]
 RUNG = {folder: rung for rung, folders in enumerate(LADDER) for folder in folders}
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/io/scene_overrides.h"
 
 namespace cli {

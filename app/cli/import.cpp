@@ -4,7 +4,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/io/scene_json.h"
 
 namespace cli {

@@ -14,7 +14,7 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/runtime/simulator.h"
 #include "engine/version.h"
 #include "ui/analysis/modes_panel.h"

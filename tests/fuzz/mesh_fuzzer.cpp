@@ -19,8 +19,8 @@
 #include <string>
 
 #include "engine/contact/collision_world.h"
+#include "engine/import/inertia_fixup.h"
 #include "engine/io/child_process.h"
-#include "engine/io/inertia_fixup.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/model/mass_properties.h"
 #include "engine/model/model.h"

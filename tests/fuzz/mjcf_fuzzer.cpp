@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "engine/import/mjcf_import.h"
 #include "engine/io/child_process.h"
-#include "engine/io/mjcf_import.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/model.h"
 #include "tests/fuzz/forked_readers.h"

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "engine/import/sdf_import.h"
 #include "engine/io/scene_json.h"
-#include "engine/io/sdf_import.h"
 #include "engine/model/model.h"
 #include "tests/fuzz/input_folder.h"
 

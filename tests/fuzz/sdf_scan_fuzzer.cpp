@@ -1,5 +1,5 @@
 // libFuzzer target for what Motus reads of an SDF file before libsdformat does
-// (engine/io/sdf_import.h, sdfReadProblem): its own scan of the XML text for elements and
+// (engine/import/sdf_import.h, sdfReadProblem): its own scan of the XML text for elements and
 // <include> URIs, the includes found as libsdformat finds them (and through the package path),
 // cycles, depth and the memory estimate. Any input must be scanned, accepted or refused with a
 // reason, without a crash, a hang, a leak or undefined behaviour (AddressSanitizer, UBSan).
@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/io/sdf_import.h"
+#include "engine/import/sdf_import.h"
 #include "tests/fuzz/input_folder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

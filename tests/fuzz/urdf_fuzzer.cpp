@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "engine/import/urdf_import.h"
 #include "engine/io/scene_json.h"
-#include "engine/io/urdf_import.h"
 #include "engine/model/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

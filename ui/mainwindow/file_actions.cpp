@@ -13,7 +13,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/scene_spec.h"

@@ -12,7 +12,7 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 
 namespace ui {
 namespace {

@@ -13,12 +13,12 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/import/mjcf_import.h"
+#include "engine/import/sdf_import.h"
+#include "engine/import/urdf_import.h"
 #include "engine/io/mesh_loader.h"
-#include "engine/io/mjcf_import.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
-#include "engine/io/sdf_import.h"
-#include "engine/io/urdf_import.h"
 
 namespace engine::io {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/io/mjcf_import.h"
-#include "engine/io/robot_import.h"
+#include "engine/import/mjcf_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/layout.h"
 #include "engine/runtime/simulator.h"

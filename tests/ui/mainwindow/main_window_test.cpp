@@ -21,7 +21,7 @@
 
 #include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/compile_counts.h"
 #include "engine/record/recording.h"

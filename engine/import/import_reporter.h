@@ -15,7 +15,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
 

@@ -1,4 +1,4 @@
-#include "engine/io/inertia_fixup.h"
+#include "engine/import/inertia_fixup.h"
 
 #include <algorithm>
 #include <cmath>

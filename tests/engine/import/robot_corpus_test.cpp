@@ -11,7 +11,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
 

@@ -1,4 +1,4 @@
-#include "engine/io/sdf_import.h"
+#include "engine/import/sdf_import.h"
 
 #include <algorithm>
 #include <cctype>
@@ -44,11 +44,11 @@
 
 #include <console_bridge/console.h>
 
-#include "engine/io/import_reporter.h"
-#include "engine/io/inertia_fixup.h"
+#include "engine/import/import_reporter.h"
+#include "engine/import/inertia_fixup.h"
+#include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
-#include "engine/io/resource_path.h"
 #include "engine/model/mass_properties.h"
 
 // libsdformat reads the file, checks it against the SDF specification and resolves its frame
@@ -99,7 +99,7 @@ Transform toTransform(const ignition::math::Pose3d& p) {
 }
 
 // libsdformat's errors as error diagnostics: the file and line, the message, the element.
-// An invalid inertia is left to the fix-ups (engine/io/inertia_fixup.h), which say what they
+// An invalid inertia is left to the fix-ups (engine/import/inertia_fixup.h), which say what they
 // change (or refuse it when strict).
 void reportSdfErrors(const sdf::Errors& errors, const std::string& path, Reporter& report) {
     for (const sdf::Error& e : errors) {

@@ -2,7 +2,7 @@
 // SDF import (libsdformat): the models of an SDF file — its root model, or every model of its
 // first world, nested models included — become one scene. Links are parts placed where the
 // file puts them (each pose resolved in the world), with their inertials run through the
-// inertia fix-ups (engine/io/inertia_fixup.h), their visuals drawn only and their collisions
+// inertia fix-ups (engine/import/inertia_fixup.h), their visuals drawn only and their collisions
 // touched only. Joints become joints with markers at the joint frame (the child link's frame
 // moved by the joint's pose), z along the axis wherever the file expresses it:
 //   revolute, continuous → revolute;  prismatic → prismatic;  fixed → fixed;
@@ -22,7 +22,7 @@
 
 #include <string>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 
 namespace engine::io {
 

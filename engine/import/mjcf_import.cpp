@@ -1,4 +1,4 @@
-#include "engine/io/mjcf_import.h"
+#include "engine/import/mjcf_import.h"
 
 #include <algorithm>
 #include <array>
@@ -19,9 +19,9 @@
 
 #include <mujoco/mujoco.h>
 
+#include "engine/import/import_reporter.h"
+#include "engine/import/inertia_fixup.h"
 #include "engine/io/child_process.h"
-#include "engine/io/import_reporter.h"
-#include "engine/io/inertia_fixup.h"
 #include "engine/io/input_file.h"
 
 // MuJoCo compiles the file (mj_loadXML), so everything MJCF can say indirectly (defaults,

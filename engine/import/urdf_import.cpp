@@ -1,4 +1,4 @@
-#include "engine/io/urdf_import.h"
+#include "engine/import/urdf_import.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,11 +21,11 @@
 #include <urdf_parser/urdf_parser.h>
 #include <Eigen/Eigenvalues>
 
-#include "engine/io/import_reporter.h"
-#include "engine/io/inertia_fixup.h"
+#include "engine/import/import_reporter.h"
+#include "engine/import/inertia_fixup.h"
+#include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
-#include "engine/io/resource_path.h"
 #include "engine/model/mass_properties.h"
 
 // The file is read in three passes, each linear in its size, none recursive in it:

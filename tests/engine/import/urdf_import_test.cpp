@@ -1,4 +1,4 @@
-#include "engine/io/urdf_import.h"
+#include "engine/import/urdf_import.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
-#include "engine/io/inertia_fixup.h"
+#include "engine/import/inertia_fixup.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/contact_model.h"
 #include "engine/model/model.h"

@@ -1,4 +1,4 @@
-#include "engine/io/resource_path.h"
+#include "engine/import/resource_path.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "engine/io/sdf_import.h"
+#include "engine/import/sdf_import.h"
 
 #include <unistd.h>
 

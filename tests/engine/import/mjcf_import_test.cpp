@@ -1,4 +1,4 @@
-#include "engine/io/mjcf_import.h"
+#include "engine/import/mjcf_import.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,9 +17,9 @@
 #include <mujoco/mujoco.h>
 
 #include "engine/analysis/forward_dynamics.h"
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
+#include "engine/import/urdf_import.h"
 #include "engine/io/scene_json.h"
-#include "engine/io/urdf_import.h"
 #include "engine/model/model.h"
 #include "tests/support/simulation.h"
 #include "tests/support/temp_text_file.h"

@@ -9,7 +9,7 @@
 // Inertia data as found in the wild is imported: what is finite but unphysical (a zero or
 // negative mass, a zero principal moment, moments violating the triangle inequality) is fixed
 // as MuJoCo's compiler does, with a warning per link saying what was changed
-// (engine/io/inertia_fixup.h); with `strict` it is an error instead. A massless link (no
+// (engine/import/inertia_fixup.h); with `strict` it is an error instead. A massless link (no
 // <inertial>, or zero mass and inertia) on a fixed joint is merged into its parent's part, as
 // is a link fixed to a massless parent; a moving part with no mass at all is given a small
 // one, with a warning. What is malformed — a number that is not finite, a joint axis of zero
@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 
 namespace engine::io {
 

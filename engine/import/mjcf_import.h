@@ -26,7 +26,7 @@
 
 #include <string>
 
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 
 namespace engine::io {
 

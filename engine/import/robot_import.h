@@ -19,7 +19,7 @@ namespace engine::io {
 enum class RobotFormat { Urdf, Mjcf, Sdf };
 
 struct RobotImportOptions {
-    // Inertia data that is degenerate or physically inconsistent (engine/io/inertia_fixup.h):
+    // Inertia data that is degenerate or physically inconsistent (engine/import/inertia_fixup.h):
     // refused with an error instead of fixed with a warning.
     bool strict = false;
     // Every link's centre of mass and inertia computed from its collision geometry (its visual

@@ -1,14 +1,14 @@
-#include "engine/io/robot_import.h"
+#include "engine/import/robot_import.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 
+#include "engine/import/mjcf_import.h"
+#include "engine/import/sdf_import.h"
+#include "engine/import/urdf_import.h"
 #include "engine/io/input_file.h"
-#include "engine/io/mjcf_import.h"
-#include "engine/io/sdf_import.h"
-#include "engine/io/urdf_import.h"
 
 namespace engine::io {
 namespace {
