@@ -9,7 +9,6 @@
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 #include "engine/io/mesh_loader.h"
 #include "engine/model/edit.h"
