@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <deque>
 #include <limits>
 
@@ -12,6 +11,7 @@
 #include "engine/kinematics/kinematics.h"
 #include "engine/kinematics/retract.h"
 #include "engine/math/constants.h"
+#include "engine/math/number_text.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -152,18 +152,11 @@ void jointGaps(const Model& model, const Eigen::VectorXd& phi, int j, double& le
 }
 
 std::string lengthText(double metres) {
-    char text[48];
-    if (metres < 1.0)
-        std::snprintf(text, sizeof text, "%.3g mm", metres * 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.3g m", metres);
-    return text;
+    return metres < 1.0 ? numberText(metres * 1e3, 3, "mm") : numberText(metres, 3, "m");
 }
 
 std::string angleText(double radians) {
-    char text[48];
-    std::snprintf(text, sizeof text, "%.3g°", radToDeg(radians));
-    return text;
+    return numberText(radToDeg(radians), 3) + "°";
 }
 
 // The part a marker sits on, by name ("part.marker" → "part").

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include <Eigen/Eigenvalues>
 
 #include "engine/kinematics/retract.h"
+#include "engine/math/number_text.h"
 #include "engine/model/stiffness.h"
 
 namespace engine {
@@ -48,16 +48,12 @@ std::string massSpread(const Model& model, const Eigen::MatrixXd& J, int rows, i
     const auto [low, high] = std::minmax_element(logs.begin(), logs.end());
     if (*high - *low < 8.0) return "";  // weights within 1e8 of each other: not the cause
     const BodyModel& part = model.bodies[worst / 4];
-    auto number = [](double x) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3g", x);
-        return std::string(text);
-    };
     return ". The joints' equations, weighed by the parts' masses and inertias, are too "
            "ill-conditioned to be met to the joint tolerance: those span " +
-           number(std::pow(10.0, *high - *low)) + " (part '" + part.name +
-           "': " + number(part.mass) + " kg, moments of inertia " + number(part.inertia(0)) + ", " +
-           number(part.inertia(1)) + ", " + number(part.inertia(2)) +
+           numberText(std::pow(10.0, *high - *low), 3) + " (part '" + part.name +
+           "': " + numberText(part.mass, 3) + " kg, moments of inertia " +
+           numberText(part.inertia(0), 3) + ", " + numberText(part.inertia(1), 3) + ", " +
+           numberText(part.inertia(2), 3) +
            " kg·m²). The position itself is not singular: check that part's mass properties (a "
            "rigid part's moments are of the order of its mass times its size squared)";
 }

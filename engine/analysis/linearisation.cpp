@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include <Eigen/SVD>
@@ -11,6 +10,7 @@
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/kinematics.h"
 #include "engine/kinematics/retract.h"
+#include "engine/math/number_text.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -74,16 +74,12 @@ Linearisation linearise(const Model& model, const State& state, Workspace& ws, b
     // is allocated (10,000 free parts asked for 60,000² matrices and ended out of memory).
     const double denseBytes = 24.0 * 8.0 * static_cast<double>(n) * static_cast<double>(n);
     if (denseBytes > kMaxLinearisationBytes) {
-        const auto gb = [](double bytes) {
-            char text[32];
-            std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
-            return std::string(text);
-        };
         out.status = Status::failure(
             "the linearisation of " + std::to_string(n) + " velocity coordinates (" +
             std::to_string(model.bodyCount()) + " parts) needs dense " + std::to_string(n) + " × " +
-            std::to_string(n) + " matrices, about " + gb(denseBytes) + ", beyond its " +
-            gb(kMaxLinearisationBytes) + " bound: linearise fewer parts (about " +
+            std::to_string(n) + " matrices, about " + numberText(denseBytes / 1e9, 3, "GB") +
+            ", beyond its " + numberText(kMaxLinearisationBytes / 1e9, 3, "GB") +
+            " bound: linearise fewer parts (about " +
             std::to_string(static_cast<int>(std::sqrt(kMaxLinearisationBytes / 192.0) / 6.0)) +
             " free parts fit)");
         return out;

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <deque>
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/constraints/constraints.h"
 #include "engine/kinematics/kinematics.h"
+#include "engine/math/number_text.h"
 #include "engine/model/layout.h"
 #include "engine/solver/kkt_solver.h"
 #include "engine/state/state.h"
@@ -66,9 +66,7 @@ std::string worldDirection(const Vec3& a_W) {
         c[k] = std::round(u(k) * 1000.0) / 1000.0;
         if (c[k] == 0.0) c[k] = 0.0;  // no "-0"
     }
-    char text[80];
-    std::snprintf(text, sizeof text, "world (%g, %g, %g)", c[0], c[1], c[2]);
-    return text;
+    return "world (" + numberText(c[0]) + ", " + numberText(c[1]) + ", " + numberText(c[2]) + ")";
 }
 
 // The part a marker ("part.marker") sits on.
@@ -279,13 +277,11 @@ private:
                     partI + " sliding relative to " + partJ + " along " + axisAbout(a, jt.markerI)};
             }
             case PrimitiveType::Distance: {
-                char length[32];
-                std::snprintf(length, sizeof length, "%g m", p.length);
                 const Vec3 d = p_WMo(jt.markerJ) - p_WMo(jt.markerI);
-                return {
-                    "it keeps the origins of markers " + I + " and " + J + " " + length + " apart",
-                    "the two origins moving apart" +
-                        (d.norm() > 0.0 ? " along " + worldDirection(d) : std::string())};
+                return {"it keeps the origins of markers " + I + " and " + J + " " +
+                            numberText(p.length, 6, "m") + " apart",
+                        "the two origins moving apart" +
+                            (d.norm() > 0.0 ? " along " + worldDirection(d) : std::string())};
             }
             }
         }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -11,17 +10,12 @@
 #include "engine/analysis/linearisation.h"
 #include "engine/analysis/outputs.h"
 #include "engine/integrators/integrator.h"
+#include "engine/math/number_text.h"
 #include "engine/model/layout.h"
 
 namespace engine {
 
 namespace {
-
-std::string shortNumber(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", value);
-    return text;
-}
 
 // Parts that nothing holds against gravity: a group of bodies joined to each other (joints,
 // springs, bushings) but not to the ground, with no applied force or torque on any of them,
@@ -169,7 +163,7 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         model.bodies[static_cast<std::size_t>(worst / layout::kVelocitiesPerBody)];
     out.status = Status::failure(
         "no static equilibrium found in " + std::to_string(maxSteps) + " steps: part '" +
-        body.name + "' still accelerates at " + shortNumber(out.residual) +
+        body.name + "' still accelerates at " + numberText(out.residual, 3) +
         " (is it supported? a free part under gravity has no equilibrium)");
     return out;
 }
@@ -262,8 +256,8 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
     }
     if (!newton(model, relaxed, polish, tolerance, cancel))
         relaxed.status = Status::failure(
-            "the relaxation came to rest (largest acceleration " + shortNumber(relaxed.residual) +
-            ") but Newton could not settle it to " + shortNumber(tolerance) +
+            "the relaxation came to rest (largest acceleration " + numberText(relaxed.residual, 3) +
+            ") but Newton could not settle it to " + numberText(tolerance, 3) +
             ": a neutral direction (nothing restores the mechanism along it)?");
     return relaxed;
 }

@@ -1,11 +1,11 @@
 #include "engine/dynamics/dynamics.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include "engine/forces/forces.h"
 #include "engine/math/constants.h"
 #include "engine/math/finite.h"
+#include "engine/math/number_text.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -67,15 +67,11 @@ bool angularRow(const Model& model, int row) {
 }  // namespace
 
 std::string constraintResidualText(const Model& model, int row, double value) {
-    char text[48];
-    std::snprintf(text, sizeof text, "%.3g %s", value, angularRow(model, row) ? "rad" : "m");
-    return text;
+    return numberText(value, 3, angularRow(model, row) ? "rad" : "m");
 }
 
 std::string constraintReactionText(const Model& model, int row, double value) {
-    char text[48];
-    std::snprintf(text, sizeof text, "%.3g %s", value, angularRow(model, row) ? "N·m" : "N");
-    return text;
+    return numberText(value, 3, angularRow(model, row) ? "N·m" : "N");
 }
 
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {

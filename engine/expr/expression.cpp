@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include <muParser.h>
 
 #include "engine/math/constants.h"
+#include "engine/math/number_text.h"
 
 namespace engine {
 namespace {
@@ -174,10 +174,8 @@ struct Expression::Impl {
 Expression::Expression() : impl_(std::make_shared<Impl>(std::string(1, '0'), true, 0.0)) {}
 
 Expression Expression::constant(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", value);
     Expression e;
-    e.impl_ = std::make_shared<Impl>(std::string(text), true, value);
+    e.impl_ = std::make_shared<Impl>(numberText(value, 17), true, value);
     return e;
 }
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
+#include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
@@ -142,11 +142,6 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
 }
 
 std::string nonFiniteExpression(const ForceModel& force, double t) {
-    auto number = [](double value) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%g", value);
-        return std::string(text);
-    };
     auto quoted = [](const Expression& e) { return "its expression '" + e.text() + "'"; };
     switch (force.type) {
     case ForceType::PointForce:
@@ -155,23 +150,23 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
         for (int c = 0; c < 3; ++c)
             if (const double value = force.components[c].eval(t); !std::isfinite(value))
                 return quoted(force.components[c]) + " (" + axes[c] + " component) is " +
-                       number(value) + " at t = " + timeText(t);
+                       numberText(value) + " at t = " + timeText(t);
         return {};
     }
     case ForceType::JointController: {
         const Expression& target = force.components[0];
         if (const double value = target.eval(t); !std::isfinite(value))
-            return quoted(target) + " (target) is " + number(value) + " at t = " + timeText(t);
+            return quoted(target) + " (target) is " + numberText(value) + " at t = " + timeText(t);
         const double rate = target.derivative(t);
         if (std::isfinite(rate)) return {};
         // The rate takes the values up to 2 ms ahead (Expression::derivative): where the
         // target itself stops being finite is what the user can act on.
-        const std::string rateText =
-            "its rate, taken over the 2 ms ahead, is " + number(rate) + " at t = " + timeText(t);
+        const std::string rateText = "its rate, taken over the 2 ms ahead, is " + numberText(rate) +
+                                     " at t = " + timeText(t);
         for (int k = 1; k <= 40; ++k) {
             const double tk = t + 1e-4 * k;
             if (const double value = target.eval(tk); !std::isfinite(value))
-                return quoted(target) + " (target) is " + number(value) +
+                return quoted(target) + " (target) is " + numberText(value) +
                        " at t = " + timeText(tk) + " (" + rateText + ")";
         }
         return quoted(target) + " (target): " + rateText;

@@ -9,13 +9,13 @@
 // what changed: they are all listed.
 
 #include <cctype>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "engine/import/robot_import.h"
+#include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
 
@@ -47,12 +47,6 @@ inline std::string sanitize(const std::string& name) {
     if (std::isdigit(static_cast<unsigned char>(out[0])) || out[0] == '-')
         out.insert(out.begin(), '_');
     return out.substr(0, 120);
-}
-
-inline std::string numberText(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.10g", value);
-    return text;
 }
 
 class ImportReporter {

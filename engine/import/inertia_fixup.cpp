@@ -2,21 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include <Eigen/Eigenvalues>
+
+#include "engine/math/number_text.h"
 
 namespace engine::io {
 namespace {
 
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    return text;
-}
-
 std::string moments(const Vec3& m) {
-    return "(" + number(m.x()) + ", " + number(m.y()) + ", " + number(m.z()) + ") kg·m²";
+    return "(" + numberText(m.x()) + ", " + numberText(m.y()) + ", " + numberText(m.z()) +
+           ") kg·m²";
 }
 
 }  // namespace
@@ -35,16 +31,16 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
     //    malformed by the readers).
     if (std::isnan(props.mass) || props.mass < 0.0) {
         out.push_back({Severity::Error, owner,
-                       owner + ": mass " + number(props.mass) +
+                       owner + ": mass " + numberText(props.mass) +
                            " kg is negative, which no body has (refused)"});
         return false;
     }
 
     // 1. The mass.
     if (!(props.mass > 0.0)) {
-        problem(
-            "mass " + number(props.mass) + " kg is not positive" +
-            (options.strict ? std::string() : ": raised to " + number(options.massBound) + " kg"));
+        problem("mass " + numberText(props.mass) + " kg is not positive" +
+                (options.strict ? std::string()
+                                : ": raised to " + numberText(options.massBound) + " kg"));
         if (!options.strict) props.mass = options.massBound;
     }
 
@@ -62,14 +58,16 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
         const double mean = std::max(principal.sum() / 3.0, 0.0);
         if (principal.x() < -slack)
             problem("principal moments " + moments(original) + " are not all positive" +
-                    (options.strict ? std::string()
-                                    : ": balanced to their mean " + number(mean) + " kg·m² each"));
+                    (options.strict
+                         ? std::string()
+                         : ": balanced to their mean " + numberText(mean) + " kg·m² each"));
         else
             problem("principal moments " + moments(original) +
-                    " violate the triangle inequality (" + number(principal.x()) + " + " +
-                    number(principal.y()) + " < " + number(principal.z()) + ")" +
-                    (options.strict ? std::string()
-                                    : ": balanced to their mean " + number(mean) + " kg·m² each"));
+                    " violate the triangle inequality (" + numberText(principal.x()) + " + " +
+                    numberText(principal.y()) + " < " + numberText(principal.z()) + ")" +
+                    (options.strict
+                         ? std::string()
+                         : ": balanced to their mean " + numberText(mean) + " kg·m² each"));
         principal = Vec3::Constant(mean);
     }
 
@@ -79,8 +77,8 @@ bool fixInertia(MassProperties& props, const std::string& owner, const InertiaFi
     if (principal.minCoeff() < bound) {
         const Vec3 before = principal;
         principal = principal.cwiseMax(Vec3::Constant(bound));
-        problem("smallest principal moment " + number(before.minCoeff()) + " kg·m² of " +
-                moments(before) + " is below the bound " + number(bound) + " kg·m²" +
+        problem("smallest principal moment " + numberText(before.minCoeff()) + " kg·m² of " +
+                moments(before) + " is below the bound " + numberText(bound) + " kg·m²" +
                 (options.strict ? std::string() : ": raised to it"));
     }
 
@@ -95,7 +93,8 @@ bool checkMomentsNotNegative(const Vec3& moments, const std::string& owner, Diag
     for (int k = 0; k < 3; ++k)
         if (std::isnan(moments(k)) || moments(k) < 0.0) {
             out.push_back({Severity::Error, owner,
-                           owner + ": moment of inertia " + names[k] + " " + number(moments(k)) +
+                           owner + ": moment of inertia " + names[k] + " " +
+                               numberText(moments(k)) +
                                " kg·m² is negative, which no body has (refused)"});
             ok = false;
         }

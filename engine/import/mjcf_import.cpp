@@ -23,6 +23,7 @@
 #include "engine/import/inertia_fixup.h"
 #include "engine/io/child_process.h"
 #include "engine/io/input_file.h"
+#include "engine/math/number_text.h"
 
 // MuJoCo compiles the file (mj_loadXML), so everything MJCF can say indirectly (defaults,
 // classes, <include>, inertiafromgeom, fromto, euler sequences, degrees) arrives resolved in the
@@ -564,8 +565,8 @@ void Importer::jointsOfBody(int b, int part) {
     report_.warning(owner, owner + ": joints " + names + " (" + std::to_string(count) +
                                " in one body) are chained through " + std::to_string(count - 1) +
                                (count == 2 ? " light part of " : " light parts of ") +
-                               numberText(lightMass) + (count == 2 ? " kg (" : " kg each (") +
-                               numberText(kLightFraction) +
+                               numberText(lightMass, 10) + (count == 2 ? " kg (" : " kg each (") +
+                               numberText(kLightFraction, 10) +
                                " of the body's mass): a Motus joint joins two parts");
 }
 
@@ -582,14 +583,15 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
     const bool hinge = m_.jnt_type[j] == mjJNT_HINGE;
     const bool angular = hinge || m_.jnt_type[j] == mjJNT_BALL;
     if (m_.jnt_limited[j])
-        report_.warning(owner, owner + ": range [" + numberText(m_.jnt_range[2 * j]) + ", " +
-                                   numberText(m_.jnt_range[2 * j + 1]) + "] " +
+        report_.warning(owner, owner + ": range [" + numberText(m_.jnt_range[2 * j], 10) + ", " +
+                                   numberText(m_.jnt_range[2 * j + 1], 10) + "] " +
                                    (angular ? "rad" : "m") + " is not enforced");
     if (m_.dof_armature[dof] > 0.0)
-        report_.warning(owner, owner + ": armature " + numberText(m_.dof_armature[dof]) +
+        report_.warning(owner, owner + ": armature " + numberText(m_.dof_armature[dof], 10) +
                                    (angular ? " kg·m²" : " kg") + " has no counterpart: left out");
     if (m_.dof_frictionloss[dof] > 0.0)
-        report_.warning(owner, owner + ": frictionloss " + numberText(m_.dof_frictionloss[dof]) +
+        report_.warning(owner, owner + ": frictionloss " +
+                                   numberText(m_.dof_frictionloss[dof], 10) +
                                    (angular ? " N·m" : " N") + " has no counterpart: left out");
     const double stiffness = m_.jnt_stiffness[j];
     const double damping = m_.dof_damping[dof];
@@ -602,8 +604,8 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
     }
     if (motusJoint.empty()) {
         report_.warning(owner,
-                        owner + ": stiffness " + numberText(stiffness) + " and damping " +
-                            numberText(damping) +
+                        owner + ": stiffness " + numberText(stiffness, 10) + " and damping " +
+                            numberText(damping, 10) +
                             " on a joint that is part of a combined or ball joint: left out");
         return;
     }
@@ -622,9 +624,7 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
         // A slide's spring: a controller pulling the slide to its spring position.
         f.type = ForceType::JointController;
         f.axis = JointAxis::Translation;
-        char text[32];
-        std::snprintf(text, sizeof text, "%.17g", springAt);
-        f.components[0] = text;
+        f.components[0] = numberText(springAt, 17);
     }
     spec_.forces.push_back(std::move(f));
 }
@@ -701,8 +701,8 @@ void Importer::geoms() {
         }
         case mjGEOM_ELLIPSOID:
             report_.warning(owner, owner + ": " + what + " is an ellipsoid (semi-axes " +
-                                       numberText(size[0]) + ", " + numberText(size[1]) + ", " +
-                                       numberText(size[2]) +
+                                       numberText(size[0], 10) + ", " + numberText(size[1], 10) +
+                                       ", " + numberText(size[2], 10) +
                                        " m), which Motus has no shape for: left out of the "
                                        "geometry (its mass is in the body's)");
             continue;
@@ -801,7 +801,7 @@ void Importer::equalities() {
         const double turn = type == mjEQ_WELD ? X_WM1.R.angularDistance(X_WM2.R) : 0.0;
         if (gap > kSameAnchor || turn > kAxesAligned)
             report_.warning(owner, owner + ": is not met at the reference pose (" +
-                                       numberText(gap) + " m, " + numberText(turn) +
+                                       numberText(gap, 10) + " m, " + numberText(turn, 10) +
                                        " rad apart): the run starts by assembling it");
     }
 }
@@ -872,20 +872,18 @@ void Importer::actuators() {
         f.axis = m_.jnt_type[j] == mjJNT_HINGE ? JointAxis::Rotation : JointAxis::Translation;
         f.stiffness = kp;
         f.damping = kd;
-        char text[32];
-        std::snprintf(text, sizeof text, "%.17g", target);
-        f.components[0] = text;
+        f.components[0] = numberText(target, 17);
         if (m_.actuator_forcelimited[u]) {
             const double lo = m_.actuator_forcerange[2 * u], hi = m_.actuator_forcerange[2 * u + 1];
             f.maxEffort = std::abs(gear) * std::min(std::abs(lo), std::abs(hi));
             if (lo != -hi)
-                report_.warning(owner, owner + ": force range [" + numberText(lo) + ", " +
-                                           numberText(hi) + "] limited to ±" +
-                                           numberText(f.maxEffort) +
+                report_.warning(owner, owner + ": force range [" + numberText(lo, 10) + ", " +
+                                           numberText(hi, 10) + "] limited to ±" +
+                                           numberText(f.maxEffort, 10) +
                                            " (Motus limits symmetrically)");
         }
         report_.warning(owner, owner + " on joint " + joint + ": a joint controller (kp " +
-                                   numberText(kp) + ", kd " + numberText(kd) +
+                                   numberText(kp, 10) + ", kd " + numberText(kd, 10) +
                                    ") holding the joint where MuJoCo's does with no control input");
         spec_.forces.push_back(std::move(f));
     }

@@ -4,12 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iomanip>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,6 +47,7 @@
 #include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
+#include "engine/math/number_text.h"
 #include "engine/model/mass_properties.h"
 
 // libsdformat reads the file, checks it against the SDF specification and resolves its frame
@@ -229,7 +228,7 @@ std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const 
     // Each size must be a finite positive length.
     auto length = [&](double value, const char* name) {
         if (std::isfinite(value) && value > 0.0) return true;
-        report_.error(owner, owner + ": " + what + " " + name + " " + numberText(value) +
+        report_.error(owner, owner + ": " + what + " " + name + " " + numberText(value, 10) +
                                  " m is not a positive length");
         return false;
     };
@@ -503,17 +502,17 @@ void SceneBuilder::reportAxisDynamics(const sdf::Joint& joint, unsigned index, b
     const std::string name = index == 0 ? "axis" : "axis2";
     if (limited && (axis->Lower() > -kUnlimited || axis->Upper() < kUnlimited) &&
         axis->Upper() >= axis->Lower())
-        report_.warning(owner, owner + ": " + name + " limits [" + numberText(axis->Lower()) +
-                                   ", " + numberText(axis->Upper()) + "] are not enforced yet");
+        report_.warning(owner, owner + ": " + name + " limits [" + numberText(axis->Lower(), 10) +
+                                   ", " + numberText(axis->Upper(), 10) + "] are not enforced yet");
     if (axis->Damping() != 0.0)
-        report_.warning(owner, owner + ": " + name + " damping " + numberText(axis->Damping()) +
+        report_.warning(owner, owner + ": " + name + " damping " + numberText(axis->Damping(), 10) +
                                    " is not modelled");
     if (axis->Friction() != 0.0)
-        report_.warning(owner, owner + ": " + name + " friction " + numberText(axis->Friction()) +
-                                   " is not modelled");
+        report_.warning(owner, owner + ": " + name + " friction " +
+                                   numberText(axis->Friction(), 10) + " is not modelled");
     if (axis->SpringStiffness() != 0.0)
         report_.warning(owner, owner + ": " + name + " spring stiffness " +
-                                   numberText(axis->SpringStiffness()) + " is not modelled");
+                                   numberText(axis->SpringStiffness(), 10) + " is not modelled");
 }
 
 // A joint of `type` between marker I on part I (the child's side) and marker J on part J
@@ -641,7 +640,7 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
                                                       "perpendicular")
                                         : std::string("revolute2 joint")) +
                                    ": two revolute joints through a part of " +
-                                   numberText(kIntermediateMass) + " kg at the joint frame");
+                                   numberText(kIntermediateMass, 10) + " kg at the joint frame");
         return;
     }
     case sdf::JointType::SCREW:
@@ -951,21 +950,18 @@ public:
         if (!tally) return problem_;
         if (tally->bytes() <= kSdfMemoryBound) return "";
         const auto count = [](double n, const char* one, const char* several) {
-            std::ostringstream out;
-            out << std::setprecision(15) << n << " " << (n == 1 ? one : several);
-            return out.str();
+            return numberText(n, 15, n == 1 ? one : several);
         };
-        std::ostringstream out;
-        out << std::setprecision(2) << "'" << path << "' is too large to import: it holds "
-            << count(tally->models, "model", "models") << ", "
-            << count(tally->links, "link", "links") << ", "
-            << count(tally->shapes, "visual or collision", "visuals or collisions") << " and "
-            << count(tally->others, "other element", "other elements")
-            << " (an included file counted each time it is included), which libsdformat would "
-               "take about "
-            << tally->bytes() / 1e9 << " GB to read (0.9 MB a link, 2.3 MB a model), more than "
-            << kSdfMemoryBound / 1e9 << " GB";
-        return out.str();
+        return "'" + path + "' is too large to import: it holds " +
+               count(tally->models, "model", "models") + ", " +
+               count(tally->links, "link", "links") + ", " +
+               count(tally->shapes, "visual or collision", "visuals or collisions") + " and " +
+               count(tally->others, "other element", "other elements") +
+               " (an included file counted each time it is included), which libsdformat would "
+               "take about " +
+               numberText(tally->bytes() / 1e9, 2, "GB") +
+               " to read (0.9 MB a link, 2.3 MB a model), more than " +
+               numberText(kSdfMemoryBound / 1e9, 2, "GB");
     }
 
 private:

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -26,6 +25,7 @@
 #include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
+#include "engine/math/number_text.h"
 #include "engine/model/mass_properties.h"
 
 // The file is read in three passes, each linear in its size, none recursive in it:
@@ -332,7 +332,7 @@ bool readInertial(const urdf::Link& link, LinkReader& reader, LinkData& data) {
     bool finite = true;
     if (!std::isfinite(in.mass)) {
         reader.report.error(owner + "/inertial/mass",
-                            owner + ": mass " + numberText(in.mass) + " kg is not finite");
+                            owner + ": mass " + numberText(in.mass, 10) + " kg is not finite");
         finite = false;
     }
     const std::pair<const char*, double> values[] = {{"ixx", in.ixx}, {"iyy", in.iyy},
@@ -342,7 +342,7 @@ bool readInertial(const urdf::Link& link, LinkReader& reader, LinkData& data) {
         if (!std::isfinite(value)) {
             reader.report.error(
                 owner + "/inertial/inertia",
-                owner + ": inertia " + name + " " + numberText(value) + " kg·m² is not finite");
+                owner + ": inertia " + name + " " + numberText(value, 10) + " kg·m² is not finite");
             finite = false;
         }
     if (!isFinite(in.origin)) {
@@ -487,9 +487,10 @@ LinkData readLink(const urdf::Link& link, LinkReader& reader) {
             data.massless = false;
             reader.report.warning(
                 owner, owner + ": inertia from its " + (anyCollision ? "collision" : "visual") +
-                           " geometry: mass " + numberText(mass) + " kg, centre of mass (" +
-                           numberText(unit.p_PPcm.x()) + ", " + numberText(unit.p_PPcm.y()) + ", " +
-                           numberText(unit.p_PPcm.z()) + ") m");
+                           " geometry: mass " + numberText(mass, 10) + " kg, centre of mass (" +
+                           numberText(unit.p_PPcm.x(), 10) + ", " +
+                           numberText(unit.p_PPcm.y(), 10) + ", " +
+                           numberText(unit.p_PPcm.z(), 10) + ") m");
         }
     }
     return data;
@@ -501,7 +502,7 @@ std::optional<Vec3> jointAxis(const urdf::Joint& joint, Reporter& report) {
     const Vec3 axis = toVec(joint.axis);
     const std::string owner = jointPlace(joint.name);
     const std::string text =
-        numberText(axis.x()) + " " + numberText(axis.y()) + " " + numberText(axis.z());
+        numberText(axis.x(), 10) + " " + numberText(axis.y(), 10) + " " + numberText(axis.z(), 10);
     if (!axis.allFinite()) {
         report.error(owner + "/axis", owner + ": axis " + text + " is not finite");
         return std::nullopt;
@@ -759,8 +760,8 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
             report.warning(linkPlace(part.name),
                            "part '" + part.name +
                                "' has no mass (its links have no inertial): given " +
-                               numberText(reader.massBound * 1e3) + " g and " +
-                               numberText(part.I_Pcm_P(0, 0)) + " kg·m²");
+                               numberText(reader.massBound * 1e3, 10) + " g and " +
+                               numberText(part.I_Pcm_P(0, 0), 10) + " kg·m²");
         } else {
             part.mass = partMass[i].mass;
             part.p_PPcm = partMass[i].p_PPcm;

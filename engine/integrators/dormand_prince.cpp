@@ -7,6 +7,7 @@
 #include "engine/integrators/runge_kutta.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
+#include "engine/math/number_text.h"
 
 namespace engine {
 namespace {
@@ -209,12 +210,10 @@ private:
         const int body = velocity ? static_cast<int>((worst_ - n) / layout::kVelocitiesPerBody)
                                   : static_cast<int>(worst_ / layout::kPositionsPerBody);
         if (body < 0 || body >= model.bodyCount()) return "";
-        char tolerance[32];
-        std::snprintf(tolerance, sizeof tolerance, "%g", atol_);
         return std::string("the largest error, in part '") +
                model.bodies[static_cast<std::size_t>(body)].name + "''s " +
                (velocity ? "velocity" : "position") +
-               ", is judged by the absolute tolerance alone (" + tolerance +
+               ", is judged by the absolute tolerance alone (" + numberText(atol_) +
                "), which round-off exceeds next to a singular position: a mechanism passing "
                "it rather than held in it gets through with a looser absolute tolerance";
     }

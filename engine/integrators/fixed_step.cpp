@@ -6,6 +6,7 @@
 #include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
 #include "engine/math/finite.h"
+#include "engine/math/number_text.h"
 
 namespace engine {
 
@@ -99,15 +100,13 @@ Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepSta
         return {};
     }
     const int r = static_cast<int>(row);
-    char tighterText[32];
-    std::snprintf(tighterText, sizeof tighterText, "%g", kHoldTighter);
     return Status::failure("at t = " + timeText(state.t) +
                                " the reactions depend on how closely the joints are met: " +
                                constraintRowName(model, r) + " carries " +
                                constraintReactionText(model, r, loose(row)) +
                                " with the joints met to the scene's projection tolerance, " +
                                constraintReactionText(model, r, tight(row)) + " with them met " +
-                               tighterText + " times more closely",
+                               numberText(kHoldTighter) + " times more closely",
                            {constraintRowEntity(model, r)});
 }
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include <Eigen/SVD>
 
@@ -14,6 +13,7 @@
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/kinematics.h"
+#include "engine/math/number_text.h"
 
 namespace engine {
 namespace detail {
@@ -21,13 +21,6 @@ namespace {
 
 // The narrowest interval a lock-up is located to [s].
 constexpr double kLockUpResolution = 1e-12;
-
-std::string secondsText(double t) {
-    std::ostringstream out;
-    out.precision(10);
-    out << t << " s";
-    return out.str();
-}
 
 class KinematicStepper final : public Integrator {
 public:
@@ -45,7 +38,7 @@ public:
             State start = state;
             if (!solve(model, start, ws, why))
                 return Status::failure("the mechanism cannot follow its motions at t = " +
-                                           secondsText(state.t) + ": " + why,
+                                           numberText(state.t, 10, "s") + ": " + why,
                                        whyEntities_);
             state = start;
         }
@@ -172,7 +165,7 @@ private:
         for (const EntityId e : whyEntities_)
             if (std::find(entities.begin(), entities.end(), e) == entities.end())
                 entities.push_back(e);
-        std::string message = "lock-up at t = " + secondsText(lo) +
+        std::string message = "lock-up at t = " + numberText(lo, 10, "s") +
                               ": the mechanism cannot follow its motions beyond this instant";
         if (!list.empty())
             message += " (a dead centre or toggle position: the equations of " + list +

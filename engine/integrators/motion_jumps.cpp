@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "engine/integrators/detail.h"
 #include "engine/math/finite.h"
+#include "engine/math/number_text.h"
 
 namespace engine {
 
@@ -50,12 +50,10 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
                 const double tk = t + span * k / samples;
                 const double value = e.eval(tk);
                 if (!(std::abs(value) > growth * std::max(1.0, before))) continue;
-                char text[96];
-                std::snprintf(text, sizeof text, "%g at t = %.9g s (%g 10 ms before)", value, tk,
-                              before);
                 return "force '" + force.name + "': its expression '" + e.text() + "' (" +
                        (count == 1 ? "target" : std::string(axes[c]) + " component") +
-                       ") races off to " + text + ": a pole?";
+                       ") races off to " + numberText(value) + " at t = " + numberText(tk, 9, "s") +
+                       " (" + numberText(before) + " 10 ms before): a pole?";
             }
         }
     }
@@ -96,11 +94,10 @@ Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
             }
         }
         if (!jump) continue;
-        char text[64];
-        std::snprintf(text, sizeof text, "%.4g %s", std::abs(change(fa, fb)), angle ? "rad" : "m");
         return Status::failure(
-            "motion '" + driver.name + "' jumps by " + text + " at t = " + timeText(b) + " (" +
-                driver.f.text() +
+            "motion '" + driver.name + "' jumps by " +
+                numberText(std::abs(change(fa, fb)), 4, angle ? "rad" : "m") +
+                " at t = " + timeText(b) + " (" + driver.f.text() +
                 "): the parts cannot be somewhere else from one instant to the next. Make the "
                 "change "
                 "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "

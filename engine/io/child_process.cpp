@@ -17,6 +17,8 @@
 #include <new>
 #include <string>
 
+#include "engine/math/number_text.h"
+
 namespace engine::io {
 namespace {
 
@@ -226,9 +228,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
     }
 
     if (timedOut) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", limits.seconds);
-        error = std::string("took longer than ") + seconds + " s and was stopped";
+        error = "took longer than " + numberText(limits.seconds, 6, "s") + " and was stopped";
         return false;
     }
     if (!bytes.empty() && bytes[0] == kOutOfMemory) {

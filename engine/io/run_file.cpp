@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "engine/io/input_file.h"
 #include "engine/io/scene_json.h"
+#include "engine/math/number_text.h"
 #include "engine/model/layout.h"
 
 namespace engine::io {
@@ -32,11 +32,6 @@ constexpr double kMaxRunTime = 1e9;  // s: |time| of any frame (32 years)
 std::string nonFiniteState(const Model& model, const State& state) {
     static const char* const positions[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
     static const char* const velocities[] = {"vx", "vy", "vz", "x", "y", "z"};
-    auto text = [](double v) {
-        char shown[32];
-        std::snprintf(shown, sizeof shown, "%g", v);
-        return std::string(shown);
-    };
     for (int b = 0; b < model.bodyCount(); ++b) {
         const std::string& name = model.bodies[static_cast<std::size_t>(b)].name;
         for (int k = 0; k < layout::kPositionsPerBody; ++k) {
@@ -44,14 +39,14 @@ std::string nonFiniteState(const Model& model, const State& state) {
             if (i < state.q.size() && !std::isfinite(state.q(i)))
                 return (k < 3 ? "'" + name + "." + positions[k] + "'"
                               : "part '" + name + "' orientation " + positions[k]) +
-                       " = " + text(state.q(i)) + ": not a finite number";
+                       " = " + numberText(state.q(i)) + ": not a finite number";
         }
         for (int k = 0; k < layout::kVelocitiesPerBody; ++k) {
             const Eigen::Index i = layout::velocityIndex(b) + k;
             if (i < state.v.size() && !std::isfinite(state.v(i)))
                 return (k < 3 ? "'" + name + "." + velocities[k] + "'"
                               : "part '" + name + "' angular velocity " + velocities[k]) +
-                       " = " + text(state.v(i)) + ": not a finite number";
+                       " = " + numberText(state.v(i)) + ": not a finite number";
         }
     }
     return "";
@@ -400,9 +395,8 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         // sizes itself by them (a last time of 1e300 asked for 10³⁰¹ video frames).
         if (!std::isfinite(state.t) || std::abs(state.t) > kMaxRunTime ||
             (k > 0 && !(state.t > previousTime))) {
-            char shown[64];
-            std::snprintf(shown, sizeof shown, "%.17g", state.t);
-            error = "frame " + std::to_string(k) + " of the run has time " + shown + " s: " +
+            error = "frame " + std::to_string(k) + " of the run has time " +
+                    numberText(state.t, 17, "s") + ": " +
                     (!std::isfinite(state.t) ? std::string("not a finite number")
                      : std::abs(state.t) > kMaxRunTime
                          ? "beyond the " + std::to_string(static_cast<long long>(kMaxRunTime)) +
@@ -415,9 +409,8 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
         // a run was blank, exit status 0) and a run resumed from it fails at once. (Outputs may
         // be NaN: a kinematic run computes no reactions.)
         if (const std::string bad = nonFiniteState(*run.model, state); !bad.empty()) {
-            char shown[64];
-            std::snprintf(shown, sizeof shown, "%.17g", state.t);
-            error = "frame " + std::to_string(k) + " of the run (at " + shown + " s) has " + bad;
+            error = "frame " + std::to_string(k) + " of the run (at " +
+                    numberText(state.t, 17, "s") + ") has " + bad;
             return std::nullopt;
         }
         if (version >= 2 &&

@@ -16,6 +16,7 @@
 
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
+#include "engine/math/number_text.h"
 
 namespace engine::io {
 namespace {
@@ -506,11 +507,9 @@ public:
             if (!numbers<4>((*j)["quaternion"], at + "/quaternion", q)) return;
             const double n = q.norm();
             if (std::abs(n - 1.0) > 1e-6) {
-                char norm[32];
-                std::snprintf(norm, sizeof norm, "%.10g", n);
                 error(at + "/quaternion",
-                      std::string("quaternion [w, x, y, z] must have unit length (its length is ") +
-                          norm + ")");
+                      "quaternion [w, x, y, z] must have unit length (its length is " +
+                          numberText(n, 10) + ")");
                 return;
             }
             // Kept as written when already unit to round-off, so saved files read back exactly.
@@ -955,11 +954,7 @@ public:
     void expression(const json& j, const std::string& at, std::string& out) {
         if (j.is_number()) {
             double value = 0.0;
-            if (number(j, at, value)) {
-                char text[32];
-                std::snprintf(text, sizeof text, "%.17g", value);
-                out = text;
-            }
+            if (number(j, at, value)) out = numberText(value, 17);
         } else if (j.is_string()) {
             out = j.get<std::string>();
         } else {

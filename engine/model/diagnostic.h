@@ -2,10 +2,10 @@
 // A problem found in user input (a scene file, an edit), reported to the user rather than
 // thrown: the UI lists them, the CLI prints them as "motus-cli: error: <message> (<where>)".
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "engine/math/number_text.h"
 #include "engine/model/entity_id.h"
 
 namespace engine {
@@ -25,9 +25,7 @@ using Diagnostics = std::vector<Diagnostic>;
 
 // "0.5 s": a time for messages.
 inline std::string timeText(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g s", seconds);
-    return text;
+    return numberText(seconds, 6, "s");
 }
 
 inline bool hasErrors(const Diagnostics& diagnostics) {

@@ -1,11 +1,11 @@
 #include "engine/model/model.h"
 
+#include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
 #include "engine/model/stiffness.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <map>
 
 #include <Eigen/Eigenvalues>
@@ -46,11 +46,6 @@ constexpr double kInertiaRatioWarned = 1e14;  // Baxter's grippers: 1e-12 beside
 
 void warnAboutMassRatios(const Model& model, Diagnostics& diagnostics) {
     if (model.bodyCount() < 2) return;
-    auto number = [](double x) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3g", x);
-        return std::string(text);
-    };
     auto place = [&](const BodyModel& body) { return "/parts/" + std::to_string(body.partIndex); };
     const auto [lightest, heaviest] =
         std::minmax_element(model.bodies.begin(), model.bodies.end(),
@@ -58,9 +53,10 @@ void warnAboutMassRatios(const Model& model, Diagnostics& diagnostics) {
     if (lightest->mass > 0.0 && heaviest->mass > kMassRatioWarned * lightest->mass) {
         diagnostics.push_back(
             {Severity::Warning, place(*lightest),
-             "part '" + lightest->name + "' (" + number(lightest->mass) + " kg) and part '" +
-                 heaviest->name + "' (" + number(heaviest->mass) + " kg) differ in mass by " +
-                 number(heaviest->mass / lightest->mass) + " (beyond " + number(kMassRatioWarned) +
+             "part '" + lightest->name + "' (" + numberText(lightest->mass, 3) + " kg) and part '" +
+                 heaviest->name + "' (" + numberText(heaviest->mass, 3) +
+                 " kg) differ in mass by " + numberText(heaviest->mass / lightest->mass, 3) +
+                 " (beyond " + numberText(kMassRatioWarned, 3) +
                  "): the joints' equations are weighed by the masses, and so far apart they may "
                  "not be met to the joint tolerance (the run stops); check both masses"});
         return;
@@ -75,10 +71,10 @@ void warnAboutMassRatios(const Model& model, Diagnostics& diagnostics) {
     if (low > 0.0 && high > kInertiaRatioWarned * low)
         diagnostics.push_back(
             {Severity::Warning, place(*smallest),
-             "part '" + smallest->name + "' (a moment of inertia of " + number(low) +
-                 " kg·m²) and part '" + largest->name + "' (" + number(high) +
-                 " kg·m²) differ in inertia by " + number(high / low) + " (beyond " +
-                 number(kInertiaRatioWarned) +
+             "part '" + smallest->name + "' (a moment of inertia of " + numberText(low, 3) +
+                 " kg·m²) and part '" + largest->name + "' (" + numberText(high, 3) +
+                 " kg·m²) differ in inertia by " + numberText(high / low, 3) + " (beyond " +
+                 numberText(kInertiaRatioWarned, 3) +
                  "): the joints' equations are weighed by the inertias, and so far apart they "
                  "may not be met to the joint tolerance (the run stops); check both parts' "
                  "moments (of the order of a part's mass times its size squared)"});

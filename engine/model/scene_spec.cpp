@@ -1,6 +1,7 @@
 #include "engine/model/scene_spec.h"
 
 #include "engine/expr/expression.h"
+#include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
 #include "engine/model/model.h"
 
@@ -93,13 +94,6 @@ bool isValidName(std::string_view name) {
     return true;
 }
 
-// Shortest faithful text for a number in a message: -2, 0.015, 1e+30.
-std::string formatNumber(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.10g", value);
-    return text;
-}
-
 // A message quotes names, references and expressions from the scene between single quotes:
 // each quote is kept to 60 characters ("…" when cut), control characters shown as \xNN, so a
 // 10 MB name or expression makes a one-line message.
@@ -154,7 +148,7 @@ public:
     void positive(const std::string& where, double value, std::string_view what) {
         if (!std::isfinite(value) || value <= 0.0)
             error(where,
-                  std::string(what) + " must be a positive number, got " + formatNumber(value));
+                  std::string(what) + " must be a positive number, got " + numberText(value, 10));
     }
     Diagnostics take() { return std::move(out_); }
 
@@ -177,7 +171,7 @@ void checkInertia(Checker& check, const std::string& where, const Mat3& I) {
         check.error(where,
                     "inertia tensor must be positive definite (smallest principal "
                     "moment is " +
-                        formatNumber(m(0)) + " kg·m²)");
+                        numberText(m(0), 10) + " kg·m²)");
         return;
     }
     // A rigid body's principal moments obey the triangle inequality I1 + I2 >= I3.
@@ -204,7 +198,7 @@ void checkShape(Checker& check, const std::string& where, const Shape& s) {
             if (!std::isfinite(s.scale(k)) || s.scale(k) == 0.0)
                 check.error(where + "/scale/" + std::to_string(k),
                             "mesh scale must be a non-zero number (negative mirrors), got " +
-                                formatNumber(s.scale(k)));
+                                numberText(s.scale(k), 10));
         break;
     case ShapeType::Plane:
         break;
@@ -255,8 +249,8 @@ std::string outputSpacingProblem(const SolverSettings& st) {
     if (st.integrator == IntegratorType::DormandPrince45 || !std::isfinite(steps) ||
         (steps >= 0.5 && std::abs(steps - std::round(steps)) <= 1e-9 * steps))
         return "";
-    return "output interval " + formatNumber(st.outputSpacing()) +
-           " s is not a whole number of steps of " + formatNumber(st.stepSize) + " s (" +
+    return "output interval " + numberText(st.outputSpacing(), 10) +
+           " s is not a whole number of steps of " + numberText(st.stepSize, 10) + " s (" +
            std::string(integratorName(st.integrator)) +
            " takes fixed steps and lands on every output time)";
 }
@@ -386,7 +380,7 @@ void checkCompliance(Checker& check, const std::string& at, const Joint& joint) 
         if (!std::isfinite(value) || value < 0.0) {
             check.error(at + "/" + key, std::string("soft joint ") + key +
                                             " must be zero or positive, got " +
-                                            formatNumber(value));
+                                            numberText(value, 10));
             bad = true;
         }
     if (bad || !c.soft()) return;
@@ -478,11 +472,12 @@ Diagnostics validate(const SceneSpec& spec) {
         if (!std::isfinite(part.material.friction) || part.material.friction < 0.0)
             check.error(at + "/material/friction",
                         "friction coefficient must be zero or positive, got " +
-                            formatNumber(part.material.friction));
+                            numberText(part.material.friction, 10));
         if (!std::isfinite(part.material.restitution) || part.material.restitution < 0.0 ||
             part.material.restitution > 1.0)
-            check.error(at + "/material/restitution", "restitution must be between 0 and 1, got " +
-                                                          formatNumber(part.material.restitution));
+            check.error(at + "/material/restitution",
+                        "restitution must be between 0 and 1, got " +
+                            numberText(part.material.restitution, 10));
 
         std::set<std::string> markerNames;
         for (std::size_t m = 0; m < part.markers.size(); ++m) {
@@ -564,7 +559,7 @@ Diagnostics validate(const SceneSpec& spec) {
             if (!std::isfinite(force.maxEffort) || force.maxEffort < 0.0)
                 check.error(at + "/maxEffort",
                             "maximum effort must be zero (no limit) or positive, got " +
-                                formatNumber(force.maxEffort));
+                                numberText(force.maxEffort, 10));
             const Joint* joint = spec.findJoint(force.joint);
             if (!joint) {
                 check.error(at + "/joint", "no joint '" + force.joint + "'");
@@ -598,7 +593,7 @@ Diagnostics validate(const SceneSpec& spec) {
                                   std::pair{force.damping, controller ? "kd" : "damping"}})
             if (!std::isfinite(value) || value < 0.0)
                 check.error(at + "/" + key, std::string(key) + " must be zero or positive, got " +
-                                                formatNumber(value));
+                                                numberText(value, 10));
         if (force.type == ForceType::SpringDamper &&
             (!std::isfinite(force.freeLength) || force.freeLength < 0.0))
             check.error(at + "/freeLength", "free length must be zero or positive");
@@ -646,13 +641,13 @@ Diagnostics validate(const SceneSpec& spec) {
     check.positive("/settings/stepSize", st.stepSize, "step size (s)");
     if (st.stepSize > 0.0 && st.stepSize < kMinStepSize)
         check.error("/settings/stepSize",
-                    "step size " + formatNumber(st.stepSize) +
+                    "step size " + numberText(st.stepSize, 10) +
                         " s is below 1e-7 s: a run could not advance in any reasonable time");
     if (st.outputInterval != 0.0) {
         check.positive("/settings/outputInterval", st.outputInterval, "output interval (s)");
         if (st.outputInterval > 0.0 && st.outputInterval < kMinStepSize)
             check.error("/settings/outputInterval",
-                        "output interval " + formatNumber(st.outputInterval) +
+                        "output interval " + numberText(st.outputInterval, 10) +
                             " s is below 1e-7 s: a run could not advance in any reasonable time");
         if (st.outputInterval > 0.0 && st.stepSize > 0.0)
             if (std::string problem = outputSpacingProblem(st); !problem.empty())
@@ -662,7 +657,7 @@ Diagnostics validate(const SceneSpec& spec) {
         check.positive("/settings/maxStep", st.maxStep, "largest step (s)");
         if (st.maxStep > 0.0 && st.maxStep < kMinStepSize)
             check.error("/settings/maxStep",
-                        "largest step " + formatNumber(st.maxStep) +
+                        "largest step " + numberText(st.maxStep, 10) +
                             " s is below 1e-7 s: a run could not advance in any reasonable time");
     }
     if (st.endTime != 0.0) check.positive("/settings/endTime", st.endTime, "end time (s)");
@@ -690,23 +685,24 @@ Diagnostics validate(const SceneSpec& spec) {
           std::pair{ct.restitutionThreshold, "restitutionThreshold"}, std::pair{ct.slop, "slop"},
           std::pair{ct.stiffness, "stiffness"}, std::pair{ct.damping, "damping"}})
         if (!std::isfinite(value) || value < 0.0)
-            check.error(std::string("/contact/") + key,
-                        std::string(key) + " must be zero or positive, got " + formatNumber(value));
+            check.error(
+                std::string("/contact/") + key,
+                std::string(key) + " must be zero or positive, got " + numberText(value, 10));
     if (ct.margin > 0.02)
         check.error("/contact/margin",
                     "at most 0.02 m (the collision pair search pads bounding boxes by 2 cm), got " +
-                        formatNumber(ct.margin));
+                        numberText(ct.margin, 10));
     if (!std::isfinite(ct.stabilization) || ct.stabilization < 0.0 || ct.stabilization > 1.0)
         check.error("/contact/stabilization",
-                    "must be between 0 and 1, got " + formatNumber(ct.stabilization));
+                    "must be between 0 and 1, got " + numberText(ct.stabilization, 10));
     if (ct.stiffness == 0.0 && ct.damping > 0.0)
         check.error("/contact/damping", "soft contact damping needs a stiffness as well");
     if (!std::isfinite(ct.frequency) || ct.frequency < 0.0)
-        check.error("/contact/frequency",
-                    "must be a frequency ≥ 0 Hz (0: not soft), got " + formatNumber(ct.frequency));
+        check.error("/contact/frequency", "must be a frequency ≥ 0 Hz (0: not soft), got " +
+                                              numberText(ct.frequency, 10));
     if (!std::isfinite(ct.dampingRatio) || ct.dampingRatio < 0.0)
         check.error("/contact/dampingRatio",
-                    "must be ≥ 0 (1: critically damped), got " + formatNumber(ct.dampingRatio));
+                    "must be ≥ 0 (1: critically damped), got " + numberText(ct.dampingRatio, 10));
     if (ct.frequency > 0.0 && (ct.stiffness > 0.0 || ct.damping > 0.0))
         check.error("/contact/frequency",
                     "soft contact is given either by frequency and dampingRatio or by stiffness "

@@ -2,19 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "engine/math/constants.h"
+#include "engine/math/number_text.h"
 #include "engine/model/model.h"
 
 namespace engine {
 namespace {
-
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", value);
-    return text;
-}
 
 // Inverse effective mass of body b for a force along world direction n at world point p.
 double inverseMass(const Model& model, const std::vector<Transform>& X_WB, int b, const Vec3& p,
@@ -199,20 +193,24 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, dou
                 "implicitly, stable at any step)"
               : "the implicitEuler integrator (stable for stiff springs and dampers at any step)";
     if (e.byDamping)
-        what += "damping " + number(e.damping) + (e.rotational ? " N·m·s/rad" : " N·s/m") + " on " +
-                number(e.mass) + massUnit + ") damps at a rate of " + number(e.rate) + " /s";
+        what += "damping " + numberText(e.damping, 3) + (e.rotational ? " N·m·s/rad" : " N·s/m") +
+                " on " + numberText(e.mass, 3) + massUnit + ") damps at a rate of " +
+                numberText(e.rate, 3) + " /s";
     else
-        what += "stiffness " + number(e.stiffness) + (e.rotational ? " N·m/rad" : " N/m") + " on " +
-                number(e.mass) + massUnit + ") vibrates at up to " + number(e.rate) + " rad/s";
+        what += "stiffness " + numberText(e.stiffness, 3) + (e.rotational ? " N·m/rad" : " N/m") +
+                " on " + numberText(e.mass, 3) + massUnit + ") vibrates at up to " +
+                numberText(e.rate, 3) + " rad/s";
     if (!std::isfinite(limit)) {
         // An adaptive method follows it with steps of about 3/ω: for 1 s, 3e-1 ω steps.
-        return what + ": " + integrator + " has to take steps of about " + number(3.3 / e.rate) +
-               " s to follow it. Use " + stable + ", or make the element softer";
+        return what + ": " + integrator + " has to take steps of about " +
+               numberText(3.3 / e.rate, 3) + " s to follow it. Use " + stable +
+               ", or make the element softer";
     }
     const double longest = limit / e.rate;
-    return what + ": " + integrator + " is stable only for steps below " + number(longest) +
-           " s (" + (e.byDamping ? "c h / m" : "ω h") + " < " + number(limit) + "), the step is " +
-           number(h) + " s. Take a step below " + number(longest) + " s, or " + stable;
+    return what + ": " + integrator + " is stable only for steps below " + numberText(longest, 3) +
+           " s (" + (e.byDamping ? "c h / m" : "ω h") + " < " + numberText(limit, 3) +
+           "), the step is " + numberText(h, 3) + " s. Take a step below " +
+           numberText(longest, 3) + " s, or " + stable;
 }
 
 StiffnessEstimate stiffestBeyondLimit(const Model& model, const std::vector<Transform>& X_WB,
