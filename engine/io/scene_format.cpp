@@ -1,7 +1,10 @@
 #include "engine/io/scene_format.h"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
+
+#include "engine/math/number_text.h"
 
 namespace engine::io::format {
 namespace {
@@ -10,157 +13,157 @@ namespace {
 std::vector<ObjectFormat> describe() {
     std::vector<ObjectFormat> objects;
     objects.push_back({"scene", "", {
-        {"format", "string", "yes", "—", "always `\"motus-scene\"`"},
-        {"version", "integer", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "no", "0", "minor version (this Motus writes 7). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
-        {"units", "`\"SI\"`", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
-        {"name", "string", "no", "`\"\"`", "shown in the title bar"},
-        {"description", "string", "no", "`\"\"`", "free text"},
-        {"gravity", "[x, y, z] m/s²", "no", "`[0, 0, -9.81]`", "world z is up"},
-        {"settings", "settings", "no", "see below", "solver and integrator"},
-        {"contact", "contact", "no", "off", "contact between parts with geometry (below, docs/contact.md)"},
-        {"parts", "array of parts", "no", "`[]`", ""},
-        {"joints", "array of joints", "no", "`[]`", ""},
-        {"forces", "array of force elements", "no", "`[]`", ""},
-        {"motions", "array of motions", "no", "`[]`", "prescribed joint coordinates"},
-        {"plots", "array of plots", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
+        {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
+        {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 7). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
+        {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
+        {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
+        {"gravity", "[x, y, z] m/s²", "vec3", "[0, 0, -9.81]", "no", "`[0, 0, -9.81]`", "world z is up"},
+        {"settings", "settings", "object", "", "no", "see below", "solver and integrator"},
+        {"contact", "contact", "object", "", "no", "off", "contact between parts with geometry (below, docs/contact.md)"},
+        {"parts", "array of parts", "array", "[]", "no", "`[]`", ""},
+        {"joints", "array of joints", "array", "[]", "no", "`[]`", ""},
+        {"forces", "array of force elements", "array", "[]", "no", "`[]`", ""},
+        {"motions", "array of motions", "array", "[]", "no", "`[]`", "prescribed joint coordinates"},
+        {"plots", "array of plots", "array", "[]", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
     }, {}});
     objects.push_back({"plot", "/properties/plots/items", {
-        {"name", "string", "no", "`\"\"`", "shown above the plot"},
-        {"channels", "array of channel names", "yes", "—", "at least one; recorded quantities such as `\"crankPin.Fz\"`, `\"energy.kinetic\"`, `\"<controller>.effort\"`"},
-        {"x", "channel name", "no", "time", "the horizontal axis: another channel makes an x-y plot, e.g. `\"coupler.x\"` (minor version 5)"},
+        {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown above the plot"},
+        {"channels", "array of channel names", "array", "", "yes", "—", "at least one; recorded quantities such as `\"crankPin.Fz\"`, `\"energy.kinetic\"`, `\"<controller>.effort\"`"},
+        {"x", "channel name", "string", "", "no", "time", "the horizontal axis: another channel makes an x-y plot, e.g. `\"coupler.x\"` (minor version 5)"},
     }, {}});
     objects.push_back({"part", "/$defs/part", {
-        {"name", "string", "yes", "—", "identifier: letter or `_` first, then letters, digits, `_`, `-`; unique"},
-        {"ground", "bool", "no", "`false`", "the fixed part (at most one); needs no mass"},
-        {"density", "number, kg/m³", "no", "—", "mass, centre of mass and inertia computed from the shapes that collide (role `both` or `collision`; `visual` shapes weigh nothing); excludes `mass`, `inertia`, `centerOfMass`"},
-        {"mass", "number, kg", "unless ground or density", "—", "> 0"},
-        {"inertia", "[Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], kg·m²", "unless ground or density", "—", "about the centre of mass, in P; positive definite and obeying I1 + I2 ≥ I3"},
-        {"centerOfMass", "[x, y, z] m", "no", "`[0, 0, 0]`", "in P"},
-        {"position", "[x, y, z] m", "no", "`[0, 0, 0]`", "origin of P in the world"},
-        {"orientation", "orientation", "no", "identity", "of P in the world"},
-        {"velocity", "[x, y, z] m/s", "no", "`[0, 0, 0]`", "initial velocity of P's origin, world axes"},
-        {"angularVelocity", "[x, y, z] rad/s", "no", "`[0, 0, 0]`", "initial, world axes"},
-        {"color", "`\"#rrggbb\"`", "no", "`\"#8c9bab\"`", "display colour"},
-        {"geometry", "array of shapes", "no", "`[]`", ""},
-        {"markers", "array of markers", "no", "`[]`", ""},
-        {"material", "material", "no", "μ 0.5, e 0", "contact material"},
-        {"collision", "collision filter", "no", "on, group 1, mask all", "which parts it touches"},
+        {"name", "string", "string", "", "yes", "—", "identifier: letter or `_` first, then letters, digits, `_`, `-`; unique"},
+        {"ground", "bool", "bool", "false", "no", "`false`", "the fixed part (at most one); needs no mass"},
+        {"density", "number, kg/m³", "number >0", "", "no", "—", "mass, centre of mass and inertia computed from the shapes that collide (role `both` or `collision`; `visual` shapes weigh nothing); excludes `mass`, `inertia`, `centerOfMass`"},
+        {"mass", "number, kg", "number >0", "", "unless ground or density", "—", "> 0"},
+        {"inertia", "[Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], kg·m²", "", "", "unless ground or density", "—", "about the centre of mass, in P; positive definite and obeying I1 + I2 ≥ I3"},
+        {"centerOfMass", "[x, y, z] m", "vec3", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in P"},
+        {"position", "[x, y, z] m", "vec3", "[0, 0, 0]", "no", "`[0, 0, 0]`", "origin of P in the world"},
+        {"orientation", "orientation", "object", "{\"quaternion\": [1, 0, 0, 0]}", "no", "identity", "of P in the world"},
+        {"velocity", "[x, y, z] m/s", "vec3", "[0, 0, 0]", "no", "`[0, 0, 0]`", "initial velocity of P's origin, world axes"},
+        {"angularVelocity", "[x, y, z] rad/s", "vec3", "[0, 0, 0]", "no", "`[0, 0, 0]`", "initial, world axes"},
+        {"color", "`\"#rrggbb\"`", "string", "\"#8c9bab\"", "no", "`\"#8c9bab\"`", "display colour"},
+        {"geometry", "array of shapes", "array", "[]", "no", "`[]`", ""},
+        {"markers", "array of markers", "array", "[]", "no", "`[]`", ""},
+        {"material", "material", "object", "{\"friction\": 0.5, \"restitution\": 0}", "no", "μ 0.5, e 0", "contact material"},
+        {"collision", "collision filter", "object", "{\"enabled\": true, \"group\": 1, \"mask\": 4294967295}", "no", "on, group 1, mask all", "which parts it touches"},
     }, {}});
     objects.push_back({"material", "/$defs/part/properties/material", {
-        {"friction", "number ≥ 0", "no", "0.5", "Coulomb friction coefficient μ; a pair of parts uses the geometric mean of theirs, √(μA μB), unless a contact pair says otherwise"},
-        {"restitution", "number, 0–1", "no", "0", "coefficient of restitution e; a pair uses the larger of theirs"},
+        {"friction", "number ≥ 0", "number >=0", "0.5", "no", "0.5", "Coulomb friction coefficient μ; a pair of parts uses the geometric mean of theirs, √(μA μB), unless a contact pair says otherwise"},
+        {"restitution", "number, 0–1", "number 0..1", "0", "no", "0", "coefficient of restitution e; a pair uses the larger of theirs"},
     }, {}});
     objects.push_back({"collision", "/$defs/part/properties/collision", {
-        {"enabled", "bool", "no", "`true`", "`false`: the part touches nothing"},
-        {"group", "bits", "no", "1 (bit 0)", "the groups the part belongs to: a 32-bit integer or a list of bit numbers, e.g. `[0, 3]`"},
-        {"mask", "bits", "no", "all", "the groups it touches; two parts touch when each one's group meets the other's mask"},
+        {"enabled", "bool", "bool", "true", "no", "`true`", "`false`: the part touches nothing"},
+        {"group", "bits", "", "1", "no", "1 (bit 0)", "the groups the part belongs to: a 32-bit integer or a list of bit numbers, e.g. `[0, 3]`"},
+        {"mask", "bits", "", "4294967295", "no", "all", "the groups it touches; two parts touch when each one's group meets the other's mask"},
     }, {}});
     objects.push_back({"orientation", "/$defs/orientation", {
-        {"quaternion", "[w, x, y, z]", "one form of three", "—", "unit length (within 1e-6)"},
-        {"axis", "[x, y, z]", "with `angleDeg`", "—", "rotation axis; need not be unit, must not be zero"},
-        {"angleDeg", "number, degrees", "with `axis`", "—", "rotation angle about `axis`"},
-        {"rpyDeg", "[roll, pitch, yaw] degrees", "one form of three", "—", "R = Rz(yaw) Ry(pitch) Rx(roll), as in URDF"},
+        {"quaternion", "[w, x, y, z]", "", "", "one form of three", "—", "unit length (within 1e-6)"},
+        {"axis", "[x, y, z]", "vec3", "", "with `angleDeg`", "—", "rotation axis; need not be unit, must not be zero"},
+        {"angleDeg", "number, degrees", "number", "", "with `axis`", "—", "rotation angle about `axis`"},
+        {"rpyDeg", "[roll, pitch, yaw] degrees", "vec3", "", "one form of three", "—", "R = Rz(yaw) Ry(pitch) Rx(roll), as in URDF"},
     }, {}});
     objects.push_back({"shape", "/$defs/shape", {
-        {"type", "string", "yes", "—", "`box`, `sphere`, `cylinder`, `capsule`, `cone`, `plane` or `mesh` (table below)"},
-        {"size", "[x, y, z] m", "box", "—", "edge lengths"},
-        {"radius", "number, m", "sphere, cylinder, capsule, cone", "—", "> 0"},
-        {"length", "number, m", "cylinder, capsule, cone", "—", "along G's z (a capsule's without its caps)"},
-        {"file", "path", "mesh", "—", "OBJ, STL, or another format Assimp reads; relative to the scene file"},
-        {"scale", "[x, y, z]", "no", "`[1, 1, 1]`", "mesh: scale of the file's coordinates"},
-        {"role", "string", "no", "`both`", "`both` (drawn and in contact), `visual` (drawn only) or `collision` (contact only)"},
-        {"position", "[x, y, z] m", "no", "`[0, 0, 0]`", "origin of the shape frame G in the part frame"},
-        {"orientation", "orientation", "no", "identity", "of G in the part frame"},
+        {"type", "string", "enum box sphere cylinder capsule cone plane mesh", "", "yes", "—", "`box`, `sphere`, `cylinder`, `capsule`, `cone`, `plane` or `mesh` (table below)"},
+        {"size", "[x, y, z] m", "vec3 >0", "", "box", "—", "edge lengths"},
+        {"radius", "number, m", "number >0", "", "sphere, cylinder, capsule, cone", "—", "> 0"},
+        {"length", "number, m", "number >0", "", "cylinder, capsule, cone", "—", "along G's z (a capsule's without its caps)"},
+        {"file", "path", "string", "", "mesh", "—", "OBJ, STL, or another format Assimp reads; relative to the scene file"},
+        {"scale", "[x, y, z]", "vec3", "[1, 1, 1]", "no", "`[1, 1, 1]`", "mesh: scale of the file's coordinates"},
+        {"role", "string", "enum both visual collision", "\"both\"", "no", "`both`", "`both` (drawn and in contact), `visual` (drawn only) or `collision` (contact only)"},
+        {"position", "[x, y, z] m", "vec3", "[0, 0, 0]", "no", "`[0, 0, 0]`", "origin of the shape frame G in the part frame"},
+        {"orientation", "orientation", "object", "{\"quaternion\": [1, 0, 0, 0]}", "no", "identity", "of G in the part frame"},
     }, {}});
     objects.push_back({"marker", "/$defs/marker", {
-        {"name", "string", "yes", "—", "identifier, unique on its part"},
-        {"position", "[x, y, z] m", "no", "`[0, 0, 0]`", "origin in the part frame"},
-        {"orientation", "orientation", "no", "identity", "axes in the part frame; a joint's axis is the marker's z"},
+        {"name", "string", "string", "", "yes", "—", "identifier, unique on its part"},
+        {"position", "[x, y, z] m", "vec3", "[0, 0, 0]", "no", "`[0, 0, 0]`", "origin in the part frame"},
+        {"orientation", "orientation", "object", "{\"quaternion\": [1, 0, 0, 0]}", "no", "identity", "axes in the part frame; a joint's axis is the marker's z"},
     }, {}});
     objects.push_back({"joint", "/$defs/joint", {
-        {"name", "string", "yes", "—", "identifier, unique among joints"},
-        {"type", "string", "yes", "—", "`fixed`, `revolute`, `prismatic`, `cylindrical`, `spherical`, `universal`, `planar`, `distance`, `pointOnLine`, `pointOnPlane`, `parallelAxes`, `perpendicularAxes`"},
-        {"markerI", "`\"part.marker\"`", "yes", "—", "marker on part i"},
-        {"markerJ", "`\"part.marker\"`", "yes", "—", "marker on part j (a different part)"},
-        {"length", "number, m", "distance joints", "—", "> 0"},
-        {"collide", "bool", "no", "`false`", "`false`: the two parts it joins do not touch each other; `true` lets them (contact)"},
-        {"soft", "soft", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
+        {"name", "string", "string", "", "yes", "—", "identifier, unique among joints"},
+        {"type", "string", "enum fixed revolute prismatic cylindrical spherical universal planar distance pointOnLine pointOnPlane parallelAxes perpendicularAxes", "", "yes", "—", "`fixed`, `revolute`, `prismatic`, `cylindrical`, `spherical`, `universal`, `planar`, `distance`, `pointOnLine`, `pointOnPlane`, `parallelAxes`, `perpendicularAxes`"},
+        {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part i"},
+        {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part j (a different part)"},
+        {"length", "number, m", "number >0", "", "distance joints", "—", "> 0"},
+        {"collide", "bool", "bool", "false", "no", "`false`", "`false`: the two parts it joins do not touch each other; `true` lets them (contact)"},
+        {"soft", "soft", "object", "{}", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
     }, {}});
     objects.push_back({"soft", "/$defs/joint/properties/soft", {
-        {"frequency", "number, Hz", "no", "0", "when > 0, every equation of the joint rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the equation's effective mass between the two parts; Box2D v3's joint hertz, MuJoCo's solref). Either this or the stiffnesses and dampings"},
-        {"dampingRatio", "number ≥ 0", "no", "1", "ζ of `frequency`; 1 is critically damped"},
-        {"stiffness", "number, N/m", "no", "0", "on the joint's length equations (point gaps, in-plane distances, a rod's length): each pulls back with k·gap + c·(its rate)"},
-        {"damping", "number, N·s/m", "no", "0", "c of the length equations"},
-        {"rotationalStiffness", "number, N·m/rad", "no", "0", "on the joint's angle equations (axes kept perpendicular)"},
-        {"rotationalDamping", "number, N·m·s/rad", "no", "0", "c of the angle equations"},
+        {"frequency", "number, Hz", "number >=0", "0", "no", "0", "when > 0, every equation of the joint rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the equation's effective mass between the two parts; Box2D v3's joint hertz, MuJoCo's solref). Either this or the stiffnesses and dampings"},
+        {"dampingRatio", "number ≥ 0", "number >=0", "1", "no", "1", "ζ of `frequency`; 1 is critically damped"},
+        {"stiffness", "number, N/m", "number >=0", "0", "no", "0", "on the joint's length equations (point gaps, in-plane distances, a rod's length): each pulls back with k·gap + c·(its rate)"},
+        {"damping", "number, N·s/m", "number >=0", "0", "no", "0", "c of the length equations"},
+        {"rotationalStiffness", "number, N·m/rad", "number >=0", "0", "no", "0", "on the joint's angle equations (axes kept perpendicular)"},
+        {"rotationalDamping", "number, N·m·s/rad", "number >=0", "0", "no", "0", "c of the angle equations"},
     }, {}});
     objects.push_back({"settings", "/$defs/settings", {
-        {"integrator", "`\"dopri45\"`, `\"rk4\"`, `\"symplecticEuler\"`, `\"implicitEuler\"`, `\"timeStepping\"`", "no", "`\"dopri45\"`; `\"timeStepping\"` when the scene has a `contact` block", "see docs/engine.md; contact needs `timeStepping`"},
-        {"stepSize", "number, s", "no", "0.001", "step of the fixed-step integrators (`rk4`, `symplecticEuler`, `implicitEuler`, `timeStepping`); not used by `dopri45` except as the default output interval"},
-        {"outputInterval", "number, s", "no", "`stepSize`", "time between outputs (recorded frames, CSV rows). Fixed-step integrators need a whole number of steps per output; `dopri45` takes its own steps and interpolates to the output times (dense output), so the output interval never changes its solution. (minor version 2)"},
-        {"maxStep", "number, s", "no", "none", "largest step of `dopri45` (minor version 2)"},
-        {"endTime", "number, s", "no", "none", "where the scene's run ends: Play stops there (Run to and Step go on if asked), and `motus-cli simulate` runs to it when no `--duration` is given (minor version 7)"},
-        {"relativeTolerance", "number", "no", "1e-10", "`dopri45`: local error allowed per step, relative to the size of each position and velocity"},
-        {"absoluteTolerance", "number", "no", "1e-12", "`dopri45`: local error allowed per step, absolute (m, rad, m/s, rad/s)"},
-        {"projectionTolerance", "number, m and rad", "no", "1e-10", "after every step, each joint's point gap (Euclidean distance, m) and angular error (rad) is below this"},
-        {"maxProjectionIterations", "integer ≥ 1", "no", "8", "Newton iterations of the projection"},
+        {"integrator", "`\"dopri45\"`, `\"rk4\"`, `\"symplecticEuler\"`, `\"implicitEuler\"`, `\"timeStepping\"`", "enum dopri45 rk4 symplecticEuler implicitEuler timeStepping", "", "no", "`\"dopri45\"`; `\"timeStepping\"` when the scene has a `contact` block", "see docs/engine.md; contact needs `timeStepping`"},
+        {"stepSize", "number, s", "number >0", "0.001", "no", "0.001", "step of the fixed-step integrators (`rk4`, `symplecticEuler`, `implicitEuler`, `timeStepping`); not used by `dopri45` except as the default output interval"},
+        {"outputInterval", "number, s", "number >=0", "0", "no", "0: `stepSize`", "time between outputs (recorded frames, CSV rows). Fixed-step integrators need a whole number of steps per output; `dopri45` takes its own steps and interpolates to the output times (dense output), so the output interval never changes its solution. (minor version 2)"},
+        {"maxStep", "number, s", "number >=0", "0", "no", "0: none", "largest step of `dopri45` (minor version 2)"},
+        {"endTime", "number, s", "number >=0", "0", "no", "0: none", "where the scene's run ends: Play stops there (Run to and Step go on if asked), and `motus-cli simulate` runs to it when no `--duration` is given (minor version 7)"},
+        {"relativeTolerance", "number", "number >0", "1e-10", "no", "1e-10", "`dopri45`: local error allowed per step, relative to the size of each position and velocity"},
+        {"absoluteTolerance", "number", "number >0", "1e-12", "no", "1e-12", "`dopri45`: local error allowed per step, absolute (m, rad, m/s, rad/s)"},
+        {"projectionTolerance", "number, m and rad", "number >0", "1e-10", "no", "1e-10", "after every step, each joint's point gap (Euclidean distance, m) and angular error (rad) is below this"},
+        {"maxProjectionIterations", "integer ≥ 1", "integer >=1", "8", "no", "8", "Newton iterations of the projection"},
     }, {}});
     objects.push_back({"contact", "/$defs/contact", {
-        {"enabled", "bool", "no", "`true` when the block is present", ""},
-        {"solver", "`\"pgs\"` or `\"lemke\"`", "no", "`\"pgs\"`", "projected Gauss–Seidel with warm starting, or Lemke's exact pivoting method (small scenes)"},
-        {"friction", "`\"box\"` or `\"cone\"`", "no", "`\"box\"`", "per-tangent bounds μz, or a polyhedral cone of `coneFacets` edges"},
-        {"coneFacets", "integer 3–64", "no", "8", ""},
-        {"iterations", "integer ≥ 1", "no", "100", "PGS sweeps per step at most"},
-        {"tolerance", "number, m/s", "no", "1e-6", "PGS stops when a sweep changes no velocity by more"},
-        {"margin", "number, m, ≤ 0.02", "no", "0.005", "gaps up to this are kept as speculative contacts (no tunnelling below margin / step)"},
-        {"restitutionThreshold", "number, m/s", "no", "0.05", "impacts slower than this are plastic"},
-        {"stabilization", "number, 0–1", "no", "0.2", "fraction of a penetration (beyond `slop`) pushed out per step"},
-        {"slop", "number, m", "no", "1e-5", "penetration left alone (keeps resting contact still)"},
-        {"stiffness", "number, N/m", "no", "0", "soft contact when > 0: normal force k·depth + c·(rate of penetration)"},
-        {"damping", "number, N·s/m", "no", "0", "soft contact's damping c"},
-        {"frequency", "number, Hz", "no", "0", "soft contact as users think of it, when > 0: every contact rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the contact's effective mass along its normal; Box2D v3's contact hertz, MuJoCo's solref). A resting part sinks g / ω² (2.5 mm at 10 Hz). Either this or `stiffness`/`damping` (minor version 3)"},
-        {"dampingRatio", "number ≥ 0", "no", "1", "ζ of soft contact given by `frequency`; 1 is critically damped (minor version 3)"},
-        {"pairs", "array of contact pairs", "no", "`[]`", "per pair of parts: switch contact off, or override the combined friction and restitution"},
+        {"enabled", "bool", "bool", "true", "no", "`true` when the block is present", ""},
+        {"solver", "`\"pgs\"` or `\"lemke\"`", "enum pgs lemke", "\"pgs\"", "no", "`\"pgs\"`", "projected Gauss–Seidel with warm starting, or Lemke's exact pivoting method (small scenes)"},
+        {"friction", "`\"box\"` or `\"cone\"`", "enum box cone", "\"box\"", "no", "`\"box\"`", "per-tangent bounds μz, or a polyhedral cone of `coneFacets` edges"},
+        {"coneFacets", "integer 3–64", "integer 3..64", "8", "no", "8", ""},
+        {"iterations", "integer ≥ 1", "integer >=1", "100", "no", "100", "PGS sweeps per step at most"},
+        {"tolerance", "number, m/s", "number >0", "1e-6", "no", "1e-6", "PGS stops when a sweep changes no velocity by more"},
+        {"margin", "number, m, ≤ 0.02", "number 0..0.02", "0.005", "no", "0.005", "gaps up to this are kept as speculative contacts (no tunnelling below margin / step)"},
+        {"restitutionThreshold", "number, m/s", "number >=0", "0.05", "no", "0.05", "impacts slower than this are plastic"},
+        {"stabilization", "number, 0–1", "number 0..1", "0.2", "no", "0.2", "fraction of a penetration (beyond `slop`) pushed out per step"},
+        {"slop", "number, m", "number >=0", "1e-5", "no", "1e-5", "penetration left alone (keeps resting contact still)"},
+        {"stiffness", "number, N/m", "number >=0", "0", "no", "0", "soft contact when > 0: normal force k·depth + c·(rate of penetration)"},
+        {"damping", "number, N·s/m", "number >=0", "0", "no", "0", "soft contact's damping c"},
+        {"frequency", "number, Hz", "number >=0", "0", "no", "0", "soft contact as users think of it, when > 0: every contact rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the contact's effective mass along its normal; Box2D v3's contact hertz, MuJoCo's solref). A resting part sinks g / ω² (2.5 mm at 10 Hz). Either this or `stiffness`/`damping` (minor version 3)"},
+        {"dampingRatio", "number ≥ 0", "number >=0", "1", "no", "1", "ζ of soft contact given by `frequency`; 1 is critically damped (minor version 3)"},
+        {"pairs", "array of contact pairs", "array", "[]", "no", "`[]`", "per pair of parts: switch contact off, or override the combined friction and restitution"},
     }, {}});
     objects.push_back({"contactPair", "/$defs/contact/properties/pairs/items", {
-        {"name", "string", "yes", "—", "identifier; the pair's force totals are recorded as channels `<name>.Fn`, `<name>.Ft`"},
-        {"partA", "part name", "yes", "—", ""},
-        {"partB", "part name", "yes", "—", "another part"},
-        {"enabled", "bool", "no", "`true`", "`false`: the two parts do not touch"},
-        {"friction", "number ≥ 0", "no", "combined", "μ of this pair instead of the parts' combined one"},
-        {"restitution", "number, 0–1", "no", "combined", "e of this pair instead of the parts' combined one"},
+        {"name", "string", "string", "", "yes", "—", "identifier; the pair's force totals are recorded as channels `<name>.Fn`, `<name>.Ft`"},
+        {"partA", "part name", "string", "", "yes", "—", ""},
+        {"partB", "part name", "string", "", "yes", "—", "another part"},
+        {"enabled", "bool", "bool", "true", "no", "`true`", "`false`: the two parts do not touch"},
+        {"friction", "number ≥ 0", "number >=0", "", "no", "combined", "μ of this pair instead of the parts' combined one"},
+        {"restitution", "number, 0–1", "number 0..1", "", "no", "combined", "e of this pair instead of the parts' combined one"},
     }, {}});
     objects.push_back({"force", "/$defs/force", {
-        {"name", "string", "yes", "—", "identifier, unique among forces"},
-        {"type", "string", "yes", "—", "the force law (table below)"},
-        {"marker", "`\"part.marker\"`", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
-        {"components", "[x, y, z]: numbers or expressions of `time`; N or N·m", "yes", "—", "", "pointForce pointTorque"},
-        {"frame", "`\"world\"` or `\"marker\"`", "no", "`\"world\"`", "the axes of `components`", "pointForce pointTorque"},
-        {"markerI", "`\"part.marker\"`", "yes", "—", "on part I", "springDamper bushing"},
-        {"markerJ", "`\"part.marker\"`", "yes", "—", "on part J", "springDamper bushing"},
-        {"joint", "joint name", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController: a revolute, prismatic or cylindrical joint", "rotationalSpringDamper jointController"},
-        {"stiffness", "number ≥ 0, N/m (N·m/rad)", "no", "0", "k", "springDamper rotationalSpringDamper"},
-        {"damping", "number ≥ 0, N·s/m (N·m·s/rad)", "no", "0", "c", "springDamper rotationalSpringDamper"},
-        {"freeLength", "number, m", "no", "0", "l0", "springDamper"},
-        {"freeAngle", "number, rad", "no", "0", "θ0", "rotationalSpringDamper"},
-        {"preload", "number, N (N·m)", "no", "0", "added to the spring's force (torque)", "springDamper rotationalSpringDamper"},
-        {"translationalStiffness", "[x, y, z] N/m", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"translationalDamping", "[x, y, z] N·s/m", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"rotationalStiffness", "[x, y, z] N·m/rad", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"rotationalDamping", "[x, y, z] N·m·s/rad", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"axis", "`\"rotation\"` or `\"translation\"`", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController"},
-        {"target", "number or expression of `time`, rad or m", "yes", "—", "the coordinate it servoes to", "jointController"},
-        {"kp", "number ≥ 0, N·m/rad (N/m)", "no", "0", "proportional gain", "jointController"},
-        {"kd", "number ≥ 0, N·m·s/rad (N·s/m)", "no", "0", "derivative gain", "jointController"},
-        {"maxEffort", "number ≥ 0, N·m (N)", "no", "0: no limit", "the effort is limited to ±maxEffort", "jointController"},
+        {"name", "string", "string", "", "yes", "—", "identifier, unique among forces"},
+        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController", "", "yes", "—", "the force law (table below)"},
+        {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
+        {"components", "[x, y, z]: numbers or expressions of `time`; N or N·m", "", "", "yes", "—", "", "pointForce pointTorque"},
+        {"frame", "`\"world\"` or `\"marker\"`", "enum world marker", "\"world\"", "no", "`\"world\"`", "the axes of `components`", "pointForce pointTorque"},
+        {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing"},
+        {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing"},
+        {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController: a revolute, prismatic or cylindrical joint", "rotationalSpringDamper jointController"},
+        {"stiffness", "number ≥ 0, N/m (N·m/rad)", "number >=0", "0", "no", "0", "k", "springDamper rotationalSpringDamper"},
+        {"damping", "number ≥ 0, N·s/m (N·m·s/rad)", "number >=0", "0", "no", "0", "c", "springDamper rotationalSpringDamper"},
+        {"freeLength", "number, m", "number >=0", "0", "no", "0", "l0", "springDamper"},
+        {"freeAngle", "number, rad", "number", "0", "no", "0", "θ0", "rotationalSpringDamper"},
+        {"preload", "number, N (N·m)", "number", "0", "no", "0", "added to the spring's force (torque)", "springDamper rotationalSpringDamper"},
+        {"translationalStiffness", "[x, y, z] N/m", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
+        {"translationalDamping", "[x, y, z] N·s/m", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
+        {"rotationalStiffness", "[x, y, z] N·m/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
+        {"rotationalDamping", "[x, y, z] N·m·s/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
+        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController"},
+        {"target", "number or expression of `time`, rad or m", "expression", "", "yes", "—", "the coordinate it servoes to", "jointController"},
+        {"kp", "number ≥ 0, N·m/rad (N/m)", "number >=0", "0", "no", "0", "proportional gain", "jointController"},
+        {"kd", "number ≥ 0, N·m·s/rad (N·s/m)", "number >=0", "0", "no", "0", "derivative gain", "jointController"},
+        {"maxEffort", "number ≥ 0, N·m (N)", "number >=0", "0", "no", "0: no limit", "the effort is limited to ±maxEffort", "jointController"},
     }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController"}});
     objects.push_back({"motion", "/$defs/motion", {
-        {"name", "string", "yes", "—", "identifier, unique among motions"},
-        {"joint", "joint name", "yes", "—", "a revolute, prismatic or cylindrical joint"},
-        {"axis", "`\"rotation\"` or `\"translation\"`", "no", "`\"rotation\"`", "the joint's angle or slide"},
-        {"level", "`\"position\"`, `\"velocity\"` or `\"acceleration\"`", "no", "`\"position\"`", "what the expression prescribes"},
-        {"expression", "number or expression of `time`", "yes", "—", "rad or m (per s, per s²)"},
+        {"name", "string", "string", "", "yes", "—", "identifier, unique among motions"},
+        {"joint", "joint name", "string", "", "yes", "—", "a revolute, prismatic or cylindrical joint"},
+        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint's angle or slide"},
+        {"level", "`\"position\"`, `\"velocity\"` or `\"acceleration\"`", "enum position velocity acceleration", "\"position\"", "no", "`\"position\"`", "what the expression prescribes"},
+        {"expression", "number or expression of `time`", "expression", "", "yes", "—", "rad or m (per s, per s²)"},
     }, {}});
     return objects;
 }
@@ -178,7 +181,82 @@ std::vector<std::string_view> words(std::string_view list) {
     return out;
 }
 
+double numberIn(std::string_view text, std::string_view check) {
+    double x = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), x);
+    if (error != std::errc() || end != text.data() + text.size())
+        throw std::logic_error("scene format: bad number in check '" + std::string(check) + "'");
+    return x;
+}
+
+// One bound of a range: ">0", ">=1", "<=0.02", "<1", or both ends "0..1".
+void readBound(std::string_view word, std::string_view check, Range& range) {
+    if (const std::size_t dots = word.find(".."); dots != std::string_view::npos) {
+        range.min = numberIn(word.substr(0, dots), check);
+        range.max = numberIn(word.substr(dots + 2), check);
+    } else if (word.starts_with(">=")) {
+        range.min = numberIn(word.substr(2), check);
+    } else if (word.starts_with(">")) {
+        range.min = numberIn(word.substr(1), check);
+        range.openMin = true;
+    } else if (word.starts_with("<=")) {
+        range.max = numberIn(word.substr(2), check);
+    } else if (word.starts_with("<")) {
+        range.max = numberIn(word.substr(1), check);
+        range.openMax = true;
+    } else {
+        throw std::logic_error("scene format: bad range in check '" + std::string(check) + "'");
+    }
+}
+
 }  // namespace
+
+std::string Range::text() const {
+    const bool low = min > -std::numeric_limits<double>::infinity();
+    const bool high = max < std::numeric_limits<double>::infinity();
+    if (low && high && !openMin && !openMax) return numberText(min) + " to " + numberText(max);
+    std::string out;
+    if (low) out += std::string(openMin ? "> " : "≥ ") + numberText(min);
+    if (high)
+        out += std::string(out.empty() ? "" : " and ") + (openMax ? "< " : "≤ ") + numberText(max);
+    return out;
+}
+
+Rule Field::rule() const {
+    static constexpr std::pair<std::string_view, Rule::Kind> kKinds[] = {
+        {"number", Rule::Kind::Number},
+        {"integer", Rule::Kind::Integer},
+        {"bool", Rule::Kind::Bool},
+        {"string", Rule::Kind::String},
+        {"enum", Rule::Kind::Word},
+        {"vec3", Rule::Kind::Vector3},
+        {"expression", Rule::Kind::Expression},
+        {"object", Rule::Kind::Object},
+        {"array", Rule::Kind::Array},
+    };
+    Rule rule;
+    if (check.empty()) return rule;
+    const std::vector<std::string_view> parts = words(check);
+    const auto kind = std::find_if(std::begin(kKinds), std::end(kKinds),
+                                   [&](const auto& k) { return k.first == parts.front(); });
+    if (kind == std::end(kKinds))
+        throw std::logic_error("scene format: unknown kind in check '" + std::string(check) + "'");
+    rule.kind = kind->second;
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+        if (rule.kind == Rule::Kind::Word)
+            rule.words.push_back(parts[k]);
+        else
+            readBound(parts[k], check, rule.range);
+    }
+    return rule;
+}
+
+const Field& ObjectFormat::field(std::string_view key) const {
+    for (const Field& f : fields)
+        if (f.key == key) return f;
+    throw std::out_of_range("the scene format's " + std::string(name) + " has no key '" +
+                            std::string(key) + "'");
+}
 
 std::vector<std::string_view> ObjectFormat::keys(std::string_view variant) const {
     std::vector<std::string_view> out;
@@ -196,9 +274,14 @@ const std::vector<ObjectFormat>& sceneFormat() {
     return objects;
 }
 
-const ObjectFormat& object(std::string_view name) {
+const ObjectFormat* findObject(std::string_view name) {
     for (const ObjectFormat& o : sceneFormat())
-        if (o.name == name) return o;
+        if (o.name == name) return &o;
+    return nullptr;
+}
+
+const ObjectFormat& object(std::string_view name) {
+    if (const ObjectFormat* o = findObject(name)) return *o;
     throw std::out_of_range("the scene format has no object '" + std::string(name) + "'");
 }
 

@@ -598,11 +598,15 @@ Diagnostics validate(const SceneSpec& spec) {
             (!std::isfinite(force.freeLength) || force.freeLength < 0.0))
             check.error(at + "/freeLength", "free length must be zero or positive");
         if (force.type == ForceType::Bushing) {
-            const Vec3* gains[] = {&force.translationalStiffness, &force.translationalDamping,
-                                   &force.rotationalStiffness, &force.rotationalDamping};
-            for (const Vec3* g : gains)
+            const std::pair<const Vec3*, const char*> gains[] = {
+                {&force.translationalStiffness, "translationalStiffness"},
+                {&force.translationalDamping, "translationalDamping"},
+                {&force.rotationalStiffness, "rotationalStiffness"},
+                {&force.rotationalDamping, "rotationalDamping"}};
+            for (const auto& [g, key] : gains)
                 if (!g->allFinite() || g->minCoeff() < 0.0)
-                    check.error(at, "bushing stiffness and damping must be zero or positive");
+                    check.error(at + "/" + key, std::string("bushing ") + key +
+                                                    " must be zero or positive on every axis");
         }
     }
 

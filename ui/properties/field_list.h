@@ -107,6 +107,7 @@ public:
         : spec(spec), id(id), fields(fields) {}
 
     PropertyField& add(PropertyField f) {
+        if (!f.key.isEmpty()) f.format = formatField(object, variant, f.key.toStdString());
         fields.push_back(std::make_unique<PropertyField>(std::move(f)));
         return *fields.back();
     }
@@ -246,13 +247,17 @@ public:
             [entity, member](SceneSpec& s, const std::string& text) { entity(s)->*member = text; });
     }
 
+    // The words the scene format allows for `key` (a choice among them).
+    QStringList words(const QString& key) const;
+
     const SceneSpec& spec;
     const engine::EntityId id;
     std::vector<std::unique_ptr<PropertyField>>& fields;
     QString title;
+    std::string_view object = "scene";  // the entity's object in the scene format
+    std::string variant;                // a force's type
 };
 
-inline const QStringList kAxes = {QStringLiteral("rotation"), QStringLiteral("translation")};
 inline std::string axisOf(engine::JointAxis a) {
     return a == engine::JointAxis::Rotation ? "rotation" : "translation";
 }

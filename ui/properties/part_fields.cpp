@@ -14,15 +14,11 @@ void shapeFields(FieldList& b, const FieldOptions& o, std::size_t k) {
     const engine::EntityId id = b.id;
     auto P = [id](auto& s) { return partOf(s, id); };
     const engine::Part* part = partOf(b.spec, id);
-    static const QStringList shapeTypes = {QStringLiteral("box"),      QStringLiteral("sphere"),
-                                           QStringLiteral("cylinder"), QStringLiteral("capsule"),
-                                           QStringLiteral("cone"),     QStringLiteral("mesh"),
-                                           QStringLiteral("plane")};
     auto S = [P, k](auto& s) { return &P(s)->shapes[k]; };
     const QString name = tr("Shape %1").arg(k + 1);
     const engine::Shape& shape = part->shapes[k];
     b.choice(
-        name + tr(" type"), QStringLiteral("shape.type"), shapeTypes,
+        name + tr(" type"), QStringLiteral("shape.type"), b.words(QStringLiteral("shape.type")),
         [S](const SceneSpec& s) { return std::string(engine::shapeTypeName(S(s)->type)); },
         [parent = o.dialogParent, S](SceneSpec& s, const std::string& text) {
             engine::Shape& sh = *S(s);
@@ -83,8 +79,7 @@ void shapeFields(FieldList& b, const FieldOptions& o, std::size_t k) {
         break;
     }
     b.choice(
-        name + tr(" role"), QStringLiteral("shape.role"),
-        {QStringLiteral("both"), QStringLiteral("visual"), QStringLiteral("collision")},
+        name + tr(" role"), QStringLiteral("shape.role"), b.words(QStringLiteral("shape.role")),
         [S](const SceneSpec& s) { return std::string(engine::shapeRoleName(S(s)->role)); },
         [S](SceneSpec& s, const std::string& text) {
             S(s)->role = engine::shapeRoleFromName(text).value_or(S(s)->role);

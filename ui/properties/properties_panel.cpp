@@ -218,7 +218,11 @@ void PropertiesPanel::rebuild() {
         QWidget* row = makeEditorRow(f, spec);
         auto* label = new QLabel(f.label);
         label->setWordWrap(true);
-        if (!f.key.isEmpty()) label->setToolTip(tr("Scene file key: %1").arg(f.key));
+        // What the scene format says of the key: meaning, range and default.
+        const QString help =
+            !f.help.isEmpty() || f.key.isEmpty() ? f.help : tr("Scene file key: %1").arg(f.key);
+        label->setToolTip(help);
+        row->setToolTip(help);
         form_->addRow(label, row);
     }
     scroll_->setWidget(body_);

@@ -11,6 +11,7 @@
 #include <QFileInfo>
 
 #include "engine/io/mesh_loader.h"
+#include "engine/io/scene_format.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
 #include "ui/common/text.h"
@@ -162,8 +163,7 @@ void forceFields(FieldList& b) {
         expression(tr("Y"), QStringLiteral("components.y"), 1, unit);
         expression(tr("Z"), QStringLiteral("components.z"), 2, unit);
         b.choice(
-            tr("Axes"), QStringLiteral("frame"),
-            {QStringLiteral("world"), QStringLiteral("marker")},
+            tr("Axes"), QStringLiteral("frame"), b.words(QStringLiteral("frame")),
             [F](const SceneSpec& s) {
                 return std::string(F(s)->inMarkerFrame ? "marker" : "world");
             },
@@ -210,7 +210,7 @@ void forceFields(FieldList& b) {
         const bool angle = force->axis == engine::JointAxis::Rotation;
         b.jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
         b.choice(
-            tr("Axis"), QStringLiteral("axis"), kAxes,
+            tr("Axis"), QStringLiteral("axis"), b.words(QStringLiteral("axis")),
             [F](const SceneSpec& s) { return axisOf(F(s)->axis); },
             [F](SceneSpec& s, const std::string& text) { F(s)->axis = axisFrom(text); });
         expression(tr("Target"), QStringLiteral("target"), 0,
@@ -290,11 +290,10 @@ void motionFields(FieldList& b) {
         [Mo](const SceneSpec& s) { return Mo(s)->joint; },
         [Mo](SceneSpec& s, const std::string& text) { Mo(s)->joint = text; });
     b.choice(
-        tr("Axis"), QStringLiteral("axis"), kAxes,
+        tr("Axis"), QStringLiteral("axis"), b.words(QStringLiteral("axis")),
         [Mo](const SceneSpec& s) { return axisOf(Mo(s)->axis); },
         [Mo](SceneSpec& s, const std::string& text) { Mo(s)->axis = axisFrom(text); });
-    const QStringList levels = {QStringLiteral("position"), QStringLiteral("velocity"),
-                                QStringLiteral("acceleration")};
+    const QStringList levels = b.words(QStringLiteral("level"));
     b.choice(
         tr("Level"), QStringLiteral("level"), levels,
         [Mo, levels](const SceneSpec& s) {
@@ -328,11 +327,9 @@ void sceneFields(FieldList& b) {
         [](const SceneSpec& s) { return toNumbers(s.gravity); },
         [](SceneSpec& s, const Numbers& n) { s.gravity = toVec(n); });
     b.heading(tr("Solver"));
-    const QStringList integrators = {
-        QStringLiteral("dopri45"), QStringLiteral("rk4"), QStringLiteral("symplecticEuler"),
-        QStringLiteral("implicitEuler"), QStringLiteral("timeStepping")};
     b.choice(
-        tr("Integrator"), QStringLiteral("settings.integrator"), integrators,
+        tr("Integrator"), QStringLiteral("settings.integrator"),
+        b.words(QStringLiteral("settings.integrator")),
         [](const SceneSpec& s) {
             return std::string(engine::integratorName(s.settings.integrator));
         },
@@ -378,7 +375,7 @@ void sceneFields(FieldList& b) {
         });
     b.choice(
         tr("Contact solver"), QStringLiteral("contact.solver"),
-        {QStringLiteral("pgs"), QStringLiteral("lemke")},
+        b.words(QStringLiteral("contact.solver")),
         [](const SceneSpec& s) { return std::string(engine::contactSolverName(s.contact.solver)); },
         [](SceneSpec& s, const std::string& text) {
             s.contact.solver = text == "lemke" ? engine::ContactSolverType::Lemke
@@ -386,7 +383,7 @@ void sceneFields(FieldList& b) {
         });
     b.choice(
         tr("Friction model"), QStringLiteral("contact.friction"),
-        {QStringLiteral("box"), QStringLiteral("cone")},
+        b.words(QStringLiteral("contact.friction")),
         [](const SceneSpec& s) {
             return std::string(engine::frictionModelName(s.contact.friction));
         },
@@ -430,8 +427,49 @@ void sceneFields(FieldList& b) {
             &engine::ContactSettings::dampingRatio);
 }
 
+// The tooltip of a row: what the format says of its key, without Markdown's backticks.
+QString helpOf(const engine::io::format::Field& field, const QString& key) {
+    auto plain = [](std::string_view text) { return toQString(text).remove(QLatin1Char('`')); };
+    QStringList lines;
+    if (!field.meaning.empty()) lines << plain(field.meaning);
+    const engine::io::format::Rule rule = field.rule();
+    if (rule.range.bounded()) lines << tr("Accepts %1.").arg(toQString(rule.range.text()));
+    if (field.fallback != "—") lines << tr("Default: %1.").arg(plain(field.fallback));
+    lines << tr("Scene file key: %1").arg(key);
+    return lines.join(QLatin1Char('\n'));
+}
+
 }  // namespace
+
+QStringList FieldList::words(const QString& key) const {
+    QStringList out;
+    if (const engine::io::format::Field* f = formatField(object, variant, key.toStdString()))
+        for (std::string_view word : f->rule().words) out << toQString(word);
+    return out;
+}
+
 }  // namespace fields
+
+const engine::io::format::Field* formatField(std::string_view object, std::string_view variant,
+                                             std::string_view key) {
+    namespace format = engine::io::format;
+    // "soft.frequency": a key of the object "soft"; "inertia.products": part of "inertia".
+    if (const std::size_t dot = key.find('.'); dot != std::string_view::npos) {
+        const std::string_view prefix = key.substr(0, dot);
+        if (format::findObject(prefix)) {
+            object = prefix;
+            variant = {};
+            key = key.substr(dot + 1);
+        } else {
+            key = prefix;
+        }
+    }
+    const format::ObjectFormat* o = format::findObject(object);
+    if (!o) return nullptr;
+    const std::vector<std::string_view> keys = o->keys(variant);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) return nullptr;
+    return &o->field(key);
+}
 
 QString numberText(double v) {
     if (std::abs(v) < 1e-13) v = 0.0;
@@ -443,20 +481,33 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
                      std::vector<std::unique_ptr<PropertyField>>& fields) {
     using namespace fields;
     FieldList b(spec, id, fields);
-    if (partOf(spec, id))
+    const std::size_t first = fields.size();
+    if (partOf(spec, id)) {
+        b.object = "part";
         partFields(b, options);
-    else if (markerOf(spec, id))
+    } else if (markerOf(spec, id)) {
+        b.object = "marker";
         markerFields(b, options);
-    else if (byId(spec.joints, id))
+    } else if (byId(spec.joints, id)) {
+        b.object = "joint";
         jointFields(b);
-    else if (byId(spec.forces, id))
+    } else if (const engine::ForceSpec* force = byId(spec.forces, id)) {
+        b.object = "force";
+        b.variant = engine::forceTypeName(force->type);
         forceFields(b);
-    else if (byId(spec.contact.pairs, id))
+    } else if (byId(spec.contact.pairs, id)) {
+        b.object = "contactPair";
         contactPairFields(b);
-    else if (byId(spec.motions, id))
+    } else if (byId(spec.motions, id)) {
+        b.object = "motion";
         motionFields(b);
-    else
+    } else {
         sceneFields(b);
+    }
+    for (std::size_t k = first; k < fields.size(); ++k) {
+        PropertyField& f = *fields[k];
+        if (f.format) f.help = helpOf(*f.format, f.key);
+    }
     return b.title;
 }
 

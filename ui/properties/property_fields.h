@@ -8,12 +8,17 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <QString>
 #include <QStringList>
 
 #include "engine/model/scene_spec.h"
+
+namespace engine::io::format {
+struct Field;
+}
 
 class QCheckBox;
 class QComboBox;
@@ -46,6 +51,10 @@ struct PropertyField {
     };
     Kind kind = Kind::Number;
     QString label, unit, key;
+    // What the scene format says of `key` (engine/io/scene_format.h): its kind, range, default
+    // and meaning; nullptr for a row of the panel's own ("massProperties").
+    const engine::io::format::Field* format = nullptr;
+    QString help;  // the tooltip of the row: the format's meaning, default and range
     double scale = 1.0;
     bool integer = false;
     std::function<Numbers(const engine::SceneSpec&)> getNumbers;
@@ -96,6 +105,13 @@ struct FieldOptions {
 QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
                      const FieldOptions& options,
                      std::vector<std::unique_ptr<PropertyField>>& fields);
+
+// The scene-format field a row edits: `object` is the entity's object in the format ("part",
+// "force", "scene"), `variant` a force's type, `key` the row's ("mass", "soft.frequency",
+// "shape.radius", "settings.stepSize", "inertia.products", "components.y"); nullptr when the
+// format has no such key.
+const engine::io::format::Field* formatField(std::string_view object, std::string_view variant,
+                                             std::string_view key);
 
 // A number as a field shows it: 6 significant digits, −0 and round-off shown as 0.
 QString numberText(double value);

@@ -39,8 +39,10 @@
 #include <gtest/gtest.h>
 
 #include "engine/io/mesh_loader.h"
+#include "engine/io/scene_format.h"
 #include "engine/model/scene_spec.h"
 #include "ui/properties/expression_editor.h"
+#include "ui/properties/property_fields.h"
 
 namespace ui {
 namespace {
@@ -482,6 +484,87 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
                                      << noExample.join(QStringLiteral(", ")).toStdString();
     EXPECT_TRUE(missing.isEmpty()) << "schema keys without a field in the properties panel:\n  "
                                    << missing.join(QStringLiteral("\n  ")).toStdString();
+}
+
+// Whether a row of `kind` edits a value of the format's `rule`: numbers in number fields (whole
+// numbers for integers), words in a choice of exactly the format's words, and so on.
+bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::string& why) {
+    using K = engine::io::format::Rule::Kind;
+    using R = PropertyField::Kind;
+    switch (f.kind) {
+    case R::Number:
+        if (rule.kind != K::Number && rule.kind != K::Integer) return false;
+        if (f.integer != (rule.kind == K::Integer)) why = "whole numbers or not";
+        return why.empty();
+    case R::Vector:  // three numbers; an orientation as roll, pitch, yaw; inertia's moments
+        return rule.kind == K::Vector3 || rule.kind == K::Object || rule.kind == K::Any;
+    case R::Switch:
+        return rule.kind == K::Bool;
+    case R::Colour:
+        return rule.kind == K::String;
+    case R::Expression:
+        return rule.kind == K::Expression || rule.kind == K::Any;
+    case R::Text:  // text, or a number that may be left blank (a contact pair's overrides)
+        return rule.kind == K::String || rule.kind == K::Any ||
+               (rule.kind == K::Number && f.format->value.empty());
+    case R::Choice:
+        if (rule.kind == K::Word) {
+            QStringList words;
+            for (std::string_view w : rule.words) words << toQString(w);
+            if (f.choices != words)
+                why = "choices " + f.choices.join(QLatin1Char(' ')).toStdString() +
+                      " are not the format's " + words.join(QLatin1Char(' ')).toStdString();
+            return why.empty();
+        }
+        // A name of the scene (a marker, a joint, a part), or how a soft joint holds.
+        return rule.kind == K::String || rule.kind == K::Object;
+    case R::Info:
+    case R::Button:
+    case R::Heading:
+        return true;
+    }
+    return false;
+}
+
+TEST_F(PropertiesSchemaTest, EveryRowHasTheKindRangeAndDefaultOfItsKeyInTheFormat) {
+    // Rows of the panel's own, with no key of the file behind them.
+    const std::set<QString> own = {QStringLiteral("massProperties")};
+    std::size_t rows = 0;
+    for (const auto& [owner, ids] : examplesOf(spec))
+        for (EntityId id : ids) {
+            std::vector<std::unique_ptr<PropertyField>> fields;
+            defineFields(spec, id, FieldOptions{}, fields);
+            for (const auto& field : fields) {
+                const PropertyField& f = *field;
+                if (f.key.isEmpty() || own.count(f.key)) continue;
+                const std::string where = owner.toStdString() + " #" + std::to_string(id) + ": '" +
+                                          f.key.toStdString() + "'";
+                ASSERT_TRUE(f.format) << where << " is no key of the scene format";
+                ++rows;
+                const engine::io::format::Rule rule = f.format->rule();
+                std::string why;
+                EXPECT_TRUE(rowFits(f, rule, why))
+                    << where << ": a row of kind " << static_cast<int>(f.kind)
+                    << " for the format's '" << f.format->check << "' " << why;
+                // Its tooltip says what the format says: the range and the default.
+                if (rule.range.bounded()) {
+                    EXPECT_TRUE(f.help.contains(toQString(rule.range.text()))) << where;
+                }
+                if (f.format->fallback != "—") {
+                    EXPECT_TRUE(
+                        f.help.contains(toQString(f.format->fallback).remove(QLatin1Char('`'))))
+                        << where << ": " << f.help.toStdString();
+                }
+            }
+        }
+    EXPECT_GT(rows, 100u);
+    // How a row's key finds its field of the format.
+    EXPECT_EQ(formatField("scene", "", "contact.solver"),
+              &engine::io::format::object("contact").field("solver"));
+    EXPECT_EQ(formatField("part", "", "inertia.products"),
+              &engine::io::format::object("part").field("inertia"));
+    EXPECT_EQ(formatField("force", "bushing", "kp"), nullptr);
+    EXPECT_EQ(formatField("part", "", "massProperties"), nullptr);
 }
 
 TEST_F(PropertiesSchemaTest, JointTypeChosenInItsComboReachesTheScene) {
