@@ -1,5 +1,6 @@
 #include "engine/io/csv_export.h"
 #include "engine/model/layout.h"
+#include "engine/record/channel_names.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,25 +19,35 @@ std::string formatDouble(double value) {
 CsvWriter::CsvWriter(const Model& model, std::ostream& out) : model_(model), out_(out) {}
 
 void CsvWriter::writeHeader() {
-    out_ << "time";
-    for (const BodyModel& body : model_.bodies)
-        for (const char* c :
-             {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"})
-            out_ << ',' << body.name << '.' << c;
+    namespace ch = channels;
+    auto column = [&](const std::string& name) { out_ << ',' << name; };
+    out_ << ch::kTime;
+    for (const BodyModel& body : model_.bodies) {
+        for (const char* c : ch::kPosition) column(ch::of(body.name, c));
+        for (const char* c : ch::kOrientation) column(ch::of(body.name, c));
+        for (const char* c : ch::kVelocity) column(ch::of(body.name, c));
+        for (const char* c : ch::kAngularVelocity) column(ch::of(body.name, c));
+    }
     for (const JointModel& joint : model_.joints) {
         for (std::size_t k = 0; k < joint.coordinates.size(); ++k)
-            out_ << ',' << joint.name << ".q" << k;
-        for (const char* c : {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz"})
-            out_ << ',' << joint.name << '.' << c;
+            column(ch::of(joint.name, ch::coordinate(k)));
+        for (const char* c : ch::kReaction) column(ch::of(joint.name, c));
     }
-    out_ << ",energy.kinetic,energy.potential,energy.total,constraint.error";
-    if (model_.contact.enabled) out_ << ",contact.count,contact.normalForce,contact.maxDepth";
+    for (const char* c :
+         {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
+        column(c);
+    if (model_.contact.enabled)
+        for (const char* c : {ch::kContactCount, ch::kContactNormalForce, ch::kContactMaxDepth})
+            column(c);
     if (kinematic_) {
-        for (const BodyModel& body : model_.bodies)
-            for (const char* c : {"ax", "ay", "az", "alphax", "alphay", "alphaz"})
-                out_ << ',' << body.name << '.' << c;
-        for (const DriverModel& driver : model_.drivers)
-            out_ << ',' << driver.name << ".effort," << driver.name << ".power";
+        for (const BodyModel& body : model_.bodies) {
+            for (const char* c : ch::kAcceleration) column(ch::of(body.name, c));
+            for (const char* c : ch::kAngularAcceleration) column(ch::of(body.name, c));
+        }
+        for (const DriverModel& driver : model_.drivers) {
+            column(ch::of(driver.name, ch::kEffort));
+            column(ch::of(driver.name, ch::kPower));
+        }
     }
     out_ << '\n';
 }

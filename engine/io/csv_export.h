@@ -16,7 +16,9 @@
 // A value an analysis does not compute (reactions and efforts of a kinematic analysis, which
 // involves no masses or forces) is written "nan".
 //
-// Numbers are written in the shortest form that reads back to the same double.
+// The names are the recording's (engine/record/channel_names.h): a column and a recorded
+// channel of the same name are the same quantity. Numbers are written in the shortest form that
+// reads back to the same double.
 
 #include <ostream>
 #include <string>

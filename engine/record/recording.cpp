@@ -1,4 +1,5 @@
 #include "engine/record/recording.h"
+#include "engine/record/channel_names.h"
 
 #include "engine/dynamics/dynamics.h"
 #include "engine/forces/forces.h"
@@ -28,66 +29,73 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     auto add = [&](std::string name, std::string unit, int offset) {
         channels_.push_back({std::move(name), std::move(unit), offset});
     };
-    add("time", "s", 0);
+    namespace ch = channels;
+    add(ch::kTime, "s", 0);
     const int q0 = 1, v0 = q0 + nq_, extra = v0 + nv_, coords = extra + 3, rates = coords + nc_,
               omega = rates + nc_, reactions = omega + 3 * model.bodyCount(),
               efforts = reactions + 14 * joints_, energies = efforts + drivers_;
     for (int b = 0; b < model.bodyCount(); ++b) {
         const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
-        const char* axes[] = {"x", "y", "z"};
         for (int k = 0; k < 3; ++k)
-            add(n + "." + axes[k], "m", q0 + static_cast<int>(layout::positionIndex(b)) + k);
+            add(ch::of(n, ch::kPosition[k]), "m",
+                q0 + static_cast<int>(layout::positionIndex(b)) + k);
         for (int k = 0; k < 3; ++k)
-            add(n + ".v" + axes[k], "m/s", v0 + static_cast<int>(layout::velocityIndex(b)) + k);
-        for (int k = 0; k < 3; ++k) add(n + ".w" + axes[k], "rad/s", omega + 3 * b + k);
+            add(ch::of(n, ch::kVelocity[k]), "m/s",
+                v0 + static_cast<int>(layout::velocityIndex(b)) + k);
+        for (int k = 0; k < 3; ++k)
+            add(ch::of(n, ch::kAngularVelocity[k]), "rad/s", omega + 3 * b + k);
     }
     int c = 0;
     for (int j = 0; j < joints_; ++j) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
         for (std::size_t k = 0; k < joint.coordinates.size(); ++k, ++c) {
             const bool angle = joint.coordinates[k] == JointAxis::Rotation;
-            add(joint.name + ".q" + std::to_string(k), angle ? "rad" : "m", coords + c);
-            add(joint.name + ".q" + std::to_string(k) + "rate", angle ? "rad/s" : "m/s", rates + c);
+            add(ch::of(joint.name, ch::coordinate(k)), angle ? "rad" : "m", coords + c);
+            add(ch::of(joint.name, ch::coordinateRate(k)), angle ? "rad/s" : "m/s", rates + c);
         }
-        const char* names[] = {"Fx",  "Fy",  "Fz",  "Tx",  "Ty",  "Tz",
-                               "FxJ", "FyJ", "FzJ", "TxJ", "TyJ", "TzJ"};
-        for (int k = 0; k < 12; ++k)
-            add(joint.name + "." + names[k], k % 6 < 3 ? "N" : "N·m", reactions + 14 * j + k);
-        add(joint.name + ".F", "N", reactions + 14 * j + 12);    // |F|
-        add(joint.name + ".T", "N·m", reactions + 14 * j + 13);  // |T|
+        for (int k = 0; k < 6; ++k)
+            add(ch::of(joint.name, ch::kReaction[k]), k < 3 ? "N" : "N·m", reactions + 14 * j + k);
+        for (int k = 0; k < 6; ++k)
+            add(ch::of(joint.name, ch::kReactionInJ[k]), k < 3 ? "N" : "N·m",
+                reactions + 14 * j + 6 + k);
+        add(ch::of(joint.name, ch::kForceMagnitude), "N", reactions + 14 * j + 12);
+        add(ch::of(joint.name, ch::kTorqueMagnitude), "N·m", reactions + 14 * j + 13);
     }
     for (int d = 0; d < drivers_; ++d) {
         const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         const bool torque =
             joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
-        add(driver.name + ".effort", torque ? "N·m" : "N", efforts + d);
+        add(ch::of(driver.name, ch::kEffort), torque ? "N·m" : "N", efforts + d);
     }
-    add("energy.kinetic", "J", energies);
-    add("energy.gravitational", "J", energies + 1);
-    add("energy.elastic", "J", energies + 2);
-    add("energy.driverWork", "J", extra);
-    add("energy.dissipated", "J", extra + 1);
-    add("constraint.error", "m", energies + 3);
+    add(ch::kKineticEnergy, "J", energies);
+    add(ch::kGravitationalEnergy, "J", energies + 1);
+    add(ch::kElasticEnergy, "J", energies + 2);
+    // Sums of kept values, not kept themselves (run files keep the same rows).
+    channels_.push_back({ch::kPotentialEnergy, "J", energies + 1, {energies + 2}});
+    channels_.push_back({ch::kTotalEnergy, "J", energies, {energies + 1, energies + 2}});
+    add(ch::kDriverWork, "J", extra);
+    add(ch::kDissipated, "J", extra + 1);
+    add(ch::kConstraintError, "m", energies + 3);
     size_ = energies + 4;
     for (const ForceModel& force : model.forces) {
         if (force.type != ForceType::JointController) continue;
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         const bool torque =
             joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation;
-        add(force.name + ".effort", torque ? "N·m" : "N", size_++);
+        add(ch::of(force.name, ch::kEffort), torque ? "N·m" : "N", size_++);
         ++controllers_;
     }
     // Power of drivers and controllers: effort × the rate of the coordinate they act on [W].
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     for (const DriverModel& driver : model.drivers) {
-        add(driver.name + ".power", "W", size_++);
+        add(ch::of(driver.name, ch::kPower), "W", size_++);
         powerCoordinate_.push_back(offsets[static_cast<std::size_t>(driver.joint)] +
                                    driver.coordinate);
     }
     for (const ForceModel& force : model.forces) {
         if (force.type != ForceType::JointController) continue;
-        add(force.name + ".power", "W", size_++);
+        add(ch::of(force.name, ch::kPower), "W", size_++);
         powerCoordinate_.push_back(offsets[static_cast<std::size_t>(force.joint)] +
                                    force.coordinate);
     }
@@ -96,17 +104,17 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     contact_ = model.contact.enabled;
     if (contact_) {
         const int at = size_;
-        add("contact.count", "", at);
-        add("contact.normalForce", "N", at + 1);
-        add("contact.maxDepth", "m", at + 2);
-        add("contact.iterations", "", at + 3);
-        add("contact.residual", "m/s", at + 4);
-        add("contact.unconvergedSteps", "", at + 5);
+        add(ch::kContactCount, "", at);
+        add(ch::kContactNormalForce, "N", at + 1);
+        add(ch::kContactMaxDepth, "m", at + 2);
+        add(ch::kContactIterations, "", at + 3);
+        add(ch::kContactResidual, "m/s", at + 4);
+        add(ch::kContactUnconverged, "", at + 5);
         size_ = at + 6;
         for (const ContactPairModel& pair : model.contact.pairs) {
             contactPairs_.emplace_back(pair.partA, pair.partB);
-            add(pair.name + ".Fn", "N", size_);
-            add(pair.name + ".Ft", "N", size_ + 1);
+            add(ch::of(pair.name, ch::kPairNormalForce), "N", size_);
+            add(ch::of(pair.name, ch::kPairFrictionForce), "N", size_ + 1);
             size_ += 2;
         }
     }
@@ -536,12 +544,12 @@ void Recording::series(int channel, std::size_t first, std::size_t last, std::si
     times.clear();
     values.clear();
     if (channel < 0 || channel >= static_cast<int>(layout_.channels().size())) return;
-    const int offset = layout_.channels()[static_cast<std::size_t>(channel)].offset;
+    const Channel& c = layout_.channels()[static_cast<std::size_t>(channel)];
     last = std::min(last, frames_);
     stride = std::max<std::size_t>(1, stride);
     for (std::size_t k = std::max(first, first_); k < last; k += stride) {
         times.push_back(times_[k - first_]);
-        values.push_back(rowLocked(k)[offset]);
+        values.push_back(c.value(rowLocked(k)));
     }
 }
 
@@ -576,12 +584,12 @@ void Recording::previousSeries(int channel, std::size_t stride, std::vector<doub
     times.clear();
     values.clear();
     if (channel < 0 || channel >= static_cast<int>(layout_.channels().size())) return;
-    const int offset = layout_.channels()[static_cast<std::size_t>(channel)].offset;
+    const Channel& c = layout_.channels()[static_cast<std::size_t>(channel)];
     stride = std::max<std::size_t>(1, stride);
     const std::size_t n = previous_.size();
     const auto take = [&](std::size_t k) {
         times.push_back(previousTimes_[k]);
-        values.push_back(previous_[k][static_cast<std::size_t>(offset)]);
+        values.push_back(c.value(previous_[k].data()));
     };
     for (std::size_t k = 0; k < n; k += stride) take(k);
     if (n > 0 && (n - 1) % stride != 0) take(n - 1);

@@ -43,11 +43,21 @@ struct RecordingOptions {
     bool solverMemory = true;  // see FrameLayout
 };
 
-// A named column of the frame row (a quantity over time).
+// A named quantity over time (engine/record/channel_names.h): a column of the frame row, or the
+// sum of columns (energy.potential, energy.total).
 struct Channel {
     std::string name;  // "crank.x", "pinB.Fz", "energy.kinetic", ...
     std::string unit;  // "m", "N", "J", "rad", ...
     int offset = 0;
+    std::vector<int> plus = {};  // columns added to the one at `offset`
+
+    // As Energies sums them: kinetic + (gravitational + elastic).
+    double value(const double* row) const {
+        if (plus.empty()) return row[offset];
+        double rest = 0.0;
+        for (int k : plus) rest += row[k];
+        return row[offset] + rest;
+    }
 };
 
 class FrameLayout {
