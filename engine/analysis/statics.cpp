@@ -84,19 +84,30 @@ StaticResult assemble(const Model& model, const State& start) {
     return out;
 }
 
+namespace {
+
+// The scene's pose assembled and at rest, where both searches start; a failed status when
+// statics cannot take the scene.
+StaticResult assembledAtRest(const Model& model, const State& start) {
+    if (std::string problem = unsupportedPartsProblem(model); !problem.empty()) {
+        StaticResult out;
+        out.status = Status::failure(problem);
+        return out;
+    }
+    StaticResult out = assemble(model, start);
+    if (out.status.ok) out.state.v.setZero();
+    return out;
+}
+
+}  // namespace
+
 StaticResult staticEquilibrium(const Model& model, const State& start, double tolerance,
                                long maxSteps, const std::atomic<bool>* cancel,
                                std::atomic<double>* progress) {
     double firstResidual = -1.0;
-    StaticResult out;
-    if (std::string problem = unsupportedPartsProblem(model); !problem.empty()) {
-        out.status = Status::failure(problem);
-        return out;
-    }
-    out = assemble(model, start);
+    StaticResult out = assembledAtRest(model, start);
     if (!out.status.ok) return out;
     State& s = out.state;
-    s.v.setZero();
     if (model.velocitySize() == 0) return out;  // ground alone: nothing to settle
     Workspace ws;
     if (Status st = prepareWorkspace(model, s, ws); !st.ok) {
@@ -224,14 +235,8 @@ bool newton(const Model& model, StaticResult& out, Workspace& ws, double toleran
 StaticResult equilibrium(const Model& model, const State& start, double tolerance,
                          const std::atomic<bool>* cancel, std::atomic<double>* progress,
                          bool stable) {
-    StaticResult out;
-    if (std::string problem = unsupportedPartsProblem(model); !problem.empty()) {
-        out.status = Status::failure(problem);
-        return out;
-    }
-    out = assemble(model, start);
+    StaticResult out = assembledAtRest(model, start);
     if (!out.status.ok) return out;
-    out.state.v.setZero();
     Workspace ws;
     if (Status st = prepareWorkspace(model, out.state, ws); !st.ok) {
         out.status = st;

@@ -825,38 +825,30 @@ public:
             string(*d, "/description", spec.description);
         vec3(root, "", "gravity", spec.gravity);
 
-        if (const json* parts = optional(root, "parts"); parts && isArray(*parts, "/parts")) {
-            for (std::size_t k = 0; k < parts->size(); ++k) {
-                Part p;
-                part((*parts)[k], "/parts/" + std::to_string(k), spec, p);
-                spec.parts.push_back(std::move(p));
+        // The lists of entities, each item read by `read` into a new entity with a new id.
+        auto list = [&](const char* key, auto& into, auto read) {
+            const std::string at = std::string("/") + key;
+            const json* items = optional(root, key);
+            if (!items || !isArray(*items, at)) return;
+            for (std::size_t k = 0; k < items->size(); ++k) {
+                auto& item = into.emplace_back();
+                read((*items)[k], at + "/" + std::to_string(k), item);
             }
-        }
-        if (const json* joints = optional(root, "joints"); joints && isArray(*joints, "/joints")) {
-            for (std::size_t k = 0; k < joints->size(); ++k) {
-                Joint jt;
-                jt.id = spec.newId();
-                joint((*joints)[k], "/joints/" + std::to_string(k), jt);
-                spec.joints.push_back(std::move(jt));
-            }
-        }
-        if (const json* forces = optional(root, "forces"); forces && isArray(*forces, "/forces")) {
-            for (std::size_t k = 0; k < forces->size(); ++k) {
-                ForceSpec f;
-                f.id = spec.newId();
-                force((*forces)[k], "/forces/" + std::to_string(k), f);
-                spec.forces.push_back(std::move(f));
-            }
-        }
-        if (const json* motions = optional(root, "motions");
-            motions && isArray(*motions, "/motions")) {
-            for (std::size_t k = 0; k < motions->size(); ++k) {
-                MotionSpec m;
-                m.id = spec.newId();
-                motion((*motions)[k], "/motions/" + std::to_string(k), m);
-                spec.motions.push_back(std::move(m));
-            }
-        }
+        };
+        list("parts", spec.parts,
+             [&](const json& j, const std::string& at, Part& p) { part(j, at, spec, p); });
+        list("joints", spec.joints, [&](const json& j, const std::string& at, Joint& jt) {
+            jt.id = spec.newId();
+            joint(j, at, jt);
+        });
+        list("forces", spec.forces, [&](const json& j, const std::string& at, ForceSpec& f) {
+            f.id = spec.newId();
+            force(j, at, f);
+        });
+        list("motions", spec.motions, [&](const json& j, const std::string& at, MotionSpec& m) {
+            m.id = spec.newId();
+            motion(j, at, m);
+        });
         if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
         const json* st = optional(root, "settings");
         // A scene with contact steps at the velocity level unless it says otherwise.
