@@ -11,6 +11,7 @@
 #include "engine/analysis/statics.h"
 #include "engine/model/construct.h"
 #include "engine/model/scene_spec.h"
+#include "engine/record/channel_names.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 #include "ui/analysis/modes_panel.h"
@@ -119,7 +120,7 @@ bool Analyses::startKinematics(bool inverseDynamics) {
     if (inverseDynamics) {
         QStringList efforts;
         for (const engine::MotionSpec& m : scene->motions)
-            efforts << toQString(m.name) + QStringLiteral(".effort");
+            efforts << toQString(engine::channels::of(m.name, engine::channels::kEffort));
         if (!efforts.isEmpty()) parts_.plots->addPlot(efforts, tr("Driver efforts"));
     }
     return true;

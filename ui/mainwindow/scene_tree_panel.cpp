@@ -13,6 +13,7 @@
 #include "engine/model/construct.h"
 #include "engine/model/edit.h"
 #include "engine/model/scene_spec.h"
+#include "engine/record/channel_names.h"
 #include "ui/common/text.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/messages_panel.h"
@@ -242,7 +243,12 @@ PlotWidget* SceneTreePanel::plotReactionForce(const QString& joint) {
             return QString::fromStdString(j.name) == joint;
         }))
         return nullptr;  // no such joint: nothing to plot
-    return parts_.plots->addPlot({joint + ".Fx", joint + ".Fy", joint + ".Fz", joint + ".F"});
+    namespace ch = engine::channels;
+    QStringList channels;
+    for (const char* quantity :
+         {ch::kReaction[0], ch::kReaction[1], ch::kReaction[2], ch::kForceMagnitude})
+        channels << toQString(ch::of(joint.toStdString(), quantity));
+    return parts_.plots->addPlot(channels);
 }
 
 void SceneTreePanel::showMenu(const QPoint& position) {

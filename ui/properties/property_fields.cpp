@@ -427,16 +427,26 @@ void sceneFields(FieldList& b) {
             &engine::ContactSettings::dampingRatio);
 }
 
-// The tooltip of a row: what the format says of its key, without Markdown's backticks.
+// The tooltip of a row: what the format says of its key, without Markdown's backticks, as rich
+// text (Qt wraps a rich tooltip's lines; a long meaning would be one line across the screen).
 QString helpOf(const engine::io::format::Field& field, const QString& key) {
-    auto plain = [](std::string_view text) { return toQString(text).remove(QLatin1Char('`')); };
-    QStringList lines;
-    if (!field.meaning.empty()) lines << plain(field.meaning);
+    auto plain = [](std::string_view text) {
+        return toQString(text).remove(QLatin1Char('`')).toHtmlEscaped();
+    };
+    QStringList paragraphs;
+    if (QString meaning = plain(field.meaning); !meaning.isEmpty()) {
+        meaning[0] = meaning[0].toUpper();
+        paragraphs << meaning;
+    }
+    QStringList facts;
     const engine::io::format::Rule rule = field.rule();
-    if (rule.range.bounded()) lines << tr("Accepts %1.").arg(toQString(rule.range.text()));
-    if (field.fallback != "—") lines << tr("Default: %1.").arg(plain(field.fallback));
-    lines << tr("Scene file key: %1").arg(key);
-    return lines.join(QLatin1Char('\n'));
+    if (rule.range.bounded())
+        facts << tr("Accepts %1.").arg(toQString(rule.range.text()).toHtmlEscaped());
+    if (field.fallback != "—") facts << tr("Default: %1.").arg(plain(field.fallback));
+    if (!facts.isEmpty()) paragraphs << facts.join(QLatin1Char(' '));
+    paragraphs << tr("Scene file key: <code>%1</code>").arg(key.toHtmlEscaped());
+    return QStringLiteral("<p>") + paragraphs.join(QStringLiteral("</p><p>")) +
+           QStringLiteral("</p>");
 }
 
 }  // namespace

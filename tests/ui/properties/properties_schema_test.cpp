@@ -548,11 +548,12 @@ TEST_F(PropertiesSchemaTest, EveryRowHasTheKindRangeAndDefaultOfItsKeyInTheForma
                     << " for the format's '" << f.format->check << "' " << why;
                 // Its tooltip says what the format says: the range and the default.
                 if (rule.range.bounded()) {
-                    EXPECT_TRUE(f.help.contains(toQString(rule.range.text()))) << where;
+                    EXPECT_TRUE(f.help.contains(toQString(rule.range.text()).toHtmlEscaped()))
+                        << where;
                 }
                 if (f.format->fallback != "—") {
-                    EXPECT_TRUE(
-                        f.help.contains(toQString(f.format->fallback).remove(QLatin1Char('`'))))
+                    EXPECT_TRUE(f.help.contains(
+                        toQString(f.format->fallback).remove(QLatin1Char('`')).toHtmlEscaped()))
                         << where << ": " << f.help.toStdString();
                 }
             }
