@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/dynamics/status.h"
 #include "engine/io/scene_json.h"
 #include "engine/io/scene_overrides.h"
 #include "engine/model/diagnostic.h"
@@ -26,9 +27,16 @@ namespace cli {
 
 inline constexpr int kExitInvalidInput = 1;
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitCannotAssemble = 3;
+inline constexpr int kExitCannotAssemble = 3;  // a failure with cannotAssemble(status)
 inline constexpr int kExitRunStopped = 4;
 inline constexpr int kExitInterrupted = 5;
+
+// Whether a failure is the mechanism's assembly (exit status kExitCannotAssemble), by its cause,
+// never by its words.
+inline bool cannotAssemble(const engine::Status& status) {
+    return status.cause == engine::Cause::CannotAssemble ||
+           status.cause == engine::Cause::LoopCannotClose;
+}
 
 // The command line as given (render hands it to the renderer's program unchanged).
 extern int gArgc;

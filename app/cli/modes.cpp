@@ -65,8 +65,7 @@ int runModes(const ModesOptions& options) {
         engine::ForwardDynamics run(model);
         if (engine::Status s = run.initialize(); !s.ok) {
             printError(s.message, path);
-            return s.message.find("cannot be assembled") != std::string::npos ? kExitCannotAssemble
-                                                                              : kExitRunStopped;
+            return cannotAssemble(s) ? kExitCannotAssemble : kExitRunStopped;
         }
         // Output interval by output interval, as `simulate` runs, so that Ctrl+C stops a long
         // run (--at 1e6) between two of them; after a second, its progress is said every
@@ -109,9 +108,7 @@ int runModes(const ModesOptions& options) {
                                    : engine::assemble(*model, engine::initialState(*model));
         if (!at.status.ok) {
             printError(at.status.message, path);
-            return at.status.message.find("cannot be assembled") != std::string::npos
-                       ? kExitCannotAssemble
-                       : kExitRunStopped;
+            return cannotAssemble(at.status) ? kExitCannotAssemble : kExitRunStopped;
         }
     }
     at.state.v.setZero();

@@ -40,9 +40,7 @@ int runStatics(const std::string& path, const std::string& out) {
     const engine::StaticResult r = engine::equilibrium(*model, engine::initialState(*model));
     if (!r.status.ok) {
         printError("no static equilibrium: " + r.status.message, path);
-        return r.status.message.find("cannot be assembled") != std::string::npos
-                   ? kExitCannotAssemble
-                   : kExitRunStopped;
+        return cannotAssemble(r.status) ? kExitCannotAssemble : kExitRunStopped;
     }
     engine::Workspace ws;
     engine::Outputs outputs;

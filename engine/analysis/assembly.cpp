@@ -7,6 +7,7 @@
 
 #include <Eigen/Cholesky>
 
+#include "engine/analysis/statics.h"
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/kinematics.h"
 #include "engine/kinematics/retract.h"
@@ -523,6 +524,33 @@ AssemblyResult assembleMechanism(const Model& model, const State& start) {
     ws.factored = false;
     if (!projectState(model, r.state, ws, nullptr, kClosed).ok) r.state = projected;
     return r;
+}
+
+SceneAssembly assembleScene(SceneSpec& spec) {
+    SceneAssembly out;
+    CompileResult compiled = compile(spec);
+    out.diagnostics = std::move(compiled.diagnostics);
+    out.model = std::move(compiled.model);
+    if (!out.model) {
+        std::string why = "the scene does not compile";
+        for (const Diagnostic& d : out.diagnostics)
+            if (d.severity == Severity::Error) {
+                why = d.message;
+                break;
+            }
+        out.result.status = Status::failure(why);
+        return out;
+    }
+    out.result = assembleMechanism(*out.model, initialState(*out.model));
+    if (!out.result.status.ok) return out;
+    const std::vector<Transform> poses = partPoses(*out.model, out.result.state);
+    for (std::size_t p = 0; p < spec.parts.size() && p < poses.size(); ++p) {
+        if (spec.parts[p].ground) continue;
+        out.moved = std::max(out.moved, (poses[p].p - spec.parts[p].X_WP.p).norm());
+        out.turned = std::max(out.turned, spec.parts[p].X_WP.R.angularDistance(poses[p].R));
+    }
+    spec.placeParts(poses);
+    return out;
 }
 
 }  // namespace engine

@@ -47,6 +47,20 @@ struct AssemblyResult {
 
 AssemblyResult assembleMechanism(const Model& model, const State& start);
 
+// A scene assembled and written back: compiled, its parts moved from where they are to the pose
+// assembleMechanism finds, and placed there (SceneSpec::placeParts). The one way a front end
+// assembles a scene: the CLI's `assemble` and the GUI's building tools. On failure `spec` is
+// left as it was and `result` says why (its status's cause and entities; the joint or motion
+// that cannot close, its gap and loop).
+struct SceneAssembly {
+    Diagnostics diagnostics;             // the compiler's; with an error, nothing was assembled
+    std::shared_ptr<const Model> model;  // the scene compiled (null: it does not compile)
+    AssemblyResult result;
+    double moved = 0.0;   // the farthest a part moved [m]
+    double turned = 0.0;  // the most a part turned [rad]
+};
+SceneAssembly assembleScene(SceneSpec& spec);
+
 // The displacement from `from` to `to` in velocity coordinates (per body: translation, and the
 // rotation vector of R_fromᵀ R_to in the body axes).
 Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,

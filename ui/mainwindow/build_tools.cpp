@@ -9,7 +9,7 @@
 #include <QMenu>
 #include <QToolBar>
 
-#include "engine/analysis/statics.h"
+#include "engine/analysis/assembly.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/model/construct.h"
 #include "engine/model/edit.h"
@@ -111,45 +111,33 @@ void mate(engine::SceneSpec& spec, engine::EntityId jointId) {
     }
 }
 
-bool assembleScene(engine::SceneSpec& spec, QString& problem, engine::EntityId newJoint,
-                   std::vector<engine::EntityId>* entities) {
-    const engine::CompileResult compiled = engine::compile(spec);
-    if (!compiled.model) {
-        problem = compiled.diagnostics.empty() ? QStringLiteral("the scene does not compile")
-                                               : toQString(compiled.diagnostics.front().message);
-        return false;
-    }
-    const engine::StaticResult result =
-        engine::assemble(*compiled.model, engine::initialState(*compiled.model));
-    if (!result.status.ok) {
-        problem = toQString(result.status.message);
-        if (entities) *entities = result.status.entities;
-        // How far the new joint is from closing where the parts are now, in mechanism terms.
-        for (const engine::Joint& joint : spec.joints) {
-            if (joint.id != newJoint) continue;
-            const engine::Marker* mi = spec.findMarker(joint.markerI);
-            const engine::Marker* mj = spec.findMarker(joint.markerJ);
-            const engine::Part* pi = spec.findPart(joint.markerI.part);
-            const engine::Part* pj = spec.findPart(joint.markerJ.part);
-            if (!mi || !mj || !pi || !pj) break;
-            const engine::Transform X_WI = pi->X_WP * mi->X_PM, X_WJ = pj->X_WP * mj->X_PM;
-            const double gap = (X_WI.p - X_WJ.p).norm();
-            const double angle = std::acos(
-                std::clamp((X_WI.R * Vec3::UnitZ()).dot(X_WJ.R * Vec3::UnitZ()), -1.0, 1.0));
-            problem = QObject::tr(
-                          "joint '%1' cannot close: its markers are %2 mm apart and their axes %3° "
-                          "apart, and the "
-                          "parts it joins cannot move there without opening the other joints (%4)")
-                          .arg(toQString(joint.name))
-                          .arg(gap * 1000.0, 0, 'f', 1)
-                          .arg(engine::radToDeg(angle), 0, 'f', 1)
-                          .arg(problem);
-        }
-        return false;
-    }
-    spec.placeParts(engine::partPoses(*compiled.model, result.state));
-    return true;
+namespace {
+
+// The scene assembled after a tool's edit (engine::assembleScene). False with `problem` saying
+// why; when the tool's new joint is the one that cannot close, also by how much where the parts
+// come nearest (the assembly's gap, in the tool's words).
+bool assembleAfterEdit(engine::SceneSpec& spec, QString& problem, engine::EntityId newJoint,
+                       std::vector<engine::EntityId>* entities) {
+    const engine::SceneAssembly assembled = engine::assembleScene(spec);
+    const engine::AssemblyResult& r = assembled.result;
+    if (r.status.ok) return true;
+    problem = toQString(r.status.message);
+    if (entities) *entities = r.status.entities;
+    if (!assembled.model || r.joint < 0 || newJoint == engine::kNoEntity) return false;
+    const engine::JointModel& joint = assembled.model->joints[static_cast<std::size_t>(r.joint)];
+    if (joint.id != newJoint) return false;
+    const QString gap =
+        r.angular
+            ? QObject::tr("its axes are %1° out of line").arg(engine::radToDeg(r.gap), 0, 'f', 1)
+            : QObject::tr("its markers are %1 mm apart").arg(r.gap * 1000.0, 0, 'f', 1);
+    problem = QObject::tr(
+                  "joint '%1' cannot close: %2 where the parts come nearest, and the "
+                  "parts it joins cannot move there without opening the other joints (%3)")
+                  .arg(toQString(joint.name), gap, problem);
+    return false;
 }
+
+}  // namespace
 
 BuildTools::BuildTools(SceneDocument* document, ViewportWidget* viewport, QWidget* window)
     : QObject(window), document_(document), viewport_(viewport), window_(window) {
@@ -586,7 +574,7 @@ void BuildTools::finishPair(const End& second) {
     mate(after, joint);
     QString problem;
     std::vector<engine::EntityId> entities;
-    if (!assembleScene(after, problem, joint, &entities)) {
+    if (!assembleAfterEdit(after, problem, joint, &entities)) {
         // The new joint is not in the scene left as it was: the entities that are.
         std::erase(entities, joint);
         emit message(kError, tr("%1 — the scene is left as it was.").arg(problem), entities);
@@ -705,7 +693,7 @@ bool BuildTools::addMotion(engine::EntityId joint) {
     }
     QString problem;
     std::vector<engine::EntityId> entities;
-    if (!assembleScene(after, problem, engine::kNoEntity, &entities)) {
+    if (!assembleAfterEdit(after, problem, engine::kNoEntity, &entities)) {
         emit message(
             kError,
             tr("The motion cannot hold at t = 0: %1 — the scene is left as it was.").arg(problem),

@@ -122,10 +122,4 @@ private:
 // clicked second, or else the first; parts held by other joints stay for the assembly).
 void mate(engine::SceneSpec& spec, engine::EntityId joint);
 
-// Runs the assembly on `spec` and moves its parts to where every joint and motion holds.
-// False with `problem` saying which joint cannot close, by how much and why.
-bool assembleScene(engine::SceneSpec& spec, QString& problem,
-                   engine::EntityId newJoint = engine::kNoEntity,
-                   std::vector<engine::EntityId>* entities = nullptr);
-
 }  // namespace ui

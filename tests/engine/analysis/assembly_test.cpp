@@ -140,6 +140,46 @@ TEST(Assembly, ACouplerTooShortIsExplained) {
     EXPECT_EQ(r.status.cause, Cause::LoopCannotClose);
 }
 
+// The one way front ends assemble a scene: the poses written back into it, where every joint
+// holds, with how far the parts moved; a scene that cannot close is left as it was.
+TEST(Assembly, AScenesAssemblyWritesThePosesBackOrLeavesTheSceneAsItWas) {
+    SceneSpec spec = fourBar(0.4, 0.4);
+    const SceneSpec before = spec;
+    const SceneAssembly a = assembleScene(spec);
+    ASSERT_TRUE(a.result.status.ok) << a.result.status.message;
+    ASSERT_TRUE(a.model);
+    // The scene now compiles to a model that is assembled as placed.
+    const auto model = test::compiled(spec);
+    EXPECT_LT(largestResidual(*model, initialState(*model)), 1e-10);
+    double moved = 0.0, turned = 0.0;
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        moved = std::max(moved, (spec.parts[p].X_WP.p - before.parts[p].X_WP.p).norm());
+        turned = std::max(turned, spec.parts[p].X_WP.R.angularDistance(before.parts[p].X_WP.R));
+    }
+    EXPECT_NEAR(a.moved, moved, 1e-15);
+    EXPECT_NEAR(a.turned, turned, 1e-15);
+    EXPECT_GT(moved, 1e-3);  // the parts were placed roughly: they did move
+
+    SceneSpec tooShort = fourBar(0.812, 0.4);
+    const SceneSpec unchanged = tooShort;
+    const SceneAssembly b = assembleScene(tooShort);
+    ASSERT_FALSE(b.result.status.ok);
+    EXPECT_EQ(b.result.status.cause, Cause::LoopCannotClose);
+    EXPECT_EQ(b.result.joint, 3);
+    EXPECT_NEAR(b.result.gap, 0.012, 1e-7);
+    for (std::size_t p = 0; p < tooShort.parts.size(); ++p) {
+        EXPECT_EQ(tooShort.parts[p].X_WP.p, unchanged.parts[p].X_WP.p);
+        EXPECT_EQ(tooShort.parts[p].X_WP.R.coeffs(), unchanged.parts[p].X_WP.R.coeffs());
+    }
+
+    SceneSpec broken = fourBar(0.4, 0.4);
+    broken.joints[0].markerJ.marker = "nowhere";
+    const SceneAssembly c = assembleScene(broken);
+    EXPECT_FALSE(c.model);
+    EXPECT_FALSE(c.result.status.ok);
+    EXPECT_FALSE(c.diagnostics.empty());
+}
+
 TEST(Assembly, ACouplerTooLongIsExplained) {
     // The coupler's end is at least 0.812 − 0.1 = 0.712 m from A; the rocker reaches at most
     // 0.4 + 0.3 = 0.7 m from it: 12 mm too long, however the loop folds.
