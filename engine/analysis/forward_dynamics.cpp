@@ -95,8 +95,7 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
         std::set<std::string> seen;
         for (Eigen::Index r = 0; r < rows; ++r) {
             if (std::abs(u(r)) < 0.2 * u.cwiseAbs().maxCoeff()) continue;
-            std::string name = constraintRowName(model, static_cast<int>(r));
-            name = name.substr(0, name.find(" ("));  // the joint or motion, not its row
+            const std::string name = constraintRowOwner(model, static_cast<int>(r));
             if (seen.insert(name).second) names.push_back(name);
         }
         std::string list;
@@ -225,12 +224,9 @@ Status ForwardDynamics::advance(double tEnd) {
     // A motion whose expression stops being a number, or jumps, is its own cause, and so is a
     // force element's expression that stops being a number or races off (named with its
     // value); anything else is explained.
-    const bool ownCause = (s.message.rfind("motion '", 0) == 0 &&
-                           (s.message.find("not finite") != std::string::npos ||
-                            s.message.find(" jumps by ") != std::string::npos)) ||
-                          s.message.find(": its expression '") != std::string::npos;
     // (A kinematic run's failure is a lock-up, explained where it is found.)
-    if (!s.ok && !ownCause && !model_->kinematic) s.message += failureCause(*model_, state_, ws_);
+    if (!s.ok && !s.expressionCause && !model_->kinematic)
+        s.message += failureCause(*model_, state_, ws_);
     return s;
 }
 

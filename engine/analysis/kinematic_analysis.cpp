@@ -10,6 +10,23 @@
 #include "engine/kinematics/joint_coordinates.h"
 
 namespace engine {
+namespace {
+
+// The joints and motions of `ids`, named as messages name them: "joint 'A', motion 'drive'".
+std::string entityNames(const Model& model, const std::vector<EntityId>& ids) {
+    std::string out;
+    for (EntityId id : ids) {
+        std::string name;
+        for (const JointModel& j : model.joints)
+            if (j.id == id) name = "joint '" + j.name + "'";
+        for (const DriverModel& d : model.drivers)
+            if (d.id == id) name = "motion '" + d.name + "'";
+        if (!name.empty()) out += (out.empty() ? "" : ", ") + name;
+    }
+    return out;
+}
+
+}  // namespace
 
 std::shared_ptr<const Model> kinematicModel(const Model& model) {
     auto kinematic = std::make_shared<Model>(model);
@@ -112,16 +129,10 @@ KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,
         if (Status s = run.advance(t); !s.ok) {
             result.maxNewtonIterations =
                 std::max(result.maxNewtonIterations, run.statistics().projectionIterations);
-            const std::string prefix = "lock-up at t = ";
-            if (s.message.rfind(prefix, 0) == 0) {
+            if (s.cause == Cause::LockUp) {
                 result.lockedUp = true;
                 result.lockUpTime = run.state().t;
-                const std::size_t open = s.message.find("the equations of ");
-                if (open != std::string::npos) {
-                    const std::size_t from = open + std::string("the equations of ").size();
-                    result.lockUpEquation =
-                        s.message.substr(from, s.message.find(" become dependent") - from);
-                }
+                result.lockUpEquation = entityNames(*kinematic, s.entities);
             }
             result.status = s;
             return result;

@@ -63,7 +63,7 @@ struct KinematicResult {
     int redundantEquations = 0;  // reactions of the joints they belong to are not unique
     bool lockedUp = false;
     double lockUpTime = 0.0;     // the last instant the mechanism still follows its motions
-    std::string lockUpEquation;  // the joints and motions whose equations become dependent
+    std::string lockUpEquation;  // the joints and motions the lock-up is about, named
 };
 
 KinematicResult kinematicAnalysis(const std::shared_ptr<const Model>& model,

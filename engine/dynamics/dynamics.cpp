@@ -138,10 +138,12 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
         // An expression that stops being a number is the cause, named with its value.
         const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];
         const std::string cause = nonFiniteExpression(force, t);
-        return Status::failure("force '" + force.name +
-                                   "' is not finite (NaN or infinity) at t = " + timeText(t) +
-                                   (cause.empty() ? "" : ": " + cause),
-                               {force.id}, Cause::NotFinite);
+        Status s = Status::failure("force '" + force.name +
+                                       "' is not finite (NaN or infinity) at t = " + timeText(t) +
+                                       (cause.empty() ? "" : ": " + cause),
+                                   {force.id}, Cause::NotFinite);
+        s.expressionCause = !cause.empty();
+        return s;
     }
     if (model.softRows > 0) {
         // Soft joints: λ = k Φ + c Φ̇ per row, pulling back with −Φqᵀλ.
@@ -221,11 +223,14 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
     evaluateConstraints(model, t, ws.frames, ws.constraints, needGamma);
     if (!allFinite(ws.constraints.gamma)) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
-            if (!std::isfinite(ws.constraints.gamma(r)))
-                return Status::failure(constraintRowName(model, static_cast<int>(r)) +
-                                           " is not finite at t = " + timeText(t),
-                                       {constraintRowEntity(model, static_cast<int>(r))},
-                                       Cause::NotFinite);
+            if (!std::isfinite(ws.constraints.gamma(r))) {
+                Status s = Status::failure(constraintRowName(model, static_cast<int>(r)) +
+                                               " is not finite at t = " + timeText(t),
+                                           {constraintRowEntity(model, static_cast<int>(r))},
+                                           Cause::NotFinite);
+                s.expressionCause = r >= model.jointRows;  // a motion's row
+                return s;
+            }
     }
     if (reusable) return {};
     return factorizeEvaluated(model, t, q, ws);

@@ -63,11 +63,14 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             // A NaN compares false with every tolerance: name the row (a motion whose
             // expression is not a number there, a part flung to infinity) instead.
             for (Eigen::Index r = 0; r < residual.size(); ++r)
-                if (!std::isfinite(residual(r)))
-                    return Status::failure(
+                if (!std::isfinite(residual(r))) {
+                    Status s = Status::failure(
                         constraintRowName(model, static_cast<int>(r)) + " is not finite at t = " +
                             timeText(state.t) + " (an expression that is not a number there?)",
                         {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
+                    s.expressionCause = r >= model.jointRows;  // a motion's row
+                    return s;
+                }
             // Joint gaps as a user measures them (a point pair's distance, not its components).
             int row = 0;
             const double worst = maxPositionResidual(model, ws.constraints, &row);
@@ -143,12 +146,15 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
         if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false); !s.ok)
             return s;
         for (Eigen::Index r = 0; r < ws.constraints.nu.size(); ++r)
-            if (!std::isfinite(ws.constraints.nu(r)))
-                return Status::failure(
+            if (!std::isfinite(ws.constraints.nu(r))) {
+                Status s = Status::failure(
                     constraintRowName(model, static_cast<int>(r)) +
                         "'s rate is not finite at t = " + timeText(state.t) +
                         " (an expression whose derivative is not a number there?)",
                     {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
+                s.expressionCause = r >= model.jointRows;  // a motion's row
+                return s;
+            }
         // Φq v − ν (acceleration-level rows: 0), and the size of the terms of Φq v = ν (a
         // residual below round-off of it is met), in one pass over Φq.
         const SparseRowMatrix& A = ws.constraints.Phi_q;

@@ -16,6 +16,8 @@ enum class Cause {
     LoopCannotClose,  // ... and a loop's gap is known: the state is the nearest pose
     Cancelled,
     NotFinite,  // a value that is not a number (NaN or infinity): no solve can fix it
+    LockUp,     // a driven mechanism cannot follow its motions beyond an instant (the entities:
+                // first the joints and motions whose equations become dependent)
 };
 
 // Failures carry a message naming the entity and time, for people; and the entities it names,
@@ -26,6 +28,10 @@ struct Status {
     std::string message;
     Cause cause = Cause::Other;
     std::vector<EntityId> entities = {};  // what the failure is about, the first the one to show
+    // The failure is an expression of the scene (a motion's, or a force element's) that stops
+    // being a number, jumps or races off, named in the message with its value: its own cause,
+    // which nothing needs to explain further (ForwardDynamics::advance adds no diagnosis).
+    bool expressionCause = false;
 
     static Status failure(std::string message, std::vector<EntityId> entities = {},
                           Cause cause = Cause::Other) {

@@ -137,9 +137,10 @@ public:
                     // broke the step, not the joint or the part the failure names.
                     if (std::string cause =
                             forceExpressionCause(model, start.t, t1 - start.t + 1e-2, 1e3);
-                        !cause.empty() &&
-                        s.message.find(cause.substr(0, cause.find(':'))) == std::string::npos)
+                        !cause.empty() && !s.expressionCause) {
                         s.message = cause + " (" + s.message + ")";
+                        s.expressionCause = true;
+                    }
                     return s;
                 }
                 n *= 2;

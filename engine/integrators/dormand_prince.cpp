@@ -97,7 +97,8 @@ public:
                 auto stalled = [&](long steps, double advanced, bool singular) {
                     const double last = step_.valid ? step_.h : proposal;
                     state = start;
-                    return Status::failure(
+                    underflowFromExpression_ = false;
+                    Status failed = Status::failure(
                         "the adaptive integrator stalled at t = " + timeText(start.t) + ": " +
                         std::to_string(steps) + " steps (the last of " + timeText(last) +
                         ") advanced the run by " + timeText(advanced) + " on the way from t = " +
@@ -107,6 +108,8 @@ public:
                                    (absoluteNote(model).empty() ? "" : "; ") + absoluteNote(model)
                              : underflowCause(model, start.t, worst_)) +
                         ")");
+                    failed.expressionCause = underflowFromExpression_;
+                    return failed;
                 };
                 if (stats_.steps + stats_.rejected - windowSteps > window) {
                     if (start.t - windowStart < static_cast<double>(window) * kMinStepSize)
@@ -187,8 +190,10 @@ private:
                 }
             }
         }
-        if (std::string cause = detail::forceExpressionCause(model, t); !cause.empty())
+        if (std::string cause = detail::forceExpressionCause(model, t); !cause.empty()) {
+            underflowFromExpression_ = true;
             return cause;
+        }
         const Eigen::Index n = flat_.nq;
         const int body = worst < n ? static_cast<int>(worst / layout::kPositionsPerBody)
                                    : static_cast<int>((worst - n) / layout::kVelocitiesPerBody);
@@ -272,14 +277,18 @@ private:
         double hTry = proposal;
         for (int attempt = 0;; ++attempt) {
             const double h = std::min(hTry, largest);
-            if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60)
-                return Status::failure(
+            if (h < 1e-14 * std::max(1.0, std::abs(t)) || attempt > 60) {
+                underflowFromExpression_ = false;
+                Status failed = Status::failure(
                     "the adaptive integrator could not meet its tolerance at t = " + timeText(t) +
                     " (step size underflow: " +
                     (onManifold && !absoluteNote(model).empty()
                          ? absoluteNote(model)
                          : underflowCause(model, t, worst_)) +
                     ")");
+                failed.expressionCause = underflowFromExpression_;
+                return failed;
+            }
             Eigen::VectorXd yNew;
             bool evaluated = true;
             for (int stage = 1; stage < 7 && evaluated; ++stage) {
@@ -396,7 +405,9 @@ private:
     std::vector<BodyFrame> missFrames_;
     double maxStep_, rtol_, atol_;
     Flat flat_;
-    Eigen::Index worst_ = 0;      // the state entry with the largest scaled error of the last try
+    Eigen::Index worst_ = 0;  // the state entry with the largest scaled error of the last try
+    // Whether the last underflowCause() found a force element's expression (Status::expressionCause).
+    mutable bool underflowFromExpression_ = false;
     bool worstAbsolute_ = false;  // and its scale was mostly the absolute tolerance
     Workspace stepWs_;
     bool stepWorkspaceReady_ = false;

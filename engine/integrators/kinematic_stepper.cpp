@@ -173,7 +173,7 @@ private:
         message += "; just after it: " + why;
         // The workspace's constraints now belong to the lock-up pose, not to a factorisation.
         ws.factored = false;
-        return Status::failure(message, std::move(entities));
+        return Status::failure(message, std::move(entities), Cause::LockUp);
     }
 
     // The equations that become dependent at `state`: the rows with the largest share in the

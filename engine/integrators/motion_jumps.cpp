@@ -94,7 +94,7 @@ Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
             }
         }
         if (!jump) continue;
-        return Status::failure(
+        Status s = Status::failure(
             "motion '" + driver.name + "' jumps by " +
                 numberText(std::abs(change(fa, fb)), 4, angle ? "rad" : "m") +
                 " at t = " + timeText(b) + " (" + driver.f.text() +
@@ -103,6 +103,8 @@ Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
                 "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "
                 "velocity-level motion",
             {driver.id});
+        s.expressionCause = true;
+        return s;
     }
     return {};
 }
