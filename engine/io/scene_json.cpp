@@ -986,13 +986,13 @@ public:
             return;
         }
         f.type = *parsed;
+        checkKeys(j, at, format::object("force").keys(type), &f.extensions);  // the type's keys
         auto scalar = [&](const char* key, double& out) {
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, out);
         };
         switch (f.type) {
         case ForceType::PointForce:
         case ForceType::PointTorque: {
-            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             markerRef(j, at, "marker", f.markerI);
             if (const json* c = required(j, at, "components")) {
                 if (!c->is_array() || c->size() != 3) {
@@ -1010,7 +1010,6 @@ public:
             break;
         }
         case ForceType::SpringDamper:
-            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             scalar("stiffness", f.stiffness);
@@ -1019,7 +1018,6 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::RotationalSpringDamper:
-            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             scalar("stiffness", f.stiffness);
             scalar("damping", f.damping);
@@ -1027,7 +1025,6 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::JointController:
-            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             if (const json* a = optional(j, "axis"))
                 word<JointAxis>(
@@ -1041,7 +1038,6 @@ public:
             scalar("maxEffort", f.maxEffort);
             break;
         case ForceType::Bushing:
-            checkKeys(j, at, format::object("force").keys(type), &f.extensions);
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
             vec3(j, at, "translationalStiffness", f.translationalStiffness);
