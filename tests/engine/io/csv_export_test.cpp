@@ -5,6 +5,7 @@
 #include <iterator>
 #include <random>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -31,6 +32,20 @@ TEST(CsvExport, NumbersReadBackToTheSameDouble) {
     EXPECT_EQ(formatDouble(std::nan("")), "nan");
 }
 
+// The CSV of one output: its header line and its one row.
+std::pair<std::string, std::string> headerAndRow(const Model& model, const State& state,
+                                                 const Outputs& out) {
+    std::ostringstream text;
+    CsvWriter csv(model, text);
+    csv.writeHeader();
+    csv.writeRow(state, out);
+    std::istringstream lines(text.str());
+    std::string header, row;
+    std::getline(lines, header);
+    std::getline(lines, row);
+    return {header, row};
+}
+
 TEST(CsvExport, WritesOneColumnPerContractEntry) {
     const CompileResult c = compile(test::chain(2, IntegratorType::RungeKutta4, 1e-3));
     ASSERT_TRUE(c.model);
@@ -38,14 +53,7 @@ TEST(CsvExport, WritesOneColumnPerContractEntry) {
     ASSERT_TRUE(sim.initialize().ok);
     Outputs out;
     ASSERT_TRUE(sim.outputs(out).ok);
-    std::ostringstream text;
-    CsvWriter csv(*c.model, text);
-    csv.writeHeader();
-    csv.writeRow(sim.state(), out);
-    std::istringstream lines(text.str());
-    std::string header, row;
-    std::getline(lines, header);
-    std::getline(lines, row);
+    const auto [header, row] = headerAndRow(*c.model, sim.state(), out);
     // time + 13 per part + (1 coordinate + 6 reaction) per joint + 4 energy/error columns.
     const auto columns = [](const std::string& s) {
         return std::count(s.begin(), s.end(), ',') + 1;
@@ -67,17 +75,9 @@ TEST(CsvExport, ItsColumnsAreTheRecordingsChannelsByNameAndValue) {
     ASSERT_TRUE(sim.advance(0.2).ok);
     Outputs out;
     ASSERT_TRUE(sim.outputs(out).ok);
-    std::ostringstream text;
-    CsvWriter csv(*c.model, text);
-    csv.writeHeader();
-    csv.writeRow(sim.state(), out);
+    const auto [header, row] = headerAndRow(*c.model, sim.state(), out);
     Recording recording(*c.model, {});
     ASSERT_EQ(recording.append(sim.state(), out), Recording::Append::Recorded);
-
-    std::istringstream lines(text.str());
-    std::string header, row;
-    std::getline(lines, header);
-    std::getline(lines, row);
     auto split = [](const std::string& line) {
         std::vector<std::string> out;
         std::istringstream in(line);
