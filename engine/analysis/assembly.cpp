@@ -462,7 +462,76 @@ Eigen::VectorXd unitPartMetric(const Model& model, double* size2) {
     return d;
 }
 
+Model holdingStops(const Model& model, const std::vector<HeldStop>& held) {
+    Model out = model;
+    out.serial = newModelSerial();
+    for (const HeldStop& stop : held) {
+        const LimitModel& limit = model.limits[static_cast<std::size_t>(stop.limit)];
+        const JointModel& joint = model.joints[static_cast<std::size_t>(limit.joint)];
+        DriverModel d;
+        d.id = joint.id;
+        d.name = joint.name + (stop.side > 0.0 ? " lower stop" : " upper stop");
+        d.joint = limit.joint;
+        d.coordinate = limit.coordinate;
+        d.level = MotionLevel::Position;
+        d.f = Expression::constant(stop.side > 0.0 ? limit.lower : limit.upper);
+        out.drivers.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::vector<HeldStop> stopsPassed(const Model& model, const State& state, double slack,
+                                  const std::vector<HeldStop>& held) {
+    std::vector<HeldStop> out;
+    for (int l = 0; l < static_cast<int>(model.limits.size()); ++l) {
+        const LimitModel& limit = model.limits[static_cast<std::size_t>(l)];
+        if (state.jointCoordinates.size() <= limit.slot) continue;
+        const double c = state.jointCoordinates(limit.slot);
+        for (const double side : {1.0, -1.0}) {
+            const double end = side > 0.0 ? limit.lower : limit.upper;
+            const HeldStop stop{l, side};
+            if (side * (c - end) < -slack &&
+                std::find(held.begin(), held.end(), stop) == held.end())
+                out.push_back(stop);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+AssemblyResult assembleWithoutStops(const Model& model, const State& start);
+
+}  // namespace
+
 AssemblyResult assembleMechanism(const Model& model, const State& start) {
+    AssemblyResult r = assembleWithoutStops(model, start);
+    if (model.limits.empty() || !r.status.ok) return r;
+    // Each round holds the stops the last pose passed (a stop once held stays held: the
+    // nearest pose within the stops touches them).
+    std::vector<HeldStop> held;
+    const double slack = model.settings.projectionTolerance;
+    for (std::size_t round = 0; round < 2 * model.limits.size(); ++round) {
+        const std::vector<HeldStop> passed = stopsPassed(model, r.state, slack, held);
+        if (passed.empty()) return r;
+        held.insert(held.end(), passed.begin(), passed.end());
+        AssemblyResult within = assembleWithoutStops(holdingStops(model, held), start);
+        if (!within.status.ok) {
+            within.status =
+                Status::failure("the mechanism cannot be assembled within its joints' end stops: " +
+                                    within.status.message,
+                                within.status.entities, Cause::CannotAssemble);
+            within.motion = -1;  // (a stop held, not one of the scene's motions)
+            return within;
+        }
+        r = std::move(within);
+    }
+    return r;
+}
+
+namespace {
+
+AssemblyResult assembleWithoutStops(const Model& model, const State& start) {
     AssemblyResult r;
     r.state = start;
     normaliseQuaternions(model, r.state.q);
@@ -525,6 +594,8 @@ AssemblyResult assembleMechanism(const Model& model, const State& start) {
     if (!projectState(model, r.state, ws, nullptr, kClosed).ok) r.state = projected;
     return r;
 }
+
+}  // namespace
 
 SceneAssembly assembleScene(SceneSpec& spec) {
     SceneAssembly out;

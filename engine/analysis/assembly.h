@@ -45,7 +45,29 @@ struct AssemblyResult {
     std::vector<std::string> loopParts;
 };
 
+// With joint end stops (Model::limits) the pose is also within them: a stop the nearest pose
+// passes is held at its end (see holdingStops) and the mechanism assembled again, until none is
+// passed.
 AssemblyResult assembleMechanism(const Model& model, const State& start);
+
+// A joint end stop held at its end: its limit (index into Model::limits) and side (+1 the
+// lower end, −1 the upper one).
+struct HeldStop {
+    int limit = 0;
+    double side = 1.0;
+    bool operator==(const HeldStop& o) const { return limit == o.limit && side == o.side; }
+};
+
+// `model` with the stops `held` holding their coordinates at their ends: one position driver
+// each after the model's own (named "<joint> lower stop" or "… upper stop", with its joint's
+// id; its effort is the stop's force), under a serial of its own. How assembly, statics and
+// dragging keep a mechanism within its stops.
+Model holdingStops(const Model& model, const std::vector<HeldStop>& held);
+
+// The stops that `state` passes by more than `slack` (its joint coordinates beyond their ends),
+// leaving out those in `held`.
+std::vector<HeldStop> stopsPassed(const Model& model, const State& state, double slack,
+                                  const std::vector<HeldStop>& held = {});
 
 // A scene assembled and written back: compiled, its parts moved from where they are to the pose
 // assembleMechanism finds, and placed there (SceneSpec::placeParts). The one way a front end

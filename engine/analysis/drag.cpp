@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/analysis/assembly.h"
 #include "engine/analysis/statics.h"
 #include "engine/constraints/constraints.h"
 #include "engine/integrators/integrator.h"
@@ -30,8 +31,26 @@ DragAssembly::DragAssembly(const Model& model, const State& start, int partIndex
 Status DragAssembly::project(State& candidate, int& iterations) {
     // A tenth of the scene's tolerance: every joint stays closed well within it.
     const double tolerance = 0.1 * model_.settings.projectionTolerance;
+    const State guess = candidate;
     Status s = projectState(model_, candidate, ws_, &iterations, tolerance);
     if (!s.ok) return s;
+    // End stops: a stop the pose passes is held at its end and the guess projected again, so
+    // the part stops at the stop instead of passing it (and leaves it when dragged back).
+    std::vector<HeldStop> held;
+    for (std::size_t round = 0; round < 2 * model_.limits.size(); ++round) {
+        const std::vector<HeldStop> passed =
+            stopsPassed(model_, candidate, model_.settings.projectionTolerance, held);
+        if (passed.empty()) break;
+        held.insert(held.end(), passed.begin(), passed.end());
+        const Model holding = holdingStops(model_, held);
+        Workspace ws;
+        State again = guess;
+        int more = 0;
+        if (s = prepareWorkspace(holding, again, ws); !s.ok) return s;
+        if (s = projectState(holding, again, ws, &more, tolerance); !s.ok) return s;
+        iterations += more;
+        candidate = std::move(again);
+    }
     computeBodyFrames(model_, candidate.q, candidate.v, ws_.frames);
     evaluateConstraintResiduals(model_, candidate.t, ws_.frames, ws_.constraints);
     for (Eigen::Index r = 0; r < ws_.constraints.Phi.size(); ++r)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/dynamics/stops.h"
 #include "engine/forces/forces.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
@@ -53,6 +54,9 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                !s.ok) {
         return s;
     }
+    // Elsewhere the stops in touch act on the accelerations just found.
+    std::vector<double> restingStops;
+    if (!stepped) resolveStopsAtRest(model, state, ws, restingStops);
     const Eigen::VectorXd& lambda = stepped ? step->lambda : ws.lambda;
     out.t = state.t;
     out.contacts.clear();
@@ -60,6 +64,12 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.contactSolver = step ? step->contactSolver : ContactSolverReport{};
     out.contactSolver.unconvergedSteps = state.unconvergedContactSteps;
     const auto& Phi_q = ws.constraints.Phi_q;
+
+    // The stops' forces (the step's), and so their share of each joint's reaction.
+    out.limitForce = restingStops;
+    out.limitForce.resize(model.limits.size(), 0.0);
+    if (stepped && step->limitForce.size() == model.limits.size())
+        out.limitForce = step->limitForce;
 
     // Reactions from each joint's rows.
     out.reactions.assign(model.joints.size(), {});
@@ -83,6 +93,14 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                 if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
                     k >= 0 && k < layout::kVelocitiesPerBody)
                     f(k) -= it.value() * ws.softLambda(r);
+        // Its stops push along the coordinate's row (as contact does: +Jᵀ × their force).
+        for (std::size_t l = 0; l < model.limits.size(); ++l) {
+            const LimitModel& limit = model.limits[l];
+            if (limit.joint != static_cast<int>(j) || out.limitForce[l] == 0.0) continue;
+            const ConstraintRow c =
+                jointCoordinate(model, ws.frames, limit.joint, limit.coordinate);
+            f += (onI ? c.Ji : c.Jj).transpose() * out.limitForce[l];
+        }
         const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
         const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
         const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);

@@ -48,7 +48,10 @@ struct Outputs {
     Eigen::VectorXd jointCoordinates;  // as State::jointCoordinates
     Eigen::VectorXd jointRates;
     Energies energies;
-    double constraintError = 0.0;        // largest position-level |Φ|
+    double constraintError = 0.0;  // largest position-level |Φ|
+    // Per joint limit (Model::limits): the force or torque its stops put on part I along J's
+    // z axis [N, N·m], positive from the lower stop; also in the joint's reaction.
+    std::vector<double> limitForce;
     std::vector<ContactForce> contacts;  // contact forces of the step that ended here
     ContactSolverReport contactSolver;
 };

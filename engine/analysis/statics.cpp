@@ -232,9 +232,68 @@ bool newton(const Model& model, StaticResult& out, Workspace& ws, double toleran
 
 }  // namespace
 
+namespace {
+
+StaticResult equilibriumWithoutStops(const Model& model, const State& start, double tolerance,
+                                     const std::atomic<bool>* cancel, std::atomic<double>* progress,
+                                     bool stable);
+
+}  // namespace
+
+// With end stops, an active set: the equilibrium of the mechanism with the stops it would pass
+// held at their ends, and those that would have to pull to hold let go, until neither changes
+// (each round starts from the scene's pose again).
 StaticResult equilibrium(const Model& model, const State& start, double tolerance,
                          const std::atomic<bool>* cancel, std::atomic<double>* progress,
                          bool stable) {
+    if (model.limits.empty())
+        return equilibriumWithoutStops(model, start, tolerance, cancel, progress, stable);
+    std::vector<HeldStop> held;
+    StaticResult out;
+    const double slack = 10.0 * model.settings.projectionTolerance;
+    for (std::size_t round = 0; round <= 2 * model.limits.size() + 1; ++round) {
+        const Model holding = holdingStops(model, held);
+        out = equilibriumWithoutStops(holding, start, tolerance, cancel, progress, stable);
+        if (!out.status.ok) return out;
+        bool changed = false;
+        // Stops held that pull (their force against their side) let go.
+        if (!held.empty()) {
+            Workspace ws;
+            Status s = prepareWorkspace(holding, out.state, ws);
+            if (s.ok)
+                s = computeAccelerations(holding, out.state.t, out.state.q, out.state.v,
+                                         out.state.jointCoordinates, ws);
+            if (!s.ok) {
+                out.status = s;
+                return out;
+            }
+            std::vector<HeldStop> kept;
+            const int first = holding.jointRows + static_cast<int>(model.drivers.size());
+            for (std::size_t k = 0; k < held.size(); ++k) {
+                const double force = -ws.lambda(first + static_cast<int>(k));
+                if (held[k].side * force >= -1e-9 * (1.0 + std::abs(force)))
+                    kept.push_back(held[k]);
+                else
+                    changed = true;
+            }
+            held = kept;
+        }
+        // Stops passed are held.
+        const std::vector<HeldStop> passed = stopsPassed(model, out.state, slack, held);
+        held.insert(held.end(), passed.begin(), passed.end());
+        if (!changed && passed.empty()) return out;
+    }
+    out.status = Status::failure(
+        "the end stops could not be settled: the equilibrium keeps leaving one stop for "
+        "another (stops that hold the mechanism in turn)");
+    return out;
+}
+
+namespace {
+
+StaticResult equilibriumWithoutStops(const Model& model, const State& start, double tolerance,
+                                     const std::atomic<bool>* cancel, std::atomic<double>* progress,
+                                     bool stable) {
     StaticResult out = assembledAtRest(model, start);
     if (!out.status.ok) return out;
     Workspace ws;
@@ -266,5 +325,7 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
             ": a neutral direction (nothing restores the mechanism along it)?");
     return relaxed;
 }
+
+}  // namespace
 
 }  // namespace engine

@@ -277,6 +277,7 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
     std::vector<Direction> directions;
     std::vector<std::size_t> groupContact;
     for (std::size_t ci = 0; ci < nc; ++ci) {
+        if (p.contacts[ci].friction <= 0.0) continue;  // frictionless: no directions
         if (p.friction == FrictionModel::Box) {
             for (int axis = 0; axis < 2; ++axis) {
                 const int g = static_cast<int>(groupContact.size());

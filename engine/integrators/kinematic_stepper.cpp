@@ -101,14 +101,17 @@ private:
             !s.ok) {
             why = s.message;
             whyEntities_ = s.entities;
+            stopReached_ = false;
             return false;
         }
         stats_.projectionIterations = iterations;
+        if (!withinStops(model, state, why)) return false;
         if (Status s =
                 computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws);
             !s.ok) {
             why = s.message;
             whyEntities_ = s.entities;
+            stopReached_ = false;
             return false;
         }
         ++stats_.evaluations;
@@ -119,11 +122,13 @@ private:
             why = constraintRowName(model, row) +
                   " depends on the other equations here (the constraint Jacobian lost rank)";
             whyEntities_ = {constraintRowEntity(model, row)};
+            stopReached_ = false;
             return false;
         }
         if (const int row = ws.solver.unmetRow(); row >= 0) {
             why = constraintRowName(model, row) + " cannot be met here";
             whyEntities_ = {constraintRowEntity(model, row)};
+            stopReached_ = false;
             return false;
         }
         vdot_ = ws.vdot;
@@ -135,6 +140,28 @@ private:
                 effort * jointCoordinate(model, ws.frames, driver.joint, driver.coordinate).rate;
         }
         solvedTime_ = state.t;
+        return true;
+    }
+
+    // Whether every limited joint coordinate is within its stops at the solved positions (to
+    // the projection tolerance): a motion that drives a joint past its stop locks the
+    // mechanism there as a dead centre does.
+    bool withinStops(const Model& model, const State& state, std::string& why) {
+        const double tolerance = model.settings.projectionTolerance;
+        for (const LimitModel& limit : model.limits) {
+            if (state.jointCoordinates.size() <= limit.slot) continue;
+            const double c = state.jointCoordinates(limit.slot);
+            const bool low = c<limit.lower - tolerance, high = c> limit.upper + tolerance;
+            if (!low && !high) continue;
+            const JointModel& joint = model.joints[static_cast<std::size_t>(limit.joint)];
+            const char* unit = limit.axis == JointAxis::Rotation ? "rad" : "m";
+            why = "joint '" + joint.name + "' would pass its " + (low ? "lower" : "upper") +
+                  " stop at " + numberText(low ? limit.lower : limit.upper, 10, unit) + " (its " +
+                  std::string(jointAxisName(limit.axis)) + " " + numberText(c, 10, unit) + ")";
+            whyEntities_ = {joint.id};
+            stopReached_ = true;
+            return false;
+        }
         return true;
     }
 
@@ -155,8 +182,9 @@ private:
             }
         }
         std::string list;
-        std::vector<EntityId> entities;  // the joints and motions whose equations lock
-        for (int row : dependentRows(model, state, ws)) {
+        std::vector<EntityId> entities;    // the joints and motions whose equations lock
+        const bool atStop = stopReached_;  // (a stop, not equations that become dependent)
+        for (int row : atStop ? std::vector<int>{} : dependentRows(model, state, ws)) {
             const EntityId owner = constraintRowEntity(model, row);
             if (std::find(entities.begin(), entities.end(), owner) != entities.end()) continue;
             entities.push_back(owner);
@@ -167,6 +195,7 @@ private:
                 entities.push_back(e);
         std::string message = "lock-up at t = " + numberText(lo, 10, "s") +
                               ": the mechanism cannot follow its motions beyond this instant";
+        if (atStop) message += " (a joint reaches its end stop)";
         if (!list.empty())
             message += " (a dead centre or toggle position: the equations of " + list +
                        " become dependent)";
@@ -208,6 +237,7 @@ private:
 
     std::vector<int> redundantAtStart_;
     std::vector<EntityId> whyEntities_;  // what the last failure to solve was about
+    bool stopReached_ = false;  // the last failure to solve was a joint's stop, not its equations
     bool analysed_ = false;
     double solvedTime_ = std::numeric_limits<double>::quiet_NaN();
     Eigen::VectorXd vdot_;

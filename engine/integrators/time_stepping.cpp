@@ -13,6 +13,12 @@
 // contact solver never sees a joint row and closed loops stay exact however few sweeps it
 // makes. Without joints the responses are the free-body ones (12 numbers per row).
 //
+// Joint limits (LimitModel) are unilateral rows of the same complementarity problem as contact:
+// a stop within reach of the step is a frictionless contact whose normal row is the joint
+// coordinate's (c − lower ≥ 0, upper − c ≥ 0), with contact's speculative bound (close a gap
+// at most), restitution and compliance; its impulse is the stop's. A problem of stops alone is
+// solved exactly by Lemke's method (it is small), with contact by the scene's contact solver.
+//
 // Soft joints' rows (JointCompliance) join the joint rows with a compliance, stepped
 // implicitly (seed 003 §0.11, as ODE's ERP/CFM and Box2D's soft step): a row of stiffness k and
 // damping c pulls with λ = k (Φ + h Φq v⁺) + c Φq v⁺, i.e., with μ = h λ,
@@ -29,6 +35,7 @@
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
 #include "engine/integrators/detail.h"
+#include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
 #include "engine/model/layout.h"
 
@@ -61,6 +68,12 @@ Vec3 tangentOf(const Vec3& n, const Vec3& relativeVelocity = Vec3::Zero()) {
 //              the contact impulses kept for the next step's warm start
 //
 // The data lives in the stepper between steps so that a steady run allocates nothing.
+// Stops farther than this beyond the reach of a step's motion are left out of its problem.
+constexpr double kStopReachAngle = 1e-3;   // rad
+constexpr double kStopReachLength = 1e-4;  // m
+// A problem of stops alone, up to this many rows, is solved by Lemke's method.
+constexpr std::size_t kLemkeStops = 64;
+
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
     using FixedStepIntegrator::FixedStepIntegrator;
@@ -80,8 +93,16 @@ private:
         Eigen::VectorXd bSoft, compliance;
         double softEnergy0 = 0.0;
         contact::ContactQuery found;
-        contact::ContactProblem problem;  // one entry per contact point of found.points
-        std::vector<Vec3> tangents;       // per contact: its first friction direction
+        // One entry per contact point of found.points, then one per stop row (stops).
+        contact::ContactProblem problem;
+        std::vector<Vec3> tangents;  // per contact point: its first friction direction
+        struct StopRow {
+            int limit = 0;          // index into Model::limits
+            double sign = 1.0;      // +1: the lower stop, −1: the upper one
+            double gap = 0.0;       // sign (c − end) at qₙ: > 0 apart [rad or m]
+            double approach = 0.0;  // sign ċ at vₙ
+        };
+        std::vector<StopRow> stops;
         // solve
         Eigen::VectorXd v;            // v⁺
         Eigen::VectorXd impulse;      // joint impulses μ
@@ -185,7 +206,9 @@ private:
 
         d.problem.contacts.clear();
         d.tangents.clear();
+        d.stops.clear();
         if (model.contact.enabled) contactRows(model, ws);
+        if (!model.limits.empty()) stopRows(model, state, ws);
         return {};
     }
 
@@ -268,13 +291,18 @@ private:
             projectResponses(model, kkt, J);
         else
             d.problem.U.resize(0, 0);  // the free-body responses apply
+        if (!d.stops.empty()) softenStops(model);
         d.report = {};
-        if (model.contact.enabled) {
+        if (!d.problem.contacts.empty()) {
             const ContactSettings& settings = model.contact.settings;
-            d.report =
-                settings.solver == ContactSolverType::Lemke
-                    ? contact::solveLemke(d.problem, d.v)
-                    : contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
+            // Stops alone: a small problem, solved exactly (PGS if Lemke finds no solution).
+            const bool stopsAlone =
+                d.found.points.empty() && d.problem.contacts.size() <= kLemkeStops;
+            const bool lemke = settings.solver == ContactSolverType::Lemke || stopsAlone;
+            if (lemke) d.report = contact::solveLemke(d.problem, d.v);
+            if (!lemke || !d.report.converged)
+                d.report =
+                    contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
             if (!d.report.converged) ++state.unconvergedContactSteps;
             if (!allFinite(d.v))
                 return Status::failure(
@@ -346,13 +374,19 @@ private:
         result.h = d.h;
         result.impulse = d.impulse;
         result.lambda = d.impulse / d.h;
-        result.contactSolver.contacts = static_cast<int>(d.problem.contacts.size());
+        result.limitForce.assign(model.limits.size(), 0.0);
+        for (std::size_t k = 0; k < d.stops.size(); ++k) {
+            const ContactRows& c = d.problem.contacts[d.found.points.size() + k];
+            result.limitForce[static_cast<std::size_t>(d.stops[k].limit)] +=
+                d.stops[k].sign * c.impulse[0] / d.h;
+        }
+        result.contactSolver.contacts = static_cast<int>(d.found.points.size());
         result.contactSolver.iterations = d.report.iterations;
         result.contactSolver.residual = d.report.residual;
         result.contactSolver.converged = d.report.converged;
         result.contacts.clear();
         std::vector<contact::ContactPoint>& points = d.found.points;
-        for (std::size_t ci = 0; ci < d.problem.contacts.size(); ++ci) {
+        for (std::size_t ci = 0; ci < points.size(); ++ci) {
             const ContactRows& c = d.problem.contacts[ci];
             contact::ContactPoint& p = points[ci];
             const Vec3& t1Dir = d.tangents[ci];
@@ -476,6 +510,96 @@ private:
         points.resize(keep);
     }
 
+    // The rows of the stops within reach of the step: a stop whose gap the coordinate could
+    // close at its rate before or after the applied forces, with room to spare; a row that
+    // does not touch costs a column, one that is left out cannot act.
+    void stopRows(const Model& model, const State& state, const Workspace& ws) {
+        StepData& d = data_;
+        const double h = d.h;
+        const ContactSettings& settings = model.contact.settings;
+        for (int l = 0; l < static_cast<int>(model.limits.size()); ++l) {
+            const LimitModel& limit = model.limits[static_cast<std::size_t>(l)];
+            const ConstraintRow c =
+                jointCoordinate(model, ws.frames, limit.joint, limit.coordinate);
+            double value = c.value;
+            if (limit.axis == JointAxis::Rotation && state.jointCoordinates.size() > limit.slot)
+                value = unwindAngle(value, state.jointCoordinates(limit.slot));
+            const JointModel& joint = model.joints[static_cast<std::size_t>(limit.joint)];
+            const int bodyI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            const int bodyJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            double freeRate = 0.0;
+            if (bodyI >= 0) freeRate += c.Ji.dot(layout::twist(d.vFree, bodyI));
+            if (bodyJ >= 0) freeRate += c.Jj.dot(layout::twist(d.vFree, bodyJ));
+            const double reach =
+                2.0 * h * std::max(std::abs(c.rate), std::abs(freeRate)) +
+                (limit.axis == JointAxis::Rotation ? kStopReachAngle : kStopReachLength);
+            for (const double sign : {1.0, -1.0}) {
+                const double end = sign > 0.0 ? limit.lower : limit.upper;
+                if (!std::isfinite(end)) continue;
+                const double gap = sign * (value - end);
+                if (gap > reach) continue;
+                ContactRows row;
+                row.bodyA = bodyI;
+                row.bodyB = bodyJ;
+                for (int r = 0; r < 3; ++r)
+                    for (int side = 0; side < 2; ++side)
+                        row.J[r][side] = row.MinvJ[r][side] = Vec6::Zero();
+                if (bodyI >= 0) {
+                    row.J[0][0] = sign * c.Ji.transpose();
+                    row.MinvJ[0][0] = layout::twist(ws.Minv, bodyI).cwiseProduct(row.J[0][0]);
+                }
+                if (bodyJ >= 0) {
+                    row.J[0][1] = sign * c.Jj.transpose();
+                    row.MinvJ[0][1] = layout::twist(ws.Minv, bodyJ).cwiseProduct(row.J[0][1]);
+                }
+                const double approach = sign * c.rate;  // < 0 approaching
+                // Close a gap at most; push a penetration (projection's round-off) out as
+                // contact does. A compliant stop's bound is set with its effective mass, once
+                // the responses are known (softenStops).
+                row.target = gap > 0.0 ? -gap / h : settings.stabilization * -gap / h;
+                if (limit.restitution > 0.0 && approach < -settings.restitutionThreshold &&
+                    gap <= -approach * h)
+                    row.target = std::max(row.target, -limit.restitution * approach);
+                d.problem.contacts.push_back(row);
+                d.stops.push_back({l, sign, gap, approach});
+            }
+        }
+    }
+
+    // A compliant stop in touch (gap ≤ 0) gives as a spring k = m ω² and damper c = 2 ζ m ω on
+    // the mass its row moves through the joints, m = 1 / (J u), stepped implicitly as soft
+    // contact is (contact_solver.h: compliance σ and target).
+    void softenStops(const Model& model) {
+        StepData& d = data_;
+        const double h = d.h;
+        contact::ContactProblem& problem = d.problem;
+        for (std::size_t k = 0; k < d.stops.size(); ++k) {
+            const StepData::StopRow& stop = d.stops[k];
+            const LimitModel& limit = model.limits[static_cast<std::size_t>(stop.limit)];
+            if (limit.frequency <= 0.0 || stop.gap > 0.0) continue;
+            const std::size_t ci = d.found.points.size() + k;
+            ContactRows& c = problem.contacts[ci];
+            double inverseMass = 0.0;
+            for (int side = 0; side < 2; ++side) {
+                const int body = side == 0 ? c.bodyA : c.bodyB;
+                if (body < 0) continue;
+                inverseMass += problem.U.size() > 0
+                                   ? c.J[0][side].dot(layout::twist(
+                                         problem.U.col(static_cast<Eigen::Index>(3 * ci)), body))
+                                   : c.J[0][side].dot(c.MinvJ[0][side]);
+            }
+            if (inverseMass <= 0.0) continue;  // the joints hold it: nothing to soften
+            const double m = 1.0 / inverseMass, omega = 2.0 * kPi * limit.frequency;
+            const double stiffness = m * omega * omega;
+            const double damping = 2.0 * limit.dampingRatio * m * omega;
+            c.compliance = 1.0 / (h * (h * stiffness + damping));
+            c.target = h * stiffness / (h * stiffness + damping) * -stop.gap / h;
+            const double threshold = model.contact.settings.restitutionThreshold;
+            if (limit.restitution > 0.0 && stop.approach < -threshold)
+                c.target = std::max(c.target, -limit.restitution * stop.approach);
+        }
+    }
+
     // Contact responses projected onto the joint constraints: u = w − M⁻¹Φqᵀ S⁻¹ Φq w with
     // w = M⁻¹Jᵀ (a contact impulse moves jointed bodies together).
     void projectResponses(const Model& model, KktSolver& kkt, const SparseRowMatrix& J) {
@@ -487,6 +611,8 @@ private:
         for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
             const ContactRows& c = problem.contacts[ci];
             for (int r = 0; r < 3; ++r) {
+                // (a frictionless row's tangent impulses stay 0: their responses are not needed)
+                if (r > 0 && c.friction == 0.0) continue;
                 w.setZero();
                 if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ[r][0];
                 if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ[r][1];

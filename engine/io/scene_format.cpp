@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 7). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 8). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -89,6 +89,14 @@ std::vector<ObjectFormat> describe() {
         {"length", "number, m", "number >0", "", "distance joints", "—", "> 0"},
         {"collide", "bool", "bool", "false", "no", "`false`", "`false`: the two parts it joins do not touch each other; `true` lets them (contact)"},
         {"soft", "soft", "object", "{}", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
+        {"limits", "limit, or [limit or null, …]", "", "", "no", "none", "end stops on the joint's coordinates (below): an object for a revolute or prismatic joint, a list in coordinate order for a cylindrical one (angle, slide), `null` for a coordinate without stops (minor version 8)"},
+    }, {}});
+    objects.push_back({"limit", "/$defs/limit", {
+        {"lower", "number, rad or m", "number", "", "no", "none", "the coordinate's lowest value; left out: no lower stop"},
+        {"upper", "number, rad or m", "number", "", "no", "none", "the coordinate's highest value (≥ `lower`); left out: no upper stop"},
+        {"restitution", "number", "number 0..1", "0", "no", "0", "a stop reached faster than the contact `restitutionThreshold` rebounds at this fraction of the speed (0: it stays, 1: elastic)"},
+        {"frequency", "number, Hz", "number >=0", "0", "no", "0: rigid", "when > 0, the stop gives as a spring-damper ringing at this frequency on the coordinate's effective mass (a rubber bumper); 0 holds it exactly"},
+        {"dampingRatio", "number ≥ 0", "number >=0", "1", "no", "1", "ζ of `frequency`"},
     }, {}});
     objects.push_back({"soft", "/$defs/joint/properties/soft", {
         {"frequency", "number, Hz", "number >=0", "0", "no", "0", "when > 0, every equation of the joint rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the equation's effective mass between the two parts; Box2D v3's joint hertz, MuJoCo's solref). Either this or the stiffnesses and dampings"},

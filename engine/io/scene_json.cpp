@@ -721,6 +721,61 @@ public:
         ref.marker = text.substr(dot + 1);
     }
 
+    // A joint's end stops: an object for a joint of one coordinate, a list in coordinate order
+    // (null or {} for a coordinate without stops) for a joint of several.
+    void limits(const json& j, const std::string& at, Joint& jt) {
+        const std::vector<JointAxis> axes = jointAxes(jt.type);
+        const std::string type(jointTypeName(jt.type));
+        if (axes.empty()) {
+            error(at, "a " + type +
+                          " joint has no coordinate to limit: limits go on revolute, prismatic "
+                          "and cylindrical joints");
+            return;
+        }
+        if (axes.size() == 1) {
+            if (j.is_array()) {
+                error(at, "a " + type +
+                              " joint has one coordinate: its limits are an object {\"lower\": "
+                              "…, \"upper\": …}, not a list");
+                return;
+            }
+            if (!isObject(j, at)) return;
+            jt.limits.resize(1);
+            limit(j, at, jt.limits[0]);
+            return;
+        }
+        if (!j.is_array()) {
+            std::string names;
+            for (JointAxis a : axes)
+                names += (names.empty() ? "" : ", ") + std::string(jointAxisName(a));
+            error(at, "a " + type + " joint has " + std::to_string(axes.size()) + " coordinates (" +
+                          names +
+                          "): its limits are a list of one object (or null) per coordinate, got " +
+                          typeName(j));
+            return;
+        }
+        if (j.size() > axes.size()) {
+            error(at, "a " + type + " joint has " + std::to_string(axes.size()) +
+                          " coordinates, got " + std::to_string(j.size()) + " limits");
+            return;
+        }
+        jt.limits.resize(j.size());
+        for (std::size_t c = 0; c < j.size(); ++c) {
+            const std::string here = at + "/" + std::to_string(c);
+            if (j[c].is_null()) continue;
+            if (isObject(j[c], here)) limit(j[c], here, jt.limits[c]);
+        }
+    }
+
+    void limit(const json& j, const std::string& at, JointLimit& l) {
+        checkKeys(j, at, format::object("limit").keys());
+        for (auto [key, target] :
+             {std::pair{"lower", &l.lower}, std::pair{"upper", &l.upper},
+              std::pair{"restitution", &l.restitution}, std::pair{"frequency", &l.frequency},
+              std::pair{"dampingRatio", &l.dampingRatio}})
+            if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
+    }
+
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("joint").keys(), &jt.extensions);
@@ -751,6 +806,7 @@ public:
         }
         markerRef(j, at, "markerI", jt.markerI);
         markerRef(j, at, "markerJ", jt.markerJ);
+        if (const json* l = optional(j, "limits")) limits(*l, at + "/limits", jt);
         if (const json* len = optional(j, "length")) {
             if (jt.type != JointType::Distance)
                 error(at + "/length", "only a distance joint has a 'length'");
@@ -851,8 +907,12 @@ public:
         });
         if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
         const json* st = optional(root, "settings");
-        // A scene with contact steps at the velocity level unless it says otherwise.
-        if (spec.contact.enabled && !(st && st->is_object() && st->contains("integrator")))
+        // A scene with contact or joint limits steps at the velocity level unless it says
+        // otherwise.
+        const bool limited = std::any_of(spec.joints.begin(), spec.joints.end(),
+                                         [](const Joint& jt) { return jt.limited(); });
+        if ((spec.contact.enabled || limited) &&
+            !(st && st->is_object() && st->contains("integrator")))
             spec.settings.integrator = IntegratorType::TimeStepping;
         if (st) settings(*st, "/settings", spec.settings);
         // Before minor version 2, a dopri45 scene's step size was also its largest step: such

@@ -216,6 +216,25 @@ json forceJson(const ForceSpec& f) {
 }
 
 // The contact block: written when contact is on or anything differs from the defaults.
+// A joint's end stops as the reader takes them: an object for a joint of one coordinate, a list
+// (null for a coordinate without stops) for a joint of several. Infinite ends are left out.
+json limitsJson(const Joint& joint) {
+    auto one = [](const JointLimit& l) {
+        json j = json::object();
+        if (std::isfinite(l.lower)) j["lower"] = l.lower;
+        if (std::isfinite(l.upper)) j["upper"] = l.upper;
+        const JointLimit plain;
+        if (l.restitution != plain.restitution) j["restitution"] = l.restitution;
+        if (l.frequency != plain.frequency) j["frequency"] = l.frequency;
+        if (l.dampingRatio != plain.dampingRatio) j["dampingRatio"] = l.dampingRatio;
+        return j;
+    };
+    if (jointAxes(joint.type).size() == 1) return one(joint.limits.front());
+    json list = json::array();
+    for (const JointLimit& l : joint.limits) list.push_back(l.limited() ? one(l) : json());
+    return list;
+}
+
 json contactJson(const ContactSettings& ct) {
     const ContactSettings d;
     json j;
@@ -309,6 +328,7 @@ json sceneJson(const SceneSpec& spec) {
               std::tuple{"rotationalDamping", c.rotationalDamping, exact.rotationalDamping}})
             if (value != fallback) soft[key] = value;
         if (!soft.empty()) jj["soft"] = soft;
+        if (joint.limited()) jj["limits"] = limitsJson(joint);
         putExtensions(jj, joint.extensions);
         joints.push_back(jj);
     }

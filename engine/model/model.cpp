@@ -121,15 +121,19 @@ CompileCounts compileCounts() {
             detail::compileCount.load(std::memory_order_relaxed)};
 }
 
+std::uint64_t newModelSerial() {
+    static std::atomic<std::uint64_t> serials{0};
+    return ++serials;
+}
+
 CompileResult compile(const SceneSpec& spec) {
     detail::compileCount.fetch_add(1, std::memory_order_relaxed);
     CompileResult result;
     result.diagnostics = validate(spec);
     if (hasErrors(result.diagnostics)) return result;
 
-    static std::atomic<std::uint64_t> serials{0};
     auto model = std::make_shared<Model>();
-    model->serial = ++serials;
+    model->serial = newModelSerial();
     model->name = spec.name;
     model->gravity = spec.gravity;
     model->settings = spec.settings;
@@ -182,6 +186,7 @@ CompileResult compile(const SceneSpec& spec) {
 
     // Joints as primitives.
     std::map<std::string, int, std::less<>> jointIndex;
+    int coordinateCount = 0;  // joint coordinates so far (State::jointCoordinates)
     for (const Joint& joint : spec.joints) {
         JointModel j;
         j.id = joint.id;
@@ -228,10 +233,23 @@ CompileResult compile(const SceneSpec& spec) {
                 break;
             }
         }
-        if (joint.type == JointType::Revolute) j.coordinates = {JointAxis::Rotation};
-        if (joint.type == JointType::Prismatic) j.coordinates = {JointAxis::Translation};
-        if (joint.type == JointType::Cylindrical)
-            j.coordinates = {JointAxis::Rotation, JointAxis::Translation};
+        j.coordinates = jointAxes(joint.type);
+        for (std::size_t c = 0; c < joint.limits.size() && c < j.coordinates.size(); ++c) {
+            const JointLimit& l = joint.limits[c];
+            if (!l.limited()) continue;
+            LimitModel limit;
+            limit.joint = static_cast<int>(model->joints.size());
+            limit.coordinate = static_cast<int>(c);
+            limit.slot = coordinateCount + static_cast<int>(c);
+            limit.axis = j.coordinates[c];
+            limit.lower = l.lower;
+            limit.upper = l.upper;
+            limit.restitution = l.restitution;
+            limit.frequency = l.frequency;
+            limit.dampingRatio = l.dampingRatio;
+            model->limits.push_back(limit);
+        }
+        coordinateCount += static_cast<int>(j.coordinates.size());
         jointIndex[j.name] = static_cast<int>(model->joints.size());
         model->jointRowOffset.push_back(model->jointRows);
         model->jointRows += j.rows;
@@ -287,6 +305,10 @@ CompileResult compile(const SceneSpec& spec) {
         if (auto e = Expression::parse(motion.expression, error)) d.f = *e;
         model->drivers.push_back(std::move(d));
     }
+
+    // End stops are unilateral rows of the velocity-level contact problem: a scene with stops
+    // steps with it whatever its integrator (validate() says so).
+    if (!model->limits.empty()) model->settings.integrator = IntegratorType::TimeStepping;
 
     warnAboutMassRatios(*model, result.diagnostics);
     // A spring too stiff for the step blows the run up: said before it runs.

@@ -111,6 +111,21 @@ struct SoftConstraint {
     double dampingRatio = 1.0;  // ζ
 };
 
+// An end stop on a joint coordinate (JointLimit): the coordinate c stays in [lower, upper] as
+// one unilateral row per finite end, c − lower ≥ 0 and upper − c ≥ 0, solved with contact at
+// the velocity level (engine/integrators/time_stepping.cpp). Its multiplier is the stop's
+// force or torque on part I along J's z axis (positive from the lower stop).
+struct LimitModel {
+    int joint = 0;       // index into Model::joints
+    int coordinate = 0;  // index into the joint's coordinates
+    int slot = 0;        // index into State::jointCoordinates
+    JointAxis axis = JointAxis::Rotation;
+    double lower = 0.0, upper = 0.0;  // ±∞: no stop on that side
+    double restitution = 0.0;
+    double frequency = 0.0;  // Hz; 0: rigid
+    double dampingRatio = 1.0;
+};
+
 // A driver: one rheonomic constraint row  c(q) − f(t) = 0  on a joint coordinate c (position
 // level), or  ċ − f(t) = 0  (velocity level), or  c̈ = f(t)  (acceleration level). Its
 // multiplier is the actuator force or torque.
@@ -135,6 +150,7 @@ struct Model {
     std::vector<JointModel> joints;
     std::vector<ForceModel> forces;
     std::vector<DriverModel> drivers;
+    std::vector<LimitModel> limits;  // joint order, then coordinate order
     SolverSettings settings;
     // Runs solve the motion at each instant from the joints and motions instead of integrating
     // it (a fully driven mechanism: kinematic analysis and inverse dynamics); set on a copy of
@@ -159,6 +175,9 @@ struct CompileResult {
     std::shared_ptr<const Model> model;  // null when there are errors
     Diagnostics diagnostics;
 };
+
+// A serial no compiled model has had: for a model derived from another with other rows.
+std::uint64_t newModelSerial();
 
 // Validates the spec and compiles it. Errors name the entity and the reason.
 CompileResult compile(const SceneSpec& spec);

@@ -351,6 +351,23 @@ void checkExpression(Checker& check, const std::string& where, const std::string
 
 }  // namespace
 
+std::vector<JointAxis> jointAxes(JointType type) {
+    switch (type) {
+    case JointType::Revolute:
+        return {JointAxis::Rotation};
+    case JointType::Prismatic:
+        return {JointAxis::Translation};
+    case JointType::Cylindrical:
+        return {JointAxis::Rotation, JointAxis::Translation};
+    default:
+        return {};
+    }
+}
+
+std::string_view jointAxisName(JointAxis axis) {
+    return axis == JointAxis::Rotation ? "angle" : "slide";
+}
+
 bool jointHoldsLengths(JointType type) {
     for (const Primitive& p : jointPrimitives(type, 1.0))
         if (p.type != PrimitiveType::Dot1) return true;
@@ -401,6 +418,57 @@ void checkCompliance(Checker& check, const std::string& at, const Joint& joint) 
                       "joint '" + joint.name + "' (" + type +
                           ") holds no angles: its rotational stiffness and damping act on nothing "
                           "(stiffness acts on its lengths)");
+}
+
+// A joint's end stops: on coordinates the joint has, finite numbers in their ranges, the lower
+// end below the upper one. Paths name the stop as the file spells it: the object itself for a
+// joint of one coordinate, the list's entry for a joint of several.
+void checkLimits(Checker& check, const std::string& at, const Joint& joint) {
+    if (joint.limits.empty()) return;
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    const std::vector<JointAxis> axes = jointAxes(joint.type);
+    const std::string type(jointTypeName(joint.type));
+    if (axes.empty()) {
+        check.error(at, "joint '" + joint.name + "' (" + type +
+                            ") has no coordinate to limit: limits go on revolute, prismatic and "
+                            "cylindrical joints");
+        return;
+    }
+    if (joint.limits.size() > axes.size()) {
+        check.error(at, "joint '" + joint.name + "' (" + type + ") has " +
+                            std::to_string(axes.size()) + " coordinate" +
+                            (axes.size() == 1 ? "" : "s") + ", got " +
+                            std::to_string(joint.limits.size()) + " limits");
+        return;
+    }
+    for (std::size_t c = 0; c < joint.limits.size(); ++c) {
+        const JointLimit& l = joint.limits[c];
+        const std::string where = axes.size() == 1 ? at : at + "/" + std::to_string(c);
+        const bool angle = axes[c] == JointAxis::Rotation;
+        const char* unit = angle ? "rad" : "m";
+        bool ends = true;
+        for (auto [value, key] : {std::pair{l.lower, "lower"}, std::pair{l.upper, "upper"}})
+            if (std::isnan(value) || (key == std::string_view("lower") && value == kInfinity) ||
+                (key == std::string_view("upper") && value == -kInfinity)) {
+                check.error(where + "/" + key, std::string("the ") + key +
+                                                   " stop must be a number (" + unit + "), got " +
+                                                   numberText(value, 10));
+                ends = false;
+            }
+        if (ends && l.lower > l.upper)
+            check.error(where, "joint '" + joint.name + "': the lower stop " +
+                                   numberText(l.lower, 10, unit) + " is above the upper stop " +
+                                   numberText(l.upper, 10, unit));
+        if (!(l.restitution >= 0.0 && l.restitution <= 1.0))
+            check.error(where + "/restitution",
+                        "restitution must be from 0 to 1, got " + numberText(l.restitution, 10));
+        for (auto [value, key] :
+             {std::pair{l.frequency, "frequency"}, std::pair{l.dampingRatio, "dampingRatio"}})
+            if (!std::isfinite(value) || value < 0.0)
+                check.error(
+                    where + "/" + key,
+                    std::string(key) + " must be zero or positive, got " + numberText(value, 10));
+    }
 }
 
 }  // namespace
@@ -523,6 +591,7 @@ Diagnostics validate(const SceneSpec& spec) {
         if (joint.type == JointType::Distance)
             check.positive(at + "/length", joint.length, "distance joint length (m)");
         checkCompliance(check, at + "/soft", joint);
+        checkLimits(check, at + "/limits", joint);
     }
 
     // Force elements.
@@ -679,6 +748,14 @@ Diagnostics validate(const SceneSpec& spec) {
             "a scene with contact needs the timeStepping integrator (velocity level, solves "
             "contact impulses); " +
                 std::string(integratorName(st.integrator)) + " cannot handle impacts");
+    if (!ct.enabled && st.integrator != IntegratorType::TimeStepping &&
+        std::any_of(spec.joints.begin(), spec.joints.end(),
+                    [](const Joint& j) { return j.limited(); }))
+        check.warning("/settings/integrator",
+                      "joint limits are unilateral constraints, solved with contact at the "
+                      "velocity level: this scene runs with the timeStepping integrator (step " +
+                          timeText(st.stepSize) + ") instead of " +
+                          std::string(integratorName(st.integrator)));
     if (ct.iterations < 1) check.error("/contact/iterations", "must be at least 1");
     if (ct.coneFacets < 3 || ct.coneFacets > 64)
         check.error("/contact/coneFacets", "a polyhedral friction cone needs 3 to 64 facets, got " +

@@ -8,6 +8,7 @@
 // A joint connects marker I (on part i) to marker J (on part j).
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -161,6 +162,24 @@ struct JointCompliance {
 bool jointHoldsLengths(JointType type);
 bool jointHoldsAngles(JointType type);
 
+// An end stop on one joint coordinate (a door's stop, a slide's end of travel): the coordinate
+// stays within [lower, upper] as a unilateral constraint, held exactly when reached and free
+// otherwise (no spring), solved with contact in one complementarity problem. An infinite end
+// has no stop. Reaching a stop faster than the contact restitution threshold rebounds with
+// `restitution`; a `frequency` > 0 makes the stop compliant (it gives as a spring-damper of
+// that frequency and damping ratio on the coordinate's effective mass, as soft contact does).
+struct JointLimit {
+    double lower = -std::numeric_limits<double>::infinity();  // rad or m
+    double upper = std::numeric_limits<double>::infinity();
+    double restitution = 0.0;   // 0 (plastic) to 1 (elastic)
+    double frequency = 0.0;     // Hz; 0: rigid
+    double dampingRatio = 1.0;  // ζ of `frequency`
+    bool limited() const {
+        return lower > -std::numeric_limits<double>::infinity() ||
+               upper < std::numeric_limits<double>::infinity();
+    }
+};
+
 struct Joint {
     EntityId id = kNoEntity;
     std::string name;
@@ -170,10 +189,24 @@ struct Joint {
     double length = 0.0;         // distance joint only [m]
     bool collide = false;        // the two parts it joins may touch (contact); off by default
     JointCompliance compliance;  // exact unless soft() (see above)
+    // End stops, one per joint coordinate in the order of jointAxes(type) (empty: none; an
+    // entry that is not limited() stops nothing).
+    std::vector<JointLimit> limits;
     std::string extensions;
+    bool limited() const {
+        for (const JointLimit& l : limits)
+            if (l.limited()) return true;
+        return false;
+    }
 };
 
 enum class JointAxis { Rotation, Translation };  // a joint's angle or slide
+
+// The coordinates of a joint type, in order: revolute {angle}, prismatic {slide}, cylindrical
+// {angle, slide}; the other types have none (engine/kinematics/joint_coordinates.h).
+std::vector<JointAxis> jointAxes(JointType type);
+// "angle", "slide": a coordinate as users name it.
+std::string_view jointAxisName(JointAxis axis);
 
 // Force elements. Expressions are functions of `time` (see engine/expr/expression.h).
 enum class ForceType {

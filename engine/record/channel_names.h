@@ -38,6 +38,14 @@ inline constexpr const char* kReactionInJ[6] = {"FxJ", "FyJ", "FzJ", "TxJ", "TyJ
 inline constexpr const char* kForceMagnitude = "F";
 inline constexpr const char* kTorqueMagnitude = "T";
 
+// Per limited joint coordinate: the force or torque of its end stops on part I along J's z
+// axis [N or N·m], positive from the lower stop: "door.limit" (a joint of one coordinate),
+// "sleeve.q1limit" (coordinate 1 of a joint of several).
+inline constexpr const char* kLimit = "limit";
+inline std::string limit(std::size_t k, std::size_t coordinates) {
+    return coordinates == 1 ? std::string(kLimit) : coordinate(k) + kLimit;
+}
+
 // Per motion and per joint controller: the effort of its actuator [N or N·m] and its power [W].
 inline constexpr const char* kEffort = "effort";
 inline constexpr const char* kPower = "power";

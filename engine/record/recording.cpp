@@ -18,7 +18,8 @@ namespace engine {
 //   t | q (7 nb) | v (6 nb) | driverWork, dissipated, stepHint | joint coordinates (nc) |
 //   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
 //   |F|, |T|) |
-//   driver efforts | kinetic, gravitational, elastic | constraint error
+//   driver efforts | kinetic, gravitational, elastic | constraint error | controller efforts |
+//   powers | limit forces | contact
 FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
@@ -98,6 +99,14 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
         add(ch::of(force.name, ch::kPower), "W", size_++);
         powerCoordinate_.push_back(offsets[static_cast<std::size_t>(force.joint)] +
                                    force.coordinate);
+    }
+    // End stops: each limited coordinate's stop force.
+    limits_ = static_cast<int>(model.limits.size());
+    for (const LimitModel& limit : model.limits) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(limit.joint)];
+        add(ch::of(joint.name,
+                   ch::limit(static_cast<std::size_t>(limit.coordinate), joint.coordinates.size())),
+            limit.axis == JointAxis::Rotation ? "N·m" : "N", size_++);
     }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
     // normal and friction force summed over each contact pair entry's points.
@@ -280,6 +289,10 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         const Eigen::Index c = powerCoordinate_[k];
         *p++ = c < o.jointRates.size() ? effort * o.jointRates(c) : 0.0;
     }
+    for (int k = 0; k < limits_; ++k)
+        *p++ = static_cast<std::size_t>(k) < o.limitForce.size()
+                   ? o.limitForce[static_cast<std::size_t>(k)]
+                   : 0.0;
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {
@@ -351,6 +364,8 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     o.controllerEffort.assign(p, p + controllers_);
     p += controllers_;
     p += powerCoordinate_.size();  // powers: derived, for plots
+    o.limitForce.assign(p, p + limits_);
+    p += limits_;
     if (!contact_) return;
     // Counts are stored as doubles; a row read from a damaged run file may hold anything, so
     // they are clamped to their range before conversion (never undefined behaviour).

@@ -156,6 +156,13 @@ struct Walk {
             if (j.contains("collision")) visit(j["collision"], "collision");
         } else if (name == "joint") {
             if (j.contains("soft")) visit(j["soft"], "soft");
+            // A joint's stops: one object, or a list of them (and nulls).
+            if (j.contains("limits")) {
+                if (j["limits"].is_object()) visit(j["limits"], "limit");
+                if (j["limits"].is_array())
+                    for (const json& l : j["limits"])
+                        if (l.is_object()) visit(l, "limit");
+            }
         }
     }
     KeySet keys(const format::ObjectFormat& o, std::string_view variant = {}) const {
@@ -246,6 +253,13 @@ struct Locate {
             if (j.contains(key) && j[key].is_object() &&
                 (name == "scene" || name == "part" || name == "joint"))
                 visit(j[key], p / key, object);
+        if (name == "joint" && j.contains("limits")) {
+            const json& l = j["limits"];
+            if (l.is_object()) visit(l, p / "limits", "limit");
+            if (l.is_array())
+                for (std::size_t k = 0; k < l.size(); ++k)
+                    if (l[k].is_object()) visit(l[k], p / "limits" / k, "limit");
+        }
         each(j, p, "parts", "part");
         each(j, p, "joints", "joint");
         each(j, p, "forces", "force");

@@ -1,0 +1,90 @@
+#include "engine/dynamics/stops.h"
+
+#include <cmath>
+
+#include "engine/contact/contact_solver.h"
+#include "engine/kinematics/joint_coordinates.h"
+#include "engine/model/layout.h"
+
+namespace engine {
+
+void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
+                        std::vector<double>& limitForce, double tolerance) {
+    limitForce.assign(model.limits.size(), 0.0);
+    if (model.limits.empty()) return;
+    struct Touch {
+        int limit = 0;
+        double sign = 1.0;  // +1 lower, −1 upper
+        ConstraintRow row;
+        int bodyI = kGround, bodyJ = kGround;
+    };
+    std::vector<Touch> touching;
+    for (int l = 0; l < static_cast<int>(model.limits.size()); ++l) {
+        const LimitModel& limit = model.limits[static_cast<std::size_t>(l)];
+        const ConstraintRow c = jointCoordinate(model, ws.frames, limit.joint, limit.coordinate);
+        const double value = state.jointCoordinates.size() > limit.slot
+                                 ? state.jointCoordinates(limit.slot)
+                                 : c.value;
+        const JointModel& joint = model.joints[static_cast<std::size_t>(limit.joint)];
+        for (const double sign : {1.0, -1.0}) {
+            const double end = sign > 0.0 ? limit.lower : limit.upper;
+            if (!std::isfinite(end) || sign * (value - end) > tolerance ||
+                sign * c.rate > tolerance)
+                continue;
+            touching.push_back({l, sign, c, model.markers[static_cast<std::size_t>(joint.markerI)].body,
+                                model.markers[static_cast<std::size_t>(joint.markerJ)].body});
+        }
+    }
+    if (touching.empty()) return;
+
+    // Each stop's unit response through the joints, u = w − M⁻¹Φqᵀ S⁻¹ Φq w with w = M⁻¹ Jsᵀ
+    // (the joints' multipliers change by S⁻¹ Φq w), and the coordinates' accelerations now.
+    const Eigen::Index n = static_cast<Eigen::Index>(touching.size());
+    const Eigen::Index nv = model.velocitySize();
+    const int rows = model.constraintRows();
+    Eigen::MatrixXd U(nv, n), multipliers(rows, n);
+    Eigen::VectorXd w(nv), x, mu, away(n);
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const Touch& t = touching[static_cast<std::size_t>(k)];
+        w.setZero();
+        double acceleration = -t.row.gamma;
+        if (t.bodyI >= 0) {
+            layout::twist(w, t.bodyI) +=
+                layout::twist(ws.Minv, t.bodyI).cwiseProduct(t.sign * t.row.Ji.transpose());
+            acceleration += t.row.Ji.dot(layout::twist(ws.vdot, t.bodyI));
+        }
+        if (t.bodyJ >= 0) {
+            layout::twist(w, t.bodyJ) +=
+                layout::twist(ws.Minv, t.bodyJ).cwiseProduct(t.sign * t.row.Jj.transpose());
+            acceleration += t.row.Jj.dot(layout::twist(ws.vdot, t.bodyJ));
+        }
+        away(k) = t.sign * acceleration;
+        if (rows > 0) {
+            ws.solver.project(ws.constraints.Phi_q * w, x, &mu);
+            U.col(k) = w + x;
+            multipliers.col(k) = mu;
+        } else {
+            U.col(k) = w;
+        }
+    }
+    Eigen::MatrixXd W(n, n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const Touch& t = touching[static_cast<std::size_t>(i)];
+        for (Eigen::Index k = 0; k < n; ++k) {
+            double a = 0.0;
+            if (t.bodyI >= 0) a += t.row.Ji.dot(layout::twist(U.col(k), t.bodyI));
+            if (t.bodyJ >= 0) a += t.row.Jj.dot(layout::twist(U.col(k), t.bodyJ));
+            W(i, k) = t.sign * a;
+        }
+    }
+    Eigen::VectorXd f;
+    if (!contact::lemke(W, away, f, static_cast<int>(50 * n + 100))) return;
+    ws.vdot += U * f;
+    if (rows > 0) ws.lambda += multipliers * f;
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const Touch& t = touching[static_cast<std::size_t>(k)];
+        limitForce[static_cast<std::size_t>(t.limit)] += t.sign * f(k);
+    }
+}
+
+}  // namespace engine

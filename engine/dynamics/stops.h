@@ -1,0 +1,24 @@
+#pragma once
+// Joint end stops (Model::limits) at one instant, at the acceleration level: what the stops in
+// touch do to the accelerations and multipliers found without them. The velocity-level stepper
+// solves stops with contact (engine/integrators/time_stepping.cpp); this is for the instants
+// no step ended at: the initial state, a state set from elsewhere, an equilibrium.
+
+#include <vector>
+
+#include "engine/dynamics/workspace.h"
+#include "engine/model/model.h"
+#include "engine/state/state.h"
+
+namespace engine {
+
+// After computeAccelerations() at `state` (frames, factorisation, v̇ and λ in `ws`): the stops
+// in touch — a limited coordinate at its end, to `tolerance`, not moving away from it — push
+// with forces f ≥ 0 complementary to the coordinate's acceleration away from the end
+// (0 ≤ f ⟂ ±c̈ ≥ 0), solved exactly (Lemke). ws.vdot and ws.lambda include them on return;
+// `limitForce` receives each limit's force or torque on part I along J's z (positive from the
+// lower stop; 0 for a stop not in touch).
+void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
+                        std::vector<double>& limitForce, double tolerance = 1e-8);
+
+}  // namespace engine
