@@ -32,6 +32,11 @@ void CsvWriter::writeHeader() {
         for (std::size_t k = 0; k < joint.coordinates.size(); ++k)
             column(ch::of(joint.name, ch::coordinate(k)));
         for (const char* c : ch::kReaction) column(ch::of(joint.name, c));
+        // Its stops' force, per limited coordinate (Model::limits is in joint order).
+        for (const LimitModel& limit : model_.limits)
+            if (&model_.joints[static_cast<std::size_t>(limit.joint)] == &joint)
+                column(ch::of(joint.name, ch::limit(static_cast<std::size_t>(limit.coordinate),
+                                                    joint.coordinates.size())));
     }
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
@@ -95,6 +100,9 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
         for (double v : {r.force_W.x(), r.force_W.y(), r.force_W.z(), r.torque_W.x(),
                          r.torque_W.y(), r.torque_W.z()})
             put(v);
+        for (std::size_t l = 0; l < model_.limits.size(); ++l)
+            if (model_.limits[l].joint == static_cast<int>(j))
+                put(l < o.limitForce.size() ? o.limitForce[l] : 0.0);
     }
     put(o.energies.kinetic);
     put(o.energies.potential());

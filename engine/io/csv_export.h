@@ -6,7 +6,9 @@
 //                       part frame), P.vx,P.vy,P.vz (COM velocity), P.wx,P.wy,P.wz (angular
 //                       velocity), all in world axes
 //   per joint J:        J.q0… (its coordinates: angle [rad] and/or slide [m]), then
-//                       J.Fx,J.Fy,J.Fz,J.Tx,J.Ty,J.Tz (reaction on part I at marker I, world)
+//                       J.Fx,J.Fy,J.Fz,J.Tx,J.Ty,J.Tz (reaction on part I at marker I, world),
+//                       then J.limit (J.q0limit, J.q1limit… on a joint of several coordinates)
+//                       per limited coordinate: its stops' force [N] or torque [N·m]
 //   energy.kinetic,energy.potential,energy.total,constraint.error
 //
 // The kinematic analyses (`motus-cli kinematics|inverse`) add, after these:

@@ -171,9 +171,10 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     for (const engine::Joint& joint : spec.joints) {
         joints[0]->appendRow(
             row(toQString(joint.name),
-                QStringLiteral("%1%2: %3 → %4")
+                QStringLiteral("%1%2%3: %4 → %5")
                     .arg(toQString(engine::jointTypeName(joint.type)),
                          joint.compliance.soft() ? QObject::tr(" (soft)") : QString(),
+                         joint.limited() ? QObject::tr(" (stops)") : QString(),
                          QString::fromStdString(joint.markerI.text()),
                          QString::fromStdString(joint.markerJ.text())),
                 joint.id, Kind::Joint, true));

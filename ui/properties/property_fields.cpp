@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include <QCoreApplication>
@@ -12,6 +13,7 @@
 
 #include "engine/io/mesh_loader.h"
 #include "engine/io/scene_format.h"
+#include "engine/math/constants.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
 #include "ui/common/text.h"
@@ -19,6 +21,8 @@
 namespace ui {
 namespace fields {
 namespace {
+
+void limitFields(FieldList& b);
 
 void jointFields(FieldList& b) {
     const SceneSpec& spec = b.spec;
@@ -112,6 +116,89 @@ void jointFields(FieldList& b) {
             compliance(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
                        QStringLiteral("rotationalDamping"), &Compliance::rotationalDamping);
         }
+    }
+    limitFields(b);
+}
+
+// A joint's end stops (engine::JointLimit), per coordinate: which ends it has, where they are,
+// and how a stop takes a hit. Rows of coordinate k > 0 have keys ending "#k".
+void limitFields(FieldList& b) {
+    const engine::EntityId id = b.id;
+    const engine::Joint* joint = byId(b.spec.joints, id);
+    auto J = [id](auto& s) { return byId(s.joints, id); };
+    const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    const QStringList ends{tr("none"), tr("lower"), tr("upper"), tr("lower and upper")};
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        const bool angle = axes[k] == engine::JointAxis::Rotation;
+        const QString suffix = k == 0 ? QString() : QStringLiteral("#%1").arg(k);
+        const QString what = angle ? tr("Angle") : tr("Slide");
+        // The limit of coordinate k, made when first set.
+        auto limitOf = [J, k, n = axes.size()](SceneSpec& s) -> engine::JointLimit& {
+            std::vector<engine::JointLimit>& limits = J(s)->limits;
+            if (limits.size() < n) limits.resize(n);
+            return limits[k];
+        };
+        auto read = [J, k](const SceneSpec& s) {
+            const std::vector<engine::JointLimit>& limits = J(s)->limits;
+            return k < limits.size() ? limits[k] : engine::JointLimit{};
+        };
+        b.choice(
+            tr("%1 stops").arg(what), QStringLiteral("limits") + suffix, ends,
+            [read, ends](const SceneSpec& s) {
+                const engine::JointLimit l = read(s);
+                const int which =
+                    (std::isfinite(l.lower) ? 1 : 0) + (std::isfinite(l.upper) ? 2 : 0);
+                return ends[which].toStdString();
+            },
+            [limitOf, ends, angle](SceneSpec& s, const std::string& text) {
+                engine::JointLimit& l = limitOf(s);
+                const int which = static_cast<int>(ends.indexOf(QString::fromStdString(text)));
+                // A new end a quarter turn (or 10 cm) beyond the other, or about zero.
+                const double span = angle ? engine::kPi / 2.0 : 0.1;
+                if (which & 1) {
+                    if (!std::isfinite(l.lower))
+                        l.lower = std::isfinite(l.upper) ? std::min(-span, l.upper - span) : -span;
+                } else {
+                    l.lower = -kNone;
+                }
+                if (which & 2) {
+                    if (!std::isfinite(l.upper))
+                        l.upper = std::isfinite(l.lower) ? std::max(span, l.lower + span) : span;
+                } else {
+                    l.upper = kNone;
+                }
+            });
+        const engine::JointLimit now = read(b.spec);
+        if (!now.limited()) continue;
+        const QString unit = angle ? QStringLiteral("°") : QStringLiteral("m");
+        const double scale = angle ? kDeg : 1.0;
+        if (std::isfinite(now.lower))
+            b.number(
+                tr("%1: lower stop").arg(what), unit, scale, QStringLiteral("limit.lower") + suffix,
+                [read](const SceneSpec& s) { return read(s).lower; },
+                [limitOf](SceneSpec& s, double v) { limitOf(s).lower = v; });
+        if (std::isfinite(now.upper))
+            b.number(
+                tr("%1: upper stop").arg(what), unit, scale, QStringLiteral("limit.upper") + suffix,
+                [read](const SceneSpec& s) { return read(s).upper; },
+                [limitOf](SceneSpec& s, double v) { limitOf(s).upper = v; });
+        b.number(
+            tr("%1: stop restitution").arg(what), QString(), 1.0,
+            QStringLiteral("limit.restitution") + suffix,
+            [read](const SceneSpec& s) { return read(s).restitution; },
+            [limitOf](SceneSpec& s, double v) { limitOf(s).restitution = v; });
+        b.number(
+            tr("%1: stop frequency").arg(what), QStringLiteral("Hz"), 1.0,
+            QStringLiteral("limit.frequency") + suffix,
+            [read](const SceneSpec& s) { return read(s).frequency; },
+            [limitOf](SceneSpec& s, double v) { limitOf(s).frequency = v; });
+        if (now.frequency > 0.0)
+            b.number(
+                tr("%1: stop damping ratio").arg(what), QString(), 1.0,
+                QStringLiteral("limit.dampingRatio") + suffix,
+                [read](const SceneSpec& s) { return read(s).dampingRatio; },
+                [limitOf](SceneSpec& s, double v) { limitOf(s).dampingRatio = v; });
     }
 }
 
@@ -463,6 +550,9 @@ QStringList FieldList::words(const QString& key) const {
 const engine::io::format::Field* formatField(std::string_view object, std::string_view variant,
                                              std::string_view key) {
     namespace format = engine::io::format;
+    // "limit.lower#1": the key of a list's item k (a joint's coordinate k), "limit.lower".
+    if (const std::size_t hash = key.find('#'); hash != std::string_view::npos)
+        key = key.substr(0, hash);
     // "soft.frequency": a key of the object "soft"; "inertia.products": part of "inertia".
     if (const std::size_t dot = key.find('.'); dot != std::string_view::npos) {
         const std::string_view prefix = key.substr(0, dot);

@@ -4,7 +4,9 @@
 // lower stop with its weight; a compliant stop sinks as its spring says; bad limits are refused
 // at their JSON path.
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/kinematic_analysis.h"
 #include "engine/analysis/statics.h"
+#include "engine/io/csv_export.h"
 #include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
 #include "engine/record/channel_names.h"
@@ -119,6 +122,22 @@ TEST(JointLimits, AnArmRestingOnItsStopCarriesTheStaticMoment) {
     ASSERT_GE(channel, 0);
     EXPECT_NEAR(layout.channels()[static_cast<std::size_t>(channel)].value(row.data()), -moment,
                 1e-8 * moment);
+    // And `motus-cli simulate`'s CSV has it, after the joint's reaction.
+    std::ostringstream csv;
+    io::CsvWriter writer(sim.model(), csv);
+    writer.writeHeader();
+    writer.writeRow(sim.state(), out);
+    std::istringstream lines(csv.str());
+    std::string header, values;
+    std::getline(lines, header);
+    std::getline(lines, values);
+    EXPECT_NE(header.find("hinge.Tz,hinge.limit,"), std::string::npos) << header;
+    const auto column =
+        std::count(header.begin(), header.begin() + header.find("hinge.limit"), ',');
+    std::istringstream cells(values);
+    std::string cell;
+    for (long k = 0; k <= column; ++k) std::getline(cells, cell, ',');
+    EXPECT_NEAR(std::stod(cell), -moment, 1e-8 * moment);
 }
 
 TEST(JointLimits, ABlockOnAVerticalSlideRestsOnItsLowerStopWithItsWeight) {
@@ -236,10 +255,8 @@ TEST(JointLimits, AMotionThatDrivesAJointPastItsStopIsANamedLockUp) {
     spec.joints[0].id = 77;
     KinematicOptions options;
     options.duration = 2.0;
-    const KinematicResult r =
-        kinematicAnalysis(compiled(spec), options, [](const KinematicFrame&, std::string&) {
-            return true;
-        });
+    const KinematicResult r = kinematicAnalysis(
+        compiled(spec), options, [](const KinematicFrame&, std::string&) { return true; });
     ASSERT_FALSE(r.status.ok);
     EXPECT_EQ(r.status.cause, Cause::LockUp);
     EXPECT_NE(r.status.message.find("joint 'hinge' would pass its upper stop at 0.785398163"),
@@ -277,7 +294,8 @@ std::string firstError(const std::string& jointJson) {
     const std::string scene = R"({"format": "motus-scene", "version": 1,
       "parts": [{"name": "ground", "ground": true, "markers": [{"name": "m"}]},
                 {"name": "arm", "mass": 1, "inertia": [1, 1, 1], "markers": [{"name": "m"}]}],
-      "joints": [)" + jointJson + "]}";
+      "joints": [)" + jointJson +
+                              "]}";
     const io::SceneLoadResult loaded = io::parseScene(scene);
     for (const Diagnostic& d : loaded.diagnostics)
         if (d.severity == Severity::Error) return d.where + ": " + d.message;
@@ -300,20 +318,23 @@ TEST(JointLimits, BadLimitsAreRefusedWithTheirPathAndReason) {
     EXPECT_EQ(firstError(hinge + R"("limits": [{"upper": 1}]})")
                   .rfind("/joints/0/limits: a revolute joint has one coordinate", 0),
               0u);
-    EXPECT_EQ(firstError(
-                  R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
+    EXPECT_EQ(
+        firstError(
+            R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": {"upper": 1}})")
-                  .rfind("/joints/0/limits: a spherical joint has no coordinate to limit", 0),
-              0u);
-    EXPECT_EQ(firstError(
-                  R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
+            .rfind("/joints/0/limits: a spherical joint has no coordinate to limit", 0),
+        0u);
+    EXPECT_EQ(
+        firstError(
+            R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": [null, {"lower": 0.2, "upper": 0.1}]})"),
-              "/joints/0/limits/1: joint 'sleeve': the lower stop 0.2 m is above the upper stop "
-              "0.1 m");
-    EXPECT_EQ(firstError(
-                  R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
+        "/joints/0/limits/1: joint 'sleeve': the lower stop 0.2 m is above the upper stop "
+        "0.1 m");
+    EXPECT_EQ(
+        firstError(
+            R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": [null, null, {"lower": 0}]})"),
-              "/joints/0/limits: a cylindrical joint has 2 coordinates, got 3 limits");
+        "/joints/0/limits: a cylindrical joint has 2 coordinates, got 3 limits");
     // A NaN end, which no file can hold, from an edit.
     SceneSpec spec = pendulumOnStop(upperStop(NAN));
     const Diagnostics found = validate(spec);

@@ -286,7 +286,11 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
         if (joint.type == engine::JointType::Revolute) {
             joint.compliance.stiffness = 1e5;
             joint.compliance.rotationalStiffness = 1e3;
+            // End stops of every kind: both ends and compliant here, the slide's lower end of
+            // the cylindrical joint below.
+            joint.limits = {{.lower = -1.0, .upper = 1.0, .frequency = 30.0}};
         }
+        if (joint.type == engine::JointType::Cylindrical) joint.limits = {{}, {.lower = -0.1}};
         spec.joints.push_back(joint);
     }
 
@@ -516,8 +520,9 @@ bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::
                       " are not the format's " + words.join(QLatin1Char(' ')).toStdString();
             return why.empty();
         }
-        // A name of the scene (a marker, a joint, a part), or how a soft joint holds.
-        return rule.kind == K::String || rule.kind == K::Object;
+        // A name of the scene (a marker, a joint, a part), how a soft joint holds, or which
+        // ends a joint coordinate's stops have (its limits: an object, or a list of them).
+        return rule.kind == K::String || rule.kind == K::Object || rule.kind == K::Any;
     case R::Info:
     case R::Button:
     case R::Heading:
@@ -601,6 +606,43 @@ TEST_F(PropertiesSchemaTest, StiffnessTypedIntoASpringReachesTheScene) {
     ASSERT_TRUE(after);
     EXPECT_EQ(after->stiffness, 250.0);
     EXPECT_EQ(after->damping, spring->damping);  // the other fields are untouched
+}
+
+TEST_F(PropertiesSchemaTest, StopsGivenToAJointInThePanelReachTheScene) {
+    // The prismatic joint has no stops: its slide gets both ends, then its upper end typed.
+    const engine::Joint* prismatic = spec.findJoint("prismatic");
+    ASSERT_TRUE(prismatic);
+    ASSERT_FALSE(prismatic->limited());
+    show(prismatic->id);
+    EXPECT_FALSE(panel.editorForKey(QStringLiteral("limit.upper")));
+    auto* combo = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("limits")));
+    ASSERT_TRUE(combo);
+    EXPECT_EQ(combo->currentText(), QStringLiteral("none"));
+    combo->setCurrentIndex(combo->findText(QStringLiteral("lower and upper")));
+    panel.commit(QStringLiteral("limits"));
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("limits")).toStdString();
+    ASSERT_EQ(edited->findJoint("prismatic")->limits.size(), 1u);
+    EXPECT_EQ(edited->findJoint("prismatic")->limits[0].lower, -0.1);
+    EXPECT_EQ(edited->findJoint("prismatic")->limits[0].upper, 0.1);
+    spec = *edited;
+    edited.reset();
+    show(prismatic->id);
+    auto* upper = qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("limit.upper")));
+    ASSERT_TRUE(upper);
+    upper->selectAll();
+    QTest::keyClicks(upper, QStringLiteral("0.25"));
+    QTest::keyClick(upper, Qt::Key_Return);
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("limit.upper")).toStdString();
+    EXPECT_EQ(edited->findJoint("prismatic")->limits[0].upper, 0.25);
+    EXPECT_EQ(edited->findJoint("prismatic")->limits[0].lower, -0.1);
+    // The cylindrical joint's second coordinate (its slide) has its own rows, marked "#1".
+    const engine::Joint* cylindrical = spec.findJoint("cylindrical");
+    show(cylindrical->id);
+    auto* slide = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("limits#1")));
+    ASSERT_TRUE(slide);
+    EXPECT_EQ(slide->currentText(), QStringLiteral("lower"));
+    EXPECT_TRUE(panel.editorForKey(QStringLiteral("limit.lower#1")));
+    EXPECT_FALSE(panel.editorForKey(QStringLiteral("limit.lower")));  // the angle has none
 }
 
 TEST_F(PropertiesSchemaTest, AJointMadeSoftByFrequencyReachesTheScene) {
