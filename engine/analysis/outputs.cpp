@@ -70,6 +70,13 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.limitForce.resize(model.limits.size(), 0.0);
     if (stepped && step->limitForce.size() == model.limits.size())
         out.limitForce = step->limitForce;
+    out.frictionForce.assign(model.frictions.size(), 0.0);
+    if (stepped && step->frictionForce.size() == model.frictions.size())
+        out.frictionForce = step->frictionForce;
+    for (std::size_t k = 0; k < model.frictions.size(); ++k)  // the viscous part, at this state
+        if (const JointFrictionModel& f = model.frictions[k]; f.viscous > 0.0)
+            out.frictionForce[k] -=
+                f.viscous * jointCoordinate(model, ws.frames, f.joint, f.coordinate).rate;
 
     // Reactions from each joint's rows.
     out.reactions.assign(model.joints.size(), {});
@@ -93,14 +100,19 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                 if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
                     k >= 0 && k < layout::kVelocitiesPerBody)
                     f(k) -= it.value() * ws.softLambda(r);
-        // Its stops push along the coordinate's row (as contact does: +Jᵀ × their force).
-        for (std::size_t l = 0; l < model.limits.size(); ++l) {
-            const LimitModel& limit = model.limits[l];
-            if (limit.joint != static_cast<int>(j) || out.limitForce[l] == 0.0) continue;
+        // Its stops and its friction push along the coordinate's row (+Jᵀ × their force).
+        auto along = [&](int coordinate, double force) {
+            if (force == 0.0) return;
             const ConstraintRow c =
-                jointCoordinate(model, ws.frames, limit.joint, limit.coordinate);
-            f += (onI ? c.Ji : c.Jj).transpose() * out.limitForce[l];
-        }
+                jointCoordinate(model, ws.frames, static_cast<int>(j), coordinate);
+            f += (onI ? c.Ji : c.Jj).transpose() * force;
+        };
+        for (std::size_t l = 0; l < model.limits.size(); ++l)
+            if (model.limits[l].joint == static_cast<int>(j))
+                along(model.limits[l].coordinate, out.limitForce[l]);
+        for (std::size_t k = 0; k < model.frictions.size(); ++k)
+            if (model.frictions[k].joint == static_cast<int>(j))
+                along(model.frictions[k].coordinate, out.frictionForce[k]);
         const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
         const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
         const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);

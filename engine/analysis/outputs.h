@@ -52,6 +52,9 @@ struct Outputs {
     // Per joint limit (Model::limits): the force or torque its stops put on part I along J's
     // z axis [N, N·m], positive from the lower stop; also in the joint's reaction.
     std::vector<double> limitForce;
+    // Per joint friction (Model::frictions): its Coulomb force or torque on part I along J's z
+    // (the step's; 0 elsewhere), viscous part included; also in the joint's reaction.
+    std::vector<double> frictionForce;
     std::vector<ContactForce> contacts;  // contact forces of the step that ended here
     ContactSolverReport contactSolver;
 };

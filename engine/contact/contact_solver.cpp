@@ -41,8 +41,9 @@ double delassus(const ContactProblem& p, std::size_t ci, int r, int s) {
 }
 
 // Friction impulses (β1, β2) limited to μz: each within ±μz (box) or in the polygon (cone).
-Eigen::Vector2d limitFriction(const ContactProblem& p, const Eigen::Vector2d& beta, double limit) {
-    if (p.friction == FrictionModel::Box)
+Eigen::Vector2d limitFriction(const ContactProblem& p, const ContactRows& c,
+                              const Eigen::Vector2d& beta, double limit) {
+    if (p.friction == FrictionModel::Box || c.boxFriction)
         return {std::clamp(beta.x(), -limit, limit), std::clamp(beta.y(), -limit, limit)};
     return projectOntoPolygon(beta, limit, p.coneFacets);
 }
@@ -111,7 +112,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // Warm start, within the limits.
         c.impulse[0] = std::max(0.0, c.impulse[0]);
         const Eigen::Vector2d beta =
-            limitFriction(p, {c.impulse[1], c.impulse[2]}, c.friction * c.impulse[0]);
+            limitFriction(p, c, {c.impulse[1], c.impulse[2]}, c.friction * c.impulse[0] + c.bound);
         c.impulse[1] = beta.x();
         c.impulse[2] = beta.y();
         for (int r = 0; r < 3; ++r) applyImpulse(p, ci, r, c.impulse[r], v);
@@ -141,8 +142,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             change(static_cast<Eigen::Index>(3 * ci)) = dz;
             largest = std::max(largest, std::abs(dz) * l.Wn);
 
-            const double limit = c.friction * z;
-            if (p.friction == FrictionModel::Box) {
+            const double limit = c.friction * z + c.bound;
+            if (p.friction == FrictionModel::Box || c.boxFriction) {
                 for (int r = 1; r < 3; ++r) {
                     const double w = rowVelocity(c, r, v);
                     const double beta =
@@ -277,8 +278,9 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
     std::vector<Direction> directions;
     std::vector<std::size_t> groupContact;
     for (std::size_t ci = 0; ci < nc; ++ci) {
-        if (p.contacts[ci].friction <= 0.0) continue;  // frictionless: no directions
-        if (p.friction == FrictionModel::Box) {
+        const ContactRows& c = p.contacts[ci];
+        if (c.friction <= 0.0 && c.bound <= 0.0) continue;  // frictionless: no directions
+        if (p.friction == FrictionModel::Box || c.boxFriction) {
             for (int axis = 0; axis < 2; ++axis) {
                 const int g = static_cast<int>(groupContact.size());
                 groupContact.push_back(ci);
@@ -354,6 +356,7 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
     for (Eigen::Index g = 0; g < ng; ++g) {
         const std::size_t ci = groupContact[static_cast<std::size_t>(g)];
         M(nz + nd + g, static_cast<Eigen::Index>(ci)) = p.contacts[ci].friction;
+        q(nz + nd + g) = p.contacts[ci].bound;  // μ z + bound − Σ β ≥ 0
     }
 
     Eigen::VectorXd x;

@@ -11,7 +11,7 @@
 //
 //     v⁺ = v_f + Σ_r u_r x_r
 //     0 ≤ z ⟂ J_n v⁺ + σ z − target ≥ 0                      normal (σ: soft-contact compliance)
-//     box:  |β_k| ≤ μ z, β_k opposes J_tk v⁺ when it slides    (seed 003 eq. 0.5, 0.6)
+//     box:  |β_k| ≤ μ z (+ bound), β_k opposes J_tk v⁺ when it slides  (seed 003 eq. 0.5, 0.6)
 //     cone: (β1, β2) in the regular polygon of K vertices μ z d_j, maximal dissipation
 //
 // Projected Gauss–Seidel solves it iteratively with warm starting (the default); Lemke's
@@ -34,9 +34,13 @@ struct ContactRows {
     int bodyA = -1, bodyB = -1;  // body indices, −1 for the ground
     Vec6 J[3][2];      // row (normal, t1, t2) × side (A, B): entries on that body's 6 velocities
     Vec6 MinvJ[3][2];  // M⁻¹Jᵀ on the same entries (free-body responses)
-    double friction = 0.0;    // μ
-    double target = 0.0;      // the normal row's bound (restitution, stabilisation, gap)
-    double compliance = 0.0;  // σ [m/(N·s)·s]: soft contact, 0 for rigid
+    double friction = 0.0;  // μ
+    // A friction impulse allowed besides μ z [N·s]: joint friction, whose bound comes from the
+    // joint's reaction rather than a normal row of its own (its normal row is then empty).
+    double bound = 0.0;
+    bool boxFriction = false;  // bounded per tangent whatever the problem's friction model
+    double target = 0.0;       // the normal row's bound (restitution, stabilisation, gap)
+    double compliance = 0.0;   // σ [m/(N·s)·s]: soft contact, 0 for rigid
     double impulse[3] = {0.0, 0.0, 0.0};  // warm start in, solution out [N·s]
 };
 

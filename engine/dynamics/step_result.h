@@ -18,10 +18,11 @@ struct StepResult {
     // it (a new step, a restored or resumed state).
     bool valid = false;
     double t = 0.0;
-    double h = 0.0;                  // the step's size
-    Eigen::VectorXd impulse;         // joint impulses μ, one per constraint row [N·s, N·m·s]
-    Eigen::VectorXd lambda;          // the multipliers they amount to, μ / h [N, N·m]
-    std::vector<double> limitForce;  // per joint limit: its stops' force or torque [N, N·m]
+    double h = 0.0;                     // the step's size
+    Eigen::VectorXd impulse;            // joint impulses μ, one per constraint row [N·s, N·m·s]
+    Eigen::VectorXd lambda;             // the multipliers they amount to, μ / h [N, N·m]
+    std::vector<double> limitForce;     // per joint limit: its stops' force or torque [N, N·m]
+    std::vector<double> frictionForce;  // per joint friction: its Coulomb force or torque
     std::vector<ContactForce> contacts;  // contact forces (idle speculative contacts left out)
     ContactSolverReport contactSolver;   // the contact solve's figures
 };

@@ -4,6 +4,7 @@
 
 #include "engine/contact/contact_solver.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/kinematics.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -31,7 +32,8 @@ void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
             if (!std::isfinite(end) || sign * (value - end) > tolerance ||
                 sign * c.rate > tolerance)
                 continue;
-            touching.push_back({l, sign, c, model.markers[static_cast<std::size_t>(joint.markerI)].body,
+            touching.push_back({l, sign, c,
+                                model.markers[static_cast<std::size_t>(joint.markerI)].body,
                                 model.markers[static_cast<std::size_t>(joint.markerJ)].body});
         }
     }
@@ -85,6 +87,32 @@ void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
         const Touch& t = touching[static_cast<std::size_t>(k)];
         limitForce[static_cast<std::size_t>(t.limit)] += t.sign * f(k);
     }
+}
+
+void jointRowsReaction(const Model& model, const std::vector<BodyFrame>& frames,
+                       const SparseRowMatrix& Phi_q, const Eigen::VectorXd& lambda, int joint,
+                       Vec3& force_J, Vec3& torque_J) {
+    const JointModel& j = model.joints[static_cast<std::size_t>(joint)];
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(j.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(j.markerJ)];
+    const bool onI = mi.body != kGround;
+    const int body = onI ? mi.body : mj.body;
+    // Generalised constraint force on `body` from the joint's rows: −Φq_bᵀ λ.
+    Eigen::Matrix<double, 6, 1> f = Eigen::Matrix<double, 6, 1>::Zero();
+    const int first = model.jointRowOffset[static_cast<std::size_t>(joint)];
+    for (int r = first; r < first + j.rows; ++r)
+        for (SparseRowMatrix::InnerIterator it(Phi_q, r); it; ++it)
+            if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
+                k >= 0 && k < layout::kVelocitiesPerBody)
+                f(k) -= it.value() * lambda(r);
+    const BodyFrame& frame = frames[static_cast<std::size_t>(body)];
+    const MarkerFrame I = markerFrame(model, frames, j.markerI);
+    const MarkerFrame J = markerFrame(model, frames, j.markerJ);
+    const Vec3 F = f.head<3>();
+    const Vec3 N = frame.R * f.tail<3>();         // about the COM, world axes
+    const Vec3 T = N - (I.p - frame.r).cross(F);  // about I's origin
+    force_J = J.R.transpose() * (onI ? F : Vec3(-F));
+    torque_J = J.R.transpose() * (onI ? T : Vec3(-T));
 }
 
 }  // namespace engine

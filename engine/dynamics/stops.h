@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "engine/constraints/constraints.h"
 #include "engine/dynamics/workspace.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
@@ -20,5 +21,12 @@ namespace engine {
 // lower stop; 0 for a stop not in touch).
 void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
                         std::vector<double>& limitForce, double tolerance = 1e-8);
+
+// The force and torque the rows of joint `joint` put on part I at marker I's origin, in marker
+// J's axes, for multipliers `lambda` over the model's constraint rows (Jacobian `Phi_q` at the
+// pose of `frames`): the reaction of the joint's own equations alone.
+void jointRowsReaction(const Model& model, const std::vector<BodyFrame>& frames,
+                       const SparseRowMatrix& Phi_q, const Eigen::VectorXd& lambda, int joint,
+                       Vec3& force_J, Vec3& torque_J);
 
 }  // namespace engine

@@ -221,6 +221,19 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
         layout::angular(g, b) -= w.cross(body.inertia.cwiseProduct(w));
     }
 
+    // Viscous joint friction: −c ċ on the coordinate (its Coulomb part is solved with contact).
+    for (const JointFrictionModel& f : model.frictions) {
+        if (f.viscous <= 0.0) continue;
+        const ConstraintRow c = jointCoordinate(model, frames, f.joint, f.coordinate);
+        const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+        const double force = -f.viscous * c.rate;
+        const int bi = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+        const int bj = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+        if (bi >= 0) layout::twist(g, bi) += force * c.Ji.transpose();
+        if (bj >= 0) layout::twist(g, bj) += force * c.Jj.transpose();
+        local.dampingPower += f.viscous * c.rate * c.rate;
+    }
+
     int nonFinite = -1;
     if (model.forces.empty()) {  // (no element to name: non-finite states are caught upstream)
         if (energies) *energies = local;

@@ -34,6 +34,7 @@
 
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
+#include "engine/dynamics/stops.h"
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
@@ -71,8 +72,13 @@ Vec3 tangentOf(const Vec3& n, const Vec3& relativeVelocity = Vec3::Zero()) {
 // Stops farther than this beyond the reach of a step's motion are left out of its problem.
 constexpr double kStopReachAngle = 1e-3;   // rad
 constexpr double kStopReachLength = 1e-4;  // m
-// A problem of stops alone, up to this many rows, is solved by Lemke's method.
+// A problem of stops and joint friction alone, up to this many rows, is solved by Lemke's
+// method.
 constexpr std::size_t kLemkeStops = 64;
+// Joint friction: a coordinate slower than this at the start of a step is at rest (the static
+// coefficient holds it) [rad/s or m/s]; rounds of the fixed point of its bounds at most.
+constexpr double kStictionSpeed = 1e-4;
+constexpr int kFrictionRounds = 8;
 
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
@@ -103,6 +109,13 @@ private:
             double approach = 0.0;  // sign ċ at vₙ
         };
         std::vector<StopRow> stops;
+        struct FrictionRow {
+            int friction = 0;          // index into Model::frictions
+            std::size_t contact = 0;   // its row's index in problem.contacts
+            double coefficient = 0.0;  // μs at rest at tₙ, μ sliding
+            double reaction = 0.0;     // the lever term its bound has now [N·m or N]
+        };
+        std::vector<FrictionRow> frictions;
         // solve
         Eigen::VectorXd v;            // v⁺
         Eigen::VectorXd impulse;      // joint impulses μ
@@ -207,8 +220,10 @@ private:
         d.problem.contacts.clear();
         d.tangents.clear();
         d.stops.clear();
+        d.frictions.clear();
         if (model.contact.enabled) contactRows(model, ws);
         if (!model.limits.empty()) stopRows(model, state, ws);
+        if (!model.frictions.empty()) frictionRows(model, ws);
         return {};
     }
 
@@ -292,13 +307,36 @@ private:
         else
             d.problem.U.resize(0, 0);  // the free-body responses apply
         if (!d.stops.empty()) softenStops(model);
+        // Joint friction's bounds come from the joints' reactions, which the problem's solution
+        // changes: a fixed point, from the last step's reactions, to round-off (a few rounds;
+        // a block on a slide: one).
+        const Eigen::VectorXd vJoints = d.v;
+        for (int round = 0;; ++round) {
+            if (Status s = solveProblem(model, state, kkt, J, b, vJoints); !s.ok) return s;
+            if (d.frictions.empty() || !updateFrictionBounds(model, ws) ||
+                round + 1 >= kFrictionRounds)
+                break;
+        }
+        return {};
+    }
+
+    // The contact problem from the velocity that meets the joints (`vJoints`), and the joint
+    // impulses μ with it.
+    Status solveProblem(const Model& model, State& state, KktSolver& kkt, const SparseRowMatrix& J,
+                        const Eigen::VectorXd& b, const Eigen::VectorXd& vJoints) {
+        StepData& d = data_;
+        const int rows = model.constraintRows();
+        const bool soft = model.softRows > 0;
+        const int allRows = rows + model.softRows;
+        d.v = vJoints;
         d.report = {};
         if (!d.problem.contacts.empty()) {
             const ContactSettings& settings = model.contact.settings;
-            // Stops alone: a small problem, solved exactly (PGS if Lemke finds no solution).
-            const bool stopsAlone =
+            // Stops and joint friction alone: a small problem, solved exactly (PGS if Lemke
+            // finds no solution).
+            const bool jointsAlone =
                 d.found.points.empty() && d.problem.contacts.size() <= kLemkeStops;
-            const bool lemke = settings.solver == ContactSolverType::Lemke || stopsAlone;
+            const bool lemke = settings.solver == ContactSolverType::Lemke || jointsAlone;
             if (lemke) d.report = contact::solveLemke(d.problem, d.v);
             if (!lemke || !d.report.converged)
                 d.report =
@@ -380,6 +418,10 @@ private:
             result.limitForce[static_cast<std::size_t>(d.stops[k].limit)] +=
                 d.stops[k].sign * c.impulse[0] / d.h;
         }
+        result.frictionForce.assign(model.frictions.size(), 0.0);
+        for (const StepData::FrictionRow& fr : d.frictions)
+            result.frictionForce[static_cast<std::size_t>(fr.friction)] =
+                d.problem.contacts[fr.contact].impulse[1] / d.h;
         result.contactSolver.contacts = static_cast<int>(d.found.points.size());
         result.contactSolver.iterations = d.report.iterations;
         result.contactSolver.residual = d.report.residual;
@@ -566,6 +608,79 @@ private:
         }
     }
 
+    // Joint friction's rows: a row on the coordinate (its first tangent) bounded by
+    // h (μ × the reaction term + preload), its normal row empty; the reaction term starts from
+    // the last step's and is settled in solve(). A coordinate at rest at tₙ takes the static
+    // coefficient.
+    void frictionRows(const Model& model, const Workspace& ws) {
+        StepData& d = data_;
+        if (lastReaction_.size() != model.frictions.size() || frictionSerial_ != model.serial) {
+            lastReaction_.assign(model.frictions.size(), 0.0);
+            frictionSerial_ = model.serial;
+        }
+        for (int k = 0; k < static_cast<int>(model.frictions.size()); ++k) {
+            const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(k)];
+            if (!f.coulomb()) continue;
+            const ConstraintRow c = jointCoordinate(model, ws.frames, f.joint, f.coordinate);
+            const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+            ContactRows row;
+            row.bodyA = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            row.bodyB = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            for (int r = 0; r < 3; ++r)
+                for (int side = 0; side < 2; ++side)
+                    row.J[r][side] = row.MinvJ[r][side] = Vec6::Zero();
+            if (row.bodyA >= 0) {
+                row.J[1][0] = c.Ji.transpose();
+                row.MinvJ[1][0] = layout::twist(ws.Minv, row.bodyA).cwiseProduct(row.J[1][0]);
+            }
+            if (row.bodyB >= 0) {
+                row.J[1][1] = c.Jj.transpose();
+                row.MinvJ[1][1] = layout::twist(ws.Minv, row.bodyB).cwiseProduct(row.J[1][1]);
+            }
+            row.target = -1.0;  // (no normal row: its impulse stays 0)
+            row.boxFriction = true;
+            StepData::FrictionRow fr;
+            fr.friction = k;
+            fr.contact = d.problem.contacts.size();
+            fr.coefficient =
+                std::abs(c.rate) <= kStictionSpeed ? f.staticCoefficient : f.coefficient;
+            fr.reaction = lastReaction_[static_cast<std::size_t>(k)];
+            row.bound = d.h * (fr.coefficient * fr.reaction + f.preload);
+            d.problem.contacts.push_back(row);
+            d.frictions.push_back(fr);
+        }
+    }
+
+    // The reaction terms of the joints with friction from the joint impulses just found, and
+    // the friction rows' bounds from them. Whether any bound moved (another round is needed).
+    bool updateFrictionBounds(const Model& model, const Workspace& ws) {
+        StepData& d = data_;
+        bool moved = false;
+        for (StepData::FrictionRow& fr : d.frictions) {
+            const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(fr.friction)];
+            const double reaction = frictionReaction(model, ws, f);
+            lastReaction_[static_cast<std::size_t>(fr.friction)] = reaction;
+            if (std::abs(reaction - fr.reaction) > 1e-12 * std::max(1.0, std::abs(reaction)))
+                moved = true;
+            fr.reaction = reaction;
+            d.problem.contacts[fr.contact].bound = d.h * (fr.coefficient * reaction + f.preload);
+        }
+        return moved;
+    }
+
+    // The lever term of a joint coordinate's friction from the joint's rows' impulses: on an
+    // angle r |F⊥|, on a slide |F⊥| + |T⊥| / length (F, T the reaction on part I at marker
+    // I's origin in marker J's axes; ⊥: across J's z axis).
+    double frictionReaction(const Model& model, const Workspace& ws, const JointFrictionModel& f) {
+        StepData& d = data_;
+        Vec3 force_J, torque_J;
+        jointRowsReaction(model, ws.frames, d.J0, d.impulse / d.h, f.joint, force_J, torque_J);
+        const double across = std::hypot(force_J.x(), force_J.y());
+        if (f.axis == JointAxis::Rotation) return f.radius * across;
+        const double bending = std::hypot(torque_J.x(), torque_J.y());
+        return across + (f.length > 0.0 ? bending / f.length : 0.0);
+    }
+
     // A compliant stop in touch (gap ≤ 0) gives as a spring k = m ω² and damper c = 2 ζ m ω on
     // the mass its row moves through the joints, m = 1 / (J u), stepped implicitly as soft
     // contact is (contact_solver.h: compliance σ and target).
@@ -611,8 +726,11 @@ private:
         for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
             const ContactRows& c = problem.contacts[ci];
             for (int r = 0; r < 3; ++r) {
-                // (a frictionless row's tangent impulses stay 0: their responses are not needed)
-                if (r > 0 && c.friction == 0.0) continue;
+                // (an empty row, or a frictionless row's tangents: their impulses stay 0, their
+                // responses are not needed)
+                if ((r > 0 && c.friction == 0.0 && !c.boxFriction) ||
+                    (c.J[r][0].isZero(0.0) && c.J[r][1].isZero(0.0)))
+                    continue;
                 w.setZero();
                 if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ[r][0];
                 if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ[r][1];
@@ -625,6 +743,8 @@ private:
     StepData data_;
     KktSolver softSolver_;  // joint and soft rows together (models with soft joints)
     std::uint64_t softSerial_ = 0;
+    std::vector<double> lastReaction_;  // per joint friction: the last step's reaction term
+    std::uint64_t frictionSerial_ = 0;
     std::unique_ptr<contact::CollisionWorld> world_;
     std::uint64_t worldSerial_ = 0;
     // Scratch of the stages.

@@ -37,6 +37,10 @@ void CsvWriter::writeHeader() {
             if (&model_.joints[static_cast<std::size_t>(limit.joint)] == &joint)
                 column(ch::of(joint.name, ch::limit(static_cast<std::size_t>(limit.coordinate),
                                                     joint.coordinates.size())));
+        for (const JointFrictionModel& f : model_.frictions)
+            if (&model_.joints[static_cast<std::size_t>(f.joint)] == &joint)
+                column(ch::of(joint.name, ch::friction(static_cast<std::size_t>(f.coordinate),
+                                                       joint.coordinates.size())));
     }
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
@@ -103,6 +107,9 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
         for (std::size_t l = 0; l < model_.limits.size(); ++l)
             if (model_.limits[l].joint == static_cast<int>(j))
                 put(l < o.limitForce.size() ? o.limitForce[l] : 0.0);
+        for (std::size_t k = 0; k < model_.frictions.size(); ++k)
+            if (model_.frictions[k].joint == static_cast<int>(j))
+                put(k < o.frictionForce.size() ? o.frictionForce[k] : 0.0);
     }
     put(o.energies.kinetic);
     put(o.energies.potential());

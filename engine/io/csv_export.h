@@ -8,7 +8,8 @@
 //   per joint J:        J.q0… (its coordinates: angle [rad] and/or slide [m]), then
 //                       J.Fx,J.Fy,J.Fz,J.Tx,J.Ty,J.Tz (reaction on part I at marker I, world),
 //                       then J.limit (J.q0limit, J.q1limit… on a joint of several coordinates)
-//                       per limited coordinate: its stops' force [N] or torque [N·m]
+//                       per limited coordinate: its stops' force [N] or torque [N·m],
+//                       then J.friction (J.q0friction…) per coordinate with friction
 //   energy.kinetic,energy.potential,energy.total,constraint.error
 //
 // The kinematic analyses (`motus-cli kinematics|inverse`) add, after these:

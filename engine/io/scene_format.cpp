@@ -90,6 +90,15 @@ std::vector<ObjectFormat> describe() {
         {"collide", "bool", "bool", "false", "no", "`false`", "`false`: the two parts it joins do not touch each other; `true` lets them (contact)"},
         {"soft", "soft", "object", "{}", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
         {"limits", "limit, or [limit or null, …]", "", "", "no", "none", "end stops on the joint's coordinates (below): an object for a revolute or prismatic joint, a list in coordinate order for a cylindrical one (angle, slide), `null` for a coordinate without stops (minor version 8)"},
+        {"friction", "friction, or [friction or null, …]", "", "", "no", "none", "friction in the joint's bearings and slides (below), laid out as `limits` are (minor version 8)"},
+    }, {}});
+    objects.push_back({"friction", "/$defs/friction", {
+        {"coefficient", "number ≥ 0", "number >=0", "0", "no", "0", "μ while the coordinate slides: the friction is μ r |F⊥| on an angle (F⊥ the joint's reaction force across its axis, r the `radius`), μ (|F⊥| + |T⊥| / `length`) on a slide"},
+        {"staticCoefficient", "number ≥ 0", "number >=0", "", "no", "`coefficient`", "μs at rest: the coordinate sticks, exactly, until holding it takes more than this friction (breakaway)"},
+        {"radius", "number, m", "number >=0", "0", "no", "0", "an angle's lever: the pin radius"},
+        {"length", "number, m", "number >=0", "0", "no", "0: torques ignored", "a slide's bearing length: its reaction torque over it adds to the force across the slide"},
+        {"preload", "number, N·m or N", "number >=0", "0", "no", "0", "friction torque or force there always is, with or without a coefficient"},
+        {"viscous", "number, N·m·s/rad or N·s/m", "number >=0", "0", "no", "0", "viscous friction: −c × the coordinate's rate"},
     }, {}});
     objects.push_back({"limit", "/$defs/limit", {
         {"lower", "number, rad or m", "number", "", "no", "none", "the coordinate's lowest value; left out: no lower stop"},

@@ -721,27 +721,29 @@ public:
         ref.marker = text.substr(dot + 1);
     }
 
-    // A joint's end stops: an object for a joint of one coordinate, a list in coordinate order
-    // (null or {} for a coordinate without stops) for a joint of several.
-    void limits(const json& j, const std::string& at, Joint& jt) {
+    // Per joint coordinate: an object for a joint of one coordinate, a list in coordinate order
+    // (null or {} for a coordinate without it) for a joint of several. `what` names it in
+    // messages ("limits", "friction"); `item` reads one object into one entry of `out`.
+    template <typename T, typename Item>
+    void perCoordinate(const json& j, const std::string& at, const Joint& jt, const char* what,
+                       std::vector<T>& out, Item item) {
         const std::vector<JointAxis> axes = jointAxes(jt.type);
         const std::string type(jointTypeName(jt.type));
         if (axes.empty()) {
-            error(at, "a " + type +
-                          " joint has no coordinate to limit: limits go on revolute, prismatic "
-                          "and cylindrical joints");
+            error(at, "a " + type + " joint has no coordinate for " + what + ": " + what +
+                          " go on revolute, prismatic and cylindrical joints");
             return;
         }
         if (axes.size() == 1) {
             if (j.is_array()) {
-                error(at, "a " + type +
-                              " joint has one coordinate: its limits are an object {\"lower\": "
-                              "…, \"upper\": …}, not a list");
+                error(at, "a " + type + " joint has one coordinate: its " + what +
+                              (what == std::string_view("limits") ? " are" : " is") +
+                              " an object, not a list");
                 return;
             }
             if (!isObject(j, at)) return;
-            jt.limits.resize(1);
-            limit(j, at, jt.limits[0]);
+            out.resize(1);
+            item(j, at, out[0]);
             return;
         }
         if (!j.is_array()) {
@@ -749,21 +751,20 @@ public:
             for (JointAxis a : axes)
                 names += (names.empty() ? "" : ", ") + std::string(jointAxisName(a));
             error(at, "a " + type + " joint has " + std::to_string(axes.size()) + " coordinates (" +
-                          names +
-                          "): its limits are a list of one object (or null) per coordinate, got " +
-                          typeName(j));
+                          names + "): its " + what +
+                          " is a list of one object (or null) per coordinate, got " + typeName(j));
             return;
         }
         if (j.size() > axes.size()) {
             error(at, "a " + type + " joint has " + std::to_string(axes.size()) +
-                          " coordinates, got " + std::to_string(j.size()) + " limits");
+                          " coordinates, got a list of " + std::to_string(j.size()));
             return;
         }
-        jt.limits.resize(j.size());
+        out.resize(j.size());
         for (std::size_t c = 0; c < j.size(); ++c) {
             const std::string here = at + "/" + std::to_string(c);
             if (j[c].is_null()) continue;
-            if (isObject(j[c], here)) limit(j[c], here, jt.limits[c]);
+            if (isObject(j[c], here)) item(j[c], here, out[c]);
         }
     }
 
@@ -774,6 +775,23 @@ public:
               std::pair{"restitution", &l.restitution}, std::pair{"frequency", &l.frequency},
               std::pair{"dampingRatio", &l.dampingRatio}})
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
+    }
+
+    void friction(const json& j, const std::string& at, JointFriction& f) {
+        checkKeys(j, at, format::object("friction").keys());
+        for (auto [key, target] :
+             {std::pair{"coefficient", &f.coefficient},
+              std::pair{"staticCoefficient", &f.staticCoefficient}, std::pair{"radius", &f.radius},
+              std::pair{"length", &f.length}, std::pair{"preload", &f.preload},
+              std::pair{"viscous", &f.viscous}})
+            if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
+        // (left out, it is the dynamic one: a negative value in the spec says so)
+        if (const json* v = optional(j, "staticCoefficient");
+            v && v->is_number() && !(f.staticCoefficient >= 0.0)) {
+            error(at + "/staticCoefficient",
+                  "staticCoefficient must be zero or positive, got " + valueExcerpt(*v));
+            f.staticCoefficient = 0.0;
+        }
     }
 
     void joint(const json& j, const std::string& at, Joint& jt) {
@@ -806,7 +824,15 @@ public:
         }
         markerRef(j, at, "markerI", jt.markerI);
         markerRef(j, at, "markerJ", jt.markerJ);
-        if (const json* l = optional(j, "limits")) limits(*l, at + "/limits", jt);
+        if (const json* l = optional(j, "limits"))
+            perCoordinate(
+                *l, at + "/limits", jt, "limits", jt.limits,
+                [this](const json& o, const std::string& p, JointLimit& x) { limit(o, p, x); });
+        if (const json* f = optional(j, "friction"))
+            perCoordinate(*f, at + "/friction", jt, "friction", jt.friction,
+                          [this](const json& o, const std::string& p, JointFriction& x) {
+                              friction(o, p, x);
+                          });
         if (const json* len = optional(j, "length")) {
             if (jt.type != JointType::Distance)
                 error(at + "/length", "only a distance joint has a 'length'");
@@ -909,8 +935,9 @@ public:
         const json* st = optional(root, "settings");
         // A scene with contact or joint limits steps at the velocity level unless it says
         // otherwise.
-        const bool limited = std::any_of(spec.joints.begin(), spec.joints.end(),
-                                         [](const Joint& jt) { return jt.limited(); });
+        const bool limited =
+            std::any_of(spec.joints.begin(), spec.joints.end(),
+                        [](const Joint& jt) { return jt.limited() || jt.hasCoulombFriction(); });
         if ((spec.contact.enabled || limited) &&
             !(st && st->is_object() && st->contains("integrator")))
             spec.settings.integrator = IntegratorType::TimeStepping;

@@ -235,6 +235,41 @@ json limitsJson(const Joint& joint) {
     return list;
 }
 
+// A joint's friction, laid out as its limits are.
+json frictionJson(const Joint& joint) {
+    auto one = [](const JointFriction& f) {
+        json j = json::object();
+        const JointFriction none;
+        for (auto [key, value, fallback] :
+             {std::tuple{"coefficient", f.coefficient, none.coefficient},
+              std::tuple{"staticCoefficient", f.staticCoefficient, none.staticCoefficient},
+              std::tuple{"radius", f.radius, none.radius},
+              std::tuple{"length", f.length, none.length},
+              std::tuple{"preload", f.preload, none.preload},
+              std::tuple{"viscous", f.viscous, none.viscous}})
+            if (value != fallback) j[key] = value;
+        return j;
+    };
+    if (jointAxes(joint.type).size() == 1) return one(joint.friction.front());
+    json list = json::array();
+    for (const JointFriction& f : joint.friction) {
+        json j = one(f);
+        list.push_back(j.empty() ? json() : j);
+    }
+    return list;
+}
+
+// Whether a joint's friction says anything (a radius alone does nothing yet is kept).
+bool writesFriction(const Joint& joint) {
+    const JointFriction none;
+    for (const JointFriction& f : joint.friction)
+        if (f.coefficient != none.coefficient || f.staticCoefficient != none.staticCoefficient ||
+            f.radius != none.radius || f.length != none.length || f.preload != none.preload ||
+            f.viscous != none.viscous)
+            return true;
+    return false;
+}
+
 json contactJson(const ContactSettings& ct) {
     const ContactSettings d;
     json j;
@@ -329,6 +364,7 @@ json sceneJson(const SceneSpec& spec) {
             if (value != fallback) soft[key] = value;
         if (!soft.empty()) jj["soft"] = soft;
         if (joint.limited()) jj["limits"] = limitsJson(joint);
+        if (writesFriction(joint)) jj["friction"] = frictionJson(joint);
         putExtensions(jj, joint.extensions);
         joints.push_back(jj);
     }

@@ -249,6 +249,22 @@ CompileResult compile(const SceneSpec& spec) {
             limit.dampingRatio = l.dampingRatio;
             model->limits.push_back(limit);
         }
+        for (std::size_t c = 0; c < joint.friction.size() && c < j.coordinates.size(); ++c) {
+            const JointFriction& f = joint.friction[c];
+            if (!f.active()) continue;
+            JointFrictionModel friction;
+            friction.joint = static_cast<int>(model->joints.size());
+            friction.coordinate = static_cast<int>(c);
+            friction.slot = coordinateCount + static_cast<int>(c);
+            friction.axis = j.coordinates[c];
+            friction.coefficient = f.coefficient;
+            friction.staticCoefficient = f.breakaway();
+            friction.radius = f.radius;
+            friction.length = f.length;
+            friction.preload = f.preload;
+            friction.viscous = f.viscous;
+            model->frictions.push_back(friction);
+        }
         coordinateCount += static_cast<int>(j.coordinates.size());
         jointIndex[j.name] = static_cast<int>(model->joints.size());
         model->jointRowOffset.push_back(model->jointRows);
@@ -306,9 +322,12 @@ CompileResult compile(const SceneSpec& spec) {
         model->drivers.push_back(std::move(d));
     }
 
-    // End stops are unilateral rows of the velocity-level contact problem: a scene with stops
-    // steps with it whatever its integrator (validate() says so).
-    if (!model->limits.empty()) model->settings.integrator = IntegratorType::TimeStepping;
+    // End stops and Coulomb joint friction are rows of the velocity-level contact problem: a
+    // scene with them steps with it whatever its integrator (validate() says so).
+    if (!model->limits.empty() ||
+        std::any_of(model->frictions.begin(), model->frictions.end(),
+                    [](const JointFrictionModel& f) { return f.coulomb(); }))
+        model->settings.integrator = IntegratorType::TimeStepping;
 
     warnAboutMassRatios(*model, result.diagnostics);
     // A spring too stiff for the step blows the run up: said before it runs.

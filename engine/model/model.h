@@ -126,6 +126,20 @@ struct LimitModel {
     double dampingRatio = 1.0;
 };
 
+// Friction on a joint coordinate (JointFriction), its coefficients resolved: a bounded row on
+// the coordinate in the velocity-level problem (|impulse| ≤ h × (μ × the reaction's lever
+// term + preload), μ the static coefficient while the coordinate rests), and a viscous force.
+struct JointFrictionModel {
+    int joint = 0;
+    int coordinate = 0;
+    int slot = 0;  // index into State::jointCoordinates
+    JointAxis axis = JointAxis::Rotation;
+    double coefficient = 0.0, staticCoefficient = 0.0;
+    double radius = 0.0, length = 0.0;
+    double preload = 0.0, viscous = 0.0;
+    bool coulomb() const { return coefficient > 0.0 || staticCoefficient > 0.0 || preload > 0.0; }
+};
+
 // A driver: one rheonomic constraint row  c(q) − f(t) = 0  on a joint coordinate c (position
 // level), or  ċ − f(t) = 0  (velocity level), or  c̈ = f(t)  (acceleration level). Its
 // multiplier is the actuator force or torque.
@@ -150,7 +164,8 @@ struct Model {
     std::vector<JointModel> joints;
     std::vector<ForceModel> forces;
     std::vector<DriverModel> drivers;
-    std::vector<LimitModel> limits;  // joint order, then coordinate order
+    std::vector<LimitModel> limits;             // joint order, then coordinate order
+    std::vector<JointFrictionModel> frictions;  // joint order, then coordinate order
     SolverSettings settings;
     // Runs solve the motion at each instant from the joints and motions instead of integrating
     // it (a fully driven mechanism: kinematic analysis and inverse dynamics); set on a copy of

@@ -471,6 +471,63 @@ void checkLimits(Checker& check, const std::string& at, const Joint& joint) {
     }
 }
 
+// A joint's friction: on coordinates the joint has, finite numbers not below zero, the
+// lever each kind of coordinate has (a radius on an angle, a length on a slide).
+void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
+    if (joint.friction.empty()) return;
+    const std::vector<JointAxis> axes = jointAxes(joint.type);
+    const std::string type(jointTypeName(joint.type));
+    if (axes.empty()) {
+        check.error(at, "joint '" + joint.name + "' (" + type +
+                            ") has no coordinate for friction: friction goes on revolute, "
+                            "prismatic and cylindrical joints");
+        return;
+    }
+    if (joint.friction.size() > axes.size()) {
+        check.error(at, "joint '" + joint.name + "' (" + type + ") has " +
+                            std::to_string(axes.size()) + " coordinate" +
+                            (axes.size() == 1 ? "" : "s") + ", got friction for " +
+                            std::to_string(joint.friction.size()));
+        return;
+    }
+    for (std::size_t c = 0; c < joint.friction.size(); ++c) {
+        const JointFriction& f = joint.friction[c];
+        const std::string where = axes.size() == 1 ? at : at + "/" + std::to_string(c);
+        for (auto [value, key] : {std::pair{f.coefficient, "coefficient"},
+                                  std::pair{f.radius, "radius"}, std::pair{f.length, "length"},
+                                  std::pair{f.preload, "preload"}, std::pair{f.viscous, "viscous"}})
+            if (!std::isfinite(value) || value < 0.0)
+                check.error(
+                    where + "/" + key,
+                    std::string(key) + " must be zero or positive, got " + numberText(value, 10));
+        if (!std::isfinite(f.staticCoefficient) ||
+            (f.staticCoefficient < 0.0 && f.staticCoefficient != -1.0))
+            check.error(where + "/staticCoefficient",
+                        "staticCoefficient must be zero or positive, got " +
+                            numberText(f.staticCoefficient, 10));
+        const bool angle = axes[c] == JointAxis::Rotation;
+        if (angle && f.length > 0.0)
+            check.error(where + "/length", "joint '" + joint.name +
+                                               "': a length is the lever of a slide's friction; "
+                                               "an angle's is its pin radius ('radius')");
+        if (!angle && f.radius > 0.0)
+            check.error(where + "/radius", "joint '" + joint.name +
+                                               "': a radius is the lever of an angle's friction; "
+                                               "a slide's is its bearing length ('length')");
+        if (angle && f.radius == 0.0 && (f.coefficient > 0.0 || f.breakaway() > 0.0))
+            check.warning(where + "/radius",
+                          "joint '" + joint.name +
+                              "': a friction coefficient on an angle needs the pin radius "
+                              "('radius') to make a torque; without it only the preload acts");
+        if (f.staticCoefficient >= 0.0 && f.staticCoefficient < f.coefficient)
+            check.warning(where + "/staticCoefficient",
+                          "joint '" + joint.name + "': the static coefficient " +
+                              numberText(f.staticCoefficient, 10) + " is below the dynamic one " +
+                              numberText(f.coefficient, 10) +
+                              " (breakaway usually takes more than sliding)");
+    }
+}
+
 }  // namespace
 
 std::atomic<std::uint64_t> detail::validationCount{0};
@@ -592,6 +649,7 @@ Diagnostics validate(const SceneSpec& spec) {
             check.positive(at + "/length", joint.length, "distance joint length (m)");
         checkCompliance(check, at + "/soft", joint);
         checkLimits(check, at + "/limits", joint);
+        checkFriction(check, at + "/friction", joint);
     }
 
     // Force elements.
@@ -750,9 +808,9 @@ Diagnostics validate(const SceneSpec& spec) {
                 std::string(integratorName(st.integrator)) + " cannot handle impacts");
     if (!ct.enabled && st.integrator != IntegratorType::TimeStepping &&
         std::any_of(spec.joints.begin(), spec.joints.end(),
-                    [](const Joint& j) { return j.limited(); }))
+                    [](const Joint& j) { return j.limited() || j.hasCoulombFriction(); }))
         check.warning("/settings/integrator",
-                      "joint limits are unilateral constraints, solved with contact at the "
+                      "joint limits and joint friction are solved with contact at the "
                       "velocity level: this scene runs with the timeStepping integrator (step " +
                           timeText(st.stepSize) + ") instead of " +
                           std::string(integratorName(st.integrator)));

@@ -180,6 +180,27 @@ struct JointLimit {
     }
 };
 
+// Friction in a joint coordinate's bearing or slide, as Adams models it: Coulomb friction on
+// the joint's own reaction, a constant part, and viscous damping. On an angle, the friction
+// torque is μ r |F⊥| + preload (F⊥: the reaction force across the axis, r the pin radius); on
+// a slide, the friction force is μ (|F⊥| + |T⊥| / length) + preload (F⊥: the reaction force
+// across the slide; T⊥: the reaction torque, carried over the bearing's length when it is
+// given). A coordinate at rest sticks, exactly, until the force needed to hold it exceeds the
+// static (breakaway) value; sliding, the dynamic coefficient applies. Stiction and Coulomb
+// friction are solved with contact in the velocity-level problem; the viscous part
+// (−c × the coordinate's rate) is an applied force.
+struct JointFriction {
+    double coefficient = 0.0;         // μ while sliding
+    double staticCoefficient = -1.0;  // μs at rest (breakaway); −1: the same as μ
+    double radius = 0.0;              // an angle's lever: the pin radius [m]
+    double length = 0.0;              // a slide's bearing length [m]; 0: its torques ignored
+    double preload = 0.0;             // constant friction [N·m or N]
+    double viscous = 0.0;             // [N·m·s/rad or N·s/m]
+    double breakaway() const { return staticCoefficient < 0.0 ? coefficient : staticCoefficient; }
+    bool coulomb() const { return (coefficient > 0.0 || breakaway() > 0.0) || preload > 0.0; }
+    bool active() const { return coulomb() || viscous > 0.0; }
+};
+
 struct Joint {
     EntityId id = kNoEntity;
     std::string name;
@@ -192,10 +213,23 @@ struct Joint {
     // End stops, one per joint coordinate in the order of jointAxes(type) (empty: none; an
     // entry that is not limited() stops nothing).
     std::vector<JointLimit> limits;
+    // Friction, one per joint coordinate in the same order (empty: none).
+    std::vector<JointFriction> friction;
     std::string extensions;
     bool limited() const {
         for (const JointLimit& l : limits)
             if (l.limited()) return true;
+        return false;
+    }
+    bool hasFriction() const {
+        for (const JointFriction& f : friction)
+            if (f.active()) return true;
+        return false;
+    }
+    // Friction solved with contact (stiction, Coulomb): as limits, it needs time stepping.
+    bool hasCoulombFriction() const {
+        for (const JointFriction& f : friction)
+            if (f.coulomb()) return true;
         return false;
     }
 };

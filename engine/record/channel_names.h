@@ -46,6 +46,13 @@ inline std::string limit(std::size_t k, std::size_t coordinates) {
     return coordinates == 1 ? std::string(kLimit) : coordinate(k) + kLimit;
 }
 
+// Per joint coordinate with friction: the friction force or torque on part I along J's z axis
+// [N or N·m] (Coulomb and viscous): "slide.friction", "sleeve.q1friction".
+inline constexpr const char* kFriction = "friction";
+inline std::string friction(std::size_t k, std::size_t coordinates) {
+    return coordinates == 1 ? std::string(kFriction) : coordinate(k) + kFriction;
+}
+
 // Per motion and per joint controller: the effort of its actuator [N or N·m] and its power [W].
 inline constexpr const char* kEffort = "effort";
 inline constexpr const char* kPower = "power";

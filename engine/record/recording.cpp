@@ -19,7 +19,7 @@ namespace engine {
 //   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
 //   |F|, |T|) |
 //   driver efforts | kinetic, gravitational, elastic | constraint error | controller efforts |
-//   powers | limit forces | contact
+//   powers | limit forces | friction forces | contact
 FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
@@ -107,6 +107,13 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
         add(ch::of(joint.name,
                    ch::limit(static_cast<std::size_t>(limit.coordinate), joint.coordinates.size())),
             limit.axis == JointAxis::Rotation ? "N·m" : "N", size_++);
+    }
+    frictions_ = static_cast<int>(model.frictions.size());
+    for (const JointFrictionModel& f : model.frictions) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+        add(ch::of(joint.name,
+                   ch::friction(static_cast<std::size_t>(f.coordinate), joint.coordinates.size())),
+            f.axis == JointAxis::Rotation ? "N·m" : "N", size_++);
     }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
     // normal and friction force summed over each contact pair entry's points.
@@ -293,6 +300,10 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         *p++ = static_cast<std::size_t>(k) < o.limitForce.size()
                    ? o.limitForce[static_cast<std::size_t>(k)]
                    : 0.0;
+    for (int k = 0; k < frictions_; ++k)
+        *p++ = static_cast<std::size_t>(k) < o.frictionForce.size()
+                   ? o.frictionForce[static_cast<std::size_t>(k)]
+                   : 0.0;
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {
@@ -366,6 +377,8 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     p += powerCoordinate_.size();  // powers: derived, for plots
     o.limitForce.assign(p, p + limits_);
     p += limits_;
+    o.frictionForce.assign(p, p + frictions_);
+    p += frictions_;
     if (!contact_) return;
     // Counts are stored as doubles; a row read from a damaged run file may hold anything, so
     // they are clamped to their range before conversion (never undefined behaviour).

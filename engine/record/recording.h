@@ -82,6 +82,7 @@ private:
     int nq_, nv_, nc_, joints_, drivers_;
     int controllers_ = 0;               // joint controllers, each with an effort channel
     int limits_ = 0;                    // joint limits, each with a stop force channel
+    int frictions_ = 0;                 // joint frictions, each with a friction force channel
     std::vector<int> powerCoordinate_;  // drivers then controllers: the coordinate they power
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries

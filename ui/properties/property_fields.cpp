@@ -23,6 +23,7 @@ namespace fields {
 namespace {
 
 void limitFields(FieldList& b);
+void frictionFields(FieldList& b);
 
 void jointFields(FieldList& b) {
     const SceneSpec& spec = b.spec;
@@ -118,6 +119,7 @@ void jointFields(FieldList& b) {
         }
     }
     limitFields(b);
+    frictionFields(b);
 }
 
 // A joint's end stops (engine::JointLimit), per coordinate: which ends it has, where they are,
@@ -199,6 +201,71 @@ void limitFields(FieldList& b) {
                 QStringLiteral("limit.dampingRatio") + suffix,
                 [read](const SceneSpec& s) { return read(s).dampingRatio; },
                 [limitOf](SceneSpec& s, double v) { limitOf(s).dampingRatio = v; });
+    }
+}
+
+// A joint's friction (engine::JointFriction), per coordinate: whether it has any, then its
+// coefficients, lever, constant and viscous parts. Keys as limitFields'.
+void frictionFields(FieldList& b) {
+    const engine::EntityId id = b.id;
+    const engine::Joint* joint = byId(b.spec.joints, id);
+    auto J = [id](auto& s) { return byId(s.joints, id); };
+    const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
+    const QStringList kinds{tr("none"), tr("friction")};
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        const bool angle = axes[k] == engine::JointAxis::Rotation;
+        const QString suffix = k == 0 ? QString() : QStringLiteral("#%1").arg(k);
+        const QString what = angle ? tr("Angle") : tr("Slide");
+        auto frictionOf = [J, k, n = axes.size()](SceneSpec& s) -> engine::JointFriction& {
+            std::vector<engine::JointFriction>& all = J(s)->friction;
+            if (all.size() < n) all.resize(n);
+            return all[k];
+        };
+        auto read = [J, k](const SceneSpec& s) {
+            const std::vector<engine::JointFriction>& all = J(s)->friction;
+            return k < all.size() ? all[k] : engine::JointFriction{};
+        };
+        b.choice(
+            tr("%1 friction").arg(what), QStringLiteral("friction") + suffix, kinds,
+            [read, kinds](const SceneSpec& s) {
+                return kinds[read(s).active() ? 1 : 0].toStdString();
+            },
+            [frictionOf, kinds, angle](SceneSpec& s, const std::string& text) {
+                engine::JointFriction& f = frictionOf(s);
+                if (text == kinds[1].toStdString()) {
+                    // Steel on steel, lubricated, on a 1 cm pin (a slide: no lever).
+                    if (!f.active()) f = {.coefficient = 0.1, .radius = angle ? 0.01 : 0.0};
+                } else {
+                    f = {};
+                }
+            });
+        if (!read(b.spec).active()) continue;
+        auto number = [&](QString label, QString unit, QString key,
+                          double engine::JointFriction::*member) {
+            b.number(
+                tr("%1: %2").arg(what, label), std::move(unit), 1.0,
+                QStringLiteral("friction.") + key + suffix,
+                [read, member](const SceneSpec& s) { return read(s).*member; },
+                [frictionOf, member](SceneSpec& s, double v) { frictionOf(s).*member = v; });
+        };
+        number(tr("friction coefficient"), QString(), QStringLiteral("coefficient"),
+               &engine::JointFriction::coefficient);
+        b.number(
+            tr("%1: static coefficient").arg(what), QString(), 1.0,
+            QStringLiteral("friction.staticCoefficient") + suffix,
+            [read](const SceneSpec& s) { return read(s).breakaway(); },
+            [frictionOf](SceneSpec& s, double v) { frictionOf(s).staticCoefficient = v; });
+        if (angle)
+            number(tr("pin radius"), QStringLiteral("m"), QStringLiteral("radius"),
+                   &engine::JointFriction::radius);
+        else
+            number(tr("bearing length"), QStringLiteral("m"), QStringLiteral("length"),
+                   &engine::JointFriction::length);
+        number(tr("friction preload"), angle ? QStringLiteral("N·m") : QStringLiteral("N"),
+               QStringLiteral("preload"), &engine::JointFriction::preload);
+        number(tr("viscous friction"),
+               angle ? QStringLiteral("N·m·s/rad") : QStringLiteral("N·s/m"),
+               QStringLiteral("viscous"), &engine::JointFriction::viscous);
     }
 }
 

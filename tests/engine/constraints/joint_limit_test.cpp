@@ -322,7 +322,7 @@ TEST(JointLimits, BadLimitsAreRefusedWithTheirPathAndReason) {
         firstError(
             R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": {"upper": 1}})")
-            .rfind("/joints/0/limits: a spherical joint has no coordinate to limit", 0),
+            .rfind("/joints/0/limits: a spherical joint has no coordinate for limits", 0),
         0u);
     EXPECT_EQ(
         firstError(
@@ -334,7 +334,7 @@ TEST(JointLimits, BadLimitsAreRefusedWithTheirPathAndReason) {
         firstError(
             R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": [null, null, {"lower": 0}]})"),
-        "/joints/0/limits: a cylindrical joint has 2 coordinates, got 3 limits");
+        "/joints/0/limits: a cylindrical joint has 2 coordinates, got a list of 3");
     // A NaN end, which no file can hold, from an edit.
     SceneSpec spec = pendulumOnStop(upperStop(NAN));
     const Diagnostics found = validate(spec);

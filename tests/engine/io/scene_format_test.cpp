@@ -156,12 +156,14 @@ struct Walk {
             if (j.contains("collision")) visit(j["collision"], "collision");
         } else if (name == "joint") {
             if (j.contains("soft")) visit(j["soft"], "soft");
-            // A joint's stops: one object, or a list of them (and nulls).
-            if (j.contains("limits")) {
-                if (j["limits"].is_object()) visit(j["limits"], "limit");
-                if (j["limits"].is_array())
-                    for (const json& l : j["limits"])
-                        if (l.is_object()) visit(l, "limit");
+            // A joint's stops and friction: one object, or a list of them (and nulls).
+            for (const auto& [key, name] :
+                 {std::pair{"limits", "limit"}, std::pair{"friction", "friction"}}) {
+                if (!j.contains(key)) continue;
+                if (j[key].is_object()) visit(j[key], name);
+                if (j[key].is_array())
+                    for (const json& l : j[key])
+                        if (l.is_object()) visit(l, name);
             }
         }
     }
@@ -253,12 +255,14 @@ struct Locate {
             if (j.contains(key) && j[key].is_object() &&
                 (name == "scene" || name == "part" || name == "joint"))
                 visit(j[key], p / key, object);
-        if (name == "joint" && j.contains("limits")) {
-            const json& l = j["limits"];
-            if (l.is_object()) visit(l, p / "limits", "limit");
+        for (const auto& [key, item] :
+             {std::pair{"limits", "limit"}, std::pair{"friction", "friction"}}) {
+            if (name != "joint" || !j.contains(key)) continue;
+            const json& l = j[key];
+            if (l.is_object()) visit(l, p / key, item);
             if (l.is_array())
                 for (std::size_t k = 0; k < l.size(); ++k)
-                    if (l[k].is_object()) visit(l[k], p / "limits" / k, "limit");
+                    if (l[k].is_object()) visit(l[k], p / key / k, item);
         }
         each(j, p, "parts", "part");
         each(j, p, "joints", "joint");

@@ -290,7 +290,12 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
             // the cylindrical joint below.
             joint.limits = {{.lower = -1.0, .upper = 1.0, .frequency = 30.0}};
         }
-        if (joint.type == engine::JointType::Cylindrical) joint.limits = {{}, {.lower = -0.1}};
+        if (joint.type == engine::JointType::Cylindrical) {
+            joint.limits = {{}, {.lower = -0.1}};
+            // Friction on both coordinates: a pin's and a slide's.
+            joint.friction = {{.coefficient = 0.1, .radius = 0.01},
+                              {.coefficient = 0.2, .length = 0.05, .preload = 1.0}};
+        }
         spec.joints.push_back(joint);
     }
 
