@@ -132,6 +132,29 @@ void BM_FourBarRK4(benchmark::State& state) {
 }
 BENCHMARK(BM_FourBarRK4)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// The four-bar stepped at the velocity level, as it is without stops or friction, and with two
+// stops (the crank's coordinate within ±0.6 rad of where it starts, the rocker's within ±0.4
+// rad: both reached as it swings) and pin friction (μ 0.1, μs 0.15 on 5 mm pins) at B and C.
+void BM_FourBarTimeStepping(benchmark::State& state) {
+    runScene(state, test::fourBar(IntegratorType::TimeStepping, 1e-3), 5.0, 7.848);
+}
+BENCHMARK(BM_FourBarTimeStepping)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_FourBarStopsAndFriction(benchmark::State& state) {
+    SceneSpec spec = test::fourBar(IntegratorType::TimeStepping, 1e-3);
+    const CompileResult plain = compile(spec);
+    ForwardDynamics start(plain.model);
+    (void)start.initialize();
+    const Eigen::VectorXd& q0 = start.state().jointCoordinates;  // A, B, C, D
+    spec.joints[0].limits = {{.lower = q0(0) - 0.6, .upper = q0(0) + 0.6, .restitution = 0.2}};
+    spec.joints[3].limits = {{.lower = q0(3) - 0.4, .upper = q0(3) + 0.4}};
+    for (const int k : {1, 2})
+        spec.joints[static_cast<std::size_t>(k)].friction = {
+            {.coefficient = 0.1, .staticCoefficient = 0.15, .radius = 0.005}};
+    runScene(state, spec, 5.0, 7.848);
+}
+BENCHMARK(BM_FourBarStopsAndFriction)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // The IFToMM double four-bar (A02, N = 2), rk4 at 1 ms for 5 s: it lies flat ten times, each a
 // singular position where its in-plane rows lose rank (docs/engine.md, "Rank"). Energy drift
 // relative to its potential energy scale (34.335 J).
