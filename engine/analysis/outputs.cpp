@@ -55,8 +55,11 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
         return s;
     }
     // Elsewhere the stops in touch act on the accelerations just found.
-    std::vector<double> restingStops;
-    if (!stepped) resolveStopsAtRest(model, state, ws, restingStops);
+    std::vector<double> restingStops, slidingFriction;
+    if (!stepped) {
+        addSlidingFriction(model, ws, slidingFriction);
+        resolveStopsAtRest(model, state, ws, restingStops);
+    }
     const Eigen::VectorXd& lambda = stepped ? step->lambda : ws.lambda;
     out.t = state.t;
     out.contacts.clear();
@@ -70,7 +73,8 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.limitForce.resize(model.limits.size(), 0.0);
     if (stepped && step->limitForce.size() == model.limits.size())
         out.limitForce = step->limitForce;
-    out.frictionForce.assign(model.frictions.size(), 0.0);
+    out.frictionForce = slidingFriction;
+    out.frictionForce.resize(model.frictions.size(), 0.0);
     if (stepped && step->frictionForce.size() == model.frictions.size())
         out.frictionForce = step->frictionForce;
     for (std::size_t k = 0; k < model.frictions.size(); ++k)  // the viscous part, at this state

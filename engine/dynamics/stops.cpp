@@ -89,6 +89,46 @@ void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
     }
 }
 
+void addSlidingFriction(const Model& model, Workspace& ws, std::vector<double>& frictionForce,
+                        double speed) {
+    frictionForce.assign(model.frictions.size(), 0.0);
+    if (model.frictions.empty()) return;
+    const Eigen::VectorXd g0 = ws.g;
+    for (int round = 0; round < 8; ++round) {
+        ws.g = g0;
+        bool moved = false;
+        for (std::size_t k = 0; k < model.frictions.size(); ++k) {
+            const JointFrictionModel& f = model.frictions[k];
+            if (!f.coulomb()) continue;
+            const ConstraintRow c = jointCoordinate(model, ws.frames, f.joint, f.coordinate);
+            if (std::abs(c.rate) <= speed) continue;
+            Vec3 force_J, torque_J;
+            jointRowsReaction(model, ws.frames, ws.constraints.Phi_q, ws.lambda, f.joint, force_J,
+                              torque_J);
+            const double across = std::hypot(force_J.x(), force_J.y());
+            const double lever =
+                f.axis == JointAxis::Rotation
+                    ? f.radius * across
+                    : across + (f.length > 0.0 ? std::hypot(torque_J.x(), torque_J.y()) / f.length
+                                               : 0.0);
+            const double force = -std::copysign(f.coefficient * lever + f.preload, c.rate);
+            if (std::abs(force - frictionForce[k]) > 1e-12 * std::max(1.0, std::abs(force)))
+                moved = true;
+            frictionForce[k] = force;
+            const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+            const int bi = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            const int bj = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            if (bi >= 0) layout::twist(ws.g, bi) += force * c.Ji.transpose();
+            if (bj >= 0) layout::twist(ws.g, bj) += force * c.Jj.transpose();
+        }
+        if (!moved) return;
+        if (model.constraintRows() > 0)
+            ws.solver.solve(ws.g, ws.constraints.gamma, ws.vdot, ws.lambda);
+        else
+            ws.vdot = ws.Minv.cwiseProduct(ws.g);
+    }
+}
+
 void jointRowsReaction(const Model& model, const std::vector<BodyFrame>& frames,
                        const SparseRowMatrix& Phi_q, const Eigen::VectorXd& lambda, int joint,
                        Vec3& force_J, Vec3& torque_J) {

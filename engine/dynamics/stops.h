@@ -22,6 +22,15 @@ namespace engine {
 void resolveStopsAtRest(const Model& model, const State& state, Workspace& ws,
                         std::vector<double>& limitForce, double tolerance = 1e-8);
 
+// After computeAccelerations() at `state`: the Coulomb friction of the joint coordinates that
+// slide (faster than `speed`), −sign(ċ) (μ × the reaction term + preload) with μ the dynamic
+// coefficient, added to the applied forces ws.g, and v̇, λ solved again with it (a fixed point:
+// the reaction term depends on λ). `frictionForce` receives each friction's Coulomb force (0
+// for a coordinate at rest, whose static friction an instant cannot tell). For the instants no
+// velocity-level step ended at: a kinematic analysis's efforts, an initial state that moves.
+void addSlidingFriction(const Model& model, Workspace& ws, std::vector<double>& frictionForce,
+                        double speed = 1e-4);
+
 // The force and torque the rows of joint `joint` put on part I at marker I's origin, in marker
 // J's axes, for multipliers `lambda` over the model's constraint rows (Jacobian `Phi_q` at the
 // pose of `frames`): the reaction of the joint's own equations alone.

@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 
 #include "engine/constraints/constraints.h"
+#include "engine/dynamics/stops.h"
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
 #include "engine/kinematics/joint_coordinates.h"
@@ -68,6 +69,7 @@ private:
         const double h = t - from.t;
         const Eigen::VectorXd vdot = vdot_;
         const std::vector<double> power = power_;
+        const double frictionPower = frictionPower_;
         to = from;
         to.t = t;
         const Eigen::VectorXd delta = h * from.v + 0.5 * h * h * vdot;
@@ -82,11 +84,13 @@ private:
         if (!solved) {
             vdot_ = vdot;  // still those of `from`
             power_ = power;
+            frictionPower_ = frictionPower;
             solvedTime_ = from.t;
             return false;
         }
         for (std::size_t d = 0; d < power_.size(); ++d)
             to.driverWork += 0.5 * h * (power[d] + power_[d]);
+        to.dissipatedEnergy += 0.5 * h * (frictionPower + frictionPower_);
         return true;
     }
 
@@ -115,6 +119,14 @@ private:
             return false;
         }
         ++stats_.evaluations;
+        // The Coulomb friction of the coordinates that move, in the efforts (as outputs has it).
+        addSlidingFriction(model, ws, friction_);
+        frictionPower_ = 0.0;  // what it takes out [W]
+        for (std::size_t k = 0; k < friction_.size(); ++k) {
+            const JointFrictionModel& f = model.frictions[k];
+            frictionPower_ -=
+                friction_[k] * jointCoordinate(model, ws.frames, f.joint, f.coordinate).rate;
+        }
         // An equation that became dependent on the others: Φq has lost rank here.
         for (int row : ws.solver.redundantRows()) {
             if (std::binary_search(redundantAtStart_.begin(), redundantAtStart_.end(), row))
@@ -237,6 +249,8 @@ private:
 
     std::vector<int> redundantAtStart_;
     std::vector<EntityId> whyEntities_;  // what the last failure to solve was about
+    std::vector<double> friction_;       // the sliding friction of the last instant solved
+    double frictionPower_ = 0.0;         // the power it takes out there [W]
     bool stopReached_ = false;  // the last failure to solve was a joint's stop, not its equations
     bool analysed_ = false;
     double solvedTime_ = std::numeric_limits<double>::quiet_NaN();

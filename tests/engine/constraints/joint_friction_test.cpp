@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/kinematic_analysis.h"
 #include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
 #include "tests/support/mechanisms.h"
@@ -172,6 +173,33 @@ TEST(JointFriction, ViscousFrictionDecaysTheSpeedExponentially) {
     EXPECT_NEAR(out.frictionForce[0], -3.0 * sim.state().v(0), 1e-9);
     // Its work is dissipated: the balance closes to the integrator's tolerance.
     EXPECT_NEAR(out.energies.dissipated, 0.5 * kMass * (1.0 - std::pow(sim.state().v(0), 2)), 1e-8);
+}
+
+TEST(JointFriction, AKinematicAnalysisCountsTheSlidingFrictionInTheMotionsEffort) {
+    // The block driven along a level slide at 0.5 m/s: the motion's force is the friction,
+    // μ m g = 5.886 N (inverse dynamics), and the work it does is dissipated.
+    SceneSpec spec = blockOnIncline(0.0, coulomb(0.3));
+    MotionSpec drive = test::motion(spec, "drive", "slide", "0.5*time");
+    drive.axis = JointAxis::Translation;
+    spec.motions.push_back(drive);
+    const auto model = compiled(spec);
+    KinematicOptions options;
+    options.duration = 1.0;
+    std::vector<double> efforts, dissipated, work;
+    const KinematicResult r =
+        kinematicAnalysis(model, options, [&](const KinematicFrame& frame, std::string&) {
+            efforts.push_back(frame.outputs.driverEffort[0]);
+            dissipated.push_back(frame.state.dissipatedEnergy);
+            work.push_back(frame.state.driverWork);
+            return true;
+        });
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    ASSERT_GT(efforts.size(), 10u);
+    for (std::size_t k = 1; k < efforts.size(); ++k)
+        EXPECT_NEAR(efforts[k], 0.3 * kMass * kG, 1e-9) << k;
+    // In 1 s it slid 0.5 m against μ m g: 2.943 J, all of the motion's work.
+    EXPECT_NEAR(dissipated.back(), 0.3 * kMass * kG * 0.5, 1e-6);
+    EXPECT_NEAR(work.back(), dissipated.back(), 1e-9);
 }
 
 // ---- Bad friction ------------------------------------------------------------------------
