@@ -302,6 +302,7 @@ private:
     void placeBody(int b);
     void jointsOfBody(int b, int part);
     void jointProperties(int j, bool single, const std::string& motusJoint);
+    void jointLimit(int j, const std::string& motusJoint, std::size_t coordinate, bool reversed);
     void geoms();
     void sites();
     void equalities();
@@ -318,6 +319,7 @@ private:
     std::vector<int> partOf_;                // per body: the part it became or merged into
     std::vector<Transform> X_PB_;            // per body: its frame in that part's frame
     std::vector<std::string> motusJointOf_;  // per MuJoCo joint: the Motus joint it alone became
+    std::vector<char> limitTaken_;           // per MuJoCo joint: its range is a Motus joint's stops
     std::vector<std::uint32_t> contype_, conaffinity_;  // per part: union over colliding geoms
     std::vector<bool> mixedContact_;  // per part: geoms with different contact bits
     std::set<std::string> partNames_, jointNames_, forceNames_;
@@ -531,7 +533,14 @@ void Importer::jointsOfBody(int b, int part) {
         }
     }
     if (one) {
-        addJoint(combined, *one, parentPart(), X_WM_parent, part, X_WM_child);
+        const std::string name =
+            addJoint(combined, *one, parentPart(), X_WM_parent, part, X_WM_child);
+        if (*one == JointType::Cylindrical) {
+            // Its angle is the hinge's (the markers' z is the hinge's axis), its slide the
+            // slide's along that axis or against it.
+            jointLimit(hinges[0], name, 0, false);
+            jointLimit(slides[0], name, 1, axis(slides[0]).dot(axis(hinges[0])) < 0.0);
+        }
         for (int j = first; j < first + count; ++j) jointProperties(j, false, "");
         return;
     }
@@ -570,10 +579,47 @@ void Importer::jointsOfBody(int b, int part) {
                                " of the body's mass): a Motus joint joins two parts");
 }
 
-// What a joint carries besides its kinematics: a spring and damper (a rotational
-// spring-damper on a hinge, a joint controller holding a slide's spring position); range,
-// armature and friction loss have no counterpart yet. `motusJoint` is the Motus joint the
-// MuJoCo joint alone became ("" when it is part of a combined joint or a ball).
+// A hinge's or slide's range as the stops of coordinate `coordinate` of the Motus joint it
+// became. MuJoCo's range is on its qpos; the Motus coordinate is zero where the parts were
+// placed, at qpos0 (the joint's `ref`), and turns (slides) the same way, or the other way when
+// `reversed` (a slide against its cylindrical joint's axis). MuJoCo's stops are soft (solref,
+// solimp, margin); Motus's are rigid. Nothing when the model switches its limits off (the
+// range is then warned about by jointProperties).
+void Importer::jointLimit(int j, const std::string& motusJoint, std::size_t coordinate,
+                          bool reversed) {
+    if (!m_.jnt_limited[j] || (m_.opt.disableflags & mjDSBL_LIMIT)) return;
+    const double zero = m_.qpos0[m_.jnt_qposadr[j]];
+    const double lower = m_.jnt_range[2 * j] - zero, upper = m_.jnt_range[2 * j + 1] - zero;
+    if (!(lower <= upper)) return;  // warned about by jointProperties
+    for (Joint& joint : spec_.joints) {
+        if (joint.name != motusJoint) continue;
+        if (joint.limits.size() <= coordinate) joint.limits.resize(coordinate + 1);
+        JointLimit& stop = joint.limits[coordinate];
+        stop.lower = reversed ? -upper : lower;
+        stop.upper = reversed ? -lower : upper;
+        limitTaken_[static_cast<std::size_t>(j)] = 1;
+        // The bodies are placed at qpos0: a run starts by moving the joint onto the stop it
+        // is beyond.
+        if (lower > 0.0 || upper < 0.0) {
+            const bool hinge = m_.jnt_type[j] == mjJNT_HINGE;
+            report_.warning(jointPlace(j), jointPlace(j) + ": qpos0 " + numberText(zero, 10) +
+                                               " is outside its range [" +
+                                               numberText(m_.jnt_range[2 * j], 10) + ", " +
+                                               numberText(m_.jnt_range[2 * j + 1], 10) + "] " +
+                                               (hinge ? "rad" : "m") +
+                                               ": a run starts with it moved onto the nearer stop");
+        }
+        // Stops are unilateral constraints, solved with contact by the time-stepping integrator.
+        spec_.settings.integrator = IntegratorType::TimeStepping;
+        return;
+    }
+}
+
+// What a joint carries besides its kinematics: its range (stops on the Motus joint's
+// coordinate), a spring and damper (a rotational spring-damper on a hinge, a joint controller
+// holding a slide's spring position); armature and friction loss have no counterpart yet.
+// `motusJoint` is the Motus joint the MuJoCo joint alone became ("" when it is part of a
+// combined joint or a ball).
 void Importer::jointProperties(int j, bool single, const std::string& motusJoint) {
     const std::size_t ji = static_cast<std::size_t>(j);
     motusJointOf_[ji] = single ? motusJoint : "";
@@ -581,11 +627,24 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
     const int dof = m_.jnt_dofadr[j];
     const int qpos = m_.jnt_qposadr[j];
     const bool hinge = m_.jnt_type[j] == mjJNT_HINGE;
-    const bool angular = hinge || m_.jnt_type[j] == mjJNT_BALL;
-    if (m_.jnt_limited[j])
-        report_.warning(owner, owner + ": range [" + numberText(m_.jnt_range[2 * j], 10) + ", " +
-                                   numberText(m_.jnt_range[2 * j + 1], 10) + "] " +
-                                   (angular ? "rad" : "m") + " is not enforced");
+    const bool ball = m_.jnt_type[j] == mjJNT_BALL;
+    const bool angular = hinge || ball;
+    if (!motusJoint.empty()) jointLimit(j, motusJoint, 0, false);
+    if (m_.jnt_limited[j] && !limitTaken_[ji]) {
+        const std::string range = "range [" + numberText(m_.jnt_range[2 * j], 10) + ", " +
+                                  numberText(m_.jnt_range[2 * j + 1], 10) + "] " +
+                                  (angular ? "rad" : "m");
+        std::string why;
+        if (m_.opt.disableflags & mjDSBL_LIMIT)
+            why = " is switched off by the model's options (limit): left out";
+        else if (ball)
+            why = " (the largest angle of a ball joint's turn) has no counterpart: not enforced";
+        else if (m_.jnt_range[2 * j] > m_.jnt_range[2 * j + 1])
+            why = ": the lower end is above the upper one: not enforced";
+        else
+            why = " on a joint that is part of a combined joint: not enforced";
+        report_.warning(owner, owner + ": " + range + why);
+    }
     if (m_.dof_armature[dof] > 0.0)
         report_.warning(owner, owner + ": armature " + numberText(m_.dof_armature[dof], 10) +
                                    (angular ? " kg·m²" : " kg") + " has no counterpart: left out");
@@ -946,6 +1005,7 @@ std::optional<SceneSpec> Importer::run() {
     partOf_.assign(nbody, -1);
     X_PB_.assign(nbody, Transform::identity());
     motusJointOf_.assign(static_cast<std::size_t>(m_.njnt), "");
+    limitTaken_.assign(static_cast<std::size_t>(m_.njnt), 0);
     // The world's own geoms (a floor) come first, so the ground is the first part.
     if (m_.body_geomnum[0] > 0) ground();
     for (int b = 1; b < m_.nbody; ++b) placeBody(b);

@@ -169,8 +169,8 @@ private:
     void addJoint(const ModelVisit& visit, const sdf::Joint& joint);
     std::optional<Vec3> axisInWorld(const ModelVisit& visit, const sdf::Joint& joint,
                                     unsigned index, const std::string& owner);
-    void reportAxisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
-                            const std::string& owner);
+    void axisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
+                      const std::string& owner, const std::string& motusJoint);
     void connect(JointType type, const std::string& name, std::size_t partI, const Transform& X_WI,
                  std::size_t partJ, const Transform& X_WJ);
     ResourceResolver& resolverFor(const std::string& descriptionFile);
@@ -181,7 +181,7 @@ private:
     Reporter& report_;
     SceneSpec spec_;
     std::optional<std::size_t> ground_;
-    std::set<std::string> partNames_, jointNames_;
+    std::set<std::string> partNames_, jointNames_, forceNames_;
     std::map<std::string, LinkSlot> slotOf_;  // link name with its model's prefix → its place
     std::map<std::string, std::unique_ptr<ResourceResolver>> resolvers_;  // by description file
 };
@@ -494,25 +494,92 @@ std::optional<Vec3> SceneBuilder::axisInWorld(const ModelVisit& visit, const sdf
     return Vec3(visit.X_WM.R * Vec3(a_M / largest).normalized());
 }
 
-// Limits, damping, friction and springs of one axis: read, reported, not enforced.
-void SceneBuilder::reportAxisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
-                                      const std::string& owner) {
+// Limits, damping, friction and springs of one axis. `motusJoint` is the revolute or prismatic
+// joint the axis became, whose coordinate is the axis's position (its markers' z is the axis,
+// and the two coincide in the model's pose, where SDF's positions are zero); "" when the axis
+// is no coordinate of a Motus joint (a universal joint's): then what it holds is reported, not
+// enforced. `limited`: the joint type has limits (a continuous joint's are not read).
+void SceneBuilder::axisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
+                                const std::string& owner, const std::string& motusJoint) {
     const sdf::JointAxis* axis = joint.Axis(index);
     if (!axis) return;
     const std::string name = index == 0 ? "axis" : "axis2";
-    if (limited && (axis->Lower() > -kUnlimited || axis->Upper() < kUnlimited) &&
-        axis->Upper() >= axis->Lower())
-        report_.warning(owner, owner + ": " + name + " limits [" + numberText(axis->Lower(), 10) +
-                                   ", " + numberText(axis->Upper(), 10) + "] are not enforced yet");
-    if (axis->Damping() != 0.0)
-        report_.warning(owner, owner + ": " + name + " damping " + numberText(axis->Damping(), 10) +
-                                   " is not modelled");
+    Joint* found = nullptr;
+    for (Joint& j : spec_.joints)
+        if (!motusJoint.empty() && j.name == motusJoint) found = &j;
+    const bool revolute = !found || found->type == JointType::Revolute;
+    const char* unit = revolute ? "rad" : "m";
+    const double lower = axis->Lower(), upper = axis->Upper();
+    if (limited && (lower > -kUnlimited || upper < kUnlimited)) {
+        const std::string range =
+            name + " limits [" + numberText(lower, 10) + ", " + numberText(upper, 10) + "] " + unit;
+        if (!found) {
+            report_.warning(owner, owner + ": " + range + " are not enforced: the axis is no " +
+                                       "coordinate of a Motus joint");
+        } else if (!std::isfinite(lower) || !std::isfinite(upper)) {
+            report_.warning(owner, owner + ": " + range + " are not finite: left out");
+        } else if (!(lower < upper)) {
+            report_.warning(owner, owner + ": " + range +
+                                       (lower == upper ? ": a locked axis is not modelled, "
+                                                       : ": the lower end is above the upper, ") +
+                                       "the axis moves freely");
+        } else {
+            // An end at SDF's default ±1e16 is no stop.
+            JointLimit stop;
+            if (lower > -kUnlimited) stop.lower = lower;
+            if (upper < kUnlimited) stop.upper = upper;
+            found->limits = {stop};
+            // The parts are placed at position 0: a run starts by moving the joint onto the
+            // stop it is beyond.
+            if (stop.lower > 0.0 || stop.upper < 0.0)
+                report_.warning(owner, owner + ": the model's pose (position 0) is outside its " +
+                                           range +
+                                           ": a run starts with it moved onto the "
+                                           "nearer stop");
+            // Stops are unilateral constraints, solved with contact by the time-stepping
+            // integrator.
+            spec_.settings.integrator = IntegratorType::TimeStepping;
+        }
+    }
+    const double damping = axis->Damping(), stiffness = axis->SpringStiffness();
+    const double reference = axis->SpringReference();
+    const bool damped = std::isfinite(damping) && damping > 0.0;
+    const bool sprung = std::isfinite(stiffness) && stiffness > 0.0 && std::isfinite(reference);
+    if (found && (damped || sprung)) {
+        // A spring-damper on the coordinate, at rest at spring_reference: a rotational
+        // spring-damper on a revolute, a joint controller holding a prismatic there.
+        ForceSpec f;
+        f.id = spec_.newId();
+        const std::string base = sanitize(motusJoint + (sprung ? "_spring" : "_damper"));
+        f.name = base;
+        for (int k = 2; !forceNames_.insert(f.name).second; ++k)
+            f.name = base + "_" + std::to_string(k);
+        f.joint = motusJoint;
+        f.stiffness = sprung ? stiffness : 0.0;
+        f.damping = damped ? damping : 0.0;
+        const double restAt = sprung ? reference : 0.0;
+        if (revolute) {
+            f.type = ForceType::RotationalSpringDamper;
+            f.freeLength = restAt;
+        } else {
+            f.type = ForceType::JointController;
+            f.axis = JointAxis::Translation;
+            f.components[0] = numberText(restAt, 17);
+        }
+        spec_.forces.push_back(std::move(f));
+    }
+    if (damping != 0.0 && !(found && damped))
+        report_.warning(owner,
+                        owner + ": " + name + " damping " + numberText(damping, 10) +
+                            (found ? " is not a positive number: left out" : " is not modelled"));
     if (axis->Friction() != 0.0)
         report_.warning(owner, owner + ": " + name + " friction " +
-                                   numberText(axis->Friction(), 10) + " is not modelled");
-    if (axis->SpringStiffness() != 0.0)
-        report_.warning(owner, owner + ": " + name + " spring stiffness " +
-                                   numberText(axis->SpringStiffness(), 10) + " is not modelled");
+                                   numberText(axis->Friction(), 10) + " is not modelled yet");
+    if (stiffness != 0.0 && !(found && sprung))
+        report_.warning(owner,
+                        owner + ": " + name + " spring stiffness " + numberText(stiffness, 10) +
+                            " (reference " + numberText(reference, 10) + ")" +
+                            (found ? " is not a positive number: left out" : " is not modelled"));
 }
 
 // A joint of `type` between marker I on part I (the child's side) and marker J on part J
@@ -603,7 +670,7 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
         connect(
             joint.Type() == sdf::JointType::PRISMATIC ? JointType::Prismatic : JointType::Revolute,
             name, child->part, X_WK, parent->part, X_WK);
-        reportAxisDynamics(joint, 0, joint.Type() != sdf::JointType::CONTINUOUS, owner);
+        axisDynamics(joint, 0, joint.Type() != sdf::JointType::CONTINUOUS, owner, name);
         return;
     }
     case sdf::JointType::UNIVERSAL:
@@ -612,12 +679,12 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
         const std::optional<Vec3> a1_W = axisInWorld(visit, joint, 0, owner);
         const std::optional<Vec3> a2_W = axisInWorld(visit, joint, 1, owner);
         if (!a1_W || !a2_W) return;
-        reportAxisDynamics(joint, 0, true, owner);
-        reportAxisDynamics(joint, 1, true, owner);
         const bool perpendicular = std::abs(a1_W->dot(*a2_W)) < kPerpendicularTolerance;
         if (joint.Type() == sdf::JointType::UNIVERSAL && perpendicular) {
             connect(JointType::Universal, name, child->part, along(*a2_W), parent->part,
                     along(*a1_W));
+            axisDynamics(joint, 0, true, owner, "");
+            axisDynamics(joint, 1, true, owner, "");
             return;
         }
         // Two revolutes through a light cross at the joint frame.
@@ -630,10 +697,14 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
         cross.colorRgb = 0x7a828c;
         const std::size_t crossPart = spec_.parts.size();
         spec_.parts.push_back(std::move(cross));
-        connect(JointType::Revolute, uniqueJointName(name + "_1"), crossPart, along(*a1_W),
-                parent->part, along(*a1_W));
-        connect(JointType::Revolute, uniqueJointName(name + "_2"), child->part, along(*a2_W),
-                crossPart, along(*a2_W));
+        // Each revolute's angle is its axis's position: the cross's turn in the parent, the
+        // child's on the cross.
+        const std::string first = uniqueJointName(name + "_1");
+        const std::string second = uniqueJointName(name + "_2");
+        connect(JointType::Revolute, first, crossPart, along(*a1_W), parent->part, along(*a1_W));
+        connect(JointType::Revolute, second, child->part, along(*a2_W), crossPart, along(*a2_W));
+        axisDynamics(joint, 0, true, owner, first);
+        axisDynamics(joint, 1, true, owner, second);
         report_.warning(owner, owner + ": " +
                                    (joint.Type() == sdf::JointType::UNIVERSAL
                                         ? std::string("universal joint whose axes are not "

@@ -788,7 +788,9 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
     }
 
     // Joints: a marker on the parent at the joint frame and one at the child's origin, both
-    // with z along the joint axis.
+    // with z along the joint axis; their limits, damping and what is not modelled.
+    bool anyLimit = false;
+    std::set<std::string> forceNames;
     for (const auto& [name, joint] : robot->joints_) {
         const std::string owner = jointPlace(name);
         JointType type = JointType::Fixed;
@@ -851,12 +853,86 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
         j.type = type;
         j.markerI = {child.name, markerName};
         j.markerJ = {parent.name, markerName};
+        // The URDF joint position is the Motus coordinate: marker I rides on the child's frame
+        // and J on the joint frame in the parent, both with z along the axis, so the child
+        // turned (moved) by q about (along) the axis puts I at angle (offset) q from J.
+        const bool revolute = type == JointType::Revolute;
+        const bool coordinate = revolute || type == JointType::Prismatic;
+        const char* unit = revolute ? "rad" : "m";
+        if (limits && coordinate && joint->type != urdf::Joint::CONTINUOUS) {
+            // lower = upper = 0 is what urdfdom reads from a <limit> giving only effort and
+            // velocity: no stops, not a locked joint.
+            if (limits->upper > limits->lower) {
+                JointLimit stop;
+                stop.lower = limits->lower;
+                stop.upper = limits->upper;
+                j.limits = {stop};
+                anyLimit = true;
+                // The parts are placed at position 0: a run starts by moving the joint onto
+                // the stop it is beyond.
+                if (stop.lower > 0.0 || stop.upper < 0.0)
+                    report.warning(
+                        owner + "/limit",
+                        owner + ": the file's pose (position 0) is outside its limits [" +
+                            numberText(stop.lower, 10) + ", " + numberText(stop.upper, 10) + "] " +
+                            unit + ": a run starts with it moved onto the nearer stop");
+            } else if (limits->lower > limits->upper) {
+                report.warning(owner + "/limit",
+                               owner + ": limit lower " + numberText(limits->lower, 10, unit) +
+                                   " is above upper " + numberText(limits->upper, 10, unit) +
+                                   ": no stops");
+            }
+        }
         spec.joints.push_back(j);
-        if (limits && joint->type != urdf::Joint::CONTINUOUS && limits->upper > limits->lower)
-            report.warning(owner, "limits [" + std::to_string(limits->lower) + ", " +
-                                      std::to_string(limits->upper) + "] are not enforced yet");
+        const urdf::JointDynamics* dynamics = joint->dynamics.get();
+        if (dynamics && type != JointType::Fixed) {
+            const char* perRate = revolute ? " N·m·s/rad" : " N·s/m";
+            if (!std::isfinite(dynamics->damping) || !std::isfinite(dynamics->friction)) {
+                report.error(owner + "/dynamics", owner + ": dynamics is not finite");
+                continue;
+            }
+            if (dynamics->damping != 0.0 && !coordinate) {
+                report.warning(owner + "/dynamics",
+                               owner + ": damping " + numberText(dynamics->damping, 10) + " on a " +
+                                   std::string(jointTypeName(type)) + " joint: left out");
+            } else if (dynamics->damping < 0.0) {
+                report.warning(owner + "/dynamics", owner + ": damping " +
+                                                        numberText(dynamics->damping, 10) +
+                                                        perRate + " is negative: left out");
+            } else if (dynamics->damping > 0.0) {
+                // A damper on the joint's coordinate: a rotational spring-damper of stiffness
+                // 0 on a revolute, a joint controller of kp 0 on a prismatic.
+                ForceSpec f;
+                f.id = spec.newId();
+                const std::string base = sanitize(j.name + "_damper");
+                f.name = base;
+                for (int k = 2; !forceNames.insert(f.name).second; ++k)
+                    f.name = base + "_" + std::to_string(k);
+                f.joint = j.name;
+                f.damping = dynamics->damping;
+                if (revolute) {
+                    f.type = ForceType::RotationalSpringDamper;
+                } else {
+                    f.type = ForceType::JointController;
+                    f.axis = JointAxis::Translation;
+                }
+                spec.forces.push_back(std::move(f));
+            }
+            if (dynamics->friction != 0.0)
+                report.warning(owner + "/dynamics",
+                               owner + ": friction " + numberText(dynamics->friction, 10) +
+                                   (revolute ? " N·m" : " N") + " is not modelled yet: left out");
+        }
+        if (const urdf::JointMimic* mimic = joint->mimic.get())
+            report.warning(owner + "/mimic",
+                           owner + ": mimics joint '" + excerpt(mimic->joint_name) +
+                               "' (multiplier " + numberText(mimic->multiplier, 10) + ", offset " +
+                               numberText(mimic->offset, 10) +
+                               "): the coupling is not modelled yet, the joint moves on its own");
     }
     if (report.hasErrors()) return std::nullopt;
+    // End stops are unilateral constraints, solved with contact by the time-stepping integrator.
+    if (anyLimit) spec.settings.integrator = IntegratorType::TimeStepping;
     return spec;
 }
 
