@@ -507,14 +507,22 @@ AssemblyResult assembleWithoutStops(const Model& model, const State& start);
 AssemblyResult assembleMechanism(const Model& model, const State& start) {
     AssemblyResult r = assembleWithoutStops(model, start);
     if (model.limits.empty() || !r.status.ok) return r;
-    // Each round holds the stops the last pose passed (a stop once held stays held: the
-    // nearest pose within the stops touches them).
+    // Each round holds the stop the last pose passed farthest (a stop once held stays held: the
+    // nearest pose within the stops touches it); one at a time, since holding one often brings
+    // others back within theirs (and holding them all at once can over-constrain a loop).
     std::vector<HeldStop> held;
     const double slack = model.settings.projectionTolerance;
     for (std::size_t round = 0; round < 2 * model.limits.size(); ++round) {
         const std::vector<HeldStop> passed = stopsPassed(model, r.state, slack, held);
         if (passed.empty()) return r;
-        held.insert(held.end(), passed.begin(), passed.end());
+        auto beyond = [&](const HeldStop& stop) {
+            const LimitModel& limit = model.limits[static_cast<std::size_t>(stop.limit)];
+            const double c = r.state.jointCoordinates(limit.slot);
+            return stop.side > 0.0 ? limit.lower - c : c - limit.upper;
+        };
+        held.push_back(*std::max_element(
+            passed.begin(), passed.end(),
+            [&](const HeldStop& a, const HeldStop& b) { return beyond(a) < beyond(b); }));
         AssemblyResult within = assembleWithoutStops(holdingStops(model, held), start);
         if (!within.status.ok) {
             within.status =

@@ -781,9 +781,8 @@ TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
 // knee and heel springs and its joints' damping are modelled (without them its foot's
 // four-bar, tarsus crank, plantar rod and foot, reached its dead point at 0.084 s, where the
 // solver rightly stopped). With its stops it does not start: the file's pose has the tarsus
-// crank and the foot at 0, beyond their stops [−2.44, −0.61], and the assembly holds every
-// stop passed at its end, both of them, which the four-bar cannot meet (1.23 µm too long to
-// close).
+// crank and the foot at 0, beyond their stops [−2.44, −0.61], and with the farthest passed
+// stop held at its end (the assembly holds them one at a time) the four-bar cannot close.
 struct StoppedRun {
     bool ran = false;
     std::string failure;
