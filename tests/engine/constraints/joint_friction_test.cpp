@@ -14,6 +14,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
 #include "tests/support/mechanisms.h"
+#include "tests/support/scene_errors.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -204,40 +205,28 @@ TEST(JointFriction, AKinematicAnalysisCountsTheSlidingFrictionInTheMotionsEffort
 
 // ---- Bad friction ------------------------------------------------------------------------
 
-std::string firstError(const std::string& jointJson) {
-    const std::string scene = R"({"format": "motus-scene", "version": 1,
-      "parts": [{"name": "ground", "ground": true, "markers": [{"name": "m"}]},
-                {"name": "arm", "mass": 1, "inertia": [1, 1, 1], "markers": [{"name": "m"}]}],
-      "joints": [)" + jointJson +
-                              "]}";
-    const io::SceneLoadResult loaded = io::parseScene(scene);
-    for (const Diagnostic& d : loaded.diagnostics)
-        if (d.severity == Severity::Error) return d.where + ": " + d.message;
-    return "";
-}
-
 TEST(JointFriction, BadFrictionIsRefusedWithItsPathAndReason) {
     const std::string slide =
         R"({"name": "slide", "type": "prismatic", "markerI": "arm.m", "markerJ": "ground.m", )";
-    EXPECT_EQ(firstError(slide + R"("friction": {"coefficient": -0.2}})"),
+    EXPECT_EQ(test::firstJointError(slide + R"("friction": {"coefficient": -0.2}})"),
               "/joints/0/friction/coefficient: coefficient must be zero or positive, got -0.2");
-    EXPECT_EQ(firstError(slide + R"("friction": {"coefficient": 0.2, "radius": 0.01}})"),
+    EXPECT_EQ(test::firstJointError(slide + R"("friction": {"coefficient": 0.2, "radius": 0.01}})"),
               "/joints/0/friction/radius: joint 'slide': a radius is the lever of an angle's "
               "friction; a slide's is its bearing length ('length')");
-    EXPECT_EQ(firstError(slide + R"("friction": {"staticCoefficient": -1}})"),
+    EXPECT_EQ(test::firstJointError(slide + R"("friction": {"staticCoefficient": -1}})"),
               "/joints/0/friction/staticCoefficient: staticCoefficient must be zero or "
               "positive, got -1");
-    EXPECT_EQ(firstError(slide + R"("friction": {"mu": 0.2}})")
+    EXPECT_EQ(test::firstJointError(slide + R"("friction": {"mu": 0.2}})")
                   .rfind("/joints/0/friction/mu: unknown key 'mu'", 0),
               0u);
     EXPECT_EQ(
-        firstError(
+        test::firstJointError(
             R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
                       "friction": {"coefficient": 0.1}})")
             .rfind("/joints/0/friction: a spherical joint has no coordinate for friction", 0),
         0u);
     EXPECT_EQ(
-        firstError(
+        test::firstJointError(
             R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
                       "friction": [{"coefficient": 0.1, "length": 0.2}]})"),
         "/joints/0/friction/0/length: joint 'sleeve': a length is the lever of a slide's "

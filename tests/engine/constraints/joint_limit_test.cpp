@@ -21,6 +21,7 @@
 #include "engine/record/channel_names.h"
 #include "engine/record/recording.h"
 #include "tests/support/mechanisms.h"
+#include "tests/support/scene_errors.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -290,48 +291,36 @@ TEST(JointLimits, ADraggedArmStopsAtItsStopAndLeavesItWhenDraggedBack) {
 
 // ---- Bad limits --------------------------------------------------------------------------
 
-std::string firstError(const std::string& jointJson) {
-    const std::string scene = R"({"format": "motus-scene", "version": 1,
-      "parts": [{"name": "ground", "ground": true, "markers": [{"name": "m"}]},
-                {"name": "arm", "mass": 1, "inertia": [1, 1, 1], "markers": [{"name": "m"}]}],
-      "joints": [)" + jointJson +
-                              "]}";
-    const io::SceneLoadResult loaded = io::parseScene(scene);
-    for (const Diagnostic& d : loaded.diagnostics)
-        if (d.severity == Severity::Error) return d.where + ": " + d.message;
-    return "";
-}
-
 TEST(JointLimits, BadLimitsAreRefusedWithTheirPathAndReason) {
     const std::string hinge =
         R"({"name": "hinge", "type": "revolute", "markerI": "arm.m", "markerJ": "ground.m", )";
-    EXPECT_EQ(firstError(hinge + R"("limits": {"lower": 1, "upper": -1}})"),
+    EXPECT_EQ(test::firstJointError(hinge + R"("limits": {"lower": 1, "upper": -1}})"),
               "/joints/0/limits: joint 'hinge': the lower stop 1 rad is above the upper stop -1 "
               "rad");
-    EXPECT_EQ(firstError(hinge + R"("limits": {"upper": 1, "restitution": 1.5}})"),
+    EXPECT_EQ(test::firstJointError(hinge + R"("limits": {"upper": 1, "restitution": 1.5}})"),
               "/joints/0/limits/restitution: restitution must be from 0 to 1, got 1.5");
-    EXPECT_EQ(firstError(hinge + R"("limits": {"upper": "far"}})"),
+    EXPECT_EQ(test::firstJointError(hinge + R"("limits": {"upper": "far"}})"),
               "/joints/0/limits/upper: expected a number, got a string");
-    EXPECT_EQ(firstError(hinge + R"("limits": {"upper": 1, "stiffness": 3}})")
+    EXPECT_EQ(test::firstJointError(hinge + R"("limits": {"upper": 1, "stiffness": 3}})")
                   .rfind("/joints/0/limits/stiffness: unknown key 'stiffness'", 0),
               0u);
-    EXPECT_EQ(firstError(hinge + R"("limits": [{"upper": 1}]})")
+    EXPECT_EQ(test::firstJointError(hinge + R"("limits": [{"upper": 1}]})")
                   .rfind("/joints/0/limits: a revolute joint has one coordinate", 0),
               0u);
     EXPECT_EQ(
-        firstError(
+        test::firstJointError(
             R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": {"upper": 1}})")
             .rfind("/joints/0/limits: a spherical joint has no coordinate for limits", 0),
         0u);
     EXPECT_EQ(
-        firstError(
+        test::firstJointError(
             R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": [null, {"lower": 0.2, "upper": 0.1}]})"),
         "/joints/0/limits/1: joint 'sleeve': the lower stop 0.2 m is above the upper stop "
         "0.1 m");
     EXPECT_EQ(
-        firstError(
+        test::firstJointError(
             R"({"name": "sleeve", "type": "cylindrical", "markerI": "arm.m", "markerJ": "ground.m",
                       "limits": [null, null, {"lower": 0}]})"),
         "/joints/0/limits: a cylindrical joint has 2 coordinates, got a list of 3");

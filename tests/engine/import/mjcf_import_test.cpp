@@ -21,6 +21,7 @@
 #include "engine/import/urdf_import.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/model.h"
+#include "tests/support/robot_runs.h"
 #include "tests/support/simulation.h"
 #include "tests/support/temp_text_file.h"
 
@@ -674,63 +675,6 @@ TEST(MjcfImport, DeepNestingAndIncludeLoopsAreErrorsNotCrashes) {
 
 // ---- Real models: each imports, compiles and falls for 1 s with its joints closed -----------
 
-// A run of a scene as imported, its stops time-stepped: what the compiler said and, over
-// `seconds` in 100 slices, the largest overshoot of a stop, the energy balance's largest drift
-// and the largest energy the motion exchanged, and the joints' largest gap.
-struct StoppedRun {
-    bool ran = false;
-    std::string failure;
-    Diagnostics diagnostics;
-    double kinetic = 0.0, drift = 0.0, exchanged = 0.0, constraintError = 0.0, overshoot = 0.0;
-};
-
-StoppedRun runWithStops(const SceneSpec& spec, double seconds) {
-    StoppedRun run;
-    CompileResult compiled = compile(spec);
-    run.diagnostics = compiled.diagnostics;
-    if (!compiled.model) {
-        run.failure = "the scene does not compile";
-        return run;
-    }
-    ForwardDynamics sim(compiled.model);
-    Outputs out;
-    for (const Status& s : {sim.initialize(), sim.outputs(out)})
-        if (!s.ok) {
-            run.failure = s.message;
-            return run;
-        }
-    const Energies start = out.energies;
-    for (int k = 1; k <= 100; ++k) {
-        const Status advanced = sim.advance(seconds * k / 100);
-        const Status read = advanced.ok ? sim.outputs(out) : advanced;
-        if (!read.ok) {
-            run.failure = read.message;
-            return run;
-        }
-        const Energies& e = out.energies;
-        run.drift = std::max(run.drift, std::abs(e.balance() - start.balance()));
-        run.exchanged =
-            std::max(run.exchanged, e.kinetic + std::abs(e.gravitational - start.gravitational) +
-                                        std::abs(e.elastic) + std::abs(e.driverWork) +
-                                        std::abs(e.dissipated));
-        run.constraintError = std::max(run.constraintError, out.constraintError);
-        for (const LimitModel& l : sim.model().limits) {
-            const double q = sim.state().jointCoordinates(l.slot);
-            run.overshoot = std::max({run.overshoot, l.lower - q, q - l.upper});
-        }
-    }
-    run.kinetic = out.energies.kinetic;
-    run.ran = true;
-    return run;
-}
-
-// The scene as it was before ranges were imported as stops: no stops, the default integrator.
-SceneSpec withoutStops(SceneSpec spec) {
-    for (Joint& j : spec.joints) j.limits.clear();
-    spec.settings.integrator = SolverSettings{}.integrator;
-    return spec;
-}
-
 struct RealModel {
     const char* name;
     // Dampers the compiler's stability estimate (the two parts a force joins, alone) says the
@@ -763,22 +707,15 @@ TEST_P(MjcfRealModel, ImportsAndRunsOneSecondUnderGravityWithEnergyBalanced) {
     // pendulum) swings too and its energy balance is measured against a real motion.
     spec.gravity = Vec3(2.0, 1.5, -9.81);
 
-    const StoppedRun stopped = runWithStops(spec, 1.0);
-    int stepWarnings = 0;
-    for (const Diagnostic& d : stopped.diagnostics) {
-        const bool step =
-            d.message.find("timeStepping is stable only for steps below") != std::string::npos;
-        stepWarnings += step;
-        if (!step) ADD_FAILURE() << d.where << ": " << d.message;
-    }
-    EXPECT_EQ(stepWarnings, GetParam().stepWarnings);
+    const test::StoppedRun stopped = test::runWithStops(spec, 1.0);
+    EXPECT_EQ(test::countStepWarnings(stopped.diagnostics), GetParam().stepWarnings);
     ASSERT_TRUE(stopped.ran) << stopped.failure;
     EXPECT_GT(stopped.kinetic, 1e-4);
     EXPECT_LT(stopped.overshoot, 1e-3);
     EXPECT_LT(stopped.constraintError, 1e-8);
     EXPECT_LT(stopped.drift, 0.05 * stopped.exchanged);
 
-    const test::FreeRun run = test::runFree(withoutStops(spec), 1.0);
+    const test::FreeRun run = test::runFree(test::withoutStops(spec), 1.0);
     ASSERT_TRUE(run.ran) << run.failure;
     EXPECT_LT(run.constraintError, 1e-8);
     EXPECT_GT(run.kinetic, 1e-4);  // it moved (the ant's damped legs least: 8e-4 J)

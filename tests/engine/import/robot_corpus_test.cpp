@@ -14,10 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/analysis/forward_dynamics.h"
-#include "engine/analysis/outputs.h"
 #include "engine/import/robot_import.h"
-#include "engine/model/model.h"
+#include "tests/support/robot_runs.h"
 #include "tests/support/simulation.h"
 
 namespace engine::io {
@@ -46,66 +44,6 @@ int countWarnings(const Diagnostics& diagnostics, std::string_view text) {
     for (const Diagnostic& d : diagnostics)
         n += d.severity == Severity::Warning && d.message.find(text) != std::string::npos;
     return n;
-}
-
-// A run of a scene as imported, its stops time-stepped: what the compiler said and, over
-// `seconds` in 100 slices, the largest overshoot of a stop, the energy balance's largest drift
-// and the largest energy the motion exchanged (kinetic, change of gravitational, elastic,
-// dissipated), and the joints' largest gap.
-struct StoppedRun {
-    bool ran = false;
-    std::string failure;
-    Diagnostics diagnostics;
-    double kinetic = 0.0, drift = 0.0, exchanged = 0.0, constraintError = 0.0, overshoot = 0.0;
-};
-
-StoppedRun runWithStops(const SceneSpec& spec, double seconds) {
-    StoppedRun run;
-    CompileResult compiled = compile(spec);
-    run.diagnostics = compiled.diagnostics;
-    if (!compiled.model) {
-        run.failure = "the scene does not compile";
-        return run;
-    }
-    ForwardDynamics sim(compiled.model);
-    Outputs out;
-    for (const Status& s : {sim.initialize(), sim.outputs(out)})
-        if (!s.ok) {
-            run.failure = s.message;
-            return run;
-        }
-    const Energies start = out.energies;
-    for (int k = 1; k <= 100; ++k) {
-        const Status advanced = sim.advance(seconds * k / 100);
-        const Status read = advanced.ok ? sim.outputs(out) : advanced;
-        if (!read.ok) {
-            run.failure = read.message;
-            return run;
-        }
-        const Energies& e = out.energies;
-        run.drift = std::max(run.drift, std::abs(e.balance() - start.balance()));
-        run.exchanged =
-            std::max(run.exchanged, e.kinetic + std::abs(e.gravitational - start.gravitational) +
-                                        std::abs(e.elastic) + std::abs(e.driverWork) +
-                                        std::abs(e.dissipated));
-        run.constraintError = std::max(run.constraintError, out.constraintError);
-        for (const LimitModel& l : sim.model().limits) {
-            const double q = sim.state().jointCoordinates(l.slot);
-            run.overshoot = std::max({run.overshoot, l.lower - q, q - l.upper});
-        }
-    }
-    run.kinetic = out.energies.kinetic;
-    run.ran = true;
-    return run;
-}
-
-// The scene as it was before joint limits and damping were imported: no stops, no dampers,
-// the default integrator.
-SceneSpec withoutStopsAndDampers(SceneSpec spec) {
-    for (Joint& j : spec.joints) j.limits.clear();
-    spec.forces.clear();
-    spec.settings.integrator = SolverSettings{}.integrator;
-    return spec;
 }
 
 class RobotCorpus : public ::testing::TestWithParam<CorpusRobot> {};
@@ -140,15 +78,8 @@ TEST_P(RobotCorpus, ImportsAsFoundAndFallsWithItsJointsClosedAndItsEnergyKept) {
     // problem when the step's motion may reach it), the joints stay closed. Time stepping is
     // first order: its energy balance (the stops' and dampers' work accounted) drifts by its
     // own error, a few percent of what the motion exchanges, not more.
-    const StoppedRun stopped = runWithStops(scene, 1.0);
-    int stepWarnings = 0;
-    for (const Diagnostic& d : stopped.diagnostics) {
-        const bool step =
-            d.message.find("timeStepping is stable only for steps below") != std::string::npos;
-        stepWarnings += step;
-        if (!step) ADD_FAILURE() << d.where << ": " << d.message;
-    }
-    EXPECT_EQ(stepWarnings, robot.stepWarnings);
+    const test::StoppedRun stopped = test::runWithStops(scene, 1.0);
+    EXPECT_EQ(test::countStepWarnings(stopped.diagnostics), robot.stepWarnings);
     ASSERT_TRUE(stopped.ran) << stopped.failure;
     EXPECT_GT(stopped.kinetic, 1e-3);  // its limbs swung
     EXPECT_LT(stopped.overshoot, 1e-3);
@@ -163,7 +94,8 @@ TEST_P(RobotCorpus, ImportsAsFoundAndFallsWithItsJointsClosedAndItsEnergyKept) {
     // Without its stops and dampers, integrated by dopri45: the energy kept to 1e-6 of the
     // kinetic energy. (With them dopri45 follows Baxter's shoulder dampers, on a 0.1 g arm
     // mount, with steps of microseconds: 2 minutes for the second.)
-    const test::FreeRun run = test::runFree(withoutStopsAndDampers(scene), 1.0);
+    const test::FreeRun run =
+        test::runFree(test::withoutStops(scene, /*withoutDampers=*/true), 1.0);
     ASSERT_TRUE(run.ran) << run.failure;
     EXPECT_GT(run.kinetic, 1e-3);  // its limbs swung
     EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-6 * run.kinetic);

@@ -15,6 +15,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/model/model.h"
+#include "tests/support/robot_runs.h"
 #include "tests/support/simulation.h"
 #include "tests/support/temp_text_file.h"
 
@@ -783,60 +784,6 @@ TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
 // solver rightly stopped). With its stops it does not start: the file's pose has the tarsus
 // crank and the foot at 0, beyond their stops [−2.44, −0.61], and with the farthest passed
 // stop held at its end (the assembly holds them one at a time) the four-bar cannot close.
-struct StoppedRun {
-    bool ran = false;
-    std::string failure;
-    Diagnostics diagnostics;
-    double kinetic = 0.0, drift = 0.0, exchanged = 0.0, constraintError = 0.0, overshoot = 0.0;
-};
-
-StoppedRun runWithStops(const SceneSpec& spec, double seconds) {
-    StoppedRun run;
-    CompileResult compiled = compile(spec);
-    run.diagnostics = compiled.diagnostics;
-    if (!compiled.model) {
-        run.failure = "the scene does not compile";
-        return run;
-    }
-    ForwardDynamics sim(compiled.model);
-    Outputs out;
-    for (const Status& s : {sim.initialize(), sim.outputs(out)})
-        if (!s.ok) {
-            run.failure = s.message;
-            return run;
-        }
-    const Energies start = out.energies;
-    for (int k = 1; k <= 100; ++k) {
-        const Status advanced = sim.advance(seconds * k / 100);
-        const Status read = advanced.ok ? sim.outputs(out) : advanced;
-        if (!read.ok) {
-            run.failure = read.message;
-            return run;
-        }
-        const Energies& e = out.energies;
-        run.drift = std::max(run.drift, std::abs(e.balance() - start.balance()));
-        run.exchanged =
-            std::max(run.exchanged, e.kinetic + std::abs(e.gravitational - start.gravitational) +
-                                        std::abs(e.elastic) + std::abs(e.driverWork) +
-                                        std::abs(e.dissipated));
-        run.constraintError = std::max(run.constraintError, out.constraintError);
-        for (const LimitModel& l : sim.model().limits) {
-            const double q = sim.state().jointCoordinates(l.slot);
-            run.overshoot = std::max({run.overshoot, l.lower - q, q - l.upper});
-        }
-    }
-    run.kinetic = out.energies.kinetic;
-    run.ran = true;
-    return run;
-}
-
-// The scene as it was before limits were imported: no stops, the default integrator.
-SceneSpec withoutStops(SceneSpec spec) {
-    for (Joint& j : spec.joints) j.limits.clear();
-    spec.settings.integrator = SolverSettings{}.integrator;
-    return spec;
-}
-
 struct RealModel {
     const char* name;
     const char* file;
@@ -857,15 +804,8 @@ TEST_P(SdfRealModel, ImportsAndRunsUnderGravityWithEnergyBalanced) {
     ASSERT_TRUE(r.scene) << listed(r);
     EXPECT_FALSE(hasErrors(r.diagnostics)) << listed(r);
 
-    const StoppedRun stopped = runWithStops(*r.scene, 1.0);
-    int stepWarnings = 0;
-    for (const Diagnostic& d : stopped.diagnostics) {
-        const bool step =
-            d.message.find("timeStepping is stable only for steps below") != std::string::npos;
-        stepWarnings += step;
-        if (!step) ADD_FAILURE() << d.where << ": " << d.message;
-    }
-    EXPECT_EQ(stepWarnings, GetParam().stepWarnings);
+    const test::StoppedRun stopped = test::runWithStops(*r.scene, 1.0);
+    EXPECT_EQ(test::countStepWarnings(stopped.diagnostics), GetParam().stepWarnings);
     if (GetParam().startsWithinStops) {
         ASSERT_TRUE(stopped.ran) << stopped.failure;
         EXPECT_GT(stopped.kinetic, 1e-3);
@@ -884,7 +824,7 @@ TEST_P(SdfRealModel, ImportsAndRunsUnderGravityWithEnergyBalanced) {
             << stopped.failure;
     }
 
-    const test::FreeRun run = test::runFree(withoutStops(*r.scene), 1.0);
+    const test::FreeRun run = test::runFree(test::withoutStops(*r.scene), 1.0);
     ASSERT_TRUE(run.ran) << run.failure;
     EXPECT_GT(run.kinetic, 1e-3);
     EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-5 * run.kinetic);

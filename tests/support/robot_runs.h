@@ -1,0 +1,35 @@
+#pragma once
+// Runs of imported robots for the importer tests (tests/engine/import/): as imported, their
+// joint limits stops and the run time-stepped, and as they were before limits were imported.
+
+#include <string>
+
+#include "engine/model/diagnostic.h"
+#include "engine/model/scene_spec.h"
+
+namespace engine::test {
+
+// A run of a scene as imported, its stops time-stepped: what the compiler said and, over
+// `seconds` in 100 slices, the largest overshoot of a stop, the energy balance's largest drift
+// and the largest energy the motion exchanged (kinetic, change of gravitational, elastic,
+// driver work, dissipated), and the joints' largest gap. `ran` is false (and `failure` says
+// why) when it could not start or stopped.
+struct StoppedRun {
+    bool ran = false;
+    std::string failure;
+    Diagnostics diagnostics;
+    double kinetic = 0.0, drift = 0.0, exchanged = 0.0, constraintError = 0.0, overshoot = 0.0;
+};
+
+StoppedRun runWithStops(const SceneSpec& spec, double seconds);
+
+// The compiler's warnings that the time-stepping integrator's explicit step is too long for a
+// damper ("timeStepping is stable only for steps below"), counted; every other diagnostic is a
+// test failure.
+int countStepWarnings(const Diagnostics& diagnostics);
+
+// The scene as it was before joint limits (and, with `withoutDampers`, joint damping: every
+// force) were imported: no stops, the default integrator.
+SceneSpec withoutStops(SceneSpec spec, bool withoutDampers = false);
+
+}  // namespace engine::test

@@ -1,0 +1,29 @@
+#pragma once
+// What the scene reader says about scene text, for the tests of its checks.
+
+#include <string>
+
+#include "engine/io/scene_json.h"
+#include "engine/model/diagnostic.h"
+
+namespace engine::test {
+
+// The first error among `diagnostics` as "where: message"; "" when there is none.
+inline std::string firstError(const Diagnostics& diagnostics) {
+    for (const Diagnostic& d : diagnostics)
+        if (d.severity == Severity::Error) return d.where + ": " + d.message;
+    return "";
+}
+
+// The first error the reader finds in a scene of a ground and a 1 kg part "arm", each with a
+// marker "m", and one joint, `jointJson` (a joint object of the scene format); "" when none.
+inline std::string firstJointError(const std::string& jointJson) {
+    const std::string scene = R"({"format": "motus-scene", "version": 1,
+      "parts": [{"name": "ground", "ground": true, "markers": [{"name": "m"}]},
+                {"name": "arm", "mass": 1, "inertia": [1, 1, 1], "markers": [{"name": "m"}]}],
+      "joints": [)" + jointJson +
+                              "]}";
+    return firstError(io::parseScene(scene).diagnostics);
+}
+
+}  // namespace engine::test
