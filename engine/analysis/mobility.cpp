@@ -107,7 +107,9 @@ public:
     RedundantEquation explain(int row) {
         RedundantEquation out;
         out.row = row;
-        if (row < model_.jointRows)
+        if (row >= model_.couplerRowOffset && row < model_.jointRows)
+            explainCouplerRow(row, out);
+        else if (row < model_.jointRows)
             explainJointRow(row, out);
         else
             explainMotionRow(row, out);
@@ -168,6 +170,7 @@ private:
         for (int j = 0; j < static_cast<int>(model_.joints.size()); ++j)
             if (j != joint)
                 for (int r : rowsOf(j)) rows.push_back(r);
+        for (int r = model_.couplerRowOffset; r < model_.jointRows; ++r) rows.push_back(r);
         return rows;
     }
     // Rows of `joint` before `row` (the joint's own equations the solver kept ahead of it).
@@ -601,6 +604,27 @@ private:
         std::reverse(loop.begin(), loop.end());
         loop.push_back(j);
         return loop;
+    }
+
+    // ---- Coupler rows: the joints (and earlier couplers) already relate its coordinates.
+    void explainCouplerRow(int row, RedundantEquation& out) {
+        const CouplerModel& c =
+            model_.couplers[static_cast<std::size_t>(row - model_.couplerRowOffset)];
+        out.joint = c.name;
+        out.equation = std::string(couplerTypeName(c.type)) + ": Σ cᵢ qᵢ = offset";
+        std::string coordinates;
+        for (const CouplerTermModel& t : c.terms) {
+            const JointModel& jt = joint(t.joint);
+            const bool angle =
+                jt.coordinates[static_cast<std::size_t>(t.coordinate)] == JointAxis::Rotation;
+            coordinates += (coordinates.empty() ? "" : ", ") + std::string("the ") +
+                           (angle ? "angle" : "slide") + " of joint " + quoted(jt.name);
+        }
+        out.meaning = "coupler " + quoted(c.name) + " relates " + coordinates +
+                      ", but the joints and the couplers before it already fix that relation "
+                      "(a coordinate locked, or the same coordinates coupled twice)";
+        out.remedy =
+            "delete coupler " + quoted(c.name) + ", or free the joint coordinates it couples";
     }
 
     // ---- Motion rows.

@@ -136,6 +136,22 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     for (std::size_t d = 0; d < model.drivers.size(); ++d)
         out.driverEffort[d] = -lambda(model.jointRows + static_cast<int>(d));
 
+    // Couplers: the generalised force −cᵢ λ on each coordinate; their force on the lever.
+    out.couplerForce.assign(model.couplers.size(), 0.0);
+    out.couplerEffortI.assign(model.couplers.size(), 0.0);
+    out.couplerEffortJ.assign(model.couplers.size(), 0.0);
+    for (std::size_t k = 0; k < model.couplers.size(); ++k) {
+        const CouplerModel& c = model.couplers[k];
+        const double l = lambda(model.couplerRowOffset + static_cast<int>(k));
+        auto effort = [&](std::size_t t) {
+            return t < c.terms.size() ? -c.terms[t].coefficient * l : 0.0;
+        };
+        out.couplerEffortI[k] = effort(0);
+        out.couplerEffortJ[k] = effort(1);
+        out.couplerForce[k] =
+            c.lever > 0.0 ? effort(static_cast<std::size_t>(c.forceTerm)) / c.lever : -l;
+    }
+
     // Joint controllers' efforts at this instant.
     out.controllerEffort.clear();
     const std::vector<int> offsets = jointCoordinateOffsets(model);

@@ -55,6 +55,10 @@ struct Outputs {
     // Per joint friction (Model::frictions): its Coulomb force or torque on part I along J's z
     // (the step's; 0 elsewhere), viscous part included; also in the joint's reaction.
     std::vector<double> frictionForce;
+    // Per coupler (Model::couplers): its force (a gear's or rack's tooth force, a screw's axial
+    // force [N]; a linear coupler's multiplier) and the efforts it puts on its first two
+    // coordinates [N·m or N] (on the joints' parts I along their J's z).
+    std::vector<double> couplerForce, couplerEffortI, couplerEffortJ;
     std::vector<ContactForce> contacts;  // contact forces of the step that ended here
     ContactSolverReport contactSolver;
 };

@@ -1,6 +1,8 @@
 #include "engine/constraints/constraints.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
@@ -82,6 +84,8 @@ struct RowTargets {
     double* sideI(int row) { return slotI[row] >= 0 ? values + slotI[row] : scratch; }
     double* sideJ(int row) { return slotJ[row] >= 0 ? values + slotJ[row] : scratch + 6; }
 };
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double wrapAngle(double a) {
     a = std::remainder(a, 2.0 * kPi);
@@ -228,6 +232,59 @@ void driverRow(const Model& model, const DriverModel& driver, double t, double c
     }
 }
 
+// A coupler's term's coordinate unwound from the last value the evaluation saw (cache entry
+// `at`), which it then keeps.
+double unwoundCoordinate(const Model& model, const CouplerTermModel& t, double value,
+                         ConstraintEvaluation& out, std::size_t at) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(t.joint)];
+    if (joint.coordinates[static_cast<std::size_t>(t.coordinate)] != JointAxis::Rotation)
+        return value;
+    if (at >= out.couplerCoordinates.size()) out.couplerCoordinates.resize(at + 1, kNaN);
+    double& last = out.couplerCoordinates[at];
+    last = std::isnan(last) ? value : unwindAngle(value, last);
+    return last;
+}
+
+// A coupler's row: Φ = Σ cᵢ qᵢ − offset; with kJacobian, Φq = Σ cᵢ ∂qᵢ/∂v (added on each
+// term's two bodies) and γ = Σ cᵢ γᵢ. `term` is the coupler's first term's cache index.
+template <bool kJacobian>
+void couplerRow(const Model& model, std::size_t k, const std::vector<BodyFrame>& frames, int row,
+                std::size_t term, ConstraintEvaluation& out) {
+    const CouplerModel& coupler = model.couplers[k];
+    double phi = -coupler.offset, gamma = 0.0;
+    double* values = nullptr;
+    if constexpr (kJacobian) {
+        values = out.Phi_q.valuePtr();
+        const int begin = out.Phi_q.outerIndexPtr()[row], end = out.Phi_q.outerIndexPtr()[row + 1];
+        std::fill(values + begin, values + end, 0.0);
+    }
+    for (const CouplerTermModel& t : coupler.terms) {
+        if constexpr (kJacobian) {
+            const ConstraintRow c = jointCoordinate(model, frames, t.joint, t.coordinate);
+            phi += t.coefficient * unwoundCoordinate(model, t, c.value, out, term++);
+            gamma += t.coefficient * c.gamma;
+            const JointModel& joint = model.joints[static_cast<std::size_t>(t.joint)];
+            auto add = [&](int marker, const Row6& J) {
+                const int b = model.markers[static_cast<std::size_t>(marker)].body;
+                if (b == kGround) return;
+                for (int s = out.couplerBegin[k]; s < out.couplerBegin[k + 1]; ++s)
+                    if (out.couplerBodies[static_cast<std::size_t>(s)] == b) {
+                        double* to = values + out.couplerSlots[static_cast<std::size_t>(s)];
+                        for (int e = 0; e < 6; ++e) to[e] += t.coefficient * J(e);
+                        return;
+                    }
+            };
+            add(joint.markerI, c.Ji);
+            add(joint.markerJ, c.Jj);
+        } else {
+            const double value = jointCoordinateValue(model, frames, t.joint, t.coordinate);
+            phi += t.coefficient * unwoundCoordinate(model, t, value, out, term++);
+        }
+    }
+    out.Phi(row) = phi;
+    if constexpr (kJacobian) out.gamma(row) = gamma;
+}
+
 }  // namespace
 
 namespace {
@@ -254,9 +311,38 @@ void layOutJacobian(const Model& model, ConstraintEvaluation& out) {
     for (const JointModel& joint : model.joints)
         for (const Primitive& p : joint.primitives)
             rowBodies(joint, p.type == PrimitiveType::Coincident ? 3 : 1);
+    // Coupler rows: their bodies listed apart (bodyI, bodyJ stay the ground).
+    out.couplerBegin.assign(1, 0);
+    out.couplerBodies.clear();
+    for (const CouplerModel& coupler : model.couplers) {
+        std::vector<int> bodies;
+        for (const CouplerTermModel& t : coupler.terms) {
+            const JointModel& joint = model.joints[static_cast<std::size_t>(t.joint)];
+            for (const int m : {joint.markerI, joint.markerJ})
+                if (const int b = model.markers[static_cast<std::size_t>(m)].body; b != kGround)
+                    bodies.push_back(b);
+        }
+        std::sort(bodies.begin(), bodies.end());
+        bodies.erase(std::unique(bodies.begin(), bodies.end()), bodies.end());
+        out.couplerBodies.insert(out.couplerBodies.end(), bodies.begin(), bodies.end());
+        out.couplerBegin.push_back(static_cast<int>(out.couplerBodies.size()));
+        ++row;
+    }
     for (const DriverModel& driver : model.drivers)
         rowBodies(model.joints[static_cast<std::size_t>(driver.joint)], 1);
     layOutRows(model, out);
+    // A coupler row's bodies ascend, so body k of the row starts 6 k entries in.
+    out.couplerSlots.assign(out.couplerBodies.size(), -1);
+    for (std::size_t k = 0; k < model.couplers.size(); ++k) {
+        const int begin = out.Phi_q.outerIndexPtr()[model.couplerRowOffset + static_cast<int>(k)];
+        for (int b = out.couplerBegin[k]; b < out.couplerBegin[k + 1]; ++b)
+            out.couplerSlots[static_cast<std::size_t>(b)] = begin + 6 * (b - out.couplerBegin[k]);
+    }
+    // Unwound coordinates seeded before the first evaluation are kept.
+    std::size_t terms = 0;
+    for (const CouplerModel& coupler : model.couplers) terms += coupler.terms.size();
+    if (out.couplerCoordinates.size() != terms)
+        out.couplerCoordinates.assign(terms, std::numeric_limits<double>::quiet_NaN());
 }
 
 // The same for the soft joints' rows (Model::softConstraints).
@@ -272,6 +358,8 @@ void layOutSoftJacobian(const Model& model, ConstraintEvaluation& out) {
     }
     out.slotI.assign(out.bodyI.size(), -1);
     out.slotJ.assign(out.bodyI.size(), -1);
+    out.couplerBegin.clear();
+    out.couplerBodies.clear();
     layOutRows(model, out);
 }
 
@@ -285,6 +373,12 @@ void layOutRows(const Model& model, ConstraintEvaluation& out) {
             if (b != kGround)
                 for (int c = 0; c < layout::kVelocitiesPerBody; ++c)
                     triplets.emplace_back(r, layout::velocityIndex(b) + c, 0.0);
+    for (std::size_t k = 0; k + 1 < out.couplerBegin.size(); ++k)
+        for (int b = out.couplerBegin[k]; b < out.couplerBegin[k + 1]; ++b)
+            for (int c = 0; c < layout::kVelocitiesPerBody; ++c)
+                triplets.emplace_back(
+                    model.couplerRowOffset + static_cast<int>(k),
+                    layout::velocityIndex(out.couplerBodies[static_cast<std::size_t>(b)]) + c, 0.0);
     out.Phi_q.resize(nc, model.velocitySize());
     out.Phi_q.setFromTriplets(triplets.begin(), triplets.end());
     out.Phi_q.makeCompressed();
@@ -322,6 +416,12 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         row = jointRows<true>(model, joint, frames, joint.primitives.data(),
                               joint.primitives.size(), withGamma, row, out, &to);
 
+    // Couplers.
+    for (std::size_t k = 0, term = 0; k < model.couplers.size(); ++k, ++row) {
+        couplerRow<true>(model, k, frames, row, term, out);
+        term += model.couplers[k].terms.size();
+    }
+
     // Motions: Φ and ν from their joint coordinate; γ = that coordinate's γ plus what the
     // motion prescribes of its second derivative.
     for (const DriverModel& driver : model.drivers) {
@@ -358,6 +458,10 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
     for (const JointModel& joint : model.joints)
         row = jointRows<false>(model, joint, frames, joint.primitives.data(),
                                joint.primitives.size(), false, row, out, nullptr);
+    for (std::size_t k = 0, term = 0; k < model.couplers.size(); ++k, ++row) {
+        couplerRow<false>(model, k, frames, row, term, out);
+        term += model.couplers[k].terms.size();
+    }
     for (const DriverModel& driver : model.drivers) {
         const double c = driver.level == MotionLevel::Position
                              ? jointCoordinateValue(model, frames, driver.joint, driver.coordinate)
@@ -379,6 +483,17 @@ void evaluateSoftConstraints(const Model& model, const std::vector<BodyFrame>& f
     for (const SoftConstraint& sc : model.softConstraints)
         row = jointRows<true>(model, model.joints[static_cast<std::size_t>(sc.joint)], frames,
                               &sc.primitive, 1, false, row, out, &to);
+}
+
+void seedCouplerCoordinates(const Model& model, const Eigen::VectorXd& jointCoordinates,
+                            ConstraintEvaluation& out) {
+    std::size_t at = 0;
+    for (const CouplerModel& coupler : model.couplers)
+        for (const CouplerTermModel& t : coupler.terms) {
+            if (at >= out.couplerCoordinates.size()) out.couplerCoordinates.resize(at + 1, kNaN);
+            out.couplerCoordinates[at++] =
+                t.slot < jointCoordinates.size() ? jointCoordinates(t.slot) : kNaN;
+        }
 }
 
 double maxPositionResidual(const Model& model, const ConstraintEvaluation& evaluation, int* where) {

@@ -3,8 +3,8 @@
 //   Φ(q, t) = 0           position level (joints, position drivers)
 //   Φq v = ν              velocity level (ν = −Φt: driver speeds; 0 for joints)
 //   Φq v̇ = γ              acceleration level
-// Rows: the joints' rows in joint order (primitives in the order of jointPrimitives()), then
-// one row per driver. Columns: 6 per body (v_W, ω' in body axes).
+// Rows: the joints' rows in joint order (primitives in the order of jointPrimitives()), one row
+// per coupler, then one row per driver. Columns: 6 per body (v_W, ω' in body axes).
 
 #include <cstdint>
 #include <vector>
@@ -32,7 +32,22 @@ struct ConstraintEvaluation {
     // row's 6 entries for each start in Φq's value array (−1 for the ground).
     std::uint64_t patternSerial = 0;  // Model::serial the layout belongs to
     std::vector<int> bodyI, bodyJ, slotI, slotJ;
+    // A coupler's row touches the bodies of all its joints: per coupler, its distinct bodies
+    // (ascending, no ground) couplerBodies[couplerBegin[k] …] and where each one's 6 entries
+    // start in the value array (couplerSlots, same indices).
+    std::vector<int> couplerBegin, couplerBodies, couplerSlots;
+
+    // The couplers' coordinates unwound (per term of each coupler in order; NaN: not yet
+    // known): each evaluation counts an angle's whole turns from the last value it saw, so that
+    // a gear's relation holds over any number of turns. seedCouplerCoordinates() sets them from
+    // a state's joint coordinates.
+    std::vector<double> couplerCoordinates;
 };
+
+// Sets the couplers' unwound coordinates of `out` from State::jointCoordinates (a state whose
+// coordinates are known: a run's, a recorded frame's).
+void seedCouplerCoordinates(const Model& model, const Eigen::VectorXd& jointCoordinates,
+                            ConstraintEvaluation& out);
 
 // γ of the joint rows is computed only `withGamma` (left 0 otherwise: projections need Φ and Φq
 // alone); the motions' rows always have theirs.

@@ -10,7 +10,18 @@
 
 namespace engine {
 
+namespace {
+// The coupler whose row `row` is, or null.
+const CouplerModel* couplerOfRow(const Model& model, int row) {
+    const int k = row - model.couplerRowOffset;
+    return k >= 0 && k < static_cast<int>(model.couplers.size())
+               ? &model.couplers[static_cast<std::size_t>(k)]
+               : nullptr;
+}
+}  // namespace
+
 std::string constraintRowOwner(const Model& model, int row) {
+    if (const CouplerModel* c = couplerOfRow(model, row)) return "coupler '" + c->name + "'";
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j)
             if (row < model.jointRowOffset[j] + model.joints[j].rows)
@@ -20,6 +31,8 @@ std::string constraintRowOwner(const Model& model, int row) {
 }
 
 std::string constraintRowName(const Model& model, int row) {
+    if (const CouplerModel* c = couplerOfRow(model, row))
+        return "coupler '" + c->name + "' (" + std::string(couplerTypeName(c->type)) + ")";
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
             const int first = model.jointRowOffset[j];
@@ -36,6 +49,7 @@ std::string constraintRowName(const Model& model, int row) {
 
 EntityId constraintRowEntity(const Model& model, int row) {
     if (row < 0) return kNoEntity;
+    if (const CouplerModel* c = couplerOfRow(model, row)) return c->id;
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j)
             if (row < model.jointRowOffset[j] + model.joints[j].rows) return model.joints[j].id;
@@ -50,6 +64,11 @@ namespace {
 // Whether row `row` measures an angle: a row keeping axes perpendicular, or a motion of a
 // rotational coordinate (its multiplier is then a torque).
 bool angularRow(const Model& model, int row) {
+    if (const CouplerModel* c = couplerOfRow(model, row)) {
+        const CouplerTermModel& t = c->terms.front();
+        return model.joints[static_cast<std::size_t>(t.joint)]
+                   .coordinates[static_cast<std::size_t>(t.coordinate)] == JointAxis::Rotation;
+    }
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
             const int first = model.jointRowOffset[j];
@@ -82,6 +101,8 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
         layout::angular(ws.Minv, b) = body.inertia.cwiseInverse();
     }
     computeBodyFrames(model, state.q, state.v, ws.frames);
+    if (!model.couplers.empty())
+        seedCouplerCoordinates(model, state.jointCoordinates, ws.constraints);
     evaluateConstraints(model, state.t, ws.frames, ws.constraints);
     ws.solver.analyze(ws.constraints.Phi_q, ws.Minv);
     ws.prepared = true;
@@ -205,7 +226,9 @@ bool hasClosedLoops(const Model& model) {
         if (a == b) return true;
         parent[static_cast<std::size_t>(a)] = b;
     }
-    return false;
+    // A coupler ties joints' coordinates already free in the tree: its row closes a loop of
+    // the constraint graph (the KKT solver's rank analysis must see it).
+    return !model.couplers.empty();
 }
 
 int solverMemorySize(const Model& model) {

@@ -56,6 +56,8 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
         int k = 0;
         double previous = 0.0;
         bool regularised = false, tookBack = false;
+        if (!model.couplers.empty())
+            seedCouplerCoordinates(model, state.jointCoordinates, ws.constraints);
         for (;; ++k) {
             computeBodyFrames(model, state.q, state.v, ws.frames);
             evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);

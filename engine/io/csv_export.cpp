@@ -42,6 +42,10 @@ void CsvWriter::writeHeader() {
                 column(ch::of(joint.name, ch::friction(static_cast<std::size_t>(f.coordinate),
                                                        joint.coordinates.size())));
     }
+    for (const CouplerModel& c : model_.couplers) {
+        column(ch::of(c.name, ch::kCouplerForce));
+        for (const char* e : ch::kCouplerEffort) column(ch::of(c.name, e));
+    }
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
         column(c);
@@ -111,6 +115,9 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
             if (model_.frictions[k].joint == static_cast<int>(j))
                 put(k < o.frictionForce.size() ? o.frictionForce[k] : 0.0);
     }
+    for (std::size_t k = 0; k < model_.couplers.size(); ++k)
+        for (const std::vector<double>* v : {&o.couplerForce, &o.couplerEffortI, &o.couplerEffortJ})
+            put(k < v->size() ? (*v)[k] : 0.0);
     put(o.energies.kinetic);
     put(o.energies.potential());
     put(o.energies.total());

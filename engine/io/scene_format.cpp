@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 8). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 9). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -26,6 +26,7 @@ std::vector<ObjectFormat> describe() {
         {"joints", "array of joints", "array", "[]", "no", "`[]`", ""},
         {"forces", "array of force elements", "array", "[]", "no", "`[]`", ""},
         {"motions", "array of motions", "array", "[]", "no", "`[]`", "prescribed joint coordinates"},
+        {"couplers", "array of couplers", "array", "[]", "no", "`[]`", "gears, racks, screws and linear relations between joint coordinates (minor version 9)"},
         {"plots", "array of plots", "array", "[]", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
     }, {}});
     objects.push_back({"plot", "/properties/plots/items", {
@@ -181,6 +182,24 @@ std::vector<ObjectFormat> describe() {
         {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint's angle or slide"},
         {"level", "`\"position\"`, `\"velocity\"` or `\"acceleration\"`", "enum position velocity acceleration", "\"position\"", "no", "`\"position\"`", "what the expression prescribes"},
         {"expression", "number or expression of `time`", "expression", "", "yes", "—", "rad or m (per s, per s²)"},
+    }, {}});
+    objects.push_back({"coupler", "/$defs/coupler", {
+        {"name", "string", "string", "", "yes", "—", "identifier, unique among couplers; its force is recorded as `<name>.force`, the efforts on its first two coordinates as `<name>.effortI`, `<name>.effortJ`"},
+        {"type", "string", "enum gear rackPinion screw linear", "", "yes", "—", "the relation (table below)"},
+        {"jointI", "joint name", "string", "", "yes", "—", "gear: the first gear's revolute or cylindrical joint; rackPinion: the pinion's", "gear rackPinion"},
+        {"jointJ", "joint name", "string", "", "yes", "—", "gear: the second gear's revolute or cylindrical joint; rackPinion: the rack's prismatic or cylindrical joint", "gear rackPinion"},
+        {"ratio", "number > 0", "number >0", "", "yes", "—", "the speed ratio ωI / ωJ (teeth of gear J over teeth of gear I)", "gear"},
+        {"internal", "bool", "bool", "false", "no", "`false`", "`true`: a ring gear pair, turning the same way; external gears turn opposite ways", "gear"},
+        {"radius", "number > 0, m", "number >0", "", "yes", "—", "the pinion's pitch radius: the rack advances radius × the pinion's angle", "rackPinion"},
+        {"joint", "joint name", "string", "", "yes", "—", "a cylindrical joint whose slide follows its angle", "screw"},
+        {"pitch", "number ≠ 0, m per turn", "number", "", "yes", "—", "advance per turn; negative for a left-hand thread", "screw"},
+        {"terms", "array of coupler terms", "array", "", "yes", "—", "Σ coefficient × coordinate = offset; at least two", "linear"},
+        {"offset", "number, rad or m", "number", "", "no", "the value at the initial poses", "the constant the sum keeps", "linear"},
+    }, {"gear", "rackPinion", "screw", "linear"}});
+    objects.push_back({"couplerTerm", "/$defs/couplerTerm", {
+        {"joint", "joint name", "string", "", "yes", "—", "a revolute, prismatic or cylindrical joint"},
+        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint's angle or slide"},
+        {"coefficient", "number ≠ 0", "number", "", "yes", "—", "its coefficient (per rad or per m)"},
     }, {}});
     return objects;
 }

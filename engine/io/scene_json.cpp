@@ -931,6 +931,10 @@ public:
             m.id = spec.newId();
             motion(j, at, m);
         });
+        list("couplers", spec.couplers, [&](const json& j, const std::string& at, CouplerSpec& c) {
+            c.id = spec.newId();
+            coupler(j, at, c);
+        });
         if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
         const json* st = optional(root, "settings");
         // A scene with contact or joint limits steps at the velocity level unless it says
@@ -1153,6 +1157,73 @@ public:
                               m.level);
         if (const json* e = required(j, at, "expression"))
             expression(*e, at + "/expression", m.expression);
+    }
+
+    void coupler(const json& j, const std::string& at, CouplerSpec& c) {
+        if (!isObject(j, at)) return;
+        name(j, at, c.name);
+        std::string type;
+        const json* jt = required(j, at, "type");
+        if (!jt || !string(*jt, at + "/type", type)) return;
+        const auto parsed = couplerTypeFromName(type);
+        if (!parsed) {
+            error(at + "/type", "unknown coupler type '" + excerpt(type) +
+                                    "' (expected gear, rackPinion, screw or linear)");
+            return;
+        }
+        c.type = *parsed;
+        checkKeys(j, at, format::object("coupler").keys(type), &c.extensions);
+        auto jointName = [&](const char* key, std::string& out) {
+            if (const json* v = required(j, at, key)) string(*v, at + "/" + key, out);
+        };
+        auto scalar = [&](const char* key, double& out, bool needed) {
+            if (const json* v = needed ? required(j, at, key) : optional(j, key))
+                number(*v, at + "/" + key, out);
+        };
+        switch (c.type) {
+        case CouplerType::Gear:
+            jointName("jointI", c.jointI);
+            jointName("jointJ", c.jointJ);
+            scalar("ratio", c.ratio, true);
+            if (const json* v = optional(j, "internal")) boolean(*v, at + "/internal", c.internal);
+            break;
+        case CouplerType::RackPinion:
+            jointName("jointI", c.jointI);
+            jointName("jointJ", c.jointJ);
+            scalar("radius", c.radius, true);
+            break;
+        case CouplerType::Screw:
+            jointName("joint", c.jointI);
+            scalar("pitch", c.pitch, true);
+            break;
+        case CouplerType::Linear: {
+            scalar("offset", c.offset, false);
+            const json* terms = required(j, at, "terms");
+            if (!terms) break;
+            if (!terms->is_array()) {
+                error(at + "/terms",
+                      "expected a list of terms {\"joint\", \"axis\", \"coefficient\"}");
+                break;
+            }
+            for (std::size_t k = 0; k < terms->size(); ++k) {
+                const json& t = (*terms)[k];
+                const std::string tat = at + "/terms/" + std::to_string(k);
+                CouplerTerm& term = c.terms.emplace_back();
+                if (!isObject(t, tat)) continue;
+                checkKeys(t, tat, format::object("couplerTerm").keys(), nullptr);
+                if (const json* v = required(t, tat, "joint"))
+                    string(*v, tat + "/joint", term.joint);
+                if (const json* a = optional(t, "axis"))
+                    word<JointAxis>(*a, tat + "/axis",
+                                    {{"rotation", JointAxis::Rotation},
+                                     {"translation", JointAxis::Translation}},
+                                    term.axis);
+                if (const json* v = required(t, tat, "coefficient"))
+                    number(*v, tat + "/coefficient", term.coefficient);
+            }
+            break;
+        }
+        }
     }
 
     void settings(const json& j, const std::string& at, SolverSettings& st) {

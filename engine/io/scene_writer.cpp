@@ -390,6 +390,45 @@ json sceneJson(const SceneSpec& spec) {
         }
         j["motions"] = motions;
     }
+    if (!spec.couplers.empty()) {
+        json couplers = json::array();
+        for (const CouplerSpec& c : spec.couplers) {
+            json jc;
+            jc["name"] = c.name;
+            jc["type"] = std::string(couplerTypeName(c.type));
+            switch (c.type) {
+            case CouplerType::Gear:
+                jc["jointI"] = c.jointI;
+                jc["jointJ"] = c.jointJ;
+                jc["ratio"] = c.ratio;
+                if (c.internal) jc["internal"] = true;
+                break;
+            case CouplerType::RackPinion:
+                jc["jointI"] = c.jointI;
+                jc["jointJ"] = c.jointJ;
+                jc["radius"] = c.radius;
+                break;
+            case CouplerType::Screw:
+                jc["joint"] = c.jointI;
+                jc["pitch"] = c.pitch;
+                break;
+            case CouplerType::Linear: {
+                json terms = json::array();
+                for (const CouplerTerm& t : c.terms)
+                    terms.push_back(
+                        {{"joint", t.joint},
+                         {"axis", t.axis == JointAxis::Rotation ? "rotation" : "translation"},
+                         {"coefficient", t.coefficient}});
+                jc["terms"] = terms;
+                if (!std::isnan(c.offset)) jc["offset"] = c.offset;
+                break;
+            }
+            }
+            putExtensions(jc, c.extensions);
+            couplers.push_back(jc);
+        }
+        j["couplers"] = couplers;
+    }
     if (!spec.plots.empty()) {
         json plots = json::array();
         for (const PlotSpec& plot : spec.plots) {

@@ -113,6 +113,9 @@ std::string freshName(const SceneSpec& spec, NameSpace kind, std::string_view st
         case NameSpace::Motion:
             taken = nameTaken(spec.motions, name);
             break;
+        case NameSpace::Coupler:
+            taken = nameTaken(spec.couplers, name);
+            break;
         case NameSpace::ContactPair:
             taken = nameTaken(spec.contact.pairs, name);
             break;
@@ -320,6 +323,73 @@ EntityId addMotion(SceneSpec& spec, EntityId jointId) {
     motion.name = freshName(spec, NameSpace::Motion, "motion");
     spec.motions.push_back(motion);
     return motion.id;
+}
+
+namespace {
+// The part a joint turns or slides of the two it joins: the one it does not share with
+// `other` (the carrier both sit on, often the ground); part I when they share none.
+const Part* movingPartOf(const SceneSpec& spec, const Joint& joint, const Joint* other) {
+    auto shares = [&](const std::string& part) {
+        return other && (other->markerI.part == part || other->markerJ.part == part);
+    };
+    const std::string& name = shares(joint.markerI.part) && !shares(joint.markerJ.part)
+                                  ? joint.markerJ.part
+                                  : joint.markerI.part;
+    return spec.findPart(name);
+}
+// The largest radius of a part's cylinders (0 without one).
+double cylinderRadius(const Part* part) {
+    double r = 0.0;
+    if (part)
+        for (const Shape& shape : part->shapes)
+            if (shape.type == ShapeType::Cylinder) r = std::max(r, shape.radius);
+    return r;
+}
+}  // namespace
+
+EntityId addCoupler(SceneSpec& spec, CouplerType type, EntityId jointI, EntityId jointJ) {
+    const Joint* I = findById(spec.joints, jointI);
+    const Joint* J = findById(spec.joints, jointJ);
+    if (!I || (type != CouplerType::Screw && (!J || I == J))) return kNoEntity;
+    auto has = [](const Joint* joint, JointAxis axis) {
+        const std::vector<JointAxis> axes = jointAxes(joint->type);
+        return std::find(axes.begin(), axes.end(), axis) != axes.end();
+    };
+    CouplerSpec c;
+    c.type = type;
+    c.jointI = I->name;
+    switch (type) {
+    case CouplerType::Gear: {
+        if (!has(I, JointAxis::Rotation) || !has(J, JointAxis::Rotation)) return kNoEntity;
+        c.jointJ = J->name;
+        const double rI = cylinderRadius(movingPartOf(spec, *I, J));
+        const double rJ = cylinderRadius(movingPartOf(spec, *J, I));
+        c.ratio = rI > 0.0 && rJ > 0.0 ? rJ / rI : 1.0;
+        break;
+    }
+    case CouplerType::RackPinion: {
+        if (!has(I, JointAxis::Rotation) || !has(J, JointAxis::Translation)) return kNoEntity;
+        c.jointJ = J->name;
+        const double r = cylinderRadius(movingPartOf(spec, *I, J));
+        c.radius = r > 0.0 ? r : 0.05;
+        break;
+    }
+    case CouplerType::Screw:
+        if (!has(I, JointAxis::Rotation) || !has(I, JointAxis::Translation)) return kNoEntity;
+        c.pitch = 0.005;
+        break;
+    case CouplerType::Linear: {
+        const std::vector<JointAxis> axesI = jointAxes(I->type), axesJ = jointAxes(J->type);
+        if (axesI.empty() || axesJ.empty()) return kNoEntity;
+        c.jointI.clear();
+        c.terms = {{I->name, axesI.front(), 1.0}, {J->name, axesJ.front(), -1.0}};
+        break;
+    }
+    }
+    c.id = spec.newId();
+    c.name = freshName(spec, NameSpace::Coupler, couplerTypeName(type));
+    spec.couplers.push_back(c);
+    return c.id;
 }
 
 EntityId addContactPair(SceneSpec& spec, EntityId partA, EntityId partB) {

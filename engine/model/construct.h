@@ -14,8 +14,8 @@
 namespace engine {
 
 // A name `stem` + N (N = 1, 2, ...) not used by the entities of that kind: parts, markers of
-// `part`, joints, forces, motions or contact pairs.
-enum class NameSpace { Part, Joint, Force, Motion, ContactPair };
+// `part`, joints, forces, motions, couplers or contact pairs.
+enum class NameSpace { Part, Joint, Force, Motion, Coupler, ContactPair };
 std::string freshName(const SceneSpec& spec, NameSpace kind, std::string_view stem);
 std::string freshMarkerName(const Part& part, std::string_view stem = "m");
 
@@ -45,6 +45,12 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
 // a second), the slide for prismatic ones (a 50 mm sine at 1 Hz).
 EntityId addMotion(SceneSpec& spec, EntityId joint);
 EntityId addContactPair(SceneSpec& spec, EntityId partA, EntityId partB);
+// A coupler of `type` between joints I and J (ids; a screw uses I alone, a linear coupler
+// starts as qI − qJ = its initial value). Its size comes from the parts' geometry where they
+// have it: a gear pair's ratio from the largest cylinder of each gear (radius J / radius I),
+// a pinion's pitch radius from its cylinder; else ratio 1, radius 50 mm, pitch 5 mm per
+// turn. Returns kNoEntity when the joints do not have the coordinates the type needs.
+EntityId addCoupler(SceneSpec& spec, CouplerType type, EntityId jointI, EntityId jointJ);
 
 // Where things are: the part holding marker `marker` (null if none), and a marker's pose in
 // the world at the parts' initial poses.

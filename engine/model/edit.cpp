@@ -60,6 +60,12 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
             if (m.joint == old) m.joint = name;
         for (ForceSpec& f : spec.forces)
             if (f.joint == old) f.joint = name;
+        for (CouplerSpec& c : spec.couplers) {
+            for (std::string* ref : {&c.jointI, &c.jointJ})
+                if (*ref == old) *ref = name;
+            for (CouplerTerm& t : c.terms)
+                if (t.joint == old) t.joint = name;
+        }
         renameChannels(spec, old, name);
         return true;
     }
@@ -75,6 +81,12 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
         motion.name = name;
         return true;
     }
+    for (CouplerSpec& coupler : spec.couplers) {
+        if (coupler.id != id) continue;
+        renameChannels(spec, coupler.name, name);
+        coupler.name = name;
+        return true;
+    }
     for (ContactPairSpec& pair : spec.contact.pairs) {
         if (pair.id != id) continue;
         renameChannels(spec, pair.name, name);
@@ -84,8 +96,29 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
     return false;
 }
 
+namespace {
+// Whether coupler `c` names joint `joint`.
+bool couplesJoint(const CouplerSpec& c, const std::string& joint) {
+    if (c.jointI == joint || c.jointJ == joint) return true;
+    for (const CouplerTerm& t : c.terms)
+        if (t.joint == joint) return true;
+    return false;
+}
+}  // namespace
+
 std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
     std::vector<std::string> removed;
+    // The couplers on a removed joint go with it.
+    auto dropCouplersOf = [&](const std::string& joint) {
+        for (auto it = spec.couplers.begin(); it != spec.couplers.end();) {
+            if (couplesJoint(*it, joint)) {
+                removed.push_back(it->name);
+                it = spec.couplers.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    };
     auto refersTo = [](const MarkerRef& ref, const std::string& part, const std::string& marker) {
         return ref.part == part && (marker.empty() || ref.marker == marker);
     };
@@ -127,6 +160,7 @@ std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
                 ++it;
             }
         }
+        for (const std::string& j : joints) dropCouplersOf(j);
     };
     for (auto part = spec.parts.begin(); part != spec.parts.end(); ++part) {
         if (part->id == id) {
@@ -176,6 +210,7 @@ std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
                 ++it;
             }
         }
+        dropCouplersOf(name);
         return removed;
     }
     auto eraseNamed = [&](auto& list) {
@@ -187,7 +222,8 @@ std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
         }
         return false;
     };
-    if (eraseNamed(spec.forces) || eraseNamed(spec.motions) || eraseNamed(spec.contact.pairs))
+    if (eraseNamed(spec.forces) || eraseNamed(spec.motions) || eraseNamed(spec.couplers) ||
+        eraseNamed(spec.contact.pairs))
         return removed;
     return {};
 }
@@ -204,6 +240,8 @@ std::string entityName(const SceneSpec& spec, EntityId id) {
         if (f.id == id) return f.name;
     for (const MotionSpec& m : spec.motions)
         if (m.id == id) return m.name;
+    for (const CouplerSpec& c : spec.couplers)
+        if (c.id == id) return c.name;
     for (const ContactPairSpec& p : spec.contact.pairs)
         if (p.id == id) return p.name;
     return {};
@@ -255,6 +293,7 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
     for (const Joint& j : target.joints) taken.insert(j.name);
     for (const ForceSpec& f : target.forces) taken.insert(f.name);
     for (const MotionSpec& m : target.motions) taken.insert(m.name);
+    for (const CouplerSpec& c : target.couplers) taken.insert(c.name);
     for (const ContactPairSpec& c : target.contact.pairs) taken.insert(c.name);
 
     // The parts first: every reference among the copies goes through these renames.
@@ -353,6 +392,23 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
         motion.name = freshName(original.name, taken);
         motion.joint = it->second;
         target.motions.push_back(std::move(motion));
+    }
+    // A coupler comes along when all its joints do.
+    for (const CouplerSpec& original : source.couplers) {
+        CouplerSpec coupler = original;
+        auto remap = [&](std::string& joint) {
+            if (joint.empty()) return true;
+            const auto it = jointName.find(joint);
+            if (it == jointName.end()) return false;
+            joint = it->second;
+            return true;
+        };
+        bool all = remap(coupler.jointI) && remap(coupler.jointJ);
+        for (CouplerTerm& t : coupler.terms) all = all && remap(t.joint);
+        if (!all) continue;
+        coupler.id = target.newId();
+        coupler.name = freshName(original.name, taken);
+        target.couplers.push_back(std::move(coupler));
     }
     for (const ContactPairSpec& original : source.contact.pairs) {
         const auto a = partName.find(original.partA), b = partName.find(original.partB);

@@ -1,5 +1,6 @@
 #include "engine/model/model.h"
 
+#include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
 #include "engine/model/stiffness.h"
@@ -26,6 +27,142 @@ Primitive dot2(int axisI) {
 }
 
 constexpr int X = 0, Y = 1, Z = 2;
+
+// A marker's pose in the world at the parts' initial poses.
+Transform initialMarkerPose(const Model& model, int marker) {
+    const MarkerModel& m = model.markers[static_cast<std::size_t>(marker)];
+    return m.body == kGround ? m.X_BM
+                             : model.bodies[static_cast<std::size_t>(m.body)].X_WB0 * m.X_BM;
+}
+
+// Joint coordinate `coordinate` of `joint` at the parts' initial poses, as the kinematics
+// measures it (engine/kinematics/joint_coordinates.h): I's x axis from J's about J's z, or I's
+// origin from J's along J's z.
+double initialCoordinate(const Model& model, const JointModel& joint, int coordinate) {
+    const Transform I = initialMarkerPose(model, joint.markerI);
+    const Transform J = initialMarkerPose(model, joint.markerJ);
+    const Vec3 zj = J.R * Vec3::UnitZ();
+    if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
+        return zj.dot(I.p - J.p);
+    const Vec3 xi = I.R * Vec3::UnitX(), xj = J.R * Vec3::UnitX();
+    return std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
+}
+
+// Index of `axis` among a joint's coordinates (a cylindrical joint's are angle, slide).
+int coordinateOf(const JointModel& joint, JointAxis axis) {
+    const auto it = std::find(joint.coordinates.begin(), joint.coordinates.end(), axis);
+    return static_cast<int>(it - joint.coordinates.begin());
+}
+
+// A coupler's row: its terms on the model's joints (validate() checked that they exist and
+// have the coordinates asked for), their coefficients from the geometry at the initial poses,
+// and what its force is reported as.
+CouplerModel compileCoupler(const Model& model, const CouplerSpec& spec,
+                            const std::map<std::string, int, std::less<>>& jointIndex,
+                            const std::vector<int>& coordinateOffset) {
+    CouplerModel c;
+    c.id = spec.id;
+    c.name = spec.name;
+    c.type = spec.type;
+    auto term = [&](const std::string& name, JointAxis axis, double coefficient) {
+        CouplerTermModel t;
+        t.joint = jointIndex.at(name);
+        t.coordinate = coordinateOf(model.joints[static_cast<std::size_t>(t.joint)], axis);
+        t.slot = coordinateOffset[static_cast<std::size_t>(t.joint)] + t.coordinate;
+        t.coefficient = coefficient;
+        c.terms.push_back(t);
+    };
+    // The axis (z of marker J, world) and a point on it of a joint at the initial poses.
+    auto axisOf = [&](const std::string& name) {
+        const JointModel& j = model.joints[static_cast<std::size_t>(jointIndex.at(name))];
+        const Transform J = initialMarkerPose(model, j.markerJ);
+        return std::pair<Vec3, Vec3>{J.R * Vec3::UnitZ(), J.p};
+    };
+    // Which way each joint's coordinate turns its gear: the gears are the parts the two joints
+    // do not share (the carrier, often the ground, is the one they do); a coordinate measures
+    // its joint's part I against part J, so it counts the gear's motion with the sign
+    // ε = +1 when the gear is part I, −1 when it is part J. Joints that share no part are taken
+    // as their coordinates are measured (ε = +1).
+    auto bodiesOf = [&](const std::string& name) {
+        const JointModel& j = model.joints[static_cast<std::size_t>(jointIndex.at(name))];
+        return std::pair<int, int>{model.markers[static_cast<std::size_t>(j.markerI)].body,
+                                   model.markers[static_cast<std::size_t>(j.markerJ)].body};
+    };
+    double epsI = 1.0, epsJ = 1.0;
+    int movingMarkerJ = -1;  // joint J's marker on its moving part (the rack's)
+    if (spec.type != CouplerType::Screw && spec.type != CouplerType::Linear) {
+        const auto [aI, bI] = bodiesOf(spec.jointI);
+        const auto [aJ, bJ] = bodiesOf(spec.jointJ);
+        const JointModel& jJ = model.joints[static_cast<std::size_t>(jointIndex.at(spec.jointJ))];
+        movingMarkerJ = jJ.markerI;
+        if (bI == aJ || bI == bJ)
+            epsI = 1.0;  // I's part J is the carrier
+        else if (aI == aJ || aI == bJ)
+            epsI = -1.0;  // I's part I is
+        if (bJ == aI || bJ == bI) {
+            epsJ = 1.0;
+        } else if (aJ == aI || aJ == bI) {
+            epsJ = -1.0;
+            movingMarkerJ = jJ.markerJ;
+        }
+    }
+    switch (spec.type) {
+    case CouplerType::Gear: {
+        // ε_I θ̇I = ∓ ratio ε_J θ̇J about a common direction: external gears turn opposite ways.
+        const auto [zI, pI] = axisOf(spec.jointI);
+        const auto [zJ, pJ] = axisOf(spec.jointJ);
+        const double sense = zI.dot(zJ) >= 0.0 ? 1.0 : -1.0;
+        term(spec.jointI, JointAxis::Rotation, 1.0);
+        term(spec.jointJ, JointAxis::Rotation,
+             (spec.internal ? -1.0 : 1.0) * sense * epsI * epsJ * spec.ratio);
+        // Pitch radii from the centre distance of parallel axes: rI + rJ = C (external),
+        // |rJ − rI| = C (internal), rJ = ratio rI.
+        if (std::abs(zI.dot(zJ)) > 1.0 - 1e-9) {
+            const Vec3 d = pJ - pI;
+            const double C = (d - d.dot(zI) * zI).norm();
+            const double den = spec.internal ? std::abs(spec.ratio - 1.0) : 1.0 + spec.ratio;
+            if (C > 1e-12 && den > 0.0) c.lever = C / den;
+        }
+        c.forceTerm = 0;
+        break;
+    }
+    case CouplerType::RackPinion: {
+        // The rack moves with the pinion's pitch point: ε_R ṡ = σ r ε_P θ̇, σ from the side of
+        // the pinion's axis the rack lies on (its joint marker), about that axis.
+        const auto [z, p] = axisOf(spec.jointI);
+        const Vec3 d = axisOf(spec.jointJ).first;
+        Vec3 n = initialMarkerPose(model, movingMarkerJ).p - p;
+        n -= n.dot(z) * z;
+        const Vec3 along = d - d.dot(z) * z;
+        if (along.norm() > 1e-12) n -= n.dot(along.normalized()) * along.normalized();
+        const double sigma = n.norm() > 1e-12 && d.dot(z.cross(n)) < 0.0 ? -1.0 : 1.0;
+        term(spec.jointI, JointAxis::Rotation, -epsI * epsJ * sigma * spec.radius);
+        term(spec.jointJ, JointAxis::Translation, 1.0);
+        c.forceTerm = 1;
+        c.lever = 1.0;
+        break;
+    }
+    case CouplerType::Screw:
+        term(spec.jointI, JointAxis::Rotation, -spec.pitch / (2.0 * kPi));
+        term(spec.jointI, JointAxis::Translation, 1.0);
+        c.forceTerm = 1;
+        c.lever = 1.0;
+        break;
+    case CouplerType::Linear:
+        for (const CouplerTerm& t : spec.terms) term(t.joint, t.axis, t.coefficient);
+        break;
+    }
+    if (spec.type == CouplerType::Linear && !std::isnan(spec.offset)) {
+        c.offset = spec.offset;
+    } else {
+        c.offset = 0.0;
+        for (const CouplerTermModel& t : c.terms)
+            c.offset += t.coefficient *
+                        initialCoordinate(model, model.joints[static_cast<std::size_t>(t.joint)],
+                                          t.coordinate);
+    }
+    return c;
+}
 
 // Principal frame of an inertia tensor: R_PB with the principal axes as columns (right-handed)
 // and the principal moments, ascending.
@@ -270,6 +407,25 @@ CompileResult compile(const SceneSpec& spec) {
         model->jointRowOffset.push_back(model->jointRows);
         model->jointRows += j.rows;
         model->joints.push_back(std::move(j));
+    }
+
+    model->jointCoordinateCount = coordinateCount;
+
+    // Couplers: one row each after the joints'.
+    model->couplerRowOffset = model->jointRows;
+    {
+        const std::vector<int> offsets = [&] {
+            std::vector<int> out;
+            int n = 0;
+            for (const JointModel& j : model->joints) {
+                out.push_back(n);
+                n += static_cast<int>(j.coordinates.size());
+            }
+            return out;
+        }();
+        for (const CouplerSpec& coupler : spec.couplers)
+            model->couplers.push_back(compileCoupler(*model, coupler, jointIndex, offsets));
+        model->jointRows += static_cast<int>(model->couplers.size());
     }
 
     // Force elements (expressions were checked by validate()).

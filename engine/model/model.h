@@ -152,7 +152,31 @@ struct DriverModel {
     Expression f;
 };
 
-// Primitive lists of each joint type (exposed for tests and for the DOF report).
+// A coupler (CouplerSpec) resolved into one constraint row on joint coordinates:
+//   Φ = Σ cᵢ qᵢ − offset = 0
+// with qᵢ the coordinates unwound (angles counted in whole turns, engine/constraints/). Its
+// multiplier λ puts the generalised force −cᵢ λ on each coordinate.
+struct CouplerTermModel {
+    int joint = 0;
+    int coordinate = 0;  // index into the joint's coordinates
+    int slot = 0;        // index into State::jointCoordinates
+    double coefficient = 1.0;
+};
+
+struct CouplerModel {
+    EntityId id = kNoEntity;
+    std::string name;
+    CouplerType type = CouplerType::Gear;
+    std::vector<CouplerTermModel> terms;
+    double offset = 0.0;
+    // What the row's force is reported as (`<name>.force`): the generalised force on the first
+    // term divided by `lever`: a gear's tooth force (lever: gear I's pitch radius), a rack's
+    // (the pinion's), a screw's axial force (lever 1 on the slide's term); 0: the multiplier.
+    int forceTerm = 0;
+    double lever = 0.0;
+};
+
+// Primitive lists of each joint type// Primitive lists of each joint type (exposed for tests and for the DOF report).
 std::vector<Primitive> jointPrimitives(JointType type, double length);
 
 struct Model {
@@ -164,6 +188,7 @@ struct Model {
     std::vector<JointModel> joints;
     std::vector<ForceModel> forces;
     std::vector<DriverModel> drivers;
+    std::vector<CouplerModel> couplers;         // their rows follow the joints' (couplerRowOffset)
     std::vector<LimitModel> limits;             // joint order, then coordinate order
     std::vector<JointFrictionModel> frictions;  // joint order, then coordinate order
     SolverSettings settings;
@@ -174,7 +199,11 @@ struct Model {
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
-    int jointRows = 0;                  // sum of joint rows; driver rows follow them
+    // Rows before the motions': the joints' (jointRowOffset), then one per coupler from
+    // couplerRowOffset on; the motions' (driver) rows follow.
+    int jointRows = 0;
+    int couplerRowOffset = 0;
+    int jointCoordinateCount = 0;                 // the size of State::jointCoordinates
     std::vector<SoftConstraint> softConstraints;  // the soft joints' equations, joint order
     int softRows = 0;                             // their rows
     ContactModel contact;  // collision geometry, filters, materials (used when enabled)

@@ -58,6 +58,13 @@ constexpr std::array<std::pair<ForceType, std::string_view>, 6> kForceNames{{
     {ForceType::JointController, "jointController"},
 }};
 
+constexpr std::array<std::pair<CouplerType, std::string_view>, 4> kCouplerNames{{
+    {CouplerType::Gear, "gear"},
+    {CouplerType::RackPinion, "rackPinion"},
+    {CouplerType::Screw, "screw"},
+    {CouplerType::Linear, "linear"},
+}};
+
 constexpr std::array<std::pair<IntegratorType, std::string_view>, 5> kIntegratorNames{{
     {IntegratorType::SymplecticEuler, "symplecticEuler"},
     {IntegratorType::RungeKutta4, "rk4"},
@@ -237,6 +244,12 @@ std::string_view forceTypeName(ForceType type) {
 std::optional<ForceType> forceTypeFromName(std::string_view name) {
     return valueIn<ForceType>(kForceNames, name);
 }
+std::string_view couplerTypeName(CouplerType type) {
+    return nameIn(kCouplerNames, type);
+}
+std::optional<CouplerType> couplerTypeFromName(std::string_view name) {
+    return valueIn<CouplerType>(kCouplerNames, name);
+}
 std::string_view contactSolverName(ContactSolverType type) {
     return type == ContactSolverType::Lemke ? "lemke" : "pgs";
 }
@@ -328,6 +341,8 @@ EntityId SceneSpec::entityAt(std::string_view pointer) const {
         if (const auto f = index(1, forces.size())) return forces[*f].id;
     if (list == "motions")
         if (const auto m = index(1, motions.size())) return motions[*m].id;
+    if (list == "couplers")
+        if (const auto c = index(1, couplers.size())) return couplers[*c].id;
     if (list == "contact" && tokens.size() > 1 && tokens[1] == "pairs")
         if (const auto c = index(2, contact.pairs.size())) return contact.pairs[*c].id;
     return kNoEntity;
@@ -765,6 +780,87 @@ Diagnostics validate(const SceneSpec& spec) {
                             " coordinate to drive");
         else if (!drivenAxes.insert({motion.joint, static_cast<int>(motion.axis)}).second)
             check.error(at, "joint '" + motion.joint + "' already has a motion on this coordinate");
+    }
+
+    // Couplers: joints of the kinds each needs, distinct coordinates, finite positive ratios.
+    std::set<std::string> couplerNames;
+    for (std::size_t k = 0; k < spec.couplers.size(); ++k) {
+        const CouplerSpec& coupler = spec.couplers[k];
+        const std::string at = "/couplers/" + std::to_string(k);
+        check.name(at + "/name", coupler.name, "coupler");
+        if (!couplerNames.insert(coupler.name).second)
+            check.error(at + "/name", "duplicate coupler name '" + coupler.name + "'");
+        // The joint named at `key` must have coordinate `axis`.
+        auto needs = [&](const std::string& key, const std::string& name, JointAxis axis,
+                         std::string_view role) {
+            const Joint* joint = spec.findJoint(name);
+            if (!joint) {
+                check.error(at + "/" + key, "no joint '" + name + "'");
+                return false;
+            }
+            const std::vector<JointAxis> axes = jointAxes(joint->type);
+            if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
+                check.error(at + "/" + key,
+                            std::string(role) + " needs a joint with " +
+                                (axis == JointAxis::Rotation ? "an angle" : "a slide") + "; '" +
+                                name + "' is " + std::string(jointTypeName(joint->type)));
+                return false;
+            }
+            return true;
+        };
+        switch (coupler.type) {
+        case CouplerType::Gear:
+            needs("jointI", coupler.jointI, JointAxis::Rotation, "a gear");
+            needs("jointJ", coupler.jointJ, JointAxis::Rotation, "a gear");
+            if (coupler.jointI == coupler.jointJ)
+                check.error(at + "/jointJ", "a gear pair needs two different joints; both are '" +
+                                                coupler.jointI + "'");
+            check.positive(at + "/ratio", coupler.ratio, "gear ratio");
+            if (coupler.internal && coupler.ratio == 1.0)
+                check.error(
+                    at + "/ratio",
+                    "an internal gear pair of ratio 1 is one gear: the ring must be larger");
+            break;
+        case CouplerType::RackPinion:
+            needs("jointI", coupler.jointI, JointAxis::Rotation, "a pinion");
+            needs("jointJ", coupler.jointJ, JointAxis::Translation, "a rack");
+            if (coupler.jointI == coupler.jointJ)
+                check.error(at + "/jointJ",
+                            "a rack and pinion needs two different joints; both are '" +
+                                coupler.jointI + "' (a screw couples one joint's angle and slide)");
+            check.positive(at + "/radius", coupler.radius, "pinion pitch radius (m)");
+            break;
+        case CouplerType::Screw:
+            if (needs("joint", coupler.jointI, JointAxis::Rotation, "a screw"))
+                needs("joint", coupler.jointI, JointAxis::Translation, "a screw");
+            if (!std::isfinite(coupler.pitch) || coupler.pitch == 0.0)
+                check.error(at + "/pitch",
+                            "screw pitch must be a non-zero number (m per turn), got " +
+                                numberText(coupler.pitch, 10));
+            break;
+        case CouplerType::Linear: {
+            if (coupler.terms.size() < 2)
+                check.error(at + "/terms", "a linear coupler needs at least two terms, got " +
+                                               std::to_string(coupler.terms.size()));
+            std::set<std::pair<std::string, int>> seen;
+            for (std::size_t t = 0; t < coupler.terms.size(); ++t) {
+                const CouplerTerm& term = coupler.terms[t];
+                const std::string termAt = "terms/" + std::to_string(t);
+                needs(termAt + "/joint", term.joint, term.axis, "a coupler term");
+                if (!seen.insert({term.joint, static_cast<int>(term.axis)}).second)
+                    check.error(at + "/" + termAt, "joint '" + term.joint + "' " +
+                                                       std::string(jointAxisName(term.axis)) +
+                                                       " appears twice in the coupler");
+                if (!std::isfinite(term.coefficient) || term.coefficient == 0.0)
+                    check.error(at + "/" + termAt + "/coefficient",
+                                "coefficient must be a non-zero number, got " +
+                                    numberText(term.coefficient, 10));
+            }
+            if (std::isinf(coupler.offset))
+                check.error(at + "/offset", "offset must be a finite number");
+            break;
+        }
+        }
     }
 
     // Solver settings.

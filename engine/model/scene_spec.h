@@ -300,6 +300,50 @@ struct MotionSpec {
     std::string extensions;
 };
 
+// A coupler ties joint coordinates together: gears, a rack and its pinion, a screw's thread, or
+// any linear relation Σ cᵢ qᵢ = offset (a differential, a mimic joint, a belt). It is one exact
+// constraint row on the coordinates' Jacobians, held to the projection tolerance like a joint's,
+// its multiplier the force the teeth (thread, belt) carry. The relation holds from the
+// configuration the parts are placed in: the offset of a gear, rack or screw is the value of
+// Σ cᵢ qᵢ at the parts' initial poses (a linear coupler may give it instead).
+enum class CouplerType {
+    Gear,        // two revolute (or cylindrical) joints: θ̇I = ∓ ratio θ̇J
+    RackPinion,  // a revolute (pinion) and a prismatic (rack): ṡJ = ± radius θ̇I
+    Screw,       // a cylindrical joint's angle and slide: ṡ = pitch θ̇ / 2π
+    Linear,      // Σ cᵢ q̇ᵢ = 0 over any joint coordinates
+};
+
+std::string_view couplerTypeName(CouplerType type);  // "gear", "rackPinion", "screw", "linear"
+std::optional<CouplerType> couplerTypeFromName(std::string_view name);
+
+// One term cᵢ qᵢ of a linear coupler: a joint's angle or slide and its coefficient.
+struct CouplerTerm {
+    std::string joint;
+    JointAxis axis = JointAxis::Rotation;
+    double coefficient = 1.0;
+};
+
+struct CouplerSpec {
+    EntityId id = kNoEntity;
+    std::string name;
+    CouplerType type = CouplerType::Gear;
+    // Gear: the two gears' joints (revolute or cylindrical); rack and pinion: the pinion's
+    // revolute (or cylindrical) joint I and the rack's prismatic (or cylindrical) joint J;
+    // screw: the cylindrical joint, in jointI.
+    std::string jointI, jointJ;
+    // Gear: the speed ratio |ωI / ωJ| (teeth of J over teeth of I, > 0). External gears turn
+    // opposite ways, an internal (ring) gear pair the same way, about their joints' axes when
+    // these point the same way (the senses swap when the axes are opposed).
+    double ratio = 1.0;
+    bool internal = false;
+    double radius = 0.0;  // rack and pinion: the pinion's pitch radius [m], > 0
+    double pitch = 0.0;   // screw: the advance per turn [m]; negative for a left-hand thread
+    std::vector<CouplerTerm> terms;  // linear: at least two
+    // Linear: Σ cᵢ qᵢ = offset [rad or m]; NaN: the value at the parts' initial poses.
+    double offset = std::numeric_limits<double>::quiet_NaN();
+    std::string extensions;
+};
+
 enum class IntegratorType {
     SymplecticEuler,
     RungeKutta4,
@@ -411,6 +455,7 @@ struct SceneSpec {
     std::vector<Joint> joints;
     std::vector<ForceSpec> forces;
     std::vector<MotionSpec> motions;
+    std::vector<CouplerSpec> couplers;
     SolverSettings settings;
     ContactSettings contact;
     std::vector<PlotSpec> plots;

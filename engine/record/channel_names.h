@@ -53,6 +53,12 @@ inline std::string friction(std::size_t k, std::size_t coordinates) {
     return coordinates == 1 ? std::string(kFriction) : coordinate(k) + kFriction;
 }
 
+// Per coupler: its force [N] (a gear's or rack's tooth force, a screw's axial force; a linear
+// coupler's multiplier) and the efforts it puts on its first two coordinates [N·m or N]:
+// "mesh.force", "mesh.effortI", "mesh.effortJ".
+inline constexpr const char* kCouplerForce = "force";
+inline constexpr const char* kCouplerEffort[2] = {"effortI", "effortJ"};
+
 // Per motion and per joint controller: the effort of its actuator [N or N·m] and its power [W].
 inline constexpr const char* kEffort = "effort";
 inline constexpr const char* kPower = "power";

@@ -19,7 +19,7 @@ namespace engine {
 //   joint rates (nc) | ω in world axes (3 nb) | reactions (14 per joint: F_W, T_W, F_J, T_J,
 //   |F|, |T|) |
 //   driver efforts | kinetic, gravitational, elastic | constraint error | controller efforts |
-//   powers | limit forces | friction forces | contact
+//   powers | limit forces | friction forces | coupler forces | contact
 FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
@@ -114,6 +114,28 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
         add(ch::of(joint.name,
                    ch::friction(static_cast<std::size_t>(f.coordinate), joint.coordinates.size())),
             f.axis == JointAxis::Rotation ? "N·m" : "N", size_++);
+    }
+    // Couplers: force and the efforts on their first two coordinates.
+    couplers_ = static_cast<int>(model.couplers.size());
+    for (const CouplerModel& c : model.couplers) {
+        const bool lengthForce = c.lever > 0.0 || c.type == CouplerType::Screw;
+        const JointModel& first = model.joints[static_cast<std::size_t>(c.terms[0].joint)];
+        add(ch::of(c.name, ch::kCouplerForce),
+            lengthForce ? "N"
+            : first.coordinates[static_cast<std::size_t>(c.terms[0].coordinate)] ==
+                    JointAxis::Rotation
+                ? "N·m"
+                : "N",
+            size_++);
+        for (std::size_t t = 0; t < 2; ++t) {
+            const CouplerTermModel& term = c.terms[std::min(t, c.terms.size() - 1)];
+            const JointModel& joint = model.joints[static_cast<std::size_t>(term.joint)];
+            add(ch::of(c.name, ch::kCouplerEffort[t]),
+                joint.coordinates[static_cast<std::size_t>(term.coordinate)] == JointAxis::Rotation
+                    ? "N·m"
+                    : "N",
+                size_++);
+        }
     }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
     // normal and friction force summed over each contact pair entry's points.
@@ -304,6 +326,10 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         *p++ = static_cast<std::size_t>(k) < o.frictionForce.size()
                    ? o.frictionForce[static_cast<std::size_t>(k)]
                    : 0.0;
+    for (int k = 0; k < couplers_; ++k)
+        for (const std::vector<double>* v : {&o.couplerForce, &o.couplerEffortI, &o.couplerEffortJ})
+            *p++ =
+                static_cast<std::size_t>(k) < v->size() ? (*v)[static_cast<std::size_t>(k)] : 0.0;
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {
@@ -379,6 +405,14 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
     p += limits_;
     o.frictionForce.assign(p, p + frictions_);
     p += frictions_;
+    o.couplerForce.resize(static_cast<std::size_t>(couplers_));
+    o.couplerEffortI.resize(static_cast<std::size_t>(couplers_));
+    o.couplerEffortJ.resize(static_cast<std::size_t>(couplers_));
+    for (std::size_t k = 0; k < static_cast<std::size_t>(couplers_); ++k) {
+        o.couplerForce[k] = *p++;
+        o.couplerEffortI[k] = *p++;
+        o.couplerEffortJ[k] = *p++;
+    }
     if (!contact_) return;
     // Counts are stored as doubles; a row read from a damaged run file may hold anything, so
     // they are clamped to their range before conversion (never undefined behaviour).

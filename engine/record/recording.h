@@ -83,6 +83,7 @@ private:
     int controllers_ = 0;               // joint controllers, each with an effort channel
     int limits_ = 0;                    // joint limits, each with a stop force channel
     int frictions_ = 0;                 // joint frictions, each with a friction force channel
+    int couplers_ = 0;                  // couplers, each with a force and two effort channels
     std::vector<int> powerCoordinate_;  // drivers then controllers: the coordinate they power
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries

@@ -127,7 +127,7 @@ struct Walk {
 
     void object(const json& j, const std::string& name) {
         std::string id = name;
-        if (name == "force") id += ":" + j.at("type").get<std::string>();
+        if (name == "force" || name == "coupler") id += ":" + j.at("type").get<std::string>();
         for (const auto& [key, value] : j.items()) {
             seen[id].insert(key);
             if (key == "orientation") object(value, "orientation");
@@ -146,9 +146,12 @@ struct Walk {
             each(j, "joints", "joint");
             each(j, "forces", "force");
             each(j, "motions", "motion");
+            each(j, "couplers", "coupler");
             each(j, "plots", "plot");
         } else if (name == "contact") {
             each(j, "pairs", "contactPair");
+        } else if (name == "coupler") {
+            each(j, "terms", "couplerTerm");
         } else if (name == "part") {
             each(j, "geometry", "shape");
             each(j, "markers", "marker");
@@ -236,7 +239,7 @@ struct Locate {
 
     void object(const json& j, const json::json_pointer& p, const std::string& name) {
         std::string id = name;
-        if (name == "force") id += ":" + j.at("type").get<std::string>();
+        if (name == "force" || name == "coupler") id += ":" + j.at("type").get<std::string>();
         at[id].push_back(p);
         if (j.contains("orientation")) object(j["orientation"], p / "orientation", "orientation");
     }
@@ -268,6 +271,8 @@ struct Locate {
         each(j, p, "joints", "joint");
         each(j, p, "forces", "force");
         each(j, p, "motions", "motion");
+        each(j, p, "couplers", "coupler");
+        each(j, p, "terms", "couplerTerm");
         each(j, p, "plots", "plot");
         each(j, p, "pairs", "contactPair");
         each(j, p, "geometry", "shape");

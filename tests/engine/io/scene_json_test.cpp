@@ -350,7 +350,7 @@ TEST(SceneJsonHostile, NestingAHundredThousandDeepIsRefusedUnreadUnderAnyKey) {
          "[", "]", "]}]}"},
         {kHeader + R"("description": )", 1, R"({"a": )", "}", "}"},
         // An unknown key of a newer minor version, whose value would be kept and written back.
-        {kHeader + R"("minorVersion": 9, "future": )", 1, R"([{"k": )", "}]", "}"},
+        {kHeader + R"("minorVersion": 99, "future": )", 1, R"([{"k": )", "}]", "}"},
         // Values an error message used to print whole (and recursively).
         {kHeader + R"("minorVersion": )", 1, "[", "]", "}"},
         {kHeader +
@@ -389,7 +389,7 @@ TEST(SceneJsonHostile, NestingUpToTheLimitIsReadAndBracketsInStringsDoNotCount) 
     nested += "true";
     for (int k = 1; k < kMaxSceneNesting; ++k) nested += "]";
     const SceneLoadResult deepest =
-        parseScene(kHeader + R"("minorVersion": 9, "future": )" + nested + "}");
+        parseScene(kHeader + R"("minorVersion": 99, "future": )" + nested + "}");
     ASSERT_TRUE(deepest.scene) << messagesOf(deepest);
     EXPECT_EQ(deepest.scene->extensions, R"({"future":)" + nested + "}");
     // Kept and written back, it reads back the same.
@@ -400,7 +400,7 @@ TEST(SceneJsonHostile, NestingUpToTheLimitIsReadAndBracketsInStringsDoNotCount) 
 
     // One level more is refused.
     const Diagnostic d =
-        onlyDiagnostic(parseScene(kHeader + R"("minorVersion": 9, "future": [)" + nested + "]}"));
+        onlyDiagnostic(parseScene(kHeader + R"("minorVersion": 99, "future": [)" + nested + "]}"));
     EXPECT_NE(d.message.find("nesting deeper than 64 levels"), std::string::npos) << d.message;
 
     // Brackets inside a string, after escaped quotes and backslashes, are text.
