@@ -306,6 +306,8 @@ private:
     void geoms();
     void sites();
     void equalities();
+    void jointEquality(int e, const std::string& owner, const std::string& label);
+    void armature(const std::string& motusJoint, double inertia);
     void actuators();
     void contact();
 
@@ -319,6 +321,7 @@ private:
     std::vector<int> partOf_;                // per body: the part it became or merged into
     std::vector<Transform> X_PB_;            // per body: its frame in that part's frame
     std::vector<std::string> motusJointOf_;  // per MuJoCo joint: the Motus joint it alone became
+    std::set<std::string> couplerNames_;     // names given to couplers so far
     std::vector<char> limitTaken_;           // per MuJoCo joint: its range is a Motus joint's stops
     std::vector<std::uint32_t> contype_, conaffinity_;  // per part: union over colliding geoms
     std::vector<bool> mixedContact_;  // per part: geoms with different contact bits
@@ -645,13 +648,33 @@ void Importer::jointProperties(int j, bool single, const std::string& motusJoint
             why = " on a joint that is part of a combined joint: not enforced";
         report_.warning(owner, owner + ": " + range + why);
     }
-    if (m_.dof_armature[dof] > 0.0)
-        report_.warning(owner, owner + ": armature " + numberText(m_.dof_armature[dof], 10) +
-                                   (angular ? " kg·m²" : " kg") + " has no counterpart: left out");
-    if (m_.dof_frictionloss[dof] > 0.0)
-        report_.warning(owner, owner + ": frictionloss " +
-                                   numberText(m_.dof_frictionloss[dof], 10) +
-                                   (angular ? " N·m" : " N") + " has no counterpart: left out");
+    if (m_.dof_armature[dof] > 0.0) {
+        if (motusJoint.empty())
+            report_.warning(owner, owner + ": armature " + numberText(m_.dof_armature[dof], 10) +
+                                       (angular ? " kg·m²" : " kg") +
+                                       " on a joint that is part of a combined or ball joint: "
+                                       "left out");
+        else
+            armature(motusJoint, m_.dof_armature[dof]);
+    }
+    if (m_.dof_frictionloss[dof] > 0.0 && !(m_.opt.disableflags & mjDSBL_FRICTIONLOSS)) {
+        if (motusJoint.empty()) {
+            report_.warning(owner, owner + ": frictionloss " +
+                                       numberText(m_.dof_frictionloss[dof], 10) +
+                                       (angular ? " N·m" : " N") +
+                                       " on a joint that is part of a combined or ball joint: "
+                                       "left out");
+        } else {
+            // MuJoCo's friction loss is a constant dry friction on the coordinate: the joint's
+            // Coulomb friction of that size (stiction included), solved with contact.
+            for (Joint& joint : spec_.joints) {
+                if (joint.name != motusJoint) continue;
+                if (joint.friction.empty()) joint.friction.resize(1);
+                joint.friction[0].preload = m_.dof_frictionloss[dof];
+                spec_.settings.integrator = IntegratorType::TimeStepping;
+            }
+        }
+    }
     const double stiffness = m_.jnt_stiffness[j];
     const double damping = m_.dof_damping[dof];
     if (stiffness <= 0.0 && damping <= 0.0) return;
@@ -810,6 +833,89 @@ void Importer::sites() {
     }
 }
 
+// MuJoCo's armature: a rotor's inertia felt on the joint's coordinate alone (added to the mass
+// matrix's diagonal). The same kinetic energy ½ a q̇² comes from a rotor of inertia a turning
+// on a fixed axle on the ground, geared 1 : 1 (1 rad per m for a slide) to the joint's
+// coordinate by a linear coupler: it adds nothing to any other motion, and nothing under
+// gravity (its centre stays on its axle). It sits at the joint's place at qpos0, with no shape.
+void Importer::armature(const std::string& motusJoint, double inertia) {
+    const Joint* joint = spec_.findJoint(motusJoint);
+    const Part* parent = joint ? spec_.findPart(joint->markerJ.part) : nullptr;
+    const Marker* marker = joint ? spec_.findMarker(joint->markerJ) : nullptr;
+    if (!parent || !marker) return;
+    const Transform X_WA = parent->X_WP * marker->X_PM;
+    const JointAxis axis =
+        joint->type == JointType::Prismatic ? JointAxis::Translation : JointAxis::Rotation;
+    const int rotor = addPart(motusJoint + "_armature", X_WA);
+    Part& part = spec_.parts[static_cast<std::size_t>(rotor)];
+    // Its mass matters to nothing (the axle holds it): of the order of its inertia, so that
+    // the parts' masses stay within the solver's range.
+    part.mass = std::max(inertia, 1e-6);
+    part.I_Pcm_P = Mat3::Identity() * inertia;
+    const std::string bearing =
+        addJoint(motusJoint + "_armature", JointType::Revolute, ground(), X_WA, rotor, X_WA);
+    CouplerSpec coupling;
+    coupling.id = spec_.newId();
+    coupling.name = uniqueName(sanitize(motusJoint + "_armature"), couplerNames_);
+    coupling.type = CouplerType::Linear;
+    // The rotor's angle means nothing: the relation holds from wherever the parts are placed.
+    coupling.terms = {{bearing, JointAxis::Rotation, 1.0}, {motusJoint, axis, -1.0}};
+    spec_.couplers.push_back(std::move(coupling));
+}
+
+// A joint equality: MuJoCo's q1 − q1₀ = Σ polycoef[k] (q2 − q2₀)^k (qpos0 the reference, the
+// pose Motus places the parts in) becomes a linear coupler of the two Motus joints' coordinates
+// when the polynomial is linear, and a motion holding joint 1 when there is no joint 2.
+void Importer::jointEquality(int e, const std::string& owner, const std::string& label) {
+    if (!m_.eq_active[e]) {
+        report_.warning(owner, owner + ": inactive in the model: left out");
+        return;
+    }
+    const int j1 = m_.eq_obj1id[e], j2 = m_.eq_obj2id[e];
+    const mjtNum* poly = m_.eq_data + mjNEQDATA * e;
+    auto motusOf = [&](int j) {
+        return j >= 0 && j < m_.njnt ? motusJointOf_[static_cast<std::size_t>(j)] : std::string();
+    };
+    const std::string first = motusOf(j1), second = motusOf(j2);
+    if (first.empty() || (j2 >= 0 && second.empty())) {
+        report_.warning(owner, owner +
+                                   ": couples a joint that is part of a combined or ball "
+                                   "joint: left out");
+        return;
+    }
+    if (poly[2] != 0.0 || poly[3] != 0.0 || poly[4] != 0.0) {
+        report_.warning(owner, owner + ": its polynomial is not linear (polycoef " +
+                                   numberText(poly[0], 10) + " " + numberText(poly[1], 10) + " " +
+                                   numberText(poly[2], 10) + " " + numberText(poly[3], 10) + " " +
+                                   numberText(poly[4], 10) +
+                                   "), which a Motus coupler is not: left out");
+        return;
+    }
+    auto axisOf = [&](int j) {
+        return m_.jnt_type[j] == mjJNT_HINGE ? JointAxis::Rotation : JointAxis::Translation;
+    };
+    if (j2 < 0 || poly[1] == 0.0) {
+        // Joint 1 held at qpos0 + polycoef[0]: a motion of constant value.
+        MotionSpec hold;
+        hold.id = spec_.newId();
+        std::set<std::string> taken;
+        for (const MotionSpec& m : spec_.motions) taken.insert(m.name);
+        hold.name = uniqueName(sanitize(label), taken);
+        hold.joint = first;
+        hold.axis = axisOf(j1);
+        hold.expression = numberText(poly[0], 17);
+        spec_.motions.push_back(std::move(hold));
+        return;
+    }
+    CouplerSpec c;
+    c.id = spec_.newId();
+    c.name = uniqueName(sanitize(label), couplerNames_);
+    c.type = CouplerType::Linear;
+    c.terms = {{first, axisOf(j1), 1.0}, {second, axisOf(j2), -poly[1]}};
+    c.offset = poly[0];
+    spec_.couplers.push_back(std::move(c));
+}
+
 // connect → spherical joint at the anchor, weld → fixed joint holding the two bodies as they
 // are at qpos0; the others are listed.
 void Importer::equalities() {
@@ -818,10 +924,12 @@ void Importer::equalities() {
         const std::string label = eqName.empty() ? "equality" + std::to_string(e) : eqName;
         const std::string owner = "equality '" + excerpt(label) + "'";
         const int type = m_.eq_type[e];
+        if (type == mjEQ_JOINT) {
+            jointEquality(e, owner, label);
+            continue;
+        }
         if (type != mjEQ_CONNECT && type != mjEQ_WELD) {
-            const char* kind = type == mjEQ_JOINT    ? "joint"
-                               : type == mjEQ_TENDON ? "tendon"
-                                                     : "distance";
+            const char* kind = type == mjEQ_TENDON ? "tendon" : "distance";
             report_.warning(owner, owner + ": a " + std::string(kind) +
                                        " equality, which Motus has no joint for: left out");
             continue;

@@ -47,6 +47,7 @@
 #include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
+#include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 #include "engine/model/mass_properties.h"
 
@@ -572,9 +573,19 @@ void SceneBuilder::axisDynamics(const sdf::Joint& joint, unsigned index, bool li
         report_.warning(owner,
                         owner + ": " + name + " damping " + numberText(damping, 10) +
                             (found ? " is not a positive number: left out" : " is not modelled"));
-    if (axis->Friction() != 0.0)
-        report_.warning(owner, owner + ": " + name + " friction " +
-                                   numberText(axis->Friction(), 10) + " is not modelled yet");
+    const double friction = axis->Friction();
+    if (found && std::isfinite(friction) && friction > 0.0) {
+        // SDF's joint friction: a constant Coulomb friction torque or force on the axis,
+        // stiction included, solved with contact by the time-stepping integrator.
+        found->friction = {JointFriction{}};
+        found->friction[0].preload = friction;
+        spec_.settings.integrator = IntegratorType::TimeStepping;
+    } else if (friction != 0.0) {
+        report_.warning(owner, owner + ": " + name + " friction " + numberText(friction, 10) +
+                                   (found ? " is not a positive number: left out"
+                                          : " is not modelled: the axis is no coordinate of a "
+                                            "Motus joint"));
+    }
     if (stiffness != 0.0 && !(found && sprung))
         report_.warning(owner,
                         owner + ": " + name + " spring stiffness " + numberText(stiffness, 10) +
@@ -714,9 +725,31 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
                                    numberText(kIntermediateMass, 10) + " kg at the joint frame");
         return;
     }
-    case sdf::JointType::SCREW:
-        report_.warning(owner, owner + ": screw joint: left out");
+    case sdf::JointType::SCREW: {
+        // A cylindrical joint whose slide follows its angle: a screw coupler. libsdformat's
+        // thread_pitch is Gazebo's: radians per metre, positive for a left-hand thread; the
+        // coupler's pitch is metres per turn, positive for a right-hand one.
+        const std::optional<Vec3> a_W = axisInWorld(visit, joint, 0, owner);
+        if (!a_W) return;
+        const double threadPitch = joint.ThreadPitch();
+        if (!std::isfinite(threadPitch) || threadPitch == 0.0) {
+            report_.warning(owner, owner + ": screw joint of thread_pitch " +
+                                       numberText(threadPitch, 10) +
+                                       " rad/m, which is no thread: left out");
+            return;
+        }
+        const Transform X_WK = along(*a_W);
+        connect(JointType::Cylindrical, name, child->part, X_WK, parent->part, X_WK);
+        CouplerSpec thread;
+        thread.id = spec_.newId();
+        thread.name = name + "_thread";
+        thread.type = CouplerType::Screw;
+        thread.jointI = name;
+        thread.pitch = -2.0 * kPi / threadPitch;
+        spec_.couplers.push_back(std::move(thread));
+        axisDynamics(joint, 0, true, owner, "");
         return;
+    }
     case sdf::JointType::GEARBOX:
         report_.warning(owner, owner + ": gearbox joint: left out");
         return;

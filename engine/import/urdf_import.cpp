@@ -789,8 +789,9 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
 
     // Joints: a marker on the parent at the joint frame and one at the child's origin, both
     // with z along the joint axis; their limits, damping and what is not modelled.
-    bool anyLimit = false;
+    bool anyLimit = false;  // stops or joint friction: time stepping
     std::set<std::string> forceNames;
+    std::vector<std::pair<std::string, const urdf::JointMimic*>> mimics;
     for (const auto& [name, joint] : robot->joints_) {
         const std::string owner = jointPlace(name);
         JointType type = JointType::Fixed;
@@ -918,20 +919,79 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
                 }
                 spec.forces.push_back(std::move(f));
             }
-            if (dynamics->friction != 0.0)
+            if (dynamics->friction < 0.0) {
+                report.warning(owner + "/dynamics", owner + ": friction " +
+                                                        numberText(dynamics->friction, 10) +
+                                                        " is negative: left out");
+            } else if (dynamics->friction > 0.0 && !coordinate) {
                 report.warning(owner + "/dynamics",
                                owner + ": friction " + numberText(dynamics->friction, 10) +
-                                   (revolute ? " N·m" : " N") + " is not modelled yet: left out");
+                                   " on a " + std::string(jointTypeName(type)) +
+                                   " joint: left out");
+            } else if (dynamics->friction > 0.0) {
+                // The joint's static friction (URDF: "the physical static friction value"): a
+                // constant Coulomb friction torque or force, stiction included.
+                Joint& added = spec.joints.back();
+                added.friction.resize(1);
+                added.friction[0].preload = dynamics->friction;
+                anyLimit = true;
+            }
         }
-        if (const urdf::JointMimic* mimic = joint->mimic.get())
-            report.warning(owner + "/mimic",
-                           owner + ": mimics joint '" + excerpt(mimic->joint_name) +
-                               "' (multiplier " + numberText(mimic->multiplier, 10) + ", offset " +
-                               numberText(mimic->offset, 10) +
-                               "): the coupling is not modelled yet, the joint moves on its own");
+        if (const urdf::JointMimic* mimic = joint->mimic.get()) mimics.push_back({name, mimic});
+    }
+    // Mimic joints: q = multiplier × q_leader + offset, a linear coupler of the two coordinates
+    // (absolute: the parts are placed at position 0, so a run starts by assembling it).
+    std::set<std::string> couplerNames;
+    for (const auto& [name, mimic] : mimics) {
+        const std::string owner = jointPlace(name) + "/mimic";
+        const Joint* follower = spec.findJoint(sanitize(name));
+        const Joint* leader = spec.findJoint(sanitize(mimic->joint_name));
+        auto coordinateOf = [](const Joint* j) -> std::optional<JointAxis> {
+            if (!j) return std::nullopt;
+            if (j->type == JointType::Revolute) return JointAxis::Rotation;
+            if (j->type == JointType::Prismatic) return JointAxis::Translation;
+            return std::nullopt;
+        };
+        const auto followerAxis = coordinateOf(follower), leaderAxis = coordinateOf(leader);
+        std::string why;
+        if (!std::isfinite(mimic->multiplier) || !std::isfinite(mimic->offset))
+            why = "its multiplier or offset is not finite";
+        else if (!leader)
+            why = "there is no movable joint '" + excerpt(mimic->joint_name) + "' to mimic";
+        else if (!followerAxis || !leaderAxis)
+            why = "only revolute, continuous and prismatic joints can be coupled";
+        else if (follower == leader)
+            why = "a joint cannot mimic itself";
+        if (!why.empty()) {
+            report.warning(owner, jointPlace(name) + ": mimics joint '" +
+                                      excerpt(mimic->joint_name) + "', but " + why +
+                                      ": the joint moves on its own");
+            continue;
+        }
+        if (mimic->multiplier == 0.0) {
+            // Held at its offset: a motion of constant value.
+            MotionSpec hold;
+            hold.id = spec.newId();
+            hold.name = sanitize(name + "_mimic");
+            hold.joint = follower->name;
+            hold.axis = *followerAxis;
+            hold.expression = numberText(mimic->offset, 17);
+            spec.motions.push_back(std::move(hold));
+            continue;
+        }
+        CouplerSpec c;
+        c.id = spec.newId();
+        c.name = sanitize(name + "_mimic");
+        for (int k = 2; !couplerNames.insert(c.name).second; ++k)
+            c.name = sanitize(name + "_mimic") + "_" + std::to_string(k);
+        c.type = CouplerType::Linear;
+        c.terms = {{follower->name, *followerAxis, 1.0},
+                   {leader->name, *leaderAxis, -mimic->multiplier}};
+        c.offset = mimic->offset;
+        spec.couplers.push_back(std::move(c));
     }
     if (report.hasErrors()) return std::nullopt;
-    // End stops are unilateral constraints, solved with contact by the time-stepping integrator.
+    // End stops and joint friction are solved with contact by the time-stepping integrator.
     if (anyLimit) spec.settings.integrator = IntegratorType::TimeStepping;
     return spec;
 }

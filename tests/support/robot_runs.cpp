@@ -62,8 +62,16 @@ int countStepWarnings(const Diagnostics& diagnostics) {
     return stepWarnings;
 }
 
+SceneSpec withoutFriction(SceneSpec spec) {
+    for (Joint& j : spec.joints) j.friction.clear();
+    return spec;
+}
+
 SceneSpec withoutStops(SceneSpec spec, bool withoutDampers) {
-    for (Joint& j : spec.joints) j.limits.clear();
+    for (Joint& j : spec.joints) {
+        j.limits.clear();
+        j.friction.clear();
+    }
     if (withoutDampers) spec.forces.clear();
     spec.settings.integrator = SolverSettings{}.integrator;
     return spec;

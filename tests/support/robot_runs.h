@@ -28,8 +28,10 @@ StoppedRun runWithStops(const SceneSpec& spec, double seconds);
 // test failure.
 int countStepWarnings(const Diagnostics& diagnostics);
 
-// The scene as it was before joint limits (and, with `withoutDampers`, joint damping: every
-// force) were imported: no stops, the default integrator.
+// The scene as it was before joint limits and friction (and, with `withoutDampers`, joint
+// damping: every force) were imported: no stops, no joint friction, the default integrator.
 SceneSpec withoutStops(SceneSpec spec, bool withoutDampers = false);
+// The scene without its joints' friction (its stops kept).
+SceneSpec withoutFriction(SceneSpec spec);
 
 }  // namespace engine::test

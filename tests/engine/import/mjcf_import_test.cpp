@@ -250,8 +250,20 @@ TEST(MjcfImport, JointSpringsBecomeForcesAndTheRestIsListed) {
     EXPECT_NEAR(h->limits[0].upper, 0.9, 1e-15);
     EXPECT_EQ(s.settings.integrator, IntegratorType::TimeStepping);
     EXPECT_FALSE(mentions(r, Severity::Warning, "range")) << allMessages(r);
-    EXPECT_TRUE(mentions(r, Severity::Warning, "armature 0.01"));
-    EXPECT_TRUE(mentions(r, Severity::Warning, "frictionloss 0.2"));
+    // Friction loss: the hinge's constant Coulomb friction.
+    ASSERT_EQ(h->friction.size(), 1u);
+    EXPECT_EQ(h->friction[0].preload, 0.2);
+    // Armature: a rotor of that inertia on a ground axle, geared 1 : 1 to the hinge.
+    const Part* rotor = s.findPart("h_armature");
+    ASSERT_NE(rotor, nullptr) << allMessages(r);
+    EXPECT_EQ(rotor->I_Pcm_P(2, 2), 0.01);
+    EXPECT_TRUE(rotor->shapes.empty());
+    ASSERT_EQ(s.couplers.size(), 1u);
+    EXPECT_EQ(s.couplers[0].type, CouplerType::Linear);
+    ASSERT_EQ(s.couplers[0].terms.size(), 2u);
+    EXPECT_EQ(s.couplers[0].terms[1].joint, "h");
+    EXPECT_FALSE(mentions(r, Severity::Warning, "armature")) << allMessages(r);
+    EXPECT_FALSE(mentions(r, Severity::Warning, "frictionloss")) << allMessages(r);
     EXPECT_TRUE(mentions(r, Severity::Warning,
                          "motor 'm' on joint 'h' has no control input in Motus: left out"));
     // The capsule: radius and the length of its straight part.
@@ -298,6 +310,87 @@ double mujocoRestsAt(const std::string& text, const char* joint, double seconds)
 // one at 70° below. A 3 kg block on a vertical slide (ref 0.1 m, range [−0.2, 0.5] m: stops at
 // −0.3 and 0.4) rests on the lower stop with its weight, on a slide along −z on the upper one.
 // MuJoCo's own run of each file rests where Motus does (its stops are soft: within 0.01).
+// Armature is inertia on the joint's coordinate alone: a pendulum with armature 0.05 kg·m²
+// released at 0.5 rad starts with MuJoCo's own angular acceleration (mj_forward's qacc), and
+// keeps its energy, the rotor's included. A joint equality couples two hinges as MuJoCo's
+// polycoef says: q2 − q2₀ = 0.1 + 0.5 (q1 − q1₀) (here the second hinge's is joint 1).
+TEST(MjcfImport, ArmatureAddsTheRotorsInertiaAndAJointEqualityCouplesTheHinges) {
+    const std::string text = R"(<mujoco><compiler angle="radian"/><option timestep="0.001"/>
+  <worldbody><body name="arm"><joint name="h" axis="0 1 0" armature="0.05"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/></body></worldbody>
+  <keyframe><key qpos="0.5"/></keyframe>
+</mujoco>)";
+    const RobotImportResult r = importText(text);
+    ASSERT_TRUE(r.scene) << allMessages(r);
+    EXPECT_FALSE(mentions(r, Severity::Warning, "armature")) << allMessages(r);
+    // MuJoCo at 0.5 rad, from rest.
+    char error[512] = "";
+    std::unique_ptr<mjModel, void (*)(mjModel*)> m(
+        mj_loadXML(test::TempTextFile(text, ".xml").path().c_str(), nullptr, error, sizeof error),
+        mj_deleteModel);
+    ASSERT_TRUE(m) << error;
+    std::unique_ptr<mjData, void (*)(mjData*)> d(mj_makeData(m.get()), mj_deleteData);
+    d->qpos[0] = 0.5;
+    mj_forward(m.get(), d.get());
+    const double alphaMujoco = d->qacc[0];
+    // Motus, the arm turned to 0.5 rad (about +y, as MuJoCo's hinge), a short dopri45 run.
+    SceneSpec spec = *r.scene;
+    Part* arm = nullptr;
+    for (Part& p : spec.parts)
+        if (p.name == "arm") arm = &p;
+    ASSERT_NE(arm, nullptr);
+    arm->X_WP.R = quatFromAxisAngle(Vec3::UnitY(), 0.5) * arm->X_WP.R;
+    ForwardDynamics sim(test::compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs start;
+    ASSERT_TRUE(sim.outputs(start).ok);
+    const double h = 1e-5;
+    ASSERT_TRUE(sim.advance(h).ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const double alpha = out.jointRates(0) / h;
+    EXPECT_NEAR(alpha, alphaMujoco, 1e-3 * std::abs(alphaMujoco))
+        << "Motus " << alpha << ", MuJoCo " << alphaMujoco;
+    // Without the armature the arm would start faster (I = m l² / 3 + ... alone).
+    EXPECT_GT(std::abs(alpha) * 1.2, std::abs(alphaMujoco));
+    ASSERT_TRUE(sim.advance(1.0).ok);
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.energies.balance(), start.energies.balance(),
+                1e-7 * std::max(1.0, out.energies.kinetic));
+    std::printf("MJCF armature: Motus starts at %.9g rad/s², MuJoCo at %.9g\n", alpha, alphaMujoco);
+
+    // The equality: hinge b follows hinge a.
+    const RobotImportResult coupled = importText(R"(<mujoco><compiler angle="radian"/>
+  <worldbody><body name="a"><joint name="ja" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/>
+    <body name="b" pos="0.3 0 0"><joint name="jb" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/></body></body></worldbody>
+  <equality><joint name="follow" joint1="jb" joint2="ja" polycoef="0.1 0.5 0 0 0"/></equality>
+</mujoco>)");
+    ASSERT_TRUE(coupled.scene) << allMessages(coupled);
+    EXPECT_FALSE(mentions(coupled, Severity::Warning, "equality")) << allMessages(coupled);
+    ASSERT_EQ(coupled.scene->couplers.size(), 1u);
+    ForwardDynamics pair(test::compiled(*coupled.scene));
+    ASSERT_TRUE(pair.initialize().ok);
+    for (int k = 1; k <= 10; ++k) {
+        ASSERT_TRUE(pair.advance(0.1 * k).ok);
+        const Eigen::VectorXd& q = pair.state().jointCoordinates;
+        EXPECT_NEAR(q(1), 0.1 + 0.5 * q(0), 1e-9);
+    }
+    EXPECT_GT(std::abs(pair.state().jointCoordinates(0)), 0.1);  // it swung
+    // A polynomial of higher order is left out, with its reason.
+    const RobotImportResult curved = importText(R"(<mujoco><compiler angle="radian"/>
+  <worldbody><body name="a"><joint name="ja" axis="0 1 0"/>
+    <geom type="sphere" size="0.02" mass="1"/>
+    <body name="b"><joint name="jb" axis="1 0 0"/><geom type="sphere" size="0.02" mass="1"/>
+    </body></body></worldbody>
+  <equality><joint joint1="jb" joint2="ja" polycoef="0 1 0.5 0 0"/></equality>
+</mujoco>)");
+    ASSERT_TRUE(curved.scene) << allMessages(curved);
+    EXPECT_TRUE(curved.scene->couplers.empty());
+    EXPECT_TRUE(mentions(curved, Severity::Warning, "is not linear")) << allMessages(curved);
+}
+
 TEST(MjcfImport, ARangeIsTheStopsOfTheJointsCoordinateFromItsReferencePose) {
     const double g = 9.81, deg = M_PI / 180.0;
     struct Case {

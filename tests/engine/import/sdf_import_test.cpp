@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/math/constants.h"
 #include "engine/model/model.h"
 #include "tests/support/robot_runs.h"
 #include "tests/support/simulation.h"
@@ -309,8 +310,10 @@ TEST(SdfImport, SpringsDampersAndStopsGoWhereTheAxisIsACoordinate) {
     EXPECT_EQ(wheel.joint, "wheel_2");
     EXPECT_EQ(wheel.damping, 0.1);
 
-    EXPECT_TRUE(mentions(r, Severity::Warning, "joint 'hinge': axis friction 0.2 is not modelled"))
-        << listed(r);
+    // The axis friction: the joint's constant Coulomb friction.
+    ASSERT_EQ(s.findJoint("hinge")->friction.size(), 1u);
+    EXPECT_EQ(s.findJoint("hinge")->friction[0].preload, 0.2);
+    EXPECT_FALSE(mentions(r, Severity::Warning, "friction")) << listed(r);
     EXPECT_TRUE(mentions(r, Severity::Warning,
                          "joint 'cross': axis limits [-1, 1] rad are not enforced: the axis is "
                          "no coordinate of a Motus joint"))
@@ -468,14 +471,37 @@ TEST(SdfImport, ZeroMassIsFixedWithAWarningOrRefusedWhenStrict) {
     EXPECT_TRUE(mentions(refused, Severity::Error, "link 'frame'")) << listed(refused);
 }
 
-TEST(SdfImport, ScrewAndGearboxJointsAreLeftOutWithAWarning) {
+// A screw joint is a cylindrical joint and a screw coupler: Gazebo's thread_pitch of
+// −2π / 0.004 rad/m is a right-hand thread advancing 4 mm a turn. A nut on a vertical screw,
+// under gravity, screws itself down: its slide stays 4 mm a turn of its angle.
+TEST(SdfImport, AScrewJointIsACylindricalJointWithAScrewCoupler) {
     const RobotImportResult r = importText(R"(<sdf version="1.8"><model name="m">
-  <link name="a"/><link name="b"/>
-  <joint name="s" type="screw"><parent>a</parent><child>b</child><axis><xyz>0 0 1</xyz></axis></joint>
+  <link name="nut"><inertial><mass>0.5</mass>
+    <inertia><ixx>0.001</ixx><iyy>0.001</iyy><izz>0.001</izz><ixy>0</ixy><ixz>0</ixz><iyz>0</iyz></inertia>
+  </inertial></link>
+  <joint name="s" type="screw"><parent>world</parent><child>nut</child>
+    <thread_pitch>-1570.7963267948966</thread_pitch><axis><xyz>0 0 1</xyz></axis></joint>
 </model></sdf>)");
     ASSERT_TRUE(r.scene) << listed(r);
-    EXPECT_TRUE(r.scene->joints.empty());
-    EXPECT_TRUE(mentions(r, Severity::Warning, "screw joint: left out"));
+    ASSERT_EQ(r.scene->joints.size(), 1u);
+    EXPECT_EQ(r.scene->joints[0].type, JointType::Cylindrical);
+    ASSERT_EQ(r.scene->couplers.size(), 1u);
+    EXPECT_EQ(r.scene->couplers[0].type, CouplerType::Screw);
+    EXPECT_NEAR(r.scene->couplers[0].pitch, 0.004, 1e-15);
+    EXPECT_FALSE(mentions(r, Severity::Warning, "screw")) << listed(r);
+    ForwardDynamics sim(test::compiled(*r.scene));
+    ASSERT_TRUE(sim.initialize().ok);
+    ASSERT_TRUE(sim.advance(0.5).ok);
+    const Eigen::VectorXd& q = sim.state().jointCoordinates;
+    EXPECT_LT(q(1), -1e-4);  // it went down
+    EXPECT_NEAR(q(1), 0.004 * q(0) / (2.0 * kPi), 1e-10);
+    // A gearbox joint has no Motus counterpart yet.
+    const RobotImportResult gearbox = importText(R"(<sdf version="1.8"><model name="m">
+  <link name="a"/><link name="b"/>
+  <joint name="g" type="gearbox"><parent>a</parent><child>b</child><axis><xyz>0 0 1</xyz></axis></joint>
+</model></sdf>)");
+    ASSERT_TRUE(gearbox.scene) << listed(gearbox);
+    EXPECT_TRUE(mentions(gearbox, Severity::Warning, "gearbox joint: left out"));
 }
 
 TEST(SdfImport, RobotImportReadsSdfFilesAndWorlds) {

@@ -292,12 +292,84 @@ TEST(UrdfImport, LimitsBecomeStopsAndDampingDampersWhatIsNotModelledIsListed) {
         warnings.push_back(d.where + ": " + d.message);
     }
     const std::vector<std::string> expected = {
-        "joint 'follower'/mimic: joint 'follower': mimics joint 'upside' (multiplier -1, offset "
-        "0.1): the coupling is not modelled yet, the joint moves on its own",
-        "joint 'hinge'/dynamics: joint 'hinge': friction 0.1 N·m is not modelled yet: left out",
         "joint 'upside'/limit: joint 'upside': limit lower 1 rad is above upper -1 rad: no stops",
     };
     EXPECT_EQ(warnings, expected);
+
+    // Friction: the joint's constant Coulomb friction torque.
+    ASSERT_EQ(s.findJoint("hinge")->friction.size(), 1u);
+    EXPECT_EQ(s.findJoint("hinge")->friction[0].preload, 0.1);
+    EXPECT_EQ(s.findJoint("hinge")->friction[0].coefficient, 0.0);
+    EXPECT_TRUE(s.findJoint("slide")->friction.empty());
+    // Mimic: follower = −1 × upside + 0.1, a linear coupler.
+    ASSERT_EQ(s.couplers.size(), 1u);
+    const CouplerSpec& mimic = s.couplers[0];
+    EXPECT_EQ(mimic.name, "follower_mimic");
+    EXPECT_EQ(mimic.type, CouplerType::Linear);
+    ASSERT_EQ(mimic.terms.size(), 2u);
+    EXPECT_EQ(mimic.terms[0].joint, "follower");
+    EXPECT_EQ(mimic.terms[0].coefficient, 1.0);
+    EXPECT_EQ(mimic.terms[1].joint, "upside");
+    EXPECT_EQ(mimic.terms[1].coefficient, 1.0);
+    EXPECT_EQ(mimic.offset, 0.1);
+}
+
+// A gripper whose right finger mimics the left (multiplier −1, offset 0.01): the two close
+// together under a spring, the relation held to the joints' tolerance all the way, and the
+// finger friction makes a weak spring stick.
+TEST(UrdfImport, AMimicFingerFollowsItsLeaderAndFrictionHoldsAWeakPull) {
+    auto gripper = [](const std::string& friction) {
+        return R"(<robot name="gripper">
+  <link name="palm"/>
+  <joint name="left" type="prismatic"><parent link="palm"/><child link="l"/>
+    <origin xyz="0 0.05 0"/><axis xyz="0 -1 0"/>
+    <limit lower="-0.02" upper="0.04" effort="5" velocity="2"/>)" +
+               friction + R"(</joint>
+  <link name="l"><inertial><mass value="0.1"/>
+    <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial></link>
+  <joint name="right" type="prismatic"><parent link="palm"/><child link="r"/>
+    <origin xyz="0 -0.05 0"/><axis xyz="0 1 0"/>
+    <limit lower="-0.04" upper="0.04" effort="5" velocity="2"/>
+    <mimic joint="left" multiplier="-1" offset="0.01"/></joint>
+  <link name="r"><inertial><mass value="0.1"/>
+    <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial></link>
+</robot>)";
+    };
+    for (const bool withFriction : {false, true}) {
+        const UrdfImportResult r =
+            importText(gripper(withFriction ? R"(<dynamics friction="2"/>)" : ""));
+        ASSERT_TRUE(r.scene);
+        SceneSpec spec = *r.scene;
+        spec.gravity = Vec3::Zero();
+        // A 1 N push closing the left finger (along its slide, +q).
+        ForceSpec push;
+        push.id = spec.newId();
+        push.name = "push";
+        push.type = ForceType::PointForce;
+        push.markerI = {"l", "j_left"};
+        push.components[1] = "-1";
+        spec.forces.push_back(push);
+        ForwardDynamics sim(test::compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        // Assembled: the fingers meet the mimic's offset half each (the pose had both at 0).
+        const double start = sim.state().jointCoordinates(0);
+        EXPECT_NEAR(start, 0.005, 1e-9);
+        for (int k = 1; k <= 10; ++k) {
+            ASSERT_TRUE(sim.advance(0.01 * k).ok);
+            Outputs out;
+            ASSERT_TRUE(sim.outputs(out).ok);
+            const double left = out.jointCoordinates(0), right = out.jointCoordinates(1);
+            EXPECT_NEAR(right, -left + 0.01, 1e-9) << "t " << 0.01 * k;
+        }
+        const double moved = sim.state().jointCoordinates(0) - start;
+        if (withFriction) {
+            EXPECT_LT(std::abs(moved), 1e-9);  // 2 N of friction holds the 1 N push
+        } else {
+            // 1 N on 0.1 kg + 0.1 kg (the mimic finger moves with it): a = 5 m/s² for 0.1 s,
+            // to time stepping's first order.
+            EXPECT_NEAR(moved, 0.5 * 5.0 * 0.1 * 0.1, 5e-4);
+        }
+    }
 }
 
 // The sign: a URDF joint position is the Motus coordinate. An arm on a revolute about +y,
