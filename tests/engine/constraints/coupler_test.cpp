@@ -12,9 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/drag.h"
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/kinematic_analysis.h"
 #include "engine/analysis/mobility.h"
+#include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
@@ -314,6 +316,56 @@ TEST(Couplers, AKinematicAnalysisDrivesTheCoupledGearAndFindsTheMotorTorque) {
     EXPECT_EQ(report.actualDof, 0);
 }
 
+TEST(Couplers, StaticsBalancesASpringOnOneGearAgainstAWeightOnTheOther) {
+    // Gravity in the gears' plane (−y); gear 2 carries its 1 kg 50 mm off its axle, gear 1 a
+    // torsion spring of 1 N·m/rad. Virtual work with θ1 = −2 θ2: −4 k θ2 = m g e cos θ2.
+    SceneSpec spec = gearPair();
+    spec.gravity = Vec3(0, -9.81, 0);
+    spec.parts[2].p_PPcm = Vec3(0.05, 0, 0);
+    ForceSpec spring;
+    spring.id = spec.newId();
+    spring.name = "spring";
+    spring.type = ForceType::RotationalSpringDamper;
+    spring.joint = "axle1";
+    spring.stiffness = 1.0;
+    spring.damping = 0.05;
+    spec.forces.push_back(spring);
+    const auto model = compiled(spec);
+    ASSERT_TRUE(model);
+    const StaticResult r = equilibrium(*model, initialState(*model));
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    double theta2 = 0.0;  // Newton on −4 θ − 0.4905 cos θ = 0
+    for (int k = 0; k < 50; ++k) {
+        const double f = -4.0 * theta2 - 9.81 * 0.05 * std::cos(theta2);
+        const double df = -4.0 + 9.81 * 0.05 * std::sin(theta2);
+        theta2 -= f / df;
+    }
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize(r.state).ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.jointCoordinates(1), theta2, 1e-8);
+    EXPECT_NEAR(out.jointCoordinates(0), -2.0 * theta2, 1e-8);
+    EXPECT_EQ(r.stability, Stability::Stable);
+}
+
+TEST(Couplers, DraggingOneGearTurnsTheOther) {
+    const SceneSpec spec = gearPair();
+    const auto model = compiled(spec);
+    ASSERT_TRUE(model);
+    State start = initialState(*model);
+    DragAssembly drag(*model, start, 1, DragKind::Turn);
+    ASSERT_TRUE(drag.ok()) << drag.status().message;
+    Transform target = spec.parts[1].X_WP;
+    target.R = quatFromAxisAngle(Vec3::UnitZ(), 0.5);
+    const DragResult moved = drag.moveTo(target);
+    ASSERT_TRUE(moved.status.ok) << moved.status.message;
+    const std::vector<Transform> poses = drag.partPoses();
+    const Eigen::AngleAxisd gear1(poses[1].R), gear2(poses[2].R);
+    EXPECT_NEAR(gear1.angle() * gear1.axis().z(), 0.5, 1e-6);
+    EXPECT_NEAR(gear2.angle() * gear2.axis().z(), -0.25, 1e-9);
+}
+
 TEST(Couplers, ACouplerRepeatingAMotionIsNamedRedundant) {
     // Both gears driven and meshed: one equation too many, and the report names the coupler.
     SceneSpec spec = gearPair();
@@ -346,6 +398,20 @@ TEST(Couplers, NewCouplersTakeTheirSizeFromTheGears) {
     EXPECT_EQ(addCoupler(spec, CouplerType::Screw, spec.joints[0].id, kNoEntity), kNoEntity);
     EXPECT_EQ(addCoupler(spec, CouplerType::RackPinion, spec.joints[0].id, spec.joints[1].id),
               kNoEntity);
+}
+
+TEST(Couplers, APinionsRadiusIsItsCylinderNearestTheRackNotTheWheelOnItsShaft) {
+    // The steering column carries the pinion (r 20 mm) at the rack's level, a shaft (r 10 mm)
+    // and the wheel (r 180 mm) 0.4 m up the axle.
+    io::SceneLoadResult loaded =
+        io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/rack_and_pinion_steering.json");
+    ASSERT_TRUE(loaded.scene);
+    SceneSpec& spec = *loaded.scene;
+    spec.couplers.clear();
+    const EntityId id = addCoupler(spec, CouplerType::RackPinion, spec.findJoint("steering")->id,
+                                   spec.findJoint("rackSlide")->id);
+    ASSERT_NE(id, kNoEntity);
+    EXPECT_DOUBLE_EQ(spec.couplers.back().radius, 0.02);
 }
 
 TEST(Couplers, RenamingAndDeletingAJointCarryToItsCouplers) {
