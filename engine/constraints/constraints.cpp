@@ -245,8 +245,75 @@ double unwoundCoordinate(const Model& model, const CouplerTermModel& t, double v
     return last;
 }
 
+// The rolling form of a gear's or rack's row (CouplerModel::rolling): t·(v_I(P) − v_J(P)) /
+// scale, with P the pitch point and t the common tangent, its entries added into the row's
+// body blocks (`add(body, entries)`), its γ returned. False (nothing added) where the pitch
+// point is not defined (axles that met, a rack along the pinion's axis).
+template <typename Add>
+bool rollingRow(const Model& model, const CouplerModel& c, const std::vector<BodyFrame>& frames,
+                Add&& add, double& gamma) {
+    const MarkerModel& mI = model.markers[static_cast<std::size_t>(c.axleMarkers[0])];
+    const MarkerModel& mJ = model.markers[static_cast<std::size_t>(c.axleMarkers[1])];
+    const BodyFrame* fI = frameOf(frames, mI.body);
+    const BodyFrame* fJ = frameOf(frames, mJ.body);
+    auto origin = [](const BodyFrame* f, const MarkerModel& m) {
+        return f ? Vec3(f->r + f->R * m.X_BM.p) : Vec3(m.X_BM.p);
+    };
+    auto zAxis = [](const BodyFrame* f, const MarkerModel& m) {
+        return f ? Vec3(f->R * m.R_BM.col(2)) : Vec3(m.R_BM.col(2));
+    };
+    const Vec3 O = origin(fI, mI), z = zAxis(fI, mI);
+    Vec3 P, t;
+    double scale = c.rollScale;
+    if (c.type == CouplerType::Gear) {
+        Vec3 u = origin(fJ, mJ) - O;
+        u -= u.dot(z) * z;
+        const double n = u.norm();
+        if (!(n > 1e-12)) return false;
+        u *= c.toward / n;
+        P = O + c.pitchRadius * u;
+        t = z.cross(u);
+    } else {
+        t = zAxis(fJ, mJ);  // the rack's direction
+        Vec3 n = t.cross(z);
+        const double len = n.norm();
+        if (!(len > 1e-9)) return false;
+        n *= c.toward / len;
+        P = O + c.pitchRadius * n;
+        scale *= len;
+    }
+    // Velocities of the bodies' material points at P, and of P (fixed in the carrier).
+    auto twist = [&](int b, Vec3& v, Vec3& w, Vec3& r) {
+        const BodyFrame* f = frameOf(frames, b);
+        v = f ? f->v : Vec3::Zero();
+        w = f ? f->w : Vec3::Zero();
+        r = f ? f->r : Vec3::Zero();
+    };
+    Vec3 vI, wI, rI, vJ, wJ, rJ, vC, wC, rC;
+    twist(c.gearBodies[0], vI, wI, rI);
+    twist(c.gearBodies[1], vJ, wJ, rJ);
+    twist(c.carrier, vC, wC, rC);
+    const Vec3 pointI = vI + wI.cross(P - rI), pointJ = vJ + wJ.cross(P - rJ);
+    const Vec3 Pdot = c.carrier == kGround ? Vec3::Zero() : Vec3(vC + wC.cross(P - rC));
+    // Ṙ − Jv̇ = ṫ·Δv + t·(ω_I × (Ṗ − v_I) − ω_J × (Ṗ − v_J)), ṫ = ω_C × t.
+    gamma = -(wC.cross(t).dot(pointI - pointJ) + t.dot(wI.cross(Pdot - vI) - wJ.cross(Pdot - vJ))) /
+            scale;
+    for (int side = 0; side < 2; ++side) {
+        const int b = c.gearBodies[side];
+        const BodyFrame* f = frameOf(frames, b);
+        if (!f) continue;
+        const double sign = (side == 0 ? 1.0 : -1.0) / scale;
+        Row6 J;
+        J.leftCols<3>() = sign * t.transpose();
+        J.rightCols<3>() = sign * (P - f->r).cross(t).transpose() * f->R;
+        add(b, J);
+    }
+    return true;
+}
+
 // A coupler's row: Φ = Σ cᵢ qᵢ − offset; with kJacobian, Φq = Σ cᵢ ∂qᵢ/∂v (added on each
-// term's two bodies) and γ = Σ cᵢ γᵢ. `term` is the coupler's first term's cache index.
+// term's two bodies) and γ = Σ cᵢ γᵢ, or the rolling form of a gear or rack. `term` is the
+// coupler's first term's cache index.
 template <bool kJacobian>
 void couplerRow(const Model& model, std::size_t k, const std::vector<BodyFrame>& frames, int row,
                 std::size_t term, ConstraintEvaluation& out) {
@@ -258,24 +325,34 @@ void couplerRow(const Model& model, std::size_t k, const std::vector<BodyFrame>&
         const int begin = out.Phi_q.outerIndexPtr()[row], end = out.Phi_q.outerIndexPtr()[row + 1];
         std::fill(values + begin, values + end, 0.0);
     }
+    // Adds `scale` × J into the row's block of body b.
+    auto addTo = [&](int b, const Row6& J, double scale) {
+        if (b == kGround) return;
+        for (int s = out.couplerBegin[k]; s < out.couplerBegin[k + 1]; ++s)
+            if (out.couplerBodies[static_cast<std::size_t>(s)] == b) {
+                double* to = values + out.couplerSlots[static_cast<std::size_t>(s)];
+                for (int e = 0; e < 6; ++e) to[e] += scale * J(e);
+                return;
+            }
+    };
+    bool rolled = false;
+    if constexpr (kJacobian)
+        if (coupler.rolling)
+            rolled = rollingRow(
+                model, coupler, frames, [&](int b, const Row6& J) { addTo(b, J, 1.0); }, gamma);
     for (const CouplerTermModel& t : coupler.terms) {
         if constexpr (kJacobian) {
+            if (rolled) {
+                const double value = jointCoordinateValue(model, frames, t.joint, t.coordinate);
+                phi += t.coefficient * unwoundCoordinate(model, t, value, out, term++);
+                continue;
+            }
             const ConstraintRow c = jointCoordinate(model, frames, t.joint, t.coordinate);
             phi += t.coefficient * unwoundCoordinate(model, t, c.value, out, term++);
             gamma += t.coefficient * c.gamma;
             const JointModel& joint = model.joints[static_cast<std::size_t>(t.joint)];
-            auto add = [&](int marker, const Row6& J) {
-                const int b = model.markers[static_cast<std::size_t>(marker)].body;
-                if (b == kGround) return;
-                for (int s = out.couplerBegin[k]; s < out.couplerBegin[k + 1]; ++s)
-                    if (out.couplerBodies[static_cast<std::size_t>(s)] == b) {
-                        double* to = values + out.couplerSlots[static_cast<std::size_t>(s)];
-                        for (int e = 0; e < 6; ++e) to[e] += t.coefficient * J(e);
-                        return;
-                    }
-            };
-            add(joint.markerI, c.Ji);
-            add(joint.markerJ, c.Jj);
+            addTo(model.markers[static_cast<std::size_t>(joint.markerI)].body, c.Ji, t.coefficient);
+            addTo(model.markers[static_cast<std::size_t>(joint.markerJ)].body, c.Jj, t.coefficient);
         } else {
             const double value = jointCoordinateValue(model, frames, t.joint, t.coordinate);
             phi += t.coefficient * unwoundCoordinate(model, t, value, out, term++);

@@ -90,9 +90,11 @@ CouplerModel compileCoupler(const Model& model, const CouplerSpec& spec,
     };
     double epsI = 1.0, epsJ = 1.0;
     int movingMarkerJ = -1;  // joint J's marker on its moving part (the rack's)
+    bool shared = false;     // the two joints share a carrier part
     if (spec.type != CouplerType::Screw && spec.type != CouplerType::Linear) {
         const auto [aI, bI] = bodiesOf(spec.jointI);
         const auto [aJ, bJ] = bodiesOf(spec.jointJ);
+        const JointModel& jI = model.joints[static_cast<std::size_t>(jointIndex.at(spec.jointI))];
         const JointModel& jJ = model.joints[static_cast<std::size_t>(jointIndex.at(spec.jointJ))];
         movingMarkerJ = jJ.markerI;
         if (bI == aJ || bI == bJ)
@@ -104,6 +106,17 @@ CouplerModel compileCoupler(const Model& model, const CouplerSpec& spec,
         } else if (aJ == aI || aJ == bI) {
             epsJ = -1.0;
             movingMarkerJ = jJ.markerJ;
+        }
+        const int carrierI = epsI > 0.0 ? bI : aI, carrierJ = epsJ > 0.0 ? bJ : aJ;
+        shared = carrierI == carrierJ && (carrierI == bJ || carrierI == aJ) &&
+                 (carrierI == bI || carrierI == aI) && aI != bI && aJ != bJ &&
+                 !(aI == aJ && bI == bJ) && !(aI == bJ && bI == aJ);
+        if (shared) {
+            c.carrier = carrierI;
+            c.gearBodies[0] = epsI > 0.0 ? aI : bI;
+            c.gearBodies[1] = epsJ > 0.0 ? aJ : bJ;
+            c.axleMarkers[0] = jI.markerJ;
+            c.axleMarkers[1] = jJ.markerJ;
         }
     }
     switch (spec.type) {
@@ -124,6 +137,13 @@ CouplerModel compileCoupler(const Model& model, const CouplerSpec& spec,
             if (C > 1e-12 && den > 0.0) c.lever = C / den;
         }
         c.forceTerm = 0;
+        if (shared && c.lever > 0.0) {
+            // Rolling at the pitch point: t·(v_I(P) − v_J(P)) = ε_I r_I (θ̇I + c θ̇J).
+            c.rolling = true;
+            c.pitchRadius = c.lever;
+            c.toward = spec.internal && spec.ratio > 1.0 ? -1.0 : 1.0;
+            c.rollScale = epsI * c.lever;
+        }
         break;
     }
     case CouplerType::RackPinion: {
@@ -140,6 +160,13 @@ CouplerModel compileCoupler(const Model& model, const CouplerSpec& spec,
         term(spec.jointJ, JointAxis::Translation, 1.0);
         c.forceTerm = 1;
         c.lever = 1.0;
+        if (shared && d.cross(z).norm() > 1e-9) {
+            // Rolling at the pitch point: t·(v_P(P) − v_R(P)) = −ε_R (ṡ − ε_R ε_P σ r θ̇).
+            c.rolling = true;
+            c.pitchRadius = spec.radius;
+            c.toward = sigma;
+            c.rollScale = -epsJ;
+        }
         break;
     }
     case CouplerType::Screw:

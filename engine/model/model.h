@@ -174,6 +174,20 @@ struct CouplerModel {
     // (the pinion's), a screw's axial force (lever 1 on the slide's term); 0: the multiplier.
     int forceTerm = 0;
     double lever = 0.0;
+    // Gears and racks whose joints share a carrier part roll at a pitch point P: the row's
+    // Jacobian and γ are then those of the rolling condition t·(v_I(P) − v_J(P)) / rollScale
+    // (t the common tangent, v_b(P) the velocity of body b's material point at P), equal to
+    // the coordinates' relation wherever the joints hold, so that the tooth force acts at P and
+    // the joints' reactions (the bearings) carry it. Φ stays the coordinates' relation.
+    bool rolling = false;
+    int gearBodies[2] = {kGround, kGround};  // gear I (the pinion), gear J (the rack)
+    int carrier = kGround;                   // the part both joints hold them to
+    int axleMarkers[2] = {-1, -1};           // joints I and J's markers J (their z: the axes)
+    double pitchRadius = 0.0;                // gear I's, the pinion's [m]
+    // Gear: P = O_I + r_I û, û pointing from I's axle towards J's (+1, external gears and a
+    // ring I) or away from it (−1, a ring J). Rack: P = O + r σ (d × z)/|d × z|, σ = `toward`.
+    double toward = 1.0;
+    double rollScale = 1.0;
 };
 
 // Primitive lists of each joint type// Primitive lists of each joint type (exposed for tests and for the DOF report).

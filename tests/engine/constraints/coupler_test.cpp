@@ -141,6 +141,17 @@ TEST(Couplers, TheToothForceBalancesTheDrivenGearsTorques) {
         EXPECT_NEAR(out.couplerForce[0], out.couplerEffortI[0] / 0.1, 1e-12);
         EXPECT_NEAR(std::abs(out.couplerForce[0]), std::abs(toothTorque2) / 0.2,
                     1e-8 * std::abs(toothTorque2) / 0.2);
+        // The teeth push at the pitch point along the common tangent (±y: the pitch point is
+        // on the line of centres, x): each gear's bearing (its revolute's reaction, the gear
+        // being part I) carries that force back, the two opposite.
+        const double F = std::abs(toothTorque2) / 0.2;
+        for (int j = 0; j < 2; ++j) {
+            const Vec3& bearing = out.reactions[static_cast<std::size_t>(j)].force_W;
+            EXPECT_NEAR(std::abs(bearing.y()), F, 1e-8 * F) << "joint " << j << " t " << t;
+            EXPECT_NEAR(bearing.x(), 0.0, 1e-8 * F);
+            EXPECT_NEAR(bearing.z(), 0.0, 1e-8 * F);
+        }
+        EXPECT_NEAR(out.reactions[0].force_W.y(), -out.reactions[1].force_W.y(), 1e-8 * F);
         // The motor drives gear 1 through both gears' inertia and the load.
         const double motor = kGearInertia * 4.0 - toothTorque2 / 2.0;
         EXPECT_NEAR(out.driverEffort[0], motor, 1e-8 * std::abs(motor));
@@ -251,6 +262,10 @@ TEST(Couplers, ARackFollowsItsPinionsPitchCircleAndCarriesItsMassForce) {
     // The teeth push the 2 kg rack at its acceleration 0.05 × 6 m/s².
     EXPECT_NEAR(out.couplerForce[0], 2.0 * 0.05 * 6.0, 1e-8);
     EXPECT_NEAR(out.couplerEffortJ[0], out.couplerForce[0], 1e-12);
+    // The pinion's bearing takes the tooth force back along the rack (x), the rack's slide
+    // nothing along it.
+    EXPECT_NEAR(std::abs(out.reactions[0].force_W.x()), 2.0 * 0.05 * 6.0, 1e-8);
+    EXPECT_NEAR(out.reactions[1].force_J.z(), 0.0, 1e-8);
 }
 
 TEST(Couplers, AScrewAdvancesItsPitchPerTurnAndHoldsItsNutsWeight) {
