@@ -68,10 +68,18 @@ std::vector<std::vector<int>> independentRowGroups(const KktSolver::RowMatrix& P
         bool more = false;
         auto [a, b] = bodiesOfRow(Phi_q, r, more);
         if (more) {
-            // Not a joint's or a motion's row: no split, one analysis of every row.
-            std::vector<int> all(static_cast<std::size_t>(rows));
-            for (int k = 0; k < rows; ++k) all[static_cast<std::size_t>(k)] = k;
-            return {all};
+            // A row on three bodies or more (a coupler's, on every part of the joints it
+            // couples): a ring of edges through its bodies, a loop of the graph, so that it is
+            // decided with the rows around it.
+            std::vector<int> ring;
+            for (int p = Phi_q.outerIndexPtr()[r]; p < Phi_q.outerIndexPtr()[r + 1]; p += 6) {
+                const int body = Phi_q.innerIndexPtr()[p] / 6;
+                if (ring.empty() || ring.back() != body) ring.push_back(body);
+            }
+            edgeOfRow[static_cast<std::size_t>(r)] = static_cast<int>(edges.size());
+            for (std::size_t k = 0; k < ring.size(); ++k)
+                edges.emplace_back(ring[k], ring[(k + 1) % ring.size()]);
+            continue;
         }
         if (a < 0 && b < 0) continue;  // an empty row: its own group
         const std::pair<int, int> key = a < 0 ? std::make_pair(b, ground) : std::make_pair(a, b);

@@ -190,6 +190,56 @@ TEST(Couplers, AnIdlerLeavesTheRatioAndReversesTheOutput) {
     for (double f : out.couplerForce) EXPECT_NEAR(f, 0.0, 1e-8);
 }
 
+TEST(Couplers, APlanetaryGearTurnsItsCarrierAtTheSunsSpeedOverOnePlusTheRingRatio) {
+    // Sun (r 0.1) and carrier on the ground's axle, a planet (r 0.05) on the carrier, the
+    // ring (r 0.2) the ground itself: two linear couplers (rs qsun − rs qcarrier + rp qplanet
+    // = 0 at the sun's mesh, rR qcarrier + rp qplanet = 0 at the fixed ring's), each on three
+    // parts. ω_carrier = ω_sun rs / (rs + rR), ω_planet (on the carrier) = −ω_carrier rR / rp.
+    SceneSpec spec;
+    spec.gravity = Vec3::Zero();
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "axle", Vec3::Zero());
+    addGear(spec, ground, "sun", 0.0, "sunAxle");
+    spec.parts.back().markers.clear();
+    test::addMarker(spec, spec.parts.back(), "hub", Vec3::Zero());
+    Part carrier = test::box(spec, "carrier", 0.5, Vec3(0.2, 0.02, 0.01), Vec3(0.075, 0, 0.02));
+    test::addMarker(spec, carrier, "hub", Vec3(-0.075, 0, -0.02));
+    test::addMarker(spec, carrier, "pin", Vec3(0.075, 0, -0.02));
+    spec.parts.push_back(carrier);
+    Part planet = test::box(spec, "planet", 0.2, Vec3(0.07, 0.07, 0.01), Vec3(0.15, 0, 0));
+    test::addMarker(spec, planet, "hub", Vec3::Zero());
+    spec.parts.push_back(planet);
+    spec.parts.insert(spec.parts.begin(), ground);
+    spec.joints.push_back(
+        test::joint(spec, "carrierAxle", JointType::Revolute, "carrier.hub", "ground.axle"));
+    spec.joints.push_back(
+        test::joint(spec, "planetPin", JointType::Revolute, "planet.hub", "carrier.pin"));
+    auto linear = [&](const std::string& name, std::vector<CouplerTerm> terms) {
+        CouplerSpec c;
+        c.id = spec.newId();
+        c.name = name;
+        c.type = CouplerType::Linear;
+        c.terms = std::move(terms);
+        spec.couplers.push_back(c);
+    };
+    const double rs = 0.1, rp = 0.05, rR = 0.2;
+    linear("sunMesh", {{"sunAxle", JointAxis::Rotation, rs},
+                       {"carrierAxle", JointAxis::Rotation, -rs},
+                       {"planetPin", JointAxis::Rotation, rp}});
+    linear("ringMesh",
+           {{"carrierAxle", JointAxis::Rotation, rR}, {"planetPin", JointAxis::Rotation, rp}});
+    spec.motions.push_back(test::motion(spec, "drive", "sunAxle", "6*time"));
+    ForwardDynamics sim(compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    ASSERT_TRUE(sim.advance(2.0).ok);
+    const Outputs out = outputsOf(sim);
+    const double carrierRate = 6.0 * rs / (rs + rR);
+    EXPECT_NEAR(out.jointRates(1), carrierRate, 1e-10);
+    EXPECT_NEAR(out.jointRates(2), -carrierRate * rR / rp, 1e-9);
+    EXPECT_NEAR(out.jointCoordinates(1), 2.0 * carrierRate, 1e-9);
+    EXPECT_LT(out.constraintError, 1e-9);
+}
+
 TEST(Couplers, AnInternalPairTurnsTheSameWay) {
     // A pinion of radius 0.1 inside a ring of radius 0.3, axes 0.2 apart: ratio 3.
     SceneSpec spec;
