@@ -337,13 +337,40 @@ const Part* movingPartOf(const SceneSpec& spec, const Joint& joint, const Joint*
                                   : joint.markerI.part;
     return spec.findPart(name);
 }
-// The largest radius of a part's cylinders (0 without one).
-double cylinderRadius(const Part* part) {
-    double r = 0.0;
-    if (part)
-        for (const Shape& shape : part->shapes)
-            if (shape.type == ShapeType::Cylinder) r = std::max(r, shape.radius);
-    return r;
+// A joint's marker J in the world at the parts' poses (its z: the axle, or the slide).
+std::optional<Transform> axleOf(const SceneSpec& spec, const Joint& joint) {
+    const Part* part = spec.findPart(joint.markerJ.part);
+    const Marker* marker = spec.findMarker(joint.markerJ);
+    if (!part || !marker) return std::nullopt;
+    return part->X_WP * marker->X_PM;
+}
+// The radius of the gear (pinion) on `part` that turns about `axle` (z) and meshes at the
+// level of `mate` (a point on the other joint's axle or slide): of the part's cylinders along
+// the axle, the one whose length reaches nearest that level, the largest of those equally near
+// (a pinion on its shaft, not the steering wheel at the shaft's other end); the part's largest
+// cylinder when none lies along the axle or the axle is unknown; 0 without a cylinder.
+double cylinderRadius(const Part* part, const std::optional<Transform>& axle,
+                      const std::optional<Transform>& mate) {
+    double largest = 0.0, best = 0.0, nearest = std::numeric_limits<double>::infinity();
+    if (!part) return 0.0;
+    for (const Shape& shape : part->shapes) {
+        if (shape.type != ShapeType::Cylinder) continue;
+        largest = std::max(largest, shape.radius);
+        if (!axle || !mate) continue;
+        const Transform X_WG = part->X_WP * shape.X_PG;
+        const Vec3 z = axle->R * Vec3::UnitZ(), zG = X_WG.R * Vec3::UnitZ();
+        Vec3 off = X_WG.p - axle->p;
+        off -= off.dot(z) * z;
+        if (std::abs(z.dot(zG)) < 1.0 - 1e-6 || off.norm() > 1e-6 * (1.0 + shape.radius))
+            continue;  // not along the axle
+        const double level = z.dot(mate->p - X_WG.p);
+        const double gap = std::max(0.0, std::abs(level) - 0.5 * shape.length);
+        if (gap < nearest - 1e-12 || (gap < nearest + 1e-12 && shape.radius > best)) {
+            nearest = std::min(nearest, gap);
+            best = shape.radius;
+        }
+    }
+    return best > 0.0 ? best : largest;
 }
 }  // namespace
 
@@ -362,15 +389,18 @@ EntityId addCoupler(SceneSpec& spec, CouplerType type, EntityId jointI, EntityId
     case CouplerType::Gear: {
         if (!has(I, JointAxis::Rotation) || !has(J, JointAxis::Rotation)) return kNoEntity;
         c.jointJ = J->name;
-        const double rI = cylinderRadius(movingPartOf(spec, *I, J));
-        const double rJ = cylinderRadius(movingPartOf(spec, *J, I));
+        const double rI =
+            cylinderRadius(movingPartOf(spec, *I, J), axleOf(spec, *I), axleOf(spec, *J));
+        const double rJ =
+            cylinderRadius(movingPartOf(spec, *J, I), axleOf(spec, *J), axleOf(spec, *I));
         c.ratio = rI > 0.0 && rJ > 0.0 ? rJ / rI : 1.0;
         break;
     }
     case CouplerType::RackPinion: {
         if (!has(I, JointAxis::Rotation) || !has(J, JointAxis::Translation)) return kNoEntity;
         c.jointJ = J->name;
-        const double r = cylinderRadius(movingPartOf(spec, *I, J));
+        const double r =
+            cylinderRadius(movingPartOf(spec, *I, J), axleOf(spec, *I), axleOf(spec, *J));
         c.radius = r > 0.0 ? r : 0.05;
         break;
     }

@@ -47,9 +47,11 @@ EntityId addMotion(SceneSpec& spec, EntityId joint);
 EntityId addContactPair(SceneSpec& spec, EntityId partA, EntityId partB);
 // A coupler of `type` between joints I and J (ids; a screw uses I alone, a linear coupler
 // starts as qI − qJ = its initial value). Its size comes from the parts' geometry where they
-// have it: a gear pair's ratio from the largest cylinder of each gear (radius J / radius I),
-// a pinion's pitch radius from its cylinder; else ratio 1, radius 50 mm, pitch 5 mm per
-// turn. Returns kNoEntity when the joints do not have the coordinates the type needs.
+// have it: a gear pair's ratio from each gear's cylinder (radius J / radius I), a pinion's
+// pitch radius from its cylinder — of a gear's cylinders along its axle, the one reaching
+// nearest the other joint's level (the largest of those; the gear's largest cylinder when
+// none lies along the axle); else ratio 1, radius 50 mm, pitch 5 mm per turn. Returns
+// kNoEntity when the joints do not have the coordinates the type needs.
 EntityId addCoupler(SceneSpec& spec, CouplerType type, EntityId jointI, EntityId jointJ);
 
 // Where things are: the part holding marker `marker` (null if none), and a marker's pose in

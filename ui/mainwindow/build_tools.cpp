@@ -1,6 +1,8 @@
 #include "ui/mainwindow/build_tools.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <QAction>
 #include <QActionGroup>
@@ -144,8 +146,9 @@ BuildTools::BuildTools(SceneDocument* document, ViewportWidget* viewport, QWidge
     // A first pick refers to the scene as it was: any change (an undo, another document)
     // forgets it, and the tool asks for its first pick again.
     auto forget = [this] {
-        if (!first_) return;
+        if (!first_ && firstJoint_ == engine::kNoEntity) return;
         first_.reset();
+        firstJoint_ = engine::kNoEntity;
         if (tool_ != Tool::Select) emit hint(hint_);
     };
     QObject::connect(document_, &SceneDocument::sceneChanged, this, forget);
@@ -220,6 +223,31 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
         jointMenu->addAction(a);
         joints->addAction(a);
     }
+    // Couplers: gears, a rack, a screw, a linear relation between the joints' coordinates.
+    QMenu* couplerMenu = menu->addMenu(tr("C&oupler"));
+    joints->addSeparator();
+    const std::tuple<engine::CouplerType, QString, QString> couplers[] = {
+        {engine::CouplerType::Gear, tr("&Gear Pair"),
+         tr("Gear pair: select two revolute joints (Ctrl+click in the tree) or click them, gear "
+            "I's then gear J's; the ratio comes from their cylinders")},
+        {engine::CouplerType::RackPinion, tr("&Rack and Pinion"),
+         tr("Rack and pinion: select or click the pinion's revolute joint and the rack's "
+            "prismatic joint; the pitch radius comes from the pinion's cylinder")},
+        {engine::CouplerType::Screw, tr("&Screw"),
+         tr("Screw: select or click a cylindrical joint; its slide follows its angle (5 mm per "
+            "turn)")},
+        {engine::CouplerType::Linear, tr("&Linear Coupler"),
+         tr("Linear coupler: select or click two joints; their coordinates keep qI − qJ (edit "
+            "the terms in Properties)")},
+    };
+    for (const auto& [type, label, tip] : couplers) {
+        const QString name = toQString(engine::couplerTypeName(type));
+        QAction* a = toolAction(name, label, QStringLiteral("CreateCoupler_") + name,
+                                [this, t = type] { addCouplers(t); });
+        a->setToolTip(tip);
+        couplerMenu->addAction(a);
+        joints->addAction(a);
+    }
 
     QMenu* forceMenu = menu->addMenu(tr("&Force"));
     const engine::ForceType betweenTwo[] = {
@@ -288,6 +316,7 @@ void BuildTools::start(Tool tool, const QString& text) {
     emit toolStarted();
     tool_ = tool;
     first_.reset();
+    firstJoint_ = engine::kNoEntity;
     hint_ = text + tr("  (Esc: done)");
     emit hint(hint_);
     emit toolChanged();
@@ -296,6 +325,7 @@ void BuildTools::start(Tool tool, const QString& text) {
 void BuildTools::cancel() {
     tool_ = Tool::Select;
     first_.reset();
+    firstJoint_ = engine::kNoEntity;
     if (selectAction_) selectAction_->setChecked(true);
     emit hint(QString());
     emit toolChanged();
@@ -503,6 +533,27 @@ bool BuildTools::click(const PickResult& hit, Qt::KeyboardModifiers modifiers) {
             return true;
         }
         finishPair(*end);
+        return true;
+    }
+    case Tool::Coupler: {
+        engine::EntityId joint = jointOf(static_cast<engine::EntityId>(hit.entity));
+        // A gear clicked stands for its shaft: the one joint with an angle or a slide on it.
+        if (!joint && hit.kind == PickResult::Kind::Part)
+            if (const engine::Part* part =
+                    engine::partById(*spec, static_cast<engine::EntityId>(hit.entity))) {
+                int found = 0;
+                for (const engine::Joint& j : spec->joints)
+                    if ((j.markerI.part == part->name || j.markerJ.part == part->name) &&
+                        !engine::jointAxes(j.type).empty() && found++ == 0)
+                        joint = j.id;
+                if (found != 1) joint = engine::kNoEntity;
+            }
+        if (!joint)
+            emit hint(
+                tr("Click a joint's glyph or a gear on one shaft (or select the joints in "
+                   "the tree)"));
+        else
+            pickCouplerJoint(joint);
         return true;
     }
     case Tool::OnJoint: {
@@ -716,6 +767,189 @@ bool BuildTools::addOnJoint(engine::ForceType type, engine::EntityId joint) {
     }
     return commitAdd(std::move(after), id,
                      tr("Add %1").arg(spaced(engine::forceTypeName(type)).toLower()));
+}
+
+namespace {
+
+// What a coupler of `type` calls itself in messages and hints.
+QString couplerWord(engine::CouplerType type) {
+    switch (type) {
+    case engine::CouplerType::Gear:
+        return QObject::tr("Gear pair");
+    case engine::CouplerType::RackPinion:
+        return QObject::tr("Rack and pinion");
+    case engine::CouplerType::Screw:
+        return QObject::tr("Screw");
+    case engine::CouplerType::Linear:
+        return QObject::tr("Linear coupler");
+    }
+    return {};
+}
+
+const engine::Joint* jointWithId(const engine::SceneSpec& spec, engine::EntityId id) {
+    for (const engine::Joint& j : spec.joints)
+        if (j.id == id) return &j;
+    return nullptr;
+}
+
+bool hasAxis(const engine::Joint& joint, engine::JointAxis axis) {
+    const std::vector<engine::JointAxis> axes = engine::jointAxes(joint.type);
+    return std::find(axes.begin(), axes.end(), axis) != axes.end();
+}
+
+}  // namespace
+
+QString BuildTools::couplerMisfit(engine::CouplerType type, engine::EntityId id, int which) const {
+    const engine::SceneSpec* spec = document_->scene();
+    const engine::Joint* joint = spec ? jointWithId(*spec, id) : nullptr;
+    if (!joint) return tr("the joint picked is gone");
+    const QString is =
+        tr("'%1' is a %2 joint")
+            .arg(toQString(joint->name), spaced(engine::jointTypeName(joint->type)).toLower());
+    using engine::JointAxis;
+    switch (type) {
+    case engine::CouplerType::Gear:
+        if (!hasAxis(*joint, JointAxis::Rotation))
+            return tr("A gear pair couples two revolute or cylindrical joints: %1.").arg(is);
+        break;
+    case engine::CouplerType::RackPinion:
+        // The pinion turns, the rack slides; a first pick may be either (the rack first).
+        if ((which == 0 && !hasAxis(*joint, JointAxis::Rotation) &&
+             !hasAxis(*joint, JointAxis::Translation)) ||
+            (which == 1 && !hasAxis(*joint, JointAxis::Translation) &&
+             !hasAxis(*joint, JointAxis::Rotation)))
+            return tr("A rack and pinion couples the pinion's revolute (or cylindrical) joint "
+                      "and the rack's prismatic (or cylindrical) joint: %1.")
+                .arg(is);
+        break;
+    case engine::CouplerType::Screw:
+        if (!hasAxis(*joint, JointAxis::Rotation) || !hasAxis(*joint, JointAxis::Translation))
+            return tr("A screw couples the angle and the slide of one cylindrical joint: %1.")
+                .arg(is);
+        break;
+    case engine::CouplerType::Linear:
+        if (engine::jointAxes(joint->type).empty())
+            return tr("A linear coupler relates joint angles and slides (revolute, prismatic or "
+                      "cylindrical joints): %1, which has neither.")
+                .arg(is);
+        break;
+    }
+    return {};
+}
+
+void BuildTools::addCouplers(engine::CouplerType type) {
+    couplerType_ = type;
+    // The joints selected (a marker stands for its joint), in the order they were selected.
+    std::vector<engine::EntityId> joints;
+    for (const engine::EntityId id : selected_)
+        if (const engine::EntityId joint = jointOf(id);
+            joint && std::find(joints.begin(), joints.end(), joint) == joints.end())
+            joints.push_back(joint);
+    const bool screw = type == engine::CouplerType::Screw;
+    if (screw && !joints.empty() && addCoupler(type, joints[0])) return cancel();
+    if (!screw && joints.size() >= 2 && addCoupler(type, joints[0], joints[1])) return cancel();
+    const QString what = couplerWord(type);
+    start(Tool::Coupler,
+          screw ? tr("Screw: click the cylindrical joint whose slide follows its angle")
+          : type == engine::CouplerType::RackPinion
+              ? tr("Rack and pinion: click the pinion's joint, then the rack's")
+              : tr("%1: click the first joint, then the second").arg(what));
+    // One joint selected: the first pick.
+    if (!screw && joints.size() == 1 && couplerMisfit(type, joints[0], 0).isEmpty())
+        pickCouplerJoint(joints[0]);
+}
+
+void BuildTools::pickCouplerJoint(engine::EntityId joint) {
+    const int which = firstJoint_ == engine::kNoEntity ? 0 : 1;
+    if (couplerType_ == engine::CouplerType::Screw) {
+        addCoupler(couplerType_, joint);
+        return;
+    }
+    if (const QString misfit = couplerMisfit(couplerType_, joint, which); !misfit.isEmpty()) {
+        emit message(kError, misfit, {joint});
+        return;
+    }
+    if (which == 0) {
+        firstJoint_ = joint;
+        emit hint(tr("%1: '%2' is the first joint; now click the second  (Esc: done)")
+                      .arg(couplerWord(couplerType_),
+                           toQString(engine::entityName(*document_->scene(), joint))));
+        return;
+    }
+    const engine::EntityId first = firstJoint_;
+    firstJoint_ = engine::kNoEntity;
+    addCoupler(couplerType_, first, joint);
+}
+
+bool BuildTools::addCoupler(engine::CouplerType type, engine::EntityId jointI,
+                            engine::EntityId jointJ) {
+    const engine::SceneSpec* spec = document_->scene();
+    if (!spec) return false;
+    const bool screw = type == engine::CouplerType::Screw;
+    const QString what = couplerWord(type);
+    if (!jointWithId(*spec, jointI) || (!screw && !jointWithId(*spec, jointJ))) {
+        emit message(kError, screw ? tr("A screw acts on a cylindrical joint: select one (in the "
+                                        "tree or the view) first.")
+                                   : tr("%1: select two joints (Ctrl+click in the tree) or click "
+                                        "them in the view.")
+                                         .arg(what));
+        return false;
+    }
+    if (!screw && jointI == jointJ) {
+        emit message(kError,
+                     tr("%1: pick two different joints ('%2' twice).")
+                         .arg(what, toQString(engine::entityName(*spec, jointI))),
+                     {jointI});
+        return false;
+    }
+    // A rack picked before its pinion: the one that turns is the pinion.
+    if (type == engine::CouplerType::RackPinion) {
+        const engine::Joint& I = *jointWithId(*spec, jointI);
+        const engine::Joint& J = *jointWithId(*spec, jointJ);
+        if (!hasAxis(I, engine::JointAxis::Rotation) && hasAxis(J, engine::JointAxis::Rotation))
+            std::swap(jointI, jointJ);
+        const engine::Joint& pinion = *jointWithId(*spec, jointI);
+        const engine::Joint& rack = *jointWithId(*spec, jointJ);
+        const QString both =
+            tr("A rack and pinion couples the pinion's revolute (or cylindrical) joint and the "
+               "rack's prismatic (or cylindrical) joint: ");
+        if (!hasAxis(pinion, engine::JointAxis::Rotation) ||
+            !hasAxis(rack, engine::JointAxis::Translation)) {
+            emit message(kError,
+                         both + tr("'%1' is a %2 joint and '%3' a %4 joint.")
+                                    .arg(toQString(pinion.name),
+                                         spaced(engine::jointTypeName(pinion.type)).toLower(),
+                                         toQString(rack.name),
+                                         spaced(engine::jointTypeName(rack.type)).toLower()),
+                         {jointI, jointJ});
+            return false;
+        }
+    }
+    for (const auto& [joint, which] : {std::pair{jointI, 0}, std::pair{jointJ, 1}}) {
+        if (screw && which == 1) continue;
+        if (const QString misfit = couplerMisfit(type, joint, which); !misfit.isEmpty()) {
+            emit message(kError, misfit, {joint});
+            return false;
+        }
+    }
+    engine::SceneSpec after = *spec;
+    const engine::EntityId id = engine::addCoupler(after, type, jointI, jointJ);
+    if (id == engine::kNoEntity) {
+        emit message(kError, tr("%1: these joints cannot be coupled.").arg(what));
+        return false;
+    }
+    QString problem;
+    std::vector<engine::EntityId> entities;
+    if (!assembleAfterEdit(after, problem, engine::kNoEntity, &entities)) {
+        std::erase(entities, id);
+        emit message(kError,
+                     tr("The %1 cannot hold as the parts are placed: %2 — the scene is left as "
+                        "it was.")
+                         .arg(what.toLower(), problem),
+                     entities);
+        return false;
+    }
+    return commitAdd(std::move(after), id, tr("Add %1").arg(what.toLower()));
 }
 
 bool BuildTools::fixToGround(engine::EntityId partId) {

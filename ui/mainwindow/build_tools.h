@@ -2,8 +2,9 @@
 // The tools that build a mechanism in the 3D view: place a part from the palette, put a
 // marker on a part, connect two parts with a joint, attach a spring, a bushing, a point force
 // or torque, a contact pair; and the commands that act on the selection (a motion, a
-// controller or a rotational spring on a joint, a part fixed to the ground). Every creation
-// is one undoable edit of the document; a joint's creation includes the assembly it causes.
+// controller or a rotational spring on a joint, a part fixed to the ground; a gear pair, a
+// rack and pinion, a screw or a linear coupler between joints). Every creation is one
+// undoable edit of the document; a joint's creation includes the assembly it causes.
 //
 // A tool stays active (its toolbar button pressed) until Esc, the Select tool or another tool:
 // placing three parts takes three clicks. Shift while clicking on a part snaps to the nearest
@@ -33,7 +34,7 @@ class BuildTools : public QObject {
     Q_OBJECT
 
 public:
-    enum class Tool { Select, PlacePart, Marker, Joint, Force, ContactPair, OnJoint };
+    enum class Tool { Select, PlacePart, Marker, Joint, Force, ContactPair, OnJoint, Coupler };
 
     BuildTools(SceneDocument* document, ViewportWidget* viewport, QWidget* window);
 
@@ -48,6 +49,10 @@ public:
     void connectParts(engine::JointType type);
     void attachForce(engine::ForceType type);
     void addContactPairs();
+    // A coupler (Create ▸ Coupler): between the two joints selected (in the tree, Ctrl+click)
+    // at once; else the joints clicked in the view, the first then the second (a screw: its
+    // one cylindrical joint). A single joint selected is taken as the first.
+    void addCouplers(engine::CouplerType type);
     void cancel();
 
     // A click in the view: true when the active tool took it (no selection then).
@@ -58,10 +63,23 @@ public:
     bool addMotion(engine::EntityId joint);
     bool addOnJoint(engine::ForceType type, engine::EntityId joint);
     bool fixToGround(engine::EntityId part);
+    // A coupler of `type` between joints I and J (a screw: I alone), sized from the parts'
+    // geometry (engine::addCoupler): joints of the wrong kind are refused with a reason, a
+    // rack and pinion picked rack first is taken pinion first.
+    bool addCoupler(engine::CouplerType type, engine::EntityId jointI,
+                    engine::EntityId jointJ = engine::kNoEntity);
 
     // The entity selected in the tree or the view: the Motion, controller, rotational spring
     // and Fix commands act on it at once when it fits.
-    void setSelection(engine::EntityId entity) { selection_ = entity; }
+    void setSelection(engine::EntityId entity) {
+        selection_ = entity;
+        selected_ = {entity};
+    }
+    // The whole selection (the couplers take two joints from it), the first as above.
+    void setSelection(const std::vector<engine::EntityId>& entities) {
+        selection_ = entities.empty() ? engine::kNoEntity : entities.front();
+        selected_ = entities;
+    }
 
     // The last entity a tool made (tests, selection).
     engine::EntityId lastCreated() const { return lastCreated_; }
@@ -99,6 +117,9 @@ private:
     void finishPair(const End& second);
     void placeAt(const PickResult& hit);
     bool commitAdd(engine::SceneSpec after, engine::EntityId created, const QString& text);
+    // Why `joint` cannot be a coupler's joint `which` (0: I, 1: J) of `type`; empty: it can.
+    QString couplerMisfit(engine::CouplerType type, engine::EntityId joint, int which) const;
+    void pickCouplerJoint(engine::EntityId joint);
 
     SceneDocument* document_;
     ViewportWidget* viewport_;
@@ -115,6 +136,9 @@ private:
     QString hint_;  // what the active tool asks for first
     engine::EntityId lastCreated_ = engine::kNoEntity;
     engine::EntityId selection_ = engine::kNoEntity;
+    std::vector<engine::EntityId> selected_;
+    engine::CouplerType couplerType_ = engine::CouplerType::Gear;  // Tool::Coupler
+    engine::EntityId firstJoint_ = engine::kNoEntity;              // its first pick
     int colourIndex_ = 0;
 };
 

@@ -74,7 +74,7 @@ void DofStatus::showScene(const engine::CompileResult* compiled) {
         if (!out.isEmpty()) out[0] = out[0].toUpper();
         return out;
     };
-    QString html = tr("<p>%1 coordinates (6 per moving part), %2 equations from joints and "
+    QString html = tr("<p>%1 coordinates (6 per moving part), %2 equations from joints%6 and "
                       "motions. Grübler count: "
                       "%1 − %2 = %3. Rank of the constraint Jacobian at the start pose: %4, so the "
                       "mechanism moves "
@@ -83,7 +83,8 @@ void DofStatus::showScene(const engine::CompileResult* compiled) {
                        .arg(report.equations)
                        .arg(report.grueblerDof)
                        .arg(report.coordinates - report.actualDof)
-                       .arg(report.actualDof);
+                       .arg(report.actualDof)
+                       .arg(compiled->model->couplers.empty() ? QString() : tr(", couplers"));
     if (report.redundant.empty()) {
         html += tr("<p>No equation is redundant.</p>");
     } else {
@@ -93,7 +94,10 @@ void DofStatus::showScene(const engine::CompileResult* compiled) {
                     .arg(report.redundantCount);
         QStringList remedies;
         for (const engine::RedundantEquation& e : report.redundant) {
+            const engine::Model& model = *compiled->model;
+            const bool coupler = e.row >= model.couplerRowOffset && e.row < model.jointRows;
             const QString who = e.joint.empty() ? tr("motion '%1'").arg(toQString(e.motion))
+                                : coupler       ? tr("coupler '%1'").arg(toQString(e.joint))
                                                 : tr("joint '%1'").arg(toQString(e.joint));
             html += QStringLiteral("<li><b>%1</b>, %2: %3</li>")
                         .arg(who.toHtmlEscaped(), toQString(e.equation).toHtmlEscaped(),

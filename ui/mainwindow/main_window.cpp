@@ -217,8 +217,7 @@ void MainWindow::wire() {
 
 void MainWindow::showSelection(const std::vector<quint64>& selected, int shape) {
     parts_.viewport->setSelection(selected);
-    tools_->setSelection(selected.empty() ? engine::kNoEntity
-                                          : static_cast<engine::EntityId>(selected.front()));
+    tools_->setSelection(std::vector<engine::EntityId>(selected.begin(), selected.end()));
     parts_.manipulation->setSelection(
         selected.size() == 1 ? static_cast<engine::EntityId>(selected.front()) : engine::kNoEntity);
     properties_->showEntity(
@@ -357,7 +356,7 @@ void MainWindow::createViewMenu() {
         {tr("Show &Joints"), &ViewportWidget::setJointsVisible},
         {tr("Show &Grid and Axes"), &ViewportWidget::setGridVisible},
         {tr("Show F&loor"), &ViewportWidget::setFloorVisible},
-        {tr("Show &Contact Forces"), &ViewportWidget::setContactForcesVisible},
+        {tr("Show &Contact and Tooth Forces"), &ViewportWidget::setContactForcesVisible},
         {tr("Show &Previous Run (after Re-run)"), &ViewportWidget::setGhostEnabled},
     };
     for (const auto& [label, setter] : toggles) {

@@ -238,6 +238,65 @@ bool paintForces(const QString& what, Ink& k) {
     return true;
 }
 
+// A gear outline about `c`: `teeth` teeth between radii r and r + depth, turned by `phase`.
+QPolygonF gear(QPointF c, double r, double depth, int teeth, double phase) {
+    QPolygonF outline;
+    for (int k = 0; k < 4 * teeth; ++k) {
+        const double a = phase + 2.0 * 3.14159265358979 * k / (4.0 * teeth);
+        const double radius = (k % 4 == 1 || k % 4 == 2) ? r + depth : r;
+        outline << c + QPointF(radius * std::cos(a), radius * std::sin(a));
+    }
+    return outline;
+}
+
+// The couplers, by type name: two gears meshing, a pinion on a rack, a screw and its nut, a
+// belt over two pulleys (a linear relation).
+bool paintCouplers(const QString& what, Ink& k) {
+    QPainter& p = k.p;
+    const QColor& ink = k.ink;
+    const QColor& accent = k.accent;
+    if (what == QLatin1String("gear")) {
+        p.setPen(QPen(ink, 1.1));
+        p.drawPolygon(gear(QPointF(8.5, 9), 5.2, 2.2, 8, 0.0));
+        p.setBrush(accent);
+        p.drawPolygon(gear(QPointF(17, 16.5), 3.6, 2.0, 6, 0.26));
+        p.setBrush(Qt::white);
+        p.drawEllipse(QPointF(8.5, 9), 1.6, 1.6);
+        p.drawEllipse(QPointF(17, 16.5), 1.2, 1.2);
+    } else if (what == QLatin1String("rackPinion")) {
+        p.setPen(QPen(ink, 1.1));
+        p.setBrush(accent);
+        p.drawPolygon(gear(QPointF(12, 8), 4.6, 2.0, 8, 0.0));
+        p.setBrush(Qt::white);
+        p.drawEllipse(QPointF(12, 8), 1.4, 1.4);
+        QPolygonF rack;
+        rack << QPointF(1.5, 22) << QPointF(1.5, 17);
+        for (double x = 1.5; x < 22; x += 4.0)
+            rack << QPointF(x + 0.8, 17) << QPointF(x + 1.6, 15) << QPointF(x + 2.6, 15)
+                 << QPointF(x + 3.4, 17);
+        rack << QPointF(22.5, 17) << QPointF(22.5, 22);
+        p.setBrush(k.fill);
+        p.drawPolygon(rack);
+    } else if (what == QLatin1String("screw")) {
+        p.setPen(QPen(ink, 1.2));
+        p.drawRect(QRectF(3, 9.5, 18, 5));
+        for (double x = 4.5; x < 21; x += 3.0) p.drawLine(QPointF(x, 14.5), QPointF(x + 2.0, 9.5));
+        p.setBrush(accent);
+        p.drawRect(QRectF(11, 6, 5, 12));
+    } else if (what == QLatin1String("linear")) {
+        p.setPen(QPen(ink, 1.2));
+        p.drawEllipse(QPointF(7, 12), 4.5, 4.5);
+        p.setBrush(accent);
+        p.drawEllipse(QPointF(18, 12), 3.0, 3.0);
+        p.setPen(QPen(ink, 1.8));
+        p.drawLine(QPointF(7, 7.5), QPointF(18, 9));
+        p.drawLine(QPointF(7, 16.5), QPointF(18, 15));
+    } else {
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 QIcon pictogram(const QString& what) {
@@ -248,7 +307,8 @@ QIcon pictogram(const QString& what) {
     Ink k{p, QColor(0xc8, 0xd4, 0xe2), QColor(0x33, 0x3d, 0x4a), QColor(0xe0, 0x8a, 0x2c)};
     p.setPen(QPen(k.ink, 1.4));
     p.setBrush(k.fill);
-    if (!paintParts(what, k) && !paintJoints(what, k)) paintForces(what, k);
+    if (!paintParts(what, k) && !paintJoints(what, k) && !paintForces(what, k))
+        paintCouplers(what, k);
     return QIcon(pixmap);
 }
 

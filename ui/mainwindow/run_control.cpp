@@ -328,6 +328,7 @@ void RunControl::showSnapshot() {
     }
     parts_.viewport->setPartPoses(snap->partPoses);
     parts_.viewport->setContacts(snap->outputs.contacts);
+    parts_.viewport->setCouplerForces(snap->outputs.couplerForce);
     parts_.viewport->setGhostPoses(snap->previousPoses);
     // The manipulator edits the design pose: not while a recorded run is shown.
     const engine::Recording* recording = parts_.session->recording();

@@ -197,8 +197,8 @@ void SceneTreePanel::deleteSelection() {
     if (removed.isEmpty()) {
         parts_.messages->add(
             MessageSeverity::Warning,
-            tr("Nothing to delete: select parts, markers, joints, forces, motions or contact "
-               "pairs (the ground part stays)."));
+            tr("Nothing to delete: select parts, markers, joints, forces, motions, couplers or "
+               "contact pairs (the ground part stays)."));
         return;
     }
     if (const auto refused =
@@ -257,6 +257,12 @@ void SceneTreePanel::showMenu(const QPoint& position) {
     const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
     if (id == engine::kNoEntity) return;
     QMenu menu;
+    fillMenu(menu, id);
+    if (!menu.isEmpty()) menu.exec(viewport()->mapToGlobal(position));
+}
+
+void SceneTreePanel::fillMenu(QMenu& menu, engine::EntityId id) {
+    if (!parts_.document->scene()) return;
     // Plots need a run to plot; drawing a part translucent does not.
     auto plot = [&](const QString& label, const QString& entity, QStringList quantities) {
         if (!parts_.session->active()) return;
@@ -301,10 +307,23 @@ void SceneTreePanel::showMenu(const QPoint& position) {
         plot(tr("Plot Controller Effort"), QString::fromStdString(force.name), {"effort"});
         plot(tr("Plot Controller Power"), QString::fromStdString(force.name), {"power"});
     }
+    for (const engine::CouplerSpec& coupler : parts_.document->scene()->couplers) {
+        if (coupler.id != id) continue;
+        namespace ch = engine::channels;
+        const QString name = QString::fromStdString(coupler.name);
+        const bool teeth = coupler.type == engine::CouplerType::Gear ||
+                           coupler.type == engine::CouplerType::RackPinion;
+        plot(teeth                                        ? tr("Plot Tooth Force")
+             : coupler.type == engine::CouplerType::Screw ? tr("Plot Axial Force")
+                                                          : tr("Plot Coupler Force"),
+             name, {QString::fromLatin1(ch::kCouplerForce)});
+        plot(tr("Plot Coupler Efforts on Its Joints"), name,
+             {QString::fromLatin1(ch::kCouplerEffort[0]),
+              QString::fromLatin1(ch::kCouplerEffort[1])});
+    }
     for (const engine::ContactPairSpec& pair : parts_.document->scene()->contact.pairs)
         if (pair.id == id)
             plot(tr("Plot Contact Forces"), QString::fromStdString(pair.name), {"Fn", "Ft"});
-    if (!menu.isEmpty()) menu.exec(viewport()->mapToGlobal(position));
 }
 
 }  // namespace ui

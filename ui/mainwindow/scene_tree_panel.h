@@ -1,9 +1,9 @@
 #pragma once
 // The Scene panel: the document's parts (with their markers and shapes), joints, forces,
-// motions and contact pairs as a tree. Selecting rows selects the entities everywhere; names
-// are edited in place (through validation and the undo stack); Delete removes the selection
-// and what depends on it; the context menu plots what a run records of an entity. Rebuilt
-// after an edit, it keeps the user's column widths.
+// motions, couplers and contact pairs as a tree. Selecting rows selects the entities
+// everywhere; names are edited in place (through validation and the undo stack); Delete
+// removes the selection and what depends on it; the context menu plots what a run records of
+// an entity. Rebuilt after an edit, it keeps the user's column widths.
 
 #include <vector>
 
@@ -13,6 +13,7 @@
 #include "engine/model/entity_id.h"
 #include "ui/mainwindow/window_parts.h"
 
+class QMenu;
 class QStandardItemModel;
 
 namespace engine {
@@ -51,6 +52,10 @@ public:
     // The context menu's Plot Reaction Force: world Fx, Fy, Fz and |F| of a joint of the open
     // scene (null with no run, or no such joint).
     PlotWidget* plotReactionForce(const QString& joint);
+
+    // The context menu of an entity's row: plots of what a run records of it (with a run),
+    // a part's translucency.
+    void fillMenu(QMenu& menu, engine::EntityId id);
 
 signals:
     // The user selected these rows (the first entity's `shape` row, 0 for a whole entity).

@@ -1,5 +1,7 @@
 #include "ui/models/scene_tree.h"
 
+#include <cmath>
+
 #include <QIcon>
 #include <QPainter>
 #include <QPainterPath>
@@ -31,11 +33,77 @@ QString shapeDetails(const engine::Shape& s) {
     }
 }
 
+// What a coupler is, its size and its joints: "gear 1.5 : 1: inputShaft → idlerShaft",
+// "rack, r 20 mm: steering → rackSlide", "screw, 5 mm/turn: lead", "linear: a − 2·b (slide)".
+QString couplerDetails(const engine::SceneSpec& spec, const engine::CouplerSpec& c) {
+    const auto num = [](double v) { return QString::number(v, 'g', 4); };
+    const QString joints = QStringLiteral("%1 → %2").arg(toQString(c.jointI), toQString(c.jointJ));
+    switch (c.type) {
+    case engine::CouplerType::Gear:
+        return QObject::tr("gear %1 : 1%2: %3")
+            .arg(num(c.ratio), c.internal ? QObject::tr(" internal") : QString(), joints);
+    case engine::CouplerType::RackPinion:
+        return QObject::tr("rack, r %1 mm: %2").arg(num(c.radius * 1000.0), joints);
+    case engine::CouplerType::Screw:
+        return QObject::tr("screw, %1 mm/turn%2: %3")
+            .arg(num(c.pitch * 1000.0), c.pitch < 0.0 ? QObject::tr(" left-hand") : QString(),
+                 toQString(c.jointI));
+    case engine::CouplerType::Linear: {
+        QString sum;
+        for (const engine::CouplerTerm& t : c.terms) {
+            const double k = t.coefficient;
+            if (!sum.isEmpty())
+                sum += k < 0.0 ? QStringLiteral(" − ") : QStringLiteral(" + ");
+            else if (k < 0.0)
+                sum += QStringLiteral("−");
+            if (std::abs(k) != 1.0) sum += num(std::abs(k)) + QStringLiteral("·");
+            sum += toQString(t.joint);
+            // The slide of a joint that also turns is said so; a slider's is its only one.
+            const engine::Joint* joint = spec.findJoint(t.joint);
+            if (t.axis == engine::JointAxis::Translation && joint &&
+                engine::jointAxes(joint->type).size() > 1)
+                sum += QObject::tr(" (slide)");
+        }
+        if (!std::isnan(c.offset)) sum += QStringLiteral(" = ") + num(c.offset);
+        return QObject::tr("linear: %1").arg(sum);
+    }
+    }
+    return {};
+}
+
 // Small icons per entity kind, drawn once (no image files to ship).
-enum class Kind { Part, Ground, Geometry, Marker, Joint, Force, Motion, Contact, Plot, Group };
+enum class Kind {
+    Part,
+    Ground,
+    Geometry,
+    Marker,
+    Joint,
+    Force,
+    Motion,
+    Coupler,
+    Contact,
+    Plot,
+    Group
+};
+
+// A small gear of `teeth` teeth about (cx, cy), its teeth `r` to `r` + 1.6 px out.
+QPainterPath gearPath(double cx, double cy, double r, int teeth, double phase) {
+    QPainterPath path;
+    for (int k = 0; k < 4 * teeth; ++k) {
+        const double a = phase + 2.0 * 3.14159265358979 * k / (4.0 * teeth);
+        const double radius = (k % 4 == 1 || k % 4 == 2) ? r + 1.6 : r;
+        const QPointF q(cx + radius * std::cos(a), cy + radius * std::sin(a));
+        if (k == 0)
+            path.moveTo(q);
+        else
+            path.lineTo(q);
+    }
+    path.closeSubpath();
+    return path;
+}
 
 QIcon icon(Kind kind) {
-    static QIcon cache[10];
+    static QIcon cache[11];
     QIcon& cached = cache[static_cast<int>(kind)];
     if (!cached.isNull()) return cached;
     QPixmap pixmap(16, 16);
@@ -88,6 +156,13 @@ QIcon icon(Kind kind) {
         p.setPen(QPen(QColor(0x3c, 0x8e, 0xe0), 2));
         p.drawArc(2, 2, 12, 12, 30 * 16, 270 * 16);
         p.drawLine(13, 4, 14, 9);
+        break;
+    case Kind::Coupler:
+        p.setPen(QPen(QColor(0x5a, 0x3c, 0x9a), 1));
+        p.setBrush(QColor(0xb8, 0x8c, 0xff));
+        p.drawPath(gearPath(5.5, 6.5, 3.6, 6, 0.0));
+        p.setBrush(QColor(0xd8, 0xc4, 0xff));
+        p.drawPath(gearPath(11.0, 10.5, 2.8, 5, 0.3));
         break;
     case Kind::Contact:
         p.setPen(QColor(0x50, 0x50, 0x50));
@@ -213,6 +288,14 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                 motion.id, Kind::Motion, true));
     }
     model.appendRow(motions);
+
+    // Couplers: gears, racks, screws and linear relations, with their sizes and joints.
+    auto couplers = row(QObject::tr("Couplers"), QString::number(spec.couplers.size()),
+                        engine::kNoEntity, Kind::Group);
+    for (const engine::CouplerSpec& coupler : spec.couplers)
+        couplers[0]->appendRow(row(toQString(coupler.name), couplerDetails(spec, coupler),
+                                   coupler.id, Kind::Coupler, true));
+    model.appendRow(couplers);
 
     // Contact: the scene's switch and solver, and the pair entries.
     const engine::ContactSettings& contact = spec.contact;

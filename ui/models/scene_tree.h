@@ -1,7 +1,7 @@
 #pragma once
 // The scene tree shown in the left dock: Parts (with their geometry and markers as children),
-// Joints, Forces, Motions, Contacts (pair entries) and Plots, two columns (name, details), an
-// icon per kind. Each entity row carries its EntityId in kEntityIdRole so views can select by
+// Joints, Forces, Motions, Couplers, Contacts (pair entries) and Plots, two columns (name,
+// details), an icon per kind. Each entity row carries its EntityId in kEntityIdRole so views can select by
 // id; the names of entities are editable in place (the window turns that into a rename).
 
 #include <Qt>

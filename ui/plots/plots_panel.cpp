@@ -49,8 +49,8 @@ PlotsPanel::PlotsPanel(SimulationSession* session, QWidget* parent)
     auto* add = new QToolButton;
     add->setText(tr("+ Plot…"));
     add->setToolTip(
-        tr("Plot recorded quantities (joint reactions, coordinates, part motion, "
-           "energies) against time or against each other"));
+        tr("Plot recorded quantities (joint reactions, coordinates, part motion, tooth "
+           "forces, energies) against time or against each other"));
     add->setAutoRaise(true);
     connect(add, &QToolButton::clicked, this, &PlotsPanel::addPlotWithPicker);
     sideBySideButton_ = new QToolButton;

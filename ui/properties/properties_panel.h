@@ -5,9 +5,10 @@
 // (from the geometry and a density, or typed in as an override) and its contact material; a
 // marker its place in its part's axes or the world's; a joint its type, markers and collide
 // switch; force elements and motions their parameters, expressions with a live check and
-// preview. A valid edit is not applied here: it is offered as the whole scene after it, and
-// the window pushes it onto the undo stack. An invalid one stays in its field with the reason
-// beside it; nothing is lost.
+// preview; a coupler its type, joints, sizes (a gear pair's pitch radii said from its axles)
+// and a linear coupler's terms. A valid edit is not applied here: it is offered as the whole
+// scene after it, and the window pushes it onto the undo stack. An invalid one stays in its
+// field with the reason beside it; nothing is lost.
 //
 // Each field carries the scene-format key it edits ("mass", "markerI", "shape.radius",
 // "collision.mask"...), so tests can find an editor for every key of docs/scene-format.md.

@@ -14,8 +14,10 @@
 #include "engine/io/mesh_loader.h"
 #include "engine/io/scene_format.h"
 #include "engine/math/constants.h"
+#include "engine/model/construct.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
+#include "ui/common/coupler_layout.h"
 #include "ui/common/text.h"
 
 namespace ui {
@@ -467,6 +469,205 @@ void motionFields(FieldList& b) {
         [Mo](SceneSpec& s, const std::string& text) { Mo(s)->expression = text; });
 }
 
+// The joints of `spec` that have the coordinates `needed` (none: any coordinate).
+QStringList jointsWith(const SceneSpec& spec, std::initializer_list<engine::JointAxis> needed) {
+    QStringList out;
+    for (const engine::Joint& j : spec.joints) {
+        const std::vector<engine::JointAxis> axes = engine::jointAxes(j.type);
+        if (!axes.empty() && std::all_of(needed.begin(), needed.end(), [&](engine::JointAxis a) {
+                return std::find(axes.begin(), axes.end(), a) != axes.end();
+            }))
+            out << toQString(j.name);
+    }
+    return out;
+}
+
+// A coupler made another type: it keeps its joints (I and J, or its terms' first two, in
+// order) and takes the sizes a new coupler of that type gets from the parts' geometry
+// (engine::addCoupler: a ratio from the gears' cylinders, a pinion's radius, a 5 mm pitch, a
+// linear coupler qI − qJ). Joints that do not fit the type stay named: the document's check
+// says why beside the field.
+void retype(SceneSpec& s, engine::CouplerSpec& c, engine::CouplerType to) {
+    using engine::CouplerType;
+    if (c.type == to) return;
+    std::vector<std::string> joints;
+    auto keep = [&](const std::string& name) {
+        if (!name.empty() && std::find(joints.begin(), joints.end(), name) == joints.end())
+            joints.push_back(name);
+    };
+    if (c.type == CouplerType::Linear)
+        for (const engine::CouplerTerm& t : c.terms) keep(t.joint);
+    keep(c.jointI);
+    keep(c.jointJ);
+    joints.resize(std::max<std::size_t>(joints.size(), 2));
+    // A rack's pinion is the joint that turns: the picks swap when the first only slides.
+    auto has = [&](const std::string& name, engine::JointAxis axis) {
+        const engine::Joint* j = s.findJoint(name);
+        if (!j) return false;
+        const std::vector<engine::JointAxis> axes = engine::jointAxes(j->type);
+        return std::find(axes.begin(), axes.end(), axis) != axes.end();
+    };
+    if (to == CouplerType::RackPinion && !has(joints[0], engine::JointAxis::Rotation) &&
+        has(joints[1], engine::JointAxis::Rotation))
+        std::swap(joints[0], joints[1]);
+    c.type = to;
+    c.jointI = to == CouplerType::Linear ? "" : joints[0];
+    c.jointJ = to == CouplerType::Gear || to == CouplerType::RackPinion ? joints[1] : "";
+    c.terms.clear();
+    c.offset = std::numeric_limits<double>::quiet_NaN();
+    if (!(c.ratio > 0.0)) c.ratio = 1.0;
+    if (!(c.radius > 0.0)) c.radius = 0.05;
+    if (c.pitch == 0.0) c.pitch = 0.005;
+    if (to == CouplerType::Linear)
+        for (std::size_t k = 0; k < 2; ++k)
+            if (const engine::Joint* j = s.findJoint(joints[k]);
+                j && !engine::jointAxes(j->type).empty())
+                c.terms.push_back({joints[k], engine::jointAxes(j->type).front(), k ? -1.0 : 1.0});
+    // The sizes from the geometry, where the joints fit.
+    const engine::Joint* I = s.findJoint(joints[0]);
+    const engine::Joint* J = s.findJoint(joints[1]);
+    SceneSpec scratch = s;
+    const engine::EntityId made = engine::addCoupler(scratch, to, I ? I->id : engine::kNoEntity,
+                                                     J ? J->id : engine::kNoEntity);
+    if (made == engine::kNoEntity) return;
+    const engine::CouplerSpec& sized = scratch.couplers.back();
+    c.ratio = sized.ratio;
+    c.radius = sized.radius;
+    if (to == CouplerType::Screw) c.pitch = sized.pitch;
+    if (to == CouplerType::Linear) c.terms = sized.terms;
+}
+
+void couplerFields(FieldList& b) {
+    using engine::CouplerType;
+    using engine::JointAxis;
+    const SceneSpec& spec = b.spec;
+    const engine::EntityId id = b.id;
+    const engine::CouplerSpec* coupler = byId(spec.couplers, id);
+    auto C = [id](auto& s) { return byId(s.couplers, id); };
+    const QString kinds[] = {tr("gear pair"), tr("rack and pinion"), tr("screw"), tr("linear")};
+    b.title = tr("Coupler (%1)").arg(kinds[static_cast<int>(coupler->type)]);
+    b.name();
+    b.choice(
+        tr("Type"), QStringLiteral("type"), b.words(QStringLiteral("type")),
+        [C](const SceneSpec& s) { return std::string(engine::couplerTypeName(C(s)->type)); },
+        [C](SceneSpec& s, const std::string& text) {
+            if (const auto type = engine::couplerTypeFromName(text)) retype(s, *C(s), *type);
+        });
+    // A joint of the scene, among those with the coordinates the coupler needs.
+    auto joint = [&](QString label, QString key, std::string engine::CouplerSpec::*member,
+                     std::initializer_list<JointAxis> needed) {
+        b.choice(
+            std::move(label), std::move(key), jointsWith(spec, needed),
+            [C, member](const SceneSpec& s) { return C(s)->*member; },
+            [C, member](SceneSpec& s, const std::string& text) { C(s)->*member = text; });
+    };
+    const CouplerLayout layout = couplerLayout(spec, *coupler);
+    auto mm = [](double m) { return QString::number(m * 1000.0, 'g', 4); };
+    switch (coupler->type) {
+    case CouplerType::Gear:
+        joint(tr("Gear I's joint"), QStringLiteral("jointI"), &engine::CouplerSpec::jointI,
+              {JointAxis::Rotation});
+        joint(tr("Gear J's joint"), QStringLiteral("jointJ"), &engine::CouplerSpec::jointJ,
+              {JointAxis::Rotation});
+        b.number(
+            tr("Ratio ωI / ωJ"), QString(), 1.0, QStringLiteral("ratio"),
+            [C](const SceneSpec& s) { return C(s)->ratio; },
+            [C](SceneSpec& s, double v) { C(s)->ratio = v; });
+        b.toggle(
+            tr("Internal (ring gear)"), QStringLiteral("internal"),
+            [C](const SceneSpec& s) { return C(s)->internal; },
+            [C](SceneSpec& s, bool on) { C(s)->internal = on; });
+        // What the ratio and the axles make of the gears.
+        if (layout.radiusI > 0.0)
+            b.info(tr("Pitch radii"),
+                   tr("%1 mm, %2 mm (axles %3 mm apart)")
+                       .arg(mm(layout.radiusI), mm(layout.radiusJ), mm(layout.centreDistance)));
+        else if (layout.drawn)
+            b.info(tr("Pitch radii"), tr("none (axles not parallel)"));
+        break;
+    case CouplerType::RackPinion:
+        joint(tr("Pinion's joint"), QStringLiteral("jointI"), &engine::CouplerSpec::jointI,
+              {JointAxis::Rotation});
+        joint(tr("Rack's joint"), QStringLiteral("jointJ"), &engine::CouplerSpec::jointJ,
+              {JointAxis::Translation});
+        b.number(
+            tr("Pinion pitch radius"), QStringLiteral("m"), 1.0, QStringLiteral("radius"),
+            [C](const SceneSpec& s) { return C(s)->radius; },
+            [C](SceneSpec& s, double v) { C(s)->radius = v; });
+        b.info(tr("Rack travel"),
+               tr("%1 mm per turn").arg(mm(2.0 * engine::kPi * coupler->radius)));
+        break;
+    case CouplerType::Screw:
+        joint(tr("Joint (cylindrical)"), QStringLiteral("joint"), &engine::CouplerSpec::jointI,
+              {JointAxis::Rotation, JointAxis::Translation});
+        b.number(
+            tr("Pitch (advance per turn)"), QStringLiteral("m/turn"), 1.0, QStringLiteral("pitch"),
+            [C](const SceneSpec& s) { return C(s)->pitch; },
+            [C](SceneSpec& s, double v) { C(s)->pitch = v; });
+        b.info(tr("Thread"),
+               coupler->pitch < 0.0 ? tr("left-hand (negative pitch)") : tr("right-hand"));
+        break;
+    case CouplerType::Linear: {
+        // Σ coefficient × coordinate = offset: each term's rows, keys "terms.<key>#k".
+        const QStringList joints = jointsWith(spec, {});
+        const QStringList axes = b.words(QStringLiteral("terms.axis"));
+        for (std::size_t k = 0; k < coupler->terms.size(); ++k) {
+            const QString suffix = k == 0 ? QString() : QStringLiteral("#%1").arg(k);
+            const QString term = tr("Term %1").arg(k + 1);
+            auto T = [C, k](auto& s) { return &C(s)->terms[k]; };
+            b.choice(
+                tr("%1: joint").arg(term), QStringLiteral("terms.joint") + suffix, joints,
+                [T](const SceneSpec& s) { return T(s)->joint; },
+                [T](SceneSpec& s, const std::string& text) { T(s)->joint = text; });
+            b.choice(
+                tr("%1: axis").arg(term), QStringLiteral("terms.axis") + suffix, axes,
+                [T](const SceneSpec& s) { return axisOf(T(s)->axis); },
+                [T](SceneSpec& s, const std::string& text) { T(s)->axis = axisFrom(text); });
+            b.number(
+                tr("%1: coefficient").arg(term),
+                coupler->terms[k].axis == JointAxis::Rotation ? tr("per rad") : tr("per m"), 1.0,
+                QStringLiteral("terms.coefficient") + suffix,
+                [T](const SceneSpec& s) { return T(s)->coefficient; },
+                [T](SceneSpec& s, double v) { T(s)->coefficient = v; });
+        }
+        b.button(tr("Add term"), [C](SceneSpec& s) {
+            // The first revolute, prismatic or cylindrical joint coordinate not in the sum yet.
+            engine::CouplerSpec& c = *C(s);
+            for (const engine::Joint& j : s.joints)
+                for (const JointAxis axis : engine::jointAxes(j.type))
+                    if (std::none_of(c.terms.begin(), c.terms.end(), [&](const auto& t) {
+                            return t.joint == j.name && t.axis == axis;
+                        })) {
+                        c.terms.push_back({j.name, axis, 1.0});
+                        return;
+                    }
+        });
+        if (coupler->terms.size() > 2)
+            b.button(tr("Remove last term"), [C](SceneSpec& s) { C(s)->terms.pop_back(); });
+        // Blank: the sum as the parts are placed (the offset taken at the initial poses).
+        const bool angle =
+            coupler->terms.empty() || coupler->terms.front().axis == JointAxis::Rotation;
+        PropertyField& f = b.text(
+            tr("Offset (blank: as the parts are placed)"), QStringLiteral("offset"),
+            [C](const SceneSpec& s) {
+                const double v = C(s)->offset;
+                return std::isnan(v) ? std::string() : number(v).toStdString();
+            },
+            [C](SceneSpec& s, const std::string& text) {
+                C(s)->offset = text.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                            : QString::fromStdString(text).toDouble();
+            },
+            angle ? QStringLiteral("rad") : QStringLiteral("m"));
+        f.checkText = [](const std::string& text) {
+            bool ok = text.empty();
+            if (!ok) QString::fromStdString(text).toDouble(&ok);
+            return ok ? QString() : tr("'%1' is not a number").arg(QString::fromStdString(text));
+        };
+        break;
+    }
+    }
+}
+
 void sceneFields(FieldList& b) {
     b.title = tr("Scene");
     b.text(
@@ -620,10 +821,15 @@ const engine::io::format::Field* formatField(std::string_view object, std::strin
     // "limit.lower#1": the key of a list's item k (a joint's coordinate k), "limit.lower".
     if (const std::size_t hash = key.find('#'); hash != std::string_view::npos)
         key = key.substr(0, hash);
-    // "soft.frequency": a key of the object "soft"; "inertia.products": part of "inertia".
+    // "soft.frequency": a key of the object "soft"; "inertia.products": part of "inertia";
+    // "terms.coefficient": a key of an item of a list (a coupler's terms: "couplerTerm").
     if (const std::size_t dot = key.find('.'); dot != std::string_view::npos) {
         const std::string_view prefix = key.substr(0, dot);
-        if (format::findObject(prefix)) {
+        if (object == "coupler" && prefix == "terms") {
+            object = "couplerTerm";
+            variant = {};
+            key = key.substr(dot + 1);
+        } else if (format::findObject(prefix)) {
             object = prefix;
             variant = {};
             key = key.substr(dot + 1);
@@ -668,6 +874,10 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
     } else if (byId(spec.motions, id)) {
         b.object = "motion";
         motionFields(b);
+    } else if (const engine::CouplerSpec* coupler = byId(spec.couplers, id)) {
+        b.object = "coupler";
+        b.variant = engine::couplerTypeName(coupler->type);
+        couplerFields(b);
     } else {
         sceneFields(b);
     }

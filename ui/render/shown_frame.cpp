@@ -28,6 +28,7 @@ ShownFrame shownFrameAt(const engine::Model& model, const engine::Recording& rec
     recording.read(k, state, outputs);
     shown.partPoses = engine::partPoses(model, state);
     shown.contacts = outputs.contacts;
+    shown.couplerForces = outputs.couplerForce;
     if (fraction > 0.0) {
         recording.read(next, state, outputs);
         const std::vector<engine::Transform> after = engine::partPoses(model, state);
@@ -36,7 +37,10 @@ ShownFrame shownFrameAt(const engine::Model& model, const engine::Recording& rec
             X_WP.p = (1.0 - fraction) * X_WP.p + fraction * after[p].p;
             X_WP.R = X_WP.R.slerp(fraction, after[p].R).normalized();
         }
-        if (fraction > 0.5) shown.contacts = outputs.contacts;
+        if (fraction > 0.5) {
+            shown.contacts = outputs.contacts;
+            shown.couplerForces = outputs.couplerForce;
+        }
     }
     return shown;
 }
@@ -46,6 +50,8 @@ void poseSceneGraph(SceneGraph& graph, const ShownFrame& frame) {
     for (std::size_t p = 0; p < n; ++p)
         graph.partTransforms[p]->setMatrix(toOsg(frame.partPoses[p]));
     updateSprings(graph, frame.partPoses);
+    updateCouplerForces(graph, frame.couplerForces);
+    updateCouplers(graph, frame.partPoses);
     updateContactArrows(graph, frame.contacts);
 }
 

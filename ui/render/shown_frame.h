@@ -7,7 +7,7 @@
 // t_k+1, each part's position goes linearly and its rotation by slerp, both with the fraction
 // (t − t_k) / (t_k+1 − t_k); at a recorded frame's time that frame is shown exactly. A video
 // whose frame rate is above the recording's output rate then moves smoothly instead of in
-// steps. Contact forces are not interpolated: they are the nearer frame's.
+// steps. Contact and coupler forces are not interpolated: they are the nearer frame's.
 
 #include <vector>
 
@@ -27,6 +27,7 @@ struct ShownFrame {
     double time = 0.0;                           // s
     std::vector<engine::Transform> partPoses;    // X_WP per SceneSpec part
     std::vector<engine::ContactForce> contacts;  // of the nearer recorded frame
+    std::vector<double> couplerForces;           // per coupler, of the nearer recorded frame
 };
 
 // The run at time `t` [s] as `recording` (of `model`) holds it; a time outside the frames it
@@ -34,7 +35,7 @@ struct ShownFrame {
 ShownFrame shownFrameAt(const engine::Model& model, const engine::Recording& recording, double t);
 
 // Moves the parts of `graph` (built from the model's scene) to the frame's poses, with their
-// springs, and redraws the contact force arrows.
+// springs and couplers, and redraws the contact and tooth force arrows.
 void poseSceneGraph(SceneGraph& graph, const ShownFrame& frame);
 
 }  // namespace ui

@@ -352,6 +352,64 @@ osg::ref_ptr<osg::Geode> makeOutline(const osg::Geode& shapes, osg::Program* fla
     return geode;
 }
 
+// An arrow from `from` along `along` (m) as lines: a shaft and a two-stroke head in the plane
+// of the arrow and a perpendicular; none when shorter than a ten-thousandth of `size`.
+void addArrow(osg::Vec3Array& points, osg::Vec4Array& colors, const Vec3& from, const Vec3& along,
+              const osg::Vec4& color, double size) {
+    const double length = along.norm();
+    if (length < 1e-4 * size) return;
+    const Vec3 to = from + along, u = along / length;
+    const Vec3 side =
+        (std::abs(u.z()) < 0.9 ? u.cross(Vec3::UnitZ()) : u.cross(Vec3::UnitX())).normalized();
+    const double head = std::min(0.25 * length, 0.03 * size);
+    const Vec3 ends[6] = {
+        from, to, to, to - head * (u - 0.5 * side), to, to - head * (u + 0.5 * side)};
+    for (const Vec3& p : ends) {
+        points.push_back(toOsg(p));
+        colors.push_back(color);
+    }
+}
+
+// After its vertices changed: a GL_LINES geometry draws them all.
+void finishLines(osg::Geometry& geometry) {
+    auto* points = static_cast<osg::Vec3Array*>(geometry.getVertexArray());
+    points->dirty();
+    if (osg::Array* colors = geometry.getColorArray()) colors->dirty();
+    static_cast<osg::DrawArrays*>(geometry.getPrimitiveSet(0))
+        ->setCount(static_cast<GLsizei>(points->size()));
+    geometry.dirtyBound();
+}
+
+// A geometry of lines in world coordinates that changes every frame.
+osg::ref_ptr<osg::Geometry> makeDynamicLines(osg::Vec4Array* colors, osg::Array::Binding binding) {
+    auto geometry = makeRef<osg::Geometry>();
+    geometry->setDataVariance(osg::Object::DYNAMIC);
+    geometry->setUseDisplayList(false);
+    geometry->setUseVertexBufferObjects(true);
+    geometry->setVertexArray(new osg::Vec3Array);
+    geometry->setColorArray(colors, binding);
+    geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 0));
+    return geometry;
+}
+
+// A circle about `centre` in the plane across unit `axis`, as line segments.
+void addCircle(osg::Vec3Array& points, const Vec3& centre, const Vec3& axis, double radius) {
+    constexpr int kSegments = 64;
+    const Vec3 a = axis.unitOrthogonal(), b = axis.cross(a);
+    auto at = [&](int k) {
+        const double angle = 2.0 * engine::kPi * k / kSegments;
+        return centre + radius * (std::cos(angle) * a + std::sin(angle) * b);
+    };
+    for (int k = 0; k < kSegments; ++k) {
+        points.push_back(toOsg(at(k)));
+        points.push_back(toOsg(at(k + 1)));
+    }
+}
+
+const osg::Vec4 kCouplerColour(0.72f, 0.52f, 1.0f, 1.0f);    // violet: gears and racks
+const osg::Vec4 kSelectedColour(1.0f, 0.62f, 0.05f, 1.0f);   // as the parts' outline
+const osg::Vec4 kToothForceColour(1.0f, 0.3f, 0.75f, 1.0f);  // magenta: tooth forces
+
 }  // namespace
 
 engine::EntityId entityOf(const osg::NodePath& path) {
@@ -365,9 +423,24 @@ engine::EntityId entityOf(const osg::NodePath& path) {
 
 void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
                     const std::vector<engine::EntityId>& selected) {
+    auto isSelected = [&](engine::EntityId id) {
+        return std::find(selected.begin(), selected.end(), id) != selected.end();
+    };
+    // A selected coupler: its glyph in the selection's colour, and the parts it couples glow.
+    std::vector<int> coupled;
+    for (CouplerGlyph& coupler : graph.couplers) {
+        const bool on = isSelected(coupler.id);
+        if (on)
+            coupled.insert(coupled.end(), coupler.layout.parts.begin(), coupler.layout.parts.end());
+        if (!coupler.colour) continue;
+        (*coupler.colour)[0] = on ? kSelectedColour : kCouplerColour;
+        coupler.colour->dirty();
+        coupler.lines->getOrCreateStateSet()->setAttribute(new osg::LineWidth(on ? 3.5f : 2.0f));
+    }
     for (std::size_t p = 0; p < graph.partShapes.size() && p < spec.parts.size(); ++p) {
         const bool on =
-            std::find(selected.begin(), selected.end(), spec.parts[p].id) != selected.end();
+            isSelected(spec.parts[p].id) ||
+            std::find(coupled.begin(), coupled.end(), static_cast<int>(p)) != coupled.end();
         auto* material =
             dynamic_cast<osg::Material*>(graph.partShapes[p]->getOrCreateStateSet()->getAttribute(
                 osg::StateAttribute::MATERIAL));
@@ -458,31 +531,93 @@ void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactFor
     for (const engine::ContactForce& c : contacts)
         largest = std::max({largest, c.normalForce, c.frictionForce_W.norm()});
     const double newtonsToMetres = 0.25 * graph.characteristicLength / largest;
-    // A shaft and a two-stroke head in the plane of the arrow and a perpendicular.
-    auto arrow = [&](const Vec3& from, const Vec3& force, const osg::Vec4& color) {
-        const Vec3 along = force * newtonsToMetres;
-        const double length = along.norm();
-        if (length < 1e-4 * graph.characteristicLength) return;
-        const Vec3 to = from + along, u = along / length;
-        const Vec3 side =
-            (std::abs(u.z()) < 0.9 ? u.cross(Vec3::UnitZ()) : u.cross(Vec3::UnitX())).normalized();
-        const double head = std::min(0.25 * length, 0.03 * graph.characteristicLength);
-        const Vec3 ends[6] = {
-            from, to, to, to - head * (u - 0.5 * side), to, to - head * (u + 0.5 * side)};
-        for (const Vec3& p : ends) {
-            points->push_back(toOsg(p));
-            colors->push_back(color);
-        }
-    };
     for (const engine::ContactForce& c : contacts) {
-        arrow(c.point_W, c.normalForce * c.normal_W, normalColor);
-        arrow(c.point_W, c.frictionForce_W, frictionColor);
+        addArrow(*points, *colors, c.point_W, c.normalForce * newtonsToMetres * c.normal_W,
+                 normalColor, graph.characteristicLength);
+        addArrow(*points, *colors, c.point_W, newtonsToMetres * c.frictionForce_W, frictionColor,
+                 graph.characteristicLength);
     }
-    points->dirty();
-    colors->dirty();
-    static_cast<osg::DrawArrays*>(graph.contactArrows->getPrimitiveSet(0))
-        ->setCount(static_cast<GLsizei>(points->size()));
-    graph.contactArrows->dirtyBound();
+    finishLines(*graph.contactArrows);
+}
+
+void updateCouplers(SceneGraph& graph, const std::vector<engine::Transform>& partPoses) {
+    for (CouplerGlyph& coupler : graph.couplers) {
+        if (!coupler.lines) continue;
+        coupler.pose = couplerPose(coupler.layout, partPoses);
+        auto* points = static_cast<osg::Vec3Array*>(coupler.lines->getVertexArray());
+        points->clear();
+        const CouplerPose& pose = coupler.pose;
+        coupler.ball->setNodeMask(pose.valid ? ~0u : 0u);
+        if (pose.valid) {
+            const CouplerLayout& layout = coupler.layout;
+            auto line = [&](const Vec3& a, const Vec3& b) {
+                points->push_back(toOsg(a));
+                points->push_back(toOsg(b));
+            };
+            const Vec3 tangent = pose.zI.cross(pose.out);
+            if (layout.type == engine::CouplerType::Gear) {
+                // Both pitch circles, touching at the pitch point, and the line across the
+                // axles through it (to the pitch point when it lies beyond an axle).
+                if (layout.radiusI > 0.0) {
+                    addCircle(*points, pose.axleI, pose.zI, layout.radiusI);
+                    addCircle(*points, pose.axleJ, pose.zJ, layout.radiusJ);
+                }
+                const Vec3 ends[3] = {pose.axleI, pose.axleJ, pose.pitch};
+                const Vec3 along = pose.axleJ - pose.axleI;
+                const double denominator = std::max(along.squaredNorm(), 1e-24);
+                auto at = [&](const Vec3& p) { return (p - pose.axleI).dot(along) / denominator; };
+                const Vec3* lo = &ends[0];
+                const Vec3* hi = &ends[0];
+                for (const Vec3& p : ends) {
+                    if (at(p) < at(*lo)) lo = &p;
+                    if (at(p) > at(*hi)) hi = &p;
+                }
+                line(*lo, *hi);
+            } else {
+                // The pinion's pitch circle, its radius to the pitch point, and the rack's
+                // pitch line along its slide through that point.
+                addCircle(*points, pose.axleI, pose.zI, layout.radiusI);
+                line(pose.axleI, pose.pitch);
+                Vec3 slide = pose.zJ - pose.zJ.dot(pose.zI) * pose.zI;
+                slide = slide.norm() > 1e-12 ? Vec3(slide.normalized()) : tangent;
+                const double half = std::max(2.0 * layout.radiusI, 10.0 * coupler.size);
+                line(pose.pitch - half * slide, pose.pitch + half * slide);
+            }
+            // The common tangent through the pitch point (the teeth's line of contact).
+            line(pose.pitch - 2.5 * coupler.size * tangent,
+                 pose.pitch + 2.5 * coupler.size * tangent);
+            coupler.ball->setMatrix(osg::Matrix::translate(toOsg(pose.pitch)));
+        }
+        finishLines(*coupler.lines);
+    }
+    updateCouplerForces(graph, graph.couplerForces);
+}
+
+void updateCouplerForces(SceneGraph& graph, const std::vector<double>& forces) {
+    if (&forces != &graph.couplerForces) graph.couplerForces = forces;
+    if (!graph.couplerArrows) return;
+    auto* points = static_cast<osg::Vec3Array*>(graph.couplerArrows->getVertexArray());
+    auto* colors = static_cast<osg::Vec4Array*>(graph.couplerArrows->getColorArray());
+    points->clear();
+    colors->clear();
+    // Forces of another scene (a run of the scene before an edit) are not drawn.
+    if (graph.couplerForces.size() == graph.couplers.size()) {
+        // Scaled as the contact forces: the heaviest part's weight, or the frame's largest
+        // tooth force when larger, a quarter of the mechanism's size.
+        double largest = graph.referenceForce;
+        for (std::size_t k = 0; k < graph.couplers.size(); ++k)
+            if (graph.couplers[k].pose.valid)
+                largest = std::max(largest, std::abs(graph.couplerForces[k]));
+        const double newtonsToMetres = 0.25 * graph.characteristicLength / largest;
+        for (std::size_t k = 0; k < graph.couplers.size(); ++k) {
+            const CouplerPose& pose = graph.couplers[k].pose;
+            if (!pose.valid || !std::isfinite(graph.couplerForces[k])) continue;
+            addArrow(*points, *colors, pose.pitch,
+                     graph.couplerForces[k] * newtonsToMetres * pose.forceOnJ, kToothForceColour,
+                     graph.characteristicLength);
+        }
+    }
+    finishLines(*graph.couplerArrows);
 }
 
 osg::Vec4 viewBackground() {
@@ -639,6 +774,68 @@ void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
     updateSprings(g, poses);
 }
 
+void addCouplers(SceneGraph& g, const engine::SceneSpec& spec, double size) {
+    // Couplers: a glyph per gear pair and rack where the teeth mesh (updateCouplers), in world
+    // coordinates; their tooth force arrows (updateCouplerForces).
+    auto material = makeMaterial(kCouplerColour, 60.0f);
+    for (const engine::CouplerSpec& spec_c : spec.couplers) {
+        CouplerGlyph coupler;
+        coupler.id = spec_c.id;
+        coupler.layout = couplerLayout(spec, spec_c);
+        if (coupler.layout.drawn) {
+            // A ball a little larger than a joint pin's radius, kept inside a small pinion.
+            coupler.size = 0.012 * size;
+            if (coupler.layout.radiusI > 0.0)
+                coupler.size = std::min(coupler.size, 0.3 * coupler.layout.radiusI);
+            coupler.colour = new osg::Vec4Array;
+            coupler.colour->push_back(kCouplerColour);
+            coupler.lines = makeDynamicLines(coupler.colour.get(), osg::Array::BIND_OVERALL);
+            auto* state = coupler.lines->getOrCreateStateSet();
+            drawUnlit(state);
+            state->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);  // on the gears' surfaces
+            state->setRenderBinDetails(19, "RenderBin");
+            state->setAttribute(new osg::LineWidth(2.0f));
+            auto lines = makeRef<osg::Geode>();
+            lines->addDrawable(coupler.lines);
+            auto ballGeode = makeRef<osg::Geode>();
+            ballGeode->addDrawable(makeRef<osg::ShapeDrawable>(
+                makeRef<osg::Sphere>(osg::Vec3(), float(coupler.size)).get(), glyphHints().get()));
+            // Over the gears as the lines are (its centre lies on both gears' surfaces).
+            osg::StateSet* ballState = ballGeode->getOrCreateStateSet();
+            ballState->setAttribute(material);
+            ballState->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+            ballState->setAttributeAndModes(new osg::CullFace(osg::CullFace::BACK));
+            ballState->setRenderBinDetails(19, "RenderBin");
+            coupler.ball = makeRef<osg::MatrixTransform>();
+            coupler.ball->setDataVariance(osg::Object::DYNAMIC);
+            coupler.ball->addChild(ballGeode);
+            auto glyph = makeRef<osg::Group>();
+            glyph->setName(spec_c.name);
+            glyph->setUserValue(kEntityKey, static_cast<unsigned int>(spec_c.id));
+            glyph->setNodeMask(kMaskJoints);
+            glyph->addChild(lines);
+            glyph->addChild(coupler.ball);
+            g.mechanism->addChild(glyph);
+        }
+        g.couplers.push_back(std::move(coupler));
+    }
+    g.couplerArrows =
+        makeDynamicLines(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);  // one colour a vertex
+    auto* state = g.couplerArrows->getOrCreateStateSet();
+    drawUnlit(state);
+    state->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);  // seen through the gears
+    state->setRenderBinDetails(20, "RenderBin");
+    state->setAttribute(new osg::LineWidth(2.5f));
+    auto geode = makeRef<osg::Geode>();
+    geode->setNodeMask(kMaskContacts);
+    geode->setName("tooth forces");
+    geode->addDrawable(g.couplerArrows);
+    g.environment->addChild(geode);
+    std::vector<engine::Transform> poses;
+    for (const engine::Part& part : spec.parts) poses.push_back(part.X_WP);
+    updateCouplers(g, poses);
+}
+
 osg::Vec3d addEnvironment(SceneGraph& g, const engine::SceneSpec& spec, double size,
                           const osg::BoundingSphere& bound) {
     // Environment: the floor and a grid on it whose spacing is a 1-2-5 step near a tenth of
@@ -763,6 +960,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     addSprings(g, spec, size);
     const osg::Vec3d centre = addEnvironment(g, spec, size, bound);
     addContactArrows(g, spec);
+    addCouplers(g, spec, size);
     addGroundPlanes(g, spec, size);
     applyLook(g, centre, size);
     return g;

@@ -1,6 +1,7 @@
 #pragma once
 // Builds the OpenSceneGraph scene for a mechanism: parts drawn from their geometry with
-// per-part material, marker triads, joint glyphs by type, spring coils, the ground grid and
+// per-part material, marker triads, joint glyphs by type, spring coils, gear and rack meshes
+// (pitch circles and pitch points) with their tooth forces, the ground grid and
 // world axes, and the look that does not depend on the view: a sky gradient behind
 // everything, a floor, a key light that casts soft shadows (a shadow map rendered from the
 // light by a camera inside the graph) and a fill light. Any camera that draws `root` (the 3D
@@ -17,6 +18,7 @@
 
 #include "engine/contact/contact_force.h"
 #include "engine/model/scene_spec.h"
+#include "ui/common/coupler_layout.h"
 
 namespace ui {
 
@@ -47,6 +49,23 @@ struct SpringGlyph {
     double radius = 0.01;  // m
 };
 
+// A coupler (SceneSpec::couplers, same order). A gear pair is drawn where its teeth mesh: both
+// pitch circles, the line across the axles and a ball at the pitch point, with the common
+// tangent through it; a rack and pinion as the pinion's pitch circle, the rack's pitch line
+// along its slide and the ball where they touch. The lines are seen through the parts (the
+// pitch circles lie on the gears' own surfaces). Rebuilt whenever the parts move
+// (updateCouplers). Screws and linear couplers have no glyph (`lines` null): selected, the
+// parts they couple are highlighted.
+struct CouplerGlyph {
+    engine::EntityId id = engine::kNoEntity;
+    CouplerLayout layout;
+    CouplerPose pose;  // at the poses last drawn
+    osg::ref_ptr<osg::Geometry> lines;
+    osg::ref_ptr<osg::MatrixTransform> ball;  // at the pitch point
+    osg::ref_ptr<osg::Vec4Array> colour;      // of the lines: the selection's while selected
+    double size = 0.01;                       // m: the ball's radius; the tangent's length
+};
+
 struct SceneGraph {
     osg::ref_ptr<osg::Group> root;         // everything below
     osg::ref_ptr<osg::Group> mechanism;    // parts with their markers and joint glyphs
@@ -61,6 +80,12 @@ struct SceneGraph {
     // heaviest part's weight and the frame's largest force is a quarter of the mechanism.
     osg::ref_ptr<osg::Geometry> contactArrows;
     double referenceForce = 1.0;  // N
+    // Couplers, and their tooth forces: an arrow per gear pair or rack at its pitch point, the
+    // force gear I puts on gear J (the pinion on the rack), scaled as the contact forces (the
+    // frame's largest tooth force when it is above the reference). Under kMaskContacts.
+    std::vector<CouplerGlyph> couplers;
+    osg::ref_ptr<osg::Geometry> couplerArrows;
+    std::vector<double> couplerForces;  // per coupler, as recorded (`<name>.force`) [N]
     // Per part: the geode with its shapes (material, translucency) and the outline drawn
     // around it while it is selected.
     std::vector<osg::ref_ptr<osg::Geode>> partShapes;
@@ -83,7 +108,8 @@ constexpr const char* kEntityKey = "motus.entity";
 // The entity a picked node path belongs to (kNoEntity for grid, axes or nothing).
 engine::EntityId entityOf(const osg::NodePath& path);
 
-// Shows the selected parts highlighted: a warm glow on their material and an outline.
+// Shows the selected parts highlighted: a warm glow on their material and an outline. A
+// selected coupler's glyph takes the selection's colour, and the parts it couples glow.
 void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
                     const std::vector<engine::EntityId>& selected);
 
@@ -102,6 +128,12 @@ void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& part
 
 // Redraws the contact force arrows (normal force orange, friction cyan) for `contacts`.
 void updateContactArrows(SceneGraph& graph, const std::vector<engine::ContactForce>& contacts);
+
+// Redraws the coupler glyphs for parts at `partPoses`, with their tooth force arrows.
+void updateCouplers(SceneGraph& graph, const std::vector<engine::Transform>& partPoses);
+// The couplers' recorded forces (Outputs::couplerForce, one per coupler; empty: none shown),
+// drawn as magenta arrows at the pitch points.
+void updateCouplerForces(SceneGraph& graph, const std::vector<double>& forces);
 
 SceneGraph buildSceneGraph(const engine::SceneSpec& spec);
 

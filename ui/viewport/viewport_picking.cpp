@@ -63,6 +63,9 @@ PickResult ViewportWidget::pick(const QPointF& position) const {
     if (picker->containsIntersections()) {
         under = entityOf(picker->getFirstIntersection().nodePath);
         for (const engine::Joint& j : impl_->spec.joints) underJoint = underJoint || j.id == under;
+        // A coupler's pitch point is a glyph as a joint's is (no surface to build on).
+        for (const engine::CouplerSpec& c : impl_->spec.couplers)
+            underJoint = underJoint || c.id == under;
     }
     // Markers first for the tools: they are thin lines, so the nearest origin within a few
     // pixels wins.
@@ -87,6 +90,22 @@ PickResult ViewportWidget::pick(const QPointF& position) const {
             result.selectable = underJoint ? under : result.entity;
             return result;
         }
+    }
+    // Then the couplers' pitch points: drawn over the gears, which hide them from a ray.
+    {
+        double best = 8.0;
+        for (const CouplerGlyph& coupler : impl_->scene.couplers) {
+            if (!coupler.pose.valid || !(camera->getCullMask() & kMaskJoints)) continue;
+            const engine::Vec3& p = coupler.pose.pitch;
+            const double d = QLineF(project(p.x(), p.y(), p.z()), position).length();
+            if (d < best) {
+                best = d;
+                result.kind = PickResult::Kind::Joint;
+                result.entity = result.selectable = coupler.id;
+                setPoint(toOsg(p), toOsg(coupler.pose.out));
+            }
+        }
+        if (result.kind == PickResult::Kind::Joint) return result;
     }
     result.selectable = under;
     if (under != engine::kNoEntity) {

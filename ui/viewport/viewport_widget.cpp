@@ -328,6 +328,7 @@ void ViewportWidget::setPartPoses(const std::vector<engine::Transform>& partPose
     const std::size_t n = std::min(transforms.size(), partPoses.size());
     for (std::size_t p = 0; p < n; ++p) transforms[p]->setMatrix(toOsg(partPoses[p]));
     updateSprings(impl_->scene, partPoses);
+    updateCouplers(impl_->scene, partPoses);
     update();
 }
 
@@ -415,6 +416,11 @@ void ViewportWidget::setContactForcesVisible(bool visible) {
 
 void ViewportWidget::setContacts(const std::vector<engine::ContactForce>& contacts) {
     updateContactArrows(impl_->scene, contacts);
+    update();
+}
+
+void ViewportWidget::setCouplerForces(const std::vector<double>& forces) {
+    updateCouplerForces(impl_->scene, forces);
     update();
 }
 

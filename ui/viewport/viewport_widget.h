@@ -22,7 +22,8 @@ struct Transform;
 namespace ui {
 
 // What lies under a point of the view, for the building tools: a marker (within a few pixels
-// of its origin), a part's surface (point and outward normal), a joint glyph, the ground plane
+// of its origin), a part's surface (point and outward normal), a joint glyph (or a coupler's
+// pitch point: Kind::Joint with the coupler's id), the ground plane
 // z = 0 seen from above or below, or else empty space, where the point is taken on the plane
 // through the view's centre facing the camera. World coordinates, metres.
 struct PickResult {
@@ -88,6 +89,9 @@ public:
     void setCentresOfMassVisible(bool visible);  // off at first
     // Contact force arrows of the shown instant (empty: none).
     void setContacts(const std::vector<engine::ContactForce>& contacts);
+    // The couplers' tooth forces of the shown instant (Outputs::couplerForce; empty: none),
+    // arrows at their pitch points shown with the contact forces.
+    void setCouplerForces(const std::vector<double>& forces);
 
     // The manipulator (ui/viewport/gizmo.h) at frame X_WG: arrows or rings along its axes
     // (the world's or the selection's own), a constant size on screen, drawn over the parts.

@@ -17,7 +17,7 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
 
-    ASSERT_EQ(model.rowCount(), 6);  // Parts, Joints, Forces, Motions, Contacts, Plots
+    ASSERT_EQ(model.rowCount(), 7);  // Parts, Joints, Forces, Motions, Couplers, Contacts, Plots
     const QModelIndex parts = model.index(0, 0);
     EXPECT_EQ(parts.data().toString(), "Parts");
     ASSERT_EQ(model.rowCount(parts), 2);
@@ -74,7 +74,7 @@ TEST(SceneTree, RepopulatingReplacesTheContents) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, engine::test::pendulum());
     populateSceneTree(model, engine::SceneSpec{});
-    ASSERT_EQ(model.rowCount(), 6);
+    ASSERT_EQ(model.rowCount(), 7);
     EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
     EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
 }
@@ -87,9 +87,9 @@ TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}, {}});
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    const QModelIndex contacts = model.index(4, 0), plots = model.index(5, 0);
+    const QModelIndex contacts = model.index(5, 0), plots = model.index(6, 0);
     EXPECT_EQ(contacts.data().toString(), "Contacts");
-    EXPECT_EQ(model.index(4, 1).data().toString(), "on: pgs, box friction");
+    EXPECT_EQ(model.index(5, 1).data().toString(), "on: pgs, box friction");
     EXPECT_EQ(model.index(0, 1, contacts).data().toString(),
               QString::fromUtf8("ground ↔ link, μ 0.1"));
     EXPECT_EQ(model.index(0, 0, plots).data().toString(), "hinge load");
@@ -100,6 +100,53 @@ TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     EXPECT_TRUE(model.flags(link) & Qt::ItemIsEditable);
     EXPECT_FALSE(model.flags(model.index(1, 1, model.index(0, 0))) & Qt::ItemIsEditable);
     EXPECT_FALSE(model.flags(model.index(0, 0)) & Qt::ItemIsEditable);
+}
+
+TEST(SceneTree, ListsCouplersWithTheirKindSizeAndJoints) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    using engine::CouplerType;
+    auto add = [&](const char* name, CouplerType type, const char* jointI, const char* jointJ) {
+        engine::CouplerSpec c;
+        c.id = spec.newId();
+        c.name = name;
+        c.type = type;
+        c.jointI = jointI;
+        c.jointJ = jointJ;
+        spec.couplers.push_back(c);
+        return &spec.couplers.back();
+    };
+    add("mesh1", CouplerType::Gear, "inputShaft", "idlerShaft")->ratio = 1.5;
+    engine::CouplerSpec* ring = add("ring", CouplerType::Gear, "sun", "annulus");
+    ring->ratio = 3.0;
+    ring->internal = true;
+    add("teeth", CouplerType::RackPinion, "steering", "rackSlide")->radius = 0.02;
+    add("thread", CouplerType::Screw, "lead", "")->pitch = -0.005;
+    add("belt", CouplerType::Linear, "", "")->terms = {
+        {"hinge", engine::JointAxis::Rotation, 1.0}, {"idler", engine::JointAxis::Rotation, -2.0}};
+    QStandardItemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    populateSceneTree(model, spec);
+    // After the motions, before the contacts.
+    const QModelIndex couplers = model.index(4, 0);
+    EXPECT_EQ(couplers.data().toString(), "Couplers");
+    EXPECT_EQ(model.index(4, 1).data().toString(), "5");
+    ASSERT_EQ(model.rowCount(couplers), 5);
+    const QString expected[][2] = {
+        {"mesh1", QString::fromUtf8("gear 1.5 : 1: inputShaft → idlerShaft")},
+        {"ring", QString::fromUtf8("gear 3 : 1 internal: sun → annulus")},
+        {"teeth", QString::fromUtf8("rack, r 20 mm: steering → rackSlide")},
+        {"thread", "screw, -5 mm/turn left-hand: lead"},
+        {"belt", QString::fromUtf8("linear: hinge − 2·idler")},
+    };
+    for (int k = 0; k < 5; ++k) {
+        const QModelIndex name = model.index(k, 0, couplers);
+        EXPECT_EQ(name.data().toString(), expected[k][0]);
+        EXPECT_EQ(model.index(k, 1, couplers).data().toString(), expected[k][1]);
+        // Selectable by id, renamable in place, with the couplers' icon.
+        EXPECT_EQ(name.data(kEntityIdRole).toULongLong(), spec.couplers[k].id);
+        EXPECT_TRUE(model.flags(name) & Qt::ItemIsEditable);
+        EXPECT_FALSE(name.data(Qt::DecorationRole).value<QIcon>().isNull());
+    }
 }
 
 }  // namespace

@@ -7,17 +7,21 @@
 // - keys of an object nested in an entity or the scene get its name as a prefix
 //   ("collision.mask", "settings.stepSize", "contact.margin");
 // - a part's shapes ("geometry") are shown on the part's page, with keys "shape.<key>";
-// - lists of entities (parts, their markers, joints, forces, motions, contact pairs) are
-//   entities of their own, each checked on its own page;
-// - a definition told apart by "type" (a force element's variants) is checked per type, and so
+// - lists of entities (parts, their markers, joints, forces, motions, couplers, contact pairs)
+//   are entities of their own, each checked on its own page; a linear coupler's terms are
+//   shown on its page, with keys "terms.<key>" (the first term's; the next ones' end "#k");
+// - a definition told apart by "type" (a force element's, a coupler's variants) is checked per
+//   type, and so
 //   are the keys the schema requires for one type ("a mesh needs its file", "a distance joint
 //   its length");
 // - the six-number inertia also has the products of inertia ("inertia.products").
 // Examples cover every mode: parts with a density and with a mass typed in, the ground part,
-// a shape of each type, a joint of each type, a force element of each type.
+// a shape of each type, a joint of each type, a force element of each type, a coupler of each
+// type.
 
 #include "ui/properties/properties_panel.h"
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +37,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTest>
 
@@ -70,6 +75,7 @@ const std::map<QString, QString> kNotInProperties = {
 // definition of their items, with the key prefix of their fields.
 const std::map<QString, QString> kShownOnOwnerPage = {
     {QStringLiteral("shape"), QStringLiteral("shape.")},
+    {QStringLiteral("couplerTerm"), QStringLiteral("terms.")},
 };
 
 // A key the panel must show on the page of an entity of kind `owner`: "part", "marker",
@@ -340,6 +346,26 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     motion.expression = "2*time";
     spec.motions.push_back(motion);
 
+    // A coupler of each type, on the joints that have the coordinates it needs.
+    using engine::CouplerType;
+    auto coupler = [&](const char* name, CouplerType type, const char* jointI, const char* jointJ) {
+        engine::CouplerSpec c;
+        c.id = spec.newId();
+        c.name = name;
+        c.type = type;
+        c.jointI = jointI;
+        c.jointJ = jointJ;
+        spec.couplers.push_back(c);
+        return &spec.couplers.back();
+    };
+    coupler("mesh", CouplerType::Gear, "revolute", "cylindrical")->ratio = 2.0;
+    coupler("teeth", CouplerType::RackPinion, "revolute", "prismatic")->radius = 0.02;
+    coupler("lead", CouplerType::Screw, "cylindrical", "")->pitch = 0.005;
+    engine::CouplerSpec* belt = coupler("belt", CouplerType::Linear, "", "");
+    belt->terms = {{"revolute", engine::JointAxis::Rotation, 1.0},
+                   {"prismatic", engine::JointAxis::Translation, -0.5}};
+    belt->offset = 0.1;
+
     engine::ContactPairSpec pair;
     pair.id = spec.newId();
     pair.name = "blockOnBall";
@@ -374,6 +400,11 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
     }
     for (const engine::MotionSpec& motion : spec.motions)
         out[QStringLiteral("motion")].push_back(motion.id);
+    for (const engine::CouplerSpec& coupler : spec.couplers) {
+        out[QStringLiteral("coupler")].push_back(coupler.id);
+        out[QStringLiteral("coupler/type=") + toQString(engine::couplerTypeName(coupler.type))]
+            .push_back(coupler.id);
+    }
     for (const engine::ContactPairSpec& pair : spec.contact.pairs)
         out[QStringLiteral("contact.pairs")].push_back(pair.id);
     return out;
@@ -450,12 +481,18 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"force/type=jointController", "maxEffort"},
              {"force/type=bushing", "rotationalDamping"},
              {"motion", "level"},
+             {"coupler/type=gear", "ratio"},
+             {"coupler/type=gear", "internal"},
+             {"coupler/type=rackPinion", "radius"},
+             {"coupler/type=screw", "joint"},
+             {"coupler/type=linear", "terms.coefficient"},
+             {"coupler/type=linear", "offset"},
              {"contact.pairs", "partB"},
          })
         EXPECT_TRUE(expected.count(e)) << e.owner.toStdString() << ": " << e.key.toStdString();
     // Keys that are not fields of their own: the header, entity lists, shapes' list.
-    for (const char* key :
-         {"format", "version", "plots", "parts", "joints", "forces", "motions", "contact.pairs"})
+    for (const char* key : {"format", "version", "plots", "parts", "joints", "forces", "motions",
+                            "couplers", "contact.pairs"})
         EXPECT_FALSE(expected.count({kScene, QString::fromUtf8(key)})) << key;
     EXPECT_FALSE(expected.count({QStringLiteral("part"), QStringLiteral("geometry")}));
     EXPECT_FALSE(expected.count({QStringLiteral("part"), QStringLiteral("markers")}));
@@ -694,6 +731,92 @@ TEST_F(PropertiesSchemaTest, CollisionSwitchReachesTheScene) {
     ASSERT_TRUE(after);
     EXPECT_FALSE(after->collision.enabled);
     EXPECT_EQ(after->mass, ball.mass);
+}
+
+const engine::CouplerSpec* couplerNamed(const SceneSpec& s, const std::string& name) {
+    for (const engine::CouplerSpec& c : s.couplers)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+TEST_F(PropertiesSchemaTest, AGearRatioTypedInReachesTheSceneAndTheJointsArePickedByName) {
+    const engine::CouplerSpec* mesh = couplerNamed(spec, "mesh");
+    ASSERT_TRUE(mesh);
+    show(mesh->id);
+    EXPECT_EQ(panel.findChild<QLabel*>(QStringLiteral("PropertiesTitle"))->text(),
+              "Coupler (gear pair)");
+    auto* ratio = qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("ratio")));
+    ASSERT_TRUE(ratio);
+    EXPECT_EQ(ratio->text(), QStringLiteral("2"));
+    ratio->selectAll();
+    QTest::keyClicks(ratio, QStringLiteral("1.5"));
+    QTest::keyClick(ratio, Qt::Key_Return);
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("ratio")).toStdString();
+    EXPECT_EQ(couplerNamed(*edited, "mesh")->ratio, 1.5);
+    // A gear's joints are the ones that turn: the prismatic joint is not offered.
+    auto* jointJ = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("jointJ")));
+    ASSERT_TRUE(jointJ);
+    EXPECT_EQ(jointJ->currentText(), QStringLiteral("cylindrical"));
+    EXPECT_LT(jointJ->findText(QStringLiteral("prismatic")), 0);
+    EXPECT_GE(jointJ->findText(QStringLiteral("revolute")), 0);
+    // The rack's joint is one that slides.
+    show(couplerNamed(spec, "teeth")->id);
+    auto* rack = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("jointJ")));
+    ASSERT_TRUE(rack);
+    EXPECT_GE(rack->findText(QStringLiteral("prismatic")), 0);
+    EXPECT_LT(rack->findText(QStringLiteral("revolute")), 0);
+}
+
+TEST_F(PropertiesSchemaTest, ALinearCouplersTermsAndOffsetAreEditedRowByRow) {
+    const engine::CouplerSpec* belt = couplerNamed(spec, "belt");
+    ASSERT_TRUE(belt);
+    show(belt->id);
+    // The second term's rows end "#1"; its coefficient is per metre (a slide).
+    auto* coefficient =
+        qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("terms.coefficient#1")));
+    ASSERT_TRUE(coefficient);
+    EXPECT_EQ(coefficient->text(), QStringLiteral("-0.5"));
+    coefficient->selectAll();
+    QTest::keyClicks(coefficient, QStringLiteral("-2"));
+    QTest::keyClick(coefficient, Qt::Key_Return);
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("terms.coefficient#1")).toStdString();
+    EXPECT_EQ(couplerNamed(*edited, "belt")->terms[1].coefficient, -2.0);
+    EXPECT_EQ(couplerNamed(*edited, "belt")->terms[0].coefficient, 1.0);
+    // The offset left blank: taken as the parts are placed.
+    edited.reset();
+    auto* offset = qobject_cast<QLineEdit*>(panel.editorForKey(QStringLiteral("offset")));
+    ASSERT_TRUE(offset);
+    EXPECT_EQ(offset->text(), QStringLiteral("0.1"));
+    offset->clear();
+    QTest::keyClick(offset, Qt::Key_Return);
+    ASSERT_TRUE(edited);
+    EXPECT_TRUE(std::isnan(couplerNamed(*edited, "belt")->offset));
+    // A third term, then the button to take it away again.
+    edited.reset();
+    ASSERT_TRUE(panel.press(QStringLiteral("Add term")));
+    ASSERT_TRUE(edited);
+    EXPECT_EQ(couplerNamed(*edited, "belt")->terms.size(), 3u);
+}
+
+TEST_F(PropertiesSchemaTest, ACouplerOfAnotherTypeKeepsItsJoints) {
+    // The gear pair between the revolute and the cylindrical joint becomes a linear coupler of
+    // their angles, qI − qJ, as the parts are placed.
+    const engine::CouplerSpec* mesh = couplerNamed(spec, "mesh");
+    show(mesh->id);
+    auto* type = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("type")));
+    ASSERT_TRUE(type);
+    type->setCurrentIndex(type->findText(QStringLiteral("linear")));
+    panel.commit(QStringLiteral("type"));
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("type")).toStdString();
+    const engine::CouplerSpec* after = couplerNamed(*edited, "mesh");
+    ASSERT_EQ(after->terms.size(), 2u);
+    EXPECT_EQ(after->terms[0].joint, "revolute");
+    EXPECT_EQ(after->terms[1].joint, "cylindrical");
+    EXPECT_EQ(after->terms[0].coefficient, 1.0);
+    EXPECT_EQ(after->terms[1].coefficient, -1.0);
+    EXPECT_TRUE(after->jointI.empty());
+    for (const engine::Diagnostic& d : engine::validate(*edited))
+        EXPECT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
 }
 
 }  // namespace
