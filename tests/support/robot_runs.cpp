@@ -8,6 +8,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
 #include "engine/model/model.h"
+#include "tests/support/simulation.h"
 
 namespace engine::test {
 
@@ -60,6 +61,15 @@ int countStepWarnings(const Diagnostics& diagnostics) {
         if (!step) ADD_FAILURE() << d.where << ": " << d.message;
     }
     return stepWarnings;
+}
+
+Rested restFor(const SceneSpec& spec, double seconds) {
+    Rested r;
+    r.sim = std::make_unique<ForwardDynamics>(compiled(spec));
+    EXPECT_TRUE(r.sim->initialize().ok);
+    EXPECT_TRUE(r.sim->advance(seconds).ok);
+    EXPECT_TRUE(r.sim->outputs(r.out).ok);
+    return r;
 }
 
 SceneSpec withoutFriction(SceneSpec spec) {

@@ -2,8 +2,11 @@
 // Runs of imported robots for the importer tests (tests/engine/import/): as imported, their
 // joint limits stops and the run time-stepped, and as they were before limits were imported.
 
+#include <memory>
 #include <string>
 
+#include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/outputs.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
 
@@ -22,6 +25,14 @@ struct StoppedRun {
 };
 
 StoppedRun runWithStops(const SceneSpec& spec, double seconds);
+
+// A scene run from rest for `seconds`: the simulation and its outputs at the end (each step a
+// test failure if it fails).
+struct Rested {
+    std::unique_ptr<ForwardDynamics> sim;
+    Outputs out;
+};
+Rested restFor(const SceneSpec& spec, double seconds = 2.0);
 
 // The compiler's warnings that the time-stepping integrator's explicit step is too long for a
 // damper ("timeStepping is stable only for steps below"), counted; every other diagnostic is a

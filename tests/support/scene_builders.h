@@ -54,4 +54,19 @@ inline SceneSpec pendulum() {
     return spec;
 }
 
+// A coupler of `type` between joints I and J (a screw: I alone; a linear coupler: none, its
+// terms set by the caller), added to the scene; the caller sets its size. The pointer holds
+// until the next coupler is added.
+inline CouplerSpec* addCoupler(SceneSpec& spec, const std::string& name, CouplerType type,
+                               const std::string& jointI, const std::string& jointJ = "") {
+    CouplerSpec c;
+    c.id = spec.newId();
+    c.name = name;
+    c.type = type;
+    c.jointI = jointI;
+    c.jointJ = jointJ;
+    spec.couplers.push_back(c);
+    return &spec.couplers.back();
+}
+
 }  // namespace engine::test

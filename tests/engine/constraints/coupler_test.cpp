@@ -25,6 +25,7 @@
 #include "engine/record/channel_names.h"
 #include "engine/record/recording.h"
 #include "tests/support/mechanisms.h"
+#include "tests/support/scene_builders.h"
 #include "tests/support/scene_errors.h"
 #include "tests/support/simulation.h"
 
@@ -52,17 +53,11 @@ void addGear(SceneSpec& spec, Part& ground, const std::string& name, double x,
                   : test::joint(spec, joint, JointType::Revolute, name + ".hub", "ground." + axle));
 }
 
-CouplerSpec gear(SceneSpec& spec, const std::string& name, const std::string& jointI,
-                 const std::string& jointJ, double ratio, bool internal = false) {
-    CouplerSpec c;
-    c.id = spec.newId();
-    c.name = name;
-    c.type = CouplerType::Gear;
-    c.jointI = jointI;
-    c.jointJ = jointJ;
-    c.ratio = ratio;
-    c.internal = internal;
-    return c;
+void gear(SceneSpec& spec, const std::string& name, const std::string& jointI,
+          const std::string& jointJ, double ratio, bool internal = false) {
+    CouplerSpec* c = test::addCoupler(spec, name, CouplerType::Gear, jointI, jointJ);
+    c->ratio = ratio;
+    c->internal = internal;
 }
 
 // Gear 1 (pitch radius 0.1 m) at the origin meshing with gear 2 (0.2 m) 0.3 m away: ratio 2.
@@ -75,7 +70,7 @@ SceneSpec gearPair(double ratio = 2.0, bool groundIsI = false) {
     addGear(spec, ground, "gear1", 0.0, "axle1");
     addGear(spec, ground, "gear2", 0.1 * (1.0 + ratio), "axle2", groundIsI);
     spec.parts.insert(spec.parts.begin(), ground);
-    spec.couplers.push_back(gear(spec, "mesh", "axle1", "axle2", ratio));
+    gear(spec, "mesh", "axle1", "axle2", ratio);
     return spec;
 }
 
@@ -176,8 +171,8 @@ TEST(Couplers, AnIdlerLeavesTheRatioAndReversesTheOutput) {
     addGear(spec, ground, "idler", 0.3, "axle2");
     addGear(spec, ground, "gear3", 0.6, "axle3");
     spec.parts.insert(spec.parts.begin(), ground);
-    spec.couplers.push_back(gear(spec, "mesh12", "axle1", "axle2", 2.0));
-    spec.couplers.push_back(gear(spec, "mesh23", "axle2", "axle3", 0.5));
+    gear(spec, "mesh12", "axle1", "axle2", 2.0);
+    gear(spec, "mesh23", "axle2", "axle3", 0.5);
     spec.motions.push_back(test::motion(spec, "drive", "axle1", "5*time"));
     ForwardDynamics sim(compiled(spec));
     ASSERT_TRUE(sim.initialize().ok);
@@ -248,7 +243,7 @@ TEST(Couplers, AnInternalPairTurnsTheSameWay) {
     addGear(spec, ground, "pinion", 0.2, "pinionAxle");
     addGear(spec, ground, "ring", 0.0, "ringAxle");
     spec.parts.insert(spec.parts.begin(), ground);
-    spec.couplers.push_back(gear(spec, "mesh", "pinionAxle", "ringAxle", 3.0, true));
+    gear(spec, "mesh", "pinionAxle", "ringAxle", 3.0, true);
     spec.motions.push_back(test::motion(spec, "drive", "pinionAxle", "3*time"));
     const auto model = compiled(spec);
     ASSERT_TRUE(model);
@@ -287,14 +282,7 @@ SceneSpec rackAndPinion(double rackMass) {
     spec.parts.insert(spec.parts.begin(), ground);
     spec.joints.push_back(
         test::joint(spec, "slide", JointType::Prismatic, "rack.slider", "ground.way"));
-    CouplerSpec c;
-    c.id = spec.newId();
-    c.name = "teeth";
-    c.type = CouplerType::RackPinion;
-    c.jointI = "pinionAxle";
-    c.jointJ = "slide";
-    c.radius = 0.05;
-    spec.couplers.push_back(c);
+    test::addCoupler(spec, "teeth", CouplerType::RackPinion, "pinionAxle", "slide")->radius = 0.05;
     return spec;
 }
 
@@ -329,13 +317,7 @@ TEST(Couplers, AScrewAdvancesItsPitchPerTurnAndHoldsItsNutsWeight) {
     spec.parts.push_back(nut);
     spec.joints.push_back(
         test::joint(spec, "spindle", JointType::Cylindrical, "nut.bore", "ground.thread"));
-    CouplerSpec c;
-    c.id = spec.newId();
-    c.name = "thread";
-    c.type = CouplerType::Screw;
-    c.jointI = "spindle";
-    c.pitch = 0.004;
-    spec.couplers.push_back(c);
+    test::addCoupler(spec, "thread", CouplerType::Screw, "spindle")->pitch = 0.004;
     spec.motions.push_back(test::motion(spec, "turn", "spindle", "4*pi*time"));
     ForwardDynamics sim(compiled(spec));
     ASSERT_TRUE(sim.initialize().ok);

@@ -275,20 +275,6 @@ TEST(MjcfImport, JointSpringsBecomeForcesAndTheRestIsListed) {
 
 // ---- Ranges as stops ----------------------------------------------------------------------
 
-// Runs a scene from rest for `seconds`: the simulation and its outputs at the end.
-struct Rested {
-    std::unique_ptr<ForwardDynamics> sim;
-    Outputs out;
-};
-Rested restFor(const SceneSpec& spec, double seconds) {
-    Rested r;
-    r.sim = std::make_unique<ForwardDynamics>(test::compiled(spec));
-    EXPECT_TRUE(r.sim->initialize().ok);
-    EXPECT_TRUE(r.sim->advance(seconds).ok);
-    EXPECT_TRUE(r.sim->outputs(r.out).ok);
-    return r;
-}
-
 // MuJoCo's own run of the same file: the joint's qpos after `seconds` from qpos0.
 double mujocoRestsAt(const std::string& text, const char* joint, double seconds) {
     const test::TempTextFile file(text, ".xml");
@@ -426,7 +412,7 @@ TEST(MjcfImport, ARangeIsTheStopsOfTheJointsCoordinateFromItsReferencePose) {
         EXPECT_NEAR(j->limits[0].lower, c.lower, 1e-14) << c.joint;
         EXPECT_NEAR(j->limits[0].upper, c.upper, 1e-14) << c.joint;
         EXPECT_EQ(r.scene->settings.integrator, IntegratorType::TimeStepping);
-        const Rested rested = restFor(*r.scene, 2.0);
+        const test::Rested rested = test::restFor(*r.scene, 2.0);
         const double at = rested.sim->state().jointCoordinates(0);
         EXPECT_NEAR(at, c.rest, 1e-6) << c.joint;
         ASSERT_EQ(rested.out.limitForce.size(), 1u);
@@ -462,7 +448,7 @@ TEST(MjcfImport, ACylindricalJointTakesTheRangesOfItsHingeAndSlide) {
     EXPECT_NEAR(j->limits[1].lower, -0.25, 1e-14);
     EXPECT_NEAR(j->limits[1].upper, 0.15, 1e-14);
     EXPECT_FALSE(mentions(r, Severity::Warning, "range")) << allMessages(r);
-    const Rested rested = restFor(*r.scene, 2.0);
+    const test::Rested rested = test::restFor(*r.scene, 2.0);
     const Model& model = rested.sim->model();
     ASSERT_EQ(model.limits.size(), 2u);
     const std::size_t slide = model.limits[0].coordinate == 1 ? 0 : 1;

@@ -194,19 +194,6 @@ std::string oneJointModel(const std::string& type, const std::string& axis) {
 </model></sdf>)";
 }
 
-struct Rested {
-    std::unique_ptr<ForwardDynamics> sim;
-    Outputs out;
-};
-Rested restFor(const SceneSpec& spec, double seconds) {
-    Rested r;
-    r.sim = std::make_unique<ForwardDynamics>(test::compiled(spec));
-    EXPECT_TRUE(r.sim->initialize().ok);
-    EXPECT_TRUE(r.sim->advance(seconds).ok);
-    EXPECT_TRUE(r.sim->outputs(r.out).ok);
-    return r;
-}
-
 // The sign: an SDF axis position is the Motus coordinate (the markers' z is the axis, and
 // positions are zero in the model's pose). An arm on a revolute about +y, released level, is
 // turned the positive way by gravity onto its upper stop, about −y onto its lower one, where
@@ -236,7 +223,7 @@ TEST(SdfImport, AnArmOrABlockRestsOnTheStopGravityPullsItTowards) {
         EXPECT_TRUE(r.diagnostics.empty()) << what << "\n" << listed(r);
         ASSERT_EQ(r.scene->forces.size(), 1u);
         EXPECT_EQ(r.scene->forces[0].damping, 0.5);
-        const Rested rested = restFor(*r.scene, 2.0);
+        const test::Rested rested = test::restFor(*r.scene, 2.0);
         EXPECT_NEAR(rested.sim->state().jointCoordinates(0), c.rest, 1e-6) << what;
         ASSERT_EQ(rested.out.limitForce.size(), 1u);
         EXPECT_NEAR(rested.out.limitForce[0], c.force, 1e-6 * std::abs(c.force)) << what;
@@ -333,7 +320,7 @@ TEST(SdfImport, AnAxisSpringHoldsTheArmAtItsReference) {
     ASSERT_TRUE(r.scene) << listed(r);
     SceneSpec spec = *r.scene;
     spec.gravity = Vec3::Zero();
-    const Rested rested = restFor(spec, 15.0);
+    const test::Rested rested = test::restFor(spec, 15.0);
     EXPECT_NEAR(rested.sim->state().jointCoordinates(0), 0.3, 1e-6);
 }
 

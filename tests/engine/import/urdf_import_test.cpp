@@ -18,6 +18,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/model/contact_model.h"
 #include "engine/model/model.h"
+#include "tests/support/robot_runs.h"
 #include "tests/support/simulation.h"
 #include "tests/support/temp_text_file.h"
 
@@ -195,20 +196,6 @@ const ForceSpec* forceNamed(const SceneSpec& s, std::string_view name) {
     for (const ForceSpec& f : s.forces)
         if (f.name == name) return &f;
     return nullptr;
-}
-
-// Runs a scene from rest for `seconds`: the simulation and its outputs at the end.
-struct Rested {
-    std::unique_ptr<ForwardDynamics> sim;
-    Outputs out;
-};
-Rested restFor(const SceneSpec& spec, double seconds = 2.0) {
-    Rested r;
-    r.sim = std::make_unique<ForwardDynamics>(test::compiled(spec));
-    EXPECT_TRUE(r.sim->initialize().ok);
-    EXPECT_TRUE(r.sim->advance(seconds).ok);
-    EXPECT_TRUE(r.sim->outputs(r.out).ok);
-    return r;
 }
 
 // The index in Model::limits of joint `name`'s stop.
@@ -399,7 +386,7 @@ TEST(UrdfImport, AnArmOrABlockRestsOnTheStopGravityPullsItTowards) {
             importText(oneJointRobot(c.joint, c.axis, limits + R"(<dynamics damping="0.5"/>)"));
         ASSERT_TRUE(r.scene) << c.joint << " " << c.axis;
         ASSERT_EQ(r.scene->gravity, Vec3(0, 0, -g));
-        const Rested rested = restFor(*r.scene);
+        const test::Rested rested = test::restFor(*r.scene);
         const std::string what = c.joint + " about " + c.axis;
         EXPECT_NEAR(rested.sim->state().jointCoordinates(0), c.rest, 1e-6) << what;
         ASSERT_EQ(rested.out.limitForce.size(), 1u) << what;
@@ -432,7 +419,7 @@ TEST(UrdfImport, ATwoLinkArmComesToRestOnItsStopsWhichCarryGravitysMoments) {
     <inertia ixx="0.0005" ixy="0" ixz="0" iyy="0.0075" iyz="0" izz="0.0075"/></inertial></link>
 </robot>)");
     ASSERT_TRUE(r.scene);
-    const Rested rested = restFor(*r.scene, 3.0);
+    const test::Rested rested = test::restFor(*r.scene, 3.0);
     const Model& model = rested.sim->model();
     const std::size_t shoulder = limitOf(model, "shoulder"), elbow = limitOf(model, "elbow");
     const Eigen::VectorXd& q = rested.sim->state().jointCoordinates;

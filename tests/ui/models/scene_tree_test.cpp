@@ -106,14 +106,7 @@ TEST(SceneTree, ListsCouplersWithTheirKindSizeAndJoints) {
     engine::SceneSpec spec = engine::test::pendulum();
     using engine::CouplerType;
     auto add = [&](const char* name, CouplerType type, const char* jointI, const char* jointJ) {
-        engine::CouplerSpec c;
-        c.id = spec.newId();
-        c.name = name;
-        c.type = type;
-        c.jointI = jointI;
-        c.jointJ = jointJ;
-        spec.couplers.push_back(c);
-        return &spec.couplers.back();
+        return engine::test::addCoupler(spec, name, type, jointI, jointJ);
     };
     add("mesh1", CouplerType::Gear, "inputShaft", "idlerShaft")->ratio = 1.5;
     engine::CouplerSpec* ring = add("ring", CouplerType::Gear, "sun", "annulus");

@@ -46,6 +46,7 @@
 #include "engine/io/mesh_loader.h"
 #include "engine/io/scene_format.h"
 #include "engine/model/scene_spec.h"
+#include "tests/support/scene_builders.h"
 #include "ui/properties/expression_editor.h"
 #include "ui/properties/property_fields.h"
 
@@ -349,14 +350,7 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     // A coupler of each type, on the joints that have the coordinates it needs.
     using engine::CouplerType;
     auto coupler = [&](const char* name, CouplerType type, const char* jointI, const char* jointJ) {
-        engine::CouplerSpec c;
-        c.id = spec.newId();
-        c.name = name;
-        c.type = type;
-        c.jointI = jointI;
-        c.jointJ = jointJ;
-        spec.couplers.push_back(c);
-        return &spec.couplers.back();
+        return engine::test::addCoupler(spec, name, type, jointI, jointJ);
     };
     coupler("mesh", CouplerType::Gear, "revolute", "cylindrical")->ratio = 2.0;
     coupler("teeth", CouplerType::RackPinion, "revolute", "prismatic")->radius = 0.02;
