@@ -208,6 +208,15 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
                   << " s in a mechanism that conserves it: the step is too coarse for this "
                      "motion (a smaller --dt, or --integrator dopri45, keeps it) ("
                   << options.scene << ")\n";
+    // A cam's follower leaving its cam is said with when it first did.
+    if (const engine::RunStatistics& stats = snapshot->statistics; stats.liftOffTime >= 0.0)
+        std::cerr << "motus-cli: note: the follower of cam pair '" << stats.liftOffJoint
+                  << "' lifted off its cam at t = " << stats.liftOffTime << " s"
+                  << (stats.liftOffs > 1 ? " (followers left their cams " +
+                                               std::to_string(stats.liftOffs) + " times in the run)"
+                                         : std::string())
+                  << ": the contact could not hold it down; plot '" << stats.liftOffJoint
+                  << ".q0' for the gap (" << options.scene << ")\n";
     // Singular positions passed, and a change of branch at one, are said with their times (a
     // run that stopped says why instead: the error names a singular position it stopped at).
     if (const engine::RunStatistics& stats = snapshot->statistics;

@@ -147,6 +147,12 @@ void jointGaps(const Model& model, const Eigen::VectorXd& phi, int j, double& le
             longer(std::abs(std::sqrt(std::max(0.0, L * L + 2.0 * L * phi(row))) - L), p.type);
             break;
         }
+        case PrimitiveType::OnCurve:
+            longer(phi.segment<2>(row).norm(), p.type);
+            break;
+        case PrimitiveType::CamContact:
+            longer(std::abs(phi(row)), p.type);
+            break;
         }
         row += p.rows();
     }
@@ -295,6 +301,14 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
     case PrimitiveType::Dot2:
         text += "its marker on '" + partJ + "' stays at least " + lengthText(r.gap) +
                 " from the plane or line of '" + partI + "' in every position";
+        break;
+    case PrimitiveType::OnCurve:
+        text += "its marker on '" + partI + "' stays at least " + lengthText(r.gap) +
+                " from the curve of '" + partJ + "' in every position";
+        break;
+    case PrimitiveType::CamContact:
+        text += "the follower's contour on '" + partI + "' stays at least " + lengthText(r.gap) +
+                " from the cam's on '" + partJ + "' in every position";
         break;
     default:
         text += "its markers on '" + partI + "' and '" + partJ + "' stay at least " +

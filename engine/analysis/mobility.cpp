@@ -279,6 +279,14 @@ private:
                         " normal to its " + kAxisName[p.axisI] + " axis",
                     partI + " sliding relative to " + partJ + " along " + axisAbout(a, jt.markerI)};
             }
+            case PrimitiveType::OnCurve:
+                return {"it keeps the origin of marker " + I + " on the curve of marker " + J +
+                            (local == 0 ? " (across the curve)" : " (out of the curve's plane)"),
+                        partI + " leaving the curve of " + partJ};
+            case PrimitiveType::CamContact:
+                return {"it keeps the follower's contour on " + partI + " touching the cam's on " +
+                            partJ,
+                        partI + " moving off or into the cam of " + partJ};
             case PrimitiveType::Distance: {
                 const Vec3 d = p_WMo(jt.markerJ) - p_WMo(jt.markerI);
                 return {"it keeps the origins of markers " + I + " and " + J + " " +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/kinematics/curve_geometry.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
@@ -35,6 +36,8 @@ public:
     }
     const Vec3& point() const { return x_; }
     const Vec3& offset() const { return s_; }
+    const BodyFrame* frame() const { return f_; }
+    const MarkerModel& marker() const { return m_; }
     Vec3 w() const { return f_ ? f_->w : Vec3::Zero(); }
     Vec3 pointRate() const { return f_ ? Vec3(f_->v + f_->w.cross(s_)) : Vec3::Zero(); }
     Vec3 pointKappa() const { return f_ ? Vec3(f_->w.cross(f_->w.cross(s_))) : Vec3::Zero(); }
@@ -189,6 +192,34 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
             out.gamma(row) = gamma;
         }
         return row + 1;
+    }
+    case PrimitiveType::OnCurve:
+    case PrimitiveType::CamContact: {
+        // engine/kinematics/curve_geometry.h
+        const CurveSide ci(I.frame(), I.marker()), cj(J.frame(), J.marker());
+        ConstraintRow rows[2];
+        int count = 1;
+        if (p.type == PrimitiveType::OnCurve) {
+            const CurveFoot foot = curveFoot(ci, cj, *p.curve);
+            rows[0] = curveFootRow(foot, ci, cj, 0);
+            rows[1] = curveFootRow(foot, ci, cj, 1);
+            count = 2;
+        } else {
+            rows[0] = camGapRow(camContact(ci, cj, *p.follower, *p.curve), ci, cj, *p.curve);
+        }
+        for (int k = 0; k < count; ++k) {
+            out.Phi(row + k) = rows[k].value;
+            if constexpr (kJacobian) {
+                double* ji = to->sideI(row + k);
+                double* jj = to->sideJ(row + k);
+                for (int e = 0; e < 6; ++e) {
+                    ji[e] = rows[k].Ji(e);
+                    jj[e] = rows[k].Jj(e);
+                }
+                out.gamma(row + k) = withGamma ? rows[k].gamma : 0.0;
+            }
+        }
+        return row + count;
     }
     }
     return row;
@@ -386,8 +417,7 @@ void layOutJacobian(const Model& model, ConstraintEvaluation& out) {
         }
     };
     for (const JointModel& joint : model.joints)
-        for (const Primitive& p : joint.primitives)
-            rowBodies(joint, p.type == PrimitiveType::Coincident ? 3 : 1);
+        for (const Primitive& p : joint.primitives) rowBodies(joint, p.rows());
     // Coupler rows: their bodies listed apart (bodyI, bodyJ stay the ground).
     out.couplerBegin.assign(1, 0);
     out.couplerBodies.clear();
@@ -587,6 +617,9 @@ double maxPositionResidual(const Model& model, const ConstraintEvaluation& evalu
             if (primitive.type == PrimitiveType::Coincident) {
                 consider(evaluation.Phi.segment<3>(row).norm(), row);
                 row += 3;
+            } else if (primitive.type == PrimitiveType::OnCurve) {
+                consider(evaluation.Phi.segment<2>(row).norm(), row);
+                row += 2;
             } else {
                 consider(std::abs(evaluation.Phi(row)), row);
                 ++row;

@@ -161,10 +161,12 @@ struct Expression::Impl {
     double constantValue = 0.0;
     mutable std::mutex mutex;  // muparser evaluates through the bound variable
     mutable double time = 0.0;
+    mutable double second = 0.0;  // a function of two variables' second one
     mu::Parser parser;
 
-    double evalLocked(double t) const {
+    double evalLocked(double t, double u = 0.0) const {
         time = t;
+        second = u;
         madeNotANumber = false;
         const double value = parser.Eval();
         return madeNotANumber ? std::nan("") : value;
@@ -180,6 +182,11 @@ Expression Expression::constant(double value) {
 }
 
 std::optional<Expression> Expression::parse(const std::string& text, std::string& error) {
+    return parse(text, error, {"time"});
+}
+
+std::optional<Expression> Expression::parse(const std::string& text, std::string& error,
+                                            std::initializer_list<const char*> variables) {
     Expression e;
     e.impl_ = std::make_shared<Impl>(text, false, 0.0);
     Impl& impl = *e.impl_;
@@ -189,7 +196,10 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
     }
     try {
         mu::Parser& p = impl.parser;
-        p.DefineVar("time", &impl.time);
+        double* slots[] = {&impl.time, &impl.second};
+        int slot = 0;
+        for (const char* name : variables)
+            if (slot < 2) p.DefineVar(name, slots[slot++]);
         // muparser's functions that may make or hide a NaN, replaced (same names, same values
         // otherwise): see `checked`.
         p.DefineFun("sin", checked<static_cast<double (*)(double)>(std::sin)>);
@@ -240,10 +250,14 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
 }
 
 double Expression::eval(double t) const {
+    return eval(t, 0.0);
+}
+
+double Expression::eval(double first, double second) const {
     if (impl_->constant) return impl_->constantValue;
     std::lock_guard<std::mutex> lock(impl_->mutex);
     try {
-        return impl_->evalLocked(t);
+        return impl_->evalLocked(first, second);
     } catch (const mu::Parser::exception_type&) {
         return std::nan("");  // reported by the caller as a non-finite value
     }

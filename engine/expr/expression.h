@@ -23,6 +23,7 @@
 // (sqrt(-1), ln(-1), asin(2)) gives NaN even when a comparison or a condition would drop it
 // (sqrt(-1) > 0). A NaN made by an operator (0/0, (-1)^0.5) and then compared is not seen.
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,8 +39,13 @@ public:
     // ("unknown token 'tme' at position 4", "a decimal comma? write 0.5 (',' at position 1
     // ...)", "'=' at position 4 assigns; compare with '=='").
     static std::optional<Expression> parse(const std::string& text, std::string& error);
+    // The same for a function of other variables than `time`: a curve's x(s), a surface's
+    // z(u, v) (one or two names; eval() takes their values in this order).
+    static std::optional<Expression> parse(const std::string& text, std::string& error,
+                                           std::initializer_list<const char*> variables);
 
     double eval(double time) const;
+    double eval(double first, double second) const;
     // Time derivatives by five-point central differences (step 1e-3 s, scaled with |time|):
     // about 1e-9 relative for smooth functions; used for drivers' Φt and Φtt. Near a kink
     // (ramp, table corners) they average over ±2 ms. Runs start at time 0, so within 2 ms

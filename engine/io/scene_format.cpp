@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 9). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 10). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -84,7 +84,7 @@ std::vector<ObjectFormat> describe() {
     }, {}});
     objects.push_back({"joint", "/$defs/joint", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among joints"},
-        {"type", "string", "enum fixed revolute prismatic cylindrical spherical universal planar distance pointOnLine pointOnPlane parallelAxes perpendicularAxes", "", "yes", "—", "`fixed`, `revolute`, `prismatic`, `cylindrical`, `spherical`, `universal`, `planar`, `distance`, `pointOnLine`, `pointOnPlane`, `parallelAxes`, `perpendicularAxes`"},
+        {"type", "string", "enum fixed revolute prismatic cylindrical spherical universal planar distance pointOnLine pointOnPlane parallelAxes perpendicularAxes pointOnCurve curveOnCurve", "", "yes", "—", "`fixed`, `revolute`, `prismatic`, `cylindrical`, `spherical`, `universal`, `planar`, `distance`, `pointOnLine`, `pointOnPlane`, `parallelAxes`, `perpendicularAxes`, `pointOnCurve`, `curveOnCurve` (the last two: minor version 10)"},
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part i"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part j (a different part)"},
         {"length", "number, m", "number >0", "", "distance joints", "—", "> 0"},
@@ -92,7 +92,20 @@ std::vector<ObjectFormat> describe() {
         {"soft", "soft", "object", "{}", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
         {"limits", "limit, or [limit or null, …]", "", "", "no", "none", "end stops on the joint's coordinates (below): an object for a revolute or prismatic joint, a list in coordinate order for a cylindrical one (angle, slide), `null` for a coordinate without stops (minor version 8)"},
         {"friction", "friction, or [friction or null, …]", "", "", "no", "none", "friction in the joint's bearings and slides (below), laid out as `limits` are (minor version 8)"},
+        {"curve", "curve", "object", "", "pointOnCurve, curveOnCurve", "—", "pointOnCurve: the curve marker I's origin rides on, in marker J's frame (a slot, a track, a helix); curveOnCurve: the cam's contour, in marker J's x-y plane (below; minor version 10)"},
+        {"follower", "curve", "object", "", "curveOnCurve", "—", "the follower's contour, in marker I's x-y plane: a roller's circle, a flat face's line (minor version 10)"},
+        {"liftOff", "bool", "bool", "false", "no", "`false`", "curveOnCurve: the follower may leave the cam (a unilateral contact, gap ≥ 0, solved with contact by `timeStepping`; its `limits` object may give the contact's `restitution` and compliance); `false` holds it on (minor version 10)"},
     }, {}});
+    objects.push_back({"curve", "/$defs/curve", {
+        {"type", "string", "enum spline expression", "", "yes", "—", "a cubic spline through points, or x(s), y(s), z(s) as expressions of the parameter `s`"},
+        {"points", "array of [x, y, z] m", "array", "", "yes", "—", "at least 4, consecutive ones apart; the spline's parameter is the length of the chords between them (m). An open spline is natural (straight at its ends) and goes on straight beyond them", "spline"},
+        {"x", "number or expression of `s`", "expression", "", "yes", "—", "the curve's x in its marker's frame [m], e.g. `\"0.04*cos(s)\"`", "expression"},
+        {"y", "number or expression of `s`", "expression", "", "yes", "—", "its y [m]", "expression"},
+        {"z", "number or expression of `s`", "expression", "", "yes", "—", "its z [m]", "expression"},
+        {"start", "number", "number", "", "yes", "—", "the parameter's first value", "expression"},
+        {"end", "number", "number", "", "yes", "—", "its last value (> `start`); a closed curve repeats with the period end − start", "expression"},
+        {"closed", "bool", "bool", "false", "no", "`false`", "a closed curve: a spline runs from its last point back to its first (periodic), an expression repeats over [start, end)"},
+    }, {"spline", "expression"}});
     objects.push_back({"friction", "/$defs/friction", {
         {"coefficient", "number ≥ 0", "number >=0", "0", "no", "0", "μ while the coordinate slides: the friction is μ r |F⊥| on an angle (F⊥ the joint's reaction force across its axis, r the `radius`), μ (|F⊥| + |T⊥| / `length`) on a slide"},
         {"staticCoefficient", "number ≥ 0", "number >=0", "", "no", "`coefficient`", "μs at rest: the coordinate sticks, exactly, until holding it takes more than this friction (breakaway)"},

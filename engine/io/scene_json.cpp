@@ -794,6 +794,37 @@ public:
         }
     }
 
+    // A curve of a joint on curves: a spline through points or x, y, z expressions of s.
+    void curve(const json& j, const std::string& at, CurveSpec& c) {
+        if (!isObject(j, at)) return;
+        std::string type;
+        const json* t = required(j, at, "type");
+        if (!t || !string(*t, at + "/type", type)) return;
+        const auto parsed = curveTypeFromName(type);
+        if (!parsed) {
+            error(at + "/type",
+                  "unknown curve type '" + excerpt(type) + "' (expected spline or expression)");
+            return;
+        }
+        c.type = *parsed;
+        checkKeys(j, at, format::object("curve").keys(type));
+        if (const json* v = optional(j, "closed")) boolean(*v, at + "/closed", c.closed);
+        if (c.type == CurveType::Spline) {
+            if (const json* p = required(j, at, "points"); p && isArray(*p, at + "/points"))
+                for (std::size_t k = 0; k < p->size(); ++k) {
+                    Vec3 v;
+                    if (numbers<3>((*p)[k], at + "/points/" + std::to_string(k), v))
+                        c.points.push_back(v);
+                }
+            return;
+        }
+        for (auto [key, target] :
+             {std::pair{"x", &c.x}, std::pair{"y", &c.y}, std::pair{"z", &c.z}})
+            if (const json* v = required(j, at, key)) expression(*v, at + "/" + key, *target);
+        for (auto [key, target] : {std::pair{"start", &c.start}, std::pair{"end", &c.end}})
+            if (const json* v = required(j, at, key)) number(*v, at + "/" + key, *target);
+    }
+
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("joint").keys(), &jt.extensions);
@@ -816,7 +847,7 @@ public:
                 jt.type = *parsed;
             } else {
                 std::string list;
-                for (int k = 0; k <= static_cast<int>(JointType::PerpendicularAxes); ++k)
+                for (int k = 0; k <= static_cast<int>(JointType::CurveOnCurve); ++k)
                     list += (k ? ", " : "") + std::string(jointTypeName(static_cast<JointType>(k)));
                 error(at + "/type",
                       "unknown joint type '" + excerpt(type) + "' (expected one of: " + list + ")");
@@ -833,6 +864,9 @@ public:
                           [this](const json& o, const std::string& p, JointFriction& x) {
                               friction(o, p, x);
                           });
+        if (const json* c = optional(j, "curve")) curve(*c, at + "/curve", jt.curve);
+        if (const json* c = optional(j, "follower")) curve(*c, at + "/follower", jt.follower);
+        if (const json* v = optional(j, "liftOff")) boolean(*v, at + "/liftOff", jt.liftOff);
         if (const json* len = optional(j, "length")) {
             if (jt.type != JointType::Distance)
                 error(at + "/length", "only a distance joint has a 'length'");
@@ -939,9 +973,8 @@ public:
         const json* st = optional(root, "settings");
         // A scene with contact or joint limits steps at the velocity level unless it says
         // otherwise.
-        const bool limited =
-            std::any_of(spec.joints.begin(), spec.joints.end(),
-                        [](const Joint& jt) { return jt.limited() || jt.hasCoulombFriction(); });
+        const bool limited = std::any_of(spec.joints.begin(), spec.joints.end(),
+                                         [](const Joint& jt) { return jt.steppedWithContact(); });
         if ((spec.contact.enabled || limited) &&
             !(st && st->is_object() && st->contains("integrator")))
             spec.settings.integrator = IntegratorType::TimeStepping;

@@ -235,6 +235,25 @@ json limitsJson(const Joint& joint) {
     return list;
 }
 
+// A curve of a joint on curves.
+json curveJson(const CurveSpec& c) {
+    json j;
+    j["type"] = std::string(curveTypeName(c.type));
+    if (c.type == CurveType::Spline) {
+        json points = json::array();
+        for (const Vec3& p : c.points) points.push_back(vec(p));
+        j["points"] = points;
+    } else {
+        j["x"] = expressionJson(c.x);
+        j["y"] = expressionJson(c.y);
+        j["z"] = expressionJson(c.z);
+        j["start"] = c.start;
+        j["end"] = c.end;
+    }
+    if (c.closed) j["closed"] = true;
+    return j;
+}
+
 // A joint's friction, laid out as its limits are.
 json frictionJson(const Joint& joint) {
     auto one = [](const JointFriction& f) {
@@ -363,7 +382,15 @@ json sceneJson(const SceneSpec& spec) {
               std::tuple{"rotationalDamping", c.rotationalDamping, exact.rotationalDamping}})
             if (value != fallback) soft[key] = value;
         if (!soft.empty()) jj["soft"] = soft;
-        if (joint.limited()) jj["limits"] = limitsJson(joint);
+        if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve)
+            jj["curve"] = curveJson(joint.curve);
+        if (joint.type == JointType::CurveOnCurve) {
+            jj["follower"] = curveJson(joint.follower);
+            if (joint.liftOff) jj["liftOff"] = true;
+        }
+        // (a cam's limits give its contact's restitution and compliance alone)
+        if (joint.limited() || (joint.type == JointType::CurveOnCurve && !joint.limits.empty()))
+            jj["limits"] = limitsJson(joint);
         if (writesFriction(joint)) jj["friction"] = frictionJson(joint);
         putExtensions(jj, joint.extensions);
         joints.push_back(jj);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/kinematics/curve_geometry.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -19,6 +20,17 @@ Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
     return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
 }
 
+// A point on a curve's parameter, a cam pair's gap.
+ConstraintRow curveCoordinate(const JointModel& joint, const BodyFrame* fi, const MarkerModel& mi,
+                              const BodyFrame* fj, const MarkerModel& mj) {
+    const CurveSide I(fi, mi), J(fj, mj);
+    if (joint.follower) {
+        const CamContact c = camContact(I, J, *joint.follower, *joint.curve);
+        return camGapRow(c, I, J, *joint.curve);
+    }
+    return curveParameterRow(curveFoot(I, J, *joint.curve), I, J);
+}
+
 }  // namespace
 
 ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& frames, int joint,
@@ -28,6 +40,7 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(jm.markerJ)];
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
+    if (jm.curve) return curveCoordinate(jm, fi, mi, fj, mj);
     const KinematicVector zj = markerAxis(fj, mj.R_BM.col(2), 1);
 
     if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
@@ -55,6 +68,7 @@ double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& fr
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
+    if (joint.curve) return curveCoordinate(joint, fi, mi, fj, mj).value;
     const Vec3 zj = axisValue(fj, mj, 2);
     if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
         return zj.dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));

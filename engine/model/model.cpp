@@ -3,10 +3,12 @@
 #include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
+#include "engine/model/curve.h"
 #include "engine/model/stiffness.h"
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <map>
 
 #include <Eigen/Eigenvalues>
@@ -17,13 +19,13 @@ namespace engine {
 namespace {
 
 Primitive coincident() {
-    return {PrimitiveType::Coincident, 0, 0, 0.0};
+    return {PrimitiveType::Coincident, 0, 0, 0.0, nullptr, nullptr};
 }
 Primitive dot1(int axisI, int axisJ) {
-    return {PrimitiveType::Dot1, axisI, axisJ, 0.0};
+    return {PrimitiveType::Dot1, axisI, axisJ, 0.0, nullptr, nullptr};
 }
 Primitive dot2(int axisI) {
-    return {PrimitiveType::Dot2, axisI, 0, 0.0};
+    return {PrimitiveType::Dot2, axisI, 0, 0.0, nullptr, nullptr};
 }
 
 constexpr int X = 0, Y = 1, Z = 2;
@@ -265,7 +267,7 @@ std::vector<Primitive> jointPrimitives(JointType type, double length) {
     case JointType::Planar:
         return {dot1(X, Z), dot1(Y, Z), dot2(Z)};
     case JointType::Distance:
-        return {{PrimitiveType::Distance, 0, 0, length}};
+        return {{PrimitiveType::Distance, 0, 0, length, nullptr, nullptr}};
     case JointType::PointOnLine:
         return {dot2(X), dot2(Y)};
     case JointType::PointOnPlane:
@@ -274,6 +276,10 @@ std::vector<Primitive> jointPrimitives(JointType type, double length) {
         return {dot1(X, Z), dot1(Y, Z)};
     case JointType::PerpendicularAxes:
         return {dot1(Z, Z)};
+    case JointType::PointOnCurve:
+        return {{PrimitiveType::OnCurve, 0, 0, 0.0, nullptr, nullptr}};
+    case JointType::CurveOnCurve:
+        return {{PrimitiveType::CamContact, 0, 0, 0.0, nullptr, nullptr}};
     }
     return {};
 }
@@ -361,7 +367,21 @@ CompileResult compile(const SceneSpec& spec) {
         // A soft joint's soft equations go to the model's soft constraints; the others stay.
         const JointCompliance& soft = joint.compliance;
         j.softRowOffset = model->softRows;
-        for (const Primitive& p : jointPrimitives(joint.type, joint.length)) {
+        // The curves of a joint on curves (validate() has checked they make one).
+        std::shared_ptr<const Curve> curve, follower;
+        if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve) {
+            std::string error, key;
+            curve = Curve::make(joint.curve, error, key);
+            if (joint.type == JointType::CurveOnCurve)
+                follower = Curve::make(joint.follower, error, key);
+            j.curve = curve;
+            j.follower = follower;
+        }
+        for (Primitive p : jointPrimitives(joint.type, joint.length)) {
+            p.curve = curve;
+            p.follower = follower;
+            // A cam whose follower may lift off has no equation: its gap is a stop (below).
+            if (p.type == PrimitiveType::CamContact && joint.liftOff) continue;
             const bool angle = p.type == PrimitiveType::Dot1;
             if (angle ? soft.softAngles() : soft.softLengths()) {
                 SoftConstraint sc;
@@ -395,6 +415,13 @@ CompileResult compile(const SceneSpec& spec) {
             case PrimitiveType::Distance:
                 j.rowLabels.push_back("distance");
                 break;
+            case PrimitiveType::OnCurve:
+                j.rowLabels.push_back("on the curve, across it");
+                j.rowLabels.push_back("on the curve, out of its plane");
+                break;
+            case PrimitiveType::CamContact:
+                j.rowLabels.push_back("contours in contact");
+                break;
             }
         }
         j.coordinates = jointAxes(joint.type);
@@ -411,6 +438,23 @@ CompileResult compile(const SceneSpec& spec) {
             limit.restitution = l.restitution;
             limit.frequency = l.frequency;
             limit.dampingRatio = l.dampingRatio;
+            model->limits.push_back(limit);
+        }
+        if (joint.type == JointType::CurveOnCurve && joint.liftOff) {
+            // The follower stays off the cam or on it: gap ≥ 0, a stop at 0 (with the joint's
+            // restitution and compliance, if it gives them).
+            LimitModel limit;
+            limit.joint = static_cast<int>(model->joints.size());
+            limit.slot = coordinateCount;
+            limit.axis = JointAxis::Translation;
+            limit.lower = 0.0;
+            limit.upper = std::numeric_limits<double>::infinity();
+            if (!joint.limits.empty()) {
+                limit.restitution = joint.limits[0].restitution;
+                limit.frequency = joint.limits[0].frequency;
+                limit.dampingRatio = joint.limits[0].dampingRatio;
+            }
+            limit.liftOff = true;
             model->limits.push_back(limit);
         }
         for (std::size_t c = 0; c < joint.friction.size() && c < j.coordinates.size(); ++c) {

@@ -26,6 +26,8 @@ namespace engine {
 
 constexpr int kGround = -1;
 
+class Curve;
+
 struct BodyModel {
     EntityId id = kNoEntity;
     std::string name;
@@ -54,14 +56,21 @@ enum class PrimitiveType {
     Dot1,        // a_I^k · a_J^l = 0                      (1 row)  axes perpendicular
     Dot2,        // a_I^k · d = 0                          (1 row)  P_J in a plane of I
     Distance,    // (d·d − L²) / (2L) = 0                  (1 row)  rod of length L
-};
+    OnCurve,     // P_I on the curve of J: N_k·(P_I − C(s*)) = 0 (2 rows) pin in a slot
+    CamContact,  // the follower's contour on the cam's: gap = 0 (1 row)  cam pair
+};               // (the last two: engine/kinematics/curve_geometry.h)
 
 struct Primitive {
     PrimitiveType type = PrimitiveType::Coincident;
     int axisI = 2;        // k
     int axisJ = 2;        // l (Dot1 only)
     double length = 0.0;  // Distance only [m]
-    int rows() const { return type == PrimitiveType::Coincident ? 3 : 1; }
+    // OnCurve: the curve (in marker J's frame); CamContact: the cam's contour (J's) and the
+    // follower's (I's).
+    std::shared_ptr<const Curve> curve, follower;
+    int rows() const {
+        return type == PrimitiveType::Coincident ? 3 : type == PrimitiveType::OnCurve ? 2 : 1;
+    }
 };
 
 struct JointModel {
@@ -80,6 +89,9 @@ struct JointModel {
     // z axis [m].
     std::vector<JointAxis> coordinates;
     std::vector<std::string> rowLabels;  // per row, e.g. "coincident x", "dot1(x_I, z_J)"
+    // A point on a curve: its curve (in marker J's frame); a cam pair: the cam's contour (J's)
+    // and the follower's (I's). Null for the other types.
+    std::shared_ptr<const Curve> curve, follower;
 };
 
 // A force element with its references resolved (see ForceSpec for the laws and units).
@@ -124,6 +136,7 @@ struct LimitModel {
     double restitution = 0.0;
     double frequency = 0.0;  // Hz; 0: rigid
     double dampingRatio = 1.0;
+    bool liftOff = false;  // a cam's contact that may open (CurveOnCurve with liftOff)
 };
 
 // Friction on a joint coordinate (JointFriction), its coefficients resolved: a bounded row on

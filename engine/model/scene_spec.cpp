@@ -3,6 +3,7 @@
 #include "engine/expr/expression.h"
 #include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
+#include "engine/model/curve.h"
 #include "engine/model/model.h"
 
 #include <algorithm>
@@ -19,7 +20,7 @@
 namespace engine {
 namespace {
 
-constexpr std::array<std::pair<JointType, std::string_view>, 12> kJointNames{{
+constexpr std::array<std::pair<JointType, std::string_view>, 14> kJointNames{{
     {JointType::Fixed, "fixed"},
     {JointType::Revolute, "revolute"},
     {JointType::Prismatic, "prismatic"},
@@ -32,6 +33,13 @@ constexpr std::array<std::pair<JointType, std::string_view>, 12> kJointNames{{
     {JointType::PointOnPlane, "pointOnPlane"},
     {JointType::ParallelAxes, "parallelAxes"},
     {JointType::PerpendicularAxes, "perpendicularAxes"},
+    {JointType::PointOnCurve, "pointOnCurve"},
+    {JointType::CurveOnCurve, "curveOnCurve"},
+}};
+
+constexpr std::array<std::pair<CurveType, std::string_view>, 2> kCurveNames{{
+    {CurveType::Spline, "spline"},
+    {CurveType::Expression, "expression"},
 }};
 
 constexpr std::array<std::pair<ShapeRole, std::string_view>, 3> kShapeRoleNames{{
@@ -226,6 +234,12 @@ std::string_view jointTypeName(JointType type) {
 std::optional<JointType> jointTypeFromName(std::string_view name) {
     return valueIn<JointType>(kJointNames, name);
 }
+std::string_view curveTypeName(CurveType type) {
+    return nameIn(kCurveNames, type);
+}
+std::optional<CurveType> curveTypeFromName(std::string_view name) {
+    return valueIn<CurveType>(kCurveNames, name);
+}
 std::string_view shapeTypeName(ShapeType type) {
     return nameIn(kShapeNames, type);
 }
@@ -374,6 +388,9 @@ std::vector<JointAxis> jointAxes(JointType type) {
         return {JointAxis::Translation};
     case JointType::Cylindrical:
         return {JointAxis::Rotation, JointAxis::Translation};
+    case JointType::PointOnCurve:
+    case JointType::CurveOnCurve:
+        return {JointAxis::Translation};
     default:
         return {};
     }
@@ -445,9 +462,18 @@ void checkLimits(Checker& check, const std::string& at, const Joint& joint) {
     const std::string type(jointTypeName(joint.type));
     if (axes.empty()) {
         check.error(at, "joint '" + joint.name + "' (" + type +
-                            ") has no coordinate to limit: limits go on revolute, prismatic and "
-                            "cylindrical joints");
+                            ") has no coordinate to limit: limits go on revolute, prismatic, "
+                            "cylindrical and point-on-curve joints");
         return;
+    }
+    if (joint.type == JointType::CurveOnCurve) {
+        // A cam's only stop is its contact: its restitution and compliance, when it may lift off.
+        const JointLimit& l = joint.limits[0];
+        if (joint.limits.size() > 1 || l.limited() || !joint.liftOff)
+            check.error(at, "joint '" + joint.name +
+                                "' (curveOnCurve) has no ends to stop at: its contact is its "
+                                "stop when the follower may lift off ('liftOff': true), and its "
+                                "limits give only that contact's restitution and compliance");
     }
     if (joint.limits.size() > axes.size()) {
         check.error(at, "joint '" + joint.name + "' (" + type + ") has " +
@@ -486,6 +512,41 @@ void checkLimits(Checker& check, const std::string& at, const Joint& joint) {
     }
 }
 
+// The curves of a joint on curves: each one a curve (Curve::make says why not), none given to
+// a joint of another type.
+void checkCurves(Checker& check, const std::string& at, const Joint& joint) {
+    const bool onCurve = joint.type == JointType::PointOnCurve;
+    const bool cam = joint.type == JointType::CurveOnCurve;
+    const std::string type(jointTypeName(joint.type));
+    auto one = [&](const CurveSpec& spec, const char* key) {
+        if (spec.empty()) {
+            check.error(at + "/" + key, "joint '" + joint.name + "' (" + type + ") needs its '" +
+                                            key +
+                                            "': a spline through points or x(s), y(s), "
+                                            "z(s) as expressions");
+            return;
+        }
+        std::string error, where;
+        if (!Curve::make(spec, error, where))
+            check.error(at + "/" + key + (where.empty() ? "" : "/" + where),
+                        "joint '" + joint.name + "': " + error);
+    };
+    if (onCurve || cam) one(joint.curve, "curve");
+    if (cam) one(joint.follower, "follower");
+    if (!onCurve && !cam && !joint.curve.empty())
+        check.error(at + "/curve", "joint '" + joint.name + "' (" + type +
+                                       ") has no curve: curves go on pointOnCurve and "
+                                       "curveOnCurve joints");
+    if (!cam && !joint.follower.empty())
+        check.error(at + "/follower", "joint '" + joint.name + "' (" + type +
+                                          ") has no follower: a follower's contour goes on a "
+                                          "curveOnCurve joint");
+    if (!cam && joint.liftOff)
+        check.error(at + "/liftOff", "joint '" + joint.name + "' (" + type +
+                                         ") cannot lift off: only a cam's follower "
+                                         "(curveOnCurve) can");
+}
+
 // A joint's friction: on coordinates the joint has, finite numbers not below zero, the
 // lever each kind of coordinate has (a radius on an angle, a length on a slide).
 void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
@@ -496,6 +557,11 @@ void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
         check.error(at, "joint '" + joint.name + "' (" + type +
                             ") has no coordinate for friction: friction goes on revolute, "
                             "prismatic and cylindrical joints");
+        return;
+    }
+    if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve) {
+        check.error(at, "joint '" + joint.name + "' (" + type +
+                            "): friction goes on revolute, prismatic and cylindrical joints");
         return;
     }
     if (joint.friction.size() > axes.size()) {
@@ -663,6 +729,7 @@ Diagnostics validate(const SceneSpec& spec) {
         if (joint.type == JointType::Distance)
             check.positive(at + "/length", joint.length, "distance joint length (m)");
         checkCompliance(check, at + "/soft", joint);
+        checkCurves(check, at, joint);
         checkLimits(check, at + "/limits", joint);
         checkFriction(check, at + "/friction", joint);
     }
@@ -769,8 +836,10 @@ Diagnostics validate(const SceneSpec& spec) {
         }
         const bool rotates =
             joint->type == JointType::Revolute || joint->type == JointType::Cylindrical;
-        const bool slides =
-            joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical;
+        // A point on a curve is driven along it (its parameter); a cam by its shafts.
+        const bool slides = joint->type == JointType::Prismatic ||
+                            joint->type == JointType::Cylindrical ||
+                            joint->type == JointType::PointOnCurve;
         if ((motion.axis == JointAxis::Rotation && !rotates) ||
             (motion.axis == JointAxis::Translation && !slides))
             check.error(at + "/axis",
@@ -904,9 +973,10 @@ Diagnostics validate(const SceneSpec& spec) {
                 std::string(integratorName(st.integrator)) + " cannot handle impacts");
     if (!ct.enabled && st.integrator != IntegratorType::TimeStepping &&
         std::any_of(spec.joints.begin(), spec.joints.end(),
-                    [](const Joint& j) { return j.limited() || j.hasCoulombFriction(); }))
+                    [](const Joint& j) { return j.steppedWithContact(); }))
         check.warning("/settings/integrator",
-                      "joint limits and joint friction are solved with contact at the "
+                      "joint limits, joint friction and cams that may lift off are solved with "
+                      "contact at the "
                       "velocity level: this scene runs with the timeStepping integrator (step " +
                           timeText(st.stepSize) + ") instead of " +
                           std::string(integratorName(st.integrator)));

@@ -110,6 +110,8 @@ enum class JointType {
     PointOnPlane,
     ParallelAxes,
     PerpendicularAxes,
+    PointOnCurve,  // marker I's origin on a curve fixed in marker J's frame (a pin in a slot)
+    CurveOnCurve,  // a cam pair: the follower's contour (in I's x-y plane) touching the cam's
 };
 
 // File and display names of joint types ("revolute", "pointOnLine", ...), and back.
@@ -201,6 +203,25 @@ struct JointFriction {
     bool active() const { return coulomb() || viscous > 0.0; }
 };
 
+// A curve fixed in a marker's frame (seed 004's curve end frames): a cubic spline through
+// points, or x(s), y(s), z(s) as expressions of the parameter `s`. A spline is parametrised by
+// the length of the chords between its points [m]; an open one is natural (no curvature at
+// its ends) and goes on straight beyond them, a closed one is periodic through its last point
+// back to its first. An expression curve runs over [start, end] (a closed one repeats there
+// with that period; an open one follows its expressions beyond it).
+enum class CurveType { Spline, Expression };
+std::string_view curveTypeName(CurveType type);  // "spline", "expression"
+std::optional<CurveType> curveTypeFromName(std::string_view name);
+
+struct CurveSpec {
+    CurveType type = CurveType::Spline;
+    std::vector<Vec3> points;  // spline: at least 4, consecutive ones apart [m]
+    bool closed = false;
+    std::string x = "0", y = "0", z = "0";  // expression: functions of s [m]
+    double start = 0.0, end = 1.0;          // expression: the parameter's range
+    bool empty() const { return type == CurveType::Spline && points.empty(); }
+};
+
 struct Joint {
     EntityId id = kNoEntity;
     std::string name;
@@ -215,6 +236,13 @@ struct Joint {
     std::vector<JointLimit> limits;
     // Friction, one per joint coordinate in the same order (empty: none).
     std::vector<JointFriction> friction;
+    // Point on curve: the curve, in marker J's frame. Cam pair: the cam's contour, in marker
+    // J's x-y plane (z ignored), and the follower's contour in marker I's.
+    CurveSpec curve;
+    CurveSpec follower;
+    // Cam pair: the follower may leave the cam (the contact is unilateral, gap ≥ 0, solved
+    // with contact) instead of being held on it.
+    bool liftOff = false;
     std::string extensions;
     bool limited() const {
         for (const JointLimit& l : limits)
@@ -232,12 +260,17 @@ struct Joint {
             if (f.coulomb()) return true;
         return false;
     }
+    // Stops, Coulomb friction, a cam's contact that may open: the joint's contact, solved at
+    // the velocity level (time stepping) whatever the scene's integrator.
+    bool steppedWithContact() const { return limited() || hasCoulombFriction() || liftOff; }
 };
 
 enum class JointAxis { Rotation, Translation };  // a joint's angle or slide
 
 // The coordinates of a joint type, in order: revolute {angle}, prismatic {slide}, cylindrical
-// {angle, slide}; the other types have none (engine/kinematics/joint_coordinates.h).
+// {angle, slide}, point on curve {the curve's parameter s}, cam pair {the gap between the
+// contours along the cam's outward normal}; the other types have none
+// (engine/kinematics/joint_coordinates.h). The last two are reported as slides.
 std::vector<JointAxis> jointAxes(JointType type);
 // "angle", "slide": a coordinate as users name it.
 std::string_view jointAxisName(JointAxis axis);

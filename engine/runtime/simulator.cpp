@@ -59,6 +59,7 @@ Simulator::Simulator(std::shared_ptr<const Model> model, std::unique_ptr<Recordi
 
 void Simulator::startThread() {
     branches_ = std::make_unique<BranchWatch>(*model_);
+    liftOffs_ = std::make_unique<LiftOffWatch>(*model_);
     // The energy balance is conserved only where every force that does work is bookkept:
     // gravity, springs, dampers (dissipated) and drivers (driver work).
     energyConserved_ = !model_->kinematic && !model_->contact.enabled && model_->softRows == 0;
@@ -223,6 +224,10 @@ void Simulator::reset() {
         statistics_.branchChangeTime = -1.0;
         statistics_.branchTurn = 0.0;
         branches_->reset();
+        statistics_.liftOffs = 0;
+        statistics_.liftOffTime = -1.0;
+        statistics_.liftOffJoint.clear();
+        liftOffs_->reset();
         statistics_.energyDrift = statistics_.energyScale = 0.0;
         statistics_.energyDriftTime = -1.0;
         driftSince_ = -1.0;
@@ -249,6 +254,7 @@ void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model)
             model_ = model;
             dynamics_ = std::make_unique<ForwardDynamics>(model_);
             branches_ = std::make_unique<BranchWatch>(*model_);
+            liftOffs_ = std::make_unique<LiftOffWatch>(*model_);
         }
         branches_->reset();
         State state;
@@ -327,6 +333,13 @@ void Simulator::advanceOneOutput() {
         statistics_.lastSingularTime = dynamics_->state().t;
     }
     nearSingular_ = nearSingular;
+    if (const StepResult& step = dynamics_->lastStep();
+        liftOffs_->watching() && step.valid &&
+        liftOffs_->observe(dynamics_->state().t, step.limitForce)) {
+        statistics_.liftOffs = liftOffs_->liftOffs();
+        statistics_.liftOffTime = liftOffs_->firstTime();
+        statistics_.liftOffJoint = liftOffs_->firstJoint();
+    }
     if (branches_->observe(dynamics_->state().t, dynamics_->state().v, nearSingular) &&
         statistics_.branchChanges++ == 0) {
         statistics_.branchChangeTime = branches_->passageTime();

@@ -25,6 +25,7 @@
 
 #include "engine/analysis/branch_watch.h"
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/lift_off_watch.h"
 #include "engine/record/recording.h"
 
 namespace engine {
@@ -50,6 +51,11 @@ struct RunStatistics {
     long branchChanges = 0;
     double branchChangeTime = -1.0;
     double branchTurn = 0.0;
+    // Times a cam's follower left its cam (a cam pair that may lift off, LiftOffWatch), when
+    // it first did [s] (−1: never) and the cam pair's name.
+    long liftOffs = 0;
+    double liftOffTime = -1.0;
+    std::string liftOffJoint;
     // In a run whose energy balance (total − driver work + dissipated) is conserved (no
     // contact, no applied forces or controllers, no soft joints): its largest drift from the
     // start [J], the energy the motion exchanges [J] (kinetic + change of gravitational +
@@ -162,11 +168,12 @@ private:
     RunMode mode_ = RunMode::Paused;
     double speed_ = 1.0;
     bool loop_ = false;
-    bool playStartedInRecording_ = false;    // set by play(): loop playback wraps only then
-    bool replayOnly_ = false;                // see setReplayOnly()
-    bool nearSingular_ = false;              // at the last output step (RunStatistics)
-    std::unique_ptr<BranchWatch> branches_;  // of the model run (RunStatistics::branchChanges)
-    bool energyConserved_ = false;           // the balance is a conserved quantity (RunStatistics)
+    bool playStartedInRecording_ = false;     // set by play(): loop playback wraps only then
+    bool replayOnly_ = false;                 // see setReplayOnly()
+    bool nearSingular_ = false;               // at the last output step (RunStatistics)
+    std::unique_ptr<LiftOffWatch> liftOffs_;  // RunStatistics::liftOffs
+    std::unique_ptr<BranchWatch> branches_;   // of the model run (RunStatistics::branchChanges)
+    bool energyConserved_ = false;            // the balance is a conserved quantity (RunStatistics)
     bool energyStarted_ = false;
     double energy0_ = 0.0, gravitational0_ = 0.0;  // at the first frame
     double driftSince_ = -1.0;  // the drift has been beyond the bound since then (−1: it is not)

@@ -183,10 +183,11 @@ std::vector<std::filesystem::path> examplesWithoutContact() {
         if (entry.path().extension() != ".json") continue;
         const io::SceneLoadResult r = io::loadSceneFile(entry.path().string());
         if (!r.scene || r.scene->contact.enabled) continue;
-        // Joint stops and Coulomb joint friction are contact of the joints (impacts, stick and
-        // slip), stepped at the velocity level whatever the integrator named.
+        // Joint stops, Coulomb joint friction and cams that may lift off are contact of the
+        // joints (impacts, stick and slip), stepped at the velocity level whatever the
+        // integrator named.
         if (std::any_of(r.scene->joints.begin(), r.scene->joints.end(),
-                        [](const Joint& j) { return j.limited() || j.hasCoulombFriction(); }))
+                        [](const Joint& j) { return j.steppedWithContact(); }))
             continue;
         files.push_back(entry.path());
     }

@@ -392,6 +392,19 @@ void RunControl::warnAbout(const engine::RunStatistics& stats) {
                "change branch; check the lengths, or plot the reactions around it.")
                 .arg(stats.lastSingularTime, 0, 'f', 3));
     }
+    // A follower leaving its cam is said once per run, when it first does.
+    if (stats.liftOffTime < 0.0) liftOffTold_ = false;  // a new run
+    if (stats.liftOffTime >= 0.0 && !liftOffTold_) {
+        liftOffTold_ = true;
+        parts_.messages->add(
+            MessageSeverity::Info,
+            tr("The follower of cam pair '%1' lifted off its cam at t = %2 s: the contact "
+               "could not hold it down any longer (its spring and weight are too weak for "
+               "the follower's deceleration there). Plot '%1.q0' for the gap and "
+               "'%1.limit' for the contact force.")
+                .arg(QString::fromStdString(stats.liftOffJoint))
+                .arg(stats.liftOffTime, 0, 'f', 4));
+    }
     // A change of branch at a singular position is said once per run: from there on the run
     // is another mechanism's motion (a slider-crank folded, a parallelogram crossed).
     if (stats.branchChangeTime < 0.0) branchTold_ = false;  // a new run

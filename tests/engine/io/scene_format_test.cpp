@@ -127,7 +127,8 @@ struct Walk {
 
     void object(const json& j, const std::string& name) {
         std::string id = name;
-        if (name == "force" || name == "coupler") id += ":" + j.at("type").get<std::string>();
+        if (name == "force" || name == "coupler" || name == "curve")
+            id += ":" + j.at("type").get<std::string>();
         for (const auto& [key, value] : j.items()) {
             seen[id].insert(key);
             if (key == "orientation") object(value, "orientation");
@@ -159,6 +160,8 @@ struct Walk {
             if (j.contains("collision")) visit(j["collision"], "collision");
         } else if (name == "joint") {
             if (j.contains("soft")) visit(j["soft"], "soft");
+            for (const char* key : {"curve", "follower"})
+                if (j.contains(key)) visit(j[key], "curve");
             // A joint's stops and friction: one object, or a list of them (and nulls).
             for (const auto& [key, name] :
                  {std::pair{"limits", "limit"}, std::pair{"friction", "friction"}}) {
@@ -239,7 +242,8 @@ struct Locate {
 
     void object(const json& j, const json::json_pointer& p, const std::string& name) {
         std::string id = name;
-        if (name == "force" || name == "coupler") id += ":" + j.at("type").get<std::string>();
+        if (name == "force" || name == "coupler" || name == "curve")
+            id += ":" + j.at("type").get<std::string>();
         at[id].push_back(p);
         if (j.contains("orientation")) object(j["orientation"], p / "orientation", "orientation");
     }
@@ -258,6 +262,9 @@ struct Locate {
             if (j.contains(key) && j[key].is_object() &&
                 (name == "scene" || name == "part" || name == "joint"))
                 visit(j[key], p / key, object);
+        for (const char* key : {"curve", "follower"})
+            if (name == "joint" && j.contains(key) && j[key].is_object())
+                visit(j[key], p / key, "curve");
         for (const auto& [key, item] :
              {std::pair{"limits", "limit"}, std::pair{"friction", "friction"}}) {
             if (name != "joint" || !j.contains(key)) continue;
