@@ -151,6 +151,7 @@ void jointGaps(const Model& model, const Eigen::VectorXd& phi, int j, double& le
             longer(phi.segment<2>(row).norm(), p.type);
             break;
         case PrimitiveType::CamContact:
+        case PrimitiveType::OnSurface:
             longer(std::abs(phi(row)), p.type);
             break;
         }
@@ -305,6 +306,10 @@ std::string explain(const Model& model, AssemblyResult& r, const Equations& eq,
     case PrimitiveType::OnCurve:
         text += "its marker on '" + partI + "' stays at least " + lengthText(r.gap) +
                 " from the curve of '" + partJ + "' in every position";
+        break;
+    case PrimitiveType::OnSurface:
+        text += "its marker on '" + partI + "' stays at least " + lengthText(r.gap) +
+                " from the surface of '" + partJ + "' in every position";
         break;
     case PrimitiveType::CamContact:
         text += "the follower's contour on '" + partI + "' stays at least " + lengthText(r.gap) +

@@ -283,6 +283,9 @@ private:
                 return {"it keeps the origin of marker " + I + " on the curve of marker " + J +
                             (local == 0 ? " (across the curve)" : " (out of the curve's plane)"),
                         partI + " leaving the curve of " + partJ};
+            case PrimitiveType::OnSurface:
+                return {"it keeps the origin of marker " + I + " on the surface of marker " + J,
+                        partI + " leaving the surface of " + partJ};
             case PrimitiveType::CamContact:
                 return {"it keeps the follower's contour on " + partI + " touching the cam's on " +
                             partJ,

@@ -194,7 +194,8 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
         return row + 1;
     }
     case PrimitiveType::OnCurve:
-    case PrimitiveType::CamContact: {
+    case PrimitiveType::CamContact:
+    case PrimitiveType::OnSurface: {
         // engine/kinematics/curve_geometry.h
         const CurveSide ci(I.frame(), I.marker()), cj(J.frame(), J.marker());
         ConstraintRow rows[2];
@@ -204,6 +205,8 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
             rows[0] = curveFootRow(foot, ci, cj, 0);
             rows[1] = curveFootRow(foot, ci, cj, 1);
             count = 2;
+        } else if (p.type == PrimitiveType::OnSurface) {
+            rows[0] = surfaceFootRow(surfaceFoot(ci, cj, *p.surface), ci, cj);
         } else {
             rows[0] = camGapRow(camContact(ci, cj, *p.follower, *p.curve), ci, cj, *p.curve);
         }

@@ -84,7 +84,7 @@ std::vector<ObjectFormat> describe() {
     }, {}});
     objects.push_back({"joint", "/$defs/joint", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among joints"},
-        {"type", "string", "enum fixed revolute prismatic cylindrical spherical universal planar distance pointOnLine pointOnPlane parallelAxes perpendicularAxes pointOnCurve curveOnCurve", "", "yes", "—", "`fixed`, `revolute`, `prismatic`, `cylindrical`, `spherical`, `universal`, `planar`, `distance`, `pointOnLine`, `pointOnPlane`, `parallelAxes`, `perpendicularAxes`, `pointOnCurve`, `curveOnCurve` (the last two: minor version 10)"},
+        {"type", "string", "enum fixed revolute prismatic cylindrical spherical universal planar distance pointOnLine pointOnPlane parallelAxes perpendicularAxes pointOnCurve curveOnCurve pointOnSurface", "", "yes", "—", "`fixed`, `revolute`, `prismatic`, `cylindrical`, `spherical`, `universal`, `planar`, `distance`, `pointOnLine`, `pointOnPlane`, `parallelAxes`, `perpendicularAxes`, `pointOnCurve`, `curveOnCurve`, `pointOnSurface` (the last three: minor version 10)"},
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part i"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part j (a different part)"},
         {"length", "number, m", "number >0", "", "distance joints", "—", "> 0"},
@@ -94,6 +94,7 @@ std::vector<ObjectFormat> describe() {
         {"friction", "friction, or [friction or null, …]", "", "", "no", "none", "friction in the joint's bearings and slides (below), laid out as `limits` are (minor version 8)"},
         {"curve", "curve", "object", "", "pointOnCurve, curveOnCurve", "—", "pointOnCurve: the curve marker I's origin rides on, in marker J's frame (a slot, a track, a helix); curveOnCurve: the cam's contour, in marker J's x-y plane (below; minor version 10)"},
         {"follower", "curve", "object", "", "curveOnCurve", "—", "the follower's contour, in marker I's x-y plane: a roller's circle, a flat face's line (minor version 10)"},
+        {"surface", "surface", "object", "", "pointOnSurface", "—", "the surface marker I's origin rides on, in marker J's frame (below; minor version 10)"},
         {"liftOff", "bool", "bool", "false", "no", "`false`", "curveOnCurve: the follower may leave the cam (a unilateral contact, gap ≥ 0, solved with contact by `timeStepping`; its `limits` object may give the contact's `restitution` and compliance); `false` holds it on (minor version 10)"},
     }, {}});
     objects.push_back({"curve", "/$defs/curve", {
@@ -106,6 +107,19 @@ std::vector<ObjectFormat> describe() {
         {"end", "number", "number", "", "yes", "—", "its last value (> `start`); a closed curve repeats with the period end − start", "expression"},
         {"closed", "bool", "bool", "false", "no", "`false`", "a closed curve: a spline runs from its last point back to its first (periodic), an expression repeats over [start, end)"},
     }, {"spline", "expression"}});
+    objects.push_back({"surface", "/$defs/surface", {
+        {"type", "string", "enum expression grid", "", "yes", "—", "x(u, v), y(u, v), z(u, v) as expressions, or a grid of heights z over x and y"},
+        {"x", "number or expression of `u`, `v`", "expression", "", "yes", "—", "the surface's x in its marker's frame [m]", "expression"},
+        {"y", "number or expression of `u`, `v`", "expression", "", "yes", "—", "its y [m]", "expression"},
+        {"z", "number or expression of `u`, `v`", "expression", "", "yes", "—", "its z [m], e.g. `\"0.5*(u^2 + v^2)\"`", "expression"},
+        {"uStart", "number", "number", "", "yes", "—", "u's first value", "expression"},
+        {"uEnd", "number", "number", "", "yes", "—", "u's last value (> `uStart`)", "expression"},
+        {"vStart", "number", "number", "", "yes", "—", "v's first value", "expression"},
+        {"vEnd", "number", "number", "", "yes", "—", "v's last value (> `vStart`)", "expression"},
+        {"xs", "array of numbers, m", "array", "", "yes", "—", "the grid's x values, ascending, at least 4; the parameter u is x", "grid"},
+        {"ys", "array of numbers, m", "array", "", "yes", "—", "its y values, ascending, at least 4; v is y", "grid"},
+        {"heights", "array of arrays of numbers, m", "array", "", "yes", "—", "z at each (x, y): one row per y value, one height per x value in each", "grid"},
+    }, {"expression", "grid"}});
     objects.push_back({"friction", "/$defs/friction", {
         {"coefficient", "number ≥ 0", "number >=0", "0", "no", "0", "μ while the coordinate slides: the friction is μ r |F⊥| on an angle (F⊥ the joint's reaction force across its axis, r the `radius`), μ (|F⊥| + |T⊥| / `length`) on a slide"},
         {"staticCoefficient", "number ≥ 0", "number >=0", "", "no", "`coefficient`", "μs at rest: the coordinate sticks, exactly, until holding it takes more than this friction (breakaway)"},

@@ -825,6 +825,45 @@ public:
             if (const json* v = required(j, at, key)) number(*v, at + "/" + key, *target);
     }
 
+    // A surface of a point-on-surface joint: expressions of u and v, or a grid of heights.
+    void surface(const json& j, const std::string& at, SurfaceSpec& c) {
+        if (!isObject(j, at)) return;
+        std::string type;
+        const json* t = required(j, at, "type");
+        if (!t || !string(*t, at + "/type", type)) return;
+        const auto parsed = surfaceTypeFromName(type);
+        if (!parsed) {
+            error(at + "/type",
+                  "unknown surface type '" + excerpt(type) + "' (expected expression or grid)");
+            return;
+        }
+        c.type = *parsed;
+        checkKeys(j, at, format::object("surface").keys(type));
+        auto list = [&](const json& a, const std::string& where, std::vector<double>& out) {
+            if (!isArray(a, where)) return;
+            for (std::size_t k = 0; k < a.size(); ++k) {
+                double v = 0.0;
+                if (number(a[k], where + "/" + std::to_string(k), v)) out.push_back(v);
+            }
+        };
+        if (c.type == SurfaceType::Grid) {
+            if (const json* v = required(j, at, "xs")) list(*v, at + "/xs", c.xs);
+            if (const json* v = required(j, at, "ys")) list(*v, at + "/ys", c.ys);
+            if (const json* h = required(j, at, "heights"); h && isArray(*h, at + "/heights"))
+                for (std::size_t r = 0; r < h->size(); ++r) {
+                    c.heights.emplace_back();
+                    list((*h)[r], at + "/heights/" + std::to_string(r), c.heights.back());
+                }
+            return;
+        }
+        for (auto [key, target] :
+             {std::pair{"x", &c.x}, std::pair{"y", &c.y}, std::pair{"z", &c.z}})
+            if (const json* v = required(j, at, key)) expression(*v, at + "/" + key, *target);
+        for (auto [key, target] : {std::pair{"uStart", &c.uStart}, std::pair{"uEnd", &c.uEnd},
+                                   std::pair{"vStart", &c.vStart}, std::pair{"vEnd", &c.vEnd}})
+            if (const json* v = required(j, at, key)) number(*v, at + "/" + key, *target);
+    }
+
     void joint(const json& j, const std::string& at, Joint& jt) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("joint").keys(), &jt.extensions);
@@ -847,7 +886,7 @@ public:
                 jt.type = *parsed;
             } else {
                 std::string list;
-                for (int k = 0; k <= static_cast<int>(JointType::CurveOnCurve); ++k)
+                for (int k = 0; k <= static_cast<int>(JointType::PointOnSurface); ++k)
                     list += (k ? ", " : "") + std::string(jointTypeName(static_cast<JointType>(k)));
                 error(at + "/type",
                       "unknown joint type '" + excerpt(type) + "' (expected one of: " + list + ")");
@@ -866,6 +905,7 @@ public:
                           });
         if (const json* c = optional(j, "curve")) curve(*c, at + "/curve", jt.curve);
         if (const json* c = optional(j, "follower")) curve(*c, at + "/follower", jt.follower);
+        if (const json* c = optional(j, "surface")) surface(*c, at + "/surface", jt.surface);
         if (const json* v = optional(j, "liftOff")) boolean(*v, at + "/liftOff", jt.liftOff);
         if (const json* len = optional(j, "length")) {
             if (jt.type != JointType::Distance)

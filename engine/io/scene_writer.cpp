@@ -254,6 +254,26 @@ json curveJson(const CurveSpec& c) {
     return j;
 }
 
+// A surface of a point-on-surface joint.
+json surfaceJson(const SurfaceSpec& c) {
+    json j;
+    j["type"] = std::string(surfaceTypeName(c.type));
+    if (c.type == SurfaceType::Grid) {
+        j["xs"] = c.xs;
+        j["ys"] = c.ys;
+        j["heights"] = c.heights;
+        return j;
+    }
+    j["x"] = expressionJson(c.x);
+    j["y"] = expressionJson(c.y);
+    j["z"] = expressionJson(c.z);
+    j["uStart"] = c.uStart;
+    j["uEnd"] = c.uEnd;
+    j["vStart"] = c.vStart;
+    j["vEnd"] = c.vEnd;
+    return j;
+}
+
 // A joint's friction, laid out as its limits are.
 json frictionJson(const Joint& joint) {
     auto one = [](const JointFriction& f) {
@@ -384,6 +404,7 @@ json sceneJson(const SceneSpec& spec) {
         if (!soft.empty()) jj["soft"] = soft;
         if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve)
             jj["curve"] = curveJson(joint.curve);
+        if (joint.type == JointType::PointOnSurface) jj["surface"] = surfaceJson(joint.surface);
         if (joint.type == JointType::CurveOnCurve) {
             jj["follower"] = curveJson(joint.follower);
             if (joint.liftOff) jj["liftOff"] = true;

@@ -6,6 +6,7 @@
 
 #include "engine/model/curve.h"
 #include "engine/model/model.h"
+#include "engine/model/surface.h"
 
 namespace engine {
 
@@ -74,6 +75,63 @@ ConstraintRow curveParameterRow(const CurveFoot& foot, const CurveSide& I, const
     r.gamma = -foot.t.dot(I.kappaAt(foot.P) - J.kappaAt(foot.C) -
                           2.0 * J.w().cross(foot.t) * foot.sdot - foot.k * foot.sdot * foot.sdot) /
               foot.t.squaredNorm();
+    return r;
+}
+
+SurfaceFoot surfaceFoot(const CurveSide& I, const CurveSide& J, const Surface& surface) {
+    SurfaceFoot f;
+    f.P = I.o_W;
+    surface.nearest(J.R_WM.transpose() * (f.P - J.o_W), f.u, f.v);
+    const Surface::Point p = surface.at(f.u, f.v);
+    f.S = J.o_W + J.R_WM * p.x;
+    f.Su = J.R_WM * p.du;
+    f.Sv = J.R_WM * p.dv;
+    f.Suu = J.R_WM * p.duu;
+    f.Suv = J.R_WM * p.duv;
+    f.Svv = J.R_WM * p.dvv;
+    f.n = f.Su.cross(f.Sv).normalized();
+    Mat2 G;
+    G << f.Su.squaredNorm(), f.Su.dot(f.Sv), f.Su.dot(f.Sv), f.Sv.squaredNorm();
+    f.Ginv = G.inverse();
+    const Vec3 w = I.velocityAt(f.P) - J.velocityAt(f.S);
+    const Eigen::Vector2d rates = f.Ginv * Eigen::Vector2d(f.Su.dot(w), f.Sv.dot(w));
+    f.udot = rates(0);
+    f.vdot = rates(1);
+    return f;
+}
+
+namespace {
+
+// What the point's acceleration relative to the surface has beyond the bodies' accelerations
+// and the parameters' second derivatives: κ_i − κ_j − 2 ω_j × ṡ − (Suu u̇² + 2 Suv u̇ v̇ + Svv v̇²).
+Vec3 surfaceKappa(const SurfaceFoot& f, const CurveSide& I, const CurveSide& J) {
+    const Vec3 along = f.Su * f.udot + f.Sv * f.vdot;
+    return I.kappaAt(f.P) - J.kappaAt(f.S) - 2.0 * J.w().cross(along) -
+           (f.Suu * f.udot * f.udot + 2.0 * f.Suv * f.udot * f.vdot + f.Svv * f.vdot * f.vdot);
+}
+
+}  // namespace
+
+ConstraintRow surfaceFootRow(const SurfaceFoot& f, const CurveSide& I, const CurveSide& J) {
+    ConstraintRow r;
+    r.value = f.n.dot(f.P - f.S);
+    r.rate = f.n.dot(I.velocityAt(f.P) - J.velocityAt(f.S));
+    r.Ji = I.pointRow(f.P, f.n);
+    r.Jj = -J.pointRow(f.S, f.n);
+    r.gamma = -f.n.dot(surfaceKappa(f, I, J));
+    return r;
+}
+
+ConstraintRow surfaceParameterRow(const SurfaceFoot& f, const CurveSide& I, const CurveSide& J,
+                                  int k) {
+    // (u̇, v̇) = G⁻¹ (Su, Sv)ᵀ w: row k of it is c·w with c = G⁻¹(k,0) Su + G⁻¹(k,1) Sv.
+    const Vec3 c = f.Ginv(k, 0) * f.Su + f.Ginv(k, 1) * f.Sv;
+    ConstraintRow r;
+    r.value = k == 0 ? f.u : f.v;
+    r.rate = k == 0 ? f.udot : f.vdot;
+    r.Ji = I.pointRow(f.P, c);
+    r.Jj = -J.pointRow(f.S, c);
+    r.gamma = -c.dot(surfaceKappa(f, I, J));
     return r;
 }
 

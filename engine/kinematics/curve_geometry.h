@@ -29,6 +29,8 @@ namespace engine {
 
 struct MarkerModel;
 class Curve;
+class Surface;
+using Mat2 = Eigen::Matrix2d;
 
 // A marker with its body's frame (null for the ground), in the world.
 struct CurveSide {
@@ -60,6 +62,24 @@ CurveFoot curveFoot(const CurveSide& I, const CurveSide& J, const Curve& curve);
 ConstraintRow curveFootRow(const CurveFoot& foot, const CurveSide& I, const CurveSide& J, int k);
 // The curve's parameter as a row (the joint coordinate).
 ConstraintRow curveParameterRow(const CurveFoot& foot, const CurveSide& I, const CurveSide& J);
+
+// Point on surface: marker I's origin P on a surface S(u, v) fixed in marker J's frame, at the
+// parameters of the nearest point; one row n·(P − S) along the unit normal n, and the
+// parameters as the joint's two coordinates. With w = u_i(P) − u_j(S) and G the first
+// fundamental form, (u̇, v̇) = G⁻¹ (Su·w, Sv·w), and
+//   γ = −n·(κ_i − κ_j − 2 ω_j × (Su u̇ + Sv v̇) − (Suu u̇² + 2 Suv u̇ v̇ + Svv v̇²)).
+struct SurfaceFoot {
+    double u = 0.0, v = 0.0;
+    Vec3 P, S, n;                   // the point, the foot, the unit normal (world)
+    Vec3 Su, Sv, Suu, Suv, Svv;     // derivatives (world)
+    double udot = 0.0, vdot = 0.0;  // parameter rates
+    Mat2 Ginv;                      // inverse of the first fundamental form
+};
+SurfaceFoot surfaceFoot(const CurveSide& I, const CurveSide& J, const Surface& surface);
+ConstraintRow surfaceFootRow(const SurfaceFoot& foot, const CurveSide& I, const CurveSide& J);
+// Parameter k (0: u, 1: v) as a row (the joint's coordinates).
+ConstraintRow surfaceParameterRow(const SurfaceFoot& foot, const CurveSide& I, const CurveSide& J,
+                                  int k);
 
 struct CamContact {
     double s1 = 0.0, s2 = 0.0;  // follower's and cam's parameters

@@ -41,6 +41,10 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
     if (jm.curve) return curveCoordinate(jm, fi, mi, fj, mj);
+    if (jm.surface) {
+        const CurveSide I(fi, mi), J(fj, mj);
+        return surfaceParameterRow(surfaceFoot(I, J, *jm.surface), I, J, coordinate);
+    }
     const KinematicVector zj = markerAxis(fj, mj.R_BM.col(2), 1);
 
     if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
@@ -69,6 +73,11 @@ double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& fr
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
     if (joint.curve) return curveCoordinate(joint, fi, mi, fj, mj).value;
+    if (joint.surface) {
+        const CurveSide I(fi, mi), J(fj, mj);
+        const SurfaceFoot foot = surfaceFoot(I, J, *joint.surface);
+        return coordinate == 0 ? foot.u : foot.v;
+    }
     const Vec3 zj = axisValue(fj, mj, 2);
     if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
         return zj.dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));

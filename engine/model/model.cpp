@@ -5,6 +5,7 @@
 #include "engine/model/compile_counts.h"
 #include "engine/model/curve.h"
 #include "engine/model/stiffness.h"
+#include "engine/model/surface.h"
 
 #include <algorithm>
 #include <atomic>
@@ -19,13 +20,13 @@ namespace engine {
 namespace {
 
 Primitive coincident() {
-    return {PrimitiveType::Coincident, 0, 0, 0.0, nullptr, nullptr};
+    return {PrimitiveType::Coincident, 0, 0, 0.0, nullptr, nullptr, nullptr};
 }
 Primitive dot1(int axisI, int axisJ) {
-    return {PrimitiveType::Dot1, axisI, axisJ, 0.0, nullptr, nullptr};
+    return {PrimitiveType::Dot1, axisI, axisJ, 0.0, nullptr, nullptr, nullptr};
 }
 Primitive dot2(int axisI) {
-    return {PrimitiveType::Dot2, axisI, 0, 0.0, nullptr, nullptr};
+    return {PrimitiveType::Dot2, axisI, 0, 0.0, nullptr, nullptr, nullptr};
 }
 
 constexpr int X = 0, Y = 1, Z = 2;
@@ -267,7 +268,7 @@ std::vector<Primitive> jointPrimitives(JointType type, double length) {
     case JointType::Planar:
         return {dot1(X, Z), dot1(Y, Z), dot2(Z)};
     case JointType::Distance:
-        return {{PrimitiveType::Distance, 0, 0, length, nullptr, nullptr}};
+        return {{PrimitiveType::Distance, 0, 0, length, nullptr, nullptr, nullptr}};
     case JointType::PointOnLine:
         return {dot2(X), dot2(Y)};
     case JointType::PointOnPlane:
@@ -277,9 +278,11 @@ std::vector<Primitive> jointPrimitives(JointType type, double length) {
     case JointType::PerpendicularAxes:
         return {dot1(Z, Z)};
     case JointType::PointOnCurve:
-        return {{PrimitiveType::OnCurve, 0, 0, 0.0, nullptr, nullptr}};
+        return {{PrimitiveType::OnCurve, 0, 0, 0.0, nullptr, nullptr, nullptr}};
     case JointType::CurveOnCurve:
-        return {{PrimitiveType::CamContact, 0, 0, 0.0, nullptr, nullptr}};
+        return {{PrimitiveType::CamContact, 0, 0, 0.0, nullptr, nullptr, nullptr}};
+    case JointType::PointOnSurface:
+        return {{PrimitiveType::OnSurface, 0, 0, 0.0, nullptr, nullptr, nullptr}};
     }
     return {};
 }
@@ -377,9 +380,16 @@ CompileResult compile(const SceneSpec& spec) {
             j.curve = curve;
             j.follower = follower;
         }
+        std::shared_ptr<const Surface> surface;
+        if (joint.type == JointType::PointOnSurface) {
+            std::string error, key;
+            surface = Surface::make(joint.surface, error, key);
+            j.surface = surface;
+        }
         for (Primitive p : jointPrimitives(joint.type, joint.length)) {
             p.curve = curve;
             p.follower = follower;
+            p.surface = surface;
             // A cam whose follower may lift off has no equation: its gap is a stop (below).
             if (p.type == PrimitiveType::CamContact && joint.liftOff) continue;
             const bool angle = p.type == PrimitiveType::Dot1;
@@ -421,6 +431,9 @@ CompileResult compile(const SceneSpec& spec) {
                 break;
             case PrimitiveType::CamContact:
                 j.rowLabels.push_back("contours in contact");
+                break;
+            case PrimitiveType::OnSurface:
+                j.rowLabels.push_back("on the surface");
                 break;
             }
         }

@@ -27,6 +27,8 @@ namespace engine {
 constexpr int kGround = -1;
 
 class Curve;
+class Surface;
+class Surface;
 
 struct BodyModel {
     EntityId id = kNoEntity;
@@ -58,7 +60,8 @@ enum class PrimitiveType {
     Distance,    // (d·d − L²) / (2L) = 0                  (1 row)  rod of length L
     OnCurve,     // P_I on the curve of J: N_k·(P_I − C(s*)) = 0 (2 rows) pin in a slot
     CamContact,  // the follower's contour on the cam's: gap = 0 (1 row)  cam pair
-};               // (the last two: engine/kinematics/curve_geometry.h)
+    OnSurface,   // P_I on the surface of J: n·(P_I − S(u*, v*)) = 0 (1 row)
+};               // (the last three: engine/kinematics/curve_geometry.h)
 
 struct Primitive {
     PrimitiveType type = PrimitiveType::Coincident;
@@ -68,6 +71,7 @@ struct Primitive {
     // OnCurve: the curve (in marker J's frame); CamContact: the cam's contour (J's) and the
     // follower's (I's).
     std::shared_ptr<const Curve> curve, follower;
+    std::shared_ptr<const Surface> surface;  // OnSurface: in marker J's frame
     int rows() const {
         return type == PrimitiveType::Coincident ? 3 : type == PrimitiveType::OnCurve ? 2 : 1;
     }
@@ -90,8 +94,9 @@ struct JointModel {
     std::vector<JointAxis> coordinates;
     std::vector<std::string> rowLabels;  // per row, e.g. "coincident x", "dot1(x_I, z_J)"
     // A point on a curve: its curve (in marker J's frame); a cam pair: the cam's contour (J's)
-    // and the follower's (I's). Null for the other types.
+    // and the follower's (I's); a point on a surface: its surface. Null for the other types.
     std::shared_ptr<const Curve> curve, follower;
+    std::shared_ptr<const Surface> surface;
 };
 
 // A force element with its references resolved (see ForceSpec for the laws and units).

@@ -5,6 +5,7 @@
 #include "engine/model/compile_counts.h"
 #include "engine/model/curve.h"
 #include "engine/model/model.h"
+#include "engine/model/surface.h"
 
 #include <algorithm>
 #include <array>
@@ -20,7 +21,7 @@
 namespace engine {
 namespace {
 
-constexpr std::array<std::pair<JointType, std::string_view>, 14> kJointNames{{
+constexpr std::array<std::pair<JointType, std::string_view>, 15> kJointNames{{
     {JointType::Fixed, "fixed"},
     {JointType::Revolute, "revolute"},
     {JointType::Prismatic, "prismatic"},
@@ -35,6 +36,12 @@ constexpr std::array<std::pair<JointType, std::string_view>, 14> kJointNames{{
     {JointType::PerpendicularAxes, "perpendicularAxes"},
     {JointType::PointOnCurve, "pointOnCurve"},
     {JointType::CurveOnCurve, "curveOnCurve"},
+    {JointType::PointOnSurface, "pointOnSurface"},
+}};
+
+constexpr std::array<std::pair<SurfaceType, std::string_view>, 2> kSurfaceNames{{
+    {SurfaceType::Expression, "expression"},
+    {SurfaceType::Grid, "grid"},
 }};
 
 constexpr std::array<std::pair<CurveType, std::string_view>, 2> kCurveNames{{
@@ -240,6 +247,12 @@ std::string_view curveTypeName(CurveType type) {
 std::optional<CurveType> curveTypeFromName(std::string_view name) {
     return valueIn<CurveType>(kCurveNames, name);
 }
+std::string_view surfaceTypeName(SurfaceType type) {
+    return nameIn(kSurfaceNames, type);
+}
+std::optional<SurfaceType> surfaceTypeFromName(std::string_view name) {
+    return valueIn<SurfaceType>(kSurfaceNames, name);
+}
 std::string_view shapeTypeName(ShapeType type) {
     return nameIn(kShapeNames, type);
 }
@@ -391,6 +404,8 @@ std::vector<JointAxis> jointAxes(JointType type) {
     case JointType::PointOnCurve:
     case JointType::CurveOnCurve:
         return {JointAxis::Translation};
+    case JointType::PointOnSurface:
+        return {JointAxis::Translation, JointAxis::Translation};
     default:
         return {};
     }
@@ -541,6 +556,23 @@ void checkCurves(Checker& check, const std::string& at, const Joint& joint) {
         check.error(at + "/follower", "joint '" + joint.name + "' (" + type +
                                           ") has no follower: a follower's contour goes on a "
                                           "curveOnCurve joint");
+    const bool onSurface = joint.type == JointType::PointOnSurface;
+    if (onSurface) {
+        if (joint.surface.empty()) {
+            check.error(at + "/surface",
+                        "joint '" + joint.name +
+                            "' (pointOnSurface) needs its 'surface': x(u, v), "
+                            "y(u, v), z(u, v) as expressions or a grid of heights");
+        } else {
+            std::string error, where;
+            if (!Surface::make(joint.surface, error, where))
+                check.error(at + "/surface" + (where.empty() ? "" : "/" + where),
+                            "joint '" + joint.name + "': " + error);
+        }
+    } else if (!joint.surface.empty()) {
+        check.error(at + "/surface", "joint '" + joint.name + "' (" + type +
+                                         ") has no surface: surfaces go on pointOnSurface joints");
+    }
     if (!cam && joint.liftOff)
         check.error(at + "/liftOff", "joint '" + joint.name + "' (" + type +
                                          ") cannot lift off: only a cam's follower "
@@ -559,7 +591,8 @@ void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
                             "prismatic and cylindrical joints");
         return;
     }
-    if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve) {
+    if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve ||
+        joint.type == JointType::PointOnSurface) {
         check.error(at, "joint '" + joint.name + "' (" + type +
                             "): friction goes on revolute, prismatic and cylindrical joints");
         return;

@@ -110,8 +110,9 @@ enum class JointType {
     PointOnPlane,
     ParallelAxes,
     PerpendicularAxes,
-    PointOnCurve,  // marker I's origin on a curve fixed in marker J's frame (a pin in a slot)
-    CurveOnCurve,  // a cam pair: the follower's contour (in I's x-y plane) touching the cam's
+    PointOnCurve,    // marker I's origin on a curve fixed in marker J's frame (a pin in a slot)
+    CurveOnCurve,    // a cam pair: the follower's contour (in I's x-y plane) touching the cam's
+    PointOnSurface,  // marker I's origin on a surface fixed in marker J's frame
 };
 
 // File and display names of joint types ("revolute", "pointOnLine", ...), and back.
@@ -222,6 +223,25 @@ struct CurveSpec {
     bool empty() const { return type == CurveType::Spline && points.empty(); }
 };
 
+// A surface fixed in a marker's frame: x(u, v), y(u, v), z(u, v) as expressions of the
+// parameters `u` and `v` over [uStart, uEnd] × [vStart, vEnd] (followed beyond them), or a grid
+// of heights z over x and y (a bicubic spline: natural cubic splines along x and then y,
+// parameters u = x, v = y [m], going on flat-sloped beyond the grid).
+enum class SurfaceType { Expression, Grid };
+std::string_view surfaceTypeName(SurfaceType type);  // "expression", "grid"
+std::optional<SurfaceType> surfaceTypeFromName(std::string_view name);
+
+struct SurfaceSpec {
+    SurfaceType type = SurfaceType::Expression;
+    std::string x, y, z;  // expression: functions of u and v [m]
+    double uStart = 0.0, uEnd = 1.0, vStart = 0.0, vEnd = 1.0;
+    std::vector<double> xs, ys;                // grid: ascending, at least 4 each [m]
+    std::vector<std::vector<double>> heights;  // grid: heights[j][i] at (xs[i], ys[j]) [m]
+    bool empty() const {
+        return type == SurfaceType::Expression && x.empty() && y.empty() && z.empty();
+    }
+};
+
 struct Joint {
     EntityId id = kNoEntity;
     std::string name;
@@ -240,6 +260,8 @@ struct Joint {
     // J's x-y plane (z ignored), and the follower's contour in marker I's.
     CurveSpec curve;
     CurveSpec follower;
+    // Point on surface: the surface, in marker J's frame.
+    SurfaceSpec surface;
     // Cam pair: the follower may leave the cam (the contact is unilateral, gap ≥ 0, solved
     // with contact) instead of being held on it.
     bool liftOff = false;
@@ -269,8 +291,9 @@ enum class JointAxis { Rotation, Translation };  // a joint's angle or slide
 
 // The coordinates of a joint type, in order: revolute {angle}, prismatic {slide}, cylindrical
 // {angle, slide}, point on curve {the curve's parameter s}, cam pair {the gap between the
-// contours along the cam's outward normal}; the other types have none
-// (engine/kinematics/joint_coordinates.h). The last two are reported as slides.
+// contours along the cam's outward normal}, point on surface {its parameters u, v}; the other
+// types have none
+// (engine/kinematics/joint_coordinates.h). The last three are reported as slides.
 std::vector<JointAxis> jointAxes(JointType type);
 // "angle", "slide": a coordinate as users name it.
 std::string_view jointAxisName(JointAxis axis);

@@ -14,6 +14,7 @@
 #include "engine/model/curve.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
+#include "engine/model/surface.h"
 #include "engine/state/state.h"
 #include "tests/support/scene_builders.h"
 #include "tests/support/scene_errors.h"
@@ -151,8 +152,11 @@ Eigen::VectorXd evaluate(const Model& model, const Eigen::VectorXd& q, const Eig
     computeBodyFrames(model, q, v, frames);
     ConstraintEvaluation e;
     evaluateConstraints(model, 0.0, frames, e);
-    Eigen::VectorXd out(e.Phi.size() + 1);
-    out << e.Phi, jointCoordinateValue(model, frames, 0, 0);
+    const int coordinates = static_cast<int>(model.joints[0].coordinates.size());
+    Eigen::VectorXd out(e.Phi.size() + coordinates);
+    out.head(e.Phi.size()) = e.Phi;
+    for (int k = 0; k < coordinates; ++k)
+        out(e.Phi.size() + k) = jointCoordinateValue(model, frames, 0, k);
     return out;
 }
 
@@ -163,17 +167,20 @@ void checkRows(const Model& model, const State& s, const std::string& what, doub
     computeBodyFrames(model, s.q, s.v, frames);
     ConstraintEvaluation e;
     evaluateConstraints(model, 0.0, frames, e);
-    const ConstraintRow c = jointCoordinate(model, frames, 0, 0);
     const int n = static_cast<int>(e.Phi.size());
-    Eigen::MatrixXd J(n + 1, model.velocitySize());
+    const int coordinates = static_cast<int>(model.joints[0].coordinates.size());
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n + coordinates, model.velocitySize());
     J.topRows(n) = Eigen::MatrixXd(e.Phi_q);
-    J.row(n).setZero();
+    Eigen::VectorXd gamma(n + coordinates);
+    gamma.head(n) = e.gamma;
     const MarkerModel& mi = model.markers[static_cast<std::size_t>(model.joints[0].markerI)];
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(model.joints[0].markerJ)];
-    if (mi.body >= 0) J.block<1, 6>(n, layout::velocityIndex(mi.body)) += c.Ji;
-    if (mj.body >= 0) J.block<1, 6>(n, layout::velocityIndex(mj.body)) += c.Jj;
-    Eigen::VectorXd gamma(n + 1);
-    gamma << e.gamma, c.gamma;
+    for (int k = 0; k < coordinates; ++k) {
+        const ConstraintRow c = jointCoordinate(model, frames, 0, k);
+        if (mi.body >= 0) J.block<1, 6>(n + k, layout::velocityIndex(mi.body)) += c.Ji;
+        if (mj.body >= 0) J.block<1, 6>(n + k, layout::velocityIndex(mj.body)) += c.Jj;
+        gamma(n + k) = c.gamma;
+    }
 
     const double eps = 1e-6;
     for (int b = 0; b < model.bodyCount(); ++b)
@@ -266,6 +273,126 @@ TEST(CurveJoints, APointOnACurvesRowsMatchFiniteDifferences) {
         EXPECT_NEAR(jointCoordinateValue(*model, frames, 0, 0), s0, 1e-10);
         checkRows(*model, s, "pointOnCurve trial " + std::to_string(trial), 2e-5);
     }
+}
+
+TEST(CurveJoints, APointOnASurfacesRowMatchesFiniteDifferences) {
+    std::mt19937 rng(9);
+    std::normal_distribution<double> g;
+    for (int trial = 0; trial < 4; ++trial) {
+        SceneSpec spec;
+        const Transform X_WB{Quat(g(rng), g(rng), g(rng), g(rng)).normalized(),
+                             Vec3(g(rng), g(rng), g(rng)) * 0.2};
+        Part b = freePart(spec, "b", X_WB);
+        b.ground = trial == 3;
+        Marker frame = test::marker(spec, "frame", Vec3(0.05, 0.02, -0.03));
+        frame.X_PM.R = Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
+        b.markers.push_back(frame);
+        SurfaceSpec surface;
+        if (trial % 2 == 0) {
+            surface.x = "u + 0.1*v^2";
+            surface.y = "v + 0.05*u*v";
+            surface.z = "0.3*sin(2*u)*cos(v)";
+            surface.uStart = surface.vStart = -1.0;
+            surface.uEnd = surface.vEnd = 1.0;
+        } else {
+            surface.type = SurfaceType::Grid;
+            surface.xs = {-0.4, -0.2, 0.0, 0.15, 0.4};
+            surface.ys = {-0.3, -0.1, 0.1, 0.3};
+            std::uniform_real_distribution<double> h(-0.01, 0.01);
+            for (std::size_t j = 0; j < surface.ys.size(); ++j) {
+                surface.heights.emplace_back();
+                for (std::size_t i = 0; i < surface.xs.size(); ++i)
+                    surface.heights[j].push_back(h(rng));
+            }
+        }
+        std::string error, key;
+        const auto made = Surface::make(surface, error, key);
+        ASSERT_TRUE(made) << key << ": " << error;
+        const Vec3 on_W = X_WB * (frame.X_PM * made->at(0.13, -0.07).x);
+        const Transform X_WA{Quat(g(rng), g(rng), g(rng), g(rng)).normalized(),
+                             Vec3(g(rng), g(rng), g(rng)) * 0.2};
+        Part a = freePart(spec, "a", X_WA);
+        a.markers.push_back(test::marker(spec, "tip", X_WA.inverse() * on_W));
+        spec.parts = {a, b};
+        Joint j;
+        j.id = spec.newId();
+        j.name = "on";
+        j.type = JointType::PointOnSurface;
+        j.markerI = {"a", "tip"};
+        j.markerJ = {"b", "frame"};
+        j.surface = surface;
+        spec.joints = {j};
+        const auto model = test::compiled(spec);
+        ASSERT_TRUE(model);
+        ASSERT_EQ(model->jointRows, 1);
+        State s = initialState(*model);
+        s.v = Eigen::VectorXd::Random(s.v.size());
+        std::vector<BodyFrame> frames;
+        computeBodyFrames(*model, s.q, s.v, frames);
+        ConstraintEvaluation e;
+        evaluateConstraints(*model, 0.0, frames, e);
+        EXPECT_LT(e.Phi.cwiseAbs().maxCoeff(), 1e-12);
+        EXPECT_NEAR(jointCoordinateValue(*model, frames, 0, 0), 0.13, 1e-9);
+        EXPECT_NEAR(jointCoordinateValue(*model, frames, 0, 1), -0.07, 1e-9);
+        const Eigen::MatrixXd J = Eigen::MatrixXd(e.Phi_q);
+        s.v -= J.transpose() * (J * J.transpose()).ldlt().solve(J * s.v);
+        checkRows(*model, s, "pointOnSurface trial " + std::to_string(trial), 2e-4);
+    }
+}
+
+// A point mass in a frictionless spherical bowl of radius R: it rocks at √(g/R) about the
+// bottom, its energy kept.
+TEST(CurveJoints, ABallInASphericalBowlRocksAtTheRootOfGOverR) {
+    const double R = 0.5, x0 = 0.02;
+    SceneSpec spec;
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    ground.markers.push_back(test::marker(spec, "bowl", Vec3::Zero()));
+    Part ball = test::boxPart(spec, "ball", Vec3(0.01, 0.01, 0.01),
+                              Vec3(x0, 0.0, R - std::sqrt(R * R - x0 * x0)));
+    ball.mass = 0.2;
+    ball.I_Pcm_P = Vec3::Constant(1e-6).asDiagonal();
+    ball.markers.push_back(test::marker(spec, "centre", Vec3::Zero()));
+    spec.parts = {ground, ball};
+    Joint j;
+    j.id = spec.newId();
+    j.name = "bowl";
+    j.type = JointType::PointOnSurface;
+    j.markerI = {"ball", "centre"};
+    j.markerJ = {"ground", "bowl"};
+    j.surface.x = "u";
+    j.surface.y = "v";
+    j.surface.z = "0.5 - sqrt(0.25 - u^2 - v^2)";
+    j.surface.uStart = j.surface.vStart = -0.3;
+    j.surface.uEnd = j.surface.vEnd = 0.3;
+    spec.joints = {j};
+    ForwardDynamics sim(test::compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const double balance0 = out.energies.balance();
+    double worst = 0.0, previous = x0;
+    std::vector<double> crossings;
+    for (int k = 1; k <= 4000; ++k) {
+        const double t = 1e-3 * k;
+        ASSERT_TRUE(sim.advance(t).ok);
+        const double x = layout::position(sim.state().q, 0).x();
+        if ((previous > 0.0) != (x > 0.0))
+            crossings.push_back(t - 1e-3 * x / (x - previous));  // linear between the two
+        previous = x;
+        if (k % 100 == 0) {
+            ASSERT_TRUE(sim.outputs(out).ok);
+            worst = std::max(worst, std::abs(out.energies.balance() - balance0));
+        }
+    }
+    ASSERT_GE(crossings.size(), 4u);
+    const double period =
+        2.0 * (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+    EXPECT_NEAR(2.0 * kPi / period, std::sqrt(9.81 / R), 0.01 * std::sqrt(9.81 / R));
+    const double energy = 0.2 * 9.81 * (R - std::sqrt(R * R - x0 * x0));
+    EXPECT_LT(worst, 1e-7 * energy);
 }
 
 // A cam turning about z and a follower moving in its plane, apart by `gap`.
@@ -582,6 +709,33 @@ TEST(CurveJoints, BadCurvesAreRefusedWithTheirPlace) {
     SceneSpec cam = camScene(0.0, false);
     cam.joints[0].follower = CurveSpec{};
     EXPECT_EQ(errorPlace(validate(cam)), "/joints/0/follower");
+    // Bad surfaces.
+    auto withSurface = [](const SurfaceSpec& surface) {
+        SceneSpec spec = beadOnHelix(0.1, 0.04);
+        spec.joints[0].type = JointType::PointOnSurface;
+        spec.joints[0].curve = CurveSpec{};
+        spec.joints[0].surface = surface;
+        return spec;
+    };
+    SurfaceSpec unparsed;
+    unparsed.x = "u";
+    unparsed.y = "v";
+    unparsed.z = "u^";
+    EXPECT_EQ(errorPlace(validate(withSurface(unparsed))), "/joints/0/surface/z");
+    SurfaceSpec flat = unparsed;
+    flat.z = "0";
+    flat.y = "u";  // no normal: it does not depend on v
+    EXPECT_EQ(errorPlace(validate(withSurface(flat))), "/joints/0/surface/x");
+    SurfaceSpec grid;
+    grid.type = SurfaceType::Grid;
+    grid.xs = {0, 1, 2, 3};
+    grid.ys = {0, 1, 1, 3};
+    grid.heights.assign(4, std::vector<double>(4, 0.0));
+    EXPECT_EQ(errorPlace(validate(withSurface(grid))), "/joints/0/surface/ys/2");
+    grid.ys = {0, 1, 2, 3};
+    grid.heights[2].pop_back();
+    EXPECT_EQ(errorPlace(validate(withSurface(grid))), "/joints/0/surface/heights/2");
+    EXPECT_EQ(errorPlace(validate(withSurface(SurfaceSpec{}))), "/joints/0/surface");
     SceneSpec lift = beadOnHelix(0.1, 0.04);
     lift.joints[0].liftOff = true;
     EXPECT_EQ(errorPlace(validate(lift)), "/joints/0/liftOff");

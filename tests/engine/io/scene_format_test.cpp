@@ -127,7 +127,7 @@ struct Walk {
 
     void object(const json& j, const std::string& name) {
         std::string id = name;
-        if (name == "force" || name == "coupler" || name == "curve")
+        if (name == "force" || name == "coupler" || name == "curve" || name == "surface")
             id += ":" + j.at("type").get<std::string>();
         for (const auto& [key, value] : j.items()) {
             seen[id].insert(key);
@@ -162,6 +162,7 @@ struct Walk {
             if (j.contains("soft")) visit(j["soft"], "soft");
             for (const char* key : {"curve", "follower"})
                 if (j.contains(key)) visit(j[key], "curve");
+            if (j.contains("surface")) visit(j["surface"], "surface");
             // A joint's stops and friction: one object, or a list of them (and nulls).
             for (const auto& [key, name] :
                  {std::pair{"limits", "limit"}, std::pair{"friction", "friction"}}) {
@@ -242,7 +243,7 @@ struct Locate {
 
     void object(const json& j, const json::json_pointer& p, const std::string& name) {
         std::string id = name;
-        if (name == "force" || name == "coupler" || name == "curve")
+        if (name == "force" || name == "coupler" || name == "curve" || name == "surface")
             id += ":" + j.at("type").get<std::string>();
         at[id].push_back(p);
         if (j.contains("orientation")) object(j["orientation"], p / "orientation", "orientation");
@@ -265,6 +266,8 @@ struct Locate {
         for (const char* key : {"curve", "follower"})
             if (name == "joint" && j.contains(key) && j[key].is_object())
                 visit(j[key], p / key, "curve");
+        if (name == "joint" && j.contains("surface") && j["surface"].is_object())
+            visit(j["surface"], p / "surface", "surface");
         for (const auto& [key, item] :
              {std::pair{"limits", "limit"}, std::pair{"friction", "friction"}}) {
             if (name != "joint" || !j.contains(key)) continue;
