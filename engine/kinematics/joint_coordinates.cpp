@@ -20,6 +20,27 @@ Vec3 axisValue(const BodyFrame* f, const MarkerModel& m, int k) {
     return f ? Vec3(f->R * m.R_BM.col(k)) : Vec3(m.R_BM.col(k));
 }
 
+// A ball joint's cone angle: θ between the z axes of I and J, atan2(|z_J × z_I|, z_I·z_J).
+// With e = (z_J × z_I)/|z_J × z_I|, θ̇ = e·(ω_I − ω_J) and θ̈ = e·(α_I − α_J) + ė·(ω_I − ω_J).
+ConstraintRow coneAngle(const BodyFrame* fi, const MarkerModel& mi, const BodyFrame* fj,
+                        const MarkerModel& mj) {
+    const Vec3 a = axisValue(fi, mi, 2), b = axisValue(fj, mj, 2);
+    const Vec3 m = b.cross(a);
+    const double sine = m.norm();
+    ConstraintRow r;
+    r.value = std::atan2(sine, a.dot(b));
+    if (!(sine > 1e-12)) return r;  // along each other: no direction to turn apart in
+    const Vec3 e = m / sine;
+    const Vec3 wi = fi ? fi->w : Vec3::Zero(), wj = fj ? fj->w : Vec3::Zero();
+    r.rate = e.dot(wi - wj);
+    if (fi) r.Ji.rightCols<3>() = e.transpose() * fi->R;
+    if (fj) r.Jj.rightCols<3>() = -e.transpose() * fj->R;
+    const Vec3 mdot = wj.cross(b).cross(a) + b.cross(wi.cross(a));
+    const Vec3 edot = (mdot - e * e.dot(mdot)) / sine;
+    r.gamma = -edot.dot(wi - wj);
+    return r;
+}
+
 // A point on a curve's parameter, a cam pair's gap.
 ConstraintRow curveCoordinate(const JointModel& joint, const BodyFrame* fi, const MarkerModel& mi,
                               const BodyFrame* fj, const MarkerModel& mj) {
@@ -41,6 +62,7 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
     if (jm.curve) return curveCoordinate(jm, fi, mi, fj, mj);
+    if (jm.type == JointType::Spherical) return coneAngle(fi, mi, fj, mj);
     if (jm.surface) {
         const CurveSide I(fi, mi), J(fj, mj);
         return surfaceParameterRow(surfaceFoot(I, J, *jm.surface), I, J, coordinate);
@@ -73,6 +95,10 @@ double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& fr
     const BodyFrame* fi = frameOf(frames, mi.body);
     const BodyFrame* fj = frameOf(frames, mj.body);
     if (joint.curve) return curveCoordinate(joint, fi, mi, fj, mj).value;
+    if (joint.type == JointType::Spherical) {
+        const Vec3 a = axisValue(fi, mi, 2), b = axisValue(fj, mj, 2);
+        return std::atan2(b.cross(a).norm(), a.dot(b));
+    }
     if (joint.surface) {
         const CurveSide I(fi, mi), J(fj, mj);
         const SurfaceFoot foot = surfaceFoot(I, J, *joint.surface);

@@ -406,6 +406,8 @@ std::vector<JointAxis> jointAxes(JointType type) {
         return {JointAxis::Translation};
     case JointType::PointOnSurface:
         return {JointAxis::Translation, JointAxis::Translation};
+    case JointType::Spherical:
+        return {JointAxis::Rotation};  // the cone angle between the z axes
     default:
         return {};
     }
@@ -480,6 +482,15 @@ void checkLimits(Checker& check, const std::string& at, const Joint& joint) {
                             ") has no coordinate to limit: limits go on revolute, prismatic, "
                             "cylindrical and point-on-curve joints");
         return;
+    }
+    if (joint.type == JointType::Spherical) {
+        // A ball joint's stop is a cone about J's z axis that I's z axis stays within.
+        const JointLimit& l = joint.limits[0];
+        if (joint.limits.size() > 1 || l.lower > -kInfinity || !(l.upper > 0.0 && l.upper <= kPi))
+            check.error(at, "joint '" + joint.name +
+                                "' (spherical): a ball joint's stop is a cone, the largest angle "
+                                "between the z axes of its markers: give it as 'upper', above 0 "
+                                "and at most π rad, without 'lower'");
     }
     if (joint.type == JointType::CurveOnCurve) {
         // A cam's only stop is its contact: its restitution and compliance, when it may lift off.
@@ -592,7 +603,7 @@ void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
         return;
     }
     if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve ||
-        joint.type == JointType::PointOnSurface) {
+        joint.type == JointType::PointOnSurface || joint.type == JointType::Spherical) {
         check.error(at, "joint '" + joint.name + "' (" + type +
                             "): friction goes on revolute, prismatic and cylindrical joints");
         return;
@@ -900,7 +911,13 @@ Diagnostics validate(const SceneSpec& spec) {
                 check.error(at + "/" + key, "no joint '" + name + "'");
                 return false;
             }
-            const std::vector<JointAxis> axes = jointAxes(joint->type);
+            // (the coordinates of revolute, prismatic and cylindrical joints: a ball joint's cone
+            // angle or a curve's parameter is not a shaft's turn or a slide's travel)
+            const bool shaft = joint->type == JointType::Revolute ||
+                               joint->type == JointType::Prismatic ||
+                               joint->type == JointType::Cylindrical;
+            const std::vector<JointAxis> axes =
+                shaft ? jointAxes(joint->type) : std::vector<JointAxis>{};
             if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
                 check.error(at + "/" + key,
                             std::string(role) + " needs a joint with " +

@@ -4,6 +4,7 @@
 // helix (v² = 2 g Δz, energy kept), and bad curves refused with their place.
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -24,6 +25,12 @@ namespace engine {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+
+// Where the first error is ("" when none).
+std::string errorPlace(const Diagnostics& diagnostics) {
+    const std::string e = test::firstError(diagnostics);
+    return e.substr(0, e.find(": "));
+}
 
 std::shared_ptr<const Curve> makeCurve(const CurveSpec& spec) {
     std::string error, key;
@@ -395,6 +402,100 @@ TEST(CurveJoints, ABallInASphericalBowlRocksAtTheRootOfGOverR) {
     EXPECT_LT(worst, 1e-7 * energy);
 }
 
+// A ball joint's cone angle (its one coordinate, what a cone limit stops) against finite
+// differences, between two turning bodies.
+TEST(ConeLimits, ABallJointsConeAngleMatchesFiniteDifferences) {
+    std::mt19937 rng(21);
+    std::normal_distribution<double> g;
+    for (int trial = 0; trial < 3; ++trial) {
+        SceneSpec spec;
+        Part a = freePart(spec, "a",
+                          Transform{Quat(g(rng), g(rng), g(rng), g(rng)).normalized(),
+                                    Vec3(g(rng), g(rng), g(rng)) * 0.1});
+        Part b = freePart(spec, "b",
+                          Transform{Quat(g(rng), g(rng), g(rng), g(rng)).normalized(),
+                                    Vec3(g(rng), g(rng), g(rng)) * 0.1});
+        b.ground = trial == 2;
+        a.markers.push_back(test::marker(spec, "m", Vec3(0.1, 0.0, 0.02)));
+        b.markers.push_back(test::marker(spec, "m", Vec3(-0.05, 0.03, 0.0)));
+        spec.parts = {a, b};
+        Joint j;
+        j.id = spec.newId();
+        j.name = "ball";
+        j.type = JointType::Spherical;
+        j.markerI = {"a", "m"};
+        j.markerJ = {"b", "m"};
+        spec.joints = {j};
+        const auto model = test::compiled(spec);
+        ASSERT_TRUE(model);
+        ASSERT_EQ(model->joints[0].coordinates.size(), 1u);
+        State s = initialState(*model);
+        s.v = Eigen::VectorXd::Random(s.v.size()) * 2.0;
+        checkRows(*model, s, "cone trial " + std::to_string(trial), 2e-5);
+    }
+}
+
+// An inverted pendulum on a ball joint, its cone limit 30° about the vertical: it falls onto
+// the cone and rests there, the cone carrying gravity's moment m g l sin 30°.
+TEST(ConeLimits, AnInvertedPendulumRestsOnItsConeWithTheStaticMoment) {
+    const double m = 2.0, l = 0.4, cone = kPi / 6;
+    SceneSpec spec;
+    spec.settings.integrator = IntegratorType::TimeStepping;
+    spec.settings.stepSize = 1e-3;
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    ground.markers.push_back(test::marker(spec, "socket", Vec3::Zero()));
+    const double lean = 0.1;  // released 0.1 rad off the vertical, in the x-z plane
+    Part rod = test::boxPart(spec, "rod", Vec3(0.02, 0.02, 2 * l),
+                             Vec3(l * std::sin(lean), 0.0, l * std::cos(lean)));
+    rod.mass = m;
+    rod.I_Pcm_P = Vec3(m * 4 * l * l / 12, m * 4 * l * l / 12, 1e-4).asDiagonal();
+    rod.X_WP.R = Quat(Eigen::AngleAxisd(lean, Vec3::UnitY()));
+    rod.markers.push_back(test::marker(spec, "ball", Vec3(0.0, 0.0, -l)));
+    spec.parts = {ground, rod};
+    Joint j;
+    j.id = spec.newId();
+    j.name = "ball";
+    j.type = JointType::Spherical;
+    j.markerI = {"rod", "ball"};
+    j.markerJ = {"ground", "socket"};
+    JointLimit limit;
+    limit.upper = cone;
+    j.limits = {limit};
+    spec.joints = {j};
+    ForwardDynamics sim(test::compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    double largest = 0.0;
+    for (int k = 1; k <= 3000; ++k) {
+        ASSERT_TRUE(sim.advance(1e-3 * k).ok);
+        largest = std::max(largest, sim.state().jointCoordinates(0));
+    }
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.jointCoordinates(0), cone, 1e-8);
+    EXPECT_LT(largest, cone + 1e-3);  // no overshoot past the cone
+    const double moment = m * 9.81 * l * std::sin(cone);
+    ASSERT_EQ(out.limitForce.size(), 1u);
+    EXPECT_NEAR(std::abs(out.limitForce[0]), moment, 1e-6 * moment);
+}
+
+TEST(ConeLimits, AConeIsAnUpperAngleOnly) {
+    SceneSpec spec = test::pendulum();
+    spec.joints[0].type = JointType::Spherical;
+    JointLimit limit;
+    limit.lower = -0.2;
+    limit.upper = 0.5;
+    spec.joints[0].limits = {limit};
+    EXPECT_EQ(errorPlace(validate(spec)), "/joints/0/limits");
+    spec.joints[0].limits[0].lower = -std::numeric_limits<double>::infinity();
+    spec.joints[0].limits[0].upper = 4.0;
+    EXPECT_EQ(errorPlace(validate(spec)), "/joints/0/limits");
+    spec.joints[0].limits[0].upper = 0.5;
+    EXPECT_EQ(errorPlace(validate(spec)), "");
+}
+
 // A cam turning about z and a follower moving in its plane, apart by `gap`.
 SceneSpec camScene(double gap, bool followerOnGround) {
     SceneSpec spec;
@@ -667,12 +768,6 @@ TEST(CamPairs, AFollowerFreeToLiftOffStaysOnBelowTheLiftOffSpeedAndLeavesWhenThe
 }
 
 // ---- Bad curves.
-
-// Where the first error is ("" when none).
-std::string errorPlace(const Diagnostics& diagnostics) {
-    const std::string e = test::firstError(diagnostics);
-    return e.substr(0, e.find(": "));
-}
 
 TEST(CurveJoints, BadCurvesAreRefusedWithTheirPlace) {
     auto withCurve = [](const CurveSpec& curve) {

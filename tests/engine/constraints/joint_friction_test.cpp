@@ -223,7 +223,7 @@ TEST(JointFriction, BadFrictionIsRefusedWithItsPathAndReason) {
         test::firstJointError(
             R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
                       "friction": {"coefficient": 0.1}})")
-            .rfind("/joints/0/friction: a spherical joint has no coordinate for friction", 0),
+            .rfind("/joints/0/friction: joint 'ball' (spherical): friction goes on revolute", 0),
         0u);
     EXPECT_EQ(
         test::firstJointError(

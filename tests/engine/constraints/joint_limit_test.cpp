@@ -310,8 +310,8 @@ TEST(JointLimits, BadLimitsAreRefusedWithTheirPathAndReason) {
     EXPECT_EQ(
         test::firstJointError(
             R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
-                      "limits": {"upper": 1}})")
-            .rfind("/joints/0/limits: a spherical joint has no coordinate for limits", 0),
+                      "limits": {"lower": -1, "upper": 1}})")
+            .rfind("/joints/0/limits: joint 'ball' (spherical): a ball joint's stop is a cone", 0),
         0u);
     EXPECT_EQ(
         test::firstJointError(
