@@ -95,6 +95,40 @@ double wrapAngle(double a) {
     return a <= -kPi ? a + 2.0 * kPi : a;
 }
 
+// The rows of a joint on curves or a surface (engine/kinematics/curve_geometry.h), apart from
+// primitiveRows() so that the common joints' rows stay as they were compiled.
+template <bool kJacobian>
+[[gnu::noinline]] int curveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, bool withGamma,
+                                int row, ConstraintEvaluation& out, RowTargets* to) {
+    // engine/kinematics/curve_geometry.h
+    const CurveSide ci(I.frame(), I.marker()), cj(J.frame(), J.marker());
+    ConstraintRow rows[2];
+    int count = 1;
+    if (p.type == PrimitiveType::OnCurve) {
+        const CurveFoot foot = curveFoot(ci, cj, *p.curve);
+        rows[0] = curveFootRow(foot, ci, cj, 0);
+        rows[1] = curveFootRow(foot, ci, cj, 1);
+        count = 2;
+    } else if (p.type == PrimitiveType::OnSurface) {
+        rows[0] = surfaceFootRow(surfaceFoot(ci, cj, *p.surface), ci, cj);
+    } else {
+        rows[0] = camGapRow(camContact(ci, cj, *p.follower, *p.curve), ci, cj, *p.curve);
+    }
+    for (int k = 0; k < count; ++k) {
+        out.Phi(row + k) = rows[k].value;
+        if constexpr (kJacobian) {
+            double* ji = to->sideI(row + k);
+            double* jj = to->sideJ(row + k);
+            for (int e = 0; e < 6; ++e) {
+                ji[e] = rows[k].Ji(e);
+                jj[e] = rows[k].Jj(e);
+            }
+            out.gamma(row + k) = withGamma ? rows[k].gamma : 0.0;
+        }
+    }
+    return row + count;
+}
+
 // The rows of one primitive (seed 001) between markers I and J, d = P_J − P_I, from `row` on:
 // Φ always; with kJacobian also the Jacobian entries (into `to`) and γ when asked (−(the part of
 // Φ̈ that does not multiply accelerations)). Returns the next row. The residual-only evaluation
@@ -195,35 +229,8 @@ int primitiveRows(const Primitive& p, MarkerSide& I, MarkerSide& J, const Vec3& 
     }
     case PrimitiveType::OnCurve:
     case PrimitiveType::CamContact:
-    case PrimitiveType::OnSurface: {
-        // engine/kinematics/curve_geometry.h
-        const CurveSide ci(I.frame(), I.marker()), cj(J.frame(), J.marker());
-        ConstraintRow rows[2];
-        int count = 1;
-        if (p.type == PrimitiveType::OnCurve) {
-            const CurveFoot foot = curveFoot(ci, cj, *p.curve);
-            rows[0] = curveFootRow(foot, ci, cj, 0);
-            rows[1] = curveFootRow(foot, ci, cj, 1);
-            count = 2;
-        } else if (p.type == PrimitiveType::OnSurface) {
-            rows[0] = surfaceFootRow(surfaceFoot(ci, cj, *p.surface), ci, cj);
-        } else {
-            rows[0] = camGapRow(camContact(ci, cj, *p.follower, *p.curve), ci, cj, *p.curve);
-        }
-        for (int k = 0; k < count; ++k) {
-            out.Phi(row + k) = rows[k].value;
-            if constexpr (kJacobian) {
-                double* ji = to->sideI(row + k);
-                double* jj = to->sideJ(row + k);
-                for (int e = 0; e < 6; ++e) {
-                    ji[e] = rows[k].Ji(e);
-                    jj[e] = rows[k].Jj(e);
-                }
-                out.gamma(row + k) = withGamma ? rows[k].gamma : 0.0;
-            }
-        }
-        return row + count;
-    }
+    case PrimitiveType::OnSurface:
+        return curveRows<kJacobian>(p, I, J, withGamma, row, out, to);
     }
     return row;
 }
