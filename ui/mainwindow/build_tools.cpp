@@ -13,12 +13,15 @@
 
 #include "engine/analysis/assembly.h"
 #include "engine/io/mesh_loader.h"
+#include "engine/math/number_text.h"
 #include "engine/model/construct.h"
+#include "engine/model/curve.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
 #include "engine/model/model.h"
 #include "engine/model/shape_features.h"
 #include "engine/state/state.h"
+#include "ui/common/joint_curves.h"
 #include "ui/common/text.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/pictograms.h"
@@ -88,7 +91,11 @@ void mate(engine::SceneSpec& spec, engine::EntityId jointId) {
     const engine::Joint* joint = nullptr;
     for (const engine::Joint& j : spec.joints)
         if (j.id == jointId) joint = &j;
-    if (!joint || joint->type == engine::JointType::Distance) return;
+    // A rod keeps its length; a cam and its follower touch at their contours (their curves are
+    // fitted to where the parts are: fitJointCurves).
+    if (!joint || joint->type == engine::JointType::Distance ||
+        joint->type == engine::JointType::CurveOnCurve)
+        return;
     auto joinedElsewhere = [&](const std::string& part) {
         for (const engine::Joint& j : spec.joints)
             if (j.id != jointId && (j.markerI.part == part || j.markerJ.part == part)) return true;
@@ -211,15 +218,32 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     parts->addAction(marker);
 
     QMenu* jointMenu = menu->addMenu(tr("&Joint"));
-    for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k) {
+    for (int k = 0; k <= static_cast<int>(engine::JointType::CurveOnCurve); ++k) {
         const auto type = static_cast<engine::JointType>(k);
         const QString name = toQString(engine::jointTypeName(type));
-        QAction* a =
-            toolAction(name, spaced(engine::jointTypeName(type)),
-                       QStringLiteral("CreateJoint_") + name, [this, type] { connectParts(type); });
-        a->setToolTip(
-            tr("%1 joint: click two markers or two points on two parts (empty space: the ground)")
-                .arg(spaced(engine::jointTypeName(type))));
+        // The joints on curves get their names as users know them, and say what they start as.
+        const QString label =
+            type == engine::JointType::PointOnCurve   ? tr("Point on Curve (Pin in Slot)")
+            : type == engine::JointType::CurveOnCurve ? tr("Curve on Curve (Cam)")
+                                                      : spaced(engine::jointTypeName(type));
+        QAction* a = toolAction(name, label, QStringLiteral("CreateJoint_") + name,
+                                [this, type] { connectParts(type); });
+        if (type == engine::JointType::PointOnCurve)
+            a->setToolTip(
+                tr("Point on curve (a pin in a slot): click the pin (a marker or a point "
+                   "on its part), then the part with the slot. The slot starts straight "
+                   "along the second marker's x axis through the pin; edit its curve in "
+                   "Properties"));
+        else if (type == engine::JointType::CurveOnCurve)
+            a->setToolTip(
+                tr("Curve on curve (a cam and its follower): click the follower's axis "
+                   "(a marker or a point on its part), then the cam's. Both contours "
+                   "start as circles touching where the parts are (a disc cam and a "
+                   "roller); edit them in Properties"));
+        else
+            a->setToolTip(tr("%1 joint: click two markers or two points on two parts (empty "
+                             "space: the ground)")
+                              .arg(spaced(engine::jointTypeName(type))));
         jointMenu->addAction(a);
         joints->addAction(a);
     }
@@ -623,6 +647,7 @@ void BuildTools::finishPair(const End& second) {
     }
     const engine::EntityId joint = engine::addJoint(after, jointType_, markerI, markerJ);
     mate(after, joint);
+    fitJointCurves(after, joint, /*moveParts=*/true);  // a slot, or a cam and its roller
     QString problem;
     std::vector<engine::EntityId> entities;
     if (!assembleAfterEdit(after, problem, joint, &entities)) {
@@ -731,15 +756,57 @@ bool BuildTools::commitAdd(engine::SceneSpec after, engine::EntityId entity, con
     return true;
 }
 
+namespace {
+
+// A motion of a point on a curve along it, from where the point is: an open curve's to and fro
+// (a second's period, 80 % of the way to the nearer end), a closed one's round it (once in
+// 4 s). kNoEntity for another joint or a curve that is none.
+engine::EntityId addMotionAlongCurve(engine::SceneSpec& spec, engine::EntityId jointId) {
+    const engine::Joint* joint = nullptr;
+    for (const engine::Joint& j : spec.joints)
+        if (j.id == jointId && j.type == engine::JointType::PointOnCurve) joint = &j;
+    if (!joint) return engine::kNoEntity;
+    std::string error, key;
+    const auto curve = engine::Curve::make(joint->curve, error, key);
+    const engine::Part* pi = spec.findPart(joint->markerI.part);
+    const engine::Part* pj = spec.findPart(joint->markerJ.part);
+    const engine::Marker* mi = spec.findMarker(joint->markerI);
+    const engine::Marker* mj = spec.findMarker(joint->markerJ);
+    if (!curve || !pi || !pj || !mi || !mj) return engine::kNoEntity;
+    const Vec3 p_J = (pj->X_WP * mj->X_PM).inverse() * (pi->X_WP * mi->X_PM.p);
+    const double s0 = curve->wrap(curve->nearest(p_J));
+    const double span = curve->end() - curve->start();
+    auto text = [](double v, int digits) {
+        return engine::numberText(std::abs(v) < 1e-12 ? 0.0 : v, digits);
+    };
+    engine::MotionSpec motion;
+    motion.id = spec.newId();
+    motion.name = engine::freshName(spec, engine::NameSpace::Motion, "motion");
+    motion.joint = joint->name;
+    motion.axis = engine::JointAxis::Translation;
+    if (curve->closed()) {
+        motion.expression = text(s0, 6) + " + " + text(span / 4.0, 4) + "*time";
+    } else {
+        double amplitude = 0.8 * std::min(s0 - curve->start(), curve->end() - s0);
+        if (!(amplitude > 1e-3 * span)) amplitude = 0.25 * span;
+        motion.expression = text(s0, 6) + " + " + text(amplitude, 3) + "*sin(2*pi*time)";
+    }
+    spec.motions.push_back(motion);
+    return motion.id;
+}
+
+}  // namespace
+
 bool BuildTools::addMotion(engine::EntityId joint) {
     const engine::SceneSpec* spec = document_->scene();
     if (!spec) return false;
     engine::SceneSpec after = *spec;
-    const engine::EntityId id = engine::addMotion(after, joint);
+    engine::EntityId id = engine::addMotion(after, joint);
+    if (id == engine::kNoEntity) id = addMotionAlongCurve(after, joint);
     if (id == engine::kNoEntity) {
-        emit message(kError, tr("A motion drives a revolute, prismatic or cylindrical joint: "
-                                "select one (in the tree or "
-                                "the view) first."));
+        emit message(kError, tr("A motion drives a revolute, prismatic, cylindrical or "
+                                "point-on-curve joint: select one (in the tree or the view) "
+                                "first."));
         return false;
     }
     QString problem;

@@ -143,7 +143,8 @@ private:
 };
 
 // Moves the part a new joint leaves free so the joint's two markers coincide (the part
-// clicked second, or else the first; parts held by other joints stay for the assembly).
+// clicked second, or else the first; parts held by other joints stay for the assembly). A
+// distance joint's and a cam pair's parts stay where they are.
 void mate(engine::SceneSpec& spec, engine::EntityId joint);
 
 }  // namespace ui

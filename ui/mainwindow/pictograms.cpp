@@ -170,6 +170,25 @@ bool paintJoints(const QString& what, Ink& k) {
         arrow(QPointF(5, 20), QPointF(5, 3));
         p.setPen(QPen(accent, 2));
         arrow(QPointF(5, 20), QPointF(22, 20));
+    } else if (what == QLatin1String("pointOnCurve")) {
+        // A curved slot with a pin in it.
+        QPainterPath slot(QPointF(3, 19));
+        slot.cubicTo(QPointF(8, 3), QPointF(15, 22), QPointF(21, 5));
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(ink, 5, Qt::SolidLine, Qt::RoundCap));
+        p.drawPath(slot);
+        p.setPen(QPen(QColor(Qt::white), 2.6, Qt::SolidLine, Qt::RoundCap));
+        p.drawPath(slot);
+        p.setPen(QPen(ink, 1.2));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(9, 9, 6, 6));
+    } else if (what == QLatin1String("curveOnCurve")) {
+        // A cam (a disc off its shaft) and a roller riding on it.
+        p.drawEllipse(QRectF(2, 9, 14, 13));
+        p.setBrush(ink);
+        p.drawEllipse(QRectF(6.5, 15, 3, 3));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(13, 3, 8, 8));
     } else {
         return false;
     }

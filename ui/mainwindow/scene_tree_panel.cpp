@@ -284,6 +284,11 @@ void SceneTreePanel::fillMenu(QMenu& menu, engine::EntityId id) {
                 joint.type == engine::JointType::Prismatic ||
                 joint.type == engine::JointType::Cylindrical)
                 plot(tr("Plot Joint Coordinate"), name, {"q0"});
+            // A pin's place along its slot; a cam's gap (0 in contact) and contact force.
+            if (joint.type == engine::JointType::PointOnCurve)
+                plot(tr("Plot Place along the Curve"), name, {"q0"});
+            if (joint.type == engine::JointType::CurveOnCurve)
+                plot(tr("Plot Cam Gap"), name, {"q0"});
         }
     for (const engine::Part& part : parts_.document->scene()->parts)
         if (part.id == id && !part.ground) {

@@ -140,7 +140,8 @@ ExpressionEditor::ExpressionEditor(QWidget* parent) : QWidget(parent) {
     // The preview range, under the plot.
     startBox_ = timeBox(QStringLiteral("PreviewStart"), t0_);
     endBox_ = timeBox(QStringLiteral("PreviewEnd"), t1_);
-    auto* rangeLine = new QHBoxLayout;
+    rangeRow_ = new QWidget;
+    auto* rangeLine = new QHBoxLayout(rangeRow_);
     rangeLine->setContentsMargins(0, 0, 0, 0);
     rangeLine->setSpacing(4);
     rangeLine->addStretch(1);
@@ -156,7 +157,7 @@ ExpressionEditor::ExpressionEditor(QWidget* parent) : QWidget(parent) {
     layout->addWidget(edit_);
     layout->addWidget(message_);
     layout->addWidget(view_);
-    layout->addLayout(rangeLine);
+    layout->addWidget(rangeRow_);
 
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
@@ -193,8 +194,34 @@ void ExpressionEditor::setUnit(const QString& unit) {
     updateDisplay();
 }
 
+void ExpressionEditor::setVariable(const QString& name, const QString& unit) {
+    variable_ = name;
+    variableUnit_ = unit;
+    const bool time = name == QLatin1String("time");
+    edit_->setPlaceholderText(time ? tr("e.g. 30d*sin(2*pi*time)")
+                                   : tr("e.g. 0.04*cos(%1)").arg(name));
+    view_->setVisible(time);
+    rangeRow_->setVisible(time);
+    check();
+    updateDisplay();
+}
+
+QString ExpressionEditor::at(double value) const {
+    const QString name = variable_ == QLatin1String("time") ? QStringLiteral("t") : variable_;
+    return variableUnit_.isEmpty()
+               ? QStringLiteral("%1 = %2").arg(name, number(value))
+               : QStringLiteral("%1 = %2 %3").arg(name, number(value), variableUnit_);
+}
+
 void ExpressionEditor::setPreviewRange(double t0, double t1) {
     if (!(t1 > t0) || !std::isfinite(t0) || !std::isfinite(t1)) return;
+    if (variable_ != QLatin1String("time")) {  // no boxes shown: the range as it is
+        t0_ = t0;
+        t1_ = t1;
+        check();
+        updateDisplay();
+        return;
+    }
     {
         const QSignalBlocker blockStart(startBox_), blockEnd(endBox_);
         startBox_->setValue(t0);
@@ -262,16 +289,17 @@ void ExpressionEditor::check() {
     error_.clear();
     double badTime = 0.0, badValue = 0.0;
     if (text.empty()) {
-        error_ = tr("enter an expression of time");
+        error_ = tr("enter an expression of %1").arg(variable_);
     } else {
         std::string reason;
-        std::optional<engine::Expression> parsed = engine::Expression::parse(text, reason);
+        const std::string variable = variable_.toStdString();
+        std::optional<engine::Expression> parsed =
+            engine::Expression::parse(text, reason, {variable.c_str()});
         if (!parsed) {
             error_ = QString::fromStdString(reason);
         } else if (!sample(*parsed, badTime, badValue)) {
-            error_ = std::isnan(badValue)
-                         ? tr("the value is not a number at t = %1 s").arg(number(badTime))
-                         : tr("the value is infinite at t = %1 s").arg(number(badTime));
+            error_ = std::isnan(badValue) ? tr("the value is not a number at %1").arg(at(badTime))
+                                          : tr("the value is infinite at %1").arg(at(badTime));
         } else {
             current_ = std::move(parsed);
         }
@@ -299,10 +327,11 @@ void ExpressionEditor::updateDisplay() {
             unit_.isEmpty() ? number(value) : QStringLiteral("%1 %2").arg(number(value), unit_);
         if (unit_ == QStringLiteral("rad"))
             shown += QStringLiteral(" (%1°)").arg(number(value * kRadToDeg));
-        QString line = tr("%1 at t = %2 s").arg(shown, number(times_.front()));
+        QString line = tr("%1 at %2").arg(shown, at(times_.front()));
+        const QString d = variable_ == QLatin1String("time") ? QStringLiteral("t") : variable_;
         for (std::size_t k = 0; k < derivatives_.size(); ++k)
             if (!std::isfinite(derivatives_[k])) {
-                line += tr("; d/dt undefined at t = %1 s").arg(number(times_[k]));
+                line += tr("; d/d%1 undefined at %2").arg(d, at(times_[k]));
                 break;
             }
         message_->setText(line);

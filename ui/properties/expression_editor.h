@@ -47,6 +47,12 @@ public:
     void setUnit(const QString& unit);
     QString unit() const { return unit_; }
 
+    // The expression's variable and its unit: `time` in s unless set. An expression of another
+    // variable (a curve's x(s)) is checked on the preview range as one of time is, and says its
+    // value at the range's start under the field, without the plot.
+    void setVariable(const QString& name, const QString& unit);
+    const QString& variable() const { return variable_; }
+
     // The preview range [s]; t1 > t0 (a range that is not is ignored).
     void setPreviewRange(double t0, double t1);
     double previewStart() const { return t0_; }
@@ -79,7 +85,12 @@ private:
     // Samples `expression` on the range; false (and `badTime`) at the first non-finite value.
     bool sample(const engine::Expression& expression, double& badTime, double& badValue);
 
+    // The variable's name in messages ("t" for time) with its unit, as " s".
+    QString at(double value) const;
+
     QString unit_;
+    QString variable_ = QStringLiteral("time");
+    QString variableUnit_ = QStringLiteral("s");
     double t0_ = 0.0;
     double t1_ = 2.0;
     QString committedText_;
@@ -99,6 +110,7 @@ private:
     QLineSeries* derivativeSeries_;
     QDoubleSpinBox* startBox_;
     QDoubleSpinBox* endBox_;
+    QWidget* rangeRow_;
     QTimer* debounce_;
 };
 

@@ -16,9 +16,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -129,8 +131,14 @@ void PropertiesPanel::refreshValues() {
             break;
         }
         case Field::Kind::Expression:
+            if (!f.variable.isEmpty()) f.expression->setPreviewRange(f.rangeStart, f.rangeEnd);
             f.expression->setText(QString::fromStdString(f.getText(spec)));
             break;
+        case Field::Kind::Points: {
+            const QString text = QString::fromStdString(f.getText(spec));
+            if (f.lines->toPlainText() != text) f.lines->setPlainText(text);
+            break;
+        }
         case Field::Kind::Info:
             if (f.infoLabel) f.infoLabel->setText(f.info);
             break;
@@ -175,6 +183,7 @@ void PropertiesPanel::rebuild() {
         if (f->check) f->check->disconnect(this);
         if (f->combo) f->combo->disconnect(this);
         if (f->expression) f->expression->disconnect(this);
+        if (f->lines) f->lines->removeEventFilter(this);
         if (f->button) f->button->disconnect(this);
     }
     previous.clear();
@@ -206,6 +215,7 @@ void PropertiesPanel::rebuild() {
             font.setBold(true);
             label->setFont(font);
             label->setContentsMargins(0, 8, 0, 0);
+            label->setWordWrap(true);  // a long heading wraps in a narrow dock
             form_->addRow(label);
             continue;
         }
@@ -283,10 +293,33 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
         f.expression = new ExpressionEditor;
         f.expression->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
         f.expression->setUnit(f.unit);
+        if (!f.variable.isEmpty()) {
+            f.expression->setVariable(f.variable, QString());
+            f.expression->setPreviewRange(f.rangeStart, f.rangeEnd);
+            f.expression->setMinimumWidth(80);  // no plot: as narrow as the dock
+        }
         f.expression->setText(QString::fromStdString(f.getText(spec)));
         connect(f.expression, &ExpressionEditor::committed, this, [this, &f] { commitField(f); });
         line->addWidget(f.expression);
         break;
+    case Field::Kind::Points: {
+        // One point a line; applied when the field is left or with Ctrl+Return (Return starts
+        // a new line). Tall enough for a few points, scrolled for more.
+        f.lines = new QPlainTextEdit(QString::fromStdString(f.getText(spec)));
+        f.lines->setLineWrapMode(QPlainTextEdit::NoWrap);
+        f.lines->setTabChangesFocus(true);
+        f.lines->setPlaceholderText(tr("one point a line: x, y, z"));
+        f.lines->setToolTip(tr("<p>One point a line: x, y, z (commas, spaces or tabs between "
+                               "them). Leaving the field or <b>Ctrl+Return</b> applies the "
+                               "list; <b>Return</b> starts a new line.</p>") +
+                            f.help);
+        f.lines->installEventFilter(this);
+        f.lines->setMinimumWidth(80);  // as narrow as the dock: it scrolls sideways itself
+        const int shown = std::clamp(static_cast<int>(f.lines->document()->blockCount()), 4, 10);
+        f.lines->setFixedHeight(f.lines->fontMetrics().lineSpacing() * shown + 12);
+        line->addWidget(f.lines);
+        break;
+    }
     case Field::Kind::Info: {
         auto* label = new QLabel(f.info);
         f.infoLabel = label;
@@ -340,9 +373,11 @@ void PropertiesPanel::commitField(Field& f) {
     case Field::Kind::Choice:
     case Field::Kind::Expression:
     case Field::Kind::Text:
-    case Field::Kind::Colour: {
+    case Field::Kind::Colour:
+    case Field::Kind::Points: {
         const QString shown = f.kind == Field::Kind::Choice       ? f.combo->currentText()
                               : f.kind == Field::Kind::Expression ? f.expression->text()
+                              : f.kind == Field::Kind::Points     ? f.lines->toPlainText()
                                                                   : f.edits[0]->text();
         const std::string text = shown.trimmed().toStdString();
         if (text == f.getText(*spec_)) return;
@@ -398,6 +433,23 @@ void PropertiesPanel::refuseEdit(const QString& reason) {
 }
 
 bool PropertiesPanel::eventFilter(QObject* watched, QEvent* event) {
+    // A list of points is applied when it is left, or with Ctrl+Return.
+    if (event->type() == QEvent::FocusOut || event->type() == QEvent::KeyPress) {
+        for (auto& f : fields_) {
+            if (!f->lines || f->lines != watched) continue;
+            if (event->type() == QEvent::FocusOut) {
+                commitField(*f);
+                break;
+            }
+            const auto* key = static_cast<QKeyEvent*>(event);
+            if ((key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) &&
+                (key->modifiers() & Qt::ControlModifier)) {
+                commitField(*f);
+                return true;
+            }
+            return QWidget::eventFilter(watched, event);
+        }
+    }
     int direction = 0;
     bool coarse = false;
     if (event->type() == QEvent::KeyPress) {
@@ -456,6 +508,8 @@ QWidget* PropertiesPanel::editor(const QString& label, int component) const {
         return f->expression;
     case Field::Kind::Button:
         return f->button;
+    case Field::Kind::Points:
+        return f->lines;
     default:
         return component >= 0 && component < 3 ? f->edits[component] : nullptr;
     }

@@ -4,7 +4,8 @@
 // A part shows its shapes (each with its type, dimensions and place), its mass properties
 // (from the geometry and a density, or typed in as an override) and its contact material; a
 // marker its place in its part's axes or the world's; a joint its type, markers and collide
-// switch; force elements and motions their parameters, expressions with a live check and
+// switch, and a joint on curves its curves (a spline's points, one a line, or x, y and z as
+// expressions of s, checked as they are typed); force elements and motions their parameters, expressions with a live check and
 // preview; a coupler its type, joints, sizes (a gear pair's pitch radii said from its axles)
 // and a linear coupler's terms. A valid edit is not applied here: it is offered as the whole
 // scene after it, and the window pushes it onto the undo stack. An invalid one stays in its

@@ -5,19 +5,25 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
+#include <QRegularExpression>
 
 #include "engine/io/mesh_loader.h"
 #include "engine/io/scene_format.h"
 #include "engine/math/constants.h"
 #include "engine/model/construct.h"
+#include "engine/model/curve.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
 #include "ui/common/coupler_layout.h"
+#include "ui/common/joint_curves.h"
 #include "ui/common/text.h"
 
 namespace ui {
@@ -26,6 +32,9 @@ namespace {
 
 void limitFields(FieldList& b);
 void frictionFields(FieldList& b);
+void camContactFields(FieldList& b);
+void curveFields(FieldList& b, const QString& what, const QString& key,
+                 engine::CurveSpec engine::Joint::*member);
 
 void jointFields(FieldList& b) {
     const SceneSpec& spec = b.spec;
@@ -34,15 +43,15 @@ void jointFields(FieldList& b) {
     auto J = [id](auto& s) { return byId(s.joints, id); };
     b.title = tr("Joint (%1)").arg(toQString(engine::jointTypeName(joint->type)));
     b.name();
-    QStringList types;
-    for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k)
-        types << toQString(engine::jointTypeName(static_cast<engine::JointType>(k)));
     b.choice(
-        tr("Type"), QStringLiteral("type"), types,
+        tr("Type"), QStringLiteral("type"), b.words(QStringLiteral("type")),
         [J](const SceneSpec& s) { return std::string(engine::jointTypeName(J(s)->type)); },
         [J](SceneSpec& s, const std::string& text) {
             engine::Joint& j = *J(s);
             j.type = engine::jointTypeFromName(text).value_or(j.type);
+            // A joint on curves gets curves through its markers where they are; another
+            // type leaves them.
+            fitJointCurves(s, j.id);
             if (j.type == engine::JointType::Distance && !(j.length > 0.0)) {
                 // A rod as long as the markers are apart now.
                 const engine::Part* pi = s.findPart(j.markerI.part);
@@ -120,8 +129,188 @@ void jointFields(FieldList& b) {
                        QStringLiteral("rotationalDamping"), &Compliance::rotationalDamping);
         }
     }
+    using engine::JointType;
+    if (joint->type == JointType::CurveOnCurve) {
+        camContactFields(b);
+        b.heading(tr("Cam contour (in marker J's x-y plane)"));
+        curveFields(b, tr("Cam"), QStringLiteral("curve"), &engine::Joint::curve);
+        b.heading(tr("Follower contour (in marker I's x-y plane)"));
+        curveFields(b, tr("Follower"), QStringLiteral("follower"), &engine::Joint::follower);
+        return;
+    }
     limitFields(b);
     frictionFields(b);
+    if (joint->type == JointType::PointOnCurve) {
+        b.heading(tr("Curve (in marker J's frame)"));
+        curveFields(b, tr("Curve"), QStringLiteral("curve"), &engine::Joint::curve);
+    }
+}
+
+// A joint's curve as a curve (null when it is none): for the parameter's range.
+std::shared_ptr<const engine::Curve> curveOf(const engine::CurveSpec& spec) {
+    std::string error, key;
+    return engine::Curve::make(spec, error, key);
+}
+
+// A point as a list of points shows it: x, y, z to the last digit that tells the number apart
+// (what is typed comes back unchanged), −0 and round-off as 0.
+QString pointText(const engine::Vec3& p) {
+    QStringList numbers;
+    for (int k = 0; k < 3; ++k) {
+        const double v = std::abs(p(k)) < 1e-13 ? 0.0 : p(k);
+        numbers << QString::number(v, 'g', QLocale::FloatingPointShortest);
+    }
+    return numbers.join(QStringLiteral(", "));
+}
+
+std::string pointsText(const std::vector<engine::Vec3>& points) {
+    QStringList lines;
+    for (const engine::Vec3& p : points) lines << pointText(p);
+    return lines.join(QLatin1Char('\n')).toStdString();
+}
+
+// Points typed one a line as x, y, z (commas, semicolons, spaces or tabs between the numbers,
+// brackets ignored: a spreadsheet's columns or a scene file's [x, y, z] pasted in; blank lines
+// skipped). Empty with `error` saying which line is not a point.
+std::vector<engine::Vec3> parsePoints(const std::string& text, QString& error) {
+    std::vector<engine::Vec3> points;
+    const QStringList lines = QString::fromStdString(text).split(QLatin1Char('\n'));
+    static const QRegularExpression separators(QStringLiteral("[,;\\s\\[\\]]+"));
+    for (qsizetype n = 0; n < lines.size(); ++n) {
+        const QStringList numbers = lines[n].split(separators, Qt::SkipEmptyParts);
+        if (numbers.isEmpty()) continue;
+        if (numbers.size() != 3) {
+            error =
+                tr("line %1: %2 numbers; a point is three, x, y, z").arg(n + 1).arg(numbers.size());
+            return {};
+        }
+        engine::Vec3 p;
+        for (int k = 0; k < 3; ++k) {
+            bool ok = false;
+            p(k) = numbers[k].toDouble(&ok);
+            if (!ok || !std::isfinite(p(k))) {
+                error = tr("line %1: '%2' is not a number").arg(n + 1).arg(numbers[k]);
+                return {};
+            }
+        }
+        points.push_back(p);
+    }
+    if (points.empty()) error = tr("no points: type one a line, x, y, z");
+    return points;
+}
+
+// The rows of a curve of a joint on curves (`member`, rows keyed "<key>.<curve key>"): its
+// type, whether it is closed, and a spline's points or x, y, z as expressions of s with the
+// range of s. `what` names it in the labels ("Curve", "Cam", "Follower").
+void curveFields(FieldList& b, const QString& what, const QString& key,
+                 engine::CurveSpec engine::Joint::*member) {
+    const engine::EntityId id = b.id;
+    auto C = [id, member](auto& s) { return &(byId(s.joints, id)->*member); };
+    const engine::CurveSpec& curve = *C(b.spec);
+    const QString prefix = key + QLatin1Char('.');
+    b.choice(
+        tr("%1 type").arg(what), key, b.words(prefix + QStringLiteral("type")),
+        [C](const SceneSpec& s) { return std::string(engine::curveTypeName(C(s)->type)); },
+        [C](SceneSpec& s, const std::string& text) {
+            // The curve as the other kind: a spline through the expression's points, or
+            // expressions of the spline's circle or line.
+            const auto type = engine::curveTypeFromName(text);
+            if (!type || *type == C(s)->type) return;
+            *C(s) = *type == engine::CurveType::Spline ? asSpline(*C(s)) : asExpression(*C(s));
+        });
+    b.toggle(
+        tr("%1 closed").arg(what), prefix + QStringLiteral("closed"),
+        [C](const SceneSpec& s) { return C(s)->closed; },
+        [C](SceneSpec& s, bool on) {
+            engine::CurveSpec& c = *C(s);
+            c.closed = on;
+            // A spline closes by itself from its last point back to its first: a last point
+            // on the first is one too many.
+            if (on && c.type == engine::CurveType::Spline && c.points.size() > 4 &&
+                (c.points.back() - c.points.front()).norm() < 1e-9)
+                c.points.pop_back();
+        });
+    const std::shared_ptr<const engine::Curve> made = curveOf(curve);
+    if (curve.type == engine::CurveType::Spline) {
+        PropertyField f;
+        f.kind = PropertyField::Kind::Points;
+        f.label = tr("%1 points").arg(what);
+        f.unit = QStringLiteral("m");
+        f.key = prefix + QStringLiteral("points");
+        f.getText = [C](const SceneSpec& s) { return pointsText(C(s)->points); };
+        f.setText = [C](SceneSpec& s, const std::string& text) {
+            QString error;
+            C(s)->points = parsePoints(text, error);
+        };
+        f.checkText = [](const std::string& text) {
+            QString error;
+            parsePoints(text, error);
+            return error;
+        };
+        b.add(std::move(f));
+        if (made)
+            b.info(tr("%1 length").arg(what),
+                   tr("%1 m (its parameter s runs along it from 0 at its first point)")
+                       .arg(number(made->end())));
+        return;
+    }
+    for (const auto& [axis, component] : {std::pair{QStringLiteral("x"), &engine::CurveSpec::x},
+                                          std::pair{QStringLiteral("y"), &engine::CurveSpec::y},
+                                          std::pair{QStringLiteral("z"), &engine::CurveSpec::z}}) {
+        PropertyField& f = b.expression(
+            tr("%1 %2(s)").arg(what, axis), prefix + axis, QStringLiteral("m"),
+            [C, component](const SceneSpec& s) { return C(s)->*component; },
+            [C, component](SceneSpec& s, const std::string& text) { C(s)->*component = text; });
+        f.variable = QStringLiteral("s");
+        f.rangeStart = curve.start;
+        f.rangeEnd = curve.end;
+    }
+    b.number(
+        tr("%1 s from").arg(what), QString(), 1.0, prefix + QStringLiteral("start"),
+        [C](const SceneSpec& s) { return C(s)->start; },
+        [C](SceneSpec& s, double v) { C(s)->start = v; });
+    b.number(
+        tr("%1 s to").arg(what), QString(), 1.0, prefix + QStringLiteral("end"),
+        [C](const SceneSpec& s) { return C(s)->end; },
+        [C](SceneSpec& s, double v) { C(s)->end = v; });
+}
+
+// A cam's contact: held, or free to lift off with the restitution and compliance of its
+// contact (the cam's `limits` object, keys as limitFields').
+void camContactFields(FieldList& b) {
+    const engine::EntityId id = b.id;
+    const engine::Joint* joint = byId(b.spec.joints, id);
+    auto J = [id](auto& s) { return byId(s.joints, id); };
+    b.toggle(
+        tr("Follower may lift off"), QStringLiteral("liftOff"),
+        [J](const SceneSpec& s) { return J(s)->liftOff; },
+        [J](SceneSpec& s, bool on) {
+            J(s)->liftOff = on;
+            fitJointCurves(s, J(s)->id);  // held on, its contact has no restitution
+        });
+    if (!joint->liftOff) return;
+    auto contactOf = [J](SceneSpec& s) -> engine::JointLimit& {
+        std::vector<engine::JointLimit>& limits = J(s)->limits;
+        if (limits.empty()) limits.resize(1);
+        return limits[0];
+    };
+    auto read = [J](const SceneSpec& s) {
+        const std::vector<engine::JointLimit>& limits = J(s)->limits;
+        return limits.empty() ? engine::JointLimit{} : limits[0];
+    };
+    b.number(
+        tr("Contact restitution"), QString(), 1.0, QStringLiteral("limit.restitution"),
+        [read](const SceneSpec& s) { return read(s).restitution; },
+        [contactOf](SceneSpec& s, double v) { contactOf(s).restitution = v; });
+    b.number(
+        tr("Contact frequency (0: rigid)"), QStringLiteral("Hz"), 1.0,
+        QStringLiteral("limit.frequency"), [read](const SceneSpec& s) { return read(s).frequency; },
+        [contactOf](SceneSpec& s, double v) { contactOf(s).frequency = v; });
+    if (read(b.spec).frequency > 0.0)
+        b.number(
+            tr("Contact damping ratio"), QString(), 1.0, QStringLiteral("limit.dampingRatio"),
+            [read](const SceneSpec& s) { return read(s).dampingRatio; },
+            [contactOf](SceneSpec& s, double v) { contactOf(s).dampingRatio = v; });
 }
 
 // A joint's end stops (engine::JointLimit), per coordinate: which ends it has, where they are,
@@ -133,10 +322,16 @@ void limitFields(FieldList& b) {
     const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
     constexpr double kNone = std::numeric_limits<double>::infinity();
     const QStringList ends{tr("none"), tr("lower"), tr("upper"), tr("lower and upper")};
+    // A point on a curve stops along it, at the curve's ends when first given stops (a slot's).
+    const bool onCurve = joint->type == engine::JointType::PointOnCurve;
+    std::optional<std::pair<double, double>> curveEnds;
+    if (onCurve)
+        if (const auto curve = curveOf(joint->curve))
+            curveEnds = std::pair{curve->start(), curve->end()};
     for (std::size_t k = 0; k < axes.size(); ++k) {
         const bool angle = axes[k] == engine::JointAxis::Rotation;
         const QString suffix = k == 0 ? QString() : QStringLiteral("#%1").arg(k);
-        const QString what = angle ? tr("Angle") : tr("Slide");
+        const QString what = onCurve ? tr("Pin") : angle ? tr("Angle") : tr("Slide");
         // The limit of coordinate k, made when first set.
         auto limitOf = [J, k, n = axes.size()](SceneSpec& s) -> engine::JointLimit& {
             std::vector<engine::JointLimit>& limits = J(s)->limits;
@@ -155,9 +350,12 @@ void limitFields(FieldList& b) {
                     (std::isfinite(l.lower) ? 1 : 0) + (std::isfinite(l.upper) ? 2 : 0);
                 return ends[which].toStdString();
             },
-            [limitOf, ends, angle](SceneSpec& s, const std::string& text) {
+            [limitOf, ends, angle, curveEnds](SceneSpec& s, const std::string& text) {
                 engine::JointLimit& l = limitOf(s);
                 const int which = static_cast<int>(ends.indexOf(QString::fromStdString(text)));
+                if (curveEnds && (which & 1) && !std::isfinite(l.lower)) l.lower = curveEnds->first;
+                if (curveEnds && (which & 2) && !std::isfinite(l.upper))
+                    l.upper = curveEnds->second;
                 // A new end a quarter turn (or 10 cm) beyond the other, or about zero.
                 const double span = angle ? engine::kPi / 2.0 : 0.1;
                 if (which & 1) {
@@ -175,7 +373,11 @@ void limitFields(FieldList& b) {
             });
         const engine::JointLimit now = read(b.spec);
         if (!now.limited()) continue;
-        const QString unit = angle ? QStringLiteral("°") : QStringLiteral("m");
+        // Along a curve of expressions: in its parameter s.
+        const QString unit = angle ? QStringLiteral("°")
+                             : onCurve && joint->curve.type == engine::CurveType::Expression
+                                 ? QString()
+                                 : QStringLiteral("m");
         const double scale = angle ? kDeg : 1.0;
         if (std::isfinite(now.lower))
             b.number(
@@ -212,6 +414,10 @@ void frictionFields(FieldList& b) {
     const engine::EntityId id = b.id;
     const engine::Joint* joint = byId(b.spec.joints, id);
     auto J = [id](auto& s) { return byId(s.joints, id); };
+    // Friction goes on revolute, prismatic and cylindrical joints.
+    if (joint->type == engine::JointType::PointOnCurve ||
+        joint->type == engine::JointType::CurveOnCurve)
+        return;
     const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
     const QStringList kinds{tr("none"), tr("friction")};
     for (std::size_t k = 0; k < axes.size(); ++k) {
@@ -439,7 +645,7 @@ void motionFields(FieldList& b) {
     QStringList joints;
     for (const engine::Joint& j : spec.joints)
         if (j.type == engine::JointType::Revolute || j.type == engine::JointType::Prismatic ||
-            j.type == engine::JointType::Cylindrical)
+            j.type == engine::JointType::Cylindrical || j.type == engine::JointType::PointOnCurve)
             joints << toQString(j.name);
     b.choice(
         tr("Joint"), QStringLiteral("joint"), joints,
@@ -827,6 +1033,10 @@ const engine::io::format::Field* formatField(std::string_view object, std::strin
         const std::string_view prefix = key.substr(0, dot);
         if (object == "coupler" && prefix == "terms") {
             object = "couplerTerm";
+            variant = {};
+            key = key.substr(dot + 1);
+        } else if (object == "joint" && (prefix == "curve" || prefix == "follower")) {
+            object = "curve";  // "follower.points": a key of the follower's curve
             variant = {};
             key = key.substr(dot + 1);
         } else if (format::findObject(prefix)) {

@@ -24,6 +24,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPlainTextEdit;
 class QPushButton;
 class QWidget;
 
@@ -34,8 +35,8 @@ class ExpressionEditor;
 using Numbers = std::array<double, 3>;
 
 // One editable quantity: a number, three numbers, a text, a switch, a choice, an expression,
-// a colour; or a line of information, a button, a heading. Numbers are shown in `scale` × their
-// SI value (degrees for angles).
+// a colour, a list of points; or a line of information, a button, a heading. Numbers are shown
+// in `scale` × their SI value (degrees for angles).
 struct PropertyField {
     enum class Kind {
         Number,
@@ -45,6 +46,7 @@ struct PropertyField {
         Choice,
         Expression,
         Colour,
+        Points,  // a text of one point a line, "x, y, z" (getText, setText, checkText)
         Info,
         Button,
         Heading
@@ -66,9 +68,13 @@ struct PropertyField {
     std::function<void(engine::SceneSpec&, bool)> setSwitch;
     std::function<void(bool)> local;  // a switch of the panel's own (no edit)
     QStringList choices;
+    // An expression of another variable than time (a curve's "s"), checked on its range.
+    QString variable;
+    double rangeStart = 0.0, rangeEnd = 0.0;
     std::function<void(engine::SceneSpec&)> action;  // a button's edit
     QString info;
     QLineEdit* edits[3] = {nullptr, nullptr, nullptr};
+    QPlainTextEdit* lines = nullptr;  // Points
     QCheckBox* check = nullptr;
     QComboBox* combo = nullptr;
     ExpressionEditor* expression = nullptr;
@@ -89,6 +95,8 @@ struct PropertyField {
         action = from.action;
         info = from.info;
         integer = from.integer;
+        rangeStart = from.rangeStart;
+        rangeEnd = from.rangeEnd;
     }
 };
 

@@ -24,6 +24,7 @@
 #include <osg/ShapeDrawable>
 #include <osg/Texture2D>
 
+#include "engine/model/curve.h"
 #include "engine/model/mass_properties.h"
 #include "ui/viewport/osg_convert.h"
 #include "ui/viewport/scene_look.h"
@@ -299,6 +300,12 @@ osg::ref_ptr<osg::Node> makeJointGlyph(engine::JointType type, double size, Glyp
     case JointType::PerpendicularAxes:
         lines({-z * s, z * s, -x * s, x * s});
         break;
+    case JointType::PointOnCurve:
+    case JointType::CurveOnCurve:
+    case JointType::PointOnSurface:
+        // The point riding on it (the curves themselves are drawn with their part).
+        add(new osg::Sphere(osg::Vec3(), 0.8f * r));
+        break;
     }
     geode->setName(std::string("joint glyph ") + std::string(engine::jointTypeName(type)));
     geode->setStateSet(style.solid.get());
@@ -409,6 +416,8 @@ void addCircle(osg::Vec3Array& points, const Vec3& centre, const Vec3& axis, dou
 const osg::Vec4 kCouplerColour(0.72f, 0.52f, 1.0f, 1.0f);    // violet: gears and racks
 const osg::Vec4 kSelectedColour(1.0f, 0.62f, 0.05f, 1.0f);   // as the parts' outline
 const osg::Vec4 kToothForceColour(1.0f, 0.3f, 0.75f, 1.0f);  // magenta: tooth forces
+const osg::Vec4 kCurveColour(0.25f, 0.9f, 0.78f, 1.0f);      // teal: slots, cams, followers
+constexpr float kHiddenCurveAlpha = 0.6f;                    // a curve where parts hide it
 
 }  // namespace
 
@@ -436,6 +445,15 @@ void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
         (*coupler.colour)[0] = on ? kSelectedColour : kCouplerColour;
         coupler.colour->dirty();
         coupler.lines->getOrCreateStateSet()->setAttribute(new osg::LineWidth(on ? 3.5f : 2.0f));
+    }
+    for (CurveGlyph& curve : graph.curves) {
+        const bool on = isSelected(curve.joint);
+        osg::Vec4 colour = on ? kSelectedColour : kCurveColour;
+        (*curve.colour)[0] = colour;
+        colour.a() = kHiddenCurveAlpha;
+        (*curve.hiddenColour)[0] = colour;
+        curve.colour->dirty();
+        curve.hiddenColour->dirty();
     }
     for (std::size_t p = 0; p < graph.partShapes.size() && p < spec.parts.size(); ++p) {
         const bool on =
@@ -736,6 +754,74 @@ void addJointGlyphs(SceneGraph& g, const engine::SceneSpec& spec, double size) {
     }
 }
 
+void addCurves(SceneGraph& g, const engine::SceneSpec& spec) {
+    // Joints on curves: each curve a line through its samples in its marker's frame, below its
+    // part's transform (it moves with the part). Where parts hide it, it shows through fainter.
+    auto seenState = makeRef<osg::StateSet>();
+    drawUnlit(seenState.get());
+    seenState->setAttribute(new osg::LineWidth(2.5f));
+    auto hiddenState = makeRef<osg::StateSet>();
+    drawUnlit(hiddenState.get());
+    hiddenState->setAttribute(new osg::LineWidth(2.0f));
+    hiddenState->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+    hiddenState->setMode(GL_BLEND, osg::StateAttribute::ON);
+    hiddenState->setAttribute(
+        new osg::BlendFunc(osg::BlendFunc::SRC_ALPHA, osg::BlendFunc::ONE_MINUS_SRC_ALPHA));
+    hiddenState->setAttributeAndModes(new osg::Depth(osg::Depth::ALWAYS, 0.0, 1.0, false));
+    hiddenState->setRenderBinDetails(19, "RenderBin");
+    for (const engine::Joint& joint : spec.joints) {
+        const bool cam = joint.type == engine::JointType::CurveOnCurve;
+        if (joint.type != engine::JointType::PointOnCurve && !cam) continue;
+        CurveGlyph glyph;
+        glyph.joint = joint.id;
+        glyph.colour = new osg::Vec4Array;
+        glyph.colour->push_back(kCurveColour);
+        glyph.hiddenColour = new osg::Vec4Array;
+        osg::Vec4 faint = kCurveColour;
+        faint.a() = kHiddenCurveAlpha;
+        glyph.hiddenColour->push_back(faint);
+        // One curve on the part of marker `ref`; false when it is no curve (not drawn).
+        auto draw = [&](const engine::CurveSpec& curve, const engine::MarkerRef& ref,
+                        const std::string& what) {
+            const engine::Part* part = spec.findPart(ref.part);
+            const engine::Marker* marker = spec.findMarker(ref);
+            if (!part || !marker) return false;
+            std::string error, key;
+            const std::shared_ptr<const engine::Curve> made =
+                engine::Curve::make(curve, error, key);
+            if (!made || made->samples().size() < 2) return false;
+            auto points = makeRef<osg::Vec3Array>();
+            for (const Vec3& p : made->samples()) points->push_back(toOsg(p));
+            const GLenum mode = made->closed() ? GL_LINE_LOOP : GL_LINE_STRIP;
+            auto geode = makeRef<osg::Geode>();
+            geode->setName(what + " of " + joint.name);
+            for (osg::Vec4Array* colour : {glyph.colour.get(), glyph.hiddenColour.get()}) {
+                auto line = makeRef<osg::Geometry>();
+                // Drawn from buffers, not a display list: its colour changes with the selection.
+                line->setUseDisplayList(false);
+                line->setUseVertexBufferObjects(true);
+                line->setVertexArray(points);
+                line->setColorArray(colour, osg::Array::BIND_OVERALL);
+                line->addPrimitiveSet(
+                    new osg::DrawArrays(mode, 0, static_cast<GLsizei>(points->size())));
+                line->setStateSet(colour == glyph.colour.get() ? seenState.get()
+                                                               : hiddenState.get());
+                geode->addDrawable(line);
+            }
+            auto frame = makeRef<osg::MatrixTransform>(toOsg(marker->X_PM));
+            frame->setName(joint.name);
+            frame->setUserValue(kEntityKey, static_cast<unsigned int>(joint.id));
+            frame->setNodeMask(kMaskJoints);
+            frame->addChild(geode);
+            g.partTransforms[static_cast<std::size_t>(part - spec.parts.data())]->addChild(frame);
+            return true;
+        };
+        bool drawn = draw(joint.curve, joint.markerJ, cam ? "cam contour" : "curve");
+        if (cam) drawn = draw(joint.follower, joint.markerI, "follower contour") || drawn;
+        if (drawn) g.curves.push_back(std::move(glyph));
+    }
+}
+
 void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
     // Spring-dampers: coils between their markers, in world coordinates.
     std::vector<engine::Transform> poses;
@@ -957,6 +1043,7 @@ SceneGraph buildSceneGraph(const engine::SceneSpec& spec) {
     addCentresOfMass(g, spec, size);
     addMarkers(g, spec, size);
     addJointGlyphs(g, spec, size);
+    addCurves(g, spec);
     addSprings(g, spec, size);
     const osg::Vec3d centre = addEnvironment(g, spec, size, bound);
     addContactArrows(g, spec);

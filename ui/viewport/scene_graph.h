@@ -1,6 +1,7 @@
 #pragma once
 // Builds the OpenSceneGraph scene for a mechanism: parts drawn from their geometry with
-// per-part material, marker triads, joint glyphs by type, spring coils, gear and rack meshes
+// per-part material, marker triads, joint glyphs by type, the curves of joints on curves
+// (slots, cam and follower contours), spring coils, gear and rack meshes
 // (pitch circles and pitch points) with their tooth forces, the ground grid and
 // world axes, and the look that does not depend on the view: a sky gradient behind
 // everything, a floor, a key light that casts soft shadows (a shadow map rendered from the
@@ -66,6 +67,15 @@ struct CouplerGlyph {
     double size = 0.01;                       // m: the ball's radius; the tangent's length
 };
 
+// A joint on curves' curve, drawn with the part it is fixed in (under its marker, so it moves
+// with the part): a point on a curve's curve on marker J's part; a cam pair's contours, the
+// cam's on J's part and the follower's on I's. A line where it is in sight, and fainter where
+// parts hide it; in the selection's colour while its joint is selected.
+struct CurveGlyph {
+    engine::EntityId joint = engine::kNoEntity;
+    osg::ref_ptr<osg::Vec4Array> colour, hiddenColour;  // of its line in sight and hidden
+};
+
 struct SceneGraph {
     osg::ref_ptr<osg::Group> root;         // everything below
     osg::ref_ptr<osg::Group> mechanism;    // parts with their markers and joint glyphs
@@ -86,6 +96,7 @@ struct SceneGraph {
     std::vector<CouplerGlyph> couplers;
     osg::ref_ptr<osg::Geometry> couplerArrows;
     std::vector<double> couplerForces;  // per coupler, as recorded (`<name>.force`) [N]
+    std::vector<CurveGlyph> curves;     // joints on curves (a curve that is none: not drawn)
     // Per part: the geode with its shapes (material, translucency) and the outline drawn
     // around it while it is selected.
     std::vector<osg::ref_ptr<osg::Geode>> partShapes;
@@ -109,7 +120,8 @@ constexpr const char* kEntityKey = "motus.entity";
 engine::EntityId entityOf(const osg::NodePath& path);
 
 // Shows the selected parts highlighted: a warm glow on their material and an outline. A
-// selected coupler's glyph takes the selection's colour, and the parts it couples glow.
+// selected coupler's glyph takes the selection's colour, and the parts it couples glow; so do
+// a selected joint's curves.
 void setHighlighted(SceneGraph& graph, const engine::SceneSpec& spec,
                     const std::vector<engine::EntityId>& selected);
 

@@ -39,12 +39,14 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QTest>
 
 #include <gtest/gtest.h>
 
 #include "engine/io/mesh_loader.h"
 #include "engine/io/scene_format.h"
+#include "engine/math/constants.h"
 #include "engine/model/scene_spec.h"
 #include "tests/support/scene_builders.h"
 #include "ui/properties/expression_editor.h"
@@ -280,7 +282,7 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     }
 
     // A joint of each type between a moving part and the ground, named after its type.
-    for (int k = 0; k <= static_cast<int>(engine::JointType::PerpendicularAxes); ++k) {
+    for (int k = 0; k <= static_cast<int>(engine::JointType::CurveOnCurve); ++k) {
         engine::Joint joint;
         joint.id = spec.newId();
         joint.type = static_cast<engine::JointType>(k);
@@ -296,6 +298,23 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
             // End stops of every kind: both ends and compliant here, the slide's lower end of
             // the cylindrical joint below.
             joint.limits = {{.lower = -1.0, .upper = 1.0, .frequency = 30.0}};
+        }
+        // Curves of both kinds: the point on a curve's a spline, the cam's contour expressions
+        // and its follower a closed spline; the cam's follower may lift off.
+        if (joint.type == engine::JointType::PointOnCurve)
+            joint.curve.points = {
+                {0.0, 0.0, 0.05}, {0.05, 0.02, 0.05}, {0.1, 0.02, 0.05}, {0.15, 0.0, 0.05}};
+        if (joint.type == engine::JointType::CurveOnCurve) {
+            joint.curve.type = engine::CurveType::Expression;
+            joint.curve.x = "0.04*cos(s)";
+            joint.curve.y = "0.01 + 0.04*sin(s)";
+            joint.curve.end = 2.0 * engine::kPi;
+            joint.curve.closed = true;
+            joint.follower.points = {
+                {0.01, 0.0, 0.0}, {0.0, 0.01, 0.0}, {-0.01, 0.0, 0.0}, {0.0, -0.01, 0.0}};
+            joint.follower.closed = true;
+            joint.liftOff = true;
+            joint.limits = {{.restitution = 0.2}};
         }
         if (joint.type == engine::JointType::Cylindrical) {
             joint.limits = {{}, {.lower = -0.1}};
@@ -408,6 +427,7 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
 bool isEditor(QWidget* widget) {
     if (!widget || !widget->isEnabled()) return false;
     if (auto* edit = qobject_cast<QLineEdit*>(widget)) return !edit->isReadOnly();
+    if (auto* lines = qobject_cast<QPlainTextEdit*>(widget)) return !lines->isReadOnly();
     return qobject_cast<QComboBox*>(widget) || qobject_cast<QCheckBox*>(widget) ||
            qobject_cast<ExpressionEditor*>(widget);
 }
@@ -469,6 +489,9 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"joint", "soft.frequency"},
              {"joint", "soft.rotationalDamping"},
              {"joint/type=universal", "type"},
+             {"joint/type=pointOnCurve", "curve"},
+             {"joint/type=curveOnCurve", "follower"},
+             {"joint", "liftOff"},
              {"force/type=pointTorque", "components"},
              {"force/type=pointForce", "frame"},
              {"force/type=rotationalSpringDamper", "freeAngle"},
@@ -544,6 +567,8 @@ bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::
         return rule.kind == K::String;
     case R::Expression:
         return rule.kind == K::Expression || rule.kind == K::Any;
+    case R::Points:  // a list of [x, y, z]
+        return rule.kind == K::Array;
     case R::Text:  // text, or a number that may be left blank (a contact pair's overrides)
         return rule.kind == K::String || rule.kind == K::Any ||
                (rule.kind == K::Number && f.format->value.empty());
