@@ -90,6 +90,27 @@ CurveSpec slot(const engine::SceneSpec& spec, const engine::Joint& joint) {
     return c;
 }
 
+// A flat patch through marker I's origin, normal to marker J's z axis (see the header).
+engine::SurfaceSpec plane(const engine::SceneSpec& spec, const engine::Joint& joint) {
+    const engine::Part* pi = spec.findPart(joint.markerI.part);
+    const engine::Part* pj = spec.findPart(joint.markerJ.part);
+    const engine::Marker* mi = spec.findMarker(joint.markerI);
+    const engine::Marker* mj = spec.findMarker(joint.markerJ);
+    Vec3 p = Vec3::Zero();  // I's origin in J's frame
+    if (pi && pj && mi && mj) p = (pj->X_WP * mj->X_PM).inverse() * (pi->X_WP * mi->X_PM.p);
+    p = roundTo(p, 1e-5);
+    engine::SurfaceSpec out;
+    out.type = engine::SurfaceType::Expression;
+    out.x = "u";
+    out.y = "v";
+    out.z = text(p.z());
+    out.uStart = roundTo(p.x() - 0.1, 1e-5);
+    out.uEnd = roundTo(p.x() + 0.1, 1e-5);
+    out.vStart = roundTo(p.y() - 0.1, 1e-5);
+    out.vEnd = roundTo(p.y() + 0.1, 1e-5);
+    return out;
+}
+
 // A disc cam on marker J's axis and a roller on marker I's, touching (see the header).
 void camAndRoller(engine::SceneSpec& spec, engine::Joint& joint, bool moveParts) {
     engine::Part* pi = nullptr;
@@ -139,6 +160,10 @@ void fitJointCurves(engine::SceneSpec& spec, engine::EntityId id, bool moveParts
     using engine::JointType;
     const bool onCurve = joint->type == JointType::PointOnCurve;
     const bool cam = joint->type == JointType::CurveOnCurve;
+    const bool onSurface = joint->type == JointType::PointOnSurface;
+    if (onSurface && joint->surface.empty()) joint->surface = plane(spec, *joint);
+    if (!onSurface) joint->surface = {};
+    if (onSurface || joint->type == JointType::Spherical) joint->friction.clear();
     if (onCurve && joint->curve.empty()) joint->curve = slot(spec, *joint);
     if (cam) camAndRoller(spec, *joint, moveParts);
     if (!onCurve && !cam) joint->curve = {};

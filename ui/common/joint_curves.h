@@ -15,6 +15,8 @@
 //                 roller the rest. Axes that coincide take the cam's size from its part (50 mm
 //                 without one) and a roller a quarter of it; with `moveParts` the follower's
 //                 part, or else the cam's, moves along J's x axis until they touch.
+//   pointOnSurface  a flat patch 200 mm square through marker I's origin, normal to marker
+//                 J's z axis: x = u, y = v, z = I's height in J's frame (expressions).
 
 #include "engine/model/scene_spec.h"
 
@@ -22,7 +24,8 @@ namespace ui {
 
 // Gives joint `joint` of `spec` the curves its type needs where it has none (above) and takes
 // what its type cannot have off it: curves, follower and lift-off off a joint of another type,
-// friction off a joint on curves, stops that stop nothing off a joint without them (a cam's
+// a surface off a joint that is not on one, friction off a joint on curves or a surface and a
+// ball joint, stops that stop nothing off a joint without them (a cam's
 // contact restitution once it may not lift off).
 void fitJointCurves(engine::SceneSpec& spec, engine::EntityId joint, bool moveParts = false);
 

@@ -218,14 +218,15 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     parts->addAction(marker);
 
     QMenu* jointMenu = menu->addMenu(tr("&Joint"));
-    for (int k = 0; k <= static_cast<int>(engine::JointType::CurveOnCurve); ++k) {
+    for (int k = 0; k <= static_cast<int>(engine::JointType::PointOnSurface); ++k) {
         const auto type = static_cast<engine::JointType>(k);
         const QString name = toQString(engine::jointTypeName(type));
         // The joints on curves get their names as users know them, and say what they start as.
         const QString label =
-            type == engine::JointType::PointOnCurve   ? tr("Point on Curve (Pin in Slot)")
-            : type == engine::JointType::CurveOnCurve ? tr("Curve on Curve (Cam)")
-                                                      : spaced(engine::jointTypeName(type));
+            type == engine::JointType::PointOnCurve     ? tr("Point on Curve (Pin in Slot)")
+            : type == engine::JointType::CurveOnCurve   ? tr("Curve on Curve (Cam)")
+            : type == engine::JointType::PointOnSurface ? tr("Point on Surface")
+                                                        : spaced(engine::jointTypeName(type));
         QAction* a = toolAction(name, label, QStringLiteral("CreateJoint_") + name,
                                 [this, type] { connectParts(type); });
         if (type == engine::JointType::PointOnCurve)
@@ -234,6 +235,12 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
                    "on its part), then the part with the slot. The slot starts straight "
                    "along the second marker's x axis through the pin; edit its curve in "
                    "Properties"));
+        else if (type == engine::JointType::PointOnSurface)
+            a->setToolTip(
+                tr("Point on surface: click the point (a marker or a point on its part), then "
+                   "the part with the surface. The surface starts as a flat 200 mm patch "
+                   "through the point, normal to the second marker's z axis; edit its "
+                   "expressions or make it a grid of heights in Properties"));
         else if (type == engine::JointType::CurveOnCurve)
             a->setToolTip(
                 tr("Curve on curve (a cam and its follower): click the follower's axis "

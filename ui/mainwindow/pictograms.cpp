@@ -189,6 +189,16 @@ bool paintJoints(const QString& what, Ink& k) {
         p.drawEllipse(QRectF(6.5, 15, 3, 3));
         p.setBrush(accent);
         p.drawEllipse(QRectF(13, 3, 8, 8));
+    } else if (what == QLatin1String("pointOnSurface")) {
+        // A curved sheet with a point resting on it.
+        QPainterPath sheet(QPointF(2, 18));
+        sheet.cubicTo(QPointF(8, 10), QPointF(15, 10), QPointF(22, 16));
+        sheet.lineTo(QPointF(22, 22));
+        sheet.cubicTo(QPointF(15, 16), QPointF(8, 16), QPointF(2, 23));
+        sheet.closeSubpath();
+        p.drawPath(sheet);
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(9, 5, 6, 6));
     } else {
         return false;
     }

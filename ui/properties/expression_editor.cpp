@@ -292,9 +292,15 @@ void ExpressionEditor::check() {
         error_ = tr("enter an expression of %1").arg(variable_);
     } else {
         std::string reason;
-        const std::string variable = variable_.toStdString();
+        // One variable, or two ("u, v": a surface's, checked along the first with the
+        // second at 0).
+        const QStringList names = variable_.split(QLatin1Char(','), Qt::SkipEmptyParts);
+        const std::string first = names.value(0).trimmed().toStdString();
+        const std::string second = names.value(1).trimmed().toStdString();
         std::optional<engine::Expression> parsed =
-            engine::Expression::parse(text, reason, {variable.c_str()});
+            names.size() > 1
+                ? engine::Expression::parse(text, reason, {first.c_str(), second.c_str()})
+                : engine::Expression::parse(text, reason, {first.c_str()});
         if (!parsed) {
             error_ = QString::fromStdString(reason);
         } else if (!sample(*parsed, badTime, badValue)) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <utility>
 
 #include <QCoreApplication>
@@ -22,6 +23,7 @@
 #include "engine/model/curve.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
+#include "engine/model/surface.h"
 #include "ui/common/coupler_layout.h"
 #include "ui/common/joint_curves.h"
 #include "ui/common/text.h"
@@ -33,6 +35,7 @@ namespace {
 void limitFields(FieldList& b);
 void frictionFields(FieldList& b);
 void camContactFields(FieldList& b);
+void surfaceFields(FieldList& b);
 void curveFields(FieldList& b, const QString& what, const QString& key,
                  engine::CurveSpec engine::Joint::*member);
 
@@ -143,6 +146,10 @@ void jointFields(FieldList& b) {
     if (joint->type == JointType::PointOnCurve) {
         b.heading(tr("Curve (in marker J's frame)"));
         curveFields(b, tr("Curve"), QStringLiteral("curve"), &engine::Joint::curve);
+    }
+    if (joint->type == JointType::PointOnSurface) {
+        b.heading(tr("Surface (in marker J's frame)"));
+        surfaceFields(b);
     }
 }
 
@@ -273,6 +280,155 @@ void curveFields(FieldList& b, const QString& what, const QString& key,
         tr("%1 s to").arg(what), QString(), 1.0, prefix + QStringLiteral("end"),
         [C](const SceneSpec& s) { return C(s)->end; },
         [C](SceneSpec& s, double v) { C(s)->end = v; });
+}
+
+// Numbers on a line (commas, semicolons, spaces or tabs between them); `error` says what is
+// not a number.
+std::vector<double> parseNumbers(const std::string& line, QString& error) {
+    std::vector<double> out;
+    std::string cleaned = line;
+    for (char& c : cleaned)
+        if (c == ',' || c == ';' || c == '\t' || c == '[' || c == ']') c = ' ';
+    std::istringstream in(cleaned);
+    std::string word;
+    while (in >> word) {
+        char* end = nullptr;
+        const double v = std::strtod(word.c_str(), &end);
+        if (end == word.c_str() || *end != '\0' || !std::isfinite(v)) {
+            error = tr("'%1' is not a number").arg(QString::fromStdString(word));
+            return {};
+        }
+        out.push_back(v);
+    }
+    return out;
+}
+
+std::string numbersText(const std::vector<double>& values) {
+    std::string out;
+    for (std::size_t k = 0; k < values.size(); ++k)
+        out += (k ? ", " : "") + engine::numberText(values[k], 10);
+    return out;
+}
+
+// Rows of numbers, one a line (a grid's heights: a row per y value).
+std::vector<std::vector<double>> parseRows(const std::string& text, QString& error) {
+    std::vector<std::vector<double>> rows;
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (line.find_first_not_of(" \t,;[]") == std::string::npos) continue;
+        QString why;
+        rows.push_back(parseNumbers(line, why));
+        if (!why.isEmpty()) {
+            error = tr("line %1: %2").arg(n).arg(why);
+            return {};
+        }
+    }
+    if (rows.empty()) error = tr("no heights: type a row of them a line, one row per y value");
+    return rows;
+}
+
+// The surface of a point on a surface (rows keyed "surface.<key>"): its type, and x, y, z as
+// expressions of u and v with their ranges, or a grid's x and y values and heights.
+void surfaceFields(FieldList& b) {
+    const engine::EntityId id = b.id;
+    auto S = [id](auto& s) { return &byId(s.joints, id)->surface; };
+    const engine::SurfaceSpec& surface = *S(b.spec);
+    b.choice(
+        tr("Surface type"), QStringLiteral("surface"), b.words(QStringLiteral("surface.type")),
+        [S](const SceneSpec& s) { return std::string(engine::surfaceTypeName(S(s)->type)); },
+        [S](SceneSpec& s, const std::string& text) {
+            // The other kind over the same patch: a grid of the expression's heights over its
+            // (u, v) range, or the expressions of a flat patch over the grid's.
+            const auto type = engine::surfaceTypeFromName(text);
+            if (!type || *type == S(s)->type) return;
+            engine::SurfaceSpec& c = *S(s);
+            engine::SurfaceSpec out;
+            out.type = *type;
+            if (*type == engine::SurfaceType::Grid) {
+                std::string error, key;
+                const auto made = engine::Surface::make(c, error, key);
+                for (int k = 0; k < 5; ++k) {
+                    out.xs.push_back(c.uStart + (c.uEnd - c.uStart) * k / 4.0);
+                    out.ys.push_back(c.vStart + (c.vEnd - c.vStart) * k / 4.0);
+                }
+                for (double v : out.ys) {
+                    out.heights.emplace_back();
+                    for (double u : out.xs)
+                        out.heights.back().push_back(made ? made->at(u, v).x.z() : 0.0);
+                }
+            } else {
+                out.x = "u";
+                out.y = "v";
+                out.z = "0";
+                if (c.xs.size() >= 2 && c.ys.size() >= 2) {
+                    out.uStart = c.xs.front();
+                    out.uEnd = c.xs.back();
+                    out.vStart = c.ys.front();
+                    out.vEnd = c.ys.back();
+                }
+            }
+            c = out;
+        });
+    if (surface.type == engine::SurfaceType::Expression) {
+        for (const auto& [axis, component] :
+             {std::pair{QStringLiteral("x"), &engine::SurfaceSpec::x},
+              std::pair{QStringLiteral("y"), &engine::SurfaceSpec::y},
+              std::pair{QStringLiteral("z"), &engine::SurfaceSpec::z}}) {
+            PropertyField& f = b.expression(
+                tr("Surface %1(u, v)").arg(axis), QStringLiteral("surface.") + axis,
+                QStringLiteral("m"),
+                [S, component](const SceneSpec& s) { return S(s)->*component; },
+                [S, component](SceneSpec& s, const std::string& text) { S(s)->*component = text; });
+            f.variable = QStringLiteral("u, v");
+            f.rangeStart = surface.uStart;
+            f.rangeEnd = surface.uEnd;
+        }
+        for (const auto& [label, key, member] :
+             {std::tuple{tr("Surface u from"), QStringLiteral("uStart"),
+                         &engine::SurfaceSpec::uStart},
+              std::tuple{tr("Surface u to"), QStringLiteral("uEnd"), &engine::SurfaceSpec::uEnd},
+              std::tuple{tr("Surface v from"), QStringLiteral("vStart"),
+                         &engine::SurfaceSpec::vStart},
+              std::tuple{tr("Surface v to"), QStringLiteral("vEnd"), &engine::SurfaceSpec::vEnd}})
+            b.number(
+                label, QString(), 1.0, QStringLiteral("surface.") + key,
+                [S, member](const SceneSpec& s) { return S(s)->*member; },
+                [S, member](SceneSpec& s, double v) { S(s)->*member = v; });
+        return;
+    }
+    for (const auto& [label, key, member] :
+         {std::tuple{tr("Grid x values"), QStringLiteral("xs"), &engine::SurfaceSpec::xs},
+          std::tuple{tr("Grid y values"), QStringLiteral("ys"), &engine::SurfaceSpec::ys}})
+        b.text(
+            label, QStringLiteral("surface.") + key,
+            [S, member](const SceneSpec& s) { return numbersText(S(s)->*member); },
+            [S, member](SceneSpec& s, const std::string& text) {
+                QString error;
+                const std::vector<double> values = parseNumbers(text, error);
+                if (error.isEmpty()) S(s)->*member = values;
+            },
+            QStringLiteral("m"));
+    PropertyField f;
+    f.kind = PropertyField::Kind::Points;
+    f.label = tr("Grid heights (a row per y value)");
+    f.unit = QStringLiteral("m");
+    f.key = QStringLiteral("surface.heights");
+    f.getText = [S](const SceneSpec& s) {
+        std::string out;
+        for (const std::vector<double>& row : S(s)->heights) out += numbersText(row) + "\n";
+        return out;
+    };
+    f.setText = [S](SceneSpec& s, const std::string& text) {
+        QString error;
+        S(s)->heights = parseRows(text, error);
+    };
+    f.checkText = [](const std::string& text) {
+        QString error;
+        parseRows(text, error);
+        return error;
+    };
+    b.add(std::move(f));
 }
 
 // A cam's contact: held, or free to lift off with the restitution and compliance of its
@@ -416,7 +572,9 @@ void frictionFields(FieldList& b) {
     auto J = [id](auto& s) { return byId(s.joints, id); };
     // Friction goes on revolute, prismatic and cylindrical joints.
     if (joint->type == engine::JointType::PointOnCurve ||
-        joint->type == engine::JointType::CurveOnCurve)
+        joint->type == engine::JointType::CurveOnCurve ||
+        joint->type == engine::JointType::PointOnSurface ||
+        joint->type == engine::JointType::Spherical)
         return;
     const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
     const QStringList kinds{tr("none"), tr("friction")};

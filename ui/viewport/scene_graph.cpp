@@ -26,6 +26,7 @@
 
 #include "engine/model/curve.h"
 #include "engine/model/mass_properties.h"
+#include "engine/model/surface.h"
 #include "ui/viewport/osg_convert.h"
 #include "ui/viewport/scene_look.h"
 
@@ -771,7 +772,8 @@ void addCurves(SceneGraph& g, const engine::SceneSpec& spec) {
     hiddenState->setRenderBinDetails(19, "RenderBin");
     for (const engine::Joint& joint : spec.joints) {
         const bool cam = joint.type == engine::JointType::CurveOnCurve;
-        if (joint.type != engine::JointType::PointOnCurve && !cam) continue;
+        const bool onSurface = joint.type == engine::JointType::PointOnSurface;
+        if (joint.type != engine::JointType::PointOnCurve && !cam && !onSurface) continue;
         CurveGlyph glyph;
         glyph.joint = joint.id;
         glyph.colour = new osg::Vec4Array;
@@ -781,18 +783,44 @@ void addCurves(SceneGraph& g, const engine::SceneSpec& spec) {
         faint.a() = kHiddenCurveAlpha;
         glyph.hiddenColour->push_back(faint);
         // One curve on the part of marker `ref`; false when it is no curve (not drawn).
+        // (a surface, when given instead: a wire grid of its samples, every fourth row and
+        // column, as line segments)
         auto draw = [&](const engine::CurveSpec& curve, const engine::MarkerRef& ref,
-                        const std::string& what) {
+                        const std::string& what, const engine::SurfaceSpec* surface = nullptr) {
             const engine::Part* part = spec.findPart(ref.part);
             const engine::Marker* marker = spec.findMarker(ref);
             if (!part || !marker) return false;
             std::string error, key;
-            const std::shared_ptr<const engine::Curve> made =
-                engine::Curve::make(curve, error, key);
-            if (!made || made->samples().size() < 2) return false;
             auto points = makeRef<osg::Vec3Array>();
-            for (const Vec3& p : made->samples()) points->push_back(toOsg(p));
-            const GLenum mode = made->closed() ? GL_LINE_LOOP : GL_LINE_STRIP;
+            GLenum mode = GL_LINES;
+            if (surface) {
+                const std::shared_ptr<const engine::Surface> made =
+                    engine::Surface::make(*surface, error, key);
+                if (!made) return false;
+                const std::vector<Vec3>& x = made->samples();
+                const int nu = made->columns(), nv = made->rows();
+                auto at = [&](int i, int j) {
+                    return toOsg(x[static_cast<std::size_t>(j * nu + i)]);
+                };
+                const int every = std::max(1, std::min(nu, nv) / 10);
+                for (int j = 0; j < nv; j += every)
+                    for (int i = 0; i + 1 < nu; ++i) {
+                        points->push_back(at(i, j));
+                        points->push_back(at(i + 1, j));
+                    }
+                for (int i = 0; i < nu; i += every)
+                    for (int j = 0; j + 1 < nv; ++j) {
+                        points->push_back(at(i, j));
+                        points->push_back(at(i, j + 1));
+                    }
+            } else {
+                const std::shared_ptr<const engine::Curve> made =
+                    engine::Curve::make(curve, error, key);
+                if (!made || made->samples().size() < 2) return false;
+                for (const Vec3& p : made->samples()) points->push_back(toOsg(p));
+                mode = made->closed() ? GL_LINE_LOOP : GL_LINE_STRIP;
+            }
+            if (points->size() < 2) return false;
             auto geode = makeRef<osg::Geode>();
             geode->setName(what + " of " + joint.name);
             for (osg::Vec4Array* colour : {glyph.colour.get(), glyph.hiddenColour.get()}) {
@@ -816,7 +844,8 @@ void addCurves(SceneGraph& g, const engine::SceneSpec& spec) {
             g.partTransforms[static_cast<std::size_t>(part - spec.parts.data())]->addChild(frame);
             return true;
         };
-        bool drawn = draw(joint.curve, joint.markerJ, cam ? "cam contour" : "curve");
+        bool drawn = onSurface ? draw({}, joint.markerJ, "surface", &joint.surface)
+                               : draw(joint.curve, joint.markerJ, cam ? "cam contour" : "curve");
         if (cam) drawn = draw(joint.follower, joint.markerI, "follower contour") || drawn;
         if (drawn) g.curves.push_back(std::move(glyph));
     }

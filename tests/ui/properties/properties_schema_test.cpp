@@ -282,7 +282,7 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     }
 
     // A joint of each type between a moving part and the ground, named after its type.
-    for (int k = 0; k <= static_cast<int>(engine::JointType::CurveOnCurve); ++k) {
+    for (int k = 0; k <= static_cast<int>(engine::JointType::PointOnSurface); ++k) {
         engine::Joint joint;
         joint.id = spec.newId();
         joint.type = static_cast<engine::JointType>(k);
@@ -315,6 +315,14 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
             joint.follower.closed = true;
             joint.liftOff = true;
             joint.limits = {{.restitution = 0.2}};
+        }
+        // A point on a surface of expressions (its grid kind's keys are the same field's).
+        if (joint.type == engine::JointType::PointOnSurface) {
+            joint.surface.x = "u";
+            joint.surface.y = "v";
+            joint.surface.z = "0.05 + 0.5*(u^2 + v^2)";
+            joint.surface.uStart = joint.surface.vStart = -0.1;
+            joint.surface.uEnd = joint.surface.vEnd = 0.1;
         }
         if (joint.type == engine::JointType::Cylindrical) {
             joint.limits = {{}, {.lower = -0.1}};
@@ -491,6 +499,7 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"joint/type=universal", "type"},
              {"joint/type=pointOnCurve", "curve"},
              {"joint/type=curveOnCurve", "follower"},
+             {"joint/type=pointOnSurface", "surface"},
              {"joint", "liftOff"},
              {"force/type=pointTorque", "components"},
              {"force/type=pointForce", "frame"},
