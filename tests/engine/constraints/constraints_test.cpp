@@ -12,6 +12,7 @@
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
+#include "tests/support/body_motion.h"
 
 namespace engine {
 namespace {
@@ -56,31 +57,8 @@ SceneSpec twoBodyScene(JointType type, bool groundI, std::mt19937& rng) {
     return spec;
 }
 
-// Moves body b by Δ = (δr, δπ') (δπ' a body-axes rotation vector).
-void perturb(Eigen::VectorXd& q, int b, int coordinate, double eps) {
-    if (coordinate < 3) {
-        layout::position(q, b)(coordinate) += eps;
-        return;
-    }
-    const Quat e =
-        (bodyOrientation(q, b) * Quat(Eigen::AngleAxisd(eps, Vec3::Unit(coordinate - 3))))
-            .normalized();
-    layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
-}
-
-// Configuration after time t of motion with constant v_W and ω' (body axes) per body.
-Eigen::VectorXd moved(const Model& model, const State& s, double t) {
-    Eigen::VectorXd q = s.q;
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        layout::position(q, b) += t * layout::linear(s.v, b);
-        const Vec3 w = layout::angular(s.v, b);
-        const Quat e =
-            (bodyOrientation(s.q, b) * Quat(Eigen::AngleAxisd(w.norm() * t, w.normalized())))
-                .normalized();
-        layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
-    }
-    return q;
-}
+using test::moved;
+using test::perturb;
 
 Eigen::VectorXd evaluatePhi(const Model& model, double t, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v) {

@@ -17,6 +17,7 @@
 #include "engine/model/model.h"
 #include "engine/model/surface.h"
 #include "engine/state/state.h"
+#include "tests/support/body_motion.h"
 #include "tests/support/scene_builders.h"
 #include "tests/support/scene_errors.h"
 #include "tests/support/simulation.h"
@@ -127,31 +128,8 @@ TEST(Curves, TheNearestPointIsFoundOnTheRightTurnOfAHelix) {
 
 // ---- Rows against finite differences.
 
-// Moves body b by Δ = (δr, δπ') (δπ' a body-axes rotation vector).
-void perturb(Eigen::VectorXd& q, int b, int coordinate, double eps) {
-    if (coordinate < 3) {
-        layout::position(q, b)(coordinate) += eps;
-        return;
-    }
-    const Quat e =
-        (bodyOrientation(q, b) * Quat(Eigen::AngleAxisd(eps, Vec3::Unit(coordinate - 3))))
-            .normalized();
-    layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
-}
-
-Eigen::VectorXd moved(const Model& model, const State& s, double t) {
-    Eigen::VectorXd q = s.q;
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        layout::position(q, b) += t * layout::linear(s.v, b);
-        const Vec3 w = layout::angular(s.v, b);
-        if (w.norm() == 0.0) continue;
-        const Quat e =
-            (bodyOrientation(s.q, b) * Quat(Eigen::AngleAxisd(w.norm() * t, w.normalized())))
-                .normalized();
-        layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
-    }
-    return q;
-}
+using test::moved;
+using test::perturb;
 
 // Φ and the joint's coordinate at q.
 Eigen::VectorXd evaluate(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
