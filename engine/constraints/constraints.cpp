@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/kinematics/curve_geometry.h"
+#include "engine/kinematics/frame_motion.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
@@ -247,6 +248,27 @@ int jointRows(const Model& model, const JointModel& joint, const std::vector<Bod
     for (std::size_t k = 0; k < count; ++k)
         row = primitiveRows<kJacobian>(first[k], I, J, d, withGamma, row, out, to);
     return row;
+}
+
+// A moving frame's six rows (engine/kinematics/frame_motion.h), from `row` on: Φ and ν always,
+// with kJacobian the body's Jacobian entries and γ.
+template <bool kJacobian>
+int frameRows(const JointModel& joint, const std::vector<BodyFrame>& frames, double t, int row,
+              ConstraintEvaluation& out, RowTargets* to) {
+    const FrameMotionModel& motion = *joint.frameMotion;
+    ConstraintRow rows[6];
+    double nu[6];
+    frameMotionRows(motion, frames[static_cast<std::size_t>(motion.body)], t, rows, nu);
+    for (int k = 0; k < 6; ++k) {
+        out.Phi(row + k) = rows[k].value;
+        out.nu(row + k) = nu[k];
+        if constexpr (kJacobian) {
+            double* ji = to->sideI(row + k);
+            for (int e = 0; e < 6; ++e) ji[e] = rows[k].Ji(e);
+            out.gamma(row + k) = rows[k].gamma;
+        }
+    }
+    return row + 6;
 }
 
 // A motion's row: c(q) − f(t) = 0 (an angle wrapped to (−π, π]), ċ = f(t), or c̈ = f(t); Φ and
@@ -530,8 +552,10 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
     // Joints.
     int row = 0;
     for (const JointModel& joint : model.joints)
-        row = jointRows<true>(model, joint, frames, joint.primitives.data(),
-                              joint.primitives.size(), withGamma, row, out, &to);
+        row = joint.frameMotion
+                  ? frameRows<true>(joint, frames, t, row, out, &to)
+                  : jointRows<true>(model, joint, frames, joint.primitives.data(),
+                                    joint.primitives.size(), withGamma, row, out, &to);
 
     // Couplers.
     for (std::size_t k = 0, term = 0; k < model.couplers.size(); ++k, ++row) {
@@ -573,8 +597,10 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
     out.nu.setZero(nc);
     int row = 0;
     for (const JointModel& joint : model.joints)
-        row = jointRows<false>(model, joint, frames, joint.primitives.data(),
-                               joint.primitives.size(), false, row, out, nullptr);
+        row = joint.frameMotion
+                  ? frameRows<false>(joint, frames, t, row, out, nullptr)
+                  : jointRows<false>(model, joint, frames, joint.primitives.data(),
+                                     joint.primitives.size(), false, row, out, nullptr);
     for (std::size_t k = 0, term = 0; k < model.couplers.size(); ++k, ++row) {
         couplerRow<false>(model, k, frames, row, term, out);
         term += model.couplers[k].terms.size();

@@ -299,16 +299,16 @@ Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
             0.5 * (w * wx + y * wz - z * wy), 0.5 * (w * wy + z * wx - x * wz),
             0.5 * (w * wz + x * wy - y * wx);
     }
-    // Driver power: each driver row's generalised force −Jᵀλ times v, i.e. −λ ċ.
+    // Driver power: each motion's or moving frame's row's generalised force −Jᵀλ times v,
+    // i.e. −λ ċ.
     out.driverPower = 0.0;
     const auto& Phi_q = ws.constraints.Phi_q;
-    for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
-        const int row = model.jointRows + d;
+    model.forEachWorkingRow([&](int row) {
         double rate = 0.0;
         for (SparseRowMatrix::InnerIterator it(Phi_q, row); it; ++it)
             rate += it.value() * v(it.col());
         out.driverPower -= ws.lambda(row) * rate;
-    }
+    });
     out.dampingPower = ws.forceEnergies.dampingPower;
     out.driverPower +=
         ws.forceEnergies.actuatorPower;  // joint controllers put energy in like drivers

@@ -186,10 +186,10 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
             return scale;
         };
         const double scale = velocityResidual();
-        if ((model.drivers.empty() || !driverWork) && ws.solver.redundantRows().empty()) {
+        if ((!model.hasWorkingRows() || !driverWork) && ws.solver.redundantRows().empty()) {
             // Every row kept (no dropped row to check against the scale): added in place.
             ws.solver.projectAdd(residual, state.v, nullptr);
-        } else if (model.drivers.empty() || !driverWork) {
+        } else if (!model.hasWorkingRows() || !driverWork) {
             ws.solver.project(residual, delta, nullptr, scale);
             state.v += delta;
         } else {
@@ -199,13 +199,12 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
             // works at the mean of the velocities before and after, −μ Φq_d (v + v')/2.
             Eigen::VectorXd& mu = ws.velocityImpulse;
             ws.solver.project(residual, delta, &mu, scale);
-            for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
-                const int row = model.jointRows + d;
+            model.forEachWorkingRow([&](int row) {
                 double rate = 0.0;
                 for (SparseRowMatrix::InnerIterator it(A, row); it; ++it)
                     rate += it.value() * (state.v(it.col()) + 0.5 * delta(it.col()));
                 state.driverWork -= mu(row) * rate;
-            }
+            });
             state.v += delta;
         }
         // A row dropped as dependent that the correction misses (next to a singular position):

@@ -236,12 +236,11 @@ Status detail::beginStep(const Model& model, const State& state, Workspace& ws, 
 
 void detail::addDriverWork(const Model& model, const SparseRowMatrix& J0,
                            const Eigen::VectorXd& impulse, const Eigen::VectorXd& v, State& state) {
-    for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
-        const int row = model.jointRows + d;
+    model.forEachWorkingRow([&](int row) {
         double rate = 0.0;
         for (SparseRowMatrix::InnerIterator it(J0, row); it; ++it) rate += it.value() * v(it.col());
         state.driverWork -= impulse(row) * rate;
-    }
+    });
 }
 
 }  // namespace engine

@@ -78,7 +78,7 @@ private:
             if (k > 0) ratio = std::clamp(worst / previous, kFirstRatio, 1.0);
             previous = worst;
             // v −= M⁻¹Φqₙᵀ μ, μ = S⁻¹ r (the impulses summed only where motions do work).
-            ws.solver.projectAdd(residual, v, model.drivers.empty() ? nullptr : &impulse);
+            ws.solver.projectAdd(residual, v, model.hasWorkingRows() ? &impulse : nullptr);
         }
         stats_.projectionIterations = k;
         stats_.impulseIterations += k;

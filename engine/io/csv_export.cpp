@@ -1,4 +1,5 @@
 #include "engine/io/csv_export.h"
+#include "engine/kinematics/frame_motion.h"
 #include "engine/model/layout.h"
 #include "engine/record/channel_names.h"
 
@@ -49,6 +50,16 @@ void CsvWriter::writeHeader() {
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
         column(c);
+    for (const int j : model_.frameJoints) {
+        const int f = model_.joints[static_cast<std::size_t>(j)].frameMotion->body;
+        const std::string& frame = model_.bodies[static_cast<std::size_t>(f)].name;
+        for (int b = 0; b < model_.bodyCount(); ++b) {
+            if (b == f) continue;
+            const std::string& n = model_.bodies[static_cast<std::size_t>(b)].name;
+            for (const char* const* names : {ch::kPosition, ch::kVelocity, ch::kAngularVelocity})
+                for (int k = 0; k < 3; ++k) column(ch::of(n, ch::inFrame(frame, names[k])));
+        }
+    }
     if (model_.contact.enabled)
         for (const char* c : {ch::kContactCount, ch::kContactNormalForce, ch::kContactMaxDepth})
             column(c);
@@ -122,6 +133,16 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     put(o.energies.potential());
     put(o.energies.total());
     put(o.constraintError);
+    for (const int j : model_.frameJoints) {
+        const int f = model_.joints[static_cast<std::size_t>(j)].frameMotion->body;
+        const Transform& X_PB = model_.bodies[static_cast<std::size_t>(f)].X_PB;
+        for (int b = 0; b < model_.bodyCount(); ++b) {
+            if (b == f) continue;
+            const SeenInFrame seen = seenInFrame(X_PB, state.q, state.v, f, b);
+            for (const Vec3* e : {&seen.position, &seen.velocity, &seen.angularVelocity})
+                for (int k = 0; k < 3; ++k) put((*e)(k));
+        }
+    }
     if (model_.contact.enabled) {
         double normal = 0.0, depth = 0.0;
         for (const ContactForce& c : o.contacts) {

@@ -11,6 +11,8 @@
 //                       per limited coordinate: its stops' force [N] or torque [N·m],
 //                       then J.friction (J.q0friction…) per coordinate with friction
 //   energy.kinetic,energy.potential,energy.total,constraint.error
+//   per moving frame F and other moving part P: P.F.x,P.F.y,P.F.z,P.F.vx…,P.F.wx… (P seen in
+//                       F, in F's axes: engine/kinematics/frame_motion.h)
 //
 // The kinematic analyses (`motus-cli kinematics|inverse`) add, after these:
 //   per moving part P:  P.ax,P.ay,P.az (COM acceleration), P.alphax,P.alphay,P.alphaz (angular

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 10). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 11). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -50,6 +50,11 @@ std::vector<ObjectFormat> describe() {
         {"markers", "array of markers", "array", "[]", "no", "`[]`", ""},
         {"material", "material", "object", "{\"friction\": 0.5, \"restitution\": 0}", "no", "μ 0.5, e 0", "contact material"},
         {"collision", "collision filter", "object", "{\"enabled\": true, \"group\": 1, \"mask\": 4294967295}", "no", "on, group 1, mask all", "which parts it touches"},
+        {"frameMotion", "frame motion", "object", "", "no", "none", "makes the part a moving frame: its pose prescribed as expressions of time (below), the mechanism on it feeling the motion's inertial effects; not on the ground (minor version 11)"},
+    }, {}});
+    objects.push_back({"frameMotion", "/$defs/part/properties/frameMotion", {
+        {"translation", "[x, y, z]: numbers or expressions of `time`, m", "", "[0, 0, 0]", "no", "`[0, 0, 0]`", "the part origin's offset from its initial position, world axes, e.g. `[\"0.05*sin(2*pi*1.5*time)\", 0, 0]`"},
+        {"rotation", "[roll, pitch, yaw]: numbers or expressions of `time`, rad", "", "[0, 0, 0]", "no", "`[0, 0, 0]`", "the turn R = Rz(yaw) Ry(pitch) Rx(roll) of the part about its origin from its initial orientation, angles about world x, y, z, e.g. `[0, 0, \"2*time\"]` for a platform turning at 2 rad/s"},
     }, {}});
     objects.push_back({"material", "/$defs/part/properties/material", {
         {"friction", "number ≥ 0", "number >=0", "0.5", "no", "0.5", "Coulomb friction coefficient μ; a pair of parts uses the geometric mean of theirs, √(μA μB), unless a contact pair says otherwise"},

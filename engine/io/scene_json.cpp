@@ -695,6 +695,24 @@ public:
             if (const json* v = optional(*c, "mask"))
                 bits(*v, at + "/collision/mask", p.collision.mask);
         }
+        if (const json* m = optional(j, "frameMotion"); m && isObject(*m, at + "/frameMotion")) {
+            const std::string where = at + "/frameMotion";
+            checkKeys(*m, where, format::object("frameMotion").keys());
+            FrameMotion motion;
+            for (auto [key, target] : {std::pair{"translation", &motion.translation},
+                                       std::pair{"rotation", &motion.rotation}}) {
+                const json* v = optional(*m, key);
+                if (!v) continue;
+                if (!v->is_array() || v->size() != 3) {
+                    error(where + "/" + key,
+                          "expected [x, y, z]: three numbers or expressions of time");
+                    continue;
+                }
+                for (std::size_t k = 0; k < 3; ++k)
+                    expression((*v)[k], where + "/" + key + "/" + std::to_string(k), (*target)[k]);
+            }
+            p.frameMotion = motion;
+        }
         if (const json* markers = optional(j, "markers");
             markers && isArray(*markers, at + "/markers")) {
             for (std::size_t k = 0; k < markers->size(); ++k) {

@@ -101,6 +101,14 @@ json shapeJson(const Shape& s) {
     return j;
 }
 
+// An expression as the reader takes it back: a number when it is one.
+json expressionJson(const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (end && *end == '\0' && end != text.c_str() && std::isfinite(value)) return value;
+    return text;
+}
+
 json partJson(const Part& p) {
     json j;
     j["name"] = p.name;
@@ -143,6 +151,15 @@ json partJson(const Part& p) {
         if (p.collision.mask != filter.mask) c["mask"] = p.collision.mask;
         j["collision"] = c;
     }
+    if (p.frameMotion) {
+        json m;
+        auto triple = [](const std::string(&e)[3]) {
+            return json::array({expressionJson(e[0]), expressionJson(e[1]), expressionJson(e[2])});
+        };
+        m["translation"] = triple(p.frameMotion->translation);
+        m["rotation"] = triple(p.frameMotion->rotation);
+        j["frameMotion"] = m;
+    }
     if (!p.markers.empty()) {
         json markers = json::array();
         for (const Marker& m : p.markers) {
@@ -156,14 +173,6 @@ json partJson(const Part& p) {
     }
     putExtensions(j, p.extensions);
     return j;
-}
-
-// An expression as the reader takes it back: a number when it is one.
-json expressionJson(const std::string& text) {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (end && *end == '\0' && end != text.c_str() && std::isfinite(value)) return value;
-    return text;
 }
 
 json forceJson(const ForceSpec& f) {

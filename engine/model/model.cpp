@@ -493,6 +493,58 @@ CompileResult compile(const SceneSpec& spec) {
         model->joints.push_back(std::move(j));
     }
 
+    // Moving frames: a hidden joint each, after the scene's (whose indices stay the spec's),
+    // holding the part's body to its prescribed pose (engine/kinematics/frame_motion.h).
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        const Part& part = spec.parts[p];
+        const int b = model->bodyOfPart[p];
+        if (!part.frameMotion || b == kGround) continue;
+        auto motion = std::make_shared<FrameMotionModel>();
+        motion->body = b;
+        std::string error;
+        for (int c = 0; c < 3; ++c) {
+            if (auto e = Expression::parse(part.frameMotion->translation[c], error))
+                motion->translation[c] = *e;
+            if (auto e = Expression::parse(part.frameMotion->rotation[c], error))
+                motion->rotation[c] = *e;
+        }
+        const Transform& X_WB0 = model->bodies[static_cast<std::size_t>(b)].X_WB0;
+        motion->origin0 = part.X_WP.p;
+        motion->X_MB = Transform{X_WB0.R, X_WB0.p - part.X_WP.p};
+        MarkerModel onBody, onGround;
+        onBody.id = onGround.id = part.id;
+        onBody.name = part.name + ".(frame)";
+        onBody.body = b;
+        onGround.name = "(world)." + part.name;
+        onGround.X_BM = X_WB0;
+        onGround.R_BM = X_WB0.rotationMatrix();
+        JointModel j;
+        j.id = part.id;
+        j.name = part.name;
+        j.type = JointType::Fixed;
+        j.markerI = static_cast<int>(model->markers.size());
+        j.markerJ = j.markerI + 1;
+        model->markers.push_back(onBody);
+        model->markers.push_back(onGround);
+        j.primitives.push_back({PrimitiveType::Coincident, 2, 2, 0.0, nullptr, nullptr, nullptr});
+        static constexpr int kPairs[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+        static const char* axis[] = {"x", "y", "z"};
+        for (const char* a : axis) j.rowLabels.push_back(std::string("frame position ") + a);
+        for (const auto& pair : kPairs) {
+            j.primitives.push_back(
+                {PrimitiveType::Dot1, pair[0], pair[1], 0.0, nullptr, nullptr, nullptr});
+            j.rowLabels.push_back(std::string("perpendicular ") + axis[pair[0]] + "_I, " +
+                                  axis[pair[1]] + "_J (frame orientation)");
+        }
+        j.rows = 6;
+        j.softRowOffset = model->softRows;
+        j.frameMotion = std::move(motion);
+        model->frameJoints.push_back(static_cast<int>(model->joints.size()));
+        model->jointRowOffset.push_back(model->jointRows);
+        model->jointRows += j.rows;
+        model->joints.push_back(std::move(j));
+    }
+
     model->jointCoordinateCount = coordinateCount;
 
     // Couplers: one row each after the joints'.

@@ -28,7 +28,6 @@ constexpr int kGround = -1;
 
 class Curve;
 class Surface;
-class Surface;
 
 struct BodyModel {
     EntityId id = kNoEntity;
@@ -77,6 +76,17 @@ struct Primitive {
     }
 };
 
+// A moving frame (Part::frameMotion) resolved: the pose of body `body` prescribed as
+//   X_WB(t) = M(t) X_MB,  M(t) = (origin0 + d(t), R(t)),
+// d the translation's expressions, R(t) = Rz(rotation[2]) Ry(rotation[1]) Rx(rotation[0]).
+// A hidden joint holds it (JointModel::frameMotion, engine/kinematics/frame_motion.h).
+struct FrameMotionModel {
+    int body = 0;
+    Expression translation[3], rotation[3];
+    Vec3 origin0 = Vec3::Zero();  // the part origin's initial position
+    Transform X_MB;               // the body frame in M
+};
+
 struct JointModel {
     EntityId id = kNoEntity;
     std::string name;
@@ -97,6 +107,10 @@ struct JointModel {
     // and the follower's (I's); a point on a surface: its surface. Null for the other types.
     std::shared_ptr<const Curve> curve, follower;
     std::shared_ptr<const Surface> surface;
+    // A moving frame's joint (type Fixed, named as its part, after the scene's joints): its
+    // six rows hold its body to the prescribed pose (marker J: a ground marker at the body's
+    // initial pose, carried by the motion).
+    std::shared_ptr<const FrameMotionModel> frameMotion;
 };
 
 // A force element with its references resolved (see ForceSpec for the laws and units).
@@ -231,6 +245,7 @@ struct Model {
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
+    std::vector<int> frameJoints;       // the moving frames' joints (after the scene's)
     // Rows before the motions': the joints' (jointRowOffset), then one per coupler from
     // couplerRowOffset on; the motions' (driver) rows follow.
     int jointRows = 0;
@@ -241,6 +256,15 @@ struct Model {
     ContactModel contact;  // collision geometry, filters, materials (used when enabled)
 
     int constraintRows() const { return jointRows + static_cast<int>(drivers.size()); }
+    // Whether some rows do work on the mechanism: motions' or moving frames'.
+    bool hasWorkingRows() const { return !drivers.empty() || !frameJoints.empty(); }
+    // Calls f(row) for each such row: the motions' rows, then the moving frames' six each.
+    template <class F>
+    void forEachWorkingRow(F&& f) const {
+        for (int d = 0; d < static_cast<int>(drivers.size()); ++d) f(jointRows + d);
+        for (const int j : frameJoints)
+            for (int k = 0; k < 6; ++k) f(jointRowOffset[static_cast<std::size_t>(j)] + k);
+    }
 
     int bodyCount() const { return static_cast<int>(bodies.size()); }
     int positionSize() const { return layout::kPositionsPerBody * bodyCount(); }   // q (layout.h)

@@ -672,6 +672,25 @@ Diagnostics validate(const SceneSpec& spec) {
         check.name(at + "/name", part.name, "part");
         if (!partNames.insert(part.name).second)
             check.error(at + "/name", "duplicate part name '" + part.name + "'");
+        if (part.frameMotion) {
+            if (part.ground)
+                check.error(at + "/frameMotion",
+                            "the ground cannot move: make another part the moving frame and "
+                            "build the mechanism on it");
+            for (int c = 0; c < 3; ++c) {
+                checkExpression(check, at + "/frameMotion/translation/" + std::to_string(c),
+                                part.frameMotion->translation[c]);
+                checkExpression(check, at + "/frameMotion/rotation/" + std::to_string(c),
+                                part.frameMotion->rotation[c]);
+            }
+            // Its reactions are channels of its name, as a joint's are.
+            for (std::size_t k = 0; k < spec.joints.size(); ++k)
+                if (spec.joints[k].name == part.name)
+                    check.error("/joints/" + std::to_string(k) + "/name",
+                                "joint '" + part.name +
+                                    "' has the name of a moving frame (their reactions would "
+                                    "share channels): rename one");
+        }
         if (part.ground) {
             if (!firstGround.empty())
                 check.error(at + "/ground",

@@ -76,6 +76,19 @@ struct CollisionFilter {
     std::uint32_t mask = 0xffffffffu;
 };
 
+// A moving frame (seed 004): a part whose pose is prescribed as expressions of `time`, for the
+// rest of the mechanism to ride on (a shaking table, a ship's deck, a turning platform). Its
+// origin is at its initial position plus `translation` (world axes, m), and it is turned from
+// its initial orientation about its origin by R(t) = Rz(rotation[2]) Ry(rotation[1])
+// Rx(rotation[0]) (angles about world x, y, z: roll, pitch, yaw, rad):
+//   X_WP(t) = (p0 + d(t), R(t) R0).
+// The mechanism on it feels the inertial effects of the motion; the force and torque the motion
+// takes are the part's reactions.
+struct FrameMotion {
+    std::string translation[3] = {"0", "0", "0"};
+    std::string rotation[3] = {"0", "0", "0"};
+};
+
 struct Part {
     EntityId id = kNoEntity;
     std::string name;
@@ -94,6 +107,7 @@ struct Part {
     std::vector<Marker> markers;
     ContactMaterial material;
     CollisionFilter collision;
+    std::optional<FrameMotion> frameMotion;  // a moving frame (not on the ground)
     std::string extensions;
 };
 

@@ -22,6 +22,12 @@ inline constexpr const char* kVelocity[3] = {"vx", "vy", "vz"};
 inline constexpr const char* kAngularVelocity[3] = {"wx", "wy", "wz"};
 inline constexpr const char* kOrientation[4] = {"qw", "qx", "qy", "qz"};
 inline constexpr const char* kAcceleration[3] = {"ax", "ay", "az"};
+// The same of a part seen in a moving frame (Part::frameMotion), in the frame part's axes:
+// position from its origin, velocity and angular velocity relative to it: "bob.deck.x",
+// "bob.deck.vx", "bob.deck.wz".
+inline std::string inFrame(const std::string& frame, const char* quantity) {
+    return frame + "." + quantity;
+}
 inline constexpr const char* kAngularAcceleration[3] = {"alphax", "alphay", "alphaz"};
 
 // Per joint: its coordinates ("q0", "q1": angle [rad] or slide [m]) and their rates

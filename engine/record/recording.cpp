@@ -3,6 +3,7 @@
 
 #include "engine/dynamics/dynamics.h"
 #include "engine/forces/forces.h"
+#include "engine/kinematics/frame_motion.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
 
@@ -135,6 +136,24 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
                     ? "N·m"
                     : "N",
                 size_++);
+        }
+    }
+    // Moving frames: every other part's position, velocity and angular velocity as seen in
+    // each, in its axes ("bob.deck.x").
+    for (const int j : model.frameJoints) {
+        const int fb = model.joints[static_cast<std::size_t>(j)].frameMotion->body;
+        const BodyModel& frameBody = model.bodies[static_cast<std::size_t>(fb)];
+        frames_.emplace_back(fb, frameBody.X_PB);
+        for (int b = 0; b < model.bodyCount(); ++b) {
+            if (b == fb) continue;
+            const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
+            for (int k = 0; k < 3; ++k)
+                add(ch::of(n, ch::inFrame(frameBody.name, ch::kPosition[k])), "m", size_++);
+            for (int k = 0; k < 3; ++k)
+                add(ch::of(n, ch::inFrame(frameBody.name, ch::kVelocity[k])), "m/s", size_++);
+            for (int k = 0; k < 3; ++k)
+                add(ch::of(n, ch::inFrame(frameBody.name, ch::kAngularVelocity[k])), "rad/s",
+                    size_++);
         }
     }
     // Contact: totals of the step that ended at the frame, the solver's figures, and the
@@ -330,6 +349,14 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         for (const std::vector<double>* v : {&o.couplerForce, &o.couplerEffortI, &o.couplerEffortJ})
             *p++ =
                 static_cast<std::size_t>(k) < v->size() ? (*v)[static_cast<std::size_t>(k)] : 0.0;
+    // Seen in moving frames.
+    for (const auto& [f, X_PB] : frames_)
+        for (int b = 0; b < static_cast<int>(nv_ / layout::kVelocitiesPerBody); ++b) {
+            if (b == f) continue;
+            const SeenInFrame seen = seenInFrame(X_PB, s.q, s.v, f, b);
+            for (const Vec3* e : {&seen.position, &seen.velocity, &seen.angularVelocity})
+                p = std::copy(e->data(), e->data() + 3, p);
+        }
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {
@@ -413,6 +440,8 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
         o.couplerEffortI[k] = *p++;
         o.couplerEffortJ[k] = *p++;
     }
+    if (!frames_.empty())  // seen in moving frames: derived, for plots
+        p += 9 * static_cast<int>(frames_.size()) * (nv_ / layout::kVelocitiesPerBody - 1);
     if (!contact_) return;
     // Counts are stored as doubles; a row read from a damaged run file may hold anything, so
     // they are clamped to their range before conversion (never undefined behaviour).

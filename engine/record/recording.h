@@ -80,10 +80,12 @@ public:
 
 private:
     int nq_, nv_, nc_, joints_, drivers_;
-    int controllers_ = 0;               // joint controllers, each with an effort channel
-    int limits_ = 0;                    // joint limits, each with a stop force channel
-    int frictions_ = 0;                 // joint frictions, each with a friction force channel
-    int couplers_ = 0;                  // couplers, each with a force and two effort channels
+    int controllers_ = 0;  // joint controllers, each with an effort channel
+    int limits_ = 0;       // joint limits, each with a stop force channel
+    int frictions_ = 0;    // joint frictions, each with a friction force channel
+    int couplers_ = 0;     // couplers, each with a force and two effort channels
+    // Moving frames' bodies, the other bodies seen in each (engine/kinematics/frame_motion.h).
+    std::vector<std::pair<int, Transform>> frames_;  // body, X_PB
     std::vector<int> powerCoordinate_;  // drivers then controllers: the coordinate they power
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries

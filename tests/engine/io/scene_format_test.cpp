@@ -158,6 +158,7 @@ struct Walk {
             each(j, "markers", "marker");
             if (j.contains("material")) visit(j["material"], "material");
             if (j.contains("collision")) visit(j["collision"], "collision");
+            if (j.contains("frameMotion")) visit(j["frameMotion"], "frameMotion");
         } else if (name == "joint") {
             if (j.contains("soft")) visit(j["soft"], "soft");
             for (const char* key : {"curve", "follower"})
@@ -254,11 +255,9 @@ struct Locate {
     }
     void visit(const json& j, const json::json_pointer& p, const std::string& name) {
         object(j, p, name);
-        const std::pair<const char*, const char*> inner[] = {{"settings", "settings"},
-                                                             {"contact", "contact"},
-                                                             {"material", "material"},
-                                                             {"collision", "collision"},
-                                                             {"soft", "soft"}};
+        const std::pair<const char*, const char*> inner[] = {
+            {"settings", "settings"},   {"contact", "contact"},         {"material", "material"},
+            {"collision", "collision"}, {"frameMotion", "frameMotion"}, {"soft", "soft"}};
         for (const auto& [key, object] : inner)
             if (j.contains(key) && j[key].is_object() &&
                 (name == "scene" || name == "part" || name == "joint"))
