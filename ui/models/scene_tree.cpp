@@ -220,6 +220,9 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                           .arg(*part.density, 0, 'g', 4);
         else if (!part.ground)
             details = QObject::tr("%1 kg").arg(part.mass, 0, 'g', 4);
+        // Moved by its prescribed motion, with the mechanism built on it riding along: said
+        // first, where a narrow column still shows it.
+        if (part.frameMotion) details = QObject::tr("moving frame, %1").arg(details);
         auto partRow = row(toQString(part.name), details, part.id,
                            part.ground ? Kind::Ground : Kind::Part, true);
         for (std::size_t k = 0; k < part.shapes.size(); ++k) {

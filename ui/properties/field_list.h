@@ -176,12 +176,12 @@ public:
         f.kind = PropertyField::Kind::Expression;
         return f;
     }
-    void info(QString label, QString text) {
+    PropertyField& info(QString label, QString text) {
         PropertyField f;
         f.kind = PropertyField::Kind::Info;
         f.label = std::move(label);
         f.info = std::move(text);
-        add(std::move(f));
+        return add(std::move(f));
     }
     void button(QString label, std::function<void(SceneSpec&)> action) {
         PropertyField f;

@@ -137,9 +137,59 @@ void partContactFields(FieldList& b) {
               &engine::CollisionFilter::mask);
 }
 
+// A moving frame: the part's pose prescribed as expressions of time, its origin's offset from
+// where it starts (world axes) and its turn about that origin (roll, pitch, yaw about the world
+// axes), for the mechanism built on it to ride on. The ground cannot be one.
+void frameMotionFields(FieldList& b) {
+    const engine::EntityId id = b.id;
+    const engine::Part* part = partOf(b.spec, id);
+    auto P = [id](auto& s) { return partOf(s, id); };
+    b.heading(tr("Moving frame"));
+    if (part->ground && !part->frameMotion) {
+        PropertyField& why =
+            b.info(tr("Moved by a prescribed motion"), tr("the ground cannot move"));
+        why.help =
+            tr("<p>The ground cannot move. To shake, tilt or turn a mechanism, make "
+               "another part the moving frame (its pose prescribed as expressions of "
+               "time) and build the mechanism on it.</p>");
+        return;
+    }
+    b.toggle(
+        tr("Moved by a prescribed motion (moving frame)"), QStringLiteral("frameMotion"),
+        [P](const SceneSpec& s) { return P(s)->frameMotion.has_value(); },
+        [P](SceneSpec& s, bool on) {
+            engine::Part& p = *P(s);
+            if (!on)
+                p.frameMotion.reset();
+            else if (!p.frameMotion)
+                p.frameMotion.emplace();  // at rest where it is until its expressions are typed
+        });
+    if (!part->frameMotion) return;
+    // Each component an expression of time, as a motion's is; "#k": item k of the format's
+    // [x, y, z] or [roll, pitch, yaw].
+    using Triple = std::string(engine::FrameMotion::*)[3];
+    auto components = [&](Triple triple, const QString(&labels)[3], const QString& key,
+                          const QString& unit) {
+        for (int c = 0; c < 3; ++c)
+            b.expression(
+                labels[c], c == 0 ? key : key + QStringLiteral("#%1").arg(c), unit,
+                [P, triple, c](const SceneSpec& s) { return ((*P(s)->frameMotion).*triple)[c]; },
+                [P, triple, c](SceneSpec& s, const std::string& text) {
+                    ((*P(s)->frameMotion).*triple)[c] = text;
+                });
+    };
+    components(&engine::FrameMotion::translation,
+               {tr("Translation x"), tr("Translation y"), tr("Translation z")},
+               QStringLiteral("frameMotion.translation"), QStringLiteral("m"));
+    components(&engine::FrameMotion::rotation,
+               {tr("Roll (about x)"), tr("Pitch (about y)"), tr("Yaw (about z)")},
+               QStringLiteral("frameMotion.rotation"), QStringLiteral("rad"));
+}
+
 }  // namespace
 
-// A part: name, ground, colour, pose and velocities, mass properties, shapes, contact.
+// A part: name, ground, colour, pose and velocities, moving frame, mass properties, shapes,
+// contact.
 void partFields(FieldList& b, const FieldOptions& o) {
     const SceneSpec& spec = b.spec;
     const engine::EntityId id = b.id;
@@ -175,6 +225,7 @@ void partFields(FieldList& b, const FieldOptions& o) {
             [P](const SceneSpec& s) { return toNumbers(P(s)->w_WP_W); },
             [P](SceneSpec& s, const Numbers& n) { P(s)->w_WP_W = toVec(n); });
     }
+    frameMotionFields(b);
 
     b.heading(tr("Mass and inertia"));
     const QString fromGeometry = tr("from geometry and density"),

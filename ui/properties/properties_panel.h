@@ -2,7 +2,8 @@
 // The properties dock: every field of the selected entity (or of the scene when nothing is
 // selected) with its unit — lengths in m, angles in degrees — validated as it is committed.
 // A part shows its shapes (each with its type, dimensions and place), its mass properties
-// (from the geometry and a density, or typed in as an override) and its contact material; a
+// (from the geometry and a density, or typed in as an override), its contact material and
+// whether it is a moving frame (its pose prescribed as six expressions of time); a
 // marker its place in its part's axes or the world's; a joint its type, markers and collide
 // switch, and a joint on curves its curves (a spline's points, one a line, or x, y and z as
 // expressions of s, checked as they are typed); force elements and motions their parameters, expressions with a live check and

@@ -69,6 +69,18 @@ TEST(SceneTree, ShowsTheMassComputedFromDensity) {
               QString::fromUtf8("0.08 kg (2000 kg/m³)"));
 }
 
+TEST(SceneTree, SaysWhichPartIsAMovingFrame) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    spec.parts[1].frameMotion.emplace();
+    spec.parts[1].frameMotion->rotation[2] = "2*time";
+    QStandardItemModel model;
+    populateSceneTree(model, spec);
+    const QModelIndex link = model.index(1, 1, model.index(0, 0));
+    EXPECT_EQ(link.data().toString(), "moving frame, 1 kg");
+    EXPECT_TRUE(link.data(Qt::ToolTipRole).toString().contains("moving frame"));
+    EXPECT_EQ(model.index(0, 1, model.index(0, 0)).data().toString(), "ground");
+}
+
 TEST(SceneTree, RepopulatingReplacesTheContents) {
     QStandardItemModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);

@@ -14,10 +14,12 @@
 //   type, and so
 //   are the keys the schema requires for one type ("a mesh needs its file", "a distance joint
 //   its length");
-// - the six-number inertia also has the products of inertia ("inertia.products").
+// - the six-number inertia also has the products of inertia ("inertia.products");
+// - a moving frame's [x, y, z] of expressions has a row each, the second and third keys ending
+//   "#1" and "#2" ("frameMotion.rotation#2": the yaw).
 // Examples cover every mode: parts with a density and with a mass typed in, the ground part,
 // a shape of each type, a joint of each type, a force element of each type, a coupler of each
-// type.
+// type, a moving frame.
 
 #include "ui/properties/properties_panel.h"
 
@@ -237,8 +239,8 @@ engine::Marker marker(SceneSpec& spec, const std::string& name, const engine::Ve
 }
 
 // A scene with an example of every entity in every mode: the ground with a plane; parts with
-// a shape of each type, some with a density and some with their mass typed in; a joint of
-// each type; a force element of each type; a motion; a contact pair.
+// a shape of each type, some with a density and some with their mass typed in; a moving frame;
+// a joint of each type; a force element of each type; a motion; a contact pair.
 SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     SceneSpec spec;
     spec.name = "every_entity";
@@ -367,6 +369,20 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     servo.damping = 1.0;
     servo.maxEffort = 20.0;
 
+    // A moving frame: a deck turning and heaving, with nothing built on it.
+    engine::Part deck;
+    deck.id = spec.newId();
+    deck.name = "deck";
+    deck.X_WP.p = engine::Vec3(0.0, 0.5, 0.5);
+    engine::Shape plate;
+    plate.size = engine::Vec3(0.4, 0.3, 0.02);
+    deck.shapes.push_back(plate);
+    deck.mass = 5.0;
+    deck.frameMotion.emplace();
+    deck.frameMotion->translation[2] = "0.01*sin(2*pi*time)";
+    deck.frameMotion->rotation[2] = "2*time";
+    spec.parts.push_back(deck);
+
     engine::MotionSpec motion;
     motion.id = spec.newId();
     motion.name = "spin";
@@ -490,6 +506,8 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"part", "shape.orientation"},
              {"part", "material.restitution"},
              {"part", "collision.mask"},
+             {"part", "frameMotion.translation"},
+             {"part", "frameMotion.rotation"},
              {"part/shape.type=mesh", "shape.file"},
              {"part/shape.type=cone", "shape.length"},
              {"marker", "orientation"},
@@ -570,8 +588,8 @@ bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::
         return why.empty();
     case R::Vector:  // three numbers; an orientation as roll, pitch, yaw; inertia's moments
         return rule.kind == K::Vector3 || rule.kind == K::Object || rule.kind == K::Any;
-    case R::Switch:
-        return rule.kind == K::Bool;
+    case R::Switch:  // on or off; or an object there or not (a part's moving frame)
+        return rule.kind == K::Bool || rule.kind == K::Object;
     case R::Colour:
         return rule.kind == K::String;
     case R::Expression:
