@@ -25,7 +25,8 @@ std::string constraintRowOwner(const Model& model, int row) {
     if (row < model.jointRows) {
         for (std::size_t j = 0; j < model.joints.size(); ++j)
             if (row < model.jointRowOffset[j] + model.joints[j].rows)
-                return "joint '" + model.joints[j].name + "'";
+                return (model.joints[j].frameMotion ? "moving frame '" : "joint '") +
+                       model.joints[j].name + "'";
     }
     return constraintRowName(model, row);
 }
@@ -37,7 +38,8 @@ std::string constraintRowName(const Model& model, int row) {
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
             const int first = model.jointRowOffset[j];
             if (row < first + model.joints[j].rows)
-                return "joint '" + model.joints[j].name + "' (" +
+                return (model.joints[j].frameMotion ? "moving frame '" : "joint '") +
+                       model.joints[j].name + "' (" +
                        model.joints[j].rowLabels[static_cast<std::size_t>(row - first)] + ")";
         }
     }
@@ -247,11 +249,14 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
     if (!allFinite(ws.constraints.gamma)) {
         for (Eigen::Index r = 0; r < ws.constraints.gamma.size(); ++r)
             if (!std::isfinite(ws.constraints.gamma(r))) {
-                Status s = Status::failure(constraintRowName(model, static_cast<int>(r)) +
-                                               " is not finite at t = " + timeText(t),
-                                           {constraintRowEntity(model, static_cast<int>(r))},
-                                           Cause::NotFinite);
-                s.expressionCause = r >= model.jointRows;  // a motion's row
+                Status s = Status::failure(
+                    constraintRowName(model, static_cast<int>(r)) +
+                        " is not finite at t = " + timeText(t) +
+                        (model.prescribedRow(static_cast<int>(r))
+                             ? " (an expression whose rate or acceleration is not a number there?)"
+                             : ""),
+                    {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
+                s.expressionCause = model.prescribedRow(static_cast<int>(r));
                 return s;
             }
     }

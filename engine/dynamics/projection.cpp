@@ -70,7 +70,7 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
                         constraintRowName(model, static_cast<int>(r)) + " is not finite at t = " +
                             timeText(state.t) + " (an expression that is not a number there?)",
                         {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
-                    s.expressionCause = r >= model.jointRows;  // a motion's row
+                    s.expressionCause = model.prescribedRow(static_cast<int>(r));
                     return s;
                 }
             // Joint gaps as a user measures them (a point pair's distance, not its components).
@@ -154,7 +154,7 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
                         "'s rate is not finite at t = " + timeText(state.t) +
                         " (an expression whose derivative is not a number there?)",
                     {constraintRowEntity(model, static_cast<int>(r))}, Cause::NotFinite);
-                s.expressionCause = r >= model.jointRows;  // a motion's row
+                s.expressionCause = model.prescribedRow(static_cast<int>(r));
                 return s;
             }
         // Φq v − ν (acceleration-level rows: 0), and the size of the terms of Φq v = ν (a

@@ -112,7 +112,7 @@ public:
             double t1 = onGrid ? (k + 1.0) * stepSize_ : state.t + stepSize_;
             if (t1 >= tEnd - 1e-12 * std::max(1.0, std::abs(tEnd))) t1 = tEnd;
             const double h = t1 - state.t;
-            if (!model.drivers.empty()) {
+            if (model.hasWorkingRows()) {
                 if (Status s = checkMotionJumps(model, state.t, t1); !s.ok) {
                     settle(model, state, ws);
                     return s;

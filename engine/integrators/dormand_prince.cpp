@@ -335,7 +335,7 @@ private:
             // step's end, times the step, is judged like the error: far beyond the tolerance,
             // the step is taken again smaller, until the one that holds the jump is too short
             // for it to matter.
-            if (!model.drivers.empty()) {
+            if (model.hasWorkingRows()) {
                 if (Status s = detail::checkMotionJumps(model, t, t + h); !s.ok) return s;
             }
             if (!model.drivers.empty() && motionMiss(model, t + h, yNew, h) > kMotionMiss) {

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "engine/integrators/detail.h"
+#include "engine/kinematics/frame_motion.h"
 #include "engine/math/finite.h"
 #include "engine/math/number_text.h"
 
@@ -57,54 +58,101 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
             }
         }
     }
+    // A moving frame's motion: its pose, rate and acceleration all enter its rows.
+    for (const int j : model.frameJoints) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        for (int k = 0; k < 6; ++k) {
+            const Expression& e =
+                k < 3 ? joint.frameMotion->translation[k] : joint.frameMotion->rotation[k - 3];
+            if (e.isConstant()) continue;
+            const double before = std::abs(e.eval(std::max(0.0, t - 1e-2)));
+            const int samples = static_cast<int>(std::min(1e5, std::ceil(span / 1e-4)));
+            for (int s = 0; s <= samples; ++s) {
+                const double ts = t + span * s / samples;
+                const double value = e.eval(ts);
+                const bool finite = std::isfinite(value) && std::isfinite(e.derivative(ts)) &&
+                                    std::isfinite(e.secondDerivative(ts));
+                if (finite && !(std::abs(value) > growth * std::max(1.0, before))) continue;
+                return "moving frame '" + joint.name + "': its " + frameMotionExpressionName(k) +
+                       " '" + e.text() + "' " +
+                       (finite ? "races off to " + numberText(value) +
+                                     " at t = " + numberText(ts, 9, "s") + " (" +
+                                     numberText(before) + " 10 ms before): a pole?"
+                               : "or its rate is not a number at t = " + timeText(ts));
+            }
+        }
+    }
     return {};
 }
 
+namespace {
+
+// Where `f` jumps within [t0, t1]: a change of more than kJumpSmallest that stays at least half
+// of itself however closely it is bracketed (angles compared modulo a turn). False when none.
+bool findJump(const Expression& f, bool angle, double t0, double t1, double& size, double& at) {
+    auto change = [&](double from, double to) {
+        const double d = to - from;
+        return angle ? std::remainder(d, 2.0 * kPi) : d;
+    };
+    double a = t0, b = t1, fa = f.eval(t0), fb = f.eval(t1);
+    const double total = change(fa, fb);
+    if (!std::isfinite(total) || !(std::abs(total) > kJumpSmallest)) return false;
+    while (b - a > 1e-12 * std::max(1.0, std::abs(t1))) {
+        const double m = 0.5 * (a + b), fm = f.eval(m);
+        const double left = change(fa, fm), right = change(fm, fb);
+        if (!std::isfinite(left) || !std::isfinite(right))
+            return false;  // (a value that is not a number is said where it is evaluated)
+        if (std::abs(left) >= std::abs(right)) {
+            b = m;
+            fb = fm;
+        } else {
+            a = m;
+            fa = fm;
+        }
+        if (std::abs(change(fa, fb)) < 0.5 * std::abs(total)) return false;
+    }
+    size = std::abs(change(fa, fb));
+    at = b;
+    return true;
+}
+
+constexpr const char* kJumpAdvice =
+    ": the parts cannot be somewhere else from one instant to the next. Make the change over "
+    "some time, e.g. with step(time, t0, from, t1, to)";
+
+}  // namespace
+
 Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
+    double size = 0.0, at = 0.0;
     for (const DriverModel& driver : model.drivers) {
         if (driver.level != MotionLevel::Position) continue;
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         const bool angle =
             joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;
-        auto change = [&](double from, double to) {
-            const double d = to - from;
-            return angle ? std::remainder(d, 2.0 * kPi) : d;
-        };
-        double a = t0, b = t1, fa = driver.f.eval(t0), fb = driver.f.eval(t1);
-        const double total = change(fa, fb);
-        if (!std::isfinite(total) || !(std::abs(total) > kJumpSmallest)) continue;
-        bool jump = true;
-        while (b - a > 1e-12 * std::max(1.0, std::abs(t1))) {
-            const double m = 0.5 * (a + b), fm = driver.f.eval(m);
-            const double left = change(fa, fm), right = change(fm, fb);
-            if (!std::isfinite(left) || !std::isfinite(right)) {
-                jump = false;  // (a value that is not a number is said where it is evaluated)
-                break;
-            }
-            if (std::abs(left) >= std::abs(right)) {
-                b = m;
-                fb = fm;
-            } else {
-                a = m;
-                fa = fm;
-            }
-            if (std::abs(change(fa, fb)) < 0.5 * std::abs(total)) {
-                jump = false;
-                break;
-            }
-        }
-        if (!jump) continue;
+        if (!findJump(driver.f, angle, t0, t1, size, at)) continue;
         Status s = Status::failure(
-            "motion '" + driver.name + "' jumps by " +
-                numberText(std::abs(change(fa, fb)), 4, angle ? "rad" : "m") +
-                " at t = " + timeText(b) + " (" + driver.f.text() +
-                "): the parts cannot be somewhere else from one instant to the next. Make the "
-                "change "
-                "over some time, e.g. with step(time, t0, from, t1, to), or switch a speed with a "
-                "velocity-level motion",
+            "motion '" + driver.name + "' jumps by " + numberText(size, 4, angle ? "rad" : "m") +
+                " at t = " + timeText(at) + " (" + driver.f.text() + ")" + kJumpAdvice +
+                ", or switch a speed with a velocity-level motion",
             {driver.id});
         s.expressionCause = true;
         return s;
+    }
+    for (const int j : model.frameJoints) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        for (int k = 0; k < 6; ++k) {
+            const bool angle = k >= 3;
+            const Expression& f =
+                angle ? joint.frameMotion->rotation[k - 3] : joint.frameMotion->translation[k];
+            if (f.isConstant() || !findJump(f, angle, t0, t1, size, at)) continue;
+            Status s = Status::failure(
+                "moving frame '" + joint.name + "': its " + frameMotionExpressionName(k) +
+                    " jumps by " + numberText(size, 4, angle ? "rad" : "m") +
+                    " at t = " + timeText(at) + " (" + f.text() + ")" + kJumpAdvice,
+                {joint.id});
+            s.expressionCause = true;
+            return s;
+        }
     }
     return {};
 }

@@ -6,6 +6,16 @@
 
 namespace engine {
 
+const char* frameMotionExpressionName(int k) {
+    static constexpr const char* kNames[6] = {"translation x",
+                                              "translation y",
+                                              "translation z",
+                                              "rotation about x (roll)",
+                                              "rotation about y (pitch)",
+                                              "rotation about z (yaw)"};
+    return kNames[k];
+}
+
 FrameMotionState frameMotionAt(const FrameMotionModel& motion, double t) {
     FrameMotionState s;
     double angle[3], rate[3], acc[3];

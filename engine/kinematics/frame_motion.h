@@ -25,6 +25,10 @@ struct FrameMotionState {
 
 FrameMotionState frameMotionAt(const FrameMotionModel& motion, double t);
 
+// The k-th of a frame motion's expressions as a user names it: "translation x" … "rotation
+// about z (yaw)".
+const char* frameMotionExpressionName(int k);
+
 // The six rows at time t for the body's frame `body`: value, Jacobian on the body (Ji, with
 // respect to (v_W, ω' in body axes)), γ; `nu` receives ν.
 void frameMotionRows(const FrameMotionModel& motion, const BodyFrame& body, double t,

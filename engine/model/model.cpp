@@ -529,12 +529,12 @@ CompileResult compile(const SceneSpec& spec) {
         j.primitives.push_back({PrimitiveType::Coincident, 2, 2, 0.0, nullptr, nullptr, nullptr});
         static constexpr int kPairs[3][2] = {{0, 1}, {1, 2}, {2, 0}};
         static const char* axis[] = {"x", "y", "z"};
-        for (const char* a : axis) j.rowLabels.push_back(std::string("frame position ") + a);
+        for (const char* a : axis) j.rowLabels.push_back(std::string("position ") + a);
         for (const auto& pair : kPairs) {
             j.primitives.push_back(
                 {PrimitiveType::Dot1, pair[0], pair[1], 0.0, nullptr, nullptr, nullptr});
             j.rowLabels.push_back(std::string("perpendicular ") + axis[pair[0]] + "_I, " +
-                                  axis[pair[1]] + "_J (frame orientation)");
+                                  axis[pair[1]] + "_J (orientation)");
         }
         j.rows = 6;
         j.softRowOffset = model->softRows;

@@ -256,6 +256,16 @@ struct Model {
     ContactModel contact;  // collision geometry, filters, materials (used when enabled)
 
     int constraintRows() const { return jointRows + static_cast<int>(drivers.size()); }
+    // Whether constraint row `row` is prescribed by expressions of time: a motion's or a moving
+    // frame's (its failures are then the expressions' to explain).
+    bool prescribedRow(int row) const {
+        if (row >= jointRows) return true;
+        for (const int j : frameJoints)
+            if (row >= jointRowOffset[static_cast<std::size_t>(j)] &&
+                row < jointRowOffset[static_cast<std::size_t>(j)] + 6)
+                return true;
+        return false;
+    }
     // Whether some rows do work on the mechanism: motions' or moving frames'.
     bool hasWorkingRows() const { return !drivers.empty() || !frameJoints.empty(); }
     // Calls f(row) for each such row: the motions' rows, then the moving frames' six each.
