@@ -171,7 +171,7 @@ private:
     std::optional<Vec3> axisInWorld(const ModelVisit& visit, const sdf::Joint& joint,
                                     unsigned index, const std::string& owner);
     void axisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
-                      const std::string& owner, const std::string& motusJoint);
+                      const std::string& owner, const std::string& motusJoint, int coordinate = 0);
     void connect(JointType type, const std::string& name, std::size_t partI, const Transform& X_WI,
                  std::size_t partJ, const Transform& X_WJ);
     ResourceResolver& resolverFor(const std::string& descriptionFile);
@@ -495,20 +495,22 @@ std::optional<Vec3> SceneBuilder::axisInWorld(const ModelVisit& visit, const sdf
     return Vec3(visit.X_WM.R * Vec3(a_M / largest).normalized());
 }
 
-// Limits, damping, friction and springs of one axis. `motusJoint` is the revolute or prismatic
-// joint the axis became, whose coordinate is the axis's position (its markers' z is the axis,
-// and the two coincide in the model's pose, where SDF's positions are zero); "" when the axis
-// is no coordinate of a Motus joint (a universal joint's): then what it holds is reported, not
-// enforced. `limited`: the joint type has limits (a continuous joint's are not read).
+// Limits, damping, friction and springs of one axis. `motusJoint` is the revolute, prismatic or
+// universal joint the axis became, whose coordinate `coordinate` is the axis's position (its
+// markers' z is the axis, and the two coincide in the model's pose, where SDF's positions are
+// zero); "" when the axis is no coordinate of a Motus joint: then what it holds is reported,
+// not enforced. A universal joint's axes take limits; their damping, springs and friction are
+// reported. `limited`: the joint type has limits (a continuous joint's are not read).
 void SceneBuilder::axisDynamics(const sdf::Joint& joint, unsigned index, bool limited,
-                                const std::string& owner, const std::string& motusJoint) {
+                                const std::string& owner, const std::string& motusJoint,
+                                int coordinate) {
     const sdf::JointAxis* axis = joint.Axis(index);
     if (!axis) return;
     const std::string name = index == 0 ? "axis" : "axis2";
     Joint* found = nullptr;
     for (Joint& j : spec_.joints)
         if (!motusJoint.empty() && j.name == motusJoint) found = &j;
-    const bool revolute = !found || found->type == JointType::Revolute;
+    const bool revolute = !found || found->type != JointType::Prismatic;
     const char* unit = revolute ? "rad" : "m";
     const double lower = axis->Lower(), upper = axis->Upper();
     if (limited && (lower > -kUnlimited || upper < kUnlimited)) {
@@ -529,7 +531,9 @@ void SceneBuilder::axisDynamics(const sdf::Joint& joint, unsigned index, bool li
             JointLimit stop;
             if (lower > -kUnlimited) stop.lower = lower;
             if (upper < kUnlimited) stop.upper = upper;
-            found->limits = {stop};
+            if (static_cast<int>(found->limits.size()) <= coordinate)
+                found->limits.resize(static_cast<std::size_t>(coordinate) + 1);
+            found->limits[static_cast<std::size_t>(coordinate)] = stop;
             // The parts are placed at position 0: a run starts by moving the joint onto the
             // stop it is beyond.
             if (stop.lower > 0.0 || stop.upper < 0.0)
@@ -542,6 +546,8 @@ void SceneBuilder::axisDynamics(const sdf::Joint& joint, unsigned index, bool li
             spec_.settings.integrator = IntegratorType::TimeStepping;
         }
     }
+    // A universal joint's axes have stops only (no spring, damper or friction on its angles).
+    if (found && found->type == JointType::Universal) found = nullptr;
     const double damping = axis->Damping(), stiffness = axis->SpringStiffness();
     const double reference = axis->SpringReference();
     const bool damped = std::isfinite(damping) && damping > 0.0;
@@ -692,10 +698,20 @@ void SceneBuilder::addJoint(const ModelVisit& visit, const sdf::Joint& joint) {
         if (!a1_W || !a2_W) return;
         const bool perpendicular = std::abs(a1_W->dot(*a2_W)) < kPerpendicularTolerance;
         if (joint.Type() == sdf::JointType::UNIVERSAL && perpendicular) {
-            connect(JointType::Universal, name, child->part, along(*a2_W), parent->part,
-                    along(*a1_W));
-            axisDynamics(joint, 0, true, owner, "");
-            axisDynamics(joint, 1, true, owner, "");
+            // Markers whose angles are SDF's positions (0 in the model's pose): J's z along
+            // axis 1 and x along axis 2, I's z along axis 2 and x along axis 1, so that the
+            // joint's q0 is the cross's turn about axis 1 and q1 the child's about axis 2.
+            auto pins = [&](const Vec3& z, const Vec3& x) {
+                Mat3 R;
+                R.col(0) = x.normalized();
+                R.col(2) = z.normalized();
+                R.col(1) = R.col(2).cross(R.col(0));
+                return Transform{Quat(R).normalized(), X_WJf.p};
+            };
+            connect(JointType::Universal, name, child->part, pins(*a2_W, *a1_W), parent->part,
+                    pins(*a1_W, *a2_W));
+            axisDynamics(joint, 0, true, owner, name, 0);
+            axisDynamics(joint, 1, true, owner, name, 1);
             return;
         }
         // Two revolutes through a light cross at the joint frame.

@@ -41,6 +41,33 @@ ConstraintRow coneAngle(const BodyFrame* fi, const MarkerModel& mi, const BodyFr
     return r;
 }
 
+// The angle of u (fixed in body a) from `from` (fixed in body b) about n (fixed in body c: a or
+// b), u and `from` perpendicular to n: atan2((from × u)·n, from·u). Where the joint holds u ⊥ n,
+// its rate is (ω_a − ω_b)·n whichever body carries n (the other turning about n moves u or
+// `from` in the plane), and its γ: −(ω_a − ω_b)·(ω_c × n).
+ConstraintRow pinAngle(const Vec3& u, const Vec3& from, const Vec3& n, const BodyFrame* fa,
+                       const BodyFrame* fb, const BodyFrame* fc) {
+    ConstraintRow r;
+    r.value = std::atan2(from.cross(u).dot(n), from.dot(u));
+    const Vec3 wa = fa ? fa->w : Vec3::Zero(), wb = fb ? fb->w : Vec3::Zero();
+    const Vec3 wc = fc ? fc->w : Vec3::Zero();
+    r.rate = (wa - wb).dot(n);
+    r.gamma = -(wa - wb).dot(wc.cross(n));
+    if (fa) r.Ji.rightCols<3>() = n.transpose() * fa->R;
+    if (fb) r.Jj.rightCols<3>() = -n.transpose() * fb->R;
+    return r;
+}
+
+// A universal joint's two angles (its pins: J's z axis and I's, kept perpendicular): q0 the turn
+// about J's pin, the angle of I's z axis from J's x axis about J's z; q1 the turn about I's
+// pin, the angle of I's x axis from J's z axis about I's z.
+ConstraintRow universalAngle(const BodyFrame* fi, const MarkerModel& mi, const BodyFrame* fj,
+                             const MarkerModel& mj, int coordinate) {
+    const Vec3 zi = axisValue(fi, mi, 2), zj = axisValue(fj, mj, 2);
+    if (coordinate == 0) return pinAngle(zi, axisValue(fj, mj, 0), zj, fi, fj, fj);
+    return pinAngle(axisValue(fi, mi, 0), zj, zi, fi, fj, fi);
+}
+
 // A point on a curve's parameter, a cam pair's gap.
 ConstraintRow curveCoordinate(const JointModel& joint, const BodyFrame* fi, const MarkerModel& mi,
                               const BodyFrame* fj, const MarkerModel& mj) {
@@ -63,14 +90,19 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
     const BodyFrame* fj = frameOf(frames, mj.body);
     if (jm.curve) return curveCoordinate(jm, fi, mi, fj, mj);
     if (jm.type == JointType::Spherical) return coneAngle(fi, mi, fj, mj);
+    if (jm.type == JointType::Universal) return universalAngle(fi, mi, fj, mj, coordinate);
     if (jm.surface) {
         const CurveSide I(fi, mi), J(fj, mj);
         return surfaceParameterRow(surfaceFoot(I, J, *jm.surface), I, J, coordinate);
     }
     const KinematicVector zj = markerAxis(fj, mj.R_BM.col(2), 1);
 
-    if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
-        return dot(zj, markerPoint(fi, mi.X_BM, 0) - markerPoint(fj, mj.X_BM, 1));
+    // A slide along J's z axis; a planar joint's along J's x and y.
+    if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation) {
+        const int axis = jm.type == JointType::Planar ? coordinate : 2;
+        return dot(axis == 2 ? zj : markerAxis(fj, mj.R_BM.col(axis), 1),
+                   markerPoint(fi, mi.X_BM, 0) - markerPoint(fj, mj.X_BM, 1));
+    }
 
     // Angle of I's x axis from J's x axis about J's z axis. With the joint's axes aligned,
     // θ̇ = (ω_i − ω_j)·z_J and θ̈ = (α_i − α_j)·z_J + (ω_j × z_J)·(ω_i − ω_j).
@@ -104,9 +136,11 @@ double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& fr
         const SurfaceFoot foot = surfaceFoot(I, J, *joint.surface);
         return coordinate == 0 ? foot.u : foot.v;
     }
+    if (joint.type == JointType::Universal) return universalAngle(fi, mi, fj, mj, coordinate).value;
     const Vec3 zj = axisValue(fj, mj, 2);
     if (joint.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation)
-        return zj.dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));
+        return axisValue(fj, mj, joint.type == JointType::Planar ? coordinate : 2)
+            .dot(pointValue(fi, mi.X_BM) - pointValue(fj, mj.X_BM));
     const Vec3 xi = axisValue(fi, mi, 0), xj = axisValue(fj, mj, 0);
     return std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
 }

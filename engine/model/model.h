@@ -97,7 +97,9 @@ struct JointModel {
     int rows = 0;                       // exact constraint equations
     int softRowOffset = 0;              // first row of its soft equations (Model::softRows)
     int softRows = 0;                   // soft equations (JointCompliance)
-    // Joint coordinates: revolute {angle}, prismatic {slide}, cylindrical {angle, slide};
+    // Joint coordinates: revolute {angle}, prismatic {slide}, cylindrical {angle, slide},
+    // universal {angle about J's z, angle about I's z}, planar {slide along J's x, along J's y,
+    // angle about J's z} (engine/kinematics/joint_coordinates.h);
     // the other types have none. The angle is the rotation of marker I relative to marker J
     // about J's z axis [rad]; the slide is the displacement of I's origin from J's along J's
     // z axis [m].

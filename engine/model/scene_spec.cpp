@@ -408,6 +408,10 @@ std::vector<JointAxis> jointAxes(JointType type) {
         return {JointAxis::Translation, JointAxis::Translation};
     case JointType::Spherical:
         return {JointAxis::Rotation};  // the cone angle between the z axes
+    case JointType::Universal:
+        return {JointAxis::Rotation, JointAxis::Rotation};  // about J's pin, about I's
+    case JointType::Planar:
+        return {JointAxis::Translation, JointAxis::Translation, JointAxis::Rotation};
     default:
         return {};
     }
@@ -480,7 +484,8 @@ void checkLimits(Checker& check, const std::string& at, const Joint& joint) {
     if (axes.empty()) {
         check.error(at, "joint '" + joint.name + "' (" + type +
                             ") has no coordinate to limit: limits go on revolute, prismatic, "
-                            "cylindrical and point-on-curve joints");
+                            "cylindrical, universal, planar, spherical, point-on-curve and "
+                            "point-on-surface joints");
         return;
     }
     if (joint.type == JointType::Spherical) {
@@ -603,7 +608,8 @@ void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
         return;
     }
     if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve ||
-        joint.type == JointType::PointOnSurface || joint.type == JointType::Spherical) {
+        joint.type == JointType::PointOnSurface || joint.type == JointType::Spherical ||
+        joint.type == JointType::Universal || joint.type == JointType::Planar) {
         check.error(at, "joint '" + joint.name + "' (" + type +
                             "): friction goes on revolute, prismatic and cylindrical joints");
         return;

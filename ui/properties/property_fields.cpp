@@ -469,6 +469,13 @@ void camContactFields(FieldList& b) {
             [contactOf](SceneSpec& s, double v) { contactOf(s).dampingRatio = v; });
 }
 
+// Joints whose coordinates are a shaft's turn or a slide's travel (revolute, prismatic,
+// cylindrical): what friction, motions, controllers and couplers act on.
+bool drivable(engine::JointType type) {
+    return type == engine::JointType::Revolute || type == engine::JointType::Prismatic ||
+           type == engine::JointType::Cylindrical;
+}
+
 // A joint's end stops (engine::JointLimit), per coordinate: which ends it has, where they are,
 // and how a stop takes a hit. Rows of coordinate k > 0 have keys ending "#k".
 void limitFields(FieldList& b) {
@@ -487,7 +494,12 @@ void limitFields(FieldList& b) {
     for (std::size_t k = 0; k < axes.size(); ++k) {
         const bool angle = axes[k] == engine::JointAxis::Rotation;
         const QString suffix = k == 0 ? QString() : QStringLiteral("#%1").arg(k);
-        const QString what = onCurve ? tr("Pin") : angle ? tr("Angle") : tr("Slide");
+        // A universal or planar joint's coordinates by their axes.
+        QString what = onCurve ? tr("Pin") : angle ? tr("Angle") : tr("Slide");
+        if (joint->type == engine::JointType::Universal)
+            what = k == 0 ? tr("Angle about J's pin") : tr("Angle about I's pin");
+        else if (joint->type == engine::JointType::Planar)
+            what = k == 0 ? tr("Slide along x") : k == 1 ? tr("Slide along y") : tr("Angle");
         // The limit of coordinate k, made when first set.
         auto limitOf = [J, k, n = axes.size()](SceneSpec& s) -> engine::JointLimit& {
             std::vector<engine::JointLimit>& limits = J(s)->limits;
@@ -571,11 +583,7 @@ void frictionFields(FieldList& b) {
     const engine::Joint* joint = byId(b.spec.joints, id);
     auto J = [id](auto& s) { return byId(s.joints, id); };
     // Friction goes on revolute, prismatic and cylindrical joints.
-    if (joint->type == engine::JointType::PointOnCurve ||
-        joint->type == engine::JointType::CurveOnCurve ||
-        joint->type == engine::JointType::PointOnSurface ||
-        joint->type == engine::JointType::Spherical)
-        return;
+    if (!drivable(joint->type)) return;
     const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
     const QStringList kinds{tr("none"), tr("friction")};
     for (std::size_t k = 0; k < axes.size(); ++k) {
@@ -837,6 +845,7 @@ void motionFields(FieldList& b) {
 QStringList jointsWith(const SceneSpec& spec, std::initializer_list<engine::JointAxis> needed) {
     QStringList out;
     for (const engine::Joint& j : spec.joints) {
+        if (!drivable(j.type) && j.type != engine::JointType::PointOnCurve) continue;
         const std::vector<engine::JointAxis> axes = engine::jointAxes(j.type);
         if (!axes.empty() && std::all_of(needed.begin(), needed.end(), [&](engine::JointAxis a) {
                 return std::find(axes.begin(), axes.end(), a) != axes.end();
@@ -998,7 +1007,8 @@ void couplerFields(FieldList& b) {
             // The first revolute, prismatic or cylindrical joint coordinate not in the sum yet.
             engine::CouplerSpec& c = *C(s);
             for (const engine::Joint& j : s.joints)
-                for (const JointAxis axis : engine::jointAxes(j.type))
+                for (const JointAxis axis :
+                     drivable(j.type) ? engine::jointAxes(j.type) : std::vector<JointAxis>{})
                     if (std::none_of(c.terms.begin(), c.terms.end(), [&](const auto& t) {
                             return t.joint == j.name && t.axis == axis;
                         })) {

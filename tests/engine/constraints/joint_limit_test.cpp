@@ -1,8 +1,10 @@
 // Joint limits (end stops) against closed forms: a pendulum released level swings onto a stop
 // at 45° and rebounds with e² of its kinetic energy without passing it; resting on the stop,
 // the stop carries the static moment m g l cos θ; a block on a vertical slide rests on its
-// lower stop with its weight; a compliant stop sinks as its spring says; bad limits are refused
-// at their JSON path.
+// lower stop with its weight; a compliant stop sinks as its spring says; a pendulum on a
+// universal joint rests on the stop of either pin with gravity's moment about it, a block on a
+// planar joint on the stop of its slide with its weight (their coordinates' rates and γ against
+// finite differences); bad limits are refused at their JSON path.
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +19,8 @@
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/scene_json.h"
+#include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/kinematics.h"
 #include "engine/math/constants.h"
 #include "engine/record/channel_names.h"
 #include "engine/record/recording.h"
@@ -139,6 +143,162 @@ TEST(JointLimits, AnArmRestingOnItsStopCarriesTheStaticMoment) {
     std::string cell;
     for (long k = 0; k <= column; ++k) std::getline(cells, cell, ',');
     EXPECT_NEAR(std::stod(cell), -moment, 1e-8 * moment);
+}
+
+// A 1 kg arm hanging 0.3 m below a universal joint at the origin: J's pin (z) along world x,
+// its x along world y; I's pin (z) along world y, its x along world x (both angles 0 hanging).
+// The arm starts turned by `start` about pin `pin` (0: J's, world x; 1: I's, world y).
+constexpr double kHang = 0.3;
+SceneSpec universalPendulum(int pin, double start, const std::vector<JointLimit>& limits,
+                            IntegratorType integrator = IntegratorType::TimeStepping) {
+    SceneSpec spec;
+    spec.settings.integrator = integrator;
+    spec.settings.stepSize = 1e-3;
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "cross", Vec3::Zero(), Vec3::UnitX());
+    Mat3 R_J;
+    R_J << Vec3::UnitY(), Vec3::UnitZ(), Vec3::UnitX();
+    ground.markers.back().X_PM.R = Quat(R_J);
+    spec.parts.push_back(ground);
+    const Quat turn(Eigen::AngleAxisd(start, pin == 0 ? Vec3::UnitX() : Vec3::UnitY()));
+    Part arm =
+        test::box(spec, "arm", kMass, Vec3(0.04, 0.04, 2 * kHang), turn * Vec3(0, 0, -kHang), turn);
+    test::addMarker(spec, arm, "cross", Vec3(0, 0, kHang), Vec3::UnitY());
+    Mat3 R_I;
+    R_I << Vec3::UnitX(), -Vec3::UnitZ(), Vec3::UnitY();
+    arm.markers.back().X_PM.R = Quat(R_I);
+    spec.parts.push_back(arm);
+    Joint cross = test::joint(spec, "cross", JointType::Universal, "arm.cross", "ground.cross");
+    cross.limits = limits;
+    spec.joints.push_back(cross);
+    return spec;
+}
+
+JointLimit lowerStop(double lower) {
+    JointLimit l;
+    l.lower = lower;
+    return l;
+}
+
+TEST(JointLimits, APendulumOnAUniversalJointRestsOnEitherPinsStopWithGravitysMoment) {
+    for (const int pin : {0, 1}) {
+        std::vector<JointLimit> limits(2);
+        limits[static_cast<std::size_t>(pin)] = lowerStop(0.5);
+        const auto model = compiled(universalPendulum(pin, 1.0, limits));
+        ASSERT_TRUE(model);
+        ASSERT_EQ(model->limits.size(), 1u);
+        ForwardDynamics sim(model);
+        ASSERT_TRUE(sim.initialize().ok);
+        EXPECT_NEAR(sim.state().jointCoordinates(pin), 1.0, 1e-9) << "pin " << pin;
+        EXPECT_NEAR(sim.state().jointCoordinates(1 - pin), 0.0, 1e-9) << "pin " << pin;
+        double lowest = 1.0;
+        for (int k = 1; k <= 200; ++k) {
+            ASSERT_TRUE(sim.advance(0.01 * k).ok);
+            lowest = std::min(lowest, sim.state().jointCoordinates(pin));
+        }
+        EXPECT_GE(lowest, 0.5 - 1e-3) << "pin " << pin;
+        Outputs out;
+        ASSERT_TRUE(sim.outputs(out).ok);
+        EXPECT_NEAR(out.jointCoordinates(pin), 0.5, 1e-6) << "pin " << pin;
+        // Resting on it: the stop holds gravity's moment about the pin, from below (positive).
+        const double moment = kMass * 9.81 * kHang * std::sin(0.5);
+        ASSERT_EQ(out.limitForce.size(), 1u);
+        EXPECT_NEAR(out.limitForce[0], moment, 1e-6 * moment) << "pin " << pin;
+        // Recorded as the coordinate's stop: "cross.q0limit" or "cross.q1limit".
+        const FrameLayout layout(sim.model());
+        EXPECT_GE(layout.findChannel(channels::of("cross", channels::limit(pin, 2))), 0);
+    }
+}
+
+// Along a free swing about both pins (and on a planar joint, a free slide and turn), each
+// coordinate's rate is its value's derivative, and its acceleration Ji v̇ᵢ + Jj v̇ⱼ − γ its
+// rate's.
+TEST(JointLimits, UniversalAndPlanarCoordinatesMatchFiniteDifferences) {
+    SceneSpec universal = universalPendulum(0, 0.4, {}, IntegratorType::DormandPrince45);
+    universal.parts[1].w_WP_W = Vec3(1.5, -2.0, 0.7);
+    SceneSpec planar;
+    planar.settings.integrator = IntegratorType::DormandPrince45;
+    Part ground = test::groundPart(planar);
+    test::addMarker(planar, ground, "plane", Vec3::Zero(), Vec3::UnitY());
+    planar.parts.push_back(ground);
+    Part block = test::box(planar, "block", 2.0, Vec3(0.1, 0.1, 0.1), Vec3(0.05, 0, -0.02));
+    test::addMarker(planar, block, "plane", Vec3(-0.05, 0, 0.02), Vec3::UnitY());
+    block.v_WPo_W = Vec3(0.3, 0.0, 0.8);
+    block.w_WP_W = Vec3(0.0, 2.5, 0.0);
+    planar.parts.push_back(block);
+    planar.joints.push_back(
+        test::joint(planar, "plane", JointType::Planar, "block.plane", "ground.plane"));
+    for (const SceneSpec* spec : {&universal, &planar}) {
+        const auto model = compiled(*spec);
+        ASSERT_TRUE(model);
+        const int n = static_cast<int>(model->joints[0].coordinates.size());
+        ASSERT_EQ(n, spec == &universal ? 2 : 3);
+        ForwardDynamics sim(model);
+        ASSERT_TRUE(sim.initialize().ok);
+        const double h = 1e-5;
+        std::vector<double> value[3], rate[3], accel[3];
+        for (int k = 0; k < 3; ++k) {
+            ASSERT_TRUE(sim.advance(0.3 + h * k).ok);
+            Outputs out;
+            ASSERT_TRUE(sim.outputs(out).ok);
+            std::vector<BodyFrame> frames;
+            computeBodyFrames(*model, sim.state().q, sim.state().v, frames);
+            for (int c = 0; c < n; ++c) {
+                const ConstraintRow row = jointCoordinate(*model, frames, 0, c);
+                value[c].push_back(out.jointCoordinates(c));
+                rate[c].push_back(row.rate);
+                const int b =
+                    model->markers[static_cast<std::size_t>(model->joints[0].markerI)].body;
+                accel[c].push_back(row.Ji.dot(sim.accelerations().segment<6>(6 * b)) - row.gamma);
+            }
+        }
+        for (int c = 0; c < n; ++c) {
+            EXPECT_NEAR((value[c][2] - value[c][0]) / (2 * h), rate[c][1], 1e-6)
+                << "coordinate " << c;
+            EXPECT_NEAR((rate[c][2] - rate[c][0]) / (2 * h), accel[c][1], 1e-4)
+                << "coordinate " << c;
+            EXPECT_GT(std::abs(rate[c][1]), 0.01) << "coordinate " << c << " moves";
+        }
+    }
+}
+
+// A block on a planar joint in a vertical plane (J's z along world y, its y pointing down),
+// released at rest: it falls along J's y onto the slide's stop at 0.2 m and rests there with its
+// weight on it, without moving along x or turning.
+TEST(JointLimits, ABlockOnAPlanarJointRestsOnItsSlidesStopWithItsWeight) {
+    SceneSpec spec;
+    spec.settings.integrator = IntegratorType::TimeStepping;
+    spec.settings.stepSize = 1e-3;
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "plane", Vec3::Zero(), Vec3::UnitY());
+    Mat3 R;
+    R << Vec3::UnitX(), -Vec3::UnitZ(), Vec3::UnitY();
+    ground.markers.back().X_PM.R = Quat(R);
+    spec.parts.push_back(ground);
+    Part block = test::box(spec, "block", 2.0, Vec3(0.1, 0.1, 0.1), Vec3::Zero());
+    test::addMarker(spec, block, "plane", Vec3::Zero(), Vec3::UnitY());
+    block.markers.back().X_PM.R = Quat(R);
+    spec.parts.push_back(block);
+    Joint plane = test::joint(spec, "plane", JointType::Planar, "block.plane", "ground.plane");
+    JointLimit stop;
+    stop.upper = 0.2;
+    plane.limits = {JointLimit{}, stop, JointLimit{}};
+    spec.joints.push_back(plane);
+    ForwardDynamics sim(compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    double highest = 0.0;
+    for (int k = 1; k <= 150; ++k) {
+        ASSERT_TRUE(sim.advance(0.01 * k).ok);
+        highest = std::max(highest, sim.state().jointCoordinates(1));
+    }
+    EXPECT_LE(highest, 0.2 + 1e-3);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.jointCoordinates(1), 0.2, 1e-6);
+    EXPECT_NEAR(out.jointCoordinates(0), 0.0, 1e-9);
+    EXPECT_NEAR(out.jointCoordinates(2), 0.0, 1e-9);
+    ASSERT_EQ(out.limitForce.size(), 1u);
+    EXPECT_NEAR(out.limitForce[0], -2.0 * 9.81, 1e-6 * 2.0 * 9.81);  // from the upper stop
 }
 
 TEST(JointLimits, ABlockOnAVerticalSlideRestsOnItsLowerStopWithItsWeight) {

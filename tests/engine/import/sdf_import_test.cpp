@@ -236,8 +236,35 @@ TEST(SdfImport, AnArmOrABlockRestsOnTheStopGravityPullsItTowards) {
 // Damping and a spring on an axis are one spring-damper on its coordinate, at rest at
 // spring_reference: a rotational spring-damper on a revolute, a joint controller on a
 // prismatic. Unreachable defaults (±1e16) are no stop. A revolute2's axes are the angles of
-// its two revolutes and take their stops; a universal joint's axes are no coordinate, so their
-// limits and damping are listed, as friction is everywhere.
+// its two revolutes and take their stops; a universal joint's axes are its two angles and take
+// theirs, their damping is listed, as friction is everywhere.
+// A universal joint's angles are SDF's axis positions: 0 in the model's pose, q0 the turn about
+// axis 1. An arm held out along y on a universal joint (axis 1 along x) falls about axis 1 onto
+// its stop at −0.5 rad and rests there, the stop holding gravity's moment m g d cos 0.5.
+TEST(SdfImport, AnArmOnAUniversalJointFallsOntoItsAxisStop) {
+    const RobotImportResult r = importText(R"(<sdf version="1.8"><model name="m">
+  <link name="arm"><inertial><pose>0 0.3 0 0 0 0</pose><mass>2</mass>
+    <inertia><ixx>0.01</ixx><iyy>0.001</iyy><izz>0.01</izz></inertia></inertial></link>
+  <joint name="cross" type="universal"><parent>world</parent><child>arm</child>
+    <axis><xyz>1 0 0</xyz><limit><lower>-0.5</lower><upper>0.5</upper></limit></axis>
+    <axis2><xyz>0 0 1</xyz></axis2></joint>
+</model></sdf>)");
+    ASSERT_TRUE(r.scene) << listed(r);
+    const auto model = test::compiled(*r.scene);
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    EXPECT_NEAR(sim.state().jointCoordinates(0), 0.0, 1e-12);
+    EXPECT_NEAR(sim.state().jointCoordinates(1), 0.0, 1e-12);
+    ASSERT_TRUE(sim.advance(3.0).ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.jointCoordinates(0), -0.5, 1e-6);
+    ASSERT_EQ(out.limitForce.size(), 1u);
+    const double moment = 2.0 * 9.81 * 0.3 * std::cos(0.5);
+    EXPECT_NEAR(out.limitForce[0], moment, 1e-6 * moment);
+}
+
 TEST(SdfImport, SpringsDampersAndStopsGoWhereTheAxisIsACoordinate) {
     const RobotImportResult r = importText(R"(<sdf version="1.8"><model name="m">
   <link name="a"/><link name="b"><pose>0 0 -1 0 0 0</pose></link>
@@ -275,7 +302,10 @@ TEST(SdfImport, SpringsDampersAndStopsGoWhereTheAxisIsACoordinate) {
     EXPECT_EQ(stop("wheel_1").upper, 0.5);
     EXPECT_EQ(stop("wheel_2").lower, -0.25);
     EXPECT_EQ(stop("wheel_2").upper, 1.5);
-    EXPECT_TRUE(s.findJoint("cross")->limits.empty());
+    // A universal joint's axes are its two angles: axis 1's stops on q0.
+    ASSERT_EQ(s.findJoint("cross")->limits.size(), 1u);
+    EXPECT_EQ(s.findJoint("cross")->limits[0].lower, -1.0);
+    EXPECT_EQ(s.findJoint("cross")->limits[0].upper, 1.0);
 
     ASSERT_EQ(s.forces.size(), 3u);
     const ForceSpec& spring = s.forces[0];
@@ -301,10 +331,7 @@ TEST(SdfImport, SpringsDampersAndStopsGoWhereTheAxisIsACoordinate) {
     ASSERT_EQ(s.findJoint("hinge")->friction.size(), 1u);
     EXPECT_EQ(s.findJoint("hinge")->friction[0].preload, 0.2);
     EXPECT_FALSE(mentions(r, Severity::Warning, "friction")) << listed(r);
-    EXPECT_TRUE(mentions(r, Severity::Warning,
-                         "joint 'cross': axis limits [-1, 1] rad are not enforced: the axis is "
-                         "no coordinate of a Motus joint"))
-        << listed(r);
+    EXPECT_FALSE(mentions(r, Severity::Warning, "joint 'cross': axis limits")) << listed(r);
     EXPECT_TRUE(mentions(r, Severity::Warning, "joint 'cross': axis2 damping 0.3 is not modelled"))
         << listed(r);
     EXPECT_FALSE(mentions(r, Severity::Warning, "hinge': axis limits")) << listed(r);
