@@ -733,6 +733,33 @@ TEST_F(PropertiesSchemaTest, StopsGivenToAJointInThePanelReachTheScene) {
     EXPECT_FALSE(panel.editorForKey(QStringLiteral("limit.lower")));  // the angle has none
 }
 
+TEST_F(PropertiesSchemaTest, AUniversalOrPlanarJointHasStopsOnEachCoordinateButNoFriction) {
+    // A universal joint: stops on both pins' angles ("#1" the second), no friction rows.
+    const engine::Joint* universal = spec.findJoint("universal");
+    ASSERT_TRUE(universal);
+    show(universal->id);
+    EXPECT_TRUE(panel.editorForKey(QStringLiteral("limits")));
+    auto* second = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("limits#1")));
+    ASSERT_TRUE(second);
+    EXPECT_FALSE(panel.editorForKey(QStringLiteral("friction")));
+    second->setCurrentIndex(second->findText(QStringLiteral("upper")));
+    panel.commit(QStringLiteral("limits#1"));
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("limits#1")).toStdString();
+    const engine::Joint* after = edited->findJoint("universal");
+    ASSERT_EQ(after->limits.size(), 2u);
+    EXPECT_FALSE(after->limits[0].limited());
+    EXPECT_EQ(after->limits[1].upper, engine::kPi / 2.0);  // a quarter turn, as an angle's
+    for (const engine::Diagnostic& d : engine::validate(*edited))
+        EXPECT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
+    // A planar joint: two slides and an angle.
+    const engine::Joint* planar = spec.findJoint("planar");
+    ASSERT_TRUE(planar);
+    show(planar->id);
+    EXPECT_TRUE(panel.editorForKey(QStringLiteral("limits#1")));
+    EXPECT_TRUE(panel.editorForKey(QStringLiteral("limits#2")));
+    EXPECT_FALSE(panel.editorForKey(QStringLiteral("friction")));
+}
+
 TEST_F(PropertiesSchemaTest, AJointMadeSoftByFrequencyReachesTheScene) {
     const engine::Joint* prismatic = spec.findJoint("prismatic");
     ASSERT_TRUE(prismatic);
