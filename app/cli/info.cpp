@@ -33,9 +33,19 @@ int runInfo(const std::string& path) {
             {{"name", body.name},
              {"mass", body.mass},
              {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
+    // A moving frame's part with its prescribed motion (its six equations hold it there).
+    for (const int j : model->frameJoints) {
+        const engine::FrameMotionModel& m = *model->joints[static_cast<std::size_t>(j)].frameMotion;
+        auto texts = [](const engine::Expression(&e)[3]) {
+            return nlohmann::ordered_json::array({e[0].text(), e[1].text(), e[2].text()});
+        };
+        parts[static_cast<std::size_t>(m.body)]["movingFrame"] = {
+            {"translation", texts(m.translation)}, {"rotation", texts(m.rotation)}};
+    }
     info["parts"] = parts;
     nlohmann::ordered_json joints = nlohmann::json::array();
     for (const engine::JointModel& joint : model->joints) {
+        if (joint.frameMotion) continue;  // (with its part, above)
         // Exact equations remove degrees of freedom; a soft joint's are springs (none).
         nlohmann::ordered_json j = {{"name", joint.name},
                                     {"type", std::string(engine::jointTypeName(joint.type))},
