@@ -78,9 +78,12 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     if (stepped && step->frictionForce.size() == model.frictions.size())
         out.frictionForce = step->frictionForce;
     for (std::size_t k = 0; k < model.frictions.size(); ++k)  // the viscous part, at this state
-        if (const JointFrictionModel& f = model.frictions[k]; f.viscous > 0.0)
+        if (const JointFrictionModel& f = model.frictions[k]; f.viscous > 0.0 && !f.ball)
             out.frictionForce[k] -=
                 f.viscous * jointCoordinate(model, ws.frames, f.joint, f.coordinate).rate;
+        else if (f.ball && f.viscous > 0.0)  // a ball joint's: the torque's size, both parts
+            out.frictionForce[k] +=
+                f.viscous * relativeAngularVelocity(model, ws.frames, f.joint).norm();
 
     // Reactions from each joint's rows.
     out.reactions.assign(model.joints.size(), {});

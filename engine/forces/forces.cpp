@@ -224,8 +224,24 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
     // Viscous joint friction: −c ċ on the coordinate (its Coulomb part is solved with contact).
     for (const JointFrictionModel& f : model.frictions) {
         if (f.viscous <= 0.0) continue;
-        const ConstraintRow c = jointCoordinate(model, frames, f.joint, f.coordinate);
         const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+        if (f.ball) {
+            // A ball joint's: −c (ω_I − ω_J) on I, the opposite on J.
+            const int bi = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+            const int bj = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+            const Vec3 wi = bi >= 0 ? frames[static_cast<std::size_t>(bi)].w : Vec3::Zero();
+            const Vec3 wj = bj >= 0 ? frames[static_cast<std::size_t>(bj)].w : Vec3::Zero();
+            const Vec3 torque = -f.viscous * (wi - wj);
+            if (bi >= 0)
+                layout::angular(g, bi) +=
+                    frames[static_cast<std::size_t>(bi)].R.transpose() * torque;
+            if (bj >= 0)
+                layout::angular(g, bj) -=
+                    frames[static_cast<std::size_t>(bj)].R.transpose() * torque;
+            local.dampingPower += f.viscous * (wi - wj).squaredNorm();
+            continue;
+        }
+        const ConstraintRow c = jointCoordinate(model, frames, f.joint, f.coordinate);
         const double force = -f.viscous * c.rate;
         const int bi = model.markers[static_cast<std::size_t>(joint.markerI)].body;
         const int bj = model.markers[static_cast<std::size_t>(joint.markerJ)].body;

@@ -30,6 +30,7 @@
 // and the step's own) is counted as dissipated.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "engine/contact/collision_world.h"
@@ -110,8 +111,11 @@ private:
         };
         std::vector<StopRow> stops;
         struct FrictionRow {
-            int friction = 0;          // index into Model::frictions
-            std::size_t contact = 0;   // its row's index in problem.contacts
+            int friction = 0;         // index into Model::frictions
+            std::size_t contact = 0;  // its row's index in problem.contacts
+            // A ball joint at rest: its rows across the first (problem.contacts[contact + 1]'s
+            // first tangent holds the third direction); 0: none.
+            int extra = 0;
             double coefficient = 0.0;  // μs at rest at tₙ, μ sliding
             double reaction = 0.0;     // the lever term its bound has now [N·m or N]
         };
@@ -302,6 +306,7 @@ private:
             kkt.project(J * d.v - b, dv_, nullptr, equationScale(J, d.v, b));
             d.v += dv_;
         }
+        if (!d.frictions.empty()) aimBallRowsAtRest(model, ws, d.v);
         if (allRows > 0 && !d.problem.contacts.empty())
             projectResponses(model, kkt, J);
         else
@@ -419,9 +424,15 @@ private:
                 d.stops[k].sign * c.impulse[0] / d.h;
         }
         result.frictionForce.assign(model.frictions.size(), 0.0);
-        for (const StepData::FrictionRow& fr : d.frictions)
+        for (const StepData::FrictionRow& fr : d.frictions) {
+            if (model.frictions[static_cast<std::size_t>(fr.friction)].ball) {
+                // A ball joint's: the size of its torque.
+                result.frictionForce[static_cast<std::size_t>(fr.friction)] = ballTorque(fr).norm();
+                continue;
+            }
             result.frictionForce[static_cast<std::size_t>(fr.friction)] =
                 d.problem.contacts[fr.contact].impulse[1] / d.h;
+        }
         result.contactSolver.contacts = static_cast<int>(d.found.points.size());
         result.contactSolver.iterations = d.report.iterations;
         result.contactSolver.residual = d.report.residual;
@@ -621,6 +632,10 @@ private:
         for (int k = 0; k < static_cast<int>(model.frictions.size()); ++k) {
             const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(k)];
             if (!f.coulomb()) continue;
+            if (f.ball) {
+                ballFrictionRows(model, ws, k);
+                continue;
+            }
             const ConstraintRow c = jointCoordinate(model, ws.frames, f.joint, f.coordinate);
             const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
             ContactRows row;
@@ -651,6 +666,99 @@ private:
         }
     }
 
+    // A ball joint's friction: a torque against the relative turn ω = ω_I − ω_J, |T| ≤ μ r |F| +
+    // preload. Turning (|ω| above the stiction speed at tₙ): one row along ω, so the torque is
+    // all along the slip, as Coulomb's law has it. At rest: three rows, the first along the
+    // turn the step would start without friction (aimBallRows(), once the joints are met) and
+    // two across it, each bounded alone: the joint sticks, exactly, under any torque up to the
+    // bound (a little more where the parts' inertia turns the start across its torque).
+    void ballFrictionRows(const Model& model, const Workspace& ws, int k) {
+        StepData& d = data_;
+        const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(k)];
+        const Vec3 w = relativeAngularVelocity(model, ws.frames, f.joint);
+        const bool turning = w.norm() > kStictionSpeed;
+        ContactRows empty;
+        const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+        empty.bodyA = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+        empty.bodyB = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+        for (int r = 0; r < 3; ++r)
+            for (int side = 0; side < 2; ++side)
+                empty.J[r][side] = empty.MinvJ[r][side] = Vec6::Zero();
+        empty.target = -1.0;  // (no normal row: its impulse stays 0)
+        empty.boxFriction = true;
+        StepData::FrictionRow fr;
+        fr.friction = k;
+        fr.contact = d.problem.contacts.size();
+        fr.coefficient = turning ? f.coefficient : f.staticCoefficient;
+        fr.reaction = lastReaction_[static_cast<std::size_t>(k)];
+        empty.bound = d.h * (fr.coefficient * fr.reaction + f.preload);
+        d.problem.contacts.push_back(empty);
+        if (!turning) {
+            d.problem.contacts.push_back(empty);
+            fr.extra = 1;
+        }
+        ballDirections_.resize(model.frictions.size());
+        aimBallRows(model, ws, fr, turning ? Vec3(w.normalized()) : Vec3::UnitZ());
+        d.frictions.push_back(fr);
+    }
+
+    // A ball joint's friction rows along e1 (and, at rest, across it).
+    void aimBallRows(const Model& model, const Workspace& ws, const StepData::FrictionRow& fr,
+                     const Vec3& e1) {
+        StepData& d = data_;
+        const Vec3 e2 = e1.unitOrthogonal(), e3 = e1.cross(e2);
+        ballDirections_[static_cast<std::size_t>(fr.friction)] = {e1, e2, e3};
+        // The row of direction e: (ω_I − ω_J)·e.
+        auto direction = [&](ContactRows& row, int r, const Vec3& e) {
+            for (int side = 0; side < 2; ++side) {
+                const int b = side == 0 ? row.bodyA : row.bodyB;
+                if (b < 0) continue;
+                row.J[r][side].head<3>().setZero();
+                row.J[r][side].tail<3>() =
+                    (side == 0 ? 1.0 : -1.0) *
+                    (ws.frames[static_cast<std::size_t>(b)].R.transpose() * e);
+                row.MinvJ[r][side] = layout::twist(ws.Minv, b).cwiseProduct(row.J[r][side]);
+            }
+        };
+        (void)model;
+        ContactRows& first = d.problem.contacts[fr.contact];
+        direction(first, 1, e1);
+        if (fr.extra > 0) {
+            direction(first, 2, e2);
+            direction(d.problem.contacts[fr.contact + 1], 1, e3);
+        }
+    }
+
+    // The ball joints at rest aimed along the relative turn of `v` (the step's start with the
+    // joints met and no friction), where it turns.
+    void aimBallRowsAtRest(const Model& model, const Workspace& ws, const Eigen::VectorXd& v) {
+        for (const StepData::FrictionRow& fr : data_.frictions) {
+            const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(fr.friction)];
+            if (!f.ball || fr.extra == 0) continue;
+            const ContactRows& c = data_.problem.contacts[fr.contact];
+            Vec3 w = Vec3::Zero();
+            for (int side = 0; side < 2; ++side) {
+                const int b = side == 0 ? c.bodyA : c.bodyB;
+                if (b < 0) continue;
+                w += (side == 0 ? 1.0 : -1.0) *
+                     (ws.frames[static_cast<std::size_t>(b)].R * Vec3(layout::angular(v, b)));
+            }
+            if (w.norm() > 0.0) aimBallRows(model, ws, fr, w.normalized());
+        }
+    }
+
+    // A ball joint's friction torque on part I from its rows' impulses (world axes) [N·m].
+    Vec3 ballTorque(const StepData::FrictionRow& fr) const {
+        const StepData& d = data_;
+        const auto& e = ballDirections_[static_cast<std::size_t>(fr.friction)];
+        const ContactRows& first = d.problem.contacts[fr.contact];
+        Vec3 impulse = first.impulse[1] * e[0];
+        if (fr.extra > 0)
+            impulse +=
+                first.impulse[2] * e[1] + d.problem.contacts[fr.contact + 1].impulse[1] * e[2];
+        return impulse / d.h;
+    }
+
     // The reaction terms of the joints with friction from the joint impulses just found, and
     // the friction rows' bounds from them. Whether any bound moved (another round is needed).
     bool updateFrictionBounds(const Model& model, const Workspace& ws) {
@@ -664,6 +772,8 @@ private:
                 moved = true;
             fr.reaction = reaction;
             d.problem.contacts[fr.contact].bound = d.h * (fr.coefficient * reaction + f.preload);
+            if (fr.extra > 0)
+                d.problem.contacts[fr.contact + 1].bound = d.problem.contacts[fr.contact].bound;
         }
         return moved;
     }
@@ -675,6 +785,7 @@ private:
         StepData& d = data_;
         Vec3 force_J, torque_J;
         jointRowsReaction(model, ws.frames, d.J0, d.impulse / d.h, f.joint, force_J, torque_J);
+        if (f.ball) return f.radius * force_J.norm();  // the ball carries it all
         const double across = std::hypot(force_J.x(), force_J.y());
         if (f.axis == JointAxis::Rotation) return f.radius * across;
         const double bending = std::hypot(torque_J.x(), torque_J.y());
@@ -744,6 +855,7 @@ private:
     KktSolver softSolver_;  // joint and soft rows together (models with soft joints)
     std::uint64_t softSerial_ = 0;
     std::vector<double> lastReaction_;  // per joint friction: the last step's reaction term
+    std::vector<std::array<Vec3, 3>> ballDirections_;  // per joint friction: its rows' axes
     std::uint64_t frictionSerial_ = 0;
     std::unique_ptr<contact::CollisionWorld> world_;
     std::uint64_t worldSerial_ = 0;

@@ -145,6 +145,13 @@ double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& fr
     return std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
 }
 
+Vec3 relativeAngularVelocity(const Model& model, const std::vector<BodyFrame>& frames, int joint) {
+    const JointModel& jm = model.joints[static_cast<std::size_t>(joint)];
+    const BodyFrame* fi = frameOf(frames, model.markers[static_cast<std::size_t>(jm.markerI)].body);
+    const BodyFrame* fj = frameOf(frames, model.markers[static_cast<std::size_t>(jm.markerJ)].body);
+    return (fi ? fi->w : Vec3::Zero()) - (fj ? fj->w : Vec3::Zero());
+}
+
 double unwindAngle(double wrapped, double reference) {
     return wrapped + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
 }

@@ -24,6 +24,9 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
 double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int joint,
                             int coordinate);
 
+// ω_I − ω_J of a joint's two parts, world axes [rad/s].
+Vec3 relativeAngularVelocity(const Model& model, const std::vector<BodyFrame>& frames, int joint);
+
 // The angle `wrapped` (in (−π, π]) shifted by whole turns to lie nearest `reference`.
 double unwindAngle(double wrapped, double reference);
 

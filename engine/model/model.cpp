@@ -484,6 +484,7 @@ CompileResult compile(const SceneSpec& spec) {
             friction.length = f.length;
             friction.preload = f.preload;
             friction.viscous = f.viscous;
+            friction.ball = joint.type == JointType::Spherical;
             model->frictions.push_back(friction);
         }
         coordinateCount += static_cast<int>(j.coordinates.size());

@@ -171,6 +171,9 @@ struct JointFrictionModel {
     double coefficient = 0.0, staticCoefficient = 0.0;
     double radius = 0.0, length = 0.0;
     double preload = 0.0, viscous = 0.0;
+    // A ball joint's: a torque against the relative turn ω_I − ω_J whatever its axis, at most
+    // μ r |F| + preload (F: the joint's whole reaction force), viscous −c (ω_I − ω_J).
+    bool ball = false;
     bool coulomb() const { return coefficient > 0.0 || staticCoefficient > 0.0 || preload > 0.0; }
 };
 

@@ -604,14 +604,15 @@ void checkFriction(Checker& check, const std::string& at, const Joint& joint) {
     if (axes.empty()) {
         check.error(at, "joint '" + joint.name + "' (" + type +
                             ") has no coordinate for friction: friction goes on revolute, "
-                            "prismatic and cylindrical joints");
+                            "prismatic, cylindrical and spherical joints");
         return;
     }
     if (joint.type == JointType::PointOnCurve || joint.type == JointType::CurveOnCurve ||
-        joint.type == JointType::PointOnSurface || joint.type == JointType::Spherical ||
-        joint.type == JointType::Universal || joint.type == JointType::Planar) {
+        joint.type == JointType::PointOnSurface || joint.type == JointType::Universal ||
+        joint.type == JointType::Planar) {
         check.error(at, "joint '" + joint.name + "' (" + type +
-                            "): friction goes on revolute, prismatic and cylindrical joints");
+                            "): friction goes on revolute, prismatic, cylindrical and spherical "
+                            "joints");
         return;
     }
     if (joint.friction.size() > axes.size()) {

@@ -53,7 +53,8 @@ inline std::string limit(std::size_t k, std::size_t coordinates) {
 }
 
 // Per joint coordinate with friction: the friction force or torque on part I along J's z axis
-// [N or N·m] (Coulomb and viscous): "slide.friction", "sleeve.q1friction".
+// [N or N·m] (Coulomb and viscous): "slide.friction", "sleeve.q1friction"; a ball joint's: the
+// size of its friction torque (≥ 0).
 inline constexpr const char* kFriction = "friction";
 inline std::string friction(std::size_t k, std::size_t coordinates) {
     return coordinates == 1 ? std::string(kFriction) : coordinate(k) + kFriction;

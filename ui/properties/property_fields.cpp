@@ -582,14 +582,15 @@ void frictionFields(FieldList& b) {
     const engine::EntityId id = b.id;
     const engine::Joint* joint = byId(b.spec.joints, id);
     auto J = [id](auto& s) { return byId(s.joints, id); };
-    // Friction goes on revolute, prismatic and cylindrical joints.
-    if (!drivable(joint->type)) return;
+    // Friction goes on revolute, prismatic, cylindrical and spherical joints.
+    const bool ball = joint->type == engine::JointType::Spherical;
+    if (!drivable(joint->type) && !ball) return;
     const std::vector<engine::JointAxis> axes = engine::jointAxes(joint->type);
     const QStringList kinds{tr("none"), tr("friction")};
     for (std::size_t k = 0; k < axes.size(); ++k) {
         const bool angle = axes[k] == engine::JointAxis::Rotation;
         const QString suffix = k == 0 ? QString() : QStringLiteral("#%1").arg(k);
-        const QString what = angle ? tr("Angle") : tr("Slide");
+        const QString what = ball ? tr("Ball") : angle ? tr("Angle") : tr("Slide");
         auto frictionOf = [J, k, n = axes.size()](SceneSpec& s) -> engine::JointFriction& {
             std::vector<engine::JointFriction>& all = J(s)->friction;
             if (all.size() < n) all.resize(n);

@@ -13,6 +13,7 @@
 #include "engine/analysis/kinematic_analysis.h"
 #include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
+#include "engine/state/state.h"
 #include "tests/support/mechanisms.h"
 #include "tests/support/scene_errors.h"
 #include "tests/support/simulation.h"
@@ -155,6 +156,103 @@ TEST(JointFriction, AWheelOnAPinSlowsAtTheFrictionTorqueOverItsInertia) {
     EXPECT_NEAR(out.reactions[0].torque_J.z(), -torque, 1e-8);
 }
 
+// A ball held by a ball joint at its centre (a sphere's inertia I about every axis), spun
+// about an oblique axis. `gravity`: the joint carries its weight m g.
+SceneSpec ballOnBallJoint(const JointFriction& f, const Vec3& spin, bool gravity) {
+    SceneSpec spec;
+    spec.settings.integrator = IntegratorType::TimeStepping;
+    if (!gravity) spec.gravity = Vec3::Zero();
+    Part ground = test::groundPart(spec);
+    test::addMarker(spec, ground, "socket", Vec3::Zero());
+    spec.parts.push_back(ground);
+    Part ball = test::box(spec, "ball", kMass, Vec3(0.1, 0.1, 0.1), Vec3::Zero());
+    ball.I_Pcm_P = Mat3::Identity() * 0.01;
+    test::addMarker(spec, ball, "centre", Vec3::Zero());
+    ball.w_WP_W = spin;
+    spec.parts.push_back(ball);
+    Joint socket =
+        test::joint(spec, "socket", JointType::Spherical, "ball.centre", "ground.socket");
+    socket.friction = {f};
+    spec.joints.push_back(socket);
+    return spec;
+}
+
+TEST(JointFriction, ABallJointSlowsItsSpinAtTheFrictionTorqueAboutAnyAxisAndThenSticks) {
+    // ω0 = 10 rad/s about (1, 2, 2)/3, I = 0.01: with a constant friction torque of 0.02 N·m,
+    // ω falls at 2 rad/s² about the same axis and stops, exactly, at 5 s; the friction's work
+    // is the kinetic energy it had.
+    const Vec3 axis = Vec3(1, 2, 2) / 3.0;
+    JointFriction f;
+    f.preload = 0.02;
+    ForwardDynamics sim(compiled(ballOnBallJoint(f, 10.0 * axis, false)));
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const double kinetic0 = out.energies.kinetic;
+    EXPECT_NEAR(kinetic0, 0.5 * 0.01 * 100.0, 1e-12);
+    const Vec3 w0 = sim.state().v.segment<3>(3);  // (body axes)
+    for (const double t : {1.0, 2.5, 4.0}) {
+        ASSERT_TRUE(sim.advance(t).ok);
+        ASSERT_TRUE(sim.outputs(out).ok);
+        const Vec3 w = bodyOrientation(sim.state().q, 0) * Vec3(sim.state().v.segment<3>(3));
+        EXPECT_NEAR(w.norm(), 10.0 - 2.0 * t, 1e-6) << "t " << t;
+        EXPECT_LT((w.normalized() - axis).norm(), 1e-9) << "t " << t << ": about the same axis";
+        EXPECT_NEAR(out.frictionForce[0], 0.02, 1e-9) << "t " << t;
+    }
+    ASSERT_TRUE(sim.advance(6.0).ok);
+    EXPECT_EQ(sim.state().v.segment<3>(3).norm(), 0.0) << w0.transpose();  // stuck, exactly
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_NEAR(out.energies.dissipated, kinetic0, 1e-9 * kinetic0);
+}
+
+TEST(JointFriction, ABallJointCarryingAWeightRubsWithMuRTimesItsLoad) {
+    // Spun about the vertical, the joint carries m g: the torque is μ r m g + preload.
+    JointFriction f = coulomb(0.3);
+    f.radius = 0.02;
+    ForwardDynamics sim(compiled(ballOnBallJoint(f, Vec3(0, 0, 10.0), true)));
+    ASSERT_TRUE(sim.initialize().ok);
+    const double torque = 0.3 * 0.02 * kMass * kG;
+    ASSERT_TRUE(sim.advance(0.5).ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const Vec3 w = bodyOrientation(sim.state().q, 0) * Vec3(sim.state().v.segment<3>(3));
+    EXPECT_NEAR(w.z(), 10.0 - torque / 0.01 * 0.5, 1e-6);
+    EXPECT_NEAR(out.frictionForce[0], torque, 1e-8);
+}
+
+TEST(JointFriction, ABallJointHoldsAnArmWhoseMomentItsFrictionExceeds) {
+    // A 2 kg arm 0.3 m long on a ball joint, released 30° from hanging: gravity's moment about
+    // the joint is m g d sin 30° = 2.94 N·m. A static friction torque of 3.1 N·m holds it,
+    // exactly; 2.8 N·m lets it fall.
+    for (const double preload : {3.1, 2.8}) {
+        SceneSpec spec;
+        spec.settings.integrator = IntegratorType::TimeStepping;
+        Part ground = test::groundPart(spec);
+        test::addMarker(spec, ground, "socket", Vec3::Zero());
+        spec.parts.push_back(ground);
+        const Quat tilt(Eigen::AngleAxisd(kPi / 6.0, Vec3(1, 1, 0).normalized()));
+        Part arm =
+            test::box(spec, "arm", kMass, Vec3(0.04, 0.04, 0.6), tilt * Vec3(0, 0, -0.3), tilt);
+        test::addMarker(spec, arm, "top", Vec3(0, 0, 0.3));
+        spec.parts.push_back(arm);
+        Joint socket =
+            test::joint(spec, "socket", JointType::Spherical, "arm.top", "ground.socket");
+        JointFriction f;
+        f.preload = preload;
+        socket.friction = {f};
+        spec.joints.push_back(socket);
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Vec3 start = sim.state().q.head<3>();
+        ASSERT_TRUE(sim.advance(1.0).ok);
+        const double moved = (sim.state().q.head<3>() - start).norm();
+        if (preload > 3.0)
+            EXPECT_LT(moved, 1e-9) << "held";
+        else
+            EXPECT_GT(moved, 0.01) << "falls";
+    }
+}
+
 TEST(JointFriction, ViscousFrictionDecaysTheSpeedExponentially) {
     // Viscous only: an applied force, so any integrator takes it (dopri45 here).
     JointFriction f;
@@ -221,9 +319,18 @@ TEST(JointFriction, BadFrictionIsRefusedWithItsPathAndReason) {
               0u);
     EXPECT_EQ(
         test::firstJointError(
+            R"({"name": "cross", "type": "universal", "markerI": "arm.m", "markerJ": "ground.m",
+                      "friction": [{"coefficient": 0.1}, null]})")
+            .rfind("/joints/0/friction: joint 'cross' (universal): friction goes on revolute, "
+                   "prismatic, cylindrical and spherical joints",
+                   0),
+        0u);
+    // A ball joint's friction is an angle's: its lever is the ball's radius.
+    EXPECT_EQ(
+        test::firstJointError(
             R"({"name": "ball", "type": "spherical", "markerI": "arm.m", "markerJ": "ground.m",
-                      "friction": {"coefficient": 0.1}})")
-            .rfind("/joints/0/friction: joint 'ball' (spherical): friction goes on revolute", 0),
+                      "friction": {"coefficient": 0.1, "length": 0.02}})")
+            .rfind("/joints/0/friction/length: ", 0),
         0u);
     EXPECT_EQ(
         test::firstJointError(

@@ -733,7 +733,7 @@ TEST_F(PropertiesSchemaTest, StopsGivenToAJointInThePanelReachTheScene) {
     EXPECT_FALSE(panel.editorForKey(QStringLiteral("limit.lower")));  // the angle has none
 }
 
-TEST_F(PropertiesSchemaTest, AUniversalOrPlanarJointHasStopsOnEachCoordinateButNoFriction) {
+TEST_F(PropertiesSchemaTest, UniversalPlanarAndBallJointsOfferTheirStopsAndFriction) {
     // A universal joint: stops on both pins' angles ("#1" the second), no friction rows.
     const engine::Joint* universal = spec.findJoint("universal");
     ASSERT_TRUE(universal);
@@ -758,6 +758,18 @@ TEST_F(PropertiesSchemaTest, AUniversalOrPlanarJointHasStopsOnEachCoordinateButN
     EXPECT_TRUE(panel.editorForKey(QStringLiteral("limits#1")));
     EXPECT_TRUE(panel.editorForKey(QStringLiteral("limits#2")));
     EXPECT_FALSE(panel.editorForKey(QStringLiteral("friction")));
+    // A ball joint: one friction, its torque against the turn about any axis.
+    const engine::Joint* ball = spec.findJoint("spherical");
+    ASSERT_TRUE(ball);
+    show(ball->id);
+    auto* friction = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("friction")));
+    ASSERT_TRUE(friction);
+    friction->setCurrentIndex(friction->findText(QStringLiteral("friction")));
+    panel.commit(QStringLiteral("friction"));
+    ASSERT_TRUE(edited) << panel.message(QStringLiteral("friction")).toStdString();
+    ASSERT_EQ(edited->findJoint("spherical")->friction.size(), 1u);
+    for (const engine::Diagnostic& d : engine::validate(*edited))
+        EXPECT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
 }
 
 TEST_F(PropertiesSchemaTest, AJointMadeSoftByFrequencyReachesTheScene) {
