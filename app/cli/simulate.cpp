@@ -172,7 +172,8 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
     stoppedByUser = stoppedByUser || interrupted;
     const auto snapshot = sim.snapshot();
     std::string failure = snapshot->error;
-    if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9)
+    if (failure.empty() && !stoppedByUser && snapshot->time < options.duration - 1e-9 &&
+        snapshot->stoppedBy.empty())
         failure = snapshot->notice;
     sim.stop();
     // The results: renamed into place with every row written (also after a failure or an
@@ -254,6 +255,13 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
         printError("simulation stopped: " + failure, options.scene);
         return kExitRunStopped;
     }
+    // The sensors' crossings, and the one that ended the run: what the run is for, said.
+    for (const auto& [sensor, time] : snapshot->statistics.sensorEvents)
+        std::cerr << "motus-cli: sensor '" << sensor
+                  << "' crossed its level at t = " << engine::numberText(time, 12) << " s"
+                  << (sensor == snapshot->stoppedBy && time == snapshot->time ? ": run stopped"
+                                                                              : "")
+                  << "\n";
     return 0;
 }
 

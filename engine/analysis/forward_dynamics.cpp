@@ -9,6 +9,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "engine/kinematics/retract.h"
+#include "engine/kinematics/state_measures.h"
 #include "engine/math/number_text.h"
 #include "engine/model/stiffness.h"
 
@@ -167,6 +168,9 @@ Status ForwardDynamics::resume(const State& state) {
 }
 
 void ForwardDynamics::restore(const State& state) {
+    // The sensors' events after it did not happen in the run that goes on from it.
+    std::erase_if(sensorEvents_, [&](const SensorEvent& e) { return e.time > state.t; });
+    stopped_ = false;
     state_ = state;
     integrator_->reset();
     ws_.step.valid = false;
@@ -213,7 +217,114 @@ void ForwardDynamics::restoreSolverMemory(const State& state) {
         integrator_->restoreOwnSolver(memory.data() + one, one);
 }
 
+Status ForwardDynamics::sensorLevels(std::vector<double>& levels) {
+    std::vector<BodyFrame> frames;
+    computeBodyFrames(*model_, state_.q, state_.v, frames);
+    std::vector<double> values;
+    if (model_->stateValueCount() > 0)
+        evaluateStateValues(*model_, state_.t, frames, state_.jointCoordinates, values);
+    levels.resize(model_->sensors.size());
+    for (std::size_t k = 0; k < model_->sensors.size(); ++k) {
+        const SensorModel& sensor = model_->sensors[k];
+        const double value =
+            evalStateExpression(sensor.expression, sensor.inputs, state_.t, values);
+        if (!std::isfinite(value))
+            return Status::failure("sensor '" + sensor.name + "': its expression '" +
+                                       sensor.expression.text() + "' is " + numberText(value) +
+                                       " at t = " + timeText(state_.t),
+                                   {}, Cause::NotFinite);
+        levels[k] = value - sensor.value;
+    }
+    return {};
+}
+
 Status ForwardDynamics::advance(double tEnd) {
+    stopped_ = false;
+    if (model_->sensors.empty() || model_->velocitySize() == 0) return integrate(tEnd);
+    const bool adaptive = model_->settings.integrator == IntegratorType::DormandPrince45;
+    const double spacing = adaptive ? 1e-3 : model_->settings.stepSize;
+    const auto crossed = [&](const SensorModel& sensor, double before, double after) {
+        const bool up = before < 0.0 && after >= 0.0, down = before > 0.0 && after <= 0.0;
+        return sensor.direction == SensorDirection::Rising    ? up
+               : sensor.direction == SensorDirection::Falling ? down
+                                                              : up || down;
+    };
+    std::vector<double> before, after;
+    if (Status s = sensorLevels(before); !s.ok) return s;
+    const double eps = 1e-12 * std::max(1.0, std::abs(tEnd));
+    while (state_.t < tEnd - eps) {
+        // The next watch on the millisecond (step) grid, so that watching does not depend on
+        // how the run is cut into advances.
+        const double tNext =
+            std::min(tEnd, (std::floor(state_.t / spacing + 1e-9) + 1.0) * spacing);
+        const State saved = state_;
+        if (Status s = integrate(tNext); !s.ok) return s;
+        if (Status s = sensorLevels(after); !s.ok) return s;
+        // The earliest crossing among those between the two watches.
+        int first = -1;
+        double firstTime = 0.0;
+        for (std::size_t k = 0; k < model_->sensors.size(); ++k) {
+            const SensorModel& sensor = model_->sensors[k];
+            if (!crossed(sensor, before[k], after[k])) continue;
+            double time = 0.0;
+            if (adaptive) {
+                // On the continuous extension: the Illinois method between the watches, each
+                // value a resumed run to that instant (the same steps, interpolated).
+                double a = saved.t, b = state_.t, ga = before[k], gb = after[k];
+                int side = 0;
+                for (int iteration = 0; iteration < 100 && b - a > 1e-12 * std::max(1.0, b);
+                     ++iteration) {
+                    double t = (a * gb - b * ga) / (gb - ga);
+                    if (!(t > a && t < b)) t = 0.5 * (a + b);
+                    restore(saved);
+                    if (Status s = integrate(t); !s.ok) return s;
+                    std::vector<double> levels;
+                    if (Status s = sensorLevels(levels); !s.ok) return s;
+                    const double g = levels[k];
+                    if (crossed(sensor, ga, g) || g == 0.0) {
+                        b = t;
+                        gb = g;
+                        if (side == 1) ga *= 0.5;
+                        side = 1;
+                    } else {
+                        a = t;
+                        ga = g;
+                        if (side == -1) gb *= 0.5;
+                        side = -1;
+                    }
+                }
+                time = b;  // on the crossed side
+            } else {
+                time = saved.t + (state_.t - saved.t) * before[k] / (before[k] - after[k]);
+            }
+            if (first < 0 || time < firstTime) {
+                first = static_cast<int>(k);
+                firstTime = time;
+            }
+        }
+        if (first < 0) {
+            before = after;
+            continue;
+        }
+        // The run at the earliest crossing (dopri45), or at the step after it.
+        if (adaptive) {
+            restore(saved);
+            if (Status s = integrate(firstTime); !s.ok) return s;
+        } else {
+            restore(saved);
+            if (Status s = integrate(tNext); !s.ok) return s;
+        }
+        sensorEvents_.push_back({first, firstTime});
+        if (model_->sensors[static_cast<std::size_t>(first)].action == SensorAction::Stop) {
+            stopped_ = true;
+            return {};
+        }
+        if (Status s = sensorLevels(before); !s.ok) return s;
+    }
+    return {};
+}
+
+Status ForwardDynamics::integrate(double tEnd) {
     // Nothing moves in a scene of ground alone (what File > New makes): time just passes.
     if (model_->velocitySize() == 0) {
         state_.t = std::max(state_.t, tEnd);

@@ -5,11 +5,18 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "engine/analysis/outputs.h"
 #include "engine/integrators/integrator.h"
 
 namespace engine {
+
+// A sensor's crossing (Model::sensors), found as the run went.
+struct SensorEvent {
+    int sensor = 0;     // index into Model::sensors
+    double time = 0.0;  // the instant it crossed its level [s]
+};
 
 class ForwardDynamics {
 public:
@@ -25,8 +32,16 @@ public:
     // Like initialize(state) for a recorded state: prepares the solver, no assembly.
     Status resume(const State& state);
 
-    // Advances to tEnd (one output interval, or several for fixed-step integrators).
+    // Advances to tEnd (one output interval, or several for fixed-step integrators). With
+    // sensors, the run is watched every millisecond (at every step of a fixed-step method);
+    // a crossing is located (dopri45: to 1e-12 s on its continuous extension; fixed steps:
+    // interpolated between the two steps around it) and recorded in sensorEvents(); a sensor
+    // that stops ends the advance there, stoppedBy() naming it (the state at its instant, or
+    // at the step after it for fixed steps).
     Status advance(double tEnd);
+    const std::vector<SensorEvent>& sensorEvents() const { return sensorEvents_; }
+    // The event that ended the last advance(), or null when it ran to its end.
+    const SensorEvent* stoppedBy() const { return stopped_ ? &sensorEvents_.back() : nullptr; }
 
     Status outputs(Outputs& out);
     // The accelerations (v̇_W, ω̇' per body) at the state, as outputs() found them.
@@ -51,7 +66,14 @@ private:
     void saveSolverMemory();
     void restoreSolverMemory(const State& state);
 
+    Status integrate(double tEnd);  // advance() without sensors
+    // Each sensor's expression less its level at the current state; a failure when one is not
+    // a number.
+    Status sensorLevels(std::vector<double>& levels);
+
     std::shared_ptr<const Model> model_;
+    std::vector<SensorEvent> sensorEvents_;
+    bool stopped_ = false;
     State state_;
     Workspace ws_;
     std::unique_ptr<Integrator> integrator_;

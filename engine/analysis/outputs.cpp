@@ -159,6 +159,11 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.controllerEffort.clear();
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     for (const ForceModel& force : model.forces) {
+        if (force.type == ForceType::JointForce) {  // a motor's torque, recorded as a servo's
+            out.controllerEffort.push_back(
+                forceMagnitude(model, force, state.t, ws.frames, state.jointCoordinates));
+            continue;
+        }
         if (force.type != ForceType::JointController) continue;
         const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
         const double last =

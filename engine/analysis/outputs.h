@@ -44,7 +44,7 @@ struct Outputs {
     std::vector<double>
         driverEffort;  // per driver: force [N] or torque [N·m] on part i along J's z
     std::vector<double>
-        controllerEffort;              // per joint controller (force elements in order), likewise
+        controllerEffort;              // per joint controller and joint force (in order), likewise
     Eigen::VectorXd jointCoordinates;  // as State::jointCoordinates
     Eigen::VectorXd jointRates;
     Energies energies;

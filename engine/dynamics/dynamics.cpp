@@ -160,7 +160,7 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     if (badForce >= 0) {
         // An expression that stops being a number is the cause, named with its value.
         const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];
-        const std::string cause = nonFiniteExpression(force, t);
+        const std::string cause = nonFiniteExpression(model, force, t, ws.frames, jointCoordinates);
         Status s = Status::failure("force '" + force.name +
                                        "' is not finite (NaN or infinity) at t = " + timeText(t) +
                                        (cause.empty() ? "" : ": " + cause),

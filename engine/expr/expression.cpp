@@ -62,6 +62,51 @@ double table(const double* args, int count) {
     return py(k - 1) + s * (py(k) - py(k - 1));
 }
 
+double haversine(double x, double x0, double h0, double x1, double h1) {
+    if (x <= x0) return h0;
+    if (x >= x1) return h1;
+    return h0 + (h1 - h0) * 0.5 * (1.0 - std::cos(kPi * (x - x0) / (x1 - x0)));
+}
+
+double choose(double condition, double a, double b) {
+    if (std::isnan(condition)) return condition;
+    return condition != 0.0 ? a : b;
+}
+
+double clamp(double x, double lo, double hi) {
+    if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return std::nan("");
+    if (lo > hi) throw mu::ParserError("clamp(x, lo, hi) needs lo <= hi");
+    return std::min(std::max(x, lo), hi);
+}
+
+// Adams' IMPACT: the force of a one-sided stop at x1 on a coordinate x moving at xd, pushing
+// towards larger x while x < x1; the damping grows from 0 at x1 to cmax at penetration d.
+double impact(double x, double xd, double x1, double k, double e, double cmax, double d) {
+    if (!(k >= 0.0) || !(e > 0.0) || !(cmax >= 0.0) || !(d > 0.0))
+        throw mu::ParserError(
+            "impact(x, xd, x1, k, e, cmax, d) needs k >= 0, e > 0, cmax >= 0 "
+            "and d > 0");
+    if (x >= x1) return 0.0;
+    return std::max(0.0, k * std::pow(x1 - x, e) - cubicStep(x, x1 - d, cmax, x1, 0.0) * xd);
+}
+
+// Adams' BISTOP: free between x1 and x2, a stop (as impact) at each end.
+double bistop(const double* args, int count) {
+    if (count != 8) throw mu::ParserError("bistop(x, xd, x1, x2, k, e, cmax, d) takes 8 values");
+    const double x = args[0], xd = args[1], x1 = args[2], x2 = args[3], k = args[4], e = args[5],
+                 cmax = args[6], d = args[7];
+    if (!(x1 < x2)) throw mu::ParserError("bistop(x, xd, x1, x2, ...) needs x1 < x2");
+    if (x < x1) return impact(x, xd, x1, k, e, cmax, d);
+    if (x <= x2) {
+        if (!(k >= 0.0) || !(e > 0.0) || !(cmax >= 0.0) || !(d > 0.0))
+            throw mu::ParserError(
+                "bistop(x, xd, x1, x2, k, e, cmax, d) needs k >= 0, e > 0, "
+                "cmax >= 0 and d > 0");
+        return 0.0;
+    }
+    return -impact(-x, -xd, -x2, k, e, cmax, d);
+}
+
 // Set by the functions below when one turns numbers into a value that is not a number
 // (sqrt(-1), ln(-1), asin(2)): a comparison or a condition would otherwise hide it
 // (sqrt(-1) > 0 is 0), so an evaluation that raised it gives NaN whatever its result.
@@ -161,12 +206,15 @@ struct Expression::Impl {
     double constantValue = 0.0;
     mutable std::mutex mutex;  // muparser evaluates through the bound variable
     mutable double time = 0.0;
-    mutable double second = 0.0;  // a function of two variables' second one
+    mutable double second = 0.0;         // a function of two variables' second one
+    mutable std::vector<double> inputs;  // parseWithInputs: sized once (muparser keeps pointers)
+    std::vector<bool> usedInputs;
     mu::Parser parser;
 
-    double evalLocked(double t, double u = 0.0) const {
+    double evalLocked(double t, double u = 0.0, const double* in = nullptr) const {
         time = t;
         second = u;
+        for (std::size_t k = 0; k < inputs.size(); ++k) inputs[k] = in ? in[k] : 0.0;
         madeNotANumber = false;
         const double value = parser.Eval();
         return madeNotANumber ? std::nan("") : value;
@@ -187,6 +235,17 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
 
 std::optional<Expression> Expression::parse(const std::string& text, std::string& error,
                                             std::initializer_list<const char*> variables) {
+    return parseWith(text, error, std::vector<const char*>(variables), {});
+}
+
+std::optional<Expression> Expression::parseWithInputs(const std::string& text, std::string& error,
+                                                      const std::vector<std::string>& inputs) {
+    return parseWith(text, error, {"time"}, inputs);
+}
+
+std::optional<Expression> Expression::parseWith(const std::string& text, std::string& error,
+                                                const std::vector<const char*>& variables,
+                                                const std::vector<std::string>& inputs) {
     Expression e;
     e.impl_ = std::make_shared<Impl>(text, false, 0.0);
     Impl& impl = *e.impl_;
@@ -200,6 +259,8 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
         int slot = 0;
         for (const char* name : variables)
             if (slot < 2) p.DefineVar(name, slots[slot++]);
+        impl.inputs.assign(inputs.size(), 0.0);
+        for (std::size_t k = 0; k < inputs.size(); ++k) p.DefineVar(inputs[k], &impl.inputs[k]);
         // muparser's functions that may make or hide a NaN, replaced (same names, same values
         // otherwise): see `checked`.
         p.DefineFun("sin", checked<static_cast<double (*)(double)>(std::sin)>);
@@ -224,6 +285,11 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
         p.DefineFun("ramp", ramp);
         p.DefineFun("harmonic", harmonic);
         p.DefineFun("table", table);
+        p.DefineFun("haversine", haversine);
+        p.DefineFun("if", choose);
+        p.DefineFun("clamp", clamp);
+        p.DefineFun("impact", impact);
+        p.DefineFun("bistop", bistop);
         p.SetExpr(text);
         // muparser compiles on the first evaluation and folds the constant parts then, calling
         // the functions once: one that makes a NaN there (a branch "time < 1 ? 0 : sqrt(-1)"
@@ -238,6 +304,9 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
         // recognised so it costs nothing later.
         const double value = impl.evalLocked(0.0);
         const mu::varmap_type used = p.GetUsedVar();
+        impl.usedInputs.assign(inputs.size(), false);
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+            impl.usedInputs[k] = used.count(inputs[k]) > 0;
         if (used.empty()) {
             impl.constant = true;
             impl.constantValue = value;
@@ -263,15 +332,39 @@ double Expression::eval(double first, double second) const {
     }
 }
 
+double Expression::eval(double time, const double* inputs) const {
+    if (impl_->constant) return impl_->constantValue;
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    try {
+        return impl_->evalLocked(time, 0.0, inputs);
+    } catch (const mu::Parser::exception_type&) {
+        return std::nan("");
+    }
+}
+
+bool Expression::usesInput(int k) const {
+    return k >= 0 && static_cast<std::size_t>(k) < impl_->usedInputs.size() &&
+           impl_->usedInputs[static_cast<std::size_t>(k)];
+}
+
+int Expression::inputCount() const {
+    return static_cast<int>(impl_->inputs.size());
+}
+
 // Five-point central differences (fourth order) with h = 1e-3 s (scaled with |t|).
 double Expression::derivative(double t) const {
+    return derivative(t, nullptr);
+}
+
+double Expression::derivative(double t, const double* inputs) const {
     if (impl_->constant) return 0.0;
+    const auto f = [&](double time) { return inputs ? eval(time, inputs) : eval(time); };
     const double h = 1e-3 * std::max(1.0, std::abs(t));
     if (t >= 0.0 && t < 2.0 * h)  // forward, fourth order: nothing before time 0
-        return (-25.0 * eval(t) + 48.0 * eval(t + h) - 36.0 * eval(t + 2 * h) +
-                16.0 * eval(t + 3 * h) - 3.0 * eval(t + 4 * h)) /
+        return (-25.0 * f(t) + 48.0 * f(t + h) - 36.0 * f(t + 2 * h) + 16.0 * f(t + 3 * h) -
+                3.0 * f(t + 4 * h)) /
                (12.0 * h);
-    return (eval(t - 2 * h) - 8.0 * eval(t - h) + 8.0 * eval(t + h) - eval(t + 2 * h)) / (12.0 * h);
+    return (f(t - 2 * h) - 8.0 * f(t - h) + 8.0 * f(t + h) - f(t + 2 * h)) / (12.0 * h);
 }
 
 double Expression::secondDerivative(double t) const {
@@ -288,6 +381,9 @@ double Expression::secondDerivative(double t) const {
 
 const std::string& Expression::text() const {
     return impl_->text;
+}
+void Expression::setText(std::string text) {
+    impl_->text = std::move(text);  // (called on a fresh expression, before it is shared)
 }
 bool Expression::isConstant() const {
     return impl_->constant;

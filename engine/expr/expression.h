@@ -13,6 +13,15 @@
 //   harmonic(x, a, f, phase)      a·sin(2π f x + phase)
 //   table(x, x0, y0, x1, y1, ...) piecewise linear through the points (x ascending),
 //                                 constant outside
+//   haversine(x, x0, h0, x1, h1)  h0 + (h1 − h0)(1 − cos(π (x − x0)/(x1 − x0)))/2 between x0
+//                                 and x1, constant outside (Adams' HAVSIN)
+//   if(c, a, b)                   a where c ≠ 0, else b (both are evaluated)
+//   clamp(x, lo, hi)              x limited to [lo, hi]
+//   impact(x, xd, x1, k, e, cmax, d)  a one-sided contact force (Adams' IMPACT): 0 for x ≥ x1,
+//                                 else max(0, k (x1 − x)^e − step(x, x1 − d, cmax, x1, 0) xd)
+//   bistop(x, xd, x1, x2, k, e, cmax, d)  a gap between two stops (Adams' BISTOP): as impact
+//                                 below x1, 0 between x1 and x2, above x2
+//                                 min(0, −k (x − x2)^e − step(x, x2, 0, x2 + d, cmax) xd)
 // `log` is the natural logarithm, as `ln`.
 //
 // What muparser would read without complaint but not as meant is refused by parse(): a comma
@@ -27,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace engine {
 
@@ -44,20 +54,39 @@ public:
     static std::optional<Expression> parse(const std::string& text, std::string& error,
                                            std::initializer_list<const char*> variables);
 
-    double eval(double time) const;
+    // A function of `time` and of named inputs (the measures and variables of the mechanism's
+    // state, engine/model/state_functions.h): eval(time, inputs) takes their values in this
+    // order. An input's name is a muparser name (letters, digits, '_', not starting with a
+    // digit).
+    static std::optional<Expression> parseWithInputs(const std::string& text, std::string& error,
+                                                     const std::vector<std::string>& inputs);
+
+    double eval(double time) const;  // inputs, if any, read as 0
     double eval(double first, double second) const;
+    double eval(double time, const double* inputs) const;
+    // Which of the inputs the expression uses (muparser's list of used variables).
+    bool usesInput(int k) const;
+    int inputCount() const;
     // Time derivatives by five-point central differences (step 1e-3 s, scaled with |time|):
     // about 1e-9 relative for smooth functions; used for drivers' Φt and Φtt. Near a kink
     // (ramp, table corners) they average over ±2 ms. Runs start at time 0, so within 2 ms
     // after it the differences are one-sided (forward, five points): what an expression says
     // before 0 never reaches a motion (a ramp starting at 0 starts with its own slope).
     double derivative(double time) const;
+    // The partial derivative in time, the inputs held at their values.
+    double derivative(double time, const double* inputs) const;
     double secondDerivative(double time) const;
 
     const std::string& text() const;
+    // Shows `text` instead of what was parsed (an expression of the state shows what the user
+    // wrote, not its measures' inputs).
+    void setText(std::string text);
     bool isConstant() const;
 
 private:
+    static std::optional<Expression> parseWith(const std::string& text, std::string& error,
+                                               const std::vector<const char*>& variables,
+                                               const std::vector<std::string>& inputs);
     struct Impl;
     std::shared_ptr<Impl> impl_;
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/state_measures.h"
 #include "engine/math/finite.h"
 #include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
@@ -30,18 +31,52 @@ Vec3 rotationVector(const Mat3& R_WJ, const Mat3& R_WI) {
     return aa.angle() * aa.axis();
 }
 
+bool usesState(const ForceModel& force) {
+    return !force.inputs[0].empty() || !force.inputs[1].empty() || !force.inputs[2].empty();
+}
+
+// A force or torque `effort` on a joint's coordinate: about (along) J's z axis on I, its
+// opposite on J (a force at I's origin on both, so the pair has no moment).
+void addJointEffort(const Model& model, const ForceModel& force,
+                    const std::vector<BodyFrame>& frames, double effort, Eigen::VectorXd& g) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+    const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
+    const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
+    const Vec3 axis = mj.R.col(2);
+    const int bodyI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
+    const int bodyJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
+    if (joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation) {
+        addWrench(frames, bodyI, mi.p, Vec3::Zero(), effort * axis, g);
+        addWrench(frames, bodyJ, mj.p, Vec3::Zero(), -effort * axis, g);
+    } else {
+        addWrench(frames, bodyI, mi.p, effort * axis, Vec3::Zero(), g);
+        addWrench(frames, bodyJ, mi.p, -effort * axis, Vec3::Zero(), g);
+    }
+}
+
 }  // namespace
 
 void applyForceElement(const Model& model, const ForceModel& force, double t,
                        const std::vector<BodyFrame>& frames,
                        const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
-                       Eigen::VectorXd& g, ForceEnergies& energies) {
+                       Eigen::VectorXd& g, ForceEnergies& energies,
+                       const std::vector<double>* stateValues) {
+    // What the element's expressions read of the state, when they read any.
+    thread_local std::vector<double> own;
+    if (!stateValues && usesState(force)) {
+        evaluateStateValues(model, t, frames, jointCoordinates, own);
+        stateValues = &own;
+    }
+    static const std::vector<double> none;
+    const std::vector<double>& values = stateValues ? *stateValues : none;
+    auto component = [&](int c) {
+        return evalStateExpression(force.components[c], force.inputs[c], t, values);
+    };
     switch (force.type) {
     case ForceType::PointForce:
     case ForceType::PointTorque: {
         const MarkerFrame m = markerFrame(model, frames, force.markerI);
-        Vec3 value(force.components[0].eval(t), force.components[1].eval(t),
-                   force.components[2].eval(t));
+        Vec3 value(component(0), component(1), component(2));
         if (force.inMarkerFrame) value = m.R * value;
         const int body = model.markers[static_cast<std::size_t>(force.markerI)].body;
         if (force.type == ForceType::PointForce)
@@ -95,22 +130,38 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
         const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
         const double last = jointCoordinates.size() > slot ? jointCoordinates(slot) : 0.0;
         double rate = 0.0;
-        const double effort = controllerEffort(model, force, t, frames, last, &rate);
-        // A torque about, or a force along, J's z axis: on I, and its opposite on J (a force
-        // at I's origin on both, so the pair has no moment).
-        const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
-        const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
-        const Vec3 axis = mj.R.col(2);
-        const int bodyI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
-        const int bodyJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
-        if (joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation) {
-            addWrench(frames, bodyI, mi.p, Vec3::Zero(), effort * axis, g);
-            addWrench(frames, bodyJ, mj.p, Vec3::Zero(), -effort * axis, g);
-        } else {
-            addWrench(frames, bodyI, mi.p, effort * axis, Vec3::Zero(), g);
-            addWrench(frames, bodyJ, mi.p, -effort * axis, Vec3::Zero(), g);
-        }
+        const double effort =
+            controllerEffort(model, force, t, frames, last, &rate, stateValues ? &values : nullptr);
+        addJointEffort(model, force, frames, effort, g);
         energies.actuatorPower += effort * rate;
+        (void)joint;
+        break;
+    }
+    case ForceType::JointForce: {
+        // Its work is the actuator's, as a controller's.
+        const double effort = component(0);
+        addJointEffort(model, force, frames, effort, g);
+        energies.actuatorPower +=
+            effort * jointCoordinate(model, frames, force.joint, force.coordinate).rate;
+        break;
+    }
+    case ForceType::LineForce: {
+        // Positive pushes I and J apart along the line between their origins (Adams' SFORCE).
+        const MarkerFrame mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
+        const Vec3 d = mi.p - mj.p;
+        const double length = d.norm();
+        const double f = component(0);
+        if (length < 1e-12) {  // direction undefined: no force, unless it is not a number
+            if (!std::isfinite(f)) layout::linear(g, 0).setConstant(f);
+            break;
+        }
+        const Vec3 u = d / length;
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, f * u,
+                  Vec3::Zero(), g);
+        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p, -f * u,
+                  Vec3::Zero(), g);
+        energies.actuatorPower += f * (mi.v - mj.v).dot(u);
         break;
     }
     case ForceType::Bushing: {
@@ -148,13 +199,22 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
     case ForceType::PointTorque: {
         static constexpr const char* axes[3] = {"x", "y", "z"};
         for (int c = 0; c < 3; ++c)
-            if (const double value = force.components[c].eval(t); !std::isfinite(value))
-                return quoted(force.components[c]) + " (" + axes[c] + " component) is " +
-                       numberText(value) + " at t = " + timeText(t);
+            if (force.inputs[c].empty())
+                if (const double value = force.components[c].eval(t); !std::isfinite(value))
+                    return quoted(force.components[c]) + " (" + axes[c] + " component) is " +
+                           numberText(value) + " at t = " + timeText(t);
         return {};
     }
+    case ForceType::LineForce:
+    case ForceType::JointForce:
+        if (force.inputs[0].empty())
+            if (const double value = force.components[0].eval(t); !std::isfinite(value))
+                return quoted(force.components[0]) + " (magnitude) is " + numberText(value) +
+                       " at t = " + timeText(t);
+        return {};
     case ForceType::JointController: {
         const Expression& target = force.components[0];
+        if (!force.inputs[0].empty()) return {};
         if (const double value = target.eval(t); !std::isfinite(value))
             return quoted(target) + " (target) is " + numberText(value) + " at t = " + timeText(t);
         const double rate = target.derivative(t);
@@ -179,12 +239,54 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
     return {};
 }
 
+std::string nonFiniteExpression(const Model& model, const ForceModel& force, double t,
+                                const std::vector<BodyFrame>& frames,
+                                const Eigen::VectorXd& jointCoordinates) {
+    if (std::string cause = nonFiniteExpression(force, t); !cause.empty()) return cause;
+    std::vector<double> values;
+    evaluateStateValues(model, t, frames, jointCoordinates, values);
+    static constexpr const char* axes[3] = {"x component", "y component", "z component"};
+    const int count =
+        force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3 : 1;
+    for (int c = 0; c < count; ++c) {
+        const std::vector<int>& inputs = force.inputs[c];
+        if (inputs.empty()) continue;
+        const double value = evalStateExpression(force.components[c], inputs, t, values);
+        if (std::isfinite(value)) continue;
+        // What it read: the measures and variables, by name, with their values.
+        std::string read;
+        const int variables = static_cast<int>(model.variables.size());
+        for (int k : inputs) {
+            const std::string name =
+                k < variables ? model.variables[static_cast<std::size_t>(k)].name
+                              : model.measures[static_cast<std::size_t>(k - variables)].text;
+            read += (read.empty() ? "" : ", ") + name + " = " +
+                    numberText(values[static_cast<std::size_t>(k)]);
+        }
+        return "its expression '" + force.components[c].text() + "' (" +
+               (count == 3                                 ? axes[c]
+                : force.type == ForceType::JointController ? "target"
+                                                           : "magnitude") +
+               ") is " + numberText(value) + " at t = " + timeText(t) + ", where " + read;
+    }
+    return {};
+}
+
+double forceMagnitude(const Model& model, const ForceModel& force, double t,
+                      const std::vector<BodyFrame>& frames,
+                      const Eigen::VectorXd& jointCoordinates) {
+    if (force.inputs[0].empty()) return force.components[0].eval(t);
+    std::vector<double> values;
+    evaluateStateValues(model, t, frames, jointCoordinates, values);
+    return evalStateExpression(force.components[0], force.inputs[0], t, values);
+}
+
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force) {
     auto bodyOf = [&](int marker) {
         return marker < 0 ? kGround : model.markers[static_cast<std::size_t>(marker)].body;
     };
     if (force.type == ForceType::RotationalSpringDamper ||
-        force.type == ForceType::JointController) {
+        force.type == ForceType::JointController || force.type == ForceType::JointForce) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         return {bodyOf(joint.markerI), bodyOf(joint.markerJ)};
     }
@@ -192,7 +294,8 @@ std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& forc
 }
 
 double controllerEffort(const Model& model, const ForceModel& force, double t,
-                        const std::vector<BodyFrame>& frames, double lastValue, double* rate) {
+                        const std::vector<BodyFrame>& frames, double lastValue, double* rate,
+                        const std::vector<double>* stateValues) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
     const ConstraintRow c = jointCoordinate(model, frames, force.joint, force.coordinate);
     const double q =
@@ -200,8 +303,23 @@ double controllerEffort(const Model& model, const ForceModel& force, double t,
             ? unwindAngle(c.value, lastValue)
             : c.value;
     const Expression& target = force.components[0];
-    double effort =
-        force.stiffness * (target.eval(t) - q) + force.damping * (target.derivative(t) - c.rate);
+    double goal = 0.0, goalRate = 0.0;
+    if (force.inputs[0].empty()) {
+        goal = target.eval(t);
+        goalRate = target.derivative(t);
+    } else {
+        // A target that reads the state: its rate is its partial in time, the state held.
+        std::vector<double> own;
+        if (!stateValues) {
+            evaluateStateValues(model, t, frames, Eigen::VectorXd(), own);
+            stateValues = &own;
+        }
+        std::vector<double> in;
+        for (int k : force.inputs[0]) in.push_back((*stateValues)[static_cast<std::size_t>(k)]);
+        goal = target.eval(t, in.data());
+        goalRate = target.derivative(t, in.data());
+    }
+    double effort = force.stiffness * (goal - q) + force.damping * (goalRate - c.rate);
     if (force.maxEffort > 0.0) effort = std::clamp(effort, -force.maxEffort, force.maxEffort);
     if (rate) *rate = c.rate;
     return effort;
@@ -256,10 +374,13 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
         return -1;
     }
     const std::vector<int> offsets = jointCoordinateOffsets(model);
+    thread_local std::vector<double> values;
+    const bool state = model.stateValueCount() > 0;
+    if (state) evaluateStateValues(model, t, frames, jointCoordinates, values);
     for (std::size_t index = 0; index < model.forces.size(); ++index) {
         if (nonFinite < 0 && !allFinite(g)) nonFinite = static_cast<int>(index) - 1;
         applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g,
-                          local);
+                          local, state ? &values : nullptr);
     }
     if (nonFinite < 0 && !allFinite(g) && !model.forces.empty())
         nonFinite = static_cast<int>(model.forces.size()) - 1;

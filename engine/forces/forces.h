@@ -34,22 +34,38 @@ struct ForceModel;
 
 // One force element's contribution, added to g (and its energy terms to `energies`).
 // `offsets` = jointCoordinateOffsets(model).
+// `stateValues`: what its expressions read of the state (engine/kinematics/state_measures.h)
+// at these frames; evaluated here when null and the element reads any.
 void applyForceElement(const Model& model, const ForceModel& force, double t,
                        const std::vector<BodyFrame>& frames,
                        const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
-                       Eigen::VectorXd& g, ForceEnergies& energies);
+                       Eigen::VectorXd& g, ForceEnergies& energies,
+                       const std::vector<double>* stateValues = nullptr);
 
 // A joint controller's effort at this instant: kp (target − q) + kd (target' − q̇), limited to
 // ±maxEffort; an angle q is unwound from `lastValue`. Its coordinate's rate goes to `rate`.
 double controllerEffort(const Model& model, const ForceModel& force, double t,
                         const std::vector<BodyFrame>& frames, double lastValue,
-                        double* rate = nullptr);
+                        double* rate = nullptr, const std::vector<double>* stateValues = nullptr);
+
+// A line or joint force's magnitude at this instant (its expression with the state's values),
+// the rest of its state from `frames` and `jointCoordinates`.
+double forceMagnitude(const Model& model, const ForceModel& force, double t,
+                      const std::vector<BodyFrame>& frames,
+                      const Eigen::VectorXd& jointCoordinates);
 
 // Why a force element's expressions make it not finite at t, naming the expression, its value
 // and the time ("its expression 'sqrt(0.5 - time)' (z component) is nan at t = 0.6 s"; for a
 // controller its target, or the target's rate, which looks 2 ms ahead: then the time the target
 // itself stops being finite); empty when its expressions are finite there.
+// Expressions that read the state are left out here (their value needs one): see the next.
 std::string nonFiniteExpression(const ForceModel& force, double t);
+// The same with the state: an expression that reads it is named with the measures' and
+// variables' values ("its expression '1/DM(a.m, b.m)' (magnitude) is inf at t = 0.3 s, where
+// DM(a.m, b.m) = 0").
+std::string nonFiniteExpression(const Model& model, const ForceModel& force, double t,
+                                const std::vector<BodyFrame>& frames,
+                                const Eigen::VectorXd& jointCoordinates);
 
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);

@@ -77,10 +77,14 @@ private:
         ForceEnergies scratch;
         const double eps = 1e-7;
         for (const ForceModel& force : model.forces) {
+            // The bodies it acts on, then those its expressions' measures read: its force
+            // depends on all of them, and acts on the first ones only.
             std::vector<int> bodies;
             for (int b : forceElementBodies(model, force))
                 if (b != kGround && std::find(bodies.begin(), bodies.end(), b) == bodies.end())
                     bodies.push_back(b);
+            for (int b : force.stateBodies)
+                if (std::find(bodies.begin(), bodies.end(), b) == bodies.end()) bodies.push_back(b);
             // The element's generalised force on its bodies (12 numbers at most).
             auto evaluate = [&] {
                 for (int b : bodies) layout::twist(g, b).setZero();

@@ -139,12 +139,12 @@ private:
         stale_ = false;
     }
 
-    // Whether the step reads the joint coordinates (see step()): a motion or a joint
-    // controller, cached per model.
+    // Whether the step reads the joint coordinates (see step()): a motion, a joint controller
+    // or an expression of the state, cached per model.
     bool deferCoordinates(const Model& model) {
         if (deferSerial_ != model.serial) {
             deferSerial_ = model.serial;
-            defer_ = model.drivers.empty() &&
+            defer_ = model.drivers.empty() && model.stateValueCount() == 0 &&
                      std::none_of(model.forces.begin(), model.forces.end(), [](const auto& f) {
                          return f.type == ForceType::JointController;
                      });

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 11). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 12). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -27,7 +27,20 @@ std::vector<ObjectFormat> describe() {
         {"forces", "array of force elements", "array", "[]", "no", "`[]`", ""},
         {"motions", "array of motions", "array", "[]", "no", "`[]`", "prescribed joint coordinates"},
         {"couplers", "array of couplers", "array", "[]", "no", "`[]`", "gears, racks, screws and linear relations between joint coordinates (minor version 9)"},
+        {"variables", "array of variables", "array", "[]", "no", "`[]`", "named expressions of time and of the mechanism's state, read by name in force expressions (below; minor version 12)"},
+        {"sensors", "array of sensors", "array", "[]", "no", "`[]`", "expressions watched for crossing a level as the mechanism runs, stopping the run or marking the instant (below; minor version 12)"},
         {"plots", "array of plots", "array", "[]", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
+    }, {}});
+    objects.push_back({"variable", "/$defs/variable", {
+        {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique; not a function's, a measure's, `time` or `pi`"},
+        {"expression", "number or expression of `time` and the state", "expression", "", "yes", "—", "may read measures (`DM(a.m, b.m)`, `q(crank)`, …) and other variables, in no cycle"},
+    }, {}});
+    objects.push_back({"sensor", "/$defs/sensor", {
+        {"name", "string", "string", "", "yes", "—", "identifier, unique among sensors"},
+        {"expression", "number or expression of `time` and the state", "expression", "", "yes", "—", "what it watches, e.g. `\"DZ(ball.centre)\"`"},
+        {"value", "number", "number", "", "yes", "—", "the level, in the expression's unit"},
+        {"direction", "`\"either\"`, `\"rising\"` or `\"falling\"`", "enum either rising falling", "\"either\"", "no", "`\"either\"`", "which crossings count: upwards, downwards or both"},
+        {"action", "`\"stop\"` or `\"mark\"`", "enum stop mark", "\"stop\"", "no", "`\"stop\"`", "stop: the run ends at the instant, recorded as its last frame; mark: the run goes on and the instant is recorded as an event"},
     }, {}});
     objects.push_back({"plot", "/properties/plots/items", {
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown above the plot"},
@@ -186,13 +199,13 @@ std::vector<ObjectFormat> describe() {
     }, {}});
     objects.push_back({"force", "/$defs/force", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among forces"},
-        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController", "", "yes", "—", "the force law (table below)"},
+        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController lineForce jointForce", "", "yes", "—", "the force law (table below)"},
         {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
-        {"components", "[x, y, z]: numbers or expressions of `time`; N or N·m", "", "", "yes", "—", "", "pointForce pointTorque"},
+        {"components", "[x, y, z]: numbers or expressions of `time` and the state; N or N·m", "", "", "yes", "—", "", "pointForce pointTorque"},
         {"frame", "`\"world\"` or `\"marker\"`", "enum world marker", "\"world\"", "no", "`\"world\"`", "the axes of `components`", "pointForce pointTorque"},
-        {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing"},
-        {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing"},
-        {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController: a revolute, prismatic or cylindrical joint", "rotationalSpringDamper jointController"},
+        {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing lineForce"},
+        {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing lineForce"},
+        {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController, jointForce: a revolute, prismatic or cylindrical joint", "rotationalSpringDamper jointController jointForce"},
         {"stiffness", "number ≥ 0, N/m (N·m/rad)", "number >=0", "0", "no", "0", "k", "springDamper rotationalSpringDamper"},
         {"damping", "number ≥ 0, N·s/m (N·m·s/rad)", "number >=0", "0", "no", "0", "c", "springDamper rotationalSpringDamper"},
         {"freeLength", "number, m", "number >=0", "0", "no", "0", "l0", "springDamper"},
@@ -202,12 +215,13 @@ std::vector<ObjectFormat> describe() {
         {"translationalDamping", "[x, y, z] N·s/m", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
         {"rotationalStiffness", "[x, y, z] N·m/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
         {"rotationalDamping", "[x, y, z] N·m·s/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController"},
-        {"target", "number or expression of `time`, rad or m", "expression", "", "yes", "—", "the coordinate it servoes to", "jointController"},
+        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController jointForce"},
+        {"target", "number or expression of `time` and the state, rad or m", "expression", "", "yes", "—", "the coordinate it servoes to", "jointController"},
+        {"magnitude", "number or expression of `time` and the state; N (lineForce), N·m or N (jointForce)", "expression", "", "yes", "—", "lineForce: positive pushes I and J apart along the line between their origins; jointForce: the torque about (force along) J's z axis on I's part, its opposite on J's", "lineForce jointForce"},
         {"kp", "number ≥ 0, N·m/rad (N/m)", "number >=0", "0", "no", "0", "proportional gain", "jointController"},
         {"kd", "number ≥ 0, N·m·s/rad (N·s/m)", "number >=0", "0", "no", "0", "derivative gain", "jointController"},
         {"maxEffort", "number ≥ 0, N·m (N)", "number >=0", "0", "no", "0: no limit", "the effort is limited to ±maxEffort", "jointController"},
-    }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController"}});
+    }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController", "lineForce", "jointForce"}});
     objects.push_back({"motion", "/$defs/motion", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among motions"},
         {"joint", "joint name", "string", "", "yes", "—", "a revolute, prismatic or cylindrical joint"},

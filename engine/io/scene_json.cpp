@@ -1027,6 +1027,10 @@ public:
             c.id = spec.newId();
             coupler(j, at, c);
         });
+        list("variables", spec.variables,
+             [&](const json& j, const std::string& at, VariableSpec& v) { variable(j, at, v); });
+        list("sensors", spec.sensors,
+             [&](const json& j, const std::string& at, SensorSpec& s) { sensor(j, at, s); });
         if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
         const json* st = optional(root, "settings");
         // A scene with contact or joint limits steps at the velocity level unless it says
@@ -1164,7 +1168,8 @@ public:
         if (!parsed) {
             error(at + "/type", "unknown force type '" + excerpt(type) +
                                     "' (expected pointForce, pointTorque, springDamper, "
-                                    "rotationalSpringDamper, bushing or jointController)");
+                                    "rotationalSpringDamper, bushing, jointController, "
+                                    "lineForce or jointForce)");
             return;
         }
         f.type = *parsed;
@@ -1219,6 +1224,22 @@ public:
             scalar("kd", f.damping);
             scalar("maxEffort", f.maxEffort);
             break;
+        case ForceType::LineForce:
+            markerRef(j, at, "markerI", f.markerI);
+            markerRef(j, at, "markerJ", f.markerJ);
+            if (const json* e = required(j, at, "magnitude"))
+                expression(*e, at + "/magnitude", f.components[0]);
+            break;
+        case ForceType::JointForce:
+            if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
+            if (const json* a = optional(j, "axis"))
+                word<JointAxis>(
+                    *a, at + "/axis",
+                    {{"rotation", JointAxis::Rotation}, {"translation", JointAxis::Translation}},
+                    f.axis);
+            if (const json* e = required(j, at, "magnitude"))
+                expression(*e, at + "/magnitude", f.components[0]);
+            break;
         case ForceType::Bushing:
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
@@ -1228,6 +1249,33 @@ public:
             vec3(j, at, "rotationalDamping", f.rotationalDamping);
             break;
         }
+    }
+
+    void variable(const json& j, const std::string& at, VariableSpec& v) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, format::object("variable").keys(), &v.extensions);
+        if (const json* n = required(j, at, "name")) string(*n, at + "/name", v.name);
+        if (const json* e = required(j, at, "expression"))
+            expression(*e, at + "/expression", v.expression);
+    }
+
+    void sensor(const json& j, const std::string& at, SensorSpec& s) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, format::object("sensor").keys(), &s.extensions);
+        name(j, at, s.name);
+        if (const json* e = required(j, at, "expression"))
+            expression(*e, at + "/expression", s.expression);
+        if (const json* v = required(j, at, "value")) number(*v, at + "/value", s.value);
+        if (const json* d = optional(j, "direction"))
+            word<SensorDirection>(*d, at + "/direction",
+                                  {{"either", SensorDirection::Either},
+                                   {"rising", SensorDirection::Rising},
+                                   {"falling", SensorDirection::Falling}},
+                                  s.direction);
+        if (const json* a = optional(j, "action"))
+            word<SensorAction>(*a, at + "/action",
+                               {{"stop", SensorAction::Stop}, {"mark", SensorAction::Mark}},
+                               s.action);
     }
 
     void motion(const json& j, const std::string& at, MotionSpec& m) {

@@ -211,6 +211,16 @@ json forceJson(const ForceSpec& f) {
         j["kd"] = f.damping;
         if (f.maxEffort > 0.0) j["maxEffort"] = f.maxEffort;
         break;
+    case ForceType::LineForce:
+        j["markerI"] = f.markerI.text();
+        j["markerJ"] = f.markerJ.text();
+        j["magnitude"] = expressionJson(f.components[0]);
+        break;
+    case ForceType::JointForce:
+        j["joint"] = f.joint;
+        if (f.axis == JointAxis::Translation) j["axis"] = "translation";
+        j["magnitude"] = expressionJson(f.components[0]);
+        break;
     case ForceType::Bushing:
         j["markerI"] = f.markerI.text();
         j["markerJ"] = f.markerJ.text();
@@ -485,6 +495,33 @@ json sceneJson(const SceneSpec& spec) {
             couplers.push_back(jc);
         }
         j["couplers"] = couplers;
+    }
+    if (!spec.variables.empty()) {
+        json variables = json::array();
+        for (const VariableSpec& v : spec.variables) {
+            json jv;
+            jv["name"] = v.name;
+            jv["expression"] = expressionJson(v.expression);
+            putExtensions(jv, v.extensions);
+            variables.push_back(jv);
+        }
+        j["variables"] = variables;
+    }
+    if (!spec.sensors.empty()) {
+        json sensors = json::array();
+        for (const SensorSpec& sensor : spec.sensors) {
+            json js;
+            js["name"] = sensor.name;
+            js["expression"] = expressionJson(sensor.expression);
+            js["value"] = sensor.value;
+            if (sensor.direction != SensorDirection::Either)
+                js["direction"] =
+                    sensor.direction == SensorDirection::Rising ? "rising" : "falling";
+            if (sensor.action != SensorAction::Stop) js["action"] = "mark";
+            putExtensions(js, sensor.extensions);
+            sensors.push_back(js);
+        }
+        j["sensors"] = sensors;
     }
     if (!spec.plots.empty()) {
         json plots = json::array();

@@ -8,6 +8,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "engine/math/number_text.h"
 #include "engine/model/mass_properties.h"
 
 namespace engine {
@@ -234,7 +235,8 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         break;
     }
     case ForceType::SpringDamper:
-    case ForceType::Bushing: {
+    case ForceType::Bushing:
+    case ForceType::LineForce: {
         const auto i = refOf(markerI), j = refOf(markerJ);
         if (!i || !j) return kNoEntity;
         force.markerI = *i;
@@ -248,6 +250,15 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
             std::tie(force.stiffness, force.damping) = tuned(std::isfinite(m) ? m : 1.0, 2.0);
             force.freeLength =
                 (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
+        } else if (type == ForceType::LineForce) {
+            // The same spring and damper written out, to be edited: what the measures read.
+            const auto [k, c] = tuned(std::isfinite(m) ? m : 1.0, 2.0);
+            const double length =
+                (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();
+            const std::string pair = i->text() + ", " + j->text();
+            force.components[0] = "-" + numberText(k, 4) + "*(DM(" + pair + ") - " +
+                                  numberText(length, 6) + ") - " + numberText(c, 4) + "*VR(" +
+                                  pair + ")";
         } else {
             // A firm mount: 10 Hz in translation and rotation.
             const auto [kt, ct] = tuned(std::isfinite(m) ? m : 1.0, 10.0);
@@ -260,7 +271,8 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         break;
     }
     case ForceType::RotationalSpringDamper:
-    case ForceType::JointController: {
+    case ForceType::JointController:
+    case ForceType::JointForce: {
         const Joint* joint = findById(spec.joints, jointId);
         if (!joint) return kNoEntity;
         // Only joints with a coordinate of that kind: an angle for a torsion spring, an angle or
@@ -287,6 +299,11 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         if (type == ForceType::RotationalSpringDamper) {
             std::tie(force.stiffness, force.damping) =
                 tuned(inertia, 2.0);  // a 2 Hz torsion spring
+        } else if (type == ForceType::JointForce) {
+            // A viscous drag on the coordinate, written out to be edited: what q and qd read.
+            force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
+            const double c = tuned(inertia, 2.0).second;
+            force.components[0] = "-" + numberText(c, 4) + "*qd(" + joint->name + ")";
         } else {
             force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
             std::tie(force.stiffness, force.damping) = tuned(inertia, 5.0);  // a 5 Hz servo

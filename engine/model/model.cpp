@@ -565,6 +565,110 @@ CompileResult compile(const SceneSpec& spec) {
         model->jointRows += static_cast<int>(model->couplers.size());
     }
 
+    // What expressions read of the state: variables (values 0 … V−1, in an order in which each
+    // follows those it uses), then measures, added as expressions name them.
+    std::map<std::string, int, std::less<>> variableValue;
+    std::vector<std::vector<int>>
+        variableMeasures;  // per variable: the measures it reads, through others too
+    const auto resolveFrame = [&](const std::string& name) {
+        MeasureFrame f;
+        f.given = true;
+        if (const std::size_t dot = name.find('.'); dot != std::string::npos) {
+            const MarkerModel& m = model->markers[static_cast<std::size_t>(markerIndex.at(name))];
+            f.body = m.body;
+            f.X_BM = m.X_BM;
+            return f;
+        }
+        for (std::size_t p = 0; p < spec.parts.size(); ++p)
+            if (spec.parts[p].name == name) {
+                f.body = model->bodyOfPart[p];
+                f.X_BM = f.body == kGround
+                             ? spec.parts[p].X_WP
+                             : model->bodies[static_cast<std::size_t>(f.body)].X_PB.inverse();
+            }
+        return f;
+    };
+    const auto measureIndex = [&](const MeasureCall& call) {
+        const std::string text = call.text();
+        for (std::size_t k = 0; k < model->measures.size(); ++k)
+            if (model->measures[k].text == text) return static_cast<int>(k);
+        MeasureModel m;
+        m.kind = call.kind;
+        m.text = text;
+        if (call.kind == MeasureKind::Q || call.kind == MeasureKind::QD) {
+            m.joint = jointIndex.at(call.arguments[0]);
+            m.coordinate = call.arguments.size() > 1 ? std::stoi(call.arguments[1]) : 0;
+            int slot = 0;
+            for (int j = 0; j < m.joint; ++j)
+                slot +=
+                    static_cast<int>(model->joints[static_cast<std::size_t>(j)].coordinates.size());
+            m.slot = slot + m.coordinate;
+        } else {
+            for (std::size_t a = 0; a < call.arguments.size() && a < 3; ++a)
+                m.frames[a] = resolveFrame(call.arguments[a]);
+        }
+        model->measures.push_back(std::move(m));
+        return static_cast<int>(model->measures.size()) - 1;
+    };
+    const int variableCount = static_cast<int>(spec.variables.size());
+    // The state values an expression's inputs read, and the measures behind them.
+    const auto resolveInputs = [&](const StateText& split, std::vector<int>& measuresRead) {
+        std::vector<int> inputs;
+        for (const MeasureCall& call : split.calls) {
+            const int m = measureIndex(call);
+            inputs.push_back(-1 - m);  // measures' indices are offset once all are known
+            measuresRead.push_back(m);
+        }
+        for (const std::string& name : split.variables) {
+            const int v = variableValue.at(name);
+            inputs.push_back(v);
+            const std::vector<int>& behind = variableMeasures[static_cast<std::size_t>(v)];
+            measuresRead.insert(measuresRead.end(), behind.begin(), behind.end());
+        }
+        return inputs;
+    };
+    const auto finishInputs = [&](std::vector<int>& inputs) {
+        for (int& k : inputs)
+            if (k < 0) k = variableCount + (-1 - k);
+    };
+    if (variableCount > 0) {
+        std::string cycle;
+        const std::vector<int> order = variableOrder(spec, cycle).value_or(std::vector<int>{});
+        for (int k : order) {
+            const VariableSpec& v = spec.variables[static_cast<std::size_t>(k)];
+            VariableModel vm;
+            vm.name = v.name;
+            std::string error;
+            StateText split;
+            std::vector<int> read;
+            if (auto e = parseStateExpression(spec, v.expression, split, error)) {
+                vm.expression = *e;
+                vm.inputs = resolveInputs(split, read);
+            }
+            variableValue[v.name] = static_cast<int>(model->variables.size());
+            variableMeasures.push_back(std::move(read));
+            model->variables.push_back(std::move(vm));
+        }
+    }
+    const auto bodiesOf = [&](const std::vector<int>& measures) {
+        std::vector<int> bodies;
+        const auto add = [&](int b) {
+            if (b != kGround && std::find(bodies.begin(), bodies.end(), b) == bodies.end())
+                bodies.push_back(b);
+        };
+        for (int m : measures) {
+            const MeasureModel& mm = model->measures[static_cast<std::size_t>(m)];
+            if (mm.joint >= 0) {
+                const JointModel& joint = model->joints[static_cast<std::size_t>(mm.joint)];
+                add(model->markers[static_cast<std::size_t>(joint.markerI)].body);
+                add(model->markers[static_cast<std::size_t>(joint.markerJ)].body);
+            }
+            for (const MeasureFrame& f : mm.frames)
+                if (f.given) add(f.body);
+        }
+        return bodies;
+    };
+
     // Force elements (expressions were checked by validate()).
     for (const ForceSpec& spec_f : spec.forces) {
         ForceModel f;
@@ -572,22 +676,30 @@ CompileResult compile(const SceneSpec& spec) {
         f.name = spec_f.name;
         f.type = spec_f.type;
         if (spec_f.type == ForceType::RotationalSpringDamper ||
-            spec_f.type == ForceType::JointController) {
+            spec_f.type == ForceType::JointController || spec_f.type == ForceType::JointForce) {
             f.joint = jointIndex.at(spec_f.joint);
             // A cylindrical joint's coordinates are (angle, slide); the others have one.
             const JointModel& joint = model->joints[static_cast<std::size_t>(f.joint)];
-            if (spec_f.type == ForceType::JointController && joint.coordinates.size() > 1 &&
+            if (spec_f.type != ForceType::RotationalSpringDamper && joint.coordinates.size() > 1 &&
                 spec_f.axis == JointAxis::Translation)
                 f.coordinate = 1;
             f.maxEffort = spec_f.maxEffort;
         } else {
             f.markerI = marker(spec_f.markerI);
-            if (spec_f.type == ForceType::SpringDamper || spec_f.type == ForceType::Bushing)
+            if (spec_f.type == ForceType::SpringDamper || spec_f.type == ForceType::Bushing ||
+                spec_f.type == ForceType::LineForce)
                 f.markerJ = marker(spec_f.markerJ);
         }
         std::string error;
-        for (int c = 0; c < 3; ++c)
-            if (auto e = Expression::parse(spec_f.components[c], error)) f.components[c] = *e;
+        std::vector<int> read;
+        for (int c = 0; c < 3; ++c) {
+            StateText split;
+            if (auto e = parseStateExpression(spec, spec_f.components[c], split, error)) {
+                f.components[c] = *e;
+                f.inputs[c] = resolveInputs(split, read);
+            }
+        }
+        f.stateBodies = bodiesOf(read);
         f.inMarkerFrame = spec_f.inMarkerFrame;
         f.stiffness = spec_f.stiffness;
         f.damping = spec_f.damping;
@@ -599,6 +711,25 @@ CompileResult compile(const SceneSpec& spec) {
         f.rotationalDamping = spec_f.rotationalDamping;
         model->forces.push_back(std::move(f));
     }
+    for (const SensorSpec& spec_s : spec.sensors) {
+        SensorModel sensor;
+        sensor.name = spec_s.name;
+        sensor.value = spec_s.value;
+        sensor.direction = spec_s.direction;
+        sensor.action = spec_s.action;
+        std::string error;
+        StateText split;
+        std::vector<int> read;
+        if (auto e = parseStateExpression(spec, spec_s.expression, split, error)) {
+            sensor.expression = *e;
+            sensor.inputs = resolveInputs(split, read);
+        }
+        model->sensors.push_back(std::move(sensor));
+    }
+    for (SensorModel& sensor : model->sensors) finishInputs(sensor.inputs);
+    for (VariableModel& v : model->variables) finishInputs(v.inputs);
+    for (ForceModel& f : model->forces)
+        for (std::vector<int>& inputs : f.inputs) finishInputs(inputs);
 
     // Drivers.
     for (const MotionSpec& motion : spec.motions) {

@@ -21,6 +21,7 @@
 #include "engine/model/diagnostic.h"
 #include "engine/model/layout.h"
 #include "engine/model/scene_spec.h"
+#include "engine/model/state_functions.h"
 
 namespace engine {
 
@@ -115,6 +116,42 @@ struct JointModel {
     std::shared_ptr<const FrameMotionModel> frameMotion;
 };
 
+// A measure of the state an expression reads (engine/model/state_functions.h), resolved: its
+// frames as points of bodies (a marker, or a part's own frame), j the world origin and k the
+// world axes when not given.
+struct MeasureFrame {
+    int body = kGround;
+    Transform X_BM;  // in the body frame; on the ground, in the world
+    bool given = false;
+};
+
+struct MeasureModel {
+    MeasureKind kind = MeasureKind::DM;
+    std::string text;        // canonical: "DM(crank.pin, ground.O)"
+    MeasureFrame frames[3];  // i, j, k
+    int joint = -1;          // q, qd: index into Model::joints
+    int coordinate = 0;      // q, qd: index into the joint's coordinates
+    int slot = 0;            // q: index into State::jointCoordinates (unwinding an angle)
+};
+
+// A scene variable, compiled: its expression's input k reads value inputs[k] of the state values
+// (the variables', in Model::variables' order, then the measures': Model::stateValueCount).
+struct VariableModel {
+    std::string name;
+    Expression expression;
+    std::vector<int> inputs;
+};
+
+// A sensor (SensorSpec), compiled: its expression's inputs as a force's.
+struct SensorModel {
+    std::string name;
+    Expression expression;
+    std::vector<int> inputs;
+    double value = 0.0;
+    SensorDirection direction = SensorDirection::Either;
+    SensorAction action = SensorAction::Stop;
+};
+
 // A force element with its references resolved (see ForceSpec for the laws and units).
 struct ForceModel {
     EntityId id = kNoEntity;
@@ -123,7 +160,13 @@ struct ForceModel {
     int markerI = -1;
     int markerJ = -1;
     int joint = -1;            // rotational spring-damper
-    Expression components[3];  // point force / torque
+    Expression components[3];  // point force / torque; a line or joint force's magnitude
+    // Per component, its expression's inputs as indices into the state values (empty: a
+    // function of time alone).
+    std::vector<int> inputs[3];
+    // The bodies the element's force depends on through its expressions' measures (besides
+    // those it acts on): the implicit integrators differentiate over them too.
+    std::vector<int> stateBodies;
     bool inMarkerFrame = false;
     double stiffness = 0.0, damping = 0.0, freeLength = 0.0, preload = 0.0;
     Vec3 translationalStiffness = Vec3::Zero(), translationalDamping = Vec3::Zero();
@@ -242,6 +285,13 @@ struct Model {
     std::vector<CouplerModel> couplers;         // their rows follow the joints' (couplerRowOffset)
     std::vector<LimitModel> limits;             // joint order, then coordinate order
     std::vector<JointFrictionModel> frictions;  // joint order, then coordinate order
+    // What force expressions read of the state: the variables, in an order in which each
+    // follows those it uses, then the measures; their values in this order
+    // (engine/kinematics/state_measures.h).
+    std::vector<MeasureModel> measures;
+    std::vector<VariableModel> variables;
+    std::vector<SensorModel> sensors;
+    int stateValueCount() const { return static_cast<int>(measures.size() + variables.size()); }
     SolverSettings settings;
     // Runs solve the motion at each instant from the joints and motions instead of integrating
     // it (a fully driven mechanism: kinematic analysis and inverse dynamics); set on a copy of

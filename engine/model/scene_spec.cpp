@@ -5,6 +5,7 @@
 #include "engine/model/compile_counts.h"
 #include "engine/model/curve.h"
 #include "engine/model/model.h"
+#include "engine/model/state_functions.h"
 #include "engine/model/surface.h"
 
 #include <algorithm>
@@ -64,13 +65,15 @@ constexpr std::array<std::pair<ShapeType, std::string_view>, 7> kShapeNames{{
     {ShapeType::Plane, "plane"},
 }};
 
-constexpr std::array<std::pair<ForceType, std::string_view>, 6> kForceNames{{
+constexpr std::array<std::pair<ForceType, std::string_view>, 8> kForceNames{{
     {ForceType::PointForce, "pointForce"},
     {ForceType::PointTorque, "pointTorque"},
     {ForceType::SpringDamper, "springDamper"},
     {ForceType::RotationalSpringDamper, "rotationalSpringDamper"},
     {ForceType::Bushing, "bushing"},
     {ForceType::JointController, "jointController"},
+    {ForceType::LineForce, "lineForce"},
+    {ForceType::JointForce, "jointForce"},
 }};
 
 constexpr std::array<std::pair<CouplerType, std::string_view>, 4> kCouplerNames{{
@@ -383,9 +386,31 @@ void checkExpression(Checker& check, const std::string& where, const std::string
     std::string error;
     const std::optional<Expression> e = Expression::parse(text, error);
     if (!e) {
+        // A measure of the state where only time is known: said as such.
+        std::string ignored;
+        if (const auto split = splitStateText(text, {}, ignored); split && !split->calls.empty())
+            error = "'" + std::string(measureKindName(split->calls.front().kind)) +
+                    "' measures the mechanism's state, which this expression cannot use: it is "
+                    "a function of time only (state measures are for forces and variables)";
         check.error(where, "bad expression '" + text + "': " + error);
         return;
     }
+    if (const double v = e->eval(0.0); !std::isfinite(v))
+        check.error(where, "expression '" + text + "' is " +
+                               (std::isnan(v) ? "not a number" : "infinite") + " at t = 0 s");
+}
+
+// An expression of time and of the scene's state (its measures and variables).
+void checkStateExpression(Checker& check, const std::string& where, const SceneSpec& spec,
+                          const std::string& text) {
+    std::string error;
+    StateText split;
+    const std::optional<Expression> e = parseStateExpression(spec, text, split, error);
+    if (!e) {
+        check.error(where, "bad expression '" + text + "': " + error);
+        return;
+    }
+    if (split.usesState()) return;  // its value needs a state: checked as it runs
     if (const double v = e->eval(0.0); !std::isfinite(v))
         check.error(where, "expression '" + text + "' is " +
                                (std::isnan(v) ? "not a number" : "infinite") + " at t = 0 s");
@@ -812,10 +837,12 @@ Diagnostics validate(const SceneSpec& spec) {
         check.name(at + "/name", force.name, "force");
         if (!forceNames.insert(force.name).second)
             check.error(at + "/name", "duplicate force name '" + force.name + "'");
-        const bool twoMarkers =
-            force.type == ForceType::SpringDamper || force.type == ForceType::Bushing;
+        const bool twoMarkers = force.type == ForceType::SpringDamper ||
+                                force.type == ForceType::Bushing ||
+                                force.type == ForceType::LineForce;
         const bool onJoint = force.type == ForceType::RotationalSpringDamper ||
-                             force.type == ForceType::JointController;
+                             force.type == ForceType::JointController ||
+                             force.type == ForceType::JointForce;
         if (!onJoint && !findMarker(force.markerI))
             check.error(at + (twoMarkers ? "/markerI" : "/marker"),
                         "no marker '" + force.markerI.text() + "'");
@@ -829,12 +856,15 @@ Diagnostics validate(const SceneSpec& spec) {
         }
         if (force.type == ForceType::PointForce || force.type == ForceType::PointTorque) {
             for (int c = 0; c < 3; ++c) {
-                checkExpression(check, at + "/components/" + std::to_string(c),
-                                force.components[c]);
+                checkStateExpression(check, at + "/components/" + std::to_string(c), spec,
+                                     force.components[c]);
             }
         }
-        if (force.type == ForceType::JointController) {
-            checkExpression(check, at + "/target", force.components[0]);
+        if (force.type == ForceType::LineForce || force.type == ForceType::JointForce)
+            checkStateExpression(check, at + "/magnitude", spec, force.components[0]);
+        if (force.type == ForceType::JointController)
+            checkStateExpression(check, at + "/target", spec, force.components[0]);
+        if (force.type == ForceType::JointController || force.type == ForceType::JointForce) {
             if (!std::isfinite(force.maxEffort) || force.maxEffort < 0.0)
                 check.error(at + "/maxEffort",
                             "maximum effort must be zero (no limit) or positive, got " +
@@ -854,7 +884,8 @@ Diagnostics validate(const SceneSpec& spec) {
                         "joint '" + force.joint + "' (" + std::string(jointTypeName(joint->type)) +
                             ") has no " +
                             (force.axis == JointAxis::Rotation ? "rotation" : "translation") +
-                            " coordinate to control");
+                            (force.type == ForceType::JointForce ? " coordinate to act on"
+                                                                 : " coordinate to control"));
             }
         }
         if (force.type == ForceType::RotationalSpringDamper) {
@@ -887,6 +918,37 @@ Diagnostics validate(const SceneSpec& spec) {
                     check.error(at + "/" + key, std::string("bushing ") + key +
                                                     " must be zero or positive on every axis");
         }
+    }
+
+    // Variables: named expressions of the state, unique, in no cycle.
+    std::set<std::string> variableNames;
+    for (std::size_t k = 0; k < spec.variables.size(); ++k) {
+        const VariableSpec& variable = spec.variables[k];
+        const std::string at = "/variables/" + std::to_string(k);
+        if (std::string reason = variableNameError(variable.name); !reason.empty())
+            check.error(at + "/name", reason);
+        else if (!variableNames.insert(variable.name).second)
+            check.error(at + "/name", "duplicate variable name '" + variable.name + "'");
+        checkStateExpression(check, at + "/expression", spec, variable.expression);
+    }
+    if (std::string cycle; !variableOrder(spec, cycle))
+        check.error("/variables", "the variables " + cycle +
+                                      " are defined through one another in a cycle: none of "
+                                      "them has a value");
+
+    // Sensors: unique names, an expression of the state, a finite level.
+    std::set<std::string> sensorNames;
+    for (std::size_t k = 0; k < spec.sensors.size(); ++k) {
+        const SensorSpec& sensor = spec.sensors[k];
+        const std::string at = "/sensors/" + std::to_string(k);
+        check.name(at + "/name", sensor.name, "sensor");
+        if (!sensorNames.insert(sensor.name).second)
+            check.error(at + "/name", "duplicate sensor name '" + sensor.name + "'");
+        checkStateExpression(check, at + "/expression", spec, sensor.expression);
+        if (!std::isfinite(sensor.value))
+            check.error(at + "/value",
+                        "the level a sensor watches for must be a finite number, got " +
+                            numberText(sensor.value, 10));
     }
 
     // Motions: a joint coordinate that exists, driven once, by a valid expression.

@@ -312,7 +312,8 @@ std::vector<JointAxis> jointAxes(JointType type);
 // "angle", "slide": a coordinate as users name it.
 std::string_view jointAxisName(JointAxis axis);
 
-// Force elements. Expressions are functions of `time` (see engine/expr/expression.h).
+// Force elements. Expressions are functions of `time` (see engine/expr/expression.h) and of the
+// mechanism's state: its measures and variables (engine/model/state_functions.h).
 enum class ForceType {
     PointForce,              // force on marker I's part at marker I's origin [N]
     PointTorque,             // torque on marker I's part [N·m]
@@ -320,6 +321,8 @@ enum class ForceType {
     RotationalSpringDamper,  // about a revolute (or cylindrical) joint's axis
     Bushing,                 // 6-DOF linear spring-damper between frames I and J
     JointController,         // PD servo on a joint coordinate, tracking a target of time
+    LineForce,               // along the line between markers I and J, magnitude an expression
+    JointForce,              // on a joint coordinate (torque or force), an expression
 };
 
 std::string_view forceTypeName(ForceType type);
@@ -354,6 +357,33 @@ struct ForceSpec {
     // when maxEffort > 0 [N·m or N]. Torque (force) on marker I's part about (along) J's z.
     JointAxis axis = JointAxis::Rotation;
     double maxEffort = 0.0;
+    // Line force (Adams' translational SFORCE): components[0] is its magnitude [N], positive
+    // pushing I and J apart along the line between their origins.
+    // Joint force: components[0] is the torque about (force along) J's z axis on marker I's
+    // part, its opposite on J's, on the joint's coordinate `axis` [N·m or N]: a motor.
+    std::string extensions;
+};
+
+// A named expression of time and of the mechanism's state (engine/model/state_functions.h),
+// used by name in force expressions and in other variables: a measure several elements share.
+struct VariableSpec {
+    std::string name;
+    std::string expression = "0";
+    std::string extensions;
+};
+
+// A sensor watches an expression of time and the state cross a value during a run, the instant
+// located within the integrator's step (dopri45: to 1e-12 s on its dense output; fixed-step
+// methods: between two steps, the run stopping at the step after it), and then acts.
+enum class SensorDirection { Either, Rising, Falling };
+enum class SensorAction { Stop, Mark };
+
+struct SensorSpec {
+    std::string name;
+    std::string expression = "0";
+    double value = 0.0;  // the level crossed, in the expression's unit
+    SensorDirection direction = SensorDirection::Either;
+    SensorAction action = SensorAction::Stop;
     std::string extensions;
 };
 
@@ -526,6 +556,8 @@ struct SceneSpec {
     std::vector<ForceSpec> forces;
     std::vector<MotionSpec> motions;
     std::vector<CouplerSpec> couplers;
+    std::vector<VariableSpec> variables;
+    std::vector<SensorSpec> sensors;
     SolverSettings settings;
     ContactSettings contact;
     std::vector<PlotSpec> plots;

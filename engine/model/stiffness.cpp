@@ -129,6 +129,8 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
         }
         case ForceType::PointForce:
         case ForceType::PointTorque:
+        case ForceType::LineForce:  // (an expression: its stiffness is not known beforehand)
+        case ForceType::JointForce:
             break;
         }
     }

@@ -230,6 +230,8 @@ void Simulator::reset() {
         liftOffs_->reset();
         statistics_.energyDrift = statistics_.energyScale = 0.0;
         statistics_.energyDriftTime = -1.0;
+        statistics_.sensorEvents.clear();
+        stoppedBy_.clear();
         driftSince_ = -1.0;
         currentFrame_ = first;
         error_.clear();
@@ -322,10 +324,27 @@ void Simulator::advanceOneOutput() {
     if (playing && endTime > t + 1e-12) tNext = std::min(tNext, endTime);
     if (tNext <= t) tNext = t + interval;
 
+    if (!stoppedBy_.empty()) {  // going on after a sensor's stop: its notice is read
+        stoppedBy_.clear();
+        notice_.clear();
+    }
     const long stepsBefore = dynamics_->statistics().steps;
     if (Status s = dynamics_->advance(tNext); !s.ok) {
         fail(s);
         return;
+    }
+    // Sensors: each crossing is an event; one that stops ends the run at its instant (the
+    // frame recorded below, as where a run pauses).
+    if (statistics_.sensorEvents.size() != dynamics_->sensorEvents().size()) {
+        statistics_.sensorEvents.clear();
+        for (const SensorEvent& e : dynamics_->sensorEvents())
+            statistics_.sensorEvents.emplace_back(
+                model_->sensors[static_cast<std::size_t>(e.sensor)].name, e.time);
+    }
+    if (const SensorEvent* e = dynamics_->stoppedBy()) {
+        mode_ = RunMode::Paused;
+        stoppedBy_ = model_->sensors[static_cast<std::size_t>(e->sensor)].name;
+        notice_ = "sensor '" + stoppedBy_ + "' stopped the run at t = " + timeText(e->time);
     }
     const bool nearSingular = dynamics_->nearSingular();
     if (nearSingular && !nearSingular_) {
@@ -484,6 +503,7 @@ void Simulator::publish() {
     snap->error = error_;
     snap->errorEntities = errorEntities_;
     snap->notice = notice_;
+    snap->stoppedBy = stoppedBy_;
     lastPublish_ = Clock::now();
     std::lock_guard lock(mutex_);
     snap->sequence = ++sequence_;

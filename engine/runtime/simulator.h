@@ -33,6 +33,8 @@ namespace engine {
 enum class RunMode { Paused, RealTime, AsFastAsPossible };
 
 struct RunStatistics {
+    // The sensors' crossings so far (Model::sensors' names, instants), marks and stops.
+    std::vector<std::pair<std::string, double>> sensorEvents;
     double stepsPerSecond = 0.0;   // integrator steps per wall-clock second (last second)
     double realTimeFactor = 0.0;   // simulated seconds per wall-clock second (last second)
     int projectionIterations = 0;  // Newton iterations of the last projection
@@ -86,6 +88,8 @@ struct Snapshot {
     std::string error;                    // why the run stopped, empty if it did not fail
     std::vector<EntityId> errorEntities;  // what `error` is about (Status::entities)
     std::string notice;                   // e.g. "recording decimated: every 2nd output kept"
+    // The sensor that stopped the run at `time` (its name), empty when none did.
+    std::string stoppedBy;
 };
 
 class Simulator {
@@ -179,7 +183,7 @@ private:
     double driftSince_ = -1.0;  // the drift has been beyond the bound since then (−1: it is not)
     double runToTime_ = 0.0;
     std::size_t currentFrame_ = 0;
-    std::string error_, notice_;
+    std::string error_, notice_, stoppedBy_;
     std::vector<EntityId> errorEntities_;  // what error_ is about
     // Pacing: wall clock and simulated time when real-time play (re)started.
     std::chrono::steady_clock::time_point paceWall_;

@@ -236,4 +236,37 @@ void BM_GearTrain(benchmark::State& state) {
 }
 BENCHMARK(BM_GearTrain)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// Expressions of the state: a 2 kg bob swinging in 3D on a spring and damper (400 N/m, 3 N·s/m,
+// free length 0.5 m), the built-in element (0) or the same written as a line force
+// "-400*(DM(bob.hook, ground.top) - 0.5) - 3*VR(bob.hook, ground.top)" (1), or with the stretch
+// and its rate as two variables read by a spring and a damper (2); rk4 at 1 ms for 2 s. What
+// reading the state through expressions costs per step. Energy drift relative to 1 J.
+void BM_SpringWritten(benchmark::State& state) {
+    const char* forces[] = {
+        R"j({"name": "s", "type": "springDamper", "markerI": "bob.hook", "markerJ": "ground.top",
+             "stiffness": 400, "damping": 3, "freeLength": 0.5})j",
+        R"j({"name": "s", "type": "lineForce", "markerI": "bob.hook", "markerJ": "ground.top",
+             "magnitude": "-400*(DM(bob.hook, ground.top) - 0.5) - 3*VR(bob.hook, ground.top)"})j",
+        R"j({"name": "s", "type": "lineForce", "markerI": "bob.hook", "markerJ": "ground.top",
+             "magnitude": "-400*stretch"},
+            {"name": "d", "type": "lineForce", "markerI": "bob.hook", "markerJ": "ground.top",
+             "magnitude": "-3*rate"})j"};
+    const std::string scene = std::string(R"j({"format": "motus-scene", "version": 1,
+      "settings": {"integrator": "rk4", "stepSize": 0.001, "outputInterval": 0.01},
+      "parts": [{"name": "ground", "ground": true, "markers": [{"name": "top", "position": [0, 0, 1]}]},
+                {"name": "bob", "mass": 2, "inertia": [0.01, 0.02, 0.03], "position": [0.3, 0.1, 0.4],
+                 "velocity": [0, 0.8, 0.2], "markers": [{"name": "hook", "position": [0.02, 0, 0.05]}]}],
+      "variables": [{"name": "stretch", "expression": "DM(bob.hook, ground.top) - 0.5"},
+                    {"name": "rate", "expression": "VR(bob.hook, ground.top)"}],
+      "forces": [)j") + forces[state.range(0)] +
+                              "]}";
+    const io::SceneLoadResult loaded = io::parseScene(scene);
+    if (!loaded.scene) {
+        state.SkipWithError("scene did not load");
+        return;
+    }
+    runScene(state, *loaded.scene, 2.0, 1.0);
+}
+BENCHMARK(BM_SpringWritten)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 }  // namespace

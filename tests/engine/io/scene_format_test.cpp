@@ -148,6 +148,8 @@ struct Walk {
             each(j, "forces", "force");
             each(j, "motions", "motion");
             each(j, "couplers", "coupler");
+            each(j, "variables", "variable");
+            each(j, "sensors", "sensor");
             each(j, "plots", "plot");
         } else if (name == "contact") {
             each(j, "pairs", "contactPair");
@@ -281,6 +283,8 @@ struct Locate {
         each(j, p, "forces", "force");
         each(j, p, "motions", "motion");
         each(j, p, "couplers", "coupler");
+        each(j, p, "variables", "variable");
+        each(j, p, "sensors", "sensor");
         each(j, p, "terms", "couplerTerm");
         each(j, p, "plots", "plot");
         each(j, p, "pairs", "contactPair");

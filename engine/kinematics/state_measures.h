@@ -1,0 +1,29 @@
+#pragma once
+// The values of what force expressions read of the mechanism's state (Model::measures and
+// Model::variables, engine/model/state_functions.h) at one instant.
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/kinematics/kinematics.h"
+
+namespace engine {
+
+class Expression;
+struct MeasureModel;
+
+// One measure from the body frames; q's angle unwound from `jointCoordinates` (the last known
+// coordinates, State::jointCoordinates) when they are given.
+double measureValue(const Model& model, const MeasureModel& measure,
+                    const std::vector<BodyFrame>& frames, const Eigen::VectorXd& jointCoordinates);
+
+// Every state value: the variables' (in Model::variables' order), then the measures'.
+void evaluateStateValues(const Model& model, double t, const std::vector<BodyFrame>& frames,
+                         const Eigen::VectorXd& jointCoordinates, std::vector<double>& values);
+
+// An expression whose input k is values[inputs[k]]; with no inputs, a function of t alone.
+double evalStateExpression(const Expression& expression, const std::vector<int>& inputs, double t,
+                           const std::vector<double>& values);
+
+}  // namespace engine

@@ -1,0 +1,383 @@
+#include "engine/model/state_functions.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <functional>
+#include <map>
+
+#include "engine/model/scene_spec.h"
+
+namespace engine {
+namespace {
+
+struct KindName {
+    MeasureKind kind;
+    const char* name;
+    const char* unit;
+};
+constexpr std::array<KindName, 18> kKinds = {{
+    {MeasureKind::Q, "q", "rad or m"},
+    {MeasureKind::QD, "qd", "rad/s or m/s"},
+    {MeasureKind::DM, "DM", "m"},
+    {MeasureKind::DX, "DX", "m"},
+    {MeasureKind::DY, "DY", "m"},
+    {MeasureKind::DZ, "DZ", "m"},
+    {MeasureKind::VR, "VR", "m/s"},
+    {MeasureKind::VM, "VM", "m/s"},
+    {MeasureKind::VX, "VX", "m/s"},
+    {MeasureKind::VY, "VY", "m/s"},
+    {MeasureKind::VZ, "VZ", "m/s"},
+    {MeasureKind::WM, "WM", "rad/s"},
+    {MeasureKind::WX, "WX", "rad/s"},
+    {MeasureKind::WY, "WY", "rad/s"},
+    {MeasureKind::WZ, "WZ", "rad/s"},
+    {MeasureKind::AX, "AX", "rad"},
+    {MeasureKind::AY, "AY", "rad"},
+    {MeasureKind::AZ, "AZ", "rad"},
+}};
+
+bool isNameStart(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isNameChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+std::string trimmed(const std::string& s) {
+    std::size_t a = 0, b = s.size();
+    while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+    return s.substr(a, b - a);
+}
+
+// How many arguments a measure takes: {fewest, most}.
+std::pair<int, int> argumentCounts(MeasureKind kind) {
+    switch (kind) {
+    case MeasureKind::Q:
+    case MeasureKind::QD:
+        return {1, 2};
+    case MeasureKind::DM:
+    case MeasureKind::VM:
+    case MeasureKind::WM:
+        return {1, 2};
+    case MeasureKind::VR:
+    case MeasureKind::AX:
+    case MeasureKind::AY:
+    case MeasureKind::AZ:
+        return {2, 2};
+    default:
+        return {1, 3};
+    }
+}
+
+std::string usage(MeasureKind kind) {
+    const std::string n(measureKindName(kind));
+    switch (kind) {
+    case MeasureKind::Q:
+    case MeasureKind::QD:
+        return n + "(joint) or " + n + "(joint, n)";
+    case MeasureKind::DM:
+    case MeasureKind::VM:
+    case MeasureKind::WM:
+        return n + "(i) or " + n + "(i, j)";
+    case MeasureKind::VR:
+    case MeasureKind::AX:
+    case MeasureKind::AY:
+    case MeasureKind::AZ:
+        return n + "(i, j)";
+    default:
+        return n + "(i), " + n + "(i, j) or " + n + "(i, j, k)";
+    }
+}
+
+// The names muparser or Motus's expressions already give a meaning.
+bool isReservedName(const std::string& name) {
+    static const char* const reserved[] = {
+        "time",   "pi",        "sin",   "cos",   "tan",      "asin",  "acos", "atan",  "atan2",
+        "sinh",   "cosh",      "tanh",  "asinh", "acosh",    "atanh", "exp",  "ln",    "log",
+        "log2",   "log10",     "sqrt",  "abs",   "sign",     "rint",  "min",  "max",   "sum",
+        "avg",    "step",      "step5", "ramp",  "harmonic", "table", "if",   "clamp", "impact",
+        "bistop", "haversine", "d",     "_pi",   "_e"};
+    for (const char* r : reserved)
+        if (name == r) return true;
+    return measureKindFromName(name).has_value();
+}
+
+}  // namespace
+
+std::optional<MeasureKind> measureKindFromName(std::string_view name) {
+    for (const KindName& k : kKinds)
+        if (name == k.name) return k.kind;
+    return std::nullopt;
+}
+
+std::string_view measureKindName(MeasureKind kind) {
+    for (const KindName& k : kKinds)
+        if (k.kind == kind) return k.name;
+    return "?";
+}
+
+std::string_view measureUnit(MeasureKind kind) {
+    for (const KindName& k : kKinds)
+        if (k.kind == kind) return k.unit;
+    return "";
+}
+
+std::string MeasureCall::text() const {
+    std::string out(measureKindName(kind));
+    out += '(';
+    for (std::size_t k = 0; k < arguments.size(); ++k) out += (k ? ", " : "") + arguments[k];
+    return out + ')';
+}
+
+std::vector<std::string> StateText::inputNames() const {
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < calls.size(); ++k) out.push_back("_m" + std::to_string(k));
+    out.insert(out.end(), variables.begin(), variables.end());
+    return out;
+}
+
+std::optional<StateText> splitStateText(const std::string& text,
+                                        const std::vector<std::string>& variableNames,
+                                        std::string& error) {
+    StateText out;
+    std::string& r = out.rewritten;
+    std::size_t k = 0;
+    while (k < text.size()) {
+        const char c = text[k];
+        // A number, with its exponent: "1e5" holds no name.
+        if (std::isdigit(static_cast<unsigned char>(c)) ||
+            (c == '.' && k + 1 < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[k + 1])))) {
+            const std::size_t start = k;
+            while (k < text.size() &&
+                   (std::isdigit(static_cast<unsigned char>(text[k])) || text[k] == '.'))
+                ++k;
+            if (k < text.size() && (text[k] == 'e' || text[k] == 'E')) {
+                std::size_t e = k + 1;
+                if (e < text.size() && (text[e] == '+' || text[e] == '-')) ++e;
+                if (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) {
+                    k = e;
+                    while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])))
+                        ++k;
+                }
+            }
+            r += text.substr(start, k - start);
+            continue;
+        }
+        if (!isNameStart(c)) {
+            r += c;
+            ++k;
+            continue;
+        }
+        const std::size_t start = k;
+        while (k < text.size() && isNameChar(text[k])) ++k;
+        const std::string name = text.substr(start, k - start);
+        if (const std::optional<MeasureKind> kind = measureKindFromName(name)) {
+            std::size_t open = k;
+            while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open])))
+                ++open;
+            if (open >= text.size() || text[open] != '(') {
+                error = "'" + name + "' at position " + std::to_string(start) +
+                        " is a measure of the state: write " + usage(*kind);
+                return std::nullopt;
+            }
+            // Its arguments: names, separated by commas, up to the matching ')'.
+            MeasureCall call;
+            call.kind = *kind;
+            std::string argument;
+            std::size_t at = open + 1;
+            bool closed = false;
+            for (; at < text.size(); ++at) {
+                const char a = text[at];
+                if (a == '(') {
+                    error = "the arguments of '" + name + "' at position " + std::to_string(start) +
+                            " are names (markers, parts, joints), not expressions: write " +
+                            usage(*kind);
+                    return std::nullopt;
+                }
+                if (a == ')' || a == ',') {
+                    call.arguments.push_back(trimmed(argument));
+                    argument.clear();
+                    if (a == ')') {
+                        closed = true;
+                        break;
+                    }
+                    continue;
+                }
+                argument += a;
+            }
+            if (!closed) {
+                error =
+                    "'" + name + "(' at position " + std::to_string(start) + " has no closing ')'";
+                return std::nullopt;
+            }
+            for (const std::string& a : call.arguments)
+                if (a.empty()) {
+                    error = "'" + name + "' at position " + std::to_string(start) +
+                            " has an empty argument: write " + usage(*kind);
+                    return std::nullopt;
+                }
+            k = at + 1;
+            const std::string canonical = call.text();
+            std::size_t index = 0;
+            while (index < out.calls.size() && out.calls[index].text() != canonical) ++index;
+            if (index == out.calls.size()) out.calls.push_back(std::move(call));
+            r += "_m" + std::to_string(index);
+            continue;
+        }
+        const bool variable =
+            std::find(variableNames.begin(), variableNames.end(), name) != variableNames.end();
+        if (variable &&
+            std::find(out.variables.begin(), out.variables.end(), name) == out.variables.end())
+            out.variables.push_back(name);
+        // A name that is no variable, no constant and no function call (nor a number's
+        // postfix, 90d): unknown, said before muparser says "unexpected token".
+        std::size_t next = k;
+        while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next]))) ++next;
+        const bool call = next < text.size() && text[next] == '(';
+        const bool postfix =
+            start > 0 &&
+            (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.');
+        if (!variable && !call && !postfix && name != "time" && name != "pi" && name != "_pi" &&
+            name != "_e" && out.unknown.empty())
+            out.unknown = name;
+        r += name;
+    }
+    return out;
+}
+
+std::string measureCallError(const SceneSpec& spec, const MeasureCall& call) {
+    const auto [fewest, most] = argumentCounts(call.kind);
+    const int n = static_cast<int>(call.arguments.size());
+    const std::string name(measureKindName(call.kind));
+    if (n < fewest || n > most)
+        return name + " takes " +
+               (fewest == most ? std::to_string(fewest)
+                               : std::to_string(fewest) + " to " + std::to_string(most)) +
+               " arguments, got " + std::to_string(n) + ": write " + usage(call.kind);
+    if (call.kind == MeasureKind::Q || call.kind == MeasureKind::QD) {
+        const Joint* joint = spec.findJoint(call.arguments[0]);
+        if (!joint)
+            return name + "(" + call.arguments[0] + "): no joint '" + call.arguments[0] + "'";
+        const std::size_t count = jointAxes(joint->type).size();
+        if (count == 0)
+            return name + "(" + call.arguments[0] + "): joint '" + joint->name + "' (" +
+                   std::string(jointTypeName(joint->type)) + ") has no coordinate";
+        if (n == 2) {
+            const std::string& index = call.arguments[1];
+            const bool digits =
+                !index.empty() && std::all_of(index.begin(), index.end(), [](char c) {
+                    return std::isdigit(static_cast<unsigned char>(c));
+                });
+            if (!digits || index.size() > 3 || std::stoul(index) >= count)
+                return call.text() + ": joint '" + joint->name + "' (" +
+                       std::string(jointTypeName(joint->type)) + ") has " + std::to_string(count) +
+                       (count == 1 ? " coordinate: n is 0"
+                                   : " coordinates: n is 0 to " + std::to_string(count - 1));
+        }
+        return {};
+    }
+    for (const std::string& argument : call.arguments) {
+        const std::size_t dot = argument.find('.');
+        if (dot == std::string::npos) {
+            if (!spec.findPart(argument))
+                return call.text() + ": no part or marker '" + argument +
+                       "' (a marker is written part.marker)";
+            continue;
+        }
+        const MarkerRef ref{argument.substr(0, dot), argument.substr(dot + 1)};
+        if (!spec.findMarker(ref)) return call.text() + ": no marker '" + argument + "'";
+    }
+    return {};
+}
+
+std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std::string& text,
+                                               StateText& split, std::string& error) {
+    std::vector<std::string> variableNames;
+    for (const VariableSpec& v : spec.variables) variableNames.push_back(v.name);
+    std::optional<StateText> s = splitStateText(text, variableNames, error);
+    if (!s) return std::nullopt;
+    for (const MeasureCall& call : s->calls)
+        if (std::string reason = measureCallError(spec, call); !reason.empty()) {
+            error = reason;
+            return std::nullopt;
+        }
+    if (!s->unknown.empty()) {
+        error = "unknown name '" + s->unknown + "': not a variable of the scene";
+        error += variableNames.empty()
+                     ? " (it has none)"
+                     : " (" + std::to_string(variableNames.size()) + ": " +
+                           [&] {
+                               std::string list;
+                               for (std::size_t k = 0; k < variableNames.size() && k < 8; ++k)
+                                   list += (k ? ", " : "") + variableNames[k];
+                               return list + (variableNames.size() > 8 ? ", …" : "");
+                           }() +
+                           ")";
+        error += ", `time`, `pi` or a measure such as DM(i, j) or q(joint)";
+        return std::nullopt;
+    }
+    std::optional<Expression> e = Expression::parseWithInputs(s->rewritten, error, s->inputNames());
+    if (!e) {
+        // muparser's positions count in the rewritten text; say what it read.
+        if (s->rewritten != text) error += " (in '" + s->rewritten + "', each _mN a measure)";
+        return std::nullopt;
+    }
+    e->setText(text);
+    split = std::move(*s);
+    return e;
+}
+
+std::string variableNameError(const std::string& name) {
+    if (name.empty() || !isNameStart(name[0]) ||
+        !std::all_of(name.begin(), name.end(), isNameChar) || name.size() > 128)
+        return "variable name '" + name +
+               "' is not valid: use a letter or '_' first, then letters, digits or '_'";
+    if (name[0] == '_' && name.size() > 1 && name[1] == 'm')
+        return "variable name '" + name + "' is kept for measures (names starting with '_m')";
+    if (isReservedName(name))
+        return "variable name '" + name + "' is already a function, a measure or a constant";
+    return {};
+}
+
+std::optional<std::vector<int>> variableOrder(const SceneSpec& spec, std::string& cycle) {
+    const int n = static_cast<int>(spec.variables.size());
+    std::vector<std::string> names;
+    for (const VariableSpec& v : spec.variables) names.push_back(v.name);
+    std::vector<std::vector<int>> uses(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        std::string error;
+        if (const auto s = splitStateText(spec.variables[static_cast<std::size_t>(k)].expression,
+                                          names, error))
+            for (const std::string& used : s->variables)
+                uses[static_cast<std::size_t>(k)].push_back(
+                    static_cast<int>(std::find(names.begin(), names.end(), used) - names.begin()));
+    }
+    // Depth-first, in the scene's order: 0 unseen, 1 on the path, 2 placed.
+    std::vector<int> mark(static_cast<std::size_t>(n), 0), order, path;
+    std::function<bool(int)> visit = [&](int k) {
+        if (mark[static_cast<std::size_t>(k)] == 2) return true;
+        if (mark[static_cast<std::size_t>(k)] == 1) {
+            const auto from = std::find(path.begin(), path.end(), k);
+            for (auto it = from; it != path.end(); ++it)
+                cycle += names[static_cast<std::size_t>(*it)] + " → ";
+            cycle += names[static_cast<std::size_t>(k)];
+            return false;
+        }
+        mark[static_cast<std::size_t>(k)] = 1;
+        path.push_back(k);
+        for (int u : uses[static_cast<std::size_t>(k)])
+            if (!visit(u)) return false;
+        path.pop_back();
+        mark[static_cast<std::size_t>(k)] = 2;
+        order.push_back(k);
+        return true;
+    };
+    for (int k = 0; k < n; ++k)
+        if (!visit(k)) return std::nullopt;
+    return order;
+}
+
+}  // namespace engine

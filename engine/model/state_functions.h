@@ -1,0 +1,88 @@
+#pragma once
+// Expressions of the mechanism's state: what a force's expression may read besides `time`.
+//
+// Measures, named as Adams' function expressions name them (marker arguments are "part.marker",
+// or a part's name for its own frame; j defaults to the world origin, k to the world axes):
+//   q(joint[, n]), qd(joint[, n])   a joint's coordinate n (0: the first; the order of
+//                                   docs/scene-format.md) and its rate [rad or m, per s]
+//   DM(i[, j])                      the distance between the origins of i and j [m]
+//   DX(i[, j[, k]]), DY, DZ         the displacement of i's origin from j's, in k's axes [m]
+//   VR(i, j)                        the rate of DM(i, j): positive while they separate [m/s]
+//   VM(i[, j])                      the speed of i's origin relative to j's, taken in the
+//                                   world [m/s]
+//   VX(i[, j[, k]]), VY, VZ         the velocity of i's origin relative to j's (taken in the
+//                                   world), in k's axes [m/s]
+//   WM(i[, j])                      the magnitude of WX, WY, WZ [rad/s]
+//   WX(i[, j[, k]]), WY, WZ         the angular velocity of i relative to j, in k's axes [rad/s]
+//   AX(i, j), AY(i, j), AZ(i, j)    the angle of i about j's x (y, z) axis:
+//                                   atan2(−z_i·y_j, z_i·z_j), atan2(z_i·x_j, z_i·z_j),
+//                                   atan2(x_i·y_j, x_i·x_j) [rad, in (−π, π]]
+// and variables (a scene's "variables": a name for an expression of time, measures and other
+// variables, evaluated once per instant wherever it is used).
+//
+// Causality: every measure is one of positions and velocities, which the integrators know at
+// each instant before the forces; a variable never refers to itself through others (checked,
+// the cycle named).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/expr/expression.h"
+
+namespace engine {
+
+struct SceneSpec;
+
+enum class MeasureKind { Q, QD, DM, DX, DY, DZ, VR, VM, VX, VY, VZ, WM, WX, WY, WZ, AX, AY, AZ };
+
+std::optional<MeasureKind> measureKindFromName(std::string_view name);
+std::string_view measureKindName(MeasureKind kind);
+// Its unit as the scene format writes units: "m", "m/s", "rad", "rad/s", and for q and qd the
+// joint coordinate's ("rad or m").
+std::string_view measureUnit(MeasureKind kind);
+
+// One measure as written, its arguments as text: "DM(crank.pin, ground.O)".
+struct MeasureCall {
+    MeasureKind kind = MeasureKind::DM;
+    std::vector<std::string> arguments;
+    std::string text() const;  // canonical: "DM(crank.pin, ground.O)"
+};
+
+// An expression's text with its measures taken out, each replaced by an input named "_m0",
+// "_m1", … (calls[k] for "_mk", one per distinct measure), and the variables it names.
+struct StateText {
+    std::string rewritten;
+    std::vector<MeasureCall> calls;
+    std::vector<std::string> variables;  // of `variableNames`, in first-use order
+    std::string unknown;                 // the first name that is none of these, nor `time` or `pi`
+    // The inputs of the rewritten text: "_m0", …, then the variables' names.
+    std::vector<std::string> inputNames() const;
+    bool usesState() const { return !calls.empty() || !variables.empty(); }
+};
+
+// Splits `text`; on a malformed call ("DM(a" without its ')', a measure without its
+// arguments) returns nullopt with the reason in `error`.
+std::optional<StateText> splitStateText(const std::string& text,
+                                        const std::vector<std::string>& variableNames,
+                                        std::string& error);
+
+// Why a call does not name what its measure needs in `spec` (an unknown marker, part or joint,
+// the wrong number of arguments, a coordinate the joint does not have); empty when it does.
+std::string measureCallError(const SceneSpec& spec, const MeasureCall& call);
+
+// Parses `text` as an expression of time and of the state of `spec` (its measures and
+// variables), checking every call; on failure nullopt and the reason.
+std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std::string& text,
+                                               StateText& split, std::string& error);
+
+// Whether `name` can name a variable: a muparser name that is not a function, a measure,
+// `time` or `pi`.
+std::string variableNameError(const std::string& name);
+
+// The scene's variables in an order in which each comes after those it uses; when they refer
+// to one another in a cycle, nullopt and `cycle` the names around it ("a → b → a").
+std::optional<std::vector<int>> variableOrder(const SceneSpec& spec, std::string& cycle);
+
+}  // namespace engine
