@@ -256,12 +256,13 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
         return kExitRunStopped;
     }
     // The sensors' crossings, and the one that ended the run: what the run is for, said.
-    for (const auto& [sensor, time] : snapshot->statistics.sensorEvents)
-        std::cerr << "motus-cli: sensor '" << sensor
-                  << "' crossed its level at t = " << engine::numberText(time, 12) << " s"
-                  << (sensor == snapshot->stoppedBy && time == snapshot->time ? ": run stopped"
-                                                                              : "")
-                  << "\n";
+    const auto& events = snapshot->statistics.sensorEvents;
+    for (std::size_t k = 0; k < events.size(); ++k) {
+        const bool stopped = k + 1 == events.size() && events[k].first == snapshot->stoppedBy;
+        std::cerr << "motus-cli: sensor '" << events[k].first
+                  << (stopped ? "' stopped the run at t = " : "' crossed its level at t = ")
+                  << engine::numberText(events[k].second, 12) << " s\n";
+    }
     return 0;
 }
 
