@@ -60,6 +60,32 @@ int runInfo(const std::string& path) {
                            {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
                            {"expression", d.f.text()}});
     info["motions"] = motions;
+    // What force expressions and sensors read of the state: each measure once, the variables
+    // in the order they are evaluated, and the sensors with their levels.
+    if (!model->measures.empty()) {
+        nlohmann::ordered_json measures = nlohmann::json::array();
+        for (const engine::MeasureModel& m : model->measures) measures.push_back(m.text);
+        info["measures"] = measures;
+    }
+    if (!model->variables.empty()) {
+        nlohmann::ordered_json variables = nlohmann::json::array();
+        for (const engine::VariableModel& v : model->variables)
+            variables.push_back({{"name", v.name}, {"expression", v.expression.text()}});
+        info["variables"] = variables;
+    }
+    if (!model->sensors.empty()) {
+        nlohmann::ordered_json sensors = nlohmann::json::array();
+        for (const engine::SensorModel& sensor : model->sensors)
+            sensors.push_back(
+                {{"name", sensor.name},
+                 {"expression", sensor.expression.text()},
+                 {"value", sensor.value},
+                 {"direction", sensor.direction == engine::SensorDirection::Rising    ? "rising"
+                               : sensor.direction == engine::SensorDirection::Falling ? "falling"
+                                                                                      : "either"},
+                 {"action", sensor.action == engine::SensorAction::Stop ? "stop" : "mark"}});
+        info["sensors"] = sensors;
+    }
 
     // Mobility at the initial pose, each redundant equation with what it means and what would
     // remove it (the same analysis the GUI shows).
