@@ -282,8 +282,8 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
 
     QMenu* forceMenu = menu->addMenu(tr("&Force"));
     const engine::ForceType betweenTwo[] = {
-        engine::ForceType::SpringDamper, engine::ForceType::Bushing, engine::ForceType::PointForce,
-        engine::ForceType::PointTorque};
+        engine::ForceType::SpringDamper, engine::ForceType::Bushing, engine::ForceType::LineForce,
+        engine::ForceType::PointForce, engine::ForceType::PointTorque};
     for (const engine::ForceType type : betweenTwo) {
         const QString name = toQString(engine::forceTypeName(type));
         QAction* a =
@@ -302,6 +302,7 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     const std::pair<engine::ForceType, QString> onJoint[] = {
         {engine::ForceType::RotationalSpringDamper, QStringLiteral("rotationalSpringDamper")},
         {engine::ForceType::JointController, QStringLiteral("jointController")},
+        {engine::ForceType::JointForce, QStringLiteral("jointForce")},
     };
     QAction* motion = toolAction(
         QStringLiteral("motion"), tr("M&otion on Joint"), QStringLiteral("CreateMotion"), [this] {
@@ -633,7 +634,9 @@ void BuildTools::finishPair(const End& second) {
     // A spring acts along the line between its ends: an end clicked in empty space (the
     // ground) stays where it was clicked, so the spring has a length and a direction. A joint
     // or a bushing is closed where it is made: its ground end joins the part's.
-    const bool alongALine = tool_ == Tool::Force && forceType_ == engine::ForceType::SpringDamper;
+    const bool alongALine =
+        tool_ == Tool::Force && (forceType_ == engine::ForceType::SpringDamper ||
+                                 forceType_ == engine::ForceType::LineForce);
     if (!resolve(after, first, second, markerI, markerJ, reason, alongALine)) {
         emit message(kError, tr("Not made: %1.").arg(reason));
         return;
@@ -641,8 +644,10 @@ void BuildTools::finishPair(const End& second) {
     if (alongALine &&
         (engine::markerWorldPose(after, markerI).p - engine::markerWorldPose(after, markerJ).p)
                 .norm() < 1e-6) {
-        emit message(kError, tr("Not made: a spring needs two different points (it acts along "
-                                "the line between them); click its second end elsewhere."));
+        emit message(kError, tr("Not made: a %1 needs two different points (it acts along the line "
+                                "between them); click its second end elsewhere.")
+                                 .arg(forceType_ == engine::ForceType::LineForce ? tr("line force")
+                                                                                 : tr("spring")));
         return;
     }
     if (tool_ == Tool::Force) {

@@ -192,6 +192,8 @@ void MainWindow::wire() {
     // Selection: the tree's rows are the selection; a click in the view goes to the active
     // building tool, else it selects.
     connect(tree_, &SceneTreePanel::selectionChangedTo, this, &MainWindow::showSelection);
+    connect(tree_, &SceneTreePanel::variableSelected, this,
+            [this](int index) { properties_->showVariable(scene(), index); });
     connect(tree_, &SceneTreePanel::entityPicked, this, [this, manipulation](engine::EntityId id) {
         tools_->setSelection(id);
         manipulation->setSelection(id);
@@ -300,6 +302,9 @@ void MainWindow::createEditMenu() {
     editMenu->addSeparator();
     editMenu->addAction(tr("Add &Part"), tree_, &SceneTreePanel::addPart)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    // A named expression of the state for the forces to read (Scene ▸ Variables).
+    editMenu->addAction(tr("Add &Variable"), tree_, [this] { tree_->addVariable(); })
+        ->setObjectName(QStringLiteral("AddVariable"));
     QMenu* create = menuBar()->addMenu(tr("&Create"));
     auto* partsBar = addToolBar(tr("Parts"));
     partsBar->setObjectName(QStringLiteral("PartsToolBar"));
@@ -414,12 +419,22 @@ void MainWindow::sceneEdited(const SceneChange& change) {
     if (!scene()) return;
     const engine::EntityId shown = properties_->entity();
     const int shownShape = properties_->shape();
+    const int shownVariable = properties_->variable();
     // Each shows what the change touched: moved parts change no row of the tree, a name no
     // count of the mobility. The tree keeps the user's expansion, scroll and column widths.
     if (change.kind != SceneChange::Kind::Poses) tree_->update(*scene());
     parts_.viewport->showScene(*scene(), /*fit=*/false);
     if (shown != engine::kNoEntity) tree_->selectEntity(shown, shownShape, /*scroll=*/false);
-    properties_->showEntity(scene(), shown, shownShape);
+    // A variable shown stays shown while it is there (an undone addition takes it away).
+    if (shownVariable >= 0 && shownVariable < static_cast<int>(scene()->variables.size())) {
+        {
+            const QSignalBlocker quiet(tree_->selectionModel());
+            tree_->selectVariable(shownVariable, /*scroll=*/false);
+        }
+        properties_->showVariable(scene(), shownVariable);
+    } else {
+        properties_->showEntity(scene(), shown, shownShape);
+    }
     if (change.kind != SceneChange::Kind::Names) dof_->showScene(&parts_.document->compiled());
     parts_.runs->sceneEdited();
 }

@@ -252,6 +252,22 @@ bool paintForces(const QString& what, Ink& k) {
         p.drawLine(QPointF(12, 3), QPointF(12, 6));
         p.drawLine(QPointF(3, 12), QPointF(6, 12));
         p.drawLine(QPointF(21, 12), QPointF(18, 12));
+    } else if (what == QLatin1String("lineForce")) {
+        // Two ends pushed apart along the line between them by a force of their state.
+        p.drawEllipse(QRectF(2, 15, 7, 7));
+        p.drawEllipse(QRectF(15, 2, 7, 7));
+        p.setPen(QPen(QColor(0xd0, 0x40, 0x30), 2.0));
+        arrow(QPointF(10, 14), QPointF(4.5, 19.5));
+        arrow(QPointF(14, 10), QPointF(19.5, 4.5));
+    } else if (what == QLatin1String("jointForce")) {
+        // A joint's pin turned by a torque of its state.
+        p.drawEllipse(QRectF(7, 7, 10, 10));
+        p.setBrush(accent);
+        p.drawEllipse(QRectF(10, 10, 4, 4));
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(0xd0, 0x40, 0x30), 2.0));
+        p.drawArc(QRectF(2.5, 2.5, 19, 19), 200 * 16, 230 * 16);
+        arrow(QPointF(18.5, 19), QPointF(21, 15));
     } else if (what == QLatin1String("motion")) {
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(QColor(0x2e, 0x80, 0xd0), 2.4));

@@ -1,6 +1,7 @@
 #include "ui/mainwindow/scene_tree_panel.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <QHeaderView>
 #include <QMenu>
@@ -15,6 +16,7 @@
 #include "engine/model/scene_spec.h"
 #include "engine/record/channel_names.h"
 #include "ui/common/text.h"
+#include "ui/common/variables.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/messages_panel.h"
 #include "ui/models/scene_tree.h"
@@ -40,6 +42,8 @@ SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
                 selected.push_back(id);
             }
         emit selectionChangedTo(selected, shape);
+        if (const int variable = selectedVariable(); variable >= 0 && selected.empty())
+            emit variableSelected(variable);
     });
     connect(this, &QTreeView::expanded, this, [this] { fitNameColumn(header()->sectionSize(0)); });
     // Renaming in place: the new name goes through validation and the undo stack, after the
@@ -48,6 +52,12 @@ SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
         if (item->column() != 0) return;
         const auto id = static_cast<engine::EntityId>(item->data(kEntityIdRole).toULongLong());
         const QString text = item->text().trimmed();
+        if (const int variable = item->data(kVariableRole).toInt() - 1; variable >= 0) {
+            QMetaObject::invokeMethod(
+                this, [this, variable, text] { renameVariable(variable, text); },
+                Qt::QueuedConnection);
+            return;
+        }
         if (id == engine::kNoEntity) return;
         QMetaObject::invokeMethod(
             this, [this, id, text] { renameEntity(id, text); }, Qt::QueuedConnection);
@@ -70,9 +80,12 @@ void SceneTreePanel::rebuild(const engine::SceneSpec* scene, int nameWidth) {
 
 namespace {
 
-// A row as the user knows it across a rebuild: its entity (and shape), or its heading.
+// A row as the user knows it across a rebuild: its entity (and shape), its variable, or its
+// heading.
 QString rowKey(const QModelIndex& index) {
     const quint64 id = index.data(kEntityIdRole).toULongLong();
+    if (const int variable = index.data(kVariableRole).toInt(); variable > 0)
+        return QStringLiteral("variable/%1").arg(variable);
     return id ? QStringLiteral("%1/%2").arg(id).arg(index.data(kShapeRole).toInt())
               : QStringLiteral("-/") + index.data().toString();
 }
@@ -138,6 +151,25 @@ void SceneTreePanel::selectEntity(quint64 entity, int shape, bool scroll) {
     emit entityPicked(static_cast<engine::EntityId>(entity));  // also when selected already
 }
 
+void SceneTreePanel::selectVariable(int index, bool scroll) {
+    QModelIndexList hits =
+        model_->match(model_->index(0, 0), kVariableRole, QVariant::fromValue(index + 1), -1,
+                      Qt::MatchExactly | Qt::MatchRecursive);
+    hits.removeIf([](const QModelIndex& hit) { return hit.column() != 0; });
+    if (hits.isEmpty()) return;
+    setCurrentIndex(hits.front());
+    selectionModel()->select(hits.front(),
+                             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (scroll) scrollTo(hits.front());
+}
+
+int SceneTreePanel::selectedVariable() const {
+    for (const QModelIndex& index : selectionModel()->selectedRows())
+        if (const int variable = index.data(kVariableRole).toInt(); variable > 0)
+            return variable - 1;
+    return -1;
+}
+
 void SceneTreePanel::fitNameColumn(int width) {
     // The width the user gave it, widened until the names shown fit (the details keep at least
     // 80 pixels).
@@ -171,10 +203,57 @@ void SceneTreePanel::renameEntity(quint64 entity, const QString& name) {
     }
 }
 
+void SceneTreePanel::renameVariable(int index, const QString& name) {
+    const engine::SceneSpec* scene = parts_.document->scene();
+    if (!scene || index < 0 || index >= static_cast<int>(scene->variables.size())) return;
+    const QString old = toQString(scene->variables[static_cast<std::size_t>(index)].name);
+    if (name == old) return;
+    engine::SceneSpec after = *scene;
+    ui::renameVariable(after, index, name.toStdString());
+    if (const auto refused =
+            parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(old, name))) {
+        parts_.messages->add(
+            MessageSeverity::Error,
+            tr("Cannot rename '%1' to '%2': %3").arg(old, name, toQString(refused->message)));
+        update(*parts_.document->scene());  // the old name back in the tree
+        return;
+    }
+    selectVariable(index, /*scroll=*/false);
+}
+
+int SceneTreePanel::addVariable() {
+    if (!parts_.document->scene()) return -1;
+    engine::SceneSpec after = *parts_.document->scene();
+    const int index = ui::addVariable(after);
+    const QString name = toQString(after.variables[static_cast<std::size_t>(index)].name);
+    if (const auto refused =
+            parts_.document->add(std::move(after), tr("Add variable %1").arg(name))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("Cannot add a variable: %1").arg(toQString(refused->message)));
+        return -1;
+    }
+    selectVariable(index);
+    return index;
+}
+
 void SceneTreePanel::deleteSelection() {
     if (!parts_.document->scene()) return;
     engine::SceneSpec after = *parts_.document->scene();
     QStringList removed;
+    // Variables, highest index first, so the indices of the others stay valid. An expression
+    // that still reads one keeps it (the edit is refused, naming it).
+    std::vector<int> variables;
+    for (const QModelIndex& index : selectionModel()->selectedRows())
+        if (const int variable = index.data(kVariableRole).toInt(); variable > 0)
+            variables.push_back(variable - 1);
+    std::sort(variables.begin(), variables.end(), std::greater<>());
+    variables.erase(std::unique(variables.begin(), variables.end()), variables.end());
+    for (const int k : variables)
+        if (k < static_cast<int>(after.variables.size())) {
+            removed << tr("variable %1")
+                           .arg(toQString(after.variables[static_cast<std::size_t>(k)].name));
+            after.variables.erase(after.variables.begin() + k);
+        }
     // Shapes first, highest index first, so the indices of the others stay valid.
     std::vector<std::pair<engine::EntityId, int>> shapes;
     for (const QModelIndex& index : selectionModel()->selectedRows())
@@ -197,8 +276,8 @@ void SceneTreePanel::deleteSelection() {
     if (removed.isEmpty()) {
         parts_.messages->add(
             MessageSeverity::Warning,
-            tr("Nothing to delete: select parts, markers, joints, forces, motions, couplers or "
-               "contact pairs (the ground part stays)."));
+            tr("Nothing to delete: select parts, markers, joints, forces, motions, couplers, "
+               "variables or contact pairs (the ground part stays)."));
         return;
     }
     if (const auto refused =
@@ -255,8 +334,22 @@ void SceneTreePanel::showMenu(const QPoint& position) {
     const QModelIndex index = indexAt(position);
     if (!index.isValid() || !parts_.document->scene()) return;
     const auto id = static_cast<engine::EntityId>(index.data(kEntityIdRole).toULongLong());
-    if (id == engine::kNoEntity) return;
     QMenu menu;
+    // Variables: added from their heading or a variable's row, deleted from its row.
+    const QModelIndex name = index.siblingAtColumn(0);
+    const int variable = name.data(kVariableRole).toInt() - 1;
+    const bool variablesHeading = name.data(kVariableRole).toInt() < 0;
+    if (variable >= 0 || variablesHeading) {
+        menu.addAction(tr("Add Variable"), this, [this] { addVariable(); });
+        if (variable >= 0)
+            menu.addAction(tr("Delete Variable"), this, [this, variable] {
+                selectVariable(variable, /*scroll=*/false);
+                deleteSelection();
+            });
+        menu.exec(viewport()->mapToGlobal(position));
+        return;
+    }
+    if (id == engine::kNoEntity) return;
     fillMenu(menu, id);
     if (!menu.isEmpty()) menu.exec(viewport()->mapToGlobal(position));
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The Scene panel: the document's parts (with their markers and shapes), joints, forces,
-// motions, couplers and contact pairs as a tree. Selecting rows selects the entities
+// motions, couplers, variables and contact pairs as a tree. Selecting rows selects the entities
 // everywhere; names are edited in place (through validation and the undo stack); Delete
 // removes the selection and what depends on it; the context menu plots what a run records of
 // an entity. Rebuilt after an edit, it keeps the user's column widths.
@@ -47,6 +47,15 @@ public:
     void deleteSelection();
     // Edit > Add Part: a 0.1 m, 1 kg cube 0.5 m above the origin, selected for editing.
     void addPart();
+    // Edit > Add Variable: a variable "v1" (or the next free name) of value 0, selected for
+    // editing; returns its index (−1: not added).
+    int addVariable();
+    // Selects the row of the scene's variable `index`.
+    void selectVariable(int index, bool scroll = true);
+    // The selected variable's index (the first selected), −1 when none is.
+    int selectedVariable() const;
+    // Renames variable `index` and the expressions that read it, as one undoable edit.
+    void renameVariable(int index, const QString& name);
     // Renames an entity (as typed in the tree), through validation and the undo stack.
     void renameEntity(quint64 id, const QString& name);
     // The context menu's Plot Reaction Force: world Fx, Fy, Fz and |F| of a joint of the open
@@ -60,6 +69,8 @@ public:
 signals:
     // The user selected these rows (the first entity's `shape` row, 0 for a whole entity).
     void selectionChangedTo(const std::vector<quint64>& entities, int shape);
+    // The user selected a variable's row and no entity (its index in SceneSpec::variables).
+    void variableSelected(int index);
     // selectEntity() picked this entity (also when it was selected already).
     void entityPicked(engine::EntityId entity);
 

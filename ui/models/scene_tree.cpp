@@ -83,6 +83,7 @@ enum class Kind {
     Coupler,
     Contact,
     Plot,
+    Variable,
     Group
 };
 
@@ -103,7 +104,7 @@ QPainterPath gearPath(double cx, double cy, double r, int teeth, double phase) {
 }
 
 QIcon icon(Kind kind) {
-    static QIcon cache[11];
+    static QIcon cache[12];
     QIcon& cached = cache[static_cast<int>(kind)];
     if (!cached.isNull()) return cached;
     QPixmap pixmap(16, 16);
@@ -178,6 +179,17 @@ QIcon icon(Kind kind) {
         p.setPen(QPen(QColor(0xe0, 0x70, 0x3c), 2));
         p.drawPolyline(QPolygon({QPoint(3, 11), QPoint(6, 6), QPoint(9, 9), QPoint(13, 3)}));
         break;
+    case Kind::Variable: {
+        // An italic x: a named quantity.
+        QFont font = p.font();
+        font.setPixelSize(14);
+        font.setItalic(true);
+        font.setBold(true);
+        p.setFont(font);
+        p.setPen(QColor(0x2e, 0x8b, 0x57));
+        p.drawText(QRect(0, 0, 16, 16), Qt::AlignCenter, QStringLiteral("x"));
+        break;
+    }
     case Kind::Group:
         p.setPen(QColor(0x90, 0x90, 0x90));
         p.setBrush(QColor(0xd8, 0xc8, 0x90));
@@ -264,10 +276,12 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     for (const engine::ForceSpec& force : spec.forces) {
         QString details = toQString(engine::forceTypeName(force.type));
         if (force.type == engine::ForceType::RotationalSpringDamper ||
-            force.type == engine::ForceType::JointController)
+            force.type == engine::ForceType::JointController ||
+            force.type == engine::ForceType::JointForce)
             details += QStringLiteral(" on %1").arg(QString::fromStdString(force.joint));
         else if (force.type == engine::ForceType::SpringDamper ||
-                 force.type == engine::ForceType::Bushing)
+                 force.type == engine::ForceType::Bushing ||
+                 force.type == engine::ForceType::LineForce)
             details += QStringLiteral(": %1 → %2")
                            .arg(QString::fromStdString(force.markerI.text()),
                                 QString::fromStdString(force.markerJ.text()));
@@ -299,6 +313,22 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         couplers[0]->appendRow(row(toQString(coupler.name), couplerDetails(spec, coupler),
                                    coupler.id, Kind::Coupler, true));
     model.appendRow(couplers);
+
+    // Variables: named expressions of the state the forces read, known by their place.
+    auto variables = row(QObject::tr("Variables"), QString::number(spec.variables.size()),
+                         engine::kNoEntity, Kind::Group);
+    for (std::size_t k = 0; k < spec.variables.size(); ++k) {
+        const engine::VariableSpec& variable = spec.variables[k];
+        auto variableRow = row(toQString(variable.name),
+                               QStringLiteral("= %1").arg(toQString(variable.expression)),
+                               engine::kNoEntity, Kind::Variable);
+        for (QStandardItem* item : variableRow)
+            item->setData(static_cast<int>(k + 1), kVariableRole);
+        variableRow[0]->setEditable(true);
+        variables[0]->appendRow(variableRow);
+    }
+    variables[0]->setData(-1, kVariableRole);
+    model.appendRow(variables);
 
     // Contact: the scene's switch and solver, and the pair entries.
     const engine::ContactSettings& contact = spec.contact;

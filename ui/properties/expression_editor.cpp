@@ -178,8 +178,9 @@ ExpressionEditor::ExpressionEditor(QWidget* parent) : QWidget(parent) {
 void ExpressionEditor::setText(const QString& text) {
     committedText_ = text.trimmed();
     edit_->setText(text);
-    check();          // textChanged is not emitted when the text is the same
-    updateDisplay();  // at once, not after the debounce
+    edit_->setCursorPosition(0);  // a long expression read from its start, not its tail
+    check();                      // textChanged is not emitted when the text is the same
+    updateDisplay();              // at once, not after the debounce
 }
 
 QString ExpressionEditor::text() const {
@@ -202,6 +203,12 @@ void ExpressionEditor::setVariable(const QString& name, const QString& unit) {
                                    : tr("e.g. 0.04*cos(%1)").arg(name));
     view_->setVisible(time);
     rangeRow_->setVisible(time);
+    check();
+    updateDisplay();
+}
+
+void ExpressionEditor::setStateParser(StateParser parse) {
+    stateParser_ = std::move(parse);
     check();
     updateDisplay();
 }
@@ -287,9 +294,28 @@ void ExpressionEditor::check() {
     const std::string text = edit_->text().trimmed().toStdString();
     current_.reset();
     error_.clear();
+    readsState_ = false;
     double badTime = 0.0, badValue = 0.0;
+    const bool ofTime = variable_ == QLatin1String("time");
     if (text.empty()) {
-        error_ = tr("enter an expression of %1").arg(variable_);
+        error_ = ofTime && stateParser_ ? tr("enter an expression of time and the state")
+                                        : tr("enter an expression of %1").arg(variable_);
+    } else if (stateParser_ && ofTime) {
+        // Measures and variables read the state: no value before a run, nothing to sample.
+        std::string reason;
+        bool readsState = false;
+        std::optional<engine::Expression> parsed = stateParser_(text, reason, readsState);
+        if (!parsed) {
+            error_ = QString::fromStdString(reason);
+        } else if (readsState) {
+            readsState_ = true;
+            current_ = std::move(parsed);
+        } else if (!sample(*parsed, badTime, badValue)) {
+            error_ = std::isnan(badValue) ? tr("the value is not a number at %1").arg(at(badTime))
+                                          : tr("the value is infinite at %1").arg(at(badTime));
+        } else {
+            current_ = std::move(parsed);
+        }
     } else {
         std::string reason;
         // One variable, or two ("u, v": a surface's, checked along the first with the
@@ -310,8 +336,9 @@ void ExpressionEditor::check() {
             current_ = std::move(parsed);
         }
     }
-    // Not valid: the preview keeps the curve it shows when it is finite on the range.
-    if (!current_ && !(shown_ && sample(*shown_, badTime, badValue))) {
+    // Not valid (or not a function of time alone): the preview keeps the curve it shows when
+    // it is finite on the range.
+    if ((!current_ || readsState_) && !(shown_ && sample(*shown_, badTime, badValue))) {
         times_.clear();
         values_.clear();
         derivatives_.clear();
@@ -321,13 +348,26 @@ void ExpressionEditor::check() {
 void ExpressionEditor::updateDisplay() {
     debounce_->stop();
     const bool valid = isValid();
-    if (valid)
+    const bool ofTime = variable_ == QLatin1String("time");
+    if (valid && !readsState_)
         shown_ = current_;
     else if (times_.empty())
         shown_.reset();
+    // An expression of the state has no curve of time to show.
+    view_->setVisible(ofTime && !readsState_);
+    rangeRow_->setVisible(ofTime && !readsState_);
 
     // The line under the field: the reason in red, or the value at the start of the range.
-    if (valid) {
+    if (valid && readsState_) {
+        // The unit is said here, as a value of time says it with its value.
+        message_->setText(
+            unit_.isEmpty()
+                ? tr("reads the mechanism's state: its value is known as it runs")
+                : tr("in %1; reads the mechanism's state: its value is known as it runs")
+                      .arg(unit_));
+        message_->setStyleSheet(QString());
+        edit_->setStyleSheet(QString());
+    } else if (valid) {
         const double value = values_.front();
         QString shown =
             unit_.isEmpty() ? number(value) : QStringLiteral("%1 %2").arg(number(value), unit_);

@@ -13,7 +13,9 @@
 // committed is committed (Return or focus out); an invalid one stays in the field with its
 // reason.
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <QString>
@@ -52,6 +54,16 @@ public:
     // value at the range's start under the field, without the plot.
     void setVariable(const QString& name, const QString& unit);
     const QString& variable() const { return variable_; }
+
+    // An expression of time and of the mechanism's state (a force's: measures such as
+    // DM(a.m, b.m) and the scene's variables): `parse` parses the text, or says why not, and
+    // says whether it reads the state. One that does has no value before a run: it is said so
+    // under the field, without the plot; one of time alone is checked and plotted as before.
+    using StateParser = std::function<std::optional<engine::Expression>(
+        const std::string& text, std::string& error, bool& readsState)>;
+    void setStateParser(StateParser parse);
+    // The text reads the mechanism's state (valid, not plotted).
+    bool readsState() const { return readsState_; }
 
     // The preview range [s]; t1 > t0 (a range that is not is ignored).
     void setPreviewRange(double t0, double t1);
@@ -95,6 +107,8 @@ private:
     double t1_ = 2.0;
     QString committedText_;
     QString error_;
+    StateParser stateParser_;
+    bool readsState_ = false;
     std::optional<engine::Expression> current_;  // the text's, when valid
     std::optional<engine::Expression> shown_;    // the plotted one: the latest valid text displayed
     std::vector<double> times_, values_, derivatives_;

@@ -28,6 +28,7 @@
 #include "engine/io/mesh_loader.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
+#include "engine/model/state_functions.h"
 #include "ui/common/text.h"
 #include "ui/properties/expression_editor.h"
 #include "ui/properties/property_fields.h"
@@ -84,6 +85,15 @@ void PropertiesPanel::showEntity(const SceneSpec* spec, engine::EntityId id, int
     spec_ = spec;
     id_ = id;
     shape_ = shape;
+    variable_ = -1;
+    rebuild();
+}
+
+void PropertiesPanel::showVariable(const SceneSpec* spec, int index) {
+    spec_ = spec;
+    id_ = engine::kNoEntity;
+    shape_ = 0;
+    variable_ = spec && index >= 0 && index < static_cast<int>(spec->variables.size()) ? index : -1;
     rebuild();
 }
 
@@ -98,6 +108,7 @@ void PropertiesPanel::defineFields() {
     options.markerInWorld = markerInWorld_;
     options.setMarkerInWorld = [this](bool world) { setMarkerInWorld(world); };
     options.dialogParent = this;
+    options.variable = variable_;
     title_->setText(ui::defineFields(*spec_, id_, options, fields_));
 }
 
@@ -159,14 +170,14 @@ void PropertiesPanel::rebuild() {
     // The same entity with the same fields (an edit of a value): the editors stay, keyboard
     // focus and scrolling with them, and show the new values. Stepping a value with the arrow
     // keys keeps working across the edits it makes.
-    const bool sameFields = spec_ && id_ == shownId_ && shape_ == shownShape_ &&
-                            !previous.empty() && previous.size() == fields_.size() &&
-                            std::equal(previous.begin(), previous.end(), fields_.begin(),
-                                       [](const auto& a, const auto& b) {
-                                           return a->kind == b->kind && a->label == b->label &&
-                                                  a->key == b->key && a->unit == b->unit &&
-                                                  a->choices == b->choices && a->scale == b->scale;
-                                       });
+    const bool sameFields =
+        spec_ && id_ == shownId_ && shape_ == shownShape_ && variable_ == shownVariable_ &&
+        !previous.empty() && previous.size() == fields_.size() &&
+        std::equal(
+            previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
+                return a->kind == b->kind && a->label == b->label && a->key == b->key &&
+                       a->unit == b->unit && a->choices == b->choices && a->scale == b->scale;
+            });
     if (sameFields) {
         for (std::size_t k = 0; k < fields_.size(); ++k) previous[k]->adopt(*fields_[k]);
         fields_ = std::move(previous);
@@ -175,6 +186,7 @@ void PropertiesPanel::rebuild() {
     }
     shownId_ = id_;
     shownShape_ = shape_;
+    shownVariable_ = variable_;
     // A rebuild can come from inside an editor's own signal (an edit applied): the old editors
     // are disconnected and deleted later, never under their own feet.
     for (const auto& f : previous) {
@@ -298,6 +310,16 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
             f.expression->setPreviewRange(f.rangeStart, f.rangeEnd);
             f.expression->setMinimumWidth(80);  // no plot: as narrow as the dock
         }
+        if (f.ofState)
+            // Measures and variables are checked against the scene shown when the text is.
+            f.expression->setStateParser([this](const std::string& text, std::string& error,
+                                                bool& readsState) {
+                engine::StateText split;
+                std::optional<engine::Expression> parsed =
+                    spec_ ? engine::parseStateExpression(*spec_, text, split, error) : std::nullopt;
+                readsState = parsed && split.usesState();
+                return parsed;
+            });
         f.expression->setText(QString::fromStdString(f.getText(spec)));
         connect(f.expression, &ExpressionEditor::committed, this, [this, &f] { commitField(f); });
         line->addWidget(f.expression);
@@ -419,9 +441,11 @@ void PropertiesPanel::commitField(Field& f) {
                              : tr("Edit %1 of %2").arg(f.label.toLower(), title_->text().toLower());
     refusal_.clear();
     editedField_ = f.label;
-    emit editRequested(
-        after, what,
-        f.kind == Field::Kind::Button ? QString() : QStringLiteral("%1/%2").arg(id_).arg(f.label));
+    emit editRequested(after, what,
+                       f.kind == Field::Kind::Button ? QString()
+                       : variable_ >= 0
+                           ? QStringLiteral("variable %1/%2").arg(variable_).arg(f.label)
+                           : QStringLiteral("%1/%2").arg(id_).arg(f.label));
     if (refusal_.isEmpty()) return;
     // Buttons have no line of their own: the reason goes under the title.
     if (f.kind == Field::Kind::Button) title_->setToolTip(refusal_);

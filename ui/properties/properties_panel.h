@@ -47,6 +47,10 @@ public:
     void showEntity(const engine::SceneSpec* spec, engine::EntityId id, int shape = 0);
     engine::EntityId entity() const { return id_; }
     int shape() const { return shape_; }
+    // Shows the scene's variable `index` (variables have no id: known by their place); an
+    // index out of the list shows the scene's own settings.
+    void showVariable(const engine::SceneSpec* spec, int index);
+    int variable() const { return variable_; }  // the variable shown, −1: none
 
     // Tests and scripting: the editor of the field labelled `label` (component 0..2 of a
     // vector), its inline message, and committing what it holds. A label may also be the
@@ -87,7 +91,9 @@ private:
 
     const engine::SceneSpec* spec_ = nullptr;
     engine::EntityId id_ = engine::kNoEntity;
-    int shape_ = 0;                                 // 1-based: one shape of the part
+    int shape_ = 0;      // 1-based: one shape of the part
+    int variable_ = -1;  // a variable shown instead of an entity
+    int shownVariable_ = -1;
     engine::EntityId shownId_ = engine::kNoEntity;  // whose editors are built
     int shownShape_ = 0;
     bool markerInWorld_ = false;

@@ -27,6 +27,7 @@
 #include "ui/common/coupler_layout.h"
 #include "ui/common/joint_curves.h"
 #include "ui/common/text.h"
+#include "ui/common/variables.h"
 
 namespace ui {
 namespace fields {
@@ -652,7 +653,7 @@ void forceFields(FieldList& b) {
     b.title = tr("Force (%1)").arg(toQString(engine::forceTypeName(force->type)));
     b.name();
     QStringList types;
-    for (int k = 0; k <= static_cast<int>(engine::ForceType::JointController); ++k)
+    for (int k = 0; k <= static_cast<int>(engine::ForceType::JointForce); ++k)
         types << toQString(engine::forceTypeName(static_cast<engine::ForceType>(k)));
     b.choice(
         tr("Type"), QStringLiteral("type"), types,
@@ -674,13 +675,15 @@ void forceFields(FieldList& b) {
             [F, member](const SceneSpec& s) { return toNumbers(F(s)->*member); },
             [F, member](SceneSpec& s, const Numbers& n) { F(s)->*member = toVec(n); });
     };
+    // A force's expressions may read the mechanism's state: its measures and variables.
     auto expression = [&](QString label, QString key, int component, QString unit) {
         b.expression(
-            std::move(label), std::move(key), std::move(unit),
-            [F, component](const SceneSpec& s) { return F(s)->components[component]; },
-            [F, component](SceneSpec& s, const std::string& text) {
-                F(s)->components[component] = text;
-            });
+             std::move(label), std::move(key), std::move(unit),
+             [F, component](const SceneSpec& s) { return F(s)->components[component]; },
+             [F, component](SceneSpec& s, const std::string& text) {
+                 F(s)->components[component] = text;
+             })
+            .ofState = true;
     };
     switch (force->type) {
     case engine::ForceType::PointForce:
@@ -752,7 +755,67 @@ void forceFields(FieldList& b) {
                QStringLiteral("maxEffort"), &engine::ForceSpec::maxEffort);
         break;
     }
+    case engine::ForceType::LineForce:
+        b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
+        b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
+        expression(tr("Magnitude"), QStringLiteral("magnitude"), 0, QStringLiteral("N"));
+        break;
+    case engine::ForceType::JointForce: {
+        // The joints with a turn or a slide to act on; another joint chosen takes the force to
+        // its coordinate when the one acted on is not there (a revolute's angle, a slider's).
+        QStringList joints;
+        for (const engine::Joint& j : spec.joints)
+            if (drivable(j.type)) joints << toQString(j.name);
+        b.choice(
+            tr("Joint"), QStringLiteral("joint"), joints,
+            [F](const SceneSpec& s) { return F(s)->joint; },
+            [F](SceneSpec& s, const std::string& text) {
+                engine::ForceSpec& f = *F(s);
+                f.joint = text;
+                if (const engine::Joint* j = s.findJoint(text)) {
+                    const std::vector<engine::JointAxis> axes = engine::jointAxes(j->type);
+                    if (!axes.empty() && std::find(axes.begin(), axes.end(), f.axis) == axes.end())
+                        f.axis = axes.front();
+                }
+            });
+        // Which coordinate, only where the joint has both (a cylindrical joint's angle or slide).
+        const engine::Joint* joint = spec.findJoint(force->joint);
+        const std::vector<engine::JointAxis> axes =
+            joint ? engine::jointAxes(joint->type) : std::vector<engine::JointAxis>{};
+        const bool both =
+            std::find(axes.begin(), axes.end(), engine::JointAxis::Rotation) != axes.end() &&
+            std::find(axes.begin(), axes.end(), engine::JointAxis::Translation) != axes.end();
+        if (both || !joint)
+            b.choice(
+                tr("Axis"), QStringLiteral("axis"), b.words(QStringLiteral("axis")),
+                [F](const SceneSpec& s) { return axisOf(F(s)->axis); },
+                [F](SceneSpec& s, const std::string& text) { F(s)->axis = axisFrom(text); });
+        // A torque on an angle, a force on a slide.
+        expression(tr("Magnitude"), QStringLiteral("magnitude"), 0,
+                   force->axis == engine::JointAxis::Rotation ? QStringLiteral("N·m")
+                                                              : QStringLiteral("N"));
+        break;
     }
+    }
+}
+
+// A variable of the scene (by its index: variables have no id): its name, which the
+// expressions that read it follow, and its expression of time and the state.
+void variableFields(FieldList& b, int index) {
+    const auto at = static_cast<std::size_t>(index);
+    auto V = [at](auto& s) { return at < s.variables.size() ? &s.variables[at] : nullptr; };
+    b.title = tr("Variable");
+    b.text(
+        tr("Name"), QStringLiteral("name"),
+        [V](const SceneSpec& s) { return V(s) ? V(s)->name : std::string(); },
+        [index](SceneSpec& s, const std::string& name) { renameVariable(s, index, name); });
+    b.expression(
+         tr("Expression"), QStringLiteral("expression"), QString(),
+         [V](const SceneSpec& s) { return V(s) ? V(s)->expression : std::string(); },
+         [V](SceneSpec& s, const std::string& text) {
+             if (V(s)) V(s)->expression = text;
+         })
+        .ofState = true;
 }
 
 void contactPairFields(FieldList& b) {
@@ -1234,7 +1297,10 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
     using namespace fields;
     FieldList b(spec, id, fields);
     const std::size_t first = fields.size();
-    if (partOf(spec, id)) {
+    if (options.variable >= 0 && options.variable < static_cast<int>(spec.variables.size())) {
+        b.object = "variable";
+        variableFields(b, options.variable);
+    } else if (partOf(spec, id)) {
         b.object = "part";
         partFields(b, options);
     } else if (markerOf(spec, id)) {

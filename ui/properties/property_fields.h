@@ -68,6 +68,9 @@ struct PropertyField {
     std::function<void(engine::SceneSpec&, bool)> setSwitch;
     std::function<void(bool)> local;  // a switch of the panel's own (no edit)
     QStringList choices;
+    // An expression of time and of the mechanism's state (a force's, a variable's): measures
+    // and the scene's variables are checked against the scene (engine::parseStateExpression).
+    bool ofState = false;
     // An expression of another variable than time (a curve's "s"), checked on its range.
     QString variable;
     double rangeStart = 0.0, rangeEnd = 0.0;
@@ -106,10 +109,12 @@ struct FieldOptions {
     bool markerInWorld = false;                       // a marker's pose in the world's axes
     std::function<void(bool)> setMarkerInWorld = {};  // the panel's own switch
     QWidget* dialogParent = nullptr;                  // for a file asked for (a mesh)
+    // ≥ 0: the scene's variable of that index instead of an entity (variables have no id).
+    int variable = -1;
 };
 
-// The fields of entity `id` of `spec` (kNoEntity: the scene's settings) into `fields`; returns
-// the panel's title for it.
+// The fields of entity `id` of `spec` (kNoEntity: the scene's settings; options.variable: a
+// variable) into `fields`; returns the panel's title for it.
 QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
                      const FieldOptions& options,
                      std::vector<std::unique_ptr<PropertyField>>& fields);

@@ -529,7 +529,13 @@ void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& part
         const Vec3 p0 = (partPoses[static_cast<std::size_t>(spring.partI)] * spring.X_PI).p;
         const Vec3 p1 = (partPoses[static_cast<std::size_t>(spring.partJ)] * spring.X_PJ).p;
         auto* points = static_cast<osg::Vec3Array*>(spring.geometry->getVertexArray());
-        coil(*points, p0, p1, spring.radius, 10);
+        if (spring.straight) {
+            points->clear();
+            points->push_back(toOsg(p0));
+            points->push_back(toOsg(p1));
+        } else {
+            coil(*points, p0, p1, spring.radius, 10);
+        }
         points->dirty();
         static_cast<osg::DrawArrays*>(spring.geometry->getPrimitiveSet(0))
             ->setCount(static_cast<GLsizei>(points->size()));
@@ -852,11 +858,13 @@ void addCurves(SceneGraph& g, const engine::SceneSpec& spec) {
 }
 
 void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
-    // Spring-dampers: coils between their markers, in world coordinates.
+    // Spring-dampers: coils between their markers, in world coordinates; line forces: the
+    // line they act along.
     std::vector<engine::Transform> poses;
     for (const engine::Part& part : spec.parts) poses.push_back(part.X_WP);
     for (const engine::ForceSpec& force : spec.forces) {
-        if (force.type != engine::ForceType::SpringDamper) continue;
+        const bool line = force.type == engine::ForceType::LineForce;
+        if (force.type != engine::ForceType::SpringDamper && !line) continue;
         const engine::Part* pi = spec.findPart(force.markerI.part);
         const engine::Part* pj = spec.findPart(force.markerJ.part);
         const engine::Marker* mi = spec.findMarker(force.markerI);
@@ -868,13 +876,16 @@ void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
         spring.X_PI = mi->X_PM;
         spring.X_PJ = mj->X_PM;
         spring.radius = 0.02 * size;
+        spring.straight = line;
         spring.geometry = new osg::Geometry;
         spring.geometry->setDataVariance(osg::Object::DYNAMIC);
         spring.geometry->setUseDisplayList(false);
         spring.geometry->setUseVertexBufferObjects(true);
         spring.geometry->setVertexArray(new osg::Vec3Array);
         auto colors = makeRef<osg::Vec4Array>();
-        colors->push_back(osg::Vec4(0.85f, 0.85f, 0.3f, 1.0f));
+        // A line force in the orange-red of the force pictograms, a spring in yellow.
+        colors->push_back(line ? osg::Vec4(0.9f, 0.4f, 0.25f, 1.0f)
+                               : osg::Vec4(0.85f, 0.85f, 0.3f, 1.0f));
         spring.geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
         spring.geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINE_STRIP, 0, 0));
         auto* state = spring.geometry->getOrCreateStateSet();

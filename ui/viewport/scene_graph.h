@@ -41,13 +41,14 @@ enum NodeMask : unsigned {
     kMaskGhost = 0x2000,      // the previous run's parts (ui/viewport/ghost.h): never picked
 };
 
-// A spring-damper drawn as a coil between two markers; its geometry is rebuilt whenever the
-// parts move (updateSprings).
+// A spring-damper drawn as a coil between two markers, a line force as the straight line
+// it acts along; its geometry is rebuilt whenever the parts move (updateSprings).
 struct SpringGlyph {
     int partI = 0, partJ = 0;      // SceneSpec part indices
     engine::Transform X_PI, X_PJ;  // the markers in their parts
     osg::ref_ptr<osg::Geometry> geometry;
-    double radius = 0.01;  // m
+    double radius = 0.01;   // m
+    bool straight = false;  // a line force: no coil
 };
 
 // A coupler (SceneSpec::couplers, same order). A gear pair is drawn where its teeth mesh: both

@@ -17,7 +17,8 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
 
-    ASSERT_EQ(model.rowCount(), 7);  // Parts, Joints, Forces, Motions, Couplers, Contacts, Plots
+    // Parts, Joints, Forces, Motions, Couplers, Variables, Contacts, Plots
+    ASSERT_EQ(model.rowCount(), 8);
     const QModelIndex parts = model.index(0, 0);
     EXPECT_EQ(parts.data().toString(), "Parts");
     ASSERT_EQ(model.rowCount(parts), 2);
@@ -60,6 +61,47 @@ TEST(SceneTree, ListsForcesAndMotionsWithWhatTheyActOn) {
     EXPECT_EQ(model.index(0, 0, model.index(3, 0)).data(kEntityIdRole).toULongLong(), motor.id);
 }
 
+TEST(SceneTree, ListsForcesOfTheStateAndVariablesByTheirPlace) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    engine::ForceSpec line;
+    line.id = spec.newId();
+    line.name = "rope";
+    line.type = engine::ForceType::LineForce;
+    line.markerI = {"link", "pivot"};
+    line.markerJ = {"ground", "pivot"};
+    spec.forces.push_back(line);
+    engine::ForceSpec motor;
+    motor.id = spec.newId();
+    motor.name = "brake";
+    motor.type = engine::ForceType::JointForce;
+    motor.joint = "hinge";
+    spec.forces.push_back(motor);
+    spec.variables.push_back(
+        {.name = "stretch", .expression = "DM(link.pivot, ground.pivot)", .extensions = {}});
+    spec.variables.push_back(
+        {.name = "rate", .expression = "VR(link.pivot, ground.pivot)", .extensions = {}});
+    QStandardItemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    populateSceneTree(model, spec);
+    const QModelIndex forces = model.index(2, 0);
+    EXPECT_EQ(model.index(0, 1, forces).data().toString(),
+              QString::fromUtf8("lineForce: link.pivot → ground.pivot"));
+    EXPECT_EQ(model.index(1, 1, forces).data().toString(), "jointForce on hinge");
+    // Variables: no id; their place (+ 1) in their own role, names editable in place.
+    const QModelIndex variables = model.index(5, 0);
+    EXPECT_EQ(variables.data().toString(), "Variables");
+    EXPECT_EQ(model.index(5, 1).data().toString(), "2");
+    EXPECT_EQ(variables.data(kVariableRole).toInt(), -1);
+    ASSERT_EQ(model.rowCount(variables), 2);
+    const QModelIndex rate = model.index(1, 0, variables);
+    EXPECT_EQ(rate.data().toString(), "rate");
+    EXPECT_EQ(model.index(1, 1, variables).data().toString(), "= VR(link.pivot, ground.pivot)");
+    EXPECT_EQ(rate.data(kVariableRole).toInt(), 2);
+    EXPECT_EQ(rate.data(kEntityIdRole).toULongLong(), 0u);
+    EXPECT_TRUE(model.flags(rate) & Qt::ItemIsEditable);
+    EXPECT_FALSE(rate.data(Qt::DecorationRole).value<QIcon>().isNull());
+}
+
 TEST(SceneTree, ShowsTheMassComputedFromDensity) {
     engine::SceneSpec spec = engine::test::pendulum();
     spec.parts[1].density = 2000.0;  // its 0.1 × 0.02 × 0.02 m box: 0.08 kg
@@ -86,7 +128,7 @@ TEST(SceneTree, RepopulatingReplacesTheContents) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, engine::test::pendulum());
     populateSceneTree(model, engine::SceneSpec{});
-    ASSERT_EQ(model.rowCount(), 7);
+    ASSERT_EQ(model.rowCount(), 8);
     EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
     EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
 }
@@ -99,9 +141,9 @@ TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}, {}});
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    const QModelIndex contacts = model.index(5, 0), plots = model.index(6, 0);
+    const QModelIndex contacts = model.index(6, 0), plots = model.index(7, 0);
     EXPECT_EQ(contacts.data().toString(), "Contacts");
-    EXPECT_EQ(model.index(5, 1).data().toString(), "on: pgs, box friction");
+    EXPECT_EQ(model.index(6, 1).data().toString(), "on: pgs, box friction");
     EXPECT_EQ(model.index(0, 1, contacts).data().toString(),
               QString::fromUtf8("ground ↔ link, μ 0.1"));
     EXPECT_EQ(model.index(0, 0, plots).data().toString(), "hinge load");

@@ -65,6 +65,8 @@ constexpr const char* kMeshPath = MOTUS_SOURCE_DIR "/tests/engine/io/data/box.ob
 
 // The scene's own page (with its settings and contact), when nothing is selected.
 const QString kScene = QStringLiteral("scene");
+// A variable's page: the examples of this kind are indices in SceneSpec::variables, not ids.
+const QString kVariable = QStringLiteral("variable");
 
 // Top-level keys the properties panel does not edit, and why.
 const std::map<QString, QString> kNotInProperties = {
@@ -368,6 +370,20 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     servo.stiffness = 50.0;
     servo.damping = 1.0;
     servo.maxEffort = 20.0;
+    // Forces of the state: along a line, and on a joint's coordinate (the cylindrical joint's
+    // slide: a joint with both coordinates offers the choice of axis).
+    engine::ForceSpec& line = force(engine::ForceType::LineForce);
+    line.markerI = {"ball", "m"};
+    line.markerJ = {"ground", "origin"};
+    line.components[0] = "-100*(DM(ball.m, ground.origin) - 0.3) - 2*VR(ball.m, ground.origin)";
+    engine::ForceSpec& motor = force(engine::ForceType::JointForce);
+    motor.joint = "cylindrical";
+    motor.axis = engine::JointAxis::Translation;
+    motor.components[0] = "-0.5*qd(cylindrical, 1) - stretch";
+
+    // A variable, which the motor reads.
+    spec.variables.push_back(
+        {.name = "stretch", .expression = "DM(ball.m, ground.origin) - 0.3", .extensions = {}});
 
     // A moving frame: a deck turning and heaving, with nothing built on it.
     engine::Part deck;
@@ -444,6 +460,9 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
     }
     for (const engine::ContactPairSpec& pair : spec.contact.pairs)
         out[QStringLiteral("contact.pairs")].push_back(pair.id);
+    // Variables have no id: known by their index (kVariable pages).
+    for (std::size_t k = 0; k < spec.variables.size(); ++k)
+        out[kVariable].push_back(static_cast<EntityId>(k));
     return out;
 }
 
@@ -524,6 +543,10 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"force/type=rotationalSpringDamper", "freeAngle"},
              {"force/type=jointController", "maxEffort"},
              {"force/type=bushing", "rotationalDamping"},
+             {"force/type=lineForce", "magnitude"},
+             {"force/type=jointForce", "axis"},
+             {"variable", "name"},
+             {"variable", "expression"},
              {"motion", "level"},
              {"coupler/type=gear", "ratio"},
              {"coupler/type=gear", "internal"},
@@ -553,7 +576,10 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
     std::map<QString, std::set<QString>> shown;  // per kind of entity, the keys of its pages
     for (const auto& [owner, ids] : examples) {
         for (EntityId id : ids) {
-            show(id);
+            if (owner == kVariable)
+                panel.showVariable(&spec, static_cast<int>(id));
+            else
+                show(id);
             for (const QString& key : panel.keys()) {
                 shown[owner].insert(key);
                 EXPECT_TRUE(isEditor(panel.editorForKey(key)))
@@ -626,7 +652,9 @@ TEST_F(PropertiesSchemaTest, EveryRowHasTheKindRangeAndDefaultOfItsKeyInTheForma
     for (const auto& [owner, ids] : examplesOf(spec))
         for (EntityId id : ids) {
             std::vector<std::unique_ptr<PropertyField>> fields;
-            defineFields(spec, id, FieldOptions{}, fields);
+            FieldOptions options;
+            if (owner == kVariable) options.variable = static_cast<int>(id);
+            defineFields(spec, owner == kVariable ? engine::kNoEntity : id, options, fields);
             for (const auto& field : fields) {
                 const PropertyField& f = *field;
                 if (f.key.isEmpty() || own.count(f.key)) continue;

@@ -1,0 +1,98 @@
+#include "ui/common/variables.h"
+
+#include <cctype>
+
+#include "engine/model/state_functions.h"
+
+namespace ui {
+namespace {
+
+bool nameStart(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool nameChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool digit(char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+}
+
+}  // namespace
+
+int addVariable(engine::SceneSpec& spec) {
+    auto taken = [&](const std::string& name) {
+        for (const engine::VariableSpec& v : spec.variables)
+            if (v.name == name) return true;
+        return false;
+    };
+    std::string name;
+    for (int k = 1; name.empty() || taken(name); ++k) name = "v" + std::to_string(k);
+    engine::VariableSpec variable;
+    variable.name = name;
+    variable.expression = "0";
+    spec.variables.push_back(variable);
+    return static_cast<int>(spec.variables.size()) - 1;
+}
+
+std::string renamedInExpression(const std::string& text, const std::string& from,
+                                const std::string& to) {
+    std::string out;
+    std::size_t k = 0;
+    while (k < text.size()) {
+        const char c = text[k];
+        // A number with its exponent and postfix (1e5, 90d) holds no name.
+        if (digit(c) || (c == '.' && k + 1 < text.size() && digit(text[k + 1]))) {
+            const std::size_t start = k;
+            while (k < text.size() && (digit(text[k]) || text[k] == '.')) ++k;
+            if (k < text.size() && (text[k] == 'e' || text[k] == 'E')) {
+                std::size_t e = k + 1;
+                if (e < text.size() && (text[e] == '+' || text[e] == '-')) ++e;
+                if (e < text.size() && digit(text[e])) {
+                    k = e;
+                    while (k < text.size() && digit(text[k])) ++k;
+                }
+            }
+            while (k < text.size() && nameChar(text[k])) ++k;  // a postfix: 90d
+            out += text.substr(start, k - start);
+            continue;
+        }
+        if (!nameStart(c)) {
+            out += c;
+            ++k;
+            continue;
+        }
+        const std::size_t start = k;
+        while (k < text.size() && nameChar(text[k])) ++k;
+        const std::string name = text.substr(start, k - start);
+        std::size_t next = k;
+        while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next]))) ++next;
+        const bool call = next < text.size() && text[next] == '(';
+        // A measure's arguments name parts, markers and joints: kept as written.
+        if (call && engine::measureKindFromName(name)) {
+            const std::size_t close = text.find(')', next);
+            const std::size_t end = close == std::string::npos ? text.size() : close + 1;
+            out += text.substr(start, end - start);
+            k = end;
+            continue;
+        }
+        const bool dotted =
+            (start > 0 && text[start - 1] == '.') || (k < text.size() && text[k] == '.');
+        out += name == from && !call && !dotted ? to : name;
+    }
+    return out;
+}
+
+bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name) {
+    if (index < 0 || index >= static_cast<int>(spec.variables.size())) return false;
+    const std::string old = spec.variables[static_cast<std::size_t>(index)].name;
+    spec.variables[static_cast<std::size_t>(index)].name = name;
+    if (old.empty() || old == name) return true;
+    for (engine::VariableSpec& v : spec.variables)
+        v.expression = renamedInExpression(v.expression, old, name);
+    for (engine::ForceSpec& force : spec.forces)
+        for (std::string& component : force.components)
+            component = renamedInExpression(component, old, name);
+    return true;
+}
+
+}  // namespace ui

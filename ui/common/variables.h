@@ -1,0 +1,26 @@
+#pragma once
+// The scene's variables (named expressions of the mechanism's state, SceneSpec::variables) as
+// the GUI edits them: a new one, one renamed with every expression that reads it, one
+// deleted. Variables have no EntityId: the GUI knows them by their place in the list.
+
+#include <string>
+
+#include "engine/model/scene_spec.h"
+
+namespace ui {
+
+// Adds a variable "v1" (else "v2", ...: the first name no variable has) of value 0 at the end
+// of the list; returns its index.
+int addVariable(engine::SceneSpec& spec);
+
+// Renames variable `index` to `name` and rewrites the expressions that read it (the forces'
+// and the other variables'); false when there is no such variable. A name inside a measure's
+// arguments ("DM(v1.m)": a part) or next to a '.' is a part's or a marker's, not the variable.
+// The new name is checked by validate(), not here.
+bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name);
+
+// `text` with every use of the variable `from` read as `to` (as renameVariable does).
+std::string renamedInExpression(const std::string& text, const std::string& from,
+                                const std::string& to);
+
+}  // namespace ui
