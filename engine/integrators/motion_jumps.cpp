@@ -26,7 +26,9 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
         const Expression* expressions[3] = {&force.components[0], &force.components[1],
                                             &force.components[2]};
         const int count =
-            force.type == ForceType::JointController                                      ? 1
+            force.type == ForceType::JointController || force.type == ForceType::LineForce ||
+                    force.type == ForceType::JointForce
+                ? 1
             : force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3
                                                                                           : 0;
         const int samples = static_cast<int>(std::min(1e5, std::ceil(span / 1e-4)));
@@ -45,14 +47,17 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
         static constexpr const char* axes[3] = {"x", "y", "z"};
         for (int c = 0; c < count; ++c) {
             const Expression& e = *expressions[c];
-            if (e.isConstant()) continue;
+            // (an expression of the state has no value from time alone)
+            if (e.isConstant() || !force.inputs[c].empty()) continue;
             const double before = std::abs(e.eval(std::max(0.0, t - 1e-2)));
             for (int k = 0; k <= samples; ++k) {
                 const double tk = t + span * k / samples;
                 const double value = e.eval(tk);
                 if (!(std::abs(value) > growth * std::max(1.0, before))) continue;
                 return "force '" + force.name + "': its expression '" + e.text() + "' (" +
-                       (count == 1 ? "target" : std::string(axes[c]) + " component") +
+                       (count == 3 ? std::string(axes[c]) + " component"
+                        : force.type == ForceType::JointController ? std::string("target")
+                                                                   : std::string("magnitude")) +
                        ") races off to " + numberText(value) + " at t = " + numberText(tk, 9, "s") +
                        " (" + numberText(before) + " 10 ms before): a pole?";
             }

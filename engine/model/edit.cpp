@@ -1,5 +1,8 @@
 #include "engine/model/edit.h"
 
+#include "engine/model/state_functions.h"
+
+#include <functional>
 #include <map>
 #include <set>
 
@@ -21,11 +24,35 @@ void renameChannels(SceneSpec& spec, const std::string& from, const std::string&
 
 }  // namespace
 
+namespace {
+// Every expression that may read the state (force expressions, variables, sensors) with its
+// measures' arguments passed through `rename`.
+void renameInExpressions(
+    SceneSpec& spec,
+    const std::function<std::string(MeasureKind, int, const std::string&)>& rename) {
+    for (ForceSpec& f : spec.forces)
+        for (std::string& c : f.components) c = renameMeasureArguments(c, rename);
+    for (VariableSpec& v : spec.variables)
+        v.expression = renameMeasureArguments(v.expression, rename);
+    for (SensorSpec& s : spec.sensors) s.expression = renameMeasureArguments(s.expression, rename);
+}
+bool isJointMeasure(MeasureKind kind) {
+    return kind == MeasureKind::Q || kind == MeasureKind::QD;
+}
+}  // namespace
+
 bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
     for (Part& part : spec.parts) {
         if (part.id == id) {
             const std::string old = part.name;
             part.name = name;
+            // A measure's argument names the part, or a marker on it.
+            renameInExpressions(spec, [&](MeasureKind kind, int, const std::string& argument) {
+                if (isJointMeasure(kind)) return argument;
+                if (argument == old) return name;
+                if (argument.rfind(old + ".", 0) == 0) return name + argument.substr(old.size());
+                return argument;
+            });
             for (Joint& j : spec.joints)
                 for (MarkerRef* ref : {&j.markerI, &j.markerJ})
                     if (ref->part == old) ref->part = name;
@@ -43,6 +70,11 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
             if (marker.id != id) continue;
             const std::string old = marker.name;
             marker.name = name;
+            renameInExpressions(spec, [&](MeasureKind kind, int, const std::string& argument) {
+                return !isJointMeasure(kind) && argument == part.name + "." + old
+                           ? part.name + "." + name
+                           : argument;
+            });
             for (Joint& j : spec.joints)
                 for (MarkerRef* ref : {&j.markerI, &j.markerJ})
                     if (ref->part == part.name && ref->marker == old) ref->marker = name;
@@ -56,6 +88,9 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
         if (joint.id != id) continue;
         const std::string old = joint.name;
         joint.name = name;
+        renameInExpressions(spec, [&](MeasureKind kind, int index, const std::string& argument) {
+            return isJointMeasure(kind) && index == 0 && argument == old ? name : argument;
+        });
         for (MotionSpec& m : spec.motions)
             if (m.joint == old) m.joint = name;
         for (ForceSpec& f : spec.forces)

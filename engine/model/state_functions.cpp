@@ -330,6 +330,49 @@ std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std:
     return e;
 }
 
+std::string renameMeasureArguments(
+    const std::string& text,
+    const std::function<std::string(MeasureKind, int, const std::string&)>& rename) {
+    std::string out;
+    std::size_t k = 0;
+    while (k < text.size()) {
+        if (!isNameStart(text[k]) || (k > 0 && isNameChar(text[k - 1]))) {
+            out += text[k++];
+            continue;
+        }
+        std::size_t end = k;
+        while (end < text.size() && isNameChar(text[end])) ++end;
+        const std::optional<MeasureKind> kind = measureKindFromName(text.substr(k, end - k));
+        std::size_t open = end;
+        while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+        const std::size_t close = open < text.size() ? text.find(')', open) : std::string::npos;
+        if (!kind || open >= text.size() || text[open] != '(' || close == std::string::npos) {
+            out += text.substr(k, end - k);
+            k = end;
+            continue;
+        }
+        // The call: its arguments renamed, the spaces around each kept.
+        out += text.substr(k, open + 1 - k);
+        int index = 0;
+        std::size_t at = open + 1;
+        while (at <= close) {
+            std::size_t stop = text.find_first_of(",)", at);
+            const std::string raw = text.substr(at, stop - at);
+            const std::size_t a = raw.find_first_not_of(" \t"), b = raw.find_last_not_of(" \t");
+            if (a == std::string::npos)
+                out += raw;
+            else
+                out += raw.substr(0, a) + rename(*kind, index, raw.substr(a, b - a + 1)) +
+                       raw.substr(b + 1);
+            out += text[stop];
+            ++index;
+            at = stop + 1;
+        }
+        k = close + 1;
+    }
+    return out;
+}
+
 std::string variableNameError(const std::string& name) {
     if (name.empty() || !isNameStart(name[0]) ||
         !std::all_of(name.begin(), name.end(), isNameChar) || name.size() > 128)

@@ -24,6 +24,7 @@
 // each instant before the forces; a variable never refers to itself through others (checked,
 // the cycle named).
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,6 +77,13 @@ std::string measureCallError(const SceneSpec& spec, const MeasureCall& call);
 // variables), checking every call; on failure nullopt and the reason.
 std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std::string& text,
                                                StateText& split, std::string& error);
+
+// `text` with each measure's arguments passed through `rename` (measure, argument index,
+// argument as written → the argument to write), the rest of the text as it was: how renaming a
+// part, a marker or a joint reaches the expressions that read it.
+std::string renameMeasureArguments(
+    const std::string& text,
+    const std::function<std::string(MeasureKind, int, const std::string&)>& rename);
 
 // Whether `name` can name a variable: a muparser name that is not a function, a measure,
 // `time` or `pi`.

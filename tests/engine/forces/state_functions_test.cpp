@@ -325,6 +325,19 @@ TEST(StateFunctions, AForceThatStopsBeingANumberIsNamedWithWhatItRead) {
         << s.message;
 }
 
+TEST(StateFunctions, ALineForceOfTimeThatRacesOffIsNamedAsSuch) {
+    // A pole at 0.5 s in a magnitude of time alone: the adaptive steps crawl up to it, and the
+    // stall is explained by the expression, named with the element and what it is.
+    const std::string force = R"j({"name": "f", "type": "lineForce", "markerI": "bob.hook",
+        "markerJ": "ground.top", "magnitude": "1/(0.5 - time)^2"})j";
+    ForwardDynamics sim(test::compiled(parsed(bobScene(force, "dopri45"))));
+    ASSERT_TRUE(sim.initialize().ok);
+    const Status s = sim.advance(1.0);
+    ASSERT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("force 'f'"), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find("'1/(0.5 - time)^2' (magnitude)"), std::string::npos) << s.message;
+}
+
 TEST(StateFunctions, TheHelpersAreAdamsFunctions) {
     std::string error;
     auto value = [&](const std::string& text) {
@@ -450,6 +463,42 @@ TEST(Sensors, ASensorThatIsNotANumberStopsTheRunWithItsName) {
                 .diagnostics),
         "/sensors/0/expression: bad expression 'DZ(ball.top)': DZ(ball.top): no marker "
         "'ball.top'");
+}
+
+}  // namespace
+}  // namespace engine
+
+#include "engine/model/edit.h"
+
+namespace engine {
+namespace {
+
+TEST(StateFunctions, RenamingAPartAMarkerOrAJointRewritesTheMeasuresThatReadIt) {
+    SceneSpec spec = parsed(bobScene(
+        R"j({"name": "f", "type": "lineForce", "markerI": "bob.hook", "markerJ": "ground.top",
+             "magnitude": "-400*(DM( bob.hook , ground.top) - 0.5) - 3*VR(bob.hook, ground.top) + 0*WZ(bob)"})j",
+        "dopri45",
+        R"j([{"name": "bobby", "expression": "DZ(bob.hook, ground.top, bob) + 0*DM(ground)"}])j"));
+    ASSERT_EQ(spec.parts.size(), 2u);
+    ASSERT_TRUE(renameEntity(spec, spec.parts[1].id, "weight"));
+    EXPECT_EQ(spec.forces[0].components[0],
+              "-400*(DM( weight.hook , ground.top) - 0.5) - 3*VR(weight.hook, ground.top) + "
+              "0*WZ(weight)");
+    EXPECT_EQ(spec.variables[0].expression, "DZ(weight.hook, ground.top, weight) + 0*DM(ground)");
+    EXPECT_TRUE(compile(spec).model);
+    ASSERT_TRUE(renameEntity(spec, spec.parts[0].markers[0].id, "pivot"));
+    EXPECT_EQ(spec.forces[0].components[0],
+              "-400*(DM( weight.hook , ground.pivot) - 0.5) - 3*VR(weight.hook, ground.pivot) + "
+              "0*WZ(weight)");
+    // A joint's name in q and qd, and nowhere else.
+    SceneSpec rotor =
+        parsed(rotorScene(R"j({"name": "motor", "type": "jointForce", "joint": "shaft",
+        "magnitude": "2*(1 - qd(shaft)/30) + 0*q(shaft, 0) + 0*DM(rotor.hub)"})j"));
+    ASSERT_TRUE(renameEntity(rotor, rotor.joints[0].id, "axle"));
+    EXPECT_EQ(rotor.forces[0].components[0],
+              "2*(1 - qd(axle)/30) + 0*q(axle, 0) + 0*DM(rotor.hub)");
+    EXPECT_EQ(rotor.forces[0].joint, "axle");
+    EXPECT_TRUE(compile(rotor).model);
 }
 
 }  // namespace
