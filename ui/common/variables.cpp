@@ -95,4 +95,51 @@ bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name)
     return true;
 }
 
+int addSensor(engine::SceneSpec& spec) {
+    auto taken = [&](const std::string& name) {
+        for (const engine::SensorSpec& s : spec.sensors)
+            if (s.name == name) return true;
+        return false;
+    };
+    std::string name;
+    for (int k = 1; name.empty() || taken(name); ++k) name = "sensor" + std::to_string(k);
+    engine::SensorSpec sensor;
+    sensor.name = name;
+    sensor.expression = "0";
+    sensor.value = 0.0;
+    sensor.direction = engine::SensorDirection::Either;
+    sensor.action = engine::SensorAction::Stop;
+    spec.sensors.push_back(sensor);
+    return static_cast<int>(spec.sensors.size()) - 1;
+}
+
+std::string sensorDirectionName(engine::SensorDirection direction) {
+    switch (direction) {
+    case engine::SensorDirection::Rising:
+        return "rising";
+    case engine::SensorDirection::Falling:
+        return "falling";
+    case engine::SensorDirection::Either:
+        break;
+    }
+    return "either";
+}
+
+std::optional<engine::SensorDirection> sensorDirectionFromName(const std::string& name) {
+    if (name == "either") return engine::SensorDirection::Either;
+    if (name == "rising") return engine::SensorDirection::Rising;
+    if (name == "falling") return engine::SensorDirection::Falling;
+    return std::nullopt;
+}
+
+std::string sensorActionName(engine::SensorAction action) {
+    return action == engine::SensorAction::Mark ? "mark" : "stop";
+}
+
+std::optional<engine::SensorAction> sensorActionFromName(const std::string& name) {
+    if (name == "stop") return engine::SensorAction::Stop;
+    if (name == "mark") return engine::SensorAction::Mark;
+    return std::nullopt;
+}
+
 }  // namespace ui

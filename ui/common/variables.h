@@ -1,8 +1,10 @@
 #pragma once
-// The scene's variables (named expressions of the mechanism's state, SceneSpec::variables) as
-// the GUI edits them: a new one, one renamed with every expression that reads it, one
-// deleted. Variables have no EntityId: the GUI knows them by their place in the list.
+// The scene's variables (named expressions of the mechanism's state, SceneSpec::variables) and
+// sensors (SceneSpec::sensors) as the GUI edits them: a new one, one renamed (a variable with
+// every expression that reads it), one deleted. Variables and sensors have no EntityId: the
+// GUI knows them by their place in their list.
 
+#include <optional>
 #include <string>
 
 #include "engine/model/scene_spec.h"
@@ -22,5 +24,16 @@ bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name)
 // `text` with every use of the variable `from` read as `to` (as renameVariable does).
 std::string renamedInExpression(const std::string& text, const std::string& from,
                                 const std::string& to);
+
+// Adds a sensor "sensor1" (else "sensor2", ...: the first name no sensor has) watching "0"
+// cross 0 either way and stopping the run, at the end of the list; returns its index.
+int addSensor(engine::SceneSpec& spec);
+
+// A sensor's direction and action as the scene format writes them ("either", "rising",
+// "falling"; "stop", "mark"), and back (nullopt: no such word).
+std::string sensorDirectionName(engine::SensorDirection direction);
+std::optional<engine::SensorDirection> sensorDirectionFromName(const std::string& name);
+std::string sensorActionName(engine::SensorAction action);
+std::optional<engine::SensorAction> sensorActionFromName(const std::string& name);
 
 }  // namespace ui

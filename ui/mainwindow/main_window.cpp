@@ -194,6 +194,8 @@ void MainWindow::wire() {
     connect(tree_, &SceneTreePanel::selectionChangedTo, this, &MainWindow::showSelection);
     connect(tree_, &SceneTreePanel::variableSelected, this,
             [this](int index) { properties_->showVariable(scene(), index); });
+    connect(tree_, &SceneTreePanel::sensorSelected, this,
+            [this](int index) { properties_->showSensor(scene(), index); });
     connect(tree_, &SceneTreePanel::entityPicked, this, [this, manipulation](engine::EntityId id) {
         tools_->setSelection(id);
         manipulation->setSelection(id);
@@ -305,6 +307,10 @@ void MainWindow::createEditMenu() {
     // A named expression of the state for the forces to read (Scene ▸ Variables).
     editMenu->addAction(tr("Add &Variable"), tree_, [this] { tree_->addVariable(); })
         ->setObjectName(QStringLiteral("AddVariable"));
+    // An expression of the state watched for crossing a level: it stops the run or marks the
+    // instant (Scene ▸ Sensors).
+    editMenu->addAction(tr("Add &Sensor"), tree_, [this] { tree_->addSensor(); })
+        ->setObjectName(QStringLiteral("AddSensor"));
     QMenu* create = menuBar()->addMenu(tr("&Create"));
     auto* partsBar = addToolBar(tr("Parts"));
     partsBar->setObjectName(QStringLiteral("PartsToolBar"));
@@ -420,18 +426,25 @@ void MainWindow::sceneEdited(const SceneChange& change) {
     const engine::EntityId shown = properties_->entity();
     const int shownShape = properties_->shape();
     const int shownVariable = properties_->variable();
+    const int shownSensor = properties_->sensor();
     // Each shows what the change touched: moved parts change no row of the tree, a name no
     // count of the mobility. The tree keeps the user's expansion, scroll and column widths.
     if (change.kind != SceneChange::Kind::Poses) tree_->update(*scene());
     parts_.viewport->showScene(*scene(), /*fit=*/false);
     if (shown != engine::kNoEntity) tree_->selectEntity(shown, shownShape, /*scroll=*/false);
-    // A variable shown stays shown while it is there (an undone addition takes it away).
+    // A variable (a sensor) shown stays shown while it is there (an undone addition takes it away).
     if (shownVariable >= 0 && shownVariable < static_cast<int>(scene()->variables.size())) {
         {
             const QSignalBlocker quiet(tree_->selectionModel());
             tree_->selectVariable(shownVariable, /*scroll=*/false);
         }
         properties_->showVariable(scene(), shownVariable);
+    } else if (shownSensor >= 0 && shownSensor < static_cast<int>(scene()->sensors.size())) {
+        {
+            const QSignalBlocker quiet(tree_->selectionModel());
+            tree_->selectSensor(shownSensor, /*scroll=*/false);
+        }
+        properties_->showSensor(scene(), shownSensor);
     } else {
         properties_->showEntity(scene(), shown, shownShape);
     }

@@ -44,6 +44,8 @@ SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
         emit selectionChangedTo(selected, shape);
         if (const int variable = selectedVariable(); variable >= 0 && selected.empty())
             emit variableSelected(variable);
+        else if (const int sensor = selectedSensor(); sensor >= 0 && selected.empty())
+            emit sensorSelected(sensor);
     });
     connect(this, &QTreeView::expanded, this, [this] { fitNameColumn(header()->sectionSize(0)); });
     // Renaming in place: the new name goes through validation and the undo stack, after the
@@ -56,6 +58,11 @@ SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
             QMetaObject::invokeMethod(
                 this, [this, variable, text] { renameVariable(variable, text); },
                 Qt::QueuedConnection);
+            return;
+        }
+        if (const int sensor = item->data(kSensorRole).toInt() - 1; sensor >= 0) {
+            QMetaObject::invokeMethod(
+                this, [this, sensor, text] { renameSensor(sensor, text); }, Qt::QueuedConnection);
             return;
         }
         if (id == engine::kNoEntity) return;
@@ -86,6 +93,8 @@ QString rowKey(const QModelIndex& index) {
     const quint64 id = index.data(kEntityIdRole).toULongLong();
     if (const int variable = index.data(kVariableRole).toInt(); variable > 0)
         return QStringLiteral("variable/%1").arg(variable);
+    if (const int sensor = index.data(kSensorRole).toInt(); sensor > 0)
+        return QStringLiteral("sensor/%1").arg(sensor);
     return id ? QStringLiteral("%1/%2").arg(id).arg(index.data(kShapeRole).toInt())
               : QStringLiteral("-/") + index.data().toString();
 }
@@ -151,10 +160,9 @@ void SceneTreePanel::selectEntity(quint64 entity, int shape, bool scroll) {
     emit entityPicked(static_cast<engine::EntityId>(entity));  // also when selected already
 }
 
-void SceneTreePanel::selectVariable(int index, bool scroll) {
-    QModelIndexList hits =
-        model_->match(model_->index(0, 0), kVariableRole, QVariant::fromValue(index + 1), -1,
-                      Qt::MatchExactly | Qt::MatchRecursive);
+void SceneTreePanel::selectListed(int role, int index, bool scroll) {
+    QModelIndexList hits = model_->match(model_->index(0, 0), role, QVariant::fromValue(index + 1),
+                                         -1, Qt::MatchExactly | Qt::MatchRecursive);
     hits.removeIf([](const QModelIndex& hit) { return hit.column() != 0; });
     if (hits.isEmpty()) return;
     setCurrentIndex(hits.front());
@@ -163,11 +171,26 @@ void SceneTreePanel::selectVariable(int index, bool scroll) {
     if (scroll) scrollTo(hits.front());
 }
 
-int SceneTreePanel::selectedVariable() const {
+int SceneTreePanel::selectedListed(int role) const {
     for (const QModelIndex& index : selectionModel()->selectedRows())
-        if (const int variable = index.data(kVariableRole).toInt(); variable > 0)
-            return variable - 1;
+        if (const int k = index.data(role).toInt(); k > 0) return k - 1;
     return -1;
+}
+
+void SceneTreePanel::selectVariable(int index, bool scroll) {
+    selectListed(kVariableRole, index, scroll);
+}
+
+int SceneTreePanel::selectedVariable() const {
+    return selectedListed(kVariableRole);
+}
+
+void SceneTreePanel::selectSensor(int index, bool scroll) {
+    selectListed(kSensorRole, index, scroll);
+}
+
+int SceneTreePanel::selectedSensor() const {
+    return selectedListed(kSensorRole);
 }
 
 void SceneTreePanel::fitNameColumn(int width) {
@@ -236,6 +259,39 @@ int SceneTreePanel::addVariable() {
     return index;
 }
 
+void SceneTreePanel::renameSensor(int index, const QString& name) {
+    const engine::SceneSpec* scene = parts_.document->scene();
+    if (!scene || index < 0 || index >= static_cast<int>(scene->sensors.size())) return;
+    const QString old = toQString(scene->sensors[static_cast<std::size_t>(index)].name);
+    if (name == old) return;
+    engine::SceneSpec after = *scene;
+    after.sensors[static_cast<std::size_t>(index)].name = name.toStdString();
+    if (const auto refused =
+            parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(old, name))) {
+        parts_.messages->add(
+            MessageSeverity::Error,
+            tr("Cannot rename '%1' to '%2': %3").arg(old, name, toQString(refused->message)));
+        update(*parts_.document->scene());  // the old name back in the tree
+        return;
+    }
+    selectSensor(index, /*scroll=*/false);
+}
+
+int SceneTreePanel::addSensor() {
+    if (!parts_.document->scene()) return -1;
+    engine::SceneSpec after = *parts_.document->scene();
+    const int index = ui::addSensor(after);
+    const QString name = toQString(after.sensors[static_cast<std::size_t>(index)].name);
+    if (const auto refused =
+            parts_.document->add(std::move(after), tr("Add sensor %1").arg(name))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("Cannot add a sensor: %1").arg(toQString(refused->message)));
+        return -1;
+    }
+    selectSensor(index);
+    return index;
+}
+
 void SceneTreePanel::deleteSelection() {
     if (!parts_.document->scene()) return;
     engine::SceneSpec after = *parts_.document->scene();
@@ -253,6 +309,19 @@ void SceneTreePanel::deleteSelection() {
             removed << tr("variable %1")
                            .arg(toQString(after.variables[static_cast<std::size_t>(k)].name));
             after.variables.erase(after.variables.begin() + k);
+        }
+    // Sensors, highest index first: nothing reads them.
+    std::vector<int> sensors;
+    for (const QModelIndex& index : selectionModel()->selectedRows())
+        if (const int sensor = index.data(kSensorRole).toInt(); sensor > 0)
+            sensors.push_back(sensor - 1);
+    std::sort(sensors.begin(), sensors.end(), std::greater<>());
+    sensors.erase(std::unique(sensors.begin(), sensors.end()), sensors.end());
+    for (const int k : sensors)
+        if (k < static_cast<int>(after.sensors.size())) {
+            removed
+                << tr("sensor %1").arg(toQString(after.sensors[static_cast<std::size_t>(k)].name));
+            after.sensors.erase(after.sensors.begin() + k);
         }
     // Shapes first, highest index first, so the indices of the others stay valid.
     std::vector<std::pair<engine::EntityId, int>> shapes;
@@ -277,7 +346,7 @@ void SceneTreePanel::deleteSelection() {
         parts_.messages->add(
             MessageSeverity::Warning,
             tr("Nothing to delete: select parts, markers, joints, forces, motions, couplers, "
-               "variables or contact pairs (the ground part stays)."));
+               "variables, sensors or contact pairs (the ground part stays)."));
         return;
     }
     if (const auto refused =
@@ -344,6 +413,18 @@ void SceneTreePanel::showMenu(const QPoint& position) {
         if (variable >= 0)
             menu.addAction(tr("Delete Variable"), this, [this, variable] {
                 selectVariable(variable, /*scroll=*/false);
+                deleteSelection();
+            });
+        menu.exec(viewport()->mapToGlobal(position));
+        return;
+    }
+    // Sensors: the same, from their heading or a sensor's row.
+    const int sensor = name.data(kSensorRole).toInt() - 1;
+    if (sensor >= 0 || name.data(kSensorRole).toInt() < 0) {
+        menu.addAction(tr("Add Sensor"), this, [this] { addSensor(); });
+        if (sensor >= 0)
+            menu.addAction(tr("Delete Sensor"), this, [this, sensor] {
+                selectSensor(sensor, /*scroll=*/false);
                 deleteSelection();
             });
         menu.exec(viewport()->mapToGlobal(position));

@@ -1,6 +1,6 @@
 #pragma once
 // The Scene panel: the document's parts (with their markers and shapes), joints, forces,
-// motions, couplers, variables and contact pairs as a tree. Selecting rows selects the entities
+// motions, couplers, variables, sensors and contact pairs as a tree. Selecting rows selects the entities
 // everywhere; names are edited in place (through validation and the undo stack); Delete
 // removes the selection and what depends on it; the context menu plots what a run records of
 // an entity. Rebuilt after an edit, it keeps the user's column widths.
@@ -56,6 +56,16 @@ public:
     int selectedVariable() const;
     // Renames variable `index` and the expressions that read it, as one undoable edit.
     void renameVariable(int index, const QString& name);
+    // Edit > Add Sensor: a sensor "sensor1" (or the next free name) watching "0" cross 0 either
+    // way and stopping the run, selected for editing; returns its index (−1: not added).
+    int addSensor();
+    // Selects the row of the scene's sensor `index`.
+    void selectSensor(int index, bool scroll = true);
+    // The selected sensor's index (the first selected), −1 when none is.
+    int selectedSensor() const;
+    // Renames sensor `index`, as one undoable edit (refused, with the reason in the messages,
+    // for a name another sensor has or that is no identifier).
+    void renameSensor(int index, const QString& name);
     // Renames an entity (as typed in the tree), through validation and the undo stack.
     void renameEntity(quint64 id, const QString& name);
     // The context menu's Plot Reaction Force: world Fx, Fy, Fz and |F| of a joint of the open
@@ -71,12 +81,18 @@ signals:
     void selectionChangedTo(const std::vector<quint64>& entities, int shape);
     // The user selected a variable's row and no entity (its index in SceneSpec::variables).
     void variableSelected(int index);
+    // The user selected a sensor's row and no entity (its index in SceneSpec::sensors).
+    void sensorSelected(int index);
     // selectEntity() picked this entity (also when it was selected already).
     void entityPicked(engine::EntityId entity);
 
 private:
     void showMenu(const QPoint& position);
     void fitNameColumn(int width);
+    // Selects the row whose `role` (kVariableRole, kSensorRole) holds `index` + 1.
+    void selectListed(int role, int index, bool scroll);
+    // The first selected row's `role` index, −1 when none has one.
+    int selectedListed(int role) const;
 
     WindowParts parts_;
     QStandardItemModel* model_ = nullptr;

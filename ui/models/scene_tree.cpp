@@ -84,6 +84,7 @@ enum class Kind {
     Contact,
     Plot,
     Variable,
+    Sensor,
     Group
 };
 
@@ -104,7 +105,7 @@ QPainterPath gearPath(double cx, double cy, double r, int teeth, double phase) {
 }
 
 QIcon icon(Kind kind) {
-    static QIcon cache[12];
+    static QIcon cache[13];
     QIcon& cached = cache[static_cast<int>(kind)];
     if (!cached.isNull()) return cached;
     QPixmap pixmap(16, 16);
@@ -190,6 +191,16 @@ QIcon icon(Kind kind) {
         p.drawText(QRect(0, 0, 16, 16), Qt::AlignCenter, QStringLiteral("x"));
         break;
     }
+    case Kind::Sensor:
+        // A level and a curve crossing it, the crossing marked.
+        p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1, Qt::DashLine));
+        p.drawLine(QPoint(1, 8), QPoint(15, 8));
+        p.setPen(QPen(QColor(0x2e, 0x80, 0xd0), 2));
+        p.drawPolyline(QPolygon({QPoint(2, 13), QPoint(6, 11), QPoint(10, 5), QPoint(14, 3)}));
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0xd0, 0x40, 0x30));
+        p.drawEllipse(QPoint(8, 8), 2, 2);
+        break;
     case Kind::Group:
         p.setPen(QColor(0x90, 0x90, 0x90));
         p.setBrush(QColor(0xd8, 0xc8, 0x90));
@@ -329,6 +340,30 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     }
     variables[0]->setData(-1, kVariableRole);
     model.appendRow(variables);
+
+    // Sensors: expressions watched for crossing a level, known by their place.
+    auto sensors = row(QObject::tr("Sensors"), QString::number(spec.sensors.size()),
+                       engine::kNoEntity, Kind::Group);
+    for (std::size_t k = 0; k < spec.sensors.size(); ++k) {
+        const engine::SensorSpec& sensor = spec.sensors[k];
+        // "DZ(ball.centre) ↓ 0.1 · stop": what crosses which level, which way, and then what.
+        const char* crossing = sensor.direction == engine::SensorDirection::Rising    ? "↑"
+                               : sensor.direction == engine::SensorDirection::Falling ? "↓"
+                                                                                      : "↕";
+        auto sensorRow =
+            row(toQString(sensor.name),
+                QString::fromUtf8("%1 %2 %3 · %4")
+                    .arg(toQString(sensor.expression), QString::fromUtf8(crossing),
+                         QString::number(sensor.value, 'g', 6),
+                         sensor.action == engine::SensorAction::Mark ? QObject::tr("mark")
+                                                                     : QObject::tr("stop")),
+                engine::kNoEntity, Kind::Sensor);
+        for (QStandardItem* item : sensorRow) item->setData(static_cast<int>(k + 1), kSensorRole);
+        sensorRow[0]->setEditable(true);
+        sensors[0]->appendRow(sensorRow);
+    }
+    sensors[0]->setData(-1, kSensorRole);
+    model.appendRow(sensors);
 
     // Contact: the scene's switch and solver, and the pair entries.
     const engine::ContactSettings& contact = spec.contact;

@@ -86,6 +86,7 @@ void PropertiesPanel::showEntity(const SceneSpec* spec, engine::EntityId id, int
     id_ = id;
     shape_ = shape;
     variable_ = -1;
+    sensor_ = -1;
     rebuild();
 }
 
@@ -94,6 +95,16 @@ void PropertiesPanel::showVariable(const SceneSpec* spec, int index) {
     id_ = engine::kNoEntity;
     shape_ = 0;
     variable_ = spec && index >= 0 && index < static_cast<int>(spec->variables.size()) ? index : -1;
+    sensor_ = -1;
+    rebuild();
+}
+
+void PropertiesPanel::showSensor(const SceneSpec* spec, int index) {
+    spec_ = spec;
+    id_ = engine::kNoEntity;
+    shape_ = 0;
+    variable_ = -1;
+    sensor_ = spec && index >= 0 && index < static_cast<int>(spec->sensors.size()) ? index : -1;
     rebuild();
 }
 
@@ -109,6 +120,7 @@ void PropertiesPanel::defineFields() {
     options.setMarkerInWorld = [this](bool world) { setMarkerInWorld(world); };
     options.dialogParent = this;
     options.variable = variable_;
+    options.sensor = sensor_;
     title_->setText(ui::defineFields(*spec_, id_, options, fields_));
 }
 
@@ -172,7 +184,7 @@ void PropertiesPanel::rebuild() {
     // keys keeps working across the edits it makes.
     const bool sameFields =
         spec_ && id_ == shownId_ && shape_ == shownShape_ && variable_ == shownVariable_ &&
-        !previous.empty() && previous.size() == fields_.size() &&
+        sensor_ == shownSensor_ && !previous.empty() && previous.size() == fields_.size() &&
         std::equal(
             previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
                 return a->kind == b->kind && a->label == b->label && a->key == b->key &&
@@ -187,6 +199,7 @@ void PropertiesPanel::rebuild() {
     shownId_ = id_;
     shownShape_ = shape_;
     shownVariable_ = variable_;
+    shownSensor_ = sensor_;
     // A rebuild can come from inside an editor's own signal (an edit applied): the old editors
     // are disconnected and deleted later, never under their own feet.
     for (const auto& f : previous) {
@@ -445,7 +458,8 @@ void PropertiesPanel::commitField(Field& f) {
                        f.kind == Field::Kind::Button ? QString()
                        : variable_ >= 0
                            ? QStringLiteral("variable %1/%2").arg(variable_).arg(f.label)
-                           : QStringLiteral("%1/%2").arg(id_).arg(f.label));
+                       : sensor_ >= 0 ? QStringLiteral("sensor %1/%2").arg(sensor_).arg(f.label)
+                                      : QStringLiteral("%1/%2").arg(id_).arg(f.label));
     if (refusal_.isEmpty()) return;
     // Buttons have no line of their own: the reason goes under the title.
     if (f.kind == Field::Kind::Button) title_->setToolTip(refusal_);

@@ -51,6 +51,10 @@ public:
     // index out of the list shows the scene's own settings.
     void showVariable(const engine::SceneSpec* spec, int index);
     int variable() const { return variable_; }  // the variable shown, −1: none
+    // Shows the scene's sensor `index` (known by its place, as variables are); an index out of
+    // the list shows the scene's own settings.
+    void showSensor(const engine::SceneSpec* spec, int index);
+    int sensor() const { return sensor_; }  // the sensor shown, −1: none
 
     // Tests and scripting: the editor of the field labelled `label` (component 0..2 of a
     // vector), its inline message, and committing what it holds. A label may also be the
@@ -94,6 +98,8 @@ private:
     int shape_ = 0;      // 1-based: one shape of the part
     int variable_ = -1;  // a variable shown instead of an entity
     int shownVariable_ = -1;
+    int sensor_ = -1;  // a sensor shown instead of an entity
+    int shownSensor_ = -1;
     engine::EntityId shownId_ = engine::kNoEntity;  // whose editors are built
     int shownShape_ = 0;
     bool markerInWorld_ = false;

@@ -818,6 +818,48 @@ void variableFields(FieldList& b, int index) {
         .ofState = true;
 }
 
+// A sensor of the scene (by its index): its name, the expression of time and the state it
+// watches (in its own unit), the level, which crossings count and what one does.
+void sensorFields(FieldList& b, int index) {
+    const auto at = static_cast<std::size_t>(index);
+    auto S = [at](auto& s) { return at < s.sensors.size() ? &s.sensors[at] : nullptr; };
+    b.title = tr("Sensor");
+    b.text(
+        tr("Name"), QStringLiteral("name"),
+        [S](const SceneSpec& s) { return S(s) ? S(s)->name : std::string(); },
+        [S](SceneSpec& s, const std::string& name) {
+            if (S(s)) S(s)->name = name;
+        });
+    b.expression(
+         tr("Expression"), QStringLiteral("expression"), QString(),
+         [S](const SceneSpec& s) { return S(s) ? S(s)->expression : std::string(); },
+         [S](SceneSpec& s, const std::string& text) {
+             if (S(s)) S(s)->expression = text;
+         })
+        .ofState = true;
+    // The level is in the expression's unit, whatever that is.
+    b.number(
+        tr("Value"), QString(), 1.0, QStringLiteral("value"),
+        [S](const SceneSpec& s) { return S(s) ? S(s)->value : 0.0; },
+        [S](SceneSpec& s, double v) {
+            if (S(s)) S(s)->value = v;
+        });
+    b.choice(
+        tr("Direction"), QStringLiteral("direction"), b.words(QStringLiteral("direction")),
+        [S](const SceneSpec& s) {
+            return S(s) ? sensorDirectionName(S(s)->direction) : std::string();
+        },
+        [S](SceneSpec& s, const std::string& text) {
+            if (S(s)) S(s)->direction = sensorDirectionFromName(text).value_or(S(s)->direction);
+        });
+    b.choice(
+        tr("Action"), QStringLiteral("action"), b.words(QStringLiteral("action")),
+        [S](const SceneSpec& s) { return S(s) ? sensorActionName(S(s)->action) : std::string(); },
+        [S](SceneSpec& s, const std::string& text) {
+            if (S(s)) S(s)->action = sensorActionFromName(text).value_or(S(s)->action);
+        });
+}
+
 void contactPairFields(FieldList& b) {
     const SceneSpec& spec = b.spec;
     const engine::EntityId id = b.id;
@@ -1300,6 +1342,9 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
     if (options.variable >= 0 && options.variable < static_cast<int>(spec.variables.size())) {
         b.object = "variable";
         variableFields(b, options.variable);
+    } else if (options.sensor >= 0 && options.sensor < static_cast<int>(spec.sensors.size())) {
+        b.object = "sensor";
+        sensorFields(b, options.sensor);
     } else if (partOf(spec, id)) {
         b.object = "part";
         partFields(b, options);

@@ -111,10 +111,12 @@ struct FieldOptions {
     QWidget* dialogParent = nullptr;                  // for a file asked for (a mesh)
     // ≥ 0: the scene's variable of that index instead of an entity (variables have no id).
     int variable = -1;
+    // ≥ 0: the scene's sensor of that index (sensors have no id either).
+    int sensor = -1;
 };
 
 // The fields of entity `id` of `spec` (kNoEntity: the scene's settings; options.variable: a
-// variable) into `fields`; returns the panel's title for it.
+// variable; options.sensor: a sensor) into `fields`; returns the panel's title for it.
 QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
                      const FieldOptions& options,
                      std::vector<std::unique_ptr<PropertyField>>& fields);

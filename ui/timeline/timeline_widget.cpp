@@ -1,11 +1,21 @@
 #include "ui/timeline/timeline_widget.h"
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QLabel>
+#include <QPainter>
 #include <QSlider>
 #include <QStyle>
+#include <QStyleOptionSlider>
 #include <QToolButton>
+#include <QToolTip>
 
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
@@ -13,6 +23,86 @@
 #include "ui/session/simulation_session.h"
 
 namespace ui {
+namespace {
+
+// The slider over the recorded frames, with a small tick at each sensor's crossing (its name
+// and instant the tick's tooltip). The marks are also its "marks" property ("name@time"), for
+// tests and scripting.
+class MarkedSlider : public QSlider {
+public:
+    MarkedSlider() : QSlider(Qt::Horizontal) {}
+
+    // The crossings (sensor, time) on a run recorded from `start` to `end` s.
+    void setMarks(std::vector<std::pair<std::string, double>> marks, double start, double end) {
+        if (marks == marks_ && start == start_ && end == end_) return;
+        marks_ = std::move(marks);
+        start_ = start;
+        end_ = end;
+        QStringList text;
+        for (const auto& [name, time] : marks_)
+            text << QStringLiteral("%1@%2").arg(QString::fromStdString(name)).arg(time, 0, 'g', 9);
+        setProperty("marks", text);
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent* event) override {
+        QSlider::paintEvent(event);
+        if (marks_.empty()) return;
+        QPainter p(this);
+        p.setPen(QPen(QColor(0xd0, 0x40, 0x30), 2));
+        const QRect groove = grooveRect();
+        for (const auto& mark : marks_) {
+            const int x = xOf(mark.second);
+            p.drawLine(x, groove.top() - 3, x, groove.top() + 2);
+            p.drawLine(x, groove.bottom() - 2, x, groove.bottom() + 3);
+        }
+    }
+
+    bool event(QEvent* event) override {
+        if (event->type() == QEvent::ToolTip && !marks_.empty()) {
+            // Over a tick: the crossings there, by name and instant.
+            const QPoint at = static_cast<QHelpEvent*>(event)->pos();
+            QStringList lines;
+            for (const auto& [name, time] : marks_)
+                if (std::abs(xOf(time) - at.x()) <= 4)
+                    lines << tr("sensor '%1' at t = %2 s")
+                                 .arg(QString::fromStdString(name))
+                                 .arg(time, 0, 'f', 4);
+            if (!lines.isEmpty()) {
+                QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(),
+                                   lines.join(QLatin1Char('\n')), this);
+                return true;
+            }
+        }
+        return QSlider::event(event);
+    }
+
+private:
+    QRect grooveRect() const {
+        QStyleOptionSlider option;
+        initStyleOption(&option);
+        return style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, this);
+    }
+    // Where the handle's centre stands at `time` (the frames taken as evenly spaced in time).
+    int xOf(double time) const {
+        QStyleOptionSlider option;
+        initStyleOption(&option);
+        const QRect groove =
+            style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, this);
+        const QRect handle =
+            style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, this);
+        const int span = groove.width() - handle.width();
+        const double f =
+            end_ > start_ ? std::clamp((time - start_) / (end_ - start_), 0.0, 1.0) : 0.0;
+        return groove.left() + handle.width() / 2 + static_cast<int>(std::lround(f * span));
+    }
+
+    std::vector<std::pair<std::string, double>> marks_;
+    double start_ = 0.0, end_ = 0.0;
+};
+
+}  // namespace
 
 TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
     : QWidget(parent), session_(session) {
@@ -59,7 +149,7 @@ TimelineWidget::TimelineWidget(SimulationSession* session, QWidget* parent)
             [this](int index) { session_->setSpeed(speed_->itemData(index).toDouble()); });
     layout->addWidget(speed_);
 
-    slider_ = new QSlider(Qt::Horizontal);
+    slider_ = new MarkedSlider;
     slider_->setObjectName(QStringLiteral("TimelineSlider"));
     slider_->setToolTip(tr("Drag to look at any recorded moment"));
     slider_->setRange(0, 0);
@@ -113,6 +203,7 @@ void TimelineWidget::refresh() {
         time_->setText(idleText_.isEmpty() ? tr("no simulation") : idleText_);
         time_->setToolTip(idleText_);
         rate_->clear();
+        static_cast<MarkedSlider*>(slider_)->setMarks({}, 0.0, 0.0);
         return;
     }
     time_->setToolTip(QString());
@@ -126,6 +217,9 @@ void TimelineWidget::refresh() {
         slider_->setValue(static_cast<int>(snap->frame));
     }
     const double end = frames > 0 ? recording->time(static_cast<std::size_t>(frames - 1)) : 0.0;
+    // The sensors' crossings so far, a tick each on the slider.
+    static_cast<MarkedSlider*>(slider_)->setMarks(snap->statistics.sensorEvents,
+                                                  frames > 0 ? recording->time(0) : 0.0, end);
     QString text = tr("t = %1 s  of %2 s").arg(snap->time, 0, 'f', 3).arg(end, 0, 'f', 3);
     if (snap->model && snap->model->settings.endTime > 0.0)
         text += tr("  · ends at %1 s").arg(snap->model->settings.endTime, 0, 'g', 6);

@@ -1,7 +1,8 @@
 #pragma once
 // The timeline: transport buttons (reset, step, play/pause), speed factor, a slider over the
 // recorded frames that scrubs instantly (the 3D view follows), the current time, the recorded
-// and the previous run's range (after a re-run), and the real-time factor.
+// and the previous run's range (after a re-run), and the real-time factor. The slider has a
+// small tick at each sensor's crossing, named in its tooltip.
 
 #include <QWidget>
 

@@ -17,8 +17,8 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
 
-    // Parts, Joints, Forces, Motions, Couplers, Variables, Contacts, Plots
-    ASSERT_EQ(model.rowCount(), 8);
+    // Parts, Joints, Forces, Motions, Couplers, Variables, Sensors, Contacts, Plots
+    ASSERT_EQ(model.rowCount(), 9);
     const QModelIndex parts = model.index(0, 0);
     EXPECT_EQ(parts.data().toString(), "Parts");
     ASSERT_EQ(model.rowCount(parts), 2);
@@ -102,6 +102,40 @@ TEST(SceneTree, ListsForcesOfTheStateAndVariablesByTheirPlace) {
     EXPECT_FALSE(rate.data(Qt::DecorationRole).value<QIcon>().isNull());
 }
 
+TEST(SceneTree, ListsSensorsByTheirPlaceWithWhatTheyWatch) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    spec.sensors.push_back({.name = "low",
+                            .expression = "DZ(link.pivot)",
+                            .value = -0.1,
+                            .direction = engine::SensorDirection::Falling,
+                            .action = engine::SensorAction::Stop,
+                            .extensions = {}});
+    spec.sensors.push_back({.name = "half",
+                            .expression = "time",
+                            .value = 0.5,
+                            .direction = engine::SensorDirection::Either,
+                            .action = engine::SensorAction::Mark,
+                            .extensions = {}});
+    QStandardItemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    populateSceneTree(model, spec);
+    const QModelIndex sensors = model.index(6, 0);
+    EXPECT_EQ(sensors.data().toString(), "Sensors");
+    EXPECT_EQ(model.index(6, 1).data().toString(), "2");
+    EXPECT_EQ(sensors.data(kSensorRole).toInt(), -1);
+    EXPECT_EQ(sensors.data(kVariableRole).toInt(), 0);
+    ASSERT_EQ(model.rowCount(sensors), 2);
+    const QModelIndex low = model.index(0, 0, sensors);
+    EXPECT_EQ(low.data().toString(), "low");
+    EXPECT_EQ(model.index(0, 1, sensors).data().toString(),
+              QString::fromUtf8("DZ(link.pivot) ↓ -0.1 · stop"));
+    EXPECT_EQ(model.index(1, 1, sensors).data().toString(), QString::fromUtf8("time ↕ 0.5 · mark"));
+    EXPECT_EQ(model.index(1, 0, sensors).data(kSensorRole).toInt(), 2);
+    EXPECT_EQ(low.data(kEntityIdRole).toULongLong(), 0u);
+    EXPECT_TRUE(model.flags(low) & Qt::ItemIsEditable);
+    EXPECT_FALSE(low.data(Qt::DecorationRole).value<QIcon>().isNull());
+}
+
 TEST(SceneTree, ShowsTheMassComputedFromDensity) {
     engine::SceneSpec spec = engine::test::pendulum();
     spec.parts[1].density = 2000.0;  // its 0.1 × 0.02 × 0.02 m box: 0.08 kg
@@ -128,7 +162,7 @@ TEST(SceneTree, RepopulatingReplacesTheContents) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, engine::test::pendulum());
     populateSceneTree(model, engine::SceneSpec{});
-    ASSERT_EQ(model.rowCount(), 8);
+    ASSERT_EQ(model.rowCount(), 9);
     EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
     EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
 }
@@ -141,9 +175,9 @@ TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}, {}});
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    const QModelIndex contacts = model.index(6, 0), plots = model.index(7, 0);
+    const QModelIndex contacts = model.index(7, 0), plots = model.index(8, 0);
     EXPECT_EQ(contacts.data().toString(), "Contacts");
-    EXPECT_EQ(model.index(6, 1).data().toString(), "on: pgs, box friction");
+    EXPECT_EQ(model.index(7, 1).data().toString(), "on: pgs, box friction");
     EXPECT_EQ(model.index(0, 1, contacts).data().toString(),
               QString::fromUtf8("ground ↔ link, μ 0.1"));
     EXPECT_EQ(model.index(0, 0, plots).data().toString(), "hinge load");

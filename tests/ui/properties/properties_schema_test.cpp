@@ -67,6 +67,8 @@ constexpr const char* kMeshPath = MOTUS_SOURCE_DIR "/tests/engine/io/data/box.ob
 const QString kScene = QStringLiteral("scene");
 // A variable's page: the examples of this kind are indices in SceneSpec::variables, not ids.
 const QString kVariable = QStringLiteral("variable");
+// A sensor's page: indices in SceneSpec::sensors, as variables'.
+const QString kSensor = QStringLiteral("sensor");
 
 // Top-level keys the properties panel does not edit, and why.
 const std::map<QString, QString> kNotInProperties = {
@@ -384,6 +386,13 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     // A variable, which the motor reads.
     spec.variables.push_back(
         {.name = "stretch", .expression = "DM(ball.m, ground.origin) - 0.3", .extensions = {}});
+    // A sensor, which reads the variable.
+    spec.sensors.push_back({.name = "taut",
+                            .expression = "stretch",
+                            .value = 0.05,
+                            .direction = engine::SensorDirection::Rising,
+                            .action = engine::SensorAction::Mark,
+                            .extensions = {}});
 
     // A moving frame: a deck turning and heaving, with nothing built on it.
     engine::Part deck;
@@ -463,6 +472,8 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
     // Variables have no id: known by their index (kVariable pages).
     for (std::size_t k = 0; k < spec.variables.size(); ++k)
         out[kVariable].push_back(static_cast<EntityId>(k));
+    for (std::size_t k = 0; k < spec.sensors.size(); ++k)
+        out[kSensor].push_back(static_cast<EntityId>(k));
     return out;
 }
 
@@ -547,6 +558,8 @@ TEST_F(PropertiesSchemaTest, WalkerFindsTheKeysOfEveryEntityInTheSchema) {
              {"force/type=jointForce", "axis"},
              {"variable", "name"},
              {"variable", "expression"},
+             {"sensor", "value"},
+             {"sensor", "direction"},
              {"motion", "level"},
              {"coupler/type=gear", "ratio"},
              {"coupler/type=gear", "internal"},
@@ -578,6 +591,8 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
         for (EntityId id : ids) {
             if (owner == kVariable)
                 panel.showVariable(&spec, static_cast<int>(id));
+            else if (owner == kSensor)
+                panel.showSensor(&spec, static_cast<int>(id));
             else
                 show(id);
             for (const QString& key : panel.keys()) {
@@ -654,7 +669,9 @@ TEST_F(PropertiesSchemaTest, EveryRowHasTheKindRangeAndDefaultOfItsKeyInTheForma
             std::vector<std::unique_ptr<PropertyField>> fields;
             FieldOptions options;
             if (owner == kVariable) options.variable = static_cast<int>(id);
-            defineFields(spec, owner == kVariable ? engine::kNoEntity : id, options, fields);
+            if (owner == kSensor) options.sensor = static_cast<int>(id);
+            defineFields(spec, owner == kVariable || owner == kSensor ? engine::kNoEntity : id,
+                         options, fields);
             for (const auto& field : fields) {
                 const PropertyField& f = *field;
                 if (f.key.isEmpty() || own.count(f.key)) continue;
