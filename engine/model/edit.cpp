@@ -141,7 +141,76 @@ bool couplesJoint(const CouplerSpec& c, const std::string& joint) {
 }
 }  // namespace
 
+namespace {
+// What expressions may read by name: parts, "part.marker"s, joints, variables.
+struct ReadableNames {
+    std::set<std::string> parts, markers, joints, variables;
+    explicit ReadableNames(const SceneSpec& spec) {
+        for (const Part& p : spec.parts) {
+            parts.insert(p.name);
+            for (const Marker& m : p.markers) markers.insert(p.name + "." + m.name);
+        }
+        for (const Joint& j : spec.joints) joints.insert(j.name);
+        for (const VariableSpec& v : spec.variables) variables.insert(v.name);
+    }
+};
+
+// After a deletion: the force elements, variables and sensors whose expressions read what went
+// (a measure of a part, marker or joint that was in `before` and is no longer, a variable that
+// went) go too, and in turn what reads a variable that went; named in `removed`.
+void dropReadersOf(SceneSpec& spec, const ReadableNames& before,
+                   std::vector<std::string>& removed) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        const ReadableNames now(spec);
+        auto gone = [&](const std::set<std::string>& was, const std::set<std::string>& is,
+                        const std::string& name) { return was.count(name) && !is.count(name); };
+        auto readsGone = [&](const std::string& text) {
+            bool reads = false;
+            renameMeasureArguments(text, [&](MeasureKind kind, int index, const std::string& a) {
+                if (kind == MeasureKind::Q || kind == MeasureKind::QD)
+                    reads = reads || (index == 0 && gone(before.joints, now.joints, a));
+                else
+                    reads = reads || gone(before.parts, now.parts, a) ||
+                            gone(before.markers, now.markers, a);
+                return a;
+            });
+            std::string error;
+            const std::vector<std::string> names(now.variables.begin(), now.variables.end());
+            if (const auto split = splitStateText(text, names, error);
+                split && !split->unknown.empty())
+                reads = reads || gone(before.variables, now.variables, split->unknown);
+            return reads;
+        };
+        auto drop = [&](auto& list, auto reads) {
+            for (auto it = list.begin(); it != list.end();) {
+                if (reads(*it)) {
+                    removed.push_back(it->name);
+                    it = list.erase(it);
+                    changed = true;
+                } else {
+                    ++it;
+                }
+            }
+        };
+        drop(spec.forces, [&](const ForceSpec& f) {
+            return readsGone(f.components[0]) || readsGone(f.components[1]) ||
+                   readsGone(f.components[2]);
+        });
+        drop(spec.variables, [&](const VariableSpec& v) { return readsGone(v.expression); });
+        drop(spec.sensors, [&](const SensorSpec& s) { return readsGone(s.expression); });
+    }
+}
+}  // namespace
+
 std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
+    const ReadableNames before(spec);
+    std::vector<std::string> removed = deleteEntityOnly(spec, id);
+    if (!removed.empty()) dropReadersOf(spec, before, removed);
+    return removed;
+}
+
+std::vector<std::string> deleteEntityOnly(SceneSpec& spec, EntityId id) {
     std::vector<std::string> removed;
     // The couplers on a removed joint go with it.
     auto dropCouplersOf = [&](const std::string& joint) {

@@ -18,8 +18,12 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name);
 // and forces on them, the motions and controllers on those joints and its contact pairs; a
 // marker takes its joints and forces (and their dependants); a joint takes its motions and
 // the forces acting on it. Returns the names of everything removed (the entity first), empty
-// when there is no such entity or it is the ground part.
+// when there is no such entity or it is the ground part. The force elements, variables and
+// sensors whose expressions read what went (a measure of a removed part, marker or joint, a
+// removed variable) go with it.
 std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id);
+// The same without the expressions' readers.
+std::vector<std::string> deleteEntityOnly(SceneSpec& spec, EntityId id);
 
 // Where copies go: first mirrored in the plane through `mirrorPoint` whose normal is the world
 // axis `mirrorAxis` (0 x, 1 y, 2 z; −1 no mirror), then moved by the rigid motion X (world).

@@ -503,3 +503,37 @@ TEST(StateFunctions, RenamingAPartAMarkerOrAJointRewritesTheMeasuresThatReadIt) 
 
 }  // namespace
 }  // namespace engine
+
+namespace engine {
+namespace {
+
+TEST(StateFunctions, DeletingWhatAnExpressionReadsTakesItsReadersAlong) {
+    // The hook goes: the variable reading DM(bob.hook, …) goes with it, and then the force and
+    // the sensor reading that variable; what reads the rest stays.
+    const std::string scene = R"j({"format": "motus-scene", "version": 1, "minorVersion": 12,
+      "parts": [{"name": "ground", "ground": true, "markers": [{"name": "top", "position": [0, 0, 1]}]},
+                {"name": "bob", "mass": 2, "inertia": [0.01, 0.02, 0.03], "position": [0.3, 0.1, 0.4],
+                 "markers": [{"name": "hook"}, {"name": "eye"}]}],
+      "variables": [{"name": "reach", "expression": "DM(bob.hook, ground.top)"},
+                    {"name": "height", "expression": "DZ(bob.eye)"}],
+      "sensors": [{"name": "far", "expression": "reach", "value": 2},
+                  {"name": "low", "expression": "height", "value": 0}],
+      "forces": [{"name": "push", "type": "pointForce", "marker": "bob.eye",
+                  "components": [0, 0, "-reach"]},
+                 {"name": "lift", "type": "pointForce", "marker": "bob.eye",
+                  "components": [0, 0, "height"]}]})j";
+    SceneSpec spec = parsed(scene);
+    ASSERT_EQ(spec.parts.size(), 2u);
+    const std::vector<std::string> removed = deleteEntity(spec, spec.parts[1].markers[0].id);
+    EXPECT_EQ(removed, (std::vector<std::string>{"bob.hook", "reach", "push", "far"}));
+    ASSERT_EQ(spec.variables.size(), 1u);
+    EXPECT_EQ(spec.variables[0].name, "height");
+    ASSERT_EQ(spec.sensors.size(), 1u);
+    EXPECT_EQ(spec.sensors[0].name, "low");
+    ASSERT_EQ(spec.forces.size(), 1u);
+    EXPECT_EQ(spec.forces[0].name, "lift");
+    EXPECT_TRUE(compile(spec).model);
+}
+
+}  // namespace
+}  // namespace engine
