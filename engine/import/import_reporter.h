@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "engine/import/robot_import.h"
+#include "engine/io/scene_json.h"
 #include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
@@ -88,9 +89,12 @@ private:
 };
 
 // The end of an import: the scene built (nullopt after errors) is validated as any scene is,
-// and kept when neither the import nor the validation found an error.
+// and kept when neither the import nor the validation found an error. The free text taken from
+// the file (the robot's name, the path in the description) is made UTF-8, as a scene holds.
 inline void finishImport(std::optional<SceneSpec> spec, RobotImportResult& result) {
     if (!spec) return;
+    spec->name = detail::withValidUtf8(spec->name);
+    spec->description = detail::withValidUtf8(spec->description);
     Diagnostics problems = validate(*spec);
     result.diagnostics.insert(result.diagnostics.end(), problems.begin(), problems.end());
     if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);

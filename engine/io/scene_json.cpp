@@ -1519,6 +1519,22 @@ std::size_t invalidUtf8Offset(std::string_view text) {
     return std::string_view::npos;
 }
 
+std::string withValidUtf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t k = 0; k < text.size();) {
+        const Utf8Char u = utf8At(text, k);
+        if (u.valid) {
+            out.append(text.substr(k, u.length));
+            k += u.length;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD
+            ++k;
+        }
+    }
+    return out;
+}
+
 }  // namespace detail
 
 }  // namespace engine::io

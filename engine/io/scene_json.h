@@ -80,6 +80,10 @@ bool isUnitToRoundOff(double w, double x, double y, double z);
 // Offset of the first byte of `text` that is not part of well-formed UTF-8 (RFC 3629), or npos.
 std::size_t invalidUtf8Offset(std::string_view text);
 
+// `text` with each byte that is not part of well-formed UTF-8 replaced by U+FFFD: free text from
+// an imported file (a robot's name) kept as a scene can hold.
+std::string withValidUtf8(std::string_view text);
+
 }  // namespace detail
 
 }  // namespace engine::io

@@ -733,6 +733,25 @@ TEST(MjcfImport, MeshGeomsAreSavedBesideTheSceneAndLoadFromAnyFolder) {
     EXPECT_NE(error.find("written as files beside the scene"), std::string::npos) << error;
 }
 
+// A model's name is free text, and a file in another encoding (Latin-1 "walkér") holds bytes
+// that are not UTF-8: the scene keeps the name with U+FFFD in their place, so it is saved and
+// read back as it was imported.
+TEST(MjcfImport, AModelNameThatIsNotUtf8IsKeptReadableAndTheSceneSavesAndLoads) {
+    std::string text = kPair;
+    text.replace(text.find("model=\"pair\""), 12, "model=\"walk\xe9r\"");
+    const RobotImportResult imported = importText(text);
+    ASSERT_TRUE(imported.scene) << allMessages(imported);
+    EXPECT_EQ(imported.scene->name, "walk\xEF\xBF\xBDr");
+    const std::filesystem::path folder = ::testing::TempDir() + "mjcf_latin1_name";
+    std::filesystem::create_directories(folder);
+    const std::string scenePath = (folder / "walker.json").string();
+    std::string error;
+    ASSERT_TRUE(saveSceneFile(*imported.scene, scenePath, error)) << error;
+    const SceneLoadResult loaded = loadSceneFile(scenePath);
+    ASSERT_TRUE(loaded.scene);
+    EXPECT_EQ(loaded.scene->name, imported.scene->name);
+}
+
 TEST(MjcfImport, DeepNestingAndIncludeLoopsAreErrorsNotCrashes) {
     std::string deep = "<mujoco><worldbody>";
     for (int k = 0; k < 5000; ++k) deep += R"(<body><joint type="hinge"/><geom size="0.1"/>)";
