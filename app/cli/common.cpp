@@ -149,12 +149,13 @@ int writeText(const std::string& text, const std::string& out) {
     return 0;
 }
 
-std::shared_ptr<const engine::Model> loadForStatics(const std::string& path, int& exitCode) {
+std::shared_ptr<const engine::Model> loadForStatics(const std::string& path, int& exitCode,
+                                                    engine::Analysis analysis) {
     engine::io::SceneLoadResult loaded = loadScene(path);
     printDiagnostics(loaded.diagnostics, path);
     exitCode = kExitInvalidInput;
     if (!loaded.scene) return nullptr;
-    const engine::CompileResult compiled = engine::compile(*loaded.scene);
+    const engine::CompileResult compiled = engine::compile(*loaded.scene, analysis);
     printDiagnostics(compiled.diagnostics, path);
     return compiled.model;
 }

@@ -87,7 +87,8 @@ std::shared_ptr<const engine::Model> loadModel(const std::string& path,
 
 // Loads and compiles a scene for the static analyses (statics, modes); null after printing
 // why, `exitCode` then the status to end with.
-std::shared_ptr<const engine::Model> loadForStatics(const std::string& path, int& exitCode);
+std::shared_ptr<const engine::Model> loadForStatics(const std::string& path, int& exitCode,
+                                                    engine::Analysis analysis);
 
 // Writes `text` to `out` atomically (engine/io/output_file.h), or to stdout: 0 or
 // kExitInvalidInput, the error said.

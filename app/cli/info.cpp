@@ -60,6 +60,8 @@ int runInfo(const std::string& path) {
                            {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
                            {"expression", d.f.text()}});
     info["motions"] = motions;
+    // What the scene deactivates (and what hangs on it), kept in the scene, out of the model.
+    if (!model->inactive.empty()) info["inactive"] = model->inactive;
     // What force expressions and sensors read of the state: each measure once, the variables
     // in the order they are evaluated, and the sensors with their levels.
     if (!model->measures.empty()) {

@@ -35,7 +35,7 @@ int runKinematic(const KinematicCommandOptions& options, bool inverse) {
         return kExitUsage;
     }
     if (options.dt > 0.0) spec.settings.stepSize = options.dt;
-    const engine::CompileResult compiled = engine::compile(spec);
+    const engine::CompileResult compiled = engine::compile(spec, engine::Analysis::Kinematics);
     printDiagnostics(compiled.diagnostics, options.scene);
     if (!compiled.model) return kExitInvalidInput;
     engine::KinematicOptions analysis;

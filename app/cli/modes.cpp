@@ -57,7 +57,7 @@ int runModes(const ModesOptions& options) {
     if (!outputsAreSafe({{"--out", options.out}, {"--matrices", options.matrices}}, {path}))
         return kExitUsage;
     int exitCode = 0;
-    const auto model = loadForStatics(path, exitCode);
+    const auto model = loadForStatics(path, exitCode, engine::Analysis::Modes);
     if (!model) return exitCode;
     engine::StaticResult at;
     if (options.at >= 0.0) {

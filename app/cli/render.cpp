@@ -97,7 +97,8 @@ int runRender(const RenderOptions& options) {
         engine::io::SceneLoadResult loaded = loadScene(options.run);
         printDiagnostics(loaded.diagnostics, options.run);
         if (!loaded.scene) return kExitInvalidInput;
-        const engine::CompileResult compiled = engine::compile(*loaded.scene);
+        const engine::CompileResult compiled =
+            engine::compile(*loaded.scene, engine::Analysis::Simulation);
         printDiagnostics(compiled.diagnostics, options.run);
         if (!compiled.model) return kExitInvalidInput;
         simulator = std::make_unique<engine::Simulator>(compiled.model);

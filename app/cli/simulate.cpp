@@ -82,7 +82,7 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
             return kExitUsage;
         }
     }
-    const engine::CompileResult compiled = engine::compile(spec);
+    const engine::CompileResult compiled = engine::compile(spec, engine::Analysis::Simulation);
     printDiagnostics(compiled.diagnostics, options.scene);
     if (!compiled.model) return kExitInvalidInput;
     // A run that would write more rows than any use has is refused before it starts.

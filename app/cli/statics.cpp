@@ -35,7 +35,7 @@ std::string stabilityWord(const engine::StaticResult& r) {
 int runStatics(const std::string& path, const std::string& out) {
     if (!outputsAreSafe({{"--out", out}}, {path})) return kExitUsage;
     int exitCode = 0;
-    const auto model = loadForStatics(path, exitCode);
+    const auto model = loadForStatics(path, exitCode, engine::Analysis::Statics);
     if (!model) return exitCode;
     const engine::StaticResult r = engine::equilibrium(*model, engine::initialState(*model));
     if (!r.status.ok) {

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 12). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, contact pair, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 13). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -29,7 +29,19 @@ std::vector<ObjectFormat> describe() {
         {"couplers", "array of couplers", "array", "[]", "no", "`[]`", "gears, racks, screws and linear relations between joint coordinates (minor version 9)"},
         {"variables", "array of variables", "array", "[]", "no", "`[]`", "named expressions of time and of the mechanism's state, read by name in force expressions (below; minor version 12)"},
         {"sensors", "array of sensors", "array", "[]", "no", "`[]`", "expressions watched for crossing a level as the mechanism runs, stopping the run or marking the instant (below; minor version 12)"},
+        {"analyses", "analyses", "object", "{}", "no", "`{}`", "per analysis (`simulate`, `kinematics`, `statics`, `modes`), the elements it leaves out of the model on top of those deactivated (below; minor version 13)"},
         {"plots", "array of plots", "array", "[]", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
+    }, {}});
+    objects.push_back({"analysis", "/$defs/analysis", {
+        {"inactive", "inactive set", "object", "{}", "no", "`{}`", "what this analysis leaves out: `simulate` (Play, `motus-cli simulate`, `render`), `kinematics` (kinematic analysis and inverse dynamics), `statics`, `modes` (modes and the linearised equations)"},
+    }, {}});
+    objects.push_back({"inactive", "/$defs/analysis/properties/inactive", {
+        {"parts", "array of part names", "array", "[]", "no", "`[]`", "not the ground"},
+        {"joints", "array of joint names", "array", "[]", "no", "`[]`", ""},
+        {"forces", "array of force names", "array", "[]", "no", "`[]`", ""},
+        {"motions", "array of motion names", "array", "[]", "no", "`[]`", "e.g. the motor, for the modes of the free mechanism"},
+        {"couplers", "array of coupler names", "array", "[]", "no", "`[]`", ""},
+        {"contactPairs", "array of contact pair names", "array", "[]", "no", "`[]`", "the pair's parts do not touch"},
     }, {}});
     objects.push_back({"variable", "/$defs/variable", {
         {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique; not a function's, a measure's, `time` or `pi`"},
@@ -50,6 +62,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"part", "/$defs/part", {
         {"name", "string", "string", "", "yes", "—", "identifier: letter or `_` first, then letters, digits, `_`, `-`; unique"},
         {"ground", "bool", "bool", "false", "no", "`false`", "the fixed part (at most one); needs no mass"},
+        {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, kept in the scene and left out of the model with the joints, forces and contact pairs attached to it; it stays where it is placed (not the ground; minor version 13)"},
         {"density", "number, kg/m³", "number >0", "", "no", "—", "mass, centre of mass and inertia computed from the shapes that collide (role `both` or `collision`; `visual` shapes weigh nothing); excludes `mass`, `inertia`, `centerOfMass`"},
         {"mass", "number, kg", "number >0", "", "unless ground or density", "—", "> 0"},
         {"inertia", "[Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], kg·m²", "", "", "unless ground or density", "—", "about the centre of mass, in P; positive definite and obeying I1 + I2 ≥ I3"},
@@ -106,6 +119,7 @@ std::vector<ObjectFormat> describe() {
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part i"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "marker on part j (a different part)"},
         {"length", "number, m", "number >0", "", "distance joints", "—", "> 0"},
+        {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model with its motions, couplers and the forces on its coordinates (minor version 13)"},
         {"collide", "bool", "bool", "false", "no", "`false`", "`false`: the two parts it joins do not touch each other; `true` lets them (contact)"},
         {"soft", "soft", "object", "{}", "no", "exact", "a soft joint: its equations held by springs and dampers instead of exactly (below; minor version 4)"},
         {"limits", "limit, or [limit or null, …]", "", "", "no", "none", "end stops on the joint's coordinates (below): an object for a revolute or prismatic joint, a list in coordinate order for a cylindrical one (angle, slide) or a point on a surface (u, v), `null` for a coordinate without stops (minor version 8); on a spherical joint, a cone: `{\"upper\": half-angle}`, the largest angle between its markers' z axes; on a point on a curve, the slot's ends along the curve's parameter (minor version 10); a list on a universal joint (its angle about J's z axis, of I's z axis from J's x; its angle about I's z axis, of I's x axis from J's z) and on a planar one (its slides along J's x and y, its angle about J's z) (minor version 11)"},
@@ -200,6 +214,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"force", "/$defs/force", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among forces"},
         {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController lineForce jointForce", "", "yes", "—", "the force law (table below)"},
+        {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model (minor version 13)"},
         {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
         {"components", "[x, y, z]: numbers or expressions of `time` and the state; N or N·m", "", "", "yes", "—", "", "pointForce pointTorque"},
         {"frame", "`\"world\"` or `\"marker\"`", "enum world marker", "\"world\"", "no", "`\"world\"`", "the axes of `components`", "pointForce pointTorque"},
@@ -227,11 +242,13 @@ std::vector<ObjectFormat> describe() {
         {"joint", "joint name", "string", "", "yes", "—", "a revolute, prismatic or cylindrical joint"},
         {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint's angle or slide"},
         {"level", "`\"position\"`, `\"velocity\"` or `\"acceleration\"`", "enum position velocity acceleration", "\"position\"", "no", "`\"position\"`", "what the expression prescribes"},
+        {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model: the coordinate moves freely (minor version 13)"},
         {"expression", "number or expression of `time`", "expression", "", "yes", "—", "rad or m (per s, per s²)"},
     }, {}});
     objects.push_back({"coupler", "/$defs/coupler", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among couplers; its force is recorded as `<name>.force`, the efforts on its first two coordinates as `<name>.effortI`, `<name>.effortJ`"},
         {"type", "string", "enum gear rackPinion screw linear", "", "yes", "—", "the relation (table below)"},
+        {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model (minor version 13)"},
         {"jointI", "joint name", "string", "", "yes", "—", "gear: the first gear's revolute or cylindrical joint; rackPinion: the pinion's", "gear rackPinion"},
         {"jointJ", "joint name", "string", "", "yes", "—", "gear: the second gear's revolute or cylindrical joint; rackPinion: the rack's prismatic or cylindrical joint", "gear rackPinion"},
         {"ratio", "number > 0", "number >0", "", "yes", "—", "the speed ratio ωI / ωJ (teeth of gear J over teeth of gear I)", "gear"},

@@ -653,6 +653,7 @@ public:
         p.id = spec.newId();
         name(j, at, p.name);
         if (const json* g = optional(j, "ground")) boolean(*g, at + "/ground", p.ground);
+        if (const json* a = optional(j, "active")) boolean(*a, at + "/active", p.active);
         if (const json* d = optional(j, "density")) {
             double density = 0.0;
             if (number(*d, at + "/density", density)) p.density = density;
@@ -886,6 +887,7 @@ public:
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("joint").keys(), &jt.extensions);
         if (const json* c = optional(j, "collide")) boolean(*c, at + "/collide", jt.collide);
+        if (const json* a = optional(j, "active")) boolean(*a, at + "/active", jt.active);
         if (const json* soft = optional(j, "soft"); soft && isObject(*soft, at + "/soft")) {
             // (keys of a newer minor version here are said and left out)
             checkKeys(*soft, at + "/soft", format::object("soft").keys());
@@ -1032,6 +1034,7 @@ public:
         list("sensors", spec.sensors,
              [&](const json& j, const std::string& at, SensorSpec& s) { sensor(j, at, s); });
         if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
+        if (const json* an = optional(root, "analyses")) analyses(*an, spec);
         const json* st = optional(root, "settings");
         // A scene with contact or joint limits steps at the velocity level unless it says
         // otherwise.
@@ -1174,6 +1177,7 @@ public:
         }
         f.type = *parsed;
         checkKeys(j, at, format::object("force").keys(type), &f.extensions);  // the type's keys
+        if (const json* a = optional(j, "active")) boolean(*a, at + "/active", f.active);
         auto scalar = [&](const char* key, double& out) {
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, out);
         };
@@ -1278,10 +1282,51 @@ public:
                                s.action);
     }
 
+    // "analyses": {"modes": {"inactive": {"motions": ["drive"]}}}: per analysis, what it
+    // leaves out of the model.
+    void analyses(const json& j, SceneSpec& spec) {
+        if (!isObject(j, "/analyses")) return;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string at = "/analyses/" + excerpt(it.key());
+            const std::optional<Analysis> analysis = analysisFromName(it.key());
+            if (!analysis) {
+                const std::string message = "unknown analysis '" + excerpt(it.key()) +
+                                            "' (expected simulate, kinematics, statics or modes)";
+                if (newerMinor_)
+                    warning(at, message + ": of a newer format, ignored here");
+                else
+                    error(at, message);
+                continue;
+            }
+            if (!isObject(it.value(), at)) continue;
+            AnalysisSpec& a = spec.analyses[static_cast<std::size_t>(*analysis)];
+            checkKeys(it.value(), at, format::object("analysis").keys(), &a.extensions);
+            const json* inactive = optional(it.value(), "inactive");
+            if (!inactive || !isObject(*inactive, at + "/inactive")) continue;
+            checkKeys(*inactive, at + "/inactive", format::object("inactive").keys());
+            for (auto [key, list] :
+                 {std::pair{"parts", &a.inactive.parts}, std::pair{"joints", &a.inactive.joints},
+                  std::pair{"forces", &a.inactive.forces},
+                  std::pair{"motions", &a.inactive.motions},
+                  std::pair{"couplers", &a.inactive.couplers},
+                  std::pair{"contactPairs", &a.inactive.contactPairs}}) {
+                const json* names = optional(*inactive, key);
+                const std::string where = at + "/inactive/" + key;
+                if (!names || !isArray(*names, where)) continue;
+                for (std::size_t k = 0; k < names->size(); ++k) {
+                    std::string name;
+                    if (string((*names)[k], where + "/" + std::to_string(k), name))
+                        list->push_back(std::move(name));
+                }
+            }
+        }
+    }
+
     void motion(const json& j, const std::string& at, MotionSpec& m) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("motion").keys(), &m.extensions);
         name(j, at, m.name);
+        if (const json* a = optional(j, "active")) boolean(*a, at + "/active", m.active);
         if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", m.joint);
         if (const json* a = optional(j, "axis"))
             word<JointAxis>(
@@ -1312,6 +1357,7 @@ public:
         }
         c.type = *parsed;
         checkKeys(j, at, format::object("coupler").keys(type), &c.extensions);
+        if (const json* a = optional(j, "active")) boolean(*a, at + "/active", c.active);
         auto jointName = [&](const char* key, std::string& out) {
             if (const json* v = required(j, at, key)) string(*v, at + "/" + key, out);
         };

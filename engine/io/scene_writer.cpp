@@ -113,6 +113,7 @@ json partJson(const Part& p) {
     json j;
     j["name"] = p.name;
     if (p.ground) j["ground"] = true;
+    if (!p.active) j["active"] = false;
     if (p.density) {
         j["density"] = *p.density;
     } else if (!p.ground) {
@@ -179,6 +180,7 @@ json forceJson(const ForceSpec& f) {
     json j;
     j["name"] = f.name;
     j["type"] = std::string(forceTypeName(f.type));
+    if (!f.active) j["active"] = false;
     switch (f.type) {
     case ForceType::PointForce:
     case ForceType::PointTorque:
@@ -405,6 +407,7 @@ json sceneJson(const SceneSpec& spec) {
         json jj;
         jj["name"] = joint.name;
         jj["type"] = std::string(jointTypeName(joint.type));
+        if (!joint.active) jj["active"] = false;
         jj["markerI"] = joint.markerI.text();
         jj["markerJ"] = joint.markerJ.text();
         if (joint.type == JointType::Distance) jj["length"] = joint.length;
@@ -447,6 +450,7 @@ json sceneJson(const SceneSpec& spec) {
             json jm;
             jm["name"] = m.name;
             jm["joint"] = m.joint;
+            if (!m.active) jm["active"] = false;
             jm["axis"] = m.axis == JointAxis::Rotation ? "rotation" : "translation";
             jm["level"] = m.level == MotionLevel::Position   ? "position"
                           : m.level == MotionLevel::Velocity ? "velocity"
@@ -463,6 +467,7 @@ json sceneJson(const SceneSpec& spec) {
             json jc;
             jc["name"] = c.name;
             jc["type"] = std::string(couplerTypeName(c.type));
+            if (!c.active) jc["active"] = false;
             switch (c.type) {
             case CouplerType::Gear:
                 jc["jointI"] = c.jointI;
@@ -523,6 +528,23 @@ json sceneJson(const SceneSpec& spec) {
         }
         j["sensors"] = sensors;
     }
+    json analyses = json::object();
+    for (int a = 0; a < kAnalysisCount; ++a) {
+        const AnalysisSpec& analysis = spec.analyses[static_cast<std::size_t>(a)];
+        json ja = json::object();
+        json inactive = json::object();
+        for (auto [key, list] : {std::pair{"parts", &analysis.inactive.parts},
+                                 std::pair{"joints", &analysis.inactive.joints},
+                                 std::pair{"forces", &analysis.inactive.forces},
+                                 std::pair{"motions", &analysis.inactive.motions},
+                                 std::pair{"couplers", &analysis.inactive.couplers},
+                                 std::pair{"contactPairs", &analysis.inactive.contactPairs}})
+            if (!list->empty()) inactive[key] = *list;
+        if (!inactive.empty()) ja["inactive"] = inactive;
+        putExtensions(ja, analysis.extensions);
+        if (!ja.empty()) analyses[std::string(analysisName(static_cast<Analysis>(a)))] = ja;
+    }
+    if (!analyses.empty()) j["analyses"] = analyses;
     if (!spec.plots.empty()) {
         json plots = json::array();
         for (const PlotSpec& plot : spec.plots) {

@@ -2,6 +2,7 @@
 
 #include "engine/model/state_functions.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -39,6 +40,32 @@ void renameInExpressions(
 bool isJointMeasure(MeasureKind kind) {
     return kind == MeasureKind::Q || kind == MeasureKind::QD;
 }
+
+// An analysis' sets name elements: a renamed one keeps its place in them.
+void renameInAnalyses(SceneSpec& spec, std::vector<std::string> InactiveSet::*kind,
+                      const std::string& from, const std::string& to) {
+    for (AnalysisSpec& a : spec.analyses)
+        for (std::string& n : a.inactive.*kind)
+            if (n == from) n = to;
+}
+
+// Names in the analyses' sets whose element is gone are dropped with it.
+void pruneAnalyses(SceneSpec& spec) {
+    const auto prune = [](std::vector<std::string>& names, const auto& elements) {
+        std::erase_if(names, [&](const std::string& n) {
+            return std::none_of(elements.begin(), elements.end(),
+                                [&](const auto& e) { return e.name == n; });
+        });
+    };
+    for (AnalysisSpec& a : spec.analyses) {
+        prune(a.inactive.parts, spec.parts);
+        prune(a.inactive.joints, spec.joints);
+        prune(a.inactive.forces, spec.forces);
+        prune(a.inactive.motions, spec.motions);
+        prune(a.inactive.couplers, spec.couplers);
+        prune(a.inactive.contactPairs, spec.contact.pairs);
+    }
+}
 }  // namespace
 
 bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
@@ -64,6 +91,7 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
                 if (p.partB == old) p.partB = name;
             }
             renameChannels(spec, old, name);
+            renameInAnalyses(spec, &InactiveSet::parts, old, name);
             return true;
         }
         for (Marker& marker : part.markers) {
@@ -102,29 +130,34 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
                 if (t.joint == old) t.joint = name;
         }
         renameChannels(spec, old, name);
+        renameInAnalyses(spec, &InactiveSet::joints, old, name);
         return true;
     }
     for (ForceSpec& force : spec.forces) {
         if (force.id != id) continue;
         renameChannels(spec, force.name, name);
+        renameInAnalyses(spec, &InactiveSet::forces, force.name, name);
         force.name = name;
         return true;
     }
     for (MotionSpec& motion : spec.motions) {
         if (motion.id != id) continue;
         renameChannels(spec, motion.name, name);
+        renameInAnalyses(spec, &InactiveSet::motions, motion.name, name);
         motion.name = name;
         return true;
     }
     for (CouplerSpec& coupler : spec.couplers) {
         if (coupler.id != id) continue;
         renameChannels(spec, coupler.name, name);
+        renameInAnalyses(spec, &InactiveSet::couplers, coupler.name, name);
         coupler.name = name;
         return true;
     }
     for (ContactPairSpec& pair : spec.contact.pairs) {
         if (pair.id != id) continue;
         renameChannels(spec, pair.name, name);
+        renameInAnalyses(spec, &InactiveSet::contactPairs, pair.name, name);
         pair.name = name;
         return true;
     }
@@ -207,6 +240,7 @@ std::vector<std::string> deleteEntity(SceneSpec& spec, EntityId id) {
     const ReadableNames before(spec);
     std::vector<std::string> removed = deleteEntityOnly(spec, id);
     if (!removed.empty()) dropReadersOf(spec, before, removed);
+    pruneAnalyses(spec);
     return removed;
 }
 

@@ -1,9 +1,12 @@
 #include "engine/model/model.h"
 
+#include "engine/model/deactivation.h"
+
 #include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
 #include "engine/model/curve.h"
+#include "engine/model/deactivation.h"
 #include "engine/model/stiffness.h"
 #include "engine/model/surface.h"
 
@@ -299,11 +302,21 @@ std::uint64_t newModelSerial() {
     return ++serials;
 }
 
-CompileResult compile(const SceneSpec& spec) {
+CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) {
     detail::compileCount.fetch_add(1, std::memory_order_relaxed);
     CompileResult result;
-    result.diagnostics = validate(spec);
+    result.diagnostics = validate(scene);
     if (hasErrors(result.diagnostics)) return result;
+    // What is deactivated is left out: the model is built from the scene without it.
+    const Deactivation out = deactivation(scene, analysis);
+    std::optional<SceneSpec> withoutOut;
+    if (!out.empty()) {
+        const Diagnostics errors = deactivationErrors(scene, out);
+        result.diagnostics.insert(result.diagnostics.end(), errors.begin(), errors.end());
+        if (!errors.empty()) return result;
+        withoutOut = withoutInactive(scene, out);
+    }
+    const SceneSpec& spec = withoutOut ? *withoutOut : scene;
 
     auto model = std::make_shared<Model>();
     model->serial = newModelSerial();
@@ -755,7 +768,8 @@ CompileResult compile(const SceneSpec& spec) {
 
     warnAboutMassRatios(*model, result.diagnostics);
     // A spring too stiff for the step blows the run up: said before it runs.
-    for (Diagnostic& d : stiffnessWarnings(*model, spec))
+    model->inactive = out.describe();
+    for (Diagnostic& d : stiffnessWarnings(*model, scene))
         result.diagnostics.push_back(std::move(d));
     result.model = std::move(model);
     return result;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -297,6 +298,9 @@ struct Model {
     // it (a fully driven mechanism: kinematic analysis and inverse dynamics); set on a copy of
     // a compiled model by kinematicModel() (engine/analysis/kinematic_analysis.h).
     bool kinematic = false;
+    // What the model leaves out of the scene (deactivated, or hanging on what is), one line
+    // each: "motion 'drive': deactivated for modes".
+    std::vector<std::string> inactive;
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
@@ -344,7 +348,9 @@ struct CompileResult {
 // A serial no compiled model has had: for a model derived from another with other rows.
 std::uint64_t newModelSerial();
 
-// Validates the spec and compiles it. Errors name the entity and the reason.
-CompileResult compile(const SceneSpec& spec);
+// Validates the spec and compiles it, leaving out what is deactivated in the scene and, for an
+// analysis, in its own set (engine/model/deactivation.h). Errors name the entity and the
+// reason.
+CompileResult compile(const SceneSpec& spec, std::optional<Analysis> analysis = std::nullopt);
 
 }  // namespace engine

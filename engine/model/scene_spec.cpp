@@ -83,6 +83,12 @@ constexpr std::array<std::pair<CouplerType, std::string_view>, 4> kCouplerNames{
     {CouplerType::Linear, "linear"},
 }};
 
+constexpr std::array<std::pair<Analysis, std::string_view>, kAnalysisCount> kAnalysisNames{{
+    {Analysis::Simulation, "simulate"},
+    {Analysis::Kinematics, "kinematics"},
+    {Analysis::Statics, "statics"},
+    {Analysis::Modes, "modes"},
+}};
 constexpr std::array<std::pair<IntegratorType, std::string_view>, 5> kIntegratorNames{{
     {IntegratorType::SymplecticEuler, "symplecticEuler"},
     {IntegratorType::RungeKutta4, "rk4"},
@@ -303,6 +309,13 @@ std::string_view integratorName(IntegratorType type) {
 }
 std::optional<IntegratorType> integratorFromName(std::string_view name) {
     return valueIn<IntegratorType>(kIntegratorNames, name);
+}
+
+std::string_view analysisName(Analysis analysis) {
+    return nameIn(kAnalysisNames, analysis);
+}
+std::optional<Analysis> analysisFromName(std::string_view name) {
+    return valueIn<Analysis>(kAnalysisNames, name);
 }
 
 const Part* SceneSpec::findPart(std::string_view name) const {
@@ -1169,6 +1182,41 @@ Diagnostics validate(const SceneSpec& spec) {
         if (pair.restitution && (!std::isfinite(*pair.restitution) || *pair.restitution < 0.0 ||
                                  *pair.restitution > 1.0))
             check.error(at + "/restitution", "restitution must be between 0 and 1");
+    }
+
+    // Deactivation: the ground stays; an analysis' set names elements the scene has.
+    for (std::size_t i = 0; i < spec.parts.size(); ++i)
+        if (spec.parts[i].ground && !spec.parts[i].active)
+            check.error("/parts/" + std::to_string(i) + "/active",
+                        "the ground cannot be deactivated: it is what the mechanism stands on");
+    for (int a = 0; a < kAnalysisCount; ++a) {
+        const InactiveSet& set = spec.analyses[static_cast<std::size_t>(a)].inactive;
+        const std::string at =
+            "/analyses/" + std::string(analysisName(static_cast<Analysis>(a))) + "/inactive/";
+        const auto names = [&](const std::vector<std::string>& list, const char* key,
+                               const char* noun, auto exists) {
+            for (std::size_t k = 0; k < list.size(); ++k)
+                if (!exists(list[k]))
+                    check.error(at + key + "/" + std::to_string(k),
+                                std::string("no ") + noun + " '" + list[k] + "' to deactivate");
+        };
+        const auto named = [](const auto& elements) {
+            return [&elements](const std::string& name) {
+                return std::any_of(elements.begin(), elements.end(),
+                                   [&](const auto& e) { return e.name == name; });
+            };
+        };
+        names(set.parts, "parts", "part", named(spec.parts));
+        names(set.joints, "joints", "joint", named(spec.joints));
+        names(set.forces, "forces", "force", named(spec.forces));
+        names(set.motions, "motions", "motion", named(spec.motions));
+        names(set.couplers, "couplers", "coupler", named(spec.couplers));
+        names(set.contactPairs, "contactPairs", "contact pair", named(spec.contact.pairs));
+        for (std::size_t k = 0; k < set.parts.size(); ++k)
+            if (const Part* part = spec.findPart(set.parts[k]); part && part->ground)
+                check.error(at + "parts/" + std::to_string(k),
+                            "the ground cannot be deactivated: it is what the mechanism stands "
+                            "on");
     }
 
     return check.take();

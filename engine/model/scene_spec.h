@@ -7,6 +7,7 @@
 // geometry and markers are given in P. A marker M is a frame fixed on its part (X_PM).
 // A joint connects marker I (on part i) to marker J (on part j).
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -93,6 +94,9 @@ struct Part {
     EntityId id = kNoEntity;
     std::string name;
     bool ground = false;  // the fixed part: never moves, needs no mass
+    // Deactivated (false): kept in the scene, left out of the model with every joint, force,
+    // motion, coupler and contact pair attached to it; it stays where it is placed.
+    bool active = true;
     // When set, mass, centre of mass and inertia are computed from the shapes (uniform
     // density, kg/m³) and the three fields below are not used.
     std::optional<double> density;
@@ -262,8 +266,9 @@ struct Joint {
     JointType type = JointType::Revolute;
     MarkerRef markerI;
     MarkerRef markerJ;
-    double length = 0.0;         // distance joint only [m]
-    bool collide = false;        // the two parts it joins may touch (contact); off by default
+    bool active = true;    // false: left out of the model, with its motions, couplers and forces
+    double length = 0.0;   // distance joint only [m]
+    bool collide = false;  // the two parts it joins may touch (contact); off by default
     JointCompliance compliance;  // exact unless soft() (see above)
     // End stops, one per joint coordinate in the order of jointAxes(type) (empty: none; an
     // entry that is not limited() stops nothing).
@@ -332,9 +337,10 @@ struct ForceSpec {
     EntityId id = kNoEntity;
     std::string name;
     ForceType type = ForceType::SpringDamper;
-    MarkerRef markerI;  // point force/torque: where it acts; springs, bushing: first end
-    MarkerRef markerJ;  // springs, bushing: second end
-    std::string joint;  // rotational spring-damper: the joint whose angle it resists
+    bool active = true;  // false: left out of the model
+    MarkerRef markerI;   // point force/torque: where it acts; springs, bushing: first end
+    MarkerRef markerJ;   // springs, bushing: second end
+    std::string joint;   // rotational spring-damper: the joint whose angle it resists
     // Point force/torque: x, y, z components as expressions, in world axes or, when
     // inMarkerFrame, in marker I's axes (which turn with the part).
     std::string components[3] = {"0", "0", "0"};
@@ -394,6 +400,7 @@ struct MotionSpec {
     EntityId id = kNoEntity;
     std::string name;
     std::string joint;
+    bool active = true;  // false: left out of the model (the coordinate moves freely)
     JointAxis axis = JointAxis::Rotation;
     MotionLevel level = MotionLevel::Position;
     std::string expression = "0";  // rad or m (per s, per s² for velocity and acceleration)
@@ -427,6 +434,7 @@ struct CouplerSpec {
     EntityId id = kNoEntity;
     std::string name;
     CouplerType type = CouplerType::Gear;
+    bool active = true;  // false: left out of the model
     // Gear: the two gears' joints (revolute or cylindrical); rack and pinion: the pinion's
     // revolute (or cylindrical) joint I and the rack's prismatic (or cylindrical) joint J;
     // screw: the cylindrical joint, in jointI.
@@ -538,6 +546,29 @@ struct ContactSettings {
     std::string extensions;
 };
 
+// The elements one analysis leaves out of the model on top of those deactivated in the scene
+// (e.g. the motor, for the modes of the free mechanism), by name per kind.
+struct InactiveSet {
+    std::vector<std::string> parts, joints, forces, motions, couplers, contactPairs;
+    bool empty() const {
+        return parts.empty() && joints.empty() && forces.empty() && motions.empty() &&
+               couplers.empty() && contactPairs.empty();
+    }
+};
+
+// The analyses a scene can give its own set of deactivated elements: forward dynamics (the
+// GUI's Play, motus-cli simulate and render), kinematics (kinematic analysis and inverse
+// dynamics), statics, and modes (vibration modes and the linearised equations).
+enum class Analysis { Simulation, Kinematics, Statics, Modes };
+constexpr int kAnalysisCount = 4;
+std::string_view analysisName(Analysis analysis);  // "simulate", "kinematics", "statics", "modes"
+std::optional<Analysis> analysisFromName(std::string_view name);
+
+struct AnalysisSpec {
+    InactiveSet inactive;
+    std::string extensions;
+};
+
 // A plot the user set up: recorded channels by name ("crankPin.Fz", "energy.kinetic", ...),
 // shown again when the scene is reopened.
 struct PlotSpec {
@@ -561,6 +592,8 @@ struct SceneSpec {
     SolverSettings settings;
     ContactSettings contact;
     std::vector<PlotSpec> plots;
+    // Per analysis (indexed by Analysis): what it leaves out of the model.
+    std::array<AnalysisSpec, kAnalysisCount> analyses;
     EntityId nextId = 1;  // next id to hand out; ids are never reused within a document
     // The minor version of the format the file was written in (0 when it had none): a file
     // from a newer minor version keeps its unknown keys as extensions, and is saved with

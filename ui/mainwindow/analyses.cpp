@@ -129,7 +129,16 @@ bool Analyses::startKinematics(bool inverseDynamics) {
 bool Analyses::start(Kind kind) {
     const engine::SceneSpec* scene = parts_.document->scene();
     if (!scene || running()) return false;
-    const engine::CompileResult& compiled = parts_.document->compiled();
+    // Statics and modes leave out what their analysis deactivates (the motor, for the modes of
+    // the free mechanism): compiled for it when the scene gives it a set of its own.
+    const std::optional<engine::Analysis> analysis =
+        kind == Kind::StaticEquilibrium ? std::optional(engine::Analysis::Statics)
+        : kind == Kind::Modes           ? std::optional(engine::Analysis::Modes)
+                                        : std::nullopt;
+    const bool ownSet =
+        analysis && !scene->analyses[static_cast<std::size_t>(*analysis)].inactive.empty();
+    const engine::CompileResult compiled =
+        ownSet ? engine::compile(*scene, analysis) : parts_.document->compiled();
     if (!compiled.model) {
         parts_.messages->add(MessageSeverity::Error,
                              tr("The scene does not compile: %1")
@@ -153,8 +162,19 @@ bool Analyses::start(Kind kind) {
         engine::Outputs outputs;
         if (snap && recording && snap->time > 0.0 && snap->model && !snap->model->kinematic &&
             recording->read(snap->frame, state, outputs)) {
-            frame = state;
-            model = snap->model;
+            if (!ownSet) {
+                frame = state;
+                model = snap->model;
+            } else if (snap->model->bodyCount() == model->bodyCount()) {
+                frame = state;  // the run's pose, with what modes leave out left out
+            } else {
+                parts_.messages->add(
+                    MessageSeverity::Warning,
+                    tr("%1: the run moves other parts than this analysis (it deactivates "
+                       "parts of its own), so the modes are taken about the equilibrium, "
+                       "not the frame shown.")
+                        .arg(tr("Vibration modes")));
+            }
         }
     }
     parts_.messages->add(

@@ -1,13 +1,19 @@
 #include "ui/models/scene_tree.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
+#include <QBrush>
+#include <QColor>
+#include <QFont>
 #include <QIcon>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPixmap>
 #include <QStandardItemModel>
 
+#include "engine/model/deactivation.h"
 #include "engine/model/mass_properties.h"
 #include "engine/model/scene_spec.h"
 #include "ui/common/text.h"
@@ -227,11 +233,53 @@ QList<QStandardItem*> row(const QString& name, const QString& details, engine::E
     return {nameItem, detailItem};
 }
 
+// Says, on each element row under `group`, whether the model leaves it out ("inactive: on
+// deactivated part 'rocker'", the row greyed and in italics) or an analysis does ("left out of
+// modes"), before its details.
+void markDeactivation(QStandardItem* group, const engine::SceneSpec& spec,
+                      const std::map<std::string, std::string, std::less<>>& out,
+                      std::vector<std::string> engine::InactiveSet::*kind) {
+    for (int r = 0; r < group->rowCount(); ++r) {
+        QStandardItem* nameItem = group->child(r, 0);
+        QStandardItem* detailItem = group->child(r, 1);
+        if (!nameItem || !detailItem) continue;
+        const std::string name = nameItem->text().toStdString();
+        QString note;
+        if (const auto it = out.find(name); it != out.end()) {
+            note = QObject::tr("inactive: %1").arg(toQString(it->second));
+            for (QStandardItem* item : {nameItem, detailItem}) {
+                item->setForeground(QBrush(QColor(0x8a, 0x8f, 0x96)));
+                QFont font = item->font();
+                font.setItalic(true);
+                item->setFont(font);
+            }
+        } else {
+            QStringList analyses;
+            for (int a = 0; a < engine::kAnalysisCount; ++a) {
+                const std::vector<std::string>& names =
+                    spec.analyses[static_cast<std::size_t>(a)].inactive.*kind;
+                if (std::find(names.begin(), names.end(), name) != names.end())
+                    analyses << toQString(engine::analysisName(static_cast<engine::Analysis>(a)));
+            }
+            if (!analyses.isEmpty())
+                note = QObject::tr("left out of %1").arg(analyses.join(QStringLiteral(", ")));
+        }
+        if (note.isEmpty()) continue;
+        const QString details = detailItem->text().isEmpty()
+                                    ? note
+                                    : QStringLiteral("%1 · %2").arg(note, detailItem->text());
+        detailItem->setText(details);
+        for (QStandardItem* item : {nameItem, detailItem})
+            item->setToolTip(nameItem->text() + QStringLiteral(": ") + details);
+    }
+}
+
 }  // namespace
 
 void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec) {
     model.clear();
     model.setHorizontalHeaderLabels({QObject::tr("Name"), QObject::tr("Details")});
+    const engine::Deactivation out = engine::deactivation(spec, std::nullopt);
 
     auto parts = row(QObject::tr("Parts"), QString::number(spec.parts.size()), engine::kNoEntity,
                      Kind::Group);
@@ -265,6 +313,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         }
         parts[0]->appendRow(partRow);
     }
+    markDeactivation(parts[0], spec, out.parts, &engine::InactiveSet::parts);
     model.appendRow(parts);
 
     auto joints = row(QObject::tr("Joints"), QString::number(spec.joints.size()), engine::kNoEntity,
@@ -280,6 +329,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                          QString::fromStdString(joint.markerJ.text())),
                 joint.id, Kind::Joint, true));
     }
+    markDeactivation(joints[0], spec, out.joints, &engine::InactiveSet::joints);
     model.appendRow(joints);
 
     auto forces = row(QObject::tr("Forces"), QString::number(spec.forces.size()), engine::kNoEntity,
@@ -301,6 +351,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         forces[0]->appendRow(
             row(QString::fromStdString(force.name), details, force.id, Kind::Force, true));
     }
+    markDeactivation(forces[0], spec, out.forces, &engine::InactiveSet::forces);
     model.appendRow(forces);
 
     auto motions = row(QObject::tr("Motions"), QString::number(spec.motions.size()),
@@ -315,6 +366,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                          QString::fromStdString(motion.expression)),
                 motion.id, Kind::Motion, true));
     }
+    markDeactivation(motions[0], spec, out.motions, &engine::InactiveSet::motions);
     model.appendRow(motions);
 
     // Couplers: gears, racks, screws and linear relations, with their sizes and joints.
@@ -323,6 +375,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     for (const engine::CouplerSpec& coupler : spec.couplers)
         couplers[0]->appendRow(row(toQString(coupler.name), couplerDetails(spec, coupler),
                                    coupler.id, Kind::Coupler, true));
+    markDeactivation(couplers[0], spec, out.couplers, &engine::InactiveSet::couplers);
     model.appendRow(couplers);
 
     // Variables: named expressions of the state the forces read, known by their place.
@@ -382,6 +435,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         if (pair.restitution) details += QObject::tr(", e %1").arg(*pair.restitution);
         contacts[0]->appendRow(row(toQString(pair.name), details, pair.id, Kind::Contact, true));
     }
+    markDeactivation(contacts[0], spec, out.contactPairs, &engine::InactiveSet::contactPairs);
     model.appendRow(contacts);
 
     // Outputs: the plots saved with the scene.

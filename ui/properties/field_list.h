@@ -4,6 +4,7 @@
 // Private to ui/properties: the rows of parts and markers (part_fields.cpp) and of the other
 // entities and the scene (property_fields.cpp).
 
+#include <algorithm>
 #include <optional>
 
 #include <QCoreApplication>
@@ -195,6 +196,45 @@ public:
         f.kind = PropertyField::Kind::Heading;
         f.label = std::move(text);
         add(std::move(f));
+    }
+    // Deactivation (engine/model/deactivation.h): the element's "Active" switch (`element`
+    // finds it in a scene).
+    template <class Find>
+    void activeSwitch(Find element) {
+        heading(tr("Deactivation"));
+        toggle(
+            tr("Active"), QStringLiteral("active"),
+            [element](const SceneSpec& s) { return element(s)->active; },
+            [element](SceneSpec& s, bool on) { element(s)->active = on; });
+    }
+    // Per analysis, whether it leaves the element out (its name in that analysis' set of
+    // `kind`): rows of the panel's own, "analyses.<analysis>", the format's "analyses" object
+    // being edited through them.
+    template <class Find>
+    void analysesSwitches(Find element, std::vector<std::string> engine::InactiveSet::*kind) {
+        const QString labels[engine::kAnalysisCount] = {tr("Off in simulations"),
+                                                        tr("Off in kinematics"),
+                                                        tr("Off in statics"), tr("Off in modes")};
+        for (int a = 0; a < engine::kAnalysisCount; ++a) {
+            const auto listed = [element, kind, a](const SceneSpec& s) {
+                const std::vector<std::string>& names =
+                    s.analyses[static_cast<std::size_t>(a)].inactive.*kind;
+                return std::find(names.begin(), names.end(), element(s)->name) != names.end();
+            };
+            PropertyField& f =
+                toggle(labels[a],
+                       QStringLiteral("analyses.") +
+                           toQString(engine::analysisName(static_cast<engine::Analysis>(a))),
+                       listed, [element, kind, a, listed](SceneSpec& s, bool on) {
+                           std::vector<std::string>& names =
+                               s.analyses[static_cast<std::size_t>(a)].inactive.*kind;
+                           if (on && !listed(s)) names.push_back(element(s)->name);
+                           if (!on) std::erase(names, element(s)->name);
+                       });
+            f.help =
+                tr("On: this analysis leaves the element out (and what hangs on it), the "
+                   "others keep it; saved with the scene under \"analyses\".");
+        }
     }
     // The entity's own name (a marker's without its part's).
     void name() {

@@ -1345,29 +1345,49 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
     } else if (options.sensor >= 0 && options.sensor < static_cast<int>(spec.sensors.size())) {
         b.object = "sensor";
         sensorFields(b, options.sensor);
-    } else if (partOf(spec, id)) {
+    } else if (const engine::Part* part = partOf(spec, id)) {
         b.object = "part";
         partFields(b, options);
+        if (!part->ground) {  // (the ground is what the mechanism stands on)
+            const auto P = [id](auto& s) { return partOf(s, id); };
+            b.activeSwitch(P);
+            b.analysesSwitches(P, &engine::InactiveSet::parts);
+        }
     } else if (markerOf(spec, id)) {
         b.object = "marker";
         markerFields(b, options);
     } else if (byId(spec.joints, id)) {
         b.object = "joint";
         jointFields(b);
+        const auto J = [id](auto& s) { return byId(s.joints, id); };
+        b.activeSwitch(J);
+        b.analysesSwitches(J, &engine::InactiveSet::joints);
     } else if (const engine::ForceSpec* force = byId(spec.forces, id)) {
         b.object = "force";
         b.variant = engine::forceTypeName(force->type);
         forceFields(b);
+        const auto F = [id](auto& s) { return byId(s.forces, id); };
+        b.activeSwitch(F);
+        b.analysesSwitches(F, &engine::InactiveSet::forces);
     } else if (byId(spec.contact.pairs, id)) {
         b.object = "contactPair";
         contactPairFields(b);
+        b.heading(tr("Deactivation"));
+        b.analysesSwitches([id](auto& s) { return byId(s.contact.pairs, id); },
+                           &engine::InactiveSet::contactPairs);
     } else if (byId(spec.motions, id)) {
         b.object = "motion";
         motionFields(b);
+        const auto M = [id](auto& s) { return byId(s.motions, id); };
+        b.activeSwitch(M);
+        b.analysesSwitches(M, &engine::InactiveSet::motions);
     } else if (const engine::CouplerSpec* coupler = byId(spec.couplers, id)) {
         b.object = "coupler";
         b.variant = engine::couplerTypeName(coupler->type);
         couplerFields(b);
+        const auto C = [id](auto& s) { return byId(s.couplers, id); };
+        b.activeSwitch(C);
+        b.analysesSwitches(C, &engine::InactiveSet::couplers);
     } else {
         sceneFields(b);
     }

@@ -92,7 +92,9 @@ void SimulationSession::cancelJob() {
 }
 
 engine::Diagnostics SimulationSession::start(const engine::SceneSpec& spec, bool kinematic) {
-    return start(engine::compile(spec), kinematic);
+    return start(engine::compile(
+                     spec, kinematic ? engine::Analysis::Kinematics : engine::Analysis::Simulation),
+                 kinematic);
 }
 
 engine::Diagnostics SimulationSession::start(engine::CompileResult compiled, bool kinematic) {
@@ -121,7 +123,7 @@ engine::Diagnostics SimulationSession::start(engine::CompileResult compiled, boo
 }
 
 engine::Diagnostics SimulationSession::rerunFrom(int frame, const engine::SceneSpec& spec) {
-    return rerunFrom(frame, engine::compile(spec));
+    return rerunFrom(frame, engine::compile(spec, engine::Analysis::Simulation));
 }
 
 engine::Diagnostics SimulationSession::rerunFrom(int frame, engine::CompileResult compiled) {

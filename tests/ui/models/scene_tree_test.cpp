@@ -1,6 +1,7 @@
 #include "ui/models/scene_tree.h"
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QIcon>
 #include <QStandardItemModel>
 
@@ -155,6 +156,31 @@ TEST(SceneTree, SaysWhichPartIsAMovingFrame) {
     EXPECT_EQ(link.data().toString(), "moving frame, 1 kg");
     EXPECT_TRUE(link.data(Qt::ToolTipRole).toString().contains("moving frame"));
     EXPECT_EQ(model.index(0, 1, model.index(0, 0)).data().toString(), "ground");
+}
+
+// What the model leaves out is greyed and says why; what an analysis leaves out says which.
+TEST(SceneTree, SaysWhatIsDeactivatedAndWhatAnAnalysisLeavesOut) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    spec.parts[1].active = false;
+    QStandardItemModel model;
+    populateSceneTree(model, spec);
+    const QModelIndex link = model.index(1, 1, model.index(0, 0));
+    EXPECT_EQ(link.data().toString(), "inactive: deactivated · 1 kg");
+    EXPECT_TRUE(link.data(Qt::FontRole).value<QFont>().italic());
+    const QModelIndex hinge = model.index(0, 1, model.index(1, 0));
+    EXPECT_TRUE(hinge.data().toString().startsWith("inactive: on deactivated part 'link' · "));
+
+    spec.parts[1].active = true;
+    spec.analyses[static_cast<std::size_t>(engine::Analysis::Modes)].inactive.joints = {
+        spec.joints[0].name};
+    spec.analyses[static_cast<std::size_t>(engine::Analysis::Statics)].inactive.joints = {
+        spec.joints[0].name};
+    populateSceneTree(model, spec);
+    EXPECT_TRUE(model.index(0, 1, model.index(1, 0))
+                    .data()
+                    .toString()
+                    .startsWith("left out of statics, modes · "));
+    EXPECT_FALSE(model.index(0, 1, model.index(1, 0)).data(Qt::FontRole).value<QFont>().italic());
 }
 
 TEST(SceneTree, RepopulatingReplacesTheContents) {

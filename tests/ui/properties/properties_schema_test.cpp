@@ -78,6 +78,8 @@ const std::map<QString, QString> kNotInProperties = {
      QStringLiteral("the file's format header, written by the writer")},
     {QStringLiteral("units"), QStringLiteral("the file's format header, written by the writer")},
     {QStringLiteral("plots"), QStringLiteral("edited in the plots panel (ui/plots/plots_panel.h)")},
+    {QStringLiteral("analyses"),
+     QStringLiteral("edited on each element's page: its 'Left out of …' switches")},
 };
 
 // Lists of items that are shown on their owner's page rather than as entities, by the schema
@@ -662,7 +664,10 @@ bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::
 
 TEST_F(PropertiesSchemaTest, EveryRowHasTheKindRangeAndDefaultOfItsKeyInTheFormat) {
     // Rows of the panel's own, with no key of the file behind them.
-    const std::set<QString> own = {QStringLiteral("massProperties")};
+    const std::set<QString> own = {
+        QStringLiteral("massProperties"), QStringLiteral("analyses.simulate"),
+        QStringLiteral("analyses.kinematics"), QStringLiteral("analyses.statics"),
+        QStringLiteral("analyses.modes")};
     std::size_t rows = 0;
     for (const auto& [owner, ids] : examplesOf(spec))
         for (EntityId id : ids) {
@@ -861,6 +866,42 @@ TEST_F(PropertiesSchemaTest, CollisionSwitchReachesTheScene) {
     ASSERT_TRUE(after);
     EXPECT_FALSE(after->collision.enabled);
     EXPECT_EQ(after->mass, ball.mass);
+}
+
+// A motion's "Active" switch deactivates it in the scene; its "Left out of vibration modes"
+// switch puts it in the modes analysis' set only, the motion staying active for the others.
+TEST_F(PropertiesSchemaTest, DeactivationSwitchesReachTheScene) {
+    ASSERT_FALSE(spec.motions.empty());
+    const engine::MotionSpec motion = spec.motions.front();
+    show(motion.id);
+    auto* active = qobject_cast<QCheckBox*>(panel.editorForKey(QStringLiteral("active")));
+    ASSERT_TRUE(active);
+    EXPECT_TRUE(active->isChecked());
+    active->click();
+    ASSERT_TRUE(edited);
+    EXPECT_FALSE(edited->motions.front().active);
+
+    edited.reset();
+    show(motion.id);
+    auto* modes = qobject_cast<QCheckBox*>(panel.editorForKey(QStringLiteral("analyses.modes")));
+    ASSERT_TRUE(modes);
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR"))
+        panel.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/deactivation.png");
+    EXPECT_FALSE(modes->isChecked());
+    modes->click();
+    ASSERT_TRUE(edited);
+    EXPECT_TRUE(edited->motions.front().active);
+    EXPECT_EQ(edited->analyses[static_cast<std::size_t>(engine::Analysis::Modes)].inactive.motions,
+              std::vector<std::string>{motion.name});
+    EXPECT_TRUE(
+        edited->analyses[static_cast<std::size_t>(engine::Analysis::Statics)].inactive.empty());
+
+    // The ground has no switch: it cannot be deactivated.
+    for (const engine::Part& part : spec.parts)
+        if (part.ground) {
+            show(part.id);
+            EXPECT_EQ(panel.editorForKey(QStringLiteral("active")), nullptr);
+        }
 }
 
 const engine::CouplerSpec* couplerNamed(const SceneSpec& s, const std::string& name) {
