@@ -61,12 +61,14 @@ void DofStatus::showScene(const engine::CompileResult* compiled) {
         explanation_ = toQString(report.message);
         return;
     }
-    setText(report.redundantCount > 0
-                ? tr("DOF %1 · Grübler %2 · %3 redundant")
-                      .arg(report.actualDof)
-                      .arg(report.grueblerDof)
-                      .arg(report.redundantCount)
-                : tr("DOF %1 · Grübler %2").arg(report.actualDof).arg(report.grueblerDof));
+    const std::vector<std::string>& inactive = compiled->model->inactive;
+    setText((report.redundantCount > 0
+                 ? tr("DOF %1 · Grübler %2 · %3 redundant")
+                       .arg(report.actualDof)
+                       .arg(report.grueblerDof)
+                       .arg(report.redundantCount)
+                 : tr("DOF %1 · Grübler %2").arg(report.actualDof).arg(report.grueblerDof)) +
+            (inactive.empty() ? QString() : tr(" · %1 inactive").arg(inactive.size())));
     // The explanation, as rich text: the counts, each redundant equation in words, and what
     // would remove them (a remedy shared by several equations is said once).
     auto sentence = [](const std::string& text) {
@@ -106,6 +108,13 @@ void DofStatus::showScene(const engine::CompileResult* compiled) {
         }
         html += tr("</ul><p><b>What removes them</b></p><ul>");
         for (const QString& r : remedies) html += QStringLiteral("<li>%1</li>").arg(r);
+        html += QStringLiteral("</ul>");
+    }
+    if (!inactive.empty()) {
+        // What the count leaves out: deactivated, or hanging on what is.
+        html += tr("<p><b>Left out of the model</b> (kept in the scene):</p><ul>");
+        for (const std::string& line : inactive)
+            html += QStringLiteral("<li>%1</li>").arg(toQString(line).toHtmlEscaped());
         html += QStringLiteral("</ul>");
     }
     if (!report.ok) html += QStringLiteral("<p>%1</p>").arg(sentence(report.message));

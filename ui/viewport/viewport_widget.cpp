@@ -509,7 +509,10 @@ bool ViewportWidget::partTranslucent(quint64 part) const {
 void ViewportWidget::applyTranslucency() {
     for (std::size_t p = 0; p < impl_->spec.parts.size(); ++p) {
         const engine::Part& part = impl_->spec.parts[p];
-        const bool on = !part.ground && (impl_->allTranslucent || partTranslucent(part.id));
+        // A deactivated part is drawn where it stays, see-through: in the scene, out of the
+        // model.
+        const bool on =
+            !part.ground && (impl_->allTranslucent || partTranslucent(part.id) || !part.active);
         ui::setTranslucent(impl_->scene, static_cast<int>(p), on ? kTranslucentAlpha : 1.0f);
     }
 }
