@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "engine/analysis/mobility.h"
+#include "engine/model/deactivation.h"
 #include "engine/model/model.h"
 
 namespace cli {
@@ -60,8 +61,19 @@ int runInfo(const std::string& path) {
                            {"joint", model->joints[static_cast<std::size_t>(d.joint)].name},
                            {"expression", d.f.text()}});
     info["motions"] = motions;
-    // What the scene deactivates (and what hangs on it), kept in the scene, out of the model.
+    // What the scene deactivates (and what hangs on it), kept in the scene, out of the model;
+    // then what each analysis with a set of its own leaves out.
     if (!model->inactive.empty()) info["inactive"] = model->inactive;
+    if (const engine::io::SceneLoadResult loaded = loadScene(path); loaded.scene) {
+        nlohmann::ordered_json analyses = nlohmann::json::object();
+        for (int a = 0; a < engine::kAnalysisCount; ++a) {
+            const auto analysis = static_cast<engine::Analysis>(a);
+            if (loaded.scene->analyses[static_cast<std::size_t>(a)].inactive.empty()) continue;
+            analyses[std::string(engine::analysisName(analysis))] = {
+                {"inactive", engine::deactivation(*loaded.scene, analysis).describe()}};
+        }
+        if (!analyses.empty()) info["analyses"] = analyses;
+    }
     // What force expressions and sensors read of the state: each measure once, the variables
     // in the order they are evaluated, and the sensors with their levels.
     if (!model->measures.empty()) {

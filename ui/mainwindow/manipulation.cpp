@@ -297,7 +297,10 @@ void Manipulation::started(GizmoHandle handle) {
     drag_.reset();
     if (!marker_) {
         engine::SceneSpec dragged = *spec;
-        if (suspendMotions_) dragged.motions.clear();
+        // Suspended motions are deactivated for the drag (kept, so what names them still
+        // finds them: an analysis' set, a plot).
+        if (suspendMotions_)
+            for (engine::MotionSpec& m : dragged.motions) m.active = false;
         const engine::CompileResult compiled = engine::compile(dragged);
         if (!compiled.model) {
             emit message(kError, tr("The part cannot be dragged: %1")
