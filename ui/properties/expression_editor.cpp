@@ -6,8 +6,10 @@
 #include <string>
 #include <utility>
 
+#include <QAbstractItemView>
 #include <QChart>
 #include <QChartView>
+#include <QCompleter>
 #include <QDoubleSpinBox>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
@@ -17,6 +19,7 @@
 #include <QLineSeries>
 #include <QPen>
 #include <QSignalBlocker>
+#include <QStringListModel>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -205,6 +208,52 @@ void ExpressionEditor::setVariable(const QString& name, const QString& unit) {
     rangeRow_->setVisible(time);
     check();
     updateDisplay();
+}
+
+void ExpressionEditor::setCompletions(const QStringList& words) {
+    if (!completer_) {
+        completer_ = new QCompleter(this);
+        completer_->setCaseSensitivity(Qt::CaseInsensitive);
+        completer_->setCompletionMode(QCompleter::PopupCompletion);
+        completer_->setWidget(edit_);
+        connect(completer_, qOverload<const QString&>(&QCompleter::activated), this,
+                &ExpressionEditor::insertCompletion);
+        connect(edit_, &QLineEdit::textEdited, this, &ExpressionEditor::offerCompletions);
+    }
+    completer_->setModel(new QStringListModel(words, completer_));
+}
+
+QString ExpressionEditor::wordBeforeCursor() const {
+    const QString text = edit_->text();
+    int start = edit_->cursorPosition();
+    while (start > 0 && (text[start - 1].isLetterOrNumber() || text[start - 1] == u'_' ||
+                         text[start - 1] == u'.'))
+        --start;
+    return text.mid(start, edit_->cursorPosition() - start);
+}
+
+void ExpressionEditor::offerCompletions() {
+    const QString word = wordBeforeCursor();
+    // (a number is no name: "0.5" offers nothing)
+    if (word.isEmpty() || word[0].isDigit() || word[0] == u'.') {
+        completer_->popup()->hide();
+        return;
+    }
+    completer_->setCompletionPrefix(word);
+    if (completer_->completionCount() == 0 ||
+        (completer_->completionCount() == 1 && completer_->currentCompletion() == word)) {
+        completer_->popup()->hide();
+        return;
+    }
+    completer_->complete();
+}
+
+void ExpressionEditor::insertCompletion(const QString& word) {
+    const QString text = edit_->text();
+    const int end = edit_->cursorPosition();
+    const int start = end - static_cast<int>(wordBeforeCursor().size());
+    edit_->setText(text.left(start) + word + text.mid(end));
+    edit_->setCursorPosition(start + static_cast<int>(word.size()));
 }
 
 void ExpressionEditor::setStateParser(StateParser parse) {

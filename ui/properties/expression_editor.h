@@ -24,6 +24,7 @@
 #include "engine/expr/expression.h"
 
 class QChart;
+class QCompleter;
 class QChartView;
 class QDoubleSpinBox;
 class QLabel;
@@ -62,6 +63,12 @@ public:
     using StateParser = std::function<std::optional<engine::Expression>(
         const std::string& text, std::string& error, bool& readsState)>;
     void setStateParser(StateParser parse);
+    // Names offered as the user types one (measures as "DM(", helpers, the scene's variables,
+    // parts, markers as "part.marker", joints): a popup of those starting with the word before
+    // the cursor (any case), the one picked replacing that word.
+    void setCompletions(const QStringList& words);
+    QCompleter* completer() const { return completer_; }
+
     // The text reads the mechanism's state (valid, not plotted).
     bool readsState() const { return readsState_; }
 
@@ -93,6 +100,9 @@ private:
     void check();          // parses and samples the text; updates the state, not the display
     void updateDisplay();  // message, frame and plot from the state
     void finishEditing();
+    QString wordBeforeCursor() const;  // letters, digits, '_' and '.' up to the cursor
+    void offerCompletions();
+    void insertCompletion(const QString& word);
     void rangeEdited();
     // Samples `expression` on the range; false (and `badTime`) at the first non-finite value.
     bool sample(const engine::Expression& expression, double& badTime, double& badValue);
@@ -108,6 +118,7 @@ private:
     QString committedText_;
     QString error_;
     StateParser stateParser_;
+    QCompleter* completer_ = nullptr;
     bool readsState_ = false;
     std::optional<engine::Expression> current_;  // the text's, when valid
     std::optional<engine::Expression> shown_;    // the plotted one: the latest valid text displayed

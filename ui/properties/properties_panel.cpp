@@ -59,6 +59,28 @@ void showNumber(QLineEdit* edit, double value) {
         48, edit->fontMetrics().horizontalAdvance(text) + margins.left() + margins.right() + 14));
 }
 
+// What an expression of the state may name, offered as the user types: the measures (with
+// their opening parenthesis), the helpers, time and pi, the scene's variables, its parts,
+// markers as "part.marker" and joints.
+QStringList stateCompletions(const SceneSpec& spec) {
+    QStringList words;
+    for (int k = 0; k <= static_cast<int>(engine::MeasureKind::AZ); ++k)
+        words << toQString(engine::measureKindName(static_cast<engine::MeasureKind>(k))) +
+                     QStringLiteral("(");
+    for (const char* helper : {"step(", "impact(", "bistop(", "if(", "clamp(", "haversine(", "sin(",
+                               "cos(", "sqrt(", "abs(", "min(", "max("})
+        words << QString::fromLatin1(helper);
+    words << QStringLiteral("time") << QStringLiteral("pi");
+    for (const engine::VariableSpec& v : spec.variables) words << toQString(v.name);
+    for (const engine::Part& part : spec.parts) {
+        words << toQString(part.name);
+        for (const engine::Marker& m : part.markers) words << toQString(part.name + "." + m.name);
+    }
+    for (const engine::Joint& j : spec.joints) words << toQString(j.name);
+    words.removeDuplicates();
+    return words;
+}
+
 }  // namespace
 
 PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent) {
@@ -333,6 +355,7 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
                 readsState = parsed && split.usesState();
                 return parsed;
             });
+        if (f.ofState && spec_) f.expression->setCompletions(stateCompletions(*spec_));
         f.expression->setText(QString::fromStdString(f.getText(spec)));
         connect(f.expression, &ExpressionEditor::committed, this, [this, &f] { commitField(f); });
         line->addWidget(f.expression);

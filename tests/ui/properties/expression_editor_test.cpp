@@ -2,13 +2,17 @@
 
 #include <cmath>
 
+#include <QAbstractItemView>
 #include <QChart>
 #include <QChartView>
+#include <QCompleter>
 #include <QDoubleSpinBox>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTest>
 #include <QVBoxLayout>
@@ -225,6 +229,48 @@ TEST_F(ExpressionEditorTest, CommitsAValidChangeOnceAndAnUnchangedTextNever) {
     EXPECT_EQ(committed.count(), 2);
     QTest::keyClick(editor->lineEdit(), Qt::Key_Return);
     EXPECT_EQ(committed.count(), 2);
+}
+
+}  // namespace
+}  // namespace ui
+
+namespace ui {
+namespace {
+
+// Names are offered as they are typed: the word before the cursor (any case) picks the
+// completions, the one chosen replaces that word and the cursor goes after it; a number
+// offers nothing.
+TEST_F(ExpressionEditorTest, OffersTheNamesThatStartWithTheWordTypedAndInsertsTheOneChosen) {
+    editor->setCompletions({QStringLiteral("DM("), QStringLiteral("DX("), QStringLiteral("crank"),
+                            QStringLiteral("crank.pin"), QStringLiteral("qd(")});
+    QCompleter* completer = editor->completer();
+    ASSERT_TRUE(completer);
+    editor->lineEdit()->setFocus();
+    type(QStringLiteral("-0.1*cr"));
+    EXPECT_EQ(completer->completionPrefix(), "cr");
+    EXPECT_EQ(completer->completionCount(), 2);
+    EXPECT_TRUE(completer->popup()->isVisible());
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        QTest::qWait(100);
+        QGuiApplication::primaryScreen()->grabWindow(0).save(
+            qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/completion.png");
+    }
+    emit completer->activated(QStringLiteral("crank.pin"));
+    EXPECT_EQ(editor->text(), "-0.1*crank.pin");
+    EXPECT_EQ(editor->lineEdit()->cursorPosition(), editor->text().size());
+
+    // A measure: the lower-case word finds it, its parenthesis comes with it.
+    editor->lineEdit()->setText(QStringLiteral("k*"));
+    editor->lineEdit()->end(false);
+    QTest::keyClicks(editor->lineEdit(), QStringLiteral("dm"));
+    EXPECT_EQ(completer->completionCount(), 1);
+    emit completer->activated(QStringLiteral("DM("));
+    EXPECT_EQ(editor->text(), "k*DM(");
+
+    // A number is no name.
+    completer->popup()->hide();
+    QTest::keyClicks(editor->lineEdit(), QStringLiteral("0.5"));
+    EXPECT_FALSE(completer->popup()->isVisible());
 }
 
 }  // namespace
