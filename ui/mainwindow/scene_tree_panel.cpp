@@ -217,13 +217,30 @@ void SceneTreePanel::renameEntity(quint64 entity, const QString& name) {
     if (old.empty() || name.toStdString() == old) return;
     engine::SceneSpec after = *parts_.document->scene();
     engine::renameEntity(after, id, name.toStdString());
-    if (const auto refused = parts_.document->rename(
-            std::move(after), tr("Rename %1 to %2").arg(toQString(old), name))) {
-        parts_.messages->add(MessageSeverity::Error,
-                             tr("Cannot rename '%1' to '%2': %3")
-                                 .arg(toQString(old), name, toQString(refused->message)));
+    commitRename(std::move(after), toQString(old), name);
+}
+
+bool SceneTreePanel::commitRename(engine::SceneSpec after, const QString& old,
+                                  const QString& name) {
+    if (const auto refused =
+            parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(old, name))) {
+        parts_.messages->add(
+            MessageSeverity::Error,
+            tr("Cannot rename '%1' to '%2': %3").arg(old, name, toQString(refused->message)));
         update(*parts_.document->scene());  // the old name back in the tree
+        return false;
     }
+    return true;
+}
+
+bool SceneTreePanel::commitAdd(engine::SceneSpec after, const QString& what, const QString& name) {
+    if (const auto refused =
+            parts_.document->add(std::move(after), tr("Add %1 %2").arg(what, name))) {
+        parts_.messages->add(MessageSeverity::Error,
+                             tr("Cannot add a %1: %2").arg(what, toQString(refused->message)));
+        return false;
+    }
+    return true;
 }
 
 void SceneTreePanel::renameVariable(int index, const QString& name) {
@@ -233,15 +250,7 @@ void SceneTreePanel::renameVariable(int index, const QString& name) {
     if (name == old) return;
     engine::SceneSpec after = *scene;
     ui::renameVariable(after, index, name.toStdString());
-    if (const auto refused =
-            parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(old, name))) {
-        parts_.messages->add(
-            MessageSeverity::Error,
-            tr("Cannot rename '%1' to '%2': %3").arg(old, name, toQString(refused->message)));
-        update(*parts_.document->scene());  // the old name back in the tree
-        return;
-    }
-    selectVariable(index, /*scroll=*/false);
+    if (commitRename(std::move(after), old, name)) selectVariable(index, /*scroll=*/false);
 }
 
 int SceneTreePanel::addVariable() {
@@ -249,12 +258,7 @@ int SceneTreePanel::addVariable() {
     engine::SceneSpec after = *parts_.document->scene();
     const int index = ui::addVariable(after);
     const QString name = toQString(after.variables[static_cast<std::size_t>(index)].name);
-    if (const auto refused =
-            parts_.document->add(std::move(after), tr("Add variable %1").arg(name))) {
-        parts_.messages->add(MessageSeverity::Error,
-                             tr("Cannot add a variable: %1").arg(toQString(refused->message)));
-        return -1;
-    }
+    if (!commitAdd(std::move(after), tr("variable"), name)) return -1;
     selectVariable(index);
     return index;
 }
@@ -266,15 +270,7 @@ void SceneTreePanel::renameSensor(int index, const QString& name) {
     if (name == old) return;
     engine::SceneSpec after = *scene;
     after.sensors[static_cast<std::size_t>(index)].name = name.toStdString();
-    if (const auto refused =
-            parts_.document->rename(std::move(after), tr("Rename %1 to %2").arg(old, name))) {
-        parts_.messages->add(
-            MessageSeverity::Error,
-            tr("Cannot rename '%1' to '%2': %3").arg(old, name, toQString(refused->message)));
-        update(*parts_.document->scene());  // the old name back in the tree
-        return;
-    }
-    selectSensor(index, /*scroll=*/false);
+    if (commitRename(std::move(after), old, name)) selectSensor(index, /*scroll=*/false);
 }
 
 int SceneTreePanel::addSensor() {
@@ -282,12 +278,7 @@ int SceneTreePanel::addSensor() {
     engine::SceneSpec after = *parts_.document->scene();
     const int index = ui::addSensor(after);
     const QString name = toQString(after.sensors[static_cast<std::size_t>(index)].name);
-    if (const auto refused =
-            parts_.document->add(std::move(after), tr("Add sensor %1").arg(name))) {
-        parts_.messages->add(MessageSeverity::Error,
-                             tr("Cannot add a sensor: %1").arg(toQString(refused->message)));
-        return -1;
-    }
+    if (!commitAdd(std::move(after), tr("sensor"), name)) return -1;
     selectSensor(index);
     return index;
 }

@@ -93,6 +93,12 @@ private:
     void selectListed(int role, int index, bool scroll);
     // The first selected row's `role` index, −1 when none has one.
     int selectedListed(int role) const;
+    // The scene `after` a rename of `old` to `name` as one undoable edit; a refusal is said in
+    // Messages and the old name comes back in the tree. False when refused.
+    bool commitRename(engine::SceneSpec after, const QString& old, const QString& name);
+    // The scene `after` adding `what` (a variable, a sensor) called `name`, as one undoable
+    // edit; a refusal is said in Messages. False when refused.
+    bool commitAdd(engine::SceneSpec after, const QString& what, const QString& name);
 
     WindowParts parts_;
     QStandardItemModel* model_ = nullptr;

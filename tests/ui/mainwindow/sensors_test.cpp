@@ -18,6 +18,7 @@
 
 #include "engine/model/scene_spec.h"
 #include "engine/runtime/simulator.h"
+#include "tests/ui/support/window_test.h"
 #include "ui/common/variables.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/file_actions.h"
@@ -33,38 +34,13 @@
 namespace ui {
 namespace {
 
+using test::drawn;
+
 const QString kPendulum = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json");
 
-// Waits until the view has drawn `frames` more frames.
-void drawn(ViewportWidget* view, int frames = 2) {
-    const int target = view->frameCount() + frames;
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] {
-            view->update();
-            return view->frameCount() >= target;
-        },
-        10000));
-}
-
-class SensorsTest : public ::testing::Test {
+class SensorsTest : public test::WindowTest {
 protected:
-    void SetUp() override {
-        window.resize(1280, 800);
-        window.show();
-        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-        ASSERT_TRUE(window.files()->openScene(kPendulum));
-        drawn(window.viewport());
-    }
-    void trigger(const char* action) {
-        QAction* a = window.findChild<QAction*>(QLatin1String(action));
-        ASSERT_TRUE(a) << action;
-        a->trigger();
-    }
-    const engine::SceneSpec& scene() const { return *window.scene(); }
-    QString lastMessage() const {
-        const MessagesPanel* m = window.messages();
-        return m->count() ? m->item(m->count() - 1)->text() : QString();
-    }
+    void SetUp() override { openWindow(kPendulum); }
     // Types `text` into the field `label` of Properties (a line or an expression) and commits it.
     void type(const QString& label, const QString& text) {
         QWidget* editor = window.properties()->editor(label);
@@ -100,8 +76,6 @@ protected:
             },
             60000);
     }
-
-    MainWindow window;
 };
 
 TEST_F(SensorsTest, AreAddedEditedRenamedDeletedAndUndone) {

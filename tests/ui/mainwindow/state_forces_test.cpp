@@ -16,6 +16,7 @@
 
 #include "engine/model/construct.h"
 #include "engine/model/scene_spec.h"
+#include "tests/ui/support/window_test.h"
 #include "ui/common/variables.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
@@ -31,46 +32,21 @@
 namespace ui {
 namespace {
 
+using test::drawn;
+
 using engine::Vec3;
 
 const QString kPendulum = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/pendulum.json");
 
-// Waits until the view has drawn `frames` more frames (its camera matrices are then current).
-void drawn(ViewportWidget* view, int frames = 2) {
-    const int target = view->frameCount() + frames;
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] {
-            view->update();
-            return view->frameCount() >= target;
-        },
-        10000));
-}
-
-class StateForcesTest : public ::testing::Test {
+class StateForcesTest : public test::WindowTest {
 protected:
-    void SetUp() override {
-        window.resize(1280, 800);
-        window.show();
-        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-        ASSERT_TRUE(window.files()->openScene(kPendulum));
-        drawn(window.viewport());
-    }
-    void trigger(const char* action) {
-        QAction* a = window.findChild<QAction*>(QLatin1String(action));
-        ASSERT_TRUE(a) << action;
-        a->trigger();
-    }
+    void SetUp() override { openWindow(kPendulum); }
     void clickWorld(const Vec3& p_W) {
         ViewportWidget* view = window.viewport();
         drawn(view);
         const QPointF at = view->project(p_W.x(), p_W.y(), p_W.z());
         ASSERT_TRUE(view->rect().contains(at.toPoint())) << "off screen: " << p_W.transpose();
         QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, at.toPoint());
-    }
-    const engine::SceneSpec& scene() const { return *window.scene(); }
-    QString lastMessage() const {
-        const MessagesPanel* m = window.messages();
-        return m->count() ? m->item(m->count() - 1)->text() : QString();
     }
     // Types `text` into the expression field `label` of Properties and commits it.
     void typeExpression(const QString& label, const QString& text) {
@@ -87,8 +63,6 @@ protected:
                 return model->index(k, 0);
         return {};
     }
-
-    MainWindow window;
 };
 
 TEST_F(StateForcesTest, ALineForceMadeBetweenTwoClickedPointsHasTheWrittenOutSpring) {
