@@ -29,6 +29,7 @@
 #include "engine/model/mass_properties.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
+#include "tests/ui/support/window_test.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
 #include "ui/mainwindow/dof_status.h"
@@ -46,16 +47,7 @@ namespace {
 
 using engine::Vec3;
 
-// Waits until the view has drawn `frames` more frames (its camera matrices are then current).
-void drawn(ViewportWidget* view, int frames = 2) {
-    const int target = view->frameCount() + frames;
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] {
-            view->update();
-            return view->frameCount() >= target;
-        },
-        10000));
-}
+using test::drawn;
 
 // Screenshots of the stages, for the README walkthrough, when MOTUS_SCREENSHOT_DIR is set.
 void shot(MainWindow& window, const char* name) {

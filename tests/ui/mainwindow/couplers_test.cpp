@@ -23,6 +23,7 @@
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
+#include "tests/ui/support/window_test.h"
 #include "ui/common/coupler_layout.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
@@ -46,16 +47,7 @@ using engine::Vec3;
 const QString kGearTrain = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/gear_train.json");
 const QString kSteering = QStringLiteral(MOTUS_SOURCE_DIR "/scenes/rack_and_pinion_steering.json");
 
-// Waits until the view has drawn `frames` more frames (its camera matrices are then current).
-void drawn(ViewportWidget* view, int frames = 2) {
-    const int target = view->frameCount() + frames;
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] {
-            view->update();
-            return view->frameCount() >= target;
-        },
-        10000));
-}
+using test::drawn;
 
 class CouplersTest : public ::testing::Test {
 protected:

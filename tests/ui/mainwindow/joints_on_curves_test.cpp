@@ -34,6 +34,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
 #include "engine/model/curve.h"
+#include "tests/ui/support/window_test.h"
 #include "ui/common/joint_curves.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/build_tools.h"
@@ -51,16 +52,7 @@ namespace {
 
 using engine::Vec3;
 
-// Waits until the view has drawn `frames` more frames (its camera matrices are then current).
-void drawn(ViewportWidget* view, int frames = 2) {
-    const int target = view->frameCount() + frames;
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] {
-            view->update();
-            return view->frameCount() >= target;
-        },
-        10000));
-}
+using test::drawn;
 
 // How far a point is from a curve (the curve's frame).
 double offCurve(const engine::CurveSpec& spec, const Vec3& p) {

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/io/scene_json.h"
+#include "tests/ui/support/window_test.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
@@ -33,16 +34,7 @@ using engine::Vec3;
 const QString kSwitch = QStringLiteral("frameMotion");
 const QString kYaw = QStringLiteral("frameMotion.rotation#2");
 
-// Waits until the view has drawn `frames` more frames.
-void drawn(ViewportWidget* view, int frames = 2) {
-    const int target = view->frameCount() + frames;
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] {
-            view->update();
-            return view->frameCount() >= target;
-        },
-        10000));
-}
+using test::drawn;
 
 // The ground and a steel table top half a metre above it, nothing joining them.
 engine::SceneSpec groundAndTable() {
