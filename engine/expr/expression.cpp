@@ -209,6 +209,7 @@ struct Expression::Impl {
     mutable double second = 0.0;         // a function of two variables' second one
     mutable std::vector<double> inputs;  // parseWithInputs: sized once (muparser keeps pointers)
     std::vector<bool> usedInputs;
+    bool usedTime = false;
     mu::Parser parser;
 
     double evalLocked(double t, double u = 0.0, const double* in = nullptr) const {
@@ -307,6 +308,7 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         impl.usedInputs.assign(inputs.size(), false);
         for (std::size_t k = 0; k < inputs.size(); ++k)
             impl.usedInputs[k] = used.count(inputs[k]) > 0;
+        impl.usedTime = used.count("time") > 0;
         if (used.empty()) {
             impl.constant = true;
             impl.constantValue = value;
@@ -345,6 +347,10 @@ double Expression::eval(double time, const double* inputs) const {
 bool Expression::usesInput(int k) const {
     return k >= 0 && static_cast<std::size_t>(k) < impl_->usedInputs.size() &&
            impl_->usedInputs[static_cast<std::size_t>(k)];
+}
+
+bool Expression::usesTime() const {
+    return impl_->usedTime;
 }
 
 int Expression::inputCount() const {

@@ -67,6 +67,8 @@ public:
     // Which of the inputs the expression uses (muparser's list of used variables).
     bool usesInput(int k) const;
     int inputCount() const;
+    // Whether the expression reads `time` (a design variable's binding must not).
+    bool usesTime() const;
     // Time derivatives by five-point central differences (step 1e-3 s, scaled with |time|):
     // about 1e-9 relative for smooth functions; used for drivers' Φt and Φtt. Near a kink
     // (ramp, table corners) they average over ±2 ms. Runs start at time 0, so within 2 ms

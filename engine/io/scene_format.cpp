@@ -15,11 +15,12 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 13). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 14). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
         {"gravity", "[x, y, z] m/s²", "vec3", "[0, 0, -9.81]", "no", "`[0, 0, -9.81]`", "world z is up"},
+        {"designVariables", "array of design variables", "array", "[]", "no", "`[]`", "named numbers that any numeric field may be bound to, as `\"=name\"` or `\"=expression\"` (below; minor version 14)"},
         {"settings", "settings", "object", "", "no", "see below", "solver and integrator"},
         {"contact", "contact", "object", "", "no", "off", "contact between parts with geometry (below, docs/contact.md)"},
         {"parts", "array of parts", "array", "[]", "no", "`[]`", ""},
@@ -46,6 +47,12 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"variable", "/$defs/variable", {
         {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique; not a function's, a measure's, `time` or `pi`"},
         {"expression", "number or expression of `time` and the state", "expression", "", "yes", "—", "may read measures (`DM(a.m, b.m)`, `q(crank)`, …) and other variables, in no cycle"},
+    }, {}});
+    objects.push_back({"designVariable", "/$defs/designVariable", {
+        {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique among design variables and variables"},
+        {"value", "number, in the unit of the fields bound to it", "number", "", "yes", "—", "e.g. a crank length in m, an angle in degrees when bound to an `angleDeg`"},
+        {"minimum", "number", "number", "", "no", "value / 2", "the low end of its slider in the GUI (a study may go beyond)"},
+        {"maximum", "number", "number", "", "no", "2 × value", "the high end of its slider, above the minimum"},
     }, {}});
     objects.push_back({"sensor", "/$defs/sensor", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among sensors"},

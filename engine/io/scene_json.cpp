@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/bindings_json.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/math/number_text.h"
@@ -357,6 +358,8 @@ public:
         std::filesystem::path path(file);
         if (path.is_relative() && !baseDirectory_.empty())
             path = std::filesystem::path(baseDirectory_) / path;
+        // Read anew from a scene in memory: its shape's mesh as it is (held in memory or not).
+        if (auto it = known_.find(at); it != known_.end()) return it->second;
         const std::string key = path.lexically_normal().string();
         if (auto it = meshes_.find(key); it != meshes_.end()) return it->second;
         std::string reason;
@@ -1033,6 +1036,10 @@ public:
              [&](const json& j, const std::string& at, VariableSpec& v) { variable(j, at, v); });
         list("sensors", spec.sensors,
              [&](const json& j, const std::string& at, SensorSpec& s) { sensor(j, at, s); });
+        list("designVariables", spec.designVariables,
+             [&](const json& j, const std::string& at, DesignVariableSpec& v) {
+                 designVariable(j, at, v);
+             });
         if (const json* ct = optional(root, "contact")) contact(*ct, "/contact", spec);
         if (const json* an = optional(root, "analyses")) analyses(*an, spec);
         const json* st = optional(root, "settings");
@@ -1263,6 +1270,15 @@ public:
             expression(*e, at + "/expression", v.expression);
     }
 
+    void designVariable(const json& j, const std::string& at, DesignVariableSpec& v) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, format::object("designVariable").keys(), &v.extensions);
+        name(j, at, v.name);
+        if (const json* n = required(j, at, "value")) number(*n, at + "/value", v.value);
+        if (const json* n = optional(j, "minimum")) number(*n, at + "/minimum", v.minimum);
+        if (const json* n = optional(j, "maximum")) number(*n, at + "/maximum", v.maximum);
+    }
+
     void sensor(const json& j, const std::string& at, SensorSpec& s) {
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("sensor").keys(), &s.extensions);
@@ -1444,11 +1460,22 @@ private:
     bool newerMinor_ = false;  // the file is of a newer minor version: unknown keys are kept
     std::string baseDirectory_;
     std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes_;
+
+public:
+    // The meshes of a scene read anew, by the pointer of their shape's "file".
+    std::map<std::string, std::shared_ptr<const TriangleMesh>> known_;
 };
 
 }  // namespace
 
-SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory) {
+namespace {
+
+SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
+                             const SceneSpec* previous, bool validateIt, SceneLoadResult result);
+
+// parseScene, reusing what `previous` holds when it is given.
+SceneLoadResult parseText(std::string_view text, const std::string& baseDirectory,
+                          const SceneSpec* previous, bool validateIt) {
     SceneLoadResult result;
     // A run file given where a scene is expected: say what it is rather than how its bytes fail.
     if (text.substr(0, 8) == "MOTUSRUN") {
@@ -1499,10 +1526,57 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
         return result;
     }
 
+    return readDocument(root, baseDirectory, previous, validateIt, std::move(result));
+}
+
+// Gives `spec` (read from text written from `previous`) the ids of `previous`, entity by
+// entity, and its bindings' owners accordingly.
+void keepIds(SceneSpec& spec, const SceneSpec& previous) {
+    std::map<EntityId, EntityId> ids;
+    auto take = [&](auto& items, const auto& from) {
+        for (std::size_t k = 0; k < items.size() && k < from.size(); ++k) {
+            ids[items[k].id] = from[k].id;
+            items[k].id = from[k].id;
+        }
+    };
+    for (std::size_t p = 0; p < spec.parts.size() && p < previous.parts.size(); ++p) {
+        ids[spec.parts[p].id] = previous.parts[p].id;
+        spec.parts[p].id = previous.parts[p].id;
+        take(spec.parts[p].markers, previous.parts[p].markers);
+    }
+    take(spec.joints, previous.joints);
+    take(spec.forces, previous.forces);
+    take(spec.motions, previous.motions);
+    take(spec.couplers, previous.couplers);
+    take(spec.contact.pairs, previous.contact.pairs);
+    for (BindingSpec& b : spec.bindings)
+        if (auto it = ids.find(b.owner); it != ids.end()) b.owner = it->second;
+    spec.nextId = std::max(spec.nextId, previous.nextId);
+    spec.formatMinor = previous.formatMinor;
+}
+
+SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
+                             const SceneSpec* previous, bool validateIt, SceneLoadResult result) {
+    // Design variables' bindings first: the reader then meets numbers where they were.
+    const std::vector<detail::FoundBinding> found =
+        detail::resolveBindings(root, result.diagnostics);
     SceneSpec spec;
     Reader reader(result.diagnostics, baseDirectory);
+    if (previous)
+        for (std::size_t p = 0; p < previous->parts.size(); ++p)
+            for (std::size_t k = 0; k < previous->parts[p].shapes.size(); ++k)
+                if (const Shape& shape = previous->parts[p].shapes[k];
+                    shape.type == ShapeType::Mesh)
+                    reader.known_["/parts/" + std::to_string(p) + "/geometry/" + std::to_string(k) +
+                                  "/file"] = shape.mesh;
     reader.scene(root, spec);
     if (hasErrors(result.diagnostics)) return result;
+    detail::attachBindings(spec, found);
+    if (previous) keepIds(spec, *previous);
+    if (!validateIt) {
+        result.scene = std::move(spec);
+        return result;
+    }
 
     Diagnostics semantic = validate(spec);
     result.diagnostics.insert(result.diagnostics.end(), semantic.begin(), semantic.end());
@@ -1514,6 +1588,12 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
     }
     if (!hasErrors(result.diagnostics)) result.scene = std::move(spec);
     return result;
+}
+
+}  // namespace
+
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory) {
+    return parseText(text, baseDirectory, nullptr, true);
 }
 
 SceneLoadResult loadSceneFile(const std::string& path) {
@@ -1550,6 +1630,11 @@ SceneLoadResult loadSceneFile(const std::string& path) {
 }
 
 namespace detail {
+
+SceneLoadResult reparseScene(std::string_view text, const std::string& baseDirectory,
+                             const SceneSpec& previous, bool validate) {
+    return parseText(text, baseDirectory, &previous, validate);
+}
 
 bool isUnitToRoundOff(double w, double x, double y, double z) {
     const double n = Eigen::Vector4d(w, x, y, z).norm();

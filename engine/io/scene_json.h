@@ -23,7 +23,7 @@ constexpr int kSceneFormatVersion = 1;
 // by frequency and dampingRatio. 4: soft joints (a joint's `soft` block). 5: a plot's `x`
 // channel (x-y plots). 6: a shape's `role` (visual or collision only). 7: settings
 // endTime. 8: joint limits (a joint's `limits`).
-constexpr int kSceneFormatMinor = 13;
+constexpr int kSceneFormatMinor = 14;
 
 // Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
 // quaternion, in a shape, in a part); a file nested deeper than this is refused before it is
@@ -83,6 +83,16 @@ std::size_t invalidUtf8Offset(std::string_view text);
 // `text` with each byte that is not part of well-formed UTF-8 replaced by U+FFFD: free text from
 // an imported file (a robot's name) kept as a scene can hold.
 std::string withValidUtf8(std::string_view text);
+
+// Reads scene text written from `previous` (its structure: the same entities in the same
+// order) as parseScene does, reusing the meshes `previous` holds shape by shape (those held in
+// memory only too) and giving every entity the id it has in `previous`; validate() runs only
+// when `validate` is set. How a scene is read anew after its design variables change.
+SceneLoadResult reparseScene(std::string_view text, const std::string& baseDirectory,
+                             const SceneSpec& previous, bool validate);
+
+// The scene's file text without its bindings (every bound field as its number), compact.
+std::string sceneTextWithoutBindings(const SceneSpec& spec);
 
 }  // namespace detail
 

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/bindings_json.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/input_file.h"
 #include "engine/io/output_file.h"
@@ -368,7 +369,7 @@ json contactJson(const ContactSettings& ct) {
     return j;
 }
 
-json sceneJson(const SceneSpec& spec) {
+json sceneJson(const SceneSpec& spec, bool withBindings = true) {
     json j;
     j["format"] = "motus-scene";
     j["version"] = kSceneFormatVersion;
@@ -377,6 +378,19 @@ json sceneJson(const SceneSpec& spec) {
     if (!spec.name.empty()) j["name"] = spec.name;
     if (!spec.description.empty()) j["description"] = spec.description;
     j["gravity"] = vec(spec.gravity);
+    if (!spec.designVariables.empty()) {
+        json variables = json::array();
+        for (const DesignVariableSpec& v : spec.designVariables) {
+            json jv;
+            jv["name"] = v.name;
+            jv["value"] = v.value;
+            if (!std::isnan(v.minimum)) jv["minimum"] = v.minimum;
+            if (!std::isnan(v.maximum)) jv["maximum"] = v.maximum;
+            putExtensions(jv, v.extensions);
+            variables.push_back(jv);
+        }
+        j["designVariables"] = variables;
+    }
     const SolverSettings defaults;
     const SolverSettings& st = spec.settings;
     json settings;
@@ -558,6 +572,7 @@ json sceneJson(const SceneSpec& spec) {
         j["plots"] = plots;
     }
     putExtensions(j, spec.extensions);
+    if (withBindings && !spec.bindings.empty()) detail::putBindings(spec, j);
     return j;
 }
 
@@ -696,6 +711,14 @@ bool sceneHoldsMeshesInMemory(const SceneSpec& spec) {
 std::string sceneToJson(const SceneSpec& spec) {
     return printed(sceneJson(spec));
 }
+
+namespace detail {
+
+std::string sceneTextWithoutBindings(const SceneSpec& spec) {
+    return sceneJson(spec, false).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace detail
 
 bool writeMeshesBeside(SceneSpec& written, const std::string& scenePath, std::string& error) {
     namespace fs = std::filesystem;

@@ -349,6 +349,26 @@ void SceneSpec::placeParts(const std::vector<Transform>& poses) {
         if (!parts[p].ground) parts[p].X_WP = poses[p];
 }
 
+std::optional<std::string> SceneSpec::pointerOf(EntityId id) const {
+    if (id == kNoEntity) return std::string();
+    auto at = [](const char* list, std::size_t k) { return std::string(list) + std::to_string(k); };
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        if (parts[p].id == id) return at("/parts/", p);
+        for (std::size_t m = 0; m < parts[p].markers.size(); ++m)
+            if (parts[p].markers[m].id == id) return at("/parts/", p) + at("/markers/", m);
+    }
+    auto find = [&](const auto& items, const char* list) -> std::optional<std::string> {
+        for (std::size_t k = 0; k < items.size(); ++k)
+            if (items[k].id == id) return at(list, k);
+        return std::nullopt;
+    };
+    if (auto p = find(joints, "/joints/")) return p;
+    if (auto p = find(forces, "/forces/")) return p;
+    if (auto p = find(motions, "/motions/")) return p;
+    if (auto p = find(couplers, "/couplers/")) return p;
+    return find(contact.pairs, "/contact/pairs/");
+}
+
 EntityId SceneSpec::entityAt(std::string_view pointer) const {
     // The pointer's tokens: "/parts/1/markers/0/name" → parts, 1, markers, 0, name.
     std::vector<std::string_view> tokens;
@@ -962,6 +982,30 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/value",
                         "the level a sensor watches for must be a finite number, got " +
                             numberText(sensor.value, 10));
+    }
+
+    // Design variables: names as variables' (unique among both), finite values and ranges.
+    std::set<std::string> designNames;
+    for (std::size_t k = 0; k < spec.designVariables.size(); ++k) {
+        const DesignVariableSpec& dv = spec.designVariables[k];
+        const std::string at = "/designVariables/" + std::to_string(k);
+        if (std::string reason = variableNameError(dv.name); !reason.empty())
+            check.error(at + "/name", "design " + reason);
+        else if (!designNames.insert(dv.name).second)
+            check.error(at + "/name", "duplicate design variable name '" + dv.name + "'");
+        else if (variableNames.count(dv.name))
+            check.error(at + "/name", "'" + dv.name +
+                                          "' names a variable too: a design variable needs a "
+                                          "name of its own");
+        if (!std::isfinite(dv.value))
+            check.error(at + "/value", "a design variable's value must be a finite number");
+        for (const auto& [bound, key] : {std::pair{dv.minimum, "minimum"}, {dv.maximum, "maximum"}})
+            if (std::isinf(bound))
+                check.error(at + "/" + key, std::string("the ") + key + " must be a finite number");
+        if (dv.minimum >= dv.maximum)
+            check.error(at + "/maximum", "the maximum (" + numberText(dv.maximum, 10) +
+                                             ") must be above the minimum (" +
+                                             numberText(dv.minimum, 10) + ")");
     }
 
     // Motions: a joint coordinate that exists, driven once, by a valid expression.

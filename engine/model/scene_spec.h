@@ -378,6 +378,35 @@ struct VariableSpec {
     std::string extensions;
 };
 
+// A design variable: a named number that numeric fields of the scene are bound to ("=L_crank",
+// "=2*L_crank + 0.01"), so that changing it changes them all, and that a study sweeps
+// (engine/io/design_variables.h). Its unit is that of the fields it feeds.
+struct DesignVariableSpec {
+    std::string name;
+    double value = 0.0;
+    // The range a slider offers; NaN: none given (the GUI then offers value/2 … 2·value).
+    double minimum = std::numeric_limits<double>::quiet_NaN();
+    double maximum = std::numeric_limits<double>::quiet_NaN();
+    std::string extensions;
+};
+
+// A numeric field of the scene bound to an expression of design variables: the field holds the
+// expression's value, and the scene file keeps the expression ("=expression"). The field is
+// named from the entity that holds it, so that the binding follows the entity when others are
+// added, deleted or reordered: `owner` (a part, marker, joint, force, motion, coupler or contact
+// pair; kNoEntity for the scene's own settings and lists without ids) and `field`, a JSON
+// pointer from the owner's object ("/mass", "/position/0", "/orientation/angleDeg").
+// `group` is the pointer (from the owner) of the object or array that holds the field as the
+// file wrote it, `groupJson` its text there (with the bindings): an orientation bound by its
+// angle is written back in axis-angle form, and a vector left out as zero is written back.
+struct BindingSpec {
+    EntityId owner = kNoEntity;
+    std::string field;
+    std::string expression;
+    std::string group;
+    std::string groupJson;
+};
+
 // A sensor watches an expression of time and the state cross a value during a run, the instant
 // located within the integrator's step (dopri45: to 1e-12 s on its dense output; fixed-step
 // methods: between two steps, the run stopping at the step after it), and then acts.
@@ -589,6 +618,8 @@ struct SceneSpec {
     std::vector<CouplerSpec> couplers;
     std::vector<VariableSpec> variables;
     std::vector<SensorSpec> sensors;
+    std::vector<DesignVariableSpec> designVariables;
+    std::vector<BindingSpec> bindings;  // the fields bound to design variables
     SolverSettings settings;
     ContactSettings contact;
     std::vector<PlotSpec> plots;
@@ -610,6 +641,9 @@ struct SceneSpec {
     // The entity a JSON pointer into the scene file names ("/joints/3", "/parts/1/markers/0",
     // "/parts/2/mass": the part), what a diagnostic's `where` says; kNoEntity when it names none.
     EntityId entityAt(std::string_view pointer) const;
+    // The JSON pointer of an entity's object in the scene file ("/parts/1/markers/0"); empty
+    // for kNoEntity (the file's root), nullopt when the scene holds no such entity.
+    std::optional<std::string> pointerOf(EntityId id) const;
     // Moves each moving part to its pose in `poses` (one per part, as partPoses gives them for
     // a solved state); the ground stays. The one place a solved pose is written back.
     void placeParts(const std::vector<Transform>& poses);

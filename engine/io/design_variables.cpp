@@ -1,0 +1,469 @@
+#include "engine/io/design_variables.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+#include "engine/expr/expression.h"
+#include "engine/io/bindings_json.h"
+#include "engine/io/scene_json.h"
+#include "engine/math/number_text.h"
+#include "engine/model/state_functions.h"
+
+namespace engine::io {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+// RFC 6901: '~' and '/' in a key.
+std::string escaped(const std::string& key) {
+    std::string out;
+    for (const char c : key) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::vector<std::string> tokensOf(const std::string& pointer) {
+    std::vector<std::string> tokens;
+    std::size_t k = 0;
+    while (k < pointer.size() && pointer[k] == '/') {
+        const std::size_t end = std::min(pointer.find('/', k + 1), pointer.size());
+        tokens.push_back(pointer.substr(k + 1, end - k - 1));
+        k = end;
+    }
+    return tokens;
+}
+
+std::string joined(const std::vector<std::string>& tokens, std::size_t count) {
+    std::string out;
+    for (std::size_t k = 0; k < count && k < tokens.size(); ++k) out += "/" + tokens[k];
+    return out;
+}
+
+// What holds the field at `pointer`: its orientation object when it is inside one (written back
+// whole, in the form the file gave it), else its parent.
+std::string groupOf(const std::string& pointer) {
+    const std::vector<std::string> tokens = tokensOf(pointer);
+    for (std::size_t k = 0; k + 1 < tokens.size(); ++k)
+        if (tokens[k] == "orientation") return joined(tokens, k + 1);
+    return joined(tokens, tokens.empty() ? 0 : tokens.size() - 1);
+}
+
+bool isOrientationGroup(const std::string& group) {
+    return group.size() >= 12 && group.compare(group.size() - 12, 12, "/orientation") == 0;
+}
+
+// The design variables a document defines, as far as they can be read (the reader judges them).
+struct Variables {
+    std::vector<std::string> names;
+    std::vector<double> values;
+};
+
+template <class Json>
+Variables documentVariables(const Json& root) {
+    Variables v;
+    if (!root.is_object() || !root.contains("designVariables")) return v;
+    const Json& list = root["designVariables"];
+    if (!list.is_array()) return v;
+    for (const Json& item : list) {
+        if (!item.is_object() || !item.contains("name") || !item.contains("value")) continue;
+        if (!item["name"].is_string() || !item["value"].is_number()) continue;
+        v.names.push_back(item["name"].template get<std::string>());
+        v.values.push_back(item["value"].template get<double>());
+    }
+    return v;
+}
+
+Variables specVariables(const SceneSpec& spec) {
+    Variables v;
+    for (const DesignVariableSpec& dv : spec.designVariables) {
+        v.names.push_back(dv.name);
+        v.values.push_back(dv.value);
+    }
+    return v;
+}
+
+// The value of a binding's expression; nullopt with the reason.
+std::optional<double> evaluate(const std::string& expression, const Variables& variables,
+                               std::string& error) {
+    const std::size_t first = expression.find_first_not_of(" \t");
+    if (first == std::string::npos) {
+        error = "'=' must be followed by an expression of the design variables";
+        return std::nullopt;
+    }
+    // Only names that can be muparser inputs: a malformed design variable is the reader's
+    // error, not this binding's.
+    Variables usable;
+    for (std::size_t k = 0; k < variables.names.size(); ++k)
+        if (variableNameError(variables.names[k]).empty() &&
+            std::find(usable.names.begin(), usable.names.end(), variables.names[k]) ==
+                usable.names.end()) {
+            usable.names.push_back(variables.names[k]);
+            usable.values.push_back(variables.values[k]);
+        }
+    std::string reason;
+    const std::optional<Expression> e =
+        Expression::parseWithInputs(expression, reason, usable.names);
+    if (!e) {
+        if (reason.find("nexpected token") != std::string::npos ||
+            reason.find("nknown") != std::string::npos)
+            reason += usable.names.empty() ? " (the scene defines no design variables)"
+                                           : " (the design variables are " +
+                                                 [&] {
+                                                     std::string list;
+                                                     for (const std::string& n : usable.names)
+                                                         list += (list.empty() ? "" : ", ") + n;
+                                                     return list;
+                                                 }() +
+                                                 ")";
+        error = "bad binding '=" + expression + "': " + reason;
+        return std::nullopt;
+    }
+    if (e->usesTime()) {
+        error = "the binding '=" + expression +
+                "' reads time: a field is bound to design variables only (its value is fixed "
+                "before the run starts)";
+        return std::nullopt;
+    }
+    const double value = e->eval(0.0, usable.values.data());
+    if (!std::isfinite(value)) {
+        error = "the binding '=" + expression + "' is " +
+                (std::isnan(value) ? "not a number" : "infinite") +
+                " with the design variables' values";
+        return std::nullopt;
+    }
+    return value;
+}
+
+void resolve(json& node, const json& original, const std::string& pointer, const Variables& vars,
+             std::vector<detail::FoundBinding>& found, Diagnostics& out) {
+    if (node.is_object()) {
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            const std::string& key = it.key();
+            if (key == "name" || key == "description") continue;
+            // The header and the design variables themselves are never bound.
+            if (pointer.empty() && (key == "designVariables" || key == "version" ||
+                                    key == "minorVersion" || key == "format"))
+                continue;
+            resolve(it.value(), original, pointer + "/" + escaped(key), vars, found, out);
+        }
+        return;
+    }
+    if (node.is_array()) {
+        for (std::size_t k = 0; k < node.size(); ++k)
+            resolve(node[k], original, pointer + "/" + std::to_string(k), vars, found, out);
+        return;
+    }
+    if (!node.is_string()) return;
+    const std::string& text = node.get_ref<const std::string&>();
+    if (text.empty() || text.front() != '=') return;
+    const std::string expression = text.substr(1);
+    std::string error;
+    const std::optional<double> value = evaluate(expression, vars, error);
+    if (!value) {
+        out.push_back({Severity::Error, pointer, error});
+        node = 0.0;
+        return;
+    }
+    detail::FoundBinding b;
+    b.pointer = pointer;
+    b.expression = expression;
+    b.group = groupOf(pointer);
+    const json& holder = original.at(json::json_pointer(b.group));
+    if (holder.is_array() || isOrientationGroup(b.group)) b.groupJson = holder.dump();
+    found.push_back(std::move(b));
+    // An integral value as an integer, so that integer fields (iterations) can be bound too.
+    if (*value == std::floor(*value) && std::abs(*value) < 9007199254740992.0)
+        node = static_cast<std::int64_t>(*value);
+    else
+        node = *value;
+}
+
+// `doc` with the binding `b` of `spec` put in; false when its entity is gone.
+bool putBinding(const SceneSpec& spec, const BindingSpec& b, ordered_json& doc) {
+    const std::optional<std::string> owner = spec.pointerOf(b.owner);
+    if (!owner) return false;
+    const std::string field = *owner + b.field, group = *owner + b.group;
+    using Pointer = ordered_json::json_pointer;
+    try {
+        const Pointer parent = Pointer(field).parent_pointer();
+        const bool parentHere = doc.contains(parent);
+        if (isOrientationGroup(group) && !b.groupJson.empty()) {
+            doc[Pointer(group)] = ordered_json::parse(b.groupJson);
+            return true;
+        }
+        if (parentHere) {
+            ordered_json& holder = doc[parent];
+            const std::string last = tokensOf(field).back();
+            if (holder.is_array()) {
+                const std::size_t index = std::stoul(last);
+                if (index >= holder.size()) return false;
+                holder[index] = "=" + b.expression;
+                return true;
+            }
+            if (!holder.is_object()) return false;
+            doc[Pointer(field)] = "=" + b.expression;
+            return true;
+        }
+        if (!b.groupJson.empty()) {
+            // A vector the writer left out (all zero): the file's own, with its bindings.
+            const Pointer above = Pointer(group).parent_pointer();
+            if (!doc.contains(above) || !doc[above].is_object()) return false;
+            doc[Pointer(group)] = ordered_json::parse(b.groupJson);
+            return true;
+        }
+        doc[Pointer(field)] = "=" + b.expression;  // objects made on the way
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// Whether `doc` (the written document with bindings put in) reads back as the scene written
+// without them: every binding in it holds.
+bool readsBackAs(const SceneSpec& spec, const ordered_json& doc, const std::string& written) {
+    SceneLoadResult again = detail::reparseScene(doc.dump(), "", spec, false);
+    return again.scene && detail::sceneTextWithoutBindings(*again.scene) == written;
+}
+
+std::string absolute(const SceneSpec& spec, const BindingSpec& b) {
+    const std::optional<std::string> owner = spec.pointerOf(b.owner);
+    return owner ? *owner + b.field : std::string();
+}
+
+// The bindings of `spec` that hold, by index.
+std::vector<std::size_t> holdingBindings(const SceneSpec& spec) {
+    std::vector<std::size_t> holding;
+    if (spec.bindings.empty()) return holding;
+    ordered_json written = ordered_json::parse(detail::sceneTextWithoutBindings(spec));
+    const std::string text = written.dump();
+    ordered_json all = written;
+    for (std::size_t k = 0; k < spec.bindings.size(); ++k)
+        if (putBinding(spec, spec.bindings[k], all)) holding.push_back(k);
+    if (readsBackAs(spec, all, text)) return holding;
+    // One at a time: those that hold alone, then together.
+    std::vector<std::size_t> alone;
+    for (const std::size_t k : holding) {
+        ordered_json one = written;
+        if (putBinding(spec, spec.bindings[k], one) && readsBackAs(spec, one, text))
+            alone.push_back(k);
+    }
+    ordered_json together = written;
+    for (const std::size_t k : alone) putBinding(spec, spec.bindings[k], together);
+    if (readsBackAs(spec, together, text)) return alone;
+    return {};
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<FoundBinding> resolveBindings(json& root, Diagnostics& out) {
+    std::vector<FoundBinding> found;
+    if (!root.is_object()) return found;
+    const Variables vars = documentVariables(root);
+    const json original = root;
+    resolve(root, original, "", vars, found, out);
+    return found;
+}
+
+void attachBindings(SceneSpec& spec, const std::vector<FoundBinding>& found) {
+    for (const FoundBinding& f : found) {
+        BindingSpec b;
+        b.owner = spec.entityAt(f.pointer);
+        const std::string owner = spec.pointerOf(b.owner).value_or("");
+        b.field = f.pointer.substr(owner.size());
+        b.group = f.group.size() >= owner.size() ? f.group.substr(owner.size()) : std::string();
+        b.groupJson = f.groupJson;
+        b.expression = f.expression;
+        spec.bindings.push_back(std::move(b));
+    }
+}
+
+void putBindings(const SceneSpec& spec, ordered_json& j) {
+    const std::vector<std::size_t> holding = holdingBindings(spec);
+    for (const std::size_t k : holding) putBinding(spec, spec.bindings[k], j);
+}
+
+}  // namespace detail
+
+std::vector<BoundField> boundFields(const SceneSpec& spec) {
+    std::vector<BoundField> fields;
+    const Variables vars = specVariables(spec);
+    for (const std::size_t k : holdingBindings(spec)) {
+        const BindingSpec& b = spec.bindings[k];
+        std::string error;
+        fields.push_back({absolute(spec, b), b.expression,
+                          evaluate(b.expression, vars, error).value_or(std::nan(""))});
+    }
+    return fields;
+}
+
+std::optional<BoundField> boundFieldAt(const SceneSpec& spec, const std::string& pointer) {
+    for (BoundField& f : boundFields(spec))
+        if (f.pointer == pointer) return std::move(f);
+    return std::nullopt;
+}
+
+namespace {
+
+// Reads `doc` anew in place of `spec` (ids kept); false with `error` (the first error).
+bool rereadInto(SceneSpec& spec, const ordered_json& doc, const std::string& baseDirectory,
+                std::string& error) {
+    SceneLoadResult again = detail::reparseScene(doc.dump(), baseDirectory, spec, false);
+    if (!again.scene) {
+        for (const Diagnostic& d : again.diagnostics)
+            if (d.severity == Severity::Error) {
+                error = (d.where.empty() ? "" : d.where + ": ") + d.message;
+                break;
+            }
+        if (error.empty()) error = "the scene cannot be read with these values";
+        return false;
+    }
+    spec = std::move(*again.scene);
+    return true;
+}
+
+}  // namespace
+
+bool setDesignVariables(SceneSpec& spec, const std::vector<std::pair<std::string, double>>& values,
+                        const std::string& baseDirectory, std::string& error) {
+    ordered_json doc = ordered_json::parse(sceneToJson(spec));
+    for (const auto& [name, value] : values) {
+        auto it = std::find_if(spec.designVariables.begin(), spec.designVariables.end(),
+                               [&](const DesignVariableSpec& v) { return v.name == name; });
+        if (it == spec.designVariables.end()) {
+            error = "no design variable '" + name + "'";
+            return false;
+        }
+        if (!std::isfinite(value)) {
+            error = "design variable '" + name + "' must be a finite number, got " +
+                    numberText(value, 10);
+            return false;
+        }
+        const std::size_t k = static_cast<std::size_t>(it - spec.designVariables.begin());
+        doc["designVariables"][k]["value"] = value;
+    }
+    return rereadInto(spec, doc, baseDirectory, error);
+}
+
+bool bindField(SceneSpec& spec, const std::string& pointer, const std::string& expression,
+               const std::string& baseDirectory, std::string& error) {
+    std::string reason;
+    if (!evaluate(expression, specVariables(spec), reason)) {
+        error = pointer + ": " + reason;
+        return false;
+    }
+    ordered_json doc = ordered_json::parse(sceneToJson(spec));
+    using Pointer = ordered_json::json_pointer;
+    try {
+        const Pointer field(pointer);
+        const Pointer parent = field.parent_pointer();
+        const std::string last = tokensOf(pointer).empty() ? "" : tokensOf(pointer).back();
+        if (!doc.contains(parent)) {
+            // A vector left out as its default: zero, a scale one.
+            const std::string key = tokensOf(pointer).size() >= 2
+                                        ? tokensOf(pointer)[tokensOf(pointer).size() - 2]
+                                        : "";
+            doc[parent] = key == "scale" ? ordered_json::array({1.0, 1.0, 1.0})
+                                         : ordered_json::array({0.0, 0.0, 0.0});
+        }
+        ordered_json& holder = doc[parent];
+        if (holder.is_array()) {
+            const std::size_t index = std::stoul(last);
+            if (index >= holder.size() || !holder[index].is_number()) {
+                error = pointer + ": no number there to bind";
+                return false;
+            }
+            holder[index] = "=" + expression;
+        } else if (holder.is_object()) {
+            if (holder.contains(last) && !holder[last].is_number() && !holder[last].is_string()) {
+                error = pointer + ": no number there to bind";
+                return false;
+            }
+            doc[field] = "=" + expression;
+        } else {
+            error = pointer + ": no number there to bind";
+            return false;
+        }
+    } catch (const std::exception&) {
+        error = pointer + ": no such field in the scene";
+        return false;
+    }
+    SceneSpec bound = spec;
+    if (!rereadInto(bound, doc, baseDirectory, error)) return false;
+    if (!boundFieldAt(bound, pointer)) {
+        error = pointer + ": this field cannot be bound (it takes no number)";
+        return false;
+    }
+    spec = std::move(bound);
+    return true;
+}
+
+bool unbindField(SceneSpec& spec, const std::string& pointer) {
+    const auto before = spec.bindings.size();
+    std::erase_if(spec.bindings,
+                  [&](const BindingSpec& b) { return absolute(spec, b) == pointer; });
+    return spec.bindings.size() != before;
+}
+
+void renameDesignVariableInBindings(SceneSpec& spec, const std::string& from,
+                                    const std::string& to) {
+    auto isName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    auto renamed = [&](const std::string& text) {
+        std::string out;
+        std::size_t k = 0;
+        while (k < text.size()) {
+            if (isName(text[k])) {
+                std::size_t end = k;
+                while (end < text.size() && isName(text[end])) ++end;
+                const std::string word = text.substr(k, end - k);
+                out += word == from ? to : word;
+                k = end;
+            } else {
+                out += text[k++];
+            }
+        }
+        return out;
+    };
+    for (BindingSpec& b : spec.bindings) {
+        b.expression = renamed(b.expression);
+        if (!b.groupJson.empty()) {
+            // The holder's text keeps its bindings as "=…" strings.
+            json holder = json::parse(b.groupJson, nullptr, false);
+            auto walk = [&](auto&& self, json& node) -> void {
+                if (node.is_structured()) {
+                    for (auto& child : node) self(self, child);
+                } else if (node.is_string()) {
+                    const std::string& text = node.get_ref<const std::string&>();
+                    if (!text.empty() && text.front() == '=') node = "=" + renamed(text.substr(1));
+                }
+            };
+            walk(walk, holder);
+            if (!holder.is_discarded()) b.groupJson = holder.dump();
+        }
+    }
+}
+
+std::string designVariableNameError(const SceneSpec& spec, const std::string& name) {
+    if (std::string reason = variableNameError(name); !reason.empty()) {
+        if (reason.rfind("variable name", 0) == 0) reason = "design " + reason;
+        return reason;
+    }
+    for (const DesignVariableSpec& v : spec.designVariables)
+        if (v.name == name) return "a design variable is already named '" + name + "'";
+    for (const VariableSpec& v : spec.variables)
+        if (v.name == name) return "a variable is already named '" + name + "'";
+    return {};
+}
+
+}  // namespace engine::io
