@@ -171,8 +171,9 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     CLI::App* batch = app.add_subcommand(
         "batch",
         "A parameter study: each row of a cases file sets the scene values its header names "
-        "(paths as --set takes them) and runs the analysis, one CSV per case in --out-dir, "
-        "with summary.csv listing each case's outcome.");
+        "(paths as --set takes them, or a design variable's name) and runs the analysis, one CSV "
+        "per case in --out-dir, with summary.csv listing each case's values, outcome and "
+        "summarised results; the cases run on every core.");
     batch->add_option("scene", batchOptions.scene, "Scene file (.json)")->required();
     batch
         ->add_option("--cases", batchOptions.cases,
@@ -186,6 +187,14 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         ->check(kPositive);
     batch->add_option("--output-dt", batchOptions.outputDt, "Time between output rows [s]")
         ->check(kPositive);
+    batch
+        ->add_option("--jobs", batchOptions.jobs,
+                     "Cases run at a time, each in a program of its own (default: one per core)")
+        ->check(CLI::Range(1, 1024));
+    batch->add_option("--summarize", batchOptions.summarize,
+                      "Channels to summarise per case in summary.csv (repeatable, or separated "
+                      "by commas): their min, max, peak (largest magnitude) and final value; "
+                      "NAME.|F| is the length of NAME.Fx, NAME.Fy, NAME.Fz");
 
     std::string &formatPath = line.formatPath, &formatOut = line.formatOut;
     CLI::App* format = app.add_subcommand("format",

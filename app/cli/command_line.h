@@ -69,6 +69,8 @@ struct BatchOptions {
     std::string analysis = "simulate";
     double duration = 0.0;
     double outputDt = 0.0;
+    int jobs = 0;                        // cases at a time; 0: one per core
+    std::vector<std::string> summarize;  // channels summarised per case in summary.csv
 };
 
 struct RenderOptions {
