@@ -18,6 +18,7 @@
 #include "engine/io/run_file.h"
 #include "engine/model/scene_spec.h"
 #include "engine/record/recording.h"
+#include "ui/analysis/design_variables_panel.h"
 #include "ui/analysis/modes_panel.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
@@ -65,6 +66,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     dof_ = new DofStatus;
     parts_.mobility = dof_;
     parts_.runs = new RunControl(parts_);
+    designVariables_ = new DesignVariablesPanel(parts_.document);
+    designVariables_->setObjectName(QStringLiteral("DesignVariables"));
     properties_ = new PropertiesPanel;
     properties_->setObjectName(QStringLiteral("Properties"));
     tree_ = new SceneTreePanel(parts_);
@@ -239,7 +242,7 @@ void MainWindow::resetLayout() {
     // a plot); every message is said in the status bar as it comes.
     for (const char* name : {"SceneDock", "PropertiesDock", "TimelineDock"})
         if (QDockWidget* d = dock(name)) d->show();
-    for (const char* name : {"MessagesDock", "PlotsDock", "ModesDock"})
+    for (const char* name : {"MessagesDock", "PlotsDock", "ModesDock", "DesignVariablesDock"})
         if (QDockWidget* d = dock(name)) d->hide();
     const int width = std::max(this->width(), 800), height = std::max(this->height(), 500);
     resizeDocks({dock("PropertiesDock")}, {std::clamp(width * 27 / 100, 280, 400)}, Qt::Horizontal);
@@ -283,6 +286,19 @@ void MainWindow::createDocks() {
     tabifyDockWidget(plotsDock, modesDock);
     modesDock->hide();
     messageDock->raise();
+    // Design variables: a tab beside Properties, shown with a scene that has some.
+    QDockWidget* variablesDock =
+        dock(tr("Design Variables"), "DesignVariablesDock", designVariables_);
+    addDockWidget(Qt::RightDockWidgetArea, variablesDock);
+    tabifyDockWidget(propertiesDock, variablesDock);
+    variablesDock->hide();
+    propertiesDock->raise();
+    connect(parts_.document, &SceneDocument::documentReset, variablesDock, [this, variablesDock] {
+        if (scene() && !scene()->designVariables.empty()) {
+            variablesDock->show();
+            variablesDock->raise();
+        }
+    });
     resizeDocks({treeDock, propertiesDock}, {300, 330}, Qt::Horizontal);
     resizeDocks({timelineDock, messageDock}, {40, 110}, Qt::Vertical);
     // A new plot is shown at once, tall enough to read (the messages' height is too small).

@@ -30,6 +30,7 @@ class ExportActions;
 class FileActions;
 class HelpActions;
 class PropertiesPanel;
+class DesignVariablesPanel;
 class SceneTreePanel;
 struct SceneChange;
 
@@ -59,6 +60,7 @@ public:
     ViewportWidget* viewport() const { return parts_.viewport; }
     SceneTreePanel* sceneTree() const { return tree_; }
     PropertiesPanel* properties() const { return properties_; }
+    DesignVariablesPanel* designVariables() const { return designVariables_; }
     MessagesPanel* messages() const { return parts_.messages; }
     PlotsPanel* plots() const { return parts_.plots; }
     ModesPanel* modesPanel() const { return parts_.modes; }
@@ -92,6 +94,7 @@ private:
     WindowParts parts_;
     SceneTreePanel* tree_ = nullptr;
     PropertiesPanel* properties_ = nullptr;
+    DesignVariablesPanel* designVariables_ = nullptr;
     DofStatus* dof_ = nullptr;
     FileActions* files_ = nullptr;
     Analyses* analyses_ = nullptr;

@@ -80,6 +80,8 @@ const std::map<QString, QString> kNotInProperties = {
     {QStringLiteral("plots"), QStringLiteral("edited in the plots panel (ui/plots/plots_panel.h)")},
     {QStringLiteral("analyses"),
      QStringLiteral("edited on each element's page: its 'Left out of …' switches")},
+    {QStringLiteral("designVariables"),
+     QStringLiteral("edited in the Design Variables panel (ui/analysis/design_variables_panel.h)")},
 };
 
 // Lists of items that are shown on their owner's page rather than as entities, by the schema
