@@ -1,4 +1,4 @@
-#include "ui/analysis/study_dialog.h"
+#include "ui/mainwindow/study_dialog.h"
 
 #include <signal.h>
 

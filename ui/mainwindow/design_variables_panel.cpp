@@ -1,4 +1,4 @@
-#include "ui/analysis/design_variables_panel.h"
+#include "ui/mainwindow/design_variables_panel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,9 +30,9 @@
 #include "engine/io/design_variables.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/edit.h"
-#include "ui/analysis/study_dialog.h"
 #include "ui/common/text.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/study_dialog.h"
 
 namespace ui {
 namespace {
