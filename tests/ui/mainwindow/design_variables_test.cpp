@@ -20,9 +20,9 @@
 
 #include "engine/io/design_variables.h"
 #include "tests/ui/support/window_test.h"
+#include "ui/document/scene_document.h"
 #include "ui/mainwindow/design_variables_panel.h"
 #include "ui/mainwindow/study_dialog.h"
-#include "ui/document/scene_document.h"
 
 namespace ui {
 namespace {

@@ -81,7 +81,8 @@ const std::map<QString, QString> kNotInProperties = {
     {QStringLiteral("analyses"),
      QStringLiteral("edited on each element's page: its 'Left out of …' switches")},
     {QStringLiteral("designVariables"),
-     QStringLiteral("edited in the Design Variables panel (ui/mainwindow/design_variables_panel.h)")},
+     QStringLiteral(
+         "edited in the Design Variables panel (ui/mainwindow/design_variables_panel.h)")},
 };
 
 // Lists of items that are shown on their owner's page rather than as entities, by the schema
