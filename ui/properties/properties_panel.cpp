@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include <QCheckBox>
 #include <QColorDialog>
@@ -25,6 +26,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
+#include "engine/io/design_variables.h"
 #include "engine/io/mesh_loader.h"
 #include "engine/model/edit.h"
 #include "engine/model/mass_properties.h"
@@ -192,6 +194,55 @@ void PropertiesPanel::refreshValues() {
             break;
         }
     }
+    markBoundNumbers();
+}
+
+QString PropertiesPanel::filePointer(const Field& f, int component) const {
+    if (!spec_ || (f.kind != Field::Kind::Number && f.kind != Field::Kind::Vector) ||
+        f.key.isEmpty())
+        return {};
+    QString base;
+    if (variable_ >= 0)
+        base = QStringLiteral("/variables/%1").arg(variable_);
+    else if (sensor_ >= 0)
+        base = QStringLiteral("/sensors/%1").arg(sensor_);
+    else if (const std::optional<std::string> at = spec_->pointerOf(id_))
+        base = toQString(*at);
+    else
+        return {};
+    const bool marker = base.contains(QStringLiteral("/markers/"));
+    QStringList steps = f.key.split(u'.');
+    if (steps.front() == QStringLiteral("shape")) {
+        if (shape_ <= 0) return {};
+        steps.front() = QStringLiteral("geometry/%1").arg(shape_ - 1);
+    }
+    if (marker && markerInWorld_ && steps.front() == QStringLiteral("position")) return {};
+    QString pointer = base + u'/' + steps.join(u'/');
+    if (f.kind == Field::Kind::Vector) pointer += u'/' + QString::number(component);
+    return pointer;
+}
+
+void PropertiesPanel::markBoundNumbers() {
+    if (!spec_) return;
+    std::map<QString, QString> bound;  // pointer → expression
+    if (!spec_->bindings.empty())
+        for (const engine::io::BoundField& b : engine::io::boundFields(*spec_))
+            bound[toQString(b.pointer)] = toQString(b.expression);
+    for (auto& owned : fields_)
+        for (int k = 0; k < 3; ++k) {
+            QLineEdit* edit = owned->edits[k];
+            if (!edit || (owned->kind != Field::Kind::Number && owned->kind != Field::Kind::Vector))
+                continue;
+            const auto it = bound.find(filePointer(*owned, k));
+            if (it == bound.end()) {
+                edit->setStyleSheet(QString());
+                continue;
+            }
+            edit->setStyleSheet(QStringLiteral("background: #dcebfa;"));
+            edit->setToolTip(tr("= %1 (bound to design variables: it follows them; a number "
+                                "typed here replaces the binding)\n%2")
+                                 .arg(it->second, edit->toolTip()));
+        }
 }
 
 void PropertiesPanel::rebuild() {
@@ -282,6 +333,7 @@ void PropertiesPanel::rebuild() {
         row->setToolTip(help);
         form_->addRow(label, row);
     }
+    markBoundNumbers();
     scroll_->setWidget(body_);
     scroll_->verticalScrollBar()->setValue(scrolled);
 }

@@ -92,6 +92,11 @@ private:
     void commitField(Field& field);
     QWidget* makeEditorRow(Field& field, const engine::SceneSpec& spec);
     Field* find(const QString& labelOrKey) const;
+    // The scene-file pointer of a number a row shows ("/parts/1/markers/0/position/2"), empty
+    // when the row shows no number as the file holds it (a marker's position in world axes).
+    QString filePointer(const Field& field, int component) const;
+    // Marks the rows' numbers bound to design variables (a tint, the expression in the tooltip).
+    void markBoundNumbers();
 
     const engine::SceneSpec* spec_ = nullptr;
     engine::EntityId id_ = engine::kNoEntity;

@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSlider>
@@ -23,6 +24,7 @@
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/design_variables_panel.h"
 #include "ui/mainwindow/study_dialog.h"
+#include "ui/properties/properties_panel.h"
 
 namespace ui {
 namespace {
@@ -101,6 +103,38 @@ TEST_F(DesignVariablesWindow, FieldsAreBoundAndUnboundFromThePanel) {
     EXPECT_EQ(panel()->boundFieldCount(), 0);
     ASSERT_TRUE(panel()->setValue(QStringLiteral("m"), 4.0));
     EXPECT_DOUBLE_EQ(scene().parts[1].mass, 3.0);  // free now
+}
+
+// Properties tints the numbers bound to design variables and shows their expression; a number
+// typed there replaces the binding.
+TEST_F(DesignVariablesWindow, PropertiesShowsTheBoundNumbersAndATypedNumberUnbindsThem) {
+    openWindow(kStudy);
+    PropertiesPanel* properties = window.properties();
+    properties->showEntity(window.scene(), crank().id);
+    auto* mass = qobject_cast<QLineEdit*>(properties->editorForKey(QStringLiteral("mass")));
+    ASSERT_TRUE(mass);
+    EXPECT_TRUE(mass->toolTip().startsWith(QStringLiteral("= 4*L_crank")))
+        << mass->toolTip().toStdString();
+    EXPECT_FALSE(mass->styleSheet().isEmpty());
+    auto* y = qobject_cast<QLineEdit*>(properties->editorForKey(QStringLiteral("position"), 1));
+    ASSERT_TRUE(y);
+    EXPECT_TRUE(y->styleSheet().isEmpty());  // the y of the position is a number
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        window.findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))->raise();
+        QTest::qWait(100);
+        window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/bound_properties.png");
+    }
+    mass->setText(QStringLiteral("0.3"));
+    properties->commit(QStringLiteral("Mass"));
+    EXPECT_DOUBLE_EQ(crank().mass, 0.3);
+    EXPECT_EQ(panel()->boundFieldCount(), 10);
+    mass = qobject_cast<QLineEdit*>(properties->editorForKey(QStringLiteral("mass")));
+    ASSERT_TRUE(mass);
+    EXPECT_TRUE(mass->styleSheet().isEmpty());
+    // L changes the rest, not the mass typed in.
+    ASSERT_TRUE(panel()->setValue(QStringLiteral("L_crank"), 0.06));
+    EXPECT_DOUBLE_EQ(crank().mass, 0.3);
+    EXPECT_DOUBLE_EQ(crank().shapes[0].size.x(), 0.06);
 }
 
 // The study in the window and motus-cli batch on the same cases: the same summary.
