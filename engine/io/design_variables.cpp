@@ -144,33 +144,61 @@ std::optional<double> evaluate(const std::string& expression, const Variables& v
     return value;
 }
 
-void resolve(json& node, const json& original, const std::string& pointer, const Variables& vars,
-             std::vector<detail::FoundBinding>& found, Diagnostics& out) {
+// At most this many bound fields in a scene (a file of "=L" strings all through it is refused
+// before it takes long to read and to write).
+constexpr std::size_t kMaxBindings = 100000;
+
+// What resolving a document keeps: the values of the expressions met (by their text).
+struct Resolving {
+    const Variables& vars;
+    std::vector<detail::FoundBinding>& found;
+    Diagnostics& out;
+    std::map<std::string, std::pair<std::optional<double>, std::string>> values;
+    bool tooMany = false;
+};
+
+void resolve(json& node, const json& original, const std::string& pointer, Resolving& r) {
     if (node.is_object()) {
         for (auto it = node.begin(); it != node.end(); ++it) {
             const std::string& key = it.key();
-            if (key == "name" || key == "description") continue;
+            // Text: names, descriptions, mesh files.
+            if (key == "name" || key == "description" || key == "file") continue;
             // The header and the design variables themselves are never bound.
             if (pointer.empty() && (key == "designVariables" || key == "version" ||
                                     key == "minorVersion" || key == "format"))
                 continue;
-            resolve(it.value(), original, pointer + "/" + escaped(key), vars, found, out);
+            resolve(it.value(), original, pointer + "/" + escaped(key), r);
         }
         return;
     }
     if (node.is_array()) {
         for (std::size_t k = 0; k < node.size(); ++k)
-            resolve(node[k], original, pointer + "/" + std::to_string(k), vars, found, out);
+            resolve(node[k], original, pointer + "/" + std::to_string(k), r);
         return;
     }
     if (!node.is_string()) return;
     const std::string& text = node.get_ref<const std::string&>();
     if (text.empty() || text.front() != '=') return;
     const std::string expression = text.substr(1);
-    std::string error;
-    const std::optional<double> value = evaluate(expression, vars, error);
+    if (r.found.size() >= kMaxBindings) {
+        if (!r.tooMany)
+            r.out.push_back({Severity::Error, pointer,
+                             "more than " + std::to_string(kMaxBindings) +
+                                 " fields bound to design variables: a scene binds at most " +
+                                 std::to_string(kMaxBindings)});
+        r.tooMany = true;
+        node = 0.0;
+        return;
+    }
+    auto known = r.values.find(expression);
+    if (known == r.values.end()) {
+        std::string error;
+        const std::optional<double> value = evaluate(expression, r.vars, error);
+        known = r.values.emplace(expression, std::pair{value, error}).first;
+    }
+    const std::optional<double> value = known->second.first;
     if (!value) {
-        out.push_back({Severity::Error, pointer, error});
+        r.out.push_back({Severity::Error, pointer, known->second.second});
         node = 0.0;
         return;
     }
@@ -180,7 +208,7 @@ void resolve(json& node, const json& original, const std::string& pointer, const
     b.group = groupOf(pointer);
     const json& holder = original.at(json::json_pointer(b.group));
     if (holder.is_array() || isOrientationGroup(b.group)) b.groupJson = holder.dump();
-    found.push_back(std::move(b));
+    r.found.push_back(std::move(b));
     // An integral value as an integer, so that integer fields (iterations) can be bound too.
     if (*value == std::floor(*value) && std::abs(*value) < 9007199254740992.0)
         node = static_cast<std::int64_t>(*value);
@@ -188,16 +216,47 @@ void resolve(json& node, const json& original, const std::string& pointer, const
         node = *value;
 }
 
-// `doc` with the binding `b` of `spec` put in; false when its entity is gone.
-bool putBinding(const SceneSpec& spec, const BindingSpec& b, ordered_json& doc) {
-    const std::optional<std::string> owner = spec.pointerOf(b.owner);
-    if (!owner) return false;
-    const std::string field = *owner + b.field, group = *owner + b.group;
+// Where each entity's object is in the file ("/parts/1/markers/0"), made once per write.
+using Places = std::map<EntityId, std::string>;
+
+Places placesOf(const SceneSpec& spec) {
+    Places places{{kNoEntity, std::string()}};
+    auto at = [](const char* list, std::size_t k) { return std::string(list) + std::to_string(k); };
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        places[spec.parts[p].id] = at("/parts/", p);
+        for (std::size_t m = 0; m < spec.parts[p].markers.size(); ++m)
+            places[spec.parts[p].markers[m].id] = at("/parts/", p) + at("/markers/", m);
+    }
+    auto list = [&](const auto& items, const char* name) {
+        for (std::size_t k = 0; k < items.size(); ++k) places[items[k].id] = at(name, k);
+    };
+    list(spec.joints, "/joints/");
+    list(spec.forces, "/forces/");
+    list(spec.motions, "/motions/");
+    list(spec.couplers, "/couplers/");
+    list(spec.contact.pairs, "/contact/pairs/");
+    return places;
+}
+
+// The binding's field and holder from the file's root; false when its entity is gone.
+bool placeOf(const Places& places, const BindingSpec& b, std::string& field, std::string& group) {
+    const auto it = places.find(b.owner);
+    if (it == places.end()) return false;
+    field = it->second + b.field;
+    group = it->second + b.group;
+    return true;
+}
+
+// `doc` with the binding `b` put in; false when its entity is gone or its place is no more.
+bool putBinding(const Places& places, const BindingSpec& b, ordered_json& doc) {
+    std::string field, group;
+    if (!placeOf(places, b, field, group)) return false;
     using Pointer = ordered_json::json_pointer;
     try {
         const Pointer parent = Pointer(field).parent_pointer();
         const bool parentHere = doc.contains(parent);
         if (isOrientationGroup(group) && !b.groupJson.empty()) {
+            if (!doc.contains(Pointer(group).parent_pointer())) return false;
             doc[Pointer(group)] = ordered_json::parse(b.groupJson);
             return true;
         }
@@ -205,6 +264,9 @@ bool putBinding(const SceneSpec& spec, const BindingSpec& b, ordered_json& doc) 
             ordered_json& holder = doc[parent];
             const std::string last = tokensOf(field).back();
             if (holder.is_array()) {
+                if (last.empty() || last.size() > 9 ||
+                    last.find_first_not_of("0123456789") != std::string::npos)
+                    return false;
                 const std::size_t index = std::stoul(last);
                 if (index >= holder.size()) return false;
                 holder[index] = "=" + b.expression;
@@ -221,18 +283,14 @@ bool putBinding(const SceneSpec& spec, const BindingSpec& b, ordered_json& doc) 
             doc[Pointer(group)] = ordered_json::parse(b.groupJson);
             return true;
         }
-        doc[Pointer(field)] = "=" + b.expression;  // objects made on the way
+        // An object the writer left out (all defaults), made on the way.
+        for (Pointer p = parent; !p.empty(); p = p.parent_pointer())
+            if (doc.contains(p) && !doc[p].is_object()) return false;
+        doc[Pointer(field)] = "=" + b.expression;
         return true;
     } catch (const std::exception&) {
         return false;
     }
-}
-
-// Whether `doc` (the written document with bindings put in) reads back as the scene written
-// without them: every binding in it holds.
-bool readsBackAs(const SceneSpec& spec, const ordered_json& doc, const std::string& written) {
-    SceneLoadResult again = detail::reparseScene(doc.dump(), "", spec, false);
-    return again.scene && detail::sceneTextWithoutBindings(*again.scene) == written;
 }
 
 std::string absolute(const SceneSpec& spec, const BindingSpec& b) {
@@ -240,26 +298,50 @@ std::string absolute(const SceneSpec& spec, const BindingSpec& b) {
     return owner ? *owner + b.field : std::string();
 }
 
-// The bindings of `spec` that hold, by index.
-std::vector<std::size_t> holdingBindings(const SceneSpec& spec) {
-    std::vector<std::size_t> holding;
-    if (spec.bindings.empty()) return holding;
-    ordered_json written = ordered_json::parse(detail::sceneTextWithoutBindings(spec));
-    const std::string text = written.dump();
-    ordered_json all = written;
-    for (std::size_t k = 0; k < spec.bindings.size(); ++k)
-        if (putBinding(spec, spec.bindings[k], all)) holding.push_back(k);
-    if (readsBackAs(spec, all, text)) return holding;
-    // One at a time: those that hold alone, then together.
-    std::vector<std::size_t> alone;
-    for (const std::size_t k : holding) {
-        ordered_json one = written;
-        if (putBinding(spec, spec.bindings[k], one) && readsBackAs(spec, one, text))
-            alone.push_back(k);
+// The value at `pointer` of `doc`, or null when it has none.
+ordered_json valueAt(const ordered_json& doc, const std::string& pointer) {
+    try {
+        const ordered_json::json_pointer p(pointer);
+        return doc.contains(p) ? doc.at(p) : ordered_json();
+    } catch (const std::exception&) {
+        return ordered_json();
     }
-    ordered_json together = written;
-    for (const std::size_t k : alone) putBinding(spec, spec.bindings[k], together);
-    if (readsBackAs(spec, together, text)) return alone;
+}
+
+// The bindings of `spec` that hold, by index: written back, the document reads back as the
+// scene written without them. One reading of the document tells which ones do not (their
+// field, or orientation, reads back otherwise); those are left out and the rest read again,
+// a few times at most — whatever the number of bindings, a write costs a few readings.
+std::vector<std::size_t> holdingBindings(const SceneSpec& spec) {
+    if (spec.bindings.empty()) return {};
+    const Places places = placesOf(spec);
+    const ordered_json written = ordered_json::parse(detail::sceneTextWithoutBindings(spec));
+    const std::string text = written.dump();
+    std::vector<std::size_t> candidates;
+    {
+        ordered_json probe = written;
+        for (std::size_t k = 0; k < spec.bindings.size(); ++k)
+            if (putBinding(places, spec.bindings[k], probe)) candidates.push_back(k);
+    }
+    for (int pass = 0; pass < 4 && !candidates.empty(); ++pass) {
+        ordered_json doc = written;
+        for (const std::size_t k : candidates) putBinding(places, spec.bindings[k], doc);
+        const SceneLoadResult again = detail::reparseScene(doc.dump(), "", spec, false);
+        if (!again.scene) return {};
+        const ordered_json back =
+            ordered_json::parse(detail::sceneTextWithoutBindings(*again.scene));
+        if (back.dump() == text) return candidates;
+        // Those whose place reads back otherwise do not hold.
+        std::vector<std::size_t> kept;
+        for (const std::size_t k : candidates) {
+            std::string field, group;
+            placeOf(places, spec.bindings[k], field, group);
+            const std::string& where = isOrientationGroup(group) ? group : field;
+            if (valueAt(back, where) == valueAt(written, where)) kept.push_back(k);
+        }
+        if (kept.size() == candidates.size()) return {};  // cannot tell which: none
+        candidates = std::move(kept);
+    }
     return {};
 }
 
@@ -272,7 +354,8 @@ std::vector<FoundBinding> resolveBindings(json& root, Diagnostics& out) {
     if (!root.is_object()) return found;
     const Variables vars = documentVariables(root);
     const json original = root;
-    resolve(root, original, "", vars, found, out);
+    Resolving r{vars, found, out, {}, false};
+    resolve(root, original, "", r);
     return found;
 }
 
@@ -290,8 +373,8 @@ void attachBindings(SceneSpec& spec, const std::vector<FoundBinding>& found) {
 }
 
 void putBindings(const SceneSpec& spec, ordered_json& j) {
-    const std::vector<std::size_t> holding = holdingBindings(spec);
-    for (const std::size_t k : holding) putBinding(spec, spec.bindings[k], j);
+    const Places places = placesOf(spec);
+    for (const std::size_t k : holdingBindings(spec)) putBinding(places, spec.bindings[k], j);
 }
 
 }  // namespace detail
@@ -299,11 +382,13 @@ void putBindings(const SceneSpec& spec, ordered_json& j) {
 std::vector<BoundField> boundFields(const SceneSpec& spec) {
     std::vector<BoundField> fields;
     const Variables vars = specVariables(spec);
+    const Places places = placesOf(spec);
     for (const std::size_t k : holdingBindings(spec)) {
         const BindingSpec& b = spec.bindings[k];
-        std::string error;
-        fields.push_back({absolute(spec, b), b.expression,
-                          evaluate(b.expression, vars, error).value_or(std::nan(""))});
+        std::string error, field, group;
+        placeOf(places, b, field, group);
+        fields.push_back(
+            {field, b.expression, evaluate(b.expression, vars, error).value_or(std::nan(""))});
     }
     return fields;
 }

@@ -220,6 +220,44 @@ TEST(DesignVariables, BadBindingsAreRefusedWithTheFieldsPointer) {
     EXPECT_NE(sceneToJson(s).find("\"description\": \"=L\""), std::string::npos);
 }
 
+// A file bound all through is refused before it takes long to read: at most 100 000 bindings.
+TEST(DesignVariables, AFileOfTooManyBindingsIsRefusedQuickly) {
+    std::string shapes;
+    for (int k = 0; k < 34000; ++k)
+        shapes += std::string(k ? "," : "") + R"({"type": "box", "size": ["=L", "=L", "=L"]})";
+    const std::string text =
+        R"({"format": "motus-scene", "version": 1, "designVariables": [{"name": "L", "value": 1}],
+            "parts": [{"name": "ground", "ground": true, "geometry": [)" +
+        shapes + "]}]}";
+    const std::string error = firstError(text);
+    EXPECT_NE(error.find("a scene binds at most 100000"), std::string::npos) << error;
+    EXPECT_EQ(error.rfind("/parts/0/geometry/33333/size/1: ", 0), 0u) << error;
+}
+
+// A stale binding among many: the writer reads the file back a few times, not once a binding.
+TEST(DesignVariables, OneEditedFieldAmongThousandsOfBindingsIsFoundInAFewReadings) {
+    std::string parts = R"({"name": "ground", "ground": true})";
+    for (int k = 0; k < 2000; ++k)
+        parts += R"(, {"name": "p)" + std::to_string(k) +
+                 R"(", "mass": "=m", "inertia": [1, 1, 1], "position": ["=L*)" + std::to_string(k) +
+                 R"(", 0, 0]})";
+    SceneSpec s = read(R"({"format": "motus-scene", "version": 1,
+        "designVariables": [{"name": "m", "value": 1}, {"name": "L", "value": 0.1}],
+        "parts": [)" + parts +
+                       "]}");
+    ASSERT_EQ(s.bindings.size(), 4000u);
+    s.parts[700].mass = 2.0;
+    s.parts[1300].X_WP.p.x() = -1.0;
+    const std::vector<BoundField> fields = boundFields(s);
+    EXPECT_EQ(fields.size(), 3998u);
+    const std::string written = sceneToJson(s);
+    const SceneSpec again = read(written);
+    EXPECT_EQ(again.bindings.size(), 3998u);
+    EXPECT_EQ(again.parts[700].mass, 2.0);
+    EXPECT_EQ(again.parts[1300].X_WP.p.x(), -1.0);
+    EXPECT_EQ(sceneToJson(again), written);
+}
+
 TEST(DesignVariables, AnOverrideSetsADesignVariableByItsName) {
     const std::string path = ::testing::TempDir() + "/design_variables_override.json";
     std::string error;
