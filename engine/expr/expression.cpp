@@ -244,9 +244,17 @@ std::optional<Expression> Expression::parseWithInputs(const std::string& text, s
     return parseWith(text, error, {"time"}, inputs);
 }
 
+std::optional<Expression> Expression::parseWithConstants(const std::string& text,
+                                                         std::string& error,
+                                                         const Constants& constants,
+                                                         const std::vector<std::string>& inputs) {
+    return parseWith(text, error, {"time"}, inputs, constants);
+}
+
 std::optional<Expression> Expression::parseWith(const std::string& text, std::string& error,
                                                 const std::vector<const char*>& variables,
-                                                const std::vector<std::string>& inputs) {
+                                                const std::vector<std::string>& inputs,
+                                                const Constants& constants) {
     Expression e;
     e.impl_ = std::make_shared<Impl>(text, false, 0.0);
     Impl& impl = *e.impl_;
@@ -280,6 +288,7 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         p.DefineFun("min", minimum);
         p.DefineFun("max", maximum);
         p.DefineConst("pi", kPi);
+        for (const auto& [name, value] : constants) p.DefineConst(name, value);
         p.DefinePostfixOprt("d", degrees);
         p.DefineFun("step", cubicStep);
         p.DefineFun("step5", quinticStep);

@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace engine {
@@ -60,6 +61,12 @@ public:
     // digit).
     static std::optional<Expression> parseWithInputs(const std::string& text, std::string& error,
                                                      const std::vector<std::string>& inputs);
+    // Named constants (a scene's design variables: name, value) read by name as `pi` is, with
+    // a function of time (`inputs` empty) or of time and inputs.
+    using Constants = std::vector<std::pair<std::string, double>>;
+    static std::optional<Expression> parseWithConstants(
+        const std::string& text, std::string& error, const Constants& constants,
+        const std::vector<std::string>& inputs = {});
 
     double eval(double time) const;  // inputs, if any, read as 0
     double eval(double first, double second) const;
@@ -88,7 +95,8 @@ public:
 private:
     static std::optional<Expression> parseWith(const std::string& text, std::string& error,
                                                const std::vector<const char*>& variables,
-                                               const std::vector<std::string>& inputs);
+                                               const std::vector<std::string>& inputs,
+                                               const Constants& constants = {});
     struct Impl;
     std::shared_ptr<Impl> impl_;
 };

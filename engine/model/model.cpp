@@ -517,9 +517,11 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         motion->body = b;
         std::string error;
         for (int c = 0; c < 3; ++c) {
-            if (auto e = Expression::parse(part.frameMotion->translation[c], error))
+            if (auto e = Expression::parseWithConstants(part.frameMotion->translation[c], error,
+                                                        designConstants(spec)))
                 motion->translation[c] = *e;
-            if (auto e = Expression::parse(part.frameMotion->rotation[c], error))
+            if (auto e = Expression::parseWithConstants(part.frameMotion->rotation[c], error,
+                                                        designConstants(spec)))
                 motion->rotation[c] = *e;
         }
         const Transform& X_WB0 = model->bodies[static_cast<std::size_t>(b)].X_WB0;
@@ -755,7 +757,9 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             if (joint.coordinates[c] == motion.axis) d.coordinate = static_cast<int>(c);
         d.level = motion.level;
         std::string error;
-        if (auto e = Expression::parse(motion.expression, error)) d.f = *e;
+        if (auto e =
+                Expression::parseWithConstants(motion.expression, error, designConstants(spec)))
+            d.f = *e;
         model->drivers.push_back(std::move(d));
     }
 

@@ -415,9 +415,10 @@ namespace {
 
 // An expression must parse and be a number where the run starts (sqrt(-1) or 1/0 would
 // otherwise reach the solver as NaN). Later poles are caught when the run reaches them.
-void checkExpression(Checker& check, const std::string& where, const std::string& text) {
+void checkExpression(Checker& check, const std::string& where, const std::string& text,
+                     const Expression::Constants& constants) {
     std::string error;
-    const std::optional<Expression> e = Expression::parse(text, error);
+    const std::optional<Expression> e = Expression::parseWithConstants(text, error, constants);
     if (!e) {
         // A measure of the state where only time is known: said as such.
         std::string ignored;
@@ -744,9 +745,9 @@ Diagnostics validate(const SceneSpec& spec) {
                             "build the mechanism on it");
             for (int c = 0; c < 3; ++c) {
                 checkExpression(check, at + "/frameMotion/translation/" + std::to_string(c),
-                                part.frameMotion->translation[c]);
+                                part.frameMotion->translation[c], designConstants(spec));
                 checkExpression(check, at + "/frameMotion/rotation/" + std::to_string(c),
-                                part.frameMotion->rotation[c]);
+                                part.frameMotion->rotation[c], designConstants(spec));
             }
             // Its reactions are channels of its name, as a joint's are.
             for (std::size_t k = 0; k < spec.joints.size(); ++k)
@@ -1017,7 +1018,7 @@ Diagnostics validate(const SceneSpec& spec) {
         check.name(at + "/name", motion.name, "motion");
         if (!motionNames.insert(motion.name).second)
             check.error(at + "/name", "duplicate motion name '" + motion.name + "'");
-        checkExpression(check, at + "/expression", motion.expression);
+        checkExpression(check, at + "/expression", motion.expression, designConstants(spec));
         const Joint* joint = spec.findJoint(motion.joint);
         if (!joint) {
             check.error(at + "/joint", "no joint '" + motion.joint + "'");

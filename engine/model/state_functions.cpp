@@ -140,7 +140,8 @@ std::vector<std::string> StateText::inputNames() const {
 
 std::optional<StateText> splitStateText(const std::string& text,
                                         const std::vector<std::string>& variableNames,
-                                        std::string& error) {
+                                        std::string& error,
+                                        const std::vector<std::string>& constantNames) {
     StateText out;
     std::string& r = out.rewritten;
     std::size_t k = 0;
@@ -240,8 +241,10 @@ std::optional<StateText> splitStateText(const std::string& text,
         const bool postfix =
             start > 0 &&
             (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.');
-        if (!variable && !call && !postfix && name != "time" && name != "pi" && name != "_pi" &&
-            name != "_e" && out.unknown.empty())
+        const bool constant =
+            std::find(constantNames.begin(), constantNames.end(), name) != constantNames.end();
+        if (!variable && !constant && !call && !postfix && name != "time" && name != "pi" &&
+            name != "_pi" && name != "_e" && out.unknown.empty())
             out.unknown = name;
         r += name;
     }
@@ -293,11 +296,20 @@ std::string measureCallError(const SceneSpec& spec, const MeasureCall& call) {
     return {};
 }
 
+Expression::Constants designConstants(const SceneSpec& spec) {
+    Expression::Constants constants;
+    for (const DesignVariableSpec& v : spec.designVariables)
+        if (variableNameError(v.name).empty()) constants.emplace_back(v.name, v.value);
+    return constants;
+}
+
 std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std::string& text,
                                                StateText& split, std::string& error) {
-    std::vector<std::string> variableNames;
+    std::vector<std::string> variableNames, constantNames;
     for (const VariableSpec& v : spec.variables) variableNames.push_back(v.name);
-    std::optional<StateText> s = splitStateText(text, variableNames, error);
+    const Expression::Constants constants = designConstants(spec);
+    for (const auto& c : constants) constantNames.push_back(c.first);
+    std::optional<StateText> s = splitStateText(text, variableNames, error, constantNames);
     if (!s) return std::nullopt;
     for (const MeasureCall& call : s->calls)
         if (std::string reason = measureCallError(spec, call); !reason.empty()) {
@@ -305,21 +317,21 @@ std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std:
             return std::nullopt;
         }
     if (!s->unknown.empty()) {
-        error = "unknown name '" + s->unknown + "': not a variable of the scene";
-        error += variableNames.empty()
-                     ? " (it has none)"
-                     : " (" + std::to_string(variableNames.size()) + ": " +
-                           [&] {
-                               std::string list;
-                               for (std::size_t k = 0; k < variableNames.size() && k < 8; ++k)
-                                   list += (k ? ", " : "") + variableNames[k];
-                               return list + (variableNames.size() > 8 ? ", …" : "");
-                           }() +
-                           ")";
+        error = "unknown name '" + s->unknown + "': not a variable or design variable of the scene";
+        std::vector<std::string> known = variableNames;
+        known.insert(known.end(), constantNames.begin(), constantNames.end());
+        error +=
+            known.empty() ? " (it has none)" : " (" + std::to_string(known.size()) + ": " + [&] {
+                std::string list;
+                for (std::size_t k = 0; k < known.size() && k < 8; ++k)
+                    list += (k ? ", " : "") + known[k];
+                return list + (known.size() > 8 ? ", …" : "");
+            }() + ")";
         error += ", `time`, `pi` or a measure such as DM(i, j) or q(joint)";
         return std::nullopt;
     }
-    std::optional<Expression> e = Expression::parseWithInputs(s->rewritten, error, s->inputNames());
+    std::optional<Expression> e =
+        Expression::parseWithConstants(s->rewritten, error, constants, s->inputNames());
     if (!e) {
         // muparser's positions count in the rewritten text; say what it read.
         if (s->rewritten != text) error += " (in '" + s->rewritten + "', each _mN a measure)";

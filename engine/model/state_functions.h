@@ -67,7 +67,11 @@ struct StateText {
 // arguments) returns nullopt with the reason in `error`.
 std::optional<StateText> splitStateText(const std::string& text,
                                         const std::vector<std::string>& variableNames,
-                                        std::string& error);
+                                        std::string& error,
+                                        const std::vector<std::string>& constantNames = {});
+
+// The scene's design variables as an expression's named constants (name, value).
+Expression::Constants designConstants(const SceneSpec& spec);
 
 // Why a call does not name what its measure needs in `spec` (an unknown marker, part or joint,
 // the wrong number of arguments, a coordinate the joint does not have); empty when it does.

@@ -62,7 +62,8 @@ void showNumber(QLineEdit* edit, double value) {
 }
 
 // What an expression of the state may name, offered as the user types: the measures (with
-// their opening parenthesis), the helpers, time and pi, the scene's variables, its parts,
+// their opening parenthesis), the helpers, time and pi, the scene's variables and design
+// variables, its parts,
 // markers as "part.marker" and joints.
 QStringList stateCompletions(const SceneSpec& spec) {
     QStringList words;
@@ -74,6 +75,7 @@ QStringList stateCompletions(const SceneSpec& spec) {
         words << QString::fromLatin1(helper);
     words << QStringLiteral("time") << QStringLiteral("pi");
     for (const engine::VariableSpec& v : spec.variables) words << toQString(v.name);
+    for (const engine::DesignVariableSpec& v : spec.designVariables) words << toQString(v.name);
     for (const engine::Part& part : spec.parts) {
         words << toQString(part.name);
         for (const engine::Marker& m : part.markers) words << toQString(part.name + "." + m.name);
@@ -407,6 +409,15 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
                 readsState = parsed && split.usesState();
                 return parsed;
             });
+        else if (f.variable.isEmpty())
+            // A function of time: the scene's design variables are its named constants.
+            f.expression->setStateParser(
+                [this](const std::string& text, std::string& error, bool& readsState) {
+                    readsState = false;
+                    return spec_ ? engine::Expression::parseWithConstants(
+                                       text, error, engine::designConstants(*spec_))
+                                 : engine::Expression::parse(text, error);
+                });
         if (f.ofState && spec_) f.expression->setCompletions(stateCompletions(*spec_));
         f.expression->setText(QString::fromStdString(f.getText(spec)));
         connect(f.expression, &ExpressionEditor::committed, this, [this, &f] { commitField(f); });

@@ -276,7 +276,8 @@ TEST(StateFunctions, WhatCannotBeReadIsRefusedWithItsPlace) {
     EXPECT_NE(firstError(withMagnitude("q(nothing)")).find("no joint 'nothing'"),
               std::string::npos);
     EXPECT_NE(firstError(withMagnitude("speed * 2"))
-                  .find("unknown name 'speed': not a variable of the scene (it has none)"),
+                  .find("unknown name 'speed': not a variable or design variable of the scene (it "
+                        "has none)"),
               std::string::npos)
         << firstError(withMagnitude("speed * 2"));
     // A cycle of variables, named around.

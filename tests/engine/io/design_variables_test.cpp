@@ -13,6 +13,7 @@
 #include "engine/io/scene_overrides.h"
 #include "engine/math/constants.h"
 #include "engine/model/edit.h"
+#include "engine/model/model.h"
 
 namespace engine::io {
 namespace {
@@ -256,6 +257,36 @@ TEST(DesignVariables, OneEditedFieldAmongThousandsOfBindingsIsFoundInAFewReading
     EXPECT_EQ(again.parts[700].mass, 2.0);
     EXPECT_EQ(again.parts[1300].X_WP.p.x(), -1.0);
     EXPECT_EQ(sceneToJson(again), written);
+}
+
+// Expressions read design variables as named constants: a motion's speed, a force's gain.
+TEST(DesignVariables, ExpressionsReadDesignVariablesByName) {
+    std::string text =
+        replaced(kScene, R"("joints": [)", R"js("motions": [{"name": "drive", "joint": "hinge",
+        "expression": "w0*time"}],
+      "forces": [{"name": "drag", "type": "jointForce", "joint": "hinge",
+        "magnitude": "-c*qd(hinge)"}],
+      "joints": [)js");
+    text = replaced(text, R"({"name": "tilt", "value": 30})",
+                    R"({"name": "tilt", "value": 30}, {"name": "w0", "value": 6.25},
+                       {"name": "c", "value": 0.5})");
+    SceneLoadResult r = parseScene(text);
+    for (const Diagnostic& d : r.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
+    ASSERT_TRUE(r.scene);
+    const CompileResult compiled = compile(*r.scene);
+    ASSERT_TRUE(compiled.model);
+    ASSERT_EQ(compiled.model->drivers.size(), 1u);
+    EXPECT_DOUBLE_EQ(compiled.model->drivers[0].f.eval(2.0), 12.5);
+    // A changed value reaches the compiled expressions.
+    SceneSpec s = *r.scene;
+    std::string error;
+    ASSERT_TRUE(setDesignVariables(s, {{"w0", 1.5}}, "", error)) << error;
+    EXPECT_DOUBLE_EQ(compile(s).model->drivers[0].f.eval(2.0), 3.0);
+    // An unknown name is still refused, saying design variables count.
+    const std::string bad = firstError(replaced(text, "\"w0*time\"", "\"w1*time\""));
+    EXPECT_NE(bad.find("/motions/0/expression"), std::string::npos) << bad;
+    const std::string badForce = firstError(replaced(text, "-c*qd", "-cc*qd"));
+    EXPECT_NE(badForce.find("not a variable or design variable"), std::string::npos) << badForce;
 }
 
 TEST(DesignVariables, AnOverrideSetsADesignVariableByItsName) {
