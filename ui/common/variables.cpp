@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "engine/io/design_variables.h"
 #include "engine/model/state_functions.h"
 
 namespace ui {
@@ -92,6 +93,29 @@ bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name)
     for (engine::ForceSpec& force : spec.forces)
         for (std::string& component : force.components)
             component = renamedInExpression(component, old, name);
+    for (engine::SensorSpec& s : spec.sensors)
+        s.expression = renamedInExpression(s.expression, old, name);
+    return true;
+}
+
+bool renameDesignVariable(engine::SceneSpec& spec, int index, const std::string& name) {
+    if (index < 0 || index >= static_cast<int>(spec.designVariables.size())) return false;
+    const std::string old = spec.designVariables[static_cast<std::size_t>(index)].name;
+    spec.designVariables[static_cast<std::size_t>(index)].name = name;
+    if (old.empty() || old == name) return true;
+    engine::io::renameDesignVariableInBindings(spec, old, name);
+    auto rename = [&](std::string& text) { text = renamedInExpression(text, old, name); };
+    for (engine::VariableSpec& v : spec.variables) rename(v.expression);
+    for (engine::ForceSpec& force : spec.forces)
+        for (std::string& component : force.components) rename(component);
+    for (engine::SensorSpec& s : spec.sensors) rename(s.expression);
+    for (engine::MotionSpec& m : spec.motions) rename(m.expression);
+    for (engine::Part& part : spec.parts)
+        if (part.frameMotion)
+            for (int c = 0; c < 3; ++c) {
+                rename(part.frameMotion->translation[c]);
+                rename(part.frameMotion->rotation[c]);
+            }
     return true;
 }
 

@@ -16,10 +16,15 @@ namespace ui {
 int addVariable(engine::SceneSpec& spec);
 
 // Renames variable `index` to `name` and rewrites the expressions that read it (the forces'
-// and the other variables'); false when there is no such variable. A name inside a measure's
+// the other variables' and the sensors'); false when there is no such variable. A name inside a measure's
 // arguments ("DM(v1.m)": a part) or next to a '.' is a part's or a marker's, not the variable.
 // The new name is checked by validate(), not here.
 bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name);
+
+// Renames design variable `index` to `name`, in the fields bound to it and in every expression
+// that reads it (variables, forces, sensors, motions, moving frames); false when there is no
+// such design variable. The new name is checked by validate(), not here.
+bool renameDesignVariable(engine::SceneSpec& spec, int index, const std::string& name);
 
 // `text` with every use of the variable `from` read as `to` (as renameVariable does).
 std::string renamedInExpression(const std::string& text, const std::string& from,

@@ -31,6 +31,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/model/edit.h"
 #include "ui/common/text.h"
+#include "ui/common/variables.h"
 #include "ui/document/scene_document.h"
 #include "ui/mainwindow/study_dialog.h"
 
@@ -159,6 +160,7 @@ struct DesignVariablesPanel::Impl {
     QLabel* empty = nullptr;
     QLabel* status = nullptr;
     QPushButton* remove = nullptr;
+    QPushButton* rename = nullptr;
     QPushButton* bind = nullptr;
     QPushButton* unbind = nullptr;
     QPushButton* study = nullptr;
@@ -178,12 +180,19 @@ DesignVariablesPanel::DesignVariablesPanel(SceneDocument* document, QWidget* par
            "to"));
     impl_->remove = new QPushButton(tr("Remove…"));
     impl_->remove->setObjectName(QStringLiteral("DesignVariableRemove"));
+    auto* rename = new QPushButton(tr("Rename…"));
+    rename->setObjectName(QStringLiteral("DesignVariableRename"));
+    rename->setToolTip(
+        tr("Rename a design variable, in its bound fields and in the expressions "
+           "that read it"));
+    impl_->rename = rename;
     impl_->study = new QPushButton(tr("Study…"));
     impl_->study->setObjectName(QStringLiteral("DesignVariableStudy"));
     impl_->study->setToolTip(
         tr("Run the analysis for a table of values of the design variables, "
            "on every core, and plot a result against a variable"));
     buttons->addWidget(add);
+    buttons->addWidget(rename);
     buttons->addWidget(impl_->remove);
     buttons->addStretch();
     buttons->addWidget(impl_->study);
@@ -236,6 +245,7 @@ DesignVariablesPanel::DesignVariablesPanel(SceneDocument* document, QWidget* par
 
     connect(add, &QPushButton::clicked, this, &DesignVariablesPanel::addAsked);
     connect(impl_->remove, &QPushButton::clicked, this, &DesignVariablesPanel::removeAsked);
+    connect(rename, &QPushButton::clicked, this, &DesignVariablesPanel::renameAsked);
     connect(impl_->bind, &QPushButton::clicked, this, &DesignVariablesPanel::bindAsked);
     connect(impl_->unbind, &QPushButton::clicked, this, &DesignVariablesPanel::unbindSelected);
     connect(impl_->study, &QPushButton::clicked, this, [this] {
@@ -316,6 +326,7 @@ void DesignVariablesPanel::refresh() {
     }
     impl_->empty->setVisible(names.empty());
     impl_->remove->setEnabled(!names.empty());
+    impl_->rename->setEnabled(!names.empty());
     impl_->study->setEnabled(!names.empty());
     impl_->bind->setEnabled(!names.empty());
     showBindings();
@@ -541,6 +552,55 @@ void DesignVariablesPanel::removeAsked() {
             freed ? tr("%n field(s) that read %1 keep their values, unbound", "", freed).arg(name)
                   : QString(),
             false);
+}
+
+bool DesignVariablesPanel::renameVariable(const QString& from, const QString& to,
+                                          QString* problem) {
+    const engine::SceneSpec* spec = impl_->document->scene();
+    if (!spec) return false;
+    int index = -1;
+    for (std::size_t k = 0; k < spec->designVariables.size(); ++k)
+        if (toQString(spec->designVariables[k].name) == from) index = static_cast<int>(k);
+    QString refusal;
+    if (index < 0) {
+        refusal = tr("no design variable '%1'").arg(from);
+    } else if (to != from) {
+        if (const std::string reason = engine::io::designVariableNameError(*spec, to.toStdString());
+            !reason.empty())
+            refusal = toQString(reason);
+    }
+    if (refusal.isEmpty() && to != from) {
+        engine::SceneSpec after = *spec;
+        renameDesignVariable(after, index, to.toStdString());
+        if (const auto refused =
+                impl_->document->rename(after, tr("Rename design variable %1 to %2").arg(from, to)))
+            refusal = toQString(refused->message);
+    }
+    if (!refusal.isEmpty()) {
+        if (problem) *problem = refusal;
+        setStatus(refusal, true);
+        return false;
+    }
+    setStatus(QString(), false);
+    return true;
+}
+
+void DesignVariablesPanel::renameAsked() {
+    const engine::SceneSpec* spec = impl_->document->scene();
+    if (!spec || spec->designVariables.empty()) return;
+    QStringList names;
+    for (const engine::DesignVariableSpec& v : spec->designVariables) names << toQString(v.name);
+    bool ok = true;
+    const QString from = names.size() == 1
+                             ? names.front()
+                             : QInputDialog::getItem(this, tr("Rename Design Variable"),
+                                                     tr("Rename:"), names, 0, false, &ok);
+    if (!ok) return;
+    const QString to =
+        QInputDialog::getText(this, tr("Rename Design Variable"), tr("New name of %1:").arg(from),
+                              QLineEdit::Normal, from, &ok)
+            .trimmed();
+    if (ok && !to.isEmpty()) renameVariable(from, to);
 }
 
 bool DesignVariablesPanel::bind(const QString& pointer, const QString& expression,

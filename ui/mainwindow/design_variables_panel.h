@@ -30,6 +30,8 @@ public:
     bool setValue(const QString& name, double value, QString* problem = nullptr);
     // Adds a design variable (false with `problem` when its name cannot be one).
     bool addVariable(const QString& name, double value, QString* problem = nullptr);
+    // Renames a design variable, in its bound fields and the expressions that read it.
+    bool renameVariable(const QString& from, const QString& to, QString* problem = nullptr);
     // Binds the field at `pointer` ("/parts/1/mass") to `expression` as Bind… does.
     bool bind(const QString& pointer, const QString& expression, QString* problem = nullptr);
     bool unbind(const QString& pointer);
@@ -51,6 +53,7 @@ private:
     void showBindings();
     void addAsked();
     void removeAsked();
+    void renameAsked();
     void bindAsked();
     void unbindSelected();
     void setStatus(const QString& text, bool problem);

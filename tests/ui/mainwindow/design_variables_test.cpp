@@ -105,6 +105,27 @@ TEST_F(DesignVariablesWindow, FieldsAreBoundAndUnboundFromThePanel) {
     EXPECT_DOUBLE_EQ(scene().parts[1].mass, 3.0);  // free now
 }
 
+// Renaming a design variable reaches its bound fields and the expressions that read it.
+TEST_F(DesignVariablesWindow, RenamingAVariableReachesItsFieldsAndExpressions) {
+    openWindow(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/dc_motor_crank.json"));
+    ASSERT_EQ(panel()->variableCount(), 2);
+    QString problem;
+    ASSERT_TRUE(panel()->bind(QStringLiteral("/parts/1/mass"), QStringLiteral("T0/3"), &problem))
+        << problem.toStdString();
+    EXPECT_FALSE(panel()->renameVariable(QStringLiteral("T0"), QStringLiteral("w0"), &problem));
+    EXPECT_TRUE(problem.contains(QStringLiteral("already"))) << problem.toStdString();
+    ASSERT_TRUE(
+        panel()->renameVariable(QStringLiteral("T0"), QStringLiteral("stallTorque"), &problem))
+        << problem.toStdString();
+    EXPECT_EQ(scene().designVariables[0].name, "stallTorque");
+    EXPECT_EQ(scene().forces[0].components[0], "stallTorque*(1 - w/w0)");
+    ASSERT_TRUE(engine::io::boundFieldAt(scene(), "/parts/1/mass"));
+    EXPECT_EQ(engine::io::boundFieldAt(scene(), "/parts/1/mass")->expression, "stallTorque/3");
+    ASSERT_TRUE(window.document()->compiled().model);
+    window.undoStack()->undo();
+    EXPECT_EQ(scene().forces[0].components[0], "T0*(1 - w/w0)");
+}
+
 // Properties tints the numbers bound to design variables and shows their expression; a number
 // typed there replaces the binding.
 TEST_F(DesignVariablesWindow, PropertiesShowsTheBoundNumbersAndATypedNumberUnbindsThem) {

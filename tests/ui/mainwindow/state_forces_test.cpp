@@ -325,5 +325,17 @@ TEST(VariableRename, OnlyTheVariableIsRenamedNotPartsMarkersOrFunctions) {
     EXPECT_EQ(renamedInExpression("v(1) + v", "v", "w"), "v(1) + w");
 }
 
+// A sensor reads variables too: renaming one reaches it.
+TEST(VariableRename, ReachesTheSensorsThatReadIt) {
+    engine::SceneSpec spec;
+    spec.variables.push_back({"height", "DZ(ball)", ""});
+    engine::SensorSpec sensor;
+    sensor.name = "landed";
+    sensor.expression = "height - 0.1";
+    spec.sensors.push_back(sensor);
+    ASSERT_TRUE(renameVariable(spec, 0, "z"));
+    EXPECT_EQ(spec.sensors[0].expression, "z - 0.1");
+}
+
 }  // namespace
 }  // namespace ui
