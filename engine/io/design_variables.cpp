@@ -423,9 +423,11 @@ bool rereadInto(SceneSpec& spec, const ordered_json& doc, const std::string& bas
 bool setDesignVariables(SceneSpec& spec, const std::vector<std::pair<std::string, double>>& values,
                         const std::string& baseDirectory, std::string& error) {
     ordered_json doc = ordered_json::parse(sceneToJson(spec));
-    for (const auto& [name, value] : values) {
+    for (const auto& set : values) {
+        const std::string& name = set.first;
+        const double value = set.second;
         auto it = std::find_if(spec.designVariables.begin(), spec.designVariables.end(),
-                               [&](const DesignVariableSpec& v) { return v.name == name; });
+                               [&name](const DesignVariableSpec& v) { return v.name == name; });
         if (it == spec.designVariables.end()) {
             error = "no design variable '" + name + "'";
             return false;
