@@ -275,6 +275,12 @@ void DesignVariablesPanel::setStatus(const QString& text, bool problem) {
     impl_->status->setStyleSheet(problem ? QStringLiteral("color: #c0392b") : QString());
 }
 
+bool DesignVariablesPanel::outcome(const QString& refusal, QString* problem) {
+    if (problem) *problem = refusal;
+    setStatus(refusal, !refusal.isEmpty());
+    return refusal.isEmpty();
+}
+
 QString DesignVariablesPanel::status() const {
     return impl_->status->text();
 }
@@ -483,23 +489,15 @@ bool DesignVariablesPanel::addVariable(const QString& name, double value, QStrin
     const engine::SceneSpec* spec = impl_->document->scene();
     if (!spec) return false;
     if (const std::string reason = engine::io::designVariableNameError(*spec, name.toStdString());
-        !reason.empty()) {
-        if (problem) *problem = toQString(reason);
-        setStatus(toQString(reason), true);
-        return false;
-    }
+        !reason.empty())
+        return outcome(toQString(reason), problem);
     engine::SceneSpec after = *spec;
     engine::DesignVariableSpec v;
     v.name = name.toStdString();
     v.value = value;
     after.designVariables.push_back(v);
-    if (const auto refused = impl_->document->add(after, tr("Add design variable %1").arg(name))) {
-        if (problem) *problem = toQString(refused->message);
-        setStatus(toQString(refused->message), true);
-        return false;
-    }
-    setStatus(QString(), false);
-    return true;
+    const auto refused = impl_->document->add(after, tr("Add design variable %1").arg(name));
+    return outcome(refused ? toQString(refused->message) : QString(), problem);
 }
 
 void DesignVariablesPanel::addAsked() {
@@ -576,13 +574,7 @@ bool DesignVariablesPanel::renameVariable(const QString& from, const QString& to
                 impl_->document->rename(after, tr("Rename design variable %1 to %2").arg(from, to)))
             refusal = toQString(refused->message);
     }
-    if (!refusal.isEmpty()) {
-        if (problem) *problem = refusal;
-        setStatus(refusal, true);
-        return false;
-    }
-    setStatus(QString(), false);
-    return true;
+    return outcome(refusal, problem);
 }
 
 void DesignVariablesPanel::renameAsked() {
@@ -618,13 +610,7 @@ bool DesignVariablesPanel::bind(const QString& pointer, const QString& expressio
                               .arg(fieldLabel(*spec, pointer.toStdString()), expression))) {
         refusal = toQString(refused->where) + QStringLiteral(": ") + toQString(refused->message);
     }
-    if (!refusal.isEmpty()) {
-        if (problem) *problem = refusal;
-        setStatus(refusal, true);
-        return false;
-    }
-    setStatus(QString(), false);
-    return true;
+    return outcome(refusal, problem);
 }
 
 bool DesignVariablesPanel::unbind(const QString& pointer) {

@@ -57,6 +57,9 @@ private:
     void bindAsked();
     void unbindSelected();
     void setStatus(const QString& text, bool problem);
+    // An edit's end: its refusal in the status line and in `problem` (false), or the status
+    // line cleared (true) when `refusal` is empty.
+    bool outcome(const QString& refusal, QString* problem);
 
     struct Impl;
     std::unique_ptr<Impl> impl_;
