@@ -83,21 +83,32 @@ int runInfo(const std::string& path) {
     }
     if (!model->variables.empty()) {
         nlohmann::ordered_json variables = nlohmann::json::array();
-        for (const engine::VariableModel& v : model->variables)
-            variables.push_back({{"name", v.name}, {"expression", v.expression.text()}});
+        for (const engine::VariableModel& v : model->variables) {
+            if (v.held >= 0)  // held: its initial value, set by sensors as the run goes
+                variables.push_back(
+                    {{"name", v.name},
+                     {"initial", model->switches[static_cast<std::size_t>(v.held)].initial}});
+            else
+                variables.push_back({{"name", v.name}, {"expression", v.expression.text()}});
+        }
         info["variables"] = variables;
     }
     if (!model->sensors.empty()) {
         nlohmann::ordered_json sensors = nlohmann::json::array();
-        for (const engine::SensorModel& sensor : model->sensors)
-            sensors.push_back(
-                {{"name", sensor.name},
-                 {"expression", sensor.expression.text()},
-                 {"value", sensor.value},
-                 {"direction", sensor.direction == engine::SensorDirection::Rising    ? "rising"
-                               : sensor.direction == engine::SensorDirection::Falling ? "falling"
-                                                                                      : "either"},
-                 {"action", sensor.action == engine::SensorAction::Stop ? "stop" : "mark"}});
+        for (const engine::SensorModel& sensor : model->sensors) {
+            nlohmann::ordered_json js = {
+                {"name", sensor.name},
+                {"expression", sensor.expression.text()},
+                {"value", sensor.value},
+                {"direction", sensor.direction == engine::SensorDirection::Rising    ? "rising"
+                              : sensor.direction == engine::SensorDirection::Falling ? "falling"
+                                                                                     : "either"},
+                {"action", std::string(engine::sensorActionName(sensor.action))}};
+            if (sensor.target >= 0)
+                js["target"] = model->switches[static_cast<std::size_t>(sensor.target)].name;
+            if (sensor.action == engine::SensorAction::Set) js["to"] = sensor.to.text();
+            sensors.push_back(js);
+        }
         info["sensors"] = sensors;
     }
 

@@ -8,10 +8,14 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "engine/dynamics/projection.h"
+#include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/retract.h"
 #include "engine/kinematics/state_measures.h"
+#include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 #include "engine/model/stiffness.h"
+#include "engine/model/switches.h"
 
 namespace engine {
 namespace {
@@ -109,6 +113,7 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
         const Eigen::VectorXd u = eigen.eigenvectors().col(k);
         for (int d = 0; d < static_cast<int>(model.drivers.size()); ++d) {
             if (std::abs(u(model.jointRows + d)) < 0.1) continue;
+            if (!model.drivers[static_cast<std::size_t>(d)].on) continue;  // switched off: empty
             return ". The mechanism locks up: at this position (a toggle or dead point) " +
                    rowsOf(u) + " lose a direction of motion together, and motion '" +
                    model.drivers[static_cast<std::size_t>(d)].name +
@@ -135,7 +140,8 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
 }  // namespace
 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
-    : model_(std::move(model)),
+    : base_(model),
+      model_(std::move(model)),
       integrator_(model_->kinematic ? makeKinematicStepper() : makeIntegrator(model_->settings)) {}
 
 Status ForwardDynamics::initialize() {
@@ -144,6 +150,7 @@ Status ForwardDynamics::initialize() {
 
 Status ForwardDynamics::initialize(const State& state) {
     state_ = state;
+    model_ = switchedModel(base_, state_.switches);
     state_.solverMemory.clear();  // a new start: the rows analysed afresh
     integrator_->reset();
     ws_.step.valid = false;
@@ -160,6 +167,7 @@ Status ForwardDynamics::initialize(const State& state) {
 
 Status ForwardDynamics::resume(const State& state) {
     state_ = state;
+    model_ = switchedModel(base_, state_.switches);
     integrator_->reset();
     ws_.step.valid = false;
     Status s = prepareWorkspace(*model_, state_, ws_);
@@ -172,6 +180,7 @@ void ForwardDynamics::restore(const State& state) {
     std::erase_if(sensorEvents_, [&](const SensorEvent& e) { return e.time > state.t; });
     stopped_ = false;
     state_ = state;
+    model_ = switchedModel(base_, state_.switches);
     integrator_->reset();
     ws_.step.valid = false;
     ws_.factored = false;
@@ -315,12 +324,80 @@ Status ForwardDynamics::advance(double tEnd) {
             if (Status s = integrate(tNext); !s.ok) return s;
         }
         sensorEvents_.push_back({first, firstTime});
-        if (model_->sensors[static_cast<std::size_t>(first)].action == SensorAction::Stop) {
+        const SensorModel& sensor = model_->sensors[static_cast<std::size_t>(first)];
+        if (sensor.action == SensorAction::Stop) {
             stopped_ = true;
             return {};
         }
+        if (Status s = act(sensor); !s.ok) return s;
         if (Status s = sensorLevels(before); !s.ok) return s;
     }
+    return {};
+}
+
+Status ForwardDynamics::act(const SensorModel& sensor) {
+    if (sensor.target < 0) return {};  // marks
+    double value = sensor.action == SensorAction::SwitchOn ? 1.0 : 0.0;
+    if (sensor.action == SensorAction::Set) {
+        std::vector<BodyFrame> frames;
+        computeBodyFrames(*model_, state_.q, state_.v, frames);
+        std::vector<double> values;
+        if (model_->stateValueCount() > 0)
+            evaluateStateValues(*model_, state_.t, frames, state_.jointCoordinates, values);
+        value = evalStateExpression(sensor.to, sensor.toInputs, state_.t, values);
+        if (!std::isfinite(value))
+            return Status::failure(
+                "sensor '" + sensor.name + "' sets " +
+                    base_->switches[static_cast<std::size_t>(sensor.target)].name + " to '" +
+                    sensor.to.text() + "', which is " + numberText(value) +
+                    " at t = " + timeText(state_.t),
+                {}, Cause::NotFinite);
+    }
+    const auto slot = static_cast<std::size_t>(sensor.target);
+    if (state_.switches.size() != base_->switches.size())
+        state_.switches = initialState(*base_).switches;
+    if (state_.switches[slot] == value) return {};  // already so
+    const SwitchModel& what = base_->switches[slot];
+    if (what.kind == SwitchKind::Motion && model_->kinematic)
+        return Status::failure("sensor '" + sensor.name + "' switches " +
+                               switchText(*base_, sensor.target, value) +
+                               ": a kinematic analysis needs every motion all along (run "
+                               "dynamics instead)");
+    state_.switches[slot] = value;
+    model_ = switchedModel(base_, state_.switches);
+    // A motion switched on at the position level starts from where its joint is.
+    if (what.kind == SwitchKind::Motion && value != 0.0) {
+        const DriverModel& driver = model_->drivers[static_cast<std::size_t>(what.index)];
+        if (driver.level == MotionLevel::Position) {
+            std::vector<BodyFrame> frames;
+            computeBodyFrames(*model_, state_.q, state_.v, frames);
+            const JointModel& joint = model_->joints[static_cast<std::size_t>(driver.joint)];
+            const bool angle = joint.coordinates[static_cast<std::size_t>(driver.coordinate)] ==
+                               JointAxis::Rotation;
+            const double c = jointCoordinateValue(*model_, frames, driver.joint, driver.coordinate);
+            double miss = c - driver.f.eval(state_.t);
+            if (angle) miss = std::remainder(miss, 2.0 * kPi);
+            if (!(std::abs(miss) <= 1e-3))
+                return Status::failure(
+                    "sensor '" + sensor.name + "' switches motion '" + driver.name +
+                        "' on at t = " + timeText(state_.t) + ", where its joint is " +
+                        numberText(std::abs(miss), 4, angle ? "rad" : "m") +
+                        " from what its expression '" + driver.f.text() +
+                        "' prescribes: the parts would jump there. A position-level motion "
+                        "switched on must start where the joint is (write its expression from "
+                        "the instant it starts), or prescribe the speed (velocity level)",
+                    {driver.id});
+        }
+    }
+    // A discontinuity: the integrator starts afresh from this state, the rows analysed again
+    // (a motion's row in or out), and the velocities projected onto them (a motion switched on
+    // at the velocity level takes its speed at once, as an impulse).
+    state_.stepOrigin.resize(0);
+    integrator_->reset();
+    ws_.step.valid = false;
+    if (Status s = prepareWorkspace(*model_, state_, ws_); !s.ok) return s;
+    if (Status s = projectState(*model_, state_, ws_); !s.ok) return s;
+    saveSolverMemory();
     return {};
 }
 

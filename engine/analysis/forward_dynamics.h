@@ -13,6 +13,8 @@
 namespace engine {
 
 // A sensor's crossing (Model::sensors), found as the run went.
+struct SensorModel;
+
 struct SensorEvent {
     int sensor = 0;     // index into Model::sensors
     double time = 0.0;  // the instant it crossed its level [s]
@@ -67,11 +69,15 @@ private:
     void restoreSolverMemory(const State& state);
 
     Status integrate(double tEnd);  // advance() without sensors
+    // What a sensor that crossed does besides being recorded: a held variable set, a force or a
+    // motion switched (the run's model then derived anew: switchedModel); stops are advance()'s.
+    Status act(const SensorModel& sensor);
     // Each sensor's expression less its level at the current state; a failure when one is not
     // a number.
     Status sensorLevels(std::vector<double>& levels);
 
-    std::shared_ptr<const Model> model_;
+    std::shared_ptr<const Model> base_;   // as compiled: the switches' initial values
+    std::shared_ptr<const Model> model_;  // base_ with the state's switches (State::switches)
     std::vector<SensorEvent> sensorEvents_;
     bool stopped_ = false;
     State state_;

@@ -275,6 +275,11 @@ int frameRows(const JointModel& joint, const std::vector<BodyFrame>& frames, dou
 // ν from the joint coordinate's value c.
 void driverRow(const Model& model, const DriverModel& driver, double t, double c, int row,
                ConstraintEvaluation& out) {
+    if (!driver.on) {  // switched off: an empty row, which the solver drops
+        out.Phi(row) = 0.0;
+        out.nu(row) = 0.0;
+        return;
+    }
     const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
     switch (driver.level) {
     case MotionLevel::Position: {
@@ -569,6 +574,14 @@ void evaluateConstraints(const Model& model, double t, const std::vector<BodyFra
         const ConstraintRow c = jointCoordinate(model, frames, driver.joint, driver.coordinate);
         out.level[static_cast<std::size_t>(row)] = driver.level;
         driverRow(model, driver, t, c.value, row, out);
+        if (!driver.on) {  // switched off: Φq's row zero (its pattern kept), no γ
+            out.gamma(row) = 0.0;
+            double* ji = to.sideI(row);
+            double* jj = to.sideJ(row);
+            for (int k = 0; k < 6; ++k) ji[k] = jj[k] = 0.0;
+            ++row;
+            continue;
+        }
         switch (driver.level) {
         case MotionLevel::Position:
             out.gamma(row) = c.gamma + driver.f.secondDerivative(t);

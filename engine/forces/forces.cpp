@@ -61,6 +61,7 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
                        const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
                        Eigen::VectorXd& g, ForceEnergies& energies,
                        const std::vector<double>* stateValues) {
+    if (!force.on) return;  // switched off
     // What the element's expressions read of the state, when they read any.
     thread_local std::vector<double> own;
     if (!stateValues && usesState(force)) {
@@ -193,6 +194,7 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
 }
 
 std::string nonFiniteExpression(const ForceModel& force, double t) {
+    if (!force.on) return {};
     auto quoted = [](const Expression& e) { return "its expression '" + e.text() + "'"; };
     switch (force.type) {
     case ForceType::PointForce:
@@ -275,6 +277,7 @@ std::string nonFiniteExpression(const Model& model, const ForceModel& force, dou
 double forceMagnitude(const Model& model, const ForceModel& force, double t,
                       const std::vector<BodyFrame>& frames,
                       const Eigen::VectorXd& jointCoordinates) {
+    if (!force.on) return 0.0;
     if (force.inputs[0].empty()) return force.components[0].eval(t);
     std::vector<double> values;
     evaluateStateValues(model, t, frames, jointCoordinates, values);
@@ -298,6 +301,10 @@ double controllerEffort(const Model& model, const ForceModel& force, double t,
                         const std::vector<double>* stateValues) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
     const ConstraintRow c = jointCoordinate(model, frames, force.joint, force.coordinate);
+    if (!force.on) {  // switched off
+        if (rate) *rate = c.rate;
+        return 0.0;
+    }
     const double q =
         joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation
             ? unwindAngle(c.value, lastValue)

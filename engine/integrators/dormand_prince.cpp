@@ -175,6 +175,7 @@ private:
         // The motions over the next 10 ms: one that stops being a number (or races off) just
         // ahead is what the step size shrank towards.
         for (const DriverModel& d : model.drivers) {
+            if (!d.on) continue;
             for (int k = 0; k <= 100; ++k) {
                 const double tk = t + 1e-4 * k;
                 const double values[3] = {d.f.eval(tk), d.f.derivative(tk),
@@ -376,7 +377,7 @@ private:
         computeBodyFrames(model, missState_.q, missState_.v, missFrames_);
         double worst = 0.0;
         for (const DriverModel& driver : model.drivers) {
-            if (driver.level == MotionLevel::Acceleration) continue;
+            if (driver.level == MotionLevel::Acceleration || !driver.on) continue;
             const ConstraintRow c =
                 jointCoordinate(model, missFrames_, driver.joint, driver.coordinate);
             const double rate =

@@ -23,6 +23,7 @@ constexpr double kJumpSmallest = 1e-3;  // m or rad: changes below this are not 
 // See detail.h. Sampled every 0.1 ms; a first time that is not a number is found by halving.
 std::string detail::forceExpressionCause(const Model& model, double t, double span, double growth) {
     for (const ForceModel& force : model.forces) {
+        if (!force.on) continue;
         const Expression* expressions[3] = {&force.components[0], &force.components[1],
                                             &force.components[2]};
         const int count =
@@ -130,7 +131,7 @@ constexpr const char* kJumpAdvice =
 Status detail::checkMotionJumps(const Model& model, double t0, double t1) {
     double size = 0.0, at = 0.0;
     for (const DriverModel& driver : model.drivers) {
-        if (driver.level != MotionLevel::Position) continue;
+        if (driver.level != MotionLevel::Position || !driver.on) continue;
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         const bool angle =
             joint.coordinates[static_cast<std::size_t>(driver.coordinate)] == JointAxis::Rotation;

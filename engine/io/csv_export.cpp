@@ -63,6 +63,8 @@ void CsvWriter::writeHeader() {
     if (model_.contact.enabled)
         for (const char* c : {ch::kContactCount, ch::kContactNormalForce, ch::kContactMaxDepth})
             column(c);
+    for (const SwitchModel& k : model_.switches)  // what sensors switch
+        column(ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn));
     if (kinematic_) {
         for (const BodyModel& body : model_.bodies) {
             for (const char* c : ch::kAcceleration) column(ch::of(body.name, c));
@@ -153,6 +155,8 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
         put(normal);
         put(depth);
     }
+    for (std::size_t k = 0; k < model_.switches.size(); ++k)
+        put(k < state.switches.size() ? state.switches[k] : model_.switches[k].initial);
 }
 
 }  // namespace engine::io

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 14). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 15). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -29,7 +29,7 @@ std::vector<ObjectFormat> describe() {
         {"motions", "array of motions", "array", "[]", "no", "`[]`", "prescribed joint coordinates"},
         {"couplers", "array of couplers", "array", "[]", "no", "`[]`", "gears, racks, screws and linear relations between joint coordinates (minor version 9)"},
         {"variables", "array of variables", "array", "[]", "no", "`[]`", "named expressions of time and of the mechanism's state, read by name in force expressions (below; minor version 12)"},
-        {"sensors", "array of sensors", "array", "[]", "no", "`[]`", "expressions watched for crossing a level as the mechanism runs, stopping the run or marking the instant (below; minor version 12)"},
+        {"sensors", "array of sensors", "array", "[]", "no", "`[]`", "expressions watched for crossing a level as the mechanism runs, stopping the run, marking the instant, setting a held variable or switching a force or motion (below; minor version 12, actions beyond stop and mark 15)"},
         {"analyses", "analyses", "object", "{}", "no", "`{}`", "per analysis (`simulate`, `kinematics`, `statics`, `modes`), the elements it leaves out of the model on top of those deactivated (below; minor version 13)"},
         {"plots", "array of plots", "array", "[]", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
     }, {}});
@@ -46,7 +46,8 @@ std::vector<ObjectFormat> describe() {
     }, {}});
     objects.push_back({"variable", "/$defs/variable", {
         {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique; not a function's, a measure's, `time` or `pi`"},
-        {"expression", "number or expression of `time` and the state", "expression", "", "yes", "—", "may read measures (`DM(a.m, b.m)`, `q(crank)`, …) and other variables, in no cycle"},
+        {"expression", "number or expression of `time` and the state", "expression", "", "no", "— (required unless `initial`)", "may read measures (`DM(a.m, b.m)`, `q(crank)`, …) and other variables, in no cycle"},
+        {"initial", "number", "number", "", "no", "— (instead of `expression`)", "a held variable: a number the run keeps, starting at this value and changed only by sensors that `set` it (minor version 15)"},
     }, {}});
     objects.push_back({"designVariable", "/$defs/designVariable", {
         {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique among design variables and variables"},
@@ -59,7 +60,9 @@ std::vector<ObjectFormat> describe() {
         {"expression", "number or expression of `time` and the state", "expression", "", "yes", "—", "what it watches, e.g. `\"DZ(ball.centre)\"`"},
         {"value", "number", "number", "", "yes", "—", "the level, in the expression's unit"},
         {"direction", "`\"either\"`, `\"rising\"` or `\"falling\"`", "enum either rising falling", "\"either\"", "no", "`\"either\"`", "which crossings count: upwards, downwards or both"},
-        {"action", "`\"stop\"` or `\"mark\"`", "enum stop mark", "\"stop\"", "no", "`\"stop\"`", "stop: the run ends at the instant, recorded as its last frame; mark: the run goes on and the instant is recorded as an event"},
+        {"action", "`\"stop\"`, `\"mark\"`, `\"set\"`, `\"switchOn\"` or `\"switchOff\"`", "enum stop mark set switchOn switchOff", "\"stop\"", "no", "`\"stop\"`", "stop: the run ends at the instant, recorded as its last frame; mark: the run goes on and the instant is recorded as an event; set: the held variable `target` takes the value of `to`; switchOn, switchOff: the force or motion `target` is switched on or off from the instant on (minor version 15)"},
+        {"target", "variable, force or motion name", "string", "", "no", "— (required by set, switchOn, switchOff)", "set: a held variable; switchOn, switchOff: a force or a motion (minor version 15)"},
+        {"to", "number or expression of `time` and the state", "expression", "", "no", "— (required by set)", "the value a `set` gives its variable, evaluated at the instant; may read that variable (`\"laps + 1\"`) (minor version 15)"},
     }, {}});
     objects.push_back({"plot", "/properties/plots/items", {
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown above the plot"},
@@ -222,6 +225,7 @@ std::vector<ObjectFormat> describe() {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among forces"},
         {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController lineForce jointForce", "", "yes", "—", "the force law (table below)"},
         {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model (minor version 13)"},
+        {"startsOn", "bool", "bool", "true", "no", "`true`", "`false`: in the model but off (no force) until a sensor switches it on (minor version 15)"},
         {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
         {"components", "[x, y, z]: numbers or expressions of `time` and the state; N or N·m", "", "", "yes", "—", "", "pointForce pointTorque"},
         {"frame", "`\"world\"` or `\"marker\"`", "enum world marker", "\"world\"", "no", "`\"world\"`", "the axes of `components`", "pointForce pointTorque"},
@@ -250,6 +254,7 @@ std::vector<ObjectFormat> describe() {
         {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint's angle or slide"},
         {"level", "`\"position\"`, `\"velocity\"` or `\"acceleration\"`", "enum position velocity acceleration", "\"position\"", "no", "`\"position\"`", "what the expression prescribes"},
         {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model: the coordinate moves freely (minor version 13)"},
+        {"startsOn", "bool", "bool", "true", "no", "`true`", "`false`: in the model but off (the coordinate free) until a sensor switches it on (minor version 15)"},
         {"expression", "number or expression of `time`", "expression", "", "yes", "—", "rad or m (per s, per s²)"},
     }, {}});
     objects.push_back({"coupler", "/$defs/coupler", {

@@ -1185,6 +1185,7 @@ public:
         f.type = *parsed;
         checkKeys(j, at, format::object("force").keys(type), &f.extensions);  // the type's keys
         if (const json* a = optional(j, "active")) boolean(*a, at + "/active", f.active);
+        if (const json* a = optional(j, "startsOn")) boolean(*a, at + "/startsOn", f.startsOn);
         auto scalar = [&](const char* key, double& out) {
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, out);
         };
@@ -1266,8 +1267,18 @@ public:
         if (!isObject(j, at)) return;
         checkKeys(j, at, format::object("variable").keys(), &v.extensions);
         if (const json* n = required(j, at, "name")) string(*n, at + "/name", v.name);
-        if (const json* e = required(j, at, "expression"))
+        // An expression, or a held value that sensors set (not both).
+        const json* initial = optional(j, "initial");
+        if (initial) {
+            double value = 0.0;
+            number(*initial, at + "/initial", value);
+            v.initial = value;
+            if (optional(j, "expression"))
+                error(at + "/expression",
+                      "a variable is an expression or a held value ('initial'), not both");
+        } else if (const json* e = required(j, at, "expression")) {
             expression(*e, at + "/expression", v.expression);
+        }
     }
 
     void designVariable(const json& j, const std::string& at, DesignVariableSpec& v) {
@@ -1294,8 +1305,26 @@ public:
                                   s.direction);
         if (const json* a = optional(j, "action"))
             word<SensorAction>(*a, at + "/action",
-                               {{"stop", SensorAction::Stop}, {"mark", SensorAction::Mark}},
+                               {{"stop", SensorAction::Stop},
+                                {"mark", SensorAction::Mark},
+                                {"set", SensorAction::Set},
+                                {"switchOn", SensorAction::SwitchOn},
+                                {"switchOff", SensorAction::SwitchOff}},
                                s.action);
+        const bool acts = s.action == SensorAction::Set || s.action == SensorAction::SwitchOn ||
+                          s.action == SensorAction::SwitchOff;
+        if (acts) {
+            if (const json* t = required(j, at, "target")) string(*t, at + "/target", s.target);
+        } else if (optional(j, "target")) {
+            error(at + "/target",
+                  "only a sensor that sets a variable or switches an element "
+                  "has a target");
+        }
+        if (s.action == SensorAction::Set) {
+            if (const json* e = required(j, at, "to")) expression(*e, at + "/to", s.to);
+        } else if (optional(j, "to")) {
+            error(at + "/to", "only a sensor that sets a variable ('action': 'set') has 'to'");
+        }
     }
 
     // "analyses": {"modes": {"inactive": {"motions": ["drive"]}}}: per analysis, what it
@@ -1343,6 +1372,7 @@ public:
         checkKeys(j, at, format::object("motion").keys(), &m.extensions);
         name(j, at, m.name);
         if (const json* a = optional(j, "active")) boolean(*a, at + "/active", m.active);
+        if (const json* a = optional(j, "startsOn")) boolean(*a, at + "/startsOn", m.startsOn);
         if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", m.joint);
         if (const json* a = optional(j, "axis"))
             word<JointAxis>(

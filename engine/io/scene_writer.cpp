@@ -182,6 +182,7 @@ json forceJson(const ForceSpec& f) {
     j["name"] = f.name;
     j["type"] = std::string(forceTypeName(f.type));
     if (!f.active) j["active"] = false;
+    if (!f.startsOn) j["startsOn"] = false;
     switch (f.type) {
     case ForceType::PointForce:
     case ForceType::PointTorque:
@@ -465,6 +466,7 @@ json sceneJson(const SceneSpec& spec, bool withBindings = true) {
             jm["name"] = m.name;
             jm["joint"] = m.joint;
             if (!m.active) jm["active"] = false;
+            if (!m.startsOn) jm["startsOn"] = false;
             jm["axis"] = m.axis == JointAxis::Rotation ? "rotation" : "translation";
             jm["level"] = m.level == MotionLevel::Position   ? "position"
                           : m.level == MotionLevel::Velocity ? "velocity"
@@ -520,7 +522,10 @@ json sceneJson(const SceneSpec& spec, bool withBindings = true) {
         for (const VariableSpec& v : spec.variables) {
             json jv;
             jv["name"] = v.name;
-            jv["expression"] = expressionJson(v.expression);
+            if (v.initial)
+                jv["initial"] = *v.initial;
+            else
+                jv["expression"] = expressionJson(v.expression);
             putExtensions(jv, v.extensions);
             variables.push_back(jv);
         }
@@ -536,7 +541,10 @@ json sceneJson(const SceneSpec& spec, bool withBindings = true) {
             if (sensor.direction != SensorDirection::Either)
                 js["direction"] =
                     sensor.direction == SensorDirection::Rising ? "rising" : "falling";
-            if (sensor.action != SensorAction::Stop) js["action"] = "mark";
+            if (sensor.action != SensorAction::Stop)
+                js["action"] = std::string(sensorActionName(sensor.action));
+            if (!sensor.target.empty()) js["target"] = sensor.target;
+            if (sensor.action == SensorAction::Set) js["to"] = expressionJson(sensor.to);
             putExtensions(js, sensor.extensions);
             sensors.push_back(js);
         }

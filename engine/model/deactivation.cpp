@@ -140,6 +140,19 @@ Deactivation deactivation(const SceneSpec& spec, std::optional<Analysis> analysi
 
 Diagnostics deactivationErrors(const SceneSpec& spec, const Deactivation& out) {
     Diagnostics errors;
+    // A switch of an element left out would switch nothing.
+    for (std::size_t k = 0; k < spec.sensors.size(); ++k) {
+        const SensorSpec& sensor = spec.sensors[k];
+        if (sensor.action != SensorAction::SwitchOn && sensor.action != SensorAction::SwitchOff)
+            continue;
+        for (const Out* names : {&out.forces, &out.motions})
+            if (const auto it = names->find(sensor.target); it != names->end())
+                errors.push_back({Severity::Error, "/sensors/" + std::to_string(k) + "/target",
+                                  "switches '" + sensor.target +
+                                      "', which is left out of the model (" + it->second +
+                                      "): activate it (its 'startsOn' may keep it off until the "
+                                      "sensor acts), or remove the sensor"});
+    }
     if (out.parts.empty() && out.joints.empty()) return errors;  // measures read only these
     std::vector<std::string> variableNames;
     for (const VariableSpec& v : spec.variables) variableNames.push_back(v.name);
@@ -178,9 +191,14 @@ Diagnostics deactivationErrors(const SceneSpec& spec, const Deactivation& out) {
         }
     }
     for (std::size_t k = 0; k < spec.variables.size(); ++k)
-        check("/variables/" + std::to_string(k) + "/expression", spec.variables[k].expression);
-    for (std::size_t k = 0; k < spec.sensors.size(); ++k)
-        check("/sensors/" + std::to_string(k) + "/expression", spec.sensors[k].expression);
+        if (!spec.variables[k].initial)
+            check("/variables/" + std::to_string(k) + "/expression", spec.variables[k].expression);
+    for (std::size_t k = 0; k < spec.sensors.size(); ++k) {
+        const SensorSpec& sensor = spec.sensors[k];
+        const std::string at = "/sensors/" + std::to_string(k);
+        check(at + "/expression", sensor.expression);
+        if (sensor.action == SensorAction::Set) check(at + "/to", sensor.to);
+    }
     return errors;
 }
 

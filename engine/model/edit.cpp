@@ -35,7 +35,17 @@ void renameInExpressions(
         for (std::string& c : f.components) c = renameMeasureArguments(c, rename);
     for (VariableSpec& v : spec.variables)
         v.expression = renameMeasureArguments(v.expression, rename);
-    for (SensorSpec& s : spec.sensors) s.expression = renameMeasureArguments(s.expression, rename);
+    for (SensorSpec& s : spec.sensors) {
+        s.expression = renameMeasureArguments(s.expression, rename);
+        s.to = renameMeasureArguments(s.to, rename);
+    }
+}
+// A sensor that switches a force or motion names it: a renamed one stays its target.
+void renameSensorTargets(SceneSpec& spec, const std::string& from, const std::string& to) {
+    for (SensorSpec& s : spec.sensors)
+        if ((s.action == SensorAction::SwitchOn || s.action == SensorAction::SwitchOff) &&
+            s.target == from)
+            s.target = to;
 }
 bool isJointMeasure(MeasureKind kind) {
     return kind == MeasureKind::Q || kind == MeasureKind::QD;
@@ -137,6 +147,7 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
         if (force.id != id) continue;
         renameChannels(spec, force.name, name);
         renameInAnalyses(spec, &InactiveSet::forces, force.name, name);
+        renameSensorTargets(spec, force.name, name);
         force.name = name;
         return true;
     }
@@ -144,6 +155,7 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
         if (motion.id != id) continue;
         renameChannels(spec, motion.name, name);
         renameInAnalyses(spec, &InactiveSet::motions, motion.name, name);
+        renameSensorTargets(spec, motion.name, name);
         motion.name = name;
         return true;
     }
@@ -231,7 +243,26 @@ void dropReadersOf(SceneSpec& spec, const ReadableNames& before,
                    readsGone(f.components[2]);
         });
         drop(spec.variables, [&](const VariableSpec& v) { return readsGone(v.expression); });
-        drop(spec.sensors, [&](const SensorSpec& s) { return readsGone(s.expression); });
+        // A sensor goes with what it reads, and with the element it sets or switches.
+        const auto targetGone = [&](const SensorSpec& s) {
+            const auto named = [&](const auto& list) {
+                return std::any_of(list.begin(), list.end(),
+                                   [&](const auto& e) { return e.name == s.target; });
+            };
+            switch (s.action) {
+            case SensorAction::Set:
+                return !named(spec.variables);
+            case SensorAction::SwitchOn:
+            case SensorAction::SwitchOff:
+                return !named(spec.forces) && !named(spec.motions);
+            default:
+                return false;
+            }
+        };
+        drop(spec.sensors, [&](const SensorSpec& s) {
+            return readsGone(s.expression) || (s.action == SensorAction::Set && readsGone(s.to)) ||
+                   targetGone(s);
+        });
     }
 }
 }  // namespace

@@ -656,7 +656,10 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             std::string error;
             StateText split;
             std::vector<int> read;
-            if (auto e = parseStateExpression(spec, v.expression, split, error)) {
+            if (v.initial) {  // held: a number, its slot in State::switches below
+                vm.expression = Expression::constant(*v.initial);
+                vm.expression.setText(v.name);
+            } else if (auto e = parseStateExpression(spec, v.expression, split, error)) {
                 vm.expression = *e;
                 vm.inputs = resolveInputs(split, read);
             }
@@ -724,6 +727,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         f.translationalDamping = spec_f.translationalDamping;
         f.rotationalStiffness = spec_f.rotationalStiffness;
         f.rotationalDamping = spec_f.rotationalDamping;
+        f.on = spec_f.startsOn;
         model->forces.push_back(std::move(f));
     }
     for (const SensorSpec& spec_s : spec.sensors) {
@@ -739,9 +743,19 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             sensor.expression = *e;
             sensor.inputs = resolveInputs(split, read);
         }
+        if (spec_s.action == SensorAction::Set) {
+            StateText to;
+            if (auto e = parseStateExpression(spec, spec_s.to, to, error)) {
+                sensor.to = *e;
+                sensor.toInputs = resolveInputs(to, read);
+            }
+        }
         model->sensors.push_back(std::move(sensor));
     }
-    for (SensorModel& sensor : model->sensors) finishInputs(sensor.inputs);
+    for (SensorModel& sensor : model->sensors) {
+        finishInputs(sensor.inputs);
+        finishInputs(sensor.toInputs);
+    }
     for (VariableModel& v : model->variables) finishInputs(v.inputs);
     for (ForceModel& f : model->forces)
         for (std::vector<int>& inputs : f.inputs) finishInputs(inputs);
@@ -760,7 +774,53 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         if (auto e =
                 Expression::parseWithConstants(motion.expression, error, designConstants(spec)))
             d.f = *e;
+        d.on = motion.startsOn;
         model->drivers.push_back(std::move(d));
+    }
+
+    // What the run switches (State::switches): the held variables, then the forces and motions
+    // that a sensor switches or that start off.
+    const auto slotOf = [&](SwitchKind kind, int index) {
+        for (std::size_t k = 0; k < model->switches.size(); ++k)
+            if (model->switches[k].kind == kind && model->switches[k].index == index)
+                return static_cast<int>(k);
+        return -1;
+    };
+    for (const VariableSpec& v : spec.variables)
+        if (v.initial) {
+            const int index = variableValue.at(v.name);
+            model->variables[static_cast<std::size_t>(index)].held =
+                static_cast<int>(model->switches.size());
+            model->switches.push_back({SwitchKind::Held, index, *v.initial, v.name});
+        }
+    const auto switched = [&](const std::string& name) {
+        return std::any_of(spec.sensors.begin(), spec.sensors.end(), [&](const SensorSpec& s) {
+            return (s.action == SensorAction::SwitchOn || s.action == SensorAction::SwitchOff) &&
+                   s.target == name;
+        });
+    };
+    for (std::size_t k = 0; k < model->forces.size(); ++k)
+        if (!model->forces[k].on || switched(model->forces[k].name))
+            model->switches.push_back({SwitchKind::Force, static_cast<int>(k),
+                                       model->forces[k].on ? 1.0 : 0.0, model->forces[k].name});
+    for (std::size_t k = 0; k < model->drivers.size(); ++k)
+        if (!model->drivers[k].on || switched(model->drivers[k].name))
+            model->switches.push_back({SwitchKind::Motion, static_cast<int>(k),
+                                       model->drivers[k].on ? 1.0 : 0.0, model->drivers[k].name});
+    for (std::size_t k = 0; k < spec.sensors.size(); ++k) {
+        const SensorSpec& s = spec.sensors[k];
+        SensorModel& sensor = model->sensors[k];
+        if (s.action == SensorAction::Set) {
+            if (const auto v = variableValue.find(s.target); v != variableValue.end())
+                sensor.target = slotOf(SwitchKind::Held, v->second);
+        } else if (s.action == SensorAction::SwitchOn || s.action == SensorAction::SwitchOff) {
+            for (std::size_t f = 0; f < model->forces.size(); ++f)
+                if (model->forces[f].name == s.target)
+                    sensor.target = slotOf(SwitchKind::Force, static_cast<int>(f));
+            for (std::size_t d = 0; d < model->drivers.size(); ++d)
+                if (model->drivers[d].name == s.target)
+                    sensor.target = slotOf(SwitchKind::Motion, static_cast<int>(d));
+        }
     }
 
     // End stops and Coulomb joint friction are rows of the velocity-level contact problem: a

@@ -141,6 +141,7 @@ struct VariableModel {
     std::string name;
     Expression expression;
     std::vector<int> inputs;
+    int held = -1;  // a held variable: its slot in State::switches (its value the expression's)
 };
 
 // A sensor (SensorSpec), compiled: its expression's inputs as a force's.
@@ -151,6 +152,21 @@ struct SensorModel {
     double value = 0.0;
     SensorDirection direction = SensorDirection::Either;
     SensorAction action = SensorAction::Stop;
+    int target = -1;  // Set, SwitchOn, SwitchOff: the slot in State::switches it changes
+    Expression to;    // Set: the value, with its inputs as a force's
+    std::vector<int> toInputs;
+};
+
+// What a run switches as it goes (State::switches, one slot each): a held variable's value, or
+// whether a force element or a motion is on (1) or off (0). A run's model is the compiled one
+// with the state's switches applied (switchedModel, engine/model/switches.h).
+enum class SwitchKind { Held, Force, Motion };
+
+struct SwitchModel {
+    SwitchKind kind = SwitchKind::Held;
+    int index = 0;  // into Model::variables, forces or drivers
+    double initial = 0.0;
+    std::string name;  // the variable's, force's or motion's
 };
 
 // A force element with its references resolved (see ForceSpec for the laws and units).
@@ -174,6 +190,7 @@ struct ForceModel {
     Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
     int coordinate = 0;      // joint controller: index into the joint's coordinates
     double maxEffort = 0.0;  // joint controller: 0 for no limit
+    bool on = true;          // switched off by a sensor (or until one switches it on): no force
 };
 
 // An equation of a soft joint (JointCompliance): evaluated as the exact one (constraints/), but
@@ -231,6 +248,7 @@ struct DriverModel {
     int coordinate = 0;  // index into the joint's coordinates
     MotionLevel level = MotionLevel::Position;
     Expression f;
+    bool on = true;  // switched off: its row is empty (the solver drops it), the coordinate free
 };
 
 // A coupler (CouplerSpec) resolved into one constraint row on joint coordinates:
@@ -292,6 +310,7 @@ struct Model {
     std::vector<MeasureModel> measures;
     std::vector<VariableModel> variables;
     std::vector<SensorModel> sensors;
+    std::vector<SwitchModel> switches;  // State::switches' slots
     int stateValueCount() const { return static_cast<int>(measures.size() + variables.size()); }
     SolverSettings settings;
     // Runs solve the motion at each instant from the joints and motions instead of integrating

@@ -450,7 +450,65 @@ void checkStateExpression(Checker& check, const std::string& where, const SceneS
                                (std::isnan(v) ? "not a number" : "infinite") + " at t = 0 s");
 }
 
+// What a sensor acts on: a held variable it sets (with an expression of the state), a force or a
+// motion it switches, each in the model.
+void checkSensorAction(Checker& check, const std::string& at, const SceneSpec& spec,
+                       const SensorSpec& sensor) {
+    switch (sensor.action) {
+    case SensorAction::Stop:
+    case SensorAction::Mark:
+        return;
+    case SensorAction::Set: {
+        const auto v = std::find_if(spec.variables.begin(), spec.variables.end(),
+                                    [&](const VariableSpec& x) { return x.name == sensor.target; });
+        if (v == spec.variables.end())
+            check.error(at + "/target", "no variable named '" + sensor.target + "' to set");
+        else if (!v->initial)
+            check.error(at + "/target",
+                        "variable '" + sensor.target +
+                            "' is an expression: a sensor sets a held variable, one given "
+                            "'initial' instead of 'expression'");
+        checkStateExpression(check, at + "/to", spec, sensor.to);
+        return;
+    }
+    case SensorAction::SwitchOn:
+    case SensorAction::SwitchOff: {
+        const auto force =
+            std::find_if(spec.forces.begin(), spec.forces.end(),
+                         [&](const ForceSpec& f) { return f.name == sensor.target; });
+        const auto motion =
+            std::find_if(spec.motions.begin(), spec.motions.end(),
+                         [&](const MotionSpec& m) { return m.name == sensor.target; });
+        const bool isForce = force != spec.forces.end(), isMotion = motion != spec.motions.end();
+        if (!isForce && !isMotion)
+            check.error(at + "/target",
+                        "no force or motion named '" + sensor.target + "' to switch " +
+                            (sensor.action == SensorAction::SwitchOn ? "on" : "off"));
+        else if (isForce && isMotion)
+            check.error(at + "/target",
+                        "'" + sensor.target + "' names both a force and a motion: rename one");
+        return;
+    }
+    }
+}
+
 }  // namespace
+
+std::string_view sensorActionName(SensorAction action) {
+    switch (action) {
+    case SensorAction::Stop:
+        return "stop";
+    case SensorAction::Mark:
+        return "mark";
+    case SensorAction::Set:
+        return "set";
+    case SensorAction::SwitchOn:
+        return "switchOn";
+    case SensorAction::SwitchOff:
+        return "switchOff";
+    }
+    return "stop";
+}
 
 std::vector<JointAxis> jointAxes(JointType type) {
     switch (type) {
@@ -963,7 +1021,15 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/name", reason);
         else if (!variableNames.insert(variable.name).second)
             check.error(at + "/name", "duplicate variable name '" + variable.name + "'");
-        checkStateExpression(check, at + "/expression", spec, variable.expression);
+        if (variable.initial) {
+            if (!std::isfinite(*variable.initial))
+                check.error(at + "/initial",
+                            "a held variable's initial value must be a finite "
+                            "number, got " +
+                                numberText(*variable.initial, 10));
+        } else {
+            checkStateExpression(check, at + "/expression", spec, variable.expression);
+        }
     }
     if (std::string cycle; !variableOrder(spec, cycle))
         check.error("/variables", "the variables " + cycle +
@@ -983,6 +1049,7 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/value",
                         "the level a sensor watches for must be a finite number, got " +
                             numberText(sensor.value, 10));
+        checkSensorAction(check, at, spec, sensor);
     }
 
     // Design variables: names as variables' (unique among both), finite values and ranges.

@@ -338,9 +338,11 @@ struct ForceSpec {
     std::string name;
     ForceType type = ForceType::SpringDamper;
     bool active = true;  // false: left out of the model
-    MarkerRef markerI;   // point force/torque: where it acts; springs, bushing: first end
-    MarkerRef markerJ;   // springs, bushing: second end
-    std::string joint;   // rotational spring-damper: the joint whose angle it resists
+    // false: in the model but off (no force) until a sensor switches it on (SensorAction).
+    bool startsOn = true;
+    MarkerRef markerI;  // point force/torque: where it acts; springs, bushing: first end
+    MarkerRef markerJ;  // springs, bushing: second end
+    std::string joint;  // rotational spring-damper: the joint whose angle it resists
     // Point force/torque: x, y, z components as expressions, in world axes or, when
     // inMarkerFrame, in marker I's axes (which turn with the part).
     std::string components[3] = {"0", "0", "0"};
@@ -376,6 +378,10 @@ struct VariableSpec {
     std::string name;
     std::string expression = "0";
     std::string extensions;
+    // A held variable: a number the run keeps, starting at this value and changed only by
+    // sensors (SensorAction::Set) — a latch, a count, a value taken at an event. Its
+    // `expression` is then unused.
+    std::optional<double> initial = {};
 };
 
 // A design variable: a named number that numeric fields of the scene are bound to ("=L_crank",
@@ -411,7 +417,11 @@ struct BindingSpec {
 // located within the integrator's step (dopri45: to 1e-12 s on its dense output; fixed-step
 // methods: between two steps, the run stopping at the step after it), and then acts.
 enum class SensorDirection { Either, Rising, Falling };
-enum class SensorAction { Stop, Mark };
+// Stop: the run ends at the instant. Mark: the instant is recorded, the run goes on. Set: a held
+// variable (`target`) takes the value of `to` at the instant. SwitchOn, SwitchOff: a force or a
+// motion (`target`) is switched on or off from the instant on.
+enum class SensorAction { Stop, Mark, Set, SwitchOn, SwitchOff };
+std::string_view sensorActionName(SensorAction action);  // "stop", "mark", "set", "switchOn", ...
 
 struct SensorSpec {
     std::string name;
@@ -419,6 +429,8 @@ struct SensorSpec {
     double value = 0.0;  // the level crossed, in the expression's unit
     SensorDirection direction = SensorDirection::Either;
     SensorAction action = SensorAction::Stop;
+    std::string target = {};  // Set: a held variable; SwitchOn, SwitchOff: a force or a motion
+    std::string to = "0";     // Set: an expression of time and the state, evaluated at the instant
     std::string extensions;
 };
 
@@ -430,6 +442,8 @@ struct MotionSpec {
     std::string name;
     std::string joint;
     bool active = true;  // false: left out of the model (the coordinate moves freely)
+    // false: in the model but off (its coordinate free) until a sensor switches it on.
+    bool startsOn = true;
     JointAxis axis = JointAxis::Rotation;
     MotionLevel level = MotionLevel::Position;
     std::string expression = "0";  // rad or m (per s, per s² for velocity and acceleration)

@@ -70,6 +70,11 @@ inline constexpr const char* kCouplerEffort[2] = {"effortI", "effortJ"};
 inline constexpr const char* kEffort = "effort";
 inline constexpr const char* kPower = "power";
 
+// What sensors switch (engine/model/switches.h): a held variable's value ("laps.value"), and
+// whether a force or a motion is on, 1, or off, 0 ("motor.on").
+inline constexpr const char* kHeldValue = "value";
+inline constexpr const char* kSwitchedOn = "on";
+
 // Per contact pair entry: the normal and friction force summed over its points [N].
 inline constexpr const char* kPairNormalForce = "Fn";
 inline constexpr const char* kPairFrictionForce = "Ft";

@@ -177,6 +177,14 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
             size_ += 2;
         }
     }
+    // What sensors switched (State::switches), each a channel too.
+    if (!model.switches.empty()) {
+        switchOffset_ = size_;
+        switchCount_ = model.switches.size();
+        for (const SwitchModel& k : model.switches)
+            add(ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn), "",
+                size_++);
+    }
     // An adaptive integrator's output lies inside a step: the step's start (t, then q, v and
     // the work accumulators), so a run resumed here goes on exactly (State::stepOrigin).
     if (stepOrigins && model.settings.integrator == IntegratorType::DormandPrince45) {
@@ -299,6 +307,10 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         else  // none: a best rank of −1 says so (KktSolver::saveMemory)
             std::fill(memory, memory + memorySize_, -1.0);
     }
+    if (switchOffset_ >= 0) {
+        for (std::size_t k = 0; k < switchCount_; ++k)
+            row[switchOffset_ + static_cast<int>(k)] = k < s.switches.size() ? s.switches[k] : 0.0;
+    }
     double* p = row;
     *p++ = s.t;
     p = std::copy(s.q.data(), s.q.data() + nq_, p);
@@ -395,6 +407,8 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
         s.stepStart = row[originOffset_ + 1];
         s.stepOrigin = Eigen::Map<const Eigen::VectorXd>(row + originOffset_ + 2, nq_ + nv_ + 2);
     }
+    s.switches.assign(row + std::max(switchOffset_, 0),
+                      row + std::max(switchOffset_, 0) + static_cast<int>(switchCount_));
     const double* p = row;
     s.t = *p++;
     s.q = Eigen::Map<const Eigen::VectorXd>(p, nq_);

@@ -92,6 +92,8 @@ private:
     int size_ = 0;
     int originOffset_ = -1;  // where the step origin is kept, −1: not kept
     int memoryOffset_ = -1;  // where the solvers' memory is kept, −1: not kept
+    int switchOffset_ = -1;  // where State::switches are kept, −1: none
+    std::size_t switchCount_ = 0;
     int memorySize_ = 0;
     std::vector<Channel> channels_;
 };

@@ -62,7 +62,10 @@ void Simulator::startThread() {
     liftOffs_ = std::make_unique<LiftOffWatch>(*model_);
     // The energy balance is conserved only where every force that does work is bookkept:
     // gravity, springs, dampers (dissipated) and drivers (driver work).
-    energyConserved_ = !model_->kinematic && !model_->contact.enabled && model_->softRows == 0;
+    // (A force or motion switched by a sensor puts in or takes out what it held at once.)
+    energyConserved_ = !model_->kinematic && !model_->contact.enabled && model_->softRows == 0 &&
+                       std::all_of(model_->switches.begin(), model_->switches.end(),
+                                   [](const SwitchModel& k) { return k.kind == SwitchKind::Held; });
     for (const ForceModel& f : model_->forces)
         energyConserved_ = energyConserved_ && (f.type == ForceType::SpringDamper ||
                                                 f.type == ForceType::RotationalSpringDamper ||

@@ -19,6 +19,7 @@ State initialState(const Model& model) {
     for (const JointModel& joint : model.joints)
         coordinates += static_cast<int>(joint.coordinates.size());
     s.jointCoordinates = Eigen::VectorXd::Zero(coordinates);
+    for (const SwitchModel& k : model.switches) s.switches.push_back(k.initial);
     return s;
 }
 

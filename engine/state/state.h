@@ -61,6 +61,9 @@ struct State {
     // so a run resumed here decides singular positions as the original did. Written by
     // ForwardDynamics with every state it hands out; empty: none (the rows analysed afresh).
     std::vector<double> solverMemory;
+    // What sensors have switched (Model::switches): held variables' values, elements on (1) or
+    // off (0); empty for a model with none.
+    std::vector<double> switches;
 };
 
 // The model's initial state (t = 0), before assembly.

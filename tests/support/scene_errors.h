@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "engine/io/scene_json.h"
 #include "engine/model/diagnostic.h"
 
@@ -24,6 +26,14 @@ inline std::string firstJointError(const std::string& jointJson) {
       "joints": [)" + jointJson +
                               "]}";
     return firstError(io::parseScene(scene).diagnostics);
+}
+
+// The scene `text` reads as; every error is a test failure (an empty scene then).
+inline SceneSpec parsedScene(const std::string& text) {
+    const io::SceneLoadResult r = io::parseScene(text);
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Error) ADD_FAILURE() << d.where << ": " << d.message;
+    return r.scene ? *r.scene : SceneSpec{};
 }
 
 }  // namespace engine::test

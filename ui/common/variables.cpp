@@ -93,8 +93,11 @@ bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name)
     for (engine::ForceSpec& force : spec.forces)
         for (std::string& component : force.components)
             component = renamedInExpression(component, old, name);
-    for (engine::SensorSpec& s : spec.sensors)
+    for (engine::SensorSpec& s : spec.sensors) {
         s.expression = renamedInExpression(s.expression, old, name);
+        s.to = renamedInExpression(s.to, old, name);
+        if (s.action == engine::SensorAction::Set && s.target == old) s.target = name;
+    }
     return true;
 }
 
@@ -108,7 +111,10 @@ bool renameDesignVariable(engine::SceneSpec& spec, int index, const std::string&
     for (engine::VariableSpec& v : spec.variables) rename(v.expression);
     for (engine::ForceSpec& force : spec.forces)
         for (std::string& component : force.components) rename(component);
-    for (engine::SensorSpec& s : spec.sensors) rename(s.expression);
+    for (engine::SensorSpec& s : spec.sensors) {
+        rename(s.expression);
+        rename(s.to);
+    }
     for (engine::MotionSpec& m : spec.motions) rename(m.expression);
     for (engine::Part& part : spec.parts)
         if (part.frameMotion)
@@ -157,12 +163,14 @@ std::optional<engine::SensorDirection> sensorDirectionFromName(const std::string
 }
 
 std::string sensorActionName(engine::SensorAction action) {
-    return action == engine::SensorAction::Mark ? "mark" : "stop";
+    return std::string(engine::sensorActionName(action));
 }
 
 std::optional<engine::SensorAction> sensorActionFromName(const std::string& name) {
-    if (name == "stop") return engine::SensorAction::Stop;
-    if (name == "mark") return engine::SensorAction::Mark;
+    for (const engine::SensorAction a :
+         {engine::SensorAction::Stop, engine::SensorAction::Mark, engine::SensorAction::Set,
+          engine::SensorAction::SwitchOn, engine::SensorAction::SwitchOff})
+        if (engine::sensorActionName(a) == name) return a;
     return std::nullopt;
 }
 

@@ -18,6 +18,7 @@
 #include "engine/io/run_file.h"
 #include "engine/model/scene_spec.h"
 #include "engine/record/recording.h"
+#include "engine/runtime/simulator.h"
 #include "ui/analysis/modes_panel.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
@@ -184,6 +185,18 @@ void MainWindow::wire() {
         manipulation->setSelecting(tools_->tool() == BuildTools::Tool::Select);
     });
     // Building and dragging happen on a still mechanism: a tool or a drag pauses the run.
+    // An expression of the state in Properties says its value at the frame on screen.
+    properties_->setFrameState([session]() -> std::optional<engine::State> {
+        const auto snap = session->snapshot();
+        const engine::Recording* recording = session->recording();
+        engine::State state;
+        engine::Outputs outputs;
+        if (!snap || !recording || !recording->read(snap->frame, state, outputs))
+            return std::nullopt;
+        return state;
+    });
+    connect(session, &SimulationSession::snapshotChanged, properties_,
+            &PropertiesPanel::frameChanged);
     connect(tools_, &BuildTools::toolStarted, session, &SimulationSession::pause);
     connect(viewport, &ViewportWidget::gizmoDragStarted, session, &SimulationSession::pause);
     // A new entity is shown for editing; the commands that act on the selection (a motion on

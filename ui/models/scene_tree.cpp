@@ -383,9 +383,13 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                          engine::kNoEntity, Kind::Group);
     for (std::size_t k = 0; k < spec.variables.size(); ++k) {
         const engine::VariableSpec& variable = spec.variables[k];
-        auto variableRow = row(toQString(variable.name),
-                               QStringLiteral("= %1").arg(toQString(variable.expression)),
-                               engine::kNoEntity, Kind::Variable);
+        // A held variable shows where it starts ("held, from 0").
+        auto variableRow =
+            row(toQString(variable.name),
+                variable.initial
+                    ? QObject::tr("held, from %1").arg(QString::number(*variable.initial, 'g', 6))
+                    : QStringLiteral("= %1").arg(toQString(variable.expression)),
+                engine::kNoEntity, Kind::Variable);
         for (QStandardItem* item : variableRow)
             item->setData(static_cast<int>(k + 1), kVariableRole);
         variableRow[0]->setEditable(true);
@@ -403,14 +407,29 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         const char* crossing = sensor.direction == engine::SensorDirection::Rising    ? "↑"
                                : sensor.direction == engine::SensorDirection::Falling ? "↓"
                                                                                       : "↕";
-        auto sensorRow =
-            row(toQString(sensor.name),
-                QString::fromUtf8("%1 %2 %3 · %4")
-                    .arg(toQString(sensor.expression), QString::fromUtf8(crossing),
-                         QString::number(sensor.value, 'g', 6),
-                         sensor.action == engine::SensorAction::Mark ? QObject::tr("mark")
-                                                                     : QObject::tr("stop")),
-                engine::kNoEntity, Kind::Sensor);
+        QString action;
+        switch (sensor.action) {
+        case engine::SensorAction::Stop:
+            action = QObject::tr("stop");
+            break;
+        case engine::SensorAction::Mark:
+            action = QObject::tr("mark");
+            break;
+        case engine::SensorAction::Set:
+            action = QObject::tr("%1 = %2").arg(toQString(sensor.target), toQString(sensor.to));
+            break;
+        case engine::SensorAction::SwitchOn:
+            action = QObject::tr("%1 on").arg(toQString(sensor.target));
+            break;
+        case engine::SensorAction::SwitchOff:
+            action = QObject::tr("%1 off").arg(toQString(sensor.target));
+            break;
+        }
+        auto sensorRow = row(toQString(sensor.name),
+                             QString::fromUtf8("%1 %2 %3 · %4")
+                                 .arg(toQString(sensor.expression), QString::fromUtf8(crossing),
+                                      QString::number(sensor.value, 'g', 6), action),
+                             engine::kNoEntity, Kind::Sensor);
         for (QStandardItem* item : sensorRow) item->setData(static_cast<int>(k + 1), kSensorRole);
         sensorRow[0]->setEditable(true);
         sensors[0]->appendRow(sensorRow);

@@ -256,6 +256,15 @@ void ExpressionEditor::insertCompletion(const QString& word) {
     edit_->setCursorPosition(start + static_cast<int>(word.size()));
 }
 
+void ExpressionEditor::setStateValue(StateValue value) {
+    stateValue_ = std::move(value);
+    updateDisplay();
+}
+
+void ExpressionEditor::refreshStateValue() {
+    if (readsState_) updateDisplay();
+}
+
 void ExpressionEditor::setStateParser(StateParser parse) {
     stateParser_ = std::move(parse);
     check();
@@ -409,11 +418,21 @@ void ExpressionEditor::updateDisplay() {
     // The line under the field: the reason in red, or the value at the start of the range.
     if (valid && readsState_) {
         // The unit is said here, as a value of time says it with its value.
-        message_->setText(
-            unit_.isEmpty()
-                ? tr("reads the mechanism's state: its value is known as it runs")
-                : tr("in %1; reads the mechanism's state: its value is known as it runs")
-                      .arg(unit_));
+        // Its value at the frame on screen, when there is one.
+        std::string reason;
+        const std::optional<FrameValue> now =
+            stateValue_ ? stateValue_(edit_->text().trimmed().toStdString(), reason) : std::nullopt;
+        const QString unit = unit_.isEmpty() ? QString() : QStringLiteral(" ") + unit_;
+        if (now)
+            message_->setText(tr("= %1%2 at the frame shown (t = %3 s); reads the mechanism's "
+                                 "state")
+                                  .arg(number(now->value), unit, number(now->time)));
+        else
+            message_->setText(
+                unit_.isEmpty()
+                    ? tr("reads the mechanism's state: its value is known as it runs")
+                    : tr("in %1; reads the mechanism's state: its value is known as it runs")
+                          .arg(unit_));
         message_->setStyleSheet(QString());
         edit_->setStyleSheet(QString());
     } else if (valid) {

@@ -63,6 +63,18 @@ public:
     using StateParser = std::function<std::optional<engine::Expression>(
         const std::string& text, std::string& error, bool& readsState)>;
     void setStateParser(StateParser parse);
+    // The value of an expression of the state at the frame on screen, and that frame's time:
+    // said under the field instead of "known as it runs" (nullopt: no frame, or the reason in
+    // the error, said in grey).
+    struct FrameValue {
+        double value = 0.0;
+        double time = 0.0;
+    };
+    using StateValue =
+        std::function<std::optional<FrameValue>(const std::string& text, std::string& error)>;
+    void setStateValue(StateValue value);
+    // The frame on screen changed: the value under the field follows.
+    void refreshStateValue();
     // Names offered as the user types one (measures as "DM(", helpers, the scene's variables,
     // parts, markers as "part.marker", joints): a popup of those starting with the word before
     // the cursor (any case), the one picked replacing that word.
@@ -118,6 +130,7 @@ private:
     QString committedText_;
     QString error_;
     StateParser stateParser_;
+    StateValue stateValue_;
     QCompleter* completer_ = nullptr;
     bool readsState_ = false;
     std::optional<engine::Expression> current_;  // the text's, when valid

@@ -207,6 +207,14 @@ public:
             [element](const SceneSpec& s) { return element(s)->active; },
             [element](SceneSpec& s, bool on) { element(s)->active = on; });
     }
+    // A force's or motion's state at the start of a run: off until a sensor switches it on.
+    template <class Find>
+    void startsOnSwitch(Find element) {
+        toggle(
+            tr("Starts on"), QStringLiteral("startsOn"),
+            [element](const SceneSpec& s) { return element(s)->startsOn; },
+            [element](SceneSpec& s, bool on) { element(s)->startsOn = on; });
+    }
     // Per analysis, whether it leaves the element out (its name in that analysis' set of
     // `kind`): rows of the panel's own, "analyses.<analysis>", the format's "analyses" object
     // being edited through them.

@@ -1,5 +1,7 @@
 #include "ui/properties/properties_panel.h"
 
+#include "engine/analysis/state_value.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,6 +24,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QTextDocument>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -247,6 +250,25 @@ void PropertiesPanel::markBoundNumbers() {
         }
 }
 
+void PropertiesPanel::setFrameState(std::function<std::optional<engine::State>()> frame) {
+    frame_ = std::move(frame);
+    frameChanged();
+}
+
+void PropertiesPanel::frameChanged() {
+    // At most five times a second while a run publishes frames: each value compiles the scene.
+    if (!frameTimer_) {
+        frameTimer_ = new QTimer(this);
+        frameTimer_->setSingleShot(true);
+        frameTimer_->setInterval(200);
+        connect(frameTimer_, &QTimer::timeout, this, [this] {
+            for (auto& owned : fields_)
+                if (owned->expression && owned->ofState) owned->expression->refreshStateValue();
+        });
+    }
+    if (!frameTimer_->isActive()) frameTimer_->start();
+}
+
 void PropertiesPanel::rebuild() {
     std::vector<std::unique_ptr<Field>> previous = std::move(fields_);
     fields_.clear();
@@ -399,7 +421,7 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
             f.expression->setPreviewRange(f.rangeStart, f.rangeEnd);
             f.expression->setMinimumWidth(80);  // no plot: as narrow as the dock
         }
-        if (f.ofState)
+        if (f.ofState) {
             // Measures and variables are checked against the scene shown when the text is.
             f.expression->setStateParser([this](const std::string& text, std::string& error,
                                                 bool& readsState) {
@@ -409,7 +431,19 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
                 readsState = parsed && split.usesState();
                 return parsed;
             });
-        else if (f.variable.isEmpty())
+            // Its value at the frame on screen.
+            f.expression->setStateValue(
+                [this](const std::string& text,
+                       std::string& error) -> std::optional<ExpressionEditor::FrameValue> {
+                    if (!spec_ || !frame_) return std::nullopt;
+                    const std::optional<engine::State> state = frame_();
+                    if (!state) return std::nullopt;
+                    const std::optional<double> value =
+                        engine::stateExpressionValue(*spec_, *state, text, error);
+                    if (!value) return std::nullopt;
+                    return ExpressionEditor::FrameValue{*value, state->t};
+                });
+        } else if (f.variable.isEmpty())
             // A function of time: the scene's design variables are its named constants.
             f.expression->setStateParser(
                 [this](const std::string& text, std::string& error, bool& readsState) {

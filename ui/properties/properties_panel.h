@@ -15,7 +15,9 @@
 // Each field carries the scene-format key it edits ("mass", "markerI", "shape.radius",
 // "collision.mask"...), so tests can find an editor for every key of docs/scene-format.md.
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <QString>
@@ -23,10 +25,12 @@
 #include <QWidget>
 
 #include "engine/model/scene_spec.h"
+#include "engine/state/state.h"
 
 class QFormLayout;
 class QLabel;
 class QScrollArea;
+class QTimer;
 class QVBoxLayout;
 
 namespace ui {
@@ -67,6 +71,12 @@ public:
     // Presses a button field ("Add shape", "From geometry", ...).
     bool press(const QString& label);
 
+    // The state of the frame on screen (a recorded frame of the run), for the value of an
+    // expression of the state under its field; null or nullopt: none. Call frameChanged() when
+    // the frame changes.
+    void setFrameState(std::function<std::optional<engine::State>()> frame);
+    void frameChanged();
+
     // Markers' position and orientation in their part's axes (default) or the world's.
     void setMarkerInWorld(bool world);
 
@@ -86,6 +96,8 @@ signals:
 
 private:
     using Field = PropertyField;
+    std::function<std::optional<engine::State>()> frame_;
+    QTimer* frameTimer_ = nullptr;  // coalesces frameChanged()
     void rebuild();
     void defineFields();   // the fields of the entity shown, without editors
     void refreshValues();  // the editors show the scene's values

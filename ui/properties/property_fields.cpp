@@ -809,6 +809,24 @@ void variableFields(FieldList& b, int index) {
         tr("Name"), QStringLiteral("name"),
         [V](const SceneSpec& s) { return V(s) ? V(s)->name : std::string(); },
         [index](SceneSpec& s, const std::string& name) { renameVariable(s, index, name); });
+    // An expression of the state, or held: a number that sensors set as the run goes.
+    const engine::VariableSpec* now = V(b.spec);
+    if (now && now->initial) {
+        b.number(
+            tr("Initial value"), QString(), 1.0, QStringLiteral("initial"),
+            [V](const SceneSpec& s) { return V(s) && V(s)->initial ? *V(s)->initial : 0.0; },
+            [V](SceneSpec& s, double v) {
+                if (V(s)) V(s)->initial = v;
+            });
+        b.info(tr("Held"), tr("kept by the run; sensors that 'set' it change it"));
+        b.button(tr("Make it an expression"), [V](SceneSpec& s) {
+            if (V(s)) {
+                V(s)->expression = engine::numberText(V(s)->initial.value_or(0.0), 17);
+                V(s)->initial.reset();
+            }
+        });
+        return;
+    }
     b.expression(
          tr("Expression"), QStringLiteral("expression"), QString(),
          [V](const SceneSpec& s) { return V(s) ? V(s)->expression : std::string(); },
@@ -816,6 +834,25 @@ void variableFields(FieldList& b, int index) {
              if (V(s)) V(s)->expression = text;
          })
         .ofState = true;
+    b.button(tr("Make it held (set by sensors)"), [V](SceneSpec& s) {
+        if (V(s)) V(s)->initial = 0.0;
+    });
+}
+
+// What a sensor of `action` can act on in `spec`: the held variables (set), else the forces
+// and motions; `current` first when it is none of them (a name being fixed).
+QStringList sensorTargets(const SceneSpec& spec, engine::SensorAction action,
+                          const std::string& current) {
+    QStringList names;
+    if (action == engine::SensorAction::Set) {
+        for (const engine::VariableSpec& v : spec.variables)
+            if (v.initial) names << toQString(v.name);
+    } else {
+        for (const engine::ForceSpec& f : spec.forces) names << toQString(f.name);
+        for (const engine::MotionSpec& m : spec.motions) names << toQString(m.name);
+    }
+    if (!current.empty() && !names.contains(toQString(current))) names.prepend(toQString(current));
+    return names;
 }
 
 // A sensor of the scene (by its index): its name, the expression of time and the state it
@@ -854,10 +891,35 @@ void sensorFields(FieldList& b, int index) {
         });
     b.choice(
         tr("Action"), QStringLiteral("action"), b.words(QStringLiteral("action")),
-        [S](const SceneSpec& s) { return S(s) ? sensorActionName(S(s)->action) : std::string(); },
+        [S](const SceneSpec& s) {
+            return S(s) ? ui::sensorActionName(S(s)->action) : std::string();
+        },
         [S](SceneSpec& s, const std::string& text) {
-            if (S(s)) S(s)->action = sensorActionFromName(text).value_or(S(s)->action);
+            if (!S(s)) return;
+            S(s)->action = sensorActionFromName(text).value_or(S(s)->action);
+            // A target of the kind the action needs, the first there is (the user picks).
+            S(s)->target = sensorTargets(s, S(s)->action, S(s)->target).value(0).toStdString();
+            if (S(s)->action != engine::SensorAction::Set) S(s)->to = "0";
         });
+    const engine::SensorSpec* now = S(b.spec);
+    if (!now || now->action == engine::SensorAction::Stop ||
+        now->action == engine::SensorAction::Mark)
+        return;
+    b.choice(
+        now->action == engine::SensorAction::Set ? tr("Variable") : tr("Force or motion"),
+        QStringLiteral("target"), sensorTargets(b.spec, now->action, now->target),
+        [S](const SceneSpec& s) { return S(s) ? S(s)->target : std::string(); },
+        [S](SceneSpec& s, const std::string& text) {
+            if (S(s)) S(s)->target = text;
+        });
+    if (now->action != engine::SensorAction::Set) return;
+    b.expression(
+         tr("Set to"), QStringLiteral("to"), QString(),
+         [S](const SceneSpec& s) { return S(s) ? S(s)->to : std::string(); },
+         [S](SceneSpec& s, const std::string& text) {
+             if (S(s)) S(s)->to = text;
+         })
+        .ofState = true;
 }
 
 void contactPairFields(FieldList& b) {
@@ -1368,6 +1430,7 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
         forceFields(b);
         const auto F = [id](auto& s) { return byId(s.forces, id); };
         b.activeSwitch(F);
+        b.startsOnSwitch(F);
         b.analysesSwitches(F, &engine::InactiveSet::forces);
     } else if (byId(spec.contact.pairs, id)) {
         b.object = "contactPair";
@@ -1380,6 +1443,7 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
         motionFields(b);
         const auto M = [id](auto& s) { return byId(s.motions, id); };
         b.activeSwitch(M);
+        b.startsOnSwitch(M);
         b.analysesSwitches(M, &engine::InactiveSet::motions);
     } else if (const engine::CouplerSpec* coupler = byId(spec.couplers, id)) {
         b.object = "coupler";

@@ -23,10 +23,7 @@ namespace engine {
 namespace {
 
 SceneSpec parsed(const std::string& text) {
-    const io::SceneLoadResult r = io::parseScene(text);
-    for (const Diagnostic& d : r.diagnostics)
-        if (d.severity == Severity::Error) ADD_FAILURE() << d.where << ": " << d.message;
-    return r.scene ? *r.scene : SceneSpec{};
+    return test::parsedScene(text);
 }
 
 // A 2 kg bob hung from the ground by one force element `force` (JSON), swinging out of plane:

@@ -180,7 +180,7 @@ TEST(Deactivation, ReadingWhatIsLeftOutAndNamingWhatIsNotThereAreErrors) {
 
     // A variable reading a part that is out.
     SceneSpec parts = fourBar();
-    parts.variables.push_back({"height", "DZ(rocker.C)", ""});
+    parts.variables.push_back({"height", "DZ(rocker.C)", "", std::nullopt});
     parts.parts[3].active = false;
     ASSERT_EQ(parts.parts[3].name, "rocker");
     EXPECT_TRUE(mentions(compile(parts).diagnostics, "/variables/0/expression",

@@ -231,6 +231,92 @@ TEST_F(SensorsTest, ASensorThatStopsTheRunSaysSoAndTheTimelineMarksEachCrossing)
     EXPECT_TRUE(marks[1].startsWith(QStringLiteral("enough")));
 }
 
+void shot(MainWindow& window, const QString& name);
+
+// A sensor that acts, set up in Properties as a user would: a held variable counts the swings
+// (a sensor 'set's it), and a brake that starts off is switched on by another sensor; the run
+// then counts and brakes, and the Expression field of a variable of the state says its value at
+// the frame shown.
+TEST_F(SensorsTest, ASensorSetsAHeldVariableAndSwitchesAForceAsTheRunGoes) {
+    // A held variable: Add Variable, then "Make it held".
+    trigger("AddVariable");
+    ASSERT_EQ(scene().variables.size(), 1u);
+    type(QStringLiteral("Name"), QStringLiteral("swings"));
+    ASSERT_TRUE(window.properties()->press(QStringLiteral("Make it held (set by sensors)")));
+    ASSERT_TRUE(scene().variables[0].initial);
+    EXPECT_EQ(*scene().variables[0].initial, 0.0);
+    ASSERT_TRUE(window.properties()->editor(QStringLiteral("Initial value")));
+    // A brake that starts off.
+    engine::SceneSpec after = scene();
+    engine::ForceSpec brake;
+    brake.id = after.newId();
+    brake.name = "brake";
+    brake.type = engine::ForceType::JointForce;
+    brake.joint = "hinge";
+    brake.components[0] = "-0.05*qd(hinge)";
+    brake.startsOn = false;
+    after.forces.push_back(brake);
+    ASSERT_FALSE(window.document()->add(after, QStringLiteral("Add the brake")));
+    // A sensor counting the swings down through the bottom (q rising through 90°)…
+    trigger("AddSensor");
+    type(QStringLiteral("Expression"), QStringLiteral("q(hinge)"));
+    type(QStringLiteral("Value"), QStringLiteral("1.5708"));
+    pick(QStringLiteral("Direction"), QStringLiteral("rising"));
+    pick(QStringLiteral("Action"), QStringLiteral("set"));
+    // …its target the only held variable, and what it sets it to.
+    EXPECT_EQ(scene().sensors[0].target, "swings");
+    type(QStringLiteral("Set to"), QStringLiteral("swings + 1"));
+    EXPECT_EQ(scene().sensors[0].to, "swings + 1");
+    // …and one switching the brake on at 0.3 s.
+    trigger("AddSensor");
+    type(QStringLiteral("Expression"), QStringLiteral("time"));
+    type(QStringLiteral("Value"), QStringLiteral("0.3"));
+    pick(QStringLiteral("Action"), QStringLiteral("switchOn"));
+    pick(QStringLiteral("Force or motion"), QStringLiteral("brake"));
+    ASSERT_EQ(scene().sensors.size(), 2u);
+    EXPECT_EQ(scene().sensors[1].action, engine::SensorAction::SwitchOn);
+    EXPECT_EQ(scene().sensors[1].target, "brake");
+    // Listed with what they do.
+    window.sceneTree()->expandAll();
+    const QModelIndex heading = sensorsHeading();
+    QAbstractItemModel* model = window.sceneTree()->model();
+    EXPECT_TRUE(model->index(0, 1, heading)
+                    .data()
+                    .toString()
+                    .endsWith(QStringLiteral("swings = swings + 1")))
+        << model->index(0, 1, heading).data().toString().toStdString();
+    EXPECT_TRUE(model->index(1, 1, heading).data().toString().endsWith(QStringLiteral("brake on")));
+
+    window.session()->runTo(2.0);
+    ASSERT_TRUE(waitForRun());
+    const auto snap = window.session()->snapshot();
+    ASSERT_EQ(snap->error, "");
+    // Each swing through the bottom counted, the brake on from 0.3 s (the timeline marks all).
+    engine::State state;
+    engine::Outputs outputs;
+    ASSERT_TRUE(window.session()->recording()->read(snap->frame, state, outputs));
+    ASSERT_EQ(state.switches.size(), 2u);
+    const int swings = static_cast<int>(state.switches[0]);
+    EXPECT_GE(swings, 3);  // about 0.6 s a swing
+    EXPECT_EQ(state.switches[1], 1.0);
+    auto* slider = window.findChild<QSlider*>(QStringLiteral("TimelineSlider"));
+    ASSERT_TRUE(slider);
+    EXPECT_EQ(slider->property("marks").toStringList().size(), swings + 1);
+
+    // A variable of the state shows its value at the frame on screen.
+    trigger("AddVariable");
+    ASSERT_EQ(window.properties()->variable(), 1);
+    type(QStringLiteral("Expression"), QStringLiteral("qd(hinge)"));
+    ASSERT_EQ(scene().variables[1].expression, "qd(hinge)");
+    auto* expression =
+        qobject_cast<ExpressionEditor*>(window.properties()->editor(QStringLiteral("Expression")));
+    ASSERT_TRUE(expression);
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] { return expression->message().contains(QStringLiteral("at the frame shown")); }, 2000))
+        << expression->message().toStdString();
+    shot(window, QStringLiteral("sensor-actions-live-value"));
+}
+
 // Screenshots of what a user sees, when MOTUS_SCREENSHOT_DIR is set.
 void shot(MainWindow& window, const QString& name) {
     if (!qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) return;

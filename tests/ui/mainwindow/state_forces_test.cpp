@@ -290,7 +290,9 @@ TEST_F(StateForcesTest, EachIsShownWithItsUnitsAndNoRowIsCutShort) {
         EXPECT_TRUE(expression->message().contains(QStringLiteral("state")))
             << expression->message().toStdString();
         // The unit said under the field (there is no label beside it).
-        EXPECT_TRUE(unit.isEmpty() || expression->message().contains(QStringLiteral("in ") + unit))
+        EXPECT_TRUE(unit.isEmpty() ||
+                    expression->message().contains(QStringLiteral("in ") + unit) ||
+                    expression->message().contains(unit + QStringLiteral(" at the frame shown")))
             << expression->message().toStdString();
         // Read from its start.
         EXPECT_EQ(expression->lineEdit()->cursorPosition(), 0);
@@ -328,7 +330,7 @@ TEST(VariableRename, OnlyTheVariableIsRenamedNotPartsMarkersOrFunctions) {
 // A sensor reads variables too: renaming one reaches it.
 TEST(VariableRename, ReachesTheSensorsThatReadIt) {
     engine::SceneSpec spec;
-    spec.variables.push_back({"height", "DZ(ball)", ""});
+    spec.variables.push_back({"height", "DZ(ball)", "", std::nullopt});
     engine::SensorSpec sensor;
     sensor.name = "landed";
     sensor.expression = "height - 0.1";

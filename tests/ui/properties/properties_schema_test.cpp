@@ -398,6 +398,23 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
                             .direction = engine::SensorDirection::Rising,
                             .action = engine::SensorAction::Mark,
                             .extensions = {}});
+    // A held variable, a sensor that sets it and one that switches the motor off; the motor
+    // then starts off.
+    spec.variables.push_back({.name = "laps", .extensions = {}, .initial = 0.0});
+    spec.sensors.push_back({.name = "lap",
+                            .expression = "time",
+                            .value = 1.0,
+                            .action = engine::SensorAction::Set,
+                            .target = "laps",
+                            .to = "laps + 1",
+                            .extensions = {}});
+    spec.sensors.push_back({.name = "cut",
+                            .expression = "time",
+                            .value = 2.0,
+                            .action = engine::SensorAction::SwitchOn,
+                            .target = motor.name,
+                            .extensions = {}});
+    motor.startsOn = false;
 
     // A moving frame: a deck turning and heaving, with nothing built on it.
     engine::Part deck;

@@ -1,0 +1,21 @@
+#pragma once
+// The value of an expression of time and the state (a force's, a variable's, a sensor's) at a
+// state of a run: what the expression editor shows for the frame on screen. The expression is
+// read against `spec` as the scene's own expressions are (its measures, variables — held ones
+// at the state's values — and design variables), and evaluated at `state`, which must be a
+// state of a model compiled from `spec` (the same parts, joints and switches).
+
+#include <optional>
+#include <string>
+
+namespace engine {
+
+struct SceneSpec;
+struct State;
+
+// The value, or nullopt with the reason in `error` (the text does not parse, the scene does not
+// compile, the state is of another mechanism).
+std::optional<double> stateExpressionValue(const SceneSpec& spec, const State& state,
+                                           const std::string& text, std::string& error);
+
+}  // namespace engine
