@@ -250,6 +250,10 @@ Status ForwardDynamics::sensorLevels(std::vector<double>& levels) {
 Status ForwardDynamics::advance(double tEnd) {
     stopped_ = false;
     if (model_->sensors.empty() || model_->velocitySize() == 0) return integrate(tEnd);
+    // The sensors are every switched model's (switches change values, not sensors); the model
+    // they are read from is held here, as restore() and act() replace model_.
+    const std::shared_ptr<const Model> watched = model_;
+    const std::vector<SensorModel>& sensors = watched->sensors;
     const bool adaptive = model_->settings.integrator == IntegratorType::DormandPrince45;
     const double spacing = adaptive ? 1e-3 : model_->settings.stepSize;
     const auto crossed = [&](const SensorModel& sensor, double before, double after) {
@@ -272,8 +276,8 @@ Status ForwardDynamics::advance(double tEnd) {
         // The earliest crossing among those between the two watches.
         int first = -1;
         double firstTime = 0.0;
-        for (std::size_t k = 0; k < model_->sensors.size(); ++k) {
-            const SensorModel& sensor = model_->sensors[k];
+        for (std::size_t k = 0; k < sensors.size(); ++k) {
+            const SensorModel& sensor = sensors[k];
             if (!crossed(sensor, before[k], after[k])) continue;
             double time = 0.0;
             if (adaptive) {
@@ -324,7 +328,7 @@ Status ForwardDynamics::advance(double tEnd) {
             if (Status s = integrate(tNext); !s.ok) return s;
         }
         sensorEvents_.push_back({first, firstTime});
-        const SensorModel& sensor = model_->sensors[static_cast<std::size_t>(first)];
+        const SensorModel& sensor = sensors[static_cast<std::size_t>(first)];
         if (sensor.action == SensorAction::Stop) {
             stopped_ = true;
             return {};
