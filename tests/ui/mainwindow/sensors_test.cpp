@@ -267,6 +267,7 @@ TEST_F(SensorsTest, ASensorSetsAHeldVariableAndSwitchesAForceAsTheRunGoes) {
     EXPECT_EQ(scene().sensors[0].target, "swings");
     type(QStringLiteral("Set to"), QStringLiteral("swings + 1"));
     EXPECT_EQ(scene().sensors[0].to, "swings + 1");
+    shot(window, QStringLiteral("sensor-actions-set"));
     // …and one switching the brake on at 0.3 s.
     trigger("AddSensor");
     type(QStringLiteral("Expression"), QStringLiteral("time"));
