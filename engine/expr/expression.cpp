@@ -9,6 +9,8 @@
 
 #include <muParser.h>
 
+#include "engine/expr/expression_tree.h"
+#include "engine/expr/functions.h"
 #include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 
@@ -19,92 +21,45 @@ double degrees(double value) {
     return degToRad(value);
 }
 
+// The mechanism functions (engine/expr/functions.h) for muparser: its errors for theirs.
+template <class F>
+auto reported(F f) {
+    try {
+        return f();
+    } catch (const expr::FunctionError& e) {
+        throw mu::ParserError(e.what());
+    }
+}
 double cubicStep(double x, double x0, double h0, double x1, double h1) {
-    if (x <= x0) return h0;
-    if (x >= x1) return h1;
-    const double s = (x - x0) / (x1 - x0);
-    return h0 + (h1 - h0) * s * s * (3.0 - 2.0 * s);
+    return expr::cubicStep(x, x0, h0, x1, h1);
 }
-
 double quinticStep(double x, double x0, double h0, double x1, double h1) {
-    if (x <= x0) return h0;
-    if (x >= x1) return h1;
-    const double s = (x - x0) / (x1 - x0);
-    return h0 + (h1 - h0) * s * s * s * (10.0 - 15.0 * s + 6.0 * s * s);
+    return expr::quinticStep(x, x0, h0, x1, h1);
 }
-
 double ramp(double x, double x0, double x1, double h0, double h1) {
-    if (x <= x0) return h0;
-    if (x >= x1) return h1;
-    return h0 + (h1 - h0) * (x - x0) / (x1 - x0);
+    return expr::ramp(x, x0, x1, h0, h1);
 }
-
 double harmonic(double x, double amplitude, double frequency, double phase) {
-    return amplitude * std::sin(2.0 * kPi * frequency * x + phase);
+    return expr::harmonic(x, amplitude, frequency, phase);
 }
-
-// table(x, x0, y0, x1, y1, ...): args[0] = x, then pairs.
 double table(const double* args, int count) {
-    if (count < 3 || (count - 1) % 2 != 0)
-        throw mu::ParserError("table(x, x0, y0, x1, y1, ...) needs x and pairs of points");
-    const double x = args[0];
-    const int points = (count - 1) / 2;
-    auto px = [&](int k) { return args[1 + 2 * k]; };
-    auto py = [&](int k) { return args[2 + 2 * k]; };
-    for (int k = 1; k < points; ++k)
-        if (!(px(k) > px(k - 1)))
-            throw mu::ParserError("table(): the x values must be strictly ascending");
-    if (x <= px(0)) return py(0);
-    if (x >= px(points - 1)) return py(points - 1);
-    int k = 1;
-    while (px(k) < x) ++k;
-    const double s = (x - px(k - 1)) / (px(k) - px(k - 1));
-    return py(k - 1) + s * (py(k) - py(k - 1));
+    return reported([&] { return expr::table(args, count); });
 }
-
 double haversine(double x, double x0, double h0, double x1, double h1) {
-    if (x <= x0) return h0;
-    if (x >= x1) return h1;
-    return h0 + (h1 - h0) * 0.5 * (1.0 - std::cos(kPi * (x - x0) / (x1 - x0)));
+    return expr::haversine(x, x0, h0, x1, h1);
 }
-
 double choose(double condition, double a, double b) {
     if (std::isnan(condition)) return condition;
     return condition != 0.0 ? a : b;
 }
-
 double clamp(double x, double lo, double hi) {
-    if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return std::nan("");
-    if (lo > hi) throw mu::ParserError("clamp(x, lo, hi) needs lo <= hi");
-    return std::min(std::max(x, lo), hi);
+    return reported([&] { return expr::clamp(x, lo, hi); });
 }
-
-// Adams' IMPACT: the force of a one-sided stop at x1 on a coordinate x moving at xd, pushing
-// towards larger x while x < x1; the damping grows from 0 at x1 to cmax at penetration d.
 double impact(double x, double xd, double x1, double k, double e, double cmax, double d) {
-    if (!(k >= 0.0) || !(e > 0.0) || !(cmax >= 0.0) || !(d > 0.0))
-        throw mu::ParserError(
-            "impact(x, xd, x1, k, e, cmax, d) needs k >= 0, e > 0, cmax >= 0 "
-            "and d > 0");
-    if (x >= x1) return 0.0;
-    return std::max(0.0, k * std::pow(x1 - x, e) - cubicStep(x, x1 - d, cmax, x1, 0.0) * xd);
+    return reported([&] { return expr::impact(x, xd, x1, k, e, cmax, d); });
 }
-
-// Adams' BISTOP: free between x1 and x2, a stop (as impact) at each end.
 double bistop(const double* args, int count) {
-    if (count != 8) throw mu::ParserError("bistop(x, xd, x1, x2, k, e, cmax, d) takes 8 values");
-    const double x = args[0], xd = args[1], x1 = args[2], x2 = args[3], k = args[4], e = args[5],
-                 cmax = args[6], d = args[7];
-    if (!(x1 < x2)) throw mu::ParserError("bistop(x, xd, x1, x2, ...) needs x1 < x2");
-    if (x < x1) return impact(x, xd, x1, k, e, cmax, d);
-    if (x <= x2) {
-        if (!(k >= 0.0) || !(e > 0.0) || !(cmax >= 0.0) || !(d > 0.0))
-            throw mu::ParserError(
-                "bistop(x, xd, x1, x2, k, e, cmax, d) needs k >= 0, e > 0, "
-                "cmax >= 0 and d > 0");
-        return 0.0;
-    }
-    return -impact(-x, -xd, -x2, k, e, cmax, d);
+    return reported([&] { return expr::bistop(args, count); });
 }
 
 // Set by the functions below when one turns numbers into a value that is not a number
@@ -211,6 +166,41 @@ struct Expression::Impl {
     std::vector<bool> usedInputs;
     bool usedTime = false;
     mu::Parser parser;
+    std::unique_ptr<expr::Tree> tree;  // its variables: time (or the first), then the inputs
+
+    // The tree's value and tangent; central differences of muparser's where there is none.
+    Dual tangent(double t, const double* in, const double* dir) const {
+        const std::size_t n = inputs.size();
+        if (tree) {
+            Dual buffer[17];
+            std::vector<Dual> more;
+            Dual* variables = buffer;
+            if (n + 1 > 17) {
+                more.resize(n + 1);
+                variables = more.data();
+            }
+            variables[0] = Dual(t);
+            for (std::size_t k = 0; k < n; ++k) variables[k + 1] = Dual(in[k], dir[k]);
+            return tree->eval(variables);
+        }
+        double scale = 0.0;
+        for (std::size_t k = 0; k < n; ++k) scale = std::max(scale, std::abs(in[k]));
+        const double h = 1e-6 * std::max(1.0, scale);
+        std::vector<double> plus(in, in + n), minus(in, in + n);
+        for (std::size_t k = 0; k < n; ++k) {
+            plus[k] += h * dir[k];
+            minus[k] -= h * dir[k];
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        try {
+            const double value = evalLocked(t, 0.0, in);
+            return Dual(
+                value,
+                (evalLocked(t, 0.0, plus.data()) - evalLocked(t, 0.0, minus.data())) / (2.0 * h));
+        } catch (const mu::Parser::exception_type&) {
+            return Dual(std::nan(""), std::nan(""));
+        }
+    }
 
     double evalLocked(double t, double u = 0.0, const double* in = nullptr) const {
         time = t;
@@ -288,6 +278,7 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         p.DefineFun("min", minimum);
         p.DefineFun("max", maximum);
         p.DefineConst("pi", kPi);
+        p.DefineConst("_pi", kPi);  // muparser's own is 3.141592653589
         for (const auto& [name, value] : constants) p.DefineConst(name, value);
         p.DefinePostfixOprt("d", degrees);
         p.DefineFun("step", cubicStep);
@@ -318,6 +309,10 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         for (std::size_t k = 0; k < inputs.size(); ++k)
             impl.usedInputs[k] = used.count(inputs[k]) > 0;
         impl.usedTime = used.count("time") > 0;
+        std::vector<std::string> treeVariables;
+        if (!variables.empty()) treeVariables.emplace_back(variables[0]);
+        treeVariables.insert(treeVariables.end(), inputs.begin(), inputs.end());
+        if (variables.size() <= 1) impl.tree = expr::Tree::parse(text, treeVariables, constants);
         if (used.empty()) {
             impl.constant = true;
             impl.constantValue = value;
@@ -371,15 +366,22 @@ double Expression::derivative(double t) const {
     return derivative(t, nullptr);
 }
 
-double Expression::derivative(double t, const double* inputs) const {
-    if (impl_->constant) return 0.0;
-    const auto f = [&](double time) { return inputs ? eval(time, inputs) : eval(time); };
+namespace {
+// The five-point rate of f at t (Expression::derivative).
+template <class F>
+double fivePoint(const F& f, double t) {
     const double h = 1e-3 * std::max(1.0, std::abs(t));
     if (t >= 0.0 && t < 2.0 * h)  // forward, fourth order: nothing before time 0
         return (-25.0 * f(t) + 48.0 * f(t + h) - 36.0 * f(t + 2 * h) + 16.0 * f(t + 3 * h) -
                 3.0 * f(t + 4 * h)) /
                (12.0 * h);
     return (f(t - 2 * h) - 8.0 * f(t - h) + 8.0 * f(t + h) - f(t + 2 * h)) / (12.0 * h);
+}
+}  // namespace
+
+double Expression::derivative(double t, const double* inputs) const {
+    if (impl_->constant) return 0.0;
+    return fivePoint([&](double time) { return inputs ? eval(time, inputs) : eval(time); }, t);
 }
 
 double Expression::secondDerivative(double t) const {
@@ -392,6 +394,21 @@ double Expression::secondDerivative(double t) const {
     return (-eval(t - 2 * h) + 16.0 * eval(t - h) - 30.0 * eval(t) + 16.0 * eval(t + h) -
             eval(t + 2 * h)) /
            (12.0 * h * h);
+}
+
+double Expression::inputTangent(double t, const double* inputs, const double* tangents) const {
+    if (impl_->constant || impl_->inputs.empty()) return 0.0;
+    return impl_->tangent(t, inputs, tangents).b;
+}
+
+// derivative(t, inputs), each of its points differentiated along the direction.
+double Expression::derivativeTangent(double t, const double* inputs, const double* tangents) const {
+    if (impl_->constant || impl_->inputs.empty()) return 0.0;
+    return fivePoint([&](double time) { return impl_->tangent(time, inputs, tangents).b; }, t);
+}
+
+bool Expression::exactTangents() const {
+    return impl_->constant || impl_->tree != nullptr;
 }
 
 const std::string& Expression::text() const {

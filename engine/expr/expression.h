@@ -3,7 +3,8 @@
 // Parsed once by muparser; evaluation is thread-safe (an Expression can be shared inside an
 // immutable Model).
 //
-// Language: numbers, + − * / ^, parentheses, the variable `time` [s], the constant `pi`,
+// Language: numbers, + − * / ^, parentheses, the variable `time` [s], the constants `pi`
+// (also `_pi`) and `_e`,
 // the postfix `d` (degrees to radians: 90d = π/2), muparser's functions (sin, cos, tan, asin,
 // acos, atan, atan2, sinh, cosh, tanh, exp, ln, log10, sqrt, abs, sign, min, max, sum, avg,
 // the ternary `a ? b : c`) and the mechanism functions
@@ -85,6 +86,15 @@ public:
     // The partial derivative in time, the inputs held at their values.
     double derivative(double time, const double* inputs) const;
     double secondDerivative(double time) const;
+
+    // Derivatives along a direction of the inputs, `time` held: Σₖ ∂f/∂inputₖ · tangents[k], of
+    // eval(time, inputs) and of derivative(time, inputs) (the same five points, each
+    // differentiated). Exact to round-off: the expression's own syntax tree evaluated on dual
+    // numbers (engine/expr/expression_tree.h); where that tree could not read a text muparser
+    // accepts (none known: the expression fuzzer compares the two), central differences.
+    double inputTangent(double time, const double* inputs, const double* tangents) const;
+    double derivativeTangent(double time, const double* inputs, const double* tangents) const;
+    bool exactTangents() const;
 
     const std::string& text() const;
     // Shows `text` instead of what was parsed (an expression of the state shows what the user

@@ -1,0 +1,517 @@
+#include "engine/expr/expression_tree.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string_view>
+
+#include "engine/expr/functions.h"
+
+namespace engine::expr {
+
+enum class Op {
+    Constant,
+    Variable,
+    Negate,
+    Degrees,
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Power,
+    Less,
+    Greater,
+    LessEqual,
+    GreaterEqual,
+    Equal,
+    NotEqual,
+    And,
+    Or,
+    Ternary,
+    Function,
+};
+
+enum class Fn {
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Log2,
+    Log10,
+    Ln,
+    Exp,
+    Sqrt,
+    Sign,
+    Rint,
+    Abs,
+    Atan2,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Step,
+    Step5,
+    Ramp,
+    Harmonic,
+    Table,
+    Haversine,
+    If,
+    Clamp,
+    Impact,
+    Bistop,
+};
+
+struct Tree::Node {
+    Op op = Op::Constant;
+    double value = 0.0;  // Constant
+    int index = 0;       // Variable
+    Fn fn = Fn::Sin;     // Function
+    std::vector<std::unique_ptr<Node>> children;
+};
+
+namespace {
+
+using Node = Tree::Node;
+using NodePtr = std::unique_ptr<Node>;
+
+struct FunctionName {
+    const char* name;
+    Fn fn;
+    int arguments;  // −1: any number (at least one)
+};
+
+constexpr FunctionName kFunctions[] = {
+    {"sin", Fn::Sin, 1},       {"cos", Fn::Cos, 1},
+    {"tan", Fn::Tan, 1},       {"asin", Fn::Asin, 1},
+    {"acos", Fn::Acos, 1},     {"atan", Fn::Atan, 1},
+    {"sinh", Fn::Sinh, 1},     {"cosh", Fn::Cosh, 1},
+    {"tanh", Fn::Tanh, 1},     {"asinh", Fn::Asinh, 1},
+    {"acosh", Fn::Acosh, 1},   {"atanh", Fn::Atanh, 1},
+    {"log2", Fn::Log2, 1},     {"log10", Fn::Log10, 1},
+    {"ln", Fn::Ln, 1},         {"log", Fn::Ln, 1},
+    {"exp", Fn::Exp, 1},       {"sqrt", Fn::Sqrt, 1},
+    {"sign", Fn::Sign, 1},     {"rint", Fn::Rint, 1},
+    {"abs", Fn::Abs, 1},       {"atan2", Fn::Atan2, 2},
+    {"sum", Fn::Sum, -1},      {"avg", Fn::Avg, -1},
+    {"min", Fn::Min, -1},      {"max", Fn::Max, -1},
+    {"step", Fn::Step, 5},     {"step5", Fn::Step5, 5},
+    {"ramp", Fn::Ramp, 5},     {"harmonic", Fn::Harmonic, 4},
+    {"table", Fn::Table, -1},  {"haversine", Fn::Haversine, 5},
+    {"if", Fn::If, 3},         {"clamp", Fn::Clamp, 3},
+    {"impact", Fn::Impact, 7}, {"bistop", Fn::Bistop, -1},
+};
+
+NodePtr leaf(double value) {
+    auto n = std::make_unique<Node>();
+    n->value = value;
+    return n;
+}
+NodePtr node(Op op, NodePtr a) {
+    auto n = std::make_unique<Node>();
+    n->op = op;
+    n->children.push_back(std::move(a));
+    return n;
+}
+// A binary operation; nullptr when its right operand could not be read.
+NodePtr node(Op op, NodePtr a, NodePtr b) {
+    if (!b) return nullptr;
+    NodePtr n = node(op, std::move(a));
+    n->children.push_back(std::move(b));
+    return n;
+}
+
+// Recursive descent over muparser's precedence, lowest first: ?: (right), ||, &&,
+// comparisons, + −, * /, signs, ^ (right, its exponent may carry a sign), the postfix `d`.
+class Reader {
+public:
+    Reader(const std::string& text, const std::vector<std::string>& variables,
+           const std::vector<std::pair<std::string, double>>& constants)
+        : text_(text), variables_(variables), constants_(constants) {}
+
+    NodePtr read() {
+        NodePtr n = ternary();
+        skip();
+        if (!n || at_ != text_.size()) return nullptr;
+        return n;
+    }
+
+private:
+    void skip() {
+        while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+    }
+    bool take(const char* token) {
+        skip();
+        const std::string_view t(token);
+        if (text_.compare(at_, t.size(), t) != 0) return false;
+        at_ += t.size();
+        return true;
+    }
+    bool peek(char c) {
+        skip();
+        return at_ < text_.size() && text_[at_] == c;
+    }
+
+    NodePtr ternary() {
+        NodePtr condition = orExpression();
+        if (!condition || !take("?")) return condition;
+        NodePtr a = ternary();
+        if (!a || !take(":")) return nullptr;
+        NodePtr b = ternary();
+        auto n = node(Op::Ternary, std::move(condition), std::move(a));
+        if (!n || !b) return nullptr;
+        n->children.push_back(std::move(b));
+        return n;
+    }
+    NodePtr orExpression() {
+        NodePtr a = andExpression();
+        while (a && take("||")) a = node(Op::Or, std::move(a), andExpression());
+        return a;
+    }
+    NodePtr andExpression() {
+        NodePtr a = comparison();
+        while (a && take("&&")) a = node(Op::And, std::move(a), comparison());
+        return a;
+    }
+    NodePtr comparison() {
+        NodePtr a = sum();
+        while (a) {
+            Op op;
+            if (take("<="))
+                op = Op::LessEqual;
+            else if (take(">="))
+                op = Op::GreaterEqual;
+            else if (take("=="))
+                op = Op::Equal;
+            else if (take("!="))
+                op = Op::NotEqual;
+            else if (take("<"))
+                op = Op::Less;
+            else if (take(">"))
+                op = Op::Greater;
+            else
+                break;
+            a = node(op, std::move(a), sum());
+        }
+        return a;
+    }
+    NodePtr sum() {
+        NodePtr a = product();
+        while (a) {
+            if (take("+"))
+                a = node(Op::Add, std::move(a), product());
+            else if (take("-"))
+                a = node(Op::Subtract, std::move(a), product());
+            else
+                break;
+        }
+        return a;
+    }
+    NodePtr product() {
+        NodePtr a = signed_();
+        while (a) {
+            if (take("*"))
+                a = node(Op::Multiply, std::move(a), signed_());
+            else if (take("/"))
+                a = node(Op::Divide, std::move(a), signed_());
+            else
+                break;
+        }
+        return a;
+    }
+    NodePtr signed_() {
+        if (take("-")) {
+            NodePtr a = power();
+            return a ? node(Op::Negate, std::move(a)) : nullptr;
+        }
+        if (take("+")) return power();
+        return power();
+    }
+    NodePtr power() {
+        NodePtr base = postfix();
+        if (!base || !take("^")) return base;
+        NodePtr exponent = signed_();
+        if (!exponent) return nullptr;
+        return node(Op::Power, std::move(base), std::move(exponent));
+    }
+    NodePtr postfix() {
+        NodePtr a = primary();
+        while (a) {
+            skip();
+            // The postfix `d` (degrees): a 'd' not starting a longer name.
+            if (at_ < text_.size() && text_[at_] == 'd' &&
+                (at_ + 1 == text_.size() || !isNameChar(text_[at_ + 1]))) {
+                ++at_;
+                a = node(Op::Degrees, std::move(a));
+            } else {
+                break;
+            }
+        }
+        return a;
+    }
+    NodePtr primary() {
+        skip();
+        if (at_ >= text_.size()) return nullptr;
+        const char c = text_[at_];
+        if (c == '(') {
+            ++at_;
+            NodePtr a = ternary();
+            if (!a || !take(")")) return nullptr;
+            return a;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number();
+        if (isNameChar(c)) return name();
+        return nullptr;
+    }
+    NodePtr number() {
+        const std::size_t start = at_;
+        while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
+        if (at_ < text_.size() && text_[at_] == '.') {
+            ++at_;
+            while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])))
+                ++at_;
+        }
+        if (at_ < text_.size() && (text_[at_] == 'e' || text_[at_] == 'E')) {
+            std::size_t k = at_ + 1;
+            if (k < text_.size() && (text_[k] == '+' || text_[k] == '-')) ++k;
+            if (k < text_.size() && std::isdigit(static_cast<unsigned char>(text_[k]))) {
+                while (k < text_.size() && std::isdigit(static_cast<unsigned char>(text_[k]))) ++k;
+                at_ = k;
+            }
+        }
+        const std::string digits = text_.substr(start, at_ - start);
+        if (digits == ".") return nullptr;
+        return leaf(std::strtod(digits.c_str(), nullptr));
+    }
+    NodePtr name() {
+        const std::size_t start = at_;
+        while (at_ < text_.size() && isNameChar(text_[at_])) ++at_;
+        const std::string word = text_.substr(start, at_ - start);
+        if (std::isdigit(static_cast<unsigned char>(word[0]))) return nullptr;
+        if (peek('(')) return call(word);
+        for (std::size_t k = 0; k < variables_.size(); ++k)
+            if (variables_[k] == word) {
+                auto n = std::make_unique<Node>();
+                n->op = Op::Variable;
+                n->index = static_cast<int>(k);
+                return n;
+            }
+        for (const auto& [constant, value] : constants_)
+            if (constant == word) return leaf(value);
+        if (word == "pi" || word == "_pi") return leaf(kPi);
+        if (word == "_e") return leaf(std::exp(1.0));
+        return nullptr;
+    }
+    NodePtr call(const std::string& word) {
+        const FunctionName* f = nullptr;
+        for (const FunctionName& candidate : kFunctions)
+            if (word == candidate.name) f = &candidate;
+        if (!f || !take("(")) return nullptr;
+        auto n = std::make_unique<Node>();
+        n->op = Op::Function;
+        n->fn = f->fn;
+        if (!peek(')')) {
+            do {
+                NodePtr argument = ternary();
+                if (!argument) return nullptr;
+                n->children.push_back(std::move(argument));
+            } while (take(","));
+        }
+        if (!take(")")) return nullptr;
+        const int count = static_cast<int>(n->children.size());
+        if (f->arguments >= 0 ? count != f->arguments : count < 1) return nullptr;
+        return n;
+    }
+
+    static bool isNameChar(char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    }
+
+    const std::string& text_;
+    const std::vector<std::string>& variables_;
+    const std::vector<std::pair<std::string, double>>& constants_;
+    std::size_t at_ = 0;
+};
+
+Dual truth(bool b) {
+    return Dual(b ? 1.0 : 0.0);
+}
+
+Dual evaluate(const Node& n, const Dual* variables);
+
+Dual function(const Node& n, const Dual* variables) {
+    Dual args[8];
+    std::vector<Dual> many;
+    const int count = static_cast<int>(n.children.size());
+    Dual* a = args;
+    if (count > 8) {
+        many.resize(static_cast<std::size_t>(count));
+        a = many.data();
+    }
+    for (int k = 0; k < count; ++k)
+        a[k] = evaluate(*n.children[static_cast<std::size_t>(k)], variables);
+    // A NaN argument gives NaN, as the muparser side's functions pass it on.
+    switch (n.fn) {
+    case Fn::Sin:
+        return sin(a[0]);
+    case Fn::Cos:
+        return cos(a[0]);
+    case Fn::Tan:
+        return tan(a[0]);
+    case Fn::Asin:
+        return asin(a[0]);
+    case Fn::Acos:
+        return acos(a[0]);
+    case Fn::Atan:
+        return atan(a[0]);
+    case Fn::Sinh:
+        return sinh(a[0]);
+    case Fn::Cosh:
+        return cosh(a[0]);
+    case Fn::Tanh:
+        return tanh(a[0]);
+    case Fn::Asinh:
+        return asinh(a[0]);
+    case Fn::Acosh:
+        return acosh(a[0]);
+    case Fn::Atanh:
+        return atanh(a[0]);
+    case Fn::Log2:
+        return log2(a[0]);
+    case Fn::Log10:
+        return log10(a[0]);
+    case Fn::Ln:
+        return log(a[0]);
+    case Fn::Exp:
+        return exp(a[0]);
+    case Fn::Sqrt:
+        return sqrt(a[0]);
+    case Fn::Sign:
+        if (std::isnan(a[0].a)) return a[0];
+        return Dual(static_cast<double>((a[0].a > 0.0) - (a[0].a < 0.0)));
+    case Fn::Rint:  // muparser's: the nearest integer, halves up
+        return Dual(std::floor(a[0].a + 0.5));
+    case Fn::Abs:
+        return abs(a[0]);
+    case Fn::Atan2:
+        return atan2(a[0], a[1]);
+    case Fn::Sum:
+    case Fn::Avg: {
+        Dual total;
+        for (int k = 0; k < count; ++k) total += a[k];
+        return n.fn == Fn::Sum ? total : total / static_cast<double>(count);
+    }
+    case Fn::Min:
+    case Fn::Max: {
+        Dual out = a[0];
+        for (int k = 0; k < count; ++k) {
+            if (std::isnan(a[k].a)) return a[k];
+            out = n.fn == Fn::Min ? minOf(out, a[k]) : maxOf(out, a[k]);
+        }
+        return out;
+    }
+    case Fn::Step:
+        return cubicStep(a[0], a[1], a[2], a[3], a[4]);
+    case Fn::Step5:
+        return quinticStep(a[0], a[1], a[2], a[3], a[4]);
+    case Fn::Ramp:
+        return ramp(a[0], a[1], a[2], a[3], a[4]);
+    case Fn::Harmonic:
+        return harmonic(a[0], a[1], a[2], a[3]);
+    case Fn::Table:
+        return table(a, count);
+    case Fn::Haversine:
+        return haversine(a[0], a[1], a[2], a[3], a[4]);
+    case Fn::If:
+        if (std::isnan(a[0].a)) return a[0];
+        return a[0].a != 0.0 ? a[1] : a[2];
+    case Fn::Clamp:
+        return clamp(a[0], a[1], a[2]);
+    case Fn::Impact:
+        return impact(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    case Fn::Bistop:
+        return bistop(a, count);
+    }
+    return Dual(std::nan(""));
+}
+
+Dual evaluate(const Node& n, const Dual* variables) {
+    auto child = [&](std::size_t k) { return evaluate(*n.children[k], variables); };
+    switch (n.op) {
+    case Op::Constant:
+        return Dual(n.value);
+    case Op::Variable:
+        return variables[n.index];
+    case Op::Negate:
+        return -child(0);
+    case Op::Degrees:
+        return child(0) * (kPi / 180.0);
+    case Op::Add:
+        return child(0) + child(1);
+    case Op::Subtract:
+        return child(0) - child(1);
+    case Op::Multiply:
+        return child(0) * child(1);
+    case Op::Divide:
+        return child(0) / child(1);
+    case Op::Power:
+        return pow(child(0), child(1));
+    case Op::Less:
+        return truth(child(0).a < child(1).a);
+    case Op::Greater:
+        return truth(child(0).a > child(1).a);
+    case Op::LessEqual:
+        return truth(child(0).a <= child(1).a);
+    case Op::GreaterEqual:
+        return truth(child(0).a >= child(1).a);
+    case Op::Equal:
+        return truth(child(0).a == child(1).a);
+    case Op::NotEqual:
+        return truth(child(0).a != child(1).a);
+    case Op::And: {
+        const double a = child(0).a, b = child(1).a;
+        return truth(a != 0.0 && b != 0.0);
+    }
+    case Op::Or: {
+        const double a = child(0).a, b = child(1).a;
+        return truth(a != 0.0 || b != 0.0);
+    }
+    case Op::Ternary:
+        return child(0).a != 0.0 ? child(1) : child(2);
+    case Op::Function:
+        return function(n, variables);
+    }
+    return Dual(std::nan(""));
+}
+
+}  // namespace
+
+Tree::~Tree() = default;
+
+std::unique_ptr<Tree> Tree::parse(const std::string& text,
+                                  const std::vector<std::string>& variables,
+                                  const std::vector<std::pair<std::string, double>>& constants) {
+    NodePtr root = Reader(text, variables, constants).read();
+    if (!root) return nullptr;
+    std::unique_ptr<Tree> tree(new Tree());
+    tree->root_ = std::move(root);
+    return tree;
+}
+
+Dual Tree::eval(const Dual* variables) const {
+    try {
+        return evaluate(*root_, variables);
+    } catch (const FunctionError&) {
+        return Dual(std::nan(""), std::nan(""));
+    }
+}
+
+}  // namespace engine::expr
