@@ -396,9 +396,15 @@ double Expression::secondDerivative(double t) const {
            (12.0 * h * h);
 }
 
-double Expression::inputTangent(double t, const double* inputs, const double* tangents) const {
-    if (impl_->constant || impl_->inputs.empty()) return 0.0;
-    return impl_->tangent(t, inputs, tangents).b;
+double Expression::inputTangent(double t, const double* inputs, const double* tangents,
+                                double* value) const {
+    if (impl_->constant || impl_->inputs.empty()) {
+        if (value) *value = eval(t, inputs);
+        return 0.0;
+    }
+    const Dual d = impl_->tangent(t, inputs, tangents);
+    if (value) *value = d.a;
+    return d.b;
 }
 
 // derivative(t, inputs), each of its points differentiated along the direction.

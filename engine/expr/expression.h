@@ -92,7 +92,10 @@ public:
     // differentiated). Exact to round-off: the expression's own syntax tree evaluated on dual
     // numbers (engine/expr/expression_tree.h); where that tree could not read a text muparser
     // accepts (none known: the expression fuzzer compares the two), central differences.
-    double inputTangent(double time, const double* inputs, const double* tangents) const;
+    // (`value`, when given, receives the value the tangent goes with: the tree's, equal to
+    // eval()'s up to round-off.)
+    double inputTangent(double time, const double* inputs, const double* tangents,
+                        double* value = nullptr) const;
     double derivativeTangent(double time, const double* inputs, const double* tangents) const;
     bool exactTangents() const;
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/state_measures.h"
+#include "engine/math/dual.h"
 #include "engine/math/finite.h"
 #include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
@@ -15,11 +17,19 @@
 namespace engine {
 namespace {
 
+template <class S>
+using Vec3Of = Eigen::Matrix<S, 3, 1>;
+template <class S>
+using Mat3Of = Eigen::Matrix<S, 3, 3>;
+template <class S>
+using VectorOf = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+
 // Adds a force F (world) acting at world point p on body b, and a torque T (world).
-void addWrench(const std::vector<BodyFrame>& frames, int body, const Vec3& p, const Vec3& F,
-               const Vec3& T, Eigen::VectorXd& g) {
+template <class S>
+void addWrench(const std::vector<BodyFrameOf<S>>& frames, int body, const Vec3Of<S>& p,
+               const Vec3Of<S>& F, const Vec3Of<S>& T, VectorOf<S>& g) {
     if (body == kGround) return;
-    const BodyFrame& f = frames[static_cast<std::size_t>(body)];
+    const BodyFrameOf<S>& f = frames[static_cast<std::size_t>(body)];
     layout::linear(g, body) += F;
     layout::angular(g, body) += f.R.transpose() * (T + (p - f.r).cross(F));
 }
@@ -30,6 +40,24 @@ Vec3 rotationVector(const Mat3& R_WJ, const Mat3& R_WI) {
     const Eigen::AngleAxisd aa(Mat3(R_WJ.transpose() * R_WI));
     return aa.angle() * aa.axis();
 }
+// The same on dual numbers: θ a from sin θ a = vee(R − Rᵀ)/2 and cos θ = (tr R − 1)/2 (the
+// value Eigen's; the tangent exact below π).
+Vec3Of<Dual> rotationVector(const Mat3Of<Dual>& R_WJ, const Mat3Of<Dual>& R_WI) {
+    const Mat3Of<Dual> R = R_WJ.transpose() * R_WI;
+    const Vec3Of<Dual> s(0.5 * (R(2, 1) - R(1, 2)), 0.5 * (R(0, 2) - R(2, 0)),
+                         0.5 * (R(1, 0) - R(0, 1)));
+    const Dual sine2 = s.squaredNorm();
+    if (sine2.a < 1e-20) return s;  // θ/sin θ = 1 + O(θ²)
+    const Dual sine = sqrt(sine2);
+    const Dual angle = atan2(sine, 0.5 * (R(0, 0) + R(1, 1) + R(2, 2) - 1.0));
+    return s * (angle / sine);
+}
+
+template <class S>
+S normOf(const Vec3Of<S>& x) {
+    using std::sqrt;
+    return sqrt(x.squaredNorm());
+}
 
 bool usesState(const ForceModel& force) {
     return !force.inputs[0].empty() || !force.inputs[1].empty() || !force.inputs[2].empty();
@@ -37,20 +65,205 @@ bool usesState(const ForceModel& force) {
 
 // A force or torque `effort` on a joint's coordinate: about (along) J's z axis on I, its
 // opposite on J (a force at I's origin on both, so the pair has no moment).
+template <class S>
 void addJointEffort(const Model& model, const ForceModel& force,
-                    const std::vector<BodyFrame>& frames, double effort, Eigen::VectorXd& g) {
+                    const std::vector<BodyFrameOf<S>>& frames, const S& effort, VectorOf<S>& g) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-    const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
-    const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
-    const Vec3 axis = mj.R.col(2);
+    const MarkerFrameOf<S> mi = markerFrame(model, frames, joint.markerI);
+    const MarkerFrameOf<S> mj = markerFrame(model, frames, joint.markerJ);
+    const Vec3Of<S> axis = mj.R.col(2);
+    const Vec3Of<S> zero = Vec3Of<S>::Zero();
     const int bodyI = model.markers[static_cast<std::size_t>(joint.markerI)].body;
     const int bodyJ = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
     if (joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation) {
-        addWrench(frames, bodyI, mi.p, Vec3::Zero(), effort * axis, g);
-        addWrench(frames, bodyJ, mj.p, Vec3::Zero(), -effort * axis, g);
+        addWrench<S>(frames, bodyI, mi.p, zero, effort * axis, g);
+        addWrench<S>(frames, bodyJ, mj.p, zero, -effort * axis, g);
     } else {
-        addWrench(frames, bodyI, mi.p, effort * axis, Vec3::Zero(), g);
-        addWrench(frames, bodyJ, mi.p, -effort * axis, Vec3::Zero(), g);
+        addWrench<S>(frames, bodyI, mi.p, effort * axis, zero, g);
+        addWrench<S>(frames, bodyJ, mi.p, -effort * axis, zero, g);
+    }
+}
+
+// A target's value and its time rate with the state's values (the state held in the rate).
+void targetOf(const ForceModel& force, double t, const std::vector<double>& in,
+              const std::vector<double>&, double& goal, double& goalRate) {
+    const Expression& target = force.components[0];
+    goal = target.eval(t, in.data());
+    goalRate = target.derivative(t, in.data());
+}
+void targetOf(const ForceModel& force, double t, const std::vector<double>& in,
+              const std::vector<double>& along, Dual& goal, Dual& goalRate) {
+    const Expression& target = force.components[0];
+    goal = Dual(target.eval(t, in.data()), target.inputTangent(t, in.data(), along.data()));
+    goalRate =
+        Dual(target.derivative(t, in.data()), target.derivativeTangent(t, in.data(), along.data()));
+}
+
+// controllerEffort() on frames of S, its coordinate's rate to `rate`.
+template <class S>
+S effortOf(const Model& model, const ForceModel& force, double t,
+           const std::vector<BodyFrameOf<S>>& frames, double lastValue, S& rate,
+           const std::vector<S>* stateValues) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+    const CoordinateMotion<S> c =
+        jointCoordinateMotion(model, frames, force.joint, force.coordinate);
+    rate = c.rate;
+    if (!force.on) return S(0.0);  // switched off
+    S q = c.value;
+    if (joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation) {
+        const double wrapped = valueOf(c.value);  // unwindAngle(): whole turns, a constant
+        q = c.value + 2.0 * kPi * std::round((lastValue - wrapped) / (2.0 * kPi));
+    }
+    const Expression& target = force.components[0];
+    S goal = S(0.0), goalRate = S(0.0);
+    if (force.inputs[0].empty()) {
+        goal = S(target.eval(t));
+        goalRate = S(target.derivative(t));
+    } else {
+        // A target that reads the state: its rate is its partial in time, the state held.
+        std::vector<S> own;
+        if (!stateValues) {
+            evaluateStateValues(model, t, frames, Eigen::VectorXd(), own);
+            stateValues = &own;
+        }
+        std::vector<double> in, along;
+        for (int k : force.inputs[0]) {
+            const S& value = (*stateValues)[static_cast<std::size_t>(k)];
+            in.push_back(valueOf(value));
+            if constexpr (std::is_same_v<S, Dual>) along.push_back(value.b);
+        }
+        targetOf(force, t, in, along, goal, goalRate);
+    }
+    S effort = force.stiffness * (goal - q) + force.damping * (goalRate - c.rate);
+    if (force.maxEffort > 0.0)
+        effort = std::clamp<S>(effort, S(-force.maxEffort), S(force.maxEffort));
+    return effort;
+}
+
+// One element's generalised force on frames of S, added to g; its energy terms (their values)
+// to `energies`.
+template <class S>
+void applyElement(const Model& model, const ForceModel& force, double t,
+                  const std::vector<BodyFrameOf<S>>& frames,
+                  const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
+                  VectorOf<S>& g, ForceEnergies& energies, const std::vector<S>& values) {
+    using std::isfinite;
+    auto component = [&](int c) {
+        return evalStateExpression(force.components[c], force.inputs[c], t, values);
+    };
+    auto bodyOf = [&](int marker) { return model.markers[static_cast<std::size_t>(marker)].body; };
+    const Vec3Of<S> zero = Vec3Of<S>::Zero();
+    switch (force.type) {
+    case ForceType::PointForce:
+    case ForceType::PointTorque: {
+        const MarkerFrameOf<S> m = markerFrame(model, frames, force.markerI);
+        Vec3Of<S> value(component(0), component(1), component(2));
+        if (force.inMarkerFrame) value = m.R * value;
+        if (force.type == ForceType::PointForce)
+            addWrench<S>(frames, bodyOf(force.markerI), m.p, value, zero, g);
+        else
+            addWrench<S>(frames, bodyOf(force.markerI), m.p, zero, value, g);
+        break;
+    }
+    case ForceType::SpringDamper: {
+        const MarkerFrameOf<S> mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
+        const Vec3Of<S> d = mj.p - mi.p;
+        const S length = normOf(d);
+        if (valueOf(length) < 1e-12) break;  // direction undefined; no force (documented)
+        const Vec3Of<S> u = d / length;
+        const S rate = (mj.v - mi.v).dot(u);
+        const S stretch = length - force.freeLength;
+        const S tension = force.stiffness * stretch + force.damping * rate + force.preload;
+        // Tension pulls I towards J and J towards I.
+        addWrench<S>(frames, bodyOf(force.markerI), mi.p, tension * u, zero, g);
+        addWrench<S>(frames, bodyOf(force.markerJ), mj.p, -tension * u, zero, g);
+        energies.elastic +=
+            valueOf(0.5 * force.stiffness * stretch * stretch + force.preload * stretch);
+        energies.dampingPower += valueOf(force.damping * rate * rate);
+        break;
+    }
+    case ForceType::RotationalSpringDamper: {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
+        const CoordinateMotion<S> c = jointCoordinateMotion(model, frames, force.joint, 0);
+        const double wrapped = valueOf(c.value);
+        const double reference =
+            jointCoordinates.size() > 0
+                ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
+                : 0.0;
+        // unwindAngle(): whole turns added, a constant
+        const S angle = c.value + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
+        const S twist = angle - force.freeLength;
+        const S torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
+        // Torque on I about J's z axis, the opposite on J.
+        const MarkerFrameOf<S> mj = markerFrame(model, frames, joint.markerJ);
+        const Vec3Of<S> T = torque * mj.R.col(2);
+        const MarkerFrameOf<S> mi = markerFrame(model, frames, joint.markerI);
+        addWrench<S>(frames, bodyOf(joint.markerI), mi.p, zero, T, g);
+        addWrench<S>(frames, bodyOf(joint.markerJ), mj.p, zero, -T, g);
+        energies.elastic += valueOf(0.5 * force.stiffness * twist * twist + force.preload * twist);
+        energies.dampingPower += valueOf(force.damping * c.rate * c.rate);
+        break;
+    }
+    case ForceType::JointController: {
+        const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
+        const double last = jointCoordinates.size() > slot ? jointCoordinates(slot) : 0.0;
+        S rate = S(0.0);
+        const S effort = effortOf<S>(model, force, t, frames, last, rate, &values);
+        addJointEffort<S>(model, force, frames, effort, g);
+        energies.actuatorPower += valueOf(effort * rate);
+        break;
+    }
+    case ForceType::JointForce: {
+        // Its work is the actuator's, as a controller's.
+        const S effort = component(0);
+        addJointEffort<S>(model, force, frames, effort, g);
+        energies.actuatorPower += valueOf(
+            effort * jointCoordinateMotion(model, frames, force.joint, force.coordinate).rate);
+        break;
+    }
+    case ForceType::LineForce: {
+        // Positive pushes I and J apart along the line between their origins (Adams' SFORCE).
+        const MarkerFrameOf<S> mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
+        const Vec3Of<S> d = mi.p - mj.p;
+        const S length = normOf(d);
+        const S f = component(0);
+        if (valueOf(length) < 1e-12) {  // direction undefined: no force, unless not a number
+            if (!isfinite(f)) layout::linear(g, 0).setConstant(f);
+            break;
+        }
+        const Vec3Of<S> u = d / length;
+        addWrench<S>(frames, bodyOf(force.markerI), mi.p, f * u, zero, g);
+        addWrench<S>(frames, bodyOf(force.markerJ), mj.p, -f * u, zero, g);
+        energies.actuatorPower += valueOf(f * (mi.v - mj.v).dot(u));
+        break;
+    }
+    case ForceType::Bushing: {
+        // Displacement of I from J and rotation of I relative to J, in J's axes; the force
+        // and torque act on I at its origin, their opposites on J (torque about I's origin
+        // moved to J's origin by the lever arm, handled by addWrench's world point).
+        const MarkerFrameOf<S> mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
+        const Vec3Of<S> x = mj.R.transpose() * (mi.p - mj.p);
+        const Vec3Of<S> xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
+        const Vec3Of<S> theta = rotationVector(mj.R, mi.R);
+        const Vec3Of<S> thetad = mj.R.transpose() * (mi.w - mj.w);
+        const Vec3Of<S> F_J = -(x.cwiseProduct(force.translationalStiffness.cast<S>()) +
+                                xd.cwiseProduct(force.translationalDamping.cast<S>()));
+        const Vec3Of<S> T_J = -(theta.cwiseProduct(force.rotationalStiffness.cast<S>()) +
+                                thetad.cwiseProduct(force.rotationalDamping.cast<S>()));
+        const Vec3Of<S> F = mj.R * F_J, T = mj.R * T_J;
+        addWrench<S>(frames, bodyOf(force.markerI), mi.p, F, T, g);
+        addWrench<S>(frames, bodyOf(force.markerJ), mi.p, -F, -T, g);
+        energies.elastic +=
+            valueOf(0.5 * (x.dot(x.cwiseProduct(force.translationalStiffness.cast<S>())) +
+                           theta.dot(theta.cwiseProduct(force.rotationalStiffness.cast<S>()))));
+        energies.dampingPower +=
+            valueOf(xd.dot(xd.cwiseProduct(force.translationalDamping.cast<S>())) +
+                    thetad.dot(thetad.cwiseProduct(force.rotationalDamping.cast<S>())));
+        break;
+    }
     }
 }
 
@@ -69,128 +282,8 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
         stateValues = &own;
     }
     static const std::vector<double> none;
-    const std::vector<double>& values = stateValues ? *stateValues : none;
-    auto component = [&](int c) {
-        return evalStateExpression(force.components[c], force.inputs[c], t, values);
-    };
-    switch (force.type) {
-    case ForceType::PointForce:
-    case ForceType::PointTorque: {
-        const MarkerFrame m = markerFrame(model, frames, force.markerI);
-        Vec3 value(component(0), component(1), component(2));
-        if (force.inMarkerFrame) value = m.R * value;
-        const int body = model.markers[static_cast<std::size_t>(force.markerI)].body;
-        if (force.type == ForceType::PointForce)
-            addWrench(frames, body, m.p, value, Vec3::Zero(), g);
-        else
-            addWrench(frames, body, m.p, Vec3::Zero(), value, g);
-        break;
-    }
-    case ForceType::SpringDamper: {
-        const MarkerFrame mi = markerFrame(model, frames, force.markerI);
-        const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
-        const Vec3 d = mj.p - mi.p;
-        const double length = d.norm();
-        if (length < 1e-12) break;  // direction undefined; no force (documented)
-        const Vec3 u = d / length;
-        const double rate = (mj.v - mi.v).dot(u);
-        const double stretch = length - force.freeLength;
-        const double tension = force.stiffness * stretch + force.damping * rate + force.preload;
-        // Tension pulls I towards J and J towards I.
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p,
-                  tension * u, Vec3::Zero(), g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p,
-                  -tension * u, Vec3::Zero(), g);
-        energies.elastic += 0.5 * force.stiffness * stretch * stretch + force.preload * stretch;
-        energies.dampingPower += force.damping * rate * rate;
-        break;
-    }
-    case ForceType::RotationalSpringDamper: {
-        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-        const ConstraintRow c = jointCoordinate(model, frames, force.joint, 0);
-        const double angle = unwindAngle(
-            c.value, jointCoordinates.size() > 0
-                         ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
-                         : 0.0);
-        const double twist = angle - force.freeLength;
-        const double torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
-        // Torque on I about J's z axis, the opposite on J.
-        const MarkerFrame mj = markerFrame(model, frames, joint.markerJ);
-        const Vec3 T = torque * mj.R.col(2);
-        const MarkerFrame mi = markerFrame(model, frames, joint.markerI);
-        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerI)].body, mi.p,
-                  Vec3::Zero(), T, g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(joint.markerJ)].body, mj.p,
-                  Vec3::Zero(), -T, g);
-        energies.elastic += 0.5 * force.stiffness * twist * twist + force.preload * twist;
-        energies.dampingPower += force.damping * c.rate * c.rate;
-        break;
-    }
-    case ForceType::JointController: {
-        const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-        const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
-        const double last = jointCoordinates.size() > slot ? jointCoordinates(slot) : 0.0;
-        double rate = 0.0;
-        const double effort =
-            controllerEffort(model, force, t, frames, last, &rate, stateValues ? &values : nullptr);
-        addJointEffort(model, force, frames, effort, g);
-        energies.actuatorPower += effort * rate;
-        (void)joint;
-        break;
-    }
-    case ForceType::JointForce: {
-        // Its work is the actuator's, as a controller's.
-        const double effort = component(0);
-        addJointEffort(model, force, frames, effort, g);
-        energies.actuatorPower +=
-            effort * jointCoordinate(model, frames, force.joint, force.coordinate).rate;
-        break;
-    }
-    case ForceType::LineForce: {
-        // Positive pushes I and J apart along the line between their origins (Adams' SFORCE).
-        const MarkerFrame mi = markerFrame(model, frames, force.markerI);
-        const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
-        const Vec3 d = mi.p - mj.p;
-        const double length = d.norm();
-        const double f = component(0);
-        if (length < 1e-12) {  // direction undefined: no force, unless it is not a number
-            if (!std::isfinite(f)) layout::linear(g, 0).setConstant(f);
-            break;
-        }
-        const Vec3 u = d / length;
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, f * u,
-                  Vec3::Zero(), g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mj.p, -f * u,
-                  Vec3::Zero(), g);
-        energies.actuatorPower += f * (mi.v - mj.v).dot(u);
-        break;
-    }
-    case ForceType::Bushing: {
-        // Displacement of I from J and rotation of I relative to J, in J's axes; the force
-        // and torque act on I at its origin, their opposites on J (torque about I's origin
-        // moved to J's origin by the lever arm, handled by addWrench's world point).
-        const MarkerFrame mi = markerFrame(model, frames, force.markerI);
-        const MarkerFrame mj = markerFrame(model, frames, force.markerJ);
-        const Vec3 x = mj.R.transpose() * (mi.p - mj.p);
-        const Vec3 xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
-        const Vec3 theta = rotationVector(mj.R, mi.R);
-        const Vec3 thetad = mj.R.transpose() * (mi.w - mj.w);
-        const Vec3 F_J = -(force.translationalStiffness.cwiseProduct(x) +
-                           force.translationalDamping.cwiseProduct(xd));
-        const Vec3 T_J = -(force.rotationalStiffness.cwiseProduct(theta) +
-                           force.rotationalDamping.cwiseProduct(thetad));
-        const Vec3 F = mj.R * F_J, T = mj.R * T_J;
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerI)].body, mi.p, F, T,
-                  g);
-        addWrench(frames, model.markers[static_cast<std::size_t>(force.markerJ)].body, mi.p, -F, -T,
-                  g);
-        energies.elastic += 0.5 * (x.dot(force.translationalStiffness.cwiseProduct(x)) +
-                                   theta.dot(force.rotationalStiffness.cwiseProduct(theta)));
-        energies.dampingPower += xd.dot(force.translationalDamping.cwiseProduct(xd)) +
-                                 thetad.dot(force.rotationalDamping.cwiseProduct(thetad));
-        break;
-    }
-    }
+    applyElement<double>(model, force, t, frames, jointCoordinates, offsets, g, energies,
+                         stateValues ? *stateValues : none);
 }
 
 std::string nonFiniteExpression(const ForceModel& force, double t) {
@@ -296,40 +389,85 @@ std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& forc
     return {bodyOf(force.markerI), bodyOf(force.markerJ)};
 }
 
+void forceElementJacobian(const Model& model, const ForceModel& force, double t,
+                          const std::vector<BodyFrame>& frames,
+                          const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
+                          const std::vector<int>& bodies, Eigen::MatrixXd& K, Eigen::MatrixXd& D) {
+    constexpr int kPer = layout::kVelocitiesPerBody;
+    const Eigen::Index size = kPer * static_cast<Eigen::Index>(bodies.size());
+    K.setZero(size, size);
+    D.setZero(size, size);
+    if (!force.on) return;
+    // The frames on dual numbers: those of `bodies` set from `frames` (the element reads no
+    // other), tangents zero but along the direction being taken.
+    thread_local std::vector<BodyFrameOf<Dual>> dual;
+    thread_local VectorOf<Dual> g;
+    thread_local std::vector<Dual> values;
+    if (dual.size() != frames.size()) dual.assign(frames.size(), BodyFrameOf<Dual>());
+    if (g.size() != model.velocitySize()) g.setZero(model.velocitySize());
+    for (int b : bodies) {
+        const BodyFrame& f = frames[static_cast<std::size_t>(b)];
+        BodyFrameOf<Dual>& d = dual[static_cast<std::size_t>(b)];
+        d.R = f.R.cast<Dual>();
+        d.r = f.r.cast<Dual>();
+        d.v = f.v.cast<Dual>();
+        d.w = f.w.cast<Dual>();
+    }
+    const bool state = usesState(force);
+    ForceEnergies scratch;
+    for (std::size_t k = 0; k < bodies.size(); ++k) {
+        const BodyFrame& f = frames[static_cast<std::size_t>(bodies[k])];
+        BodyFrameOf<Dual>& d = dual[static_cast<std::size_t>(bodies[k])];
+        for (int c = 0; c < 2 * kPer; ++c) {
+            const Vec3 e = Vec3::Unit(c % 3);
+            // The direction: δr, δπ' (R' = R [e]×, and w = R ω' turns: w' = (R e) × w), δv, δω'.
+            Vec3 dr = Vec3::Zero(), dv = Vec3::Zero(), dw = Vec3::Zero();
+            Mat3 dR = Mat3::Zero();
+            switch (c / 3) {
+            case 0:
+                dr = e;
+                break;
+            case 1:
+                dR = f.R * skew(e);
+                dw = (f.R * e).cross(f.w);
+                break;
+            case 2:
+                dv = e;
+                break;
+            default:
+                dw = f.R * e;
+                break;
+            }
+            for (int i = 0; i < 3; ++i) {
+                d.r(i).b = dr(i);
+                d.v(i).b = dv(i);
+                d.w(i).b = dw(i);
+                for (int j = 0; j < 3; ++j) d.R(i, j).b = dR(i, j);
+            }
+            for (int b : bodies) layout::twist(g, b).setZero();
+            if (state) evaluateStateValues(model, t, dual, jointCoordinates, values);
+            applyElement<Dual>(model, force, t, dual, jointCoordinates, offsets, g, scratch,
+                               values);
+            Eigen::MatrixXd& J = c < kPer ? K : D;
+            const Eigen::Index column = kPer * static_cast<Eigen::Index>(k) + c % kPer;
+            for (std::size_t i = 0; i < bodies.size(); ++i)
+                for (int r = 0; r < kPer; ++r)
+                    J(kPer * static_cast<Eigen::Index>(i) + r, column) =
+                        g(layout::velocityIndex(bodies[i]) + r).b;
+        }
+        // Tangents back to zero for the next body's directions.
+        d.R = f.R.cast<Dual>();
+        d.r = f.r.cast<Dual>();
+        d.v = f.v.cast<Dual>();
+        d.w = f.w.cast<Dual>();
+    }
+}
+
 double controllerEffort(const Model& model, const ForceModel& force, double t,
                         const std::vector<BodyFrame>& frames, double lastValue, double* rate,
                         const std::vector<double>* stateValues) {
-    const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-    const ConstraintRow c = jointCoordinate(model, frames, force.joint, force.coordinate);
-    if (!force.on) {  // switched off
-        if (rate) *rate = c.rate;
-        return 0.0;
-    }
-    const double q =
-        joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation
-            ? unwindAngle(c.value, lastValue)
-            : c.value;
-    const Expression& target = force.components[0];
-    double goal = 0.0, goalRate = 0.0;
-    if (force.inputs[0].empty()) {
-        goal = target.eval(t);
-        goalRate = target.derivative(t);
-    } else {
-        // A target that reads the state: its rate is its partial in time, the state held.
-        std::vector<double> own;
-        if (!stateValues) {
-            evaluateStateValues(model, t, frames, Eigen::VectorXd(), own);
-            stateValues = &own;
-        }
-        std::vector<double> in;
-        for (int k : force.inputs[0]) in.push_back((*stateValues)[static_cast<std::size_t>(k)]);
-        goal = target.eval(t, in.data());
-        goalRate = target.derivative(t, in.data());
-    }
-    double effort = force.stiffness * (goal - q) + force.damping * (goalRate - c.rate);
-    if (force.maxEffort > 0.0) effort = std::clamp(effort, -force.maxEffort, force.maxEffort);
-    if (rate) *rate = c.rate;
-    return effort;
+    double own = 0.0;
+    return effortOf<double>(model, force, t, frames, lastValue, rate ? *rate : own, stateValues);
 }
 
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,

@@ -42,6 +42,18 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
                        Eigen::VectorXd& g, ForceEnergies& energies,
                        const std::vector<double>* stateValues = nullptr);
 
+// One element's generalised force differentiated exactly (forward-mode dual numbers,
+// engine/math/dual.h) with respect to the coordinates of `bodies` (none the ground): column
+// 6k + c of K is the derivative along body bodies[k]'s coordinate c in the integrators' terms
+// (c < 3: its position, world axes; c ≥ 3: a turn about its body axis c − 3, q ⊕ δ), of D
+// along its velocity (c < 3: linear, world axes; c ≥ 3: ω' in body axes); row 6i + r is the
+// element's g on bodies[i], entry r. `bodies` must hold every body the element acts on or
+// reads (forceElementBodies and ForceModel::stateBodies).
+void forceElementJacobian(const Model& model, const ForceModel& force, double t,
+                          const std::vector<BodyFrame>& frames,
+                          const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
+                          const std::vector<int>& bodies, Eigen::MatrixXd& K, Eigen::MatrixXd& D);
+
 // A joint controller's effort at this instant: kp (target − q) + kd (target' − q̇), limited to
 // ±maxEffort; an angle q is unwound from `lastValue`. Its coordinate's rate goes to `rate`.
 double controllerEffort(const Model& model, const ForceModel& force, double t,

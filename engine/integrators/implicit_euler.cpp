@@ -1,20 +1,27 @@
-// Linearly implicit Euler for stiff springs, dampers and bushings (seed 003 §0.9.2).
+// Implicit (backward) Euler for stiff springs, dampers and bushings (seed 003 §0.9.2).
 //
-// With q⁺ ≈ q ⊕ h v⁺ and g(q⁺, v⁺) ≈ g + K h v⁺ + D (v⁺ − v), where K = ∂g/∂q (in the
-// retraction coordinates δr, δπ') and D = ∂g/∂v, the step solves
+// The step solves, for v⁺ and the constraint impulses μ,
 //
-//     [ A   Φqᵀ ] [ Δv ]   [ h g + h² K v ]        A = M − h D − h² K
-//     [ Φq   0  ] [ μ  ] = [ −r           ]        v⁺ = v + Δv,  q⁺ = q ⊕ h v⁺
+//     M (v⁺ − v) = h g(t⁺, q⁺, v⁺) − Φqᵀ μ,    q⁺ = q ⊕ h v⁺,    the rows met at the end
 //
-// with the constraint rows met at the end of the step as in the symplectic Euler step (r:
-// position rows Φ(q⁺)/h, velocity and acceleration rows their velocity residuals), iterated
-// with the same factorisation; then velocities are projected at q⁺. K and D: the gyroscopic
-// term analytically, every force element by forward differences of that element alone (cost
-// linear in the number of elements). Stiff springs that make explicit methods blow up are
-// damped instead: the method is L-stable and loses energy at high frequencies, which is its
-// purpose.
+// (position rows Φ(q⁺) = 0, velocity and acceleration rows their velocity residuals, as in the
+// symplectic Euler step) by Newton's method on the matrix
+//
+//     [ A   Φqᵀ ]        A = M − h D − h² K,   K = ∂g/∂q (in the retraction coordinates δr,
+//     [ Φq   0  ]        δπ'), D = ∂g/∂v,  both at the step's start
+//
+// factored once per step. K and D are exact: the gyroscopic term analytically, every force
+// element by forward-mode dual numbers (forceElementJacobian, engine/forces/forces.h), its
+// expressions' measures and variables included (cost linear in the number of elements); soft
+// joints as −Φsᵀ(k Φs + c Φ̇s) with Φs's turning left out. The iterations stop when the rows
+// are met to the projection tolerance and the force the equations leave over would move the
+// bodies, free, by less than it over the step; positions and velocities are then projected
+// at q⁺. Stiff springs that make
+// explicit methods blow up are damped instead: the method is L-stable and loses energy at high
+// frequencies, which is its purpose.
 
 #include <algorithm>
+#include <limits>
 
 #include <Eigen/SparseLU>
 
@@ -33,6 +40,13 @@ public:
     using FixedStepIntegrator::FixedStepIntegrator;
 
 private:
+    // Newton iterations a step may take; exact Jacobians need two or three where the forces
+    // are smooth, more where a force has a kink within the step (a stop closing).
+    static constexpr int kMaxIterations = 50;
+    std::vector<BodyFrame> frames_;
+    std::vector<int> bodies_;
+    Eigen::MatrixXd K_, D_;
+
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
         const double t1 = state.t + h;
         const Eigen::VectorXd q0 = state.q, v0 = state.v;
@@ -43,19 +57,17 @@ private:
         if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates, ws);
             !s.ok)
             return s;
-        const Eigen::VectorXd g0 = ws.g;
         const double dampingPower = ws.forceEnergies.dampingPower;
         const double actuatorPower = ws.forceEnergies.actuatorPower;
         const ConstraintEvaluation start = ws.constraints;
         const std::vector<int>& active = ws.solver.activeRows();
         const int na = static_cast<int>(active.size());
 
-        // A = M − h D − h² K and K v for the right-hand side. The gyroscopic term −ω' × J'ω'
-        // is differentiated analytically; each force element by finite differences of that
-        // element alone, over the coordinates of the (at most two) bodies it acts on, so the
-        // cost grows with the number of elements.
-        std::vector<Eigen::Triplet<double>> triplets;
-        Eigen::VectorXd Kv = Eigen::VectorXd::Zero(n);
+        // A = M − h D − h² K. The gyroscopic term −ω' × J'ω' is differentiated analytically;
+        // each force element exactly over the coordinates of the (at most two) bodies it acts
+        // on and those its expressions read, so the cost grows with the number of elements.
+        // `jacobian` holds A − M = −h D − h² K, `triplets` the whole saddle-point matrix.
+        std::vector<Eigen::Triplet<double>> triplets, jacobian;
         for (int b = 0; b < model.bodyCount(); ++b) {
             const Vec3 J = model.bodies[static_cast<std::size_t>(b)].inertia;
             const Vec3 w = layout::angular(v0, b);
@@ -64,82 +76,51 @@ private:
             for (int r = 0; r < 3; ++r) {
                 const Eigen::Index at = layout::velocityIndex(b) + r, angular = at + 3;
                 triplets.emplace_back(at, at, 1.0 / ws.Minv(at));
+                triplets.emplace_back(angular, angular, 1.0 / ws.Minv(angular));
                 for (int c = 0; c < 3; ++c)
-                    triplets.emplace_back(
-                        angular, layout::velocityIndex(b) + 3 + c,
-                        (r == c ? 1.0 / ws.Minv(angular) : 0.0) - h * Dgyro(r, c));
+                    jacobian.emplace_back(angular, layout::velocityIndex(b) + 3 + c,
+                                          -h * Dgyro(r, c));
             }
         }
         const std::vector<int> offsets = jointCoordinateOffsets(model);
-        std::vector<BodyFrame> frames;
-        computeBodyFrames(model, q0, v0, frames);
-        Eigen::VectorXd g = Eigen::VectorXd::Zero(n);
-        ForceEnergies scratch;
-        const double eps = 1e-7;
+        computeBodyFrames(model, q0, v0, frames_);
         for (const ForceModel& force : model.forces) {
-            // The bodies it acts on, then those its expressions' measures read: its force
-            // depends on all of them, and acts on the first ones only.
-            std::vector<int> bodies;
+            if (!force.on) continue;
+            // The bodies it acts on, then those its expressions' measures read.
+            bodies_.clear();
             for (int b : forceElementBodies(model, force))
-                if (b != kGround && std::find(bodies.begin(), bodies.end(), b) == bodies.end())
-                    bodies.push_back(b);
+                if (b != kGround && std::find(bodies_.begin(), bodies_.end(), b) == bodies_.end())
+                    bodies_.push_back(b);
             for (int b : force.stateBodies)
-                if (std::find(bodies.begin(), bodies.end(), b) == bodies.end()) bodies.push_back(b);
-            // The element's generalised force on its bodies (12 numbers at most).
-            auto evaluate = [&] {
-                for (int b : bodies) layout::twist(g, b).setZero();
-                applyForceElement(model, force, state.t, frames, state.jointCoordinates, offsets, g,
-                                  scratch);
-                Eigen::VectorXd out(layout::kVelocitiesPerBody *
-                                    static_cast<Eigen::Index>(bodies.size()));
-                for (std::size_t k = 0; k < bodies.size(); ++k)
-                    layout::twist(out, static_cast<int>(k)) = layout::twist(g, bodies[k]);
-                return out;
-            };
-            const Eigen::VectorXd base = evaluate();
-            for (int a : bodies) {
-                const BodyFrame saved = frames[static_cast<std::size_t>(a)];
-                for (int c = 0; c < layout::kVelocitiesPerBody; ++c) {
-                    // ∂/∂q: move body a by ε along coordinate c (position, or body-axes rotation).
-                    Eigen::VectorXd q = q0;
-                    if (c < 3)
-                        layout::position(q, a)(c) += eps;
-                    else
-                        detail::rotateBody(q, a, eps * Vec3::Unit(c - 3));
-                    frames[static_cast<std::size_t>(a)] = bodyFrame(q, v0, a);
-                    const Eigen::VectorXd Kcol = (evaluate() - base) / eps;
-                    // ∂/∂v
-                    Eigen::VectorXd v = v0;
-                    const double epsV = eps * std::max(1.0, std::abs(layout::twist(v0, a)(c)));
-                    layout::twist(v, a)(c) += epsV;
-                    frames[static_cast<std::size_t>(a)] = bodyFrame(q0, v, a);
-                    const Eigen::VectorXd Dcol = (evaluate() - base) / epsV;
-                    frames[static_cast<std::size_t>(a)] = saved;
-                    stats_.evaluations += 2;
-                    const Eigen::Index column = layout::velocityIndex(a) + c;
-                    for (std::size_t k = 0; k < bodies.size(); ++k)
-                        for (int r = 0; r < layout::kVelocitiesPerBody; ++r) {
-                            const Eigen::Index i = layout::velocityIndex(static_cast<int>(k)) + r;
-                            const Eigen::Index row = layout::velocityIndex(bodies[k]) + r;
-                            Kv(row) += Kcol(i) * v0(column);
-                            const double value = -h * Dcol(i) - h * h * Kcol(i);
-                            if (value != 0.0) triplets.emplace_back(row, column, value);
+                if (std::find(bodies_.begin(), bodies_.end(), b) == bodies_.end())
+                    bodies_.push_back(b);
+            forceElementJacobian(model, force, state.t, frames_, state.jointCoordinates, offsets,
+                                 bodies_, K_, D_);
+            stats_.evaluations += 1;
+            for (std::size_t i = 0; i < bodies_.size(); ++i)
+                for (std::size_t k = 0; k < bodies_.size(); ++k)
+                    for (int r = 0; r < layout::kVelocitiesPerBody; ++r)
+                        for (int c = 0; c < layout::kVelocitiesPerBody; ++c) {
+                            const Eigen::Index at =
+                                layout::kVelocitiesPerBody * static_cast<Eigen::Index>(i) + r;
+                            const Eigen::Index along =
+                                layout::kVelocitiesPerBody * static_cast<Eigen::Index>(k) + c;
+                            const double value = -h * D_(at, along) - h * h * K_(at, along);
+                            if (value != 0.0)
+                                jacobian.emplace_back(layout::velocityIndex(bodies_[i]) + r,
+                                                      layout::velocityIndex(bodies_[k]) + c, value);
                         }
-                }
-            }
         }
         // Soft joints (JointCompliance) pull with −Φsᵀλ, λ = k Φs + c Φs q̇: D = −Φsᵀ c Φs and
         // K ≈ −Φsᵀ k Φs (the part from Φs turning with the bodies left out, as the step's
         // linearisation may), the rows as computeAccelerations left them at (q₀, v₀).
         if (model.softRows > 0) {
             const SparseRowMatrix& Js = ws.soft.Phi_q;
-            const Eigen::VectorXd rate = Js * v0;
             for (int r = 0; r < model.softRows; ++r) {
                 const double k = ws.softStiffness(r), c = ws.softDamping(r);
                 for (SparseRowMatrix::InnerIterator a(Js, r); a; ++a) {
-                    Kv(a.col()) -= a.value() * k * rate(r);
                     for (SparseRowMatrix::InnerIterator b(Js, r); b; ++b)
-                        triplets.emplace_back(static_cast<int>(a.col()), static_cast<int>(b.col()),
+                        jacobian.emplace_back(static_cast<int>(a.col()), static_cast<int>(b.col()),
                                               (h * c + h * h * k) * a.value() * b.value());
                 }
             }
@@ -152,6 +133,9 @@ private:
                 triplets.emplace_back(n + k, static_cast<int>(it.col()), it.value());
                 triplets.emplace_back(static_cast<int>(it.col()), n + k, it.value());
             }
+        Eigen::SparseMatrix<double> G(n, n);  // A − M
+        G.setFromTriplets(jacobian.begin(), jacobian.end());
+        triplets.insert(triplets.end(), jacobian.begin(), jacobian.end());
         Eigen::SparseMatrix<double> kkt(n + na, n + na);
         kkt.setFromTriplets(triplets.begin(), triplets.end());
         kkt.makeCompressed();
@@ -161,19 +145,46 @@ private:
             return Status::failure("the implicit step's linear system is singular at t = " +
                                    timeText(state.t));
 
-        // Iterations: the first carries the force terms, all drive the row residuals to zero.
+        // Newton's iterations on the step's equations, the matrix at the step's start. What
+        // the equations leave over at an iterate is not formed from M (v − vₙ) + Φqᵀ μ (whose
+        // impulses are huge near a singular position, and their round-off with them) but from
+        // what the last solve left out: the forces' departure from their linear model,
+        //     N = h (g(q, v) − g₀) + (A − M)(v − v₀),   the right-hand side N − N_previous,
+        // after the first, h g₀ (g₀ at q ⊕ h vₙ, vₙ).
         const int rows = model.constraintRows();
         const Eigen::VectorXd accelerationTarget = start.Phi_q * v0 + h * start.gamma;
-        Eigen::VectorXd v = v0, q = q0, residual(rows), rhs(n + na);
+        Eigen::VectorXd v = v0, q = q0, residual(rows), rhs(n + na), g0(n), left(n);
         Eigen::VectorXd impulse = Eigen::VectorXd::Zero(rows);
         for (int iteration = 0;; ++iteration) {
             const double worst = detail::stepResiduals(
                 model, h, t1, q0, v, start.Phi_q, start.level, accelerationTarget, ws, q, residual);
-            if (iteration > 0 && worst <= model.settings.projectionTolerance) break;
-            if (iteration > 4 * model.settings.maxProjectionIterations)
+            // The forces where the iterate puts the bodies.
+            ++stats_.evaluations;
+            if (Status s = evaluateAppliedForces(model, t1, q, v, state.jointCoordinates, ws, true);
+                !s.ok)
+                return s;
+            if (iteration == 0) {
+                g0 = ws.g;
+                rhs.head(n) = h * g0;
+                left.setZero();
+            } else {
+                Eigen::VectorXd departure = h * (ws.g - g0);
+                departure.noalias() += G * (v - v0);
+                rhs.head(n) = departure - left;
+                left = departure;
+                // Converged: the rows are met, and what the forces leave over would move the
+                // bodies, free, by less than the tolerance over the step.
+                const double leftOver =
+                    h * ws.Minv.cwiseProduct(rhs.head(n)).lpNorm<Eigen::Infinity>();
+                if (worst <= model.settings.projectionTolerance &&
+                    leftOver <= model.settings.projectionTolerance) {
+                    stats_.newtonIterations += iteration;
+                    stats_.mostNewtonIterations = std::max(stats_.mostNewtonIterations, iteration);
+                    break;
+                }
+            }
+            if (iteration >= kMaxIterations)
                 return Status::failure("the implicit step did not converge at t = " + timeText(t1));
-            rhs.setZero();
-            if (iteration == 0) rhs.head(n) = h * g0 + h * h * Kv;
             for (int k = 0; k < na; ++k)
                 rhs(n + k) = -residual(active[static_cast<std::size_t>(k)]);
             const Eigen::VectorXd solution = lu.solve(rhs);

@@ -8,8 +8,8 @@
 //   rk4              fixed step h, classical Runge–Kutta on (q, v)
 //   dopri45          Dormand–Prince 5(4), adaptive with relative/absolute tolerances; the
 //                    step size setting is its largest step
-//   implicitEuler    fixed step h, linearly implicit in the applied forces (stiff springs,
-//                    dampers and bushings), see implicit_euler.cpp
+//   implicitEuler    fixed step h, backward Euler solved by Newton's method with exact force
+//                    Jacobians (stiff springs, dampers and bushings), see implicit_euler.cpp
 //   timeStepping     fixed step h, velocity level: joints, contact and friction in one mixed
 //                    LCP per step (impacts, stick–slip), see time_stepping.cpp
 //
@@ -33,6 +33,8 @@ struct IntegratorStatistics {
     long projectedSteps = 0;  // Runge–Kutta steps next to a singular position, stages projected
     int projectionIterations = 0;  // Newton iterations of the last position projection
     long impulseIterations = 0;    // symplectic Euler's constraint impulse iterations, all steps
+    long newtonIterations = 0;     // implicit Euler's Newton iterations, all steps
+    int mostNewtonIterations = 0;  // and the most one step took
 };
 
 class Integrator {

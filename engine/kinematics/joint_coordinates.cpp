@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/kinematics/curve_geometry.h"
+#include "engine/math/dual.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -150,6 +151,127 @@ Vec3 relativeAngularVelocity(const Model& model, const std::vector<BodyFrame>& f
     const BodyFrame* fi = frameOf(frames, model.markers[static_cast<std::size_t>(jm.markerI)].body);
     const BodyFrame* fj = frameOf(frames, model.markers[static_cast<std::size_t>(jm.markerJ)].body);
     return (fi ? fi->w : Vec3::Zero()) - (fj ? fj->w : Vec3::Zero());
+}
+
+namespace {
+
+// A marker's axis, origin and its velocity on frames of S (null: the ground).
+template <class S>
+using Vec3Of = Eigen::Matrix<S, 3, 1>;
+
+template <class S>
+Vec3Of<S> axisOf(const BodyFrameOf<S>* f, const MarkerModel& m, int k) {
+    const Vec3Of<S> a = m.R_BM.col(k).template cast<S>();
+    return f ? Vec3Of<S>(f->R * a) : a;
+}
+template <class S>
+Vec3Of<S> pointOf(const BodyFrameOf<S>* f, const MarkerModel& m) {
+    const Vec3Of<S> p = m.X_BM.p.template cast<S>();
+    return f ? Vec3Of<S>(f->r + f->R * p) : p;
+}
+template <class S>
+Vec3Of<S> pointVelocityOf(const BodyFrameOf<S>* f, const MarkerModel& m) {
+    if (!f) return Vec3Of<S>::Zero();
+    return f->v + f->w.cross(Vec3Of<S>(f->R * m.X_BM.p.template cast<S>()));
+}
+template <class S>
+Vec3Of<S> spinOf(const BodyFrameOf<S>* f) {
+    return f ? f->w : Vec3Of<S>::Zero();
+}
+
+// The frames moved by h along the dual frames' tangents (a rotation's tangent R' = R [e]×
+// turned into R exp(h [e]×)).
+std::vector<BodyFrame> alongTangent(const std::vector<BodyFrameOf<Dual>>& frames, double h) {
+    std::vector<BodyFrame> out(frames.size());
+    for (std::size_t b = 0; b < frames.size(); ++b) {
+        const BodyFrameOf<Dual>& f = frames[b];
+        Mat3 R, dR;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                R(i, j) = f.R(i, j).a;
+                dR(i, j) = f.R(i, j).b;
+            }
+        const Mat3 E = R.transpose() * dR;
+        const Vec3 e(0.5 * (E(2, 1) - E(1, 2)), 0.5 * (E(0, 2) - E(2, 0)),
+                     0.5 * (E(1, 0) - E(0, 1)));
+        const double angle = h * e.norm();
+        out[b].R = angle > 0.0 ? Mat3(R * Eigen::AngleAxisd(angle, e.normalized())) : R;
+        for (int i = 0; i < 3; ++i) {
+            out[b].r(i) = f.r(i).a + h * f.r(i).b;
+            out[b].v(i) = f.v(i).a + h * f.v(i).b;
+            out[b].w(i) = f.w(i).a + h * f.w(i).b;
+        }
+    }
+    return out;
+}
+
+template <class S>
+CoordinateMotion<S> motionOf(const Model& model, const std::vector<BodyFrameOf<S>>& frames,
+                             int joint, int coordinate) {
+    const JointModel& jm = model.joints[static_cast<std::size_t>(joint)];
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(jm.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(jm.markerJ)];
+    const BodyFrameOf<S>* fi =
+        mi.body == kGround ? nullptr : &frames[static_cast<std::size_t>(mi.body)];
+    const BodyFrameOf<S>* fj =
+        mj.body == kGround ? nullptr : &frames[static_cast<std::size_t>(mj.body)];
+    using std::atan2;
+    CoordinateMotion<S> out;
+    // An angle atan2((from × u)·n, from·u) turning at (ω_a − ω_b)·n (pinAngle, coneAngle).
+    auto angle = [&](const Vec3Of<S>& u, const Vec3Of<S>& from, const Vec3Of<S>& n) {
+        out.value = atan2(from.cross(u).dot(n), from.dot(u));
+        out.rate = (spinOf(fi) - spinOf(fj)).dot(n);
+        return out;
+    };
+    if (jm.type == JointType::Spherical) {
+        const Vec3Of<S> a = axisOf(fi, mi, 2), b = axisOf(fj, mj, 2);
+        const Vec3Of<S> m = b.cross(a);
+        using std::sqrt;
+        const S sine = sqrt(m.squaredNorm());
+        out.value = atan2(sine, a.dot(b));
+        if (valueOf(sine) > 1e-12) out.rate = (m / sine).dot(spinOf(fi) - spinOf(fj));
+        return out;
+    }
+    if (jm.type == JointType::Universal) {
+        const Vec3Of<S> zi = axisOf(fi, mi, 2), zj = axisOf(fj, mj, 2);
+        return coordinate == 0 ? angle(zi, axisOf(fj, mj, 0), zj)
+                               : angle(axisOf(fi, mi, 0), zj, zi);
+    }
+    if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation) {
+        const int k = jm.type == JointType::Planar ? coordinate : 2;
+        const Vec3Of<S> axis = axisOf(fj, mj, k);
+        const Vec3Of<S> d = pointOf(fi, mi) - pointOf(fj, mj);
+        out.value = axis.dot(d);
+        out.rate = spinOf(fj).cross(axis).dot(d) +
+                   axis.dot(pointVelocityOf(fi, mi) - pointVelocityOf(fj, mj));
+        return out;
+    }
+    return angle(axisOf(fi, mi, 0), axisOf(fj, mj, 0), axisOf(fj, mj, 2));
+}
+
+}  // namespace
+
+template <>
+CoordinateMotion<double> jointCoordinateMotion(const Model& model,
+                                               const std::vector<BodyFrame>& frames, int joint,
+                                               int coordinate) {
+    const ConstraintRow r = jointCoordinate(model, frames, joint, coordinate);
+    return {r.value, r.rate};
+}
+
+template <>
+CoordinateMotion<Dual> jointCoordinateMotion(const Model& model,
+                                             const std::vector<BodyFrameOf<Dual>>& frames,
+                                             int joint, int coordinate) {
+    const JointModel& jm = model.joints[static_cast<std::size_t>(joint)];
+    if (!jm.curve && !jm.surface) return motionOf(model, frames, joint, coordinate);
+    // A foot point found by iteration: central differences along the tangent.
+    const double h = 1e-7;
+    const ConstraintRow at = jointCoordinate(model, alongTangent(frames, 0.0), joint, coordinate);
+    const ConstraintRow plus = jointCoordinate(model, alongTangent(frames, h), joint, coordinate);
+    const ConstraintRow minus = jointCoordinate(model, alongTangent(frames, -h), joint, coordinate);
+    return {Dual(at.value, (plus.value - minus.value) / (2.0 * h)),
+            Dual(at.rate, (plus.rate - minus.rate) / (2.0 * h))};
 }
 
 double unwindAngle(double wrapped, double reference) {

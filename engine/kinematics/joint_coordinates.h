@@ -24,6 +24,20 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
 double jointCoordinateValue(const Model& model, const std::vector<BodyFrame>& frames, int joint,
                             int coordinate);
 
+// The value and rate of jointCoordinate() alone, for double, and for Dual frames (their
+// derivatives along the frames' tangents, engine/math/dual.h): exact for the joints whose
+// coordinates are formed from their markers' axes and origins; along a curve or a surface (a
+// foot point found by iteration) central differences of the double value and rate.
+template <class S>
+struct CoordinateMotion {
+    S value = S(0.0);
+    S rate = S(0.0);
+};
+template <class S>
+CoordinateMotion<S> jointCoordinateMotion(const Model& model,
+                                          const std::vector<BodyFrameOf<S>>& frames, int joint,
+                                          int coordinate);
+
 // ω_I − ω_J of a joint's two parts, world axes [rad/s].
 Vec3 relativeAngularVelocity(const Model& model, const std::vector<BodyFrame>& frames, int joint);
 

@@ -1,5 +1,6 @@
 #include "engine/kinematics/kinematics.h"
 
+#include "engine/math/dual.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
@@ -22,21 +23,27 @@ void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen
         frames[static_cast<std::size_t>(b)] = bodyFrame(q, v, b);
 }
 
-MarkerFrame markerFrame(const Model& model, const std::vector<BodyFrame>& frames, int marker) {
+template <class S>
+MarkerFrameOf<S> markerFrame(const Model& model, const std::vector<BodyFrameOf<S>>& frames,
+                             int marker) {
     const MarkerModel& m = model.markers[static_cast<std::size_t>(marker)];
-    MarkerFrame out;
+    MarkerFrameOf<S> out;
     if (m.body == kGround) {
-        out.R = m.X_BM.rotationMatrix();
-        out.p = m.X_BM.p;
+        out.R = m.X_BM.rotationMatrix().template cast<S>();
+        out.p = m.X_BM.p.template cast<S>();
         return out;
     }
-    const BodyFrame& f = frames[static_cast<std::size_t>(m.body)];
-    const Vec3 s = f.R * m.X_BM.p;
-    out.R = f.R * m.X_BM.rotationMatrix();
+    const BodyFrameOf<S>& f = frames[static_cast<std::size_t>(m.body)];
+    const Eigen::Matrix<S, 3, 1> s = f.R * m.X_BM.p.template cast<S>();
+    out.R = f.R * m.X_BM.rotationMatrix().template cast<S>();
     out.p = f.r + s;
     out.v = f.v + f.w.cross(s);
     out.w = f.w;
     return out;
 }
+
+template MarkerFrameOf<double> markerFrame(const Model&, const std::vector<BodyFrameOf<double>>&,
+                                           int);
+template MarkerFrameOf<Dual> markerFrame(const Model&, const std::vector<BodyFrameOf<Dual>>&, int);
 
 }  // namespace engine

@@ -16,12 +16,16 @@ namespace engine {
 struct Model;
 struct State;
 
-struct BodyFrame {
-    Mat3 R = Mat3::Identity();
-    Vec3 r = Vec3::Zero();
-    Vec3 v = Vec3::Zero();
-    Vec3 w = Vec3::Zero();
+// On a scalar S: double, or Dual (engine/math/dual.h) for the derivatives of the force
+// elements along a direction of the bodies' coordinates (engine/forces/force_jacobian.h).
+template <class S>
+struct BodyFrameOf {
+    Eigen::Matrix<S, 3, 3> R = Eigen::Matrix<S, 3, 3>::Identity();
+    Eigen::Matrix<S, 3, 1> r = Eigen::Matrix<S, 3, 1>::Zero();
+    Eigen::Matrix<S, 3, 1> v = Eigen::Matrix<S, 3, 1>::Zero();
+    Eigen::Matrix<S, 3, 1> w = Eigen::Matrix<S, 3, 1>::Zero();
 };
+using BodyFrame = BodyFrameOf<double>;
 
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        std::vector<BodyFrame>& frames);
@@ -46,13 +50,18 @@ inline Mat3 rotationOfStored(const double* e) {
 }
 
 // Marker pose X_WM and the velocity of its origin and its angular velocity, in world axes.
-struct MarkerFrame {
-    Mat3 R = Mat3::Identity();  // R_WM
-    Vec3 p = Vec3::Zero();      // p_WMo_W
-    Vec3 v = Vec3::Zero();      // velocity of the origin
-    Vec3 w = Vec3::Zero();      // angular velocity of the marker (its body's)
+template <class S>
+struct MarkerFrameOf {
+    Eigen::Matrix<S, 3, 3> R = Eigen::Matrix<S, 3, 3>::Identity();  // R_WM
+    Eigen::Matrix<S, 3, 1> p = Eigen::Matrix<S, 3, 1>::Zero();      // p_WMo_W
+    Eigen::Matrix<S, 3, 1> v = Eigen::Matrix<S, 3, 1>::Zero();      // velocity of the origin
+    Eigen::Matrix<S, 3, 1> w = Eigen::Matrix<S, 3, 1>::Zero();      // its body's angular velocity
 };
-MarkerFrame markerFrame(const Model& model, const std::vector<BodyFrame>& frames, int marker);
+using MarkerFrame = MarkerFrameOf<double>;
+// (for double and Dual)
+template <class S>
+MarkerFrameOf<S> markerFrame(const Model& model, const std::vector<BodyFrameOf<S>>& frames,
+                             int marker);
 
 // Skew-symmetric matrix [a]× with [a]× b = a × b.
 inline Mat3 skew(const Vec3& a) {

@@ -14,16 +14,25 @@ class Expression;
 struct MeasureModel;
 
 // One measure from the body frames; q's angle unwound from `jointCoordinates` (the last known
-// coordinates, State::jointCoordinates) when they are given.
-double measureValue(const Model& model, const MeasureModel& measure,
-                    const std::vector<BodyFrame>& frames, const Eigen::VectorXd& jointCoordinates);
+// coordinates, State::jointCoordinates) when they are given. For double and for Dual frames
+// (engine/math/dual.h: the measure's derivative along their tangents, exact).
+template <class S>
+S measureValue(const Model& model, const MeasureModel& measure,
+               const std::vector<BodyFrameOf<S>>& frames, const Eigen::VectorXd& jointCoordinates);
 
-// Every state value: the variables' (in Model::variables' order), then the measures'.
-void evaluateStateValues(const Model& model, double t, const std::vector<BodyFrame>& frames,
-                         const Eigen::VectorXd& jointCoordinates, std::vector<double>& values);
+// Every state value: the variables' (in Model::variables' order), then the measures'. On Dual
+// frames a variable's tangent is its expression's (Expression::inputTangent).
+template <class S>
+void evaluateStateValues(const Model& model, double t, const std::vector<BodyFrameOf<S>>& frames,
+                         const Eigen::VectorXd& jointCoordinates, std::vector<S>& values);
 
 // An expression whose input k is values[inputs[k]]; with no inputs, a function of t alone.
 double evalStateExpression(const Expression& expression, const std::vector<int>& inputs, double t,
                            const std::vector<double>& values);
+// Its value (the expression tree's, engine/expr/expression_tree.h) and its derivative along the
+// values' tangents (with no inputs, a constant).
+struct Dual;
+Dual evalStateExpression(const Expression& expression, const std::vector<int>& inputs, double t,
+                         const std::vector<Dual>& values);
 
 }  // namespace engine

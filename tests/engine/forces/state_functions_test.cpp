@@ -49,13 +49,15 @@ const char* kWritten = R"j({"name": "spring", "type": "lineForce", "markerI": "b
     "markerJ": "ground.top",
     "magnitude": "-400*(DM(bob.hook, ground.top) - 0.5) - 3*VR(bob.hook, ground.top)"})j";
 
-// The bob's pose and velocity after `seconds`.
-Eigen::VectorXd runFor(const SceneSpec& spec, double seconds) {
+// The bob's pose and velocity after `seconds`; the most Newton iterations a step took to
+// `newton` (implicit Euler).
+Eigen::VectorXd runFor(const SceneSpec& spec, double seconds, int* newton = nullptr) {
     ForwardDynamics sim(test::compiled(spec));
     const Status started = sim.initialize();
     EXPECT_TRUE(started.ok) << started.message;
     const Status ran = sim.advance(seconds);
     EXPECT_TRUE(ran.ok) << ran.message;
+    if (newton) *newton = sim.statistics().mostNewtonIterations;
     Eigen::VectorXd out(sim.state().q.size() + sim.state().v.size());
     out << sim.state().q, sim.state().v;
     return out;
@@ -63,12 +65,19 @@ Eigen::VectorXd runFor(const SceneSpec& spec, double seconds) {
 
 TEST(StateFunctions, ASpringAndDamperWrittenWithDmAndVrRunAsTheBuiltInOne) {
     for (const char* integrator : {"dopri45", "implicitEuler", "rk4"}) {
-        const Eigen::VectorXd builtIn = runFor(parsed(bobScene(kBuiltIn, integrator)), 1.0);
-        const Eigen::VectorXd written = runFor(parsed(bobScene(kWritten, integrator)), 1.0);
-        // Implicit Euler's force Jacobians are forward differences of each element (the
-        // same ε for both, but not the same round-off): they agree to what that leaves.
-        const double tolerance = std::string(integrator) == "implicitEuler" ? 1e-9 : 1e-12;
-        EXPECT_LT((builtIn - written).lpNorm<Eigen::Infinity>(), tolerance) << integrator;
+        int builtInNewton = 0, writtenNewton = 0;
+        const Eigen::VectorXd builtIn =
+            runFor(parsed(bobScene(kBuiltIn, integrator)), 1.0, &builtInNewton);
+        const Eigen::VectorXd written =
+            runFor(parsed(bobScene(kWritten, integrator)), 1.0, &writtenNewton);
+        // Implicit Euler differentiates both exactly (the written one through its
+        // expression's tree and its measures): the same Jacobians, the same iterations.
+        EXPECT_LT((builtIn - written).lpNorm<Eigen::Infinity>(), 1e-12) << integrator;
+        if (std::string(integrator) == "implicitEuler") {
+            EXPECT_GE(builtInNewton, 1);
+            EXPECT_LE(builtInNewton, 3);
+            EXPECT_EQ(writtenNewton, builtInNewton);
+        }
         // and the bob did move: the comparison is not of two states at rest
         EXPECT_GT(builtIn.segment(0, 3).norm(), 0.1) << integrator;
     }
