@@ -492,7 +492,145 @@ Dual evaluate(const Node& n, const Dual* variables) {
     return Dual(std::nan(""));
 }
 
+// The unit of a node ("" any or unknown), the first mismatch found to `mismatch`.
+class Units {
+public:
+    Units(const std::vector<std::string>& variables, std::string& mismatch)
+        : variables_(variables), mismatch_(mismatch) {}
+
+    std::string of(const Node& n) {
+        auto child = [&](std::size_t k) { return of(*n.children[k]); };
+        switch (n.op) {
+        case Op::Constant:
+            return {};
+        case Op::Variable:
+            return n.index < static_cast<int>(variables_.size())
+                       ? variables_[static_cast<std::size_t>(n.index)]
+                       : std::string();
+        case Op::Negate:
+            return child(0);
+        case Op::Degrees:
+            return child(0).empty() ? "rad" : child(0);
+        case Op::Add:
+            return same(child(0), child(1), "adds");
+        case Op::Subtract:
+            return same(child(0), child(1), "subtracts");
+        case Op::Less:
+        case Op::Greater:
+        case Op::LessEqual:
+        case Op::GreaterEqual:
+        case Op::Equal:
+        case Op::NotEqual:
+            same(child(0), child(1), "compares");
+            return {};
+        case Op::Ternary:
+            child(0);
+            return same(child(1), child(2), "chooses between");
+        case Op::Multiply:
+        case Op::Divide:
+        case Op::Power:
+        case Op::And:
+        case Op::Or:
+            for (std::size_t k = 0; k < n.children.size(); ++k) child(k);
+            return {};
+        case Op::Function:
+            return function(n);
+        }
+        return {};
+    }
+
+private:
+    std::string same(const std::string& a, const std::string& b, const char* verb) {
+        if (!a.empty() && !b.empty() && a != b && mismatch_.empty())
+            mismatch_ = std::string(verb) + " " + a + " and " + b;
+        return a.empty() ? b : a;
+    }
+    std::string function(const Node& n) {
+        std::vector<std::string> u;
+        for (const auto& c : n.children) u.push_back(of(*c));
+        auto sameAll = [&](std::size_t from, std::size_t step, const char* verb) {
+            std::string unit;
+            for (std::size_t k = from; k < u.size(); k += step) unit = same(unit, u[k], verb);
+            return unit;
+        };
+        auto rateOf = [&](const std::string& x, const std::string& xd) {
+            if (!x.empty() && !xd.empty() && xd != x + "/s" && mismatch_.empty())
+                mismatch_ = "gives " + xd + " as the rate of " + x + " (expected " + x + "/s)";
+        };
+        switch (n.fn) {
+        case Fn::Sin:
+        case Fn::Cos:
+        case Fn::Tan:
+            // (of time alone it is left be: sin(time) reads as sin(1 rad/s · time))
+            if (!u[0].empty() && u[0] != "rad" && u[0] != "s" && mismatch_.empty())
+                mismatch_ = "takes the " +
+                            std::string(n.fn == Fn::Sin   ? "sine"
+                                        : n.fn == Fn::Cos ? "cosine"
+                                                          : "tangent") +
+                            " of " + u[0] + ", not an angle";
+            return {};
+        case Fn::Asin:
+        case Fn::Acos:
+        case Fn::Atan:
+            return "rad";
+        case Fn::Atan2:
+            same(u[0], u[1], "divides (atan2)");
+            return "rad";
+        case Fn::Abs:
+            return u[0];
+        case Fn::Sum:
+        case Fn::Avg:
+            return sameAll(0, 1, "adds");
+        case Fn::Min:
+        case Fn::Max:
+            return sameAll(0, 1, "compares");
+        case Fn::Clamp:
+            return sameAll(0, 1, "clamps between");
+        case Fn::If:
+            return same(u[1], u[2], "chooses between");
+        case Fn::Step:
+        case Fn::Step5:
+        case Fn::Haversine:  // (x, x0, h0, x1, h1)
+            same(same(u[0], u[1], "steps from"), u[3], "steps to");
+            return same(u[2], u[4], "steps between");
+        case Fn::Ramp:  // (x, x0, x1, h0, h1)
+            same(same(u[0], u[1], "ramps from"), u[2], "ramps to");
+            return same(u[3], u[4], "ramps between");
+        case Fn::Table:
+            sameAll(0, 2, "looks up");
+            return sameAll(2, 2, "tabulates");
+        case Fn::Impact:  // (x, xd, x1, k, e, cmax, d)
+            rateOf(u[0], u[1]);
+            same(same(u[0], u[2], "puts a stop"), u[6], "gives a penetration");
+            return {};
+        case Fn::Bistop:  // (x, xd, x1, x2, k, e, cmax, d)
+            if (u.size() == 8) {
+                rateOf(u[0], u[1]);
+                same(same(same(u[0], u[2], "puts a stop"), u[3], "puts a stop"), u[7],
+                     "gives a penetration");
+            }
+            return {};
+        default:
+            return {};
+        }
+    }
+
+    const std::vector<std::string>& variables_;
+    std::string& mismatch_;
+};
+
 }  // namespace
+
+std::string Tree::unitMismatch(const std::vector<std::string>& units) const {
+    std::string mismatch;
+    Units(units, mismatch).of(*root_);
+    return mismatch;
+}
+
+std::string Tree::unit(const std::vector<std::string>& units) const {
+    std::string mismatch;
+    return Units(units, mismatch).of(*root_);
+}
 
 Tree::~Tree() = default;
 

@@ -27,6 +27,16 @@ public:
     // Its value and tangent at `variables`; NaN where a function refuses its arguments.
     Dual eval(const Dual* variables) const;
 
+    // Where the expression puts together quantities of different known units: adds,
+    // subtracts, compares or chooses between them (+ − < == min max clamp if ?: table step
+    // ramp haversine atan2 sum avg), gives a rate that is not its coordinate's (impact and
+    // bistop's xd), or takes the sine of what is not an angle; "" when it does not. `units`:
+    // per variable its unit ("m", "m/s", "rad", "rad/s", "s"; "" unknown). A number has any
+    // unit (a coefficient carries one), and a product or quotient an unknown one.
+    std::string unitMismatch(const std::vector<std::string>& units) const;
+    // The unit of its value by the same rules ("" any or unknown).
+    std::string unit(const std::vector<std::string>& units) const;
+
     struct Node;
 
 private:

@@ -444,7 +444,13 @@ void checkStateExpression(Checker& check, const std::string& where, const SceneS
         check.error(where, "bad expression '" + text + "': " + error);
         return;
     }
-    if (split.usesState()) return;  // its value needs a state: checked as it runs
+    if (split.usesState()) {  // its value needs a state: checked as it runs
+        if (std::string mismatch = stateUnitMismatch(spec, text); !mismatch.empty())
+            check.warning(where, "expression '" + text + "' " + mismatch +
+                                     ": units that do not match (a coefficient missing, or "
+                                     "another measure meant?)");
+        return;
+    }
     if (const double v = e->eval(0.0); !std::isfinite(v))
         check.error(where, "expression '" + text + "' is " +
                                (std::isnan(v) ? "not a number" : "infinite") + " at t = 0 s");

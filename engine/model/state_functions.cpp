@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 
+#include "engine/expr/expression_tree.h"
 #include "engine/model/scene_spec.h"
 
 namespace engine {
@@ -294,6 +295,54 @@ std::string measureCallError(const SceneSpec& spec, const MeasureCall& call) {
         if (!spec.findMarker(ref)) return call.text() + ": no marker '" + argument + "'";
     }
     return {};
+}
+
+namespace {
+
+// A measure call's unit; q and qd by their joint's coordinate.
+std::string callUnit(const SceneSpec& spec, const MeasureCall& call) {
+    if (call.kind != MeasureKind::Q && call.kind != MeasureKind::QD)
+        return std::string(measureUnit(call.kind));
+    const Joint* joint = spec.findJoint(call.arguments[0]);
+    if (!joint) return {};
+    const std::vector<JointAxis> axes = jointAxes(joint->type);
+    const std::size_t n = call.arguments.size() == 2 ? std::stoul(call.arguments[1]) : 0;
+    if (n >= axes.size()) return {};
+    const std::string unit = axes[n] == JointAxis::Rotation ? "rad" : "m";
+    return call.kind == MeasureKind::Q ? unit : unit + "/s";
+}
+
+// The unit of `text`'s value ("" any) and its first mismatch; `depth` guards a cycle of
+// variables (refused elsewhere).
+std::string unitOf(const SceneSpec& spec, const std::string& text, std::string* mismatch,
+                   int depth) {
+    if (depth > 64) return {};
+    std::string error;
+    StateText split;
+    if (!parseStateExpression(spec, text, split, error)) return {};
+    std::vector<std::string> units{"s"};
+    for (const MeasureCall& call : split.calls) units.push_back(callUnit(spec, call));
+    for (const std::string& name : split.variables) {
+        const auto v = std::find_if(spec.variables.begin(), spec.variables.end(),
+                                    [&](const VariableSpec& x) { return x.name == name; });
+        units.push_back(v == spec.variables.end() || v->initial
+                            ? std::string()
+                            : unitOf(spec, v->expression, nullptr, depth + 1));
+    }
+    std::vector<std::string> names{"time"};
+    for (const std::string& input : split.inputNames()) names.push_back(input);
+    const auto tree = expr::Tree::parse(split.rewritten, names, designConstants(spec));
+    if (!tree) return {};
+    if (mismatch) *mismatch = tree->unitMismatch(units);
+    return tree->unit(units);
+}
+
+}  // namespace
+
+std::string stateUnitMismatch(const SceneSpec& spec, const std::string& text) {
+    std::string mismatch;
+    unitOf(spec, text, &mismatch, 0);
+    return mismatch;
 }
 
 Expression::Constants designConstants(const SceneSpec& spec) {

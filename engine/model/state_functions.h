@@ -82,6 +82,12 @@ std::string measureCallError(const SceneSpec& spec, const MeasureCall& call);
 std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std::string& text,
                                                StateText& split, std::string& error);
 
+// Where `text` (an expression of the state of `spec`, one parseStateExpression reads) puts
+// together quantities of different units, as "adds m and m/s" (engine/expr/expression_tree.h:
+// measures and variables have their units, time s, numbers any); "" where it does not or
+// cannot be read. A warning, not an error: a coefficient may carry what is missing.
+std::string stateUnitMismatch(const SceneSpec& spec, const std::string& text);
+
 // `text` with each measure's arguments passed through `rename` (measure, argument index,
 // argument as written → the argument to write), the rest of the text as it was: how renaming a
 // part, a marker or a joint reaches the expressions that read it.
