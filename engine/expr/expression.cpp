@@ -102,6 +102,7 @@ double maximum(const double* args, int count) {
 
 // What muparser reads without complaint but not as a user means it, as the reason to refuse
 // it; empty when there is none.
+//  - A control character (but tab and line ends): muparser skips it, or ends the text at a NUL.
 //  - A comma outside a function's parentheses separates expressions, and muparser gives the
 //    last one's value: "0,5" (a decimal comma) is 5.
 //  - '=' assigns to the variable on its left and gives the value: "time=5" is 5 (and sets
@@ -112,6 +113,10 @@ std::string misreading(const std::string& text) {
     std::vector<bool> functionCall;  // per open parenthesis: it holds a function's arguments
     for (std::size_t k = 0; k < text.size(); ++k) {
         const char c = text[k];
+        // muparser skips control characters, or stops at a NUL, reading what was not meant.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            return "a control character (code " + std::to_string(static_cast<int>(c)) +
+                   ") at position " + std::to_string(k) + ": an expression is text";
         if (c == '(') {
             std::size_t before = k;
             while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1])))

@@ -109,6 +109,15 @@ TEST(ExpressionTree, ExactWhereDifferencesAreNot) {
     EXPECT_NEAR(d->derivativeTangent(0.5, x, one), 1.0, 1e-9);
 }
 
+TEST(ExpressionTree, AControlCharacterIsRefusedAsMuparserWouldSkipIt) {
+    // (the expression fuzzer's find: muparser read "pi*x + _pi*v" and stopped at a NUL)
+    std::string error;
+    EXPECT_FALSE(Expression::parseWithInputs(std::string("x + v\0+ 5", 9), error, {"x", "v"}));
+    EXPECT_EQ(error, "a control character (code 0) at position 5: an expression is text");
+    EXPECT_FALSE(Expression::parse("time\x01+1", error));
+    EXPECT_TRUE(Expression::parse("time\t+\n1", error)) << error;
+}
+
 TEST(ExpressionTree, RefusesWhatIsNotTheLanguage) {
     for (const char* text : {"x +", "(x", "x)", "sin(x, v)", "foo(x)", "y", "x v", "1..2",
                              "step(x, 1, 2)", "x ? 1", ""})
