@@ -341,6 +341,13 @@ private:
     std::size_t at_ = 0;
 };
 
+bool variableFree(const Node& n) {
+    if (n.op == Op::Variable) return false;
+    for (const NodePtr& child : n.children)
+        if (!variableFree(*child)) return false;
+    return true;
+}
+
 Dual truth(bool b) {
     return Dual(b ? 1.0 : 0.0);
 }
@@ -476,13 +483,16 @@ Dual evaluate(const Node& n, const Dual* variables) {
         return truth(child(0).a == child(1).a);
     case Op::NotEqual:
         return truth(child(0).a != child(1).a);
-    case Op::And: {
-        const double a = child(0).a, b = child(1).a;
-        return truth(a != 0.0 && b != 0.0);
-    }
+    case Op::And:
     case Op::Or: {
-        const double a = child(0).a, b = child(1).a;
-        return truth(a != 0.0 || b != 0.0);
+        double a = child(0).a, b = child(1).a;
+        // muparser folds two constants as integers ((int) 0.5 is 0) and compares values
+        // otherwise: "0.5 && 1" is 0, "x && 1" with x = 0.5 is 1. As it does.
+        if (variableFree(*n.children[0]) && variableFree(*n.children[1])) {
+            a = std::trunc(a);  // ((int) of a value out of range is nonzero there too)
+            b = std::trunc(b);
+        }
+        return truth(n.op == Op::And ? a != 0.0 && b != 0.0 : a != 0.0 || b != 0.0);
     }
     case Op::Ternary:
         return child(0).a != 0.0 ? child(1) : child(2);

@@ -42,6 +42,7 @@ const std::vector<std::string> kTexts = {
     "-400*(x - 0.5) - 3*v",
     "pi*x + _pi*v + _e",
     "  ( ( x ) )  *  2 ",
+    "(x || 0) + (0.5 || 0) + (0.2 + 0.3 && 1) + (x*v && v)",
 };
 
 // Points of (x, v), some in each branch of the piecewise functions, none on a kink.
