@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <string_view>
 
@@ -171,61 +172,39 @@ private:
         n->children.push_back(std::move(b));
         return n;
     }
-    NodePtr orExpression() {
-        NodePtr a = andExpression();
-        while (a && take("||")) a = node(Op::Or, std::move(a), andExpression());
+    // One level of left-associative binary operators: operands read by `next`, the operators
+    // tried in the order given (a longer token before its prefix: "<=" before "<").
+    struct Operator {
+        const char* token;
+        Op op;
+    };
+    NodePtr leftToRight(NodePtr (Reader::*next)(), std::initializer_list<Operator> operators) {
+        NodePtr a = (this->*next)();
+        while (a) {
+            const Operator* found = nullptr;
+            for (const Operator& o : operators)
+                if (take(o.token)) {
+                    found = &o;
+                    break;
+                }
+            if (!found) break;
+            a = node(found->op, std::move(a), (this->*next)());
+        }
         return a;
     }
-    NodePtr andExpression() {
-        NodePtr a = comparison();
-        while (a && take("&&")) a = node(Op::And, std::move(a), comparison());
-        return a;
-    }
+    NodePtr orExpression() { return leftToRight(&Reader::andExpression, {{"||", Op::Or}}); }
+    NodePtr andExpression() { return leftToRight(&Reader::comparison, {{"&&", Op::And}}); }
     NodePtr comparison() {
-        NodePtr a = sum();
-        while (a) {
-            Op op;
-            if (take("<="))
-                op = Op::LessEqual;
-            else if (take(">="))
-                op = Op::GreaterEqual;
-            else if (take("=="))
-                op = Op::Equal;
-            else if (take("!="))
-                op = Op::NotEqual;
-            else if (take("<"))
-                op = Op::Less;
-            else if (take(">"))
-                op = Op::Greater;
-            else
-                break;
-            a = node(op, std::move(a), sum());
-        }
-        return a;
+        return leftToRight(&Reader::sum, {{"<=", Op::LessEqual},
+                                          {">=", Op::GreaterEqual},
+                                          {"==", Op::Equal},
+                                          {"!=", Op::NotEqual},
+                                          {"<", Op::Less},
+                                          {">", Op::Greater}});
     }
-    NodePtr sum() {
-        NodePtr a = product();
-        while (a) {
-            if (take("+"))
-                a = node(Op::Add, std::move(a), product());
-            else if (take("-"))
-                a = node(Op::Subtract, std::move(a), product());
-            else
-                break;
-        }
-        return a;
-    }
+    NodePtr sum() { return leftToRight(&Reader::product, {{"+", Op::Add}, {"-", Op::Subtract}}); }
     NodePtr product() {
-        NodePtr a = signed_();
-        while (a) {
-            if (take("*"))
-                a = node(Op::Multiply, std::move(a), signed_());
-            else if (take("/"))
-                a = node(Op::Divide, std::move(a), signed_());
-            else
-                break;
-        }
-        return a;
+        return leftToRight(&Reader::signed_, {{"*", Op::Multiply}, {"/", Op::Divide}});
     }
     NodePtr signed_() {
         if (take("-")) {
