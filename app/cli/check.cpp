@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <map>
@@ -41,7 +42,17 @@ int runCheck(const std::string& path) {
     std::cout << "\n";
     // Valid means it runs: it compiles, assembles and takes one step.
     const engine::CompileResult compiled = engine::compile(scene);
-    printDiagnostics(compiled.diagnostics, path);
+    // What the compiler says again of what reading the file said (the same checks run in both,
+    // e.g. the units of an expression) is said once.
+    engine::Diagnostics fresh;
+    for (const engine::Diagnostic& d : compiled.diagnostics)
+        if (std::none_of(result.diagnostics.begin(), result.diagnostics.end(),
+                         [&](const engine::Diagnostic& seen) {
+                             return seen.severity == d.severity && seen.where == d.where &&
+                                    seen.message == d.message;
+                         }))
+            fresh.push_back(d);
+    printDiagnostics(fresh, path);
     if (!compiled.model) {
         std::cout << "status:  invalid (does not compile)\n";
         return kExitInvalidInput;

@@ -9,6 +9,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "engine/dynamics/projection.h"
+#include "engine/dynamics/reactions.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/retract.h"
 #include "engine/kinematics/state_measures.h"
@@ -161,6 +162,12 @@ Status ForwardDynamics::initialize(const State& state) {
     if (!assembled.status.ok) return assembled.status;
     state_ = std::move(assembled.state);
     Status s = prepareWorkspace(*model_, state_, ws_);
+    // What expressions read of the previous step starts as the assembled state's solve (with
+    // every such input 0 in its forces).
+    if (s.ok && model_->laggedCount > 0) {
+        state_.lagged = Eigen::VectorXd::Zero(model_->laggedCount);
+        s = updateLagged(*model_, state_, ws_, nullptr);
+    }
     saveSolverMemory();
     return s;
 }
@@ -172,6 +179,11 @@ Status ForwardDynamics::resume(const State& state) {
     ws_.step.valid = false;
     Status s = prepareWorkspace(*model_, state_, ws_);
     if (s.ok) restoreSolverMemory(state);
+    // A state that does not hold them (set from elsewhere): found here, as at a start.
+    if (s.ok && state_.lagged.size() != model_->laggedCount) {
+        state_.lagged = Eigen::VectorXd::Zero(model_->laggedCount);
+        s = updateLagged(*model_, state_, ws_, nullptr);
+    }
     return s;
 }
 
@@ -181,6 +193,8 @@ void ForwardDynamics::restore(const State& state) {
     stopped_ = false;
     state_ = state;
     model_ = switchedModel(base_, state_.switches);
+    if (state_.lagged.size() != model_->laggedCount)  // (a state this model did not produce)
+        state_.lagged = Eigen::VectorXd::Zero(model_->laggedCount);
     integrator_->reset();
     ws_.step.valid = false;
     ws_.factored = false;
@@ -231,7 +245,8 @@ Status ForwardDynamics::sensorLevels(std::vector<double>& levels) {
     computeBodyFrames(*model_, state_.q, state_.v, frames);
     std::vector<double> values;
     if (model_->stateValueCount() > 0)
-        evaluateStateValues(*model_, state_.t, frames, state_.jointCoordinates, values);
+        evaluateStateValues(*model_, state_.t, frames, state_.jointCoordinates, state_.lagged,
+                            values);
     levels.resize(model_->sensors.size());
     for (std::size_t k = 0; k < model_->sensors.size(); ++k) {
         const SensorModel& sensor = model_->sensors[k];
@@ -347,7 +362,8 @@ Status ForwardDynamics::act(const SensorModel& sensor) {
         computeBodyFrames(*model_, state_.q, state_.v, frames);
         std::vector<double> values;
         if (model_->stateValueCount() > 0)
-            evaluateStateValues(*model_, state_.t, frames, state_.jointCoordinates, values);
+            evaluateStateValues(*model_, state_.t, frames, state_.jointCoordinates, state_.lagged,
+                                values);
         value = evalStateExpression(sensor.to, sensor.toInputs, state_.t, values);
         if (!std::isfinite(value))
             return Status::failure(

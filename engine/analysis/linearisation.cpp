@@ -18,7 +18,8 @@ namespace {
 
 // M v̇ at (q, v) with the time held: the net force the joints let act on each body.
 Status netForce(const Model& model, const State& s, Workspace& ws, Eigen::VectorXd& out) {
-    if (Status st = computeAccelerations(model, s.t, s.q, s.v, s.jointCoordinates, ws); !st.ok)
+    if (Status st = computeAccelerations(model, s.t, s.q, s.v, s.jointCoordinates, s.lagged, ws);
+        !st.ok)
         return st;
     out = ws.vdot.cwiseQuotient(ws.Minv);
     return {};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/dynamics/dynamics.h"
+#include "engine/dynamics/reactions.h"
 #include "engine/kinematics/kinematics.h"
 #include "engine/kinematics/state_measures.h"
 #include "engine/model/model.h"
@@ -10,6 +12,65 @@
 #include "engine/state/state.h"
 
 namespace engine {
+namespace {
+
+// Whether two lagged measures read the same value: the same text, or the contact force between
+// the same two parts written either way round.
+bool sameLagged(const MeasureModel& a, const MeasureModel& b) {
+    if (a.kind != b.kind) return false;
+    if (a.kind == MeasureKind::FN || a.kind == MeasureKind::FT)
+        return (a.partA == b.partA && a.partB == b.partB) ||
+               (a.partA == b.partB && a.partB == b.partA);
+    return a.text == b.text;
+}
+
+// What the probe's measures of the previous step read (State::lagged in the probe's order):
+// those the scene's own expressions read are kept with the state (in the order of the scene's
+// model); a joint reaction only the probe reads is the solve's at the state itself; a contact
+// force only the probe reads cannot be known (the run's steps find contact forces): nullopt.
+std::optional<Eigen::VectorXd> laggedValues(const SceneSpec& spec, const Model& probe,
+                                            const State& state, std::string& error) {
+    Eigen::VectorXd lagged = Eigen::VectorXd::Zero(probe.laggedCount);
+    if (probe.laggedCount == 0) return lagged;
+    const CompileResult own = compile(spec);
+    auto keptSlot = [&](const MeasureModel& m) {
+        if (own.model)
+            for (const MeasureModel& o : own.model->measures)
+                if (measureIsLagged(o.kind) && sameLagged(o, m) && o.slot < state.lagged.size())
+                    return o.slot;
+        return -1;
+    };
+    bool missing = false;
+    for (const MeasureModel& m : probe.measures) {
+        if (!measureIsLagged(m.kind)) continue;
+        if (const int slot = keptSlot(m); slot >= 0) {
+            lagged(m.slot) = state.lagged(slot);
+            continue;
+        }
+        if ((m.kind == MeasureKind::FN || m.kind == MeasureKind::FT) && probe.contact.enabled) {
+            error = m.text +
+                    " is not kept with the run: the run's steps find contact forces, and no "
+                    "expression of the scene reads this one (plot the contact pair's channels)";
+            return std::nullopt;
+        }
+        missing = true;
+    }
+    if (!missing) return lagged;
+    State at = state;
+    at.lagged = lagged;  // the scene's forces read what the run kept
+    Workspace ws;
+    Status solved = prepareWorkspace(probe, at, ws);
+    if (solved.ok) solved = updateLagged(probe, at, ws, nullptr);
+    if (!solved.ok) {
+        error = solved.message;
+        return std::nullopt;
+    }
+    for (const MeasureModel& m : probe.measures)
+        if (measureIsLagged(m.kind) && keptSlot(m) < 0) lagged(m.slot) = at.lagged(m.slot);
+    return lagged;
+}
+
+}  // namespace
 
 std::optional<double> stateExpressionValue(const SceneSpec& spec, const State& state,
                                            const std::string& text, std::string& error) {
@@ -37,7 +98,9 @@ std::optional<double> stateExpressionValue(const SceneSpec& spec, const State& s
     std::vector<BodyFrame> frames;
     computeBodyFrames(*model, state.q, state.v, frames);
     std::vector<double> values;
-    evaluateStateValues(*model, state.t, frames, state.jointCoordinates, values);
+    const std::optional<Eigen::VectorXd> lagged = laggedValues(spec, *model, state, error);
+    if (!lagged) return std::nullopt;
+    evaluateStateValues(*model, state.t, frames, state.jointCoordinates, *lagged, values);
     for (std::size_t k = 0; k < model->variables.size(); ++k)
         if (model->variables[k].name == name) return values[k];
     error = "the expression has no value here";

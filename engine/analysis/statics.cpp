@@ -133,7 +133,8 @@ StaticResult staticEquilibrium(const Model& model, const State& start, double to
         }
         // At rest, the accelerations are the static residual: zero at equilibrium.
         if (atRest) {
-            if (Status st = computeAccelerations(model, t, s.q, s.v, s.jointCoordinates, ws);
+            if (Status st =
+                    computeAccelerations(model, t, s.q, s.v, s.jointCoordinates, s.lagged, ws);
                 !st.ok) {
                 out.status = st;
                 return out;
@@ -262,7 +263,7 @@ StaticResult equilibrium(const Model& model, const State& start, double toleranc
             Status s = prepareWorkspace(holding, out.state, ws);
             if (s.ok)
                 s = computeAccelerations(holding, out.state.t, out.state.q, out.state.v,
-                                         out.state.jointCoordinates, ws);
+                                         out.state.jointCoordinates, out.state.lagged, ws);
             if (!s.ok) {
                 out.status = s;
                 return out;

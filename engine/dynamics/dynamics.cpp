@@ -145,7 +145,7 @@ void softJointGains(const Model& model, const SparseRowMatrix& Phi_q, const Eige
 
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                             Workspace& ws, bool softJointForces) {
+                             const Eigen::VectorXd& lagged, Workspace& ws, bool softJointForces) {
     if (!allFinite(q) || !allFinite(v)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
@@ -155,12 +155,13 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
                     {model.bodies[static_cast<std::size_t>(b)].id}, Cause::NotFinite);
     }
     computeBodyFrames(model, q, v, ws.frames);
-    const int badForce =
-        computeAppliedForces(model, t, ws.frames, v, jointCoordinates, ws.g, &ws.forceEnergies);
+    const int badForce = computeAppliedForces(model, t, ws.frames, v, jointCoordinates, lagged,
+                                              ws.g, &ws.forceEnergies);
     if (badForce >= 0) {
         // An expression that stops being a number is the cause, named with its value.
         const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];
-        const std::string cause = nonFiniteExpression(model, force, t, ws.frames, jointCoordinates);
+        const std::string cause =
+            nonFiniteExpression(model, force, t, ws.frames, jointCoordinates, lagged);
         Status s = Status::failure("force '" + force.name +
                                        "' is not finite (NaN or infinity) at t = " + timeText(t) +
                                        (cause.empty() ? "" : ": " + cause),
@@ -279,8 +280,9 @@ Status factorizeEvaluated(const Model& model, double t, const Eigen::VectorXd& q
 
 Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                            Workspace& ws) {
-    if (Status s = evaluateAppliedForces(model, t, q, v, jointCoordinates, ws); !s.ok) return s;
+                            const Eigen::VectorXd& lagged, Workspace& ws) {
+    if (Status s = evaluateAppliedForces(model, t, q, v, jointCoordinates, lagged, ws); !s.ok)
+        return s;
     // The forces left the frames at (q, v).
     if (Status s = factorizeConstraints(model, t, q, v, ws, true, true); !s.ok) return s;
     ws.solver.solve(ws.g, ws.constraints.gamma, ws.vdot, ws.lambda);
@@ -289,8 +291,9 @@ Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd&
 
 Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                       Workspace& ws, StateDerivative& out) {
-    if (Status s = computeAccelerations(model, t, q, v, jointCoordinates, ws); !s.ok) return s;
+                       const Eigen::VectorXd& lagged, Workspace& ws, StateDerivative& out) {
+    if (Status s = computeAccelerations(model, t, q, v, jointCoordinates, lagged, ws); !s.ok)
+        return s;
     out.vdot = ws.vdot;
     out.qdot.resize(q.size());
     for (int b = 0; b < model.bodyCount(); ++b) {

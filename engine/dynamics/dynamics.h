@@ -34,7 +34,8 @@ int solverMemorySize(const Model& model);
 // (explicit methods), a stepper that takes them implicitly passes false.
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                             Workspace& ws, bool softJointForces = true);
+                             const Eigen::VectorXd& lagged, Workspace& ws,
+                             bool softJointForces = true);
 
 // The stiffness and damping of each soft row at the rows' Jacobian `Phi_q` (by frequency: from
 // each row's effective mass 1 / (Φq_r M⁻¹ Φq_rᵀ)).
@@ -54,9 +55,11 @@ Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd&
 Status factorizeEvaluated(const Model& model, double t, const Eigen::VectorXd& q, Workspace& ws);
 
 // Accelerations ws.vdot and multipliers ws.lambda at (t, q, v).
+// `jointCoordinates`, `lagged`: the state's memory of the last step (State::jointCoordinates,
+// State::lagged) that forces read.
 Status computeAccelerations(const Model& model, double t, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                            Workspace& ws);
+                            const Eigen::VectorXd& lagged, Workspace& ws);
 
 // Time derivative of the state: q̇ (ṙ = v, ė = ½ e ⊗ (0, ω')) and v̇, plus the power put in
 // by drivers and the power dissipated by dampers (for the energy balance).
@@ -68,7 +71,7 @@ struct StateDerivative {
 };
 Status stateDerivative(const Model& model, double t, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                       Workspace& ws, StateDerivative& out);
+                       const Eigen::VectorXd& lagged, Workspace& ws, StateDerivative& out);
 
 // Name of constraint row `row` for messages: "joint 'pinB' (coincident x)" or
 // "motion 'crankDrive'".

@@ -123,7 +123,8 @@ S effortOf(const Model& model, const ForceModel& force, double t,
         // A target that reads the state: its rate is its partial in time, the state held.
         std::vector<S> own;
         if (!stateValues) {
-            evaluateStateValues(model, t, frames, Eigen::VectorXd(), own);
+            // Without the state's memory: q unwound from nothing, lagged measures 0.
+            evaluateStateValues(model, t, frames, Eigen::VectorXd(), Eigen::VectorXd(), own);
             stateValues = &own;
         }
         std::vector<double> in, along;
@@ -271,14 +272,14 @@ void applyElement(const Model& model, const ForceModel& force, double t,
 
 void applyForceElement(const Model& model, const ForceModel& force, double t,
                        const std::vector<BodyFrame>& frames,
-                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
-                       Eigen::VectorXd& g, ForceEnergies& energies,
+                       const Eigen::VectorXd& jointCoordinates, const Eigen::VectorXd& lagged,
+                       const std::vector<int>& offsets, Eigen::VectorXd& g, ForceEnergies& energies,
                        const std::vector<double>* stateValues) {
     if (!force.on) return;  // switched off
     // What the element's expressions read of the state, when they read any.
     thread_local std::vector<double> own;
     if (!stateValues && usesState(force)) {
-        evaluateStateValues(model, t, frames, jointCoordinates, own);
+        evaluateStateValues(model, t, frames, jointCoordinates, lagged, own);
         stateValues = &own;
     }
     static const std::vector<double> none;
@@ -336,10 +337,11 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
 
 std::string nonFiniteExpression(const Model& model, const ForceModel& force, double t,
                                 const std::vector<BodyFrame>& frames,
-                                const Eigen::VectorXd& jointCoordinates) {
+                                const Eigen::VectorXd& jointCoordinates,
+                                const Eigen::VectorXd& lagged) {
     if (std::string cause = nonFiniteExpression(force, t); !cause.empty()) return cause;
     std::vector<double> values;
-    evaluateStateValues(model, t, frames, jointCoordinates, values);
+    evaluateStateValues(model, t, frames, jointCoordinates, lagged, values);
     static constexpr const char* axes[3] = {"x component", "y component", "z component"};
     const int count =
         force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3 : 1;
@@ -368,12 +370,12 @@ std::string nonFiniteExpression(const Model& model, const ForceModel& force, dou
 }
 
 double forceMagnitude(const Model& model, const ForceModel& force, double t,
-                      const std::vector<BodyFrame>& frames,
-                      const Eigen::VectorXd& jointCoordinates) {
+                      const std::vector<BodyFrame>& frames, const Eigen::VectorXd& jointCoordinates,
+                      const Eigen::VectorXd& lagged) {
     if (!force.on) return 0.0;
     if (force.inputs[0].empty()) return force.components[0].eval(t);
     std::vector<double> values;
-    evaluateStateValues(model, t, frames, jointCoordinates, values);
+    evaluateStateValues(model, t, frames, jointCoordinates, lagged, values);
     return evalStateExpression(force.components[0], force.inputs[0], t, values);
 }
 
@@ -391,8 +393,9 @@ std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& forc
 
 void forceElementJacobian(const Model& model, const ForceModel& force, double t,
                           const std::vector<BodyFrame>& frames,
-                          const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
-                          const std::vector<int>& bodies, Eigen::MatrixXd& K, Eigen::MatrixXd& D) {
+                          const Eigen::VectorXd& jointCoordinates, const Eigen::VectorXd& lagged,
+                          const std::vector<int>& offsets, const std::vector<int>& bodies,
+                          Eigen::MatrixXd& K, Eigen::MatrixXd& D) {
     constexpr int kPer = layout::kVelocitiesPerBody;
     const Eigen::Index size = kPer * static_cast<Eigen::Index>(bodies.size());
     K.setZero(size, size);
@@ -445,7 +448,7 @@ void forceElementJacobian(const Model& model, const ForceModel& force, double t,
                 for (int j = 0; j < 3; ++j) d.R(i, j).b = dR(i, j);
             }
             for (int b : bodies) layout::twist(g, b).setZero();
-            if (state) evaluateStateValues(model, t, dual, jointCoordinates, values);
+            if (state) evaluateStateValues(model, t, dual, jointCoordinates, lagged, values);
             applyElement<Dual>(model, force, t, dual, jointCoordinates, offsets, g, scratch,
                                values);
             Eigen::MatrixXd& J = c < kPer ? K : D;
@@ -472,7 +475,8 @@ double controllerEffort(const Model& model, const ForceModel& force, double t,
 
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                         Eigen::VectorXd& g, ForceEnergies* energies) {
+                         const Eigen::VectorXd& lagged, Eigen::VectorXd& g,
+                         ForceEnergies* energies) {
     g.setZero(model.velocitySize());
     ForceEnergies local;
 
@@ -521,11 +525,11 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     thread_local std::vector<double> values;
     const bool state = model.stateValueCount() > 0;
-    if (state) evaluateStateValues(model, t, frames, jointCoordinates, values);
+    if (state) evaluateStateValues(model, t, frames, jointCoordinates, lagged, values);
     for (std::size_t index = 0; index < model.forces.size(); ++index) {
         if (nonFinite < 0 && !allFinite(g)) nonFinite = static_cast<int>(index) - 1;
-        applyForceElement(model, model.forces[index], t, frames, jointCoordinates, offsets, g,
-                          local, state ? &values : nullptr);
+        applyForceElement(model, model.forces[index], t, frames, jointCoordinates, lagged, offsets,
+                          g, local, state ? &values : nullptr);
     }
     if (nonFinite < 0 && !allFinite(g) && !model.forces.empty())
         nonFinite = static_cast<int>(model.forces.size()) - 1;

@@ -24,11 +24,13 @@ struct ForceEnergies {
 };
 
 // `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind
-// spring angles past ±π. Returns the index of the first force element whose force is not
-// finite (NaN or infinity), or −1.
+// spring angles past ±π; `lagged` what expressions read as of the previous step
+// (State::lagged: reactions, contact forces). Returns the index of the first force element
+// whose force is not finite (NaN or infinity), or −1.
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                         Eigen::VectorXd& g, ForceEnergies* energies = nullptr);
+                         const Eigen::VectorXd& lagged, Eigen::VectorXd& g,
+                         ForceEnergies* energies = nullptr);
 
 struct ForceModel;
 
@@ -38,8 +40,8 @@ struct ForceModel;
 // at these frames; evaluated here when null and the element reads any.
 void applyForceElement(const Model& model, const ForceModel& force, double t,
                        const std::vector<BodyFrame>& frames,
-                       const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
-                       Eigen::VectorXd& g, ForceEnergies& energies,
+                       const Eigen::VectorXd& jointCoordinates, const Eigen::VectorXd& lagged,
+                       const std::vector<int>& offsets, Eigen::VectorXd& g, ForceEnergies& energies,
                        const std::vector<double>* stateValues = nullptr);
 
 // One element's generalised force differentiated exactly (forward-mode dual numbers,
@@ -48,11 +50,13 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
 // (c < 3: its position, world axes; c ≥ 3: a turn about its body axis c − 3, q ⊕ δ), of D
 // along its velocity (c < 3: linear, world axes; c ≥ 3: ω' in body axes); row 6i + r is the
 // element's g on bodies[i], entry r. `bodies` must hold every body the element acts on or
-// reads (forceElementBodies and ForceModel::stateBodies).
+// reads (forceElementBodies and ForceModel::stateBodies). What it reads as of the previous step
+// (`lagged`) is a constant of the step: no derivative.
 void forceElementJacobian(const Model& model, const ForceModel& force, double t,
                           const std::vector<BodyFrame>& frames,
-                          const Eigen::VectorXd& jointCoordinates, const std::vector<int>& offsets,
-                          const std::vector<int>& bodies, Eigen::MatrixXd& K, Eigen::MatrixXd& D);
+                          const Eigen::VectorXd& jointCoordinates, const Eigen::VectorXd& lagged,
+                          const std::vector<int>& offsets, const std::vector<int>& bodies,
+                          Eigen::MatrixXd& K, Eigen::MatrixXd& D);
 
 // A joint controller's effort at this instant: kp (target − q) + kd (target' − q̇), limited to
 // ±maxEffort; an angle q is unwound from `lastValue`. Its coordinate's rate goes to `rate`.
@@ -61,10 +65,10 @@ double controllerEffort(const Model& model, const ForceModel& force, double t,
                         double* rate = nullptr, const std::vector<double>* stateValues = nullptr);
 
 // A line or joint force's magnitude at this instant (its expression with the state's values),
-// the rest of its state from `frames` and `jointCoordinates`.
+// the rest of its state from `frames`, `jointCoordinates` and `lagged`.
 double forceMagnitude(const Model& model, const ForceModel& force, double t,
-                      const std::vector<BodyFrame>& frames,
-                      const Eigen::VectorXd& jointCoordinates);
+                      const std::vector<BodyFrame>& frames, const Eigen::VectorXd& jointCoordinates,
+                      const Eigen::VectorXd& lagged);
 
 // Why a force element's expressions make it not finite at t, naming the expression, its value
 // and the time ("its expression 'sqrt(0.5 - time)' (z component) is nan at t = 0.6 s"; for a
@@ -77,7 +81,8 @@ std::string nonFiniteExpression(const ForceModel& force, double t);
 // DM(a.m, b.m) = 0").
 std::string nonFiniteExpression(const Model& model, const ForceModel& force, double t,
                                 const std::vector<BodyFrame>& frames,
-                                const Eigen::VectorXd& jointCoordinates);
+                                const Eigen::VectorXd& jointCoordinates,
+                                const Eigen::VectorXd& lagged);
 
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);

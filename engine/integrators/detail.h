@@ -36,6 +36,7 @@ std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
 
 }  // namespace engine::detail
 
+#include "engine/dynamics/reactions.h"
 #include "engine/integrators/integrator.h"
 #include "engine/model/layout.h"
 
@@ -148,6 +149,13 @@ public:
             }
             ++stats_.steps;
             stats_.subdivided += n > 1;
+            // What expressions read of the previous step: the solve where this one ended.
+            if (model.laggedCount > 0) {
+                if (Status s = updateLagged(model, state, ws, &ws.step); !s.ok) {
+                    settle(model, state, ws);
+                    return s;
+                }
+            }
             if (Status s = watchHold(model, start.t, state, ws); !s.ok) {
                 settle(model, state, ws);
                 return s;

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "engine/dynamics/projection.h"
+#include "engine/dynamics/reactions.h"
 #include "engine/integrators/detail.h"
 #include "engine/integrators/runge_kutta.h"
 #include "engine/kinematics/joint_coordinates.h"
@@ -157,6 +158,7 @@ public:
                 (step_.r[1] + theta1 * (step_.r[2] + theta * (step_.r[3] + theta1 * step_.r[4])));
         flat_.unpack(y, state);
         state.jointCoordinates = step_.start.jointCoordinates;  // unwound within one step
+        state.lagged = step_.start.lagged;                      // constant over the step
         state.t = tEnd;
         state.stepStart = step_.start.t;
         state.stepOrigin = step_.y0;
@@ -364,6 +366,8 @@ private:
                     onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
                 !s.ok)
                 return s;
+            // What expressions read of the previous step: the solve where this one ended.
+            if (Status s = updateLagged(model, step_.end, w, nullptr); !s.ok) return s;
             step_.valid = true;
             return {};
         }

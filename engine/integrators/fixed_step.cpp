@@ -71,7 +71,8 @@ Status detail::FixedStepIntegrator::watchHold(const Model& model, double stepSta
                 !s.ok)
                 return s;
         }
-        if (Status s = computeAccelerations(model, at.t, at.q, at.v, at.jointCoordinates, scratch);
+        if (Status s = computeAccelerations(model, at.t, at.q, at.v, at.jointCoordinates, at.lagged,
+                                            scratch);
             !s.ok)
             return s;
         lambda = scratch.lambda;
@@ -215,7 +216,7 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
 Status detail::beginStep(const Model& model, const State& state, Workspace& ws, double h,
                          bool softJointForces, StepStart& out) {
     if (Status s = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
-                                         ws, softJointForces);
+                                         state.lagged, ws, softJointForces);
         !s.ok)
         return s;
     out.dampingPower = ws.forceEnergies.dampingPower;

@@ -54,7 +54,8 @@ private:
 
         // Forces and constraint rows at the start of the step.
         ++stats_.evaluations;
-        if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates, ws);
+        if (Status s = computeAccelerations(model, state.t, q0, v0, state.jointCoordinates,
+                                            state.lagged, ws);
             !s.ok)
             return s;
         const double dampingPower = ws.forceEnergies.dampingPower;
@@ -94,8 +95,8 @@ private:
             for (int b : force.stateBodies)
                 if (std::find(bodies_.begin(), bodies_.end(), b) == bodies_.end())
                     bodies_.push_back(b);
-            forceElementJacobian(model, force, state.t, frames_, state.jointCoordinates, offsets,
-                                 bodies_, K_, D_);
+            forceElementJacobian(model, force, state.t, frames_, state.jointCoordinates,
+                                 state.lagged, offsets, bodies_, K_, D_);
             stats_.evaluations += 1;
             for (std::size_t i = 0; i < bodies_.size(); ++i)
                 for (std::size_t k = 0; k < bodies_.size(); ++k)
@@ -160,7 +161,8 @@ private:
                 model, h, t1, q0, v, start.Phi_q, start.level, accelerationTarget, ws, q, residual);
             // The forces where the iterate puts the bodies.
             ++stats_.evaluations;
-            if (Status s = evaluateAppliedForces(model, t1, q, v, state.jointCoordinates, ws, true);
+            if (Status s = evaluateAppliedForces(model, t1, q, v, state.jointCoordinates,
+                                                 state.lagged, ws, true);
                 !s.ok)
                 return s;
             if (iteration == 0) {

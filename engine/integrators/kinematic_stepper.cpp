@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 
 #include "engine/constraints/constraints.h"
+#include "engine/dynamics/reactions.h"
 #include "engine/dynamics/stops.h"
 #include "engine/integrators/detail.h"
 #include "engine/integrators/integrator.h"
@@ -53,6 +54,10 @@ public:
             if (forward(model, state, t, next, ws, why)) {
                 state = std::move(next);
                 ++stats_.steps;
+                // What expressions read of the previous step: the solve where this one ended.
+                if (model.laggedCount > 0) {
+                    if (Status s = updateLagged(model, state, ws, nullptr); !s.ok) return s;
+                }
                 continue;
             }
             return lockUp(model, state, t, ws, why);
@@ -110,8 +115,8 @@ private:
         }
         stats_.projectionIterations = iterations;
         if (!withinStops(model, state, why)) return false;
-        if (Status s =
-                computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates, ws);
+        if (Status s = computeAccelerations(model, state.t, state.q, state.v,
+                                            state.jointCoordinates, state.lagged, ws);
             !s.ok) {
             why = s.message;
             whyEntities_ = s.entities;

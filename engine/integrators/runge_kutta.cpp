@@ -32,7 +32,8 @@ Status detail::flatDerivative(const Model& model, const Flat& flat, double t,
     }
     StateDerivative d;
     ++stats.evaluations;
-    if (Status s = stateDerivative(model, t, q, v, *coordinates, ws, d); !s.ok) return s;
+    if (Status s = stateDerivative(model, t, q, v, *coordinates, reference.lagged, ws, d); !s.ok)
+        return s;
     dy.resize(y.size());
     dy << d.qdot, d.vdot, d.driverPower, d.dampingPower;
     return {};

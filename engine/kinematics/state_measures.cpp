@@ -44,8 +44,9 @@ S norm(const Vec3Of<S>& x) {
 
 template <class S>
 S measureValue(const Model& model, const MeasureModel& m, const std::vector<BodyFrameOf<S>>& frames,
-               const Eigen::VectorXd& jointCoordinates) {
+               const Eigen::VectorXd& jointCoordinates, const Eigen::VectorXd& lagged) {
     using std::atan2;
+    if (measureIsLagged(m.kind)) return S(m.slot < lagged.size() ? lagged(m.slot) : 0.0);
     if (m.kind == MeasureKind::Q || m.kind == MeasureKind::QD) {
         const CoordinateMotion<S> c = jointCoordinateMotion(model, frames, m.joint, m.coordinate);
         if (m.kind == MeasureKind::QD) return c.rate;
@@ -92,8 +93,7 @@ S measureValue(const Model& model, const MeasureModel& m, const std::vector<Body
         return atan2(i.R.col(2).dot(j.R.col(0)), i.R.col(2).dot(j.R.col(2)));
     case MeasureKind::AZ:
         return atan2(i.R.col(0).dot(j.R.col(1)), i.R.col(0).dot(j.R.col(0)));
-    case MeasureKind::Q:
-    case MeasureKind::QD:
+    default:  // q, qd and the lagged measures: above
         break;
     }
     return S(0.0);
@@ -101,11 +101,13 @@ S measureValue(const Model& model, const MeasureModel& m, const std::vector<Body
 
 template <class S>
 void evaluateStateValues(const Model& model, double t, const std::vector<BodyFrameOf<S>>& frames,
-                         const Eigen::VectorXd& jointCoordinates, std::vector<S>& values) {
+                         const Eigen::VectorXd& jointCoordinates, const Eigen::VectorXd& lagged,
+                         std::vector<S>& values) {
     const std::size_t variables = model.variables.size();
     values.resize(variables + model.measures.size());
     for (std::size_t k = 0; k < model.measures.size(); ++k)
-        values[variables + k] = measureValue(model, model.measures[k], frames, jointCoordinates);
+        values[variables + k] =
+            measureValue(model, model.measures[k], frames, jointCoordinates, lagged);
     for (std::size_t k = 0; k < variables; ++k) {
         const VariableModel& v = model.variables[k];
         values[k] = evalStateExpression(v.expression, v.inputs, t, values);
@@ -113,13 +115,15 @@ void evaluateStateValues(const Model& model, double t, const std::vector<BodyFra
 }
 
 template double measureValue(const Model&, const MeasureModel&, const std::vector<BodyFrame>&,
-                             const Eigen::VectorXd&);
+                             const Eigen::VectorXd&, const Eigen::VectorXd&);
 template Dual measureValue(const Model&, const MeasureModel&, const std::vector<BodyFrameOf<Dual>>&,
-                           const Eigen::VectorXd&);
+                           const Eigen::VectorXd&, const Eigen::VectorXd&);
 template void evaluateStateValues(const Model&, double, const std::vector<BodyFrame>&,
-                                  const Eigen::VectorXd&, std::vector<double>&);
+                                  const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                  std::vector<double>&);
 template void evaluateStateValues(const Model&, double, const std::vector<BodyFrameOf<Dual>>&,
-                                  const Eigen::VectorXd&, std::vector<Dual>&);
+                                  const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                  std::vector<Dual>&);
 
 double evalStateExpression(const Expression& expression, const std::vector<int>& inputs, double t,
                            const std::vector<double>& values) {

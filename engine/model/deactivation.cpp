@@ -35,15 +35,16 @@ std::string_view partOf(std::string_view argument) {
 
 // Why a measure reads something left out, or "".
 std::string measureProblem(const MeasureCall& call, const Deactivation& out) {
-    if (call.kind == MeasureKind::Q || call.kind == MeasureKind::QD) {
-        if (call.arguments.empty()) return "";
+    if (call.arguments.empty()) return "";
+    if (measureReadsJoint(call.kind)) {
         if (auto it = out.joints.find(call.arguments[0]); it != out.joints.end())
             return "joint '" + it->first + "' is " + it->second;
-        return "";
+        if (call.kind == MeasureKind::Q || call.kind == MeasureKind::QD) return "";
     }
-    for (const std::string& argument : call.arguments)
-        if (auto it = out.parts.find(partOf(argument)); it != out.parts.end())
-            return "part '" + it->first + "' is " + it->second;
+    for (std::size_t a = measureReadsJoint(call.kind) ? 1 : 0; a < call.arguments.size(); ++a) {
+        const auto it = out.parts.find(partOf(call.arguments[a]));
+        if (it != out.parts.end()) return "part '" + it->first + "' is " + it->second;
+    }
     return "";
 }
 

@@ -47,8 +47,13 @@ void renameSensorTargets(SceneSpec& spec, const std::string& from, const std::st
             s.target == from)
             s.target = to;
 }
-bool isJointMeasure(MeasureKind kind) {
-    return kind == MeasureKind::Q || kind == MeasureKind::QD;
+// Whether a measure's argument `index` names a joint (q, qd and the reactions: the first), or a
+// part or a marker (the others but q's and qd's coordinate number).
+bool isJointArgument(MeasureKind kind, int index) {
+    return measureReadsJoint(kind) && index == 0;
+}
+bool isFrameArgument(MeasureKind kind, int index) {
+    return kind != MeasureKind::Q && kind != MeasureKind::QD && !isJointArgument(kind, index);
 }
 
 // An analysis' sets name elements: a renamed one keeps its place in them.
@@ -84,12 +89,14 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
             const std::string old = part.name;
             part.name = name;
             // A measure's argument names the part, or a marker on it.
-            renameInExpressions(spec, [&](MeasureKind kind, int, const std::string& argument) {
-                if (isJointMeasure(kind)) return argument;
-                if (argument == old) return name;
-                if (argument.rfind(old + ".", 0) == 0) return name + argument.substr(old.size());
-                return argument;
-            });
+            renameInExpressions(spec,
+                                [&](MeasureKind kind, int index, const std::string& argument) {
+                                    if (!isFrameArgument(kind, index)) return argument;
+                                    if (argument == old) return name;
+                                    if (argument.rfind(old + ".", 0) == 0)
+                                        return name + argument.substr(old.size());
+                                    return argument;
+                                });
             for (Joint& j : spec.joints)
                 for (MarkerRef* ref : {&j.markerI, &j.markerJ})
                     if (ref->part == old) ref->part = name;
@@ -108,11 +115,12 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
             if (marker.id != id) continue;
             const std::string old = marker.name;
             marker.name = name;
-            renameInExpressions(spec, [&](MeasureKind kind, int, const std::string& argument) {
-                return !isJointMeasure(kind) && argument == part.name + "." + old
-                           ? part.name + "." + name
-                           : argument;
-            });
+            renameInExpressions(
+                spec, [&](MeasureKind kind, int index, const std::string& argument) {
+                    return isFrameArgument(kind, index) && argument == part.name + "." + old
+                               ? part.name + "." + name
+                               : argument;
+                });
             for (Joint& j : spec.joints)
                 for (MarkerRef* ref : {&j.markerI, &j.markerJ})
                     if (ref->part == part.name && ref->marker == old) ref->marker = name;
@@ -127,7 +135,7 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
         const std::string old = joint.name;
         joint.name = name;
         renameInExpressions(spec, [&](MeasureKind kind, int index, const std::string& argument) {
-            return isJointMeasure(kind) && index == 0 && argument == old ? name : argument;
+            return isJointArgument(kind, index) && argument == old ? name : argument;
         });
         for (MotionSpec& m : spec.motions)
             if (m.joint == old) m.joint = name;
@@ -213,9 +221,9 @@ void dropReadersOf(SceneSpec& spec, const ReadableNames& before,
         auto readsGone = [&](const std::string& text) {
             bool reads = false;
             renameMeasureArguments(text, [&](MeasureKind kind, int index, const std::string& a) {
-                if (kind == MeasureKind::Q || kind == MeasureKind::QD)
-                    reads = reads || (index == 0 && gone(before.joints, now.joints, a));
-                else
+                if (isJointArgument(kind, index))
+                    reads = reads || gone(before.joints, now.joints, a);
+                else if (isFrameArgument(kind, index))
                     reads = reads || gone(before.parts, now.parts, a) ||
                             gone(before.markers, now.markers, a);
                 return a;

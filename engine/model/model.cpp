@@ -618,6 +618,16 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
                 slot +=
                     static_cast<int>(model->joints[static_cast<std::size_t>(j)].coordinates.size());
             m.slot = slot + m.coordinate;
+        } else if (measureReadsJoint(call.kind)) {  // a reaction, in k's axes
+            m.joint = jointIndex.at(call.arguments[0]);
+            if (call.arguments.size() > 1) m.frames[2] = resolveFrame(call.arguments[1]);
+            m.slot = model->laggedCount++;
+        } else if (call.kind == MeasureKind::FN || call.kind == MeasureKind::FT) {
+            for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+                if (spec.parts[p].name == call.arguments[0]) m.partA = static_cast<int>(p);
+                if (spec.parts[p].name == call.arguments[1]) m.partB = static_cast<int>(p);
+            }
+            m.slot = model->laggedCount++;
         } else {
             for (std::size_t a = 0; a < call.arguments.size() && a < 3; ++a)
                 m.frames[a] = resolveFrame(call.arguments[a]);

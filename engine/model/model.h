@@ -130,9 +130,12 @@ struct MeasureModel {
     MeasureKind kind = MeasureKind::DM;
     std::string text;        // canonical: "DM(crank.pin, ground.O)"
     MeasureFrame frames[3];  // i, j, k
-    int joint = -1;          // q, qd: index into Model::joints
+    int joint = -1;          // q, qd and the reactions: index into Model::joints
     int coordinate = 0;      // q, qd: index into the joint's coordinates
-    int slot = 0;            // q: index into State::jointCoordinates (unwinding an angle)
+    // q: index into State::jointCoordinates (unwinding an angle); a lagged measure
+    // (measureIsLagged: reactions, contact forces): its value's index into State::lagged.
+    int slot = 0;
+    int partA = -1, partB = -1;  // FN, FT: SceneSpec part indices
 };
 
 // A scene variable, compiled: its expression's input k reads value inputs[k] of the state values
@@ -312,6 +315,7 @@ struct Model {
     std::vector<SensorModel> sensors;
     std::vector<SwitchModel> switches;  // State::switches' slots
     int stateValueCount() const { return static_cast<int>(measures.size() + variables.size()); }
+    int laggedCount = 0;  // measures read as of the previous step (State::lagged's size)
     SolverSettings settings;
     // Runs solve the motion at each instant from the joints and motions instead of integrating
     // it (a fully driven mechanism: kinematic analysis and inverse dynamics); set on a copy of

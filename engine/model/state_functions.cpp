@@ -12,31 +12,67 @@
 namespace engine {
 namespace {
 
+// How a measure's arguments are written; each form says its usage, with n the measure's name.
+struct ArgumentForm {
+    int fewest, most;
+    const char* usage;  // "%" stands for the name
+};
+constexpr ArgumentForm kCoordinate{1, 2, "%(joint) or %(joint, n)"};
+constexpr ArgumentForm kOneOrTwo{1, 2, "%(i) or %(i, j)"};
+constexpr ArgumentForm kTwo{2, 2, "%(i, j)"};
+constexpr ArgumentForm kInFrame{1, 3, "%(i), %(i, j) or %(i, j, k)"};
+constexpr ArgumentForm kReaction{1, 2, "%(joint) or %(joint, k)"};
+constexpr ArgumentForm kJoint{1, 1, "%(joint)"};
+constexpr ArgumentForm kParts{2, 2, "%(partA, partB)"};
+
 struct KindName {
     MeasureKind kind;
     const char* name;
     const char* unit;
+    const ArgumentForm& form;
 };
-constexpr std::array<KindName, 18> kKinds = {{
-    {MeasureKind::Q, "q", "rad or m"},
-    {MeasureKind::QD, "qd", "rad/s or m/s"},
-    {MeasureKind::DM, "DM", "m"},
-    {MeasureKind::DX, "DX", "m"},
-    {MeasureKind::DY, "DY", "m"},
-    {MeasureKind::DZ, "DZ", "m"},
-    {MeasureKind::VR, "VR", "m/s"},
-    {MeasureKind::VM, "VM", "m/s"},
-    {MeasureKind::VX, "VX", "m/s"},
-    {MeasureKind::VY, "VY", "m/s"},
-    {MeasureKind::VZ, "VZ", "m/s"},
-    {MeasureKind::WM, "WM", "rad/s"},
-    {MeasureKind::WX, "WX", "rad/s"},
-    {MeasureKind::WY, "WY", "rad/s"},
-    {MeasureKind::WZ, "WZ", "rad/s"},
-    {MeasureKind::AX, "AX", "rad"},
-    {MeasureKind::AY, "AY", "rad"},
-    {MeasureKind::AZ, "AZ", "rad"},
+constexpr std::array<KindName, kMeasureKinds> kKinds = {{
+    {MeasureKind::Q, "q", "rad or m", kCoordinate},
+    {MeasureKind::QD, "qd", "rad/s or m/s", kCoordinate},
+    {MeasureKind::DM, "DM", "m", kOneOrTwo},
+    {MeasureKind::DX, "DX", "m", kInFrame},
+    {MeasureKind::DY, "DY", "m", kInFrame},
+    {MeasureKind::DZ, "DZ", "m", kInFrame},
+    {MeasureKind::VR, "VR", "m/s", kTwo},
+    {MeasureKind::VM, "VM", "m/s", kOneOrTwo},
+    {MeasureKind::VX, "VX", "m/s", kInFrame},
+    {MeasureKind::VY, "VY", "m/s", kInFrame},
+    {MeasureKind::VZ, "VZ", "m/s", kInFrame},
+    {MeasureKind::WM, "WM", "rad/s", kOneOrTwo},
+    {MeasureKind::WX, "WX", "rad/s", kInFrame},
+    {MeasureKind::WY, "WY", "rad/s", kInFrame},
+    {MeasureKind::WZ, "WZ", "rad/s", kInFrame},
+    {MeasureKind::AX, "AX", "rad", kTwo},
+    {MeasureKind::AY, "AY", "rad", kTwo},
+    {MeasureKind::AZ, "AZ", "rad", kTwo},
+    {MeasureKind::FX, "FX", "N", kReaction},
+    {MeasureKind::FY, "FY", "N", kReaction},
+    {MeasureKind::FZ, "FZ", "N", kReaction},
+    {MeasureKind::FM, "FM", "N", kJoint},
+    {MeasureKind::TX, "TX", "N·m", kReaction},
+    {MeasureKind::TY, "TY", "N·m", kReaction},
+    {MeasureKind::TZ, "TZ", "N·m", kReaction},
+    {MeasureKind::TM, "TM", "N·m", kJoint},
+    {MeasureKind::FN, "FN", "N", kParts},
+    {MeasureKind::FT, "FT", "N", kParts},
 }};
+
+static_assert(
+    [] {
+        for (std::size_t k = 0; k < kKinds.size(); ++k)
+            if (static_cast<std::size_t>(kKinds[k].kind) != k) return false;
+        return true;
+    }(),
+    "kKinds lists the measures in MeasureKind's order");
+
+const ArgumentForm& formOf(MeasureKind kind) {
+    return kKinds[static_cast<std::size_t>(kind)].form;
+}
 
 bool isNameStart(char c) {
     return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
@@ -54,42 +90,14 @@ std::string trimmed(const std::string& s) {
 
 // How many arguments a measure takes: {fewest, most}.
 std::pair<int, int> argumentCounts(MeasureKind kind) {
-    switch (kind) {
-    case MeasureKind::Q:
-    case MeasureKind::QD:
-        return {1, 2};
-    case MeasureKind::DM:
-    case MeasureKind::VM:
-    case MeasureKind::WM:
-        return {1, 2};
-    case MeasureKind::VR:
-    case MeasureKind::AX:
-    case MeasureKind::AY:
-    case MeasureKind::AZ:
-        return {2, 2};
-    default:
-        return {1, 3};
-    }
+    return {formOf(kind).fewest, formOf(kind).most};
 }
 
 std::string usage(MeasureKind kind) {
-    const std::string n(measureKindName(kind));
-    switch (kind) {
-    case MeasureKind::Q:
-    case MeasureKind::QD:
-        return n + "(joint) or " + n + "(joint, n)";
-    case MeasureKind::DM:
-    case MeasureKind::VM:
-    case MeasureKind::WM:
-        return n + "(i) or " + n + "(i, j)";
-    case MeasureKind::VR:
-    case MeasureKind::AX:
-    case MeasureKind::AY:
-    case MeasureKind::AZ:
-        return n + "(i, j)";
-    default:
-        return n + "(i), " + n + "(i, j) or " + n + "(i, j, k)";
-    }
+    std::string out;
+    for (const char* c = formOf(kind).usage; *c; ++c)
+        out += *c == '%' ? std::string(measureKindName(kind)) : std::string(1, *c);
+    return out;
 }
 
 // The names muparser or Motus's expressions already give a meaning.
@@ -106,6 +114,15 @@ bool isReservedName(const std::string& name) {
 }
 
 }  // namespace
+
+bool measureReadsJoint(MeasureKind kind) {
+    return kind == MeasureKind::Q || kind == MeasureKind::QD ||
+           (kind >= MeasureKind::FX && kind <= MeasureKind::TM);
+}
+
+bool measureIsLagged(MeasureKind kind) {
+    return kind >= MeasureKind::FX;
+}
 
 std::optional<MeasureKind> measureKindFromName(std::string_view name) {
     for (const KindName& k : kKinds)
@@ -283,7 +300,23 @@ std::string measureCallError(const SceneSpec& spec, const MeasureCall& call) {
         }
         return {};
     }
-    for (const std::string& argument : call.arguments) {
+    if (measureReadsJoint(call.kind)) {  // a reaction: the joint, then the axes' frame
+        if (!spec.findJoint(call.arguments[0]))
+            return call.text() + ": no joint '" + call.arguments[0] + "'";
+    }
+    if (call.kind == MeasureKind::FN || call.kind == MeasureKind::FT) {
+        for (const std::string& argument : call.arguments)
+            if (!spec.findPart(argument))
+                return call.text() + ": no part '" + argument + "'" +
+                       (argument.find('.') != std::string::npos
+                            ? " (contact forces are between parts: write the part's name)"
+                            : "");
+        if (call.arguments[0] == call.arguments[1])
+            return call.text() + ": a part has no contact with itself";
+        return {};
+    }
+    for (std::size_t a = measureReadsJoint(call.kind) ? 1 : 0; a < call.arguments.size(); ++a) {
+        const std::string& argument = call.arguments[a];
         const std::size_t dot = argument.find('.');
         if (dot == std::string::npos) {
             if (!spec.findPart(argument))

@@ -17,12 +17,28 @@
 //   AX(i, j), AY(i, j), AZ(i, j)    the angle of i about j's x (y, z) axis:
 //                                   atan2(−z_i·y_j, z_i·z_j), atan2(z_i·x_j, z_i·z_j),
 //                                   atan2(x_i·y_j, x_i·x_j) [rad, in (−π, π]]
+// and, as of the previous step (see Causality):
+//   FX(joint[, k]), FY, FZ          the joint's reaction force on its part I (what part J
+//                                   exerts on it, stops, friction and soft rows included), in
+//                                   k's axes [N] (the outputs' reaction, engine/analysis/outputs.h)
+//   FM(joint)                       its magnitude [N]
+//   TX(joint[, k]), TY, TZ, TM      its torque about marker I's origin [N·m]
+//   FN(a, b)                        the normal contact force between parts a and b, summed
+//                                   over their contact points [N, ≥ 0]
+//   FT(a, b)                        the magnitude of their friction force, summed likewise [N]
 // and variables (a scene's "variables": a name for an expression of time, measures and other
 // variables, evaluated once per instant wherever it is used).
 //
-// Causality: every measure is one of positions and velocities, which the integrators know at
-// each instant before the forces; a variable never refers to itself through others (checked,
-// the cycle named).
+// Causality: q … AZ are functions of positions and velocities, which the integrators know at
+// each instant before the forces. Reactions and contact forces are what the solve of an
+// instant finds from its forces: a force that read them at the same instant would be an
+// algebraic loop (with contact, a complementarity problem of its own). They are read as the
+// solve found them at the end of the previous step (State::lagged): constant over a step,
+// updated after each accepted step (an adaptive method's too), at t = 0 the initial state's
+// (solved with every such input 0). The lag is one step (first order in h), and the step's
+// force Jacobians leave these inputs out. Without contact (every integrator but timeStepping)
+// FN and FT read 0. A variable never refers to itself through others (checked, the cycle
+// named).
 
 #include <functional>
 #include <optional>
@@ -36,7 +52,45 @@ namespace engine {
 
 struct SceneSpec;
 
-enum class MeasureKind { Q, QD, DM, DX, DY, DZ, VR, VM, VX, VY, VZ, WM, WX, WY, WZ, AX, AY, AZ };
+enum class MeasureKind {
+    Q,
+    QD,
+    DM,
+    DX,
+    DY,
+    DZ,
+    VR,
+    VM,
+    VX,
+    VY,
+    VZ,
+    WM,
+    WX,
+    WY,
+    WZ,
+    AX,
+    AY,
+    AZ,
+    // Read from the previous step (kLaggedMeasures): joint reactions, contact forces.
+    FX,
+    FY,
+    FZ,
+    FM,
+    TX,
+    TY,
+    TZ,
+    TM,
+    FN,
+    FT
+};
+constexpr int kMeasureKinds = static_cast<int>(MeasureKind::FT) + 1;
+
+// Whether a measure's first argument is a joint (q, qd and the reactions).
+bool measureReadsJoint(MeasureKind kind);
+// Whether a measure is read as of the previous step (the reactions and contact forces: what
+// the solve of an instant finds after its forces, so an expression of the forces cannot read
+// them at the same instant).
+bool measureIsLagged(MeasureKind kind);
 
 std::optional<MeasureKind> measureKindFromName(std::string_view name);
 std::string_view measureKindName(MeasureKind kind);

@@ -185,6 +185,13 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
             add(ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn), "",
                 size_++);
     }
+    // What expressions read of the previous step (State::lagged): the reactions and contact
+    // forces of the step before the frame, which the frame's own channels do not hold.
+    if (model.laggedCount > 0) {
+        laggedOffset_ = size_;
+        laggedCount_ = model.laggedCount;
+        size_ += laggedCount_;
+    }
     // An adaptive integrator's output lies inside a step: the step's start (t, then q, v and
     // the work accumulators), so a run resumed here goes on exactly (State::stepOrigin).
     if (stepOrigins && model.settings.integrator == IntegratorType::DormandPrince45) {
@@ -307,6 +314,8 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         else  // none: a best rank of −1 says so (KktSolver::saveMemory)
             std::fill(memory, memory + memorySize_, -1.0);
     }
+    for (int k = 0; k < laggedCount_; ++k)
+        row[laggedOffset_ + k] = k < s.lagged.size() ? s.lagged(k) : 0.0;
     if (switchOffset_ >= 0) {
         for (std::size_t k = 0; k < switchCount_; ++k)
             row[switchOffset_ + static_cast<int>(k)] = k < s.switches.size() ? s.switches[k] : 0.0;
@@ -407,6 +416,10 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
         s.stepStart = row[originOffset_ + 1];
         s.stepOrigin = Eigen::Map<const Eigen::VectorXd>(row + originOffset_ + 2, nq_ + nv_ + 2);
     }
+    s.lagged =
+        laggedOffset_ >= 0
+            ? Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(row + laggedOffset_, laggedCount_))
+            : Eigen::VectorXd();
     s.switches.assign(row + std::max(switchOffset_, 0),
                       row + std::max(switchOffset_, 0) + static_cast<int>(switchCount_));
     const double* p = row;

@@ -94,6 +94,8 @@ private:
     int memoryOffset_ = -1;  // where the solvers' memory is kept, −1: not kept
     int switchOffset_ = -1;  // where State::switches are kept, −1: none
     std::size_t switchCount_ = 0;
+    int laggedOffset_ = -1;  // where State::lagged is kept, −1: none (Model::laggedCount)
+    int laggedCount_ = 0;
     int memorySize_ = 0;
     std::vector<Channel> channels_;
 };

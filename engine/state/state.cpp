@@ -19,6 +19,7 @@ State initialState(const Model& model) {
     for (const JointModel& joint : model.joints)
         coordinates += static_cast<int>(joint.coordinates.size());
     s.jointCoordinates = Eigen::VectorXd::Zero(coordinates);
+    s.lagged = Eigen::VectorXd::Zero(model.laggedCount);
     for (const SwitchModel& k : model.switches) s.switches.push_back(k.initial);
     return s;
 }

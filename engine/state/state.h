@@ -54,6 +54,10 @@ struct State {
     // Last value of every joint coordinate (flattened over joints), so angles are reported
     // continuously past ±π.
     Eigen::VectorXd jointCoordinates;
+    // What expressions read as of the previous step (Model::laggedCount values, in the order of
+    // MeasureModel::slot): joint reactions and contact forces as the solve found them where the
+    // last accepted step ended (engine/model/state_functions.h, Causality).
+    Eigen::VectorXd lagged;
     // Contact steppers only (in the order of the collision query that found them).
     std::vector<ContactPointState> contacts;
     // The rank handling's memory of the constraint solvers that stepped here (which rows they

@@ -70,7 +70,7 @@ void showNumber(QLineEdit* edit, double value) {
 // markers as "part.marker" and joints.
 QStringList stateCompletions(const SceneSpec& spec) {
     QStringList words;
-    for (int k = 0; k <= static_cast<int>(engine::MeasureKind::AZ); ++k)
+    for (int k = 0; k < engine::kMeasureKinds; ++k)
         words << toQString(engine::measureKindName(static_cast<engine::MeasureKind>(k))) +
                      QStringLiteral("(");
     for (const char* helper : {"step(", "impact(", "bistop(", "if(", "clamp(", "haversine(", "sin(",

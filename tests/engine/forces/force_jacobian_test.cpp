@@ -78,8 +78,8 @@ Eigen::VectorXd elementForce(const Model& model, const ForceModel& force, const 
     computeBodyFrames(model, q, v, frames);
     Eigen::VectorXd g = Eigen::VectorXd::Zero(model.velocitySize());
     ForceEnergies energies;
-    applyForceElement(model, force, 0.3, frames, Eigen::VectorXd(), jointCoordinateOffsets(model),
-                      g, energies);
+    applyForceElement(model, force, 0.3, frames, Eigen::VectorXd(), Eigen::VectorXd(),
+                      jointCoordinateOffsets(model), g, energies);
     return g;
 }
 
@@ -94,7 +94,8 @@ TEST(ForceJacobian, EveryElementAndMeasureIsDifferentiatedExactly) {
     const std::vector<int> offsets = jointCoordinateOffsets(*model);
     for (const ForceModel& force : model->forces) {
         Eigen::MatrixXd K, D;
-        forceElementJacobian(*model, force, 0.3, frames, Eigen::VectorXd(), offsets, {0, 1}, K, D);
+        forceElementJacobian(*model, force, 0.3, frames, Eigen::VectorXd(), Eigen::VectorXd(),
+                             offsets, {0, 1}, K, D);
         // Central differences, step 1e-6: truncation ~1e-12 of the force's scale, round-off
         // ~1e-10; the exact Jacobian agrees to what they leave.
         const double h = 1e-6;

@@ -118,7 +118,7 @@ TEST(ForceElements, OffCentreForceAcceleratesAndTurnsAFreeBody) {
     Workspace ws;
     ASSERT_TRUE(prepareWorkspace(sim.model(), sim.state(), ws).ok);
     ASSERT_TRUE(computeAccelerations(sim.model(), 0.0, sim.state().q, sim.state().v,
-                                     sim.state().jointCoordinates, ws)
+                                     sim.state().jointCoordinates, sim.state().lagged, ws)
                     .ok);
     EXPECT_NEAR(ws.vdot(1), 0.5, 1e-15);
     const Vec3 alpha_W = bodyOrientation(sim.state().q, 0) * Vec3(ws.vdot.segment<3>(3));

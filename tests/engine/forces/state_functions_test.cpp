@@ -207,7 +207,7 @@ TEST(StateFunctions, MeasuresAreWhatTheirDefinitionsSay) {
         m.frames[0] = fi;
         if (split.calls[0].arguments.size() > 1) m.frames[1] = fj;
         if (split.calls[0].arguments.size() > 2) m.frames[2] = fj;
-        return measureValue(*model, m, frames, Eigen::VectorXd());
+        return measureValue(*model, m, frames, Eigen::VectorXd(), Eigen::VectorXd());
     };
     const Vec3 d = i.p - j.p, dv = i.v - j.v, dw = i.w - j.w;
     EXPECT_NEAR(measure("DM(bob.hook, ground.top)"), d.norm(), 1e-15);

@@ -200,7 +200,8 @@ TEST(BlockLdlt, EveryExampleSolvesItsKktSystemLikeADenseFactorisation) {
             }
             const State& s = sim.state();
             ASSERT_TRUE(prepareWorkspace(*model, s, ws).ok);
-            ASSERT_TRUE(computeAccelerations(*model, s.t, s.q, s.v, s.jointCoordinates, ws).ok);
+            ASSERT_TRUE(
+                computeAccelerations(*model, s.t, s.q, s.v, s.jointCoordinates, s.lagged, ws).ok);
 
             // Dense reference over the rows kept.
             const Eigen::MatrixXd J(ws.constraints.Phi_q);
