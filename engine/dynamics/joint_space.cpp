@@ -1,0 +1,285 @@
+#include "engine/dynamics/joint_space.h"
+
+#include <Eigen/Cholesky>
+
+#include "engine/dynamics/dynamics.h"
+#include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/kinematics.h"
+#include "engine/model/diagnostic.h"
+#include "engine/model/layout.h"
+
+namespace engine {
+namespace {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+Mat3 skew(const Vec3& a) {
+    Mat3 m;
+    m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+    return m;
+}
+
+// Spatial cross products at the world origin, (ω, v) and (n, f) (Featherstone, ch. 2).
+Vec6 crossMotion(const Vec6& V, const Vec6& m) {
+    Vec6 out;
+    out.head<3>() = V.head<3>().cross(m.head<3>());
+    out.tail<3>() = V.head<3>().cross(m.tail<3>()) + V.tail<3>().cross(m.head<3>());
+    return out;
+}
+Vec6 crossForce(const Vec6& V, const Vec6& f) {
+    Vec6 out;
+    out.head<3>() = V.head<3>().cross(f.head<3>()) + V.tail<3>().cross(f.tail<3>());
+    out.tail<3>() = V.head<3>().cross(f.tail<3>());
+    return out;
+}
+
+// A body's spatial inertia about the world origin: mass m, centre of mass c, rotational inertia
+// Ic about it (world axes).
+Mat6 spatialInertia(double m, const Vec3& c, const Mat3& Ic) {
+    const Mat3 C = skew(c);
+    Mat6 I;
+    I.topLeftCorner<3, 3>() = Ic + m * C * C.transpose();
+    I.topRightCorner<3, 3>() = m * C;
+    I.bottomLeftCorner<3, 3>() = m * C.transpose();
+    I.bottomRightCorner<3, 3>() = m * Mat3::Identity();
+    return I;
+}
+
+// The relative pose of marker I from marker J at coordinate q.
+Transform jointTransform(const JointTree::Link& link, double q) {
+    Transform X_JI;
+    if (link.axis == JointAxis::Rotation) {
+        X_JI.R = Quat(Eigen::AngleAxisd(q, Vec3::UnitZ()));
+    } else {
+        X_JI.R = link.R_JI0;
+        X_JI.p = q * Vec3::UnitZ();
+    }
+    return X_JI;
+}
+
+const Transform& bodyPose(const std::vector<Transform>& poses, int body) {
+    static const Transform world;
+    return body == kGround ? world : poses[static_cast<std::size_t>(body)];
+}
+
+// Each link's pose X_WB, and its motion subspace s (the twist of a unit rate at the world
+// origin): a rotation about J's z axis through J's origin, or a slide along J's z axis, signed
+// as the link's body moves relative to its parent.
+void linkKinematics(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
+                    std::vector<Transform>& poses, std::vector<Vec6>& s) {
+    poses.assign(model.bodies.size(), Transform());
+    s.assign(tree.links.size(), Vec6::Zero());
+    for (std::size_t k = 0; k < tree.links.size(); ++k) {
+        const JointTree::Link& link = tree.links[k];
+        const Transform X_WF = bodyPose(poses, link.parentBody) * link.X_PF;
+        const Transform X_JI = jointTransform(link, q(static_cast<Eigen::Index>(k)));
+        const Transform X_FG = link.childHoldsI ? X_JI : X_JI.inverse();
+        const Transform X_WB = X_WF * X_FG * link.X_CG.inverse();
+        poses[static_cast<std::size_t>(link.body)] = X_WB;
+        // Marker J in the world: the parent's marker, or the link's own.
+        const Transform X_WJ = link.childHoldsI ? X_WF : X_WB * link.X_CG;
+        const Vec3 a = X_WJ.R * Vec3::UnitZ();
+        const double sign = link.childHoldsI ? 1.0 : -1.0;
+        if (link.axis == JointAxis::Rotation) {
+            s[k].head<3>() = sign * a;
+            s[k].tail<3>() = sign * X_WJ.p.cross(a);
+        } else {
+            s[k].tail<3>() = sign * a;
+        }
+    }
+}
+
+}  // namespace
+
+std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why) {
+    if (!model.drivers.empty() || !model.frameJoints.empty()) {
+        why = "motions hold coordinates by rows: joint coordinates take free trees only (so far)";
+        return std::nullopt;
+    }
+    if (!model.couplers.empty() || !model.limits.empty() || model.contact.enabled ||
+        model.softRows > 0) {
+        why = "couplers, joint stops, soft joints and contact are not in joint coordinates (yet)";
+        return std::nullopt;
+    }
+    std::vector<BodyFrame> frames;
+    computeBodyFrames(model, state.q, state.v, frames);
+    const std::vector<int> offsets = jointCoordinateOffsets(model);
+    // Which joint reaches each body from the ground, breadth first.
+    const int n = model.bodyCount();
+    std::vector<int> linkOfBody(static_cast<std::size_t>(n), -1);
+    std::vector<bool> used(model.joints.size(), false);
+    JointTree tree;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (std::size_t j = 0; j < model.joints.size(); ++j) {
+            if (used[j]) continue;
+            const JointModel& joint = model.joints[j];
+            const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+            const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+            auto reached = [&](int body) {
+                return body == kGround || linkOfBody[static_cast<std::size_t>(body)] >= 0;
+            };
+            if (!reached(mi.body) && !reached(mj.body)) continue;
+            used[j] = true;
+            grew = true;
+            if (reached(mi.body) && reached(mj.body)) {
+                why = "joint '" + joint.name +
+                      "' closes a loop: joint coordinates take trees only "
+                      "(so far)";
+                return std::nullopt;
+            }
+            if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic) {
+                why = "joint '" + joint.name + "' is " + std::string(jointTypeName(joint.type)) +
+                      ": joint coordinates take revolute and prismatic joints only (so far)";
+                return std::nullopt;
+            }
+            JointTree::Link link;
+            link.joint = static_cast<int>(j);
+            link.childHoldsI = !reached(mi.body);
+            const MarkerModel& child = link.childHoldsI ? mi : mj;
+            const MarkerModel& parent = link.childHoldsI ? mj : mi;
+            link.body = child.body;
+            link.parentBody = parent.body;
+            link.parent =
+                parent.body == kGround ? -1 : linkOfBody[static_cast<std::size_t>(parent.body)];
+            link.axis = joint.coordinates[0];
+            link.X_PF = parent.X_BM;
+            link.X_CG = child.X_BM;
+            link.slot = offsets[j];
+            if (link.axis == JointAxis::Translation) {  // the turn the slide holds
+                const MarkerFrame I = markerFrame(model, frames, joint.markerI);
+                const MarkerFrame J = markerFrame(model, frames, joint.markerJ);
+                link.R_JI0 = Quat(Mat3(J.R.transpose() * I.R)).normalized();
+            }
+            linkOfBody[static_cast<std::size_t>(child.body)] = tree.size();
+            tree.links.push_back(link);
+        }
+    }
+    for (int b = 0; b < n; ++b)
+        if (linkOfBody[static_cast<std::size_t>(b)] < 0) {
+            why = "part '" + model.bodies[static_cast<std::size_t>(b)].name +
+                  "' hangs from the ground by no joint: a free root is not in joint coordinates "
+                  "(yet)";
+            return std::nullopt;
+        }
+    return tree;
+}
+
+void jointSpaceState(const Model& model, const JointTree& tree, const State& state,
+                     Eigen::VectorXd& q, Eigen::VectorXd& qd) {
+    std::vector<BodyFrame> frames;
+    computeBodyFrames(model, state.q, state.v, frames);
+    q.resize(tree.size());
+    qd.resize(tree.size());
+    for (int k = 0; k < tree.size(); ++k) {
+        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
+        const ConstraintRow c = jointCoordinate(model, frames, link.joint, 0);
+        q(k) = link.axis == JointAxis::Rotation && state.jointCoordinates.size() > link.slot
+                   ? unwindAngle(c.value, state.jointCoordinates(link.slot))
+                   : c.value;
+        qd(k) = c.rate;
+    }
+}
+
+void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, State& state) {
+    std::vector<Transform> poses;
+    std::vector<Vec6> s;
+    linkKinematics(model, tree, q, poses, s);
+    std::vector<Vec6> V(tree.links.size());
+    state.q.resize(model.positionSize());
+    state.v.resize(model.velocitySize());
+    for (std::size_t k = 0; k < tree.links.size(); ++k) {
+        const JointTree::Link& link = tree.links[k];
+        V[k] = (link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)]) +
+               s[k] * qd(static_cast<Eigen::Index>(k));
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        setBodyPose(state.q, link.body, X_WB);
+        const Vec3 w = V[k].head<3>();
+        layout::linear(state.v, link.body) = V[k].tail<3>() + w.cross(X_WB.p);
+        layout::angular(state.v, link.body) = X_WB.R.conjugate() * w;
+    }
+}
+
+Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
+                          Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h) {
+    const int n = tree.size();
+    std::vector<Transform> poses;
+    std::vector<Vec6> s;
+    linkKinematics(model, tree, q, poses, s);
+    // The applied forces at the bodies' state: gravity, the force elements (and the gyroscopic
+    // term, which the velocity products below hold: taken out again).
+    State bodies = memory;
+    bodyStateFromJoints(model, tree, q, qd, bodies);
+    if (Status st = evaluateAppliedForces(model, t, bodies.q, bodies.v, memory.jointCoordinates,
+                                          memory.lagged, ws);
+        !st.ok)
+        return st;
+
+    // Outward: velocities, velocity-product accelerations; each body's force that q̈ = 0 needs.
+    std::vector<Vec6> V(static_cast<std::size_t>(n)), A(static_cast<std::size_t>(n)),
+        F(static_cast<std::size_t>(n));
+    std::vector<Mat6> I(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(k);
+        const JointTree::Link& link = tree.links[i];
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(link.body)];
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        const Mat3 R = X_WB.rotationMatrix();
+        I[i] = spatialInertia(body.mass, X_WB.p, R * body.inertia.asDiagonal() * R.transpose());
+        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
+        const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
+        V[i] = Vp + s[i] * qd(k);
+        A[i] = Ap + crossMotion(V[i], s[i]) * qd(k);
+        // The applied wrench at the origin: force f at the centre of mass, torque n (body axes
+        // in g) turned to the world, less the gyroscopic term g carries.
+        const Vec3 w = V[i].head<3>();
+        const Vec3 wB = R.transpose() * w;
+        const Vec3 f = layout::linear(ws.g, link.body);
+        const Vec3 nB = layout::angular(ws.g, link.body) + wB.cross(body.inertia.cwiseProduct(wB));
+        Vec6 applied;
+        applied.head<3>() = R * nB + X_WB.p.cross(f);
+        applied.tail<3>() = f;
+        F[i] = I[i] * A[i] + crossForce(V[i], I[i] * V[i]) - applied;
+    }
+    // Inward: the generalised forces, and the composite inertias.
+    h.resize(n);
+    std::vector<Mat6> Ic = I;
+    for (int k = n - 1; k >= 0; --k) {
+        const std::size_t i = static_cast<std::size_t>(k);
+        h(k) = s[i].dot(F[i]);
+        if (const int p = tree.links[i].parent; p >= 0) {
+            F[static_cast<std::size_t>(p)] += F[i];
+            Ic[static_cast<std::size_t>(p)] += Ic[i];
+        }
+    }
+    // M: each link's column down the path to the root.
+    M.setZero(n, n);
+    for (int k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(k);
+        const Vec6 f = Ic[i] * s[i];
+        M(k, k) = s[i].dot(f);
+        for (int j = tree.links[i].parent; j >= 0;
+             j = tree.links[static_cast<std::size_t>(j)].parent)
+            M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);
+    }
+    return {};
+}
+
+Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
+                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
+    Eigen::MatrixXd M;
+    Eigen::VectorXd h;
+    if (Status s = jointSpaceDynamics(model, tree, t, q, qd, memory, ws, M, h); !s.ok) return s;
+    const Eigen::LLT<Eigen::MatrixXd> llt(M);
+    if (llt.info() != Eigen::Success)
+        return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                               timeText(t) + " (a part of no mass on a joint?)");
+    qdd = llt.solve(-h);
+    return {};
+}
+
+}  // namespace engine

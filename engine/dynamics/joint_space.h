@@ -1,0 +1,70 @@
+#pragma once
+// Dynamics in joint coordinates (seed 000, "Transformation hierarchies" in THEORY.md): a tree of
+// parts hanging from the ground by one-axis joints, its state the joints' coordinates q and
+// rates q̇ instead of every part's pose and velocity. The mass matrix M(q) by the
+// composite-rigid-body algorithm and the bias forces h(q, q̇) (gravity, the velocity products,
+// every force element) by the recursive Newton–Euler algorithm, both O(n) passes over the tree
+// in world-frame spatial vectors (Featherstone's (ω, v_O) at the world origin, so no transform
+// per link); then M q̈ = −h. Joints hold by construction: there are no constraint rows.
+//
+// The first part of the recursive formulation: revolute and prismatic joints, trees. Loops,
+// multi-axis joints, free roots and motions come next; buildJointTree() says why a model is not
+// (yet) one it can take.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "engine/dynamics/workspace.h"
+#include "engine/math/spatial.h"
+#include "engine/model/model.h"
+#include "engine/state/state.h"
+
+namespace engine {
+
+struct JointTree {
+    struct Link {
+        int joint = 0;    // index into Model::joints
+        int body = 0;     // the body the joint carries (the link's own)
+        int parent = -1;  // the parent link's index, −1: the ground
+        int parentBody = kGround;
+        JointAxis axis = JointAxis::Rotation;
+        bool childHoldsI = true;  // the link's body holds marker I (q moves it), else marker J
+        Transform X_PF;           // the joint's marker on the parent, in its body frame (world)
+        Transform X_CG;           // the joint's marker on the link's body, in its body frame
+        Quat R_JI0;               // a prismatic joint's fixed turn of marker I from marker J
+        int slot = 0;             // index of its coordinate in State::jointCoordinates
+    };
+    std::vector<Link> links;  // parents before children
+    int size() const { return static_cast<int>(links.size()); }
+};
+
+// The tree of `model`, with `state` giving what its joints hold fixed (a prismatic joint's
+// relative turn); nullopt and the reason when the model is not a tree of revolute and prismatic
+// joints from the ground (a loop, another joint type, a part on no joint, a motion).
+std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
+
+// The joint coordinates and rates of `state` (its angles as the joints measure them).
+void jointSpaceState(const Model& model, const JointTree& tree, const State& state,
+                     Eigen::VectorXd& q, Eigen::VectorXd& qd);
+
+// The bodies' poses and velocities for joint coordinates q, q̇ into state.q, state.v.
+void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, State& state);
+
+// M(q) (composite-rigid-body) and h(q, q̇) (recursive Newton–Euler with q̈ = 0): the generalised
+// forces that hold the tree with q̈ = 0 against gravity, the velocity products and the model's
+// force elements (evaluated at the bodies' state, `lagged` and `jointCoordinates` as a step
+// has them). `ws` supplies the frames and the applied-force buffer.
+Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
+                          Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h);
+
+// q̈ = −M⁻¹ h.
+Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
+                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
+
+}  // namespace engine
