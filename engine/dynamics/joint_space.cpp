@@ -202,6 +202,99 @@ void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen:
     }
 }
 
+namespace {
+
+// The applied forces at the bodies' state for coordinates q, q̇ into ws.g: gravity and the
+// force elements (with the gyroscopic term, which the velocity products of the recursions hold:
+// appliedWrench takes it out again).
+Status evaluateTreeForces(const Model& model, const JointTree& tree, double t,
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
+                          Workspace& ws) {
+    State bodies = memory;
+    bodyStateFromJoints(model, tree, q, qd, bodies);
+    return evaluateAppliedForces(model, t, bodies.q, bodies.v, memory.jointCoordinates,
+                                 memory.lagged, ws);
+}
+
+// Body `b`'s applied wrench about the world origin (moment, force) from ws.g, less the
+// gyroscopic term: force f at the centre of mass, torque n (body axes in g) turned to the world.
+Vec6 appliedWrench(const Model& model, const Workspace& ws, int b, const Transform& X_WB,
+                   const Mat3& R, const Vec3& w) {
+    const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+    const Vec3 wB = R.transpose() * w;
+    const Vec3 f = layout::linear(ws.g, b);
+    const Vec3 nB = layout::angular(ws.g, b) + wB.cross(body.inertia.cwiseProduct(wB));
+    Vec6 out;
+    out.head<3>() = R * nB + X_WB.p.cross(f);
+    out.tail<3>() = f;
+    return out;
+}
+
+Mat6 bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R) {
+    const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+    return spatialInertia(body.mass, X_WB.p, R * body.inertia.asDiagonal() * R.transpose());
+}
+
+}  // namespace
+
+Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
+                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
+    const int n = tree.size();
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V, c, pA, U, A;
+    thread_local std::vector<Mat6> IA;
+    thread_local std::vector<double> D, u;
+    linkKinematics(model, tree, q, poses, s);
+    if (Status st = evaluateTreeForces(model, tree, t, q, qd, memory, ws); !st.ok) return st;
+    const std::size_t size = static_cast<std::size_t>(n);
+    V.resize(size);
+    c.resize(size);
+    pA.resize(size);
+    U.resize(size);
+    A.resize(size);
+    IA.resize(size);
+    D.resize(size);
+    u.resize(size);
+    // Outward: velocities, velocity-product accelerations, the bodies' own inertias and bias
+    // forces.
+    for (std::size_t i = 0; i < size; ++i) {
+        const JointTree::Link& link = tree.links[i];
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        const Mat3 R = X_WB.rotationMatrix();
+        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
+        V[i] = Vp + s[i] * qd(static_cast<Eigen::Index>(i));
+        c[i] = crossMotion(V[i], s[i]) * qd(static_cast<Eigen::Index>(i));
+        IA[i] = bodyInertia(model, link.body, X_WB, R);
+        pA[i] = crossForce(V[i], IA[i] * V[i]) -
+                appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+    }
+    // Inward: each link's articulated inertia and bias force handed to its parent.
+    for (std::size_t k = size; k-- > 0;) {
+        U[k] = IA[k] * s[k];
+        D[k] = s[k].dot(U[k]);
+        u[k] = -s[k].dot(pA[k]);
+        if (!(D[k] > 0.0))
+            return Status::failure(
+                "joint '" + model.joints[static_cast<std::size_t>(tree.links[k].joint)].name +
+                "' carries no inertia along its axis at t = " + timeText(t));
+        if (const int p = tree.links[k].parent; p >= 0) {
+            const Mat6 Ia = IA[k] - U[k] * U[k].transpose() / D[k];
+            IA[static_cast<std::size_t>(p)] += Ia;
+            pA[static_cast<std::size_t>(p)] += pA[k] + Ia * c[k] + U[k] * (u[k] / D[k]);
+        }
+    }
+    // Outward: the accelerations.
+    qdd.resize(n);
+    for (std::size_t i = 0; i < size; ++i) {
+        const int p = tree.links[i].parent;
+        const Vec6 a = (p < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(p)]) + c[i];
+        qdd(static_cast<Eigen::Index>(i)) = (u[i] - U[i].dot(a)) / D[i];
+        A[i] = a + s[i] * qdd(static_cast<Eigen::Index>(i));
+    }
+    return {};
+}
+
 Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
                           Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h) {
@@ -209,14 +302,7 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
     std::vector<Transform> poses;
     std::vector<Vec6> s;
     linkKinematics(model, tree, q, poses, s);
-    // The applied forces at the bodies' state: gravity, the force elements (and the gyroscopic
-    // term, which the velocity products below hold: taken out again).
-    State bodies = memory;
-    bodyStateFromJoints(model, tree, q, qd, bodies);
-    if (Status st = evaluateAppliedForces(model, t, bodies.q, bodies.v, memory.jointCoordinates,
-                                          memory.lagged, ws);
-        !st.ok)
-        return st;
+    if (Status st = evaluateTreeForces(model, tree, t, q, qd, memory, ws); !st.ok) return st;
 
     // Outward: velocities, velocity-product accelerations; each body's force that q̈ = 0 needs.
     std::vector<Vec6> V(static_cast<std::size_t>(n)), A(static_cast<std::size_t>(n)),
@@ -225,24 +311,15 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
     for (int k = 0; k < n; ++k) {
         const std::size_t i = static_cast<std::size_t>(k);
         const JointTree::Link& link = tree.links[i];
-        const BodyModel& body = model.bodies[static_cast<std::size_t>(link.body)];
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         const Mat3 R = X_WB.rotationMatrix();
-        I[i] = spatialInertia(body.mass, X_WB.p, R * body.inertia.asDiagonal() * R.transpose());
+        I[i] = bodyInertia(model, link.body, X_WB, R);
         const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
         const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
         V[i] = Vp + s[i] * qd(k);
         A[i] = Ap + crossMotion(V[i], s[i]) * qd(k);
-        // The applied wrench at the origin: force f at the centre of mass, torque n (body axes
-        // in g) turned to the world, less the gyroscopic term g carries.
-        const Vec3 w = V[i].head<3>();
-        const Vec3 wB = R.transpose() * w;
-        const Vec3 f = layout::linear(ws.g, link.body);
-        const Vec3 nB = layout::angular(ws.g, link.body) + wB.cross(body.inertia.cwiseProduct(wB));
-        Vec6 applied;
-        applied.head<3>() = R * nB + X_WB.p.cross(f);
-        applied.tail<3>() = f;
-        F[i] = I[i] * A[i] + crossForce(V[i], I[i] * V[i]) - applied;
+        F[i] = I[i] * A[i] + crossForce(V[i], I[i] * V[i]) -
+               appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
     }
     // Inward: the generalised forces, and the composite inertias.
     h.resize(n);

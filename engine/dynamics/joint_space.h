@@ -62,7 +62,13 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
                           Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h);
 
-// q̈ = −M⁻¹ h.
+// q̈ by the articulated-body algorithm: three O(n) passes, no mass matrix (Featherstone, ch. 7);
+// what jointSpaceAccelerations gives, in time linear in the links whatever the tree's depth.
+Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
+                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
+
+// q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
