@@ -1,5 +1,7 @@
 #include "engine/dynamics/joint_space.h"
 
+#include <cmath>
+
 #include <Eigen/Cholesky>
 
 #include "engine/dynamics/dynamics.h"
@@ -37,20 +39,30 @@ Vec6 crossForce(const Vec6& V, const Vec6& f) {
 // A body's spatial inertia about the world origin: mass m, centre of mass c, rotational inertia
 // Ic about it (world axes).
 Mat6 spatialInertia(double m, const Vec3& c, const Mat3& Ic) {
-    const Mat3 C = skew(c);
+    const Mat3 C = m * skew(c);
     Mat6 I;
-    I.topLeftCorner<3, 3>() = Ic + m * C * C.transpose();
-    I.topRightCorner<3, 3>() = m * C;
-    I.bottomLeftCorner<3, 3>() = m * C.transpose();
+    // Ic + m C Cᵀ, with C Cᵀ = (c·c) 1 − c cᵀ
+    I.topLeftCorner<3, 3>() = Ic - m * c * c.transpose();
+    I.topLeftCorner<3, 3>().diagonal().array() += m * c.squaredNorm();
+    I.topRightCorner<3, 3>() = C;
+    I.bottomLeftCorner<3, 3>() = C.transpose();
     I.bottomRightCorner<3, 3>() = m * Mat3::Identity();
     return I;
+}
+
+// a b without renormalising the rotation (the recursions renormalise once per link).
+Transform compose(const Transform& a, const Transform& b) {
+    Transform out;
+    out.R = a.R * b.R;
+    out.p = a.p + a.R * b.p;
+    return out;
 }
 
 // The relative pose of marker I from marker J at coordinate q.
 Transform jointTransform(const JointTree::Link& link, double q) {
     Transform X_JI;
     if (link.axis == JointAxis::Rotation) {
-        X_JI.R = Quat(Eigen::AngleAxisd(q, Vec3::UnitZ()));
+        X_JI.R = Quat(std::cos(0.5 * q), 0.0, 0.0, std::sin(0.5 * q));
     } else {
         X_JI.R = link.R_JI0;
         X_JI.p = q * Vec3::UnitZ();
@@ -72,13 +84,14 @@ void linkKinematics(const Model& model, const JointTree& tree, const Eigen::Vect
     s.assign(tree.links.size(), Vec6::Zero());
     for (std::size_t k = 0; k < tree.links.size(); ++k) {
         const JointTree::Link& link = tree.links[k];
-        const Transform X_WF = bodyPose(poses, link.parentBody) * link.X_PF;
+        const Transform X_WF = compose(bodyPose(poses, link.parentBody), link.X_PF);
         const Transform X_JI = jointTransform(link, q(static_cast<Eigen::Index>(k)));
-        const Transform X_FG = link.childHoldsI ? X_JI : X_JI.inverse();
-        const Transform X_WB = X_WF * X_FG * link.X_CG.inverse();
-        poses[static_cast<std::size_t>(link.body)] = X_WB;
+        const Transform X_WG = compose(X_WF, link.childHoldsI ? X_JI : X_JI.inverse());
+        Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        X_WB = compose(X_WG, link.X_GC);
+        X_WB.R.normalize();
         // Marker J in the world: the parent's marker, or the link's own.
-        const Transform X_WJ = link.childHoldsI ? X_WF : X_WB * link.X_CG;
+        const Transform& X_WJ = link.childHoldsI ? X_WF : X_WG;
         const Vec3 a = X_WJ.R * Vec3::UnitZ();
         const double sign = link.childHoldsI ? 1.0 : -1.0;
         if (link.axis == JointAxis::Rotation) {
@@ -87,6 +100,32 @@ void linkKinematics(const Model& model, const JointTree& tree, const Eigen::Vect
         } else {
             s[k].tail<3>() = sign * a;
         }
+    }
+}
+
+// Each link's twist at the world origin: its parent's and its joint's.
+void linkVelocities(const JointTree& tree, const std::vector<Vec6>& s, const Eigen::VectorXd& qd,
+                    std::vector<Vec6>& V) {
+    V.resize(tree.links.size());
+    for (std::size_t k = 0; k < tree.links.size(); ++k) {
+        const int p = tree.links[k].parent;
+        V[k] = (p < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(p)]) +
+               s[k] * qd(static_cast<Eigen::Index>(k));
+    }
+}
+
+// The bodies' maximal state (State::q, State::v) from the links' poses and twists.
+void writeBodyState(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
+                    const std::vector<Vec6>& V, Eigen::VectorXd& q, Eigen::VectorXd& v) {
+    q.resize(model.positionSize());
+    v.resize(model.velocitySize());
+    for (std::size_t k = 0; k < tree.links.size(); ++k) {
+        const int b = tree.links[k].body;
+        const Transform& X_WB = poses[static_cast<std::size_t>(b)];
+        setBodyPose(q, b, X_WB);
+        const Vec3 w = V[k].head<3>();
+        layout::linear(v, b) = V[k].tail<3>() + w.cross(X_WB.p);
+        layout::angular(v, b) = X_WB.R.conjugate() * w;
     }
 }
 
@@ -146,6 +185,7 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
             link.axis = joint.coordinates[0];
             link.X_PF = parent.X_BM;
             link.X_CG = child.X_BM;
+            link.X_GC = child.X_BM.inverse();
             link.slot = offsets[j];
             if (link.axis == JointAxis::Translation) {  // the turn the slide holds
                 const MarkerFrame I = markerFrame(model, frames, joint.markerI);
@@ -185,21 +225,10 @@ void jointSpaceState(const Model& model, const JointTree& tree, const State& sta
 void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& qd, State& state) {
     std::vector<Transform> poses;
-    std::vector<Vec6> s;
+    std::vector<Vec6> s, V;
     linkKinematics(model, tree, q, poses, s);
-    std::vector<Vec6> V(tree.links.size());
-    state.q.resize(model.positionSize());
-    state.v.resize(model.velocitySize());
-    for (std::size_t k = 0; k < tree.links.size(); ++k) {
-        const JointTree::Link& link = tree.links[k];
-        V[k] = (link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)]) +
-               s[k] * qd(static_cast<Eigen::Index>(k));
-        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
-        setBodyPose(state.q, link.body, X_WB);
-        const Vec3 w = V[k].head<3>();
-        layout::linear(state.v, link.body) = V[k].tail<3>() + w.cross(X_WB.p);
-        layout::angular(state.v, link.body) = X_WB.R.conjugate() * w;
-    }
+    linkVelocities(tree, s, qd, V);
+    writeBodyState(model, tree, poses, V, state.q, state.v);
 }
 
 namespace {
@@ -207,13 +236,13 @@ namespace {
 // The applied forces at the bodies' state for coordinates q, q̇ into ws.g: gravity and the
 // force elements (with the gyroscopic term, which the velocity products of the recursions hold:
 // appliedWrench takes it out again).
+// ws.frames then hold the bodies' frames.
 Status evaluateTreeForces(const Model& model, const JointTree& tree, double t,
-                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
-                          Workspace& ws) {
-    State bodies = memory;
-    bodyStateFromJoints(model, tree, q, qd, bodies);
-    return evaluateAppliedForces(model, t, bodies.q, bodies.v, memory.jointCoordinates,
-                                 memory.lagged, ws);
+                          const std::vector<Transform>& poses, const std::vector<Vec6>& V,
+                          const State& memory, Workspace& ws) {
+    thread_local Eigen::VectorXd q, v;
+    writeBodyState(model, tree, poses, V, q, v);
+    return evaluateAppliedForces(model, t, q, v, memory.jointCoordinates, memory.lagged, ws);
 }
 
 // Body `b`'s applied wrench about the world origin (moment, force) from ws.g, less the
@@ -246,9 +275,9 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
     thread_local std::vector<Mat6> IA;
     thread_local std::vector<double> D, u;
     linkKinematics(model, tree, q, poses, s);
-    if (Status st = evaluateTreeForces(model, tree, t, q, qd, memory, ws); !st.ok) return st;
+    linkVelocities(tree, s, qd, V);
+    if (Status st = evaluateTreeForces(model, tree, t, poses, V, memory, ws); !st.ok) return st;
     const std::size_t size = static_cast<std::size_t>(n);
-    V.resize(size);
     c.resize(size);
     pA.resize(size);
     U.resize(size);
@@ -261,9 +290,7 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
     for (std::size_t i = 0; i < size; ++i) {
         const JointTree::Link& link = tree.links[i];
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
-        const Mat3 R = X_WB.rotationMatrix();
-        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
-        V[i] = Vp + s[i] * qd(static_cast<Eigen::Index>(i));
+        const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
         c[i] = crossMotion(V[i], s[i]) * qd(static_cast<Eigen::Index>(i));
         IA[i] = bodyInertia(model, link.body, X_WB, R);
         pA[i] = crossForce(V[i], IA[i] * V[i]) -
@@ -302,7 +329,10 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
     std::vector<Transform> poses;
     std::vector<Vec6> s;
     linkKinematics(model, tree, q, poses, s);
-    if (Status st = evaluateTreeForces(model, tree, t, q, qd, memory, ws); !st.ok) return st;
+    std::vector<Vec6> twists;
+    linkVelocities(tree, s, qd, twists);
+    if (Status st = evaluateTreeForces(model, tree, t, poses, twists, memory, ws); !st.ok)
+        return st;
 
     // Outward: velocities, velocity-product accelerations; each body's force that q̈ = 0 needs.
     std::vector<Vec6> V(static_cast<std::size_t>(n)), A(static_cast<std::size_t>(n)),
