@@ -375,6 +375,39 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
     return {};
 }
 
+Status jointSpaceStep(const Model& model, const JointTree& tree, JointSpaceMethod method, double t,
+                      double h, Eigen::VectorXd& q, Eigen::VectorXd& qd, const State& memory,
+                      Workspace& ws) {
+    thread_local Eigen::VectorXd a1, a2, a3, a4, qs;
+    if (method == JointSpaceMethod::SymplecticEuler) {
+        if (Status s = articulatedAccelerations(model, tree, t, q, qd, memory, ws, a1); !s.ok)
+            return s;
+        qd += h * a1;
+        q += h * qd;
+        return {};
+    }
+    // Runge–Kutta on (q, q̇): k = (q̇, q̈) at the four stages.
+    const Eigen::VectorXd v1 = qd;
+    if (Status s = articulatedAccelerations(model, tree, t, q, v1, memory, ws, a1); !s.ok) return s;
+    qs = q + 0.5 * h * v1;
+    const Eigen::VectorXd v2 = qd + 0.5 * h * a1;
+    if (Status s = articulatedAccelerations(model, tree, t + 0.5 * h, qs, v2, memory, ws, a2);
+        !s.ok)
+        return s;
+    qs = q + 0.5 * h * v2;
+    const Eigen::VectorXd v3 = qd + 0.5 * h * a2;
+    if (Status s = articulatedAccelerations(model, tree, t + 0.5 * h, qs, v3, memory, ws, a3);
+        !s.ok)
+        return s;
+    qs = q + h * v3;
+    const Eigen::VectorXd v4 = qd + h * a3;
+    if (Status s = articulatedAccelerations(model, tree, t + h, qs, v4, memory, ws, a4); !s.ok)
+        return s;
+    q += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
+    qd += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+    return {};
+}
+
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {

@@ -69,6 +69,14 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
 
+// One step of size h from time t in joint coordinates, q̈ by the articulated-body algorithm:
+// symplectic Euler (q̇ += h q̈(q, q̇), then q += h q̇: one evaluation, nothing to iterate or
+// project: the joints hold by construction), or classical Runge–Kutta (four evaluations).
+enum class JointSpaceMethod { SymplecticEuler, RungeKutta4 };
+Status jointSpaceStep(const Model& model, const JointTree& tree, JointSpaceMethod method, double t,
+                      double h, Eigen::VectorXd& q, Eigen::VectorXd& qd, const State& memory,
+                      Workspace& ws);
+
 // q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
