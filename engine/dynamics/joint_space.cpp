@@ -184,7 +184,6 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
                 parent.body == kGround ? -1 : linkOfBody[static_cast<std::size_t>(parent.body)];
             link.axis = joint.coordinates[0];
             link.X_PF = parent.X_BM;
-            link.X_CG = child.X_BM;
             link.X_GC = child.X_BM.inverse();
             link.slot = offsets[j];
             if (link.axis == JointAxis::Translation) {  // the turn the slide holds

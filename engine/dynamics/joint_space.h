@@ -33,10 +33,9 @@ struct JointTree {
         JointAxis axis = JointAxis::Rotation;
         bool childHoldsI = true;  // the link's body holds marker I (q moves it), else marker J
         Transform X_PF;           // the joint's marker on the parent, in its body frame (world)
-        Transform X_CG;           // the joint's marker on the link's body, in its body frame
-        Transform X_GC;           // its inverse
-        Quat R_JI0;               // a prismatic joint's fixed turn of marker I from marker J
-        int slot = 0;             // index of its coordinate in State::jointCoordinates
+        Transform X_GC;  // the link's body frame in its own marker's (the marker's inverse)
+        Quat R_JI0;      // a prismatic joint's fixed turn of marker I from marker J
+        int slot = 0;    // index of its coordinate in State::jointCoordinates
     };
     std::vector<Link> links;  // parents before children
     int size() const { return static_cast<int>(links.size()); }
