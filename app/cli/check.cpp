@@ -68,6 +68,12 @@ int runCheck(const std::string& path) {
                       << ")\n";
     }
     engine::ForwardDynamics sim(compiled.model);
+    if (sim.formulation().refused) {
+        printError("the scene asks for the recursive formulation, but " + sim.formulation().reason,
+                   path + ":/settings/formulation");
+        std::cout << "status:  invalid (the recursive formulation cannot step it)\n";
+        return kExitInvalidInput;
+    }
     if (const engine::Status s = sim.initialize(); !s.ok) {
         printError(s.message, path);
         std::cout << "status:  invalid (cannot be assembled)\n";

@@ -93,6 +93,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     simulate->add_option(
         "--integrator", sim.integrator,
         "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
+    simulate->add_option("--formulation", sim.formulation,
+                         "auto, recursive (joint coordinates) or maximal (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
     simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")
         ->check(kPositive);

@@ -40,6 +40,7 @@ struct SimulateOptions {
     double atol = 0.0;
     double projectionTolerance = 0.0;
     std::string integrator;
+    std::string formulation;
     std::string out;
     std::string run;  // run file to write (scene + frames)
     int every = 1;

@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "engine/analysis/mobility.h"
+#include "engine/integrators/integrator.h"
 #include "engine/model/deactivation.h"
 #include "engine/model/model.h"
 
@@ -132,13 +133,27 @@ int runInfo(const std::string& path) {
     info["redundantConstraints"] = redundant;
     info["redundantCount"] = mobility.redundantCount;
     info["summary"] = mobility.summary();
+    // The coordinates a run steps in (settings.formulation; for auto, which and why).
+    const engine::FormulationChoice formulation = engine::chooseFormulation(*model);
+    info["formulation"] = {
+        {"asked", std::string(engine::formulationName(model->settings.formulation))},
+        {"runs", formulation.refused                                         ? "none"
+                 : formulation.formulation == engine::Formulation::Recursive ? "recursive"
+                                                                             : "maximal"},
+        {"reason", formulation.reason}};
+    if (formulation.refused) {
+        const std::string message =
+            "the scene asks for the recursive formulation, but " + formulation.reason;
+        errors.push_back({{"where", "/settings/formulation"}, {"message", message}});
+        printError(message, path + ":/settings/formulation");
+    }
     if (!mobility.ok) {
         errors.push_back({{"where", ""}, {"message", mobility.message}});
         printError(mobility.message, path);
     }
     info["errors"] = errors;
     std::cout << info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    return mobility.ok ? 0 : kExitInvalidInput;
+    return mobility.ok && !formulation.refused ? 0 : kExitInvalidInput;
 }
 
 }  // namespace cli

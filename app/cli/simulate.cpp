@@ -72,6 +72,16 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
         }
         spec.settings.integrator = *type;
     }
+    if (!options.formulation.empty()) {
+        const auto formulation = engine::formulationFromName(options.formulation);
+        if (!formulation) {
+            printError("unknown formulation '" + options.formulation +
+                           "' (expected auto, recursive or maximal)",
+                       "command line: --formulation");
+            return kExitUsage;
+        }
+        spec.settings.formulation = *formulation;
+    }
     // Fixed steps land on every output time: an output interval between steps is refused
     // here, in the command line's terms, rather than as the scene's setting.
     if (options.outputDt > 0.0 || options.dt > 0.0) {

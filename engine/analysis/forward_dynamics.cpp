@@ -143,13 +143,25 @@ std::string failureCause(const Model& model, const State& state, Workspace& ws) 
 ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
     : base_(model),
       model_(std::move(model)),
-      integrator_(model_->kinematic ? makeKinematicStepper() : makeIntegrator(model_->settings)) {}
+      loops_(hasClosedLoops(*model_)),
+      memorySize_(solverMemorySize(*model_)) {
+    if (model_->kinematic) {
+        formulation_.reason = "a fully driven mechanism is solved from its constraints";
+        integrator_ = makeKinematicStepper();
+    } else {
+        formulation_ = chooseFormulation(*model_);
+        integrator_ = makeIntegrator(model_->settings, formulation_.formulation);
+    }
+}
 
 Status ForwardDynamics::initialize() {
     return initialize(initialState(*model_));
 }
 
 Status ForwardDynamics::initialize(const State& state) {
+    if (formulation_.refused)
+        return Status::failure("the scene asks for the recursive formulation, but " +
+                               formulation_.reason);
     state_ = state;
     model_ = switchedModel(base_, state_.switches);
     state_.solverMemory.clear();  // a new start: the rows analysed afresh
@@ -173,6 +185,9 @@ Status ForwardDynamics::initialize(const State& state) {
 }
 
 Status ForwardDynamics::resume(const State& state) {
+    if (formulation_.refused)
+        return Status::failure("the scene asks for the recursive formulation, but " +
+                               formulation_.reason);
     state_ = state;
     model_ = switchedModel(base_, state_.switches);
     integrator_->reset();
@@ -211,10 +226,10 @@ static bool workspacePivots(const Model& model, bool pivots) {
 }
 
 void ForwardDynamics::saveSolverMemory() {
-    const bool pivots = hasClosedLoops(*model_);
+    const bool pivots = loops_;
     const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
     std::vector<double>& memory = state_.solverMemory;
-    memory.assign(static_cast<std::size_t>(solverMemorySize(*model_)), 0.0);
+    memory.assign(static_cast<std::size_t>(memorySize_), 0.0);
     if (ws_.solver.rows() == model_->constraintRows())
         ws_.solver.saveMemory(memory.data(), workspacePivots(*model_, pivots));
     else
@@ -229,8 +244,8 @@ void ForwardDynamics::saveSolverMemory() {
 
 void ForwardDynamics::restoreSolverMemory(const State& state) {
     const std::vector<double>& memory = state.solverMemory;
-    if (static_cast<int>(memory.size()) != solverMemorySize(*model_)) return;  // none, or stale
-    const bool pivots = hasClosedLoops(*model_);
+    if (static_cast<int>(memory.size()) != memorySize_) return;  // none, or stale
+    const bool pivots = loops_;
     const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
     if (ws_.solver.rows() == model_->constraintRows()) {
         ws_.solver.restoreMemory(memory.data(), workspacePivots(*model_, pivots));

@@ -62,6 +62,9 @@ public:
     // The last step's result (valid after a velocity-level step until the state is set).
     const StepResult& lastStep() const { return ws_.step; }
     const IntegratorStatistics& statistics() const { return integrator_->statistics(); }
+    // The coordinates the run steps in, and why (chooseFormulation; a fully driven mechanism's
+    // are maximal).
+    const FormulationChoice& formulation() const { return formulation_; }
 
 private:
     // The solvers' memory into state_ (State::solverMemory), and back from a state.
@@ -78,10 +81,15 @@ private:
 
     std::shared_ptr<const Model> base_;   // as compiled: the switches' initial values
     std::shared_ptr<const Model> model_;  // base_ with the state's switches (State::switches)
+    // Of the model's structure, which switches leave alone: whether its joints close a loop
+    // (hasClosedLoops) and the length of State::solverMemory (solverMemorySize).
+    bool loops_ = false;
+    int memorySize_ = 0;
     std::vector<SensorEvent> sensorEvents_;
     bool stopped_ = false;
     State state_;
     Workspace ws_;
+    FormulationChoice formulation_;
     std::unique_ptr<Integrator> integrator_;
 };
 

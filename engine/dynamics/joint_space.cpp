@@ -58,16 +58,25 @@ Transform compose(const Transform& a, const Transform& b) {
     return out;
 }
 
-// The relative pose of marker I from marker J at coordinate q.
-Transform jointTransform(const JointTree::Link& link, double q) {
-    Transform X_JI;
+// The link's own marker G in the world: the parent's marker F (X_WF) moved by the joint at
+// coordinate q (marker I from marker J: a turn about z, or a slide along z with the fixed turn
+// R_JI0; reversed when the link's body holds marker J). A turn about z is composed by hand
+// (a quaternion of w and z only).
+Transform jointChild(const JointTree::Link& link, const Transform& X_WF, double q) {
+    Transform X_WG;
     if (link.axis == JointAxis::Rotation) {
-        X_JI.R = Quat(std::cos(0.5 * q), 0.0, 0.0, std::sin(0.5 * q));
-    } else {
-        X_JI.R = link.R_JI0;
-        X_JI.p = q * Vec3::UnitZ();
+        const double c = std::cos(0.5 * q),
+                     s = link.childHoldsI ? std::sin(0.5 * q) : -std::sin(0.5 * q);
+        const Quat& a = X_WF.R;
+        X_WG.R = Quat(a.w() * c - a.z() * s, a.x() * c + a.y() * s, a.y() * c - a.x() * s,
+                      a.z() * c + a.w() * s);
+        X_WG.p = X_WF.p;
+        return X_WG;
     }
-    return X_JI;
+    Transform X_JI;
+    X_JI.R = link.R_JI0;
+    X_JI.p = q * Vec3::UnitZ();
+    return compose(X_WF, link.childHoldsI ? X_JI : X_JI.inverse());
 }
 
 const Transform& bodyPose(const std::vector<Transform>& poses, int body) {
@@ -85,8 +94,7 @@ void linkKinematics(const Model& model, const JointTree& tree, const Eigen::Vect
     for (std::size_t k = 0; k < tree.links.size(); ++k) {
         const JointTree::Link& link = tree.links[k];
         const Transform X_WF = compose(bodyPose(poses, link.parentBody), link.X_PF);
-        const Transform X_JI = jointTransform(link, q(static_cast<Eigen::Index>(k)));
-        const Transform X_WG = compose(X_WF, link.childHoldsI ? X_JI : X_JI.inverse());
+        const Transform X_WG = jointChild(link, X_WF, q(static_cast<Eigen::Index>(k)));
         Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         X_WB = compose(X_WG, link.X_GC);
         X_WB.R.normalize();
@@ -184,12 +192,28 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
                 parent.body == kGround ? -1 : linkOfBody[static_cast<std::size_t>(parent.body)];
             link.axis = joint.coordinates[0];
             link.X_PF = parent.X_BM;
+            link.X_CM = child.X_BM;
             link.X_GC = child.X_BM.inverse();
             link.slot = offsets[j];
-            if (link.axis == JointAxis::Translation) {  // the turn the slide holds
-                const MarkerFrame I = markerFrame(model, frames, joint.markerI);
-                const MarkerFrame J = markerFrame(model, frames, joint.markerJ);
-                link.R_JI0 = Quat(Mat3(J.R.transpose() * I.R)).normalized();
+            const MarkerFrame I = markerFrame(model, frames, joint.markerI);
+            const MarkerFrame J = markerFrame(model, frames, joint.markerJ);
+            const Mat3 R_JI = J.R.transpose() * I.R;
+            if (link.axis == JointAxis::Translation) {
+                // The turn the slide holds: its rows keep I's x along ±J's x and I's z along
+                // ±J's z, so one of four exact turns (the nearest: the assembled branch).
+                Mat3 R = Mat3::Zero();
+                for (int d = 0; d < 3; ++d) R(d, d) = R_JI(d, d) < 0.0 ? -1.0 : 1.0;
+                if (R.determinant() < 0.0) {
+                    why = "joint '" + joint.name +
+                          "': its markers' axes are not held parallel or opposed (not assembled?)";
+                    return std::nullopt;
+                }
+                link.R_JI0 = Quat(R);
+            } else if (R_JI(2, 2) < 0.0) {
+                why = "joint '" + joint.name +
+                      "' turns about axes that point opposite ways (marker I's z against marker "
+                      "J's): joint coordinates take a hinge whose markers' z axes agree";
+                return std::nullopt;
             }
             linkOfBody[static_cast<std::size_t>(child.body)] = tree.size();
             tree.links.push_back(link);
@@ -205,29 +229,74 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
     return tree;
 }
 
-void jointSpaceState(const Model& model, const JointTree& tree, const State& state,
-                     Eigen::VectorXd& q, Eigen::VectorXd& qd) {
-    std::vector<BodyFrame> frames;
-    computeBodyFrames(model, state.q, state.v, frames);
+namespace {
+
+// The joint coordinates and rates of `state`, with what the recursions need there taken from
+// the bodies' state as it is (not composed again from q): each body's pose, each link's motion
+// subspace s and twist V at the world origin.
+void linkStateFromBodies(const Model& model, const JointTree& tree, const State& state,
+                         Eigen::VectorXd& q, Eigen::VectorXd& qd, std::vector<Transform>& poses,
+                         std::vector<Vec6>& s, std::vector<Vec6>& V) {
     q.resize(tree.size());
     qd.resize(tree.size());
+    poses.assign(model.bodies.size(), Transform());
+    s.resize(tree.links.size());
+    V.resize(tree.links.size());
     for (int k = 0; k < tree.size(); ++k) {
-        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
-        const ConstraintRow c = jointCoordinate(model, frames, link.joint, 0);
-        q(k) = link.axis == JointAxis::Rotation && state.jointCoordinates.size() > link.slot
-                   ? unwindAngle(c.value, state.jointCoordinates(link.slot))
-                   : c.value;
-        qd(k) = c.rate;
+        const std::size_t i = static_cast<std::size_t>(k);
+        const JointTree::Link& link = tree.links[i];
+        Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        X_WB.p = bodyPosition(state.q, link.body);
+        X_WB.R = bodyOrientation(state.q, link.body);
+        const Transform X_WF = compose(bodyPose(poses, link.parentBody), link.X_PF);
+        const Transform X_WG = compose(X_WB, link.X_CM);
+        const Transform& X_WJ = link.childHoldsI ? X_WF : X_WG;
+        const Transform& X_WI = link.childHoldsI ? X_WG : X_WF;
+        // The body's twist at the world origin, (ω, v − ω × r), and its parent's.
+        const Vec3 w = X_WB.R * Vec3(layout::angular(state.v, link.body));
+        V[i].head<3>() = w;
+        V[i].tail<3>() = Vec3(layout::linear(state.v, link.body)) - w.cross(X_WB.p);
+        const Vec6 dV = link.parent < 0 ? V[i] : V[i] - V[static_cast<std::size_t>(link.parent)];
+        const Vec3 a = X_WJ.R * Vec3::UnitZ();
+        const double sign = link.childHoldsI ? 1.0 : -1.0;
+        if (link.axis == JointAxis::Rotation) {
+            const Quat R_JI = X_WJ.R.conjugate() * X_WI.R;
+            const double angle = 2.0 * std::atan2(R_JI.z(), R_JI.w());
+            q(k) = state.jointCoordinates.size() > link.slot
+                       ? unwindAngle(angle, state.jointCoordinates(link.slot))
+                       : angle;
+            qd(k) = sign * a.dot(dV.head<3>());
+            s[i].head<3>() = sign * a;
+            s[i].tail<3>() = sign * X_WJ.p.cross(a);
+        } else {
+            q(k) = a.dot(X_WI.p - X_WJ.p);
+            qd(k) = sign * a.dot(dV.tail<3>());
+            s[i].head<3>().setZero();
+            s[i].tail<3>() = sign * a;
+        }
     }
+}
+
+}  // namespace
+
+void jointSpaceState(const Model& model, const JointTree& tree, const State& state,
+                     Eigen::VectorXd& q, Eigen::VectorXd& qd) {
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    linkStateFromBodies(model, tree, state, q, qd, poses, s, V);
 }
 
 void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& qd, State& state) {
-    std::vector<Transform> poses;
-    std::vector<Vec6> s, V;
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
     linkKinematics(model, tree, q, poses, s);
     linkVelocities(tree, s, qd, V);
     writeBodyState(model, tree, poses, V, state.q, state.v);
+    if (state.jointCoordinates.size() != model.jointCoordinateCount)
+        state.jointCoordinates = Eigen::VectorXd::Zero(model.jointCoordinateCount);
+    for (int k = 0; k < tree.size(); ++k)
+        state.jointCoordinates(tree.links[static_cast<std::size_t>(k)].slot) = q(k);
 }
 
 namespace {
@@ -263,19 +332,21 @@ Mat6 bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R
     return spatialInertia(body.mass, X_WB.p, R * body.inertia.asDiagonal() * R.transpose());
 }
 
-}  // namespace
-
-Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
-                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
+// The articulated-body algorithm's passes at the links' poses, motion subspaces and twists,
+// with the applied forces evaluated at the bodies' state (bodyQ, bodyV) that they describe.
+Status articulatedPasses(const Model& model, const JointTree& tree, double t,
+                         const Eigen::VectorXd& qd, const std::vector<Transform>& poses,
+                         const std::vector<Vec6>& s, const std::vector<Vec6>& V,
+                         const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
+                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
     const int n = tree.size();
-    thread_local std::vector<Transform> poses;
-    thread_local std::vector<Vec6> s, V, c, pA, U, A;
+    thread_local std::vector<Vec6> c, pA, U, A;
     thread_local std::vector<Mat6> IA;
     thread_local std::vector<double> D, u;
-    linkKinematics(model, tree, q, poses, s);
-    linkVelocities(tree, s, qd, V);
-    if (Status st = evaluateTreeForces(model, tree, t, poses, V, memory, ws); !st.ok) return st;
+    if (Status st = evaluateAppliedForces(model, t, bodyQ, bodyV, memory.jointCoordinates,
+                                          memory.lagged, ws);
+        !st.ok)
+        return st;
     const std::size_t size = static_cast<std::size_t>(n);
     c.resize(size);
     pA.resize(size);
@@ -319,6 +390,30 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
         A[i] = a + s[i] * qdd(static_cast<Eigen::Index>(i));
     }
     return {};
+}
+
+}  // namespace
+
+Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
+                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    thread_local Eigen::VectorXd bodyQ, bodyV;
+    linkKinematics(model, tree, q, poses, s);
+    linkVelocities(tree, s, qd, V);
+    writeBodyState(model, tree, poses, V, bodyQ, bodyV);
+    return articulatedPasses(model, tree, t, qd, poses, s, V, bodyQ, bodyV, memory, ws, qdd);
+}
+
+Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, const State& state,
+                                  Eigen::VectorXd& q, Eigen::VectorXd& qd, Workspace& ws,
+                                  Eigen::VectorXd& qdd) {
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    linkStateFromBodies(model, tree, state, q, qd, poses, s, V);
+    return articulatedPasses(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
+                             qdd);
 }
 
 Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
@@ -371,39 +466,6 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
              j = tree.links[static_cast<std::size_t>(j)].parent)
             M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);
     }
-    return {};
-}
-
-Status jointSpaceStep(const Model& model, const JointTree& tree, JointSpaceMethod method, double t,
-                      double h, Eigen::VectorXd& q, Eigen::VectorXd& qd, const State& memory,
-                      Workspace& ws) {
-    thread_local Eigen::VectorXd a1, a2, a3, a4, qs;
-    if (method == JointSpaceMethod::SymplecticEuler) {
-        if (Status s = articulatedAccelerations(model, tree, t, q, qd, memory, ws, a1); !s.ok)
-            return s;
-        qd += h * a1;
-        q += h * qd;
-        return {};
-    }
-    // Runge–Kutta on (q, q̇): k = (q̇, q̈) at the four stages.
-    const Eigen::VectorXd v1 = qd;
-    if (Status s = articulatedAccelerations(model, tree, t, q, v1, memory, ws, a1); !s.ok) return s;
-    qs = q + 0.5 * h * v1;
-    const Eigen::VectorXd v2 = qd + 0.5 * h * a1;
-    if (Status s = articulatedAccelerations(model, tree, t + 0.5 * h, qs, v2, memory, ws, a2);
-        !s.ok)
-        return s;
-    qs = q + 0.5 * h * v2;
-    const Eigen::VectorXd v3 = qd + 0.5 * h * a2;
-    if (Status s = articulatedAccelerations(model, tree, t + 0.5 * h, qs, v3, memory, ws, a3);
-        !s.ok)
-        return s;
-    qs = q + h * v3;
-    const Eigen::VectorXd v4 = qd + h * a3;
-    if (Status s = articulatedAccelerations(model, tree, t + h, qs, v4, memory, ws, a4); !s.ok)
-        return s;
-    q += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
-    qd += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
     return {};
 }
 

@@ -9,7 +9,8 @@
 //
 // The first part of the recursive formulation: revolute and prismatic joints, trees. Loops,
 // multi-axis joints, free roots and motions come next; buildJointTree() says why a model is not
-// (yet) one it can take.
+// (yet) one it can take. The integrators step in these coordinates when the scene's formulation
+// is recursive (engine/integrators/integrator.h, chooseFormulation).
 
 #include <optional>
 #include <string>
@@ -33,9 +34,11 @@ struct JointTree {
         JointAxis axis = JointAxis::Rotation;
         bool childHoldsI = true;  // the link's body holds marker I (q moves it), else marker J
         Transform X_PF;           // the joint's marker on the parent, in its body frame (world)
-        Transform X_GC;  // the link's body frame in its own marker's (the marker's inverse)
-        Quat R_JI0;      // a prismatic joint's fixed turn of marker I from marker J
-        int slot = 0;    // index of its coordinate in State::jointCoordinates
+        Transform X_CM;           // the link's own marker in its body frame
+        Transform X_GC;           // the link's body frame in its own marker's (X_CM's inverse)
+        Quat R_JI0;    // a prismatic joint's fixed turn of marker I from marker J (exact: one
+                       // of the four its rows allow)
+        int slot = 0;  // index of its coordinate in State::jointCoordinates
     };
     std::vector<Link> links;  // parents before children
     int size() const { return static_cast<int>(links.size()); }
@@ -46,11 +49,13 @@ struct JointTree {
 // joints from the ground (a loop, another joint type, a part on no joint, a motion).
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
 
-// The joint coordinates and rates of `state` (its angles as the joints measure them).
+// The joint coordinates and rates of `state` (its angles as the joints measure them, unwound
+// past ±π from state.jointCoordinates): O(n), from the bodies' poses and velocities.
 void jointSpaceState(const Model& model, const JointTree& tree, const State& state,
                      Eigen::VectorXd& q, Eigen::VectorXd& qd);
 
-// The bodies' poses and velocities for joint coordinates q, q̇ into state.q, state.v.
+// The bodies' poses and velocities for joint coordinates q, q̇ into state.q, state.v, and q
+// into state.jointCoordinates (sized for the model when it is not).
 void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& qd, State& state);
 
@@ -68,13 +73,12 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
 
-// One step of size h from time t in joint coordinates, q̈ by the articulated-body algorithm:
-// symplectic Euler (q̇ += h q̈(q, q̇), then q += h q̇: one evaluation, nothing to iterate or
-// project: the joints hold by construction), or classical Runge–Kutta (four evaluations).
-enum class JointSpaceMethod { SymplecticEuler, RungeKutta4 };
-Status jointSpaceStep(const Model& model, const JointTree& tree, JointSpaceMethod method, double t,
-                      double h, Eigen::VectorXd& q, Eigen::VectorXd& qd, const State& memory,
-                      Workspace& ws);
+// The same at the bodies' state `state` (time, poses, velocities, the memory forces read), its
+// joint coordinates and rates into q, q̇ (jointSpaceState): the recursions start from the
+// bodies' poses as they are rather than composing them again from q (a step's start).
+Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, const State& state,
+                                  Eigen::VectorXd& q, Eigen::VectorXd& qd, Workspace& ws,
+                                  Eigen::VectorXd& qdd);
 
 // q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/kinematics/retract.h"
@@ -27,20 +28,45 @@ using engine::normaliseQuaternions;
 using engine::retract;
 using engine::rotateBody;
 
-std::unique_ptr<engine::Integrator> makeSymplecticEuler(double stepSize);
-std::unique_ptr<engine::Integrator> makeRungeKutta4(double stepSize);
+// `joints`: in joint coordinates (the recursive formulation, joint_space.h), else maximal.
+std::unique_ptr<engine::Integrator> makeSymplecticEuler(double stepSize, bool joints);
+std::unique_ptr<engine::Integrator> makeRungeKutta4(double stepSize, bool joints);
 std::unique_ptr<engine::Integrator> makeDormandPrince45(double maxStep, double relativeTolerance,
-                                                        double absoluteTolerance);
+                                                        double absoluteTolerance, bool joints);
 std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
 std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize);
 
 }  // namespace engine::detail
 
+#include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/reactions.h"
 #include "engine/integrators/integrator.h"
 #include "engine/model/layout.h"
 
 namespace engine::detail {
+
+// The joint tree a method in joint coordinates steps over: built from the state it first steps
+// from, and again for another model (a sensor's switch) or after reset(). Its prismatic turns
+// are exact (joint_space.h), so the tree is the same from any state of a run.
+class TreeHolder {
+public:
+    Status build(const Model& model, const State& state) {
+        if (tree_ && model_ == &model) return {};
+        std::string why;
+        tree_ = buildJointTree(model, state, why);
+        if (!tree_)
+            return Status::failure("the recursive formulation cannot step this mechanism: " + why);
+        model_ = &model;
+        return {};
+    }
+    void reset() { tree_.reset(); }
+    const JointTree& operator*() const { return *tree_; }
+    const JointTree* operator->() const { return &*tree_; }
+
+private:
+    std::optional<JointTree> tree_;
+    const Model* model_ = nullptr;
+};
 
 // The end of a step of size h from q0 with velocity v: q = q0 ⊕ h v (unit quaternions), and
 // the body poses there (frames' R and r; their v and w are NaN: v is an iterate of the step,

@@ -18,6 +18,7 @@
 // fails in more substeps before giving up (detail.h, FixedStepIntegrator).
 
 #include <memory>
+#include <string>
 
 #include "engine/dynamics/dynamics.h"
 #include "engine/dynamics/projection.h"
@@ -57,7 +58,22 @@ protected:
     IntegratorStatistics stats_;
 };
 
-std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings);
+// The formulation a run of `model` steps in (SolverSettings::formulation resolved) and why:
+// joint coordinates where the scene asks for the recursive formulation, maximal coordinates
+// otherwise (auto keeps them while they follow the motion more closely at the same settings:
+// see integrator.cpp; its reason names what recursive would step). `refused`: the scene asks
+// for the recursive formulation and cannot have it (`reason` says why).
+struct FormulationChoice {
+    Formulation formulation = Formulation::Maximal;
+    std::string reason;
+    bool refused = false;
+};
+FormulationChoice chooseFormulation(const Model& model);
+
+// The integrator the settings name, stepping in maximal coordinates or (`formulation`
+// Recursive) in joint coordinates.
+std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings,
+                                           Formulation formulation = Formulation::Maximal);
 
 // The motion of a fully driven mechanism solved at each instant from the constraints (a Model
 // with `kinematic` set; engine/analysis/kinematic_analysis.h).

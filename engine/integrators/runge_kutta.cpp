@@ -9,9 +9,64 @@
 namespace engine {
 
 // See runge_kutta.h.
+Eigen::VectorXd detail::Flat::pack(const State& s) const {
+    Eigen::VectorXd y(nq + nv + 2);
+    if (tree) {
+        thread_local Eigen::VectorXd q, qd;
+        jointSpaceState(*model, *tree, s, q, qd);
+        y << q, qd, s.driverWork, s.dissipatedEnergy;
+    } else {
+        y << s.q, s.v, s.driverWork, s.dissipatedEnergy;
+    }
+    return y;
+}
+
+void detail::Flat::unpack(const Eigen::VectorXd& y, State& s) const {
+    if (tree)
+        bodyStateFromJoints(*model, *tree, y.head(nq), y.segment(nq, nv), s);
+    else {
+        s.q = y.head(nq);
+        s.v = y.segment(nq, nv);
+    }
+    s.driverWork = y(nq + nv);
+    s.dissipatedEnergy = y(nq + nv + 1);
+}
+
+Status detail::Flat::settle(const Model& m, State& s, Workspace& ws, int* iterations,
+                            double tolerance) const {
+    if (tree) return {};
+    return projectState(m, s, ws, iterations, tolerance);
+}
+
+std::string detail::Flat::entityOf(const Model& m, Eigen::Index i, bool& velocity) const {
+    velocity = i >= nq;
+    if (tree) {
+        const Eigen::Index k = velocity ? i - nq : i;
+        if (k < 0 || k >= tree->size()) return "";
+        const int joint = tree->links[static_cast<std::size_t>(k)].joint;
+        return "joint '" + m.joints[static_cast<std::size_t>(joint)].name + "'";
+    }
+    const int body = velocity ? static_cast<int>((i - nq) / layout::kVelocitiesPerBody)
+                              : static_cast<int>(i / layout::kPositionsPerBody);
+    if (body < 0 || body >= m.bodyCount()) return "";
+    return "part '" + m.bodies[static_cast<std::size_t>(body)].name + "'";
+}
+
 Status detail::flatDerivative(const Model& model, const Flat& flat, double t,
                               const Eigen::VectorXd& y, const State& reference, Workspace& ws,
                               Eigen::VectorXd& dy, IntegratorStatistics& stats, bool onManifold) {
+    if (flat.tree) {  // joint coordinates: (q̇, q̈) by the articulated-body algorithm
+        ++stats.evaluations;
+        thread_local Eigen::VectorXd qdd;
+        if (Status s = articulatedAccelerations(model, *flat.tree, t, y.head(flat.nq),
+                                                y.segment(flat.nq, flat.nv), reference, ws, qdd);
+            !s.ok)
+            return s;
+        dy.resize(y.size());
+        dy << y.segment(flat.nq, flat.nv), qdd, ws.forceEnergies.actuatorPower,
+            ws.forceEnergies.dampingPower;
+        return {};
+    }
     Eigen::VectorXd q = y.head(flat.nq), v = y.segment(flat.nq, flat.nv);
     const Eigen::VectorXd* coordinates = &reference.jointCoordinates;
     State projected;
@@ -47,17 +102,20 @@ using detail::kStageTolerance;
 
 class RungeKutta4 final : public detail::FixedStepIntegrator {
 public:
-    using FixedStepIntegrator::FixedStepIntegrator;
+    RungeKutta4(double stepSize, bool joints) : FixedStepIntegrator(stepSize), joints_(joints) {}
+    void reset() override { tree_.reset(); }
 
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {
-        const Flat flat{model.positionSize(), model.velocitySize()};
+        if (joints_)
+            if (Status s = tree_.build(model, state); !s.ok) return s;
+        const Flat flat = joints_ ? Flat::joints(model, *tree_) : Flat::bodies(model);
         const Eigen::VectorXd y = flat.pack(state);
         const double t = state.t;
         Eigen::VectorXd k1, k2, k3, k4;
         if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_); !s.ok) return s;
         // Next to a singular position the stages are taken on the manifold (flatDerivative).
-        const bool onManifold = ws.solver.nearSingular();
+        const bool onManifold = !joints_ && ws.solver.nearSingular();
         if (onManifold) {
             ++stats_.projectedSteps;
             if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_, true); !s.ok)
@@ -77,16 +135,18 @@ private:
             return s;
         flat.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
         state.t = t + h;
-        return projectState(
-            model, state, ws, &stats_.projectionIterations,
-            onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
+        return flat.settle(model, state, ws, &stats_.projectionIterations,
+                           onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);
     }
+
+    bool joints_;
+    detail::TreeHolder tree_;
 };
 
 }  // namespace
 
-std::unique_ptr<Integrator> detail::makeRungeKutta4(double stepSize) {
-    return std::make_unique<RungeKutta4>(stepSize);
+std::unique_ptr<Integrator> detail::makeRungeKutta4(double stepSize, bool joints) {
+    return std::make_unique<RungeKutta4>(stepSize, joints);
 }
 
 }  // namespace engine

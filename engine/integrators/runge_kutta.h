@@ -5,25 +5,38 @@
 
 #include <Eigen/Core>
 
+#include <string>
+
 #include "engine/dynamics/dynamics.h"
+#include "engine/dynamics/joint_space.h"
 #include "engine/integrators/integrator.h"
 
 namespace engine::detail {
 
-// Flattened ODE state y = [q; v; driverWork; dissipatedEnergy] for the Runge–Kutta methods.
+// Flattened ODE state y = [q; v; driverWork; dissipatedEnergy] for the Runge–Kutta methods:
+// the bodies' poses and velocities (maximal coordinates), or, with a joint tree (the recursive
+// formulation), the joints' coordinates and rates, the bodies' state found from them.
 struct Flat {
     int nq = 0, nv = 0;
-    Eigen::VectorXd pack(const State& s) const {
-        Eigen::VectorXd y(nq + nv + 2);
-        y << s.q, s.v, s.driverWork, s.dissipatedEnergy;
-        return y;
+    const Model* model = nullptr;     // (joint coordinates only)
+    const JointTree* tree = nullptr;  // null: maximal coordinates
+
+    static Flat bodies(const Model& model) {
+        return {model.positionSize(), model.velocitySize(), nullptr, nullptr};
     }
-    void unpack(const Eigen::VectorXd& y, State& s) const {
-        s.q = y.head(nq);
-        s.v = y.segment(nq, nv);
-        s.driverWork = y(nq + nv);
-        s.dissipatedEnergy = y(nq + nv + 1);
+    static Flat joints(const Model& model, const JointTree& tree) {
+        return {tree.size(), tree.size(), &model, &tree};
     }
+    Eigen::VectorXd pack(const State& s) const;
+    void unpack(const Eigen::VectorXd& y, State& s) const;
+    // What ends a step at `s` (unpacked): maximal coordinates are projected onto the
+    // constraints (tighter by `tighter` < 1 next to a singular position); joint coordinates
+    // hold the joints by construction.
+    Status settle(const Model& model, State& s, Workspace& ws, int* iterations,
+                  double tolerance = 0.0) const;
+    // The scene's name of entry `i` of y (a part's, or a joint's): what the error control of
+    // dopri45 could not follow.
+    std::string entityOf(const Model& model, Eigen::Index i, bool& velocity) const;
 };
 
 // Next to a singular position the constraint manifold is nearly a crossing of two branches

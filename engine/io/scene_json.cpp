@@ -1468,6 +1468,12 @@ public:
                                   {"implicitEuler", IntegratorType::ImplicitEuler},
                                   {"timeStepping", IntegratorType::TimeStepping}},
                                  st.integrator);
+        if (const json* f = optional(j, "formulation"))
+            word<Formulation>(*f, at + "/formulation",
+                              {{"auto", Formulation::Auto},
+                               {"recursive", Formulation::Recursive},
+                               {"maximal", Formulation::Maximal}},
+                              st.formulation);
         for (auto [key, target] :
              {std::pair{"stepSize", &st.stepSize}, std::pair{"outputInterval", &st.outputInterval},
               std::pair{"maxStep", &st.maxStep}, std::pair{"endTime", &st.endTime},

@@ -397,6 +397,8 @@ json sceneJson(const SceneSpec& spec, bool withBindings = true) {
     json settings;
     if (st.integrator != defaults.integrator)
         settings["integrator"] = std::string(integratorName(st.integrator));
+    if (st.formulation != defaults.formulation)
+        settings["formulation"] = std::string(formulationName(st.formulation));
     if (st.stepSize != defaults.stepSize) settings["stepSize"] = st.stepSize;
     if (st.outputInterval != defaults.outputInterval)
         settings["outputInterval"] = st.outputInterval;

@@ -97,6 +97,12 @@ constexpr std::array<std::pair<IntegratorType, std::string_view>, 5> kIntegrator
     {IntegratorType::TimeStepping, "timeStepping"},
 }};
 
+constexpr std::array<std::pair<Formulation, std::string_view>, 3> kFormulationNames{{
+    {Formulation::Auto, "auto"},
+    {Formulation::Recursive, "recursive"},
+    {Formulation::Maximal, "maximal"},
+}};
+
 template <class Table, class Enum>
 std::string_view nameIn(const Table& table, Enum value) {
     for (const auto& [v, name] : table)
@@ -309,6 +315,13 @@ std::string_view integratorName(IntegratorType type) {
 }
 std::optional<IntegratorType> integratorFromName(std::string_view name) {
     return valueIn<IntegratorType>(kIntegratorNames, name);
+}
+
+std::string_view formulationName(Formulation formulation) {
+    return nameIn(kFormulationNames, formulation);
+}
+std::optional<Formulation> formulationFromName(std::string_view name) {
+    return valueIn<Formulation>(kFormulationNames, name);
 }
 
 std::string_view analysisName(Analysis analysis) {

@@ -506,11 +506,21 @@ enum class IntegratorType {
 std::string_view integratorName(IntegratorType type);
 std::optional<IntegratorType> integratorFromName(std::string_view name);
 
+// The coordinates a run steps in (docs/engine.md, Formulations): every part's pose with the
+// joints as constraint rows (maximal), or the joints' own coordinates over a tree of parts
+// (recursive: the articulated-body algorithm, nothing to iterate or project); auto chooses
+// (engine/integrators/integrator.h, chooseFormulation).
+enum class Formulation { Auto, Recursive, Maximal };
+
+std::string_view formulationName(Formulation formulation);
+std::optional<Formulation> formulationFromName(std::string_view name);
+
 // The smallest step (and output interval) a scene may ask for [s].
 constexpr double kMinStepSize = 1e-7;
 
 struct SolverSettings {
     IntegratorType integrator = IntegratorType::DormandPrince45;
+    Formulation formulation = Formulation::Auto;
     double stepSize = 1e-3;  // s: the step of fixed-step integrators
     // s: time between outputs (recorded frames, CSV rows); 0: the step size. Fixed-step
     // integrators need a whole number of steps per output; dopri45 steps on its own and

@@ -502,6 +502,8 @@ void Simulator::publish() {
     snap->speed = speed_;
     snap->loop = loop_;
     snap->runToTime = runToTime_;
+    statistics_.jointCoordinates = dynamics_->formulation().formulation == Formulation::Recursive;
+    statistics_.formulationReason = dynamics_->formulation().reason;
     snap->statistics = statistics_;
     snap->error = error_;
     snap->errorEntities = errorEntities_;

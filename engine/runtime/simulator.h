@@ -67,6 +67,10 @@ struct RunStatistics {
     double energyDrift = 0.0;
     double energyScale = 0.0;
     double energyDriftTime = -1.0;
+    // The coordinates the run steps in (ForwardDynamics::formulation): joint coordinates (the
+    // recursive formulation) or the parts' poses (maximal), and why.
+    bool jointCoordinates = false;
+    std::string formulationReason;
 };
 
 // What the renderer needs of one instant (no Eigen expressions, no references into the engine).

@@ -25,9 +25,12 @@ enum class Method { Maximal, Articulated, MassMatrix };
 // coordinates; `error` says why not.
 struct BentChain {
     explicit BentChain(int links) {
-        const CompileResult compiled =
-            compile(test::chain(links, IntegratorType::SymplecticEuler, 1e-3));
-        if (!compiled.model) {
+        SceneSpec spec = test::chain(links, IntegratorType::SymplecticEuler, 1e-3);
+        spec.settings.formulation = Formulation::Maximal;
+        const CompileResult compiled = compile(spec);
+        spec.settings.formulation = Formulation::Recursive;
+        const CompileResult recursive = compile(spec);
+        if (!compiled.model || !recursive.model) {
             error = "scene did not compile";
             return;
         }
@@ -38,6 +41,11 @@ struct BentChain {
             return;
         }
         start = sim->state();
+        joints = std::make_unique<ForwardDynamics>(recursive.model);
+        if (!joints->resume(start).ok) {
+            error = "the recursive run did not start";
+            return;
+        }
         tree = buildJointTree(*model, start, error);
         if (!tree) return;
         jointSpaceState(*model, *tree, start, q, qd);
@@ -45,7 +53,8 @@ struct BentChain {
     }
     std::string error;
     std::shared_ptr<const Model> model;
-    std::unique_ptr<ForwardDynamics> sim;
+    std::unique_ptr<ForwardDynamics> sim;     // maximal coordinates
+    std::unique_ptr<ForwardDynamics> joints;  // the recursive formulation
     State start;
     std::optional<JointTree> tree;
     Eigen::VectorXd q, qd;
@@ -103,36 +112,28 @@ void BM_ChainAccelerationsMassMatrix(benchmark::State& s) {
 
 // One symplectic Euler step of chain-N at 1e-3 s, the run going on from the same bent, moving
 // state: the maximal coordinates' whole step (ForwardDynamics::advance: forces, the impulse
-// iterations until the joints hold, projection, joint coordinates) against joint coordinates'
-// (one articulated evaluation, then q̇ and q updated; nothing to hold).
+// iterations until the joints hold, projection, joint coordinates) against the recursive
+// formulation's (the same call: the joint coordinates from the bodies' state, one articulated
+// evaluation, q̇ and q updated, the bodies' state from them; nothing to hold).
 void step(benchmark::State& bench, bool jointSpace) {
     BentChain chain(static_cast<int>(bench.range(0)));
     if (!chain.error.empty()) {
         bench.SkipWithError(chain.error.c_str());
         return;
     }
+    ForwardDynamics& sim = jointSpace ? *chain.joints : *chain.sim;
     const State& start = chain.start;
-    Eigen::VectorXd& q = chain.q;
-    Eigen::VectorXd& qd = chain.qd;
-    // Back to the start every 0.2 s of run: the same stretch of motion timed over and over
-    // (an explicit joint-space step at 1e-3 s does not follow chain-64's whip for seconds; the
-    // maximal step takes substeps there).
-    const Eigen::VectorXd q0 = q, qd0 = qd;
+    // Back to the start every 0.2 s of run: the same stretch of motion timed over and over.
     double t = start.t;
     long steps = 0;
     for (auto _ : bench) {
         if (++steps % 200 == 0) {
             bench.PauseTiming();
-            q = q0;
-            qd = qd0;
-            chain.sim->restore(start);
+            sim.restore(start);
             t = start.t;
             bench.ResumeTiming();
         }
-        const Status s = jointSpace ? jointSpaceStep(*chain.model, *chain.tree,
-                                                     JointSpaceMethod::SymplecticEuler, t, 1e-3, q,
-                                                     qd, start, chain.ws)
-                                    : chain.sim->advance(t + 1e-3);
+        const Status s = sim.advance(t + 1e-3);
         t += 1e-3;
         if (!s.ok) {
             bench.SkipWithError(s.message.c_str());

@@ -335,11 +335,23 @@ void RunControl::showSnapshot() {
     discardPreviousAction_->setEnabled(recording && recording->hasPrevious());
     parts_.manipulation->setDesignPoseShown(!recording || recording->size() <= 1);
     warnAbout(snap->statistics);
-    simulationStatus_->setText(tr("%1 · t = %2 s")
-                                   .arg(analysisName_.isEmpty() ? tr("Dynamics") : analysisName_)
-                                   .arg(snap->time, 0, 'f', 3) +
-                               (parts_.session->stale() ? tr(" · stale run") : QString()) +
-                               (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
+    // Which coordinates the run steps in, and why (settings.formulation).
+    const QString coordinates = snap->statistics.jointCoordinates ? tr(" · joint coordinates")
+                                                                  : tr(" · maximal coordinates");
+    simulationStatus_->setToolTip(
+        snap->statistics.formulationReason.empty()
+            ? QString()
+            : tr("Steps in %1: %2")
+                  .arg(snap->statistics.jointCoordinates ? tr("joint coordinates")
+                                                         : tr("maximal coordinates"))
+                  .arg(QString::fromStdString(snap->statistics.formulationReason)));
+    simulationStatus_->setText(
+        tr("%1 · t = %2 s")
+            .arg(analysisName_.isEmpty() ? tr("Dynamics") : analysisName_)
+            .arg(snap->time, 0, 'f', 3) +
+        (analysisName_.isEmpty() || analysisName_ == tr("Dynamics") ? coordinates : QString()) +
+        (parts_.session->stale() ? tr(" · stale run") : QString()) +
+        (snap->error.empty() ? QString() : tr("  — stopped: see Messages")));
 
     const bool runningTo = snap->mode == engine::RunMode::AsFastAsPossible;
     if (runningTo) {

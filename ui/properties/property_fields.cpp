@@ -1233,6 +1233,15 @@ void sceneFields(FieldList& b) {
         [](SceneSpec& s, const std::string& text) {
             if (auto type = engine::integratorFromName(text)) s.settings.integrator = *type;
         });
+    b.choice(
+        tr("Formulation"), QStringLiteral("settings.formulation"),
+        b.words(QStringLiteral("settings.formulation")),
+        [](const SceneSpec& s) {
+            return std::string(engine::formulationName(s.settings.formulation));
+        },
+        [](SceneSpec& s, const std::string& text) {
+            if (auto f = engine::formulationFromName(text)) s.settings.formulation = *f;
+        });
     auto setting = [&](QString label, QString unit, QString key, auto member,
                        bool integer = false) {
         PropertyField& f = b.number(
