@@ -75,7 +75,7 @@ Transform jointChild(const JointTree::Link& link, const Transform& X_WF, double 
     }
     Transform X_JI;
     X_JI.R = link.R_JI0;
-    X_JI.p = q * Vec3::UnitZ();
+    if (!link.welded) X_JI.p = q * Vec3::UnitZ();
     return compose(X_WF, link.childHoldsI ? X_JI : X_JI.inverse());
 }
 
@@ -102,6 +102,7 @@ void linkKinematics(const Model& model, const JointTree& tree, const Eigen::Vect
         const Transform& X_WJ = link.childHoldsI ? X_WF : X_WG;
         const Vec3 a = X_WJ.R * Vec3::UnitZ();
         const double sign = link.childHoldsI ? 1.0 : -1.0;
+        if (link.welded) continue;  // (s = 0)
         if (link.axis == JointAxis::Rotation) {
             s[k].head<3>() = sign * a;
             s[k].tail<3>() = sign * X_WJ.p.cross(a);
@@ -176,9 +177,11 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
                       "(so far)";
                 return std::nullopt;
             }
-            if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic) {
+            if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic &&
+                joint.type != JointType::Fixed) {
                 why = "joint '" + joint.name + "' is " + std::string(jointTypeName(joint.type)) +
-                      ": joint coordinates take revolute and prismatic joints only (so far)";
+                      ": joint coordinates take revolute, prismatic and fixed joints only (so "
+                      "far)";
                 return std::nullopt;
             }
             JointTree::Link link;
@@ -190,7 +193,8 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
             link.parentBody = parent.body;
             link.parent =
                 parent.body == kGround ? -1 : linkOfBody[static_cast<std::size_t>(parent.body)];
-            link.axis = joint.coordinates[0];
+            link.welded = joint.type == JointType::Fixed;
+            link.axis = link.welded ? JointAxis::Translation : joint.coordinates[0];
             link.X_PF = parent.X_BM;
             link.X_CM = child.X_BM;
             link.X_GC = child.X_BM.inverse();
@@ -259,7 +263,10 @@ void linkStateFromBodies(const Model& model, const JointTree& tree, const State&
         const Vec6 dV = link.parent < 0 ? V[i] : V[i] - V[static_cast<std::size_t>(link.parent)];
         const Vec3 a = X_WJ.R * Vec3::UnitZ();
         const double sign = link.childHoldsI ? 1.0 : -1.0;
-        if (link.axis == JointAxis::Rotation) {
+        if (link.welded) {
+            q(k) = qd(k) = 0.0;
+            s[i].setZero();
+        } else if (link.axis == JointAxis::Rotation) {
             const Quat R_JI = X_WJ.R.conjugate() * X_WI.R;
             const double angle = 2.0 * std::atan2(R_JI.z(), R_JI.w());
             q(k) = state.jointCoordinates.size() > link.slot
@@ -296,7 +303,8 @@ void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen:
     if (state.jointCoordinates.size() != model.jointCoordinateCount)
         state.jointCoordinates = Eigen::VectorXd::Zero(model.jointCoordinateCount);
     for (int k = 0; k < tree.size(); ++k)
-        state.jointCoordinates(tree.links[static_cast<std::size_t>(k)].slot) = q(k);
+        if (!tree.links[static_cast<std::size_t>(k)].welded)
+            state.jointCoordinates(tree.links[static_cast<std::size_t>(k)].slot) = q(k);
 }
 
 namespace {
@@ -368,6 +376,13 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
     }
     // Inward: each link's articulated inertia and bias force handed to its parent.
     for (std::size_t k = size; k-- > 0;) {
+        if (tree.links[k].welded) {  // carried whole by its parent
+            if (const int p = tree.links[k].parent; p >= 0) {
+                IA[static_cast<std::size_t>(p)] += IA[k];
+                pA[static_cast<std::size_t>(p)] += pA[k] + IA[k] * c[k];
+            }
+            continue;
+        }
         U[k] = IA[k] * s[k];
         D[k] = s[k].dot(U[k]);
         u[k] = -s[k].dot(pA[k]);
@@ -386,7 +401,8 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
     for (std::size_t i = 0; i < size; ++i) {
         const int p = tree.links[i].parent;
         const Vec6 a = (p < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(p)]) + c[i];
-        qdd(static_cast<Eigen::Index>(i)) = (u[i] - U[i].dot(a)) / D[i];
+        qdd(static_cast<Eigen::Index>(i)) =
+            tree.links[i].welded ? 0.0 : (u[i] - U[i].dot(a)) / D[i];
         A[i] = a + s[i] * qdd(static_cast<Eigen::Index>(i));
     }
     return {};
@@ -461,7 +477,7 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
     for (int k = 0; k < n; ++k) {
         const std::size_t i = static_cast<std::size_t>(k);
         const Vec6 f = Ic[i] * s[i];
-        M(k, k) = s[i].dot(f);
+        M(k, k) = tree.links[i].welded ? 1.0 : s[i].dot(f);  // (a weld's placeholder: q̈ = 0)
         for (int j = tree.links[i].parent; j >= 0;
              j = tree.links[static_cast<std::size_t>(j)].parent)
             M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);

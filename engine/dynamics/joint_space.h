@@ -7,7 +7,8 @@
 // in world-frame spatial vectors (Featherstone's (ω, v_O) at the world origin, so no transform
 // per link); then M q̈ = −h. Joints hold by construction: there are no constraint rows.
 //
-// The first part of the recursive formulation: revolute and prismatic joints, trees. Loops,
+// The first part of the recursive formulation: revolute, prismatic and fixed joints (a link
+// without a coordinate: its entries of q and q̇ are placeholders, 0), trees. Loops,
 // multi-axis joints, free roots and motions come next; buildJointTree() says why a model is not
 // (yet) one it can take. The integrators step in these coordinates when the scene's formulation
 // is recursive (engine/integrators/integrator.h, chooseFormulation).
@@ -32,13 +33,14 @@ struct JointTree {
         int parent = -1;  // the parent link's index, −1: the ground
         int parentBody = kGround;
         JointAxis axis = JointAxis::Rotation;
+        bool welded = false;      // a fixed joint: no coordinate (its entries of q, q̇ stay 0)
         bool childHoldsI = true;  // the link's body holds marker I (q moves it), else marker J
         Transform X_PF;           // the joint's marker on the parent, in its body frame (world)
         Transform X_CM;           // the link's own marker in its body frame
         Transform X_GC;           // the link's body frame in its own marker's (X_CM's inverse)
-        Quat R_JI0;    // a prismatic joint's fixed turn of marker I from marker J (exact: one
-                       // of the four its rows allow)
-        int slot = 0;  // index of its coordinate in State::jointCoordinates
+        Quat R_JI0;    // a prismatic or fixed joint's turn of marker I from marker J (exact:
+                       // one of the four its rows allow)
+        int slot = 0;  // index of its coordinate in State::jointCoordinates (none if welded)
     };
     std::vector<Link> links;  // parents before children
     int size() const { return static_cast<int>(links.size()); }

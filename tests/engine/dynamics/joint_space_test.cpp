@@ -132,7 +132,7 @@ std::shared_ptr<Model> variant(const Model& loaded, Formulation formulation,
 // the largest.
 TEST(JointSpace, AJointSpaceRunGoesWhereTheMaximalOneGoes) {
     for (const char* name : {"pendulum.json", "double_pendulum.json", "mass_spring_damper.json",
-                             "two_link_arm_pd.json", "door_closer.json"}) {
+                             "two_link_arm_pd.json", "door_closer.json", "robot_arm_urdf.json"}) {
         SCOPED_TRACE(name);
         const auto loaded = example(name);
         ASSERT_TRUE(loaded);
@@ -271,8 +271,8 @@ TEST(JointSpace, WhatIsNotATreeOfOneAxisJointsIsNamed) {
     const std::pair<const char*, const char*> cases[] = {
         {"four_bar.json", "joint 'pivotD' closes a loop"},
         {"shaking_table.json", "motions hold coordinates"},
-        {"spinning_top.json", "is spherical: joint coordinates take revolute and prismatic"},
-        {"robot_arm_urdf.json", "is fixed"},
+        {"spinning_top.json", "is spherical: joint coordinates take revolute, prismatic and fixed"},
+        {"box_pile.json", "couplers, joint stops, soft joints and contact"},
     };
     for (const auto& [name, expected] : cases) {
         const auto model = example(name);
