@@ -1,12 +1,14 @@
 #include "engine/dynamics/joint_space.h"
 
 #include <cmath>
+#include <limits>
 
 #include <Eigen/Cholesky>
 
 #include "engine/dynamics/dynamics.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/kinematics.h"
+#include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/layout.h"
 
@@ -141,8 +143,10 @@ void writeBodyState(const Model& model, const JointTree& tree, const std::vector
 }  // namespace
 
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why) {
-    if (!model.drivers.empty() || !model.frameJoints.empty()) {
-        why = "motions hold coordinates by rows: joint coordinates take free trees only (so far)";
+    if (!model.frameJoints.empty()) {
+        why =
+            "a moving frame's six equations hold its part: joint coordinates take trees of "
+            "joints from the ground only (so far)";
         return std::nullopt;
     }
     if (!model.couplers.empty() || !model.limits.empty() || model.contact.enabled ||
@@ -230,7 +234,38 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
                   "(yet)";
             return std::nullopt;
         }
+    // The motions, each on the link of its joint.
+    for (std::size_t d = 0; d < model.drivers.size(); ++d) {
+        const DriverModel& driver = model.drivers[d];
+        for (JointTree::Link& link : tree.links) {
+            if (link.joint != driver.joint) continue;
+            if (link.driver >= 0) {
+                why = "motions '" + model.drivers[static_cast<std::size_t>(link.driver)].name +
+                      "' and '" + driver.name + "' both drive joint '" +
+                      model.joints[static_cast<std::size_t>(link.joint)].name + "'";
+                return std::nullopt;
+            }
+            link.driver = static_cast<int>(d);
+        }
+    }
     return tree;
+}
+
+void prescribeMotions(const Model& model, const JointTree& tree, double t,
+                      Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd) {
+    for (int k = 0; k < tree.size(); ++k) {
+        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
+        if (link.driver < 0) continue;
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(link.driver)];
+        if (!driver.on) continue;
+        if (driver.level == MotionLevel::Position) {
+            const double value = driver.f.eval(t);
+            q(k) = link.axis == JointAxis::Rotation ? unwindAngle(value, q(k)) : value;
+            qd(k) = driver.f.derivative(t);
+        } else if (driver.level == MotionLevel::Velocity) {
+            qd(k) = driver.f.eval(t);
+        }
+    }
 }
 
 namespace {
@@ -375,7 +410,30 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
                 appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
     }
     // Inward: each link's articulated inertia and bias force handed to its parent.
+    // The accelerations the motions prescribe (NaN: free).
+    thread_local std::vector<double> given;
+    given.assign(size, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = 0; k < size; ++k) {
+        const int d = tree.links[k].driver;
+        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
+        given[k] = driver.level == MotionLevel::Position   ? driver.f.secondDerivative(t)
+                   : driver.level == MotionLevel::Velocity ? driver.f.derivative(t)
+                                                           : driver.f.eval(t);
+        if (!std::isfinite(given[k]))
+            return Status::failure("motion '" + driver.name + "': its acceleration is " +
+                                       numberText(given[k]) + " at t = " + timeText(t) + " (" +
+                                       driver.f.text() + ")",
+                                   {driver.id}, Cause::NotFinite);
+    }
     for (std::size_t k = size; k-- > 0;) {
+        if (!std::isnan(given[k])) {  // prescribed: handed to its parent whole
+            if (const int p = tree.links[k].parent; p >= 0) {
+                IA[static_cast<std::size_t>(p)] += IA[k];
+                pA[static_cast<std::size_t>(p)] += pA[k] + IA[k] * (c[k] + s[k] * given[k]);
+            }
+            continue;
+        }
         if (tree.links[k].welded) {  // carried whole by its parent
             if (const int p = tree.links[k].parent; p >= 0) {
                 IA[static_cast<std::size_t>(p)] += IA[k];
@@ -401,6 +459,14 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
     for (std::size_t i = 0; i < size; ++i) {
         const int p = tree.links[i].parent;
         const Vec6 a = (p < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(p)]) + c[i];
+        if (!std::isnan(given[i])) {
+            // Prescribed: the generalised force the motion exerts for it, and its power.
+            qdd(static_cast<Eigen::Index>(i)) = given[i];
+            A[i] = a + s[i] * given[i];
+            const double force = s[i].dot(IA[i] * A[i] + pA[i]);
+            ws.forceEnergies.actuatorPower += force * qd(static_cast<Eigen::Index>(i));
+            continue;
+        }
         qdd(static_cast<Eigen::Index>(i)) =
             tree.links[i].welded ? 0.0 : (u[i] - U[i].dot(a)) / D[i];
         A[i] = a + s[i] * qdd(static_cast<Eigen::Index>(i));

@@ -8,9 +8,9 @@
 // per link); then M q̈ = −h. Joints hold by construction: there are no constraint rows.
 //
 // The first part of the recursive formulation: revolute, prismatic and fixed joints (a link
-// without a coordinate: its entries of q and q̇ are placeholders, 0), trees. Loops,
-// multi-axis joints, free roots and motions come next; buildJointTree() says why a model is not
-// (yet) one it can take. The integrators step in these coordinates when the scene's formulation
+// without a coordinate: its entries of q and q̇ are placeholders, 0), trees, motions on their
+// joints. Loops, multi-axis joints and free roots come next; buildJointTree() says why a model
+// is not (yet) one it can take. The integrators step in these coordinates when the scene's formulation
 // is recursive (engine/integrators/integrator.h, chooseFormulation).
 
 #include <optional>
@@ -33,7 +33,8 @@ struct JointTree {
         int parent = -1;  // the parent link's index, −1: the ground
         int parentBody = kGround;
         JointAxis axis = JointAxis::Rotation;
-        bool welded = false;      // a fixed joint: no coordinate (its entries of q, q̇ stay 0)
+        bool welded = false;  // a fixed joint: no coordinate (its entries of q, q̇ stay 0)
+        int driver = -1;      // the motion (Model::drivers) that prescribes its coordinate, or −1
         bool childHoldsI = true;  // the link's body holds marker I (q moves it), else marker J
         Transform X_PF;           // the joint's marker on the parent, in its body frame (world)
         Transform X_CM;           // the link's own marker in its body frame
@@ -47,9 +48,15 @@ struct JointTree {
 };
 
 // The tree of `model`, with `state` giving what its joints hold fixed (a prismatic joint's
-// relative turn); nullopt and the reason when the model is not a tree of revolute and prismatic
-// joints from the ground (a loop, another joint type, a part on no joint, a motion).
+// relative turn); nullopt and the reason when the model is not a tree of revolute, prismatic and
+// fixed joints from the ground (a loop, another joint type, a part on no joint, a moving frame).
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
+
+// Where the motions put their coordinates at time t: a position-level motion's q (an angle
+// unwound to the one nearest q's) and q̇, a velocity-level motion's q̇, into q and q̇ (a motion
+// switched off prescribes nothing).
+void prescribeMotions(const Model& model, const JointTree& tree, double t,
+                      Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd);
 
 // The joint coordinates and rates of `state` (its angles as the joints measure them, unwound
 // past ±π from state.jointCoordinates): O(n), from the bodies' poses and velocities.
@@ -70,7 +77,10 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
                           Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h);
 
 // q̈ by the articulated-body algorithm: three O(n) passes, no mass matrix (Featherstone, ch. 7);
-// what jointSpaceAccelerations gives, in time linear in the links whatever the tree's depth.
+// what jointSpaceAccelerations gives, in time linear in the links whatever the tree's depth. A
+// coordinate a motion prescribes takes the motion's q̈ (hybrid dynamics: its link is handed to
+// its parent whole), and the generalised force the motion exerts for it does work, added to
+// ws.forceEnergies.actuatorPower (what the run counts as put in by drivers).
 Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 const State& memory, Workspace& ws, Eigen::VectorXd& qdd);

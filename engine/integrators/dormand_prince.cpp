@@ -161,7 +161,7 @@ public:
             step_.r[0] +
             theta *
                 (step_.r[1] + theta1 * (step_.r[2] + theta * (step_.r[3] + theta1 * step_.r[4])));
-        flat_.unpack(y, state);
+        flat_.unpack(y, state, tEnd);
         if (!joints_)  // (joint coordinates are the continuous angles themselves)
             state.jointCoordinates = step_.start.jointCoordinates;  // unwound within one step
         state.lagged = step_.start.lagged;                          // constant over the step
@@ -377,7 +377,7 @@ private:
             for (int j = 0; j < 7; ++j)
                 if (d[j] != 0.0) r[4] += h * d[j] * k[j];
             step_.end = start;
-            flat_.unpack(yNew, step_.end);
+            flat_.unpack(yNew, step_.end, t + h);
             step_.end.t = t + h;
             if (Status s = flat_.settle(
                     model, step_.end, w, &stats_.projectionIterations,

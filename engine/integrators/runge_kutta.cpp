@@ -21,10 +21,14 @@ Eigen::VectorXd detail::Flat::pack(const State& s) const {
     return y;
 }
 
-void detail::Flat::unpack(const Eigen::VectorXd& y, State& s) const {
-    if (tree)
-        bodyStateFromJoints(*model, *tree, y.head(nq), y.segment(nq, nv), s);
-    else {
+void detail::Flat::unpack(const Eigen::VectorXd& y, State& s, double t) const {
+    if (tree) {
+        thread_local Eigen::VectorXd q, qd;
+        q = y.head(nq);
+        qd = y.segment(nq, nv);
+        if (!std::isnan(t)) prescribeMotions(*model, *tree, t, q, qd);
+        bodyStateFromJoints(*model, *tree, q, qd, s);
+    } else {
         s.q = y.head(nq);
         s.v = y.segment(nq, nv);
     }
@@ -133,7 +137,7 @@ private:
                 flatDerivative(model, flat, t + h, y + h * k3, state, ws, k4, stats_, onManifold);
             !s.ok)
             return s;
-        flat.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state);
+        flat.unpack(y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), state, t + h);
         state.t = t + h;
         return flat.settle(model, state, ws, &stats_.projectionIterations,
                            onManifold ? kStageTolerance * model.settings.projectionTolerance : 0.0);

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 
+#include <limits>
 #include <string>
 
 #include "engine/dynamics/dynamics.h"
@@ -28,7 +29,11 @@ struct Flat {
         return {tree.size(), tree.size(), &model, &tree};
     }
     Eigen::VectorXd pack(const State& s) const;
-    void unpack(const Eigen::VectorXd& y, State& s) const;
+    // y into `s`; with `t` (a step's end, an output), the motions' coordinates in joint
+    // coordinates put where they prescribe them at t first (as the projection does in maximal
+    // coordinates).
+    void unpack(const Eigen::VectorXd& y, State& s,
+                double t = std::numeric_limits<double>::quiet_NaN()) const;
     // What ends a step at `s` (unpacked): maximal coordinates are projected onto the
     // constraints (tighter by `tighter` < 1 next to a singular position); joint coordinates
     // hold the joints by construction.

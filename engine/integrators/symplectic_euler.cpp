@@ -204,6 +204,7 @@ private:
             return s;
         qd_ += h * qdd_;
         q_ += h * qd_;
+        prescribeMotions(model, *tree_, state.t + h, q_, qd_);
         state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
         state.driverWork += h * ws.forceEnergies.actuatorPower;
         bodyStateFromJoints(model, *tree_, q_, qd_, state);
