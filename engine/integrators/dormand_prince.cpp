@@ -193,6 +193,8 @@ private:
                     const char* what = order == 0   ? "its value"
                                        : order == 1 ? "its rate"
                                                     : "its acceleration";
+                    // (the motion's expression is the cause: no lock-up to explain)
+                    underflowFromExpression_ = true;
                     return "motion '" + d.name + "': " + what + " is " +
                            (std::isfinite(values[order]) ? "beyond 1e6" : "not finite") +
                            " at t = " + timeText(tk) + " (" + d.f.text() + ")";

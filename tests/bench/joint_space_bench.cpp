@@ -150,7 +150,7 @@ void BM_ChainStepJointSpace(benchmark::State& s) {
 }
 
 BENCHMARK(BM_ChainStepMaximal)->Arg(16)->Arg(64)->Arg(256);
-BENCHMARK(BM_ChainStepJointSpace)->Arg(16)->Arg(64)->Arg(256);
+BENCHMARK(BM_ChainStepJointSpace)->Arg(16)->Arg(64)->Arg(256)->Arg(1024);
 
 BENCHMARK(BM_ChainAccelerationsMaximal)->Arg(16)->Arg(64)->Arg(256)->Arg(1024);
 BENCHMARK(BM_ChainAccelerationsArticulated)->Arg(16)->Arg(64)->Arg(256)->Arg(1024);

@@ -279,6 +279,26 @@ TEST(JointSpace, AskedOfAMechanismItCannotStepTheRecursiveFormulationIsRefused) 
     EXPECT_NE(automatic.reason.find("a tree of 1 joint"), std::string::npos) << automatic.reason;
 }
 
+// A motion whose rate races off (a pole at 0.3 s) stops a run in joint coordinates naming the
+// motion, as in maximal coordinates, and nothing else: no lock-up of the mechanism is invented.
+TEST(JointSpace, AMotionThatRacesOffIsNamedAsTheCause) {
+    io::SceneLoadResult r =
+        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/bead_on_hoop.json");
+    ASSERT_TRUE(r.scene);
+    r.scene->motions.at(0).expression = "1/(0.3-time)";
+    for (Formulation formulation : {Formulation::Recursive, Formulation::Maximal}) {
+        r.scene->settings.formulation = formulation;
+        r.scene->settings.stallSteps = 5000;
+        ForwardDynamics sim(test::compiled(*r.scene));
+        ASSERT_TRUE(sim.initialize().ok);
+        const Status s = sim.advance(0.5);
+        ASSERT_FALSE(s.ok);
+        EXPECT_NE(s.message.find("motion 'turn': its"), std::string::npos)
+            << s.message;
+        EXPECT_EQ(s.message.find("locks up"), std::string::npos) << s.message;
+    }
+}
+
 TEST(JointSpace, WhatIsNotATreeOfOneAxisJointsIsNamed) {
     const std::pair<const char*, const char*> cases[] = {
         {"four_bar.json", "joint 'pivotD' closes a loop"},
