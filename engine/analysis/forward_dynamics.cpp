@@ -145,13 +145,9 @@ ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
       model_(std::move(model)),
       loops_(hasClosedLoops(*model_)),
       memorySize_(solverMemorySize(*model_)) {
-    if (model_->kinematic) {
-        formulation_.reason = "a fully driven mechanism is solved from its constraints";
-        integrator_ = makeKinematicStepper();
-    } else {
-        formulation_ = chooseFormulation(*model_);
-        integrator_ = makeIntegrator(model_->settings, formulation_.formulation);
-    }
+    formulation_ = chooseFormulation(*model_);
+    integrator_ = model_->kinematic ? makeKinematicStepper()
+                                    : makeIntegrator(model_->settings, formulation_.formulation);
 }
 
 Status ForwardDynamics::initialize() {

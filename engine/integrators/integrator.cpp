@@ -22,8 +22,10 @@ FormulationChoice chooseFormulation(const Model& model) {
         choice.refused = asked;
         return choice;
     };
-    if (model.kinematic)
-        return maximal("a fully driven mechanism is solved from its constraints at each instant");
+    if (model.kinematic) {  // (nothing to integrate: whatever was asked)
+        choice.reason = "a fully driven mechanism is solved from its constraints at each instant";
+        return choice;
+    }
     if (settings.integrator != IntegratorType::SymplecticEuler &&
         settings.integrator != IntegratorType::RungeKutta4 &&
         settings.integrator != IntegratorType::DormandPrince45)
