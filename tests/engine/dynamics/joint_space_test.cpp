@@ -293,8 +293,7 @@ TEST(JointSpace, AMotionThatRacesOffIsNamedAsTheCause) {
         ASSERT_TRUE(sim.initialize().ok);
         const Status s = sim.advance(0.5);
         ASSERT_FALSE(s.ok);
-        EXPECT_NE(s.message.find("motion 'turn': its"), std::string::npos)
-            << s.message;
+        EXPECT_NE(s.message.find("motion 'turn': its"), std::string::npos) << s.message;
         EXPECT_EQ(s.message.find("locks up"), std::string::npos) << s.message;
     }
 }
