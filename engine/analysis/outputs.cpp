@@ -89,12 +89,20 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                                                           state.jointCoordinates, state.lagged));
             continue;
         }
-        if (force.type != ForceType::JointController) continue;
+        if (!isJointServo(force.type)) continue;
+        // (the model-based efforts as the force evaluation at this state left them)
+        const std::size_t index = static_cast<std::size_t>(&force - model.forces.data());
+        const double modelBased = index < ws.controlEfforts.size() ? ws.controlEfforts[index] : 0.0;
+        if (force.type == ForceType::ComputedTorque) {
+            out.controllerEffort.push_back(modelBased);
+            continue;
+        }
         const Eigen::Index slot = offsets[static_cast<std::size_t>(force.joint)] + force.coordinate;
         const double last =
             state.jointCoordinates.size() > slot ? state.jointCoordinates(slot) : 0.0;
         out.controllerEffort.push_back(
-            controllerEffort(model, force, state.t, ws.frames, last, nullptr, &values));
+            controllerEffort(model, force, state.t, ws.frames, last, nullptr, &values) +
+            modelBased);
     }
 
     // Joint coordinates (unwound in the state) and their rates.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/dynamics/joint_control.h"
 #include "engine/forces/forces.h"
 #include "engine/math/constants.h"
 #include "engine/math/finite.h"
@@ -168,6 +169,12 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
                                    {force.id}, Cause::NotFinite);
         s.expressionCause = !cause.empty();
         return s;
+    }
+    if (hasModelBasedControl(model)) {
+        if (Status s = applyModelBasedControl(model, t, q, v, jointCoordinates, ws); !s.ok)
+            return s;
+    } else {
+        ws.controlEfforts.clear();
     }
     if (model.softRows > 0) {
         // Soft joints: λ = k Φ + c Φ̇ per row, pulling back with −Φqᵀλ.

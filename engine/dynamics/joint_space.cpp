@@ -143,19 +143,29 @@ void writeBodyState(const Model& model, const JointTree& tree, const std::vector
 }  // namespace
 
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why) {
+    return buildJointTree(model, state.q, state.v, why, TreeScope::Whole);
+}
+
+std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorXd& bodyQ,
+                                        const Eigen::VectorXd& bodyV, std::string& why,
+                                        TreeScope scope) {
+    const bool whole = scope == TreeScope::Whole;
     if (!model.frameJoints.empty()) {
         why =
             "a moving frame's six equations hold its part: joint coordinates take trees of "
             "joints from the ground only (so far)";
         return std::nullopt;
     }
-    if (!model.couplers.empty() || !model.limits.empty() || model.contact.enabled ||
-        model.softRows > 0) {
-        why = "couplers, joint stops, soft joints and contact are not in joint coordinates (yet)";
+    if (!model.couplers.empty() || model.softRows > 0) {
+        why = "couplers and soft joints are not in joint coordinates (yet)";
+        return std::nullopt;
+    }
+    if (whole && (!model.limits.empty() || model.contact.enabled)) {
+        why = "joint stops and contact are not in joint coordinates (yet)";
         return std::nullopt;
     }
     std::vector<BodyFrame> frames;
-    computeBodyFrames(model, state.q, state.v, frames);
+    computeBodyFrames(model, bodyQ, bodyV, frames);
     const std::vector<int> offsets = jointCoordinateOffsets(model);
     // Which joint reaches each body from the ground, breadth first.
     const int n = model.bodyCount();
@@ -227,7 +237,7 @@ std::optional<JointTree> buildJointTree(const Model& model, const State& state, 
             tree.links.push_back(link);
         }
     }
-    for (int b = 0; b < n; ++b)
+    for (int b = 0; b < n && whole; ++b)
         if (linkOfBody[static_cast<std::size_t>(b)] < 0) {
             why = "part '" + model.bodies[static_cast<std::size_t>(b)].name +
                   "' hangs from the ground by no joint: a free root is not in joint coordinates "
@@ -273,7 +283,8 @@ namespace {
 // The joint coordinates and rates of `state`, with what the recursions need there taken from
 // the bodies' state as it is (not composed again from q): each body's pose, each link's motion
 // subspace s and twist V at the world origin.
-void linkStateFromBodies(const Model& model, const JointTree& tree, const State& state,
+void linkStateFromBodies(const Model& model, const JointTree& tree, const Eigen::VectorXd& bodyQ,
+                         const Eigen::VectorXd& bodyV, const Eigen::VectorXd& jointCoordinates,
                          Eigen::VectorXd& q, Eigen::VectorXd& qd, std::vector<Transform>& poses,
                          std::vector<Vec6>& s, std::vector<Vec6>& V) {
     q.resize(tree.size());
@@ -285,16 +296,16 @@ void linkStateFromBodies(const Model& model, const JointTree& tree, const State&
         const std::size_t i = static_cast<std::size_t>(k);
         const JointTree::Link& link = tree.links[i];
         Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
-        X_WB.p = bodyPosition(state.q, link.body);
-        X_WB.R = bodyOrientation(state.q, link.body);
+        X_WB.p = bodyPosition(bodyQ, link.body);
+        X_WB.R = bodyOrientation(bodyQ, link.body);
         const Transform X_WF = compose(bodyPose(poses, link.parentBody), link.X_PF);
         const Transform X_WG = compose(X_WB, link.X_CM);
         const Transform& X_WJ = link.childHoldsI ? X_WF : X_WG;
         const Transform& X_WI = link.childHoldsI ? X_WG : X_WF;
         // The body's twist at the world origin, (ω, v − ω × r), and its parent's.
-        const Vec3 w = X_WB.R * Vec3(layout::angular(state.v, link.body));
+        const Vec3 w = X_WB.R * Vec3(layout::angular(bodyV, link.body));
         V[i].head<3>() = w;
-        V[i].tail<3>() = Vec3(layout::linear(state.v, link.body)) - w.cross(X_WB.p);
+        V[i].tail<3>() = Vec3(layout::linear(bodyV, link.body)) - w.cross(X_WB.p);
         const Vec6 dV = link.parent < 0 ? V[i] : V[i] - V[static_cast<std::size_t>(link.parent)];
         const Vec3 a = X_WJ.R * Vec3::UnitZ();
         const double sign = link.childHoldsI ? 1.0 : -1.0;
@@ -304,8 +315,8 @@ void linkStateFromBodies(const Model& model, const JointTree& tree, const State&
         } else if (link.axis == JointAxis::Rotation) {
             const Quat R_JI = X_WJ.R.conjugate() * X_WI.R;
             const double angle = 2.0 * std::atan2(R_JI.z(), R_JI.w());
-            q(k) = state.jointCoordinates.size() > link.slot
-                       ? unwindAngle(angle, state.jointCoordinates(link.slot))
+            q(k) = jointCoordinates.size() > link.slot
+                       ? unwindAngle(angle, jointCoordinates(link.slot))
                        : angle;
             qd(k) = sign * a.dot(dV.head<3>());
             s[i].head<3>() = sign * a;
@@ -325,7 +336,7 @@ void jointSpaceState(const Model& model, const JointTree& tree, const State& sta
                      Eigen::VectorXd& q, Eigen::VectorXd& qd) {
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V;
-    linkStateFromBodies(model, tree, state, q, qd, poses, s, V);
+    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
 }
 
 void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
@@ -493,26 +504,23 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
                                   Eigen::VectorXd& qdd) {
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V;
-    linkStateFromBodies(model, tree, state, q, qd, poses, s, V);
+    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
     return articulatedPasses(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
                              qdd);
 }
 
-Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
-                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
-                          Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h) {
-    const int n = tree.size();
-    std::vector<Transform> poses;
-    std::vector<Vec6> s;
-    linkKinematics(model, tree, q, poses, s);
-    std::vector<Vec6> twists;
-    linkVelocities(tree, s, qd, twists);
-    if (Status st = evaluateTreeForces(model, tree, t, poses, twists, memory, ws); !st.ok)
-        return st;
+namespace {
 
-    // Outward: velocities, velocity-product accelerations; each body's force that q̈ = 0 needs.
-    std::vector<Vec6> V(static_cast<std::size_t>(n)), A(static_cast<std::size_t>(n)),
-        F(static_cast<std::size_t>(n));
+// M(q) by the composite-rigid-body algorithm and h(q, q̇) by the recursive Newton–Euler
+// algorithm (q̈ = 0) at the links' poses, motion subspaces s and twists V, with the applied
+// forces in ws.g; G(q), gravity's share of h, when asked for.
+void massAndBias(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
+                 const std::vector<Vec6>& s, const std::vector<Vec6>& V, const Eigen::VectorXd& qd,
+                 const Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h, Eigen::VectorXd* G) {
+    const int n = tree.size();
+    // Outward: velocity-product accelerations; each body's force that q̈ = 0 needs.
+    std::vector<Vec6> A(static_cast<std::size_t>(n)), F(static_cast<std::size_t>(n)),
+        Fg(static_cast<std::size_t>(G ? n : 0));
     std::vector<Mat6> I(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k) {
         const std::size_t i = static_cast<std::size_t>(k);
@@ -520,22 +528,29 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         const Mat3 R = X_WB.rotationMatrix();
         I[i] = bodyInertia(model, link.body, X_WB, R);
-        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
         const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
-        V[i] = Vp + s[i] * qd(k);
         A[i] = Ap + crossMotion(V[i], s[i]) * qd(k);
         F[i] = I[i] * A[i] + crossForce(V[i], I[i] * V[i]) -
                appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+        if (G) {  // the weight m g at the centre of mass, held
+            const Vec3 weight =
+                model.bodies[static_cast<std::size_t>(link.body)].mass * model.gravity;
+            Fg[i].head<3>() = -X_WB.p.cross(weight);
+            Fg[i].tail<3>() = -weight;
+        }
     }
     // Inward: the generalised forces, and the composite inertias.
     h.resize(n);
+    if (G) G->resize(n);
     std::vector<Mat6> Ic = I;
     for (int k = n - 1; k >= 0; --k) {
         const std::size_t i = static_cast<std::size_t>(k);
         h(k) = s[i].dot(F[i]);
+        if (G) (*G)(k) = s[i].dot(Fg[i]);
         if (const int p = tree.links[i].parent; p >= 0) {
             F[static_cast<std::size_t>(p)] += F[i];
             Ic[static_cast<std::size_t>(p)] += Ic[i];
+            if (G) Fg[static_cast<std::size_t>(p)] += Fg[i];
         }
     }
     // M: each link's column down the path to the root.
@@ -548,7 +563,33 @@ Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
              j = tree.links[static_cast<std::size_t>(j)].parent)
             M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);
     }
+}
+
+}  // namespace
+
+Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
+                          Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h) {
+    std::vector<Transform> poses;
+    std::vector<Vec6> s;
+    linkKinematics(model, tree, q, poses, s);
+    std::vector<Vec6> twists;
+    linkVelocities(tree, s, qd, twists);
+    if (Status st = evaluateTreeForces(model, tree, t, poses, twists, memory, ws); !st.ok)
+        return st;
+    massAndBias(model, tree, poses, s, twists, qd, ws, M, h, nullptr);
     return {};
+}
+
+void jointSpaceDynamicsAtBodies(const Model& model, const JointTree& tree,
+                                const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
+                                const Eigen::VectorXd& jointCoordinates, const Workspace& ws,
+                                Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::MatrixXd& M,
+                                Eigen::VectorXd& h, Eigen::VectorXd& G) {
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    linkStateFromBodies(model, tree, bodyQ, bodyV, jointCoordinates, q, qd, poses, s, V);
+    massAndBias(model, tree, poses, s, V, qd, ws, M, h, &G);
 }
 
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,

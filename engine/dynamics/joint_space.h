@@ -52,6 +52,15 @@ struct JointTree {
 // fixed joints from the ground (a loop, another joint type, a part on no joint, a moving frame).
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
 
+// What a tree is built for. Whole: the recursive formulation's, every part on it and nothing it
+// cannot step. Control: a model-based controller's model of the mechanism (joint_control.h):
+// the parts reached from the ground through joints, with what acts on them from outside the
+// rigid-body model — stops, contact, free parts elsewhere — left out.
+enum class TreeScope { Whole, Control };
+std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorXd& bodyQ,
+                                        const Eigen::VectorXd& bodyV, std::string& why,
+                                        TreeScope scope);
+
 // Where the motions put their coordinates at time t: a position-level motion's q (an angle
 // unwound to the one nearest q's) and q̇, a velocity-level motion's q̇, into q and q̇ (a motion
 // switched off prescribes nothing).
@@ -75,6 +84,16 @@ void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen:
 Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
                           Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h);
+
+// The same at the bodies' poses and velocities bodyQ, bodyV (as State::q, State::v; the joint
+// coordinates, unwound from `jointCoordinates`, and rates into q, q̇), with the applied forces
+// already in ws.g (evaluated there), and G(q): gravity's share of h, the efforts that hold the
+// tree still where it is against gravity. What a model-based controller reads.
+void jointSpaceDynamicsAtBodies(const Model& model, const JointTree& tree,
+                                const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
+                                const Eigen::VectorXd& jointCoordinates, const Workspace& ws,
+                                Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::MatrixXd& M,
+                                Eigen::VectorXd& h, Eigen::VectorXd& G);
 
 // q̈ by the articulated-body algorithm: three O(n) passes, no mass matrix (Featherstone, ch. 7);
 // what jointSpaceAccelerations gives, in time linear in the links whatever the tree's depth. A

@@ -2,6 +2,8 @@
 // Workspace: per-step scratch of the engine thread (frames, constraint rows, the KKT
 // factorisation, forces). Never saved, never shared between threads.
 
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <Eigen/Core>
@@ -13,6 +15,8 @@
 #include "engine/solver/kkt_solver.h"
 
 namespace engine {
+
+struct JointTree;  // engine/dynamics/joint_space.h
 
 struct Workspace {
     std::vector<BodyFrame> frames;
@@ -40,6 +44,12 @@ struct Workspace {
     // The last step's result (multipliers, contact forces, solver figures) when a stepper
     // leaves one: outputs at its end read it (step_result.h).
     StepResult step;
+    // Model-based joint control (joint_control.h): the tree it models, built for the model of
+    // serial controlTreeSerial, and the efforts it gave at the last force evaluation, one per
+    // force element (0 for the others; a gravity-compensated servo's gravity share).
+    std::shared_ptr<const JointTree> controlTree;
+    std::uint64_t controlTreeSerial = 0;
+    std::vector<double> controlEfforts;
 };
 
 }  // namespace engine

@@ -418,6 +418,16 @@ double Expression::derivativeTangent(double t, const double* inputs, const doubl
     return fivePoint([&](double time) { return impl_->tangent(time, inputs, tangents).b; }, t);
 }
 
+Jet2 Expression::timeJet(double t) const {
+    if (impl_->constant) return Jet2(impl_->constantValue);
+    if (impl_->tree) {
+        std::vector<Jet2> variables(impl_->inputs.size() + 1);
+        variables[0] = Jet2(t, 1.0, 0.0);
+        return impl_->tree->eval(variables.data());
+    }
+    return {eval(t), derivative(t), secondDerivative(t)};
+}
+
 bool Expression::exactTangents() const {
     return impl_->constant || impl_->tree != nullptr;
 }

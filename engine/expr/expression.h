@@ -42,6 +42,8 @@
 
 namespace engine {
 
+struct Jet2;  // engine/math/jet.h
+
 class Expression {
 public:
     Expression();  // the constant 0
@@ -86,6 +88,10 @@ public:
     // The partial derivative in time, the inputs held at their values.
     double derivative(double time, const double* inputs) const;
     double secondDerivative(double time) const;
+    // Its value and first and second time derivatives at `time`, inputs read as 0: exact to
+    // round-off, the syntax tree evaluated on second-order jets (engine/math/jet.h); the
+    // differences above where the tree could not read the text (none known).
+    Jet2 timeJet(double time) const;
 
     // Derivatives along a direction of the inputs, `time` held: Σₖ ∂f/∂inputₖ · tangents[k], of
     // eval(time, inputs) and of derivative(time, inputs) (the same five points, each

@@ -327,23 +327,26 @@ bool variableFree(const Node& n) {
     return true;
 }
 
-Dual truth(bool b) {
-    return Dual(b ? 1.0 : 0.0);
+template <class S>
+S truth(bool b) {
+    return S(b ? 1.0 : 0.0);
 }
 
-Dual evaluate(const Node& n, const Dual* variables);
+template <class S>
+S evaluate(const Node& n, const S* variables);
 
-Dual function(const Node& n, const Dual* variables) {
-    Dual args[8];
-    std::vector<Dual> many;
+template <class S>
+S function(const Node& n, const S* variables) {
+    S args[8];
+    std::vector<S> many;
     const int count = static_cast<int>(n.children.size());
-    Dual* a = args;
+    S* a = args;
     if (count > 8) {
         many.resize(static_cast<std::size_t>(count));
         a = many.data();
     }
     for (int k = 0; k < count; ++k)
-        a[k] = evaluate(*n.children[static_cast<std::size_t>(k)], variables);
+        a[k] = evaluate<S>(*n.children[static_cast<std::size_t>(k)], variables);
     // A NaN argument gives NaN, as the muparser side's functions pass it on.
     switch (n.fn) {
     case Fn::Sin:
@@ -381,25 +384,25 @@ Dual function(const Node& n, const Dual* variables) {
     case Fn::Sqrt:
         return sqrt(a[0]);
     case Fn::Sign:
-        if (std::isnan(a[0].a)) return a[0];
-        return Dual(static_cast<double>((a[0].a > 0.0) - (a[0].a < 0.0)));
+        if (std::isnan(valueOf(a[0]))) return a[0];
+        return S(static_cast<double>((valueOf(a[0]) > 0.0) - (valueOf(a[0]) < 0.0)));
     case Fn::Rint:  // muparser's: the nearest integer, halves up
-        return Dual(std::floor(a[0].a + 0.5));
+        return S(std::floor(valueOf(a[0]) + 0.5));
     case Fn::Abs:
         return abs(a[0]);
     case Fn::Atan2:
         return atan2(a[0], a[1]);
     case Fn::Sum:
     case Fn::Avg: {
-        Dual total;
+        S total;
         for (int k = 0; k < count; ++k) total += a[k];
         return n.fn == Fn::Sum ? total : total / static_cast<double>(count);
     }
     case Fn::Min:
     case Fn::Max: {
-        Dual out = a[0];
+        S out = a[0];
         for (int k = 0; k < count; ++k) {
-            if (std::isnan(a[k].a)) return a[k];
+            if (std::isnan(valueOf(a[k]))) return a[k];
             out = n.fn == Fn::Min ? minOf(out, a[k]) : maxOf(out, a[k]);
         }
         return out;
@@ -417,8 +420,8 @@ Dual function(const Node& n, const Dual* variables) {
     case Fn::Haversine:
         return haversine(a[0], a[1], a[2], a[3], a[4]);
     case Fn::If:
-        if (std::isnan(a[0].a)) return a[0];
-        return a[0].a != 0.0 ? a[1] : a[2];
+        if (std::isnan(valueOf(a[0]))) return a[0];
+        return valueOf(a[0]) != 0.0 ? a[1] : a[2];
     case Fn::Clamp:
         return clamp(a[0], a[1], a[2]);
     case Fn::Impact:
@@ -426,14 +429,15 @@ Dual function(const Node& n, const Dual* variables) {
     case Fn::Bistop:
         return bistop(a, count);
     }
-    return Dual(std::nan(""));
+    return S(std::nan(""));
 }
 
-Dual evaluate(const Node& n, const Dual* variables) {
-    auto child = [&](std::size_t k) { return evaluate(*n.children[k], variables); };
+template <class S>
+S evaluate(const Node& n, const S* variables) {
+    auto child = [&](std::size_t k) { return evaluate<S>(*n.children[k], variables); };
     switch (n.op) {
     case Op::Constant:
-        return Dual(n.value);
+        return S(n.value);
     case Op::Variable:
         return variables[n.index];
     case Op::Negate:
@@ -451,34 +455,34 @@ Dual evaluate(const Node& n, const Dual* variables) {
     case Op::Power:
         return pow(child(0), child(1));
     case Op::Less:
-        return truth(child(0).a < child(1).a);
+        return truth<S>(valueOf(child(0)) < valueOf(child(1)));
     case Op::Greater:
-        return truth(child(0).a > child(1).a);
+        return truth<S>(valueOf(child(0)) > valueOf(child(1)));
     case Op::LessEqual:
-        return truth(child(0).a <= child(1).a);
+        return truth<S>(valueOf(child(0)) <= valueOf(child(1)));
     case Op::GreaterEqual:
-        return truth(child(0).a >= child(1).a);
+        return truth<S>(valueOf(child(0)) >= valueOf(child(1)));
     case Op::Equal:
-        return truth(child(0).a == child(1).a);
+        return truth<S>(valueOf(child(0)) == valueOf(child(1)));
     case Op::NotEqual:
-        return truth(child(0).a != child(1).a);
+        return truth<S>(valueOf(child(0)) != valueOf(child(1)));
     case Op::And:
     case Op::Or: {
-        double a = child(0).a, b = child(1).a;
+        double a = valueOf(child(0)), b = valueOf(child(1));
         // muparser folds two constants as integers ((int) 0.5 is 0) and compares values
         // otherwise: "0.5 && 1" is 0, "x && 1" with x = 0.5 is 1. As it does.
         if (variableFree(*n.children[0]) && variableFree(*n.children[1])) {
             a = std::trunc(a);  // ((int) of a value out of range is nonzero there too)
             b = std::trunc(b);
         }
-        return truth(n.op == Op::And ? a != 0.0 && b != 0.0 : a != 0.0 || b != 0.0);
+        return truth<S>(n.op == Op::And ? a != 0.0 && b != 0.0 : a != 0.0 || b != 0.0);
     }
     case Op::Ternary:
-        return child(0).a != 0.0 ? child(1) : child(2);
+        return valueOf(child(0)) != 0.0 ? child(1) : child(2);
     case Op::Function:
-        return function(n, variables);
+        return function<S>(n, variables);
     }
-    return Dual(std::nan(""));
+    return S(std::nan(""));
 }
 
 // The unit of a node ("" any or unknown), the first mismatch found to `mismatch`.
@@ -635,9 +639,18 @@ std::unique_ptr<Tree> Tree::parse(const std::string& text,
 
 Dual Tree::eval(const Dual* variables) const {
     try {
-        return evaluate(*root_, variables);
+        return evaluate<Dual>(*root_, variables);
     } catch (const FunctionError&) {
         return Dual(std::nan(""), std::nan(""));
+    }
+}
+
+Jet2 Tree::eval(const Jet2* variables) const {
+    try {
+        return evaluate<Jet2>(*root_, variables);
+    } catch (const FunctionError&) {
+        const double nan = std::nan("");
+        return Jet2(nan, nan, nan);
     }
 }
 

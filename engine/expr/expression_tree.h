@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/math/dual.h"
+#include "engine/math/jet.h"
 
 namespace engine::expr {
 
@@ -26,6 +27,9 @@ public:
 
     // Its value and tangent at `variables`; NaN where a function refuses its arguments.
     Dual eval(const Dual* variables) const;
+    // Its value and first and second derivatives along one direction of the variables (their
+    // jets): a function of time's ẋ and ẍ exact to round-off.
+    Jet2 eval(const Jet2* variables) const;
 
     // Where the expression puts together quantities of different known units: adds,
     // subtracts, compares or chooses between them (+ − < == min max clamp if ?: table step

@@ -9,6 +9,7 @@
 #include "engine/kinematics/state_measures.h"
 #include "engine/math/dual.h"
 #include "engine/math/finite.h"
+#include "engine/math/jet.h"
 #include "engine/math/number_text.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/layout.h"
@@ -215,6 +216,11 @@ void applyElement(const Model& model, const ForceModel& force, double t,
         energies.actuatorPower += valueOf(effort * rate);
         break;
     }
+    case ForceType::ComputedTorque:
+        // Its effort hangs on the whole tree's M(q) and h(q, q̇): added with the others' by
+        // the dynamics (engine/dynamics/joint_control.h), where the tree is; treated as
+        // explicit by the implicit integrators (no derivative here).
+        break;
     case ForceType::JointForce: {
         // Its work is the actuator's, as a controller's.
         const S effort = component(0);
@@ -308,6 +314,20 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
                 return quoted(force.components[0]) + " (magnitude) is " + numberText(value) +
                        " at t = " + timeText(t);
         return {};
+    case ForceType::ComputedTorque: {
+        // Its rate and acceleration are the expression's own (exact).
+        const Jet2 target = force.components[0].timeJet(t);
+        const char* what = !std::isfinite(target.v)    ? "is "
+                           : !std::isfinite(target.d1) ? "has the rate "
+                           : !std::isfinite(target.d2) ? "has the acceleration "
+                                                       : nullptr;
+        if (!what) return {};
+        const double value = !std::isfinite(target.v)    ? target.v
+                             : !std::isfinite(target.d1) ? target.d1
+                                                         : target.d2;
+        return quoted(force.components[0]) + " (target) " + what + numberText(value) +
+               " at t = " + timeText(t);
+    }
     case ForceType::JointController: {
         const Expression& target = force.components[0];
         if (!force.inputs[0].empty()) return {};
@@ -361,9 +381,9 @@ std::string nonFiniteExpression(const Model& model, const ForceModel& force, dou
                     numberText(values[static_cast<std::size_t>(k)]);
         }
         return "its expression '" + force.components[c].text() + "' (" +
-               (count == 3                                 ? axes[c]
-                : force.type == ForceType::JointController ? "target"
-                                                           : "magnitude") +
+               (count == 3                 ? axes[c]
+                : isJointServo(force.type) ? "target"
+                                           : "magnitude") +
                ") is " + numberText(value) + " at t = " + timeText(t) + ", where " + read;
     }
     return {};
@@ -383,8 +403,7 @@ std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& forc
     auto bodyOf = [&](int marker) {
         return marker < 0 ? kGround : model.markers[static_cast<std::size_t>(marker)].body;
     };
-    if (force.type == ForceType::RotationalSpringDamper ||
-        force.type == ForceType::JointController || force.type == ForceType::JointForce) {
+    if (actsOnJoint(force.type)) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         return {bodyOf(joint.markerI), bodyOf(joint.markerJ)};
     }
@@ -471,6 +490,11 @@ double controllerEffort(const Model& model, const ForceModel& force, double t,
                         const std::vector<double>* stateValues) {
     double own = 0.0;
     return effortOf<double>(model, force, t, frames, lastValue, rate ? *rate : own, stateValues);
+}
+
+void applyJointEffort(const Model& model, const ForceModel& force,
+                      const std::vector<BodyFrame>& frames, double effort, Eigen::VectorXd& g) {
+    addJointEffort<double>(model, force, frames, effort, g);
 }
 
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,

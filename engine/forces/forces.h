@@ -64,6 +64,11 @@ double controllerEffort(const Model& model, const ForceModel& force, double t,
                         const std::vector<BodyFrame>& frames, double lastValue,
                         double* rate = nullptr, const std::vector<double>* stateValues = nullptr);
 
+// An effort on the coordinate a joint element acts on (its `joint` and `coordinate`): a torque
+// about (force along) marker J's z axis on marker I's part, the opposite on J's, added to g.
+void applyJointEffort(const Model& model, const ForceModel& force,
+                      const std::vector<BodyFrame>& frames, double effort, Eigen::VectorXd& g);
+
 // A line or joint force's magnitude at this instant (its expression with the state's values),
 // the rest of its state from `frames`, `jointCoordinates` and `lagged`.
 double forceMagnitude(const Model& model, const ForceModel& force, double t,

@@ -5,6 +5,7 @@
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/frame_motion.h"
 #include "engine/math/finite.h"
+#include "engine/math/jet.h"
 #include "engine/math/number_text.h"
 
 namespace engine {
@@ -27,7 +28,7 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
         const Expression* expressions[3] = {&force.components[0], &force.components[1],
                                             &force.components[2]};
         const int count =
-            force.type == ForceType::JointController || force.type == ForceType::LineForce ||
+            isJointServo(force.type) || force.type == ForceType::LineForce ||
                     force.type == ForceType::JointForce
                 ? 1
             : force.type == ForceType::PointForce || force.type == ForceType::PointTorque ? 3
@@ -45,6 +46,22 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
                 }
             return "force '" + force.name + "': " + nonFiniteExpression(force, bad);
         }
+        if (force.type == ForceType::ComputedTorque) {
+            // It gives its coordinate the target's acceleration: one that races off (a kink,
+            // a pole of the rate) asks for an effort that does.
+            const Expression& e = force.components[0];
+            const double before = std::abs(e.timeJet(std::max(0.0, t - 1e-2)).d2);
+            for (int k = 0; k <= samples; ++k) {
+                const double tk = t + span * k / samples;
+                const double a = e.timeJet(tk).d2;
+                if (std::isfinite(a) && !(std::abs(a) > growth * std::max(1.0, before))) continue;
+                return "force '" + force.name + "': the acceleration of its target '" + e.text() +
+                       "' races off to " + numberText(a) + " at t = " + numberText(tk, 9, "s") +
+                       " (" + numberText(before) +
+                       " 10 ms before), and computed torque gives the coordinate that "
+                       "acceleration: a kink or a pole in the target?";
+            }
+        }
         static constexpr const char* axes[3] = {"x", "y", "z"};
         for (int c = 0; c < count; ++c) {
             const Expression& e = *expressions[c];
@@ -56,9 +73,9 @@ std::string detail::forceExpressionCause(const Model& model, double t, double sp
                 const double value = e.eval(tk);
                 if (!(std::abs(value) > growth * std::max(1.0, before))) continue;
                 return "force '" + force.name + "': its expression '" + e.text() + "' (" +
-                       (count == 3 ? std::string(axes[c]) + " component"
-                        : force.type == ForceType::JointController ? std::string("target")
-                                                                   : std::string("magnitude")) +
+                       (count == 3                 ? std::string(axes[c]) + " component"
+                        : isJointServo(force.type) ? std::string("target")
+                                                   : std::string("magnitude")) +
                        ") races off to " + numberText(value) + " at t = " + numberText(tk, 9, "s") +
                        " (" + numberText(before) + " 10 ms before): a pole?";
             }

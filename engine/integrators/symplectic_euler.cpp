@@ -145,9 +145,8 @@ private:
         if (deferSerial_ != model.serial) {
             deferSerial_ = model.serial;
             defer_ = model.drivers.empty() && model.stateValueCount() == 0 &&
-                     std::none_of(model.forces.begin(), model.forces.end(), [](const auto& f) {
-                         return f.type == ForceType::JointController;
-                     });
+                     std::none_of(model.forces.begin(), model.forces.end(),
+                                  [](const auto& f) { return isJointServo(f.type); });
         }
         return defer_;
     }

@@ -47,6 +47,10 @@ void CsvWriter::writeHeader() {
         column(ch::of(c.name, ch::kCouplerForce));
         for (const char* e : ch::kCouplerEffort) column(ch::of(c.name, e));
     }
+    // Servos' and joint forces' efforts (Outputs::controllerEffort, in the model's order).
+    for (const ForceModel& f : model_.forces)
+        if (isJointServo(f.type) || f.type == ForceType::JointForce)
+            column(ch::of(f.name, ch::kEffort));
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
         column(c);
@@ -131,6 +135,12 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     for (std::size_t k = 0; k < model_.couplers.size(); ++k)
         for (const std::vector<double>* v : {&o.couplerForce, &o.couplerEffortI, &o.couplerEffortJ})
             put(k < v->size() ? (*v)[k] : 0.0);
+    std::size_t servo = 0;
+    for (const ForceModel& f : model_.forces)
+        if (isJointServo(f.type) || f.type == ForceType::JointForce) {
+            put(servo < o.controllerEffort.size() ? o.controllerEffort[servo] : std::nan(""));
+            ++servo;
+        }
     put(o.energies.kinetic);
     put(o.energies.potential());
     put(o.energies.total());

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 16). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 17). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -224,7 +224,7 @@ std::vector<ObjectFormat> describe() {
     }, {}});
     objects.push_back({"force", "/$defs/force", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among forces"},
-        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController lineForce jointForce", "", "yes", "—", "the force law (table below)"},
+        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController computedTorque lineForce jointForce", "", "yes", "—", "the force law (table below)"},
         {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model (minor version 13)"},
         {"startsOn", "bool", "bool", "true", "no", "`true`", "`false`: in the model but off (no force) until a sensor switches it on (minor version 15)"},
         {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
@@ -232,7 +232,7 @@ std::vector<ObjectFormat> describe() {
         {"frame", "`\"world\"` or `\"marker\"`", "enum world marker", "\"world\"", "no", "`\"world\"`", "the axes of `components`", "pointForce pointTorque"},
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing lineForce"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing lineForce"},
-        {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController, jointForce: a revolute, prismatic or cylindrical joint", "rotationalSpringDamper jointController jointForce"},
+        {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController, jointForce: a revolute, prismatic or cylindrical joint; computedTorque: a revolute or prismatic joint of the mechanism's tree", "rotationalSpringDamper jointController computedTorque jointForce"},
         {"stiffness", "number ≥ 0, N/m (N·m/rad)", "number >=0", "0", "no", "0", "k", "springDamper rotationalSpringDamper"},
         {"damping", "number ≥ 0, N·s/m (N·m·s/rad)", "number >=0", "0", "no", "0", "c", "springDamper rotationalSpringDamper"},
         {"freeLength", "number, m", "number >=0", "0", "no", "0", "l0", "springDamper"},
@@ -242,13 +242,14 @@ std::vector<ObjectFormat> describe() {
         {"translationalDamping", "[x, y, z] N·s/m", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
         {"rotationalStiffness", "[x, y, z] N·m/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
         {"rotationalDamping", "[x, y, z] N·m·s/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController jointForce"},
-        {"target", "number or expression of `time` and the state, rad or m", "expression", "", "yes", "—", "the coordinate it servoes to", "jointController"},
+        {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController computedTorque jointForce"},
+        {"target", "number or expression of `time` (jointController: and the state), rad or m", "expression", "", "yes", "—", "the coordinate it servoes to (computedTorque: its rate and acceleration taken from the expression exactly)", "jointController computedTorque"},
         {"magnitude", "number or expression of `time` and the state; N (lineForce), N·m or N (jointForce)", "expression", "", "yes", "—", "lineForce: positive pushes I and J apart along the line between their origins; jointForce: the torque about (force along) J's z axis on I's part, its opposite on J's", "lineForce jointForce"},
-        {"kp", "number ≥ 0, N·m/rad (N/m)", "number >=0", "0", "no", "0", "proportional gain", "jointController"},
-        {"kd", "number ≥ 0, N·m·s/rad (N·s/m)", "number >=0", "0", "no", "0", "derivative gain", "jointController"},
-        {"maxEffort", "number ≥ 0, N·m (N)", "number >=0", "0", "no", "0: no limit", "the effort is limited to ±maxEffort", "jointController"},
-    }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController", "lineForce", "jointForce"}});
+        {"kp", "number ≥ 0; jointController N·m/rad (N/m), computedTorque 1/s²", "number >=0", "0", "no", "0", "proportional gain (computedTorque: ω², ω the error's natural frequency in rad/s)", "jointController computedTorque"},
+        {"kd", "number ≥ 0; jointController N·m·s/rad (N·s/m), computedTorque 1/s", "number >=0", "0", "no", "0", "derivative gain (computedTorque: 2ζω, ζ the error's damping ratio)", "jointController computedTorque"},
+        {"maxEffort", "number ≥ 0, N·m (N)", "number >=0", "0", "no", "0: no limit", "the effort is limited to ±maxEffort", "jointController computedTorque"},
+        {"gravityCompensation", "bool", "bool", "false", "no", "`false`", "`true`: the effort the joint needs to hold the mechanism's tree against gravity where it is, g(q), is added to the servo's (minor version 17)", "jointController"},
+    }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController", "computedTorque", "lineForce", "jointForce"}});
     objects.push_back({"motion", "/$defs/motion", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among motions"},
         {"joint", "joint name", "string", "", "yes", "—", "a revolute, prismatic or cylindrical joint"},

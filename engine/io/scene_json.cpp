@@ -1179,7 +1179,7 @@ public:
             error(at + "/type", "unknown force type '" + excerpt(type) +
                                     "' (expected pointForce, pointTorque, springDamper, "
                                     "rotationalSpringDamper, bushing, jointController, "
-                                    "lineForce or jointForce)");
+                                    "computedTorque, lineForce or jointForce)");
             return;
         }
         f.type = *parsed;
@@ -1224,6 +1224,7 @@ public:
             scalar("preload", f.preload);
             break;
         case ForceType::JointController:
+        case ForceType::ComputedTorque:
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
             if (const json* a = optional(j, "axis"))
                 word<JointAxis>(
@@ -1235,6 +1236,9 @@ public:
             scalar("kp", f.stiffness);
             scalar("kd", f.damping);
             scalar("maxEffort", f.maxEffort);
+            if (f.type == ForceType::JointController)
+                if (const json* g = optional(j, "gravityCompensation"))
+                    boolean(*g, at + "/gravityCompensation", f.gravityCompensation);
             break;
         case ForceType::LineForce:
             markerRef(j, at, "markerI", f.markerI);

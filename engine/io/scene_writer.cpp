@@ -208,12 +208,15 @@ json forceJson(const ForceSpec& f) {
         if (f.preload != 0.0) j["preload"] = f.preload;
         break;
     case ForceType::JointController:
+    case ForceType::ComputedTorque:
         j["joint"] = f.joint;
         if (f.axis == JointAxis::Translation) j["axis"] = "translation";
         j["target"] = expressionJson(f.components[0]);
         j["kp"] = f.stiffness;
         j["kd"] = f.damping;
         if (f.maxEffort > 0.0) j["maxEffort"] = f.maxEffort;
+        if (f.gravityCompensation && f.type == ForceType::JointController)
+            j["gravityCompensation"] = true;
         break;
     case ForceType::LineForce:
         j["markerI"] = f.markerI.text();

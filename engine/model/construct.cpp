@@ -272,6 +272,7 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
     }
     case ForceType::RotationalSpringDamper:
     case ForceType::JointController:
+    case ForceType::ComputedTorque:
     case ForceType::JointForce: {
         const Joint* joint = findById(spec.joints, jointId);
         if (!joint) return kNoEntity;
@@ -304,6 +305,15 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
             force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
             const double c = tuned(inertia, 2.0).second;
             force.components[0] = "-" + numberText(c, 4) + "*qd(" + joint->name + ")";
+        } else if (type == ForceType::ComputedTorque) {
+            // One axis of a tree: a revolute or prismatic joint. The error's own dynamics at
+            // 5 Hz, critically damped: kp = ω², kd = 2ω.
+            if (joint->type == JointType::Cylindrical) return kNoEntity;
+            force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
+            const double omega = 2.0 * kPi * 5.0;
+            force.stiffness = omega * omega;
+            force.damping = 2.0 * omega;
+            force.components[0] = "0";
         } else {
             force.axis = slide ? JointAxis::Translation : JointAxis::Rotation;
             std::tie(force.stiffness, force.damping) = tuned(inertia, 5.0);  // a 5 Hz servo

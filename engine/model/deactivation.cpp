@@ -20,8 +20,7 @@ void leaveOut(Out& out, const std::string& name, std::string why) {
 }
 
 bool forceOnJoint(ForceType type) {
-    return type == ForceType::RotationalSpringDamper || type == ForceType::JointController ||
-           type == ForceType::JointForce;
+    return actsOnJoint(type);
 }
 bool forceHasMarkerJ(ForceType type) {
     return type == ForceType::SpringDamper || type == ForceType::Bushing ||
@@ -185,6 +184,7 @@ Diagnostics deactivationErrors(const SceneSpec& spec, const Deactivation& out) {
             check(at + "/magnitude", force.components[0]);
             break;
         case ForceType::JointController:
+        case ForceType::ComputedTorque:
             check(at + "/target", force.components[0]);
             break;
         default:

@@ -320,9 +320,7 @@ std::vector<std::string> deleteEntityOnly(SceneSpec& spec, EntityId id) {
             const bool onMarker =
                 refersTo(it->markerI, part, marker) || refersTo(it->markerJ, part, marker);
             const bool onJoint = !it->joint.empty() && onRemovedJoint(it->joint);
-            if ((it->type != ForceType::RotationalSpringDamper &&
-                 it->type != ForceType::JointController && onMarker) ||
-                onJoint) {
+            if ((!actsOnJoint(it->type) && onMarker) || onJoint) {
                 removed.push_back(it->name);
                 it = spec.forces.erase(it);
             } else {
@@ -545,8 +543,7 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
     }
     for (const ForceSpec& original : source.forces) {
         ForceSpec force = original;
-        const bool onJoint = original.type == ForceType::RotationalSpringDamper ||
-                             original.type == ForceType::JointController;
+        const bool onJoint = actsOnJoint(original.type);
         const bool onePoint =
             original.type == ForceType::PointForce || original.type == ForceType::PointTorque;
         if (onJoint) {

@@ -703,8 +703,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         f.id = spec_f.id;
         f.name = spec_f.name;
         f.type = spec_f.type;
-        if (spec_f.type == ForceType::RotationalSpringDamper ||
-            spec_f.type == ForceType::JointController || spec_f.type == ForceType::JointForce) {
+        if (actsOnJoint(spec_f.type)) {
             f.joint = jointIndex.at(spec_f.joint);
             // A cylindrical joint's coordinates are (angle, slide); the others have one.
             const JointModel& joint = model->joints[static_cast<std::size_t>(f.joint)];
@@ -712,6 +711,8 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
                 spec_f.axis == JointAxis::Translation)
                 f.coordinate = 1;
             f.maxEffort = spec_f.maxEffort;
+            f.gravityCompensation =
+                spec_f.type == ForceType::JointController && spec_f.gravityCompensation;
         } else {
             f.markerI = marker(spec_f.markerI);
             if (spec_f.type == ForceType::SpringDamper || spec_f.type == ForceType::Bushing ||

@@ -193,7 +193,9 @@ struct ForceModel {
     Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
     int coordinate = 0;      // joint controller: index into the joint's coordinates
     double maxEffort = 0.0;  // joint controller: 0 for no limit
-    bool on = true;          // switched off by a sensor (or until one switches it on): no force
+    bool gravityCompensation =
+        false;       // joint controller: g(q) added (engine/dynamics/joint_control.h)
+    bool on = true;  // switched off by a sensor (or until one switches it on): no force
 };
 
 // An equation of a soft joint (JointCompliance): evaluated as the exact one (constraints/), but

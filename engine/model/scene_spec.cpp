@@ -65,13 +65,14 @@ constexpr std::array<std::pair<ShapeType, std::string_view>, 7> kShapeNames{{
     {ShapeType::Plane, "plane"},
 }};
 
-constexpr std::array<std::pair<ForceType, std::string_view>, 8> kForceNames{{
+constexpr std::array<std::pair<ForceType, std::string_view>, 9> kForceNames{{
     {ForceType::PointForce, "pointForce"},
     {ForceType::PointTorque, "pointTorque"},
     {ForceType::SpringDamper, "springDamper"},
     {ForceType::RotationalSpringDamper, "rotationalSpringDamper"},
     {ForceType::Bushing, "bushing"},
     {ForceType::JointController, "jointController"},
+    {ForceType::ComputedTorque, "computedTorque"},
     {ForceType::LineForce, "lineForce"},
     {ForceType::JointForce, "jointForce"},
 }};
@@ -448,13 +449,22 @@ void checkExpression(Checker& check, const std::string& where, const std::string
 }
 
 // An expression of time and of the scene's state (its measures and variables).
+// `ofTimeAlone`: what an expression that must not read the state is (a computed-torque
+// target: its rate and acceleration are taken from it, and its q̈_d must not hang on the state
+// it acts on), or null.
 void checkStateExpression(Checker& check, const std::string& where, const SceneSpec& spec,
-                          const std::string& text) {
+                          const std::string& text, const char* ofTimeAlone = nullptr) {
     std::string error;
     StateText split;
     const std::optional<Expression> e = parseStateExpression(spec, text, split, error);
     if (!e) {
         check.error(where, "bad expression '" + text + "': " + error);
+        return;
+    }
+    if (split.usesState() && ofTimeAlone) {
+        check.error(where, std::string(ofTimeAlone) + " is a function of time alone, but '" + text +
+                               "' reads the mechanism's state (its rate and acceleration "
+                               "are taken from the expression)");
         return;
     }
     if (split.usesState()) {  // its value needs a state: checked as it runs
@@ -951,9 +961,7 @@ Diagnostics validate(const SceneSpec& spec) {
         const bool twoMarkers = force.type == ForceType::SpringDamper ||
                                 force.type == ForceType::Bushing ||
                                 force.type == ForceType::LineForce;
-        const bool onJoint = force.type == ForceType::RotationalSpringDamper ||
-                             force.type == ForceType::JointController ||
-                             force.type == ForceType::JointForce;
+        const bool onJoint = actsOnJoint(force.type);
         if (!onJoint && !findMarker(force.markerI))
             check.error(at + (twoMarkers ? "/markerI" : "/marker"),
                         "no marker '" + force.markerI.text() + "'");
@@ -975,7 +983,29 @@ Diagnostics validate(const SceneSpec& spec) {
             checkStateExpression(check, at + "/magnitude", spec, force.components[0]);
         if (force.type == ForceType::JointController)
             checkStateExpression(check, at + "/target", spec, force.components[0]);
-        if (force.type == ForceType::JointController || force.type == ForceType::JointForce) {
+        if (force.type == ForceType::ComputedTorque) {
+            checkStateExpression(check, at + "/target", spec, force.components[0],
+                                 "a computed-torque target");
+            const Joint* joint = spec.findJoint(force.joint);
+            if (joint && joint->type != JointType::Revolute && joint->type != JointType::Prismatic)
+                check.error(at + "/joint",
+                            "computed torque controls the revolute and prismatic joints of a tree; "
+                            "joint '" +
+                                force.joint + "' is " + std::string(jointTypeName(joint->type)));
+            for (const MotionSpec& motion : spec.motions)
+                if (force.active && motion.active && motion.joint == force.joint)
+                    check.error(at + "/joint", "joint '" + force.joint + "' is driven by motion '" +
+                                                   motion.name +
+                                                   "': its coordinate is not free to control");
+            for (std::size_t e = 0; e < k; ++e)
+                if (spec.forces[e].type == ForceType::ComputedTorque && spec.forces[e].active &&
+                    force.active && spec.forces[e].joint == force.joint)
+                    check.error(at + "/joint", "joint '" + force.joint +
+                                                   "' has two computed-torque controllers ('" +
+                                                   spec.forces[e].name + "' and '" + force.name +
+                                                   "')");
+        }
+        if (isJointServo(force.type) || force.type == ForceType::JointForce) {
             if (!std::isfinite(force.maxEffort) || force.maxEffort < 0.0)
                 check.error(at + "/maxEffort",
                             "maximum effort must be zero (no limit) or positive, got " +
@@ -1009,7 +1039,7 @@ Diagnostics validate(const SceneSpec& spec) {
                             "cylindrical joint; '" +
                                 force.joint + "' is " + std::string(jointTypeName(joint->type)));
         }
-        const bool controller = force.type == ForceType::JointController;
+        const bool controller = isJointServo(force.type);
         for (auto [value, key] : {std::pair{force.stiffness, controller ? "kp" : "stiffness"},
                                   std::pair{force.damping, controller ? "kd" : "damping"}})
             if (!std::isfinite(value) || value < 0.0)

@@ -326,11 +326,21 @@ enum class ForceType {
     RotationalSpringDamper,  // about a revolute (or cylindrical) joint's axis
     Bushing,                 // 6-DOF linear spring-damper between frames I and J
     JointController,         // PD servo on a joint coordinate, tracking a target of time
+    ComputedTorque,          // model-based servo: M(q)(q̈_d + kd ė + kp e) + h(q, q̇)
     LineForce,               // along the line between markers I and J, magnitude an expression
     JointForce,              // on a joint coordinate (torque or force), an expression
 };
 
 std::string_view forceTypeName(ForceType type);
+// A servo on a joint coordinate: a target, gains kp and kd, an effort limit, an effort channel.
+inline bool isJointServo(ForceType type) {
+    return type == ForceType::JointController || type == ForceType::ComputedTorque;
+}
+// An element on one joint's coordinate (its `joint`), not on markers.
+inline bool actsOnJoint(ForceType type) {
+    return isJointServo(type) || type == ForceType::RotationalSpringDamper ||
+           type == ForceType::JointForce;
+}
 std::optional<ForceType> forceTypeFromName(std::string_view name);
 
 struct ForceSpec {
@@ -363,8 +373,20 @@ struct ForceSpec {
     // Joint controller on `joint`'s coordinate `axis`: effort = kp (target − q) + kd (target' − q̇)
     // (stiffness = kp, damping = kd; target in components[0], rad or m), limited to ±maxEffort
     // when maxEffort > 0 [N·m or N]. Torque (force) on marker I's part about (along) J's z.
+    // Gravity compensation: the effort the joint needs to hold the mechanism against gravity
+    // where it is, g(q) from the joint-space tree (engine/dynamics/joint_control.h), is added.
+    //
+    // Computed torque on `joint`'s coordinate `axis`: all the scene's computed-torque elements
+    // that are on make one controller over the mechanism's tree of joints, giving their
+    // coordinates the accelerations  q̈ = q̈_d + kd (q̇_d − q̇) + kp (q_d − q)  by
+    // τ = M(q) q̈ + h(q, q̇) — M and h (gravity, the velocity products, every other force
+    // element) from the engine, the coordinates it does not control left free (collocated
+    // partial feedback linearisation), those a motion drives at the motion's q̈. kp [1/s²],
+    // kd [1/s]; target a function of time (rad or m), differentiated exactly; limited to
+    // ±maxEffort when maxEffort > 0.
     JointAxis axis = JointAxis::Rotation;
     double maxEffort = 0.0;
+    bool gravityCompensation = false;  // joint controller
     // Line force (Adams' translational SFORCE): components[0] is its magnitude [N], positive
     // pushing I and J apart along the line between their origins.
     // Joint force: components[0] is the torque about (force along) J's z axis on marker I's

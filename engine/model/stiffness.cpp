@@ -107,6 +107,13 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
             }
             break;
         }
+        case ForceType::ComputedTorque:
+            // Its error's rate is √kp and kd whatever the inertia: as a unit mass.
+            add(out, f, force.stiffness, force.damping, 1.0,
+                model.joints.at(static_cast<std::size_t>(force.joint))
+                        .coordinates.at(static_cast<std::size_t>(force.coordinate)) ==
+                    JointAxis::Rotation);
+            break;
         case ForceType::RotationalSpringDamper:
         case ForceType::JointController: {
             if (force.joint < 0) break;
@@ -194,6 +201,15 @@ std::string stiffnessMessage(const Model& model, const StiffnessEstimate& e, dou
         joint ? "the timeStepping or implicitEuler integrator (which take soft joints "
                 "implicitly, stable at any step)"
               : "the implicitEuler integrator (stable for stiff springs and dampers at any step)";
+    if (!joint && model.forces[static_cast<std::size_t>(e.force)].type == ForceType::ComputedTorque)
+        return what + "computed torque, kp " + numberText(e.stiffness, 3) + " /s², kd " +
+               numberText(e.damping, 3) + " /s) makes its error decay or ring at up to " +
+               numberText(e.rate, 3) + " /s: " + integrator +
+               (std::isfinite(limit)
+                    ? " is stable only for steps below " + numberText(limit / e.rate, 3) + " s"
+                    : " has to take steps of about " + numberText(3.3 / e.rate, 3) +
+                          " s to follow it") +
+               ". Lower its gains (every integrator takes computed torque explicitly)";
     if (e.byDamping)
         what += "damping " + numberText(e.damping, 3) + (e.rotational ? " N·m·s/rad" : " N·s/m") +
                 " on " + numberText(e.mass, 3) + massUnit + ") damps at a rate of " +

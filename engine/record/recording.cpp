@@ -81,8 +81,7 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     add(ch::kConstraintError, "m", energies + 3);
     size_ = energies + 4;
     for (const ForceModel& force : model.forces) {
-        if (force.type != ForceType::JointController && force.type != ForceType::JointForce)
-            continue;
+        if (!isJointServo(force.type) && force.type != ForceType::JointForce) continue;
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
         const bool torque =
             joint.coordinates[static_cast<std::size_t>(force.coordinate)] == JointAxis::Rotation;
@@ -97,8 +96,7 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
                                    driver.coordinate);
     }
     for (const ForceModel& force : model.forces) {
-        if (force.type != ForceType::JointController && force.type != ForceType::JointForce)
-            continue;
+        if (!isJointServo(force.type) && force.type != ForceType::JointForce) continue;
         add(ch::of(force.name, ch::kPower), "W", size_++);
         powerCoordinate_.push_back(offsets[static_cast<std::size_t>(force.joint)] +
                                    force.coordinate);

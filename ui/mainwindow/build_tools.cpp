@@ -302,6 +302,7 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
     const std::pair<engine::ForceType, QString> onJoint[] = {
         {engine::ForceType::RotationalSpringDamper, QStringLiteral("rotationalSpringDamper")},
         {engine::ForceType::JointController, QStringLiteral("jointController")},
+        {engine::ForceType::ComputedTorque, QStringLiteral("computedTorque")},
         {engine::ForceType::JointForce, QStringLiteral("jointForce")},
     };
     QAction* motion = toolAction(

@@ -252,6 +252,16 @@ bool paintForces(const QString& what, Ink& k) {
         p.drawLine(QPointF(12, 3), QPointF(12, 6));
         p.drawLine(QPointF(3, 12), QPointF(6, 12));
         p.drawLine(QPointF(21, 12), QPointF(18, 12));
+    } else if (what == QLatin1String("computedTorque")) {
+        // A servo's dial with the mechanism's model inside: a two-link arm.
+        p.drawEllipse(QRectF(3, 3, 18, 18));
+        p.setPen(QPen(accent, 2.0));
+        p.drawLine(QPointF(7, 16), QPointF(12, 10));
+        p.drawLine(QPointF(12, 10), QPointF(17, 13));
+        p.setBrush(ink);
+        p.setPen(Qt::NoPen);
+        p.drawEllipse(QRectF(5.5, 14.5, 3, 3));
+        p.drawEllipse(QRectF(10.5, 8.5, 3, 3));
     } else if (what == QLatin1String("lineForce")) {
         // Two ends pushed apart along the line between them by a force of their state.
         p.drawEllipse(QRectF(2, 15, 7, 7));

@@ -473,7 +473,7 @@ void SceneTreePanel::fillMenu(QMenu& menu, engine::EntityId id) {
         plot(tr("Plot Motor Power"), QString::fromStdString(motion.name), {"power"});
     }
     for (const engine::ForceSpec& force : parts_.document->scene()->forces) {
-        if (force.id != id || force.type != engine::ForceType::JointController) continue;
+        if (force.id != id || !engine::isJointServo(force.type)) continue;
         plot(tr("Plot Controller Effort"), QString::fromStdString(force.name), {"effort"});
         plot(tr("Plot Controller Power"), QString::fromStdString(force.name), {"power"});
     }

@@ -336,9 +336,7 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                       Kind::Group);
     for (const engine::ForceSpec& force : spec.forces) {
         QString details = toQString(engine::forceTypeName(force.type));
-        if (force.type == engine::ForceType::RotationalSpringDamper ||
-            force.type == engine::ForceType::JointController ||
-            force.type == engine::ForceType::JointForce)
+        if (engine::actsOnJoint(force.type))
             details += QStringLiteral(" on %1").arg(QString::fromStdString(force.joint));
         else if (force.type == engine::ForceType::SpringDamper ||
                  force.type == engine::ForceType::Bushing ||

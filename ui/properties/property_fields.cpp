@@ -738,8 +738,10 @@ void forceFields(FieldList& b) {
         vector(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
                QStringLiteral("rotationalDamping"), &engine::ForceSpec::rotationalDamping);
         break;
-    case engine::ForceType::JointController: {
+    case engine::ForceType::JointController:
+    case engine::ForceType::ComputedTorque: {
         const bool angle = force->axis == engine::JointAxis::Rotation;
+        const bool computed = force->type == engine::ForceType::ComputedTorque;
         b.jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
         b.choice(
             tr("Axis"), QStringLiteral("axis"), b.words(QStringLiteral("axis")),
@@ -747,12 +749,24 @@ void forceFields(FieldList& b) {
             [F](SceneSpec& s, const std::string& text) { F(s)->axis = axisFrom(text); });
         expression(tr("Target"), QStringLiteral("target"), 0,
                    angle ? QStringLiteral("rad") : QStringLiteral("m"));
-        scalar(tr("kp"), angle ? QStringLiteral("N·m/rad") : QStringLiteral("N/m"), 1.0,
-               QStringLiteral("kp"), &engine::ForceSpec::stiffness);
-        scalar(tr("kd"), angle ? QStringLiteral("N·m·s/rad") : QStringLiteral("N·s/m"), 1.0,
-               QStringLiteral("kd"), &engine::ForceSpec::damping);
+        // Computed torque's gains set the error's own dynamics, ë + kd ė + kp e = 0.
+        scalar(tr("kp"),
+               computed ? QStringLiteral("1/s²")
+               : angle  ? QStringLiteral("N·m/rad")
+                        : QStringLiteral("N/m"),
+               1.0, QStringLiteral("kp"), &engine::ForceSpec::stiffness);
+        scalar(tr("kd"),
+               computed ? QStringLiteral("1/s")
+               : angle  ? QStringLiteral("N·m·s/rad")
+                        : QStringLiteral("N·s/m"),
+               1.0, QStringLiteral("kd"), &engine::ForceSpec::damping);
         scalar(tr("Maximum effort"), angle ? QStringLiteral("N·m") : QStringLiteral("N"), 1.0,
                QStringLiteral("maxEffort"), &engine::ForceSpec::maxEffort);
+        if (!computed)
+            b.toggle(
+                tr("Gravity compensation"), QStringLiteral("gravityCompensation"),
+                [F](const SceneSpec& s) { return F(s)->gravityCompensation; },
+                [F](SceneSpec& s, bool on) { F(s)->gravityCompensation = on; });
         break;
     }
     case engine::ForceType::LineForce:

@@ -377,6 +377,12 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     servo.stiffness = 50.0;
     servo.damping = 1.0;
     servo.maxEffort = 20.0;
+    engine::ForceSpec& computed = force(engine::ForceType::ComputedTorque);
+    computed.joint = "prismatic";
+    computed.axis = engine::JointAxis::Translation;
+    computed.components[0] = "0.05*(1 - cos(time))";
+    computed.stiffness = 400.0;
+    computed.damping = 40.0;
     // Forces of the state: along a line, and on a joint's coordinate (the cylindrical joint's
     // slide: a joint with both coordinates offers the choice of axis).
     engine::ForceSpec& line = force(engine::ForceType::LineForce);
