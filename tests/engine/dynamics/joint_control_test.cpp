@@ -15,6 +15,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/kinematic_analysis.h"
+#include "engine/analysis/modes.h"
 #include "engine/expr/expression.h"
 #include "engine/io/scene_json.h"
 #include "engine/kinematics/joint_coordinates.h"
@@ -236,6 +237,24 @@ TEST(ComputedTorque, AJointItDoesNotControlSwingsFreeWhileTheOtherTracks) {
     }
     EXPECT_LT(worst, 1e-8);
     EXPECT_GT(swing, 0.3);
+}
+
+TEST(ComputedTorque, TheLinearisedArmHasTheErrorDynamicsItsGainsSet) {
+    // About its target at rest the arm under computed torque is e'' + kd e' + kp e = 0 on each
+    // joint whatever its inertia: two modes at √kp / 2π = 5 Hz, damping ratio kd / 2√kp = 1.
+    const auto model = test::compiled(computedTorqueArm());
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    const ModesResult r = modes(*model, sim.state());
+    ASSERT_TRUE(r.status.ok) << r.status.message;
+    ASSERT_EQ(r.modes.size(), 2u);
+    for (const Mode& m : r.modes) {
+        EXPECT_FALSE(m.unstable);
+        // (the linearisation's differences: 6e-5 Hz here)
+        EXPECT_NEAR(m.frequency, 5.0, 2e-4);
+        EXPECT_NEAR(m.dampingRatio, 1.0, 1e-4);
+    }
 }
 
 TEST(GravityCompensation, HoldsTheArmStillWhereItIs) {

@@ -894,6 +894,33 @@ TEST_F(PropertiesSchemaTest, CollisionSwitchReachesTheScene) {
     EXPECT_EQ(after->mass, ball.mass);
 }
 
+// A joint controller's "Gravity compensation" switch reaches the scene; a computed-torque
+// element has none (its model holds gravity already) and its gains are the error's rates.
+TEST_F(PropertiesSchemaTest, GravityCompensationSwitchesAndComputedTorqueShowsItsGains) {
+    const engine::ForceSpec* servo = forceOf(spec, engine::ForceType::JointController);
+    ASSERT_TRUE(servo);
+    ASSERT_FALSE(servo->gravityCompensation);
+    show(servo->id);
+    auto* check =
+        qobject_cast<QCheckBox*>(panel.editorForKey(QStringLiteral("gravityCompensation")));
+    ASSERT_TRUE(check);
+    check->click();
+    ASSERT_TRUE(edited);
+    const engine::ForceSpec* after = forceOf(*edited, engine::ForceType::JointController);
+    ASSERT_TRUE(after);
+    EXPECT_TRUE(after->gravityCompensation);
+    EXPECT_EQ(after->stiffness, servo->stiffness);
+
+    const engine::ForceSpec* computed = forceOf(spec, engine::ForceType::ComputedTorque);
+    ASSERT_TRUE(computed);
+    show(computed->id);
+    EXPECT_FALSE(panel.editorForKey(QStringLiteral("gravityCompensation")));
+    ASSERT_TRUE(panel.editorForKey(QStringLiteral("kp")));
+    ASSERT_TRUE(panel.editorForKey(QStringLiteral("target")));
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR"))
+        panel.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/computed_torque.png");
+}
+
 // A motion's "Active" switch deactivates it in the scene; its "Left out of vibration modes"
 // switch puts it in the modes analysis' set only, the motion staying active for the others.
 TEST_F(PropertiesSchemaTest, DeactivationSwitchesReachTheScene) {
