@@ -8,6 +8,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/projection.h"
 #include "engine/dynamics/reactions.h"
 #include "engine/kinematics/joint_coordinates.h"
@@ -450,7 +451,19 @@ Status ForwardDynamics::integrate(double tEnd) {
 }
 
 Status ForwardDynamics::outputs(Outputs& out) {
-    Status s = computeOutputs(*model_, state_, ws_, out, &ws_.step);  // the last step's result
+    // In joint coordinates the reactions and motion efforts come from the recursive
+    // Newton–Euler pass (no constraint solve).
+    const JointTree* tree = nullptr;
+    if (formulation_.formulation == Formulation::Recursive && !model_->kinematic) {
+        if (!outputTree_ || outputTreeSerial_ != model_->serial) {
+            std::string why;
+            std::optional<JointTree> built = buildJointTree(*model_, state_, why);
+            outputTree_ = built ? std::make_shared<const JointTree>(std::move(*built)) : nullptr;
+            outputTreeSerial_ = model_->serial;
+        }
+        tree = outputTree_.get();
+    }
+    Status s = computeOutputs(*model_, state_, ws_, out, &ws_.step, tree);  // the last step's
     saveSolverMemory();  // the reactions' solve may have taken rows back
     return s;
 }

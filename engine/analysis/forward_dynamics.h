@@ -3,6 +3,7 @@
 // integrator, reporting the state and outputs at every output time. One code path serves the
 // CLI, the tests and (later) the simulator thread.
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -91,6 +92,10 @@ private:
     Workspace ws_;
     FormulationChoice formulation_;
     std::unique_ptr<Integrator> integrator_;
+    // A run in joint coordinates: the tree its outputs read what the joints transmit from,
+    // for the model of serial outputTreeSerial_.
+    std::shared_ptr<const JointTree> outputTree_;
+    std::uint64_t outputTreeSerial_ = 0;
 };
 
 }  // namespace engine

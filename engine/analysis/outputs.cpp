@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/reactions.h"
 #include "engine/forces/forces.h"
 #include "engine/kinematics/joint_coordinates.h"
@@ -30,11 +31,78 @@ double gravitationalEnergy(const Model& model, const State& state) {
     return e;
 }
 
+namespace {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+
+// A joint's reaction (jointReaction's convention: on part I, the torque about marker I's origin,
+// world axes; the opposite of the wrench on part J where I is the ground) from the spatial force
+// `onChild` it transmits to the tree link's body (about the world origin), less the effort of
+// the motion that drives it, with its viscous friction (which the maximal reaction holds too).
+void treeReaction(const Model& model, const Workspace& ws, const ActingForces& acting,
+                  const JointTree::Link& link, double driverEffort, const Vec6& onChild,
+                  Vec3& force_W, Vec3& torque_W) {
+    const int j = link.joint;
+    const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+    const bool onI = mi.body != kGround;
+    // The part jointReaction reports on: I's, or J's where I is the ground.
+    const int body = onI ? mi.body : link.body;
+    const bool onTreeChild = body == link.body;
+    const Vec6 wrench = onTreeChild ? onChild : Vec6(-onChild);  // massless joint: opposite
+    const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
+    // As a generalised force on the body: the force at its centre, the torque about it in its
+    // axes.
+    Vec6 f;
+    f.head<3>() = wrench.tail<3>();
+    f.tail<3>() = frame.R.transpose() * (wrench.head<3>() - frame.r.cross(wrench.tail<3>()));
+    const bool bodyHoldsI = onI;  // (the reported part holds marker I unless I is the ground)
+    auto along = [&](int coordinate, double effort) {
+        if (effort == 0.0) return;
+        const ConstraintRow c = jointCoordinate(model, ws.frames, j, coordinate);
+        f += (bodyHoldsI ? c.Ji : c.Jj).transpose() * effort;
+    };
+    along(0, -driverEffort);
+    for (std::size_t k = 0; k < model.frictions.size(); ++k)
+        if (model.frictions[k].joint == j)
+            along(model.frictions[k].coordinate, acting.frictionForce[k]);
+    const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
+    const Vec3 F = f.head<3>();
+    const Vec3 N = frame.R * f.tail<3>();
+    const Vec3 T = N - (I.p - frame.r).cross(F);
+    force_W = onI ? F : Vec3(-F);
+    torque_W = onI ? T : Vec3(-T);
+}
+
+}  // namespace
+
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out,
-                      const StepResult* step) {
+                      const StepResult* step, const JointTree* tree) {
     ActingForces acting;
-    if (Status s = solveActingForces(model, state, ws, step, acting); !s.ok) return s;
-    const Eigen::VectorXd& lambda = *acting.lambda;
+    thread_local std::vector<Vec6> transmitted;
+    thread_local Eigen::VectorXd alongAxis, treeRates;
+    if (tree) {
+        // What the joints transmit; the constraint rows only for their gap.
+        thread_local Eigen::VectorXd qdd;
+        if (Status s = jointSpaceTransmitted(model, *tree, state, ws, treeRates, qdd, transmitted,
+                                             alongAxis);
+            !s.ok)
+            return s;
+        // (Φ alone once the rows' layout is known)
+        if (ws.constraints.patternSerial == model.serial &&
+            ws.constraints.Phi.size() == model.constraintRows())
+            evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
+        else
+            evaluateConstraints(model, state.t, ws.frames, ws.constraints, false);
+        acting.limitForce.assign(model.limits.size(), 0.0);
+        acting.frictionForce.assign(model.frictions.size(), 0.0);
+        for (std::size_t k = 0; k < model.frictions.size(); ++k)
+            if (const JointFrictionModel& f = model.frictions[k]; f.viscous > 0.0 && !f.ball)
+                acting.frictionForce[k] =
+                    -f.viscous * jointCoordinate(model, ws.frames, f.joint, f.coordinate).rate;
+    } else if (Status s = solveActingForces(model, state, ws, step, acting); !s.ok) {
+        return s;
+    }
     out.t = state.t;
     out.contacts.clear();
     if (acting.stepped) out.contacts = step->contacts;
@@ -44,27 +112,47 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.limitForce = acting.limitForce;
     out.frictionForce = acting.frictionForce;
 
-    // Reactions from each joint's rows.
     out.reactions.assign(model.joints.size(), {});
+    out.driverEffort.assign(model.drivers.size(), 0.0);
+    out.couplerForce.assign(model.couplers.size(), 0.0);
+    out.couplerEffortI.assign(model.couplers.size(), 0.0);
+    out.couplerEffortJ.assign(model.couplers.size(), 0.0);
+    if (tree) {
+        // A motion's effort is the generalised force the joint transmits along its axis (the
+        // power it puts in over q̇); the reaction is the rest.
+        for (int k = 0; k < tree->size(); ++k) {
+            const JointTree::Link& link = tree->links[static_cast<std::size_t>(k)];
+            const Vec6& onChild = transmitted[static_cast<std::size_t>(k)];
+            double effort = 0.0;
+            if (link.driver >= 0 && model.drivers[static_cast<std::size_t>(link.driver)].on) {
+                effort = alongAxis(k);
+                out.driverEffort[static_cast<std::size_t>(link.driver)] = effort;
+            }
+            JointReaction& r = out.reactions[static_cast<std::size_t>(link.joint)];
+            treeReaction(model, ws, acting, link, effort, onChild, r.force_W, r.torque_W);
+        }
+    } else {
+        // Reactions from each joint's rows.
+        for (std::size_t j = 0; j < model.joints.size(); ++j) {
+            JointReaction& r = out.reactions[j];
+            jointReaction(model, ws, acting, static_cast<int>(j), r.force_W, r.torque_W);
+        }
+        // Driver efforts: a driver row's generalised force is −Jᵀλ, i.e. an actuator force
+        // or torque −λ along the driven coordinate.
+        for (std::size_t d = 0; d < model.drivers.size(); ++d)
+            out.driverEffort[d] = -(*acting.lambda)(model.jointRows + static_cast<int>(d));
+    }
     for (std::size_t j = 0; j < model.joints.size(); ++j) {
         JointReaction& r = out.reactions[j];
-        jointReaction(model, ws, acting, static_cast<int>(j), r.force_W, r.torque_W);
         const MarkerFrame J = markerFrame(model, ws.frames, model.joints[j].markerJ);
         r.force_J = J.R.transpose() * r.force_W;
         r.torque_J = J.R.transpose() * r.torque_W;
     }
 
-    // Driver efforts: a driver row's generalised force is −Jᵀλ, i.e. an actuator force or
-    // torque −λ along the driven coordinate.
-    out.driverEffort.assign(model.drivers.size(), 0.0);
-    for (std::size_t d = 0; d < model.drivers.size(); ++d)
-        out.driverEffort[d] = -lambda(model.jointRows + static_cast<int>(d));
-
-    // Couplers: the generalised force −cᵢ λ on each coordinate; their force on the lever.
-    out.couplerForce.assign(model.couplers.size(), 0.0);
-    out.couplerEffortI.assign(model.couplers.size(), 0.0);
-    out.couplerEffortJ.assign(model.couplers.size(), 0.0);
-    for (std::size_t k = 0; k < model.couplers.size(); ++k) {
+    // Couplers: the generalised force −cᵢ λ on each coordinate; their force on the lever
+    // (none on a tree).
+    const Eigen::VectorXd& lambda = tree ? Eigen::VectorXd() : *acting.lambda;
+    for (std::size_t k = 0; k < model.couplers.size() && !tree; ++k) {
         const CouplerModel& c = model.couplers[k];
         const double l = lambda(model.couplerRowOffset + static_cast<int>(k));
         auto effort = [&](std::size_t t) {
@@ -108,12 +196,19 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     // Joint coordinates (unwound in the state) and their rates.
     out.jointCoordinates = state.jointCoordinates;
     out.jointRates.resize(state.jointCoordinates.size());
-    int n = 0;
-    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
-        for (int c = 0;
-             c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size());
-             ++c)
-            out.jointRates(n++) = jointCoordinate(model, ws.frames, j, c).rate;
+    if (tree) {  // every joint a link of the tree: its one coordinate's rate is the link's
+        for (int k = 0; k < tree->size(); ++k)
+            if (const JointTree::Link& link = tree->links[static_cast<std::size_t>(k)];
+                !link.welded)
+                out.jointRates(link.slot) = treeRates(k);
+    } else {
+        int n = 0;
+        for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+            for (int c = 0;
+                 c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size());
+                 ++c)
+                out.jointRates(n++) = jointCoordinate(model, ws.frames, j, c).rate;
+    }
 
     out.energies.kinetic = kineticEnergy(model, state);
     out.energies.gravitational = gravitationalEnergy(model, state);

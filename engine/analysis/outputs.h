@@ -19,6 +19,8 @@
 
 namespace engine {
 
+struct JointTree;  // engine/dynamics/joint_space.h
+
 struct JointReaction {
     Vec3 force_W = Vec3::Zero();   // N
     Vec3 torque_W = Vec3::Zero();  // N·m, about marker I's origin
@@ -68,8 +70,11 @@ struct Outputs {
 // reactions and efforts are that step's impulses (the forces that acted, contact included)
 // and its contacts are reported; otherwise (no step, or one that left no impulses) the KKT
 // system is solved at this instant.
+// `tree`, when given (a run in joint coordinates, engine/dynamics/joint_space.h): the reactions
+// and motion efforts are what the joints transmit by the recursive Newton–Euler pass, with no
+// constraint solve.
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out,
-                      const StepResult* step = nullptr);
+                      const StepResult* step = nullptr, const JointTree* tree = nullptr);
 
 // Kinetic and gravitational energy only (no solve needed).
 double kineticEnergy(const Model& model, const State& state);

@@ -592,6 +592,39 @@ void jointSpaceDynamicsAtBodies(const Model& model, const JointTree& tree,
     massAndBias(model, tree, poses, s, V, qd, ws, M, h, &G);
 }
 
+Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const State& state,
+                             Workspace& ws, Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
+                             std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis) {
+    thread_local Eigen::VectorXd q;
+    if (Status st = articulatedAccelerationsAt(model, tree, state, q, qd, ws, qdd); !st.ok)
+        return st;
+    // (ws.g and ws.frames now hold the applied forces and frames at this state)
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V, A;
+    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
+    const std::size_t n = tree.links.size();
+    A.resize(n);
+    transmitted.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const JointTree::Link& link = tree.links[i];
+        const Eigen::Index k = static_cast<Eigen::Index>(i);
+        const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
+        A[i] = Ap + crossMotion(V[i], s[i]) * qd(k) + s[i] * qdd(k);
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
+        const Mat6 I = bodyInertia(model, link.body, X_WB, R);
+        transmitted[i] = I * A[i] + crossForce(V[i], I * V[i]) -
+                         appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+    }
+    alongAxis.resize(static_cast<Eigen::Index>(n));
+    for (std::size_t i = n; i-- > 0;) {
+        alongAxis(static_cast<Eigen::Index>(i)) = s[i].dot(transmitted[i]);
+        if (const int p = tree.links[i].parent; p >= 0)
+            transmitted[static_cast<std::size_t>(p)] += transmitted[i];
+    }
+    return {};
+}
+
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {

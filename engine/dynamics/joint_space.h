@@ -111,6 +111,19 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
                                   Eigen::VectorXd& q, Eigen::VectorXd& qd, Workspace& ws,
                                   Eigen::VectorXd& qdd);
 
+// What the joints transmit at the bodies' state `state`: q̈ by the articulated-body algorithm
+// there, then the recursive Newton–Euler pass with it. Per link, the spatial force its joint
+// exerts on the link's body, about the world origin (moment, force): the joint's reaction and,
+// along its axis, the effort of the motion that drives it; that effort (the generalised force
+// along the joint's coordinate, s·F: 0 for a free joint) into `alongAxis`. A run in joint
+// coordinates reports reactions and motion efforts from these, with no constraint solve
+// (engine/analysis/outputs).
+// (The links' rates q̇ go to `qd`.)
+Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const State& state,
+                             Workspace& ws, Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
+                             std::vector<Eigen::Matrix<double, 6, 1>>& transmitted,
+                             Eigen::VectorXd& alongAxis);
+
 // q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

@@ -2,7 +2,8 @@
 // evaluation of the accelerations: the maximal coordinates' KKT solve (computeAccelerations:
 // forces, constraint rows, the block factorisation, the solve) against joint coordinates by the
 // articulated-body algorithm (O(n)) and by the mass matrix, factored densely (O(n³) on a chain),
-// per link, so an O(n) method reads flat across N. And one whole symplectic step of each.
+// per link, so an O(n) method reads flat across N. And one whole symplectic step of each, and
+// one instant's outputs.
 
 #include <memory>
 #include <optional>
@@ -115,7 +116,7 @@ void BM_ChainAccelerationsMassMatrix(benchmark::State& s) {
 // iterations until the joints hold, projection, joint coordinates) against the recursive
 // formulation's (the same call: the joint coordinates from the bodies' state, one articulated
 // evaluation, q̇ and q updated, the bodies' state from them; nothing to hold).
-void step(benchmark::State& bench, bool jointSpace) {
+void step(benchmark::State& bench, bool jointSpace, bool withOutputs = false) {
     BentChain chain(static_cast<int>(bench.range(0)));
     if (!chain.error.empty()) {
         bench.SkipWithError(chain.error.c_str());
@@ -125,6 +126,7 @@ void step(benchmark::State& bench, bool jointSpace) {
     const State& start = chain.start;
     // Back to the start every 0.2 s of run: the same stretch of motion timed over and over.
     double t = start.t;
+    Outputs out;
     long steps = 0;
     for (auto _ : bench) {
         if (++steps % 200 == 0) {
@@ -133,8 +135,12 @@ void step(benchmark::State& bench, bool jointSpace) {
             t = start.t;
             bench.ResumeTiming();
         }
-        const Status s = sim.advance(t + 1e-3);
+        Status s = sim.advance(t + 1e-3);
         t += 1e-3;
+        if (s.ok && withOutputs) {
+            s = sim.outputs(out);
+            benchmark::DoNotOptimize(out.reactions.data());
+        }
         if (!s.ok) {
             bench.SkipWithError(s.message.c_str());
             return;
@@ -148,6 +154,49 @@ void BM_ChainStepMaximal(benchmark::State& s) {
 void BM_ChainStepJointSpace(benchmark::State& s) {
     step(s, true);
 }
+
+// The outputs of one instant of chain-N (ForwardDynamics::outputs: reactions, efforts,
+// coordinates, energies, as a run records them at every output): the maximal coordinates' KKT
+// solve for the multipliers against what the joints transmit by the recursive Newton–Euler
+// pass in a run in joint coordinates.
+void outputs(benchmark::State& bench, bool jointSpace) {
+    BentChain chain(static_cast<int>(bench.range(0)));
+    if (!chain.error.empty()) {
+        bench.SkipWithError(chain.error.c_str());
+        return;
+    }
+    ForwardDynamics& sim = jointSpace ? *chain.joints : *chain.sim;
+    sim.restore(chain.start);
+    Outputs out;
+    for (auto _ : bench) {
+        const Status s = sim.outputs(out);
+        benchmark::DoNotOptimize(out.reactions.data());
+        if (!s.ok) {
+            bench.SkipWithError(s.message.c_str());
+            return;
+        }
+    }
+}
+
+// A step and its outputs, as a run that outputs every step (the default) goes.
+void BM_ChainStepOutputsMaximal(benchmark::State& s) {
+    step(s, false, true);
+}
+void BM_ChainStepOutputsJointSpace(benchmark::State& s) {
+    step(s, true, true);
+}
+
+void BM_ChainOutputsMaximal(benchmark::State& s) {
+    outputs(s, false);
+}
+void BM_ChainOutputsJointSpace(benchmark::State& s) {
+    outputs(s, true);
+}
+
+BENCHMARK(BM_ChainOutputsMaximal)->Arg(16)->Arg(64)->Arg(256);
+BENCHMARK(BM_ChainOutputsJointSpace)->Arg(16)->Arg(64)->Arg(256);
+BENCHMARK(BM_ChainStepOutputsMaximal)->Arg(16)->Arg(64)->Arg(256);
+BENCHMARK(BM_ChainStepOutputsJointSpace)->Arg(16)->Arg(64)->Arg(256);
 
 BENCHMARK(BM_ChainStepMaximal)->Arg(16)->Arg(64)->Arg(256);
 BENCHMARK(BM_ChainStepJointSpace)->Arg(16)->Arg(64)->Arg(256)->Arg(1024);

@@ -133,9 +133,11 @@ std::shared_ptr<Model> variant(const Model& loaded, Formulation formulation,
 // with either integrator (the maximal run holds its motion's rows to the projection tolerance,
 // 1e-10); reactions within 6e-8 N of 209 N; the motions' work within 2e-9 J.
 TEST(JointSpace, AJointSpaceRunGoesWhereTheMaximalOneGoes) {
-    for (const char* name : {"pendulum.json", "double_pendulum.json", "mass_spring_damper.json",
-                             "two_link_arm_pd.json", "door_closer.json", "robot_arm_urdf.json",
-                             "shaking_table.json", "bead_on_hoop.json"}) {
+    for (const char* name :
+         {"pendulum.json", "double_pendulum.json", "mass_spring_damper.json",
+          "two_link_arm_pd.json", "door_closer.json", "robot_arm_urdf.json", "shaking_table.json",
+          "bead_on_hoop.json", "two_link_arm_computed_torque.json",
+          "robot_arm_pick_and_place.json"}) {
         SCOPED_TRACE(name);
         const auto loaded = example(name);
         ASSERT_TRUE(loaded);
@@ -155,7 +157,7 @@ TEST(JointSpace, AJointSpaceRunGoesWhereTheMaximalOneGoes) {
             ASSERT_TRUE(recursive.initialize().ok);
             ASSERT_TRUE(maximal.initialize().ok);
             double worstPosition = 0.0, worstReaction = 0.0, largest = 0.0, worstWork = 0.0,
-                   work = 0.0;
+                   work = 0.0, worstEffort = 0.0, largestEffort = 0.0;
             for (int k = 1; k <= 20; ++k) {
                 const double t = 0.1 * k;
                 ASSERT_TRUE(maximal.advance(t).ok);
@@ -176,6 +178,26 @@ TEST(JointSpace, AJointSpaceRunGoesWhereTheMaximalOneGoes) {
                 work = std::max(work, std::abs(ob.energies.driverWork));
                 worstWork =
                     std::max(worstWork, std::abs(oa.energies.driverWork - ob.energies.driverWork));
+                // The motions' and servos' efforts (the recursive run's motions' from what the
+                // joints transmit along their axes).
+                ASSERT_EQ(oa.driverEffort.size(), ob.driverEffort.size());
+                ASSERT_EQ(oa.controllerEffort.size(), ob.controllerEffort.size());
+                for (std::size_t d = 0; d < ob.driverEffort.size(); ++d) {
+                    largestEffort = std::max(largestEffort, std::abs(ob.driverEffort[d]));
+                    worstEffort =
+                        std::max(worstEffort, std::abs(oa.driverEffort[d] - ob.driverEffort[d]));
+                }
+                // The joints' rates (the recursive run's its links' q̇).
+                ASSERT_EQ(oa.jointRates.size(), ob.jointRates.size());
+                for (Eigen::Index c = 0; c < ob.jointRates.size(); ++c)
+                    EXPECT_NEAR(oa.jointRates(c), ob.jointRates(c),
+                                1e-7 * std::max(1.0, std::abs(ob.jointRates(c))));
+                EXPECT_LT(oa.constraintError, 1e-9);
+                for (std::size_t c = 0; c < ob.controllerEffort.size(); ++c) {
+                    largestEffort = std::max(largestEffort, std::abs(ob.controllerEffort[c]));
+                    worstEffort = std::max(
+                        worstEffort, std::abs(oa.controllerEffort[c] - ob.controllerEffort[c]));
+                }
                 for (std::size_t j = 0; j < ob.reactions.size(); ++j) {
                     largest = std::max(
                         {largest, ob.reactions[j].force_W.norm(), ob.reactions[j].torque_W.norm()});
@@ -187,11 +209,12 @@ TEST(JointSpace, AJointSpaceRunGoesWhereTheMaximalOneGoes) {
             EXPECT_LT(worstPosition, 1e-8);
             EXPECT_LT(worstReaction, 1e-8 * std::max(1.0, largest));
             EXPECT_LT(worstWork, 1e-8 * std::max(1.0, work));
+            EXPECT_LT(worstEffort, 1e-8 * std::max(1.0, largestEffort));
             std::printf(
                 "%s, %s: positions within %.2g, reactions within %.2g of %.3g, the "
-                "motions' work within %.2g of %.3g J\n",
+                "motions' work within %.2g of %.3g J, efforts within %.2g of %.3g\n",
                 name, std::string(integratorName(integrator)).c_str(), worstPosition, worstReaction,
-                largest, worstWork, work);
+                largest, worstWork, work, worstEffort, largestEffort);
         }
     }
 }
