@@ -462,9 +462,8 @@ void checkStateExpression(Checker& check, const std::string& where, const SceneS
         return;
     }
     if (split.usesState() && ofTimeAlone) {
-        check.error(where, std::string(ofTimeAlone) + " is a function of time alone, but '" + text +
-                               "' reads the mechanism's state (its rate and acceleration "
-                               "are taken from the expression)");
+        check.error(where, std::string(ofTimeAlone) + " must be a function of time alone: '" +
+                               text + "' reads the mechanism's state");
         return;
     }
     if (split.usesState()) {  // its value needs a state: checked as it runs
