@@ -151,10 +151,9 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
 
     // Couplers: the generalised force −cᵢ λ on each coordinate; their force on the lever
     // (none on a tree).
-    const Eigen::VectorXd& lambda = tree ? Eigen::VectorXd() : *acting.lambda;
     for (std::size_t k = 0; k < model.couplers.size() && !tree; ++k) {
         const CouplerModel& c = model.couplers[k];
-        const double l = lambda(model.couplerRowOffset + static_cast<int>(k));
+        const double l = (*acting.lambda)(model.couplerRowOffset + static_cast<int>(k));
         auto effort = [&](std::size_t t) {
             return t < c.terms.size() ? -c.terms[t].coefficient * l : 0.0;
         };
