@@ -296,6 +296,12 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         p.DefineFun("clamp", clamp);
         p.DefineFun("impact", impact);
         p.DefineFun("bistop", bistop);
+        // muparser's optimiser folds a constant `a && b` or `a || b` as integers ((int) 0.5 is
+        // false) while it evaluates one of variables as numbers (0.5 is true): "0.5 || 0" would
+        // be 0 and "x || 0" at x = 0.5 would be 1. Unfolded, every operand is a number, as the
+        // expression's syntax tree reads it (expression_tree.h).
+        if (text.find("&&") != std::string::npos || text.find("||") != std::string::npos)
+            p.EnableOptimizer(false);
         p.SetExpr(text);
         // muparser compiles on the first evaluation and folds the constant parts then, calling
         // the functions once: one that makes a NaN there (a branch "time < 1 ? 0 : sqrt(-1)"

@@ -320,13 +320,6 @@ private:
     std::size_t at_ = 0;
 };
 
-bool variableFree(const Node& n) {
-    if (n.op == Op::Variable) return false;
-    for (const NodePtr& child : n.children)
-        if (!variableFree(*child)) return false;
-    return true;
-}
-
 template <class S>
 S truth(bool b) {
     return S(b ? 1.0 : 0.0);
@@ -468,13 +461,9 @@ S evaluate(const Node& n, const S* variables) {
         return truth<S>(valueOf(child(0)) != valueOf(child(1)));
     case Op::And:
     case Op::Or: {
-        double a = valueOf(child(0)), b = valueOf(child(1));
-        // muparser folds two constants as integers ((int) 0.5 is 0) and compares values
-        // otherwise: "0.5 && 1" is 0, "x && 1" with x = 0.5 is 1. As it does.
-        if (variableFree(*n.children[0]) && variableFree(*n.children[1])) {
-            a = std::trunc(a);  // ((int) of a value out of range is nonzero there too)
-            b = std::trunc(b);
-        }
+        // Operands by value, constant or not ("0.5 || 0" is 1 as "x || 0" at x = 0.5 is:
+        // Expression keeps muparser from folding them as integers).
+        const double a = valueOf(child(0)), b = valueOf(child(1));
         return truth<S>(n.op == Op::And ? a != 0.0 && b != 0.0 : a != 0.0 || b != 0.0);
     }
     case Op::Ternary:

@@ -38,6 +38,20 @@ TEST(Expression, ConstantsAreRecognised) {
     EXPECT_EQ(Expression().eval(1.0), 0.0);
 }
 
+// && and || take their operands by value, whether they are constants or read the time: a part
+// of an expression that happens to be constant gives what it gives with a variable there
+// (muparser's optimiser alone folds constants as integers: "0.5 || 0" would be 0).
+TEST(Expression, LogicalOperatorsReadValuesConstantOrNot) {
+    EXPECT_EQ(parsed("0.5 || 0").eval(0.0), 1.0);
+    EXPECT_EQ(parsed("(0.2 + 0.3) || 0").eval(0.0), 1.0);
+    EXPECT_EQ(parsed("1.7 && 0.4").eval(0.0), 1.0);
+    EXPECT_EQ(parsed("0*time^0 || 5e-8").eval(0.3), 1.0);
+    EXPECT_EQ(parsed("time || 0").eval(0.5), 1.0);
+    EXPECT_EQ(parsed("time && 0").eval(0.5), 0.0);
+    EXPECT_EQ(parsed("0 || 0").eval(0.5), 0.0);
+    EXPECT_EQ(parsed("(time > 1 || 0.5) * 3").eval(0.0), 3.0);
+}
+
 TEST(Expression, CubicStepIsSmoothAndHitsItsEnds) {
     const Expression e = parsed("step(time, 1, 0, 2, 90d)");
     EXPECT_EQ(e.eval(0.5), 0.0);
