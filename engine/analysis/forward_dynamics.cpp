@@ -170,6 +170,15 @@ Status ForwardDynamics::initialize(const State& state) {
     AssemblyResult assembled = assembleMechanism(*model_, state_);
     if (!assembled.status.ok) return assembled.status;
     state_ = std::move(assembled.state);
+    // Joint coordinates take the loops' multipliers from their rows' rank at each instant:
+    // they cannot start from a singular position (maximal coordinates pass through one).
+    if (formulation_.formulation == Formulation::Recursive && !model_->kinematic) {
+        std::string why;
+        if (const std::optional<JointTree> tree = buildJointTree(*model_, state_, why);
+            tree && loopsSingularAt(*model_, *tree, state_, why))
+            return Status::failure("the scene asks for the recursive formulation, but " + why +
+                                   "; \"maximal\" steps through singular positions");
+    }
     Status s = prepareWorkspace(*model_, state_, ws_);
     // What expressions read of the previous step starts as the assembled state's solve (with
     // every such input 0 in its forces).
@@ -461,7 +470,8 @@ Status ForwardDynamics::outputs(Outputs& out) {
             outputTree_ = built ? std::make_shared<const JointTree>(std::move(*built)) : nullptr;
             outputTreeSerial_ = model_->serial;
         }
-        tree = outputTree_.get();
+        // (A closed tree's reactions need its loops' multipliers: the maximal solve gives them.)
+        if (outputTree_ && !outputTree_->closed()) tree = outputTree_.get();
     }
     Status s = computeOutputs(*model_, state_, ws_, out, &ws_.step, tree);  // the last step's
     saveSolverMemory();  // the reactions' solve may have taken rows back

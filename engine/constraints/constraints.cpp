@@ -641,6 +641,35 @@ void evaluateSoftConstraints(const Model& model, const std::vector<BodyFrame>& f
                               &sc.primitive, 1, false, row, out, &to);
 }
 
+int evaluateJointRows(const Model& model, int joint, const std::vector<BodyFrame>& frames,
+                      bool jacobian, bool withGamma, Eigen::Ref<Eigen::VectorXd> Phi,
+                      Eigen::Ref<Eigen::VectorXd> gamma, double* blocks) {
+    const JointModel& j = model.joints[static_cast<std::size_t>(joint)];
+    // The rows are written into a scratch evaluation of the joint's rows alone, each row's two
+    // sides 12 entries apart in `blocks`.
+    thread_local ConstraintEvaluation scratch;
+    thread_local std::vector<int> slotI, slotJ;
+    scratch.Phi.resize(j.rows);
+    scratch.gamma.setZero(j.rows);
+    slotI.resize(static_cast<std::size_t>(j.rows));
+    slotJ.resize(static_cast<std::size_t>(j.rows));
+    for (int r = 0; r < j.rows; ++r) {
+        slotI[static_cast<std::size_t>(r)] = 12 * r;
+        slotJ[static_cast<std::size_t>(r)] = 12 * r + 6;
+    }
+    if (jacobian) {
+        RowTargets to{blocks, slotI.data(), slotJ.data(), {}};
+        jointRows<true>(model, j, frames, j.primitives.data(), j.primitives.size(), withGamma, 0,
+                        scratch, &to);
+    } else {
+        jointRows<false>(model, j, frames, j.primitives.data(), j.primitives.size(), false, 0,
+                         scratch, nullptr);
+    }
+    Phi = scratch.Phi;
+    if (jacobian) gamma = scratch.gamma;
+    return j.rows;
+}
+
 void seedCouplerCoordinates(const Model& model, const Eigen::VectorXd& jointCoordinates,
                             ConstraintEvaluation& out) {
     std::size_t at = 0;

@@ -64,6 +64,15 @@ void evaluateConstraintResiduals(const Model& model, double t, const std::vector
 void evaluateSoftConstraints(const Model& model, const std::vector<BodyFrame>& frames,
                              ConstraintEvaluation& out);
 
+// One joint's exact rows alone (a cut joint of the recursive formulation, which closes a loop
+// of its joint tree: engine/dynamics/joint_space.h): Φ, and with `jacobian` the entries Φq holds
+// for the joint's rows — per row 6 for marker I's body then 6 for marker J's (row-major, rows ×
+// 12; a side on the ground written but meaningless) — and γ when `withGamma`. Not for a moving
+// frame's joint. Returns the number of rows (joint.rows).
+int evaluateJointRows(const Model& model, int joint, const std::vector<BodyFrame>& frames,
+                      bool jacobian, bool withGamma, Eigen::Ref<Eigen::VectorXd> Phi,
+                      Eigen::Ref<Eigen::VectorXd> gamma, double* blocks);
+
 // The largest gap of the position-level rows, as a user measures it: a joint's coincident
 // point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its
 // magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within

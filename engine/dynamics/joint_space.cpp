@@ -1,10 +1,13 @@
 #include "engine/dynamics/joint_space.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <Eigen/Cholesky>
+#include <Eigen/SVD>
 
+#include "engine/constraints/constraints.h"
 #include "engine/dynamics/dynamics.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/kinematics.h"
@@ -167,40 +170,93 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     std::vector<BodyFrame> frames;
     computeBodyFrames(model, bodyQ, bodyV, frames);
     const std::vector<int> offsets = jointCoordinateOffsets(model);
-    // Which joint reaches each body from the ground, breadth first.
     const int n = model.bodyCount();
+    const std::size_t joints = model.joints.size();
+    auto bodyOf = [&](int marker) { return model.markers[static_cast<std::size_t>(marker)].body; };
+
+    // What a joint of the tree must be (revolute, prismatic or fixed, assembled as the links'
+    // coordinates measure it); the reason it cannot be one, else empty. Any other joint may
+    // still close a loop: its rows are held as constraints (a cut joint).
+    std::vector<std::string> notALink(joints);
+    std::vector<Quat> turn(joints);  // a slide's or weld's exact turn of I from J
+    for (std::size_t j = 0; j < joints; ++j) {
+        const JointModel& joint = model.joints[j];
+        if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic &&
+            joint.type != JointType::Fixed) {
+            notALink[j] = "joint '" + joint.name + "' is " +
+                          std::string(jointTypeName(joint.type)) +
+                          ": joint coordinates take revolute, prismatic and fixed joints only "
+                          "(so far) on the tree (other joints may close its loops)";
+            continue;
+        }
+        const MarkerFrame I = markerFrame(model, frames, joint.markerI);
+        const MarkerFrame J = markerFrame(model, frames, joint.markerJ);
+        const Mat3 R_JI = J.R.transpose() * I.R;
+        if (joint.type != JointType::Revolute) {
+            // The turn the slide holds: its rows keep I's x along ±J's x and I's z along
+            // ±J's z, so one of four exact turns (the nearest: the assembled branch).
+            Mat3 R = Mat3::Zero();
+            for (int d = 0; d < 3; ++d) R(d, d) = R_JI(d, d) < 0.0 ? -1.0 : 1.0;
+            if (R.determinant() < 0.0)
+                notALink[j] = "joint '" + joint.name +
+                              "': its markers' axes are not held parallel or opposed (not "
+                              "assembled?)";
+            else
+                turn[j] = Quat(R);
+        } else if (R_JI(2, 2) < 0.0) {
+            notALink[j] = "joint '" + joint.name +
+                          "' turns about axes that point opposite ways (marker I's z against "
+                          "marker J's): joint coordinates take a hinge whose markers' z axes "
+                          "agree";
+        }
+    }
+
+    // The spanning tree: the joints that can be links, taken in the scene's order (those a
+    // motion drives first, so that a motion prescribes a coordinate rather than a row), each
+    // joining two parts not yet connected; every other joint closes a loop. In the scene's
+    // order, the joints cut are those whose rows the maximal formulation finds dependent on the
+    // earlier ones, so both drop the same rows of a redundant loop (kkt_solver.h).
+    std::vector<int> group(static_cast<std::size_t>(n) + 1);  // union–find; index n: the ground
+    for (std::size_t b = 0; b < group.size(); ++b) group[b] = static_cast<int>(b);
+    auto root = [&](int b) {
+        while (group[static_cast<std::size_t>(b)] != b)
+            b = group[static_cast<std::size_t>(b)] =
+                group[static_cast<std::size_t>(group[static_cast<std::size_t>(b)])];
+        return b;
+    };
+    auto node = [&](int body) { return body == kGround ? n : body; };
+    std::vector<bool> driven(joints, false), inTree(joints, false);
+    for (const DriverModel& driver : model.drivers)
+        driven[static_cast<std::size_t>(driver.joint)] = true;
+    for (const bool drivenFirst : {true, false})
+        for (std::size_t j = 0; j < joints; ++j) {
+            if (driven[j] != drivenFirst || !notALink[j].empty()) continue;
+            const JointModel& joint = model.joints[j];
+            const int a = root(node(bodyOf(joint.markerI))), b = root(node(bodyOf(joint.markerJ)));
+            if (a == b) continue;
+            group[static_cast<std::size_t>(a)] = b;
+            inTree[j] = true;
+        }
+
+    // The links, from the ground outwards (parents before children).
     std::vector<int> linkOfBody(static_cast<std::size_t>(n), -1);
-    std::vector<bool> used(model.joints.size(), false);
+    auto reached = [&](int body) {
+        return body == kGround || linkOfBody[static_cast<std::size_t>(body)] >= 0;
+    };
     JointTree tree;
     for (bool grew = true; grew;) {
         grew = false;
-        for (std::size_t j = 0; j < model.joints.size(); ++j) {
-            if (used[j]) continue;
+        for (std::size_t j = 0; j < joints; ++j) {
+            if (!inTree[j]) continue;
             const JointModel& joint = model.joints[j];
-            const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
-            const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-            auto reached = [&](int body) {
-                return body == kGround || linkOfBody[static_cast<std::size_t>(body)] >= 0;
-            };
-            if (!reached(mi.body) && !reached(mj.body)) continue;
-            used[j] = true;
+            const int bi = bodyOf(joint.markerI), bj = bodyOf(joint.markerJ);
+            if (reached(bi) == reached(bj)) continue;  // both: a link already; neither: later
             grew = true;
-            if (reached(mi.body) && reached(mj.body)) {
-                why = "joint '" + joint.name +
-                      "' closes a loop: joint coordinates take trees only "
-                      "(so far)";
-                return std::nullopt;
-            }
-            if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic &&
-                joint.type != JointType::Fixed) {
-                why = "joint '" + joint.name + "' is " + std::string(jointTypeName(joint.type)) +
-                      ": joint coordinates take revolute, prismatic and fixed joints only (so "
-                      "far)";
-                return std::nullopt;
-            }
             JointTree::Link link;
             link.joint = static_cast<int>(j);
-            link.childHoldsI = !reached(mi.body);
+            link.childHoldsI = !reached(bi);
+            const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+            const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
             const MarkerModel& child = link.childHoldsI ? mi : mj;
             const MarkerModel& parent = link.childHoldsI ? mj : mi;
             link.body = child.body;
@@ -213,37 +269,44 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             link.X_CM = child.X_BM;
             link.X_GC = child.X_BM.inverse();
             link.slot = offsets[j];
-            const MarkerFrame I = markerFrame(model, frames, joint.markerI);
-            const MarkerFrame J = markerFrame(model, frames, joint.markerJ);
-            const Mat3 R_JI = J.R.transpose() * I.R;
-            if (link.axis == JointAxis::Translation) {
-                // The turn the slide holds: its rows keep I's x along ±J's x and I's z along
-                // ±J's z, so one of four exact turns (the nearest: the assembled branch).
-                Mat3 R = Mat3::Zero();
-                for (int d = 0; d < 3; ++d) R(d, d) = R_JI(d, d) < 0.0 ? -1.0 : 1.0;
-                if (R.determinant() < 0.0) {
-                    why = "joint '" + joint.name +
-                          "': its markers' axes are not held parallel or opposed (not assembled?)";
-                    return std::nullopt;
-                }
-                link.R_JI0 = Quat(R);
-            } else if (R_JI(2, 2) < 0.0) {
-                why = "joint '" + joint.name +
-                      "' turns about axes that point opposite ways (marker I's z against marker "
-                      "J's): joint coordinates take a hinge whose markers' z axes agree";
-                return std::nullopt;
-            }
+            link.R_JI0 = turn[j];
             linkOfBody[static_cast<std::size_t>(child.body)] = tree.size();
             tree.links.push_back(link);
         }
     }
-    for (int b = 0; b < n && whole; ++b)
-        if (linkOfBody[static_cast<std::size_t>(b)] < 0) {
-            why = "part '" + model.bodies[static_cast<std::size_t>(b)].name +
-                  "' hangs from the ground by no joint: a free root is not in joint coordinates "
-                  "(yet)";
+    // A part no link reaches: carried by a joint that cannot be a link, or by none.
+    for (int b = 0; b < n && whole; ++b) {
+        if (reached(b)) continue;
+        for (std::size_t j = 0; j < joints; ++j)
+            if (!notALink[j].empty() &&
+                (bodyOf(model.joints[j].markerI) == b || bodyOf(model.joints[j].markerJ) == b)) {
+                why = notALink[j];
+                return std::nullopt;
+            }
+        why = "part '" + model.bodies[static_cast<std::size_t>(b)].name +
+              "' hangs from the ground by no joint: a free root is not in joint coordinates "
+              "(yet)";
+        return std::nullopt;
+    }
+    // The cut joints: every joint not a link between parts of the tree.
+    for (std::size_t j = 0; j < joints; ++j) {
+        if (inTree[j]) continue;
+        const JointModel& joint = model.joints[j];
+        const bool ri = reached(bodyOf(joint.markerI)), rj = reached(bodyOf(joint.markerJ));
+        if (!ri && !rj) continue;  // (a controller's tree: a joint among the parts it leaves out)
+        if (ri != rj) {            // (a controller's tree: a part it cannot model hangs from it)
+            why = notALink[j];
             return std::nullopt;
         }
+        if (!whole) {
+            why = "joint '" + joint.name +
+                  "' closes a loop: a model-based controller takes trees only (so far)";
+            return std::nullopt;
+        }
+        tree.cuts.push_back(static_cast<int>(j));
+        tree.cutRows += joint.rows;
+    }
+    tree.linkOfBody = std::move(linkOfBody);
     // The motions, each on the link of its joint.
     for (std::size_t d = 0; d < model.drivers.size(); ++d) {
         const DriverModel& driver = model.drivers[d];
@@ -256,6 +319,14 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
                 return std::nullopt;
             }
             link.driver = static_cast<int>(d);
+        }
+        if (whole &&
+            std::find(tree.cuts.begin(), tree.cuts.end(), driver.joint) != tree.cuts.end()) {
+            why = "motion '" + driver.name + "' drives joint '" +
+                  model.joints[static_cast<std::size_t>(driver.joint)].name +
+                  "', which closes a loop of the tree: joint coordinates prescribe the "
+                  "coordinates of the tree's joints only (so far)";
+            return std::nullopt;
         }
     }
     return tree;
@@ -351,6 +422,22 @@ void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen:
     for (int k = 0; k < tree.size(); ++k)
         if (!tree.links[static_cast<std::size_t>(k)].welded)
             state.jointCoordinates(tree.links[static_cast<std::size_t>(k)].slot) = q(k);
+    if (!tree.closed()) return;
+    // The cut joints' coordinates, measured (angles unwound from their last values).
+    thread_local std::vector<BodyFrame> frames;
+    computeBodyFrames(model, state.q, state.v, frames);
+    const std::vector<int> offsets = jointCoordinateOffsets(model);
+    for (const int j : tree.cuts) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        for (int c = 0; c < static_cast<int>(joint.coordinates.size()); ++c) {
+            const Eigen::Index slot = offsets[static_cast<std::size_t>(j)] + c;
+            const double value = jointCoordinateValue(model, frames, j, c);
+            state.jointCoordinates(slot) =
+                joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
+                    ? unwindAngle(value, state.jointCoordinates(slot))
+                    : value;
+        }
+    }
 }
 
 namespace {
@@ -487,6 +574,14 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
 
 }  // namespace
 
+namespace {
+Status loopAccelerations(const Model& model, const JointTree& tree, double t,
+                         const Eigen::VectorXd& qd, const std::vector<Transform>& poses,
+                         const std::vector<Vec6>& s, const std::vector<Vec6>& V,
+                         const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
+                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
+}  // namespace
+
 Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
@@ -496,6 +591,8 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
     linkKinematics(model, tree, q, poses, s);
     linkVelocities(tree, s, qd, V);
     writeBodyState(model, tree, poses, V, bodyQ, bodyV);
+    if (tree.closed())
+        return loopAccelerations(model, tree, t, qd, poses, s, V, bodyQ, bodyV, memory, ws, qdd);
     return articulatedPasses(model, tree, t, qd, poses, s, V, bodyQ, bodyV, memory, ws, qdd);
 }
 
@@ -505,6 +602,9 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V;
     linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
+    if (tree.closed())
+        return loopAccelerations(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
+                                 qdd);
     return articulatedPasses(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
                              qdd);
 }
@@ -566,6 +666,424 @@ void massAndBias(const Model& model, const JointTree& tree, const std::vector<Tr
 }
 
 }  // namespace
+
+namespace {
+
+// ---- Loops: the cut joints' rows held on the tree's coordinates ------------------------------
+
+// The cut joints' rows at the bodies' frames: Φc, and with `J` its Jacobian ∂Φc/∂q (cutRows ×
+// links) and with `A0` (the links' accelerations with q̈ = 0, at the world origin) the
+// right-hand side of Jc q̈ = γ̃: the rows' γ less what the velocity products accelerate them by.
+// A row's sensitivity to its body's (v, ω') is the spatial force f = (p × jv + R jω, jv) about
+// the world origin, so its column for a link k on the path to the root is s_k·f, and with the
+// body's acceleration (A0 at the origin; p̈ = a + α × p + ω × v) its bias term f·A0 + jv·(ω × v).
+struct LoopRows {
+    Eigen::VectorXd Phi, gamma;
+    Eigen::MatrixXd J;
+    std::vector<double> blocks;  // a joint's rows × 12 (evaluateJointRows)
+};
+
+void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
+              const std::vector<Vec6>& s, const std::vector<Vec6>* A0, bool jacobian,
+              LoopRows& out) {
+    const int m = tree.cutRows;
+    out.Phi.resize(m);
+    out.gamma.setZero(m);
+    if (jacobian) out.J.setZero(m, tree.size());
+    int row = 0;
+    for (const int j : tree.cuts) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        out.blocks.resize(static_cast<std::size_t>(12 * joint.rows));
+        evaluateJointRows(model, j, frames, jacobian, A0 != nullptr,
+                          out.Phi.segment(row, joint.rows), out.gamma.segment(row, joint.rows),
+                          out.blocks.data());
+        if (!jacobian) {
+            row += joint.rows;
+            continue;
+        }
+        const int sides[2] = {model.markers[static_cast<std::size_t>(joint.markerI)].body,
+                              model.markers[static_cast<std::size_t>(joint.markerJ)].body};
+        for (int r = 0; r < joint.rows; ++r, ++row) {
+            for (int side = 0; side < 2; ++side) {
+                const int b = sides[side];
+                if (b == kGround) continue;
+                const double* e = out.blocks.data() + 12 * r + 6 * side;
+                const BodyFrame& frame = frames[static_cast<std::size_t>(b)];
+                const Vec3 jv(e[0], e[1], e[2]);
+                Vec6 f;
+                f.head<3>() = frame.r.cross(jv) + frame.R * Vec3(e[3], e[4], e[5]);
+                f.tail<3>() = jv;
+                const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
+                for (int k = link; k >= 0; k = tree.links[static_cast<std::size_t>(k)].parent)
+                    out.J(row, k) += s[static_cast<std::size_t>(k)].dot(f);
+                if (A0)
+                    out.gamma(row) -= f.dot((*A0)[static_cast<std::size_t>(link)]) +
+                                      jv.dot(frame.w.cross(frame.v));
+            }
+        }
+    }
+}
+
+// The largest gap of the cut joints' rows as a user measures it (maxPositionResidual): a
+// coincident point pair by its distance, every other row by its magnitude.
+double loopGap(const Model& model, const JointTree& tree, const Eigen::VectorXd& Phi) {
+    double gap = 0.0;
+    int row = 0;
+    for (const int j : tree.cuts)
+        for (const Primitive& p : model.joints[static_cast<std::size_t>(j)].primitives) {
+            const int rows = p.rows();
+            gap = std::max(gap, p.type == PrimitiveType::Coincident
+                                    ? Phi.segment(row, 3).norm()
+                                    : Phi.segment(row, rows).cwiseAbs().maxCoeff());
+            row += rows;
+        }
+    return gap;
+}
+
+// The links whose coordinates the loop closure may change: not welded, not prescribed by a
+// motion switched on.
+void freeLinks(const Model& model, const JointTree& tree, std::vector<int>& free) {
+    free.clear();
+    for (int k = 0; k < tree.size(); ++k) {
+        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
+        if (link.welded) continue;
+        if (link.driver >= 0 && model.drivers[static_cast<std::size_t>(link.driver)].on) continue;
+        free.push_back(k);
+    }
+}
+
+// The closure's saddle-point system over the free coordinates F: with M_FF = L Lᵀ and
+// Y = M_FF⁻¹ J_Fᵀ, S = J_F Y, factored in row order with the rows that depend on earlier ones
+// dropped (their λ = 0: the load goes to the rows kept), as the maximal solver drops them
+// (kkt_solver.h): a row whose pivot is below 1e-10 of its diagonal, or a row of zeros.
+class Closure {
+public:
+    // Factors M_FF and S for J (all links' columns). False when M_FF is not positive definite.
+    bool factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J, const std::vector<int>& free) {
+        const int nf = static_cast<int>(free.size()), m = static_cast<int>(J.rows());
+        MFF_.resize(nf, nf);
+        JF_.resize(m, nf);
+        for (int a = 0; a < nf; ++a) {
+            for (int b = 0; b < nf; ++b) MFF_(a, b) = M(free[a], free[b]);
+            JF_.col(a) = J.col(free[static_cast<std::size_t>(a)]);
+        }
+        llt_.compute(MFF_);
+        if (llt_.info() != Eigen::Success) return false;
+        Y_ = llt_.solve(JF_.transpose());
+        const Eigen::MatrixXd S = JF_ * Y_;
+        // Row-order Cholesky with dropping.
+        kept_.clear();
+        L_.setZero(m, m);
+        const double largest = m > 0 ? S.diagonal().maxCoeff() : 0.0;
+        for (int i = 0; i < m; ++i) {
+            const int a = static_cast<int>(kept_.size());
+            for (int c = 0; c < a; ++c) {
+                double v = S(kept_[static_cast<std::size_t>(c)], i);
+                for (int e = 0; e < c; ++e) v -= L_(c, e) * L_(a, e);
+                L_(a, c) = v / L_(c, c);
+            }
+            double d = S(i, i);
+            for (int c = 0; c < a; ++c) d -= L_(a, c) * L_(a, c);
+            if (!(S(i, i) > 1e-20 * largest) || !(d > kSingularPivot * S(i, i))) continue;
+            L_(a, a) = std::sqrt(d);
+            kept_.push_back(i);
+        }
+        return true;
+    }
+    // λ (all rows; 0 for those dropped) with S_kk λ_k = r_k.
+    void multipliers(const Eigen::VectorXd& r, Eigen::VectorXd& lambda) const {
+        const int a = static_cast<int>(kept_.size());
+        Eigen::VectorXd x(a);
+        for (int i = 0; i < a; ++i) {
+            double v = r(kept_[static_cast<std::size_t>(i)]);
+            for (int c = 0; c < i; ++c) v -= L_(i, c) * x(c);
+            x(i) = v / L_(i, i);
+        }
+        for (int i = a; i-- > 0;) {
+            double v = x(i);
+            for (int c = i + 1; c < a; ++c) v -= L_(c, i) * x(c);
+            x(i) = v / L_(i, i);
+        }
+        lambda.setZero(r.size());
+        for (int i = 0; i < a; ++i) lambda(kept_[static_cast<std::size_t>(i)]) = x(i);
+    }
+    // The free coordinates' least change in the mass metric, −Y S⁻¹ r, that takes J_F x by −r.
+    void correction(const Eigen::VectorXd& r, Eigen::VectorXd& dx) const {
+        Eigen::VectorXd lambda;
+        multipliers(r, lambda);
+        dx = -Y_ * lambda;
+    }
+    const Eigen::LLT<Eigen::MatrixXd>& llt() const { return llt_; }
+    const Eigen::MatrixXd& JF() const { return JF_; }
+    const Eigen::MatrixXd& Y() const { return Y_; }
+    int rank() const { return static_cast<int>(kept_.size()); }
+
+    static constexpr double kSingularPivot = 1e-10;
+
+private:
+    Eigen::MatrixXd MFF_, JF_, Y_, L_;
+    Eigen::LLT<Eigen::MatrixXd> llt_;
+    std::vector<int> kept_;
+};
+
+// The composite-rigid-body mass matrix alone at the links' poses and motion subspaces.
+void massMatrix(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
+                const std::vector<Vec6>& s, Eigen::MatrixXd& M) {
+    const int n = tree.size();
+    thread_local std::vector<Mat6> Ic;
+    Ic.resize(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        Ic[static_cast<std::size_t>(k)] =
+            bodyInertia(model, link.body, X_WB, X_WB.rotationMatrix());
+    }
+    for (int k = n - 1; k >= 0; --k)
+        if (const int p = tree.links[static_cast<std::size_t>(k)].parent; p >= 0)
+            Ic[static_cast<std::size_t>(p)] += Ic[static_cast<std::size_t>(k)];
+    M.setZero(n, n);
+    for (int k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(k);
+        const Vec6 f = Ic[i] * s[i];
+        M(k, k) = tree.links[i].welded ? 1.0 : s[i].dot(f);
+        for (int j = tree.links[i].parent; j >= 0;
+             j = tree.links[static_cast<std::size_t>(j)].parent)
+            M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);
+    }
+}
+
+// The bodies' frames (poses and velocities) of the links' poses and twists.
+void framesOfLinks(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
+                   const std::vector<Vec6>& V, std::vector<BodyFrame>& frames) {
+    frames.resize(model.bodies.size());
+    for (std::size_t k = 0; k < tree.links.size(); ++k) {
+        const int b = tree.links[k].body;
+        const Transform& X_WB = poses[static_cast<std::size_t>(b)];
+        BodyFrame& f = frames[static_cast<std::size_t>(b)];
+        f.R = X_WB.rotationMatrix();
+        f.r = X_WB.p;
+        f.w = V[k].head<3>();
+        f.v = V[k].tail<3>() + f.w.cross(X_WB.p);
+    }
+}
+
+std::string loopNames(const Model& model, const JointTree& tree) {
+    std::string names;
+    for (const int j : tree.cuts)
+        names +=
+            (names.empty() ? "'" : ", '") + model.joints[static_cast<std::size_t>(j)].name + "'";
+    return names;
+}
+
+}  // namespace
+
+namespace {
+
+// q̈ of a closed tree: M q̈ + h + Jcᵀ λ = 0 with Jc q̈ = γ̃ over the free coordinates, the
+// prescribed ones taking their motions' q̈ (M and h by the composite-rigid-body and recursive
+// Newton–Euler passes; the saddle point through the Schur complement of the closure, whose
+// dependent rows are dropped in order as the maximal solver drops them).
+Status loopAccelerations(const Model& model, const JointTree& tree, double t,
+                         const Eigen::VectorXd& qd, const std::vector<Transform>& poses,
+                         const std::vector<Vec6>& s, const std::vector<Vec6>& V,
+                         const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
+                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
+    if (Status st = evaluateAppliedForces(model, t, bodyQ, bodyV, memory.jointCoordinates,
+                                          memory.lagged, ws);
+        !st.ok)
+        return st;
+    const int n = tree.size();
+    thread_local Eigen::MatrixXd M;
+    thread_local Eigen::VectorXd h, lambda;
+    massAndBias(model, tree, poses, s, V, qd, ws, M, h, nullptr);
+    // The links' accelerations with q̈ = 0, for the closure's bias.
+    thread_local std::vector<Vec6> A0;
+    A0.resize(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(k);
+        const int p = tree.links[i].parent;
+        A0[i] = (p < 0 ? Vec6::Zero() : A0[static_cast<std::size_t>(p)]) +
+                crossMotion(V[i], s[i]) * qd(k);
+    }
+    thread_local LoopRows rows;
+    loopRows(model, tree, ws.frames, s, &A0, true, rows);
+    // The motions' q̈; the welds' 0.
+    qdd.setZero(n);
+    for (int k = 0; k < n; ++k) {
+        const int d = tree.links[static_cast<std::size_t>(k)].driver;
+        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
+        qdd(k) = driver.level == MotionLevel::Position   ? driver.f.secondDerivative(t)
+                 : driver.level == MotionLevel::Velocity ? driver.f.derivative(t)
+                                                         : driver.f.eval(t);
+        if (!std::isfinite(qdd(k)))
+            return Status::failure("motion '" + driver.name + "': its acceleration is " +
+                                       numberText(qdd(k)) + " at t = " + timeText(t) + " (" +
+                                       driver.f.text() + ")",
+                                   {driver.id}, Cause::NotFinite);
+    }
+    thread_local std::vector<int> free;
+    freeLinks(model, tree, free);
+    thread_local Closure closure;
+    if (!closure.factor(M, rows.J, free))
+        return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                               timeText(t) + " (a part of no mass on a joint?)");
+    // b = −h − M q̈_P over F; c = γ̃ − Jc q̈_P.
+    const Eigen::VectorXd prescribed = M * qdd;
+    const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
+    Eigen::VectorXd b(nf);
+    for (Eigen::Index a = 0; a < nf; ++a)
+        b(a) =
+            -h(free[static_cast<std::size_t>(a)]) - prescribed(free[static_cast<std::size_t>(a)]);
+    const Eigen::VectorXd c = rows.gamma - rows.J * qdd;
+    const Eigen::VectorXd unconstrained = closure.llt().solve(b);
+    // S λ = J_F M⁻¹ b − c, q̈_F = M⁻¹ (b − J_Fᵀ λ).
+    closure.multipliers(closure.JF() * unconstrained - c, lambda);
+    const Eigen::VectorXd qddF = unconstrained - closure.Y() * lambda;
+    for (Eigen::Index a = 0; a < nf; ++a) qdd(free[static_cast<std::size_t>(a)]) = qddF(a);
+    // The motions' generalised forces (M q̈ + h + Jcᵀ λ on their coordinates) and their power.
+    const Eigen::VectorXd Q = M * qdd + h + rows.J.transpose() * lambda;
+    for (int k = 0; k < n; ++k) {
+        const int d = tree.links[static_cast<std::size_t>(k)].driver;
+        if (d >= 0 && model.drivers[static_cast<std::size_t>(d)].on)
+            ws.forceEnergies.actuatorPower += Q(k) * qd(k);
+    }
+    return {};
+}
+
+}  // namespace
+
+Status projectLoopClosure(const Model& model, const JointTree& tree, double t, Eigen::VectorXd& q,
+                          Eigen::VectorXd& qd, double tolerance, int* iterations) {
+    if (!tree.closed()) return {};
+    if (!(tolerance > 0.0)) tolerance = model.settings.projectionTolerance;
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    thread_local std::vector<BodyFrame> frames;
+    thread_local LoopRows rows;
+    thread_local Eigen::MatrixXd M;
+    thread_local Closure closure;
+    thread_local std::vector<int> free;
+    freeLinks(model, tree, free);
+    Eigen::VectorXd dx;
+    V.assign(tree.links.size(), Vec6::Zero());
+    // Positions: Newton steps in the mass metric, Δq_F = −M⁻¹ J_Fᵀ S⁻¹ Φc (the mass matrix of
+    // the first iterate: a metric, so the steps converge as Newton's do).
+    bool factored = false;
+    double previous = std::numeric_limits<double>::infinity();
+    for (int k = 0;; ++k) {
+        linkKinematics(model, tree, q, poses, s);
+        framesOfLinks(model, tree, poses, V, frames);
+        loopRows(model, tree, frames, s, nullptr, true, rows);
+        const double gap = loopGap(model, tree, rows.Phi);
+        if (!std::isfinite(gap))
+            return Status::failure("the loops closed by joints " + loopNames(model, tree) +
+                                   " have a gap that is not a number at t = " + timeText(t));
+        if (gap <= tolerance) break;
+        if (k >= model.settings.maxProjectionIterations || (k > 2 && gap > 0.5 * previous))
+            return Status::failure(
+                "the loops closed by joints " + loopNames(model, tree) +
+                " cannot be closed at t = " + timeText(t) + ": a gap of " + numberText(gap) +
+                " remains after " + std::to_string(k) +
+                " Newton steps (the mechanism cannot be assembled there, or it is at a "
+                "singular position)");
+        previous = gap;
+        if (!factored) massMatrix(model, tree, poses, s, M);
+        if (!closure.factor(M, rows.J, free))
+            return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                                   timeText(t));
+        factored = true;
+        closure.correction(rows.Phi, dx);
+        for (std::size_t a = 0; a < free.size(); ++a)
+            q(free[a]) += dx(static_cast<Eigen::Index>(a));
+        if (iterations) ++*iterations;
+    }
+    // Velocities: q̇_F ← q̇_F − M⁻¹ J_Fᵀ S⁻¹ (Jc q̇), Jc at the closed positions.
+    if (!factored) massMatrix(model, tree, poses, s, M);
+    if (!closure.factor(M, rows.J, free))
+        return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                               timeText(t));
+    closure.correction(rows.J * qd, dx);
+    for (std::size_t a = 0; a < free.size(); ++a) qd(free[a]) += dx(static_cast<Eigen::Index>(a));
+    return {};
+}
+
+bool loopsSingularAt(const Model& model, const JointTree& tree, const State& state,
+                     std::string& why) {
+    if (!tree.closed()) return false;
+    Eigen::VectorXd q, qd;
+    jointSpaceState(model, tree, state, q, qd);
+    std::vector<Transform> poses;
+    std::vector<Vec6> s;
+    std::vector<BodyFrame> frames;
+    const std::vector<Vec6> V(tree.links.size(), Vec6::Zero());
+    LoopRows rows;
+    std::vector<int> free;
+    freeLinks(model, tree, free);
+    if (free.empty()) return false;
+    linkKinematics(model, tree, q, poses, s);
+    framesOfLinks(model, tree, poses, V, frames);
+    loopRows(model, tree, frames, s, nullptr, true, rows);
+    Eigen::MatrixXd JF(rows.J.rows(), static_cast<Eigen::Index>(free.size()));
+    for (std::size_t a = 0; a < free.size(); ++a)
+        JF.col(static_cast<Eigen::Index>(a)) = rows.J.col(free[a]);
+    // The directions the rows barely hold or leave free at first order: the mechanism's own
+    // (tangent to its positions) and, at or next to a singular position, directions that are
+    // not. Along each, ε = 1e-3 out: a direction of the mechanism's closes again within O(ε²)
+    // of the point reached; one the rows hold only at second order (Φ quadratic in ε: doubling
+    // ε quadruples it) is pulled back by O(ε) — a singular position (a direction the rows
+    // hold at first order, however weakly, makes Φ linear in ε: a badly scaled mechanism, not
+    // a singular one).
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(JF, Eigen::ComputeFullV);
+    const Eigen::VectorXd& sigma = svd.singularValues();
+    const double largest = sigma.size() > 0 ? sigma(0) : 0.0;
+    auto gapAt = [&](const Eigen::VectorXd& x) {
+        linkKinematics(model, tree, x, poses, s);
+        framesOfLinks(model, tree, poses, V, frames);
+        loopRows(model, tree, frames, s, nullptr, false, rows);
+        return Eigen::VectorXd(rows.Phi);
+    };
+    const Eigen::VectorXd phi0 = gapAt(q);
+    const double step = 1e-3;
+    for (Eigen::Index d = 0; d < JF.cols(); ++d) {
+        if (d < sigma.size() && sigma(d) >= 1e-2 * largest) continue;
+        Eigen::VectorXd moved = q, twice = q, rate = Eigen::VectorXd::Zero(q.size());
+        for (std::size_t a = 0; a < free.size(); ++a) {
+            const double u = svd.matrixV()(static_cast<Eigen::Index>(a), d);
+            moved(free[a]) += step * u;
+            twice(free[a]) += 2.0 * step * u;
+        }
+        const double once = (gapAt(moved) - phi0).norm(), two = (gapAt(twice) - phi0).norm();
+        if (!(two > 3.0 * once)) continue;  // held at first order (or not at all)
+        const Eigen::VectorXd reached = moved;
+        const Status closed = projectLoopClosure(model, tree, state.t, moved, rate);
+        if (closed.ok && (moved - reached).norm() < 0.1 * step) continue;  // the mechanism's
+        why = "the loops closed by joints " + loopNames(model, tree) +
+              " are at or next to a singular position at t = " + timeText(state.t) +
+              " (a dead centre, a linkage stretched straight or lying flat): their equations "
+              "hold a direction there only at second order";
+        return true;
+    }
+    return false;
+}
+
+int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::VectorXd& q) {
+    std::vector<Transform> poses;
+    std::vector<Vec6> s;
+    std::vector<BodyFrame> frames;
+    const std::vector<Vec6> V(tree.links.size(), Vec6::Zero());
+    LoopRows rows;
+    Eigen::MatrixXd M;
+    std::vector<int> free;
+    freeLinks(model, tree, free);
+    linkKinematics(model, tree, q, poses, s);
+    framesOfLinks(model, tree, poses, V, frames);
+    loopRows(model, tree, frames, s, nullptr, true, rows);
+    massMatrix(model, tree, poses, s, M);
+    Closure closure;
+    if (!closure.factor(M, rows.J, free)) return -1;
+    return closure.rank();
+}
 
 Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,

@@ -7,11 +7,13 @@
 // in world-frame spatial vectors (Featherstone's (ω, v_O) at the world origin, so no transform
 // per link); then M q̈ = −h. Joints hold by construction: there are no constraint rows.
 //
-// The first part of the recursive formulation: revolute, prismatic and fixed joints (a link
-// without a coordinate: its entries of q and q̇ are placeholders, 0), trees, motions on their
-// joints. Loops, multi-axis joints and free roots come next; buildJointTree() says why a model
-// is not (yet) one it can take. The integrators step in these coordinates when the scene's formulation
-// is recursive (engine/integrators/integrator.h, chooseFormulation).
+// The tree's joints are revolute, prismatic and fixed (a link without a coordinate: its entries
+// of q and q̇ are placeholders, 0), motions prescribe their coordinates. A closed mechanism is
+// a spanning tree plus cut joints of any type, whose rows Φc(q) = 0 are held with multipliers
+// (loop closure: M q̈ + h + Jcᵀ λ = 0, Jc q̈ = γc, Jc = ∂Φc/∂q). Multi-axis
+// joints on the tree and free roots come next; buildJointTree() says why a model is not (yet)
+// one it can take. The integrators step in these coordinates when the scene's formulation is
+// recursive (engine/integrators/integrator.h, chooseFormulation).
 
 #include <optional>
 #include <string>
@@ -44,12 +46,19 @@ struct JointTree {
         int slot = 0;  // index of its coordinate in State::jointCoordinates (none if welded)
     };
     std::vector<Link> links;  // parents before children
+    // The joints that close loops (indices into Model::joints, ascending): their rows are held
+    // as constraints on the tree's coordinates, Φc(q) = 0 (loop closure), with multipliers.
+    std::vector<int> cuts;
+    int cutRows = 0;
+    std::vector<int> linkOfBody;  // per body, the link that carries it (−1: none)
     int size() const { return static_cast<int>(links.size()); }
+    bool closed() const { return !cuts.empty(); }
 };
 
 // The tree of `model`, with `state` giving what its joints hold fixed (a prismatic joint's
 // relative turn); nullopt and the reason when the model is not a tree of revolute, prismatic and
-// fixed joints from the ground (a loop, another joint type, a part on no joint, a moving frame).
+// fixed joints from the ground with cut joints closing its loops (a part carried by another
+// joint type, a part on no joint, a moving frame, a motion on a cut joint).
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
 
 // What a tree is built for. Whole: the recursive formulation's, every part on it and nothing it
@@ -123,6 +132,26 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
                              Workspace& ws, Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
                              std::vector<Eigen::Matrix<double, 6, 1>>& transmitted,
                              Eigen::VectorXd& alongAxis);
+
+// A closed tree's loops closed again (after a step, or at an interpolated state): the free
+// coordinates (neither welded nor prescribed) moved by Newton steps in the mass metric until
+// the cut joints' rows are within `tolerance` (the scene's projection tolerance when 0), then
+// q̇ made to meet their velocity rows, each the least change in the mass metric. Nothing for an
+// open tree. Fails, naming the cut joints, where the loops cannot be closed.
+Status projectLoopClosure(const Model& model, const JointTree& tree, double t, Eigen::VectorXd& q,
+                          Eigen::VectorXd& qd, double tolerance = 0.0, int* iterations = nullptr);
+
+// Whether a closed tree's loops are at a singular position at `state` (assembled): a direction
+// in which the cut rows' Jacobian lets the free coordinates move leads off the mechanism's
+// positions at first order (a dead centre, a parallelogram lying flat, a linkage held
+// straight), where the multipliers are not determined by the motion. The reason into `why`.
+bool loopsSingularAt(const Model& model, const JointTree& tree, const State& state,
+                     std::string& why);
+
+// How many of a closed tree's cut rows are independent over its free coordinates at q (the
+// rows of a redundant loop, or of a singular position, depend on others); −1 when the mass
+// matrix is singular.
+int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::VectorXd& q);
 
 // q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,

@@ -36,8 +36,13 @@ FormulationChoice chooseFormulation(const Model& model) {
     const std::optional<JointTree> tree = buildJointTree(model, initialState(model), why);
     if (!tree) return maximal(why);
     if (tree->size() == 0) return maximal("the mechanism has no joints to step in");
-    const std::string size = "a tree of " + std::to_string(tree->size()) +
-                             (tree->size() == 1 ? " joint" : " joints") + " from the ground";
+    const std::size_t cuts = tree->cuts.size();
+    const std::string size =
+        "a tree of " + std::to_string(tree->size()) + (tree->size() == 1 ? " joint" : " joints") +
+        " from the ground" +
+        (cuts == 0 ? std::string()
+                   : " and " + std::to_string(cuts) + (cuts == 1 ? " joint" : " joints") +
+                         " closing its loops");
     // Auto takes joint coordinates where they give the same answer faster. Measured, at the
     // same settings the parts' poses follow the motion more closely, so auto keeps them:
     // projecting each step onto the joints removes part of its error, which joint

@@ -38,7 +38,16 @@ void detail::Flat::unpack(const Eigen::VectorXd& y, State& s, double t) const {
 
 Status detail::Flat::settle(const Model& m, State& s, Workspace& ws, int* iterations,
                             double tolerance) const {
-    if (tree) return {};
+    if (tree) {
+        if (!tree->closed()) return {};
+        // A closed tree's loops: its coordinates projected onto the cut joints' rows.
+        thread_local Eigen::VectorXd q, qd;
+        jointSpaceState(m, *tree, s, q, qd);
+        if (Status st = projectLoopClosure(m, *tree, s.t, q, qd, tolerance, iterations); !st.ok)
+            return st;
+        bodyStateFromJoints(m, *tree, q, qd, s);
+        return {};
+    }
     return projectState(m, s, ws, iterations, tolerance);
 }
 

@@ -36,7 +36,7 @@ struct Flat {
                 double t = std::numeric_limits<double>::quiet_NaN()) const;
     // What ends a step at `s` (unpacked): maximal coordinates are projected onto the
     // constraints (tighter by `tighter` < 1 next to a singular position); joint coordinates
-    // hold the joints by construction.
+    // hold the joints of the tree by construction, a closed tree's loops are projected.
     Status settle(const Model& model, State& s, Workspace& ws, int* iterations,
                   double tolerance = 0.0) const;
     // The scene's name of entry `i` of y (a part's, or a joint's): what the error control of

@@ -185,7 +185,8 @@ private:
 
 // The same method in joint coordinates (the recursive formulation): q̇ₙ₊₁ = q̇ₙ + h q̈(qₙ, q̇ₙ),
 // qₙ₊₁ = qₙ + h q̇ₙ₊₁, q̈ by the articulated-body algorithm. One evaluation a step, nothing to
-// iterate or project: the joints hold by construction. The semi-implicit Euler that MuJoCo
+// iterate or project: the joints hold by construction (a closed tree's loops are closed again
+// after the step, projectLoopClosure). The semi-implicit Euler that MuJoCo
 // and Bullet's multibody step trees with: with a mass matrix that depends on q it is not
 // exactly symplectic (the canonical momenta are M(q) q̇), but first order with an energy error
 // that stays small over long runs (joint_space_test.cpp measures both). The step starts from
@@ -204,6 +205,10 @@ private:
         qd_ += h * qdd_;
         q_ += h * qd_;
         prescribeMotions(model, *tree_, state.t + h, q_, qd_);
+        if (Status s = projectLoopClosure(model, *tree_, state.t + h, q_, qd_, 0.0,
+                                          &stats_.projectionIterations);
+            !s.ok)
+            return s;
         state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
         state.driverWork += h * ws.forceEnergies.actuatorPower;
         bodyStateFromJoints(model, *tree_, q_, qd_, state);
