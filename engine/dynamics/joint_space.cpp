@@ -619,9 +619,12 @@ void massAndBias(const Model& model, const JointTree& tree, const std::vector<Tr
                  const Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h, Eigen::VectorXd* G) {
     const int n = tree.size();
     // Outward: velocity-product accelerations; each body's force that q̈ = 0 needs.
-    std::vector<Vec6> A(static_cast<std::size_t>(n)), F(static_cast<std::size_t>(n)),
-        Fg(static_cast<std::size_t>(G ? n : 0));
-    std::vector<Mat6> I(static_cast<std::size_t>(n));
+    thread_local std::vector<Vec6> A, F, Fg;
+    thread_local std::vector<Mat6> I, Ic;
+    A.resize(static_cast<std::size_t>(n));
+    F.resize(static_cast<std::size_t>(n));
+    Fg.resize(static_cast<std::size_t>(G ? n : 0));
+    I.resize(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k) {
         const std::size_t i = static_cast<std::size_t>(k);
         const JointTree::Link& link = tree.links[i];
@@ -642,7 +645,7 @@ void massAndBias(const Model& model, const JointTree& tree, const std::vector<Tr
     // Inward: the generalised forces, and the composite inertias.
     h.resize(n);
     if (G) G->resize(n);
-    std::vector<Mat6> Ic = I;
+    Ic = I;
     for (int k = n - 1; k >= 0; --k) {
         const std::size_t i = static_cast<std::size_t>(k);
         h(k) = s[i].dot(F[i]);
@@ -759,61 +762,89 @@ void freeLinks(const Model& model, const JointTree& tree, std::vector<int>& free
 class Closure {
 public:
     // Factors M_FF and S for J (all links' columns). False when M_FF is not positive definite.
+    // (Small dense matrices, factored in place without allocating once sized.)
     bool factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J, const std::vector<int>& free) {
         const int nf = static_cast<int>(free.size()), m = static_cast<int>(J.rows());
-        MFF_.resize(nf, nf);
+        L_M_.resize(nf, nf);
         JF_.resize(m, nf);
         for (int a = 0; a < nf; ++a) {
-            for (int b = 0; b < nf; ++b) MFF_(a, b) = M(free[a], free[b]);
+            for (int b = 0; b <= a; ++b)
+                L_M_(a, b) =
+                    M(free[static_cast<std::size_t>(a)], free[static_cast<std::size_t>(b)]);
             JF_.col(a) = J.col(free[static_cast<std::size_t>(a)]);
         }
-        llt_.compute(MFF_);
-        if (llt_.info() != Eigen::Success) return false;
-        Y_ = llt_.solve(JF_.transpose());
-        const Eigen::MatrixXd S = JF_ * Y_;
+        // M_FF = L Lᵀ (lower triangle of L_M_).
+        for (int a = 0; a < nf; ++a) {
+            for (int b = 0; b < a; ++b) {
+                double v = L_M_(a, b);
+                for (int c = 0; c < b; ++c) v -= L_M_(a, c) * L_M_(b, c);
+                L_M_(a, b) = v / L_M_(b, b);
+            }
+            double d = L_M_(a, a);
+            for (int c = 0; c < a; ++c) d -= L_M_(a, c) * L_M_(a, c);
+            if (!(d > 0.0)) return false;
+            L_M_(a, a) = std::sqrt(d);
+        }
+        // Y = M_FF⁻¹ J_Fᵀ, S = J_F Y.
+        Y_ = JF_.transpose();
+        for (int r = 0; r < m; ++r) solveMass(Y_.col(r));
+        S_.noalias() = JF_ * Y_;
         // Row-order Cholesky with dropping.
         kept_.clear();
-        L_.setZero(m, m);
-        const double largest = m > 0 ? S.diagonal().maxCoeff() : 0.0;
+        L_.resize(m, m);
+        const double largest = m > 0 ? S_.diagonal().maxCoeff() : 0.0;
         for (int i = 0; i < m; ++i) {
             const int a = static_cast<int>(kept_.size());
             for (int c = 0; c < a; ++c) {
-                double v = S(kept_[static_cast<std::size_t>(c)], i);
+                double v = S_(kept_[static_cast<std::size_t>(c)], i);
                 for (int e = 0; e < c; ++e) v -= L_(c, e) * L_(a, e);
                 L_(a, c) = v / L_(c, c);
             }
-            double d = S(i, i);
+            double d = S_(i, i);
             for (int c = 0; c < a; ++c) d -= L_(a, c) * L_(a, c);
-            if (!(S(i, i) > 1e-20 * largest) || !(d > kSingularPivot * S(i, i))) continue;
+            if (!(S_(i, i) > 1e-20 * largest) || !(d > kSingularPivot * S_(i, i))) continue;
             L_(a, a) = std::sqrt(d);
             kept_.push_back(i);
         }
         return true;
     }
+    // x ← M_FF⁻¹ x.
+    template <class V>
+    void solveMass(V&& x) const {
+        const Eigen::Index nf = L_M_.rows();
+        for (Eigen::Index a = 0; a < nf; ++a) {
+            double v = x(a);
+            for (Eigen::Index c = 0; c < a; ++c) v -= L_M_(a, c) * x(c);
+            x(a) = v / L_M_(a, a);
+        }
+        for (Eigen::Index a = nf; a-- > 0;) {
+            double v = x(a);
+            for (Eigen::Index c = a + 1; c < nf; ++c) v -= L_M_(c, a) * x(c);
+            x(a) = v / L_M_(a, a);
+        }
+    }
     // λ (all rows; 0 for those dropped) with S_kk λ_k = r_k.
-    void multipliers(const Eigen::VectorXd& r, Eigen::VectorXd& lambda) const {
+    void multipliers(const Eigen::VectorXd& r, Eigen::VectorXd& lambda) {
         const int a = static_cast<int>(kept_.size());
-        Eigen::VectorXd x(a);
+        x_.resize(a);
         for (int i = 0; i < a; ++i) {
             double v = r(kept_[static_cast<std::size_t>(i)]);
-            for (int c = 0; c < i; ++c) v -= L_(i, c) * x(c);
-            x(i) = v / L_(i, i);
+            for (int c = 0; c < i; ++c) v -= L_(i, c) * x_(c);
+            x_(i) = v / L_(i, i);
         }
         for (int i = a; i-- > 0;) {
-            double v = x(i);
-            for (int c = i + 1; c < a; ++c) v -= L_(c, i) * x(c);
-            x(i) = v / L_(i, i);
+            double v = x_(i);
+            for (int c = i + 1; c < a; ++c) v -= L_(c, i) * x_(c);
+            x_(i) = v / L_(i, i);
         }
         lambda.setZero(r.size());
-        for (int i = 0; i < a; ++i) lambda(kept_[static_cast<std::size_t>(i)]) = x(i);
+        for (int i = 0; i < a; ++i) lambda(kept_[static_cast<std::size_t>(i)]) = x_(i);
     }
     // The free coordinates' least change in the mass metric, −Y S⁻¹ r, that takes J_F x by −r.
-    void correction(const Eigen::VectorXd& r, Eigen::VectorXd& dx) const {
-        Eigen::VectorXd lambda;
-        multipliers(r, lambda);
-        dx = -Y_ * lambda;
+    void correction(const Eigen::VectorXd& r, Eigen::VectorXd& dx) {
+        multipliers(r, lambda_);
+        dx.noalias() = -Y_ * lambda_;
     }
-    const Eigen::LLT<Eigen::MatrixXd>& llt() const { return llt_; }
     const Eigen::MatrixXd& JF() const { return JF_; }
     const Eigen::MatrixXd& Y() const { return Y_; }
     int rank() const { return static_cast<int>(kept_.size()); }
@@ -821,8 +852,8 @@ public:
     static constexpr double kSingularPivot = 1e-10;
 
 private:
-    Eigen::MatrixXd MFF_, JF_, Y_, L_;
-    Eigen::LLT<Eigen::MatrixXd> llt_;
+    Eigen::MatrixXd L_M_, JF_, Y_, S_, L_;
+    Eigen::VectorXd x_, lambda_;
     std::vector<int> kept_;
 };
 
@@ -929,24 +960,31 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
         return Status::failure("the joint-space mass matrix is not positive definite at t = " +
                                timeText(t) + " (a part of no mass on a joint?)");
     // b = −h − M q̈_P over F; c = γ̃ − Jc q̈_P.
-    const Eigen::VectorXd prescribed = M * qdd;
+    thread_local Eigen::VectorXd prescribed, b, c, r, qddF;
+    const bool driven = static_cast<int>(free.size()) < n;  // (welds too: their q̈ is 0)
+    if (driven) prescribed.noalias() = M * qdd;
     const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
-    Eigen::VectorXd b(nf);
-    for (Eigen::Index a = 0; a < nf; ++a)
-        b(a) =
-            -h(free[static_cast<std::size_t>(a)]) - prescribed(free[static_cast<std::size_t>(a)]);
-    const Eigen::VectorXd c = rows.gamma - rows.J * qdd;
-    const Eigen::VectorXd unconstrained = closure.llt().solve(b);
+    b.resize(nf);
+    for (Eigen::Index a = 0; a < nf; ++a) {
+        const int k = free[static_cast<std::size_t>(a)];
+        b(a) = -h(k) - (driven ? prescribed(k) : 0.0);
+    }
+    c = rows.gamma;
+    if (driven) c.noalias() -= rows.J * qdd;
+    closure.solveMass(b);  // now M⁻¹ b: the unconstrained q̈_F
     // S λ = J_F M⁻¹ b − c, q̈_F = M⁻¹ (b − J_Fᵀ λ).
-    closure.multipliers(closure.JF() * unconstrained - c, lambda);
-    const Eigen::VectorXd qddF = unconstrained - closure.Y() * lambda;
+    r = c;
+    r.noalias() = closure.JF() * b - r;
+    closure.multipliers(r, lambda);
+    qddF = b;
+    qddF.noalias() -= closure.Y() * lambda;
     for (Eigen::Index a = 0; a < nf; ++a) qdd(free[static_cast<std::size_t>(a)]) = qddF(a);
     // The motions' generalised forces (M q̈ + h + Jcᵀ λ on their coordinates) and their power.
-    const Eigen::VectorXd Q = M * qdd + h + rows.J.transpose() * lambda;
     for (int k = 0; k < n; ++k) {
         const int d = tree.links[static_cast<std::size_t>(k)].driver;
-        if (d >= 0 && model.drivers[static_cast<std::size_t>(d)].on)
-            ws.forceEnergies.actuatorPower += Q(k) * qd(k);
+        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
+        const double Q = M.row(k).dot(qdd) + h(k) + rows.J.col(k).dot(lambda);
+        ws.forceEnergies.actuatorPower += Q * qd(k);
     }
     return {};
 }

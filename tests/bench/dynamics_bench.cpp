@@ -127,6 +127,15 @@ void BM_FourBarSymplectic(benchmark::State& state) {
 }
 BENCHMARK(BM_FourBarSymplectic)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// The same four-bar in joint coordinates: a tree of three hinges, the fourth cut, its rows held
+// with multipliers and the loop closed again after each step (the "four-bar ≤ MuJoCo").
+void BM_FourBarSymplecticJointSpace(benchmark::State& state) {
+    SceneSpec spec = test::fourBar(IntegratorType::SymplecticEuler, 1e-3);
+    spec.settings.formulation = Formulation::Recursive;
+    runScene(state, spec, 5.0, 7.848);
+}
+BENCHMARK(BM_FourBarSymplecticJointSpace)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 void BM_FourBarRK4(benchmark::State& state) {
     runScene(state, test::fourBar(IntegratorType::RungeKutta4, 1e-3), 5.0, 7.848);
 }
