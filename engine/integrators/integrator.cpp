@@ -52,13 +52,19 @@ FormulationChoice chooseFormulation(const Model& model) {
     // energy bounded only there (SHAKE–RATTLE is symplectic; the semi-implicit Euler of
     // joint coordinates, with a mass matrix that depends on q, is not: a double pendulum's
     // energy drifted by 5 % of what it exchanges in 10 s). docs/engine.md, Formulations.
+    // (A closed loop costs joint coordinates more than it saves: the four-bar's step is 1.5
+    // times the maximal one's, performance.md.)
     if (!asked)
         return maximal(
             "auto keeps maximal coordinates, which follow the motion more closely at "
             "the same settings; \"recursive\" steps this mechanism (" +
-            size + ") in joint coordinates, about twice as fast");
+            size + ") in joint coordinates, " +
+            (cuts == 0 ? "about twice as fast"
+                       : "though not faster: its loops' rows are solved at every step"));
     choice.formulation = Formulation::Recursive;
-    choice.reason = size + ": its joints' coordinates hold it by construction";
+    choice.reason = size + (cuts == 0 ? ": its joints' coordinates hold it by construction"
+                                      : ": its tree's coordinates, its loops' rows held with "
+                                        "multipliers");
     return choice;
 }
 
