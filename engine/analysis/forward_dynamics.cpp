@@ -470,8 +470,7 @@ Status ForwardDynamics::outputs(Outputs& out) {
             outputTree_ = built ? std::make_shared<const JointTree>(std::move(*built)) : nullptr;
             outputTreeSerial_ = model_->serial;
         }
-        // (A closed tree's reactions need its loops' multipliers: the maximal solve gives them.)
-        if (outputTree_ && !outputTree_->closed()) tree = outputTree_.get();
+        tree = outputTree_.get();
     }
     Status s = computeOutputs(*model_, state_, ws_, out, &ws_.step, tree);  // the last step's
     saveSolverMemory();  // the reactions' solve may have taken rows back

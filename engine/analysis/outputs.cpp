@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/constraints/constraints.h"
 #include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/reactions.h"
 #include "engine/forces/forces.h"
@@ -74,18 +75,51 @@ void treeReaction(const Model& model, const Workspace& ws, const ActingForces& a
     torque_W = onI ? T : Vec3(-T);
 }
 
+// A cut joint's reaction (a joint closing a loop of a run in joint coordinates) from its rows'
+// multipliers `lambda` (jointReaction's convention and friction).
+void cutReaction(const Model& model, const Workspace& ws, const ActingForces& acting, int j,
+                 const Eigen::Ref<const Eigen::VectorXd>& lambda, Vec3& force_W, Vec3& torque_W) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+    const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+    const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+    const bool onI = mi.body != kGround;
+    const int body = onI ? mi.body : mj.body;
+    thread_local std::vector<double> blocks;
+    thread_local Eigen::VectorXd Phi, gamma;
+    blocks.resize(static_cast<std::size_t>(12 * joint.rows));
+    Phi.resize(joint.rows);
+    gamma.resize(joint.rows);
+    evaluateJointRows(model, j, ws.frames, true, false, Phi, gamma, blocks.data());
+    Vec6 f = Vec6::Zero();  // −Φq_bᵀ λ on the reported part
+    for (int r = 0; r < joint.rows; ++r)
+        for (int k = 0; k < 6; ++k)
+            f(k) -= blocks[static_cast<std::size_t>(12 * r + (onI ? 0 : 6) + k)] * lambda(r);
+    for (std::size_t k = 0; k < model.frictions.size(); ++k)
+        if (model.frictions[k].joint == j && acting.frictionForce[k] != 0.0) {
+            const ConstraintRow c =
+                jointCoordinate(model, ws.frames, j, model.frictions[k].coordinate);
+            f += (onI ? c.Ji : c.Jj).transpose() * acting.frictionForce[k];
+        }
+    const BodyFrame& frame = ws.frames[static_cast<std::size_t>(body)];
+    const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
+    const Vec3 F = f.head<3>();
+    const Vec3 T = frame.R * f.tail<3>() - (I.p - frame.r).cross(F);  // about I's origin
+    force_W = onI ? F : Vec3(-F);
+    torque_W = onI ? T : Vec3(-T);
+}
+
 }  // namespace
 
 Status computeOutputs(const Model& model, const State& state, Workspace& ws, Outputs& out,
                       const StepResult* step, const JointTree* tree) {
     ActingForces acting;
     thread_local std::vector<Vec6> transmitted;
-    thread_local Eigen::VectorXd alongAxis, treeRates;
+    thread_local Eigen::VectorXd alongAxis, treeRates, cutLambda;
     if (tree) {
         // What the joints transmit; the constraint rows only for their gap.
         thread_local Eigen::VectorXd qdd;
         if (Status s = jointSpaceTransmitted(model, *tree, state, ws, treeRates, qdd, transmitted,
-                                             alongAxis);
+                                             alongAxis, &cutLambda);
             !s.ok)
             return s;
         // (Φ alone once the rows' layout is known)
@@ -130,6 +164,13 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
             }
             JointReaction& r = out.reactions[static_cast<std::size_t>(link.joint)];
             treeReaction(model, ws, acting, link, effort, onChild, r.force_W, r.torque_W);
+        }
+        // The joints that close its loops: from their rows' multipliers.
+        for (int row = 0; const int j : tree->cuts) {
+            const int rows = model.joints[static_cast<std::size_t>(j)].rows;
+            JointReaction& r = out.reactions[static_cast<std::size_t>(j)];
+            cutReaction(model, ws, acting, j, cutLambda.segment(row, rows), r.force_W, r.torque_W);
+            row += rows;
         }
     } else {
         // Reactions from each joint's rows.
@@ -195,11 +236,17 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     // Joint coordinates (unwound in the state) and their rates.
     out.jointCoordinates = state.jointCoordinates;
     out.jointRates.resize(state.jointCoordinates.size());
-    if (tree) {  // every joint a link of the tree: its one coordinate's rate is the link's
+    if (tree) {  // a link's one coordinate's rate is the link's; a cut joint's, measured
         for (int k = 0; k < tree->size(); ++k)
             if (const JointTree::Link& link = tree->links[static_cast<std::size_t>(k)];
                 !link.welded)
                 out.jointRates(link.slot) = treeRates(k);
+        for (const int j : tree->cuts)
+            for (int c = 0;
+                 c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size());
+                 ++c)
+                out.jointRates(offsets[static_cast<std::size_t>(j)] + c) =
+                    jointCoordinate(model, ws.frames, j, c).rate;
     } else {
         int n = 0;
         for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)

@@ -575,11 +575,18 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
 }  // namespace
 
 namespace {
+// What the cut joints' rows exert at a closed tree's accelerations: their multipliers (one per
+// cut row, 0 for the rows dropped) and the spatial force on each body about the world origin.
+struct LoopForces {
+    Eigen::VectorXd lambda;
+    std::vector<Vec6> onBody;  // per body
+};
 Status loopAccelerations(const Model& model, const JointTree& tree, double t,
                          const Eigen::VectorXd& qd, const std::vector<Transform>& poses,
                          const std::vector<Vec6>& s, const std::vector<Vec6>& V,
                          const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
-                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd);
+                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd,
+                         LoopForces* forces = nullptr);
 }  // namespace
 
 Status articulatedAccelerations(const Model& model, const JointTree& tree, double t,
@@ -684,6 +691,10 @@ struct LoopRows {
     Eigen::VectorXd Phi, gamma;
     Eigen::MatrixXd J;
     std::vector<double> blocks;  // a joint's rows × 12 (evaluateJointRows)
+    // With the Jacobian: per row, each side's f (zero on the ground) and body (kGround): a
+    // multiplier λ of the row pushes that body with the spatial force −λ f.
+    std::vector<Vec6> sideForce;
+    std::vector<int> sideBody;
 };
 
 void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
@@ -692,7 +703,11 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
     const int m = tree.cutRows;
     out.Phi.resize(m);
     out.gamma.setZero(m);
-    if (jacobian) out.J.setZero(m, tree.size());
+    if (jacobian) {
+        out.J.setZero(m, tree.size());
+        out.sideForce.assign(static_cast<std::size_t>(2 * m), Vec6::Zero());
+        out.sideBody.assign(static_cast<std::size_t>(2 * m), kGround);
+    }
     int row = 0;
     for (const int j : tree.cuts) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
@@ -716,6 +731,8 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
                 Vec6 f;
                 f.head<3>() = frame.r.cross(jv) + frame.R * Vec3(e[3], e[4], e[5]);
                 f.tail<3>() = jv;
+                out.sideForce[static_cast<std::size_t>(2 * row + side)] = f;
+                out.sideBody[static_cast<std::size_t>(2 * row + side)] = b;
                 const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
                 for (int k = link; k >= 0; k = tree.links[static_cast<std::size_t>(k)].parent)
                     out.J(row, k) += s[static_cast<std::size_t>(k)].dot(f);
@@ -918,7 +935,8 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
                          const Eigen::VectorXd& qd, const std::vector<Transform>& poses,
                          const std::vector<Vec6>& s, const std::vector<Vec6>& V,
                          const Eigen::VectorXd& bodyQ, const Eigen::VectorXd& bodyV,
-                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd) {
+                         const State& memory, Workspace& ws, Eigen::VectorXd& qdd,
+                         LoopForces* forces) {
     if (Status st = evaluateAppliedForces(model, t, bodyQ, bodyV, memory.jointCoordinates,
                                           memory.lagged, ws);
         !st.ok)
@@ -985,6 +1003,14 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
         if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
         const double Q = M.row(k).dot(qdd) + h(k) + rows.J.col(k).dot(lambda);
         ws.forceEnergies.actuatorPower += Q * qd(k);
+    }
+    if (forces) {
+        forces->lambda = lambda;
+        forces->onBody.assign(model.bodies.size(), Vec6::Zero());
+        for (std::size_t e = 0; e < rows.sideBody.size(); ++e)
+            if (const int b = rows.sideBody[e]; b != kGround)
+                forces->onBody[static_cast<std::size_t>(b)] -=
+                    lambda(static_cast<Eigen::Index>(e / 2)) * rows.sideForce[e];
     }
     return {};
 }
@@ -1150,14 +1176,27 @@ void jointSpaceDynamicsAtBodies(const Model& model, const JointTree& tree,
 
 Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const State& state,
                              Workspace& ws, Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
-                             std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis) {
+                             std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis,
+                             Eigen::VectorXd* cutMultipliers) {
     thread_local Eigen::VectorXd q;
-    if (Status st = articulatedAccelerationsAt(model, tree, state, q, qd, ws, qdd); !st.ok)
-        return st;
-    // (ws.g and ws.frames now hold the applied forces and frames at this state)
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V, A;
-    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
+    thread_local LoopForces loops;
+    if (tree.closed()) {
+        linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s,
+                            V);
+        if (Status st = loopAccelerations(model, tree, state.t, qd, poses, s, V, state.q, state.v,
+                                          state, ws, qdd, &loops);
+            !st.ok)
+            return st;
+        if (cutMultipliers) *cutMultipliers = loops.lambda;
+    } else {
+        if (Status st = articulatedAccelerationsAt(model, tree, state, q, qd, ws, qdd); !st.ok)
+            return st;
+        linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s,
+                            V);
+    }
+    // (ws.g and ws.frames now hold the applied forces and frames at this state)
     const std::size_t n = tree.links.size();
     A.resize(n);
     transmitted.resize(n);
@@ -1171,6 +1210,7 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
         const Mat6 I = bodyInertia(model, link.body, X_WB, R);
         transmitted[i] = I * A[i] + crossForce(V[i], I * V[i]) -
                          appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+        if (tree.closed()) transmitted[i] -= loops.onBody[static_cast<std::size_t>(link.body)];
     }
     alongAxis.resize(static_cast<Eigen::Index>(n));
     for (std::size_t i = n; i-- > 0;) {

@@ -126,12 +126,14 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
 // along its axis, the effort of the motion that drives it; that effort (the generalised force
 // along the joint's coordinate, s·F: 0 for a free joint) into `alongAxis`. A run in joint
 // coordinates reports reactions and motion efforts from these, with no constraint solve
-// (engine/analysis/outputs).
+// (engine/analysis/outputs). A closed tree's q̈ is the loop-closed one, and what its cut joints'
+// rows exert on the links' bodies is in what the joints transmit; their multipliers (one per
+// cut row, in the order of `cuts`) into `cutMultipliers` when given.
 // (The links' rates q̇ go to `qd`.)
 Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const State& state,
                              Workspace& ws, Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
                              std::vector<Eigen::Matrix<double, 6, 1>>& transmitted,
-                             Eigen::VectorXd& alongAxis);
+                             Eigen::VectorXd& alongAxis, Eigen::VectorXd* cutMultipliers = nullptr);
 
 // A closed tree's loops closed again (after a step, or at an interpolated state): the free
 // coordinates (neither welded nor prescribed) moved by Newton steps in the mass metric until
