@@ -1,5 +1,6 @@
 #include "engine/io/csv_export.h"
 #include "engine/kinematics/frame_motion.h"
+#include "engine/kinematics/joint_coordinates.h"
 #include "engine/model/layout.h"
 #include "engine/record/channel_names.h"
 
@@ -69,6 +70,11 @@ void CsvWriter::writeHeader() {
             column(c);
     for (const SwitchModel& k : model_.switches)  // what sensors switch
         column(ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn));
+    if (!kinematic_)  // each motion's effort and power (the kinematic columns hold them there)
+        for (const DriverModel& driver : model_.drivers) {
+            column(ch::of(driver.name, ch::kEffort));
+            column(ch::of(driver.name, ch::kPower));
+        }
     if (kinematic_) {
         for (const BodyModel& body : model_.bodies) {
             for (const char* c : ch::kAcceleration) column(ch::of(body.name, c));
@@ -84,6 +90,16 @@ void CsvWriter::writeHeader() {
 
 void CsvWriter::writeRow(const State& state, const Outputs& o) {
     writeColumns(state, o);
+    // Each motion's effort and its power, effort × the rate of the coordinate it drives (as the
+    // recording's channels of the same names).
+    const std::vector<int> offsets = jointCoordinateOffsets(model_);
+    for (std::size_t d = 0; d < model_.drivers.size(); ++d) {
+        const DriverModel& driver = model_.drivers[d];
+        const double effort = d < o.driverEffort.size() ? o.driverEffort[d] : std::nan("");
+        const Eigen::Index c = offsets[static_cast<std::size_t>(driver.joint)] + driver.coordinate;
+        out_ << ',' << formatDouble(effort) << ','
+             << formatDouble(c < o.jointRates.size() ? effort * o.jointRates(c) : std::nan(""));
+    }
     out_ << '\n';
 }
 

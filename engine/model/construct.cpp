@@ -73,6 +73,18 @@ double twoDigits(double v) {
 // Stiffness and damping that give a body of inertia `inertia` (kg or kg·m²) a natural
 // frequency of `hz` with damping ratio ζ = 0.3: soft enough for a 1 ms step of any integrator
 // (ω h ≪ 1), stiff enough to hold. Defaults sized to the parts, not to one scale of mechanism.
+// What a joint's coordinate moves: part I's mass for a slide, its moment of inertia about the
+// joint axis (through marker I) for a turn; 1 kg or 1e-3 kg·m² where part I is the ground.
+double jointInertia(const SceneSpec& spec, const Joint& joint, bool slide) {
+    const Part* part = spec.findPart(joint.markerI.part);
+    const Marker* marker = spec.findMarker(joint.markerI);
+    if (!part || !marker || part->ground) return slide ? 1.0 : 1e-3;
+    const MassProperties m = partMassProperties(*part);
+    const Vec3 a = marker->X_PM.R * Vec3::UnitZ();
+    const Vec3 d = m.p_PPcm - marker->X_PM.p;
+    return slide ? m.mass : a.dot(m.I_Pcm_P * a) + m.mass * (d - d.dot(a) * a).squaredNorm();
+}
+
 std::pair<double, double> tuned(double inertia, double hz) {
     const double omega = 2.0 * kPi * hz;
     return {twoDigits(inertia * omega * omega), twoDigits(2.0 * 0.3 * inertia * omega)};
@@ -284,19 +296,9 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
             (type == ForceType::RotationalSpringDamper || joint->type != JointType::Prismatic))
             return kNoEntity;
         force.joint = joint->name;
-        // Sized to what the joint moves: part I's mass for a slide, its moment of inertia
-        // about the joint axis (through marker I) for a turn.
-        const Part* part = spec.findPart(joint->markerI.part);
-        const Marker* marker = spec.findMarker(joint->markerI);
+        // Sized to what the joint moves.
         const bool slide = joint->type == JointType::Prismatic;
-        double inertia = slide ? 1.0 : 1e-3;
-        if (part && marker && !part->ground) {
-            const MassProperties m = partMassProperties(*part);
-            const Vec3 a = marker->X_PM.R * Vec3::UnitZ();
-            const Vec3 d = m.p_PPcm - marker->X_PM.p;
-            inertia =
-                slide ? m.mass : a.dot(m.I_Pcm_P * a) + m.mass * (d - d.dot(a) * a).squaredNorm();
-        }
+        const double inertia = jointInertia(spec, *joint, slide);
         if (type == ForceType::RotationalSpringDamper) {
             std::tie(force.stiffness, force.damping) =
                 tuned(inertia, 2.0);  // a 2 Hz torsion spring
@@ -326,6 +328,19 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
     force.name = freshName(spec, NameSpace::Force, forceTypeName(type));
     spec.forces.push_back(force);
     return force.id;
+}
+
+void convertServoGains(const SceneSpec& spec, ForceSpec& force, ForceType from, ForceType to) {
+    const bool pd = from == ForceType::JointController && to == ForceType::ComputedTorque;
+    const bool back = from == ForceType::ComputedTorque && to == ForceType::JointController;
+    if (!pd && !back) return;
+    const Joint* joint = spec.findJoint(force.joint);
+    if (!joint) return;
+    const double inertia = jointInertia(spec, *joint, force.axis == JointAxis::Translation);
+    if (!(inertia > 0.0) || !std::isfinite(inertia)) return;
+    const double scale = pd ? 1.0 / inertia : inertia;
+    force.stiffness *= scale;
+    force.damping *= scale;
 }
 
 EntityId addMotion(SceneSpec& spec, EntityId jointId) {

@@ -41,6 +41,12 @@ EntityId addJoint(SceneSpec& spec, JointType type, EntityId markerI, EntityId ma
 // down, a point torque of 1 N·m about z.
 EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId markerJ,
                   EntityId joint);
+// A joint servo's gains carried across a change of its type between jointController (kp in
+// N·m/rad or N/m, kd in N·m·s/rad or N·s/m) and computedTorque (the error's own dynamics, kp
+// in 1/s², kd in 1/s): divided or multiplied by what the joint moves (part I's mass or moment
+// of inertia about the axis), so that on that part alone the servo keeps its frequency and
+// damping ratio. Any other change of type leaves them.
+void convertServoGains(const SceneSpec& spec, ForceSpec& force, ForceType from, ForceType to);
 // A motion on a joint's coordinate: the angle for revolute and cylindrical joints (one turn
 // a second), the slide for prismatic ones (a 50 mm sine at 1 Hz).
 EntityId addMotion(SceneSpec& spec, EntityId joint);

@@ -659,7 +659,11 @@ void forceFields(FieldList& b) {
         tr("Type"), QStringLiteral("type"), types,
         [F](const SceneSpec& s) { return std::string(engine::forceTypeName(F(s)->type)); },
         [F](SceneSpec& s, const std::string& text) {
-            F(s)->type = engine::forceTypeFromName(text).value_or(F(s)->type);
+            engine::ForceSpec& f = *F(s);
+            const engine::ForceType to = engine::forceTypeFromName(text).value_or(f.type);
+            // (a servo's gains change units between a PD servo and computed torque)
+            engine::convertServoGains(s, f, f.type, to);
+            f.type = to;
         });
     auto scalar = [&](QString label, QString unit, double scale, QString key,
                       double engine::ForceSpec::*member) {

@@ -68,7 +68,10 @@ TEST(CsvExport, WritesOneColumnPerContractEntry) {
 // value for value; the CSV's columns are all recorded except the orientation quaternions (the
 // recording keeps the state itself, not these channels of it).
 TEST(CsvExport, ItsColumnsAreTheRecordingsChannelsByNameAndValue) {
-    const CompileResult c = compile(test::fourBar(IntegratorType::RungeKutta4, 1e-3));
+    // The four-bar driven at its crank: the motion's effort and power are columns too.
+    SceneSpec spec = test::fourBar(IntegratorType::RungeKutta4, 1e-3);
+    spec.motions.push_back(test::motion(spec, "drive", spec.joints.front().name, "2*time"));
+    const CompileResult c = compile(spec);
     ASSERT_TRUE(c.model);
     ForwardDynamics sim(c.model);
     ASSERT_TRUE(sim.initialize().ok);
@@ -106,6 +109,9 @@ TEST(CsvExport, ItsColumnsAreTheRecordingsChannelsByNameAndValue) {
         ++shared;
     }
     EXPECT_GE(shared, names.size() - 4 * static_cast<std::size_t>(c.model->bodyCount()));
+    for (const char* motion : {"drive.effort", "drive.power"})
+        EXPECT_NE(std::find(names.begin(), names.end(), motion), names.end()) << motion;
+    EXPECT_NE(out.driverEffort.at(0), 0.0);
     // The sums the CSV names are recorded too, as Energies sums them.
     const FrameLayout& layout = recording.layout();
     for (const char* name : {channels::kPotentialEnergy, channels::kTotalEnergy})

@@ -866,6 +866,35 @@ TEST(ConstructAddForce, SizesStiffnessAndDampingToThePartsTheyAct) {
     EXPECT_EQ(evalExpression(spec.forces.back().components[2], 0.3), 1.0);
 }
 
+// A PD servo turned into computed torque (or back) keeps its frequency and damping ratio on the
+// part it moves: its gains divided (multiplied) by the part's moment of inertia about the axis,
+// or its mass for a slide; the 5 Hz servo becomes computed torque's kp = ω² (ζ kept).
+TEST(ConstructServoGains, ATypeChangeBetweenPdAndComputedTorqueKeepsTheServosFrequency) {
+    constexpr double m = 7850.0 * 0.2 * 0.04 * 0.04;
+    const double J = m * (0.2 * 0.2 + 0.04 * 0.04) / 12.0 + m * 0.1 * 0.1;
+    for (const auto& [type, inertia] :
+         {std::pair{JointType::Revolute, J}, std::pair{JointType::Prismatic, m}}) {
+        OneJoint one = oneJoint(type);
+        ASSERT_NE(addForce(one.spec, ForceType::JointController, kNoEntity, kNoEntity, one.joint),
+                  kNoEntity);
+        ForceSpec servo = one.spec.forces.back();
+        const double kp = servo.stiffness, kd = servo.damping;
+        convertServoGains(one.spec, servo, ForceType::JointController, ForceType::ComputedTorque);
+        const double omega = 2.0 * kPi * 5.0;
+        EXPECT_NEAR(servo.stiffness, omega * omega, 0.05 * omega * omega);  // (tuned: rounded)
+        EXPECT_NEAR(servo.stiffness, kp / inertia, 1e-12 * kp / inertia);
+        EXPECT_NEAR(servo.damping, kd / inertia, 1e-12 * kd / inertia);
+        convertServoGains(one.spec, servo, ForceType::ComputedTorque, ForceType::JointController);
+        EXPECT_NEAR(servo.stiffness, kp, 1e-12 * kp);
+        EXPECT_NEAR(servo.damping, kd, 1e-12 * kd);
+        // Any other change leaves them.
+        const double before = servo.stiffness;
+        convertServoGains(one.spec, servo, ForceType::JointController,
+                          ForceType::RotationalSpringDamper);
+        EXPECT_EQ(servo.stiffness, before);
+    }
+}
+
 TEST(ConstructMarkerWorldPose, IsThePartPoseTimesTheMarkerPose) {
     std::mt19937 rng(13);
     SceneSpec spec;

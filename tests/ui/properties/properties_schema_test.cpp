@@ -921,6 +921,48 @@ TEST_F(PropertiesSchemaTest, GravityCompensationSwitchesAndComputedTorqueShowsIt
         panel.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/computed_torque.png");
 }
 
+// A PD servo turned into computed torque in its Type combo keeps its behaviour on the part it
+// moves: its gains are divided by that part's moment of inertia about the joint's axis (N·m/rad
+// become 1/s²), and turned back they are what they were.
+TEST_F(PropertiesSchemaTest, AServoTurnedIntoComputedTorqueKeepsItsFrequency) {
+    const engine::ForceSpec* servo = forceOf(spec, engine::ForceType::JointController);
+    ASSERT_TRUE(servo);
+    const engine::EntityId id = servo->id;
+    const double kp = servo->stiffness, kd = servo->damping;
+    ASSERT_GT(kp, 0.0);
+    auto turnInto = [&](const char* type) {
+        show(id);
+        auto* combo = qobject_cast<QComboBox*>(panel.editorForKey(QStringLiteral("type")));
+        ASSERT_TRUE(combo);
+        combo->setCurrentIndex(combo->findText(QString::fromLatin1(type)));
+        panel.commit(QStringLiteral("type"));
+        ASSERT_TRUE(edited) << panel.message(QStringLiteral("type")).toStdString();
+        spec = *edited;
+        edited.reset();
+    };
+    auto withId = [&](engine::EntityId e) -> const engine::ForceSpec* {
+        for (const engine::ForceSpec& f : spec.forces)
+            if (f.id == e) return &f;
+        return nullptr;
+    };
+    turnInto("computedTorque");
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        show(id);
+        panel.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/servo_turned.png");
+    }
+    const engine::ForceSpec* computed = withId(id);
+    ASSERT_TRUE(computed);
+    ASSERT_EQ(computed->type, engine::ForceType::ComputedTorque);
+    // The same ratio kd / kp (the damping ratio at one frequency), other numbers: kp / I.
+    EXPECT_NE(computed->stiffness, kp);
+    EXPECT_NEAR(computed->damping / computed->stiffness, kd / kp, 1e-12 * kd / kp);
+    turnInto("jointController");
+    const engine::ForceSpec* back = withId(id);
+    ASSERT_TRUE(back);
+    EXPECT_NEAR(back->stiffness, kp, 1e-12 * kp);
+    EXPECT_NEAR(back->damping, kd, 1e-12 * kd);
+}
+
 // A motion's "Active" switch deactivates it in the scene; its "Left out of vibration modes"
 // switch puts it in the modes analysis' set only, the motion staying active for the others.
 TEST_F(PropertiesSchemaTest, DeactivationSwitchesReachTheScene) {
