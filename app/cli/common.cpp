@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "engine/integrators/integrator.h"
 #include "engine/io/output_file.h"
 #include "engine/model/model.h"
 
@@ -40,6 +41,17 @@ void releaseInterrupts() {
 
 void printError(const std::string& what, const std::string& where) {
     std::cerr << "motus-cli: error: " << what << " (" << where << ")\n";
+}
+
+bool formulationRefused(const engine::Model& model, const std::string& path, bool onCommandLine) {
+    const engine::FormulationChoice f = engine::chooseFormulation(model);
+    if (!f.refused) return false;
+    printError(std::string(onCommandLine ? "--formulation recursive"
+                                         : "the scene asks for the recursive formulation") +
+                   ", but " + f.reason,
+               onCommandLine ? std::string("command line: --formulation")
+                             : path + ":/settings/formulation");
+    return true;
 }
 
 bool gStdoutReported = false;

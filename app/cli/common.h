@@ -60,6 +60,10 @@ void releaseInterrupts();
 
 // "motus-cli: error: <what> (<where>)" on stderr.
 void printError(const std::string& what, const std::string& where);
+// A formulation asked for that the mechanism cannot have (engine::chooseFormulation): said as
+// an error where it was asked — the command line's --formulation when `onCommandLine`, else the
+// scene's /settings/formulation in `path` — and true (the command exits kExitInvalidInput).
+bool formulationRefused(const engine::Model& model, const std::string& path, bool onCommandLine);
 // Each diagnostic as an error or a warning, where = file[:JSON pointer].
 void printDiagnostics(const engine::Diagnostics& diagnostics, const std::string& file);
 

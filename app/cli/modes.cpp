@@ -62,6 +62,7 @@ int runModes(const ModesOptions& options) {
     engine::StaticResult at;
     if (options.at >= 0.0) {
         // The pose a run reaches at that time, frozen there (velocities not part of it).
+        if (formulationRefused(*model, path, false)) return kExitInvalidInput;
         engine::ForwardDynamics run(model);
         if (engine::Status s = run.initialize(); !s.ok) {
             printError(s.message, path);

@@ -101,6 +101,7 @@ int runRender(const RenderOptions& options) {
             engine::compile(*loaded.scene, engine::Analysis::Simulation);
         printDiagnostics(compiled.diagnostics, options.run);
         if (!compiled.model) return kExitInvalidInput;
+        if (formulationRefused(*compiled.model, options.run, false)) return kExitInvalidInput;
         simulator = std::make_unique<engine::Simulator>(compiled.model);
         if (!simulator->initialization().ok) {
             simulator->stop();

@@ -10,7 +10,6 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
-#include "engine/integrators/integrator.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/output_file.h"
 #include "engine/io/run_file.h"
@@ -108,17 +107,9 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
         return kExitUsage;
     }
 
-    // A formulation asked for that the mechanism cannot have is the input's fault, said where it
-    // was asked (the command line's --formulation, else the scene's settings, as `check` says).
-    if (const engine::FormulationChoice f = engine::chooseFormulation(*compiled.model); f.refused) {
-        const bool given = !options.formulation.empty();
-        printError(std::string(given ? "--formulation recursive"
-                                     : "the scene asks for the recursive formulation") +
-                       ", but " + f.reason,
-                   given ? std::string("command line: --formulation")
-                         : options.scene + ":/settings/formulation");
+    // A formulation asked for that the mechanism cannot have is the input's fault.
+    if (formulationRefused(*compiled.model, options.scene, !options.formulation.empty()))
         return kExitInvalidInput;
-    }
 
     // The run goes through the same runtime as the GUI. Every recorded frame (one output step
     // in --every) goes, as it is computed and on the engine thread, to the CSV and the run file
