@@ -47,6 +47,14 @@ State stateAt(const std::shared_ptr<const Model>& loaded, double t) {
     return sim.state();
 }
 
+// The joint tree of `model` at `state`; the reason it cannot be built is a test failure.
+std::optional<JointTree> treeAt(const Model& model, const State& state) {
+    std::string why;
+    std::optional<JointTree> tree = buildJointTree(model, state, why);
+    EXPECT_TRUE(tree) << why;
+    return tree;
+}
+
 // The second derivative of a joint's first coordinate in the maximal solve's accelerations
 // (ws.vdot, with the frames of its state).
 double maximalCoordinateAcceleration(const Model& model, const Workspace& ws, int j) {
@@ -67,9 +75,8 @@ TEST(JointSpace, TheExampleTreesAgreeWithTheMaximalSolve) {
         const auto model = example(name);
         ASSERT_TRUE(model);
         const State state = stateAt(model, 0.37);
-        std::string why;
-        const std::optional<JointTree> tree = buildJointTree(*model, state, why);
-        ASSERT_TRUE(tree) << why;
+        const std::optional<JointTree> tree = treeAt(*model, state);
+        ASSERT_TRUE(tree);
         ASSERT_EQ(tree->size(), model->bodyCount());
 
         // Coordinates to bodies and back.
@@ -361,9 +368,8 @@ TEST(JointSpaceLoops, ClosedMechanismsAgreeWithTheMaximalSolveAtAnInstant) {
         const auto model = example(name);
         ASSERT_TRUE(model);
         const State state = stateAt(model, 0.0137);
-        std::string why;
-        const std::optional<JointTree> tree = buildJointTree(*model, state, why);
-        ASSERT_TRUE(tree) << why;
+        const std::optional<JointTree> tree = treeAt(*model, state);
+        ASSERT_TRUE(tree);
         EXPECT_EQ(static_cast<int>(tree->cuts.size()), loops);
         EXPECT_EQ(tree->size() + static_cast<int>(tree->cuts.size()),
                   static_cast<int>(model->joints.size()));
