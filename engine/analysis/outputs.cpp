@@ -41,7 +41,7 @@ using Vec6 = Eigen::Matrix<double, 6, 1>;
 // `onChild` it transmits to the tree link's body (about the world origin), less the effort of
 // the motion that drives it, with its viscous friction (which the maximal reaction holds too).
 void treeReaction(const Model& model, const Workspace& ws, const ActingForces& acting,
-                  const JointTree::Link& link, double driverEffort, const Vec6& onChild,
+                  const JointTree::Link& link, const double* driverEffort, const Vec6& onChild,
                   Vec3& force_W, Vec3& torque_W) {
     const int j = link.joint;
     const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
@@ -63,7 +63,7 @@ void treeReaction(const Model& model, const Workspace& ws, const ActingForces& a
         const ConstraintRow c = jointCoordinate(model, ws.frames, j, coordinate);
         f += (bodyHoldsI ? c.Ji : c.Jj).transpose() * effort;
     };
-    along(0, -driverEffort);
+    for (int c = 0; c < link.nv; ++c) along(c, -driverEffort[c]);
     for (std::size_t k = 0; k < model.frictions.size(); ++k)
         if (model.frictions[k].joint == j)
             along(model.frictions[k].coordinate, acting.frictionForce[k]);
@@ -156,11 +156,14 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
         // power it puts in over q̇); the reaction is the rest.
         for (int k = 0; k < tree->size(); ++k) {
             const JointTree::Link& link = tree->links[static_cast<std::size_t>(k)];
+            if (link.joint < 0) continue;  // (a free part: no joint)
             const Vec6& onChild = transmitted[static_cast<std::size_t>(k)];
-            double effort = 0.0;
-            if (link.driver >= 0 && model.drivers[static_cast<std::size_t>(link.driver)].on) {
-                effort = alongAxis(k);
-                out.driverEffort[static_cast<std::size_t>(link.driver)] = effort;
+            double effort[6] = {};
+            for (int c = 0; c < link.nv; ++c) {
+                const int d = tree->rateDriver[static_cast<std::size_t>(link.iv + c)];
+                if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
+                effort[c] = alongAxis(link.iv + c);
+                out.driverEffort[static_cast<std::size_t>(d)] = effort[c];
             }
             JointReaction& r = out.reactions[static_cast<std::size_t>(link.joint)];
             treeReaction(model, ws, acting, link, effort, onChild, r.force_W, r.torque_W);
@@ -236,18 +239,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     // Joint coordinates (unwound in the state) and their rates.
     out.jointCoordinates = state.jointCoordinates;
     out.jointRates.resize(state.jointCoordinates.size());
-    if (tree) {  // a link's one coordinate's rate is the link's; a cut joint's, measured
-        for (int k = 0; k < tree->size(); ++k)
-            if (const JointTree::Link& link = tree->links[static_cast<std::size_t>(k)];
-                !link.welded)
-                out.jointRates(link.slot) = treeRates(k);
-        for (const int j : tree->cuts)
-            for (int c = 0;
-                 c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size());
-                 ++c)
-                out.jointRates(offsets[static_cast<std::size_t>(j)] + c) =
-                    jointCoordinate(model, ws.frames, j, c).rate;
-    } else {
+    {
         int n = 0;
         for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
             for (int c = 0;

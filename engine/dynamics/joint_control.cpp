@@ -63,18 +63,18 @@ Status applyModelBasedControl(const Model& model, double t, const Eigen::VectorX
     if (!any) return {};
     if (Status s = controlTree(model, q, v, ws); !s.ok) return s;
     const JointTree& tree = *ws.controlTree;
-    const int n = tree.size();
+    const int n = tree.nv;
 
-    // Each element's link on the tree.
+    // Each element's rate on the tree (its coordinate of its joint's link).
     thread_local std::vector<int> linkOf;
     linkOf.assign(model.forces.size(), -1);
     for (std::size_t f = 0; f < model.forces.size(); ++f) {
         const ForceModel& force = model.forces[f];
         if (!modelBased(force) || !force.on) continue;
-        for (int k = 0; k < n; ++k)
-            if (tree.links[static_cast<std::size_t>(k)].joint == force.joint &&
-                !tree.links[static_cast<std::size_t>(k)].welded)
-                linkOf[f] = k;
+        for (const JointTree::Link& link : tree.links)
+            if (link.joint == force.joint && link.kind != LinkKind::Spherical &&
+                force.coordinate >= 0 && force.coordinate < link.nv)
+                linkOf[f] = link.iv + force.coordinate;
         if (linkOf[f] < 0)
             return Status::failure(
                 "force '" + force.name + "': joint '" +
@@ -105,7 +105,10 @@ Status applyModelBasedControl(const Model& model, double t, const Eigen::VectorX
             const double pd = controllerEffort(
                 model, force, t, ws.frames,
                 jointCoordinates.size() > 0
-                    ? jointCoordinates(tree.links[static_cast<std::size_t>(k)].slot)
+                    ? jointCoordinates(tree.links[static_cast<std::size_t>(
+                                                      tree.rateLink[static_cast<std::size_t>(k)])]
+                                           .slot +
+                                       force.coordinate)
                     : 0.0);
             const double total = std::clamp(pd + effort, -force.maxEffort, force.maxEffort);
             effort = total - pd;
@@ -133,7 +136,9 @@ Status applyModelBasedControl(const Model& model, double t, const Eigen::VectorX
             s.expressionCause = true;
             return s;
         }
-        const double error = target.v - qj(k), rate = target.d1 - qd(k);
+        const JointTree::Link& link =
+            tree.links[static_cast<std::size_t>(tree.rateLink[static_cast<std::size_t>(k)])];
+        const double error = target.v - qj(link.iq + (k - link.iv)), rate = target.d1 - qd(k);
         given[static_cast<std::size_t>(k)] =
             target.d2 + force.damping * rate + force.stiffness * error;
         controlled[static_cast<std::size_t>(k)] = static_cast<int>(f);
@@ -141,7 +146,7 @@ Status applyModelBasedControl(const Model& model, double t, const Eigen::VectorX
     }
     if (!anyTorque) return {};
     for (int k = 0; k < n; ++k) {
-        const int d = tree.links[static_cast<std::size_t>(k)].driver;
+        const int d = tree.rateDriver[static_cast<std::size_t>(k)];
         if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
         const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
         given[static_cast<std::size_t>(k)] =

@@ -63,25 +63,159 @@ Transform compose(const Transform& a, const Transform& b) {
     return out;
 }
 
+// A turn's z axis (R's third column), without the whole rotation.
+Vec3 zAxis(const Quat& R) {
+    const double w = R.w(), x = R.x(), y = R.y(), z = R.z();
+    return Vec3(2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y));
+}
+
+Quat turnZ(double angle) {
+    return Quat(std::cos(0.5 * angle), 0.0, 0.0, std::sin(0.5 * angle));
+}
+
+// A quaternion stored (w, x, y, z) at e, made unit.
+Quat unitQuat(const double* e) {
+    Quat Q(e[0], e[1], e[2], e[3]);
+    Q.coeffs() *= unitQuaternionScale(Q.squaredNorm());
+    return Q;
+}
+
+// A universal joint at q = 0: marker I's z along J's x, I's x along J's z (so that its
+// coordinates are the angles jointCoordinate measures: about J's pin, then about I's).
+const Quat& universalTurn() {
+    static const Quat turn = [] {
+        Mat3 R;
+        R << 0.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 0.0;
+        return Quat(R);
+    }();
+    return turn;
+}
+
+// Marker I's pose in marker J's frame at the link's coordinates q[0, nq).
+Transform jointTransform(const JointTree::Link& link, const double* q) {
+    Transform X;
+    switch (link.kind) {
+    case LinkKind::Weld:
+        X.R = link.R_JI0;
+        break;
+    case LinkKind::Revolute:
+        X.R = turnZ(q[0]);
+        break;
+    case LinkKind::Prismatic:
+        X.R = link.R_JI0;
+        X.p.z() = q[0];
+        break;
+    case LinkKind::Cylindrical:
+        X.R = turnZ(q[0]);
+        X.p.z() = q[1];
+        break;
+    case LinkKind::Universal:
+        X.R = turnZ(q[0]) * universalTurn() * turnZ(q[1]);
+        break;
+    case LinkKind::Spherical:
+        X.R = unitQuat(q);
+        break;
+    case LinkKind::Planar:
+        X.p << q[0], q[1], 0.0;
+        X.R = turnZ(q[2]);
+        break;
+    case LinkKind::Free:
+        X.p << q[0], q[1], q[2];
+        X.R = unitQuat(q + 3);
+        break;
+    }
+    return X;
+}
+
 // The link's own marker G in the world: the parent's marker F (X_WF) moved by the joint at
-// coordinate q (marker I from marker J: a turn about z, or a slide along z with the fixed turn
-// R_JI0; reversed when the link's body holds marker J). A turn about z is composed by hand
-// (a quaternion of w and z only).
-Transform jointChild(const JointTree::Link& link, const Transform& X_WF, double q) {
-    Transform X_WG;
-    if (link.axis == JointAxis::Rotation) {
-        const double c = std::cos(0.5 * q),
-                     s = link.childHoldsI ? std::sin(0.5 * q) : -std::sin(0.5 * q);
+// coordinates q (marker I from marker J; reversed when the link's body holds marker J). A turn
+// about z is composed by hand (a quaternion of w and z only).
+Transform jointChild(const JointTree::Link& link, const Transform& X_WF, const double* q) {
+    if (link.kind == LinkKind::Revolute) {
+        Transform X_WG;
+        const double c = std::cos(0.5 * q[0]),
+                     s = link.childHoldsI ? std::sin(0.5 * q[0]) : -std::sin(0.5 * q[0]);
         const Quat& a = X_WF.R;
         X_WG.R = Quat(a.w() * c - a.z() * s, a.x() * c + a.y() * s, a.y() * c - a.x() * s,
                       a.z() * c + a.w() * s);
         X_WG.p = X_WF.p;
         return X_WG;
     }
-    Transform X_JI;
-    X_JI.R = link.R_JI0;
-    if (!link.welded) X_JI.p = q * Vec3::UnitZ();
+    const Transform X_JI = jointTransform(link, q);
     return compose(X_WF, link.childHoldsI ? X_JI : X_JI.inverse());
+}
+
+// Whether a rate's column of the motion subspace is fixed in marker I's body (else in J's):
+// a universal joint's second pin, a ball's and a free part's axes (its own), a planar
+// joint's turn (about the axis through I's origin).
+bool columnFixedInI(LinkKind kind, int d) {
+    switch (kind) {
+    case LinkKind::Universal:
+        return d == 1;
+    case LinkKind::Spherical:
+    case LinkKind::Free:
+        return true;
+    case LinkKind::Planar:
+        return d == 2;
+    default:
+        return false;
+    }
+}
+
+// The link's motion subspace at the world origin, one column per rate (s[0, nv)): the twist of
+// marker I's body relative to J's at a unit rate, signed as the link's body moves relative to
+// its parent, from markers J and I in the world.
+void jointColumns(const JointTree::Link& link, const Transform& X_WJ, const Transform& X_WI,
+                  Vec6* s) {
+    const double sign = link.childHoldsI ? 1.0 : -1.0;
+    auto turn = [sign](Vec6& column, const Vec3& axis, const Vec3& through) {
+        column.head<3>() = sign * axis;
+        column.tail<3>() = sign * through.cross(axis);
+    };
+    auto slide = [sign](Vec6& column, const Vec3& axis) {
+        column.head<3>().setZero();
+        column.tail<3>() = sign * axis;
+    };
+    switch (link.kind) {
+    case LinkKind::Weld:
+        return;
+    case LinkKind::Revolute:
+        turn(s[0], zAxis(X_WJ.R), X_WJ.p);
+        return;
+    case LinkKind::Prismatic:
+        slide(s[0], zAxis(X_WJ.R));
+        return;
+    case LinkKind::Cylindrical: {
+        const Vec3 z = zAxis(X_WJ.R);
+        turn(s[0], z, X_WJ.p);
+        slide(s[1], z);
+        return;
+    }
+    case LinkKind::Universal:
+        turn(s[0], zAxis(X_WJ.R), X_WJ.p);
+        turn(s[1], zAxis(X_WI.R), X_WI.p);
+        return;
+    case LinkKind::Spherical: {
+        const Mat3 R = X_WI.R.toRotationMatrix();
+        for (int d = 0; d < 3; ++d) turn(s[d], R.col(d), X_WI.p);
+        return;
+    }
+    case LinkKind::Planar: {
+        const Mat3 R = X_WJ.R.toRotationMatrix();
+        slide(s[0], R.col(0));
+        slide(s[1], R.col(1));
+        turn(s[2], R.col(2), X_WI.p);
+        return;
+    }
+    case LinkKind::Free: {
+        const Mat3 R = X_WI.R.toRotationMatrix();
+        for (int d = 0; d < 3; ++d) {
+            slide(s[d], R.col(d));
+            turn(s[3 + d], R.col(d), X_WI.p);
+        }
+        return;
+    }
+    }
 }
 
 const Transform& bodyPose(const std::vector<Transform>& poses, int body) {
@@ -89,32 +223,34 @@ const Transform& bodyPose(const std::vector<Transform>& poses, int body) {
     return body == kGround ? world : poses[static_cast<std::size_t>(body)];
 }
 
-// Each link's pose X_WB, and its motion subspace s (the twist of a unit rate at the world
-// origin): a rotation about J's z axis through J's origin, or a slide along J's z axis, signed
-// as the link's body moves relative to its parent.
+// Each link's pose X_WB, and its motion subspace s (per rate, the twist of a unit rate at the
+// world origin).
 void linkKinematics(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
                     std::vector<Transform>& poses, std::vector<Vec6>& s) {
     poses.assign(model.bodies.size(), Transform());
-    s.assign(tree.links.size(), Vec6::Zero());
-    for (std::size_t k = 0; k < tree.links.size(); ++k) {
-        const JointTree::Link& link = tree.links[k];
+    s.assign(static_cast<std::size_t>(tree.nv), Vec6::Zero());
+    for (const JointTree::Link& link : tree.links) {
         const Transform X_WF = compose(bodyPose(poses, link.parentBody), link.X_PF);
-        const Transform X_WG = jointChild(link, X_WF, q(static_cast<Eigen::Index>(k)));
+        const Transform X_WG = jointChild(link, X_WF, q.data() + link.iq);
         Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         X_WB = compose(X_WG, link.X_GC);
         X_WB.R.normalize();
-        // Marker J in the world: the parent's marker, or the link's own.
         const Transform& X_WJ = link.childHoldsI ? X_WF : X_WG;
-        const Vec3 a = X_WJ.R * Vec3::UnitZ();
-        const double sign = link.childHoldsI ? 1.0 : -1.0;
-        if (link.welded) continue;  // (s = 0)
-        if (link.axis == JointAxis::Rotation) {
-            s[k].head<3>() = sign * a;
-            s[k].tail<3>() = sign * X_WJ.p.cross(a);
-        } else {
-            s[k].tail<3>() = sign * a;
-        }
+        const Transform& X_WI = link.childHoldsI ? X_WG : X_WF;
+        jointColumns(link, X_WJ, X_WI, s.data() + link.iv);
     }
+}
+
+// The velocity-product acceleration of a link, Ṡ q̇: each column's rate of change is the
+// twist of the body it is fixed in (the link's, V, or its parent's, Vp) crossed with it.
+Vec6 velocityProduct(const JointTree& tree, const JointTree::Link& link, const Vec6& V,
+                     const Vec6& Vp, const std::vector<Vec6>& s, const Eigen::VectorXd& qd) {
+    Vec6 c = Vec6::Zero();
+    for (int e = link.iv; e < link.iv + link.nv; ++e)
+        c += crossMotion(tree.rateOnChild[static_cast<std::size_t>(e)] ? V : Vp,
+                         s[static_cast<std::size_t>(e)]) *
+             qd(e);
+    return c;
 }
 
 // Each link's twist at the world origin: its parent's and its joint's.
@@ -122,9 +258,11 @@ void linkVelocities(const JointTree& tree, const std::vector<Vec6>& s, const Eig
                     std::vector<Vec6>& V) {
     V.resize(tree.links.size());
     for (std::size_t k = 0; k < tree.links.size(); ++k) {
-        const int p = tree.links[k].parent;
-        V[k] = (p < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(p)]) +
-               s[k] * qd(static_cast<Eigen::Index>(k));
+        const JointTree::Link& link = tree.links[k];
+        Vec6 twist = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            twist += s[static_cast<std::size_t>(e)] * qd(e);
+        V[k] = twist;
     }
 }
 
@@ -141,6 +279,49 @@ void writeBodyState(const Model& model, const JointTree& tree, const std::vector
         layout::linear(v, b) = V[k].tail<3>() + w.cross(X_WB.p);
         layout::angular(v, b) = X_WB.R.conjugate() * w;
     }
+}
+
+// The link a joint of this type is on the tree, if it can be one.
+std::optional<LinkKind> linkKindOf(JointType type) {
+    switch (type) {
+    case JointType::Fixed:
+        return LinkKind::Weld;
+    case JointType::Revolute:
+        return LinkKind::Revolute;
+    case JointType::Prismatic:
+        return LinkKind::Prismatic;
+    case JointType::Cylindrical:
+        return LinkKind::Cylindrical;
+    case JointType::Universal:
+        return LinkKind::Universal;
+    case JointType::Spherical:
+        return LinkKind::Spherical;
+    case JointType::Planar:
+        return LinkKind::Planar;
+    default:
+        return std::nullopt;
+    }
+}
+
+// A link's coordinates and rates.
+std::pair<int, int> linkSize(LinkKind kind) {
+    switch (kind) {
+    case LinkKind::Weld:
+        return {0, 0};
+    case LinkKind::Revolute:
+    case LinkKind::Prismatic:
+        return {1, 1};
+    case LinkKind::Cylindrical:
+    case LinkKind::Universal:
+        return {2, 2};
+    case LinkKind::Spherical:
+        return {4, 3};
+    case LinkKind::Planar:
+        return {3, 3};
+    case LinkKind::Free:
+        return {7, 6};
+    }
+    return {0, 0};
 }
 
 }  // namespace
@@ -174,25 +355,25 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     const std::size_t joints = model.joints.size();
     auto bodyOf = [&](int marker) { return model.markers[static_cast<std::size_t>(marker)].body; };
 
-    // What a joint of the tree must be (revolute, prismatic or fixed, assembled as the links'
-    // coordinates measure it); the reason it cannot be one, else empty. Any other joint may
-    // still close a loop: its rows are held as constraints (a cut joint).
+    // What a joint of the tree must be (a lower pair, assembled as the links' coordinates
+    // measure it); the reason it cannot be one, else empty. Any other joint may still close a
+    // loop: its rows are held as constraints (a cut joint).
     std::vector<std::string> notALink(joints);
-    std::vector<Quat> turn(joints);  // a slide's or weld's exact turn of I from J
+    std::vector<Quat> turn(joints, Quat::Identity());  // a slide's or weld's exact turn of I from J
     for (std::size_t j = 0; j < joints; ++j) {
         const JointModel& joint = model.joints[j];
-        if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic &&
-            joint.type != JointType::Fixed) {
+        if (linkKindOf(joint.type) == std::nullopt || joint.curve || joint.surface) {
             notALink[j] = "joint '" + joint.name + "' is " +
                           std::string(jointTypeName(joint.type)) +
-                          ": joint coordinates take revolute, prismatic and fixed joints only "
-                          "(so far) on the tree (other joints may close its loops)";
+                          ": joint coordinates take lower pairs only on the tree (revolute, "
+                          "prismatic, cylindrical, universal, spherical, planar, fixed; other "
+                          "joints close its loops)";
             continue;
         }
         const MarkerFrame I = markerFrame(model, frames, joint.markerI);
         const MarkerFrame J = markerFrame(model, frames, joint.markerJ);
         const Mat3 R_JI = J.R.transpose() * I.R;
-        if (joint.type != JointType::Revolute) {
+        if (joint.type == JointType::Prismatic || joint.type == JointType::Fixed) {
             // The turn the slide holds: its rows keep I's x along ±J's x and I's z along
             // ±J's z, so one of four exact turns (the nearest: the assembled branch).
             Mat3 R = Mat3::Zero();
@@ -203,10 +384,12 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
                               "assembled?)";
             else
                 turn[j] = Quat(R);
-        } else if (R_JI(2, 2) < 0.0) {
+        } else if ((joint.type == JointType::Revolute || joint.type == JointType::Cylindrical ||
+                    joint.type == JointType::Planar) &&
+                   R_JI(2, 2) < 0.0) {
             notALink[j] = "joint '" + joint.name +
                           "' turns about axes that point opposite ways (marker I's z against "
-                          "marker J's): joint coordinates take a hinge whose markers' z axes "
+                          "marker J's): joint coordinates take a joint whose markers' z axes "
                           "agree";
         }
     }
@@ -238,55 +421,56 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             inTree[j] = true;
         }
 
-    // The links, from the ground outwards (parents before children).
+    // The links, from the ground outwards (parents before children); a part no joint of the
+    // tree reaches from the ground is a free part, the root of the parts joined to it.
     std::vector<int> linkOfBody(static_cast<std::size_t>(n), -1);
     auto reached = [&](int body) {
         return body == kGround || linkOfBody[static_cast<std::size_t>(body)] >= 0;
     };
     JointTree tree;
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (std::size_t j = 0; j < joints; ++j) {
-            if (!inTree[j]) continue;
-            const JointModel& joint = model.joints[j];
-            const int bi = bodyOf(joint.markerI), bj = bodyOf(joint.markerJ);
-            if (reached(bi) == reached(bj)) continue;  // both: a link already; neither: later
-            grew = true;
-            JointTree::Link link;
-            link.joint = static_cast<int>(j);
-            link.childHoldsI = !reached(bi);
-            const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
-            const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
-            const MarkerModel& child = link.childHoldsI ? mi : mj;
-            const MarkerModel& parent = link.childHoldsI ? mj : mi;
-            link.body = child.body;
-            link.parentBody = parent.body;
-            link.parent =
-                parent.body == kGround ? -1 : linkOfBody[static_cast<std::size_t>(parent.body)];
-            link.welded = joint.type == JointType::Fixed;
-            link.axis = link.welded ? JointAxis::Translation : joint.coordinates[0];
-            link.X_PF = parent.X_BM;
-            link.X_CM = child.X_BM;
-            link.X_GC = child.X_BM.inverse();
-            link.slot = offsets[j];
-            link.R_JI0 = turn[j];
-            linkOfBody[static_cast<std::size_t>(child.body)] = tree.size();
-            tree.links.push_back(link);
+    auto add = [&](JointTree::Link link) {
+        linkOfBody[static_cast<std::size_t>(link.body)] = tree.size();
+        tree.links.push_back(link);
+    };
+    auto grow = [&] {
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (std::size_t j = 0; j < joints; ++j) {
+                if (!inTree[j]) continue;
+                const JointModel& joint = model.joints[j];
+                const int bi = bodyOf(joint.markerI), bj = bodyOf(joint.markerJ);
+                if (reached(bi) == reached(bj)) continue;  // both: a link already; neither: later
+                grew = true;
+                JointTree::Link link;
+                link.joint = static_cast<int>(j);
+                link.childHoldsI = !reached(bi);
+                const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
+                const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
+                const MarkerModel& child = link.childHoldsI ? mi : mj;
+                const MarkerModel& parent = link.childHoldsI ? mj : mi;
+                link.body = child.body;
+                link.parentBody = parent.body;
+                link.parent =
+                    parent.body == kGround ? -1 : linkOfBody[static_cast<std::size_t>(parent.body)];
+                link.kind = *linkKindOf(joint.type);
+                link.welded = link.kind == LinkKind::Weld;
+                link.X_PF = parent.X_BM;
+                link.X_CM = child.X_BM;
+                link.X_GC = child.X_BM.inverse();
+                link.slot = offsets[j];
+                link.R_JI0 = turn[j];
+                add(link);
+            }
         }
-    }
-    // A part no link reaches: carried by a joint that cannot be a link, or by none.
+    };
+    grow();
     for (int b = 0; b < n && whole; ++b) {
         if (reached(b)) continue;
-        for (std::size_t j = 0; j < joints; ++j)
-            if (!notALink[j].empty() &&
-                (bodyOf(model.joints[j].markerI) == b || bodyOf(model.joints[j].markerJ) == b)) {
-                why = notALink[j];
-                return std::nullopt;
-            }
-        why = "part '" + model.bodies[static_cast<std::size_t>(b)].name +
-              "' hangs from the ground by no joint: a free root is not in joint coordinates "
-              "(yet)";
-        return std::nullopt;
+        JointTree::Link link;
+        link.body = b;
+        link.kind = LinkKind::Free;
+        add(link);
+        grow();
     }
     // The cut joints: every joint not a link between parts of the tree.
     for (std::size_t j = 0; j < joints; ++j) {
@@ -307,44 +491,150 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
         tree.cutRows += joint.rows;
     }
     tree.linkOfBody = std::move(linkOfBody);
-    // The motions, each on the link of its joint.
+    // The coordinates and rates, link by link.
+    for (int k = 0; k < tree.size(); ++k) {
+        JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
+        const auto [nq, nv] = linkSize(link.kind);
+        link.iq = tree.nq;
+        link.nq = nq;
+        link.iv = tree.nv;
+        link.nv = nv;
+        tree.nq += nq;
+        tree.nv += nv;
+        tree.coordinateLink.insert(tree.coordinateLink.end(), static_cast<std::size_t>(nq), k);
+        tree.rateLink.insert(tree.rateLink.end(), static_cast<std::size_t>(nv), k);
+        for (int d = 0; d < nv; ++d)
+            tree.rateOnChild.push_back(columnFixedInI(link.kind, d) == link.childHoldsI ? 1 : 0);
+    }
+    tree.rateDriver.assign(static_cast<std::size_t>(tree.nv), -1);
+    // The motions, each on its coordinate of the link of its joint.
     for (std::size_t d = 0; d < model.drivers.size(); ++d) {
         const DriverModel& driver = model.drivers[d];
-        for (JointTree::Link& link : tree.links) {
-            if (link.joint != driver.joint) continue;
-            if (link.driver >= 0) {
-                why = "motions '" + model.drivers[static_cast<std::size_t>(link.driver)].name +
-                      "' and '" + driver.name + "' both drive joint '" +
-                      model.joints[static_cast<std::size_t>(link.joint)].name + "'";
-                return std::nullopt;
-            }
-            link.driver = static_cast<int>(d);
-        }
+        const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
         if (whole &&
             std::find(tree.cuts.begin(), tree.cuts.end(), driver.joint) != tree.cuts.end()) {
-            why = "motion '" + driver.name + "' drives joint '" +
-                  model.joints[static_cast<std::size_t>(driver.joint)].name +
+            why = "motion '" + driver.name + "' drives joint '" + joint.name +
                   "', which closes a loop of the tree: joint coordinates prescribe the "
                   "coordinates of the tree's joints only (so far)";
             return std::nullopt;
+        }
+        for (const JointTree::Link& link : tree.links) {
+            if (link.joint != driver.joint) continue;
+            if (link.kind == LinkKind::Spherical) {
+                why = "motion '" + driver.name + "' drives ball joint '" + joint.name +
+                      "' by its cone angle: joint coordinates prescribe the coordinates of "
+                      "their own (a ball's is a quaternion)";
+                return std::nullopt;
+            }
+            if (driver.coordinate < 0 || driver.coordinate >= link.nv) continue;
+            int& slot = tree.rateDriver[static_cast<std::size_t>(link.iv + driver.coordinate)];
+            if (slot >= 0) {
+                why = "motions '" + model.drivers[static_cast<std::size_t>(slot)].name + "' and '" +
+                      driver.name + "' both drive joint '" + joint.name + "'";
+                return std::nullopt;
+            }
+            slot = static_cast<int>(d);
+            if (link.nv > 1) tree.hybridMultiAxis = true;
         }
     }
     return tree;
 }
 
+int JointTree::freeParts() const {
+    return static_cast<int>(
+        std::count_if(links.begin(), links.end(), [](const Link& link) { return link.joint < 0; }));
+}
+
 void prescribeMotions(const Model& model, const JointTree& tree, double t,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd) {
-    for (int k = 0; k < tree.size(); ++k) {
-        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
-        if (link.driver < 0) continue;
-        const DriverModel& driver = model.drivers[static_cast<std::size_t>(link.driver)];
+    for (int e = 0; e < tree.nv; ++e) {
+        const int d = tree.rateDriver[static_cast<std::size_t>(e)];
+        if (d < 0) continue;
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
         if (!driver.on) continue;
+        const JointTree::Link& link =
+            tree.links[static_cast<std::size_t>(tree.rateLink[static_cast<std::size_t>(e)])];
+        const int c = e - link.iv;  // (the link's coordinates are its rates' integrals)
+        const int i = link.iq + c;
         if (driver.level == MotionLevel::Position) {
             const double value = driver.f.eval(t);
-            q(k) = link.axis == JointAxis::Rotation ? unwindAngle(value, q(k)) : value;
-            qd(k) = driver.f.derivative(t);
+            const JointModel& joint = model.joints[static_cast<std::size_t>(link.joint)];
+            q(i) = joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
+                       ? unwindAngle(value, q(i))
+                       : value;
+            qd(e) = driver.f.derivative(t);
         } else if (driver.level == MotionLevel::Velocity) {
-            qd(k) = driver.f.eval(t);
+            qd(e) = driver.f.eval(t);
+        }
+    }
+}
+
+namespace {
+
+// Quaternion product a ⊗ (0, w) / 2: a quaternion's rate for a turn rate w in its own axes.
+Quat quaternionRate(const Quat& a, const Vec3& w) {
+    const Quat product = a * Quat(0.0, w.x(), w.y(), w.z());
+    return Quat(0.5 * product.w(), 0.5 * product.x(), 0.5 * product.y(), 0.5 * product.z());
+}
+
+void storeQuat(const Quat& Q, double* e) {
+    e[0] = Q.w();
+    e[1] = Q.x();
+    e[2] = Q.y();
+    e[3] = Q.z();
+}
+
+// exp(θ/2) of a turn θ (its axis times its angle).
+Quat turnBy(const Vec3& theta) {
+    const double angle = theta.norm();
+    if (angle < 1e-8) {  // (series: exact to round-off there)
+        const Vec3 half = 0.5 * theta;
+        return Quat(1.0 - half.squaredNorm() / 2.0, half.x(), half.y(), half.z()).normalized();
+    }
+    const Vec3 axis = theta / angle;
+    const double s = std::sin(0.5 * angle);
+    return Quat(std::cos(0.5 * angle), s * axis.x(), s * axis.y(), s * axis.z());
+}
+
+}  // namespace
+
+void jointCoordinateRates(const JointTree& tree, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                          Eigen::Ref<Eigen::VectorXd> qdot) {
+    if (tree.nq == tree.nv) {
+        qdot = v;
+        return;
+    }
+    for (const JointTree::Link& link : tree.links) {
+        if (link.kind == LinkKind::Spherical) {
+            const Quat Q = unitQuat(q.data() + link.iq);
+            storeQuat(quaternionRate(Q, v.segment<3>(link.iv)), qdot.data() + link.iq);
+        } else if (link.kind == LinkKind::Free) {
+            const Quat Q = unitQuat(q.data() + link.iq + 3);
+            qdot.segment<3>(link.iq) = Q * Vec3(v.segment<3>(link.iv));
+            storeQuat(quaternionRate(Q, v.segment<3>(link.iv + 3)), qdot.data() + link.iq + 3);
+        } else {
+            qdot.segment(link.iq, link.nq) = v.segment(link.iv, link.nv);
+        }
+    }
+}
+
+void integrateJointCoordinates(const JointTree& tree, Eigen::Ref<Eigen::VectorXd> q,
+                               const Eigen::VectorXd& v, double h) {
+    if (tree.nq == tree.nv) {
+        q += h * v;
+        return;
+    }
+    for (const JointTree::Link& link : tree.links) {
+        if (link.kind == LinkKind::Spherical) {
+            const Quat Q = unitQuat(q.data() + link.iq) * turnBy(h * v.segment<3>(link.iv));
+            storeQuat(Q.normalized(), q.data() + link.iq);
+        } else if (link.kind == LinkKind::Free) {
+            const Quat Q0 = unitQuat(q.data() + link.iq + 3);
+            q.segment<3>(link.iq) += h * (Q0 * Vec3(v.segment<3>(link.iv)));
+            const Quat Q = Q0 * turnBy(h * v.segment<3>(link.iv + 3));
+            storeQuat(Q.normalized(), q.data() + link.iq + 3);
+        } else {
+            q.segment(link.iq, link.nq) += h * v.segment(link.iv, link.nv);
         }
     }
 }
@@ -358,10 +648,10 @@ void linkStateFromBodies(const Model& model, const JointTree& tree, const Eigen:
                          const Eigen::VectorXd& bodyV, const Eigen::VectorXd& jointCoordinates,
                          Eigen::VectorXd& q, Eigen::VectorXd& qd, std::vector<Transform>& poses,
                          std::vector<Vec6>& s, std::vector<Vec6>& V) {
-    q.resize(tree.size());
-    qd.resize(tree.size());
+    q.resize(tree.nq);
+    qd.resize(tree.nv);
     poses.assign(model.bodies.size(), Transform());
-    s.resize(tree.links.size());
+    s.assign(static_cast<std::size_t>(tree.nv), Vec6::Zero());
     V.resize(tree.links.size());
     for (int k = 0; k < tree.size(); ++k) {
         const std::size_t i = static_cast<std::size_t>(k);
@@ -377,26 +667,73 @@ void linkStateFromBodies(const Model& model, const JointTree& tree, const Eigen:
         const Vec3 w = X_WB.R * Vec3(layout::angular(bodyV, link.body));
         V[i].head<3>() = w;
         V[i].tail<3>() = Vec3(layout::linear(bodyV, link.body)) - w.cross(X_WB.p);
-        const Vec6 dV = link.parent < 0 ? V[i] : V[i] - V[static_cast<std::size_t>(link.parent)];
-        const Vec3 a = X_WJ.R * Vec3::UnitZ();
+        jointColumns(link, X_WJ, X_WI, s.data() + link.iv);
+        if (link.nv == 0) continue;
+        // Marker I's twist relative to J's (at the world origin), and its pose in J's frame.
         const double sign = link.childHoldsI ? 1.0 : -1.0;
-        if (link.welded) {
-            q(k) = qd(k) = 0.0;
-            s[i].setZero();
-        } else if (link.axis == JointAxis::Rotation) {
-            const Quat R_JI = X_WJ.R.conjugate() * X_WI.R;
-            const double angle = 2.0 * std::atan2(R_JI.z(), R_JI.w());
-            q(k) = jointCoordinates.size() > link.slot
-                       ? unwindAngle(angle, jointCoordinates(link.slot))
+        const Vec6 dV =
+            sign * (link.parent < 0 ? V[i] : Vec6(V[i] - V[static_cast<std::size_t>(link.parent)]));
+        const Vec3 dw = dV.head<3>();
+        double* qk = q.data() + link.iq;
+        double* vk = qd.data() + link.iv;
+        auto unwound = [&](double angle, int c) {
+            return jointCoordinates.size() > link.slot + c
+                       ? unwindAngle(angle, jointCoordinates(link.slot + c))
                        : angle;
-            qd(k) = sign * a.dot(dV.head<3>());
-            s[i].head<3>() = sign * a;
-            s[i].tail<3>() = sign * X_WJ.p.cross(a);
-        } else {
-            q(k) = a.dot(X_WI.p - X_WJ.p);
-            qd(k) = sign * a.dot(dV.tail<3>());
-            s[i].head<3>().setZero();
-            s[i].tail<3>() = sign * a;
+        };
+        auto aboutZ = [](const Quat& R) { return 2.0 * std::atan2(R.z(), R.w()); };
+        if (link.kind == LinkKind::Revolute) {  // (the most common: only what it needs)
+            qk[0] = unwound(aboutZ(X_WJ.R.conjugate() * X_WI.R), 0);
+            vk[0] = zAxis(X_WJ.R).dot(dw);
+            continue;
+        }
+        if (link.kind == LinkKind::Prismatic) {
+            const Vec3 a = zAxis(X_WJ.R);
+            qk[0] = a.dot(X_WI.p - X_WJ.p);
+            vk[0] = a.dot(dV.tail<3>());
+            continue;
+        }
+        const Vec3 dp = dV.tail<3>() + dw.cross(X_WI.p);  // I's origin's velocity
+        const Quat R_JI = X_WJ.R.conjugate() * X_WI.R;
+        const Vec3 p_JI = X_WJ.R.conjugate() * (X_WI.p - X_WJ.p);
+        const Mat3 RJ = X_WJ.R.toRotationMatrix();
+        switch (link.kind) {
+        case LinkKind::Weld:
+        case LinkKind::Revolute:
+        case LinkKind::Prismatic:
+            break;
+        case LinkKind::Cylindrical:
+            qk[0] = unwound(aboutZ(R_JI), 0);
+            vk[0] = RJ.col(2).dot(dw);
+            qk[1] = p_JI.z();
+            vk[1] = RJ.col(2).dot(dV.tail<3>());
+            break;
+        case LinkKind::Universal: {
+            const Vec3 zI = R_JI * Vec3::UnitZ(), xI = R_JI * Vec3::UnitX();
+            qk[0] = unwound(std::atan2(zI.y(), zI.x()), 0);
+            qk[1] = unwound(std::atan2(Vec3::UnitZ().cross(xI).dot(zI), xI.z()), 1);
+            vk[0] = RJ.col(2).dot(dw);
+            vk[1] = (X_WI.R * Vec3::UnitZ()).dot(dw);
+            break;
+        }
+        case LinkKind::Spherical:
+            storeQuat(R_JI, qk);
+            qd.segment<3>(link.iv) = X_WI.R.conjugate() * dw;
+            break;
+        case LinkKind::Planar:
+            qk[0] = p_JI.x();
+            qk[1] = p_JI.y();
+            qk[2] = unwound(aboutZ(R_JI), 2);
+            vk[0] = RJ.col(0).dot(dp);
+            vk[1] = RJ.col(1).dot(dp);
+            vk[2] = RJ.col(2).dot(dw);
+            break;
+        case LinkKind::Free:
+            q.segment<3>(link.iq) = X_WI.p;
+            storeQuat(X_WI.R, qk + 3);
+            qd.segment<3>(link.iv) = X_WI.R.conjugate() * dp;
+            qd.segment<3>(link.iv + 3) = X_WI.R.conjugate() * dw;
+            break;
         }
     }
 }
@@ -419,9 +756,17 @@ void bodyStateFromJoints(const Model& model, const JointTree& tree, const Eigen:
     writeBodyState(model, tree, poses, V, state.q, state.v);
     if (state.jointCoordinates.size() != model.jointCoordinateCount)
         state.jointCoordinates = Eigen::VectorXd::Zero(model.jointCoordinateCount);
-    for (int k = 0; k < tree.size(); ++k)
-        if (!tree.links[static_cast<std::size_t>(k)].welded)
-            state.jointCoordinates(tree.links[static_cast<std::size_t>(k)].slot) = q(k);
+    // The links' joints' coordinates are theirs (a ball's cone angle, between the markers' z
+    // axes, from its quaternion).
+    for (const JointTree::Link& link : tree.links) {
+        if (link.slot < 0 || link.nq == 0) continue;
+        if (link.kind == LinkKind::Spherical) {
+            const Vec3 z = unitQuat(q.data() + link.iq) * Vec3::UnitZ();
+            state.jointCoordinates(link.slot) = std::atan2(z.head<2>().norm(), z.z());
+            continue;
+        }
+        for (int c = 0; c < link.nq; ++c) state.jointCoordinates(link.slot + c) = q(link.iq + c);
+    }
     if (!tree.closed()) return;
     // The cut joints' coordinates, measured (angles unwound from their last values).
     thread_local std::vector<BodyFrame> frames;
@@ -473,8 +818,41 @@ Mat6 bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R
     return spatialInertia(body.mass, X_WB.p, R * body.inertia.asDiagonal() * R.transpose());
 }
 
+// The accelerations the motions prescribe, per rate (NaN: free).
+Status prescribedAccelerations(const Model& model, const JointTree& tree, double t,
+                               std::vector<double>& given) {
+    given.assign(static_cast<std::size_t>(tree.nv), std::numeric_limits<double>::quiet_NaN());
+    for (int e = 0; e < tree.nv; ++e) {
+        const int d = tree.rateDriver[static_cast<std::size_t>(e)];
+        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
+        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
+        double& a = given[static_cast<std::size_t>(e)];
+        a = driver.level == MotionLevel::Position   ? driver.f.secondDerivative(t)
+            : driver.level == MotionLevel::Velocity ? driver.f.derivative(t)
+                                                    : driver.f.eval(t);
+        if (!std::isfinite(a))
+            return Status::failure("motion '" + driver.name + "': its acceleration is " +
+                                       numberText(a) + " at t = " + timeText(t) + " (" +
+                                       driver.f.text() + ")",
+                                   {driver.id}, Cause::NotFinite);
+    }
+    return {};
+}
+
+// What a link is called in a message: its joint, or its part where it is free.
+std::string linkName(const Model& model, const JointTree::Link& link) {
+    return link.joint >= 0
+               ? "joint '" + model.joints[static_cast<std::size_t>(link.joint)].name + "'"
+               : "free part '" + model.bodies[static_cast<std::size_t>(link.body)].name + "'";
+}
+
+using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+using VecD = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+
 // The articulated-body algorithm's passes at the links' poses, motion subspaces and twists,
 // with the applied forces evaluated at the bodies' state (bodyQ, bodyV) that they describe.
+// A one-axis link's D = sᵀ Iᴬ s is a number; a multi-axis link's a d × d matrix, inverted
+// (its motions are taken by the mass-matrix path: tree.hybridMultiAxis).
 Status articulatedPasses(const Model& model, const JointTree& tree, double t,
                          const Eigen::VectorXd& qd, const std::vector<Transform>& poses,
                          const std::vector<Vec6>& s, const std::vector<Vec6>& V,
@@ -484,90 +862,134 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
     thread_local std::vector<Vec6> c, pA, U, A;
     thread_local std::vector<Mat6> IA;
     thread_local std::vector<double> D, u;
+    thread_local std::vector<MatD> Dinv;
     if (Status st = evaluateAppliedForces(model, t, bodyQ, bodyV, memory.jointCoordinates,
                                           memory.lagged, ws);
         !st.ok)
         return st;
     const std::size_t size = static_cast<std::size_t>(n);
+    const std::size_t rates = static_cast<std::size_t>(tree.nv);
     c.resize(size);
     pA.resize(size);
-    U.resize(size);
     A.resize(size);
     IA.resize(size);
     D.resize(size);
-    u.resize(size);
+    Dinv.resize(size);
+    U.resize(rates);
+    u.resize(rates);
     // Outward: velocities, velocity-product accelerations, the bodies' own inertias and bias
     // forces.
     for (std::size_t i = 0; i < size; ++i) {
         const JointTree::Link& link = tree.links[i];
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
-        c[i] = crossMotion(V[i], s[i]) * qd(static_cast<Eigen::Index>(i));
+        if (link.nv == 1)
+            c[i] = crossMotion(V[i], s[static_cast<std::size_t>(link.iv)]) * qd(link.iv);
+        else if (link.nv == 0)
+            c[i].setZero();
+        else
+            c[i] = velocityProduct(
+                tree, link, V[i],
+                link.parent < 0 ? Vec6::Zero().eval() : V[static_cast<std::size_t>(link.parent)], s,
+                qd);
         IA[i] = bodyInertia(model, link.body, X_WB, R);
         pA[i] = crossForce(V[i], IA[i] * V[i]) -
                 appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
     }
     // Inward: each link's articulated inertia and bias force handed to its parent.
-    // The accelerations the motions prescribe (NaN: free).
     thread_local std::vector<double> given;
-    given.assign(size, std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t k = 0; k < size; ++k) {
-        const int d = tree.links[k].driver;
-        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
-        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
-        given[k] = driver.level == MotionLevel::Position   ? driver.f.secondDerivative(t)
-                   : driver.level == MotionLevel::Velocity ? driver.f.derivative(t)
-                                                           : driver.f.eval(t);
-        if (!std::isfinite(given[k]))
-            return Status::failure("motion '" + driver.name + "': its acceleration is " +
-                                       numberText(given[k]) + " at t = " + timeText(t) + " (" +
-                                       driver.f.text() + ")",
-                                   {driver.id}, Cause::NotFinite);
-    }
+    if (Status st = prescribedAccelerations(model, tree, t, given); !st.ok) return st;
     for (std::size_t k = size; k-- > 0;) {
-        if (!std::isnan(given[k])) {  // prescribed: handed to its parent whole
-            if (const int p = tree.links[k].parent; p >= 0) {
+        const JointTree::Link& link = tree.links[k];
+        const int p = link.parent;
+        const std::size_t e = static_cast<std::size_t>(link.iv);
+        if (link.nv == 0 || (link.nv == 1 && !std::isnan(given[e]))) {
+            // Welded, or prescribed: handed to its parent whole.
+            if (p >= 0) {
                 IA[static_cast<std::size_t>(p)] += IA[k];
-                pA[static_cast<std::size_t>(p)] += pA[k] + IA[k] * (c[k] + s[k] * given[k]);
+                const Vec6 a = link.nv == 0 ? c[k] : Vec6(c[k] + s[e] * given[e]);
+                pA[static_cast<std::size_t>(p)] += pA[k] + IA[k] * a;
             }
             continue;
         }
-        if (tree.links[k].welded) {  // carried whole by its parent
-            if (const int p = tree.links[k].parent; p >= 0) {
-                IA[static_cast<std::size_t>(p)] += IA[k];
-                pA[static_cast<std::size_t>(p)] += pA[k] + IA[k] * c[k];
+        if (link.nv == 1) {
+            U[e] = IA[k] * s[e];
+            D[k] = s[e].dot(U[e]);
+            u[e] = -s[e].dot(pA[k]);
+            if (!(D[k] > 0.0))
+                return Status::failure(linkName(model, link) +
+                                       " carries no inertia along its axis at t = " + timeText(t));
+            if (p >= 0) {
+                const Mat6 Ia = IA[k] - U[e] * U[e].transpose() / D[k];
+                IA[static_cast<std::size_t>(p)] += Ia;
+                pA[static_cast<std::size_t>(p)] += pA[k] + Ia * c[k] + U[e] * (u[e] / D[k]);
             }
             continue;
         }
-        U[k] = IA[k] * s[k];
-        D[k] = s[k].dot(U[k]);
-        u[k] = -s[k].dot(pA[k]);
-        if (!(D[k] > 0.0))
-            return Status::failure(
-                "joint '" + model.joints[static_cast<std::size_t>(tree.links[k].joint)].name +
-                "' carries no inertia along its axis at t = " + timeText(t));
-        if (const int p = tree.links[k].parent; p >= 0) {
-            const Mat6 Ia = IA[k] - U[k] * U[k].transpose() / D[k];
+        const int nv = link.nv;
+        MatD Dk(nv, nv);
+        for (int a = 0; a < nv; ++a) {
+            U[e + static_cast<std::size_t>(a)] = IA[k] * s[e + static_cast<std::size_t>(a)];
+            u[e + static_cast<std::size_t>(a)] = -s[e + static_cast<std::size_t>(a)].dot(pA[k]);
+        }
+        for (int a = 0; a < nv; ++a)
+            for (int b = 0; b < nv; ++b)
+                Dk(a, b) =
+                    s[e + static_cast<std::size_t>(a)].dot(U[e + static_cast<std::size_t>(b)]);
+        const Eigen::LLT<MatD> llt(Dk);
+        if (llt.info() != Eigen::Success)
+            return Status::failure(linkName(model, link) +
+                                   " carries no inertia along some of its axes at t = " +
+                                   timeText(t) + " (a part of no mass, or no rotational inertia)");
+        Dinv[k] = llt.solve(MatD::Identity(nv, nv));
+        if (p >= 0) {
+            // Iᵃ = Iᴬ − U D⁻¹ Uᵀ, pᵃ = pᴬ + Iᵃ c + U D⁻¹ u.
+            Mat6 Ia = IA[k];
+            VecD uk(nv);
+            for (int a = 0; a < nv; ++a) uk(a) = u[e + static_cast<std::size_t>(a)];
+            const VecD Du = Dinv[k] * uk;
+            Vec6 bias = pA[k];
+            for (int a = 0; a < nv; ++a) {
+                const std::size_t ea = e + static_cast<std::size_t>(a);
+                Vec6 UD = Vec6::Zero();
+                for (int b = 0; b < nv; ++b)
+                    UD += U[e + static_cast<std::size_t>(b)] * Dinv[k](b, a);
+                Ia -= UD * U[ea].transpose();
+                bias += U[ea] * Du(a);
+            }
             IA[static_cast<std::size_t>(p)] += Ia;
-            pA[static_cast<std::size_t>(p)] += pA[k] + Ia * c[k] + U[k] * (u[k] / D[k]);
+            pA[static_cast<std::size_t>(p)] += bias + Ia * c[k];
         }
     }
     // Outward: the accelerations.
-    qdd.resize(n);
+    qdd.resize(tree.nv);
     for (std::size_t i = 0; i < size; ++i) {
-        const int p = tree.links[i].parent;
+        const JointTree::Link& link = tree.links[i];
+        const int p = link.parent;
         const Vec6 a = (p < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(p)]) + c[i];
-        if (!std::isnan(given[i])) {
+        const int e = link.iv;
+        const std::size_t ue = static_cast<std::size_t>(e);
+        if (link.nv == 0) {
+            A[i] = a;
+        } else if (link.nv == 1 && !std::isnan(given[ue])) {
             // Prescribed: the generalised force the motion exerts for it, and its power.
-            qdd(static_cast<Eigen::Index>(i)) = given[i];
-            A[i] = a + s[i] * given[i];
-            const double force = s[i].dot(IA[i] * A[i] + pA[i]);
-            ws.forceEnergies.actuatorPower += force * qd(static_cast<Eigen::Index>(i));
-            continue;
+            qdd(e) = given[ue];
+            A[i] = a + s[ue] * given[ue];
+            const double force = s[ue].dot(IA[i] * A[i] + pA[i]);
+            ws.forceEnergies.actuatorPower += force * qd(e);
+        } else if (link.nv == 1) {
+            qdd(e) = (u[ue] - U[ue].dot(a)) / D[i];
+            A[i] = a + s[ue] * qdd(e);
+        } else {
+            VecD r(link.nv);
+            for (int b = 0; b < link.nv; ++b)
+                r(b) = u[ue + static_cast<std::size_t>(b)] -
+                       U[ue + static_cast<std::size_t>(b)].dot(a);
+            qdd.segment(e, link.nv) = Dinv[i] * r;
+            A[i] = a;
+            for (int b = 0; b < link.nv; ++b)
+                A[i] += s[ue + static_cast<std::size_t>(b)] * qdd(e + b);
         }
-        qdd(static_cast<Eigen::Index>(i)) =
-            tree.links[i].welded ? 0.0 : (u[i] - U[i].dot(a)) / D[i];
-        A[i] = a + s[i] * qdd(static_cast<Eigen::Index>(i));
     }
     return {};
 }
@@ -598,7 +1020,7 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
     linkKinematics(model, tree, q, poses, s);
     linkVelocities(tree, s, qd, V);
     writeBodyState(model, tree, poses, V, bodyQ, bodyV);
-    if (tree.closed())
+    if (tree.closed() || tree.hybridMultiAxis)
         return loopAccelerations(model, tree, t, qd, poses, s, V, bodyQ, bodyV, memory, ws, qdd);
     return articulatedPasses(model, tree, t, qd, poses, s, V, bodyQ, bodyV, memory, ws, qdd);
 }
@@ -609,7 +1031,7 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V;
     linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
-    if (tree.closed())
+    if (tree.closed() || tree.hybridMultiAxis)
         return loopAccelerations(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
                                  qdd);
     return articulatedPasses(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
@@ -618,9 +1040,28 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
 
 namespace {
 
+// M from the composite inertias Ic: each rate's column down the path to the root.
+void compositeMassMatrix(const JointTree& tree, const std::vector<Mat6>& Ic,
+                         const std::vector<Vec6>& s, Eigen::MatrixXd& M) {
+    M.setZero(tree.nv, tree.nv);
+    for (int k = 0; k < tree.size(); ++k) {
+        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
+        for (int e = link.iv; e < link.iv + link.nv; ++e) {
+            const Vec6 f = Ic[static_cast<std::size_t>(k)] * s[static_cast<std::size_t>(e)];
+            for (int e2 = link.iv; e2 <= e; ++e2)
+                M(e2, e) = M(e, e2) = s[static_cast<std::size_t>(e2)].dot(f);
+            for (int j = link.parent; j >= 0; j = tree.links[static_cast<std::size_t>(j)].parent) {
+                const JointTree::Link& up = tree.links[static_cast<std::size_t>(j)];
+                for (int e2 = up.iv; e2 < up.iv + up.nv; ++e2)
+                    M(e2, e) = M(e, e2) = s[static_cast<std::size_t>(e2)].dot(f);
+            }
+        }
+    }
+}
+
 // M(q) by the composite-rigid-body algorithm and h(q, q̇) by the recursive Newton–Euler
 // algorithm (q̈ = 0) at the links' poses, motion subspaces s and twists V, with the applied
-// forces in ws.g; G(q), gravity's share of h, when asked for.
+// forces in ws.g; G(q), gravity's share of h, when asked for. (Rows and columns per rate.)
 void massAndBias(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
                  const std::vector<Vec6>& s, const std::vector<Vec6>& V, const Eigen::VectorXd& qd,
                  const Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h, Eigen::VectorXd* G) {
@@ -639,7 +1080,8 @@ void massAndBias(const Model& model, const JointTree& tree, const std::vector<Tr
         const Mat3 R = X_WB.rotationMatrix();
         I[i] = bodyInertia(model, link.body, X_WB, R);
         const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
-        A[i] = Ap + crossMotion(V[i], s[i]) * qd(k);
+        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
+        A[i] = Ap + velocityProduct(tree, link, V[i], Vp, s, qd);
         F[i] = I[i] * A[i] + crossForce(V[i], I[i] * V[i]) -
                appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
         if (G) {  // the weight m g at the centre of mass, held
@@ -650,29 +1092,23 @@ void massAndBias(const Model& model, const JointTree& tree, const std::vector<Tr
         }
     }
     // Inward: the generalised forces, and the composite inertias.
-    h.resize(n);
-    if (G) G->resize(n);
+    h.resize(tree.nv);
+    if (G) G->resize(tree.nv);
     Ic = I;
     for (int k = n - 1; k >= 0; --k) {
         const std::size_t i = static_cast<std::size_t>(k);
-        h(k) = s[i].dot(F[i]);
-        if (G) (*G)(k) = s[i].dot(Fg[i]);
-        if (const int p = tree.links[i].parent; p >= 0) {
+        const JointTree::Link& link = tree.links[i];
+        for (int e = link.iv; e < link.iv + link.nv; ++e) {
+            h(e) = s[static_cast<std::size_t>(e)].dot(F[i]);
+            if (G) (*G)(e) = s[static_cast<std::size_t>(e)].dot(Fg[i]);
+        }
+        if (const int p = link.parent; p >= 0) {
             F[static_cast<std::size_t>(p)] += F[i];
             Ic[static_cast<std::size_t>(p)] += Ic[i];
             if (G) Fg[static_cast<std::size_t>(p)] += Fg[i];
         }
     }
-    // M: each link's column down the path to the root.
-    M.setZero(n, n);
-    for (int k = 0; k < n; ++k) {
-        const std::size_t i = static_cast<std::size_t>(k);
-        const Vec6 f = Ic[i] * s[i];
-        M(k, k) = tree.links[i].welded ? 1.0 : s[i].dot(f);  // (a weld's placeholder: q̈ = 0)
-        for (int j = tree.links[i].parent; j >= 0;
-             j = tree.links[static_cast<std::size_t>(j)].parent)
-            M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);
-    }
+    compositeMassMatrix(tree, Ic, s, M);
 }
 
 }  // namespace
@@ -704,7 +1140,7 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
     out.Phi.resize(m);
     out.gamma.setZero(m);
     if (jacobian) {
-        out.J.setZero(m, tree.size());
+        out.J.setZero(m, tree.nv);
         out.sideForce.assign(static_cast<std::size_t>(2 * m), Vec6::Zero());
         out.sideBody.assign(static_cast<std::size_t>(2 * m), kGround);
     }
@@ -734,8 +1170,11 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
                 out.sideForce[static_cast<std::size_t>(2 * row + side)] = f;
                 out.sideBody[static_cast<std::size_t>(2 * row + side)] = b;
                 const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
-                for (int k = link; k >= 0; k = tree.links[static_cast<std::size_t>(k)].parent)
-                    out.J(row, k) += s[static_cast<std::size_t>(k)].dot(f);
+                for (int k = link; k >= 0; k = tree.links[static_cast<std::size_t>(k)].parent) {
+                    const JointTree::Link& on = tree.links[static_cast<std::size_t>(k)];
+                    for (int e = on.iv; e < on.iv + on.nv; ++e)
+                        out.J(row, e) += s[static_cast<std::size_t>(e)].dot(f);
+                }
                 if (A0)
                     out.gamma(row) -= f.dot((*A0)[static_cast<std::size_t>(link)]) +
                                       jv.dot(frame.w.cross(frame.v));
@@ -760,15 +1199,13 @@ double loopGap(const Model& model, const JointTree& tree, const Eigen::VectorXd&
     return gap;
 }
 
-// The links whose coordinates the loop closure may change: not welded, not prescribed by a
-// motion switched on.
-void freeLinks(const Model& model, const JointTree& tree, std::vector<int>& free) {
+// The rates the loop closure may change: those no motion switched on prescribes.
+void freeRates(const Model& model, const JointTree& tree, std::vector<int>& free) {
     free.clear();
-    for (int k = 0; k < tree.size(); ++k) {
-        const JointTree::Link& link = tree.links[static_cast<std::size_t>(k)];
-        if (link.welded) continue;
-        if (link.driver >= 0 && model.drivers[static_cast<std::size_t>(link.driver)].on) continue;
-        free.push_back(k);
+    for (int e = 0; e < tree.nv; ++e) {
+        const int d = tree.rateDriver[static_cast<std::size_t>(e)];
+        if (d >= 0 && model.drivers[static_cast<std::size_t>(d)].on) continue;
+        free.push_back(e);
     }
 }
 
@@ -889,15 +1326,7 @@ void massMatrix(const Model& model, const JointTree& tree, const std::vector<Tra
     for (int k = n - 1; k >= 0; --k)
         if (const int p = tree.links[static_cast<std::size_t>(k)].parent; p >= 0)
             Ic[static_cast<std::size_t>(p)] += Ic[static_cast<std::size_t>(k)];
-    M.setZero(n, n);
-    for (int k = 0; k < n; ++k) {
-        const std::size_t i = static_cast<std::size_t>(k);
-        const Vec6 f = Ic[i] * s[i];
-        M(k, k) = tree.links[i].welded ? 1.0 : s[i].dot(f);
-        for (int j = tree.links[i].parent; j >= 0;
-             j = tree.links[static_cast<std::size_t>(j)].parent)
-            M(j, k) = M(k, j) = s[static_cast<std::size_t>(j)].dot(f);
-    }
+    compositeMassMatrix(tree, Ic, s, M);
 }
 
 // The bodies' frames (poses and velocities) of the links' poses and twists.
@@ -950,36 +1379,30 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
     A0.resize(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k) {
         const std::size_t i = static_cast<std::size_t>(k);
-        const int p = tree.links[i].parent;
+        const JointTree::Link& link = tree.links[i];
+        const int p = link.parent;
         A0[i] = (p < 0 ? Vec6::Zero() : A0[static_cast<std::size_t>(p)]) +
-                crossMotion(V[i], s[i]) * qd(k);
+                velocityProduct(tree, link, V[i],
+                                p < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(p)], s, qd);
     }
     thread_local LoopRows rows;
     loopRows(model, tree, ws.frames, s, &A0, true, rows);
-    // The motions' q̈; the welds' 0.
-    qdd.setZero(n);
-    for (int k = 0; k < n; ++k) {
-        const int d = tree.links[static_cast<std::size_t>(k)].driver;
-        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
-        const DriverModel& driver = model.drivers[static_cast<std::size_t>(d)];
-        qdd(k) = driver.level == MotionLevel::Position   ? driver.f.secondDerivative(t)
-                 : driver.level == MotionLevel::Velocity ? driver.f.derivative(t)
-                                                         : driver.f.eval(t);
-        if (!std::isfinite(qdd(k)))
-            return Status::failure("motion '" + driver.name + "': its acceleration is " +
-                                       numberText(qdd(k)) + " at t = " + timeText(t) + " (" +
-                                       driver.f.text() + ")",
-                                   {driver.id}, Cause::NotFinite);
-    }
+    // The motions' q̈.
+    thread_local std::vector<double> given;
+    if (Status st = prescribedAccelerations(model, tree, t, given); !st.ok) return st;
+    qdd.setZero(tree.nv);
+    for (int e = 0; e < tree.nv; ++e)
+        if (!std::isnan(given[static_cast<std::size_t>(e)]))
+            qdd(e) = given[static_cast<std::size_t>(e)];
     thread_local std::vector<int> free;
-    freeLinks(model, tree, free);
+    freeRates(model, tree, free);
     thread_local Closure closure;
     if (!closure.factor(M, rows.J, free))
         return Status::failure("the joint-space mass matrix is not positive definite at t = " +
                                timeText(t) + " (a part of no mass on a joint?)");
     // b = −h − M q̈_P over F; c = γ̃ − Jc q̈_P.
     thread_local Eigen::VectorXd prescribed, b, c, r, qddF;
-    const bool driven = static_cast<int>(free.size()) < n;  // (welds too: their q̈ is 0)
+    const bool driven = static_cast<int>(free.size()) < tree.nv;
     if (driven) prescribed.noalias() = M * qdd;
     const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
     b.resize(nf);
@@ -998,11 +1421,10 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
     qddF.noalias() -= closure.Y() * lambda;
     for (Eigen::Index a = 0; a < nf; ++a) qdd(free[static_cast<std::size_t>(a)]) = qddF(a);
     // The motions' generalised forces (M q̈ + h + Jcᵀ λ on their coordinates) and their power.
-    for (int k = 0; k < n; ++k) {
-        const int d = tree.links[static_cast<std::size_t>(k)].driver;
-        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
-        const double Q = M.row(k).dot(qdd) + h(k) + rows.J.col(k).dot(lambda);
-        ws.forceEnergies.actuatorPower += Q * qd(k);
+    for (int e = 0; e < tree.nv; ++e) {
+        if (std::isnan(given[static_cast<std::size_t>(e)])) continue;
+        const double Q = M.row(e).dot(qdd) + h(e) + rows.J.col(e).dot(lambda);
+        ws.forceEnergies.actuatorPower += Q * qd(e);
     }
     if (forces) {
         forces->lambda = lambda;
@@ -1028,8 +1450,8 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
     thread_local Eigen::MatrixXd M;
     thread_local Closure closure;
     thread_local std::vector<int> free;
-    freeLinks(model, tree, free);
-    Eigen::VectorXd dx;
+    freeRates(model, tree, free);
+    Eigen::VectorXd dx, dv;
     V.assign(tree.links.size(), Vec6::Zero());
     // Positions: Newton steps in the mass metric, Δq_F = −M⁻¹ J_Fᵀ S⁻¹ Φc (the mass matrix of
     // the first iterate: a metric, so the steps converge as Newton's do).
@@ -1058,8 +1480,10 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
                                    timeText(t));
         factored = true;
         closure.correction(rows.Phi, dx);
+        dv.setZero(tree.nv);
         for (std::size_t a = 0; a < free.size(); ++a)
-            q(free[a]) += dx(static_cast<Eigen::Index>(a));
+            dv(free[a]) = dx(static_cast<Eigen::Index>(a));
+        integrateJointCoordinates(tree, q, dv, 1.0);
         if (iterations) ++*iterations;
     }
     // Velocities: q̇_F ← q̇_F − M⁻¹ J_Fᵀ S⁻¹ (Jc q̇), Jc at the closed positions.
@@ -1083,7 +1507,7 @@ bool loopsSingularAt(const Model& model, const JointTree& tree, const State& sta
     const std::vector<Vec6> V(tree.links.size(), Vec6::Zero());
     LoopRows rows;
     std::vector<int> free;
-    freeLinks(model, tree, free);
+    freeRates(model, tree, free);
     if (free.empty()) return false;
     linkKinematics(model, tree, q, poses, s);
     framesOfLinks(model, tree, poses, V, frames);
@@ -1111,12 +1535,12 @@ bool loopsSingularAt(const Model& model, const JointTree& tree, const State& sta
     const double step = 1e-3;
     for (Eigen::Index d = 0; d < JF.cols(); ++d) {
         if (d < sigma.size() && sigma(d) >= 1e-2 * largest) continue;
-        Eigen::VectorXd moved = q, twice = q, rate = Eigen::VectorXd::Zero(q.size());
-        for (std::size_t a = 0; a < free.size(); ++a) {
-            const double u = svd.matrixV()(static_cast<Eigen::Index>(a), d);
-            moved(free[a]) += step * u;
-            twice(free[a]) += 2.0 * step * u;
-        }
+        Eigen::VectorXd moved = q, twice = q, rate = Eigen::VectorXd::Zero(tree.nv);
+        Eigen::VectorXd direction = Eigen::VectorXd::Zero(tree.nv);
+        for (std::size_t a = 0; a < free.size(); ++a)
+            direction(free[a]) = svd.matrixV()(static_cast<Eigen::Index>(a), d);
+        integrateJointCoordinates(tree, moved, direction, step);
+        integrateJointCoordinates(tree, twice, direction, 2.0 * step);
         const double once = (gapAt(moved) - phi0).norm(), two = (gapAt(twice) - phi0).norm();
         if (!(two > 3.0 * once)) continue;  // held at first order (or not at all)
         const Eigen::VectorXd reached = moved;
@@ -1139,7 +1563,7 @@ int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::Vect
     LoopRows rows;
     Eigen::MatrixXd M;
     std::vector<int> free;
-    freeLinks(model, tree, free);
+    freeRates(model, tree, free);
     linkKinematics(model, tree, q, poses, s);
     framesOfLinks(model, tree, poses, V, frames);
     loopRows(model, tree, frames, s, nullptr, true, rows);
@@ -1182,7 +1606,7 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V, A;
     thread_local LoopForces loops;
-    if (tree.closed()) {
+    if (tree.closed() || tree.hybridMultiAxis) {
         linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s,
                             V);
         if (Status st = loopAccelerations(model, tree, state.t, qd, poses, s, V, state.q, state.v,
@@ -1202,9 +1626,11 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
     transmitted.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const JointTree::Link& link = tree.links[i];
-        const Eigen::Index k = static_cast<Eigen::Index>(i);
         const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
-        A[i] = Ap + crossMotion(V[i], s[i]) * qd(k) + s[i] * qdd(k);
+        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
+        A[i] = Ap + velocityProduct(tree, link, V[i], Vp, s, qd);
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            A[i] += s[static_cast<std::size_t>(e)] * qdd(e);
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
         const Mat6 I = bodyInertia(model, link.body, X_WB, R);
@@ -1212,9 +1638,11 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
                          appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
         if (tree.closed()) transmitted[i] -= loops.onBody[static_cast<std::size_t>(link.body)];
     }
-    alongAxis.resize(static_cast<Eigen::Index>(n));
+    alongAxis.resize(tree.nv);
     for (std::size_t i = n; i-- > 0;) {
-        alongAxis(static_cast<Eigen::Index>(i)) = s[i].dot(transmitted[i]);
+        const JointTree::Link& link = tree.links[i];
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            alongAxis(e) = s[static_cast<std::size_t>(e)].dot(transmitted[i]);
         if (const int p = tree.links[i].parent; p >= 0)
             transmitted[static_cast<std::size_t>(p)] += transmitted[i];
     }

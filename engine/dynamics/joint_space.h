@@ -1,19 +1,25 @@
 #pragma once
 // Dynamics in joint coordinates (seed 000, "Transformation hierarchies" in THEORY.md): a tree of
-// parts hanging from the ground by one-axis joints, its state the joints' coordinates q and
-// rates q̇ instead of every part's pose and velocity. The mass matrix M(q) by the
-// composite-rigid-body algorithm and the bias forces h(q, q̇) (gravity, the velocity products,
-// every force element) by the recursive Newton–Euler algorithm, both O(n) passes over the tree
-// in world-frame spatial vectors (Featherstone's (ω, v_O) at the world origin, so no transform
-// per link); then M q̈ = −h. Joints hold by construction: there are no constraint rows.
+// parts hanging from the ground by joints, its state the joints' coordinates q and rates q̇
+// instead of every part's pose and velocity. The mass matrix M(q) by the composite-rigid-body
+// algorithm and the bias forces h(q, q̇) (gravity, the velocity products, every force element)
+// by the recursive Newton–Euler algorithm, both O(n) passes over the tree in world-frame spatial
+// vectors (Featherstone's (ω, v_O) at the world origin, so no transform per link); then
+// M q̈ = −h, or q̈ by the articulated-body algorithm. Joints hold by construction: there are no
+// constraint rows.
 //
-// The tree's joints are revolute, prismatic and fixed (a link without a coordinate: its entries
-// of q and q̇ are placeholders, 0), motions prescribe their coordinates. A closed mechanism is
-// a spanning tree plus cut joints of any type, whose rows Φc(q) = 0 are held with multipliers
-// (loop closure: M q̈ + h + Jcᵀ λ = 0, Jc q̈ = γc, Jc = ∂Φc/∂q). Multi-axis
-// joints on the tree and free roots come next; buildJointTree() says why a model is not (yet)
-// one it can take. The integrators step in these coordinates when the scene's formulation is
-// recursive (engine/integrators/integrator.h, chooseFormulation).
+// A link's joint is revolute, prismatic, fixed (no coordinate), cylindrical, universal
+// (the coordinates jointCoordinate measures), planar (x, y along marker J's axes, then the turn
+// about its z), spherical (a unit quaternion, 4 coordinates, and the turn rate in marker I's
+// axes, 3 rates) or a part's own six degrees of freedom from the ground (a free part: its
+// origin and unit quaternion in the world, 7 coordinates; the velocity of its origin and its
+// turn rate in its own axes, 6 rates). So q and q̇ differ in size where a quaternion is
+// (jointCoordinateRates, integrateJointCoordinates). Motions prescribe one-axis coordinates
+// (and any coordinate but a ball's). A closed mechanism is a spanning tree plus cut joints of
+// any type, whose rows Φc(q) = 0 are held with multipliers (loop closure:
+// M q̈ + h + Jcᵀ λ = 0, Jc q̈ = γc, Jc = ∂Φc/∂q̇ in rates). buildJointTree() says why a model
+// is not one it can take. The integrators step in these coordinates when the scene's
+// formulation is recursive (engine/integrators/integrator.h, chooseFormulation).
 
 #include <optional>
 #include <string>
@@ -28,37 +34,63 @@
 
 namespace engine {
 
+// What a link's joint is, in joint coordinates (see above).
+enum class LinkKind : unsigned char {
+    Weld,
+    Revolute,
+    Prismatic,
+    Cylindrical,
+    Universal,
+    Spherical,
+    Planar,
+    Free,
+};
+
 struct JointTree {
     struct Link {
-        int joint = 0;    // index into Model::joints
+        int joint = -1;   // index into Model::joints; −1: a free part (six DOF from the ground)
         int body = 0;     // the body the joint carries (the link's own)
         int parent = -1;  // the parent link's index, −1: the ground
         int parentBody = kGround;
-        JointAxis axis = JointAxis::Rotation;
-        bool welded = false;  // a fixed joint: no coordinate (its entries of q, q̇ stay 0)
-        int driver = -1;      // the motion (Model::drivers) that prescribes its coordinate, or −1
+        LinkKind kind = LinkKind::Revolute;
+        bool welded = false;      // a fixed joint: no coordinate
         bool childHoldsI = true;  // the link's body holds marker I (q moves it), else marker J
         Transform X_PF;           // the joint's marker on the parent, in its body frame (world)
         Transform X_CM;           // the link's own marker in its body frame
         Transform X_GC;           // the link's body frame in its own marker's (X_CM's inverse)
-        Quat R_JI0;    // a prismatic or fixed joint's turn of marker I from marker J (exact:
-                       // one of the four its rows allow)
-        int slot = 0;  // index of its coordinate in State::jointCoordinates (none if welded)
+        // A prismatic or fixed joint's turn of marker I from marker J (exact: one of the four
+        // its rows allow).
+        Quat R_JI0 = Quat::Identity();
+        int slot = -1;  // its joint's first entry of State::jointCoordinates (−1: a free part)
+        int iq = 0, nq = 0;  // its coordinates: q[iq, iq + nq)
+        int iv = 0, nv = 0;  // its rates: q̇[iv, iv + nv)
     };
-    std::vector<Link> links;  // parents before children
+    std::vector<Link> links;                    // parents before children
+    int nq = 0, nv = 0;                         // coordinates and rates in all
+    std::vector<int> rateLink, coordinateLink;  // per rate, per coordinate: its link
+    // Per rate: the motion (Model::drivers) that prescribes it, or −1.
+    std::vector<int> rateDriver;
+    // Per rate: whether its column of the motion subspace moves with the link's body (else with
+    // the parent's): what its rate of change is.
+    std::vector<unsigned char> rateOnChild;
     // The joints that close loops (indices into Model::joints, ascending): their rows are held
     // as constraints on the tree's coordinates, Φc(q) = 0 (loop closure), with multipliers.
     std::vector<int> cuts;
     int cutRows = 0;
     std::vector<int> linkOfBody;  // per body, the link that carries it (−1: none)
+    // A multi-axis link with a motion: q̈ by the mass matrix rather than the articulated-body
+    // passes (as with loops).
+    bool hybridMultiAxis = false;
     int size() const { return static_cast<int>(links.size()); }
     bool closed() const { return !cuts.empty(); }
+    int freeParts() const;
 };
 
 // The tree of `model`, with `state` giving what its joints hold fixed (a prismatic joint's
-// relative turn); nullopt and the reason when the model is not a tree of revolute, prismatic and
-// fixed joints from the ground with cut joints closing its loops (a part carried by another
-// joint type, a part on no joint, a moving frame, a motion on a cut joint).
+// relative turn): a spanning tree of the joints that can be links, each part no joint reaches
+// from the ground a free part (the root of its own subtree), every other joint a cut joint
+// closing a loop. Nullopt and the reason when the model is not one joint coordinates can take (a
+// moving frame, couplers, a motion on a cut joint or on a ball joint, a part of no mass free).
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
 
 // What a tree is built for. Whole: the recursive formulation's, every part on it and nothing it
@@ -75,6 +107,17 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
 // switched off prescribes nothing).
 void prescribeMotions(const Model& model, const JointTree& tree, double t,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd);
+
+// q̇ for rates v at coordinates q: the rates themselves but for a ball's or a free part's
+// quaternion Q (½ Q ⊗ (0, ω)) and a free part's position (R v, its velocity in its own axes
+// turned to the world's).
+void jointCoordinateRates(const JointTree& tree, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                          Eigen::Ref<Eigen::VectorXd> qdot);
+
+// q ⊕ h v: the coordinates moved at rates v for a time h (a quaternion turned by exp(h ω / 2)
+// and kept unit; a free part's origin moved by h R v along its axes at the start).
+void integrateJointCoordinates(const JointTree& tree, Eigen::Ref<Eigen::VectorXd> q,
+                               const Eigen::VectorXd& v, double h);
 
 // The joint coordinates and rates of `state` (its angles as the joints measure them, unwound
 // past ±π from state.jointCoordinates): O(n), from the bodies' poses and velocities.
@@ -123,8 +166,8 @@ Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, con
 // What the joints transmit at the bodies' state `state`: q̈ by the articulated-body algorithm
 // there, then the recursive Newton–Euler pass with it. Per link, the spatial force its joint
 // exerts on the link's body, about the world origin (moment, force): the joint's reaction and,
-// along its axis, the effort of the motion that drives it; that effort (the generalised force
-// along the joint's coordinate, s·F: 0 for a free joint) into `alongAxis`. A run in joint
+// along its axes, the efforts of the motions that drive it; per rate, the generalised force
+// along it (s·F: 0 for a rate nothing drives) into `alongAxis`. A run in joint
 // coordinates reports reactions and motion efforts from these, with no constraint solve
 // (engine/analysis/outputs). A closed tree's q̈ is the loop-closed one, and what its cut joints'
 // rows exert on the links' bodies is in what the joints transmit; their multipliers (one per

@@ -34,6 +34,9 @@ Status solveActingForces(const Model& model, const State& state, Workspace& ws,
                                                state.jointCoordinates, state.lagged, ws);
                !s.ok) {
         return s;
+    } else if (model.constraintRows() > 0) {
+        // (What is reported to the digits the whole system holds: kkt_solver.h, refine.)
+        ws.solver.refine(ws.g, ws.constraints.gamma, ws.vdot, ws.lambda);
     }
     // Elsewhere the stops in touch act on the accelerations just found.
     out.limitForce.clear();

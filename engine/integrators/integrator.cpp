@@ -35,14 +35,18 @@ FormulationChoice chooseFormulation(const Model& model) {
     std::string why;
     const std::optional<JointTree> tree = buildJointTree(model, initialState(model), why);
     if (!tree) return maximal(why);
-    if (tree->size() == 0) return maximal("the mechanism has no joints to step in");
+    if (tree->size() == 0) return maximal("the mechanism has no parts to step");
     const std::size_t cuts = tree->cuts.size();
-    const std::string size =
-        "a tree of " + std::to_string(tree->size()) + (tree->size() == 1 ? " joint" : " joints") +
-        " from the ground" +
-        (cuts == 0 ? std::string()
-                   : " and " + std::to_string(cuts) + (cuts == 1 ? " joint" : " joints") +
-                         " closing its loops");
+    const int free = tree->freeParts(), links = tree->size() - free;
+    auto count = [](int k, const char* one, const char* many) {
+        return std::to_string(k) + " " + (k == 1 ? one : many);
+    };
+    std::string size = links > 0 ? "a tree of " + count(links, "joint", "joints") +
+                                       (free > 0 ? " on " + count(free, "free part", "free parts")
+                                                 : std::string(" from the ground"))
+                                 : count(free, "free part", "free parts");
+    if (cuts > 0)
+        size += " and " + count(static_cast<int>(cuts), "joint", "joints") + " closing its loops";
     // Auto takes joint coordinates where they give the same answer faster. Measured, at the
     // same settings the parts' poses follow the motion more closely, so auto keeps them:
     // projecting each step onto the joints removes part of its error, which joint

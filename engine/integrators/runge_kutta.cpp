@@ -55,9 +55,12 @@ std::string detail::Flat::entityOf(const Model& m, Eigen::Index i, bool& velocit
     velocity = i >= nq;
     if (tree) {
         const Eigen::Index k = velocity ? i - nq : i;
-        if (k < 0 || k >= tree->size()) return "";
-        const int joint = tree->links[static_cast<std::size_t>(k)].joint;
-        return "joint '" + m.joints[static_cast<std::size_t>(joint)].name + "'";
+        const std::vector<int>& links = velocity ? tree->rateLink : tree->coordinateLink;
+        if (k < 0 || k >= static_cast<Eigen::Index>(links.size())) return "";
+        const JointTree::Link& link = tree->links[static_cast<std::size_t>(links[k])];
+        if (link.joint < 0)
+            return "free part '" + m.bodies[static_cast<std::size_t>(link.body)].name + "'";
+        return "joint '" + m.joints[static_cast<std::size_t>(link.joint)].name + "'";
     }
     const int body = velocity ? static_cast<int>((i - nq) / layout::kVelocitiesPerBody)
                               : static_cast<int>(i / layout::kPositionsPerBody);
@@ -76,8 +79,11 @@ Status detail::flatDerivative(const Model& model, const Flat& flat, double t,
             !s.ok)
             return s;
         dy.resize(y.size());
-        dy << y.segment(flat.nq, flat.nv), qdd, ws.forceEnergies.actuatorPower,
-            ws.forceEnergies.dampingPower;
+        jointCoordinateRates(*flat.tree, y.head(flat.nq), y.segment(flat.nq, flat.nv),
+                             dy.head(flat.nq));
+        dy.segment(flat.nq, flat.nv) = qdd;
+        dy(flat.nq + flat.nv) = ws.forceEnergies.actuatorPower;
+        dy(flat.nq + flat.nv + 1) = ws.forceEnergies.dampingPower;
         return {};
     }
     Eigen::VectorXd q = y.head(flat.nq), v = y.segment(flat.nq, flat.nv);

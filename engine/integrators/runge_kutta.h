@@ -26,7 +26,7 @@ struct Flat {
         return {model.positionSize(), model.velocitySize(), nullptr, nullptr};
     }
     static Flat joints(const Model& model, const JointTree& tree) {
-        return {tree.size(), tree.size(), &model, &tree};
+        return {tree.nq, tree.nv, &model, &tree};
     }
     Eigen::VectorXd pack(const State& s) const;
     // y into `s`; with `t` (a step's end, an output), the motions' coordinates in joint

@@ -203,7 +203,7 @@ private:
         if (Status s = articulatedAccelerationsAt(model, *tree_, state, q_, qd_, ws, qdd_); !s.ok)
             return s;
         qd_ += h * qdd_;
-        q_ += h * qd_;
+        integrateJointCoordinates(*tree_, q_, qd_, h);
         prescribeMotions(model, *tree_, state.t + h, q_, qd_);
         if (Status s = projectLoopClosure(model, *tree_, state.t + h, q_, qd_, 0.0,
                                           &stats_.projectionIterations);

@@ -450,6 +450,21 @@ void KktSolver::solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen:
     unmetRow_ = row;
 }
 
+void KktSolver::refine(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+                       Eigen::VectorXd& lambda) const {
+    if (active_.empty() || !Minv_.allFinite() || x.size() != Minv_.size()) return;
+    Eigen::VectorXd r1 = g - x.cwiseQuotient(Minv_);
+    r1.noalias() -= Phi_q_.transpose() * lambda;
+    Eigen::VectorXd r2 = c;
+    r2.noalias() -= Phi_q_ * x;
+    for (const int r : redundant_) r2(r) = 0.0;
+    Eigen::VectorXd dx, dlambda;
+    solveActive(Minv_.cwiseProduct(r1), r2, dx, dlambda);
+    if (!dx.allFinite() || !dlambda.allFinite()) return;
+    x += dx;
+    lambda += dlambda;
+}
+
 void KktSolver::projectActive(const Eigen::VectorXd& r, Eigen::VectorXd& x,
                               Eigen::VectorXd* mu) const {
     if (mu) mu->setZero(rows_);

@@ -66,6 +66,15 @@ public:
     void solve(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
                Eigen::VectorXd& lambda);
 
+    // One step of iterative refinement of a solve's x and λ on the whole saddle-point system:
+    // its residual (g − M x − Φqᵀ λ, c − Φq x) solved for again with the same factorisation.
+    // The Schur complement loses digits where M⁻¹ spans many decades (a point mass of inertia
+    // 1e-9 on a pendulum: λ to 4e-8 of itself), the residual of the whole system does not;
+    // what reactions are reported from (the steps keep the plain solve). Nothing where a body
+    // has no mass or inertia along an axis.
+    void refine(const Eigen::VectorXd& g, const Eigen::VectorXd& c, Eigen::VectorXd& x,
+                Eigen::VectorXd& lambda) const;
+
     // Minimum-norm correction in the mass metric: x = −M⁻¹ Φqᵀ μ with μ = S⁻¹ r (projection
     // steps, impulses), so that Φq x = −r; μ (one entry per row, 0 for redundant rows) is
     // returned on request. For a linear system (velocities, impulses) a positive `termScale`
