@@ -18,6 +18,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/dynamics/joint_space.h"
 #include "engine/io/scene_json.h"
+#include "tests/support/formulation_agreement.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -72,7 +73,7 @@ TEST(TwoFormulations, EveryExampleSceneJointCoordinatesTakeGoesWhereTheMaximalRu
         const double end = loaded->settings.endTime;
         const double duration = end > 0.0 ? std::min(2.0, end) : 2.0;
         const std::vector<double> unswitched = maximal.state().switches;
-        double worstPosition = 0.0, worstReaction = 0.0, largest = 0.0;
+        test::FormulationAgreement apart;
         for (int k = 1; k <= 20; ++k) {
             const double t = duration * k / 20.0;
             ASSERT_TRUE(maximal.advance(t).ok);
@@ -86,26 +87,17 @@ TEST(TwoFormulations, EveryExampleSceneJointCoordinatesTakeGoesWhereTheMaximalRu
                 EXPECT_EQ(a.switches, b.switches) << "at t = " << t;
                 break;
             }
-            for (int body = 0; body < loaded->bodyCount(); ++body)
-                worstPosition = std::max(
-                    {worstPosition, (bodyPosition(a.q, body) - bodyPosition(b.q, body)).norm(),
-                     bodyOrientation(a.q, body).angularDistance(bodyOrientation(b.q, body))});
             Outputs oa, ob;
             ASSERT_TRUE(recursive.outputs(oa).ok);
             ASSERT_TRUE(maximal.outputs(ob).ok);
-            for (std::size_t j = 0; j < ob.reactions.size(); ++j) {
-                largest = std::max(
-                    {largest, ob.reactions[j].force_W.norm(), ob.reactions[j].torque_W.norm()});
-                worstReaction = std::max(
-                    {worstReaction, (oa.reactions[j].force_W - ob.reactions[j].force_W).norm(),
-                     (oa.reactions[j].torque_W - ob.reactions[j].torque_W).norm()});
-            }
+            apart.add(*loaded, a, b, oa, ob);
         }
-        EXPECT_LT(worstPosition, 1e-8);
-        EXPECT_LT(worstReaction, 1e-8 * std::max(1.0, largest));
+        apart.expectWithin();
         std::printf(
-            "%s: positions within %.2g, reactions within %.2g of %.3g (%.1f s)\n", name.c_str(),
-            worstPosition, worstReaction, largest,
+            "%s: positions within %.2g, reactions within %.2g of %.3g, efforts within %.2g of "
+            "%.3g, work within %.2g of %.3g J (%.1f s)\n",
+            name.c_str(), apart.position, apart.reaction, apart.largestReaction, apart.effort,
+            apart.largestEffort, apart.work, apart.largestWork,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     EXPECT_GE(taken, 20);
