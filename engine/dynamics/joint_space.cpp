@@ -153,8 +153,9 @@ bool columnFixedInI(LinkKind kind, int d) {
     case LinkKind::Universal:
         return d == 1;
     case LinkKind::Spherical:
-    case LinkKind::Free:
         return true;
+    case LinkKind::Free:
+        return d >= 3;  // (its slides are along the world's axes: fixed in the ground)
     case LinkKind::Planar:
         return d == 2;
     default:
@@ -210,7 +211,7 @@ void jointColumns(const JointTree::Link& link, const Transform& X_WJ, const Tran
     case LinkKind::Free: {
         const Mat3 R = X_WI.R.toRotationMatrix();
         for (int d = 0; d < 3; ++d) {
-            slide(s[d], R.col(d));
+            slide(s[d], Vec3::Unit(d));
             turn(s[3 + d], R.col(d), X_WI.p);
         }
         return;
@@ -609,9 +610,9 @@ void jointCoordinateRates(const JointTree& tree, const Eigen::VectorXd& q, const
             const Quat Q = unitQuat(q.data() + link.iq);
             storeQuat(quaternionRate(Q, v.segment<3>(link.iv)), qdot.data() + link.iq);
         } else if (link.kind == LinkKind::Free) {
-            const Quat Q = unitQuat(q.data() + link.iq + 3);
-            qdot.segment<3>(link.iq) = Q * Vec3(v.segment<3>(link.iv));
-            storeQuat(quaternionRate(Q, v.segment<3>(link.iv + 3)), qdot.data() + link.iq + 3);
+            qdot.segment<3>(link.iq) = v.segment<3>(link.iv);
+            storeQuat(quaternionRate(unitQuat(q.data() + link.iq + 3), v.segment<3>(link.iv + 3)),
+                      qdot.data() + link.iq + 3);
         } else {
             qdot.segment(link.iq, link.nq) = v.segment(link.iv, link.nv);
         }
@@ -629,9 +630,8 @@ void integrateJointCoordinates(const JointTree& tree, Eigen::Ref<Eigen::VectorXd
             const Quat Q = unitQuat(q.data() + link.iq) * turnBy(h * v.segment<3>(link.iv));
             storeQuat(Q.normalized(), q.data() + link.iq);
         } else if (link.kind == LinkKind::Free) {
-            const Quat Q0 = unitQuat(q.data() + link.iq + 3);
-            q.segment<3>(link.iq) += h * (Q0 * Vec3(v.segment<3>(link.iv)));
-            const Quat Q = Q0 * turnBy(h * v.segment<3>(link.iv + 3));
+            q.segment<3>(link.iq) += h * v.segment<3>(link.iv);
+            const Quat Q = unitQuat(q.data() + link.iq + 3) * turnBy(h * v.segment<3>(link.iv + 3));
             storeQuat(Q.normalized(), q.data() + link.iq + 3);
         } else {
             q.segment(link.iq, link.nq) += h * v.segment(link.iv, link.nv);
@@ -731,7 +731,7 @@ void linkStateFromBodies(const Model& model, const JointTree& tree, const Eigen:
         case LinkKind::Free:
             q.segment<3>(link.iq) = X_WI.p;
             storeQuat(X_WI.R, qk + 3);
-            qd.segment<3>(link.iv) = X_WI.R.conjugate() * dp;
+            qd.segment<3>(link.iv) = dp;
             qd.segment<3>(link.iv + 3) = X_WI.R.conjugate() * dw;
             break;
         }

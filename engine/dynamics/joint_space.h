@@ -12,8 +12,10 @@
 // (the coordinates jointCoordinate measures), planar (x, y along marker J's axes, then the turn
 // about its z), spherical (a unit quaternion, 4 coordinates, and the turn rate in marker I's
 // axes, 3 rates) or a part's own six degrees of freedom from the ground (a free part: its
-// origin and unit quaternion in the world, 7 coordinates; the velocity of its origin and its
-// turn rate in its own axes, 6 rates). So q and q̇ differ in size where a quaternion is
+// origin and unit quaternion in the world, 7 coordinates; the velocity of its origin in the
+// world's axes, as MuJoCo's free joint has it, so that its momentum is what semi-implicit
+// Euler keeps, and its turn rate in its own axes, 6 rates). So q and q̇ differ in size where a
+// quaternion is
 // (jointCoordinateRates, integrateJointCoordinates). Motions prescribe one-axis coordinates
 // (and any coordinate but a ball's). A closed mechanism is a spanning tree plus cut joints of
 // any type, whose rows Φc(q) = 0 are held with multipliers (loop closure:
@@ -109,13 +111,12 @@ void prescribeMotions(const Model& model, const JointTree& tree, double t,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd);
 
 // q̇ for rates v at coordinates q: the rates themselves but for a ball's or a free part's
-// quaternion Q (½ Q ⊗ (0, ω)) and a free part's position (R v, its velocity in its own axes
-// turned to the world's).
+// quaternion Q (½ Q ⊗ (0, ω)).
 void jointCoordinateRates(const JointTree& tree, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                           Eigen::Ref<Eigen::VectorXd> qdot);
 
 // q ⊕ h v: the coordinates moved at rates v for a time h (a quaternion turned by exp(h ω / 2)
-// and kept unit; a free part's origin moved by h R v along its axes at the start).
+// and kept unit).
 void integrateJointCoordinates(const JointTree& tree, Eigen::Ref<Eigen::VectorXd> q,
                                const Eigen::VectorXd& v, double h);
 

@@ -26,6 +26,7 @@
 #include "engine/kinematics/kinematics.h"
 #include "engine/model/layout.h"
 #include "tests/support/formulation_agreement.h"
+#include "tests/support/scene_builders.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -401,6 +402,167 @@ TEST(JointSpaceLoops, ASingularClosureAtTheStartIsNamed) {
         const Status r = regular.initialize();
         EXPECT_TRUE(r.ok) << name << ": " << r.message;
     }
+}
+
+// ---- Free parts: six coordinates from the ground (a unit quaternion among them) --------------
+
+// The momenta of a model's parts about the world origin at `state`: linear, angular.
+std::pair<Vec3, Vec3> momenta(const Model& model, const State& state) {
+    Vec3 P = Vec3::Zero(), L = Vec3::Zero();
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+        const Mat3 R = bodyOrientation(state.q, b).toRotationMatrix();
+        const Vec3 p = bodyPosition(state.q, b), v = layout::linear(state.v, b);
+        const Vec3 w = layout::angular(state.v, b);  // (body axes)
+        P += body.mass * v;
+        L += body.mass * p.cross(v) + R * body.inertia.cwiseProduct(w);
+    }
+    return {P, L};
+}
+
+// A box of three different moments of inertia thrown spinning near its middle axis (the
+// tumbling that axis is unstable in): a free part, so joint coordinates take it whole, its
+// origin and a unit quaternion. Over 2 s (dopri45, rtol 1e-12) its centre follows the
+// parabola p0 + v0 t + ½ g t² and its angular momentum and kinetic energy stay what they were
+// thrown with, and the maximal run puts it at the same place.
+TEST(JointSpaceFreeParts, ATumblingBoxKeepsItsMomentumAndEnergyAndFallsOnItsParabola) {
+    SceneSpec spec;
+    spec.name = "tumbling box";
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    Part box = test::boxPart(spec, "box", Vec3(0.3, 0.2, 0.1), Vec3(0.0, 0.0, 1.0));
+    box.X_WP.R = quatFromRollPitchYaw(0.3, -0.2, 0.5);
+    box.v_WPo_W = Vec3(1.0, 0.5, 4.0);
+    box.w_WP_W = box.X_WP.R * Vec3(0.05, 6.0, 0.1);  // near the middle axis
+    spec.parts = {ground, box};
+    spec.settings.integrator = IntegratorType::DormandPrince45;
+    spec.settings.relativeTolerance = 1e-12;
+    spec.settings.absoluteTolerance = 1e-14;
+    const std::shared_ptr<const Model> model = test::compiled(spec);
+    ASSERT_TRUE(model);
+    std::string why;
+    const std::optional<JointTree> tree = buildJointTree(*model, initialState(*model), why);
+    ASSERT_TRUE(tree) << why;
+    ASSERT_EQ(tree->size(), 1);
+    EXPECT_EQ(tree->links[0].kind, LinkKind::Free);
+    EXPECT_EQ(tree->nq, 7);
+    EXPECT_EQ(tree->nv, 6);
+    EXPECT_NE(
+        chooseFormulation(*variant(*model, Formulation::Recursive, IntegratorType::DormandPrince45))
+            .reason.find("1 free part"),
+        std::string::npos);
+
+    ForwardDynamics recursive(
+        variant(*model, Formulation::Recursive, IntegratorType::DormandPrince45));
+    ForwardDynamics maximal(variant(*model, Formulation::Maximal, IntegratorType::DormandPrince45));
+    ASSERT_EQ(recursive.formulation().formulation, Formulation::Recursive);
+    ASSERT_TRUE(recursive.initialize().ok);
+    ASSERT_TRUE(maximal.initialize().ok);
+    const auto [P0, L0] = momenta(*model, recursive.state());
+    const double T0 = kineticEnergy(*model, recursive.state());
+    const Vec3 Lc0 = L0 - Vec3(0.0, 0.0, 1.0).cross(P0);  // about the centre
+    double worstPath = 0.0, worstL = 0.0, worstT = 0.0, worstApart = 0.0;
+    for (int k = 1; k <= 20; ++k) {
+        const double t = 0.1 * k;
+        ASSERT_TRUE(recursive.advance(t).ok);
+        ASSERT_TRUE(maximal.advance(t).ok);
+        const State& s = recursive.state();
+        const Vec3 p = bodyPosition(s.q, 0);
+        const Vec3 expected = Vec3(0.0, 0.0, 1.0) + box.v_WPo_W * t + 0.5 * model->gravity * t * t;
+        worstPath = std::max(worstPath, (p - expected).norm());
+        const auto [P, L] = momenta(*model, s);
+        worstL = std::max(worstL, (L - p.cross(P) - Lc0).norm() / Lc0.norm());
+        const double rotational = kineticEnergy(*model, s) - 0.5 * P.squaredNorm();
+        worstT = std::max(worstT, std::abs(rotational - (T0 - 0.5 * P0.squaredNorm())) / T0);
+        worstApart = std::max(
+            {worstApart, (p - bodyPosition(maximal.state().q, 0)).norm(),
+             bodyOrientation(s.q, 0).angularDistance(bodyOrientation(maximal.state().q, 0))});
+        EXPECT_NEAR(bodyOrientation(s.q, 0).norm(), 1.0, 1e-14);
+    }
+    EXPECT_LT(worstPath, 1e-11);
+    EXPECT_LT(worstL, 1e-10);
+    EXPECT_LT(worstT, 1e-10);
+    EXPECT_LT(worstApart, 1e-8);
+    std::printf(
+        "tumbling box: parabola within %.2g m, |ΔL|/|L| %.2g, ΔT/T %.2g, maximal run "
+        "within %.2g\n",
+        worstPath, worstL, worstT, worstApart);
+}
+
+// A floating base with an arm: a free part and a part hinged to it, in no gravity, set
+// spinning and swinging. Joint coordinates step it as a tree hanging from a free root, its
+// quaternion unit and the arm's hinge exact: rk4 at 1 ms keeps its linear and angular momenta
+// (1e-12); semi-implicit Euler, first order, lets them drift by O(h) (as MuJoCo's step does in
+// these coordinates: the momenta are not linear in them with a constant matrix), halving with
+// the step.
+TEST(JointSpaceFreeParts, AFloatingBaseWithAnArmKeepsItsMomenta) {
+    SceneSpec spec;
+    spec.name = "floating base";
+    spec.gravity = Vec3::Zero();
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    Part base = test::boxPart(spec, "base", Vec3(0.4, 0.3, 0.2), Vec3(0.0, 0.0, 0.0));
+    base.w_WP_W = Vec3(0.3, -0.4, 2.0);
+    base.v_WPo_W = Vec3(0.2, 0.0, 0.1);
+    base.markers.push_back(test::marker(spec, "shoulder", Vec3(0.2, 0.0, 0.0)));
+    Part arm = test::boxPart(spec, "arm", Vec3(0.5, 0.05, 0.05), Vec3(0.45, 0.0, 0.0));
+    arm.markers.push_back(test::marker(spec, "shoulder", Vec3(-0.25, 0.0, 0.0)));
+    arm.X_WP.R = Quat::Identity();
+    spec.parts = {ground, base, arm};
+    Joint hinge;
+    hinge.id = spec.newId();
+    hinge.name = "shoulder";
+    hinge.type = JointType::Revolute;
+    hinge.markerI = {"arm", "shoulder"};
+    hinge.markerJ = {"base", "shoulder"};
+    spec.joints = {hinge};
+    // The arm moves with the base (its velocity at its place) and swings at 1 rad/s more.
+    arm.w_WP_W = base.w_WP_W + Vec3(0.0, 0.0, 1.0);
+    arm.v_WPo_W = base.v_WPo_W + base.w_WP_W.cross(Vec3(0.2, 0.0, 0.0)) +
+                  arm.w_WP_W.cross(Vec3(0.25, 0.0, 0.0));
+    spec.parts[2] = arm;
+    const std::shared_ptr<const Model> model = test::compiled(spec);
+    ASSERT_TRUE(model);
+    auto drift = [&](IntegratorType integrator, double h, double& P_, double& L_) {
+        ForwardDynamics sim(variant(*model, Formulation::Recursive, integrator, h));
+        ASSERT_EQ(sim.formulation().formulation, Formulation::Recursive)
+            << sim.formulation().reason;
+        ASSERT_TRUE(sim.initialize().ok);
+        const auto [P0, L0] = momenta(*model, sim.state());
+        double gap = 0.0;
+        P_ = L_ = 0.0;
+        for (int k = 1; k <= 20; ++k) {
+            ASSERT_TRUE(sim.advance(0.1 * k).ok);
+            const auto [P, L] = momenta(*model, sim.state());
+            P_ = std::max(P_, (P - P0).norm() / P0.norm());
+            L_ = std::max(L_, (L - L0).norm() / L0.norm());
+            Outputs out;
+            ASSERT_TRUE(sim.outputs(out).ok);
+            gap = std::max(gap, out.constraintError);
+            EXPECT_NEAR(bodyOrientation(sim.state().q, 0).norm(), 1.0, 1e-14);
+        }
+        EXPECT_LT(gap, 1e-12);
+    };
+    double P = 0.0, L = 0.0;
+    drift(IntegratorType::RungeKutta4, 1e-3, P, L);
+    EXPECT_LT(P, 1e-12);
+    EXPECT_LT(L, 1e-12);
+    std::printf("floating base, rk4 at 1 ms: |ΔP|/|P| %.2g, |ΔL|/|L| %.2g\n", P, L);
+    double P1 = 0.0, L1 = 0.0, P2 = 0.0, L2 = 0.0;
+    drift(IntegratorType::SymplecticEuler, 1e-3, P1, L1);
+    drift(IntegratorType::SymplecticEuler, 5e-4, P2, L2);
+    EXPECT_LT(P1, 1e-2);
+    EXPECT_LT(L1, 1e-2);
+    EXPECT_NEAR(P1 / P2, 2.0, 0.3);
+    EXPECT_NEAR(L1 / L2, 2.0, 0.3);
+    std::printf(
+        "floating base, symplecticEuler: |ΔP|/|P| %.2g at 1 ms, %.2g at 0.5 ms; |ΔL|/|L| "
+        "%.2g, %.2g\n",
+        P1, P2, L1, L2);
 }
 
 }  // namespace
