@@ -24,6 +24,15 @@ inline Part boxPart(SceneSpec& spec, const std::string& name, const Vec3& edges,
     return part;
 }
 
+// The ground part, markers to be added.
+inline Part groundPart(SceneSpec& spec) {
+    Part ground;
+    ground.id = spec.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    return ground;
+}
+
 inline Marker marker(SceneSpec& spec, const std::string& name, const Vec3& p_PM) {
     Marker m;
     m.id = spec.newId();

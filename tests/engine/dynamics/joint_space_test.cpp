@@ -428,10 +428,7 @@ std::pair<Vec3, Vec3> momenta(const Model& model, const State& state) {
 TEST(JointSpaceFreeParts, ATumblingBoxKeepsItsMomentumAndEnergyAndFallsOnItsParabola) {
     SceneSpec spec;
     spec.name = "tumbling box";
-    Part ground;
-    ground.id = spec.newId();
-    ground.name = "ground";
-    ground.ground = true;
+    const Part ground = test::groundPart(spec);
     Part box = test::boxPart(spec, "box", Vec3(0.3, 0.2, 0.1), Vec3(0.0, 0.0, 1.0));
     box.X_WP.R = quatFromRollPitchYaw(0.3, -0.2, 0.5);
     box.v_WPo_W = Vec3(1.0, 0.5, 4.0);
@@ -501,10 +498,7 @@ TEST(JointSpaceFreeParts, AFloatingBaseWithAnArmKeepsItsMomenta) {
     SceneSpec spec;
     spec.name = "floating base";
     spec.gravity = Vec3::Zero();
-    Part ground;
-    ground.id = spec.newId();
-    ground.name = "ground";
-    ground.ground = true;
+    const Part ground = test::groundPart(spec);
     Part base = test::boxPart(spec, "base", Vec3(0.4, 0.3, 0.2), Vec3(0.0, 0.0, 0.0));
     base.w_WP_W = Vec3(0.3, -0.4, 2.0);
     base.v_WPo_W = Vec3(0.2, 0.0, 0.1);
