@@ -1217,7 +1217,12 @@ class Closure {
 public:
     // Factors M_FF and S for J (all links' columns). False when M_FF is not positive definite.
     // (Small dense matrices, factored in place without allocating once sized.)
-    bool factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J, const std::vector<int>& free) {
+    // With `best` (per row, the largest pivot it has had in a run: the rank handling's memory),
+    // a row whose pivot falls below kDroppedPivot of its best is dropped too, as next to a
+    // singular position, where it is about to depend on the others; weakestPivot() is then
+    // relative to the best.
+    bool factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J, const std::vector<int>& free,
+                std::vector<double>* best = nullptr) {
         const int nf = static_cast<int>(free.size()), m = static_cast<int>(J.rows());
         L_M_.resize(nf, nf);
         JF_.resize(m, nf);
@@ -1245,6 +1250,7 @@ public:
         S_.noalias() = JF_ * Y_;
         // Row-order Cholesky with dropping.
         kept_.clear();
+        weakest_ = 1.0;
         L_.resize(m, m);
         const double largest = m > 0 ? S_.diagonal().maxCoeff() : 0.0;
         for (int i = 0; i < m; ++i) {
@@ -1257,8 +1263,18 @@ public:
             double d = S_(i, i);
             for (int c = 0; c < a; ++c) d -= L_(a, c) * L_(a, c);
             if (!(S_(i, i) > 1e-20 * largest) || !(d > kSingularPivot * S_(i, i))) continue;
+            double reference = S_(i, i);
+            if (best) {
+                if (best->size() != static_cast<std::size_t>(m))
+                    best->assign(static_cast<std::size_t>(m), 0.0);
+                double& most = (*best)[static_cast<std::size_t>(i)];
+                most = std::max(most, d);
+                if (d < kDroppedPivot * most) continue;
+                reference = most;
+            }
             L_(a, a) = std::sqrt(d);
             kept_.push_back(i);
+            weakest_ = std::min(weakest_, d / reference);
         }
         return true;
     }
@@ -1302,13 +1318,17 @@ public:
     const Eigen::MatrixXd& JF() const { return JF_; }
     const Eigen::MatrixXd& Y() const { return Y_; }
     int rank() const { return static_cast<int>(kept_.size()); }
+    // The smallest pivot of a row kept relative to its diagonal (1 for none).
+    double weakestPivot() const { return weakest_; }
 
     static constexpr double kSingularPivot = 1e-10;
+    static constexpr double kDroppedPivot = 1e-6;
 
 private:
     Eigen::MatrixXd L_M_, JF_, Y_, S_, L_;
     Eigen::VectorXd x_, lambda_;
     std::vector<int> kept_;
+    double weakest_ = 1.0;
 };
 
 // The composite-rigid-body mass matrix alone at the links' poses and motion subspaces.
@@ -1397,9 +1417,12 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
     thread_local std::vector<int> free;
     freeRates(model, tree, free);
     thread_local Closure closure;
-    if (!closure.factor(M, rows.J, free))
+    if (!closure.factor(M, rows.J, free, &ws.loopBestPivot))
         return Status::failure("the joint-space mass matrix is not positive definite at t = " +
                                timeText(t) + " (a part of no mass on a joint?)");
+    ws.loopRank = closure.rank();
+    ws.loopBestRank = std::max(ws.loopBestRank, ws.loopRank);
+    ws.loopPivot = closure.weakestPivot();
     // b = −h − M q̈_P over F; c = γ̃ − Jc q̈_P.
     thread_local Eigen::VectorXd prescribed, b, c, r, qddF;
     const bool driven = static_cast<int>(free.size()) < tree.nv;

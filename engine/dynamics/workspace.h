@@ -50,6 +50,14 @@ struct Workspace {
     std::shared_ptr<const JointTree> controlTree;
     std::uint64_t controlTreeSerial = 0;
     std::vector<double> controlEfforts;
+    // Joint coordinates' loop closure (joint_space.h) at its last solve: how many of the cut
+    // rows it kept, the most it has kept in this workspace, and the smallest pivot of a row
+    // kept relative to its diagonal (1: none nearly dependent). Next to a singular position a
+    // run takes its stages on the loops' positions (loopsNearSingular).
+    int loopRank = 0, loopBestRank = 0;
+    double loopPivot = 1.0;
+    std::vector<double> loopBestPivot;  // per cut row, the largest pivot it has had
+    bool loopsNearSingular() const { return loopRank < loopBestRank || loopPivot < 1e-2; }
 };
 
 }  // namespace engine

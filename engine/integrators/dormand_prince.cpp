@@ -272,7 +272,7 @@ private:
         Eigen::VectorXd* k = step_.k;
         if (Status s = f(t, y, k[0]); !s.ok) return s;
         // Next to a singular position the stages are taken on the manifold (flatDerivative).
-        const bool onManifold = !joints_ && w.solver.nearSingular();
+        const bool onManifold = joints_ ? w.loopsNearSingular() : w.solver.nearSingular();
         if (onManifold) {
             ++stats_.projectedSteps;
             if (Status s = f(t, y, k[0], true); !s.ok) return s;

@@ -73,14 +73,21 @@ Status detail::flatDerivative(const Model& model, const Flat& flat, double t,
                               Eigen::VectorXd& dy, IntegratorStatistics& stats, bool onManifold) {
     if (flat.tree) {  // joint coordinates: (q̇, q̈) by the articulated-body algorithm
         ++stats.evaluations;
-        thread_local Eigen::VectorXd qdd;
-        if (Status s = articulatedAccelerations(model, *flat.tree, t, y.head(flat.nq),
-                                                y.segment(flat.nq, flat.nv), reference, ws, qdd);
+        thread_local Eigen::VectorXd q, qd, qdd;
+        q = y.head(flat.nq);
+        qd = y.segment(flat.nq, flat.nv);
+        // Next to a singular position, the stage's loops closed first (as maximal coordinates
+        // project the stage, and for the same reason).
+        if (onManifold)
+            if (Status s = projectLoopClosure(model, *flat.tree, t, q, qd,
+                                              kStageTolerance * model.settings.projectionTolerance);
+                !s.ok)
+                return s;
+        if (Status s = articulatedAccelerations(model, *flat.tree, t, q, qd, reference, ws, qdd);
             !s.ok)
             return s;
         dy.resize(y.size());
-        jointCoordinateRates(*flat.tree, y.head(flat.nq), y.segment(flat.nq, flat.nv),
-                             dy.head(flat.nq));
+        jointCoordinateRates(*flat.tree, q, qd, dy.head(flat.nq));
         dy.segment(flat.nq, flat.nv) = qdd;
         dy(flat.nq + flat.nv) = ws.forceEnergies.actuatorPower;
         dy(flat.nq + flat.nv + 1) = ws.forceEnergies.dampingPower;
@@ -134,7 +141,7 @@ private:
         Eigen::VectorXd k1, k2, k3, k4;
         if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_); !s.ok) return s;
         // Next to a singular position the stages are taken on the manifold (flatDerivative).
-        const bool onManifold = !joints_ && ws.solver.nearSingular();
+        const bool onManifold = joints_ ? ws.loopsNearSingular() : ws.solver.nearSingular();
         if (onManifold) {
             ++stats_.projectedSteps;
             if (Status s = flatDerivative(model, flat, t, y, state, ws, k1, stats_, true); !s.ok)
