@@ -1463,7 +1463,8 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
 }  // namespace
 
 Status projectLoopClosure(const Model& model, const JointTree& tree, double t, Eigen::VectorXd& q,
-                          Eigen::VectorXd& qd, double tolerance, int* iterations) {
+                          Eigen::VectorXd& qd, double tolerance, int* iterations,
+                          std::vector<double>* bestPivot) {
     if (!tree.closed()) return {};
     if (!(tolerance > 0.0)) tolerance = model.settings.projectionTolerance;
     thread_local std::vector<Transform> poses;
@@ -1511,7 +1512,10 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
     }
     // Velocities: q̇_F ← q̇_F − M⁻¹ J_Fᵀ S⁻¹ (Jc q̇), Jc at the closed positions.
     if (!factored) massMatrix(model, tree, poses, s, M);
-    if (!closure.factor(M, rows.J, free))
+    // (Next to a singular position, the rows about to depend on the others left out: their
+    // velocity rows are met to the order they barely hold, and correcting them would divide
+    // the step's error by the angle between the rows.)
+    if (!closure.factor(M, rows.J, free, bestPivot))
         return Status::failure("the joint-space mass matrix is not positive definite at t = " +
                                timeText(t));
     closure.correction(rows.J * qd, dx);

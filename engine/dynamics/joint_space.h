@@ -184,8 +184,12 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
 // the cut joints' rows are within `tolerance` (the scene's projection tolerance when 0), then
 // q̇ made to meet their velocity rows, each the least change in the mass metric. Nothing for an
 // open tree. Fails, naming the cut joints, where the loops cannot be closed.
+// With `bestPivot` (a run's memory of each cut row's best pivot: Workspace::loopBestPivot),
+// the velocity rows about to depend on the others next to a singular position are left as they
+// are.
 Status projectLoopClosure(const Model& model, const JointTree& tree, double t, Eigen::VectorXd& q,
-                          Eigen::VectorXd& qd, double tolerance = 0.0, int* iterations = nullptr);
+                          Eigen::VectorXd& qd, double tolerance = 0.0, int* iterations = nullptr,
+                          std::vector<double>* bestPivot = nullptr);
 
 // Whether a closed tree's loops are at a singular position at `state` (assembled): a direction
 // in which the cut rows' Jacobian lets the free coordinates move leads off the mechanism's

@@ -43,7 +43,9 @@ Status detail::Flat::settle(const Model& m, State& s, Workspace& ws, int* iterat
         // A closed tree's loops: its coordinates projected onto the cut joints' rows.
         thread_local Eigen::VectorXd q, qd;
         jointSpaceState(m, *tree, s, q, qd);
-        if (Status st = projectLoopClosure(m, *tree, s.t, q, qd, tolerance, iterations); !st.ok)
+        if (Status st =
+                projectLoopClosure(m, *tree, s.t, q, qd, tolerance, iterations, &ws.loopBestPivot);
+            !st.ok)
             return st;
         bodyStateFromJoints(m, *tree, q, qd, s);
         return {};
@@ -80,7 +82,8 @@ Status detail::flatDerivative(const Model& model, const Flat& flat, double t,
         // project the stage, and for the same reason).
         if (onManifold)
             if (Status s = projectLoopClosure(model, *flat.tree, t, q, qd,
-                                              kStageTolerance * model.settings.projectionTolerance);
+                                              kStageTolerance * model.settings.projectionTolerance,
+                                              nullptr, &ws.loopBestPivot);
                 !s.ok)
                 return s;
         if (Status s = articulatedAccelerations(model, *flat.tree, t, q, qd, reference, ws, qdd);

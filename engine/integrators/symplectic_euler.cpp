@@ -206,7 +206,7 @@ private:
         integrateJointCoordinates(*tree_, q_, qd_, h);
         prescribeMotions(model, *tree_, state.t + h, q_, qd_);
         if (Status s = projectLoopClosure(model, *tree_, state.t + h, q_, qd_, 0.0,
-                                          &stats_.projectionIterations);
+                                          &stats_.projectionIterations, &ws.loopBestPivot);
             !s.ok)
             return s;
         state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;

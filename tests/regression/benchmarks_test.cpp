@@ -206,8 +206,10 @@ void doubleFourBarA02(Formulation formulation) {
 TEST(Benchmarks, DoubleFourBarA02PassesItsSingularPositionsOnTheReferenceBranch) {
     doubleFourBarA02(Formulation::Auto);
 }
-// (In joint coordinates the linkage leaves the reference branch at its first singular
-// position: the closure's rank handling has no memory across one yet; see docs/engine.md.)
+// (The closure's memory of each cut row's best pivot carries it through: docs/engine.md.)
+TEST(BenchmarksInJointCoordinates, DoubleFourBarA02PassesItsSingularPositionsOnTheReferenceBranch) {
+    doubleFourBarA02(Formulation::Recursive);
+}
 
 // IFToMM A04, the Bricard mechanism: zero degrees of freedom by the count, one in fact. On its
 // branch through the start, with q1 the angle at P1, q3 = q5 = q1, q2 = q4 = −atan(sin q1 /
