@@ -404,6 +404,70 @@ TEST(JointSpaceLoops, ASingularClosureAtTheStartIsNamed) {
     }
 }
 
+// A loop of welds (two parts welded to the ground and to each other, a pendulum hinged to the
+// second): joint coordinates cut a weld like any other joint, its six rows all dependent on the
+// tree's (dropped, as the maximal solver drops them), so the run agrees with the maximal one,
+// reactions and all.
+TEST(JointSpaceLoops, ALoopOfWeldsIsCutLikeAnyOther) {
+    SceneSpec spec;
+    spec.name = "welded loop";
+    Part ground = test::groundPart(spec);
+    ground.markers = {test::marker(spec, "a", Vec3::Zero()),
+                      test::marker(spec, "b", Vec3(1.0, 0.0, 0.0))};
+    Part a = test::boxPart(spec, "A", Vec3(1.0, 0.1, 0.1), Vec3(0.5, 0.0, 0.0));
+    a.markers = {test::marker(spec, "l", Vec3(-0.5, 0.0, 0.0)),
+                 test::marker(spec, "r", Vec3(0.5, 0.0, 0.0))};
+    Part b = test::boxPart(spec, "B", Vec3(1.0, 0.1, 0.1), Vec3(1.5, 0.0, 0.0));
+    b.markers = {test::marker(spec, "l", Vec3(-0.5, 0.0, 0.0)),
+                 test::marker(spec, "h", Vec3::Zero())};
+    Part c = test::boxPart(spec, "C", Vec3(0.1, 0.5, 0.1), Vec3(1.5, 0.0, -0.25));
+    c.markers = {test::marker(spec, "p", Vec3(0.0, 0.0, 0.25))};
+    c.markers[0].X_PM.R = quatFromRollPitchYaw(kPi / 2, 0.0, 0.0);
+    b.markers[1].X_PM.R = c.markers[0].X_PM.R;
+    c.w_WP_W = Vec3(0.0, 2.0, 0.0);  // swinging about the hinge (its axis: y)
+    c.v_WPo_W = Vec3(-0.5, 0.0, 0.0);
+    spec.parts = {ground, a, b, c};
+    auto joint = [&](const char* name, JointType type, MarkerRef i, MarkerRef j) {
+        Joint out;
+        out.id = spec.newId();
+        out.name = name;
+        out.type = type;
+        out.markerI = i;
+        out.markerJ = j;
+        return out;
+    };
+    spec.joints = {joint("w1", JointType::Fixed, {"A", "l"}, {"ground", "a"}),
+                   joint("w2", JointType::Fixed, {"B", "l"}, {"A", "r"}),
+                   joint("w3", JointType::Fixed, {"B", "l"}, {"ground", "b"}),
+                   joint("hinge", JointType::Revolute, {"C", "p"}, {"B", "h"})};
+    const std::shared_ptr<const Model> model = test::compiled(spec);
+    ASSERT_TRUE(model);
+    std::string why;
+    const std::optional<JointTree> tree = buildJointTree(*model, initialState(*model), why);
+    ASSERT_TRUE(tree) << why;
+    ASSERT_EQ(tree->cuts.size(), 1u);
+    EXPECT_EQ(model->joints[static_cast<std::size_t>(tree->cuts[0])].name, "w3");
+    EXPECT_EQ(tree->nv, 1);
+    ForwardDynamics recursive(
+        variant(*model, Formulation::Recursive, IntegratorType::DormandPrince45));
+    ForwardDynamics maximal(variant(*model, Formulation::Maximal, IntegratorType::DormandPrince45));
+    ASSERT_EQ(recursive.formulation().formulation, Formulation::Recursive)
+        << recursive.formulation().reason;
+    ASSERT_TRUE(recursive.initialize().ok);
+    ASSERT_TRUE(maximal.initialize().ok);
+    test::FormulationAgreement apart;
+    for (int k = 1; k <= 10; ++k) {
+        ASSERT_TRUE(recursive.advance(0.1 * k).ok);
+        ASSERT_TRUE(maximal.advance(0.1 * k).ok);
+        Outputs oa, ob;
+        ASSERT_TRUE(recursive.outputs(oa).ok);
+        ASSERT_TRUE(maximal.outputs(ob).ok);
+        apart.add(*model, recursive.state(), maximal.state(), oa, ob);
+    }
+    apart.expectWithin();
+    EXPECT_GT(apart.largestReaction, 1.0);
+}
+
 // ---- Free parts: six coordinates from the ground (a unit quaternion among them) --------------
 
 // The momenta of a model's parts about the world origin at `state`: linear, angular.
