@@ -66,9 +66,11 @@ FormulationChoice chooseFormulation(const Model& model) {
             (cuts == 0 ? "about twice as fast"
                        : "though not faster: its loops' rows are solved at every step"));
     choice.formulation = Formulation::Recursive;
-    choice.reason = size + (cuts == 0 ? ": its joints' coordinates hold it by construction"
-                                      : ": its tree's coordinates, its loops' rows held with "
-                                        "multipliers");
+    choice.reason =
+        size + (cuts == 0 ? (links > 0 ? ": its joints' coordinates hold it by construction"
+                                       : ": each part's position and unit quaternion")
+                          : ": its tree's coordinates, its loops' rows held with "
+                            "multipliers");
     return choice;
 }
 
