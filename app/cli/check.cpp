@@ -75,6 +75,10 @@ int runCheck(const std::string& path) {
         return kExitInvalidInput;
     }
     if (const engine::Status s = sim.initialize(); !s.ok) {
+        if (formulationRefusedAtStart(s, path, false)) {
+            std::cout << "status:  invalid (the recursive formulation cannot step it)\n";
+            return kExitInvalidInput;
+        }
         printError(s.message, path);
         std::cout << "status:  invalid (cannot be assembled)\n";
         return kExitCannotAssemble;

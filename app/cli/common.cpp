@@ -54,6 +54,18 @@ bool formulationRefused(const engine::Model& model, const std::string& path, boo
     return true;
 }
 
+bool formulationRefusedAtStart(const engine::Status& status, const std::string& path,
+                               bool onCommandLine) {
+    if (status.ok || status.cause != engine::Cause::FormulationRefused) return false;
+    const std::string asked = "the scene asks for the recursive formulation, but ";
+    std::string what = status.message;
+    if (onCommandLine && what.rfind(asked, 0) == 0)
+        what = "--formulation recursive, but " + what.substr(asked.size());
+    printError(what, onCommandLine ? std::string("command line: --formulation")
+                                   : path + ":/settings/formulation");
+    return true;
+}
+
 bool gStdoutReported = false;
 
 // Why a write to stdout failed, from the errno it left (`error`); without one the system gave

@@ -64,6 +64,10 @@ void printError(const std::string& what, const std::string& where);
 // an error where it was asked — the command line's --formulation when `onCommandLine`, else the
 // scene's /settings/formulation in `path` — and true (the command exits kExitInvalidInput).
 bool formulationRefused(const engine::Model& model, const std::string& path, bool onCommandLine);
+// The same for a start the formulation refused (engine::Cause::FormulationRefused: joint
+// coordinates at a singular position of the loops): said where it was asked, and true.
+bool formulationRefusedAtStart(const engine::Status& status, const std::string& path,
+                               bool onCommandLine);
 // Each diagnostic as an error or a warning, where = file[:JSON pointer].
 void printDiagnostics(const engine::Diagnostics& diagnostics, const std::string& file);
 

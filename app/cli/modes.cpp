@@ -65,6 +65,7 @@ int runModes(const ModesOptions& options) {
         if (formulationRefused(*model, path, false)) return kExitInvalidInput;
         engine::ForwardDynamics run(model);
         if (engine::Status s = run.initialize(); !s.ok) {
+            if (formulationRefusedAtStart(s, path, false)) return kExitInvalidInput;
             printError(s.message, path);
             return cannotAssemble(s) ? kExitCannotAssemble : kExitRunStopped;
         }

@@ -105,6 +105,8 @@ int runRender(const RenderOptions& options) {
         simulator = std::make_unique<engine::Simulator>(compiled.model);
         if (!simulator->initialization().ok) {
             simulator->stop();
+            if (formulationRefusedAtStart(simulator->initialization(), options.run, false))
+                return kExitInvalidInput;
             printError(simulator->initialization().message, options.run);
             return kExitCannotAssemble;
         }

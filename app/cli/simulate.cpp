@@ -123,6 +123,9 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
     engine::Simulator sim(compiled.model, recordingOptions);
     if (!sim.initialization().ok) {
         sim.stop();
+        if (formulationRefusedAtStart(sim.initialization(), options.scene,
+                                      !options.formulation.empty()))
+            return kExitInvalidInput;
         printError(sim.initialization().message, options.scene);
         return kExitCannotAssemble;
     }

@@ -157,8 +157,9 @@ Status ForwardDynamics::initialize() {
 
 Status ForwardDynamics::initialize(const State& state) {
     if (formulation_.refused)
-        return Status::failure("the scene asks for the recursive formulation, but " +
-                               formulation_.reason);
+        return Status::failure(
+            "the scene asks for the recursive formulation, but " + formulation_.reason, {},
+            Cause::FormulationRefused);
     state_ = state;
     model_ = switchedModel(base_, state_.switches);
     state_.solverMemory.clear();  // a new start: the rows analysed afresh
@@ -177,7 +178,8 @@ Status ForwardDynamics::initialize(const State& state) {
         if (const std::optional<JointTree> tree = buildJointTree(*model_, state_, why);
             tree && loopsSingularAt(*model_, *tree, state_, why))
             return Status::failure("the scene asks for the recursive formulation, but " + why +
-                                   "; \"maximal\" steps through singular positions");
+                                       "; \"maximal\" steps through singular positions",
+                                   {}, Cause::FormulationRefused);
     }
     Status s = prepareWorkspace(*model_, state_, ws_);
     // What expressions read of the previous step starts as the assembled state's solve (with
@@ -192,8 +194,9 @@ Status ForwardDynamics::initialize(const State& state) {
 
 Status ForwardDynamics::resume(const State& state) {
     if (formulation_.refused)
-        return Status::failure("the scene asks for the recursive formulation, but " +
-                               formulation_.reason);
+        return Status::failure(
+            "the scene asks for the recursive formulation, but " + formulation_.reason, {},
+            Cause::FormulationRefused);
     state_ = state;
     model_ = switchedModel(base_, state_.switches);
     integrator_->reset();

@@ -18,6 +18,8 @@ enum class Cause {
     NotFinite,  // a value that is not a number (NaN or infinity): no solve can fix it
     LockUp,     // a driven mechanism cannot follow its motions beyond an instant (the entities:
                 // first the joints and motions whose equations become dependent)
+    FormulationRefused,  // the formulation the scene asks for cannot step the mechanism (joint
+                         // coordinates from a singular position of its loops): the input's fault
 };
 
 // Failures carry a message naming the entity and time, for people; and the entities it names,
