@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
@@ -56,6 +57,18 @@ struct FormulationAgreement {
             EXPECT_NEAR(oa.jointRates(c), ob.jointRates(c),
                         1e-7 * std::max(1.0, std::abs(ob.jointRates(c))));
         EXPECT_LT(oa.constraintError, 1e-9);
+    }
+
+    // Both runs advanced to `t` and compared there (`a`, in joint coordinates, against `b`).
+    // (Call under ASSERT_NO_FATAL_FAILURE.)
+    void follow(const Model& model, ForwardDynamics& a, ForwardDynamics& b, double t) {
+        ASSERT_TRUE(b.advance(t).ok);
+        const Status s = a.advance(t);
+        ASSERT_TRUE(s.ok) << s.message;
+        Outputs oa, ob;
+        ASSERT_TRUE(a.outputs(oa).ok);
+        ASSERT_TRUE(b.outputs(ob).ok);
+        add(model, a.state(), b.state(), oa, ob);
     }
 
     // #46's acceptance: 1e-8 m and rad, and 1e-8 of the largest reaction, work and effort.

@@ -2,6 +2,7 @@
 // Tiny scenes for tests, built in code (larger examples live in scenes/).
 
 #include <string>
+#include <utility>
 
 #include "engine/model/scene_spec.h"
 
@@ -61,6 +62,18 @@ inline SceneSpec pendulum() {
     hinge.markerJ = {"ground", "pivot"};
     spec.joints = {hinge};
     return spec;
+}
+
+// A joint of `type` from marker I to marker J ("part", "marker").
+inline Joint joint(SceneSpec& spec, const std::string& name, JointType type, MarkerRef i,
+                   MarkerRef j) {
+    Joint out;
+    out.id = spec.newId();
+    out.name = name;
+    out.type = type;
+    out.markerI = std::move(i);
+    out.markerJ = std::move(j);
+    return out;
 }
 
 // A coupler of `type` between joints I and J (a screw: I alone; a linear coupler: none, its

@@ -171,16 +171,8 @@ TEST(JointSpace, AFixedStepRunInJointCoordinatesGoesWhereTheMaximalOneGoes) {
         ASSERT_TRUE(recursive.initialize().ok);
         ASSERT_TRUE(maximal.initialize().ok);
         test::FormulationAgreement apart;
-        for (int k = 1; k <= 20; ++k) {
-            const double t = 0.1 * k;
-            ASSERT_TRUE(maximal.advance(t).ok);
-            const Status s = recursive.advance(t);
-            ASSERT_TRUE(s.ok) << s.message;
-            Outputs oa, ob;
-            ASSERT_TRUE(recursive.outputs(oa).ok);
-            ASSERT_TRUE(maximal.outputs(ob).ok);
-            apart.add(*loaded, recursive.state(), maximal.state(), oa, ob);
-        }
+        for (int k = 1; k <= 20; ++k)
+            ASSERT_NO_FATAL_FAILURE(apart.follow(*loaded, recursive, maximal, 0.1 * k));
         apart.expectWithin();
         std::printf(
             "%s, rk4: positions within %.2g, reactions within %.2g of %.3g, the motions' work "
@@ -428,19 +420,10 @@ TEST(JointSpaceLoops, ALoopOfWeldsIsCutLikeAnyOther) {
     c.w_WP_W = Vec3(0.0, 2.0, 0.0);  // swinging about the hinge (its axis: y)
     c.v_WPo_W = Vec3(-0.5, 0.0, 0.0);
     spec.parts = {ground, a, b, c};
-    auto joint = [&](const char* name, JointType type, MarkerRef i, MarkerRef j) {
-        Joint out;
-        out.id = spec.newId();
-        out.name = name;
-        out.type = type;
-        out.markerI = i;
-        out.markerJ = j;
-        return out;
-    };
-    spec.joints = {joint("w1", JointType::Fixed, {"A", "l"}, {"ground", "a"}),
-                   joint("w2", JointType::Fixed, {"B", "l"}, {"A", "r"}),
-                   joint("w3", JointType::Fixed, {"B", "l"}, {"ground", "b"}),
-                   joint("hinge", JointType::Revolute, {"C", "p"}, {"B", "h"})};
+    spec.joints = {test::joint(spec, "w1", JointType::Fixed, {"A", "l"}, {"ground", "a"}),
+                   test::joint(spec, "w2", JointType::Fixed, {"B", "l"}, {"A", "r"}),
+                   test::joint(spec, "w3", JointType::Fixed, {"B", "l"}, {"ground", "b"}),
+                   test::joint(spec, "hinge", JointType::Revolute, {"C", "p"}, {"B", "h"})};
     const std::shared_ptr<const Model> model = test::compiled(spec);
     ASSERT_TRUE(model);
     std::string why;
@@ -457,14 +440,8 @@ TEST(JointSpaceLoops, ALoopOfWeldsIsCutLikeAnyOther) {
     ASSERT_TRUE(recursive.initialize().ok);
     ASSERT_TRUE(maximal.initialize().ok);
     test::FormulationAgreement apart;
-    for (int k = 1; k <= 10; ++k) {
-        ASSERT_TRUE(recursive.advance(0.1 * k).ok);
-        ASSERT_TRUE(maximal.advance(0.1 * k).ok);
-        Outputs oa, ob;
-        ASSERT_TRUE(recursive.outputs(oa).ok);
-        ASSERT_TRUE(maximal.outputs(ob).ok);
-        apart.add(*model, recursive.state(), maximal.state(), oa, ob);
-    }
+    for (int k = 1; k <= 10; ++k)
+        ASSERT_NO_FATAL_FAILURE(apart.follow(*model, recursive, maximal, 0.1 * k));
     apart.expectWithin();
     EXPECT_GT(apart.largestReaction, 1.0);
 }
@@ -517,19 +494,12 @@ TEST(JointSpace, EveryKindOfLinkEachWayRoundGoesWhereTheMaximalRunGoes) {
             second.w_WP_W = Vec3(1.0, -1.5, 3.0);
             second.v_WPo_W = Vec3(0.4, 0.3, -0.2);
             spec.parts = {ground, arm, second};
-            Joint hinge;
-            hinge.id = spec.newId();
-            hinge.name = "hinge";
-            hinge.type = JointType::Revolute;
-            hinge.markerI = {"arm", "pivot"};
-            hinge.markerJ = {"ground", "pivot"};
-            Joint joint;
-            joint.id = spec.newId();
-            joint.name = "joint";
-            joint.type = type;
-            joint.markerI = reversed ? MarkerRef{"arm", "tip"} : MarkerRef{"second", "mount"};
-            joint.markerJ = reversed ? MarkerRef{"second", "mount"} : MarkerRef{"arm", "tip"};
-            spec.joints = {hinge, joint};
+            spec.joints = {
+                test::joint(spec, "hinge", JointType::Revolute, {"arm", "pivot"},
+                            {"ground", "pivot"}),
+                test::joint(spec, "joint", type,
+                            reversed ? MarkerRef{"arm", "tip"} : MarkerRef{"second", "mount"},
+                            reversed ? MarkerRef{"second", "mount"} : MarkerRef{"arm", "tip"})};
             if (driven) {  // a motion on the joint's first slide, or else its first angle
                 MotionSpec motion;
                 motion.id = spec.newId();
@@ -557,15 +527,8 @@ TEST(JointSpace, EveryKindOfLinkEachWayRoundGoesWhereTheMaximalRunGoes) {
                 (layout::twist(maximal.state().v, 1) - layout::twist(maximal.state().v, 0)).norm(),
                 driven ? 0.1 : 0.5);
             test::FormulationAgreement apart;
-            for (int k = 1; k <= 10; ++k) {
-                ASSERT_TRUE(maximal.advance(0.1 * k).ok);
-                const Status s = recursive.advance(0.1 * k);
-                ASSERT_TRUE(s.ok) << s.message;
-                Outputs oa, ob;
-                ASSERT_TRUE(recursive.outputs(oa).ok);
-                ASSERT_TRUE(maximal.outputs(ob).ok);
-                apart.add(*model, recursive.state(), maximal.state(), oa, ob);
-            }
+            for (int k = 1; k <= 10; ++k)
+                ASSERT_NO_FATAL_FAILURE(apart.follow(*model, recursive, maximal, 0.1 * k));
             apart.expectWithin();
             std::printf(
                 "%s%s: positions within %.2g, reactions within %.2g of %.3g, efforts "
@@ -685,13 +648,8 @@ TEST(JointSpaceFreeParts, AFloatingBaseWithAnArmKeepsItsMomenta) {
     arm.markers.push_back(test::marker(spec, "shoulder", Vec3(-0.25, 0.0, 0.0)));
     arm.X_WP.R = Quat::Identity();
     spec.parts = {ground, base, arm};
-    Joint hinge;
-    hinge.id = spec.newId();
-    hinge.name = "shoulder";
-    hinge.type = JointType::Revolute;
-    hinge.markerI = {"arm", "shoulder"};
-    hinge.markerJ = {"base", "shoulder"};
-    spec.joints = {hinge};
+    spec.joints = {test::joint(spec, "shoulder", JointType::Revolute, {"arm", "shoulder"},
+                               {"base", "shoulder"})};
     // The arm moves with the base (its velocity at its place) and swings at 1 rad/s more.
     arm.w_WP_W = base.w_WP_W + Vec3(0.0, 0.0, 1.0);
     arm.v_WPo_W = base.v_WPo_W + base.w_WP_W.cross(Vec3(0.2, 0.0, 0.0)) +
