@@ -114,21 +114,46 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                       const StepResult* step, const JointTree* tree) {
     ActingForces acting;
     thread_local std::vector<Vec6> transmitted;
-    thread_local Eigen::VectorXd alongAxis, treeRates, cutLambda;
+    thread_local Eigen::VectorXd alongAxis, treeRates, cutLambda, qdd;
     if (tree) {
-        // What the joints transmit; the constraint rows only for their gap.
-        thread_local Eigen::VectorXd qdd;
-        if (Status s = jointSpaceTransmitted(model, *tree, state, ws, treeRates, qdd, transmitted,
-                                             alongAxis, &cutLambda);
-            !s.ok)
+        // What the joints transmit; the constraint rows only for their gap. After a
+        // velocity-level step, over the step: with its accelerations and its contact forces
+        // (and so its stops' torques, which act within the joints).
+        acting.stepped = step && step->valid && step->jointAccelerations.size() == tree->nv &&
+                         std::abs(step->t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
+        if (acting.stepped) {
+            thread_local std::vector<Vec6> external;
+            external.assign(model.bodies.size(), Vec6::Zero());
+            for (const ContactForce& c : step->contacts) {
+                const Vec3 F = c.normalForce * c.normal_W + c.frictionForce_W;  // on B
+                Vec6 onB;
+                onB.head<3>() = c.point_W.cross(F);
+                onB.tail<3>() = F;
+                const int a = model.bodyOfPart[static_cast<std::size_t>(c.partA)];
+                const int b = model.bodyOfPart[static_cast<std::size_t>(c.partB)];
+                if (a >= 0) external[static_cast<std::size_t>(a)] -= onB;
+                if (b >= 0) external[static_cast<std::size_t>(b)] += onB;
+            }
+            if (Status s =
+                    jointSpaceTransmittedOverStep(model, *tree, state, ws, step->jointAccelerations,
+                                                  external, treeRates, transmitted, alongAxis);
+                !s.ok)
+                return s;
+        } else if (Status s = jointSpaceTransmitted(model, *tree, state, ws, treeRates, qdd,
+                                                    transmitted, alongAxis, &cutLambda);
+                   !s.ok) {
             return s;
+        }
         // (Φ alone once the rows' layout is known)
         if (ws.constraints.patternSerial == model.serial &&
             ws.constraints.Phi.size() == model.constraintRows())
             evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
         else
             evaluateConstraints(model, state.t, ws.frames, ws.constraints, false);
-        acting.limitForce.assign(model.limits.size(), 0.0);
+        if (acting.stepped)
+            acting.limitForce = step->limitForce;
+        else
+            acting.limitForce.assign(model.limits.size(), 0.0);
         acting.frictionForce.assign(model.frictions.size(), 0.0);
         for (std::size_t k = 0; k < model.frictions.size(); ++k)
             if (const JointFrictionModel& f = model.frictions[k]; f.viscous > 0.0 && !f.ball)

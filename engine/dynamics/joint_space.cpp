@@ -345,8 +345,11 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
         why = "couplers and soft joints are not in joint coordinates (yet)";
         return std::nullopt;
     }
-    if (whole && (!model.limits.empty() || model.contact.enabled)) {
-        why = "joint stops and contact are not in joint coordinates (yet)";
+    if (whole && std::any_of(model.frictions.begin(), model.frictions.end(),
+                             [](const JointFrictionModel& f) { return f.coulomb(); })) {
+        why =
+            "Coulomb joint friction (its bound from the joint's reaction) is not in joint "
+            "coordinates (yet)";
         return std::nullopt;
     }
     std::vector<BodyFrame> frames;
@@ -490,6 +493,12 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
         }
         tree.cuts.push_back(static_cast<int>(j));
         tree.cutRows += joint.rows;
+    }
+    if (whole && !tree.cuts.empty() && (!model.limits.empty() || model.contact.enabled)) {
+        why = "joint '" + model.joints[static_cast<std::size_t>(tree.cuts.front())].name +
+              "' closes a loop: joint coordinates take joint stops and contact on trees of "
+              "joints (and free parts) only (so far)";
+        return std::nullopt;
     }
     tree.linkOfBody = std::move(linkOfBody);
     // The coordinates and rates, link by link.
@@ -1600,6 +1609,49 @@ int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::Vect
     return closure.rank();
 }
 
+namespace {
+
+// The recursive Newton–Euler pass with given accelerations: per link, the spatial force its
+// joint exerts on its body (about the world origin), less what the cut joints' rows exert on
+// the body (`loopsOnBody`) and what pushes it from outside (`external`), both per body when
+// given; per rate, s·F into `alongAxis`. ws.g and ws.frames at the state.
+void transmittedForces(const Model& model, const JointTree& tree, const Workspace& ws,
+                       const std::vector<Transform>& poses, const std::vector<Vec6>& s,
+                       const std::vector<Vec6>& V, const Eigen::VectorXd& qd,
+                       const Eigen::VectorXd& qdd, const std::vector<Vec6>* loopsOnBody,
+                       const std::vector<Vec6>* external, std::vector<Vec6>& transmitted,
+                       Eigen::VectorXd& alongAxis) {
+    thread_local std::vector<Vec6> A;
+    const std::size_t n = tree.links.size();
+    A.resize(n);
+    transmitted.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const JointTree::Link& link = tree.links[i];
+        const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
+        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
+        A[i] = Ap + velocityProduct(tree, link, V[i], Vp, s, qd);
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            A[i] += s[static_cast<std::size_t>(e)] * qdd(e);
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
+        const Mat6 I = bodyInertia(model, link.body, X_WB, R);
+        transmitted[i] = I * A[i] + crossForce(V[i], I * V[i]) -
+                         appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+        if (loopsOnBody) transmitted[i] -= (*loopsOnBody)[static_cast<std::size_t>(link.body)];
+        if (external) transmitted[i] -= (*external)[static_cast<std::size_t>(link.body)];
+    }
+    alongAxis.resize(tree.nv);
+    for (std::size_t i = n; i-- > 0;) {
+        const JointTree::Link& link = tree.links[i];
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            alongAxis(e) = s[static_cast<std::size_t>(e)].dot(transmitted[i]);
+        if (const int p = tree.links[i].parent; p >= 0)
+            transmitted[static_cast<std::size_t>(p)] += transmitted[i];
+    }
+}
+
+}  // namespace
+
 Status jointSpaceDynamics(const Model& model, const JointTree& tree, double t,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const State& memory,
                           Workspace& ws, Eigen::MatrixXd& M, Eigen::VectorXd& h) {
@@ -1631,7 +1683,7 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
                              Eigen::VectorXd* cutMultipliers) {
     thread_local Eigen::VectorXd q;
     thread_local std::vector<Transform> poses;
-    thread_local std::vector<Vec6> s, V, A;
+    thread_local std::vector<Vec6> s, V;
     thread_local LoopForces loops;
     if (tree.closed() || tree.hybridMultiAxis) {
         linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s,
@@ -1648,30 +1700,97 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
                             V);
     }
     // (ws.g and ws.frames now hold the applied forces and frames at this state)
-    const std::size_t n = tree.links.size();
-    A.resize(n);
-    transmitted.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const JointTree::Link& link = tree.links[i];
-        const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
-        const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
-        A[i] = Ap + velocityProduct(tree, link, V[i], Vp, s, qd);
-        for (int e = link.iv; e < link.iv + link.nv; ++e)
-            A[i] += s[static_cast<std::size_t>(e)] * qdd(e);
-        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
-        const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
-        const Mat6 I = bodyInertia(model, link.body, X_WB, R);
-        transmitted[i] = I * A[i] + crossForce(V[i], I * V[i]) -
-                         appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
-        if (tree.closed()) transmitted[i] -= loops.onBody[static_cast<std::size_t>(link.body)];
+    transmittedForces(model, tree, ws, poses, s, V, qd, qdd,
+                      tree.closed() ? &loops.onBody : nullptr, nullptr, transmitted, alongAxis);
+    return {};
+}
+
+Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, const State& state,
+                                     Workspace& ws, const Eigen::VectorXd& qdd,
+                                     const std::vector<Vec6>& external, Eigen::VectorXd& qd,
+                                     std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis) {
+    thread_local Eigen::VectorXd q;
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
+    if (Status st = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
+                                          state.lagged, ws);
+        !st.ok)
+        return st;
+    transmittedForces(model, tree, ws, poses, s, V, qd, qdd, nullptr, &external, transmitted,
+                      alongAxis);
+    return {};
+}
+
+Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, const State& state,
+                                  const std::vector<BodyRow>& rows, ImpulseResponses& out) {
+    thread_local Eigen::VectorXd q, qd, z;
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V, Vz;
+    thread_local std::vector<Mat3> R;
+    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
+    massMatrix(model, tree, poses, s, out.M);
+    R.resize(model.bodies.size());
+    for (const JointTree::Link& link : tree.links)
+        R[static_cast<std::size_t>(link.body)] =
+            poses[static_cast<std::size_t>(link.body)].rotationMatrix();
+    // Each row over the rates: a row's entries e on a body's twist are the spatial force
+    // f = (p × e_v + R e_ω, e_v) about the world origin, and its column for a rate of a link on
+    // the body's path to the root s·f (as the loops' rows, loopRows).
+    const Eigen::Index m = static_cast<Eigen::Index>(rows.size());
+    out.rowsInRates.setZero(tree.nv, m);
+    for (Eigen::Index r = 0; r < m; ++r) {
+        const BodyRow& row = rows[static_cast<std::size_t>(r)];
+        for (int side = 0; side < 2; ++side) {
+            const int b = side == 0 ? row.bodyA : row.bodyB;
+            if (b == kGround) continue;
+            const Vec6& e = side == 0 ? row.onA : row.onB;
+            const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
+            if (link < 0) continue;  // (a part on no link cannot move)
+            Vec6 f;
+            f.head<3>() = poses[static_cast<std::size_t>(b)].p.cross(Vec3(e.head<3>())) +
+                          R[static_cast<std::size_t>(b)] * e.tail<3>();
+            f.tail<3>() = e.head<3>();
+            for (int k = link; k >= 0; k = tree.links[static_cast<std::size_t>(k)].parent) {
+                const JointTree::Link& on = tree.links[static_cast<std::size_t>(k)];
+                for (int c = on.iv; c < on.iv + on.nv; ++c)
+                    out.rowsInRates(c, r) += s[static_cast<std::size_t>(c)].dot(f);
+            }
+        }
     }
-    alongAxis.resize(tree.nv);
-    for (std::size_t i = n; i-- > 0;) {
-        const JointTree::Link& link = tree.links[i];
-        for (int e = link.iv; e < link.iv + link.nv; ++e)
-            alongAxis(e) = s[static_cast<std::size_t>(e)].dot(transmitted[i]);
-        if (const int p = tree.links[i].parent; p >= 0)
-            transmitted[static_cast<std::size_t>(p)] += transmitted[i];
+    // Z over the free rates: M_FF Z_F = j_Fᵀ.
+    thread_local std::vector<int> free;
+    freeRates(model, tree, free);
+    const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
+    thread_local Eigen::MatrixXd MFF, ZF;
+    MFF.resize(nf, nf);
+    ZF.resize(nf, m);
+    for (Eigen::Index a = 0; a < nf; ++a) {
+        const int ka = free[static_cast<std::size_t>(a)];
+        for (Eigen::Index b = 0; b < nf; ++b)
+            MFF(a, b) = out.M(ka, free[static_cast<std::size_t>(b)]);
+        ZF.row(a) = out.rowsInRates.row(ka);
+    }
+    thread_local Eigen::LLT<Eigen::MatrixXd> llt;
+    llt.compute(MFF);
+    if (llt.info() != Eigen::Success)
+        return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                               timeText(state.t) + " (a part of no mass on a joint?)");
+    llt.solveInPlace(ZF);
+    out.Z.setZero(tree.nv, m);
+    for (Eigen::Index a = 0; a < nf; ++a) out.Z.row(free[static_cast<std::size_t>(a)]) = ZF.row(a);
+    // U = T Z: each column's twists down the tree, as the bodies' velocities.
+    out.U.setZero(model.velocitySize(), m);
+    for (Eigen::Index r = 0; r < m; ++r) {
+        z = out.Z.col(r);
+        linkVelocities(tree, s, z, Vz);
+        for (std::size_t k = 0; k < tree.links.size(); ++k) {
+            const int b = tree.links[k].body;
+            const Vec3 w = Vz[k].head<3>();
+            layout::linear(out.U.col(r), b) =
+                Vz[k].tail<3>() + w.cross(poses[static_cast<std::size_t>(b)].p);
+            layout::angular(out.U.col(r), b) = R[static_cast<std::size_t>(b)].transpose() * w;
+        }
     }
     return {};
 }

@@ -203,6 +203,40 @@ bool loopsSingularAt(const Model& model, const JointTree& tree, const State& sta
 // matrix is singular.
 int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::VectorXd& q);
 
+// A row over the bodies' velocities, as the velocity-level stepper's contact and stop rows are:
+// its entries on up to two bodies' twists (State::v's layout: the origin's velocity in world
+// axes, the turn rate in the body's axes; kGround: none).
+struct BodyRow {
+    int bodyA = kGround, bodyB = kGround;
+    Eigen::Matrix<double, 6, 1> onA = Eigen::Matrix<double, 6, 1>::Zero();
+    Eigen::Matrix<double, 6, 1> onB = Eigen::Matrix<double, 6, 1>::Zero();
+};
+
+// How impulses along body rows move an open tree at the bodies' state `state` (the velocity-
+// level stepper in joint coordinates: its contact and stop rows' responses).
+struct ImpulseResponses {
+    Eigen::MatrixXd rowsInRates;  // jᵀ: per row (column), the row over the rates, J T
+    Eigen::MatrixXd Z;            // per row, the change of the rates per unit impulse, M⁻¹ jᵀ
+    Eigen::MatrixXd U;            // the same change in the bodies' twists, T Z
+    Eigen::MatrixXd M;            // M(q) (composite-rigid-body)
+};
+// Z = M⁻¹ jᵀ over the rates no motion prescribes (a motion holds its rate whatever pushes it:
+// its entries stay 0), T the map from rates to the bodies' twists. Fails where M is singular.
+Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, const State& state,
+                                  const std::vector<BodyRow>& rows, ImpulseResponses& out);
+
+// What the joints of an open tree transmit over a velocity-level step that ended at `state`:
+// the recursive Newton–Euler pass with the step's accelerations `qdd` (per rate, (q̇⁺ − q̇ₙ)/h)
+// rather than the articulated-body ones, and besides the applied forces the external forces
+// `external` (per body, a spatial force about the world origin, (moment, force): contact) on
+// the bodies. As jointSpaceTransmitted (the links' rates into `qd`).
+Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, const State& state,
+                                     Workspace& ws, const Eigen::VectorXd& qdd,
+                                     const std::vector<Eigen::Matrix<double, 6, 1>>& external,
+                                     Eigen::VectorXd& qd,
+                                     std::vector<Eigen::Matrix<double, 6, 1>>& transmitted,
+                                     Eigen::VectorXd& alongAxis);
+
 // q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

@@ -45,7 +45,7 @@ void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
 }
 
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations,
-                    double tolerance, bool driverWork) {
+                    double tolerance, bool driverWork, Eigen::VectorXd* velocityImpulse) {
     normaliseQuaternions(model, state.q);
     const SolverSettings& settings = model.settings;
     if (model.constraintRows() > 0) {
@@ -133,14 +133,14 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
             retract(model, state.q, delta);
         }
         if (iterations) *iterations = k;
-        return projectVelocities(model, state, ws, driverWork);
+        return projectVelocities(model, state, ws, driverWork, true, velocityImpulse);
     }
     updateJointCoordinates(model, state, ws);
     return {};
 }
 
 Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork,
-                         bool coordinates) {
+                         bool coordinates, Eigen::VectorXd* impulse) {
     if (model.constraintRows() > 0) {
         // Velocities: v ← v − M⁻¹Φqᵀ S⁻¹ (Φq v − ν) on position- and velocity-level rows, with
         // Φq at the final positions (factored here; the next step starts from it).
@@ -186,11 +186,12 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
             return scale;
         };
         const double scale = velocityResidual();
-        if ((!model.hasWorkingRows() || !driverWork) && ws.solver.redundantRows().empty()) {
+        if ((!model.hasWorkingRows() || !driverWork) && ws.solver.redundantRows().empty() &&
+            !impulse) {
             // Every row kept (no dropped row to check against the scale): added in place.
             ws.solver.projectAdd(residual, state.v, nullptr);
         } else if (!model.hasWorkingRows() || !driverWork) {
-            ws.solver.project(residual, delta, nullptr, scale);
+            ws.solver.project(residual, delta, impulse, scale);
             state.v += delta;
         } else {
             // A motion's row does work here too: a position-level motion's step meets the
@@ -206,6 +207,7 @@ Status projectVelocities(const Model& model, State& state, Workspace& ws, bool d
                 state.driverWork -= mu(row) * rate;
             });
             state.v += delta;
+            if (impulse) *impulse = mu;
         }
         // A row dropped as dependent that the correction misses (next to a singular position):
         // regularised corrections over every row until all are met, a few suffice.

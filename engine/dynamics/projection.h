@@ -17,8 +17,13 @@ namespace engine {
 // state.driverWork — for the velocity-level steppers, whose step meets a motion's position and
 // whose projection its rate (a run-up gets half its speed there). The Runge–Kutta methods
 // integrate the motions' power instead, and their corrections are round-off.
+//
+// `velocityImpulse`: the impulses μ of the velocity correction, v ← v − M⁻¹Φqᵀμ, one per row
+// (what turns a velocity-level step's velocity, tangent to the joints at its start, onto them at
+// its end: the centripetal share of the joints' reactions over the step).
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr,
-                    double tolerance = 0.0, bool driverWork = false);
+                    double tolerance = 0.0, bool driverWork = false,
+                    Eigen::VectorXd* velocityImpulse = nullptr);
 
 // The velocity stage of projectState alone, for a step whose positions already meet the
 // position rows (to the projection tolerance, measured as projectState measures it) and whose
@@ -26,7 +31,7 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
 // refresh State::jointCoordinates; a caller that refreshes them itself before any joint could
 // have turned by π since (so every angle unwinds to the same value) may leave them.
 Status projectVelocities(const Model& model, State& state, Workspace& ws, bool driverWork = false,
-                         bool coordinates = true);
+                         bool coordinates = true, Eigen::VectorXd* impulse = nullptr);
 
 // Refreshes State::jointCoordinates from the positions (angles unwound from the last values).
 void updateJointCoordinates(const Model& model, State& state, Workspace& ws);

@@ -26,12 +26,10 @@ FormulationChoice chooseFormulation(const Model& model) {
         choice.reason = "a fully driven mechanism is solved from its constraints at each instant";
         return choice;
     }
-    if (settings.integrator != IntegratorType::SymplecticEuler &&
-        settings.integrator != IntegratorType::RungeKutta4 &&
-        settings.integrator != IntegratorType::DormandPrince45)
+    if (settings.integrator == IntegratorType::ImplicitEuler)
         return maximal(std::string(integratorName(settings.integrator)) +
                        " steps in maximal coordinates only (the recursive formulation steps "
-                       "with symplecticEuler, rk4 and dopri45)");
+                       "with symplecticEuler, rk4, dopri45 and timeStepping)");
     std::string why;
     const std::optional<JointTree> tree = buildJointTree(model, initialState(model), why);
     if (!tree) return maximal(why);
@@ -88,7 +86,7 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings,
     case IntegratorType::ImplicitEuler:
         return detail::makeImplicitEuler(settings.stepSize);
     case IntegratorType::TimeStepping:
-        return detail::makeTimeStepping(settings.stepSize);
+        return detail::makeTimeStepping(settings.stepSize, joints);
     }
     return nullptr;
 }

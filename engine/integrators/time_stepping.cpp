@@ -35,6 +35,7 @@
 
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
+#include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/stops.h"
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/joint_coordinates.h"
@@ -83,7 +84,8 @@ constexpr int kFrictionRounds = 8;
 
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
-    using FixedStepIntegrator::FixedStepIntegrator;
+    TimeStepping(double stepSize, bool joints) : FixedStepIntegrator(stepSize), joints_(joints) {}
+    void reset() override { tree_.reset(); }
 
 private:
     struct StepData {
@@ -135,6 +137,120 @@ private:
     }
 
     Status run(const Model& model, State& state, Workspace& ws, double h) {
+        if (joints_) return runInJointCoordinates(model, state, ws, h);
+        StepData& d = data_;
+        begin(model, state, h);
+        if (Status s = assemble(model, state, ws); !s.ok) return s;
+        if (Status s = solve(model, state, ws); !s.ok) return s;
+        integrate(model, state);
+        // The velocity v⁺ meets the joint rows at qₙ; the projection turns it onto them at qₙ₊₁
+        // with impulses that belong to the step's reactions (a part swinging on a pin: its
+        // centripetal load, m ω² r, is all there: the rows' targets at qₙ hold none of it).
+        if (Status s = projectState(model, state, ws, &stats_.projectionIterations, 0.0, true,
+                                    &projectionImpulse_);
+            !s.ok)
+            return s;
+        if (projectionImpulse_.size() == d.impulse.size()) d.impulse += projectionImpulse_;
+        record(model, state, ws);
+        return {};
+    }
+
+    // The same step in joint coordinates (the recursive formulation: an open tree, its free
+    // parts among its links). The free rates q̇* = q̇ₙ + h q̈(qₙ, q̇ₙ) by the articulated-body
+    // algorithm (motions prescribe theirs), the bodies' free velocity v* = T q̇*; the contact and
+    // stop rows as above, over the bodies' velocities, their responses through the tree
+    // (jointSpaceImpulseResponses: Z = M⁻¹ jᵀ in rates, U = T Z in the bodies' twists; the
+    // joints hold by construction, there are no joint rows); the same contact solve; then
+    // q̇⁺ = q̇* + Z x, qₙ₊₁ = qₙ ⊕ h q̇⁺. The step's accelerations (q̇⁺ − q̇ₙ)/h go with its result:
+    // the joints' reactions are found from them and the contact forces (outputs).
+    Status runInJointCoordinates(const Model& model, State& state, Workspace& ws, double h) {
+        StepData& d = data_;
+        if (Status s = tree_.build(model, state); !s.ok) return s;
+        const JointTree& tree = *tree_;
+        begin(model, state, h);
+        ++stats_.evaluations;
+        if (Status s = articulatedAccelerationsAt(model, tree, state, q_, qd_, ws, qdd_); !s.ok)
+            return s;
+        d.dampingPower = ws.forceEnergies.dampingPower;
+        d.actuatorPower = ws.forceEnergies.actuatorPower;
+        qdPlus_ = qd_ + h * qdd_;
+        bodyStateFromJoints(model, tree, q_, qdPlus_, free_);
+        d.vFree = free_.v;
+        computeBodyFrames(model, state.q, state.v, ws.frames);
+        if (ws.Minv.size() != model.velocitySize()) {  // (the free-body masses the rows read)
+            ws.Minv.resize(model.velocitySize());
+            for (int b = 0; b < model.bodyCount(); ++b) {
+                const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+                layout::linear(ws.Minv, b).setConstant(1.0 / body.mass);
+                layout::angular(ws.Minv, b) = body.inertia.cwiseInverse();
+            }
+        }
+        d.problem.contacts.clear();
+        d.problem.U.resize(0, 0);
+        d.tangents.clear();
+        d.stops.clear();
+        d.frictions.clear();
+        if (model.contact.enabled) contactRows(model, ws);
+        if (!model.limits.empty()) stopRows(model, state, ws);
+        d.v = d.vFree;
+        double motionWork = 0.0;
+        if (!d.problem.contacts.empty()) {
+            bodyRows_.clear();
+            for (const ContactRows& c : d.problem.contacts)
+                for (int r = 0; r < 3; ++r)
+                    bodyRows_.push_back({c.bodyA, c.bodyB, c.J[r][0], c.J[r][1]});
+            if (Status s = jointSpaceImpulseResponses(model, tree, state, bodyRows_, responses_);
+                !s.ok)
+                return s;
+            d.problem.U = responses_.U;
+            if (!d.stops.empty()) softenStops(model);
+            if (Status s = solveContacts(model, state); !s.ok) return s;
+            x_.resize(static_cast<Eigen::Index>(bodyRows_.size()));
+            for (std::size_t ci = 0; ci < d.problem.contacts.size(); ++ci)
+                for (int r = 0; r < 3; ++r)
+                    x_(static_cast<Eigen::Index>(3 * ci) + r) = d.problem.contacts[ci].impulse[r];
+            dqd_.noalias() = responses_.Z * x_;
+            // A motion holds its rate against the impulses: the generalised impulse it gives,
+            // (M Δq̇ − jᵀ x) on its rate, does work at the step's mean rate.
+            if (tree.size() > 0 &&
+                std::find_if(tree.rateDriver.begin(), tree.rateDriver.end(),
+                             [](int k) { return k >= 0; }) != tree.rateDriver.end()) {
+                Mdqd_.noalias() = responses_.M * dqd_;
+                for (int e = 0; e < tree.nv; ++e) {
+                    const int k = tree.rateDriver[static_cast<std::size_t>(e)];
+                    if (k < 0 || !model.drivers[static_cast<std::size_t>(k)].on) continue;
+                    const double impulse = Mdqd_(e) - responses_.rowsInRates.row(e).dot(x_);
+                    motionWork += impulse * 0.5 * (qd_(e) + qdPlus_(e));
+                }
+            }
+            qdPlus_ += dqd_;
+        }
+        // integrate
+        const double contactWork = workOfContact();
+        integrateJointCoordinates(tree, q_, qdPlus_, h);
+        prescribeMotions(model, tree, d.t1, q_, qdPlus_);
+        if (tree.closed())
+            if (Status s = projectLoopClosure(model, tree, d.t1, q_, qdPlus_, 0.0,
+                                              &stats_.projectionIterations, &ws.loopBestPivot);
+                !s.ok)
+                return s;
+        bodyStateFromJoints(model, tree, q_, qdPlus_, state);
+        state.t = d.t1;
+        state.dissipatedEnergy += h * d.dampingPower - contactWork;
+        state.driverWork += h * d.actuatorPower + motionWork;
+        d.impulse.resize(0);
+        record(model, state, ws);
+        // (a closed tree's reactions need its loops' multipliers: found at the state instead)
+        StepResult& result = ws.step;
+        if (tree.closed())
+            result.jointAccelerations.resize(0);
+        else
+            result.jointAccelerations = (qdPlus_ - qd_) / h;
+        return {};
+    }
+
+    // The step's start (tₙ, qₙ, vₙ) and its contact points.
+    void begin(const Model& model, const State& state, double h) {
         StepData& d = data_;
         d.h = h;
         d.t1 = state.t + h;
@@ -146,14 +262,6 @@ private:
             d.found.points.clear();
             d.found.persistent.clear();
         }
-        if (Status s = assemble(model, state, ws); !s.ok) return s;
-        if (Status s = solve(model, state, ws); !s.ok) return s;
-        integrate(model, state);
-        if (Status s = projectState(model, state, ws, &stats_.projectionIterations, 0.0, true);
-            !s.ok)
-            return s;
-        record(model, state, ws);
-        return {};
     }
 
     // collide: the contact points at qₙ, merged into the persistent points of the state; the
@@ -334,24 +442,7 @@ private:
         const bool soft = model.softRows > 0;
         const int allRows = rows + model.softRows;
         d.v = vJoints;
-        d.report = {};
-        if (!d.problem.contacts.empty()) {
-            const ContactSettings& settings = model.contact.settings;
-            // Stops and joint friction alone: a small problem, solved exactly (PGS if Lemke
-            // finds no solution).
-            const bool jointsAlone =
-                d.found.points.empty() && d.problem.contacts.size() <= kLemkeStops;
-            const bool lemke = settings.solver == ContactSolverType::Lemke || jointsAlone;
-            if (lemke) d.report = contact::solveLemke(d.problem, d.v);
-            if (!lemke || !d.report.converged)
-                d.report =
-                    contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
-            if (!d.report.converged) ++state.unconvergedContactSteps;
-            if (!allFinite(d.v))
-                return Status::failure(
-                    "the contact solve produced a non-finite velocity at t = " + timeText(d.t1), {},
-                    Cause::NotFinite);
-        }
+        if (Status s = solveContacts(model, state); !s.ok) return s;
         // μ with v⁺ = v_c − M⁻¹Φqᵀμ, where v_c is v* plus the contact impulses (for reactions,
         // driver work and the energy balance).
         d.impulse.setZero(rows);
@@ -374,19 +465,48 @@ private:
         return {};
     }
 
+    // The contact problem from d.v (the velocity that meets the joints) to v⁺ in d.v.
+    Status solveContacts(const Model& model, State& state) {
+        StepData& d = data_;
+        d.report = {};
+        if (!d.problem.contacts.empty()) {
+            const ContactSettings& settings = model.contact.settings;
+            // Stops and joint friction alone: a small problem, solved exactly (PGS if Lemke
+            // finds no solution).
+            const bool jointsAlone =
+                d.found.points.empty() && d.problem.contacts.size() <= kLemkeStops;
+            const bool lemke = settings.solver == ContactSolverType::Lemke || jointsAlone;
+            if (lemke) d.report = contact::solveLemke(d.problem, d.v);
+            if (!lemke || !d.report.converged)
+                d.report =
+                    contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
+            if (!d.report.converged) ++state.unconvergedContactSteps;
+            if (!allFinite(d.v))
+                return Status::failure(
+                    "the contact solve produced a non-finite velocity at t = " + timeText(d.t1), {},
+                    Cause::NotFinite);
+        }
+        return {};
+    }
+
+    // The work of the contact and friction impulses at the mean of the step's velocities.
+    double workOfContact() {
+        StepData& d = data_;
+        double work = 0.0;
+        if (d.problem.contacts.empty()) return work;
+        mean_ = 0.5 * (d.v0 + d.v);
+        for (const ContactRows& c : d.problem.contacts)
+            for (int r = 0; r < 3; ++r) work += c.impulse[r] * contact::rowVelocity(c, r, mean_);
+        return work;
+    }
+
     // integrate: the new positions and velocities, and the energy balance. Contact and
     // friction take out minus the work of their impulses at the mean of the velocities before
     // and after the step, x·J(vₙ + v⁺)/2 (the step's change of kinetic energy is the work of
     // all its impulses at that mean velocity; a resting or rolling contact does none).
     void integrate(const Model& model, State& state) {
         StepData& d = data_;
-        double contactWork = 0.0;
-        if (!d.problem.contacts.empty()) {
-            mean_ = 0.5 * (d.v0 + d.v);
-            for (const ContactRows& c : d.problem.contacts)
-                for (int r = 0; r < 3; ++r)
-                    contactWork += c.impulse[r] * contact::rowVelocity(c, r, mean_);
-        }
+        const double contactWork = workOfContact();
         state.q = d.q0;
         detail::retract(model, state.q, d.h * d.v);
         state.v = d.v;
@@ -852,6 +972,14 @@ private:
     }
 
     StepData data_;
+    // Joint coordinates (the recursive formulation) over tree_: the coordinates, the rates at
+    // the step's start and, through it, v* and v⁺; the rows' responses.
+    bool joints_ = false;
+    detail::TreeHolder tree_;
+    Eigen::VectorXd q_, qd_, qdd_, qdPlus_, dqd_, Mdqd_, x_;
+    State free_;
+    std::vector<BodyRow> bodyRows_;
+    ImpulseResponses responses_;
     KktSolver softSolver_;  // joint and soft rows together (models with soft joints)
     std::uint64_t softSerial_ = 0;
     std::vector<double> lastReaction_;  // per joint friction: the last step's reaction term
@@ -865,13 +993,13 @@ private:
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
     detail::StepStart start_;
-    Eigen::VectorXd dv_, vc_, mean_, impulseAll_;
+    Eigen::VectorXd dv_, vc_, mean_, impulseAll_, projectionImpulse_;
 };
 
 }  // namespace
 
-std::unique_ptr<Integrator> detail::makeTimeStepping(double stepSize) {
-    return std::make_unique<TimeStepping>(stepSize);
+std::unique_ptr<Integrator> detail::makeTimeStepping(double stepSize, bool joints) {
+    return std::make_unique<TimeStepping>(stepSize, joints);
 }
 
 }  // namespace engine

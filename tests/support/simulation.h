@@ -9,6 +9,7 @@
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/outputs.h"
+#include "engine/io/scene_json.h"
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
 
@@ -19,6 +20,15 @@ inline std::shared_ptr<const Model> compiled(const SceneSpec& spec) {
     CompileResult c = compile(spec);
     for (const Diagnostic& d : c.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
     return c.model;
+}
+
+// The example scene scenes/`name`, compiled; a scene that does not load or compile is a test
+// failure (and null).
+inline std::shared_ptr<const Model> exampleModel(const std::string& name) {
+    const io::SceneLoadResult r =
+        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/" + name);
+    EXPECT_TRUE(r.scene) << name;
+    return r.scene ? compiled(*r.scene) : nullptr;
 }
 
 // A run of `seconds` from the scene's start, no drive needed: what the energy-conservation

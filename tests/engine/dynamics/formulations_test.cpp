@@ -54,6 +54,11 @@ TEST(TwoFormulations, EveryExampleSceneJointCoordinatesTakeGoesWhereTheMaximalRu
         const std::shared_ptr<const Model> loaded = test::compiled(*r.scene);
         ASSERT_TRUE(loaded);
         if (loaded->kinematic) continue;
+        if (loaded->contact.enabled || !loaded->limits.empty()) {
+            // (a velocity-level step in both: compared in joint_space_contact_test.cpp)
+            std::printf("%s: steps with contact or stops\n", name.c_str());
+            continue;
+        }
         std::string why;
         if (!buildJointTree(*loaded, initialState(*loaded), why)) {
             std::printf("%s: not in joint coordinates: %s\n", name.c_str(), why.c_str());

@@ -33,13 +33,6 @@
 namespace engine {
 namespace {
 
-std::shared_ptr<const Model> example(const std::string& name) {
-    const io::SceneLoadResult r =
-        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/" + name);
-    EXPECT_TRUE(r.scene) << name;
-    return r.scene ? test::compiled(*r.scene) : nullptr;
-}
-
 // The state a maximal-coordinate run reaches at `t` (moving, away from the start).
 State stateAt(const std::shared_ptr<const Model>& loaded, double t) {
     auto model = std::make_shared<Model>(*loaded);
@@ -75,7 +68,7 @@ TEST(JointSpace, TheExampleTreesAgreeWithTheMaximalSolve) {
     for (const char* name : {"pendulum.json", "double_pendulum.json", "chain_100.json",
                              "mass_spring_damper.json", "two_link_arm_pd.json"}) {
         SCOPED_TRACE(name);
-        const auto model = example(name);
+        const auto model = test::exampleModel(name);
         ASSERT_TRUE(model);
         const State state = stateAt(model, 0.37);
         const std::optional<JointTree> tree = treeAt(*model, state);
@@ -160,7 +153,7 @@ TEST(JointSpace, AFixedStepRunInJointCoordinatesGoesWhereTheMaximalOneGoes) {
           "slider_crank.json", "quick_return.json", "dc_motor_crank.json", "spinning_top.json",
           "rssr_linkage.json", "benchmarks/spatial_slider_crank.json"}) {
         SCOPED_TRACE(name);
-        const auto loaded = example(name);
+        const auto loaded = test::exampleModel(name);
         ASSERT_TRUE(loaded);
         ForwardDynamics maximal(
             variant(*loaded, Formulation::Maximal, IntegratorType::DormandPrince45));
@@ -186,7 +179,7 @@ TEST(JointSpace, AFixedStepRunInJointCoordinatesGoesWhereTheMaximalOneGoes) {
 // two of dopri45's steps (its step origin kept in the parts' coordinates) and from a fixed
 // step's end, bit for bit.
 TEST(JointSpace, AResumedRunGoesOnBitForBit) {
-    const auto loaded = example("double_pendulum.json");
+    const auto loaded = test::exampleModel("double_pendulum.json");
     ASSERT_TRUE(loaded);
     for (IntegratorType integrator : {IntegratorType::DormandPrince45, IntegratorType::RungeKutta4,
                                       IntegratorType::SymplecticEuler}) {
@@ -215,7 +208,7 @@ TEST(JointSpace, AResumedRunGoesOnBitForBit) {
 // than over the first 100 s. (With a mass matrix that depends on q — a double pendulum — it is
 // not, which is why auto keeps maximal coordinates for symplecticEuler: integrator.cpp.)
 TEST(JointSpace, ThePendulumsEnergyStaysBoundedWithJointSpaceSymplecticEuler) {
-    const auto loaded = example("pendulum.json");
+    const auto loaded = test::exampleModel("pendulum.json");
     ASSERT_TRUE(loaded);
     auto model = variant(*loaded, Formulation::Recursive, IntegratorType::SymplecticEuler, 1e-3);
     ForwardDynamics sim(model);
@@ -240,7 +233,7 @@ TEST(JointSpace, ThePendulumsEnergyStaysBoundedWithJointSpaceSymplecticEuler) {
 // What the recursive formulation cannot step, asked for, is refused at the start with the
 // reason; auto keeps maximal coordinates and says why (and what recursive would step).
 TEST(JointSpace, AskedOfAMechanismItCannotStepTheRecursiveFormulationIsRefused) {
-    const auto crane = example("ship_crane.json");
+    const auto crane = test::exampleModel("ship_crane.json");
     ASSERT_TRUE(crane);
     ForwardDynamics refused(
         variant(*crane, Formulation::Recursive, IntegratorType::DormandPrince45));
@@ -250,7 +243,7 @@ TEST(JointSpace, AskedOfAMechanismItCannotStepTheRecursiveFormulationIsRefused) 
     EXPECT_NE(s.message.find("asks for the recursive formulation"), std::string::npos) << s.message;
     EXPECT_NE(s.message.find("moving frame"), std::string::npos) << s.message;
 
-    const auto pendulum = example("pendulum.json");
+    const auto pendulum = test::exampleModel("pendulum.json");
     ASSERT_TRUE(pendulum);
     ForwardDynamics implicit(
         variant(*pendulum, Formulation::Recursive, IntegratorType::ImplicitEuler));
@@ -287,10 +280,10 @@ TEST(JointSpace, AMotionThatRacesOffIsNamedAsTheCause) {
 TEST(JointSpace, WhatJointCoordinatesCannotTakeIsNamed) {
     const std::pair<const char*, const char*> cases[] = {
         {"ship_crane.json", "a moving frame's six equations hold its part"},
-        {"box_pile.json", "joint stops and contact"},
+        {"tilting_incline.json", "Coulomb joint friction"},
     };
     for (const auto& [name, expected] : cases) {
-        const auto model = example(name);
+        const auto model = test::exampleModel(name);
         ASSERT_TRUE(model);
         std::string why;
         EXPECT_FALSE(buildJointTree(*model, initialState(*model), why)) << name;
@@ -311,7 +304,7 @@ TEST(JointSpaceLoops, ClosedMechanismsAgreeWithTheMaximalSolveAtAnInstant) {
         {"benchmarks/bricard.json", 1}, {"benchmarks/n_four_bar.json", 2}};
     for (const auto& [name, loops] : cases) {
         SCOPED_TRACE(name);
-        const auto model = example(name);
+        const auto model = test::exampleModel(name);
         ASSERT_TRUE(model);
         const State state = stateAt(model, 0.0137);
         const std::optional<JointTree> tree = treeAt(*model, state);
@@ -388,7 +381,7 @@ TEST(JointSpaceLoops, ASingularClosureAtTheStartIsNamed) {
     // closed examples.
     for (const char* name : {"benchmarks/n_four_bar.json", "four_bar.json", "slider_crank.json",
                              "benchmarks/bricard.json", "benchmarks/andrews_squeezer.json"}) {
-        const auto model = example(name);
+        const auto model = test::exampleModel(name);
         ASSERT_TRUE(model);
         ForwardDynamics regular(
             variant(*model, Formulation::Recursive, IntegratorType::DormandPrince45));
