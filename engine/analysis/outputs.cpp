@@ -170,6 +170,11 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     // The stops' and friction's forces (the step's), and so their share of each reaction.
     out.limitForce = acting.limitForce;
     out.frictionForce = acting.frictionForce;
+    // (In joint coordinates the step's Coulomb friction acts within its joint, as a stop does:
+    // in what the joint transmits over the step, and not added to its reaction again.)
+    if (tree && acting.stepped && step->frictionForce.size() == out.frictionForce.size())
+        for (std::size_t k = 0; k < out.frictionForce.size(); ++k)
+            out.frictionForce[k] += step->frictionForce[k];
 
     out.reactions.assign(model.joints.size(), {});
     out.driverEffort.assign(model.drivers.size(), 0.0);

@@ -345,12 +345,16 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
         why = "couplers and soft joints are not in joint coordinates (yet)";
         return std::nullopt;
     }
-    if (whole && std::any_of(model.frictions.begin(), model.frictions.end(),
-                             [](const JointFrictionModel& f) { return f.coulomb(); })) {
-        why =
-            "Coulomb joint friction (its bound from the joint's reaction) is not in joint "
-            "coordinates (yet)";
-        return std::nullopt;
+    if (whole) {
+        // (a constant friction torque or force, preload alone, is: its bound is known)
+        for (const JointFrictionModel& f : model.frictions)
+            if (f.coefficient > 0.0 || f.staticCoefficient > 0.0) {
+                why = "joint '" + model.joints[static_cast<std::size_t>(f.joint)].name +
+                      "' has Coulomb friction μ: its bound comes from the joint's reaction, "
+                      "which is not in joint coordinates (yet; a constant friction, preload "
+                      "alone, is)";
+                return std::nullopt;
+            }
     }
     std::vector<BodyFrame> frames;
     computeBodyFrames(model, bodyQ, bodyV, frames);

@@ -192,7 +192,10 @@ private:
         d.frictions.clear();
         if (model.contact.enabled) contactRows(model, ws);
         if (!model.limits.empty()) stopRows(model, state, ws);
+        // (joint friction of a constant bound: preload alone, buildJointTree)
+        if (!model.frictions.empty()) frictionRows(model, ws);
         d.v = d.vFree;
+        if (!d.frictions.empty()) aimBallRowsAtRest(model, ws, d.v);
         double motionWork = 0.0;
         if (!d.problem.contacts.empty()) {
             bodyRows_.clear();

@@ -182,14 +182,89 @@ TEST(JointSpaceContact, NewtonsCradlePassesItsMomentumAlongAsInMaximalCoordinate
     EXPECT_LT(apart, 5e-3);
 }
 
-// What joint coordinates cannot step with contact is named: Coulomb joint friction (its bound
-// comes from the joint's reaction), a loop closed among the parts.
+// A hinge with a constant friction torque T₀ (preload alone, as URDF's <dynamics friction> and
+// the imported Go1's 0.2 N·m): a 1 kg bar 0.1 m long, level, carries a gravity torque
+// m g l = 0.4905 N·m about it. Held by T₀ = 1 N·m it sticks, the friction carrying exactly that
+// torque; against T₀ = 0.2 N·m it falls as I θ̈ = −m g l cos θ + T₀ says (I = 3.367e-3 kg m²),
+// in joint coordinates as in maximal coordinates to the step's first order (5.7e-3 rad at 1 ms
+// over 0.75 rad swung in 0.2 s).
+TEST(JointSpaceContact, AHingeWithAConstantFrictionTorqueSticksOrSlipsAsItsLoadSays) {
+    const double weightTorque = 9.81 * 0.05;
+    const double inertia = (0.1 * 0.1 + 0.02 * 0.02) / 12.0 + 0.05 * 0.05;
+    for (const double preload : {1.0, 0.2}) {
+        SCOPED_TRACE(preload);
+        SceneSpec spec = test::pendulum();
+        spec.gravity = Vec3(0.0, -9.81, 0.0);
+        spec.settings.integrator = IntegratorType::TimeStepping;
+        JointFriction friction;
+        friction.preload = preload;
+        spec.joints[0].friction = {friction};
+        const auto model = test::compiled(spec);
+        ASSERT_TRUE(model);
+        // Per formulation and step (1 ms, 0.5 ms): the angle's largest distance over 0.2 s from
+        // the exact fall, I θ̈ = −m g l cos θ + T₀ while it turns down (RK4 at 10 µs).
+        double apart[2][2] = {};
+        for (int f = 0; f < 2; ++f)
+            for (int halved = 0; halved < 2; ++halved) {
+                auto stepped = in(*model, f == 0 ? Formulation::Recursive : Formulation::Maximal);
+                stepped->settings.stepSize /= 1 + halved;
+                ForwardDynamics sim(stepped);
+                ASSERT_EQ(sim.formulation().formulation, stepped->settings.formulation)
+                    << sim.formulation().reason;
+                ASSERT_TRUE(sim.initialize().ok);
+                double theta = 0.0, rate = 0.0;
+                auto acceleration = [&](double a) {
+                    return preload > weightTorque
+                               ? 0.0
+                               : (-weightTorque * std::cos(a) + preload) / inertia;
+                };
+                const double h = 1e-5;
+                for (int k = 1; k <= 50; ++k) {
+                    ASSERT_TRUE(sim.advance(0.004 * k).ok);
+                    for (int n = 0; n < 400; ++n) {
+                        const double k1a = rate, k1b = acceleration(theta);
+                        const double k2a = rate + 0.5 * h * k1b,
+                                     k2b = acceleration(theta + 0.5 * h * k1a);
+                        const double k3a = rate + 0.5 * h * k2b,
+                                     k3b = acceleration(theta + 0.5 * h * k2a);
+                        const double k4a = rate + h * k3b, k4b = acceleration(theta + h * k3a);
+                        theta += h / 6.0 * (k1a + 2.0 * k2a + 2.0 * k3a + k4a);
+                        rate += h / 6.0 * (k1b + 2.0 * k2b + 2.0 * k3b + k4b);
+                    }
+                    apart[f][halved] = std::max(apart[f][halved],
+                                                std::abs(sim.state().jointCoordinates(0) - theta));
+                }
+                Outputs out;
+                ASSERT_TRUE(sim.outputs(out).ok);
+                if (preload > weightTorque) {
+                    EXPECT_NEAR(sim.state().jointCoordinates(0), 0.0, 1e-12);
+                    EXPECT_NEAR(std::abs(out.frictionForce[0]), weightTorque, 1e-9);
+                } else {
+                    EXPECT_LT(sim.state().jointCoordinates(0), -0.5);  // it fell
+                    EXPECT_NEAR(std::abs(out.frictionForce[0]), preload, 1e-9);
+                }
+            }
+        for (int f = 0; f < 2; ++f) {
+            EXPECT_LT(apart[f][0], 1e-2);
+            if (preload < weightTorque) {  // first order
+                EXPECT_NEAR(apart[f][0] / apart[f][1], 2.0, 0.3);
+            }
+        }
+        std::printf(
+            "hinge, friction %.1f N·m: off the exact fall by %.2g rad (1 ms), %.2g rad (0.5 ms) "
+            "in joint coordinates, %.2g and %.2g rad in maximal coordinates\n",
+            preload, apart[0][0], apart[0][1], apart[1][0], apart[1][1]);
+    }
+}
+
+// What joint coordinates cannot step with contact is named: Coulomb joint friction on the
+// joint's reaction (its bound comes from the reaction), a loop closed among the parts.
 TEST(JointSpaceContact, WhatJointCoordinatesCannotStepWithContactIsNamed) {
     const auto incline = test::exampleModel("tilting_incline.json");
     ASSERT_TRUE(incline);
     std::string why;
     EXPECT_FALSE(buildJointTree(*incline, initialState(*incline), why));
-    EXPECT_NE(why.find("Coulomb joint friction"), std::string::npos) << why;
+    EXPECT_NE(why.find("Coulomb friction μ"), std::string::npos) << why;
 
     const auto fourBar = test::exampleModel("four_bar.json");
     ASSERT_TRUE(fourBar);
