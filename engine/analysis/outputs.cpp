@@ -134,17 +134,21 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                 if (a >= 0) external[static_cast<std::size_t>(a)] -= onB;
                 if (b >= 0) external[static_cast<std::size_t>(b)] += onB;
             }
-            if (Status s =
-                    jointSpaceTransmittedOverStep(model, *tree, state, ws, step->jointAccelerations,
-                                                  external, treeRates, transmitted, alongAxis);
+            if (Status s = jointSpaceTransmittedOverStep(
+                    model, *tree, state, ws, step->jointAccelerations, external,
+                    step->loopMultipliers, treeRates, transmitted, alongAxis);
                 !s.ok)
                 return s;
+            cutLambda = step->loopMultipliers;
         } else if (Status s = jointSpaceTransmitted(model, *tree, state, ws, treeRates, qdd,
                                                     transmitted, alongAxis, &cutLambda);
                    !s.ok) {
             return s;
         }
-        // (Φ alone once the rows' layout is known)
+        // (Φ alone once the rows' layout is known; the couplers' angles unwound as the run's
+        // joint coordinates have them, which no projection here keeps)
+        if (!model.couplers.empty())
+            seedCouplerCoordinates(model, state.jointCoordinates, ws.constraints);
         if (ws.constraints.patternSerial == model.serial &&
             ws.constraints.Phi.size() == model.constraintRows())
             evaluateConstraintResiduals(model, state.t, ws.frames, ws.constraints);
@@ -182,18 +186,32 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.couplerEffortI.assign(model.couplers.size(), 0.0);
     out.couplerEffortJ.assign(model.couplers.size(), 0.0);
     if (tree) {
+        // What the couplers exert along their coordinates: −cₜ λ, λ their rows' multipliers
+        // (after the cut joints').
+        thread_local Eigen::VectorXd coupled;
+        coupled.setZero(tree->nv);
+        const int firstCoupler = tree->cutRows - static_cast<int>(tree->couplerRows.size());
+        const bool coupling = cutLambda.size() == tree->cutRows;
+        for (std::size_t k = 0; k < tree->couplerRows.size() && coupling; ++k) {
+            const JointTree::CouplerRow& row = tree->couplerRows[k];
+            for (std::size_t t = 0; t < row.rates.size(); ++t)
+                coupled(row.rates[t]) -=
+                    row.coefficients[t] * cutLambda(firstCoupler + static_cast<int>(k));
+        }
         // A motion's effort is the generalised force the joint transmits along its axis (the
-        // power it puts in over q̇); the reaction is the rest.
+        // power it puts in over q̇) less what a coupler exerts there; the reaction is the rest.
         for (int k = 0; k < tree->size(); ++k) {
             const JointTree::Link& link = tree->links[static_cast<std::size_t>(k)];
             if (link.joint < 0) continue;  // (a free part: no joint)
             const Vec6& onChild = transmitted[static_cast<std::size_t>(k)];
             double effort[6] = {};
             for (int c = 0; c < link.nv; ++c) {
-                const int d = tree->rateDriver[static_cast<std::size_t>(link.iv + c)];
+                const int e = link.iv + c;
+                effort[c] = coupled(e);
+                const int d = tree->rateDriver[static_cast<std::size_t>(e)];
                 if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
-                effort[c] = alongAxis(link.iv + c);
-                out.driverEffort[static_cast<std::size_t>(d)] = effort[c];
+                effort[c] = alongAxis(e);
+                out.driverEffort[static_cast<std::size_t>(d)] = alongAxis(e) - coupled(e);
             }
             JointReaction& r = out.reactions[static_cast<std::size_t>(link.joint)];
             treeReaction(model, ws, acting, link, effort, onChild, r.force_W, r.torque_W);
@@ -223,11 +241,14 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
         r.torque_J = J.R.transpose() * r.torque_W;
     }
 
-    // Couplers: the generalised force −cᵢ λ on each coordinate; their force on the lever
-    // (none on a tree).
-    for (std::size_t k = 0; k < model.couplers.size() && !tree; ++k) {
+    // Couplers: the generalised force −cᵢ λ on each coordinate; their force on the lever (in
+    // joint coordinates their multipliers follow the cut joints').
+    for (std::size_t k = 0; k < model.couplers.size(); ++k) {
         const CouplerModel& c = model.couplers[k];
-        const double l = (*acting.lambda)(model.couplerRowOffset + static_cast<int>(k));
+        const int first = tree ? tree->cutRows - static_cast<int>(model.couplers.size()) : 0;
+        if (tree && cutLambda.size() != tree->cutRows) break;
+        const double l = tree ? cutLambda(first + static_cast<int>(k))
+                              : (*acting.lambda)(model.couplerRowOffset + static_cast<int>(k));
         auto effort = [&](std::size_t t) {
             return t < c.terms.size() ? -c.terms[t].coefficient * l : 0.0;
         };

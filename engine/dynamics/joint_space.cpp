@@ -341,8 +341,12 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             "joints from the ground only (so far)";
         return std::nullopt;
     }
-    if (!model.couplers.empty() || model.softRows > 0) {
-        why = "couplers and soft joints are not in joint coordinates (yet)";
+    if (model.softRows > 0) {
+        why = "soft joints are not in joint coordinates (yet)";
+        return std::nullopt;
+    }
+    if (!whole && !model.couplers.empty()) {
+        why = "couplers are not in a model-based controller's model (yet)";
         return std::nullopt;
     }
     if (whole) {
@@ -495,14 +499,9 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
                   "' closes a loop: a model-based controller takes trees only (so far)";
             return std::nullopt;
         }
+        if (joint.rows == 0) continue;  // (no equation: a cam that may lift off, held by its stop)
         tree.cuts.push_back(static_cast<int>(j));
         tree.cutRows += joint.rows;
-    }
-    if (whole && !tree.cuts.empty() && (!model.limits.empty() || model.contact.enabled)) {
-        why = "joint '" + model.joints[static_cast<std::size_t>(tree.cuts.front())].name +
-              "' closes a loop: joint coordinates take joint stops and contact on trees of "
-              "joints (and free parts) only (so far)";
-        return std::nullopt;
     }
     tree.linkOfBody = std::move(linkOfBody);
     // The coordinates and rates, link by link.
@@ -550,6 +549,42 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             slot = static_cast<int>(d);
             if (link.nv > 1) tree.hybridMultiAxis = true;
         }
+    }
+    // The couplers: rows over the tree's coordinates.
+    for (std::size_t k = 0; k < model.couplers.size(); ++k) {
+        const CouplerModel& coupler = model.couplers[k];
+        if (coupler.rolling) {
+            why = "coupler '" + coupler.name +
+                  "' rolls its gears at their pitch point on the carrier they share (the "
+                  "tooth force there, which the bearings carry): not in joint coordinates (yet)";
+            return std::nullopt;
+        }
+        JointTree::CouplerRow row;
+        row.coupler = static_cast<int>(k);
+        for (const CouplerTermModel& term : coupler.terms) {
+            const JointModel& joint = model.joints[static_cast<std::size_t>(term.joint)];
+            const auto link =
+                std::find_if(tree.links.begin(), tree.links.end(),
+                             [&](const JointTree::Link& l) { return l.joint == term.joint; });
+            if (link == tree.links.end()) {
+                why = "coupler '" + coupler.name + "' couples joint '" + joint.name +
+                      "', which closes a loop of the tree: joint coordinates couple the "
+                      "coordinates of the tree's joints only (so far)";
+                return std::nullopt;
+            }
+            if (link->kind == LinkKind::Spherical || term.coordinate < 0 ||
+                term.coordinate >= link->nv) {
+                why = "coupler '" + coupler.name + "' couples ball joint '" + joint.name +
+                      "' by its cone angle, which is not one of its coordinates in joint "
+                      "coordinates (a quaternion)";
+                return std::nullopt;
+            }
+            row.coordinates.push_back(link->iq + term.coordinate);
+            row.rates.push_back(link->iv + term.coordinate);
+            row.coefficients.push_back(term.coefficient);
+        }
+        tree.couplerRows.push_back(std::move(row));
+        ++tree.cutRows;
     }
     return tree;
 }
@@ -1040,13 +1075,17 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
 
 Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, const State& state,
                                   Eigen::VectorXd& q, Eigen::VectorXd& qd, Workspace& ws,
-                                  Eigen::VectorXd& qdd) {
+                                  Eigen::VectorXd& qdd, Eigen::VectorXd* cutMultipliers) {
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V;
     linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
-    if (tree.closed() || tree.hybridMultiAxis)
-        return loopAccelerations(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
-                                 qdd);
+    if (tree.closed() || tree.hybridMultiAxis) {
+        thread_local LoopForces loops;
+        const Status st = loopAccelerations(model, tree, state.t, qd, poses, s, V, state.q, state.v,
+                                            state, ws, qdd, cutMultipliers ? &loops : nullptr);
+        if (cutMultipliers) *cutMultipliers = loops.lambda;
+        return st;
+    }
     return articulatedPasses(model, tree, state.t, qd, poses, s, V, state.q, state.v, state, ws,
                              qdd);
 }
@@ -1147,8 +1186,8 @@ struct LoopRows {
 };
 
 void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
-              const std::vector<Vec6>& s, const std::vector<Vec6>* A0, bool jacobian,
-              LoopRows& out) {
+              const std::vector<Vec6>& s, const std::vector<Vec6>* A0, bool jacobian, LoopRows& out,
+              const Eigen::VectorXd* q = nullptr) {
     const int m = tree.cutRows;
     out.Phi.resize(m);
     out.gamma.setZero(m);
@@ -1194,6 +1233,16 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
             }
         }
     }
+    // The couplers' rows: linear in the coordinates (γ = 0; Φ where q is given, else 0).
+    for (const JointTree::CouplerRow& c : tree.couplerRows) {
+        double phi = model.couplers[static_cast<std::size_t>(c.coupler)].offset;
+        for (std::size_t t = 0; t < c.rates.size(); ++t) {
+            if (q) phi += c.coefficients[t] * (*q)(c.coordinates[t]);
+            if (jacobian) out.J(row, c.rates[t]) += c.coefficients[t];
+        }
+        out.Phi(row) = q ? phi : 0.0;
+        ++row;
+    }
 }
 
 // The largest gap of the cut joints' rows as a user measures it (maxPositionResidual): a
@@ -1209,6 +1258,8 @@ double loopGap(const Model& model, const JointTree& tree, const Eigen::VectorXd&
                                     : Phi.segment(row, rows).cwiseAbs().maxCoeff());
             row += rows;
         }
+    for (std::size_t c = 0; c < tree.couplerRows.size(); ++c, ++row)
+        gap = std::max(gap, std::abs(Phi(row)));
     return gap;
 }
 
@@ -1382,6 +1433,9 @@ std::string loopNames(const Model& model, const JointTree& tree) {
     for (const int j : tree.cuts)
         names +=
             (names.empty() ? "'" : ", '") + model.joints[static_cast<std::size_t>(j)].name + "'";
+    for (const JointTree::CouplerRow& c : tree.couplerRows)
+        names += (names.empty() ? "coupler '" : ", coupler '") +
+                 model.couplers[static_cast<std::size_t>(c.coupler)].name + "'";
     return names;
 }
 
@@ -1497,7 +1551,7 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
     for (int k = 0;; ++k) {
         linkKinematics(model, tree, q, poses, s);
         framesOfLinks(model, tree, poses, V, frames);
-        loopRows(model, tree, frames, s, nullptr, true, rows);
+        loopRows(model, tree, frames, s, nullptr, true, rows, &q);
         const double gap = loopGap(model, tree, rows.Phi);
         if (!std::isfinite(gap))
             return Status::failure("the loops closed by joints " + loopNames(model, tree) +
@@ -1551,7 +1605,8 @@ bool loopsSingularAt(const Model& model, const JointTree& tree, const State& sta
     if (free.empty()) return false;
     linkKinematics(model, tree, q, poses, s);
     framesOfLinks(model, tree, poses, V, frames);
-    loopRows(model, tree, frames, s, nullptr, true, rows);
+    loopRows(model, tree, frames, s, nullptr, true, rows, &q);
+    if (rows.J.rows() == 0) return false;
     Eigen::MatrixXd JF(rows.J.rows(), static_cast<Eigen::Index>(free.size()));
     for (std::size_t a = 0; a < free.size(); ++a)
         JF.col(static_cast<Eigen::Index>(a)) = rows.J.col(free[a]);
@@ -1568,7 +1623,7 @@ bool loopsSingularAt(const Model& model, const JointTree& tree, const State& sta
     auto gapAt = [&](const Eigen::VectorXd& x) {
         linkKinematics(model, tree, x, poses, s);
         framesOfLinks(model, tree, poses, V, frames);
-        loopRows(model, tree, frames, s, nullptr, false, rows);
+        loopRows(model, tree, frames, s, nullptr, false, rows, &x);
         return Eigen::VectorXd(rows.Phi);
     };
     const Eigen::VectorXd phi0 = gapAt(q);
@@ -1711,18 +1766,29 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
 
 Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, const State& state,
                                      Workspace& ws, const Eigen::VectorXd& qdd,
-                                     const std::vector<Vec6>& external, Eigen::VectorXd& qd,
+                                     const std::vector<Vec6>& external,
+                                     const Eigen::VectorXd& cutMultipliers, Eigen::VectorXd& qd,
                                      std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis) {
     thread_local Eigen::VectorXd q;
     thread_local std::vector<Transform> poses;
-    thread_local std::vector<Vec6> s, V;
+    thread_local std::vector<Vec6> s, V, onBody;
+    thread_local LoopRows rows;
     linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
     if (Status st = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
                                           state.lagged, ws);
         !st.ok)
         return st;
-    transmittedForces(model, tree, ws, poses, s, V, qd, qdd, nullptr, &external, transmitted,
-                      alongAxis);
+    const bool loops = tree.closed() && cutMultipliers.size() == tree.cutRows;
+    if (loops) {  // what the cut rows exert on the bodies: −λ f per row and side
+        loopRows(model, tree, ws.frames, s, nullptr, true, rows);
+        onBody.assign(model.bodies.size(), Vec6::Zero());
+        for (std::size_t e = 0; e < rows.sideBody.size(); ++e)
+            if (const int b = rows.sideBody[e]; b != kGround)
+                onBody[static_cast<std::size_t>(b)] -=
+                    cutMultipliers(static_cast<Eigen::Index>(e / 2)) * rows.sideForce[e];
+    }
+    transmittedForces(model, tree, ws, poses, s, V, qd, qdd, loops ? &onBody : nullptr, &external,
+                      transmitted, alongAxis);
     return {};
 }
 
@@ -1775,12 +1841,38 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
             MFF(a, b) = out.M(ka, free[static_cast<std::size_t>(b)]);
         ZF.row(a) = out.rowsInRates.row(ka);
     }
-    thread_local Eigen::LLT<Eigen::MatrixXd> llt;
-    llt.compute(MFF);
-    if (llt.info() != Eigen::Success)
-        return Status::failure("the joint-space mass matrix is not positive definite at t = " +
-                               timeText(state.t) + " (a part of no mass on a joint?)");
-    llt.solveInPlace(ZF);
+    if (tree.closed()) {
+        // Each column kept on the loops' and couplers' velocity rows: z = x − Y Λ with
+        // x = M_FF⁻¹ j_F and S Λ = J_F x (the closure's Schur complement, its dependent rows
+        // dropped as the accelerations drop them).
+        thread_local std::vector<BodyFrame> frames;
+        thread_local LoopRows loop;
+        thread_local Closure closure;
+        thread_local Eigen::VectorXd x, r, lambda;
+        framesOfLinks(model, tree, poses, V, frames);
+        loopRows(model, tree, frames, s, nullptr, true, loop);
+        if (!closure.factor(out.M, loop.J, free))
+            return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                                   timeText(state.t) + " (a part of no mass on a joint?)");
+        out.loopImpulses.resize(tree.cutRows, m);
+        for (Eigen::Index c = 0; c < m; ++c) {
+            x = ZF.col(c);
+            closure.solveMass(x);
+            r.noalias() = closure.JF() * x;
+            closure.multipliers(r, lambda);
+            x.noalias() -= closure.Y() * lambda;
+            ZF.col(c) = x;
+            out.loopImpulses.col(c) = lambda;
+        }
+    } else {
+        thread_local Eigen::LLT<Eigen::MatrixXd> llt;
+        llt.compute(MFF);
+        if (llt.info() != Eigen::Success)
+            return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                                   timeText(state.t) + " (a part of no mass on a joint?)");
+        llt.solveInPlace(ZF);
+        out.loopImpulses.resize(0, m);
+    }
     out.Z.setZero(tree.nv, m);
     for (Eigen::Index a = 0; a < nf; ++a) out.Z.row(free[static_cast<std::size_t>(a)]) = ZF.row(a);
     // U = T Z: each column's twists down the tree, as the bodies' velocities.

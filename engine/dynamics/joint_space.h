@@ -78,13 +78,23 @@ struct JointTree {
     // The joints that close loops (indices into Model::joints, ascending): their rows are held
     // as constraints on the tree's coordinates, Φc(q) = 0 (loop closure), with multipliers.
     std::vector<int> cuts;
-    int cutRows = 0;
+    // The couplers (Model::couplers, all of them, in order): each one row over the tree's
+    // coordinates, Σ cₜ q[coordinate ₜ] + offset = 0 (its rates the coordinates' own), held with
+    // a multiplier after the cut joints' rows.
+    struct CouplerRow {
+        int coupler = 0;
+        std::vector<int> coordinates, rates;
+        std::vector<double> coefficients;
+    };
+    std::vector<CouplerRow> couplerRows;
+    int cutRows = 0;  // the cut joints' rows and the couplers'
+
     std::vector<int> linkOfBody;  // per body, the link that carries it (−1: none)
     // A multi-axis link with a motion: q̈ by the mass matrix rather than the articulated-body
     // passes (as with loops).
     bool hybridMultiAxis = false;
     int size() const { return static_cast<int>(links.size()); }
-    bool closed() const { return !cuts.empty(); }
+    bool closed() const { return !cuts.empty() || !couplerRows.empty(); }
     int freeParts() const;
 };
 
@@ -160,9 +170,10 @@ Status articulatedAccelerations(const Model& model, const JointTree& tree, doubl
 // The same at the bodies' state `state` (time, poses, velocities, the memory forces read), its
 // joint coordinates and rates into q, q̇ (jointSpaceState): the recursions start from the
 // bodies' poses as they are rather than composing them again from q (a step's start).
+// On a closed tree, the cut rows' and couplers' multipliers into `cutMultipliers` when given.
 Status articulatedAccelerationsAt(const Model& model, const JointTree& tree, const State& state,
                                   Eigen::VectorXd& q, Eigen::VectorXd& qd, Workspace& ws,
-                                  Eigen::VectorXd& qdd);
+                                  Eigen::VectorXd& qdd, Eigen::VectorXd* cutMultipliers = nullptr);
 
 // What the joints transmit at the bodies' state `state`: q̈ by the articulated-body algorithm
 // there, then the recursive Newton–Euler pass with it. Per link, the spatial force its joint
@@ -212,28 +223,34 @@ struct BodyRow {
     Eigen::Matrix<double, 6, 1> onB = Eigen::Matrix<double, 6, 1>::Zero();
 };
 
-// How impulses along body rows move an open tree at the bodies' state `state` (the velocity-
-// level stepper in joint coordinates: its contact and stop rows' responses).
+// How impulses along body rows move a tree at the bodies' state `state` (the velocity-level
+// stepper in joint coordinates: its contact and stop rows' responses).
 struct ImpulseResponses {
     Eigen::MatrixXd rowsInRates;  // jᵀ: per row (column), the row over the rates, J T
     Eigen::MatrixXd Z;            // per row, the change of the rates per unit impulse, M⁻¹ jᵀ
     Eigen::MatrixXd U;            // the same change in the bodies' twists, T Z
     Eigen::MatrixXd M;            // M(q) (composite-rigid-body)
+    // A closed tree's: per row, the impulses its cut rows and couplers take (cutRows × rows).
+    Eigen::MatrixXd loopImpulses;
 };
 // Z = M⁻¹ jᵀ over the rates no motion prescribes (a motion holds its rate whatever pushes it:
-// its entries stay 0), T the map from rates to the bodies' twists. Fails where M is singular.
+// its entries stay 0), T the map from rates to the bodies' twists; on a closed tree the change
+// that keeps its loops' and couplers' velocity rows, Z = M⁻¹ (jᵀ − Jcᵀ Λ) with Jc Z = 0 (the
+// least change in the mass metric), Λ into loopImpulses. Fails where M is singular.
 Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, const State& state,
                                   const std::vector<BodyRow>& rows, ImpulseResponses& out);
 
-// What the joints of an open tree transmit over a velocity-level step that ended at `state`:
-// the recursive Newton–Euler pass with the step's accelerations `qdd` (per rate, (q̇⁺ − q̇ₙ)/h)
+// What the joints of a tree transmit over a velocity-level step that ended at `state`: the
+// recursive Newton–Euler pass with the step's accelerations `qdd` (per rate, (q̇⁺ − q̇ₙ)/h)
 // rather than the articulated-body ones, and besides the applied forces the external forces
 // `external` (per body, a spatial force about the world origin, (moment, force): contact) on
-// the bodies. As jointSpaceTransmitted (the links' rates into `qd`).
+// the bodies; on a closed tree, with what its cut rows exert on the bodies at the step's
+// multipliers `cutMultipliers` (its couplers act along their rates). As jointSpaceTransmitted
+// (the links' rates into `qd`).
 Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, const State& state,
                                      Workspace& ws, const Eigen::VectorXd& qdd,
                                      const std::vector<Eigen::Matrix<double, 6, 1>>& external,
-                                     Eigen::VectorXd& qd,
+                                     const Eigen::VectorXd& cutMultipliers, Eigen::VectorXd& qd,
                                      std::vector<Eigen::Matrix<double, 6, 1>>& transmitted,
                                      Eigen::VectorXd& alongAxis);
 

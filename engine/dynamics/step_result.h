@@ -25,9 +25,11 @@ struct StepResult {
     std::vector<double> frictionForce;  // per joint friction: its Coulomb force or torque
     std::vector<ContactForce> contacts;  // contact forces (idle speculative contacts left out)
     ContactSolverReport contactSolver;   // the contact solve's figures
-    // In joint coordinates (an open tree): per rate, the step's (q̇⁺ − q̇ₙ) / h, from which the
+    // In joint coordinates: per rate, the step's (q̇⁺ − q̇ₙ) / h, from which the
     // joints' reactions over the step are found (empty in maximal coordinates).
     Eigen::VectorXd jointAccelerations;
+    // With them on a closed tree: its cut rows' and couplers' multipliers over the step.
+    Eigen::VectorXd loopMultipliers;
 };
 
 }  // namespace engine

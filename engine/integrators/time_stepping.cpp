@@ -169,7 +169,9 @@ private:
         const JointTree& tree = *tree_;
         begin(model, state, h);
         ++stats_.evaluations;
-        if (Status s = articulatedAccelerationsAt(model, tree, state, q_, qd_, ws, qdd_); !s.ok)
+        if (Status s = articulatedAccelerationsAt(model, tree, state, q_, qd_, ws, qdd_,
+                                                  tree.closed() ? &loopMultipliers_ : nullptr);
+            !s.ok)
             return s;
         d.dampingPower = ws.forceEnergies.dampingPower;
         d.actuatorPower = ws.forceEnergies.actuatorPower;
@@ -227,6 +229,8 @@ private:
                 }
             }
             qdPlus_ += dqd_;
+            // (the loops' and couplers' impulses the contact took: their multipliers' share)
+            if (tree.closed()) loopMultipliers_.noalias() += responses_.loopImpulses * x_ / h;
         }
         // integrate
         const double contactWork = workOfContact();
@@ -243,12 +247,12 @@ private:
         state.driverWork += h * d.actuatorPower + motionWork;
         d.impulse.resize(0);
         record(model, state, ws);
-        // (a closed tree's reactions need its loops' multipliers: found at the state instead)
         StepResult& result = ws.step;
+        result.jointAccelerations = (qdPlus_ - qd_) / h;
         if (tree.closed())
-            result.jointAccelerations.resize(0);
+            result.loopMultipliers = loopMultipliers_;
         else
-            result.jointAccelerations = (qdPlus_ - qd_) / h;
+            result.loopMultipliers.resize(0);
         return {};
     }
 
@@ -979,7 +983,7 @@ private:
     // the step's start and, through it, v* and v⁺; the rows' responses.
     bool joints_ = false;
     detail::TreeHolder tree_;
-    Eigen::VectorXd q_, qd_, qdd_, qdPlus_, dqd_, Mdqd_, x_;
+    Eigen::VectorXd q_, qd_, qdd_, qdPlus_, dqd_, Mdqd_, x_, loopMultipliers_;
     State free_;
     std::vector<BodyRow> bodyRows_;
     ImpulseResponses responses_;

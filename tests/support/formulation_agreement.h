@@ -47,6 +47,11 @@ struct FormulationAgreement {
             largestEffort = std::max(largestEffort, std::abs(ob.driverEffort[d]));
             effort = std::max(effort, std::abs(oa.driverEffort[d] - ob.driverEffort[d]));
         }
+        ASSERT_EQ(oa.couplerForce.size(), ob.couplerForce.size());
+        for (std::size_t c = 0; c < ob.couplerForce.size(); ++c) {  // (a coupler's force too)
+            largestEffort = std::max(largestEffort, std::abs(ob.couplerForce[c]));
+            effort = std::max(effort, std::abs(oa.couplerForce[c] - ob.couplerForce[c]));
+        }
         for (std::size_t c = 0; c < ob.controllerEffort.size(); ++c) {
             largestEffort = std::max(largestEffort, std::abs(ob.controllerEffort[c]));
             effort = std::max(effort, std::abs(oa.controllerEffort[c] - ob.controllerEffort[c]));

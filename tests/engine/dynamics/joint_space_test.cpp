@@ -138,6 +138,21 @@ std::shared_ptr<Model> variant(const Model& loaded, Formulation formulation,
     return model;
 }
 
+// `model` run in both formulations (dopri45 at rtol 1e-12) and compared every 0.1 s over 1 s.
+// (Call under ASSERT_NO_FATAL_FAILURE.)
+void followBothOverOneSecond(const std::shared_ptr<const Model>& model,
+                             test::FormulationAgreement& apart) {
+    ForwardDynamics recursive(
+        variant(*model, Formulation::Recursive, IntegratorType::DormandPrince45));
+    ForwardDynamics maximal(variant(*model, Formulation::Maximal, IntegratorType::DormandPrince45));
+    ASSERT_EQ(recursive.formulation().formulation, Formulation::Recursive)
+        << recursive.formulation().reason;
+    ASSERT_TRUE(recursive.initialize().ok);
+    ASSERT_TRUE(maximal.initialize().ok);
+    for (int k = 1; k <= 10; ++k)
+        ASSERT_NO_FATAL_FAILURE(apart.follow(*model, recursive, maximal, 0.1 * k));
+}
+
 // The fixed-step method in joint coordinates: each example tree and closed mechanism run for
 // 2 s by rk4 at 1e-4 s in joint coordinates puts every part where the maximal coordinates'
 // dopri45 at rtol 1e-12 puts it, to 1e-8 m and rad, with every joint's reaction, the motions'
@@ -425,18 +440,76 @@ TEST(JointSpaceLoops, ALoopOfWeldsIsCutLikeAnyOther) {
     ASSERT_EQ(tree->cuts.size(), 1u);
     EXPECT_EQ(model->joints[static_cast<std::size_t>(tree->cuts[0])].name, "w3");
     EXPECT_EQ(tree->nv, 1);
-    ForwardDynamics recursive(
-        variant(*model, Formulation::Recursive, IntegratorType::DormandPrince45));
-    ForwardDynamics maximal(variant(*model, Formulation::Maximal, IntegratorType::DormandPrince45));
-    ASSERT_EQ(recursive.formulation().formulation, Formulation::Recursive)
-        << recursive.formulation().reason;
-    ASSERT_TRUE(recursive.initialize().ok);
-    ASSERT_TRUE(maximal.initialize().ok);
     test::FormulationAgreement apart;
-    for (int k = 1; k <= 10; ++k)
-        ASSERT_NO_FATAL_FAILURE(apart.follow(*model, recursive, maximal, 0.1 * k));
+    ASSERT_NO_FATAL_FAILURE(followBothOverOneSecond(model, apart));
     apart.expectWithin();
     EXPECT_GT(apart.largestReaction, 1.0);
+}
+
+// Couplers in joint coordinates: rows over the tree's coordinates, held with multipliers after
+// the cut joints' (joint_space.h). Two pendulums of different lengths hinged side by side and made
+// to turn together by a linear coupler (q₁ − q₂ = its initial value), a third driven by a motion
+// and coupled 2:1 to the second's slide along a prismatic joint: the coupler carries the torque
+// between them. Joint coordinates put the parts where maximal coordinates do and report the same
+// couplers' forces, joint reactions and motion effort (dopri45 at rtol 1e-12, 1e-8 of the
+// largest) over 1 s.
+TEST(JointSpaceCouplers, PendulumsMadeToTurnTogetherGoWhereTheMaximalRunGoes) {
+    SceneSpec spec;
+    spec.gravity = Vec3(0.0, -9.81, 0.0);
+    Part ground = test::groundPart(spec);
+    ground.markers = {test::marker(spec, "a", Vec3::Zero()),
+                      test::marker(spec, "b", Vec3(0.5, 0.0, 0.0)),
+                      test::marker(spec, "c", Vec3(1.0, 0.0, 0.0))};
+    Part short_ = test::boxPart(spec, "short", Vec3(0.2, 0.02, 0.02), Vec3(0.1, 0.0, 0.0));
+    short_.markers = {test::marker(spec, "p", Vec3(-0.1, 0.0, 0.0))};
+    Part long_ = test::boxPart(spec, "long", Vec3(0.4, 0.02, 0.02), Vec3(0.7, 0.0, 0.0));
+    long_.markers = {test::marker(spec, "p", Vec3(-0.2, 0.0, 0.0))};
+    long_.mass = 2.0;
+    Part slider = test::boxPart(spec, "slider", Vec3(0.05, 0.05, 0.05), Vec3(1.0, 0.0, 0.0));
+    slider.markers = {test::marker(spec, "p", Vec3::Zero())};
+    Part spinner = test::boxPart(spec, "spinner", Vec3(0.3, 0.02, 0.02), Vec3(1.15, 0.0, 0.0));
+    spinner.markers = {test::marker(spec, "p", Vec3(-0.15, 0.0, 0.0))};
+    spec.parts = {ground, short_, long_, slider, spinner};
+    spec.joints = {
+        test::joint(spec, "hingeA", JointType::Revolute, {"short", "p"}, {"ground", "a"}),
+        test::joint(spec, "hingeB", JointType::Revolute, {"long", "p"}, {"ground", "b"}),
+        test::joint(spec, "slide", JointType::Prismatic, {"slider", "p"}, {"ground", "c"}),
+        test::joint(spec, "spin", JointType::Revolute, {"spinner", "p"}, {"slider", "p"})};
+    for (const auto& [name, terms] :
+         {std::pair<std::string, std::vector<CouplerTerm>>{
+              "together",
+              {{"hingeA", JointAxis::Rotation, 1.0}, {"hingeB", JointAxis::Rotation, -1.0}}},
+          {"lead",
+           {{"slide", JointAxis::Translation, 2.0}, {"hingeB", JointAxis::Rotation, -0.1}}}}) {
+        CouplerSpec c;
+        c.id = spec.newId();
+        c.name = name;
+        c.type = CouplerType::Linear;
+        c.terms = terms;
+        spec.couplers.push_back(c);
+    }
+    MotionSpec turn;
+    turn.id = spec.newId();
+    turn.name = "turn";
+    turn.joint = "spin";
+    turn.expression = "3*time";
+    spec.motions.push_back(turn);
+    const std::shared_ptr<const Model> model = test::compiled(spec);
+    ASSERT_TRUE(model);
+    std::string why;
+    const std::optional<JointTree> tree = buildJointTree(*model, initialState(*model), why);
+    ASSERT_TRUE(tree) << why;
+    EXPECT_TRUE(tree->cuts.empty());
+    EXPECT_EQ(tree->couplerRows.size(), 2u);
+    EXPECT_TRUE(tree->closed());
+    test::FormulationAgreement apart;
+    ASSERT_NO_FATAL_FAILURE(followBothOverOneSecond(model, apart));
+    apart.expectWithin();
+    EXPECT_GT(apart.largestEffort, 0.5);  // N·m: the couplers carry load
+    std::printf(
+        "coupled pendulums: positions within %.2g, reactions within %.2g of %.3g N, "
+        "couplers' forces and the motion's effort within %.2g of %.3g\n",
+        apart.position, apart.reaction, apart.largestReaction, apart.effort, apart.largestEffort);
 }
 
 // Every kind of link, each way round: a hinged arm from the ground with a second part on a joint
