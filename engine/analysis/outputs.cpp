@@ -115,6 +115,12 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     ActingForces acting;
     thread_local std::vector<Vec6> transmitted;
     thread_local Eigen::VectorXd alongAxis, treeRates, cutLambda, qdd;
+    // Where no step has just ended (a run's start, a restored state) of a mechanism with stops or
+    // contact, what acts is found as in maximal coordinates: the stops already in touch hold it
+    // (the recursions know no stops).
+    const bool afterStep = step && step->valid && step->jointAccelerations.size() > 0 &&
+                           std::abs(step->t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
+    if (tree && !afterStep && (!model.limits.empty() || model.contact.enabled)) tree = nullptr;
     if (tree) {
         // What the joints transmit; the constraint rows only for their gap. After a
         // velocity-level step, over the step: with its accelerations and its contact forces
