@@ -83,6 +83,40 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     const std::size_t n = p.contacts.size();
     ContactSolveReport report;
     if (n == 0) return report;
+    // Jointed bodies (dense responses u over every body): the sweeps run on the rows'
+    // velocities w = J v, kept as w += W_r dx with the Delassus matrix W = J U (3n × 3n, formed
+    // once), instead of on v (a column of U per impulse over every body's velocities); v follows
+    // once at the end, v += U x.
+    const bool rowSpace = dense(p);
+    const Eigen::Index rows = static_cast<Eigen::Index>(3 * n);
+    Eigen::MatrixXd W;
+    Eigen::VectorXd w;
+    if (rowSpace) {
+        W.resize(rows, rows);
+        w.resize(rows);
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            const ContactRows& c = p.contacts[ci];
+            for (int r = 0; r < 3; ++r) {
+                const Eigen::Index i = static_cast<Eigen::Index>(3 * ci) + r;
+                w(i) = rowVelocity(c, r, v);
+                // W's row: the row's six entries per body times U's six rows of that body.
+                auto Wi = W.row(i);
+                Wi.setZero();
+                if (c.bodyA >= 0 && !c.J[r][0].isZero(0.0))
+                    Wi.noalias() += c.J[r][0].transpose() * p.U.middleRows(6 * c.bodyA, 6);
+                if (c.bodyB >= 0 && !c.J[r][1].isZero(0.0))
+                    Wi.noalias() += c.J[r][1].transpose() * p.U.middleRows(6 * c.bodyB, 6);
+            }
+        }
+    }
+    // Row r of contact ci: its velocity, and an impulse dx along it.
+    auto velocity = [&](const ContactRows& c, std::size_t ci, int r) {
+        return rowSpace ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, v);
+    };
+    auto push = [&](std::size_t ci, int r, double dx) {
+        if (!rowSpace) return applyImpulse(p, ci, r, dx, v);
+        if (dx != 0.0) w.noalias() += W.col(static_cast<Eigen::Index>(3 * ci) + r) * dx;
+    };
 
     // Per contact: the normal row's diagonal, and for friction the tangent block's diagonal
     // (box: exact per-row Gauss–Seidel) or its largest eigenvalue (cone: a projected step of
@@ -115,8 +149,18 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             limitFriction(p, c, {c.impulse[1], c.impulse[2]}, c.friction * c.impulse[0] + c.bound);
         c.impulse[1] = beta.x();
         c.impulse[2] = beta.y();
-        for (int r = 0; r < 3; ++r) applyImpulse(p, ci, r, c.impulse[r], v);
+        for (int r = 0; r < 3; ++r) push(ci, r, c.impulse[r]);
     }
+    // The velocities v⁺ for the impulses found (row space: once, at the end; v holds none of
+    // them, the warm start's included).
+    auto finish = [&] {
+        if (!rowSpace) return;
+        Eigen::VectorXd x(rows);
+        for (std::size_t ci = 0; ci < n; ++ci)
+            for (int r = 0; r < 3; ++r)
+                x(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
+        v.noalias() += p.U * x;
+    };
 
     // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
     // stack in one pair of sweeps, up and down, instead of one contact per sweep.
@@ -134,10 +178,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             ContactRows& c = p.contacts[ci];
             const Local& l = local[ci];
             // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
-            const double wn = rowVelocity(c, 0, v) + c.compliance * c.impulse[0] - c.target;
+            const double wn = velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target;
             const double z = std::max(0.0, c.impulse[0] - wn * l.invNormal);
             const double dz = z - c.impulse[0];
-            applyImpulse(p, ci, 0, dz, v);
+            push(ci, 0, dz);
             c.impulse[0] = z;
             change(static_cast<Eigen::Index>(3 * ci)) = dz;
             largest = std::max(largest, std::abs(dz) * l.Wn);
@@ -145,23 +189,23 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             const double limit = c.friction * z + c.bound;
             if (p.friction == FrictionModel::Box || c.boxFriction) {
                 for (int r = 1; r < 3; ++r) {
-                    const double w = rowVelocity(c, r, v);
+                    const double w = velocity(c, ci, r);
                     const double beta =
                         std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
                     const double db = beta - c.impulse[r];
-                    applyImpulse(p, ci, r, db, v);
+                    push(ci, r, db);
                     c.impulse[r] = beta;
                     change(static_cast<Eigen::Index>(3 * ci) + r) = db;
                     largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                 }
             } else {
-                const Eigen::Vector2d w(rowVelocity(c, 1, v), rowVelocity(c, 2, v));
+                const Eigen::Vector2d w(velocity(c, ci, 1), velocity(c, ci, 2));
                 const Eigen::Vector2d old(c.impulse[1], c.impulse[2]);
                 const Eigen::Vector2d beta =
                     projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
                 for (int r = 1; r < 3; ++r) {
                     const double db = beta(r - 1) - old(r - 1);
-                    applyImpulse(p, ci, r, db, v);
+                    push(ci, r, db);
                     c.impulse[r] = beta(r - 1);
                     change(static_cast<Eigen::Index>(3 * ci) + r) = db;
                     largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
@@ -170,7 +214,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         }
         report.iterations = sweep;
         report.residual = largest;
-        if (largest <= tolerance) return report;
+        if (largest <= tolerance) {
+            finish();
+            return report;
+        }
 
         const double norm = change.squaredNorm();
         const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
@@ -184,13 +231,14 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     const double dx = beta * direction(static_cast<Eigen::Index>(3 * ci) + r);
                     if (dx == 0.0) continue;
                     p.contacts[ci].impulse[r] += dx;
-                    applyImpulse(p, ci, r, dx, v);
+                    push(ci, r, dx);
                 }
             }
             direction = beta * direction + change;
         }
     }
     report.converged = false;
+    finish();
     return report;
 }
 
