@@ -349,17 +349,6 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
         why = "couplers are not in a model-based controller's model (yet)";
         return std::nullopt;
     }
-    if (whole) {
-        // (a constant friction torque or force, preload alone, is: its bound is known)
-        for (const JointFrictionModel& f : model.frictions)
-            if (f.coefficient > 0.0 || f.staticCoefficient > 0.0) {
-                why = "joint '" + model.joints[static_cast<std::size_t>(f.joint)].name +
-                      "' has Coulomb friction μ: its bound comes from the joint's reaction, "
-                      "which is not in joint coordinates (yet; a constant friction, preload "
-                      "alone, is)";
-                return std::nullopt;
-            }
-    }
     std::vector<BodyFrame> frames;
     computeBodyFrames(model, bodyQ, bodyV, frames);
     const std::vector<int> offsets = jointCoordinateOffsets(model);
@@ -550,6 +539,15 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             if (link.nv > 1) tree.hybridMultiAxis = true;
         }
     }
+    // Friction on a joint's reaction needs the reaction the joint transmits over a step: a link's.
+    for (const JointFrictionModel& f : model.frictions)
+        if (whole && (f.coefficient > 0.0 || f.staticCoefficient > 0.0) &&
+            std::find(tree.cuts.begin(), tree.cuts.end(), f.joint) != tree.cuts.end()) {
+            why = "joint '" + model.joints[static_cast<std::size_t>(f.joint)].name +
+                  "' closes a loop and has Coulomb friction μ on its reaction: joint "
+                  "coordinates take it on the tree's joints only (so far)";
+            return std::nullopt;
+        }
     // The couplers: rows over the tree's coordinates.
     for (std::size_t k = 0; k < model.couplers.size(); ++k) {
         const CouplerModel& coupler = model.couplers[k];

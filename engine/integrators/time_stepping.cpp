@@ -209,12 +209,25 @@ private:
                 return s;
             d.problem.U = responses_.U;
             if (!d.stops.empty()) softenStops(model);
-            if (Status s = solveContacts(model, state); !s.ok) return s;
-            x_.resize(static_cast<Eigen::Index>(bodyRows_.size()));
-            for (std::size_t ci = 0; ci < d.problem.contacts.size(); ++ci)
-                for (int r = 0; r < 3; ++r)
-                    x_(static_cast<Eigen::Index>(3 * ci) + r) = d.problem.contacts[ci].impulse[r];
-            dqd_.noalias() = responses_.Z * x_;
+            // Joint friction on the reaction: a fixed point of its bounds and the joints'
+            // reactions over the step (the recursive Newton–Euler pass with the step's
+            // accelerations and contact forces), as in maximal coordinates.
+            for (int round = 0;; ++round) {
+                d.v = d.vFree;
+                if (Status s = solveContacts(model, state); !s.ok) return s;
+                x_.resize(static_cast<Eigen::Index>(bodyRows_.size()));
+                for (std::size_t ci = 0; ci < d.problem.contacts.size(); ++ci)
+                    for (int r = 0; r < 3; ++r)
+                        x_(static_cast<Eigen::Index>(3 * ci) + r) =
+                            d.problem.contacts[ci].impulse[r];
+                dqd_.noalias() = responses_.Z * x_;
+                if (d.frictions.empty() || round + 1 >= kFrictionRounds) break;
+                bool moved = false;
+                if (Status s = updateFrictionBoundsInJointCoordinates(model, state, ws, moved);
+                    !s.ok)
+                    return s;
+                if (!moved) break;
+            }
             // A motion holds its rate against the impulses: the generalised impulse it gives,
             // (M Δq̇ − jᵀ x) on its rate, does work at the step's mean rate.
             if (tree.size() > 0 &&
@@ -893,16 +906,86 @@ private:
         bool moved = false;
         for (StepData::FrictionRow& fr : d.frictions) {
             const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(fr.friction)];
-            const double reaction = frictionReaction(model, ws, f);
-            lastReaction_[static_cast<std::size_t>(fr.friction)] = reaction;
-            if (std::abs(reaction - fr.reaction) > 1e-12 * std::max(1.0, std::abs(reaction)))
-                moved = true;
-            fr.reaction = reaction;
-            d.problem.contacts[fr.contact].bound = d.h * (fr.coefficient * reaction + f.preload);
-            if (fr.extra > 0)
-                d.problem.contacts[fr.contact + 1].bound = d.problem.contacts[fr.contact].bound;
+            moved = setFrictionBound(fr, f, frictionReaction(model, ws, f)) || moved;
         }
         return moved;
+    }
+
+    // A friction row's reaction term and its bound from it; whether it moved.
+    bool setFrictionBound(StepData::FrictionRow& fr, const JointFrictionModel& f, double reaction) {
+        StepData& d = data_;
+        lastReaction_[static_cast<std::size_t>(fr.friction)] = reaction;
+        const bool moved =
+            std::abs(reaction - fr.reaction) > 1e-12 * std::max(1.0, std::abs(reaction));
+        fr.reaction = reaction;
+        d.problem.contacts[fr.contact].bound = d.h * (fr.coefficient * reaction + f.preload);
+        if (fr.extra > 0)
+            d.problem.contacts[fr.contact + 1].bound = d.problem.contacts[fr.contact].bound;
+        return moved;
+    }
+
+    // updateFrictionBounds in joint coordinates: each joint's reaction over the step (its link's
+    // transmitted force with the step's accelerations (q̇* + Z x − q̇ₙ)/h and the contact forces,
+    // at the step's start), its components across the axis in marker J's axes giving the lever
+    // term. Only those whose coefficient is not zero need it.
+    Status updateFrictionBoundsInJointCoordinates(const Model& model, const State& state,
+                                                  Workspace& ws, bool& moved) {
+        StepData& d = data_;
+        const JointTree& tree = *tree_;
+        bool needed = false;
+        for (const StepData::FrictionRow& fr : d.frictions) needed = needed || fr.coefficient > 0.0;
+        if (!needed) return {};
+        stepAccelerations_ = (qdPlus_ + dqd_ - qd_) / d.h;
+        // The contact forces on the parts (stops and friction act within their joints).
+        external_.assign(model.bodies.size(), contact::Vec6::Zero());
+        for (std::size_t ci = 0; ci < d.found.points.size(); ++ci) {
+            const ContactRows& c = d.problem.contacts[ci];
+            for (int side = 0; side < 2; ++side) {
+                const int b = side == 0 ? c.bodyA : c.bodyB;
+                if (b < 0) continue;
+                const BodyFrame& frame = ws.frames[static_cast<std::size_t>(b)];
+                for (int r = 0; r < 3; ++r) {
+                    const contact::Vec6& e = c.J[r][side];
+                    contact::Vec6 f;
+                    f.head<3>() = frame.r.cross(Vec3(e.head<3>())) + frame.R * e.tail<3>();
+                    f.tail<3>() = e.head<3>();
+                    external_[static_cast<std::size_t>(b)] += f * (c.impulse[r] / d.h);
+                }
+            }
+        }
+        if (tree.closed()) {
+            stepLoops_ = loopMultipliers_;
+            stepLoops_.noalias() += responses_.loopImpulses * x_ / d.h;
+        } else {
+            stepLoops_.resize(0);
+        }
+        if (Status s =
+                jointSpaceTransmittedOverStep(model, tree, state, ws, stepAccelerations_, external_,
+                                              stepLoops_, rates_, transmitted_, alongAxis_);
+            !s.ok)
+            return s;
+        for (StepData::FrictionRow& fr : d.frictions) {
+            const JointFrictionModel& f = model.frictions[static_cast<std::size_t>(fr.friction)];
+            const int link = linkOfJoint(tree, f.joint);
+            if (link < 0) continue;  // (a cut joint's friction: refused by buildJointTree)
+            // The force and the torque about marker I's origin the joint passes to its link, in
+            // marker J's axes (their size across the axis: the sign of either part is moot).
+            const contact::Vec6& onChild = transmitted_[static_cast<std::size_t>(link)];
+            const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
+            const MarkerFrame I = markerFrame(model, ws.frames, joint.markerI);
+            const MarkerFrame J = markerFrame(model, ws.frames, joint.markerJ);
+            const Vec3 F = onChild.tail<3>();
+            const Vec3 force_J = J.R.transpose() * F;
+            const Vec3 torque_J = J.R.transpose() * (Vec3(onChild.head<3>()) - I.p.cross(F));
+            moved = setFrictionBound(fr, f, leverTerm(f, force_J, torque_J)) || moved;
+        }
+        return {};
+    }
+
+    static int linkOfJoint(const JointTree& tree, int joint) {
+        for (int k = 0; k < tree.size(); ++k)
+            if (tree.links[static_cast<std::size_t>(k)].joint == joint) return k;
+        return -1;
     }
 
     // The lever term of a joint coordinate's friction from the joint's rows' impulses: on an
@@ -912,6 +995,13 @@ private:
         StepData& d = data_;
         Vec3 force_J, torque_J;
         jointRowsReaction(model, ws.frames, d.J0, d.impulse / d.h, f.joint, force_J, torque_J);
+        return leverTerm(f, force_J, torque_J);
+    }
+
+    // The lever term from a joint's reaction in marker J's axes (F, and T about marker I's
+    // origin; their sizes across the axis).
+    static double leverTerm(const JointFrictionModel& f, const Vec3& force_J,
+                            const Vec3& torque_J) {
         if (f.ball) return f.radius * force_J.norm();  // the ball carries it all
         const double across = std::hypot(force_J.x(), force_J.y());
         if (f.axis == JointAxis::Rotation) return f.radius * across;
@@ -984,6 +1074,9 @@ private:
     bool joints_ = false;
     detail::TreeHolder tree_;
     Eigen::VectorXd q_, qd_, qdd_, qdPlus_, dqd_, Mdqd_, x_, loopMultipliers_;
+    // Joint friction on the reaction in joint coordinates (its fixed point's rounds).
+    Eigen::VectorXd stepAccelerations_, stepLoops_, rates_, alongAxis_;
+    std::vector<contact::Vec6> external_, transmitted_;
     State free_;
     std::vector<BodyRow> bodyRows_;
     ImpulseResponses responses_;
