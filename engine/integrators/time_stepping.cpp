@@ -85,7 +85,10 @@ constexpr int kFrictionRounds = 8;
 class TimeStepping final : public detail::FixedStepIntegrator {
 public:
     TimeStepping(double stepSize, bool joints) : FixedStepIntegrator(stepSize), joints_(joints) {}
-    void reset() override { tree_.reset(); }
+    void reset() override {
+        tree_.reset();
+        projectionImpulse_.resize(0);
+    }
 
 private:
     struct StepData {
@@ -991,10 +994,17 @@ private:
     // The lever term of a joint coordinate's friction from the joint's rows' impulses: on an
     // angle r |F⊥|, on a slide |F⊥| + |T⊥| / length (F, T the reaction on part I at marker
     // I's origin in marker J's axes; ⊥: across J's z axis).
+    // With the last step's projection impulses: the share of the joints' reactions that turns
+    // the step's velocity onto the joints (a part turning or sliding on a turning part: its
+    // centripetal and Coriolis loads), which the step's own impulses at qₙ do not hold.
     double frictionReaction(const Model& model, const Workspace& ws, const JointFrictionModel& f) {
         StepData& d = data_;
         Vec3 force_J, torque_J;
-        jointRowsReaction(model, ws.frames, d.J0, d.impulse / d.h, f.joint, force_J, torque_J);
+        reactionImpulse_ = d.impulse;
+        if (projectionImpulse_.size() == reactionImpulse_.size())
+            reactionImpulse_ += projectionImpulse_;
+        jointRowsReaction(model, ws.frames, d.J0, reactionImpulse_ / d.h, f.joint, force_J,
+                          torque_J);
         return leverTerm(f, force_J, torque_J);
     }
 
@@ -1093,7 +1103,7 @@ private:
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
     detail::StepStart start_;
-    Eigen::VectorXd dv_, vc_, mean_, impulseAll_, projectionImpulse_;
+    Eigen::VectorXd dv_, vc_, mean_, impulseAll_, projectionImpulse_, reactionImpulse_;
 };
 
 }  // namespace

@@ -362,7 +362,8 @@ TEST(JointSpaceContact, AClosedLoopSteppedAtTheVelocityLevelConvergesAtFirstOrde
 // Coulomb friction on the joint's reaction (scenes/tilting_incline.json: a 2 kg block on a board
 // tilted up at 0.2 rad/s, its slide with μs = 0.55, μ = 0.45): in joint coordinates the bound is
 // the reaction the slide passes over the step (the recursive Newton–Euler pass, a fixed point
-// with the bound). The block sticks, the friction carrying m g sin θ and the centripetal load of
+// with the bound), as in maximal coordinates (the step's joint impulses and the last step's
+// projection impulses, which hold the centripetal and Coriolis loads). The block sticks, the friction carrying m g sin θ and the centripetal load of
 // turning with the board (m ω² r = 0.024 N at r = 0.3 m along it; the step's first order gives
 // 0.0201–0.0205 N), until the board passes atan 0.55 (t = 2.51 s; it slips by the 2.54 s output,
 // as in maximal coordinates),
@@ -371,39 +372,43 @@ TEST(JointSpaceContact, AClosedLoopSteppedAtTheVelocityLevelConvergesAtFirstOrde
 TEST(JointSpaceContact, ABlockOnATiltingBoardSticksThenSlidesOnItsSlidesReaction) {
     const auto loaded = test::exampleModel("tilting_incline.json");
     ASSERT_TRUE(loaded);
-    ForwardDynamics sim(in(*loaded, Formulation::Recursive));
-    ASSERT_EQ(sim.formulation().formulation, Formulation::Recursive) << sim.formulation().reason;
-    ASSERT_TRUE(sim.initialize().ok);
     int slide = -1;
     for (std::size_t j = 0; j < loaded->joints.size(); ++j)
         if (loaded->joints[j].name == "slide") slide = static_cast<int>(j);
     ASSERT_GE(slide, 0);
-    const double start = sim.state().jointCoordinates(1);
-    double slipped = -1.0, worstHold = 0.0, worstSlide = 0.0;
-    for (int k = 1; k <= 290; ++k) {  // to 2.9 s, before the end stop
-        const double t = 0.01 * k;
-        ASSERT_TRUE(sim.advance(t).ok);
-        Outputs out;
-        ASSERT_TRUE(sim.outputs(out).ok);
-        const double theta = 0.2 * t;
-        const double friction = std::abs(out.frictionForce[0]);
-        if (slipped < 0.0 && std::abs(sim.state().jointCoordinates(1) - start) > 1e-4) slipped = t;
-        if (slipped < 0.0 && t < 2.5)
-            worstHold = std::max(
-                worstHold, std::abs(friction - 2.0 * 9.81 * std::sin(theta) - 2.0 * 0.04 * 0.3));
-        if (slipped > 0.0 && t > slipped + 0.05) {
-            const Vec3& F = out.reactions[static_cast<std::size_t>(slide)].force_J;
-            worstSlide = std::max(worstSlide,
-                                  std::abs(friction - 0.45 * std::hypot(F.x(), F.y())) / friction);
+    for (const Formulation formulation : {Formulation::Recursive, Formulation::Maximal}) {
+        SCOPED_TRACE(formulationName(formulation));
+        ForwardDynamics sim(in(*loaded, formulation));
+        ASSERT_EQ(sim.formulation().formulation, formulation) << sim.formulation().reason;
+        ASSERT_TRUE(sim.initialize().ok);
+        const double start = sim.state().jointCoordinates(1);
+        double slipped = -1.0, worstHold = 0.0, worstSlide = 0.0;
+        for (int k = 1; k <= 290; ++k) {  // to 2.9 s, before the end stop
+            const double t = 0.01 * k;
+            ASSERT_TRUE(sim.advance(t).ok);
+            Outputs out;
+            ASSERT_TRUE(sim.outputs(out).ok);
+            const double theta = 0.2 * t;
+            const double friction = std::abs(out.frictionForce[0]);
+            if (slipped < 0.0 && std::abs(sim.state().jointCoordinates(1) - start) > 1e-4)
+                slipped = t;
+            if (slipped < 0.0 && t < 2.5)
+                worstHold = std::max(worstHold, std::abs(friction - 2.0 * 9.81 * std::sin(theta) -
+                                                         2.0 * 0.04 * 0.3));
+            if (slipped > 0.0 && t > slipped + 0.05) {
+                const Vec3& F = out.reactions[static_cast<std::size_t>(slide)].force_J;
+                worstSlide = std::max(
+                    worstSlide, std::abs(friction - 0.45 * std::hypot(F.x(), F.y())) / friction);
+            }
         }
+        EXPECT_LT(worstHold, 5e-3);  // N
+        EXPECT_NEAR(slipped, 2.54, 0.015);
+        EXPECT_LT(worstSlide, 0.01);  // the bound at the step's start, the reaction at its end
+        std::printf(
+            "tilting incline, %s: holds to %.2g N, slips at %.2f s, slides within %.2g of μ "
+            "times its reaction\n",
+            std::string(formulationName(formulation)).c_str(), worstHold, slipped, worstSlide);
     }
-    EXPECT_LT(worstHold, 5e-3);  // N
-    EXPECT_NEAR(slipped, 2.54, 0.015);
-    EXPECT_LT(worstSlide, 0.01);  // the bound at the step's start, the reaction at its end
-    std::printf(
-        "tilting incline: holds to %.2g N, slips at %.2f s, slides within %.2g of μ times "
-        "its reaction\n",
-        worstHold, slipped, worstSlide);
 }
 
 // What joint coordinates cannot step is named: Coulomb friction on a joint that closes a loop.
