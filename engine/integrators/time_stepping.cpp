@@ -190,15 +190,8 @@ private:
                 layout::angular(ws.Minv, b) = body.inertia.cwiseInverse();
             }
         }
-        d.problem.contacts.clear();
         d.problem.U.resize(0, 0);
-        d.tangents.clear();
-        d.stops.clear();
-        d.frictions.clear();
-        if (model.contact.enabled) contactRows(model, ws);
-        if (!model.limits.empty()) stopRows(model, state, ws);
-        // (joint friction of a constant bound: preload alone, buildJointTree)
-        if (!model.frictions.empty()) frictionRows(model, ws);
+        unilateralRows(model, state, ws);
         d.v = d.vFree;
         if (!d.frictions.empty()) aimBallRowsAtRest(model, ws, d.v);
         double motionWork = 0.0;
@@ -352,6 +345,13 @@ private:
 
         if (model.softRows > 0) softRows(model, ws);
 
+        unilateralRows(model, state, ws);
+        return {};
+    }
+
+    // The rows of the contact problem: contact, the stops within reach, joint friction.
+    void unilateralRows(const Model& model, const State& state, Workspace& ws) {
+        StepData& d = data_;
         d.problem.contacts.clear();
         d.tangents.clear();
         d.stops.clear();
@@ -359,7 +359,6 @@ private:
         if (model.contact.enabled) contactRows(model, ws);
         if (!model.limits.empty()) stopRows(model, state, ws);
         if (!model.frictions.empty()) frictionRows(model, ws);
-        return {};
     }
 
     // The soft joints' rows below the joint rows, with their compliances and targets (above),
