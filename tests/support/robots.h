@@ -1,7 +1,8 @@
 #pragma once
-// The canonical robots of tests/data/robots as scenes for tests and benchmarks: ANYmal C and
-// Unitree Go1 (URDF, floating bases, stops; Go1 with joint friction) dropped onto a floor, and
-// the Franka Panda (URDF) bolted down.
+// The canonical robots of tests/data/robots as scenes for tests and benchmarks: ANYmal C,
+// Unitree Go1 (URDF, floating bases, stops; Go1 with joint friction) and the iCub humanoid
+// (URDF, floating base, 32 joints with stops and dampers, mesh collision shapes) dropped onto a
+// floor, and the Franka Panda (URDF) bolted down.
 
 #include <algorithm>
 #include <cctype>
@@ -13,13 +14,20 @@
 
 namespace engine::test {
 
-enum class Robot { AnymalC, Go1, Panda };
+enum class Robot { AnymalC, Go1, Panda, ICub };
 
+// Under tests/data/robots/urdf.
 inline const char* const kRobotFiles[] = {
-    "anymal_c_simple_description/urdf/anymal.urdf",
-    "go1_description/urdf/go1.urdf",
-    "panda_description/urdf/panda.urdf",
+    "example-robot-data/robots/anymal_c_simple_description/urdf/anymal.urdf",
+    "example-robot-data/robots/go1_description/urdf/go1.urdf",
+    "example-robot-data/robots/panda_description/urdf/panda.urdf",
+    "icub-models/iCub/robots/iCubGazeboV2_5/model.urdf",
 };
+
+inline std::string robotFile(Robot which) {
+    return std::string(MOTUS_SOURCE_DIR) + "/tests/data/robots/urdf/" +
+           kRobotFiles[static_cast<int>(which)];
+}
 
 inline bool isFoot(const std::string& name) {
     std::string lower = name;
@@ -33,11 +41,7 @@ inline bool isFoot(const std::string& name) {
 inline std::optional<SceneSpec> robot(Robot which, bool bolted, std::string& error) {
     io::RobotImportOptions options;
     options.fixedBase = bolted;
-    const auto imported = io::importUrdfFile(std::string(MOTUS_SOURCE_DIR) +
-                                                 "/tests/data/robots/urdf/example-robot-data/"
-                                                 "robots/" +
-                                                 kRobotFiles[static_cast<int>(which)],
-                                             options);
+    const auto imported = io::importUrdfFile(robotFile(which), options);
     if (!imported.scene) {
         error = "the robot did not import";
         return std::nullopt;
