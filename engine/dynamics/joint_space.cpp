@@ -1023,6 +1023,7 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
             A[i] = a + s[ue] * given[ue];
             const double force = s[ue].dot(IA[i] * A[i] + pA[i]);
             ws.forceEnergies.actuatorPower += force * qd(e);
+            ws.forceEnergies.motionPowerRate += force * qdd(e);
         } else if (link.nv == 1) {
             qdd(e) = (u[ue] - U[ue].dot(a)) / D[i];
             A[i] = a + s[ue] * qdd(e);
@@ -1231,9 +1232,10 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
             }
         }
     }
-    // The couplers' rows: linear in the coordinates (γ = 0; Φ where q is given, else 0).
+    // The couplers' rows: linear in the coordinates, Φ = Σ c q − offset as in maximal
+    // coordinates (γ = 0; Φ where q is given, else 0).
     for (const JointTree::CouplerRow& c : tree.couplerRows) {
-        double phi = model.couplers[static_cast<std::size_t>(c.coupler)].offset;
+        double phi = -model.couplers[static_cast<std::size_t>(c.coupler)].offset;
         for (std::size_t t = 0; t < c.rates.size(); ++t) {
             if (q) phi += c.coefficients[t] * (*q)(c.coordinates[t]);
             if (jacobian) out.J(row, c.rates[t]) += c.coefficients[t];
@@ -1513,6 +1515,7 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
         if (std::isnan(given[static_cast<std::size_t>(e)])) continue;
         const double Q = M.row(e).dot(qdd) + h(e) + rows.J.col(e).dot(lambda);
         ws.forceEnergies.actuatorPower += Q * qd(e);
+        ws.forceEnergies.motionPowerRate += Q * qdd(e);
     }
     if (forces) {
         forces->lambda = lambda;

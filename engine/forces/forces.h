@@ -21,6 +21,10 @@ struct ForceEnergies {
     double elastic = 0.0;        // potential energy stored in springs and bushings [J]
     double dampingPower = 0.0;   // power dissipated by dampers (≥ 0) [W]
     double actuatorPower = 0.0;  // power put in by joint controllers [W]
+    // Joint coordinates: Σ Q q̈ over the rates motions prescribe (Q the effort a motion exerts,
+    // counted in actuatorPower as Q q̇): what the motions' power grows by per second at their
+    // efforts, so that a step takes their work at its mean rate, Q (q̇ₙ + q̇ₙ₊₁)/2 h [W/s].
+    double motionPowerRate = 0.0;
 };
 
 // `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind

@@ -45,24 +45,34 @@ FormulationChoice chooseFormulation(const Model& model) {
                                  : count(free, "free part", "free parts");
     if (cuts > 0)
         size += " and " + count(static_cast<int>(cuts), "joint", "joints") + " closing its loops";
-    // Auto takes joint coordinates where they give the same answer faster. Measured, at the
-    // same settings the parts' poses follow the motion more closely, so auto keeps them:
-    // projecting each step onto the joints removes part of its error, which joint
-    // coordinates keep (the IFToMM pendulum A01 at dopri45's default tolerance ends 6.1e-5 m
-    // from the exact motion, against 2.5e-4 m in joint coordinates at 2.7 times the speed; a
-    // 4-link chain at rk4, 1 ms: 1.6e-7 m against 8.7e-7 m), and symplectic Euler keeps the
-    // energy bounded only there (SHAKE–RATTLE is symplectic; the semi-implicit Euler of
-    // joint coordinates, with a mass matrix that depends on q, is not: a double pendulum's
-    // energy drifted by 5 % of what it exchanges in 10 s). docs/engine.md, Formulations.
-    // (A closed loop costs joint coordinates more than it saves: the four-bar's step is 1.5
-    // times the maximal one's, performance.md.)
-    if (!asked)
+    // Auto takes joint coordinates where they give the same answer faster. Measured, they are
+    // faster on every tree under timeStepping (chain-1 to chain-32 on a floor 1.5–2.3×, the
+    // canonical robots 1.2–6×, performance.md) and about twice as fast with the smooth
+    // integrators, but they do not give the same answer at the same settings, so auto keeps
+    // maximal coordinates:
+    //  * projecting each step onto the joints removes part of its error, which joint
+    //    coordinates keep (the IFToMM pendulum A01 at dopri45's default tolerance ends 6.1e-5 m
+    //    from the exact motion, against 2.5e-4 m in joint coordinates; a 4-link chain at rk4,
+    //    1 ms: 1.6e-7 m against 8.7e-7 m);
+    //  * the semi-implicit Euler of joint coordinates, with a mass matrix that depends on q,
+    //    is not symplectic, and its velocity products are explicit: a double pendulum's energy
+    //    drifted by 5 % of what it exchanges in 10 s, and chain-16 whipping from horizontal
+    //    under timeStepping at 10 ms gains 35 J of the 126 J it releases, where maximal
+    //    coordinates (SHAKE–RATTLE; the velocity-level rows at the step's end) gain under 1 %.
+    // docs/engine.md, Formulations. (A closed loop costs joint coordinates more than it saves:
+    // the four-bar's step is 1.5 times the maximal one's, performance.md.)
+    if (!asked) {
+        const bool stepping = settings.integrator == IntegratorType::TimeStepping;
         return maximal(
-            "auto keeps maximal coordinates, which follow the motion more closely at "
-            "the same settings; \"recursive\" steps this mechanism (" +
-            size + ") in joint coordinates, " +
-            (cuts == 0 ? "about twice as fast"
-                       : "though not faster: its loops' rows are solved at every step"));
+            "auto keeps maximal coordinates, which follow the motion more closely at the same "
+            "settings" +
+            std::string(stepping ? " (joint coordinates gain energy where links whip)" : "") +
+            "; \"recursive\" steps this mechanism (" + size + ") in joint coordinates, " +
+            (cuts > 0     ? "though not faster: its loops' rows are solved at every step"
+             : links == 0 ? "no faster: a free part's coordinates are its pose"
+             : stepping   ? "1.5 to 6 times as fast"
+                          : "about twice as fast"));
+    }
     choice.formulation = Formulation::Recursive;
     choice.reason =
         size + (cuts == 0 ? (links > 0 ? ": its joints' coordinates hold it by construction"

@@ -210,7 +210,9 @@ private:
             !s.ok)
             return s;
         state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
-        state.driverWork += h * ws.forceEnergies.actuatorPower;
+        // (the motions' work at the step's mean rate, as in TimeStepping's joint-space step)
+        state.driverWork +=
+            h * ws.forceEnergies.actuatorPower + 0.5 * h * h * ws.forceEnergies.motionPowerRate;
         bodyStateFromJoints(model, *tree_, q_, qd_, state);
         state.t += h;
         return {};

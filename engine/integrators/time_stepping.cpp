@@ -178,6 +178,7 @@ private:
             return s;
         d.dampingPower = ws.forceEnergies.dampingPower;
         d.actuatorPower = ws.forceEnergies.actuatorPower;
+        const double motionPowerRate = ws.forceEnergies.motionPowerRate;
         qdPlus_ = qd_ + h * qdd_;
         bodyStateFromJoints(model, tree, q_, qdPlus_, free_);
         d.vFree = free_.v;
@@ -192,6 +193,7 @@ private:
         }
         d.problem.U.resize(0, 0);
         unilateralRows(model, state, ws);
+        d.report = {};  // (a step with no rows reports no solve, not the last step's)
         d.v = d.vFree;
         if (!d.frictions.empty()) aimBallRowsAtRest(model, ws, d.v);
         double motionWork = 0.0;
@@ -253,7 +255,9 @@ private:
         bodyStateFromJoints(model, tree, q_, qdPlus_, state);
         state.t = d.t1;
         state.dissipatedEnergy += h * d.dampingPower - contactWork;
-        state.driverWork += h * d.actuatorPower + motionWork;
+        // (the motions' work at the step's mean rate: Q q̇ₙ h, counted in the actuators' power,
+        // and Q (q̇ₙ₊₁ − q̇ₙ)/2 h = Q q̈ h²/2)
+        state.driverWork += h * d.actuatorPower + 0.5 * h * h * motionPowerRate + motionWork;
         d.impulse.resize(0);
         record(model, state, ws);
         StepResult& result = ws.step;

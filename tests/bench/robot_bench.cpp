@@ -17,6 +17,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
+#include "tests/support/mechanisms.h"
 #include "tests/support/robots.h"
 
 namespace {
@@ -77,6 +78,54 @@ void BM_RobotRealTime(benchmark::State& bench) {
 BENCHMARK(BM_RobotRealTime)
     ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
     ->ArgNames({"robot", "joints"})
+    ->Unit(benchmark::kMillisecond);
+
+// Where joint coordinates start to pay under timeStepping (the `auto` rule): chain-N of 10 cm
+// links released horizontal above a floor 15 cm below its pivot, which its links touch (not each
+// other), in both formulations; 1 s of motion, set-up untimed as above. Args: N, formulation.
+void BM_ChainOnAFloor(benchmark::State& bench) {
+    const int links = static_cast<int>(bench.range(0));
+    SceneSpec spec = test::chain(links, IntegratorType::TimeStepping, 1e-3);
+    spec.settings.formulation = bench.range(1) == 1 ? Formulation::Recursive : Formulation::Maximal;
+    for (Part& part : spec.parts) {
+        part.collision.group = part.ground ? 1 : 2;
+        part.collision.mask = part.ground ? 2 : 1;
+        if (!part.ground) continue;
+        Shape plane;  // the floor, on the ground part
+        plane.type = ShapeType::Plane;
+        plane.role = ShapeRole::Collision;
+        plane.X_PG.p = Vec3(0.0, 0.0, -0.15);
+        part.shapes.push_back(plane);
+    }
+    spec.contact.enabled = true;
+    const CompileResult compiled = compile(spec);
+    if (!compiled.model) {
+        bench.SkipWithError("the chain did not compile");
+        return;
+    }
+    for (auto _ : bench) {
+        bench.PauseTiming();
+        ForwardDynamics sim(compiled.model);
+        if (Status s = sim.initialize(); !s.ok || sim.formulation().refused) {
+            bench.SkipWithError("the chain did not start");
+            return;
+        }
+        if (Status s = sim.advance(1e-3); !s.ok) {
+            bench.SkipWithError(s.message.c_str());
+            return;
+        }
+        bench.ResumeTiming();
+        if (Status s = sim.advance(1e-3 + 1.0); !s.ok) {
+            bench.SkipWithError(s.message.c_str());
+            return;
+        }
+    }
+    bench.counters["real_time"] =
+        benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ChainOnAFloor)
+    ->ArgsProduct({{1, 2, 4, 8, 16, 32}, {0, 1}})
+    ->ArgNames({"links", "joints"})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -271,6 +271,13 @@ TEST(JointSpace, AskedOfAMechanismItCannotStepTheRecursiveFormulationIsRefused) 
     EXPECT_EQ(automatic.formulation, Formulation::Maximal);
     EXPECT_FALSE(automatic.refused);
     EXPECT_NE(automatic.reason.find("a tree of 1 joint"), std::string::npos) << automatic.reason;
+    // Under timeStepping: faster in joint coordinates, but they gain energy where links whip.
+    const FormulationChoice stepping =
+        chooseFormulation(*variant(*pendulum, Formulation::Auto, IntegratorType::TimeStepping));
+    EXPECT_EQ(stepping.formulation, Formulation::Maximal);
+    EXPECT_NE(stepping.reason.find("gain energy where links whip"), std::string::npos)
+        << stepping.reason;
+    EXPECT_NE(stepping.reason.find("1.5 to 6 times as fast"), std::string::npos) << stepping.reason;
 }
 
 // A motion whose rate races off (a pole at 0.3 s) stops a run in joint coordinates naming the

@@ -302,8 +302,8 @@ TEST(UrdfImport, LimitsBecomeStopsAndDampingDampersWhatIsNotModelledIsListed) {
 }
 
 // A gripper whose right finger mimics the left (multiplier −1, offset 0.01): the two close
-// together under a spring, the relation held to the joints' tolerance all the way, and the
-// finger friction makes a weak spring stick.
+// together under a push, the relation held to the joints' tolerance all the way, and the
+// finger friction makes a weak push stick.
 TEST(UrdfImport, AMimicFingerFollowsItsLeaderAndFrictionHoldsAWeakPull) {
     auto gripper = [](const std::string& friction) {
         return R"(<robot name="gripper">
@@ -322,7 +322,12 @@ TEST(UrdfImport, AMimicFingerFollowsItsLeaderAndFrictionHoldsAWeakPull) {
     <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial></link>
 </robot>)";
     };
-    for (const bool withFriction : {false, true}) {
+    // In both formulations: in joint coordinates the mimic is a row over the tree's coordinates,
+    // Φ = q_right + q_left − offset as in maximal coordinates.
+    for (const int run : {0, 1, 2, 3}) {
+        const bool withFriction = run % 2 == 1;
+        const Formulation formulation = run < 2 ? Formulation::Recursive : Formulation::Maximal;
+        SCOPED_TRACE(formulationName(formulation));
         const UrdfImportResult r =
             importText(gripper(withFriction ? R"(<dynamics friction="2"/>)" : ""));
         ASSERT_TRUE(r.scene);
@@ -336,8 +341,11 @@ TEST(UrdfImport, AMimicFingerFollowsItsLeaderAndFrictionHoldsAWeakPull) {
         push.markerI = {"l", "j_left"};
         push.components[1] = "-1";
         spec.forces.push_back(push);
+        spec.settings.formulation = formulation;
         ForwardDynamics sim(test::compiled(spec));
-        ASSERT_TRUE(sim.initialize().ok);
+        ASSERT_EQ(sim.formulation().formulation, formulation) << sim.formulation().reason;
+        const Status started = sim.initialize();
+        ASSERT_TRUE(started.ok) << started.message;
         // Assembled: the fingers meet the mimic's offset half each (the pose had both at 0).
         const double start = sim.state().jointCoordinates(0);
         EXPECT_NEAR(start, 0.005, 1e-9);

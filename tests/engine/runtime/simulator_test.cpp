@@ -27,9 +27,11 @@ std::vector<std::vector<double>> rows(const Recording& r, std::size_t first = 0)
 
 using namespace std::chrono_literals;
 
-std::shared_ptr<const Model> example(const std::string& name) {
+std::shared_ptr<const Model> example(const std::string& name,
+                                     Formulation formulation = Formulation::Auto) {
     auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/" + name);
     EXPECT_TRUE(r.scene);
+    if (formulation != Formulation::Auto) r.scene->settings.formulation = formulation;
     return compiled(*r.scene);
 }
 
@@ -154,12 +156,21 @@ TEST(Simulator, ReRunningThroughSingularPositionsFromAnyFrameReproducesItBitForB
 // A contact run resumed from a frame starts from the persistent contact points and warm-start
 // impulses recorded with the frame (State::contacts), so it reproduces the original bit for
 // bit: the box pile (boxes on boxes on the ground, many points per pair), the cam follower
-// (a roller on a cam) and Newton's cradle (impacts).
+// (a roller on a cam) and Newton's cradle (impacts); the last two in joint coordinates too.
 TEST(Simulator, ReRunningAContactSceneFromAnyFrameReproducesItBitForBit) {
-    for (const auto& [scene, duration] : {std::pair<const char*, double>{"box_pile.json", 1.0},
-                                          {"cam_follower.json", 0.6},
-                                          {"newtons_cradle.json", 0.6}}) {
-        Simulator sim(example(scene));
+    struct Run {
+        const char* scene;
+        double duration;
+        Formulation formulation;
+    };
+    for (const auto& [scene, duration, formulation] :
+         {Run{"box_pile.json", 1.0, Formulation::Auto},
+          Run{"cam_follower.json", 0.6, Formulation::Auto},
+          Run{"newtons_cradle.json", 0.6, Formulation::Auto},
+          Run{"cam_follower.json", 0.6, Formulation::Recursive},
+          Run{"newtons_cradle.json", 0.6, Formulation::Recursive}}) {
+        SCOPED_TRACE(formulationName(formulation));
+        Simulator sim(example(scene, formulation));
         sim.runTo(duration);
         ASSERT_TRUE(sim.waitUntilIdle(120s)) << scene;
         ASSERT_TRUE(sim.snapshot()->error.empty()) << scene << ": " << sim.snapshot()->error;
