@@ -379,6 +379,25 @@ bool rollingRow(const Model& model, const CouplerModel& c, const std::vector<Bod
     return true;
 }
 
+}  // namespace
+
+bool rollingCouplerEntries(const Model& model, int coupler, const std::vector<BodyFrame>& frames,
+                           double entries[12]) {
+    const CouplerModel& c = model.couplers[static_cast<std::size_t>(coupler)];
+    std::fill(entries, entries + 12, 0.0);
+    double gamma = 0.0;
+    return rollingRow(
+        model, c, frames,
+        [&](int b, const Row6& J) {
+            for (int side = 0; side < 2; ++side)
+                if (c.gearBodies[side] == b)
+                    for (int e = 0; e < 6; ++e) entries[6 * side + e] += J(e);
+        },
+        gamma);
+}
+
+namespace {
+
 // A coupler's row: Φ = Σ cᵢ qᵢ − offset; with kJacobian, Φq = Σ cᵢ ∂qᵢ/∂v (added on each
 // term's two bodies) and γ = Σ cᵢ γᵢ, or the rolling form of a gear or rack. `term` is the
 // coupler's first term's cache index.

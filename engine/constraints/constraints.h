@@ -73,6 +73,15 @@ int evaluateJointRows(const Model& model, int joint, const std::vector<BodyFrame
                       bool jacobian, bool withGamma, Eigen::Ref<Eigen::VectorXd> Phi,
                       Eigen::Ref<Eigen::VectorXd> gamma, double* blocks);
 
+// A gear's or rack's rolling row (CouplerModel::rolling) on its two gears' bodies: the entries
+// per body (coupler.gearBodies; 6 each, velocity then angular velocity in the body's frame, as
+// evaluateJointRows writes them) of t·(v_I(P) − v_J(P)) / scale — the tooth force at the pitch
+// point P per unit multiplier. False where the pitch point is not defined (axles that met, a
+// rack along the pinion's axis). (The recursive formulation steps the coordinates' relation
+// and reports the bearings' reactions with this force: engine/dynamics/joint_space.h.)
+bool rollingCouplerEntries(const Model& model, int coupler, const std::vector<BodyFrame>& frames,
+                           double entries[12]);
+
 // The largest gap of the position-level rows, as a user measures it: a joint's coincident
 // point pair by its Euclidean distance (the norm of its three rows) [m], every other row by its
 // magnitude [m or rad]: the "constraint error" of outputs. The projection stops when it is within

@@ -551,12 +551,6 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     // The couplers: rows over the tree's coordinates.
     for (std::size_t k = 0; k < model.couplers.size(); ++k) {
         const CouplerModel& coupler = model.couplers[k];
-        if (coupler.rolling) {
-            why = "coupler '" + coupler.name +
-                  "' rolls its gears at their pitch point on the carrier they share (the "
-                  "tooth force there, which the bearings carry): not in joint coordinates (yet)";
-            return std::nullopt;
-        }
         JointTree::CouplerRow row;
         row.coupler = static_cast<int>(k);
         for (const CouplerTermModel& term : coupler.terms) {
@@ -1184,6 +1178,16 @@ struct LoopRows {
     std::vector<int> sideBody;
 };
 
+// A row's six entries on a body (velocity, then angular velocity in the body's frame) as the
+// spatial force about the world origin (moment, force) that the row's multiplier pushes with.
+Vec6 rowForce(const BodyFrame& frame, const double* e) {
+    const Vec3 jv(e[0], e[1], e[2]);
+    Vec6 f;
+    f.head<3>() = frame.r.cross(jv) + frame.R * Vec3(e[3], e[4], e[5]);
+    f.tail<3>() = jv;
+    return f;
+}
+
 void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
               const std::vector<Vec6>& s, const std::vector<Vec6>* A0, bool jacobian, LoopRows& out,
               const Eigen::VectorXd* q = nullptr) {
@@ -1215,9 +1219,7 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
                 const double* e = out.blocks.data() + 12 * r + 6 * side;
                 const BodyFrame& frame = frames[static_cast<std::size_t>(b)];
                 const Vec3 jv(e[0], e[1], e[2]);
-                Vec6 f;
-                f.head<3>() = frame.r.cross(jv) + frame.R * Vec3(e[3], e[4], e[5]);
-                f.tail<3>() = jv;
+                const Vec6 f = rowForce(frame, e);
                 out.sideForce[static_cast<std::size_t>(2 * row + side)] = f;
                 out.sideBody[static_cast<std::size_t>(2 * row + side)] = b;
                 const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
@@ -1233,14 +1235,30 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
         }
     }
     // The couplers' rows: linear in the coordinates, Φ = Σ c q − offset as in maximal
-    // coordinates (γ = 0; Φ where q is given, else 0).
+    // coordinates (γ = 0; Φ where q is given, else 0). A coupler acts within its joints (its
+    // multiplier a generalised force along their axes), except gears and racks that roll on a
+    // carrier: their multiplier is the tooth force at the pitch point on the two gears' bodies
+    // (its sides: which the bearings carry), whose generalised force is the same, the
+    // coordinates' relation being the rolling condition on the tree.
     for (const JointTree::CouplerRow& c : tree.couplerRows) {
-        double phi = -model.couplers[static_cast<std::size_t>(c.coupler)].offset;
+        const CouplerModel& coupler = model.couplers[static_cast<std::size_t>(c.coupler)];
+        double phi = -coupler.offset;
         for (std::size_t t = 0; t < c.rates.size(); ++t) {
             if (q) phi += c.coefficients[t] * (*q)(c.coordinates[t]);
             if (jacobian) out.J(row, c.rates[t]) += c.coefficients[t];
         }
         out.Phi(row) = q ? phi : 0.0;
+        double entries[12];
+        if (jacobian && coupler.rolling &&
+            rollingCouplerEntries(model, c.coupler, frames, entries)) {
+            for (int side = 0; side < 2; ++side) {
+                const int b = coupler.gearBodies[side];
+                if (b == kGround) continue;
+                out.sideForce[static_cast<std::size_t>(2 * row + side)] =
+                    rowForce(frames[static_cast<std::size_t>(b)], entries + 6 * side);
+                out.sideBody[static_cast<std::size_t>(2 * row + side)] = b;
+            }
+        }
         ++row;
     }
 }

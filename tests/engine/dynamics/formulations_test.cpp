@@ -96,7 +96,11 @@ TEST(TwoFormulations, EveryExampleSceneJointCoordinatesTakeGoesWhereTheMaximalRu
             ASSERT_TRUE(maximal.outputs(ob).ok);
             apart.add(*loaded, a, b, oa, ob);
         }
-        apart.expectWithin();
+        // The work is the quadrature of the motions' power over each run's own steps, which
+        // neither run's error estimate steers (dopri45 judges the parts' poses and velocities):
+        // the gear train's power (its efforts agree to 1e-11) summed over the joint-space run's
+        // longer steps is 2e-9 J off at 0.1 s (7e-12 J at rtol 1e-13), 8e-8 J of 0.39 J at 2 s.
+        apart.expectWithin(1e-8, name == "gear_train.json" ? 3e-7 : 1e-8);
         std::printf(
             "%s: positions within %.2g, reactions within %.2g of %.3g, efforts within %.2g of "
             "%.3g, work within %.2g of %.3g J (%.1f s)\n",
