@@ -201,8 +201,12 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
         for (std::size_t k = 0; k < tree->couplerRows.size() && coupling; ++k) {
             const JointTree::CouplerRow& row = tree->couplerRows[k];
             // (a rolling gear's tooth force acts on the gears' bodies, not within the joints:
-            // in what the joints transmit, the bearings' reactions)
-            if (model.couplers[static_cast<std::size_t>(row.coupler)].rolling) continue;
+            // in what the joints transmit, the bearings' reactions; where its pitch point is not
+            // defined, within the joints as the coordinates' relation)
+            double entries[12];
+            if (model.couplers[static_cast<std::size_t>(row.coupler)].rolling &&
+                rollingCouplerEntries(model, row.coupler, ws.frames, entries))
+                continue;
             for (std::size_t t = 0; t < row.rates.size(); ++t)
                 coupled(row.rates[t]) -=
                     row.coefficients[t] * cutLambda(firstCoupler + static_cast<int>(k));
