@@ -94,6 +94,7 @@ void cutReaction(const Model& model, const Workspace& ws, const ActingForces& ac
     for (int r = 0; r < joint.rows; ++r)
         for (int k = 0; k < 6; ++k)
             f(k) -= blocks[static_cast<std::size_t>(12 * r + (onI ? 0 : 6) + k)] * lambda(r);
+    addSoftJointForce(model, ws, j, body, f);  // (a soft joint: its equations' pull)
     for (std::size_t k = 0; k < model.frictions.size(); ++k)
         if (model.frictions[k].joint == j && acting.frictionForce[k] != 0.0) {
             const ConstraintRow c =
@@ -236,6 +237,13 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
             cutReaction(model, ws, acting, j, cutLambda.segment(row, rows), r.force_W, r.torque_W);
             row += rows;
         }
+        // Soft joints with no exact equation: their pull alone.
+        for (std::size_t j = 0; j < model.joints.size(); ++j)
+            if (model.joints[j].rows == 0 && model.joints[j].softRows > 0) {
+                JointReaction& r = out.reactions[j];
+                cutReaction(model, ws, acting, static_cast<int>(j), Eigen::VectorXd(), r.force_W,
+                            r.torque_W);
+            }
     } else {
         // Reactions from each joint's rows.
         for (std::size_t j = 0; j < model.joints.size(); ++j) {

@@ -341,8 +341,8 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             "joints from the ground only (so far)";
         return std::nullopt;
     }
-    if (model.softRows > 0) {
-        why = "soft joints are not in joint coordinates (yet)";
+    if (!whole && model.softRows > 0) {
+        why = "soft joints are not in a model-based controller's model (yet)";
         return std::nullopt;
     }
     if (!whole && !model.couplers.empty()) {
@@ -363,6 +363,12 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     std::vector<Quat> turn(joints, Quat::Identity());  // a slide's or weld's exact turn of I from J
     for (std::size_t j = 0; j < joints; ++j) {
         const JointModel& joint = model.joints[j];
+        if (joint.softRows > 0) {
+            // Its soft equations pull as forces (evaluateAppliedForces); its exact ones, if any,
+            // close a loop.
+            notALink[j] = "joint '" + joint.name + "' is soft: its soft equations pull as forces";
+            continue;
+        }
         if (linkKindOf(joint.type) == std::nullopt || joint.curve || joint.surface) {
             notALink[j] = "joint '" + joint.name + "' is " +
                           std::string(jointTypeName(joint.type)) +
@@ -513,11 +519,11 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     for (std::size_t d = 0; d < model.drivers.size(); ++d) {
         const DriverModel& driver = model.drivers[d];
         const JointModel& joint = model.joints[static_cast<std::size_t>(driver.joint)];
-        if (whole &&
-            std::find(tree.cuts.begin(), tree.cuts.end(), driver.joint) != tree.cuts.end()) {
-            why = "motion '" + driver.name + "' drives joint '" + joint.name +
-                  "', which closes a loop of the tree: joint coordinates prescribe the "
-                  "coordinates of the tree's joints only (so far)";
+        if (whole && !inTree[static_cast<std::size_t>(driver.joint)]) {
+            why = "motion '" + driver.name + "' drives joint '" + joint.name + "', which " +
+                  (joint.softRows > 0 ? std::string("is soft") : "closes a loop of the tree") +
+                  ": joint coordinates prescribe the coordinates of the tree's joints only (so "
+                  "far)";
             return std::nullopt;
         }
         for (const JointTree::Link& link : tree.links) {
@@ -542,10 +548,12 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     // Friction on a joint's reaction needs the reaction the joint transmits over a step: a link's.
     for (const JointFrictionModel& f : model.frictions)
         if (whole && (f.coefficient > 0.0 || f.staticCoefficient > 0.0) &&
-            std::find(tree.cuts.begin(), tree.cuts.end(), f.joint) != tree.cuts.end()) {
-            why = "joint '" + model.joints[static_cast<std::size_t>(f.joint)].name +
-                  "' closes a loop and has Coulomb friction μ on its reaction: joint "
-                  "coordinates take it on the tree's joints only (so far)";
+            !inTree[static_cast<std::size_t>(f.joint)]) {
+            why = "joint '" + model.joints[static_cast<std::size_t>(f.joint)].name + "' " +
+                  (model.joints[static_cast<std::size_t>(f.joint)].softRows > 0 ? "is soft"
+                                                                                : "closes a loop") +
+                  " and has Coulomb friction μ on its reaction: joint coordinates take it on "
+                  "the tree's joints only (so far)";
             return std::nullopt;
         }
     // The couplers: rows over the tree's coordinates.

@@ -62,6 +62,18 @@ Status solveActingForces(const Model& model, const State& state, Workspace& ws,
     return {};
 }
 
+void addSoftJointForce(const Model& model, const Workspace& ws, int joint, int body,
+                       Eigen::Matrix<double, 6, 1>& f) {
+    // A soft joint's rows pull with λ = k Φ + c Φ̇ at this state.
+    const JointModel& j = model.joints[static_cast<std::size_t>(joint)];
+    if (j.softRows == 0 || ws.softLambda.size() < j.softRowOffset + j.softRows) return;
+    for (int r = j.softRowOffset; r < j.softRowOffset + j.softRows; ++r)
+        for (SparseRowMatrix::InnerIterator it(ws.soft.Phi_q, r); it; ++it)
+            if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
+                k >= 0 && k < layout::kVelocitiesPerBody)
+                f(k) -= it.value() * ws.softLambda(r);
+}
+
 void jointReaction(const Model& model, const Workspace& ws, const ActingForces& acting, int j,
                    Vec3& force_W, Vec3& torque_W) {
     const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
@@ -79,12 +91,7 @@ void jointReaction(const Model& model, const Workspace& ws, const ActingForces& 
             if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
                 k >= 0 && k < layout::kVelocitiesPerBody)
                 f(k) -= it.value() * lambda(r);
-    // A soft joint's rows pull with λ = k Φ + c Φ̇ at this state.
-    for (int r = joint.softRowOffset; r < joint.softRowOffset + joint.softRows; ++r)
-        for (SparseRowMatrix::InnerIterator it(ws.soft.Phi_q, r); it; ++it)
-            if (const Eigen::Index k = it.col() - layout::velocityIndex(body);
-                k >= 0 && k < layout::kVelocitiesPerBody)
-                f(k) -= it.value() * ws.softLambda(r);
+    addSoftJointForce(model, ws, j, body, f);
     // Its stops and its friction push along the coordinate's row (+Jᵀ × their force).
     auto along = [&](int coordinate, double force) {
         if (force == 0.0) return;

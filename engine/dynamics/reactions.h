@@ -35,6 +35,11 @@ Status solveActingForces(const Model& model, const State& state, Workspace& ws,
 // The reaction of joint `joint` (part J on part I: the force, and the torque about marker I's
 // origin, world axes; when part I is the ground the opposite of the wrench on part J) from what
 // acts (solveActingForces, whose ws it reads).
+// What joint `joint`'s soft equations exert on `body` (−Φq_bᵀ λ, λ = k Φ + c Φ̇ at the
+// workspace's state: ws.soft, ws.softLambda), added into f (velocity then angular entries).
+void addSoftJointForce(const Model& model, const Workspace& ws, int joint, int body,
+                       Eigen::Matrix<double, 6, 1>& f);
+
 void jointReaction(const Model& model, const Workspace& ws, const ActingForces& acting, int joint,
                    Vec3& force_W, Vec3& torque_W);
 

@@ -153,6 +153,38 @@ void followBothOverOneSecond(const std::shared_ptr<const Model>& model,
         ASSERT_NO_FATAL_FAILURE(apart.follow(*model, recursive, maximal, 0.1 * k));
 }
 
+// Soft joints in joint coordinates: their soft equations pull as forces (as the smooth
+// integrators take them in maximal coordinates), their exact ones, if any, close a loop. The
+// double pendulum hung from a soft pin — its point gap held by 2e4 N/m and 20 N·s/m, its axis
+// exact — and the engine on its four rubber mounts (every equation soft: a free part with a
+// shaft on it) go where the maximal runs go, with the soft joints' reactions.
+TEST(JointSpace, SoftJointsPullAsInMaximalCoordinates) {
+    io::SceneLoadResult loaded =
+        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/double_pendulum.json");
+    ASSERT_TRUE(loaded.scene);
+    loaded.scene->joints.at(0).compliance.stiffness = 2e4;  // the shoulder
+    loaded.scene->joints.at(0).compliance.damping = 20.0;
+    const std::shared_ptr<const Model> pendulum = test::compiled(*loaded.scene);
+    ASSERT_TRUE(pendulum);
+    ASSERT_GT(pendulum->softRows, 0);
+    ASSERT_GT(pendulum->joints[0].rows, 0);  // (the axis: exact)
+    const auto mount = test::exampleModel("engine_mount.json");
+    ASSERT_TRUE(mount);
+    for (const auto& model : {pendulum, mount}) {
+        test::FormulationAgreement apart;
+        ASSERT_NO_FATAL_FAILURE(followBothOverOneSecond(model, apart));
+        apart.expectWithin();
+        EXPECT_GT(apart.largestReaction, 1.0);
+        std::printf("soft joints (%s): positions within %.2g, reactions within %.2g of %.3g\n",
+                    model->name.c_str(), apart.position, apart.reaction, apart.largestReaction);
+    }
+    // timeStepping holds them as compliant rows of its solve: maximal coordinates only.
+    const FormulationChoice stepping = chooseFormulation(
+        *variant(*mount, Formulation::Recursive, IntegratorType::TimeStepping, 1e-3));
+    EXPECT_TRUE(stepping.refused);
+    EXPECT_NE(stepping.reason.find("compliant rows"), std::string::npos) << stepping.reason;
+}
+
 // The fixed-step method in joint coordinates: each example tree and closed mechanism run for
 // 2 s by rk4 at 1e-4 s in joint coordinates puts every part where the maximal coordinates'
 // dopri45 at rtol 1e-12 puts it, to 1e-8 m and rad, with every joint's reaction, the motions'
