@@ -137,7 +137,12 @@ INSTANTIATE_TEST_SUITE_P(
         CorpusRobot{kErd + "double_pendulum_description/urdf/double_pendulum_simple.urdf", 0, 0, 0},
         CorpusRobot{kErd + "solo_description/robots/solo12.urdf", 0, 0, 34},
         CorpusRobot{kErd + "go1_description/urdf/go1.urdf", 0, 1, 21},
-        CorpusRobot{kErd + "simple_humanoid_description/urdf/simple_humanoid.urdf", 0, 0, 1}),
+        CorpusRobot{kErd + "simple_humanoid_description/urdf/simple_humanoid.urdf", 0, 0, 1},
+        // The iCub humanoid (robotology/icub-models): 213 links, 174 of them massless frames on
+        // fixed joints (merged), 32 revolutes with stops and dampers, binary STL meshes in a
+        // package://iCub/… tree with no package.xml (the folder named as the package).
+        // Ten of its dampers (1 N·m·s/rad on links of 2.4e-4 to 4.5e-4 kg·m²) warned about at 1 ms.
+        CorpusRobot{"urdf/icub-models/iCub/robots/iCubGazeboV2_5/model.urdf", 0, 0, 0, 10}),
     [](const ::testing::TestParamInfo<CorpusRobot>& info) {
         std::string name = std::filesystem::path(info.param.file).stem().string();
         for (char& c : name)
