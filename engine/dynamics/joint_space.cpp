@@ -9,6 +9,7 @@
 
 #include "engine/constraints/constraints.h"
 #include "engine/dynamics/dynamics.h"
+#include "engine/kinematics/frame_motion.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/kinematics.h"
 #include "engine/math/number_text.h"
@@ -335,10 +336,8 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
                                         const Eigen::VectorXd& bodyV, std::string& why,
                                         TreeScope scope) {
     const bool whole = scope == TreeScope::Whole;
-    if (!model.frameJoints.empty()) {
-        why =
-            "a moving frame's six equations hold its part: joint coordinates take trees of "
-            "joints from the ground only (so far)";
+    if (!whole && !model.frameJoints.empty()) {
+        why = "moving frames are not in a model-based controller's model (yet)";
         return std::nullopt;
     }
     if (!whole && model.softRows > 0) {
@@ -363,6 +362,10 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     std::vector<Quat> turn(joints, Quat::Identity());  // a slide's or weld's exact turn of I from J
     for (std::size_t j = 0; j < joints; ++j) {
         const JointModel& joint = model.joints[j];
+        if (joint.frameMotion) {  // (its part a root of its own, below)
+            notALink[j] = "moving frame '" + joint.name + "'";
+            continue;
+        }
         if (joint.softRows > 0) {
             // Its soft equations pull as forces (evaluateAppliedForces); its exact ones, if any,
             // close a loop.
@@ -418,6 +421,11 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     std::vector<bool> driven(joints, false), inTree(joints, false);
     for (const DriverModel& driver : model.drivers)
         driven[static_cast<std::size_t>(driver.joint)] = true;
+    // A moving frame joins its part to the ground first: a joint between the two closes a loop.
+    for (const int j : model.frameJoints) {
+        const int a = root(node(bodyOf(model.joints[static_cast<std::size_t>(j)].markerI)));
+        if (a != n) group[static_cast<std::size_t>(a)] = n;
+    }
     for (const bool drivenFirst : {true, false})
         for (std::size_t j = 0; j < joints; ++j) {
             if (driven[j] != drivenFirst || !notALink[j].empty()) continue;
@@ -470,6 +478,17 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
             }
         }
     };
+    // The moving frames' parts: roots whose pose the frames prescribe.
+    for (const int j : model.frameJoints) {
+        const int b = bodyOf(model.joints[static_cast<std::size_t>(j)].markerI);
+        if (b == kGround || reached(b)) continue;
+        JointTree::Link link;
+        link.body = b;
+        link.kind = LinkKind::Free;
+        link.joint = j;
+        link.frame = true;
+        add(link);
+    }
     grow();
     for (int b = 0; b < n && whole; ++b) {
         if (reached(b)) continue;
@@ -481,7 +500,7 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     }
     // The cut joints: every joint not a link between parts of the tree.
     for (std::size_t j = 0; j < joints; ++j) {
-        if (inTree[j]) continue;
+        if (inTree[j] || model.joints[j].frameMotion) continue;
         const JointModel& joint = model.joints[j];
         const bool ri = reached(bodyOf(joint.markerI)), rj = reached(bodyOf(joint.markerJ));
         if (!ri && !rj) continue;  // (a controller's tree: a joint among the parts it leaves out)
@@ -594,8 +613,58 @@ int JointTree::freeParts() const {
         std::count_if(links.begin(), links.end(), [](const Link& link) { return link.joint < 0; }));
 }
 
+int JointTree::movingFrames() const {
+    return static_cast<int>(
+        std::count_if(links.begin(), links.end(), [](const Link& link) { return link.frame; }));
+}
+
+bool JointTree::prescribed(const Model& model, int e) const {
+    if (links[static_cast<std::size_t>(rateLink[static_cast<std::size_t>(e)])].frame) return true;
+    const int d = rateDriver[static_cast<std::size_t>(e)];
+    return d >= 0 && model.drivers[static_cast<std::size_t>(d)].on;
+}
+
+namespace {
+
+// A moving frame's part at time t: its body's pose, the velocity of its origin and its turn rate
+// (world axes), their rates: X_WB = M(t) X_MB, the body's origin at r_M + s (s = R_M p_MB).
+struct FramePartMotion {
+    Transform X_WB;
+    Vec3 v, w, a, alpha;
+};
+FramePartMotion framePartAt(const Model& model, const JointTree::Link& link, double t) {
+    const FrameMotionModel& motion =
+        *model.joints[static_cast<std::size_t>(link.joint)].frameMotion;
+    const FrameMotionState m = frameMotionAt(motion, t);
+    const Vec3 s = m.frame.R * motion.X_MB.p;
+    FramePartMotion out;
+    out.X_WB.R = Quat(m.frame.R * motion.X_MB.rotationMatrix());
+    out.X_WB.R.normalize();
+    out.X_WB.p = m.frame.r + s;
+    out.v = m.frame.v + m.frame.w.cross(s);
+    out.w = m.frame.w;
+    out.a = m.acceleration + m.angularAcceleration.cross(s) + m.frame.w.cross(m.frame.w.cross(s));
+    out.alpha = m.angularAcceleration;
+    return out;
+}
+
+}  // namespace
+
 void prescribeMotions(const Model& model, const JointTree& tree, double t,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd) {
+    for (const JointTree::Link& link : tree.links) {
+        if (!link.frame) continue;
+        // (a free part's coordinates: its origin, its quaternion on the side of the one held,
+        // the origin's velocity in the world's axes and the turn rate in its own)
+        const FramePartMotion m = framePartAt(model, link, t);
+        q.segment<3>(link.iq) = m.X_WB.p;
+        const Eigen::Vector4d held = q.segment<4>(link.iq + 3);
+        Eigen::Vector4d Q(m.X_WB.R.w(), m.X_WB.R.x(), m.X_WB.R.y(), m.X_WB.R.z());
+        if (Q.dot(held) < 0.0) Q = -Q;
+        q.segment<4>(link.iq + 3) = Q;
+        qd.segment<3>(link.iv) = m.v;
+        qd.segment<3>(link.iv + 3) = m.X_WB.R.conjugate() * m.w;
+    }
     for (int e = 0; e < tree.nv; ++e) {
         const int d = tree.rateDriver[static_cast<std::size_t>(e)];
         if (d < 0) continue;
@@ -615,6 +684,38 @@ void prescribeMotions(const Model& model, const JointTree& tree, double t,
         } else if (driver.level == MotionLevel::Velocity) {
             qd(e) = driver.f.eval(t);
         }
+    }
+}
+
+void prescribedMeanRates(const Model& model, const JointTree& tree, double t1,
+                         const Eigen::VectorXd& q, double h, Eigen::Ref<Eigen::VectorXd> qd) {
+    thread_local Eigen::VectorXd ahead, aheadRates;
+    ahead = q;
+    aheadRates = qd;
+    prescribeMotions(model, tree, t1, ahead, aheadRates);
+    for (const JointTree::Link& link : tree.links) {
+        if (!link.frame) continue;
+        qd.segment<3>(link.iv) = (ahead.segment<3>(link.iq) - q.segment<3>(link.iq)) / h;
+        // The turn θ with Q₁ = Q ⊗ exp(θ/2), in the part's axes.
+        const Quat Q(q(link.iq + 3), q(link.iq + 4), q(link.iq + 5), q(link.iq + 6));
+        const Quat Q1(ahead(link.iq + 3), ahead(link.iq + 4), ahead(link.iq + 5),
+                      ahead(link.iq + 6));
+        Quat d = Q.conjugate() * Q1;
+        if (d.w() < 0.0) d.coeffs() = -d.coeffs();
+        const Vec3 axis = d.vec();
+        const double s = axis.norm();
+        const Vec3 theta = s > 0.0 ? Vec3(axis * (2.0 * std::atan2(s, d.w()) / s)) : Vec3::Zero();
+        qd.segment<3>(link.iv + 3) = theta / h;
+    }
+    for (int e = 0; e < tree.nv; ++e) {
+        const int d = tree.rateDriver[static_cast<std::size_t>(e)];
+        if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
+        const JointTree::Link& link =
+            tree.links[static_cast<std::size_t>(tree.rateLink[static_cast<std::size_t>(e)])];
+        const int i = link.iq + (e - link.iv);
+        qd(e) = model.drivers[static_cast<std::size_t>(d)].level == MotionLevel::Position
+                    ? (ahead(i) - q(i)) / h
+                    : aheadRates(e);
     }
 }
 
@@ -870,6 +971,25 @@ Mat6 bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R
 Status prescribedAccelerations(const Model& model, const JointTree& tree, double t,
                                std::vector<double>& given) {
     given.assign(static_cast<std::size_t>(tree.nv), std::numeric_limits<double>::quiet_NaN());
+    for (const JointTree::Link& link : tree.links) {
+        if (!link.frame) continue;
+        // (the rates' derivatives: the origin's acceleration, the turn rate's in the part's axes,
+        // R_Bᵀ α)
+        const FramePartMotion m = framePartAt(model, link, t);
+        const Vec3 alpha = m.X_WB.R.conjugate() * m.alpha;
+        for (int k = 0; k < 3; ++k) {
+            given[static_cast<std::size_t>(link.iv + k)] = m.a(k);
+            given[static_cast<std::size_t>(link.iv + 3 + k)] = alpha(k);
+        }
+        for (int k = 0; k < 6; ++k)
+            if (!std::isfinite(given[static_cast<std::size_t>(link.iv + k)])) {
+                const JointModel& joint = model.joints[static_cast<std::size_t>(link.joint)];
+                return Status::failure(
+                    "moving frame '" + joint.name +
+                        "': its acceleration is not a number at t = " + timeText(t),
+                    {joint.id}, Cause::NotFinite);
+            }
+    }
     for (int e = 0; e < tree.nv; ++e) {
         const int d = tree.rateDriver[static_cast<std::size_t>(e)];
         if (d < 0 || !model.drivers[static_cast<std::size_t>(d)].on) continue;
@@ -889,6 +1009,8 @@ Status prescribedAccelerations(const Model& model, const JointTree& tree, double
 
 // What a link is called in a message: its joint, or its part where it is free.
 std::string linkName(const Model& model, const JointTree::Link& link) {
+    if (link.frame)
+        return "moving frame '" + model.joints[static_cast<std::size_t>(link.joint)].name + "'";
     return link.joint >= 0
                ? "joint '" + model.joints[static_cast<std::size_t>(link.joint)].name + "'"
                : "free part '" + model.bodies[static_cast<std::size_t>(link.body)].name + "'";
@@ -947,15 +1069,28 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
     // Inward: each link's articulated inertia and bias force handed to its parent.
     thread_local std::vector<double> given;
     if (Status st = prescribedAccelerations(model, tree, t, given); !st.ok) return st;
+    // (a link whose every rate is prescribed: a one-axis link a motion drives, a moving frame)
+    auto givenWhole = [&](const JointTree::Link& link) {
+        if (link.nv == 0) return false;
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            if (std::isnan(given[static_cast<std::size_t>(e)])) return false;
+        return true;
+    };
+    auto givenAcceleration = [&](const JointTree::Link& link) {
+        Vec6 a = Vec6::Zero();
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            a += s[static_cast<std::size_t>(e)] * given[static_cast<std::size_t>(e)];
+        return a;
+    };
     for (std::size_t k = size; k-- > 0;) {
         const JointTree::Link& link = tree.links[k];
         const int p = link.parent;
         const std::size_t e = static_cast<std::size_t>(link.iv);
-        if (link.nv == 0 || (link.nv == 1 && !std::isnan(given[e]))) {
+        if (link.nv == 0 || givenWhole(link)) {
             // Welded, or prescribed: handed to its parent whole.
             if (p >= 0) {
                 IA[static_cast<std::size_t>(p)] += IA[k];
-                const Vec6 a = link.nv == 0 ? c[k] : Vec6(c[k] + s[e] * given[e]);
+                const Vec6 a = link.nv == 0 ? c[k] : Vec6(c[k] + givenAcceleration(link));
                 pA[static_cast<std::size_t>(p)] += pA[k] + IA[k] * a;
             }
             continue;
@@ -1019,13 +1154,17 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
         const std::size_t ue = static_cast<std::size_t>(e);
         if (link.nv == 0) {
             A[i] = a;
-        } else if (link.nv == 1 && !std::isnan(given[ue])) {
-            // Prescribed: the generalised force the motion exerts for it, and its power.
-            qdd(e) = given[ue];
-            A[i] = a + s[ue] * given[ue];
-            const double force = s[ue].dot(IA[i] * A[i] + pA[i]);
-            ws.forceEnergies.actuatorPower += force * qd(e);
-            ws.forceEnergies.motionPowerRate += force * qdd(e);
+        } else if (givenWhole(link)) {
+            // Prescribed: the generalised forces the motion (or the moving frame) exerts for
+            // it, and their power.
+            A[i] = a + givenAcceleration(link);
+            const Vec6 transmitted = IA[i] * A[i] + pA[i];
+            for (int r = e; r < e + link.nv; ++r) {
+                qdd(r) = given[static_cast<std::size_t>(r)];
+                const double force = s[static_cast<std::size_t>(r)].dot(transmitted);
+                ws.forceEnergies.actuatorPower += force * qd(r);
+                ws.forceEnergies.motionPowerRate += force * qdd(r);
+            }
         } else if (link.nv == 1) {
             qdd(e) = (u[ue] - U[ue].dot(a)) / D[i];
             A[i] = a + s[ue] * qdd(e);
@@ -1292,11 +1431,8 @@ double loopGap(const Model& model, const JointTree& tree, const Eigen::VectorXd&
 // The rates the loop closure may change: those no motion switched on prescribes.
 void freeRates(const Model& model, const JointTree& tree, std::vector<int>& free) {
     free.clear();
-    for (int e = 0; e < tree.nv; ++e) {
-        const int d = tree.rateDriver[static_cast<std::size_t>(e)];
-        if (d >= 0 && model.drivers[static_cast<std::size_t>(d)].on) continue;
-        free.push_back(e);
-    }
+    for (int e = 0; e < tree.nv; ++e)
+        if (!tree.prescribed(model, e)) free.push_back(e);
 }
 
 // The closure's saddle-point system over the free coordinates F: with M_FF = L Lᵀ and

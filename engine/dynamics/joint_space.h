@@ -17,7 +17,9 @@
 // Euler keeps, and its turn rate in its own axes, 6 rates). So q and q̇ differ in size where a
 // quaternion is
 // (jointCoordinateRates, integrateJointCoordinates). Motions prescribe one-axis coordinates
-// (and any coordinate but a ball's). A closed mechanism is a spanning tree plus cut joints of
+// (and any coordinate but a ball's). A part on a moving frame (seed 004) is a root whose six
+// rates the frame's expressions prescribe (a free part's coordinates, given at every instant:
+// its joint the frame's hidden one, its reaction what moves the frame). A closed mechanism is a spanning tree plus cut joints of
 // any type, whose rows Φc(q) = 0 are held with multipliers (loop closure:
 // M q̈ + h + Jcᵀ λ = 0, Jc q̈ = γc, Jc = ∂Φc/∂q̇ in rates). buildJointTree() says why a model
 // is not one it can take. The integrators step in these coordinates when the scene's
@@ -50,7 +52,10 @@ enum class LinkKind : unsigned char {
 
 struct JointTree {
     struct Link {
-        int joint = -1;   // index into Model::joints; −1: a free part (six DOF from the ground)
+        int joint = -1;  // index into Model::joints; −1: a free part (six DOF from the ground)
+        // A moving frame's part (kind Free, its joint the frame's hidden one): its coordinates
+        // and rates are the frame's prescribed pose and velocity (prescribeMotions).
+        bool frame = false;
         int body = 0;     // the body the joint carries (the link's own)
         int parent = -1;  // the parent link's index, −1: the ground
         int parentBody = kGround;
@@ -96,13 +101,18 @@ struct JointTree {
     int size() const { return static_cast<int>(links.size()); }
     bool closed() const { return !cuts.empty() || !couplerRows.empty(); }
     int freeParts() const;
+    int movingFrames() const;
+    // Whether rate e is prescribed at this instant: by a motion switched on, or by a moving
+    // frame.
+    bool prescribed(const Model& model, int e) const;
 };
 
 // The tree of `model`, with `state` giving what its joints hold fixed (a prismatic joint's
 // relative turn): a spanning tree of the joints that can be links, each part no joint reaches
 // from the ground a free part (the root of its own subtree), every other joint a cut joint
-// closing a loop. Nullopt and the reason when the model is not one joint coordinates can take (a
-// moving frame, couplers, a motion on a cut joint or on a ball joint, a part of no mass free).
+// closing a loop, each part a moving frame carries a root of its own. Nullopt and the reason
+// when the model is not one joint coordinates can take (a motion on a cut joint or on a ball
+// joint, a part of no mass free).
 std::optional<JointTree> buildJointTree(const Model& model, const State& state, std::string& why);
 
 // What a tree is built for. Whole: the recursive formulation's, every part on it and nothing it
@@ -116,9 +126,17 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
 
 // Where the motions put their coordinates at time t: a position-level motion's q (an angle
 // unwound to the one nearest q's) and q̇, a velocity-level motion's q̇, into q and q̇ (a motion
-// switched off prescribes nothing).
+// switched off prescribes nothing); a moving frame's part's pose and velocity.
 void prescribeMotions(const Model& model, const JointTree& tree, double t,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> qd);
+
+// The rates that carry the coordinates q from where they are to where the motions and moving
+// frames put them at time t1 in a time h, q₁ = q ⊕ h q̇ (a position-level motion's (q(t₁) − q)/h,
+// a moving frame's part's mean velocity and turn), into qd for those rates; a velocity-level
+// motion's rate at t1. What a velocity-level step moves them at, so that what touches them
+// sees them go where they will be (the other rates are left as they are).
+void prescribedMeanRates(const Model& model, const JointTree& tree, double t1,
+                         const Eigen::VectorXd& q, double h, Eigen::Ref<Eigen::VectorXd> qd);
 
 // q̇ for rates v at coordinates q: the rates themselves but for a ball's or a free part's
 // quaternion Q (½ Q ⊗ (0, ω)).

@@ -40,14 +40,19 @@ FormulationChoice chooseFormulation(const Model& model) {
     if (!tree) return maximal(why);
     if (tree->size() == 0) return maximal("the mechanism has no parts to step");
     const std::size_t cuts = tree->cuts.size();
-    const int free = tree->freeParts(), links = tree->size() - free;
+    const int free = tree->freeParts(), frames = tree->movingFrames(),
+              links = tree->size() - free - frames;
     auto count = [](int k, const char* one, const char* many) {
         return std::to_string(k) + " " + (k == 1 ? one : many);
     };
-    std::string size = links > 0 ? "a tree of " + count(links, "joint", "joints") +
-                                       (free > 0 ? " on " + count(free, "free part", "free parts")
-                                                 : std::string(" from the ground"))
-                                 : count(free, "free part", "free parts");
+    std::string roots = count(free, "free part", "free parts");
+    if (frames > 0)
+        roots = free > 0 ? roots + " and " + count(frames, "moving frame", "moving frames")
+                         : count(frames, "moving frame", "moving frames");
+    std::string size =
+        links > 0 ? "a tree of " + count(links, "joint", "joints") +
+                        (free + frames > 0 ? " on " + roots : std::string(" from the ground"))
+                  : roots;
     if (cuts > 0)
         size += " and " + count(static_cast<int>(cuts), "joint", "joints") + " closing its loops";
     // Auto takes joint coordinates where they give the same answer faster. Measured, they are
@@ -80,8 +85,9 @@ FormulationChoice chooseFormulation(const Model& model) {
     }
     choice.formulation = Formulation::Recursive;
     choice.reason =
-        size + (cuts == 0 ? (links > 0 ? ": its joints' coordinates hold it by construction"
-                                       : ": each part's position and unit quaternion")
+        size + (cuts == 0 ? (links > 0    ? ": its joints' coordinates hold it by construction"
+                             : frames > 0 ? ": each part's pose, the frames' given"
+                                          : ": each part's position and unit quaternion")
                           : ": its tree's coordinates, its loops' rows held with "
                             "multipliers");
     return choice;

@@ -62,6 +62,8 @@ std::string detail::Flat::entityOf(const Model& m, Eigen::Index i, bool& velocit
         const JointTree::Link& link = tree->links[static_cast<std::size_t>(links[k])];
         if (link.joint < 0)
             return "free part '" + m.bodies[static_cast<std::size_t>(link.body)].name + "'";
+        if (link.frame)
+            return "moving frame '" + m.joints[static_cast<std::size_t>(link.joint)].name + "'";
         return "joint '" + m.joints[static_cast<std::size_t>(link.joint)].name + "'";
     }
     const int body = velocity ? static_cast<int>((i - nq) / layout::kVelocitiesPerBody)

@@ -180,6 +180,14 @@ private:
         d.actuatorPower = ws.forceEnergies.actuatorPower;
         const double motionPowerRate = ws.forceEnergies.motionPowerRate;
         qdPlus_ = qd_ + h * qdd_;
+        // The rates the motions and moving frames prescribe: those that take them exactly where
+        // they will be at the step's end, not q̇ₙ + h q̈ₙ, so that what the contact and stop rows
+        // see them move at is where they go (a block riding a heaving platform stays on it, as
+        // in maximal coordinates, whose rows are held at the position level after the step).
+        const bool prescribes =
+            tree.movingFrames() > 0 || std::any_of(tree.rateDriver.begin(), tree.rateDriver.end(),
+                                                   [](int k) { return k >= 0; });
+        if (prescribes) prescribedMeanRates(model, tree, d.t1, q_, h, qdPlus_);
         bodyStateFromJoints(model, tree, q_, qdPlus_, free_);
         d.vFree = free_.v;
         computeBodyFrames(model, state.q, state.v, ws.frames);
@@ -226,15 +234,13 @@ private:
                     return s;
                 if (!moved) break;
             }
-            // A motion holds its rate against the impulses: the generalised impulse it gives,
-            // (M Δq̇ − jᵀ x) on its rate, does work at the step's mean rate.
-            if (tree.size() > 0 &&
-                std::find_if(tree.rateDriver.begin(), tree.rateDriver.end(),
-                             [](int k) { return k >= 0; }) != tree.rateDriver.end()) {
+            // A motion (or a moving frame) holds its rate against the impulses: the
+            // generalised impulse it gives, (M Δq̇ − jᵀ x) on its rate, does work at the step's
+            // mean rate.
+            if (prescribes) {
                 Mdqd_.noalias() = responses_.M * dqd_;
                 for (int e = 0; e < tree.nv; ++e) {
-                    const int k = tree.rateDriver[static_cast<std::size_t>(e)];
-                    if (k < 0 || !model.drivers[static_cast<std::size_t>(k)].on) continue;
+                    if (!tree.prescribed(model, e)) continue;
                     const double impulse = Mdqd_(e) - responses_.rowsInRates.row(e).dot(x_);
                     motionWork += impulse * 0.5 * (qd_(e) + qdPlus_(e));
                 }
@@ -942,6 +948,8 @@ private:
         for (const StepData::FrictionRow& fr : d.frictions) needed = needed || fr.coefficient > 0.0;
         if (!needed) return {};
         stepAccelerations_ = (qdPlus_ + dqd_ - qd_) / d.h;
+        for (int e = 0; e < tree.nv; ++e)  // (a prescribed rate's: as given, not its mean's)
+            if (tree.prescribed(model, e)) stepAccelerations_(e) = qdd_(e);
         // The contact forces on the parts (stops and friction act within their joints).
         external_.assign(model.bodies.size(), contact::Vec6::Zero());
         for (std::size_t ci = 0; ci < d.found.points.size(); ++ci) {

@@ -1,9 +1,8 @@
-// Two formulations, one answer (#46's acceptance): every example and benchmark scene that joint
-// coordinates can take, run for 2 s by dopri45 at rtol 1e-12 in maximal coordinates and in
-// joint coordinates, puts every part at the same place (1e-8 m and rad) and reports the same
-// joint reactions (1e-8 of the largest) every 0.1 s; the scenes they cannot take are refused
-// for what joint coordinates do not hold (yet): contact and stops, moving frames, couplers,
-// soft joints.
+// Two formulations, one answer (#46's acceptance): every example and benchmark scene without
+// contact or stops, run for 2 s by dopri45 at rtol 1e-12 in maximal coordinates and in joint
+// coordinates, puts every part at the same place (1e-8 m and rad) and reports the same joint
+// reactions (1e-8 of the largest) every 0.1 s. (Those with contact or stops step at the
+// velocity level in both: compared in joint_space_contact_test.cpp.)
 
 #include <algorithm>
 #include <chrono>
@@ -61,7 +60,7 @@ TEST(TwoFormulations, EveryExampleSceneJointCoordinatesTakeGoesWhereTheMaximalRu
         }
         std::string why;
         if (!buildJointTree(*loaded, initialState(*loaded), why)) {
-            std::printf("%s: not in joint coordinates: %s\n", name.c_str(), why.c_str());
+            ADD_FAILURE() << name << ": not in joint coordinates: " << why;
             continue;
         }
         ++taken;
@@ -108,7 +107,7 @@ TEST(TwoFormulations, EveryExampleSceneJointCoordinatesTakeGoesWhereTheMaximalRu
             apart.largestEffort, apart.work, apart.largestWork,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    EXPECT_GE(taken, 20);
+    EXPECT_GE(taken, 30);  // (every scene without contact or stops, the ship's crane among them)
 }
 
 }  // namespace
