@@ -1955,14 +1955,107 @@ Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, 
     return {};
 }
 
+Status jointSpaceSoftStep(const Model& model, const JointTree& tree, const State& state,
+                          const Workspace& ws, double h, Eigen::VectorXd& qd,
+                          Eigen::MatrixXd& softMass, Eigen::VectorXd& prescribed) {
+    thread_local Eigen::VectorXd q, qdn, rate, rateStart, hold, r, x, dx;
+    thread_local std::vector<Transform> poses;
+    thread_local std::vector<Vec6> s, V;
+    thread_local Eigen::MatrixXd M, Js;
+    linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qdn, poses, s, V);
+    // The soft rows over the rates: a row's entry on a body's twist is the spatial force
+    // (p × e_v + R e_ω, e_v) about the world origin, its column for a rate of a link on the
+    // body's path to the root s·f (as the contact rows', below).
+    const int ns = model.softRows;
+    Js.setZero(ns, tree.nv);
+    for (int row = 0; row < ns; ++row)
+        for (SparseRowMatrix::InnerIterator it(ws.soft.Phi_q, row); it; ++it) {
+            const int b = static_cast<int>(it.col() / layout::kVelocitiesPerBody);
+            const int k = static_cast<int>(it.col() - layout::velocityIndex(b));
+            const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
+            if (link < 0) continue;
+            const Transform& X_WB = poses[static_cast<std::size_t>(b)];
+            Vec6 f = Vec6::Zero();
+            if (k < 3) {
+                f.tail<3>() = it.value() * Vec3::Unit(k);
+                f.head<3>() = X_WB.p.cross(Vec3(f.tail<3>()));
+            } else {
+                f.head<3>() = X_WB.R * Vec3(it.value() * Vec3::Unit(k - 3));
+            }
+            for (int l = link; l >= 0; l = tree.links[static_cast<std::size_t>(l)].parent) {
+                const JointTree::Link& on = tree.links[static_cast<std::size_t>(l)];
+                for (int c = on.iv; c < on.iv + on.nv; ++c)
+                    Js(row, c) += s[static_cast<std::size_t>(c)].dot(f);
+            }
+        }
+    hold = h * ws.softStiffness + ws.softDamping;  // (h K + C) per row
+    softMass.noalias() = h * Js.transpose() * hold.asDiagonal() * Js;
+    rate.noalias() = Js * qd;
+    rateStart.noalias() = Js * qdn;
+    const Eigen::VectorXd pull = hold.cwiseProduct(rate) - ws.softDamping.cwiseProduct(rateStart);
+    thread_local std::vector<int> free;
+    freeRates(model, tree, free);
+    const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
+    r.noalias() = -h * (Js.transpose() * pull);
+    prescribed.setZero(tree.nv);
+    if (nf == 0) {
+        prescribed = -r;
+        return {};
+    }
+    massMatrix(model, tree, poses, s, M);
+    M += softMass;
+    x.resize(nf);
+    for (Eigen::Index a = 0; a < nf; ++a) x(a) = r(free[static_cast<std::size_t>(a)]);
+    if (tree.closed()) {
+        // The change keeps the loops' velocity rows: x − Y S⁻¹ J_F x in the metric M + softMass.
+        thread_local std::vector<BodyFrame> frames;
+        thread_local LoopRows loop;
+        thread_local Closure closure;
+        framesOfLinks(model, tree, poses, V, frames);
+        loopRows(model, tree, frames, s, nullptr, true, loop);
+        if (!closure.factor(M, loop.J, free))
+            return Status::failure(
+                "the joint-space mass matrix with the soft joints' stiffness "
+                "is not positive definite at t = " +
+                timeText(state.t));
+        closure.solveMass(x);
+        closure.correction(closure.JF() * x, dx);
+        x += dx;
+    } else {
+        thread_local Eigen::MatrixXd MFF;
+        MFF.resize(nf, nf);
+        for (Eigen::Index a = 0; a < nf; ++a)
+            for (Eigen::Index b = 0; b < nf; ++b)
+                MFF(a, b) = M(free[static_cast<std::size_t>(a)], free[static_cast<std::size_t>(b)]);
+        const Eigen::LLT<Eigen::MatrixXd> llt(MFF);
+        if (llt.info() != Eigen::Success)
+            return Status::failure(
+                "the joint-space mass matrix with the soft joints' stiffness "
+                "is not positive definite at t = " +
+                timeText(state.t));
+        x = llt.solve(x);
+    }
+    dx.setZero(tree.nv);
+    for (Eigen::Index a = 0; a < nf; ++a) dx(free[static_cast<std::size_t>(a)]) = x(a);
+    qd += dx;
+    if (static_cast<int>(nf) < tree.nv) {  // (M + softMass) Δ − r on the prescribed rates
+        prescribed.noalias() = M * dx;
+        prescribed -= r;
+        for (Eigen::Index a = 0; a < nf; ++a) prescribed(free[static_cast<std::size_t>(a)]) = 0.0;
+    }
+    return {};
+}
+
 Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, const State& state,
-                                  const std::vector<BodyRow>& rows, ImpulseResponses& out) {
+                                  const std::vector<BodyRow>& rows, ImpulseResponses& out,
+                                  const Eigen::MatrixXd* addedMass) {
     thread_local Eigen::VectorXd q, qd, z;
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V, Vz;
     thread_local std::vector<Mat3> R;
     linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, q, qd, poses, s, V);
     massMatrix(model, tree, poses, s, out.M);
+    if (addedMass && addedMass->rows() == out.M.rows()) out.M += *addedMass;
     R.resize(model.bodies.size());
     for (const JointTree::Link& link : tree.links)
         R[static_cast<std::size_t>(link.body)] =

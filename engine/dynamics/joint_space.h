@@ -255,8 +255,26 @@ struct ImpulseResponses {
 // its entries stay 0), T the map from rates to the bodies' twists; on a closed tree the change
 // that keeps its loops' and couplers' velocity rows, Z = M⁻¹ (jᵀ − Jcᵀ Λ) with Jc Z = 0 (the
 // least change in the mass metric), Λ into loopImpulses. Fails where M is singular.
+// With `addedMass` (nv × nv), the tree's M is taken as M + addedMass (a soft joint's implicit
+// stiffness and damping: jointSpaceSoftStep), in Z and in out.M.
 Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, const State& state,
-                                  const std::vector<BodyRow>& rows, ImpulseResponses& out);
+                                  const std::vector<BodyRow>& rows, ImpulseResponses& out,
+                                  const Eigen::MatrixXd* addedMass = nullptr);
+
+// Soft joints under timeStepping in joint coordinates, stepped implicitly as maximal coordinates
+// step them (stable at any stiffness): after an explicit step q̇* = q̇ₙ + h q̈ₙ whose q̈ holds
+// their pull at the step's start, λ = K Φ + C Js q̇ₙ (ws.soft and its gains, evaluated at
+// `state`, the step's start), the pull at the step's end velocity, λ⁺ = K (Φ + h Js q̇⁺) +
+// C Js q̇⁺, is taken instead:
+//   (M + h Jsᵀ (h K + C) Js) (q̇⁺ − q̇*) = −h Jsᵀ [(h K + C) Js q̇* − C Js q̇ₙ]
+// over the free rates (a closed tree's loops kept at the velocity level), Js the soft rows over
+// the rates. `qd` holds q̇* and receives q̇⁺; `softMass` receives h Jsᵀ (h K + C) Js, which the
+// contact and stop rows' responses take too (what they push, the soft joints hold implicitly),
+// and `prescribed` the generalised impulse the motions give on their rates meanwhile (0 on the
+// others): what holds them against the change.
+Status jointSpaceSoftStep(const Model& model, const JointTree& tree, const State& state,
+                          const Workspace& ws, double h, Eigen::VectorXd& qd,
+                          Eigen::MatrixXd& softMass, Eigen::VectorXd& prescribed);
 
 // What the joints of a tree transmit over a velocity-level step that ended at `state`: the
 // recursive Newton–Euler pass with the step's accelerations `qdd` (per rate, (q̇⁺ − q̇ₙ)/h)

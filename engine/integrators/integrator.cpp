@@ -26,11 +26,6 @@ FormulationChoice chooseFormulation(const Model& model) {
         choice.reason = "a fully driven mechanism is solved from its constraints at each instant";
         return choice;
     }
-    if (settings.integrator == IntegratorType::TimeStepping && model.softRows > 0)
-        return maximal(
-            "timeStepping holds soft joints as compliant rows of its solve, in maximal "
-            "coordinates only (the recursive formulation takes soft joints with "
-            "symplecticEuler, rk4 and dopri45, their equations pulling as forces)");
     if (settings.integrator == IntegratorType::ImplicitEuler)
         return maximal(std::string(integratorName(settings.integrator)) +
                        " steps in maximal coordinates only (the recursive formulation steps "

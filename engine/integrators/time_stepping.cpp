@@ -188,6 +188,22 @@ private:
             tree.movingFrames() > 0 || std::any_of(tree.rateDriver.begin(), tree.rateDriver.end(),
                                                    [](int k) { return k >= 0; });
         if (prescribes) prescribedMeanRates(model, tree, d.t1, q_, h, qdPlus_);
+        double motionWork = 0.0;
+        if (model.softRows > 0) {
+            // Soft joints stepped implicitly (jointSpaceSoftStep), their pull at the step's end
+            // velocity: their dampers' power at its start left out of the dampers' (what their
+            // impulses take out is counted when the step is recorded, as in maximal
+            // coordinates).
+            softRate_.noalias() = ws.soft.Phi_q * state.v;
+            d.dampingPower -= softRate_.dot(ws.softDamping.cwiseProduct(softRate_));
+            d.softEnergy0 = 0.5 * ws.soft.Phi.dot(ws.softStiffness.cwiseProduct(ws.soft.Phi));
+            if (Status s =
+                    jointSpaceSoftStep(model, tree, state, ws, h, qdPlus_, softMass_, softHeld_);
+                !s.ok)
+                return s;
+            for (int e = 0; e < tree.nv; ++e)
+                motionWork += softHeld_(e) * 0.5 * (qd_(e) + qdPlus_(e));
+        }
         bodyStateFromJoints(model, tree, q_, qdPlus_, free_);
         d.vFree = free_.v;
         computeBodyFrames(model, state.q, state.v, ws.frames);
@@ -204,13 +220,13 @@ private:
         d.report = {};  // (a step with no rows reports no solve, not the last step's)
         d.v = d.vFree;
         if (!d.frictions.empty()) aimBallRowsAtRest(model, ws, d.v);
-        double motionWork = 0.0;
         if (!d.problem.contacts.empty()) {
             bodyRows_.clear();
             for (const ContactRows& c : d.problem.contacts)
                 for (int r = 0; r < 3; ++r)
                     bodyRows_.push_back({c.bodyA, c.bodyB, c.J[r][0], c.J[r][1]});
-            if (Status s = jointSpaceImpulseResponses(model, tree, state, bodyRows_, responses_);
+            if (Status s = jointSpaceImpulseResponses(model, tree, state, bodyRows_, responses_,
+                                                      model.softRows > 0 ? &softMass_ : nullptr);
                 !s.ok)
                 return s;
             d.problem.U = responses_.U;
@@ -251,6 +267,11 @@ private:
         }
         // integrate
         const double contactWork = workOfContact();
+        if (model.softRows > 0) {  // the soft rows' impulses μ = h λ⁺ (record counts their work)
+            softRate_.noalias() = ws.soft.Phi_q * d.v;
+            d.softImpulse = h * (ws.softStiffness.cwiseProduct(ws.soft.Phi) +
+                                 (h * ws.softStiffness + ws.softDamping).cwiseProduct(softRate_));
+        }
         integrateJointCoordinates(tree, q_, qdPlus_, h);
         prescribeMotions(model, tree, d.t1, q_, qdPlus_);
         if (tree.closed())
@@ -1095,6 +1116,8 @@ private:
     bool joints_ = false;
     detail::TreeHolder tree_;
     Eigen::VectorXd q_, qd_, qdd_, qdPlus_, dqd_, Mdqd_, x_, loopMultipliers_;
+    Eigen::VectorXd softRate_, softHeld_;  // joint coordinates' soft joints (jointSpaceSoftStep)
+    Eigen::MatrixXd softMass_;
     // Joint friction on the reaction in joint coordinates (its fixed point's rounds).
     Eigen::VectorXd stepAccelerations_, stepLoops_, rates_, alongAxis_;
     std::vector<contact::Vec6> external_, transmitted_;
