@@ -64,6 +64,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         ->add_option(
             "--dt", sim.dt,
             "Step size [s] of the fixed-step integrators (rk4, symplecticEuler, implicitEuler, "
+            "trapezoidal, "
             "timeStepping); also the output interval unless --output-dt or the scene sets one; "
             "default: the scene's")
         ->check(kPositive);
@@ -92,7 +93,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         ->check(kPositive);
     simulate->add_option(
         "--integrator", sim.integrator,
-        "symplecticEuler, rk4, dopri45, implicitEuler or timeStepping (default: the scene's)");
+        "symplecticEuler, rk4, dopri45, implicitEuler, trapezoidal or timeStepping (default: the "
+        "scene's)");
     simulate->add_option("--formulation", sim.formulation,
                          "auto, recursive (joint coordinates) or maximal (default: the scene's)");
     simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");

@@ -64,10 +64,10 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
     if (!options.integrator.empty()) {
         const auto type = engine::integratorFromName(options.integrator);
         if (!type) {
-            printError(
-                "unknown integrator '" + options.integrator +
-                    "' (expected symplecticEuler, rk4, dopri45, implicitEuler or timeStepping)",
-                "command line: --integrator");
+            printError("unknown integrator '" + options.integrator +
+                           "' (expected symplecticEuler, rk4, dopri45, implicitEuler, trapezoidal "
+                           "or timeStepping)",
+                       "command line: --integrator");
             return kExitUsage;
         }
         spec.settings.integrator = *type;

@@ -34,6 +34,7 @@ std::unique_ptr<engine::Integrator> makeRungeKutta4(double stepSize, bool joints
 std::unique_ptr<engine::Integrator> makeDormandPrince45(double maxStep, double relativeTolerance,
                                                         double absoluteTolerance, bool joints);
 std::unique_ptr<engine::Integrator> makeImplicitEuler(double stepSize);
+std::unique_ptr<engine::Integrator> makeTrapezoidal(double stepSize);
 std::unique_ptr<engine::Integrator> makeTimeStepping(double stepSize, bool joints);
 
 }  // namespace engine::detail

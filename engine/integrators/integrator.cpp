@@ -26,7 +26,8 @@ FormulationChoice chooseFormulation(const Model& model) {
         choice.reason = "a fully driven mechanism is solved from its constraints at each instant";
         return choice;
     }
-    if (settings.integrator == IntegratorType::ImplicitEuler)
+    if (settings.integrator == IntegratorType::ImplicitEuler ||
+        settings.integrator == IntegratorType::Trapezoidal)
         return maximal(std::string(integratorName(settings.integrator)) +
                        " steps in maximal coordinates only (the recursive formulation steps "
                        "with symplecticEuler, rk4, dopri45 and timeStepping)");
@@ -101,6 +102,8 @@ std::unique_ptr<Integrator> makeIntegrator(const SolverSettings& settings,
                                            settings.absoluteTolerance, joints);
     case IntegratorType::ImplicitEuler:
         return detail::makeImplicitEuler(settings.stepSize);
+    case IntegratorType::Trapezoidal:
+        return detail::makeTrapezoidal(settings.stepSize);
     case IntegratorType::TimeStepping:
         return detail::makeTimeStepping(settings.stepSize, joints);
     }

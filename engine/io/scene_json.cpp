@@ -1470,7 +1470,8 @@ public:
                                   {"rk4", IntegratorType::RungeKutta4},
                                   {"dopri45", IntegratorType::DormandPrince45},
                                   {"implicitEuler", IntegratorType::ImplicitEuler},
-                                  {"timeStepping", IntegratorType::TimeStepping}},
+                                  {"timeStepping", IntegratorType::TimeStepping},
+                                  {"trapezoidal", IntegratorType::Trapezoidal}},
                                  st.integrator);
         if (const json* f = optional(j, "formulation"))
             word<Formulation>(*f, at + "/formulation",

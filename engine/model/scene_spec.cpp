@@ -90,12 +90,13 @@ constexpr std::array<std::pair<Analysis, std::string_view>, kAnalysisCount> kAna
     {Analysis::Statics, "statics"},
     {Analysis::Modes, "modes"},
 }};
-constexpr std::array<std::pair<IntegratorType, std::string_view>, 5> kIntegratorNames{{
+constexpr std::array<std::pair<IntegratorType, std::string_view>, 6> kIntegratorNames{{
     {IntegratorType::SymplecticEuler, "symplecticEuler"},
     {IntegratorType::RungeKutta4, "rk4"},
     {IntegratorType::DormandPrince45, "dopri45"},
     {IntegratorType::ImplicitEuler, "implicitEuler"},
     {IntegratorType::TimeStepping, "timeStepping"},
+    {IntegratorType::Trapezoidal, "trapezoidal"},
 }};
 
 constexpr std::array<std::pair<Formulation, std::string_view>, 3> kFormulationNames{{

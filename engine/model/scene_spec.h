@@ -522,7 +522,8 @@ enum class IntegratorType {
     RungeKutta4,
     DormandPrince45,
     ImplicitEuler,
-    TimeStepping
+    TimeStepping,
+    Trapezoidal,
 };
 
 std::string_view integratorName(IntegratorType type);

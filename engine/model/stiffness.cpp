@@ -144,7 +144,8 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
     // Soft joints, where they are forces: a bushing on the joint's markers, each kind of
     // equation with its gains (by frequency: ω = 2π f and a decay of 2 ζ ω, whatever the mass).
     const IntegratorType integrator = model.settings.integrator;
-    if (integrator == IntegratorType::TimeStepping || integrator == IntegratorType::ImplicitEuler)
+    if (integrator == IntegratorType::TimeStepping || integrator == IntegratorType::ImplicitEuler ||
+        integrator == IntegratorType::Trapezoidal)
         return out;
     for (const SoftConstraint& sc : model.softConstraints) {
         const std::size_t before = out.size();
@@ -183,6 +184,7 @@ double stabilityLimit(IntegratorType integrator) {
         return 2.78;
     case IntegratorType::DormandPrince45:
     case IntegratorType::ImplicitEuler:
+    case IntegratorType::Trapezoidal:
         break;
     }
     return std::numeric_limits<double>::infinity();

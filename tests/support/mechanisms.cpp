@@ -140,4 +140,26 @@ SceneSpec flywheel(double inertia) {
     return spec;
 }
 
+SceneSpec blockOnBushing(double k, IntegratorType integrator, double stepSize) {
+    SceneSpec spec;
+    spec.settings.integrator = integrator;
+    spec.settings.stepSize = stepSize;
+    Part ground = groundPart(spec);
+    addMarker(spec, ground, "mount", Vec3::Zero());
+    spec.parts.push_back(ground);
+    Part block = box(spec, "block", 1.0, Vec3(0.05, 0.05, 0.05), Vec3::Zero());
+    addMarker(spec, block, "mount", Vec3::Zero());
+    spec.parts.push_back(block);
+    ForceSpec bushing;
+    bushing.id = spec.newId();
+    bushing.name = "mount";
+    bushing.type = ForceType::Bushing;
+    bushing.markerI = {"block", "mount"};
+    bushing.markerJ = {"ground", "mount"};
+    bushing.translationalStiffness = Vec3::Constant(k);
+    bushing.rotationalStiffness = Vec3::Constant(k * 1e-3);
+    spec.forces.push_back(bushing);
+    return spec;
+}
+
 }  // namespace engine::test

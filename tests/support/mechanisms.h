@@ -36,4 +36,8 @@ SceneSpec fourBar(IntegratorType integrator, double stepSize);
 // "axle" about z from its marker "wheel.hub" to "ground.axle", both at the origin; no gravity.
 SceneSpec flywheel(double inertia);
 
+// A 1 kg block (5 cm cube) hanging from the ground on a bushing "mount" of stiffness k along
+// every axis (k × 1e-3 about them), both markers "mount" at the origin, under gravity.
+SceneSpec blockOnBushing(double k, IntegratorType integrator, double stepSize);
+
 }  // namespace engine::test

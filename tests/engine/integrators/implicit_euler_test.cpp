@@ -11,28 +11,7 @@
 namespace engine {
 namespace {
 
-// A 1 kg block hanging from the ground on a bushing of stiffness k (all axes), under gravity.
-SceneSpec blockOnBushing(double k, IntegratorType integrator, double h) {
-    SceneSpec spec;
-    spec.settings.integrator = integrator;
-    spec.settings.stepSize = h;
-    Part ground = test::groundPart(spec);
-    test::addMarker(spec, ground, "mount", Vec3::Zero());
-    spec.parts.push_back(ground);
-    Part block = test::box(spec, "block", 1.0, Vec3(0.05, 0.05, 0.05), Vec3::Zero());
-    test::addMarker(spec, block, "mount", Vec3::Zero());
-    spec.parts.push_back(block);
-    ForceSpec bushing;
-    bushing.id = spec.newId();
-    bushing.name = "mount";
-    bushing.type = ForceType::Bushing;
-    bushing.markerI = {"block", "mount"};
-    bushing.markerJ = {"ground", "mount"};
-    bushing.translationalStiffness = Vec3::Constant(k);
-    bushing.rotationalStiffness = Vec3::Constant(k * 1e-3);
-    spec.forces.push_back(bushing);
-    return spec;
-}
+using test::blockOnBushing;
 
 TEST(ImplicitEuler, SettlesAStiffBushingWhereExplicitMethodsDiverge) {
     // k = 1e7 N/m: ω = 3162 rad/s, so ω h = 3.2 at h = 1 ms, beyond the stability limit of
