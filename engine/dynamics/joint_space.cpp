@@ -635,7 +635,29 @@ struct FramePartMotion {
 FramePartMotion framePartAt(const Model& model, const JointTree::Link& link, double t) {
     const FrameMotionModel& motion =
         *model.joints[static_cast<std::size_t>(link.joint)].frameMotion;
-    const FrameMotionState m = frameMotionAt(motion, t);
+    // (a step's end and the next step's start ask for the same instant: its expressions, their
+    // rates and accelerations evaluated once)
+    // (keyed by the compiled model's serial, unique in the process, and the frame's joint)
+    struct Kept {
+        std::uint64_t serial = 0;
+        int joint = -1;
+        double t = 0.0;
+        FrameMotionState state;
+    };
+    thread_local Kept kept[4];
+    thread_local unsigned next = 0;
+    const FrameMotionState* found = nullptr;
+    for (const Kept& k : kept)
+        if (k.serial == model.serial && k.joint == link.joint && k.t == t) found = &k.state;
+    if (!found || model.serial == 0) {
+        Kept& slot = kept[next++ % 4];
+        slot.serial = model.serial;
+        slot.joint = link.joint;
+        slot.t = t;
+        slot.state = frameMotionAt(motion, t);
+        found = &slot.state;
+    }
+    const FrameMotionState& m = *found;
     const Vec3 s = m.frame.R * motion.X_MB.p;
     FramePartMotion out;
     out.X_WB.R = Quat(m.frame.R * motion.X_MB.rotationMatrix());
