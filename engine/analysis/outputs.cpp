@@ -143,7 +143,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
             }
             if (Status s = jointSpaceTransmittedOverStep(
                     model, *tree, state, ws, step->jointAccelerations, external,
-                    step->loopMultipliers, treeRates, transmitted, alongAxis);
+                    step->loopMultipliers, treeRates, transmitted, alongAxis, &step->softLambda);
                 !s.ok)
                 return s;
             cutLambda = step->loopMultipliers;

@@ -1953,7 +1953,8 @@ Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, 
                                      Workspace& ws, const Eigen::VectorXd& qdd,
                                      const std::vector<Vec6>& external,
                                      const Eigen::VectorXd& cutMultipliers, Eigen::VectorXd& qd,
-                                     std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis) {
+                                     std::vector<Vec6>& transmitted, Eigen::VectorXd& alongAxis,
+                                     const Eigen::VectorXd* softLambda) {
     thread_local Eigen::VectorXd q;
     thread_local std::vector<Transform> poses;
     thread_local std::vector<Vec6> s, V, onBody;
@@ -1963,6 +1964,11 @@ Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, 
                                           state.lagged, ws);
         !st.ok)
         return st;
+    // The soft joints pulling as the step pulled (its μs / h), not as k Φ + c Φ̇ at its end.
+    if (softLambda && model.softRows > 0 && softLambda->size() == model.softRows) {
+        ws.g.noalias() += ws.soft.Phi_q.transpose() * (ws.softLambda - *softLambda);
+        ws.softLambda = *softLambda;
+    }
     const bool loops = tree.closed() && cutMultipliers.size() == tree.cutRows;
     if (loops) {  // what the cut rows exert on the bodies: −λ f per row and side
         loopRows(model, tree, ws.frames, s, nullptr, true, rows);

@@ -288,7 +288,8 @@ Status jointSpaceTransmittedOverStep(const Model& model, const JointTree& tree, 
                                      const std::vector<Eigen::Matrix<double, 6, 1>>& external,
                                      const Eigen::VectorXd& cutMultipliers, Eigen::VectorXd& qd,
                                      std::vector<Eigen::Matrix<double, 6, 1>>& transmitted,
-                                     Eigen::VectorXd& alongAxis);
+                                     Eigen::VectorXd& alongAxis,
+                                     const Eigen::VectorXd* softLambda = nullptr);
 
 // q̈ = −M⁻¹ h (M factored densely: O(n³) for a chain, for checks and small trees).
 Status jointSpaceAccelerations(const Model& model, const JointTree& tree, double t,

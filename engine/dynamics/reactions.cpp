@@ -25,6 +25,9 @@ Status solveActingForces(const Model& model, const State& state, Workspace& ws,
                                              state.jointCoordinates, state.lagged, ws);
             !s.ok)
             return s;
+        // (the soft joints' pull: the step's, as its joint rows' multipliers are)
+        if (model.softRows > 0 && step->softLambda.size() == model.softRows)
+            ws.softLambda = step->softLambda;
         if (model.constraintRows() > 0) {
             if (Status s = factorizeConstraints(model, state.t, state.q, state.v, ws, false, true);
                 !s.ok)

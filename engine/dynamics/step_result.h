@@ -18,11 +18,15 @@ struct StepResult {
     // it (a new step, a restored or resumed state).
     bool valid = false;
     double t = 0.0;
-    double h = 0.0;                     // the step's size
-    Eigen::VectorXd impulse;            // joint impulses μ, one per constraint row [N·s, N·m·s]
-    Eigen::VectorXd lambda;             // the multipliers they amount to, μ / h [N, N·m]
-    std::vector<double> limitForce;     // per joint limit: its stops' force or torque [N, N·m]
-    std::vector<double> frictionForce;  // per joint friction: its Coulomb force or torque
+    double h = 0.0;           // the step's size
+    Eigen::VectorXd impulse;  // joint impulses μ, one per constraint row [N·s, N·m·s]
+    Eigen::VectorXd lambda;   // the multipliers they amount to, μ / h [N, N·m]
+    // The soft joints' rows' pull over the step, μs / h (what the step applied; at its end
+    // k Φ + c Φ̇ of a stiff joint differs from it by k times the step's second-order
+    // position error) [N, N·m].
+    Eigen::VectorXd softLambda;
+    std::vector<double> limitForce;      // per joint limit: its stops' force or torque [N, N·m]
+    std::vector<double> frictionForce;   // per joint friction: its Coulomb force or torque
     std::vector<ContactForce> contacts;  // contact forces (idle speculative contacts left out)
     ContactSolverReport contactSolver;   // the contact solve's figures
     // In joint coordinates: per rate, the step's (q̇⁺ − q̇ₙ) / h, from which the

@@ -590,6 +590,10 @@ private:
         result.h = d.h;
         result.impulse = d.impulse;
         result.lambda = d.impulse / d.h;
+        if (model.softRows > 0 && d.softImpulse.size() == model.softRows)
+            result.softLambda = d.softImpulse / d.h;
+        else
+            result.softLambda.resize(0);
         result.limitForce.assign(model.limits.size(), 0.0);
         for (std::size_t k = 0; k < d.stops.size(); ++k) {
             const ContactRows& c = d.problem.contacts[d.found.points.size() + k];

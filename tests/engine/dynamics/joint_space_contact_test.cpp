@@ -587,8 +587,13 @@ TEST(JointSpaceContact, SoftMountsSteppedImplicitlyGoWhereTheMaximalStepGoes) {
                 apart(hard, hardMaximal), hard.worstForce, hardMaximal.worstForce);
     EXPECT_EQ(hard.poses.size(), 40u);
     // No mount carries more than the whole load: the weight of 43 kg and the rotor's unbalance,
-    // 3 kg × 5 mm × (41.9 rad/s)² at 1 s (measured 142 N at most, 120 N each at rest).
-    EXPECT_LT(hard.worstForce, 43.0 * 9.81 + 3.0 * 0.005 * 41.9 * 41.9);
+    // 3 kg × 5 mm × (41.9 rad/s)² at 1 s — in either formulation, the mounts' pull reported as
+    // the step applied it (μs / h), not as k Φ + c Φ̇ at its end, which for mounts this stiff
+    // is k times the step's second-order position error (maximal coordinates reported up to
+    // 1055 N from it).
+    const double load = 43.0 * 9.81 + 3.0 * 0.005 * 41.9 * 41.9;
+    EXPECT_LT(hard.worstForce, load);
+    EXPECT_LT(hardMaximal.worstForce, load);
     EXPECT_LT(apart(hard, hardMaximal), 1e-5);
 }
 
