@@ -13,6 +13,7 @@
 #include "engine/expr/functions.h"
 #include "engine/math/constants.h"
 #include "engine/math/number_text.h"
+#include "engine/math/table_curve.h"
 
 namespace engine {
 namespace {
@@ -42,6 +43,11 @@ double ramp(double x, double x0, double x1, double h0, double h1) {
 double harmonic(double x, double amplitude, double frequency, double phase) {
     return expr::harmonic(x, amplitude, frequency, phase);
 }
+// A scene's table called by its name: the user data is the curve.
+double lookUp(void* curve, double x) {
+    return static_cast<const TableCurve*>(curve)->value(x);
+}
+
 double table(const double* args, int count) {
     return reported([&] { return expr::table(args, count); });
 }
@@ -172,6 +178,7 @@ struct Expression::Impl {
     bool usedTime = false;
     mu::Parser parser;
     std::unique_ptr<expr::Tree> tree;  // its variables: time (or the first), then the inputs
+    std::vector<std::shared_ptr<const TableCurve>> tables;  // the tables it may call
 
     // The tree's value and tangent; central differences of muparser's where there is none.
     Dual tangent(double t, const double* in, const double* dir) const {
@@ -242,14 +249,15 @@ std::optional<Expression> Expression::parseWithInputs(const std::string& text, s
 std::optional<Expression> Expression::parseWithConstants(const std::string& text,
                                                          std::string& error,
                                                          const Constants& constants,
-                                                         const std::vector<std::string>& inputs) {
-    return parseWith(text, error, {"time"}, inputs, constants);
+                                                         const std::vector<std::string>& inputs,
+                                                         const Tables& tables) {
+    return parseWith(text, error, {"time"}, inputs, constants, tables);
 }
 
 std::optional<Expression> Expression::parseWith(const std::string& text, std::string& error,
                                                 const std::vector<const char*>& variables,
                                                 const std::vector<std::string>& inputs,
-                                                const Constants& constants) {
+                                                const Constants& constants, const Tables& tables) {
     Expression e;
     e.impl_ = std::make_shared<Impl>(text, false, 0.0);
     Impl& impl = *e.impl_;
@@ -296,6 +304,10 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         p.DefineFun("clamp", clamp);
         p.DefineFun("impact", impact);
         p.DefineFun("bistop", bistop);
+        for (const auto& [name, curve] : tables) {
+            impl.tables.push_back(curve);  // kept alive with the parser that calls it
+            p.DefineFunUserData(name, lookUp, const_cast<TableCurve*>(curve.get()));
+        }
         // muparser's optimiser folds a constant `a && b` or `a || b` as integers ((int) 0.5 is
         // false) while it evaluates one of variables as numbers (0.5 is true): "0.5 || 0" would
         // be 0 and "x || 0" at x = 0.5 would be 1. Unfolded, every operand is a number, as the
@@ -323,7 +335,8 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         std::vector<std::string> treeVariables;
         if (!variables.empty()) treeVariables.emplace_back(variables[0]);
         treeVariables.insert(treeVariables.end(), inputs.begin(), inputs.end());
-        if (variables.size() <= 1) impl.tree = expr::Tree::parse(text, treeVariables, constants);
+        if (variables.size() <= 1)
+            impl.tree = expr::Tree::parse(text, treeVariables, constants, tables);
         if (used.empty()) {
             impl.constant = true;
             impl.constantValue = value;

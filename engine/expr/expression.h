@@ -42,7 +42,8 @@
 
 namespace engine {
 
-struct Jet2;  // engine/math/jet.h
+struct Jet2;       // engine/math/jet.h
+class TableCurve;  // engine/math/table_curve.h
 
 class Expression {
 public:
@@ -67,9 +68,13 @@ public:
     // Named constants (a scene's design variables: name, value) read by name as `pi` is, with
     // a function of time (`inputs` empty) or of time and inputs.
     using Constants = std::vector<std::pair<std::string, double>>;
-    static std::optional<Expression> parseWithConstants(
-        const std::string& text, std::string& error, const Constants& constants,
-        const std::vector<std::string>& inputs = {});
+    // Named tables (a scene's `tables`): each read as a function of one argument, `name(x)`,
+    // the curve through its points (engine/math/table_curve.h), differentiated exactly.
+    using Tables = std::vector<std::pair<std::string, std::shared_ptr<const TableCurve>>>;
+    static std::optional<Expression> parseWithConstants(const std::string& text, std::string& error,
+                                                        const Constants& constants,
+                                                        const std::vector<std::string>& inputs = {},
+                                                        const Tables& tables = {});
 
     double eval(double time) const;  // inputs, if any, read as 0
     double eval(double first, double second) const;
@@ -115,7 +120,8 @@ private:
     static std::optional<Expression> parseWith(const std::string& text, std::string& error,
                                                const std::vector<const char*>& variables,
                                                const std::vector<std::string>& inputs,
-                                               const Constants& constants = {});
+                                               const Constants& constants = {},
+                                               const Tables& tables = {});
     struct Impl;
     std::shared_ptr<Impl> impl_;
 };

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/expr/functions.h"
+#include "engine/math/table_curve.h"
 
 namespace engine::expr {
 
@@ -69,13 +70,15 @@ enum class Fn {
     Clamp,
     Impact,
     Bistop,
+    Lookup,  // a scene's table by its name
 };
 
 struct Tree::Node {
     Op op = Op::Constant;
-    double value = 0.0;  // Constant
-    int index = 0;       // Variable
-    Fn fn = Fn::Sin;     // Function
+    double value = 0.0;                       // Constant
+    int index = 0;                            // Variable
+    Fn fn = Fn::Sin;                          // Function
+    std::shared_ptr<const TableCurve> table;  // Lookup
     std::vector<std::unique_ptr<Node>> children;
 };
 
@@ -135,8 +138,8 @@ NodePtr node(Op op, NodePtr a, NodePtr b) {
 class Reader {
 public:
     Reader(const std::string& text, const std::vector<std::string>& variables,
-           const std::vector<std::pair<std::string, double>>& constants)
-        : text_(text), variables_(variables), constants_(constants) {}
+           const std::vector<std::pair<std::string, double>>& constants, const Tables& tables)
+        : text_(text), variables_(variables), constants_(constants), tables_(tables) {}
 
     NodePtr read() {
         NodePtr n = ternary();
@@ -293,10 +296,18 @@ private:
         const FunctionName* f = nullptr;
         for (const FunctionName& candidate : kFunctions)
             if (word == candidate.name) f = &candidate;
+        static constexpr FunctionName kLookup{"", Fn::Lookup, 1};
+        std::shared_ptr<const TableCurve> table;
+        for (const auto& [name, curve] : tables_)
+            if (word == name) {
+                f = &kLookup;
+                table = curve;
+            }
         if (!f || !take("(")) return nullptr;
         auto n = std::make_unique<Node>();
         n->op = Op::Function;
         n->fn = f->fn;
+        n->table = std::move(table);
         if (!peek(')')) {
             do {
                 NodePtr argument = ternary();
@@ -317,6 +328,7 @@ private:
     const std::string& text_;
     const std::vector<std::string>& variables_;
     const std::vector<std::pair<std::string, double>>& constants_;
+    const Tables& tables_;
     std::size_t at_ = 0;
 };
 
@@ -421,6 +433,8 @@ S function(const Node& n, const S* variables) {
         return impact(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
     case Fn::Bistop:
         return bistop(a, count);
+    case Fn::Lookup:
+        return (*n.table)(a[0]);
     }
     return S(std::nan(""));
 }
@@ -618,8 +632,9 @@ Tree::~Tree() = default;
 
 std::unique_ptr<Tree> Tree::parse(const std::string& text,
                                   const std::vector<std::string>& variables,
-                                  const std::vector<std::pair<std::string, double>>& constants) {
-    NodePtr root = Reader(text, variables, constants).read();
+                                  const std::vector<std::pair<std::string, double>>& constants,
+                                  const Tables& tables) {
+    NodePtr root = Reader(text, variables, constants, tables).read();
     if (!root) return nullptr;
     std::unique_ptr<Tree> tree(new Tree());
     tree->root_ = std::move(root);

@@ -14,15 +14,23 @@
 #include "engine/math/dual.h"
 #include "engine/math/jet.h"
 
+namespace engine {
+class TableCurve;  // engine/math/table_curve.h
+}
+
 namespace engine::expr {
+
+// Named tables read as functions of one argument (Expression::Tables).
+using Tables = std::vector<std::pair<std::string, std::shared_ptr<const TableCurve>>>;
 
 class Tree {
 public:
     // Reads `text` with `variables` (their values are eval()'s arguments, in this order) and the
     // named constants; nullptr when the text is not one this grammar reads.
-    static std::unique_ptr<Tree> parse(
-        const std::string& text, const std::vector<std::string>& variables,
-        const std::vector<std::pair<std::string, double>>& constants);
+    static std::unique_ptr<Tree> parse(const std::string& text,
+                                       const std::vector<std::string>& variables,
+                                       const std::vector<std::pair<std::string, double>>& constants,
+                                       const Tables& tables = {});
     ~Tree();
 
     // Its value and tangent at `variables`; NaN where a function refuses its arguments.

@@ -11,6 +11,7 @@
 #include "engine/math/finite.h"
 #include "engine/math/jet.h"
 #include "engine/math/number_text.h"
+#include "engine/math/table_curve.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
@@ -58,6 +59,20 @@ template <class S>
 S normOf(const Vec3Of<S>& x) {
     using std::sqrt;
     return sqrt(x.squaredNorm());
+}
+
+// A spring's elastic force at deflection x: its table's law, or k x; the energy stored, ∫₀ˣ.
+template <class S>
+S elasticForce(const TableCurve* law, double k, const S& x) {
+    return law ? (*law)(x) : k * x;
+}
+double elasticEnergy(const TableCurve* law, double k, double x) {
+    return law ? law->integral(0.0, x) : 0.5 * k * x * x;
+}
+// Its damping force at rate v: its table's law, or c v.
+template <class S>
+S dampingForce(const TableCurve* law, double c, const S& v) {
+    return law ? (*law)(v) : c * v;
 }
 
 bool usesState(const ForceModel& force) {
@@ -176,13 +191,16 @@ void applyElement(const Model& model, const ForceModel& force, double t,
         const Vec3Of<S> u = d / length;
         const S rate = (mj.v - mi.v).dot(u);
         const S stretch = length - force.freeLength;
-        const S tension = force.stiffness * stretch + force.damping * rate + force.preload;
+        const S elastic = elasticForce(force.elasticLaw.get(), force.stiffness, stretch);
+        const S damping = dampingForce(force.dampingLaw.get(), force.damping, rate);
+        const S tension = elastic + damping + force.preload;
         // Tension pulls I towards J and J towards I.
         addWrench<S>(frames, bodyOf(force.markerI), mi.p, tension * u, zero, g);
         addWrench<S>(frames, bodyOf(force.markerJ), mj.p, -tension * u, zero, g);
         energies.elastic +=
-            valueOf(0.5 * force.stiffness * stretch * stretch + force.preload * stretch);
-        energies.dampingPower += valueOf(force.damping * rate * rate);
+            elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(stretch)) +
+            force.preload * valueOf(stretch);
+        energies.dampingPower += valueOf(damping * rate);
         break;
     }
     case ForceType::RotationalSpringDamper: {
@@ -196,15 +214,18 @@ void applyElement(const Model& model, const ForceModel& force, double t,
         // unwindAngle(): whole turns added, a constant
         const S angle = c.value + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
         const S twist = angle - force.freeLength;
-        const S torque = -(force.stiffness * twist + force.damping * c.rate + force.preload);
+        const S damping = dampingForce(force.dampingLaw.get(), force.damping, c.rate);
+        const S torque = -(elasticForce(force.elasticLaw.get(), force.stiffness, twist) + damping +
+                           force.preload);
         // Torque on I about J's z axis, the opposite on J.
         const MarkerFrameOf<S> mj = markerFrame(model, frames, joint.markerJ);
         const Vec3Of<S> T = torque * mj.R.col(2);
         const MarkerFrameOf<S> mi = markerFrame(model, frames, joint.markerI);
         addWrench<S>(frames, bodyOf(joint.markerI), mi.p, zero, T, g);
         addWrench<S>(frames, bodyOf(joint.markerJ), mj.p, zero, -T, g);
-        energies.elastic += valueOf(0.5 * force.stiffness * twist * twist + force.preload * twist);
-        energies.dampingPower += valueOf(force.damping * c.rate * c.rate);
+        energies.elastic += elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(twist)) +
+                            force.preload * valueOf(twist);
+        energies.dampingPower += valueOf(damping * c.rate);
         break;
     }
     case ForceType::JointController: {
@@ -256,19 +277,29 @@ void applyElement(const Model& model, const ForceModel& force, double t,
         const Vec3Of<S> xd = mj.R.transpose() * (mi.v - mj.v - mj.w.cross(mi.p - mj.p));
         const Vec3Of<S> theta = rotationVector(mj.R, mi.R);
         const Vec3Of<S> thetad = mj.R.transpose() * (mi.w - mj.w);
-        const Vec3Of<S> F_J = -(x.cwiseProduct(force.translationalStiffness.cast<S>()) +
-                                xd.cwiseProduct(force.translationalDamping.cast<S>()));
-        const Vec3Of<S> T_J = -(theta.cwiseProduct(force.rotationalStiffness.cast<S>()) +
-                                thetad.cwiseProduct(force.rotationalDamping.cast<S>()));
+        // Per axis of J: the elastic law on the displacement (rotation), the damping law on
+        // its rate.
+        Vec3Of<S> F_J, T_J;
+        for (int a = 0; a < 3; ++a) {
+            const S fe =
+                elasticForce(force.bushingElastic[a].get(), force.translationalStiffness(a), x(a));
+            const S fd =
+                dampingForce(force.bushingDamping[a].get(), force.translationalDamping(a), xd(a));
+            const S te = elasticForce(force.bushingElastic[a + 3].get(),
+                                      force.rotationalStiffness(a), theta(a));
+            const S td = dampingForce(force.bushingDamping[a + 3].get(), force.rotationalDamping(a),
+                                      thetad(a));
+            F_J(a) = -(fe + fd);
+            T_J(a) = -(te + td);
+            energies.elastic += elasticEnergy(force.bushingElastic[a].get(),
+                                              force.translationalStiffness(a), valueOf(x(a))) +
+                                elasticEnergy(force.bushingElastic[a + 3].get(),
+                                              force.rotationalStiffness(a), valueOf(theta(a)));
+            energies.dampingPower += valueOf(fd * xd(a) + td * thetad(a));
+        }
         const Vec3Of<S> F = mj.R * F_J, T = mj.R * T_J;
         addWrench<S>(frames, bodyOf(force.markerI), mi.p, F, T, g);
         addWrench<S>(frames, bodyOf(force.markerJ), mi.p, -F, -T, g);
-        energies.elastic +=
-            valueOf(0.5 * (x.dot(x.cwiseProduct(force.translationalStiffness.cast<S>())) +
-                           theta.dot(theta.cwiseProduct(force.rotationalStiffness.cast<S>()))));
-        energies.dampingPower +=
-            valueOf(xd.dot(xd.cwiseProduct(force.translationalDamping.cast<S>())) +
-                    thetad.dot(thetad.cwiseProduct(force.rotationalDamping.cast<S>())));
         break;
     }
     }

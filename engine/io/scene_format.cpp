@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 18). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 19). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, table, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -29,6 +29,7 @@ std::vector<ObjectFormat> describe() {
         {"motions", "array of motions", "array", "[]", "no", "`[]`", "prescribed joint coordinates"},
         {"couplers", "array of couplers", "array", "[]", "no", "`[]`", "gears, racks, screws and linear relations between joint coordinates (minor version 9)"},
         {"variables", "array of variables", "array", "[]", "no", "`[]`", "named expressions of time and of the mechanism's state, read by name in force expressions (below; minor version 12)"},
+        {"tables", "array of tables", "array", "[]", "no", "`[]`", "named curves through measured points: force laws of springs, rotational springs and bushings, and functions `name(x)` in any expression (below; minor version 19)"},
         {"sensors", "array of sensors", "array", "[]", "no", "`[]`", "expressions watched for crossing a level as the mechanism runs, stopping the run, marking the instant, setting a held variable or switching a force or motion (below; minor version 12, actions beyond stop and mark 15)"},
         {"analyses", "analyses", "object", "{}", "no", "`{}`", "per analysis (`simulate`, `kinematics`, `statics`, `modes`), the elements it leaves out of the model on top of those deactivated (below; minor version 13)"},
         {"plots", "array of plots", "array", "[]", "no", "`[]`", "the plots the user set up (reopened with the scene)"},
@@ -48,6 +49,12 @@ std::vector<ObjectFormat> describe() {
         {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique; not a function's, a measure's, `time` or `pi`"},
         {"expression", "number or expression of `time` and the state", "expression", "", "no", "— (required unless `initial`)", "may read measures (`DM(a.m, b.m)`, `q(crank)`, …) and other variables, in no cycle"},
         {"initial", "number", "number", "", "no", "— (instead of `expression`)", "a held variable: a number the run keeps, starting at this value and changed only by sensors that `set` it (minor version 15)"},
+    }, {}});
+    objects.push_back({"table", "/$defs/table", {
+        {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique; not a variable's, a design variable's, a function's or a measure's; an expression reads the table as `name(x)`"},
+        {"interpolation", "`\"linear\"`, `\"cubic\"` or `\"akima\"`", "enum linear cubic akima", "\"akima\"", "no", "`\"akima\"`", "between the points: straight lines; the natural cubic spline (C2); Akima's spline (C1, no overshoot beside a kink). Beyond the first and last points the curve goes on straight with its slope there"},
+        {"x", "array of numbers", "array", "", "yes", "—", "at least 2, strictly increasing, finite; for a spring's `stiffness` the deflection l − l0 (m, rad for a rotational spring or a bushing's rotation), for its `damping` the rate (m/s, rad/s)"},
+        {"y", "array of numbers", "array", "", "yes", "—", "one per x, finite; for a spring's `stiffness` the elastic force (N, N·m), for its `damping` the damping force"},
     }, {}});
     objects.push_back({"designVariable", "/$defs/designVariable", {
         {"name", "string", "string", "", "yes", "—", "a letter or `_` first, then letters, digits or `_`; unique among design variables and variables"},
@@ -233,15 +240,15 @@ std::vector<ObjectFormat> describe() {
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing lineForce"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing lineForce"},
         {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController, jointForce: a revolute, prismatic or cylindrical joint; computedTorque: a revolute or prismatic joint of the mechanism's tree", "rotationalSpringDamper jointController computedTorque jointForce"},
-        {"stiffness", "number ≥ 0, N/m (N·m/rad)", "number >=0", "0", "no", "0", "k", "springDamper rotationalSpringDamper"},
-        {"damping", "number ≥ 0, N·s/m (N·m·s/rad)", "number >=0", "0", "no", "0", "c", "springDamper rotationalSpringDamper"},
+        {"stiffness", "number ≥ 0, N/m (N·m/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "k; or a table of the elastic force (torque) over the deflection l − l0 (θ − θ0) in place of k (l − l0) (minor version 19)", "springDamper rotationalSpringDamper"},
+        {"damping", "number ≥ 0, N·s/m (N·m·s/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "c; or a table of the damping force (torque) over the rate l̇ (θ̇) in place of c l̇ (minor version 19)", "springDamper rotationalSpringDamper"},
         {"freeLength", "number, m", "number >=0", "0", "no", "0", "l0", "springDamper"},
         {"freeAngle", "number, rad", "number", "0", "no", "0", "θ0", "rotationalSpringDamper"},
         {"preload", "number, N (N·m)", "number", "0", "no", "0", "added to the spring's force (torque)", "springDamper rotationalSpringDamper"},
-        {"translationalStiffness", "[x, y, z] N/m", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"translationalDamping", "[x, y, z] N·s/m", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"rotationalStiffness", "[x, y, z] N·m/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
-        {"rotationalDamping", "[x, y, z] N·m·s/rad", "vec3 >=0", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes", "bushing"},
+        {"translationalStiffness", "[x, y, z] N/m, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the force along the axis over the displacement (minor version 19)", "bushing"},
+        {"translationalDamping", "[x, y, z] N·s/m, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the force over the displacement's rate (minor version 19)", "bushing"},
+        {"rotationalStiffness", "[x, y, z] N·m/rad, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the torque about the axis over the rotation (minor version 19)", "bushing"},
+        {"rotationalDamping", "[x, y, z] N·m·s/rad, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the torque over the rotation's rate (minor version 19)", "bushing"},
         {"axis", "`\"rotation\"` or `\"translation\"`", "enum rotation translation", "\"rotation\"", "no", "`\"rotation\"`", "the joint coordinate it drives", "jointController computedTorque jointForce"},
         {"target", "number or expression of `time` (jointController: and the state), rad or m", "expression", "", "yes", "—", "the coordinate it servoes to (computedTorque: its rate and acceleration taken from the expression exactly)", "jointController computedTorque"},
         {"magnitude", "number or expression of `time` and the state; N (lineForce), N·m or N (jointForce)", "expression", "", "yes", "—", "lineForce: positive pushes I and J apart along the line between their origins; jointForce: the torque about (force along) J's z axis on I's part, its opposite on J's", "lineForce jointForce"},
@@ -356,7 +363,9 @@ Rule Field::rule() const {
         throw std::logic_error("scene format: unknown kind in check '" + std::string(check) + "'");
     rule.kind = kind->second;
     for (std::size_t k = 1; k < parts.size(); ++k) {
-        if (rule.kind == Rule::Kind::Word)
+        if (parts[k] == "table" && rule.kind != Rule::Kind::Word)
+            rule.orTable = true;
+        else if (rule.kind == Rule::Kind::Word)
             rule.words.push_back(parts[k]);
         else
             readBound(parts[k], check, rule.range);

@@ -48,6 +48,9 @@ struct Rule {
     };
     Kind kind = Kind::Any;
     Range range = {};
+    // A force law (Number, Vector3: each item): the number, or {"table": name}, the law a table
+    // of the scene gives ("number >=0 table").
+    bool orTable = false;
     std::vector<std::string_view> words = {};
 };
 
@@ -56,7 +59,8 @@ struct Field {
     std::string_view type;  // what the value is, with its unit: "number, kg", "[x, y, z] m"
     // For machines: the kind ("number", "integer", "bool", "string", "enum", "vec3",
     // "expression", "object", "array"; empty: checked by hand) and its range (">0", ">=1",
-    // "0..1") or, for "enum", its words: "number >0", "integer 3..64", "enum pgs lemke".
+    // "0..1") or, for "enum", its words: "number >0", "integer 3..64", "enum pgs lemke"; "table"
+    // after a number's or a vec3's range: a force law, also {"table": name}.
     std::string_view check;
     // The default as JSON text ("0.001", "[0, 0, 0]", "\"box\""); empty when the key has none or
     // its default depends on other keys.

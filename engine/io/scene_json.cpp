@@ -1034,6 +1034,8 @@ public:
         });
         list("variables", spec.variables,
              [&](const json& j, const std::string& at, VariableSpec& v) { variable(j, at, v); });
+        list("tables", spec.tables,
+             [&](const json& j, const std::string& at, TableSpec& t) { table(j, at, t); });
         list("sensors", spec.sensors,
              [&](const json& j, const std::string& at, SensorSpec& s) { sensor(j, at, s); });
         list("designVariables", spec.designVariables,
@@ -1211,15 +1213,15 @@ public:
         case ForceType::SpringDamper:
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
-            scalar("stiffness", f.stiffness);
-            scalar("damping", f.damping);
+            law(j, at + "/stiffness", "stiffness", f.stiffness, f.stiffnessTable);
+            law(j, at + "/damping", "damping", f.damping, f.dampingTable);
             scalar("freeLength", f.freeLength);
             scalar("preload", f.preload);
             break;
         case ForceType::RotationalSpringDamper:
             if (const json* jj = required(j, at, "joint")) string(*jj, at + "/joint", f.joint);
-            scalar("stiffness", f.stiffness);
-            scalar("damping", f.damping);
+            law(j, at + "/stiffness", "stiffness", f.stiffness, f.stiffnessTable);
+            law(j, at + "/damping", "damping", f.damping, f.dampingTable);
             scalar("freeAngle", f.freeLength);
             scalar("preload", f.preload);
             break;
@@ -1259,12 +1261,71 @@ public:
         case ForceType::Bushing:
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
-            vec3(j, at, "translationalStiffness", f.translationalStiffness);
-            vec3(j, at, "translationalDamping", f.translationalDamping);
-            vec3(j, at, "rotationalStiffness", f.rotationalStiffness);
-            vec3(j, at, "rotationalDamping", f.rotationalDamping);
+            laws(j, at, "translationalStiffness", f.translationalStiffness,
+                 f.translationalStiffnessTables);
+            laws(j, at, "translationalDamping", f.translationalDamping,
+                 f.translationalDampingTables);
+            laws(j, at, "rotationalStiffness", f.rotationalStiffness, f.rotationalStiffnessTables);
+            laws(j, at, "rotationalDamping", f.rotationalDamping, f.rotationalDampingTables);
             break;
         }
+    }
+
+    // A force law: a number (the constant of a linear law) or {"table": name}, the law a table
+    // of the scene gives.
+    void law(const json& obj, const std::string& at, const char* key, double& constant,
+             std::string& table) {
+        const json* j = optional(obj, key);
+        if (!j) return;
+        if (j->is_object()) {
+            checkKeys(*j, at, {"table"});
+            if (const json* t = required(*j, at, "table")) string(*t, at + "/table", table);
+            return;
+        }
+        if (!j->is_number()) {
+            error(at, "expected a number or {\"table\": name}, got " + typeName(*j));
+            return;
+        }
+        number(*j, at, constant);
+    }
+    // Three laws, one per axis: [x, y, z], each a number or {"table": name}.
+    void laws(const json& obj, const std::string& at, const char* key, Vec3& constants,
+              std::array<std::string, 3>& tables) {
+        const json* j = optional(obj, key);
+        if (!j) return;
+        const std::string where = at + "/" + key;
+        if (!j->is_array() || j->size() != 3) {
+            error(where, "expected [x, y, z]: per axis a number or {\"table\": name}");
+            return;
+        }
+        for (std::size_t a = 0; a < 3; ++a) {
+            const json one = {{"law", (*j)[a]}};
+            law(one, where + "/" + std::to_string(a), "law", constants(static_cast<int>(a)),
+                tables[a]);
+        }
+    }
+
+    void table(const json& j, const std::string& at, TableSpec& t) {
+        if (!isObject(j, at)) return;
+        checkKeys(j, at, format::object("table").keys(), &t.extensions);
+        name(j, at, t.name);
+        if (const json* i = optional(j, "interpolation"))
+            word<TableInterpolation>(*i, at + "/interpolation",
+                                     {{"linear", TableInterpolation::Linear},
+                                      {"cubic", TableInterpolation::Cubic},
+                                      {"akima", TableInterpolation::Akima}},
+                                     t.interpolation);
+        auto list = [&](const char* key, std::vector<double>& out) {
+            const std::string where = at + "/" + key;
+            const json* a = required(j, at, key);
+            if (!a || !isArray(*a, where)) return;
+            for (std::size_t k = 0; k < a->size(); ++k) {
+                double v = 0.0;
+                if (number((*a)[k], where + "/" + std::to_string(k), v)) out.push_back(v);
+            }
+        };
+        list("x", t.x);
+        list("y", t.y);
     }
 
     void variable(const json& j, const std::string& at, VariableSpec& v) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +37,18 @@ using json = nlohmann::ordered_json;
 
 json vec(const Vec3& v) {
     return json::array({v.x(), v.y(), v.z()});
+}
+
+// A force law: its constant, or {"table": name} when a table gives it.
+json law(double constant, const std::string& table) {
+    if (table.empty()) return constant;
+    return json{{"table", table}};
+}
+json laws(const Vec3& constants, const std::array<std::string, 3>& tables) {
+    json out = json::array();
+    for (int a = 0; a < 3; ++a)
+        out.push_back(law(constants(a), tables[static_cast<std::size_t>(a)]));
+    return out;
 }
 
 // Keys of a newer format version kept with an entity, written back after its own keys.
@@ -195,15 +208,15 @@ json forceJson(const ForceSpec& f) {
     case ForceType::SpringDamper:
         j["markerI"] = f.markerI.text();
         j["markerJ"] = f.markerJ.text();
-        j["stiffness"] = f.stiffness;
-        j["damping"] = f.damping;
+        j["stiffness"] = law(f.stiffness, f.stiffnessTable);
+        j["damping"] = law(f.damping, f.dampingTable);
         j["freeLength"] = f.freeLength;
         if (f.preload != 0.0) j["preload"] = f.preload;
         break;
     case ForceType::RotationalSpringDamper:
         j["joint"] = f.joint;
-        j["stiffness"] = f.stiffness;
-        j["damping"] = f.damping;
+        j["stiffness"] = law(f.stiffness, f.stiffnessTable);
+        j["damping"] = law(f.damping, f.dampingTable);
         j["freeAngle"] = f.freeLength;
         if (f.preload != 0.0) j["preload"] = f.preload;
         break;
@@ -231,10 +244,11 @@ json forceJson(const ForceSpec& f) {
     case ForceType::Bushing:
         j["markerI"] = f.markerI.text();
         j["markerJ"] = f.markerJ.text();
-        j["translationalStiffness"] = vec(f.translationalStiffness);
-        j["translationalDamping"] = vec(f.translationalDamping);
-        j["rotationalStiffness"] = vec(f.rotationalStiffness);
-        j["rotationalDamping"] = vec(f.rotationalDamping);
+        j["translationalStiffness"] =
+            laws(f.translationalStiffness, f.translationalStiffnessTables);
+        j["translationalDamping"] = laws(f.translationalDamping, f.translationalDampingTables);
+        j["rotationalStiffness"] = laws(f.rotationalStiffness, f.rotationalStiffnessTables);
+        j["rotationalDamping"] = laws(f.rotationalDamping, f.rotationalDampingTables);
         break;
     }
     putExtensions(j, f.extensions);
@@ -535,6 +549,19 @@ json sceneJson(const SceneSpec& spec, bool withBindings = true) {
             variables.push_back(jv);
         }
         j["variables"] = variables;
+    }
+    if (!spec.tables.empty()) {
+        json tables = json::array();
+        for (const TableSpec& t : spec.tables) {
+            json jt;
+            jt["name"] = t.name;
+            jt["interpolation"] = std::string(tableInterpolationName(t.interpolation));
+            jt["x"] = t.x;
+            jt["y"] = t.y;
+            putExtensions(jt, t.extensions);
+            tables.push_back(jt);
+        }
+        j["tables"] = tables;
     }
     if (!spec.sensors.empty()) {
         json sensors = json::array();

@@ -517,11 +517,13 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         motion->body = b;
         std::string error;
         for (int c = 0; c < 3; ++c) {
-            if (auto e = Expression::parseWithConstants(part.frameMotion->translation[c], error,
-                                                        designConstants(spec)))
+            if (auto e =
+                    Expression::parseWithConstants(part.frameMotion->translation[c], error,
+                                                   designConstants(spec), {}, sceneTables(spec)))
                 motion->translation[c] = *e;
-            if (auto e = Expression::parseWithConstants(part.frameMotion->rotation[c], error,
-                                                        designConstants(spec)))
+            if (auto e =
+                    Expression::parseWithConstants(part.frameMotion->rotation[c], error,
+                                                   designConstants(spec), {}, sceneTables(spec)))
                 motion->rotation[c] = *e;
         }
         const Transform& X_WB0 = model->bodies[static_cast<std::size_t>(b)].X_WB0;
@@ -698,6 +700,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
     };
 
     // Force elements (expressions were checked by validate()).
+    const Expression::Tables tables = sceneTables(spec);
     for (const ForceSpec& spec_f : spec.forces) {
         ForceModel f;
         f.id = spec_f.id;
@@ -738,6 +741,27 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         f.translationalDamping = spec_f.translationalDamping;
         f.rotationalStiffness = spec_f.rotationalStiffness;
         f.rotationalDamping = spec_f.rotationalDamping;
+        // Laws from tables, each in place of its constant, which takes the law's steepest slope.
+        auto law = [&](const std::string& name, double& constant) {
+            std::shared_ptr<const TableCurve> curve;
+            for (const auto& [tableName, table] : tables)
+                if (!name.empty() && tableName == name) curve = table;
+            if (curve) constant = curve->steepestSlope();
+            return curve;
+        };
+        f.elasticLaw = law(spec_f.stiffnessTable, f.stiffness);
+        f.dampingLaw = law(spec_f.dampingTable, f.damping);
+        for (int axis = 0; axis < 3; ++axis) {
+            const auto a = static_cast<std::size_t>(axis);
+            f.bushingElastic[a] =
+                law(spec_f.translationalStiffnessTables[a], f.translationalStiffness(axis));
+            f.bushingDamping[a] =
+                law(spec_f.translationalDampingTables[a], f.translationalDamping(axis));
+            f.bushingElastic[a + 3] =
+                law(spec_f.rotationalStiffnessTables[a], f.rotationalStiffness(axis));
+            f.bushingDamping[a + 3] =
+                law(spec_f.rotationalDampingTables[a], f.rotationalDamping(axis));
+        }
         f.on = spec_f.startsOn;
         model->forces.push_back(std::move(f));
     }
@@ -782,8 +806,8 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             if (joint.coordinates[c] == motion.axis) d.coordinate = static_cast<int>(c);
         d.level = motion.level;
         std::string error;
-        if (auto e =
-                Expression::parseWithConstants(motion.expression, error, designConstants(spec)))
+        if (auto e = Expression::parseWithConstants(motion.expression, error, designConstants(spec),
+                                                    {}, sceneTables(spec)))
             d.f = *e;
         d.on = motion.startsOn;
         model->drivers.push_back(std::move(d));

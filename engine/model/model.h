@@ -191,6 +191,13 @@ struct ForceModel {
     double stiffness = 0.0, damping = 0.0, freeLength = 0.0, preload = 0.0;
     Vec3 translationalStiffness = Vec3::Zero(), translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero(), rotationalDamping = Vec3::Zero();
+    // Laws from tables (ForceSpec::stiffnessTable, …), null for the constant's linear law: a
+    // spring's or rotational spring's elastic and damping force as functions of its deflection
+    // and rate; a bushing's per axis, the three translations then the three rotations. Where a
+    // law is a table, `stiffness` (`damping`, the bushing's gain on that axis) holds its steepest
+    // slope, what the stiffness estimates (engine/model/stiffness.h) take.
+    std::shared_ptr<const TableCurve> elasticLaw, dampingLaw;
+    std::shared_ptr<const TableCurve> bushingElastic[6], bushingDamping[6];
     int coordinate = 0;      // joint controller: index into the joint's coordinates
     double maxEffort = 0.0;  // joint controller: 0 for no limit
     bool gravityCompensation =

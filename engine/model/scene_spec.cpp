@@ -345,6 +345,21 @@ const Joint* SceneSpec::findJoint(std::string_view name) const {
     return nullptr;
 }
 
+const TableSpec* SceneSpec::findTable(std::string_view name) const {
+    for (const TableSpec& table : tables)
+        if (table.name == name) return &table;
+    return nullptr;
+}
+
+bool ForceSpec::usesTables() const {
+    if (!stiffnessTable.empty() || !dampingTable.empty()) return true;
+    for (const auto* list : {&translationalStiffnessTables, &translationalDampingTables,
+                             &rotationalStiffnessTables, &rotationalDampingTables})
+        for (const std::string& name : *list)
+            if (!name.empty()) return true;
+    return false;
+}
+
 const Marker* SceneSpec::findMarker(const MarkerRef& ref) const {
     const Part* part = findPart(ref.part);
     if (!part) return nullptr;
@@ -431,10 +446,12 @@ namespace {
 // An expression must parse and be a number where the run starts (sqrt(-1) or 1/0 would
 // otherwise reach the solver as NaN). Later poles are caught when the run reaches them.
 void checkExpression(Checker& check, const std::string& where, const std::string& text,
-                     const Expression::Constants& constants) {
+                     const SceneSpec& spec) {
     std::string error;
-    const std::optional<Expression> e = Expression::parseWithConstants(text, error, constants);
+    const std::optional<Expression> e =
+        Expression::parseWithConstants(text, error, designConstants(spec), {}, sceneTables(spec));
     if (!e) {
+        if (std::string bad = badTableCall(spec, text); !bad.empty()) error = bad;
         // A measure of the state where only time is known: said as such.
         std::string ignored;
         if (const auto split = splitStateText(text, {}, ignored); split && !split->calls.empty())
@@ -832,9 +849,9 @@ Diagnostics validate(const SceneSpec& spec) {
                             "build the mechanism on it");
             for (int c = 0; c < 3; ++c) {
                 checkExpression(check, at + "/frameMotion/translation/" + std::to_string(c),
-                                part.frameMotion->translation[c], designConstants(spec));
+                                part.frameMotion->translation[c], spec);
                 checkExpression(check, at + "/frameMotion/rotation/" + std::to_string(c),
-                                part.frameMotion->rotation[c], designConstants(spec));
+                                part.frameMotion->rotation[c], spec);
             }
             // Its reactions are channels of its name, as a joint's are.
             for (std::size_t k = 0; k < spec.joints.size(); ++k)
@@ -1048,6 +1065,22 @@ Diagnostics validate(const SceneSpec& spec) {
         if (force.type == ForceType::SpringDamper &&
             (!std::isfinite(force.freeLength) || force.freeLength < 0.0))
             check.error(at + "/freeLength", "free length must be zero or positive");
+        // Laws from tables: each names a table of the scene.
+        auto tableRef = [&](const std::string& name, const std::string& where) {
+            if (!name.empty() && !spec.findTable(name))
+                check.error(where, "no table '" + name + "'" +
+                                       (spec.tables.empty() ? " (the scene has none)" : ""));
+        };
+        tableRef(force.stiffnessTable, at + "/stiffness/table");
+        tableRef(force.dampingTable, at + "/damping/table");
+        for (int axis = 0; axis < 3; ++axis) {
+            const auto a = static_cast<std::size_t>(axis);
+            const std::string n = "/" + std::to_string(axis) + "/table";
+            tableRef(force.translationalStiffnessTables[a], at + "/translationalStiffness" + n);
+            tableRef(force.translationalDampingTables[a], at + "/translationalDamping" + n);
+            tableRef(force.rotationalStiffnessTables[a], at + "/rotationalStiffness" + n);
+            tableRef(force.rotationalDampingTables[a], at + "/rotationalDamping" + n);
+        }
         if (force.type == ForceType::Bushing) {
             const std::pair<const Vec3*, const char*> gains[] = {
                 {&force.translationalStiffness, "translationalStiffness"},
@@ -1061,6 +1094,27 @@ Diagnostics validate(const SceneSpec& spec) {
         }
     }
 
+    // Tables: named as variables are, unique, their points a curve.
+    std::set<std::string> tableNames;
+    for (std::size_t k = 0; k < spec.tables.size(); ++k) {
+        const TableSpec& table = spec.tables[k];
+        const std::string at = "/tables/" + std::to_string(k);
+        if (std::string reason = variableNameError(table.name); !reason.empty())
+            check.error(at + "/name", "table " + reason.substr(std::string("variable ").size()));
+        else if (!tableNames.insert(table.name).second)
+            check.error(at + "/name", "duplicate table name '" + table.name + "'");
+        std::string error;
+        int bad = -1;
+        if (!TableCurve::make(table.interpolation, table.x, table.y, error, &bad)) {
+            std::string where = at;
+            if (bad >= 0)
+                where += (error.rfind("y ", 0) == 0 ? "/y/" : "/x/") + std::to_string(bad);
+            else if (table.x.size() != table.y.size())
+                where += "/y";
+            check.error(where, "table '" + table.name + "': " + error);
+        }
+    }
+
     // Variables: named expressions of the state, unique, in no cycle.
     std::set<std::string> variableNames;
     for (std::size_t k = 0; k < spec.variables.size(); ++k) {
@@ -1070,6 +1124,10 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/name", reason);
         else if (!variableNames.insert(variable.name).second)
             check.error(at + "/name", "duplicate variable name '" + variable.name + "'");
+        else if (tableNames.count(variable.name))
+            check.error(
+                at + "/name",
+                "'" + variable.name + "' names a table too: a variable needs a name of its own");
         if (variable.initial) {
             if (!std::isfinite(*variable.initial))
                 check.error(at + "/initial",
@@ -1114,6 +1172,10 @@ Diagnostics validate(const SceneSpec& spec) {
             check.error(at + "/name", "'" + dv.name +
                                           "' names a variable too: a design variable needs a "
                                           "name of its own");
+        if (tableNames.count(dv.name))
+            check.error(at + "/name", "'" + dv.name +
+                                          "' names a table too: a design variable needs a "
+                                          "name of its own");
         if (!std::isfinite(dv.value))
             check.error(at + "/value", "a design variable's value must be a finite number");
         for (const auto& [bound, key] : {std::pair{dv.minimum, "minimum"}, {dv.maximum, "maximum"}})
@@ -1134,7 +1196,7 @@ Diagnostics validate(const SceneSpec& spec) {
         check.name(at + "/name", motion.name, "motion");
         if (!motionNames.insert(motion.name).second)
             check.error(at + "/name", "duplicate motion name '" + motion.name + "'");
-        checkExpression(check, at + "/expression", motion.expression, designConstants(spec));
+        checkExpression(check, at + "/expression", motion.expression, spec);
         const Joint* joint = spec.findJoint(motion.joint);
         if (!joint) {
             check.error(at + "/joint", "no joint '" + motion.joint + "'");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/math/spatial.h"
+#include "engine/math/table_curve.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/entity_id.h"
 #include "engine/model/triangle_mesh.h"
@@ -364,12 +365,25 @@ struct ForceSpec {
     double damping = 0.0;
     double freeLength = 0.0;  // also freeAngle for the rotational spring
     double preload = 0.0;
+    // A spring's or rotational spring's law from a table (SceneSpec::tables) by name, in place
+    // of the constant's: the elastic force (torque) as a function of the deflection l − freeLength
+    // (θ − freeAngle) for the stiffness, the damping force (torque) as a function of the rate l̇
+    // (θ̇) for the damping; "" for the constant's linear law. Signs as the linear law's: for the
+    // spring, positive pulls I and J together; for the rotational spring, positive resists a
+    // positive twist.
+    std::string stiffnessTable, dampingTable;
     // Bushing: per axis of marker J, on the displacement of I from J and on the small-angle
     // rotation of I relative to J [N/m, N·s/m, N·m/rad, N·m·s/rad].
     Vec3 translationalStiffness = Vec3::Zero();
     Vec3 translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero();
     Vec3 rotationalDamping = Vec3::Zero();
+    // Per axis, a bushing's law from a table in place of the constant's ("" for the constant):
+    // the force (torque) resisting the displacement (rotation) along (about) that axis of J, as
+    // a function of it, and likewise of its rate.
+    std::array<std::string, 3> translationalStiffnessTables, translationalDampingTables,
+        rotationalStiffnessTables, rotationalDampingTables;
+    bool usesTables() const;
     // Joint controller on `joint`'s coordinate `axis`: effort = kp (target − q) + kd (target' − q̇)
     // (stiffness = kp, damping = kd; target in components[0], rad or m), limited to ±maxEffort
     // when maxEffort > 0 [N·m or N]. Torque (force) on marker I's part about (along) J's z.
@@ -404,6 +418,19 @@ struct VariableSpec {
     // sensors (SensorAction::Set) — a latch, a count, a value taken at an event. Its
     // `expression` is then unused.
     std::optional<double> initial = {};
+};
+
+// A table: a curve through measured points (engine/math/table_curve.h), named, read by that
+// name as a function of one argument in any expression ("shock(VR(body.top, wheel.hub))") and
+// taken by springs, rotational springs and bushings as their elastic or damping law
+// (ForceSpec::stiffnessTable, …). Its units are those of its use: for a spring's stiffness, x is
+// the deflection [m or rad] and y the elastic force [N or N·m]; for its damping, x the rate
+// [m/s or rad/s] and y the damping force.
+struct TableSpec {
+    std::string name;
+    TableInterpolation interpolation = TableInterpolation::Akima;
+    std::vector<double> x, y;  // x strictly increasing, at least 2 points
+    std::string extensions;
 };
 
 // A design variable: a named number that numeric fields of the scene are bound to ("=L_crank",
@@ -664,6 +691,7 @@ struct SceneSpec {
     std::vector<MotionSpec> motions;
     std::vector<CouplerSpec> couplers;
     std::vector<VariableSpec> variables;
+    std::vector<TableSpec> tables;
     std::vector<SensorSpec> sensors;
     std::vector<DesignVariableSpec> designVariables;
     std::vector<BindingSpec> bindings;  // the fields bound to design variables
@@ -683,6 +711,7 @@ struct SceneSpec {
 
     const Part* findPart(std::string_view name) const;
     const Joint* findJoint(std::string_view name) const;
+    const TableSpec* findTable(std::string_view name) const;
     const Marker* findMarker(const MarkerRef& ref) const;
     std::size_t markerCount() const;
     // The entity a JSON pointer into the scene file names ("/joints/3", "/parts/1/markers/0",

@@ -364,7 +364,8 @@ std::string unitOf(const SceneSpec& spec, const std::string& text, std::string* 
     }
     std::vector<std::string> names{"time"};
     for (const std::string& input : split.inputNames()) names.push_back(input);
-    const auto tree = expr::Tree::parse(split.rewritten, names, designConstants(spec));
+    const auto tree =
+        expr::Tree::parse(split.rewritten, names, designConstants(spec), sceneTables(spec));
     if (!tree) return {};
     if (mismatch) *mismatch = tree->unitMismatch(units);
     return tree->unit(units);
@@ -383,6 +384,36 @@ Expression::Constants designConstants(const SceneSpec& spec) {
     for (const DesignVariableSpec& v : spec.designVariables)
         if (variableNameError(v.name).empty()) constants.emplace_back(v.name, v.value);
     return constants;
+}
+
+std::string badTableCall(const SceneSpec& spec, const std::string& text) {
+    for (const TableSpec& t : spec.tables) {
+        std::string error;
+        if (TableCurve::make(t.interpolation, t.x, t.y, error)) continue;
+        // Its name called: the name, then '(' (spaces between), not inside a longer name.
+        for (std::size_t at = text.find(t.name); at != std::string::npos;
+             at = text.find(t.name, at + 1)) {
+            const std::size_t end = at + t.name.size();
+            if (at > 0 && isNameChar(text[at - 1])) continue;
+            std::size_t open = end;
+            while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open])))
+                ++open;
+            if (open < text.size() && text[open] == '(')
+                return "it calls table '" + t.name + "', whose points make no curve: " + error;
+        }
+    }
+    return {};
+}
+
+Expression::Tables sceneTables(const SceneSpec& spec) {
+    Expression::Tables tables;
+    for (const TableSpec& t : spec.tables) {
+        std::string ignored;
+        if (variableNameError(t.name).empty())
+            if (auto curve = TableCurve::make(t.interpolation, t.x, t.y, ignored))
+                tables.emplace_back(t.name, std::make_shared<const TableCurve>(std::move(*curve)));
+    }
+    return tables;
 }
 
 std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std::string& text,
@@ -412,9 +443,13 @@ std::optional<Expression> parseStateExpression(const SceneSpec& spec, const std:
         error += ", `time`, `pi` or a measure such as DM(i, j) or q(joint)";
         return std::nullopt;
     }
-    std::optional<Expression> e =
-        Expression::parseWithConstants(s->rewritten, error, constants, s->inputNames());
+    std::optional<Expression> e = Expression::parseWithConstants(
+        s->rewritten, error, constants, s->inputNames(), sceneTables(spec));
     if (!e) {
+        if (std::string bad = badTableCall(spec, text); !bad.empty()) {
+            error = bad;
+            return std::nullopt;
+        }
         // muparser's positions count in the rewritten text; say what it read.
         if (s->rewritten != text) error += " (in '" + s->rewritten + "', each _mN a measure)";
         return std::nullopt;

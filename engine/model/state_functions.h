@@ -126,6 +126,12 @@ std::optional<StateText> splitStateText(const std::string& text,
 
 // The scene's design variables as an expression's named constants (name, value).
 Expression::Constants designConstants(const SceneSpec& spec);
+// The scene's tables as an expression's named functions (name, curve); those whose points make
+// no curve (validate() says why) left out.
+Expression::Tables sceneTables(const SceneSpec& spec);
+// Why `text` cannot be read when it calls a table of `spec` whose points make no curve ("it
+// calls table 'coil', whose points make no curve: …"); "" when it calls none such.
+std::string badTableCall(const SceneSpec& spec, const std::string& text);
 
 // Why a call does not name what its measure needs in `spec` (an unknown marker, part or joint,
 // the wrong number of arguments, a coordinate the joint does not have); empty when it does.

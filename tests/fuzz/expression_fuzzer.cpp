@@ -1,6 +1,6 @@
 // libFuzzer target for the expression language: any text must be read without a crash, a hang
 // or undefined behaviour; and every text muparser accepts (as a function of time and two
-// inputs x and v) must be read by the expression's own syntax tree too, which must give the
+// inputs x and v, with a scene's table `lut` to call) must be read by the expression's own syntax tree too, which must give the
 // same values (its derivatives are the implicit integrators' Jacobians,
 // engine/expr/expression_tree.h). Values where either side is not a number are left out (the
 // language makes a NaN from a function's domain whatever a comparison does with it after).
@@ -13,14 +13,22 @@
 
 #include "engine/expr/expression.h"
 #include "engine/expr/expression_tree.h"
+#include "engine/math/table_curve.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > 4096) return 0;
     const std::string text(reinterpret_cast<const char*>(data), size);
     std::string error;
-    const auto e = engine::Expression::parseWithInputs(text, error, {"x", "v"});
+    static const engine::Expression::Tables tables = [] {
+        std::string ignored;
+        return engine::Expression::Tables{
+            {"lut", std::make_shared<const engine::TableCurve>(*engine::TableCurve::make(
+                        engine::TableInterpolation::Akima, {-1.0, 0.0, 0.5, 2.0},
+                        {3.0, 0.0, 0.25, -1.0}, ignored))}};
+    }();
+    const auto e = engine::Expression::parseWithConstants(text, error, {}, {"x", "v"}, tables);
     if (!e) return 0;
-    const auto tree = engine::expr::Tree::parse(text, {"time", "x", "v"}, {});
+    const auto tree = engine::expr::Tree::parse(text, {"time", "x", "v"}, {}, tables);
     if (!tree) {
         std::fprintf(stderr, "muparser reads '%s', the tree does not\n", text.c_str());
         std::abort();

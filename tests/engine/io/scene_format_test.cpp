@@ -149,6 +149,7 @@ struct Walk {
             each(j, "motions", "motion");
             each(j, "couplers", "coupler");
             each(j, "variables", "variable");
+            each(j, "tables", "table");
             each(j, "sensors", "sensor");
             each(j, "designVariables", "designVariable");
             each(j, "plots", "plot");
@@ -296,6 +297,7 @@ struct Locate {
         each(j, p, "motions", "motion");
         each(j, p, "couplers", "coupler");
         each(j, p, "variables", "variable");
+        each(j, p, "tables", "table");
         each(j, p, "sensors", "sensor");
         each(j, p, "designVariables", "designVariable");
         each(j, p, "terms", "couplerTerm");
@@ -593,6 +595,13 @@ bool bindable(const json& node, const std::string& kind) {
     return node.value("type", json()) == json::array({kind, "string"}) &&
            node.value("pattern", "") == "^=";
 }
+// A force law: the number (bindable), or {"table": name}.
+bool law(const json& node) {
+    return node.value("type", json()) == json::array({"number", "string", "object"}) &&
+           node.value("pattern", "") == "^=" && node.value("required", json()) == json({"table"}) &&
+           node.contains("properties") && node["properties"].contains("table") &&
+           node.value("additionalProperties", true) == false;
+}
 
 TEST(SceneFormat, TheSchemaHasTheKindRangeAndDefaultOfEveryKey) {
     using K = format::Rule::Kind;
@@ -609,6 +618,8 @@ TEST(SceneFormat, TheSchemaHasTheKindRangeAndDefaultOfEveryKey) {
                 (place.object->name == "scene" &&
                  (place.field->key == "version" || place.field->key == "minorVersion")))
                 EXPECT_EQ(type, rule.kind == K::Number ? "number" : "integer") << place.name();
+            else if (rule.orTable)
+                EXPECT_TRUE(law(node)) << place.name();
             else
                 EXPECT_TRUE(bindable(node, rule.kind == K::Number ? "number" : "integer"))
                     << place.name();
@@ -641,7 +652,7 @@ TEST(SceneFormat, TheSchemaHasTheKindRangeAndDefaultOfEveryKey) {
             EXPECT_EQ(node.value("minItems", 0), 3) << place.name();
             EXPECT_EQ(node.value("maxItems", 0), 3) << place.name();
             const json items = resolved(node.value("items", json::object()));
-            EXPECT_TRUE(bindable(items, "number")) << place.name();
+            EXPECT_TRUE(rule.orTable ? law(items) : bindable(items, "number")) << place.name();
             EXPECT_TRUE(sameRange(schemaRange(items), rule.range))
                 << place.name() << ": the schema's range is not " << rule.range.text();
             break;
