@@ -308,6 +308,20 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
             modelBased);
     }
 
+    // Springs: force, length and rate.
+    out.springForce.clear();
+    out.springLength.clear();
+    out.springRate.clear();
+    for (const ForceModel& force : model.forces)
+        if (force.type == ForceType::SpringDamper ||
+            force.type == ForceType::RotationalSpringDamper) {
+            const SpringReading r =
+                springReading(model, force, ws.frames, state.jointCoordinates, offsets);
+            out.springForce.push_back(r.force);
+            out.springLength.push_back(r.length);
+            out.springRate.push_back(r.rate);
+        }
+
     // Joint coordinates (unwound in the state) and their rates.
     out.jointCoordinates = state.jointCoordinates;
     out.jointRates.resize(state.jointCoordinates.size());

@@ -61,6 +61,9 @@ struct Outputs {
     // force [N]; a linear coupler's multiplier) and the efforts it puts on its first two
     // coordinates [N·m or N] (on the joints' parts I along their J's z).
     std::vector<double> couplerForce, couplerEffortI, couplerEffortJ;
+    // Per spring-damper and rotational spring-damper (in Model::forces' order): its force
+    // (torque), length (angle) and the rate of it (engine/forces/forces.h, springReading).
+    std::vector<double> springForce, springLength, springRate;
     std::vector<ContactForce> contacts;  // contact forces of the step that ended here
     ContactSolverReport contactSolver;
 };

@@ -241,6 +241,12 @@ std::optional<Expression> Expression::parse(const std::string& text, std::string
     return parseWith(text, error, std::vector<const char*>(variables), {});
 }
 
+std::optional<Expression> Expression::parse(const std::string& text, std::string& error,
+                                            std::initializer_list<const char*> variables,
+                                            const Tables& tables) {
+    return parseWith(text, error, std::vector<const char*>(variables), {}, {}, tables);
+}
+
 std::optional<Expression> Expression::parseWithInputs(const std::string& text, std::string& error,
                                                       const std::vector<std::string>& inputs) {
     return parseWith(text, error, {"time"}, inputs);

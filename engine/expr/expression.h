@@ -59,6 +59,12 @@ public:
     static std::optional<Expression> parse(const std::string& text, std::string& error,
                                            std::initializer_list<const char*> variables);
 
+    // The same with the scene's tables as functions of one argument (see Tables below).
+    using Tables = std::vector<std::pair<std::string, std::shared_ptr<const TableCurve>>>;
+    static std::optional<Expression> parse(const std::string& text, std::string& error,
+                                           std::initializer_list<const char*> variables,
+                                           const Tables& tables);
+
     // A function of `time` and of named inputs (the measures and variables of the mechanism's
     // state, engine/model/state_functions.h): eval(time, inputs) takes their values in this
     // order. An input's name is a muparser name (letters, digits, '_', not starting with a
@@ -68,9 +74,9 @@ public:
     // Named constants (a scene's design variables: name, value) read by name as `pi` is, with
     // a function of time (`inputs` empty) or of time and inputs.
     using Constants = std::vector<std::pair<std::string, double>>;
-    // Named tables (a scene's `tables`): each read as a function of one argument, `name(x)`,
-    // the curve through its points (engine/math/table_curve.h), differentiated exactly.
-    using Tables = std::vector<std::pair<std::string, std::shared_ptr<const TableCurve>>>;
+    // Tables: named tables (a scene's `tables`), each read as a function of one argument,
+    // `name(x)`, the curve through its points (engine/math/table_curve.h), differentiated
+    // exactly.
     static std::optional<Expression> parseWithConstants(const std::string& text, std::string& error,
                                                         const Constants& constants,
                                                         const std::vector<std::string>& inputs = {},

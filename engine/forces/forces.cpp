@@ -75,6 +75,55 @@ S dampingForce(const TableCurve* law, double c, const S& v) {
     return law ? (*law)(v) : c * v;
 }
 
+// A spring's or rotational spring's state: its length (angle, unwound from the last known
+// coordinates), the rate of it, and the force (torque) it makes, tension positive (a rotational
+// spring's torque resisting a positive twist positive), with its damping part and the energy it
+// stores; `u` the unit vector from I to J (a spring of no length has none: not `directed`).
+template <class S>
+struct SpringStateOf {
+    S length = S(0.0), rate = S(0.0), force = S(0.0), damping = S(0.0);
+    double energy = 0.0;
+    Vec3Of<S> u = Vec3Of<S>::Zero();
+    bool directed = true;
+};
+
+template <class S>
+SpringStateOf<S> springState(const Model& model, const ForceModel& force,
+                             const std::vector<BodyFrameOf<S>>& frames,
+                             const Eigen::VectorXd& jointCoordinates,
+                             const std::vector<int>& offsets) {
+    SpringStateOf<S> k;
+    if (force.type == ForceType::SpringDamper) {
+        const MarkerFrameOf<S> mi = markerFrame(model, frames, force.markerI);
+        const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
+        const Vec3Of<S> d = mj.p - mi.p;
+        k.length = normOf(d);
+        if (valueOf(k.length) < 1e-12) {
+            k.directed = false;
+            return k;
+        }
+        k.u = d / k.length;
+        k.rate = (mj.v - mi.v).dot(k.u);
+    } else {
+        const CoordinateMotion<S> c = jointCoordinateMotion(model, frames, force.joint, 0);
+        const double wrapped = valueOf(c.value);
+        const double reference =
+            jointCoordinates.size() > 0
+                ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
+                : 0.0;
+        // unwindAngle(): whole turns added, a constant
+        k.length = c.value + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
+        k.rate = c.rate;
+    }
+    const S stretch = k.length - force.freeLength;
+    k.damping = dampingForce(force.dampingLaw.get(), force.damping, k.rate);
+    k.force =
+        elasticForce(force.elasticLaw.get(), force.stiffness, stretch) + k.damping + force.preload;
+    k.energy = elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(stretch)) +
+               force.preload * valueOf(stretch);
+    return k;
+}
+
 bool usesState(const ForceModel& force) {
     return !force.inputs[0].empty() || !force.inputs[1].empty() || !force.inputs[2].empty();
 }
@@ -183,49 +232,28 @@ void applyElement(const Model& model, const ForceModel& force, double t,
         break;
     }
     case ForceType::SpringDamper: {
+        const SpringStateOf<S> k = springState<S>(model, force, frames, jointCoordinates, offsets);
+        if (!k.directed) break;  // no length: direction undefined, no force (documented)
+        // Tension pulls I towards J and J towards I.
         const MarkerFrameOf<S> mi = markerFrame(model, frames, force.markerI);
         const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
-        const Vec3Of<S> d = mj.p - mi.p;
-        const S length = normOf(d);
-        if (valueOf(length) < 1e-12) break;  // direction undefined; no force (documented)
-        const Vec3Of<S> u = d / length;
-        const S rate = (mj.v - mi.v).dot(u);
-        const S stretch = length - force.freeLength;
-        const S elastic = elasticForce(force.elasticLaw.get(), force.stiffness, stretch);
-        const S damping = dampingForce(force.dampingLaw.get(), force.damping, rate);
-        const S tension = elastic + damping + force.preload;
-        // Tension pulls I towards J and J towards I.
-        addWrench<S>(frames, bodyOf(force.markerI), mi.p, tension * u, zero, g);
-        addWrench<S>(frames, bodyOf(force.markerJ), mj.p, -tension * u, zero, g);
-        energies.elastic +=
-            elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(stretch)) +
-            force.preload * valueOf(stretch);
-        energies.dampingPower += valueOf(damping * rate);
+        addWrench<S>(frames, bodyOf(force.markerI), mi.p, k.force * k.u, zero, g);
+        addWrench<S>(frames, bodyOf(force.markerJ), mj.p, -k.force * k.u, zero, g);
+        energies.elastic += k.energy;
+        energies.dampingPower += valueOf(k.damping * k.rate);
         break;
     }
     case ForceType::RotationalSpringDamper: {
         const JointModel& joint = model.joints[static_cast<std::size_t>(force.joint)];
-        const CoordinateMotion<S> c = jointCoordinateMotion(model, frames, force.joint, 0);
-        const double wrapped = valueOf(c.value);
-        const double reference =
-            jointCoordinates.size() > 0
-                ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
-                : 0.0;
-        // unwindAngle(): whole turns added, a constant
-        const S angle = c.value + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
-        const S twist = angle - force.freeLength;
-        const S damping = dampingForce(force.dampingLaw.get(), force.damping, c.rate);
-        const S torque = -(elasticForce(force.elasticLaw.get(), force.stiffness, twist) + damping +
-                           force.preload);
-        // Torque on I about J's z axis, the opposite on J.
+        const SpringStateOf<S> k = springState<S>(model, force, frames, jointCoordinates, offsets);
+        // Torque −force on I about J's z axis, the opposite on J.
         const MarkerFrameOf<S> mj = markerFrame(model, frames, joint.markerJ);
-        const Vec3Of<S> T = torque * mj.R.col(2);
+        const Vec3Of<S> T = -k.force * mj.R.col(2);
         const MarkerFrameOf<S> mi = markerFrame(model, frames, joint.markerI);
         addWrench<S>(frames, bodyOf(joint.markerI), mi.p, zero, T, g);
         addWrench<S>(frames, bodyOf(joint.markerJ), mj.p, zero, -T, g);
-        energies.elastic += elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(twist)) +
-                            force.preload * valueOf(twist);
-        energies.dampingPower += valueOf(damping * c.rate);
+        energies.elastic += k.energy;
+        energies.dampingPower += valueOf(k.damping * k.rate);
         break;
     }
     case ForceType::JointController: {
@@ -322,6 +350,16 @@ void applyForceElement(const Model& model, const ForceModel& force, double t,
     static const std::vector<double> none;
     applyElement<double>(model, force, t, frames, jointCoordinates, offsets, g, energies,
                          stateValues ? *stateValues : none);
+}
+
+SpringReading springReading(const Model& model, const ForceModel& force,
+                            const std::vector<BodyFrame>& frames,
+                            const Eigen::VectorXd& jointCoordinates,
+                            const std::vector<int>& offsets) {
+    const SpringStateOf<double> k =
+        springState<double>(model, force, frames, jointCoordinates, offsets);
+    if (!force.on || !k.directed) return {k.length, k.rate, 0.0};
+    return {k.length, k.rate, k.force};
 }
 
 std::string nonFiniteExpression(const ForceModel& force, double t) {

@@ -93,6 +93,18 @@ std::string nonFiniteExpression(const Model& model, const ForceModel& force, dou
                                 const Eigen::VectorXd& jointCoordinates,
                                 const Eigen::VectorXd& lagged);
 
+// A spring-damper's length [m] and its rate [m/s], and its tension [N] (positive pulling its
+// markers together); a rotational spring-damper's angle [rad, unwound from `jointCoordinates`],
+// its rate [rad/s] and its torque [N·m] (positive resisting a positive twist): elastic, damping
+// and preload together, 0 while it is switched off. What the recording keeps of them.
+struct SpringReading {
+    double length = 0.0, rate = 0.0, force = 0.0;
+};
+SpringReading springReading(const Model& model, const ForceModel& force,
+                            const std::vector<BodyFrame>& frames,
+                            const Eigen::VectorXd& jointCoordinates,
+                            const std::vector<int>& offsets);
+
 // The (at most two) bodies a force element acts on; kGround where there is none.
 std::array<int, 2> forceElementBodies(const Model& model, const ForceModel& force);
 

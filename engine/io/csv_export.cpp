@@ -52,6 +52,12 @@ void CsvWriter::writeHeader() {
     for (const ForceModel& f : model_.forces)
         if (isJointServo(f.type) || f.type == ForceType::JointForce)
             column(ch::of(f.name, ch::kEffort));
+    // Springs' force, length and rate (Outputs::springForce, …, in the model's order).
+    for (const ForceModel& f : model_.forces)
+        if (f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper)
+            for (const char* c : f.type == ForceType::SpringDamper ? ch::kSpringChannels
+                                                                   : ch::kRotationalSpringChannels)
+                column(ch::of(f.name, c));
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
         column(c);
@@ -156,6 +162,13 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
         if (isJointServo(f.type) || f.type == ForceType::JointForce) {
             put(servo < o.controllerEffort.size() ? o.controllerEffort[servo] : std::nan(""));
             ++servo;
+        }
+    std::size_t spring = 0;
+    for (const ForceModel& f : model_.forces)
+        if (f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper) {
+            for (const std::vector<double>* v : {&o.springForce, &o.springLength, &o.springRate})
+                put(spring < v->size() ? (*v)[spring] : std::nan(""));
+            ++spring;
         }
     put(o.energies.kinetic);
     put(o.energies.potential());

@@ -363,17 +363,20 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     RecordingOptions options;
     options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
     run.recording = std::make_unique<Recording>(*run.model, options);
-    // A run written before frames kept the solvers' memory, or (an adaptive integrator's)
-    // before they kept their step's origin.
-    for (const bool origins : {true, false}) {
-        if (run.recording->layout().size() == static_cast<int>(doubles)) break;
-        if (!origins && !run.recording->layout().hasStepOrigins()) break;
-        if (FrameLayout(*run.model, origins, false).size() == static_cast<int>(doubles)) {
-            options.stepOrigins = origins;
-            options.solverMemory = false;
-            run.recording = std::make_unique<Recording>(*run.model, options);
-        }
-    }
+    // A run written before frames kept the springs' force, length and rate, before they kept
+    // the solvers' memory, or (an adaptive integrator's) before they kept their step's origin.
+    for (const bool springs : {true, false})
+        for (const bool memory : {true, false})
+            for (const bool origins : {true, false}) {
+                if (run.recording->layout().size() == static_cast<int>(doubles)) break;
+                if (FrameLayout(*run.model, origins, memory, springs).size() ==
+                    static_cast<int>(doubles)) {
+                    options.stepOrigins = origins;
+                    options.solverMemory = memory;
+                    options.springChannels = springs;
+                    run.recording = std::make_unique<Recording>(*run.model, options);
+                }
+            }
     if (run.recording->layout().size() != static_cast<int>(doubles)) {
         error = "the run's frames do not match its scene (" + std::to_string(doubles) +
                 " values per frame, expected " + std::to_string(run.recording->layout().size()) +

@@ -1071,8 +1071,24 @@ Diagnostics validate(const SceneSpec& spec) {
                 check.error(where, "no table '" + name + "'" +
                                        (spec.tables.empty() ? " (the scene has none)" : ""));
         };
+        // A damping law pushes against the rate: a point with the force along it feeds the
+        // motion energy instead (a table's sign turned round, most likely).
+        auto dampingSign = [&](const std::string& name, const std::string& where) {
+            const TableSpec* t = name.empty() ? nullptr : spec.findTable(name);
+            if (!t) return;
+            for (std::size_t k = 0; k < std::min(t->x.size(), t->y.size()); ++k)
+                if (t->x[k] * t->y[k] < 0.0) {
+                    check.warning(where, "table '" + name + "' gives a damping force of " +
+                                             numberText(t->y[k], 6) + " at a rate of " +
+                                             numberText(t->x[k], 6) +
+                                             ": along the motion, so it feeds energy in "
+                                             "(a damping law's force has its rate's sign)");
+                    return;
+                }
+        };
         tableRef(force.stiffnessTable, at + "/stiffness/table");
         tableRef(force.dampingTable, at + "/damping/table");
+        dampingSign(force.dampingTable, at + "/damping/table");
         for (int axis = 0; axis < 3; ++axis) {
             const auto a = static_cast<std::size_t>(axis);
             const std::string n = "/" + std::to_string(axis) + "/table";
@@ -1080,6 +1096,8 @@ Diagnostics validate(const SceneSpec& spec) {
             tableRef(force.translationalDampingTables[a], at + "/translationalDamping" + n);
             tableRef(force.rotationalStiffnessTables[a], at + "/rotationalStiffness" + n);
             tableRef(force.rotationalDampingTables[a], at + "/rotationalDamping" + n);
+            dampingSign(force.translationalDampingTables[a], at + "/translationalDamping" + n);
+            dampingSign(force.rotationalDampingTables[a], at + "/rotationalDamping" + n);
         }
         if (force.type == ForceType::Bushing) {
             const std::pair<const Vec3*, const char*> gains[] = {

@@ -70,6 +70,14 @@ inline constexpr const char* kCouplerEffort[2] = {"effortI", "effortJ"};
 inline constexpr const char* kEffort = "effort";
 inline constexpr const char* kPower = "power";
 
+// Per spring-damper: its tension [N] (positive pulling its markers together), its length [m]
+// and the length's rate [m/s]: "damper.force", "damper.length", "damper.lengthRate". Per
+// rotational spring-damper: its torque [N·m] (positive resisting a positive twist), its joint's
+// angle [rad] and the angle's rate [rad/s]: "torsion.torque", "torsion.angle",
+// "torsion.angleRate".
+inline constexpr const char* kSpringChannels[3] = {"force", "length", "lengthRate"};
+inline constexpr const char* kRotationalSpringChannels[3] = {"torque", "angle", "angleRate"};
+
 // What sensors switch (engine/model/switches.h): a held variable's value ("laps.value"), and
 // whether a force or a motion is on, 1, or off, 0 ("motor.on").
 inline constexpr const char* kHeldValue = "value";

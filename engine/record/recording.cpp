@@ -21,7 +21,8 @@ namespace engine {
 //   |F|, |T|) |
 //   driver efforts | kinetic, gravitational, elastic | constraint error | controller efforts |
 //   powers | limit forces | friction forces | coupler forces | contact
-FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory)
+FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory,
+                         bool springChannels)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
       nc_(0),
@@ -138,6 +139,17 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
                 size_++);
         }
     }
+    // Springs: force (torque), length (angle) and its rate.
+    if (springChannels)
+        for (const ForceModel& force : model.forces) {
+            const bool linear = force.type == ForceType::SpringDamper;
+            if (!linear && force.type != ForceType::RotationalSpringDamper) continue;
+            ++springs_;
+            const char* const* names = linear ? ch::kSpringChannels : ch::kRotationalSpringChannels;
+            add(ch::of(force.name, names[0]), linear ? "N" : "N·m", size_++);
+            add(ch::of(force.name, names[1]), linear ? "m" : "rad", size_++);
+            add(ch::of(force.name, names[2]), linear ? "m/s" : "rad/s", size_++);
+        }
     // Moving frames: every other part's position, velocity and angular velocity as seen in
     // each, in its axes ("bob.deck.x").
     for (const int j : model.frameJoints) {
@@ -370,6 +382,10 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         for (const std::vector<double>* v : {&o.couplerForce, &o.couplerEffortI, &o.couplerEffortJ})
             *p++ =
                 static_cast<std::size_t>(k) < v->size() ? (*v)[static_cast<std::size_t>(k)] : 0.0;
+    for (int k = 0; k < springs_; ++k)
+        for (const std::vector<double>* v : {&o.springForce, &o.springLength, &o.springRate})
+            *p++ =
+                static_cast<std::size_t>(k) < v->size() ? (*v)[static_cast<std::size_t>(k)] : 0.0;
     // Seen in moving frames.
     for (const auto& [f, X_PB] : frames_)
         for (int b = 0; b < static_cast<int>(nv_ / layout::kVelocitiesPerBody); ++b) {
@@ -467,6 +483,14 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
         o.couplerEffortI[k] = *p++;
         o.couplerEffortJ[k] = *p++;
     }
+    o.springForce.resize(static_cast<std::size_t>(springs_));
+    o.springLength.resize(static_cast<std::size_t>(springs_));
+    o.springRate.resize(static_cast<std::size_t>(springs_));
+    for (std::size_t k = 0; k < static_cast<std::size_t>(springs_); ++k) {
+        o.springForce[k] = *p++;
+        o.springLength[k] = *p++;
+        o.springRate[k] = *p++;
+    }
     if (!frames_.empty())  // seen in moving frames: derived, for plots
         p += 9 * static_cast<int>(frames_.size()) * (nv_ / layout::kVelocitiesPerBody - 1);
     if (!contact_) return;
@@ -498,7 +522,7 @@ void readContacts(const std::vector<FrameContacts>& frames, std::size_t k, State
 }  // namespace
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model, options.stepOrigins, options.solverMemory),
+    : layout_(model, options.stepOrigins, options.solverMemory, options.springChannels),
       options_(options),
       recordEvery_(std::max(1, options.recordEvery)) {
     const std::size_t rowBytes =

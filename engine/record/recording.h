@@ -38,9 +38,10 @@ enum class MemoryPolicy { Decimate, StopRun, DropOldest };
 struct RecordingOptions {
     std::size_t maxBytes = std::size_t(1) << 30;  // 1 GiB
     MemoryPolicy policy = MemoryPolicy::Decimate;
-    int recordEvery = 1;       // record one output step in k
-    bool stepOrigins = true;   // see FrameLayout
-    bool solverMemory = true;  // see FrameLayout
+    int recordEvery = 1;         // record one output step in k
+    bool stepOrigins = true;     // see FrameLayout
+    bool solverMemory = true;    // see FrameLayout
+    bool springChannels = true;  // see FrameLayout
 };
 
 // A named quantity over time (engine/record/channel_names.h): a column of the frame row, or the
@@ -67,7 +68,10 @@ public:
     // written before Motus kept them are read without.
     // `solverMemory`: keep the constraint solvers' memory of singular positions passed
     // (State::solverMemory); run files written before Motus kept it are read without.
-    explicit FrameLayout(const Model& model, bool stepOrigins = true, bool solverMemory = true);
+    // `springChannels`: keep the springs' force, length and rate; run files written before
+    // Motus kept them are read without.
+    explicit FrameLayout(const Model& model, bool stepOrigins = true, bool solverMemory = true,
+                         bool springChannels = true);
     bool hasStepOrigins() const { return originOffset_ >= 0; }
     bool hasSolverMemory() const { return memoryOffset_ >= 0; }
     int size() const { return size_; }  // doubles per frame
@@ -84,6 +88,7 @@ private:
     int limits_ = 0;       // joint limits, each with a stop force channel
     int frictions_ = 0;    // joint frictions, each with a friction force channel
     int couplers_ = 0;     // couplers, each with a force and two effort channels
+    int springs_ = 0;      // springs and rotational springs: force, length and rate each
     // Moving frames' bodies, the other bodies seen in each (engine/kinematics/frame_motion.h).
     std::vector<std::pair<int, Transform>> frames_;  // body, X_PB
     std::vector<int> powerCoordinate_;  // drivers then controllers: the coordinate they power

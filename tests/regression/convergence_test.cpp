@@ -221,7 +221,12 @@ void expectOrder(IntegratorType integrator, double h, double low, double high) {
         const double coarse = (a - b).cwiseAbs().maxCoeff(), fine = (b - c).cwiseAbs().maxCoeff();
         if (coarse < 1e-9) continue;  // already at the floor at h (a slow or driven example)
         const double ratio = coarse / std::max(fine, 1e-300);
-        EXPECT_GT(ratio, low) << coarse << " → " << fine;
+        // A scene with tables (measured curves: a road profile its motion follows, a damper's
+        // law) is C1 where it passes their points: its acceleration jumps there, and a method
+        // of higher order meets it to second order (the quarter car: 5.1 with rk4).
+        const io::SceneLoadResult scene = io::loadSceneFile(file.string());
+        const bool tabled = scene.scene && !scene.scene->tables.empty();
+        EXPECT_GT(ratio, tabled ? std::min(low, 3.5) : low) << coarse << " → " << fine;
         // The pendulum on the shaking table is the exception: its only motion is forced by the
         // table's prescribed one, and symplectic Euler meets it to second order there
         // (measured 3.95 … 3.98 for shaking at 1.25 … 1.6 Hz).

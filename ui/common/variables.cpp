@@ -35,8 +35,29 @@ int addVariable(engine::SceneSpec& spec) {
     return static_cast<int>(spec.variables.size()) - 1;
 }
 
+namespace {
+
+// `text` with the name `from` read as `to`: as a variable's name (`call` false) or as a
+// function's, called (`call` true).
+std::string renamed(const std::string& text, const std::string& from, const std::string& to,
+                    bool calls);
+
+}  // namespace
+
 std::string renamedInExpression(const std::string& text, const std::string& from,
                                 const std::string& to) {
+    return renamed(text, from, to, false);
+}
+
+std::string renamedCallInExpression(const std::string& text, const std::string& from,
+                                    const std::string& to) {
+    return renamed(text, from, to, true);
+}
+
+namespace {
+
+std::string renamed(const std::string& text, const std::string& from, const std::string& to,
+                    bool calls) {
     std::string out;
     std::size_t k = 0;
     while (k < text.size()) {
@@ -78,9 +99,88 @@ std::string renamedInExpression(const std::string& text, const std::string& from
         }
         const bool dotted =
             (start > 0 && text[start - 1] == '.') || (k < text.size() && text[k] == '.');
-        out += name == from && !call && !dotted ? to : name;
+        out += name == from && call == calls && !dotted ? to : name;
     }
     return out;
+}
+
+// Every expression of the scene, with what it belongs to ("force spring", "variable v1").
+// (`Spec` a SceneSpec, const or not: `visit` takes the text as such.)
+template <class Spec, class Visit>
+void forEachExpression(Spec& spec, const Visit& visit) {
+    for (auto& v : spec.variables) visit(v.expression, "variable " + v.name);
+    for (auto& force : spec.forces)
+        for (auto& component : force.components) visit(component, "force " + force.name);
+    for (auto& sensor : spec.sensors) {
+        visit(sensor.expression, "sensor " + sensor.name);
+        visit(sensor.to, "sensor " + sensor.name);
+    }
+    for (auto& m : spec.motions) visit(m.expression, "motion " + m.name);
+    for (auto& part : spec.parts)
+        if (part.frameMotion)
+            for (int c = 0; c < 3; ++c) {
+                visit(part.frameMotion->translation[c], "moving frame " + part.name);
+                visit(part.frameMotion->rotation[c], "moving frame " + part.name);
+            }
+}
+
+// Every force law that may name a table, with its force and what it is ("stiffness").
+template <class Spec, class Visit>
+void forEachLaw(Spec& spec, const Visit& visit) {
+    static const char* const axes[3] = {"x", "y", "z"};
+    for (auto& f : spec.forces) {
+        const std::string of = "force " + f.name + ": ";
+        visit(f.stiffnessTable, of + "stiffness");
+        visit(f.dampingTable, of + "damping");
+        for (int a = 0; a < 3; ++a) {
+            const auto i = static_cast<std::size_t>(a);
+            visit(f.translationalStiffnessTables[i], of + "translational stiffness " + axes[a]);
+            visit(f.translationalDampingTables[i], of + "translational damping " + axes[a]);
+            visit(f.rotationalStiffnessTables[i], of + "rotational stiffness " + axes[a]);
+            visit(f.rotationalDampingTables[i], of + "rotational damping " + axes[a]);
+        }
+    }
+}
+
+}  // namespace
+
+int addTable(engine::SceneSpec& spec) {
+    std::string name;
+    for (int k = 1; name.empty() || spec.findTable(name); ++k) name = "table" + std::to_string(k);
+    engine::TableSpec table;
+    table.name = name;
+    table.interpolation = engine::TableInterpolation::Akima;
+    table.x = {0.0, 1.0};
+    table.y = {0.0, 1.0};
+    spec.tables.push_back(table);
+    return static_cast<int>(spec.tables.size()) - 1;
+}
+
+bool renameTable(engine::SceneSpec& spec, int index, const std::string& name) {
+    if (index < 0 || index >= static_cast<int>(spec.tables.size())) return false;
+    const std::string old = spec.tables[static_cast<std::size_t>(index)].name;
+    spec.tables[static_cast<std::size_t>(index)].name = name;
+    if (old.empty() || old == name) return true;
+    forEachExpression(spec, [&](std::string& text, const std::string&) {
+        text = renamedCallInExpression(text, old, name);
+    });
+    forEachLaw(spec, [&](std::string& table, const std::string&) {
+        if (table == old) table = name;
+    });
+    return true;
+}
+
+std::vector<std::string> tableUsers(const engine::SceneSpec& spec, const std::string& name) {
+    std::vector<std::string> users;
+    forEachLaw(spec, [&](const std::string& table, const std::string& what) {
+        if (table == name) users.push_back(what);
+    });
+    forEachExpression(spec, [&](const std::string& text, const std::string& what) {
+        if (renamedCallInExpression(text, name, name + "\x01") != text &&
+            (users.empty() || users.back() != what))
+            users.push_back(what);
+    });
+    return users;
 }
 
 bool renameVariable(engine::SceneSpec& spec, int index, const std::string& name) {

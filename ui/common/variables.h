@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/model/scene_spec.h"
 
@@ -29,6 +30,21 @@ bool renameDesignVariable(engine::SceneSpec& spec, int index, const std::string&
 // `text` with every use of the variable `from` read as `to` (as renameVariable does).
 std::string renamedInExpression(const std::string& text, const std::string& from,
                                 const std::string& to);
+
+// `text` with every call of the function `from` ("from(x)") read as a call of `to`: how renaming
+// a table reaches the expressions that read it.
+std::string renamedCallInExpression(const std::string& text, const std::string& from,
+                                    const std::string& to);
+
+// Adds a table "table1" (else "table2", ...) of the line y = x through (0, 0) and (1, 1),
+// interpolated by Akima's spline, at the end of the list; returns its index.
+int addTable(engine::SceneSpec& spec);
+// Renames table `index` to `name`, in the force laws that take it and in every expression that
+// calls it; false when there is no such table. The new name is checked by validate().
+bool renameTable(engine::SceneSpec& spec, int index, const std::string& name);
+// What uses table `name`: the force laws ("force spring: stiffness") and the expressions that
+// call it ("variable v1"), one entry each.
+std::vector<std::string> tableUsers(const engine::SceneSpec& spec, const std::string& name);
 
 // Adds a sensor "sensor1" (else "sensor2", ...: the first name no sensor has) watching "0"
 // cross 0 either way and stopping the run, at the end of the list; returns its index.

@@ -212,6 +212,8 @@ void MainWindow::wire() {
             [this](int index) { properties_->showVariable(scene(), index); });
     connect(tree_, &SceneTreePanel::sensorSelected, this,
             [this](int index) { properties_->showSensor(scene(), index); });
+    connect(tree_, &SceneTreePanel::tableSelected, this,
+            [this](int index) { properties_->showTable(scene(), index); });
     connect(tree_, &SceneTreePanel::entityPicked, this, [this, manipulation](engine::EntityId id) {
         tools_->setSelection(id);
         manipulation->setSelection(id);
@@ -340,6 +342,10 @@ void MainWindow::createEditMenu() {
     // instant (Scene ▸ Sensors).
     editMenu->addAction(tr("Add &Sensor"), tree_, [this] { tree_->addSensor(); })
         ->setObjectName(QStringLiteral("AddSensor"));
+    // A curve through measured points: a spring's or damper's law, or a function expressions
+    // read by name (Scene ▸ Tables).
+    editMenu->addAction(tr("Add &Table"), tree_, [this] { tree_->addTable(); })
+        ->setObjectName(QStringLiteral("AddTable"));
     QMenu* create = menuBar()->addMenu(tr("&Create"));
     auto* partsBar = addToolBar(tr("Parts"));
     partsBar->setObjectName(QStringLiteral("PartsToolBar"));
@@ -456,6 +462,7 @@ void MainWindow::sceneEdited(const SceneChange& change) {
     const int shownShape = properties_->shape();
     const int shownVariable = properties_->variable();
     const int shownSensor = properties_->sensor();
+    const int shownTable = properties_->table();
     // Each shows what the change touched: moved parts change no row of the tree, a name no
     // count of the mobility. The tree keeps the user's expansion, scroll and column widths.
     if (change.kind != SceneChange::Kind::Poses) tree_->update(*scene());
@@ -474,6 +481,12 @@ void MainWindow::sceneEdited(const SceneChange& change) {
             tree_->selectSensor(shownSensor, /*scroll=*/false);
         }
         properties_->showSensor(scene(), shownSensor);
+    } else if (shownTable >= 0 && shownTable < static_cast<int>(scene()->tables.size())) {
+        {
+            const QSignalBlocker quiet(tree_->selectionModel());
+            tree_->selectTable(shownTable, /*scroll=*/false);
+        }
+        properties_->showTable(scene(), shownTable);
     } else {
         properties_->showEntity(scene(), shown, shownShape);
     }

@@ -46,6 +46,8 @@ SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
             emit variableSelected(variable);
         else if (const int sensor = selectedSensor(); sensor >= 0 && selected.empty())
             emit sensorSelected(sensor);
+        else if (const int table = selectedTable(); table >= 0 && selected.empty())
+            emit tableSelected(table);
     });
     connect(this, &QTreeView::expanded, this, [this] { fitNameColumn(header()->sectionSize(0)); });
     // Renaming in place: the new name goes through validation and the undo stack, after the
@@ -63,6 +65,11 @@ SceneTreePanel::SceneTreePanel(const WindowParts& parts, QWidget* parent)
         if (const int sensor = item->data(kSensorRole).toInt() - 1; sensor >= 0) {
             QMetaObject::invokeMethod(
                 this, [this, sensor, text] { renameSensor(sensor, text); }, Qt::QueuedConnection);
+            return;
+        }
+        if (const int table = item->data(kTableRole).toInt() - 1; table >= 0) {
+            QMetaObject::invokeMethod(
+                this, [this, table, text] { renameTable(table, text); }, Qt::QueuedConnection);
             return;
         }
         if (id == engine::kNoEntity) return;
@@ -95,6 +102,8 @@ QString rowKey(const QModelIndex& index) {
         return QStringLiteral("variable/%1").arg(variable);
     if (const int sensor = index.data(kSensorRole).toInt(); sensor > 0)
         return QStringLiteral("sensor/%1").arg(sensor);
+    if (const int table = index.data(kTableRole).toInt(); table > 0)
+        return QStringLiteral("table/%1").arg(table);
     return id ? QStringLiteral("%1/%2").arg(id).arg(index.data(kShapeRole).toInt())
               : QStringLiteral("-/") + index.data().toString();
 }
@@ -193,6 +202,14 @@ int SceneTreePanel::selectedSensor() const {
     return selectedListed(kSensorRole);
 }
 
+void SceneTreePanel::selectTable(int index, bool scroll) {
+    selectListed(kTableRole, index, scroll);
+}
+
+int SceneTreePanel::selectedTable() const {
+    return selectedListed(kTableRole);
+}
+
 void SceneTreePanel::fitNameColumn(int width) {
     // The width the user gave it, widened until the names shown fit (the details keep at least
     // 80 pixels).
@@ -283,6 +300,26 @@ int SceneTreePanel::addSensor() {
     return index;
 }
 
+void SceneTreePanel::renameTable(int index, const QString& name) {
+    const engine::SceneSpec* scene = parts_.document->scene();
+    if (!scene || index < 0 || index >= static_cast<int>(scene->tables.size())) return;
+    const QString old = toQString(scene->tables[static_cast<std::size_t>(index)].name);
+    if (name == old) return;
+    engine::SceneSpec after = *scene;
+    ui::renameTable(after, index, name.toStdString());
+    if (commitRename(std::move(after), old, name)) selectTable(index, /*scroll=*/false);
+}
+
+int SceneTreePanel::addTable() {
+    if (!parts_.document->scene()) return -1;
+    engine::SceneSpec after = *parts_.document->scene();
+    const int index = ui::addTable(after);
+    const QString name = toQString(after.tables[static_cast<std::size_t>(index)].name);
+    if (!commitAdd(std::move(after), tr("table"), name)) return -1;
+    selectTable(index);
+    return index;
+}
+
 void SceneTreePanel::deleteSelection() {
     if (!parts_.document->scene()) return;
     engine::SceneSpec after = *parts_.document->scene();
@@ -314,6 +351,30 @@ void SceneTreePanel::deleteSelection() {
                 << tr("sensor %1").arg(toQString(after.sensors[static_cast<std::size_t>(k)].name));
             after.sensors.erase(after.sensors.begin() + k);
         }
+    // Tables, highest index first. A force law or an expression that still reads one keeps it
+    // (the edit is refused, naming it).
+    std::vector<int> tables;
+    for (const QModelIndex& index : selectionModel()->selectedRows())
+        if (const int table = index.data(kTableRole).toInt(); table > 0)
+            tables.push_back(table - 1);
+    std::sort(tables.begin(), tables.end(), std::greater<>());
+    tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
+    for (const int k : tables)
+        if (k < static_cast<int>(after.tables.size())) {
+            const std::string& name = after.tables[static_cast<std::size_t>(k)].name;
+            if (const std::vector<std::string> users = ui::tableUsers(after, name);
+                !users.empty()) {
+                QStringList list;
+                for (const std::string& u : users) list << toQString(u);
+                parts_.messages->add(MessageSeverity::Error,
+                                     tr("Cannot delete table '%1': %2 reads it (give it another "
+                                        "law or expression first)")
+                                         .arg(toQString(name), list.join(QStringLiteral("; "))));
+                return;
+            }
+            removed << tr("table %1").arg(toQString(name));
+            after.tables.erase(after.tables.begin() + k);
+        }
     // Shapes first, highest index first, so the indices of the others stay valid.
     std::vector<std::pair<engine::EntityId, int>> shapes;
     for (const QModelIndex& index : selectionModel()->selectedRows())
@@ -337,7 +398,7 @@ void SceneTreePanel::deleteSelection() {
         parts_.messages->add(
             MessageSeverity::Warning,
             tr("Nothing to delete: select parts, markers, joints, forces, motions, couplers, "
-               "variables, sensors or contact pairs (the ground part stays)."));
+               "variables, tables, sensors or contact pairs (the ground part stays)."));
         return;
     }
     if (const auto refused =
@@ -416,6 +477,18 @@ void SceneTreePanel::showMenu(const QPoint& position) {
         if (sensor >= 0)
             menu.addAction(tr("Delete Sensor"), this, [this, sensor] {
                 selectSensor(sensor, /*scroll=*/false);
+                deleteSelection();
+            });
+        menu.exec(viewport()->mapToGlobal(position));
+        return;
+    }
+    // Tables: the same, and a table's points from a CSV file.
+    const int table = name.data(kTableRole).toInt() - 1;
+    if (table >= 0 || name.data(kTableRole).toInt() < 0) {
+        menu.addAction(tr("Add Table"), this, [this] { addTable(); });
+        if (table >= 0)
+            menu.addAction(tr("Delete Table"), this, [this, table] {
+                selectTable(table, /*scroll=*/false);
                 deleteSelection();
             });
         menu.exec(viewport()->mapToGlobal(position));

@@ -66,6 +66,16 @@ public:
     // Renames sensor `index`, as one undoable edit (refused, with the reason in the messages,
     // for a name another sensor has or that is no identifier).
     void renameSensor(int index, const QString& name);
+    // Edit > Add Table: a table "table1" (or the next free name) of the line y = x through two
+    // points, selected for editing. Its index, −1 when there is no scene.
+    int addTable();
+    // Selects the row of the scene's table `index`.
+    void selectTable(int index, bool scroll = true);
+    // The selected table's index (the first selected), −1 when none is.
+    int selectedTable() const;
+    // Renames table `index` with the force laws and expressions that read it, as one undoable
+    // edit (refused, with the reason in the messages, for a name taken or not an identifier).
+    void renameTable(int index, const QString& name);
     // Renames an entity (as typed in the tree), through validation and the undo stack.
     void renameEntity(quint64 id, const QString& name);
     // The context menu's Plot Reaction Force: world Fx, Fy, Fz and |F| of a joint of the open
@@ -83,6 +93,8 @@ signals:
     void variableSelected(int index);
     // The user selected a sensor's row and no entity (its index in SceneSpec::sensors).
     void sensorSelected(int index);
+    // The user selected a table's row and no entity (its index in SceneSpec::tables).
+    void tableSelected(int index);
     // selectEntity() picked this entity (also when it was selected already).
     void entityPicked(engine::EntityId entity);
 

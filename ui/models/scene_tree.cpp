@@ -91,6 +91,7 @@ enum class Kind {
     Plot,
     Variable,
     Sensor,
+    Table,
     Group
 };
 
@@ -197,6 +198,15 @@ QIcon icon(Kind kind) {
         p.drawText(QRect(0, 0, 16, 16), Qt::AlignCenter, QStringLiteral("x"));
         break;
     }
+    case Kind::Table:
+        // Measured points and the curve through them.
+        p.setPen(QPen(QColor(0x2e, 0x8b, 0x57), 1.5));
+        p.drawPolyline(
+            QPolygon({QPoint(2, 13), QPoint(5, 9), QPoint(8, 7), QPoint(11, 6), QPoint(14, 2)}));
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0x2e, 0x50, 0x90));
+        for (const QPoint c : {QPoint(2, 13), QPoint(8, 7), QPoint(14, 2)}) p.drawEllipse(c, 2, 2);
+        break;
     case Kind::Sensor:
         // A level and a curve crossing it, the crossing marked.
         p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1, Qt::DashLine));
@@ -395,6 +405,29 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
     }
     variables[0]->setData(-1, kVariableRole);
     model.appendRow(variables);
+
+    // Tables: curves through measured points, known by their place.
+    auto tables = row(QObject::tr("Tables"), QString::number(spec.tables.size()), engine::kNoEntity,
+                      Kind::Group);
+    for (std::size_t k = 0; k < spec.tables.size(); ++k) {
+        const engine::TableSpec& table = spec.tables[k];
+        // "akima, 7 points, x −1 … 1"
+        const QString interpolation =
+            toQString(engine::tableInterpolationName(table.interpolation));
+        QString details = table.x.size() == 1
+                              ? QObject::tr("%1, 1 point").arg(interpolation)
+                              : QObject::tr("%1, %2 points").arg(interpolation).arg(table.x.size());
+        if (!table.x.empty())
+            details += QObject::tr(", x %1 … %2")
+                           .arg(QString::number(table.x.front(), 'g', 6),
+                                QString::number(table.x.back(), 'g', 6));
+        auto tableRow = row(toQString(table.name), details, engine::kNoEntity, Kind::Table);
+        for (QStandardItem* item : tableRow) item->setData(static_cast<int>(k + 1), kTableRole);
+        tableRow[0]->setEditable(true);
+        tables[0]->appendRow(tableRow);
+    }
+    tables[0]->setData(-1, kTableRole);
+    model.appendRow(tables);
 
     // Sensors: expressions watched for crossing a level, known by their place.
     auto sensors = row(QObject::tr("Sensors"), QString::number(spec.sensors.size()),

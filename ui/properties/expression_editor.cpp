@@ -152,7 +152,8 @@ ExpressionEditor::ExpressionEditor(QWidget* parent) : QWidget(parent) {
     rangeLine->addWidget(startBox_);
     rangeLine->addWidget(new QLabel(QStringLiteral("–")));
     rangeLine->addWidget(endBox_);
-    rangeLine->addWidget(new QLabel(tr("s")));
+    rangeUnit_ = new QLabel(tr("s"));
+    rangeLine->addWidget(rangeUnit_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -194,18 +195,38 @@ void ExpressionEditor::setUnit(const QString& unit) {
     unit_ = unit;
     const QString rateUnit = (unit.isEmpty() ? QStringLiteral("1") : unit) + QStringLiteral("/s");
     valueSeries_->setName(unit.isEmpty() ? tr("value") : tr("value [%1]").arg(unit));
-    derivativeSeries_->setName(tr("d/dt [%1]").arg(rateUnit));
+    const bool ofTime = variable_ == QLatin1String("time");
+    // d/dt [unit/s]; of another variable x, d/dx [unit/its unit], d/dx when neither has one.
+    QString derivative = tr("d/dt [%1]").arg(rateUnit);
+    if (!ofTime) {
+        QString per = unit.isEmpty() ? QString() : unit;
+        if (!variableUnit_.isEmpty())
+            per = (per.isEmpty() ? QStringLiteral("1") : per) + QStringLiteral("/") + variableUnit_;
+        derivative =
+            per.isEmpty() ? tr("d/d%1").arg(variable_) : tr("d/d%1 [%2]").arg(variable_, per);
+    }
+    derivativeSeries_->setName(derivative);
     updateDisplay();
 }
 
-void ExpressionEditor::setVariable(const QString& name, const QString& unit) {
+void ExpressionEditor::setVariable(const QString& name, const QString& unit, bool plotted) {
     variable_ = name;
     variableUnit_ = unit;
     const bool time = name == QLatin1String("time");
+    plotted_ = !time && plotted;
     edit_->setPlaceholderText(time ? tr("e.g. 30d*sin(2*pi*time)")
                                    : tr("e.g. 0.04*cos(%1)").arg(name));
-    view_->setVisible(time);
-    rangeRow_->setVisible(time);
+    view_->setVisible(time || plotted_);
+    rangeRow_->setVisible(time || plotted_);
+    rangeUnit_->setText(time ? tr("s") : unit);
+    for (QDoubleSpinBox* box : {startBox_, endBox_}) box->setDecimals(time ? 2 : 4);
+    setUnit(unit_);  // the derivative's name: per the variable
+    check();
+    updateDisplay();
+}
+
+void ExpressionEditor::setTables(engine::Expression::Tables tables) {
+    tables_ = std::move(tables);
     check();
     updateDisplay();
 }
@@ -280,7 +301,7 @@ QString ExpressionEditor::at(double value) const {
 
 void ExpressionEditor::setPreviewRange(double t0, double t1) {
     if (!(t1 > t0) || !std::isfinite(t0) || !std::isfinite(t1)) return;
-    if (variable_ != QLatin1String("time")) {  // no boxes shown: the range as it is
+    if (variable_ != QLatin1String("time") && !plotted_) {  // no boxes: the range as it is
         t0_ = t0;
         t1_ = t1;
         check();
@@ -384,7 +405,7 @@ void ExpressionEditor::check() {
         std::optional<engine::Expression> parsed =
             names.size() > 1
                 ? engine::Expression::parse(text, reason, {first.c_str(), second.c_str()})
-                : engine::Expression::parse(text, reason, {first.c_str()});
+                : engine::Expression::parse(text, reason, {first.c_str()}, tables_);
         if (!parsed) {
             error_ = QString::fromStdString(reason);
         } else if (!sample(*parsed, badTime, badValue)) {
@@ -412,8 +433,8 @@ void ExpressionEditor::updateDisplay() {
     else if (times_.empty())
         shown_.reset();
     // An expression of the state has no curve of time to show.
-    view_->setVisible(ofTime && !readsState_);
-    rangeRow_->setVisible(ofTime && !readsState_);
+    view_->setVisible((ofTime || plotted_) && !readsState_);
+    rangeRow_->setVisible((ofTime || plotted_) && !readsState_);
 
     // The line under the field: the reason in red, or the value at the start of the range.
     if (valid && readsState_) {

@@ -52,8 +52,12 @@ public:
 
     // The expression's variable and its unit: `time` in s unless set. An expression of another
     // variable (a curve's x(s)) is checked on the preview range as one of time is, and says its
-    // value at the range's start under the field, without the plot.
-    void setVariable(const QString& name, const QString& unit);
+    // value at the range's start under the field, without the plot unless `plotted` (a table's
+    // curve over its x: the plot and the range's boxes in the variable's unit).
+    void setVariable(const QString& name, const QString& unit, bool plotted = false);
+    // The scene's tables, read by name in an expression of another variable than time (an
+    // expression of time gets them from its parser, setStateParser).
+    void setTables(engine::Expression::Tables tables);
     const QString& variable() const { return variable_; }
 
     // An expression of time and of the mechanism's state (a force's: measures such as
@@ -139,6 +143,9 @@ private:
 
     QLineEdit* edit_;
     QLabel* message_;
+    QLabel* rangeUnit_ = nullptr;
+    bool plotted_ = false;
+    engine::Expression::Tables tables_;
     QChart* chart_;
     QChartView* view_;
     QValueAxis* timeAxis_;

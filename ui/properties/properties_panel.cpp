@@ -116,6 +116,7 @@ void PropertiesPanel::showEntity(const SceneSpec* spec, engine::EntityId id, int
     shape_ = shape;
     variable_ = -1;
     sensor_ = -1;
+    table_ = -1;
     rebuild();
 }
 
@@ -125,6 +126,7 @@ void PropertiesPanel::showVariable(const SceneSpec* spec, int index) {
     shape_ = 0;
     variable_ = spec && index >= 0 && index < static_cast<int>(spec->variables.size()) ? index : -1;
     sensor_ = -1;
+    table_ = -1;
     rebuild();
 }
 
@@ -134,6 +136,17 @@ void PropertiesPanel::showSensor(const SceneSpec* spec, int index) {
     shape_ = 0;
     variable_ = -1;
     sensor_ = spec && index >= 0 && index < static_cast<int>(spec->sensors.size()) ? index : -1;
+    table_ = -1;
+    rebuild();
+}
+
+void PropertiesPanel::showTable(const SceneSpec* spec, int index) {
+    spec_ = spec;
+    id_ = engine::kNoEntity;
+    shape_ = 0;
+    variable_ = -1;
+    sensor_ = -1;
+    table_ = spec && index >= 0 && index < static_cast<int>(spec->tables.size()) ? index : -1;
     rebuild();
 }
 
@@ -150,6 +163,7 @@ void PropertiesPanel::defineFields() {
     options.dialogParent = this;
     options.variable = variable_;
     options.sensor = sensor_;
+    options.table = table_;
     title_->setText(ui::defineFields(*spec_, id_, options, fields_));
 }
 
@@ -183,6 +197,7 @@ void PropertiesPanel::refreshValues() {
             break;
         }
         case Field::Kind::Expression:
+            if (f.plotted && spec_) f.expression->setTables(engine::sceneTables(*spec_));
             if (!f.variable.isEmpty()) f.expression->setPreviewRange(f.rangeStart, f.rangeEnd);
             f.expression->setText(QString::fromStdString(f.getText(spec)));
             break;
@@ -211,6 +226,8 @@ QString PropertiesPanel::filePointer(const Field& f, int component) const {
         base = QStringLiteral("/variables/%1").arg(variable_);
     else if (sensor_ >= 0)
         base = QStringLiteral("/sensors/%1").arg(sensor_);
+    else if (table_ >= 0)
+        base = QStringLiteral("/tables/%1").arg(table_);
     else if (const std::optional<std::string> at = spec_->pointerOf(id_))
         base = toQString(*at);
     else
@@ -281,7 +298,8 @@ void PropertiesPanel::rebuild() {
     // keys keeps working across the edits it makes.
     const bool sameFields =
         spec_ && id_ == shownId_ && shape_ == shownShape_ && variable_ == shownVariable_ &&
-        sensor_ == shownSensor_ && !previous.empty() && previous.size() == fields_.size() &&
+        sensor_ == shownSensor_ && table_ == shownTable_ && !previous.empty() &&
+        previous.size() == fields_.size() &&
         std::equal(
             previous.begin(), previous.end(), fields_.begin(), [](const auto& a, const auto& b) {
                 return a->kind == b->kind && a->label == b->label && a->key == b->key &&
@@ -297,6 +315,7 @@ void PropertiesPanel::rebuild() {
     shownShape_ = shape_;
     shownVariable_ = variable_;
     shownSensor_ = sensor_;
+    shownTable_ = table_;
     // A rebuild can come from inside an editor's own signal (an edit applied): the old editors
     // are disconnected and deleted later, never under their own feet.
     for (const auto& f : previous) {
@@ -417,9 +436,10 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
         f.expression->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
         f.expression->setUnit(f.unit);
         if (!f.variable.isEmpty()) {
-            f.expression->setVariable(f.variable, QString());
+            f.expression->setVariable(f.variable, f.variableUnit, f.plotted);
+            if (f.plotted && spec_) f.expression->setTables(engine::sceneTables(*spec_));
             f.expression->setPreviewRange(f.rangeStart, f.rangeEnd);
-            f.expression->setMinimumWidth(80);  // no plot: as narrow as the dock
+            if (!f.plotted) f.expression->setMinimumWidth(80);  // no plot: as narrow as the dock
         }
         if (f.ofState) {
             // Measures and variables are checked against the scene shown when the text is.
@@ -449,7 +469,8 @@ QWidget* PropertiesPanel::makeEditorRow(Field& f, const SceneSpec& spec) {
                 [this](const std::string& text, std::string& error, bool& readsState) {
                     readsState = false;
                     return spec_ ? engine::Expression::parseWithConstants(
-                                       text, error, engine::designConstants(*spec_))
+                                       text, error, engine::designConstants(*spec_), {},
+                                       engine::sceneTables(*spec_))
                                  : engine::Expression::parse(text, error);
                 });
         if (f.ofState && spec_) f.expression->setCompletions(stateCompletions(*spec_));
@@ -579,6 +600,7 @@ void PropertiesPanel::commitField(Field& f) {
                        : variable_ >= 0
                            ? QStringLiteral("variable %1/%2").arg(variable_).arg(f.label)
                        : sensor_ >= 0 ? QStringLiteral("sensor %1/%2").arg(sensor_).arg(f.label)
+                       : table_ >= 0  ? QStringLiteral("table %1/%2").arg(table_).arg(f.label)
                                       : QStringLiteral("%1/%2").arg(id_).arg(f.label));
     if (refusal_.isEmpty()) return;
     // Buttons have no line of their own: the reason goes under the title.

@@ -59,6 +59,10 @@ public:
     // the list shows the scene's own settings.
     void showSensor(const engine::SceneSpec* spec, int index);
     int sensor() const { return sensor_; }  // the sensor shown, −1: none
+    // Shows the scene's table `index` (known by its place, as variables are); an index out of
+    // range shows nothing.
+    void showTable(const engine::SceneSpec* spec, int index);
+    int table() const { return table_; }  // the table shown, −1: none
 
     // Tests and scripting: the editor of the field labelled `label` (component 0..2 of a
     // vector), its inline message, and committing what it holds. A label may also be the
@@ -116,6 +120,8 @@ private:
     int variable_ = -1;  // a variable shown instead of an entity
     int shownVariable_ = -1;
     int sensor_ = -1;  // a sensor shown instead of an entity
+    int table_ = -1;   // a table shown instead of an entity
+    int shownTable_ = -1;
     int shownSensor_ = -1;
     engine::EntityId shownId_ = engine::kNoEntity;  // whose editors are built
     int shownShape_ = 0;

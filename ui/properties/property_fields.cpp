@@ -11,13 +11,16 @@
 #include <utility>
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLocale>
+#include <QMessageBox>
 #include <QRegularExpression>
 
 #include "engine/io/mesh_loader.h"
 #include "engine/io/scene_format.h"
+#include "engine/io/table_csv.h"
 #include "engine/math/constants.h"
 #include "engine/model/construct.h"
 #include "engine/model/curve.h"
@@ -679,6 +682,43 @@ void forceFields(FieldList& b) {
             [F, member](const SceneSpec& s) { return toNumbers(F(s)->*member); },
             [F, member](SceneSpec& s, const Numbers& n) { F(s)->*member = toVec(n); });
     };
+    // A spring's stiffness or damping: a constant (its number), or a table of the scene giving
+    // the force over the deflection or the rate. The choice shows when the scene has tables (or
+    // the law is one); the number when the law is the constant.
+    auto law = [&](QString label, QString unit, QString key, double engine::ForceSpec::*constant,
+                   std::string engine::ForceSpec::*table, QString over) {
+        const std::string& named = force->*table;
+        if (!spec.tables.empty() || !named.empty()) {
+            QStringList choices{tr("constant")};
+            for (const engine::TableSpec& t : spec.tables)
+                choices << tr("table %1").arg(toQString(t.name));
+            b.choice(
+                tr("%1 law").arg(label), key + QStringLiteral(".table"), choices,
+                [F, table](const SceneSpec& s) {
+                    const std::string& n = F(s)->*table;
+                    return n.empty() ? tr("constant").toStdString()
+                                     : tr("table %1").arg(toQString(n)).toStdString();
+                },
+                [F, table](SceneSpec& s, const std::string& text) {
+                    const QString prefix = tr("table ");
+                    const QString t = toQString(text);
+                    F(s)->*table =
+                        t.startsWith(prefix) ? t.mid(prefix.size()).toStdString() : std::string();
+                });
+        }
+        if (named.empty()) {
+            scalar(std::move(label), std::move(unit), 1.0, std::move(key), constant);
+            return;
+        }
+        const engine::TableSpec* t = spec.findTable(named);
+        b.info(label,
+               t ? tr("table '%1': %2 over %3, %4 points")
+                       .arg(toQString(named),
+                            force->type == engine::ForceType::SpringDamper ? tr("force (N)")
+                                                                           : tr("torque (N·m)"),
+                            over, QString::number(t->x.size()))
+                 : tr("no table '%1' in the scene").arg(toQString(named)));
+    };
     // A force's expressions may read the mechanism's state: its measures and variables.
     auto expression = [&](QString label, QString key, int component, QString unit) {
         b.expression(
@@ -709,10 +749,11 @@ void forceFields(FieldList& b) {
     case engine::ForceType::SpringDamper:
         b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
         b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
-        scalar(tr("Stiffness"), QStringLiteral("N/m"), 1.0, QStringLiteral("stiffness"),
-               &engine::ForceSpec::stiffness);
-        scalar(tr("Damping"), QStringLiteral("N·s/m"), 1.0, QStringLiteral("damping"),
-               &engine::ForceSpec::damping);
+        law(tr("Stiffness"), QStringLiteral("N/m"), QStringLiteral("stiffness"),
+            &engine::ForceSpec::stiffness, &engine::ForceSpec::stiffnessTable,
+            tr("deflection l − l0 (m)"));
+        law(tr("Damping"), QStringLiteral("N·s/m"), QStringLiteral("damping"),
+            &engine::ForceSpec::damping, &engine::ForceSpec::dampingTable, tr("rate (m/s)"));
         scalar(tr("Free length"), QStringLiteral("m"), 1.0, QStringLiteral("freeLength"),
                &engine::ForceSpec::freeLength);
         scalar(tr("Preload"), QStringLiteral("N"), 1.0, QStringLiteral("preload"),
@@ -720,28 +761,74 @@ void forceFields(FieldList& b) {
         break;
     case engine::ForceType::RotationalSpringDamper:
         b.jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
-        scalar(tr("Stiffness"), QStringLiteral("N·m/rad"), 1.0, QStringLiteral("stiffness"),
-               &engine::ForceSpec::stiffness);
-        scalar(tr("Damping"), QStringLiteral("N·m·s/rad"), 1.0, QStringLiteral("damping"),
-               &engine::ForceSpec::damping);
+        law(tr("Stiffness"), QStringLiteral("N·m/rad"), QStringLiteral("stiffness"),
+            &engine::ForceSpec::stiffness, &engine::ForceSpec::stiffnessTable,
+            tr("twist θ − θ0 (rad)"));
+        law(tr("Damping"), QStringLiteral("N·m·s/rad"), QStringLiteral("damping"),
+            &engine::ForceSpec::damping, &engine::ForceSpec::dampingTable, tr("rate (rad/s)"));
         scalar(tr("Free angle"), QStringLiteral("°"), kDeg, QStringLiteral("freeAngle"),
                &engine::ForceSpec::freeLength);
         scalar(tr("Preload"), QStringLiteral("N·m"), 1.0, QStringLiteral("preload"),
                &engine::ForceSpec::preload);
         break;
-    case engine::ForceType::Bushing:
+    case engine::ForceType::Bushing: {
         b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
         b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
-        vector(tr("Translational stiffness"), QStringLiteral("N/m"),
-               QStringLiteral("translationalStiffness"),
-               &engine::ForceSpec::translationalStiffness);
-        vector(tr("Translational damping"), QStringLiteral("N·s/m"),
-               QStringLiteral("translationalDamping"), &engine::ForceSpec::translationalDamping);
-        vector(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
-               QStringLiteral("rotationalStiffness"), &engine::ForceSpec::rotationalStiffness);
-        vector(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
-               QStringLiteral("rotationalDamping"), &engine::ForceSpec::rotationalDamping);
+        // Per vector its three constants and, when the scene has tables, which axes take a
+        // table's law instead: three names ("-" for the constant), "-, rubber, -".
+        auto laws = [&](QString label, QString unit, QString key,
+                        engine::Vec3 engine::ForceSpec::*constants,
+                        std::array<std::string, 3> engine::ForceSpec::*tables) {
+            vector(label, std::move(unit), key, constants);
+            const auto& named = force->*tables;
+            const bool any = std::any_of(named.begin(), named.end(),
+                                         [](const std::string& n) { return !n.empty(); });
+            if (spec.tables.empty() && !any) return;
+            PropertyField& f = b.text(
+                tr("%1 tables").arg(label), key + QStringLiteral(".table"),
+                [F, tables](const SceneSpec& s) {
+                    std::string text;
+                    for (const std::string& n : F(s)->*tables)
+                        text += (text.empty() ? "" : ", ") + (n.empty() ? std::string("-") : n);
+                    return text;
+                },
+                [F, tables](SceneSpec& s, const std::string& text) {
+                    const QStringList names =
+                        toQString(text).split(QLatin1Char(','), Qt::KeepEmptyParts);
+                    for (int a = 0; a < 3; ++a) {
+                        const QString n = names.value(a).trimmed();
+                        (F(s)->*tables)[static_cast<std::size_t>(a)] =
+                            n == QLatin1String("-") ? std::string() : n.toStdString();
+                    }
+                });
+            QStringList known;
+            for (const engine::TableSpec& t : spec.tables) known << toQString(t.name);
+            f.checkText = [known](const std::string& text) {
+                const QStringList names = toQString(text).split(QLatin1Char(','));
+                if (names.size() != 3)
+                    return tr("three names, one per axis x, y, z ('-' for the constant)");
+                for (const QString& name : names) {
+                    const QString n = name.trimmed();
+                    if (n != QLatin1String("-") && !n.isEmpty() && !known.contains(n))
+                        return tr("no table '%1' in the scene").arg(n);
+                }
+                return QString();
+            };
+        };
+        laws(tr("Translational stiffness"), QStringLiteral("N/m"),
+             QStringLiteral("translationalStiffness"), &engine::ForceSpec::translationalStiffness,
+             &engine::ForceSpec::translationalStiffnessTables);
+        laws(tr("Translational damping"), QStringLiteral("N·s/m"),
+             QStringLiteral("translationalDamping"), &engine::ForceSpec::translationalDamping,
+             &engine::ForceSpec::translationalDampingTables);
+        laws(tr("Rotational stiffness"), QStringLiteral("N·m/rad"),
+             QStringLiteral("rotationalStiffness"), &engine::ForceSpec::rotationalStiffness,
+             &engine::ForceSpec::rotationalStiffnessTables);
+        laws(tr("Rotational damping"), QStringLiteral("N·m·s/rad"),
+             QStringLiteral("rotationalDamping"), &engine::ForceSpec::rotationalDamping,
+             &engine::ForceSpec::rotationalDampingTables);
         break;
+    }
     case engine::ForceType::JointController:
     case engine::ForceType::ComputedTorque: {
         const bool angle = force->axis == engine::JointAxis::Rotation;
@@ -855,6 +942,143 @@ void variableFields(FieldList& b, int index) {
     b.button(tr("Make it held (set by sensors)"), [V](SceneSpec& s) {
         if (V(s)) V(s)->initial = 0.0;
     });
+}
+
+// A table's points one a line as "x, y", to the last digit that tells each number apart.
+std::string tablePointsText(const engine::TableSpec& t) {
+    QStringList lines;
+    for (std::size_t k = 0; k < std::min(t.x.size(), t.y.size()); ++k)
+        lines << QStringLiteral("%1, %2").arg(
+            QString::number(t.x[k], 'g', QLocale::FloatingPointShortest),
+            QString::number(t.y[k], 'g', QLocale::FloatingPointShortest));
+    return lines.join(QLatin1Char('\n')).toStdString();
+}
+
+// Points typed one a line as x, y (commas, semicolons, spaces or tabs between them: a
+// spreadsheet's two columns pasted in). False with `error` saying which line is not a point.
+bool parseTablePoints(const std::string& text, std::vector<double>& x, std::vector<double>& y,
+                      QString& error) {
+    x.clear();
+    y.clear();
+    const QStringList lines = QString::fromStdString(text).split(QLatin1Char('\n'));
+    static const QRegularExpression separators(QStringLiteral("[,;\\s\\[\\]]+"));
+    for (qsizetype n = 0; n < lines.size(); ++n) {
+        const QStringList numbers = lines[n].split(separators, Qt::SkipEmptyParts);
+        if (numbers.isEmpty()) continue;
+        if (numbers.size() != 2) {
+            error = tr("line %1: %2 numbers; a point is two, x, y").arg(n + 1).arg(numbers.size());
+            return false;
+        }
+        double v[2] = {0.0, 0.0};
+        for (int k = 0; k < 2; ++k) {
+            bool ok = false;
+            v[k] = numbers[k].toDouble(&ok);
+            if (!ok || !std::isfinite(v[k])) {
+                error = tr("line %1: '%2' is not a number").arg(n + 1).arg(numbers[k]);
+                return false;
+            }
+        }
+        x.push_back(v[0]);
+        y.push_back(v[1]);
+    }
+    if (x.size() < 2) {
+        error = tr("%1 point; a table needs at least 2, one a line: x, y").arg(x.size());
+        return false;
+    }
+    for (std::size_t k = 1; k < x.size(); ++k)
+        if (!(x[k] > x[k - 1])) {
+            error = tr("point %1: x = %2 after %3; each x above the one before")
+                        .arg(k + 1)
+                        .arg(QString::number(x[k], 'g', 10), QString::number(x[k - 1], 'g', 10));
+            return false;
+        }
+    return true;
+}
+
+// A table of the scene (by its index: tables have no id): its name, which the force laws and
+// expressions that read it follow, its interpolation, its points (typed, pasted or imported from
+// a CSV file), what uses it, and its curve drawn over its points and a little beyond.
+void tableFields(FieldList& b, int index, const FieldOptions& o) {
+    const auto at = static_cast<std::size_t>(index);
+    auto T = [at](auto& s) { return at < s.tables.size() ? &s.tables[at] : nullptr; };
+    const engine::TableSpec* now = T(b.spec);
+    if (!now) return;
+    b.title = tr("Table");
+    b.text(
+        tr("Name"), QStringLiteral("name"),
+        [T](const SceneSpec& s) { return T(s) ? T(s)->name : std::string(); },
+        [index](SceneSpec& s, const std::string& name) { renameTable(s, index, name); });
+    b.choice(
+        tr("Interpolation"), QStringLiteral("interpolation"),
+        b.words(QStringLiteral("interpolation")),
+        [T](const SceneSpec& s) {
+            return T(s) ? std::string(engine::tableInterpolationName(T(s)->interpolation))
+                        : std::string();
+        },
+        [T](SceneSpec& s, const std::string& text) {
+            if (T(s))
+                T(s)->interpolation =
+                    engine::tableInterpolationFromName(text).value_or(T(s)->interpolation);
+        });
+    PropertyField f;
+    f.kind = PropertyField::Kind::Points;
+    f.label = tr("Points (x, y)");
+    f.key = QStringLiteral("x");
+    f.getText = [T](const SceneSpec& s) { return T(s) ? tablePointsText(*T(s)) : std::string(); };
+    f.setText = [T](SceneSpec& s, const std::string& text) {
+        QString error;
+        if (T(s)) parseTablePoints(text, T(s)->x, T(s)->y, error);
+    };
+    f.checkText = [](const std::string& text) {
+        std::vector<double> x, y;
+        QString error;
+        parseTablePoints(text, x, y, error);
+        return error;
+    };
+    b.add(std::move(f));
+    b.button(tr("Import CSV…"), [T, parent = o.dialogParent](SceneSpec& s) {
+        if (!T(s)) return;
+        const QString file =
+            QFileDialog::getOpenFileName(parent, tr("Import Table"), QString(),
+                                         tr("Tables (*.csv *.txt *.tsv *.dat);;All files (*)"));
+        if (file.isEmpty()) return;
+        QFile in(file);
+        engine::io::TableColumns columns;
+        std::string error;
+        if (!in.open(QIODevice::ReadOnly))
+            error = in.errorString().toStdString();
+        else if (in.size() > (8 << 20))
+            error = "the file is larger than 8 MB: not a table";
+        else
+            engine::io::readTableColumns(in.readAll().toStdString(), columns, error);
+        if (!error.empty()) {
+            QMessageBox::warning(
+                parent, tr("Import Table"),
+                tr("%1 holds no table: %2").arg(QFileInfo(file).fileName(), toQString(error)));
+            return;
+        }
+        T(s)->x = columns.x;
+        T(s)->y = columns.y;
+    });
+    const std::vector<std::string> users = tableUsers(b.spec, now->name);
+    QStringList used;
+    for (const std::string& u : users) used << toQString(u);
+    b.info(tr("Used by"), used.isEmpty() ? tr("nothing yet: a spring's law, or name(x) in any "
+                                              "expression")
+                                         : used.join(QStringLiteral("; ")));
+    // Its curve, over its points and a tenth of their span beyond each end (where it goes on
+    // straight); the text may be changed to look at another expression of x (not kept).
+    if (now->x.size() >= 2 && now->x.back() > now->x.front()) {
+        const double span = now->x.back() - now->x.front();
+        PropertyField& preview = b.expression(
+            tr("Curve"), QString(), QString(),
+            [name = now->name](const SceneSpec&) { return name + "(x)"; },
+            [](SceneSpec&, const std::string&) {});
+        preview.variable = QStringLiteral("x");
+        preview.plotted = true;
+        preview.rangeStart = now->x.front() - 0.1 * span;
+        preview.rangeEnd = now->x.back() + 0.1 * span;
+    }
 }
 
 // What a sensor of `action` can act on in `spec`: the held variables (set), else the forces
@@ -1434,6 +1658,9 @@ QString defineFields(const engine::SceneSpec& spec, engine::EntityId id,
     } else if (options.sensor >= 0 && options.sensor < static_cast<int>(spec.sensors.size())) {
         b.object = "sensor";
         sensorFields(b, options.sensor);
+    } else if (options.table >= 0 && options.table < static_cast<int>(spec.tables.size())) {
+        b.object = "table";
+        tableFields(b, options.table, options);
     } else if (const engine::Part* part = partOf(spec, id)) {
         b.object = "part";
         partFields(b, options);

@@ -74,6 +74,10 @@ struct PropertyField {
     // An expression of another variable than time (a curve's "s"), checked on its range.
     QString variable;
     double rangeStart = 0.0, rangeEnd = 0.0;
+    // That variable's unit, and whether the expression is plotted over its range (a table's
+    // curve).
+    QString variableUnit;
+    bool plotted = false;
     std::function<void(engine::SceneSpec&)> action;  // a button's edit
     QString info;
     QLineEdit* edits[3] = {nullptr, nullptr, nullptr};
@@ -113,6 +117,8 @@ struct FieldOptions {
     int variable = -1;
     // ≥ 0: the scene's sensor of that index (sensors have no id either).
     int sensor = -1;
+    // ≥ 0: the scene's table of that index (nor have tables).
+    int table = -1;
 };
 
 // The fields of entity `id` of `spec` (kNoEntity: the scene's settings; options.variable: a

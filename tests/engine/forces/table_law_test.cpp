@@ -11,6 +11,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/io/scene_json.h"
 #include "engine/math/table_curve.h"
+#include "engine/record/recording.h"
 #include "tests/support/mechanisms.h"
 #include "tests/support/simulation.h"
 
@@ -263,6 +264,56 @@ TEST(TableLaws, AnExpressionReadsATableByItsNameWithItsExactSlope) {
         << error;
 }
 
+TEST(TableLaws, ASpringsForceLengthAndRateAreRecordedAsItsLawGivesThem) {
+    // The block on its coil (800 N/m) and a digressive damper table: the recorded damper force
+    // is k (l − l0) + shock(l̇), the length the anchor's height above the hook, its rate −q̇ of
+    // the block's slide; the channels "spring.force", "spring.length", "spring.lengthRate" carry
+    // them through a recorded frame unchanged.
+    SceneSpec spec = blockOnSpring(IntegratorType::DormandPrince45);
+    spec.tables = {{"shock",
+                    TableInterpolation::Akima,
+                    {-1.0, -0.2, 0.0, 0.2, 1.0},
+                    {-8.0, -3.0, 0.0, 4.0, 12.0},
+                    ""}};
+    spec.forces[0].dampingTable = "shock";
+    const auto model = compiled(spec);
+    ASSERT_TRUE(model);
+    ForwardDynamics sim(model);
+    ASSERT_TRUE(sim.initialize().ok);
+    ASSERT_TRUE(sim.advance(0.13).ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    ASSERT_EQ(out.springForce.size(), 1u);
+    std::string error;
+    const auto shock =
+        TableCurve::make(spec.tables[0].interpolation, spec.tables[0].x, spec.tables[0].y, error);
+    ASSERT_TRUE(shock);
+    // The hook is 0.04 m above the block's origin, the slide marker 0.1 m below it on the
+    // guide at z = −0.5; the anchor at z = 0.
+    const double blockZ = -0.4 + out.jointCoordinates(0);
+    const double length = 0.0 - (blockZ + 0.04);
+    EXPECT_NEAR(out.springLength[0], length, 1e-12);
+    EXPECT_NEAR(out.springRate[0], -out.jointRates(0), 1e-12);
+    EXPECT_GT(std::abs(out.springRate[0]), 0.1);  // moving: the damper's part counts
+    EXPECT_NEAR(out.springForce[0], 800.0 * (length - 0.4355) + shock->value(-out.jointRates(0)),
+                1e-9);
+    const FrameLayout layout(*model);
+    std::vector<double> row(static_cast<std::size_t>(layout.size()));
+    layout.encode(sim.state(), out, row.data());
+    for (const auto& [channel, value] : {std::pair{"spring.force", out.springForce[0]},
+                                         std::pair{"spring.length", out.springLength[0]},
+                                         std::pair{"spring.lengthRate", out.springRate[0]}}) {
+        const int c = layout.findChannel(channel);
+        ASSERT_GE(c, 0) << channel;
+        EXPECT_EQ(layout.channels()[static_cast<std::size_t>(c)].value(row.data()), value);
+    }
+    State state;
+    Outputs back;
+    layout.decode(row.data(), state, back);
+    EXPECT_EQ(back.springForce, out.springForce);
+    EXPECT_EQ(back.springRate, out.springRate);
+}
+
 TEST(TableLaws, TheSceneFileKeepsTablesAndRefusesBadOnesByTheirPlace) {
     SceneSpec spec = blockOnSpring(IntegratorType::DormandPrince45);
     spec.tables = {linearTable("coil", TableInterpolation::Cubic, 800.0, {-0.1, 0.0, 0.1}),
@@ -316,6 +367,33 @@ TEST(TableLaws, TheSceneFileKeepsTablesAndRefusesBadOnesByTheirPlace) {
             s.variables.push_back({"coil", "1", "", std::nullopt});
         },
         "/variables/0/name", "names a table too");
+
+    // A damping table whose force goes along the rate feeds energy in: said, not refused.
+    {
+        SceneSpec bad = spec;
+        bad.tables[1].y = {4.0, -4.0};
+        bool warned = false;
+        for (const Diagnostic& d : validate(bad))
+            warned = warned ||
+                     (d.severity == Severity::Warning && d.where == "/forces/0/damping/table" &&
+                      d.message.find("feeds energy in") != std::string::npos);
+        EXPECT_TRUE(warned);
+    }
+    // An expression calling a table whose points make no curve says so, not "unexpected token".
+    refused(
+        [](SceneSpec& s) {
+            s.forces[0].stiffnessTable.clear();
+            s.tables[0].x = {0.1, 0.0, 0.2};
+            ForceSpec push;
+            push.id = s.newId();
+            push.name = "push";
+            push.type = ForceType::LineForce;
+            push.markerI = s.forces[0].markerI;
+            push.markerJ = s.forces[0].markerJ;
+            push.components[0] = "coil(DM(block.hook, frame.anchor))";
+            s.forces.push_back(push);
+        },
+        "/forces/1/magnitude", "it calls table 'coil', whose points make no curve");
 
     // In the file: a law that is neither a number nor a table, a table's interpolation unknown.
     auto fileRefuses = [&](const std::string& from, const std::string& to,

@@ -52,15 +52,6 @@ protected:
             FAIL() << label.toStdString() << ": no field to type into";
         window.properties()->commit(label);
     }
-    // Picks `word` in the combo `label` of Properties.
-    void pick(const QString& label, const QString& word) {
-        auto* combo = qobject_cast<QComboBox*>(window.properties()->editor(label));
-        ASSERT_TRUE(combo) << label.toStdString();
-        const int k = combo->findText(word);
-        ASSERT_GE(k, 0) << word.toStdString();
-        combo->setCurrentIndex(k);
-        window.properties()->commit(label);
-    }
     QModelIndex sensorsHeading() const {
         QAbstractItemModel* model = window.sceneTree()->model();
         for (int k = 0; k < model->rowCount(); ++k)
@@ -90,10 +81,11 @@ TEST_F(SensorsTest, AreAddedEditedRenamedDeletedAndUndone) {
     EXPECT_EQ(added.direction, engine::SensorDirection::Either);
     EXPECT_EQ(added.action, engine::SensorAction::Stop);
     EXPECT_EQ(undo->count(), 1);
-    // Listed under Sensors (after Variables), selected, shown in Properties.
+    // Listed under Sensors (after Variables and Tables), selected, shown in Properties.
     QAbstractItemModel* model = window.sceneTree()->model();
     const QModelIndex heading = sensorsHeading();
-    EXPECT_EQ(model->index(heading.row() - 1, 0).data().toString(), QStringLiteral("Variables"));
+    EXPECT_EQ(model->index(heading.row() - 2, 0).data().toString(), QStringLiteral("Variables"));
+    EXPECT_EQ(model->index(heading.row() - 1, 0).data().toString(), QStringLiteral("Tables"));
     ASSERT_EQ(model->rowCount(heading), 1);
     EXPECT_EQ(model->index(0, 0, heading).data().toString(), QStringLiteral("sensor1"));
     EXPECT_EQ(window.sceneTree()->selectedSensor(), 0);

@@ -18,8 +18,8 @@ TEST(SceneTree, ListsPartsWithGeometryAndMarkersThenJoints) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
 
-    // Parts, Joints, Forces, Motions, Couplers, Variables, Sensors, Contacts, Plots
-    ASSERT_EQ(model.rowCount(), 9);
+    // Parts, Joints, Forces, Motions, Couplers, Variables, Tables, Sensors, Contacts, Plots
+    ASSERT_EQ(model.rowCount(), 10);
     const QModelIndex parts = model.index(0, 0);
     EXPECT_EQ(parts.data().toString(), "Parts");
     ASSERT_EQ(model.rowCount(parts), 2);
@@ -120,9 +120,9 @@ TEST(SceneTree, ListsSensorsByTheirPlaceWithWhatTheyWatch) {
     QStandardItemModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, spec);
-    const QModelIndex sensors = model.index(6, 0);
+    const QModelIndex sensors = model.index(7, 0);
     EXPECT_EQ(sensors.data().toString(), "Sensors");
-    EXPECT_EQ(model.index(6, 1).data().toString(), "2");
+    EXPECT_EQ(model.index(7, 1).data().toString(), "2");
     EXPECT_EQ(sensors.data(kSensorRole).toInt(), -1);
     EXPECT_EQ(sensors.data(kVariableRole).toInt(), 0);
     ASSERT_EQ(model.rowCount(sensors), 2);
@@ -188,9 +188,34 @@ TEST(SceneTree, RepopulatingReplacesTheContents) {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     populateSceneTree(model, engine::test::pendulum());
     populateSceneTree(model, engine::SceneSpec{});
-    ASSERT_EQ(model.rowCount(), 9);
+    ASSERT_EQ(model.rowCount(), 10);
     EXPECT_EQ(model.rowCount(model.index(0, 0)), 0);
     EXPECT_EQ(model.rowCount(model.index(1, 0)), 0);
+}
+
+TEST(SceneTree, ListsTablesByTheirPlaceWithTheirInterpolationAndRange) {
+    engine::SceneSpec spec = engine::test::pendulum();
+    engine::TableSpec shock;
+    shock.name = "shock";
+    shock.x = {-1.5, 0.0, 0.25, 1.5};
+    shock.y = {-1700, 0, 900, 2900};
+    spec.tables.push_back(shock);
+    QStandardItemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    populateSceneTree(model, spec);
+    const QModelIndex tables = model.index(6, 0);
+    EXPECT_EQ(tables.data().toString(), "Tables");
+    EXPECT_EQ(model.index(6, 1).data().toString(), "1");
+    EXPECT_EQ(tables.data(kTableRole).toInt(), -1);
+    EXPECT_EQ(model.index(5, 0).data().toString(), "Variables");
+    ASSERT_EQ(model.rowCount(tables), 1);
+    const QModelIndex row = model.index(0, 0, tables);
+    EXPECT_EQ(row.data().toString(), "shock");
+    EXPECT_EQ(row.data(kTableRole).toInt(), 1);
+    EXPECT_EQ(row.data(kEntityIdRole).toULongLong(), 0u);
+    EXPECT_TRUE(model.itemFromIndex(row)->isEditable());
+    EXPECT_EQ(model.index(0, 1, tables).data().toString(),
+              QString::fromUtf8("akima, 4 points, x -1.5 … 1.5"));
 }
 
 TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
@@ -201,9 +226,9 @@ TEST(SceneTree, ListsContactPairsAndPlotsWithIconsAndRenamableEntities) {
     spec.plots.push_back({"hinge load", {"hinge.Fx", "hinge.F"}, {}, {}});
     QStandardItemModel model;
     populateSceneTree(model, spec);
-    const QModelIndex contacts = model.index(7, 0), plots = model.index(8, 0);
+    const QModelIndex contacts = model.index(8, 0), plots = model.index(9, 0);
     EXPECT_EQ(contacts.data().toString(), "Contacts");
-    EXPECT_EQ(model.index(7, 1).data().toString(), "on: pgs, box friction");
+    EXPECT_EQ(model.index(8, 1).data().toString(), "on: pgs, box friction");
     EXPECT_EQ(model.index(0, 1, contacts).data().toString(),
               QString::fromUtf8("ground ↔ link, μ 0.1"));
     EXPECT_EQ(model.index(0, 0, plots).data().toString(), "hinge load");

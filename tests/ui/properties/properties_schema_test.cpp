@@ -69,6 +69,8 @@ const QString kScene = QStringLiteral("scene");
 const QString kVariable = QStringLiteral("variable");
 // A sensor's page: indices in SceneSpec::sensors, as variables'.
 const QString kSensor = QStringLiteral("sensor");
+// A table's page: indices in SceneSpec::tables, as variables'.
+const QString kTable = QStringLiteral("table");
 
 // Top-level keys the properties panel does not edit, and why.
 const std::map<QString, QString> kNotInProperties = {
@@ -191,6 +193,17 @@ private:
             if (owner == kScene && prefix.isEmpty() && kNotInProperties.count(name)) continue;
             const QString key = prefix + name;
             const QJsonObject node = resolve(it.value());
+            // A force law (a number, or {"table": name}), or three of them: the number and where
+            // the law comes from.
+            auto isLaw = [](const QJsonObject& n) {
+                return at(n, "type").isArray() && n.contains(QLatin1String("properties"));
+            };
+            if (isLaw(node) || (at(node, "type").toString() == QLatin1String("array") &&
+                                isLaw(resolve(at(node, "items"))))) {
+                expected_.insert({owner, key});
+                expected_.insert({owner, key + QStringLiteral(".table")});
+                continue;
+            }
             // A list of objects: entities of their own, or items shown on the owner's page.
             if (at(node, "type").toString() == QLatin1String("array")) {
                 QString itemsName = key;  // inline items are named by their place ("contact.pairs")
@@ -366,6 +379,17 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     engine::ForceSpec& torsion = force(engine::ForceType::RotationalSpringDamper);
     torsion.joint = "revolute";
     torsion.stiffness = 5.0;
+    // A table, the torsion spring's damping law.
+    spec.tables.push_back({.name = "drag",
+                           .interpolation = engine::TableInterpolation::Cubic,
+                           .x = {-1.0, 0.0, 1.0},
+                           .y = {-0.5, 0.0, 0.5},
+                           .extensions = {}});
+    // (a second torsion spring: the first keeps its constant law, whose number has a row)
+    engine::ForceSpec& tabled = force(engine::ForceType::RotationalSpringDamper);
+    tabled.name = "tabledTorsion";
+    tabled.joint = "revolute";
+    tabled.dampingTable = "drag";
     engine::ForceSpec& bushing = force(engine::ForceType::Bushing);
     bushing.markerI = {"pill", "m"};
     bushing.markerJ = {"ground", "origin"};
@@ -502,6 +526,8 @@ std::map<QString, std::vector<EntityId>> examplesOf(const SceneSpec& spec) {
         out[kVariable].push_back(static_cast<EntityId>(k));
     for (std::size_t k = 0; k < spec.sensors.size(); ++k)
         out[kSensor].push_back(static_cast<EntityId>(k));
+    for (std::size_t k = 0; k < spec.tables.size(); ++k)
+        out[kTable].push_back(static_cast<EntityId>(k));
     return out;
 }
 
@@ -621,6 +647,8 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
                 panel.showVariable(&spec, static_cast<int>(id));
             else if (owner == kSensor)
                 panel.showSensor(&spec, static_cast<int>(id));
+            else if (owner == kTable)
+                panel.showTable(&spec, static_cast<int>(id));
             else
                 show(id);
             for (const QString& key : panel.keys()) {
@@ -633,6 +661,11 @@ TEST_F(PropertiesSchemaTest, EveryFieldOfEveryEntityHasAnEditor) {
     }
     QStringList missing, noExample;
     for (const Expected& e : walker->expected()) {
+        // A table's y is edited with its x, in one list of points (the row of "x").
+        if (e.owner == kTable && e.key == QLatin1String("y")) {
+            EXPECT_TRUE(shown[e.owner].count(QStringLiteral("x")));
+            continue;
+        }
         if (!examples.count(e.owner))
             noExample << e.owner;
         else if (!shown[e.owner].count(e.key))
@@ -665,9 +698,10 @@ bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::
         return rule.kind == K::Expression || rule.kind == K::Any;
     case R::Points:  // a list of [x, y, z]
         return rule.kind == K::Array;
-    case R::Text:  // text, or a number that may be left blank (a contact pair's overrides)
+    case R::Text:  // text, or a number that may be left blank (a contact pair's overrides), or
+                   // the tables of a bushing's laws, one per axis
         return rule.kind == K::String || rule.kind == K::Any ||
-               (rule.kind == K::Number && f.format->value.empty());
+               (rule.kind == K::Number && f.format->value.empty()) || rule.orTable;
     case R::Choice:
         if (rule.kind == K::Word) {
             QStringList words;
@@ -677,9 +711,11 @@ bool rowFits(const PropertyField& f, const engine::io::format::Rule& rule, std::
                       " are not the format's " + words.join(QLatin1Char(' ')).toStdString();
             return why.empty();
         }
-        // A name of the scene (a marker, a joint, a part), how a soft joint holds, or which
-        // ends a joint coordinate's stops have (its limits: an object, or a list of them).
-        return rule.kind == K::String || rule.kind == K::Object || rule.kind == K::Any;
+        // A name of the scene (a marker, a joint, a part), how a soft joint holds, which ends
+        // a joint coordinate's stops have (its limits: an object, or a list of them), or where
+        // a force law comes from (its constant or a table).
+        return rule.kind == K::String || rule.kind == K::Object || rule.kind == K::Any ||
+               rule.orTable;
     case R::Info:
     case R::Button:
     case R::Heading:
@@ -701,8 +737,11 @@ TEST_F(PropertiesSchemaTest, EveryRowHasTheKindRangeAndDefaultOfItsKeyInTheForma
             FieldOptions options;
             if (owner == kVariable) options.variable = static_cast<int>(id);
             if (owner == kSensor) options.sensor = static_cast<int>(id);
-            defineFields(spec, owner == kVariable || owner == kSensor ? engine::kNoEntity : id,
-                         options, fields);
+            if (owner == kTable) options.table = static_cast<int>(id);
+            defineFields(
+                spec,
+                owner == kVariable || owner == kSensor || owner == kTable ? engine::kNoEntity : id,
+                options, fields);
             for (const auto& field : fields) {
                 const PropertyField& f = *field;
                 if (f.key.isEmpty() || own.count(f.key)) continue;

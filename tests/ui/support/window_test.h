@@ -4,6 +4,7 @@
 // name, read the last message).
 
 #include <QAction>
+#include <QComboBox>
 #include <QString>
 #include <QTest>
 
@@ -13,6 +14,7 @@
 #include "ui/mainwindow/file_actions.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/mainwindow/messages_panel.h"
+#include "ui/properties/properties_panel.h"
 #include "ui/viewport/viewport_widget.h"
 
 namespace ui::test {
@@ -44,6 +46,15 @@ protected:
         a->trigger();
     }
     const engine::SceneSpec& scene() const { return *window.scene(); }
+    // Picks `word` in the combo `label` of Properties and commits it, as the user would.
+    void pick(const QString& label, const QString& word) {
+        auto* combo = qobject_cast<QComboBox*>(window.properties()->editor(label));
+        ASSERT_TRUE(combo) << label.toStdString();
+        const int k = combo->findText(word);
+        ASSERT_GE(k, 0) << word.toStdString();
+        combo->setCurrentIndex(k);
+        window.properties()->commit(label);
+    }
     QString lastMessage() const {
         const MessagesPanel* m = window.messages();
         return m->count() ? m->item(m->count() - 1)->text() : QString();
