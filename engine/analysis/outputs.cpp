@@ -313,7 +313,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.springLength.clear();
     out.springRate.clear();
     for (const ForceModel& force : model.forces)
-        if (force.type == ForceType::SpringDamper ||
+        if (force.type == ForceType::SpringDamper || force.type == ForceType::Cable ||
             force.type == ForceType::RotationalSpringDamper) {
             const SpringReading r =
                 springReading(model, force, ws.frames, state.jointCoordinates, offsets);

@@ -85,7 +85,19 @@ struct SpringStateOf {
     double energy = 0.0;
     Vec3Of<S> u = Vec3Of<S>::Zero();
     bool directed = true;
+    // A cable's points (I, the via points, J) and its segments' unit vectors, from I to J (zero
+    // for a segment of no length).
+    std::vector<MarkerFrameOf<S>> points;
+    std::vector<Vec3Of<S>> segments;
 };
+
+// The markers a cable passes, from I to J.
+std::vector<int> cablePoints(const ForceModel& force) {
+    std::vector<int> out{force.markerI};
+    out.insert(out.end(), force.via.begin(), force.via.end());
+    out.push_back(force.markerJ);
+    return out;
+}
 
 template <class S>
 SpringStateOf<S> springState(const Model& model, const ForceModel& force,
@@ -93,6 +105,34 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
                              const Eigen::VectorXd& jointCoordinates,
                              const std::vector<int>& offsets) {
     SpringStateOf<S> k;
+    if (force.type == ForceType::Cable) {
+        // Its length is its segments'; its rate their rates'.
+        for (int m : cablePoints(force)) k.points.push_back(markerFrame(model, frames, m));
+        for (std::size_t i = 0; i + 1 < k.points.size(); ++i) {
+            const Vec3Of<S> d = k.points[i + 1].p - k.points[i].p;
+            const S l = normOf(d);
+            if (valueOf(l) < 1e-12) {
+                k.segments.push_back(Vec3Of<S>::Zero());
+                continue;
+            }
+            k.segments.push_back(d / l);
+            k.length += l;
+            k.rate += (k.points[i + 1].v - k.points[i].v).dot(k.segments.back());
+        }
+        k.directed = valueOf(k.length) >= 1e-12;
+        const S stretch = k.length - force.freeLength;
+        if (force.slack && valueOf(stretch) <= 0.0) return k;  // slack: no tension at all
+        // Taut: the spring's law; a rope's tension never below 0, what the damping would take
+        // it below left out (so the damping's power is the tension's beyond the elastic part).
+        const S elastic =
+            elasticForce(force.elasticLaw.get(), force.stiffness, stretch) + force.preload;
+        k.force = elastic + dampingForce(force.dampingLaw.get(), force.damping, k.rate);
+        if (force.slack && valueOf(k.force) < 0.0) k.force = S(0.0);
+        k.damping = k.force - elastic;
+        k.energy = elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(stretch)) +
+                   force.preload * valueOf(stretch);
+        return k;
+    }
     if (force.type == ForceType::SpringDamper) {
         const MarkerFrameOf<S> mi = markerFrame(model, frames, force.markerI);
         const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
@@ -239,6 +279,20 @@ void applyElement(const Model& model, const ForceModel& force, double t,
         const MarkerFrameOf<S> mj = markerFrame(model, frames, force.markerJ);
         addWrench<S>(frames, bodyOf(force.markerI), mi.p, k.force * k.u, zero, g);
         addWrench<S>(frames, bodyOf(force.markerJ), mj.p, -k.force * k.u, zero, g);
+        energies.elastic += k.energy;
+        energies.dampingPower += valueOf(k.damping * k.rate);
+        break;
+    }
+    case ForceType::Cable: {
+        const SpringStateOf<S> k = springState<S>(model, force, frames, jointCoordinates, offsets);
+        // Each segment pulls its two ends towards each other with the tension.
+        for (std::size_t i = 0; i < k.segments.size(); ++i) {
+            const Vec3Of<S> pull = k.force * k.segments[i];
+            const int from = i == 0 ? force.markerI : force.via[i - 1];
+            const int to = i + 1 == k.segments.size() ? force.markerJ : force.via[i];
+            addWrench<S>(frames, bodyOf(from), k.points[i].p, pull, zero, g);
+            addWrench<S>(frames, bodyOf(to), k.points[i + 1].p, -pull, zero, g);
+        }
         energies.elastic += k.energy;
         energies.dampingPower += valueOf(k.damping * k.rate);
         break;
@@ -419,6 +473,7 @@ std::string nonFiniteExpression(const ForceModel& force, double t) {
     case ForceType::SpringDamper:
     case ForceType::RotationalSpringDamper:
     case ForceType::Bushing:
+    case ForceType::Cable:
         break;  // no expressions
     }
     return {};

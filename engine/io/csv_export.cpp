@@ -54,9 +54,11 @@ void CsvWriter::writeHeader() {
             column(ch::of(f.name, ch::kEffort));
     // Springs' force, length and rate (Outputs::springForce, …, in the model's order).
     for (const ForceModel& f : model_.forces)
-        if (f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper)
-            for (const char* c : f.type == ForceType::SpringDamper ? ch::kSpringChannels
-                                                                   : ch::kRotationalSpringChannels)
+        if (f.type == ForceType::SpringDamper || f.type == ForceType::Cable ||
+            f.type == ForceType::RotationalSpringDamper)
+            for (const char* c : f.type == ForceType::RotationalSpringDamper
+                                     ? ch::kRotationalSpringChannels
+                                     : ch::kSpringChannels)
                 column(ch::of(f.name, c));
     for (const char* c :
          {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
@@ -165,7 +167,8 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
         }
     std::size_t spring = 0;
     for (const ForceModel& f : model_.forces)
-        if (f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper) {
+        if (f.type == ForceType::SpringDamper || f.type == ForceType::Cable ||
+            f.type == ForceType::RotationalSpringDamper) {
             for (const std::vector<double>* v : {&o.springForce, &o.springLength, &o.springRate})
                 put(spring < v->size() ? (*v)[spring] : std::nan(""));
             ++spring;

@@ -231,7 +231,7 @@ std::vector<ObjectFormat> describe() {
     }, {}});
     objects.push_back({"force", "/$defs/force", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among forces"},
-        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController computedTorque lineForce jointForce", "", "yes", "—", "the force law (table below)"},
+        {"type", "string", "enum pointForce pointTorque springDamper rotationalSpringDamper bushing jointController computedTorque lineForce jointForce cable", "", "yes", "—", "the force law (table below)"},
         {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model (minor version 13)"},
         {"startsOn", "bool", "bool", "true", "no", "`true`", "`false`: in the model but off (no force) until a sensor switches it on (minor version 15)"},
         {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "where the force acts (its origin), or the part the torque acts on", "pointForce pointTorque"},
@@ -240,11 +240,13 @@ std::vector<ObjectFormat> describe() {
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing lineForce"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing lineForce"},
         {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController, jointForce: a revolute, prismatic or cylindrical joint; computedTorque: a revolute or prismatic joint of the mechanism's tree", "rotationalSpringDamper jointController computedTorque jointForce"},
-        {"stiffness", "number ≥ 0, N/m (N·m/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "k; or a table of the elastic force (torque) over the deflection l − l0 (θ − θ0) in place of k (l − l0) (minor version 19)", "springDamper rotationalSpringDamper"},
-        {"damping", "number ≥ 0, N·s/m (N·m·s/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "c; or a table of the damping force (torque) over the rate l̇ (θ̇) in place of c l̇ (minor version 19)", "springDamper rotationalSpringDamper"},
-        {"freeLength", "number, m", "number >=0", "0", "no", "0", "l0", "springDamper"},
+        {"points", "array of `\"part.marker\"`", "array", "", "yes", "—", "at least 2: the cable's ends (the first is I, the last J) and the points it passes between, in order, on any parts (minor version 19)", "cable"},
+        {"slack", "bool", "bool", "true", "no", "`true`", "a rope: no tension while it is no longer than its free length, and never a push; `false`: a spring along the line, pushing when short (minor version 19)", "cable"},
+        {"stiffness", "number ≥ 0, N/m (N·m/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "k; or a table of the elastic force (torque) over the deflection l − l0 (θ − θ0) in place of k (l − l0) (minor version 19)", "springDamper rotationalSpringDamper cable"},
+        {"damping", "number ≥ 0, N·s/m (N·m·s/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "c; or a table of the damping force (torque) over the rate l̇ (θ̇) in place of c l̇ (minor version 19)", "springDamper rotationalSpringDamper cable"},
+        {"freeLength", "number, m", "number >=0", "0", "no", "0", "l0 (a cable's: of its whole length)", "springDamper cable"},
         {"freeAngle", "number, rad", "number", "0", "no", "0", "θ0", "rotationalSpringDamper"},
-        {"preload", "number, N (N·m)", "number", "0", "no", "0", "added to the spring's force (torque)", "springDamper rotationalSpringDamper"},
+        {"preload", "number, N (N·m)", "number", "0", "no", "0", "added to the spring's force (torque); a slack cable's ≥ 0", "springDamper rotationalSpringDamper cable"},
         {"translationalStiffness", "[x, y, z] N/m, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the force along the axis over the displacement (minor version 19)", "bushing"},
         {"translationalDamping", "[x, y, z] N·s/m, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the force over the displacement's rate (minor version 19)", "bushing"},
         {"rotationalStiffness", "[x, y, z] N·m/rad, each a number or `{\"table\": name}`", "vec3 >=0 table", "[0, 0, 0]", "no", "`[0, 0, 0]`", "in marker J's axes; a table gives the torque about the axis over the rotation (minor version 19)", "bushing"},
@@ -256,7 +258,7 @@ std::vector<ObjectFormat> describe() {
         {"kd", "number ≥ 0; jointController N·m·s/rad (N·s/m), computedTorque 1/s", "number >=0", "0", "no", "0", "derivative gain (computedTorque: 2ζω, ζ the error's damping ratio)", "jointController computedTorque"},
         {"maxEffort", "number ≥ 0, N·m (N)", "number >=0", "0", "no", "0: no limit", "the effort is limited to ±maxEffort", "jointController computedTorque"},
         {"gravityCompensation", "bool", "bool", "false", "no", "`false`", "`true`: the effort the joint needs to hold the mechanism's tree against gravity where it is, g(q), is added to the servo's (minor version 17)", "jointController"},
-    }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController", "computedTorque", "lineForce", "jointForce"}});
+    }, {"pointForce", "pointTorque", "springDamper", "rotationalSpringDamper", "bushing", "jointController", "computedTorque", "lineForce", "jointForce", "cable"}});
     objects.push_back({"motion", "/$defs/motion", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among motions"},
         {"joint", "joint name", "string", "", "yes", "—", "a revolute, prismatic or cylindrical joint"},

@@ -1181,7 +1181,7 @@ public:
             error(at + "/type", "unknown force type '" + excerpt(type) +
                                     "' (expected pointForce, pointTorque, springDamper, "
                                     "rotationalSpringDamper, bushing, jointController, "
-                                    "computedTorque, lineForce or jointForce)");
+                                    "computedTorque, lineForce, jointForce or cable)");
             return;
         }
         f.type = *parsed;
@@ -1213,6 +1213,29 @@ public:
         case ForceType::SpringDamper:
             markerRef(j, at, "markerI", f.markerI);
             markerRef(j, at, "markerJ", f.markerJ);
+            law(j, at + "/stiffness", "stiffness", f.stiffness, f.stiffnessTable);
+            law(j, at + "/damping", "damping", f.damping, f.dampingTable);
+            scalar("freeLength", f.freeLength);
+            scalar("preload", f.preload);
+            break;
+        case ForceType::Cable:
+            if (const json* pts = required(j, at, "points"); pts && isArray(*pts, at + "/points")) {
+                if (pts->size() < 2) {
+                    error(at + "/points",
+                          "a cable needs at least 2 points (its two ends), it has " +
+                              std::to_string(pts->size()));
+                } else {
+                    std::vector<MarkerRef> refs(pts->size());
+                    for (std::size_t k = 0; k < pts->size(); ++k) {
+                        const json one = {{std::to_string(k), (*pts)[k]}};
+                        markerRef(one, at + "/points", std::to_string(k).c_str(), refs[k]);
+                    }
+                    f.markerI = refs.front();
+                    f.markerJ = refs.back();
+                    f.via.assign(refs.begin() + 1, refs.end() - 1);
+                }
+            }
+            if (const json* sl = optional(j, "slack")) boolean(*sl, at + "/slack", f.slack);
             law(j, at + "/stiffness", "stiffness", f.stiffness, f.stiffnessTable);
             law(j, at + "/damping", "damping", f.damping, f.dampingTable);
             scalar("freeLength", f.freeLength);

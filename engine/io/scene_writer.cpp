@@ -213,6 +213,18 @@ json forceJson(const ForceSpec& f) {
         j["freeLength"] = f.freeLength;
         if (f.preload != 0.0) j["preload"] = f.preload;
         break;
+    case ForceType::Cable: {
+        json points = json::array({f.markerI.text()});
+        for (const MarkerRef& v : f.via) points.push_back(v.text());
+        points.push_back(f.markerJ.text());
+        j["points"] = points;
+        j["stiffness"] = law(f.stiffness, f.stiffnessTable);
+        j["damping"] = law(f.damping, f.dampingTable);
+        j["freeLength"] = f.freeLength;
+        if (f.preload != 0.0) j["preload"] = f.preload;
+        if (!f.slack) j["slack"] = false;
+        break;
+    }
     case ForceType::RotationalSpringDamper:
         j["joint"] = f.joint;
         j["stiffness"] = law(f.stiffness, f.stiffnessTable);

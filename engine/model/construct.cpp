@@ -247,6 +247,7 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         break;
     }
     case ForceType::SpringDamper:
+    case ForceType::Cable:
     case ForceType::Bushing:
     case ForceType::LineForce: {
         const auto i = refOf(markerI), j = refOf(markerJ);
@@ -256,9 +257,9 @@ EntityId addForce(SceneSpec& spec, ForceType type, EntityId markerI, EntityId ma
         const auto [mi, Ii] = massAndInertia(*partOfMarker(spec, markerI));
         const auto [mj, Ij] = massAndInertia(*partOfMarker(spec, markerJ));
         const double m = reduced(mi, mj), I = reduced(Ii, Ij);
-        if (type == ForceType::SpringDamper) {
-            // At its free length where it is made: the spring pulls only once the parts move;
-            // 2 Hz on the parts it joins.
+        if (type == ForceType::SpringDamper || type == ForceType::Cable) {
+            // At its free length where it is made: the spring pulls only once the parts move
+            // (a cable, once they move apart); 2 Hz on the parts it joins.
             std::tie(force.stiffness, force.damping) = tuned(std::isfinite(m) ? m : 1.0, 2.0);
             force.freeLength =
                 (markerWorldPose(spec, markerI).p - markerWorldPose(spec, markerJ).p).norm();

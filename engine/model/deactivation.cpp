@@ -22,10 +22,6 @@ void leaveOut(Out& out, const std::string& name, std::string why) {
 bool forceOnJoint(ForceType type) {
     return actsOnJoint(type);
 }
-bool forceHasMarkerJ(ForceType type) {
-    return type == ForceType::SpringDamper || type == ForceType::Bushing ||
-           type == ForceType::LineForce;
-}
 
 // The part a measure argument names: "part.marker" or a part.
 std::string_view partOf(std::string_view argument) {
@@ -120,9 +116,7 @@ Deactivation deactivation(const SceneSpec& spec, std::optional<Analysis> analysi
             if (has(out.joints, force.joint))
                 leaveOut(out.forces, force.name, "on deactivated joint '" + force.joint + "'");
         } else {
-            std::vector<const MarkerRef*> ends{&force.markerI};
-            if (forceHasMarkerJ(force.type)) ends.push_back(&force.markerJ);
-            for (const MarkerRef* end : ends)
+            for (const MarkerRef* end : force.markerRefs())
                 if (has(out.parts, end->part))
                     leaveOut(out.forces, force.name, "on deactivated part '" + end->part + "'");
         }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace engine {
 namespace {
@@ -101,7 +102,7 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
                 for (MarkerRef* ref : {&j.markerI, &j.markerJ})
                     if (ref->part == old) ref->part = name;
             for (ForceSpec& f : spec.forces)
-                for (MarkerRef* ref : {&f.markerI, &f.markerJ})
+                for (MarkerRef* ref : f.markerRefs())
                     if (ref->part == old) ref->part = name;
             for (ContactPairSpec& p : spec.contact.pairs) {
                 if (p.partA == old) p.partA = name;
@@ -125,7 +126,7 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
                 for (MarkerRef* ref : {&j.markerI, &j.markerJ})
                     if (ref->part == part.name && ref->marker == old) ref->marker = name;
             for (ForceSpec& f : spec.forces)
-                for (MarkerRef* ref : {&f.markerI, &f.markerJ})
+                for (MarkerRef* ref : f.markerRefs())
                     if (ref->part == part.name && ref->marker == old) ref->marker = name;
             return true;
         }
@@ -317,8 +318,9 @@ std::vector<std::string> deleteEntityOnly(SceneSpec& spec, EntityId id) {
             return false;
         };
         for (auto it = spec.forces.begin(); it != spec.forces.end();) {
-            const bool onMarker =
-                refersTo(it->markerI, part, marker) || refersTo(it->markerJ, part, marker);
+            bool onMarker = false;
+            for (const MarkerRef* ref : std::as_const(*it).markerRefs())
+                onMarker = onMarker || refersTo(*ref, part, marker);
             const bool onJoint = !it->joint.empty() && onRemovedJoint(it->joint);
             if ((!actsOnJoint(it->type) && onMarker) || onJoint) {
                 removed.push_back(it->name);
@@ -554,6 +556,10 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
                    (!onePoint && !mapped(original.markerJ, force.markerJ))) {
             continue;
         }
+        bool viaMapped = true;  // a cable's via points too
+        for (std::size_t k = 0; k < original.via.size(); ++k)
+            viaMapped = viaMapped && mapped(original.via[k], force.via[k]);
+        if (!viaMapped) continue;
         force.id = target.newId();
         force.name = freshName(original.name, taken);
         target.forces.push_back(std::move(force));

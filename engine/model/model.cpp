@@ -719,8 +719,12 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         } else {
             f.markerI = marker(spec_f.markerI);
             if (spec_f.type == ForceType::SpringDamper || spec_f.type == ForceType::Bushing ||
-                spec_f.type == ForceType::LineForce)
+                spec_f.type == ForceType::LineForce || spec_f.type == ForceType::Cable)
                 f.markerJ = marker(spec_f.markerJ);
+            if (spec_f.type == ForceType::Cable) {
+                for (const MarkerRef& ref : spec_f.via) f.via.push_back(marker(ref));
+                f.slack = spec_f.slack;
+            }
         }
         std::string error;
         std::vector<int> read;
@@ -732,6 +736,12 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             }
         }
         f.stateBodies = bodiesOf(read);
+        // A cable acts on its via points' bodies too: the implicit step differentiates there.
+        for (int m : f.via)
+            if (const int b = model->markers[static_cast<std::size_t>(m)].body;
+                b != kGround &&
+                std::find(f.stateBodies.begin(), f.stateBodies.end(), b) == f.stateBodies.end())
+                f.stateBodies.push_back(b);
         f.inMarkerFrame = spec_f.inMarkerFrame;
         f.stiffness = spec_f.stiffness;
         f.damping = spec_f.damping;

@@ -179,13 +179,16 @@ struct ForceModel {
     ForceType type = ForceType::SpringDamper;
     int markerI = -1;
     int markerJ = -1;
+    std::vector<int> via;      // cable: the markers it passes, from I to J
+    bool slack = true;         // cable: no tension while slack, never a push
     int joint = -1;            // rotational spring-damper
     Expression components[3];  // point force / torque; a line or joint force's magnitude
     // Per component, its expression's inputs as indices into the state values (empty: a
     // function of time alone).
     std::vector<int> inputs[3];
-    // The bodies the element's force depends on through its expressions' measures (besides
-    // those it acts on): the implicit integrators differentiate over them too.
+    // The bodies the element's force depends on through its expressions' measures, and a
+    // cable's via points' bodies (besides those of I and J): the implicit integrators
+    // differentiate over them too.
     std::vector<int> stateBodies;
     bool inMarkerFrame = false;
     double stiffness = 0.0, damping = 0.0, freeLength = 0.0, preload = 0.0;

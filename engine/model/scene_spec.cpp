@@ -65,7 +65,7 @@ constexpr std::array<std::pair<ShapeType, std::string_view>, 7> kShapeNames{{
     {ShapeType::Plane, "plane"},
 }};
 
-constexpr std::array<std::pair<ForceType, std::string_view>, 9> kForceNames{{
+constexpr std::array<std::pair<ForceType, std::string_view>, 10> kForceNames{{
     {ForceType::PointForce, "pointForce"},
     {ForceType::PointTorque, "pointTorque"},
     {ForceType::SpringDamper, "springDamper"},
@@ -75,6 +75,7 @@ constexpr std::array<std::pair<ForceType, std::string_view>, 9> kForceNames{{
     {ForceType::ComputedTorque, "computedTorque"},
     {ForceType::LineForce, "lineForce"},
     {ForceType::JointForce, "jointForce"},
+    {ForceType::Cable, "cable"},
 }};
 
 constexpr std::array<std::pair<CouplerType, std::string_view>, 4> kCouplerNames{{
@@ -349,6 +350,25 @@ const TableSpec* SceneSpec::findTable(std::string_view name) const {
     for (const TableSpec& table : tables)
         if (table.name == name) return &table;
     return nullptr;
+}
+
+std::vector<const MarkerRef*> ForceSpec::markerRefs() const {
+    std::vector<const MarkerRef*> out;
+    if (actsOnJoint(type)) return out;
+    out.push_back(&markerI);
+    if (type == ForceType::SpringDamper || type == ForceType::Bushing ||
+        type == ForceType::LineForce || type == ForceType::Cable)
+        out.push_back(&markerJ);
+    if (type == ForceType::Cable)
+        for (const MarkerRef& v : via) out.push_back(&v);
+    return out;
+}
+
+std::vector<MarkerRef*> ForceSpec::markerRefs() {
+    std::vector<MarkerRef*> out;
+    for (const MarkerRef* ref : std::as_const(*this).markerRefs())
+        out.push_back(const_cast<MarkerRef*>(ref));
+    return out;
 }
 
 bool ForceSpec::usesTables() const {
@@ -979,9 +999,34 @@ Diagnostics validate(const SceneSpec& spec) {
                                 force.type == ForceType::Bushing ||
                                 force.type == ForceType::LineForce;
         const bool onJoint = actsOnJoint(force.type);
-        if (!onJoint && !findMarker(force.markerI))
+        if (force.type == ForceType::Cable) {
+            // Its points, I, the via points, J: markers of the scene; a segment between two
+            // markers of one part is fixed, but a cable wholly on one part does nothing.
+            const std::size_t n = force.via.size() + 2;
+            std::set<std::string> parts;
+            for (std::size_t p = 0; p < n; ++p) {
+                const MarkerRef& ref = p == 0       ? force.markerI
+                                       : p == n - 1 ? force.markerJ
+                                                    : force.via[p - 1];
+                if (!findMarker(ref))
+                    check.error(at + "/points/" + std::to_string(p),
+                                "no marker '" + ref.text() + "'");
+                parts.insert(ref.part);
+            }
+            if (parts.size() == 1)
+                check.error(at + "/points", "cable '" + force.name +
+                                                "' runs between markers of one part '" +
+                                                force.markerI.part + "' only: it pulls nothing");
+            if (!std::isfinite(force.freeLength) || force.freeLength < 0.0)
+                check.error(at + "/freeLength", "free length must be zero or positive");
+            if (force.slack && force.preload < 0.0)
+                check.error(at + "/preload",
+                            "a slack cable's preload must be zero or positive: a rope pushes "
+                            "nothing");
+        } else if (!onJoint && !findMarker(force.markerI)) {
             check.error(at + (twoMarkers ? "/markerI" : "/marker"),
                         "no marker '" + force.markerI.text() + "'");
+        }
         if (twoMarkers) {
             if (!findMarker(force.markerJ))
                 check.error(at + "/markerJ", "no marker '" + force.markerJ.text() + "'");

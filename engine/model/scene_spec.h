@@ -330,6 +330,7 @@ enum class ForceType {
     ComputedTorque,          // model-based servo: M(q)(q̈_d + kd ė + kp e) + h(q, q̇)
     LineForce,               // along the line between markers I and J, magnitude an expression
     JointForce,              // on a joint coordinate (torque or force), an expression
+    Cable,                   // a multipoint spring from marker I through `via` to marker J
 };
 
 std::string_view forceTypeName(ForceType type);
@@ -378,6 +379,18 @@ struct ForceSpec {
     Vec3 translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero();
     Vec3 rotationalDamping = Vec3::Zero();
+    // Cable (a multipoint spring, seed 003 §0.14): a line from marker I's origin through the
+    // origins of `via` (markers on any parts, in order) to marker J's. Its length l is the sum
+    // of its segments'; its tension is the spring's law on it, k (l − freeLength) + c l̇ +
+    // preload (the stiffness and damping may be tables), pulling each point along its two
+    // segments. `slack`: a rope, which pushes nothing — no tension while l ≤ freeLength, and
+    // never a negative one.
+    std::vector<MarkerRef> via;
+    bool slack = true;
+    // The markers it names: I, then J (two-marker elements and cables), then a cable's via
+    // points; none for an element on a joint.
+    std::vector<MarkerRef*> markerRefs();
+    std::vector<const MarkerRef*> markerRefs() const;
     // Per axis, a bushing's law from a table in place of the constant's ("" for the constant):
     // the force (torque) resisting the displacement (rotation) along (about) that axis of J, as
     // a function of it, and likewise of its rate.

@@ -134,6 +134,30 @@ std::vector<StiffnessEstimate> stiffnessEstimates(const Model& model,
             add(out, f, force.stiffness, force.damping, inverse, rotation);
             break;
         }
+        case ForceType::Cable: {
+            // Each point pulled along its segments: the most mobile point along the cable.
+            const std::vector<int> points = [&] {
+                std::vector<int> p{force.markerI};
+                p.insert(p.end(), force.via.begin(), force.via.end());
+                p.push_back(force.markerJ);
+                return p;
+            }();
+            double inverse = 0.0;
+            for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+                const Transform A = markerPose(model, X_WB, points[i]),
+                                B = markerPose(model, X_WB, points[i + 1]);
+                const Vec3 d = B.p - A.p;
+                if (d.norm() < 1e-12) continue;
+                const Vec3 n = d.normalized();
+                for (int m : {points[i], points[i + 1]}) {
+                    const int b = model.markers[static_cast<std::size_t>(m)].body;
+                    inverse = std::max(inverse,
+                                       inverseMass(model, X_WB, b, m == points[i] ? A.p : B.p, n));
+                }
+            }
+            add(out, f, force.stiffness, force.damping, inverse, false);
+            break;
+        }
         case ForceType::PointForce:
         case ForceType::PointTorque:
         case ForceType::LineForce:  // (an expression: its stiffness is not known beforehand)

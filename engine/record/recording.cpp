@@ -142,7 +142,8 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     // Springs: force (torque), length (angle) and its rate.
     if (springChannels)
         for (const ForceModel& force : model.forces) {
-            const bool linear = force.type == ForceType::SpringDamper;
+            const bool linear =
+                force.type == ForceType::SpringDamper || force.type == ForceType::Cable;
             if (!linear && force.type != ForceType::RotationalSpringDamper) continue;
             ++springs_;
             const char* const* names = linear ? ch::kSpringChannels : ch::kRotationalSpringChannels;

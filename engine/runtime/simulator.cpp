@@ -67,9 +67,10 @@ void Simulator::startThread() {
                        std::all_of(model_->switches.begin(), model_->switches.end(),
                                    [](const SwitchModel& k) { return k.kind == SwitchKind::Held; });
     for (const ForceModel& f : model_->forces)
-        energyConserved_ = energyConserved_ && (f.type == ForceType::SpringDamper ||
-                                                f.type == ForceType::RotationalSpringDamper ||
-                                                f.type == ForceType::Bushing);
+        energyConserved_ =
+            energyConserved_ &&
+            (f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper ||
+             f.type == ForceType::Bushing || f.type == ForceType::Cable);
     statsWall_ = Clock::now();
     publish();
     thread_ = std::thread([this] { run(); });

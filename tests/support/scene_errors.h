@@ -36,4 +36,21 @@ inline SceneSpec parsedScene(const std::string& text) {
     return r.scene ? *r.scene : SceneSpec{};
 }
 
+// Whether `text` with `from` replaced by `to` is refused by the reader with a diagnostic at
+// `where` whose message holds `words` (every word of it: a test failure otherwise).
+inline void expectEditRefused(const std::string& text, const std::string& from,
+                              const std::string& to, const std::string& where,
+                              const std::string& words = "") {
+    std::string bad = text;
+    const std::size_t at = bad.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    bad.replace(at, from.size(), to);
+    const io::SceneLoadResult r = io::parseScene(bad);
+    EXPECT_FALSE(r.scene) << where;
+    bool found = false;
+    for (const Diagnostic& d : r.diagnostics)
+        found = found || (d.where == where && d.message.find(words) != std::string::npos);
+    EXPECT_TRUE(found) << where << " '" << words << "'";
+}
+
 }  // namespace engine::test

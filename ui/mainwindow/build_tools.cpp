@@ -282,8 +282,9 @@ void BuildTools::createActions(QMenu* menu, QToolBar* parts, QToolBar* joints, Q
 
     QMenu* forceMenu = menu->addMenu(tr("&Force"));
     const engine::ForceType betweenTwo[] = {
-        engine::ForceType::SpringDamper, engine::ForceType::Bushing, engine::ForceType::LineForce,
-        engine::ForceType::PointForce, engine::ForceType::PointTorque};
+        engine::ForceType::SpringDamper, engine::ForceType::Bushing,
+        engine::ForceType::LineForce,    engine::ForceType::Cable,
+        engine::ForceType::PointForce,   engine::ForceType::PointTorque};
     for (const engine::ForceType type : betweenTwo) {
         const QString name = toQString(engine::forceTypeName(type));
         QAction* a =
@@ -636,8 +637,9 @@ void BuildTools::finishPair(const End& second) {
     // ground) stays where it was clicked, so the spring has a length and a direction. A joint
     // or a bushing is closed where it is made: its ground end joins the part's.
     const bool alongALine =
-        tool_ == Tool::Force && (forceType_ == engine::ForceType::SpringDamper ||
-                                 forceType_ == engine::ForceType::LineForce);
+        tool_ == Tool::Force &&
+        (forceType_ == engine::ForceType::SpringDamper ||
+         forceType_ == engine::ForceType::LineForce || forceType_ == engine::ForceType::Cable);
     if (!resolve(after, first, second, markerI, markerJ, reason, alongALine)) {
         emit message(kError, tr("Not made: %1.").arg(reason));
         return;

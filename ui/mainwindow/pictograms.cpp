@@ -219,6 +219,17 @@ bool paintForces(const QString& what, Ink& k) {
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(ink, 1.8));
         p.drawPath(zigzag);
+    } else if (what == QLatin1String("cable")) {
+        // A rope over a sheave to a load.
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(ink, 1.4));
+        p.drawEllipse(QRectF(7, 3, 10, 10));
+        p.setPen(QPen(accent, 1.8));
+        p.drawLine(QPointF(7, 8), QPointF(7, 21));
+        p.drawLine(QPointF(17, 8), QPointF(17, 15));
+        p.setBrush(ink);
+        p.setPen(Qt::NoPen);
+        p.drawRect(QRectF(14, 15, 6, 6));
     } else if (what == QLatin1String("rotationalSpringDamper")) {
         QPainterPath spiral;
         for (int k = 0; k <= 60; ++k) {

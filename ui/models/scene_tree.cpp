@@ -354,7 +354,13 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
             details += QStringLiteral(": %1 → %2")
                            .arg(QString::fromStdString(force.markerI.text()),
                                 QString::fromStdString(force.markerJ.text()));
-        else
+        else if (force.type == engine::ForceType::Cable) {
+            // Its path: "ground.top → sheave.rim → load.hook".
+            QStringList path{QString::fromStdString(force.markerI.text())};
+            for (const engine::MarkerRef& v : force.via) path << QString::fromStdString(v.text());
+            path << QString::fromStdString(force.markerJ.text());
+            details += QStringLiteral(": ") + path.join(QString::fromUtf8(" → "));
+        } else
             details += QStringLiteral(" at %1").arg(QString::fromStdString(force.markerI.text()));
         forces[0]->appendRow(
             row(QString::fromStdString(force.name), details, force.id, Kind::Force, true));

@@ -656,7 +656,7 @@ void forceFields(FieldList& b) {
     b.title = tr("Force (%1)").arg(toQString(engine::forceTypeName(force->type)));
     b.name();
     QStringList types;
-    for (int k = 0; k <= static_cast<int>(engine::ForceType::JointForce); ++k)
+    for (int k = 0; k <= static_cast<int>(engine::ForceType::Cable); ++k)
         types << toQString(engine::forceTypeName(static_cast<engine::ForceType>(k)));
     b.choice(
         tr("Type"), QStringLiteral("type"), types,
@@ -711,13 +711,25 @@ void forceFields(FieldList& b) {
             return;
         }
         const engine::TableSpec* t = spec.findTable(named);
-        b.info(label,
-               t ? tr("table '%1': %2 over %3, %4 points")
-                       .arg(toQString(named),
-                            force->type == engine::ForceType::SpringDamper ? tr("force (N)")
-                                                                           : tr("torque (N·m)"),
-                            over, QString::number(t->x.size()))
-                 : tr("no table '%1' in the scene").arg(toQString(named)));
+        b.info(label, t ? tr("table '%1': %2 over %3, %4 points")
+                              .arg(toQString(named),
+                                   force->type == engine::ForceType::RotationalSpringDamper
+                                       ? tr("torque (N·m)")
+                                       : tr("force (N)"),
+                                   over, QString::number(t->x.size()))
+                        : tr("no table '%1' in the scene").arg(toQString(named)));
+    };
+    // A spring's or a cable's law along its length (`over`: what its stiffness table is of),
+    // its free length and its preload.
+    auto lengthLaw = [&](QString over) {
+        law(tr("Stiffness"), QStringLiteral("N/m"), QStringLiteral("stiffness"),
+            &engine::ForceSpec::stiffness, &engine::ForceSpec::stiffnessTable, std::move(over));
+        law(tr("Damping"), QStringLiteral("N·s/m"), QStringLiteral("damping"),
+            &engine::ForceSpec::damping, &engine::ForceSpec::dampingTable, tr("rate (m/s)"));
+        scalar(tr("Free length"), QStringLiteral("m"), 1.0, QStringLiteral("freeLength"),
+               &engine::ForceSpec::freeLength);
+        scalar(tr("Preload"), QStringLiteral("N"), 1.0, QStringLiteral("preload"),
+               &engine::ForceSpec::preload);
     };
     // A force's expressions may read the mechanism's state: its measures and variables.
     auto expression = [&](QString label, QString key, int component, QString unit) {
@@ -749,16 +761,56 @@ void forceFields(FieldList& b) {
     case engine::ForceType::SpringDamper:
         b.markerChoice(tr("Marker I"), QStringLiteral("markerI"), &engine::ForceSpec::markerI, F);
         b.markerChoice(tr("Marker J"), QStringLiteral("markerJ"), &engine::ForceSpec::markerJ, F);
-        law(tr("Stiffness"), QStringLiteral("N/m"), QStringLiteral("stiffness"),
-            &engine::ForceSpec::stiffness, &engine::ForceSpec::stiffnessTable,
-            tr("deflection l − l0 (m)"));
-        law(tr("Damping"), QStringLiteral("N·s/m"), QStringLiteral("damping"),
-            &engine::ForceSpec::damping, &engine::ForceSpec::dampingTable, tr("rate (m/s)"));
-        scalar(tr("Free length"), QStringLiteral("m"), 1.0, QStringLiteral("freeLength"),
-               &engine::ForceSpec::freeLength);
-        scalar(tr("Preload"), QStringLiteral("N"), 1.0, QStringLiteral("preload"),
-               &engine::ForceSpec::preload);
+        lengthLaw(tr("deflection l − l0 (m)"));
         break;
+    case engine::ForceType::Cable: {
+        // Its path, one marker a line from I to J; then its law, as a spring's.
+        QStringList markers;
+        for (const engine::Part& part : spec.parts)
+            for (const engine::Marker& m : part.markers)
+                markers << toQString(part.name + "." + m.name);
+        PropertyField f;
+        f.kind = PropertyField::Kind::Points;
+        f.label = tr("Points");
+        f.key = QStringLiteral("points");
+        f.getText = [F](const SceneSpec& s) {
+            std::string text = F(s)->markerI.text();
+            for (const engine::MarkerRef& v : F(s)->via) text += "\n" + v.text();
+            return text + "\n" + F(s)->markerJ.text();
+        };
+        f.setText = [F](SceneSpec& s, const std::string& text) {
+            std::vector<engine::MarkerRef> refs;
+            for (const QString& line : toQString(text).split(QLatin1Char('\n'))) {
+                const QString t = line.trimmed();
+                const qsizetype dot = t.indexOf(QLatin1Char('.'));
+                if (dot > 0)
+                    refs.push_back({t.left(dot).toStdString(), t.mid(dot + 1).toStdString()});
+            }
+            if (refs.size() < 2) return;
+            F(s)->markerI = refs.front();
+            F(s)->markerJ = refs.back();
+            F(s)->via.assign(refs.begin() + 1, refs.end() - 1);
+        };
+        f.checkText = [markers](const std::string& text) {
+            int count = 0;
+            for (const QString& line : toQString(text).split(QLatin1Char('\n'))) {
+                const QString t = line.trimmed();
+                if (t.isEmpty()) continue;
+                ++count;
+                if (!markers.contains(t))
+                    return tr("line %1: no marker '%2' (write part.marker)").arg(count).arg(t);
+            }
+            return count < 2 ? tr("a cable needs its two ends: one marker a line, part.marker")
+                             : QString();
+        };
+        b.add(std::move(f));
+        b.toggle(
+            tr("Slack (a rope)"), QStringLiteral("slack"),
+            [F](const SceneSpec& s) { return F(s)->slack; },
+            [F](SceneSpec& s, bool on) { F(s)->slack = on; });
+        lengthLaw(tr("stretch l − l0 (m)"));
+        break;
+    }
     case engine::ForceType::RotationalSpringDamper:
         b.jointChoice(tr("Joint"), QStringLiteral("joint"), F, &engine::ForceSpec::joint);
         law(tr("Stiffness"), QStringLiteral("N·m/rad"), QStringLiteral("stiffness"),

@@ -532,6 +532,9 @@ void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& part
         if (spring.straight) {
             points->clear();
             points->push_back(toOsg(p0));
+            for (const auto& [part, X_PM] : spring.via)  // a cable's path
+                if (static_cast<std::size_t>(part) < partPoses.size())
+                    points->push_back(toOsg((partPoses[static_cast<std::size_t>(part)] * X_PM).p));
             points->push_back(toOsg(p1));
         } else {
             coil(*points, p0, p1, spring.radius, 10);
@@ -859,12 +862,13 @@ void addCurves(SceneGraph& g, const engine::SceneSpec& spec) {
 
 void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
     // Spring-dampers: coils between their markers, in world coordinates; line forces: the
-    // line they act along.
+    // line they act along; cables: their path through their points.
     std::vector<engine::Transform> poses;
     for (const engine::Part& part : spec.parts) poses.push_back(part.X_WP);
     for (const engine::ForceSpec& force : spec.forces) {
         const bool line = force.type == engine::ForceType::LineForce;
-        if (force.type != engine::ForceType::SpringDamper && !line) continue;
+        const bool cable = force.type == engine::ForceType::Cable;
+        if (force.type != engine::ForceType::SpringDamper && !line && !cable) continue;
         const engine::Part* pi = spec.findPart(force.markerI.part);
         const engine::Part* pj = spec.findPart(force.markerJ.part);
         const engine::Marker* mi = spec.findMarker(force.markerI);
@@ -876,16 +880,29 @@ void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
         spring.X_PI = mi->X_PM;
         spring.X_PJ = mj->X_PM;
         spring.radius = 0.02 * size;
-        spring.straight = line;
+        spring.straight = line || cable;
+        bool viaFound = true;
+        for (const engine::MarkerRef& ref : force.via) {
+            const engine::Part* p = spec.findPart(ref.part);
+            const engine::Marker* m = spec.findMarker(ref);
+            if (!p || !m) {
+                viaFound = false;
+                break;
+            }
+            spring.via.emplace_back(static_cast<int>(p - spec.parts.data()), m->X_PM);
+        }
+        if (!viaFound) continue;
         spring.geometry = new osg::Geometry;
         spring.geometry->setDataVariance(osg::Object::DYNAMIC);
         spring.geometry->setUseDisplayList(false);
         spring.geometry->setUseVertexBufferObjects(true);
         spring.geometry->setVertexArray(new osg::Vec3Array);
         auto colors = makeRef<osg::Vec4Array>();
-        // A line force in the orange-red of the force pictograms, a spring in yellow.
-        colors->push_back(line ? osg::Vec4(0.9f, 0.4f, 0.25f, 1.0f)
-                               : osg::Vec4(0.85f, 0.85f, 0.3f, 1.0f));
+        // A line force in the orange-red of the force pictograms, a spring in yellow, a cable
+        // in a rope's dark grey.
+        colors->push_back(line    ? osg::Vec4(0.9f, 0.4f, 0.25f, 1.0f)
+                          : cable ? osg::Vec4(0.25f, 0.25f, 0.28f, 1.0f)
+                                  : osg::Vec4(0.85f, 0.85f, 0.3f, 1.0f));
         spring.geometry->setColorArray(colors, osg::Array::BIND_OVERALL);
         spring.geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINE_STRIP, 0, 0));
         auto* state = spring.geometry->getOrCreateStateSet();

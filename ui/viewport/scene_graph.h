@@ -9,6 +9,9 @@
 // view, an off-screen renderer) gets the same picture. No Qt here.
 // World frame z up; sizes of glyphs and grid follow the size of the mechanism.
 
+#include <utility>
+#include <vector>
+
 #include <osg/Camera>
 #include <osg/Geometry>
 #include <osg/Group>
@@ -48,7 +51,9 @@ struct SpringGlyph {
     engine::Transform X_PI, X_PJ;  // the markers in their parts
     osg::ref_ptr<osg::Geometry> geometry;
     double radius = 0.01;   // m
-    bool straight = false;  // a line force: no coil
+    bool straight = false;  // a line force or a cable: no coil
+    // A cable's points between I and J: part index and the marker in it, in order.
+    std::vector<std::pair<int, engine::Transform>> via;
 };
 
 // A coupler (SceneSpec::couplers, same order). A gear pair is drawn where its teeth mesh: both

@@ -1,6 +1,6 @@
 // The force elements' exact Jacobians (forceElementJacobian: dual numbers) against central
-// differences of the elements' forces, for every element type and every measure an expression
-// may read, between two bodies at a general pose and velocity; and implicit Euler's Newton
+// differences of the elements' forces, for every element type (laws from tables and cables
+// included) and every measure an expression may read, between two bodies at a general pose and velocity; and implicit Euler's Newton
 // iterations with them.
 
 #include <cmath>
@@ -37,6 +37,8 @@ const char* kScene = R"j({"format": "motus-scene", "version": 1,
              {"name": "cross", "type": "universal", "markerI": "A.m", "markerJ": "B.m"},
              {"name": "flat", "type": "planar", "markerI": "A.m", "markerJ": "B.m"}],
   "variables": [{"name": "s", "expression": "DM(A.m, B.m)^2"}],
+  "tables": [{"name": "bend", "interpolation": "cubic", "x": [-1, 0, 0.5, 2], "y": [-300, 0, 80, 900]},
+             {"name": "drag", "interpolation": "akima", "x": [-5, -1, 0, 1, 5], "y": [-20, -6, 0, 5, 30]}],
   "forces": [
     {"name": "push", "type": "pointForce", "marker": "A.m", "frame": "marker",
      "components": ["3*DX(A.m, B.m, B.m) + DY(A.m, B.m)", "VY(A.m, B.m, B.m) - 2*DZ(A.m)",
@@ -45,6 +47,10 @@ const char* kScene = R"j({"format": "motus-scene", "version": 1,
      "components": ["AX(A.m, B.m)", "AY(A.m, B.m) * WY(A.m)", "AZ(A.m, B.m) + 0.5*WM(A.m, B.m)"]},
     {"name": "spring", "type": "springDamper", "markerI": "A.m", "markerJ": "B.m",
      "stiffness": 400, "damping": 3, "freeLength": 0.2, "preload": 5},
+    {"name": "curved", "type": "springDamper", "markerI": "A.m", "markerJ": "B.m",
+     "stiffness": {"table": "bend"}, "damping": {"table": "drag"}, "freeLength": 0.2},
+    {"name": "rope", "type": "cable", "points": ["A.m", "ground.O", "B.m"], "stiffness": 300,
+     "damping": 2, "freeLength": 0.1, "preload": 1},
     {"name": "coil", "type": "rotationalSpringDamper", "joint": "hinge", "stiffness": 20,
      "damping": 0.7, "freeAngle": 0.1, "preload": 0.3},
     {"name": "mount", "type": "bushing", "markerI": "A.m", "markerJ": "B.m",

@@ -13,6 +13,7 @@
 #include "engine/math/table_curve.h"
 #include "engine/record/recording.h"
 #include "tests/support/mechanisms.h"
+#include "tests/support/scene_errors.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -398,15 +399,7 @@ TEST(TableLaws, TheSceneFileKeepsTablesAndRefusesBadOnesByTheirPlace) {
     // In the file: a law that is neither a number nor a table, a table's interpolation unknown.
     auto fileRefuses = [&](const std::string& from, const std::string& to,
                            const std::string& where) {
-        std::string bad = text;
-        const std::size_t at = bad.find(from);
-        ASSERT_NE(at, std::string::npos) << from;
-        bad.replace(at, from.size(), to);
-        const io::SceneLoadResult r = io::parseScene(bad);
-        EXPECT_FALSE(r.scene) << where;
-        bool found = false;
-        for (const Diagnostic& d : r.diagnostics) found = found || d.where == where;
-        EXPECT_TRUE(found) << where;
+        test::expectEditRefused(text, from, to, where);
     };
     fileRefuses("\"table\": \"coil\"", "\"tabel\": \"coil\"", "/forces/0/stiffness/tabel");
     fileRefuses("\"table\": \"shock\"", "\"table\": true", "/forces/0/damping/table");

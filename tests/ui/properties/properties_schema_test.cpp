@@ -390,6 +390,13 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     tabled.name = "tabledTorsion";
     tabled.joint = "revolute";
     tabled.dampingTable = "drag";
+    // A cable from the block over the ground's origin and the rod to the ball.
+    engine::ForceSpec& cable = force(engine::ForceType::Cable);
+    cable.markerI = {"block", "m"};
+    cable.via = {{"ground", "origin"}, {"rod", "m"}};
+    cable.markerJ = {"ball", "m"};
+    cable.stiffness = 1e3;
+    cable.freeLength = 1.0;
     engine::ForceSpec& bushing = force(engine::ForceType::Bushing);
     bushing.markerI = {"pill", "m"};
     bushing.markerJ = {"ground", "origin"};
