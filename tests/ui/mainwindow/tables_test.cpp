@@ -3,12 +3,14 @@
 // points are typed or pasted (a bad list refused, saying which line), its interpolation picked;
 // a spring takes it as its stiffness law from Properties; renamed in the tree, the spring's law
 // follows; deleting it while the spring uses it is refused, naming why; each one undo step. The
-// CSV reader behind Import CSV… reads a data sheet's columns.
+// CSV reader behind Import CSV… reads a data sheet's columns. A cable's points are edited one
+// marker a line.
 
 #include <cmath>
 #include <cstdlib>
 
 #include <QAbstractItemModel>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -145,6 +147,56 @@ TEST_F(TablesTest, AreAddedEditedTakenByASpringRenamedAndRefusedDeletionWhileUse
         QTest::qWait(300);
         window.grab().save(QString::fromUtf8(shot));
     }
+}
+
+class CablesTest : public test::WindowTest {
+protected:
+    void SetUp() override {
+        openWindow(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/atwood_machine.json"));
+    }
+};
+
+TEST_F(CablesTest, ACablesPointsAreEditedOneMarkerALineAndBadOnesRefused) {
+    // The rope of the Atwood machine: its path in the tree, its points in Properties.
+    const engine::ForceSpec& rope = scene().forces[0];
+    ASSERT_EQ(rope.type, engine::ForceType::Cable);
+    window.sceneTree()->selectEntity(rope.id);
+    auto* points =
+        qobject_cast<QPlainTextEdit*>(window.properties()->editor(QStringLiteral("Points")));
+    ASSERT_TRUE(points);
+    EXPECT_EQ(points->toPlainText(),
+              QStringLiteral("heavy.hook\nframe.left\nframe.right\nlight.hook"));
+    // One eye taken out: the rope runs straight across from the left eye to the light block.
+    QUndoStack* undo = window.undoStack();
+    const int before = undo->count();
+    points->setPlainText(QStringLiteral("heavy.hook\nframe.left\nlight.hook"));
+    window.properties()->commit(QStringLiteral("Points"));
+    ASSERT_EQ(scene().forces[0].via.size(), 1u);
+    EXPECT_EQ(scene().forces[0].via[0].text(), "frame.left");
+    EXPECT_EQ(undo->count(), before + 1);
+    // A marker that is not there, or a single point, is refused, saying why.
+    points->setPlainText(QStringLiteral("heavy.hook\nframe.nowhere\nlight.hook"));
+    window.properties()->commit(QStringLiteral("Points"));
+    EXPECT_TRUE(window.properties()
+                    ->message(QStringLiteral("Points"))
+                    .contains(QStringLiteral("no marker 'frame.nowhere'")));
+    points->setPlainText(QStringLiteral("heavy.hook"));
+    window.properties()->commit(QStringLiteral("Points"));
+    EXPECT_TRUE(window.properties()
+                    ->message(QStringLiteral("Points"))
+                    .contains(QStringLiteral("two ends")));
+    EXPECT_EQ(scene().forces[0].via.size(), 1u);
+    // Slack off: a spring along the path.
+    auto* slack =
+        qobject_cast<QCheckBox*>(window.properties()->editor(QStringLiteral("Slack (a rope)")));
+    ASSERT_TRUE(slack);
+    EXPECT_TRUE(slack->isChecked());
+    slack->click();
+    EXPECT_FALSE(scene().forces[0].slack);
+    undo->undo();
+    undo->undo();
+    EXPECT_TRUE(scene().forces[0].slack);
+    EXPECT_EQ(scene().forces[0].via.size(), 2u);
 }
 
 TEST(TableCsv, ReadsADataSheetsColumnsWhateverItsSeparatorsAndDecimalCommas) {
