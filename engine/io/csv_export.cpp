@@ -60,8 +60,8 @@ void CsvWriter::writeHeader() {
                                      ? ch::kRotationalSpringChannels
                                      : ch::kSpringChannels)
                 column(ch::of(f.name, c));
-    for (const char* c :
-         {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy, ch::kConstraintError})
+    for (const char* c : {ch::kKineticEnergy, ch::kPotentialEnergy, ch::kTotalEnergy,
+                          ch::kDriverWork, ch::kDissipated, ch::kConstraintError})
         column(c);
     for (const int j : model_.frameJoints) {
         const int f = model_.joints[static_cast<std::size_t>(j)].frameMotion->body;
@@ -176,6 +176,8 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     put(o.energies.kinetic);
     put(o.energies.potential());
     put(o.energies.total());
+    put(o.energies.driverWork);
+    put(o.energies.dissipated);
     put(o.constraintError);
     for (const int j : model_.frameJoints) {
         const int f = model_.joints[static_cast<std::size_t>(j)].frameMotion->body;

@@ -10,14 +10,23 @@
 //                       then J.limit (J.q0limit, J.q1limit… on a joint of several coordinates)
 //                       per limited coordinate: its stops' force [N] or torque [N·m],
 //                       then J.friction (J.q0friction…) per coordinate with friction
-//   energy.kinetic,energy.potential,energy.total,constraint.error
+//   per coupler C:      C.force,C.effortI,C.effortJ
+//   per servo or joint force S: S.effort
+//   per spring, cable (S): S.force,S.length,S.lengthRate; per torsion spring: S.torque,S.angle,
+//                       S.angleRate
+//   energy.kinetic,energy.potential,energy.total,energy.driverWork,energy.dissipated (the
+//                       balance: total − driverWork + dissipated is conserved),
+//                       constraint.error
 //   per moving frame F and other moving part P: P.F.x,P.F.y,P.F.z,P.F.vx…,P.F.wx… (P seen in
 //                       F, in F's axes: engine/kinematics/frame_motion.h)
+//   with contact: contact.count,contact.normalForce,contact.maxDepth
+//   per held variable V or switched force or motion E: V.value, E.on
+//   per motion M:       M.effort (the force [N] or torque [N·m] its actuator gives), M.power [W]
 //
-// The kinematic analyses (`motus-cli kinematics|inverse`) add, after these:
+// The kinematic analyses (`motus-cli kinematics|inverse`) write the motions' effort and power
+// after these instead, with:
 //   per moving part P:  P.ax,P.ay,P.az (COM acceleration), P.alphax,P.alphay,P.alphaz (angular
 //                       acceleration), world axes
-//   per motion M:       M.effort (the force [N] or torque [N·m] its actuator gives), M.power [W]
 // A value an analysis does not compute (reactions and efforts of a kinematic analysis, which
 // involves no masses or forces) is written "nan".
 //

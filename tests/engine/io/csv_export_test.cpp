@@ -54,14 +54,18 @@ TEST(CsvExport, WritesOneColumnPerContractEntry) {
     Outputs out;
     ASSERT_TRUE(sim.outputs(out).ok);
     const auto [header, row] = headerAndRow(*c.model, sim.state(), out);
-    // time + 13 per part + (1 coordinate + 6 reaction) per joint + 4 energy/error columns.
+    // time + 13 per part + (1 coordinate + 6 reaction) per joint + 6 energy/error columns
+    // (kinetic, potential, total, driver work, dissipated, constraint error).
     const auto columns = [](const std::string& s) {
         return std::count(s.begin(), s.end(), ',') + 1;
     };
-    EXPECT_EQ(columns(header), 1 + 2 * 13 + 2 * 7 + 4);
+    EXPECT_EQ(columns(header), 1 + 2 * 13 + 2 * 7 + 6);
     EXPECT_EQ(columns(row), columns(header));
     EXPECT_EQ(header.substr(0, 40), "time,link0.x,link0.y,link0.z,link0.qw,li");
     EXPECT_NE(header.find(",j1.q0,j1.Fx,j1.Fy,j1.Fz,j1.Tx,j1.Ty,j1.Tz,"), std::string::npos);
+    // The energy balance can be checked from the file: total − driverWork + dissipated.
+    EXPECT_NE(header.find(",energy.total,energy.driverWork,energy.dissipated,constraint.error"),
+              std::string::npos);
 }
 
 // One vocabulary: a CSV column and a recorded channel of the same name are the same quantity,
