@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/state_measures.h"
+#include "engine/math/cable_path.h"
 #include "engine/math/dual.h"
 #include "engine/math/finite.h"
 #include "engine/math/jet.h"
@@ -85,10 +87,12 @@ struct SpringStateOf {
     double energy = 0.0;
     Vec3Of<S> u = Vec3Of<S>::Zero();
     bool directed = true;
-    // A cable's points (I, the via points, J) and its segments' unit vectors, from I to J (zero
-    // for a segment of no length).
-    std::vector<MarkerFrameOf<S>> points;
-    std::vector<Vec3Of<S>> segments;
+    // A cable's straight pieces, each with its span's tension, the markers they run between
+    // (I, the via points, J: its anchors), and its damping's power (its spans').
+    std::vector<CablePieceOf<S>> pieces;
+    std::vector<S> pieceForce;
+    std::vector<int> anchors;
+    double dampingPower = 0.0;
 };
 
 // The markers a cable passes, from I to J.
@@ -99,6 +103,11 @@ std::vector<int> cablePoints(const ForceModel& force) {
     return out;
 }
 
+// The angle `wrapped` with the whole turns that bring it nearest `reference` (unwindAngle()).
+double unwoundNear(double wrapped, double reference) {
+    return wrapped + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
+}
+
 template <class S>
 SpringStateOf<S> springState(const Model& model, const ForceModel& force,
                              const std::vector<BodyFrameOf<S>>& frames,
@@ -106,31 +115,86 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
                              const std::vector<int>& offsets) {
     SpringStateOf<S> k;
     if (force.type == ForceType::Cable) {
-        // Its length is its segments'; its rate their rates'.
-        for (int m : cablePoints(force)) k.points.push_back(markerFrame(model, frames, m));
-        for (std::size_t i = 0; i + 1 < k.points.size(); ++i) {
-            const Vec3Of<S> d = k.points[i + 1].p - k.points[i].p;
-            const S l = normOf(d);
-            if (valueOf(l) < 1e-12) {
-                k.segments.push_back(Vec3Of<S>::Zero());
-                continue;
+        // Its path through its anchors and round its pulleys (engine/math/cable_path.h).
+        k.anchors = cablePoints(force);
+        const std::size_t n = k.anchors.size();
+        std::vector<MarkerFrameOf<S>> marks(n);
+        std::vector<CableAnchorOf<S>> anchors(n);
+        std::vector<CableAnchor> values(n);
+        for (std::size_t a = 0; a < n; ++a) {
+            marks[a] = markerFrame(model, frames, k.anchors[a]);
+            anchors[a].R = marks[a].R;
+            anchors[a].p = marks[a].p;
+            if (a > 0 && a + 1 < n) {
+                const ForceModel::Wrap& w = force.wraps[a - 1];
+                anchors[a].radius = w.radius;
+                anchors[a].sense = w.sense;
+                anchors[a].liftsOff = w.joint < 0;
             }
-            k.segments.push_back(d / l);
-            k.length += l;
-            k.rate += (k.points[i + 1].v - k.points[i].v).dot(k.segments.back());
+            values[a].R = marks[a].R.unaryExpr([](const S& x) { return valueOf(x); });
+            values[a].p = marks[a].p.unaryExpr([](const S& x) { return valueOf(x); });
+            values[a].radius = anchors[a].radius;
+            values[a].sense = anchors[a].sense;
+            values[a].liftsOff = anchors[a].liftsOff;
         }
+        const CableContacts solved = solveCablePath(values);
+        const CablePathOf<S> path = cablePath(anchors, solved);
+        // Cut at the turning pulleys, where the cable is fixed on them: their path angles are
+        // off by the whole turns the pulley made, which its joint's unwound angle tells.
+        std::vector<double> cut(n, std::numeric_limits<double>::quiet_NaN());
+        for (std::size_t a = 1; a + 1 < n; ++a) {
+            const ForceModel::Wrap& w = force.wraps[a - 1];
+            if (w.joint < 0 || solved.slot[a] < 0) continue;
+            const double wrapped = valueOf(jointCoordinateMotion(model, frames, w.joint, 0).value);
+            const double angle =
+                jointCoordinates.size() > 0
+                    ? unwoundNear(wrapped,
+                                  jointCoordinates(offsets[static_cast<std::size_t>(w.joint)]))
+                    : wrapped;
+            // The wrap's middle in the joint's other part's frame (a carrier's angle, which
+            // does not wind up: taken nearest the initial one) and so in the pulley's, unwound.
+            const double middle = 0.5 * (valueOf(path.phiIn[a]) + valueOf(path.phiOut[a]));
+            const double expected =
+                unwoundNear(middle + w.turning * angle, w.carrier) - w.turning * angle;
+            cut[a] = w.material - 2.0 * kPi * std::round((expected - middle) / (2.0 * kPi));
+        }
+        const CableSpansOf<S> spans = cableSpans(anchors, path, cut);
+        // Each span's rate: its pieces' ends' speeds apart, the ends carried by their parts.
+        std::vector<S> rates(spans.length.size(), S(0.0));
+        for (std::size_t i = 0; i < path.pieces.size(); ++i) {
+            const CablePieceOf<S>& piece = path.pieces[i];
+            const MarkerFrameOf<S>& from = marks[static_cast<std::size_t>(piece.from)];
+            const MarkerFrameOf<S>& to = marks[static_cast<std::size_t>(piece.to)];
+            const Vec3Of<S> va = from.v + from.w.cross(Vec3Of<S>(piece.a - from.p));
+            const Vec3Of<S> vb = to.v + to.w.cross(Vec3Of<S>(piece.b - to.p));
+            rates[static_cast<std::size_t>(spans.pieceSpan[i])] += (vb - va).dot(piece.u);
+        }
+        // Each span's tension: the cable's law on its strain; a rope's never below 0, what the
+        // damping would take it below left out (so the damping's power is the tension's beyond
+        // the elastic part).
+        k.length = path.length;
         k.directed = valueOf(k.length) >= 1e-12;
-        const S stretch = k.length - force.freeLength;
-        if (force.slack && valueOf(stretch) <= 0.0) return k;  // slack: no tension at all
-        // Taut: the spring's law; a rope's tension never below 0, what the damping would take
-        // it below left out (so the damping's power is the tension's beyond the elastic part).
-        const S elastic =
-            elasticForce(force.elasticLaw.get(), force.stiffness, stretch) + force.preload;
-        k.force = elastic + dampingForce(force.dampingLaw.get(), force.damping, k.rate);
-        if (force.slack && valueOf(k.force) < 0.0) k.force = S(0.0);
-        k.damping = k.force - elastic;
-        k.energy = elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(stretch)) +
-                   force.preload * valueOf(stretch);
+        std::vector<S> tension(spans.length.size(), S(0.0));
+        for (std::size_t i = 0; i < spans.length.size(); ++i) {
+            const double scale = i < force.spanScale.size() ? force.spanScale[i] : 1.0;
+            k.rate += rates[i];
+            const S stretch = scale * spans.length[i] - force.freeLength;
+            if (force.slack && valueOf(stretch) <= 0.0) continue;  // slack: no tension at all
+            const S elastic =
+                elasticForce(force.elasticLaw.get(), force.stiffness, stretch) + force.preload;
+            S t =
+                elastic + dampingForce(force.dampingLaw.get(), force.damping, S(scale * rates[i]));
+            if (force.slack && valueOf(t) < 0.0) t = S(0.0);
+            tension[i] = t;
+            k.dampingPower += valueOf((t - elastic) * rates[i]);
+            k.energy += (elasticEnergy(force.elasticLaw.get(), force.stiffness, valueOf(stretch)) +
+                         force.preload * valueOf(stretch)) /
+                        scale;
+            if (valueOf(t) > valueOf(k.force)) k.force = t;
+        }
+        for (std::size_t i = 0; i < path.pieces.size(); ++i)
+            k.pieceForce.push_back(tension[static_cast<std::size_t>(spans.pieceSpan[i])]);
+        k.pieces = path.pieces;
         return k;
     }
     if (force.type == ForceType::SpringDamper) {
@@ -151,8 +215,7 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
             jointCoordinates.size() > 0
                 ? jointCoordinates(offsets[static_cast<std::size_t>(force.joint)])
                 : 0.0;
-        // unwindAngle(): whole turns added, a constant
-        k.length = c.value + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
+        k.length = c.value + (unwoundNear(wrapped, reference) - wrapped);  // whole turns
         k.rate = c.rate;
     }
     const S stretch = k.length - force.freeLength;
@@ -285,16 +348,17 @@ void applyElement(const Model& model, const ForceModel& force, double t,
     }
     case ForceType::Cable: {
         const SpringStateOf<S> k = springState<S>(model, force, frames, jointCoordinates, offsets);
-        // Each segment pulls its two ends towards each other with the tension.
-        for (std::size_t i = 0; i < k.segments.size(); ++i) {
-            const Vec3Of<S> pull = k.force * k.segments[i];
-            const int from = i == 0 ? force.markerI : force.via[i - 1];
-            const int to = i + 1 == k.segments.size() ? force.markerJ : force.via[i];
-            addWrench<S>(frames, bodyOf(from), k.points[i].p, pull, zero, g);
-            addWrench<S>(frames, bodyOf(to), k.points[i + 1].p, -pull, zero, g);
+        // Each straight piece pulls its two ends towards each other with its span's tension.
+        for (std::size_t i = 0; i < k.pieces.size(); ++i) {
+            const CablePieceOf<S>& piece = k.pieces[i];
+            const Vec3Of<S> pull = k.pieceForce[i] * piece.u;
+            addWrench<S>(frames, bodyOf(k.anchors[static_cast<std::size_t>(piece.from)]), piece.a,
+                         pull, zero, g);
+            addWrench<S>(frames, bodyOf(k.anchors[static_cast<std::size_t>(piece.to)]), piece.b,
+                         -pull, zero, g);
         }
         energies.elastic += k.energy;
-        energies.dampingPower += valueOf(k.damping * k.rate);
+        energies.dampingPower += k.dampingPower;
         break;
     }
     case ForceType::RotationalSpringDamper: {

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 19). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, table, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 20). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, table, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -240,7 +240,7 @@ std::vector<ObjectFormat> describe() {
         {"markerI", "`\"part.marker\"`", "string", "", "yes", "—", "on part I", "springDamper bushing lineForce"},
         {"markerJ", "`\"part.marker\"`", "string", "", "yes", "—", "on part J", "springDamper bushing lineForce"},
         {"joint", "joint name", "string", "", "yes", "—", "rotationalSpringDamper: a revolute or cylindrical joint; jointController, jointForce: a revolute, prismatic or cylindrical joint; computedTorque: a revolute or prismatic joint of the mechanism's tree", "rotationalSpringDamper jointController computedTorque jointForce"},
-        {"points", "array of `\"part.marker\"`", "array", "", "yes", "—", "at least 2: the cable's ends (the first is I, the last J) and the points it passes between, in order, on any parts (minor version 19)", "cable"},
+        {"points", "array of `\"part.marker\"` or pulleys", "array", "", "yes", "—", "at least 2: the cable's ends (the first is I, the last J; points where it is tied) and what it passes between, in order, on any parts: a marker's origin, or a pulley (table below) round which it wraps (minor version 19; pulleys 20)", "cable"},
         {"slack", "bool", "bool", "true", "no", "`true`", "a rope: no tension while it is no longer than its free length, and never a push; `false`: a spring along the line, pushing when short (minor version 19)", "cable"},
         {"stiffness", "number ≥ 0, N/m (N·m/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "k; or a table of the elastic force (torque) over the deflection l − l0 (θ − θ0) in place of k (l − l0) (minor version 19)", "springDamper rotationalSpringDamper cable"},
         {"damping", "number ≥ 0, N·s/m (N·m·s/rad), or `{\"table\": name}`", "number >=0 table", "0", "no", "0", "c; or a table of the damping force (torque) over the rate l̇ (θ̇) in place of c l̇ (minor version 19)", "springDamper rotationalSpringDamper cable"},
@@ -267,6 +267,12 @@ std::vector<ObjectFormat> describe() {
         {"active", "bool", "bool", "true", "no", "`true`", "`false`: deactivated, left out of the model: the coordinate moves freely (minor version 13)"},
         {"startsOn", "bool", "bool", "true", "no", "`true`", "`false`: in the model but off (the coordinate free) until a sensor switches it on (minor version 15)"},
         {"expression", "number or expression of `time`", "expression", "", "yes", "—", "rad or m (per s, per s²)"},
+    }, {}});
+    objects.push_back({"pulley", "/$defs/pulley", {
+        {"marker", "`\"part.marker\"`", "string", "", "yes", "—", "its centre (the origin) and axis (z)"},
+        {"radius", "number > 0, m", "number >0", "", "yes", "—", "the radius the cable wraps at (a sheave's groove's)"},
+        {"wrap", "`\"ccw\"` or `\"cw\"`", "enum ccw cw", "\"ccw\"", "no", "`\"ccw\"`", "the sense the cable goes round it, from I towards J, about the marker's z axis"},
+        {"joint", "joint name", "string", "", "no", "none: frictionless", "a revolute or cylindrical joint of the pulley's part about its axis: the pulley turns with the cable, which grips it (no slip); the spans on either side then have their own tensions"},
     }, {}});
     objects.push_back({"coupler", "/$defs/coupler", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among couplers; its force is recorded as `<name>.force`, the efforts on its first two coordinates as `<name>.effortI`, `<name>.effortJ`"},

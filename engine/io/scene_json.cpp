@@ -1225,14 +1225,47 @@ public:
                           "a cable needs at least 2 points (its two ends), it has " +
                               std::to_string(pts->size()));
                 } else {
-                    std::vector<MarkerRef> refs(pts->size());
+                    // Each a "part.marker", or a pulley {marker, radius, wrap, joint}.
+                    std::vector<CableVia> points(pts->size());
                     for (std::size_t k = 0; k < pts->size(); ++k) {
-                        const json one = {{std::to_string(k), (*pts)[k]}};
-                        markerRef(one, at + "/points", std::to_string(k).c_str(), refs[k]);
+                        const std::string where = at + "/points/" + std::to_string(k);
+                        CableVia& v = points[k];
+                        if (!(*pts)[k].is_object()) {
+                            const json one = {{std::to_string(k), (*pts)[k]}};
+                            markerRef(one, at + "/points", std::to_string(k).c_str(), v.marker);
+                            continue;
+                        }
+                        const json& p = (*pts)[k];
+                        checkKeys(p, where, format::object("pulley").keys());
+                        markerRef(p, where, "marker", v.marker);
+                        if (const json* r = optional(p, "radius")) {
+                            v.pulley = true;
+                            number(*r, where + "/radius", v.radius);
+                        }
+                        if (const json* w = optional(p, "wrap")) {
+                            std::string sense;
+                            string(*w, where + "/wrap", sense);
+                            if (sense == "cw" || sense == "ccw")
+                                v.clockwise = sense == "cw";
+                            else if (w->is_string())
+                                error(where + "/wrap",
+                                      "a pulley's wrap is \"ccw\" or \"cw\" (about its marker's "
+                                      "z axis), not '" +
+                                          sense + "'");
+                        }
+                        if (const json* jn = optional(p, "joint"))
+                            string(*jn, where + "/joint", v.joint);
+                        if (!v.pulley && (optional(p, "wrap") || optional(p, "joint")))
+                            error(where, "'wrap' and 'joint' belong to a pulley: give its radius");
                     }
-                    f.markerI = refs.front();
-                    f.markerJ = refs.back();
-                    f.via.assign(refs.begin() + 1, refs.end() - 1);
+                    f.markerI = points.front().marker;
+                    f.markerJ = points.back().marker;
+                    for (std::size_t k : {std::size_t{0}, points.size() - 1})
+                        if (points[k].pulley)
+                            error(at + "/points/" + std::to_string(k),
+                                  "a cable's ends are points where it is tied, not pulleys: "
+                                  "tie it to a marker (on a drum's part to wind it)");
+                    f.via.assign(points.begin() + 1, points.end() - 1);
                 }
             }
             if (const json* sl = optional(j, "slack")) boolean(*sl, at + "/slack", f.slack);

@@ -215,7 +215,16 @@ json forceJson(const ForceSpec& f) {
         break;
     case ForceType::Cable: {
         json points = json::array({f.markerI.text()});
-        for (const MarkerRef& v : f.via) points.push_back(v.text());
+        for (const CableVia& v : f.via) {
+            if (!v.pulley) {
+                points.push_back(v.marker.text());
+                continue;
+            }
+            json pulley = {{"marker", v.marker.text()}, {"radius", v.radius}};
+            if (v.clockwise) pulley["wrap"] = "cw";
+            if (!v.joint.empty()) pulley["joint"] = v.joint;
+            points.push_back(pulley);
+        }
         points.push_back(f.markerJ.text());
         j["points"] = points;
         j["stiffness"] = law(f.stiffness, f.stiffnessTable);

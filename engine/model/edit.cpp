@@ -140,8 +140,11 @@ bool renameEntity(SceneSpec& spec, EntityId id, const std::string& name) {
         });
         for (MotionSpec& m : spec.motions)
             if (m.joint == old) m.joint = name;
-        for (ForceSpec& f : spec.forces)
+        for (ForceSpec& f : spec.forces) {
             if (f.joint == old) f.joint = name;
+            for (CableVia& v : f.via)  // a turning pulley's
+                if (v.joint == old) v.joint = name;
+        }
         for (CouplerSpec& c : spec.couplers) {
             for (std::string* ref : {&c.jointI, &c.jointJ})
                 if (*ref == old) *ref = name;
@@ -329,6 +332,10 @@ std::vector<std::string> deleteEntityOnly(SceneSpec& spec, EntityId id) {
                 ++it;
             }
         }
+        // A turning pulley whose joint went slides from now on (frictionless).
+        for (ForceSpec& f : spec.forces)
+            for (CableVia& v : f.via)
+                if (!v.joint.empty() && onRemovedJoint(v.joint)) v.joint.clear();
         for (auto it = spec.motions.begin(); it != spec.motions.end();) {
             if (onRemovedJoint(it->joint)) {
                 removed.push_back(it->name);
@@ -384,6 +391,8 @@ std::vector<std::string> deleteEntityOnly(SceneSpec& spec, EntityId id) {
                 removed.push_back(it->name);
                 it = spec.forces.erase(it);
             } else {
+                for (CableVia& v : it->via)  // a turning pulley on it slides from now on
+                    if (v.joint == name) v.joint.clear();
                 ++it;
             }
         }
@@ -556,9 +565,14 @@ std::vector<EntityId> copyParts(SceneSpec& target, const SceneSpec& source,
                    (!onePoint && !mapped(original.markerJ, force.markerJ))) {
             continue;
         }
-        bool viaMapped = true;  // a cable's via points too
-        for (std::size_t k = 0; k < original.via.size(); ++k)
-            viaMapped = viaMapped && mapped(original.via[k], force.via[k]);
+        bool viaMapped = true;  // a cable's via points too, and its turning pulleys' joints
+        for (std::size_t k = 0; k < original.via.size(); ++k) {
+            viaMapped = viaMapped && mapped(original.via[k].marker, force.via[k].marker);
+            if (original.via[k].joint.empty()) continue;
+            const auto it = jointName.find(original.via[k].joint);
+            viaMapped = viaMapped && it != jointName.end();
+            if (viaMapped) force.via[k].joint = it->second;
+        }
         if (!viaMapped) continue;
         force.id = target.newId();
         force.name = freshName(original.name, taken);

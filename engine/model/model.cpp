@@ -2,6 +2,7 @@
 
 #include "engine/model/deactivation.h"
 
+#include "engine/math/cable_path.h"
 #include "engine/math/constants.h"
 #include "engine/math/number_text.h"
 #include "engine/model/compile_counts.h"
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include <Eigen/Eigenvalues>
 
@@ -21,6 +23,57 @@
 
 namespace engine {
 namespace {
+
+// Marker m's axes and origin in the world at the initial poses.
+std::pair<Mat3, Vec3> initialMarker(const Model& model, int m) {
+    const MarkerModel& marker = model.markers[static_cast<std::size_t>(m)];
+    if (marker.body == kGround) return {marker.R_BM, marker.X_BM.p};
+    const Transform& X = model.bodies[static_cast<std::size_t>(marker.body)].X_WB0;
+    const Mat3 R = X.R.toRotationMatrix();
+    return {R * marker.R_BM, X.p + R * marker.X_BM.p};
+}
+
+// A cable's turning pulleys and spans from its path at the initial poses: where the cable is
+// fixed on each turning pulley (the wrap's middle), and the spans' shares of its length.
+void prepareCable(const Model& model, ForceModel& f) {
+    std::vector<int> points{f.markerI};
+    points.insert(points.end(), f.via.begin(), f.via.end());
+    points.push_back(f.markerJ);
+    std::vector<CableAnchor> anchors(points.size());
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        std::tie(anchors[k].R, anchors[k].p) = initialMarker(model, points[k]);
+        if (k == 0 || k + 1 == points.size()) continue;
+        const ForceModel::Wrap& w = f.wraps[k - 1];
+        anchors[k].radius = w.radius;
+        anchors[k].sense = w.sense;
+        anchors[k].liftsOff = w.joint < 0;
+    }
+    const CableContacts solved = solveCablePath(anchors);
+    const CablePathOf<double> path = cablePath(anchors, solved);
+    std::vector<double> cut(anchors.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = 1; k + 1 < anchors.size(); ++k) {
+        ForceModel::Wrap& w = f.wraps[k - 1];
+        if (w.joint < 0 || solved.slot[k] < 0) continue;
+        w.material = 0.5 * (path.phiIn[k] + path.phiOut[k]);
+        cut[k] = w.material;
+        // The joint's angle (engine/kinematics/joint_coordinates.h: I's x from J's about J's
+        // z), and which way the pulley turns about its own z with it.
+        const JointModel& joint = model.joints[static_cast<std::size_t>(w.joint)];
+        const auto [R_I, p_I] = initialMarker(model, joint.markerI);
+        const auto [R_J, p_J] = initialMarker(model, joint.markerJ);
+        const double angle =
+            std::atan2(R_J.col(0).cross(R_I.col(0)).dot(R_J.col(2)), R_J.col(0).dot(R_I.col(0)));
+        const bool onI = model.markers[static_cast<std::size_t>(joint.markerI)].body ==
+                         model.markers[static_cast<std::size_t>(points[k])].body;
+        const double along = anchors[k].R.col(2).dot(onI ? R_I.col(2) : R_J.col(2));
+        w.turning = (along > 0.0) == onI ? 1 : -1;
+        w.carrier = w.material + w.turning * angle;
+    }
+    const CableSpansOf<double> spans = cableSpans(anchors, path, cut);
+    f.spanScale.clear();
+    for (double length : spans.length)
+        f.spanScale.push_back(length > 1e-12 ? path.length / length : 1.0);
+}
 
 Primitive coincident() {
     return {PrimitiveType::Coincident, 0, 0, 0.0, nullptr, nullptr, nullptr};
@@ -722,8 +775,15 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
                 spec_f.type == ForceType::LineForce || spec_f.type == ForceType::Cable)
                 f.markerJ = marker(spec_f.markerJ);
             if (spec_f.type == ForceType::Cable) {
-                for (const MarkerRef& ref : spec_f.via) f.via.push_back(marker(ref));
+                for (const CableVia& v : spec_f.via) {
+                    f.via.push_back(marker(v.marker));
+                    ForceModel::Wrap& w = f.wraps.emplace_back();
+                    w.radius = v.pulley ? v.radius : 0.0;
+                    w.sense = v.clockwise ? -1 : 1;
+                    if (v.pulley && !v.joint.empty()) w.joint = jointIndex.at(v.joint);
+                }
                 f.slack = spec_f.slack;
+                prepareCable(*model, f);
             }
         }
         std::string error;

@@ -179,8 +179,27 @@ struct ForceModel {
     ForceType type = ForceType::SpringDamper;
     int markerI = -1;
     int markerJ = -1;
-    std::vector<int> via;      // cable: the markers it passes, from I to J
-    bool slack = true;         // cable: no tension while slack, never a push
+    std::vector<int> via;  // cable: the markers it passes, from I to J
+    bool slack = true;     // cable: no tension while slack, never a push
+    // Cable: per via point, a pulley's wrap (radius 0: a point). A turning pulley (`joint` ≥ 0,
+    // the revolute or cylindrical joint it turns on, `turning` the sign of its turn about the
+    // marker's z in the joint's angle) cuts the cable into spans: `material` is the angle, in
+    // the pulley's marker frame at the initial poses, of the cable's point fixed on it where
+    // they meet (the wrap's middle then), `carrier` that angle plus turning × the joint's angle
+    // then: the wrap's middle in the frame of the part the pulley turns on, which counts the
+    // pulley's whole turns with the joint's unwound angle.
+    struct Wrap {
+        double radius = 0.0;
+        int sense = 1;
+        int joint = -1;
+        int turning = 1;
+        double material = 0.0, carrier = 0.0;
+    };
+    std::vector<Wrap> wraps;
+    // Cable: per span, the cable's whole initial length over the span's: the spans' free
+    // lengths share the cable's in proportion (one strain), and each span's law is the
+    // cable's on its strain (a span of half the length twice as stiff).
+    std::vector<double> spanScale{1.0};
     int joint = -1;            // rotational spring-damper
     Expression components[3];  // point force / torque; a line or joint force's magnitude
     // Per component, its expression's inputs as indices into the state values (empty: a

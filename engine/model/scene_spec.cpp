@@ -360,7 +360,7 @@ std::vector<const MarkerRef*> ForceSpec::markerRefs() const {
         type == ForceType::LineForce || type == ForceType::Cable)
         out.push_back(&markerJ);
     if (type == ForceType::Cable)
-        for (const MarkerRef& v : via) out.push_back(&v);
+        for (const CableVia& v : via) out.push_back(&v.marker);
     return out;
 }
 
@@ -1007,11 +1007,49 @@ Diagnostics validate(const SceneSpec& spec) {
             for (std::size_t p = 0; p < n; ++p) {
                 const MarkerRef& ref = p == 0       ? force.markerI
                                        : p == n - 1 ? force.markerJ
-                                                    : force.via[p - 1];
+                                                    : force.via[p - 1].marker;
                 if (!findMarker(ref))
                     check.error(at + "/points/" + std::to_string(p),
                                 "no marker '" + ref.text() + "'");
                 parts.insert(ref.part);
+            }
+            // Its pulleys: a radius, and a turning pulley's joint about its axis.
+            for (std::size_t p = 0; p < force.via.size(); ++p) {
+                const CableVia& v = force.via[p];
+                const std::string where = at + "/points/" + std::to_string(p + 1);
+                if (!v.pulley) continue;
+                if (!std::isfinite(v.radius) || v.radius <= 0.0)
+                    check.error(where + "/radius", "a pulley's radius must be positive, it is " +
+                                                       numberText(v.radius) + " m");
+                if (v.joint.empty()) continue;
+                const Joint* joint = spec.findJoint(v.joint);
+                if (!joint) {
+                    check.error(where + "/joint", "no joint '" + v.joint + "'");
+                    continue;
+                }
+                if (joint->type != JointType::Revolute && joint->type != JointType::Cylindrical) {
+                    check.error(where + "/joint", "pulley '" + v.marker.text() +
+                                                      "' turns on a revolute or cylindrical "
+                                                      "joint; '" +
+                                                      v.joint + "' is neither");
+                    continue;
+                }
+                const bool onI = joint->markerI.part == v.marker.part;
+                if (!onI && joint->markerJ.part != v.marker.part) {
+                    check.error(where + "/joint", "joint '" + v.joint + "' does not hold part '" +
+                                                      v.marker.part + "', which pulley '" +
+                                                      v.marker.text() + "' is on");
+                    continue;
+                }
+                const Marker* pulley = findMarker(v.marker);
+                const Marker* own = findMarker(onI ? joint->markerI : joint->markerJ);
+                if (pulley && own &&
+                    std::abs((pulley->X_PM.R * Vec3::UnitZ()).dot(own->X_PM.R * Vec3::UnitZ())) <
+                        1.0 - 1e-9)
+                    check.error(where + "/joint", "pulley '" + v.marker.text() +
+                                                      "' turns about its marker's z axis, "
+                                                      "which is not joint '" +
+                                                      v.joint + "''s axis");
             }
             if (parts.size() == 1)
                 check.error(at + "/points", "cable '" + force.name +

@@ -345,6 +345,22 @@ inline bool actsOnJoint(ForceType type) {
 }
 std::optional<ForceType> forceTypeFromName(std::string_view name);
 
+// A point a cable passes: a marker's origin, or a pulley — a cylinder of `radius` about the
+// marker's z axis, centred at its origin, round which the cable wraps counterclockwise about z
+// (`clockwise`: the other way), along the shortest path on its surface (a helix when its
+// neighbours lie off its mid-plane). A frictionless pulley lets the cable slide and lifts off
+// when the cable would wrap less than nothing. With a `joint` (a revolute or cylindrical joint
+// of the pulley's part, about its axis) the pulley turns with the cable, which grips it: the
+// cable is cut there into spans, each with its own tension, their difference turning the
+// pulley; a turning pulley keeps the cable.
+struct CableVia {
+    MarkerRef marker;
+    bool pulley = false;
+    double radius = 0.0;  // m, > 0 for a pulley
+    bool clockwise = false;
+    std::string joint = {};  // "": frictionless
+};
+
 struct ForceSpec {
     EntityId id = kNoEntity;
     std::string name;
@@ -379,13 +395,13 @@ struct ForceSpec {
     Vec3 translationalDamping = Vec3::Zero();
     Vec3 rotationalStiffness = Vec3::Zero();
     Vec3 rotationalDamping = Vec3::Zero();
-    // Cable (a multipoint spring, seed 003 §0.14): a line from marker I's origin through the
-    // origins of `via` (markers on any parts, in order) to marker J's. Its length l is the sum
-    // of its segments'; its tension is the spring's law on it, k (l − freeLength) + c l̇ +
-    // preload (the stiffness and damping may be tables), pulling each point along its two
-    // segments. `slack`: a rope, which pushes nothing — no tension while l ≤ freeLength, and
-    // never a negative one.
-    std::vector<MarkerRef> via;
+    // Cable (a multipoint spring, seed 003 §0.14): a line from marker I's origin through its
+    // `via` points (in order, on any parts) to marker J's. Its length l is the sum of its
+    // segments' and of its wraps round pulleys; its tension is the spring's law on it,
+    // k (l − freeLength) + c l̇ + preload (the stiffness and damping may be tables), pulling each
+    // point along its two segments. `slack`: a rope, which pushes nothing — no tension while
+    // l ≤ freeLength, and never a negative one. A via point may be a pulley (CableVia).
+    std::vector<CableVia> via;
     bool slack = true;
     // The markers it names: I, then J (two-marker elements and cables), then a cable's via
     // points; none for an element on a joint.

@@ -357,7 +357,8 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
         else if (force.type == engine::ForceType::Cable) {
             // Its path: "ground.top → sheave.rim → load.hook".
             QStringList path{QString::fromStdString(force.markerI.text())};
-            for (const engine::MarkerRef& v : force.via) path << QString::fromStdString(v.text());
+            for (const engine::CableVia& v : force.via)
+                path << QString::fromStdString(v.marker.text());
             path << QString::fromStdString(force.markerJ.text());
             details += QStringLiteral(": ") + path.join(QString::fromUtf8(" → "));
         } else

@@ -36,6 +36,58 @@ namespace ui {
 namespace fields {
 namespace {
 
+// A cable's point as written one a line in Properties: "part.marker", or a pulley
+// "part.marker r=0.05 cw joint=hinge" (its radius in m; ccw by default; a joint it turns on).
+std::optional<engine::CableVia> parseCablePoint(const QString& line, QString& error) {
+    const QStringList words = line.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    if (words.isEmpty()) {
+        error = tr("empty");
+        return std::nullopt;
+    }
+    engine::CableVia v;
+    const QString& ref = words.front();
+    const qsizetype dot = ref.indexOf(QLatin1Char('.'));
+    if (dot <= 0 || dot + 1 >= ref.size()) {
+        error = tr("'%1' is not part.marker").arg(ref);
+        return std::nullopt;
+    }
+    v.marker = {ref.left(dot).toStdString(), ref.mid(dot + 1).toStdString()};
+    bool radius = false;
+    for (qsizetype k = 1; k < words.size(); ++k) {
+        const QString& w = words[k];
+        if (w.startsWith(QLatin1String("r="))) {
+            bool ok = false;
+            v.radius = QLocale::c().toDouble(w.mid(2), &ok);
+            if (!ok || !std::isfinite(v.radius) || v.radius <= 0.0) {
+                error = tr("a pulley's radius is a positive number of m: '%1'").arg(w);
+                return std::nullopt;
+            }
+            v.pulley = radius = true;
+        } else if (w == QLatin1String("cw") || w == QLatin1String("ccw")) {
+            v.clockwise = w == QLatin1String("cw");
+        } else if (w.startsWith(QLatin1String("joint=")) && w.size() > 6) {
+            v.joint = w.mid(6).toStdString();
+        } else {
+            error = tr("'%1' is not r=radius, cw, ccw or joint=name").arg(w);
+            return std::nullopt;
+        }
+    }
+    if (!radius && words.size() > 1) {
+        error = tr("cw, ccw and joint= belong to a pulley: give its radius, r=0.05");
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::string cablePointText(const engine::CableVia& v) {
+    std::string text = v.marker.text();
+    if (!v.pulley) return text;
+    text += " r=" + QString::number(v.radius, 'g', 12).toStdString();
+    if (v.clockwise) text += " cw";
+    if (!v.joint.empty()) text += " joint=" + v.joint;
+    return text;
+}
+
 void limitFields(FieldList& b);
 void frictionFields(FieldList& b);
 void camContactFields(FieldList& b);
@@ -773,35 +825,55 @@ void forceFields(FieldList& b) {
         f.kind = PropertyField::Kind::Points;
         f.label = tr("Points");
         f.key = QStringLiteral("points");
+        f.help =
+            tr("One point a line, from I to J: part.marker, or a pulley round which the "
+               "cable wraps: part.marker r=0.05 (its radius in m, about the marker's z "
+               "axis; ccw by default, or cw), and joint=name for a pulley that turns on "
+               "that joint with the cable (no slip)");
         f.getText = [F](const SceneSpec& s) {
             std::string text = F(s)->markerI.text();
-            for (const engine::MarkerRef& v : F(s)->via) text += "\n" + v.text();
+            for (const engine::CableVia& v : F(s)->via) text += "\n" + cablePointText(v);
             return text + "\n" + F(s)->markerJ.text();
         };
         f.setText = [F](SceneSpec& s, const std::string& text) {
-            std::vector<engine::MarkerRef> refs;
+            std::vector<engine::CableVia> points;
             for (const QString& line : toQString(text).split(QLatin1Char('\n'))) {
-                const QString t = line.trimmed();
-                const qsizetype dot = t.indexOf(QLatin1Char('.'));
-                if (dot > 0)
-                    refs.push_back({t.left(dot).toStdString(), t.mid(dot + 1).toStdString()});
+                QString error;
+                if (std::optional<engine::CableVia> v = parseCablePoint(line, error))
+                    points.push_back(*v);
             }
-            if (refs.size() < 2) return;
-            F(s)->markerI = refs.front();
-            F(s)->markerJ = refs.back();
-            F(s)->via.assign(refs.begin() + 1, refs.end() - 1);
+            if (points.size() < 2) return;
+            F(s)->markerI = points.front().marker;
+            F(s)->markerJ = points.back().marker;
+            F(s)->via.assign(points.begin() + 1, points.end() - 1);
         };
         f.checkText = [markers](const std::string& text) {
-            int count = 0;
-            for (const QString& line : toQString(text).split(QLatin1Char('\n'))) {
-                const QString t = line.trimmed();
-                if (t.isEmpty()) continue;
+            int count = 0, line = 0;
+            const QStringList lines = toQString(text).split(QLatin1Char('\n'));
+            for (const QString& t : lines) {
+                ++line;
+                if (t.trimmed().isEmpty()) continue;
                 ++count;
-                if (!markers.contains(t))
-                    return tr("line %1: no marker '%2' (write part.marker)").arg(count).arg(t);
+                QString error;
+                const std::optional<engine::CableVia> v = parseCablePoint(t, error);
+                if (!v) return tr("line %1: %2").arg(line).arg(error);
+                if (!markers.contains(toQString(v->marker.text())))
+                    return tr("line %1: no marker '%2' (write part.marker)")
+                        .arg(line)
+                        .arg(toQString(v->marker.text()));
             }
-            return count < 2 ? tr("a cable needs its two ends: one marker a line, part.marker")
-                             : QString();
+            if (count < 2) return tr("a cable needs its two ends: one marker a line, part.marker");
+            int seen = 0;
+            for (const QString& t : lines) {
+                if (t.trimmed().isEmpty()) continue;
+                QString error;
+                const bool end = seen == 0 || seen == count - 1;
+                ++seen;
+                if (end && parseCablePoint(t, error)->pulley)
+                    return tr("'%1': a cable's ends are points where it is tied, not pulleys")
+                        .arg(t.trimmed());
+            }
+            return QString();
         };
         b.add(std::move(f));
         b.toggle(

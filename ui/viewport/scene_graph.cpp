@@ -24,6 +24,7 @@
 #include <osg/ShapeDrawable>
 #include <osg/Texture2D>
 
+#include "engine/math/cable_path.h"
 #include "engine/model/curve.h"
 #include "engine/model/mass_properties.h"
 #include "engine/model/surface.h"
@@ -530,12 +531,22 @@ void updateSprings(SceneGraph& graph, const std::vector<engine::Transform>& part
         const Vec3 p1 = (partPoses[static_cast<std::size_t>(spring.partJ)] * spring.X_PJ).p;
         auto* points = static_cast<osg::Vec3Array*>(spring.geometry->getVertexArray());
         if (spring.straight) {
+            // A cable's path: through its points and round its pulleys.
+            std::vector<engine::CableAnchor> anchors(1);
+            anchors[0].p = p0;
+            for (const SpringGlyph::Via& v : spring.via) {
+                if (static_cast<std::size_t>(v.part) >= partPoses.size()) continue;
+                const engine::Transform X_WM = partPoses[static_cast<std::size_t>(v.part)] * v.X_PM;
+                engine::CableAnchor& a = anchors.emplace_back();
+                a.R = X_WM.R.toRotationMatrix();
+                a.p = X_WM.p;
+                a.radius = v.radius;
+                a.sense = v.sense;
+                a.liftsOff = v.liftsOff;
+            }
+            anchors.emplace_back().p = p1;
             points->clear();
-            points->push_back(toOsg(p0));
-            for (const auto& [part, X_PM] : spring.via)  // a cable's path
-                if (static_cast<std::size_t>(part) < partPoses.size())
-                    points->push_back(toOsg((partPoses[static_cast<std::size_t>(part)] * X_PM).p));
-            points->push_back(toOsg(p1));
+            for (const Vec3& p : engine::cablePolyline(anchors)) points->push_back(toOsg(p));
         } else {
             coil(*points, p0, p1, spring.radius, 10);
         }
@@ -882,14 +893,16 @@ void addSprings(SceneGraph& g, const engine::SceneSpec& spec, double size) {
         spring.radius = 0.02 * size;
         spring.straight = line || cable;
         bool viaFound = true;
-        for (const engine::MarkerRef& ref : force.via) {
-            const engine::Part* p = spec.findPart(ref.part);
-            const engine::Marker* m = spec.findMarker(ref);
+        for (const engine::CableVia& v : force.via) {
+            const engine::Part* p = spec.findPart(v.marker.part);
+            const engine::Marker* m = spec.findMarker(v.marker);
             if (!p || !m) {
                 viaFound = false;
                 break;
             }
-            spring.via.emplace_back(static_cast<int>(p - spec.parts.data()), m->X_PM);
+            spring.via.push_back({static_cast<int>(p - spec.parts.data()), m->X_PM,
+                                  v.pulley && v.radius > 0.0 ? v.radius : 0.0, v.clockwise ? -1 : 1,
+                                  v.joint.empty()});
         }
         if (!viaFound) continue;
         spring.geometry = new osg::Geometry;

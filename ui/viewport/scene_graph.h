@@ -52,8 +52,17 @@ struct SpringGlyph {
     osg::ref_ptr<osg::Geometry> geometry;
     double radius = 0.01;   // m
     bool straight = false;  // a line force or a cable: no coil
-    // A cable's points between I and J: part index and the marker in it, in order.
-    std::vector<std::pair<int, engine::Transform>> via;
+    // A cable's points between I and J, in order: part index, the marker in it, and a pulley's
+    // radius (0 for a point), wrap sense (+1 counterclockwise about z) and whether the cable
+    // may lift off it — its path drawn round the pulleys (engine/math/cable_path.h).
+    struct Via {
+        int part = 0;
+        engine::Transform X_PM;
+        double radius = 0.0;
+        int sense = 1;
+        bool liftsOff = true;
+    };
+    std::vector<Via> via;
 };
 
 // A coupler (SceneSpec::couplers, same order). A gear pair is drawn where its teeth mesh: both

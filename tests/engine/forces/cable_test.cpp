@@ -159,7 +159,8 @@ TEST(Cables, ARopeThroughPointsOnMovingPartsKeepsTheEnergyBalance) {
         test::addMarker(spec, spec.parts[0], "pivot", Vec3(0, 0, 1.0), Vec3::UnitY());
         spec.joints.push_back(
             test::joint(spec, "beamPivot", JointType::Revolute, "beam.pivot", "frame.pivot"));
-        spec.forces[0].via = {{"beam", "left"}, {"beam", "right"}};
+        spec.forces[0].via = {CableVia{.marker = {"beam", "left"}},
+                              CableVia{.marker = {"beam", "right"}}};
         spec.parts[1].mass = 3.0;
         spec.forces[0].slack = slack;
         const test::FreeRun run = test::runFree(spec, 2.0);

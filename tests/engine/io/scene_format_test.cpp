@@ -162,6 +162,9 @@ struct Walk {
             each(j, "pairs", "contactPair");
         } else if (name == "coupler") {
             each(j, "terms", "couplerTerm");
+        } else if (name == "force" && j.contains("points") && j["points"].is_array()) {
+            for (const json& point : j["points"])  // a cable's pulleys
+                if (point.is_object()) visit(point, "pulley");
         } else if (name == "part") {
             each(j, "geometry", "shape");
             each(j, "markers", "marker");
@@ -286,6 +289,9 @@ struct Locate {
                 for (std::size_t k = 0; k < l.size(); ++k)
                     if (l[k].is_object()) visit(l[k], p / key / k, item);
         }
+        if (name == "force" && j.contains("points") && j["points"].is_array())  // pulleys
+            for (std::size_t k = 0; k < j["points"].size(); ++k)
+                if (j["points"][k].is_object()) visit(j["points"][k], p / "points" / k, "pulley");
         if (name == "scene" && j.contains("analyses"))
             for (const auto& [analysis, value] : j["analyses"].items())
                 visit(value, p / "analyses" / analysis, "analysis");

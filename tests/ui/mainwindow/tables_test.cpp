@@ -172,7 +172,7 @@ TEST_F(CablesTest, ACablesPointsAreEditedOneMarkerALineAndBadOnesRefused) {
     points->setPlainText(QStringLiteral("heavy.hook\nframe.left\nlight.hook"));
     window.properties()->commit(QStringLiteral("Points"));
     ASSERT_EQ(scene().forces[0].via.size(), 1u);
-    EXPECT_EQ(scene().forces[0].via[0].text(), "frame.left");
+    EXPECT_EQ(scene().forces[0].via[0].marker.text(), "frame.left");
     EXPECT_EQ(undo->count(), before + 1);
     // A marker that is not there, or a single point, is refused, saying why.
     points->setPlainText(QStringLiteral("heavy.hook\nframe.nowhere\nlight.hook"));

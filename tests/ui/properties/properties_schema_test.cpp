@@ -393,7 +393,8 @@ SceneSpec everyEntity(std::shared_ptr<const engine::TriangleMesh> mesh) {
     // A cable from the block over the ground's origin and the rod to the ball.
     engine::ForceSpec& cable = force(engine::ForceType::Cable);
     cable.markerI = {"block", "m"};
-    cable.via = {{"ground", "origin"}, {"rod", "m"}};
+    cable.via = {engine::CableVia{.marker = {"ground", "origin"}},
+                 engine::CableVia{.marker = {"rod", "m"}}};
     cable.markerJ = {"ball", "m"};
     cable.stiffness = 1e3;
     cable.freeLength = 1.0;
