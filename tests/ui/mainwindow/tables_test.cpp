@@ -199,6 +199,58 @@ TEST_F(CablesTest, ACablesPointsAreEditedOneMarkerALineAndBadOnesRefused) {
     EXPECT_EQ(scene().forces[0].via.size(), 2u);
 }
 
+class PulleysTest : public test::WindowTest {
+protected:
+    void SetUp() override { openWindow(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/jib_crane.json")); }
+};
+
+// A crane's rope over pulleys: each pulley a line "part.marker r=radius [cw] [joint=name]".
+TEST_F(PulleysTest, APulleyIsWrittenWithItsRadiusSenseAndJointAndBadOnesRefused) {
+    const engine::ForceSpec& rope = scene().forces[0];
+    window.sceneTree()->selectEntity(rope.id);
+    auto* points =
+        qobject_cast<QPlainTextEdit*>(window.properties()->editor(QStringLiteral("Points")));
+    ASSERT_TRUE(points);
+    EXPECT_EQ(points->toPlainText(),
+              QStringLiteral("ground.deadEnd\ndrum.axle r=0.15 joint=winch\n"
+                             "ground.mastHead r=0.1\nground.jibTip r=0.1\nload.hook"));
+    // The jib-tip sheave made larger and wrapped the other way; the drum's joint dropped.
+    points->setPlainText(
+        QStringLiteral("ground.deadEnd\ndrum.axle r=0.15\n"
+                       "ground.mastHead r=0.1\nground.jibTip r=0.2 cw\n"
+                       "load.hook"));
+    window.properties()->commit(QStringLiteral("Points"));
+    const engine::ForceSpec& edited = scene().forces[0];
+    ASSERT_EQ(edited.via.size(), 3u);
+    EXPECT_TRUE(edited.via[0].pulley);
+    EXPECT_TRUE(edited.via[0].joint.empty());
+    EXPECT_DOUBLE_EQ(edited.via[2].radius, 0.2);
+    EXPECT_TRUE(edited.via[2].clockwise);
+    // Refused, saying why: no radius, a radius of 0, a word it does not know, a pulley at an end.
+    for (const auto& [text, why] :
+         {std::pair{"ground.deadEnd\ndrum.axle cw\nload.hook", "give its radius"},
+          std::pair{"ground.deadEnd\ndrum.axle r=0\nload.hook", "positive number"},
+          std::pair{"ground.deadEnd\ndrum.axle r=0.1 fast\nload.hook", "'fast'"},
+          std::pair{"ground.deadEnd r=0.1\ndrum.axle\nload.hook", "ends are points"}}) {
+        points->setPlainText(QString::fromUtf8(text));
+        window.properties()->commit(QStringLiteral("Points"));
+        EXPECT_TRUE(
+            window.properties()->message(QStringLiteral("Points")).contains(QString::fromUtf8(why)))
+            << why << ": " << window.properties()->message(QStringLiteral("Points")).toStdString();
+    }
+    EXPECT_DOUBLE_EQ(scene().forces[0].via[2].radius, 0.2);
+    // A joint that is not there: the scene's own check refuses it, naming the place.
+    points->setPlainText(
+        QStringLiteral("ground.deadEnd\ndrum.axle r=0.15 joint=nowhere\nload.hook"));
+    window.properties()->commit(QStringLiteral("Points"));
+    EXPECT_TRUE(scene().forces[0].via[0].joint.empty());
+    EXPECT_DOUBLE_EQ(scene().forces[0].via[2].radius, 0.2);
+    EXPECT_TRUE(window.properties()
+                    ->message(QStringLiteral("Points"))
+                    .contains(QStringLiteral("no joint 'nowhere'")))
+        << window.properties()->message(QStringLiteral("Points")).toStdString();
+}
+
 TEST(TableCsv, ReadsADataSheetsColumnsWhateverItsSeparatorsAndDecimalCommas) {
     engine::io::TableColumns c;
     std::string error;
