@@ -360,6 +360,31 @@ TEST(Pulleys, ARopeOverPulleysOnMovingPartsKeepsTheEnergyBalance) {
     }
 }
 
+// The tendon-driven finger (scenes/tendon_finger.json): a tendon pulled with T through a sheath,
+// round a pulley of radius r1 at the knuckle, two guides and a pulley of r2 at the middle joint
+// to the fingertip, against torsion springs k1, k2. Wrapped, the tendon's moment arm about each
+// joint is its pulley's radius whatever the angle: at rest θ = T r / k, exactly — with the
+// implicit step (its Jacobian the tendon's, pulleys' tangents included) and with dopri45.
+TEST(Pulleys, ATendonDrivenFingerCurlsUntilEachSpringHoldsTheTendonsTorque) {
+    const io::SceneLoadResult loaded =
+        io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/tendon_finger.json");
+    ASSERT_TRUE(loaded.scene);
+    const double T = 10.0, r1 = 0.01, r2 = 0.008, k1 = 0.5, k2 = 0.3;
+    for (const IntegratorType integrator :
+         {IntegratorType::ImplicitEuler, IntegratorType::DormandPrince45}) {
+        SceneSpec spec = *loaded.scene;
+        spec.settings.integrator = integrator;
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        ASSERT_TRUE(sim.advance(3.0).ok);
+        Outputs out;
+        ASSERT_TRUE(sim.outputs(out).ok);
+        EXPECT_NEAR(out.springForce[0], T, 1e-6);
+        EXPECT_NEAR(out.jointCoordinates(0), T * r1 / k1, 1e-6);
+        EXPECT_NEAR(out.jointCoordinates(1), T * r2 / k2, 1e-6);
+    }
+}
+
 TEST(Pulleys, BadPulleysAreRefusedByTheirPlace) {
     const SceneSpec good = atwood(3.0, 2.0, 0.1, 1e6, 0.02);
     const io::SceneLoadResult back = io::parseScene(io::sceneToJson(good));
