@@ -103,6 +103,36 @@ std::vector<int> cablePoints(const ForceModel& force) {
     return out;
 }
 
+// The path through `anchors` (their values), remembered per thread for the last anchors seen
+// of each cable: a Jacobian evaluates the element along every direction at one state, and the
+// path is where it is whatever the direction (its tangents come from cablePath).
+const CableContacts& solvedPath(const ForceModel& force, const std::vector<CableAnchor>& anchors) {
+    struct Last {
+        const ForceModel* force = nullptr;
+        std::vector<CableAnchor> anchors;
+        CableContacts solved;
+    };
+    thread_local std::array<Last, 4> last;
+    thread_local std::size_t next = 0;
+    auto same = [&](const std::vector<CableAnchor>& a) {
+        if (a.size() != anchors.size()) return false;
+        for (std::size_t k = 0; k < a.size(); ++k)
+            if (a[k].p != anchors[k].p || a[k].R != anchors[k].R ||
+                a[k].radius != anchors[k].radius || a[k].sense != anchors[k].sense ||
+                a[k].liftsOff != anchors[k].liftsOff)
+                return false;
+        return true;
+    };
+    for (const Last& l : last)
+        if (l.force == &force && same(l.anchors)) return l.solved;
+    Last& slot = last[next];
+    next = (next + 1) % last.size();
+    slot.force = &force;
+    slot.anchors = anchors;
+    slot.solved = solveCablePath(anchors);
+    return slot.solved;
+}
+
 // The angle `wrapped` with the whole turns that bring it nearest `reference` (unwindAngle()).
 double unwoundNear(double wrapped, double reference) {
     return wrapped + 2.0 * kPi * std::round((reference - wrapped) / (2.0 * kPi));
@@ -137,7 +167,7 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
             values[a].sense = anchors[a].sense;
             values[a].liftsOff = anchors[a].liftsOff;
         }
-        const CableContacts solved = solveCablePath(values);
+        const CableContacts& solved = solvedPath(force, values);
         const CablePathOf<S> path = cablePath(anchors, solved);
         // Cut at the turning pulleys, where the cable is fixed on them: their path angles are
         // off by the whole turns the pulley made, which its joint's unwound angle tells.
