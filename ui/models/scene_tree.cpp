@@ -355,10 +355,11 @@ void populateSceneTree(QStandardItemModel& model, const engine::SceneSpec& spec)
                            .arg(QString::fromStdString(force.markerI.text()),
                                 QString::fromStdString(force.markerJ.text()));
         else if (force.type == engine::ForceType::Cable) {
-            // Its path: "ground.top → sheave.rim → load.hook".
+            // Its path: "ground.top → boom.sheave (pulley) → load.hook".
             QStringList path{QString::fromStdString(force.markerI.text())};
             for (const engine::CableVia& v : force.via)
-                path << QString::fromStdString(v.marker.text());
+                path << QString::fromStdString(v.marker.text()) +
+                            (v.pulley ? QStringLiteral(" (pulley)") : QString());
             path << QString::fromStdString(force.markerJ.text());
             details += QStringLiteral(": ") + path.join(QString::fromUtf8(" → "));
         } else

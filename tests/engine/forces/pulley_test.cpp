@@ -18,6 +18,7 @@
 #include "engine/math/cable_path.h"
 #include "engine/math/constants.h"
 #include "engine/math/dual.h"
+#include "engine/model/edit.h"
 #include "engine/model/layout.h"
 #include "engine/state/state.h"
 #include "tests/support/mechanisms.h"
@@ -383,6 +384,55 @@ TEST(Pulleys, ATendonDrivenFingerCurlsUntilEachSpringHoldsTheTendonsTorque) {
         EXPECT_NEAR(out.jointCoordinates(0), T * r1 / k1, 1e-6);
         EXPECT_NEAR(out.jointCoordinates(1), T * r2 / k2, 1e-6);
     }
+}
+
+// Hostile paths give a path, never a hang or a non-number: two pulleys on one spot, a pulley
+// round its own neighbour, a neighbour inside a pulley, radii from 1e-9 m to 1e6 m, every point
+// on one spot, a pulley whose axis lies along the cable.
+TEST(Pulleys, DegeneratePathsAreSolvedOrPassedBy) {
+    const Mat3 along = Eigen::AngleAxisd(0.5 * kPi, Vec3::UnitY()).toRotationMatrix();
+    const std::vector<std::vector<CableAnchor>> cases = {
+        {point(Vec3(-1, -1, 0)), pulley(Vec3::Zero(), 0.1, -1), pulley(Vec3::Zero(), 0.1, -1),
+         point(Vec3(1, -1, 0))},
+        {point(Vec3(-1, -1, 0)), pulley(Vec3(-1, -1, 0), 0.1, 1), point(Vec3(1, -1, 0))},
+        {point(Vec3(0.01, 0, 0)), pulley(Vec3::Zero(), 0.1, 1), point(Vec3(1, -1, 0))},
+        {point(Vec3(-1, -1, 0)), pulley(Vec3::Zero(), 1e-9, -1), point(Vec3(1, -1, 0))},
+        {point(Vec3(-1, -1, 0)), pulley(Vec3::Zero(), 1e6, -1), point(Vec3(1, -1, 0))},
+        {point(Vec3::Zero()), pulley(Vec3::Zero(), 0.1, 1), point(Vec3::Zero())},
+        {point(Vec3(-1, -1, 0)), pulley(Vec3::Zero(), 0.1, -1, along), point(Vec3(1, -1, 0))},
+        {point(Vec3(-1, -1, 0)), pulley(Vec3(0, 0.05, 0), 0.1, -1), pulley(Vec3(0.1, 0, 0), 0.1, 1),
+         pulley(Vec3(0.2, 0.05, 0), 0.1, -1), point(Vec3(1, -1, 0))}};
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        const CableContacts solved = solveCablePath(cases[c]);
+        const CablePathOf<double> path = cablePath(cases[c], solved);
+        EXPECT_TRUE(std::isfinite(path.length)) << c;
+        EXPECT_GE(path.length, (cases[c].back().p - cases[c].front().p).norm() - 1e-9) << c;
+        for (const CablePieceOf<double>& piece : path.pieces)
+            EXPECT_TRUE(piece.u.allFinite() && piece.a.allFinite() && piece.b.allFinite()) << c;
+    }
+}
+
+// Editing what a turning pulley names: renaming its joint follows; deleting the joint leaves the
+// pulley frictionless (the rope slides over it from then on) and the scene valid; deleting the
+// pulley's marker takes the cable with it.
+TEST(Pulleys, ATurningPulleysJointRenamedOrDeletedIsFollowed) {
+    const io::SceneLoadResult loaded = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/jib_crane.json");
+    ASSERT_TRUE(loaded.scene);
+    SceneSpec spec = *loaded.scene;
+    ASSERT_EQ(spec.forces[0].via[0].joint, "winch");
+    ASSERT_TRUE(renameEntity(spec, spec.joints[0].id, "hoistAxle"));
+    EXPECT_EQ(spec.forces[0].via[0].joint, "hoistAxle");
+    SceneSpec without = spec;
+    deleteEntity(without, without.joints[0].id);
+    ASSERT_EQ(without.forces.size(), 1u);
+    EXPECT_TRUE(without.forces[0].via[0].pulley);
+    EXPECT_TRUE(without.forces[0].via[0].joint.empty());
+    for (const Diagnostic& d : validate(without))
+        EXPECT_NE(d.severity, Severity::Error) << d.where << ": " << d.message;
+    const Part* drum = spec.findPart("drum");
+    ASSERT_TRUE(drum);
+    deleteEntity(spec, drum->markers[0].id);
+    EXPECT_TRUE(spec.forces.empty());
 }
 
 TEST(Pulleys, BadPulleysAreRefusedByTheirPlace) {
