@@ -11,6 +11,7 @@
 #include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/projection.h"
 #include "engine/dynamics/reactions.h"
+#include "engine/forces/forces.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/retract.h"
 #include "engine/kinematics/state_measures.h"
@@ -451,7 +452,23 @@ Status ForwardDynamics::integrate(double tEnd) {
         state_.t = std::max(state_.t, tEnd);
         return {};
     }
-    Status s = integrator_->advance(*model_, state_, ws_, tEnd);
+    Status s;
+    if (std::none_of(base_->switches.begin(), base_->switches.end(),
+                     [](const SwitchModel& k) { return k.kind == SwitchKind::Slip; })) {
+        s = integrator_->advance(*model_, state_, ws_, tEnd);
+    } else {
+        // Cables slip over pulleys with friction at the end of each step (each millisecond of
+        // dopri45), on the step grid so that it does not depend on how the run is cut.
+        const bool adaptive = model_->settings.integrator == IntegratorType::DormandPrince45;
+        const double spacing = adaptive ? 1e-3 : model_->settings.stepSize;
+        const double eps = 1e-12 * std::max(1.0, std::abs(tEnd));
+        while (s.ok && state_.t < tEnd - eps) {
+            const double tNext =
+                std::min(tEnd, (std::floor(state_.t / spacing + 1e-9) + 1.0) * spacing);
+            s = integrator_->advance(*model_, state_, ws_, tNext);
+            if (s.ok) settleSlip();
+        }
+    }
     saveSolverMemory();
     // A motion whose expression stops being a number, or jumps, is its own cause, and so is a
     // force element's expression that stops being a number or races off (named with its
@@ -460,6 +477,52 @@ Status ForwardDynamics::integrate(double tEnd) {
     if (!s.ok && !s.expressionCause && !model_->kinematic)
         s.message += failureCause(*model_, state_, ws_);
     return s;
+}
+
+void ForwardDynamics::settleSlip() {
+    if (state_.switches.size() != base_->switches.size()) return;
+    std::vector<BodyFrame> frames;
+    computeBodyFrames(*model_, state_.q, state_.v, frames);
+    const std::vector<int> offsets = jointCoordinateOffsets(*model_);
+    bool moved = false, switched = false;
+    int read = -1;
+    std::vector<CableSlipReading> readings;
+    for (std::size_t k = 0; k + 1 < base_->switches.size(); ++k) {
+        const SwitchModel& what = base_->switches[k];
+        if (what.kind != SwitchKind::Slip) continue;  // (its Slipping slot follows it)
+        const ForceModel& force = model_->forces[static_cast<std::size_t>(what.index)];
+        if (!force.on) continue;
+        if (read != what.index) {
+            readings = cableSlips(*model_, force, frames, state_.jointCoordinates, offsets);
+            read = what.index;
+        }
+        const CableSlipReading& r = readings[static_cast<std::size_t>(what.via)];
+        if (!r.cut) continue;
+        const double grip = std::exp(force.wraps[static_cast<std::size_t>(what.via)].friction *
+                                     std::max(r.wrap, 0.0));
+        double& slip = state_.switches[k];
+        double& slipping = state_.switches[k + 1];
+        if (slipping == 0.0) {
+            // Gripping: it slips once one side pulls more than e^{μθ} times the other.
+            if (r.after > grip * r.before) slipping = 1.0;
+            if (r.before > grip * r.after) slipping = -1.0;
+            switched = switched || slipping != 0.0;
+        } else {
+            // Slipping: it grips again where the slip would turn back.
+            if ((r.slip - slip) * slipping < 0.0) {
+                slipping = 0.0;
+                switched = true;
+            }
+            moved = moved || r.slip != slip;
+            slip = r.slip;
+        }
+    }
+    if (moved || switched) model_ = switchedModel(base_, state_.switches);
+    // A change of grip is a discontinuity of the forces: the integrator starts afresh there.
+    if (switched) {
+        integrator_->reset();
+        ws_.step.valid = false;
+    }
 }
 
 Status ForwardDynamics::outputs(Outputs& out) {

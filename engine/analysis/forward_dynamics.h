@@ -73,6 +73,10 @@ private:
     void restoreSolverMemory(const State& state);
 
     Status integrate(double tEnd);  // advance() without sensors
+    // Cables over pulleys with friction at the state: a gripping one slips where one side pulls
+    // more than e^{μθ} times the other, a slipping one grips where its slip would turn back
+    // (State::switches), the model switched to it.
+    void settleSlip();
     // What a sensor that crossed does besides being recorded: a held variable set, a force or a
     // motion switched (the run's model then derived anew: switchedModel); stops are advance()'s.
     Status act(const SensorModel& sensor);

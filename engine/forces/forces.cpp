@@ -93,7 +93,22 @@ struct SpringStateOf {
     std::vector<S> pieceForce;
     std::vector<int> anchors;
     double dampingPower = 0.0;
+    // Per span its tension; per anchor the span that ends at it where the cable is cut there
+    // (−1 elsewhere), its wrap in angle, and a pulley with friction's slip [m] (the stored one
+    // where the cable grips it, the one found where it slips).
+    std::vector<double> spanTension, wrapAngle, slip;
+    std::vector<int> spanBefore;
 };
+
+// A span's elastic tension (the cable's law on its strain, `scale` its share's inverse) at
+// length l: a rope's never below 0.
+template <class T>
+T spanElastic(const ForceModel& force, const T& length, double scale) {
+    const T stretch = scale * length - force.freeLength;
+    if (force.slack && valueOf(stretch) <= 0.0) return T(0.0);
+    const T t = elasticForce(force.elasticLaw.get(), force.stiffness, stretch) + force.preload;
+    return force.slack && valueOf(t) < 0.0 ? T(0.0) : t;
+}
 
 // The markers a cable passes, from I to J.
 std::vector<int> cablePoints(const ForceModel& force) {
@@ -159,7 +174,7 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
                 const ForceModel::Wrap& w = force.wraps[a - 1];
                 anchors[a].radius = w.radius;
                 anchors[a].sense = w.sense;
-                anchors[a].liftsOff = w.joint < 0;
+                anchors[a].liftsOff = !w.cuts();
             }
             values[a].R = marks[a].R.unaryExpr([](const S& x) { return valueOf(x); });
             values[a].p = marks[a].p.unaryExpr([](const S& x) { return valueOf(x); });
@@ -174,7 +189,14 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
         std::vector<double> cut(n, std::numeric_limits<double>::quiet_NaN());
         for (std::size_t a = 1; a + 1 < n; ++a) {
             const ForceModel::Wrap& w = force.wraps[a - 1];
-            if (w.joint < 0 || solved.slot[a] < 0) continue;
+            if (!w.cuts() || solved.slot[a] < 0) continue;
+            const double middle = 0.5 * (valueOf(path.phiIn[a]) + valueOf(path.phiOut[a]));
+            if (w.joint < 0) {
+                // A pulley with friction, fixed on its part: the cut where the cable was fixed
+                // on it, moved along the wrap by what has slipped.
+                cut[a] = unwoundNear(w.material, middle) + w.sense * w.slip / w.radius;
+                continue;
+            }
             const double wrapped = valueOf(jointCoordinateMotion(model, frames, w.joint, 0).value);
             const double angle =
                 jointCoordinates.size() > 0
@@ -183,12 +205,11 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
                     : wrapped;
             // The wrap's middle in the joint's other part's frame (a carrier's angle, which
             // does not wind up: taken nearest the initial one) and so in the pulley's, unwound.
-            const double middle = 0.5 * (valueOf(path.phiIn[a]) + valueOf(path.phiOut[a]));
             const double expected =
                 unwoundNear(middle + w.turning * angle, w.carrier) - w.turning * angle;
             cut[a] = w.material - 2.0 * kPi * std::round((expected - middle) / (2.0 * kPi));
         }
-        const CableSpansOf<S> spans = cableSpans(anchors, path, cut);
+        CableSpansOf<S> spans = cableSpans(anchors, path, cut);
         // Each span's rate: its pieces' ends' speeds apart, the ends carried by their parts.
         std::vector<S> rates(spans.length.size(), S(0.0));
         for (std::size_t i = 0; i < path.pieces.size(); ++i) {
@@ -198,6 +219,70 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
             const Vec3Of<S> va = from.v + from.w.cross(Vec3Of<S>(piece.a - from.p));
             const Vec3Of<S> vb = to.v + to.w.cross(Vec3Of<S>(piece.b - to.p));
             rates[static_cast<std::size_t>(spans.pieceSpan[i])] += (vb - va).dot(piece.u);
+        }
+        // The span that ends at each anchor where the cable is cut there.
+        k.spanBefore.assign(n, -1);
+        for (std::size_t i = 0; i < path.pieces.size(); ++i) {
+            const auto to = static_cast<std::size_t>(path.pieces[i].to);
+            if (to + 1 < n && !std::isnan(cut[to])) k.spanBefore[to] = spans.pieceSpan[i];
+        }
+        // A pulley with friction the cable slips over: the junction where the side pulling
+        // harder pulls e^{μθ} times the other (the capstan; a massless cable), found along the
+        // wrap from the stored slip, its tangent by one Newton step on dual numbers; the spans'
+        // rates with the slip's (held by the balance), and the friction's power.
+        k.slip.assign(n, 0.0);
+        std::vector<S> slipRate(n, S(0.0));
+        for (std::size_t a = 1; a + 1 < n; ++a) {
+            const ForceModel::Wrap& w = force.wraps[a - 1];
+            if (w.friction <= 0.0) continue;
+            k.slip[a] = w.slip;
+            const int before = k.spanBefore[a];
+            if (w.slipping == 0 || before < 0 ||
+                before + 1 >= static_cast<int>(spans.length.size()))
+                continue;
+            const auto I = static_cast<std::size_t>(before), J = I + 1;
+            const double sI = I < force.spanScale.size() ? force.spanScale[I] : 1.0;
+            const double sJ = J < force.spanScale.size() ? force.spanScale[J] : 1.0;
+            const S theta = anchors[a].sense * (path.phiOut[a] - path.phiIn[a]);
+            using std::exp;
+            const S grip = exp(w.friction * theta);
+            const double arc = w.radius * valueOf(theta);
+            const double share = arc > 1e-12 ? valueOf(path.wrapped[a]) / arc : 1.0;
+            const double direction = w.slipping > 0 ? 1.0 : -1.0;
+            // The side it slips toward pulls e^{μθ} times the other: zero at the junction.
+            auto excess = [&](const auto& lI, const auto& lJ, const auto& g, const auto& d) {
+                const auto tI = spanElastic(force, decltype(d)(lI + d * share), sI);
+                const auto tJ = spanElastic(force, decltype(d)(lJ - d * share), sJ);
+                return direction > 0.0 ? decltype(d)(tJ - g * tI) : decltype(d)(tI - g * tJ);
+            };
+            const double lI = valueOf(spans.length[I]), lJ = valueOf(spans.length[J]),
+                         g = valueOf(grip);
+            // (decreasing along the slip: bracket it, then bisect)
+            auto at = [&](double d) { return direction * excess(lI, lJ, g, d); };
+            double low = 0.0, high = 0.0, step = 1e-9 * (1.0 + lI + lJ);
+            if (at(0.0) > 0.0) {
+                for (int m = 0; m < 200 && at(high) > 0.0; ++m, step *= 2.0)
+                    low = high, high += step;
+            } else {
+                for (int m = 0; m < 200 && at(low) <= 0.0; ++m, step *= 2.0)
+                    high = low, low -= step;
+            }
+            for (int m = 0; m < 200 && high - low > 1e-15 * (1.0 + std::abs(high)); ++m) {
+                const double middle = 0.5 * (low + high);
+                (at(middle) > 0.0 ? low : high) = middle;
+            }
+            const double d = 0.5 * (low + high);
+            const double slope = excess(Dual(lI), Dual(lJ), Dual(g), Dual(d, 1.0)).b;
+            if (!(std::abs(slope) > 0.0)) continue;  // both spans slack: nothing to balance
+            const S moved = S(d) - excess(spans.length[I], spans.length[J], grip, S(d)) / slope;
+            spans.length[I] += moved * share;
+            spans.length[J] -= moved * share;
+            const double byI = excess(Dual(lI, 1.0), Dual(lJ), Dual(g), Dual(d)).b;
+            const double byJ = excess(Dual(lI), Dual(lJ, 1.0), Dual(g), Dual(d)).b;
+            slipRate[a] = -(byI * rates[I] + byJ * rates[J]) / slope;
+            rates[I] += slipRate[a] * share;
+            rates[J] -= slipRate[a] * share;
+            k.slip[a] = w.slip + d;
         }
         // Each span's tension: the cable's law on its strain; a rope's never below 0, what the
         // damping would take it below left out (so the damping's power is the tension's beyond
@@ -222,9 +307,20 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
                         scale;
             if (valueOf(t) > valueOf(k.force)) k.force = t;
         }
+        // The friction's power where the cable slips: the tensions' difference times the slip's
+        // rate (what the elastic energy and the parts do not account for).
+        for (std::size_t a = 1; a + 1 < n; ++a)
+            if (valueOf(slipRate[a]) != 0.0) {
+                const auto I = static_cast<std::size_t>(k.spanBefore[a]);
+                k.dampingPower += valueOf((tension[I + 1] - tension[I]) * slipRate[a]);
+            }
         for (std::size_t i = 0; i < path.pieces.size(); ++i)
             k.pieceForce.push_back(tension[static_cast<std::size_t>(spans.pieceSpan[i])]);
         k.pieces = path.pieces;
+        for (const S& t : tension) k.spanTension.push_back(valueOf(t));
+        k.wrapAngle.assign(n, 0.0);
+        for (std::size_t a = 1; a + 1 < n; ++a)
+            k.wrapAngle[a] = anchors[a].sense * valueOf(path.phiOut[a] - path.phiIn[a]);
         return k;
     }
     if (force.type == ForceType::SpringDamper) {
@@ -508,6 +604,26 @@ SpringReading springReading(const Model& model, const ForceModel& force,
         springState<double>(model, force, frames, jointCoordinates, offsets);
     if (!force.on || !k.directed) return {k.length, k.rate, 0.0};
     return {k.length, k.rate, k.force};
+}
+
+std::vector<CableSlipReading> cableSlips(const Model& model, const ForceModel& force,
+                                         const std::vector<BodyFrame>& frames,
+                                         const Eigen::VectorXd& jointCoordinates,
+                                         const std::vector<int>& offsets) {
+    const SpringStateOf<double> k =
+        springState<double>(model, force, frames, jointCoordinates, offsets);
+    std::vector<CableSlipReading> out(force.via.size());
+    for (std::size_t p = 0; p < force.via.size(); ++p) {
+        CableSlipReading& r = out[p];
+        const int before = k.spanBefore[p + 1];
+        r.slip = k.slip[p + 1];
+        if (before < 0 || before + 1 >= static_cast<int>(k.spanTension.size())) continue;
+        r.cut = true;
+        r.before = k.spanTension[static_cast<std::size_t>(before)];
+        r.after = k.spanTension[static_cast<std::size_t>(before) + 1];
+        r.wrap = k.wrapAngle[p + 1];
+    }
+    return out;
 }
 
 std::string nonFiniteExpression(const ForceModel& force, double t) {

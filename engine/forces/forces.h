@@ -97,6 +97,19 @@ std::string nonFiniteExpression(const Model& model, const ForceModel& force, dou
 // markers together); a rotational spring-damper's angle [rad, unwound from `jointCoordinates`],
 // its rate [rad/s] and its torque [N·m] (positive resisting a positive twist): elastic, damping
 // and preload together, 0 while it is switched off. What the recording keeps of them.
+// A cable at the state of `frames`, per via point: whether it is cut there (a turning pulley or
+// one with friction it touches), the tensions of the spans before and after it [N], its wrap
+// [rad], and a pulley with friction's slip [m] (found where the cable slips over it, the stored
+// one where it grips): what the run reads to switch a pulley's grip (engine/analysis).
+struct CableSlipReading {
+    bool cut = false;
+    double before = 0.0, after = 0.0, wrap = 0.0, slip = 0.0;
+};
+std::vector<CableSlipReading> cableSlips(const Model& model, const ForceModel& force,
+                                         const std::vector<BodyFrame>& frames,
+                                         const Eigen::VectorXd& jointCoordinates,
+                                         const std::vector<int>& offsets);
+
 struct SpringReading {
     double length = 0.0, rate = 0.0, force = 0.0;
 };

@@ -77,7 +77,9 @@ void CsvWriter::writeHeader() {
         for (const char* c : {ch::kContactCount, ch::kContactNormalForce, ch::kContactMaxDepth})
             column(c);
     for (const SwitchModel& k : model_.switches)  // what sensors switch
-        column(ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn));
+        column((k.kind == SwitchKind::Slip || k.kind == SwitchKind::Slipping)
+                   ? k.name
+                   : ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn));
     if (!kinematic_)  // each motion's effort and power (the kinematic columns hold them there)
         for (const DriverModel& driver : model_.drivers) {
             column(ch::of(driver.name, ch::kEffort));

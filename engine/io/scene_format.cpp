@@ -273,6 +273,7 @@ std::vector<ObjectFormat> describe() {
         {"radius", "number > 0, m", "number >0", "", "yes", "—", "the radius the cable wraps at (a sheave's groove's)"},
         {"wrap", "`\"ccw\"` or `\"cw\"`", "enum ccw cw", "\"ccw\"", "no", "`\"ccw\"`", "the sense the cable goes round it, from I towards J, about the marker's z axis"},
         {"joint", "joint name", "string", "", "no", "none: frictionless", "a revolute or cylindrical joint of the pulley's part about its axis: the pulley turns with the cable, which grips it (no slip); the spans on either side then have their own tensions"},
+        {"friction", "number ≥ 0", "number >=0", "0", "no", "0: frictionless", "μ, belt friction on a pulley that does not turn (no `joint`): the cable grips it until one side's tension is e^{μθ} times the other's (θ the wrap: the capstan equation), then slips over it with that ratio, until the slip would turn back; recorded as `<name>.slip<k>` (m slipped toward the cable's end, k the point's index) and `<name>.slipping<k>` (0 gripping, ±1 slipping toward the end or the start) (minor version 20)"},
     }, {}});
     objects.push_back({"coupler", "/$defs/coupler", {
         {"name", "string", "string", "", "yes", "—", "identifier, unique among couplers; its force is recorded as `<name>.force`, the efforts on its first two coordinates as `<name>.effortI`, `<name>.effortJ`"},

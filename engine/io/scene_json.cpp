@@ -1255,8 +1255,13 @@ public:
                         }
                         if (const json* jn = optional(p, "joint"))
                             string(*jn, where + "/joint", v.joint);
-                        if (!v.pulley && (optional(p, "wrap") || optional(p, "joint")))
-                            error(where, "'wrap' and 'joint' belong to a pulley: give its radius");
+                        if (const json* mu = optional(p, "friction"))
+                            number(*mu, where + "/friction", v.friction);
+                        if (!v.pulley && (optional(p, "wrap") || optional(p, "joint") ||
+                                          optional(p, "friction")))
+                            error(where,
+                                  "'wrap', 'joint' and 'friction' belong to a pulley: give its "
+                                  "radius");
                     }
                     f.markerI = points.front().marker;
                     f.markerJ = points.back().marker;

@@ -223,6 +223,7 @@ json forceJson(const ForceSpec& f) {
             json pulley = {{"marker", v.marker.text()}, {"radius", v.radius}};
             if (v.clockwise) pulley["wrap"] = "cw";
             if (!v.joint.empty()) pulley["joint"] = v.joint;
+            if (v.friction != 0.0) pulley["friction"] = v.friction;
             points.push_back(pulley);
         }
         points.push_back(f.markerJ.text());

@@ -46,16 +46,17 @@ void prepareCable(const Model& model, ForceModel& f) {
         const ForceModel::Wrap& w = f.wraps[k - 1];
         anchors[k].radius = w.radius;
         anchors[k].sense = w.sense;
-        anchors[k].liftsOff = w.joint < 0;
+        anchors[k].liftsOff = !w.cuts();
     }
     const CableContacts solved = solveCablePath(anchors);
     const CablePathOf<double> path = cablePath(anchors, solved);
     std::vector<double> cut(anchors.size(), std::numeric_limits<double>::quiet_NaN());
     for (std::size_t k = 1; k + 1 < anchors.size(); ++k) {
         ForceModel::Wrap& w = f.wraps[k - 1];
-        if (w.joint < 0 || solved.slot[k] < 0) continue;
+        if (!w.cuts() || solved.slot[k] < 0) continue;
         w.material = 0.5 * (path.phiIn[k] + path.phiOut[k]);
         cut[k] = w.material;
+        if (w.joint < 0) continue;  // a pulley with friction: fixed on its part
         // The joint's angle (engine/kinematics/joint_coordinates.h: I's x from J's about J's
         // z), and which way the pulley turns about its own z with it.
         const JointModel& joint = model.joints[static_cast<std::size_t>(w.joint)];
@@ -781,6 +782,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
                     w.radius = v.pulley ? v.radius : 0.0;
                     w.sense = v.clockwise ? -1 : 1;
                     if (v.pulley && !v.joint.empty()) w.joint = jointIndex.at(v.joint);
+                    if (v.pulley && v.joint.empty()) w.friction = v.friction;
                 }
                 f.slack = spec_f.slack;
                 prepareCable(*model, f);
@@ -896,7 +898,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             const int index = variableValue.at(v.name);
             model->variables[static_cast<std::size_t>(index)].held =
                 static_cast<int>(model->switches.size());
-            model->switches.push_back({SwitchKind::Held, index, *v.initial, v.name});
+            model->switches.push_back({SwitchKind::Held, index, 0, *v.initial, v.name});
         }
     const auto switched = [&](const std::string& name) {
         return std::any_of(spec.sensors.begin(), spec.sensors.end(), [&](const SensorSpec& s) {
@@ -906,12 +908,23 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
     };
     for (std::size_t k = 0; k < model->forces.size(); ++k)
         if (!model->forces[k].on || switched(model->forces[k].name))
-            model->switches.push_back({SwitchKind::Force, static_cast<int>(k),
+            model->switches.push_back({SwitchKind::Force, static_cast<int>(k), 0,
                                        model->forces[k].on ? 1.0 : 0.0, model->forces[k].name});
     for (std::size_t k = 0; k < model->drivers.size(); ++k)
         if (!model->drivers[k].on || switched(model->drivers[k].name))
-            model->switches.push_back({SwitchKind::Motion, static_cast<int>(k),
+            model->switches.push_back({SwitchKind::Motion, static_cast<int>(k), 0,
                                        model->drivers[k].on ? 1.0 : 0.0, model->drivers[k].name});
+    // A cable's slip over each pulley with friction, and whether it slips: "rope.slip2" [m] and
+    // "rope.slipping2" for its point 2.
+    for (std::size_t k = 0; k < model->forces.size(); ++k)
+        for (std::size_t p = 0; p < model->forces[k].wraps.size(); ++p)
+            if (model->forces[k].wraps[p].friction > 0.0)
+                for (const SwitchKind kind : {SwitchKind::Slip, SwitchKind::Slipping})
+                    model->switches.push_back(
+                        {kind, static_cast<int>(k), static_cast<int>(p), 0.0,
+                         model->forces[k].name +
+                             (kind == SwitchKind::Slip ? ".slip" : ".slipping") +
+                             std::to_string(p + 1)});
     for (std::size_t k = 0; k < spec.sensors.size(); ++k) {
         const SensorSpec& s = spec.sensors[k];
         SensorModel& sensor = model->sensors[k];

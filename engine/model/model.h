@@ -163,11 +163,15 @@ struct SensorModel {
 // What a run switches as it goes (State::switches, one slot each): a held variable's value, or
 // whether a force element or a motion is on (1) or off (0). A run's model is the compiled one
 // with the state's switches applied (switchedModel, engine/model/switches.h).
-enum class SwitchKind { Held, Force, Motion };
+// A cable's slip over a pulley with friction (Slip: the length of cable that has slipped over
+// it, m, toward the cable's end J; Slipping: whether it grips, 0, or slips toward J, +1, or
+// toward I, −1; the run switches them at the ends of steps) is held there too.
+enum class SwitchKind { Held, Force, Motion, Slip, Slipping };
 
 struct SwitchModel {
     SwitchKind kind = SwitchKind::Held;
     int index = 0;  // into Model::variables, forces or drivers
+    int via = 0;    // Slip: the pulley's index in the cable's via points
     double initial = 0.0;
     std::string name;  // the variable's, force's or motion's
 };
@@ -188,12 +192,20 @@ struct ForceModel {
     // they meet (the wrap's middle then), `carrier` that angle plus turning × the joint's angle
     // then: the wrap's middle in the frame of the part the pulley turns on, which counts the
     // pulley's whole turns with the joint's unwound angle.
+    // A pulley with friction (`friction` μ > 0, no joint) cuts it too, where the cable is
+    // fixed on it while it grips: `slip` [m] is how much has slipped toward J, the cut
+    // `material` + slip / radius along the wrap; while it slips (`slipping` ±1, toward J or I)
+    // the cut is where the capstan balance puts it (switches of the run: SwitchKind::Slip,
+    // Slipping).
     struct Wrap {
         double radius = 0.0;
         int sense = 1;
         int joint = -1;
         int turning = 1;
         double material = 0.0, carrier = 0.0;
+        double friction = 0.0, slip = 0.0;
+        int slipping = 0;
+        bool cuts() const { return joint >= 0 || friction > 0.0; }
     };
     std::vector<Wrap> wraps;
     // Cable: per span, the cable's whole initial length over the span's: the spans' free

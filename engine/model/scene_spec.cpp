@@ -1021,6 +1021,15 @@ Diagnostics validate(const SceneSpec& spec) {
                 if (!std::isfinite(v.radius) || v.radius <= 0.0)
                     check.error(where + "/radius", "a pulley's radius must be positive, it is " +
                                                        numberText(v.radius) + " m");
+                if (!std::isfinite(v.friction) || v.friction < 0.0)
+                    check.error(where + "/friction",
+                                "a pulley's friction must be zero or positive, it is " +
+                                    numberText(v.friction));
+                else if (v.friction > 0.0 && !v.joint.empty())
+                    check.error(where + "/friction",
+                                "pulley '" + v.marker.text() + "' turns on joint '" + v.joint +
+                                    "' with the cable, which grips it: friction is for a pulley "
+                                    "that does not turn");
                 if (v.joint.empty()) continue;
                 const Joint* joint = spec.findJoint(v.joint);
                 if (!joint) {

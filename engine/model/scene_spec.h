@@ -352,13 +352,17 @@ std::optional<ForceType> forceTypeFromName(std::string_view name);
 // when the cable would wrap less than nothing. With a `joint` (a revolute or cylindrical joint
 // of the pulley's part, about its axis) the pulley turns with the cable, which grips it: the
 // cable is cut there into spans, each with its own tension, their difference turning the
-// pulley; a turning pulley keeps the cable.
+// pulley; a turning pulley keeps the cable. With `friction` μ > 0 (and no joint) the cable grips
+// the pulley too, but slips over it where one side's tension would exceed the other's times
+// e^{μθ} (θ its wrap: the capstan, or belt friction), the ratio held while it slips; the grip
+// is switched at the ends of steps.
 struct CableVia {
     MarkerRef marker;
     bool pulley = false;
     double radius = 0.0;  // m, > 0 for a pulley
     bool clockwise = false;
     std::string joint = {};  // "": frictionless
+    double friction = 0.0;   // μ, ≥ 0
 };
 
 struct ForceSpec {

@@ -29,6 +29,15 @@ std::shared_ptr<const Model> switchedModel(const std::shared_ptr<const Model>& b
         case SwitchKind::Motion:
             model->drivers[at].on = switches[k] != 0.0;
             break;
+        case SwitchKind::Slip:
+            model->forces[at].wraps[static_cast<std::size_t>(s.via)].slip = switches[k];
+            break;
+        case SwitchKind::Slipping:
+            model->forces[at].wraps[static_cast<std::size_t>(s.via)].slipping =
+                switches[k] > 0.0   ? 1
+                : switches[k] < 0.0 ? -1
+                                    : 0;
+            break;
         }
     }
     return model;
@@ -43,6 +52,12 @@ std::string switchText(const Model& model, int slot, double value) {
         return "force '" + s.name + "' " + (value != 0.0 ? "on" : "off");
     case SwitchKind::Motion:
         return "motion '" + s.name + "' " + (value != 0.0 ? "on" : "off");
+    case SwitchKind::Slip:
+        return s.name + " = " + numberText(value) + " m";
+    case SwitchKind::Slipping:
+        return s.name + (value > 0.0   ? ": slips toward its end"
+                         : value < 0.0 ? ": slips toward its start"
+                                       : ": grips");
     }
     return s.name;
 }

@@ -193,8 +193,10 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
         switchOffset_ = size_;
         switchCount_ = model.switches.size();
         for (const SwitchModel& k : model.switches)
-            add(ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn), "",
-                size_++);
+            add((k.kind == SwitchKind::Slip || k.kind == SwitchKind::Slipping)
+                    ? k.name
+                    : ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn),
+                k.kind == SwitchKind::Slip ? "m" : "", size_++);
     }
     // What expressions read of the previous step (State::lagged): the reactions and contact
     // forces of the step before the frame, which the frame's own channels do not hold.

@@ -37,7 +37,8 @@ namespace fields {
 namespace {
 
 // A cable's point as written one a line in Properties: "part.marker", or a pulley
-// "part.marker r=0.05 cw joint=hinge" (its radius in m; ccw by default; a joint it turns on).
+// "part.marker r=0.05 cw joint=hinge" (its radius in m; ccw by default; a joint it turns on;
+// mu=0.3, belt friction).
 std::optional<engine::CableVia> parseCablePoint(const QString& line, QString& error) {
     const QStringList words = line.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
     if (words.isEmpty()) {
@@ -67,13 +68,20 @@ std::optional<engine::CableVia> parseCablePoint(const QString& line, QString& er
             v.clockwise = w == QLatin1String("cw");
         } else if (w.startsWith(QLatin1String("joint=")) && w.size() > 6) {
             v.joint = w.mid(6).toStdString();
+        } else if (w.startsWith(QLatin1String("mu="))) {
+            bool ok = false;
+            v.friction = QLocale::c().toDouble(w.mid(3), &ok);
+            if (!ok || !std::isfinite(v.friction) || v.friction < 0.0) {
+                error = tr("a pulley's friction is a number, 0 or more: '%1'").arg(w);
+                return std::nullopt;
+            }
         } else {
-            error = tr("'%1' is not r=radius, cw, ccw or joint=name").arg(w);
+            error = tr("'%1' is not r=radius, cw, ccw, joint=name or mu=friction").arg(w);
             return std::nullopt;
         }
     }
     if (!radius && words.size() > 1) {
-        error = tr("cw, ccw and joint= belong to a pulley: give its radius, r=0.05");
+        error = tr("cw, ccw, joint= and mu= belong to a pulley: give its radius, r=0.05");
         return std::nullopt;
     }
     return v;
@@ -85,6 +93,7 @@ std::string cablePointText(const engine::CableVia& v) {
     text += " r=" + QString::number(v.radius, 'g', 12).toStdString();
     if (v.clockwise) text += " cw";
     if (!v.joint.empty()) text += " joint=" + v.joint;
+    if (v.friction > 0.0) text += " mu=" + QString::number(v.friction, 'g', 12).toStdString();
     return text;
 }
 
@@ -829,7 +838,8 @@ void forceFields(FieldList& b) {
             tr("One point a line, from I to J: part.marker, or a pulley round which the "
                "cable wraps: part.marker r=0.05 (its radius in m, about the marker's z "
                "axis; ccw by default, or cw), and joint=name for a pulley that turns on "
-               "that joint with the cable (no slip)");
+               "that joint with the cable (no slip), or mu=0.3 for belt friction on one "
+               "that does not turn (the capstan)");
         f.getText = [F](const SceneSpec& s) {
             std::string text = F(s)->markerI.text();
             for (const engine::CableVia& v : F(s)->via) text += "\n" + cablePointText(v);

@@ -361,6 +361,45 @@ TEST(Pulleys, ARopeOverPulleysOnMovingPartsKeepsTheEnergyBalance) {
     }
 }
 
+// The capstan (belt friction): a rope over a fixed drum of radius 0.1 m with friction μ, wrapped
+// half a turn (θ = π), blocks of m1 and m2 hanging on it. It holds while m1 g ≤ e^{μθ} m2 g, and
+// slips beyond, the tensions' ratio held at e^{μθ}: the heavy block then falls at
+// a = g (m1 − e^{μθ} m2) / (m1 + e^{μθ} m2).
+TEST(Pulleys, ARopeOverADrumWithFrictionHoldsUpToTheCapstanRatio) {
+    const double mu = 0.3, grip = std::exp(mu * kPi), m2 = 1.0;
+    for (const double over : {0.99, 1.01, 1.5}) {
+        const double m1 = over * grip * m2;
+        SceneSpec spec = atwood(m1, m2, 0.1, 1e6, 0.0);
+        spec.forces[0].via[0].friction = mu;
+        spec.forces[0].damping = 2000.0;
+        spec.forces[0].freeLength = 2.0 + kPi * 0.1;  // unstretched: both spans take their load
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        ASSERT_TRUE(sim.advance(0.5).ok);
+        Outputs out;
+        ASSERT_TRUE(sim.outputs(out).ok);
+        const double z0 = out.jointCoordinates(0), v0 = out.jointRates(0);
+        const Status ran = sim.advance(1.0);
+        ASSERT_TRUE(ran.ok) << ran.message;
+        ASSERT_TRUE(sim.outputs(out).ok);
+        const double fall = z0 - out.jointCoordinates(0);
+        if (over < 1.0) {
+            // Held: the blocks at rest (the spans stretched to m1 g and m2 g).
+            EXPECT_LT(std::abs(fall), 1e-6) << over;
+            EXPECT_NEAR(std::abs(out.jointRates(0)), 0.0, 1e-6) << over;
+        } else {
+            // Slipping: from 0.5 s to 1 s its speed grows by a × 0.5 s (the start's jerk, the
+            // rope taking up the load, left behind), the heavy side's tension (the recorded
+            // greater one) e^{μθ} times the light side's, m2 (g + a).
+            const double a = g * (m1 - grip * m2) / (m1 + grip * m2);
+            EXPECT_NEAR(out.springForce[0], grip * m2 * (g + a), 0.01 * grip * m2 * (g + a))
+                << over;
+            EXPECT_GT(fall, 0.0) << over;
+            EXPECT_NEAR(out.jointRates(0) - v0, -a * 0.5, 0.01 * a * 0.5) << over;
+        }
+    }
+}
+
 // The tendon-driven finger (scenes/tendon_finger.json): a tendon pulled with T through a sheath,
 // round a pulley of radius r1 at the knuckle, two guides and a pulley of r2 at the middle joint
 // to the fingertip, against torsion springs k1, k2. Wrapped, the tendon's moment arm about each
