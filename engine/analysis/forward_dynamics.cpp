@@ -487,6 +487,7 @@ void ForwardDynamics::settleSlip() {
     bool moved = false, switched = false;
     int read = -1;
     std::vector<CableSlipReading> readings;
+    std::vector<int> slips;  // the cables that start to slip
     for (std::size_t k = 0; k + 1 < base_->switches.size(); ++k) {
         const SwitchModel& what = base_->switches[k];
         if (what.kind != SwitchKind::Slip) continue;  // (its Slipping slot follows it)
@@ -506,7 +507,10 @@ void ForwardDynamics::settleSlip() {
             // Gripping: it slips once one side pulls more than e^{μθ} times the other.
             if (r.after > grip * r.before) slipping = 1.0;
             if (r.before > grip * r.after) slipping = -1.0;
-            switched = switched || slipping != 0.0;
+            if (slipping != 0.0) {
+                switched = true;
+                if (slips.empty() || slips.back() != what.index) slips.push_back(what.index);
+            }
         } else {
             // Slipping: it grips again where the slip would turn back.
             if ((r.slip - slip) * slipping < 0.0) {
@@ -517,9 +521,27 @@ void ForwardDynamics::settleSlip() {
             slip = r.slip;
         }
     }
-    if (moved || switched) model_ = switchedModel(base_, state_.switches);
-    // A change of grip is a discontinuity of the forces: the integrator starts afresh there.
+    if (moved || switched) {
+        // A cable that starts to slip lets its junction go to the balance at once: the elastic
+        // energy it gives up is the friction's work (the energy balance's dissipated part).
+        auto elastic = [&](const Model& model) {
+            ForceEnergies energies;
+            Eigen::VectorXd g = Eigen::VectorXd::Zero(model.velocitySize());
+            for (const int k : slips)
+                applyForceElement(model, model.forces[static_cast<std::size_t>(k)], state_.t,
+                                  frames, state_.jointCoordinates, state_.lagged, offsets, g,
+                                  energies);
+            return energies.elastic;
+        };
+        const double before = switched ? elastic(*model_) : 0.0;
+        model_ = switchedModel(base_, state_.switches);
+        if (switched) state_.dissipatedEnergy += before - elastic(*model_);
+    }
+    // A change of grip is a discontinuity of the forces: the integrator starts afresh there
+    // (an adaptive one from this state, not from the start of the step that holds it).
     if (switched) {
+        state_.stepOrigin.resize(0);
+        state_.stepHint = 0.0;
         integrator_->reset();
         ws_.step.valid = false;
     }

@@ -257,23 +257,36 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
             };
             const double lI = valueOf(spans.length[I]), lJ = valueOf(spans.length[J]),
                          g = valueOf(grip);
-            // (decreasing along the slip: bracket it, then bisect)
+            // (not increasing along the slip, flat where both spans are slack: bracketed, then
+            // bisected to the root nearest the stored slip, so that a slack rope slides nowhere)
             auto at = [&](double d) { return direction * excess(lI, lJ, g, d); };
             double low = 0.0, high = 0.0, step = 1e-9 * (1.0 + lI + lJ);
-            if (at(0.0) > 0.0) {
+            const double start = at(0.0);
+            if (start > 0.0) {
+                // at(low) > 0 ≥ at(high): the plateau's near end
                 for (int m = 0; m < 200 && at(high) > 0.0; ++m, step *= 2.0)
                     low = high, high += step;
-            } else {
-                for (int m = 0; m < 200 && at(low) <= 0.0; ++m, step *= 2.0)
-                    high = low, low -= step;
-            }
-            for (int m = 0; m < 200 && high - low > 1e-15 * (1.0 + std::abs(high)); ++m) {
-                const double middle = 0.5 * (low + high);
-                (at(middle) > 0.0 ? low : high) = middle;
+                for (int m = 0; m < 200 && high - low > 1e-15 * (1.0 + std::abs(high)); ++m) {
+                    const double middle = 0.5 * (low + high);
+                    (at(middle) > 0.0 ? low : high) = middle;
+                }
+            } else if (start < 0.0) {
+                // at(low) ≥ 0 > at(high)
+                for (int m = 0; m < 200 && at(low) < 0.0; ++m, step *= 2.0) high = low, low -= step;
+                for (int m = 0; m < 200 && high - low > 1e-15 * (1.0 + std::abs(high)); ++m) {
+                    const double middle = 0.5 * (low + high);
+                    (at(middle) < 0.0 ? high : low) = middle;
+                }
             }
             const double d = 0.5 * (low + high);
             const double slope = excess(Dual(lI), Dual(lJ), Dual(g), Dual(d, 1.0)).b;
-            if (!(std::abs(slope) > 0.0)) continue;  // both spans slack: nothing to balance
+            if (!(std::abs(slope) > 0.0)) {
+                // Both spans slack at the junction: the cable slides freely, its slip there.
+                spans.length[I] += d * share;
+                spans.length[J] -= d * share;
+                k.slip[a] = w.slip + d;
+                continue;
+            }
             const S moved = S(d) - excess(spans.length[I], spans.length[J], grip, S(d)) / slope;
             spans.length[I] += moved * share;
             spans.length[J] -= moved * share;

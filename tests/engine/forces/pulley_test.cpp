@@ -3,7 +3,10 @@
 // pulley and over one that turns with the rope (inertia J), the energy of a rope over pulleys on
 // moving parts, and bad pulleys refused by their place.
 
+#include <chrono>
 #include <cmath>
+#include <cstring>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -20,6 +23,7 @@
 #include "engine/math/dual.h"
 #include "engine/model/edit.h"
 #include "engine/model/layout.h"
+#include "engine/runtime/simulator.h"
 #include "engine/state/state.h"
 #include "tests/support/mechanisms.h"
 #include "tests/support/scene_errors.h"
@@ -400,6 +404,71 @@ TEST(Pulleys, ARopeOverADrumWithFrictionHoldsUpToTheCapstanRatio) {
     }
 }
 
+// Slipping over the drum, the friction's work is what the energy balance misses: with it counted
+// as dissipated the balance holds to the integrator's accuracy — released slack, the rope
+// taking up the load, gripping and slipping by turns as it bounces, then slipping for good.
+TEST(Pulleys, ARopeSlippingOverADrumDissipatesWhatTheFrictionTakes) {
+    const double mu = 0.3, grip = std::exp(mu * kPi), m2 = 1.0;
+    SceneSpec spec = atwood(1.5 * grip * m2, m2, 0.1, 1e5, 0.0);
+    spec.forces[0].via[0].friction = mu;
+    spec.forces[0].freeLength = 2.0 + kPi * 0.1 + 0.01;  // 1 cm slack
+    spec.settings.integrator = IntegratorType::DormandPrince45;
+    // (0.8 s: the light block 0.6 m up, well short of the drum)
+    const test::FreeRun run = test::runFree(spec, 0.8);
+    ASSERT_TRUE(run.ran) << run.failure;
+    EXPECT_NEAR(run.balanceAfter, run.balanceBefore, 1e-6);
+    EXPECT_GT(run.kinetic, 0.1);
+    // Without the friction's work in it the balance would be off by the tension's difference
+    // times the slip: about (e^{μθ} − 1) m2 g × the fall, here several joules.
+    ForwardDynamics sim(compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    ASSERT_TRUE(sim.advance(0.8).ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    EXPECT_GT(out.energies.dissipated, 1.0);
+}
+
+// The grip and the slip are the run's switches, recorded with each frame: a run re-run from
+// any of its frames (gripping, slipping toward either end) goes on bit for bit.
+TEST(Pulleys, ARunOverADrumWithFrictionReRunsFromAnyFrameBitForBit) {
+    using namespace std::chrono_literals;
+    const double mu = 0.3, grip = std::exp(mu * kPi), m2 = 1.0;
+    SceneSpec spec = atwood(1.2 * grip * m2, m2, 0.1, 1e5, 0.0);
+    spec.forces[0].via[0].friction = mu;
+    spec.forces[0].freeLength = 2.0 + kPi * 0.1 + 0.005;
+    spec.settings.integrator = IntegratorType::SymplecticEuler;
+    spec.settings.stepSize = 1e-4;
+    const auto model = compiled(spec);
+    auto rowsOf = [](const Recording& r) { return test::recordedRows(r); };
+    Simulator original(model);
+    original.runTo(0.5);
+    ASSERT_TRUE(original.waitUntilIdle(60s));
+    ASSERT_TRUE(original.snapshot()->error.empty()) << original.snapshot()->error;
+    const auto expected = rowsOf(original.recording());
+    // It slipped, and gripped at times on the way.
+    const int slipping = original.recording().layout().findChannel("rope.slipping1");
+    ASSERT_GE(slipping, 0);
+    std::vector<double> times, values;
+    original.recording().series(slipping, 0, expected.size(), 1, times, values);
+    const std::set<double> modes(values.begin(), values.end());
+    EXPECT_TRUE(modes.count(-1.0) == 1 && modes.count(0.0) == 1);
+    for (const std::size_t frame : {std::size_t{3}, expected.size() / 3, expected.size() / 2}) {
+        Simulator sim(model);
+        sim.runTo(0.5);
+        ASSERT_TRUE(sim.waitUntilIdle(60s));
+        sim.rerunFrom(frame);
+        sim.runTo(0.5);
+        ASSERT_TRUE(sim.waitUntilIdle(60s));
+        const auto again = rowsOf(sim.recording());
+        ASSERT_EQ(again.size(), expected.size());
+        for (std::size_t k = 0; k < again.size(); ++k)
+            ASSERT_EQ(
+                std::memcmp(again[k].data(), expected[k].data(), again[k].size() * sizeof(double)),
+                0)
+                << "re-run from frame " << frame << ", frame " << k;
+    }
+}
+
 // The tendon-driven finger (scenes/tendon_finger.json): a tendon pulled with T through a sheath,
 // round a pulley of radius r1 at the knuckle, two guides and a pulley of r2 at the middle joint
 // to the fingertip, against torsion springs k1, k2. Wrapped, the tendon's moment arm about each
@@ -496,6 +565,13 @@ TEST(Pulleys, BadPulleysAreRefusedByTheirPlace) {
             "unknown key");
     refuses(R"({"marker":"sheave.nowhere","radius":0.1})", "/forces/0/points/1",
             "no marker 'sheave.nowhere'");
+    // Belt friction: negative, not a number, or on a pulley that turns with the cable.
+    refuses(R"({"friction":-0.2,"marker":"sheave.axle","radius":0.1})",
+            "/forces/0/points/1/friction", "zero or positive");
+    refuses(R"({"friction":"high","marker":"sheave.axle","radius":0.1})",
+            "/forces/0/points/1/friction", "number");
+    refuses(R"({"friction":0.3,"joint":"axle","marker":"sheave.axle","radius":0.1})",
+            "/forces/0/points/1/friction", "a pulley that does not turn");
     // A turning pulley's joint: none of that name, one that slides, one that does not hold it.
     refuses(R"({"joint":"spindle","marker":"sheave.axle","radius":0.1})",
             "/forces/0/points/1/joint", "no joint 'spindle'");

@@ -204,7 +204,8 @@ protected:
     void SetUp() override { openWindow(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/jib_crane.json")); }
 };
 
-// A crane's rope over pulleys: each pulley a line "part.marker r=radius [cw] [joint=name]".
+// A crane's rope over pulleys: each pulley a line "part.marker r=radius [cw] [joint=name]
+// [mu=friction]".
 TEST_F(PulleysTest, APulleyIsWrittenWithItsRadiusSenseAndJointAndBadOnesRefused) {
     const engine::ForceSpec& rope = scene().forces[0];
     window.sceneTree()->selectEntity(rope.id);
@@ -226,11 +227,23 @@ TEST_F(PulleysTest, APulleyIsWrittenWithItsRadiusSenseAndJointAndBadOnesRefused)
     EXPECT_TRUE(edited.via[0].joint.empty());
     EXPECT_DOUBLE_EQ(edited.via[2].radius, 0.2);
     EXPECT_TRUE(edited.via[2].clockwise);
+    // Belt friction on the mast-head sheave, written back as it was typed.
+    points->setPlainText(
+        QStringLiteral("ground.deadEnd\ndrum.axle r=0.15\n"
+                       "ground.mastHead r=0.1 mu=0.25\nground.jibTip r=0.2 cw\n"
+                       "load.hook"));
+    window.properties()->commit(QStringLiteral("Points"));
+    EXPECT_DOUBLE_EQ(scene().forces[0].via[1].friction, 0.25);
+    EXPECT_TRUE(points->toPlainText().contains(QStringLiteral("ground.mastHead r=0.1 mu=0.25")))
+        << points->toPlainText().toStdString();
     // Refused, saying why: no radius, a radius of 0, a word it does not know, a pulley at an end.
     for (const auto& [text, why] :
          {std::pair{"ground.deadEnd\ndrum.axle cw\nload.hook", "give its radius"},
           std::pair{"ground.deadEnd\ndrum.axle r=0\nload.hook", "positive number"},
           std::pair{"ground.deadEnd\ndrum.axle r=0.1 fast\nload.hook", "'fast'"},
+          std::pair{"ground.deadEnd\ndrum.axle r=0.1 mu=-1\nload.hook", "0 or more"},
+          std::pair{"ground.deadEnd\ndrum.axle r=0.1 mu=0.2 joint=winch\nload.hook",
+                    "does not turn"},
           std::pair{"ground.deadEnd r=0.1\ndrum.axle\nload.hook", "ends are points"}}) {
         points->setPlainText(QString::fromUtf8(text));
         window.properties()->commit(QStringLiteral("Points"));
