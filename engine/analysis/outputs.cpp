@@ -141,6 +141,29 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                 if (a >= 0) external[static_cast<std::size_t>(a)] -= onB;
                 if (b >= 0) external[static_cast<std::size_t>(b)] += onB;
             }
+            // The inextensible cables' tensions over the step pull their parts: −T Jᵀ on each
+            // (J the span's length rate over the part's twist: [u; R_WBᵀ (p − r) × u]).
+            if (!step->cableTension.empty()) {
+                const std::vector<int> offsets = jointCoordinateOffsets(model);
+                for (std::size_t f = 0; f < model.forces.size(); ++f) {
+                    const std::vector<double>& tension = step->cableTension[f];
+                    if (tension.empty()) continue;
+                    const std::vector<CableSpanRow> spans = cableSpanRows(
+                        model, model.forces[f], ws.frames, state.jointCoordinates, offsets);
+                    for (std::size_t s = 0; s < spans.size() && s < tension.size(); ++s)
+                        for (int side = 0; side < 2; ++side) {
+                            const int b = spans[s].body[side];
+                            if (b == kGround) continue;
+                            const BodyFrame& frame = ws.frames[static_cast<std::size_t>(b)];
+                            const Vec3 F = -tension[s] * spans[s].J[side].head<3>();
+                            const Vec3 T = -tension[s] * (frame.R * spans[s].J[side].tail<3>());
+                            Vec6 on;
+                            on.head<3>() = T + frame.r.cross(F);
+                            on.tail<3>() = F;
+                            external[static_cast<std::size_t>(b)] += on;
+                        }
+                }
+            }
             if (Status s = jointSpaceTransmittedOverStep(
                     model, *tree, state, ws, step->jointAccelerations, external,
                     step->loopMultipliers, treeRates, transmitted, alongAxis, &step->softLambda);
@@ -312,11 +335,17 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     out.springForce.clear();
     out.springLength.clear();
     out.springRate.clear();
-    for (const ForceModel& force : model.forces)
-        if (force.type == ForceType::SpringDamper || force.type == ForceType::Cable ||
+    // (an inextensible cable's tension: the greatest of its spans' over the step that ended here)
+    const bool stepEnded = step && step->valid &&
+                           std::abs(step->t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
+    for (std::size_t f = 0; f < model.forces.size(); ++f)
+        if (const ForceModel& force = model.forces[f];
+            force.type == ForceType::SpringDamper || force.type == ForceType::Cable ||
             force.type == ForceType::RotationalSpringDamper) {
-            const SpringReading r =
+            SpringReading r =
                 springReading(model, force, ws.frames, state.jointCoordinates, offsets);
+            if (force.inextensible && force.on && stepEnded && f < step->cableTension.size())
+                for (const double t : step->cableTension[f]) r.force = std::max(r.force, t);
             out.springForce.push_back(r.force);
             out.springLength.push_back(r.length);
             out.springRate.push_back(r.rate);

@@ -25,8 +25,11 @@ struct StepResult {
     // k Φ + c Φ̇ of a stiff joint differs from it by k times the step's second-order
     // position error) [N, N·m].
     Eigen::VectorXd softLambda;
-    std::vector<double> limitForce;      // per joint limit: its stops' force or torque [N, N·m]
-    std::vector<double> frictionForce;   // per joint friction: its Coulomb force or torque
+    std::vector<double> limitForce;     // per joint limit: its stops' force or torque [N, N·m]
+    std::vector<double> frictionForce;  // per joint friction: its Coulomb force or torque
+    // Per force element, an inextensible cable's spans' tensions over the step [N] (a span out
+    // of reach of its free length, none: 0); empty when the step had no cable rows.
+    std::vector<std::vector<double>> cableTension;
     std::vector<ContactForce> contacts;  // contact forces (idle speculative contacts left out)
     ContactSolverReport contactSolver;   // the contact solve's figures
     // In joint coordinates: per rate, the step's (q̇⁺ − q̇ₙ) / h, from which the

@@ -98,6 +98,9 @@ struct SpringStateOf {
     // where the cable grips it, the one found where it slips).
     std::vector<double> spanTension, wrapAngle, slip;
     std::vector<int> spanBefore;
+    // Per piece its span; per span its length.
+    std::vector<int> pieceSpan;
+    std::vector<double> spanLength;
 };
 
 // A span's elastic tension (the cable's law on its strain, `scale` its share's inverse) at
@@ -331,6 +334,8 @@ SpringStateOf<S> springState(const Model& model, const ForceModel& force,
             k.pieceForce.push_back(tension[static_cast<std::size_t>(spans.pieceSpan[i])]);
         k.pieces = path.pieces;
         for (const S& t : tension) k.spanTension.push_back(valueOf(t));
+        k.pieceSpan = spans.pieceSpan;
+        for (const S& l : spans.length) k.spanLength.push_back(valueOf(l));
         k.wrapAngle.assign(n, 0.0);
         for (std::size_t a = 1; a + 1 < n; ++a)
             k.wrapAngle[a] = anchors[a].sense * valueOf(path.phiOut[a] - path.phiIn[a]);
@@ -637,6 +642,54 @@ std::vector<CableSlipReading> cableSlips(const Model& model, const ForceModel& f
         r.wrap = k.wrapAngle[p + 1];
     }
     return out;
+}
+
+std::vector<CableSpanRow> cableSpanRows(const Model& model, const ForceModel& force,
+                                        const std::vector<BodyFrame>& frames,
+                                        const Eigen::VectorXd& jointCoordinates,
+                                        const std::vector<int>& offsets) {
+    const SpringStateOf<double> k =
+        springState<double>(model, force, frames, jointCoordinates, offsets);
+    std::vector<CableSpanRow> rows(k.spanLength.size());
+    for (std::size_t s = 0; s < rows.size(); ++s) {
+        rows[s].length = k.spanLength[s];
+        const double scale = s < force.spanScale.size() ? force.spanScale[s] : 1.0;
+        rows[s].limit = force.freeLength / scale;
+    }
+    // Each piece's ends moving apart along it lengthen its span: (v_b − v_a) · u, each end's
+    // velocity its body's at that point.
+    auto add = [&](CableSpanRow& row, int body, const Vec3& p, const Vec3& u) {
+        if (body == kGround) return;
+        const BodyFrame& f = frames[static_cast<std::size_t>(body)];
+        Eigen::Matrix<double, 6, 1> J;
+        J.head<3>() = u;
+        J.tail<3>() = f.R.transpose() * (p - f.r).cross(u);
+        for (int side = 0; side < 2; ++side) {
+            if (row.body[side] == body) {
+                row.J[side] += J;
+                return;
+            }
+            if (row.body[side] == kGround) {
+                row.body[side] = body;
+                row.J[side] = J;
+                return;
+            }
+        }
+        row.moreBodies = true;
+    };
+    for (std::size_t i = 0; i < k.pieces.size(); ++i) {
+        const CablePieceOf<double>& piece = k.pieces[i];
+        CableSpanRow& row = rows[static_cast<std::size_t>(k.pieceSpan[i])];
+        const int from =
+            model.markers[static_cast<std::size_t>(k.anchors[static_cast<std::size_t>(piece.from)])]
+                .body;
+        const int to =
+            model.markers[static_cast<std::size_t>(k.anchors[static_cast<std::size_t>(piece.to)])]
+                .body;
+        add(row, from, piece.a, -piece.u);
+        add(row, to, piece.b, piece.u);
+    }
+    return rows;
 }
 
 std::string nonFiniteExpression(const ForceModel& force, double t) {

@@ -110,6 +110,23 @@ std::vector<CableSlipReading> cableSlips(const Model& model, const ForceModel& f
                                          const Eigen::VectorXd& jointCoordinates,
                                          const std::vector<int>& offsets);
 
+// An inextensible cable's spans at the frames, each a row of the velocity-level contact
+// problem: its length, the most it may have (its share of the free length), and its rate's
+// Jacobian over the velocities of the (at most two) moving parts it pulls: l̇ = Σ J_s · twist
+// of body[s] (layout::twist; kGround: no part). `moreBodies`: it pulls more than two (the
+// scene's check refuses that).
+struct CableSpanRow {
+    double length = 0.0, limit = 0.0;
+    int body[2] = {-1, -1};
+    Eigen::Matrix<double, 6, 1> J[2] = {Eigen::Matrix<double, 6, 1>::Zero(),
+                                        Eigen::Matrix<double, 6, 1>::Zero()};
+    bool moreBodies = false;
+};
+std::vector<CableSpanRow> cableSpanRows(const Model& model, const ForceModel& force,
+                                        const std::vector<BodyFrame>& frames,
+                                        const Eigen::VectorXd& jointCoordinates,
+                                        const std::vector<int>& offsets);
+
 struct SpringReading {
     double length = 0.0, rate = 0.0, force = 0.0;
 };

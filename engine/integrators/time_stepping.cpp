@@ -37,6 +37,7 @@
 #include "engine/contact/contact_solver.h"
 #include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/stops.h"
+#include "engine/forces/forces.h"
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
@@ -125,6 +126,12 @@ private:
             double reaction = 0.0;     // the lever term its bound has now [N·m or N]
         };
         std::vector<FrictionRow> frictions;
+        struct CableRow {
+            int force = 0;            // index into Model::forces (an inextensible cable)
+            int span = 0;             // its span
+            std::size_t contact = 0;  // its row's index in problem.contacts
+        };
+        std::vector<CableRow> cables;
         // solve
         Eigen::VectorXd v;            // v⁺
         Eigen::VectorXd impulse;      // joint impulses μ
@@ -387,9 +394,59 @@ private:
         d.tangents.clear();
         d.stops.clear();
         d.frictions.clear();
+        d.cables.clear();
         if (model.contact.enabled) contactRows(model, ws);
         if (!model.limits.empty()) stopRows(model, state, ws);
         if (!model.frictions.empty()) frictionRows(model, ws);
+        cableRows(model, state, ws);
+    }
+
+    // The rows of the inextensible cables' spans within reach of their free length: a span
+    // whose slack its rate could take up within the step, before or after the applied forces,
+    // with room to spare. The row's "normal" is the slack's rate, −l̇ (its impulse the span's
+    // tension times h, pulling its ends together), closing the slack at most, taking up a
+    // stretch (projection's round-off) as contact does a penetration.
+    void cableRows(const Model& model, const State& state, const Workspace& ws) {
+        StepData& d = data_;
+        const double h = d.h;
+        const ContactSettings& settings = model.contact.settings;
+        std::vector<int> offsets;
+        for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {
+            const ForceModel& force = model.forces[static_cast<std::size_t>(f)];
+            if (!force.inextensible || !force.on) continue;
+            if (offsets.empty()) offsets = jointCoordinateOffsets(model);
+            const std::vector<CableSpanRow> spans =
+                cableSpanRows(model, force, ws.frames, state.jointCoordinates, offsets);
+            for (int s = 0; s < static_cast<int>(spans.size()); ++s) {
+                const CableSpanRow& span = spans[static_cast<std::size_t>(s)];
+                if (span.body[0] == kGround && span.body[1] == kGround) continue;
+                double rate = 0.0, freeRate = 0.0;
+                for (int side = 0; side < 2; ++side)
+                    if (span.body[side] != kGround) {
+                        rate += span.J[side].dot(layout::twist(d.v0, span.body[side]));
+                        freeRate += span.J[side].dot(layout::twist(d.vFree, span.body[side]));
+                    }
+                const double gap = span.limit - span.length;
+                const double reach =
+                    2.0 * h * std::max(std::abs(rate), std::abs(freeRate)) + kStopReachLength;
+                if (gap > reach) continue;
+                ContactRows row;
+                row.bodyA = span.body[0];
+                row.bodyB = span.body[1];
+                for (int r = 0; r < 3; ++r)
+                    for (int side = 0; side < 2; ++side)
+                        row.J[r][side] = row.MinvJ[r][side] = Vec6::Zero();
+                for (int side = 0; side < 2; ++side)
+                    if (span.body[side] != kGround) {
+                        row.J[0][side] = -span.J[side];
+                        row.MinvJ[0][side] =
+                            layout::twist(ws.Minv, span.body[side]).cwiseProduct(row.J[0][side]);
+                    }
+                row.target = gap > 0.0 ? -gap / h : settings.stabilization * -gap / h;
+                d.cables.push_back({f, s, d.problem.contacts.size()});
+                d.problem.contacts.push_back(row);
+            }
+        }
     }
 
     // The soft joints' rows below the joint rows, with their compliances and targets (above),
@@ -599,6 +656,17 @@ private:
             const ContactRows& c = d.problem.contacts[d.found.points.size() + k];
             result.limitForce[static_cast<std::size_t>(d.stops[k].limit)] +=
                 d.stops[k].sign * c.impulse[0] / d.h;
+        }
+        result.cableTension.clear();
+        if (!d.cables.empty()) {
+            result.cableTension.assign(model.forces.size(), {});
+            for (const StepData::CableRow& c : d.cables) {
+                std::vector<double>& spans = result.cableTension[static_cast<std::size_t>(c.force)];
+                if (spans.size() <= static_cast<std::size_t>(c.span))
+                    spans.resize(static_cast<std::size_t>(c.span) + 1, 0.0);
+                spans[static_cast<std::size_t>(c.span)] =
+                    d.problem.contacts[c.contact].impulse[0] / d.h;
+            }
         }
         result.frictionForce.assign(model.frictions.size(), 0.0);
         for (const StepData::FrictionRow& fr : d.frictions) {

@@ -1274,6 +1274,8 @@ public:
                 }
             }
             if (const json* sl = optional(j, "slack")) boolean(*sl, at + "/slack", f.slack);
+            if (const json* ie = optional(j, "inextensible"))
+                boolean(*ie, at + "/inextensible", f.inextensible);
             law(j, at + "/stiffness", "stiffness", f.stiffness, f.stiffnessTable);
             law(j, at + "/damping", "damping", f.damping, f.dampingTable);
             scalar("freeLength", f.freeLength);

@@ -233,6 +233,7 @@ json forceJson(const ForceSpec& f) {
         j["freeLength"] = f.freeLength;
         if (f.preload != 0.0) j["preload"] = f.preload;
         if (!f.slack) j["slack"] = false;
+        if (f.inextensible) j["inextensible"] = true;
         break;
     }
     case ForceType::RotationalSpringDamper:

@@ -785,6 +785,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
                     if (v.pulley && v.joint.empty()) w.friction = v.friction;
                 }
                 f.slack = spec_f.slack;
+                f.inextensible = spec_f.inextensible;
                 prepareCable(*model, f);
             }
         }
@@ -941,11 +942,14 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         }
     }
 
-    // End stops and Coulomb joint friction are rows of the velocity-level contact problem: a
-    // scene with them steps with it whatever its integrator (validate() says so).
+    // End stops, Coulomb joint friction and inextensible cables are rows of the velocity-level
+    // contact problem: a scene with them steps with it whatever its integrator (validate()
+    // says so).
     if (!model->limits.empty() ||
         std::any_of(model->frictions.begin(), model->frictions.end(),
-                    [](const JointFrictionModel& f) { return f.coulomb(); }))
+                    [](const JointFrictionModel& f) { return f.coulomb(); }) ||
+        std::any_of(model->forces.begin(), model->forces.end(),
+                    [](const ForceModel& f) { return f.inextensible; }))
         model->settings.integrator = IntegratorType::TimeStepping;
 
     warnAboutMassRatios(*model, result.diagnostics);

@@ -185,6 +185,9 @@ struct ForceModel {
     int markerJ = -1;
     std::vector<int> via;  // cable: the markers it passes, from I to J
     bool slack = true;     // cable: no tension while slack, never a push
+    // Cable: held at most its free length (each span its share) by unilateral rows of the
+    // velocity-level contact problem (cableSpanRows), its tension theirs; no elastic law.
+    bool inextensible = false;
     // Cable: per via point, a pulley's wrap (radius 0: a point). A turning pulley (`joint` ≥ 0,
     // the revolute or cylindrical joint it turns on, `turning` the sign of its turn about the
     // marker's z in the joint's angle) cuts the cable into spans: `material` is the angle, in

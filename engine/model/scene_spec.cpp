@@ -1070,6 +1070,60 @@ Diagnostics validate(const SceneSpec& spec) {
                 check.error(at + "/preload",
                             "a slack cable's preload must be zero or positive: a rope pushes "
                             "nothing");
+            if (force.inextensible) {
+                // A rope that cannot stretch: its tension is what holds its length, nothing
+                // else; each span a row of the contact problem on at most two moving parts.
+                const std::string why =
+                    ": an inextensible cable's tension is whatever holds "
+                    "its length (remove it, or make the cable elastic)";
+                if (force.stiffness != 0.0 || !force.stiffnessTable.empty())
+                    check.error(at + "/stiffness", "an inextensible cable has no stiffness" + why);
+                if (force.damping != 0.0 || !force.dampingTable.empty())
+                    check.error(at + "/damping", "an inextensible cable has no damping" + why);
+                if (force.preload != 0.0)
+                    check.error(at + "/preload", "an inextensible cable has no preload" + why);
+                if (!force.slack)
+                    check.error(at + "/slack",
+                                "an inextensible cable is a rope: it goes slack and pushes "
+                                "nothing ('slack' must stay true)");
+                std::set<std::string> moving;
+                auto spanEnds = [&](std::size_t p) {
+                    if (moving.size() > 2) {
+                        std::string names;
+                        for (const std::string& m : moving)
+                            names += (names.empty() ? "'" : ", '") + m + "'";
+                        check.error(at + "/points",
+                                    "inextensible cable '" + force.name +
+                                        "': its span ending at "
+                                        "point " +
+                                        std::to_string(p) + " pulls " +
+                                        std::to_string(moving.size()) + " moving parts (" + names +
+                                        "); an inextensible span pulls at most two (cut it with a "
+                                        "pulley that turns, or make the cable elastic)");
+                    }
+                    moving.clear();
+                };
+                for (std::size_t p = 0; p < n; ++p) {
+                    const MarkerRef& ref = p == 0       ? force.markerI
+                                           : p == n - 1 ? force.markerJ
+                                                        : force.via[p - 1].marker;
+                    const Part* part = spec.findPart(ref.part);
+                    if (part && !part->ground) moving.insert(ref.part);
+                    if (p > 0 && p + 1 < n) {
+                        const CableVia& v = force.via[p - 1];
+                        if (v.pulley && v.friction > 0.0)
+                            check.error(at + "/points/" + std::to_string(p) + "/friction",
+                                        "an inextensible cable over a pulley with friction is "
+                                        "not modelled: make the cable elastic (stiffness) to "
+                                        "let it slip with the capstan's ratio");
+                        if (v.pulley && !v.joint.empty()) {
+                            spanEnds(p);
+                            if (part && !part->ground) moving.insert(ref.part);
+                        }
+                    }
+                }
+                spanEnds(n - 1);
+            }
         } else if (!onJoint && !findMarker(force.markerI)) {
             check.error(at + (twoMarkers ? "/markerI" : "/marker"),
                         "no marker '" + force.markerI.text() + "'");
@@ -1456,11 +1510,13 @@ Diagnostics validate(const SceneSpec& spec) {
             "contact impulses); " +
                 std::string(integratorName(st.integrator)) + " cannot handle impacts");
     if (!ct.enabled && st.integrator != IntegratorType::TimeStepping &&
-        std::any_of(spec.joints.begin(), spec.joints.end(),
-                    [](const Joint& j) { return j.steppedWithContact(); }))
+        (std::any_of(spec.joints.begin(), spec.joints.end(),
+                     [](const Joint& j) { return j.steppedWithContact(); }) ||
+         std::any_of(spec.forces.begin(), spec.forces.end(),
+                     [](const ForceSpec& f) { return f.inextensible; })))
         check.warning("/settings/integrator",
-                      "joint limits, joint friction and cams that may lift off are solved with "
-                      "contact at the "
+                      "joint limits, joint friction, cams that may lift off and inextensible "
+                      "cables are solved with contact at the "
                       "velocity level: this scene runs with the timeStepping integrator (step " +
                           timeText(st.stepSize) + ") instead of " +
                           std::string(integratorName(st.integrator)));

@@ -407,6 +407,11 @@ struct ForceSpec {
     // l ≤ freeLength, and never a negative one. A via point may be a pulley (CableVia).
     std::vector<CableVia> via;
     bool slack = true;
+    // `inextensible`: a rope that cannot stretch — its length held at most freeLength (each span
+    // at its share where turning pulleys cut it) by a unilateral row of the velocity-level
+    // contact problem (the scene steps with timeStepping), its tension whatever holds it; no
+    // stiffness, damping or preload. Each span may pull at most two moving parts.
+    bool inextensible = false;
     // The markers it names: I, then J (two-marker elements and cables), then a cable's via
     // points; none for an element on a joint.
     std::vector<MarkerRef*> markerRefs();

@@ -890,6 +890,20 @@ void forceFields(FieldList& b) {
             tr("Slack (a rope)"), QStringLiteral("slack"),
             [F](const SceneSpec& s) { return F(s)->slack; },
             [F](SceneSpec& s, bool on) { F(s)->slack = on; });
+        // A rope that cannot stretch has no law of its own: turned on, its stiffness, damping
+        // and preload go (in the same undoable edit), and it is a rope.
+        b.toggle(
+            tr("Inextensible"), QStringLiteral("inextensible"),
+            [F](const SceneSpec& s) { return F(s)->inextensible; },
+            [F](SceneSpec& s, bool on) {
+                engine::ForceSpec& f = *F(s);
+                f.inextensible = on;
+                if (!on) return;
+                f.slack = true;
+                f.stiffness = f.damping = f.preload = 0.0;
+                f.stiffnessTable.clear();
+                f.dampingTable.clear();
+            });
         lengthLaw(tr("stretch l − l0 (m)"));
         break;
     }

@@ -171,6 +171,136 @@ TEST(Cables, ARopeThroughPointsOnMovingPartsKeepsTheEnergyBalance) {
     }
 }
 
+// An inextensible rope (a unilateral row of the velocity-level contact problem, no stiffness):
+// the Atwood machine over the two eyes, its rope exactly 2.2 m, moves at the closed form with
+// the closed-form tension from the first step, in maximal and in joint coordinates alike.
+TEST(Cables, AnInextensibleRopesAtwoodMachineMovesAtTheClosedForm) {
+    const double m1 = 3.0, m2 = 2.0, h = 1e-3;
+    const double a = g * (m1 - m2) / (m1 + m2), tension = 2.0 * g * m1 * m2 / (m1 + m2);
+    for (const Formulation formulation : {Formulation::Maximal, Formulation::Recursive}) {
+        SceneSpec spec = atwood(m1, m2, 0.0);
+        spec.forces[0].stiffness = 0.0;
+        spec.forces[0].freeLength = 2.2;
+        spec.forces[0].inextensible = true;
+        spec.settings.integrator = IntegratorType::TimeStepping;
+        spec.settings.stepSize = h;
+        spec.settings.formulation = formulation;
+        ForwardDynamics sim(compiled(spec));
+        ASSERT_TRUE(sim.initialize().ok);
+        for (int k = 1; k <= 10; ++k) {
+            const double t = 0.05 * k;
+            ASSERT_TRUE(sim.advance(t).ok);
+            Outputs out;
+            ASSERT_TRUE(sim.outputs(out).ok);
+            // Velocity-level steps: the speed exact at each step, the position a h t / 2 ahead.
+            EXPECT_NEAR(out.jointRates(0), -a * t, 1e-9) << t;
+            EXPECT_NEAR(out.jointCoordinates(0), -0.5 * a * t * t, 0.6 * a * h * t) << t;
+            EXPECT_NEAR(out.jointCoordinates(1), -out.jointCoordinates(0), 1e-9) << t;
+            EXPECT_NEAR(out.springForce[0], tension, 1e-6 * tension) << t;
+            EXPECT_NEAR(out.springLength[0], 2.2, 1e-9) << t;
+            // The guides carry nothing along the fall: each block's weight less the tension
+            // is its m a.
+            EXPECT_NEAR(out.reactions[0].force_W.z(), 0.0, 1e-6) << t;
+        }
+    }
+}
+
+// Thrown up under an inextensible rope 1.2 m long: slack, the load flies free and the rope
+// pulls exactly nothing; taut, it stops the load dead (a plastic catch: the rope does not
+// stretch, nothing bounces), which takes out ½ m v² at the catch as dissipated energy (the
+// balance holding to the step's own first-order error, m g² h t), and the load hangs at the
+// rope's length with its weight as the tension.
+TEST(Cables, AnInextensibleRopeCatchesAFallingLoadDead) {
+    const double m = 2.0, v0 = 1.5, h = 1e-4;
+    SceneSpec spec = ropeAndLoad(0.0);
+    spec.forces[0].inextensible = true;
+    spec.settings.integrator = IntegratorType::TimeStepping;
+    spec.settings.stepSize = h;
+    ForwardDynamics sim(compiled(spec));
+    ASSERT_TRUE(sim.initialize().ok);
+    Outputs out;
+    ASSERT_TRUE(sim.outputs(out).ok);
+    const double balance0 = out.energies.balance();
+    const double vTaut = std::sqrt(v0 * v0 + 2.0 * g * 0.2), tTaut = (v0 + vTaut) / g;
+    bool slackChecked = false;
+    for (int step = 1; step <= 8000; ++step) {
+        const double t = h * step;
+        ASSERT_TRUE(sim.advance(t).ok);
+        ASSERT_TRUE(sim.outputs(out).ok);
+        const double z = out.jointCoordinates(0);
+        if (t < tTaut - 2.0 * h) {
+            EXPECT_EQ(out.springForce[0], 0.0) << t;
+            EXPECT_NEAR(z, v0 * t - 0.5 * g * t * t, 0.6 * g * h * t) << t;
+            slackChecked = true;
+        }
+        EXPECT_GT(z, -0.2 - 1e-9) << t;  // never beyond the rope's length
+        if (t > tTaut + 2.0 * h) {
+            EXPECT_NEAR(z, -0.2, 1e-9) << t;
+            EXPECT_NEAR(out.jointRates(0), 0.0, 1e-9) << t;
+            EXPECT_NEAR(out.springForce[0], m * g, 1e-6 * m * g) << t;
+        }
+    }
+    EXPECT_TRUE(slackChecked);
+    EXPECT_NEAR(out.energies.dissipated, 0.5 * m * vTaut * vTaut, 0.01 * 0.5 * m * vTaut * vTaut);
+    EXPECT_NEAR(out.energies.balance(), balance0, m * g * g * h * 0.8);
+}
+
+// An inextensible rope with a law of its own, that pushes, over a pulley with friction, or
+// whose span pulls three moving parts: refused, saying where and why.
+TEST(Cables, BadInextensibleRopesAreRefusedByTheirPlace) {
+    SceneSpec good = atwood(3.0, 2.0, 0.0);
+    good.forces[0].stiffness = 0.0;
+    good.forces[0].freeLength = 2.2;
+    good.forces[0].inextensible = true;
+    good.settings.integrator = IntegratorType::TimeStepping;
+    for (const Diagnostic& d : validate(good))
+        EXPECT_NE(d.severity, Severity::Error) << d.where << ": " << d.message;
+    const std::string text = io::sceneToJson(good);
+    ASSERT_NE(text.find("\"inextensible\": true"), std::string::npos);
+    EXPECT_EQ(io::sceneToJson(*io::parseScene(text).scene), text);
+    auto refuses = [&](const std::function<void(SceneSpec&)>& edit, const std::string& where,
+                       const std::string& words) {
+        SceneSpec bad = good;
+        edit(bad);
+        bool said = false;
+        for (const Diagnostic& d : validate(bad))
+            said = said || (d.severity == Severity::Error && d.where == where &&
+                            d.message.find(words) != std::string::npos);
+        EXPECT_TRUE(said) << where << ": " << words;
+    };
+    refuses([](SceneSpec& s) { s.forces[0].stiffness = 1e5; }, "/forces/0/stiffness",
+            "no stiffness");
+    refuses([](SceneSpec& s) { s.forces[0].dampingTable = "wind"; }, "/forces/0/damping",
+            "no damping");
+    refuses([](SceneSpec& s) { s.forces[0].preload = 3.0; }, "/forces/0/preload", "no preload");
+    refuses([](SceneSpec& s) { s.forces[0].slack = false; }, "/forces/0/slack", "pushes nothing");
+    refuses(
+        [](SceneSpec& s) {
+            s.forces[0].via[0].pulley = true;
+            s.forces[0].via[0].radius = 0.05;
+            s.forces[0].via[0].friction = 0.3;
+        },
+        "/forces/0/points/1/friction", "not modelled");
+    // Its second eye on a third block that slides: one span pulling three parts.
+    refuses(
+        [](SceneSpec& s) {
+            Part third = s.parts[2];
+            third.name = "third";
+            s.parts.push_back(third);
+            s.forces[0].via[1].marker = {"third", "hook"};
+        },
+        "/forces/0/points", "at most two");
+    // Any other integrator is replaced by the velocity-level one, and said so.
+    SceneSpec dopri = good;
+    dopri.settings.integrator = IntegratorType::DormandPrince45;
+    bool warned = false;
+    for (const Diagnostic& d : validate(dopri))
+        warned = warned || (d.where == "/settings/integrator" && d.severity == Severity::Warning &&
+                            d.message.find("inextensible") != std::string::npos);
+    EXPECT_TRUE(warned);
+    EXPECT_EQ(compile(dopri).model->settings.integrator, IntegratorType::TimeStepping);
+}
+
 TEST(Cables, BadCablesAreRefusedByTheirPlace) {
     const SceneSpec good = atwood(3.0, 2.0, 1e6);
     const std::string text = io::sceneToJson(good);

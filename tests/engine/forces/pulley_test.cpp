@@ -292,6 +292,45 @@ SceneSpec swingingPulleys(bool turning) {
     return spec;
 }
 
+// The same machine with an inextensible rope (rows of the velocity-level contact problem, one
+// per span): over the turning pulley each span's tension is its own, m1 (g − a) and m2 (g + a),
+// and the pulley's inertia slows the fall to the closed form from the first step — in maximal
+// and joint coordinates; over the frictionless one the fall is J's-free.
+TEST(Pulleys, AnInextensibleRopeOverATurningPulleyCarriesItsInertia) {
+    const double m1 = 3.0, m2 = 2.0, r = 0.1, J = 0.02, h = 1e-3;
+    for (const bool turning : {true, false})
+        for (const Formulation formulation : {Formulation::Maximal, Formulation::Recursive}) {
+            const double a = g * (m1 - m2) / (m1 + m2 + (turning ? J / (r * r) : 0.0));
+            SceneSpec spec = atwood(m1, m2, r, 1.0, J);
+            if (!turning) {
+                spec.forces[0].via[0].joint.clear();
+                spec.forces[0].via[0].marker = {"frame", "axle"};
+            }
+            ForceSpec& rope = spec.forces[0];
+            rope.stiffness = 0.0;
+            rope.freeLength = 2.0 + kPi * r;
+            rope.inextensible = true;
+            spec.settings.integrator = IntegratorType::TimeStepping;
+            spec.settings.stepSize = h;
+            spec.settings.formulation = formulation;
+            ForwardDynamics sim(compiled(spec));
+            ASSERT_TRUE(sim.initialize().ok);
+            for (const double t : {0.1, 0.5}) {
+                ASSERT_TRUE(sim.advance(t).ok);
+                Outputs out;
+                ASSERT_TRUE(sim.outputs(out).ok);
+                EXPECT_NEAR(out.jointRates(0), -a * t, 1e-8) << turning << " " << t;
+                EXPECT_NEAR(out.jointRates(1), a * t, 1e-8) << turning << " " << t;
+                if (turning) {
+                    EXPECT_NEAR(std::abs(out.jointRates(2)) * r, a * t, 1e-8) << t;
+                }
+                // The greater span's tension (the heavy side's).
+                EXPECT_NEAR(out.springForce[0], m1 * (g - a), 1e-6 * m1 * g) << turning << " " << t;
+                EXPECT_NEAR(out.springLength[0], 2.0 + kPi * r, 1e-8) << turning << " " << t;
+            }
+        }
+}
+
 // The rope's force is its energy's gradient: its generalised force on every part against
 // central differences of its elastic energy as each part moves and turns (the force along the
 // pieces at their ends — the envelope theorem — and the turning pulley's spans included).

@@ -12,6 +12,7 @@
 #include <QAbstractItemModel>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -262,6 +263,32 @@ TEST_F(PulleysTest, APulleyIsWrittenWithItsRadiusSenseAndJointAndBadOnesRefused)
                     ->message(QStringLiteral("Points"))
                     .contains(QStringLiteral("no joint 'nowhere'")))
         << window.properties()->message(QStringLiteral("Points")).toStdString();
+}
+
+// The crane's rope made inextensible: one click, its stiffness and damping gone with it in the
+// same edit (a rope that cannot stretch has no law of its own), undone as one.
+TEST_F(PulleysTest, ARopeMadeInextensibleLosesItsLawInOneUndoableEdit) {
+    const engine::ForceSpec& rope = scene().forces[0];
+    ASSERT_GT(rope.stiffness, 0.0);
+    window.sceneTree()->selectEntity(rope.id);
+    auto* inextensible =
+        qobject_cast<QCheckBox*>(window.properties()->editorForKey(QStringLiteral("inextensible")));
+    ASSERT_TRUE(inextensible);
+    EXPECT_FALSE(inextensible->isChecked());
+    inextensible->click();
+    EXPECT_TRUE(scene().forces[0].inextensible);
+    EXPECT_EQ(scene().forces[0].stiffness, 0.0);
+    EXPECT_EQ(scene().forces[0].damping, 0.0);
+    for (const engine::Diagnostic& d : engine::validate(scene()))
+        EXPECT_NE(d.severity, engine::Severity::Error) << d.where << ": " << d.message;
+    if (qEnvironmentVariableIsSet("MOTUS_SCREENSHOT_DIR")) {
+        window.findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))->raise();
+        QTest::qWait(100);
+        window.grab().save(qEnvironmentVariable("MOTUS_SCREENSHOT_DIR") + "/inextensible.png");
+    }
+    window.undoStack()->undo();
+    EXPECT_FALSE(scene().forces[0].inextensible);
+    EXPECT_GT(scene().forces[0].stiffness, 0.0);
 }
 
 TEST(TableCsv, ReadsADataSheetsColumnsWhateverItsSeparatorsAndDecimalCommas) {
