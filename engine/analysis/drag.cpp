@@ -17,6 +17,7 @@ DragAssembly::DragAssembly(const Model& model, const State& start, int partIndex
         status_ = Status::failure("the ground part does not move");
         return;
     }
+    part_ = partIndex;
     body_ = model_.bodyOfPart[static_cast<std::size_t>(partIndex)];
     BodyModel& dragged = model_.bodies[static_cast<std::size_t>(body_)];
     if (kind != DragKind::Turn) dragged.mass *= kDragWeight;
@@ -64,9 +65,8 @@ DragResult DragAssembly::moveTo(const Transform& X_WP) {
         result.status = status_;
         return result;
     }
-    const BodyModel& body = model_.bodies[static_cast<std::size_t>(body_)];
     const Transform from{bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)};
-    Transform to = X_WP * body.X_PB;
+    Transform to = X_WP * model_.parts[static_cast<std::size_t>(part_)].X_BP.inverse();
     // The quaternion on the same hemisphere as the current one (the shorter way round).
     if (from.R.coeffs().dot(to.R.coeffs()) < 0.0) to.R.coeffs() = -to.R.coeffs();
     // The part of the target the drag asks for (what weighs), over the pose the part has now.
@@ -149,9 +149,8 @@ std::vector<Transform> DragAssembly::partPoses() const {
 }
 
 Transform DragAssembly::draggedPose() const {
-    const BodyModel& body = model_.bodies[static_cast<std::size_t>(body_)];
-    return Transform{bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)} *
-           body.X_PB.inverse();
+    return partPose(model_, static_cast<std::size_t>(part_),
+                    {bodyOrientation(state_.q, body_), bodyPosition(state_.q, body_)});
 }
 
 }  // namespace engine

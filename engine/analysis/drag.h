@@ -63,6 +63,7 @@ private:
     State state_;
     Workspace ws_;
     DragKind kind_;
+    int part_ = -1;  // the dragged part, on body body_
     int body_ = -1;
     double reach_ = 1.0;  // m per rad when comparing poses
     Status status_;

@@ -67,10 +67,10 @@ std::string unsupportedPartsProblem(const Model& model) {
 
 std::vector<Transform> partPoses(const Model& model, const State& state) {
     std::vector<Transform> poses = model.partPoses0;
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-        poses[static_cast<std::size_t>(body.partIndex)] =
-            Transform{bodyOrientation(state.q, b), bodyPosition(state.q, b)} * body.X_PB.inverse();
+    for (std::size_t p = 0; p < model.parts.size(); ++p) {
+        const int b = model.parts[p].body;
+        if (b == kGround) continue;
+        poses[p] = partPose(model, p, {bodyOrientation(state.q, b), bodyPosition(state.q, b)});
     }
     return poses;
 }

@@ -327,11 +327,11 @@ private:
             world_ = std::make_unique<contact::CollisionWorld>(model.contact);
             worldSerial_ = model.serial;
         }
-        for (int b = 0; b < model.bodyCount(); ++b) {
-            const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-            const Transform X_WB{bodyOrientation(d.q0, b), bodyPosition(d.q0, b)};
-            world_->setPartPose(static_cast<std::size_t>(body.partIndex),
-                                X_WB * body.X_PB.inverse());
+        for (std::size_t p = 0; p < model.parts.size(); ++p) {
+            const int b = model.parts[p].body;
+            if (b == kGround) continue;
+            world_->setPartPose(
+                p, partPose(model, p, {bodyOrientation(d.q0, b), bodyPosition(d.q0, b)}));
         }
         world_->query(model.contact.settings.margin, state.contacts, d.found);
         std::vector<contact::ContactPoint>& points = d.found.points;

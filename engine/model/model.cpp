@@ -403,6 +403,14 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         model->bodyOfPart[p] = model->bodyCount();
         model->bodies.push_back(body);
     }
+    model->parts.resize(spec.parts.size());
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
+        PartModel& part = model->parts[p];
+        part.body = model->bodyOfPart[p];
+        part.X_BP = part.body == kGround
+                        ? spec.parts[p].X_WP
+                        : model->bodies[static_cast<std::size_t>(part.body)].X_PB.inverse();
+    }
 
     // Markers, in their body frame (ground markers in the world).
     std::map<std::string, int, std::less<>> markerIndex;
@@ -652,10 +660,8 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         }
         for (std::size_t p = 0; p < spec.parts.size(); ++p)
             if (spec.parts[p].name == name) {
-                f.body = model->bodyOfPart[p];
-                f.X_BM = f.body == kGround
-                             ? spec.parts[p].X_WP
-                             : model->bodies[static_cast<std::size_t>(f.body)].X_PB.inverse();
+                f.body = model->parts[p].body;
+                f.X_BM = model->parts[p].X_BP;
             }
         return f;
     };

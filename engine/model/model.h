@@ -44,6 +44,16 @@ struct BodyModel {
     Vec3 w_WB0_B = Vec3::Zero();    // angular velocity in body axes [rad/s]
 };
 
+// A scene part as the model moves it: with body `body` (kGround: it is the ground), its frame P
+// at X_BP in the body's frame B (the ground's: X_WP), its centre of mass at com_B. Every
+// output that shows a part (its pose, its centre of mass's motion, its collision shapes) goes
+// through this: partPose().
+struct PartModel {
+    int body = kGround;
+    Transform X_BP;
+    Vec3 com_B = Vec3::Zero();
+};
+
 struct MarkerModel {
     EntityId id = kNoEntity;
     std::string name;  // "part.marker"
@@ -338,7 +348,7 @@ struct CouplerModel {
     double rollScale = 1.0;
 };
 
-// Primitive lists of each joint type// Primitive lists of each joint type (exposed for tests and for the DOF report).
+// Primitive lists of each joint type (exposed for tests and for the DOF report).
 std::vector<Primitive> jointPrimitives(JointType type, double length);
 
 struct Model {
@@ -371,6 +381,7 @@ struct Model {
     // each: "motion 'drive': deactivated for modes".
     std::vector<std::string> inactive;
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
+    std::vector<PartModel> parts;       // per SceneSpec part
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
     std::vector<int> frameJoints;       // the moving frames' joints (after the scene's)
@@ -421,5 +432,11 @@ std::uint64_t newModelSerial();
 // analysis, in its own set (engine/model/deactivation.h). Errors name the entity and the
 // reason.
 CompileResult compile(const SceneSpec& spec, std::optional<Analysis> analysis = std::nullopt);
+
+// Part p's pose X_WP from its body's pose X_WB (a part on the ground: where it stands).
+inline Transform partPose(const Model& model, std::size_t p, const Transform& X_WB) {
+    const PartModel& part = model.parts[p];
+    return part.body == kGround ? part.X_BP : X_WB * part.X_BP;
+}
 
 }  // namespace engine

@@ -436,11 +436,10 @@ std::vector<Transform> Simulator::partPosesAt(const Eigen::VectorXd& q) const {
     std::vector<Transform> poses = model_->partPoses0;
     // No state to show (a run that could not start, e.g. one of no frames): the design poses.
     if (q.size() < static_cast<Eigen::Index>(7 * model_->bodies.size())) return poses;
-    for (std::size_t p = 0; p < model_->bodyOfPart.size(); ++p) {
-        const int b = model_->bodyOfPart[p];
+    for (std::size_t p = 0; p < model_->parts.size(); ++p) {
+        const int b = model_->parts[p].body;
         if (b == kGround) continue;
-        const Transform X_WB{bodyOrientation(q, b).normalized(), bodyPosition(q, b)};
-        poses[p] = X_WB * model_->bodies[static_cast<std::size_t>(b)].X_PB.inverse();
+        poses[p] = partPose(*model_, p, {bodyOrientation(q, b).normalized(), bodyPosition(q, b)});
     }
     return poses;
 }
