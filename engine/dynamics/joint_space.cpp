@@ -362,6 +362,10 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     std::vector<Quat> turn(joints, Quat::Identity());  // a slide's or weld's exact turn of I from J
     for (std::size_t j = 0; j < joints; ++j) {
         const JointModel& joint = model.joints[j];
+        if (joint.folded) {  // (a weld folded away: its parts are one body, no link)
+            notALink[j] = "weld '" + joint.name + "' is folded into one body";
+            continue;
+        }
         if (joint.frameMotion) {  // (its part a root of its own, below)
             notALink[j] = "moving frame '" + joint.name + "'";
             continue;
@@ -500,7 +504,7 @@ std::optional<JointTree> buildJointTree(const Model& model, const Eigen::VectorX
     }
     // The cut joints: every joint not a link between parts of the tree.
     for (std::size_t j = 0; j < joints; ++j) {
-        if (inTree[j] || model.joints[j].frameMotion) continue;
+        if (inTree[j] || model.joints[j].frameMotion || model.joints[j].folded) continue;
         const JointModel& joint = model.joints[j];
         const bool ri = reached(bodyOf(joint.markerI)), rj = reached(bodyOf(joint.markerJ));
         if (!ri && !rj) continue;  // (a controller's tree: a joint among the parts it leaves out)

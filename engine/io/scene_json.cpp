@@ -1603,6 +1603,8 @@ public:
                                {"recursive", Formulation::Recursive},
                                {"maximal", Formulation::Maximal}},
                               st.formulation);
+        if (const json* fw = optional(j, "foldWelds"))
+            boolean(*fw, at + "/foldWelds", st.foldWelds);
         for (auto [key, target] :
              {std::pair{"stepSize", &st.stepSize}, std::pair{"outputInterval", &st.outputInterval},
               std::pair{"maxStep", &st.maxStep}, std::pair{"endTime", &st.endTime},

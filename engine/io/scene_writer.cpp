@@ -439,6 +439,7 @@ json sceneJson(const SceneSpec& spec, bool withBindings = true) {
         settings["integrator"] = std::string(integratorName(st.integrator));
     if (st.formulation != defaults.formulation)
         settings["formulation"] = std::string(formulationName(st.formulation));
+    if (st.foldWelds != defaults.foldWelds) settings["foldWelds"] = st.foldWelds;
     if (st.stepSize != defaults.stepSize) settings["stepSize"] = st.stepSize;
     if (st.outputInterval != defaults.outputInterval)
         settings["outputInterval"] = st.outputInterval;

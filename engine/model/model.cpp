@@ -10,6 +10,7 @@
 #include "engine/model/deactivation.h"
 #include "engine/model/stiffness.h"
 #include "engine/model/surface.h"
+#include "engine/model/welds.h"
 
 #include <algorithm>
 #include <atomic>
@@ -356,6 +357,62 @@ std::uint64_t newModelSerial() {
     return ++serials;
 }
 
+namespace {
+
+// Welded parts `group` (the first its root) as one body: their mass properties combined in the
+// root's frame, on principal axes at the combined centre of mass; its initial velocity the one
+// that keeps the parts' momentum and angular momentum (what the mass-weighted projection onto
+// the welds gives); each part's frame and centre of mass in the body's.
+void foldGroup(const SceneSpec& spec, const std::vector<std::size_t>& group, Model& model) {
+    const Part& root = spec.parts[group.front()];
+    const Transform X_RW = root.X_WP.inverse();
+    MassProperties total;
+    std::vector<MassProperties> own(group.size());
+    for (std::size_t k = 0; k < group.size(); ++k) {
+        const Part& part = spec.parts[group[k]];
+        own[k] = partMassProperties(part);
+        const Transform X_RP = X_RW * part.X_WP;
+        const Mat3 R = X_RP.rotationMatrix();
+        total = combine(total, {own[k].mass, X_RP * own[k].p_PPcm,
+                                R * own[k].I_Pcm_P * R.transpose()});
+    }
+    BodyModel body;
+    body.id = root.id;
+    body.name = root.name;
+    body.partIndex = static_cast<int>(group.front());
+    body.mass = total.mass;
+    Mat3 R_RB;
+    principalAxes(total.I_Pcm_P, R_RB, body.inertia);
+    body.X_PB = Transform{Quat(R_RB).normalized(), total.p_PPcm};
+    body.X_WB0 = root.X_WP * body.X_PB;
+    // Momentum and angular momentum about the combined centre of mass, from each part's own.
+    const Vec3 c = body.X_WB0.p;
+    Vec3 P = Vec3::Zero(), H = Vec3::Zero();
+    for (std::size_t k = 0; k < group.size(); ++k) {
+        const Part& part = spec.parts[group[k]];
+        const Vec3 r = part.X_WP * own[k].p_PPcm;
+        const Vec3 v = part.v_WPo_W + part.w_WP_W.cross(part.X_WP.R * own[k].p_PPcm);
+        const Mat3 R = part.X_WP.rotationMatrix();
+        P += own[k].mass * v;
+        H += R * own[k].I_Pcm_P * R.transpose() * part.w_WP_W + own[k].mass * (r - c).cross(v);
+    }
+    body.v_WBcm0_W = P / total.mass;
+    body.w_WB0_B = body.inertia.cwiseInverse().asDiagonal() * (body.X_WB0.R.conjugate() * H);
+    const int b = model.bodyCount();
+    const Transform X_BR = body.X_PB.inverse();
+    for (std::size_t k = 0; k < group.size(); ++k) {
+        const Part& part = spec.parts[group[k]];
+        PartModel& folded = model.parts[group[k]];
+        folded.body = b;
+        folded.X_BP = k == 0 ? X_BR : X_BR * (X_RW * part.X_WP);
+        folded.com_B = folded.X_BP * own[k].p_PPcm;
+        model.bodyOfPart[group[k]] = b;
+    }
+    model.bodies.push_back(body);
+}
+
+}  // namespace
+
 CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) {
     detail::compileCount.fetch_add(1, std::memory_order_relaxed);
     CompileResult result;
@@ -381,12 +438,28 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
 
     // Bodies: every moving part, its frame moved to the COM on principal axes.
     std::map<std::string, int, std::less<>> partIndex;
+    // Parts welded together share one body (their group's: engine/model/welds.h); a part welded
+    // to the ground is the ground's.
+    const WeldGroups welds = weldGroups(spec);
+    model->weldNotes = welds.notes;
     model->bodyOfPart.assign(spec.parts.size(), kGround);
+    model->parts.resize(spec.parts.size());
     for (std::size_t p = 0; p < spec.parts.size(); ++p) {
         const Part& part = spec.parts[p];
         partIndex[part.name] = static_cast<int>(p);
         model->partPoses0.push_back(part.X_WP);
-        if (part.ground) continue;
+        if (welds.root[p] < 0) {
+            model->parts[p].X_BP = part.X_WP;
+            continue;
+        }
+        if (welds.root[p] != static_cast<int>(p)) continue;  // with its group's root
+        std::vector<std::size_t> group;
+        for (std::size_t q = p; q < spec.parts.size(); ++q)
+            if (welds.root[q] == static_cast<int>(p)) group.push_back(q);
+        if (group.size() > 1) {
+            foldGroup(spec, group, *model);
+            continue;
+        }
         const MassProperties mp = partMassProperties(part);
         BodyModel body;
         body.id = part.id;
@@ -401,16 +474,26 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         body.v_WBcm0_W = part.v_WPo_W + part.w_WP_W.cross(part.X_WP.R * mp.p_PPcm);
         body.w_WB0_B = body.X_WB0.R.conjugate() * part.w_WP_W;
         model->bodyOfPart[p] = model->bodyCount();
+        model->parts[p].body = model->bodyCount();
+        model->parts[p].X_BP = body.X_PB.inverse();
         model->bodies.push_back(body);
     }
-    model->parts.resize(spec.parts.size());
-    for (std::size_t p = 0; p < spec.parts.size(); ++p) {
-        PartModel& part = model->parts[p];
-        part.body = model->bodyOfPart[p];
-        part.X_BP = part.body == kGround
-                        ? spec.parts[p].X_WP
-                        : model->bodies[static_cast<std::size_t>(part.body)].X_PB.inverse();
+    // Contact between the parts of one welded group (one body, or the ground) is left out.
+    if (welds.any()) {
+        std::map<int, std::vector<int>> members;  // per group (the ground's: −1)
+        for (std::size_t p = 0; p < spec.parts.size(); ++p)
+            members[welds.root[p]].push_back(static_cast<int>(p));
+        for (const auto& [root, parts] : members)
+            for (std::size_t a = 0; a < parts.size(); ++a)
+                for (std::size_t b = a + 1; b < parts.size(); ++b)
+                    if (!spec.parts[static_cast<std::size_t>(parts[a])].ground ||
+                        !spec.parts[static_cast<std::size_t>(parts[b])].ground)
+                        model->contact.excluded.emplace_back(parts[a], parts[b]);
     }
+    std::sort(model->contact.excluded.begin(), model->contact.excluded.end());
+    model->contact.excluded.erase(
+        std::unique(model->contact.excluded.begin(), model->contact.excluded.end()),
+        model->contact.excluded.end());
 
     // Markers, in their body frame (ground markers in the world).
     std::map<std::string, int, std::less<>> markerIndex;
@@ -422,9 +505,8 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             m.id = marker.id;
             m.name = part.name + "." + marker.name;
             m.body = b;
-            m.X_BM = b == kGround
-                         ? part.X_WP * marker.X_PM
-                         : model->bodies[static_cast<std::size_t>(b)].X_PB.inverse() * marker.X_PM;
+            m.part = static_cast<int>(p);
+            m.X_BM = model->parts[p].X_BP * marker.X_PM;
             m.R_BM = m.X_BM.rotationMatrix();
             markerIndex[m.name] = static_cast<int>(model->markers.size());
             model->markers.push_back(m);
@@ -461,7 +543,11 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
             surface = Surface::make(joint.surface, error, key);
             j.surface = surface;
         }
+        const auto spec_j = static_cast<std::size_t>(&joint - spec.joints.data());
+        j.folded = welds.folded[spec_j];
+        if (j.folded) j.carried = welds.carried[spec_j];
         for (Primitive p : jointPrimitives(joint.type, joint.length)) {
+            if (j.folded) break;
             p.curve = curve;
             p.follower = follower;
             p.surface = surface;

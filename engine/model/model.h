@@ -58,6 +58,7 @@ struct MarkerModel {
     EntityId id = kNoEntity;
     std::string name;  // "part.marker"
     int body = kGround;
+    int part = 0;                  // index into SceneSpec::parts (Model::parts)
     Transform X_BM;                // in the body frame; for ground markers, in the world
     Mat3 R_BM = Mat3::Identity();  // X_BM's rotation: its columns are the marker's axes
 };
@@ -125,6 +126,11 @@ struct JointModel {
     // six rows hold its body to the prescribed pose (marker J: a ground marker at the body's
     // initial pose, carried by the motion).
     std::shared_ptr<const FrameMotionModel> frameMotion;
+    // A weld folded away (its parts one body: engine/model/welds.h): no rows; `carried`, the
+    // parts on its side away from the group's root (or the ground), whose loads its reaction
+    // is recovered from (empty: a weld that closes a loop of welds carries nothing).
+    bool folded = false;
+    std::vector<int> carried;
 };
 
 // A measure of the state an expression reads (engine/model/state_functions.h), resolved: its
@@ -382,6 +388,7 @@ struct Model {
     std::vector<std::string> inactive;
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<PartModel> parts;       // per SceneSpec part
+    std::vector<std::string> weldNotes;  // welds held as joints that could have folded, and why
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
     std::vector<int> frameJoints;       // the moving frames' joints (after the scene's)

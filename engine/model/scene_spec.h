@@ -609,6 +609,10 @@ constexpr double kMinStepSize = 1e-7;
 struct SolverSettings {
     IntegratorType integrator = IntegratorType::DormandPrince45;
     Formulation formulation = Formulation::Auto;
+    // Parts welded together (exact `fixed` joints whose markers coincide) move as one body:
+    // folded into it before the solve, a weld costs no rows (engine/model/welds.h). Off: every
+    // weld is held as a joint of six rows.
+    bool foldWelds = true;
     double stepSize = 1e-3;  // s: the step of fixed-step integrators
     // s: time between outputs (recorded frames, CSV rows); 0: the step size. Fixed-step
     // integrators need a whole number of steps per output; dopri45 steps on its own and
