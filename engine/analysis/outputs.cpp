@@ -1,5 +1,8 @@
 #include "engine/analysis/outputs.h"
 
+#include "engine/analysis/weld_reactions.h"
+#include "engine/dynamics/dynamics.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -361,6 +364,26 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                  c < static_cast<int>(model.joints[static_cast<std::size_t>(j)].coordinates.size());
                  ++c)
                 out.jointRates(n++) = jointCoordinate(model, ws.frames, j, c).rate;
+    }
+
+    // The welds folded away: their reactions from the carried parts' motion and loads, with the
+    // step's accelerations where a step ended here, else the accelerations at the state.
+    if (model.unfolded) {
+        const bool stepEnded = step && step->valid &&
+                               step->bodyAccelerations.size() == model.velocitySize() &&
+                               std::abs(step->t - state.t) <=
+                                   1e-9 * std::max(1.0, std::abs(state.t));
+        thread_local Workspace scratch;
+        if (!stepEnded)
+            if (Status s = computeAccelerations(model, state.t, state.q, state.v,
+                                                state.jointCoordinates, state.lagged, scratch);
+                !s.ok)
+                return s;
+        if (Status s = foldedWeldReactions(model, state,
+                                           stepEnded ? step->bodyAccelerations : scratch.vdot,
+                                           step, ws.frames, out);
+            !s.ok)
+            return s;
     }
 
     out.energies.kinetic = kineticEnergy(model, state);

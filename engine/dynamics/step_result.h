@@ -30,6 +30,9 @@ struct StepResult {
     // Per force element, an inextensible cable's spans' tensions over the step [N] (a span out
     // of reach of its free length, none: 0); empty when the step had no cable rows.
     std::vector<std::vector<double>> cableTension;
+    // With welds folded away (Model::unfolded): the bodies' accelerations over the step,
+    // (v⁺ − vₙ) / h, from which the welds' reactions are recovered; else empty.
+    Eigen::VectorXd bodyAccelerations;
     std::vector<ContactForce> contacts;  // contact forces (idle speculative contacts left out)
     ContactSolverReport contactSolver;   // the contact solve's figures
     // In joint coordinates: per rate, the step's (q̇⁺ − q̇ₙ) / h, from which the

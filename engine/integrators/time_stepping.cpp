@@ -657,6 +657,10 @@ private:
             result.limitForce[static_cast<std::size_t>(d.stops[k].limit)] +=
                 d.stops[k].sign * c.impulse[0] / d.h;
         }
+        if (model.unfolded)
+            result.bodyAccelerations = (state.v - d.v0) / d.h;
+        else
+            result.bodyAccelerations.resize(0);
         result.cableTension.clear();
         if (!d.cables.empty()) {
             result.cableTension.assign(model.forces.size(), {});

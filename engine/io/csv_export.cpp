@@ -24,11 +24,12 @@ void CsvWriter::writeHeader() {
     namespace ch = channels;
     auto column = [&](const std::string& name) { out_ << ',' << name; };
     out_ << ch::kTime;
-    for (const BodyModel& body : model_.bodies) {
-        for (const char* c : ch::kPosition) column(ch::of(body.name, c));
-        for (const char* c : ch::kOrientation) column(ch::of(body.name, c));
-        for (const char* c : ch::kVelocity) column(ch::of(body.name, c));
-        for (const char* c : ch::kAngularVelocity) column(ch::of(body.name, c));
+    for (const PartModel& part : model_.parts) {
+        if (part.body == kGround) continue;
+        for (const char* c : ch::kPosition) column(ch::of(part.name, c));
+        for (const char* c : ch::kOrientation) column(ch::of(part.name, c));
+        for (const char* c : ch::kVelocity) column(ch::of(part.name, c));
+        for (const char* c : ch::kAngularVelocity) column(ch::of(part.name, c));
     }
     for (const JointModel& joint : model_.joints) {
         for (std::size_t k = 0; k < joint.coordinates.size(); ++k)
@@ -133,15 +134,23 @@ void CsvWriter::writeRow(const State& state, const Outputs& o, const Eigen::Vect
 void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     auto put = [&](double v) { out_ << ',' << formatDouble(v); };
     out_ << formatDouble(state.t);
-    for (int b = 0; b < model_.bodyCount(); ++b) {
-        const BodyModel& body = model_.bodies[static_cast<std::size_t>(b)];
+    // Each moving part: its centre of mass, its orientation, their rates (a welded part's
+    // from its body's: its centre of mass is not the body's).
+    for (const PartModel& part : model_.parts) {
+        const int b = part.body;
+        if (b == kGround) continue;
         const Quat R_WB = bodyOrientation(state.q, b);
-        const Quat R_WP = (R_WB * body.X_PB.R.conjugate()).normalized();
-        const Vec3 r = bodyPosition(state.q, b);
+        const Quat R_WP = (R_WB * part.X_BP.R).normalized();
         const Vec3 w = R_WB * Vec3(layout::angular(state.v, b));
-        for (double v : {r.x(), r.y(), r.z(), R_WP.w(), R_WP.x(), R_WP.y(), R_WP.z()}) put(v);
-        for (int k = 0; k < 3; ++k) put(layout::linear(state.v, b)(k));
-        for (double v : {w.x(), w.y(), w.z()}) put(v);
+        Vec3 r = bodyPosition(state.q, b), v = layout::linear(state.v, b);
+        if (part.com_B != Vec3::Zero()) {
+            const Vec3 arm = R_WB * part.com_B;
+            r += arm;
+            v += w.cross(arm);
+        }
+        for (double x : {r.x(), r.y(), r.z(), R_WP.w(), R_WP.x(), R_WP.y(), R_WP.z()}) put(x);
+        for (int k = 0; k < 3; ++k) put(v(k));
+        for (double x : {w.x(), w.y(), w.z()}) put(x);
     }
     int n = 0;
     for (std::size_t j = 0; j < model_.joints.size(); ++j) {

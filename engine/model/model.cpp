@@ -444,6 +444,7 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
     model->weldNotes = welds.notes;
     model->bodyOfPart.assign(spec.parts.size(), kGround);
     model->parts.resize(spec.parts.size());
+    for (std::size_t p = 0; p < spec.parts.size(); ++p) model->parts[p].name = spec.parts[p].name;
     for (std::size_t p = 0; p < spec.parts.size(); ++p) {
         const Part& part = spec.parts[p];
         partIndex[part.name] = static_cast<int>(p);
@@ -1043,6 +1044,12 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         std::any_of(model->forces.begin(), model->forces.end(),
                     [](const ForceModel& f) { return f.inextensible; }))
         model->settings.integrator = IntegratorType::TimeStepping;
+
+    if (welds.any()) {
+        SceneSpec separate = spec;
+        separate.settings.foldWelds = false;
+        model->unfolded = compile(separate).model;
+    }
 
     warnAboutMassRatios(*model, result.diagnostics);
     // A spring too stiff for the step blows the run up: said before it runs.

@@ -49,6 +49,7 @@ struct BodyModel {
 // output that shows a part (its pose, its centre of mass's motion, its collision shapes) goes
 // through this: partPose().
 struct PartModel {
+    std::string name;
     int body = kGround;
     Transform X_BP;
     Vec3 com_B = Vec3::Zero();
@@ -389,6 +390,10 @@ struct Model {
     std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
     std::vector<PartModel> parts;       // per SceneSpec part
     std::vector<std::string> weldNotes;  // welds held as joints that could have folded, and why
+    // With welds folded: the same scene with every part a body of its own (foldWelds off), its
+    // markers, joints and forces indexed alike; what acts on each part is found on it
+    // (engine/analysis/weld_reactions.h). Null when no weld folds.
+    std::shared_ptr<const Model> unfolded;
     std::vector<Transform> partPoses0;  // per SceneSpec part: initial X_WP (the ground's stays)
     std::vector<int> jointRowOffset;    // first constraint row of each joint
     std::vector<int> frameJoints;       // the moving frames' joints (after the scene's)

@@ -37,8 +37,23 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     const int q0 = 1, v0 = q0 + nq_, extra = v0 + nv_, coords = extra + 3, rates = coords + nc_,
               omega = rates + nc_, reactions = omega + 3 * model.bodyCount(),
               efforts = reactions + 14 * joints_, energies = efforts + drivers_;
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
+    // Each moving part's centre of mass (position, velocity) and angular velocity: a part that
+    // is its body's alone reads its body's columns; one of a welded group's (a body of several
+    // parts, engine/model/welds.h) has columns of its own at the row's end, from its body's.
+    std::vector<int> partsOnBody(static_cast<std::size_t>(model.bodyCount()), 0);
+    for (const PartModel& part : model.parts)
+        if (part.body != kGround) ++partsOnBody[static_cast<std::size_t>(part.body)];
+    for (const PartModel& part : model.parts) {
+        const int b = part.body;
+        if (b == kGround) continue;
+        const std::string& n = part.name;
+        if (partsOnBody[static_cast<std::size_t>(b)] > 1) {
+            derived_.push_back({b, part.com_B, static_cast<int>(channels_.size())});
+            for (int k = 0; k < 3; ++k) add(ch::of(n, ch::kPosition[k]), "m", -1);
+            for (int k = 0; k < 3; ++k) add(ch::of(n, ch::kVelocity[k]), "m/s", -1);
+            for (int k = 0; k < 3; ++k) add(ch::of(n, ch::kAngularVelocity[k]), "rad/s", -1);
+            continue;
+        }
         for (int k = 0; k < 3; ++k)
             add(ch::of(n, ch::kPosition[k]), "m",
                 q0 + static_cast<int>(layout::positionIndex(b)) + k);
@@ -217,6 +232,13 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
         memoryOffset_ = size_;
         memorySize_ = solverMemorySize(model);
         size_ += memorySize_;
+    }
+    // The welded parts' own columns, last.
+    for (Derived& d : derived_) {
+        const int first = d.channel;
+        d.offset = size_;
+        for (int k = 0; k < 9; ++k)
+            channels_[static_cast<std::size_t>(first + k)].offset = size_++;
     }
 }
 
@@ -397,6 +419,15 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
             for (const Vec3* e : {&seen.position, &seen.velocity, &seen.angularVelocity})
                 p = std::copy(e->data(), e->data() + 3, p);
         }
+    // The welded parts': their centre of mass and its velocity, their body's turn.
+    for (const Derived& d : derived_) {
+        const Quat R = bodyOrientation(s.q, d.body);
+        const Vec3 arm = R * d.com_B, w = R * Vec3(layout::angular(s.v, d.body));
+        const Vec3 r = bodyPosition(s.q, d.body) + arm;
+        const Vec3 v = Vec3(layout::linear(s.v, d.body)) + w.cross(arm);
+        double* out = row + d.offset;
+        for (const Vec3* e : {&r, &v, &w}) out = std::copy(e->data(), e->data() + 3, out);
+    }
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;
     for (const ContactForce& c : o.contacts) {

@@ -91,6 +91,15 @@ private:
     int springs_ = 0;      // springs and rotational springs: force, length and rate each
     // Moving frames' bodies, the other bodies seen in each (engine/kinematics/frame_motion.h).
     std::vector<std::pair<int, Transform>> frames_;  // body, X_PB
+    // A welded part's columns (its body shared): its COM in the body, the first of its nine
+    // channels, and where its columns start in the row.
+    struct Derived {
+        int body = 0;
+        Vec3 com_B = Vec3::Zero();
+        int channel = 0;
+        int offset = 0;
+    };
+    std::vector<Derived> derived_;
     std::vector<int> powerCoordinate_;  // drivers then controllers: the coordinate they power
     bool contact_ = false;
     std::vector<std::pair<int, int>> contactPairs_;  // part indices of the scene's pair entries

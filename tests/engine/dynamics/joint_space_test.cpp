@@ -530,6 +530,18 @@ TEST(JointSpaceLoops, ALoopOfWeldsIsCutLikeAnyOther) {
                    test::joint(spec, "w2", JointType::Fixed, {"B", "l"}, {"A", "r"}),
                    test::joint(spec, "w3", JointType::Fixed, {"B", "l"}, {"ground", "b"}),
                    test::joint(spec, "hinge", JointType::Revolute, {"C", "p"}, {"B", "h"})};
+    // Folded, the welds make A and B the ground's: the hinge is all there is.
+    {
+        const std::shared_ptr<const Model> folded = test::compiled(spec);
+        EXPECT_EQ(folded->bodyCount(), 1);
+        std::string why;
+        const std::optional<JointTree> tree = buildJointTree(*folded, initialState(*folded), why);
+        ASSERT_TRUE(tree) << why;
+        EXPECT_TRUE(tree->cuts.empty());
+        EXPECT_EQ(tree->nv, 1);
+    }
+    // Held as joints of six rows, the loop of welds is cut at its last.
+    spec.settings.foldWelds = false;
     const std::shared_ptr<const Model> model = test::compiled(spec);
     ASSERT_TRUE(model);
     std::string why;

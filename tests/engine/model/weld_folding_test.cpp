@@ -3,13 +3,16 @@
 // (closed form), its weld reactions against the outer parts' inertial and gravity loads, and
 // against the same scene unfolded; what folds and what does not.
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/analysis/statics.h"
+#include "engine/import/robot_import.h"
 #include "engine/math/constants.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
@@ -167,6 +170,114 @@ TEST(WeldFolding, AThreePartWeldedPendulumMovesAsOnePartWithTheCombinedMass) {
             // The pivot carries the same load.
             EXPECT_LT((outA.reactions[0].force_W - outB.reactions[0].force_W).norm(), 1e-9) << t;
         }
+    }
+}
+
+// Each weld's reaction is the load of the parts it carries: at every instant their inertial
+// loads less their weight, m (a − g) and I α + ω × I ω about their centres, the pendulum's α
+// from its moment of inertia about the pivot and gravity's moment (closed form from the pose and
+// the rate) — on the plate at the arm's tip (plate and weight), on the weight at the plate's
+// corner (the weight alone); and the same as the unfolded scene's weld rows give.
+TEST(WeldFolding, AWeldsReactionIsTheInertialAndGravityLoadOfThePartsItCarries) {
+    const Pendulum welded = weldedPendulum();
+    SceneSpec apart = welded.spec;
+    apart.settings.foldWelds = false;
+    const auto folded = compiled(welded.spec);
+    ASSERT_TRUE(folded->joints[1].folded && folded->joints[2].folded);
+    EXPECT_EQ(folded->joints[1].carried, (std::vector<int>{2, 3}));
+    EXPECT_EQ(folded->joints[2].carried, (std::vector<int>{3}));
+    ForwardDynamics run(folded), rows(compiled(apart));
+    ASSERT_TRUE(run.initialize().ok);
+    ASSERT_TRUE(rows.initialize().ok);
+    const double masses[] = {0.0, welded.mA, welded.mB, welded.mC};
+    const Mat3 inertias[] = {Mat3::Zero(), welded.IA, welded.IB, welded.IC};
+    const Vec3 coms[] = {Vec3::Zero(), welded.cA, welded.cB, welded.cC};
+    const Vec3 gravity(0.0, 0.0, -g);
+    for (const double t : {0.0, 0.3, 0.7, 1.5}) {
+        ASSERT_TRUE(run.advance(t).ok);
+        ASSERT_TRUE(rows.advance(t).ok);
+        Outputs out, outRows;
+        ASSERT_TRUE(run.outputs(out).ok);
+        ASSERT_TRUE(rows.outputs(outRows).ok);
+        const std::vector<Transform> poses = partPoses(run.model(), run.state());
+        // The pendulum's turn about the pivot (the world's y axis, through the origin).
+        const Vec3 w = out.jointRates(0) * Vec3::UnitY();
+        Mat3 Ipivot = Mat3::Zero();
+        Vec3 moment = Vec3::Zero();
+        for (int p = 1; p <= 3; ++p) {
+            const Vec3 d = poses[static_cast<std::size_t>(p)] * coms[p];
+            const Mat3 R = poses[static_cast<std::size_t>(p)].rotationMatrix();
+            Ipivot += R * inertias[p] * R.transpose() +
+                      masses[p] * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+            moment += d.cross(masses[p] * gravity);
+        }
+        const Vec3 alpha = moment.y() / Ipivot(1, 1) * Vec3::UnitY();
+        auto load = [&](std::initializer_list<int> carried, const Vec3& about, Vec3& force,
+                        Vec3& torque) {
+            force = torque = Vec3::Zero();
+            for (const int p : carried) {
+                const Vec3 d = poses[static_cast<std::size_t>(p)] * coms[p];
+                const Mat3 R = poses[static_cast<std::size_t>(p)].rotationMatrix();
+                const Mat3 I = R * inertias[p] * R.transpose();
+                const Vec3 a = alpha.cross(d) + w.cross(w.cross(d));
+                const Vec3 f = masses[p] * (a - gravity);
+                force += f;
+                torque += I * alpha + w.cross(I * w) + (d - about).cross(f);
+            }
+        };
+        Vec3 F, T;
+        load({2, 3}, poses[2] * welded.spec.parts[2].markers[0].X_PM.p, F, T);
+        EXPECT_LT((out.reactions[1].force_W - F).norm(), 1e-9 * 60.0) << t;
+        EXPECT_LT((out.reactions[1].torque_W - T).norm(), 1e-9 * 60.0) << t;
+        load({3}, poses[3] * welded.spec.parts[3].markers[0].X_PM.p, F, T);
+        EXPECT_LT((out.reactions[2].force_W - F).norm(), 1e-9 * 60.0) << t;
+        EXPECT_LT((out.reactions[2].torque_W - T).norm(), 1e-9 * 60.0) << t;
+        // The unfolded scene's weld rows say the same (its own run, to its projection's 1e-10).
+        for (int j : {1, 2}) {
+            EXPECT_LT((out.reactions[static_cast<std::size_t>(j)].force_W -
+                       outRows.reactions[static_cast<std::size_t>(j)].force_W)
+                          .norm(),
+                      1e-6)
+                << t << " " << j;
+            EXPECT_LT((out.reactions[static_cast<std::size_t>(j)].force_J -
+                       outRows.reactions[static_cast<std::size_t>(j)].force_J)
+                          .norm(),
+                      1e-6)
+                << t << " " << j;
+        }
+    }
+}
+
+// Robots as their files come: links bolted to their parents (sensors, covers, mounts, the base
+// to the world) fold into their parents, and the solver holds fewer rows over fewer bodies. The
+// welded links' own loads stay visible as the welds' reactions.
+TEST(WeldFolding, ImportedRobotsWithWeldedLinksSolveFewerRows) {
+    struct Robot {
+        std::string file;
+        int bodiesFolded, rowsFolded;  // at least this many fewer
+    };
+    const std::string robots = MOTUS_SOURCE_DIR "/tests/data/robots/urdf/example-robot-data/robots/";
+    for (const Robot& robot :
+         {Robot{"baxter_description/urdf/baxter.urdf", 30, 180},
+          Robot{"anymal_c_simple_description/urdf/anymal.urdf", 40, 240}}) {
+        RobotImportOptions bolted;
+        bolted.fixedBase = true;
+        const RobotImportResult r = importRobotFile(robots + robot.file, bolted);
+        ASSERT_TRUE(r.scene) << robot.file;
+        SceneSpec apart = *r.scene;
+        apart.settings.foldWelds = false;
+        const CompileResult folded = compile(*r.scene), separate = compile(apart);
+        ASSERT_TRUE(folded.model && separate.model) << robot.file;
+        const int welds = static_cast<int>(
+            std::count_if(r.scene->joints.begin(), r.scene->joints.end(),
+                          [](const Joint& j) { return j.type == JointType::Fixed; }));
+        std::printf("%s: %d welds; bodies %d -> %d, constraint rows %d -> %d\n",
+                    robot.file.c_str(), welds, separate.model->bodyCount(),
+                    folded.model->bodyCount(), separate.model->constraintRows(),
+                    folded.model->constraintRows());
+        EXPECT_LE(folded.model->bodyCount(), separate.model->bodyCount() - robot.bodiesFolded);
+        EXPECT_LE(folded.model->constraintRows(),
+                  separate.model->constraintRows() - robot.rowsFolded);
     }
 }
 
