@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "engine/constraints/constraints.h"
 #include "engine/dynamics/joint_space.h"
@@ -374,11 +375,17 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                                std::abs(step->t - state.t) <=
                                    1e-9 * std::max(1.0, std::abs(state.t));
         thread_local Workspace scratch;
-        if (!stepEnded)
+        thread_local std::uint64_t scratchModel = 0;
+        if (!stepEnded) {
+            if (scratchModel != model.serial) {
+                if (Status s = prepareWorkspace(model, state, scratch); !s.ok) return s;
+                scratchModel = model.serial;
+            }
             if (Status s = computeAccelerations(model, state.t, state.q, state.v,
                                                 state.jointCoordinates, state.lagged, scratch);
                 !s.ok)
                 return s;
+        }
         if (Status s = foldedWeldReactions(model, state,
                                            stepEnded ? step->bodyAccelerations : scratch.vdot,
                                            step, ws.frames, out);
