@@ -274,6 +274,7 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     } else {
         // Reactions from each joint's rows.
         for (std::size_t j = 0; j < model.joints.size(); ++j) {
+            if (model.joints[j].folded) continue;  // (below: foldedWeldReactions)
             JointReaction& r = out.reactions[j];
             jointReaction(model, ws, acting, static_cast<int>(j), r.force_W, r.torque_W);
         }
@@ -370,10 +371,9 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
     // The welds folded away: their reactions from the carried parts' motion and loads, with the
     // step's accelerations where a step ended here, else the accelerations at the state.
     if (model.unfolded) {
-        const bool stepEnded = step && step->valid &&
-                               step->bodyAccelerations.size() == model.velocitySize() &&
-                               std::abs(step->t - state.t) <=
-                                   1e-9 * std::max(1.0, std::abs(state.t));
+        const bool stepEnded =
+            step && step->valid && step->bodyAccelerations.size() == model.velocitySize() &&
+            std::abs(step->t - state.t) <= 1e-9 * std::max(1.0, std::abs(state.t));
         thread_local Workspace scratch;
         thread_local std::uint64_t scratchModel = 0;
         if (!stepEnded) {
@@ -387,8 +387,8 @@ Status computeOutputs(const Model& model, const State& state, Workspace& ws, Out
                 return s;
         }
         if (Status s = foldedWeldReactions(model, state,
-                                           stepEnded ? step->bodyAccelerations : scratch.vdot,
-                                           step, ws.frames, out);
+                                           stepEnded ? step->bodyAccelerations : scratch.vdot, step,
+                                           ws.frames, out);
             !s.ok)
             return s;
     }

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "engine/forces/forces.h"
-#include "engine/kinematics/kinematics.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/kinematics.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -89,8 +89,8 @@ Status foldedWeldReactions(const Model& model, const State& state, const Eigen::
         need[static_cast<std::size_t>(u)] =
             own.mass * Vec3(layout::linear(aU, u)) - Vec3(layout::linear(gU, u));
         needMoment[static_cast<std::size_t>(u)] =
-            f.R * (own.inertia.cwiseProduct(Vec3(layout::angular(aU, u))) -
-                   Vec3(layout::angular(gU, u)));
+            f.R *
+            (own.inertia.cwiseProduct(Vec3(layout::angular(aU, u))) - Vec3(layout::angular(gU, u)));
     }
 
     for (std::size_t j = 0; j < model.joints.size(); ++j) {
@@ -136,8 +136,8 @@ Status foldedWeldReactions(const Model& model, const State& state, const Eigen::
             const MarkerFrame mi = markerFrame(model, frames, other.markerI);
             const MarkerFrame mj = markerFrame(model, frames, other.markerJ);
             const Vec3 along = effort * (onI ? 1.0 : -1.0) * mj.R.col(2);
-            const bool angle = other.coordinates[static_cast<std::size_t>(coordinate)] ==
-                               JointAxis::Rotation;
+            const bool angle =
+                other.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Rotation;
             if (angle)
                 w.add(Vec3::Zero(), mi.p, I.p, -along);
             else

@@ -373,8 +373,8 @@ void foldGroup(const SceneSpec& spec, const std::vector<std::size_t>& group, Mod
         own[k] = partMassProperties(part);
         const Transform X_RP = X_RW * part.X_WP;
         const Mat3 R = X_RP.rotationMatrix();
-        total = combine(total, {own[k].mass, X_RP * own[k].p_PPcm,
-                                R * own[k].I_Pcm_P * R.transpose()});
+        total =
+            combine(total, {own[k].mass, X_RP * own[k].p_PPcm, R * own[k].I_Pcm_P * R.transpose()});
     }
     BodyModel body;
     body.id = root.id;

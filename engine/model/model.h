@@ -387,8 +387,8 @@ struct Model {
     // What the model leaves out of the scene (deactivated, or hanging on what is), one line
     // each: "motion 'drive': deactivated for modes".
     std::vector<std::string> inactive;
-    std::vector<int> bodyOfPart;        // per SceneSpec part: body index or kGround
-    std::vector<PartModel> parts;       // per SceneSpec part
+    std::vector<int> bodyOfPart;         // per SceneSpec part: body index or kGround
+    std::vector<PartModel> parts;        // per SceneSpec part
     std::vector<std::string> weldNotes;  // welds held as joints that could have folded, and why
     // With welds folded: the same scene with every part a body of its own (foldWelds off), its
     // markers, joints and forces indexed alike; what acts on each part is found on it

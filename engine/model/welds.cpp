@@ -10,7 +10,9 @@
 
 namespace engine {
 
-bool WeldGroups::any() const { return std::find(folded.begin(), folded.end(), true) != folded.end(); }
+bool WeldGroups::any() const {
+    return std::find(folded.begin(), folded.end(), true) != folded.end();
+}
 
 namespace {
 
@@ -84,10 +86,12 @@ WeldGroups weldGroups(const SceneSpec& spec) {
             markerGap(spec, joint, distance, angle);
             if (distance > 1e-9 || angle > 1e-9) {
                 out.notes.push_back(
-                    "weld '" + joint.name + "' is held as a joint, not folded into one body: "
-                     "its markers are " + numberText(distance) + " m and " +
-                         numberText(angle * 180.0 / 3.141592653589793) +
-                         "° apart at the parts' poses (the run's assembly brings them together)");
+                    "weld '" + joint.name +
+                    "' is held as a joint, not folded into one body: "
+                    "its markers are " +
+                    numberText(distance) + " m and " +
+                    numberText(angle * 180.0 / 3.141592653589793) +
+                    "° apart at the parts' poses (the run's assembly brings them together)");
                 continue;
             }
             candidate[j] = true;
@@ -115,10 +119,10 @@ WeldGroups weldGroups(const SceneSpec& spec) {
                 if (candidate[k] && sets.find(setOf(partOf(spec.joints[k].markerI))) == sa) {
                     candidate[k] = false;
                     changed = true;
-                    out.notes.push_back(
-                        "weld '" + spec.joints[k].name +
-                             "' is held as a joint, not folded into one body: joint '" +
-                             spec.joints[j].name + "' joins two parts of the same welded group");
+                    out.notes.push_back("weld '" + spec.joints[k].name +
+                                        "' is held as a joint, not folded into one body: joint '" +
+                                        spec.joints[j].name +
+                                        "' joins two parts of the same welded group");
                 }
         }
         if (changed) continue;
@@ -144,8 +148,8 @@ WeldGroups weldGroups(const SceneSpec& spec) {
     std::vector<bool> seen(np, false);
     std::deque<int> queue;
     for (std::size_t p = 0; p < np; ++p) {
-        const bool start = out.root[p] == static_cast<int>(p) ||
-                           (out.root[p] < 0 && spec.parts[p].ground);
+        const bool start =
+            out.root[p] == static_cast<int>(p) || (out.root[p] < 0 && spec.parts[p].ground);
         if (!start) continue;
         seen[p] = true;
         queue.push_back(static_cast<int>(p));

@@ -237,8 +237,7 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     for (Derived& d : derived_) {
         const int first = d.channel;
         d.offset = size_;
-        for (int k = 0; k < 9; ++k)
-            channels_[static_cast<std::size_t>(first + k)].offset = size_++;
+        for (int k = 0; k < 9; ++k) channels_[static_cast<std::size_t>(first + k)].offset = size_++;
     }
 }
 
