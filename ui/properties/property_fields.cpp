@@ -1632,6 +1632,10 @@ void sceneFields(FieldList& b) {
         [](SceneSpec& s, const std::string& text) {
             if (auto f = engine::formulationFromName(text)) s.settings.formulation = *f;
         });
+    b.toggle(
+        tr("Welded parts as one body"), QStringLiteral("settings.foldWelds"),
+        [](const SceneSpec& s) { return s.settings.foldWelds; },
+        [](SceneSpec& s, bool on) { s.settings.foldWelds = on; });
     auto setting = [&](QString label, QString unit, QString key, auto member,
                        bool integer = false) {
         PropertyField& f = b.number(
