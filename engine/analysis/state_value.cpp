@@ -92,6 +92,21 @@ std::optional<double> stateExpressionValue(const SceneSpec& spec, const State& s
     }
     const std::shared_ptr<const Model> model = switchedModel(compiled.model, state.switches);
     if (state.q.size() != model->positionSize() || state.v.size() != model->velocitySize()) {
+        // Reading a weld's reaction keeps the weld as a joint (engine/model/welds.h): in a run
+        // that folded it, the value is found once the scene reads it and runs again.
+        const CompileResult own = compile(spec);
+        if (own.model && own.model->positionSize() == state.q.size() && own.model->unfolded) {
+            for (const MeasureCall& call : split.calls)
+                if (measureIsLagged(call.kind) && measureReadsJoint(call.kind))
+                    for (const JointModel& joint : own.model->joints)
+                        if (joint.folded && joint.name == call.arguments[0]) {
+                            error = "'" + call.arguments[0] +
+                                    "' is a weld this run folded into one body (its reaction is in "
+                                    "its channels): once an expression of the scene reads it, the "
+                                    "weld is held as a joint and the next run reads it";
+                            return std::nullopt;
+                        }
+        }
         error = "the frame is of another mechanism (run the scene again)";
         return std::nullopt;
     }

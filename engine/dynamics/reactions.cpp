@@ -148,7 +148,7 @@ Status updateLagged(const Model& model, State& state, Workspace& ws, const StepR
             if (m.kind == MeasureKind::FT) value = friction.norm();
         } else {
             Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
-            // (WIP: a folded weld's reaction is not recovered here yet)
+            // (a weld whose reaction an expression reads is never folded: engine/model/welds.h)
             if (!model.joints[static_cast<std::size_t>(m.joint)].folded)
                 jointReaction(model, ws, acting, m.joint, force, torque);
             const int kind = static_cast<int>(m.kind);

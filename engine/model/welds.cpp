@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "engine/math/number_text.h"
+#include "engine/model/state_functions.h"
 
 namespace engine {
 
@@ -51,6 +52,31 @@ void markerGap(const SceneSpec& spec, const Joint& joint, double& distance, doub
     angle = X_WI.R.angularDistance(X_WJ.R);
 }
 
+// The joints whose reactions the scene's expressions read (FX … TM), each with the first reader
+// ("force lift", "sensor overload").
+std::map<std::string, std::string, std::less<>> reactionsRead(const SceneSpec& spec) {
+    std::map<std::string, std::string, std::less<>> read;
+    std::vector<std::string> variableNames;
+    for (const VariableSpec& v : spec.variables) variableNames.push_back(v.name);
+    const auto scan = [&](const std::string& text, const std::string& reader) {
+        std::string error;
+        const std::optional<StateText> split = splitStateText(text, variableNames, error);
+        if (!split) return;  // validate() reports it
+        for (const MeasureCall& call : split->calls)
+            if (measureIsLagged(call.kind) && measureReadsJoint(call.kind) &&
+                !call.arguments.empty())
+                read.emplace(call.arguments[0], reader);
+    };
+    for (const ForceSpec& f : spec.forces)
+        for (const std::string& c : f.components) scan(c, "force '" + f.name + "'");
+    for (const VariableSpec& v : spec.variables) scan(v.expression, "variable '" + v.name + "'");
+    for (const SensorSpec& s : spec.sensors) {
+        scan(s.expression, "sensor '" + s.name + "'");
+        scan(s.to, "sensor '" + s.name + "'");
+    }
+    return read;
+}
+
 }  // namespace
 
 WeldGroups weldGroups(const SceneSpec& spec) {
@@ -73,6 +99,8 @@ WeldGroups weldGroups(const SceneSpec& spec) {
 
     // The welds that may fold.
     std::vector<bool> candidate(nj, false);
+    const auto read = spec.settings.foldWelds ? reactionsRead(spec)
+                                              : std::map<std::string, std::string, std::less<>>{};
     if (spec.settings.foldWelds)
         for (std::size_t j = 0; j < nj; ++j) {
             const Joint& joint = spec.joints[j];
@@ -82,6 +110,14 @@ WeldGroups weldGroups(const SceneSpec& spec) {
             if (spec.parts[static_cast<std::size_t>(a)].frameMotion ||
                 spec.parts[static_cast<std::size_t>(b)].frameMotion)
                 continue;
+            // A reaction an expression reads is found by the solve, as of the previous step:
+            // such a weld keeps its rows.
+            if (const auto it = read.find(joint.name); it != read.end()) {
+                out.notes.push_back("weld '" + joint.name +
+                                    "' is held as a joint, not folded into one body: " +
+                                    it->second + " reads its reaction");
+                continue;
+            }
             double distance = 0.0, angle = 0.0;
             markerGap(spec, joint, distance, angle);
             if (distance > 1e-9 || angle > 1e-9) {

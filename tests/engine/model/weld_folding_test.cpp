@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/state_value.h"
 #include "engine/analysis/statics.h"
 #include "engine/import/robot_import.h"
 #include "engine/math/constants.h"
@@ -244,6 +245,58 @@ TEST(WeldFolding, AWeldsReactionIsTheInertialAndGravityLoadOfThePartsItCarries) 
                           .norm(),
                       1e-6)
                 << t << " " << j;
+        }
+    }
+}
+
+// A weld whose reaction an expression reads keeps its rows: reactions are what the solve finds
+// (read as of the previous step), and a folded weld has none. The other weld still folds; the
+// variable reads the weld's reaction as the outputs report it; an expression preview reading a
+// weld the run folded says why it has no value rather than a wrong one.
+TEST(WeldFolding, AWeldWhoseReactionAnExpressionReadsIsHeldAsAJoint) {
+    Pendulum welded = weldedPendulum();
+    const auto before = compiled(welded.spec);
+    ForwardDynamics plain(before);
+    ASSERT_TRUE(plain.initialize().ok);
+    ASSERT_TRUE(plain.advance(0.01).ok);
+    std::string error;
+    EXPECT_FALSE(stateExpressionValue(welded.spec, plain.state(), "FM(plateToWeight)", error));
+    EXPECT_NE(error.find("'plateToWeight' is a weld this run folded"), std::string::npos) << error;
+
+    for (const bool sensor : {false, true}) {
+        SceneSpec spec = welded.spec;
+        if (sensor) {
+            SensorSpec s;
+            s.name = "overload";
+            s.expression = "FM(plateToWeight)";
+            s.value = 1e6;
+            spec.sensors.push_back(s);
+        } else {
+            spec.variables.push_back({"load", "FM(plateToWeight) + 0 * TX(pivot)", "", {}});
+        }
+        const auto model = compiled(spec);
+        EXPECT_TRUE(model->joints[1].folded);
+        EXPECT_FALSE(model->joints[2].folded);
+        EXPECT_EQ(model->bodyCount(), 2);
+        EXPECT_EQ(model->constraintRows(), 5 + 6);
+        ASSERT_EQ(model->weldNotes.size(), 1u);
+        EXPECT_NE(model->weldNotes[0].find(sensor ? "sensor 'overload' reads its reaction"
+                                                  : "variable 'load' reads its reaction"),
+                  std::string::npos)
+            << model->weldNotes[0];
+        if (sensor) continue;
+        ForwardDynamics run(model);
+        ASSERT_TRUE(run.initialize().ok);
+        Outputs out;
+        for (const double t : {0.1, 0.4}) {
+            ASSERT_TRUE(run.advance(t).ok);
+            ASSERT_TRUE(run.outputs(out).ok);
+            const std::optional<double> load =
+                stateExpressionValue(spec, run.state(), "load", error);
+            ASSERT_TRUE(load) << error;
+            // (the weight's pull, 15 to 30 N over the swing: as the step's end found it)
+            EXPECT_GT(out.reactions[2].force_W.norm(), 10.0);
+            EXPECT_NEAR(*load, out.reactions[2].force_W.norm(), 1e-9 * 60.0) << t;
         }
     }
 }
