@@ -1,6 +1,7 @@
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,22 +30,52 @@ int runInfo(const std::string& path) {
         return kExitInvalidInput;
     }
     info["name"] = model->name;
+    // Each part with its own mass properties; welded parts folded into one body
+    // (engine/model/welds.h) name the body they move as.
+    const engine::Model& own = model->unfolded ? *model->unfolded : *model;
     nlohmann::ordered_json parts = nlohmann::json::array();
-    for (const engine::BodyModel& body : model->bodies)
-        parts.push_back(
-            {{"name", body.name},
-             {"mass", body.mass},
-             {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}});
+    std::vector<int> entryOfBody(static_cast<std::size_t>(model->bodyCount()), -1);
+    int folded = 0;
+    for (std::size_t p = 0; p < model->parts.size(); ++p) {
+        const int u = own.bodyOfPart[p];
+        if (u == engine::kGround) continue;  // a ground part
+        const engine::BodyModel& body = own.bodies[static_cast<std::size_t>(u)];
+        nlohmann::ordered_json entry = {
+            {"name", body.name},
+            {"mass", body.mass},
+            {"principalInertia", {body.inertia.x(), body.inertia.y(), body.inertia.z()}}};
+        const int b = model->parts[p].body;
+        if (b == engine::kGround) {
+            entry["weldedTo"] = "ground";
+            ++folded;
+        } else if (model->bodies[static_cast<std::size_t>(b)].name != body.name) {
+            entry["movesAs"] = model->bodies[static_cast<std::size_t>(b)].name;
+            ++folded;
+        } else {
+            entryOfBody[static_cast<std::size_t>(b)] = static_cast<int>(parts.size());
+        }
+        parts.push_back(entry);
+    }
     // A moving frame's part with its prescribed motion (its six equations hold it there).
     for (const int j : model->frameJoints) {
         const engine::FrameMotionModel& m = *model->joints[static_cast<std::size_t>(j)].frameMotion;
         auto texts = [](const engine::Expression(&e)[3]) {
             return nlohmann::ordered_json::array({e[0].text(), e[1].text(), e[2].text()});
         };
-        parts[static_cast<std::size_t>(m.body)]["movingFrame"] = {
-            {"translation", texts(m.translation)}, {"rotation", texts(m.rotation)}};
+        const int entry = entryOfBody[static_cast<std::size_t>(m.body)];
+        if (entry >= 0)
+            parts[static_cast<std::size_t>(entry)]["movingFrame"] = {
+                {"translation", texts(m.translation)}, {"rotation", texts(m.rotation)}};
     }
     info["parts"] = parts;
+    // Bodies the solver moves: one per part, less the parts welded into another's body; and
+    // the welds that could have folded and are held as joints, with why.
+    info["bodies"] = model->bodyCount();
+    if (folded > 0 || !model->weldNotes.empty()) {
+        nlohmann::ordered_json welds = {{"partsFolded", folded}};
+        if (!model->weldNotes.empty()) welds["heldAsJoints"] = model->weldNotes;
+        info["welds"] = welds;
+    }
     nlohmann::ordered_json joints = nlohmann::json::array();
     for (const engine::JointModel& joint : model->joints) {
         if (joint.frameMotion) continue;  // (with its part, above)
@@ -53,6 +84,7 @@ int runInfo(const std::string& path) {
                                     {"type", std::string(engine::jointTypeName(joint.type))},
                                     {"equations", joint.rows}};
         if (joint.softRows > 0) j["softEquations"] = joint.softRows;
+        if (joint.folded) j["folded"] = true;  // its parts one body: no equations
         joints.push_back(j);
     }
     info["joints"] = joints;
