@@ -133,19 +133,29 @@ int runModes(const ModesOptions& options) {
     const std::string& out = options.out;
     std::ostringstream text;
     text << "mode,frequency,dampingRatio,unstable,growthRate";
-    for (const engine::BodyModel& body : model->bodies)
+    // Per part (not per body: welded parts move as one, engine/model/welds.h): its centre of
+    // mass's displacement and its rotation, world axes; a part welded to the ground stays.
+    const engine::Model& own = model->unfolded ? *model->unfolded : *model;
+    std::vector<std::size_t> parts;
+    for (std::size_t p = 0; p < model->parts.size(); ++p)
+        if (own.bodyOfPart[p] != engine::kGround) parts.push_back(p);
+    for (const std::size_t p : parts)
         for (const char* c : {"x", "y", "z", "rx", "ry", "rz"})
-            text << ',' << body.name << '.' << c;
+            text << ',' << model->parts[p].name << '.' << c;
     text << '\n';
     for (std::size_t k = 0; k < r.modes.size(); ++k) {
         const engine::Mode& m = r.modes[k];
         text << k + 1 << ',' << engine::io::formatDouble(m.frequency) << ','
              << engine::io::formatDouble(m.dampingRatio) << ',' << (m.unstable ? 1 : 0) << ','
              << engine::io::formatDouble(m.growthRate);
-        for (int b = 0; b < model->bodyCount(); ++b) {
-            const engine::Vec3 t = m.shape.segment<3>(6 * b);
-            const engine::Vec3 w = engine::bodyOrientation(at.state.q, b) *
-                                   engine::Vec3(m.shape.segment<3>(6 * b + 3));
+        for (const std::size_t p : parts) {
+            const int b = model->parts[p].body;
+            engine::Vec3 t = engine::Vec3::Zero(), w = engine::Vec3::Zero();
+            if (b != engine::kGround) {
+                const engine::Quat R = engine::bodyOrientation(at.state.q, b);
+                w = R * engine::Vec3(m.shape.segment<3>(6 * b + 3));
+                t = engine::Vec3(m.shape.segment<3>(6 * b)) + w.cross(R * model->parts[p].com_B);
+            }
             for (double v : {t.x(), t.y(), t.z(), w.x(), w.y(), w.z()})
                 text << ',' << engine::io::formatDouble(v);
         }

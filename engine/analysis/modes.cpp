@@ -112,9 +112,16 @@ ModesResult modes(const Model& model, const State& state) {
         }
         mode.dampingRatio += 0.0;  // no −0 for an undamped mode
         mode.shape = L.N * z;
+        // Scaled by the largest displacement of a part's centre of mass (welded parts share a
+        // body, engine/model/welds.h, whose centre is none of theirs).
         double largest = 0.0;
-        for (int b = 0; b < model.bodyCount(); ++b)
-            largest = std::max(largest, layout::linear(mode.shape, b).norm());
+        for (const PartModel& part : model.parts)
+            if (part.body != kGround)
+                largest = std::max(
+                    largest, (Vec3(layout::linear(mode.shape, part.body)) +
+                              bodyOrientation(state.q, part.body) *
+                                  Vec3(layout::angular(mode.shape, part.body)).cross(part.com_B))
+                                 .norm());
         if (largest < 1e-9 * mode.shape.cwiseAbs().maxCoeff())
             largest = mode.shape.cwiseAbs().maxCoeff();
         if (largest > 0.0) mode.shape /= largest;

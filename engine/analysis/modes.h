@@ -24,7 +24,9 @@ struct Mode {
     double dampingRatio = 0.0;  // ζ (1: critical; > 1 overdamped)
     bool unstable = false;      // the mode grows (a negative stiffness, or negative damping)
     double growthRate = 0.0;    // its largest Re s [1/s], > 0 when unstable
-    Eigen::VectorXd shape;      // 6 per body (v_W, ω' body axes), largest entry 1
+    // 6 per body (v_W, ω' body axes), scaled so that the part whose centre of mass moves most
+    // moves 1 (a mode that only turns: its largest entry 1)
+    Eigen::VectorXd shape;
 };
 
 struct ModesResult {

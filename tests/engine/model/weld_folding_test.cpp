@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/modes.h"
 #include "engine/analysis/state_value.h"
 #include "engine/analysis/statics.h"
 #include "engine/import/robot_import.h"
@@ -245,6 +246,37 @@ TEST(WeldFolding, AWeldsReactionIsTheInertialAndGravityLoadOfThePartsItCarries) 
                           .norm(),
                       1e-6)
                 << t << " " << j;
+        }
+    }
+}
+
+// Small vibrations see the same mechanism folded or not: the same frequency, and mode shapes
+// scaled alike (by the part whose centre moves most, not by the folded body's centre).
+TEST(WeldFolding, ModesAreTheSameFoldedOrNot) {
+    const Pendulum welded = weldedPendulum();
+    SceneSpec apart = welded.spec;
+    apart.settings.foldWelds = false;
+    ForwardDynamics a(compiled(welded.spec)), b(compiled(apart));
+    ASSERT_TRUE(a.initialize().ok);
+    ASSERT_TRUE(b.initialize().ok);
+    const ModesResult ma = modes(a.model(), a.state()), mb = modes(b.model(), b.state());
+    ASSERT_TRUE(ma.status.ok && mb.status.ok);
+    ASSERT_EQ(ma.modes.size(), 1u);
+    ASSERT_EQ(mb.modes.size(), 1u);
+    EXPECT_NEAR(ma.modes[0].frequency, mb.modes[0].frequency, 1e-9 * mb.modes[0].frequency);
+    // Each part's centre: the body's translation plus its turn about the body's centre.
+    for (int p = 1; p <= 3; ++p) {
+        auto centre = [&](const Model& m, const State& s, const Eigen::VectorXd& shape) {
+            const PartModel& part = m.parts[static_cast<std::size_t>(p)];
+            const Quat R = bodyOrientation(s.q, part.body);
+            return Vec3(Vec3(layout::linear(shape, part.body)) +
+                        R * Vec3(layout::angular(shape, part.body)).cross(part.com_B));
+        };
+        const Vec3 ca = centre(a.model(), a.state(), ma.modes[0].shape);
+        const Vec3 cb = centre(b.model(), b.state(), mb.modes[0].shape);
+        EXPECT_LT(std::min((ca - cb).norm(), (ca + cb).norm()), 1e-9) << p;
+        if (p == 3) {
+            EXPECT_NEAR(ca.norm(), 1.0, 1e-12);  // (the weight swings furthest)
         }
     }
 }
