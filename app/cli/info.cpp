@@ -9,6 +9,7 @@
 #include "app/cli/common.h"
 #include "engine/analysis/mobility.h"
 #include "engine/integrators/integrator.h"
+#include "engine/kinematics/part_motion.h"
 #include "engine/model/deactivation.h"
 #include "engine/model/model.h"
 
@@ -37,8 +38,8 @@ int runInfo(const std::string& path) {
     std::vector<int> entryOfBody(static_cast<std::size_t>(model->bodyCount()), -1);
     int folded = 0;
     for (std::size_t p = 0; p < model->parts.size(); ++p) {
+        if (engine::isGroundPart(*model, p)) continue;
         const int u = own.bodyOfPart[p];
-        if (u == engine::kGround) continue;  // a ground part
         const engine::BodyModel& body = own.bodies[static_cast<std::size_t>(u)];
         nlohmann::ordered_json entry = {
             {"name", body.name},

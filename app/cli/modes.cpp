@@ -14,6 +14,7 @@
 #include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
+#include "engine/kinematics/part_motion.h"
 #include "engine/model/model.h"
 
 namespace cli {
@@ -135,10 +136,9 @@ int runModes(const ModesOptions& options) {
     text << "mode,frequency,dampingRatio,unstable,growthRate";
     // Per part (not per body: welded parts move as one, engine/model/welds.h): its centre of
     // mass's displacement and its rotation, world axes; a part welded to the ground stays.
-    const engine::Model& own = model->unfolded ? *model->unfolded : *model;
     std::vector<std::size_t> parts;
     for (std::size_t p = 0; p < model->parts.size(); ++p)
-        if (own.bodyOfPart[p] != engine::kGround) parts.push_back(p);
+        if (!engine::isGroundPart(*model, p)) parts.push_back(p);
     for (const std::size_t p : parts)
         for (const char* c : {"x", "y", "z", "rx", "ry", "rz"})
             text << ',' << model->parts[p].name << '.' << c;
@@ -149,13 +149,10 @@ int runModes(const ModesOptions& options) {
              << engine::io::formatDouble(m.dampingRatio) << ',' << (m.unstable ? 1 : 0) << ','
              << engine::io::formatDouble(m.growthRate);
         for (const std::size_t p : parts) {
-            const int b = model->parts[p].body;
-            engine::Vec3 t = engine::Vec3::Zero(), w = engine::Vec3::Zero();
-            if (b != engine::kGround) {
-                const engine::Quat R = engine::bodyOrientation(at.state.q, b);
-                w = R * engine::Vec3(m.shape.segment<3>(6 * b + 3));
-                t = engine::Vec3(m.shape.segment<3>(6 * b)) + w.cross(R * model->parts[p].com_B);
-            }
+            // The shape as the bodies' velocities: the part's centre's and its turn.
+            const engine::PartMotion shape =
+                engine::partMotion(model->parts[p], at.state.q, m.shape);
+            const engine::Vec3 &t = shape.velocity, &w = shape.angularVelocity;
             for (double v : {t.x(), t.y(), t.z(), w.x(), w.y(), w.z()})
                 text << ',' << engine::io::formatDouble(v);
         }

@@ -7,6 +7,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "engine/analysis/linearisation.h"
+#include "engine/kinematics/part_motion.h"
 #include "engine/model/layout.h"
 
 namespace engine {
@@ -115,13 +116,8 @@ ModesResult modes(const Model& model, const State& state) {
         // Scaled by the largest displacement of a part's centre of mass (welded parts share a
         // body, engine/model/welds.h, whose centre is none of theirs).
         double largest = 0.0;
-        for (const PartModel& part : model.parts)
-            if (part.body != kGround)
-                largest = std::max(
-                    largest, (Vec3(layout::linear(mode.shape, part.body)) +
-                              bodyOrientation(state.q, part.body) *
-                                  Vec3(layout::angular(mode.shape, part.body)).cross(part.com_B))
-                                 .norm());
+        for (const PartModel& part : model.parts)  // (the shape as velocities)
+            largest = std::max(largest, partMotion(part, state.q, mode.shape).velocity.norm());
         if (largest < 1e-9 * mode.shape.cwiseAbs().maxCoeff())
             largest = mode.shape.cwiseAbs().maxCoeff();
         if (largest > 0.0) mode.shape /= largest;

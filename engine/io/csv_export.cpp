@@ -1,6 +1,6 @@
 #include "engine/io/csv_export.h"
-#include "engine/kinematics/frame_motion.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/part_motion.h"
 #include "engine/model/layout.h"
 #include "engine/record/channel_names.h"
 
@@ -24,8 +24,9 @@ void CsvWriter::writeHeader() {
     namespace ch = channels;
     auto column = [&](const std::string& name) { out_ << ',' << name; };
     out_ << ch::kTime;
-    for (const PartModel& part : model_.parts) {
-        if (part.body == kGround) continue;
+    for (std::size_t p = 0; p < model_.parts.size(); ++p) {
+        if (isGroundPart(model_, p)) continue;
+        const PartModel& part = model_.parts[p];
         for (const char* c : ch::kPosition) column(ch::of(part.name, c));
         for (const char* c : ch::kOrientation) column(ch::of(part.name, c));
         for (const char* c : ch::kVelocity) column(ch::of(part.name, c));
@@ -67,11 +68,11 @@ void CsvWriter::writeHeader() {
     for (const int j : model_.frameJoints) {
         const int f = model_.joints[static_cast<std::size_t>(j)].frameMotion->body;
         const std::string& frame = model_.bodies[static_cast<std::size_t>(f)].name;
-        for (int b = 0; b < model_.bodyCount(); ++b) {
-            if (b == f) continue;
-            const std::string& n = model_.bodies[static_cast<std::size_t>(b)].name;
+        for (std::size_t p = 0; p < model_.parts.size(); ++p) {
+            if (isGroundPart(model_, p) || model_.parts[p].body == f) continue;
             for (const char* const* names : {ch::kPosition, ch::kVelocity, ch::kAngularVelocity})
-                for (int k = 0; k < 3; ++k) column(ch::of(n, ch::inFrame(frame, names[k])));
+                for (int k = 0; k < 3; ++k)
+                    column(ch::of(model_.parts[p].name, ch::inFrame(frame, names[k])));
         }
     }
     if (model_.contact.enabled)
@@ -87,9 +88,10 @@ void CsvWriter::writeHeader() {
             column(ch::of(driver.name, ch::kPower));
         }
     if (kinematic_) {
-        for (const BodyModel& body : model_.bodies) {
-            for (const char* c : ch::kAcceleration) column(ch::of(body.name, c));
-            for (const char* c : ch::kAngularAcceleration) column(ch::of(body.name, c));
+        for (std::size_t p = 0; p < model_.parts.size(); ++p) {
+            if (isGroundPart(model_, p)) continue;
+            for (const char* c : ch::kAcceleration) column(ch::of(model_.parts[p].name, c));
+            for (const char* c : ch::kAngularAcceleration) column(ch::of(model_.parts[p].name, c));
         }
         for (const DriverModel& driver : model_.drivers) {
             column(ch::of(driver.name, ch::kEffort));
@@ -118,10 +120,10 @@ void CsvWriter::writeRow(const State& state, const Outputs& o, const Eigen::Vect
                          const std::vector<double>& motionPower) {
     writeColumns(state, o);
     auto put = [&](double v) { out_ << ',' << formatDouble(v); };
-    for (int b = 0; b < model_.bodyCount(); ++b) {
-        // d/dt (R ω') = R ω̇' + R (ω' × ω') = R ω̇': world angular acceleration.
-        const Vec3 a = layout::linear(vdot, b);
-        const Vec3 alpha = bodyOrientation(state.q, b) * Vec3(layout::angular(vdot, b));
+    for (std::size_t p = 0; p < model_.parts.size(); ++p) {
+        if (isGroundPart(model_, p)) continue;
+        Vec3 a, alpha;
+        partAcceleration(model_.parts[p], state.q, state.v, vdot, a, alpha);
         for (double v : {a.x(), a.y(), a.z(), alpha.x(), alpha.y(), alpha.z()}) put(v);
     }
     for (std::size_t d = 0; d < model_.drivers.size(); ++d) {
@@ -134,23 +136,15 @@ void CsvWriter::writeRow(const State& state, const Outputs& o, const Eigen::Vect
 void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     auto put = [&](double v) { out_ << ',' << formatDouble(v); };
     out_ << formatDouble(state.t);
-    // Each moving part: its centre of mass, its orientation, their rates (a welded part's
-    // from its body's: its centre of mass is not the body's).
-    for (const PartModel& part : model_.parts) {
-        const int b = part.body;
-        if (b == kGround) continue;
-        const Quat R_WB = bodyOrientation(state.q, b);
-        const Quat R_WP = (R_WB * part.X_BP.R).normalized();
-        const Vec3 w = R_WB * Vec3(layout::angular(state.v, b));
-        Vec3 r = bodyPosition(state.q, b), v = layout::linear(state.v, b);
-        if (part.com_B != Vec3::Zero()) {
-            const Vec3 arm = R_WB * part.com_B;
-            r += arm;
-            v += w.cross(arm);
-        }
-        for (double x : {r.x(), r.y(), r.z(), R_WP.w(), R_WP.x(), R_WP.y(), R_WP.z()}) put(x);
-        for (int k = 0; k < 3; ++k) put(v(k));
-        for (double x : {w.x(), w.y(), w.z()}) put(x);
+    // Each part off the ground: its centre of mass, its orientation, their rates (a welded
+    // part's from its body's: its centre of mass is not the body's).
+    for (std::size_t p = 0; p < model_.parts.size(); ++p) {
+        if (isGroundPart(model_, p)) continue;
+        const PartMotion m = partMotion(model_, p, state.q, state.v);
+        const Quat& R = m.orientation;
+        for (double x : {m.com.x(), m.com.y(), m.com.z(), R.w(), R.x(), R.y(), R.z()}) put(x);
+        for (const Vec3* e : {&m.velocity, &m.angularVelocity})
+            for (int k = 0; k < 3; ++k) put((*e)(k));
     }
     int n = 0;
     for (std::size_t j = 0; j < model_.joints.size(); ++j) {
@@ -193,9 +187,10 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     for (const int j : model_.frameJoints) {
         const int f = model_.joints[static_cast<std::size_t>(j)].frameMotion->body;
         const Transform& X_PB = model_.bodies[static_cast<std::size_t>(f)].X_PB;
-        for (int b = 0; b < model_.bodyCount(); ++b) {
-            if (b == f) continue;
-            const SeenInFrame seen = seenInFrame(X_PB, state.q, state.v, f, b);
+        for (std::size_t p = 0; p < model_.parts.size(); ++p) {
+            if (isGroundPart(model_, p) || model_.parts[p].body == f) continue;
+            const SeenInFrame seen =
+                seenInFrame(X_PB, state.q, state.v, f, partMotion(model_, p, state.q, state.v));
             for (const Vec3* e : {&seen.position, &seen.velocity, &seen.angularVelocity})
                 for (int k = 0; k < 3; ++k) put((*e)(k));
         }

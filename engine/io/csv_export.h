@@ -2,7 +2,8 @@
 // Simulation results as CSV, the column contract of `motus-cli simulate`:
 //
 //   time,
-//   per moving part P:  P.x,P.y,P.z (COM position), P.qw,P.qx,P.qy,P.qz (orientation of the
+//   per part P off the ground (welded parts each, one welded to the ground standing still):
+//                       P.x,P.y,P.z (COM position), P.qw,P.qx,P.qy,P.qz (orientation of the
 //                       part frame), P.vx,P.vy,P.vz (COM velocity), P.wx,P.wy,P.wz (angular
 //                       velocity), all in world axes
 //   per joint J:        J.q0… (its coordinates: angle [rad] and/or slide [m]), then
@@ -18,14 +19,14 @@
 //                       balance: total − driverWork + dissipated is conserved),
 //                       constraint.error
 //   per moving frame F and other moving part P: P.F.x,P.F.y,P.F.z,P.F.vx…,P.F.wx… (P seen in
-//                       F, in F's axes: engine/kinematics/frame_motion.h)
+//                       F, in F's axes: engine/kinematics/part_motion.h)
 //   with contact: contact.count,contact.normalForce,contact.maxDepth
 //   per held variable V or switched force or motion E: V.value, E.on
 //   per motion M:       M.effort (the force [N] or torque [N·m] its actuator gives), M.power [W]
 //
 // The kinematic analyses (`motus-cli kinematics|inverse`) write the motions' effort and power
 // after these instead, with:
-//   per moving part P:  P.ax,P.ay,P.az (COM acceleration), P.alphax,P.alphay,P.alphaz (angular
+//   per part P as above: P.ax,P.ay,P.az (COM acceleration), P.alphax,P.alphay,P.alphaz (angular
 //                       acceleration), world axes
 // A value an analysis does not compute (reactions and efforts of a kinematic analysis, which
 // involves no masses or forces) is written "nan".

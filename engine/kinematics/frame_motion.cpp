@@ -84,13 +84,4 @@ void frameMotionRows(const FrameMotionModel& motion, const BodyFrame& body, doub
     }
 }
 
-SeenInFrame seenInFrame(const Transform& X_PB, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                        int frameBody, int body) {
-    const BodyFrame f = bodyFrame(q, v, frameBody), b = bodyFrame(q, v, body);
-    const Mat3 R_WF = f.R * X_PB.rotationMatrix().transpose();
-    const Vec3 origin = f.r - R_WF * X_PB.p;
-    const Mat3 R_FW = R_WF.transpose();
-    return {R_FW * (b.r - origin), R_FW * (b.v - f.v - f.w.cross(b.r - f.r)), R_FW * (b.w - f.w)};
-}
-
 }  // namespace engine

@@ -35,14 +35,12 @@ void frameMotionRows(const FrameMotionModel& motion, const BodyFrame& body, doub
                      ConstraintRow rows[6], double nu[6]);
 
 // A part seen in a moving frame (the frame's body `frameBody`, its part frame F, X_PB the body
-// frame in F: BodyModel::X_PB): the position
-// of body b's centre of mass from F's origin, its velocity relative to F and its angular
+// frame in F: BodyModel::X_PB): the position of the part's centre of mass from F's origin, its velocity relative to F and its angular
 // velocity relative to F, all in F's axes:
 //   x' = R_Fᵀ (x − o_F),  v' = R_Fᵀ (v − v_F − ω_F × (x − x_F)),  ω' = R_Fᵀ (ω − ω_F).
 struct SeenInFrame {
     Vec3 position, velocity, angularVelocity;
 };
-SeenInFrame seenInFrame(const Transform& X_PB, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                        int frameBody, int body);
+// (seenInFrame(): engine/kinematics/part_motion.h, for a part as its body moves it)
 
 }  // namespace engine

@@ -449,8 +449,9 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
         const Part& part = spec.parts[p];
         partIndex[part.name] = static_cast<int>(p);
         model->partPoses0.push_back(part.X_WP);
-        if (welds.root[p] < 0) {
+        if (welds.root[p] < 0) {  // on the ground: where it stands, its centre in the world
             model->parts[p].X_BP = part.X_WP;
+            if (!part.ground) model->parts[p].com_B = part.X_WP * partMassProperties(part).p_PPcm;
             continue;
         }
         if (welds.root[p] != static_cast<int>(p)) continue;  // with its group's root

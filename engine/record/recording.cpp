@@ -3,8 +3,8 @@
 
 #include "engine/dynamics/dynamics.h"
 #include "engine/forces/forces.h"
-#include "engine/kinematics/frame_motion.h"
 #include "engine/kinematics/joint_coordinates.h"
+#include "engine/kinematics/part_motion.h"
 #include "engine/model/layout.h"
 
 #include <algorithm>
@@ -37,18 +37,21 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     const int q0 = 1, v0 = q0 + nq_, extra = v0 + nv_, coords = extra + 3, rates = coords + nc_,
               omega = rates + nc_, reactions = omega + 3 * model.bodyCount(),
               efforts = reactions + 14 * joints_, energies = efforts + drivers_;
-    // Each moving part's centre of mass (position, velocity) and angular velocity: a part that
-    // is its body's alone reads its body's columns; one of a welded group's (a body of several
-    // parts, engine/model/welds.h) has columns of its own at the row's end, from its body's.
+    // Each part's centre of mass (position, velocity) and angular velocity: a part that is its
+    // body's alone reads its body's columns; one of a welded group's (a body of several parts,
+    // engine/model/welds.h), or one welded to the ground, has columns of its own at the row's
+    // end, from its body's. (The scene's ground parts have none.)
     std::vector<int> partsOnBody(static_cast<std::size_t>(model.bodyCount()), 0);
     for (const PartModel& part : model.parts)
         if (part.body != kGround) ++partsOnBody[static_cast<std::size_t>(part.body)];
-    for (const PartModel& part : model.parts) {
+    for (std::size_t p = 0; p < model.parts.size(); ++p) {
+        const PartModel& part = model.parts[p];
         const int b = part.body;
-        if (b == kGround) continue;
+        if (isGroundPart(model, p)) continue;
+        seen_.push_back(part);
         const std::string& n = part.name;
-        if (partsOnBody[static_cast<std::size_t>(b)] > 1) {
-            derived_.push_back({b, part.com_B, static_cast<int>(channels_.size())});
+        if (b == kGround || partsOnBody[static_cast<std::size_t>(b)] > 1) {
+            derived_.push_back({part, static_cast<int>(channels_.size()), 0});
             for (int k = 0; k < 3; ++k) add(ch::of(n, ch::kPosition[k]), "m", -1);
             for (int k = 0; k < 3; ++k) add(ch::of(n, ch::kVelocity[k]), "m/s", -1);
             for (int k = 0; k < 3; ++k) add(ch::of(n, ch::kAngularVelocity[k]), "rad/s", -1);
@@ -172,9 +175,9 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
         const int fb = model.joints[static_cast<std::size_t>(j)].frameMotion->body;
         const BodyModel& frameBody = model.bodies[static_cast<std::size_t>(fb)];
         frames_.emplace_back(fb, frameBody.X_PB);
-        for (int b = 0; b < model.bodyCount(); ++b) {
-            if (b == fb) continue;
-            const std::string& n = model.bodies[static_cast<std::size_t>(b)].name;
+        for (const PartModel& part : seen_) {
+            if (part.body == fb) continue;
+            const std::string& n = part.name;
             for (int k = 0; k < 3; ++k)
                 add(ch::of(n, ch::inFrame(frameBody.name, ch::kPosition[k])), "m", size_++);
             for (int k = 0; k < 3; ++k)
@@ -412,20 +415,18 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
                 static_cast<std::size_t>(k) < v->size() ? (*v)[static_cast<std::size_t>(k)] : 0.0;
     // Seen in moving frames.
     for (const auto& [f, X_PB] : frames_)
-        for (int b = 0; b < static_cast<int>(nv_ / layout::kVelocitiesPerBody); ++b) {
-            if (b == f) continue;
-            const SeenInFrame seen = seenInFrame(X_PB, s.q, s.v, f, b);
+        for (const PartModel& part : seen_) {
+            if (part.body == f) continue;
+            const SeenInFrame seen = seenInFrame(X_PB, s.q, s.v, f, partMotion(part, s.q, s.v));
             for (const Vec3* e : {&seen.position, &seen.velocity, &seen.angularVelocity})
                 p = std::copy(e->data(), e->data() + 3, p);
         }
-    // The welded parts': their centre of mass and its velocity, their body's turn.
+    // The parts with columns of their own: their centre of mass and its velocity, their turn.
     for (const Derived& d : derived_) {
-        const Quat R = bodyOrientation(s.q, d.body);
-        const Vec3 arm = R * d.com_B, w = R * Vec3(layout::angular(s.v, d.body));
-        const Vec3 r = bodyPosition(s.q, d.body) + arm;
-        const Vec3 v = Vec3(layout::linear(s.v, d.body)) + w.cross(arm);
+        const PartMotion m = partMotion(d.part, s.q, s.v);
         double* out = row + d.offset;
-        for (const Vec3* e : {&r, &v, &w}) out = std::copy(e->data(), e->data() + 3, out);
+        for (const Vec3* e : {&m.com, &m.velocity, &m.angularVelocity})
+            out = std::copy(e->data(), e->data() + 3, out);
     }
     if (!contact_) return;
     double normal = 0.0, depth = 0.0;

@@ -89,13 +89,15 @@ private:
     int frictions_ = 0;    // joint frictions, each with a friction force channel
     int couplers_ = 0;     // couplers, each with a force and two effort channels
     int springs_ = 0;      // springs and rotational springs: force, length and rate each
-    // Moving frames' bodies, the other bodies seen in each (engine/kinematics/frame_motion.h).
+    // Moving frames' bodies, the parts seen in each (engine/kinematics/part_motion.h): every
+    // part off the ground but the frame's own.
     std::vector<std::pair<int, Transform>> frames_;  // body, X_PB
-    // A welded part's columns (its body shared): its COM in the body, the first of its nine
-    // channels, and where its columns start in the row.
+    std::vector<PartModel> seen_;
+    // A part that shares its body (welded, engine/model/welds.h) or stands welded to the
+    // ground: columns of its own, the first of its nine channels and where they start in the
+    // row.
     struct Derived {
-        int body = 0;
-        Vec3 com_B = Vec3::Zero();
+        PartModel part;
         int channel = 0;
         int offset = 0;
     };

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -14,10 +16,13 @@
 #include "engine/analysis/modes.h"
 #include "engine/analysis/state_value.h"
 #include "engine/analysis/statics.h"
+#include "engine/dynamics/dynamics.h"
 #include "engine/import/robot_import.h"
+#include "engine/io/csv_export.h"
 #include "engine/math/constants.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
+#include "engine/record/recording.h"
 #include "tests/support/simulation.h"
 
 namespace engine {
@@ -250,6 +255,104 @@ TEST(WeldFolding, AWeldsReactionIsTheInertialAndGravityLoadOfThePartsItCarries) 
     }
 }
 
+// What a run reports per part is the same folded or not: the recording's channels and the CSV
+// columns (names and values: each part's centre, orientation, velocities; seen from a moving
+// frame; the kinematic columns' accelerations), for the pendulum hung from a heaving deck
+// with a bracket welded to the ground as well.
+TEST(WeldFolding, EveryPartReportsTheSameChannelsFoldedOrNot) {
+    Pendulum welded = weldedPendulum();
+    SceneSpec& spec = welded.spec;
+    Part deck;
+    deck.name = "deck";
+    deck.mass = 50.0;
+    deck.I_Pcm_P = Vec3(5.0, 5.0, 5.0).asDiagonal();
+    deck.frameMotion = FrameMotion{};
+    deck.frameMotion->translation[2] = "0.05 * sin(4 * time)";
+    deck.frameMotion->rotation[0] = "0.1 * sin(3 * time)";
+    deck.markers.push_back(spec.parts[0].markers[0]);
+    Part bracket = part("bracket", 0.5, Vec3(0.01, 0.0, 0.0), Vec3(1e-3, 2e-3, 3e-3).asDiagonal(),
+                        Transform{Quat::Identity(), Vec3(1.0, 0.0, 0.0)});
+    bracket.markers.push_back(marker("foot", Transform{}));
+    spec.parts[0].markers.push_back(marker("bolt", Transform{Quat::Identity(), Vec3(1.0, 0, 0)}));
+    spec.parts.push_back(deck);
+    spec.parts.push_back(bracket);
+    spec.joints[0].markerJ = {"deck", "pivot"};
+    spec.joints.push_back(
+        joint("bracketBolt", JointType::Fixed, {"bracket", "foot"}, {"ground", "bolt"}));
+    SceneSpec apart = spec;
+    apart.settings.foldWelds = false;
+    const auto folded = compiled(spec), separate = compiled(apart);
+    ASSERT_EQ(folded->bodyCount(), 2);  // the pendulum, the deck
+    ASSERT_EQ(separate->bodyCount(), 5);
+
+    ForwardDynamics runA(folded), runB(separate);
+    ASSERT_TRUE(runA.initialize().ok);
+    ASSERT_TRUE(runB.initialize().ok);
+    ASSERT_TRUE(runA.advance(0.4).ok);
+    ASSERT_TRUE(runB.advance(0.4).ok);
+    struct Table {
+        std::vector<std::string> names;
+        std::vector<double> values;
+    };
+    auto csv = [](const Model& model, const State& state, ForwardDynamics& run) {
+        Outputs out;
+        EXPECT_TRUE(run.outputs(out).ok);
+        Workspace ws;
+        EXPECT_TRUE(prepareWorkspace(model, state, ws).ok);
+        EXPECT_TRUE(computeAccelerations(model, state.t, state.q, state.v, state.jointCoordinates,
+                                         state.lagged, ws)
+                        .ok);
+        std::ostringstream text;
+        io::CsvWriter writer(model, text);
+        writer.addKinematicColumns();
+        writer.writeHeader();
+        writer.writeRow(state, out, ws.vdot, {});
+        std::istringstream lines(text.str());
+        std::string header, row, cell;
+        std::getline(lines, header);
+        std::getline(lines, row);
+        Table t;
+        std::istringstream h(header), r(row);
+        while (std::getline(h, cell, ',')) t.names.push_back(cell);
+        while (std::getline(r, cell, ',')) t.values.push_back(std::stod(cell));
+        return t;
+    };
+    const Table a = csv(*folded, runA.state(), runA), b = csv(*separate, runB.state(), runB);
+    ASSERT_EQ(a.names, b.names);
+    ASSERT_EQ(a.values.size(), a.names.size());
+    ASSERT_EQ(b.values.size(), b.names.size());
+    for (const char* column :
+         {"plate.x", "weight.qx", "weight.vz", "plate.wy", "weight.deck.x", "weight.deck.vy",
+          "bracket.x", "bracket.deck.z", "weight.ax", "plate.alphay", "bracket.ax"})
+        EXPECT_NE(std::find(a.names.begin(), a.names.end(), column), a.names.end()) << column;
+    for (std::size_t k = 0; k < a.names.size(); ++k) {
+        const std::string& n = a.names[k];
+        // (the welds' own rows: the unfolded run's reactions to its projection's 1e-6; its
+        // constraint error is its own)
+        if (n == "constraint.error") continue;
+        const bool load = n.find(".F") != std::string::npos || n.find(".T") != std::string::npos;
+        EXPECT_NEAR(a.values[k], b.values[k], load ? 1e-5 : 1e-7) << n;
+    }
+    // The recording: the same channel names, the same values.
+    const FrameLayout la(*folded), lb(*separate);
+    std::vector<double> rowA(static_cast<std::size_t>(la.size())),
+        rowB(static_cast<std::size_t>(lb.size()));
+    Outputs outA, outB;
+    ASSERT_TRUE(runA.outputs(outA).ok);
+    ASSERT_TRUE(runB.outputs(outB).ok);
+    la.encode(runA.state(), outA, rowA.data());
+    lb.encode(runB.state(), outB, rowB.data());
+    for (const Channel& c : lb.channels()) {
+        const int k = la.findChannel(c.name);
+        ASSERT_GE(k, 0) << c.name;
+        if (c.name == "constraint.error") continue;
+        const bool load = c.unit == "N" || c.unit == "N·m";
+        EXPECT_NEAR(la.channels()[static_cast<std::size_t>(k)].value(rowA.data()),
+                    c.value(rowB.data()), load ? 1e-5 : 1e-7)
+            << c.name;
+    }
+}
+
 // Small vibrations see the same mechanism folded or not: the same frequency, and mode shapes
 // scaled alike (by the part whose centre moves most, not by the folded body's centre).
 TEST(WeldFolding, ModesAreTheSameFoldedOrNot) {
@@ -270,7 +373,7 @@ TEST(WeldFolding, ModesAreTheSameFoldedOrNot) {
             const PartModel& part = m.parts[static_cast<std::size_t>(p)];
             const Quat R = bodyOrientation(s.q, part.body);
             return Vec3(Vec3(layout::linear(shape, part.body)) +
-                        R * Vec3(layout::angular(shape, part.body)).cross(part.com_B));
+                        (R * Vec3(layout::angular(shape, part.body))).cross(R * part.com_B));
         };
         const Vec3 ca = centre(a.model(), a.state(), ma.modes[0].shape);
         const Vec3 cb = centre(b.model(), b.state(), mb.modes[0].shape);
