@@ -101,9 +101,13 @@ std::string apply(json& doc, const SceneOverride& o) {
                        " has no element " + (isIndex(step) ? step : "named '" + step + "'");
             at = next;
         } else if (at->is_object()) {
-            if (!at->contains(step) && !last)
+            // The scene's own sections, which a file may leave out (their defaults), are there
+            // to set keys in.
+            const bool section = k == 0 && (step == "settings" || step == "contact");
+            if (!at->contains(step) && !last && !section)
                 return "names nothing: " + (where.empty() ? std::string("/") : where) +
                        " has no key '" + step + "'";
+            if (section && !at->contains(step)) (*at)[step] = json::object();
             at = &(*at)[step];
         } else {
             return "names nothing: " + where + " is a value, not an object or an array";

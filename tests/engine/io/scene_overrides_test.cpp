@@ -48,6 +48,21 @@ TEST(SceneOverrides, SetValuesByNameByIndexAndWithDots) {
     EXPECT_EQ(s.joints.size(), plain.scene->joints.size());
 }
 
+// The scene's sections a file may leave out (settings, contact: their defaults) are there to
+// set keys in; a misspelt section is still refused.
+TEST(SceneOverrides, ASectionTheFileLeavesOutIsThereToSetKeysIn) {
+    const std::string bare = MOTUS_SOURCE_DIR "/scenes/robot_arm_urdf.json";
+    ASSERT_TRUE(loadSceneFile(bare).scene);
+    SceneLoadResult r =
+        loadSceneFile(bare, {{"settings.foldWelds", "false"}, {"contact.enabled", "true"}});
+    ASSERT_TRUE(r.scene) << firstError(r);
+    EXPECT_FALSE(r.scene->settings.foldWelds);
+    EXPECT_TRUE(r.scene->contact.enabled);
+    r = loadSceneFile(bare, {{"setings.foldWelds", "false"}});
+    EXPECT_FALSE(r.scene);
+    EXPECT_NE(firstError(r).find("/ has no key 'setings'"), std::string::npos) << firstError(r);
+}
+
 TEST(SceneOverrides, ANumberBeyondADoubleIsSaidToBeOutOfRangeNotAString) {
     for (const std::string& text :
          {std::string("/parts/crank/mass=1e999"), std::string("/gravity=[0, 0, -1e999]")}) {
