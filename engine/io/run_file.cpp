@@ -362,21 +362,39 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     run.model = compiled.model;
     RecordingOptions options;
     options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
-    run.recording = std::make_unique<Recording>(*run.model, options);
     // A run written before frames kept the springs' force, length and rate, before they kept
     // the solvers' memory, or (an adaptive integrator's) before they kept their step's origin.
-    for (const bool springs : {true, false})
-        for (const bool memory : {true, false})
-            for (const bool origins : {true, false}) {
-                if (run.recording->layout().size() == static_cast<int>(doubles)) break;
-                if (FrameLayout(*run.model, origins, memory, springs).size() ==
-                    static_cast<int>(doubles)) {
-                    options.stepOrigins = origins;
-                    options.solverMemory = memory;
-                    options.springChannels = springs;
-                    run.recording = std::make_unique<Recording>(*run.model, options);
+    const auto findLayout = [&] {
+        run.recording = std::make_unique<Recording>(*run.model, options);
+        for (const bool springs : {true, false})
+            for (const bool memory : {true, false})
+                for (const bool origins : {true, false}) {
+                    if (run.recording->layout().size() == static_cast<int>(doubles)) return;
+                    if (FrameLayout(*run.model, origins, memory, springs).size() ==
+                        static_cast<int>(doubles)) {
+                        RecordingOptions older = options;
+                        older.stepOrigins = origins;
+                        older.solverMemory = memory;
+                        older.springChannels = springs;
+                        run.recording = std::make_unique<Recording>(*run.model, older);
+                    }
                 }
-            }
+    };
+    findLayout();
+    // A run written before welds folded into one body (engine/model/welds.h) kept a body per
+    // part: its scene is read as it was run, the welds held as joints.
+    if (run.recording->layout().size() != static_cast<int>(doubles) && run.model->unfolded) {
+        run.spec.settings.foldWelds = false;
+        if (const CompileResult apart = compile(run.spec); apart.model) {
+            run.model = apart.model;
+            findLayout();
+        }
+        if (run.recording->layout().size() != static_cast<int>(doubles)) {
+            run.spec.settings.foldWelds = true;
+            run.model = compiled.model;
+            findLayout();
+        }
+    }
     if (run.recording->layout().size() != static_cast<int>(doubles)) {
         error = "the run's frames do not match its scene (" + std::to_string(doubles) +
                 " values per frame, expected " + std::to_string(run.recording->layout().size()) +

@@ -89,6 +89,39 @@ TEST_F(RunFileTest, ARunReopensFrameForFrameAndContinuesAsIfNeverStopped) {
             ASSERT_NEAR(a[k][i], b[k][i], 1e-12 * (1 + std::abs(b[k][i]))) << k;
 }
 
+// A run written before welds folded into one body kept a body per part: it opens with its
+// scene read as it was run (the welds held as joints), its frames as they were, and goes on.
+// A run written folded opens folded.
+TEST_F(RunFileTest, ARunWrittenWithABodyPerWeldedPartStillOpens) {
+    auto loaded = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/bolted_pendulum.json");
+    ASSERT_TRUE(loaded.scene);
+    const SceneSpec bolted = *loaded.scene;
+    ASSERT_TRUE(bolted.settings.foldWelds);
+    SceneSpec apart = bolted;
+    apart.settings.foldWelds = false;
+    std::string error;
+    for (const bool foldedRun : {false, true}) {
+        const auto runModel = compile(foldedRun ? bolted : apart).model;
+        ASSERT_TRUE(runModel);
+        EXPECT_EQ(runModel->bodyCount(), foldedRun ? 1 : 3);
+        Simulator original(runModel);
+        original.runTo(0.1);
+        ASSERT_TRUE(original.waitUntilIdle(30s));
+        // (the scene as a Motus without the setting wrote it: no foldWelds key, folding's default)
+        ASSERT_TRUE(saveRunFile(bolted, original.recording(), path, error)) << error;
+        auto run = loadRunFile(path, error);
+        ASSERT_TRUE(run) << error;
+        EXPECT_EQ(run->spec.settings.foldWelds, foldedRun);
+        EXPECT_EQ(run->model->bodyCount(), foldedRun ? 1 : 3);
+        EXPECT_EQ(rows(*run->recording), rows(original.recording()));
+        Simulator resumed(run->model, std::move(run->recording));
+        ASSERT_TRUE(resumed.initialization().ok) << resumed.initialization().message;
+        resumed.runTo(0.2);
+        ASSERT_TRUE(resumed.waitUntilIdle(30s));
+        EXPECT_NEAR(resumed.recording().time(resumed.recording().size() - 1), 0.2, 1e-12);
+    }
+}
+
 TEST_F(RunFileTest, AContactRunKeepsEveryFramesContactForces) {
     auto loaded = loadSceneFile(MOTUS_SOURCE_DIR "/scenes/newtons_cradle.json");
     ASSERT_TRUE(loaded.scene);
