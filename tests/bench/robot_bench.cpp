@@ -15,6 +15,8 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/import/robot_import.h"
+#include "engine/kinematics/part_motion.h"
 #include "engine/model/model.h"
 #include "engine/state/state.h"
 #include "tests/support/mechanisms.h"
@@ -24,31 +26,18 @@ namespace {
 
 using namespace engine;
 
-// Args: the robot (test::Robot), the formulation (0 maximal, 1 joint coordinates). 1 s of motion.
-void BM_RobotRealTime(benchmark::State& bench) {
-    const int which = static_cast<int>(bench.range(0));
-    const bool joints = bench.range(1) == 1;
-    std::string error;
-    const bool bolted = static_cast<test::Robot>(which) == test::Robot::Panda;
-    std::optional<SceneSpec> spec = test::robot(static_cast<test::Robot>(which), bolted, error);
-    if (!spec) {
-        bench.SkipWithError(error.c_str());
-        return;
-    }
-    spec->settings.formulation = joints ? Formulation::Recursive : Formulation::Maximal;
-    const CompileResult compiled = compile(*spec);
-    if (!compiled.model) {
-        bench.SkipWithError("the robot's scene did not compile");
-        return;
-    }
+// 1 s of motion of a compiled robot, its set-up untimed.
+void runRobot(benchmark::State& bench, const std::shared_ptr<const Model>& model, bool bolted) {
     const double seconds = 1.0;
     double baseZ = 0.0, unconverged = 0.0;
+    std::size_t root = 0;  // the root link: the first part off the ground
+    while (root + 1 < model->parts.size() && isGroundPart(*model, root)) ++root;
     for (auto _ : bench) {
         // The run's set-up (assembly; the collision world and the meshes' hulls, built by the
         // first step: 1 ms run untimed first) is not timed, as MuJoCo's twin is timed from
         // mj_resetData on, its model compiled.
         bench.PauseTiming();
-        ForwardDynamics sim(compiled.model);
+        ForwardDynamics sim(model);
         if (sim.formulation().refused) {
             bench.SkipWithError(sim.formulation().reason.c_str());
             return;
@@ -67,7 +56,7 @@ void BM_RobotRealTime(benchmark::State& bench) {
             return;
         }
         benchmark::DoNotOptimize(sim.state().q.data());
-        baseZ = bodyPosition(sim.state().q, 0).z();  // the root link: the first part
+        baseZ = partMotion(*model, root, sim.state().q, sim.state().v).com.z();
         unconverged = static_cast<double>(sim.state().unconvergedContactSteps);
     }
     bench.counters["real_time"] =
@@ -75,9 +64,69 @@ void BM_RobotRealTime(benchmark::State& bench) {
     if (!bolted) bench.counters["base_z"] = baseZ;
     bench.counters["unconverged"] = unconverged;  // steps whose contact solve ran out of sweeps
 }
+
+// Args: the robot (test::Robot), the formulation (0 maximal, 1 joint coordinates). 1 s of motion.
+void BM_RobotRealTime(benchmark::State& bench) {
+    const int which = static_cast<int>(bench.range(0));
+    const bool joints = bench.range(1) == 1;
+    std::string error;
+    const bool bolted = static_cast<test::Robot>(which) == test::Robot::Panda;
+    std::optional<SceneSpec> spec = test::robot(static_cast<test::Robot>(which), bolted, error);
+    if (!spec) {
+        bench.SkipWithError(error.c_str());
+        return;
+    }
+    spec->settings.formulation = joints ? Formulation::Recursive : Formulation::Maximal;
+    const CompileResult compiled = compile(*spec);
+    if (!compiled.model) {
+        bench.SkipWithError("the robot's scene did not compile");
+        return;
+    }
+    runRobot(bench, compiled.model, bolted);
+}
 BENCHMARK(BM_RobotRealTime)
     ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
     ->ArgNames({"robot", "joints"})
+    ->Unit(benchmark::kMillisecond);
+
+// Robots with links bolted on (fixed joints: mounts, sensors, covers), their welds folded into
+// the links they hold (1) or held as joints of six rows each (0): ANYmal C dropped onto the
+// floor as above (47 welds; 59 bodies folded to 12), Baxter bolted down hanging limp against its
+// stops (37 welds; 56 bodies to 19). Maximal coordinates, 1 s of motion. Args: robot, fold.
+void BM_WeldedRobot(benchmark::State& bench) {
+    const bool baxter = bench.range(0) == 1;
+    std::optional<SceneSpec> spec;
+    std::string error;
+    if (baxter) {
+        io::RobotImportOptions options;
+        options.fixedBase = true;
+        const io::RobotImportResult r =
+            io::importRobotFile(MOTUS_SOURCE_DIR
+                                "/tests/data/robots/urdf/example-robot-data/robots/"
+                                "baxter_description/urdf/baxter.urdf",
+                                options);
+        if (r.scene) spec = *r.scene;
+    } else {
+        spec = test::robot(test::Robot::AnymalC, false, error);
+    }
+    if (!spec) {
+        bench.SkipWithError("the robot did not import");
+        return;
+    }
+    spec->settings.formulation = Formulation::Maximal;
+    spec->settings.foldWelds = bench.range(1) == 1;
+    const CompileResult compiled = compile(*spec);
+    if (!compiled.model) {
+        bench.SkipWithError("the robot's scene did not compile");
+        return;
+    }
+    bench.counters["bodies"] = compiled.model->bodyCount();
+    bench.counters["rows"] = compiled.model->constraintRows();
+    runRobot(bench, compiled.model, baxter);
+}
+BENCHMARK(BM_WeldedRobot)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"robot", "fold"})
     ->Unit(benchmark::kMillisecond);
 
 // Where joint coordinates start to pay under timeStepping (the `auto` rule): chain-N of 10 cm
