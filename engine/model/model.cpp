@@ -441,6 +441,17 @@ CompileResult compile(const SceneSpec& scene, std::optional<Analysis> analysis) 
     // Parts welded together share one body (their group's: engine/model/welds.h); a part welded
     // to the ground is the ground's.
     const WeldGroups welds = weldGroups(spec);
+    if (!welds.errors.empty()) {
+        for (Diagnostic d : welds.errors) {  // (the scene's joint index, parts left out or not)
+            const std::size_t j = std::stoul(d.where.substr(std::string("/joints/").size()));
+            for (std::size_t k = 0; k < scene.joints.size(); ++k)
+                if (scene.joints[k].name == spec.joints[j].name)
+                    d.where = "/joints/" + std::to_string(k);
+            d.entities = {spec.joints[j].id};
+            result.diagnostics.push_back(d);
+        }
+        return result;
+    }
     model->weldNotes = welds.notes;
     model->bodyOfPart.assign(spec.parts.size(), kGround);
     model->parts.resize(spec.parts.size());

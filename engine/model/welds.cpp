@@ -133,6 +133,36 @@ WeldGroups weldGroups(const SceneSpec& spec) {
             candidate[j] = true;
         }
 
+    // A rigid weld apart at its markers whose parts the exact welds already hold together: a
+    // loop of welds that cannot close (whatever the solver, the parts are one rigid body).
+    {
+        Sets sets(np + 1);
+        for (std::size_t j = 0; j < nj; ++j)
+            if (candidate[j])
+                sets.join(setOf(partOf(spec.joints[j].markerI)),
+                          setOf(partOf(spec.joints[j].markerJ)));
+        for (std::size_t j = 0; j < nj; ++j) {
+            const Joint& joint = spec.joints[j];
+            if (candidate[j] || joint.type != JointType::Fixed || joint.compliance.soft()) continue;
+            const int a = partOf(joint.markerI), b = partOf(joint.markerJ);
+            if (a < 0 || b < 0 || a == b) continue;
+            const Part &pa = spec.parts[static_cast<std::size_t>(a)],
+                       &pb = spec.parts[static_cast<std::size_t>(b)];
+            if ((pa.ground && pb.ground) || pa.frameMotion || pb.frameMotion) continue;
+            if (sets.find(setOf(a)) != sets.find(setOf(b))) continue;
+            double distance = 0.0, angle = 0.0;
+            markerGap(spec, joint, distance, angle);
+            out.errors.push_back(
+                {Severity::Error, "/joints/" + std::to_string(j),
+                 "weld '" + joint.name + "' closes a loop of welds that hold '" + pa.name +
+                     "' and '" + pb.name + "' together as one rigid body, but its markers are " +
+                     numberText(distance) + " m and " +
+                     numberText(angle * 180.0 / 3.141592653589793) +
+                     "° apart: no motion can close it. Place its markers where they meet, make "
+                     "it soft, or remove it (the other welds already hold the parts)"});
+        }
+    }
+
     // Groups; a group holding both ends of a joint that is not folded is not folded at all.
     std::vector<bool> split(np + 1, false);
     for (;;) {

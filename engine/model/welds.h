@@ -24,13 +24,17 @@ struct WeldGroups {
     std::vector<std::vector<int>> carried;
     // Welds that could fold and do not, and why (what `motus-cli info` tells the user).
     std::vector<std::string> notes;
+    // A weld that closes a loop of welds whose markers do not meet: no motion can close it (the
+    // loop's parts are one rigid body). `where`: "/joints/<index in spec>".
+    Diagnostics errors;
     bool any() const;
 };
 
 // The groups of `spec` (SolverSettings::foldWelds off: none). A weld folds when it is exact
 // (not soft), neither of its parts is a moving frame, and its markers coincide at the parts'
 // poses; a group that would hold both ends of another joint is not folded at all (that joint
-// would join a rigid body to itself).
+// would join a rigid body to itself). A rigid weld whose markers are apart, closing a loop of
+// welds that fold, is an error (errors).
 WeldGroups weldGroups(const SceneSpec& spec);
 
 }  // namespace engine

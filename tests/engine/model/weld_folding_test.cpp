@@ -436,6 +436,46 @@ TEST(WeldFolding, AWeldWhoseReactionAnExpressionReadsIsHeldAsAJoint) {
     }
 }
 
+// A loop of welds closes when its markers meet (the last weld redundant, carrying nothing), and
+// is refused where they do not: the loop's parts are one rigid body that no motion can bend to
+// close it. The error names the weld, its place in the file and the gap; a soft weld, which
+// may stay apart, is not refused.
+TEST(WeldFolding, ALoopOfWeldsThatCannotCloseIsRefusedWithItsPlace) {
+    for (const double gap : {0.0, 0.01}) {
+        Pendulum welded = weldedPendulum();
+        SceneSpec& spec = welded.spec;
+        // A third weld from the weight back to the arm, at the weight's base (where the arm's new
+        // marker is placed, `gap` off along the arm's x).
+        const Transform X_AW = welded.X_WA.inverse() * welded.X_WC;
+        const Transform baseOnC = spec.parts[3].markers[0].X_PM;
+        Transform onArm = X_AW * baseOnC;
+        onArm.p.x() += gap;
+        spec.parts[1].markers.push_back(marker("far", onArm));
+        spec.joints.push_back(
+            joint("closing", JointType::Fixed, {"weight", "base"}, {"arm", "far"}));
+        const CompileResult r = compile(spec);
+        if (gap == 0.0) {
+            ASSERT_TRUE(r.model);
+            EXPECT_EQ(r.model->bodyCount(), 1);
+            EXPECT_EQ(r.model->constraintRows(), 5);
+            EXPECT_TRUE(r.model->joints[3].folded);
+            continue;
+        }
+        ASSERT_FALSE(r.model);
+        ASSERT_FALSE(r.diagnostics.empty());
+        const Diagnostic& d = r.diagnostics.front();
+        EXPECT_EQ(d.where, "/joints/3");
+        EXPECT_NE(d.message.find("weld 'closing' closes a loop of welds that hold 'weight' and "
+                                 "'arm' together as one rigid body, but its markers are 0.01 m"),
+                  std::string::npos)
+            << d.message;
+        // Soft, it is a stiff spring pulling the loop: accepted.
+        spec.joints.back().compliance.stiffness = 1e6;
+        spec.joints.back().compliance.rotationalStiffness = 1e4;
+        EXPECT_TRUE(compile(spec).model);
+    }
+}
+
 // Robots as their files come: links bolted to their parents (sensors, covers, mounts, the base
 // to the world) fold into their parents, and the solver holds fewer rows over fewer bodies. The
 // welded links' own loads stay visible as the welds' reactions.
