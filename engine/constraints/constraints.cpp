@@ -241,6 +241,7 @@ template <bool kJacobian>
 int jointRows(const Model& model, const JointModel& joint, const std::vector<BodyFrame>& frames,
               const Primitive* first, std::size_t count, bool withGamma, int row,
               ConstraintEvaluation& out, RowTargets* to) {
+    if (count == 0) return row;  // (a weld folded away: no rows)
     const MarkerModel& mi = model.markers[static_cast<std::size_t>(joint.markerI)];
     const MarkerModel& mj = model.markers[static_cast<std::size_t>(joint.markerJ)];
     MarkerSide I(frameOf(frames, mi.body), mi), J(frameOf(frames, mj.body), mj);
