@@ -42,6 +42,15 @@ if(MOTUS_BUILD_GUI)
         libavcodec>=59 libavformat>=59 libswscale>=6 libavutil>=57)
 endif()
 
+# The Python module: Debian's Python 3 (whose python3-numpy the tests use), pybind11.
+if(MOTUS_BUILD_PYTHON)
+    if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+        set(Python3_EXECUTABLE /usr/bin/python3)
+    endif()
+    find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+    find_package(pybind11 2.6 CONFIG REQUIRED)
+endif()
+
 if(MOTUS_BUILD_TESTS)
     find_package(GTest 1.12 REQUIRED)
     if(MOTUS_BUILD_GUI)

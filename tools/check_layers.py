@@ -49,7 +49,7 @@ UI_LADDER = [
      "ui/analysis"),                                  # the run, the document, the panels' parts
     ("ui/render", "ui/plots", "ui/timeline"),         # built on the run and the 3D view
     ("ui/mainwindow",),                               # the window and its action groups
-    ("app/gui", "app/cli"),                           # the programs
+    ("app/gui", "app/cli", "app/python"),             # the programs, the Python module
 ]
 UI_RUNG = {folder: rung for rung, folders in enumerate(UI_LADDER) for folder in folders}
 UI_INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:ui|app)/[^/"]+)/[^"]+"')

@@ -25,6 +25,8 @@ packages=(
     xdotool
     # Checking the scene files against resources/scene.schema.json.
     python3 python3-jsonschema
+    # The Python module (docs/python.md) and its tests.
+    python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas
     # The scene loader's fuzzer (libFuzzer needs clang).
     clang libclang-rt-14-dev
     # The layout check of every C++ source (tools/check_format.sh).

@@ -6,15 +6,14 @@
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <utility>
 
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "engine/io/csv_export.h"
 #include "engine/io/output_file.h"
 #include "engine/io/run_file.h"
-#include "engine/math/constants.h"
 #include "engine/model/model.h"
+#include "engine/model/run_options.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
 
@@ -29,16 +28,6 @@ int runSimulate(const SimulateOptions& options) {
     printDiagnostics(loaded.diagnostics, options.scene);
     if (!loaded.scene) return kExitInvalidInput;
     engine::SceneSpec& spec = *loaded.scene;
-    // A step below the smallest one a run can advance with is refused, naming the option.
-    for (const auto& [option, value] :
-         {std::pair{"--dt", options.dt}, std::pair{"--max-step", options.maxStep}}) {
-        if (value <= 0.0 || value >= engine::kMinStepSize) continue;
-        std::ostringstream what;
-        what << option << ' ' << value << " s is below " << engine::kMinStepSize
-             << " s: a run could not advance in any reasonable time";
-        printError(what.str(), std::string("command line: ") + option);
-        return kExitUsage;
-    }
     // How long: --duration, else the end time the scene keeps.
     SimulateOptions timed = options;
     if (!(timed.duration > 0.0)) timed.duration = spec.settings.endTime;
@@ -54,43 +43,26 @@ int runSimulate(const SimulateOptions& options) {
 
 // The run itself, once its length is known.
 int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
-    if (options.dt > 0.0) spec.settings.stepSize = options.dt;
-    if (options.outputDt > 0.0) spec.settings.outputInterval = options.outputDt;
-    if (options.maxStep > 0.0) spec.settings.maxStep = options.maxStep;
-    if (options.rtol > 0.0) spec.settings.relativeTolerance = options.rtol;
-    if (options.atol > 0.0) spec.settings.absoluteTolerance = options.atol;
-    if (options.projectionTolerance > 0.0)
-        spec.settings.projectionTolerance = options.projectionTolerance;
-    if (!options.integrator.empty()) {
-        const auto type = engine::integratorFromName(options.integrator);
-        if (!type) {
-            printError("unknown integrator '" + options.integrator +
-                           "' (expected symplecticEuler, rk4, dopri45, implicitEuler, trapezoidal "
-                           "or timeStepping)",
-                       "command line: --integrator");
-            return kExitUsage;
-        }
-        spec.settings.integrator = *type;
-    }
-    if (!options.formulation.empty()) {
-        const auto formulation = engine::formulationFromName(options.formulation);
-        if (!formulation) {
-            printError("unknown formulation '" + options.formulation +
-                           "' (expected auto, recursive or maximal)",
-                       "command line: --formulation");
-            return kExitUsage;
-        }
-        spec.settings.formulation = *formulation;
-    }
-    // Fixed steps land on every output time: an output interval between steps is refused
-    // here, in the command line's terms, rather than as the scene's setting.
-    if (options.outputDt > 0.0 || options.dt > 0.0) {
-        if (const std::string problem = engine::outputSpacingProblem(spec.settings);
-            !problem.empty()) {
-            printError(problem,
-                       options.outputDt > 0.0 ? "command line: --output-dt" : "command line: --dt");
-            return kExitUsage;
-        }
+    engine::RunOptions asked;
+    asked.dt = options.dt;
+    asked.outputDt = options.outputDt;
+    asked.maxStep = options.maxStep;
+    asked.rtol = options.rtol;
+    asked.atol = options.atol;
+    asked.projectionTolerance = options.projectionTolerance;
+    asked.integrator = options.integrator;
+    asked.formulation = options.formulation;
+    if (const auto problem = engine::applyRunOptions(asked, spec.settings)) {
+        // (named as the command line names it)
+        const std::string option = problem->option == "outputDt"  ? "--output-dt"
+                                   : problem->option == "maxStep" ? "--max-step"
+                                                                  : "--" + problem->option;
+        const bool value = problem->option == "dt" || problem->option == "maxStep";
+        printError(value && problem->message.find(" s is below ") != std::string::npos
+                       ? option + " " + problem->message
+                       : problem->message,
+                   "command line: " + option);
+        return kExitUsage;
     }
     const engine::CompileResult compiled = engine::compile(spec, engine::Analysis::Simulation);
     printDiagnostics(compiled.diagnostics, options.scene);

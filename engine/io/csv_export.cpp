@@ -18,12 +18,11 @@ std::string formatDouble(double value) {
     return std::string(buffer, result.ptr);
 }
 
-CsvWriter::CsvWriter(const Model& model, std::ostream& out) : model_(model), out_(out) {}
-
-void CsvWriter::writeHeader() {
+ResultColumns::ResultColumns(const Model& model, bool kinematic)
+    : model_(model), kinematic_(kinematic) {
     namespace ch = channels;
-    auto column = [&](const std::string& name) { out_ << ',' << name; };
-    out_ << ch::kTime;
+    auto column = [&](const std::string& name) { names_.push_back(name); };
+    column(ch::kTime);
     for (std::size_t p = 0; p < model_.parts.size(); ++p) {
         if (isGroundPart(model_, p)) continue;
         const PartModel& part = model_.parts[p];
@@ -98,11 +97,11 @@ void CsvWriter::writeHeader() {
             column(ch::of(driver.name, ch::kPower));
         }
     }
-    out_ << '\n';
 }
 
-void CsvWriter::writeRow(const State& state, const Outputs& o) {
-    writeColumns(state, o);
+void ResultColumns::values(const State& state, const Outputs& o, std::vector<double>& row) const {
+    row.clear();
+    writeColumns(state, o, row);
     // Each motion's effort and its power, effort × the rate of the coordinate it drives (as the
     // recording's channels of the same names).
     const std::vector<int> offsets = jointCoordinateOffsets(model_);
@@ -110,16 +109,16 @@ void CsvWriter::writeRow(const State& state, const Outputs& o) {
         const DriverModel& driver = model_.drivers[d];
         const double effort = d < o.driverEffort.size() ? o.driverEffort[d] : std::nan("");
         const Eigen::Index c = offsets[static_cast<std::size_t>(driver.joint)] + driver.coordinate;
-        out_ << ',' << formatDouble(effort) << ','
-             << formatDouble(c < o.jointRates.size() ? effort * o.jointRates(c) : std::nan(""));
+        row.push_back(effort);
+        row.push_back(c < o.jointRates.size() ? effort * o.jointRates(c) : std::nan(""));
     }
-    out_ << '\n';
 }
 
-void CsvWriter::writeRow(const State& state, const Outputs& o, const Eigen::VectorXd& vdot,
-                         const std::vector<double>& motionPower) {
-    writeColumns(state, o);
-    auto put = [&](double v) { out_ << ',' << formatDouble(v); };
+void ResultColumns::values(const State& state, const Outputs& o, const Eigen::VectorXd& vdot,
+                           const std::vector<double>& motionPower, std::vector<double>& row) const {
+    row.clear();
+    writeColumns(state, o, row);
+    auto put = [&](double v) { row.push_back(v); };
     for (std::size_t p = 0; p < model_.parts.size(); ++p) {
         if (isGroundPart(model_, p)) continue;
         Vec3 a, alpha;
@@ -130,12 +129,12 @@ void CsvWriter::writeRow(const State& state, const Outputs& o, const Eigen::Vect
         put(d < o.driverEffort.size() ? o.driverEffort[d] : std::nan(""));
         put(d < motionPower.size() ? motionPower[d] : std::nan(""));
     }
-    out_ << '\n';
 }
 
-void CsvWriter::writeColumns(const State& state, const Outputs& o) {
-    auto put = [&](double v) { out_ << ',' << formatDouble(v); };
-    out_ << formatDouble(state.t);
+void ResultColumns::writeColumns(const State& state, const Outputs& o,
+                                 std::vector<double>& row) const {
+    auto put = [&](double v) { row.push_back(v); };
+    put(state.t);
     // Each part off the ground: its centre of mass, its orientation, their rates (a welded
     // part's from its body's: its centre of mass is not the body's).
     for (std::size_t p = 0; p < model_.parts.size(); ++p) {
@@ -207,6 +206,32 @@ void CsvWriter::writeColumns(const State& state, const Outputs& o) {
     }
     for (std::size_t k = 0; k < model_.switches.size(); ++k)
         put(k < state.switches.size() ? state.switches[k] : model_.switches[k].initial);
+}
+
+CsvWriter::CsvWriter(const Model& model, std::ostream& out) : model_(model), out_(out) {}
+
+void CsvWriter::writeHeader() {
+    columns_ = std::make_unique<ResultColumns>(model_, kinematic_);
+    const std::vector<std::string>& names = columns_->names();
+    for (std::size_t k = 0; k < names.size(); ++k) out_ << (k > 0 ? "," : "") << names[k];
+    out_ << '\n';
+}
+
+void CsvWriter::writeRow(const State& state, const Outputs& outputs) {
+    columns_->values(state, outputs, row_);
+    writeValues();
+}
+
+void CsvWriter::writeRow(const State& state, const Outputs& outputs, const Eigen::VectorXd& vdot,
+                         const std::vector<double>& motionPower) {
+    columns_->values(state, outputs, vdot, motionPower, row_);
+    writeValues();
+}
+
+void CsvWriter::writeValues() {
+    for (std::size_t k = 0; k < row_.size(); ++k)
+        out_ << (k > 0 ? "," : "") << formatDouble(row_[k]);
+    out_ << '\n';
 }
 
 }  // namespace engine::io

@@ -35,6 +35,7 @@
 // channel of the same name are the same quantity. Numbers are written in the shortest form that
 // reads back to the same double.
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -46,6 +47,28 @@ namespace engine::io {
 // Shortest round-trip text of a double ("0.1", "1e-12", "nan").
 std::string formatDouble(double value);
 
+// The columns in that order: their names, and each row's values (what CsvWriter writes, and
+// what the Python module hands over as arrays, the same doubles).
+class ResultColumns {
+public:
+    // `kinematic`: with the kinematic analyses' columns.
+    ResultColumns(const Model& model, bool kinematic = false);
+    const std::vector<std::string>& names() const { return names_; }
+    // A row (names().size() values) of a dynamic run.
+    void values(const State& state, const Outputs& outputs, std::vector<double>& row) const;
+    // A row with the kinematic columns: accelerations v̇ (v̇_W, ω̇' per body) and the motions'
+    // power.
+    void values(const State& state, const Outputs& outputs, const Eigen::VectorXd& vdot,
+                const std::vector<double>& motionPower, std::vector<double>& row) const;
+
+private:
+    void writeColumns(const State& state, const Outputs& outputs, std::vector<double>& row) const;
+
+    const Model& model_;
+    bool kinematic_ = false;
+    std::vector<std::string> names_;
+};
+
 class CsvWriter {
 public:
     CsvWriter(const Model& model, std::ostream& out);
@@ -53,17 +76,17 @@ public:
     void addKinematicColumns() { kinematic_ = true; }
     void writeHeader();
     void writeRow(const State& state, const Outputs& outputs);
-    // A row with the kinematic columns: accelerations v̇ (v̇_W, ω̇' per body) and the motions'
-    // power.
     void writeRow(const State& state, const Outputs& outputs, const Eigen::VectorXd& vdot,
                   const std::vector<double>& motionPower);
 
 private:
-    void writeColumns(const State& state, const Outputs& outputs);
+    void writeValues();
 
     const Model& model_;
     std::ostream& out_;
     bool kinematic_ = false;
+    std::unique_ptr<ResultColumns> columns_;
+    std::vector<double> row_;
 };
 
 }  // namespace engine::io

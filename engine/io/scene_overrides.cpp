@@ -173,9 +173,22 @@ SceneLoadResult loadSceneFile(const std::string& path,
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) {
+    if (!json::accept(text.str())) {
         result.diagnostics.push_back({Severity::Error, "", "the scene file changed while read"});
+        return result;
+    }
+    return parseScene(text.str(), std::filesystem::path(path).parent_path().string(), overrides);
+}
+
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory,
+                           const std::vector<SceneOverride>& overrides) {
+    // Every check on hostile text first: then its JSON is bounded and well formed.
+    SceneLoadResult plain = parseScene(text, baseDirectory);
+    if (overrides.empty() || !plain.scene) return plain;
+    SceneLoadResult result;
+    json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded()) {
+        result.diagnostics.push_back({Severity::Error, "", "the scene is not JSON"});
         return result;
     }
     for (const SceneOverride& o : overrides) {
@@ -202,7 +215,7 @@ SceneLoadResult loadSceneFile(const std::string& path,
         result.diagnostics.push_back({Severity::Error, "", std::string("overrides: ") + e.what()});
         return result;
     }
-    return parseScene(text2, std::filesystem::path(path).parent_path().string());
+    return parseScene(text2, baseDirectory);
 }
 
 }  // namespace engine::io

@@ -14,6 +14,7 @@
 // diagnostics are those of the scene as overridden.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/io/scene_json.h"
@@ -30,5 +31,9 @@ bool parseOverride(const std::string& text, SceneOverride& out, std::string& err
 
 // Reads a scene file with `overrides` applied (loadSceneFile when there are none).
 SceneLoadResult loadSceneFile(const std::string& path, const std::vector<SceneOverride>& overrides);
+// The same for a scene's text (which parseScene() has read without errors: the overrides are
+// applied to its JSON, then it is read again), its meshes' paths relative to `baseDirectory`.
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory,
+                           const std::vector<SceneOverride>& overrides);
 
 }  // namespace engine::io
