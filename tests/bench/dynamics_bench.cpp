@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <benchmark/benchmark.h>
@@ -165,23 +166,31 @@ void BM_FourBarStopsAndFriction(benchmark::State& state) {
 }
 BENCHMARK(BM_FourBarStopsAndFriction)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-// The IFToMM double four-bar (A02, N = 2), rk4 at 1 ms for 5 s: it lies flat ten times, each a
-// singular position where its in-plane rows lose rank (docs/engine.md, "Rank"). Energy drift
-// relative to its potential energy scale (34.335 J).
-// A bundled scene file run with `integrator` at 1 ms for `duration` (runScene).
-void runSceneFile(benchmark::State& state, const char* path, IntegratorType integrator,
-                  double duration, double energyScale) {
+// A bundled scene file set to `integrator` at 1 ms (nullopt, the benchmark skipped, when it
+// does not load).
+std::optional<SceneSpec> sceneFile(benchmark::State& state, const char* path,
+                                   IntegratorType integrator) {
     const io::SceneLoadResult loaded = io::loadSceneFile(std::string(MOTUS_SOURCE_DIR "/") + path);
     if (!loaded.scene) {
         state.SkipWithError("scene did not load");
-        return;
+        return std::nullopt;
     }
     SceneSpec spec = *loaded.scene;
     spec.settings.integrator = integrator;
     spec.settings.stepSize = 1e-3;
-    runScene(state, spec, duration, energyScale);
+    return spec;
 }
 
+// A bundled scene file run with `integrator` at 1 ms for `duration` (runScene).
+void runSceneFile(benchmark::State& state, const char* path, IntegratorType integrator,
+                  double duration, double energyScale) {
+    if (const std::optional<SceneSpec> spec = sceneFile(state, path, integrator))
+        runScene(state, *spec, duration, energyScale);
+}
+
+// The IFToMM double four-bar (A02, N = 2), rk4 at 1 ms for 5 s: it lies flat ten times, each a
+// singular position where its in-plane rows lose rank (docs/engine.md, "Rank"). Energy drift
+// relative to its potential energy scale (34.335 J).
 void BM_DoubleFourBarRK4(benchmark::State& state) {
     runSceneFile(state, "scenes/benchmarks/n_four_bar.json", IntegratorType::RungeKutta4, 5.0,
                  34.335);
@@ -241,15 +250,10 @@ BENCHMARK(BM_Cables)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Ite
 // the combined mass properties (2: what folding should cost, nothing more). Energy drift
 // relative to its swing's 100 J.
 void BM_BoltedPendulum(benchmark::State& state) {
-    const io::SceneLoadResult loaded =
-        io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/bolted_pendulum.json");
-    if (!loaded.scene) {
-        state.SkipWithError("scene did not load");
-        return;
-    }
-    SceneSpec spec = *loaded.scene;
-    spec.settings.integrator = IntegratorType::RungeKutta4;
-    spec.settings.stepSize = 1e-3;
+    std::optional<SceneSpec> file =
+        sceneFile(state, "scenes/bolted_pendulum.json", IntegratorType::RungeKutta4);
+    if (!file) return;
+    SceneSpec& spec = *file;
     spec.settings.foldWelds = state.range(0) != 1;
     if (state.range(0) == 2) {  // one part: the folded body's mass properties
         const CompileResult folded = compile(spec);
@@ -302,17 +306,11 @@ BENCHMARK(BM_ChainAccurate)
 // couplers (0) and without them (1: the idler and the output turn freely). Energy drift
 // relative to 1 J.
 void BM_GearTrain(benchmark::State& state) {
-    const io::SceneLoadResult loaded =
-        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR "/") + "scenes/gear_train.json");
-    if (!loaded.scene) {
-        state.SkipWithError("scene did not load");
-        return;
-    }
-    SceneSpec spec = *loaded.scene;
-    spec.settings.integrator = IntegratorType::RungeKutta4;
-    spec.settings.stepSize = 1e-3;
-    if (state.range(0) == 1) spec.couplers.clear();
-    runScene(state, spec, 2.0, 1.0);
+    std::optional<SceneSpec> spec =
+        sceneFile(state, "scenes/gear_train.json", IntegratorType::RungeKutta4);
+    if (!spec) return;
+    if (state.range(0) == 1) spec->couplers.clear();
+    runScene(state, *spec, 2.0, 1.0);
 }
 BENCHMARK(BM_GearTrain)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
