@@ -25,8 +25,10 @@ packages=(
     xdotool
     # Checking the scene files against resources/scene.schema.json.
     python3 python3-jsonschema
-    # The Python module (docs/python.md) and its tests.
+    # The Python module (docs/python.md) and its tests; studies' progress bars (tqdm), studies
+    # on a Dask cluster (python3-distributed), and the examples' plots (matplotlib).
     python3-dev pybind11-dev python3-numpy python3-pytest python3-pandas
+    python3-tqdm python3-distributed python3-matplotlib
     # The scene loader's fuzzer (libFuzzer needs clang).
     clang libclang-rt-14-dev
     # The layout check of every C++ source (tools/check_format.sh).

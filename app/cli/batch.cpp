@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -205,6 +206,197 @@ std::string selfPath() {
     return ec ? std::string(gArgv[0]) : self.string();
 }
 
+// A word for bash: single-quoted, a quote inside as '\''.
+std::string shellWord(const std::string& text) {
+    std::string out = "'";
+    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string absolutePath(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+// "K/N": the K-th (from 0) of N slices of the cases, contiguous and as even as can be.
+bool parseSlice(const std::string& text, std::size_t& k, std::size_t& n) {
+    const std::size_t bar = text.find('/');
+    if (bar == std::string::npos) return false;
+    const char* end = text.data() + text.size();
+    const auto [p1, e1] = std::from_chars(text.data(), text.data() + bar, k);
+    const auto [p2, e2] = std::from_chars(text.data() + bar + 1, end, n);
+    return e1 == std::errc() && e2 == std::errc() && p1 == text.data() + bar && p2 == end &&
+           n >= 1 && n <= 100000 && k < n;
+}
+
+std::string sliceFileName(std::size_t k, std::size_t n) {
+    return "summary.slice-" + std::to_string(k) + "-of-" + std::to_string(n) + ".csv";
+}
+
+// The progress of a batch on a terminal: one line, rewritten.
+struct ProgressLine {
+    bool shown = ::isatty(2) != 0;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    void show(std::size_t done, std::size_t total, std::size_t failed) const {
+        if (!shown || total == 0) return;
+        constexpr std::size_t kWidth = 30;
+        const std::size_t full = kWidth * done / total;
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cerr << "\rmotus-cli: batch [" << std::string(full, '#')
+                  << std::string(kWidth - full, '.') << "] " << done << "/" << total;
+        if (failed > 0) std::cerr << ", " << failed << " failed";
+        std::cerr << ", " << static_cast<long>(wall) << " s" << (done == total ? "\n" : "")
+                  << std::flush;
+    }
+    // Before a message: the line the bar is on cleared.
+    void clear() const {
+        if (shown) std::cerr << "\r\033[K";
+    }
+};
+
+// `batch --merge`: the slices' summaries in the output folder (summary.slice-K-of-N.csv) put
+// together in the cases' order into summary.csv; slices missing are named, with the command
+// that runs them again.
+int mergeSlices(const BatchOptions& o) {
+    std::error_code ec;
+    std::map<std::size_t, std::map<std::size_t, std::string>> found;  // N → K → file
+    for (const auto& entry : std::filesystem::directory_iterator(o.outDir, ec)) {
+        const std::string name = entry.path().filename().string();
+        std::size_t k = 0, n = 0;
+        if (name.rfind("summary.slice-", 0) != 0 || name.size() < 20 ||
+            name.substr(name.size() - 4) != ".csv")
+            continue;
+        const std::string middle = name.substr(14, name.size() - 18);  // "K-of-N"
+        const std::size_t of = middle.find("-of-");
+        if (of == std::string::npos ||
+            !parseSlice(middle.substr(0, of) + "/" + middle.substr(of + 4), k, n))
+            continue;
+        found[n][k] = entry.path().string();
+    }
+    if (ec) {
+        printError("cannot read the output folder: " + ec.message(), o.outDir);
+        return kExitInvalidInput;
+    }
+    if (found.empty()) {
+        printError("no slice summaries (summary.slice-K-of-N.csv) to merge", o.outDir);
+        return kExitInvalidInput;
+    }
+    if (found.size() > 1) {
+        printError("slice summaries of " + std::to_string(found.size()) +
+                       " different slicings (summary.slice-K-of-N.csv with different N): "
+                       "remove the stale ones",
+                   o.outDir);
+        return kExitInvalidInput;
+    }
+    const std::size_t n = found.begin()->first;
+    const auto& slices = found.begin()->second;
+    std::string header, merged, missing;
+    int failed = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto it = slices.find(k);
+        if (it == slices.end()) {
+            missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+            continue;
+        }
+        std::istringstream in(readWhole(it->second));
+        std::string line;
+        if (!std::getline(in, line)) continue;
+        if (header.empty()) {
+            header = line;
+        } else if (line != header) {
+            printError("its header differs from slice 0's: the slices are of different studies",
+                       it->second);
+            return kExitInvalidInput;
+        }
+        const std::vector<std::string> columns = csvFields(header);
+        const auto status = std::find(columns.begin(), columns.end(), "status") - columns.begin();
+        while (std::getline(in, line)) {
+            if (line.empty()) continue;
+            const std::vector<std::string> fields = csvFields(line);
+            if (static_cast<std::size_t>(status) < fields.size() &&
+                fields[static_cast<std::size_t>(status)] != "ok")
+                ++failed;
+            merged += line + "\n";
+        }
+    }
+    const std::string text = header + "\n" + merged;
+    std::cout << text;
+    if (const int written =
+            writeText(text, (std::filesystem::path(o.outDir) / "summary.csv").string());
+        written != 0)
+        return written;
+    if (!missing.empty()) {
+        printError("slice(s) " + missing + " of " + std::to_string(n) +
+                       " have no summary: their cases did not run (run them again with "
+                       "--slice K/" +
+                       std::to_string(n) + ", then --merge)",
+                   o.outDir);
+        return kExitInvalidInput;
+    }
+    if (failed > 0)
+        std::cerr << "motus-cli: " << failed << " case(s) failed (" << o.outDir
+                  << "/summary.csv)\n";
+    return failed > 0 ? kExitInvalidInput : 0;
+}
+
+// `batch --emit-slurm FILE`: a script that runs the study on a Slurm cluster, each task of a
+// job array a slice of the cases (on the task's cores), then the merge. `bash FILE` submits
+// both; sbatch runs it as the array's tasks.
+int emitSlurm(const BatchOptions& o, std::size_t caseCount) {
+    const std::size_t slices = std::max<std::size_t>(
+        1, std::min<std::size_t>(
+               o.slices > 0 ? std::size_t(o.slices) : std::min<std::size_t>(caseCount, 100),
+               std::max<std::size_t>(caseCount, 1)));
+    const std::string out = absolutePath(o.outDir);
+    std::ostringstream run;
+    run << shellWord(absolutePath(o.scene)) << " --cases " << shellWord(absolutePath(o.cases))
+        << " --out-dir " << shellWord(out) << " --analysis " << shellWord(o.analysis);
+    if (o.duration > 0.0) run << " --duration " << shortest(o.duration);
+    if (o.outputDt > 0.0) run << " --output-dt " << shortest(o.outputDt);
+    for (const std::string& s : o.summarize) run << " --summarize " << shellWord(s);
+    std::ostringstream script;
+    script << "#!/bin/bash\n"
+           << "# A Motus study on a Slurm cluster, written by motus-cli batch --emit-slurm:\n"
+           << "# " << caseCount << " case(s) of " << shellWord(o.cases) << " in " << slices
+           << " slice(s), each a task of a job array\n"
+           << "# on its own cores, then merged into " << out << "/summary.csv.\n"
+           << "#   bash " << std::filesystem::path(o.emitSlurm).filename().string()
+           << "    submits the array and, after it, the merge (sbatch on PATH)\n"
+           << "# motus-cli and the files must be at the same paths on the nodes (a shared file\n"
+           << "# system); MOTUS_CLI names another motus-cli. Edit the #SBATCH lines for your "
+              "cluster.\n"
+           << "#SBATCH --job-name=motus-study\n"
+           << "#SBATCH --array=0-" << slices - 1 << "\n"
+           << "#SBATCH --cpus-per-task=1\n"
+           << "#SBATCH --time=01:00:00\n"
+           << "#SBATCH --output=" << out << "/slurm-%A_%a.log\n"
+           << "set -euo pipefail\n"
+           << "cli=\"${MOTUS_CLI:-" << absolutePath(selfPath()) << "}\"\n"
+           << "if [ -z \"${SLURM_ARRAY_TASK_ID:-}\" ]; then\n"
+           << "    mkdir -p " << shellWord(out) << "\n"
+           << "    array=$(sbatch --parsable \"$0\")\n"
+           << "    array=${array%%;*}\n"
+           << "    merge=$(sbatch --parsable --dependency=afterany:$array --job-name=motus-merge "
+              "--output="
+           << shellWord(out + "/slurm-merge-%j.log")
+           << " --wrap \"$(printf %q \"$cli\") batch --merge --out-dir " << shellWord(out)
+           << "\")\n"
+           << "    echo \"motus: submitted the study's array (job $array, " << slices
+           << " task(s)) and its merge (job ${merge%%;*})\"\n"
+           << "    exit 0\n"
+           << "fi\n"
+           << "exec \"$cli\" batch " << run.str() << " --slice \"$SLURM_ARRAY_TASK_ID/" << slices
+           << "\" --jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n";
+    if (const int written = writeText(script.str(), o.emitSlurm); written != 0) return written;
+    std::filesystem::permissions(o.emitSlurm, std::filesystem::perms::owner_exec,
+                                 std::filesystem::perm_options::add);
+    std::cerr << "motus-cli: wrote " << o.emitSlurm << ": " << caseCount << " case(s) in " << slices
+              << " slice(s); bash " << o.emitSlurm << " submits them\n";
+    return 0;
+}
+
 }  // namespace
 
 // `batch`: a parameter study. Each row of the cases file sets the scene values its header
@@ -214,6 +406,30 @@ std::string selfPath() {
 // value. A failing case is reported and the others still run. With --jobs N above 1 the cases
 // run N at a time, each in a program of its own; the results are those of one at a time.
 int runBatch(const BatchOptions& o) {
+    if (o.merge) {
+        if (!o.scene.empty() || !o.cases.empty()) {
+            printError("--merge takes only --out-dir (the folder of the slices' summaries)",
+                       "command line");
+            return kExitUsage;
+        }
+        return mergeSlices(o);
+    }
+    if (o.scene.empty() || o.cases.empty()) {
+        printError("batch needs a scene and --cases (or --merge --out-dir DIR)", "command line");
+        return kExitUsage;
+    }
+    std::size_t sliceIndex = 0, sliceCount = 1;
+    if (!o.slice.empty() && !parseSlice(o.slice, sliceIndex, sliceCount)) {
+        printError(
+            "--slice is K/N, the K-th (0 ≤ K < N) of N slices of the cases, got '" + o.slice + "'",
+            "command line");
+        return kExitUsage;
+    }
+    if (!o.slice.empty() && !o.emitSlurm.empty()) {
+        printError("--emit-slurm writes a script whose tasks take --slice: give one or the other",
+                   "command line");
+        return kExitUsage;
+    }
     // The cases file, whole: a regular file of at most 16 MiB (a FIFO would block, /dev/zero
     // never end), its lines ended by LF, CR LF or CR alone.
     constexpr std::uintmax_t kMaxCasesBytes = std::uintmax_t(16) << 20;
@@ -282,8 +498,14 @@ int runBatch(const BatchOptions& o) {
     std::vector<std::string> paths;
     for (const std::string& column : columns) paths.push_back(scenePath(column));
     // No result may replace the scene or the cases file (a case named like the cases file).
-    const std::string summaryFile = (std::filesystem::path(o.outDir) / "summary.csv").string();
+    const std::string summaryFile =
+        (std::filesystem::path(o.outDir) /
+         (o.slice.empty() ? "summary.csv" : sliceFileName(sliceIndex, sliceCount)))
+            .string();
     if (!outputsAreSafe({{"--out-dir", summaryFile}}, {o.scene, o.cases})) return kExitUsage;
+    if (!o.emitSlurm.empty() &&
+        !outputsAreSafe({{"--emit-slurm", o.emitSlurm}}, {o.scene, o.cases}))
+        return kExitUsage;
     gInputs = {o.cases};
     std::error_code ec;
     std::filesystem::create_directories(o.outDir, ec);
@@ -320,6 +542,10 @@ int runBatch(const BatchOptions& o) {
         }
         cases.push_back(std::move(c));
     }
+    if (!o.emitSlurm.empty()) return emitSlurm(o, cases.size());
+    // The slice of the cases this run makes (all of them without --slice).
+    const std::size_t begin = sliceIndex * cases.size() / sliceCount,
+                      end = (sliceIndex + 1) * cases.size() / sliceCount;
     auto fileOf = [&](const Case& c) {
         return (std::filesystem::path(o.outDir) / (c.name + ".csv")).string();
     };
@@ -363,13 +589,22 @@ int runBatch(const BatchOptions& o) {
     std::vector<bool> ran(cases.size(), false);
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t jobs = std::min<std::size_t>(o.jobs > 0 ? std::size_t(o.jobs) : cores,
-                                                   std::max<std::size_t>(cases.size(), 1));
+                                                   std::max<std::size_t>(end - begin, 1));
     // Ctrl+C stops the batch between cases (a running case keeps what it computed); the summary
     // lists what ran.
     interrupted = 0;
     catchInterrupts();
+    const ProgressLine progress;
+    std::size_t done = 0, failed = 0;
+    auto ended = [&](std::size_t k) {
+        ran[k] = true;
+        ++done;
+        if (codes[k] != 0) ++failed;
+        progress.show(done, end - begin, failed);
+    };
     if (jobs <= 1) {
-        for (std::size_t k = 0; k < cases.size() && !interrupted; ++k) {
+        for (std::size_t k = begin; k < end && !interrupted; ++k) {
+            progress.clear();
             if (!cases[k].problem.empty()) {
                 printError(cases[k].problem, o.cases);
                 codes[k] = kExitInvalidInput;
@@ -377,7 +612,7 @@ int runBatch(const BatchOptions& o) {
                 codes[k] = runHere(cases[k]);
                 catchInterrupts();
             }
-            ran[k] = true;
+            ended(k);
         }
     } else {
         // N programs at a time, each case's messages printed when it ends.
@@ -387,7 +622,7 @@ int runBatch(const BatchOptions& o) {
             std::string log;
         };
         std::map<pid_t, Running> running;
-        std::size_t next = 0;
+        std::size_t next = begin;
         auto launch = [&](std::size_t k) {
             const Case& c = cases[k];
             const std::string log =
@@ -403,24 +638,27 @@ int runBatch(const BatchOptions& o) {
             posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                              0600);
             pid_t pid = 0;
-            const int failed =
+            const int spawnFailed =
                 posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
             posix_spawn_file_actions_destroy(&actions);
-            if (failed != 0) {
-                printError("cannot start the case: " + std::string(std::strerror(failed)), c.name);
+            if (spawnFailed != 0) {
+                progress.clear();
+                printError("cannot start the case: " + std::string(std::strerror(spawnFailed)),
+                           c.name);
                 codes[k] = kExitInvalidInput;
-                ran[k] = true;
+                ended(k);
                 return;
             }
             running[pid] = {k, log};
         };
-        while ((next < cases.size() && !interrupted) || !running.empty()) {
-            while (running.size() < jobs && next < cases.size() && !interrupted) {
+        while ((next < end && !interrupted) || !running.empty()) {
+            while (running.size() < jobs && next < end && !interrupted) {
                 const std::size_t k = next++;
                 if (!cases[k].problem.empty()) {
+                    progress.clear();
                     printError(cases[k].problem, o.cases);
                     codes[k] = kExitInvalidInput;
-                    ran[k] = true;
+                    ended(k);
                     continue;
                 }
                 launch(k);
@@ -440,13 +678,14 @@ int runBatch(const BatchOptions& o) {
                 : WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)
                     ? kExitInterrupted
                     : kExitInvalidInput;
-            ran[k] = true;
+            progress.clear();
             std::cerr << "motus-cli: case " << cases[k].name << "\n" << readWhole(it->second.log);
             if (WIFSIGNALED(status) && codes[k] == kExitInvalidInput)
                 std::cerr << "motus-cli: case " << cases[k].name << " ended by signal "
                           << WTERMSIG(status) << "\n";
             std::filesystem::remove(it->second.log, ec);
             running.erase(it);
+            ended(k);
         }
     }
     releaseInterrupts();
@@ -490,7 +729,7 @@ int runBatch(const BatchOptions& o) {
     if (interrupted) {
         std::cerr << "motus-cli: batch interrupted after " << count << " case(s)\n";
         if (firstFailure == 0) firstFailure = kExitInterrupted;
-    } else if (cases.empty()) {
+    } else if (cases.empty() && o.slice.empty()) {
         printError("the cases file has a header but no case (no line of values after it)", o.cases);
         if (firstFailure == 0) firstFailure = kExitInvalidInput;
     }

@@ -178,12 +178,10 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         "(paths as --set takes them, or a design variable's name) and runs the analysis, one CSV "
         "per case in --out-dir, with summary.csv listing each case's values, outcome and "
         "summarised results; the cases run on every core.");
-    batch->add_option("scene", batchOptions.scene, "Scene file (.json)")->required();
-    batch
-        ->add_option("--cases", batchOptions.cases,
-                     "CSV file: a header of scene paths (an optional first column 'case' names "
-                     "the cases), then a row of values per case")
-        ->required();
+    batch->add_option("scene", batchOptions.scene, "Scene file (.json)");
+    batch->add_option("--cases", batchOptions.cases,
+                      "CSV file: a header of scene paths (an optional first column 'case' names "
+                      "the cases), then a row of values per case");
     batch->add_option("--out-dir", batchOptions.outDir, "Folder for the results")->required();
     batch->add_option("--analysis", batchOptions.analysis,
                       "simulate (default), kinematics, inverse, statics or modes");
@@ -195,6 +193,19 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         ->add_option("--jobs", batchOptions.jobs,
                      "Cases run at a time, each in a program of its own (default: one per core)")
         ->check(CLI::Range(1, 1024));
+    batch->add_option("--slice", batchOptions.slice,
+                      "K/N: run only the K-th (from 0) of N contiguous slices of the cases, its "
+                      "summary in summary.slice-K-of-N.csv (a cluster's task; --merge joins them)");
+    batch->add_option("--emit-slurm", batchOptions.emitSlurm,
+                      "Write a Slurm script that runs the study as a job array of --slices "
+                      "slices and merges them (bash FILE submits it) instead of running it");
+    batch
+        ->add_option("--slices", batchOptions.slices,
+                     "With --emit-slurm: the array's tasks (default: one per case, at most 100)")
+        ->check(CLI::Range(1, 100000));
+    batch->add_flag("--merge", batchOptions.merge,
+                    "Join the slices' summaries in --out-dir into summary.csv, in the cases' "
+                    "order, naming slices that are missing");
     batch->add_option("--summarize", batchOptions.summarize,
                       "Channels to summarise per case in summary.csv (repeatable, or separated "
                       "by commas): their min, max, peak (largest magnitude) and final value; "

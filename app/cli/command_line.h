@@ -72,6 +72,10 @@ struct BatchOptions {
     double outputDt = 0.0;
     int jobs = 0;                        // cases at a time; 0: one per core
     std::vector<std::string> summarize;  // channels summarised per case in summary.csv
+    std::string slice;                   // "K/N": only the K-th of N slices of the cases
+    std::string emitSlurm;               // a Slurm job-array script to write instead of running
+    int slices = 0;                      // its tasks; 0: one per case, at most 100
+    bool merge = false;                  // join the slices' summaries in outDir
 };
 
 struct RenderOptions {

@@ -14,7 +14,6 @@
 #include "engine/analysis/modes.h"
 #include "engine/analysis/statics.h"
 #include "engine/io/csv_export.h"
-#include "engine/kinematics/part_motion.h"
 #include "engine/model/model.h"
 
 namespace cli {
@@ -134,28 +133,19 @@ int runModes(const ModesOptions& options) {
     const std::string& out = options.out;
     std::ostringstream text;
     text << "mode,frequency,dampingRatio,unstable,growthRate";
-    // Per part (not per body: welded parts move as one, engine/model/welds.h): its centre of
-    // mass's displacement and its rotation, world axes; a part welded to the ground stays.
-    std::vector<std::size_t> parts;
-    for (std::size_t p = 0; p < model->parts.size(); ++p)
-        if (!engine::isGroundPart(*model, p)) parts.push_back(p);
-    for (const std::size_t p : parts)
+    // Per part, its centre of mass's displacement and its rotation, world axes.
+    for (const std::size_t p : engine::modeShapeParts(*model))
         for (const char* c : {"x", "y", "z", "rx", "ry", "rz"})
             text << ',' << model->parts[p].name << '.' << c;
     text << '\n';
+    std::vector<double> shape;
     for (std::size_t k = 0; k < r.modes.size(); ++k) {
         const engine::Mode& m = r.modes[k];
         text << k + 1 << ',' << engine::io::formatDouble(m.frequency) << ','
              << engine::io::formatDouble(m.dampingRatio) << ',' << (m.unstable ? 1 : 0) << ','
              << engine::io::formatDouble(m.growthRate);
-        for (const std::size_t p : parts) {
-            // The shape as the bodies' velocities: the part's centre's and its turn.
-            const engine::PartMotion shape =
-                engine::partMotion(model->parts[p], at.state.q, m.shape);
-            const engine::Vec3 &t = shape.velocity, &w = shape.angularVelocity;
-            for (double v : {t.x(), t.y(), t.z(), w.x(), w.y(), w.z()})
-                text << ',' << engine::io::formatDouble(v);
-        }
+        engine::modeShapeByPart(*model, at.state.q, m, shape);
+        for (const double v : shape) text << ',' << engine::io::formatDouble(v);
         text << '\n';
     }
     return writeText(text.str(), out);

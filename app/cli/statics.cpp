@@ -11,24 +11,6 @@
 
 namespace cli {
 
-namespace {
-
-std::string stabilityWord(const engine::StaticResult& r) {
-    switch (r.stability) {
-    case engine::Stability::Stable:
-        return "stable";
-    case engine::Stability::Unstable:
-        return "unstable";
-    case engine::Stability::Neutral:
-        return "neutral";
-    case engine::Stability::Unknown:
-        break;
-    }
-    return "unknown";
-}
-
-}  // namespace
-
 // `statics`: the equilibrium nearest the scene's pose (Newton; relaxation for a far start),
 // one CSV row in `simulate`'s columns (reactions and efforts at equilibrium); its stability on
 // stderr.
@@ -53,7 +35,7 @@ int runStatics(const std::string& path, const std::string& out) {
     engine::io::CsvWriter csv(*model, text);
     csv.writeHeader();
     csv.writeRow(r.state, outputs);
-    std::cerr << "motus-cli: equilibrium: " << stabilityWord(r);
+    std::cerr << "motus-cli: equilibrium: " << engine::stabilityName(r.stability);
     if (r.stability == engine::Stability::Unstable)
         std::cerr << " (" << r.unstableDirections << " direction(s) lead away from it)";
     std::cerr << ", largest acceleration at rest " << r.residual << " (" << path << ")\n";

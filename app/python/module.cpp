@@ -8,12 +8,17 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdint>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,8 +26,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "engine/analysis/assembly.h"
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/kinematic_analysis.h"
+#include "engine/analysis/modes.h"
+#include "engine/analysis/statics.h"
+#include "engine/dynamics/dynamics.h"
 #include "engine/io/csv_export.h"
+#include "engine/io/mechanism_info.h"
 #include "engine/io/run_file.h"
 #include "engine/io/scene_json.h"
 #include "engine/io/scene_overrides.h"
@@ -123,6 +134,11 @@ struct RunResult {
     bool interrupted = false;
     std::string failure;  // why the run stopped before its end ("" if it did not)
     std::vector<std::string> warnings;
+    std::string analysis = "simulate";  // kinematics, inverse, statics
+    int redundantEquations = 0;         // inverse: reactions not unique (motus.info names them)
+    std::string stability;              // statics: stable, unstable, neutral, unknown
+    int unstableDirections = 0;         // statics: directions leading away from it
+    double residual = 0.0;              // statics: the largest acceleration at rest
     engine::SceneSpec spec;
     std::shared_ptr<const engine::Model> model;
     std::unique_ptr<engine::Recording> recording;
@@ -334,48 +350,442 @@ void saveRun(const RunResult& run, const std::string& path) {
     if (!saved) throw py::value_error(path + ": " + error);
 }
 
+// Runs `work` on a thread of its own, the GIL released, while this (Python's) thread watches for
+// Ctrl+C: then `cancel` is set, the work stops where it can, and true is returned once it has.
+// An exception the work throws is thrown here.
+template <class Work>
+bool runInterruptibly(Work&& work, std::atomic<bool>& cancel) {
+    std::exception_ptr error;
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false, interrupted = false;
+    {
+        py::gil_scoped_release release;
+        std::thread worker([&] {
+            try {
+                work();
+            } catch (...) {
+                error = std::current_exception();
+            }
+            std::lock_guard lock(mutex);
+            done = true;
+            finished.notify_all();
+        });
+        std::unique_lock lock(mutex);
+        while (!finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; })) {
+            lock.unlock();
+            {
+                py::gil_scoped_acquire gil;
+                if (PyErr_CheckSignals() != 0) {
+                    PyErr_Clear();
+                    interrupted = true;
+                    cancel = true;
+                }
+            }
+            lock.lock();
+        }
+        lock.unlock();
+        worker.join();
+    }
+    if (error) std::rethrow_exception(error);
+    return interrupted;
+}
+
+// The step size and output interval of a kinematic analysis: dt, output_dt (the only options
+// they take, with duration).
+engine::RunOptions kinematicOptions(const py::dict& keywords, double& duration) {
+    py::dict dynamic;
+    for (const auto& [key, value] : keywords) {
+        const std::string name = py::str(key);
+        if (name != "duration" && name != "dt" && name != "output_dt" && !value.is_none())
+            raiseValueError("kinematics() and inverse() have no option '" + name +
+                            "' (duration, dt, output_dt)");
+        dynamic[key] = value;
+    }
+    int every = 1;
+    return runOptions(dynamic, duration, every);
+}
+
+// The kinematic analysis of a fully driven mechanism (positions, velocities, accelerations from
+// the constraints alone) as `motus-cli kinematics` runs it; with `inverse` the reactions, motion
+// efforts and power that produce it (`motus-cli inverse`). The columns of their CSV.
+std::unique_ptr<RunResult> kinematic(const Scene& scene, const py::dict& keywords, bool inverse) {
+    double duration = 0.0;
+    const engine::RunOptions options = kinematicOptions(keywords, duration);
+    auto result = std::make_unique<RunResult>();
+    result->analysis = inverse ? "inverse" : "kinematics";
+    result->spec = scene.spec;
+    if (options.dt > 0.0) {
+        engine::RunOptions stepOnly;
+        stepOnly.dt = options.dt;
+        if (const auto problem = engine::applyRunOptions(stepOnly, result->spec.settings))
+            raiseValueError("dt=" + problem->message);
+    }
+    if (!(duration > 0.0)) duration = result->spec.settings.endTime;
+    if (!(duration > 0.0))
+        raiseValueError(
+            "how long to analyse: give duration=, or an end time in the scene "
+            "(settings.endTime)");
+    engine::KinematicOptions analysis;
+    analysis.duration = duration;
+    analysis.outputInterval =
+        options.outputDt > 0.0 ? options.outputDt : result->spec.settings.outputSpacing();
+    if (analysis.outputInterval < engine::kMinStepSize)
+        raiseValueError("output_dt=" + std::to_string(analysis.outputInterval) + " s is below " +
+                        std::to_string(engine::kMinStepSize) + " s");
+    if (duration / analysis.outputInterval > 1e8)
+        raiseValueError("an analysis of " + std::to_string(duration) +
+                        " s would give more than 100 million rows: use a larger output_dt");
+    analysis.inverseDynamics = inverse;
+    const engine::CompileResult compiled =
+        engine::compile(result->spec, engine::Analysis::Kinematics);
+    if (!compiled.model) raiseSceneError(compiled.diagnostics, "");
+    result->warnings = warningsOf(compiled.diagnostics);
+    result->model = compiled.model;
+    const engine::io::ResultColumns columns(*compiled.model, /*kinematic=*/true);
+    result->names = columns.names();
+    result->units = unitsOf(*compiled.model, result->names);
+    std::atomic<bool> cancel{false};
+    analysis.cancel = &cancel;
+    engine::KinematicResult outcome;
+    result->interrupted = runInterruptibly(
+        [&] {
+            std::vector<double> row;
+            outcome = engine::kinematicAnalysis(
+                compiled.model, analysis, [&](const engine::KinematicFrame& frame, std::string&) {
+                    columns.values(frame.state, frame.outputs, frame.vdot, frame.motionPower, row);
+                    result->values.insert(result->values.end(), row.begin(), row.end());
+                    ++result->rows;
+                    return true;
+                });
+        },
+        cancel);
+    result->redundantEquations = outcome.redundantEquations;
+    if (result->interrupted) return result;
+    if (!outcome.status.ok) {
+        if (outcome.frames == 0) {
+            engine::Diagnostics d{{engine::Severity::Error, "", outcome.status.message}};
+            raiseSceneError(d, "the analysis cannot start");
+        }
+        result->failure = outcome.status.message;
+    }
+    if (inverse && outcome.redundantEquations > 0)
+        result->warnings.push_back(
+            std::to_string(outcome.redundantEquations) +
+            " redundant equations: the reactions of the joints they belong to are one of many "
+            "that balance the mechanism (motus.info names them)");
+    return result;
+}
+
+std::shared_ptr<const engine::Model> compiled(const Scene& scene, engine::Analysis analysis,
+                                              std::vector<std::string>* warnings = nullptr) {
+    const engine::CompileResult c = engine::compile(scene.spec, analysis);
+    if (!c.model) raiseSceneError(c.diagnostics, "");
+    if (warnings) *warnings = warningsOf(c.diagnostics);
+    return c.model;
+}
+
+// The equilibrium nearest the scene's pose (`motus-cli statics`): one row of `simulate`'s
+// columns (the reactions and efforts that hold it), its stability.
+std::unique_ptr<RunResult> statics(const Scene& scene) {
+    auto result = std::make_unique<RunResult>();
+    result->analysis = "statics";
+    result->spec = scene.spec;
+    result->model = compiled(scene, engine::Analysis::Statics, &result->warnings);
+    const engine::Model& model = *result->model;
+    const engine::io::ResultColumns columns(model);
+    result->names = columns.names();
+    result->units = unitsOf(model, result->names);
+    std::atomic<bool> cancel{false};
+    engine::StaticResult r;
+    engine::Status outputsStatus;
+    result->interrupted = runInterruptibly(
+        [&] {
+            r = engine::equilibrium(model, engine::initialState(model), 1e-8, &cancel);
+            if (!r.status.ok) return;
+            engine::Workspace ws;
+            engine::Outputs outputs;
+            std::vector<double> row;
+            if ((outputsStatus = engine::prepareWorkspace(model, r.state, ws)).ok &&
+                (outputsStatus = engine::computeOutputs(model, r.state, ws, outputs)).ok) {
+                columns.values(r.state, outputs, row);
+                result->values = row;
+                result->rows = 1;
+            }
+        },
+        cancel);
+    if (result->interrupted) return result;
+    if (!r.status.ok) {
+        engine::Diagnostics d{{engine::Severity::Error, "", r.status.message}};
+        raiseSceneError(d, "no static equilibrium");
+    }
+    if (!outputsStatus.ok) raiseValueError(outputsStatus.message);
+    result->stability = engine::stabilityName(r.stability);
+    result->unstableDirections = r.unstableDirections;
+    result->residual = r.residual;
+    return result;
+}
+
+// Small vibrations (`motus-cli modes`): about the scene's pose, the equilibrium nearest it, or
+// the pose a run reaches at a time.
+struct ModesRun {
+    std::vector<std::string> parts;  // the parts the shapes are given for
+    std::vector<double> frequency, dampingRatio, growthRate;
+    std::vector<bool> unstable;
+    Eigen::MatrixXd shapes;  // a row per mode: 6 per part (x, y, z [m], rx, ry, rz [rad])
+    Eigen::MatrixXd N, K, C;
+    Eigen::VectorXd force;
+    std::vector<std::string> velocityCoordinates;  // N's rows: the bodies' velocity coordinates
+    double residual = 0.0, time = 0.0;
+    bool interrupted = false;
+    std::vector<std::string> warnings;
+};
+
+py::array_t<double> toArray(const Eigen::MatrixXd& m) {
+    py::array_t<double> out(
+        {static_cast<py::ssize_t>(m.rows()), static_cast<py::ssize_t>(m.cols())});
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index j = 0; j < m.cols(); ++j) out.mutable_at(i, j) = m(i, j);
+    return out;
+}
+
+std::unique_ptr<ModesRun> modesOf(const Scene& scene, bool atEquilibrium, double at) {
+    auto result = std::make_unique<ModesRun>();
+    const auto model = compiled(scene, engine::Analysis::Modes, &result->warnings);
+    std::atomic<bool> cancel{false};
+    engine::StaticResult pose;
+    engine::Status runStatus;
+    engine::ModesResult r;
+    result->interrupted = runInterruptibly(
+        [&] {
+            if (at >= 0.0) {
+                engine::ForwardDynamics run(model);
+                if (!(runStatus = run.initialize()).ok) return;
+                const double interval = model->settings.outputSpacing();
+                while (run.state().t < at - 1e-12 * std::max(1.0, at)) {
+                    if (cancel) return;
+                    if (!(runStatus = run.advance(std::min(at, run.state().t + interval))).ok)
+                        return;
+                }
+                pose.state = run.state();
+            } else {
+                pose = atEquilibrium ? engine::equilibrium(*model, engine::initialState(*model),
+                                                           1e-8, &cancel, nullptr, true)
+                                     : engine::assemble(*model, engine::initialState(*model));
+                if (!pose.status.ok) return;
+            }
+            pose.state.v.setZero();
+            r = engine::modes(*model, pose.state);
+        },
+        cancel);
+    if (result->interrupted) return result;
+    for (const engine::Status* s : {&runStatus, &pose.status, &r.status})
+        if (!s->ok) {
+            engine::Diagnostics d{{engine::Severity::Error, "", s->message}};
+            raiseSceneError(d, "no modes");
+        }
+    if (r.residual > 1e-6)
+        result->warnings.push_back(
+            "the pose is not an equilibrium (largest acceleration at rest " +
+            std::to_string(r.residual) +
+            "): the modes are those of the mechanism frozen in it; use equilibrium=True for "
+            "vibrations about where it rests");
+    for (const std::size_t p : engine::modeShapeParts(*model))
+        result->parts.push_back(model->parts[p].name);
+    result->shapes.resize(static_cast<Eigen::Index>(r.modes.size()),
+                          static_cast<Eigen::Index>(6 * result->parts.size()));
+    std::vector<double> shape;
+    for (std::size_t k = 0; k < r.modes.size(); ++k) {
+        const engine::Mode& m = r.modes[k];
+        result->frequency.push_back(m.frequency);
+        result->dampingRatio.push_back(m.dampingRatio);
+        result->growthRate.push_back(m.growthRate);
+        result->unstable.push_back(m.unstable);
+        engine::modeShapeByPart(*model, pose.state.q, m, shape);
+        for (std::size_t c = 0; c < shape.size(); ++c)
+            result->shapes(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(c)) = shape[c];
+    }
+    for (const engine::BodyModel& body : model->bodies)
+        for (const char* c : {"vx", "vy", "vz", "wx'", "wy'", "wz'"})
+            result->velocityCoordinates.push_back(body.name + "." + c);
+    result->N = r.N;
+    result->K = r.K;
+    result->C = r.C;
+    result->force = r.force;
+    result->residual = r.residual;
+    result->time = pose.state.t;
+    return result;
+}
+
+// The scene with its parts where every joint and motion holds, nearest to where they were
+// placed (`motus-cli assemble`), and how far they moved [m] and turned [rad].
+py::tuple assembleOf(const Scene& scene) {
+    engine::SceneSpec spec = scene.spec;
+    std::atomic<bool> cancel{false};
+    engine::SceneAssembly assembled;
+    if (runInterruptibly([&] { assembled = engine::assembleScene(spec); }, cancel)) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        throw py::error_already_set();
+    }
+    if (!assembled.model) raiseSceneError(assembled.diagnostics, "");
+    if (!assembled.result.status.ok) {
+        engine::Diagnostics d{{engine::Severity::Error, "", assembled.result.status.message}};
+        raiseSceneError(d, "cannot assemble");
+    }
+    Scene out = Scene::fromResult(
+        engine::io::parseScene(engine::io::sceneToJson(spec), scene.baseDirectory),
+        scene.baseDirectory, "the assembled scene");
+    return py::make_tuple(std::move(out), assembled.moved, assembled.turned);
+}
+
+// `motus-cli info`'s document (engine/io/mechanism_info.h), as JSON text.
+std::string infoOf(const Scene& scene) {
+    const engine::CompileResult c = engine::compile(scene.spec);
+    if (!c.model) raiseSceneError(c.diagnostics, "");
+    engine::io::MechanismInfo info;
+    {
+        py::gil_scoped_release release;
+        info = engine::io::mechanismInfo(c.model, &scene.spec, c.diagnostics, "");
+    }
+    return info.json;
+}
+
+// A state of a Simulator, kept to go back to (Simulator.snapshot/restore).
+struct Snapshot {
+    engine::State state;
+    std::uint64_t owner = 0;  // the compiled scene it belongs to
+};
+
 // Stepping forward dynamics from Python (control loops, learning): one step of the scene's
-// step size at a time, on the calling thread (the GIL released while it computes).
+// step size at a time, on the calling thread (the GIL released while it computes). Held
+// variables (a scene variable with an "initial" value) are its inputs: set between steps, read
+// by forces' expressions. One call at a time: a second thread calling in while it steps is
+// refused, not raced.
 class Stepper {
 public:
     explicit Stepper(const Scene& scene) : spec_(scene.spec) {
         const engine::CompileResult compiled = engine::compile(spec_, engine::Analysis::Simulation);
         if (!compiled.model) raiseSceneError(compiled.diagnostics, "");
         model_ = compiled.model;
+        static std::atomic<std::uint64_t> serial{0};
+        serial_ = ++serial;
         columns_ = std::make_unique<engine::io::ResultColumns>(*model_);
         reset();
     }
     void reset() {
-        sim_ = std::make_unique<engine::ForwardDynamics>(model_);
+        const Busy busy(*this);
+        auto sim = std::make_unique<engine::ForwardDynamics>(model_);
         engine::Status s;
         {
             py::gil_scoped_release release;
-            s = sim_->initialize();
+            s = sim->initialize();
         }
         if (!s.ok) throw py::value_error("the run cannot start: " + s.message);
+        sim_ = std::move(sim);
         steps_ = 0;
     }
-    // n steps of the scene's step size (dopri45: n output intervals).
+    // n steps of the scene's step size (dopri45: n output intervals). Ctrl+C stops between two
+    // steps (the state is the last step's) with KeyboardInterrupt.
     void step(long n) {
         if (n < 0) throw py::value_error("step(n) takes n ≥ 0, not " + std::to_string(n));
+        const Busy busy(*this);
         const double h = spec_.settings.outputSpacing();
         engine::Status s;
+        bool interrupted = false;
         {
             py::gil_scoped_release release;
+            auto checked = std::chrono::steady_clock::now();
             for (long k = 0; k < n && s.ok; ++k) {
                 s = sim_->advance(static_cast<double>(steps_ + 1) * h);
                 if (s.ok) ++steps_;
+                if ((k & 63) == 63 && k + 1 < n &&
+                    std::chrono::steady_clock::now() - checked > std::chrono::milliseconds(100)) {
+                    checked = std::chrono::steady_clock::now();
+                    py::gil_scoped_acquire gil;
+                    if (PyErr_CheckSignals() != 0) {
+                        PyErr_Clear();
+                        interrupted = true;
+                        break;
+                    }
+                }
             }
+        }
+        if (interrupted) {
+            PyErr_SetString(PyExc_KeyboardInterrupt,
+                            ("stepping interrupted at t = " + std::to_string(sim_->state().t) +
+                             " s (the simulator is at that state)")
+                                .c_str());
+            throw py::error_already_set();
         }
         if (!s.ok)
             throw py::value_error("the run stopped at t = " + std::to_string(sim_->state().t) +
                                   " s: " + s.message);
     }
+    // The inputs: the scene's held variables, by name, with their values now.
+    py::dict inputs() const {
+        py::dict d;
+        const std::vector<double>& now = sim_->state().switches;
+        for (std::size_t k = 0; k < model_->switches.size(); ++k)
+            if (model_->switches[k].kind == engine::SwitchKind::Held)
+                d[py::str(model_->switches[k].name)] =
+                    k < now.size() ? now[k] : model_->switches[k].initial;
+        return d;
+    }
+    void setInput(const std::string& name, double value) {
+        const Busy busy(*this);
+        int slot = -1;
+        std::string held;
+        for (std::size_t k = 0; k < model_->switches.size(); ++k) {
+            if (model_->switches[k].kind != engine::SwitchKind::Held) continue;
+            if (model_->switches[k].name == name) slot = static_cast<int>(k);
+            held += (held.empty() ? "" : ", ") + model_->switches[k].name;
+        }
+        if (slot < 0)
+            throw py::key_error(
+                "no input '" + name + "': the inputs are the scene's held variables (" +
+                (held.empty() ? std::string("it has none") : held) +
+                "); declare one as {\"name\": \"" + name +
+                "\", \"initial\": 0} under \"variables\" and read it in a force's expression");
+        if (!std::isfinite(value))
+            throw py::value_error("set_input('" + name + "', " + std::to_string(value) +
+                                  "): an input is a finite number");
+        if (const engine::Status s = sim_->setHeld(slot, value); !s.ok)
+            throw py::value_error(s.message);
+    }
     double time() const { return sim_->state().t; }
-    py::array_t<double> q() const { return copy(sim_->state().q); }
-    py::array_t<double> v() const { return copy(sim_->state().v); }
+    // The bodies' positions and velocities, as read-only views of the simulator's own state (no
+    // copy: they follow it as it steps).
+    py::array_t<double> q(py::object self) const { return view(sim_->state().q, self); }
+    py::array_t<double> v(py::object self) const { return view(sim_->state().v, self); }
+    Snapshot snapshot() const { return {sim_->state(), serial_}; }
+    void restore(const Snapshot& snap) {
+        if (snap.owner != serial_)
+            throw py::value_error("the snapshot is of another simulator's scene");
+        const Busy busy(*this);
+        sim_->restore(snap.state);
+        steps_ = std::lround(snap.state.t / spec_.settings.outputSpacing());
+    }
+    // The frame of a run of the same scene at (or just before) `t`, to go on from, exactly.
+    void restoreFrame(const RunResult& run, double t) {
+        if (!run.recording || run.recording->size() == 0)
+            throw py::value_error("the run has no recorded frames");
+        if (engine::io::sceneToJson(run.spec) != engine::io::sceneToJson(spec_))
+            throw py::value_error(
+                "the run is of another scene (or other settings) than this simulator's");
+        engine::State state;
+        engine::Outputs outputs;
+        const std::size_t frame = run.recording->frameAtOrBefore(t + 1e-12);
+        if (frame < run.recording->first() || run.recording->time(frame) > t + 1e-12 ||
+            !run.recording->read(frame, state, outputs))
+            throw py::value_error("the run has no frame at or before t = " + std::to_string(t) +
+                                  " s");
+        const Busy busy(*this);
+        sim_->restore(state);
+        steps_ = std::lround(state.t / spec_.settings.outputSpacing());
+    }
     // The columns of `motus-cli simulate` at the current state, by name.
     py::dict outputs() {
+        const Busy busy(*this);
         engine::Outputs out;
         engine::Status s;
         std::vector<double> row;
@@ -390,12 +800,29 @@ public:
         return d;
     }
     std::vector<std::string> names() const { return columns_->names(); }
+    std::vector<std::string> bodies() const {
+        std::vector<std::string> out;
+        for (const engine::BodyModel& b : model_->bodies) out.push_back(b.name);
+        return out;
+    }
 
 private:
-    static py::array_t<double> copy(const Eigen::VectorXd& x) {
-        py::array_t<double> out(x.size());
-        if (x.size() > 0)
-            std::memcpy(out.mutable_data(), x.data(), static_cast<std::size_t>(x.size()) * 8);
+    // Marks the simulator in use for a call; a second call meanwhile (another thread, with the
+    // GIL released by the first) is refused.
+    struct Busy {
+        explicit Busy(Stepper& s) : stepper(s) {
+            if (stepper.busy_.exchange(true))
+                throw std::runtime_error(
+                    "the simulator is in use by another thread (one call at a time: step, "
+                    "reset, set_input, restore, outputs)");
+        }
+        ~Busy() { stepper.busy_ = false; }
+        Stepper& stepper;
+    };
+    static py::array_t<double> view(const Eigen::VectorXd& x, py::object owner) {
+        py::array_t<double> out({static_cast<py::ssize_t>(x.size())},
+                                {static_cast<py::ssize_t>(sizeof(double))}, x.data(), owner);
+        py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
         return out;
     }
     engine::SceneSpec spec_;
@@ -403,6 +830,8 @@ private:
     std::unique_ptr<engine::io::ResultColumns> columns_;
     std::unique_ptr<engine::ForwardDynamics> sim_;
     long steps_ = 0;
+    std::uint64_t serial_ = 0;
+    std::atomic<bool> busy_{false};
 };
 
 }  // namespace
@@ -437,19 +866,66 @@ PYBIND11_MODULE(_motus, m) {
         .def_readonly("interrupted", &RunResult::interrupted)
         .def_readonly("failure", &RunResult::failure)
         .def_readonly("warnings", &RunResult::warnings)
+        .def_readonly("analysis", &RunResult::analysis)
+        .def_readonly("redundant_equations", &RunResult::redundantEquations)
+        .def_readonly("stability", &RunResult::stability)
+        .def_readonly("unstable_directions", &RunResult::unstableDirections)
+        .def_readonly("residual", &RunResult::residual)
         .def("table", &RunResult::table)
         .def("scene_json", [](const RunResult& r) { return engine::io::sceneToJson(r.spec); })
         .def("save", &saveRun, py::arg("path"));
     m.def("simulate", &simulate, py::arg("scene"), py::arg("options"));
     m.def("load_run", &loadRun, py::arg("path"));
+    m.def(
+        "kinematics",
+        [](const Scene& scene, const py::dict& options) {
+            return kinematic(scene, options, false);
+        },
+        py::arg("scene"), py::arg("options"));
+    m.def(
+        "inverse",
+        [](const Scene& scene, const py::dict& options) { return kinematic(scene, options, true); },
+        py::arg("scene"), py::arg("options"));
+    m.def("statics", &statics, py::arg("scene"));
+    m.def("assemble", &assembleOf, py::arg("scene"));
+    m.def("info", &infoOf, py::arg("scene"));
 
+    py::class_<ModesRun>(m, "ModesRun")
+        .def_readonly("parts", &ModesRun::parts)
+        .def_readonly("frequency", &ModesRun::frequency)
+        .def_readonly("damping_ratio", &ModesRun::dampingRatio)
+        .def_readonly("growth_rate", &ModesRun::growthRate)
+        .def_readonly("unstable", &ModesRun::unstable)
+        .def_readonly("velocity_coordinates", &ModesRun::velocityCoordinates)
+        .def_readonly("residual", &ModesRun::residual)
+        .def_readonly("time", &ModesRun::time)
+        .def_readonly("interrupted", &ModesRun::interrupted)
+        .def_readonly("warnings", &ModesRun::warnings)
+        .def("shapes", [](const ModesRun& r) { return toArray(r.shapes); })
+        .def("N", [](const ModesRun& r) { return toArray(r.N); })
+        .def("K", [](const ModesRun& r) { return toArray(r.K); })
+        .def("C", [](const ModesRun& r) { return toArray(r.C); })
+        .def("f", [](const ModesRun& r) { return toArray(r.force); });
+    m.def("modes", &modesOf, py::arg("scene"), py::arg("equilibrium"), py::arg("at"));
+
+    py::class_<Snapshot>(m, "Snapshot").def_property_readonly("time", [](const Snapshot& s) {
+        return s.state.t;
+    });
     py::class_<Stepper>(m, "Stepper")
         .def(py::init<const Scene&>(), py::arg("scene"))
         .def("reset", &Stepper::reset)
         .def("step", &Stepper::step, py::arg("n") = 1)
+        .def("set_input", &Stepper::setInput, py::arg("name"), py::arg("value"))
+        .def_property_readonly("inputs", &Stepper::inputs)
+        .def("snapshot", &Stepper::snapshot)
+        .def("restore", &Stepper::restore, py::arg("snapshot"))
+        .def("restore_frame", &Stepper::restoreFrame, py::arg("run"), py::arg("time"))
         .def_property_readonly("time", &Stepper::time)
-        .def_property_readonly("q", &Stepper::q)
-        .def_property_readonly("v", &Stepper::v)
+        .def_property_readonly("q",
+                               [](py::object self) { return self.cast<const Stepper&>().q(self); })
+        .def_property_readonly("v",
+                               [](py::object self) { return self.cast<const Stepper&>().v(self); })
         .def_property_readonly("names", &Stepper::names)
+        .def_property_readonly("bodies", &Stepper::bodies)
         .def("outputs", &Stepper::outputs);
 }

@@ -212,6 +212,25 @@ Status ForwardDynamics::resume(const State& state) {
     return s;
 }
 
+Status ForwardDynamics::setHeld(int slot, double value) {
+    if (slot < 0 || slot >= static_cast<int>(base_->switches.size()) ||
+        base_->switches[static_cast<std::size_t>(slot)].kind != SwitchKind::Held)
+        return Status::failure("switch " + std::to_string(slot) + " is not a held variable");
+    if (!std::isfinite(value))
+        return Status::failure(
+            base_->switches[static_cast<std::size_t>(slot)].name + " set to " + numberText(value),
+            {}, Cause::NotFinite);
+    if (state_.switches.size() != base_->switches.size())
+        state_.switches = initialState(*base_).switches;
+    if (state_.switches[static_cast<std::size_t>(slot)] == value) return {};
+    state_.switches[static_cast<std::size_t>(slot)] = value;
+    model_ = switchedModel(base_, state_.switches);
+    integrator_->reset();
+    ws_.step.valid = false;
+    ws_.factored = false;
+    return {};
+}
+
 void ForwardDynamics::restore(const State& state) {
     // The sensors' events after it did not happen in the run that goes on from it.
     std::erase_if(sensorEvents_, [&](const SensorEvent& e) { return e.time > state.t; });

@@ -46,6 +46,12 @@ public:
     // The event that ended the last advance(), or null when it ran to its end.
     const SensorEvent* stoppedBy() const { return stopped_ ? &sensorEvents_.back() : nullptr; }
 
+    // Sets the held variable in switch slot `slot` (Model::switches, SwitchKind::Held) to
+    // `value` between two advances, as a sensor that sets it would: an input fed from outside
+    // the run (a controller's command read by a force's expression). The integrator starts
+    // afresh from the state: the input is a step.
+    Status setHeld(int slot, double value);
+
     Status outputs(Outputs& out);
     // The accelerations (v̇_W, ω̇' per body) at the state, as outputs() found them.
     const Eigen::VectorXd& accelerations() const { return ws_.vdot; }

@@ -129,4 +129,22 @@ ModesResult modes(const Model& model, const State& state) {
     return out;
 }
 
+std::vector<std::size_t> modeShapeParts(const Model& model) {
+    std::vector<std::size_t> parts;
+    for (std::size_t p = 0; p < model.parts.size(); ++p)
+        if (!isGroundPart(model, p)) parts.push_back(p);
+    return parts;
+}
+
+void modeShapeByPart(const Model& model, const Eigen::VectorXd& q, const Mode& mode,
+                     std::vector<double>& out) {
+    out.clear();
+    for (const std::size_t p : modeShapeParts(model)) {
+        // The shape as the bodies' velocities: the part's centre's and its turn.
+        const PartMotion shape = partMotion(model.parts[p], q, mode.shape);
+        const Vec3 &t = shape.velocity, &w = shape.angularVelocity;
+        out.insert(out.end(), {t.x(), t.y(), t.z(), w.x(), w.y(), w.z()});
+    }
+}
+
 }  // namespace engine

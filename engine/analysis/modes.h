@@ -47,4 +47,12 @@ struct ModesResult {
 // motion as a displacement), and `residual` says how far from equilibrium the pose is.
 ModesResult modes(const Model& model, const State& state);
 
+// A mode's shape part by part (not body by body: welded parts move as one, model/welds.h): the
+// parts it is given for, every part but the ground's and those welded to it, in the scene's
+// order; and for each, its centre of mass's displacement and its rotation (world axes), 6
+// values per part, at the pose `q` the modes were computed about.
+std::vector<std::size_t> modeShapeParts(const Model& model);
+void modeShapeByPart(const Model& model, const Eigen::VectorXd& q, const Mode& mode,
+                     std::vector<double>& out);
+
 }  // namespace engine

@@ -329,4 +329,18 @@ StaticResult equilibriumWithoutStops(const Model& model, const State& start, dou
 
 }  // namespace
 
+const char* stabilityName(Stability stability) {
+    switch (stability) {
+    case Stability::Stable:
+        return "stable";
+    case Stability::Unstable:
+        return "unstable";
+    case Stability::Neutral:
+        return "neutral";
+    case Stability::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
 }  // namespace engine

@@ -24,6 +24,8 @@ namespace engine {
 // conservative forces), unstable when one is negative, neutral when the smallest is zero to
 // 1e-6 of the largest (a direction along which nothing restores the mechanism).
 enum class Stability { Unknown, Stable, Unstable, Neutral };
+// "stable", "unstable", "neutral", "unknown": as motus-cli and the Python module say it.
+const char* stabilityName(Stability stability);
 
 struct StaticResult {
     Status status;

@@ -14,11 +14,14 @@ Every function is described, with its units, in docs/python.md.
 import json as _json
 import math as _math
 
+import numpy as _numpy  # noqa: F401  (results are numpy arrays: loaded with the module)
+
 from . import _motus
 
 __version__ = _motus.__version__
-__all__ = ["Scene", "SceneError", "Result", "Interrupted", "Simulator", "load", "simulate",
-           "load_run", "__version__"]
+__all__ = ["Scene", "SceneError", "Result", "Modes", "Assembly", "Interrupted", "Simulator",
+           "Study", "load", "simulate", "kinematics", "inverse", "statics", "modes", "assemble",
+           "info", "load_run", "sweep", "__version__"]
 
 SceneError = _motus.SceneError
 SceneError.__doc__ = (
@@ -28,10 +31,17 @@ SceneError.__doc__ = (
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl+C during a run: `result` holds what was computed until then."""
+    """Ctrl+C during a run or a study: `result` holds what was computed until then (a Result,
+    or a Study of the cases that finished)."""
 
     def __init__(self, result):
-        super().__init__(f"the run was interrupted at t = {result.time[-1] if len(result.time) else 0.0:g} s")
+        if hasattr(result, "time"):
+            end = result.time[-1] if len(result.time) else 0.0
+            text = f"the run was interrupted at t = {end:g} s"
+        else:
+            done = sum(1 for row in result.table if row["status"] != "not run")
+            text = f"the study was interrupted after {done} of {len(result)} cases"
+        super().__init__(text)
         self.result = result
 
 
@@ -121,6 +131,26 @@ class Result:
         self.interrupted = native.interrupted
         self.failure = native.failure or None
         self.warnings = list(native.warnings)
+        #: "simulate", "kinematics", "inverse" or "statics"
+        self.analysis = native.analysis
+        #: inverse: redundant equations (the reactions of their joints are one of many)
+        self.redundant_equations = native.redundant_equations
+        if self.analysis == "statics":
+            #: statics: "stable", "unstable", "neutral" or "unknown"
+            self.stability = native.stability
+            #: statics: the directions that lead away from an unstable equilibrium
+            self.unstable_directions = native.unstable_directions
+            #: statics: the largest acceleration at rest [m/s², rad/s²]
+            self.residual = native.residual
+
+    # A result travels between processes (motus.sweep, Dask) as its columns: its frames stay
+    # where it ran (save() there).
+    def __reduce__(self):
+        return (_result_from_columns, (self._table, self.channels, self.units, self.failure,
+                                       self.warnings, self.analysis, self.redundant_equations,
+                                       {k: getattr(self, k) for k in
+                                        ("stability", "unstable_directions", "residual")
+                                        if hasattr(self, k)}))
 
     @property
     def time(self):
@@ -152,10 +182,19 @@ class Result:
                                 columns=self.channels[1:])
 
     def save(self, path):
-        """Writes the run file (scene and frames, as the GUI opens it)."""
+        """Writes the run file (scene and frames, as the GUI opens it): a forward dynamics run."""
+        if self._native is None:
+            raise ValueError("this result came from another process (a sweep's case): it holds "
+                             "its columns, not its frames; save the run where it ran, or "
+                             "simulate the case again")
+        if self.analysis != "simulate":
+            raise ValueError(f"a run file holds a forward dynamics run, not {self.analysis}: "
+                             "save the columns with result.to_pandas().to_csv(path)")
         self._native.save(str(path))
 
     def scene(self):
+        if self._native is None:
+            raise ValueError("this result came from another process: its scene is the case's")
         return Scene.from_dict(_json.loads(self._native.scene_json()))
 
     def __repr__(self):
@@ -180,29 +219,228 @@ def simulate(scene, duration=None, *, integrator=None, dt=None, output_dt=None, 
     return result
 
 
+def _result_from_columns(table, channels, units, failure, warnings, analysis, redundant,
+                         statics):
+    result = Result.__new__(Result)
+    result._native = None
+    result._table = table
+    result.channels = list(channels)
+    result.units = dict(units)
+    result._index = {name: k for k, name in enumerate(result.channels)}
+    result.interrupted = False
+    result.failure = failure
+    result.warnings = list(warnings)
+    result.analysis = analysis
+    result.redundant_equations = redundant
+    for key, value in statics.items():
+        setattr(result, key, value)
+    return result
+
+
+def _positive(name, value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    return value
+
+
+def kinematics(scene, duration=None, *, dt=None, output_dt=None):
+    """The kinematic analysis of a fully driven mechanism (`motus-cli kinematics`): positions,
+    velocities and accelerations from the joints and motions alone, for `duration` seconds
+    (else the scene's end time), a row every `output_dt` [s] (else the scene's output
+    interval), Newton's steps every `dt` [s]. The columns of its CSV (reactions are NaN: no
+    masses or forces are involved). Ctrl+C raises motus.Interrupted with what was computed."""
+    options = dict(duration=_positive("duration", duration), dt=_positive("dt", dt),
+                   output_dt=_positive("output_dt", output_dt))
+    return _finished(Result(_motus.kinematics(_scene(scene)._native, options)))
+
+
+def inverse(scene, duration=None, *, dt=None, output_dt=None):
+    """Inverse dynamics of a fully driven mechanism (`motus-cli inverse`): the kinematic
+    analysis with the joints' reactions, the motions' efforts [N, N·m] and power [W] that
+    produce it. `result.redundant_equations` > 0: the reactions of the joints they belong to
+    are one of many that balance it (motus.info names them)."""
+    options = dict(duration=_positive("duration", duration), dt=_positive("dt", dt),
+                   output_dt=_positive("output_dt", output_dt))
+    return _finished(Result(_motus.inverse(_scene(scene)._native, options)))
+
+
+def statics(scene):
+    """The static equilibrium nearest the scene's pose (`motus-cli statics`): a Result of one
+    row in simulate's columns (the pose, the reactions and efforts that hold it), with
+    `stability` ("stable", "unstable", "neutral"), `unstable_directions` and `residual` (the
+    largest acceleration left at rest). SceneError when there is none."""
+    return _finished(Result(_motus.statics(_scene(scene)._native)))
+
+
+def _finished(result):
+    if result.interrupted:
+        raise Interrupted(result)
+    return result
+
+
+class Modes:
+    """Small vibrations (`motus-cli modes`): `frequency` [Hz], `damping_ratio`, `unstable`,
+    `growth_rate` [1/s], one per mode (ascending frequency, unstable first); `shapes` an
+    array (modes × parts × 6): each part's centre of mass displacement x, y, z and rotation
+    rx, ry, rz (world axes), scaled so the part whose centre moves most moves 1; `parts`
+    their names. The linearised equations z'' + C z' + K z = f: `K`, `C`, `f`, and `N` (the
+    bodies' velocity coordinates, named in `velocity_coordinates`, per minimal coordinate)."""
+
+    def __init__(self, native):
+        import numpy
+        self.parts = list(native.parts)
+        self.frequency = numpy.array(native.frequency, dtype=float)
+        self.damping_ratio = numpy.array(native.damping_ratio, dtype=float)
+        self.growth_rate = numpy.array(native.growth_rate, dtype=float)
+        self.unstable = numpy.array(native.unstable, dtype=bool)
+        self.shapes = native.shapes().reshape(len(self.frequency), len(self.parts), 6)
+        self.N, self.K, self.C = native.N(), native.K(), native.C()
+        self.f = native.f()[:, 0] if native.f().ndim == 2 else native.f()
+        self.velocity_coordinates = list(native.velocity_coordinates)
+        self.residual = native.residual
+        self.time = native.time
+        self.warnings = list(native.warnings)
+
+    def __len__(self):
+        return len(self.frequency)
+
+    @property
+    def channels(self):
+        """The shape columns of `motus-cli modes`: 'crank.x', … 'crank.rz' per part."""
+        return [f"{p}.{c}" for p in self.parts for c in ("x", "y", "z", "rx", "ry", "rz")]
+
+    def to_pandas(self):
+        """A DataFrame as `motus-cli modes` writes its CSV, a row per mode (pandas installed)."""
+        import pandas
+        frame = pandas.DataFrame(self.shapes.reshape(len(self), -1), columns=self.channels)
+        frame.insert(0, "growthRate", self.growth_rate)
+        frame.insert(0, "unstable", self.unstable.astype(int))
+        frame.insert(0, "dampingRatio", self.damping_ratio)
+        frame.insert(0, "frequency", self.frequency)
+        frame.index = pandas.RangeIndex(1, len(self) + 1, name="mode")
+        return frame
+
+    def __repr__(self):
+        shown = ", ".join(f"{f:.4g}" for f in self.frequency[:4])
+        more = ", …" if len(self) > 4 else ""
+        return f"<motus.Modes {len(self)} modes: {shown}{more} Hz>"
+
+
+def modes(scene, *, equilibrium=False, at=None):
+    """Natural frequencies, damping ratios and mode shapes (`motus-cli modes`): about the
+    scene's pose; with `equilibrium=True` about the equilibrium nearest it; with `at` [s] about
+    the pose a run reaches then (frozen: its velocities are not part of it)."""
+    at = _positive("at", at)
+    if at is not None and (not _math.isfinite(at) or at < 0):
+        raise ValueError(f"at must be a time ≥ 0 s, not {at!r}")
+    native = _motus.modes(_scene(scene)._native, bool(equilibrium), -1.0 if at is None else at)
+    if native.interrupted:
+        raise KeyboardInterrupt("the modes were interrupted")
+    return Modes(native)
+
+
+class Assembly(tuple):
+    """`motus.assemble`'s answer: (scene, moved [m], turned [rad])."""
+    __slots__ = ()
+
+    def __new__(cls, scene, moved, turned):
+        return super().__new__(cls, (scene, moved, turned))
+
+    scene = property(lambda self: self[0], doc="the scene with its parts where the joints hold")
+    moved = property(lambda self: self[1], doc="the farthest a part moved [m]")
+    turned = property(lambda self: self[2], doc="the most a part turned [rad]")
+
+
+def assemble(scene):
+    """The scene with its parts where every joint and motion holds, nearest (in the mass metric)
+    to where they were placed (`motus-cli assemble`): an Assembly (scene, moved [m], turned
+    [rad]). A mechanism that cannot close raises SceneError saying which joint, by how much,
+    and the loop."""
+    native, moved, turned = _motus.assemble(_scene(scene)._native)
+    return Assembly(Scene(native), moved, turned)
+
+
+def info(scene):
+    """The mechanism's structure and mobility (`motus-cli info`'s JSON, as a dict): parts with
+    their mass properties, bodies, joints with their equations, motions, `dof` (Grübler's count
+    and the actual one), `redundantConstraints` each with its meaning and remedy, `summary`,
+    the `formulation` a run steps in and why, `errors`."""
+    return _json.loads(_motus.info(_scene(scene)._native))
+
+
 def load_run(path):
     """A run file (`Result.save`, `motus-cli simulate --run`, the GUI's File ▸ Save Run)."""
     return Result(_motus.load_run(str(path)))
 
 
+class SimulatorState(tuple):
+    """`Simulator.state`: (time [s], q, v): q the bodies' positions and Euler parameters, v
+    their velocities (7 and 6 per body, `Simulator.bodies` names them), read-only views of the
+    simulator's own state (no copy: they follow it as it steps; copy() to keep one)."""
+    __slots__ = ()
+    time = property(lambda self: self[0])
+    q = property(lambda self: self[1])
+    v = property(lambda self: self[2])
+
+
 class Simulator:
     """Forward dynamics stepped from Python: `step(n)` advances n steps of the scene's step
-    size (its output interval with dopri45) on the calling thread, the GIL released.
-    `time` [s], `q` and `v` (the bodies' positions and Euler parameters, their velocities:
-    copies), `outputs()` the channels of `motus-cli simulate` now, by name."""
+    size (its output interval with dopri45) on the calling thread, the GIL released; Ctrl+C
+    stops between two steps with KeyboardInterrupt.
+
+    `time` [s], `state` (time, q, v as read-only views), `q` and `v`; `outputs()` the channels
+    of `motus-cli simulate` now, by name. Inputs: the scene's held variables (a variable with
+    an `initial` value, read by forces' expressions), `set_input(name, value)` between steps,
+    `inputs` their values. `snapshot()` and `restore(snapshot)` go back to a state exactly;
+    `restore(result, time)` goes on from the frame of a `simulate` run of the same scene."""
 
     def __init__(self, scene):
         self._native = _motus.Stepper(_scene(scene)._native)
 
     def step(self, n=1):
-        self._native.step(int(n))
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"step(n) takes a whole number of steps, not {type(n).__name__}")
+        self._native.step(n)
 
     def reset(self):
+        """Back to the scene's start (t = 0, the inputs at their initial values)."""
         self._native.reset()
+
+    def set_input(self, name, value):
+        """Sets the held variable `name` to `value` (a finite number) from now on."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"set_input('{name}', …) takes a number, not {type(value).__name__}")
+        self._native.set_input(str(name), float(value))
+
+    @property
+    def inputs(self):
+        return self._native.inputs
+
+    def snapshot(self):
+        """The state now, to restore() later (exactly: the run from it is the same)."""
+        return self._native.snapshot()
+
+    def restore(self, what, time=None):
+        """Back to a snapshot(), or to the frame of `what` (a Result of simulate() of the same
+        scene and settings) at or just before `time` [s]."""
+        if isinstance(what, Result):
+            if what._native is None:
+                raise ValueError("this result came from another process: it has no frames")
+            if time is None:
+                raise TypeError("restore(result, time): the time of the frame [s]")
+            self._native.restore_frame(what._native, float(time))
+        else:
+            self._native.restore(what)
 
     @property
     def time(self):
         return self._native.time
+
+    @property
+    def state(self):
+        return SimulatorState((self._native.time, self._native.q, self._native.v))
 
     @property
     def q(self):
@@ -213,8 +451,16 @@ class Simulator:
         return self._native.v
 
     @property
+    def bodies(self):
+        """The bodies' names, in the order of q (7 each) and v (6 each)."""
+        return list(self._native.bodies)
+
+    @property
     def channels(self):
         return list(self._native.names)
 
     def outputs(self):
         return self._native.outputs()
+
+
+from .study import Study, sweep  # noqa: E402  (uses what is above)
