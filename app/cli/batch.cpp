@@ -1,5 +1,4 @@
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -173,33 +172,7 @@ std::vector<Summary> summarise(const std::string& csvPath,
     return out;
 }
 
-// The command line of one case run by a program of its own: the analysis' command with the
-// case's values as --set.
-std::vector<std::string> caseCommand(const BatchOptions& o, const std::vector<std::string>& paths,
-                                     const Case& c, const std::string& file) {
-    std::vector<std::string> args;
-    const std::string& a = o.analysis;
-    args.push_back(a == "statics" ? "statics" : a == "modes" ? "modes" : a);
-    args.push_back(o.scene);
-    if (a == "simulate" || a == "kinematics" || a == "inverse") {
-        args.push_back("--duration");
-        args.push_back(shortest(o.duration));
-        if (o.outputDt > 0.0) {
-            args.push_back("--output-dt");
-            args.push_back(shortest(o.outputDt));
-        }
-    }
-    if (a == "modes") args.push_back("--equilibrium");
-    args.push_back("--out");
-    args.push_back(file);
-    for (std::size_t k = 0; k < paths.size(); ++k) {
-        args.push_back("--set");
-        args.push_back(paths[k] + "=" + c.values[k]);
-    }
-    return args;
-}
-
-// The path of this program, to run cases in programs of their own.
+// The path of this program (for the scripts that run it elsewhere).
 std::string selfPath() {
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -551,11 +524,11 @@ int runBatch(const BatchOptions& o) {
     };
 
     // One case in this program.
-    auto runHere = [&](const Case& c) {
+    auto runHere = [&](const Case& c, bool announce) {
         gOverrides.clear();
         for (std::size_t k = 0; k < paths.size(); ++k)
             gOverrides.push_back({paths[k], c.values[k]});
-        std::cerr << "motus-cli: case " << c.name << "\n";
+        if (announce) std::cerr << "motus-cli: case " << c.name << "\n";
         int code = 0;
         const std::string file = fileOf(c);
         if (o.analysis == "simulate") {
@@ -596,8 +569,11 @@ int runBatch(const BatchOptions& o) {
     catchInterrupts();
     const ProgressLine progress;
     std::size_t done = 0, failed = 0;
+    // Each case's summary, read from its file as soon as it ends (while others still run).
+    std::vector<std::vector<Summary>> results(cases.size(), std::vector<Summary>(channels.size()));
     auto ended = [&](std::size_t k) {
         ran[k] = true;
+        if (codes[k] == 0 && !channels.empty()) results[k] = summarise(fileOf(cases[k]), channels);
         ++done;
         if (codes[k] != 0) ++failed;
         progress.show(done, end - begin, failed);
@@ -609,14 +585,13 @@ int runBatch(const BatchOptions& o) {
                 printError(cases[k].problem, o.cases);
                 codes[k] = kExitInvalidInput;
             } else {
-                codes[k] = runHere(cases[k]);
+                codes[k] = runHere(cases[k], /*announce=*/true);
                 catchInterrupts();
             }
             ended(k);
         }
     } else {
         // N programs at a time, each case's messages printed when it ends.
-        const std::string self = selfPath();
         struct Running {
             std::size_t index;
             std::string log;
@@ -627,24 +602,29 @@ int runBatch(const BatchOptions& o) {
             const Case& c = cases[k];
             const std::string log =
                 (std::filesystem::path(o.outDir) / ("." + c.name + ".messages")).string();
-            std::vector<std::string> args = caseCommand(o, paths, c, fileOf(c));
-            args.insert(args.begin(), self);
-            std::vector<char*> argv;
-            for (std::string& a : args) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            posix_spawn_file_actions_t actions;
-            posix_spawn_file_actions_init(&actions);
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-            posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                             0600);
-            pid_t pid = 0;
-            const int spawnFailed =
-                posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
-            posix_spawn_file_actions_destroy(&actions);
-            if (spawnFailed != 0) {
+            std::cout.flush();
+            std::cerr.flush();
+            // A copy of this program (fork, no exec: nothing loaded or read again) runs the
+            // case, its output to nowhere and its messages to the log; this one stays
+            // single-threaded, so the copy is whole.
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                const int null = ::open("/dev/null", O_WRONLY);
+                const int messages = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                if (null < 0 || messages < 0 || ::dup2(null, 1) < 0 || ::dup2(messages, 2) < 0)
+                    ::_exit(kExitInvalidInput);
+                int code = kExitInvalidInput;
+                try {
+                    code = runHere(c, /*announce=*/false);
+                } catch (...) {
+                }
+                std::cout.flush();
+                std::cerr.flush();
+                ::_exit(code);
+            }
+            if (pid < 0) {
                 progress.clear();
-                printError("cannot start the case: " + std::string(std::strerror(spawnFailed)),
-                           c.name);
+                printError("cannot start the case: " + std::string(std::strerror(errno)), c.name);
                 codes[k] = kExitInvalidInput;
                 ended(k);
                 return;
@@ -712,12 +692,10 @@ int runBatch(const BatchOptions& o) {
             summary << ',' << csvField(v < c.values.size() ? c.values[v] : std::string());
         summary << ',' << (code == 0 ? "ok" : "failed") << ',' << code << ','
                 << csvField(code == 0 ? fileOf(c) : std::string());
-        const std::vector<Summary> results =
-            code == 0 ? summarise(fileOf(c), channels) : std::vector<Summary>(channels.size());
+        const std::vector<Summary>& result = results[k];
         for (std::size_t r = 0; r < channels.size(); ++r) {
-            if (code == 0 && !results[r].found) missing.insert(channels[r]);
-            for (const double v :
-                 {results[r].min, results[r].max, results[r].peak, results[r].final})
+            if (code == 0 && !result[r].found) missing.insert(channels[r]);
+            for (const double v : {result[r].min, result[r].max, result[r].peak, result[r].final})
                 summary << ',' << (std::isnan(v) ? std::string() : shortest(v));
         }
         summary << '\n';

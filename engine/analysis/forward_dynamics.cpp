@@ -224,10 +224,21 @@ Status ForwardDynamics::setHeld(int slot, double value) {
         state_.switches = initialState(*base_).switches;
     if (state_.switches[static_cast<std::size_t>(slot)] == value) return {};
     state_.switches[static_cast<std::size_t>(slot)] = value;
-    model_ = switchedModel(base_, state_.switches);
-    integrator_->reset();
+    const SwitchModel& what = base_->switches[static_cast<std::size_t>(slot)];
+    if (model_ != base_ && model_.use_count() == 1) {
+        // A switched copy only this run holds: the variable set in it, not a new copy (a
+        // control loop sets its inputs every step). It was made non-const (switchedModel).
+        VariableModel& v =
+            const_cast<Model&>(*model_).variables[static_cast<std::size_t>(what.index)];
+        v.expression = Expression::constant(value);
+        v.expression.setText(v.name);
+    } else {
+        model_ = switchedModel(base_, state_.switches);
+    }
+    // The masses and the joints are as they were: the factored matrices and the joint tree
+    // hold; what the integrator computed from the old forces does not.
+    integrator_->forcesChanged();
     ws_.step.valid = false;
-    ws_.factored = false;
     return {};
 }
 

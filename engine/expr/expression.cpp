@@ -176,7 +176,9 @@ struct Expression::Impl {
     mutable std::vector<double> inputs;  // parseWithInputs: sized once (muparser keeps pointers)
     std::vector<bool> usedInputs;
     bool usedTime = false;
-    mu::Parser parser;
+    // A parsed expression's (a constant has none: muparser's set-up of its functions costs more
+    // than most evaluations, and constants are made as runs go: held variables, switches).
+    std::unique_ptr<mu::Parser> parser;
     std::unique_ptr<expr::Tree> tree;  // its variables: time (or the first), then the inputs
     std::vector<std::shared_ptr<const TableCurve>> tables;  // the tables it may call
 
@@ -219,7 +221,7 @@ struct Expression::Impl {
         second = u;
         for (std::size_t k = 0; k < inputs.size(); ++k) inputs[k] = in ? in[k] : 0.0;
         madeNotANumber = false;
-        const double value = parser.Eval();
+        const double value = parser->Eval();
         return madeNotANumber ? std::nan("") : value;
     }
 };
@@ -272,7 +274,8 @@ std::optional<Expression> Expression::parseWith(const std::string& text, std::st
         return std::nullopt;
     }
     try {
-        mu::Parser& p = impl.parser;
+        impl.parser = std::make_unique<mu::Parser>();
+        mu::Parser& p = *impl.parser;
         double* slots[] = {&impl.time, &impl.second};
         int slot = 0;
         for (const char* name : variables)

@@ -42,6 +42,7 @@ public:
           atol_(atol),
           joints_(joints) {}
 
+    void forcesChanged() override { step_.valid = false; }
     void reset() override {
         step_.valid = false;
         tree_.reset();

@@ -46,6 +46,10 @@ public:
     // The state was set from elsewhere (initial, restored, resumed): forget step history kept
     // outside the state (an adaptive integrator's step workspace).
     virtual void reset() {}
+    // The forces changed between two steps (an input set from outside the run): the masses,
+    // the joints and the state are as they were; forget what was computed from the old forces
+    // (an adaptive method's first-same-as-last derivative). By default, all of it.
+    virtual void forcesChanged() { reset(); }
     // A method that steps in a workspace of its own (dopri45) has a constraint solver of its
     // own, whose rank handling's memory goes with the state (State::solverMemory) after the
     // workspace's: the solver (null while it has none), and a memory to take back when it

@@ -135,6 +135,7 @@ class RungeKutta4 final : public detail::FixedStepIntegrator {
 public:
     RungeKutta4(double stepSize, bool joints) : FixedStepIntegrator(stepSize), joints_(joints) {}
     void reset() override { tree_.reset(); }
+    void forcesChanged() override {}  // each step evaluates its own stages
 
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {

@@ -195,6 +195,7 @@ class JointSpaceSymplecticEuler final : public detail::FixedStepIntegrator {
 public:
     using FixedStepIntegrator::FixedStepIntegrator;
     void reset() override { tree_.reset(); }
+    void forcesChanged() override {}  // nothing kept from a step's forces
 
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {

@@ -293,3 +293,59 @@ def test_a_second_thread_stepping_the_same_simulator_is_refused():
     worker.join()
     assert refused, errors
     sim.step(1)  # free again
+
+
+def test_render_films_a_run_on_a_display():
+    # On a virtual display of its own (tools/with-display.sh), as a user on a server would.
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "pendulum.webm")
+        code = ("import motus, sys; run = motus.simulate(sys.argv[1], 0.5); "
+                "motus.render(run, sys.argv[2], size=(320, 240), fps=10)")
+        env = dict(os.environ)
+        env.pop("DISPLAY", None)
+        done = subprocess.run([os.path.join(SOURCE, "tools", "with-display.sh"), sys_executable(),
+                               "-c", code, scene_path("pendulum.json"), out],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        with open(out, "rb") as f:
+            assert f.read(4) == b"\x1a\x45\xdf\xa3"  # Matroska/WebM
+        # Without a display: a clear error, no file.
+        with pytest.raises(RuntimeError, match="display"):
+            saved = os.environ.pop("DISPLAY", None)
+            try:
+                motus.render(motus.simulate(scene_path("pendulum.json"), 0.1),
+                             os.path.join(folder, "none.webm"))
+            finally:
+                if saved is not None:
+                    os.environ["DISPLAY"] = saved
+        assert not os.path.exists(os.path.join(folder, "none.webm"))
+        with pytest.raises(ValueError, match="even"):
+            motus.render("x.motusrun", os.path.join(folder, "odd.webm"), size=(321, 240))
+
+
+def sys_executable():
+    import sys
+    return sys.executable
+
+
+def test_a_scene_edited_during_a_run_leaves_the_run_as_it_was():
+    # Scenes are values: edits made while a run of one goes on (another thread) give new
+    # scenes; the run is the unedited scene's, bit for bit.
+    scene = motus.load(scene_path("four_bar.json"))
+    expected = motus.simulate(scene, 1.0)
+    results = []
+    runner = threading.Thread(target=lambda: results.append(motus.simulate(scene, 1.0)))
+    runner.start()
+    edited = scene
+    while runner.is_alive():
+        edited = edited.set("/parts/crank/mass", 3.0).set("/settings/stepSize", 0.002)
+    runner.join()
+    assert np.array_equal(results[0].array(), expected.array(), equal_nan=True)
+    assert scene.to_dict() == motus.load(scene_path("four_bar.json")).to_dict()
+    sim = motus.Simulator(scene)
+    sim.step(10)
+    edited = scene.set("/parts/crank/mass", 5.0)
+    sim.step(10)
+    ref = motus.Simulator(scene)
+    ref.step(20)
+    assert np.array_equal(sim.q, ref.q)

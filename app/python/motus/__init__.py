@@ -21,7 +21,7 @@ from . import _motus
 __version__ = _motus.__version__
 __all__ = ["Scene", "SceneError", "Result", "Modes", "Assembly", "Interrupted", "Simulator",
            "Study", "load", "simulate", "kinematics", "inverse", "statics", "modes", "assemble",
-           "info", "load_run", "sweep", "__version__"]
+           "info", "load_run", "render", "sweep", "__version__"]
 
 SceneError = _motus.SceneError
 SceneError.__doc__ = (
@@ -373,6 +373,79 @@ def info(scene):
 def load_run(path):
     """A run file (`Result.save`, `motus-cli simulate --run`, the GUI's File ▸ Save Run)."""
     return Result(_motus.load_run(str(path)))
+
+
+def _program(name):
+    """A Motus program (motus-cli) beside this package: the build tree's bin/ (the package in
+    build/<preset>/python/motus), the install prefix's bin/, else on PATH; MOTUS_CLI names one."""
+    import os
+    import shutil
+    if name == "motus-cli" and os.environ.get("MOTUS_CLI"):
+        return os.environ["MOTUS_CLI"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    for up in (("..", "..", "bin"), ("..", "..", "..", "..", "bin")):
+        candidate = os.path.normpath(os.path.join(here, *up, name))
+        if os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which(name)
+    if not found:
+        raise RuntimeError(f"{name} is not beside the motus package nor on PATH (it is built "
+                           "and installed with it; MOTUS_CLI names another)")
+    return found
+
+
+def render(run, out, *, duration=None, size=(1280, 720), fps=30, start=None, end=None,
+           view="isometric"):
+    """Films `run` as a video, off screen as the GUI's 3D view draws it (`motus-cli render`):
+    `out` a .mp4 (H.264) or .webm (VP9) file, written whole or not at all. `run` a Result of
+    simulate, a run file's path, or a scene (Scene, dict, a .json path) run for `duration`
+    [s] first. `size` (width, height) in pixels, both even; `fps` frames per second; `start`,
+    `end` the times of the run [s] it spans; `view` isometric, front, back, left, right, top or
+    bottom. Needs an X display (DISPLAY; on a server xvfb-run): RuntimeError says why it
+    cannot. Ctrl+C stops it (KeyboardInterrupt), leaving no partial file."""
+    import os
+    import signal
+    import subprocess
+    import tempfile
+    if isinstance(size, str):
+        size = tuple(int(x) for x in size.lower().split("x"))
+    width, height = (int(x) for x in size)
+    if width <= 0 or height <= 0 or width % 2 or height % 2:
+        raise ValueError(f"size is (width, height) in pixels, both even and positive, not {size!r}")
+    if not os.environ.get("DISPLAY"):
+        raise RuntimeError("render needs an X display and DISPLAY is not set: run Python under "
+                           "xvfb-run (a virtual display) on a machine without a screen")
+    with tempfile.TemporaryDirectory() as folder:
+        args = []
+        if isinstance(run, Result):
+            source = os.path.join(folder, "run.motusrun")
+            run.save(source)
+        elif isinstance(run, (Scene, dict)):
+            source = os.path.join(folder, "scene.json")
+            _scene(run).save(source)
+            if duration is None:
+                raise TypeError("render(scene, …) runs it first: give duration= [s]")
+        else:
+            source = str(run)
+        if duration is not None:
+            args += ["--duration", repr(float(duration))]
+        args += ["--size", f"{width}x{height}", "--fps", str(int(fps)), "--view", str(view)]
+        if start is not None:
+            args += ["--from", repr(float(start))]
+        if end is not None:
+            args += ["--to", repr(float(end))]
+        process = subprocess.Popen([_program("motus-cli"), "render", source, "--out", str(out),
+                                    *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True)
+        try:
+            _, errors = process.communicate()
+        except KeyboardInterrupt:
+            process.send_signal(signal.SIGINT)
+            process.wait()
+            raise
+    if process.returncode != 0:
+        lines = [line for line in errors.splitlines() if "error" in line] or errors.splitlines()
+        raise RuntimeError("render: " + (lines[-1] if lines else f"exit {process.returncode}"))
 
 
 class SimulatorState(tuple):
