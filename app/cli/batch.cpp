@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,6 +172,9 @@ std::vector<Summary> summarise(const std::string& csvPath,
     }
     return out;
 }
+
+// A case's end of the pipe on which it tells the batch that its results are computed.
+int gToldFd = -1;
 
 // The path of this program (for the scripts that run it elsewhere).
 std::string selfPath() {
@@ -591,13 +595,28 @@ int runBatch(const BatchOptions& o) {
             ended(k);
         }
     } else {
-        // N programs at a time, each case's messages printed when it ends.
+        // N cases computing at a time, each in a program of its own, its messages printed when
+        // it ends. A case whose results are computed says so (its pid, on a pipe) before it
+        // makes its file durable (fsync, rename: the disk's time, not a core's), and the next
+        // case starts meanwhile; one that ends says so too (its pid negated).
         struct Running {
             std::size_t index;
             std::string log;
+            bool computing = true;
         };
         std::map<pid_t, Running> running;
         std::size_t next = begin;
+        int told[2] = {-1, -1};
+        if (::pipe(told) != 0) {
+            printError("cannot make a pipe: " + std::string(std::strerror(errno)), o.outDir);
+            return kExitInvalidInput;
+        }
+        ::fcntl(told[0], F_SETFL, ::fcntl(told[0], F_GETFL) | O_NONBLOCK);
+        auto computing = [&] {
+            std::size_t n = 0;
+            for (const auto& [pid, r] : running) n += r.computing ? 1 : 0;
+            return n;
+        };
         auto launch = [&](std::size_t k) {
             const Case& c = cases[k];
             const std::string log =
@@ -609,6 +628,13 @@ int runBatch(const BatchOptions& o) {
             // single-threaded, so the copy is whole.
             const pid_t pid = ::fork();
             if (pid == 0) {
+                ::close(told[0]);
+                gToldFd = told[1];
+                gResultsComputed = [] {
+                    const pid_t self = ::getpid();
+                    [[maybe_unused]] const auto n = ::write(gToldFd, &self, sizeof self);
+                    gResultsComputed = nullptr;
+                };
                 const int null = ::open("/dev/null", O_WRONLY);
                 const int messages = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
                 if (null < 0 || messages < 0 || ::dup2(null, 1) < 0 || ::dup2(messages, 2) < 0)
@@ -620,6 +646,8 @@ int runBatch(const BatchOptions& o) {
                 }
                 std::cout.flush();
                 std::cerr.flush();
+                const pid_t ending = -::getpid();
+                [[maybe_unused]] const auto n = ::write(told[1], &ending, sizeof ending);
                 ::_exit(code);
             }
             if (pid < 0) {
@@ -629,29 +657,12 @@ int runBatch(const BatchOptions& o) {
                 ended(k);
                 return;
             }
-            running[pid] = {k, log};
+            running[pid] = {k, log, true};
         };
-        while ((next < end && !interrupted) || !running.empty()) {
-            while (running.size() < jobs && next < end && !interrupted) {
-                const std::size_t k = next++;
-                if (!cases[k].problem.empty()) {
-                    progress.clear();
-                    printError(cases[k].problem, o.cases);
-                    codes[k] = kExitInvalidInput;
-                    ended(k);
-                    continue;
-                }
-                launch(k);
-            }
-            if (running.empty()) continue;
-            int status = 0;
-            const pid_t pid = ::waitpid(-1, &status, 0);
-            if (pid < 0) {
-                if (errno == EINTR) continue;
-                break;
-            }
+        // A case that has ended: its outcome, its messages.
+        auto reap = [&](pid_t pid, int status) {
             const auto it = running.find(pid);
-            if (it == running.end()) continue;
+            if (it == running.end()) return;
             const std::size_t k = it->second.index;
             codes[k] =
                 WIFEXITED(status) ? WEXITSTATUS(status)
@@ -666,7 +677,38 @@ int runBatch(const BatchOptions& o) {
             std::filesystem::remove(it->second.log, ec);
             running.erase(it);
             ended(k);
+        };
+        while ((next < end && !interrupted) || !running.empty()) {
+            while (computing() < jobs && next < end && !interrupted) {
+                const std::size_t k = next++;
+                if (!cases[k].problem.empty()) {
+                    progress.clear();
+                    printError(cases[k].problem, o.cases);
+                    codes[k] = kExitInvalidInput;
+                    ended(k);
+                    continue;
+                }
+                launch(k);
+            }
+            if (running.empty()) continue;
+            // What the cases say (or, for one that died without a word, a look every 0.1 s).
+            pollfd wait{told[0], POLLIN, 0};
+            if (::poll(&wait, 1, 100) < 0 && errno != EINTR) break;
+            pid_t said = 0;
+            while (::read(told[0], &said, sizeof said) == static_cast<ssize_t>(sizeof said)) {
+                if (said > 0) {
+                    if (const auto it = running.find(said); it != running.end())
+                        it->second.computing = false;
+                } else if (running.count(-said)) {
+                    int status = 0;
+                    if (::waitpid(-said, &status, 0) == -said) reap(-said, status);
+                }
+            }
+            int status = 0;
+            for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) reap(pid, status);
         }
+        ::close(told[0]);
+        ::close(told[1]);
     }
     releaseInterrupts();
 

@@ -67,6 +67,7 @@ bool formulationRefusedAtStart(const engine::Status& status, const std::string& 
 }
 
 bool gStdoutReported = false;
+void (*gResultsComputed)() = nullptr;
 
 // Why a write to stdout failed, from the errno it left (`error`); without one the system gave
 // no cause, and none is guessed.
@@ -165,6 +166,7 @@ int writeText(const std::string& text, const std::string& out) {
         }
         return 0;
     }
+    if (gResultsComputed) gResultsComputed();
     std::string error;
     if (!engine::io::writeFileSafely(out, text, error)) {
         printError(error, out);
@@ -228,6 +230,7 @@ void ResultsOutput::flush() {
 
 int ResultsOutput::commit() {
     if (!path_.empty()) {
+        if (gResultsComputed) gResultsComputed();
         std::string error;
         if (failed_ || !file_->commit(error)) {
             printError(failed_ ? file_->failure() : error, path_);

@@ -80,6 +80,10 @@ void printStdoutError();
 // Set once an error about stdout was printed (main() then does not print it again).
 extern bool gStdoutReported;
 
+// Called once a command's results are computed, before they are made durable in their file
+// (fsync, rename): a batch starts its next case meanwhile (batch.cpp). Null: nobody to tell.
+extern void (*gResultsComputed)();
+
 // Refuses, before any work, an output that is the same file as an input (a CSV written over
 // the scene it came from), or two outputs that are one file. `outputs`: option and path.
 bool outputsAreSafe(const std::vector<std::pair<std::string, std::string>>& outputs,
