@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -1216,6 +1217,36 @@ std::string scannedProblem(const std::string& path) {
     return IncludeScan().problem(path);
 }
 
+// libsdformat's description of the format (root.sdf and the ~60 element files it includes),
+// parsed once and cloned for each file read. sdf::Root::Load(path) parses it anew for every
+// file: 45 ms of the 50-95 ms a small robot takes to read (libsdformat does the same for the
+// files a model includes). Called with the parser's lock held.
+sdf::SDFPtr freshSdfDocument() {
+    static const sdf::SDFPtr description = [] {
+        auto sdf = std::make_shared<sdf::SDF>();
+        if (!sdf::init(sdf))
+            throw std::runtime_error("libsdformat's description of the format cannot be read");
+        return sdf;
+    }();
+    auto document = std::make_shared<sdf::SDF>();
+    document->Root(description->Root()->Clone());
+    return document;
+}
+
+// sdf::Root::Load(path) with the description cloned instead of parsed again.
+sdf::Errors loadSdfRoot(sdf::Root& root, const std::string& path) {
+    const sdf::ParserConfig& config = sdf::ParserConfig::GlobalConfig();
+    sdf::Errors errors;
+    const sdf::SDFPtr document = freshSdfDocument();
+    if (!sdf::readFile(path, config, document, errors)) {
+        errors.push_back({sdf::ErrorCode::FILE_READ, "Unable to read file:" + path});
+        return errors;
+    }
+    sdf::Errors loadErrors = root.Load(document, config);
+    errors.insert(errors.end(), loadErrors.begin(), loadErrors.end());
+    return errors;
+}
+
 }  // namespace
 
 std::string sdfReadProblem(const std::string& path, const RobotImportOptions& options) {
@@ -1255,7 +1286,7 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
         sdf::Errors errors;
         {
             const ConsoleCapture console;
-            errors = root.Load(path);
+            errors = loadSdfRoot(root, path);
             console.report(report);
         }
         reportSdfErrors(errors, path, report);

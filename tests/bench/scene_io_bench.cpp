@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "engine/import/robot_import.h"
 #include "engine/io/scene_json.h"
 
 namespace {
@@ -60,5 +61,27 @@ void BM_ParseChain(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
 }
 BENCHMARK(BM_ParseChain)->RangeMultiplier(4)->Range(16, 1024)->Complexity();
+
+// Importing a robot description into a scene (read, checked, turned into parts and joints), the
+// same file again and again in one process, as the GUI's import and a study of imports do.
+void importRobot(benchmark::State& state, const char* path) {
+    for (auto _ : state) {
+        auto result = engine::io::importRobotFile(path);
+        benchmark::DoNotOptimize(result);
+        if (!result.scene) state.SkipWithError("the robot did not import");
+    }
+}
+void BM_ImportSdfPendulum(benchmark::State& state) {
+    importRobot(state, MOTUS_SOURCE_DIR "/tests/fuzz/seeds-sdf/pendulum.sdf");
+}
+BENCHMARK(BM_ImportSdfPendulum)->Unit(benchmark::kMillisecond);
+void BM_ImportSdfKukaIiwa(benchmark::State& state) {
+    importRobot(state, MOTUS_SOURCE_DIR "/tests/data/robots/sdf/kuka_iiwa/model.sdf");
+}
+BENCHMARK(BM_ImportSdfKukaIiwa)->Unit(benchmark::kMillisecond);
+void BM_ImportMjcfWalker2d(benchmark::State& state) {
+    importRobot(state, MOTUS_SOURCE_DIR "/tests/data/robots/mjcf/walker2d.xml");
+}
+BENCHMARK(BM_ImportMjcfWalker2d)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/io/scene_json.h"
 #include "engine/math/constants.h"
 #include "engine/model/model.h"
 #include "tests/support/robot_runs.h"
@@ -760,6 +761,31 @@ TEST(SdfImport, LibsdformatsOwnMessagesBecomeDiagnosticsNotTerminalOutput) {
     EXPECT_TRUE(mentions(r, Severity::Error, "libsdformat: The value for //pose")) << listed(r);
     EXPECT_TRUE(mentions(r, Severity::Error, "must have 6 values, but 3 were found")) << listed(r);
     EXPECT_EQ(printed, "");
+}
+
+// libsdformat's description of the format is parsed once per process and copied for each
+// file: what one file reads, adds or gets wrong never shows in the next one.
+TEST(SdfImport, EachFileIsReadFromItsOwnCopyOfTheFormatsDescription) {
+    const test::TempTextFile pendulum(kPendulum, ".sdf");
+    const RobotImportResult first = importSdfFile(pendulum.path());
+    ASSERT_TRUE(first.scene) << listed(first);
+    const std::string expected = sceneToJson(*first.scene);
+    // A file that fails half way, one of an older version (converted as it is read), a world
+    // with custom elements and attributes, then the pendulum again.
+    EXPECT_FALSE(importText(R"(<sdf version="1.8"><model name="m"><link name="a">)").scene);
+    const RobotImportResult older = importText(R"(<sdf version="1.6"><model name="old">
+  <link name="a"><inertial><mass>2</mass></inertial></link></model></sdf>)");
+    EXPECT_TRUE(older.scene) << listed(older);
+    const RobotImportResult custom =
+        importText(R"(<sdf version="1.8" xmlns:acme="http://example.com"><world name="w">
+  <acme:extra acme:note="x"/><gravity>0 0 -3</gravity>
+  <model name="m"><link name="a"><inertial><mass>1</mass></inertial></link></model></world></sdf>)");
+    ASSERT_TRUE(custom.scene) << listed(custom);
+    EXPECT_EQ(custom.scene->gravity, Vec3(0, 0, -3));
+    const RobotImportResult again = importSdfFile(pendulum.path());
+    ASSERT_TRUE(again.scene) << listed(again);
+    EXPECT_EQ(sceneToJson(*again.scene), expected);
+    EXPECT_EQ(listed(again), listed(first));
 }
 
 TEST(SdfImport, MalformedFilesAreErrorsNotCrashes) {
