@@ -1228,8 +1228,25 @@ sdf::SDFPtr freshSdfDocument() {
             throw std::runtime_error("libsdformat's description of the format cannot be read");
         return sdf;
     }();
+    // The document's root element: the description's <sdf> with its attributes, and the
+    // descriptions of what it may hold shared, not copied (reading copies each description it
+    // makes an element of; none is changed).
+    const sdf::ElementPtr& from = description->Root();
+    auto top = std::make_shared<sdf::Element>();
+    top->SetName(from->GetName());
+    top->SetRequired(from->GetRequired());
+    top->SetDescription(from->GetDescription());
+    top->SetCopyChildren(from->GetCopyChildren());
+    for (std::size_t a = 0; a < from->GetAttributeCount(); ++a) {
+        const sdf::ParamPtr attribute = from->GetAttribute(static_cast<unsigned>(a));
+        top->AddAttribute(attribute->GetKey(), attribute->GetTypeName(),
+                          attribute->GetDefaultAsString(), attribute->GetRequired(),
+                          attribute->GetDescription());
+    }
+    for (std::size_t e = 0; e < from->GetElementDescriptionCount(); ++e)
+        top->AddElementDescription(from->GetElementDescription(static_cast<unsigned>(e)));
     auto document = std::make_shared<sdf::SDF>();
-    document->Root(description->Root()->Clone());
+    document->Root(top);
     return document;
 }
 
