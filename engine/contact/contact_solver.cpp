@@ -4,6 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
 
 namespace engine::contact {
 namespace {
@@ -78,8 +83,23 @@ Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facet
     return best;
 }
 
+namespace {
+
+// Whether contact c's friction impulse lies strictly inside its limit (the contact sticks), by a
+// relative margin.
+bool stickingFriction(const ContactProblem& p, const ContactRows& c, double limit) {
+    if (!(limit > 0.0)) return false;
+    const double inner = (1.0 - 1e-6) * limit;
+    if (p.friction == FrictionModel::Box || c.boxFriction)
+        return std::abs(c.impulse[1]) < inner && std::abs(c.impulse[2]) < inner;
+    const Eigen::Vector2d beta(c.impulse[1], c.impulse[2]);
+    return projectOntoPolygon(beta, inner, p.coneFacets) == beta;
+}
+
+}  // namespace
+
 ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterations,
-                            double tolerance) {
+                            double tolerance, bool coarse) {
     const std::size_t n = p.contacts.size();
     ContactSolveReport report;
     if (n == 0) return report;
@@ -162,6 +182,249 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         v.noalias() += p.U * x;
     };
 
+    // Every impulse into its limits (z ≥ 0, friction within μz + bound), velocities following.
+    auto clampAll = [&] {
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            ContactRows& c = p.contacts[ci];
+            const double z = std::max(0.0, c.impulse[0]);
+            push(ci, 0, z - c.impulse[0]);
+            c.impulse[0] = z;
+            const Eigen::Vector2d beta =
+                limitFriction(p, c, {c.impulse[1], c.impulse[2]}, c.friction * z + c.bound);
+            for (int r = 1; r < 3; ++r) {
+                push(ci, r, beta(r - 1) - c.impulse[r]);
+                c.impulse[r] = beta(r - 1);
+            }
+        }
+    };
+
+    // The coarse correction (two-level Gauss–Seidel, aggregation over the contact graph): the
+    // active rows between the same two parts — pushing normal rows, and the tangent rows of
+    // those that stick — form one interface f, whose impulses change by z_i += J_i c_f (J_i:
+    // the row's entries on the interface's reference part), c_f a wrench, with c solving the
+    // Galerkin system (Pᵀ W P) c = −Pᵀ r. The range of P is that of the interface's rows: its
+    // wrenches are those its points can carry, each spread over them with the least impulse;
+    // what P cannot express (a face's rows beyond six) is left to the sweeps, so dependent rows
+    // need no choice and inconsistent targets no special care. Gauss–Seidel carries a load
+    // down a stack of k parts in about k² sweeps and rocks it as slowly; this solve carries
+    // both at once (block-tridiagonal for a stack, the contact graph's pattern for a pile), and
+    // the sweeps then settle how each interface shares its wrench among its points.
+    using Mat6 = Eigen::Matrix<double, 6, 6>;
+    struct Interface {
+        int bodyA, bodyB, side;  // side: the reference part's (B's, or A's against the ground)
+        Mat6 G[2], H[2];         // Σ J_i,ref J_i,sideᵀ and Σ J_i,ref (M⁻¹J_i,side)ᵀ
+        Vec6 residual;           // Σ J_i,ref r_i
+    };
+    std::vector<Interface> interfaces;
+    std::vector<int> interfaceOf;  // per contact: its interface, or −1
+    std::vector<char> sticking;
+    std::vector<std::vector<int>> onBody;
+    std::vector<Eigen::Triplet<double>> entries;
+    std::vector<double> blockScale;
+    auto coarseStep = [&]() -> bool {
+        interfaces.clear();
+        interfaceOf.assign(n, -1);
+        sticking.assign(n, 0);
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            const ContactRows& c = p.contacts[ci];
+            if (!(c.impulse[0] > 0.0) || !(local[ci].Wn > 0.0)) continue;
+            int k = -1;
+            // (contacts of a pair are few and often neighbours: a short search back)
+            for (int j = static_cast<int>(interfaces.size()); j-- > 0;)
+                if (interfaces[static_cast<std::size_t>(j)].bodyA == c.bodyA &&
+                    interfaces[static_cast<std::size_t>(j)].bodyB == c.bodyB) {
+                    k = j;
+                    break;
+                }
+            if (k < 0) {
+                k = static_cast<int>(interfaces.size());
+                Interface f;
+                f.bodyA = c.bodyA;
+                f.bodyB = c.bodyB;
+                f.side = c.bodyB >= 0 ? 1 : 0;
+                for (int side = 0; side < 2; ++side) f.G[side] = f.H[side] = Mat6::Zero();
+                f.residual = Vec6::Zero();
+                interfaces.push_back(f);
+            }
+            Interface& f = interfaces[static_cast<std::size_t>(k)];
+            const bool sticks = stickingFriction(p, c, c.friction * c.impulse[0] + c.bound);
+            sticking[ci] = sticks ? 1 : 0;
+            for (int r = 0; r < (sticks ? 3 : 1); ++r) {
+                const Vec6& P = c.J[r][f.side];
+                for (int side = 0; side < 2; ++side) {
+                    f.G[side].noalias() += P * c.J[r][side].transpose();
+                    f.H[side].noalias() += P * c.MinvJ[r][side].transpose();
+                }
+                const double res = r == 0
+                                       ? velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target
+                                       : velocity(c, ci, r);
+                f.residual += P * res;
+            }
+            interfaceOf[ci] = k;
+        }
+        const Eigen::Index m = static_cast<Eigen::Index>(interfaces.size());
+        if (m == 0) return false;
+        Eigen::VectorXd rhs(6 * m), x;
+        for (Eigen::Index k = 0; k < m; ++k)
+            rhs.segment<6>(6 * k) = -interfaces[static_cast<std::size_t>(k)].residual;
+        // The directions an interface cannot carry (fewer than six independent rows: an edge,
+        // a point) have zero rows and right-hand side; a relative 1e-7 on each interface's
+        // diagonal makes them c = 0 and tempers those it barely carries.
+        constexpr double kRegularisation = 1e-7;
+        blockScale.assign(static_cast<std::size_t>(m), 0.0);
+        if (rowSpace) {
+            // W is dense here (jointed parts): Pᵀ W P from its rows and columns.
+            Eigen::MatrixXd WP = Eigen::MatrixXd::Zero(rows, 6 * m);
+            for (std::size_t ci = 0; ci < n; ++ci) {
+                const int k = interfaceOf[ci];
+                if (k < 0) continue;
+                const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
+                    WP.middleCols<6>(6 * k).noalias() +=
+                        W.col(static_cast<Eigen::Index>(3 * ci) + r) *
+                        p.contacts[ci].J[r][f.side].transpose();
+            }
+            Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * m, 6 * m);
+            for (std::size_t ci = 0; ci < n; ++ci) {
+                const int k = interfaceOf[ci];
+                if (k < 0) continue;
+                const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
+                    A.middleRows<6>(6 * k).noalias() +=
+                        p.contacts[ci].J[r][f.side] * WP.row(static_cast<Eigen::Index>(3 * ci) + r);
+            }
+            for (Eigen::Index k = 0; k < m; ++k)
+                blockScale[static_cast<std::size_t>(k)] =
+                    A.block<6, 6>(6 * k, 6 * k).diagonal().maxCoeff();
+            const double largest = *std::max_element(blockScale.begin(), blockScale.end());
+            for (Eigen::Index k = 0; k < m; ++k)
+                A.block<6, 6>(6 * k, 6 * k).diagonal().array() +=
+                    kRegularisation *
+                    std::max(blockScale[static_cast<std::size_t>(k)], 1e-9 * largest);
+            const Eigen::LLT<Eigen::MatrixXd> llt(A);
+            if (llt.info() != Eigen::Success) return false;
+            x = llt.solve(rhs);
+        } else {
+            // Free parts: Pᵀ W P = Σ over each part of its interfaces' G M⁻¹ Gᵀ, sparse with the
+            // contact graph's pattern.
+            const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
+            onBody.resize(bodies);
+            for (auto& list : onBody) list.clear();
+            for (Eigen::Index k = 0; k < m; ++k) {
+                const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                if (f.bodyA >= 0)
+                    onBody[static_cast<std::size_t>(f.bodyA)].push_back(static_cast<int>(k));
+                if (f.bodyB >= 0)
+                    onBody[static_cast<std::size_t>(f.bodyB)].push_back(static_cast<int>(k));
+            }
+            entries.clear();
+            for (std::size_t b = 0; b < bodies; ++b)
+                for (const int k : onBody[b]) {
+                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                    const int sk = f.bodyA == static_cast<int>(b) ? 0 : 1;
+                    for (const int l : onBody[b]) {
+                        if (l > k) continue;  // the lower triangle's blocks
+                        const Interface& g = interfaces[static_cast<std::size_t>(l)];
+                        const int sl = g.bodyA == static_cast<int>(b) ? 0 : 1;
+                        const Mat6 block = f.G[sk] * g.H[sl].transpose();
+                        for (int i = 0; i < 6; ++i)
+                            for (int j = 0; j < 6; ++j) {
+                                if (l == k && j > i) continue;
+                                entries.emplace_back(6 * k + i, 6 * l + j, block(i, j));
+                            }
+                        if (l == k)
+                            blockScale[static_cast<std::size_t>(k)] += block.diagonal().maxCoeff();
+                    }
+                }
+            const double largest = *std::max_element(blockScale.begin(), blockScale.end());
+            for (Eigen::Index k = 0; k < m; ++k) {
+                const double scale =
+                    std::max(blockScale[static_cast<std::size_t>(k)], 1e-9 * largest);
+                for (int i = 0; i < 6; ++i)
+                    entries.emplace_back(6 * k + i, 6 * k + i, kRegularisation * scale);
+            }
+            Eigen::SparseMatrix<double> A(6 * m, 6 * m);
+            A.setFromTriplets(entries.begin(), entries.end());
+            const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower> ldlt(A);
+            if (ldlt.info() != Eigen::Success) return false;
+            x = ldlt.solve(rhs);
+        }
+        if (!x.allFinite()) return false;
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            const int k = interfaceOf[ci];
+            if (k < 0) continue;
+            ContactRows& c = p.contacts[ci];
+            const Interface& f = interfaces[static_cast<std::size_t>(k)];
+            const auto wrench = x.segment<6>(6 * k);
+            for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r) {
+                const double dz = c.J[r][f.side].dot(wrench);
+                c.impulse[r] += dz;
+                push(ci, r, dz);
+            }
+        }
+        clampAll();
+        return true;
+    };
+    // The energy of the impulses, whose minimum over their limits is the solution:
+    // ½ zᵀ W z + Σ z (w_free − target) + ½ σ z², i.e. Σ z (½ (w − w_free) + w_free − target)
+    // + ½ σ z² with w = w_free + W z the rows' velocities. A coarse correction is kept when,
+    // clamped into the limits, it lowers it (the sweeps do, a row at a time): a correction
+    // along a direction an interface barely carries (three points nearly in a line) asks large
+    // opposite impulses the limits then cut, and is given back.
+    Eigen::VectorXd wFree;
+    // (w_free = w − W z at any point of the sweeps: taken when first needed)
+    auto takeFree = [&] {
+        wFree.resize(rows);
+        if (rowSpace) {
+            Eigen::VectorXd z(rows);
+            for (std::size_t ci = 0; ci < n; ++ci)
+                for (int r = 0; r < 3; ++r)
+                    z(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
+            wFree = w;
+            wFree.noalias() -= W * z;
+            return;
+        }
+        Eigen::VectorXd vFree = v;
+        for (std::size_t ci = 0; ci < n; ++ci)
+            for (int r = 0; r < 3; ++r) {
+                const ContactRows& c = p.contacts[ci];
+                if (c.bodyA >= 0) layout::twist(vFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
+                if (c.bodyB >= 0) layout::twist(vFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
+            }
+        for (std::size_t ci = 0; ci < n; ++ci)
+            for (int r = 0; r < 3; ++r)
+                wFree(static_cast<Eigen::Index>(3 * ci) + r) =
+                    rowVelocity(p.contacts[ci], r, vFree);
+    };
+    auto energy = [&] {
+        double e = 0.0;
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            const ContactRows& c = p.contacts[ci];
+            e += 0.5 * c.compliance * c.impulse[0] * c.impulse[0];
+            for (int r = 0; r < 3; ++r) {
+                const double free = wFree(static_cast<Eigen::Index>(3 * ci) + r);
+                e += c.impulse[r] *
+                     (0.5 * (velocity(c, ci, r) - free) + free - (r == 0 ? c.target : 0.0));
+            }
+        }
+        return e;
+    };
+    std::vector<double> savedImpulses;
+    Eigen::VectorXd savedVelocities;
+    auto save = [&] {
+        savedImpulses.resize(3 * n);
+        for (std::size_t ci = 0; ci < n; ++ci)
+            for (int r = 0; r < 3; ++r)
+                savedImpulses[3 * ci + static_cast<std::size_t>(r)] = p.contacts[ci].impulse[r];
+        savedVelocities = rowSpace ? w : v;
+    };
+    auto restore = [&] {
+        for (std::size_t ci = 0; ci < n; ++ci)
+            for (int r = 0; r < 3; ++r)
+                p.contacts[ci].impulse[r] = savedImpulses[3 * ci + static_cast<std::size_t>(r)];
+        (rowSpace ? w : v) = savedVelocities;
+    };
+
     // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
     // stack in one pair of sweeps, up and down, instead of one contact per sweep.
     // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
@@ -218,6 +481,20 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             finish();
             return report;
         }
+        if (coarse && sweep % kCoarseEvery == 0) {
+            if (wFree.size() == 0) takeFree();
+            const double before = energy();
+            save();
+            if (coarseStep()) {
+                if (energy() <= before) {
+                    ++report.coarseSteps;
+                    direction.setZero();
+                    lastChange = 0.0;
+                    continue;
+                }
+                restore();
+            }
+        }
 
         const double norm = change.squaredNorm();
         const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
@@ -238,6 +515,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         }
     }
     report.converged = false;
+    clampAll();  // the last momentum step is not projected
     finish();
     return report;
 }

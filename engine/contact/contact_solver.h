@@ -56,6 +56,7 @@ struct ContactProblem {
 struct ContactSolveReport {
     int iterations = 0;     // PGS sweeps or Lemke pivots
     double residual = 0.0;  // PGS: largest velocity change of the last sweep [m/s]
+    int coarseSteps = 0;    // PGS: coarse corrections kept
     bool converged = true;
 };
 
@@ -68,9 +69,14 @@ inline double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v)
 }
 
 // Projected Gauss–Seidel. `v` is the free velocity on entry, v⁺ on return; the impulses
-// start from the contacts' warm start (clamped to their limits).
+// start from the contacts' warm start (clamped to their limits). With `coarse`, every
+// kCoarseEvery sweeps that have not converged, a coarse correction over the contact graph:
+// each pair of parts in contact moves its impulses by a wrench, all wrenches solved together
+// (a two-level method; contact_solver.cpp), clamped, and kept when it lowers the impulses'
+// energy. Plain PGS (coarse = false) stays as the reference it was.
+inline constexpr int kCoarseEvery = 8;
 ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations,
-                            double tolerance);
+                            double tolerance, bool coarse = true);
 
 // Lemke's method on the dense LCP; fails (converged = false, impulses zero) on ray
 // termination or when it needs more pivots than its limit.

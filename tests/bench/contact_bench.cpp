@@ -18,9 +18,7 @@ namespace {
 
 using namespace engine;
 
-void BM_ContactPile(benchmark::State& state) {
-    const int boxes = static_cast<int>(state.range(0));
-    const SceneSpec spec = test::boxPile(boxes);
+void runPile(benchmark::State& state, const SceneSpec& spec) {
     const CompileResult compiled = compile(spec);
     if (!compiled.model) {
         state.SkipWithError("scene did not compile");
@@ -70,11 +68,20 @@ void BM_ContactPile(benchmark::State& state) {
     state.counters["last_sweeps"] = iterations;
     state.counters["unconverged_steps"] = static_cast<double>(unconverged);
 }
+void BM_ContactPile(benchmark::State& state) {
+    runPile(state, test::boxPile(static_cast<int>(state.range(0))));
+}
 BENCHMARK(BM_ContactPile)
     ->Arg(25)
     ->Arg(100)
     ->Arg(400)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+
+// One column of pile-K's cubes: how the contact solve carries a load down a stack of k parts.
+void BM_ContactStack(benchmark::State& state) {
+    runPile(state, test::boxStack(static_cast<int>(state.range(0))));
+}
+BENCHMARK(BM_ContactStack)->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -81,4 +81,16 @@ inline SceneSpec boxPile(int count, double h = 1e-3) {
     return spec;
 }
 
+// One column of `count` such cubes, each 1 cm above the one below (pile-K's column alone).
+inline SceneSpec boxStack(int count, double h = 1e-3) {
+    SceneSpec spec = contactScene(h);
+    spec.name = "stack-" + std::to_string(count);
+    for (int k = 0; k < count; ++k) {
+        Transform X;
+        X.p = Vec3(0.0, 0.0, 0.06 + 0.11 * k);
+        addBox(spec, "box" + std::to_string(k), Vec3::Constant(0.1), X);
+    }
+    return spec;
+}
+
 }  // namespace engine::test
