@@ -85,6 +85,29 @@ Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facet
 
 namespace {
 
+// A block of the coarse system: row interface, column interface, the 6 × 6 entries.
+struct CoarseBlock {
+    int row, col;
+    Eigen::Matrix<double, 6, 6> value;
+};
+
+// The coarse system's storage and factorisation, kept between solves (a step's contact solve
+// and the next one's) on each thread: no allocation, and no new ordering while the contact
+// graph is unchanged.
+struct CoarseWork {
+    std::vector<CoarseBlock> blocks, sorted;
+    std::vector<std::size_t> order;
+    std::vector<int> outer, inner, patternOuter, patternInner;
+    std::vector<double> values;
+    Eigen::SparseMatrix<double> A;
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower> ldlt;
+};
+
+CoarseWork& coarseWork() {
+    thread_local CoarseWork work;
+    return work;
+}
+
 // Whether contact c's friction impulse lies strictly inside its limit (the contact sticks), by a
 // relative margin.
 bool stickingFriction(const ContactProblem& p, const ContactRows& c, double limit) {
@@ -219,7 +242,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     std::vector<int> interfaceOf;  // per contact: its interface, or −1
     std::vector<char> sticking;
     std::vector<std::vector<int>> onBody;
-    std::vector<Eigen::Triplet<double>> entries;
     std::vector<double> blockScale;
     auto coarseStep = [&]() -> bool {
         interfaces.clear();
@@ -317,37 +339,88 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 if (f.bodyB >= 0)
                     onBody[static_cast<std::size_t>(f.bodyB)].push_back(static_cast<int>(k));
             }
-            entries.clear();
+            // Its blocks (row k ≥ column l, interfaces sharing a part), in column order.
+            CoarseWork& work = coarseWork();
+            work.blocks.clear();
             for (std::size_t b = 0; b < bodies; ++b)
                 for (const int k : onBody[b]) {
                     const Interface& f = interfaces[static_cast<std::size_t>(k)];
                     const int sk = f.bodyA == static_cast<int>(b) ? 0 : 1;
                     for (const int l : onBody[b]) {
-                        if (l > k) continue;  // the lower triangle's blocks
+                        if (l > k) continue;
                         const Interface& g = interfaces[static_cast<std::size_t>(l)];
                         const int sl = g.bodyA == static_cast<int>(b) ? 0 : 1;
-                        const Mat6 block = f.G[sk] * g.H[sl].transpose();
-                        for (int i = 0; i < 6; ++i)
-                            for (int j = 0; j < 6; ++j) {
-                                if (l == k && j > i) continue;
-                                entries.emplace_back(6 * k + i, 6 * l + j, block(i, j));
-                            }
-                        if (l == k)
-                            blockScale[static_cast<std::size_t>(k)] += block.diagonal().maxCoeff();
+                        work.blocks.push_back({k, l, f.G[sk] * g.H[sl].transpose()});
                     }
                 }
-            const double largest = *std::max_element(blockScale.begin(), blockScale.end());
-            for (Eigen::Index k = 0; k < m; ++k) {
-                const double scale =
-                    std::max(blockScale[static_cast<std::size_t>(k)], 1e-9 * largest);
-                for (int i = 0; i < 6; ++i)
-                    entries.emplace_back(6 * k + i, 6 * k + i, kRegularisation * scale);
+            // (sorted by index: a block is 300 bytes)
+            work.order.resize(work.blocks.size());
+            for (std::size_t i = 0; i < work.order.size(); ++i) work.order[i] = i;
+            std::sort(work.order.begin(), work.order.end(), [&](std::size_t x, std::size_t y) {
+                const CoarseBlock &a = work.blocks[x], &b = work.blocks[y];
+                return a.col != b.col ? a.col < b.col : a.row < b.row;
+            });
+            work.sorted.clear();  // (an interface's own block comes from both its parts)
+            for (const std::size_t i : work.order) {
+                const CoarseBlock& block = work.blocks[i];
+                if (!work.sorted.empty() && work.sorted.back().row == block.row &&
+                    work.sorted.back().col == block.col)
+                    work.sorted.back().value += block.value;
+                else
+                    work.sorted.push_back(block);
             }
-            Eigen::SparseMatrix<double> A(6 * m, 6 * m);
-            A.setFromTriplets(entries.begin(), entries.end());
-            const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower> ldlt(A);
-            if (ldlt.info() != Eigen::Success) return false;
-            x = ldlt.solve(rhs);
+            work.blocks.swap(work.sorted);
+            for (const CoarseBlock& block : work.blocks)
+                if (block.row == block.col)
+                    blockScale[static_cast<std::size_t>(block.row)] =
+                        block.value.diagonal().maxCoeff();
+            const double largest = *std::max_element(blockScale.begin(), blockScale.end());
+            for (CoarseBlock& block : work.blocks)
+                if (block.row == block.col)
+                    block.value.diagonal().array() +=
+                        kRegularisation *
+                        std::max(blockScale[static_cast<std::size_t>(block.row)], 1e-9 * largest);
+            // The lower triangle, compressed by columns.
+            const Eigen::Index size = 6 * m;
+            work.outer.assign(static_cast<std::size_t>(size) + 1, 0);
+            work.inner.clear();
+            work.values.clear();
+            for (std::size_t first = 0; first < work.blocks.size();) {
+                std::size_t last = first;
+                const int l = work.blocks[first].col;
+                while (last < work.blocks.size() && work.blocks[last].col == l) ++last;
+                for (int j = 0; j < 6; ++j) {
+                    for (std::size_t e = first; e < last; ++e) {
+                        const CoarseBlock& block = work.blocks[e];
+                        for (int i = block.row == l ? j : 0; i < 6; ++i) {
+                            work.inner.push_back(6 * block.row + i);
+                            work.values.push_back(block.value(i, j));
+                        }
+                    }
+                    work.outer[static_cast<std::size_t>(6 * l + j) + 1] =
+                        static_cast<int>(work.inner.size());
+                }
+                first = last;
+            }
+            Eigen::SparseMatrix<double>& A = work.A;
+            A.resize(size, size);
+            A.resizeNonZeros(static_cast<Eigen::Index>(work.values.size()));
+            std::copy(work.outer.begin(), work.outer.end(), A.outerIndexPtr());
+            std::copy(work.inner.begin(), work.inner.end(), A.innerIndexPtr());
+            std::copy(work.values.begin(), work.values.end(), A.valuePtr());
+            // The ordering and the elimination tree are kept while the pattern is (a pile at
+            // rest: every step).
+            if (work.outer != work.patternOuter || work.inner != work.patternInner) {
+                work.ldlt.analyzePattern(A);
+                work.patternOuter = work.outer;
+                work.patternInner = work.inner;
+            }
+            work.ldlt.factorize(A);
+            if (work.ldlt.info() != Eigen::Success) {
+                work.patternOuter.clear();
+                return false;
+            }
+            x = work.ldlt.solve(rhs);
         }
         if (!x.allFinite()) return false;
         for (std::size_t ci = 0; ci < n; ++ci) {

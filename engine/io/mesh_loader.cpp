@@ -132,9 +132,12 @@ bool readMesh(const std::string& path, const MeshLimits& limits, std::string& ou
     char* at = out.data();
     std::memcpy(at, counts, sizeof counts);
     at += sizeof counts;
-    std::memcpy(at, vertices.data(), vertices.size() * sizeof(double));
+    // (an empty vector's data() may be null, which memcpy must not be given even for 0 bytes:
+    // a mesh of no vertices, found by the mesh fuzzer)
+    if (!vertices.empty()) std::memcpy(at, vertices.data(), vertices.size() * sizeof(double));
     at += vertices.size() * sizeof(double);
-    std::memcpy(at, triangles.data(), triangles.size() * sizeof(std::int32_t));
+    if (!triangles.empty())
+        std::memcpy(at, triangles.data(), triangles.size() * sizeof(std::int32_t));
     return true;
 }
 

@@ -143,6 +143,16 @@ TEST(MeshLoader, RefusesAFaceNamingAVertexTheFileDoesNotHave) {
     EXPECT_NE(error.find("mIndices[2] is out of range"), std::string::npos) << error;
 }
 
+// A glTF mesh whose primitive names no positions (a misspelt "attributes" key): Assimp reads
+// a mesh of no vertices, which the reader's child passed on with a null pointer to memcpy
+// (undefined behaviour the mesh fuzzer found; the fuzz test over tests/fuzz/seeds-mesh holds
+// it). Refused as a mesh with nothing to draw or weigh.
+TEST(MeshLoader, RefusesAMeshWithNoVertices) {
+    std::string error;
+    EXPECT_FALSE(loadMesh(kMeshes + "mesh_without_vertices.gltf", error));
+    EXPECT_FALSE(error.empty());
+}
+
 TEST(MeshLoader, RefusesAPlyHeaderWithoutItsEndBeforeTheReaderLoopsOnIt) {
     // Assimp's PLY reader looks for "end_header" without end: found by tests/fuzz/mesh_fuzzer.
     // The time bound only says "took longer": the file is refused, saying why, before that.
