@@ -206,8 +206,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     };
 
     // Every impulse into its limits (z ≥ 0, friction within μz + bound), velocities following.
+    // The island being solved: its contacts (indices into p.contacts, in their order) and
+    // the parts they touch. Islands share no part: each is solved alone.
+    const std::vector<std::size_t>* island = nullptr;
+    const std::vector<int>* islandBodies = nullptr;
     auto clampAll = [&] {
-        for (std::size_t ci = 0; ci < n; ++ci) {
+        for (const std::size_t ci : *island) {
             ContactRows& c = p.contacts[ci];
             const double z = std::max(0.0, c.impulse[0]);
             push(ci, 0, z - c.impulse[0]);
@@ -247,7 +251,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         interfaces.clear();
         interfaceOf.assign(n, -1);
         sticking.assign(n, 0);
-        for (std::size_t ci = 0; ci < n; ++ci) {
+        for (const std::size_t ci : *island) {
             const ContactRows& c = p.contacts[ci];
             if (!(c.impulse[0] > 0.0) || !(local[ci].Wn > 0.0)) continue;
             int k = -1;
@@ -297,7 +301,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         if (rowSpace) {
             // W is dense here (jointed parts): Pᵀ W P from its rows and columns.
             Eigen::MatrixXd WP = Eigen::MatrixXd::Zero(rows, 6 * m);
-            for (std::size_t ci = 0; ci < n; ++ci) {
+            for (const std::size_t ci : *island) {
                 const int k = interfaceOf[ci];
                 if (k < 0) continue;
                 const Interface& f = interfaces[static_cast<std::size_t>(k)];
@@ -307,7 +311,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                         p.contacts[ci].J[r][f.side].transpose();
             }
             Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * m, 6 * m);
-            for (std::size_t ci = 0; ci < n; ++ci) {
+            for (const std::size_t ci : *island) {
                 const int k = interfaceOf[ci];
                 if (k < 0) continue;
                 const Interface& f = interfaces[static_cast<std::size_t>(k)];
@@ -331,7 +335,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             // contact graph's pattern.
             const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
             onBody.resize(bodies);
-            for (auto& list : onBody) list.clear();
+            for (const int b : *islandBodies) onBody[static_cast<std::size_t>(b)].clear();
             for (Eigen::Index k = 0; k < m; ++k) {
                 const Interface& f = interfaces[static_cast<std::size_t>(k)];
                 if (f.bodyA >= 0)
@@ -342,8 +346,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             // Its blocks (row k ≥ column l, interfaces sharing a part), in column order.
             CoarseWork& work = coarseWork();
             work.blocks.clear();
-            for (std::size_t b = 0; b < bodies; ++b)
-                for (const int k : onBody[b]) {
+            for (const int body : *islandBodies)
+                for (const int k : onBody[static_cast<std::size_t>(body)]) {
+                    const std::size_t b = static_cast<std::size_t>(body);
                     const Interface& f = interfaces[static_cast<std::size_t>(k)];
                     const int sk = f.bodyA == static_cast<int>(b) ? 0 : 1;
                     for (const int l : onBody[b]) {
@@ -423,7 +428,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             x = work.ldlt.solve(rhs);
         }
         if (!x.allFinite()) return false;
-        for (std::size_t ci = 0; ci < n; ++ci) {
+        for (const std::size_t ci : *island) {
             const int k = interfaceOf[ci];
             if (k < 0) continue;
             ContactRows& c = p.contacts[ci];
@@ -444,10 +449,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // clamped into the limits, it lowers it (the sweeps do, a row at a time): a correction
     // along a direction an interface barely carries (three points nearly in a line) asks large
     // opposite impulses the limits then cut, and is given back.
-    Eigen::VectorXd wFree;
-    // (w_free = w − W z at any point of the sweeps: taken when first needed)
+    Eigen::VectorXd wFree(rows), vFree;
+    // (w_free = w − W z at any point of the sweeps: taken for an island when first needed)
     auto takeFree = [&] {
-        wFree.resize(rows);
         if (rowSpace) {
             Eigen::VectorXd z(rows);
             for (std::size_t ci = 0; ci < n; ++ci)
@@ -457,21 +461,21 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             wFree.noalias() -= W * z;
             return;
         }
-        Eigen::VectorXd vFree = v;
-        for (std::size_t ci = 0; ci < n; ++ci)
+        for (const int b : *islandBodies) layout::twist(vFree, b) = layout::twist(v, b);
+        for (const std::size_t ci : *island)
             for (int r = 0; r < 3; ++r) {
                 const ContactRows& c = p.contacts[ci];
                 if (c.bodyA >= 0) layout::twist(vFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
                 if (c.bodyB >= 0) layout::twist(vFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
             }
-        for (std::size_t ci = 0; ci < n; ++ci)
+        for (const std::size_t ci : *island)
             for (int r = 0; r < 3; ++r)
                 wFree(static_cast<Eigen::Index>(3 * ci) + r) =
                     rowVelocity(p.contacts[ci], r, vFree);
     };
     auto energy = [&] {
         double e = 0.0;
-        for (std::size_t ci = 0; ci < n; ++ci) {
+        for (const std::size_t ci : *island) {
             const ContactRows& c = p.contacts[ci];
             e += 0.5 * c.compliance * c.impulse[0] * c.impulse[0];
             for (int r = 0; r < 3; ++r) {
@@ -485,17 +489,29 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     std::vector<double> savedImpulses;
     Eigen::VectorXd savedVelocities;
     auto save = [&] {
-        savedImpulses.resize(3 * n);
-        for (std::size_t ci = 0; ci < n; ++ci)
-            for (int r = 0; r < 3; ++r)
-                savedImpulses[3 * ci + static_cast<std::size_t>(r)] = p.contacts[ci].impulse[r];
-        savedVelocities = rowSpace ? w : v;
+        savedImpulses.clear();
+        for (const std::size_t ci : *island)
+            for (int r = 0; r < 3; ++r) savedImpulses.push_back(p.contacts[ci].impulse[r]);
+        if (rowSpace) {
+            savedVelocities = w;
+            return;
+        }
+        savedVelocities.resize(6 * static_cast<Eigen::Index>(islandBodies->size()));
+        for (std::size_t k = 0; k < islandBodies->size(); ++k)
+            savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k)) =
+                layout::twist(v, (*islandBodies)[k]);
     };
     auto restore = [&] {
-        for (std::size_t ci = 0; ci < n; ++ci)
-            for (int r = 0; r < 3; ++r)
-                p.contacts[ci].impulse[r] = savedImpulses[3 * ci + static_cast<std::size_t>(r)];
-        (rowSpace ? w : v) = savedVelocities;
+        std::size_t at = 0;
+        for (const std::size_t ci : *island)
+            for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = savedImpulses[at++];
+        if (rowSpace) {
+            w = savedVelocities;
+            return;
+        }
+        for (std::size_t k = 0; k < islandBodies->size(); ++k)
+            layout::twist(v, (*islandBodies)[k]) =
+                savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k));
     };
 
     // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
@@ -504,91 +520,162 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
     // term along the previous direction is added while the changes keep shrinking.
     const Eigen::Index m = static_cast<Eigen::Index>(3 * n);
-    Eigen::VectorXd change(m), direction = Eigen::VectorXd::Zero(m);
-    double lastChange = 0.0;
-    for (int sweep = 1; sweep <= maxIterations; ++sweep) {
-        double largest = 0.0;
-        const bool forward = sweep % 2 == 1;
-        for (std::size_t k = 0; k < n; ++k) {
-            const std::size_t ci = forward ? k : n - 1 - k;
-            ContactRows& c = p.contacts[ci];
-            const Local& l = local[ci];
-            // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
-            const double wn = velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target;
-            const double z = std::max(0.0, c.impulse[0] - wn * l.invNormal);
-            const double dz = z - c.impulse[0];
-            push(ci, 0, dz);
-            c.impulse[0] = z;
-            change(static_cast<Eigen::Index>(3 * ci)) = dz;
-            largest = std::max(largest, std::abs(dz) * l.Wn);
+    Eigen::VectorXd change(m), direction(m);
+    auto solveIsland = [&](ContactSolveReport& out) {
+        const std::size_t size = island->size();
+        for (const std::size_t ci : *island)
+            direction.segment<3>(static_cast<Eigen::Index>(3 * ci)).setZero();
+        bool freeTaken = false;
+        double lastChange = 0.0;
+        for (int sweep = 1; sweep <= maxIterations; ++sweep) {
+            double largest = 0.0;
+            const bool forward = sweep % 2 == 1;
+            for (std::size_t k = 0; k < size; ++k) {
+                const std::size_t ci = (*island)[forward ? k : size - 1 - k];
+                ContactRows& c = p.contacts[ci];
+                const Local& l = local[ci];
+                // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
+                const double wn = velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target;
+                const double z = std::max(0.0, c.impulse[0] - wn * l.invNormal);
+                const double dz = z - c.impulse[0];
+                push(ci, 0, dz);
+                c.impulse[0] = z;
+                change(static_cast<Eigen::Index>(3 * ci)) = dz;
+                largest = std::max(largest, std::abs(dz) * l.Wn);
 
-            const double limit = c.friction * z + c.bound;
-            if (p.friction == FrictionModel::Box || c.boxFriction) {
-                for (int r = 1; r < 3; ++r) {
-                    const double w = velocity(c, ci, r);
-                    const double beta =
-                        std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
-                    const double db = beta - c.impulse[r];
-                    push(ci, r, db);
-                    c.impulse[r] = beta;
-                    change(static_cast<Eigen::Index>(3 * ci) + r) = db;
-                    largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                const double limit = c.friction * z + c.bound;
+                if (p.friction == FrictionModel::Box || c.boxFriction) {
+                    for (int r = 1; r < 3; ++r) {
+                        const double w = velocity(c, ci, r);
+                        const double beta =
+                            std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
+                        const double db = beta - c.impulse[r];
+                        push(ci, r, db);
+                        c.impulse[r] = beta;
+                        change(static_cast<Eigen::Index>(3 * ci) + r) = db;
+                        largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                    }
+                } else {
+                    const Eigen::Vector2d w(velocity(c, ci, 1), velocity(c, ci, 2));
+                    const Eigen::Vector2d old(c.impulse[1], c.impulse[2]);
+                    const Eigen::Vector2d beta =
+                        projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
+                    for (int r = 1; r < 3; ++r) {
+                        const double db = beta(r - 1) - old(r - 1);
+                        push(ci, r, db);
+                        c.impulse[r] = beta(r - 1);
+                        change(static_cast<Eigen::Index>(3 * ci) + r) = db;
+                        largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                    }
                 }
+            }
+            out.iterations = sweep;
+            out.residual = largest;
+            if (largest <= tolerance) return;
+            if (coarse && sweep % kCoarseEvery == 0) {
+                if (!freeTaken) takeFree();
+                freeTaken = true;
+                const double before = energy();
+                save();
+                if (coarseStep()) {
+                    if (energy() <= before) {
+                        ++out.coarseSteps;
+                        for (const std::size_t ci : *island)
+                            direction.segment<3>(static_cast<Eigen::Index>(3 * ci)).setZero();
+                        lastChange = 0.0;
+                        continue;
+                    }
+                    restore();
+                }
+            }
+
+            double norm = 0.0;
+            for (const std::size_t ci : *island)
+                norm += change.segment<3>(static_cast<Eigen::Index>(3 * ci)).squaredNorm();
+            const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
+            lastChange = norm;
+            if (sweep == 1 || beta > 1.0) {
+                for (const std::size_t ci : *island)  // restart along the sweep's change
+                    direction.segment<3>(static_cast<Eigen::Index>(3 * ci)) =
+                        change.segment<3>(static_cast<Eigen::Index>(3 * ci));
             } else {
-                const Eigen::Vector2d w(velocity(c, ci, 1), velocity(c, ci, 2));
-                const Eigen::Vector2d old(c.impulse[1], c.impulse[2]);
-                const Eigen::Vector2d beta =
-                    projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
-                for (int r = 1; r < 3; ++r) {
-                    const double db = beta(r - 1) - old(r - 1);
-                    push(ci, r, db);
-                    c.impulse[r] = beta(r - 1);
-                    change(static_cast<Eigen::Index>(3 * ci) + r) = db;
-                    largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                // x += β p (velocities follow), then p ← β p + change.
+                for (const std::size_t ci : *island) {
+                    for (int r = 0; r < 3; ++r) {
+                        const double dx = beta * direction(static_cast<Eigen::Index>(3 * ci) + r);
+                        if (dx == 0.0) continue;
+                        p.contacts[ci].impulse[r] += dx;
+                        push(ci, r, dx);
+                    }
+                    direction.segment<3>(static_cast<Eigen::Index>(3 * ci)) =
+                        beta * direction.segment<3>(static_cast<Eigen::Index>(3 * ci)) +
+                        change.segment<3>(static_cast<Eigen::Index>(3 * ci));
                 }
             }
         }
-        report.iterations = sweep;
-        report.residual = largest;
-        if (largest <= tolerance) {
-            finish();
-            return report;
-        }
-        if (coarse && sweep % kCoarseEvery == 0) {
-            if (wFree.size() == 0) takeFree();
-            const double before = energy();
-            save();
-            if (coarseStep()) {
-                if (energy() <= before) {
-                    ++report.coarseSteps;
-                    direction.setZero();
-                    lastChange = 0.0;
-                    continue;
-                }
-                restore();
-            }
-        }
+        out.converged = false;
+        clampAll();  // the last momentum step is not projected
+    };
 
-        const double norm = change.squaredNorm();
-        const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
-        lastChange = norm;
-        if (sweep == 1 || beta > 1.0) {
-            direction = change;  // restart along the sweep's change
-        } else {
-            // x += β p (velocities follow), then p ← β p + change.
-            for (std::size_t ci = 0; ci < n; ++ci) {
-                for (int r = 0; r < 3; ++r) {
-                    const double dx = beta * direction(static_cast<Eigen::Index>(3 * ci) + r);
-                    if (dx == 0.0) continue;
-                    p.contacts[ci].impulse[r] += dx;
-                    push(ci, r, dx);
-                }
+    // The islands: contacts joined through the parts they touch (the ground joins nothing).
+    // Jointed parts (row space) couple every row through W: one island.
+    std::vector<std::vector<std::size_t>> islands;
+    std::vector<std::vector<int>> islandParts;
+    if (rowSpace) {
+        islands.emplace_back(n);
+        for (std::size_t ci = 0; ci < n; ++ci) islands[0][ci] = ci;
+        islandParts.emplace_back();
+    } else {
+        const int bodies = static_cast<int>(v.size() / 6);
+        std::vector<int> parent(static_cast<std::size_t>(bodies));
+        for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
+        auto root = [&](int b) {
+            while (parent[static_cast<std::size_t>(b)] != b)
+                b = parent[static_cast<std::size_t>(b)] =
+                    parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
+            return b;
+        };
+        for (const ContactRows& c : p.contacts)
+            if (c.bodyA >= 0 && c.bodyB >= 0) {
+                const int a = root(c.bodyA), b = root(c.bodyB);
+                if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
             }
-            direction = beta * direction + change;
+        // Numbered by their first contact, contacts and parts in their order.
+        std::vector<int> islandOf(static_cast<std::size_t>(bodies), -1);
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            const ContactRows& c = p.contacts[ci];
+            const int body = c.bodyA >= 0 ? c.bodyA : c.bodyB;
+            if (body < 0) continue;  // (two ground parts: no rows to solve)
+            int& k = islandOf[static_cast<std::size_t>(root(body))];
+            if (k < 0) {
+                k = static_cast<int>(islands.size());
+                islands.emplace_back();
+                islandParts.emplace_back();
+            }
+            islands[static_cast<std::size_t>(k)].push_back(ci);
         }
+        std::vector<char> listed(static_cast<std::size_t>(bodies), 0);
+        for (std::size_t k = 0; k < islands.size(); ++k)
+            for (const std::size_t ci : islands[k])
+                for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
+                    if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
+                        listed[static_cast<std::size_t>(b)] = 1;
+                        islandParts[k].push_back(b);
+                    }
+        vFree.resize(v.size());
     }
-    report.converged = false;
-    clampAll();  // the last momentum step is not projected
+    // Solved one after the other; the step's report is the worst island's.
+    report.iterations = 0;
+    for (std::size_t k = 0; k < islands.size(); ++k) {
+        island = &islands[k];
+        islandBodies = &islandParts[k];
+        ContactSolveReport one;
+        solveIsland(one);
+        report.iterations = std::max(report.iterations, one.iterations);
+        report.residual = std::max(report.residual, one.residual);
+        report.converged = report.converged && one.converged;
+        report.coarseSteps += one.coarseSteps;
+    }
     finish();
     return report;
 }
