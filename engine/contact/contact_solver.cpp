@@ -1,5 +1,6 @@
 #include "engine/contact/contact_solver.h"
 #include "engine/model/layout.h"
+#include "engine/solver/worker_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -205,323 +206,329 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         v.noalias() += p.U * x;
     };
 
-    // Every impulse into its limits (z ≥ 0, friction within μz + bound), velocities following.
-    // The island being solved: its contacts (indices into p.contacts, in their order) and
-    // the parts they touch. Islands share no part: each is solved alone.
-    const std::vector<std::size_t>* island = nullptr;
-    const std::vector<int>* islandBodies = nullptr;
-    auto clampAll = [&] {
-        for (const std::size_t ci : *island) {
-            ContactRows& c = p.contacts[ci];
-            const double z = std::max(0.0, c.impulse[0]);
-            push(ci, 0, z - c.impulse[0]);
-            c.impulse[0] = z;
-            const Eigen::Vector2d beta =
-                limitFriction(p, c, {c.impulse[1], c.impulse[2]}, c.friction * z + c.bound);
-            for (int r = 1; r < 3; ++r) {
-                push(ci, r, beta(r - 1) - c.impulse[r]);
-                c.impulse[r] = beta(r - 1);
-            }
-        }
-    };
-
-    // The coarse correction (two-level Gauss–Seidel, aggregation over the contact graph): the
-    // active rows between the same two parts — pushing normal rows, and the tangent rows of
-    // those that stick — form one interface f, whose impulses change by z_i += J_i c_f (J_i:
-    // the row's entries on the interface's reference part), c_f a wrench, with c solving the
-    // Galerkin system (Pᵀ W P) c = −Pᵀ r. The range of P is that of the interface's rows: its
-    // wrenches are those its points can carry, each spread over them with the least impulse;
-    // what P cannot express (a face's rows beyond six) is left to the sweeps, so dependent rows
-    // need no choice and inconsistent targets no special care. Gauss–Seidel carries a load
-    // down a stack of k parts in about k² sweeps and rocks it as slowly; this solve carries
-    // both at once (block-tridiagonal for a stack, the contact graph's pattern for a pile), and
-    // the sweeps then settle how each interface shares its wrench among its points.
-    using Mat6 = Eigen::Matrix<double, 6, 6>;
-    struct Interface {
-        int bodyA, bodyB, side;  // side: the reference part's (B's, or A's against the ground)
-        Mat6 G[2], H[2];         // Σ J_i,ref J_i,sideᵀ and Σ J_i,ref (M⁻¹J_i,side)ᵀ
-        Vec6 residual;           // Σ J_i,ref r_i
-    };
-    std::vector<Interface> interfaces;
-    std::vector<int> interfaceOf;  // per contact: its interface, or −1
-    std::vector<char> sticking;
-    std::vector<std::vector<int>> onBody;
-    std::vector<double> blockScale;
-    auto coarseStep = [&]() -> bool {
-        interfaces.clear();
-        interfaceOf.assign(n, -1);
-        sticking.assign(n, 0);
-        for (const std::size_t ci : *island) {
-            const ContactRows& c = p.contacts[ci];
-            if (!(c.impulse[0] > 0.0) || !(local[ci].Wn > 0.0)) continue;
-            int k = -1;
-            // (contacts of a pair are few and often neighbours: a short search back)
-            for (int j = static_cast<int>(interfaces.size()); j-- > 0;)
-                if (interfaces[static_cast<std::size_t>(j)].bodyA == c.bodyA &&
-                    interfaces[static_cast<std::size_t>(j)].bodyB == c.bodyB) {
-                    k = j;
-                    break;
-                }
-            if (k < 0) {
-                k = static_cast<int>(interfaces.size());
-                Interface f;
-                f.bodyA = c.bodyA;
-                f.bodyB = c.bodyB;
-                f.side = c.bodyB >= 0 ? 1 : 0;
-                for (int side = 0; side < 2; ++side) f.G[side] = f.H[side] = Mat6::Zero();
-                f.residual = Vec6::Zero();
-                interfaces.push_back(f);
-            }
-            Interface& f = interfaces[static_cast<std::size_t>(k)];
-            const bool sticks = stickingFriction(p, c, c.friction * c.impulse[0] + c.bound);
-            sticking[ci] = sticks ? 1 : 0;
-            for (int r = 0; r < (sticks ? 3 : 1); ++r) {
-                const Vec6& P = c.J[r][f.side];
-                for (int side = 0; side < 2; ++side) {
-                    f.G[side].noalias() += P * c.J[r][side].transpose();
-                    f.H[side].noalias() += P * c.MinvJ[r][side].transpose();
-                }
-                const double res = r == 0
-                                       ? velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target
-                                       : velocity(c, ci, r);
-                f.residual += P * res;
-            }
-            interfaceOf[ci] = k;
-        }
-        const Eigen::Index m = static_cast<Eigen::Index>(interfaces.size());
-        if (m == 0) return false;
-        Eigen::VectorXd rhs(6 * m), x;
-        for (Eigen::Index k = 0; k < m; ++k)
-            rhs.segment<6>(6 * k) = -interfaces[static_cast<std::size_t>(k)].residual;
-        // The directions an interface cannot carry (fewer than six independent rows: an edge,
-        // a point) have zero rows and right-hand side; a relative 1e-7 on each interface's
-        // diagonal makes them c = 0 and tempers those it barely carries.
-        constexpr double kRegularisation = 1e-7;
-        blockScale.assign(static_cast<std::size_t>(m), 0.0);
-        if (rowSpace) {
-            // W is dense here (jointed parts): Pᵀ W P from its rows and columns.
-            Eigen::MatrixXd WP = Eigen::MatrixXd::Zero(rows, 6 * m);
-            for (const std::size_t ci : *island) {
-                const int k = interfaceOf[ci];
-                if (k < 0) continue;
-                const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
-                    WP.middleCols<6>(6 * k).noalias() +=
-                        W.col(static_cast<Eigen::Index>(3 * ci) + r) *
-                        p.contacts[ci].J[r][f.side].transpose();
-            }
-            Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * m, 6 * m);
-            for (const std::size_t ci : *island) {
-                const int k = interfaceOf[ci];
-                if (k < 0) continue;
-                const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
-                    A.middleRows<6>(6 * k).noalias() +=
-                        p.contacts[ci].J[r][f.side] * WP.row(static_cast<Eigen::Index>(3 * ci) + r);
-            }
-            for (Eigen::Index k = 0; k < m; ++k)
-                blockScale[static_cast<std::size_t>(k)] =
-                    A.block<6, 6>(6 * k, 6 * k).diagonal().maxCoeff();
-            const double largest = *std::max_element(blockScale.begin(), blockScale.end());
-            for (Eigen::Index k = 0; k < m; ++k)
-                A.block<6, 6>(6 * k, 6 * k).diagonal().array() +=
-                    kRegularisation *
-                    std::max(blockScale[static_cast<std::size_t>(k)], 1e-9 * largest);
-            const Eigen::LLT<Eigen::MatrixXd> llt(A);
-            if (llt.info() != Eigen::Success) return false;
-            x = llt.solve(rhs);
-        } else {
-            // Free parts: Pᵀ W P = Σ over each part of its interfaces' G M⁻¹ Gᵀ, sparse with the
-            // contact graph's pattern.
-            const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
-            onBody.resize(bodies);
-            for (const int b : *islandBodies) onBody[static_cast<std::size_t>(b)].clear();
-            for (Eigen::Index k = 0; k < m; ++k) {
-                const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                if (f.bodyA >= 0)
-                    onBody[static_cast<std::size_t>(f.bodyA)].push_back(static_cast<int>(k));
-                if (f.bodyB >= 0)
-                    onBody[static_cast<std::size_t>(f.bodyB)].push_back(static_cast<int>(k));
-            }
-            // Its blocks (row k ≥ column l, interfaces sharing a part), in column order.
-            CoarseWork& work = coarseWork();
-            work.blocks.clear();
-            for (const int body : *islandBodies)
-                for (const int k : onBody[static_cast<std::size_t>(body)]) {
-                    const std::size_t b = static_cast<std::size_t>(body);
-                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                    const int sk = f.bodyA == static_cast<int>(b) ? 0 : 1;
-                    for (const int l : onBody[b]) {
-                        if (l > k) continue;
-                        const Interface& g = interfaces[static_cast<std::size_t>(l)];
-                        const int sl = g.bodyA == static_cast<int>(b) ? 0 : 1;
-                        work.blocks.push_back({k, l, f.G[sk] * g.H[sl].transpose()});
-                    }
-                }
-            // (sorted by index: a block is 300 bytes)
-            work.order.resize(work.blocks.size());
-            for (std::size_t i = 0; i < work.order.size(); ++i) work.order[i] = i;
-            std::sort(work.order.begin(), work.order.end(), [&](std::size_t x, std::size_t y) {
-                const CoarseBlock &a = work.blocks[x], &b = work.blocks[y];
-                return a.col != b.col ? a.col < b.col : a.row < b.row;
-            });
-            work.sorted.clear();  // (an interface's own block comes from both its parts)
-            for (const std::size_t i : work.order) {
-                const CoarseBlock& block = work.blocks[i];
-                if (!work.sorted.empty() && work.sorted.back().row == block.row &&
-                    work.sorted.back().col == block.col)
-                    work.sorted.back().value += block.value;
-                else
-                    work.sorted.push_back(block);
-            }
-            work.blocks.swap(work.sorted);
-            for (const CoarseBlock& block : work.blocks)
-                if (block.row == block.col)
-                    blockScale[static_cast<std::size_t>(block.row)] =
-                        block.value.diagonal().maxCoeff();
-            const double largest = *std::max_element(blockScale.begin(), blockScale.end());
-            for (CoarseBlock& block : work.blocks)
-                if (block.row == block.col)
-                    block.value.diagonal().array() +=
-                        kRegularisation *
-                        std::max(blockScale[static_cast<std::size_t>(block.row)], 1e-9 * largest);
-            // The lower triangle, compressed by columns.
-            const Eigen::Index size = 6 * m;
-            work.outer.assign(static_cast<std::size_t>(size) + 1, 0);
-            work.inner.clear();
-            work.values.clear();
-            for (std::size_t first = 0; first < work.blocks.size();) {
-                std::size_t last = first;
-                const int l = work.blocks[first].col;
-                while (last < work.blocks.size() && work.blocks[last].col == l) ++last;
-                for (int j = 0; j < 6; ++j) {
-                    for (std::size_t e = first; e < last; ++e) {
-                        const CoarseBlock& block = work.blocks[e];
-                        for (int i = block.row == l ? j : 0; i < 6; ++i) {
-                            work.inner.push_back(6 * block.row + i);
-                            work.values.push_back(block.value(i, j));
-                        }
-                    }
-                    work.outer[static_cast<std::size_t>(6 * l + j) + 1] =
-                        static_cast<int>(work.inner.size());
-                }
-                first = last;
-            }
-            Eigen::SparseMatrix<double>& A = work.A;
-            A.resize(size, size);
-            A.resizeNonZeros(static_cast<Eigen::Index>(work.values.size()));
-            std::copy(work.outer.begin(), work.outer.end(), A.outerIndexPtr());
-            std::copy(work.inner.begin(), work.inner.end(), A.innerIndexPtr());
-            std::copy(work.values.begin(), work.values.end(), A.valuePtr());
-            // The ordering and the elimination tree are kept while the pattern is (a pile at
-            // rest: every step).
-            if (work.outer != work.patternOuter || work.inner != work.patternInner) {
-                work.ldlt.analyzePattern(A);
-                work.patternOuter = work.outer;
-                work.patternInner = work.inner;
-            }
-            work.ldlt.factorize(A);
-            if (work.ldlt.info() != Eigen::Success) {
-                work.patternOuter.clear();
-                return false;
-            }
-            x = work.ldlt.solve(rhs);
-        }
-        if (!x.allFinite()) return false;
-        for (const std::size_t ci : *island) {
-            const int k = interfaceOf[ci];
-            if (k < 0) continue;
-            ContactRows& c = p.contacts[ci];
-            const Interface& f = interfaces[static_cast<std::size_t>(k)];
-            const auto wrench = x.segment<6>(6 * k);
-            for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r) {
-                const double dz = c.J[r][f.side].dot(wrench);
-                c.impulse[r] += dz;
-                push(ci, r, dz);
-            }
-        }
-        clampAll();
-        return true;
-    };
-    // The energy of the impulses, whose minimum over their limits is the solution:
-    // ½ zᵀ W z + Σ z (w_free − target) + ½ σ z², i.e. Σ z (½ (w − w_free) + w_free − target)
-    // + ½ σ z² with w = w_free + W z the rows' velocities. A coarse correction is kept when,
-    // clamped into the limits, it lowers it (the sweeps do, a row at a time): a correction
-    // along a direction an interface barely carries (three points nearly in a line) asks large
-    // opposite impulses the limits then cut, and is given back.
-    Eigen::VectorXd wFree(rows), vFree;
-    // (w_free = w − W z at any point of the sweeps: taken for an island when first needed)
-    auto takeFree = [&] {
-        if (rowSpace) {
-            Eigen::VectorXd z(rows);
-            for (std::size_t ci = 0; ci < n; ++ci)
-                for (int r = 0; r < 3; ++r)
-                    z(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
-            wFree = w;
-            wFree.noalias() -= W * z;
-            return;
-        }
-        for (const int b : *islandBodies) layout::twist(vFree, b) = layout::twist(v, b);
-        for (const std::size_t ci : *island)
-            for (int r = 0; r < 3; ++r) {
-                const ContactRows& c = p.contacts[ci];
-                if (c.bodyA >= 0) layout::twist(vFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
-                if (c.bodyB >= 0) layout::twist(vFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
-            }
-        for (const std::size_t ci : *island)
-            for (int r = 0; r < 3; ++r)
-                wFree(static_cast<Eigen::Index>(3 * ci) + r) =
-                    rowVelocity(p.contacts[ci], r, vFree);
-    };
-    auto energy = [&] {
-        double e = 0.0;
-        for (const std::size_t ci : *island) {
-            const ContactRows& c = p.contacts[ci];
-            e += 0.5 * c.compliance * c.impulse[0] * c.impulse[0];
-            for (int r = 0; r < 3; ++r) {
-                const double free = wFree(static_cast<Eigen::Index>(3 * ci) + r);
-                e += c.impulse[r] *
-                     (0.5 * (velocity(c, ci, r) - free) + free - (r == 0 ? c.target : 0.0));
-            }
-        }
-        return e;
-    };
-    std::vector<double> savedImpulses;
-    Eigen::VectorXd savedVelocities;
-    auto save = [&] {
-        savedImpulses.clear();
-        for (const std::size_t ci : *island)
-            for (int r = 0; r < 3; ++r) savedImpulses.push_back(p.contacts[ci].impulse[r]);
-        if (rowSpace) {
-            savedVelocities = w;
-            return;
-        }
-        savedVelocities.resize(6 * static_cast<Eigen::Index>(islandBodies->size()));
-        for (std::size_t k = 0; k < islandBodies->size(); ++k)
-            savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k)) =
-                layout::twist(v, (*islandBodies)[k]);
-    };
-    auto restore = [&] {
-        std::size_t at = 0;
-        for (const std::size_t ci : *island)
-            for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = savedImpulses[at++];
-        if (rowSpace) {
-            w = savedVelocities;
-            return;
-        }
-        for (std::size_t k = 0; k < islandBodies->size(); ++k)
-            layout::twist(v, (*islandBodies)[k]) =
-                savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k));
-    };
-
-    // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
-    // stack in one pair of sweeps, up and down, instead of one contact per sweep.
-    // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
-    // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
-    // term along the previous direction is added while the changes keep shrinking.
+    // What the islands keep per contact, row or part: each island writes only its own
+    // entries, so islands may be solved at once on several threads.
+    std::vector<int> interfaceOf(n, -1);  // per contact: its interface in the coarse step
+    std::vector<char> sticking(n, 0);
+    std::vector<std::vector<int>> onBody(rowSpace ? 0 : static_cast<std::size_t>(v.size() / 6));
+    Eigen::VectorXd wFree(rows), vFree(rowSpace ? 0 : v.size());
     const Eigen::Index m = static_cast<Eigen::Index>(3 * n);
     Eigen::VectorXd change(m), direction(m);
-    auto solveIsland = [&](ContactSolveReport& out) {
+
+    // One island: its contacts (indices into p.contacts, in their order) and the parts they
+    // touch. Islands share no part: each is solved alone, the same on any thread.
+    auto solveIsland = [&](const std::vector<std::size_t>& islandContacts,
+                           const std::vector<int>& islandParts, ContactSolveReport& out) {
+        const std::vector<std::size_t>* island = &islandContacts;
+        const std::vector<int>* islandBodies = &islandParts;
+        // Every impulse into its limits (z ≥ 0, friction within μz + bound), velocities following.
+        auto clampAll = [&] {
+            for (const std::size_t ci : *island) {
+                ContactRows& c = p.contacts[ci];
+                const double z = std::max(0.0, c.impulse[0]);
+                push(ci, 0, z - c.impulse[0]);
+                c.impulse[0] = z;
+                const Eigen::Vector2d beta =
+                    limitFriction(p, c, {c.impulse[1], c.impulse[2]}, c.friction * z + c.bound);
+                for (int r = 1; r < 3; ++r) {
+                    push(ci, r, beta(r - 1) - c.impulse[r]);
+                    c.impulse[r] = beta(r - 1);
+                }
+            }
+        };
+
+        // The coarse correction (two-level Gauss–Seidel, aggregation over the contact graph): the
+        // active rows between the same two parts — pushing normal rows, and the tangent rows of
+        // those that stick — form one interface f, whose impulses change by z_i += J_i c_f (J_i:
+        // the row's entries on the interface's reference part), c_f a wrench, with c solving the
+        // Galerkin system (Pᵀ W P) c = −Pᵀ r. The range of P is that of the interface's rows: its
+        // wrenches are those its points can carry, each spread over them with the least impulse;
+        // what P cannot express (a face's rows beyond six) is left to the sweeps, so dependent rows
+        // need no choice and inconsistent targets no special care. Gauss–Seidel carries a load
+        // down a stack of k parts in about k² sweeps and rocks it as slowly; this solve carries
+        // both at once (block-tridiagonal for a stack, the contact graph's pattern for a pile), and
+        // the sweeps then settle how each interface shares its wrench among its points.
+        using Mat6 = Eigen::Matrix<double, 6, 6>;
+        struct Interface {
+            int bodyA, bodyB, side;  // side: the reference part's (B's, or A's against the ground)
+            Mat6 G[2], H[2];         // Σ J_i,ref J_i,sideᵀ and Σ J_i,ref (M⁻¹J_i,side)ᵀ
+            Vec6 residual;           // Σ J_i,ref r_i
+        };
+        std::vector<Interface> interfaces;
+        std::vector<double> blockScale;
+        auto coarseStep = [&]() -> bool {
+            interfaces.clear();
+            for (const std::size_t ci : *island) {
+                interfaceOf[ci] = -1;
+                sticking[ci] = 0;
+            }
+            for (const std::size_t ci : *island) {
+                const ContactRows& c = p.contacts[ci];
+                if (!(c.impulse[0] > 0.0) || !(local[ci].Wn > 0.0)) continue;
+                int k = -1;
+                // (contacts of a pair are few and often neighbours: a short search back)
+                for (int j = static_cast<int>(interfaces.size()); j-- > 0;)
+                    if (interfaces[static_cast<std::size_t>(j)].bodyA == c.bodyA &&
+                        interfaces[static_cast<std::size_t>(j)].bodyB == c.bodyB) {
+                        k = j;
+                        break;
+                    }
+                if (k < 0) {
+                    k = static_cast<int>(interfaces.size());
+                    Interface f;
+                    f.bodyA = c.bodyA;
+                    f.bodyB = c.bodyB;
+                    f.side = c.bodyB >= 0 ? 1 : 0;
+                    for (int side = 0; side < 2; ++side) f.G[side] = f.H[side] = Mat6::Zero();
+                    f.residual = Vec6::Zero();
+                    interfaces.push_back(f);
+                }
+                Interface& f = interfaces[static_cast<std::size_t>(k)];
+                const bool sticks = stickingFriction(p, c, c.friction * c.impulse[0] + c.bound);
+                sticking[ci] = sticks ? 1 : 0;
+                for (int r = 0; r < (sticks ? 3 : 1); ++r) {
+                    const Vec6& P = c.J[r][f.side];
+                    for (int side = 0; side < 2; ++side) {
+                        f.G[side].noalias() += P * c.J[r][side].transpose();
+                        f.H[side].noalias() += P * c.MinvJ[r][side].transpose();
+                    }
+                    const double res =
+                        r == 0 ? velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target
+                               : velocity(c, ci, r);
+                    f.residual += P * res;
+                }
+                interfaceOf[ci] = k;
+            }
+            const Eigen::Index m = static_cast<Eigen::Index>(interfaces.size());
+            if (m == 0) return false;
+            Eigen::VectorXd rhs(6 * m), x;
+            for (Eigen::Index k = 0; k < m; ++k)
+                rhs.segment<6>(6 * k) = -interfaces[static_cast<std::size_t>(k)].residual;
+            // The directions an interface cannot carry (fewer than six independent rows: an edge,
+            // a point) have zero rows and right-hand side; a relative 1e-7 on each interface's
+            // diagonal makes them c = 0 and tempers those it barely carries.
+            constexpr double kRegularisation = 1e-7;
+            blockScale.assign(static_cast<std::size_t>(m), 0.0);
+            if (rowSpace) {
+                // W is dense here (jointed parts): Pᵀ W P from its rows and columns.
+                Eigen::MatrixXd WP = Eigen::MatrixXd::Zero(rows, 6 * m);
+                for (const std::size_t ci : *island) {
+                    const int k = interfaceOf[ci];
+                    if (k < 0) continue;
+                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                    for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
+                        WP.middleCols<6>(6 * k).noalias() +=
+                            W.col(static_cast<Eigen::Index>(3 * ci) + r) *
+                            p.contacts[ci].J[r][f.side].transpose();
+                }
+                Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * m, 6 * m);
+                for (const std::size_t ci : *island) {
+                    const int k = interfaceOf[ci];
+                    if (k < 0) continue;
+                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                    for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
+                        A.middleRows<6>(6 * k).noalias() +=
+                            p.contacts[ci].J[r][f.side] *
+                            WP.row(static_cast<Eigen::Index>(3 * ci) + r);
+                }
+                for (Eigen::Index k = 0; k < m; ++k)
+                    blockScale[static_cast<std::size_t>(k)] =
+                        A.block<6, 6>(6 * k, 6 * k).diagonal().maxCoeff();
+                const double largest = *std::max_element(blockScale.begin(), blockScale.end());
+                for (Eigen::Index k = 0; k < m; ++k)
+                    A.block<6, 6>(6 * k, 6 * k).diagonal().array() +=
+                        kRegularisation *
+                        std::max(blockScale[static_cast<std::size_t>(k)], 1e-9 * largest);
+                const Eigen::LLT<Eigen::MatrixXd> llt(A);
+                if (llt.info() != Eigen::Success) return false;
+                x = llt.solve(rhs);
+            } else {
+                // Free parts: Pᵀ W P = Σ over each part of its interfaces' G M⁻¹ Gᵀ, sparse with the
+                // contact graph's pattern.
+                for (const int b : *islandBodies) onBody[static_cast<std::size_t>(b)].clear();
+                for (Eigen::Index k = 0; k < m; ++k) {
+                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                    if (f.bodyA >= 0)
+                        onBody[static_cast<std::size_t>(f.bodyA)].push_back(static_cast<int>(k));
+                    if (f.bodyB >= 0)
+                        onBody[static_cast<std::size_t>(f.bodyB)].push_back(static_cast<int>(k));
+                }
+                // Its blocks (row k ≥ column l, interfaces sharing a part), in column order.
+                CoarseWork& work = coarseWork();
+                work.blocks.clear();
+                for (const int body : *islandBodies)
+                    for (const int k : onBody[static_cast<std::size_t>(body)]) {
+                        const std::size_t b = static_cast<std::size_t>(body);
+                        const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                        const int sk = f.bodyA == static_cast<int>(b) ? 0 : 1;
+                        for (const int l : onBody[b]) {
+                            if (l > k) continue;
+                            const Interface& g = interfaces[static_cast<std::size_t>(l)];
+                            const int sl = g.bodyA == static_cast<int>(b) ? 0 : 1;
+                            work.blocks.push_back({k, l, f.G[sk] * g.H[sl].transpose()});
+                        }
+                    }
+                // (sorted by index: a block is 300 bytes)
+                work.order.resize(work.blocks.size());
+                for (std::size_t i = 0; i < work.order.size(); ++i) work.order[i] = i;
+                std::sort(work.order.begin(), work.order.end(), [&](std::size_t x, std::size_t y) {
+                    const CoarseBlock &a = work.blocks[x], &b = work.blocks[y];
+                    return a.col != b.col ? a.col < b.col : a.row < b.row;
+                });
+                work.sorted.clear();  // (an interface's own block comes from both its parts)
+                for (const std::size_t i : work.order) {
+                    const CoarseBlock& block = work.blocks[i];
+                    if (!work.sorted.empty() && work.sorted.back().row == block.row &&
+                        work.sorted.back().col == block.col)
+                        work.sorted.back().value += block.value;
+                    else
+                        work.sorted.push_back(block);
+                }
+                work.blocks.swap(work.sorted);
+                for (const CoarseBlock& block : work.blocks)
+                    if (block.row == block.col)
+                        blockScale[static_cast<std::size_t>(block.row)] =
+                            block.value.diagonal().maxCoeff();
+                const double largest = *std::max_element(blockScale.begin(), blockScale.end());
+                for (CoarseBlock& block : work.blocks)
+                    if (block.row == block.col)
+                        block.value.diagonal().array() +=
+                            kRegularisation *
+                            std::max(blockScale[static_cast<std::size_t>(block.row)],
+                                     1e-9 * largest);
+                // The lower triangle, compressed by columns.
+                const Eigen::Index size = 6 * m;
+                work.outer.assign(static_cast<std::size_t>(size) + 1, 0);
+                work.inner.clear();
+                work.values.clear();
+                for (std::size_t first = 0; first < work.blocks.size();) {
+                    std::size_t last = first;
+                    const int l = work.blocks[first].col;
+                    while (last < work.blocks.size() && work.blocks[last].col == l) ++last;
+                    for (int j = 0; j < 6; ++j) {
+                        for (std::size_t e = first; e < last; ++e) {
+                            const CoarseBlock& block = work.blocks[e];
+                            for (int i = block.row == l ? j : 0; i < 6; ++i) {
+                                work.inner.push_back(6 * block.row + i);
+                                work.values.push_back(block.value(i, j));
+                            }
+                        }
+                        work.outer[static_cast<std::size_t>(6 * l + j) + 1] =
+                            static_cast<int>(work.inner.size());
+                    }
+                    first = last;
+                }
+                Eigen::SparseMatrix<double>& A = work.A;
+                A.resize(size, size);
+                A.resizeNonZeros(static_cast<Eigen::Index>(work.values.size()));
+                std::copy(work.outer.begin(), work.outer.end(), A.outerIndexPtr());
+                std::copy(work.inner.begin(), work.inner.end(), A.innerIndexPtr());
+                std::copy(work.values.begin(), work.values.end(), A.valuePtr());
+                // The ordering and the elimination tree are kept while the pattern is (a pile at
+                // rest: every step).
+                if (work.outer != work.patternOuter || work.inner != work.patternInner) {
+                    work.ldlt.analyzePattern(A);
+                    work.patternOuter = work.outer;
+                    work.patternInner = work.inner;
+                }
+                work.ldlt.factorize(A);
+                if (work.ldlt.info() != Eigen::Success) {
+                    work.patternOuter.clear();
+                    return false;
+                }
+                x = work.ldlt.solve(rhs);
+            }
+            if (!x.allFinite()) return false;
+            for (const std::size_t ci : *island) {
+                const int k = interfaceOf[ci];
+                if (k < 0) continue;
+                ContactRows& c = p.contacts[ci];
+                const Interface& f = interfaces[static_cast<std::size_t>(k)];
+                const auto wrench = x.segment<6>(6 * k);
+                for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r) {
+                    const double dz = c.J[r][f.side].dot(wrench);
+                    c.impulse[r] += dz;
+                    push(ci, r, dz);
+                }
+            }
+            clampAll();
+            return true;
+        };
+        // The energy of the impulses, whose minimum over their limits is the solution:
+        // ½ zᵀ W z + Σ z (w_free − target) + ½ σ z², i.e. Σ z (½ (w − w_free) + w_free − target)
+        // + ½ σ z² with w = w_free + W z the rows' velocities. A coarse correction is kept when,
+        // clamped into the limits, it lowers it (the sweeps do, a row at a time): a correction
+        // along a direction an interface barely carries (three points nearly in a line) asks large
+        // opposite impulses the limits then cut, and is given back.
+        // (w_free = w − W z at any point of the sweeps: taken for an island when first needed)
+        auto takeFree = [&] {
+            if (rowSpace) {
+                Eigen::VectorXd z(rows);
+                for (std::size_t ci = 0; ci < n; ++ci)
+                    for (int r = 0; r < 3; ++r)
+                        z(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
+                wFree = w;
+                wFree.noalias() -= W * z;
+                return;
+            }
+            for (const int b : *islandBodies) layout::twist(vFree, b) = layout::twist(v, b);
+            for (const std::size_t ci : *island)
+                for (int r = 0; r < 3; ++r) {
+                    const ContactRows& c = p.contacts[ci];
+                    if (c.bodyA >= 0) layout::twist(vFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
+                    if (c.bodyB >= 0) layout::twist(vFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
+                }
+            for (const std::size_t ci : *island)
+                for (int r = 0; r < 3; ++r)
+                    wFree(static_cast<Eigen::Index>(3 * ci) + r) =
+                        rowVelocity(p.contacts[ci], r, vFree);
+        };
+        auto energy = [&] {
+            double e = 0.0;
+            for (const std::size_t ci : *island) {
+                const ContactRows& c = p.contacts[ci];
+                e += 0.5 * c.compliance * c.impulse[0] * c.impulse[0];
+                for (int r = 0; r < 3; ++r) {
+                    const double free = wFree(static_cast<Eigen::Index>(3 * ci) + r);
+                    e += c.impulse[r] *
+                         (0.5 * (velocity(c, ci, r) - free) + free - (r == 0 ? c.target : 0.0));
+                }
+            }
+            return e;
+        };
+        std::vector<double> savedImpulses;
+        Eigen::VectorXd savedVelocities;
+        auto save = [&] {
+            savedImpulses.clear();
+            for (const std::size_t ci : *island)
+                for (int r = 0; r < 3; ++r) savedImpulses.push_back(p.contacts[ci].impulse[r]);
+            if (rowSpace) {
+                savedVelocities = w;
+                return;
+            }
+            savedVelocities.resize(6 * static_cast<Eigen::Index>(islandBodies->size()));
+            for (std::size_t k = 0; k < islandBodies->size(); ++k)
+                savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k)) =
+                    layout::twist(v, (*islandBodies)[k]);
+        };
+        auto restore = [&] {
+            std::size_t at = 0;
+            for (const std::size_t ci : *island)
+                for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = savedImpulses[at++];
+            if (rowSpace) {
+                w = savedVelocities;
+                return;
+            }
+            for (std::size_t k = 0; k < islandBodies->size(); ++k)
+                layout::twist(v, (*islandBodies)[k]) =
+                    savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k));
+        };
+
+        // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
+        // stack in one pair of sweeps, up and down, instead of one contact per sweep.
+        // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
+        // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
+        // term along the previous direction is added while the changes keep shrinking.
         const std::size_t size = island->size();
         for (const std::size_t ci : *island)
             direction.segment<3>(static_cast<Eigen::Index>(3 * ci)).setZero();
@@ -662,15 +669,20 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                         listed[static_cast<std::size_t>(b)] = 1;
                         islandParts[k].push_back(b);
                     }
-        vFree.resize(v.size());
     }
-    // Solved one after the other; the step's report is the worst island's.
+    // Solved at once on the engine's threads where there is enough to share (each the same
+    // whichever thread solves it); the step's report is the worst island's.
+    std::vector<ContactSolveReport> reports(islands.size());
+    auto solveOne = [&](int k) {
+        const std::size_t i = static_cast<std::size_t>(k);
+        solveIsland(islands[i], islandParts[i], reports[i]);
+    };
+    if (islands.size() > 1 && n >= kParallelContacts)
+        runTasks(static_cast<int>(islands.size()), solveOne);
+    else
+        for (std::size_t k = 0; k < islands.size(); ++k) solveOne(static_cast<int>(k));
     report.iterations = 0;
-    for (std::size_t k = 0; k < islands.size(); ++k) {
-        island = &islands[k];
-        islandBodies = &islandParts[k];
-        ContactSolveReport one;
-        solveIsland(one);
+    for (const ContactSolveReport& one : reports) {
         report.iterations = std::max(report.iterations, one.iterations);
         report.residual = std::max(report.residual, one.residual);
         report.converged = report.converged && one.converged;

@@ -75,6 +75,9 @@ inline double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v)
 // (a two-level method; contact_solver.cpp), clamped, and kept when it lowers the impulses'
 // energy. Plain PGS (coarse = false) stays as the reference it was.
 inline constexpr int kCoarseEvery = 8;
+// The contacts from which a problem's islands are solved on several threads (workerThreads(),
+// engine/solver/worker_pool.h); fewer cost less on one.
+inline constexpr std::size_t kParallelContacts = 64;
 ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations,
                             double tolerance, bool coarse = true);
 

@@ -1,0 +1,144 @@
+#include "engine/solver/worker_pool.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace engine {
+namespace {
+
+int defaultThreads() {
+    if (const char* text = std::getenv("MOTUS_THREADS")) {
+        const int n = std::atoi(text);
+        if (n >= 1) return std::min(n, 256);
+    }
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+class Pool {
+public:
+    explicit Pool(int threads) : pid_(getpid()) {
+        for (int k = 1; k < threads; ++k) workers_.emplace_back([this] { work(); });
+    }
+    // Never destroyed: its workers wait until the process ends (a pool left behind by fork()
+    // has no workers to join).
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+
+    int threads() const { return static_cast<int>(workers_.size()) + 1; }
+    bool ours() const { return pid_ == getpid(); }
+
+    // False when another run holds the pool: the caller then runs the tasks itself.
+    bool run(int count, const std::function<void(int)>& task) {
+        std::unique_lock<std::mutex> running(running_, std::try_to_lock);
+        if (!running.owns_lock()) return false;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            task_ = &task;
+            count_ = count;
+            next_.store(0);
+            busy_ = static_cast<int>(workers_.size());
+            error_ = nullptr;
+            ++generation_;
+        }
+        wake_.notify_all();
+        take();
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return busy_ == 0; });
+        task_ = nullptr;
+        if (error_) std::rethrow_exception(error_);
+        return true;
+    }
+
+private:
+    // Tasks taken in turn until none is left.
+    void take() {
+        for (int i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) {
+            try {
+                (*task_)(i);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                if (!error_) error_ = std::current_exception();
+            }
+        }
+    }
+
+    void work() {
+        long seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+            }
+            take();
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                --busy_;
+            }
+            done_.notify_one();
+        }
+    }
+
+    const pid_t pid_;
+    std::vector<std::thread> workers_;
+    std::mutex running_;  // held by the run in progress
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(int)>* task_ = nullptr;
+    int count_ = 0;
+    std::atomic<int> next_{0};
+    int busy_ = 0;
+    long generation_ = 0;
+    std::exception_ptr error_;
+};
+
+std::mutex& poolMutex() {
+    static std::mutex m;
+    return m;
+}
+int& chosenThreads() {
+    static int threads = defaultThreads();
+    return threads;
+}
+Pool*& currentPool() {
+    static Pool* pool = nullptr;
+    return pool;
+}
+
+// The pool for the threads chosen, made on first use (and again after fork() or a new count;
+// the pool it replaces is left as it is: its workers wait on).
+Pool* pool() {
+    const std::lock_guard<std::mutex> lock(poolMutex());
+    Pool*& pool = currentPool();
+    if (!pool || !pool->ours() || pool->threads() != chosenThreads())
+        pool = new Pool(chosenThreads());
+    return pool;
+}
+
+}  // namespace
+
+int workerThreads() {
+    const std::lock_guard<std::mutex> lock(poolMutex());
+    return chosenThreads();
+}
+
+void setWorkerThreads(int threads) {
+    const std::lock_guard<std::mutex> lock(poolMutex());
+    chosenThreads() = std::clamp(threads, 1, 256);
+}
+
+void runTasks(int count, const std::function<void(int)>& task) {
+    if (count <= 0) return;
+    if (count > 1 && workerThreads() > 1 && pool()->run(count, task)) return;
+    for (int i = 0; i < count; ++i) task(i);
+}
+
+}  // namespace engine

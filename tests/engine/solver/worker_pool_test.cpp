@@ -1,0 +1,94 @@
+#include "engine/solver/worker_pool.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace engine {
+namespace {
+
+// Restores the thread count a test changes.
+struct Threads {
+    explicit Threads(int n) : before(workerThreads()) { setWorkerThreads(n); }
+    ~Threads() { setWorkerThreads(before); }
+    int before;
+};
+
+TEST(WorkerPool, RunsEveryTaskOnceWithAnyNumberOfThreads) {
+    for (const int n : {1, 2, 3}) {
+        const Threads threads(n);
+        EXPECT_EQ(workerThreads(), n);
+        for (const int count : {0, 1, 7, 1000}) {
+            std::vector<std::atomic<int>> runs(static_cast<std::size_t>(count));
+            for (auto& r : runs) r = 0;
+            runTasks(count, [&](int i) { ++runs[static_cast<std::size_t>(i)]; });
+            for (const auto& r : runs) EXPECT_EQ(r.load(), 1) << n << " threads, " << count;
+        }
+    }
+}
+
+TEST(WorkerPool, UsesTheWorkersWhenAsked) {
+    const Threads threads(2);
+    std::atomic<int> inside{0}, most{0};
+    // Each task waits (a little) for another to be running beside it.
+    runTasks(2, [&](int) {
+        const int now = ++inside;
+        most = std::max(most.load(), now);
+        for (int k = 0; k < 2000 && inside.load() < 2; ++k)
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        most = std::max(most.load(), inside.load());
+        --inside;
+    });
+    EXPECT_EQ(most.load(), 2);
+}
+
+TEST(WorkerPool, ATaskThatRunsTasksRunsThemItself) {
+    const Threads threads(2);
+    std::atomic<int> inner{0};
+    runTasks(4, [&](int) { runTasks(3, [&](int) { ++inner; }); });
+    EXPECT_EQ(inner.load(), 12);
+}
+
+TEST(WorkerPool, AnExceptionOfATaskReachesTheCallerAfterAllTasksEnd) {
+    const Threads threads(2);
+    std::atomic<int> ended{0};
+    EXPECT_THROW(runTasks(50,
+                          [&](int i) {
+                              ++ended;
+                              if (i == 7) throw std::runtime_error("task 7");
+                          }),
+                 std::runtime_error);
+    EXPECT_EQ(ended.load(), 50);
+    // The pool still works after.
+    std::atomic<int> again{0};
+    runTasks(10, [&](int) { ++again; });
+    EXPECT_EQ(again.load(), 10);
+}
+
+// A process made by fork() (motus-cli batch's cases, Python's sweep) has none of its parent's
+// workers: it gets a pool of its own instead of waiting for them.
+TEST(WorkerPool, AForkedProcessRunsItsTasks) {
+    const Threads threads(2);
+    runTasks(4, [](int) {});  // the parent's pool exists
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::atomic<int> runs{0};
+        runTasks(100, [&](int) { ++runs; });
+        _exit(runs.load() == 100 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+}  // namespace
+}  // namespace engine
