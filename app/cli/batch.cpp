@@ -27,6 +27,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "engine/io/input_file.h"
+#include "engine/solver/worker_pool.h"
 
 namespace cli {
 
@@ -628,6 +629,9 @@ int runBatch(const BatchOptions& o) {
             // single-threaded, so the copy is whole.
             const pid_t pid = ::fork();
             if (pid == 0) {
+                // The cases share the cores: each copy's contact solves keep to its share.
+                engine::setWorkerThreads(
+                    std::max(1, engine::workerThreads() / static_cast<int>(jobs)));
                 ::close(told[0]);
                 gToldFd = told[1];
                 gResultsComputed = [] {

@@ -41,6 +41,7 @@
 #include "engine/model/run_options.h"
 #include "engine/record/recording.h"
 #include "engine/runtime/simulator.h"
+#include "engine/solver/worker_pool.h"
 #include "engine/version.h"
 
 namespace py = pybind11;
@@ -849,6 +850,9 @@ PYBIND11_MODULE(_motus, m) {
         .def_readonly("warnings", &Scene::warnings)
         .def_property_readonly("name", [](const Scene& s) { return s.spec.name; });
     m.def("load", &loadScene, py::arg("path"));
+    // The engine's threads (the contact solve's islands run on them): all cores by default.
+    m.def("threads", &engine::workerThreads);
+    m.def("set_threads", &engine::setWorkerThreads, py::arg("threads"));
     m.def("scene_from_json", &sceneFromJson, py::arg("text"), py::arg("base_directory") = "");
     m.def(
         "save_scene",

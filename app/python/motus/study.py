@@ -245,8 +245,10 @@ class _Progress:
 _job = None
 
 
-def _ignore_interrupts():
+def _start_worker(jobs):
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    # The workers share the cores: each one's contact solves keep to its share.
+    _motus._motus.set_threads(max(1, _motus._motus.threads() // jobs))
 
 
 def _run_indexed(k):
@@ -317,7 +319,7 @@ def sweep(scene, cases, analysis="simulate", *, jobs=None, client=None, summariz
                 _job = dict(scene=scene_text, base=base_dir, paths=paths, values=values,
                             analysis=analysis, options=options, summarize=summarize,
                             reduce=reduce, keep=keep)
-                pool = multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupts)
+                pool = multiprocessing.get_context("fork").Pool(jobs, _start_worker, (jobs,))
                 try:
                     for k, outcome in pool.imap_unordered(_run_indexed, range(len(names))):
                         finished(k, outcome)
