@@ -171,7 +171,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         double coneStep = 0.0;
         double Wn = 0.0, Wt[2] = {0.0, 0.0};
     };
-    std::vector<Local> local(n);
+    // (the solve's working storage is kept between solves on each thread: no allocation)
+    thread_local std::vector<Local> localStore;
+    std::vector<Local>& local = localStore;  // (a reference: the islands' threads use the caller's)
+    local.assign(n, Local{});
     for (std::size_t ci = 0; ci < n; ++ci) {
         ContactRows& c = p.contacts[ci];
         Local& l = local[ci];
@@ -208,12 +211,25 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
 
     // What the islands keep per contact, row or part: each island writes only its own
     // entries, so islands may be solved at once on several threads.
-    std::vector<int> interfaceOf(n, -1);  // per contact: its interface in the coarse step
-    std::vector<char> sticking(n, 0);
-    std::vector<std::vector<int>> onBody(rowSpace ? 0 : static_cast<std::size_t>(v.size() / 6));
-    Eigen::VectorXd wFree(rows), vFree(rowSpace ? 0 : v.size());
+    // (thread_local storage, used through references: the islands' threads use the caller's)
+    thread_local std::vector<int> interfaceOfStore;
+    thread_local std::vector<char> stickingStore;
+    thread_local std::vector<std::vector<int>> onBodyStore;
+    thread_local Eigen::VectorXd wFreeStore, vFreeStore, changeStore, directionStore;
+    std::vector<int>& interfaceOf = interfaceOfStore;  // per contact: its coarse interface
+    std::vector<char>& sticking = stickingStore;
+    std::vector<std::vector<int>>& onBody = onBodyStore;
+    Eigen::VectorXd &wFree = wFreeStore, &vFree = vFreeStore, &change = changeStore,
+                    &direction = directionStore;
+    interfaceOf.assign(n, -1);
+    sticking.assign(n, 0);
+    if (!rowSpace && onBody.size() < static_cast<std::size_t>(v.size() / 6))
+        onBody.resize(static_cast<std::size_t>(v.size() / 6));
+    wFree.resize(rows);
+    vFree.resize(rowSpace ? 0 : v.size());
     const Eigen::Index m = static_cast<Eigen::Index>(3 * n);
-    Eigen::VectorXd change(m), direction(m);
+    change.resize(m);
+    direction.resize(m);
 
     // One island: its contacts (indices into p.contacts, in their order) and the parts they
     // touch. Islands share no part: each is solved alone, the same on any thread.
@@ -626,15 +642,28 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
 
     // The islands: contacts joined through the parts they touch (the ground joins nothing).
     // Jointed parts (row space) couple every row through W: one island.
-    std::vector<std::vector<std::size_t>> islands;
-    std::vector<std::vector<int>> islandParts;
+    thread_local std::vector<std::vector<std::size_t>> islandsStore;
+    thread_local std::vector<std::vector<int>> islandPartsStore;
+    std::vector<std::vector<std::size_t>>& islands = islandsStore;
+    std::vector<std::vector<int>>& islandParts = islandPartsStore;
+    std::size_t count = 0;  // (the vectors' first `count` are this solve's, reused)
+    auto newIsland = [&] {
+        if (count == islands.size()) {
+            islands.emplace_back();
+            islandParts.emplace_back();
+        }
+        islands[count].clear();
+        islandParts[count].clear();
+        return count++;
+    };
+    thread_local std::vector<int> parent, islandOf;
+    thread_local std::vector<char> listed;
     if (rowSpace) {
-        islands.emplace_back(n);
-        for (std::size_t ci = 0; ci < n; ++ci) islands[0][ci] = ci;
-        islandParts.emplace_back();
+        const std::size_t k = newIsland();
+        for (std::size_t ci = 0; ci < n; ++ci) islands[k].push_back(ci);
     } else {
         const int bodies = static_cast<int>(v.size() / 6);
-        std::vector<int> parent(static_cast<std::size_t>(bodies));
+        parent.resize(static_cast<std::size_t>(bodies));
         for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
         auto root = [&](int b) {
             while (parent[static_cast<std::size_t>(b)] != b)
@@ -648,21 +677,17 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
             }
         // Numbered by their first contact, contacts and parts in their order.
-        std::vector<int> islandOf(static_cast<std::size_t>(bodies), -1);
+        islandOf.assign(static_cast<std::size_t>(bodies), -1);
         for (std::size_t ci = 0; ci < n; ++ci) {
             const ContactRows& c = p.contacts[ci];
             const int body = c.bodyA >= 0 ? c.bodyA : c.bodyB;
             if (body < 0) continue;  // (two ground parts: no rows to solve)
             int& k = islandOf[static_cast<std::size_t>(root(body))];
-            if (k < 0) {
-                k = static_cast<int>(islands.size());
-                islands.emplace_back();
-                islandParts.emplace_back();
-            }
+            if (k < 0) k = static_cast<int>(newIsland());
             islands[static_cast<std::size_t>(k)].push_back(ci);
         }
-        std::vector<char> listed(static_cast<std::size_t>(bodies), 0);
-        for (std::size_t k = 0; k < islands.size(); ++k)
+        listed.assign(static_cast<std::size_t>(bodies), 0);
+        for (std::size_t k = 0; k < count; ++k)
             for (const std::size_t ci : islands[k])
                 for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
                     if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
@@ -672,15 +697,17 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     }
     // Solved at once on the engine's threads where there is enough to share (each the same
     // whichever thread solves it); the step's report is the worst island's.
-    std::vector<ContactSolveReport> reports(islands.size());
+    thread_local std::vector<ContactSolveReport> reportsStore;
+    std::vector<ContactSolveReport>& reports = reportsStore;
+    reports.assign(count, ContactSolveReport{});
     auto solveOne = [&](int k) {
         const std::size_t i = static_cast<std::size_t>(k);
         solveIsland(islands[i], islandParts[i], reports[i]);
     };
-    if (islands.size() > 1 && n >= kParallelContacts)
-        runTasks(static_cast<int>(islands.size()), solveOne);
+    if (count > 1 && n >= kParallelContacts)
+        runTasks(static_cast<int>(count), solveOne);
     else
-        for (std::size_t k = 0; k < islands.size(); ++k) solveOne(static_cast<int>(k));
+        for (std::size_t k = 0; k < count; ++k) solveOne(static_cast<int>(k));
     report.iterations = 0;
     for (const ContactSolveReport& one : reports) {
         report.iterations = std::max(report.iterations, one.iterations);

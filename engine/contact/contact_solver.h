@@ -76,8 +76,8 @@ inline double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v)
 // energy. Plain PGS (coarse = false) stays as the reference it was.
 inline constexpr int kCoarseEvery = 8;
 // The contacts from which a problem's islands are solved on several threads (workerThreads(),
-// engine/solver/worker_pool.h); fewer cost less on one.
-inline constexpr std::size_t kParallelContacts = 64;
+// engine/solver/worker_pool.h); on fewer, waking a worker costs more than it saves.
+inline constexpr std::size_t kParallelContacts = 512;
 ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations,
                             double tolerance, bool coarse = true);
 

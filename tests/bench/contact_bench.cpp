@@ -75,6 +75,7 @@ BENCHMARK(BM_ContactPile)
     ->Arg(25)
     ->Arg(100)
     ->Arg(400)
+    ->Arg(1000)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

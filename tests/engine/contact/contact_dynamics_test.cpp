@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/contact/contact_solver.h"
 #include "engine/math/constants.h"
 #include "engine/solver/worker_pool.h"
 #include "tests/support/contact_scenes.h"
@@ -124,16 +125,17 @@ TEST(ContactDynamics, ASixteenCubeColumnComesToRestCarryingItsWeightFaceByFace) 
     }
 }
 
-// The contact solve's islands (pile-100: 25 columns of four) solved on one thread and on
-// two: the same run bit for bit.
+// The contact solve's islands (pile-400: 25 columns of sixteen, 1 600 contacts once landed)
+// solved on one thread and on two: the same run bit for bit.
 TEST(ContactDynamics, APileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
-    const SceneSpec spec = test::boxPile(100);
+    const SceneSpec spec = test::boxPile(400);
     const int threads = workerThreads();
     std::vector<Eigen::VectorXd> q, v;
     for (const int n : {1, 2}) {
         setWorkerThreads(n);
         Sim run(spec);
         ASSERT_TRUE(run.to(0.3));
+        EXPECT_GT(run.outputs().contacts.size(), contact::kParallelContacts);
         q.push_back(run.fd.state().q);
         v.push_back(run.fd.state().v);
     }
