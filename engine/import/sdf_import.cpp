@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -884,12 +885,16 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
 // the process's).
 class ConsoleCapture : public console_bridge::OutputHandler {
 public:
+    // (libsdformat also writes some errors straight to std::cerr — "Error: Detected delimiter
+    // '::' in element name in" and the element — which are taken too while it reads.)
     ConsoleCapture() : stream_(sdf::Console::Instance()->GetMsgStream()) {
         previous_ = stream_.GetStream();
         stream_.SetStream(&text_);
         console_bridge::useOutputHandler(this);
+        previousCerr_ = std::cerr.rdbuf(cerrText_.rdbuf());
     }
     ~ConsoleCapture() override {
+        std::cerr.rdbuf(previousCerr_);
         console_bridge::restorePreviousOutputHandler();
         stream_.SetStream(previous_);
     }
@@ -903,11 +908,24 @@ public:
 
     // libsdformat's messages as diagnostics ("Error [Param.cc:598] The value ..." becomes the
     // error "libsdformat: The value ..."); the URDF parser's errors only when nothing else
-    // said why the file was refused (it is tried on files that are not SDF).
-    void report(Reporter& report) const {
+    // said why the file was refused (it is tried on files that are not SDF) — `refused`: the
+    // reader's own list of errors did.
+    void report(Reporter& report, bool refused = false) const {
         std::vector<std::pair<bool, std::string>> messages;  // (error, text)
-        // Its colours are written whatever the stream (ESC [ ... m): dropped.
+        // Its colours are written whatever the stream (ESC [ ... m): dropped. What it wrote to
+        // std::cerr ("Error: ...", then the element on lines of their own) is read the same.
         std::string text = text_.str();
+        {
+            std::istringstream lines(cerrText_.str());
+            for (std::string line; std::getline(lines, line);) {
+                if (line.starts_with("Error: "))
+                    text += "\nError [] " + line.substr(7);
+                else if (line.starts_with("Warning: "))
+                    text += "\nWarning [] " + line.substr(9);
+                else
+                    text += "\n" + line;
+            }
+        }
         for (std::size_t at; (at = text.find('\x1b')) != std::string::npos;) {
             const std::size_t end = text.find('m', at);
             text.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
@@ -918,8 +936,8 @@ public:
             if (error || line.starts_with("Warning [")) {
                 const std::size_t end = line.find("] ");
                 messages.push_back({error, end == std::string::npos ? line : line.substr(end + 2)});
-            } else if (!messages.empty() && !line.empty()) {
-                messages.back().second += " " + line;
+            } else if (!messages.empty() && line.find_first_not_of(" \t") != std::string::npos) {
+                messages.back().second += " " + line.substr(line.find_first_not_of(" \t"));
             }
         }
         for (const auto& [error, text] : messages) {
@@ -929,7 +947,7 @@ public:
             else
                 report.warning("", message);
         }
-        if (!report.hasErrors())
+        if (!report.hasErrors() && !refused)
             for (const std::string& text : urdfErrors_)
                 report.error("", "libsdformat, reading the file as URDF: " +
                                      excerpt(text, 4 * kExcerptLength));
@@ -938,7 +956,8 @@ public:
 private:
     sdf::Console::ConsoleStream& stream_;
     std::ostream* previous_ = nullptr;
-    std::ostringstream text_;
+    std::ostringstream text_, cerrText_;
+    std::streambuf* previousCerr_ = nullptr;
     std::vector<std::string> urdfErrors_;
 };
 
@@ -1304,7 +1323,7 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
         {
             const ConsoleCapture console;
             errors = loadSdfRoot(root, path);
-            console.report(report);
+            console.report(report, !errors.empty());
         }
         reportSdfErrors(errors, path, report);
         if (!report.hasErrors()) {

@@ -761,6 +761,22 @@ TEST(SdfImport, LibsdformatsOwnMessagesBecomeDiagnosticsNotTerminalOutput) {
     EXPECT_TRUE(mentions(r, Severity::Error, "libsdformat: The value for //pose")) << listed(r);
     EXPECT_TRUE(mentions(r, Severity::Error, "must have 6 values, but 3 were found")) << listed(r);
     EXPECT_EQ(printed, "");
+    // What libsdformat writes straight to std::cerr (a name with its scope delimiter), and
+    // no word from the URDF parser it then tries, since libsdformat said why.
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    const RobotImportResult d = importText(R"(<?xml version="1.0"?>
+<sdf version="1.8"><model name="m"><link name="b::c"><inertial><mass>1</mass></inertial></link>
+</model></sdf>)");
+    const std::string written =
+        ::testing::internal::GetCapturedStderr() + ::testing::internal::GetCapturedStdout();
+    EXPECT_FALSE(d.scene);
+    EXPECT_TRUE(mentions(d, Severity::Error,
+                         "libsdformat: Detected delimiter '::' in element name in <link "
+                         "name='b::c'> <inertial> <mass>1</mass>"))
+        << listed(d);
+    EXPECT_FALSE(mentions(d, Severity::Error, "as URDF")) << listed(d);
+    EXPECT_EQ(written, "");
 }
 
 // libsdformat's description of the format is parsed once per process and copied for each
