@@ -324,29 +324,30 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             // a point) have zero rows and right-hand side; a relative 1e-7 on each interface's
             // diagonal makes them c = 0 and tempers those it barely carries.
             constexpr double kRegularisation = 1e-7;
+            // The interfaces' rows: contact ci's row r in interface k, P its entries on the
+            // interface's reference part.
+            auto forEachActiveRow = [&](auto&& visit) {
+                for (const std::size_t ci : *island) {
+                    const int k = interfaceOf[ci];
+                    if (k < 0) continue;
+                    const int side = interfaces[static_cast<std::size_t>(k)].side;
+                    for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
+                        visit(ci, r, k, p.contacts[ci].J[r][side]);
+                }
+            };
             blockScale.assign(static_cast<std::size_t>(m), 0.0);
             if (rowSpace) {
                 // W is dense here (jointed parts): Pᵀ W P from its rows and columns.
                 Eigen::MatrixXd WP = Eigen::MatrixXd::Zero(rows, 6 * m);
-                for (const std::size_t ci : *island) {
-                    const int k = interfaceOf[ci];
-                    if (k < 0) continue;
-                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                    for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
-                        WP.middleCols<6>(6 * k).noalias() +=
-                            W.col(static_cast<Eigen::Index>(3 * ci) + r) *
-                            p.contacts[ci].J[r][f.side].transpose();
-                }
+                forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
+                    WP.middleCols<6>(6 * k).noalias() +=
+                        W.col(static_cast<Eigen::Index>(3 * ci) + r) * P.transpose();
+                });
                 Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * m, 6 * m);
-                for (const std::size_t ci : *island) {
-                    const int k = interfaceOf[ci];
-                    if (k < 0) continue;
-                    const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                    for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
-                        A.middleRows<6>(6 * k).noalias() +=
-                            p.contacts[ci].J[r][f.side] *
-                            WP.row(static_cast<Eigen::Index>(3 * ci) + r);
-                }
+                forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
+                    A.middleRows<6>(6 * k).noalias() +=
+                        P * WP.row(static_cast<Eigen::Index>(3 * ci) + r);
+                });
                 for (Eigen::Index k = 0; k < m; ++k)
                     blockScale[static_cast<std::size_t>(k)] =
                         A.block<6, 6>(6 * k, 6 * k).diagonal().maxCoeff();
@@ -455,18 +456,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 x = work.ldlt.solve(rhs);
             }
             if (!x.allFinite()) return false;
-            for (const std::size_t ci : *island) {
-                const int k = interfaceOf[ci];
-                if (k < 0) continue;
-                ContactRows& c = p.contacts[ci];
-                const Interface& f = interfaces[static_cast<std::size_t>(k)];
-                const auto wrench = x.segment<6>(6 * k);
-                for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r) {
-                    const double dz = c.J[r][f.side].dot(wrench);
-                    c.impulse[r] += dz;
-                    push(ci, r, dz);
-                }
-            }
+            forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
+                const double dz = P.dot(x.segment<6>(6 * k));
+                p.contacts[ci].impulse[r] += dz;
+                push(ci, r, dz);
+            });
             clampAll();
             return true;
         };
