@@ -99,9 +99,10 @@ def test_progress_is_shown_when_asked(capsys):
 
 
 def test_ctrl_c_stops_a_study_and_keeps_the_cases_that_finished():
-    # 60 cases of about 0.1 s each on two cores: Ctrl+C after 1 s.
-    cases = [{"case": f"c{k}", "L_crank": 0.05 + 0.0005 * k} for k in range(60)]
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    # 400 cases of about 0.1 s each on two cores (20 s): Ctrl+C after 3 s, which leaves time
+    # for the first cases to end on a loaded machine (1 s did not under CI's parallel tests).
+    cases = [{"case": f"c{k}", "L_crank": 0.05 + 0.00005 * k} for k in range(400)]
+    timer = threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(motus.Interrupted) as e:
