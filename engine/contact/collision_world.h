@@ -62,8 +62,8 @@ public:
 
     // The contact points between parts closer than `margin` [m] (0: touching or overlapping),
     // merged into `previous` (the last query's persistent points; points naming parts that
-    // cannot touch are ignored). `margin` up to 2 cm (Bullet's pair search pads bounding boxes
-    // by that much).
+    // cannot touch are ignored). The pair search pads each bounding box by half of
+    // max(margin, the shape's breaking distance): no pair farther apart reaches the narrow phase.
     ContactQuery query(double margin, const std::vector<ContactPointState>& previous);
     // The same into `out` (its vectors reused: no allocation in a steady run). `out` may not
     // be `previous`'s owner.
