@@ -2,6 +2,7 @@
 
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
+#include "engine/solver/worker_pool.h"
 
 #include <LinearMath/btPoolAllocator.h>
 #include <btBulletCollisionCommon.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 
 static_assert(sizeof(btScalar) == 8,
@@ -92,17 +94,37 @@ std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, MeshS
 
 // Every manifold gets the solver's margin as its breaking threshold, so gaps up to the margin
 // are reported (speculative contacts) and points persist while they stay that close.
+//
+// The narrow phase may run on several threads at once (each pair on one): what the pairs'
+// algorithms share, the dispatcher's pools of manifolds and algorithms and its list of
+// manifolds, is taken under a lock.
 class Dispatcher final : public btCollisionDispatcher {
 public:
     using btCollisionDispatcher::btCollisionDispatcher;
     double threshold = 0.0;
     btPersistentManifold* getNewManifold(const btCollisionObject* b0,
                                          const btCollisionObject* b1) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
         btPersistentManifold* manifold = btCollisionDispatcher::getNewManifold(b0, b1);
         manifold->setContactBreakingThreshold(
             std::max(manifold->getContactBreakingThreshold(), threshold));
         return manifold;
     }
+    void releaseManifold(btPersistentManifold* manifold) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        btCollisionDispatcher::releaseManifold(manifold);
+    }
+    void* allocateCollisionAlgorithm(int size) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return btCollisionDispatcher::allocateCollisionAlgorithm(size);
+    }
+    void freeCollisionAlgorithm(void* ptr) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        btCollisionDispatcher::freeCollisionAlgorithm(ptr);
+    }
+
+private:
+    std::mutex mutex_;
 };
 
 // Which manifold a point belongs to: the part pair (A < B) and, for a part of several shapes,
@@ -178,10 +200,13 @@ struct CollisionWorld::Impl {
         MergePoint point;
         int shapeA, shapeB;
     };
-    std::vector<Found> found;  // the first foundCount hold this query's points
+    std::vector<Found> found;              // the first foundCount hold this query's points
+    std::vector<btBroadphasePair*> pairs;  // the pairs the narrow phase takes
     std::size_t foundCount = 0;
     PairManifold merge;    // one pair's points being merged
     MergePoint keptPoint;  // a kept point being put back
+
+    void narrowPhase();
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -205,6 +230,67 @@ struct CollisionWorld::Impl {
         return info;
     }
 };
+
+// From this many pairs up, the narrow phase runs on the worker threads.
+constexpr std::size_t kParallelPairs = 256;
+
+// Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
+// bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap, and a
+// leaf is the box grown by 5 cm (gDbvtMargin) so that it is moved seldom: in a pile, every
+// neighbour. The algorithms of new pairs are made first, in turn; then the pairs are processed,
+// on several threads for many (each pair's algorithm writes its own manifold only; a pair's
+// points do not depend on the order, and query() puts them in a canonical one).
+void CollisionWorld::Impl::narrowPhase() {
+    Impl& m = *this;
+    const btDispatcherInfo& info = m.world.getDispatchInfo();
+    btBroadphasePairArray& all = m.broadphase.getOverlappingPairCache()->getOverlappingPairArray();
+    m.pairs.clear();
+    for (int k = 0; k < all.size(); ++k) {
+        btBroadphasePair& pair = all[k];
+        const btBroadphaseProxy* p0 = pair.m_pProxy0;
+        const btBroadphaseProxy* p1 = pair.m_pProxy1;
+        if (!TestAabbAgainstAabb2(p0->m_aabbMin, p0->m_aabbMax, p1->m_aabbMin, p1->m_aabbMax))
+            continue;
+        const auto* a = static_cast<const btCollisionObject*>(p0->m_clientObject);
+        const auto* b = static_cast<const btCollisionObject*>(p1->m_clientObject);
+        if (!m.dispatcher.needsCollision(a, b)) continue;
+        if (!pair.m_algorithm) {
+            const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a,
+                                              a->getWorldTransform(), -1, -1);
+            const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
+                                              b->getWorldTransform(), -1, -1);
+            pair.m_algorithm =
+                m.dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+            if (!pair.m_algorithm) continue;
+        }
+        m.pairs.push_back(&pair);
+    }
+    const auto process = [&](std::size_t first, std::size_t last) {
+        for (std::size_t k = first; k < last; ++k) {
+            btBroadphasePair& pair = *m.pairs[k];
+            const auto* a = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+            const auto* b = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+            const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a,
+                                              a->getWorldTransform(), -1, -1);
+            const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
+                                              b->getWorldTransform(), -1, -1);
+            btManifoldResult result(&wa, &wb);
+            pair.m_algorithm->processCollision(&wa, &wb, info, &result);
+        }
+    };
+    const std::size_t n = m.pairs.size();
+    const int threads = workerThreads();
+    if (threads < 2 || n < kParallelPairs) {
+        process(0, n);
+        return;
+    }
+    // Chunks of at least 64 pairs, four per thread: even work without a handout per pair.
+    const std::size_t chunks = std::min<std::size_t>(4 * static_cast<std::size_t>(threads), n / 64);
+    runTasks(static_cast<int>(chunks), [&](int c) {
+        const std::size_t k = static_cast<std::size_t>(c);
+        process(n * k / chunks, n * (k + 1) / chunks);
+    });
+}
 
 CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildContactModel(spec)) {}
 
@@ -313,8 +399,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                              &m.dispatcher);
     }
     m.broadphase.calculateOverlappingPairs(&m.dispatcher);
-    m.dispatcher.dispatchAllCollisionPairs(m.broadphase.getOverlappingPairCache(),
-                                           m.world.getDispatchInfo(), &m.dispatcher);
+    m.narrowPhase();
 
     // The new points and the kept ones by manifold, in a canonical order: by part pair and
     // shape pair, kept points before new ones, each in its own order (Bullet's order of
