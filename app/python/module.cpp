@@ -5,6 +5,7 @@
 // computes; Ctrl+C stops a run and keeps what was computed; no engine error reaches Python as
 // anything but an exception.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -732,6 +733,21 @@ public:
                     k < now.size() ? now[k] : model_->switches[k].initial;
         return d;
     }
+    // Every sleeping part wakes (the scene's contact sleepTime); how many slept.
+    int wake() {
+        const Busy busy(*this);
+        const std::vector<double>& rest = sim_->state().rest;
+        const auto asleep =
+            std::count_if(rest.begin(), rest.end(), [](double r) { return r < 0.0; });
+        sim_->wake();
+        return static_cast<int>(asleep);
+    }
+    // How many parts sleep now.
+    int asleep() const {
+        const std::vector<double>& rest = sim_->state().rest;
+        return static_cast<int>(
+            std::count_if(rest.begin(), rest.end(), [](double r) { return r < 0.0; }));
+    }
     void setInput(const std::string& name, double value) {
         const Busy busy(*this);
         int slot = -1;
@@ -920,6 +936,8 @@ PYBIND11_MODULE(_motus, m) {
         .def("reset", &Stepper::reset)
         .def("step", &Stepper::step, py::arg("n") = 1)
         .def("set_input", &Stepper::setInput, py::arg("name"), py::arg("value"))
+        .def("wake", &Stepper::wake)
+        .def_property_readonly("asleep", &Stepper::asleep)
         .def_property_readonly("inputs", &Stepper::inputs)
         .def("snapshot", &Stepper::snapshot)
         .def("restore", &Stepper::restore, py::arg("snapshot"))

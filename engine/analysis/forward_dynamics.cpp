@@ -152,6 +152,21 @@ ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
                                     : makeIntegrator(model_->settings, formulation_.formulation);
 }
 
+namespace {
+
+// State::rest fitted to the model: kept where the model lets parts sleep and the state says
+// for each body, else every part awake (or none kept: the model's parts never sleep).
+void fitRest(const Model& model, State& state, bool wake) {
+    const bool sleeps = model.contact.enabled && model.contact.settings.sleepTime > 0.0;
+    const auto bodies = static_cast<std::size_t>(model.bodyCount());
+    if (!sleeps)
+        state.rest.clear();
+    else if (wake || state.rest.size() != bodies)
+        state.rest.assign(bodies, 0.0);
+}
+
+}  // namespace
+
 Status ForwardDynamics::initialize() {
     return initialize(initialState(*model_));
 }
@@ -189,6 +204,9 @@ Status ForwardDynamics::initialize(const State& state) {
         state_.lagged = Eigen::VectorXd::Zero(model_->laggedCount);
         s = updateLagged(*model_, state_, ws_, nullptr);
     }
+    // A new start (at t = 0, or an edit's at a recorded state) wakes every part: what slept
+    // may not rest in the model as it is now.
+    fitRest(*model_, state_, true);
     saveSolverMemory();
     return s;
 }
@@ -202,6 +220,7 @@ Status ForwardDynamics::resume(const State& state) {
     model_ = switchedModel(base_, state_.switches);
     integrator_->reset();
     ws_.step.valid = false;
+    fitRest(*model_, state_, false);
     Status s = prepareWorkspace(*model_, state_, ws_);
     if (s.ok) restoreSolverMemory(state);
     // A state that does not hold them (set from elsewhere): found here, as at a start.
@@ -210,6 +229,11 @@ Status ForwardDynamics::resume(const State& state) {
         s = updateLagged(*model_, state_, ws_, nullptr);
     }
     return s;
+}
+
+void ForwardDynamics::wake() {
+    for (double& rest : state_.rest)
+        if (rest < 0.0) rest = 0.0;
 }
 
 Status ForwardDynamics::setHeld(int slot, double value) {
@@ -250,6 +274,7 @@ void ForwardDynamics::restore(const State& state) {
     model_ = switchedModel(base_, state_.switches);
     if (state_.lagged.size() != model_->laggedCount)  // (a state this model did not produce)
         state_.lagged = Eigen::VectorXd::Zero(model_->laggedCount);
+    fitRest(*model_, state_, false);
     integrator_->reset();
     ws_.step.valid = false;
     ws_.factored = false;

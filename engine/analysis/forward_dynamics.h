@@ -51,6 +51,9 @@ public:
     // the run (a controller's command read by a force's expression). The integrator starts
     // afresh from the state: the input is a step.
     Status setHeld(int slot, double value);
+    // Wakes every sleeping part (State::rest; ContactSettings::sleepTime): the run goes on
+    // from where they slept, stepping them again until they have rested for the sleep time.
+    void wake();
 
     Status outputs(Outputs& out);
     // The accelerations (v̇_W, ω̇' per body) at the state, as outputs() found them.

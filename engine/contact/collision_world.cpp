@@ -188,11 +188,14 @@ struct CollisionWorld::Impl {
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
     std::vector<Transform> X_PO;                   // per part: the object frame in the part frame
     std::vector<double> breaking;  // per part: its shape's breaking distance (Bullet's rule)
+    std::vector<char> moved;       // per part: its pose changed since its box was last set
+    std::vector<char> asleep;      // per part: setPartAsleep
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
     struct Entry {
         PairKey key;
         int source;  // ≥ 0: found[source]; < 0: kept point −source − 1 of the previous query
+        bool resting = false;  // a kept point between parts that sleep: passed on as it is
     };
     std::vector<Entry> fresh, kept, entries;  // the new points, the kept ones, both merged
     // A point of the query, with A the lower part index, and the shapes it lies on.
@@ -311,6 +314,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.objectOfPart.assign(m.model.parts.size(), nullptr);
     m.breaking.assign(m.model.parts.size(), 0.0);
     m.X_PO.assign(m.model.parts.size(), Transform{});
+    m.moved.assign(m.model.parts.size(), 1);
+    m.asleep.assign(m.model.parts.size(), 0);
     for (std::size_t i = 0; i < m.model.parts.size(); ++i) {
         const ContactPartModel& part = m.model.parts[i];
         if (part.shapes.empty() || !part.filter.enabled) continue;
@@ -337,7 +342,12 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         auto object = std::make_unique<btCollisionObject>();
         object->setCollisionShape(shape);
         object->setUserIndex(static_cast<int>(i));
-        if (part.ground) object->setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
+        if (part.ground) {
+            object->setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
+            // (inactive: the narrow phase takes a pair with a moving part only, as for any
+            // pair of a sleeping part and the ground)
+            object->setActivationState(ISLAND_SLEEPING);
+        }
         // Placed before it is added: the broadphase pairs an object with every object its
         // bounding box overlaps when it is added, and at the origin all of them overlap (N²/2
         // pairs: 10,000 boxes took 47 s and 3.5 GB before the first step).
@@ -355,8 +365,29 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
 CollisionWorld::~CollisionWorld() = default;
 
 void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
-    if (btCollisionObject* object = impl_->objectOfPart.at(partIndex))
-        object->setWorldTransform(toBt(X_WP * impl_->X_PO[partIndex]));
+    if (btCollisionObject* object = impl_->objectOfPart.at(partIndex)) {
+        const btTransform X = toBt(X_WP * impl_->X_PO[partIndex]);
+        if (X == object->getWorldTransform()) return;
+        object->setWorldTransform(X);
+        impl_->moved[partIndex] = 1;
+    }
+}
+
+void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {
+    Impl& m = *impl_;
+    btCollisionObject* object = m.objectOfPart.at(partIndex);
+    if (!object || m.model.parts[partIndex].ground || bool(m.asleep[partIndex]) == asleep) return;
+    m.asleep[partIndex] = asleep;
+    object->forceActivationState(asleep ? ISLAND_SLEEPING : ACTIVE_TAG);
+}
+
+Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const {
+    const btCollisionObject* object = impl_->objectOfPart.at(partIndex);
+    return object ? fromBt(object->getWorldTransform() * toBt(local)) : local;
+}
+
+bool CollisionWorld::partAsleep(std::size_t partIndex) const {
+    return impl_->asleep.at(partIndex) != 0;
 }
 
 ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPointState>& previous) {
@@ -378,6 +409,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                 manifold->setContactBreakingThreshold(margin);
         }
         m.dispatcher.threshold = margin;
+        std::fill(m.moved.begin(), m.moved.end(), 1);  // (boxes padded by the margin)
     }
     m.world.getDispatchInfo().m_allowedCcdPenetration = 0.0;
     // Bounding boxes, pairs, narrow phase: Bullet's performDiscreteCollisionDetection, except for
@@ -390,7 +422,8 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // sends the ones it touches.
     for (std::size_t i = 0; i < m.objectOfPart.size(); ++i) {
         btCollisionObject* object = m.objectOfPart[i];
-        if (!object || m.model.parts[i].ground) continue;  // (set once, where they were added)
+        if (!object || m.model.parts[i].ground || !m.moved[i]) continue;  // (ground: set once)
+        m.moved[i] = 0;
         btVector3 lo, hi;
         object->getCollisionShape()->getAabb(object->getWorldTransform(), lo, hi);
         const double pad = 0.5 * std::max(m.breaking[i], margin);
@@ -443,7 +476,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     }
     const int parts = static_cast<int>(m.objectOfPart.size());
     int lastA = -1, lastB = -1;  // the pair last checked (a pair's points come together)
-    bool lastTouch = false;
+    bool lastTouch = false, lastResting = false;
     for (std::size_t k = 0; k < previous.size(); ++k) {
         const ContactPointState& c = previous[k];
         if (c.partA != lastA || c.partB != lastB) {
@@ -453,9 +486,18 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                         m.objectOfPart[static_cast<std::size_t>(c.partA)] &&
                         m.objectOfPart[static_cast<std::size_t>(c.partB)] &&
                         m.model.mayTouch(c.partA, c.partB);
+            if (lastTouch) {
+                // A sleeping part and a sleeping part or the ground: nothing moved there.
+                const auto a = static_cast<std::size_t>(c.partA),
+                           b = static_cast<std::size_t>(c.partB);
+                lastResting = (m.asleep[a] || m.asleep[b]) &&
+                              (m.asleep[a] || m.model.parts[a].ground) &&
+                              (m.asleep[b] || m.model.parts[b].ground);
+            }
         }
         if (!lastTouch) continue;
-        m.kept.push_back({PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1});
+        m.kept.push_back(
+            {PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1, lastResting});
     }
     // The kept points come in canonical order already (unless given in another): only the new
     // ones need a sort, then one merge that puts kept points first among equal keys.
@@ -471,6 +513,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
 
     result.points.clear();
     result.persistent.clear();
+    result.resting.clear();
     result.points.reserve(m.entries.size());
     result.persistent.reserve(m.entries.size());
     // (Each record is built whole and appended: emplace_back() would zero it first.)
@@ -504,6 +547,17 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         const PairKey key = m.entries[first].key;
         std::size_t last = first;
         while (last < m.entries.size() && m.entries[last].key == key) ++last;
+        if (m.entries[first].resting) {
+            // A sleeping pair (its parts found no new points: the narrow phase passed it by).
+            for (std::size_t e = first; e < last; ++e) {
+                const auto k = static_cast<std::size_t>(-m.entries[e].source - 1);
+                result.persistent.push_back(previous[k]);
+                if (previous[k].distance <= margin)
+                    result.resting.push_back(result.persistent.size() - 1);
+            }
+            first = last;
+            continue;
+        }
         if (m.entries[first].source >= 0) {
             // Nothing kept for this pair (kept points sort first): its new points, found at
             // these poses by one Bullet manifold (at most four, merged there), as they are.

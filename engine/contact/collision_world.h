@@ -48,6 +48,10 @@ struct ContactQuery {
     // Every point kept for the next query (points beyond the margin but within the breaking
     // distance too), in a canonical order: by part pair and shape pair, then as merged.
     std::vector<ContactPointState> persistent;
+    // The points between parts that sleep (or a sleeping part and the ground): kept as they
+    // were, not looked at again and not in `points`. Their indices in `persistent`, those within
+    // the margin (the contacts a sleeping part rests on).
+    std::vector<std::size_t> resting;
 };
 
 class CollisionWorld {
@@ -59,6 +63,12 @@ public:
     CollisionWorld& operator=(const CollisionWorld&) = delete;
 
     void setPartPose(std::size_t partIndex, const Transform& X_WP);
+    // A sleeping part is not looked at against the ground or another sleeping part: their
+    // points are kept as they are (ContactQuery::resting). Moving parts still find it.
+    void setPartAsleep(std::size_t partIndex, bool asleep);
+    bool partAsleep(std::size_t partIndex) const;
+    // A point given in a part's collision frame (ContactPointState::local_A, local_B) in W.
+    Vec3 worldPoint(std::size_t partIndex, const Vec3& local) const;
 
     // The contact points between parts closer than `margin` [m] (0: touching or overlapping),
     // merged into `previous` (the last query's persistent points; points naming parts that

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
@@ -161,6 +162,7 @@ private:
             !s.ok)
             return s;
         if (projectionImpulse_.size() == d.impulse.size()) d.impulse += projectionImpulse_;
+        if (sleeping(model, state)) updateSleep(model, state);
         record(model, state, ws);
         return {};
     }
@@ -304,7 +306,7 @@ private:
     }
 
     // The step's start (tₙ, qₙ, vₙ) and its contact points.
-    void begin(const Model& model, const State& state, double h) {
+    void begin(const Model& model, State& state, double h) {
         StepData& d = data_;
         d.h = h;
         d.t1 = state.t + h;
@@ -321,19 +323,37 @@ private:
     // collide: the contact points at qₙ, merged into the persistent points of the state; the
     // highest first (along gravity), so the first Gauss–Seidel sweep carries the weight of a
     // stack down to its base.
-    void collide(const Model& model, const State& state) {
+    void collide(const Model& model, State& state) {
         StepData& d = data_;
         if (!world_ || worldSerial_ != model.serial) {
             world_ = std::make_unique<contact::CollisionWorld>(model.contact);
             worldSerial_ = model.serial;
+            lastQ_.resize(0);
         }
+        // A sleeping part's pose is set again only when the state is not the one the last step
+        // left (a run resumed elsewhere).
+        const bool sleep = sleeping(model, state);
+        const bool posesHeld = sleep && lastQ_.size() == d.q0.size() && lastQ_ == d.q0;
+        if (!posesHeld) ++sleepEpoch_;
         for (std::size_t p = 0; p < model.parts.size(); ++p) {
             const int b = model.parts[p].body;
             if (b == kGround) continue;
+            const bool asleep = sleep && state.rest[static_cast<std::size_t>(b)] < 0.0;
+            world_->setPartAsleep(p, asleep);
+            if (asleep && posesHeld) continue;
             world_->setPartPose(
                 p, partPose(model, p, {bodyOrientation(d.q0, b), bodyPosition(d.q0, b)}));
         }
         world_->query(model.contact.settings.margin, state.contacts, d.found);
+        // A moving part within the margin of a sleeping one wakes the sleeping one's island,
+        // whose pairs are then looked at again.
+        if (sleep && wakeTouched(model, state)) {
+            for (std::size_t p = 0; p < model.parts.size(); ++p)
+                if (const int b = model.parts[p].body; b != kGround)
+                    world_->setPartAsleep(p, state.rest[static_cast<std::size_t>(b)] < 0.0);
+            world_->query(model.contact.settings.margin, state.contacts, d.found);
+        }
+        queryEpoch_ = sleepEpoch_;
         std::vector<contact::ContactPoint>& points = d.found.points;
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
@@ -345,6 +365,177 @@ private:
             for (const auto& entry : order_) sorted_.push_back(points[entry.second]);
             points.swap(sorted_);
         }
+    }
+
+    // Sleeping (ContactSettings::sleepTime > 0, maximal coordinates): State::rest per body.
+    bool sleeping(const Model& model, const State& state) const {
+        return !joints_ && model.contact.enabled && model.contact.settings.sleepTime > 0.0 &&
+               state.rest.size() == static_cast<std::size_t>(model.bodyCount());
+    }
+
+    // Which bodies may sleep (a free part: no joint, no force element on it) and the radius of
+    // each one's bounding sphere about its centre of mass, for the model's serial.
+    void prepareSleep(const Model& model) {
+        const auto n = static_cast<std::size_t>(model.bodyCount());
+        if (sleepSerial_ == model.serial && sleepable_.size() == n) return;
+        sleepSerial_ = model.serial;
+        sleepable_.assign(n, 1);
+        radius_.assign(n, 0.0);
+        auto attached = [&](int marker) {
+            if (marker < 0 || static_cast<std::size_t>(marker) >= model.markers.size()) return;
+            const int b = model.markers[static_cast<std::size_t>(marker)].body;
+            if (b >= 0) sleepable_[static_cast<std::size_t>(b)] = 0;
+        };
+        for (const JointModel& joint : model.joints) {
+            attached(joint.markerI);
+            attached(joint.markerJ);
+        }
+        for (const ForceModel& force : model.forces) {
+            attached(force.markerI);
+            attached(force.markerJ);
+            for (const int m : force.via) attached(m);
+        }
+        for (std::size_t p = 0; p < model.parts.size() && p < model.contact.parts.size(); ++p) {
+            const PartModel& part = model.parts[p];
+            if (part.body < 0) continue;
+            double& r = radius_[static_cast<std::size_t>(part.body)];
+            for (const Shape& s : model.contact.parts[p].shapes) {
+                const Vec3 centre = part.X_BP.R * s.X_PG.p + part.X_BP.p;
+                r = std::max(r, centre.norm() + boundingRadius(s));
+            }
+        }
+    }
+
+    static double boundingRadius(const Shape& s) {
+        switch (s.type) {
+        case ShapeType::Box:
+            return 0.5 * s.size.norm();
+        case ShapeType::Sphere:
+            return s.radius;
+        case ShapeType::Cylinder:
+        case ShapeType::Cone:
+            return std::hypot(s.radius, 0.5 * s.length);
+        case ShapeType::Capsule:
+            return s.radius + 0.5 * s.length;
+        case ShapeType::Mesh: {
+            double r = 0.0;
+            if (s.mesh)
+                for (const Vec3& x : s.mesh->vertices)
+                    r = std::max(r, s.scale.cwiseProduct(x).norm());
+            return r;
+        }
+        case ShapeType::Plane:
+            return 0.0;
+        }
+        return 0.0;
+    }
+
+    // Union–find over bodies (sleepParent_).
+    int islandRoot(int b) {
+        while (sleepParent_[static_cast<std::size_t>(b)] != b)
+            b = sleepParent_[static_cast<std::size_t>(b)] =
+                sleepParent_[static_cast<std::size_t>(sleepParent_[static_cast<std::size_t>(b)])];
+        return b;
+    }
+    void joinIslands(int a, int b) {
+        if (a < 0 || b < 0) return;  // (the ground joins nothing)
+        a = islandRoot(a);
+        b = islandRoot(b);
+        if (a != b) sleepParent_[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+    }
+
+    // Wakes every sleeping island a moving part touches (a point of the query between a moving
+    // and a sleeping part); whether one woke. A sleeping island: its parts joined by the
+    // points they rest on one another with.
+    bool wakeTouched(const Model& model, State& state) {
+        StepData& d = data_;
+        auto asleep = [&](int b) {
+            return b >= 0 && state.rest[static_cast<std::size_t>(b)] < 0.0;
+        };
+        bool touched = false;
+        for (const contact::ContactPoint& p : d.found.points)
+            if (asleep(model.bodyOfPart[p.partA]) || asleep(model.bodyOfPart[p.partB])) {
+                touched = true;
+                break;
+            }
+        if (!touched) return false;
+        const int n = model.bodyCount();
+        sleepParent_.resize(static_cast<std::size_t>(n));
+        for (int b = 0; b < n; ++b) sleepParent_[static_cast<std::size_t>(b)] = b;
+        for (const ContactPointState& c : d.found.persistent) {
+            const int a = model.bodyOfPart[static_cast<std::size_t>(c.partA)],
+                      b = model.bodyOfPart[static_cast<std::size_t>(c.partB)];
+            if (asleep(a) && asleep(b)) joinIslands(a, b);
+        }
+        wake_.assign(static_cast<std::size_t>(n), 0);
+        for (const contact::ContactPoint& p : d.found.points)
+            for (const int b : {model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]})
+                if (asleep(b)) wake_[static_cast<std::size_t>(islandRoot(b))] = 1;
+        for (int b = 0; b < n; ++b)
+            if (asleep(b) && wake_[static_cast<std::size_t>(islandRoot(b))])
+                state.rest[static_cast<std::size_t>(b)] = 0.0;
+        ++sleepEpoch_;
+        return true;
+    }
+
+    // After the step: sleeping bodies held where they were, at rest; each moving body's time
+    // at rest; each island of moving bodies (joined by this step's contact points) whose
+    // every body may sleep and has been at rest for the sleep time falls asleep, its kinetic
+    // energy (what the solver's tolerance left) counted as dissipated.
+    void updateSleep(const Model& model, State& state) {
+        StepData& d = data_;
+        prepareSleep(model);
+        const ContactSettings& settings = model.contact.settings;
+        const int n = model.bodyCount();
+        bool anyAwake = false;
+        for (int b = 0; b < n; ++b) {
+            double& rest = state.rest[static_cast<std::size_t>(b)];
+            if (rest < 0.0) {
+                layout::position(state.q, b) = layout::position(d.q0, b);
+                layout::orientation(state.q, b) = layout::orientation(d.q0, b);
+                layout::twist(state.v, b).setZero();
+                continue;
+            }
+            anyAwake = true;
+            const double speed =
+                layout::linear(state.v, b).norm() +
+                layout::angular(state.v, b).norm() * radius_[static_cast<std::size_t>(b)];
+            rest = sleepable_[static_cast<std::size_t>(b)] && speed < settings.sleepSpeed
+                       ? rest + d.h
+                       : 0.0;
+        }
+        if (!anyAwake) {
+            lastQ_ = state.q;
+            return;
+        }
+        sleepParent_.resize(static_cast<std::size_t>(n));
+        for (int b = 0; b < n; ++b) sleepParent_[static_cast<std::size_t>(b)] = b;
+        for (const contact::ContactPoint& p : d.found.points)
+            joinIslands(model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]);
+        // Per island root: the shortest rest of its bodies.
+        shortestRest_.assign(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
+        for (int b = 0; b < n; ++b) {
+            const double rest = state.rest[static_cast<std::size_t>(b)];
+            if (rest < 0.0) continue;
+            double& shortest = shortestRest_[static_cast<std::size_t>(islandRoot(b))];
+            shortest = std::min(shortest, rest);
+        }
+        bool fell = false;
+        for (int b = 0; b < n; ++b) {
+            double& rest = state.rest[static_cast<std::size_t>(b)];
+            if (rest < 0.0 ||
+                shortestRest_[static_cast<std::size_t>(islandRoot(b))] < settings.sleepTime)
+                continue;
+            const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
+            const Vec3 w = layout::angular(state.v, b);
+            state.dissipatedEnergy += 0.5 * (body.mass * layout::linear(state.v, b).squaredNorm() +
+                                             w.dot(body.inertia.cwiseProduct(w)));
+            layout::twist(state.v, b).setZero();
+            rest = -1.0;
+            fell = true;
+        }
+        if (fell) ++sleepEpoch_;
+        lastQ_ = state.q;
     }
 
     // assemble: forces, the free velocity, the joint rows and the contact rows.
@@ -707,6 +898,31 @@ private:
             f.depth = p.depth;
             f.normalForce = c.impulse[0] / d.h;
             f.frictionForce_W = p.frictionImpulse_W / d.h;
+        }
+        // The contacts sleeping parts rest on, with the forces they had when they fell asleep
+        // (found again only when which parts sleep has changed).
+        if (!d.found.resting.empty()) {
+            if (restingEpoch_ != queryEpoch_ || restingForces_.empty()) {
+                restingForces_.clear();
+                for (const std::size_t k : d.found.resting) {
+                    const ContactPointState& c = d.found.persistent[k];
+                    if (c.normalImpulse <= 0.0 && c.distance > 0.0) continue;  // idle
+                    ContactForce& f = restingForces_.emplace_back();
+                    f.partA = c.partA;
+                    f.partB = c.partB;
+                    f.point_W =
+                        0.5 * (world_->worldPoint(static_cast<std::size_t>(c.partA), c.local_A) +
+                               world_->worldPoint(static_cast<std::size_t>(c.partB), c.local_B));
+                    f.normal_W = c.n_AB_W;
+                    f.depth = -c.distance;
+                    f.normalForce = c.normalImpulse / d.h;
+                    f.frictionForce_W = c.frictionImpulse_W / d.h;
+                }
+                restingEpoch_ = queryEpoch_;
+            }
+            result.contacts.insert(result.contacts.end(), restingForces_.begin(),
+                                   restingForces_.end());
+            result.contactSolver.contacts += static_cast<int>(d.found.resting.size());
         }
         // The merged points become the state's (the two buffers trade places).
         state.contacts.swap(d.found.persistent);
@@ -1207,6 +1423,17 @@ private:
     std::uint64_t frictionSerial_ = 0;
     std::unique_ptr<contact::CollisionWorld> world_;
     std::uint64_t worldSerial_ = 0;
+    // Sleeping: per body whether it may and its bounding radius (for model sleepSerial_); q
+    // as the last step left it (the collision world holds those poses); union–find and
+    // per-island scratch; the contacts sleeping parts rest on, as outputs (rebuilt when
+    // sleepEpoch_, counting what changed which parts sleep, moves on).
+    std::vector<char> sleepable_, wake_;
+    std::vector<double> radius_, shortestRest_;
+    std::uint64_t sleepSerial_ = 0;
+    Eigen::VectorXd lastQ_;
+    std::vector<int> sleepParent_;
+    std::uint64_t sleepEpoch_ = 1, queryEpoch_ = 0, restingEpoch_ = 0;
+    std::vector<ContactForce> restingForces_;
     // Scratch of the stages.
     std::vector<Mat3> rotation_;  // per body: R_WB at the start of the step
     std::vector<std::pair<double, std::size_t>> order_;

@@ -15,7 +15,7 @@ std::vector<ObjectFormat> describe() {
     objects.push_back({"scene", "", {
         {"format", "string", "enum motus-scene", "", "yes", "—", "always `\"motus-scene\"`"},
         {"version", "integer", "integer 1..1", "", "yes", "—", "format version; this Motus reads 1"},
-        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 21). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, table, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
+        {"minorVersion", "integer", "integer >=0", "0", "no", "0", "minor version (this Motus writes 22). Minor versions only add keys. A file of a newer minor version than this Motus knows loads with its unknown keys as warnings, kept verbatim with their entity (scene, settings, contact, part, marker, shape, joint, force, motion, coupler, variable, table, sensor, design variable, contact pair, analysis, plot) and written back on save, with the file's minor version; in other files unknown keys are errors"},
         {"units", "`\"SI\"`", "enum SI", "\"SI\"", "no", "`\"SI\"`", "a note for readers: every quantity is in SI units (m, kg, s, N, rad); anything else is an error"},
         {"name", "string", "string", "\"\"", "no", "`\"\"`", "shown in the title bar"},
         {"description", "string", "string", "\"\"", "no", "`\"\"`", "free text"},
@@ -220,6 +220,8 @@ std::vector<ObjectFormat> describe() {
         {"damping", "number, N·s/m", "number >=0", "0", "no", "0", "soft contact's damping c"},
         {"frequency", "number, Hz", "number >=0", "0", "no", "0", "soft contact as users think of it, when > 0: every contact rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the contact's effective mass along its normal; Box2D v3's contact hertz, MuJoCo's solref). A resting part sinks g / ω² (2.5 mm at 10 Hz). Either this or `stiffness`/`damping` (minor version 3)"},
         {"dampingRatio", "number ≥ 0", "number >=0", "1", "no", "1", "ζ of soft contact given by `frequency`; 1 is critically damped (minor version 3)"},
+        {"sleepTime", "number, s", "number >=0", "0", "no", "0: parts never sleep", "sleeping: a group of free parts touching one another (and the ground), none of whose points has moved faster than `sleepSpeed` for this long, is no longer stepped (it costs next to nothing) until a moving part touches it; its parts hold their poses and its contacts their forces. Parts on joints, driven or pulled by force elements never sleep, nor do parts in a run in joint coordinates (minor version 22)"},
+        {"sleepSpeed", "number, m/s", "number >0", "0.001", "no", "0.001", "the speed under which a part counts as at rest: its centre's speed plus its angular speed times its bounding radius (minor version 22)"},
         {"pairs", "array of contact pairs", "array", "[]", "no", "`[]`", "per pair of parts: switch contact off, or override the combined friction and restitution"},
     }, {}});
     objects.push_back({"contactPair", "/$defs/contact/properties/pairs/items", {

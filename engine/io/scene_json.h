@@ -23,7 +23,7 @@ constexpr int kSceneFormatVersion = 1;
 // by frequency and dampingRatio. 4: soft joints (a joint's `soft` block). 5: a plot's `x`
 // channel (x-y plots). 6: a shape's `role` (visual or collision only). 7: settings
 // endTime. 8: joint limits (a joint's `limits`).
-constexpr int kSceneFormatMinor = 21;
+constexpr int kSceneFormatMinor = 22;
 
 // Hostile files. A scene nests arrays and objects at most 7 deep (a shape's orientation
 // quaternion, in a shape, in a part); a file nested deeper than this is refused before it is

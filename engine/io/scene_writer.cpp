@@ -388,7 +388,9 @@ json contactJson(const ContactSettings& ct) {
           std::tuple{"slop", ct.slop, d.slop}, std::tuple{"stiffness", ct.stiffness, d.stiffness},
           std::tuple{"damping", ct.damping, d.damping},
           std::tuple{"frequency", ct.frequency, d.frequency},
-          std::tuple{"dampingRatio", ct.dampingRatio, d.dampingRatio}})
+          std::tuple{"dampingRatio", ct.dampingRatio, d.dampingRatio},
+          std::tuple{"sleepTime", ct.sleepTime, d.sleepTime},
+          std::tuple{"sleepSpeed", ct.sleepSpeed, d.sleepSpeed}})
         if (value != fallback) j[key] = value;
     if (!ct.pairs.empty()) {
         json pairs = json::array();

@@ -1528,15 +1528,18 @@ Diagnostics validate(const SceneSpec& spec) {
     for (auto [value, key] :
          {std::pair{ct.margin, "margin"},
           std::pair{ct.restitutionThreshold, "restitutionThreshold"}, std::pair{ct.slop, "slop"},
-          std::pair{ct.stiffness, "stiffness"}, std::pair{ct.damping, "damping"}})
+          std::pair{ct.stiffness, "stiffness"}, std::pair{ct.damping, "damping"},
+          std::pair{ct.sleepTime, "sleepTime"}})
         if (!std::isfinite(value) || value < 0.0)
             check.error(
                 std::string("/contact/") + key,
                 std::string(key) + " must be zero or positive, got " + numberText(value, 10));
     if (ct.margin > 0.02)
         check.error("/contact/margin",
-                    "at most 0.02 m (the collision pair search pads bounding boxes by 2 cm), got " +
+                    "at most 0.02 m (a gap wider than 2 cm is no contact to keep), got " +
                         numberText(ct.margin, 10));
+    check.positive("/contact/sleepSpeed", ct.sleepSpeed,
+                   "speed under which a part is at rest (m/s)");
     if (!std::isfinite(ct.stabilization) || ct.stabilization < 0.0 || ct.stabilization > 1.0)
         check.error("/contact/stabilization",
                     "must be between 0 and 1, got " + numberText(ct.stabilization, 10));

@@ -687,6 +687,11 @@ struct ContactSettings {
     // mass along its normal. Either this or stiffness/damping.
     double frequency = 0.0;
     double dampingRatio = 1.0;
+    // Sleeping: a group of free parts touching one another (an island) whose every point has
+    // moved slower than `sleepSpeed` for `sleepTime` stops being stepped until something
+    // touches it (0: parts never sleep).
+    double sleepTime = 0.0;    // [s]
+    double sleepSpeed = 1e-3;  // [m/s], of any point of a part's bounding sphere
     std::vector<ContactPairSpec> pairs;
     std::string extensions;
 };

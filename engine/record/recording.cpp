@@ -216,6 +216,12 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
                     : ch::of(k.name, k.kind == SwitchKind::Held ? ch::kHeldValue : ch::kSwitchedOn),
                 k.kind == SwitchKind::Slip ? "m" : "", size_++);
     }
+    // How long each part has been at rest, or that it sleeps (State::rest): a run resumed at a
+    // frame lets the same parts sleep at the same steps.
+    if (model.contact.enabled && model.contact.settings.sleepTime > 0.0) {
+        restOffset_ = size_;
+        size_ += model.bodyCount();
+    }
     // What expressions read of the previous step (State::lagged): the reactions and contact
     // forces of the step before the frame, which the frame's own channels do not hold.
     if (model.laggedCount > 0) {
@@ -357,6 +363,13 @@ void FrameLayout::encode(const State& s, const Outputs& o, double* row) const {
         for (std::size_t k = 0; k < switchCount_; ++k)
             row[switchOffset_ + static_cast<int>(k)] = k < s.switches.size() ? s.switches[k] : 0.0;
     }
+    if (restOffset_ >= 0) {
+        const int bodies = nv_ / layout::kVelocitiesPerBody;
+        for (int b = 0; b < bodies; ++b)
+            row[restOffset_ + b] = static_cast<std::size_t>(b) < s.rest.size()
+                                       ? s.rest[static_cast<std::size_t>(b)]
+                                       : 0.0;
+    }
     double* p = row;
     *p++ = s.t;
     p = std::copy(s.q.data(), s.q.data() + nq_, p);
@@ -470,6 +483,9 @@ void FrameLayout::decode(const double* row, State& s, Outputs& o) const {
             : Eigen::VectorXd();
     s.switches.assign(row + std::max(switchOffset_, 0),
                       row + std::max(switchOffset_, 0) + static_cast<int>(switchCount_));
+    s.rest.clear();
+    if (restOffset_ >= 0)
+        s.rest.assign(row + restOffset_, row + restOffset_ + nv_ / layout::kVelocitiesPerBody);
     const double* p = row;
     s.t = *p++;
     s.q = Eigen::Map<const Eigen::VectorXd>(p, nq_);

@@ -109,6 +109,7 @@ private:
     int originOffset_ = -1;  // where the step origin is kept, −1: not kept
     int memoryOffset_ = -1;  // where the solvers' memory is kept, −1: not kept
     int switchOffset_ = -1;  // where State::switches are kept, −1: none
+    int restOffset_ = -1;    // where State::rest is kept (one per body), −1: parts do not sleep
     std::size_t switchCount_ = 0;
     int laggedOffset_ = -1;  // where State::lagged is kept, −1: none (Model::laggedCount)
     int laggedCount_ = 0;

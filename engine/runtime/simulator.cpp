@@ -192,6 +192,12 @@ void Simulator::seek(std::size_t frame) {
     });
 }
 
+void Simulator::wake() {
+    post([this] {
+        if (dynamics_) dynamics_->wake();
+    });
+}
+
 void Simulator::setSpeed(double factor) {
     post([this, factor] {
         speed_ = std::clamp(factor, 0.01, 100.0);

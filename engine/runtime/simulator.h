@@ -119,6 +119,9 @@ public:
     void seek(std::size_t frame);  // make a recorded frame current (paused); nothing discarded
     void runTo(double time);       // as fast as possible until `time`, then paused
     void setSpeed(double factor);  // clamped to [0.01, 100]
+    // Every sleeping part wakes (ContactSettings::sleepTime): the run goes on from its last
+    // frame stepping them all again.
+    void wake();
     // Loop playback: a play() started inside the recording replays it to its end and wraps
     // to frame 0, over and over, computing nothing. A play() from the end of the recording
     // still computes new frames.

@@ -21,6 +21,8 @@ State initialState(const Model& model) {
     s.jointCoordinates = Eigen::VectorXd::Zero(coordinates);
     s.lagged = Eigen::VectorXd::Zero(model.laggedCount);
     for (const SwitchModel& k : model.switches) s.switches.push_back(k.initial);
+    if (model.contact.enabled && model.contact.settings.sleepTime > 0.0)
+        s.rest.assign(static_cast<std::size_t>(model.bodyCount()), 0.0);
     return s;
 }
 

@@ -68,6 +68,10 @@ struct State {
     // What sensors have switched (Model::switches): held variables' values, elements on (1) or
     // off (0); empty for a model with none.
     std::vector<double> switches;
+    // Sleeping (ContactSettings::sleepTime > 0): per body, how long it has been at rest (below
+    // the sleep speed) [s], or −1 while it sleeps (its island no longer stepped). Empty when
+    // parts do not sleep.
+    std::vector<double> rest;
 };
 
 // The model's initial state (t = 0), before assembly.

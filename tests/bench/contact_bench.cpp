@@ -85,4 +85,45 @@ void BM_ContactStack(benchmark::State& state) {
 }
 BENCHMARK(BM_ContactStack)->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// pile-K with sleeping parts (sleepTime 0.5 s): settled and asleep after 3 s, then timed over
+// one more second; with its figures at the end (the pile does not move while it sleeps).
+void BM_ContactPileAsleep(benchmark::State& state) {
+    SceneSpec spec = test::boxPile(static_cast<int>(state.range(0)));
+    spec.contact.sleepTime = 0.5;
+    const CompileResult compiled = compile(spec);
+    if (!compiled.model) {
+        state.SkipWithError("scene did not compile");
+        return;
+    }
+    double seconds = 0.0, depth = 0.0;
+    long steps = 0;
+    int asleep = 0;
+    for (auto _ : state) {
+        ForwardDynamics sim(compiled.model);
+        if (!sim.initialize().ok || !sim.advance(3.0).ok) {
+            state.SkipWithError("the pile did not settle");
+            return;
+        }
+        const long before = sim.statistics().steps;
+        const auto start = std::chrono::steady_clock::now();
+        const Status status = sim.advance(4.0);
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!status.ok) {
+            state.SkipWithError(status.message.c_str());
+            return;
+        }
+        steps += sim.statistics().steps - before;
+        asleep = static_cast<int>(std::count_if(sim.state().rest.begin(), sim.state().rest.end(),
+                                                [](double rest) { return rest < 0.0; }));
+        Outputs out;
+        (void)sim.outputs(out);
+        depth = 0.0;
+        for (const ContactForce& c : out.contacts) depth = std::max(depth, c.depth);
+    }
+    state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
+    state.counters["asleep"] = asleep;
+    state.counters["max_depth_m"] = depth;
+}
+BENCHMARK(BM_ContactPileAsleep)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 }  // namespace

@@ -203,6 +203,30 @@ def test_an_input_set_from_python_is_the_scenes_own_value():
     assert sim.inputs == {"u": 0.2}
 
 
+def test_parts_at_rest_sleep_and_wake_when_asked():
+    # Four boxes dropped 1 cm on the ground, sleeping after 0.2 s at rest: all asleep by 0.6 s,
+    # awake when asked and standing where they slept, asleep again 0.2 s later.
+    parts = [{"name": "ground", "ground": True, "geometry": [{"type": "plane"}]}]
+    for k in range(4):
+        parts.append({"name": f"box{k}", "mass": 1.0, "inertia": [1 / 600] * 3,
+                      "position": [0.2 * k, 0.0, 0.06],
+                      "geometry": [{"type": "box", "size": [0.1, 0.1, 0.1]}]})
+    scene = {"format": "motus-scene", "version": 1, "minorVersion": 22, "name": "resting",
+             "parts": parts, "joints": [],
+             "settings": {"integrator": "timeStepping", "stepSize": 0.001},
+             "contact": {"sleepTime": 0.2}}
+    sim = motus.Simulator(scene)
+    assert sim.asleep == 0
+    sim.step(600)
+    assert sim.asleep == 4
+    q = np.array(sim.q)
+    assert sim.wake() == 4 and sim.asleep == 0
+    sim.step(100)
+    assert np.abs(np.array(sim.q) - q).max() < 1e-6
+    sim.step(200)
+    assert sim.asleep == 4
+
+
 def test_a_pd_loop_in_python_holds_the_pendulum_level():
     # The link released level falls; a PD torque computed in Python each step brings it to
     # 0.3 rad and holds it there against gravity (the torque tends to m g d cos θ).

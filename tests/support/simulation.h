@@ -31,6 +31,28 @@ inline std::shared_ptr<const Model> exampleModel(const std::string& name) {
     return r.scene ? compiled(*r.scene) : nullptr;
 }
 
+// A forward-dynamics run of `spec` from its start, advanced by to(t); an engine error is a
+// test failure.
+struct Stepping {
+    explicit Stepping(const SceneSpec& spec) : fd(compiled(spec)) {
+        const Status s = fd.initialize();
+        EXPECT_TRUE(s.ok) << s.message;
+    }
+    // Advances to time t, failing the test on an engine error.
+    bool to(double t) {
+        const Status s = fd.advance(t);
+        EXPECT_TRUE(s.ok) << s.message;
+        return s.ok;
+    }
+    Outputs outputs() {
+        Outputs out;
+        const Status s = fd.outputs(out);
+        EXPECT_TRUE(s.ok) << s.message;
+        return out;
+    }
+    ForwardDynamics fd;
+};
+
 // A run of `seconds` from the scene's start, no drive needed: what the energy-conservation
 // tests compare. `ran` is false (and `failure` says why) when it could not start or stopped.
 struct FreeRun {

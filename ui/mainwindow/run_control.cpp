@@ -79,6 +79,13 @@ void RunControl::createActions(QMenu* simulate) {
     discardPreviousAction_->setEnabled(false);
     simulate->addAction(tr("Run &to…"), this, &RunControl::runToDialog)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    simulate
+        ->addAction(tr("&Wake Sleeping Parts"), this,
+                    [this] {
+                        if (runnable()) parts_.session->wake();
+                    })
+        ->setToolTip(tr("Parts at rest sleep when the scene's contact settings say so (Sleep "
+                        "after): the run goes on from its last frame with all of them moving"));
 }
 
 void RunControl::createPlaybackActions(QMenu* simulate) {

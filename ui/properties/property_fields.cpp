@@ -1725,6 +1725,10 @@ void sceneFields(FieldList& b) {
             &engine::ContactSettings::frequency);
     contact(tr("Contact damping ratio"), QString(), QStringLiteral("contact.dampingRatio"),
             &engine::ContactSettings::dampingRatio);
+    contact(tr("Sleep after"), QStringLiteral("s"), QStringLiteral("contact.sleepTime"),
+            &engine::ContactSettings::sleepTime);
+    contact(tr("Sleep speed"), QStringLiteral("m/s"), QStringLiteral("contact.sleepSpeed"),
+            &engine::ContactSettings::sleepSpeed);
 }
 
 // The tooltip of a row: what the format says of its key, without Markdown's backticks, as rich

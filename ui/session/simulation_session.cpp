@@ -232,6 +232,10 @@ void SimulationSession::runTo(double time) {
     simulator_->runTo(time);
 }
 
+void SimulationSession::wake() {
+    if (simulator_) simulator_->wake();
+}
+
 void SimulationSession::setSpeed(double factor) {
     if (simulator_) simulator_->setSpeed(factor);
 }

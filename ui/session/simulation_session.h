@@ -93,6 +93,7 @@ public slots:
     void reset();
     void runTo(double time);
     void setSpeed(double factor);
+    void wake();  // every sleeping part (Simulator::wake)
     // Loop playback (kept across re-opened and re-run scenes): play inside the recording
     // replays it from the start whenever it reaches the end.
     void setLoop(bool loop);

@@ -491,6 +491,16 @@ class Simulator:
     def inputs(self):
         return self._native.inputs
 
+    def wake(self):
+        """Wakes every sleeping part (the scene's contact `sleepTime`): they are stepped again
+        from where they slept. Returns how many slept."""
+        return self._native.wake()
+
+    @property
+    def asleep(self):
+        """How many parts sleep now (0 unless the scene's contact `sleepTime` is set)."""
+        return self._native.asleep
+
     def snapshot(self):
         """The state now, to restore() later (exactly: the run from it is the same)."""
         return self._native.snapshot()

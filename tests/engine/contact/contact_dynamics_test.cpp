@@ -19,23 +19,8 @@ namespace {
 
 constexpr double g = 9.81;
 
-struct Sim {
-    explicit Sim(const SceneSpec& spec) : fd(test::compiled(spec)) {
-        const Status s = fd.initialize();
-        EXPECT_TRUE(s.ok) << s.message;
-    }
-    // Advances to time t, failing the test on an engine error.
-    bool to(double t) {
-        const Status s = fd.advance(t);
-        EXPECT_TRUE(s.ok) << s.message;
-        return s.ok;
-    }
-    Outputs outputs() {
-        Outputs out;
-        const Status s = fd.outputs(out);
-        EXPECT_TRUE(s.ok) << s.message;
-        return out;
-    }
+struct Sim : test::Stepping {
+    using Stepping::Stepping;
     Vec3 position(int body) const { return bodyPosition(fd.state().q, body); }
     Vec3 velocity(int body) const { return layout::linear(fd.state().v, body); }
     Vec3 angularVelocity(int body) const { return layout::angular(fd.state().v, body); }
@@ -44,7 +29,6 @@ struct Sim {
         for (int b = 0; b < fd.model().bodyCount(); ++b) s = std::max(s, velocity(b).norm());
         return s;
     }
-    ForwardDynamics fd;
 };
 
 double maxDepth(const Outputs& out) {

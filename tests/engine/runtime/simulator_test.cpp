@@ -201,6 +201,42 @@ TEST(Simulator, ReRunningAContactSceneFromAnyFrameReproducesItBitForBit) {
     EXPECT_GT(cradle.snapshot()->partPoses[5].p.x(), 0.15);
 }
 
+// The box pile with sleeping parts: which parts sleep and how long the others have rested is
+// recorded with every frame (State::rest), so a run resumed from a frame where some sleep,
+// or none yet, falls asleep at the same steps as the original: bit for bit.
+TEST(Simulator, ReRunningASleepingPileFromAnyFrameReproducesItBitForBit) {
+    auto r = io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/box_pile.json");
+    ASSERT_TRUE(r.scene);
+    r.scene->contact.sleepTime = 0.2;
+    const double duration = 1.5;
+    Simulator sim(compiled(*r.scene));
+    sim.runTo(duration);
+    ASSERT_TRUE(sim.waitUntilIdle(120s));
+    ASSERT_TRUE(sim.snapshot()->error.empty()) << sim.snapshot()->error;
+    const auto original = rows(sim.recording());
+    State state;
+    Outputs outputs;
+    auto asleep = [&](std::size_t frame) {
+        EXPECT_TRUE(sim.recording().read(frame, state, outputs));
+        return std::count_if(state.rest.begin(), state.rest.end(),
+                             [](double x) { return x < 0.0; });
+    };
+    const std::size_t last = sim.recording().size() - 1;
+    EXPECT_EQ(asleep(last), 100);
+    EXPECT_EQ(asleep(0), 0);
+    for (const double fraction : {0.1, 0.3, 0.6, 0.9}) {
+        const std::size_t frame = sim.recording().frameAtOrBefore(fraction * duration);
+        const long sleeping = asleep(frame);
+        std::printf("sleeping pile re-run from t = %.3f s: %ld of 100 parts asleep there\n",
+                    state.t, sleeping);
+        sim.rerunFrom(frame);
+        sim.runTo(duration);
+        ASSERT_TRUE(sim.waitUntilIdle(120s));
+        EXPECT_TRUE(bitwiseEqual(rows(sim.recording()), original))
+            << "re-run from frame " << frame << " (" << sleeping << " parts asleep)";
+    }
+}
+
 TEST(Simulator, ReRunningWithChangedParametersChangesOnlyTheFuture) {
     SceneSpec spec = test::chain(1, IntegratorType::RungeKutta4, 1e-3);
     Simulator sim(compiled(spec));
