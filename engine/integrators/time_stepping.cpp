@@ -330,8 +330,9 @@ private:
             worldSerial_ = model.serial;
             lastQ_.resize(0);
         }
-        // A sleeping part's pose is set again only when the state is not the one the last step
-        // left (a run resumed elsewhere).
+        // A part that slept through the last step keeps the pose the world has for it, unless
+        // the state is not the one the last step left (a run resumed elsewhere). (One that fell
+        // asleep at the end of the last step moved in it: its pose is set once more.)
         const bool sleep = sleeping(model, state);
         const bool posesHeld = sleep && lastQ_.size() == d.q0.size() && lastQ_ == d.q0;
         if (!posesHeld) ++sleepEpoch_;
@@ -339,8 +340,9 @@ private:
             const int b = model.parts[p].body;
             if (b == kGround) continue;
             const bool asleep = sleep && state.rest[static_cast<std::size_t>(b)] < 0.0;
+            const bool slept = world_->partAsleep(p);
             world_->setPartAsleep(p, asleep);
-            if (asleep && posesHeld) continue;
+            if (asleep && slept && posesHeld) continue;
             world_->setPartPose(
                 p, partPose(model, p, {bodyOrientation(d.q0, b), bodyPosition(d.q0, b)}));
         }

@@ -108,26 +108,32 @@ TEST(Sleeping, ABallDroppedOnASleepingPileWakesTheColumnItReachesAndOnlyThat) {
     EXPECT_NEAR(bodyPosition(run.fd.state().q, ball).z(), 0.4 + 0.03, 1e-4);
 }
 
-// A run resumed from a state of the first (recorded mid-way, parts asleep and awake) sleeps
-// and wakes at the same steps: the same run bit for bit.
+// A run resumed from a state of the first sleeps and wakes at the same steps: the same run bit
+// for bit. States every 20 ms from 0.2 s (the columns falling asleep one by one, then all
+// asleep, then the ball's column woken) to 0.6 s.
 TEST(Sleeping, ARunResumedFromAnyOfItsStatesSleepsAndWakesAtTheSameSteps) {
     SceneSpec spec = sleepingPile(100, 0.2);
     test::addBall(spec, "ball", 0.03, Vec3(0.0, 0.0, 0.44 + 0.03 + 1.2), 0.05);
     Pile first(spec);
-    ASSERT_TRUE(first.to(0.3));
-    const State early = first.fd.state();  // some asleep, the ball in the air
-    ASSERT_TRUE(first.to(0.52));
-    const State mid = first.fd.state();  // the ball among a woken column
+    std::vector<State> states;
+    for (int k = 10; k <= 30; ++k) {
+        ASSERT_TRUE(first.to(0.02 * k));
+        states.push_back(first.fd.state());
+    }
     ASSERT_TRUE(first.to(1.2));
-    for (const State* from : {&early, &mid}) {
+    std::set<long> asleepCounts;
+    for (const State& from : states) {
+        asleepCounts.insert(
+            std::count_if(from.rest.begin(), from.rest.end(), [](double r) { return r < 0.0; }));
         ForwardDynamics again(test::compiled(spec));
-        ASSERT_TRUE(again.resume(*from).ok);
+        ASSERT_TRUE(again.resume(from).ok);
         ASSERT_TRUE(again.advance(1.2).ok);
-        EXPECT_TRUE(again.state().q == first.fd.state().q);
-        EXPECT_TRUE(again.state().v == first.fd.state().v);
-        EXPECT_EQ(again.state().rest, first.fd.state().rest);
+        EXPECT_TRUE(again.state().q == first.fd.state().q) << "resumed at t = " << from.t;
+        EXPECT_TRUE(again.state().v == first.fd.state().v) << "resumed at t = " << from.t;
+        EXPECT_EQ(again.state().rest, first.fd.state().rest) << "resumed at t = " << from.t;
         EXPECT_EQ(again.state().dissipatedEnergy, first.fd.state().dissipatedEnergy);
     }
+    EXPECT_GT(asleepCounts.size(), 2u);  // (resumed with none, some and all asleep)
 }
 
 // A pendulum hanging at rest by the pile never sleeps (a part on a joint), nor does a box a
