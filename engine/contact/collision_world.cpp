@@ -300,9 +300,10 @@ CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildCont
 CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_unique<Impl>(model)) {
     Impl& m = *impl_;
     // A flat face on the ground plane gets its corner points in one query, not one point per
-    // query accumulated over several steps: every vertex of a polyhedron near the plane, and
-    // Bullet's perturbed support searches for the other convex shapes (a cylinder's rim). Polyhedra
-    // against polyhedra get whole patches by clipping; round shapes touch in one point.
+    // query accumulated over several steps: every vertex of a polyhedron near the plane, a
+    // cylinder's rim points (polyhedron_plane.h), and Bullet's perturbed support searches for the
+    // other convex shapes (a cone). Polyhedra against polyhedra get whole patches by clipping;
+    // round shapes touch in one point.
     m.configuration.setPlaneConvexMultipointIterations(3, 3);
     if (m.configuration.getCollisionAlgorithmPool()->getElementSize() <
         static_cast<int>(polyhedronPlaneAlgorithmSize()))

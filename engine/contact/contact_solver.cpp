@@ -100,9 +100,33 @@ struct CoarseWork {
     std::vector<std::size_t> order;
     std::vector<int> outer, inner, patternOuter, patternInner;
     std::vector<double> values;
+    // The interfaces' elimination order (newOf[k]: interface k's place), computed on the graph
+    // of interfaces — a sixth of the scalar system's side, 1/36 of its entries — for the block
+    // pattern `orderedPattern` (each block's row and column, in column order).
+    std::vector<int> newOf;
+    std::vector<std::pair<int, int>> pattern, orderedPattern;
     Eigen::SparseMatrix<double> A;
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower> ldlt;
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>>
+        ldlt;
 };
+
+// Coarse corrections given back are tried again (every kCoarseEvery sweeps) on islands of up to
+// this many interfaces (pairs of parts in contact); on larger ones the first ends them.
+constexpr std::size_t kCoarseRetryUpTo = 64;
+
+// Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
+void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,
+                     std::vector<int>& newOf) {
+    std::vector<Eigen::Triplet<double>> entries;
+    entries.reserve(pattern.size());
+    for (const auto& [row, col] : pattern) entries.emplace_back(row, col, 1.0);
+    Eigen::SparseMatrix<double> graph(m, m);
+    graph.setFromTriplets(entries.begin(), entries.end());
+    Eigen::AMDOrdering<int>::PermutationType eliminated;  // k-th eliminated: interface indices()[k]
+    Eigen::AMDOrdering<int>()(graph.selfadjointView<Eigen::Lower>(), eliminated);
+    newOf.assign(static_cast<std::size_t>(m), 0);
+    for (int k = 0; k < m; ++k) newOf[static_cast<std::size_t>(eliminated.indices()[k])] = k;
+}
 
 CoarseWork& coarseWork() {
     thread_local CoarseWork work;
@@ -129,37 +153,78 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     if (n == 0) return report;
     // Jointed bodies (dense responses u over every body): the sweeps run on the rows'
     // velocities w = J v, kept as w += W_r dx with the Delassus matrix W = J U (3n × 3n, formed
-    // once), instead of on v (a column of U per impulse over every body's velocities); v follows
-    // once at the end, v += U x.
+    // once, its nonzero entries only), instead of on v (a column of U per impulse over every
+    // body's velocities); v follows once at the end, v += U x.
     const bool rowSpace = dense(p);
     const Eigen::Index rows = static_cast<Eigen::Index>(3 * n);
-    Eigen::MatrixXd W;
+    // W is symmetric (J M̃⁻¹ Jᵀ) and sparse: column i, Uᵀ J_iᵀ, is U's six rows of each body of
+    // row i times the row's six entries there, nonzero only at the rows whose impulses move that
+    // body (a free part's own contacts; every contact of a mechanism it is jointed into). Kept by
+    // columns as (row, value) lists — the entries a dense W would hold, the zeros left out.
+    // (kept between solves on each thread: no allocation in a steady run)
+    thread_local std::vector<std::vector<Eigen::Index>> movesStore;  // per body: rows moving it
+    thread_local std::vector<Eigen::Index> colStartStore, colRowStore;
+    thread_local std::vector<double> colValueStore;
+    std::vector<std::vector<Eigen::Index>>& moves = movesStore;
+    std::vector<Eigen::Index>&colStart = colStartStore, &colRow = colRowStore;
+    std::vector<double>& colValue = colValueStore;
     Eigen::VectorXd w;
     if (rowSpace) {
-        W.resize(rows, rows);
         w.resize(rows);
+        const std::size_t bodies = static_cast<std::size_t>(p.U.rows() / 6);
+        if (moves.size() < bodies) moves.resize(bodies);
+        for (std::size_t b = 0; b < bodies; ++b) {
+            moves[b].clear();
+            for (Eigen::Index j = 0; j < rows; ++j)
+                if (!p.U.col(j).segment<6>(static_cast<Eigen::Index>(6 * b)).isZero(0.0))
+                    moves[b].push_back(j);
+        }
+        colStart.assign(1, 0);
+        colRow.clear();
+        colValue.clear();
         for (std::size_t ci = 0; ci < n; ++ci) {
             const ContactRows& c = p.contacts[ci];
             for (int r = 0; r < 3; ++r) {
                 const Eigen::Index i = static_cast<Eigen::Index>(3 * ci) + r;
                 w(i) = rowVelocity(c, r, v);
-                // W's row: the row's six entries per body times U's six rows of that body.
-                auto Wi = W.row(i);
-                Wi.setZero();
-                if (c.bodyA >= 0 && !c.J[r][0].isZero(0.0))
-                    Wi.noalias() += c.J[r][0].transpose() * p.U.middleRows(6 * c.bodyA, 6);
-                if (c.bodyB >= 0 && !c.J[r][1].isZero(0.0))
-                    Wi.noalias() += c.J[r][1].transpose() * p.U.middleRows(6 * c.bodyB, 6);
+                const bool onA = c.bodyA >= 0 && !c.J[r][0].isZero(0.0),
+                           onB = c.bodyB >= 0 && !c.J[r][1].isZero(0.0);
+                const std::vector<Eigen::Index> none;
+                const std::vector<Eigen::Index>& a =
+                    onA ? moves[static_cast<std::size_t>(c.bodyA)] : none;
+                const std::vector<Eigen::Index>& b =
+                    onB ? moves[static_cast<std::size_t>(c.bodyB)] : none;
+                // The union of the two bodies' rows, in order (each list is).
+                for (std::size_t x = 0, y = 0; x < a.size() || y < b.size();) {
+                    const Eigen::Index j =
+                        y == b.size() || (x < a.size() && a[x] <= b[y]) ? a[x] : b[y];
+                    if (x < a.size() && a[x] == j) ++x;
+                    if (y < b.size() && b[y] == j) ++y;
+                    double value = 0.0;
+                    if (onA) value += p.U.col(j).segment<6>(6 * c.bodyA).dot(c.J[r][0]);
+                    if (onB) value += p.U.col(j).segment<6>(6 * c.bodyB).dot(c.J[r][1]);
+                    colRow.push_back(j);
+                    colValue.push_back(value);
+                }
+                colStart.push_back(static_cast<Eigen::Index>(colRow.size()));
             }
         }
     }
+    // Column i of W: visit(row, value) over its entries.
+    auto forEachInColumn = [&](Eigen::Index i, auto&& visit) {
+        for (Eigen::Index e = colStart[static_cast<std::size_t>(i)];
+             e < colStart[static_cast<std::size_t>(i) + 1]; ++e)
+            visit(colRow[static_cast<std::size_t>(e)], colValue[static_cast<std::size_t>(e)]);
+    };
     // Row r of contact ci: its velocity, and an impulse dx along it.
     auto velocity = [&](const ContactRows& c, std::size_t ci, int r) {
         return rowSpace ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, v);
     };
     auto push = [&](std::size_t ci, int r, double dx) {
         if (!rowSpace) return applyImpulse(p, ci, r, dx, v);
-        if (dx != 0.0) w.noalias() += W.col(static_cast<Eigen::Index>(3 * ci) + r) * dx;
+        if (dx != 0.0)
+            forEachInColumn(static_cast<Eigen::Index>(3 * ci) + r,
+                            [&](Eigen::Index k, double value) { w(k) += value * dx; });
     };
 
     // Per contact: the normal row's diagonal, and for friction the tangent block's diagonal
@@ -337,13 +402,17 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             };
             blockScale.assign(static_cast<std::size_t>(m), 0.0);
             if (rowSpace) {
-                // W is dense here (jointed parts): Pᵀ W P from its rows and columns.
-                Eigen::MatrixXd WP = Eigen::MatrixXd::Zero(rows, 6 * m);
+                // Jointed parts (W by columns): Pᵀ W P from its columns.
+                thread_local Eigen::MatrixXd WPStore, AStore;
+                Eigen::MatrixXd &WP = WPStore, &A = AStore;
+                WP.setZero(rows, 6 * m);
                 forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
-                    WP.middleCols<6>(6 * k).noalias() +=
-                        W.col(static_cast<Eigen::Index>(3 * ci) + r) * P.transpose();
+                    forEachInColumn(
+                        static_cast<Eigen::Index>(3 * ci) + r, [&](Eigen::Index row, double value) {
+                            WP.block<1, 6>(row, 6 * k).noalias() += value * P.transpose();
+                        });
                 });
-                Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * m, 6 * m);
+                A.setZero(6 * m, 6 * m);
                 forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
                     A.middleRows<6>(6 * k).noalias() +=
                         P * WP.row(static_cast<Eigen::Index>(3 * ci) + r);
@@ -413,6 +482,40 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                             kRegularisation *
                             std::max(blockScale[static_cast<std::size_t>(block.row)],
                                      1e-9 * largest);
+                // The interfaces in minimum-degree order (kept while the block pattern is: a pile
+                // at rest, every step), the blocks renumbered into the lower triangle.
+                work.pattern.clear();
+                for (const CoarseBlock& block : work.blocks)
+                    work.pattern.emplace_back(block.row, block.col);
+                if (work.pattern != work.orderedPattern ||
+                    work.newOf.size() != static_cast<std::size_t>(m)) {
+                    orderInterfaces(work.pattern, static_cast<int>(m), work.newOf);
+                    work.orderedPattern = work.pattern;
+                }
+                for (CoarseBlock& block : work.blocks) {
+                    const int row = work.newOf[static_cast<std::size_t>(block.row)],
+                              col = work.newOf[static_cast<std::size_t>(block.col)];
+                    if (row >= col) {
+                        block.row = row;
+                        block.col = col;
+                    } else {
+                        block.row = col;
+                        block.col = row;
+                        block.value.transposeInPlace();
+                    }
+                }
+                work.order.resize(work.blocks.size());
+                for (std::size_t i = 0; i < work.order.size(); ++i) work.order[i] = i;
+                std::sort(work.order.begin(), work.order.end(), [&](std::size_t x, std::size_t y) {
+                    const CoarseBlock &a = work.blocks[x], &b = work.blocks[y];
+                    return a.col != b.col ? a.col < b.col : a.row < b.row;
+                });
+                work.sorted.clear();
+                for (const std::size_t i : work.order) work.sorted.push_back(work.blocks[i]);
+                work.blocks.swap(work.sorted);
+                for (Eigen::Index k = 0; k < m; ++k)
+                    rhs.segment<6>(6 * work.newOf[static_cast<std::size_t>(k)]) =
+                        -interfaces[static_cast<std::size_t>(k)].residual;
                 // The lower triangle, compressed by columns.
                 const Eigen::Index size = 6 * m;
                 work.outer.assign(static_cast<std::size_t>(size) + 1, 0);
@@ -453,7 +556,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     work.patternOuter.clear();
                     return false;
                 }
-                x = work.ldlt.solve(rhs);
+                const Eigen::VectorXd ordered = work.ldlt.solve(rhs);
+                x.resize(6 * m);
+                for (Eigen::Index k = 0; k < m; ++k)
+                    x.segment<6>(6 * k) =
+                        ordered.segment<6>(6 * work.newOf[static_cast<std::size_t>(k)]);
             }
             if (!x.allFinite()) return false;
             forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
@@ -473,12 +580,13 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // (w_free = w − W z at any point of the sweeps: taken for an island when first needed)
         auto takeFree = [&] {
             if (rowSpace) {
-                Eigen::VectorXd z(rows);
+                wFree = w;
                 for (std::size_t ci = 0; ci < n; ++ci)
                     for (int r = 0; r < 3; ++r)
-                        z(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
-                wFree = w;
-                wFree.noalias() -= W * z;
+                        if (const double z = p.contacts[ci].impulse[r]; z != 0.0)
+                            forEachInColumn(
+                                static_cast<Eigen::Index>(3 * ci) + r,
+                                [&](Eigen::Index k, double value) { wFree(k) -= value * z; });
                 return;
             }
             for (const int b : *islandBodies) layout::twist(vFree, b) = layout::twist(v, b);
@@ -542,7 +650,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         const std::size_t size = island->size();
         for (const std::size_t ci : *island)
             direction.segment<3>(static_cast<Eigen::Index>(3 * ci)).setZero();
-        bool freeTaken = false;
+        bool freeTaken = false, coarseRefused = false;
         double lastChange = 0.0;
         for (int sweep = 1; sweep <= maxIterations; ++sweep) {
             double largest = 0.0;
@@ -589,7 +697,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             out.iterations = sweep;
             out.residual = largest;
             if (largest <= tolerance) return;
-            if (coarse && sweep % kCoarseEvery == 0) {
+            if (coarse && !coarseRefused && sweep % kCoarseEvery == 0) {
                 if (!freeTaken) takeFree();
                 freeTaken = true;
                 const double before = energy();
@@ -604,6 +712,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     }
                     restore();
                 }
+                // On a large island a correction costs far more than the sweeps between two:
+                // one given back (the active rows change under it) ends them for this solve.
+                coarseRefused = interfaces.size() > kCoarseRetryUpTo;
             }
 
             double norm = 0.0;

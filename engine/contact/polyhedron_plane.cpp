@@ -66,7 +66,36 @@ public:
             point.m_positionWorldOnB = onPlane_W;
             manifold_->addManifoldPoint(point);
         };
-        if (shape->getShapeType() == BOX_SHAPE_PROXYTYPE) {
+        const int type = shape->getShapeType();
+        if (type == SPHERE_SHAPE_PROXYTYPE) {
+            const btScalar r = static_cast<const btSphereShape*>(shape)->getRadius();
+            touch(-r * n_P);
+        } else if (type == CAPSULE_SHAPE_PROXYTYPE) {
+            // The two end spheres' lowest points.
+            const auto* capsule = static_cast<const btCapsuleShape*>(shape);
+            btVector3 end(0, 0, 0);
+            end[capsule->getUpAxis()] = capsule->getHalfHeight();
+            const btVector3 down = -capsule->getRadius() * n_P;
+            touch(end + down);
+            touch(-end + down);
+        } else if (type == CYLINDER_SHAPE_PROXYTYPE) {
+            // Each rim's lowest point and the points a quarter, a half and three quarters round
+            // from it: a cylinder on its side touches at two points (its line), one standing
+            // or nearly so at four of its bottom rim (a square in the circle: it stands).
+            const auto* cylinder = static_cast<const btCylinderShape*>(shape);
+            const int up = cylinder->getUpAxis();
+            btVector3 a(0, 0, 0);
+            a[up] = 1;
+            const btScalar r = cylinder->getRadius(), h = cylinder->getHalfExtentsWithMargin()[up];
+            btVector3 d = a * n_P.dot(a) - n_P;  // −n across the axis: towards the plane
+            if (d.length2() > btScalar(1e-24))
+                d.normalize();
+            else
+                d = btVector3(0, 0, 0), d[(up + 1) % 3] = 1;  // flat on a cap: any direction
+            const btVector3 e = a.cross(d);
+            for (const btScalar side : {h, -h})
+                for (const btVector3& u : {d, e, -d, -e}) touch(side * a + r * u);
+        } else if (type == BOX_SHAPE_PROXYTYPE) {
             const btVector3 h = static_cast<const btBoxShape*>(shape)->getHalfExtentsWithMargin();
             for (int i = 0; i < 8; ++i)
                 touch(btVector3(i & 1 ? h.x() : -h.x(), i & 2 ? h.y() : -h.y(),
@@ -119,7 +148,8 @@ std::size_t polyhedronPlaneAlgorithmSize() {
 void registerPolyhedronPlane(btCollisionDispatcher& dispatcher) {
     // The dispatcher keeps the pointers: one pair of create functions for the whole program.
     static CreateFunc polyhedronFirst(false), planeFirst(true);
-    for (int type : {BOX_SHAPE_PROXYTYPE, CONVEX_HULL_SHAPE_PROXYTYPE}) {
+    for (int type : {BOX_SHAPE_PROXYTYPE, CONVEX_HULL_SHAPE_PROXYTYPE, SPHERE_SHAPE_PROXYTYPE,
+                     CAPSULE_SHAPE_PROXYTYPE, CYLINDER_SHAPE_PROXYTYPE}) {
         dispatcher.registerCollisionCreateFunc(type, STATIC_PLANE_PROXYTYPE, &polyhedronFirst);
         dispatcher.registerCollisionCreateFunc(STATIC_PLANE_PROXYTYPE, type, &planeFirst);
     }

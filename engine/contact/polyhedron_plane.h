@@ -1,5 +1,6 @@
 #pragma once
-// Polyhedron against a static plane, for Bullet's narrow phase (collision_world.cpp only).
+// Polyhedra and round primitives against a static plane, for Bullet's narrow phase
+// (collision_world.cpp only).
 //
 // A polyhedron (box, convex hull of a mesh) touches a plane n·x = c at its vertices. Every
 // vertex v closer than the manifold's breaking distance d_break is a contact point:
@@ -9,7 +10,10 @@
 // reported in one query, vertex by vertex, so a face resting on the ground gets all its
 // corners at once (Bullet's own convex–plane algorithm finds one supporting vertex per query and
 // perturbs the pose a few times to find more: three extra support searches per pair and step,
-// which may still miss a corner). Round shapes keep Bullet's algorithm.
+// which may still miss a corner). Round shapes the same way at their candidate points: a ball
+// its lowest point, a capsule its end spheres' lowest points, a cylinder each rim's lowest point
+// and the rim points a quarter, a half and three quarters round from it (two points on its
+// side, four of the bottom rim standing).
 
 #include <cstddef>
 
@@ -17,7 +21,8 @@ class btCollisionDispatcher;
 
 namespace engine::contact {
 
-// Registers the algorithm for boxes and convex hulls against static planes, both orders.
+// Registers the algorithm for boxes, convex hulls, balls, capsules and cylinders against static
+// planes, both orders.
 void registerPolyhedronPlane(btCollisionDispatcher& dispatcher);
 
 // The bytes one instance of the algorithm takes. Bullet hands collision algorithms blocks of

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -313,7 +314,10 @@ private:
         d.q0 = state.q;
         d.v0 = state.v;
         if (model.contact.enabled) {
+            const auto start = std::chrono::steady_clock::now();
             collide(model, state);
+            stats_.collisionSeconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         } else {
             d.found.points.clear();
             d.found.persistent.clear();

@@ -1,9 +1,11 @@
 // BENCHMARKS.md pile-K: K cubes dropped 1 cm onto the ground in 5 × 5 columns, 3 s at
 // dt = 1 ms with the default contact settings (PGS, box friction, warm starting). Counters:
-// µs per step, and at t = 3 s the deepest penetration, the largest box speed, and the boxes
-// that fell through the ground or left their column (moved > 2 cm sideways or tilted > 10°).
+// µs per step and the share of it in collision queries, and at t = 3 s the deepest
+// penetration, the largest box speed, and the boxes that fell through the ground or left their
+// column (moved > 2 cm sideways or tilted > 10°).
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 
@@ -18,13 +20,28 @@ namespace {
 
 using namespace engine;
 
+// Advances `sim` to t, adding the wall time to `seconds`; false (the benchmark told) on an error.
+bool timedAdvance(benchmark::State& state, ForwardDynamics& sim, double t, double& seconds) {
+    const auto start = std::chrono::steady_clock::now();
+    const Status status = sim.advance(t);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!status.ok) state.SkipWithError(status.message.c_str());
+    return status.ok;
+}
+
+double deepest(const Outputs& out) {
+    double depth = 0.0;
+    for (const ContactForce& c : out.contacts) depth = std::max(depth, c.depth);
+    return depth;
+}
+
 void runPile(benchmark::State& state, const SceneSpec& spec) {
     const CompileResult compiled = compile(spec);
     if (!compiled.model) {
         state.SkipWithError("scene did not compile");
         return;
     }
-    double seconds = 0.0, depth = 0.0, speed = 0.0, iterations = 0.0;
+    double seconds = 0.0, collision = 0.0, depth = 0.0, speed = 0.0, iterations = 0.0;
     long steps = 0, unconverged = 0;
     int fell = 0, toppled = 0;
     for (auto _ : state) {
@@ -33,18 +50,12 @@ void runPile(benchmark::State& state, const SceneSpec& spec) {
             state.SkipWithError("initialisation failed");
             return;
         }
-        const auto start = std::chrono::steady_clock::now();
-        const Status status = sim.advance(3.0);
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!status.ok) {
-            state.SkipWithError(status.message.c_str());
-            return;
-        }
+        if (!timedAdvance(state, sim, 3.0, seconds)) return;
         steps += sim.statistics().steps;
+        collision += sim.statistics().collisionSeconds;
         Outputs out;
         (void)sim.outputs(out);
-        depth = 0.0;
-        for (const ContactForce& c : out.contacts) depth = std::max(depth, c.depth);
+        depth = deepest(out);
         iterations = out.contactSolver.iterations;
         unconverged = out.contactSolver.unconvergedSteps;
         speed = 0.0;
@@ -61,6 +72,7 @@ void runPile(benchmark::State& state, const SceneSpec& spec) {
         }
     }
     state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
+    state.counters["collision_share"] = collision / seconds;
     state.counters["max_depth_m"] = depth;
     state.counters["max_speed"] = speed;
     state.counters["fell"] = fell;
@@ -105,25 +117,155 @@ void BM_ContactPileAsleep(benchmark::State& state) {
             return;
         }
         const long before = sim.statistics().steps;
-        const auto start = std::chrono::steady_clock::now();
-        const Status status = sim.advance(4.0);
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!status.ok) {
-            state.SkipWithError(status.message.c_str());
-            return;
-        }
+        if (!timedAdvance(state, sim, 4.0, seconds)) return;
         steps += sim.statistics().steps - before;
         asleep = static_cast<int>(std::count_if(sim.state().rest.begin(), sim.state().rest.end(),
                                                 [](double rest) { return rest < 0.0; }));
         Outputs out;
         (void)sim.outputs(out);
-        depth = 0.0;
-        for (const ContactForce& c : out.contacts) depth = std::max(depth, c.depth);
+        depth = deepest(out);
     }
     state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
     state.counters["asleep"] = asleep;
     state.counters["max_depth_m"] = depth;
 }
 BENCHMARK(BM_ContactPileAsleep)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// A scatter of K parts of four shapes (cubes, balls, capsules, cylinders; test::scatter) dropped
+// onto the floor from two layers, 3 s at dt = 1 ms; Arg 2 sleeping (sleepTime 0.5 s) off or on.
+// Counters: µs per step and the share of it spent in collision queries, and at t = 3 s the
+// deepest penetration, the largest speed, the parts asleep and the parts below the floor, the
+// contact points and the steps whose contact solve did not converge.
+void BM_ContactScatter(benchmark::State& state) {
+    const int count = static_cast<int>(state.range(0));
+    SceneSpec spec = test::scatter(count);
+    if (state.range(1) == 1) spec.contact.sleepTime = 0.5;
+    const CompileResult compiled = compile(spec);
+    if (!compiled.model) {
+        state.SkipWithError("scene did not compile");
+        return;
+    }
+    double seconds = 0.0, collision = 0.0, depth = 0.0, speed = 0.0;
+    long steps = 0;
+    int fell = 0, asleep = 0;
+    for (auto _ : state) {
+        ForwardDynamics sim(compiled.model);
+        if (!sim.initialize().ok) {
+            state.SkipWithError("initialisation failed");
+            return;
+        }
+        if (!timedAdvance(state, sim, 3.0, seconds)) return;
+        steps += sim.statistics().steps;
+        collision += sim.statistics().collisionSeconds;
+        Outputs out;
+        (void)sim.outputs(out);
+        state.counters["contacts"] = static_cast<double>(out.contacts.size());
+        state.counters["unconverged_steps"] =
+            static_cast<double>(out.contactSolver.unconvergedSteps);
+        depth = deepest(out);
+        speed = 0.0;
+        fell = 0;
+        for (int b = 0; b < sim.model().bodyCount(); ++b) {
+            speed = std::max(speed, layout::linear(sim.state().v, b).norm());
+            const Vec3 p = bodyPosition(sim.state().q, b);
+            if (p.z() < 0.0) ++fell;
+        }
+        asleep = static_cast<int>(std::count_if(sim.state().rest.begin(), sim.state().rest.end(),
+                                                [](double rest) { return rest < 0.0; }));
+    }
+    state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
+    state.counters["collision_share"] = collision / seconds;
+    state.counters["max_depth_m"] = depth;
+    state.counters["max_speed"] = speed;
+    state.counters["fell"] = fell;
+    state.counters["asleep"] = asleep;
+}
+BENCHMARK(BM_ContactScatter)
+    ->ArgsProduct({{1000, 10000}, {0, 1}})
+    ->ArgNames({"parts", "sleep"})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// A chain of 30 capsules on spherical joints pulled at 1 m/s by its head through pile-100 (4
+// layers of 25 cubes; test::chainThroughPile), 4 s at dt = 1 ms: joints and contact in one
+// problem. Counters: µs per step and its collision share, the largest gap opened at a joint over
+// the run (sampled every 10 ms), the deepest penetration, the cubes below the floor.
+void BM_ChainThroughPile(benchmark::State& state) {
+    const int links = static_cast<int>(state.range(0)), boxes = static_cast<int>(state.range(1));
+    const SceneSpec spec = test::chainThroughPile(links, boxes);
+    const CompileResult compiled = compile(spec);
+    if (!compiled.model) {
+        state.SkipWithError("scene did not compile");
+        return;
+    }
+    const Model& model = *compiled.model;
+    // Each joint's two points in its parts' frames (I on the leader, J on the follower).
+    std::vector<std::array<int, 2>> bodies;
+    std::vector<std::array<Vec3, 2>> points;
+    for (const Joint& joint : spec.joints) {
+        std::array<int, 2> b{};
+        std::array<Vec3, 2> p;
+        for (int end = 0; end < 2; ++end) {
+            const MarkerRef& ref = end == 0 ? joint.markerI : joint.markerJ;
+            const std::size_t part = static_cast<std::size_t>(
+                std::find_if(spec.parts.begin(), spec.parts.end(),
+                             [&](const Part& x) { return x.name == ref.part; }) -
+                spec.parts.begin());
+            b[static_cast<std::size_t>(end)] = model.parts[part].body;
+            p[static_cast<std::size_t>(end)] =
+                model.parts[part].X_BP *
+                std::find_if(spec.parts[part].markers.begin(), spec.parts[part].markers.end(),
+                             [&](const Marker& m) { return m.name == ref.marker; })
+                    ->X_PM.p;
+        }
+        bodies.push_back(b);
+        points.push_back(p);
+    }
+    double seconds = 0.0, collision = 0.0, gap = 0.0, depth = 0.0;
+    long steps = 0;
+    int fell = 0;
+    for (auto _ : state) {
+        ForwardDynamics sim(compiled.model);
+        if (!sim.initialize().ok) {
+            state.SkipWithError("initialisation failed");
+            return;
+        }
+        gap = 0.0;
+        for (int sample = 1; sample <= 400; ++sample) {
+            if (!timedAdvance(state, sim, 0.01 * sample, seconds)) return;
+            const Eigen::VectorXd& q = sim.state().q;
+            for (std::size_t j = 0; j < bodies.size(); ++j) {
+                Vec3 world[2];
+                for (std::size_t end = 0; end < 2; ++end) {
+                    const int b = bodies[j][end];
+                    world[end] =
+                        b == kGround
+                            ? points[j][end]
+                            : Vec3(bodyPosition(q, b) + bodyOrientation(q, b) * points[j][end]);
+                }
+                if (bodies[j][0] == kGround || bodies[j][1] == kGround) continue;
+                gap = std::max(gap, (world[0] - world[1]).norm());
+            }
+        }
+        steps += sim.statistics().steps;
+        collision += sim.statistics().collisionSeconds;
+        Outputs out;
+        (void)sim.outputs(out);
+        depth = deepest(out);
+        fell = 0;
+        for (int b = 0; b < model.bodyCount(); ++b)
+            if (bodyPosition(sim.state().q, b).z() < 0.0) ++fell;
+    }
+    state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
+    state.counters["collision_share"] = collision / seconds;
+    state.counters["max_joint_gap_m"] = gap;
+    state.counters["max_depth_m"] = depth;
+    state.counters["fell"] = fell;
+}
+BENCHMARK(BM_ChainThroughPile)
+    ->Args({30, 100})
+    ->ArgNames({"links", "boxes"})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace

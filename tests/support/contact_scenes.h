@@ -1,9 +1,13 @@
 #pragma once
 // Contact scenes built in code for tests and benchmarks: a ground plane, boxes and balls.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
+#include "engine/math/constants.h"
 #include "engine/model/scene_spec.h"
 
 namespace engine::test {
@@ -89,6 +93,108 @@ inline SceneSpec boxStack(int count, double h = 1e-3) {
         Transform X;
         X.p = Vec3(0.0, 0.0, 0.06 + 0.11 * k);
         addBox(spec, "box" + std::to_string(k), Vec3::Constant(0.1), X);
+    }
+    return spec;
+}
+
+// A scatter of `count` parts of four shapes in turn — cube of 0.1 m, ball of radius 0.05 m,
+// capsule of radius 0.035 m and straight part 0.1 m, cylinder of radius 0.05 m and length 0.1 m —
+// all of density 500 kg/m³, each turned at random (a fixed seed), dropped at rest onto the floor
+// from two layers: a square grid of 0.3 m pitch (jittered by ±2 cm) at 0.2 m, and the same grid
+// moved by half a pitch along x and y at 0.45 m, whose parts land between the first layer's and
+// now and then on them. No two parts touch before they land.
+inline SceneSpec scatter(int count, double h = 1e-3) {
+    SceneSpec spec = contactScene(h);
+    spec.name = "scatter-" + std::to_string(count);
+    const int side = std::max(1, static_cast<int>(std::ceil(std::sqrt(count / 2.0))));
+    const double pitch = 0.3;
+    std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+    const auto uniform = [&seed] {  // in [0, 1): a 64-bit LCG's top 53 bits
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<double>(seed >> 11) * 0x1.0p-53;
+    };
+    for (int k = 0; k < count; ++k) {
+        const int layer = k / (side * side), cell = k % (side * side);
+        Part part;
+        part.id = spec.newId();
+        part.name = "part" + std::to_string(k);
+        part.density = 500.0;
+        part.colorRgb = 0x5a8fc8u + 0x203000u * static_cast<std::uint32_t>(k % 4);
+        Shape shape;
+        shape.type = std::array{ShapeType::Box, ShapeType::Sphere, ShapeType::Capsule,
+                                ShapeType::Cylinder}[static_cast<std::size_t>(k % 4)];
+        shape.size = Vec3::Constant(0.1);
+        shape.radius = shape.type == ShapeType::Capsule ? 0.035 : 0.05;
+        shape.length = 0.1;
+        part.shapes.push_back(shape);
+        const double jitterX = 0.04 * (uniform() - 0.5), jitterY = 0.04 * (uniform() - 0.5);
+        const double offset = 0.5 * pitch * (layer % 2);
+        part.X_WP.p =
+            Vec3(pitch * (cell % side - 0.5 * (side - 1)) + offset + jitterX,
+                 pitch * (cell / side - 0.5 * (side - 1)) + offset + jitterY, 0.2 + 0.25 * layer);
+        const Vec3 axis = Vec3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5);
+        part.X_WP.R = Quat(Eigen::AngleAxisd(2.0 * kPi * uniform(), axis.normalized()));
+        spec.parts.push_back(part);
+    }
+    return spec;
+}
+
+// A chain of `links` capsules (radius 0.025 m, 0.1 m between joints, density 1000 kg/m³) joined
+// by spherical joints, lying on the floor along −x behind its head at x = −1, whose head is
+// pulled along +x at `speed` [m/s] by a moving frame (a spherical joint to the head's front
+// end), through pile-`boxes` (the cubes of boxPile) standing at the origin: joints and contact
+// in one problem. Links touch the cubes, the floor and each other except their neighbours.
+inline SceneSpec chainThroughPile(int links, int boxes, double speed = 1.0, double h = 1e-3) {
+    SceneSpec spec = boxPile(boxes, h);
+    spec.name = "chain-" + std::to_string(links) + "-through-pile-" + std::to_string(boxes);
+    const double pitch = 0.1, radius = 0.025, x0 = -1.0, z = radius + 1e-4;
+    const auto marker = [&spec](Part& part, const std::string& name, const Vec3& p) {
+        Marker m;
+        m.id = spec.newId();
+        m.name = name;
+        m.X_PM.p = p;
+        part.markers.push_back(m);
+    };
+    Part tractor;
+    tractor.id = spec.newId();
+    tractor.name = "tractor";
+    tractor.X_WP.p = Vec3(x0, 0.0, z);
+    tractor.frameMotion = FrameMotion{};
+    tractor.frameMotion->translation[0] = std::to_string(speed) + " * time";
+    Shape knob;
+    knob.type = ShapeType::Sphere;
+    knob.radius = 0.03;
+    knob.role = ShapeRole::Visual;
+    tractor.shapes.push_back(knob);
+    marker(tractor, "hitch", Vec3::Zero());
+    spec.parts.push_back(tractor);
+    const Quat alongX(Eigen::AngleAxisd(0.5 * kPi, Vec3::UnitY()));  // local z onto world x
+    for (int k = 0; k < links; ++k) {
+        Part link;
+        link.id = spec.newId();
+        link.name = "link" + std::to_string(k);
+        link.density = 1000.0;
+        link.colorRgb = 0xc87a3c;
+        link.X_WP.p = Vec3(x0 - pitch * (k + 0.5), 0.0, z);
+        link.X_WP.R = alongX;
+        Shape capsule;
+        capsule.type = ShapeType::Capsule;
+        capsule.radius = radius;
+        capsule.length = pitch - 2.0 * radius;
+        link.shapes.push_back(capsule);
+        marker(link, "front", Vec3(0.0, 0.0, 0.5 * pitch));  // local z is world +x
+        marker(link, "back", Vec3(0.0, 0.0, -0.5 * pitch));
+        spec.parts.push_back(link);
+    }
+    for (int k = 0; k < links; ++k) {
+        Joint joint;
+        joint.id = spec.newId();
+        joint.name = "ball" + std::to_string(k);
+        joint.type = JointType::Spherical;
+        joint.markerI = {k == 0 ? std::string("tractor") : "link" + std::to_string(k - 1),
+                         k == 0 ? "hitch" : "back"};
+        joint.markerJ = {"link" + std::to_string(k), "front"};
+        spec.joints.push_back(joint);
     }
     return spec;
 }
