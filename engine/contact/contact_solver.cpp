@@ -113,6 +113,9 @@ struct CoarseWork {
 // Coarse corrections given back are tried again (every kCoarseEvery sweeps) on islands of up to
 // this many interfaces (pairs of parts in contact); on larger ones the first ends them.
 constexpr std::size_t kCoarseRetryUpTo = 64;
+// Where joints couple every row (a dense coarse system), corrections on up to this many
+// interfaces.
+constexpr Eigen::Index kDenseCoarseUpTo = 64;
 
 // Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
 void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,
@@ -382,6 +385,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
             const Eigen::Index m = static_cast<Eigen::Index>(interfaces.size());
             if (m == 0) return false;
+            // Jointed parts: the system is dense, its factorisation (6m)³/3 — past
+            // kDenseCoarseUpTo interfaces dearer than the sweeps it saves.
+            if (rowSpace && m > kDenseCoarseUpTo) return false;
             Eigen::VectorXd rhs(6 * m), x;
             for (Eigen::Index k = 0; k < m; ++k)
                 rhs.segment<6>(6 * k) = -interfaces[static_cast<std::size_t>(k)].residual;

@@ -2153,12 +2153,53 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
             out.loopImpulses.col(c) = lambda;
         }
     } else {
+        // M is block-diagonal over the tree's branches from the ground (a free part, a chain):
+        // each branch's block factored alone, and solved for the rows that push it only.
+        thread_local std::vector<int> branchOfRate, members;
         thread_local Eigen::LLT<Eigen::MatrixXd> llt;
-        llt.compute(MFF);
-        if (llt.info() != Eigen::Success)
-            return Status::failure("the joint-space mass matrix is not positive definite at t = " +
-                                   timeText(state.t) + " (a part of no mass on a joint?)");
-        llt.solveInPlace(ZF);
+        thread_local Eigen::MatrixXd block;
+        thread_local Eigen::VectorXd column;
+        branchOfRate.assign(static_cast<std::size_t>(tree.nv), -1);
+        for (std::size_t k = 0; k < tree.links.size(); ++k) {
+            int root = static_cast<int>(k);
+            while (tree.links[static_cast<std::size_t>(root)].parent >= 0)
+                root = tree.links[static_cast<std::size_t>(root)].parent;
+            const JointTree::Link& link = tree.links[k];
+            for (int c = link.iv; c < link.iv + link.nv; ++c)
+                branchOfRate[static_cast<std::size_t>(c)] = root;
+        }
+        for (std::size_t k = 0; k < tree.links.size(); ++k) {
+            if (tree.links[k].parent >= 0) continue;  // (a branch: from its root link)
+            members.clear();
+            for (Eigen::Index a = 0; a < nf; ++a)
+                if (branchOfRate[static_cast<std::size_t>(free[static_cast<std::size_t>(a)])] ==
+                    static_cast<int>(k))
+                    members.push_back(static_cast<int>(a));
+            if (members.empty()) continue;
+            const Eigen::Index size = static_cast<Eigen::Index>(members.size());
+            block.resize(size, size);
+            for (Eigen::Index a = 0; a < size; ++a)
+                for (Eigen::Index b = 0; b < size; ++b)
+                    block(a, b) = MFF(members[static_cast<std::size_t>(a)],
+                                      members[static_cast<std::size_t>(b)]);
+            llt.compute(block);
+            if (llt.info() != Eigen::Success)
+                return Status::failure(
+                    "the joint-space mass matrix is not positive definite at t = " +
+                    timeText(state.t) + " (a part of no mass on a joint?)");
+            column.resize(size);
+            for (Eigen::Index c = 0; c < m; ++c) {
+                bool pushed = false;
+                for (Eigen::Index a = 0; a < size; ++a) {
+                    column(a) = ZF(members[static_cast<std::size_t>(a)], c);
+                    pushed = pushed || column(a) != 0.0;
+                }
+                if (!pushed) continue;  // (its solution there is 0, as ZF holds)
+                llt.solveInPlace(column);
+                for (Eigen::Index a = 0; a < size; ++a)
+                    ZF(members[static_cast<std::size_t>(a)], c) = column(a);
+            }
+        }
         out.loopImpulses.resize(0, m);
     }
     out.Z.setZero(tree.nv, m);
