@@ -515,8 +515,6 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     result.points.clear();
     result.persistent.clear();
     result.resting.clear();
-    result.points.reserve(m.entries.size());
-    result.persistent.reserve(m.entries.size());
     // (Each record is built whole and appended: emplace_back() would zero it first.)
     auto emit = [&](const PairKey& key, const MergePoint& point) {
         const Vec3 n_AB_W = -fromBt(point.n_BA);

@@ -18,16 +18,24 @@ bool dense(const ContactProblem& p) {
     return p.U.size() > 0;
 }
 
-// v += u_r dx for row r of contact index ci.
-void applyImpulse(const ContactProblem& p, std::size_t ci, int r, double dx, Eigen::VectorXd& v) {
+// A part's velocity (ω in its frame, then ẋ) in a cache line of its own.
+struct alignas(64) PaddedTwist {
+    double value[8];
+};
+Eigen::Map<Vec6> twistOf(std::vector<PaddedTwist>& v, int b) {
+    return Eigen::Map<Vec6>(v[static_cast<std::size_t>(b)].value);
+}
+double rowVelocity(const ContactRows& c, int r, std::vector<PaddedTwist>& v) {
+    double w = 0.0;
+    if (c.bodyA >= 0) w += c.J[r][0].dot(twistOf(v, c.bodyA));
+    if (c.bodyB >= 0) w += c.J[r][1].dot(twistOf(v, c.bodyB));
+    return w;
+}
+// v += M⁻¹J_rᵀ dx for row r of free-body contact c.
+void applyImpulse(const ContactRows& c, int r, double dx, std::vector<PaddedTwist>& v) {
     if (dx == 0.0) return;
-    if (dense(p)) {
-        v.noalias() += p.U.col(static_cast<Eigen::Index>(3 * ci) + r) * dx;
-        return;
-    }
-    const ContactRows& c = p.contacts[ci];
-    if (c.bodyA >= 0) layout::twist(v, c.bodyA) += c.MinvJ[r][0] * dx;
-    if (c.bodyB >= 0) layout::twist(v, c.bodyB) += c.MinvJ[r][1] * dx;
+    if (c.bodyA >= 0) twistOf(v, c.bodyA) += c.MinvJ[r][0] * dx;
+    if (c.bodyB >= 0) twistOf(v, c.bodyB) += c.MinvJ[r][1] * dx;
 }
 
 // Delassus entry J_r · u_s of one contact.
@@ -219,12 +227,24 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
              e < colStart[static_cast<std::size_t>(i) + 1]; ++e)
             visit(colRow[static_cast<std::size_t>(e)], colValue[static_cast<std::size_t>(e)]);
     };
+    // Free parts: the sweeps run on a copy of v with one cache line per part (v has 48 bytes
+    // per part, and islands solved at once on several threads would write into one another's
+    // lines), copied back at the end; vFree likewise.
+    thread_local std::vector<PaddedTwist> paddedStore, paddedFreeStore;
+    std::vector<PaddedTwist>&padded = paddedStore, &paddedFree = paddedFreeStore;
+    if (!rowSpace) {
+        const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
+        padded.resize(bodies);
+        paddedFree.resize(bodies);
+        for (std::size_t b = 0; b < bodies; ++b)
+            twistOf(padded, static_cast<int>(b)) = layout::twist(v, static_cast<int>(b));
+    }
     // Row r of contact ci: its velocity, and an impulse dx along it.
     auto velocity = [&](const ContactRows& c, std::size_t ci, int r) {
-        return rowSpace ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, v);
+        return rowSpace ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, padded);
     };
     auto push = [&](std::size_t ci, int r, double dx) {
-        if (!rowSpace) return applyImpulse(p, ci, r, dx, v);
+        if (!rowSpace) return applyImpulse(p.contacts[ci], r, dx, padded);
         if (dx != 0.0)
             forEachInColumn(static_cast<Eigen::Index>(3 * ci) + r,
                             [&](Eigen::Index k, double value) { w(k) += value * dx; });
@@ -269,7 +289,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // The velocities v⁺ for the impulses found (row space: once, at the end; v holds none of
     // them, the warm start's included).
     auto finish = [&] {
-        if (!rowSpace) return;
+        if (!rowSpace) {
+            for (std::size_t b = 0; b < padded.size(); ++b)
+                layout::twist(v, static_cast<int>(b)) = twistOf(padded, static_cast<int>(b));
+            return;
+        }
         Eigen::VectorXd x(rows);
         for (std::size_t ci = 0; ci < n; ++ci)
             for (int r = 0; r < 3; ++r)
@@ -277,34 +301,40 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         v.noalias() += p.U * x;
     };
 
-    // What the islands keep per contact, row or part: each island writes only its own
-    // entries, so islands may be solved at once on several threads.
+    // What the islands keep per part: each island writes only its own parts' entries, so
+    // islands may be solved at once on several threads.
     // (thread_local storage, used through references: the islands' threads use the caller's)
-    thread_local std::vector<int> interfaceOfStore;
-    thread_local std::vector<char> stickingStore;
     thread_local std::vector<std::vector<int>> onBodyStore;
-    thread_local Eigen::VectorXd wFreeStore, vFreeStore, changeStore, directionStore;
-    std::vector<int>& interfaceOf = interfaceOfStore;  // per contact: its coarse interface
-    std::vector<char>& sticking = stickingStore;
     std::vector<std::vector<int>>& onBody = onBodyStore;
-    Eigen::VectorXd &wFree = wFreeStore, &vFree = vFreeStore, &change = changeStore,
-                    &direction = directionStore;
-    interfaceOf.assign(n, -1);
-    sticking.assign(n, 0);
     if (!rowSpace && onBody.size() < static_cast<std::size_t>(v.size() / 6))
         onBody.resize(static_cast<std::size_t>(v.size() / 6));
-    wFree.resize(rows);
-    vFree.resize(rowSpace ? 0 : v.size());
-    const Eigen::Index m = static_cast<Eigen::Index>(3 * n);
-    change.resize(m);
-    direction.resize(m);
 
     // One island: its contacts (indices into p.contacts, in their order) and the parts they
     // touch. Islands share no part: each is solved alone, the same on any thread.
     auto solveIsland = [&](const std::vector<std::size_t>& islandContacts,
-                           const std::vector<int>& islandParts, ContactSolveReport& out) {
+                           const std::vector<int>& islandParts, ContactSolveReport& islandReport) {
+        // (kept here and written out once: the islands' reports are neighbours in memory)
+        ContactSolveReport out;
+        struct Publish {
+            ContactSolveReport &to, &from;
+            ~Publish() { to = from; }
+        } publish{islandReport, out};
         const std::vector<std::size_t>* island = &islandContacts;
         const std::vector<int>* islandBodies = &islandParts;
+        const std::size_t size = island->size();
+        // What the island keeps per contact or row, by the contact's place `at` in the island
+        // (on the solving thread: islands solved at once write no shared cache line).
+        thread_local std::vector<int> interfaceOfStore;
+        thread_local std::vector<char> stickingStore;
+        thread_local Eigen::VectorXd wFreeStore, changeStore, directionStore;
+        std::vector<int>& interfaceOf = interfaceOfStore;  // its coarse interface
+        std::vector<char>& sticking = stickingStore;
+        Eigen::VectorXd &wFree = wFreeStore, &change = changeStore, &direction = directionStore;
+        interfaceOf.assign(size, -1);
+        sticking.assign(size, 0);
+        wFree.resize(static_cast<Eigen::Index>(3 * size));
+        change.resize(static_cast<Eigen::Index>(3 * size));
+        direction.resize(static_cast<Eigen::Index>(3 * size));
         // Every impulse into its limits (z ≥ 0, friction within μz + bound), velocities following.
         auto clampAll = [&] {
             for (const std::size_t ci : *island) {
@@ -342,11 +372,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         std::vector<double> blockScale;
         auto coarseStep = [&]() -> bool {
             interfaces.clear();
-            for (const std::size_t ci : *island) {
-                interfaceOf[ci] = -1;
-                sticking[ci] = 0;
-            }
-            for (const std::size_t ci : *island) {
+            std::fill(interfaceOf.begin(), interfaceOf.end(), -1);
+            std::fill(sticking.begin(), sticking.end(), 0);
+            for (std::size_t at = 0; at < size; ++at) {
+                const std::size_t ci = (*island)[at];
                 const ContactRows& c = p.contacts[ci];
                 if (!(c.impulse[0] > 0.0) || !(local[ci].Wn > 0.0)) continue;
                 int k = -1;
@@ -369,7 +398,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 }
                 Interface& f = interfaces[static_cast<std::size_t>(k)];
                 const bool sticks = stickingFriction(p, c, c.friction * c.impulse[0] + c.bound);
-                sticking[ci] = sticks ? 1 : 0;
+                sticking[at] = sticks ? 1 : 0;
                 for (int r = 0; r < (sticks ? 3 : 1); ++r) {
                     const Vec6& P = c.J[r][f.side];
                     for (int side = 0; side < 2; ++side) {
@@ -381,7 +410,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                                : velocity(c, ci, r);
                     f.residual += P * res;
                 }
-                interfaceOf[ci] = k;
+                interfaceOf[at] = k;
             }
             const Eigen::Index m = static_cast<Eigen::Index>(interfaces.size());
             if (m == 0) return false;
@@ -398,11 +427,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             // The interfaces' rows: contact ci's row r in interface k, P its entries on the
             // interface's reference part.
             auto forEachActiveRow = [&](auto&& visit) {
-                for (const std::size_t ci : *island) {
-                    const int k = interfaceOf[ci];
+                for (std::size_t at = 0; at < size; ++at) {
+                    const int k = interfaceOf[at];
                     if (k < 0) continue;
+                    const std::size_t ci = (*island)[at];
                     const int side = interfaces[static_cast<std::size_t>(k)].side;
-                    for (int r = 0; r < (sticking[ci] ? 3 : 1); ++r)
+                    for (int r = 0; r < (sticking[at] ? 3 : 1); ++r)
                         visit(ci, r, k, p.contacts[ci].J[r][side]);
                 }
             };
@@ -595,25 +625,26 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                                 [&](Eigen::Index k, double value) { wFree(k) -= value * z; });
                 return;
             }
-            for (const int b : *islandBodies) layout::twist(vFree, b) = layout::twist(v, b);
+            for (const int b : *islandBodies) twistOf(paddedFree, b) = twistOf(padded, b);
             for (const std::size_t ci : *island)
                 for (int r = 0; r < 3; ++r) {
                     const ContactRows& c = p.contacts[ci];
-                    if (c.bodyA >= 0) layout::twist(vFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
-                    if (c.bodyB >= 0) layout::twist(vFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
+                    if (c.bodyA >= 0) twistOf(paddedFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
+                    if (c.bodyB >= 0) twistOf(paddedFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
                 }
-            for (const std::size_t ci : *island)
+            for (std::size_t at = 0; at < size; ++at)
                 for (int r = 0; r < 3; ++r)
-                    wFree(static_cast<Eigen::Index>(3 * ci) + r) =
-                        rowVelocity(p.contacts[ci], r, vFree);
+                    wFree(static_cast<Eigen::Index>(3 * at) + r) =
+                        rowVelocity(p.contacts[(*island)[at]], r, paddedFree);
         };
         auto energy = [&] {
             double e = 0.0;
-            for (const std::size_t ci : *island) {
+            for (std::size_t at = 0; at < size; ++at) {
+                const std::size_t ci = (*island)[at];
                 const ContactRows& c = p.contacts[ci];
                 e += 0.5 * c.compliance * c.impulse[0] * c.impulse[0];
                 for (int r = 0; r < 3; ++r) {
-                    const double free = wFree(static_cast<Eigen::Index>(3 * ci) + r);
+                    const double free = wFree(static_cast<Eigen::Index>(3 * at) + r);
                     e += c.impulse[r] *
                          (0.5 * (velocity(c, ci, r) - free) + free - (r == 0 ? c.target : 0.0));
                 }
@@ -633,7 +664,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             savedVelocities.resize(6 * static_cast<Eigen::Index>(islandBodies->size()));
             for (std::size_t k = 0; k < islandBodies->size(); ++k)
                 savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k)) =
-                    layout::twist(v, (*islandBodies)[k]);
+                    twistOf(padded, (*islandBodies)[k]);
         };
         auto restore = [&] {
             std::size_t at = 0;
@@ -644,7 +675,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 return;
             }
             for (std::size_t k = 0; k < islandBodies->size(); ++k)
-                layout::twist(v, (*islandBodies)[k]) =
+                twistOf(padded, (*islandBodies)[k]) =
                     savedVelocities.segment<6>(6 * static_cast<Eigen::Index>(k));
         };
 
@@ -653,16 +684,14 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
         // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
         // term along the previous direction is added while the changes keep shrinking.
-        const std::size_t size = island->size();
-        for (const std::size_t ci : *island)
-            direction.segment<3>(static_cast<Eigen::Index>(3 * ci)).setZero();
+        direction.setZero();
         bool freeTaken = false, coarseRefused = false;
         double lastChange = 0.0;
         for (int sweep = 1; sweep <= maxIterations; ++sweep) {
             double largest = 0.0;
             const bool forward = sweep % 2 == 1;
             for (std::size_t k = 0; k < size; ++k) {
-                const std::size_t ci = (*island)[forward ? k : size - 1 - k];
+                const std::size_t at = forward ? k : size - 1 - k, ci = (*island)[at];
                 ContactRows& c = p.contacts[ci];
                 const Local& l = local[ci];
                 // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
@@ -671,7 +700,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 const double dz = z - c.impulse[0];
                 push(ci, 0, dz);
                 c.impulse[0] = z;
-                change(static_cast<Eigen::Index>(3 * ci)) = dz;
+                change(static_cast<Eigen::Index>(3 * at)) = dz;
                 largest = std::max(largest, std::abs(dz) * l.Wn);
 
                 const double limit = c.friction * z + c.bound;
@@ -683,7 +712,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                         const double db = beta - c.impulse[r];
                         push(ci, r, db);
                         c.impulse[r] = beta;
-                        change(static_cast<Eigen::Index>(3 * ci) + r) = db;
+                        change(static_cast<Eigen::Index>(3 * at) + r) = db;
                         largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                     }
                 } else {
@@ -695,7 +724,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                         const double db = beta(r - 1) - old(r - 1);
                         push(ci, r, db);
                         c.impulse[r] = beta(r - 1);
-                        change(static_cast<Eigen::Index>(3 * ci) + r) = db;
+                        change(static_cast<Eigen::Index>(3 * at) + r) = db;
                         largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                     }
                 }
@@ -711,8 +740,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 if (coarseStep()) {
                     if (energy() <= before) {
                         ++out.coarseSteps;
-                        for (const std::size_t ci : *island)
-                            direction.segment<3>(static_cast<Eigen::Index>(3 * ci)).setZero();
+                        direction.setZero();
                         lastChange = 0.0;
                         continue;
                     }
@@ -723,28 +751,23 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 coarseRefused = interfaces.size() > kCoarseRetryUpTo;
             }
 
-            double norm = 0.0;
-            for (const std::size_t ci : *island)
-                norm += change.segment<3>(static_cast<Eigen::Index>(3 * ci)).squaredNorm();
+            const double norm = change.squaredNorm();
             const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
             lastChange = norm;
             if (sweep == 1 || beta > 1.0) {
-                for (const std::size_t ci : *island)  // restart along the sweep's change
-                    direction.segment<3>(static_cast<Eigen::Index>(3 * ci)) =
-                        change.segment<3>(static_cast<Eigen::Index>(3 * ci));
+                direction = change;  // restart along the sweep's change
             } else {
                 // x += β p (velocities follow), then p ← β p + change.
-                for (const std::size_t ci : *island) {
+                for (std::size_t at = 0; at < size; ++at) {
+                    const std::size_t ci = (*island)[at];
                     for (int r = 0; r < 3; ++r) {
-                        const double dx = beta * direction(static_cast<Eigen::Index>(3 * ci) + r);
+                        const double dx = beta * direction(static_cast<Eigen::Index>(3 * at) + r);
                         if (dx == 0.0) continue;
                         p.contacts[ci].impulse[r] += dx;
                         push(ci, r, dx);
                     }
-                    direction.segment<3>(static_cast<Eigen::Index>(3 * ci)) =
-                        beta * direction.segment<3>(static_cast<Eigen::Index>(3 * ci)) +
-                        change.segment<3>(static_cast<Eigen::Index>(3 * ci));
                 }
+                direction = beta * direction + change;
             }
         }
         out.converged = false;

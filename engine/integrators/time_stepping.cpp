@@ -957,7 +957,6 @@ private:
         contact::ContactProblem& problem = d.problem;
         problem.friction = settings.friction;
         problem.coneFacets = settings.coneFacets;
-        problem.contacts.reserve(points.size());
         const bool byFrequency = settings.frequency > 0.0;
         const bool soft = settings.stiffness > 0.0 || byFrequency;
         const double omega = 2.0 * kPi * settings.frequency;
