@@ -259,13 +259,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         double coneStep = 0.0;
         double Wn = 0.0, Wt[2] = {0.0, 0.0};
     };
-    // (the solve's working storage is kept between solves on each thread: no allocation)
-    thread_local std::vector<Local> localStore;
-    std::vector<Local>& local = localStore;  // (a reference: the islands' threads use the caller's)
-    local.assign(n, Local{});
-    for (std::size_t ci = 0; ci < n; ++ci) {
+    // Contact ci's diagonals into l, and its warm start within the limits, velocities following
+    // (by each island for its own contacts, on the thread that solves it).
+    auto prepare = [&](std::size_t ci, Local& l) {
         ContactRows& c = p.contacts[ci];
-        Local& l = local[ci];
         l.Wn = delassus(p, ci, 0, 0) + c.compliance;
         l.invNormal = l.Wn > 0.0 ? 1.0 / l.Wn : 0.0;
         const double w11 = delassus(p, ci, 1, 1), w22 = delassus(p, ci, 2, 2),
@@ -285,7 +282,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         c.impulse[1] = beta.x();
         c.impulse[2] = beta.y();
         for (int r = 0; r < 3; ++r) push(ci, r, c.impulse[r]);
-    }
+    };
     // The velocities v⁺ for the impulses found (row space: once, at the end; v holds none of
     // them, the warm start's included).
     auto finish = [&] {
@@ -324,6 +321,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         const std::size_t size = island->size();
         // What the island keeps per contact or row, by the contact's place `at` in the island
         // (on the solving thread: islands solved at once write no shared cache line).
+        thread_local std::vector<Local> localStore;
+        std::vector<Local>& local = localStore;
+        local.resize(size);
+        for (std::size_t at = 0; at < size; ++at) prepare((*island)[at], local[at]);
         thread_local std::vector<int> interfaceOfStore;
         thread_local std::vector<char> stickingStore;
         thread_local Eigen::VectorXd wFreeStore, changeStore, directionStore;
@@ -377,7 +378,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             for (std::size_t at = 0; at < size; ++at) {
                 const std::size_t ci = (*island)[at];
                 const ContactRows& c = p.contacts[ci];
-                if (!(c.impulse[0] > 0.0) || !(local[ci].Wn > 0.0)) continue;
+                if (!(c.impulse[0] > 0.0) || !(local[at].Wn > 0.0)) continue;
                 int k = -1;
                 // (contacts of a pair are few and often neighbours: a short search back)
                 for (int j = static_cast<int>(interfaces.size()); j-- > 0;)
@@ -693,7 +694,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             for (std::size_t k = 0; k < size; ++k) {
                 const std::size_t at = forward ? k : size - 1 - k, ci = (*island)[at];
                 ContactRows& c = p.contacts[ci];
-                const Local& l = local[ci];
+                const Local& l = local[at];
                 // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
                 const double wn = velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target;
                 const double z = std::max(0.0, c.impulse[0] - wn * l.invNormal);
@@ -815,7 +816,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (std::size_t ci = 0; ci < n; ++ci) {
             const ContactRows& c = p.contacts[ci];
             const int body = c.bodyA >= 0 ? c.bodyA : c.bodyB;
-            if (body < 0) continue;  // (two ground parts: no rows to solve)
+            if (body < 0) {  // (two ground parts: no rows to solve, the warm start clamped)
+                Local unused;
+                prepare(ci, unused);
+                continue;
+            }
             int& k = islandOf[static_cast<std::size_t>(root(body))];
             if (k < 0) k = static_cast<int>(newIsland());
             islands[static_cast<std::size_t>(k)].push_back(ci);

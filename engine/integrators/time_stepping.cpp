@@ -44,6 +44,7 @@
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
 #include "engine/model/layout.h"
+#include "engine/solver/worker_pool.h"
 
 namespace engine {
 namespace {
@@ -77,6 +78,8 @@ Vec3 tangentOf(const Vec3& n, const Vec3& relativeVelocity = Vec3::Zero()) {
 // Stops farther than this beyond the reach of a step's motion are left out of its problem.
 constexpr double kStopReachAngle = 1e-3;   // rad
 constexpr double kStopReachLength = 1e-4;  // m
+// From this many contact points up, their rows are built on the engine's threads.
+constexpr std::size_t kParallelRows = 1024;
 // A problem of stops and joint friction alone, up to this many rows, is solved by Lemke's
 // method.
 constexpr std::size_t kLemkeStops = 64;
@@ -960,13 +963,24 @@ private:
         const bool byFrequency = settings.frequency > 0.0;
         const bool soft = settings.stiffness > 0.0 || byFrequency;
         const double omega = 2.0 * kPi * settings.frequency;
-        std::size_t keep = 0;
-        for (std::size_t k = 0; k < points.size(); ++k) {
+        // Each point's rows in its place (on the engine's threads for many: every point alone),
+        // then the points between two parts that cannot move taken out.
+        const std::size_t count = points.size();
+        problem.contacts.resize(count);
+        d.tangents.resize(count);
+        kept_.assign(count, 1);
+        const auto rowsOf = [&](std::size_t k) {
             const contact::ContactPoint& p = points[k];
-            ContactRows c;
+            ContactRows& c = problem.contacts[k];  // (the fields it sets below, and these)
+            c.bound = 0.0;
+            c.boxFriction = false;
+            c.compliance = 0.0;
             c.bodyA = model.bodyOfPart[p.partA];
             c.bodyB = model.bodyOfPart[p.partB];
-            if (c.bodyA < 0 && c.bodyB < 0) continue;
+            if (c.bodyA < 0 && c.bodyB < 0) {
+                kept_[k] = 0;
+                return;
+            }
             const Vec3 point = 0.5 * (p.p_WA_W + p.p_WB_W);
             const Vec3 n = p.n_AB_W;
             const Vec3 t1 =
@@ -1026,10 +1040,32 @@ private:
             c.impulse[0] = p.normalImpulse;
             c.impulse[1] = p.frictionImpulse_W.dot(t1);
             c.impulse[2] = p.frictionImpulse_W.dot(t2);
-            problem.contacts.push_back(c);
-            d.tangents.push_back(t1);
-            points[keep++] = p;
+            d.tangents[k] = t1;
+        };
+        const int threads = workerThreads();
+        if (threads > 1 && count >= kParallelRows) {
+            const std::size_t chunks = static_cast<std::size_t>(4 * threads);
+            runTasks(static_cast<int>(chunks), [&](int t) {
+                const std::size_t chunk = static_cast<std::size_t>(t);
+                for (std::size_t k = count * chunk / chunks; k < count * (chunk + 1) / chunks; ++k)
+                    rowsOf(k);
+            });
+        } else {
+            for (std::size_t k = 0; k < count; ++k) rowsOf(k);
         }
+        if (std::find(kept_.begin(), kept_.end(), 0) == kept_.end()) return;
+        std::size_t keep = 0;
+        for (std::size_t k = 0; k < count; ++k) {
+            if (!kept_[k]) continue;
+            if (keep != k) {
+                problem.contacts[keep] = problem.contacts[k];
+                d.tangents[keep] = d.tangents[k];
+                points[keep] = points[k];
+            }
+            ++keep;
+        }
+        problem.contacts.resize(keep);
+        d.tangents.resize(keep);
         points.resize(keep);
     }
 
@@ -1441,6 +1477,7 @@ private:
     std::vector<ContactForce> restingForces_;
     // Scratch of the stages.
     std::vector<Mat3> rotation_;  // per body: R_WB at the start of the step
+    std::vector<char> kept_;      // per contact point: whether it has rows (contactRows)
     std::vector<std::pair<double, std::size_t>> order_;
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
