@@ -843,10 +843,32 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         const std::size_t i = static_cast<std::size_t>(k);
         solveIsland(islands[i], islandParts[i], reports[i]);
     };
-    if (count > 1 && n >= kParallelContacts)
-        runTasks(static_cast<int>(count), solveOne);
-    else
+    const int threads = workerThreads();
+    if (count > 1 && n >= kParallelContacts && threads > 1) {
+        // Tasks of consecutive islands of about n / (8 threads) contacts, at least 32: a task
+        // per island of one part on the floor would cost more to hand out than to solve.
+        thread_local std::vector<std::size_t> firstStore;
+        std::vector<std::size_t>& first = firstStore;  // task t: islands first[t] … first[t+1]−1
+        first.assign(1, 0);
+        const std::size_t share =
+            std::max<std::size_t>(32, n / (8 * static_cast<std::size_t>(threads)));
+        std::size_t contacts = 0;
+        for (std::size_t k = 0; k + 1 < count; ++k) {
+            contacts += islands[k].size();
+            if (contacts >= share) {
+                first.push_back(k + 1);
+                contacts = 0;
+            }
+        }
+        first.push_back(count);
+        runTasks(static_cast<int>(first.size() - 1), [&](int t) {
+            const std::size_t task = static_cast<std::size_t>(t);
+            for (std::size_t k = first[task]; k < first[task + 1]; ++k)
+                solveOne(static_cast<int>(k));
+        });
+    } else {
         for (std::size_t k = 0; k < count; ++k) solveOne(static_cast<int>(k));
+    }
     report.iterations = 0;
     for (const ContactSolveReport& one : reports) {
         report.iterations = std::max(report.iterations, one.iterations);
