@@ -34,8 +34,8 @@ double rowVelocity(const ContactRows& c, int r, std::vector<PaddedTwist>& v) {
 // v += M⁻¹J_rᵀ dx for row r of free-body contact c.
 void applyImpulse(const ContactRows& c, int r, double dx, std::vector<PaddedTwist>& v) {
     if (dx == 0.0) return;
-    if (c.bodyA >= 0) twistOf(v, c.bodyA) += c.MinvJ[r][0] * dx;
-    if (c.bodyB >= 0) twistOf(v, c.bodyB) += c.MinvJ[r][1] * dx;
+    if (c.bodyA >= 0) twistOf(v, c.bodyA) += c.MinvJ(r, 0) * dx;
+    if (c.bodyB >= 0) twistOf(v, c.bodyB) += c.MinvJ(r, 1) * dx;
 }
 
 // Delassus entry J_r · u_s of one contact.
@@ -49,8 +49,8 @@ double delassus(const ContactProblem& p, std::size_t ci, int r, int s) {
         return w;
     }
     double w = 0.0;
-    if (c.bodyA >= 0) w += c.J[r][0].dot(c.MinvJ[s][0]);
-    if (c.bodyB >= 0) w += c.J[r][1].dot(c.MinvJ[s][1]);
+    if (c.bodyA >= 0) w += c.J[r][0].dot(c.MinvJ(s, 0));
+    if (c.bodyB >= 0) w += c.J[r][1].dot(c.MinvJ(s, 1));
     return w;
 }
 
@@ -404,7 +404,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     const Vec6& P = c.J[r][f.side];
                     for (int side = 0; side < 2; ++side) {
                         f.G[side].noalias() += P * c.J[r][side].transpose();
-                        f.H[side].noalias() += P * c.MinvJ[r][side].transpose();
+                        f.H[side].noalias() += P * c.MinvJ(r, side).transpose();
                     }
                     const double res =
                         r == 0 ? velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target
@@ -630,8 +630,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             for (const std::size_t ci : *island)
                 for (int r = 0; r < 3; ++r) {
                     const ContactRows& c = p.contacts[ci];
-                    if (c.bodyA >= 0) twistOf(paddedFree, c.bodyA) -= c.MinvJ[r][0] * c.impulse[r];
-                    if (c.bodyB >= 0) twistOf(paddedFree, c.bodyB) -= c.MinvJ[r][1] * c.impulse[r];
+                    if (c.bodyA >= 0) twistOf(paddedFree, c.bodyA) -= c.MinvJ(r, 0) * c.impulse[r];
+                    if (c.bodyB >= 0) twistOf(paddedFree, c.bodyB) -= c.MinvJ(r, 1) * c.impulse[r];
                 }
             for (std::size_t at = 0; at < size; ++at)
                 for (int r = 0; r < 3; ++r)
@@ -1001,8 +1001,8 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
                 U.col(row) = p.U.col(row);
             } else {
                 U.col(row).setZero();
-                if (c.bodyA >= 0) layout::twist(U.col(row), c.bodyA) += c.MinvJ[r][0];
-                if (c.bodyB >= 0) layout::twist(U.col(row), c.bodyB) += c.MinvJ[r][1];
+                if (c.bodyA >= 0) layout::twist(U.col(row), c.bodyA) += c.MinvJ(r, 0);
+                if (c.bodyB >= 0) layout::twist(U.col(row), c.bodyB) += c.MinvJ(r, 1);
             }
         }
     }

@@ -32,8 +32,11 @@ using Vec6 = Eigen::Matrix<double, 6, 1>;
 
 struct ContactRows {
     int bodyA = -1, bodyB = -1;  // body indices, −1 for the ground
-    Vec6 J[3][2];      // row (normal, t1, t2) × side (A, B): entries on that body's 6 velocities
-    Vec6 MinvJ[3][2];  // M⁻¹Jᵀ on the same entries (free-body responses)
+    Vec6 J[3][2];  // row (normal, t1, t2) × side (A, B): entries on that body's 6 velocities
+    Vec6 Minv[2];  // per side: the body's inverse mass (diagonal, body axes); 0 for none
+    // M⁻¹Jᵀ on row r's entries of a side (the free-body response), formed where it is used:
+    // kept, it was 288 of the 648 bytes a contact's rows take through every sweep.
+    Vec6 MinvJ(int r, int side) const { return Minv[side].cwiseProduct(J[r][side]); }
     double friction = 0.0;  // μ
     // A friction impulse allowed besides μ z [N·s]: joint friction, whose bound comes from the
     // joint's reaction rather than a normal row of its own (its normal row is then empty).

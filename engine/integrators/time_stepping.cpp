@@ -633,15 +633,14 @@ private:
                 ContactRows row;
                 row.bodyA = span.body[0];
                 row.bodyB = span.body[1];
-                for (int r = 0; r < 3; ++r)
-                    for (int side = 0; side < 2; ++side)
-                        row.J[r][side] = row.MinvJ[r][side] = Vec6::Zero();
-                for (int side = 0; side < 2; ++side)
+                for (int side = 0; side < 2; ++side) {
+                    for (int r = 0; r < 3; ++r) row.J[r][side] = Vec6::Zero();
+                    row.Minv[side] = Vec6::Zero();
                     if (span.body[side] != kGround) {
                         row.J[0][side] = -span.J[side];
-                        row.MinvJ[0][side] =
-                            layout::twist(ws.Minv, span.body[side]).cwiseProduct(row.J[0][side]);
+                        row.Minv[side] = layout::twist(ws.Minv, span.body[side]);
                     }
+                }
                 row.target = gap > 0.0 ? -gap / h : settings.stabilization * -gap / h;
                 d.cables.push_back({f, s, d.problem.contacts.size()});
                 d.problem.contacts.push_back(row);
@@ -761,8 +760,8 @@ private:
             vc_ = d.vFree;
             for (const ContactRows& c : d.problem.contacts)
                 for (int r = 0; r < 3; ++r) {
-                    if (c.bodyA >= 0) layout::twist(vc_, c.bodyA) += c.MinvJ[r][0] * c.impulse[r];
-                    if (c.bodyB >= 0) layout::twist(vc_, c.bodyB) += c.MinvJ[r][1] * c.impulse[r];
+                    if (c.bodyA >= 0) layout::twist(vc_, c.bodyA) += c.MinvJ(r, 0) * c.impulse[r];
+                    if (c.bodyB >= 0) layout::twist(vc_, c.bodyB) += c.MinvJ(r, 1) * c.impulse[r];
                 }
             if (soft) {
                 kkt.project(J * vc_ - b, dv_, &impulseAll_);
@@ -993,12 +992,10 @@ private:
                 const double sign = side == 0 ? -1.0 : 1.0;
                 const Mat3& R = rotation_[static_cast<std::size_t>(body)];
                 const Vec3 arm = point - bodyPosition(q, body);
-                for (int r = 0; r < 3; ++r) {
-                    Vec6 row;
-                    row << sign * directions[r], sign * (R.transpose() * arm.cross(directions[r]));
-                    c.J[r][side] = row;
-                    c.MinvJ[r][side] = layout::twist(ws.Minv, body).cwiseProduct(row);
-                }
+                for (int r = 0; r < 3; ++r)
+                    c.J[r][side] << sign * directions[r],
+                        sign * (R.transpose() * arm.cross(directions[r]));
+                c.Minv[side] = layout::twist(ws.Minv, body);
             }
             const ContactMaterial material =
                 model.contact.combined(static_cast<int>(p.partA), static_cast<int>(p.partB));
@@ -1018,7 +1015,7 @@ private:
                         double inverseMass = 0.0;
                         for (int side = 0; side < 2; ++side)
                             if ((side == 0 ? c.bodyA : c.bodyB) >= 0)
-                                inverseMass += c.J[0][side].dot(c.MinvJ[0][side]);
+                                inverseMass += c.J[0][side].dot(c.MinvJ(0, side));
                         const double m = 1.0 / inverseMass;
                         k = m * omega * omega;
                         damping = 2.0 * settings.dampingRatio * m * omega;
@@ -1100,16 +1097,17 @@ private:
                 ContactRows row;
                 row.bodyA = bodyI;
                 row.bodyB = bodyJ;
-                for (int r = 0; r < 3; ++r)
-                    for (int side = 0; side < 2; ++side)
-                        row.J[r][side] = row.MinvJ[r][side] = Vec6::Zero();
+                for (int side = 0; side < 2; ++side) {
+                    for (int r = 0; r < 3; ++r) row.J[r][side] = Vec6::Zero();
+                    row.Minv[side] = Vec6::Zero();
+                }
                 if (bodyI >= 0) {
                     row.J[0][0] = sign * c.Ji.transpose();
-                    row.MinvJ[0][0] = layout::twist(ws.Minv, bodyI).cwiseProduct(row.J[0][0]);
+                    row.Minv[0] = layout::twist(ws.Minv, bodyI);
                 }
                 if (bodyJ >= 0) {
                     row.J[0][1] = sign * c.Jj.transpose();
-                    row.MinvJ[0][1] = layout::twist(ws.Minv, bodyJ).cwiseProduct(row.J[0][1]);
+                    row.Minv[1] = layout::twist(ws.Minv, bodyJ);
                 }
                 const double approach = sign * c.rate;  // < 0 approaching
                 // Close a gap at most; push a penetration (projection's round-off) out as
@@ -1147,16 +1145,17 @@ private:
             ContactRows row;
             row.bodyA = model.markers[static_cast<std::size_t>(joint.markerI)].body;
             row.bodyB = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
-            for (int r = 0; r < 3; ++r)
-                for (int side = 0; side < 2; ++side)
-                    row.J[r][side] = row.MinvJ[r][side] = Vec6::Zero();
+            for (int side = 0; side < 2; ++side) {
+                for (int r = 0; r < 3; ++r) row.J[r][side] = Vec6::Zero();
+                row.Minv[side] = Vec6::Zero();
+            }
             if (row.bodyA >= 0) {
                 row.J[1][0] = c.Ji.transpose();
-                row.MinvJ[1][0] = layout::twist(ws.Minv, row.bodyA).cwiseProduct(row.J[1][0]);
+                row.Minv[0] = layout::twist(ws.Minv, row.bodyA);
             }
             if (row.bodyB >= 0) {
                 row.J[1][1] = c.Jj.transpose();
-                row.MinvJ[1][1] = layout::twist(ws.Minv, row.bodyB).cwiseProduct(row.J[1][1]);
+                row.Minv[1] = layout::twist(ws.Minv, row.bodyB);
             }
             row.target = -1.0;  // (no normal row: its impulse stays 0)
             row.boxFriction = true;
@@ -1187,9 +1186,10 @@ private:
         const JointModel& joint = model.joints[static_cast<std::size_t>(f.joint)];
         empty.bodyA = model.markers[static_cast<std::size_t>(joint.markerI)].body;
         empty.bodyB = model.markers[static_cast<std::size_t>(joint.markerJ)].body;
-        for (int r = 0; r < 3; ++r)
-            for (int side = 0; side < 2; ++side)
-                empty.J[r][side] = empty.MinvJ[r][side] = Vec6::Zero();
+        for (int side = 0; side < 2; ++side) {
+            for (int r = 0; r < 3; ++r) empty.J[r][side] = Vec6::Zero();
+            empty.Minv[side] = Vec6::Zero();
+        }
         empty.target = -1.0;  // (no normal row: its impulse stays 0)
         empty.boxFriction = true;
         StepData::FrictionRow fr;
@@ -1223,7 +1223,7 @@ private:
                 row.J[r][side].tail<3>() =
                     (side == 0 ? 1.0 : -1.0) *
                     (ws.frames[static_cast<std::size_t>(b)].R.transpose() * e);
-                row.MinvJ[r][side] = layout::twist(ws.Minv, b).cwiseProduct(row.J[r][side]);
+                row.Minv[side] = layout::twist(ws.Minv, b);
             }
         };
         (void)model;
@@ -1404,7 +1404,7 @@ private:
                 inverseMass += problem.U.size() > 0
                                    ? c.J[0][side].dot(layout::twist(
                                          problem.U.col(static_cast<Eigen::Index>(3 * ci)), body))
-                                   : c.J[0][side].dot(c.MinvJ[0][side]);
+                                   : c.J[0][side].dot(c.MinvJ(0, side));
             }
             if (inverseMass <= 0.0) continue;  // the joints hold it: nothing to soften
             const double m = 1.0 / inverseMass, omega = 2.0 * kPi * limit.frequency;
@@ -1435,8 +1435,8 @@ private:
                     (c.J[r][0].isZero(0.0) && c.J[r][1].isZero(0.0)))
                     continue;
                 w.setZero();
-                if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ[r][0];
-                if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ[r][1];
+                if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ(r, 0);
+                if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ(r, 1);
                 kkt.project(J * w, dv_);
                 problem.U.col(static_cast<Eigen::Index>(3 * ci) + r) = w + dv_;
             }
