@@ -590,12 +590,16 @@ private:
     // The rows of the contact problem: contact, the stops within reach, joint friction.
     void unilateralRows(const Model& model, const State& state, Workspace& ws) {
         StepData& d = data_;
-        d.problem.contacts.clear();
         d.tangents.clear();
         d.stops.clear();
         d.frictions.clear();
         d.cables.clear();
-        if (model.contact.enabled) contactRows(model, ws);
+        // (contactRows resizes the rows from the last step's count: clear() then resize() would
+        // zero every contact's rows before writing them)
+        if (model.contact.enabled)
+            contactRows(model, ws);
+        else
+            d.problem.contacts.clear();
         if (!model.limits.empty()) stopRows(model, state, ws);
         if (!model.frictions.empty()) frictionRows(model, ws);
         cableRows(model, state, ws);
