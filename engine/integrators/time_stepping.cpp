@@ -43,6 +43,7 @@
 #include "engine/integrators/detail.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/math/finite.h"
+#include "engine/math/radix_order.h"
 #include "engine/model/layout.h"
 #include "engine/solver/worker_pool.h"
 
@@ -366,12 +367,12 @@ private:
         std::vector<contact::ContactPoint>& points = d.found.points;
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
-            order_.resize(points.size());
+            heights_.resize(points.size());
             for (std::size_t k = 0; k < points.size(); ++k)
-                order_[k] = {-(points[k].p_WA_W + points[k].p_WB_W).dot(up), k};
-            std::sort(order_.begin(), order_.end());
+                heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
+            radixOrder(heights_, order_, orderScratch_);  // (equal heights in query order)
             sorted_.clear();
-            for (const auto& entry : order_) sorted_.push_back(points[entry.second]);
+            for (const std::size_t k : order_) sorted_.push_back(points[k]);
             points.swap(sorted_);
         }
     }
@@ -1480,9 +1481,11 @@ private:
     std::uint64_t sleepEpoch_ = 1, queryEpoch_ = 0, restingEpoch_ = 0;
     std::vector<ContactForce> restingForces_;
     // Scratch of the stages.
-    std::vector<Mat3> rotation_;  // per body: R_WB at the start of the step
-    std::vector<char> kept_;      // per contact point: whether it has rows (contactRows)
-    std::vector<std::pair<double, std::size_t>> order_;
+    std::vector<Mat3> rotation_;   // per body: R_WB at the start of the step
+    std::vector<char> kept_;       // per contact point: whether it has rows (contactRows)
+    std::vector<double> heights_;  // per contact point: −(p_A + p_B)·up, lowest last
+    std::vector<std::size_t> order_;
+    RadixOrderScratch orderScratch_;
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
     detail::StepStart start_;
