@@ -35,24 +35,42 @@ double deepest(const Outputs& out) {
     return depth;
 }
 
+// A run's time, steps and time in the collision query, over the benchmark's iterations.
+struct Totals {
+    double seconds = 0.0, collision = 0.0;
+    long steps = 0;
+};
+
+// sim from its start to t, timed, into the totals; false (the benchmark skipped) on an error.
+bool runFromStart(benchmark::State& state, ForwardDynamics& sim, double t, Totals& totals) {
+    if (!sim.initialize().ok) {
+        state.SkipWithError("initialisation failed");
+        return false;
+    }
+    if (!timedAdvance(state, sim, t, totals.seconds)) return false;
+    totals.steps += sim.statistics().steps;
+    totals.collision += sim.statistics().collisionSeconds;
+    return true;
+}
+
+void reportTotals(benchmark::State& state, const Totals& totals) {
+    state.counters["us_per_step"] = 1e6 * totals.seconds / static_cast<double>(totals.steps);
+    state.counters["collision_share"] = totals.collision / totals.seconds;
+}
+
 void runPile(benchmark::State& state, const SceneSpec& spec) {
     const CompileResult compiled = compile(spec);
     if (!compiled.model) {
         state.SkipWithError("scene did not compile");
         return;
     }
-    double seconds = 0.0, collision = 0.0, depth = 0.0, speed = 0.0, iterations = 0.0;
-    long steps = 0, unconverged = 0;
+    Totals totals;
+    double depth = 0.0, speed = 0.0, iterations = 0.0;
+    long unconverged = 0;
     int fell = 0, toppled = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
-        if (!sim.initialize().ok) {
-            state.SkipWithError("initialisation failed");
-            return;
-        }
-        if (!timedAdvance(state, sim, 3.0, seconds)) return;
-        steps += sim.statistics().steps;
-        collision += sim.statistics().collisionSeconds;
+        if (!runFromStart(state, sim, 3.0, totals)) return;
         Outputs out;
         (void)sim.outputs(out);
         depth = deepest(out);
@@ -71,8 +89,7 @@ void runPile(benchmark::State& state, const SceneSpec& spec) {
             if ((p - p0).head<2>().norm() > 0.02 || tilt > degToRad(10.0)) ++toppled;
         }
     }
-    state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
-    state.counters["collision_share"] = collision / seconds;
+    reportTotals(state, totals);
     state.counters["max_depth_m"] = depth;
     state.counters["max_speed"] = speed;
     state.counters["fell"] = fell;
@@ -145,18 +162,12 @@ void BM_ContactScatter(benchmark::State& state) {
         state.SkipWithError("scene did not compile");
         return;
     }
-    double seconds = 0.0, collision = 0.0, depth = 0.0, speed = 0.0;
-    long steps = 0;
+    Totals totals;
+    double depth = 0.0, speed = 0.0;
     int fell = 0, asleep = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
-        if (!sim.initialize().ok) {
-            state.SkipWithError("initialisation failed");
-            return;
-        }
-        if (!timedAdvance(state, sim, 3.0, seconds)) return;
-        steps += sim.statistics().steps;
-        collision += sim.statistics().collisionSeconds;
+        if (!runFromStart(state, sim, 3.0, totals)) return;
         Outputs out;
         (void)sim.outputs(out);
         state.counters["contacts"] = static_cast<double>(out.contacts.size());
@@ -173,8 +184,7 @@ void BM_ContactScatter(benchmark::State& state) {
         asleep = static_cast<int>(std::count_if(sim.state().rest.begin(), sim.state().rest.end(),
                                                 [](double rest) { return rest < 0.0; }));
     }
-    state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
-    state.counters["collision_share"] = collision / seconds;
+    reportTotals(state, totals);
     state.counters["max_depth_m"] = depth;
     state.counters["max_speed"] = speed;
     state.counters["fell"] = fell;
@@ -221,8 +231,8 @@ void BM_ChainThroughPile(benchmark::State& state) {
         bodies.push_back(b);
         points.push_back(p);
     }
-    double seconds = 0.0, collision = 0.0, gap = 0.0, depth = 0.0;
-    long steps = 0;
+    Totals totals;
+    double gap = 0.0, depth = 0.0;
     int fell = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
@@ -232,7 +242,7 @@ void BM_ChainThroughPile(benchmark::State& state) {
         }
         gap = 0.0;
         for (int sample = 1; sample <= 400; ++sample) {
-            if (!timedAdvance(state, sim, 0.01 * sample, seconds)) return;
+            if (!timedAdvance(state, sim, 0.01 * sample, totals.seconds)) return;
             const Eigen::VectorXd& q = sim.state().q;
             for (std::size_t j = 0; j < bodies.size(); ++j) {
                 Vec3 world[2];
@@ -247,8 +257,8 @@ void BM_ChainThroughPile(benchmark::State& state) {
                 gap = std::max(gap, (world[0] - world[1]).norm());
             }
         }
-        steps += sim.statistics().steps;
-        collision += sim.statistics().collisionSeconds;
+        totals.steps += sim.statistics().steps;
+        totals.collision += sim.statistics().collisionSeconds;
         Outputs out;
         (void)sim.outputs(out);
         depth = deepest(out);
@@ -256,8 +266,7 @@ void BM_ChainThroughPile(benchmark::State& state) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (bodyPosition(sim.state().q, b).z() < 0.0) ++fell;
     }
-    state.counters["us_per_step"] = 1e6 * seconds / static_cast<double>(steps);
-    state.counters["collision_share"] = collision / seconds;
+    reportTotals(state, totals);
     state.counters["max_joint_gap_m"] = gap;
     state.counters["max_depth_m"] = depth;
     state.counters["fell"] = fell;
