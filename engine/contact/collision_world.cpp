@@ -4,6 +4,7 @@
 #include "engine/contact/polyhedron_plane.h"
 #include "engine/solver/worker_pool.h"
 
+#include <BulletCollision/CollisionDispatch/btCompoundCollisionAlgorithm.h>
 #include <LinearMath/btPoolAllocator.h>
 #include <btBulletCollisionCommon.h>
 
@@ -156,6 +157,18 @@ bool operator==(const PairKey& x, const PairKey& y) {
     return x.parts == y.parts && x.shapes == y.shapes;
 }
 
+// The manifolds a pair's algorithm holds. (Bullet's compound–compound algorithm works as the
+// compound–shape one when a compound has no tree of its children, a few shapes, but reports
+// the manifolds of the tree's pairs only: the compound–shape algorithm's are asked for too.)
+void manifoldsOf(btCollisionAlgorithm& algorithm, const btCollisionObject& a,
+                 const btCollisionObject& b, btManifoldArray& manifolds) {
+    manifolds.resize(0);
+    algorithm.getAllContactManifolds(manifolds);
+    if (a.getCollisionShape()->isCompound() && b.getCollisionShape()->isCompound())
+        static_cast<btCompoundCollisionAlgorithm&>(algorithm)
+            .btCompoundCollisionAlgorithm::getAllContactManifolds(manifolds);
+}
+
 // Pairs that may not touch never reach the narrow phase.
 class PairFilter final : public btOverlapFilterCallback {
 public:
@@ -194,22 +207,52 @@ struct CollisionWorld::Impl {
     // Buffers of query(), kept from call to call (no allocation in a steady run).
     struct Entry {
         PairKey key;
-        int source;  // ≥ 0: found[source]; < 0: kept point −source − 1 of the previous query
+        // ≥ 0: a new point, index kChunkBits-wide into the chunk above those bits
+        // (foundPoint()); < 0: kept point −source − 1 of the previous query
+        int source;
         bool resting = false;  // a kept point between parts that sleep: passed on as it is
     };
+    static constexpr int kChunkBits = 24;
     std::vector<Entry> fresh, kept, entries;  // the new points, the kept ones, both merged
     // A point of the query, with A the lower part index, and the shapes it lies on.
     struct Found {
         MergePoint point;
         int shapeA, shapeB;
     };
-    std::vector<Found> found;              // the first foundCount hold this query's points
+    // One task's share of the narrow phase: its pairs' points, read from their manifolds as
+    // soon as they are found (on the thread that found them, while they are in its cache), and
+    // their keys.
+    struct Chunk {
+        std::vector<Found> found;  // the first count hold this query's points
+        std::size_t count = 0;
+        std::vector<Entry> fresh;
+        btManifoldArray manifolds;  // one pair's
+    };
+    std::vector<Chunk> chunks;
     std::vector<btBroadphasePair*> pairs;  // the pairs the narrow phase takes
-    std::size_t foundCount = 0;
-    PairManifold merge;    // one pair's points being merged
-    MergePoint keptPoint;  // a kept point being put back
+    // One range of pairs merged and written out, on its own thread for many points (then
+    // copied into the query's result in order).
+    struct Output {
+        PairManifold merge;    // one pair's points being merged
+        MergePoint keptPoint;  // a kept point being put back
+        std::vector<ContactPointState> persistent;
+        std::vector<ContactPoint> points;
+        std::vector<std::size_t> resting;
+        std::size_t first = 0, last = 0;  // its entries
+    };
+    std::vector<Output> outputs;
+    struct Box {
+        btVector3 lo, hi;
+    };
+    std::vector<Box> boxes;  // per part: its padded bounding box, when moved
 
     void narrowPhase();
+    void collect(Chunk& chunk, const btPersistentManifold& manifold) const;
+    MergePoint& foundPoint(int source) {
+        const auto s = static_cast<std::uint32_t>(source);
+        return chunks[s >> kChunkBits].found[s & ((1u << kChunkBits) - 1)].point;
+    }
+    void emit(Output& out, double margin, const std::vector<ContactPointState>& previous);
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -236,13 +279,18 @@ struct CollisionWorld::Impl {
 
 // From this many pairs up, the narrow phase runs on the worker threads.
 constexpr std::size_t kParallelPairs = 256;
+// From this many points up, they are merged and written out on the worker threads.
+constexpr std::size_t kParallelPoints = 1024;
+// From this many parts up, their bounding boxes are computed on the worker threads.
+constexpr std::size_t kParallelBoxes = 1024;
 
 // Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
 // bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap, and a
 // leaf is the box grown by 5 cm (gDbvtMargin) so that it is moved seldom: in a pile, every
 // neighbour. The algorithms of new pairs are made first, in turn; then the pairs are processed,
-// on several threads for many (each pair's algorithm writes its own manifold only; a pair's
-// points do not depend on the order, and query() puts them in a canonical one).
+// on several threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
+// own manifolds only; a pair's points do not depend on the order, and query() puts them in a
+// canonical one). Each pair's points are read into its chunk and its manifolds emptied at once.
 void CollisionWorld::Impl::narrowPhase() {
     Impl& m = *this;
     const btDispatcherInfo& info = m.world.getDispatchInfo();
@@ -268,8 +316,21 @@ void CollisionWorld::Impl::narrowPhase() {
         }
         m.pairs.push_back(&pair);
     }
-    const auto process = [&](std::size_t first, std::size_t last) {
-        for (std::size_t k = first; k < last; ++k) {
+    const std::size_t n = m.pairs.size();
+    const int threads = workerThreads();
+    // Chunks of at least 64 pairs, four per thread: even work without a hand-out per pair.
+    const std::size_t chunks =
+        threads < 2 || n < kParallelPairs
+            ? 1
+            : std::min<std::size_t>({4 * static_cast<std::size_t>(threads), n / 64, 64});
+    if (m.chunks.size() < chunks) m.chunks.resize(chunks);
+    runTasks(static_cast<int>(chunks), [&](int c) {
+        Chunk& chunk = m.chunks[static_cast<std::size_t>(c)];
+        chunk.count = 0;
+        chunk.fresh.clear();
+        for (std::size_t k = n * static_cast<std::size_t>(c) / chunks,
+                         last = n * static_cast<std::size_t>(c + 1) / chunks;
+             k < last; ++k) {
             btBroadphasePair& pair = *m.pairs[k];
             const auto* a = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
             const auto* b = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
@@ -279,20 +340,53 @@ void CollisionWorld::Impl::narrowPhase() {
                                               b->getWorldTransform(), -1, -1);
             btManifoldResult result(&wa, &wb);
             pair.m_algorithm->processCollision(&wa, &wb, info, &result);
+            manifoldsOf(*pair.m_algorithm, *a, *b, chunk.manifolds);
+            for (int i = 0; i < chunk.manifolds.size(); ++i) {
+                btPersistentManifold* manifold = chunk.manifolds[i];
+                if (manifold->getNumContacts() == 0) continue;
+                collect(chunk, *manifold);
+                manifold->clearManifold();
+            }
         }
-    };
-    const std::size_t n = m.pairs.size();
-    const int threads = workerThreads();
-    if (threads < 2 || n < kParallelPairs) {
-        process(0, n);
-        return;
-    }
-    // Chunks of at least 64 pairs, four per thread: even work without a handout per pair.
-    const std::size_t chunks = std::min<std::size_t>(4 * static_cast<std::size_t>(threads), n / 64);
-    runTasks(static_cast<int>(chunks), [&](int c) {
-        const std::size_t k = static_cast<std::size_t>(c);
-        process(n * k / chunks, n * (k + 1) / chunks);
     });
+    m.fresh.clear();
+    for (std::size_t c = 0; c < chunks; ++c)
+        m.fresh.insert(m.fresh.end(), m.chunks[c].fresh.begin(), m.chunks[c].fresh.end());
+}
+
+// A manifold's points, with the lower part index as A, into the chunk.
+void CollisionWorld::Impl::collect(Chunk& chunk, const btPersistentManifold& manifold) const {
+    const Impl& m = *this;
+    auto shapeIndex = [&](int part, int index) {
+        const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
+        return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
+    };
+    const int a = manifold.getBody0()->getUserIndex();
+    const int b = manifold.getBody1()->getUserIndex();
+    const int partA = std::min(a, b), partB = std::max(a, b);
+    const auto tag = static_cast<std::uint32_t>(&chunk - m.chunks.data()) << kChunkBits;
+    for (int p = 0; p < manifold.getNumContacts(); ++p) {
+        const btManifoldPoint& bullet = manifold.getContactPoint(p);
+        // Reported with the lower part index first: sides exchanged, the normal reversed.
+        // (The buffer grows once and its slots are overwritten: no zeroing per point.)
+        if (chunk.count == chunk.found.size()) chunk.found.emplace_back();
+        Found& found = chunk.found[chunk.count++];
+        MergePoint& point = found.point;
+        point.local_A = a < b ? bullet.m_localPointA : bullet.m_localPointB;
+        point.local_B = a < b ? bullet.m_localPointB : bullet.m_localPointA;
+        point.p_WA = a < b ? bullet.m_positionWorldOnA : bullet.m_positionWorldOnB;
+        point.p_WB = a < b ? bullet.m_positionWorldOnB : bullet.m_positionWorldOnA;
+        point.n_BA = a < b ? bullet.m_normalWorldOnB : -bullet.m_normalWorldOnB;
+        point.distance = bullet.m_distance1;
+        point.age = 0;  // new: no age, no impulses yet
+        point.normalImpulse = 0.0;
+        point.friction_W.setZero();
+        found.shapeA = shapeIndex(partA, a < b ? bullet.m_index0 : bullet.m_index1);
+        found.shapeB = shapeIndex(partB, a < b ? bullet.m_index1 : bullet.m_index0);
+        chunk.fresh.push_back(
+            {PairKey(partA, partB, found.shapeA, found.shapeB),
+             static_cast<int>(tag | static_cast<std::uint32_t>(chunk.count - 1))});
+    }
 }
 
 CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildContactModel(spec)) {}
@@ -421,15 +515,27 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // each box padded by half its own max(T_i, margin) meets the other's. In a pile of 10 cm
     // cubes 1 cm apart, Bullet's padding sent each cube's 26 neighbours to the narrow phase; this
     // sends the ones it touches.
+    // (the boxes on the threads for many parts, then put in the broadphase's tree in turn)
+    const auto changed = [&m](std::size_t i) {
+        return m.objectOfPart[i] && !m.model.parts[i].ground && m.moved[i];  // (ground: set once)
+    };
+    m.boxes.resize(m.objectOfPart.size());
+    runRanges(m.objectOfPart.size(), kParallelBoxes, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            if (!changed(i)) continue;
+            const btCollisionObject* object = m.objectOfPart[i];
+            Impl::Box& box = m.boxes[i];
+            object->getCollisionShape()->getAabb(object->getWorldTransform(), box.lo, box.hi);
+            const double pad = 0.5 * std::max(m.breaking[i], margin);
+            const btVector3 padding(pad, pad, pad);
+            box.lo -= padding;
+            box.hi += padding;
+        }
+    });
     for (std::size_t i = 0; i < m.objectOfPart.size(); ++i) {
-        btCollisionObject* object = m.objectOfPart[i];
-        if (!object || m.model.parts[i].ground || !m.moved[i]) continue;  // (ground: set once)
+        if (!changed(i)) continue;
         m.moved[i] = 0;
-        btVector3 lo, hi;
-        object->getCollisionShape()->getAabb(object->getWorldTransform(), lo, hi);
-        const double pad = 0.5 * std::max(m.breaking[i], margin);
-        const btVector3 padding(pad, pad, pad);
-        m.broadphase.setAabb(object->getBroadphaseHandle(), lo - padding, hi + padding,
+        m.broadphase.setAabb(m.objectOfPart[i]->getBroadphaseHandle(), m.boxes[i].lo, m.boxes[i].hi,
                              &m.dispatcher);
     }
     m.broadphase.calculateOverlappingPairs(&m.dispatcher);
@@ -438,43 +544,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // The new points and the kept ones by manifold, in a canonical order: by part pair and
     // shape pair, kept points before new ones, each in its own order (Bullet's order of
     // manifolds depends on the history of its pair cache; a manifold's points do not).
-    m.fresh.clear();
     m.kept.clear();
-    m.foundCount = 0;
-    auto shapeIndex = [&](int part, int index) {
-        const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
-        return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
-    };
-    for (int k = 0; k < dispatcher->getNumManifolds(); ++k) {
-        btPersistentManifold* manifold = dispatcher->getManifoldByIndexInternal(k);
-        const int points = manifold->getNumContacts();
-        if (points == 0) continue;
-        const int a = manifold->getBody0()->getUserIndex();
-        const int b = manifold->getBody1()->getUserIndex();
-        const int partA = std::min(a, b), partB = std::max(a, b);
-        for (int p = 0; p < points; ++p) {
-            const btManifoldPoint& bullet = manifold->getContactPoint(p);
-            // Reported with the lower part index first: sides exchanged, the normal reversed.
-            // (The buffer grows once and its slots are overwritten: no zeroing per point.)
-            if (m.foundCount == m.found.size()) m.found.emplace_back();
-            Impl::Found& found = m.found[m.foundCount++];
-            MergePoint& point = found.point;
-            point.local_A = a < b ? bullet.m_localPointA : bullet.m_localPointB;
-            point.local_B = a < b ? bullet.m_localPointB : bullet.m_localPointA;
-            point.p_WA = a < b ? bullet.m_positionWorldOnA : bullet.m_positionWorldOnB;
-            point.p_WB = a < b ? bullet.m_positionWorldOnB : bullet.m_positionWorldOnA;
-            point.n_BA = a < b ? bullet.m_normalWorldOnB : -bullet.m_normalWorldOnB;
-            point.distance = bullet.m_distance1;
-            point.age = 0;  // new: no age, no impulses yet
-            point.normalImpulse = 0.0;
-            point.friction_W.setZero();
-            found.shapeA = shapeIndex(partA, a < b ? bullet.m_index0 : bullet.m_index1);
-            found.shapeB = shapeIndex(partB, a < b ? bullet.m_index1 : bullet.m_index0);
-            m.fresh.push_back({PairKey(partA, partB, found.shapeA, found.shapeB),
-                               static_cast<int>(m.foundCount) - 1});
-        }
-        manifold->clearManifold();
-    }
     const int parts = static_cast<int>(m.objectOfPart.size());
     int lastA = -1, lastB = -1;  // the pair last checked (a pair's points come together)
     bool lastTouch = false, lastResting = false;
@@ -512,47 +582,112 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     std::merge(m.kept.begin(), m.kept.end(), m.fresh.begin(), m.fresh.end(), m.entries.begin(),
                byKey);
 
-    result.points.clear();
-    result.persistent.clear();
-    result.resting.clear();
+    // The pairs merged in ranges, each written out on its own (on the threads for many points),
+    // then put together in order: the same result whatever the ranges.
+    const std::size_t total = m.entries.size();
+    const int threads = workerThreads();
+    const std::size_t ranges =
+        threads < 2 || total < kParallelPoints ? 1 : 4 * static_cast<std::size_t>(threads);
+    if (m.outputs.size() < ranges) m.outputs.resize(ranges);
+    std::size_t first = 0;
+    for (std::size_t r = 0; r < ranges; ++r) {
+        std::size_t last = r + 1 == ranges ? total : std::max(first, total * (r + 1) / ranges);
+        while (last < total && last > 0 && m.entries[last].key == m.entries[last - 1].key) ++last;
+        m.outputs[r].first = first;
+        m.outputs[r].last = last;
+        first = last;
+    }
+    if (ranges == 1) {  // straight into the result
+        Impl::Output& out = m.outputs[0];
+        out.persistent.swap(result.persistent);
+        out.points.swap(result.points);
+        out.resting.swap(result.resting);
+        m.emit(out, margin, previous);
+        out.persistent.swap(result.persistent);
+        out.points.swap(result.points);
+        out.resting.swap(result.resting);
+        return;
+    }
+    runTasks(static_cast<int>(ranges),
+             [&](int r) { m.emit(m.outputs[static_cast<std::size_t>(r)], margin, previous); });
+    // Where each range's records go (the result's vectors resized from their last size: only
+    // growth is zeroed), then each range's copied there on its thread.
+    std::size_t persistent = 0, points = 0, resting = 0;
+    for (std::size_t r = 0; r < ranges; ++r) {
+        persistent += m.outputs[r].persistent.size();
+        points += m.outputs[r].points.size();
+        resting += m.outputs[r].resting.size();
+    }
+    result.persistent.resize(persistent);
+    result.points.resize(points);
+    result.resting.resize(resting);
+    runTasks(static_cast<int>(ranges), [&](int t) {
+        std::size_t toPersistent = 0, toPoints = 0, toResting = 0;
+        const auto r = static_cast<std::size_t>(t);
+        for (std::size_t e = 0; e < r; ++e) {
+            toPersistent += m.outputs[e].persistent.size();
+            toPoints += m.outputs[e].points.size();
+            toResting += m.outputs[e].resting.size();
+        }
+        const Impl::Output& out = m.outputs[r];
+        std::copy(out.persistent.begin(), out.persistent.end(),
+                  result.persistent.begin() + static_cast<std::ptrdiff_t>(toPersistent));
+        for (std::size_t k = 0; k < out.points.size(); ++k) {
+            ContactPoint& point = result.points[toPoints + k];
+            point = out.points[k];
+            point.persistent += toPersistent;
+        }
+        for (std::size_t k = 0; k < out.resting.size(); ++k)
+            result.resting[toResting + k] = out.resting[k] + toPersistent;
+    });
+}
+
+// The merge of the pairs of entries [out.first, out.last), written out into `out` (its records
+// indexed within it).
+void CollisionWorld::Impl::emit(Output& out, double margin,
+                                const std::vector<ContactPointState>& previous) {
+    Impl& m = *this;
+    out.points.clear();
+    out.persistent.clear();
+    out.resting.clear();
     // (Each record is built whole and appended: emplace_back() would zero it first.)
-    auto emit = [&](const PairKey& key, const MergePoint& point) {
+    auto write = [&](const PairKey& key, const MergePoint& point) {
         const Vec3 n_AB_W = -fromBt(point.n_BA);
         const Vec3 friction_W = fromBt(point.friction_W);
-        result.persistent.push_back({.partA = key.partA(),
-                                     .partB = key.partB(),
-                                     .shapeA = key.shapeA(),
-                                     .shapeB = key.shapeB(),
-                                     .age = point.age,
-                                     .local_A = fromBt(point.local_A),
-                                     .local_B = fromBt(point.local_B),
-                                     .n_AB_W = n_AB_W,
-                                     .distance = point.distance,
-                                     .normalImpulse = point.normalImpulse,
-                                     .frictionImpulse_W = friction_W});
+        out.persistent.push_back({.partA = key.partA(),
+                                  .partB = key.partB(),
+                                  .shapeA = key.shapeA(),
+                                  .shapeB = key.shapeB(),
+                                  .age = point.age,
+                                  .local_A = fromBt(point.local_A),
+                                  .local_B = fromBt(point.local_B),
+                                  .n_AB_W = n_AB_W,
+                                  .distance = point.distance,
+                                  .normalImpulse = point.normalImpulse,
+                                  .frictionImpulse_W = friction_W});
         if (point.distance > margin) return;
-        result.points.push_back({.partA = static_cast<std::size_t>(key.partA()),
-                                 .partB = static_cast<std::size_t>(key.partB()),
-                                 .p_WA_W = fromBt(point.p_WA),
-                                 .p_WB_W = fromBt(point.p_WB),
-                                 .n_AB_W = n_AB_W,
-                                 .depth = -point.distance,
-                                 .normalImpulse = point.normalImpulse,
-                                 .frictionImpulse_W = friction_W,
-                                 .persistent = result.persistent.size() - 1});
+        out.points.push_back({.partA = static_cast<std::size_t>(key.partA()),
+                              .partB = static_cast<std::size_t>(key.partB()),
+                              .p_WA_W = fromBt(point.p_WA),
+                              .p_WB_W = fromBt(point.p_WB),
+                              .n_AB_W = n_AB_W,
+                              .depth = -point.distance,
+                              .normalImpulse = point.normalImpulse,
+                              .frictionImpulse_W = friction_W,
+                              .persistent = out.persistent.size() - 1});
     };
-    PairManifold& manifold = m.merge;
-    for (std::size_t first = 0; first < m.entries.size();) {
+    PairManifold& manifold = out.merge;
+    for (std::size_t first = out.first; first < out.last;) {
         const PairKey key = m.entries[first].key;
         std::size_t last = first;
-        while (last < m.entries.size() && m.entries[last].key == key) ++last;
+        while (last < out.last && m.entries[last].key == key) ++last;
         if (m.entries[first].resting) {
             // A sleeping pair (its parts found no new points: the narrow phase passed it by).
             for (std::size_t e = first; e < last; ++e) {
                 const auto k = static_cast<std::size_t>(-m.entries[e].source - 1);
-                result.persistent.push_back(previous[k]);
+                out.persistent.push_back(previous[k]);
                 if (previous[k].distance <= margin)
-                    result.resting.push_back(result.persistent.size() - 1);
+                    out.resting.push_back(out.persistent.size() - 1);
             }
             first = last;
             continue;
@@ -562,9 +697,9 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
             // these poses by one Bullet manifold (at most four, merged there), as they are.
             // (Aged by one, as the refresh of a merge would.)
             for (std::size_t e = first; e < last; ++e) {
-                MergePoint& point = m.found[static_cast<std::size_t>(m.entries[e].source)].point;
+                MergePoint& point = m.foundPoint(m.entries[e].source);
                 point.age = 1;
-                emit(key, point);
+                write(key, point);
             }
             first = last;
             continue;
@@ -579,7 +714,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
             const int source = m.entries[e].source;
             if (source < 0) {
                 const ContactPointState& c = previous[static_cast<std::size_t>(-source - 1)];
-                MergePoint& point = m.keptPoint;
+                MergePoint& point = out.keptPoint;
                 point.local_A = toBt(c.local_A);
                 point.local_B = toBt(c.local_B);
                 point.n_BA = -toBt(c.n_AB_W);
@@ -590,7 +725,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                 manifold.add(point);  // (world points: set by the refresh)
                 continue;
             }
-            const MergePoint& point = m.found[static_cast<std::size_t>(source)].point;
+            const MergePoint& point = m.foundPoint(source);
             const int kept = manifold.nearest(point);
             if (kept >= 0)
                 manifold.replace(point, kept);
@@ -598,7 +733,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                 manifold.add(point);
         }
         manifold.refresh(A->getWorldTransform(), B->getWorldTransform());
-        for (int p = 0; p < manifold.size(); ++p) emit(key, manifold[p]);
+        for (int p = 0; p < manifold.size(); ++p) write(key, manifold[p]);
         first = last;
     }
 }

@@ -81,6 +81,8 @@ constexpr double kStopReachAngle = 1e-3;   // rad
 constexpr double kStopReachLength = 1e-4;  // m
 // From this many contact points up, their rows are built on the engine's threads.
 constexpr std::size_t kParallelRows = 1024;
+// From this many parts up, their collision poses are set on the engine's threads.
+constexpr std::size_t kParallelParts = 1024;
 // A problem of stops and joint friction alone, up to this many rows, is solved by Lemke's
 // method.
 constexpr std::size_t kLemkeStops = 64;
@@ -344,16 +346,19 @@ private:
         const bool sleep = sleeping(model, state);
         const bool posesHeld = sleep && lastQ_.size() == d.q0.size() && lastQ_ == d.q0;
         if (!posesHeld) ++sleepEpoch_;
-        for (std::size_t p = 0; p < model.parts.size(); ++p) {
-            const int b = model.parts[p].body;
-            if (b == kGround) continue;
-            const bool asleep = sleep && state.rest[static_cast<std::size_t>(b)] < 0.0;
-            const bool slept = world_->partAsleep(p);
-            world_->setPartAsleep(p, asleep);
-            if (asleep && slept && posesHeld) continue;
-            world_->setPartPose(
-                p, partPose(model, p, {bodyOrientation(d.q0, b), bodyPosition(d.q0, b)}));
-        }
+        // (each part's object on its own: on the threads for many)
+        runRanges(model.parts.size(), kParallelParts, [&](std::size_t first, std::size_t last) {
+            for (std::size_t p = first; p < last; ++p) {
+                const int b = model.parts[p].body;
+                if (b == kGround) continue;
+                const bool asleep = sleep && state.rest[static_cast<std::size_t>(b)] < 0.0;
+                const bool slept = world_->partAsleep(p);
+                world_->setPartAsleep(p, asleep);
+                if (asleep && slept && posesHeld) continue;
+                world_->setPartPose(
+                    p, partPose(model, p, {bodyOrientation(d.q0, b), bodyPosition(d.q0, b)}));
+            }
+        });
         world_->query(model.contact.settings.margin, state.contacts, d.found);
         // A moving part within the margin of a sleeping one wakes the sleeping one's island,
         // whose pairs are then looked at again.
@@ -371,8 +376,10 @@ private:
             for (std::size_t k = 0; k < points.size(); ++k)
                 heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
             radixOrder(heights_, order_, orderScratch_);  // (equal heights in query order)
-            sorted_.clear();
-            for (const std::size_t k : order_) sorted_.push_back(points[k]);
+            sorted_.resize(points.size());  // (from the last step's size: no zeroing but growth)
+            runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k) sorted_[k] = points[order_[k]];
+            });
             points.swap(sorted_);
         }
     }
@@ -1044,17 +1051,9 @@ private:
             c.impulse[2] = p.frictionImpulse_W.dot(t2);
             d.tangents[k] = t1;
         };
-        const int threads = workerThreads();
-        if (threads > 1 && count >= kParallelRows) {
-            const std::size_t chunks = static_cast<std::size_t>(4 * threads);
-            runTasks(static_cast<int>(chunks), [&](int t) {
-                const std::size_t chunk = static_cast<std::size_t>(t);
-                for (std::size_t k = count * chunk / chunks; k < count * (chunk + 1) / chunks; ++k)
-                    rowsOf(k);
-            });
-        } else {
-            for (std::size_t k = 0; k < count; ++k) rowsOf(k);
-        }
+        runRanges(count, kParallelRows, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) rowsOf(k);
+        });
         if (std::find(kept_.begin(), kept_.end(), 0) == kept_.end()) return;
         std::size_t keep = 0;
         for (std::size_t k = 0; k < count; ++k) {

@@ -163,4 +163,18 @@ void runTasks(int count, const std::function<void(int)>& task) {
     for (int i = 0; i < count; ++i) task(i);
 }
 
+void runRanges(std::size_t count, std::size_t parallelFrom,
+               const std::function<void(std::size_t, std::size_t)>& range) {
+    const int threads = workerThreads();
+    if (threads < 2 || count < std::max<std::size_t>(parallelFrom, 2)) {
+        if (count > 0) range(0, count);
+        return;
+    }
+    const std::size_t tasks = std::min(count, 4 * static_cast<std::size_t>(threads));
+    runTasks(static_cast<int>(tasks), [&](int t) {
+        const auto k = static_cast<std::size_t>(t);
+        range(count * k / tasks, count * (k + 1) / tasks);
+    });
+}
+
 }  // namespace engine

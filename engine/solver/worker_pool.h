@@ -8,6 +8,7 @@
 // thread, or a task that runs tasks) runs its tasks itself, in order. A process made by fork()
 // gets a pool of its own on its first call (the parent's workers are not in it).
 
+#include <cstddef>
 #include <functional>
 
 namespace engine {
@@ -21,5 +22,11 @@ void setWorkerThreads(int threads);
 // have ended. An exception thrown by a task is thrown again here (the first one, once all
 // tasks have ended).
 void runTasks(int count, const std::function<void(int)>& task);
+
+// Runs range(first, last) over consecutive ranges that cover [0, count): as one range on the
+// caller when there is one thread or fewer than `parallelFrom` items, else as four tasks per
+// thread (even work without a hand-out per item). Each item must be independent of the others.
+void runRanges(std::size_t count, std::size_t parallelFrom,
+               const std::function<void(std::size_t, std::size_t)>& range);
 
 }  // namespace engine

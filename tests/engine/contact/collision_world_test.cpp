@@ -8,6 +8,7 @@
 #include "engine/io/mesh_loader.h"
 
 #include "engine/math/constants.h"
+#include "engine/solver/worker_pool.h"
 #include "tests/support/contact_scenes.h"
 #include "tests/support/scene_builders.h"
 
@@ -128,6 +129,93 @@ TEST(CollisionWorld, AQueryDependsOnThePosesAndTheGivenPointsOnly) {
     const ContactQuery again = fresh.query(0.0, before);
     ContactQuery expected = busy.query(0.0, before);
     EXPECT_TRUE(samePoints(again, expected));
+}
+
+// Two parts of two shapes each (a compound: a ball with a rod, as in Newton's cradle), their
+// balls 0.1 mm into each other: one point between the balls, whatever the parts' order.
+TEST(CollisionWorld, CompoundPartsTouchEachOther) {
+    SceneSpec spec;
+    for (int k = 0; k < 2; ++k) {
+        Part part;
+        part.id = spec.newId();
+        part.name = "ball" + std::to_string(k);
+        Shape ball;
+        ball.type = ShapeType::Sphere;
+        ball.radius = 0.025;
+        Shape rod;
+        rod.type = ShapeType::Cylinder;
+        rod.radius = 0.0015;
+        rod.length = 0.175;
+        rod.X_PG.p = Vec3(0, 0, 0.1125);
+        part.shapes = {ball, rod};
+        part.X_WP.p = Vec3((0.05 - 1e-4) * k, 0, 0);
+        spec.parts.push_back(part);
+    }
+    CollisionWorld world(spec);
+    const ContactQuery found = world.query(0.0, {});
+    ASSERT_EQ(found.points.size(), 1u);
+    const ContactPoint& point = found.points[0];
+    EXPECT_EQ(point.partA, 0u);
+    EXPECT_EQ(point.partB, 1u);
+    EXPECT_NEAR(point.depth, 1e-4, 1e-12);
+    EXPECT_NEAR(point.n_AB_W.x(), 1.0, 1e-12);
+    EXPECT_EQ(found.persistent[0].shapeA, 0);  // (the balls: each part's shape 0)
+    EXPECT_EQ(found.persistent[0].shapeB, 0);
+}
+
+// A packed floor of 24 × 24 parts (cubes, and pairs of half cubes as one part), each turned a
+// little and pressed 0.1 mm into its neighbours and the plane: over 1,600 pairs and 6,000 points,
+// found and merged on the threads with two. A query, then one from slightly moved poses with
+// the first one's points kept (their impulses set): the same bit for bit on one thread and on
+// two.
+TEST(CollisionWorld, AQueryIsTheSameBitForBitOnOneThreadAndOnTwo) {
+    SceneSpec spec = test::contactScene();
+    const int side = 24;
+    const double pitch = 0.1 - 1e-4;
+    for (int i = 0; i < side; ++i)
+        for (int j = 0; j < side; ++j) {
+            Transform X;
+            X.R = Quat(Eigen::AngleAxisd(1e-3 * ((i * 7 + j * 3) % 5 - 2), Vec3::UnitZ()));
+            X.p = Vec3(pitch * i, pitch * j, 0.05 - 1e-4);
+            Part& part =
+                test::addBox(spec, "part" + std::to_string(i * side + j), Vec3::Constant(0.1), X);
+            if ((i + j) % 2 == 0) {  // two half cubes side by side
+                Shape half = part.shapes[0];
+                half.size = Vec3(0.05, 0.1, 0.1);
+                half.X_PG.p = Vec3(-0.025, 0, 0);
+                Shape other = half;
+                other.X_PG.p = Vec3(0.025, 0, 0);
+                part.shapes = {half, other};
+            }
+        }
+    const auto run = [&spec](int threads) {
+        const int before = workerThreads();
+        setWorkerThreads(threads);
+        CollisionWorld world(spec);
+        ContactQuery first = world.query(1e-3, {});
+        for (std::size_t k = 0; k < first.persistent.size(); ++k)
+            first.persistent[k].normalImpulse = 1e-3 * static_cast<double>(k % 17);
+        for (std::size_t p = 1; p < spec.parts.size(); ++p) {
+            Transform X = spec.parts[p].X_WP;
+            X.p.z() -= 2e-5 * static_cast<double>(p % 3);
+            world.setPartPose(p, X);
+        }
+        ContactQuery second = world.query(1e-3, first.persistent);
+        setWorkerThreads(before);
+        return std::pair{first, second};
+    };
+    const auto [first1, second1] = run(1);
+    const auto [first2, second2] = run(2);
+    EXPECT_GT(first1.points.size(), 6000u);
+    EXPECT_GT(second1.points.size(), 6000u);
+    EXPECT_TRUE(samePoints(first1, first2));
+    EXPECT_TRUE(samePoints(second1, second2));
+    for (std::size_t k = 0; k < second1.points.size(); ++k)
+        ASSERT_EQ(second1.points[k].persistent, second2.points[k].persistent);
+    // (kept points warm-started: their impulses carried to the second query)
+    std::size_t warm = 0;
+    for (const ContactPoint& point : second1.points) warm += point.normalImpulse > 0.0;
+    EXPECT_GT(warm, second1.points.size() / 2);
 }
 
 // A point found again near a kept one inherits its impulses (the solver's warm start) and
