@@ -23,6 +23,9 @@ if(NOT TARGET motus::mujoco)
 endif()
 # SDF models and worlds (Gazebo's format), read through libsdformat.
 find_package(sdformat12 REQUIRED)
+# CAD assemblies (STEP) through OpenCASCADE (Debian's libocct-*-dev; its targets name TBB's
+# libraries, libtbb-dev). Headers by OpenCASCADE_INCLUDE_DIR: its targets carry none.
+find_package(OpenCASCADE REQUIRED)
 
 # Bullet, double precision, collision detection only (cmake/FindBulletDouble.cmake says why
 # this is not CMake's FindBullet).

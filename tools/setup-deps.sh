@@ -17,6 +17,8 @@ packages=(
     libmujoco-dev
     # SDF models and worlds (Gazebo's format).
     libsdformat-dev
+    # CAD assemblies (STEP) through OpenCASCADE; its CMake targets name TBB's libraries.
+    libocct-data-exchange-dev libocct-modeling-algorithms-dev libocct-ocaf-dev libtbb-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     # Running the GUI and its tests without a screen: a virtual X server, Mesa's
     # software OpenGL, and a font for Qt text.

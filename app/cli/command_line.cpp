@@ -239,10 +239,28 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     };
     CLI::App* importRobot = app.add_subcommand(
         "import",
-        "Convert a robot description into a Motus scene: URDF (.urdf), MJCF (.xml, "
-        ".mjcf: MuJoCo) or SDF (.sdf, .world: Gazebo), told by the file.");
-    importRobot->add_option("file", urdfPath, "Robot description file")->required();
+        "Convert a robot description or a CAD assembly into a Motus scene: URDF (.urdf), MJCF "
+        "(.xml, .mjcf: MuJoCo), SDF (.sdf, .world: Gazebo) or STEP (.step, .stp: one part per "
+        "component, exact mass properties), told by the file.");
+    importRobot->add_option("file", urdfPath, "Robot description or STEP assembly")->required();
     addImportOptions(importRobot);
+    engine::io::CadImportOptions& cad = line.cad;
+    importRobot
+        ->add_option("--density", cad.defaultDensity,
+                     "STEP: density of solids whose file gives no material density [kg/m³] "
+                     "(default 7850, steel)")
+        ->check(CLI::PositiveNumber);
+    importRobot->add_flag_function(
+        "--per-solid", [&cad](std::int64_t) { cad.grouping = engine::io::CadGrouping::Solid; },
+        "STEP: one part per solid (default: one per component)");
+    importRobot->add_option("--rigid", cad.rigidAssemblies,
+                            "STEP: keep this sub-assembly rigid as one part, by its name "
+                            "(repeatable)");
+    importRobot
+        ->add_option("--tolerance", cad.linearDeflection,
+                     "STEP: the drawing's tessellation, the largest distance of a triangle "
+                     "from the surface [m] (default: 0.2 % of each part's size)")
+        ->check(CLI::PositiveNumber);
     CLI::App* importUrdf =
         app.add_subcommand("import-urdf", "Convert a URDF robot description into a Motus scene.");
     importUrdf->add_option("urdf", urdfPath, "URDF file")->required();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/import/robot_import.h"
+#include "engine/import/step_import.h"
 #include "engine/io/scene_overrides.h"
 
 namespace cli {
@@ -108,6 +109,7 @@ struct CommandLine {
     BatchOptions batch;
     RenderOptions render;
     engine::io::RobotImportOptions import;
+    engine::io::CadImportOptions cad;                  // import of a CAD assembly (.step, .stp)
     std::vector<engine::io::SceneOverride> overrides;  // --set, in order
 };
 

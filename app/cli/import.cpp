@@ -12,8 +12,28 @@ namespace cli {
 // `import` (and `import-urdf`): a robot description — URDF, MJCF or SDF, told by the file — as
 // a Motus scene (stdout, or --out atomically).
 int runImport(const std::string& path, const std::string& out,
-              const engine::io::RobotImportOptions& options) {
+              const engine::io::RobotImportOptions& options,
+              const engine::io::CadImportOptions& cad) {
     if (!outputsAreSafe({{"--out", out}}, {path})) return kExitUsage;
+    if (engine::io::isCadFile(path)) {
+        // A CAD assembly's drawings are tessellations made now, in no file: written beside the
+        // scene (NAME_meshes/), so the scene needs a file.
+        if (out.empty()) {
+            printError(
+                "a CAD assembly's drawings are written as mesh files beside the scene: "
+                "give the scene's file with --out",
+                path);
+            return kExitUsage;
+        }
+        const engine::io::CadImportResult imported = engine::io::importStepFile(path, cad);
+        printDiagnostics(imported.diagnostics, path);
+        if (!imported.scene) return kExitInvalidInput;
+        const engine::io::CadImportStatistics& s = imported.statistics;
+        std::cerr << "motus-cli: " << s.components << " components, " << s.solids << " solids, "
+                  << s.faces << " faces: " << imported.scene->parts.size() - 1 << " parts, "
+                  << s.triangles << " triangles drawn, in " << s.seconds << " s\n";
+        return writeScene(*imported.scene, out);
+    }
     const engine::io::RobotImportResult imported = engine::io::importRobotFile(path, options);
     printDiagnostics(imported.diagnostics, path);
     if (!imported.scene) return kExitInvalidInput;

@@ -1,0 +1,69 @@
+#pragma once
+// Mechanisms from CAD: a STEP assembly (AP203, AP214, AP242; .step, .stp) as Motus parts, read
+// through OpenCASCADE's data exchange (XDE: the assembly tree, names, colours, materials).
+//
+// Each component (or each solid, when asked) becomes a part, placed as in the assembly, named
+// from the product tree, coloured as in the file, with its mass properties computed exactly
+// from its B-rep solids (volume, centre of mass, inertia tensor) at the density of the file's
+// material, else the default given. Lengths are converted from the file's unit to metres.
+// A solid that is a box, a cylinder or a sphere is drawn and touched as that exact primitive;
+// any other is drawn as a tessellation (kept in memory; the scene writer saves it beside the
+// scene) and touches through its convex hull.
+//
+// The reader runs in a child process under memory and time bounds (engine/io/child_process.h):
+// a corrupt file that makes OpenCASCADE crash or loop is reported, never fatal to the caller.
+// OpenCASCADE stays inside this library: nothing here includes it.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/io/child_process.h"
+#include "engine/model/diagnostic.h"
+#include "engine/model/scene_spec.h"
+
+namespace engine::io {
+
+// What becomes a part.
+enum class CadGrouping {
+    Component,  // each leaf component of the assembly, all its solids as one part
+    Solid,      // each solid on its own
+};
+
+struct CadImportOptions {
+    CadGrouping grouping = CadGrouping::Component;
+    // Sub-assemblies kept rigid as one part each, by their instance or product name.
+    std::vector<std::string> rigidAssemblies;
+    // Density of solids whose file gives no material density [kg/m³]: steel's by default.
+    double defaultDensity = 7850.0;
+    // The drawing's tessellation: the largest distance of a triangle from the true surface [m]
+    // (0: 0.2 % of each part's size) and the largest angle between neighbouring triangles [rad].
+    double linearDeflection = 0.0;
+    double angularDeflection = 0.35;
+    // Memory and time given to the reader, which runs in a process of its own.
+    ChildLimits readerLimits;
+};
+
+struct CadImportStatistics {
+    int components = 0;  // leaf components read (instances)
+    int solids = 0;
+    int faces = 0;
+    std::size_t triangles = 0;  // in the drawings made
+    double seconds = 0.0;       // reading, mass properties and tessellation
+};
+
+struct CadImportResult {
+    std::optional<SceneSpec> scene;  // set when there are no errors: a ground and the parts
+    Diagnostics diagnostics;         // errors, and warnings for what was changed or left out
+    CadImportStatistics statistics;
+};
+
+// Whether `path` names a CAD file this importer reads (by its extension: .step, .stp, any case).
+bool isCadFile(const std::string& path);
+
+// Reads the assembly in `path`. The scene holds a ground part (named "ground", no shapes) and
+// one part per component or solid; its joints are left to the user (or to suggestions).
+CadImportResult importStepFile(const std::string& path, const CadImportOptions& options = {});
+
+}  // namespace engine::io

@@ -1,0 +1,314 @@
+// STEP import (engine/import/step_import.h) against assemblies written here with OpenCASCADE:
+// placements, exact mass properties against the closed forms, names, colours, materials, and
+// files that are not what they claim.
+
+#include "engine/import/step_import.h"
+
+#include <BRepAlgoAPI_Cut.hxx>
+#include <BRepBuilderAPI_MakeFace.hxx>
+#include <BRepBuilderAPI_MakePolygon.hxx>
+#include <BRepBuilderAPI_Transform.hxx>
+#include <BRepPrimAPI_MakeBox.hxx>
+#include <BRepPrimAPI_MakeCylinder.hxx>
+#include <BRepPrimAPI_MakeSphere.hxx>
+#include <Interface_Static.hxx>
+#include <Message.hxx>
+#include <Message_Messenger.hxx>
+#include <Quantity_Color.hxx>
+#include <STEPCAFControl_Writer.hxx>
+#include <TCollection_HAsciiString.hxx>
+#include <TDataStd_Name.hxx>
+#include <TDocStd_Document.hxx>
+#include <XCAFApp_Application.hxx>
+#include <XCAFDoc_ColorTool.hxx>
+#include <XCAFDoc_DocumentTool.hxx>
+#include <XCAFDoc_MaterialTool.hxx>
+#include <XCAFDoc_ShapeTool.hxx>
+#include <gp_Ax1.hxx>
+#include <gp_Quaternion.hxx>
+#include <gp_Trsf.hxx>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/math/constants.h"
+
+namespace engine::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / "motus-step-import-test";
+    fs::create_directories(dir);
+    return dir / name;
+}
+
+// A rigid placement in millimetres: a rotation by `angle` about `axis` through the origin, then
+// a translation.
+gp_Trsf placement(const gp_Dir& axis, double angle, const gp_Vec& translation) {
+    gp_Trsf rotation;
+    rotation.SetRotation(gp_Ax1(gp::Origin(), axis), angle);
+    gp_Trsf shift;
+    shift.SetTranslation(translation);
+    return shift * rotation;
+}
+
+Transform toTransform(const gp_Trsf& X, double scale) {
+    const gp_Quaternion q = X.GetRotation();
+    Transform out;
+    out.R = Quat(q.W(), q.X(), q.Y(), q.Z());
+    const gp_XYZ t = X.TranslationPart();
+    out.p = scale * Vec3(t.X(), t.Y(), t.Z());
+    return out;
+}
+
+// The test assembly, in millimetres:
+//   machine
+//   ├── block   a 100 × 60 × 20 box, turned 30° about z inside its own product (steel)
+//   └── arm     a sub-assembly, turned and moved
+//       ├── pin     a cylinder, radius 8, length 50, turned 90° about x (red)
+//       └── sleeve  a tube, radii 15 and 9, length 40 (aluminium, 2.7 g/cm³; blue)
+struct Assembly {
+    static constexpr double a = 100, b = 60, c = 20;  // block [mm]
+    static constexpr double r = 8, h = 50;            // pin
+    static constexpr double R = 15, ri = 9, L = 40;   // sleeve
+    gp_Trsf blockPlace = placement(gp::DZ(), 0.3, gp_Vec(200, -50, 10));
+    gp_Trsf blockInside = placement(gp::DZ(), kPi / 6, gp_Vec(0, 0, 0));
+    gp_Trsf armPlace = placement(gp_Dir(1, 1, 1), 0.7, gp_Vec(-30, 40, 120));
+    gp_Trsf pinPlace = placement(gp::DX(), kPi / 2, gp_Vec(5, 0, 0));
+    gp_Trsf sleevePlace = placement(gp::DY(), 0.2, gp_Vec(0, 70, -5));
+
+    void write(const fs::path& path, bool materials = true) const {
+        Handle(TDocStd_Document) document;
+        XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", document);
+        Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
+        Handle(XCAFDoc_ColorTool) colors = XCAFDoc_DocumentTool::ColorTool(document->Main());
+        Handle(XCAFDoc_MaterialTool) mats = XCAFDoc_DocumentTool::MaterialTool(document->Main());
+
+        const TopoDS_Shape box =
+            BRepBuilderAPI_Transform(BRepPrimAPI_MakeBox(a, b, c).Shape(), blockInside, true)
+                .Shape();
+        const TopoDS_Shape cylinder = BRepPrimAPI_MakeCylinder(r, h).Shape();
+        const TopoDS_Shape tube = BRepAlgoAPI_Cut(BRepPrimAPI_MakeCylinder(R, L).Shape(),
+                                                  BRepPrimAPI_MakeCylinder(ri, L).Shape())
+                                      .Shape();
+        const TDF_Label block = shapes->AddShape(box, false);
+        TDataStd_Name::Set(block, "block");
+        const TDF_Label pin = shapes->AddShape(cylinder, false);
+        TDataStd_Name::Set(pin, "pin");
+        colors->SetColor(pin, Quantity_Color(1.0, 0.0, 0.0, Quantity_TOC_sRGB), XCAFDoc_ColorGen);
+        const TDF_Label sleeve = shapes->AddShape(tube, false);
+        TDataStd_Name::Set(sleeve, "sleeve");
+        colors->SetColor(sleeve, Quantity_Color(0.2, 0.4, 0.8, Quantity_TOC_sRGB),
+                         XCAFDoc_ColorGen);
+        if (materials) {
+            const TDF_Label aluminium = mats->AddMaterial(
+                new TCollection_HAsciiString("aluminium"), new TCollection_HAsciiString("6061"),
+                2.7, new TCollection_HAsciiString("density"),
+                new TCollection_HAsciiString("POSITIVE_RATIO_MEASURE"));
+            mats->SetMaterial(sleeve, aluminium);
+        }
+        const TDF_Label arm = shapes->NewShape();
+        TDataStd_Name::Set(arm, "arm");
+        shapes->AddComponent(arm, pin, TopLoc_Location(pinPlace));
+        shapes->AddComponent(arm, sleeve, TopLoc_Location(sleevePlace));
+        const TDF_Label machine = shapes->NewShape();
+        TDataStd_Name::Set(machine, "machine");
+        shapes->AddComponent(machine, block, TopLoc_Location(blockPlace));
+        shapes->AddComponent(machine, arm, TopLoc_Location(armPlace));
+        shapes->UpdateAssemblies();
+
+        Message::DefaultMessenger()->ChangePrinters().Clear();  // (quiet)
+        STEPCAFControl_Writer writer;
+        writer.SetColorMode(true);
+        writer.SetNameMode(true);
+        writer.SetMaterialMode(materials);
+        Interface_Static::SetCVal("write.step.unit", "MM");
+        ASSERT_TRUE(writer.Transfer(document, STEPControl_AsIs));
+        ASSERT_EQ(writer.Write(path.string().c_str()), IFSelect_RetDone);
+    }
+};
+
+// The assembly's sizes in metres, as the import gives them.
+namespace si {
+constexpr double a = Assembly::a * 1e-3, b = Assembly::b * 1e-3, c = Assembly::c * 1e-3;
+constexpr double r = Assembly::r * 1e-3, h = Assembly::h * 1e-3;
+constexpr double R = Assembly::R * 1e-3, ri = Assembly::ri * 1e-3, L = Assembly::L * 1e-3;
+}  // namespace si
+
+const Part& partNamed(const SceneSpec& spec, const std::string& name) {
+    for (const Part& part : spec.parts)
+        if (part.name == name) return part;
+    ADD_FAILURE() << "no part " << name;
+    return spec.parts.front();
+}
+
+void expectInertia(const Mat3& actual, const Mat3& expected, const std::string& what) {
+    const double scale = expected.norm();
+    EXPECT_LE((actual - expected).norm(), 1e-6 * scale) << what << "\nactual\n"
+                                                        << actual << "\nexpected\n"
+                                                        << expected;
+}
+
+TEST(StepImport, AnAssemblyInMillimetresGivesPlacedPartsWithExactMassProperties) {
+    const Assembly assembly;
+    const fs::path file = scratch("machine.step");
+    assembly.write(file);
+    const CadImportResult imported = importStepFile(file.string());
+    for (const Diagnostic& d : imported.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
+    ASSERT_TRUE(imported.scene);
+    const SceneSpec& spec = *imported.scene;
+    ASSERT_EQ(spec.parts.size(), 4u);  // the ground and the three components
+    EXPECT_TRUE(spec.parts[0].ground);
+    EXPECT_EQ(imported.statistics.components, 3);
+    EXPECT_EQ(imported.statistics.solids, 3);
+
+    const double mm = 1e-3, steel = 7850.0, aluminium = 2700.0;
+    // block: a steel box, placed as the assembly places it; inside its frame, turned 30°.
+    {
+        const Part& block = partNamed(spec, "block");
+        const Transform X = toTransform(assembly.blockPlace, mm);
+        EXPECT_LE((block.X_WP.p - X.p).norm(), 1e-9);
+        EXPECT_LE(block.X_WP.R.angularDistance(X.R), 1e-12);
+        const double m = steel * si::a * si::b * si::c;
+        EXPECT_NEAR(block.mass, m, 1e-6 * m);
+        const Mat3 R = Eigen::AngleAxisd(kPi / 6, Vec3::UnitZ()).toRotationMatrix();
+        const Vec3 centre = R * Vec3(si::a, si::b, si::c) / 2;
+        EXPECT_LE((block.p_PPcm - centre).norm(), 1e-9);
+        const Vec3 d(si::b * si::b + si::c * si::c, si::a * si::a + si::c * si::c,
+                     si::a * si::a + si::b * si::b);
+        expectInertia(block.I_Pcm_P, R * (m / 12 * d).asDiagonal() * R.transpose(), "block");
+        // drawn and touched as the exact box
+        ASSERT_EQ(block.shapes.size(), 1u);
+        EXPECT_EQ(block.shapes[0].type, ShapeType::Box);
+        const Vec3 size = block.shapes[0].size;
+        EXPECT_NEAR(size.maxCoeff(), si::a, 1e-12);
+        EXPECT_NEAR(size.minCoeff(), si::c, 1e-12);
+        EXPECT_LE((block.shapes[0].X_PG.p - centre).norm(), 1e-9);
+        EXPECT_EQ(block.colorRgb, Part().colorRgb);  // (no colour in the file: Motus's)
+    }
+    // pin: in the sub-assembly, turned and moved twice; red.
+    {
+        const Part& pin = partNamed(spec, "pin");
+        const Transform X = toTransform(assembly.armPlace * assembly.pinPlace, mm);
+        EXPECT_LE((pin.X_WP.p - X.p).norm(), 1e-9);
+        EXPECT_LE(pin.X_WP.R.angularDistance(X.R), 1e-12);
+        const double m = steel * kPi * si::r * si::r * si::h;
+        EXPECT_NEAR(pin.mass, m, 1e-6 * m);
+        EXPECT_LE((pin.p_PPcm - Vec3(0, 0, si::h / 2)).norm(), 1e-9);
+        const double across = m * (3 * si::r * si::r + si::h * si::h) / 12;
+        expectInertia(pin.I_Pcm_P, Vec3(across, across, m * si::r * si::r / 2).asDiagonal(), "pin");
+        ASSERT_EQ(pin.shapes.size(), 1u);
+        EXPECT_EQ(pin.shapes[0].type, ShapeType::Cylinder);
+        EXPECT_NEAR(pin.shapes[0].radius, si::r, 1e-12);
+        EXPECT_NEAR(pin.shapes[0].length, si::h, 1e-12);
+        EXPECT_EQ(pin.colorRgb, 0xff0000u);
+    }
+    // sleeve: a hollow tube of aluminium (the file's material); drawn as a tessellation.
+    {
+        const Part& sleeve = partNamed(spec, "sleeve");
+        const Transform X = toTransform(assembly.armPlace * assembly.sleevePlace, mm);
+        EXPECT_LE((sleeve.X_WP.p - X.p).norm(), 1e-9);
+        EXPECT_LE(sleeve.X_WP.R.angularDistance(X.R), 1e-12);
+        const double m = aluminium * kPi * (si::R * si::R - si::ri * si::ri) * si::L;
+        EXPECT_NEAR(sleeve.mass, m, 1e-6 * m);
+        EXPECT_LE((sleeve.p_PPcm - Vec3(0, 0, si::L / 2)).norm(), 1e-9);
+        const double s = si::R * si::R + si::ri * si::ri;
+        const double across = m * (3 * s + si::L * si::L) / 12;
+        expectInertia(sleeve.I_Pcm_P, Vec3(across, across, m * s / 2).asDiagonal(), "sleeve");
+        ASSERT_EQ(sleeve.shapes.size(), 1u);
+        EXPECT_EQ(sleeve.shapes[0].type, ShapeType::Mesh);
+        ASSERT_TRUE(sleeve.shapes[0].mesh);
+        EXPECT_GT(sleeve.shapes[0].mesh->triangles.size(), 50u);
+        // the drawing lies on the tube: every vertex between the radii, within the tolerance
+        for (const Vec3& v : sleeve.shapes[0].mesh->vertices) {
+            const double radius = v.head<2>().norm();
+            EXPECT_GE(radius, si::ri - 1e-4);
+            EXPECT_LE(radius, si::R + 1e-9);
+            EXPECT_GE(v.z(), -1e-9);
+            EXPECT_LE(v.z(), si::L + 1e-9);
+        }
+        EXPECT_EQ(sleeve.colorRgb, 0x3366ccu);
+    }
+}
+
+// By solid or with a sub-assembly kept rigid, with the default density the user gives.
+TEST(StepImport, ASubAssemblyKeptRigidIsOnePartWithItsSolidsMassProperties) {
+    const Assembly assembly;
+    const fs::path file = scratch("machine-rigid.step");
+    assembly.write(file, /*materials=*/false);
+    CadImportOptions options;
+    options.rigidAssemblies = {"arm"};
+    options.defaultDensity = 1000.0;
+    const CadImportResult imported = importStepFile(file.string(), options);
+    ASSERT_TRUE(imported.scene);
+    ASSERT_EQ(imported.scene->parts.size(), 3u);  // ground, block, arm
+    const Part& arm = partNamed(*imported.scene, "arm");
+    const double mm = 1e-3;
+    const Transform X = toTransform(assembly.armPlace, mm);
+    EXPECT_LE((arm.X_WP.p - X.p).norm(), 1e-9);
+    // The pin and the sleeve about their common centre of mass, in the arm's frame.
+    const double mPin = 1000.0 * kPi * si::r * si::r * si::h;
+    const double mSleeve = 1000.0 * kPi * (si::R * si::R - si::ri * si::ri) * si::L;
+    EXPECT_NEAR(arm.mass, mPin + mSleeve, 1e-6 * (mPin + mSleeve));
+    const Transform pinAt = toTransform(assembly.pinPlace, mm);
+    const Transform sleeveAt = toTransform(assembly.sleevePlace, mm);
+    const Vec3 cPin = pinAt * Vec3(0, 0, si::h / 2), cSleeve = sleeveAt * Vec3(0, 0, si::L / 2);
+    const Vec3 c = (mPin * cPin + mSleeve * cSleeve) / (mPin + mSleeve);
+    EXPECT_LE((arm.p_PPcm - c).norm(), 1e-9);
+    const auto about = [&](double m, const Mat3& I_own, const Transform& at, const Vec3& centre) {
+        const Mat3 Rm = at.rotationMatrix();
+        const Vec3 d = centre - c;
+        return Mat3(Rm * I_own * Rm.transpose() +
+                    m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()));
+    };
+    const double pinAcross = mPin * (3 * si::r * si::r + si::h * si::h) / 12;
+    const double s = si::R * si::R + si::ri * si::ri;
+    const double sleeveAcross = mSleeve * (3 * s + si::L * si::L) / 12;
+    const Mat3 expected =
+        about(mPin, Vec3(pinAcross, pinAcross, mPin * si::r * si::r / 2).asDiagonal(), pinAt,
+              cPin) +
+        about(mSleeve, Vec3(sleeveAcross, sleeveAcross, mSleeve * s / 2).asDiagonal(), sleeveAt,
+              cSleeve);
+    expectInertia(arm.I_Pcm_P, expected, "arm kept rigid");
+    EXPECT_EQ(arm.shapes.size(), 2u);  // the exact cylinder and the tube's tessellation
+}
+
+TEST(StepImport, FilesThatAreNotAssembliesAreRefusedWithTheReason) {
+    const Assembly assembly;
+    const fs::path good = scratch("whole.step");
+    assembly.write(good);
+    std::string text;
+    {
+        std::ifstream in(good);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    // Truncated half-way.
+    const fs::path truncated = scratch("truncated.step");
+    std::ofstream(truncated) << text.substr(0, text.size() / 2);
+    // Not STEP at all.
+    const fs::path garbage = scratch("garbage.stp");
+    std::ofstream(garbage) << "solid cube\nendsolid\n";
+    for (const fs::path& file : {truncated, garbage}) {
+        const CadImportResult imported = importStepFile(file.string());
+        EXPECT_FALSE(imported.scene) << file;
+        ASSERT_FALSE(imported.diagnostics.empty()) << file;
+        EXPECT_EQ(imported.diagnostics[0].severity, Severity::Error);
+        const std::string& message = imported.diagnostics[0].message;
+        EXPECT_NE(message.find(file.filename().string()), std::string::npos) << message;
+        EXPECT_NE(message.find("Incorrect syntax"), std::string::npos) << message;  // (why)
+    }
+    const CadImportResult missing = importStepFile(scratch("missing.step").string());
+    ASSERT_FALSE(missing.scene);
+    EXPECT_NE(missing.diagnostics[0].message.find("no such file"), std::string::npos);
+    EXPECT_TRUE(isCadFile("a/B.STEP"));
+    EXPECT_TRUE(isCadFile("part.stp"));
+    EXPECT_FALSE(isCadFile("robot.urdf"));
+}
+
+}  // namespace
+}  // namespace engine::io
