@@ -256,6 +256,11 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     importRobot->add_option("--rigid", cad.rigidAssemblies,
                             "STEP: keep this sub-assembly rigid as one part, by its name "
                             "(repeatable)");
+    importRobot->add_option("--ground", cad.groundComponent,
+                            "STEP: the component that becomes the ground part (fixed), by name");
+    importRobot->add_flag("--joints", line.cadJoints,
+                          "STEP: add every joint the geometry suggests (pins in holes, balls in "
+                          "sockets, flat faces); without it they are listed only");
     importRobot
         ->add_option("--tolerance", cad.linearDeflection,
                      "STEP: the drawing's tessellation, the largest distance of a triangle "

@@ -109,7 +109,8 @@ struct CommandLine {
     BatchOptions batch;
     RenderOptions render;
     engine::io::RobotImportOptions import;
-    engine::io::CadImportOptions cad;                  // import of a CAD assembly (.step, .stp)
+    engine::io::CadImportOptions cad;  // import of a CAD assembly (.step, .stp)
+    bool cadJoints = false;            // import --joints: the suggested joints accepted
     std::vector<engine::io::SceneOverride> overrides;  // --set, in order
 };
 

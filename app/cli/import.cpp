@@ -13,7 +13,7 @@ namespace cli {
 // a Motus scene (stdout, or --out atomically).
 int runImport(const std::string& path, const std::string& out,
               const engine::io::RobotImportOptions& options,
-              const engine::io::CadImportOptions& cad) {
+              const engine::io::CadImportOptions& cad, bool cadJoints) {
     if (!outputsAreSafe({{"--out", out}}, {path})) return kExitUsage;
     if (engine::io::isCadFile(path)) {
         // A CAD assembly's drawings are tessellations made now, in no file: written beside the
@@ -32,7 +32,19 @@ int runImport(const std::string& path, const std::string& out,
         std::cerr << "motus-cli: " << s.components << " components, " << s.solids << " solids, "
                   << s.faces << " faces: " << imported.scene->parts.size() - 1 << " parts, "
                   << s.triangles << " triangles drawn, in " << s.seconds << " s\n";
-        return writeScene(*imported.scene, out);
+        // The joints the geometry suggests: listed, and added with --joints.
+        engine::SceneSpec scene = *imported.scene;
+        for (const engine::io::JointSuggestion& suggestion : imported.suggestions) {
+            std::string name;
+            if (cadJoints) {
+                const std::size_t joint = engine::io::addSuggestedJoint(scene, suggestion);
+                name = scene.joints[joint].name;
+            }
+            std::cerr << "motus-cli: " << (cadJoints ? "joined: " : "suggested: ")
+                      << engine::jointTypeName(suggestion.type) << (name.empty() ? "" : " ") << name
+                      << ": " << suggestion.reason << "\n";
+        }
+        return writeScene(scene, out);
     }
     const engine::io::RobotImportResult imported = engine::io::importRobotFile(path, options);
     printDiagnostics(imported.diagnostics, path);

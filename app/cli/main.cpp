@@ -55,7 +55,9 @@ constexpr CommandEntry kCommands[] = {
     {cli::Command::Format,
      [](const CommandLine& l) { return cli::runFormat(l.formatPath, l.formatOut); }},
     {cli::Command::Import,
-     [](const CommandLine& l) { return cli::runImport(l.urdfPath, l.urdfOut, l.import, l.cad); }},
+     [](const CommandLine& l) {
+         return cli::runImport(l.urdfPath, l.urdfOut, l.import, l.cad, l.cadJoints);
+     }},
     {cli::Command::Info, [](const CommandLine& l) { return cli::runInfo(l.infoPath); }},
     {cli::Command::Render, [](const CommandLine& l) { return cli::runRender(l.render); }},
 };

@@ -76,14 +76,16 @@ struct ReadShape {
 };
 
 struct ReadPart {
-    std::string name;   // from the product tree (not yet sanitised or unique)
-    std::string place;  // its path in the tree, for messages ("arm/pin")
+    std::string name;
+    std::string productName;  // from the product tree (not yet sanitised or unique)
+    std::string place;        // its path in the tree, for messages ("arm/pin")
     std::optional<std::uint32_t> color;
     Transform X_WP;
     double mass = 0.0;
     Vec3 p_PPcm = Vec3::Zero();
     Mat3 I_Pcm_P = Mat3::Zero();
     std::vector<ReadShape> shapes;
+    std::vector<CadFeature> features;  // in P
 };
 
 struct ReadAssembly {
@@ -265,6 +267,7 @@ private:
             return true;
         }
         const auto color = colorOf(instance, product, shape);
+        productName_ = nameOf(product);
         // The part frame: the component's placement when it is a rigid motion; a placement that
         // scales or mirrors is applied to the solids instead, the part frame then the world's.
         gp_Trsf placement = location.Transformation();
@@ -319,6 +322,7 @@ private:
         if (kept.empty()) return false;
         ReadPart part;
         part.name = name;
+        part.productName = productName_;
         part.place = place;
         part.color = color;
         part.X_WP = X_WP;
@@ -331,6 +335,7 @@ private:
         // Each solid an exact primitive when it is one; the others drawn as one tessellation.
         TriangleMesh mesh;
         for (const TopoDS_Solid& solid : kept) {
+            featuresOf(solid, part.features);
             if (std::optional<ReadShape> primitive = primitiveOf(solid)) {
                 part.shapes.push_back(std::move(*primitive));
                 continue;
@@ -476,8 +481,69 @@ private:
         }
     }
 
+    // The solid's planar, cylindrical and spherical faces, for joint suggestions.
+    static void featuresOf(const TopoDS_Solid& solid, std::vector<CadFeature>& out) {
+        for (TopExp_Explorer e(solid, TopAbs_FACE); e.More(); e.Next()) {
+            const TopoDS_Face& face = TopoDS::Face(e.Current());
+            const BRepAdaptor_Surface surface(face);
+            const GeomAbs_SurfaceType type = surface.GetType();
+            if (type != GeomAbs_Plane && type != GeomAbs_Cylinder && type != GeomAbs_Sphere)
+                continue;
+            // The outward normal (out of the material) at the middle of the face's parameters.
+            const double u = 0.5 * (surface.FirstUParameter() + surface.LastUParameter());
+            const double v = 0.5 * (surface.FirstVParameter() + surface.LastVParameter());
+            gp_Pnt at;
+            gp_Vec du, dv;
+            surface.D1(u, v, at, du, dv);
+            gp_Vec normal = du.Crossed(dv);
+            if (normal.Magnitude() < 1e-300) continue;
+            normal.Normalize();
+            if (face.Orientation() == TopAbs_REVERSED) normal.Reverse();
+            GProp_GProps props;
+            BRepGProp::SurfaceProperties(face, props);
+            CadFeature f;
+            f.area = props.Mass();
+            std::vector<Vec3> vertices;
+            for (TopExp_Explorer ve(face, TopAbs_VERTEX); ve.More(); ve.Next())
+                vertices.push_back(toVec3(BRep_Tool::Pnt(TopoDS::Vertex(ve.Current())).XYZ()));
+            const Vec3 n = toVec3(normal.XYZ());
+            if (type == GeomAbs_Plane) {
+                f.kind = CadFeature::Kind::Plane;
+                f.point = toVec3(props.CentreOfMass().XYZ());
+                f.direction = n;
+                for (const Vec3& p : vertices) f.radius = std::max(f.radius, (p - f.point).norm());
+            } else if (type == GeomAbs_Cylinder) {
+                const gp_Cylinder c = surface.Cylinder();
+                f.kind = CadFeature::Kind::Cylinder;
+                const Vec3 axis = toVec3(c.Axis().Direction().XYZ());
+                const Vec3 origin = toVec3(c.Location().XYZ());
+                f.direction = axis;
+                f.radius = c.Radius();
+                // The face's extent along the axis, from its vertices and its middle.
+                double lo = (toVec3(at.XYZ()) - origin).dot(axis), hi = lo;
+                for (const Vec3& p : vertices) {
+                    lo = std::min(lo, (p - origin).dot(axis));
+                    hi = std::max(hi, (p - origin).dot(axis));
+                }
+                f.point = origin + lo * axis;
+                f.length = hi - lo;
+                const Vec3 radial =
+                    toVec3(at.XYZ()) - (origin + (toVec3(at.XYZ()) - origin).dot(axis) * axis);
+                f.convex = n.dot(radial) > 0.0;
+            } else {
+                const gp_Sphere sphere = surface.Sphere();
+                f.kind = CadFeature::Kind::Sphere;
+                f.point = toVec3(sphere.Location().XYZ());
+                f.radius = sphere.Radius();
+                f.convex = n.dot(toVec3(at.XYZ()) - f.point) > 0.0;
+            }
+            out.push_back(f);
+        }
+    }
+
     const CadImportOptions& options_;
     ReadAssembly& out_;
+    std::string productName_;  // of the component being read
     Handle(XCAFDoc_ShapeTool) shapes_;
     Handle(XCAFDoc_ColorTool) colors_;
 };
@@ -517,6 +583,11 @@ std::string encode(const ReadAssembly& assembly) {
                               {"vertices", vertices},
                               {"triangles", triangles}});
         }
+        json features = json::array();
+        for (const CadFeature& f : part.features)
+            features.push_back({static_cast<int>(f.kind), f.point.x(), f.point.y(), f.point.z(),
+                                f.direction.x(), f.direction.y(), f.direction.z(), f.radius,
+                                f.length, f.convex, f.area});
         std::vector<double> inertia(part.I_Pcm_P.data(), part.I_Pcm_P.data() + 9);
         parts.push_back({{"name", part.name},
                          {"place", part.place},
@@ -525,7 +596,9 @@ std::string encode(const ReadAssembly& assembly) {
                          {"mass", part.mass},
                          {"com", {part.p_PPcm.x(), part.p_PPcm.y(), part.p_PPcm.z()}},
                          {"inertia", inertia},
-                         {"shapes", shapes}});
+                         {"shapes", shapes},
+                         {"features", features},
+                         {"product", part.productName}});
     }
     json warnings = json::array();
     for (const auto& [where, message] : assembly.warnings) warnings.push_back({where, message});
@@ -553,6 +626,20 @@ ReadAssembly decode(const std::string& bytes) {
         const auto inertia = p.at("inertia").get<std::vector<double>>();
         for (int k = 0; k < 9; ++k)
             part.I_Pcm_P.data()[k] = inertia.at(static_cast<std::size_t>(k));
+        part.productName = p.at("product").get<std::string>();
+        for (const json& f : p.at("features")) {
+            CadFeature feature;
+            feature.kind = static_cast<CadFeature::Kind>(f.at(0).get<int>());
+            feature.point =
+                Vec3(f.at(1).get<double>(), f.at(2).get<double>(), f.at(3).get<double>());
+            feature.direction =
+                Vec3(f.at(4).get<double>(), f.at(5).get<double>(), f.at(6).get<double>());
+            feature.radius = f.at(7).get<double>();
+            feature.length = f.at(8).get<double>();
+            feature.convex = f.at(9).get<bool>();
+            feature.area = f.at(10).get<double>();
+            part.features.push_back(feature);
+        }
         for (const json& s : p.at("shapes")) {
             ReadShape shape;
             shape.type = static_cast<ShapeType>(s.at("type").get<int>());
@@ -582,16 +669,35 @@ ReadAssembly decode(const std::string& bytes) {
 }
 
 // The parts read as a scene: a ground, then each part named uniquely.
-SceneSpec sceneOf(ReadAssembly& assembly, const std::string& path) {
+// The parts read as a scene: the ground (the ground component, else one without shapes), then
+// each part named uniquely; `features[p]` the faces of spec.parts[p]. Nullopt when the ground
+// component is not in the file.
+std::optional<SceneSpec> sceneOf(ReadAssembly& assembly, const std::string& path,
+                                 const std::string& groundComponent,
+                                 std::vector<std::vector<CadFeature>>& features) {
     SceneSpec spec;
     spec.name = sanitize(std::filesystem::path(path).stem().string());
     spec.description = "Imported from " + std::filesystem::path(path).filename().string();
-    Part ground;
-    ground.id = spec.newId();
-    ground.name = "ground";
-    ground.ground = true;
-    spec.parts.push_back(ground);
-    std::set<std::string> taken = {"ground"};
+    const auto isGround = [&groundComponent](const ReadPart& read) {
+        return !groundComponent.empty() &&
+               (read.name == groundComponent || read.productName == groundComponent ||
+                sanitize(read.name) == groundComponent);
+    };
+    const auto ground = std::find_if(assembly.parts.begin(), assembly.parts.end(), isGround);
+    if (!groundComponent.empty() && ground == assembly.parts.end()) return std::nullopt;
+    if (ground != assembly.parts.begin() && ground != assembly.parts.end())
+        std::rotate(assembly.parts.begin(), ground, ground + 1);  // (the ground first)
+    std::set<std::string> taken;
+    features.clear();
+    if (groundComponent.empty()) {
+        Part part;
+        part.id = spec.newId();
+        part.name = "ground";
+        part.ground = true;
+        spec.parts.push_back(part);
+        features.emplace_back();
+        taken.insert(part.name);
+    }
     for (ReadPart& read : assembly.parts) {
         Part part;
         part.id = spec.newId();
@@ -600,6 +706,7 @@ SceneSpec sceneOf(ReadAssembly& assembly, const std::string& path) {
             name = sanitize(read.name) + "_" + std::to_string(k);
         taken.insert(name);
         part.name = name;
+        part.ground = spec.parts.empty();
         part.X_WP = read.X_WP;
         part.mass = read.mass;
         part.p_PPcm = read.p_PPcm;
@@ -617,6 +724,7 @@ SceneSpec sceneOf(ReadAssembly& assembly, const std::string& path) {
             part.shapes.push_back(std::move(shape));
         }
         spec.parts.push_back(std::move(part));
+        features.push_back(std::move(read.features));
     }
     return spec;
 }
@@ -676,7 +784,16 @@ CadImportResult importStepFile(const std::string& path, const CadImportOptions& 
     }
     for (const auto& [where, message] : assembly.warnings) report.warning(where, message);
     result.statistics = assembly.statistics;
-    SceneSpec spec = sceneOf(assembly, path);
+    std::vector<std::vector<CadFeature>> features;
+    std::optional<SceneSpec> built = sceneOf(assembly, path, options.groundComponent, features);
+    if (!built) {
+        report.error("", "no component named '" + excerpt(options.groundComponent) + "' in '" +
+                             excerpt(path) + "' to be the ground");
+        report.finish();
+        return result;
+    }
+    SceneSpec& spec = *built;
+    result.suggestions = suggestJoints(spec, features);
     report.finish();
     spec.name = detail::withValidUtf8(spec.name);
     spec.description = detail::withValidUtf8(spec.description);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/import/cad_joints.h"
 #include "engine/io/child_process.h"
 #include "engine/model/diagnostic.h"
 #include "engine/model/scene_spec.h"
@@ -41,6 +42,9 @@ struct CadImportOptions {
     // (0: 0.2 % of each part's size) and the largest angle between neighbouring triangles [rad].
     double linearDeflection = 0.0;
     double angularDeflection = 0.35;
+    // The component (by its instance or product name) that becomes the ground part: fixed,
+    // its shapes the ground's. Empty: a ground part without shapes is added.
+    std::string groundComponent;
     // Memory and time given to the reader, which runs in a process of its own.
     ChildLimits readerLimits;
 };
@@ -57,13 +61,16 @@ struct CadImportResult {
     std::optional<SceneSpec> scene;  // set when there are no errors: a ground and the parts
     Diagnostics diagnostics;         // errors, and warnings for what was changed or left out
     CadImportStatistics statistics;
+    // Joints the geometry suggests (cad_joints.h), for the user to review; not in the scene.
+    std::vector<JointSuggestion> suggestions;
 };
 
 // Whether `path` names a CAD file this importer reads (by its extension: .step, .stp, any case).
 bool isCadFile(const std::string& path);
 
-// Reads the assembly in `path`. The scene holds a ground part (named "ground", no shapes) and
-// one part per component or solid; its joints are left to the user (or to suggestions).
+// Reads the assembly in `path`. The scene holds a ground part (the ground component, or one
+// named "ground" without shapes) and one part per component or solid; its joints are left to
+// the user, who may accept the suggestions (addSuggestedJoint).
 CadImportResult importStepFile(const std::string& path, const CadImportOptions& options = {});
 
 }  // namespace engine::io
