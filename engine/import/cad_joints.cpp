@@ -96,7 +96,7 @@ std::vector<JointSuggestion> suggestJoints(const SceneSpec& spec,
                     hole.f.direction.dot(axis) > 0.0 ? start : start - hole.f.length;
                 const double lo = std::max(0.0, holeLo);
                 const double hi = std::min(pin.f.length, holeLo + hole.f.length);
-                if (hi < lo - tolerance) continue;  // coaxial, but apart along the axis
+                if (hi - lo <= tolerance) continue;  // coaxial, but not one in the other
                 // A face across the axis where the two parts meet stops the slide.
                 bool stopped = false;
                 for (const WorldFeature& a : all) {

@@ -263,7 +263,8 @@ private:
         if (solids.empty()) {
             out_.warnings.push_back(
                 {"component '" + excerpt(place) + "'",
-                 "has no solid (surfaces only): left out, as it has no volume for its mass"});
+                 "has no solid (surfaces only, or a shell that does not close): left out, as it "
+                 "has no volume for its mass"});
             return true;
         }
         const auto color = colorOf(instance, product, shape);
@@ -301,6 +302,16 @@ private:
         GProp_GProps total;
         std::vector<TopoDS_Solid> kept;
         for (const TopoDS_Solid& solid : solids) {
+            bool open = false;  // a shell with an edge on one face only: it encloses nothing
+            for (TopExp_Explorer e(solid, TopAbs_SHELL); e.More() && !open; e.Next())
+                open = !BRep_Tool::IsClosed(e.Current());
+            if (open) {
+                out_.warnings.push_back(
+                    {"component '" + excerpt(place) + "'",
+                     "a solid of it is bounded by an open shell (a face missing): it encloses no "
+                     "volume, left out"});
+                continue;
+            }
             GProp_GProps props;
             BRepGProp::VolumeProperties(solid, props);
             if (!(std::abs(props.Mass()) > kLeastVolume)) {
@@ -319,7 +330,12 @@ private:
             }
             total.Add(props, density);
         }
-        if (kept.empty()) return false;
+        if (kept.empty()) {
+            out_.warnings.push_back(
+                {"component '" + excerpt(place) + "'",
+                 "no solid of it encloses a volume: the component is left out"});
+            return false;
+        }
         ReadPart part;
         part.name = name;
         part.productName = productName_;
@@ -768,8 +784,9 @@ CadImportResult importStepFile(const std::string& path, const CadImportOptions& 
     std::string bytes, failure;
     bool childFailed = false;
     if (!runInChildProcess(work, options.readerLimits, bytes, failure, &childFailed)) {
-        report.error("", "cannot import '" + excerpt(path) +
-                             "': " + (childFailed ? "the STEP reader " : "") + failure);
+        result.cancelled = options.readerLimits.cancel && options.readerLimits.cancel->load();
+        report.error("", "cannot import '" + excerpt(path) + "': " +
+                             (childFailed || result.cancelled ? "the STEP reader " : "") + failure);
         report.finish();
         return result;
     }

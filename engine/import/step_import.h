@@ -45,7 +45,8 @@ struct CadImportOptions {
     // The component (by its instance or product name) that becomes the ground part: fixed,
     // its shapes the ground's. Empty: a ground part without shapes is added.
     std::string groundComponent;
-    // Memory and time given to the reader, which runs in a process of its own.
+    // Memory and time given to the reader, which runs in a process of its own (and its cancel
+    // flag: set from another thread, the import stops within 0.1 s).
     ChildLimits readerLimits;
 };
 
@@ -63,6 +64,7 @@ struct CadImportResult {
     CadImportStatistics statistics;
     // Joints the geometry suggests (cad_joints.h), for the user to review; not in the scene.
     std::vector<JointSuggestion> suggestions;
+    bool cancelled = false;  // stopped by readerLimits.cancel
 };
 
 // Whether `path` names a CAD file this importer reads (by its extension: .step, .stp, any case).

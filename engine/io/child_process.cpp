@@ -200,7 +200,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
 
     // Read everything the child writes, until it closes the pipe or the time is up.
     std::string bytes;
-    bool timedOut = false;
+    bool timedOut = false, cancelled = false;
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(limits.seconds));
@@ -212,8 +212,13 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
             timedOut = true;
             break;
         }
+        if (limits.cancel && limits.cancel->load()) {
+            cancelled = true;
+            break;
+        }
         pollfd p{fds[0], POLLIN, 0};
-        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        const long long wait = limits.cancel ? 100 : 1000;  // ms between looks at the cancel flag
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), wait)));
         if (ready < 0 && errno != EINTR) break;
         if (ready <= 0) continue;
         const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
@@ -222,11 +227,15 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
         bytes.append(buffer, static_cast<std::size_t>(n));
     }
     ::close(fds[0]);
-    if (timedOut) ::kill(pid, SIGKILL);
+    if (timedOut || cancelled) ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
 
+    if (cancelled) {
+        error = "was cancelled";
+        return false;
+    }
     if (timedOut) {
         error = "took longer than " + numberText(limits.seconds, 6, "s") + " and was stopped";
         return false;

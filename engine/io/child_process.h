@@ -11,6 +11,7 @@
 // bound; the parent receives the child's result as bytes, or an error saying what happened to
 // it (crashed, ran out of memory, took too long). The child shares nothing back but the bytes.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -20,6 +21,9 @@ namespace engine::io {
 struct ChildLimits {
     std::size_t memoryBytes = std::size_t{2} << 30;  // B the child may allocate beyond the parent's
     double seconds = 120.0;                          // s of wall time before the child is killed
+    // When given and set (by another thread: a Cancel button), the child is killed within 0.1 s
+    // and the work fails with "was cancelled".
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 // Runs `work` in a forked child. `work` returns true with its result in `out`, or false with the

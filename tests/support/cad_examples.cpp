@@ -71,6 +71,25 @@ TopoDS_Shape both(const TopoDS_Shape& a, const TopoDS_Shape& b) {
 
 }  // namespace
 
+Handle(TDocStd_Document) newXdeDocument() {
+    Handle(TDocStd_Document) document;
+    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", document);
+    return document;
+}
+
+void writeStep(const Handle(TDocStd_Document) & document, const std::string& path, bool materials) {
+    Message::DefaultMessenger()->ChangePrinters().Clear();  // (quiet)
+    STEPCAFControl_Writer writer;
+    writer.SetColorMode(true);
+    writer.SetNameMode(true);
+    writer.SetMaterialMode(materials);
+    Interface_Static::SetCVal("write.step.unit", "MM");
+    Interface_Static::SetCVal("write.step.schema", "AP214IS");
+    if (!writer.Transfer(document, STEPControl_AsIs) ||
+        writer.Write(path.c_str()) != IFSelect_RetDone)
+        throw std::runtime_error("cannot write " + path);
+}
+
 void writeFourBarStep(const std::string& path) {
     const double ground = 200, crank = 60, coupler = 180, rocker = 120;
     const double theta = M_PI / 3;
@@ -89,8 +108,7 @@ void writeFourBarStep(const std::string& path) {
     const TopoDS_Shape rockerShape = both(plate(D, C, kThickness, {D}), pin(C, 2 * kThickness));
     const TopoDS_Shape couplerShape = plate(B, C, 2 * kThickness, {B, C});
 
-    Handle(TDocStd_Document) document;
-    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", document);
+    Handle(TDocStd_Document) document = newXdeDocument();
     Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
     Handle(XCAFDoc_ColorTool) colors = XCAFDoc_DocumentTool::ColorTool(document->Main());
     const TDF_Label assembly = shapes->NewShape();
@@ -116,15 +134,40 @@ void writeFourBarStep(const std::string& path) {
         TDataStd_Name::Set(instance, link.name);
     }
     shapes->UpdateAssemblies();
-    Message::DefaultMessenger()->ChangePrinters().Clear();  // (quiet)
-    STEPCAFControl_Writer writer;
-    writer.SetColorMode(true);
-    writer.SetNameMode(true);
-    Interface_Static::SetCVal("write.step.unit", "MM");
-    Interface_Static::SetCVal("write.step.schema", "AP214IS");
-    if (!writer.Transfer(document, STEPControl_AsIs) ||
-        writer.Write(path.c_str()) != IFSelect_RetDone)
-        throw std::runtime_error("cannot write " + path);
+    writeStep(document, path);
+}
+
+void writePinnedBlocksStep(const std::string& path) {
+    const TopoDS_Shape block = BRepPrimAPI_MakeBox(40, 20, 10).Shape();
+    const TopoDS_Shape holed =
+        BRepAlgoAPI_Cut(
+            BRepPrimAPI_MakeBox(40, 20, 10).Shape(),
+            BRepPrimAPI_MakeCylinder(gp_Ax2(gp_Pnt(20, 10, 0), gp::DZ()), 4, 10).Shape())
+            .Shape();
+    const TopoDS_Shape peg =
+        BRepPrimAPI_MakeCylinder(gp_Ax2(gp_Pnt(20, 10, 0), gp::DZ()), 4, 20).Shape();
+    Handle(TDocStd_Document) document = newXdeDocument();
+    Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
+    Handle(XCAFDoc_ColorTool) colors = XCAFDoc_DocumentTool::ColorTool(document->Main());
+    const TDF_Label top = shapes->NewShape();
+    TDataStd_Name::Set(top, "pinned");
+    const TDF_Label sub = shapes->NewShape();
+    TDataStd_Name::Set(sub, "upper");
+    const TDF_Label base = shapes->AddShape(block, false);
+    TDataStd_Name::Set(base, "base");
+    colors->SetColor(base, Quantity_Color(0.8, 0.5, 0.2, Quantity_TOC_sRGB), XCAFDoc_ColorGen);
+    const TDF_Label plate = shapes->AddShape(holed, false);
+    TDataStd_Name::Set(plate, "plate");
+    const TDF_Label pinLabel = shapes->AddShape(peg, false);
+    TDataStd_Name::Set(pinLabel, "pin");
+    gp_Trsf up;
+    up.SetTranslation(gp_Vec(0, 0, 10));
+    shapes->AddComponent(top, base, TopLoc_Location());
+    shapes->AddComponent(sub, plate, TopLoc_Location());
+    shapes->AddComponent(sub, pinLabel, TopLoc_Location());
+    shapes->AddComponent(top, sub, TopLoc_Location(up));
+    shapes->UpdateAssemblies();
+    writeStep(document, path);
 }
 
 }  // namespace engine::test

@@ -1,9 +1,19 @@
 #pragma once
 // CAD assemblies written with OpenCASCADE for the STEP importer's tests and examples.
 
+#include <TDocStd_Document.hxx>
+
 #include <string>
 
 namespace engine::test {
+
+// A new XDE document (OpenCASCADE's assembly tree with names, colours and materials).
+Handle(TDocStd_Document) newXdeDocument();
+
+// The document as a STEP file (AP214, millimetres, names, colours and, when asked, materials),
+// OpenCASCADE's messages silenced. Throws std::runtime_error when it cannot be written.
+void writeStep(const Handle(TDocStd_Document) & document, const std::string& path,
+               bool materials = false);
 
 // A four-bar linkage as solids, in millimetres, standing in the x-z plane (pins along y, so
 // gravity swings it): the frame (a plate with two pins, A and D, 200 mm apart), the crank (60 mm,
@@ -11,5 +21,10 @@ namespace engine::test {
 // hole at D and a pin at C), 10 mm plates stacked along the pins, every pin Ø10 in a hole Ø10.
 // The crank stands at 60° from the frame. Components named frame, crank, coupler, rocker.
 void writeFourBarStep(const std::string& path);
+
+// A small assembly for the STEP fuzzer's seeds (under 64 kB): a named, coloured 40 × 20 × 10 mm
+// block, and on it a second one with a Ø8 pin 20 mm long standing in its hole, the second block
+// and the pin a sub-assembly.
+void writePinnedBlocksStep(const std::string& path);
 
 }  // namespace engine::test

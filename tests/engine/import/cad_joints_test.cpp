@@ -159,6 +159,8 @@ TEST(CadJoints, NearMissesSuggestNothing) {
     EXPECT_TRUE(
         none(pin, cylinder(Vec3::Zero(), Vec3(0.01, 0, 1).normalized(), 0.01, 0.05, false)));
     EXPECT_TRUE(none(pin, cylinder(Vec3(0, 0, 0.1), Vec3::UnitZ(), 0.01, 0.05, false)));  // apart
+    // end to end: a pin standing on a hole, not in it
+    EXPECT_TRUE(none(pin, cylinder(Vec3(0, 0, 0.05), Vec3::UnitZ(), 0.01, 0.05, false)));
     EXPECT_TRUE(none(pin, cylinder(Vec3::Zero(), Vec3::UnitZ(), 0.01, 0.05, true)));  // two pins
     EXPECT_TRUE(none(plane(Vec3::Zero(), Vec3::UnitZ(), 0.05),
                      plane(Vec3(0, 0, 1e-3), -Vec3::UnitZ(), 0.05)));  // a gap

@@ -11,20 +11,17 @@
 #include <BRepPrimAPI_MakeBox.hxx>
 #include <BRepPrimAPI_MakeCylinder.hxx>
 #include <BRepPrimAPI_MakeSphere.hxx>
-#include <Interface_Static.hxx>
-#include <Message.hxx>
-#include <Message_Messenger.hxx>
 #include <Quantity_Color.hxx>
-#include <STEPCAFControl_Writer.hxx>
 #include <TCollection_HAsciiString.hxx>
 #include <TDataStd_Name.hxx>
 #include <TDocStd_Document.hxx>
-#include <XCAFApp_Application.hxx>
+#include <TopoDS_Solid.hxx>
 #include <XCAFDoc_ColorTool.hxx>
 #include <XCAFDoc_DocumentTool.hxx>
 #include <XCAFDoc_MaterialTool.hxx>
 #include <XCAFDoc_ShapeTool.hxx>
 #include <gp_Ax1.hxx>
+#include <gp_Pln.hxx>
 #include <gp_Quaternion.hxx>
 #include <gp_Trsf.hxx>
 
@@ -90,8 +87,7 @@ struct Assembly {
     gp_Trsf sleevePlace = placement(gp::DY(), 0.2, gp_Vec(0, 70, -5));
 
     void write(const fs::path& path, bool materials = true) const {
-        Handle(TDocStd_Document) document;
-        XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", document);
+        Handle(TDocStd_Document) document = test::newXdeDocument();
         Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
         Handle(XCAFDoc_ColorTool) colors = XCAFDoc_DocumentTool::ColorTool(document->Main());
         Handle(XCAFDoc_MaterialTool) mats = XCAFDoc_DocumentTool::MaterialTool(document->Main());
@@ -128,15 +124,7 @@ struct Assembly {
         shapes->AddComponent(machine, block, TopLoc_Location(blockPlace));
         shapes->AddComponent(machine, arm, TopLoc_Location(armPlace));
         shapes->UpdateAssemblies();
-
-        Message::DefaultMessenger()->ChangePrinters().Clear();  // (quiet)
-        STEPCAFControl_Writer writer;
-        writer.SetColorMode(true);
-        writer.SetNameMode(true);
-        writer.SetMaterialMode(materials);
-        Interface_Static::SetCVal("write.step.unit", "MM");
-        ASSERT_TRUE(writer.Transfer(document, STEPControl_AsIs));
-        ASSERT_EQ(writer.Write(path.string().c_str()), IFSelect_RetDone);
+        test::writeStep(document, path.string(), materials);
     }
 };
 
@@ -283,6 +271,97 @@ TEST(StepImport, ASubAssemblyKeptRigidIsOnePartWithItsSolidsMassProperties) {
               cSleeve);
     expectInertia(arm.I_Pcm_P, expected, "arm kept rigid");
     EXPECT_EQ(arm.shapes.size(), 2u);  // the exact cylinder and the tube's tessellation
+}
+
+TEST(StepImport, ComponentsWithoutVolumeAreLeftOutByNameAndAFileOfNoneRefused) {
+    const TopoDS_Shape face = BRepBuilderAPI_MakeFace(gp_Pln(gp::XOY()), 0, 10, 0, 10).Shape();
+    {
+        Handle(TDocStd_Document) document = test::newXdeDocument();
+        Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
+        const TDF_Label top = shapes->NewShape();
+        TDataStd_Name::Set(top, "assembly");
+        const TDF_Label good = shapes->AddShape(BRepPrimAPI_MakeBox(10, 10, 10).Shape(), false);
+        TDataStd_Name::Set(good, "good");
+        const TDF_Label skin = shapes->AddShape(face, false);
+        TDataStd_Name::Set(skin, "skin");
+        const TDF_Label leaky = shapes->AddShape(BRepPrimAPI_MakeBox(20, 10, 10).Shape(), false);
+        TDataStd_Name::Set(leaky, "leaky");
+        for (const TDF_Label& label : {good, skin, leaky})
+            shapes->AddComponent(top, label, TopLoc_Location());
+        shapes->UpdateAssemblies();
+        test::writeStep(document, scratch("partly-solid.step").string());
+    }
+    // 'leaky': its solid's closed shell made open, one face left out of the file's list (the
+    // second box's shell, the last CLOSED_SHELL written).
+    {
+        std::ifstream in(scratch("partly-solid.step"));
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::size_t shell = text.rfind("CLOSED_SHELL('',(");
+        ASSERT_NE(shell, std::string::npos);
+        const std::size_t close = text.find("))", shell);
+        const std::size_t lastComma = text.rfind(',', close);
+        text.erase(lastComma, close - lastComma);
+        std::ofstream(scratch("partly-solid.step")) << text;
+    }
+    const CadImportResult imported = importStepFile(scratch("partly-solid.step").string());
+    ASSERT_TRUE(imported.scene);
+    ASSERT_EQ(imported.scene->parts.size(), 2u);  // the ground and 'good'
+    EXPECT_EQ(imported.scene->parts[1].name, "good");
+    std::string warnings;
+    for (const Diagnostic& d : imported.diagnostics) {
+        EXPECT_EQ(d.severity, Severity::Warning) << d.message;
+        warnings += d.where + ": " + d.message + "\n";
+    }
+    EXPECT_NE(warnings.find("component 'assembly/skin': has no solid (surfaces only"),
+              std::string::npos)
+        << warnings;
+    // (OpenCASCADE's reader gives a solid whose shell does not close as that shell)
+    EXPECT_NE(warnings.find("component 'assembly/leaky': has no solid (surfaces only, or a shell "
+                            "that does not close)"),
+              std::string::npos)
+        << warnings;
+
+    {
+        Handle(TDocStd_Document) document = test::newXdeDocument();
+        Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
+        TDataStd_Name::Set(shapes->AddShape(face, false), "sheet");
+        test::writeStep(document, scratch("sheet.step").string());
+    }
+    const CadImportResult sheet = importStepFile(scratch("sheet.step").string());
+    EXPECT_FALSE(sheet.scene);
+    ASSERT_FALSE(sheet.diagnostics.empty());
+    EXPECT_NE(sheet.diagnostics.back().message.find("holds no solid"), std::string::npos)
+        << sheet.diagnostics.back().message;
+}
+
+// A cube ten assemblies deep, each turning and moving its child: placed through every level.
+TEST(StepImport, TenLevelsOfNestingArePlacedThroughEveryLevel) {
+    Handle(TDocStd_Document) document = test::newXdeDocument();
+    Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
+    TDF_Label child = shapes->AddShape(BRepPrimAPI_MakeBox(10, 10, 10).Shape(), false);
+    TDataStd_Name::Set(child, "cube");
+    gp_Trsf expected;
+    for (int level = 10; level >= 1; --level) {
+        const TDF_Label parent = shapes->NewShape();
+        TDataStd_Name::Set(parent,
+                           TCollection_ExtendedString(("level" + std::to_string(level)).c_str()));
+        const gp_Trsf step = placement(gp_Dir(0, std::sin(0.1 * level), std::cos(0.1 * level)),
+                                       0.05 * level, gp_Vec(level, -2.0 * level, 0.5));
+        shapes->AddComponent(parent, child, TopLoc_Location(step));
+        expected = step * expected;
+        child = parent;
+    }
+    shapes->UpdateAssemblies();
+    test::writeStep(document, scratch("deep.step").string());
+    const CadImportResult imported = importStepFile(scratch("deep.step").string());
+    for (const Diagnostic& d : imported.diagnostics) ADD_FAILURE() << d.where << ": " << d.message;
+    ASSERT_TRUE(imported.scene);
+    ASSERT_EQ(imported.scene->parts.size(), 2u);
+    const Part& cube = imported.scene->parts[1];
+    EXPECT_EQ(cube.name, "cube");
+    const Transform X = toTransform(expected, 1e-3);
+    EXPECT_LE((cube.X_WP.p - X.p).norm(), 1e-9);
+    EXPECT_LE(cube.X_WP.R.angularDistance(X.R), 1e-12);
 }
 
 TEST(StepImport, FilesThatAreNotAssembliesAreRefusedWithTheReason) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <stdexcept>
@@ -13,6 +15,12 @@
 
 namespace engine::io {
 namespace {
+
+// Work that would take 30 s.
+bool sleepHalfAMinute(std::string&, std::string&) {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return true;
+}
 
 TEST(ChildProcess, ReturnsTheChildsResultOrItsReason) {
     std::string result, error;
@@ -69,13 +77,28 @@ TEST(ChildProcess, TheChildsTimeIsBounded) {
     ChildLimits limits;
     limits.seconds = 0.3;
     std::string result, error;
-    EXPECT_FALSE(runInChildProcess(
-        [](std::string&, std::string&) {
-            std::this_thread::sleep_for(std::chrono::seconds(30));
-            return true;
-        },
-        limits, result, error));
+    EXPECT_FALSE(runInChildProcess(sleepHalfAMinute, limits, result, error));
     EXPECT_EQ(error, "took longer than 0.3 s and was stopped");
+}
+
+// Cancelled from another thread (a progress dialog's Cancel), a looping child is stopped within
+// a fraction of a second, its reason "was cancelled".
+TEST(ChildProcess, TheChildIsStoppedWhenCancelled) {
+    std::atomic<bool> cancel{false};
+    ChildLimits limits;
+    limits.cancel = &cancel;
+    std::thread canceller([&cancel] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        cancel = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    std::string result, error;
+    EXPECT_FALSE(runInChildProcess(sleepHalfAMinute, limits, result, error));
+    canceller.join();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(error, "was cancelled");
+    EXPECT_LT(took, 5.0);  // (30 s had it run on)
 }
 
 // A reader child dies with the process that started it: killed while its child loops, a Motus
