@@ -51,26 +51,40 @@ bool facesMeet(const CadFeature& a, const CadFeature& b, double tolerance) {
 std::vector<JointSuggestion> suggestJoints(const SceneSpec& spec,
                                            const std::vector<std::vector<CadFeature>>& features,
                                            double tolerance) {
-    std::vector<WorldFeature> all;
-    for (std::size_t p = 0; p < features.size() && p < spec.parts.size(); ++p) {
+    // Each part's faces in W, and a sphere about them (centre, radius) for the pairs of parts
+    // that may meet; the pins and balls, and the holes and sockets, on their own.
+    const std::size_t parts = std::min(features.size(), spec.parts.size());
+    std::vector<std::vector<WorldFeature>> byPart(parts);
+    std::vector<Vec3> centre(parts, Vec3::Zero());
+    std::vector<double> reach(parts, 0.0);
+    std::vector<WorldFeature> pins, holes;
+    for (std::size_t p = 0; p < parts; ++p) {
         const Transform& X = spec.parts[p].X_WP;
         for (const CadFeature& f : features[p]) {
             WorldFeature w{f, p};
             w.f.point = X * f.point;
             w.f.direction = (X.R * f.direction).normalized();
-            all.push_back(w);
+            byPart[p].push_back(w);
+            centre[p] += w.f.point;
+            if (f.kind != CadFeature::Kind::Plane) (f.convex ? pins : holes).push_back(w);
         }
+        if (byPart[p].empty()) continue;
+        centre[p] /= static_cast<double>(byPart[p].size());
+        for (const WorldFeature& w : byPart[p])
+            reach[p] = std::max(reach[p], (w.f.point - centre[p]).norm() + w.f.radius + w.f.length);
     }
+    const auto near = [&](std::size_t a, std::size_t b) {
+        return (centre[a] - centre[b]).norm() <= reach[a] + reach[b] + tolerance;
+    };
     std::vector<JointSuggestion> out;
     std::set<std::pair<std::size_t, std::size_t>> joined;  // pairs given a pin or a ball
     const auto key = [](std::size_t a, std::size_t b) {
         return std::pair{std::min(a, b), std::max(a, b)};
     };
     // Pins in holes, balls in sockets.
-    for (const WorldFeature& pin : all) {
-        if (!pin.f.convex || pin.f.kind == CadFeature::Kind::Plane) continue;
-        for (const WorldFeature& hole : all) {
-            if (hole.part == pin.part || hole.f.convex || hole.f.kind != pin.f.kind) continue;
+    for (const WorldFeature& pin : pins) {
+        for (const WorldFeature& hole : holes) {
+            if (hole.part == pin.part || hole.f.kind != pin.f.kind) continue;
             if (joined.count(key(pin.part, hole.part))) continue;
             const double r = pin.f.radius;
             if (std::abs(hole.f.radius - r) > std::max(tolerance, kClearance * r)) continue;
@@ -99,12 +113,11 @@ std::vector<JointSuggestion> suggestJoints(const SceneSpec& spec,
                 if (hi - lo <= tolerance) continue;  // coaxial, but not one in the other
                 // A face across the axis where the two parts meet stops the slide.
                 bool stopped = false;
-                for (const WorldFeature& a : all) {
-                    if (a.part != pin.part || a.f.kind != CadFeature::Kind::Plane ||
-                        !parallel(a.f.direction, axis))
+                for (const WorldFeature& a : byPart[pin.part]) {
+                    if (a.f.kind != CadFeature::Kind::Plane || !parallel(a.f.direction, axis))
                         continue;
-                    for (const WorldFeature& b : all)
-                        if (b.part == hole.part && facesMeet(a.f, b.f, tolerance)) stopped = true;
+                    for (const WorldFeature& b : byPart[hole.part])
+                        if (facesMeet(a.f, b.f, tolerance)) stopped = true;
                 }
                 s.type = stopped ? JointType::Revolute : JointType::Cylindrical;
                 s.X_WJ = frameOn(pin.f.point + 0.5 * (lo + hi) * axis, axis);
@@ -118,15 +131,15 @@ std::vector<JointSuggestion> suggestJoints(const SceneSpec& spec,
         }
     }
     // Flat faces against each other, between parts not joined otherwise.
-    for (std::size_t a = 0; a < spec.parts.size(); ++a)
-        for (std::size_t b = a + 1; b < spec.parts.size(); ++b) {
-            if (joined.count({a, b})) continue;
+    for (std::size_t a = 0; a < parts; ++a)
+        for (std::size_t b = a + 1; b < parts; ++b) {
+            if (byPart[a].empty() || byPart[b].empty() || !near(a, b) || joined.count({a, b}))
+                continue;
             std::vector<Vec3> normals;
             Vec3 at = Vec3::Zero();
-            for (const WorldFeature& fa : all) {
-                if (fa.part != a) continue;
-                for (const WorldFeature& fb : all) {
-                    if (fb.part != b || !facesMeet(fa.f, fb.f, tolerance)) continue;
+            for (const WorldFeature& fa : byPart[a]) {
+                for (const WorldFeature& fb : byPart[b]) {
+                    if (!facesMeet(fa.f, fb.f, tolerance)) continue;
                     if (normals.empty()) at = 0.5 * (fa.f.point + fb.f.point);
                     if (std::none_of(normals.begin(), normals.end(),
                                      [&](const Vec3& n) { return parallel(n, fa.f.direction); }))

@@ -137,6 +137,25 @@ void writeFourBarStep(const std::string& path) {
     writeStep(document, path);
 }
 
+void writeLinkChainStep(const std::string& path, int links) {
+    const double pitch = 50;
+    Handle(TDocStd_Document) document = newXdeDocument();
+    Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(document->Main());
+    const TDF_Label chain = shapes->NewShape();
+    TDataStd_Name::Set(chain, "chain");
+    for (int k = 0; k < links; ++k) {
+        const gp_Pnt2d from(k * pitch, 0), to((k + 1) * pitch, 0);
+        const TopoDS_Shape link =
+            both(plate(from, to, k * kThickness, {from}), pin(to, (k + 1) * kThickness));
+        const TDF_Label product = shapes->AddShape(link, false);
+        const std::string name = "link" + std::to_string(k + 1);
+        TDataStd_Name::Set(product, name.c_str());
+        TDataStd_Name::Set(shapes->AddComponent(chain, product, TopLoc_Location()), name.c_str());
+    }
+    shapes->UpdateAssemblies();
+    writeStep(document, path);
+}
+
 void writePinnedBlocksStep(const std::string& path) {
     const TopoDS_Shape block = BRepPrimAPI_MakeBox(40, 20, 10).Shape();
     const TopoDS_Shape holed =

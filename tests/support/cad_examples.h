@@ -27,4 +27,9 @@ void writeFourBarStep(const std::string& path);
 // and the pin a sub-assembly.
 void writePinnedBlocksStep(const std::string& path);
 
+// A chain of `links` links in a staircase (the import's cost at scale: 10 faces per link, 5,000
+// for 500): link k a 10 mm plate at height 10 k mm, holed at its start and pinned at its end, the
+// pin standing in the next link's hole. Components named link1, link2, ….
+void writeLinkChainStep(const std::string& path, int links);
+
 }  // namespace engine::test
