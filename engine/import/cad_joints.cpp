@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "engine/math/number_text.h"
+#include "engine/model/edit.h"
 
 namespace engine::io {
 namespace {
@@ -199,6 +201,92 @@ std::size_t addSuggestedJoint(SceneSpec& spec, const JointSuggestion& suggestion
     joint.markerJ = addMarker(partJ);
     spec.joints.push_back(joint);
     return spec.joints.size() - 1;
+}
+
+std::vector<EntityId> addImportedScene(SceneSpec& target, const SceneSpec& imported,
+                                       std::string& error) {
+    std::vector<EntityId> moving;
+    const Part* importedGround = nullptr;
+    for (const Part& part : imported.parts)
+        part.ground ? void(importedGround = &part) : moving.push_back(part.id);
+    std::vector<EntityId> added;
+    std::map<std::string, std::string> names;  // imported part name → its name in target
+    if (!moving.empty()) {
+        added = copyParts(target, imported, moving, CopyPlacement{}, error);
+        if (added.empty()) return {};
+        for (std::size_t k = 0; k < added.size(); ++k)
+            names[entityName(imported, moving[k])] = entityName(target, added[k]);
+    }
+    if (!importedGround) {
+        if (added.empty()) error = "the imported scene has no parts";
+        return added;
+    }
+    Part* ground = nullptr;  // (looked up after the copies: they grow target.parts)
+    for (Part& part : target.parts)
+        if (part.ground) ground = &part;
+    if (!ground) {  // (target has no ground: the imported one, whole)
+        Part part = *importedGround;
+        part.id = target.newId();
+        for (Marker& marker : part.markers) marker.id = target.newId();
+        std::set<std::string> taken;
+        for (const Part& p : target.parts) taken.insert(p.name);
+        std::string name = part.name;
+        for (int k = 2; taken.count(name); ++k) name = part.name + "_" + std::to_string(k);
+        part.name = name;
+        target.parts.insert(target.parts.begin(), part);
+        ground = &target.parts.front();
+        names[importedGround->name] = name;
+        added.insert(added.begin(), part.id);
+    } else {
+        // Its shapes and markers onto target's ground, where they were in the world.
+        const Transform X_GI = ground->X_WP.inverse() * importedGround->X_WP;
+        for (Shape shape : importedGround->shapes) {
+            shape.X_PG = X_GI * shape.X_PG;
+            ground->shapes.push_back(shape);
+        }
+        std::set<std::string> taken;
+        for (const Marker& m : ground->markers) taken.insert(m.name);
+        for (Marker marker : importedGround->markers) {
+            std::string name = marker.name;
+            for (int k = 2; taken.count(name); ++k) name = marker.name + "_" + std::to_string(k);
+            taken.insert(name);
+            marker.id = target.newId();
+            marker.X_PM = X_GI * marker.X_PM;
+            const std::string was = importedGround->name + "." + marker.name;
+            names[was] = ground->name + "." + name;
+            marker.name = name;
+            ground->markers.push_back(marker);
+        }
+    }
+    // The joints to the imported ground (copyParts copies those among moving parts only).
+    std::set<std::string> jointNames;
+    for (const Joint& j : target.joints) jointNames.insert(j.name);
+    const auto refIn = [&](const MarkerRef& ref) {
+        if (ref.part == importedGround->name) {
+            const auto it = names.find(ref.text());
+            if (it != names.end()) {
+                const std::size_t dot = it->second.find('.');
+                return MarkerRef{it->second.substr(0, dot), it->second.substr(dot + 1)};
+            }
+            return MarkerRef{ground->name, ref.marker};  // (the ground taken whole)
+        }
+        return MarkerRef{names.at(ref.part), ref.marker};
+    };
+    for (const Joint& original : imported.joints) {
+        if (original.markerI.part != importedGround->name &&
+            original.markerJ.part != importedGround->name)
+            continue;
+        Joint joint = original;
+        joint.id = target.newId();
+        std::string name = original.name;
+        for (int k = 2; jointNames.count(name); ++k) name = original.name + "_" + std::to_string(k);
+        jointNames.insert(name);
+        joint.name = name;
+        joint.markerI = refIn(original.markerI);
+        joint.markerJ = refIn(original.markerJ);
+        target.joints.push_back(joint);
+    }
+    return added;
 }
 
 }  // namespace engine::io

@@ -52,4 +52,13 @@ std::vector<JointSuggestion> suggestJoints(const SceneSpec& spec,
 // joint between them (named after the parts, unique). Returns the joint's index in spec.joints.
 std::size_t addSuggestedJoint(SceneSpec& spec, const JointSuggestion& suggestion);
 
+// An imported scene (a CAD assembly joined or not) added to an open one, `target`: its moving
+// parts and the joints among them copied with fresh ids and names unique in `target` (edit.h's
+// copyParts); its ground part's shapes and markers moved onto target's ground where they were in
+// the world, and the joints to it re-pointed there (a scene without a ground takes the imported
+// one whole). Returns the ids of the parts added; empty with `error` set when there is nothing
+// to add.
+std::vector<EntityId> addImportedScene(SceneSpec& target, const SceneSpec& imported,
+                                       std::string& error);
+
 }  // namespace engine::io

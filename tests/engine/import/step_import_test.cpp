@@ -467,5 +467,58 @@ TEST(StepImport, TheBundledFourBarStepIsTheOneTheExampleWasMadeFrom) {
     EXPECT_TRUE(test::compiled(*loaded.scene));
 }
 
+// The joined four-bar added to an open scene (File ▸ Import CAD… into a document): its moving
+// parts copied under names of their own, its frame's shapes and markers onto the scene's ground
+// (placed elsewhere) where they were, its joints re-pointed; one more degree of freedom.
+TEST(StepImport, AnImportedMechanismJoinsAnOpenScene) {
+    const fs::path file = scratch("four_bar_into.step");
+    test::writeFourBarStep(file.string());
+    CadImportOptions options;
+    options.groundComponent = "frame";
+    const CadImportResult imported = importStepFile(file.string(), options);
+    ASSERT_TRUE(imported.scene);
+    SceneSpec joined = *imported.scene;
+    for (const JointSuggestion& s : imported.suggestions) addSuggestedJoint(joined, s);
+
+    SceneSpec target;
+    Part ground;
+    ground.id = target.newId();
+    ground.name = "ground";
+    ground.ground = true;
+    ground.X_WP.p = Vec3(1, 2, 3);
+    ground.X_WP.R = Quat(Eigen::AngleAxisd(0.4, Vec3::UnitZ()));
+    target.parts.push_back(ground);
+    Part crank;  // a part of the same name already there
+    crank.id = target.newId();
+    crank.name = "crank";
+    target.parts.push_back(crank);
+    std::string error;
+    const std::vector<EntityId> added = addImportedScene(target, joined, error);
+    ASSERT_EQ(added.size(), 3u) << error;
+    ASSERT_EQ(target.parts.size(), 5u);
+    EXPECT_EQ(target.parts[2].name, "crank_2");
+    EXPECT_EQ(target.joints.size(), 4u);
+    const Part& frame = joined.parts[0];
+    ASSERT_EQ(target.parts[0].shapes.size(), frame.shapes.size());
+    for (std::size_t k = 0; k < frame.shapes.size(); ++k) {
+        const Transform was = frame.X_WP * frame.shapes[k].X_PG;
+        const Transform now = target.parts[0].X_WP * target.parts[0].shapes[k].X_PG;
+        EXPECT_LE((now.p - was.p).norm(), 1e-12);
+        EXPECT_LE(now.R.angularDistance(was.R), 1e-12);
+    }
+    const auto model = test::compiled(target);
+    ASSERT_TRUE(model);
+    const MobilityReport report = mobility(model);
+    ASSERT_TRUE(report.ok) << report.message;
+    EXPECT_EQ(report.actualDof, 1 + 6);  // the four-bar's one and the free part's six
+
+    SceneSpec empty;  // no ground: the imported one taken whole
+    ASSERT_EQ(addImportedScene(empty, joined, error).size(), 4u) << error;
+    EXPECT_TRUE(empty.parts[0].ground);
+    EXPECT_EQ(empty.parts[0].name, "frame");
+    EXPECT_EQ(empty.joints.size(), 4u);
+    EXPECT_TRUE(test::compiled(empty));
+}
+
 }  // namespace
 }  // namespace engine::io
