@@ -467,6 +467,19 @@ Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,
     return d;
 }
 
+std::vector<JointGap> jointGapsAt(const Model& model, const State& state) {
+    Equations eq{model, {}, {}};
+    Eigen::VectorXd q = state.q;
+    normaliseQuaternions(model, q);
+    Eigen::VectorXd phi;
+    eq.at(state.t, q, phi, nullptr);
+    std::vector<JointGap> gaps(model.joints.size());
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+        jointGaps(model, phi, j, gaps[static_cast<std::size_t>(j)].length,
+                  gaps[static_cast<std::size_t>(j)].angle);
+    return gaps;
+}
+
 Eigen::VectorXd unitPartMetric(const Model& model, double* size2) {
     double L2 = 0.0;
     for (const MarkerModel& m : model.markers)

@@ -83,6 +83,15 @@ struct SceneAssembly {
 };
 SceneAssembly assembleScene(SceneSpec& spec);
 
+// How far each joint of `model` (in Model::joints' order) is from holding at `state`'s
+// position: the largest distance of its point equations [m] and the largest angle of its axis
+// equations [rad], as assembly reports a gap.
+struct JointGap {
+    double length = 0.0;
+    double angle = 0.0;
+};
+std::vector<JointGap> jointGapsAt(const Model& model, const State& state);
+
 // The displacement from `from` to `to` in velocity coordinates (per body: translation, and the
 // rotation vector of R_fromᵀ R_to in the body axes).
 Eigen::VectorXd displacement(const Model& model, const Eigen::VectorXd& from,

@@ -90,9 +90,8 @@ void writeStep(const Handle(TDocStd_Document) & document, const std::string& pat
         throw std::runtime_error("cannot write " + path);
 }
 
-void writeFourBarStep(const std::string& path) {
+void writeFourBarStep(const std::string& path, double theta) {
     const double ground = 200, crank = 60, coupler = 180, rocker = 120;
-    const double theta = M_PI / 3;
     const gp_Pnt2d A(0, 0), D(ground, 0), B(crank * std::cos(theta), crank * std::sin(theta));
     // C: on the circle of the coupler about B and of the rocker about D, above the frame.
     const double dx = D.X() - B.X(), dy = D.Y() - B.Y(), d = std::hypot(dx, dy);

@@ -3,6 +3,7 @@
 
 #include <TDocStd_Document.hxx>
 
+#include <cmath>
 #include <string>
 
 namespace engine::test {
@@ -19,8 +20,11 @@ void writeStep(const Handle(TDocStd_Document) & document, const std::string& pat
 // gravity swings it): the frame (a plate with two pins, A and D, 200 mm apart), the crank (60 mm,
 // a hole at A and a pin at B), the coupler (180 mm, holes at B and C) and the rocker (120 mm, a
 // hole at D and a pin at C), 10 mm plates stacked along the pins, every pin Ø10 in a hole Ø10.
-// The crank stands at 60° from the frame. Components named frame, crank, coupler, rocker.
-void writeFourBarStep(const std::string& path);
+// The crank stands at `crankAngle` (rad; 60° by default) from the frame: each link's solid is
+// drawn where the link is, every component placed by the same rotation (standing up), so another
+// angle moves the holes and pins within their parts (a re-import's test). Components named frame,
+// crank, coupler, rocker.
+void writeFourBarStep(const std::string& path, double crankAngle = M_PI / 3);
 
 // A small assembly for the STEP fuzzer's seeds (under 64 kB): a named, coloured 40 × 20 × 10 mm
 // block, and on it a second one with a Ø8 pin 20 mm long standing in its hole, the second block
