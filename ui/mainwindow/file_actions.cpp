@@ -23,6 +23,7 @@
 #include "ui/common/text.h"
 #include "ui/document/recovery.h"
 #include "ui/document/scene_document.h"
+#include "ui/mainwindow/cad_import.h"
 #include "ui/mainwindow/messages_panel.h"
 #include "ui/mainwindow/robot_import_dialog.h"
 #include "ui/mainwindow/run_control.h"
@@ -37,7 +38,8 @@ constexpr int kMaxRecentFiles = 8;
 
 }  // namespace
 
-FileActions::FileActions(const WindowParts& parts) : QObject(parts.window), parts_(parts) {}
+FileActions::FileActions(const WindowParts& parts)
+    : QObject(parts.window), parts_(parts), cad_(new CadImport(parts, this)) {}
 
 const engine::SceneSpec* FileActions::scene() const {
     return parts_.document->scene();
@@ -64,6 +66,11 @@ void FileActions::createActions(QMenu* file) {
         file->addAction(tr("&Import Robot…"), this, &FileActions::importWithDialog);
     importAction->setObjectName(QStringLiteral("FileImportRobot"));
     importAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    QAction* cadAction = file->addAction(tr("Import &CAD…"), cad_, &CadImport::importWithDialog);
+    cadAction->setObjectName(QStringLiteral("FileImportCad"));
+    cadAction->setStatusTip(
+        tr("A STEP assembly as parts with exact mass properties, joined by the joints its "
+           "geometry suggests; or a changed file read again into its scene"));
     file->addAction(tr("Open R&un…"), this, &FileActions::openRunWithDialog);
     file->addAction(tr("Save Ru&n As…"), this, &FileActions::saveRunWithDialog);
 }
@@ -123,12 +130,8 @@ bool FileActions::openScene(const QString& path) {
     }
     const engine::io::SceneLoadResult result = engine::io::loadSceneFile(path.toStdString());
     const QString name = QFileInfo(path).fileName();
-    for (const engine::Diagnostic& d : result.diagnostics) {
-        const QString where = d.where.empty() ? name : name + QLatin1Char(':') + toQString(d.where);
-        // About the file being read, not the open document: no entity of it is named.
-        parts_.messages->add(MessagesPanel::severityOf(d),
-                             QStringLiteral("%1 (%2)").arg(toQString(d.message), where));
-    }
+    // About the file being read, not the open document: no entity of it is named.
+    parts_.messages->addFileDiagnostics(result.diagnostics, name);
     if (!result.scene) {
         parts_.messages->add(MessageSeverity::Error,
                              tr("Could not open %1; the current scene is unchanged.").arg(path));
@@ -366,15 +369,7 @@ bool FileActions::importRobot(const QString& path, const engine::io::RobotImport
         engine::io::importRobotFile(path.toStdString(), options);
     QApplication::restoreOverrideCursor();
     const QString name = QFileInfo(path).fileName();
-    int warnings = 0;
-    for (const engine::Diagnostic& d : imported.diagnostics) {
-        warnings += d.severity == engine::Severity::Warning;
-        parts_.messages->add(
-            MessagesPanel::severityOf(d),
-            QStringLiteral("%1 (%2%3)")
-                .arg(toQString(d.message), name,
-                     d.where.empty() ? QString() : QLatin1Char(':') + toQString(d.where)));
-    }
+    const int warnings = parts_.messages->addFileDiagnostics(imported.diagnostics, name);
     if (!imported.scene) {
         parts_.messages->add(MessageSeverity::Error,
                              tr("Could not import %1; the current scene is unchanged.").arg(path));

@@ -1,7 +1,7 @@
 #pragma once
-// The File menu's documents: New, Open (and Open Recent), Save, Save As, Import Robot, Open
-// Run and Save Run As; the questions before unsaved work would be lost (an edited scene, a
-// recorded run not saved); and crash recovery at start-up. A document that cannot be read
+// The File menu's documents: New, Open (and Open Recent), Save, Save As, Import Robot, Import
+// CAD (cad_import.h), Open Run and Save Run As; the questions before unsaved work would be lost
+// (an edited scene, a recorded run not saved); and crash recovery at start-up. A document that cannot be read
 // leaves the open one as it was, with every problem (and its place in the file) in Messages.
 
 #include <memory>
@@ -23,6 +23,7 @@ struct RobotImportOptions;
 namespace ui {
 
 struct RecoveryEntry;
+class CadImport;
 
 class FileActions : public QObject {
     Q_OBJECT
@@ -65,6 +66,9 @@ public:
     int offerRecovery();
     bool recoverFrom(const RecoveryEntry& entry);
 
+    // File ▸ Import CAD… (cad_import.h).
+    CadImport* cad() const { return cad_; }
+
 private:
     const engine::SceneSpec* scene() const;
     // The plots panel's plots into the document, and back out of it.
@@ -80,6 +84,7 @@ private:
 
     WindowParts parts_;
     QMenu* recentMenu_ = nullptr;
+    CadImport* cad_ = nullptr;
 };
 
 }  // namespace ui

@@ -25,6 +25,18 @@ MessagesPanel::MessagesPanel(SceneDocument* document, QWidget* parent)
     });
 }
 
+int MessagesPanel::addFileDiagnostics(const engine::Diagnostics& diagnostics, const QString& file) {
+    int warnings = 0;
+    for (const engine::Diagnostic& d : diagnostics) {
+        warnings += d.severity == engine::Severity::Warning;
+        add(severityOf(d),
+            QStringLiteral("%1 (%2%3)")
+                .arg(toQString(d.message), file,
+                     d.where.empty() ? QString() : QLatin1Char(':') + toQString(d.where)));
+    }
+    return warnings;
+}
+
 MessageSeverity MessagesPanel::severityOf(const engine::Diagnostic& d) {
     return d.severity == engine::Severity::Error ? MessageSeverity::Error
                                                  : MessageSeverity::Warning;

@@ -28,6 +28,9 @@ public:
     // Problems found on the way to a run or a file, each with what it is about;
     // `prefix`: "<prefix>: <message>" (an analysis's name).
     void addDiagnostics(const engine::Diagnostics& diagnostics, const QString& prefix = {});
+    // Problems of a file being read (an import), not of the open scene: "<message> (<file>:
+    // <place>)". Returns how many are warnings.
+    int addFileDiagnostics(const engine::Diagnostics& diagnostics, const QString& file);
     // What a diagnostic is about: its entities, and the one its place in the scene names.
     std::vector<engine::EntityId> entitiesOf(const engine::Diagnostic& d) const;
     static MessageSeverity severityOf(const engine::Diagnostic& d);
