@@ -261,6 +261,12 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     importRobot->add_flag("--joints", line.cadJoints,
                           "STEP: add every joint the geometry suggests (pins in holes, balls in "
                           "sockets, flat faces); without it they are listed only");
+    importRobot->add_option(
+        "--update", line.cadUpdate,
+        "STEP: read a changed assembly again into the scene built from it (this scene file): "
+        "parts of the same names take the file's geometry, mass and placement, joints that "
+        "still fit are kept, those whose pins moved follow them, others are removed (each "
+        "listed); the result goes to --out");
     importRobot
         ->add_option("--tolerance", cad.linearDeflection,
                      "STEP: the drawing's tessellation, the largest distance of a triangle "

@@ -111,6 +111,7 @@ struct CommandLine {
     engine::io::RobotImportOptions import;
     engine::io::CadImportOptions cad;  // import of a CAD assembly (.step, .stp)
     bool cadJoints = false;            // import --joints: the suggested joints accepted
+    std::string cadUpdate;             // import --update: the scene read again from the file
     std::vector<engine::io::SceneOverride> overrides;  // --set, in order
 };
 

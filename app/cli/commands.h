@@ -25,7 +25,8 @@ int runBatch(const BatchOptions& options);
 int runFormat(const std::string& path, const std::string& out);
 int runImport(const std::string& path, const std::string& out,
               const engine::io::RobotImportOptions& options,
-              const engine::io::CadImportOptions& cad, bool cadJoints);
+              const engine::io::CadImportOptions& cad, bool cadJoints,
+              const std::string& cadUpdate);
 int runInfo(const std::string& path);
 // In motus-render the renderer itself (render.cpp); in motus-cli a hand-over to motus-render
 // (render_handover.cpp).

@@ -56,7 +56,7 @@ constexpr CommandEntry kCommands[] = {
      [](const CommandLine& l) { return cli::runFormat(l.formatPath, l.formatOut); }},
     {cli::Command::Import,
      [](const CommandLine& l) {
-         return cli::runImport(l.urdfPath, l.urdfOut, l.import, l.cad, l.cadJoints);
+         return cli::runImport(l.urdfPath, l.urdfOut, l.import, l.cad, l.cadJoints, l.cadUpdate);
      }},
     {cli::Command::Info, [](const CommandLine& l) { return cli::runInfo(l.infoPath); }},
     {cli::Command::Render, [](const CommandLine& l) { return cli::runRender(l.render); }},

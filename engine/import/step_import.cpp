@@ -39,6 +39,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -781,10 +783,37 @@ CadImportResult importStepFile(const std::string& path, const CadImportOptions& 
             return false;
         }
     };
+    const std::uintmax_t fileBytes = std::filesystem::file_size(path, ec);
+    ChildLimits limits = options.readerLimits;
+    if (options.limitsFromFileSize && !ec) {
+        const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                                static_cast<double>(sysconf(_SC_PAGESIZE));
+        const double wanted = 16.0 * static_cast<double>(fileBytes) + double(1 << 30);
+        const double allowed = physical > 0.0 ? std::min(wanted, 0.75 * physical) : wanted;
+        limits.memoryBytes = std::max(limits.memoryBytes, static_cast<std::size_t>(allowed));
+        limits.seconds = std::max(limits.seconds, 120.0 + static_cast<double>(fileBytes) / 1e6);
+    }
     std::string bytes, failure;
     bool childFailed = false;
-    if (!runInChildProcess(work, options.readerLimits, bytes, failure, &childFailed)) {
+    if (!runInChildProcess(work, limits, bytes, failure, &childFailed)) {
         result.cancelled = options.readerLimits.cancel && options.readerLimits.cancel->load();
+        // (OpenCASCADE may catch its own allocation failure and report the file unreadable.)
+        if (failure.find("Standard_OutOfMemory") != std::string::npos) {
+            failure =
+                "ran out of its " + std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
+            childFailed = true;
+        }
+        const std::string sizes = "a file of " + std::to_string(fileBytes >> 20) + " MB";
+        if (childFailed && !result.cancelled && !ec && failure.find("memory") != std::string::npos)
+            failure += " reading " + sizes +
+                       ": the assembly is too large for this machine's memory; import its "
+                       "sub-assemblies from files of their own";
+        else if (!childFailed && !ec && failure.find("OpenCASCADE can read") != std::string::npos &&
+                 failure.find('(') == std::string::npos &&
+                 16.0 * static_cast<double>(fileBytes) > static_cast<double>(limits.memoryBytes))
+            // (An allocation that failed deep in the reader may leave no reason of its own.)
+            failure += " (for want of memory, most likely: " + sizes + " read under a " +
+                       std::to_string(limits.memoryBytes >> 20) + " MB memory bound)";
         report.error("", "cannot import '" + excerpt(path) + "': " +
                              (childFailed || result.cancelled ? "the STEP reader " : "") + failure);
         report.finish();

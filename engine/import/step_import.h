@@ -46,8 +46,12 @@ struct CadImportOptions {
     // its shapes the ground's. Empty: a ground part without shapes is added.
     std::string groundComponent;
     // Memory and time given to the reader, which runs in a process of its own (and its cancel
-    // flag: set from another thread, the import stops within 0.1 s).
+    // flag: set from another thread, the import stops within 0.1 s). With `limitsFromFileSize`
+    // they are raised for a large file: memory to 16 times its size and 1 GB more (OpenCASCADE
+    // holds every entity of the file; a 200 MB file of 4 million entities took 1.7 GB), up to
+    // three quarters of the machine's memory, and time to 2 min and 1 s per MB.
     ChildLimits readerLimits;
+    bool limitsFromFileSize = true;
 };
 
 struct CadImportStatistics {

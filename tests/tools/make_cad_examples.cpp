@@ -2,22 +2,46 @@
 // solids (tests/support/cad_examples.h); and, given a second folder (tests/fuzz/seeds-step), the
 // STEP fuzzer's seed. The scenes beside the examples are the import's:
 //   motus-cli import scenes/cad/four_bar.step --ground frame --joints --out scenes/cad/four_bar.json
+// With --crank DEGREES the four-bar is drawn with its crank at that angle (60 by default): the
+// same linkage changed in CAD, for the re-import's tests (motus-cli import --update).
 
+#include <cmath>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "engine/math/constants.h"
 #include "tests/support/cad_examples.h"
 
 int main(int argc, char** argv) {
-    if (argc != 2 && argc != 3) {
-        std::cerr << "usage: motus_make_cad_examples EXAMPLES_FOLDER [SEEDS_FOLDER]\n";
+    std::vector<std::string> folders;
+    double crank = 60.0;
+    for (int k = 1; k < argc; ++k) {
+        const std::string arg = argv[k];
+        if (arg == "--crank" && k + 1 < argc) {
+            try {
+                crank = std::stod(argv[++k]);
+            } catch (const std::exception&) {
+                crank = NAN;
+            }
+            if (!std::isfinite(crank)) {
+                std::cerr << "motus_make_cad_examples: --crank takes an angle in degrees\n";
+                return 2;
+            }
+        } else {
+            folders.push_back(arg);
+        }
+    }
+    if (folders.empty() || folders.size() > 2) {
+        std::cerr << "usage: motus_make_cad_examples EXAMPLES_FOLDER [SEEDS_FOLDER] "
+                     "[--crank DEGREES]\n";
         return 2;
     }
     try {
-        engine::test::writeFourBarStep(std::string(argv[1]) + "/four_bar.step");
-        if (argc == 3)
-            engine::test::writePinnedBlocksStep(std::string(argv[2]) + "/pinned_blocks.step");
+        engine::test::writeFourBarStep(folders[0] + "/four_bar.step", crank * engine::kPi / 180);
+        if (folders.size() == 2)
+            engine::test::writePinnedBlocksStep(folders[1] + "/pinned_blocks.step");
     } catch (const std::exception& e) {
         std::cerr << "motus_make_cad_examples: " << e.what() << "\n";
         return 1;
