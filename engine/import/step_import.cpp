@@ -303,6 +303,7 @@ private:
                  const std::vector<TopoDS_Solid>& solids, double density) {
         GProp_GProps total;
         std::vector<TopoDS_Solid> kept;
+        std::vector<GProp_GProps> volumes;  // of each solid kept, at unit density
         for (const TopoDS_Solid& solid : solids) {
             bool open = false;  // a shell with an edge on one face only: it encloses nothing
             for (TopExp_Explorer e(solid, TopAbs_SHELL); e.More() && !open; e.Next())
@@ -330,6 +331,7 @@ private:
             } else {
                 kept.push_back(solid);
             }
+            volumes.push_back(props);
             total.Add(props, density);
         }
         if (kept.empty()) {
@@ -352,9 +354,10 @@ private:
         part.I_Pcm_P = 0.5 * (part.I_Pcm_P + part.I_Pcm_P.transpose()).eval();
         // Each solid an exact primitive when it is one; the others drawn as one tessellation.
         TriangleMesh mesh;
-        for (const TopoDS_Solid& solid : kept) {
+        for (std::size_t k = 0; k < kept.size(); ++k) {
+            const TopoDS_Solid& solid = kept[k];
             featuresOf(solid, part.features);
-            if (std::optional<ReadShape> primitive = primitiveOf(solid)) {
+            if (std::optional<ReadShape> primitive = primitiveOf(solid, volumes[k])) {
                 part.shapes.push_back(std::move(*primitive));
                 continue;
             }
@@ -371,16 +374,16 @@ private:
         return true;
     }
 
-    // The solid as a box, cylinder or sphere, when it is exactly one.
-    static std::optional<ReadShape> primitiveOf(const TopoDS_Solid& solid) {
+    // The solid as a box, cylinder or sphere, when it is exactly one; `props` its volume
+    // properties.
+    static std::optional<ReadShape> primitiveOf(const TopoDS_Solid& solid,
+                                                const GProp_GProps& props) {
         std::vector<BRepAdaptor_Surface> faces;
         for (TopExp_Explorer e(solid, TopAbs_FACE); e.More(); e.Next())
             faces.emplace_back(TopoDS::Face(e.Current()));
         std::vector<Vec3> vertices;
         for (TopExp_Explorer e(solid, TopAbs_VERTEX); e.More(); e.Next())
             vertices.push_back(toVec3(BRep_Tool::Pnt(TopoDS::Vertex(e.Current())).XYZ()));
-        GProp_GProps props;
-        BRepGProp::VolumeProperties(solid, props);
         const double volume = std::abs(props.Mass());
         const Vec3 centre = toVec3(props.CentreOfMass().XYZ());
         const auto same = [&](double v) {
