@@ -261,6 +261,16 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     importRobot->add_flag("--joints", line.cadJoints,
                           "STEP: add every joint the geometry suggests (pins in holes, balls in "
                           "sockets, flat faces); without it they are listed only");
+    importRobot
+        ->add_option_function<double>(
+            "--reader-memory",
+            [&cad](double megabytes) {
+                cad.readerLimits.memoryBytes = static_cast<std::size_t>(megabytes * 1048576.0);
+                cad.limitsFromFileSize = false;
+            },
+            "STEP: the memory the reader may take [MB] (default: 16 times the file's size and "
+            "1 GB more, at least 2048, at most three quarters of the machine's)")
+        ->check(CLI::PositiveNumber);
     importRobot->add_option(
         "--update", line.cadUpdate,
         "STEP: read a changed assembly again into the scene built from it (this scene file): "

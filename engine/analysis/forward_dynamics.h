@@ -69,6 +69,12 @@ public:
         const KktSolver* own = integrator_->ownSolver();
         return (own ? *own : ws_.solver).nearSingular();
     }
+    // The same confirmed where only the geometry counts (KktSolver::singularPositionNear): what
+    // a run's statistics count as a singular position passed.
+    bool singularPositionNear() const {
+        const KktSolver* own = integrator_->ownSolver();
+        return (own ? *own : ws_.solver).singularPositionNear();
+    }
     // The last step's result (valid after a velocity-level step until the state is set).
     const StepResult& lastStep() const { return ws_.step; }
     const IntegratorStatistics& statistics() const { return integrator_->statistics(); }

@@ -103,6 +103,18 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws) {
         layout::linear(ws.Minv, b).setConstant(1.0 / body.mass);
         layout::angular(ws.Minv, b) = body.inertia.cwiseInverse();
     }
+    // Singular positions confirmed where only the geometry counts: parts of unit mass and
+    // moments L², L the farthest a marker sits from its part's centre of mass.
+    double L2 = 0.0;
+    for (const MarkerModel& m : model.markers)
+        if (m.body != kGround) L2 = std::max(L2, m.X_BM.p.squaredNorm());
+    if (!(L2 > 0.0)) L2 = 1.0;
+    Eigen::VectorXd geometric(model.velocitySize());
+    for (int b = 0; b < model.bodyCount(); ++b) {
+        layout::linear(geometric, b).setOnes();
+        layout::angular(geometric, b).setConstant(1.0 / L2);
+    }
+    ws.solver.setGeometricMetric(std::move(geometric));
     computeBodyFrames(model, state.q, state.v, ws.frames);
     if (!model.couplers.empty())
         seedCouplerCoordinates(model, state.jointCoordinates, ws.constraints);

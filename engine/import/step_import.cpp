@@ -815,8 +815,9 @@ CadImportResult importStepFile(const std::string& path, const CadImportOptions& 
                  failure.find('(') == std::string::npos &&
                  16.0 * static_cast<double>(fileBytes) > static_cast<double>(limits.memoryBytes))
             // (An allocation that failed deep in the reader may leave no reason of its own.)
-            failure += " (for want of memory, most likely: " + sizes + " read under a " +
-                       std::to_string(limits.memoryBytes >> 20) + " MB memory bound)";
+            failure += " (most likely for want of memory: its " +
+                       std::to_string(limits.memoryBytes >> 20) + " MB memory bound reading " +
+                       sizes + ")";
         report.error("", "cannot import '" + excerpt(path) + "': " +
                              (childFailed || result.cancelled ? "the STEP reader " : "") + failure);
         report.finish();

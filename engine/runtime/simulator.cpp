@@ -356,7 +356,7 @@ void Simulator::advanceOneOutput() {
         stoppedBy_ = model_->sensors[static_cast<std::size_t>(e->sensor)].name;
         notice_ = "sensor '" + stoppedBy_ + "' stopped the run at t = " + timeText(e->time);
     }
-    const bool nearSingular = dynamics_->nearSingular();
+    const bool nearSingular = dynamics_->singularPositionNear();
     if (nearSingular && !nearSingular_) {
         ++statistics_.singularPassages;
         statistics_.lastSingularTime = dynamics_->state().t;

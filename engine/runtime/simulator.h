@@ -42,7 +42,7 @@ struct RunStatistics {
     long steps = 0;                // since the start of the run
     long outputsComputed = 0;      // output steps whose outputs (reactions, energies) were computed
     // Singular positions passed since the start of the run (a dead centre, a linkage lying
-    // flat: ForwardDynamics::nearSingular() turning on at an output step), and the time of the
+    // flat: ForwardDynamics::singularPositionNear() turning on at an output step), and the time of the
     // last one. Reactions there are large and sensitive to the geometry; the user is told.
     long singularPassages = 0;
     double lastSingularTime = 0.0;

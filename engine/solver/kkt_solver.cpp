@@ -227,6 +227,69 @@ void KktSolver::analyze(const RowMatrix& Phi_q, const Eigen::VectorXd& Minv) {
     bestRank_ = rank();
 }
 
+void KktSolver::rememberGroups(const std::vector<std::vector<int>>& groups) {
+    rowGroup_.assign(static_cast<std::size_t>(rows_), -1);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (int r : groups[g]) rowGroup_[static_cast<std::size_t>(r)] = static_cast<int>(g);
+}
+
+bool KktSolver::singularPositionNear() const {
+    if (rank() < bestRank_) return true;
+    if (!nearSingular_) return false;
+    return geometric_.size() != Phi_q_.cols() || geometricallyWeak(suspects_);
+}
+
+bool KktSolver::geometricallyWeak(const std::vector<int>& rows) const {
+    std::vector<char> groups;
+    for (int r : rows) {
+        const int g = rowGroup_[static_cast<std::size_t>(r)];
+        if (g < 0) return true;  // (cannot tell: as the mass metric says)
+        if (static_cast<std::size_t>(g) >= groups.size())
+            groups.resize(static_cast<std::size_t>(g) + 1, 0);
+        groups[static_cast<std::size_t>(g)] = 1;
+    }
+    // The active rows of those groups in the order S's factorisation eliminated them (rows of
+    // other groups are independent of them, so the pivots are those of the whole S).
+    std::vector<int> order;
+    for (const int k : schur_.eliminationOrder()) {
+        const int row = active_[static_cast<std::size_t>(k)];
+        const int g = rowGroup_[static_cast<std::size_t>(row)];
+        if (g >= 0 && static_cast<std::size_t>(g) < groups.size() &&
+            groups[static_cast<std::size_t>(g)] && !compliant(row))
+            order.push_back(row);
+    }
+    const auto n = static_cast<Eigen::Index>(order.size());
+    Eigen::MatrixXd S = Eigen::MatrixXd::Zero(n, n);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j <= i; ++j) {
+            double sum = 0.0;
+            RowMatrix::InnerIterator a(Phi_q_, order[static_cast<std::size_t>(i)]);
+            RowMatrix::InnerIterator b(Phi_q_, order[static_cast<std::size_t>(j)]);
+            while (a && b) {  // (the rows' columns ascending)
+                if (a.index() < b.index()) {
+                    ++a;
+                } else if (b.index() < a.index()) {
+                    ++b;
+                } else {
+                    sum += a.value() * geometric_(a.index()) * b.value();
+                    ++a;
+                    ++b;
+                }
+            }
+            S(i, j) = S(j, i) = sum;
+        }
+    const Eigen::VectorXd diagonal = S.diagonal();
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const double d = S(k, k);
+        if (!(d > kNearSingularDrop * diagonal(k))) return true;
+        for (Eigen::Index i = k + 1; i < n; ++i) {
+            const double f = S(i, k) / d;
+            for (Eigen::Index j = k + 1; j <= i; ++j) S(i, j) -= f * S(j, k);
+        }
+    }
+    return false;
+}
+
 void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
     active_.clear();
     redundant_.clear();
@@ -248,14 +311,16 @@ void KktSolver::chooseIndependentRows(const RowMatrix& Phi_q) {
             for (RowMatrix::InnerIterator it(exact, r); it; ++it) it.valueRef() = 0.0;
         }
         std::vector<char> exactKept(static_cast<std::size_t>(rows_), 0);
-        for (const std::vector<int>& group : independentRowGroups(exact, onLoop_))
-            keepIndependentRows(exact, group, exactKept);
+        const std::vector<std::vector<int>> groups = independentRowGroups(exact, onLoop_);
+        rememberGroups(groups);
+        for (const std::vector<int>& group : groups) keepIndependentRows(exact, group, exactKept);
         for (int r = 0; r < rows_; ++r)
             if (!compliant(r) && exactKept[static_cast<std::size_t>(r)])
                 kept[static_cast<std::size_t>(r)] = 1;
     } else {
-        for (const std::vector<int>& group : independentRowGroups(Phi_q, onLoop_))
-            keepIndependentRows(Phi_q, group, kept);
+        const std::vector<std::vector<int>> groups = independentRowGroups(Phi_q, onLoop_);
+        rememberGroups(groups);
+        for (const std::vector<int>& group : groups) keepIndependentRows(Phi_q, group, kept);
     }
     for (int r = 0; r < rows_; ++r)
         (kept[static_cast<std::size_t>(r)] ? active_ : redundant_).push_back(r);
@@ -370,6 +435,7 @@ bool KktSolver::factorNumeric() {
     // row's units.
     int worst = -1;
     double weakest = singularPivot_;
+    std::vector<int> suspects;  // loop rows far below their best pivot
     for (const int k : schur_.eliminationOrder()) {
         if (compliant(active_[static_cast<std::size_t>(k)])) continue;
         const double diagonal = schur_.diagonal(k);
@@ -386,7 +452,8 @@ bool KktSolver::factorNumeric() {
         const auto row = static_cast<std::size_t>(active_[static_cast<std::size_t>(k)]);
         if (onLoop_[row]) {
             weakestLoopPivot_ = std::min(weakestLoopPivot_, relative);
-            if (relative < kNearSingularDrop * bestPivot_[row]) nearSingular_ = true;
+            if (relative < kNearSingularDrop * bestPivot_[row])
+                suspects.push_back(static_cast<int>(row));
             bestPivot_[row] = std::max(bestPivot_[row], relative);
         }
     }
@@ -394,6 +461,8 @@ bool KktSolver::factorNumeric() {
         singularRow_ = active_[static_cast<std::size_t>(worst)];
         return false;
     }
+    nearSingular_ = !suspects.empty();
+    suspects_ = std::move(suspects);
     return true;
 }
 

@@ -112,7 +112,18 @@ public:
     // Next to a singular position: rows dropped beyond those of the start (or of the best
     // rank seen since), or a pivot of a row on a closed loop below 1e-2 of the best it has
     // had in the factorisations so far (rows within ~6° of depending on each other).
+    // (What the integrators take their stages on the manifold for: cautious.)
     bool nearSingular() const { return nearSingular_ || rank() < bestRank_; }
+    // What the user is told of (a run's singular passages): nearSingular confirmed in the
+    // geometric metric (setGeometricMetric): rows dropped beyond the best rank, or the loop's
+    // rows kept whose pivots dropped also within ~6° of depending on each other there, where
+    // the geometry alone counts. In the mass metric, parts of very different masses and
+    // inertias (thin plates from CAD) move a loop's pivots by two orders of magnitude in
+    // ordinary motion, far from any singular position.
+    bool singularPositionNear() const;
+    // The geometric metric, per velocity coordinate: 1 for a translation, 1/L² for a rotation,
+    // L the mechanism's size. Empty (the default): singularPositionNear() is nearSingular().
+    void setGeometricMetric(Eigen::VectorXd W) { geometric_ = std::move(W); }
 
     // Regularised minimum-norm correction over every row, dropped ones included:
     // x = −M⁻¹ Φqᵀ (S + ε I)⁻¹ r with S over all rows and ε = 1e-10 of its largest diagonal.
@@ -137,6 +148,7 @@ public:
 
 private:
     void chooseIndependentRows(const RowMatrix& Phi_q);
+    void rememberGroups(const std::vector<std::vector<int>>& groups);
     void settleRows(const RowMatrix& Phi_q);
     bool factorNumeric();
     void reanalyze();
@@ -169,6 +181,12 @@ private:
     bool nearSingular_ = false;
     std::vector<double> bestPivot_;  // per row of Φq: the largest relative pivot it has had
     std::vector<char> onLoop_;       // per row of Φq: joins bodies on a closed loop
+    std::vector<int> rowGroup_;      // per row of Φq: its group of independentRowGroups
+    Eigen::VectorXd geometric_;      // setGeometricMetric
+    std::vector<int> suspects_;      // loop rows of the last factorisation far below their best
+    // Whether the active rows of the groups holding `rows` are within ~6° of depending on each
+    // other in the geometric metric (relative pivots, in the elimination order, below 1e-2).
+    bool geometricallyWeak(const std::vector<int>& rows) const;
     int bestRank_ = 0;
 };
 

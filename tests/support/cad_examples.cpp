@@ -21,6 +21,8 @@
 #include <gp_Trsf.hxx>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <vector>
 
@@ -134,6 +136,24 @@ void writeFourBarStep(const std::string& path, double theta) {
     }
     shapes->UpdateAssemblies();
     writeStep(document, path);
+}
+
+void padStep(const std::string& path, std::size_t bytes) {
+    std::string text;
+    {
+        std::ifstream in(path);
+        if (!in) throw std::runtime_error("cannot read " + path);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::size_t end = text.rfind("ENDSEC;");
+    if (end == std::string::npos) throw std::runtime_error(path + " has no data section");
+    std::string padding;
+    for (long k = 10000000; padding.size() < bytes; ++k)
+        padding += "#" + std::to_string(k) + "=CARTESIAN_POINT('',(" + std::to_string(k) +
+                   ".5,1.25,-3.75));\n";
+    std::ofstream out(path, std::ios::trunc);
+    out << text.substr(0, end) << padding << text.substr(end);
+    if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 void writeLinkChainStep(const std::string& path, int links) {

@@ -4,6 +4,7 @@
 #include <TDocStd_Document.hxx>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 namespace engine::test {
@@ -25,6 +26,11 @@ void writeStep(const Handle(TDocStd_Document) & document, const std::string& pat
 // angle moves the holes and pins within their parts (a re-import's test). Components named frame,
 // crank, coupler, rocker.
 void writeFourBarStep(const std::string& path, double crankAngle = M_PI / 3);
+
+// Pads the STEP file `path` with `bytes` of points nothing uses, before the end of its data
+// section (as a large assembly's file holds millions of entities). Throws std::runtime_error
+// when it cannot be read or written.
+void padStep(const std::string& path, std::size_t bytes);
 
 // A small assembly for the STEP fuzzer's seeds (under 64 kB): a named, coloured 40 × 20 × 10 mm
 // block, and on it a second one with a Ø8 pin 20 mm long standing in its hole, the second block
