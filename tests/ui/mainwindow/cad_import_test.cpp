@@ -175,7 +175,10 @@ TEST_F(CadImportTest, CancelStopsALongReadingAndTheWindowGoesOnMeanwhile) {
     });
     EXPECT_FALSE(cad()->importFile(file, {}, CadTarget::AddToScene));
     EXPECT_LT(clock.elapsed(), 1000);  // stopped within 0.1 s (and the poll's 30 ms)
-    EXPECT_GE(ticks, 10) << "in " << waited.elapsed() << " ms";  // the window's timers went on
+    // The window's timers went on meanwhile: a blocked event loop fires none during the reading
+    // (over 600 ms); under load (tests in parallel, the 3D view drawn in software) it served
+    // one every 85 ms, not every 20.
+    EXPECT_GE(ticks, 3) << "in " << waited.elapsed() << " ms";
     EXPECT_EQ(scene().parts.size(), parts);
     EXPECT_TRUE(lastMessage().contains("cancelled: nothing changed"))
         << lastMessage().toStdString();
