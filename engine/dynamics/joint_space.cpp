@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include <Eigen/Cholesky>
@@ -230,7 +231,7 @@ const Transform& bodyPose(const std::vector<Transform>& poses, int body) {
 void linkKinematics(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
                     std::vector<Transform>& poses, std::vector<Vec6>& s) {
     poses.assign(model.bodies.size(), Transform());
-    s.assign(static_cast<std::size_t>(tree.nv), Vec6::Zero());
+    s.resize(static_cast<std::size_t>(tree.nv));
     for (const JointTree::Link& link : tree.links) {
         const Transform X_WF = compose(bodyPose(poses, link.parentBody), link.X_PF);
         const Transform X_WG = jointChild(link, X_WF, q.data() + link.iq);
@@ -1461,6 +1462,19 @@ void freeRates(const Model& model, const JointTree& tree, std::vector<int>& free
         if (!tree.prescribed(model, e)) free.push_back(e);
 }
 
+// y = A x for the small dense matrices of the loops (a plain loop: Eigen's general product
+// costs more than the arithmetic at these sizes).
+void multiply(const Eigen::MatrixXd& A, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+    const Eigen::Index rows = A.rows(), cols = A.cols();
+    y.setZero(rows);
+    const double* a = A.data();
+    for (Eigen::Index c = 0; c < cols; ++c) {
+        const double xc = x(c);
+        if (xc == 0.0) continue;
+        for (Eigen::Index r = 0; r < rows; ++r) y(r) += a[r + c * rows] * xc;
+    }
+}
+
 // The closure's saddle-point system over the free coordinates F: with M_FF = L Lᵀ and
 // Y = M_FF⁻¹ J_Fᵀ, S = J_F Y, factored in row order with the rows that depend on earlier ones
 // dropped (their λ = 0: the load goes to the rows kept), as the maximal solver drops them
@@ -1496,13 +1510,38 @@ public:
             if (!(d > 0.0)) return false;
             L_M_(a, a) = std::sqrt(d);
         }
-        // Y = M_FF⁻¹ J_Fᵀ, S = J_F Y.
-        Y_ = JF_.transpose();
-        for (int r = 0; r < m; ++r) solveMass(Y_.col(r));
-        S_.noalias() = JF_ * Y_;
+        // W = L⁻¹ J_Fᵀ, S = J_F M_FF⁻¹ J_Fᵀ = Wᵀ W, Y = M_FF⁻¹ J_Fᵀ = L⁻ᵀ W (column by column,
+        // in place).
+        Y_.resize(nf, m);
+        S_.resize(m, m);
+        const double* L = L_M_.data();
+        for (int r = 0; r < m; ++r) {
+            double* y = Y_.data() + static_cast<Eigen::Index>(r) * nf;
+            for (int a = 0; a < nf; ++a) {
+                double v = JF_(r, a);
+                for (int c = 0; c < a; ++c) v -= L[a + c * nf] * y[c];
+                y[a] = v / L[a + a * nf];
+            }
+            for (int r2 = 0; r2 <= r; ++r2) {
+                const double* w = Y_.data() + static_cast<Eigen::Index>(r2) * nf;
+                double v = 0.0;
+                for (int a = 0; a < nf; ++a) v += w[a] * y[a];
+                S_(r, r2) = v;
+                S_(r2, r) = v;
+            }
+        }
+        for (int r = 0; r < m; ++r) {
+            double* y = Y_.data() + static_cast<Eigen::Index>(r) * nf;
+            for (int a = nf; a-- > 0;) {
+                double v = y[a];
+                for (int c = a + 1; c < nf; ++c) v -= L[c + a * nf] * y[c];
+                y[a] = v / L[a + a * nf];
+            }
+        }
         // Row-order Cholesky with dropping.
         kept_.clear();
         weakest_ = 1.0;
+        nearSingular_ = false;
         L_.resize(m, m);
         const double largest = m > 0 ? S_.diagonal().maxCoeff() : 0.0;
         for (int i = 0; i < m; ++i) {
@@ -1521,7 +1560,10 @@ public:
                     best->assign(static_cast<std::size_t>(m), 0.0);
                 double& most = (*best)[static_cast<std::size_t>(i)];
                 most = std::max(most, d);
-                if (d < kDroppedPivot * most) continue;
+                if (d < kDroppedPivot * most) {
+                    nearSingular_ = true;
+                    continue;
+                }
                 reference = most;
             }
             L_(a, a) = std::sqrt(d);
@@ -1565,13 +1607,18 @@ public:
     // The free coordinates' least change in the mass metric, −Y S⁻¹ r, that takes J_F x by −r.
     void correction(const Eigen::VectorXd& r, Eigen::VectorXd& dx) {
         multipliers(r, lambda_);
-        dx.noalias() = -Y_ * lambda_;
+        multiply(Y_, lambda_, dx);
+        dx = -dx;
     }
+    // The multipliers of the last correction.
+    const Eigen::VectorXd& correctionMultipliers() const { return lambda_; }
     const Eigen::MatrixXd& JF() const { return JF_; }
     const Eigen::MatrixXd& Y() const { return Y_; }
     int rank() const { return static_cast<int>(kept_.size()); }
     // The smallest pivot of a row kept relative to its diagonal (1 for none).
     double weakestPivot() const { return weakest_; }
+    // Whether a row was dropped as next to a singular position (by its best pivot).
+    bool droppedNearSingular() const { return nearSingular_; }
 
     static constexpr double kSingularPivot = 1e-10;
     static constexpr double kDroppedPivot = 1e-6;
@@ -1581,6 +1628,7 @@ private:
     Eigen::VectorXd x_, lambda_;
     std::vector<int> kept_;
     double weakest_ = 1.0;
+    bool nearSingular_ = false;
 };
 
 // The composite-rigid-body mass matrix alone at the links' poses and motion subspaces.
@@ -1625,6 +1673,20 @@ std::string loopNames(const Model& model, const JointTree& tree) {
         names += (names.empty() ? "coupler '" : ", coupler '") +
                  model.couplers[static_cast<std::size_t>(c.coupler)].name + "'";
     return names;
+}
+
+Status loopGapNotANumber(const Model& model, const JointTree& tree, double t) {
+    return Status::failure("the loops closed by joints " + loopNames(model, tree) +
+                           " have a gap that is not a number at t = " + timeText(t));
+}
+
+Status loopsNotClosed(const Model& model, const JointTree& tree, double t, double gap, int k,
+                      const char* steps) {
+    return Status::failure("the loops closed by joints " + loopNames(model, tree) +
+                           " cannot be closed at t = " + timeText(t) + ": a gap of " +
+                           numberText(gap) + " remains after " + std::to_string(k) + " " + steps +
+                           " (the mechanism cannot be assembled there, or it is at a singular "
+                           "position)");
 }
 
 }  // namespace
@@ -1742,17 +1804,10 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
         framesOfLinks(model, tree, poses, V, frames);
         loopRows(model, tree, frames, s, nullptr, true, rows, &q);
         const double gap = loopGap(model, tree, rows.Phi);
-        if (!std::isfinite(gap))
-            return Status::failure("the loops closed by joints " + loopNames(model, tree) +
-                                   " have a gap that is not a number at t = " + timeText(t));
+        if (!std::isfinite(gap)) return loopGapNotANumber(model, tree, t);
         if (gap <= tolerance) break;
         if (k >= model.settings.maxProjectionIterations || (k > 2 && gap > 0.5 * previous))
-            return Status::failure(
-                "the loops closed by joints " + loopNames(model, tree) +
-                " cannot be closed at t = " + timeText(t) + ": a gap of " + numberText(gap) +
-                " remains after " + std::to_string(k) +
-                " Newton steps (the mechanism cannot be assembled there, or it is at a "
-                "singular position)");
+            return loopsNotClosed(model, tree, t, gap, k, "Newton steps");
         previous = gap;
         if (!factored) massMatrix(model, tree, poses, s, M);
         if (!closure.factor(M, rows.J, free))
@@ -1776,6 +1831,400 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
                                timeText(t));
     closure.correction(rows.J * qd, dx);
     for (std::size_t a = 0; a < free.size(); ++a) qd(free[a]) += dx(static_cast<Eigen::Index>(a));
+    return {};
+}
+
+// ---- LoopStepper: SHAKE–RATTLE in joint coordinates ------------------------------------------
+
+namespace {
+
+// The links' spatial inertias in the world at their poses.
+void linkInertias(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
+                  const std::vector<BodyFrame>& frames, std::vector<Mat6>& I) {
+    I.resize(tree.links.size());
+    for (std::size_t k = 0; k < tree.links.size(); ++k) {
+        const int b = tree.links[k].body;
+        I[k] = bodyInertia(model, b, poses[static_cast<std::size_t>(b)],
+                           frames[static_cast<std::size_t>(b)].R);
+    }
+}
+
+// h(q, q̇): the recursive Newton–Euler pass with q̈ = 0 at the links' poses, motion subspaces,
+// twists and spatial inertias I, with the applied forces in ws.g.
+void biasForces(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
+                const std::vector<BodyFrame>& frames, const std::vector<Mat6>& I,
+                const std::vector<Vec6>& s, const std::vector<Vec6>& V, const Eigen::VectorXd& qd,
+                const Workspace& ws, std::vector<Vec6>& A, std::vector<Vec6>& F,
+                Eigen::VectorXd& h) {
+    const std::size_t n = tree.links.size();
+    A.resize(n);
+    F.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const JointTree::Link& link = tree.links[i];
+        const std::size_t p = static_cast<std::size_t>(link.parent);
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        if (link.nv == 1) {
+            A[i] = crossMotion(tree.rateOnChild[static_cast<std::size_t>(link.iv)]
+                                   ? V[i]
+                                   : (link.parent < 0 ? Vec6::Zero().eval() : V[p]),
+                               s[static_cast<std::size_t>(link.iv)]) *
+                   qd(link.iv);
+        } else {
+            A[i] = velocityProduct(tree, link, V[i], link.parent < 0 ? Vec6::Zero().eval() : V[p],
+                                   s, qd);
+        }
+        if (link.parent >= 0) A[i] += A[p];
+        const Vec6 IV = I[i] * V[i];
+        F[i] = I[i] * A[i] + crossForce(V[i], IV) -
+               appliedWrench(model, ws, link.body, X_WB,
+                             frames[static_cast<std::size_t>(link.body)].R, V[i].head<3>());
+    }
+    h.resize(tree.nv);
+    for (std::size_t k = n; k-- > 0;) {
+        const JointTree::Link& link = tree.links[k];
+        for (int e = link.iv; e < link.iv + link.nv; ++e)
+            h(e) = s[static_cast<std::size_t>(e)].dot(F[k]);
+        if (link.parent >= 0) F[static_cast<std::size_t>(link.parent)] += F[k];
+    }
+}
+
+// M(q) from the links' spatial inertias (composite-rigid-body).
+void massFromInertias(const JointTree& tree, const std::vector<Mat6>& I, const std::vector<Vec6>& s,
+                      std::vector<Mat6>& Ic, Eigen::MatrixXd& M) {
+    Ic = I;
+    for (std::size_t k = tree.links.size(); k-- > 0;)
+        if (const int p = tree.links[k].parent; p >= 0) Ic[static_cast<std::size_t>(p)] += Ic[k];
+    compositeMassMatrix(tree, Ic, s, M);
+}
+
+// The links' rates q̇ and twists V (at the world origin) from the bodies' velocities bodyV, at
+// the links' poses and motion subspaces s: a hinge's rate its relative turn rate along its axis,
+// a slider's its relative velocity along its axis, other joints' the least-squares fit of
+// their columns to the relative twist (exact where the twist is one the joint allows).
+void linkRatesFromBodies(const JointTree& tree, const std::vector<Transform>& poses,
+                         const std::vector<Vec6>& s, const Eigen::VectorXd& bodyV,
+                         Eigen::VectorXd& qd, std::vector<Vec6>& V) {
+    qd.resize(tree.nv);
+    V.resize(tree.links.size());
+    for (std::size_t i = 0; i < tree.links.size(); ++i) {
+        const JointTree::Link& link = tree.links[i];
+        const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
+        const Vec3 w = X_WB.R * Vec3(layout::angular(bodyV, link.body));
+        V[i].head<3>() = w;
+        V[i].tail<3>() = Vec3(layout::linear(bodyV, link.body)) - w.cross(X_WB.p);
+        if (link.nv == 0) continue;
+        const Vec6 dV =
+            link.parent < 0 ? V[i] : Vec6(V[i] - V[static_cast<std::size_t>(link.parent)]);
+        const Vec6* S = s.data() + link.iv;
+        if (link.kind == LinkKind::Revolute) {
+            qd(link.iv) = S[0].head<3>().dot(dV.head<3>());
+        } else if (link.kind == LinkKind::Prismatic) {
+            qd(link.iv) = S[0].tail<3>().dot(dV.tail<3>());
+        } else {
+            MatD G(link.nv, link.nv);
+            VecD b(link.nv);
+            for (int r = 0; r < link.nv; ++r) {
+                b(r) = S[r].dot(dV);
+                for (int c = 0; c < link.nv; ++c) G(r, c) = S[r].dot(S[c]);
+            }
+            qd.segment(link.iv, link.nv) = G.ldlt().solve(b);
+        }
+    }
+}
+
+// The right-hand side γ̃ of the cut rows' acceleration equations, Jc q̈ = γ̃, at the bodies'
+// frames (their poses and velocities) and the links' accelerations A0 at q̈ = 0 (at the world
+// origin): the rows' γ less what the velocity products accelerate them by (loopRows with A0,
+// without the Jacobian).
+void loopGamma(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
+               const std::vector<Vec6>& A0, Eigen::VectorXd& gamma) {
+    thread_local std::vector<double> blocks;
+    thread_local Eigen::VectorXd Phi;
+    gamma.setZero(tree.cutRows);
+    Phi.resize(tree.cutRows);
+    int row = 0;
+    for (const int j : tree.cuts) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        blocks.resize(static_cast<std::size_t>(12 * joint.rows));
+        evaluateJointRows(model, j, frames, true, true, Phi.segment(row, joint.rows),
+                          gamma.segment(row, joint.rows), blocks.data());
+        const int sides[2] = {model.markers[static_cast<std::size_t>(joint.markerI)].body,
+                              model.markers[static_cast<std::size_t>(joint.markerJ)].body};
+        for (int r = 0; r < joint.rows; ++r, ++row)
+            for (int side = 0; side < 2; ++side) {
+                const int b = sides[side];
+                if (b == kGround) continue;
+                const double* e = blocks.data() + 12 * r + 6 * side;
+                const BodyFrame& frame = frames[static_cast<std::size_t>(b)];
+                const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
+                gamma(row) -= rowForce(frame, e).dot(A0[static_cast<std::size_t>(link)]) +
+                              Vec3(e[0], e[1], e[2]).dot(frame.w.cross(frame.v));
+            }
+    }
+}
+
+bool sameBits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    return a.size() == b.size() &&
+           std::equal(a.data(), a.data() + a.size(), b.data(),
+                      [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; });
+}
+
+// Whether a link holds its coordinates in State::jointCoordinates as they are (bodyStateFromJoints
+// writes them there; a ball's there is its cone angle, a free part has none).
+bool coordinatesHeld(const JointTree::Link& link) {
+    return link.slot >= 0 && link.kind != LinkKind::Spherical && link.kind != LinkKind::Free;
+}
+
+}  // namespace
+
+struct LoopStepper::Memory {
+    const Model* model = nullptr;
+    std::uint64_t serial = 0;
+    const JointTree* tree = nullptr;
+    // What the step's start (at q) holds, valid for the state written last.
+    bool valid = false;
+    double t = 0.0;
+    Eigen::VectorXd bodyQ, jointCoordinates;  // the state written last
+    std::vector<int> free;
+    // At the start q (index 0) and at the step's end q₁ (index 1): poses, motion subspaces,
+    // frames, spatial inertias, the cut rows (Φ, J), M and the closure factored.
+    struct At {
+        Eigen::VectorXd q;
+        std::vector<Transform> poses;
+        std::vector<Vec6> s;
+        std::vector<BodyFrame> frames;
+        std::vector<Mat6> I;
+        LoopRows rows;
+        Eigen::MatrixXd M;
+        Closure closure;
+        bool forPositions = false;  // the closure factored with no row dropped by its best pivot
+    };
+    At at[2];
+    int start = 0;  // at[start] is the step's start
+    // The step's vectors.
+    Eigen::VectorXd q, qd, v, end, hb, given, r, mu, dv, qdd, gamma;
+    std::vector<Vec6> V, A, F;
+    std::vector<Mat6> Ic;
+    std::vector<int> freeNow;
+    std::vector<int> offsets;  // jointCoordinateOffsets(model)
+};
+
+LoopStepper::LoopStepper() : m_(std::make_unique<Memory>()) {}
+LoopStepper::~LoopStepper() = default;
+LoopStepper::LoopStepper(LoopStepper&&) noexcept = default;
+LoopStepper& LoopStepper::operator=(LoopStepper&&) noexcept = default;
+void LoopStepper::reset() {
+    m_->valid = false;
+    m_->model = nullptr;
+}
+
+namespace {
+
+// The kinematics of the tree at q: poses, motion subspaces, the bodies' frames (at rest), and the
+// cut rows (Φ; and their Jacobian when asked).
+void loopKinematics(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
+                    bool jacobian, std::vector<Transform>& poses, std::vector<Vec6>& s,
+                    std::vector<BodyFrame>& frames, LoopRows& rows) {
+    thread_local std::vector<Vec6> still;
+    still.assign(tree.links.size(), Vec6::Zero());
+    linkKinematics(model, tree, q, poses, s);
+    framesOfLinks(model, tree, poses, still, frames);
+    loopRows(model, tree, frames, s, nullptr, jacobian, rows, &q);
+}
+
+}  // namespace
+
+Status LoopStepper::step(const Model& model, const JointTree& tree, State& state, Workspace& ws,
+                         double h, int& iterations) {
+    Memory& m = *m_;
+    Memory::At& a0 = m.at[m.start];
+    Memory::At& a1 = m.at[1 - m.start];
+    const double t1 = state.t + h;
+    freeRates(model, tree, m.freeNow);
+    const bool same = m.valid && m.model == &model && m.serial == model.serial && m.tree == &tree &&
+                      state.t == m.t && m.freeNow == m.free && sameBits(state.q, m.bodyQ) &&
+                      sameBits(state.jointCoordinates, m.jointCoordinates);
+    // On a state not written here, the coordinates from the bodies' poses (those the state holds
+    // exactly in its joint coordinates taken from there, so that a run resumed from a recorded
+    // copy of it starts where the run did, to the bit) and what the start needs at them.
+    if (!same) {
+        thread_local std::vector<Transform> bodyPoses;
+        thread_local std::vector<Vec6> bodyS;
+        linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, m.q, m.qd,
+                            bodyPoses, bodyS, m.V);
+        if (m.model != &model || m.serial != model.serial)
+            m.offsets = jointCoordinateOffsets(model);
+        for (const JointTree::Link& link : tree.links) {
+            if (!coordinatesHeld(link)) continue;
+            for (int c = 0; c < link.nq; ++c) {
+                const double held = state.jointCoordinates(link.slot + c);
+                if (std::abs(held - m.q(link.iq + c)) <= 1e-12 * std::max(1.0, std::abs(held)))
+                    m.q(link.iq + c) = held;
+            }
+        }
+        a0.q = m.q;
+        loopKinematics(model, tree, a0.q, true, a0.poses, a0.s, a0.frames, a0.rows);
+        linkInertias(model, tree, a0.poses, a0.frames, a0.I);
+        massFromInertias(tree, a0.I, a0.s, m.Ic, a0.M);
+        a0.forPositions = false;
+        m.free = m.freeNow;
+    }
+    // The rates from the bodies' velocities.
+    linkRatesFromBodies(tree, a0.poses, a0.s, state.v, m.qd, m.V);
+    if (!a0.forPositions) {
+        if (!a0.closure.factor(a0.M, a0.rows.J, m.free))
+            return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                                   timeText(state.t) + " (a part of no mass on a joint?)");
+        a0.forPositions = true;
+    }
+    ws.loopRank = a0.closure.rank();
+    ws.loopBestRank = std::max(ws.loopBestRank, ws.loopRank);
+    const std::vector<int>& free = m.free;
+    const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
+
+    // The forces at the step's start and h(q, q̇); the prescribed rates at their mean over the
+    // step (what carries their coordinates where the motions put them at its end) and the free
+    // ones at v* = q̇ − h M_FF⁻¹ (h + M_FP q̈_P), q̈_P the prescribed rates' change over the step.
+    if (Status st = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
+                                          state.lagged, ws);
+        !st.ok)
+        return st;
+    biasForces(model, tree, a0.poses, a0.frames, a0.I, a0.s, m.V, m.qd, ws, m.A, m.F, m.hb);
+    const bool driven = nf < tree.nv;
+    m.v = m.qd;
+    m.qdd.setZero(tree.nv);
+    if (driven) {
+        prescribedMeanRates(model, tree, t1, a0.q, h, m.v);  // (the free rates left as they are)
+        m.qdd = (m.v - m.qd) * (1.0 / h);
+    }
+    m.given.resize(nf);
+    for (Eigen::Index f = 0; f < nf; ++f) {
+        const int e = free[static_cast<std::size_t>(f)];
+        m.given(f) = m.hb(e) + (driven ? a0.M.row(e).dot(m.qdd) : 0.0);
+    }
+    a0.closure.solveMass(m.given);
+    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= h * m.given(f);
+
+    // Impulses μ until the cut rows hold at the step's end (the step's start factored: the
+    // iterations converge linearly; when the last ratio says the next iterate will meet the
+    // tolerance, it is evaluated with the rows' Jacobian, the velocity projection's first need).
+    const double tolerance = model.settings.projectionTolerance;
+    // The first estimate, to second order in h: Φc(q ⊕ h v) = Φc + h Jc v − ½ h² γ̃(v) + O(h³)
+    // (for one-axis coordinates vᵀ Φc,qq v = −γ̃(v)), so Jc v = ½ h γ̃ − Φc/h, with γ̃ at the
+    // step's start (the bodies' frames as the forces found them, the velocity products of the
+    // bias forces' pass).
+    multiply(a0.rows.J, m.v, m.r);
+    m.r += a0.rows.Phi * (1.0 / h);
+    if (!tree.cuts.empty()) {
+        loopGamma(model, tree, ws.frames, m.A, m.gamma);
+        m.r -= (0.5 * h) * m.gamma;
+    }
+    a0.closure.multipliers(m.r, m.mu);
+    multiply(a0.closure.Y(), m.mu, m.given);
+    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= m.given(f);
+    double previous = 0.0, ratio = 1e-3;
+    bool withJacobian = false;
+    int k = 0;
+    for (;; ++k) {
+        withJacobian = k > 0 && previous * ratio <= tolerance;
+        a1.q = a0.q;
+        integrateJointCoordinates(tree, a1.q, m.v, h);
+        if (driven) {
+            m.end = m.v;
+            prescribeMotions(model, tree, t1, a1.q, m.end);  // (exactly where they put them)
+        }
+        loopKinematics(model, tree, a1.q, withJacobian, a1.poses, a1.s, a1.frames, a1.rows);
+        const double gap = loopGap(model, tree, a1.rows.Phi);
+        if (!std::isfinite(gap)) return loopGapNotANumber(model, tree, t1);
+        if (gap <= tolerance) break;
+        if (k >= 4 * model.settings.maxProjectionIterations)
+            return loopsNotClosed(model, tree, t1, gap, k, "impulse iterations");
+        if (k > 0) ratio = std::clamp(gap / previous, 1e-3, 1.0);
+        previous = gap;
+        // v_F −= Y S⁻¹ Φ/h, μ += S⁻¹ Φ/h.
+        m.r = a1.rows.Phi * (1.0 / h);
+        a0.closure.multipliers(m.r, m.dv);
+        m.mu += m.dv;
+        multiply(a0.closure.Y(), m.dv, m.given);
+        for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= m.given(f);
+    }
+    iterations += k;
+    if (!withJacobian) loopRows(model, tree, a1.frames, a1.s, nullptr, true, a1.rows, &a1.q);
+
+    // The motions' generalised impulses over the step, M (v − q̇) + h h + Jcᵀ μ on their rates,
+    // and their work: each impulse times the mean rate it moved its coordinate at (as the
+    // maximal step counts a motion row's impulse); then their rates at the step's end.
+    double motionWork = 0.0;
+    if (driven) {
+        for (int e = 0; e < tree.nv; ++e) {
+            if (!tree.prescribed(model, e)) continue;
+            const double impulse =
+                a0.M.row(e).dot(m.v - m.qd) + h * m.hb(e) + a0.rows.J.col(e).dot(m.mu);
+            motionWork += impulse * m.v(e);
+        }
+        prescribeMotions(model, tree, t1, a1.q, m.v);
+    }
+
+    // The step's end: M and the closure there, the rates onto the cut rows' velocity rows.
+    linkInertias(model, tree, a1.poses, a1.frames, a1.I);
+    massFromInertias(tree, a1.I, a1.s, m.Ic, a1.M);
+    if (!a1.closure.factor(a1.M, a1.rows.J, free, &ws.loopBestPivot))
+        return Status::failure("the joint-space mass matrix is not positive definite at t = " +
+                               timeText(t1));
+    a1.forPositions = !a1.closure.droppedNearSingular();
+    ws.loopPivot = a1.closure.weakestPivot();
+    multiply(a1.rows.J, m.v, m.r);
+    a1.closure.correction(m.r, m.dv);
+    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) += m.dv(f);
+    if (driven) {  // (what the motions give to hold their rates meanwhile)
+        const Eigen::VectorXd& sigma = a1.closure.correctionMultipliers();
+        for (int e = 0; e < tree.nv; ++e) {
+            if (!tree.prescribed(model, e)) continue;
+            double impulse = a1.rows.J.col(e).dot(sigma);
+            for (Eigen::Index f = 0; f < nf; ++f)
+                impulse += a1.M(e, free[static_cast<std::size_t>(f)]) * m.dv(f);
+            motionWork += impulse * m.v(e);
+        }
+    }
+
+    state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
+    state.driverWork += h * ws.forceEnergies.actuatorPower + motionWork;
+    // The bodies' state from the end's poses; the links' coordinates as they are, the cut
+    // joints' measured.
+    linkVelocities(tree, a1.s, m.v, m.V);
+    writeBodyState(model, tree, a1.poses, m.V, state.q, state.v);
+    if (state.jointCoordinates.size() != model.jointCoordinateCount)
+        state.jointCoordinates = Eigen::VectorXd::Zero(model.jointCoordinateCount);
+    for (const JointTree::Link& link : tree.links) {
+        if (link.slot < 0 || link.nq == 0) continue;
+        if (link.kind == LinkKind::Spherical) {
+            const Vec3 z = unitQuat(a1.q.data() + link.iq) * Vec3::UnitZ();
+            state.jointCoordinates(link.slot) = std::atan2(z.head<2>().norm(), z.z());
+            continue;
+        }
+        for (int c = 0; c < link.nq; ++c) state.jointCoordinates(link.slot + c) = a1.q(link.iq + c);
+    }
+    for (const int j : tree.cuts) {
+        const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        const int first = m.offsets[static_cast<std::size_t>(j)];
+        for (int c = 0; c < static_cast<int>(joint.coordinates.size()); ++c) {
+            const double value = jointCoordinateValue(model, a1.frames, j, c);
+            double& slot = state.jointCoordinates(first + c);
+            slot = joint.coordinates[static_cast<std::size_t>(c)] == JointAxis::Rotation
+                       ? unwindAngle(value, slot)
+                       : value;
+        }
+    }
+    state.t = t1;
+    // The end is the next step's start.
+    m.start = 1 - m.start;
+    m.valid = true;
+    m.model = &model;
+    m.serial = model.serial;
+    m.tree = &tree;
+    m.t = state.t;
+    m.bodyQ = state.q;
+    m.jointCoordinates = state.jointCoordinates;
     return {};
 }
 

@@ -25,6 +25,7 @@
 // is not one it can take. The integrators step in these coordinates when the scene's
 // formulation is recursive (engine/integrators/integrator.h, chooseFormulation).
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -219,6 +220,35 @@ Status jointSpaceTransmitted(const Model& model, const JointTree& tree, const St
 Status projectLoopClosure(const Model& model, const JointTree& tree, double t, Eigen::VectorXd& q,
                           Eigen::VectorXd& qd, double tolerance = 0.0, int* iterations = nullptr,
                           std::vector<double>* bestPivot = nullptr);
+
+// Symplectic Euler of a closed tree in joint coordinates, its loops held as the maximal
+// coordinates' step holds its joints (SHAKE–RATTLE, symplectic_euler.cpp):
+//   v* = q̇ₙ − h M⁻¹ h(qₙ, q̇ₙ) over the free rates (the motions' coordinates where they put them),
+//   v⁺ = v* − M⁻¹ Jcᵀ μ,  qₙ₊₁ = qₙ ⊕ h v⁺,  μ such that the cut rows hold there, Φc(qₙ₊₁) = 0
+//        (quasi-Newton iterations on Φc alone with the step's start factored),
+//   q̇ₙ₊₁ = v⁺ made to meet the cut rows' velocity rows at qₙ₊₁ (the least change in the mass
+//        metric).
+// The factorisation at qₙ₊₁ is the next step's start: a step that begins where the last one
+// ended (the state as it wrote it, or a recorded copy of it: the links' coordinates are taken
+// from State::jointCoordinates where they are held there exactly) factors once. The step's
+// outcome depends on the state alone, so a run resumed from any of its frames goes on bit for
+// bit.
+class LoopStepper {
+public:
+    LoopStepper();
+    ~LoopStepper();
+    LoopStepper(LoopStepper&&) noexcept;
+    LoopStepper& operator=(LoopStepper&&) noexcept;
+    // One step of size h from `state` (a closed tree's). `iterations` counts the impulse
+    // iterations taken.
+    Status step(const Model& model, const JointTree& tree, State& state, Workspace& ws, double h,
+                int& iterations);
+    void reset();
+
+private:
+    struct Memory;
+    std::unique_ptr<Memory> m_;
+};
 
 // Whether a closed tree's loops are at a singular position at `state` (assembled): a direction
 // in which the cut rows' Jacobian lets the free coordinates move leads off the mechanism's
