@@ -2002,7 +2002,7 @@ struct LoopStepper::Memory {
     At at[2];
     int start = 0;  // at[start] is the step's start
     // The step's vectors.
-    Eigen::VectorXd q, qd, v, end, hb, given, r, mu, dv, qdd, gamma;
+    Eigen::VectorXd q, qd, v, hb, given, r, mu, dv, gamma;
     std::vector<Vec6> V, A, F;
     std::vector<Mat6> Ic;
     std::vector<int> freeNow;
@@ -2013,6 +2013,11 @@ LoopStepper::LoopStepper() : m_(std::make_unique<Memory>()) {}
 LoopStepper::~LoopStepper() = default;
 LoopStepper::LoopStepper(LoopStepper&&) noexcept = default;
 LoopStepper& LoopStepper::operator=(LoopStepper&&) noexcept = default;
+bool LoopStepper::takes(const Model& /*model*/, const JointTree& tree) {
+    return tree.closed() && tree.movingFrames() == 0 &&
+           std::all_of(tree.rateDriver.begin(), tree.rateDriver.end(), [](int d) { return d < 0; });
+}
+
 void LoopStepper::reset() {
     m_->valid = false;
     m_->model = nullptr;
@@ -2041,8 +2046,14 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     Memory::At& a1 = m.at[1 - m.start];
     const double t1 = state.t + h;
     freeRates(model, tree, m.freeNow);
-    const bool same = m.valid && m.model == &model && m.serial == model.serial && m.tree == &tree &&
-                      state.t == m.t && m.freeNow == m.free && sameBits(state.q, m.bodyQ) &&
+    // (Kept only where every link's coordinates are held exactly in the state, so that a step
+    // from a recorded copy starts from the same coordinates: not with balls or free parts.)
+    const bool held = std::all_of(tree.links.begin(), tree.links.end(), [](const auto& link) {
+        return link.nq == 0 || coordinatesHeld(link);
+    });
+    const bool same = held && m.valid && m.model == &model && m.serial == model.serial &&
+                      m.tree == &tree && state.t == m.t && m.freeNow == m.free &&
+                      sameBits(state.q, m.bodyQ) &&
                       sameBits(state.jointCoordinates, m.jointCoordinates);
     // On a state not written here, the coordinates from the bodies' poses (those the state holds
     // exactly in its joint coordinates taken from there, so that a run resumed from a recorded
@@ -2082,28 +2093,16 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     const std::vector<int>& free = m.free;
     const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
 
-    // The forces at the step's start and h(q, q̇); the prescribed rates at their mean over the
-    // step (what carries their coordinates where the motions put them at its end) and the free
-    // ones at v* = q̇ − h M_FF⁻¹ (h + M_FP q̈_P), q̈_P the prescribed rates' change over the step.
+    // The forces at the step's start and h(q, q̇); v* = q̇ − h M⁻¹ h.
     if (Status st = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
                                           state.lagged, ws);
         !st.ok)
         return st;
     biasForces(model, tree, a0.poses, a0.frames, a0.I, a0.s, m.V, m.qd, ws, m.A, m.F, m.hb);
-    const bool driven = nf < tree.nv;
     m.v = m.qd;
-    m.qdd.setZero(tree.nv);
-    if (driven) {
-        prescribedMeanRates(model, tree, t1, a0.q, h, m.v);  // (the free rates left as they are)
-        m.qdd = (m.v - m.qd) * (1.0 / h);
-    }
-    m.given.resize(nf);
-    for (Eigen::Index f = 0; f < nf; ++f) {
-        const int e = free[static_cast<std::size_t>(f)];
-        m.given(f) = m.hb(e) + (driven ? a0.M.row(e).dot(m.qdd) : 0.0);
-    }
+    m.given = m.hb;
     a0.closure.solveMass(m.given);
-    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= h * m.given(f);
+    m.v -= h * m.given;
 
     // Impulses μ until the cut rows hold at the step's end (the step's start factored: the
     // iterations converge linearly; when the last ratio says the next iterate will meet the
@@ -2129,10 +2128,6 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
         withJacobian = k > 0 && previous * ratio <= tolerance;
         a1.q = a0.q;
         integrateJointCoordinates(tree, a1.q, m.v, h);
-        if (driven) {
-            m.end = m.v;
-            prescribeMotions(model, tree, t1, a1.q, m.end);  // (exactly where they put them)
-        }
         loopKinematics(model, tree, a1.q, withJacobian, a1.poses, a1.s, a1.frames, a1.rows);
         const double gap = loopGap(model, tree, a1.rows.Phi);
         if (!std::isfinite(gap)) return loopGapNotANumber(model, tree, t1);
@@ -2151,20 +2146,6 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     iterations += k;
     if (!withJacobian) loopRows(model, tree, a1.frames, a1.s, nullptr, true, a1.rows, &a1.q);
 
-    // The motions' generalised impulses over the step, M (v − q̇) + h h + Jcᵀ μ on their rates,
-    // and their work: each impulse times the mean rate it moved its coordinate at (as the
-    // maximal step counts a motion row's impulse); then their rates at the step's end.
-    double motionWork = 0.0;
-    if (driven) {
-        for (int e = 0; e < tree.nv; ++e) {
-            if (!tree.prescribed(model, e)) continue;
-            const double impulse =
-                a0.M.row(e).dot(m.v - m.qd) + h * m.hb(e) + a0.rows.J.col(e).dot(m.mu);
-            motionWork += impulse * m.v(e);
-        }
-        prescribeMotions(model, tree, t1, a1.q, m.v);
-    }
-
     // The step's end: M and the closure there, the rates onto the cut rows' velocity rows.
     linkInertias(model, tree, a1.poses, a1.frames, a1.I);
     massFromInertias(tree, a1.I, a1.s, m.Ic, a1.M);
@@ -2176,19 +2157,9 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     multiply(a1.rows.J, m.v, m.r);
     a1.closure.correction(m.r, m.dv);
     for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) += m.dv(f);
-    if (driven) {  // (what the motions give to hold their rates meanwhile)
-        const Eigen::VectorXd& sigma = a1.closure.correctionMultipliers();
-        for (int e = 0; e < tree.nv; ++e) {
-            if (!tree.prescribed(model, e)) continue;
-            double impulse = a1.rows.J.col(e).dot(sigma);
-            for (Eigen::Index f = 0; f < nf; ++f)
-                impulse += a1.M(e, free[static_cast<std::size_t>(f)]) * m.dv(f);
-            motionWork += impulse * m.v(e);
-        }
-    }
 
     state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
-    state.driverWork += h * ws.forceEnergies.actuatorPower + motionWork;
+    state.driverWork += h * ws.forceEnergies.actuatorPower;
     // The bodies' state from the end's poses; the links' coordinates as they are, the cut
     // joints' measured.
     linkVelocities(tree, a1.s, m.v, m.V);

@@ -223,7 +223,7 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
 
 // Symplectic Euler of a closed tree in joint coordinates, its loops held as the maximal
 // coordinates' step holds its joints (SHAKE–RATTLE, symplectic_euler.cpp):
-//   v* = q̇ₙ − h M⁻¹ h(qₙ, q̇ₙ) over the free rates (the motions' coordinates where they put them),
+//   v* = q̇ₙ − h M⁻¹ h(qₙ, q̇ₙ),
 //   v⁺ = v* − M⁻¹ Jcᵀ μ,  qₙ₊₁ = qₙ ⊕ h v⁺,  μ such that the cut rows hold there, Φc(qₙ₊₁) = 0
 //        (quasi-Newton iterations on Φc alone with the step's start factored),
 //   q̇ₙ₊₁ = v⁺ made to meet the cut rows' velocity rows at qₙ₊₁ (the least change in the mass
@@ -232,9 +232,12 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
 // ended (the state as it wrote it, or a recorded copy of it: the links' coordinates are taken
 // from State::jointCoordinates where they are held there exactly) factors once. The step's
 // outcome depends on the state alone, so a run resumed from any of its frames goes on bit for
-// bit.
+// bit. For closed trees that nothing drives (no motion, no moving frame): a driven tree steps
+// with the loop-closed accelerations and projectLoopClosure.
 class LoopStepper {
 public:
+    // Whether it steps this tree (closed, no rate a motion or a moving frame gives).
+    static bool takes(const Model& model, const JointTree& tree);
     LoopStepper();
     ~LoopStepper();
     LoopStepper(LoopStepper&&) noexcept;

@@ -186,7 +186,8 @@ private:
 // The same method in joint coordinates (the recursive formulation): q̇ₙ₊₁ = q̇ₙ + h q̈(qₙ, q̇ₙ),
 // qₙ₊₁ = qₙ + h q̇ₙ₊₁, q̈ by the articulated-body algorithm. One evaluation a step, nothing to
 // iterate or project: the joints hold by construction (a closed tree's loops are held by
-// impulses as the maximal step holds joints: LoopStepper). The semi-implicit Euler that MuJoCo
+// impulses as the maximal step holds joints, LoopStepper; a driven one's closed again after the
+// step, projectLoopClosure). The semi-implicit Euler that MuJoCo
 // and Bullet's multibody step trees with: with a mass matrix that depends on q it is not
 // exactly symplectic (the canonical momenta are M(q) q̇), but first order with an energy error
 // that stays small over long runs (joint_space_test.cpp measures both). The step starts from
@@ -205,13 +206,17 @@ private:
         if (Status s = tree_.build(model, state); !s.ok) return s;
         ++stats_.evaluations;
         // A closed tree's loops held by impulses, as the maximal coordinates hold joints.
-        if (tree_->closed())
+        if (LoopStepper::takes(model, *tree_))
             return loops_.step(model, *tree_, state, ws, h, stats_.projectionIterations);
         if (Status s = articulatedAccelerationsAt(model, *tree_, state, q_, qd_, ws, qdd_); !s.ok)
             return s;
         qd_ += h * qdd_;
         integrateJointCoordinates(*tree_, q_, qd_, h);
         prescribeMotions(model, *tree_, state.t + h, q_, qd_);
+        if (Status s = projectLoopClosure(model, *tree_, state.t + h, q_, qd_, 0.0,
+                                          &stats_.projectionIterations, &ws.loopBestPivot);
+            !s.ok)
+            return s;
         state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
         // (the motions' work at the step's mean rate, as in TimeStepping's joint-space step)
         state.driverWork +=
