@@ -2002,7 +2002,7 @@ struct LoopStepper::Memory {
     At at[2];
     int start = 0;  // at[start] is the step's start
     // The step's vectors.
-    Eigen::VectorXd q, qd, v, hb, given, r, mu, dv, gamma;
+    Eigen::VectorXd q, qd, v, hb, given, r, mu, dv, gamma, qdd, end, qend, scratch;
     std::vector<Vec6> V, A, F;
     std::vector<Mat6> Ic;
     std::vector<int> freeNow;
@@ -2014,8 +2014,7 @@ LoopStepper::~LoopStepper() = default;
 LoopStepper::LoopStepper(LoopStepper&&) noexcept = default;
 LoopStepper& LoopStepper::operator=(LoopStepper&&) noexcept = default;
 bool LoopStepper::takes(const Model& /*model*/, const JointTree& tree) {
-    return tree.closed() && tree.movingFrames() == 0 &&
-           std::all_of(tree.rateDriver.begin(), tree.rateDriver.end(), [](int d) { return d < 0; });
+    return tree.closed() && tree.movingFrames() == 0;
 }
 
 void LoopStepper::reset() {
@@ -2099,10 +2098,25 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
         !st.ok)
         return st;
     biasForces(model, tree, a0.poses, a0.frames, a0.I, a0.s, m.V, m.qd, ws, m.A, m.F, m.hb);
+    const bool driven = nf < tree.nv;
     m.v = m.qd;
-    m.given = m.hb;
+    m.qdd.setZero(tree.nv);
+    // A motion's coordinate moves at its mean rate over the step (where the motion puts it at
+    // the step's end); the free rates feel its whole change of rate, to its rate at the end.
+    if (driven) {
+        m.end = m.qd;
+        m.qend = a0.q;
+        prescribeMotions(model, tree, t1, m.qend, m.end);
+        m.qdd = (m.end - m.qd) * (1.0 / h);
+        prescribedMeanRates(model, tree, t1, a0.q, h, m.v);
+    }
+    m.given.resize(nf);
+    for (Eigen::Index f = 0; f < nf; ++f) {
+        const int e = free[static_cast<std::size_t>(f)];
+        m.given(f) = m.hb(e) + (driven ? a0.M.row(e).dot(m.qdd) : 0.0);
+    }
     a0.closure.solveMass(m.given);
-    m.v -= h * m.given;
+    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= h * m.given(f);
 
     // Impulses μ until the cut rows hold at the step's end (the step's start factored: the
     // iterations converge linearly; when the last ratio says the next iterate will meet the
@@ -2128,6 +2142,10 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
         withJacobian = k > 0 && previous * ratio <= tolerance;
         a1.q = a0.q;
         integrateJointCoordinates(tree, a1.q, m.v, h);
+        if (driven) {
+            m.scratch = m.v;
+            prescribeMotions(model, tree, t1, a1.q, m.scratch);
+        }
         loopKinematics(model, tree, a1.q, withJacobian, a1.poses, a1.s, a1.frames, a1.rows);
         const double gap = loopGap(model, tree, a1.rows.Phi);
         if (!std::isfinite(gap)) return loopGapNotANumber(model, tree, t1);
@@ -2146,6 +2164,23 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     iterations += k;
     if (!withJacobian) loopRows(model, tree, a1.frames, a1.s, nullptr, true, a1.rows, &a1.q);
 
+    // The motions' generalised impulses over the step, M Δq̇ + h h + Jcᵀ μ on their rates (their
+    // own Δq̇ the whole change to their rates at the step's end), each times the mean rate it
+    // moved its coordinate at; then their rates at the step's end.
+    double motionWork = 0.0;
+    if (driven) {
+        for (int e = 0; e < tree.nv; ++e) {
+            if (!tree.prescribed(model, e)) continue;
+            double impulse = h * m.hb(e) + a0.rows.J.col(e).dot(m.mu);
+            for (int c = 0; c < tree.nv; ++c)
+                impulse +=
+                    a0.M(e, c) * (tree.prescribed(model, c) ? h * m.qdd(c) : m.v(c) - m.qd(c));
+            motionWork += impulse * m.v(e);
+        }
+        for (int e = 0; e < tree.nv; ++e)
+            if (tree.prescribed(model, e)) m.v(e) = m.end(e);
+    }
+
     // The step's end: M and the closure there, the rates onto the cut rows' velocity rows.
     linkInertias(model, tree, a1.poses, a1.frames, a1.I);
     massFromInertias(tree, a1.I, a1.s, m.Ic, a1.M);
@@ -2157,9 +2192,19 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     multiply(a1.rows.J, m.v, m.r);
     a1.closure.correction(m.r, m.dv);
     for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) += m.dv(f);
+    if (driven) {  // (what the motions give to hold their rates meanwhile)
+        const Eigen::VectorXd& sigma = a1.closure.correctionMultipliers();
+        for (int e = 0; e < tree.nv; ++e) {
+            if (!tree.prescribed(model, e)) continue;
+            double impulse = a1.rows.J.col(e).dot(sigma);
+            for (Eigen::Index f = 0; f < nf; ++f)
+                impulse += a1.M(e, free[static_cast<std::size_t>(f)]) * m.dv(f);
+            motionWork += impulse * m.v(e);
+        }
+    }
 
     state.dissipatedEnergy += h * ws.forceEnergies.dampingPower;
-    state.driverWork += h * ws.forceEnergies.actuatorPower;
+    state.driverWork += h * ws.forceEnergies.actuatorPower + motionWork;
     // The bodies' state from the end's poses; the links' coordinates as they are, the cut
     // joints' measured.
     linkVelocities(tree, a1.s, m.v, m.V);

@@ -232,11 +232,12 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
 // ended (the state as it wrote it, or a recorded copy of it: the links' coordinates are taken
 // from State::jointCoordinates where they are held there exactly) factors once. The step's
 // outcome depends on the state alone, so a run resumed from any of its frames goes on bit for
-// bit. For closed trees that nothing drives (no motion, no moving frame): a driven tree steps
-// with the loop-closed accelerations and projectLoopClosure.
+// bit. A motion's coordinate moves at its mean rate over the step, the free rates feel its
+// whole change of rate (to the motion's rate at the step's end), and its work is its impulse
+// over the step times that mean rate, with what it gives while the rates are projected.
 class LoopStepper {
 public:
-    // Whether it steps this tree (closed, no rate a motion or a moving frame gives).
+    // Whether it steps this tree (closed, no moving frame on it).
     static bool takes(const Model& model, const JointTree& tree);
     LoopStepper();
     ~LoopStepper();

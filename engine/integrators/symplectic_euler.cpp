@@ -186,8 +186,8 @@ private:
 // The same method in joint coordinates (the recursive formulation): q̇ₙ₊₁ = q̇ₙ + h q̈(qₙ, q̇ₙ),
 // qₙ₊₁ = qₙ + h q̇ₙ₊₁, q̈ by the articulated-body algorithm. One evaluation a step, nothing to
 // iterate or project: the joints hold by construction (a closed tree's loops are held by
-// impulses as the maximal step holds joints, LoopStepper; a driven one's closed again after the
-// step, projectLoopClosure). The semi-implicit Euler that MuJoCo
+// impulses as the maximal step holds joints, LoopStepper; one on a moving frame closed again
+// after the step, projectLoopClosure). The semi-implicit Euler that MuJoCo
 // and Bullet's multibody step trees with: with a mass matrix that depends on q it is not
 // exactly symplectic (the canonical momenta are M(q) q̇), but first order with an energy error
 // that stays small over long runs (joint_space_test.cpp measures both). The step starts from

@@ -230,7 +230,8 @@ TEST(JointSpace, AFixedStepRunInJointCoordinatesGoesWhereTheMaximalOneGoes) {
           "two_link_arm_pd.json", "robot_arm_urdf.json", "shaking_table.json", "bead_on_hoop.json",
           "two_link_arm_computed_torque.json", "robot_arm_pick_and_place.json", "four_bar.json",
           "slider_crank.json", "quick_return.json", "dc_motor_crank.json", "spinning_top.json",
-          "rssr_linkage.json", "benchmarks/spatial_slider_crank.json"}) {
+          "rssr_linkage.json", "benchmarks/spatial_slider_crank.json", "slider_crank.json",
+          "quick_return.json", "rssr_linkage.json"}) {
         SCOPED_TRACE(name);
         const auto loaded = test::exampleModel(name);
         ASSERT_TRUE(loaded);
@@ -482,10 +483,15 @@ TEST(JointSpaceLoops, ClosedMechanismsAgreeWithTheMaximalSolveAtAnInstant) {
 // moves within the step), and a run resumed from a frame that goes on bit for bit — with the
 // step's start kept from the step before (hinges: the four-bar, the double four-bar through its
 // singular position, Bricard's linkage) and found afresh from the parts (a ball joint on the tree:
-// the spatial slider-crank).
+// the spatial slider-crank). Driven by a motion (the slider-crank and the quick-return turned at a
+// constant rate, the RSSR linkage's crank swung sinusoidally), the parts go where the motion puts
+// them (within 1e-8 m of the maximal run) and the motion's work is counted as the maximal step
+// counts it: the balance within twice the maximal run's (the RSSR linkage: 5.7e-4 J against
+// 2.9e-4 J; feeding the free rates only the motion's mean change of rate left 1.9e-2 J).
 TEST(JointSpaceLoops, ASymplecticRunHoldsItsLoopsByImpulses) {
     for (const char* name : {"four_bar.json", "benchmarks/n_four_bar.json",
-                             "benchmarks/bricard.json", "benchmarks/spatial_slider_crank.json"}) {
+                             "benchmarks/bricard.json", "benchmarks/spatial_slider_crank.json",
+                             "slider_crank.json", "quick_return.json", "rssr_linkage.json"}) {
         SCOPED_TRACE(name);
         const auto loaded = test::exampleModel(name);
         ASSERT_TRUE(loaded);
@@ -526,8 +532,12 @@ TEST(JointSpaceLoops, ASymplecticRunHoldsItsLoopsByImpulses) {
             "%.3g J (maximal %.3g J) of %.3g J exchanged\n",
             name, gap, apart, drift, maximalDrift, exchanged);
         EXPECT_LE(gap, loaded->settings.projectionTolerance * (1.0 + 1e-9));
-        EXPECT_LT(apart, 0.02);
+        const bool driven = !loaded->drivers.empty();
+        EXPECT_LT(apart, driven ? 1e-8 : 0.02);
         EXPECT_LT(drift, 0.03 * exchanged);
+        if (driven) {
+            EXPECT_LT(drift, 2.0 * maximalDrift + 1e-6);
+        }
         ForwardDynamics resumed(recursiveModel);
         ASSERT_TRUE(resumed.resume(middle).ok);
         ASSERT_TRUE(resumed.advance(1.0).ok);
