@@ -293,18 +293,21 @@ static bool workspacePivots(const Model& model, bool pivots) {
 void ForwardDynamics::saveSolverMemory() {
     const bool pivots = loops_;
     const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
+    const int stepper = LoopStepper::memorySize(*model_), solvers = memorySize_ - stepper;
     std::vector<double>& memory = state_.solverMemory;
     memory.assign(static_cast<std::size_t>(memorySize_), 0.0);
     if (ws_.solver.rows() == model_->constraintRows())
         ws_.solver.saveMemory(memory.data(), workspacePivots(*model_, pivots));
     else
         memory[0] = -1.0;  // not analysed yet: no memory
-    if (static_cast<int>(memory.size()) < 2 * one) return;
-    const KktSolver* own = integrator_->ownSolver();
-    if (own && own->rows() == model_->constraintRows())
-        own->saveMemory(memory.data() + one, pivots);
-    else
-        memory[static_cast<std::size_t>(one)] = -1.0;
+    if (solvers >= 2 * one) {
+        const KktSolver* own = integrator_->ownSolver();
+        if (own && own->rows() == model_->constraintRows())
+            own->saveMemory(memory.data() + one, pivots);
+        else
+            memory[static_cast<std::size_t>(one)] = -1.0;
+    }
+    if (stepper > 0) integrator_->saveStepMemory(memory.data() + solvers, stepper);
 }
 
 void ForwardDynamics::restoreSolverMemory(const State& state) {
@@ -312,12 +315,13 @@ void ForwardDynamics::restoreSolverMemory(const State& state) {
     if (static_cast<int>(memory.size()) != memorySize_) return;  // none, or stale
     const bool pivots = loops_;
     const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
+    const int stepper = LoopStepper::memorySize(*model_), solvers = memorySize_ - stepper;
     if (ws_.solver.rows() == model_->constraintRows()) {
         ws_.solver.restoreMemory(memory.data(), workspacePivots(*model_, pivots));
         ws_.factored = false;
     }
-    if (static_cast<int>(memory.size()) >= 2 * one)
-        integrator_->restoreOwnSolver(memory.data() + one, one);
+    if (solvers >= 2 * one) integrator_->restoreOwnSolver(memory.data() + one, one);
+    if (stepper > 0) integrator_->restoreStepMemory(memory.data() + solvers, stepper);
 }
 
 Status ForwardDynamics::sensorLevels(std::vector<double>& levels) {

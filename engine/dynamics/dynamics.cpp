@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/dynamics/joint_control.h"
+#include "engine/dynamics/joint_space.h"
 #include "engine/forces/forces.h"
 #include "engine/math/constants.h"
 #include "engine/math/finite.h"
@@ -253,9 +254,10 @@ bool hasClosedLoops(const Model& model) {
     return !model.couplers.empty();
 }
 
-int solverMemorySize(const Model& model) {
+int solverMemorySize(const Model& model, bool stepper) {
     const int one = KktSolver::memorySize(model.constraintRows(), hasClosedLoops(model));
-    return model.settings.integrator == IntegratorType::DormandPrince45 ? 2 * one : one;
+    return (model.settings.integrator == IntegratorType::DormandPrince45 ? 2 * one : one) +
+           (stepper ? LoopStepper::memorySize(model) : 0);
 }
 
 Status factorizeConstraints(const Model& model, double t, const Eigen::VectorXd& q,

@@ -25,8 +25,9 @@ Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
 bool hasClosedLoops(const Model& model);
 // The length of State::solverMemory for the model: the memory (KktSolver::saveMemory) of the
 // workspace's solver, then that of an adaptive integrator's own (dopri45 steps in a workspace
-// of its own).
-int solverMemorySize(const Model& model);
+// of its own), then (`stepper`) what the joint-space loop stepper carries from step to step
+// (LoopStepper::memorySize; run files written before it was kept have none).
+int solverMemorySize(const Model& model, bool stepper = true);
 
 // Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
 // Soft joints are evaluated too (ws.soft, ws.softLambda; their elastic energy in

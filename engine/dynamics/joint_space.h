@@ -225,16 +225,19 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
 // coordinates' step holds its joints (SHAKE–RATTLE, symplectic_euler.cpp):
 //   v* = q̇ₙ − h M⁻¹ h(qₙ, q̇ₙ),
 //   v⁺ = v* − M⁻¹ Jcᵀ μ,  qₙ₊₁ = qₙ ⊕ h v⁺,  μ such that the cut rows hold there, Φc(qₙ₊₁) = 0
-//        (quasi-Newton iterations on Φc alone with the step's start factored),
+//        (quasi-Newton iterations on Φc alone with the step's start factored, from a first
+//        estimate that adds what the last steps' estimates missed, extrapolated: past a run's
+//        first steps the first evaluation closes the loops),
 //   q̇ₙ₊₁ = v⁺ made to meet the cut rows' velocity rows at qₙ₊₁ (the least change in the mass
 //        metric).
 // The factorisation at qₙ₊₁ is the next step's start: a step that begins where the last one
 // ended (the state as it wrote it, or a recorded copy of it: the links' coordinates are taken
 // from State::jointCoordinates where they are held there exactly) factors once. The step's
-// outcome depends on the state alone, so a run resumed from any of its frames goes on bit for
-// bit. A motion's coordinate moves at its mean rate over the step, the free rates feel its
-// whole change of rate (to the motion's rate at the step's end), and its work is its impulse
-// over the step times that mean rate, with what it gives while the rates are projected.
+// outcome depends on the state alone (with what it carries in State::solverMemory), so a run
+// resumed from any of its frames goes on bit for bit. A motion's coordinate moves at its mean
+// rate over the step, the free rates feel its whole change of rate (to the motion's rate at the
+// step's end), and its work is its impulse over the step times that mean rate, with what it
+// gives while the rates are projected.
 class LoopStepper {
 public:
     // Whether it steps this tree (closed, no moving frame on it).
@@ -247,7 +250,20 @@ public:
     // iterations taken.
     Status step(const Model& model, const JointTree& tree, State& state, Workspace& ws, double h,
                 int& iterations);
+    // Forgets the steps before (the state was set from elsewhere).
     void reset();
+    // What a step carries into the next beyond the state: the part of the impulses that the
+    // first estimate missed (the next step's estimate adds it, extrapolated, so that its first
+    // evaluation closes the loops). It goes with the state (State::solverMemory, after the
+    // constraint solvers' memory) so that a run resumed from a recorded frame goes on bit for
+    // bit: memorySize(model) doubles (0 where the scene does not step closed trees so).
+    static int memorySize(const Model& model);
+    void saveMemory(double* memory, int size) const;
+    void restoreMemory(const double* memory, int size);
+    static constexpr int kMissed = 5;  // the steps' misses kept
+    // An extrapolated estimate whose gap is above this many tolerances is dropped for the
+    // step's own.
+    static constexpr double kCarriedGapLimit = 1e4;
 
 private:
     struct Memory;

@@ -57,6 +57,11 @@ public:
     // prepares its workspace next (after reset(); `size` doubles, copied).
     virtual const KktSolver* ownSolver() const { return nullptr; }
     virtual void restoreOwnSolver(const double* /*memory*/, int /*size*/) {}
+    // What a stepper carries from one step into the next beyond the state (the joint-space
+    // loop stepper's, LoopStepper::memorySize doubles): kept with State::solverMemory after the
+    // constraint solvers' memory, and taken back after reset().
+    virtual void saveStepMemory(double* /*memory*/, int /*size*/) const {}
+    virtual void restoreStepMemory(const double* /*memory*/, int /*size*/) {}
     const IntegratorStatistics& statistics() const { return stats_; }
 
 protected:

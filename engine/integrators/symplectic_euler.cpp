@@ -200,6 +200,12 @@ public:
         loops_.reset();
     }
     void forcesChanged() override {}  // nothing kept from a step's forces
+    void saveStepMemory(double* memory, int size) const override {
+        loops_.saveMemory(memory, size);
+    }
+    void restoreStepMemory(const double* memory, int size) override {
+        loops_.restoreMemory(memory, size);
+    }
 
 private:
     Status step(const Model& model, State& state, Workspace& ws, double h) override {

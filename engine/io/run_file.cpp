@@ -363,22 +363,26 @@ std::optional<LoadedRun> parseRun(Source& source, const std::string& baseDirecto
     RecordingOptions options;
     options.maxBytes = std::max<std::uint64_t>(options.maxBytes, 2 * remaining);
     // A run written before frames kept the springs' force, length and rate, before they kept
-    // the solvers' memory, or (an adaptive integrator's) before they kept their step's origin.
+    // the solvers' memory or the loop stepper's, or (an adaptive integrator's) before they kept
+    // their step's origin.
     const auto findLayout = [&] {
         run.recording = std::make_unique<Recording>(*run.model, options);
         for (const bool springs : {true, false})
             for (const bool memory : {true, false})
-                for (const bool origins : {true, false}) {
-                    if (run.recording->layout().size() == static_cast<int>(doubles)) return;
-                    if (FrameLayout(*run.model, origins, memory, springs).size() ==
-                        static_cast<int>(doubles)) {
-                        RecordingOptions older = options;
-                        older.stepOrigins = origins;
-                        older.solverMemory = memory;
-                        older.springChannels = springs;
-                        run.recording = std::make_unique<Recording>(*run.model, older);
+                for (const bool stepper : {true, false})
+                    for (const bool origins : {true, false}) {
+                        if (run.recording->layout().size() == static_cast<int>(doubles)) return;
+                        if (!memory && !stepper) continue;  // (the same layout as with it)
+                        if (FrameLayout(*run.model, origins, memory, springs, stepper).size() ==
+                            static_cast<int>(doubles)) {
+                            RecordingOptions older = options;
+                            older.stepOrigins = origins;
+                            older.solverMemory = memory;
+                            older.springChannels = springs;
+                            older.stepperMemory = stepper;
+                            run.recording = std::make_unique<Recording>(*run.model, older);
+                        }
                     }
-                }
     };
     findLayout();
     // A run written before welds folded into one body (engine/model/welds.h) kept a body per

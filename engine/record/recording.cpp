@@ -22,7 +22,7 @@ namespace engine {
 //   driver efforts | kinetic, gravitational, elastic | constraint error | controller efforts |
 //   powers | limit forces | friction forces | coupler forces | contact
 FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory,
-                         bool springChannels)
+                         bool springChannels, bool stepperMemory)
     : nq_(model.positionSize()),
       nv_(model.velocitySize()),
       nc_(0),
@@ -239,7 +239,7 @@ FrameLayout::FrameLayout(const Model& model, bool stepOrigins, bool solverMemory
     // so a run resumed here decides them as the original did.
     if (solverMemory) {
         memoryOffset_ = size_;
-        memorySize_ = solverMemorySize(model);
+        memorySize_ = solverMemorySize(model, stepperMemory);
         size_ += memorySize_;
     }
     // The welded parts' own columns, last.
@@ -572,7 +572,8 @@ void readContacts(const std::vector<FrameContacts>& frames, std::size_t k, State
 }  // namespace
 
 Recording::Recording(const Model& model, RecordingOptions options)
-    : layout_(model, options.stepOrigins, options.solverMemory, options.springChannels),
+    : layout_(model, options.stepOrigins, options.solverMemory, options.springChannels,
+              options.stepperMemory),
       options_(options),
       recordEvery_(std::max(1, options.recordEvery)) {
     const std::size_t rowBytes =

@@ -42,6 +42,7 @@ struct RecordingOptions {
     bool stepOrigins = true;     // see FrameLayout
     bool solverMemory = true;    // see FrameLayout
     bool springChannels = true;  // see FrameLayout
+    bool stepperMemory = true;   // see FrameLayout
 };
 
 // A named quantity over time (engine/record/channel_names.h): a column of the frame row, or the
@@ -70,8 +71,11 @@ public:
     // (State::solverMemory); run files written before Motus kept it are read without.
     // `springChannels`: keep the springs' force, length and rate; run files written before
     // Motus kept them are read without.
+    // `stepperMemory`: with the solvers' memory, what the joint-space loop stepper carries from
+    // step to step (LoopStepper::memorySize); run files written before Motus kept it are read
+    // without.
     explicit FrameLayout(const Model& model, bool stepOrigins = true, bool solverMemory = true,
-                         bool springChannels = true);
+                         bool springChannels = true, bool stepperMemory = true);
     bool hasStepOrigins() const { return originOffset_ >= 0; }
     bool hasSolverMemory() const { return memoryOffset_ >= 0; }
     int size() const { return size_; }  // doubles per frame
