@@ -146,7 +146,8 @@ ForwardDynamics::ForwardDynamics(std::shared_ptr<const Model> model)
     : base_(model),
       model_(std::move(model)),
       loops_(hasClosedLoops(*model_)),
-      memorySize_(solverMemorySize(*model_)) {
+      memorySize_(solverMemorySize(*model_)),
+      stepperMemorySize_(LoopStepper::memorySize(*model_)) {
     formulation_ = chooseFormulation(*model_);
     integrator_ = model_->kinematic ? makeKinematicStepper()
                                     : makeIntegrator(model_->settings, formulation_.formulation);
@@ -293,7 +294,7 @@ static bool workspacePivots(const Model& model, bool pivots) {
 void ForwardDynamics::saveSolverMemory() {
     const bool pivots = loops_;
     const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
-    const int stepper = LoopStepper::memorySize(*model_), solvers = memorySize_ - stepper;
+    const int stepper = stepperMemorySize_, solvers = memorySize_ - stepper;
     std::vector<double>& memory = state_.solverMemory;
     memory.assign(static_cast<std::size_t>(memorySize_), 0.0);
     if (ws_.solver.rows() == model_->constraintRows())
@@ -315,7 +316,7 @@ void ForwardDynamics::restoreSolverMemory(const State& state) {
     if (static_cast<int>(memory.size()) != memorySize_) return;  // none, or stale
     const bool pivots = loops_;
     const int one = KktSolver::memorySize(model_->constraintRows(), pivots);
-    const int stepper = LoopStepper::memorySize(*model_), solvers = memorySize_ - stepper;
+    const int stepper = stepperMemorySize_, solvers = memorySize_ - stepper;
     if (ws_.solver.rows() == model_->constraintRows()) {
         ws_.solver.restoreMemory(memory.data(), workspacePivots(*model_, pivots));
         ws_.factored = false;

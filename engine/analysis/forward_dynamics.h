@@ -105,6 +105,7 @@ private:
     // (hasClosedLoops) and the length of State::solverMemory (solverMemorySize).
     bool loops_ = false;
     int memorySize_ = 0;
+    int stepperMemorySize_ = 0;  // its last part: LoopStepper::memorySize
     std::vector<SensorEvent> sensorEvents_;
     bool stopped_ = false;
     State state_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include <Eigen/Cholesky>
@@ -1370,8 +1371,8 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
     out.gamma.setZero(m);
     if (jacobian) {
         out.J.setZero(m, tree.nv);
-        out.sideForce.assign(static_cast<std::size_t>(2 * m), Vec6::Zero());
-        out.sideBody.assign(static_cast<std::size_t>(2 * m), kGround);
+        out.sideForce.resize(static_cast<std::size_t>(2 * m));  // (each written below)
+        out.sideBody.resize(static_cast<std::size_t>(2 * m));
     }
     int row = 0;
     for (const int j : tree.cuts) {
@@ -1389,7 +1390,11 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
         for (int r = 0; r < joint.rows; ++r, ++row) {
             for (int side = 0; side < 2; ++side) {
                 const int b = sides[side];
-                if (b == kGround) continue;
+                if (b == kGround) {
+                    out.sideForce[static_cast<std::size_t>(2 * row + side)].setZero();
+                    out.sideBody[static_cast<std::size_t>(2 * row + side)] = kGround;
+                    continue;
+                }
                 const double* e = out.blocks.data() + 12 * r + 6 * side;
                 const BodyFrame& frame = frames[static_cast<std::size_t>(b)];
                 const Vec3 jv(e[0], e[1], e[2]);
@@ -1422,6 +1427,11 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
             if (jacobian) out.J(row, c.rates[t]) += c.coefficients[t];
         }
         out.Phi(row) = q ? phi : 0.0;
+        if (jacobian)
+            for (int side = 0; side < 2; ++side) {
+                out.sideForce[static_cast<std::size_t>(2 * row + side)].setZero();
+                out.sideBody[static_cast<std::size_t>(2 * row + side)] = kGround;
+            }
         double entries[12];
         if (jacobian && coupler.rolling &&
             rollingCouplerEntries(model, c.coupler, frames, entries)) {
@@ -1510,34 +1520,46 @@ public:
             if (!(d > 0.0)) return false;
             L_M_(a, a) = std::sqrt(d);
         }
-        // W = L⁻¹ J_Fᵀ, S = J_F M_FF⁻¹ J_Fᵀ = Wᵀ W, Y = M_FF⁻¹ J_Fᵀ = L⁻ᵀ W (column by column,
-        // in place).
-        Y_.resize(nf, m);
-        S_.resize(m, m);
+        // W = L⁻¹ J_Fᵀ, S = J_F M_FF⁻¹ J_Fᵀ = Wᵀ W, Y = M_FF⁻¹ J_Fᵀ = L⁻ᵀ W, a free coordinate
+        // at a time over all rows (Wᵀ and Yᵀ column-major: each coordinate's m entries in a row;
+        // S's upper triangle, all the row-order Cholesky reads).
         const double* L = L_M_.data();
-        for (int r = 0; r < m; ++r) {
-            double* y = Y_.data() + static_cast<Eigen::Index>(r) * nf;
-            for (int a = 0; a < nf; ++a) {
-                double v = JF_(r, a);
-                for (int c = 0; c < a; ++c) v -= L[a + c * nf] * y[c];
-                y[a] = v / L[a + a * nf];
+        Wt_.resize(m, nf);
+        for (int a = 0; a < nf; ++a) {
+            double* w = Wt_.data() + static_cast<Eigen::Index>(a) * m;
+            const double* jf = JF_.data() + static_cast<Eigen::Index>(a) * m;
+            for (int r = 0; r < m; ++r) w[r] = jf[r];
+            for (int c = 0; c < a; ++c) {
+                const double l = L[a + c * nf];
+                const double* wc = Wt_.data() + static_cast<Eigen::Index>(c) * m;
+                for (int r = 0; r < m; ++r) w[r] -= l * wc[r];
             }
-            for (int r2 = 0; r2 <= r; ++r2) {
-                const double* w = Y_.data() + static_cast<Eigen::Index>(r2) * nf;
-                double v = 0.0;
-                for (int a = 0; a < nf; ++a) v += w[a] * y[a];
-                S_(r, r2) = v;
-                S_(r2, r) = v;
+            const double d = L[a + a * nf];
+            for (int r = 0; r < m; ++r) w[r] /= d;
+        }
+        S_.setZero(m, m);
+        for (int a = 0; a < nf; ++a) {
+            const double* w = Wt_.data() + static_cast<Eigen::Index>(a) * m;
+            for (int i = 0; i < m; ++i) {
+                const double x = w[i];
+                double* column = S_.data() + static_cast<Eigen::Index>(i) * m;
+                for (int k = 0; k <= i; ++k) column[k] += w[k] * x;
             }
         }
-        for (int r = 0; r < m; ++r) {
-            double* y = Y_.data() + static_cast<Eigen::Index>(r) * nf;
-            for (int a = nf; a-- > 0;) {
-                double v = y[a];
-                for (int c = a + 1; c < nf; ++c) v -= L[c + a * nf] * y[c];
-                y[a] = v / L[a + a * nf];
+        Yt_.resize(m, nf);
+        for (int a = nf; a-- > 0;) {
+            double* y = Yt_.data() + static_cast<Eigen::Index>(a) * m;
+            const double* w = Wt_.data() + static_cast<Eigen::Index>(a) * m;
+            for (int r = 0; r < m; ++r) y[r] = w[r];
+            for (int c = a + 1; c < nf; ++c) {
+                const double l = L[c + a * nf];
+                const double* yc = Yt_.data() + static_cast<Eigen::Index>(c) * m;
+                for (int r = 0; r < m; ++r) y[r] -= l * yc[r];
             }
+            const double d = L[a + a * nf];
+            for (int r = 0; r < m; ++r) y[r] /= d;
         }
+        Y_ = Yt_.transpose();
         // Row-order Cholesky with dropping.
         kept_.clear();
         weakest_ = 1.0;
@@ -1624,7 +1646,7 @@ public:
     static constexpr double kDroppedPivot = 1e-6;
 
 private:
-    Eigen::MatrixXd L_M_, JF_, Y_, S_, L_;
+    Eigen::MatrixXd L_M_, JF_, Y_, S_, L_, Wt_, Yt_;
     Eigen::VectorXd x_, lambda_;
     std::vector<int> kept_;
     double weakest_ = 1.0;
@@ -2029,13 +2051,52 @@ void LoopStepper::reset() {
     m_->missedSteps = 0;
 }
 
+namespace {
+
+// At most how many cut rows a tree of the model has, whichever spanning tree it is: the rows of
+// the joints that cannot be links, of as many of the others (those with the most rows) as
+// close loops among them, and a row per coupler.
+int cutRowsBound(const Model& model) {
+    const int ground = model.bodyCount();
+    std::vector<int> parent(static_cast<std::size_t>(ground + 1));
+    for (int b = 0; b <= ground; ++b) parent[static_cast<std::size_t>(b)] = b;
+    auto root = [&](int b) {
+        while (parent[static_cast<std::size_t>(b)] != b)
+            b = parent[static_cast<std::size_t>(b)] =
+                parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
+        return b;
+    };
+    auto node = [&](int marker) {
+        const int body = model.markers[static_cast<std::size_t>(marker)].body;
+        return body >= 0 && body < ground ? body : ground;
+    };
+    int rows = static_cast<int>(model.couplers.size()), loops = 0;
+    std::vector<int> linkRows;
+    for (const JointModel& joint : model.joints) {
+        if (!linkKindOf(joint.type)) {
+            rows += joint.rows;
+            continue;
+        }
+        linkRows.push_back(joint.rows);
+        const int a = root(node(joint.markerI)), b = root(node(joint.markerJ));
+        if (a == b)
+            ++loops;
+        else
+            parent[static_cast<std::size_t>(a)] = b;
+    }
+    std::sort(linkRows.begin(), linkRows.end(), std::greater<>());
+    for (int k = 0; k < loops; ++k) rows += linkRows[static_cast<std::size_t>(k)];
+    return rows;
+}
+
+}  // namespace
+
 int LoopStepper::memorySize(const Model& model) {
     const SolverSettings& settings = model.settings;
     if (settings.formulation != Formulation::Recursive ||
         settings.integrator != IntegratorType::SymplecticEuler || !hasClosedLoops(model))
         return 0;
-    // (a tree's cut rows are some of the joints' rows)
-    return 4 + kMissed * model.constraintRows();
+    return 4 + kMissed * cutRowsBound(model);
 }
 
 // [missedSteps, missedT, missedRank, n, the missed columns (n each)], zeros after; missedSteps
