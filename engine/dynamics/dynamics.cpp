@@ -228,27 +228,34 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     return {};
 }
 
-bool hasClosedLoops(const Model& model) {
-    // Union–find over the bodies, the ground the last node: a joint between two bodies already
-    // joined closes a loop.
-    const int ground = model.bodyCount();
-    std::vector<int> parent(static_cast<std::size_t>(ground + 1));
-    for (int b = 0; b <= ground; ++b) parent[static_cast<std::size_t>(b)] = b;
-    auto root = [&](int b) {
-        while (parent[static_cast<std::size_t>(b)] != b)
-            b = parent[static_cast<std::size_t>(b)] =
-                parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
-        return b;
-    };
+BodyGraph::BodyGraph(const Model& model)
+    : model_(model), parent_(static_cast<std::size_t>(model.bodyCount() + 1)) {
+    for (std::size_t b = 0; b < parent_.size(); ++b) parent_[b] = static_cast<int>(b);
+}
+
+int BodyGraph::root(int b) {
+    while (parent_[static_cast<std::size_t>(b)] != b)
+        b = parent_[static_cast<std::size_t>(b)] =
+            parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(b)])];
+    return b;
+}
+
+bool BodyGraph::join(const JointModel& joint) {
+    const int ground = model_.bodyCount();
     auto node = [&](int marker) {
-        const int body = model.markers[static_cast<std::size_t>(marker)].body;
+        const int body = model_.markers[static_cast<std::size_t>(marker)].body;
         return body >= 0 && body < ground ? body : ground;
     };
-    for (const JointModel& joint : model.joints) {
-        const int a = root(node(joint.markerI)), b = root(node(joint.markerJ));
-        if (a == b) return true;
-        parent[static_cast<std::size_t>(a)] = b;
-    }
+    const int a = root(node(joint.markerI)), b = root(node(joint.markerJ));
+    if (a == b) return false;
+    parent_[static_cast<std::size_t>(a)] = b;
+    return true;
+}
+
+bool hasClosedLoops(const Model& model) {
+    BodyGraph graph(model);
+    for (const JointModel& joint : model.joints)
+        if (!graph.join(joint)) return true;
     // A coupler ties joints' coordinates already free in the tree: its row closes a loop of
     // the constraint graph (the KKT solver's rank analysis must see it).
     return !model.couplers.empty();

@@ -20,6 +20,19 @@ namespace engine {
 // no consistent solution.
 Status prepareWorkspace(const Model& model, const State& state, Workspace& ws);
 
+// Union–find over the model's bodies, the ground one node: join() links a joint's two bodies,
+// false when they were joined already (the joint closes a loop).
+class BodyGraph {
+public:
+    explicit BodyGraph(const Model& model);
+    bool join(const JointModel& joint);
+
+private:
+    int root(int b);
+    const Model& model_;
+    std::vector<int> parent_;
+};
+
 // Whether the joints close a loop among the bodies (the ground one body): only then can rows of
 // the constraint Jacobian depend on each other, and the solver's memory keeps their pivots.
 bool hasClosedLoops(const Model& model);

@@ -2057,19 +2057,7 @@ namespace {
 // the joints that cannot be links, of as many of the others (those with the most rows) as
 // close loops among them, and a row per coupler.
 int cutRowsBound(const Model& model) {
-    const int ground = model.bodyCount();
-    std::vector<int> parent(static_cast<std::size_t>(ground + 1));
-    for (int b = 0; b <= ground; ++b) parent[static_cast<std::size_t>(b)] = b;
-    auto root = [&](int b) {
-        while (parent[static_cast<std::size_t>(b)] != b)
-            b = parent[static_cast<std::size_t>(b)] =
-                parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
-        return b;
-    };
-    auto node = [&](int marker) {
-        const int body = model.markers[static_cast<std::size_t>(marker)].body;
-        return body >= 0 && body < ground ? body : ground;
-    };
+    BodyGraph graph(model);
     int rows = static_cast<int>(model.couplers.size()), loops = 0;
     std::vector<int> linkRows;
     for (const JointModel& joint : model.joints) {
@@ -2078,11 +2066,7 @@ int cutRowsBound(const Model& model) {
             continue;
         }
         linkRows.push_back(joint.rows);
-        const int a = root(node(joint.markerI)), b = root(node(joint.markerJ));
-        if (a == b)
-            ++loops;
-        else
-            parent[static_cast<std::size_t>(a)] = b;
+        if (!graph.join(joint)) ++loops;
     }
     std::sort(linkRows.begin(), linkRows.end(), std::greater<>());
     for (int k = 0; k < loops; ++k) rows += linkRows[static_cast<std::size_t>(k)];
