@@ -2103,16 +2103,16 @@ void LoopStepper::restoreMemory(const double* memory, int size) {
     m.missedSteps = 0;
     if (size < 4 || !std::all_of(memory, memory + size, [](double x) { return std::isfinite(x); }))
         return;  // (a hostile file's: the step estimates afresh)
-    const double columns = memory[0], n = memory[3];
+    const double columns = memory[0], rank = memory[2], n = memory[3];
     if (!(columns >= 1.0 && columns <= kMissed && columns == std::floor(columns) && n >= 0.0 &&
-          n == std::floor(n) && 4.0 + columns * n <= size))
+          n == std::floor(n) && 4.0 + columns * n <= size && rank >= -1.0 && rank <= n))
         return;
     const Eigen::Index rows = static_cast<Eigen::Index>(n);
     m.missedSteps = static_cast<int>(columns);
     m.missed.setZero(rows, kMissed);
     std::copy(memory + 4, memory + 4 + m.missedSteps * rows, m.missed.data());
     m.missedT = memory[1];
-    m.missedRank = static_cast<int>(memory[2]);
+    m.missedRank = static_cast<int>(rank);
 }
 
 namespace {

@@ -627,6 +627,9 @@ TEST(JointSpaceLoops, AStepCarriesWhatItsEstimateMissed) {
             memory[static_cast<std::size_t>(carried)] = 7.5;
             memory[static_cast<std::size_t>(carried) + 3] = 1e9;
         });
+        withMemory("a rank out of range", [&](std::vector<double>& memory) {
+            memory[static_cast<std::size_t>(carried) + 2] = 1e300;
+        });
     }
 }
 
