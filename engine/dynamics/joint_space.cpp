@@ -11,6 +11,7 @@
 
 #include "engine/constraints/constraints.h"
 #include "engine/dynamics/dynamics.h"
+#include "engine/dynamics/loop_closure.h"
 #include "engine/kinematics/frame_motion.h"
 #include "engine/kinematics/joint_coordinates.h"
 #include "engine/kinematics/kinematics.h"
@@ -1363,20 +1364,130 @@ Vec6 rowForce(const BodyFrame& frame, const double* e) {
     return f;
 }
 
+// The rows of cut joint j from `row` on as the loop stepper needs them — Φ, and with
+// `jacobian` the rows of J — straight from the world-frame point and axis rates along each
+// side's chain of links, for joints of coincident points, perpendicular axes, points in planes
+// and distances (every joint of the library but those on curves and surfaces: false, nothing
+// written; loopRows then takes the general evaluation). Φ as constraints.cpp evaluates it; a
+// column e of J (a unit rate, spatial velocity (ω, v_O) at the world origin) moves a point P
+// at v_O + ω × P and turns an axis a at ω × a.
+bool directCutRows(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
+                   const std::vector<Vec6>& s, int j, int row, bool jacobian, LoopRows& out) {
+    const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+    for (const Primitive& p : joint.primitives)
+        if (p.type != PrimitiveType::Coincident && p.type != PrimitiveType::Dot1 &&
+            p.type != PrimitiveType::Dot2 && p.type != PrimitiveType::Distance)
+            return false;
+    struct Side {
+        int body;
+        const BodyFrame* f;
+        const MarkerModel* m;
+        Vec3 P;
+        Vec3 axis(int k) const { return f ? Vec3(f->R * m->R_BM.col(k)) : Vec3(m->R_BM.col(k)); }
+    };
+    Side side[2];
+    for (int k = 0; k < 2; ++k) {
+        const MarkerModel& m =
+            model.markers[static_cast<std::size_t>(k == 0 ? joint.markerI : joint.markerJ)];
+        const BodyFrame* f =
+            m.body == kGround ? nullptr : &frames[static_cast<std::size_t>(m.body)];
+        Vec3 P = m.X_BM.p;
+        if (f) {
+            const Vec3 offset = f->R * m.X_BM.p;
+            P = f->r + offset;
+        }
+        side[k] = {m.body, f, &m, P};
+    }
+    const Vec3 d = side[1].P - side[0].P;
+    // Φ, and per primitive what its J entries need: an axis a and a × b (Dot1) or a × d (Dot2).
+    constexpr int kMost = 8;
+    Vec3 a[kMost], cross[kMost];
+    int r = row, k = 0;
+    for (const Primitive& p : joint.primitives) {
+        switch (p.type) {
+        case PrimitiveType::Coincident:
+            for (int c = 0; c < 3; ++c) out.Phi(r + c) = d(c);
+            break;
+        case PrimitiveType::Dot1: {
+            const Vec3 ai = side[0].axis(p.axisI), bj = side[1].axis(p.axisJ);
+            out.Phi(r) = ai.dot(bj);
+            if (k < kMost) cross[k] = ai.cross(bj);
+            break;
+        }
+        case PrimitiveType::Dot2: {
+            const Vec3 ai = side[0].axis(p.axisI);
+            out.Phi(r) = ai.dot(d);
+            if (k < kMost) {
+                a[k] = ai;
+                cross[k] = ai.cross(d);
+            }
+            break;
+        }
+        default:  // Distance
+            out.Phi(r) = (d.squaredNorm() - p.length * p.length) / (2.0 * p.length);
+            break;
+        }
+        r += p.rows();
+        ++k;
+    }
+    if (!jacobian) return true;
+    if (k > kMost) return false;  // (no joint of the library has more primitives)
+    for (int sd = 0; sd < 2; ++sd) {
+        const Side& at = side[sd];
+        if (at.body == kGround) continue;
+        const double sign = sd == 0 ? -1.0 : 1.0;  // d = P_J − P_I
+        for (int l = tree.linkOfBody[static_cast<std::size_t>(at.body)]; l >= 0;
+             l = tree.links[static_cast<std::size_t>(l)].parent) {
+            const JointTree::Link& on = tree.links[static_cast<std::size_t>(l)];
+            for (int e = on.iv; e < on.iv + on.nv; ++e) {
+                const Vec6& column = s[static_cast<std::size_t>(e)];
+                const Vec3 w = column.head<3>();
+                const Vec3 u = column.tail<3>() + w.cross(at.P);  // P's velocity
+                int rr = row, kk = 0;
+                for (const Primitive& p : joint.primitives) {
+                    switch (p.type) {
+                    case PrimitiveType::Coincident:
+                        for (int c = 0; c < 3; ++c) out.J(rr + c, e) += sign * u(c);
+                        break;
+                    case PrimitiveType::Dot1:  // ω_I·(a × b) − ω_J·(a × b)
+                        out.J(rr, e) -= sign * w.dot(cross[kk]);
+                        break;
+                    case PrimitiveType::Dot2:  // ω_I·(a × d) + a·(v_J − v_I)
+                        out.J(rr, e) += sign * a[kk].dot(u) + (sd == 0 ? w.dot(cross[kk]) : 0.0);
+                        break;
+                    default:  // d·(v_J − v_I) / L
+                        out.J(rr, e) += sign * d.dot(u) / p.length;
+                        break;
+                    }
+                    rr += p.rows();
+                    ++kk;
+                }
+            }
+        }
+    }
+    return true;
+}
+
 void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyFrame>& frames,
               const std::vector<Vec6>& s, const std::vector<Vec6>* A0, bool jacobian, LoopRows& out,
-              const Eigen::VectorXd* q = nullptr) {
+              const Eigen::VectorXd* q = nullptr, bool direct = false) {
     const int m = tree.cutRows;
     out.Phi.resize(m);
     out.gamma.setZero(m);
-    if (jacobian) {
-        out.J.setZero(m, tree.nv);
+    // (Direct rows — the loop stepper's — have no sides: it needs Φ and J alone.)
+    const bool withSides = jacobian && !direct;
+    if (jacobian) out.J.setZero(m, tree.nv);
+    if (withSides) {
         out.sideForce.resize(static_cast<std::size_t>(2 * m));  // (each written below)
         out.sideBody.resize(static_cast<std::size_t>(2 * m));
     }
     int row = 0;
     for (const int j : tree.cuts) {
         const JointModel& joint = model.joints[static_cast<std::size_t>(j)];
+        if (direct && !A0 && directCutRows(model, tree, frames, s, j, row, jacobian, out)) {
+            row += joint.rows;
+            continue;
+        }
         out.blocks.resize(static_cast<std::size_t>(12 * joint.rows));
         evaluateJointRows(model, j, frames, jacobian, A0 != nullptr,
                           out.Phi.segment(row, joint.rows), out.gamma.segment(row, joint.rows),
@@ -1391,16 +1502,20 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
             for (int side = 0; side < 2; ++side) {
                 const int b = sides[side];
                 if (b == kGround) {
-                    out.sideForce[static_cast<std::size_t>(2 * row + side)].setZero();
-                    out.sideBody[static_cast<std::size_t>(2 * row + side)] = kGround;
+                    if (withSides) {
+                        out.sideForce[static_cast<std::size_t>(2 * row + side)].setZero();
+                        out.sideBody[static_cast<std::size_t>(2 * row + side)] = kGround;
+                    }
                     continue;
                 }
                 const double* e = out.blocks.data() + 12 * r + 6 * side;
                 const BodyFrame& frame = frames[static_cast<std::size_t>(b)];
                 const Vec3 jv(e[0], e[1], e[2]);
                 const Vec6 f = rowForce(frame, e);
-                out.sideForce[static_cast<std::size_t>(2 * row + side)] = f;
-                out.sideBody[static_cast<std::size_t>(2 * row + side)] = b;
+                if (withSides) {
+                    out.sideForce[static_cast<std::size_t>(2 * row + side)] = f;
+                    out.sideBody[static_cast<std::size_t>(2 * row + side)] = b;
+                }
                 const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
                 for (int k = link; k >= 0; k = tree.links[static_cast<std::size_t>(k)].parent) {
                     const JointTree::Link& on = tree.links[static_cast<std::size_t>(k)];
@@ -1427,13 +1542,13 @@ void loopRows(const Model& model, const JointTree& tree, const std::vector<BodyF
             if (jacobian) out.J(row, c.rates[t]) += c.coefficients[t];
         }
         out.Phi(row) = q ? phi : 0.0;
-        if (jacobian)
+        if (withSides)
             for (int side = 0; side < 2; ++side) {
                 out.sideForce[static_cast<std::size_t>(2 * row + side)].setZero();
                 out.sideBody[static_cast<std::size_t>(2 * row + side)] = kGround;
             }
         double entries[12];
-        if (jacobian && coupler.rolling &&
+        if (withSides && coupler.rolling &&
             rollingCouplerEntries(model, c.coupler, frames, entries)) {
             for (int side = 0; side < 2; ++side) {
                 const int b = coupler.gearBodies[side];
@@ -1471,187 +1586,6 @@ void freeRates(const Model& model, const JointTree& tree, std::vector<int>& free
     for (int e = 0; e < tree.nv; ++e)
         if (!tree.prescribed(model, e)) free.push_back(e);
 }
-
-// y = A x for the small dense matrices of the loops (a plain loop: Eigen's general product
-// costs more than the arithmetic at these sizes).
-void multiply(const Eigen::MatrixXd& A, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-    const Eigen::Index rows = A.rows(), cols = A.cols();
-    y.setZero(rows);
-    const double* a = A.data();
-    for (Eigen::Index c = 0; c < cols; ++c) {
-        const double xc = x(c);
-        if (xc == 0.0) continue;
-        for (Eigen::Index r = 0; r < rows; ++r) y(r) += a[r + c * rows] * xc;
-    }
-}
-
-// The closure's saddle-point system over the free coordinates F: with M_FF = L Lᵀ and
-// Y = M_FF⁻¹ J_Fᵀ, S = J_F Y, factored in row order with the rows that depend on earlier ones
-// dropped (their λ = 0: the load goes to the rows kept), as the maximal solver drops them
-// (kkt_solver.h): a row whose pivot is below 1e-10 of its diagonal, or a row of zeros.
-class Closure {
-public:
-    // Factors M_FF and S for J (all links' columns). False when M_FF is not positive definite.
-    // (Small dense matrices, factored in place without allocating once sized.)
-    // With `best` (per row, the largest pivot it has had in a run: the rank handling's memory),
-    // a row whose pivot falls below kDroppedPivot of its best is dropped too, as next to a
-    // singular position, where it is about to depend on the others; weakestPivot() is then
-    // relative to the best.
-    bool factor(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J, const std::vector<int>& free,
-                std::vector<double>* best = nullptr) {
-        const int nf = static_cast<int>(free.size()), m = static_cast<int>(J.rows());
-        L_M_.resize(nf, nf);
-        JF_.resize(m, nf);
-        for (int a = 0; a < nf; ++a) {
-            for (int b = 0; b <= a; ++b)
-                L_M_(a, b) =
-                    M(free[static_cast<std::size_t>(a)], free[static_cast<std::size_t>(b)]);
-            JF_.col(a) = J.col(free[static_cast<std::size_t>(a)]);
-        }
-        // M_FF = L Lᵀ (lower triangle of L_M_).
-        for (int a = 0; a < nf; ++a) {
-            for (int b = 0; b < a; ++b) {
-                double v = L_M_(a, b);
-                for (int c = 0; c < b; ++c) v -= L_M_(a, c) * L_M_(b, c);
-                L_M_(a, b) = v / L_M_(b, b);
-            }
-            double d = L_M_(a, a);
-            for (int c = 0; c < a; ++c) d -= L_M_(a, c) * L_M_(a, c);
-            if (!(d > 0.0)) return false;
-            L_M_(a, a) = std::sqrt(d);
-        }
-        // W = L⁻¹ J_Fᵀ, S = J_F M_FF⁻¹ J_Fᵀ = Wᵀ W, Y = M_FF⁻¹ J_Fᵀ = L⁻ᵀ W, a free coordinate
-        // at a time over all rows (Wᵀ and Yᵀ column-major: each coordinate's m entries in a row;
-        // S's upper triangle, all the row-order Cholesky reads).
-        const double* L = L_M_.data();
-        Wt_.resize(m, nf);
-        for (int a = 0; a < nf; ++a) {
-            double* w = Wt_.data() + static_cast<Eigen::Index>(a) * m;
-            const double* jf = JF_.data() + static_cast<Eigen::Index>(a) * m;
-            for (int r = 0; r < m; ++r) w[r] = jf[r];
-            for (int c = 0; c < a; ++c) {
-                const double l = L[a + c * nf];
-                const double* wc = Wt_.data() + static_cast<Eigen::Index>(c) * m;
-                for (int r = 0; r < m; ++r) w[r] -= l * wc[r];
-            }
-            const double d = L[a + a * nf];
-            for (int r = 0; r < m; ++r) w[r] /= d;
-        }
-        S_.setZero(m, m);
-        for (int a = 0; a < nf; ++a) {
-            const double* w = Wt_.data() + static_cast<Eigen::Index>(a) * m;
-            for (int i = 0; i < m; ++i) {
-                const double x = w[i];
-                double* column = S_.data() + static_cast<Eigen::Index>(i) * m;
-                for (int k = 0; k <= i; ++k) column[k] += w[k] * x;
-            }
-        }
-        Yt_.resize(m, nf);
-        for (int a = nf; a-- > 0;) {
-            double* y = Yt_.data() + static_cast<Eigen::Index>(a) * m;
-            const double* w = Wt_.data() + static_cast<Eigen::Index>(a) * m;
-            for (int r = 0; r < m; ++r) y[r] = w[r];
-            for (int c = a + 1; c < nf; ++c) {
-                const double l = L[c + a * nf];
-                const double* yc = Yt_.data() + static_cast<Eigen::Index>(c) * m;
-                for (int r = 0; r < m; ++r) y[r] -= l * yc[r];
-            }
-            const double d = L[a + a * nf];
-            for (int r = 0; r < m; ++r) y[r] /= d;
-        }
-        Y_ = Yt_.transpose();
-        // Row-order Cholesky with dropping.
-        kept_.clear();
-        weakest_ = 1.0;
-        nearSingular_ = false;
-        L_.resize(m, m);
-        const double largest = m > 0 ? S_.diagonal().maxCoeff() : 0.0;
-        for (int i = 0; i < m; ++i) {
-            const int a = static_cast<int>(kept_.size());
-            for (int c = 0; c < a; ++c) {
-                double v = S_(kept_[static_cast<std::size_t>(c)], i);
-                for (int e = 0; e < c; ++e) v -= L_(c, e) * L_(a, e);
-                L_(a, c) = v / L_(c, c);
-            }
-            double d = S_(i, i);
-            for (int c = 0; c < a; ++c) d -= L_(a, c) * L_(a, c);
-            if (!(S_(i, i) > 1e-20 * largest) || !(d > kSingularPivot * S_(i, i))) continue;
-            double reference = S_(i, i);
-            if (best) {
-                if (best->size() != static_cast<std::size_t>(m))
-                    best->assign(static_cast<std::size_t>(m), 0.0);
-                double& most = (*best)[static_cast<std::size_t>(i)];
-                most = std::max(most, d);
-                if (d < kDroppedPivot * most) {
-                    nearSingular_ = true;
-                    continue;
-                }
-                reference = most;
-            }
-            L_(a, a) = std::sqrt(d);
-            kept_.push_back(i);
-            weakest_ = std::min(weakest_, d / reference);
-        }
-        return true;
-    }
-    // x ← M_FF⁻¹ x.
-    template <class V>
-    void solveMass(V&& x) const {
-        const Eigen::Index nf = L_M_.rows();
-        for (Eigen::Index a = 0; a < nf; ++a) {
-            double v = x(a);
-            for (Eigen::Index c = 0; c < a; ++c) v -= L_M_(a, c) * x(c);
-            x(a) = v / L_M_(a, a);
-        }
-        for (Eigen::Index a = nf; a-- > 0;) {
-            double v = x(a);
-            for (Eigen::Index c = a + 1; c < nf; ++c) v -= L_M_(c, a) * x(c);
-            x(a) = v / L_M_(a, a);
-        }
-    }
-    // λ (all rows; 0 for those dropped) with S_kk λ_k = r_k.
-    void multipliers(const Eigen::VectorXd& r, Eigen::VectorXd& lambda) {
-        const int a = static_cast<int>(kept_.size());
-        x_.resize(a);
-        for (int i = 0; i < a; ++i) {
-            double v = r(kept_[static_cast<std::size_t>(i)]);
-            for (int c = 0; c < i; ++c) v -= L_(i, c) * x_(c);
-            x_(i) = v / L_(i, i);
-        }
-        for (int i = a; i-- > 0;) {
-            double v = x_(i);
-            for (int c = i + 1; c < a; ++c) v -= L_(c, i) * x_(c);
-            x_(i) = v / L_(i, i);
-        }
-        lambda.setZero(r.size());
-        for (int i = 0; i < a; ++i) lambda(kept_[static_cast<std::size_t>(i)]) = x_(i);
-    }
-    // The free coordinates' least change in the mass metric, −Y S⁻¹ r, that takes J_F x by −r.
-    void correction(const Eigen::VectorXd& r, Eigen::VectorXd& dx) {
-        multipliers(r, lambda_);
-        multiply(Y_, lambda_, dx);
-        dx = -dx;
-    }
-    // The multipliers of the last correction.
-    const Eigen::VectorXd& correctionMultipliers() const { return lambda_; }
-    const Eigen::MatrixXd& JF() const { return JF_; }
-    const Eigen::MatrixXd& Y() const { return Y_; }
-    int rank() const { return static_cast<int>(kept_.size()); }
-    // The smallest pivot of a row kept relative to its diagonal (1 for none).
-    double weakestPivot() const { return weakest_; }
-    // Whether a row was dropped as next to a singular position (by its best pivot).
-    bool droppedNearSingular() const { return nearSingular_; }
-
-    static constexpr double kSingularPivot = 1e-10;
-    static constexpr double kDroppedPivot = 1e-6;
-
-private:
-    Eigen::MatrixXd L_M_, JF_, Y_, S_, L_, Wt_, Yt_;
-    Eigen::VectorXd x_, lambda_;
-    std::vector<int> kept_;
-    double weakest_ = 1.0;
-    bool nearSingular_ = false;
-};
 
 // The composite-rigid-body mass matrix alone at the links' poses and motion subspaces.
 void massMatrix(const Model& model, const JointTree& tree, const std::vector<Transform>& poses,
@@ -1755,7 +1689,7 @@ Status loopAccelerations(const Model& model, const JointTree& tree, double t,
             qdd(e) = given[static_cast<std::size_t>(e)];
     thread_local std::vector<int> free;
     freeRates(model, tree, free);
-    thread_local Closure closure;
+    thread_local LoopClosure closure;
     if (!closure.factor(M, rows.J, free, &ws.loopBestPivot))
         return Status::failure("the joint-space mass matrix is not positive definite at t = " +
                                timeText(t) + " (a part of no mass on a joint?)");
@@ -1812,7 +1746,7 @@ Status projectLoopClosure(const Model& model, const JointTree& tree, double t, E
     thread_local std::vector<BodyFrame> frames;
     thread_local LoopRows rows;
     thread_local Eigen::MatrixXd M;
-    thread_local Closure closure;
+    thread_local LoopClosure closure;
     thread_local std::vector<int> free;
     freeRates(model, tree, free);
     Eigen::VectorXd dx, dv;
@@ -2018,13 +1952,13 @@ struct LoopStepper::Memory {
         std::vector<Mat6> I;
         LoopRows rows;
         Eigen::MatrixXd M;
-        Closure closure;
+        LoopClosure closure;
         bool forPositions = false;  // the closure factored with no row dropped by its best pivot
     };
     At at[2];
     int start = 0;  // at[start] is the step's start
     // The step's vectors.
-    Eigen::VectorXd q, qd, v, hb, given, r, mu, dv, gamma, qdd, end, qend, scratch, mu0;
+    Eigen::VectorXd q, qd, v, hb, given, r, mu, dv, dq, gamma, qdd, end, qend, scratch, mu0;
     // What the first estimate of the impulses missed at the last steps (μ − μ₀ with what closes
     // the gap left: S⁻¹ Φc/h), newest first (a column each, kMissed at most), valid for a
     // step from missedT at the closure's rank missedRank; `missedSteps`: how many columns hold.
@@ -2118,7 +2052,7 @@ void LoopStepper::restoreMemory(const double* memory, int size) {
 namespace {
 
 // The kinematics of the tree at q: poses, motion subspaces, the bodies' frames (at rest), and the
-// cut rows (Φ; and their Jacobian when asked).
+// cut rows (Φ; and their Jacobian when asked), directly (directCutRows: no sides).
 void loopKinematics(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
                     bool jacobian, std::vector<Transform>& poses, std::vector<Vec6>& s,
                     std::vector<BodyFrame>& frames, LoopRows& rows) {
@@ -2126,7 +2060,7 @@ void loopKinematics(const Model& model, const JointTree& tree, const Eigen::Vect
     still.assign(tree.links.size(), Vec6::Zero());
     linkKinematics(model, tree, q, poses, s);
     framesOfLinks(model, tree, poses, still, frames);
-    loopRows(model, tree, frames, s, nullptr, jacobian, rows, &q);
+    loopRows(model, tree, frames, s, nullptr, jacobian, rows, &q, true);
 }
 
 }  // namespace
@@ -2250,7 +2184,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     } else {
         secondOrder();
     }
-    multiply(a0.closure.Y(), m.mu, m.given);
+    a0.closure.applyY(m.mu, m.given);
     for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= m.given(f);
     double previous = 0.0, ratio = 1e-3;
     bool withJacobian = false;
@@ -2273,7 +2207,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
             m.mu = m.mu0;
             secondOrder();
             m.dv -= m.mu;
-            multiply(a0.closure.Y(), m.dv, m.given);
+            a0.closure.applyY(m.dv, m.given);
             for (Eigen::Index f = 0; f < nf; ++f)
                 m.v(free[static_cast<std::size_t>(f)]) += m.given(f);
             carrying = false;
@@ -2289,7 +2223,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
         m.r = a1.rows.Phi * (1.0 / h);
         a0.closure.multipliers(m.r, m.dv);
         m.mu += m.dv;
-        multiply(a0.closure.Y(), m.dv, m.given);
+        a0.closure.applyY(m.dv, m.given);
         for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) -= m.given(f);
     }
     iterations += k;
@@ -2305,7 +2239,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     m.missedSteps = std::min(m.missedSteps + 1, kMissed);
     m.missedT = t1;
     m.missedRank = a0.closure.rank();
-    if (!withJacobian) loopRows(model, tree, a1.frames, a1.s, nullptr, true, a1.rows, &a1.q);
+    if (!withJacobian) loopRows(model, tree, a1.frames, a1.s, nullptr, true, a1.rows, &a1.q, true);
 
     // The motions' generalised impulses over the step, M Δq̇ + h h + Jcᵀ μ on their rates (their
     // own Δq̇ the whole change to their rates at the step's end), each times the mean rate it
@@ -2333,15 +2267,15 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     a1.forPositions = !a1.closure.droppedNearSingular();
     ws.loopPivot = a1.closure.weakestPivot();
     multiply(a1.rows.J, m.v, m.r);
-    a1.closure.correction(m.r, m.dv);
-    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) += m.dv(f);
+    a1.closure.correction(m.r, m.dq);
+    for (Eigen::Index f = 0; f < nf; ++f) m.v(free[static_cast<std::size_t>(f)]) += m.dq(f);
     if (driven) {  // (what the motions give to hold their rates meanwhile)
         const Eigen::VectorXd& sigma = a1.closure.correctionMultipliers();
         for (int e = 0; e < tree.nv; ++e) {
             if (!tree.prescribed(model, e)) continue;
             double impulse = a1.rows.J.col(e).dot(sigma);
             for (Eigen::Index f = 0; f < nf; ++f)
-                impulse += a1.M(e, free[static_cast<std::size_t>(f)]) * m.dv(f);
+                impulse += a1.M(e, free[static_cast<std::size_t>(f)]) * m.dq(f);
             motionWork += impulse * m.v(e);
         }
     }
@@ -2460,9 +2394,23 @@ int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::Vect
     framesOfLinks(model, tree, poses, V, frames);
     loopRows(model, tree, frames, s, nullptr, true, rows);
     massMatrix(model, tree, poses, s, M);
-    Closure closure;
+    LoopClosure closure;
     if (!closure.factor(M, rows.J, free)) return -1;
     return closure.rank();
+}
+
+void cutRows(const Model& model, const JointTree& tree, const Eigen::VectorXd& q, bool direct,
+             Eigen::VectorXd& Phi, Eigen::MatrixXd& J) {
+    std::vector<Transform> poses;
+    std::vector<Vec6> s;
+    std::vector<BodyFrame> frames;
+    const std::vector<Vec6> V(tree.links.size(), Vec6::Zero());
+    LoopRows rows;
+    linkKinematics(model, tree, q, poses, s);
+    framesOfLinks(model, tree, poses, V, frames);
+    loopRows(model, tree, frames, s, nullptr, true, rows, &q, direct);
+    Phi = rows.Phi;
+    J = rows.J;
 }
 
 namespace {
@@ -2650,7 +2598,7 @@ Status jointSpaceSoftStep(const Model& model, const JointTree& tree, const State
         // The change keeps the loops' velocity rows: x − Y S⁻¹ J_F x in the metric M + softMass.
         thread_local std::vector<BodyFrame> frames;
         thread_local LoopRows loop;
-        thread_local Closure closure;
+        thread_local LoopClosure closure;
         framesOfLinks(model, tree, poses, V, frames);
         loopRows(model, tree, frames, s, nullptr, true, loop);
         if (!closure.factor(M, loop.J, free))
@@ -2743,7 +2691,7 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
         // dropped as the accelerations drop them).
         thread_local std::vector<BodyFrame> frames;
         thread_local LoopRows loop;
-        thread_local Closure closure;
+        thread_local LoopClosure closure;
         thread_local Eigen::VectorXd x, r, lambda;
         framesOfLinks(model, tree, poses, V, frames);
         loopRows(model, tree, frames, s, nullptr, true, loop);

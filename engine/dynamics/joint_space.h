@@ -282,6 +282,14 @@ bool loopsSingularAt(const Model& model, const JointTree& tree, const State& sta
 // matrix is singular.
 int loopClosureRank(const Model& model, const JointTree& tree, const Eigen::VectorXd& q);
 
+// A closed tree's cut rows at q: Φ and their Jacobian J over the tree's rates (rows as
+// maximal coordinates order them: the cut joints' primitives, then the couplers). `direct`:
+// as the loop stepper evaluates them, from the world-frame rates of points and axes along each
+// side's chain (directCutRows); else through the general joint evaluation (the maximal
+// solver's rows, turned into the tree's rates), as the accelerations and reactions do.
+void cutRows(const Model& model, const JointTree& tree, const Eigen::VectorXd& q, bool direct,
+             Eigen::VectorXd& Phi, Eigen::MatrixXd& J);
+
 // A row over the bodies' velocities, as the velocity-level stepper's contact and stop rows are:
 // its entries on up to two bodies' twists (State::v's layout: the origin's velocity in world
 // axes, the turn rate in the body's axes; kGround: none).

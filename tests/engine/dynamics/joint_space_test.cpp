@@ -716,6 +716,87 @@ TEST(JointSpaceLoops, ALoopOfWeldsIsCutLikeAnyOther) {
     EXPECT_GT(apart.largestReaction, 1.0);
 }
 
+// The loop stepper evaluates the cut joints' rows directly from the world-frame rates of their
+// points and axes (cutRows, direct); the accelerations and reactions through the general joint
+// evaluation the maximal solver uses. Both give the same Φ and J, and J is Φ's derivative
+// (central differences along each rate), for every example with loops (revolute, ball,
+// prismatic and distance joints cut, couplers and gears) and for the four-bar closed at its
+// last pivot by each kind of joint whose rows the stepper evaluates directly (each of the
+// primitives: coincident points, perpendicular axes, a point on a line or a plane), at poses
+// away from the closed one (Φ ≠ 0: the rows alone are compared; but for the rows a planar
+// motion keeps: the four-bar closed by a plane, a point on a plane or parallel axes).
+TEST(JointSpaceLoops, TheStepperEvaluatesTheCutRowsAsTheGeneralEvaluationDoes) {
+    struct Case {
+        std::string name;
+        std::shared_ptr<const Model> model;
+        bool off = true;  // moved off the closed pose by the rates' change
+    };
+    std::vector<Case> models;
+    for (const char* name :
+         {"four_bar.json", "benchmarks/n_four_bar.json", "benchmarks/bricard.json",
+          "benchmarks/spatial_slider_crank.json", "benchmarks/andrews_squeezer.json",
+          "slider_crank.json", "quick_return.json", "rssr_linkage.json", "gear_train.json",
+          "rack_and_pinion_steering.json", "dc_motor_crank.json"})
+        models.push_back({name, test::exampleModel(name)});
+    const io::SceneLoadResult fourBar =
+        io::loadSceneFile(std::string(MOTUS_SOURCE_DIR) + "/scenes/four_bar.json");
+    ASSERT_TRUE(fourBar.scene);
+    for (const JointType type :
+         {JointType::Spherical, JointType::Cylindrical, JointType::Prismatic, JointType::Universal,
+          JointType::Planar, JointType::PointOnLine, JointType::PointOnPlane,
+          JointType::ParallelAxes, JointType::PerpendicularAxes}) {
+        SceneSpec spec = *fourBar.scene;
+        for (Joint& joint : spec.joints)
+            if (joint.name == "pivotD") joint.type = type;
+        const bool keptInPlane = type == JointType::Planar || type == JointType::PointOnPlane ||
+                                 type == JointType::ParallelAxes;
+        models.push_back({"four_bar.json closed by a " + std::string(jointTypeName(type)),
+                          test::compiled(spec), !keptInPlane});
+    }
+    int compared = 0;
+    for (const auto& [name, model, off] : models) {
+        SCOPED_TRACE(name);
+        ASSERT_TRUE(model);
+        const State start = initialState(*model);
+        const std::optional<JointTree> tree = treeAt(*model, start);
+        ASSERT_TRUE(tree);
+        ASSERT_GT(tree->cutRows, 0);
+        Eigen::VectorXd q, qd;
+        jointSpaceState(*model, *tree, start, q, qd);
+        // Off the closed pose: every rate moved by a few hundredths.
+        Eigen::VectorXd rates(tree->nv);
+        for (int e = 0; e < tree->nv; ++e) rates(e) = 0.03 * std::sin(1.7 * e + 0.4);
+        integrateJointCoordinates(*tree, q, rates, 1.0);
+        Eigen::VectorXd directPhi, generalPhi;
+        Eigen::MatrixXd directJ, generalJ;
+        cutRows(*model, *tree, q, true, directPhi, directJ);
+        cutRows(*model, *tree, q, false, generalPhi, generalJ);
+        const double scale = std::max(1.0, generalJ.cwiseAbs().maxCoeff());
+        EXPECT_LE((directPhi - generalPhi).cwiseAbs().maxCoeff(), 1e-14 * scale);
+        EXPECT_LE((directJ - generalJ).cwiseAbs().maxCoeff(), 1e-13 * scale);
+        if (off) {
+            EXPECT_GT(directPhi.cwiseAbs().maxCoeff(), 1e-4);
+        }
+        // J = ∂Φ/∂(q ⊕ ε e) by central differences.
+        const double eps = 1e-6;
+        double worst = 0.0;
+        for (int e = 0; e < tree->nv; ++e) {
+            Eigen::VectorXd unit = Eigen::VectorXd::Zero(tree->nv), qp = q, qm = q, phiP, phiM;
+            Eigen::MatrixXd unused;
+            unit(e) = 1.0;
+            integrateJointCoordinates(*tree, qp, unit, eps);
+            integrateJointCoordinates(*tree, qm, unit, -eps);
+            cutRows(*model, *tree, qp, true, phiP, unused);
+            cutRows(*model, *tree, qm, true, phiM, unused);
+            worst = std::max(worst,
+                             ((phiP - phiM) / (2.0 * eps) - directJ.col(e)).cwiseAbs().maxCoeff());
+        }
+        EXPECT_LE(worst, 1e-7 * scale);
+        ++compared;
+    }
+    EXPECT_EQ(compared, static_cast<int>(models.size()));
+}
+
 // Couplers in joint coordinates: rows over the tree's coordinates, held with multipliers after
 // the cut joints' (joint_space.h). Two pendulums of different lengths hinged side by side and made
 // to turn together by a linear coupler (q₁ − q₂ = its initial value), a third driven by a motion
