@@ -2321,6 +2321,86 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     return {};
 }
 
+struct TreeStepper::Memory {
+    const Model* model = nullptr;
+    std::uint64_t serial = 0;
+    const JointTree* tree = nullptr;
+    bool valid = false;
+    double t = 0.0;
+    Eigen::VectorXd bodyQ, jointCoordinates;  // the state written last
+    Eigen::VectorXd q, qd;
+    std::vector<Transform> poses;
+    std::vector<Vec6> s, V;
+};
+
+TreeStepper::TreeStepper() : m_(std::make_unique<Memory>()) {}
+TreeStepper::~TreeStepper() = default;
+TreeStepper::TreeStepper(TreeStepper&&) noexcept = default;
+TreeStepper& TreeStepper::operator=(TreeStepper&&) noexcept = default;
+
+bool TreeStepper::takes(const Model& /*model*/, const JointTree& tree) {
+    return !tree.closed() && !tree.hybridMultiAxis &&
+           std::all_of(tree.links.begin(), tree.links.end(),
+                       [](const auto& link) { return link.nq == 0 || coordinatesHeld(link); });
+}
+
+void TreeStepper::reset() {
+    m_->valid = false;
+    m_->model = nullptr;
+}
+
+Status TreeStepper::start(const Model& model, const JointTree& tree, const State& state,
+                          Workspace& ws, Eigen::VectorXd& q, Eigen::VectorXd& qd,
+                          Eigen::VectorXd& qdd) {
+    Memory& m = *m_;
+    const bool same = m.valid && m.model == &model && m.serial == model.serial && m.tree == &tree &&
+                      state.t == m.t && sameBits(state.q, m.bodyQ) &&
+                      sameBits(state.jointCoordinates, m.jointCoordinates);
+    if (!same) {
+        thread_local std::vector<Transform> bodyPoses;
+        thread_local std::vector<Vec6> bodyS;
+        linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, m.q, m.qd,
+                            bodyPoses, bodyS, m.V);
+        for (const JointTree::Link& link : tree.links) {
+            if (!coordinatesHeld(link)) continue;
+            for (int c = 0; c < link.nq; ++c) {
+                const double held = state.jointCoordinates(link.slot + c);
+                if (std::abs(held - m.q(link.iq + c)) <= 1e-12 * std::max(1.0, std::abs(held)))
+                    m.q(link.iq + c) = held;
+            }
+        }
+        linkKinematics(model, tree, m.q, m.poses, m.s);
+    }
+    m.valid = false;  // (until finish() writes the state)
+    linkRatesFromBodies(tree, m.poses, m.s, state.v, m.qd, m.V);
+    q = m.q;
+    qd = m.qd;
+    return articulatedPasses(model, tree, state.t, qd, m.poses, m.s, m.V, state.q, state.v, state,
+                             ws, qdd);
+}
+
+void TreeStepper::finish(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, State& state) {
+    Memory& m = *m_;
+    linkKinematics(model, tree, q, m.poses, m.s);
+    linkVelocities(tree, m.s, qd, m.V);
+    writeBodyState(model, tree, m.poses, m.V, state.q, state.v);
+    if (state.jointCoordinates.size() != model.jointCoordinateCount)
+        state.jointCoordinates = Eigen::VectorXd::Zero(model.jointCoordinateCount);
+    for (const JointTree::Link& link : tree.links)
+        if (link.slot >= 0)
+            for (int c = 0; c < link.nq; ++c)
+                state.jointCoordinates(link.slot + c) = q(link.iq + c);
+    m.q = q;
+    m.valid = true;
+    m.model = &model;
+    m.serial = model.serial;
+    m.tree = &tree;
+    m.t = state.t;
+    m.bodyQ = state.q;
+    m.jointCoordinates = state.jointCoordinates;
+}
+
 bool loopsSingularAt(const Model& model, const JointTree& tree, const State& state,
                      std::string& why) {
     if (!tree.closed()) return false;

@@ -270,6 +270,39 @@ private:
     std::unique_ptr<Memory> m_;
 };
 
+// The start and end of a symplectic step of an open tree in joint coordinates (no cut joint,
+// no multi-axis link a motion drives in part, every link's coordinates held exactly in
+// State::jointCoordinates: no ball, no free part). A step that begins where the last one ended
+// (the state as it wrote it: the same time, poses and joint coordinates to the bit) takes its
+// coordinates, poses and motion subspaces as the last step left them rather than finding them
+// again from the bodies' poses (an arc tangent and two pose compositions a link); a state from
+// elsewhere has them found from its bodies, its coordinates then taken from
+// State::jointCoordinates (where they hold them to 1e-12) and the kinematics composed from
+// those, as the step that wrote it did, so that a run resumed from any of its frames goes on
+// bit for bit. The rates are always the bodies' (a state's velocities may be set alone).
+class TreeStepper {
+public:
+    // Whether it starts and ends this tree's steps.
+    static bool takes(const Model& model, const JointTree& tree);
+    TreeStepper();
+    ~TreeStepper();
+    TreeStepper(TreeStepper&&) noexcept;
+    TreeStepper& operator=(TreeStepper&&) noexcept;
+    // The step's start at `state`: q, q̇ and q̈ by the articulated-body algorithm.
+    Status start(const Model& model, const JointTree& tree, const State& state, Workspace& ws,
+                 Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::VectorXd& qdd);
+    // The step's end: the bodies' state (and joint coordinates) from q, q̇ into `state` at its
+    // time (already the step's end), kept as the next step's start.
+    void finish(const Model& model, const JointTree& tree, const Eigen::VectorXd& q,
+                const Eigen::VectorXd& qd, State& state);
+    // Forgets the steps before.
+    void reset();
+
+private:
+    struct Memory;
+    std::unique_ptr<Memory> m_;
+};
+
 // Whether a closed tree's loops are at a singular position at `state` (assembled): a direction
 // in which the cut rows' Jacobian lets the free coordinates move leads off the mechanism's
 // positions at first order (a dead centre, a parallelogram lying flat, a linkage held

@@ -198,6 +198,7 @@ public:
     void reset() override {
         tree_.reset();
         loops_.reset();
+        trees_.reset();
     }
     void forcesChanged() override {}  // nothing kept from a step's forces
     void saveStepMemory(double* memory, int size) const override {
@@ -214,7 +215,10 @@ private:
         // A closed tree's loops held by impulses, as the maximal coordinates hold joints.
         if (LoopStepper::takes(model, *tree_))
             return loops_.step(model, *tree_, state, ws, h, stats_.projectionIterations);
-        if (Status s = articulatedAccelerationsAt(model, *tree_, state, q_, qd_, ws, qdd_); !s.ok)
+        const bool kept = TreeStepper::takes(model, *tree_);
+        if (Status s = kept ? trees_.start(model, *tree_, state, ws, q_, qd_, qdd_)
+                            : articulatedAccelerationsAt(model, *tree_, state, q_, qd_, ws, qdd_);
+            !s.ok)
             return s;
         qd_ += h * qdd_;
         integrateJointCoordinates(*tree_, q_, qd_, h);
@@ -227,13 +231,17 @@ private:
         // (the motions' work at the step's mean rate, as in TimeStepping's joint-space step)
         state.driverWork +=
             h * ws.forceEnergies.actuatorPower + 0.5 * h * h * ws.forceEnergies.motionPowerRate;
-        bodyStateFromJoints(model, *tree_, q_, qd_, state);
         state.t += h;
+        if (kept)
+            trees_.finish(model, *tree_, q_, qd_, state);
+        else
+            bodyStateFromJoints(model, *tree_, q_, qd_, state);
         return {};
     }
 
     detail::TreeHolder tree_;
     LoopStepper loops_;
+    TreeStepper trees_;
     Eigen::VectorXd q_, qd_, qdd_;
 };
 
