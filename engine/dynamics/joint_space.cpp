@@ -1931,6 +1931,21 @@ bool coordinatesHeld(const JointTree::Link& link) {
     return link.slot >= 0 && link.kind != LinkKind::Spherical && link.kind != LinkKind::Free;
 }
 
+// The coordinates q found from the bodies' poses replaced by those the state holds exactly
+// (State::jointCoordinates) where they agree to 1e-12: a step from a recorded copy of a state
+// starts from the coordinates the step that wrote it ended with, to the bit.
+void takeHeldCoordinates(const JointTree& tree, const Eigen::VectorXd& jointCoordinates,
+                         Eigen::VectorXd& q) {
+    for (const JointTree::Link& link : tree.links) {
+        if (!coordinatesHeld(link)) continue;
+        for (int c = 0; c < link.nq; ++c) {
+            const double held = jointCoordinates(link.slot + c);
+            if (std::abs(held - q(link.iq + c)) <= 1e-12 * std::max(1.0, std::abs(held)))
+                q(link.iq + c) = held;
+        }
+    }
+}
+
 }  // namespace
 
 struct LoopStepper::Memory {
@@ -2091,14 +2106,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
                             bodyPoses, bodyS, m.V);
         if (m.model != &model || m.serial != model.serial)
             m.offsets = jointCoordinateOffsets(model);
-        for (const JointTree::Link& link : tree.links) {
-            if (!coordinatesHeld(link)) continue;
-            for (int c = 0; c < link.nq; ++c) {
-                const double held = state.jointCoordinates(link.slot + c);
-                if (std::abs(held - m.q(link.iq + c)) <= 1e-12 * std::max(1.0, std::abs(held)))
-                    m.q(link.iq + c) = held;
-            }
-        }
+        takeHeldCoordinates(tree, state.jointCoordinates, m.q);
         a0.q = m.q;
         loopKinematics(model, tree, a0.q, true, a0.poses, a0.s, a0.frames, a0.rows);
         linkInertias(model, tree, a0.poses, a0.frames, a0.I);
@@ -2361,14 +2369,7 @@ Status TreeStepper::start(const Model& model, const JointTree& tree, const State
         thread_local std::vector<Vec6> bodyS;
         linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, m.q, m.qd,
                             bodyPoses, bodyS, m.V);
-        for (const JointTree::Link& link : tree.links) {
-            if (!coordinatesHeld(link)) continue;
-            for (int c = 0; c < link.nq; ++c) {
-                const double held = state.jointCoordinates(link.slot + c);
-                if (std::abs(held - m.q(link.iq + c)) <= 1e-12 * std::max(1.0, std::abs(held)))
-                    m.q(link.iq + c) = held;
-            }
-        }
+        takeHeldCoordinates(tree, state.jointCoordinates, m.q);
         linkKinematics(model, tree, m.q, m.poses, m.s);
     }
     m.valid = false;  // (until finish() writes the state)
