@@ -1946,16 +1946,41 @@ void takeHeldCoordinates(const JointTree& tree, const Eigen::VectorXd& jointCoor
     }
 }
 
-}  // namespace
-
-struct LoopStepper::Memory {
+// The state a stepper wrote last — model, tree, time, the parts' poses and the joint
+// coordinates — to tell a step that begins where the last one ended (the state as written, to
+// the bit) from one on a state set from elsewhere.
+struct WrittenState {
     const Model* model = nullptr;
     std::uint64_t serial = 0;
     const JointTree* tree = nullptr;
-    // What the step's start (at q) holds, valid for the state written last.
     bool valid = false;
     double t = 0.0;
-    Eigen::VectorXd bodyQ, jointCoordinates;  // the state written last
+    Eigen::VectorXd bodyQ, jointCoordinates;
+
+    bool is(const Model& m, const JointTree& k, const State& state) const {
+        return valid && model == &m && serial == m.serial && tree == &k && state.t == t &&
+               sameBits(state.q, bodyQ) && sameBits(state.jointCoordinates, jointCoordinates);
+    }
+    void remember(const Model& m, const JointTree& k, const State& state) {
+        valid = true;
+        model = &m;
+        serial = m.serial;
+        tree = &k;
+        t = state.t;
+        bodyQ = state.q;
+        jointCoordinates = state.jointCoordinates;
+    }
+    void forget() {
+        valid = false;
+        model = nullptr;
+    }
+};
+
+}  // namespace
+
+struct LoopStepper::Memory {
+    // What the step's start (at q) holds, valid for the state written last.
+    WrittenState written;
     std::vector<int> free;
     // At the start q (index 0) and at the step's end q₁ (index 1): poses, motion subspaces,
     // frames, spatial inertias, the cut rows (Φ, J), M and the closure factored.
@@ -1995,8 +2020,7 @@ bool LoopStepper::takes(const Model& /*model*/, const JointTree& tree) {
 }
 
 void LoopStepper::reset() {
-    m_->valid = false;
-    m_->model = nullptr;
+    m_->written.forget();
     m_->missedSteps = 0;
 }
 
@@ -2092,10 +2116,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     const bool held = std::all_of(tree.links.begin(), tree.links.end(), [](const auto& link) {
         return link.nq == 0 || coordinatesHeld(link);
     });
-    const bool same = held && m.valid && m.model == &model && m.serial == model.serial &&
-                      m.tree == &tree && state.t == m.t && m.freeNow == m.free &&
-                      sameBits(state.q, m.bodyQ) &&
-                      sameBits(state.jointCoordinates, m.jointCoordinates);
+    const bool same = held && m.freeNow == m.free && m.written.is(model, tree, state);
     // On a state not written here, the coordinates from the bodies' poses (those the state holds
     // exactly in its joint coordinates taken from there, so that a run resumed from a recorded
     // copy of it starts where the run did, to the bit) and what the start needs at them.
@@ -2104,7 +2125,7 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
         thread_local std::vector<Vec6> bodyS;
         linkStateFromBodies(model, tree, state.q, state.v, state.jointCoordinates, m.q, m.qd,
                             bodyPoses, bodyS, m.V);
-        if (m.model != &model || m.serial != model.serial)
+        if (m.written.model != &model || m.written.serial != model.serial)
             m.offsets = jointCoordinateOffsets(model);
         takeHeldCoordinates(tree, state.jointCoordinates, m.q);
         a0.q = m.q;
@@ -2319,23 +2340,12 @@ Status LoopStepper::step(const Model& model, const JointTree& tree, State& state
     state.t = t1;
     // The end is the next step's start.
     m.start = 1 - m.start;
-    m.valid = true;
-    m.model = &model;
-    m.serial = model.serial;
-    m.tree = &tree;
-    m.t = state.t;
-    m.bodyQ = state.q;
-    m.jointCoordinates = state.jointCoordinates;
+    m.written.remember(model, tree, state);
     return {};
 }
 
 struct TreeStepper::Memory {
-    const Model* model = nullptr;
-    std::uint64_t serial = 0;
-    const JointTree* tree = nullptr;
-    bool valid = false;
-    double t = 0.0;
-    Eigen::VectorXd bodyQ, jointCoordinates;  // the state written last
+    WrittenState written;
     Eigen::VectorXd q, qd;
     std::vector<Transform> poses;
     std::vector<Vec6> s, V;
@@ -2353,17 +2363,14 @@ bool TreeStepper::takes(const Model& /*model*/, const JointTree& tree) {
 }
 
 void TreeStepper::reset() {
-    m_->valid = false;
-    m_->model = nullptr;
+    m_->written.forget();
 }
 
 Status TreeStepper::start(const Model& model, const JointTree& tree, const State& state,
                           Workspace& ws, Eigen::VectorXd& q, Eigen::VectorXd& qd,
                           Eigen::VectorXd& qdd) {
     Memory& m = *m_;
-    const bool same = m.valid && m.model == &model && m.serial == model.serial && m.tree == &tree &&
-                      state.t == m.t && sameBits(state.q, m.bodyQ) &&
-                      sameBits(state.jointCoordinates, m.jointCoordinates);
+    const bool same = m.written.is(model, tree, state);
     if (!same) {
         thread_local std::vector<Transform> bodyPoses;
         thread_local std::vector<Vec6> bodyS;
@@ -2372,7 +2379,7 @@ Status TreeStepper::start(const Model& model, const JointTree& tree, const State
         takeHeldCoordinates(tree, state.jointCoordinates, m.q);
         linkKinematics(model, tree, m.q, m.poses, m.s);
     }
-    m.valid = false;  // (until finish() writes the state)
+    m.written.forget();  // (until finish() writes the state)
     linkRatesFromBodies(tree, m.poses, m.s, state.v, m.qd, m.V);
     q = m.q;
     qd = m.qd;
@@ -2393,13 +2400,7 @@ void TreeStepper::finish(const Model& model, const JointTree& tree, const Eigen:
             for (int c = 0; c < link.nq; ++c)
                 state.jointCoordinates(link.slot + c) = q(link.iq + c);
     m.q = q;
-    m.valid = true;
-    m.model = &model;
-    m.serial = model.serial;
-    m.tree = &tree;
-    m.t = state.t;
-    m.bodyQ = state.q;
-    m.jointCoordinates = state.jointCoordinates;
+    m.written.remember(model, tree, state);
 }
 
 bool loopsSingularAt(const Model& model, const JointTree& tree, const State& state,
