@@ -25,38 +25,12 @@ namespace {
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
-Mat3 skew(const Vec3& a) {
-    Mat3 m;
-    m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
-    return m;
-}
-
-// Spatial cross products at the world origin, (ω, v) and (n, f) (Featherstone, ch. 2).
+// The spatial cross product of motions at the world origin, (ω, v) (Featherstone, ch. 2).
 Vec6 crossMotion(const Vec6& V, const Vec6& m) {
     Vec6 out;
     out.head<3>() = V.head<3>().cross(m.head<3>());
     out.tail<3>() = V.head<3>().cross(m.tail<3>()) + V.tail<3>().cross(m.head<3>());
     return out;
-}
-Vec6 crossForce(const Vec6& V, const Vec6& f) {
-    Vec6 out;
-    out.head<3>() = V.head<3>().cross(f.head<3>()) + V.tail<3>().cross(f.tail<3>());
-    out.tail<3>() = V.head<3>().cross(f.tail<3>());
-    return out;
-}
-
-// A body's spatial inertia about the world origin: mass m, centre of mass c, rotational inertia
-// Ic about it (world axes).
-Mat6 spatialInertia(double m, const Vec3& c, const Mat3& Ic) {
-    const Mat3 C = m * skew(c);
-    Mat6 I;
-    // Ic + m C Cᵀ, with C Cᵀ = (c·c) 1 − c cᵀ
-    I.topLeftCorner<3, 3>() = Ic - m * c * c.transpose();
-    I.topLeftCorner<3, 3>().diagonal().array() += m * c.squaredNorm();
-    I.topRightCorner<3, 3>() = C;
-    I.bottomLeftCorner<3, 3>() = C.transpose();
-    I.bottomRightCorner<3, 3>() = m * Mat3::Identity();
-    return I;
 }
 
 // a b without renormalising the rotation (the recursions renormalise once per link).
@@ -967,7 +941,7 @@ namespace {
 
 // The applied forces at the bodies' state for coordinates q, q̇ into ws.g: gravity and the
 // force elements (with the gyroscopic term, which the velocity products of the recursions hold:
-// appliedWrench takes it out again).
+// bodyBias cancels it).
 // ws.frames then hold the bodies' frames.
 Status evaluateTreeForces(const Model& model, const JointTree& tree, double t,
                           const std::vector<Transform>& poses, const std::vector<Vec6>& V,
@@ -977,23 +951,49 @@ Status evaluateTreeForces(const Model& model, const JointTree& tree, double t,
     return evaluateAppliedForces(model, t, q, v, memory.jointCoordinates, memory.lagged, ws);
 }
 
-// Body `b`'s applied wrench about the world origin (moment, force) from ws.g, less the
-// gyroscopic term: force f at the centre of mass, torque n (body axes in g) turned to the world.
-Vec6 appliedWrench(const Model& model, const Workspace& ws, int b, const Transform& X_WB,
-                   const Mat3& R, const Vec3& w) {
-    const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-    const Vec3 wB = R.transpose() * w;
-    const Vec3 f = layout::linear(ws.g, b);
-    const Vec3 nB = layout::angular(ws.g, b) + wB.cross(body.inertia.cwiseProduct(wB));
+// Body `b`'s velocity-product force less its applied forces, V ×* (I V) − wᵃ, about the world
+// origin, with ws.g holding its applied force f (at the centre of mass c) and torque (body axes)
+// less the gyroscopic term ω × I ω, as the maximal formulation's right-hand side holds them. With
+// L = m v_c the momentum, V ×* (I V) = (ω × I_c ω + c × (ω × L), ω × L) and the applied wrench
+// is (R n + ω × I_c ω + c × f, f): the gyroscopic terms cancel, leaving (c × F − R n, F) with
+// F = ω × L − f.
+Vec6 bodyBias(const Model& model, const Workspace& ws, int b, const Transform& X_WB, const Mat3& R,
+              const Vec6& V) {
+    const double m = model.bodies[static_cast<std::size_t>(b)].mass;
+    const Vec3 w = V.head<3>();
+    const Vec3 vc = V.tail<3>() + w.cross(X_WB.p);
+    const Vec3 F = m * w.cross(vc) - layout::linear(ws.g, b);
     Vec6 out;
-    out.head<3>() = R * nB + X_WB.p.cross(f);
-    out.tail<3>() = f;
+    out.head<3>() = X_WB.p.cross(F) - R * layout::angular(ws.g, b);
+    out.tail<3>() = F;
     return out;
 }
 
-Mat6 bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R) {
+// Body `b`'s spatial inertia about the world origin at pose X_WB (rotation matrix R): the
+// principal inertia turned to the world, I_c = R diag(J) Rᵀ, moved to the origin.
+// (Written in place: returned by value, a 6 × 6 matrix is copied with a string move that costs
+// as much as building it.)
+void bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R, Mat6& I) {
     const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-    return spatialInertia(body.mass, X_WB.p, R * body.inertia.asDiagonal() * R.transpose());
+    const double m = body.mass;
+    const Vec3& c = X_WB.p;
+    Mat3 Ic;
+    Ic.noalias() = (R * body.inertia.asDiagonal()) * R.transpose();
+    // Ic + m C Cᵀ with C = c̃, C Cᵀ = (c·c) 1 − c cᵀ; m C above, m Cᵀ below; m 1.
+    const double cc = c.squaredNorm();
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) I(i, j) = Ic(i, j) + m * ((i == j ? cc : 0.0) - c(i) * c(j));
+    const Vec3 mc = m * c;
+    I(0, 3) = 0.0, I(0, 4) = -mc.z(), I(0, 5) = mc.y();
+    I(1, 3) = mc.z(), I(1, 4) = 0.0, I(1, 5) = -mc.x();
+    I(2, 3) = -mc.y(), I(2, 4) = mc.x(), I(2, 5) = 0.0;
+    I.bottomLeftCorner<3, 3>() = I.topRightCorner<3, 3>().transpose();
+    I.bottomRightCorner<3, 3>() = m * Mat3::Identity();
+}
+Mat6 bodyInertia(const Model& model, int b, const Transform& X_WB, const Mat3& R) {
+    Mat6 I;
+    bodyInertia(model, b, X_WB, R, I);
+    return I;
 }
 
 // The accelerations the motions prescribe, per rate (NaN: free).
@@ -1091,9 +1091,8 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
                 tree, link, V[i],
                 link.parent < 0 ? Vec6::Zero().eval() : V[static_cast<std::size_t>(link.parent)], s,
                 qd);
-        IA[i] = bodyInertia(model, link.body, X_WB, R);
-        pA[i] = crossForce(V[i], IA[i] * V[i]) -
-                appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+        bodyInertia(model, link.body, X_WB, R, IA[i]);
+        pA[i] = bodyBias(model, ws, link.body, X_WB, R, V[i]);
     }
     // Inward: each link's articulated inertia and bias force handed to its parent.
     thread_local std::vector<double> given;
@@ -1125,16 +1124,20 @@ Status articulatedPasses(const Model& model, const JointTree& tree, double t,
             continue;
         }
         if (link.nv == 1) {
-            U[e] = IA[k] * s[e];
+            U[e].noalias() = IA[k] * s[e];
             D[k] = s[e].dot(U[e]);
             u[e] = -s[e].dot(pA[k]);
             if (!(D[k] > 0.0))
                 return Status::failure(linkName(model, link) +
                                        " carries no inertia along its axis at t = " + timeText(t));
             if (p >= 0) {
-                const Mat6 Ia = IA[k] - U[e] * U[e].transpose() / D[k];
-                IA[static_cast<std::size_t>(p)] += Ia;
-                pA[static_cast<std::size_t>(p)] += pA[k] + Ia * c[k] + U[e] * (u[e] / D[k]);
+                // Iᵃ = Iᴬ − U Uᵀ/D and pᵃ = pᴬ + Iᵃ c + U u/D = pᴬ + Iᴬ c + U (u − U·c)/D,
+                // added to the parent's column by column without forming Iᵃ.
+                Mat6& IAp = IA[static_cast<std::size_t>(p)];
+                const Vec6 Ud = U[e] / D[k];
+                pA[static_cast<std::size_t>(p)].noalias() +=
+                    pA[k] + IA[k] * c[k] + Ud * (u[e] - U[e].dot(c[k]));
+                for (int j = 0; j < 6; ++j) IAp.col(j) += IA[k].col(j) - Ud * U[e](j);
             }
             continue;
         }
@@ -1299,12 +1302,11 @@ void massAndBias(const Model& model, const JointTree& tree, const std::vector<Tr
         const JointTree::Link& link = tree.links[i];
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         const Mat3 R = X_WB.rotationMatrix();
-        I[i] = bodyInertia(model, link.body, X_WB, R);
+        bodyInertia(model, link.body, X_WB, R, I[i]);
         const Vec6 Ap = link.parent < 0 ? Vec6::Zero() : A[static_cast<std::size_t>(link.parent)];
         const Vec6 Vp = link.parent < 0 ? Vec6::Zero() : V[static_cast<std::size_t>(link.parent)];
         A[i] = Ap + velocityProduct(tree, link, V[i], Vp, s, qd);
-        F[i] = I[i] * A[i] + crossForce(V[i], I[i] * V[i]) -
-               appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+        F[i] = I[i] * A[i] + bodyBias(model, ws, link.body, X_WB, R, V[i]);
         if (G) {  // the weight m g at the centre of mass, held
             const Vec3 weight =
                 model.bodies[static_cast<std::size_t>(link.body)].mass * model.gravity;
@@ -1800,8 +1802,8 @@ void linkInertias(const Model& model, const JointTree& tree, const std::vector<T
     I.resize(tree.links.size());
     for (std::size_t k = 0; k < tree.links.size(); ++k) {
         const int b = tree.links[k].body;
-        I[k] = bodyInertia(model, b, poses[static_cast<std::size_t>(b)],
-                           frames[static_cast<std::size_t>(b)].R);
+        bodyInertia(model, b, poses[static_cast<std::size_t>(b)],
+                    frames[static_cast<std::size_t>(b)].R, I[k]);
     }
 }
 
@@ -1830,10 +1832,8 @@ void biasForces(const Model& model, const JointTree& tree, const std::vector<Tra
                                    s, qd);
         }
         if (link.parent >= 0) A[i] += A[p];
-        const Vec6 IV = I[i] * V[i];
-        F[i] = I[i] * A[i] + crossForce(V[i], IV) -
-               appliedWrench(model, ws, link.body, X_WB,
-                             frames[static_cast<std::size_t>(link.body)].R, V[i].head<3>());
+        F[i] = I[i] * A[i] + bodyBias(model, ws, link.body, X_WB,
+                                      frames[static_cast<std::size_t>(link.body)].R, V[i]);
     }
     h.resize(tree.nv);
     for (std::size_t k = n; k-- > 0;) {
@@ -2521,8 +2521,7 @@ void transmittedForces(const Model& model, const JointTree& tree, const Workspac
         const Transform& X_WB = poses[static_cast<std::size_t>(link.body)];
         const Mat3& R = ws.frames[static_cast<std::size_t>(link.body)].R;
         const Mat6 I = bodyInertia(model, link.body, X_WB, R);
-        transmitted[i] = I * A[i] + crossForce(V[i], I * V[i]) -
-                         appliedWrench(model, ws, link.body, X_WB, R, V[i].head<3>());
+        transmitted[i] = I * A[i] + bodyBias(model, ws, link.body, X_WB, R, V[i]);
         if (loopsOnBody) transmitted[i] -= (*loopsOnBody)[static_cast<std::size_t>(link.body)];
         if (external) transmitted[i] -= (*external)[static_cast<std::size_t>(link.body)];
     }
