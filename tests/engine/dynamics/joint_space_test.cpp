@@ -355,6 +355,12 @@ TEST(JointSpace, AskedOfAMechanismItCannotStepTheRecursiveFormulationIsRefused) 
     EXPECT_NE(stepping.reason.find("gain energy where links whip"), std::string::npos)
         << stepping.reason;
     EXPECT_NE(stepping.reason.find("1.5 to 6 times as fast"), std::string::npos) << stepping.reason;
+    // A closed loop: faster too (the four-bar's step, measured), its cut joint's rows held.
+    const FormulationChoice looped =
+        chooseFormulation(*variant(*fourBar, Formulation::Auto, IntegratorType::SymplecticEuler));
+    EXPECT_EQ(looped.formulation, Formulation::Maximal);
+    EXPECT_NE(looped.reason.find("1 joint closing its loops"), std::string::npos) << looped.reason;
+    EXPECT_NE(looped.reason.find("1.2 to 2 times as fast"), std::string::npos) << looped.reason;
 }
 
 // A motion whose rate races off (a pole at 0.3 s) stops a run in joint coordinates naming the
