@@ -1,5 +1,6 @@
 #include "engine/contact/collision_world.h"
 
+#include "engine/contact/box_box.h"
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
 #include "engine/solver/worker_pool.h"
@@ -227,6 +228,7 @@ struct CollisionWorld::Impl {
         std::size_t count = 0;
         std::vector<Entry> fresh;
         btManifoldArray manifolds;  // one pair's
+        BoxBoxPoints boxes;         // one pair of boxes' points
     };
     std::vector<Chunk> chunks;
     std::vector<btBroadphasePair*> pairs;  // the pairs the narrow phase takes
@@ -248,6 +250,11 @@ struct CollisionWorld::Impl {
 
     void narrowPhase();
     void collect(Chunk& chunk, const btPersistentManifold& manifold) const;
+    // One point of the pair of parts a and b (Bullet's bodies 0 and 1), on shapes index0 and
+    // index1 of theirs.
+    void collectPoint(Chunk& chunk, int a, int b, const btVector3& localA, const btVector3& localB,
+                      const btVector3& worldA, const btVector3& worldB, const btVector3& normalOnB,
+                      btScalar distance, int index0, int index1) const;
     MergePoint& foundPoint(int source) {
         const auto s = static_cast<std::uint32_t>(source);
         return chunks[s >> kChunkBits].found[s & ((1u << kChunkBits) - 1)].point;
@@ -338,6 +345,27 @@ void CollisionWorld::Impl::narrowPhase() {
                                               a->getWorldTransform(), -1, -1);
             const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
                                               b->getWorldTransform(), -1, -1);
+            const btCollisionShape* shapeA = a->getCollisionShape();
+            const btCollisionShape* shapeB = b->getCollisionShape();
+            if (shapeA->getShapeType() == BOX_SHAPE_PROXYTYPE &&
+                shapeB->getShapeType() == BOX_SHAPE_PROXYTYPE) {
+                // Two boxes: their points found straight into the chunk (box_box.h), the
+                // algorithm's manifold (empty) telling the breaking distance only.
+                manifoldsOf(*pair.m_algorithm, *a, *b, chunk.manifolds);
+                if (chunk.manifolds.size() == 1 && chunk.manifolds[0]->getBody0() == a &&
+                    chunk.manifolds[0]->getNumContacts() == 0) {
+                    boxBoxPoints(*static_cast<const btBoxShape*>(shapeA), a->getWorldTransform(),
+                                 *static_cast<const btBoxShape*>(shapeB), b->getWorldTransform(),
+                                 chunk.manifolds[0]->getContactBreakingThreshold(), chunk.boxes);
+                    const int partA = a->getUserIndex(), partB = b->getUserIndex();
+                    for (int i = 0; i < chunk.boxes.count; ++i) {
+                        const BoxBoxPoint& p = chunk.boxes.points[i];
+                        collectPoint(chunk, partA, partB, p.localA, p.localB, p.worldA, p.worldB,
+                                     p.normalOnB, p.distance, -1, -1);
+                    }
+                    continue;
+                }
+            }
             btManifoldResult result(&wa, &wb);
             pair.m_algorithm->processCollision(&wa, &wb, info, &result);
             manifoldsOf(*pair.m_algorithm, *a, *b, chunk.manifolds);
@@ -354,39 +382,48 @@ void CollisionWorld::Impl::narrowPhase() {
         m.fresh.insert(m.fresh.end(), m.chunks[c].fresh.begin(), m.chunks[c].fresh.end());
 }
 
-// A manifold's points, with the lower part index as A, into the chunk.
+// A manifold's points into the chunk.
 void CollisionWorld::Impl::collect(Chunk& chunk, const btPersistentManifold& manifold) const {
+    const int a = manifold.getBody0()->getUserIndex();
+    const int b = manifold.getBody1()->getUserIndex();
+    for (int p = 0; p < manifold.getNumContacts(); ++p) {
+        const btManifoldPoint& point = manifold.getContactPoint(p);
+        collectPoint(chunk, a, b, point.m_localPointA, point.m_localPointB,
+                     point.m_positionWorldOnA, point.m_positionWorldOnB, point.m_normalWorldOnB,
+                     point.m_distance1, point.m_index0, point.m_index1);
+    }
+}
+
+// A point into the chunk, with the lower part index as A.
+void CollisionWorld::Impl::collectPoint(Chunk& chunk, int a, int b, const btVector3& localA,
+                                        const btVector3& localB, const btVector3& worldA,
+                                        const btVector3& worldB, const btVector3& normalOnB,
+                                        btScalar distance, int index0, int index1) const {
     const Impl& m = *this;
     auto shapeIndex = [&](int part, int index) {
         const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
         return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
     };
-    const int a = manifold.getBody0()->getUserIndex();
-    const int b = manifold.getBody1()->getUserIndex();
     const int partA = std::min(a, b), partB = std::max(a, b);
     const auto tag = static_cast<std::uint32_t>(&chunk - m.chunks.data()) << kChunkBits;
-    for (int p = 0; p < manifold.getNumContacts(); ++p) {
-        const btManifoldPoint& bullet = manifold.getContactPoint(p);
-        // Reported with the lower part index first: sides exchanged, the normal reversed.
-        // (The buffer grows once and its slots are overwritten: no zeroing per point.)
-        if (chunk.count == chunk.found.size()) chunk.found.emplace_back();
-        Found& found = chunk.found[chunk.count++];
-        MergePoint& point = found.point;
-        point.local_A = a < b ? bullet.m_localPointA : bullet.m_localPointB;
-        point.local_B = a < b ? bullet.m_localPointB : bullet.m_localPointA;
-        point.p_WA = a < b ? bullet.m_positionWorldOnA : bullet.m_positionWorldOnB;
-        point.p_WB = a < b ? bullet.m_positionWorldOnB : bullet.m_positionWorldOnA;
-        point.n_BA = a < b ? bullet.m_normalWorldOnB : -bullet.m_normalWorldOnB;
-        point.distance = bullet.m_distance1;
-        point.age = 0;  // new: no age, no impulses yet
-        point.normalImpulse = 0.0;
-        point.friction_W.setZero();
-        found.shapeA = shapeIndex(partA, a < b ? bullet.m_index0 : bullet.m_index1);
-        found.shapeB = shapeIndex(partB, a < b ? bullet.m_index1 : bullet.m_index0);
-        chunk.fresh.push_back(
-            {PairKey(partA, partB, found.shapeA, found.shapeB),
-             static_cast<int>(tag | static_cast<std::uint32_t>(chunk.count - 1))});
-    }
+    // Reported with the lower part index first: sides exchanged, the normal reversed.
+    // (The buffer grows once and its slots are overwritten: no zeroing per point.)
+    if (chunk.count == chunk.found.size()) chunk.found.emplace_back();
+    Found& found = chunk.found[chunk.count++];
+    MergePoint& point = found.point;
+    point.local_A = a < b ? localA : localB;
+    point.local_B = a < b ? localB : localA;
+    point.p_WA = a < b ? worldA : worldB;
+    point.p_WB = a < b ? worldB : worldA;
+    point.n_BA = a < b ? normalOnB : -normalOnB;
+    point.distance = distance;
+    point.age = 0;  // new: no age, no impulses yet
+    point.normalImpulse = 0.0;
+    point.friction_W.setZero();
+    found.shapeA = shapeIndex(partA, a < b ? index0 : index1);
+    found.shapeB = shapeIndex(partB, a < b ? index1 : index0);
+    chunk.fresh.push_back({PairKey(partA, partB, found.shapeA, found.shapeB),
+                           static_cast<int>(tag | static_cast<std::uint32_t>(chunk.count - 1))});
 }
 
 CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildContactModel(spec)) {}
