@@ -14,28 +14,16 @@
 // along the normal or across it (btPersistentManifold::refreshContactPoints). The points, their
 // order and every bit of them are Bullet's (test: BoxBox.ThePointsAreBulletsBitForBit).
 
-#include <LinearMath/btTransform.h>
+#include "engine/contact/pair_points.h"
 
 class btBoxShape;
 
 namespace engine::contact {
 
-// One point: on A and on B in their own frames and in the world, B's normal (towards A), and
-// the signed distance along it (< 0: overlapping).
-struct BoxBoxPoint {
-    btVector3 localA, localB, worldA, worldB, normalOnB;
-    btScalar distance;
-};
-
-struct BoxBoxPoints {
-    BoxBoxPoint points[4];
-    int count = 0;
-};
-
 // The points of boxes A and B at poses X_WA and X_WB closer than `breaking` (the pair's
 // manifold's breaking distance), as Bullet's box–box algorithm leaves them in an empty manifold
 // whose body 0 is A.
 void boxBoxPoints(const btBoxShape& a, const btTransform& X_WA, const btBoxShape& b,
-                  const btTransform& X_WB, btScalar breaking, BoxBoxPoints& out);
+                  const btTransform& X_WB, btScalar breaking, PairPoints& out);
 
 }  // namespace engine::contact

@@ -228,7 +228,7 @@ struct CollisionWorld::Impl {
         std::size_t count = 0;
         std::vector<Entry> fresh;
         btManifoldArray manifolds;  // one pair's
-        BoxBoxPoints boxes;         // one pair of boxes' points
+        PairPoints boxes;           // one pair's points, found without a manifold
     };
     std::vector<Chunk> chunks;
     std::vector<btBroadphasePair*> pairs;  // the pairs the narrow phase takes
@@ -283,6 +283,15 @@ struct CollisionWorld::Impl {
         return info;
     }
 };
+
+namespace {
+// The shapes the polyhedron–plane algorithm takes on a static plane (registerPolyhedronPlane).
+bool onPlanes(int type) {
+    return type == BOX_SHAPE_PROXYTYPE || type == CONVEX_HULL_SHAPE_PROXYTYPE ||
+           type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
+           type == CYLINDER_SHAPE_PROXYTYPE;
+}
+}  // namespace
 
 // From this many pairs up, the narrow phase runs on the worker threads.
 constexpr std::size_t kParallelPairs = 256;
@@ -359,12 +368,29 @@ void CollisionWorld::Impl::narrowPhase() {
                                  chunk.manifolds[0]->getContactBreakingThreshold(), chunk.boxes);
                     const int partA = a->getUserIndex(), partB = b->getUserIndex();
                     for (int i = 0; i < chunk.boxes.count; ++i) {
-                        const BoxBoxPoint& p = chunk.boxes.points[i];
+                        const PairPoint& p = chunk.boxes.points[i];
                         collectPoint(chunk, partA, partB, p.localA, p.localB, p.worldA, p.worldB,
                                      p.normalOnB, p.distance, -1, -1);
                     }
                     continue;
                 }
+            }
+            // A shape on a static plane: its points straight into the chunk too
+            // (polyhedron_plane.h), the shape's part as A.
+            const int typeA = shapeA->getShapeType(), typeB = shapeB->getShapeType();
+            if ((typeA == STATIC_PLANE_PROXYTYPE) != (typeB == STATIC_PLANE_PROXYTYPE) &&
+                onPlanes(typeA == STATIC_PLANE_PROXYTYPE ? typeB : typeA)) {
+                const btCollisionObject* shape = typeA == STATIC_PLANE_PROXYTYPE ? b : a;
+                const btCollisionObject* plane = typeA == STATIC_PLANE_PROXYTYPE ? a : b;
+                if (polyhedronPlanePoints(*pair.m_algorithm, *shape, *plane, chunk.boxes)) {
+                    const int partA = shape->getUserIndex(), partB = plane->getUserIndex();
+                    for (int i = 0; i < chunk.boxes.count; ++i) {
+                        const PairPoint& p = chunk.boxes.points[i];
+                        collectPoint(chunk, partA, partB, p.localA, p.localB, p.worldA, p.worldB,
+                                     p.normalOnB, p.distance, -1, -1);
+                    }
+                }
+                continue;
             }
             btManifoldResult result(&wa, &wb);
             pair.m_algorithm->processCollision(&wa, &wb, info, &result);

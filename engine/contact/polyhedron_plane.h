@@ -17,13 +17,24 @@
 
 #include <cstddef>
 
+#include "engine/contact/pair_points.h"
+
+class btCollisionAlgorithm;
 class btCollisionDispatcher;
+class btCollisionObject;
 
 namespace engine::contact {
 
 // Registers the algorithm for boxes, convex hulls, balls, capsules and cylinders against static
 // planes, both orders.
 void registerPolyhedronPlane(btCollisionDispatcher& dispatcher);
+
+// For the narrow phase: the points of a whole polyhedron object (not a compound's child) and a
+// static plane whose pair `algorithm` is this algorithm, into `out` as processCollision would
+// leave them in the algorithm's manifold (the polyhedron its body 0): the same points, order and
+// bits, without the manifold. False where the pair has no manifold (it needs no collision).
+bool polyhedronPlanePoints(btCollisionAlgorithm& algorithm, const btCollisionObject& polyhedron,
+                           const btCollisionObject& plane, PairPoints& out);
 
 // The bytes one instance of the algorithm takes. Bullet hands collision algorithms blocks of
 // its configuration's pool, each of the largest size it was told of, and writes past a block
