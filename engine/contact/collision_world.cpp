@@ -250,6 +250,14 @@ struct CollisionWorld::Impl {
 
     void narrowPhase();
     void collect(Chunk& chunk, const btPersistentManifold& manifold) const;
+    // Points found without a manifold, of parts a (their A) and b, whole shapes.
+    void collect(Chunk& chunk, int a, int b, const PairPoints& points) const {
+        for (int i = 0; i < points.count; ++i) {
+            const PairPoint& p = points.points[i];
+            collectPoint(chunk, a, b, p.localA, p.localB, p.worldA, p.worldB, p.normalOnB,
+                         p.distance, -1, -1);
+        }
+    }
     // One point of the pair of parts a and b (Bullet's bodies 0 and 1), on shapes index0 and
     // index1 of theirs.
     void collectPoint(Chunk& chunk, int a, int b, const btVector3& localA, const btVector3& localB,
@@ -366,12 +374,7 @@ void CollisionWorld::Impl::narrowPhase() {
                     boxBoxPoints(*static_cast<const btBoxShape*>(shapeA), a->getWorldTransform(),
                                  *static_cast<const btBoxShape*>(shapeB), b->getWorldTransform(),
                                  chunk.manifolds[0]->getContactBreakingThreshold(), chunk.boxes);
-                    const int partA = a->getUserIndex(), partB = b->getUserIndex();
-                    for (int i = 0; i < chunk.boxes.count; ++i) {
-                        const PairPoint& p = chunk.boxes.points[i];
-                        collectPoint(chunk, partA, partB, p.localA, p.localB, p.worldA, p.worldB,
-                                     p.normalOnB, p.distance, -1, -1);
-                    }
+                    collect(chunk, a->getUserIndex(), b->getUserIndex(), chunk.boxes);
                     continue;
                 }
             }
@@ -382,14 +385,8 @@ void CollisionWorld::Impl::narrowPhase() {
                 onPlanes(typeA == STATIC_PLANE_PROXYTYPE ? typeB : typeA)) {
                 const btCollisionObject* shape = typeA == STATIC_PLANE_PROXYTYPE ? b : a;
                 const btCollisionObject* plane = typeA == STATIC_PLANE_PROXYTYPE ? a : b;
-                if (polyhedronPlanePoints(*pair.m_algorithm, *shape, *plane, chunk.boxes)) {
-                    const int partA = shape->getUserIndex(), partB = plane->getUserIndex();
-                    for (int i = 0; i < chunk.boxes.count; ++i) {
-                        const PairPoint& p = chunk.boxes.points[i];
-                        collectPoint(chunk, partA, partB, p.localA, p.localB, p.worldA, p.worldB,
-                                     p.normalOnB, p.distance, -1, -1);
-                    }
-                }
+                if (polyhedronPlanePoints(*pair.m_algorithm, *shape, *plane, chunk.boxes))
+                    collect(chunk, shape->getUserIndex(), plane->getUserIndex(), chunk.boxes);
                 continue;
             }
             btManifoldResult result(&wa, &wb);
