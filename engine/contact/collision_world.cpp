@@ -228,7 +228,7 @@ struct CollisionWorld::Impl {
         std::size_t count = 0;
         std::vector<Entry> fresh;
         btManifoldArray manifolds;  // one pair's
-        PairPoints boxes;           // one pair's points, found without a manifold
+        PairPoints direct;          // one pair's points, found without a manifold
     };
     std::vector<Chunk> chunks;
     std::vector<btBroadphasePair*> pairs;  // the pairs the narrow phase takes
@@ -248,7 +248,7 @@ struct CollisionWorld::Impl {
     };
     std::vector<Box> boxes;  // per part: its padded bounding box, when moved
 
-    void narrowPhase();
+    void narrowPhase(double margin);
     void collect(Chunk& chunk, const btPersistentManifold& manifold) const;
     // Points found without a manifold, of parts a (their A) and b, whole shapes.
     void collect(Chunk& chunk, int a, int b, const PairPoints& points) const {
@@ -299,6 +299,19 @@ bool onPlanes(int type) {
            type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
            type == CYLINDER_SHAPE_PROXYTYPE;
 }
+
+// How a pair's points are found: by its Bullet algorithm (into its manifolds), or without one
+// (no algorithm, no manifold): two boxes (box_box.h), a whole shape on a static plane
+// (polyhedron_plane.h, the shape as A).
+enum class PairKind { Algorithm, Boxes, ShapeOnPlane, PlaneUnderShape };
+PairKind pairKind(const btCollisionObject& a, const btCollisionObject& b) {
+    const int typeA = a.getCollisionShape()->getShapeType();
+    const int typeB = b.getCollisionShape()->getShapeType();
+    if (typeA == BOX_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) return PairKind::Boxes;
+    if (typeB == STATIC_PLANE_PROXYTYPE && onPlanes(typeA)) return PairKind::ShapeOnPlane;
+    if (typeA == STATIC_PLANE_PROXYTYPE && onPlanes(typeB)) return PairKind::PlaneUnderShape;
+    return PairKind::Algorithm;
+}
 }  // namespace
 
 // From this many pairs up, the narrow phase runs on the worker threads.
@@ -315,7 +328,7 @@ constexpr std::size_t kParallelBoxes = 1024;
 // on several threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
 // own manifolds only; a pair's points do not depend on the order, and query() puts them in a
 // canonical one). Each pair's points are read into its chunk and its manifolds emptied at once.
-void CollisionWorld::Impl::narrowPhase() {
+void CollisionWorld::Impl::narrowPhase(double margin) {
     Impl& m = *this;
     const btDispatcherInfo& info = m.world.getDispatchInfo();
     btBroadphasePairArray& all = m.broadphase.getOverlappingPairCache()->getOverlappingPairArray();
@@ -329,7 +342,7 @@ void CollisionWorld::Impl::narrowPhase() {
         const auto* a = static_cast<const btCollisionObject*>(p0->m_clientObject);
         const auto* b = static_cast<const btCollisionObject*>(p1->m_clientObject);
         if (!m.dispatcher.needsCollision(a, b)) continue;
-        if (!pair.m_algorithm) {
+        if (!pair.m_algorithm && pairKind(*a, *b) == PairKind::Algorithm) {
             const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a,
                                               a->getWorldTransform(), -1, -1);
             const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
@@ -358,37 +371,36 @@ void CollisionWorld::Impl::narrowPhase() {
             btBroadphasePair& pair = *m.pairs[k];
             const auto* a = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
             const auto* b = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+            // (the breaking distance a manifold of the pair gets: its parts' nearer one, at least
+            // the margin)
+            const auto breaking = [&] {
+                return std::max(std::min(m.breaking[static_cast<std::size_t>(a->getUserIndex())],
+                                         m.breaking[static_cast<std::size_t>(b->getUserIndex())]),
+                                margin);
+            };
+            switch (pairKind(*a, *b)) {
+            case PairKind::Boxes:
+                boxBoxPoints(*static_cast<const btBoxShape*>(a->getCollisionShape()),
+                             a->getWorldTransform(),
+                             *static_cast<const btBoxShape*>(b->getCollisionShape()),
+                             b->getWorldTransform(), breaking(), chunk.direct);
+                collect(chunk, a->getUserIndex(), b->getUserIndex(), chunk.direct);
+                continue;
+            case PairKind::ShapeOnPlane:
+                polyhedronPlanePoints(*a, *b, breaking(), chunk.direct);
+                collect(chunk, a->getUserIndex(), b->getUserIndex(), chunk.direct);
+                continue;
+            case PairKind::PlaneUnderShape:
+                polyhedronPlanePoints(*b, *a, breaking(), chunk.direct);
+                collect(chunk, b->getUserIndex(), a->getUserIndex(), chunk.direct);
+                continue;
+            case PairKind::Algorithm:
+                break;
+            }
             const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a,
                                               a->getWorldTransform(), -1, -1);
             const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
                                               b->getWorldTransform(), -1, -1);
-            const btCollisionShape* shapeA = a->getCollisionShape();
-            const btCollisionShape* shapeB = b->getCollisionShape();
-            if (shapeA->getShapeType() == BOX_SHAPE_PROXYTYPE &&
-                shapeB->getShapeType() == BOX_SHAPE_PROXYTYPE) {
-                // Two boxes: their points found straight into the chunk (box_box.h), the
-                // algorithm's manifold (empty) telling the breaking distance only.
-                manifoldsOf(*pair.m_algorithm, *a, *b, chunk.manifolds);
-                if (chunk.manifolds.size() == 1 && chunk.manifolds[0]->getBody0() == a &&
-                    chunk.manifolds[0]->getNumContacts() == 0) {
-                    boxBoxPoints(*static_cast<const btBoxShape*>(shapeA), a->getWorldTransform(),
-                                 *static_cast<const btBoxShape*>(shapeB), b->getWorldTransform(),
-                                 chunk.manifolds[0]->getContactBreakingThreshold(), chunk.boxes);
-                    collect(chunk, a->getUserIndex(), b->getUserIndex(), chunk.boxes);
-                    continue;
-                }
-            }
-            // A shape on a static plane: its points straight into the chunk too
-            // (polyhedron_plane.h), the shape's part as A.
-            const int typeA = shapeA->getShapeType(), typeB = shapeB->getShapeType();
-            if ((typeA == STATIC_PLANE_PROXYTYPE) != (typeB == STATIC_PLANE_PROXYTYPE) &&
-                onPlanes(typeA == STATIC_PLANE_PROXYTYPE ? typeB : typeA)) {
-                const btCollisionObject* shape = typeA == STATIC_PLANE_PROXYTYPE ? b : a;
-                const btCollisionObject* plane = typeA == STATIC_PLANE_PROXYTYPE ? a : b;
-                if (polyhedronPlanePoints(*pair.m_algorithm, *shape, *plane, chunk.boxes))
-                    collect(chunk, shape->getUserIndex(), plane->getUserIndex(), chunk.boxes);
-                continue;
-            }
             btManifoldResult result(&wa, &wb);
             pair.m_algorithm->processCollision(&wa, &wb, info, &result);
             manifoldsOf(*pair.m_algorithm, *a, *b, chunk.manifolds);
@@ -599,7 +611,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                              &m.dispatcher);
     }
     m.broadphase.calculateOverlappingPairs(&m.dispatcher);
-    m.narrowPhase();
+    m.narrowPhase(margin);
 
     // The new points and the kept ones by manifold, in a canonical order: by part pair and
     // shape pair, kept points before new ones, each in its own order (Bullet's order of

@@ -5,6 +5,72 @@
 namespace engine::contact {
 namespace {
 
+// Each candidate point of the shape closer to the plane than `breaking` (the pair's breaking
+// distance), to `take`: on the polyhedron (A) and on the plane (B), the plane's normal.
+template <class Take>
+void planePoints(const btCollisionShape& shape, const btTransform& X_WP,
+                 const btCollisionShape& planeShape, const btTransform& X_WL, btScalar breaking,
+                 Take&& take) {
+    const auto& plane = static_cast<const btStaticPlaneShape&>(planeShape);
+    // The plane in the polyhedron's frame P: n_P · v = c_P.  (L: the plane's frame)
+    const btVector3 n_W = X_WL.getBasis() * plane.getPlaneNormal();
+    const btVector3 n_P = n_W * X_WP.getBasis();  // Rᵀ n
+    const btScalar c_P =
+        plane.getPlaneConstant() + n_W.dot(X_WL.getOrigin()) - n_W.dot(X_WP.getOrigin());
+    auto touch = [&](const btVector3& v_P) {
+        const btScalar distance = n_P.dot(v_P) - c_P;
+        if (distance >= breaking) return;
+        PairPoint found;
+        found.worldA = X_WP(v_P);
+        found.worldB = found.worldA - distance * n_W;
+        found.localA = v_P;
+        found.localB = X_WL.invXform(found.worldB);
+        found.normalOnB = n_W;
+        found.distance = distance;
+        take(found);
+    };
+    const int type = shape.getShapeType();
+    if (type == SPHERE_SHAPE_PROXYTYPE) {
+        const btScalar r = static_cast<const btSphereShape&>(shape).getRadius();
+        touch(-r * n_P);
+    } else if (type == CAPSULE_SHAPE_PROXYTYPE) {
+        // The two end spheres' lowest points.
+        const auto& capsule = static_cast<const btCapsuleShape&>(shape);
+        btVector3 end(0, 0, 0);
+        end[capsule.getUpAxis()] = capsule.getHalfHeight();
+        const btVector3 down = -capsule.getRadius() * n_P;
+        touch(end + down);
+        touch(-end + down);
+    } else if (type == CYLINDER_SHAPE_PROXYTYPE) {
+        // Each rim's lowest point and the points a quarter, a half and three quarters round
+        // from it: a cylinder on its side touches at two points (its line), one standing
+        // or nearly so at four of its bottom rim (a square in the circle: it stands).
+        const auto& cylinder = static_cast<const btCylinderShape&>(shape);
+        const int up = cylinder.getUpAxis();
+        btVector3 a(0, 0, 0);
+        a[up] = 1;
+        const btScalar r = cylinder.getRadius(), h = cylinder.getHalfExtentsWithMargin()[up];
+        btVector3 d = a * n_P.dot(a) - n_P;  // −n across the axis: towards the plane
+        if (d.length2() > btScalar(1e-24))
+            d.normalize();
+        else
+            d = btVector3(0, 0, 0), d[(up + 1) % 3] = 1;  // flat on a cap: any direction
+        const btVector3 e = a.cross(d);
+        for (const btScalar side : {h, -h})
+            for (const btVector3& u : {d, e, -d, -e}) touch(side * a + r * u);
+    } else if (type == BOX_SHAPE_PROXYTYPE) {
+        const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
+        for (int i = 0; i < 8; ++i)
+            touch(
+                btVector3(i & 1 ? h.x() : -h.x(), i & 2 ? h.y() : -h.y(), i & 4 ? h.z() : -h.z()));
+    } else {
+        const auto& hull = static_cast<const btConvexHullShape&>(shape);
+        const btVector3* vertices = hull.getUnscaledPoints();
+        const btVector3& scale = hull.getLocalScalingNV();
+        for (int i = 0; i < hull.getNumPoints(); ++i) touch(vertices[i] * scale);
+    }
+}
+
 class PolyhedronPlaneAlgorithm final : public btCollisionAlgorithm {
 public:
     PolyhedronPlaneAlgorithm(const btCollisionAlgorithmConstructionInfo& info,
@@ -36,102 +102,24 @@ public:
         const bool whole = polyhedronWrap->getCollisionObject()->getCollisionShape() ==
                            polyhedronWrap->getCollisionShape();
         result->setPersistentManifold(manifold_);
-        points(*polyhedronWrap->getCollisionShape(), polyhedronWrap->getWorldTransform(),
-               *planeWrap->getCollisionShape(), planeWrap->getWorldTransform(),
-               [&](const PairPoint& found) {
-                   if (!whole) {
-                       result->addContactPoint(found.normalOnB, found.worldB, found.distance);
-                       return;
-                   }
-                   // (One point reused: Bullet's constructor sets some forty solver fields.)
-                   btManifoldPoint& point = point_;
-                   point.m_localPointA = found.localA;
-                   point.m_localPointB = found.localB;
-                   point.m_normalWorldOnB = found.normalOnB;
-                   point.m_distance1 = found.distance;
-                   point.m_positionWorldOnA = found.worldA;
-                   point.m_positionWorldOnB = found.worldB;
-                   manifold_->addManifoldPoint(point);
-               });
+        planePoints(*polyhedronWrap->getCollisionShape(), polyhedronWrap->getWorldTransform(),
+                    *planeWrap->getCollisionShape(), planeWrap->getWorldTransform(),
+                    manifold_->getContactBreakingThreshold(), [&](const PairPoint& found) {
+                        if (!whole) {
+                            result->addContactPoint(found.normalOnB, found.worldB, found.distance);
+                            return;
+                        }
+                        // (One point reused: Bullet's constructor sets some forty solver fields.)
+                        btManifoldPoint& point = point_;
+                        point.m_localPointA = found.localA;
+                        point.m_localPointB = found.localB;
+                        point.m_normalWorldOnB = found.normalOnB;
+                        point.m_distance1 = found.distance;
+                        point.m_positionWorldOnA = found.worldA;
+                        point.m_positionWorldOnB = found.worldB;
+                        manifold_->addManifoldPoint(point);
+                    });
         // No refresh: the points were found at the current poses.
-    }
-
-    // The points of a whole polyhedron against the plane, as processCollision leaves them in the
-    // manifold, into `out`; false where the pair has no manifold (it needs no collision).
-    bool wholePoints(const btCollisionObject& polyhedron, const btCollisionObject& plane,
-                     PairPoints& out) const {
-        out.count = 0;
-        if (!manifold_) return false;
-        points(*polyhedron.getCollisionShape(), polyhedron.getWorldTransform(),
-               *plane.getCollisionShape(), plane.getWorldTransform(),
-               [&](const PairPoint& found) { out.add(found); });
-        return true;
-    }
-
-    // Each candidate point of the shape closer to the plane than the manifold's breaking
-    // distance, to `take`: on the polyhedron (A) and on the plane (B), the plane's normal.
-    template <class Take>
-    void points(const btCollisionShape& shape, const btTransform& X_WP,
-                const btCollisionShape& planeShape, const btTransform& X_WL, Take&& take) const {
-        const auto& plane = static_cast<const btStaticPlaneShape&>(planeShape);
-        // The plane in the polyhedron's frame P: n_P · v = c_P.  (L: the plane's frame)
-        const btVector3 n_W = X_WL.getBasis() * plane.getPlaneNormal();
-        const btVector3 n_P = n_W * X_WP.getBasis();  // Rᵀ n
-        const btScalar c_P =
-            plane.getPlaneConstant() + n_W.dot(X_WL.getOrigin()) - n_W.dot(X_WP.getOrigin());
-        const btScalar breaking = manifold_->getContactBreakingThreshold();
-        auto touch = [&](const btVector3& v_P) {
-            const btScalar distance = n_P.dot(v_P) - c_P;
-            if (distance >= breaking) return;
-            PairPoint found;
-            found.worldA = X_WP(v_P);
-            found.worldB = found.worldA - distance * n_W;
-            found.localA = v_P;
-            found.localB = X_WL.invXform(found.worldB);
-            found.normalOnB = n_W;
-            found.distance = distance;
-            take(found);
-        };
-        const int type = shape.getShapeType();
-        if (type == SPHERE_SHAPE_PROXYTYPE) {
-            const btScalar r = static_cast<const btSphereShape&>(shape).getRadius();
-            touch(-r * n_P);
-        } else if (type == CAPSULE_SHAPE_PROXYTYPE) {
-            // The two end spheres' lowest points.
-            const auto& capsule = static_cast<const btCapsuleShape&>(shape);
-            btVector3 end(0, 0, 0);
-            end[capsule.getUpAxis()] = capsule.getHalfHeight();
-            const btVector3 down = -capsule.getRadius() * n_P;
-            touch(end + down);
-            touch(-end + down);
-        } else if (type == CYLINDER_SHAPE_PROXYTYPE) {
-            // Each rim's lowest point and the points a quarter, a half and three quarters round
-            // from it: a cylinder on its side touches at two points (its line), one standing
-            // or nearly so at four of its bottom rim (a square in the circle: it stands).
-            const auto& cylinder = static_cast<const btCylinderShape&>(shape);
-            const int up = cylinder.getUpAxis();
-            btVector3 a(0, 0, 0);
-            a[up] = 1;
-            const btScalar r = cylinder.getRadius(), h = cylinder.getHalfExtentsWithMargin()[up];
-            btVector3 d = a * n_P.dot(a) - n_P;  // −n across the axis: towards the plane
-            if (d.length2() > btScalar(1e-24))
-                d.normalize();
-            else
-                d = btVector3(0, 0, 0), d[(up + 1) % 3] = 1;  // flat on a cap: any direction
-            const btVector3 e = a.cross(d);
-            for (const btScalar side : {h, -h})
-                for (const btVector3& u : {d, e, -d, -e}) touch(side * a + r * u);
-        } else if (type == BOX_SHAPE_PROXYTYPE) {
-            const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
-            for (int i = 0; i < 8; ++i)
-                touch(btVector3(i & 1 ? h.x() : -h.x(), i & 2 ? h.y() : -h.y(),
-                                i & 4 ? h.z() : -h.z()));
-        } else {
-            const auto& hull = static_cast<const btConvexHullShape&>(shape);
-            const btVector3* vertices = hull.getUnscaledPoints();
-            const btVector3& scale = hull.getLocalScalingNV();
-            for (int i = 0; i < hull.getNumPoints(); ++i) touch(vertices[i] * scale);
-        }
     }
 
     btScalar calculateTimeOfImpact(btCollisionObject*, btCollisionObject*, const btDispatcherInfo&,
@@ -166,10 +154,12 @@ struct CreateFunc final : btCollisionAlgorithmCreateFunc {
 
 }  // namespace
 
-bool polyhedronPlanePoints(btCollisionAlgorithm& algorithm, const btCollisionObject& polyhedron,
-                           const btCollisionObject& plane, PairPoints& out) {
-    return static_cast<const PolyhedronPlaneAlgorithm&>(algorithm).wholePoints(polyhedron, plane,
-                                                                               out);
+void polyhedronPlanePoints(const btCollisionObject& shape, const btCollisionObject& plane,
+                           btScalar breaking, PairPoints& out) {
+    out.count = 0;
+    planePoints(*shape.getCollisionShape(), shape.getWorldTransform(), *plane.getCollisionShape(),
+                plane.getWorldTransform(), breaking,
+                [&](const PairPoint& found) { out.add(found); });
 }
 
 std::size_t polyhedronPlaneAlgorithmSize() {

@@ -19,7 +19,6 @@
 
 #include "engine/contact/pair_points.h"
 
-class btCollisionAlgorithm;
 class btCollisionDispatcher;
 class btCollisionObject;
 
@@ -29,12 +28,12 @@ namespace engine::contact {
 // planes, both orders.
 void registerPolyhedronPlane(btCollisionDispatcher& dispatcher);
 
-// For the narrow phase: the points of a whole polyhedron object (not a compound's child) and a
-// static plane whose pair `algorithm` is this algorithm, into `out` as processCollision would
-// leave them in the algorithm's manifold (the polyhedron its body 0): the same points, order and
-// bits, without the manifold. False where the pair has no manifold (it needs no collision).
-bool polyhedronPlanePoints(btCollisionAlgorithm& algorithm, const btCollisionObject& polyhedron,
-                           const btCollisionObject& plane, PairPoints& out);
+// For the narrow phase, without the algorithm: the points of a whole shape object (not a
+// compound's child) on a static plane closer than `breaking` (the pair's breaking distance),
+// into `out` as processCollision would leave them in the pair's manifold (the shape its body 0):
+// the same points, order and bits.
+void polyhedronPlanePoints(const btCollisionObject& shape, const btCollisionObject& plane,
+                           btScalar breaking, PairPoints& out);
 
 // The bytes one instance of the algorithm takes. Bullet hands collision algorithms blocks of
 // its configuration's pool, each of the largest size it was told of, and writes past a block
