@@ -170,6 +170,37 @@ void manifoldsOf(btCollisionAlgorithm& algorithm, const btCollisionObject& a,
             .btCompoundCollisionAlgorithm::getAllContactManifolds(manifolds);
 }
 
+// The shapes the polyhedron–plane algorithm takes on a static plane (registerPolyhedronPlane).
+bool onPlanes(int type) {
+    return type == BOX_SHAPE_PROXYTYPE || type == CONVEX_HULL_SHAPE_PROXYTYPE ||
+           type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
+           type == CYLINDER_SHAPE_PROXYTYPE;
+}
+
+// A part's shape as the narrow phase tells pairs apart: a box, another shape the polyhedron–plane
+// points take (onPlanes), a static plane, anything else (a compound, a cone, a mesh).
+enum class ShapeClass : std::uint8_t { Box, OnPlane, Plane, Other };
+ShapeClass shapeClassOf(const btCollisionShape& shape) {
+    const int type = shape.getShapeType();
+    if (type == BOX_SHAPE_PROXYTYPE) return ShapeClass::Box;
+    if (type == STATIC_PLANE_PROXYTYPE) return ShapeClass::Plane;
+    return onPlanes(type) ? ShapeClass::OnPlane : ShapeClass::Other;
+}
+
+// How a pair's points are found: by its Bullet algorithm (into its manifolds), or without one
+// (no algorithm, no manifold): two boxes (box_box.h), a whole shape on a static plane
+// (polyhedron_plane.h, the shape as A).
+enum class PairKind : std::uint8_t { Algorithm, Boxes, ShapeOnPlane, PlaneUnderShape };
+PairKind pairKind(ShapeClass a, ShapeClass b) {
+    const auto onPlane = [](ShapeClass c) {
+        return c == ShapeClass::Box || c == ShapeClass::OnPlane;
+    };
+    if (a == ShapeClass::Box && b == ShapeClass::Box) return PairKind::Boxes;
+    if (b == ShapeClass::Plane && onPlane(a)) return PairKind::ShapeOnPlane;
+    if (a == ShapeClass::Plane && onPlane(b)) return PairKind::PlaneUnderShape;
+    return PairKind::Algorithm;
+}
+
 // Pairs that may not touch never reach the narrow phase.
 class PairFilter final : public btOverlapFilterCallback {
 public:
@@ -204,6 +235,13 @@ struct CollisionWorld::Impl {
     std::vector<double> breaking;  // per part: its shape's breaking distance (Bullet's rule)
     std::vector<char> moved;       // per part: its pose changed since its box was last set
     std::vector<char> asleep;      // per part: setPartAsleep
+    // What the pairs are sorted out by, without reading Bullet's objects and shapes (each one
+    // its own allocation: at 10,000 parts every such read is a cache miss): the part of each
+    // broadphase proxy (by its unique id), and per part the class of its shape and whether it
+    // stays still (the ground, or asleep: Bullet's inactive objects).
+    std::vector<int> partOfProxy;
+    std::vector<ShapeClass> shapeClass;
+    std::vector<char> still;
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
     struct Entry {
@@ -231,7 +269,14 @@ struct CollisionWorld::Impl {
         PairPoints direct;          // one pair's points, found without a manifold
     };
     std::vector<Chunk> chunks;
-    std::vector<btBroadphasePair*> pairs;  // the pairs the narrow phase takes
+    // A pair the narrow phase takes: its parts (a: Bullet's body 0), how its points are found,
+    // and Bullet's pair (whose algorithm finds them, for PairKind::Algorithm).
+    struct NarrowPair {
+        int a, b;
+        PairKind kind;
+        btBroadphasePair* pair;
+    };
+    std::vector<NarrowPair> pairs;
     // One range of pairs merged and written out, on its own thread for many points (then
     // copied into the query's result in order).
     struct Output {
@@ -292,28 +337,6 @@ struct CollisionWorld::Impl {
     }
 };
 
-namespace {
-// The shapes the polyhedron–plane algorithm takes on a static plane (registerPolyhedronPlane).
-bool onPlanes(int type) {
-    return type == BOX_SHAPE_PROXYTYPE || type == CONVEX_HULL_SHAPE_PROXYTYPE ||
-           type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
-           type == CYLINDER_SHAPE_PROXYTYPE;
-}
-
-// How a pair's points are found: by its Bullet algorithm (into its manifolds), or without one
-// (no algorithm, no manifold): two boxes (box_box.h), a whole shape on a static plane
-// (polyhedron_plane.h, the shape as A).
-enum class PairKind { Algorithm, Boxes, ShapeOnPlane, PlaneUnderShape };
-PairKind pairKind(const btCollisionObject& a, const btCollisionObject& b) {
-    const int typeA = a.getCollisionShape()->getShapeType();
-    const int typeB = b.getCollisionShape()->getShapeType();
-    if (typeA == BOX_SHAPE_PROXYTYPE && typeB == BOX_SHAPE_PROXYTYPE) return PairKind::Boxes;
-    if (typeB == STATIC_PLANE_PROXYTYPE && onPlanes(typeA)) return PairKind::ShapeOnPlane;
-    if (typeA == STATIC_PLANE_PROXYTYPE && onPlanes(typeB)) return PairKind::PlaneUnderShape;
-    return PairKind::Algorithm;
-}
-}  // namespace
-
 // From this many pairs up, the narrow phase runs on the worker threads.
 constexpr std::size_t kParallelPairs = 256;
 // From this many points up, they are merged and written out on the worker threads.
@@ -339,19 +362,24 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         const btBroadphaseProxy* p1 = pair.m_pProxy1;
         if (!TestAabbAgainstAabb2(p0->m_aabbMin, p0->m_aabbMax, p1->m_aabbMin, p1->m_aabbMax))
             continue;
-        const auto* a = static_cast<const btCollisionObject*>(p0->m_clientObject);
-        const auto* b = static_cast<const btCollisionObject*>(p1->m_clientObject);
-        if (!m.dispatcher.needsCollision(a, b)) continue;
-        if (!pair.m_algorithm && pairKind(*a, *b) == PairKind::Algorithm) {
-            const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a,
-                                              a->getWorldTransform(), -1, -1);
-            const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
-                                              b->getWorldTransform(), -1, -1);
+        const int a = m.partOfProxy[static_cast<std::size_t>(p0->m_uniqueId)];
+        const int b = m.partOfProxy[static_cast<std::size_t>(p1->m_uniqueId)];
+        // (Bullet's needsCollision: not when neither part moves)
+        if (m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)]) continue;
+        const PairKind kind = pairKind(m.shapeClass[static_cast<std::size_t>(a)],
+                                       m.shapeClass[static_cast<std::size_t>(b)]);
+        if (!pair.m_algorithm && kind == PairKind::Algorithm) {
+            const auto* A = static_cast<const btCollisionObject*>(p0->m_clientObject);
+            const auto* B = static_cast<const btCollisionObject*>(p1->m_clientObject);
+            const btCollisionObjectWrapper wa(nullptr, A->getCollisionShape(), A,
+                                              A->getWorldTransform(), -1, -1);
+            const btCollisionObjectWrapper wb(nullptr, B->getCollisionShape(), B,
+                                              B->getWorldTransform(), -1, -1);
             pair.m_algorithm =
                 m.dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
             if (!pair.m_algorithm) continue;
         }
-        m.pairs.push_back(&pair);
+        m.pairs.push_back({a, b, kind, &pair});
     }
     const std::size_t n = m.pairs.size();
     const int threads = workerThreads();
@@ -368,31 +396,31 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         for (std::size_t k = n * static_cast<std::size_t>(c) / chunks,
                          last = n * static_cast<std::size_t>(c + 1) / chunks;
              k < last; ++k) {
-            btBroadphasePair& pair = *m.pairs[k];
-            const auto* a = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
-            const auto* b = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+            const NarrowPair& pair = m.pairs[k];
+            const btCollisionObject* a = m.objectOfPart[static_cast<std::size_t>(pair.a)];
+            const btCollisionObject* b = m.objectOfPart[static_cast<std::size_t>(pair.b)];
             // (the breaking distance a manifold of the pair gets: its parts' nearer one, at least
             // the margin)
             const auto breaking = [&] {
-                return std::max(std::min(m.breaking[static_cast<std::size_t>(a->getUserIndex())],
-                                         m.breaking[static_cast<std::size_t>(b->getUserIndex())]),
+                return std::max(std::min(m.breaking[static_cast<std::size_t>(pair.a)],
+                                         m.breaking[static_cast<std::size_t>(pair.b)]),
                                 margin);
             };
-            switch (pairKind(*a, *b)) {
+            switch (pair.kind) {
             case PairKind::Boxes:
                 boxBoxPoints(*static_cast<const btBoxShape*>(a->getCollisionShape()),
                              a->getWorldTransform(),
                              *static_cast<const btBoxShape*>(b->getCollisionShape()),
                              b->getWorldTransform(), breaking(), chunk.direct);
-                collect(chunk, a->getUserIndex(), b->getUserIndex(), chunk.direct);
+                collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::ShapeOnPlane:
                 polyhedronPlanePoints(*a, *b, breaking(), chunk.direct);
-                collect(chunk, a->getUserIndex(), b->getUserIndex(), chunk.direct);
+                collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::PlaneUnderShape:
                 polyhedronPlanePoints(*b, *a, breaking(), chunk.direct);
-                collect(chunk, b->getUserIndex(), a->getUserIndex(), chunk.direct);
+                collect(chunk, pair.b, pair.a, chunk.direct);
                 continue;
             case PairKind::Algorithm:
                 break;
@@ -402,8 +430,8 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
                                               b->getWorldTransform(), -1, -1);
             btManifoldResult result(&wa, &wb);
-            pair.m_algorithm->processCollision(&wa, &wb, info, &result);
-            manifoldsOf(*pair.m_algorithm, *a, *b, chunk.manifolds);
+            pair.pair->m_algorithm->processCollision(&wa, &wb, info, &result);
+            manifoldsOf(*pair.pair->m_algorithm, *a, *b, chunk.manifolds);
             for (int i = 0; i < chunk.manifolds.size(); ++i) {
                 btPersistentManifold* manifold = chunk.manifolds[i];
                 if (manifold->getNumContacts() == 0) continue;
@@ -483,6 +511,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.X_PO.assign(m.model.parts.size(), Transform{});
     m.moved.assign(m.model.parts.size(), 1);
     m.asleep.assign(m.model.parts.size(), 0);
+    m.shapeClass.assign(m.model.parts.size(), ShapeClass::Other);
+    m.still.assign(m.model.parts.size(), 0);
     for (std::size_t i = 0; i < m.model.parts.size(); ++i) {
         const ContactPartModel& part = m.model.parts[i];
         if (part.shapes.empty() || !part.filter.enabled) continue;
@@ -521,11 +551,17 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         object->setWorldTransform(toBt(part.X_WP0 * m.X_PO[i]));
         m.objectOfPart[i] = object.get();
         m.breaking[i] = shape->getContactBreakingThreshold(gContactBreakingThreshold);
+        m.shapeClass[i] = shapeClassOf(*shape);
+        m.still[i] = part.ground;
         m.objects.push_back(std::move(object));
         m.world.addCollisionObject(
             m.objectOfPart[i],
             part.ground ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter,
             btBroadphaseProxy::AllFilter);
+        const auto id =
+            static_cast<std::size_t>(m.objectOfPart[i]->getBroadphaseHandle()->m_uniqueId);
+        if (m.partOfProxy.size() <= id) m.partOfProxy.resize(id + 1, -1);
+        m.partOfProxy[id] = static_cast<int>(i);
     }
 }
 
@@ -543,8 +579,9 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
 void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {
     Impl& m = *impl_;
     btCollisionObject* object = m.objectOfPart.at(partIndex);
-    if (!object || m.model.parts[partIndex].ground || bool(m.asleep[partIndex]) == asleep) return;
+    if (bool(m.asleep[partIndex]) == asleep || !object || m.model.parts[partIndex].ground) return;
     m.asleep[partIndex] = asleep;
+    m.still[partIndex] = asleep;
     object->forceActivationState(asleep ? ISLAND_SLEEPING : ACTIVE_TAG);
 }
 
@@ -589,7 +626,8 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // sends the ones it touches.
     // (the boxes on the threads for many parts, then put in the broadphase's tree in turn)
     const auto changed = [&m](std::size_t i) {
-        return m.objectOfPart[i] && !m.model.parts[i].ground && m.moved[i];  // (ground: set once)
+        // (the ground's set once; `moved` read first: a part's model is far larger)
+        return m.moved[i] && m.objectOfPart[i] && !m.model.parts[i].ground;
     };
     m.boxes.resize(m.objectOfPart.size());
     runRanges(m.objectOfPart.size(), kParallelBoxes, [&](std::size_t first, std::size_t last) {
