@@ -184,10 +184,13 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         w.resize(rows);
         const std::size_t bodies = static_cast<std::size_t>(p.U.rows() / 6);
         if (moves.size() < bodies) moves.resize(bodies);
-        for (std::size_t b = 0; b < bodies; ++b) {
-            moves[b].clear();
-            for (Eigen::Index j = 0; j < rows; ++j)
-                if (!p.U.col(j).segment<6>(static_cast<Eigen::Index>(6 * b)).isZero(0.0))
+        for (std::size_t b = 0; b < bodies; ++b) moves[b].clear();
+        // (column by column, as U is stored; each body's rows come in order)
+        for (Eigen::Index j = 0; j < rows; ++j) {
+            const double* u = p.U.col(j).data();
+            for (std::size_t b = 0; b < bodies; ++b, u += 6)
+                if (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0 || u[3] != 0.0 || u[4] != 0.0 ||
+                    u[5] != 0.0)
                     moves[b].push_back(j);
         }
         colStart.assign(1, 0);

@@ -1428,6 +1428,15 @@ private:
         contact::ContactProblem& problem = data_.problem;
         const Eigen::Index nv = model.velocitySize();
         problem.U.setZero(nv, static_cast<Eigen::Index>(3 * problem.contacts.size()));
+        // The bodies the joint rows hold: a row on others alone (a free part in a pile beside a
+        // mechanism) has Φq w = 0, nothing to project, u = w.
+        jointed_.assign(static_cast<std::size_t>(nv / 6), 0);
+        for (Eigen::Index k = 0; k < J.outerSize(); ++k)
+            for (SparseRowMatrix::InnerIterator it(J, k); it; ++it)
+                jointed_[static_cast<std::size_t>(it.col() / 6)] = 1;
+        const auto held = [&](int body) {
+            return body >= 0 && jointed_[static_cast<std::size_t>(body)];
+        };
         Eigen::VectorXd& w = vc_;
         w.resize(nv);
         for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
@@ -1438,16 +1447,23 @@ private:
                 if ((r > 0 && c.friction == 0.0 && !c.boxFriction) ||
                     (c.J[r][0].isZero(0.0) && c.J[r][1].isZero(0.0)))
                     continue;
+                auto u = problem.U.col(static_cast<Eigen::Index>(3 * ci) + r);
+                if (!held(c.bodyA) && !held(c.bodyB)) {
+                    if (c.bodyA >= 0) layout::twist(u, c.bodyA) = c.MinvJ(r, 0);
+                    if (c.bodyB >= 0) layout::twist(u, c.bodyB) += c.MinvJ(r, 1);
+                    continue;
+                }
                 w.setZero();
                 if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ(r, 0);
                 if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ(r, 1);
                 kkt.project(J * w, dv_);
-                problem.U.col(static_cast<Eigen::Index>(3 * ci) + r) = w + dv_;
+                u = w + dv_;
             }
         }
     }
 
     StepData data_;
+    std::vector<char> jointed_;  // per body: the joint rows hold it (projectResponses)
     // Joint coordinates (the recursive formulation) over tree_: the coordinates, the rates at
     // the step's start and, through it, v* and v⁺; the rows' responses.
     bool joints_ = false;
