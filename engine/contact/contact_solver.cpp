@@ -121,9 +121,11 @@ struct CoarseWork {
 // Coarse corrections given back are tried again (every kCoarseEvery sweeps) on islands of up to
 // this many interfaces (pairs of parts in contact); on larger ones the first ends them.
 constexpr std::size_t kCoarseRetryUpTo = 64;
-// Where joints couple every row (a dense coarse system), corrections on up to this many
-// interfaces.
-constexpr Eigen::Index kDenseCoarseUpTo = 64;
+// Where joints couple the rows (a dense coarse system), corrections on up to this many
+// interfaces: (6m)³/3 for m of them, 0.3 Mflop at 16, a few sweeps of such an island. (At 64, a
+// chain of 30 links dragged through a pile, an island of ~60 interfaces, tried one every few
+// sweeps, 15 Mflop each, and had nearly all given back: 2.5× the step.)
+constexpr Eigen::Index kDenseCoarseUpTo = 16;
 
 // Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
 void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,
@@ -309,8 +311,17 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     if (!rowSpace && onBody.size() < static_cast<std::size_t>(v.size() / 6))
         onBody.resize(static_cast<std::size_t>(v.size() / 6));
 
+    // Row space: each contact's place in its island (an island's rows are kept by place).
+    thread_local std::vector<std::size_t> placeStore;
+    std::vector<std::size_t>& placeOf = placeStore;
+    auto placed = [&](Eigen::Index row) {
+        const auto ci = static_cast<std::size_t>(row / 3);
+        return static_cast<Eigen::Index>(3 * placeOf[ci]) + row % 3;
+    };
+
     // One island: its contacts (indices into p.contacts, in their order) and the parts they
-    // touch. Islands share no part: each is solved alone, the same on any thread.
+    // touch. Islands share no part (nor, in row space, a part a response moves): each is
+    // solved alone, the same on any thread.
     auto solveIsland = [&](const std::vector<std::size_t>& islandContacts,
                            const std::vector<int>& islandParts, ContactSolveReport& islandReport) {
         // (kept here and written out once: the islands' reports are neighbours in memory)
@@ -445,17 +456,17 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 // Jointed parts (W by columns): Pᵀ W P from its columns.
                 thread_local Eigen::MatrixXd WPStore, AStore;
                 Eigen::MatrixXd &WP = WPStore, &A = AStore;
-                WP.setZero(rows, 6 * m);
+                WP.setZero(static_cast<Eigen::Index>(3 * size), 6 * m);  // (the island's rows)
                 forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
                     forEachInColumn(
                         static_cast<Eigen::Index>(3 * ci) + r, [&](Eigen::Index row, double value) {
-                            WP.block<1, 6>(row, 6 * k).noalias() += value * P.transpose();
+                            WP.block<1, 6>(placed(row), 6 * k).noalias() += value * P.transpose();
                         });
                 });
                 A.setZero(6 * m, 6 * m);
                 forEachActiveRow([&](std::size_t ci, int r, int k, const Vec6& P) {
                     A.middleRows<6>(6 * k).noalias() +=
-                        P * WP.row(static_cast<Eigen::Index>(3 * ci) + r);
+                        P * WP.row(placed(static_cast<Eigen::Index>(3 * ci) + r));
                 });
                 for (Eigen::Index k = 0; k < m; ++k)
                     blockScale[static_cast<std::size_t>(k)] =
@@ -620,13 +631,16 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // (w_free = w − W z at any point of the sweeps: taken for an island when first needed)
         auto takeFree = [&] {
             if (rowSpace) {
-                wFree = w;
-                for (std::size_t ci = 0; ci < n; ++ci)
+                for (std::size_t at = 0; at < size; ++at)
+                    wFree.segment<3>(static_cast<Eigen::Index>(3 * at)) =
+                        w.segment<3>(static_cast<Eigen::Index>(3 * (*island)[at]));
+                for (const std::size_t ci : *island)
                     for (int r = 0; r < 3; ++r)
                         if (const double z = p.contacts[ci].impulse[r]; z != 0.0)
-                            forEachInColumn(
-                                static_cast<Eigen::Index>(3 * ci) + r,
-                                [&](Eigen::Index k, double value) { wFree(k) -= value * z; });
+                            forEachInColumn(static_cast<Eigen::Index>(3 * ci) + r,
+                                            [&](Eigen::Index k, double value) {
+                                                wFree(placed(k)) -= value * z;
+                                            });
                 return;
             }
             for (const int b : *islandBodies) twistOf(paddedFree, b) = twistOf(padded, b);
@@ -661,8 +675,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             savedImpulses.clear();
             for (const std::size_t ci : *island)
                 for (int r = 0; r < 3; ++r) savedImpulses.push_back(p.contacts[ci].impulse[r]);
-            if (rowSpace) {
-                savedVelocities = w;
+            if (rowSpace) {  // (the island's rows only: other islands may be solving)
+                savedVelocities.resize(static_cast<Eigen::Index>(3 * size));
+                for (std::size_t at = 0; at < size; ++at)
+                    savedVelocities.segment<3>(static_cast<Eigen::Index>(3 * at)) =
+                        w.segment<3>(static_cast<Eigen::Index>(3 * (*island)[at]));
                 return;
             }
             savedVelocities.resize(6 * static_cast<Eigen::Index>(islandBodies->size()));
@@ -675,7 +692,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             for (const std::size_t ci : *island)
                 for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = savedImpulses[at++];
             if (rowSpace) {
-                w = savedVelocities;
+                for (std::size_t at = 0; at < size; ++at)
+                    w.segment<3>(static_cast<Eigen::Index>(3 * (*island)[at])) =
+                        savedVelocities.segment<3>(static_cast<Eigen::Index>(3 * at));
                 return;
             }
             for (std::size_t k = 0; k < islandBodies->size(); ++k)
@@ -778,8 +797,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         clampAll();  // the last momentum step is not projected
     };
 
-    // The islands: contacts joined through the parts they touch (the ground joins nothing).
-    // Jointed parts (row space) couple every row through W: one island.
+    // The islands: contacts joined through the parts they touch (the ground joins nothing) and,
+    // jointed parts (row space), through every part their rows' responses move: W couples two
+    // rows only through such a part, so a mechanism's contacts are one island and the free
+    // parts beside it make their own.
     thread_local std::vector<std::vector<std::size_t>> islandsStore;
     thread_local std::vector<std::vector<int>> islandPartsStore;
     std::vector<std::vector<std::size_t>>& islands = islandsStore;
@@ -796,10 +817,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     };
     thread_local std::vector<int> parent, islandOf;
     thread_local std::vector<char> listed;
-    if (rowSpace) {
-        const std::size_t k = newIsland();
-        for (std::size_t ci = 0; ci < n; ++ci) islands[k].push_back(ci);
-    } else {
+    {
         const int bodies = static_cast<int>(v.size() / 6);
         parent.resize(static_cast<std::size_t>(bodies));
         for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
@@ -809,11 +827,18 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
             return b;
         };
-        for (const ContactRows& c : p.contacts)
-            if (c.bodyA >= 0 && c.bodyB >= 0) {
-                const int a = root(c.bodyA), b = root(c.bodyB);
-                if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
-            }
+        auto join = [&](int x, int y) {
+            if (x < 0 || y < 0) return;
+            const int a = root(x), b = root(y);
+            if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+        };
+        for (const ContactRows& c : p.contacts) join(c.bodyA, c.bodyB);
+        if (rowSpace)
+            for (int b = 0; b < bodies; ++b)
+                for (const Eigen::Index j : moves[static_cast<std::size_t>(b)]) {
+                    const ContactRows& c = p.contacts[static_cast<std::size_t>(j / 3)];
+                    join(b, c.bodyA >= 0 ? c.bodyA : c.bodyB);
+                }
         // Numbered by their first contact, contacts and parts in their order.
         islandOf.assign(static_cast<std::size_t>(bodies), -1);
         for (std::size_t ci = 0; ci < n; ++ci) {
@@ -836,6 +861,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                         listed[static_cast<std::size_t>(b)] = 1;
                         islandParts[k].push_back(b);
                     }
+        if (rowSpace) {
+            placeOf.resize(n);
+            for (std::size_t k = 0; k < count; ++k)
+                for (std::size_t at = 0; at < islands[k].size(); ++at) placeOf[islands[k][at]] = at;
+        }
     }
     // Solved at once on the engine's threads where there is enough to share (each the same
     // whichever thread solves it); the step's report is the worst island's.

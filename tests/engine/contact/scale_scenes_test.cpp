@@ -9,7 +9,9 @@
 #include <cstdio>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/contact/contact_solver.h"
 #include "engine/model/layout.h"
+#include "engine/solver/worker_pool.h"
 #include "tests/support/contact_scenes.h"
 #include "tests/support/simulation.h"
 
@@ -81,6 +83,30 @@ TEST(ScaleScenes, AScatterOfFourShapesLandsOnTheFloorAndComesToRest) {
     EXPECT_GE(onFloor, 56);  // (two layers offset by half a pitch: most land between)
     EXPECT_LT(kinetic, 1e-3 * released);
     EXPECT_NEAR(floorForce, weight, 1e-3 * weight);
+}
+
+// Joints put the whole contact solve in row space (each row's response through the joints). Its
+// islands there are the contacts joined through the parts those responses move: the chain's
+// with the cubes it pushes, each column of the pile it has not reached alone. Solved on one
+// thread and on two (from kParallelContacts contacts), the same run bit for bit.
+TEST(ScaleScenes, AChainInAPileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
+    const SceneSpec spec = test::chainThroughPile(10, 200, 4.0);
+    const int threads = workerThreads();
+    std::vector<Eigen::VectorXd> q, v;
+    std::size_t contacts = 0;
+    for (const int n : {1, 2}) {
+        setWorkerThreads(n);
+        test::Stepping run(spec);
+        ASSERT_TRUE(run.to(0.3));
+        contacts = run.outputs().contacts.size();
+        q.push_back(run.fd.state().q);
+        v.push_back(run.fd.state().v);
+    }
+    setWorkerThreads(threads);
+    EXPECT_GT(contacts, contact::kParallelContacts);
+    EXPECT_TRUE(q[0] == q[1]);
+    EXPECT_TRUE(v[0] == v[1]);
+    EXPECT_GT(v[0].cwiseAbs().maxCoeff(), 0.1);  // (the chain on the move, in the pile)
 }
 
 // A chain of 10 capsules pulled at 1 m/s through the 25 cubes of one layer: the joints hold
