@@ -15,7 +15,7 @@ namespace engine::contact {
 namespace {
 
 bool dense(const ContactProblem& p) {
-    return p.U.size() > 0;
+    return !p.U.empty();
 }
 
 // A part's velocity (ω in its frame, then ẋ) in a cache line of its own.
@@ -43,9 +43,9 @@ double delassus(const ContactProblem& p, std::size_t ci, int r, int s) {
     const ContactRows& c = p.contacts[ci];
     if (dense(p)) {
         double w = 0.0;
-        const auto u = p.U.col(static_cast<Eigen::Index>(3 * ci) + s);
-        if (c.bodyA >= 0) w += c.J[r][0].dot(layout::twist(u, c.bodyA));
-        if (c.bodyB >= 0) w += c.J[r][1].dot(layout::twist(u, c.bodyB));
+        const std::size_t j = 3 * ci + static_cast<std::size_t>(s);
+        if (c.bodyA >= 0) w += c.J[r][0].dot(p.U.at(j, c.bodyA));
+        if (c.bodyB >= 0) w += c.J[r][1].dot(p.U.at(j, c.bodyB));
         return w;
     }
     double w = 0.0;
@@ -63,6 +63,35 @@ Eigen::Vector2d limitFriction(const ContactProblem& p, const ContactRows& c,
 }
 
 }  // namespace
+
+Vec6 RowResponses::at(std::size_t j, int b) const {
+    const auto first = body.begin() + static_cast<std::ptrdiff_t>(start[j]);
+    const auto last = body.begin() + static_cast<std::ptrdiff_t>(start[j + 1]);
+    const auto it = std::lower_bound(first, last, b);
+    return it != last && *it == b ? twist[static_cast<std::size_t>(it - body.begin())]
+                                  : Vec6::Zero().eval();
+}
+
+void RowResponses::assign(const Eigen::MatrixXd& U) {
+    clear();
+    const Eigen::Index bodies = U.rows() / 6;
+    for (Eigen::Index j = 0; j < U.cols(); ++j) {
+        beginColumn();
+        for (Eigen::Index b = 0; b < bodies; ++b) {
+            const auto t = U.col(j).segment<6>(6 * b);
+            if (!t.isZero(0.0)) add(static_cast<int>(b), t);
+        }
+    }
+}
+
+void RowResponses::multiplyAdd(const Eigen::VectorXd& x, Eigen::VectorXd& v) const {
+    for (std::size_t j = 0; j < columns(); ++j) {
+        const double xj = x(static_cast<Eigen::Index>(j));
+        if (xj == 0.0) continue;
+        for (std::size_t e = start[j]; e < start[j + 1]; ++e)
+            layout::twist(v, body[e]) += twist[e] * xj;
+    }
+}
 
 Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facets) {
     if (R <= 0.0) return Eigen::Vector2d::Zero();
@@ -175,25 +204,29 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // body (a free part's own contacts; every contact of a mechanism it is jointed into). Kept by
     // columns as (row, value) lists — the entries a dense W would hold, the zeros left out.
     // (kept between solves on each thread: no allocation in a steady run)
-    thread_local std::vector<std::vector<Eigen::Index>> movesStore;  // per body: rows moving it
+    // (per body: the rows moving it, each with its twist's place in p.U)
+    struct Move {
+        Eigen::Index row;
+        std::size_t entry;
+    };
+    thread_local std::vector<std::vector<Move>> movesStore;
     thread_local std::vector<Eigen::Index> colStartStore, colRowStore;
     thread_local std::vector<double> colValueStore;
-    std::vector<std::vector<Eigen::Index>>& moves = movesStore;
+    std::vector<std::vector<Move>>& moves = movesStore;
     std::vector<Eigen::Index>&colStart = colStartStore, &colRow = colRowStore;
     std::vector<double>& colValue = colValueStore;
     Eigen::VectorXd w;
     if (rowSpace) {
         w.resize(rows);
-        const std::size_t bodies = static_cast<std::size_t>(p.U.rows() / 6);
+        const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
         if (moves.size() < bodies) moves.resize(bodies);
         for (std::size_t b = 0; b < bodies; ++b) moves[b].clear();
-        // (column by column, as U is stored; each body's rows come in order)
+        // (column by column; each body's rows come in order)
         for (Eigen::Index j = 0; j < rows; ++j) {
-            const double* u = p.U.col(j).data();
-            for (std::size_t b = 0; b < bodies; ++b, u += 6)
-                if (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0 || u[3] != 0.0 || u[4] != 0.0 ||
-                    u[5] != 0.0)
-                    moves[b].push_back(j);
+            const auto col = static_cast<std::size_t>(j);
+            for (std::size_t e = p.U.start[col]; e < p.U.start[col + 1]; ++e)
+                if (!p.U.twist[e].isZero(0.0))
+                    moves[static_cast<std::size_t>(p.U.body[e])].push_back({j, e});
         }
         colStart.assign(1, 0);
         colRow.clear();
@@ -205,20 +238,20 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 w(i) = rowVelocity(c, r, v);
                 const bool onA = c.bodyA >= 0 && !c.J[r][0].isZero(0.0),
                            onB = c.bodyB >= 0 && !c.J[r][1].isZero(0.0);
-                const std::vector<Eigen::Index> none;
-                const std::vector<Eigen::Index>& a =
-                    onA ? moves[static_cast<std::size_t>(c.bodyA)] : none;
-                const std::vector<Eigen::Index>& b =
-                    onB ? moves[static_cast<std::size_t>(c.bodyB)] : none;
-                // The union of the two bodies' rows, in order (each list is).
+                const std::vector<Move> none;
+                const std::vector<Move>& a = onA ? moves[static_cast<std::size_t>(c.bodyA)] : none;
+                const std::vector<Move>& b = onB ? moves[static_cast<std::size_t>(c.bodyB)] : none;
+                // The union of the two bodies' rows, in order (each list is); a row moving
+                // only one of them has nothing on the other (adding its 0 would change no bit).
                 for (std::size_t x = 0, y = 0; x < a.size() || y < b.size();) {
-                    const Eigen::Index j =
-                        y == b.size() || (x < a.size() && a[x] <= b[y]) ? a[x] : b[y];
-                    if (x < a.size() && a[x] == j) ++x;
-                    if (y < b.size() && b[y] == j) ++y;
+                    const Eigen::Index j = y == b.size() || (x < a.size() && a[x].row <= b[y].row)
+                                               ? a[x].row
+                                               : b[y].row;
                     double value = 0.0;
-                    if (onA) value += p.U.col(j).segment<6>(6 * c.bodyA).dot(c.J[r][0]);
-                    if (onB) value += p.U.col(j).segment<6>(6 * c.bodyB).dot(c.J[r][1]);
+                    if (x < a.size() && a[x].row == j)
+                        value += p.U.twist[a[x++].entry].dot(c.J[r][0]);
+                    if (y < b.size() && b[y].row == j)
+                        value += p.U.twist[b[y++].entry].dot(c.J[r][1]);
                     colRow.push_back(j);
                     colValue.push_back(value);
                 }
@@ -300,7 +333,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (std::size_t ci = 0; ci < n; ++ci)
             for (int r = 0; r < 3; ++r)
                 x(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
-        v.noalias() += p.U * x;
+        p.U.multiplyAdd(x, v);
     };
 
     // What the islands keep per part: each island writes only its own parts' entries, so
@@ -835,8 +868,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (const ContactRows& c : p.contacts) join(c.bodyA, c.bodyB);
         if (rowSpace)
             for (int b = 0; b < bodies; ++b)
-                for (const Eigen::Index j : moves[static_cast<std::size_t>(b)]) {
-                    const ContactRows& c = p.contacts[static_cast<std::size_t>(j / 3)];
+                for (const Move& move : moves[static_cast<std::size_t>(b)]) {
+                    const ContactRows& c = p.contacts[static_cast<std::size_t>(move.row / 3)];
                     join(b, c.bodyA >= 0 ? c.bodyA : c.bodyB);
                 }
         // Numbered by their first contact, contacts and parts in their order.
@@ -1030,10 +1063,12 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
             const Eigen::Index row = static_cast<Eigen::Index>(3 * ci) + r;
             if (c.bodyA >= 0) layout::twist(A.row(row), c.bodyA) += c.J[r][0].transpose();
             if (c.bodyB >= 0) layout::twist(A.row(row), c.bodyB) += c.J[r][1].transpose();
+            U.col(row).setZero();
             if (dense(p)) {
-                U.col(row) = p.U.col(row);
+                const auto j = static_cast<std::size_t>(row);
+                for (std::size_t e = p.U.start[j]; e < p.U.start[j + 1]; ++e)
+                    layout::twist(U.col(row), p.U.body[e]) = p.U.twist[e];
             } else {
-                U.col(row).setZero();
                 if (c.bodyA >= 0) layout::twist(U.col(row), c.bodyA) += c.MinvJ(r, 0);
                 if (c.bodyB >= 0) layout::twist(U.col(row), c.bodyB) += c.MinvJ(r, 1);
             }

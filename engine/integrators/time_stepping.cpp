@@ -231,7 +231,7 @@ private:
                 layout::angular(ws.Minv, b) = body.inertia.cwiseInverse();
             }
         }
-        d.problem.U.resize(0, 0);
+        d.problem.U.clear();
         unilateralRows(model, state, ws);
         d.report = {};  // (a step with no rows reports no solve, not the last step's)
         d.v = d.vFree;
@@ -245,7 +245,7 @@ private:
                                                       model.softRows > 0 ? &softMass_ : nullptr);
                 !s.ok)
                 return s;
-            d.problem.U = responses_.U;
+            d.problem.U.assign(responses_.U);
             if (!d.stops.empty()) softenStops(model);
             // Joint friction on the reaction: a fixed point of its bounds and the joints'
             // reactions over the step (the recursive Newton–Euler pass with the step's
@@ -739,7 +739,7 @@ private:
         if (allRows > 0 && !d.problem.contacts.empty())
             projectResponses(model, kkt, J);
         else
-            d.problem.U.resize(0, 0);  // the free-body responses apply
+            d.problem.U.clear();  // the free-body responses apply
         if (!d.stops.empty()) softenStops(model);
         // Joint friction's bounds come from the joints' reactions, which the problem's solution
         // changes: a fixed point, from the last step's reactions, to round-off (a few rounds;
@@ -1405,10 +1405,8 @@ private:
             for (int side = 0; side < 2; ++side) {
                 const int body = side == 0 ? c.bodyA : c.bodyB;
                 if (body < 0) continue;
-                inverseMass += problem.U.size() > 0
-                                   ? c.J[0][side].dot(layout::twist(
-                                         problem.U.col(static_cast<Eigen::Index>(3 * ci)), body))
-                                   : c.J[0][side].dot(c.MinvJ(0, side));
+                inverseMass += !problem.U.empty() ? c.J[0][side].dot(problem.U.at(3 * ci, body))
+                                                  : c.J[0][side].dot(c.MinvJ(0, side));
             }
             if (inverseMass <= 0.0) continue;  // the joints hold it: nothing to soften
             const double m = 1.0 / inverseMass, omega = 2.0 * kPi * limit.frequency;
@@ -1427,7 +1425,7 @@ private:
     void projectResponses(const Model& model, KktSolver& kkt, const SparseRowMatrix& J) {
         contact::ContactProblem& problem = data_.problem;
         const Eigen::Index nv = model.velocitySize();
-        problem.U.setZero(nv, static_cast<Eigen::Index>(3 * problem.contacts.size()));
+        problem.U.clear();
         // The bodies the joint rows hold: a row on others alone (a free part in a pile beside a
         // mechanism) has Φq w = 0, nothing to project, u = w.
         jointed_.assign(static_cast<std::size_t>(nv / 6), 0);
@@ -1442,22 +1440,33 @@ private:
         for (std::size_t ci = 0; ci < problem.contacts.size(); ++ci) {
             const ContactRows& c = problem.contacts[ci];
             for (int r = 0; r < 3; ++r) {
+                problem.U.beginColumn();
                 // (an empty row, or a frictionless row's tangents: their impulses stay 0, their
                 // responses are not needed)
                 if ((r > 0 && c.friction == 0.0 && !c.boxFriction) ||
                     (c.J[r][0].isZero(0.0) && c.J[r][1].isZero(0.0)))
                     continue;
-                auto u = problem.U.col(static_cast<Eigen::Index>(3 * ci) + r);
                 if (!held(c.bodyA) && !held(c.bodyB)) {
-                    if (c.bodyA >= 0) layout::twist(u, c.bodyA) = c.MinvJ(r, 0);
-                    if (c.bodyB >= 0) layout::twist(u, c.bodyB) += c.MinvJ(r, 1);
+                    // (its parts, in increasing order; both sides on one body: their sum)
+                    const int lo = std::min(c.bodyA, c.bodyB), hi = std::max(c.bodyA, c.bodyB);
+                    const Vec6 onLo = lo == c.bodyA ? c.MinvJ(r, 0) : c.MinvJ(r, 1);
+                    const Vec6 onHi = hi == c.bodyA ? c.MinvJ(r, 0) : c.MinvJ(r, 1);
+                    if (hi < 0) continue;
+                    if (lo == hi)
+                        problem.U.add(lo, c.MinvJ(r, 0) + c.MinvJ(r, 1));
+                    else {
+                        if (lo >= 0) problem.U.add(lo, onLo);
+                        problem.U.add(hi, onHi);
+                    }
                     continue;
                 }
                 w.setZero();
                 if (c.bodyA >= 0) layout::twist(w, c.bodyA) += c.MinvJ(r, 0);
                 if (c.bodyB >= 0) layout::twist(w, c.bodyB) += c.MinvJ(r, 1);
                 kkt.project(J * w, dv_);
-                u = w + dv_;
+                w += dv_;
+                for (int b = 0; b < nv / 6; ++b)
+                    if (const auto t = layout::twist(w, b); !t.isZero(0.0)) problem.U.add(b, t);
             }
         }
     }
