@@ -193,11 +193,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     const std::size_t n = p.contacts.size();
     ContactSolveReport report;
     if (n == 0) return report;
-    // Jointed bodies (dense responses u over every body): the sweeps run on the rows'
-    // velocities w = J v, kept as w += W_r dx with the Delassus matrix W = J U (3n × 3n, formed
-    // once, its nonzero entries only), instead of on v (a column of U per impulse over every
-    // body's velocities); v follows once at the end, v += U x.
-    const bool rowSpace = dense(p);
+    // Jointed bodies (responses u through the joints): the islands a mechanism is in are swept
+    // in row space, on the rows' velocities w = J v, kept as w += W_r dx with the Delassus
+    // matrix W = J U (its nonzero entries only), instead of on v (a column of U per impulse over
+    // the bodies it moves); v follows once at the end, v += U x. The other islands (free parts
+    // only, whose u is M⁻¹Jᵀ) are swept on v as without joints.
+    const bool responses = dense(p);
     const Eigen::Index rows = static_cast<Eigen::Index>(3 * n);
     // W is symmetric (J M̃⁻¹ Jᵀ) and sparse: column i, Uᵀ J_iᵀ, is U's six rows of each body of
     // row i times the row's six entries there, nonzero only at the rows whose impulses move that
@@ -216,7 +217,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     std::vector<Eigen::Index>&colStart = colStartStore, &colRow = colRowStore;
     std::vector<double>& colValue = colValueStore;
     Eigen::VectorXd w;
-    if (rowSpace) {
+    if (responses) {
         w.resize(rows);
         const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
         if (moves.size() < bodies) moves.resize(bodies);
@@ -228,6 +229,121 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 if (!p.U.twist[e].isZero(0.0))
                     moves[static_cast<std::size_t>(p.U.body[e])].push_back({j, e});
         }
+    }
+    // Row space: each contact's place in its island (an island's rows are kept by place).
+    thread_local std::vector<std::size_t> placeStore;
+    std::vector<std::size_t>& placeOf = placeStore;
+    auto placed = [&](Eigen::Index row) {
+        const auto ci = static_cast<std::size_t>(row / 3);
+        return static_cast<Eigen::Index>(3 * placeOf[ci]) + row % 3;
+    };
+
+    // The islands: contacts joined through the parts they touch (the ground joins nothing) and,
+    // jointed parts (row space), through every part their rows' responses move: W couples two
+    // rows only through such a part, so a mechanism's contacts are one island and the free
+    // parts beside it make their own.
+    thread_local std::vector<std::vector<std::size_t>> islandsStore;
+    thread_local std::vector<std::vector<int>> islandPartsStore;
+    std::vector<std::vector<std::size_t>>& islands = islandsStore;
+    std::vector<std::vector<int>>& islandParts = islandPartsStore;
+    std::size_t count = 0;  // (the vectors' first `count` are this solve's, reused)
+    auto newIsland = [&] {
+        if (count == islands.size()) {
+            islands.emplace_back();
+            islandParts.emplace_back();
+        }
+        islands[count].clear();
+        islandParts[count].clear();
+        return count++;
+    };
+    thread_local std::vector<std::size_t> idleStore;
+    std::vector<std::size_t>& idle = idleStore;
+    idle.clear();
+    thread_local std::vector<int> parent, islandOf;
+    thread_local std::vector<char> listed;
+    {
+        const int bodies = static_cast<int>(v.size() / 6);
+        parent.resize(static_cast<std::size_t>(bodies));
+        for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
+        auto root = [&](int b) {
+            while (parent[static_cast<std::size_t>(b)] != b)
+                b = parent[static_cast<std::size_t>(b)] =
+                    parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
+            return b;
+        };
+        auto join = [&](int x, int y) {
+            if (x < 0 || y < 0) return;
+            const int a = root(x), b = root(y);
+            if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+        };
+        for (const ContactRows& c : p.contacts) join(c.bodyA, c.bodyB);
+        if (responses)
+            for (int b = 0; b < bodies; ++b)
+                for (const Move& move : moves[static_cast<std::size_t>(b)]) {
+                    const ContactRows& c = p.contacts[static_cast<std::size_t>(move.row / 3)];
+                    join(b, c.bodyA >= 0 ? c.bodyA : c.bodyB);
+                }
+        // Numbered by their first contact, contacts and parts in their order.
+        islandOf.assign(static_cast<std::size_t>(bodies), -1);
+        for (std::size_t ci = 0; ci < n; ++ci) {
+            const ContactRows& c = p.contacts[ci];
+            const int body = c.bodyA >= 0 ? c.bodyA : c.bodyB;
+            if (body < 0) {  // (two ground parts: no rows to solve)
+                idle.push_back(ci);
+                continue;
+            }
+            int& k = islandOf[static_cast<std::size_t>(root(body))];
+            if (k < 0) k = static_cast<int>(newIsland());
+            islands[static_cast<std::size_t>(k)].push_back(ci);
+        }
+        listed.assign(static_cast<std::size_t>(bodies), 0);
+        for (std::size_t k = 0; k < count; ++k)
+            for (const std::size_t ci : islands[k])
+                for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
+                    if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
+                        listed[static_cast<std::size_t>(b)] = 1;
+                        islandParts[k].push_back(b);
+                    }
+        if (responses) {
+            placeOf.resize(n);
+            for (std::size_t k = 0; k < count; ++k)
+                for (std::size_t at = 0; at < islands[k].size(); ++at) placeOf[islands[k][at]] = at;
+        }
+    }
+    // Which contacts are swept in row space: every contact of an island with one whose
+    // responses are not the free parts' M⁻¹Jᵀ (a mechanism's, or a part jointed to the ground).
+    thread_local std::vector<char> rowOfStore;
+    std::vector<char>& rowOf = rowOfStore;
+    rowOf.assign(n, 0);
+    if (responses) {
+        // (contact ci's three columns each empty or its parts' M⁻¹Jᵀ exactly, in body order)
+        auto free = [&](std::size_t ci) {
+            const ContactRows& c = p.contacts[ci];
+            if (c.bodyA == c.bodyB) return false;
+            const int lo = std::min(c.bodyA, c.bodyB), hi = std::max(c.bodyA, c.bodyB);
+            for (int r = 0; r < 3; ++r) {
+                const std::size_t j = 3 * ci + static_cast<std::size_t>(r);
+                std::size_t e = p.U.start[j];
+                const std::size_t last = p.U.start[j + 1];
+                if (e == last) continue;
+                for (const int body : {lo, hi}) {
+                    if (body < 0) continue;
+                    const int side = body == c.bodyA ? 0 : 1;
+                    if (e == last || p.U.body[e] != body || p.U.twist[e] != c.MinvJ(r, side))
+                        return false;
+                    ++e;
+                }
+                if (e != last) return false;
+            }
+            return true;
+        };
+        for (std::size_t k = 0; k < count; ++k) {
+            bool rowSpace = false;
+            for (const std::size_t ci : islands[k]) rowSpace = rowSpace || !free(ci);
+            for (const std::size_t ci : islands[k]) rowOf[ci] = rowSpace ? 1 : 0;
+        }
+    }
+    if (responses) {
         colStart.assign(1, 0);
         colRow.clear();
         colValue.clear();
@@ -235,6 +351,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             const ContactRows& c = p.contacts[ci];
             for (int r = 0; r < 3; ++r) {
                 const Eigen::Index i = static_cast<Eigen::Index>(3 * ci) + r;
+                if (!rowOf[ci]) {  // (swept on v: no column)
+                    colStart.push_back(static_cast<Eigen::Index>(colRow.size()));
+                    continue;
+                }
                 w(i) = rowVelocity(c, r, v);
                 const bool onA = c.bodyA >= 0 && !c.J[r][0].isZero(0.0),
                            onB = c.bodyB >= 0 && !c.J[r][1].isZero(0.0);
@@ -270,7 +390,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // lines), copied back at the end; vFree likewise.
     thread_local std::vector<PaddedTwist> paddedStore, paddedFreeStore;
     std::vector<PaddedTwist>&padded = paddedStore, &paddedFree = paddedFreeStore;
-    if (!rowSpace) {
+    {
         const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
         padded.resize(bodies);
         paddedFree.resize(bodies);
@@ -279,10 +399,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     }
     // Row r of contact ci: its velocity, and an impulse dx along it.
     auto velocity = [&](const ContactRows& c, std::size_t ci, int r) {
-        return rowSpace ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, padded);
+        return rowOf[ci] ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, padded);
     };
     auto push = [&](std::size_t ci, int r, double dx) {
-        if (!rowSpace) return applyImpulse(p.contacts[ci], r, dx, padded);
+        if (!rowOf[ci]) return applyImpulse(p.contacts[ci], r, dx, padded);
         if (dx != 0.0)
             forEachInColumn(static_cast<Eigen::Index>(3 * ci) + r,
                             [&](Eigen::Index k, double value) { w(k) += value * dx; });
@@ -324,15 +444,24 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // The velocities v⁺ for the impulses found (row space: once, at the end; v holds none of
     // them, the warm start's included).
     auto finish = [&] {
-        if (!rowSpace) {
+        if (!responses) {
             for (std::size_t b = 0; b < padded.size(); ++b)
                 layout::twist(v, static_cast<int>(b)) = twistOf(padded, static_cast<int>(b));
             return;
         }
+        // (the free islands' parts from their sweeps; the row-space islands' impulses through U)
         Eigen::VectorXd x(rows);
-        for (std::size_t ci = 0; ci < n; ++ci)
-            for (int r = 0; r < 3; ++r)
-                x(static_cast<Eigen::Index>(3 * ci) + r) = p.contacts[ci].impulse[r];
+        for (std::size_t k = 0; k < count; ++k) {
+            const bool swept = rowOf[islands[k].front()] == 0;
+            if (swept)
+                for (const int b : islandParts[k]) layout::twist(v, b) = twistOf(padded, b);
+            for (const std::size_t ci : islands[k])
+                for (int r = 0; r < 3; ++r)
+                    x(static_cast<Eigen::Index>(3 * ci) + r) =
+                        swept ? 0.0 : p.contacts[ci].impulse[r];
+        }
+        for (const std::size_t ci : idle)
+            for (int r = 0; r < 3; ++r) x(static_cast<Eigen::Index>(3 * ci) + r) = 0.0;
         p.U.multiplyAdd(x, v);
     };
 
@@ -341,16 +470,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // (thread_local storage, used through references: the islands' threads use the caller's)
     thread_local std::vector<std::vector<int>> onBodyStore;
     std::vector<std::vector<int>>& onBody = onBodyStore;
-    if (!rowSpace && onBody.size() < static_cast<std::size_t>(v.size() / 6))
+    if (onBody.size() < static_cast<std::size_t>(v.size() / 6))
         onBody.resize(static_cast<std::size_t>(v.size() / 6));
-
-    // Row space: each contact's place in its island (an island's rows are kept by place).
-    thread_local std::vector<std::size_t> placeStore;
-    std::vector<std::size_t>& placeOf = placeStore;
-    auto placed = [&](Eigen::Index row) {
-        const auto ci = static_cast<std::size_t>(row / 3);
-        return static_cast<Eigen::Index>(3 * placeOf[ci]) + row % 3;
-    };
 
     // One island: its contacts (indices into p.contacts, in their order) and the parts they
     // touch. Islands share no part (nor, in row space, a part a response moves): each is
@@ -364,6 +485,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             ~Publish() { to = from; }
         } publish{islandReport, out};
         const std::vector<std::size_t>* island = &islandContacts;
+        const bool rowSpace = rowOf[islandContacts.front()] != 0;
         const std::vector<int>* islandBodies = &islandParts;
         const std::size_t size = island->size();
         // What the island keeps per contact or row, by the contact's place `at` in the island
@@ -830,75 +952,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         clampAll();  // the last momentum step is not projected
     };
 
-    // The islands: contacts joined through the parts they touch (the ground joins nothing) and,
-    // jointed parts (row space), through every part their rows' responses move: W couples two
-    // rows only through such a part, so a mechanism's contacts are one island and the free
-    // parts beside it make their own.
-    thread_local std::vector<std::vector<std::size_t>> islandsStore;
-    thread_local std::vector<std::vector<int>> islandPartsStore;
-    std::vector<std::vector<std::size_t>>& islands = islandsStore;
-    std::vector<std::vector<int>>& islandParts = islandPartsStore;
-    std::size_t count = 0;  // (the vectors' first `count` are this solve's, reused)
-    auto newIsland = [&] {
-        if (count == islands.size()) {
-            islands.emplace_back();
-            islandParts.emplace_back();
-        }
-        islands[count].clear();
-        islandParts[count].clear();
-        return count++;
-    };
-    thread_local std::vector<int> parent, islandOf;
-    thread_local std::vector<char> listed;
-    {
-        const int bodies = static_cast<int>(v.size() / 6);
-        parent.resize(static_cast<std::size_t>(bodies));
-        for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
-        auto root = [&](int b) {
-            while (parent[static_cast<std::size_t>(b)] != b)
-                b = parent[static_cast<std::size_t>(b)] =
-                    parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])];
-            return b;
-        };
-        auto join = [&](int x, int y) {
-            if (x < 0 || y < 0) return;
-            const int a = root(x), b = root(y);
-            if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
-        };
-        for (const ContactRows& c : p.contacts) join(c.bodyA, c.bodyB);
-        if (rowSpace)
-            for (int b = 0; b < bodies; ++b)
-                for (const Move& move : moves[static_cast<std::size_t>(b)]) {
-                    const ContactRows& c = p.contacts[static_cast<std::size_t>(move.row / 3)];
-                    join(b, c.bodyA >= 0 ? c.bodyA : c.bodyB);
-                }
-        // Numbered by their first contact, contacts and parts in their order.
-        islandOf.assign(static_cast<std::size_t>(bodies), -1);
-        for (std::size_t ci = 0; ci < n; ++ci) {
-            const ContactRows& c = p.contacts[ci];
-            const int body = c.bodyA >= 0 ? c.bodyA : c.bodyB;
-            if (body < 0) {  // (two ground parts: no rows to solve, the warm start clamped)
-                Local unused;
-                prepare(ci, unused);
-                continue;
-            }
-            int& k = islandOf[static_cast<std::size_t>(root(body))];
-            if (k < 0) k = static_cast<int>(newIsland());
-            islands[static_cast<std::size_t>(k)].push_back(ci);
-        }
-        listed.assign(static_cast<std::size_t>(bodies), 0);
-        for (std::size_t k = 0; k < count; ++k)
-            for (const std::size_t ci : islands[k])
-                for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
-                    if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
-                        listed[static_cast<std::size_t>(b)] = 1;
-                        islandParts[k].push_back(b);
-                    }
-        if (rowSpace) {
-            placeOf.resize(n);
-            for (std::size_t k = 0; k < count; ++k)
-                for (std::size_t at = 0; at < islands[k].size(); ++at) placeOf[islands[k][at]] = at;
-        }
+    for (const std::size_t ci : idle) {  // (two ground parts: no rows, the warm start clamped)
+        Local unused;
+        prepare(ci, unused);
     }
     // Solved at once on the engine's threads where there is enough to share (each the same
     // whichever thread solves it); the step's report is the worst island's.
