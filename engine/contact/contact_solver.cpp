@@ -151,10 +151,11 @@ struct CoarseWork {
 // this many interfaces (pairs of parts in contact); on larger ones the first ends them.
 constexpr std::size_t kCoarseRetryUpTo = 64;
 // Where joints couple the rows (a dense coarse system), corrections on up to this many
-// interfaces: (6m)³/3 for m of them, 0.3 Mflop at 16, a few sweeps of such an island. (At 64, a
-// chain of 30 links dragged through a pile, an island of ~60 interfaces, tried one every few
-// sweeps, 15 Mflop each, and had nearly all given back: 2.5× the step.)
-constexpr Eigen::Index kDenseCoarseUpTo = 16;
+// interfaces, (6m)³/3 for m of them; past kDenseRetryUpTo, one given back ends them for the
+// solve. (Retried every few sweeps, a chain of 30 links dragged through a pile, an island of ~60
+// interfaces, spent 15 Mflop on each and had nearly all given back: 2.5× the step.)
+constexpr Eigen::Index kDenseCoarseUpTo = 64;
+constexpr std::size_t kDenseRetryUpTo = 16;
 
 // Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
 void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,
@@ -926,7 +927,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 }
                 // On a large island a correction costs far more than the sweeps between two:
                 // one given back (the active rows change under it) ends them for this solve.
-                coarseRefused = interfaces.size() > kCoarseRetryUpTo;
+                coarseRefused = interfaces.size() > (rowSpace ? kDenseRetryUpTo : kCoarseRetryUpTo);
             }
 
             const double norm = change.squaredNorm();
