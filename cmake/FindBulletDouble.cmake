@@ -7,9 +7,13 @@
 #
 #   BulletDouble::Collision   BulletCollision-float64 + LinearMath-float64, include dir,
 #                             BT_USE_DOUBLE_PRECISION
+#   BulletDouble::Dynamics    BulletDynamics-float64 on top: Bullet's own rigid-body world, for the
+#                             benchmarks that run Motus's scenes in Bullet beside Motus (never the
+#                             engine: Motus uses Bullet for collision detection only)
 find_path(BulletDouble_INCLUDE_DIR btBulletCollisionCommon.h PATH_SUFFIXES bullet)
 find_library(BulletDouble_COLLISION_LIBRARY BulletCollision-float64)
 find_library(BulletDouble_LINEARMATH_LIBRARY LinearMath-float64)
+find_library(BulletDouble_DYNAMICS_LIBRARY BulletDynamics-float64)
 
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(BulletDouble
@@ -22,4 +26,10 @@ if(BulletDouble_FOUND AND NOT TARGET BulletDouble::Collision)
     target_link_libraries(BulletDouble::Collision INTERFACE
         ${BulletDouble_COLLISION_LIBRARY} ${BulletDouble_LINEARMATH_LIBRARY})
 endif()
-mark_as_advanced(BulletDouble_INCLUDE_DIR BulletDouble_COLLISION_LIBRARY BulletDouble_LINEARMATH_LIBRARY)
+if(BulletDouble_FOUND AND BulletDouble_DYNAMICS_LIBRARY AND NOT TARGET BulletDouble::Dynamics)
+    add_library(BulletDouble::Dynamics INTERFACE IMPORTED)
+    target_link_libraries(BulletDouble::Dynamics INTERFACE
+        ${BulletDouble_DYNAMICS_LIBRARY} BulletDouble::Collision)
+endif()
+mark_as_advanced(BulletDouble_INCLUDE_DIR BulletDouble_COLLISION_LIBRARY BulletDouble_LINEARMATH_LIBRARY
+    BulletDouble_DYNAMICS_LIBRARY)
