@@ -242,6 +242,7 @@ struct CollisionWorld::Impl {
     std::vector<int> partOfProxy;
     std::vector<ShapeClass> shapeClass;
     std::vector<char> still;
+    std::vector<char> compound;  // per part: its object is a compound of its shapes
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
     struct Entry {
@@ -464,8 +465,7 @@ void CollisionWorld::Impl::collectPoint(Chunk& chunk, int a, int b, const btVect
                                         btScalar distance, int index0, int index1) const {
     const Impl& m = *this;
     auto shapeIndex = [&](int part, int index) {
-        const btCollisionObject* object = m.objectOfPart[static_cast<std::size_t>(part)];
-        return object->getCollisionShape()->isCompound() ? std::max(0, index) : 0;
+        return m.compound[static_cast<std::size_t>(part)] ? std::max(0, index) : 0;
     };
     const int partA = std::min(a, b), partB = std::max(a, b);
     const auto tag = static_cast<std::uint32_t>(&chunk - m.chunks.data()) << kChunkBits;
@@ -513,6 +513,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.asleep.assign(m.model.parts.size(), 0);
     m.shapeClass.assign(m.model.parts.size(), ShapeClass::Other);
     m.still.assign(m.model.parts.size(), 0);
+    m.compound.assign(m.model.parts.size(), 0);
     for (std::size_t i = 0; i < m.model.parts.size(); ++i) {
         const ContactPartModel& part = m.model.parts[i];
         if (part.shapes.empty() || !part.filter.enabled) continue;
@@ -553,6 +554,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         m.breaking[i] = shape->getContactBreakingThreshold(gContactBreakingThreshold);
         m.shapeClass[i] = shapeClassOf(*shape);
         m.still[i] = part.ground;
+        m.compound[i] = shape->isCompound();
         m.objects.push_back(std::move(object));
         m.world.addCollisionObject(
             m.objectOfPart[i],

@@ -24,14 +24,15 @@ struct PairPoints {
     // the point whose loss leaves the largest area, the deepest kept (sortCachedPoints with
     // Bullet's defaults: the deepest point kept, areas of three points).
     void add(const PairPoint& point) {
-        const int slot = count < 4 ? count++ : replaced(point);
+        const int slot = count < 4 ? count++ : replaced(point.localA, point.distance);
         points[slot] = point;
     }
 
-    int replaced(const PairPoint& point) const {
+    // The slot a fifth point (on A at localA, at `distance`) takes.
+    int replaced(const btVector3& localA, btScalar distance) const {
         const PairPoint* c = points;
         int deepest = -1;
-        btScalar deepestDistance = point.distance;
+        btScalar deepestDistance = distance;
         for (int i = 0; i < 4; ++i)
             if (c[i].distance < deepestDistance) {
                 deepest = i;
@@ -39,10 +40,10 @@ struct PairPoints {
             }
         btScalar area[4] = {0, 0, 0, 0};
         auto cross2 = [](const btVector3& a, const btVector3& b) { return a.cross(b).length2(); };
-        if (deepest != 0) area[0] = cross2(point.localA - c[1].localA, c[3].localA - c[2].localA);
-        if (deepest != 1) area[1] = cross2(point.localA - c[0].localA, c[3].localA - c[2].localA);
-        if (deepest != 2) area[2] = cross2(point.localA - c[0].localA, c[3].localA - c[1].localA);
-        if (deepest != 3) area[3] = cross2(point.localA - c[0].localA, c[2].localA - c[1].localA);
+        if (deepest != 0) area[0] = cross2(localA - c[1].localA, c[3].localA - c[2].localA);
+        if (deepest != 1) area[1] = cross2(localA - c[0].localA, c[3].localA - c[2].localA);
+        if (deepest != 2) area[2] = cross2(localA - c[0].localA, c[3].localA - c[1].localA);
+        if (deepest != 3) area[3] = cross2(localA - c[0].localA, c[2].localA - c[1].localA);
         // (btVector4::closestAxis4: the first of the largest magnitudes; none: slot 0)
         int largest = -1;
         btScalar largestArea = -BT_LARGE_FLOAT;
