@@ -10,8 +10,10 @@
 #include <btBulletCollisionCommon.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -228,6 +230,10 @@ struct CollisionWorld::Impl {
     btCollisionWorld world{&dispatcher, &broadphase, &configuration};
 
     std::vector<std::unique_ptr<btCollisionShape>> shapes;  // owns leaf and compound shapes
+    // Boxes of the same edges share one shape (Bullet's shapes are shared by objects as they
+    // are): its polyhedral features are built once, not once per part — 400 cubes of a pile
+    // took 20 ms to make in the first step — and the narrow phase reads one shape's data.
+    std::map<std::array<double, 3>, btCollisionShape*> boxShapes;
     MeshStore meshes;
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
@@ -293,6 +299,22 @@ struct CollisionWorld::Impl {
         btVector3 lo, hi;
     };
     std::vector<Box> boxes;  // per part: its padded bounding box, when moved
+
+    // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
+    // vertices).
+    btCollisionShape* leafShape(const Shape& s, bool ground) {
+        const bool box = s.type == ShapeType::Box;
+        const std::array<double, 3> edges{s.size.x(), s.size.y(), s.size.z()};
+        if (box)
+            if (const auto found = boxShapes.find(edges); found != boxShapes.end())
+                return found->second;
+        auto leaf = makeShape(s, ground, meshes);
+        if (!leaf) return nullptr;
+        btCollisionShape* made = leaf.get();
+        shapes.push_back(std::move(leaf));
+        if (box) boxShapes.emplace(edges, made);
+        return made;
+    }
 
     void narrowPhase(double margin);
     void collect(Chunk& chunk, const btPersistentManifold& manifold) const;
@@ -520,19 +542,16 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         btCollisionShape* shape = nullptr;
         if (part.shapes.size() == 1) {
             // One shape: the object sits in the shape's frame, no compound needed.
-            auto leaf = makeShape(part.shapes.front(), part.ground, m.meshes);
-            if (!leaf) continue;
+            shape = m.leafShape(part.shapes.front(), part.ground);
+            if (!shape) continue;
             m.X_PO[i] = part.shapes.front().X_PG;
-            shape = leaf.get();
-            m.shapes.push_back(std::move(leaf));
         } else {
             auto compound =
                 std::make_unique<btCompoundShape>(/*enableDynamicAabbTree=*/part.shapes.size() > 8);
             for (const Shape& s : part.shapes) {
-                auto leaf = makeShape(s, part.ground, m.meshes);
+                btCollisionShape* leaf = m.leafShape(s, part.ground);
                 if (!leaf) continue;
-                compound->addChildShape(toBt(s.X_PG), leaf.get());
-                m.shapes.push_back(std::move(leaf));
+                compound->addChildShape(toBt(s.X_PG), leaf);
             }
             shape = compound.get();
             m.shapes.push_back(std::move(compound));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 #include <utility>
@@ -49,6 +50,38 @@ SceneSpec sphereOverSlab(double height) {
 
 TEST(CollisionWorld, UsesDoublePrecisionBullet) {
     EXPECT_EQ(bulletScalarBytes(), 8u);
+}
+
+// Boxes of the same edges share one Bullet shape; boxes of other edges (the same numbers in
+// another order too) keep their own: each box sunk 1 mm into the floor touches it at its own
+// four bottom corners, 1 mm deep, whatever box was made before it.
+TEST(CollisionWorld, BoxesOfOtherEdgesTouchAtTheirOwnCorners) {
+    SceneSpec spec = test::contactScene();
+    const std::vector<Vec3> edges = {Vec3(0.1, 0.1, 0.1), Vec3(0.3, 0.1, 0.2), Vec3(0.1, 0.3, 0.2),
+                                     Vec3(0.1, 0.1, 0.1), Vec3(0.2, 0.3, 0.1)};
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        Transform X;
+        X.p = Vec3(1.0 * static_cast<double>(k), 0.0, 0.5 * edges[k].z() - 1e-3);
+        test::addBox(spec, "box" + std::to_string(k), edges[k], X);
+    }
+    CollisionWorld world(spec);
+    const std::vector<ContactPoint> contacts = world.findContacts();
+    ASSERT_EQ(contacts.size(), 4 * edges.size());
+    std::vector<std::set<std::pair<double, double>>> corners(edges.size());
+    for (const ContactPoint& c : contacts) {
+        ASSERT_EQ(c.partA, 0u);  // the ground
+        const std::size_t k = c.partB - 1;
+        ASSERT_LT(k, edges.size());
+        EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+        const Vec3 local = c.p_WB_W - Vec3(1.0 * static_cast<double>(k), 0.0, 0.0);
+        corners[k].insert({std::round(local.x() * 1e6) / 1e6, std::round(local.y() * 1e6) / 1e6});
+    }
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        const double x = 0.5 * edges[k].x(), y = 0.5 * edges[k].y();
+        EXPECT_EQ(corners[k],
+                  (std::set<std::pair<double, double>>{{-x, -y}, {-x, y}, {x, -y}, {x, y}}))
+            << "box " << k;
+    }
 }
 
 TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
