@@ -268,7 +268,7 @@ struct CollisionWorld::Impl {
     // One task's share of the narrow phase: its pairs' points, read from their manifolds as
     // soon as they are found (on the thread that found them, while they are in its cache), and
     // their keys.
-    struct Chunk {
+    struct alignas(64) Chunk {     // (a cache line of its own: chunks run on different threads)
         std::vector<Found> found;  // the first count hold this query's points
         std::size_t count = 0;
         std::vector<Entry> fresh;
@@ -286,9 +286,9 @@ struct CollisionWorld::Impl {
     std::vector<NarrowPair> pairs;
     // One range of pairs merged and written out, on its own thread for many points (then
     // copied into the query's result in order).
-    struct Output {
-        PairManifold merge;    // one pair's points being merged
-        MergePoint keptPoint;  // a kept point being put back
+    struct alignas(64) Output {  // (a cache line of its own, as Chunk)
+        PairManifold merge;      // one pair's points being merged
+        MergePoint keptPoint;    // a kept point being put back
         std::vector<ContactPointState> persistent;
         std::vector<ContactPoint> points;
         std::vector<std::size_t> resting;

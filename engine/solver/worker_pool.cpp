@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -57,6 +58,13 @@ public:
     bool ours() const { return pid_ == getpid(); }
 
     // False when another run holds the pool: the caller then runs the tasks itself.
+    //
+    // The caller waits for the tasks, not for the workers: a worker asleep when the run begins
+    // (its kernel wake-up takes tens of microseconds on a virtual CPU) is not waited for when
+    // the caller and the workers awake have taken every task by then — it wakes, finds the run
+    // closed and sleeps again. A worker joins a run only while the run is open (`state_`), and the run
+    // is closed, and the workers inside it waited for, before run() returns: no worker touches
+    // a run's tasks after that.
     bool run(int count, const std::function<void(int)>& task) {
         std::unique_lock<std::mutex> running(running_, std::try_to_lock);
         if (!running.owns_lock()) return false;
@@ -65,21 +73,31 @@ public:
             task_ = &task;
             count_ = count;
             next_.store(0);
-            busy_.store(static_cast<int>(workers_.size()));
             error_ = nullptr;
-            generation_.fetch_add(1);  // (after the task: a spinning worker reads it then)
+            const long generation = generation_.load() + 1;
+            state_.store(static_cast<std::uint64_t>(generation) << 32);  // open, nobody inside
+            generation_.store(generation);  // (last: a spinning worker reads it, then the rest)
         }
         wake_.notify_all();
         take();
-        spinUntil([this] { return busy_.load() == 0; });
-        std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return busy_.load() == 0; });
+        // Every task is taken now (by this thread or by a worker inside the run). The run is
+        // closed: no worker enters it any more; those inside finish their tasks and leave.
+        state_.fetch_or(kClosed);
+        const auto nobodyInside = [this] { return (state_.load() & kInside) == 0; };
+        if (!spinUntil(nobodyInside)) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            done_.wait(lock, nobodyInside);
+        }
         task_ = nullptr;
         if (error_) std::rethrow_exception(error_);
         return true;
     }
 
 private:
+    // state_: the run's generation (high 32 bits), closed (bit 31), workers inside (the rest).
+    static constexpr std::uint64_t kClosed = std::uint64_t{1} << 31;
+    static constexpr std::uint64_t kInside = kClosed - 1;
+
     // Tasks taken in turn until none is left.
     void take() {
         for (int i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) {
@@ -92,6 +110,25 @@ private:
         }
     }
 
+    // Into run `generation` if it is still open (a worker woken late finds it closed, or a
+    // later run: it then waits for the next).
+    bool enter(long generation) {
+        std::uint64_t s = state_.load();
+        for (;;) {
+            if ((s >> 32) != (static_cast<std::uint64_t>(generation) & 0xffffffffu) ||
+                (s & kClosed))
+                return false;
+            if (state_.compare_exchange_weak(s, s + 1)) return true;
+        }
+    }
+
+    void leave() {
+        if ((state_.fetch_sub(1) & (kClosed | kInside)) == (kClosed | 1)) {
+            const std::lock_guard<std::mutex> lock(mutex_);  // the last one out of a closed run
+            done_.notify_all();
+        }
+    }
+
     void work() {
         long seen = 0;
         for (;;) {
@@ -100,12 +137,9 @@ private:
                 wake_.wait(lock, [&] { return generation_.load() != seen; });
             }
             seen = generation_.load();
+            if (!enter(seen)) continue;
             take();
-            {
-                const std::lock_guard<std::mutex> lock(mutex_);
-                --busy_;
-            }
-            done_.notify_one();
+            leave();
         }
     }
 
@@ -117,8 +151,8 @@ private:
     const std::function<void(int)>* task_ = nullptr;
     int count_ = 0;
     std::atomic<int> next_{0};
-    std::atomic<int> busy_{0};         // workers still in the run
-    std::atomic<long> generation_{0};  // runs begun
+    std::atomic<long> generation_{0};      // runs begun
+    std::atomic<std::uint64_t> state_{0};  // see kClosed
     std::exception_ptr error_;
 };
 

@@ -50,6 +50,35 @@ TEST(WorkerPool, UsesTheWorkersWhenAsked) {
     EXPECT_EQ(most.load(), 2);
 }
 
+// A run ends when its tasks are done, not when every worker has woken: a worker that wakes
+// late (asleep between runs, or held up inside a task of its own) must find the run closed and
+// never run one of its tasks after the run returned, nor a task of the next run twice. Many runs
+// of a few tasks each, some with the workers asleep before them, others back to back.
+TEST(WorkerPool, WorkersWakingLateRunNoTaskTwiceNorAfterTheRun) {
+    const Threads threads(3);
+    std::vector<int> done(17, -1);
+    std::atomic<int> after{0};
+    std::atomic<bool> inRun{false};
+    for (int round = 0; round < 3000; ++round) {
+        const int count = 1 + round % 17;
+        inRun = true;
+        runTasks(count, [&](int i) {
+            if (!inRun.load()) ++after;
+            if ((round + i) % 7 == 0)
+                std::this_thread::sleep_for(std::chrono::microseconds(round % 5));
+            EXPECT_EQ(done[static_cast<std::size_t>(i)], -1) << "round " << round << ", task " << i;
+            done[static_cast<std::size_t>(i)] = round;
+        });
+        inRun = false;
+        for (int i = 0; i < count; ++i) {
+            ASSERT_EQ(done[static_cast<std::size_t>(i)], round) << "task " << i;
+            done[static_cast<std::size_t>(i)] = -1;
+        }
+        if (round % 300 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(after.load(), 0);
+}
+
 TEST(WorkerPool, ATaskThatRunsTasksRunsThemItself) {
     const Threads threads(2);
     std::atomic<int> inner{0};
