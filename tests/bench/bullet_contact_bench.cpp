@@ -202,9 +202,8 @@ struct Sim {
     }
 };
 
-// pile-K (test::boxPile), 3 s: as ../shared/peers's pile-K in Bullet.
-void BM_BulletPile(benchmark::State& state) {
-    const SceneSpec spec = test::boxPile(static_cast<int>(state.range(0)));
+// A scene of free parts on the floor, 3 s (3,000 steps), timed.
+void runFreeParts(benchmark::State& state, const SceneSpec& spec) {
     const int steps = 3000;
     for (auto _ : state) {
         Sim sim;
@@ -213,18 +212,16 @@ void BM_BulletPile(benchmark::State& state) {
         sim.counters(state, seconds, steps);
     }
 }
+
+// pile-K (test::boxPile), 3 s: as ../shared/peers's pile-K in Bullet.
+void BM_BulletPile(benchmark::State& state) {
+    runFreeParts(state, test::boxPile(static_cast<int>(state.range(0))));
+}
 BENCHMARK(BM_BulletPile)->Arg(400)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The scatter of K parts (test::scatter), 3 s, no sleeping: beside BM_ContactScatter/…/sleep:0.
 void BM_BulletScatter(benchmark::State& state) {
-    const SceneSpec spec = test::scatter(static_cast<int>(state.range(0)));
-    const int steps = 3000;
-    for (auto _ : state) {
-        Sim sim;
-        sim.addFreeParts(spec);
-        const double seconds = sim.run(steps, [](int) {});
-        sim.counters(state, seconds, steps);
-    }
+    runFreeParts(state, test::scatter(static_cast<int>(state.range(0))));
 }
 BENCHMARK(BM_BulletScatter)
     ->Arg(1000)
