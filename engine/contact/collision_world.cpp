@@ -248,7 +248,9 @@ struct CollisionWorld::Impl {
     std::vector<int> partOfProxy;
     std::vector<ShapeClass> shapeClass;
     std::vector<char> still;
-    std::vector<char> compound;  // per part: its object is a compound of its shapes
+    std::vector<char> compound;             // per part: its object is a compound of its shapes
+    std::vector<char> ground;               // per part: ContactPartModel::ground
+    std::vector<btDbvtProxy*> proxyOfPart;  // per part: its object's broadphase proxy, or null
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
     struct Entry {
@@ -260,6 +262,12 @@ struct CollisionWorld::Impl {
     };
     static constexpr int kChunkBits = 24;
     std::vector<Entry> fresh, kept, entries;  // the new points, the kept ones, both merged
+    // The order of the new points (a total one: no two have the same source).
+    static bool byKeyAndSource(const Entry& x, const Entry& y) {
+        return x.key == y.key ? x.source < y.source : x.key < y.key;
+    }
+    std::vector<std::size_t> runs;  // sorted runs of `fresh` being merged: their bounds
+    std::vector<Entry> merged;      // (the merge's output)
     // A point of the query, with A the lower part index, and the shapes it lies on.
     struct Found {
         MergePoint point;
@@ -284,6 +292,12 @@ struct CollisionWorld::Impl {
         btBroadphasePair* pair;
     };
     std::vector<NarrowPair> pairs;
+    // One range of Bullet's pair array: its pairs whose boxes overlap (gathered on its own
+    // thread for many pairs), an algorithm still to be made for some.
+    struct alignas(64) Gathered {  // (a cache line of its own, as Chunk)
+        std::vector<NarrowPair> pairs;
+    };
+    std::vector<Gathered> gathered;
     // One range of pairs merged and written out, on its own thread for many points (then
     // copied into the query's result in order).
     struct alignas(64) Output {  // (a cache line of its own, as Chunk)
@@ -378,34 +392,56 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
     Impl& m = *this;
     const btDispatcherInfo& info = m.world.getDispatchInfo();
     btBroadphasePairArray& all = m.broadphase.getOverlappingPairCache()->getOverlappingPairArray();
-    m.pairs.clear();
-    for (int k = 0; k < all.size(); ++k) {
-        btBroadphasePair& pair = all[k];
-        const btBroadphaseProxy* p0 = pair.m_pProxy0;
-        const btBroadphaseProxy* p1 = pair.m_pProxy1;
-        if (!TestAabbAgainstAabb2(p0->m_aabbMin, p0->m_aabbMax, p1->m_aabbMin, p1->m_aabbMax))
-            continue;
-        const int a = m.partOfProxy[static_cast<std::size_t>(p0->m_uniqueId)];
-        const int b = m.partOfProxy[static_cast<std::size_t>(p1->m_uniqueId)];
-        // (Bullet's needsCollision: not when neither part moves)
-        if (m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)]) continue;
-        const PairKind kind = pairKind(m.shapeClass[static_cast<std::size_t>(a)],
-                                       m.shapeClass[static_cast<std::size_t>(b)]);
-        if (!pair.m_algorithm && kind == PairKind::Algorithm) {
-            const auto* A = static_cast<const btCollisionObject*>(p0->m_clientObject);
-            const auto* B = static_cast<const btCollisionObject*>(p1->m_clientObject);
-            const btCollisionObjectWrapper wa(nullptr, A->getCollisionShape(), A,
-                                              A->getWorldTransform(), -1, -1);
-            const btCollisionObjectWrapper wb(nullptr, B->getCollisionShape(), B,
-                                              B->getWorldTransform(), -1, -1);
-            pair.m_algorithm =
-                m.dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
-            if (!pair.m_algorithm) continue;
-        }
-        m.pairs.push_back({a, b, kind, &pair});
-    }
-    const std::size_t n = m.pairs.size();
+    // The pairs whose boxes overlap, in ranges of Bullet's array (on the threads for many: each
+    // pair reads two proxies, at 10,000 parts two cache misses), then put together in order;
+    // the algorithms of new pairs are made there, in turn (Bullet's dispatcher allocates them).
+    const auto size = static_cast<std::size_t>(all.size());
     const int threads = workerThreads();
+    const std::size_t ranges =
+        threads < 2 || size < kParallelPairs ? 1 : 4 * static_cast<std::size_t>(threads);
+    if (m.gathered.size() < ranges) m.gathered.resize(ranges);
+    runTasks(static_cast<int>(ranges), [&](int r) {
+        std::vector<NarrowPair>& out = m.gathered[static_cast<std::size_t>(r)].pairs;
+        out.clear();
+        for (std::size_t k = size * static_cast<std::size_t>(r) / ranges,
+                         last = size * static_cast<std::size_t>(r + 1) / ranges;
+             k < last; ++k) {
+            btBroadphasePair& pair = all[static_cast<int>(k)];
+            const btBroadphaseProxy* p0 = pair.m_pProxy0;
+            const btBroadphaseProxy* p1 = pair.m_pProxy1;
+            if (!TestAabbAgainstAabb2(p0->m_aabbMin, p0->m_aabbMax, p1->m_aabbMin, p1->m_aabbMax))
+                continue;
+            const int a = m.partOfProxy[static_cast<std::size_t>(p0->m_uniqueId)];
+            const int b = m.partOfProxy[static_cast<std::size_t>(p1->m_uniqueId)];
+            // (Bullet's needsCollision: not when neither part moves)
+            if (m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)])
+                continue;
+            out.push_back({a, b,
+                           pairKind(m.shapeClass[static_cast<std::size_t>(a)],
+                                    m.shapeClass[static_cast<std::size_t>(b)]),
+                           &pair});
+        }
+    });
+    m.pairs.clear();
+    for (std::size_t r = 0; r < ranges; ++r)
+        for (const NarrowPair& found : m.gathered[r].pairs) {
+            btBroadphasePair& pair = *found.pair;
+            if (!pair.m_algorithm && found.kind == PairKind::Algorithm) {
+                const auto* A =
+                    static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+                const auto* B =
+                    static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+                const btCollisionObjectWrapper wa(nullptr, A->getCollisionShape(), A,
+                                                  A->getWorldTransform(), -1, -1);
+                const btCollisionObjectWrapper wb(nullptr, B->getCollisionShape(), B,
+                                                  B->getWorldTransform(), -1, -1);
+                pair.m_algorithm =
+                    m.dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+                if (!pair.m_algorithm) continue;
+            }
+            m.pairs.push_back(found);
+        }
+    const std::size_t n = m.pairs.size();
     // Chunks of at least 64 pairs, four per thread: even work without a hand-out per pair.
     const std::size_t chunks =
         threads < 2 || n < kParallelPairs
@@ -462,10 +498,33 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                 manifold->clearManifold();
             }
         }
+        std::sort(chunk.fresh.begin(), chunk.fresh.end(), byKeyAndSource);
     });
+    // The chunks' sorted points merged, two runs at a time (the order is total: the same as
+    // one sort of them all).
     m.fresh.clear();
-    for (std::size_t c = 0; c < chunks; ++c)
+    m.runs.assign(1, 0);
+    for (std::size_t c = 0; c < chunks; ++c) {
         m.fresh.insert(m.fresh.end(), m.chunks[c].fresh.begin(), m.chunks[c].fresh.end());
+        m.runs.push_back(m.fresh.size());
+    }
+    while (m.runs.size() > 2) {
+        m.merged.resize(m.fresh.size());
+        std::size_t kept = 1;
+        for (std::size_t r = 0; r + 1 < m.runs.size(); r += 2) {
+            const auto at = [&](std::size_t k) {
+                return m.fresh.begin() + static_cast<std::ptrdiff_t>(m.runs[k]);
+            };
+            const auto to = m.merged.begin() + static_cast<std::ptrdiff_t>(m.runs[r]);
+            if (r + 2 < m.runs.size())
+                std::merge(at(r), at(r + 1), at(r + 1), at(r + 2), to, byKeyAndSource);
+            else
+                std::copy(at(r), at(r + 1), to);
+            m.runs[kept++] = m.runs[std::min(r + 2, m.runs.size() - 1)];
+        }
+        m.runs.resize(kept);
+        m.fresh.swap(m.merged);
+    }
 }
 
 // A manifold's points into the chunk.
@@ -536,6 +595,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.shapeClass.assign(m.model.parts.size(), ShapeClass::Other);
     m.still.assign(m.model.parts.size(), 0);
     m.compound.assign(m.model.parts.size(), 0);
+    m.ground.assign(m.model.parts.size(), 0);
+    m.proxyOfPart.assign(m.model.parts.size(), nullptr);
     for (std::size_t i = 0; i < m.model.parts.size(); ++i) {
         const ContactPartModel& part = m.model.parts[i];
         if (part.shapes.empty() || !part.filter.enabled) continue;
@@ -579,6 +640,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
             m.objectOfPart[i],
             part.ground ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter,
             btBroadphaseProxy::AllFilter);
+        m.ground[i] = part.ground;
+        m.proxyOfPart[i] = static_cast<btDbvtProxy*>(m.objectOfPart[i]->getBroadphaseHandle());
         const auto id =
             static_cast<std::size_t>(m.objectOfPart[i]->getBroadphaseHandle()->m_uniqueId);
         if (m.partOfProxy.size() <= id) m.partOfProxy.resize(id + 1, -1);
@@ -600,7 +663,7 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
 void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {
     Impl& m = *impl_;
     btCollisionObject* object = m.objectOfPart.at(partIndex);
-    if (bool(m.asleep[partIndex]) == asleep || !object || m.model.parts[partIndex].ground) return;
+    if (bool(m.asleep[partIndex]) == asleep || !object || m.ground[partIndex]) return;
     m.asleep[partIndex] = asleep;
     m.still[partIndex] = asleep;
     object->forceActivationState(asleep ? ISLAND_SLEEPING : ACTIVE_TAG);
@@ -647,8 +710,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // sends the ones it touches.
     // (the boxes on the threads for many parts, then put in the broadphase's tree in turn)
     const auto changed = [&m](std::size_t i) {
-        // (the ground's set once; `moved` read first: a part's model is far larger)
-        return m.moved[i] && m.objectOfPart[i] && !m.model.parts[i].ground;
+        return m.moved[i] && m.objectOfPart[i] && !m.ground[i];  // (the ground's set once)
     };
     m.boxes.resize(m.objectOfPart.size());
     runRanges(m.objectOfPart.size(), kParallelBoxes, [&](std::size_t first, std::size_t last) {
@@ -663,11 +725,19 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
             box.hi += padding;
         }
     });
-    for (std::size_t i = 0; i < m.objectOfPart.size(); ++i) {
+    // (Bullet's setAabb reads a part's proxy and its tree leaf, two allocations of their own:
+    // at 10,000 parts each was a cache miss, most of its time. Both are fetched some parts
+    // ahead: the proxy, then its leaf.)
+    constexpr std::size_t kAhead = 8;
+    const std::size_t objects = m.objectOfPart.size();
+    for (std::size_t i = 0; i < objects; ++i) {
+        if (i + 2 * kAhead < objects && m.proxyOfPart[i + 2 * kAhead])
+            __builtin_prefetch(m.proxyOfPart[i + 2 * kAhead]);
+        if (i + kAhead < objects && m.proxyOfPart[i + kAhead])
+            __builtin_prefetch(m.proxyOfPart[i + kAhead]->leaf);
         if (!changed(i)) continue;
         m.moved[i] = 0;
-        m.broadphase.setAabb(m.objectOfPart[i]->getBroadphaseHandle(), m.boxes[i].lo, m.boxes[i].hi,
-                             &m.dispatcher);
+        m.broadphase.setAabb(m.proxyOfPart[i], m.boxes[i].lo, m.boxes[i].hi, &m.dispatcher);
     }
     m.broadphase.calculateOverlappingPairs(&m.dispatcher);
     m.narrowPhase(margin);
@@ -692,9 +762,8 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                 // A sleeping part and a sleeping part or the ground: nothing moved there.
                 const auto a = static_cast<std::size_t>(c.partA),
                            b = static_cast<std::size_t>(c.partB);
-                lastResting = (m.asleep[a] || m.asleep[b]) &&
-                              (m.asleep[a] || m.model.parts[a].ground) &&
-                              (m.asleep[b] || m.model.parts[b].ground);
+                lastResting = (m.asleep[a] || m.asleep[b]) && (m.asleep[a] || m.ground[a]) &&
+                              (m.asleep[b] || m.ground[b]);
             }
         }
         if (!lastTouch) continue;
@@ -704,9 +773,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // The kept points come in canonical order already (unless given in another): only the new
     // ones need a sort, then one merge that puts kept points first among equal keys.
     const auto byKey = [](const Impl::Entry& x, const Impl::Entry& y) { return x.key < y.key; };
-    std::sort(m.fresh.begin(), m.fresh.end(), [](const Impl::Entry& x, const Impl::Entry& y) {
-        return x.key == y.key ? x.source < y.source : x.key < y.key;
-    });
+    // (the new points are sorted: narrowPhase)
     if (!std::is_sorted(m.kept.begin(), m.kept.end(), byKey))
         std::stable_sort(m.kept.begin(), m.kept.end(), byKey);
     m.entries.resize(m.fresh.size() + m.kept.size());

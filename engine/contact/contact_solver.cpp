@@ -3,6 +3,7 @@
 #include "engine/solver/worker_pool.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -261,6 +262,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     std::vector<std::size_t>& idle = idleStore;
     idle.clear();
     thread_local std::vector<int> parent, islandOf;
+    thread_local std::vector<std::array<int, 2>> ends;  // per contact: bodyA, bodyB
     thread_local std::vector<char> listed;
     {
         const int bodies = static_cast<int>(v.size() / 6);
@@ -277,7 +279,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             const int a = root(x), b = root(y);
             if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
         };
-        for (const ContactRows& c : p.contacts) join(c.bodyA, c.bodyB);
+        // (each contact's two bodies read once: a contact's rows take some 450 bytes, and each
+        // pass below would read a cache line of them for two numbers)
+        ends.resize(n);
+        for (std::size_t ci = 0; ci < n; ++ci)
+            ends[ci] = {p.contacts[ci].bodyA, p.contacts[ci].bodyB};
+        for (const std::array<int, 2>& e : ends) join(e[0], e[1]);
         if (responses)
             for (int b = 0; b < bodies; ++b)
                 for (const Move& move : moves[static_cast<std::size_t>(b)]) {
@@ -287,8 +294,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // Numbered by their first contact, contacts and parts in their order.
         islandOf.assign(static_cast<std::size_t>(bodies), -1);
         for (std::size_t ci = 0; ci < n; ++ci) {
-            const ContactRows& c = p.contacts[ci];
-            const int body = c.bodyA >= 0 ? c.bodyA : c.bodyB;
+            const int body = ends[ci][0] >= 0 ? ends[ci][0] : ends[ci][1];
             if (body < 0) {  // (two ground parts: no rows to solve)
                 idle.push_back(ci);
                 continue;
@@ -300,7 +306,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         listed.assign(static_cast<std::size_t>(bodies), 0);
         for (std::size_t k = 0; k < count; ++k)
             for (const std::size_t ci : islands[k])
-                for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
+                for (const int b : ends[ci])
                     if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
                         listed[static_cast<std::size_t>(b)] = 1;
                         islandParts[k].push_back(b);

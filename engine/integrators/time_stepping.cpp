@@ -897,28 +897,55 @@ private:
         result.contactSolver.iterations = d.report.iterations;
         result.contactSolver.residual = d.report.residual;
         result.contactSolver.converged = d.report.converged;
-        result.contacts.clear();
+        // Each point's impulses kept with it, and a force for each one that acts (an idle
+        // speculative contact does not), in the points' order: counted per range, then written
+        // (on the threads for many points; the same ranges both times).
         std::vector<contact::ContactPoint>& points = d.found.points;
-        for (std::size_t ci = 0; ci < points.size(); ++ci) {
-            const ContactRows& c = d.problem.contacts[ci];
-            contact::ContactPoint& p = points[ci];
-            const Vec3& t1Dir = d.tangents[ci];
-            const Vec3 t2Dir = p.n_AB_W.cross(t1Dir);
-            p.normalImpulse = c.impulse[0];
-            p.frictionImpulse_W = c.impulse[1] * t1Dir + c.impulse[2] * t2Dir;
-            ContactPointState& kept = d.found.persistent[p.persistent];
-            kept.normalImpulse = p.normalImpulse;
-            kept.frictionImpulse_W = p.frictionImpulse_W;
-            if (c.impulse[0] <= 0.0 && p.depth < 0.0) continue;  // an idle speculative contact
-            ContactForce& f = result.contacts.emplace_back();
-            f.partA = static_cast<int>(p.partA);
-            f.partB = static_cast<int>(p.partB);
-            f.point_W = 0.5 * (p.p_WA_W + p.p_WB_W);
-            f.normal_W = p.n_AB_W;
-            f.depth = p.depth;
-            f.normalForce = c.impulse[0] / d.h;
-            f.frictionForce_W = p.frictionImpulse_W / d.h;
-        }
+        const std::size_t count = points.size();
+        const std::size_t ranges = workerThreads() < 2 || count < kParallelRows
+                                       ? 1
+                                       : 4 * static_cast<std::size_t>(workerThreads());
+        const auto range = [&](std::size_t r) {
+            return std::pair{count * r / ranges, count * (r + 1) / ranges};
+        };
+        const auto acts = [&](std::size_t ci) {
+            return !(d.problem.contacts[ci].impulse[0] <= 0.0 && points[ci].depth < 0.0);
+        };
+        acting_.assign(ranges + 1, 0);
+        runTasks(static_cast<int>(ranges), [&](int r) {
+            const auto [first, last] = range(static_cast<std::size_t>(r));
+            std::size_t acting = 0;
+            for (std::size_t ci = first; ci < last; ++ci) {
+                const ContactRows& c = d.problem.contacts[ci];
+                contact::ContactPoint& p = points[ci];
+                const Vec3& t1Dir = d.tangents[ci];
+                const Vec3 t2Dir = p.n_AB_W.cross(t1Dir);
+                p.normalImpulse = c.impulse[0];
+                p.frictionImpulse_W = c.impulse[1] * t1Dir + c.impulse[2] * t2Dir;
+                ContactPointState& kept = d.found.persistent[p.persistent];
+                kept.normalImpulse = p.normalImpulse;
+                kept.frictionImpulse_W = p.frictionImpulse_W;
+                if (acts(ci)) ++acting;
+            }
+            acting_[static_cast<std::size_t>(r) + 1] = acting;
+        });
+        for (std::size_t r = 0; r < ranges; ++r) acting_[r + 1] += acting_[r];
+        result.contacts.resize(acting_[ranges]);  // (from the last step's size: growth zeroed)
+        runTasks(static_cast<int>(ranges), [&](int r) {
+            const auto [first, last] = range(static_cast<std::size_t>(r));
+            std::size_t at = acting_[static_cast<std::size_t>(r)];
+            for (std::size_t ci = first; ci < last; ++ci) {
+                if (!acts(ci)) continue;
+                const contact::ContactPoint& p = points[ci];
+                result.contacts[at++] = {.partA = static_cast<int>(p.partA),
+                                         .partB = static_cast<int>(p.partB),
+                                         .point_W = 0.5 * (p.p_WA_W + p.p_WB_W),
+                                         .normal_W = p.n_AB_W,
+                                         .depth = p.depth,
+                                         .normalForce = p.normalImpulse / d.h,
+                                         .frictionForce_W = p.frictionImpulse_W / d.h};
+            }
+        });
         // The contacts sleeping parts rest on, with the forces they had when they fell asleep
         // (found again only when which parts sleep has changed).
         if (!d.found.resting.empty()) {
@@ -1505,9 +1532,10 @@ private:
     std::uint64_t sleepEpoch_ = 1, queryEpoch_ = 0, restingEpoch_ = 0;
     std::vector<ContactForce> restingForces_;
     // Scratch of the stages.
-    std::vector<Mat3> rotation_;   // per body: R_WB at the start of the step
-    std::vector<char> kept_;       // per contact point: whether it has rows (contactRows)
-    std::vector<double> heights_;  // per contact point: −(p_A + p_B)·up, lowest last
+    std::vector<Mat3> rotation_;       // per body: R_WB at the start of the step
+    std::vector<char> kept_;           // per contact point: whether it has rows (contactRows)
+    std::vector<std::size_t> acting_;  // record: the forces acting before each range of points
+    std::vector<double> heights_;      // per contact point: −(p_A + p_B)·up, lowest last
     std::vector<std::size_t> order_;
     RadixOrderScratch orderScratch_;
     std::vector<contact::ContactPoint> sorted_;
