@@ -250,6 +250,7 @@ struct CollisionWorld::Impl {
     std::vector<char> still;
     std::vector<char> compound;             // per part: its object is a compound of its shapes
     std::vector<char> ground;               // per part: ContactPartModel::ground
+    std::vector<char> quiet;                // per part: setPartQuiet (the ground always)
     std::vector<btDbvtProxy*> proxyOfPart;  // per part: its object's broadphase proxy, or null
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
@@ -413,8 +414,10 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                 continue;
             const int a = m.partOfProxy[static_cast<std::size_t>(p0->m_uniqueId)];
             const int b = m.partOfProxy[static_cast<std::size_t>(p1->m_uniqueId)];
-            // (Bullet's needsCollision: not when neither part moves)
-            if (m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)])
+            // (Bullet's needsCollision: not when neither part moves; nor when both are quiet:
+            // their kept points are moved with them)
+            if ((m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)]) ||
+                (m.quiet[static_cast<std::size_t>(a)] && m.quiet[static_cast<std::size_t>(b)]))
                 continue;
             out.push_back({a, b,
                            pairKind(m.shapeClass[static_cast<std::size_t>(a)],
@@ -596,6 +599,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.still.assign(m.model.parts.size(), 0);
     m.compound.assign(m.model.parts.size(), 0);
     m.ground.assign(m.model.parts.size(), 0);
+    m.quiet.assign(m.model.parts.size(), 0);
     m.proxyOfPart.assign(m.model.parts.size(), nullptr);
     for (std::size_t i = 0; i < m.model.parts.size(); ++i) {
         const ContactPartModel& part = m.model.parts[i];
@@ -641,6 +645,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
             part.ground ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter,
             btBroadphaseProxy::AllFilter);
         m.ground[i] = part.ground;
+        m.quiet[i] = part.ground;
         m.proxyOfPart[i] = static_cast<btDbvtProxy*>(m.objectOfPart[i]->getBroadphaseHandle());
         const auto id =
             static_cast<std::size_t>(m.objectOfPart[i]->getBroadphaseHandle()->m_uniqueId);
@@ -672,6 +677,11 @@ void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {
 Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const {
     const btCollisionObject* object = impl_->objectOfPart.at(partIndex);
     return object ? fromBt(object->getWorldTransform() * toBt(local)) : local;
+}
+
+void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet) {
+    Impl& m = *impl_;
+    if (m.objectOfPart.at(partIndex) && !m.ground[partIndex]) m.quiet[partIndex] = quiet;
 }
 
 bool CollisionWorld::partAsleep(std::size_t partIndex) const {

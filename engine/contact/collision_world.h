@@ -67,6 +67,12 @@ public:
     // points are kept as they are (ContactQuery::resting). Moving parts still find it.
     void setPartAsleep(std::size_t partIndex, bool asleep);
     bool partAsleep(std::size_t partIndex) const;
+    // A quiet part moved so little since the last query (the caller's measure: TimeStepping's
+    // kQuietDistance) that its pairs with other quiet parts (or the ground) keep their points,
+    // moved with their parts (the merge's refresh), without the narrow phase; the caller looks
+    // at each part afresh often enough to bound how far such points drift. Parts are not quiet
+    // unless told.
+    void setPartQuiet(std::size_t partIndex, bool quiet);
     // A point given in a part's collision frame (ContactPointState::local_A, local_B) in W.
     Vec3 worldPoint(std::size_t partIndex, const Vec3& local) const;
 

@@ -83,6 +83,16 @@ constexpr double kStopReachLength = 1e-4;  // m
 constexpr std::size_t kParallelRows = 1024;
 // From this many parts up, their collision poses are set on the engine's threads.
 constexpr std::size_t kParallelParts = 1024;
+// A part is quiet in a step when no point of it moved farther than this in the last step (by
+// its velocity now: |v| h + |ω| r h, r its reach from its centre of mass) [m]: its pairs with
+// quiet parts or the ground keep their points without the narrow phase (CollisionWorld::
+// setPartQuiet), moved with the parts. Each part is looked at afresh one step in kFreshEvery
+// (in turn by its index: the same work every step), so such points drift at most
+// 2 kFreshEvery kQuietDistance from where the narrow phase would put them. Both decided from
+// the state alone (its velocities and time): a run resumed from a recorded state makes the
+// same choices.
+constexpr double kQuietDistance = 1e-9;
+constexpr long long kFreshEvery = 8;
 // A problem of stops and joint friction alone, up to this many rows, is solved by Lemke's
 // method.
 constexpr std::size_t kLemkeStops = 64;
@@ -346,12 +356,20 @@ private:
         const bool sleep = sleeping(model, state);
         const bool posesHeld = sleep && lastQ_.size() == d.q0.size() && lastQ_ == d.q0;
         if (!posesHeld) ++sleepEpoch_;
+        prepareSleep(model);  // (each body's reach)
+        const long long stepIndex = std::llround(state.t / d.h);
         // (each part's object on its own: on the threads for many)
         runRanges(model.parts.size(), kParallelParts, [&](std::size_t first, std::size_t last) {
             for (std::size_t p = first; p < last; ++p) {
                 const int b = model.parts[p].body;
                 if (b == kGround) continue;
-                const bool asleep = sleep && state.rest[static_cast<std::size_t>(b)] < 0.0;
+                const auto body = static_cast<std::size_t>(b);
+                const bool fresh = (stepIndex + static_cast<long long>(p)) % kFreshEvery == 0;
+                world_->setPartQuiet(
+                    p, !fresh && d.h * (layout::linear(d.v0, b).norm() +
+                                        layout::angular(d.v0, b).norm() * radius_[body]) <=
+                                     kQuietDistance);
+                const bool asleep = sleep && state.rest[body] < 0.0;
                 const bool slept = world_->partAsleep(p);
                 world_->setPartAsleep(p, asleep);
                 if (asleep && slept && posesHeld) continue;

@@ -84,6 +84,63 @@ TEST(CollisionWorld, BoxesOfOtherEdgesTouchAtTheirOwnCorners) {
     }
 }
 
+// Quiet parts (setPartQuiet): a pair of two quiet parts, or of a quiet part and the ground,
+// keeps its points, moved with its parts (deeper as a part sinks, gone once it separates beyond
+// the margin), without the narrow phase; a pair with a part that is not quiet is looked at.
+TEST(CollisionWorld, QuietPairsKeepTheirPointsMovedWithTheirParts) {
+    SceneSpec spec = test::contactScene();
+    const Vec3 edges(0.2, 0.1, 0.1);
+    Transform X_box;
+    X_box.p = Vec3(0.0, 0.0, 0.05 - 1e-3);  // 1 mm into the floor
+    test::addBox(spec, "box", edges, X_box);
+    test::addBall(spec, "ball", 0.05, Vec3(1.0, 0.0, 0.5));  // in the air
+    CollisionWorld world(spec);
+    const double margin = 5e-3;
+    const ContactQuery first = world.query(margin, {});
+    ASSERT_EQ(first.points.size(), 4u);
+
+    // Both parts quiet; the box 0.5 mm deeper and 2 mm along x, the ball put 1 mm into the floor.
+    world.setPartQuiet(1, true);
+    world.setPartQuiet(2, true);
+    Transform X_moved = X_box;
+    X_moved.p += Vec3(2e-3, 0.0, -0.5e-3);
+    world.setPartPose(1, X_moved);
+    Transform X_ball;
+    X_ball.p = Vec3(1.0, 0.0, 0.05 - 1e-3);
+    world.setPartPose(2, X_ball);
+    const ContactQuery second = world.query(margin, first.persistent);
+    ASSERT_EQ(second.points.size(), 4u);  // the box's kept corners; nothing for the ball
+    for (std::size_t k = 0; k < 4; ++k) {
+        const ContactPoint& was = first.points[k];
+        const ContactPoint& is = second.points[k];
+        ASSERT_EQ(is.partB, 1u);
+        EXPECT_NEAR(is.depth, 1.5e-3, 1e-12);
+        // The corner on the box moved with it; the point on the floor is where it was found.
+        EXPECT_LT((is.p_WB_W - (was.p_WB_W + Vec3(2e-3, 0.0, -0.5e-3))).norm(), 1e-12);
+        EXPECT_LT((is.p_WA_W - was.p_WA_W).norm(), 1e-12);
+        EXPECT_EQ(second.persistent[is.persistent].age, first.persistent[was.persistent].age + 1);
+    }
+
+    // The ball not quiet: its pair with the floor is looked at (one point, 1 mm deep).
+    world.setPartQuiet(2, false);
+    const ContactQuery third = world.query(margin, second.persistent);
+    ASSERT_EQ(third.points.size(), 5u);
+    int onBall = 0;
+    for (const ContactPoint& c : third.points)
+        if (c.partB == 2) {
+            ++onBall;
+            EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+        }
+    EXPECT_EQ(onBall, 1);
+
+    // A quiet box lifted 10 mm (beyond the margin) loses its points.
+    X_moved.p.z() += 10e-3;
+    world.setPartPose(1, X_moved);
+    const ContactQuery fourth = world.query(margin, third.persistent);
+    ASSERT_EQ(fourth.points.size(), 1u);
+    EXPECT_EQ(fourth.points[0].partB, 2u);
+}
+
 TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
     const double penetration = 0.0123456789;
     CollisionWorld world(sphereOverSlab(0.1 - penetration));
