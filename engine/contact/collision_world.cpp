@@ -740,6 +740,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // ahead: the proxy, then its leaf.)
     constexpr std::size_t kAhead = 8;
     const std::size_t objects = m.objectOfPart.size();
+    bool boxesSet = false;
     for (std::size_t i = 0; i < objects; ++i) {
         if (i + 2 * kAhead < objects && m.proxyOfPart[i + 2 * kAhead])
             __builtin_prefetch(m.proxyOfPart[i + 2 * kAhead]);
@@ -748,9 +749,18 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         if (!changed(i)) continue;
         m.moved[i] = 0;
         m.broadphase.setAabb(m.proxyOfPart[i], m.boxes[i].lo, m.boxes[i].hi, &m.dispatcher);
+        boxesSet = true;
     }
-    m.broadphase.calculateOverlappingPairs(&m.dispatcher);
-    m.narrowPhase(margin);
+    // (no box set: the same pairs as the last query; nothing but the ground and sleeping parts:
+    // no pair for the narrow phase — a sleeping pile's step looks at none of its pairs)
+    if (boxesSet) m.broadphase.calculateOverlappingPairs(&m.dispatcher);
+    bool awake = false;
+    for (std::size_t i = 0; i < objects && !awake; ++i) awake = m.objectOfPart[i] && !m.still[i];
+    if (awake) {
+        m.narrowPhase(margin);
+    } else {
+        m.fresh.clear();
+    }
 
     // The new points and the kept ones by manifold, in a canonical order: by part pair and
     // shape pair, kept points before new ones, each in its own order (Bullet's order of
@@ -786,6 +796,20 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // (the new points are sorted: narrowPhase)
     if (!std::is_sorted(m.kept.begin(), m.kept.end(), byKey))
         std::stable_sort(m.kept.begin(), m.kept.end(), byKey);
+    if (!awake &&
+        std::all_of(m.kept.begin(), m.kept.end(), [](const Impl::Entry& e) { return e.resting; })) {
+        // Nothing but sleeping parts and the ground: every kept point passed on as it is (as
+        // emit() passes a sleeping pair's), no point to solve.
+        result.points.clear();
+        result.persistent.clear();
+        result.resting.clear();
+        for (const Impl::Entry& e : m.kept) {
+            const ContactPointState& c = previous[static_cast<std::size_t>(-e.source - 1)];
+            result.persistent.push_back(c);
+            if (c.distance <= margin) result.resting.push_back(result.persistent.size() - 1);
+        }
+        return;
+    }
     m.entries.resize(m.fresh.size() + m.kept.size());
     std::merge(m.kept.begin(), m.kept.end(), m.fresh.begin(), m.fresh.end(), m.entries.begin(),
                byKey);
