@@ -39,6 +39,10 @@ void applyImpulse(const ContactRows& c, int r, double dx, std::vector<PaddedTwis
     if (c.bodyB >= 0) twistOf(v, c.bodyB) += c.MinvJ(r, 1) * dx;
 }
 
+// How a contact's rows are swept (solvePgs): a free island's on v (0); a row-space island's on
+// the rows' velocities w, or on v through the responses' columns.
+constexpr char kOnRows = 1, kOnVelocities = 2;
+
 // Delassus entry J_r · u_s of one contact.
 double delassus(const ContactProblem& p, std::size_t ci, int r, int s) {
     const ContactRows& c = p.contacts[ci];
@@ -196,10 +200,15 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     ContactSolveReport report;
     if (n == 0) return report;
     // Jointed bodies (responses u through the joints): the islands a mechanism is in are swept
-    // in row space, on the rows' velocities w = J v, kept as w += W_r dx with the Delassus
-    // matrix W = J U (its nonzero entries only), instead of on v (a column of U per impulse over
-    // the bodies it moves); v follows once at the end, v += U x. The other islands (free parts
-    // only, whose u is M⁻¹Jᵀ) are swept on v as without joints.
+    // in row space, their rows coupled through the responses. Each such island is swept the
+    // cheaper of two ways (the same iterates, rounded differently):
+    // - on the rows' velocities w = J v, kept as w += W_r dx with the Delassus matrix W = J U
+    //   (its nonzero entries only): a push touches every row its response moves (a robot's few
+    //   foot contacts: a few dozen numbers); v follows once at the end, v += U x;
+    // - on v, a push moving every body its response does (v += U_r dx: six numbers per body) and
+    //   a row's velocity read from its two bodies (J_r v): a chain of 30 links dragged through a
+    //   pile has ~765 rows in one island and its pushes move ~30 links, ~4× fewer numbers.
+    // The other islands (free parts only, whose u is M⁻¹Jᵀ) are swept on v as without joints.
     const bool responses = dense(p);
     const Eigen::Index rows = static_cast<Eigen::Index>(3 * n);
     // W is symmetric (J M̃⁻¹ Jᵀ) and sparse: column i, Uᵀ J_iᵀ, is U's six rows of each body of
@@ -347,7 +356,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (std::size_t k = 0; k < count; ++k) {
             bool rowSpace = false;
             for (const std::size_t ci : islands[k]) rowSpace = rowSpace || !free(ci);
-            for (const std::size_t ci : islands[k]) rowOf[ci] = rowSpace ? 1 : 0;
+            for (const std::size_t ci : islands[k]) rowOf[ci] = rowSpace ? kOnRows : 0;
         }
     }
     if (responses) {
@@ -386,6 +395,29 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
         }
     }
+    // Each row-space island on w or on v, whichever moves fewer numbers a sweep (above): its
+    // pushes' W columns, or six per body of their U columns and twelve for each row's velocity.
+    if (responses)
+        for (std::size_t k = 0; k < count; ++k) {
+            if (!rowOf[islands[k].front()]) continue;
+            std::size_t onW = 0, onV = 0;
+            for (const std::size_t ci : islands[k])
+                for (std::size_t j = 3 * ci; j < 3 * ci + 3; ++j) {
+                    onW += static_cast<std::size_t>(colStart[j + 1] - colStart[j]);
+                    onV += 12 + 6 * (p.U.start[j + 1] - p.U.start[j]);
+                }
+            if (onV >= onW) continue;
+            for (const std::size_t ci : islands[k]) rowOf[ci] = kOnVelocities;
+            // (its parts: every body its rows move, not only those its contacts touch — a
+            // chain's links between two contacts; no body is another island's)
+            for (const std::size_t ci : islands[k])
+                for (std::size_t j = 3 * ci; j < 3 * ci + 3; ++j)
+                    for (std::size_t e = p.U.start[j]; e < p.U.start[j + 1]; ++e)
+                        if (const int b = p.U.body[e]; !listed[static_cast<std::size_t>(b)]) {
+                            listed[static_cast<std::size_t>(b)] = 1;
+                            islandParts[k].push_back(b);
+                        }
+        }
     // Column i of W: visit(row, value) over its entries.
     auto forEachInColumn = [&](Eigen::Index i, auto&& visit) {
         for (Eigen::Index e = colStart[static_cast<std::size_t>(i)];
@@ -404,12 +436,21 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (std::size_t b = 0; b < bodies; ++b)
             twistOf(padded, static_cast<int>(b)) = layout::twist(v, static_cast<int>(b));
     }
-    // Row r of contact ci: its velocity, and an impulse dx along it.
+    // Row r of contact ci: its velocity, and an impulse dx along it (swept on v: into `to`, v
+    // or the free velocities a coarse correction measures from).
     auto velocity = [&](const ContactRows& c, std::size_t ci, int r) {
-        return rowOf[ci] ? w(static_cast<Eigen::Index>(3 * ci) + r) : rowVelocity(c, r, padded);
+        return rowOf[ci] == kOnRows ? w(static_cast<Eigen::Index>(3 * ci) + r)
+                                    : rowVelocity(c, r, padded);
+    };
+    auto pushInto = [&](std::vector<PaddedTwist>& to, std::size_t ci, int r, double dx) {
+        if (!rowOf[ci]) return applyImpulse(p.contacts[ci], r, dx, to);
+        if (dx == 0.0) return;
+        const std::size_t j = 3 * ci + static_cast<std::size_t>(r);
+        for (std::size_t e = p.U.start[j]; e < p.U.start[j + 1]; ++e)
+            twistOf(to, p.U.body[e]) += p.U.twist[e] * dx;
     };
     auto push = [&](std::size_t ci, int r, double dx) {
-        if (!rowOf[ci]) return applyImpulse(p.contacts[ci], r, dx, padded);
+        if (rowOf[ci] != kOnRows) return pushInto(padded, ci, r, dx);
         if (dx != 0.0)
             forEachInColumn(static_cast<Eigen::Index>(3 * ci) + r,
                             [&](Eigen::Index k, double value) { w(k) += value * dx; });
@@ -459,7 +500,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // (the free islands' parts from their sweeps; the row-space islands' impulses through U)
         Eigen::VectorXd x(rows);
         for (std::size_t k = 0; k < count; ++k) {
-            const bool swept = rowOf[islands[k].front()] == 0;
+            const bool swept = rowOf[islands[k].front()] != kOnRows;
             if (swept)
                 for (const int b : islandParts[k]) layout::twist(v, b) = twistOf(padded, b);
             for (const std::size_t ci : islands[k])
@@ -493,6 +534,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         } publish{islandReport, out};
         const std::vector<std::size_t>* island = &islandContacts;
         const bool rowSpace = rowOf[islandContacts.front()] != 0;
+        const bool onRows = rowOf[islandContacts.front()] == kOnRows;
         const std::vector<int>* islandBodies = &islandParts;
         const std::size_t size = island->size();
         // What the island keeps per contact or row, by the contact's place `at` in the island
@@ -792,7 +834,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // opposite impulses the limits then cut, and is given back.
         // (w_free = w − W z at any point of the sweeps: taken for an island when first needed)
         auto takeFree = [&] {
-            if (rowSpace) {
+            if (onRows) {
                 for (std::size_t at = 0; at < size; ++at)
                     wFree.segment<3>(static_cast<Eigen::Index>(3 * at)) =
                         w.segment<3>(static_cast<Eigen::Index>(3 * (*island)[at]));
@@ -807,11 +849,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
             for (const int b : *islandBodies) twistOf(paddedFree, b) = twistOf(padded, b);
             for (const std::size_t ci : *island)
-                for (int r = 0; r < 3; ++r) {
-                    const ContactRows& c = p.contacts[ci];
-                    if (c.bodyA >= 0) twistOf(paddedFree, c.bodyA) -= c.MinvJ(r, 0) * c.impulse[r];
-                    if (c.bodyB >= 0) twistOf(paddedFree, c.bodyB) -= c.MinvJ(r, 1) * c.impulse[r];
-                }
+                for (int r = 0; r < 3; ++r) pushInto(paddedFree, ci, r, -p.contacts[ci].impulse[r]);
             for (std::size_t at = 0; at < size; ++at)
                 for (int r = 0; r < 3; ++r)
                     wFree(static_cast<Eigen::Index>(3 * at) + r) =
@@ -837,7 +875,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             savedImpulses.clear();
             for (const std::size_t ci : *island)
                 for (int r = 0; r < 3; ++r) savedImpulses.push_back(p.contacts[ci].impulse[r]);
-            if (rowSpace) {  // (the island's rows only: other islands may be solving)
+            if (onRows) {  // (the island's rows only: other islands may be solving)
                 savedVelocities.resize(static_cast<Eigen::Index>(3 * size));
                 for (std::size_t at = 0; at < size; ++at)
                     savedVelocities.segment<3>(static_cast<Eigen::Index>(3 * at)) =
@@ -853,7 +891,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             std::size_t at = 0;
             for (const std::size_t ci : *island)
                 for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = savedImpulses[at++];
-            if (rowSpace) {
+            if (onRows) {
                 for (std::size_t at = 0; at < size; ++at)
                     w.segment<3>(static_cast<Eigen::Index>(3 * (*island)[at])) =
                         savedVelocities.segment<3>(static_cast<Eigen::Index>(3 * at));

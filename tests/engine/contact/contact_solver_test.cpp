@@ -149,6 +149,88 @@ TEST(ContactSolvers, PgsAgreesWithLemkeOnABoxLandingWhileSliding) {
     }
 }
 
+// A jointed mechanism's contacts (responses through the joints: U = A Jᵀ, A a mechanism's
+// inverse mass, coupling every body) solved by PGS: the velocities it returns are the free ones
+// plus U x for the impulses it returns — on every body the responses move, those no contact
+// touches too — and the impulses meet the conditions of the problem (pushing, friction within
+// its limit, no approach where a contact pushes, friction at its limit where it slides). Two
+// mechanisms: a row-space island PGS sweeps on the rows' velocities (two contacts, ten bodies
+// moved: a push reaches 6 rows, against 72 numbers on the velocities), and one it sweeps on the
+// velocities (fourteen contacts on one body of four: 42 rows a push against 36 numbers).
+TEST(ContactSolvers, PgsOnAMechanismsRowsMeetsTheConditionsWhicheverWayItSweeps) {
+    struct Case {
+        int bodies, contacts;
+    };
+    for (const Case mechanism : {Case{10, 2}, Case{4, 14}}) {
+        std::mt19937_64 random(11);
+        std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+        const int n = 6 * mechanism.bodies;
+        const Eigen::MatrixXd L =
+            Eigen::MatrixXd::NullaryExpr(n, n, [&] { return uniform(random); });
+        const Eigen::MatrixXd A = L * L.transpose() / n + 0.1 * Eigen::MatrixXd::Identity(n, n);
+        ContactProblem p;
+        p.friction = FrictionModel::Box;
+        Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3 * mechanism.contacts, n);
+        for (int k = 0; k < mechanism.contacts; ++k) {
+            ContactRows c;
+            c.bodyB = 0;  // against the ground, on body 0; the others moved through the joints
+            c.friction = 0.4;
+            c.Minv[0].setZero();
+            c.Minv[1] = Vec6::Ones();
+            c.target = 0.05 * (uniform(random) + 1.0);  // (a gap closed, or pushed out)
+            // A point of body 0's lower face (its frame the world's here), the ground's normal
+            // and tangents: row J_d = (a × d, d) on its twist (ω, ẋ), a the point's arm.
+            const Vec3 arm(0.1 * uniform(random), 0.1 * uniform(random), -0.05);
+            const Vec3 directions[3] = {Vec3::UnitZ(), Vec3::UnitX(), Vec3::UnitY()};
+            for (int r = 0; r < 3; ++r) {
+                c.J[r][0].setZero();
+                c.J[r][1] << arm.cross(directions[r]), directions[r];
+                J.block<1, 6>(3 * k + r, 0) = c.J[r][1].transpose();
+            }
+            p.contacts.push_back(c);
+        }
+        const Eigen::MatrixXd U = A * J.transpose();
+        p.U.assign(U);
+        Eigen::VectorXd vFree(n);
+        for (int i = 0; i < n; ++i) vFree(i) = uniform(random);
+        vFree(5) = -1.0;  // (body 0 falls onto the ground)
+        Eigen::VectorXd v = vFree;
+        const ContactSolveReport report = solvePgs(p, v, 20000, 1e-13);
+        ASSERT_TRUE(report.converged) << mechanism.bodies << " bodies";
+        Eigen::VectorXd x(3 * mechanism.contacts);
+        for (int k = 0; k < mechanism.contacts; ++k)
+            for (int r = 0; r < 3; ++r)
+                x(3 * k + r) = p.contacts[static_cast<std::size_t>(k)].impulse[r];
+        // v⁺ = v_f + U x on every body (the last ones no contact touches).
+        EXPECT_LT((v - (vFree + U * x)).cwiseAbs().maxCoeff(), 1e-9) << mechanism.bodies;
+        const Eigen::VectorXd w = J * v;
+        int pushing = 0, sliding = 0;
+        for (int k = 0; k < mechanism.contacts; ++k) {
+            const ContactRows& c = p.contacts[static_cast<std::size_t>(k)];
+            const double z = c.impulse[0], gap = w(3 * k) - c.target, limit = c.friction * z;
+            EXPECT_GE(z, 0.0);
+            EXPECT_GE(gap, -1e-9) << "contact " << k << " approaches";
+            EXPECT_LT(std::abs(z * gap), 1e-9) << "contact " << k;
+            pushing += z > 1e-9;
+            for (int r = 1; r < 3; ++r) {
+                const double beta = c.impulse[r], slip = w(3 * k + r);
+                EXPECT_LE(std::abs(beta), limit * (1 + 1e-12) + 1e-15);
+                if (!(limit > 0.0)) continue;  // (a contact that does not push holds nothing)
+                if (std::abs(beta) < limit * (1 - 1e-6)) {
+                    EXPECT_LT(std::abs(slip), 1e-9)
+                        << "contact " << k << " slides within its limit";
+                } else if (std::abs(slip) > 1e-9) {
+                    EXPECT_LT(beta * slip, 0.0) << "contact " << k << "'s friction does not oppose";
+                    ++sliding;
+                }
+            }
+        }
+        // Something to meet: contacts that push, and some at their friction limit.
+        EXPECT_GT(pushing, 0) << mechanism.bodies;
+        EXPECT_GT(sliding, 0) << mechanism.bodies;
+    }
+}
+
 TEST(ContactSolvers, ReportTheStepsWhosePgsSolveDidNotConverge) {
     SceneSpec spec = test::boxPile(50);
     spec.contact.iterations = 2;

@@ -25,7 +25,7 @@ TEST(RadixOrder, EqualsTheComparisonSortOnKeysOfEveryKind) {
     std::mt19937_64 random(7);
     RadixOrderScratch scratch;
     std::vector<std::size_t> order;
-    for (const std::size_t n : {0, 1, 2, 3, 17, 1000, 24000}) {
+    for (const std::size_t n : {0, 1, 2, 3, 17, 1000, 4999, 5000, 24000}) {
         // Heights as a pile has them (many equal, both signs, ±0), and wide-ranging keys.
         std::uniform_int_distribution<int> level(-20, 20);
         std::uniform_real_distribution<double> wide(-1e6, 1e6);
