@@ -657,11 +657,22 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
 CollisionWorld::~CollisionWorld() = default;
 
 void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
-    if (btCollisionObject* object = impl_->objectOfPart.at(partIndex)) {
-        const btTransform X = toBt(X_WP * impl_->X_PO[partIndex]);
-        if (X == object->getWorldTransform()) return;
-        object->setWorldTransform(X);
-        impl_->moved[partIndex] = 1;
+    Impl& m = *impl_;
+    // Parts are posed in turn, each object a heap block of its own: the pose of the one some
+    // parts on is fetched now (read here, it was three quarters of this function's time at
+    // 10,000 parts).
+    constexpr std::size_t kAhead = 8;
+    if (partIndex + kAhead < m.objectOfPart.size())
+        if (const btCollisionObject* next = m.objectOfPart[partIndex + kAhead])
+            __builtin_prefetch(&next->getWorldTransform(), 1);
+    if (btCollisionObject* object = m.objectOfPart.at(partIndex)) {
+        const btTransform X = toBt(X_WP * m.X_PO[partIndex]);
+        btTransform& pose = object->getWorldTransform();
+        if (X == pose) return;
+        // (not setWorldTransform(): its count of updates, which the collision objects' users
+        // read and Bullet's collision never does, sits in another cache line)
+        pose = X;
+        m.moved[partIndex] = 1;
     }
 }
 

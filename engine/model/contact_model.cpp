@@ -35,11 +35,11 @@ const ContactPairModel* ContactModel::pair(int a, int b) const {
 }
 
 ContactMaterial ContactModel::combined(int a, int b) const {
-    const ContactMaterial& ma = parts.at(static_cast<std::size_t>(a)).material;
-    const ContactMaterial& mb = parts.at(static_cast<std::size_t>(b)).material;
+    const ContactMaterial& ma = materials.at(static_cast<std::size_t>(a));
+    const ContactMaterial& mb = materials.at(static_cast<std::size_t>(b));
     ContactMaterial m{std::sqrt(ma.friction * mb.friction),
                       std::max(ma.restitution, mb.restitution)};
-    if (const ContactPairModel* p = pair(a, b)) {
+    if (const ContactPairModel* p = pairs.empty() ? nullptr : pair(a, b)) {
         if (p->friction) m.friction = *p->friction;
         if (p->restitution) m.restitution = *p->restitution;
     }
@@ -60,6 +60,7 @@ ContactModel buildContactModel(const SceneSpec& spec) {
             if (s.collides()) touching.push_back(s);
         model.parts.push_back({part.name, part.ground, part.X_WP, part.collision, part.material,
                                std::move(touching)});
+        model.materials.push_back(part.material);
     }
     auto find = [&](const std::string& name) {
         const auto it = index.find(name);

@@ -29,8 +29,11 @@ struct ContactPairModel {
 
 struct ContactModel {
     bool enabled = false;
-    ContactSettings settings;                   // `pairs` resolved into the members below
-    std::vector<ContactPartModel> parts;        // per SceneSpec part
+    ContactSettings settings;             // `pairs` resolved into the members below
+    std::vector<ContactPartModel> parts;  // per SceneSpec part
+    // parts[k].material side by side: a contact step reads two for each of its points (10,000
+    // parts' records, strings and shapes among them, are a cache miss each).
+    std::vector<ContactMaterial> materials;
     std::vector<ContactPairModel> pairs;        // sorted by (partA, partB)
     std::vector<std::pair<int, int>> excluded;  // sorted (a < b): joined, or switched off
 
