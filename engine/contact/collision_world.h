@@ -16,8 +16,10 @@
 // within the breaking distance of a kept one replaces it and inherits its impulses (the
 // solver's warm start), at most four points per pair of shapes, chosen for the largest contact
 // area; kept points that separated or slid beyond the breaking distance are dropped. The
-// result depends on the poses and the given points only, so a run resumed from a recorded state
-// reproduces the original bit for bit.
+// result depends on the poses, the given points and the parts the caller marks asleep or quiet
+// only (setPartAsleep, setPartQuiet); the time stepping derives those marks from the state (its
+// velocities, rest times and time), so a run resumed from a recorded state reproduces the
+// original bit for bit.
 
 #include <cstddef>
 #include <memory>
