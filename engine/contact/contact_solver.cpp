@@ -497,7 +497,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 layout::twist(v, static_cast<int>(b)) = twistOf(padded, static_cast<int>(b));
             return;
         }
-        // (the free islands' parts from their sweeps; the row-space islands' impulses through U)
+        // (the parts of the islands swept on v from their sweeps; the impulses of those swept on
+        // w through U)
         Eigen::VectorXd x(rows);
         for (std::size_t k = 0; k < count; ++k) {
             const bool swept = rowOf[islands[k].front()] != kOnRows;

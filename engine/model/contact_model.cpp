@@ -39,7 +39,7 @@ ContactMaterial ContactModel::combined(int a, int b) const {
     const ContactMaterial& mb = materials.at(static_cast<std::size_t>(b));
     ContactMaterial m{std::sqrt(ma.friction * mb.friction),
                       std::max(ma.restitution, mb.restitution)};
-    if (const ContactPairModel* p = pairs.empty() ? nullptr : pair(a, b)) {
+    if (const ContactPairModel* p = pair(a, b)) {
         if (p->friction) m.friction = *p->friction;
         if (p->restitution) m.restitution = *p->restitution;
     }
@@ -58,8 +58,8 @@ ContactModel buildContactModel(const SceneSpec& spec) {
         std::vector<Shape> touching;  // a robot's visual-only shapes take no part in contact
         for (const Shape& s : part.shapes)
             if (s.collides()) touching.push_back(s);
-        model.parts.push_back({part.name, part.ground, part.X_WP, part.collision, part.material,
-                               std::move(touching)});
+        model.parts.push_back(
+            {part.name, part.ground, part.X_WP, part.collision, std::move(touching)});
         model.materials.push_back(part.material);
     }
     auto find = [&](const std::string& name) {

@@ -16,7 +16,6 @@ struct ContactPartModel {
     bool ground = false;
     Transform X_WP0;  // initial pose (the ground's for good)
     CollisionFilter filter;
-    ContactMaterial material;
     std::vector<Shape> shapes;
 };
 
@@ -31,8 +30,8 @@ struct ContactModel {
     bool enabled = false;
     ContactSettings settings;             // `pairs` resolved into the members below
     std::vector<ContactPartModel> parts;  // per SceneSpec part
-    // parts[k].material side by side: a contact step reads two for each of its points (10,000
-    // parts' records, strings and shapes among them, are a cache miss each).
+    // Per SceneSpec part, side by side: a contact step reads two for each of its points (whole
+    // part records, strings and shapes among them, were a cache miss each at 10,000 parts).
     std::vector<ContactMaterial> materials;
     std::vector<ContactPairModel> pairs;        // sorted by (partA, partB)
     std::vector<std::pair<int, int>> excluded;  // sorted (a < b): joined, or switched off
