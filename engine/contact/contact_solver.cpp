@@ -155,6 +155,10 @@ struct CoarseWork {
 // Coarse corrections given back are tried again (every kCoarseEvery sweeps) on islands of up to
 // this many interfaces (pairs of parts in contact); on larger ones the first ends them.
 constexpr std::size_t kCoarseRetryUpTo = 64;
+// A mechanism's island with biased rows (ContactRows::bias): the sweeps after v⁺ that find the
+// velocities the positions advance with, at most, and their tolerance, relative to v⁺'s.
+constexpr int kPositionSweeps = 8;
+constexpr double kPositionTolerance = 100.0;
 // Where joints couple the rows (a dense coarse system), corrections on up to this many
 // interfaces, (6m)³/3 for m of them; past kDenseRetryUpTo, one given back ends them for the
 // solve. (Retried every few sweeps, a chain of 30 links dragged through a pile, an island of ~60
@@ -195,7 +199,7 @@ bool stickingFriction(const ContactProblem& p, const ContactRows& c, double limi
 }  // namespace
 
 ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterations,
-                            double tolerance, bool coarse) {
+                            double tolerance, bool coarse, Eigen::VectorXd* positionVelocity) {
     const std::size_t n = p.contacts.size();
     ContactSolveReport report;
     if (n == 0) return report;
@@ -525,8 +529,22 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // One island: its contacts (indices into p.contacts, in their order) and the parts they
     // touch. Islands share no part (nor, in row space, a part a response moves): each is
     // solved alone, the same on any thread.
+    // Split stabilisation (ContactRows::bias): per island, whether it has biased rows; their
+    // velocities for the whole targets (by part, or by row-space impulses).
+    thread_local std::vector<char> islandBiasedStore;
+    thread_local std::vector<PaddedTwist> paddedBiasedStore;
+    thread_local std::vector<double> biasedImpulseStore;
+    std::vector<char>& biasedOf = islandBiasedStore;
+    std::vector<PaddedTwist>& paddedBiased = paddedBiasedStore;
+    std::vector<double>& biasedImpulse = biasedImpulseStore;
+    biasedOf.assign(count, 0);
+    if (positionVelocity) {
+        paddedBiased.resize(padded.size());
+        if (responses) biasedImpulse.resize(3 * n);
+    }
     auto solveIsland = [&](const std::vector<std::size_t>& islandContacts,
-                           const std::vector<int>& islandParts, ContactSolveReport& islandReport) {
+                           const std::vector<int>& islandParts, ContactSolveReport& islandReport,
+                           char& islandBiased) {
         // (kept here and written out once: the islands' reports are neighbours in memory)
         ContactSolveReport out;
         struct Publish {
@@ -908,94 +926,174 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
         // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
         // term along the previous direction is added while the changes keep shrinking.
-        direction.setZero();
-        bool freeTaken = false, coarseRefused = false;
-        double lastChange = 0.0;
-        for (int sweep = 1; sweep <= maxIterations; ++sweep) {
-            double largest = 0.0;
-            const bool forward = sweep % 2 == 1;
-            for (std::size_t k = 0; k < size; ++k) {
-                const std::size_t at = forward ? k : size - 1 - k, ci = (*island)[at];
-                ContactRows& c = p.contacts[ci];
-                const Local& l = local[at];
-                // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
-                const double wn = velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target;
-                const double z = std::max(0.0, c.impulse[0] - wn * l.invNormal);
-                const double dz = z - c.impulse[0];
-                push(ci, 0, dz);
-                c.impulse[0] = z;
-                change(static_cast<Eigen::Index>(3 * at)) = dz;
-                largest = std::max(largest, std::abs(dz) * l.Wn);
+        // (up to maxIterations sweeps from the impulses and velocities as they are; false when
+        // they end unconverged)
+        bool freeTaken = false;
+        auto sweepAll = [&](int budget, double tolerance) -> bool {
+            direction.setZero();
+            bool coarseRefused = false;
+            double lastChange = 0.0;
+            for (int sweep = 1; sweep <= budget; ++sweep) {
+                double largest = 0.0;
+                const bool forward = sweep % 2 == 1;
+                for (std::size_t k = 0; k < size; ++k) {
+                    const std::size_t at = forward ? k : size - 1 - k, ci = (*island)[at];
+                    ContactRows& c = p.contacts[ci];
+                    const Local& l = local[at];
+                    // Normal: z ← max(0, z − (J_n v + σz − target) / (W_nn + σ)).
+                    const double wn = velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target;
+                    const double z = std::max(0.0, c.impulse[0] - wn * l.invNormal);
+                    const double dz = z - c.impulse[0];
+                    push(ci, 0, dz);
+                    c.impulse[0] = z;
+                    change(static_cast<Eigen::Index>(3 * at)) = dz;
+                    largest = std::max(largest, std::abs(dz) * l.Wn);
 
-                const double limit = c.friction * z + c.bound;
-                if (p.friction == FrictionModel::Box || c.boxFriction) {
-                    for (int r = 1; r < 3; ++r) {
-                        const double w = velocity(c, ci, r);
-                        const double beta =
-                            std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
-                        const double db = beta - c.impulse[r];
-                        push(ci, r, db);
-                        c.impulse[r] = beta;
-                        change(static_cast<Eigen::Index>(3 * at) + r) = db;
-                        largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                    const double limit = c.friction * z + c.bound;
+                    if (p.friction == FrictionModel::Box || c.boxFriction) {
+                        for (int r = 1; r < 3; ++r) {
+                            const double w = velocity(c, ci, r);
+                            const double beta =
+                                std::clamp(c.impulse[r] - w * l.invTangent[r - 1], -limit, limit);
+                            const double db = beta - c.impulse[r];
+                            push(ci, r, db);
+                            c.impulse[r] = beta;
+                            change(static_cast<Eigen::Index>(3 * at) + r) = db;
+                            largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                        }
+                    } else {
+                        const Eigen::Vector2d w(velocity(c, ci, 1), velocity(c, ci, 2));
+                        const Eigen::Vector2d old(c.impulse[1], c.impulse[2]);
+                        const Eigen::Vector2d beta =
+                            projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
+                        for (int r = 1; r < 3; ++r) {
+                            const double db = beta(r - 1) - old(r - 1);
+                            push(ci, r, db);
+                            c.impulse[r] = beta(r - 1);
+                            change(static_cast<Eigen::Index>(3 * at) + r) = db;
+                            largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                        }
                     }
+                }
+                ++out.iterations;
+                out.residual = largest;
+                if (largest <= tolerance) return true;
+                if (coarse && !coarseRefused && sweep % kCoarseEvery == 0) {
+                    if (!freeTaken) takeFree();
+                    freeTaken = true;
+                    const double before = energy();
+                    save();
+                    if (coarseStep()) {
+                        if (energy() <= before) {
+                            ++out.coarseSteps;
+                            direction.setZero();
+                            lastChange = 0.0;
+                            continue;
+                        }
+                        restore();
+                    }
+                    // On a large island a correction costs far more than the sweeps between two:
+                    // one given back (the active rows change under it) ends them for this solve.
+                    coarseRefused =
+                        interfaces.size() > (rowSpace ? kDenseRetryUpTo : kCoarseRetryUpTo);
+                }
+
+                const double norm = change.squaredNorm();
+                const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
+                lastChange = norm;
+                if (sweep == 1 || beta > 1.0) {
+                    direction = change;  // restart along the sweep's change
                 } else {
-                    const Eigen::Vector2d w(velocity(c, ci, 1), velocity(c, ci, 2));
-                    const Eigen::Vector2d old(c.impulse[1], c.impulse[2]);
-                    const Eigen::Vector2d beta =
-                        projectOntoPolygon(old - l.coneStep * w, limit, p.coneFacets);
-                    for (int r = 1; r < 3; ++r) {
-                        const double db = beta(r - 1) - old(r - 1);
-                        push(ci, r, db);
-                        c.impulse[r] = beta(r - 1);
-                        change(static_cast<Eigen::Index>(3 * at) + r) = db;
-                        largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
+                    // x += β p (velocities follow), then p ← β p + change.
+                    for (std::size_t at = 0; at < size; ++at) {
+                        const std::size_t ci = (*island)[at];
+                        for (int r = 0; r < 3; ++r) {
+                            const double dx =
+                                beta * direction(static_cast<Eigen::Index>(3 * at) + r);
+                            if (dx == 0.0) continue;
+                            p.contacts[ci].impulse[r] += dx;
+                            push(ci, r, dx);
+                        }
                     }
+                    direction = beta * direction + change;
                 }
             }
-            out.iterations = sweep;
-            out.residual = largest;
-            if (largest <= tolerance) return;
-            if (coarse && !coarseRefused && sweep % kCoarseEvery == 0) {
-                if (!freeTaken) takeFree();
-                freeTaken = true;
-                const double before = energy();
-                save();
-                if (coarseStep()) {
-                    if (energy() <= before) {
-                        ++out.coarseSteps;
-                        direction.setZero();
-                        lastChange = 0.0;
-                        continue;
-                    }
-                    restore();
-                }
-                // On a large island a correction costs far more than the sweeps between two:
-                // one given back (the active rows change under it) ends them for this solve.
-                coarseRefused = interfaces.size() > (rowSpace ? kDenseRetryUpTo : kCoarseRetryUpTo);
-            }
-
-            const double norm = change.squaredNorm();
-            const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
-            lastChange = norm;
-            if (sweep == 1 || beta > 1.0) {
-                direction = change;  // restart along the sweep's change
-            } else {
-                // x += β p (velocities follow), then p ← β p + change.
-                for (std::size_t at = 0; at < size; ++at) {
-                    const std::size_t ci = (*island)[at];
-                    for (int r = 0; r < 3; ++r) {
-                        const double dx = beta * direction(static_cast<Eigen::Index>(3 * at) + r);
-                        if (dx == 0.0) continue;
-                        p.contacts[ci].impulse[r] += dx;
-                        push(ci, r, dx);
-                    }
-                }
-                direction = beta * direction + change;
-            }
+            clampAll();  // the last momentum step is not projected
+            return false;
+        };
+        // Biased rows (split stabilisation): the island's velocities for the whole targets move
+        // the positions; v⁺ and the impulses meet the targets less their biases. Free parts'
+        // islands are solved for the whole targets, those velocities kept (by part, or by
+        // row-space impulses), then on from there, warm, for the targets less the biases: a
+        // push-out's effect is local and takes a few sweeps to take back. A mechanism's island
+        // converges slowly (a chain dragged through a pile: ~80 sweeps a step), and any change of
+        // its targets costs a whole solve again: v⁺ is solved first, then the positions'
+        // velocities found from it by at most kPositionSweeps sweeps to a looser tolerance (they
+        // decide how fast a penetration is pushed out, not the motion), and v⁺ and the impulses
+        // put back.
+        bool biased = false;
+        if (positionVelocity)
+            for (const std::size_t ci : *island) biased = biased || p.contacts[ci].bias > 0.0;
+        if (!biased) {
+            out.converged = sweepAll(maxIterations, tolerance);
+            return;
         }
-        out.converged = false;
-        clampAll();  // the last momentum step is not projected
+        islandBiased = 1;
+        auto keepBiased = [&] {
+            if (onRows) {
+                for (const std::size_t ci : *island)
+                    for (int r = 0; r < 3; ++r)
+                        biasedImpulse[3 * ci + static_cast<std::size_t>(r)] =
+                            p.contacts[ci].impulse[r];
+            } else {
+                for (const int b : *islandBodies) twistOf(paddedBiased, b) = twistOf(padded, b);
+            }
+        };
+        auto unbiased = [&](double sign) {
+            for (const std::size_t ci : *island)
+                p.contacts[ci].target += sign * p.contacts[ci].bias;
+        };
+        if (!rowSpace) {
+            const bool whole = sweepAll(maxIterations, tolerance);
+            keepBiased();
+            unbiased(-1.0);
+            out.converged = sweepAll(maxIterations, tolerance) && whole;
+            unbiased(1.0);
+            return;
+        }
+        unbiased(-1.0);
+        out.converged = sweepAll(maxIterations, tolerance);
+        unbiased(1.0);
+        thread_local std::vector<double> solvedImpulseStore;
+        thread_local std::vector<PaddedTwist> solvedTwistStore;
+        std::vector<double>& solvedImpulse = solvedImpulseStore;
+        std::vector<PaddedTwist>& solvedTwist = solvedTwistStore;
+        solvedImpulse.clear();
+        for (const std::size_t ci : *island)
+            for (int r = 0; r < 3; ++r) solvedImpulse.push_back(p.contacts[ci].impulse[r]);
+        if (onRows) {
+            solvedTwist.resize(size);  // (the island's rows' velocities w, three a contact)
+            for (std::size_t at = 0; at < size; ++at)
+                for (int r = 0; r < 3; ++r)
+                    solvedTwist[at].value[r] = w(static_cast<Eigen::Index>(3 * (*island)[at]) + r);
+        } else {
+            solvedTwist.resize(islandBodies->size());
+            for (std::size_t k = 0; k < islandBodies->size(); ++k)
+                Eigen::Map<Vec6>(solvedTwist[k].value) = twistOf(padded, (*islandBodies)[k]);
+        }
+        (void)sweepAll(kPositionSweeps, kPositionTolerance * tolerance);
+        keepBiased();
+        std::size_t at = 0;
+        for (const std::size_t ci : *island)
+            for (int r = 0; r < 3; ++r) p.contacts[ci].impulse[r] = solvedImpulse[at++];
+        if (onRows) {
+            for (std::size_t at = 0; at < size; ++at)
+                for (int r = 0; r < 3; ++r)
+                    w(static_cast<Eigen::Index>(3 * (*island)[at]) + r) = solvedTwist[at].value[r];
+        } else {
+            for (std::size_t k = 0; k < islandBodies->size(); ++k)
+                twistOf(padded, (*islandBodies)[k]) = Eigen::Map<Vec6>(solvedTwist[k].value);
+        }
     };
 
     for (const std::size_t ci : idle) {  // (two ground parts: no rows, the warm start clamped)
@@ -1009,7 +1107,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     reports.assign(count, ContactSolveReport{});
     auto solveOne = [&](int k) {
         const std::size_t i = static_cast<std::size_t>(k);
-        solveIsland(islands[i], islandParts[i], reports[i]);
+        solveIsland(islands[i], islandParts[i], reports[i], biasedOf[i]);
     };
     const int threads = workerThreads();
     if (count > 1 && n >= kParallelContacts && threads > 1) {
@@ -1045,6 +1143,26 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         report.coarseSteps += one.coarseSteps;
     }
     finish();
+    if (positionVelocity) {
+        // v⁺, but for the biased islands' velocities for the whole targets.
+        *positionVelocity = v;
+        Eigen::VectorXd difference;
+        for (std::size_t k = 0; k < count; ++k) {
+            if (!biasedOf[k]) continue;
+            if (!responses || rowOf[islands[k].front()] != kOnRows) {
+                for (const int b : islandParts[k])
+                    layout::twist(*positionVelocity, b) = twistOf(paddedBiased, b);
+                continue;
+            }
+            if (difference.size() == 0) difference.setZero(rows);
+            for (const std::size_t ci : islands[k])
+                for (int r = 0; r < 3; ++r)
+                    difference(static_cast<Eigen::Index>(3 * ci) + r) =
+                        biasedImpulse[3 * ci + static_cast<std::size_t>(r)] -
+                        p.contacts[ci].impulse[r];
+        }
+        if (difference.size() > 0) p.U.multiplyAdd(difference, *positionVelocity);
+    }
     return report;
 }
 
@@ -1117,7 +1235,8 @@ bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& 
     return false;
 }
 
-ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
+ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v,
+                              Eigen::VectorXd* positionVelocity) {
     ContactSolveReport report;
     const std::size_t nc = p.contacts.size();
     if (nc == 0) return report;
@@ -1215,13 +1334,31 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v) {
         q(nz + nd + g) = p.contacts[ci].bound;  // μ z + bound − Σ β ≥ 0
     }
 
-    Eigen::VectorXd x;
-    int pivots = 0;
-    report.converged = lemke(M, q, x, static_cast<int>(50 * n + 100), &pivots);
-    report.iterations = pivots;
-    if (!report.converged) x.setZero(n);
-
-    const Eigen::VectorXd impulses = E * x.head(nz + nd);
+    // The impulses for q: each contact's, their velocities v + U x.
+    auto solveFor = [&](const Eigen::VectorXd& q, Eigen::VectorXd& impulses) {
+        Eigen::VectorXd x;
+        int pivots = 0;
+        const bool solved = lemke(M, q, x, static_cast<int>(50 * n + 100), &pivots);
+        report.converged = report.converged && solved;
+        report.iterations += pivots;
+        impulses = E * x.head(nz + nd);
+    };
+    Eigen::VectorXd impulses;
+    solveFor(q, impulses);
+    // Biased rows: the velocities for the whole targets move the positions; v⁺ meets the targets
+    // less their biases.
+    bool biased = false;
+    for (const ContactRows& c : p.contacts) biased = biased || c.bias > 0.0;
+    if (positionVelocity) *positionVelocity = v + U * impulses;
+    if (positionVelocity && biased) {
+        for (std::size_t ci = 0; ci < nc; ++ci)
+            q(static_cast<Eigen::Index>(ci)) += p.contacts[ci].bias;
+        solveFor(q, impulses);
+    }
+    if (!report.converged) {  // (v as it came, the impulses zero)
+        impulses.setZero();
+        if (positionVelocity) *positionVelocity = v;
+    }
     for (std::size_t ci = 0; ci < nc; ++ci)
         for (int r = 0; r < 3; ++r)
             p.contacts[ci].impulse[r] = impulses(static_cast<Eigen::Index>(3 * ci) + r);

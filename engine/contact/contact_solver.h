@@ -43,7 +43,12 @@ struct ContactRows {
     double bound = 0.0;
     bool boxFriction = false;  // bounded per tangent whatever the problem's friction model
     double target = 0.0;       // the normal row's bound (restitution, stabilisation, gap)
-    double compliance = 0.0;   // σ [m/(N·s)·s]: soft contact, 0 for rigid
+    // The part of `target` that pushes a penetration out (stabilisation, ≥ 0): it moves the
+    // positions only. The solvers meet the whole target for the velocities the positions
+    // advance with, then `target − bias` for v⁺ (split stabilisation: a corner pushed out of
+    // the floor does not leave the part moving, so a stack is not rocked by its own corrections).
+    double bias = 0.0;
+    double compliance = 0.0;              // σ [m/(N·s)·s]: soft contact, 0 for rigid
     double impulse[3] = {0.0, 0.0, 0.0};  // warm start in, solution out [N·s]
 };
 
@@ -91,7 +96,7 @@ struct ContactProblem {
 };
 
 struct ContactSolveReport {
-    int iterations = 0;     // PGS sweeps or Lemke pivots
+    int iterations = 0;     // PGS sweeps or Lemke pivots (both solves where rows are biased)
     double residual = 0.0;  // PGS: largest velocity change of the last sweep [m/s]
     int coarseSteps = 0;    // PGS: coarse corrections kept
     bool converged = true;
@@ -106,7 +111,11 @@ inline double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v)
 }
 
 // Projected Gauss–Seidel. `v` is the free velocity on entry, v⁺ on return; the impulses
-// start from the contacts' warm start (clamped to their limits). With `coarse`, every
+// start from the contacts' warm start (clamped to their limits). With `positionVelocity`, an
+// island with biased rows is solved twice: for the whole targets (the velocities the positions
+// advance with, returned in `positionVelocity`; v⁺ there for the other islands) and for the
+// targets less their biases (v⁺ and the impulses returned), each warm from the other
+// (contact_solver.cpp says in which order); without it, the biases are ignored. With `coarse`, every
 // kCoarseEvery sweeps that have not converged, a coarse correction over the contact graph:
 // each pair of parts in contact moves its impulses by a wrench, all wrenches solved together
 // (a two-level method; contact_solver.cpp), clamped, and kept when it lowers the impulses'
@@ -116,11 +125,15 @@ inline constexpr int kCoarseEvery = 8;
 // engine/solver/worker_pool.h); on fewer, waking a worker costs more than it saves.
 inline constexpr std::size_t kParallelContacts = 512;
 ContactSolveReport solvePgs(ContactProblem& problem, Eigen::VectorXd& v, int maxIterations,
-                            double tolerance, bool coarse = true);
+                            double tolerance, bool coarse = true,
+                            Eigen::VectorXd* positionVelocity = nullptr);
 
 // Lemke's method on the dense LCP; fails (converged = false, impulses zero) on ray
-// termination or when it needs more pivots than its limit.
-ContactSolveReport solveLemke(ContactProblem& problem, Eigen::VectorXd& v);
+// termination or when it needs more pivots than its limit. Biased rows and
+// `positionVelocity` as solvePgs, both solved exactly: for the whole targets, then for the
+// targets less their biases.
+ContactSolveReport solveLemke(ContactProblem& problem, Eigen::VectorXd& v,
+                              Eigen::VectorXd* positionVelocity = nullptr);
 
 // Lemke's complementary pivoting for w = M x + q, w ≥ 0, x ≥ 0, wᵀx = 0. Returns false when
 // it terminates on a ray (no solution found) or exceeds maxPivots.

@@ -152,6 +152,7 @@ private:
         std::vector<CableRow> cables;
         // solve
         Eigen::VectorXd v;            // v⁺
+        Eigen::VectorXd vPositions;   // what the positions advance with (solveContacts)
         Eigen::VectorXd impulse;      // joint impulses μ
         Eigen::VectorXd softImpulse;  // the soft rows' impulses
         contact::ContactSolveReport report;
@@ -170,7 +171,7 @@ private:
         begin(model, state, h);
         if (Status s = assemble(model, state, ws); !s.ok) return s;
         if (Status s = solve(model, state, ws); !s.ok) return s;
-        integrate(model, state);
+        integrate(model, state, ws);
         // The velocity v⁺ meets the joint rows at qₙ; the projection turns it onto them at qₙ₊₁
         // with impulses that belong to the step's reactions (a part swinging on a pin: its
         // centripetal load, m ω² r, is all there: the rows' targets at qₙ hold none of it).
@@ -672,6 +673,7 @@ private:
                     }
                 }
                 row.target = gap > 0.0 ? -gap / h : settings.stabilization * -gap / h;
+                row.bias = std::max(0.0, row.target);  // (moving the positions only)
                 d.cables.push_back({f, s, d.problem.contacts.size()});
                 d.problem.contacts.push_back(row);
             }
@@ -815,10 +817,11 @@ private:
             const bool jointsAlone =
                 d.found.points.empty() && d.problem.contacts.size() <= kLemkeStops;
             const bool lemke = settings.solver == ContactSolverType::Lemke || jointsAlone;
-            if (lemke) d.report = contact::solveLemke(d.problem, d.v);
+            // (the positions advance with d.vPositions: ContactRows::bias)
+            if (lemke) d.report = contact::solveLemke(d.problem, d.v, &d.vPositions);
             if (!lemke || !d.report.converged)
-                d.report =
-                    contact::solvePgs(d.problem, d.v, settings.iterations, settings.tolerance);
+                d.report = contact::solvePgs(d.problem, d.v, settings.iterations,
+                                             settings.tolerance, true, &d.vPositions);
             if (!d.report.converged) ++state.unconvergedContactSteps;
             if (!allFinite(d.v))
                 return Status::failure(
@@ -843,14 +846,29 @@ private:
     // friction take out minus the work of their impulses at the mean of the velocities before
     // and after the step, x·J(vₙ + v⁺)/2 (the step's change of kinetic energy is the work of
     // all its impulses at that mean velocity; a resting or rolling contact does none).
-    void integrate(const Model& model, State& state) {
+    // The positions advance with the velocities that met the contacts' whole targets
+    // (ContactRows::bias: v⁺ less the stabilisation's push-out), displaced by δq = h (v_p − v⁺)
+    // beyond v⁺'s: against the applied forces g = M (v* − vₙ) / h, that changes their potential by
+    // −gᵀδq, which the stabilisation put in (booked as contact work was: negative dissipation).
+    void integrate(const Model& model, State& state, const Workspace& ws) {
         StepData& d = data_;
         const double contactWork = workOfContact();
+        const bool split = !d.problem.contacts.empty();
+        double stabilisation = 0.0;
+        if (split)
+            for (int b = 0; b < model.bodyCount(); ++b) {
+                const auto inverseMass = layout::twist(ws.Minv, b);
+                const auto applied = layout::twist(d.vFree, b) - layout::twist(d.v0, b);
+                const auto displaced = layout::twist(d.vPositions, b) - layout::twist(d.v, b);
+                for (int i = 0; i < 6; ++i)
+                    if (inverseMass(i) > 0.0 && displaced(i) != 0.0)
+                        stabilisation -= applied(i) * displaced(i) / inverseMass(i);
+            }
         state.q = d.q0;
-        detail::retract(model, state.q, d.h * d.v);
+        detail::retract(model, state.q, d.h * (split ? d.vPositions : d.v));
         state.v = d.v;
         state.t = d.t1;
-        state.dissipatedEnergy += d.h * d.dampingPower - contactWork;
+        state.dissipatedEnergy += d.h * d.dampingPower - contactWork - stabilisation;
         state.driverWork += d.h * d.actuatorPower;
         if (model.constraintRows() > 0) detail::addDriverWork(model, d.J0, d.impulse, d.v, state);
     }
@@ -1031,6 +1049,7 @@ private:
             c.bound = 0.0;
             c.boxFriction = false;
             c.compliance = 0.0;
+            c.bias = 0.0;
             c.bodyA = model.bodyOfPart[p.partA];
             c.bodyB = model.bodyOfPart[p.partB];
             if (c.bodyA < 0 && c.bodyB < 0) {
@@ -1080,15 +1099,20 @@ private:
                     c.compliance = 1.0 / (h * (h * k + damping));
                     c.target = h * k / (h * k + damping) * p.depth / h;
                 } else {
+                    // (moving the positions only: ContactRows::bias)
                     c.target = settings.stabilization * std::max(0.0, p.depth - settings.slop) / h;
+                    c.bias = c.target;
                 }
             } else {
                 c.target = p.depth / h;  // = −gap / h
             }
             // An impact within this step bounces with restitution e.
             if (material.restitution > 0.0 && approach < -settings.restitutionThreshold &&
-                -p.depth <= -approach * h)
-                c.target = std::max(c.target, -material.restitution * approach);
+                -p.depth <= -approach * h) {
+                const double bounce = -material.restitution * approach;
+                c.bias = std::max(0.0, c.target - std::max(0.0, bounce));
+                c.target = std::max(c.target, bounce);
+            }
 
             // Warm start from the stored impulses of a persistent point.
             c.impulse[0] = p.normalImpulse;
@@ -1163,9 +1187,13 @@ private:
                 // contact does. A compliant stop's bound is set with its effective mass, once
                 // the responses are known (softenStops).
                 row.target = gap > 0.0 ? -gap / h : settings.stabilization * -gap / h;
+                row.bias = std::max(0.0, row.target);  // (moving the coordinate only)
                 if (limit.restitution > 0.0 && approach < -settings.restitutionThreshold &&
-                    gap <= -approach * h)
-                    row.target = std::max(row.target, -limit.restitution * approach);
+                    gap <= -approach * h) {
+                    const double bounce = -limit.restitution * approach;
+                    row.bias = std::max(0.0, row.target - std::max(0.0, bounce));
+                    row.target = std::max(row.target, bounce);
+                }
                 d.problem.contacts.push_back(row);
                 d.stops.push_back({l, sign, gap, approach});
             }
@@ -1459,6 +1487,7 @@ private:
             const double damping = 2.0 * limit.dampingRatio * m * omega;
             c.compliance = 1.0 / (h * (h * stiffness + damping));
             c.target = h * stiffness / (h * stiffness + damping) * -stop.gap / h;
+            c.bias = 0.0;  // (a spring: nothing to split off)
             const double threshold = model.contact.settings.restitutionThreshold;
             if (limit.restitution > 0.0 && stop.approach < -threshold)
                 c.target = std::max(c.target, -limit.restitution * stop.approach);
