@@ -527,9 +527,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     if (onBody.size() < static_cast<std::size_t>(v.size() / 6))
         onBody.resize(static_cast<std::size_t>(v.size() / 6));
 
-    // One island: its contacts (indices into p.contacts, in their order) and the parts they
-    // touch. Islands share no part (nor, in row space, a part a response moves): each is
-    // solved alone, the same on any thread.
     // Split stabilisation (ContactRows::bias): per island, whether it has biased rows; their
     // velocities for the whole targets (by part, or by row-space impulses).
     thread_local std::vector<char> islandBiasedStore;
@@ -543,6 +540,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         paddedBiased.resize(padded.size());
         if (responses) biasedImpulse.resize(3 * n);
     }
+    // One island: its contacts (indices into p.contacts, in their order) and the parts they
+    // touch. Islands share no part (nor, in row space, a part a response moves): each is
+    // solved alone, the same on any thread.
     auto solveIsland = [&](const std::vector<std::size_t>& islandContacts,
                            const std::vector<int>& islandParts, ContactSolveReport& islandReport,
                            char& islandBiased) {
@@ -565,15 +565,13 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (std::size_t at = 0; at < size; ++at) prepare((*island)[at], local[at]);
         thread_local std::vector<int> interfaceOfStore;
         thread_local std::vector<char> stickingStore;
-        thread_local Eigen::VectorXd wFreeStore, changeStore, directionStore;
+        thread_local Eigen::VectorXd wFreeStore;
         std::vector<int>& interfaceOf = interfaceOfStore;  // its coarse interface
         std::vector<char>& sticking = stickingStore;
-        Eigen::VectorXd &wFree = wFreeStore, &change = changeStore, &direction = directionStore;
+        Eigen::VectorXd& wFree = wFreeStore;
         interfaceOf.assign(size, -1);
         sticking.assign(size, 0);
         wFree.resize(static_cast<Eigen::Index>(3 * size));
-        change.resize(static_cast<Eigen::Index>(3 * size));
-        direction.resize(static_cast<Eigen::Index>(3 * size));
         // Every impulse into its limits (z ≥ 0, friction within μz + bound), velocities following.
         auto clampAll = [&] {
             for (const std::size_t ci : *island) {
@@ -923,17 +921,15 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         };
 
         // Sweeps alternate direction (symmetric Gauss–Seidel): an impulse travels through a whole
-        // stack in one pair of sweeps, up and down, instead of one contact per sweep.
-        // Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe & Erleben 2010) on top of the
-        // sweeps: each sweep's change of the impulses is a (negative) gradient, and a momentum
-        // term along the previous direction is added while the changes keep shrinking.
-        // (up to maxIterations sweeps from the impulses and velocities as they are; false when
-        // they end unconverged)
+        // stack in one pair of sweeps, up and down, instead of one contact per sweep. (Nonsmooth
+        // nonlinear conjugate gradients on top — a momentum term along the previous sweeps'
+        // change while the changes shrink, Silcowitz, Niebe & Erleben 2010 — helped before the
+        // coarse corrections and split stabilisation; with them it cost convergence: docs/
+        // performance.md, 2026-12-04.) Up to `budget` sweeps from the impulses and velocities
+        // as they are; false when they end unconverged.
         bool freeTaken = false;
         auto sweepAll = [&](int budget, double tolerance) -> bool {
-            direction.setZero();
             bool coarseRefused = false;
-            double lastChange = 0.0;
             for (int sweep = 1; sweep <= budget; ++sweep) {
                 double largest = 0.0;
                 const bool forward = sweep % 2 == 1;
@@ -947,7 +943,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     const double dz = z - c.impulse[0];
                     push(ci, 0, dz);
                     c.impulse[0] = z;
-                    change(static_cast<Eigen::Index>(3 * at)) = dz;
                     largest = std::max(largest, std::abs(dz) * l.Wn);
 
                     const double limit = c.friction * z + c.bound;
@@ -959,7 +954,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                             const double db = beta - c.impulse[r];
                             push(ci, r, db);
                             c.impulse[r] = beta;
-                            change(static_cast<Eigen::Index>(3 * at) + r) = db;
                             largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                         }
                     } else {
@@ -971,7 +965,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                             const double db = beta(r - 1) - old(r - 1);
                             push(ci, r, db);
                             c.impulse[r] = beta(r - 1);
-                            change(static_cast<Eigen::Index>(3 * at) + r) = db;
                             largest = std::max(largest, std::abs(db) * l.Wt[r - 1]);
                         }
                     }
@@ -987,8 +980,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     if (coarseStep()) {
                         if (energy() <= before) {
                             ++out.coarseSteps;
-                            direction.setZero();
-                            lastChange = 0.0;
                             continue;
                         }
                         restore();
@@ -998,36 +989,15 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     coarseRefused =
                         interfaces.size() > (rowSpace ? kDenseRetryUpTo : kCoarseRetryUpTo);
                 }
-
-                const double norm = change.squaredNorm();
-                const double beta = lastChange > 0.0 ? norm / lastChange : 0.0;
-                lastChange = norm;
-                if (sweep == 1 || beta > 1.0) {
-                    direction = change;  // restart along the sweep's change
-                } else {
-                    // x += β p (velocities follow), then p ← β p + change.
-                    for (std::size_t at = 0; at < size; ++at) {
-                        const std::size_t ci = (*island)[at];
-                        for (int r = 0; r < 3; ++r) {
-                            const double dx =
-                                beta * direction(static_cast<Eigen::Index>(3 * at) + r);
-                            if (dx == 0.0) continue;
-                            p.contacts[ci].impulse[r] += dx;
-                            push(ci, r, dx);
-                        }
-                    }
-                    direction = beta * direction + change;
-                }
             }
-            clampAll();  // the last momentum step is not projected
             return false;
         };
         // Biased rows (split stabilisation): the island's velocities for the whole targets move
         // the positions; v⁺ and the impulses meet the targets less their biases. The positions'
         // velocities decide how fast a penetration is pushed out, not the motion: they are
-        // solved to kPositionTolerance times the tolerance (at v⁺'s, pile-1,000's 25 columns of
-        // 40 cubes ended 1,516 of 3,000 steps at the sweep limit there; at this, 165), and the
-        // island's convergence is v⁺'s. Free parts' islands are solved for the whole targets
+        // solved to kPositionTolerance times the tolerance (at v⁺'s, pile-1,000 ended half its
+        // steps at the sweep limit in that phase: docs/performance.md), and the island's
+        // convergence is v⁺'s. Free parts' islands are solved for the whole targets
         // first, those velocities kept (by part, or by row-space impulses), then on from there,
         // warm, for the targets less the biases: a push-out's effect is local and takes a few
         // sweeps to take back. A mechanism's island converges slowly (a chain dragged through a
