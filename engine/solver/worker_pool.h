@@ -1,8 +1,10 @@
 #pragma once
 // The engine's threads for work that splits into independent tasks (the contact solve's
-// islands). Tasks are handed out in turn to the caller and the pool's workers; a task's result
-// must not depend on which thread runs it (each works on its own data), so a run is the same
-// bit for bit with any number of threads.
+// islands). A run's tasks are split into as many consecutive blocks as there are threads: each
+// thread (the caller the first block) takes its own block's tasks in order, then helps with
+// what is left of the others' — so work over the same data lands on the same core run after
+// run. A task's result must not depend on which thread runs it (each works on its own data),
+// so a run is the same bit for bit with any number of threads.
 //
 // One run at a time: a call made while another is running (a second simulation on another
 // thread, or a task that runs tasks) runs its tasks itself, in order. A process made by fork()

@@ -50,6 +50,25 @@ TEST(WorkerPool, UsesTheWorkersWhenAsked) {
     EXPECT_EQ(most.load(), 2);
 }
 
+// Each thread takes its own consecutive block of a run's tasks first (the caller the first), so
+// the same tasks of runs over the same data find it in the same core's cache. Four tasks on two
+// threads, each long enough (50 ms) for a worker woken late to be there: the caller runs tasks
+// 0 and 1, one worker 2 and 3 — in every run.
+TEST(WorkerPool, EachThreadTakesItsOwnBlockOfTasksFirst) {
+    const Threads threads(2);
+    for (int run = 0; run < 3; ++run) {
+        std::vector<std::thread::id> ranOn(4);
+        runTasks(4, [&](int i) {
+            ranOn[static_cast<std::size_t>(i)] = std::this_thread::get_id();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        });
+        EXPECT_EQ(ranOn[0], std::this_thread::get_id()) << "run " << run;
+        EXPECT_EQ(ranOn[1], std::this_thread::get_id()) << "run " << run;
+        EXPECT_NE(ranOn[2], std::this_thread::get_id()) << "run " << run;
+        EXPECT_EQ(ranOn[3], ranOn[2]) << "run " << run;
+    }
+}
+
 // A run ends when its tasks are done, not when every worker has woken: a worker that wakes
 // late (asleep between runs, or held up inside a task of its own) must find the run closed and
 // never run one of its tasks after the run returned, nor a task of the next run twice. Many runs
