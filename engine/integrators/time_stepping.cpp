@@ -395,12 +395,64 @@ private:
             for (std::size_t k = 0; k < points.size(); ++k)
                 heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
             radixOrder(heights_, order_, orderScratch_);  // (equal heights in query order)
+            groupByIsland(model, points);
             sorted_.resize(points.size());  // (from the last step's size: no zeroing but growth)
             runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
                 for (std::size_t k = first; k < last; ++k) sorted_[k] = points[order_[k]];
             });
             points.swap(sorted_);
         }
+    }
+
+    // order_ (the points by height) made stable by island: the points of parts joined by
+    // contact or by joints together, the groups in the order of their first point in the
+    // query's order (by part pair: the same groups in the same order step after step), each
+    // group's points still by height. The solve's islands (no larger than these groups) keep
+    // the order they had by height alone, and each island's rows lie together: the engine's
+    // threads, taking the same blocks of rows and islands step after step, find them in their
+    // own core's cache.
+    void groupByIsland(const Model& model, const std::vector<contact::ContactPoint>& points) {
+        const auto bodies = static_cast<std::size_t>(model.bodyCount());
+        groupRoot_.resize(bodies + 1);  // (the last: points between two parts that cannot move)
+        for (std::size_t b = 0; b <= bodies; ++b) groupRoot_[b] = static_cast<int>(b);
+        const auto root = [&](int b) {
+            while (groupRoot_[static_cast<std::size_t>(b)] != b)
+                b = groupRoot_[static_cast<std::size_t>(b)] =
+                    groupRoot_[static_cast<std::size_t>(groupRoot_[static_cast<std::size_t>(b)])];
+            return b;
+        };
+        const auto join = [&](int x, int y) {
+            if (x < 0 || y < 0) return;
+            const int a = root(x), b = root(y);
+            if (a != b) groupRoot_[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+        };
+        for (const JointModel& joint : model.joints)
+            join(model.markers[static_cast<std::size_t>(joint.markerI)].body,
+                 model.markers[static_cast<std::size_t>(joint.markerJ)].body);
+        const auto bodyOf = [&](const contact::ContactPoint& p) {
+            const int a = model.bodyOfPart[p.partA], b = model.bodyOfPart[p.partB];
+            return a >= 0 ? a : b >= 0 ? b : static_cast<int>(bodies);
+        };
+        for (const contact::ContactPoint& p : points)
+            join(model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]);
+        // Each point's group, numbered in query order; then a stable counting sort of order_.
+        groupRank_.assign(bodies + 1, -1);
+        pointGroup_.resize(points.size());
+        int groups = 0;
+        for (std::size_t k = 0; k < points.size(); ++k) {
+            int& rank = groupRank_[static_cast<std::size_t>(root(bodyOf(points[k])))];
+            if (rank < 0) rank = groups++;
+            pointGroup_[k] = rank;
+        }
+        if (groups < 2) return;
+        groupStart_.assign(static_cast<std::size_t>(groups) + 1, 0);
+        for (const int g : pointGroup_) ++groupStart_[static_cast<std::size_t>(g) + 1];
+        for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g)
+            groupStart_[g + 1] += groupStart_[g];
+        grouped_.resize(order_.size());
+        for (const std::size_t k : order_)
+            grouped_[groupStart_[static_cast<std::size_t>(pointGroup_[k])]++] = k;
+        order_.swap(grouped_);
     }
 
     // Sleeping (ContactSettings::sleepTime > 0, maximal coordinates): State::rest per body.
@@ -1584,6 +1636,8 @@ private:
     std::vector<std::size_t> acting_;  // record: the forces acting before each range of points
     std::vector<double> heights_;      // per contact point: −(p_A + p_B)·up, lowest last
     std::vector<std::size_t> order_;
+    std::vector<int> groupRoot_, groupRank_, pointGroup_;  // groupByIsland
+    std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;

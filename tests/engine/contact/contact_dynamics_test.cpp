@@ -166,6 +166,29 @@ TEST(ContactDynamics, APileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
     EXPECT_GT(v[0].cwiseAbs().maxCoeff(), 0.0);  // (moving: the layers still landing)
 }
 
+// The step's contact points lie island by island (each island's rows together, for the thread
+// that solves it), each island's highest first (the first sweep carries a column's weight down
+// to its base). pile-100: 25 columns of four, landed — each column's points in one run, by
+// height from the top.
+TEST(ContactDynamics, TheContactPointsComeIslandByIslandEachFromItsTop) {
+    Sim run(test::boxPile(100));
+    ASSERT_TRUE(run.to(0.5));
+    const std::vector<ContactForce>& contacts = run.outputs().contacts;
+    ASSERT_GE(contacts.size(), 4u * 100u);
+    const auto column = [](const ContactForce& c) { return (std::max(c.partA, c.partB) - 1) % 25; };
+    std::vector<char> ended(25, 0);
+    for (std::size_t k = 1; k < contacts.size(); ++k) {
+        const int before = column(contacts[k - 1]), now = column(contacts[k]);
+        if (now == before) {
+            EXPECT_GE(contacts[k - 1].point_W.z(), contacts[k].point_W.z()) << "point " << k;
+            continue;
+        }
+        ended[static_cast<std::size_t>(before)] = 1;
+        EXPECT_FALSE(ended[static_cast<std::size_t>(now)])
+            << "column " << now << " again at point " << k;
+    }
+}
+
 // A box on a slope of angle θ with friction μ (both materials μ, so the pair has μ).
 struct Incline {
     Incline(double theta, double mu) : theta(theta) {
