@@ -331,10 +331,20 @@ private:
         d.q0 = state.q;
         d.v0 = state.v;
         if (model.contact.enabled) {
+            // (on the engine's threads or on this one, whichever has lately been faster: the
+            // same points either way)
+            const bool serial = collideSerially_.serial();
             const auto start = std::chrono::steady_clock::now();
-            collide(model, state);
-            stats_.collisionSeconds +=
+            if (serial) {
+                const SerialHere alone;
+                collide(model, state);
+            } else {
+                collide(model, state);
+            }
+            const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            collideSerially_.took(seconds);
+            stats_.collisionSeconds += seconds;
         } else {
             d.found.points.clear();
             d.found.persistent.clear();
@@ -675,9 +685,19 @@ private:
         d.cables.clear();
         // (contactRows resizes the rows from the last step's count: clear() then resize() would
         // zero every contact's rows before writing them)
-        if (model.contact.enabled)
-            contactRows(model, ws);
-        else
+        if (model.contact.enabled) {
+            // (on the threads or not, as the collision query: begin())
+            const bool serial = rowsSerially_.serial();
+            const auto start = std::chrono::steady_clock::now();
+            if (serial) {
+                const SerialHere alone;
+                contactRows(model, ws);
+            } else {
+                contactRows(model, ws);
+            }
+            rowsSerially_.took(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        } else
             d.problem.contacts.clear();
         if (!model.limits.empty()) stopRows(model, state, ws);
         if (!model.frictions.empty()) frictionRows(model, ws);
@@ -1636,6 +1656,8 @@ private:
     std::vector<std::size_t> acting_;  // record: the forces acting before each range of points
     std::vector<double> heights_;      // per contact point: −(p_A + p_B)·up, lowest last
     std::vector<std::size_t> order_;
+    OnThreadsOrNot collideSerially_;                       // begin()
+    OnThreadsOrNot rowsSerially_;                          // unilateralRows()
     std::vector<int> groupRoot_, groupRank_, pointGroup_;  // groupByIsland
     std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;

@@ -186,6 +186,9 @@ Pool*& currentPool() {
     return pool;
 }
 
+// Set by SerialHere on its thread.
+thread_local bool serialHere = false;
+
 // The pool for the threads chosen, made on first use (and again after fork() or a new count;
 // the pool it replaces is left as it is: its workers wait on).
 Pool* pool() {
@@ -198,7 +201,41 @@ Pool* pool() {
 
 }  // namespace
 
+SerialHere::SerialHere() : before_(serialHere) {
+    serialHere = true;
+}
+SerialHere::~SerialHere() {
+    serialHere = before_;
+}
+
+bool OnThreadsOrNot::serial() {
+    if (workerThreads() < 2) {
+        runs_ = -1;  // (nothing timed)
+        return false;
+    }
+    if (runs_ < 0) runs_ = 0;
+    const long at = runs_ % kCycle;
+    current_ = at < kTrial ? chosen_ : at < 2 * kTrial ? !chosen_ : chosen_;
+    return current_;
+}
+
+void OnThreadsOrNot::took(double seconds) {
+    if (runs_ < 0) return;
+    const long at = runs_ % kCycle;
+    ++runs_;
+    if (at >= 2 * kTrial) return;
+    trial_[at < kTrial ? 0 : 1][at % kTrial] = seconds;
+    if (at + 1 != 2 * kTrial) return;
+    const auto median = [](double* t) {
+        std::nth_element(t, t + kTrial / 2, t + kTrial);
+        return t[kTrial / 2];
+    };
+    const double kept = median(trial_[0]), other = median(trial_[1]);
+    if (other < kept) chosen_ = !chosen_;
+}
+
 int workerThreads() {
+    if (serialHere) return 1;
     const std::lock_guard<std::mutex> lock(poolMutex());
     return chosenThreads();
 }

@@ -20,6 +20,47 @@ namespace engine {
 int workerThreads();
 void setWorkerThreads(int threads);
 
+// While one lives, the thread that made it runs every task itself: runTasks and runRanges run
+// there in order, and workerThreads() answers 1 on that thread (other threads are not
+// affected). For work whose result does not depend on the threads, run alone when that is
+// faster (OnThreadsOrNot).
+class SerialHere {
+public:
+    SerialHere();
+    ~SerialHere();
+    SerialHere(const SerialHere&) = delete;
+    SerialHere& operator=(const SerialHere&) = delete;
+
+private:
+    bool before_;
+};
+
+// Whether a recurring piece of work (a step's collision query) runs on the engine's threads or
+// on the calling thread alone, whichever took less time lately. Where the result is the same
+// either way, bit for bit, which way is faster depends on the machine and its moment: two
+// cores sharing a cache share the work's data cheaply, two whose caches are apart (a virtual
+// machine's CPUs placed on different dies of the host, which can change minute to minute) may
+// spend more moving it between them than they gain. Every `kCycle` runs, the first `kTrial`
+// take the way chosen and the next `kTrial` the other (each run timed); the rest of the cycle
+// takes whichever of the two trials' medians was less. With one thread it always says
+// threads (there is nothing to choose) and times nothing.
+class OnThreadsOrNot {
+public:
+    static constexpr int kTrial = 8;
+    static constexpr int kCycle = 256;
+
+    // Whether this run is to be serial (a SerialHere around it).
+    bool serial();
+    // The time the run just chosen took.
+    void took(double seconds);
+
+private:
+    long runs_ = 0;                 // runs timed in this cycle
+    bool chosen_ = false;           // serial chosen for the rest of the cycle
+    bool current_ = false;          // this run's way
+    double trial_[2][kTrial] = {};  // the trials' times: [0] the chosen way, [1] the other
+};
+
 // Runs task(0) … task(count − 1), on the caller and the pool's workers, and returns when all
 // have ended. An exception thrown by a task is thrown again here (the first one, once all
 // tasks have ended).

@@ -69,6 +69,59 @@ TEST(WorkerPool, EachThreadTakesItsOwnBlockOfTasksFirst) {
     }
 }
 
+// SerialHere: the thread that holds it runs every task itself, and sees one thread.
+TEST(WorkerPool, SerialHereRunsEveryTaskOnTheCallingThread) {
+    const Threads threads(2);
+    {
+        const SerialHere alone;
+        EXPECT_EQ(workerThreads(), 1);
+        std::vector<std::thread::id> ranOn(64);
+        runTasks(64,
+                 [&](int i) { ranOn[static_cast<std::size_t>(i)] = std::this_thread::get_id(); });
+        for (const std::thread::id id : ranOn) EXPECT_EQ(id, std::this_thread::get_id());
+        std::size_t covered = 0;
+        runRanges(1000, 1, [&](std::size_t first, std::size_t last) { covered += last - first; });
+        EXPECT_EQ(covered, 1000u);
+    }
+    EXPECT_EQ(workerThreads(), 2);
+}
+
+// OnThreadsOrNot, fed times: each cycle tries the way chosen, then the other, and keeps the one
+// whose trial's median was less — an outlier in a trial does not decide.
+TEST(WorkerPool, OnThreadsOrNotKeepsTheWayWhoseTrialsWereFaster) {
+    const Threads threads(2);
+    constexpr int trial = OnThreadsOrNot::kTrial, cycle = OnThreadsOrNot::kCycle;
+    OnThreadsOrNot choice;
+    // Serial at 1 ms a run, threads at 2 ms (one trial run at 0.1 ms).
+    std::vector<bool> ways;
+    for (int run = 0; run < 2 * cycle; ++run) {
+        const bool serial = choice.serial();
+        ways.push_back(serial);
+        choice.took(serial ? 1e-3 : run == 3 ? 1e-4 : 2e-3);
+    }
+    for (int run = 0; run < trial; ++run) EXPECT_FALSE(ways[run]) << run;  // the first choice
+    for (int run = trial; run < 2 * trial; ++run) EXPECT_TRUE(ways[run]) << run;  // the other
+    for (int run = 2 * trial; run < cycle; ++run) EXPECT_TRUE(ways[run]) << run;  // kept
+    for (int run = cycle; run < cycle + trial; ++run) EXPECT_TRUE(ways[run]) << run;
+    for (int run = cycle + trial; run < cycle + 2 * trial; ++run) EXPECT_FALSE(ways[run]) << run;
+    for (int run = cycle + 2 * trial; run < 2 * cycle; ++run) EXPECT_TRUE(ways[run]) << run;
+    // Now the threads faster: the next cycle's trial turns back to them.
+    for (int run = 0; run < cycle; ++run) {
+        const bool serial = choice.serial();
+        if (run >= 2 * trial) {
+            EXPECT_FALSE(serial) << run;
+        }
+        choice.took(serial ? 3e-3 : 1e-3);
+    }
+    // One thread: always threads, nothing timed.
+    const Threads one(1);
+    OnThreadsOrNot single;
+    for (int run = 0; run < 3 * trial; ++run) {
+        EXPECT_FALSE(single.serial());
+        single.took(run < trial ? 1.0 : 1e-9);
+    }
+}
+
 // A run ends when its tasks are done, not when every worker has woken: a worker that wakes
 // late (asleep between runs, or held up inside a task of its own) must find the run closed and
 // never run one of its tasks after the run returned, nor a task of the next run twice. Many runs
