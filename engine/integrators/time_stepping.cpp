@@ -333,18 +333,7 @@ private:
         if (model.contact.enabled) {
             // (on the engine's threads or on this one, whichever has lately been faster: the
             // same points either way)
-            const bool serial = collideSerially_.serial();
-            const auto start = std::chrono::steady_clock::now();
-            if (serial) {
-                const SerialHere alone;
-                collide(model, state);
-            } else {
-                collide(model, state);
-            }
-            const double seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            collideSerially_.took(seconds);
-            stats_.collisionSeconds += seconds;
+            stats_.collisionSeconds += collideSerially_.run([&] { collide(model, state); });
         } else {
             d.found.points.clear();
             d.found.persistent.clear();
@@ -687,16 +676,7 @@ private:
         // zero every contact's rows before writing them)
         if (model.contact.enabled) {
             // (on the threads or not, as the collision query: begin())
-            const bool serial = rowsSerially_.serial();
-            const auto start = std::chrono::steady_clock::now();
-            if (serial) {
-                const SerialHere alone;
-                contactRows(model, ws);
-            } else {
-                contactRows(model, ws);
-            }
-            rowsSerially_.took(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            rowsSerially_.run([&] { contactRows(model, ws); });
         } else
             d.problem.contacts.clear();
         if (!model.limits.empty()) stopRows(model, state, ws);

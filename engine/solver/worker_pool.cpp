@@ -208,6 +208,21 @@ SerialHere::~SerialHere() {
     serialHere = before_;
 }
 
+double OnThreadsOrNot::run(const std::function<void()>& work) {
+    const bool alone = serial();
+    const auto start = std::chrono::steady_clock::now();
+    if (alone) {
+        const SerialHere here;
+        work();
+    } else {
+        work();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    took(seconds);
+    return seconds;
+}
+
 bool OnThreadsOrNot::serial() {
     if (workerThreads() < 2) {
         runs_ = -1;  // (nothing timed)

@@ -49,6 +49,9 @@ public:
     static constexpr int kTrial = 8;
     static constexpr int kCycle = 256;
 
+    // work() run the way chosen, and timed for the choice; the seconds it took.
+    double run(const std::function<void()>& work);
+
     // Whether this run is to be serial (a SerialHere around it).
     bool serial();
     // The time the run just chosen took.
