@@ -1119,22 +1119,31 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     if (positionVelocity) {
         // v⁺, but for the biased islands' velocities for the whole targets.
         *positionVelocity = v;
-        Eigen::VectorXd difference;
+        const auto onRows = [&](std::size_t k) {
+            return responses && rowOf[islands[k].front()] == kOnRows;
+        };
+        bool rowSpace = false;  // (a biased island swept on rows: its velocities from impulses)
         for (std::size_t k = 0; k < count; ++k) {
             if (!biasedOf[k]) continue;
-            if (!responses || rowOf[islands[k].front()] != kOnRows) {
-                for (const int b : islandParts[k])
-                    layout::twist(*positionVelocity, b) = twistOf(paddedBiased, b);
+            if (onRows(k)) {
+                rowSpace = true;
                 continue;
             }
-            if (difference.size() == 0) difference.setZero(rows);
-            for (const std::size_t ci : islands[k])
-                for (int r = 0; r < 3; ++r)
-                    difference(static_cast<Eigen::Index>(3 * ci) + r) =
-                        biasedImpulse[3 * ci + static_cast<std::size_t>(r)] -
-                        p.contacts[ci].impulse[r];
+            for (const int b : islandParts[k])
+                layout::twist(*positionVelocity, b) = twistOf(paddedBiased, b);
         }
-        if (difference.size() > 0) p.U.multiplyAdd(difference, *positionVelocity);
+        if (rowSpace) {
+            Eigen::VectorXd difference = Eigen::VectorXd::Zero(rows);
+            for (std::size_t k = 0; k < count; ++k) {
+                if (!biasedOf[k] || !onRows(k)) continue;
+                for (const std::size_t ci : islands[k])
+                    for (int r = 0; r < 3; ++r)
+                        difference(static_cast<Eigen::Index>(3 * ci) + r) =
+                            biasedImpulse[3 * ci + static_cast<std::size_t>(r)] -
+                            p.contacts[ci].impulse[r];
+            }
+            p.U.multiplyAdd(difference, *positionVelocity);
+        }
     }
     return report;
 }
