@@ -404,13 +404,18 @@ private:
     }
 
     // order_ (the points by height) made stable by island: the points of parts joined by
-    // contact or by joints together, the groups in the order of their first point in the
+    // contact, joints or couplers together, the groups in the order of their first point in the
     // query's order (by part pair: the same groups in the same order step after step), each
     // group's points still by height. The solve's islands (no larger than these groups) keep
     // the order they had by height alone, and each island's rows lie together: the engine's
     // threads, taking the same blocks of rows and islands step after step, find them in their
     // own core's cache.
     void groupByIsland(const Model& model, const std::vector<contact::ContactPoint>& points) {
+        // (a cable's spans are rows of the contact problem too, joining parts this does not
+        // follow: with cables, the points stay in height order alone)
+        if (std::any_of(model.forces.begin(), model.forces.end(),
+                        [](const ForceModel& f) { return f.inextensible; }))
+            return;
         const auto bodies = static_cast<std::size_t>(model.bodyCount());
         groupRoot_.resize(bodies + 1);  // (the last: points between two parts that cannot move)
         for (std::size_t b = 0; b <= bodies; ++b) groupRoot_[b] = static_cast<int>(b);
@@ -428,6 +433,18 @@ private:
         for (const JointModel& joint : model.joints)
             join(model.markers[static_cast<std::size_t>(joint.markerI)].body,
                  model.markers[static_cast<std::size_t>(joint.markerJ)].body);
+        // (a coupler's row moves the parts of all its joints: one group)
+        for (const CouplerModel& coupler : model.couplers) {
+            int anchor = -1;  // (the first moving part of its joints; the others joined to it)
+            for (const CouplerTermModel& term : coupler.terms) {
+                const JointModel& joint = model.joints[static_cast<std::size_t>(term.joint)];
+                for (const int marker : {joint.markerI, joint.markerJ}) {
+                    const int body = model.markers[static_cast<std::size_t>(marker)].body;
+                    if (anchor < 0) anchor = body;
+                    join(anchor, body);
+                }
+            }
+        }
         const auto bodyOf = [&](const contact::ContactPoint& p) {
             const int a = model.bodyOfPart[p.partA], b = model.bodyOfPart[p.partB];
             return a >= 0 ? a : b >= 0 ? b : static_cast<int>(bodies);
