@@ -93,6 +93,9 @@ constexpr std::size_t kParallelParts = 1024;
 // same choices.
 constexpr double kQuietDistance = 1e-9;
 constexpr long long kFreshEvery = 8;
+// A group of contact points (an island) beyond this many is ordered by height with all the
+// points at once (a radix sort, linear); smaller ones each on their own (orderByIslandAndHeight).
+constexpr std::size_t kRadixGroup = 4096;
 // A problem of stops and joint friction alone, up to this many rows, is solved by Lemke's
 // method.
 constexpr std::size_t kLemkeStops = 64;
@@ -393,8 +396,7 @@ private:
             heights_.resize(points.size());
             for (std::size_t k = 0; k < points.size(); ++k)
                 heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
-            radixOrder(heights_, order_, orderScratch_);  // (equal heights in query order)
-            groupByIsland(model, points);
+            orderByIslandAndHeight(model, points);
             sorted_.resize(points.size());  // (from the last step's size: no zeroing but growth)
             runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
                 for (std::size_t k = first; k < last; ++k) sorted_[k] = points[order_[k]];
@@ -403,19 +405,66 @@ private:
         }
     }
 
-    // order_ (the points by height) made stable by island: the points of parts joined by
-    // contact, joints or couplers together, the groups in the order of their first point in the
-    // query's order (by part pair: the same groups in the same order step after step), each
-    // group's points still by height. The solve's islands (no larger than these groups) keep
-    // the order they had by height alone, and each island's rows lie together: the engine's
+    // order_: the points by island, then by height (heights_; equal heights in query order).
+    // The points of parts joined by contact, joints or couplers are grouped, the groups in the
+    // order of their first point in the query's order (by part pair: the same groups in the same
+    // order step after step). The solve's islands (no larger than these groups) keep the order
+    // they would have by height alone, and each island's rows lie together: the engine's
     // threads, taking the same blocks of rows and islands step after step, find them in their
-    // own core's cache.
-    void groupByIsland(const Model& model, const std::vector<contact::ContactPoint>& points) {
-        // (a cable's spans are rows of the contact problem too, joining parts this does not
-        // follow: with cables, the points stay in height order alone)
+    // own core's cache. Small groups are sorted on their own (a column of a pile: a few dozen
+    // points); one group, or one beyond kRadixGroup points, by a radix sort of all heights.
+    void orderByIslandAndHeight(const Model& model,
+                                const std::vector<contact::ContactPoint>& points) {
+        const std::size_t n = points.size();
+        const int groups = groupPoints(model, points);
+        if (groups < 2) {
+            radixOrder(heights_, order_, orderScratch_);
+            return;
+        }
+        groupStart_.assign(static_cast<std::size_t>(groups) + 1, 0);
+        for (const int g : pointGroup_) ++groupStart_[static_cast<std::size_t>(g) + 1];
+        std::size_t largest = 0;
+        for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g) {
+            largest = std::max(largest, groupStart_[g + 1]);
+            groupStart_[g + 1] += groupStart_[g];
+        }
+        const auto lower = [&](std::size_t a, std::size_t b) { return heights_[a] < heights_[b]; };
+        if (largest > kRadixGroup) {
+            radixOrder(heights_, order_, orderScratch_);
+            grouped_.resize(n);
+            for (const std::size_t k : order_)
+                grouped_[groupStart_[static_cast<std::size_t>(pointGroup_[k])]++] = k;
+            order_.swap(grouped_);
+            return;
+        }
+        // By group in query order, then each group by height (stable: ties in query order).
+        grouped_.assign(groupStart_.begin(), groupStart_.end() - 1);  // (each group's next place)
+        order_.resize(n);
+        for (std::size_t k = 0; k < n; ++k)
+            order_[grouped_[static_cast<std::size_t>(pointGroup_[k])]++] = k;
+        for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g) {
+            const auto first = order_.begin() + static_cast<std::ptrdiff_t>(groupStart_[g]);
+            const auto last = order_.begin() + static_cast<std::ptrdiff_t>(groupStart_[g + 1]);
+            if (last - first > 32) {
+                std::stable_sort(first, last, lower);
+                continue;
+            }
+            for (auto at = first + 1; at < last; ++at) {  // (insertion: few points)
+                const std::size_t k = *at;
+                auto to = at;
+                for (; to > first && lower(k, *(to - 1)); --to) *to = *(to - 1);
+                *to = k;
+            }
+        }
+    }
+
+    // Each point's group (pointGroup_, numbered in query order); the number of groups, 1 with
+    // cables (a cable's spans are rows of the contact problem too, joining parts this does not
+    // follow: with cables, the points stay in height order alone).
+    int groupPoints(const Model& model, const std::vector<contact::ContactPoint>& points) {
         if (std::any_of(model.forces.begin(), model.forces.end(),
                         [](const ForceModel& f) { return f.inextensible; }))
-            return;
+            return 1;
         const auto bodies = static_cast<std::size_t>(model.bodyCount());
         groupRoot_.resize(bodies + 1);  // (the last: points between two parts that cannot move)
         for (std::size_t b = 0; b <= bodies; ++b) groupRoot_[b] = static_cast<int>(b);
@@ -460,15 +509,7 @@ private:
             if (rank < 0) rank = groups++;
             pointGroup_[k] = rank;
         }
-        if (groups < 2) return;
-        groupStart_.assign(static_cast<std::size_t>(groups) + 1, 0);
-        for (const int g : pointGroup_) ++groupStart_[static_cast<std::size_t>(g) + 1];
-        for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g)
-            groupStart_[g + 1] += groupStart_[g];
-        grouped_.resize(order_.size());
-        for (const std::size_t k : order_)
-            grouped_[groupStart_[static_cast<std::size_t>(pointGroup_[k])]++] = k;
-        order_.swap(grouped_);
+        return groups;
     }
 
     // Sleeping (ContactSettings::sleepTime > 0, maximal coordinates): State::rest per body.
@@ -1655,7 +1696,7 @@ private:
     std::vector<std::size_t> order_;
     OnThreadsOrNot collideSerially_;                       // begin()
     OnThreadsOrNot rowsSerially_;                          // unilateralRows()
-    std::vector<int> groupRoot_, groupRank_, pointGroup_;  // groupByIsland
+    std::vector<int> groupRoot_, groupRank_, pointGroup_;  // orderByIslandAndHeight
     std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;
     std::vector<contact::ContactPoint> sorted_;
