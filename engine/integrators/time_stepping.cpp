@@ -500,7 +500,7 @@ private:
         };
         for (const contact::ContactPoint& p : points)
             join(model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]);
-        // Each point's group, numbered in query order; then a stable counting sort of order_.
+        // Each point's group, numbered in query order.
         groupRank_.assign(bodies + 1, -1);
         pointGroup_.resize(points.size());
         int groups = 0;
@@ -735,8 +735,9 @@ private:
         if (model.contact.enabled) {
             // (on the threads or not, as the collision query: begin())
             rowsSerially_.run([&] { contactRows(model, ws); });
-        } else
+        } else {
             d.problem.contacts.clear();
+        }
         if (!model.limits.empty()) stopRows(model, state, ws);
         if (!model.frictions.empty()) frictionRows(model, ws);
         cableRows(model, state, ws);

@@ -230,8 +230,7 @@ bool OnThreadsOrNot::serial() {
     }
     if (runs_ < 0) runs_ = 0;
     const long at = runs_ % kCycle;
-    current_ = at < kTrial ? chosen_ : at < 2 * kTrial ? !chosen_ : chosen_;
-    return current_;
+    return at >= kTrial && at < 2 * kTrial ? !chosen_ : chosen_;  // (the other way's trial)
 }
 
 void OnThreadsOrNot::took(double seconds) {

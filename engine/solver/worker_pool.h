@@ -58,9 +58,8 @@ public:
     void took(double seconds);
 
 private:
-    long runs_ = 0;                 // runs timed in this cycle
+    long runs_ = 0;                 // runs timed so far (−1: one thread, none timed)
     bool chosen_ = false;           // serial chosen for the rest of the cycle
-    bool current_ = false;          // this run's way
     double trial_[2][kTrial] = {};  // the trials' times: [0] the chosen way, [1] the other
 };
 
