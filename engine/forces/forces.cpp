@@ -17,6 +17,7 @@
 #include "engine/model/diagnostic.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
+#include "engine/solver/worker_pool.h"
 
 namespace engine {
 namespace {
@@ -904,13 +905,16 @@ int computeAppliedForces(const Model& model, double t, const std::vector<BodyFra
     g.setZero(model.velocitySize());
     ForceEnergies local;
 
-    // Gravity and the gyroscopic term, per body.
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        const BodyModel& body = model.bodies[static_cast<std::size_t>(b)];
-        const Vec3 w = layout::angular(v, b);
-        layout::linear(g, b) += body.mass * model.gravity;
-        layout::angular(g, b) -= w.cross(body.inertia.cwiseProduct(w));
-    }
+    // Gravity and the gyroscopic term, per body (on the engine's threads for many).
+    runRanges(model.bodies.size(), kParallelBodies, [&](std::size_t first, std::size_t last) {
+        for (std::size_t body = first; body < last; ++body) {
+            const int b = static_cast<int>(body);
+            const BodyModel& part = model.bodies[body];
+            const Vec3 w = layout::angular(v, b);
+            layout::linear(g, b) += part.mass * model.gravity;
+            layout::angular(g, b) -= w.cross(part.inertia.cwiseProduct(w));
+        }
+    });
 
     // Viscous joint friction: −c ċ on the coordinate (its Coulomb part is solved with contact).
     for (const JointFrictionModel& f : model.frictions) {

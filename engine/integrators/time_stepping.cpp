@@ -83,6 +83,8 @@ constexpr double kStopReachLength = 1e-4;  // m
 constexpr std::size_t kParallelRows = 1024;
 // From this many parts up, their collision poses are set on the engine's threads.
 constexpr std::size_t kParallelParts = 1024;
+// Sums over contacts or bodies are added in blocks of this many terms (sumInBlocks).
+constexpr std::size_t kSumBlock = 256;
 // A part is quiet in a step when no point of it moved farther than this in the last step (by
 // its velocity now: |v| h + |ω| r h, r its reach from its centre of mass) [m]: its pairs with
 // quiet parts or the ground keep their points without the narrow phase (CollisionWorld::
@@ -945,12 +947,34 @@ private:
     // The work of the contact and friction impulses at the mean of the step's velocities.
     double workOfContact() {
         StepData& d = data_;
-        double work = 0.0;
-        if (d.problem.contacts.empty()) return work;
+        if (d.problem.contacts.empty()) return 0.0;
         mean_ = 0.5 * (d.v0 + d.v);
-        for (const ContactRows& c : d.problem.contacts)
+        return sumInBlocks(d.problem.contacts.size(), [&](std::size_t k) {
+            const ContactRows& c = d.problem.contacts[k];
+            double work = 0.0;
             for (int r = 0; r < 3; ++r) work += c.impulse[r] * contact::rowVelocity(c, r, mean_);
-        return work;
+            return work;
+        });
+    }
+
+    // Σ term(k) over k < count, added within blocks of kSumBlock terms and then block by block:
+    // the same sum, bit for bit, whichever thread adds which block (on the engine's threads for
+    // many terms).
+    template <class Term>
+    double sumInBlocks(std::size_t count, const Term& term) {
+        const std::size_t blocks = (count + kSumBlock - 1) / kSumBlock;
+        blockSums_.resize(blocks);
+        runRanges(blocks, kParallelRows / kSumBlock, [&](std::size_t first, std::size_t last) {
+            for (std::size_t b = first; b < last; ++b) {
+                double sum = 0.0;
+                for (std::size_t k = b * kSumBlock; k < std::min(count, (b + 1) * kSumBlock); ++k)
+                    sum += term(k);
+                blockSums_[b] = sum;
+            }
+        });
+        double sum = 0.0;
+        for (const double blockSum : blockSums_) sum += blockSum;
+        return sum;
     }
 
     // integrate: the new positions and velocities, and the energy balance. Contact and
@@ -965,18 +989,30 @@ private:
         StepData& d = data_;
         const double contactWork = workOfContact();
         const bool split = !d.problem.contacts.empty();
-        double stabilisation = 0.0;
-        if (split)
-            for (int b = 0; b < model.bodyCount(); ++b) {
-                const auto inverseMass = layout::twist(ws.Minv, b);
-                const auto applied = layout::twist(d.vFree, b) - layout::twist(d.v0, b);
-                const auto displaced = layout::twist(d.vPositions, b) - layout::twist(d.v, b);
-                for (int i = 0; i < 6; ++i)
-                    if (inverseMass(i) > 0.0 && displaced(i) != 0.0)
-                        stabilisation -= applied(i) * displaced(i) / inverseMass(i);
+        const auto bodies = static_cast<std::size_t>(model.bodyCount());
+        const double stabilisation = !split ? 0.0 : sumInBlocks(bodies, [&](std::size_t body) {
+            const int b = static_cast<int>(body);
+            const auto inverseMass = layout::twist(ws.Minv, b);
+            const auto applied = layout::twist(d.vFree, b) - layout::twist(d.v0, b);
+            const auto displaced = layout::twist(d.vPositions, b) - layout::twist(d.v, b);
+            double term = 0.0;
+            for (int i = 0; i < 6; ++i)
+                if (inverseMass(i) > 0.0 && displaced(i) != 0.0)
+                    term -= applied(i) * displaced(i) / inverseMass(i);
+            return term;
+        });
+        // qₙ₊₁ = qₙ ⊕ h v, each body on its own (on the engine's threads for many)
+        const Eigen::VectorXd& advance = split ? d.vPositions : d.v;
+        state.q.resize(d.q0.size());
+        runRanges(bodies, kParallelParts, [&](std::size_t first, std::size_t last) {
+            for (std::size_t body = first; body < last; ++body) {
+                const int b = static_cast<int>(body);
+                layout::position(state.q, b) =
+                    layout::position(d.q0, b) + d.h * layout::linear(advance, b);
+                layout::orientation(state.q, b) = layout::orientation(d.q0, b);
+                rotateBody(state.q, b, d.h * layout::angular(advance, b));
             }
-        state.q = d.q0;
-        detail::retract(model, state.q, d.h * (split ? d.vPositions : d.v));
+        });
         state.v = d.v;
         state.t = d.t1;
         state.dissipatedEnergy += d.h * d.dampingPower - contactWork - stabilisation;
@@ -1134,8 +1170,10 @@ private:
         std::vector<contact::ContactPoint>& points = d.found.points;
         // Per body, once: orientation as a matrix and world angular velocity.
         rotation_.resize(static_cast<std::size_t>(model.bodyCount()));
-        for (int b = 0; b < model.bodyCount(); ++b)
-            rotation_[static_cast<std::size_t>(b)] = bodyOrientation(q, b).toRotationMatrix();
+        runRanges(rotation_.size(), kParallelParts, [&](std::size_t first, std::size_t last) {
+            for (std::size_t b = first; b < last; ++b)
+                rotation_[b] = bodyOrientation(q, static_cast<int>(b)).toRotationMatrix();
+        });
         auto pointVelocity = [&](int b, const Vec3& point) -> Vec3 {
             if (b < 0) return Vec3::Zero();
             const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(layout::angular(v, b));
@@ -1693,6 +1731,7 @@ private:
     std::vector<Mat3> rotation_;       // per body: R_WB at the start of the step
     std::vector<char> kept_;           // per contact point: whether it has rows (contactRows)
     std::vector<std::size_t> acting_;  // record: the forces acting before each range of points
+    std::vector<double> blockSums_;    // sumInBlocks
     std::vector<double> heights_;      // per contact point: −(p_A + p_B)·up, lowest last
     std::vector<std::size_t> order_;
     OnThreadsOrNot collideSerially_;                       // begin()

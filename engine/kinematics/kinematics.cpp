@@ -3,6 +3,7 @@
 #include "engine/math/dual.h"
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
+#include "engine/solver/worker_pool.h"
 #include "engine/state/state.h"
 
 namespace engine {
@@ -19,8 +20,10 @@ BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b) {
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        std::vector<BodyFrame>& frames) {
     frames.resize(static_cast<std::size_t>(model.bodyCount()));
-    for (int b = 0; b < model.bodyCount(); ++b)
-        frames[static_cast<std::size_t>(b)] = bodyFrame(q, v, b);
+    // (each body on its own: on the engine's threads for many)
+    runRanges(frames.size(), kParallelBodies, [&](std::size_t first, std::size_t last) {
+        for (std::size_t b = first; b < last; ++b) frames[b] = bodyFrame(q, v, static_cast<int>(b));
+    });
 }
 
 template <class S>

@@ -73,5 +73,8 @@ void runTasks(int count, const std::function<void(int)>& task);
 // thread (even work without a hand-out per item). Each item must be independent of the others.
 void runRanges(std::size_t count, std::size_t parallelFrom,
                const std::function<void(std::size_t, std::size_t)>& range);
+// From this many bodies up, a step's work on each body alone (its frame, its applied forces, its
+// new pose) is shared out by runRanges.
+constexpr std::size_t kParallelBodies = 1024;
 
 }  // namespace engine

@@ -109,6 +109,31 @@ TEST(ScaleScenes, AChainInAPileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
     EXPECT_GT(v[0].cwiseAbs().maxCoeff(), 0.1);  // (the chain on the move, in the pile)
 }
 
+// A scatter of more parts than kParallelBodies: every step's work on each part alone (frames,
+// applied forces, collision poses, new poses) and its sums over parts and contacts (the energy
+// balance) shared out on two threads, the parts landing: the same run bit for bit, energies
+// included, as on one.
+TEST(ScaleScenes, AScatterOfManyPartsRunsTheSameBitForBitOnOneThreadAndOnTwo) {
+    const SceneSpec spec = test::scatter(static_cast<int>(kParallelBodies) + 100);
+    const int threads = workerThreads();
+    std::vector<State> states;
+    std::size_t contacts = 0;
+    for (const int n : {1, 2}) {
+        setWorkerThreads(n);
+        test::Stepping run(spec);
+        ASSERT_TRUE(run.to(0.25));  // (the first layer landed at 0.2 s, the second in the air)
+        contacts = run.outputs().contacts.size();
+        states.push_back(run.fd.state());
+    }
+    setWorkerThreads(threads);
+    EXPECT_GT(contacts, contact::kParallelContacts);
+    EXPECT_TRUE(states[0].q == states[1].q);
+    EXPECT_TRUE(states[0].v == states[1].v);
+    EXPECT_EQ(states[0].dissipatedEnergy, states[1].dissipatedEnergy);
+    EXPECT_GT(states[0].dissipatedEnergy, 0.0);         // (landings and the stabilisation booked)
+    EXPECT_GT(states[0].v.cwiseAbs().maxCoeff(), 1.0);  // (the second layer still falling)
+}
+
 // A mechanism beside a pile (a chain of three capsules on spherical joints lying 0.75 m away)
 // puts the contact problem in row space, but the pile's islands hold free parts only: they are
 // swept on the parts' velocities as without the chain, and the pile lands and settles exactly
