@@ -238,6 +238,13 @@ struct CollisionWorld::Impl {
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
     std::vector<Transform> X_PO;                   // per part: the object frame in the part frame
+    // Per part: its object's world transform, also kept here (the merge reads it pair by pair:
+    // from one array, not from 10,000 objects each a heap block of its own).
+    std::vector<btTransform> pose;
+    std::vector<const btCollisionShape*> shapeOfPart;  // per part: its object's shape
+    // Per part: its object has the pose in `pose` (Bullet's algorithms read the objects' world
+    // transforms; the narrow phase without them reads `pose`).
+    std::vector<char> objectPosed;
     std::vector<double> breaking;  // per part: its shape's breaking distance (Bullet's rule)
     std::vector<char> moved;       // per part: its pose changed since its box was last set
     std::vector<char> asleep;      // per part: setPartAsleep
@@ -426,9 +433,20 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         }
     });
     m.pairs.clear();
+    // (a part's object given its pose before a Bullet algorithm reads it)
+    const auto posed = [&m](int part) {
+        const auto i = static_cast<std::size_t>(part);
+        if (m.objectPosed[i]) return;
+        m.objectOfPart[i]->getWorldTransform() = m.pose[i];
+        m.objectPosed[i] = 1;
+    };
     for (std::size_t r = 0; r < ranges; ++r)
         for (const NarrowPair& found : m.gathered[r].pairs) {
             btBroadphasePair& pair = *found.pair;
+            if (found.kind == PairKind::Algorithm) {
+                posed(found.a);
+                posed(found.b);
+            }
             if (!pair.m_algorithm && found.kind == PairKind::Algorithm) {
                 const auto* A =
                     static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
@@ -459,8 +477,7 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                          last = n * static_cast<std::size_t>(c + 1) / chunks;
              k < last; ++k) {
             const NarrowPair& pair = m.pairs[k];
-            const btCollisionObject* a = m.objectOfPart[static_cast<std::size_t>(pair.a)];
-            const btCollisionObject* b = m.objectOfPart[static_cast<std::size_t>(pair.b)];
+            const auto ia = static_cast<std::size_t>(pair.a), ib = static_cast<std::size_t>(pair.b);
             // (the breaking distance a manifold of the pair gets: its parts' nearer one, at least
             // the margin)
             const auto breaking = [&] {
@@ -470,27 +487,30 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             };
             switch (pair.kind) {
             case PairKind::Boxes:
-                boxBoxPoints(*static_cast<const btBoxShape*>(a->getCollisionShape()),
-                             a->getWorldTransform(),
-                             *static_cast<const btBoxShape*>(b->getCollisionShape()),
-                             b->getWorldTransform(), breaking(), chunk.direct);
+                boxBoxPoints(*static_cast<const btBoxShape*>(m.shapeOfPart[ia]), m.pose[ia],
+                             *static_cast<const btBoxShape*>(m.shapeOfPart[ib]), m.pose[ib],
+                             breaking(), chunk.direct);
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::ShapeOnPlane:
-                polyhedronPlanePoints(*a, *b, breaking(), chunk.direct);
+                polyhedronPlanePoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib],
+                                      m.pose[ib], breaking(), chunk.direct);
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::PlaneUnderShape:
-                polyhedronPlanePoints(*b, *a, breaking(), chunk.direct);
+                polyhedronPlanePoints(*m.shapeOfPart[ib], m.pose[ib], *m.shapeOfPart[ia],
+                                      m.pose[ia], breaking(), chunk.direct);
                 collect(chunk, pair.b, pair.a, chunk.direct);
                 continue;
             case PairKind::Algorithm:
                 break;
             }
-            const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a,
-                                              a->getWorldTransform(), -1, -1);
-            const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b,
-                                              b->getWorldTransform(), -1, -1);
+            const btCollisionObject* a = m.objectOfPart[ia];
+            const btCollisionObject* b = m.objectOfPart[ib];
+            const btCollisionObjectWrapper wa(nullptr, a->getCollisionShape(), a, m.pose[ia], -1,
+                                              -1);
+            const btCollisionObjectWrapper wb(nullptr, b->getCollisionShape(), b, m.pose[ib], -1,
+                                              -1);
             btManifoldResult result(&wa, &wb);
             pair.pair->m_algorithm->processCollision(&wa, &wb, info, &result);
             manifoldsOf(*pair.pair->m_algorithm, *a, *b, chunk.manifolds);
@@ -593,6 +613,9 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.objectOfPart.assign(m.model.parts.size(), nullptr);
     m.breaking.assign(m.model.parts.size(), 0.0);
     m.X_PO.assign(m.model.parts.size(), Transform{});
+    m.pose.assign(m.model.parts.size(), btTransform::getIdentity());
+    m.shapeOfPart.assign(m.model.parts.size(), nullptr);
+    m.objectPosed.assign(m.model.parts.size(), 1);
     m.moved.assign(m.model.parts.size(), 1);
     m.asleep.assign(m.model.parts.size(), 0);
     m.shapeClass.assign(m.model.parts.size(), ShapeClass::Other);
@@ -634,6 +657,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         // bounding box overlaps when it is added, and at the origin all of them overlap (N²/2
         // pairs: 10,000 boxes took 47 s and 3.5 GB before the first step).
         object->setWorldTransform(toBt(part.X_WP0 * m.X_PO[i]));
+        m.pose[i] = object->getWorldTransform();
+        m.shapeOfPart[i] = shape;
         m.objectOfPart[i] = object.get();
         m.breaking[i] = shape->getContactBreakingThreshold(gContactBreakingThreshold);
         m.shapeClass[i] = shapeClassOf(*shape);
@@ -658,20 +683,14 @@ CollisionWorld::~CollisionWorld() = default;
 
 void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
     Impl& m = *impl_;
-    // Parts are posed in turn, each object a heap block of its own: the pose of the one some
-    // parts on is fetched now (read here, it was three quarters of this function's time at
-    // 10,000 parts).
-    constexpr std::size_t kAhead = 8;
-    if (partIndex + kAhead < m.objectOfPart.size())
-        if (const btCollisionObject* next = m.objectOfPart[partIndex + kAhead])
-            __builtin_prefetch(&next->getWorldTransform(), 1);
-    if (btCollisionObject* object = m.objectOfPart.at(partIndex)) {
+    // Into the parts' array of poses only: each object, a heap block of its own (at 10,000 parts
+    // each a cache miss), is given its pose when a Bullet algorithm is to read it (narrowPhase).
+    if (m.objectOfPart.at(partIndex)) {
         const btTransform X = toBt(X_WP * m.X_PO[partIndex]);
-        btTransform& pose = object->getWorldTransform();
+        btTransform& pose = m.pose[partIndex];
         if (X == pose) return;
-        // (not setWorldTransform(): its count of updates, which the collision objects' users
-        // read and Bullet's collision never does, sits in another cache line)
         pose = X;
+        m.objectPosed[partIndex] = 0;
         m.moved[partIndex] = 1;
     }
 }
@@ -686,8 +705,8 @@ void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {
 }
 
 Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const {
-    const btCollisionObject* object = impl_->objectOfPart.at(partIndex);
-    return object ? fromBt(object->getWorldTransform() * toBt(local)) : local;
+    const Impl& m = *impl_;
+    return m.objectOfPart.at(partIndex) ? fromBt(m.pose[partIndex] * toBt(local)) : local;
 }
 
 void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet) {
@@ -737,9 +756,8 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     runRanges(m.objectOfPart.size(), kParallelBoxes, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             if (!changed(i)) continue;
-            const btCollisionObject* object = m.objectOfPart[i];
             Impl::Box& box = m.boxes[i];
-            object->getCollisionShape()->getAabb(object->getWorldTransform(), box.lo, box.hi);
+            m.shapeOfPart[i]->getAabb(m.pose[i], box.lo, box.hi);
             const double pad = 0.5 * std::max(m.breaking[i], margin);
             const btVector3 padding(pad, pad, pad);
             box.lo -= padding;
@@ -947,8 +965,6 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
             first = last;
             continue;
         }
-        const btCollisionObject* A = m.objectOfPart[static_cast<std::size_t>(key.partA())];
-        const btCollisionObject* B = m.objectOfPart[static_cast<std::size_t>(key.partB())];
         // The breaking distance Bullet's dispatcher gives a new manifold, at least the margin.
         manifold.reset(std::max(std::min(m.breaking[static_cast<std::size_t>(key.partA())],
                                          m.breaking[static_cast<std::size_t>(key.partB())]),
@@ -975,7 +991,8 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
             else
                 manifold.add(point);
         }
-        manifold.refresh(A->getWorldTransform(), B->getWorldTransform());
+        manifold.refresh(m.pose[static_cast<std::size_t>(key.partA())],
+                         m.pose[static_cast<std::size_t>(key.partB())]);
         for (int p = 0; p < manifold.size(); ++p) write(key, manifold[p]);
         first = last;
     }

@@ -305,8 +305,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     const ContactRows& c = p.contacts[static_cast<std::size_t>(move.row / 3)];
                     join(b, c.bodyA >= 0 ? c.bodyA : c.bodyB);
                 }
-        // Numbered by their first contact, contacts and parts in their order.
+        // Numbered by their first contact, contacts and parts in their order (a part where its
+        // island's first contact on it is; a contact's two parts are in one island).
         islandOf.assign(static_cast<std::size_t>(bodies), -1);
+        listed.assign(static_cast<std::size_t>(bodies), 0);
         for (std::size_t ci = 0; ci < n; ++ci) {
             const int body = ends[ci][0] >= 0 ? ends[ci][0] : ends[ci][1];
             if (body < 0) {  // (two ground parts: no rows to solve)
@@ -315,16 +317,14 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
             int& k = islandOf[static_cast<std::size_t>(root(body))];
             if (k < 0) k = static_cast<int>(newIsland());
-            islands[static_cast<std::size_t>(k)].push_back(ci);
+            const auto island = static_cast<std::size_t>(k);
+            islands[island].push_back(ci);
+            for (const int b : ends[ci])
+                if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
+                    listed[static_cast<std::size_t>(b)] = 1;
+                    islandParts[island].push_back(b);
+                }
         }
-        listed.assign(static_cast<std::size_t>(bodies), 0);
-        for (std::size_t k = 0; k < count; ++k)
-            for (const std::size_t ci : islands[k])
-                for (const int b : ends[ci])
-                    if (b >= 0 && !listed[static_cast<std::size_t>(b)]) {
-                        listed[static_cast<std::size_t>(b)] = 1;
-                        islandParts[k].push_back(b);
-                    }
         if (responses) {
             placeOf.resize(n);
             for (std::size_t k = 0; k < count; ++k)

@@ -154,11 +154,11 @@ struct CreateFunc final : btCollisionAlgorithmCreateFunc {
 
 }  // namespace
 
-void polyhedronPlanePoints(const btCollisionObject& shape, const btCollisionObject& plane,
+void polyhedronPlanePoints(const btCollisionShape& shape, const btTransform& X_WS,
+                           const btCollisionShape& plane, const btTransform& X_WP,
                            btScalar breaking, PairPoints& out) {
     out.count = 0;
-    planePoints(*shape.getCollisionShape(), shape.getWorldTransform(), *plane.getCollisionShape(),
-                plane.getWorldTransform(), breaking,
+    planePoints(shape, X_WS, plane, X_WP, breaking,
                 [&](const PairPoint& found) { out.add(found); });
 }
 

@@ -21,6 +21,7 @@
 
 class btCollisionDispatcher;
 class btCollisionObject;
+class btCollisionShape;
 
 namespace engine::contact {
 
@@ -32,7 +33,8 @@ void registerPolyhedronPlane(btCollisionDispatcher& dispatcher);
 // compound's child) on a static plane closer than `breaking` (the pair's breaking distance),
 // into `out` as processCollision would leave them in the pair's manifold (the shape its body 0):
 // the same points, order and bits.
-void polyhedronPlanePoints(const btCollisionObject& shape, const btCollisionObject& plane,
+void polyhedronPlanePoints(const btCollisionShape& shape, const btTransform& X_WS,
+                           const btCollisionShape& plane, const btTransform& X_WP,
                            btScalar breaking, PairPoints& out);
 
 // The bytes one instance of the algorithm takes. Bullet hands collision algorithms blocks of

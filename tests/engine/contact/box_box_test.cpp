@@ -214,7 +214,9 @@ TEST(PolyhedronPlane, ThePointsAreTheManifoldsBitForBit) {
         ASSERT_EQ(manifold.getBody0(), &polyhedron);
 
         PairPoints ours;
-        polyhedronPlanePoints(polyhedron, plane, manifold.getContactBreakingThreshold(), ours);
+        polyhedronPlanePoints(*polyhedron.getCollisionShape(), polyhedron.getWorldTransform(),
+                              *plane.getCollisionShape(), plane.getWorldTransform(),
+                              manifold.getContactBreakingThreshold(), ours);
         btManifoldResult result(w0, w1);
         algorithm->processCollision(w0, w1, btDispatcherInfo(), &result);
         ASSERT_EQ(ours.count, manifold.getNumContacts()) << k;

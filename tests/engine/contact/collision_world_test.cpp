@@ -165,6 +165,33 @@ TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
     }
 }
 
+// A pair that a Bullet algorithm takes (a ball on a slab: a sphere and a box) reads its parts'
+// poses from their objects, which are given them only when such a pair is looked at: a ball
+// moved from query to query has its point where its pose puts it, in the world and in its own
+// frame (the point Bullet's manifold keeps there).
+TEST(CollisionWorld, ABallMovedFromQueryToQueryHasItsPointWhereItsPosePutsIt) {
+    CollisionWorld world(sphereOverSlab(0.5));
+    for (int k = 0; k < 4; ++k) {
+        const double sunk = 0.001 * (k + 1);
+        Transform X;
+        X.p = Vec3(0.3 + 0.05 * k, -0.2 + 0.02 * k, 0.1 - sunk);
+        world.setPartPose(1, X);
+        const ContactQuery found = world.query(0.0, {});
+        ASSERT_EQ(found.points.size(), 1u) << k;
+        const ContactPoint& c = found.points[0];
+        EXPECT_NEAR(c.depth, sunk, 1e-12) << k;
+        const bool ballIsB = c.partB == 1;
+        const Vec3 onBall = ballIsB ? c.p_WB_W : c.p_WA_W;
+        EXPECT_NEAR(onBall.x(), X.p.x(), 1e-12) << k;
+        EXPECT_NEAR(onBall.y(), X.p.y(), 1e-12) << k;
+        EXPECT_NEAR(onBall.z(), -sunk, 1e-12) << k;
+        const ContactPointState& kept = found.persistent[c.persistent];
+        EXPECT_LT((world.worldPoint(1, ballIsB ? kept.local_B : kept.local_A) - onBall).norm(),
+                  1e-12)
+            << k;
+    }
+}
+
 // A 20 cm cube resting on the slab, sunk by 1 mm, turned by `yaw` about z and moved by `dx`.
 Transform cubePose(double yaw, double dx) {
     Transform X;
