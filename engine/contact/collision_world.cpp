@@ -245,6 +245,9 @@ struct CollisionWorld::Impl {
     // Per part: its object has the pose in `pose` (Bullet's algorithms read the objects' world
     // transforms; the narrow phase without them reads `pose`).
     std::vector<char> objectPosed;
+    // Per part: its filter's group and mask (ContactModel::mayTouch without reading the part's
+    // model: touches()).
+    std::vector<std::uint32_t> group, mask;
     std::vector<double> breaking;  // per part: its shape's breaking distance (Bullet's rule)
     std::vector<char> moved;       // per part: its pose changed since its box was last set
     std::vector<char> asleep;      // per part: setPartAsleep
@@ -336,6 +339,14 @@ struct CollisionWorld::Impl {
         shapes.push_back(std::move(leaf));
         if (box) boxShapes.emplace(edges, made);
         return made;
+    }
+
+    // ContactModel::mayTouch for two parts that have objects (each has shapes and is switched on).
+    bool touches(int a, int b) const {
+        const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
+        if (a == b || (ground[i] && ground[j])) return false;
+        if ((group[i] & mask[j]) == 0 || (group[j] & mask[i]) == 0) return false;
+        return model.excluded.empty() || model.mayTouch(a, b);  // (joined or switched off)
     }
 
     void narrowPhase(double margin);
@@ -616,6 +627,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.pose.assign(m.model.parts.size(), btTransform::getIdentity());
     m.shapeOfPart.assign(m.model.parts.size(), nullptr);
     m.objectPosed.assign(m.model.parts.size(), 1);
+    m.group.assign(m.model.parts.size(), 0);
+    m.mask.assign(m.model.parts.size(), 0);
     m.moved.assign(m.model.parts.size(), 1);
     m.asleep.assign(m.model.parts.size(), 0);
     m.shapeClass.assign(m.model.parts.size(), ShapeClass::Other);
@@ -659,6 +672,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         object->setWorldTransform(toBt(part.X_WP0 * m.X_PO[i]));
         m.pose[i] = object->getWorldTransform();
         m.shapeOfPart[i] = shape;
+        m.group[i] = part.filter.group;
+        m.mask[i] = part.filter.mask;
         m.objectOfPart[i] = object.get();
         m.breaking[i] = shape->getContactBreakingThreshold(gContactBreakingThreshold);
         m.shapeClass[i] = shapeClassOf(*shape);
@@ -806,7 +821,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
             lastTouch = c.partA >= 0 && c.partA < c.partB && c.partB < parts &&
                         m.objectOfPart[static_cast<std::size_t>(c.partA)] &&
                         m.objectOfPart[static_cast<std::size_t>(c.partB)] &&
-                        m.model.mayTouch(c.partA, c.partB);
+                        m.touches(c.partA, c.partB);
             if (lastTouch) {
                 // A sleeping part and a sleeping part or the ground: nothing moved there.
                 const auto a = static_cast<std::size_t>(c.partA),

@@ -396,8 +396,10 @@ private:
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
             heights_.resize(points.size());
-            for (std::size_t k = 0; k < points.size(); ++k)
-                heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
+            runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k)
+                    heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
+            });
             orderByIslandAndHeight(model, points);
             sorted_.resize(points.size());  // (from the last step's size: no zeroing but growth)
             runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
@@ -444,12 +446,13 @@ private:
         order_.resize(n);
         for (std::size_t k = 0; k < n; ++k)
             order_[grouped_[static_cast<std::size_t>(pointGroup_[k])]++] = k;
-        for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g) {
+        // (each group on its own: on the engine's threads for many points)
+        const auto sortGroup = [&](std::size_t g) {
             const auto first = order_.begin() + static_cast<std::ptrdiff_t>(groupStart_[g]);
             const auto last = order_.begin() + static_cast<std::ptrdiff_t>(groupStart_[g + 1]);
             if (last - first > 32) {
                 std::stable_sort(first, last, lower);
-                continue;
+                return;
             }
             for (auto at = first + 1; at < last; ++at) {  // (insertion: few points)
                 const std::size_t k = *at;
@@ -457,7 +460,25 @@ private:
                 for (; to > first && lower(k, *(to - 1)); --to) *to = *(to - 1);
                 *to = k;
             }
+        };
+        if (workerThreads() < 2 || n < kParallelRows) {
+            for (std::size_t g = 0; g < static_cast<std::size_t>(groups); ++g) sortGroup(g);
+            return;
         }
+        // (ranges of groups of about as many points each)
+        constexpr std::size_t kRanges = 8;
+        runTasks(static_cast<int>(kRanges), [&](int r) {
+            const auto from = static_cast<std::size_t>(
+                std::lower_bound(groupStart_.begin(), groupStart_.end() - 1,
+                                 n * static_cast<std::size_t>(r) / kRanges) -
+                groupStart_.begin());
+            const auto to = static_cast<std::size_t>(
+                std::lower_bound(groupStart_.begin(), groupStart_.end() - 1,
+                                 n * static_cast<std::size_t>(r + 1) / kRanges) -
+                groupStart_.begin());
+            for (std::size_t g = from; g < (r + 1 == kRanges ? groupStart_.size() - 1 : to); ++g)
+                sortGroup(g);
+        });
     }
 
     // Each point's group (pointGroup_, numbered in query order); the number of groups, 1 with

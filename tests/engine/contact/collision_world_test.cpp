@@ -466,7 +466,8 @@ TEST(CollisionFiltering, EveryOverlappingPairTouchesByDefault) {
     EXPECT_EQ(touchingPairs(overlappingBoxes()), (Pairs{{0, 1}, {1, 2}}));
 }
 
-TEST(CollisionFiltering, PartsJoinedByAJointDoNotTouchUnlessTheJointSaysSo) {
+// overlappingBoxes() with a and b joined by a hinge.
+SceneSpec hingedBoxes() {
     SceneSpec spec = overlappingBoxes();
     spec.parts[1].markers = {test::marker(spec, "m", Vec3(0, 0, 0.05))};
     spec.parts[2].markers = {test::marker(spec, "m", Vec3(0, 0, -0.05))};
@@ -476,6 +477,11 @@ TEST(CollisionFiltering, PartsJoinedByAJointDoNotTouchUnlessTheJointSaysSo) {
     hinge.markerI = {"b", "m"};
     hinge.markerJ = {"a", "m"};
     spec.joints = {hinge};
+    return spec;
+}
+
+TEST(CollisionFiltering, PartsJoinedByAJointDoNotTouchUnlessTheJointSaysSo) {
+    SceneSpec spec = hingedBoxes();
     EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}}));
     spec.joints[0].collide = true;
     EXPECT_EQ(touchingPairs(spec), (Pairs{{0, 1}, {1, 2}}));
@@ -495,6 +501,33 @@ TEST(CollisionFiltering, SwitchGroupsMasksAndPairEntriesLeavePairsOut) {
     spec.contact.pairs.push_back(
         {spec.newId(), "off", "ground", "a", false, std::nullopt, std::nullopt, {}});
     EXPECT_EQ(touchingPairs(spec), (Pairs{{1, 2}}));
+}
+
+// Kept points handed to a query between parts that may not touch (a group and mask, a pair
+// entry, a joint) are dropped, not merged: the points of a and b found where they may touch,
+// handed to worlds where they may not.
+TEST(CollisionFiltering, KeptPointsOfPartsThatMayNotTouchAreDropped) {
+    const auto between = [](const std::vector<ContactPointState>& points) {
+        return std::count_if(points.begin(), points.end(), [](const ContactPointState& c) {
+            return c.partA == 1 && c.partB == 2;
+        });
+    };
+    const SceneSpec touching = overlappingBoxes();
+    const std::vector<ContactPointState> kept = CollisionWorld(touching).query(0.0, {}).persistent;
+    ASSERT_GT(between(kept), 0);
+    EXPECT_EQ(between(CollisionWorld(touching).query(0.0, kept).persistent), between(kept));
+
+    SceneSpec grouped = overlappingBoxes();
+    grouped.parts[1].collision.group = 2;
+    grouped.parts[2].collision.mask = ~2u;
+    SceneSpec entry = overlappingBoxes();
+    entry.contact.pairs.push_back(
+        {entry.newId(), "off", "a", "b", false, std::nullopt, std::nullopt, {}});
+    for (const SceneSpec& spec : {grouped, entry, hingedBoxes()}) {
+        const ContactQuery found = CollisionWorld(spec).query(0.0, kept);
+        EXPECT_EQ(between(found.persistent), 0);
+        EXPECT_FALSE(found.persistent.empty());  // (a on the ground kept)
+    }
 }
 
 // A ground plane (z = 0) and one moving part with the given shapes at X_WP.
