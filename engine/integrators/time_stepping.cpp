@@ -1022,18 +1022,8 @@ private:
                     term -= applied(i) * displaced(i) / inverseMass(i);
             return term;
         });
-        // qₙ₊₁ = qₙ ⊕ h v, each body on its own (on the engine's threads for many)
-        const Eigen::VectorXd& advance = split ? d.vPositions : d.v;
-        state.q.resize(d.q0.size());
-        runRanges(bodies, kParallelParts, [&](std::size_t first, std::size_t last) {
-            for (std::size_t body = first; body < last; ++body) {
-                const int b = static_cast<int>(body);
-                layout::position(state.q, b) =
-                    layout::position(d.q0, b) + d.h * layout::linear(advance, b);
-                layout::orientation(state.q, b) = layout::orientation(d.q0, b);
-                rotateBody(state.q, b, d.h * layout::angular(advance, b));
-            }
-        });
+        state.q = d.q0;
+        detail::retract(model, state.q, split ? d.vPositions : d.v, d.h);
         state.v = d.v;
         state.t = d.t1;
         state.dissipatedEnergy += d.h * d.dampingPower - contactWork - stabilisation;

@@ -7,6 +7,7 @@
 
 #include "engine/model/layout.h"
 #include "engine/model/model.h"
+#include "engine/solver/worker_pool.h"
 #include "engine/state/state.h"
 
 namespace engine {
@@ -24,13 +25,22 @@ inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
     for (int b = 0; b < model.bodyCount(); ++b) layout::orientation(q, b).normalize();
 }
 
-// q ⊕ Δ: positions by addition, orientations by the exponential map of the body-axes
-// rotation vector Δ(3..5).
+// q ⊕ h v: positions by addition, orientations by the exponential map of the body-axes rotation
+// vector h v(3..5); each body on its own (on the engine's threads for many).
+inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& v, double h) {
+    runRanges(static_cast<std::size_t>(model.bodyCount()), kParallelBodies,
+              [&](std::size_t first, std::size_t last) {
+                  for (std::size_t body = first; body < last; ++body) {
+                      const int b = static_cast<int>(body);
+                      layout::position(q, b) += h * layout::linear(v, b);
+                      rotateBody(q, b, h * layout::angular(v, b));
+                  }
+              });
+}
+
+// q ⊕ Δ.
 inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& delta) {
-    for (int b = 0; b < model.bodyCount(); ++b) {
-        layout::position(q, b) += layout::linear(delta, b);
-        rotateBody(q, b, layout::angular(delta, b));
-    }
+    retract(model, q, delta, 1.0);
 }
 
 }  // namespace engine
