@@ -323,7 +323,23 @@ struct CollisionWorld::Impl {
     struct Box {
         btVector3 lo, hi;
     };
-    std::vector<Box> boxes;  // per part: its padded bounding box, when moved
+    // Per part: its padded bounding box, computed when it moved. The pairs whose boxes overlap
+    // are found by these, not by the boxes the proxies hold.
+    std::vector<Box> boxes;
+    // Per part: the box its broadphase proxy was last given, its padded box grown by a slack
+    // (kBoxSlack): a part that barely moves is not put into the broadphase's tree again step
+    // after step (the tree's leaf holds this box, so Bullet's pairs still hold every pair whose
+    // padded boxes overlap).
+    std::vector<Box> heldBox;
+    // Bullet's pair array as last gathered, pair by pair: its two proxies and their parts (read
+    // from the proxies, each a heap block of its own, only for a pair new at its place).
+    struct PairParts {
+        const btBroadphaseProxy* proxy0 = nullptr;
+        const btBroadphaseProxy* proxy1 = nullptr;
+        int a = -1, b = -1;
+    };
+    std::vector<PairParts> pairParts;
+    std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
 
     // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
     // vertices).
@@ -399,11 +415,16 @@ constexpr std::size_t kParallelPairs = 256;
 constexpr std::size_t kParallelPoints = 1024;
 // From this many parts up, their bounding boxes are computed on the worker threads.
 constexpr std::size_t kParallelBoxes = 1024;
+// A part's broadphase proxy holds its padded box grown by this many times the padding (1 cm at
+// the default margin): a part resting, or moving 1 mm a step, is put into the tree again
+// seldom, and the tree pairs few parts beyond those whose padded boxes overlap. (Bullet's own
+// slack, a leaf grown by gDbvtMargin = 5 cm whenever it moves, is set to none: in a pile of
+// 10 cm cubes it paired each cube with its neighbours two cubes away.)
+constexpr double kBoxSlack = 4.0;
 
 // Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
-// bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap, and a
-// leaf is the box grown by 5 cm (gDbvtMargin) so that it is moved seldom: in a pile, every
-// neighbour. The algorithms of new pairs are made first, in turn; then the pairs are processed,
+// padded bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap,
+// and a leaf is the box grown by a slack (kBoxSlack) so that it is moved seldom. The algorithms of new pairs are made first, in turn; then the pairs are processed,
 // on several threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
 // own manifolds only; a pair's points do not depend on the order, and query() puts them in a
 // canonical one). Each pair's points are read into its chunk and its manifolds emptied at once.
@@ -411,14 +432,16 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
     Impl& m = *this;
     const btDispatcherInfo& info = m.world.getDispatchInfo();
     btBroadphasePairArray& all = m.broadphase.getOverlappingPairCache()->getOverlappingPairArray();
-    // The pairs whose boxes overlap, in ranges of Bullet's array (on the threads for many: each
-    // pair reads two proxies, at 10,000 parts two cache misses), then put together in order;
+    // The pairs whose boxes overlap, in ranges of Bullet's array (on the threads for many), then
+    // put together in order; a pair's parts are read from its proxies (at 10,000 parts two
+    // cache misses) only when it is new at its place in the array (pairParts);
     // the algorithms of new pairs are made there, in turn (Bullet's dispatcher allocates them).
     const auto size = static_cast<std::size_t>(all.size());
     const int threads = workerThreads();
     const std::size_t ranges =
         threads < 2 || size < kParallelPairs ? 1 : 4 * static_cast<std::size_t>(threads);
     if (m.gathered.size() < ranges) m.gathered.resize(ranges);
+    if (m.pairParts.size() < size) m.pairParts.resize(size);
     runTasks(static_cast<int>(ranges), [&](int r) {
         std::vector<NarrowPair>& out = m.gathered[static_cast<std::size_t>(r)].pairs;
         out.clear();
@@ -426,12 +449,15 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                          last = size * static_cast<std::size_t>(r + 1) / ranges;
              k < last; ++k) {
             btBroadphasePair& pair = all[static_cast<int>(k)];
-            const btBroadphaseProxy* p0 = pair.m_pProxy0;
-            const btBroadphaseProxy* p1 = pair.m_pProxy1;
-            if (!TestAabbAgainstAabb2(p0->m_aabbMin, p0->m_aabbMax, p1->m_aabbMin, p1->m_aabbMax))
-                continue;
-            const int a = m.partOfProxy[static_cast<std::size_t>(p0->m_uniqueId)];
-            const int b = m.partOfProxy[static_cast<std::size_t>(p1->m_uniqueId)];
+            Impl::PairParts& known = m.pairParts[k];
+            if (known.proxy0 != pair.m_pProxy0 || known.proxy1 != pair.m_pProxy1)
+                known = {pair.m_pProxy0, pair.m_pProxy1,
+                         m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy0->m_uniqueId)],
+                         m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy1->m_uniqueId)]};
+            const int a = known.a, b = known.b;
+            const Impl::Box& boxA = m.boxes[static_cast<std::size_t>(a)];
+            const Impl::Box& boxB = m.boxes[static_cast<std::size_t>(b)];
+            if (!TestAabbAgainstAabb2(boxA.lo, boxA.hi, boxB.lo, boxB.hi)) continue;
             // (Bullet's needsCollision: not when neither part moves; nor when both are quiet:
             // their kept points are moved with them)
             if ((m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)]) ||
@@ -607,6 +633,9 @@ void CollisionWorld::Impl::collectPoint(Chunk& chunk, int a, int b, const btVect
 CollisionWorld::CollisionWorld(const SceneSpec& spec) : CollisionWorld(buildContactModel(spec)) {}
 
 CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_unique<Impl>(model)) {
+    // (the broadphase's leaves hold the boxes given them, no more: kBoxSlack)
+    static std::once_flag tightLeaves;
+    std::call_once(tightLeaves, [] { gDbvtMargin = 0.0; });
     Impl& m = *impl_;
     // A flat face on the ground plane gets its corner points in one query, not one point per
     // query accumulated over several steps: every vertex of a polyhedron near the plane, a
@@ -630,6 +659,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.group.assign(m.model.parts.size(), 0);
     m.mask.assign(m.model.parts.size(), 0);
     m.moved.assign(m.model.parts.size(), 1);
+    m.boxes.assign(m.model.parts.size(), {btVector3(0, 0, 0), btVector3(0, 0, 0)});
+    m.heldBox.assign(m.model.parts.size(), {btVector3(0, 0, 0), btVector3(0, 0, 0)});
     m.asleep.assign(m.model.parts.size(), 0);
     m.shapeClass.assign(m.model.parts.size(), ShapeClass::Other);
     m.still.assign(m.model.parts.size(), 0);
@@ -687,6 +718,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         m.ground[i] = part.ground;
         m.quiet[i] = part.ground;
         m.proxyOfPart[i] = static_cast<btDbvtProxy*>(m.objectOfPart[i]->getBroadphaseHandle());
+        m.boxes[i] = m.heldBox[i] = {m.proxyOfPart[i]->m_aabbMin, m.proxyOfPart[i]->m_aabbMax};
         const auto id =
             static_cast<std::size_t>(m.objectOfPart[i]->getBroadphaseHandle()->m_uniqueId);
         if (m.partOfProxy.size() <= id) m.partOfProxy.resize(id + 1, -1);
@@ -764,10 +796,9 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // cubes 1 cm apart, Bullet's padding sent each cube's 26 neighbours to the narrow phase; this
     // sends the ones it touches.
     // (the boxes on the threads for many parts, then put in the broadphase's tree in turn)
-    const auto changed = [&m](std::size_t i) {
-        return m.moved[i] && m.objectOfPart[i] && !m.ground[i];  // (the ground's set once)
-    };
-    m.boxes.resize(m.objectOfPart.size());
+    // (the ground's on the first query only, padded as the others')
+    const auto changed = [&m](std::size_t i) { return m.moved[i] && m.objectOfPart[i]; };
+    // A box still inside the one its proxy holds is not given to the broadphase again.
     runRanges(m.objectOfPart.size(), kParallelBoxes, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             if (!changed(i)) continue;
@@ -777,24 +808,34 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
             const btVector3 padding(pad, pad, pad);
             box.lo -= padding;
             box.hi += padding;
+            Impl::Box& held = m.heldBox[i];
+            m.moved[i] = 0;
+            if (held.lo.x() <= box.lo.x() && held.lo.y() <= box.lo.y() &&
+                held.lo.z() <= box.lo.z() && box.hi.x() <= held.hi.x() &&
+                box.hi.y() <= held.hi.y() && box.hi.z() <= held.hi.z())
+                continue;
+            held.lo = box.lo - kBoxSlack * padding;
+            held.hi = box.hi + kBoxSlack * padding;
+            m.moved[i] = 2;  // (its proxy to be given `held`)
         }
     });
     // (Bullet's setAabb reads a part's proxy and its tree leaf, two allocations of their own:
     // at 10,000 parts each was a cache miss, most of its time. Both are fetched some parts
     // ahead: the proxy, then its leaf.)
+    m.toSet.clear();
+    for (std::size_t i = 0; i < m.objectOfPart.size(); ++i)
+        if (m.moved[i] == 2) m.toSet.push_back(i);
     constexpr std::size_t kAhead = 8;
     const std::size_t objects = m.objectOfPart.size();
-    bool boxesSet = false;
-    for (std::size_t i = 0; i < objects; ++i) {
-        if (i + 2 * kAhead < objects && m.proxyOfPart[i + 2 * kAhead])
-            __builtin_prefetch(m.proxyOfPart[i + 2 * kAhead]);
-        if (i + kAhead < objects && m.proxyOfPart[i + kAhead])
-            __builtin_prefetch(m.proxyOfPart[i + kAhead]->leaf);
-        if (!changed(i)) continue;
+    const std::size_t setting = m.toSet.size();
+    for (std::size_t k = 0; k < setting; ++k) {
+        if (k + 2 * kAhead < setting) __builtin_prefetch(m.proxyOfPart[m.toSet[k + 2 * kAhead]]);
+        if (k + kAhead < setting) __builtin_prefetch(m.proxyOfPart[m.toSet[k + kAhead]]->leaf);
+        const std::size_t i = m.toSet[k];
         m.moved[i] = 0;
-        m.broadphase.setAabb(m.proxyOfPart[i], m.boxes[i].lo, m.boxes[i].hi, &m.dispatcher);
-        boxesSet = true;
+        m.broadphase.setAabb(m.proxyOfPart[i], m.heldBox[i].lo, m.heldBox[i].hi, &m.dispatcher);
     }
+    const bool boxesSet = setting > 0;
     // (no box set: the same pairs as the last query; nothing but the ground and sleeping parts:
     // no pair for the narrow phase — a sleeping pile's step looks at none of its pairs)
     if (boxesSet) m.broadphase.calculateOverlappingPairs(&m.dispatcher);

@@ -224,6 +224,58 @@ bool samePoints(const ContactQuery& a, const ContactQuery& b) {
     return true;
 }
 
+// A part's broadphase proxy holds a box grown beyond its own, so that a part barely moving is
+// not put into the broadphase's tree again step after step: a ball creeping 0.2 mm a query
+// toward a cube, into it, out of reach of the slab and back, and then sent away at once, has
+// at every query the points a world made at these poses finds (and none beyond the margin).
+// The slab, a ground part, meets the ball up to the whole margin, as any part does (a ground
+// box left unpadded sees the ball within 2.5 mm only: 12 queries fewer).
+TEST(CollisionWorld, APartCreepingFromQueryToQueryHasThePointsAFreshWorldFinds) {
+    SceneSpec spec = sphereOverSlab(0.2);
+    Part cube;
+    cube.id = spec.newId();
+    cube.name = "cube";
+    Shape box;
+    box.type = ShapeType::Box;
+    box.size = Vec3(0.2, 0.2, 0.2);
+    cube.shapes = {box};
+    cube.X_WP.p = Vec3(0.0, -0.2, 0.1);
+    spec.parts.push_back(cube);
+    CollisionWorld creeping(spec);
+    const double margin = 0.005;
+    // The ball's path: from 30.1 mm clear of the cube's face (x = 0.1) into it by 2 mm, then up
+    // from 0.1 mm above the slab to 12 mm above, then a jump of 0.5 m and back.
+    std::vector<Vec3> path;
+    for (int k = 0; k <= 160; ++k) path.emplace_back(0.2301 - 0.0002 * k, -0.2, 0.1001);
+    for (int k = 1; k <= 60; ++k) path.emplace_back(0.198, -0.2, 0.1001 + 0.0002 * k);
+    path.emplace_back(0.698, -0.2, 0.1121);
+    path.emplace_back(0.198, -0.2, 0.1121);
+    int withCube = 0, withSlab = 0;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        Transform X;
+        X.p = path[k];
+        creeping.setPartPose(1, X);
+        const ContactQuery found = creeping.query(margin, {});
+        SceneSpec here = spec;
+        here.parts[1].X_WP = X;
+        CollisionWorld fresh(here);
+        const ContactQuery expected = fresh.query(margin, {});
+        ASSERT_TRUE(samePoints(found, expected))
+            << "query " << k << ": " << found.points.size() << " points, a fresh world "
+            << expected.points.size();
+        for (const ContactPoint& c : found.points) {
+            EXPECT_GE(c.depth, -margin - 1e-12) << k;
+            const bool ball = c.partA == 1 || c.partB == 1;
+            withCube += ball && (c.partA == 2 || c.partB == 2);
+            withSlab += ball && (c.partA == 0 || c.partB == 0);
+        }
+    }
+    // One point a query: with the cube from x = 0.205 on (35 queries of the creep, the 60 up
+    // and the one after the jump back), with the slab until 5 mm above it (161 and 24).
+    EXPECT_EQ(withCube, 35 + 60 + 1);
+    EXPECT_EQ(withSlab, 161 + 24);
+}
+
 // Bullet answers a pure geometric query: what a query returns depends on the poses and the
 // points passed in, not on the queries the world answered before.
 TEST(CollisionWorld, AQueryDependsOnThePosesAndTheGivenPointsOnly) {
