@@ -134,6 +134,20 @@ struct CoarseBlock {
     Eigen::Matrix<double, 6, 6> value;
 };
 
+// The coarse system's factorisation, and what it will cost.
+class CoarseLdlt : public Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower,
+                                                Eigen::NaturalOrdering<int>> {
+public:
+    // After analyzePattern(): the factorisation's flops, about Σ over the factor's columns of
+    // their entries squared.
+    double factorFlops() const {
+        double flops = 0.0;
+        for (Eigen::Index j = 0; j < m_nonZerosPerCol.size(); ++j)
+            flops += static_cast<double>(m_nonZerosPerCol[j]) * m_nonZerosPerCol[j];
+        return flops;
+    }
+};
+
 // The coarse system's storage and factorisation, kept between solves (a step's contact solve
 // and the next one's) on each thread: no allocation, and no new ordering while the contact
 // graph is unchanged.
@@ -148,8 +162,8 @@ struct CoarseWork {
     std::vector<int> newOf;
     std::vector<std::pair<int, int>> pattern, orderedPattern;
     Eigen::SparseMatrix<double> A;
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>>
-        ldlt;
+    CoarseLdlt ldlt;
+    double factorFlops = 0.0;  // ldlt's, for the pattern it analysed
 };
 
 // Coarse corrections given back are tried again (every kCoarseEvery sweeps) on islands of up to
@@ -166,6 +180,14 @@ constexpr int kPositionSweeps = 8;
 // interfaces, spent 15 Mflop on each and had nearly all given back: 2.5× the step.)
 constexpr Eigen::Index kDenseCoarseUpTo = 64;
 constexpr std::size_t kDenseRetryUpTo = 16;
+// Free parts: a coarse correction is not made when building or factorising its system would
+// cost more than every sweep the solve may take (a sweep: ~150 flops a row), nor when its
+// interfaces share parts with more than kCoarseBlocksPer others on average (parts started
+// inside one another: 100 boxes in one place touch 99 each, a system of 30,000 unknowns whose
+// factor filled in to 3.6 GB and took minutes a step; a pile's interface has about ten).
+constexpr double kSweepFlopsPerRow = 150.0;
+constexpr double kFlopsPerBlock = 500.0;
+constexpr double kCoarseBlocksPer = 64.0;
 
 // Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
 void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,
@@ -712,6 +734,17 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     if (f.bodyB >= 0)
                         onBody[static_cast<std::size_t>(f.bodyB)].push_back(static_cast<int>(k));
                 }
+                const double budget = kSweepFlopsPerRow * 3.0 * static_cast<double>(size) *
+                                      static_cast<double>(std::max(maxIterations, 1));
+                double blockCount = 0.0;  // (an interface's own block counted twice)
+                for (const int body : *islandBodies) {
+                    const auto d =
+                        static_cast<double>(onBody[static_cast<std::size_t>(body)].size());
+                    blockCount += 0.5 * d * (d + 1.0);
+                }
+                if (blockCount > kCoarseBlocksPer * static_cast<double>(m) ||
+                    blockCount * kFlopsPerBlock > budget)
+                    return false;
                 // Its blocks (row k ≥ column l, interfaces sharing a part), in column order.
                 CoarseWork& work = coarseWork();
                 work.blocks.clear();
@@ -821,9 +854,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 // rest: every step).
                 if (work.outer != work.patternOuter || work.inner != work.patternInner) {
                     work.ldlt.analyzePattern(A);
+                    work.factorFlops = work.ldlt.factorFlops();
                     work.patternOuter = work.outer;
                     work.patternInner = work.inner;
                 }
+                if (work.factorFlops > budget) return false;
                 work.ldlt.factorize(A);
                 if (work.ldlt.info() != Eigen::Success) {
                     work.patternOuter.clear();

@@ -254,5 +254,90 @@ TEST(ContactSolvers, ReportTheStepsWhosePgsSolveDidNotConverge) {
     EXPECT_GT(out.contactSolver.residual, 1e-9);
 }
 
+// Free parts of 1 kg (inertia 0.1 kg·m² about each axis, frames along the world's) touching at
+// the given pairs (A < B, A = −1 the ground): four points a pair, around the middle of their
+// centres, pushing along the line from A's centre to B's (up from the ground), friction 0.5.
+ContactProblem touchingParts(const std::vector<Vec3>& centres,
+                             const std::vector<std::pair<int, int>>& pairs) {
+    ContactProblem p;
+    for (const auto& [a, b] : pairs) {
+        const Vec3 from = a < 0 ? Vec3(centres[static_cast<std::size_t>(b)].x(),
+                                       centres[static_cast<std::size_t>(b)].y(), -0.5)
+                                : centres[static_cast<std::size_t>(a)];
+        const Vec3 to = centres[static_cast<std::size_t>(b)];
+        const Vec3 n = (to - from).normalized();
+        const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+        const Vec3 middle = 0.5 * (from + to);
+        for (int corner = 0; corner < 4; ++corner) {
+            const Vec3 point =
+                middle + 0.2 * ((corner & 1 ? 1.0 : -1.0) * t1 + (corner & 2 ? 1.0 : -1.0) * t2);
+            ContactRows c;
+            c.bodyA = a;
+            c.bodyB = b;
+            c.friction = 0.5;
+            const Vec3 directions[3] = {n, t1, t2};
+            for (int side = 0; side < 2; ++side) {
+                const int body = side == 0 ? a : b;
+                if (body < 0) continue;
+                const Vec3 arm = point - centres[static_cast<std::size_t>(body)];
+                for (int r = 0; r < 3; ++r)
+                    c.J[r][side] << (side == 0 ? -1.0 : 1.0) * directions[r],
+                        (side == 0 ? -1.0 : 1.0) * arm.cross(directions[r]);
+                c.Minv[side] << 1.0, 1.0, 1.0, 10.0, 10.0, 10.0;
+            }
+            p.contacts.push_back(c);
+        }
+    }
+    return p;
+}
+
+// The coarse correction carries a stack's weight down in few sweeps, and is not made where its
+// system would cost more than every sweep of the solve: 40 parts pressed together, each
+// touching all the others (as parts started inside one another do), give 780 interfaces each
+// sharing a part with 76 others, a system whose factor fills in to 4,680 unknowns square (about
+// 3e10 flops a correction, against 1.4e8 for 100 sweeps of their 3,120 contacts). Both solves
+// give pushing impulses within the friction limits and finite velocities.
+TEST(ContactSolvers, CoarseCorrectionsAreMadeWhereTheyPayOnly) {
+    constexpr int kStack = 30, kPressed = 40;
+    struct Case {
+        std::vector<Vec3> centres;
+        std::vector<std::pair<int, int>> pairs;
+        Eigen::VectorXd v;
+    };
+    Case stack, pressed;
+    stack.v = Eigen::VectorXd::Zero(6 * kStack);
+    for (int i = 0; i < kStack; ++i) {
+        stack.centres.emplace_back(0.0, 0.0, i);
+        stack.pairs.emplace_back(i - 1, i);
+        stack.v(6 * i + 2) = -9.81e-3;  // a millisecond of gravity
+    }
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    pressed.v = Eigen::VectorXd::Zero(6 * kPressed);
+    for (int i = 0; i < kPressed; ++i) {
+        pressed.centres.emplace_back(uniform(random), uniform(random), uniform(random));
+        pressed.v.segment<3>(6 * i) = -0.1 * pressed.centres.back();  // (towards the others)
+        for (int j = 0; j < i; ++j) pressed.pairs.emplace_back(j, i);
+    }
+    for (Case* c : {&stack, &pressed}) {
+        ContactProblem problem = touchingParts(c->centres, c->pairs);
+        const ContactSolveReport report =
+            solvePgs(problem, c->v, 100, 1e-6, /*coarse=*/true, nullptr);
+        if (c == &stack)
+            EXPECT_GT(report.coarseSteps, 0);
+        else
+            EXPECT_EQ(report.coarseSteps, 0);
+        EXPECT_TRUE(c->v.allFinite());
+        double pushed = 0.0;
+        for (const ContactRows& row : problem.contacts) {
+            EXPECT_GE(row.impulse[0], 0.0);
+            EXPECT_LE(std::hypot(row.impulse[1], row.impulse[2]),
+                      std::sqrt(2.0) * 0.5 * row.impulse[0] * (1 + 1e-9) + 1e-12);
+            pushed += row.impulse[0];
+        }
+        EXPECT_GT(pushed, 0.0);
+    }
+}
+
 }  // namespace
 }  // namespace engine::contact
