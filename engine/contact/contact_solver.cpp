@@ -187,7 +187,7 @@ constexpr std::size_t kDenseRetryUpTo = 16;
 // factor filled in to 3.6 GB and took minutes a step; a pile's interface has about ten).
 constexpr double kSweepFlopsPerRow = 150.0;
 constexpr double kFlopsPerBlock = 500.0;
-constexpr double kCoarseBlocksPer = 64.0;
+constexpr double kCoarseBlocksPer = 24.0;
 
 // Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
 void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,

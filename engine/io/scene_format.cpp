@@ -216,6 +216,7 @@ std::vector<ObjectFormat> describe() {
         {"restitutionThreshold", "number, m/s", "number >=0", "0.05", "no", "0.05", "impacts slower than this are plastic"},
         {"stabilization", "number, 0–1", "number 0..1", "0.2", "no", "0.2", "fraction of a penetration (beyond `slop`) pushed out per step"},
         {"slop", "number, m", "number >=0", "1e-5", "no", "1e-5", "penetration left alone (keeps resting contact still)"},
+        {"pushSpeed", "number, m/s", "number >0", "1", "no", "1", "the fastest a penetration is pushed out: parts started inside one another come apart at this speed, not at a fifth of their overlap a step"},
         {"stiffness", "number, N/m", "number >=0", "0", "no", "0", "soft contact when > 0: normal force k·depth + c·(rate of penetration)"},
         {"damping", "number, N·s/m", "number >=0", "0", "no", "0", "soft contact's damping c"},
         {"frequency", "number, Hz", "number >=0", "0", "no", "0", "soft contact as users think of it, when > 0: every contact rings at this frequency with `dampingRatio` whatever the masses (k = m ω², c = 2 ζ m ω, ω = 2π f, m the contact's effective mass along its normal; Box2D v3's contact hertz, MuJoCo's solref). A resting part sinks g / ω² (2.5 mm at 10 Hz). Either this or `stiffness`/`damping` (minor version 3)"},

@@ -1110,9 +1110,10 @@ public:
              {std::pair{"tolerance", &ct.tolerance}, std::pair{"margin", &ct.margin},
               std::pair{"restitutionThreshold", &ct.restitutionThreshold},
               std::pair{"stabilization", &ct.stabilization}, std::pair{"slop", &ct.slop},
-              std::pair{"stiffness", &ct.stiffness}, std::pair{"damping", &ct.damping},
-              std::pair{"frequency", &ct.frequency}, std::pair{"dampingRatio", &ct.dampingRatio},
-              std::pair{"sleepTime", &ct.sleepTime}, std::pair{"sleepSpeed", &ct.sleepSpeed}})
+              std::pair{"pushSpeed", &ct.pushSpeed}, std::pair{"stiffness", &ct.stiffness},
+              std::pair{"damping", &ct.damping}, std::pair{"frequency", &ct.frequency},
+              std::pair{"dampingRatio", &ct.dampingRatio}, std::pair{"sleepTime", &ct.sleepTime},
+              std::pair{"sleepSpeed", &ct.sleepSpeed}})
             if (const json* v = optional(j, key)) number(*v, at + "/" + key, *target);
         if (const json* pairs = optional(j, "pairs"); pairs && isArray(*pairs, at + "/pairs")) {
             for (std::size_t k = 0; k < pairs->size(); ++k) {

@@ -1540,6 +1540,8 @@ Diagnostics validate(const SceneSpec& spec) {
                         numberText(ct.margin, 10));
     check.positive("/contact/sleepSpeed", ct.sleepSpeed,
                    "speed under which a part is at rest (m/s)");
+    check.positive("/contact/pushSpeed", ct.pushSpeed,
+                   "the fastest a penetration is pushed out (m/s)");
     if (!std::isfinite(ct.stabilization) || ct.stabilization < 0.0 || ct.stabilization > 1.0)
         check.error("/contact/stabilization",
                     "must be between 0 and 1, got " + numberText(ct.stabilization, 10));

@@ -679,6 +679,7 @@ struct ContactSettings {
     double restitutionThreshold = 0.05;  // slower impacts are plastic [m/s]
     double stabilization = 0.2;          // fraction of penetration (beyond slop) removed per step
     double slop = 1e-5;                  // penetration left alone [m]
+    double pushSpeed = 1.0;              // the fastest a penetration is pushed out [m/s]
     double stiffness = 0.0;              // soft contact when > 0 [N/m] (seed 003 §0.11)
     double damping = 0.0;                // soft contact damping [N·s/m]
     // Soft contact said as users think of it (as Box2D v3's contact hertz and MuJoCo's solref

@@ -1717,6 +1717,8 @@ void sceneFields(FieldList& b) {
             &engine::ContactSettings::stabilization);
     contact(tr("Slop"), QStringLiteral("m"), QStringLiteral("contact.slop"),
             &engine::ContactSettings::slop);
+    contact(tr("Push-out speed"), QStringLiteral("m/s"), QStringLiteral("contact.pushSpeed"),
+            &engine::ContactSettings::pushSpeed);
     contact(tr("Contact stiffness"), QStringLiteral("N/m"), QStringLiteral("contact.stiffness"),
             &engine::ContactSettings::stiffness);
     contact(tr("Contact damping"), QStringLiteral("N·s/m"), QStringLiteral("contact.damping"),

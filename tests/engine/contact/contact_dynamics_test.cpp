@@ -55,6 +55,47 @@ TEST(ContactDynamics, BoxRestsOnTheGroundCarryingItsWeight) {
     EXPECT_NEAR(run.position(0).z(), 0.05, 1e-3);
 }
 
+// A penetration is pushed out by the positions at a fifth of its depth a step, but no faster
+// than the scene's pushSpeed: two boxes weightless and 5 cm into each other (a fifth a
+// millisecond: 10 m/s) come apart at 0.5 m/s, 0.5 mm a step, and keep no velocity; 30 boxes
+// started in one place on the floor come apart into a heap no faster than a fall from it (at
+// 20 m/s, flying off 20 m high, when pushed out at a fifth of their overlap).
+TEST(ContactDynamics, PartsStartedInsideOneAnotherComeApartAtThePushSpeed) {
+    {
+        SceneSpec spec = test::contactScene();
+        spec.gravity = Vec3::Zero();
+        spec.contact.pushSpeed = 0.5;
+        Transform X;
+        X.p = Vec3(0.0, 0.0, 1.0);
+        test::addBox(spec, "left", Vec3::Constant(0.1), X);
+        X.p.x() = 0.05;
+        test::addBox(spec, "right", Vec3::Constant(0.1), X);
+        Sim run(spec);
+        for (int step = 1; step <= 20; ++step) {
+            ASSERT_TRUE(run.to(1e-3 * step));
+            EXPECT_NEAR(run.position(1).x() - run.position(0).x(), 0.05 + 5e-4 * step, 1e-6)
+                << step;
+        }
+        EXPECT_LT(run.maxSpeed(), 1e-9);
+    }
+    SceneSpec spec = test::contactScene();
+    for (int k = 0; k < 30; ++k) {
+        Transform X;
+        X.p = Vec3(0.001 * (k % 7), 0.001 * (k % 5), 0.06 + 0.0005 * k);
+        test::addBox(spec, "box" + std::to_string(k), Vec3::Constant(0.1), X);
+    }
+    Sim run(spec);
+    double fastest = 0.0, highest = 0.0;
+    for (int sample = 1; sample <= 40; ++sample) {
+        ASSERT_TRUE(run.to(0.01 * sample));
+        fastest = std::max(fastest, run.maxSpeed());
+        for (int b = 0; b < 30; ++b) highest = std::max(highest, run.position(b).z());
+    }
+    EXPECT_LT(fastest, 4.0);  // (a fall of 0.8 m)
+    EXPECT_LT(highest, 0.8);
+    EXPECT_GT(highest, 0.3);  // (a heap, some three boxes high)
+}
+
 // Turned by `angle` about the y axis.
 Quat aboutY(double angle) {
     return Quat(Eigen::AngleAxisd(angle, Vec3::UnitY()));
