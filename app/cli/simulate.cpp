@@ -176,6 +176,10 @@ int runSimulateFor(const SimulateOptions& options, engine::SceneSpec& spec) {
             return kExitInvalidInput;
         }
     }
+    // Parts that started inside one another are said, the deepest pair named.
+    if (const engine::RunStatistics& stats = snapshot->statistics; stats.startOverlaps > 0)
+        std::cerr << "motus-cli: warning: " << stats.startOverlapText << " (" << options.scene
+                  << ")\n";
     // A contact solve that stopped at its sweep limit is not an error, but it is said.
     const engine::Recording& recording = sim.recording();
     if (recording.size() > 0 && compiled.model->contact.enabled) {

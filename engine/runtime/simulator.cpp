@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/analysis/start_overlaps.h"
+#include "engine/math/number_text.h"
+#include "engine/model/model.h"
+
 namespace engine {
 namespace {
 
@@ -238,6 +242,9 @@ void Simulator::reset() {
         statistics_.liftOffTime = -1.0;
         statistics_.liftOffJoint.clear();
         liftOffs_->reset();
+        overlapsChecked_ = false;
+        statistics_.startOverlaps = 0;
+        statistics_.startOverlapText.clear();
         statistics_.energyDrift = statistics_.energyScale = 0.0;
         statistics_.energyDriftTime = -1.0;
         statistics_.sensorEvents.clear();
@@ -283,6 +290,7 @@ void Simulator::rerunFrom(std::size_t frame, std::shared_ptr<const Model> model)
             dynamics_->restore(state);
         }
         currentFrame_ = frame;
+        if (frame == 0) overlapsChecked_ = false;  // (the run from its first frame again)
         error_.clear();
         errorEntities_.clear();
         notice_.clear();
@@ -338,6 +346,9 @@ void Simulator::advanceOneOutput() {
         stoppedBy_.clear();
         notice_.clear();
     }
+    // Parts that start inside one another are said once, as the run leaves its first frame.
+    if (!overlapsChecked_ && currentFrame_ == 0) checkStartOverlaps();
+    overlapsChecked_ = true;
     const long stepsBefore = dynamics_->statistics().steps;
     if (Status s = dynamics_->advance(tNext); !s.ok) {
         fail(s);
@@ -436,6 +447,36 @@ void Simulator::advanceOneOutput() {
     if (mode_ == RunMode::AsFastAsPossible && dynamics_->state().t >= runToTime_ - 1e-12)
         mode_ = RunMode::Paused;
     if (mode_ == RunMode::Paused || now - lastPublish_ >= kPublishInterval) publish();
+}
+
+void Simulator::checkStartOverlaps() {
+    const StartOverlaps found = findStartOverlaps(*model_, dynamics_->state());
+    statistics_.startOverlaps = found.pairs;
+    statistics_.startOverlapDepth = found.depth;
+    statistics_.startOverlapThreshold = found.threshold;
+    statistics_.startOverlapPartA.clear();
+    statistics_.startOverlapPartB.clear();
+    statistics_.startOverlapText.clear();
+    if (found.pairs == 0) return;
+    const std::string& a = model_->parts[static_cast<std::size_t>(found.partA)].name;
+    const std::string& b = model_->parts[static_cast<std::size_t>(found.partB)].name;
+    statistics_.startOverlapPartA = a;
+    statistics_.startOverlapPartB = b;
+    const ContactSettings& contact = model_->contact.settings;
+    std::string text = "parts '" + a + "' and '" + b + "' start " +
+                       numberText(found.depth, 3, "m") + " inside one another";
+    if (found.pairs > 1)
+        text += " (" + std::to_string(found.pairs - 1) + " more pair" +
+                (found.pairs > 2 ? "s" : "") + " of parts deeper than " +
+                numberText(found.threshold, 3, "m") + ")";
+    text += ": contact pushes them apart";
+    if (contact.stiffness <= 0.0)
+        text += " at up to the push-out speed (contact.pushSpeed, " +
+                numberText(contact.pushSpeed, 3, "m/s") + ")";
+    text +=
+        ", so the run does not start from the scene as placed; move them apart, or switch "
+        "contact between them off (a contact pair with enabled false)";
+    statistics_.startOverlapText = text;
 }
 
 std::vector<Transform> Simulator::partPosesAt(const Eigen::VectorXd& q) const {

@@ -67,6 +67,14 @@ struct RunStatistics {
     double energyDrift = 0.0;
     double energyScale = 0.0;
     double energyDriftTime = -1.0;
+    // Parts that started the run inside one another (findStartOverlaps, as the run left its
+    // first frame): the pairs deeper than the slop and one step's push-out, the deepest [m] and
+    // its two parts' names. Contact pushes them apart; the user is told.
+    std::size_t startOverlaps = 0;
+    double startOverlapDepth = 0.0;
+    double startOverlapThreshold = 0.0;
+    std::string startOverlapPartA, startOverlapPartB;
+    std::string startOverlapText;  // what the user is told, "" when no pair is
     // The coordinates the run steps in (ForwardDynamics::formulation): joint coordinates (the
     // recursive formulation) or the parts' poses (maximal), and why.
     bool jointCoordinates = false;
@@ -168,6 +176,7 @@ private:
     bool recorded(const State& state, const Outputs& outputs);  // to the sink; false: failed
     bool replaying() const;  // the current frame is before the end of the recording
     void watchEnergy(const Outputs& outputs);  // RunStatistics::energyDrift
+    void checkStartOverlaps();                 // RunStatistics::startOverlaps
     double outputInterval() const;
 
     // Engine-thread state.
@@ -182,6 +191,7 @@ private:
     bool playStartedInRecording_ = false;     // set by play(): loop playback wraps only then
     bool replayOnly_ = false;                 // see setReplayOnly()
     bool nearSingular_ = false;               // at the last output step (RunStatistics)
+    bool overlapsChecked_ = false;            // RunStatistics::startOverlaps, for this run
     std::unique_ptr<LiftOffWatch> liftOffs_;  // RunStatistics::liftOffs
     std::unique_ptr<BranchWatch> branches_;   // of the model run (RunStatistics::branchChanges)
     bool energyConserved_ = false;            // the balance is a conserved quantity (RunStatistics)

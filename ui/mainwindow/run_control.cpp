@@ -411,6 +411,19 @@ void RunControl::warnAbout(const engine::RunStatistics& stats) {
                "change branch; check the lengths, or plot the reactions around it.")
                 .arg(stats.lastSingularTime, 0, 'f', 3));
     }
+    // Parts that start the run inside one another are said once per run, the deepest pair
+    // highlighted: what the run shows first is contact pushing them apart.
+    if (stats.startOverlaps == 0) startOverlapsTold_ = false;  // a new run
+    if (stats.startOverlaps > 0 && !startOverlapsTold_) {
+        startOverlapsTold_ = true;
+        std::vector<engine::EntityId> entities;
+        if (const engine::SceneSpec* scene = parts_.document->scene())
+            for (const std::string& name : {stats.startOverlapPartA, stats.startOverlapPartB})
+                if (const engine::Part* part = scene->findPart(name)) entities.push_back(part->id);
+        QString text = QString::fromStdString(stats.startOverlapText);
+        if (!text.isEmpty()) text[0] = text[0].toUpper();
+        parts_.messages->add(MessageSeverity::Warning, text + tr("."), entities);
+    }
     // A follower leaving its cam is said once per run, when it first does.
     if (stats.liftOffTime < 0.0) liftOffTold_ = false;  // a new run
     if (stats.liftOffTime >= 0.0 && !liftOffTold_) {

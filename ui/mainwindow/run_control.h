@@ -116,11 +116,12 @@ private:
     QString analysisName_;                             // what the run computes: Dynamics, ...
     const engine::Recording* savedRun_ = nullptr;      // noteRunSaved()
     std::size_t savedRunFrames_ = 0;
-    long singularTold_ = 0;         // singular passages of the run the user was told of
-    bool branchTold_ = false;       // the run's change of branch was said
-    bool liftOffTold_ = false;      // the run's first lift-off of a cam's follower was said
-    bool energyDriftTold_ = false;  // the run's energy drift was said
-    double runStartTime_ = -1.0;    // simulated time when the current run-to began
+    long singularTold_ = 0;           // singular passages of the run the user was told of
+    bool branchTold_ = false;         // the run's change of branch was said
+    bool startOverlapsTold_ = false;  // the run's parts started inside one another: said
+    bool liftOffTold_ = false;        // the run's first lift-off of a cam's follower was said
+    bool energyDriftTold_ = false;    // the run's energy drift was said
+    double runStartTime_ = -1.0;      // simulated time when the current run-to began
 };
 
 }  // namespace ui

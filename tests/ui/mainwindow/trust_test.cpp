@@ -502,6 +502,37 @@ TEST_F(TrustTest, ASingularPassageIsSaid) {
 namespace ui {
 namespace {
 
+// Parts placed inside one another: the run says so as it leaves its first frame, naming the
+// deepest pair and highlighting it; a pile set down apart says nothing.
+TEST_F(TrustTest, PartsStartedInsideOneAnotherAreSaid) {
+    auto warning = [&] {
+        for (int k = 0; k < window.messages()->count(); ++k)
+            if (window.messages()->item(k)->text().contains("inside one another"))
+                return window.messages()->item(k)->text();
+        return QString();
+    };
+    ASSERT_TRUE(
+        window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/box_pile.json")));
+    ASSERT_TRUE(runTo(0.05));
+    QTest::qWait(100);
+    EXPECT_TRUE(warning().isEmpty()) << "the example pile starts 1 cm apart";
+    ASSERT_TRUE(window.files()->openScene(
+        QStringLiteral(MOTUS_SOURCE_DIR "/tests/ui/data/overlapping_boxes.json")));
+    ASSERT_TRUE(runTo(0.05));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !warning().isEmpty(); }, 3000));
+    EXPECT_TRUE(warning().startsWith("Parts 'left' and 'right' start 0.03 m inside one another"))
+        << warning().toStdString();
+    EXPECT_EQ(window.session()->snapshot()->statistics.startOverlaps, 1u);
+    const engine::SceneSpec* scene = window.document()->scene();
+    ASSERT_TRUE(scene);
+    const std::vector<quint64>& highlighted = window.viewport()->selection();
+    for (const char* name : {"left", "right"})
+        EXPECT_NE(
+            std::find(highlighted.begin(), highlighted.end(), quint64(scene->findPart(name)->id)),
+            highlighted.end())
+            << name << " is highlighted";
+}
+
 // A scene with an end time: Play stops there (it ran until paused), and the timeline says
 // where the run ends.
 TEST_F(TrustTest, PlayStopsAtTheScenesEndTime) {
