@@ -10,11 +10,12 @@
 
 namespace engine {
 
-StartOverlaps findStartOverlaps(const Model& model, const State& state) {
+StartOverlaps findStartOverlaps(const Model& model, const State& state, double threshold) {
     StartOverlaps found;
     if (!model.contact.enabled) return found;
     const ContactSettings& settings = model.contact.settings;
-    found.threshold = settings.slop + settings.pushSpeed * model.settings.stepSize;
+    found.threshold =
+        threshold >= 0.0 ? threshold : settings.slop + settings.pushSpeed * model.settings.stepSize;
     if (state.q.size() < static_cast<Eigen::Index>(7 * model.bodies.size())) return found;
     contact::CollisionWorld world(model.contact);
     for (std::size_t p = 0; p < model.parts.size(); ++p) {
@@ -33,6 +34,7 @@ StartOverlaps findStartOverlaps(const Model& model, const State& state) {
     }
     found.pairs = deepest.size();
     for (const auto& [pair, depth] : deepest) {
+        found.each.emplace_back(static_cast<int>(pair.first), static_cast<int>(pair.second));
         if (depth <= found.depth) continue;  // (ties: the first pair by index)
         found.depth = depth;
         found.partA = static_cast<int>(pair.first);

@@ -46,6 +46,7 @@
 
 #include "engine/import/import_reporter.h"
 #include "engine/import/inertia_fixup.h"
+#include "engine/import/link_overlaps.h"
 #include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
@@ -1341,6 +1342,8 @@ RobotImportResult importSdfFile(const std::string& path, const RobotImportOption
         spec.reset();
     }
     report.finish();
+    if (spec && !hasErrors(result.diagnostics))
+        switchOffOverlappingLinks(*spec, result.diagnostics);
     finishImport(std::move(spec), result);
     return result;
 }

@@ -22,6 +22,7 @@
 
 #include "engine/import/import_reporter.h"
 #include "engine/import/inertia_fixup.h"
+#include "engine/import/link_overlaps.h"
 #include "engine/import/resource_path.h"
 #include "engine/io/input_file.h"
 #include "engine/io/mesh_loader.h"
@@ -1022,6 +1023,8 @@ UrdfImportResult importUrdf(std::string_view text, const std::string& path,
     Reporter report(result.diagnostics);
     std::optional<SceneSpec> spec = buildScene(std::string(text), path, options, report);
     report.finish();
+    if (spec && !hasErrors(result.diagnostics))
+        switchOffOverlappingLinks(*spec, result.diagnostics);
     finishImport(std::move(spec), result);
     return result;
 }

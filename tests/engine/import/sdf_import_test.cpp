@@ -83,6 +83,42 @@ const char* kPendulum = R"(<?xml version="1.0"?>
 </sdf>
 )";
 
+// A base and the second link of the arm on it drawn 15 cm into one another (not jointed to each
+// other): contact between them is switched off at import, as for URDF (urdf_import_test.cpp).
+TEST(SdfImport, LinksThatOverlapWhereTheFilePlacesThemDoNotTouchEachOther) {
+    const std::string link = R"(
+      <inertial><mass>1</mass>
+        <inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz><ixy>0</ixy><ixz>0</ixz><iyz>0</iyz></inertia>
+      </inertial>
+      <collision name="shell"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision>)";
+    const RobotImportResult r = importText(R"(<?xml version="1.0"?>
+<sdf version="1.8">
+  <model name="arm">
+    <link name="base"><pose>0 0 1 0 0 0</pose>)" +
+                                           link + R"(</link>
+    <link name="upper"><pose>0.3 0 1 0 0 0</pose>)" +
+                                           link + R"(</link>
+    <link name="lower"><pose>0.05 0 1 0 0 0</pose>)" +
+                                           link + R"(</link>
+    <joint name="bolt" type="fixed"><parent>world</parent><child>base</child></joint>
+    <joint name="shoulder" type="revolute"><parent>base</parent><child>upper</child>
+      <axis><xyz>0 1 0</xyz></axis></joint>
+    <joint name="elbow" type="revolute"><parent>upper</parent><child>lower</child>
+      <axis><xyz>0 1 0</xyz></axis></joint>
+  </model>
+</sdf>
+)");
+    ASSERT_TRUE(r.scene) << listed(r);
+    ASSERT_EQ(r.scene->contact.pairs.size(), 1u);
+    const ContactPairSpec& pair = r.scene->contact.pairs.front();
+    EXPECT_EQ(pair.partA + "/" + pair.partB, "base/lower");
+    EXPECT_FALSE(pair.enabled);
+    EXPECT_TRUE(mentions(r, Severity::Warning,
+                         "1 pair of links overlaps where the file places them ('base' and "
+                         "'lower'): contact between them is switched off"))
+        << listed(r);
+}
+
 TEST(SdfImport, LinksBecomePartsAndJointsMeetAtTheirFramesWithTheirAxesInTheWorld) {
     const RobotImportResult r = importText(kPendulum);
     ASSERT_TRUE(r.scene) << listed(r);

@@ -14,10 +14,12 @@
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
+#include "engine/analysis/start_overlaps.h"
 #include "engine/import/inertia_fixup.h"
 #include "engine/io/scene_json.h"
 #include "engine/model/contact_model.h"
 #include "engine/model/model.h"
+#include "engine/state/state.h"
 #include "tests/support/robot_runs.h"
 #include "tests/support/simulation.h"
 #include "tests/support/temp_text_file.h"
@@ -551,6 +553,51 @@ TEST(UrdfImport, AChainOfTenThousandLinksImports) {
     EXPECT_EQ(s.parts.back().name, "l" + std::to_string(kLinks - 1));
     EXPECT_NEAR(s.parts.back().X_WP.p.z(), z, 1e-9);
     EXPECT_EQ(s.parts.back().markers.size(), 1u);  // its parent joint's marker only
+}
+
+// Links whose collision shapes overlap where the file places them (the Go1's four thigh motors
+// drawn inside its trunk, 11 mm deep) would push each other apart against their joints with
+// contact on: each such pair is a contact pair switched off, said once; with contact on, the
+// imported robot starts with no part inside another. An arm whose links are apart gets none.
+TEST(UrdfImport, LinksThatOverlapWhereTheFilePlacesThemDoNotTouchEachOther) {
+    const UrdfImportResult r = importUrdfFile(
+        MOTUS_SOURCE_DIR
+        "/tests/data/robots/urdf/example-robot-data/robots/go1_description/urdf/go1.urdf");
+    ASSERT_TRUE(r.scene);
+    SceneSpec spec = *r.scene;
+    std::vector<std::string> switched;
+    for (const ContactPairSpec& pair : spec.contact.pairs) {
+        EXPECT_FALSE(pair.enabled);
+        EXPECT_EQ(pair.name, "noTouch_" + pair.partA + "_" + pair.partB);
+        switched.push_back(pair.partA + "/" + pair.partB);
+    }
+    EXPECT_EQ(switched, (std::vector<std::string>{"trunk/FL_thigh_rotor", "trunk/FR_thigh_rotor",
+                                                  "trunk/RL_thigh_rotor", "trunk/RR_thigh_rotor"}));
+    int said = 0;
+    for (const Diagnostic& d : r.diagnostics)
+        said += d.severity == Severity::Warning &&
+                d.message.starts_with(
+                    "4 pairs of links overlap where the file places them "
+                    "('trunk' and 'FL_thigh_rotor', ");
+    EXPECT_EQ(said, 1);
+    const auto overlaps = [](SceneSpec s) {
+        s.contact.enabled = true;
+        const std::shared_ptr<const Model> model = test::compiled(s);
+        return findStartOverlaps(*model, initialState(*model), s.contact.slop);
+    };
+    EXPECT_EQ(overlaps(spec).pairs, 0u);
+    spec.contact.pairs.clear();  // as it was drawn
+    const StartOverlaps drawn = overlaps(spec);
+    EXPECT_EQ(drawn.pairs, 4u);
+    // (each rotor, 2 cm long about y, sits 0.15 mm inside the trunk's side face at y = 46.75 mm
+    // from its centre: 10.15 mm of it inside)
+    EXPECT_NEAR(drawn.depth, 0.01015, 1e-6);
+
+    const UrdfImportResult arm = importUrdfFile(kArm);
+    ASSERT_TRUE(arm.scene);
+    EXPECT_TRUE(arm.scene->contact.pairs.empty());
+    for (const Diagnostic& d : arm.diagnostics)
+        EXPECT_EQ(d.message.find("overlap"), std::string::npos) << d.message;
 }
 
 // A mass that is not a finite number is malformed: an error naming the link and the value,
