@@ -470,7 +470,7 @@ void Simulator::checkStartOverlaps() {
                 (found.pairs > 2 ? "s" : "") + " of parts deeper than " +
                 numberText(found.threshold, 3, "m") + ")";
     text += ": contact pushes them apart";
-    if (contact.stiffness <= 0.0)
+    if (contact.stiffness <= 0.0 && contact.frequency <= 0.0)  // (rigid: pushSpeed applies)
         text += " at up to the push-out speed (contact.pushSpeed, " +
                 numberText(contact.pushSpeed, 3, "m/s") + ")";
     text +=
