@@ -159,6 +159,11 @@ bool parseOverride(const std::string& text, SceneOverride& out, std::string& err
     return true;
 }
 
+namespace {
+SceneLoadResult overridden(std::string_view text, const std::string& baseDirectory,
+                           const std::vector<SceneOverride>& overrides);
+}  // namespace
+
 SceneLoadResult loadSceneFile(const std::string& path,
                               const std::vector<SceneOverride>& overrides) {
     SceneLoadResult plain = loadSceneFile(path);
@@ -177,14 +182,16 @@ SceneLoadResult loadSceneFile(const std::string& path,
         result.diagnostics.push_back({Severity::Error, "", "the scene file changed while read"});
         return result;
     }
-    return parseScene(text.str(), std::filesystem::path(path).parent_path().string(), overrides);
+    // (read as it is above: not a third time, each of its meshes loaded again)
+    return overridden(text.str(), std::filesystem::path(path).parent_path().string(), overrides);
 }
 
-SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory,
+namespace {
+
+// `text` (read without errors as it is: bounded, well-formed JSON) with the overrides applied to
+// its JSON, then read again.
+SceneLoadResult overridden(std::string_view text, const std::string& baseDirectory,
                            const std::vector<SceneOverride>& overrides) {
-    // Every check on hostile text first: then its JSON is bounded and well formed.
-    SceneLoadResult plain = parseScene(text, baseDirectory);
-    if (overrides.empty() || !plain.scene) return plain;
     SceneLoadResult result;
     json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) {
@@ -216,6 +223,16 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
         return result;
     }
     return parseScene(text2, baseDirectory);
+}
+
+}  // namespace
+
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory,
+                           const std::vector<SceneOverride>& overrides) {
+    // Every check on hostile text first: then its JSON is bounded and well formed.
+    SceneLoadResult plain = parseScene(text, baseDirectory);
+    if (overrides.empty() || !plain.scene) return plain;
+    return overridden(text, baseDirectory, overrides);
 }
 
 }  // namespace engine::io
