@@ -1767,35 +1767,42 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
 
 SceneLoadResult loadSceneFile(const std::string& path) {
     SceneLoadResult result;
+    std::string text;
+    if (!detail::readSceneFileText(path, text, result.diagnostics)) return result;
+    return parseScene(text, std::filesystem::path(path).parent_path().string());
+}
+
+bool detail::readSceneFileText(const std::string& path, std::string& text,
+                               Diagnostics& diagnostics) {
     // Looked at before it is opened: a FIFO would block, a device never end, a folder open as
     // a stream of nonsense length.
     std::uintmax_t size = 0;
     if (const std::string problem = inputFileProblem(path, "scene file", &size, validUtf8(path));
         !problem.empty()) {
-        result.diagnostics.push_back({Severity::Error, "", problem});
-        return result;
+        diagnostics.push_back({Severity::Error, "", problem});
+        return false;
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        result.diagnostics.push_back(
+        diagnostics.push_back(
             {Severity::Error, "", "cannot open scene file '" + validUtf8(path) + "'"});
-        return result;
+        return false;
     }
     if (size > kMaxSceneFileBytes) {
-        result.diagnostics.push_back({Severity::Error, "",
-                                      "scene file '" + validUtf8(path) + "' is " +
-                                          std::to_string(size >> 20) +
-                                          " MiB; scene files are limited to " +
-                                          std::to_string(kMaxSceneFileBytes >> 20) + " MiB"});
-        return result;
+        diagnostics.push_back({Severity::Error, "",
+                               "scene file '" + validUtf8(path) + "' is " +
+                                   std::to_string(size >> 20) +
+                                   " MiB; scene files are limited to " +
+                                   std::to_string(kMaxSceneFileBytes >> 20) + " MiB"});
+        return false;
     }
-    std::string text(static_cast<std::size_t>(size), '\0');
+    text.assign(static_cast<std::size_t>(size), '\0');
     if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
-        result.diagnostics.push_back(
+        diagnostics.push_back(
             {Severity::Error, "", "cannot read scene file '" + validUtf8(path) + "'"});
-        return result;
+        return false;
     }
-    return parseScene(text, std::filesystem::path(path).parent_path().string());
+    return true;
 }
 
 namespace detail {

@@ -91,6 +91,10 @@ std::string withValidUtf8(std::string_view text);
 SceneLoadResult reparseScene(std::string_view text, const std::string& baseDirectory,
                              const SceneSpec& previous, bool validate);
 
+// A scene file's text, read with loadSceneFile's checks (a regular file within the size limit);
+// false with the problem in `diagnostics` (where = "").
+bool readSceneFileText(const std::string& path, std::string& text, Diagnostics& diagnostics);
+
 // The scene's file text without its bindings (every bound field as its number), compact.
 std::string sceneTextWithoutBindings(const SceneSpec& spec);
 

@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-
-#include "engine/io/input_file.h"
 
 namespace engine::io {
 
@@ -159,39 +156,23 @@ bool parseOverride(const std::string& text, SceneOverride& out, std::string& err
     return true;
 }
 
-namespace {
-SceneLoadResult overridden(std::string_view text, const std::string& baseDirectory,
-                           const std::vector<SceneOverride>& overrides);
-}  // namespace
-
 SceneLoadResult loadSceneFile(const std::string& path,
                               const std::vector<SceneOverride>& overrides) {
-    SceneLoadResult plain = loadSceneFile(path);
-    if (overrides.empty() || !plain.scene) return plain;
-    // The file passed every check: its JSON is bounded and well formed. It is looked at again
-    // before it is opened (it may have been replaced by a FIFO meanwhile).
+    if (overrides.empty()) return loadSceneFile(path);
+    // The file read once, its text read as it is and then as overridden (parseScene below):
+    // every check on hostile text applies to the very bytes the overrides are applied to, and
+    // each mesh the scene names is loaded twice, not three times.
     SceneLoadResult result;
-    if (const std::string problem = inputFileProblem(path, "scene file"); !problem.empty()) {
-        result.diagnostics.push_back({Severity::Error, "", problem});
-        return result;
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!json::accept(text.str())) {
-        result.diagnostics.push_back({Severity::Error, "", "the scene file changed while read"});
-        return result;
-    }
-    // (read as it is above: not a third time, each of its meshes loaded again)
-    return overridden(text.str(), std::filesystem::path(path).parent_path().string(), overrides);
+    std::string text;
+    if (!detail::readSceneFileText(path, text, result.diagnostics)) return result;
+    return parseScene(text, std::filesystem::path(path).parent_path().string(), overrides);
 }
 
-namespace {
-
-// `text` (read without errors as it is: bounded, well-formed JSON) with the overrides applied to
-// its JSON, then read again.
-SceneLoadResult overridden(std::string_view text, const std::string& baseDirectory,
+SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory,
                            const std::vector<SceneOverride>& overrides) {
+    // Every check on hostile text first: then its JSON is bounded and well formed.
+    SceneLoadResult plain = parseScene(text, baseDirectory);
+    if (overrides.empty() || !plain.scene) return plain;
     SceneLoadResult result;
     json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) {
@@ -223,16 +204,6 @@ SceneLoadResult overridden(std::string_view text, const std::string& baseDirecto
         return result;
     }
     return parseScene(text2, baseDirectory);
-}
-
-}  // namespace
-
-SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory,
-                           const std::vector<SceneOverride>& overrides) {
-    // Every check on hostile text first: then its JSON is bounded and well formed.
-    SceneLoadResult plain = parseScene(text, baseDirectory);
-    if (overrides.empty() || !plain.scene) return plain;
-    return overridden(text, baseDirectory, overrides);
 }
 
 }  // namespace engine::io
