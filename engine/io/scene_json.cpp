@@ -358,8 +358,10 @@ public:
         std::filesystem::path path(file);
         if (path.is_relative() && !baseDirectory_.empty())
             path = std::filesystem::path(baseDirectory_) / path;
-        // Read anew from a scene in memory: its shape's mesh as it is (held in memory or not).
-        if (auto it = known_.find(at); it != known_.end()) return it->second;
+        // Read anew from a scene in memory: its shape's mesh as it is (held in memory or not),
+        // when the shape still names the same file.
+        if (auto it = known_.find(at); it != known_.end() && it->second.file == file)
+            return it->second.mesh;
         const std::string key = path.lexically_normal().string();
         if (auto it = meshes_.find(key); it != meshes_.end()) return it->second;
         std::string reason;
@@ -1632,19 +1634,31 @@ private:
 
 public:
     // The meshes of a scene read anew, by the pointer of their shape's "file".
-    std::map<std::string, std::shared_ptr<const TriangleMesh>> known_;
+    // The meshes of the scene read before (reparseScene), by the place of their file's name.
+    struct KnownMesh {
+        std::string file;  // as written
+        std::shared_ptr<const TriangleMesh> mesh;
+    };
+    std::map<std::string, KnownMesh> known_;
 };
 
 }  // namespace
 
 namespace {
 
+// What a read takes from the scene read before it.
+enum class Reuse {
+    Meshes,        // the meshes of shapes at the same place naming the same file
+    MeshesAndIds,  // those, and every entity's id (text written from that scene)
+};
+
 SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
-                             const SceneSpec* previous, bool validateIt, SceneLoadResult result);
+                             const SceneSpec* previous, Reuse reuse, bool validateIt,
+                             SceneLoadResult result);
 
 // parseScene, reusing what `previous` holds when it is given.
 SceneLoadResult parseText(std::string_view text, const std::string& baseDirectory,
-                          const SceneSpec* previous, bool validateIt) {
+                          const SceneSpec* previous, Reuse reuse, bool validateIt) {
     SceneLoadResult result;
     // A run file given where a scene is expected: say what it is rather than how its bytes fail.
     if (text.substr(0, 8) == "MOTUSRUN") {
@@ -1695,7 +1709,7 @@ SceneLoadResult parseText(std::string_view text, const std::string& baseDirector
         return result;
     }
 
-    return readDocument(root, baseDirectory, previous, validateIt, std::move(result));
+    return readDocument(root, baseDirectory, previous, reuse, validateIt, std::move(result));
 }
 
 // Gives `spec` (read from text written from `previous`) the ids of `previous`, entity by
@@ -1725,7 +1739,8 @@ void keepIds(SceneSpec& spec, const SceneSpec& previous) {
 }
 
 SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
-                             const SceneSpec* previous, bool validateIt, SceneLoadResult result) {
+                             const SceneSpec* previous, Reuse reuse, bool validateIt,
+                             SceneLoadResult result) {
     // Design variables' bindings first: the reader then meets numbers where they were.
     const std::vector<detail::FoundBinding> found =
         detail::resolveBindings(root, result.diagnostics);
@@ -1737,11 +1752,11 @@ SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
                 if (const Shape& shape = previous->parts[p].shapes[k];
                     shape.type == ShapeType::Mesh)
                     reader.known_["/parts/" + std::to_string(p) + "/geometry/" + std::to_string(k) +
-                                  "/file"] = shape.mesh;
+                                  "/file"] = {shape.meshFile, shape.mesh};
     reader.scene(root, spec);
     if (hasErrors(result.diagnostics)) return result;
     detail::attachBindings(spec, found);
-    if (previous) keepIds(spec, *previous);
+    if (previous && reuse == Reuse::MeshesAndIds) keepIds(spec, *previous);
     if (!validateIt) {
         result.scene = std::move(spec);
         return result;
@@ -1762,7 +1777,7 @@ SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
 }  // namespace
 
 SceneLoadResult parseScene(std::string_view text, const std::string& baseDirectory) {
-    return parseText(text, baseDirectory, nullptr, true);
+    return parseText(text, baseDirectory, nullptr, Reuse::Meshes, true);
 }
 
 SceneLoadResult loadSceneFile(const std::string& path) {
@@ -1809,7 +1824,12 @@ namespace detail {
 
 SceneLoadResult reparseScene(std::string_view text, const std::string& baseDirectory,
                              const SceneSpec& previous, bool validate) {
-    return parseText(text, baseDirectory, &previous, validate);
+    return parseText(text, baseDirectory, &previous, Reuse::MeshesAndIds, validate);
+}
+
+SceneLoadResult parseSceneWithMeshesOf(std::string_view text, const std::string& baseDirectory,
+                                       const SceneSpec& previous) {
+    return parseText(text, baseDirectory, &previous, Reuse::Meshes, true);
 }
 
 bool isUnitToRoundOff(double w, double x, double y, double z) {

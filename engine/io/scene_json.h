@@ -91,6 +91,12 @@ std::string withValidUtf8(std::string_view text);
 SceneLoadResult reparseScene(std::string_view text, const std::string& baseDirectory,
                              const SceneSpec& previous, bool validate);
 
+// Reads `text` as parseScene does, but a shape naming the same mesh file at the same place as in
+// `previous` (read from the same folder) takes the mesh `previous` holds: a scene read once more
+// with a few values changed (motus-cli --set) loads each mesh once, not twice.
+SceneLoadResult parseSceneWithMeshesOf(std::string_view text, const std::string& baseDirectory,
+                                       const SceneSpec& previous);
+
 // A scene file's text, read with loadSceneFile's checks (a regular file within the size limit);
 // false with the problem in `diagnostics` (where = "").
 bool readSceneFileText(const std::string& path, std::string& text, Diagnostics& diagnostics);

@@ -160,8 +160,7 @@ SceneLoadResult loadSceneFile(const std::string& path,
                               const std::vector<SceneOverride>& overrides) {
     if (overrides.empty()) return loadSceneFile(path);
     // The file read once, its text read as it is and then as overridden (parseScene below):
-    // every check on hostile text applies to the very bytes the overrides are applied to, and
-    // each mesh the scene names is loaded twice, not three times.
+    // every check on hostile text applies to the very bytes the overrides are applied to.
     SceneLoadResult result;
     std::string text;
     if (!detail::readSceneFileText(path, text, result.diagnostics)) return result;
@@ -203,7 +202,8 @@ SceneLoadResult parseScene(std::string_view text, const std::string& baseDirecto
         result.diagnostics.push_back({Severity::Error, "", std::string("overrides: ") + e.what()});
         return result;
     }
-    return parseScene(text2, baseDirectory);
+    // (each mesh file as loaded by the plain read, where the overrides left its name alone)
+    return detail::parseSceneWithMeshesOf(text2, baseDirectory, *plain.scene);
 }
 
 }  // namespace engine::io

@@ -4,10 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "engine/io/scene_overrides.h"
+#include "engine/model/triangle_mesh.h"
 
 namespace engine::io {
 namespace {
@@ -119,6 +124,59 @@ TEST(SceneOverrides, WhatNamesNothingIsRefusedAtTheStepThatFails) {
     EXPECT_FALSE(parseOverride("mass", o, error));
     EXPECT_NE(error.find("PATH=VALUE"), std::string::npos);
     EXPECT_FALSE(parseOverride("=2", o, error));
+}
+
+// A scene read with overrides loads each mesh file once: the overridden text takes the meshes of
+// the plain read, shape by shape, where a shape still names the same file; one whose file an
+// override changed is read from its new file.
+TEST(SceneOverrides, AMeshIsTakenFromThePlainReadUnlessItsFileChanged) {
+    const std::string arm = MOTUS_SOURCE_DIR "/scenes/robot_arm_urdf.json";
+    const std::string other = MOTUS_SOURCE_DIR "/tests/data/meshes/one_triangle.dae";
+    const SceneLoadResult plain = loadSceneFile(arm);
+    ASSERT_TRUE(plain.scene) << firstError(plain);
+    const auto gripper = [](const SceneSpec& s) -> const Shape& {
+        for (const Part& p : s.parts)
+            if (p.name == "gripper") return p.shapes.at(0);
+        throw std::runtime_error("no gripper");
+    };
+    const std::size_t own = gripper(*plain.scene).mesh->triangles.size();
+    ASSERT_GT(own, 1u);
+
+    // From the file, with the gripper's file overridden: the new file's one triangle.
+    const SceneLoadResult changed = loadSceneFile(arm, {{"/parts/gripper/geometry/0/file", other}});
+    ASSERT_TRUE(changed.scene) << firstError(changed);
+    ASSERT_TRUE(gripper(*changed.scene).mesh);
+    EXPECT_EQ(gripper(*changed.scene).mesh->triangles.size(), 1u);
+    EXPECT_EQ(gripper(*changed.scene).meshFile, other);
+    // Another value overridden: the gripper's mesh as in the file.
+    const SceneLoadResult heavier = loadSceneFile(arm, {{"/parts/gripper/mass", "0.5"}});
+    ASSERT_TRUE(heavier.scene) << firstError(heavier);
+    EXPECT_EQ(heavier.scene->parts.size(), plain.scene->parts.size());
+    EXPECT_EQ(gripper(*heavier.scene).mesh->triangles.size(), own);
+
+    // The reuse itself: a scene read before holding a mesh of its own (one triangle) for the
+    // gripper's file gives that very mesh to the text naming the same file, and none to a shape
+    // naming another.
+    std::ifstream in(arm);
+    std::stringstream text;
+    text << in.rdbuf();
+    SceneSpec before = *plain.scene;
+    auto held = std::make_shared<TriangleMesh>();
+    held->vertices = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)};
+    held->triangles = {{0, 1, 2}};
+    for (Part& p : before.parts)
+        if (p.name == "gripper") p.shapes.at(0).mesh = held;
+    const std::string base = MOTUS_SOURCE_DIR "/scenes";
+    const SceneLoadResult same = detail::parseSceneWithMeshesOf(text.str(), base, before);
+    ASSERT_TRUE(same.scene) << firstError(same);
+    EXPECT_EQ(gripper(*same.scene).mesh, held);
+    for (Part& p : before.parts)
+        if (p.name == "gripper") p.shapes.at(0).meshFile = "urdf/meshes/elsewhere.obj";
+    const SceneLoadResult read = detail::parseSceneWithMeshesOf(text.str(), base, before);
+    ASSERT_TRUE(read.scene) << firstError(read);
+    ASSERT_TRUE(gripper(*read.scene).mesh);
+    EXPECT_NE(gripper(*read.scene).mesh, held);
+    EXPECT_EQ(gripper(*read.scene).mesh->triangles.size(), own);
 }
 
 }  // namespace
