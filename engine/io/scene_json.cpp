@@ -1633,8 +1633,8 @@ private:
     std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes_;
 
 public:
-    // The meshes of a scene read anew, by the pointer of their shape's "file".
-    // The meshes of the scene read before (reparseScene), by the place of their file's name.
+    // The meshes of the scene read before (reparseScene, parseSceneWithMeshesOf), by the JSON
+    // pointer of their shape's "file".
     struct KnownMesh {
         std::string file;  // as written
         std::shared_ptr<const TriangleMesh> mesh;
