@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include <csignal>
+#include <initializer_list>
 
 extern "C" const char* __asan_default_options() {
     return "allocator_may_return_null=1";

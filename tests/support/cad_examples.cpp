@@ -87,9 +87,10 @@ void writeStep(const Handle(TDocStd_Document) & document, const std::string& pat
     writer.SetMaterialMode(materials);
     Interface_Static::SetCVal("write.step.unit", "MM");
     Interface_Static::SetCVal("write.step.schema", "AP214IS");
-    if (!writer.Transfer(document, STEPControl_AsIs) ||
-        writer.Write(path.c_str()) != IFSelect_RetDone)
-        throw std::runtime_error("cannot write " + path);
+    const bool written = writer.Transfer(document, STEPControl_AsIs) &&
+                         writer.Write(path.c_str()) == IFSelect_RetDone;
+    document->Close();
+    if (!written) throw std::runtime_error("cannot write " + path);
 }
 
 void writeFourBarStep(const std::string& path, double theta) {

@@ -13,7 +13,8 @@ namespace engine::test {
 Handle(TDocStd_Document) newXdeDocument();
 
 // The document as a STEP file (AP214, millimetres, names, colours and, when asked, materials),
-// OpenCASCADE's messages silenced. Throws std::runtime_error when it cannot be written.
+// OpenCASCADE's messages silenced; then the document is closed (its label tree, which refers to
+// itself, freed). Throws std::runtime_error when it cannot be written.
 void writeStep(const Handle(TDocStd_Document) & document, const std::string& path,
                bool materials = false);
 
