@@ -1,6 +1,6 @@
 #include "engine/solver/worker_pool.h"
 
-#include <unistd.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -44,9 +44,16 @@ int defaultThreads() {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// Set by SerialHere on its thread.
+thread_local bool serialHere = false;
+// Set on a thread while it runs a run's tasks: a task that runs tasks runs them itself, known
+// without touching the pool's shared state (a second simulation on another thread finds the
+// pool held instead).
+thread_local bool insideRun = false;
+
 class Pool {
 public:
-    explicit Pool(int threads) : pid_(getpid()), blocks_(static_cast<std::size_t>(threads)) {
+    explicit Pool(int threads) : blocks_(static_cast<std::size_t>(threads)) {
         for (int k = 1; k < threads; ++k) workers_.emplace_back([this, k] { work(k); });
     }
     // Never destroyed: its workers wait until the process ends (a pool left behind by fork()
@@ -55,7 +62,6 @@ public:
     Pool& operator=(const Pool&) = delete;
 
     int threads() const { return static_cast<int>(workers_.size()) + 1; }
-    bool ours() const { return pid_ == getpid(); }
 
     // False when another run holds the pool: the caller then runs the tasks itself.
     //
@@ -83,7 +89,9 @@ public:
             generation_.store(generation);  // (last: a spinning worker reads it, then the rest)
         }
         wake_.notify_all();
+        insideRun = true;
         take(0);
+        insideRun = false;
         // Every task is taken now (by this thread or by a worker inside the run). The run is
         // closed: no worker enters it any more; those inside finish their tasks and leave.
         state_.fetch_or(kClosed);
@@ -151,12 +159,13 @@ private:
             }
             seen = generation_.load();
             if (!enter(seen)) continue;
+            insideRun = true;
             take(self);
+            insideRun = false;
             leave();
         }
     }
 
-    const pid_t pid_;
     std::vector<std::thread> workers_;
     std::mutex running_;  // held by the run in progress
     std::mutex mutex_;
@@ -173,30 +182,40 @@ private:
     std::exception_ptr error_;
 };
 
+// What every call reads (the threads chosen, the pool) is read without a lock: a step calls
+// workerThreads() and runTasks() several times, on both threads at once when tasks run tasks,
+// and a lock taken there passed its cache line between the cores each time. The mutex only
+// orders the making of a pool and a change of the count.
 std::mutex& poolMutex() {
     static std::mutex m;
     return m;
 }
-int& chosenThreads() {
-    static int threads = defaultThreads();
+std::atomic<int>& chosenThreads() {
+    static std::atomic<int> threads{defaultThreads()};
     return threads;
 }
-Pool*& currentPool() {
-    static Pool* pool = nullptr;
+std::atomic<Pool*>& currentPool() {
+    static std::atomic<Pool*> pool{nullptr};
     return pool;
 }
 
-// Set by SerialHere on its thread.
-thread_local bool serialHere = false;
-
 // The pool for the threads chosen, made on first use (and again after fork() or a new count;
-// the pool it replaces is left as it is: its workers wait on).
+// the pool it replaces is left as it is: its workers wait on). A child made by fork() has
+// none of the parent's workers: it forgets the parent's pool as it begins.
 Pool* pool() {
+    const int threads = chosenThreads().load(std::memory_order_relaxed);
+    Pool* current = currentPool().load(std::memory_order_acquire);
+    if (current && current->threads() == threads) return current;
     const std::lock_guard<std::mutex> lock(poolMutex());
-    Pool*& pool = currentPool();
-    if (!pool || !pool->ours() || pool->threads() != chosenThreads())
-        pool = new Pool(chosenThreads());
-    return pool;
+    static const bool forgotInChildren =
+        pthread_atfork(nullptr, nullptr, [] { currentPool().store(nullptr); }) == 0;
+    (void)forgotInChildren;
+    current = currentPool().load(std::memory_order_acquire);
+    if (!current || current->threads() != chosenThreads().load()) {
+        current = new Pool(chosenThreads().load());
+        currentPool().store(current, std::memory_order_release);
+    }
+    return current;
 }
 
 }  // namespace
@@ -249,14 +268,13 @@ void OnThreadsOrNot::took(double seconds) {
 }
 
 int workerThreads() {
-    if (serialHere) return 1;
-    const std::lock_guard<std::mutex> lock(poolMutex());
-    return chosenThreads();
+    if (serialHere || insideRun) return 1;
+    return chosenThreads().load(std::memory_order_relaxed);
 }
 
 void setWorkerThreads(int threads) {
     const std::lock_guard<std::mutex> lock(poolMutex());
-    chosenThreads() = std::clamp(threads, 1, 256);
+    chosenThreads().store(std::clamp(threads, 1, 256));
 }
 
 void runTasks(int count, const std::function<void(int)>& task) {

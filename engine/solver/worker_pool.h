@@ -16,7 +16,8 @@
 namespace engine {
 
 // The threads used, the caller included: 1 runs every task on the calling thread. By default
-// the machine's cores (std::thread::hardware_concurrency), or MOTUS_THREADS when set.
+// the machine's cores (std::thread::hardware_concurrency), or MOTUS_THREADS when set. Inside a
+// task of a run it answers 1: the task's own runs run on its thread.
 int workerThreads();
 void setWorkerThreads(int threads);
 

@@ -14,6 +14,7 @@
 #include "engine/analysis/forward_dynamics.h"
 #include "engine/math/constants.h"
 #include "engine/model/layout.h"
+#include "engine/solver/worker_pool.h"
 #include "tests/support/contact_scenes.h"
 
 namespace {
@@ -108,6 +109,45 @@ BENCHMARK(BM_ContactPile)
     ->Arg(1000)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+
+// Two pile-K worlds stepped side by side: each millisecond, the step of each is one task of a
+// run (runTasks), so that with two threads each core steps its own world from start to end —
+// no data shared, one hand-out a step. It is the step of a perfectly partitioned problem: what
+// two threads can give pile-K on this machine at this moment at most, measured beside
+// BM_ContactPile (us_per_step: a world's step, the round's time halved). The two worlds must
+// end the same bit for bit (worlds_differ: 0).
+void BM_ContactPileSideBySide(benchmark::State& state) {
+    const CompileResult compiled = compile(test::boxPile(static_cast<int>(state.range(0))));
+    if (!compiled.model) {
+        state.SkipWithError("scene did not compile");
+        return;
+    }
+    double seconds = 0.0;
+    long steps = 0;
+    bool differ = false;
+    for (auto _ : state) {
+        ForwardDynamics a(compiled.model), b(compiled.model);
+        ForwardDynamics* worlds[2] = {&a, &b};
+        if (!a.initialize().ok || !b.initialize().ok) {
+            state.SkipWithError("initialisation failed");
+            return;
+        }
+        bool ok[2] = {true, true};
+        const auto start = std::chrono::steady_clock::now();
+        for (int k = 1; k <= 3000 && ok[0] && ok[1]; ++k)
+            runTasks(2, [&](int w) { ok[w] = worlds[w]->advance(1e-3 * k).ok; });
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!ok[0] || !ok[1]) {
+            state.SkipWithError("a world's step failed");
+            return;
+        }
+        steps += a.statistics().steps;
+        differ = differ || a.state().q != b.state().q || a.state().v != b.state().v;
+    }
+    state.counters["us_per_step"] = 1e6 * seconds / (2.0 * static_cast<double>(steps));
+    state.counters["worlds_differ"] = differ ? 1 : 0;
+}
+BENCHMARK(BM_ContactPileSideBySide)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // pile-K beside a mechanism that never touches it: a chain of three capsules on spherical joints
 // lying on the floor 0.75 m away (test::chainThroughPile, its tractor standing). Its joints put

@@ -151,11 +151,55 @@ TEST(WorkerPool, WorkersWakingLateRunNoTaskTwiceNorAfterTheRun) {
     EXPECT_EQ(after.load(), 0);
 }
 
+// A task's own runs run on its thread, in order, and it is told one thread (it sizes its work
+// for one); outside the run the count is the pool's again.
 TEST(WorkerPool, ATaskThatRunsTasksRunsThemItself) {
     const Threads threads(2);
-    std::atomic<int> inner{0};
-    runTasks(4, [&](int) { runTasks(3, [&](int) { ++inner; }); });
+    std::atomic<int> inner{0}, elsewhere{0}, outOfOrder{0}, toldMore{0};
+    runTasks(4, [&](int) {
+        if (workerThreads() != 1) ++toldMore;
+        const std::thread::id self = std::this_thread::get_id();
+        int last = -1;
+        runTasks(3, [&](int i) {
+            ++inner;
+            if (std::this_thread::get_id() != self) ++elsewhere;
+            if (i != last + 1) ++outOfOrder;
+            last = i;
+        });
+        runRanges(5000, 1, [&](std::size_t first, std::size_t last) {
+            if (first != 0 || last != 5000) ++outOfOrder;
+        });
+    });
     EXPECT_EQ(inner.load(), 12);
+    EXPECT_EQ(elsewhere.load(), 0);
+    EXPECT_EQ(outOfOrder.load(), 0);
+    EXPECT_EQ(toldMore.load(), 0);
+    EXPECT_EQ(workerThreads(), 2);
+}
+
+// A second simulation on a thread of its own, not a task, while a run holds the pool: its runs
+// run on its thread (every task once), and both end.
+TEST(WorkerPool, ARunFromAnotherThreadWhileThePoolIsHeldRunsItself) {
+    const Threads threads(2);
+    std::atomic<bool> holding{false}, release{false};
+    std::atomic<int> outer{0}, other{0};
+    std::thread holder([&] {
+        runTasks(2, [&](int) {
+            holding = true;
+            while (!release.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+            ++outer;
+        });
+    });
+    while (!holding.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    std::thread second([&] {
+        EXPECT_EQ(workerThreads(), 2);  // (not inside a task)
+        runTasks(100, [&](int) { ++other; });
+    });
+    second.join();
+    release = true;
+    holder.join();
+    EXPECT_EQ(other.load(), 100);
+    EXPECT_EQ(outer.load(), 2);
 }
 
 TEST(WorkerPool, AnExceptionOfATaskReachesTheCallerAfterAllTasksEnd) {
