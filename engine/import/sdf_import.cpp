@@ -178,6 +178,8 @@ private:
     void connect(JointType type, const std::string& name, std::size_t partI, const Transform& X_WI,
                  std::size_t partJ, const Transform& X_WJ);
     ResourceResolver& resolverFor(const std::string& descriptionFile);
+    void prefetchMeshes(const std::vector<ModelVisit>& models);
+    const LoadedMesh& meshRead(const std::string& file);
 
     std::string path_;
     std::filesystem::path dir_;
@@ -188,6 +190,7 @@ private:
     std::set<std::string> partNames_, jointNames_, forceNames_;
     std::map<std::string, LinkSlot> slotOf_;  // link name with its model's prefix → its place
     std::map<std::string, std::unique_ptr<ResourceResolver>> resolvers_;  // by description file
+    std::map<std::string, LoadedMesh> meshes_;  // by file: each read once (prefetchMeshes)
 };
 
 std::size_t SceneBuilder::ground() {
@@ -220,6 +223,51 @@ ResourceResolver& SceneBuilder::resolverFor(const std::string& descriptionFile) 
     std::unique_ptr<ResourceResolver>& r = resolvers_[descriptionFile];
     if (!r) r = std::make_unique<ResourceResolver>(descriptionFile, options_.packagePath);
     return *r;
+}
+
+// A mesh file as read, read now if the prefetch did not.
+const LoadedMesh& SceneBuilder::meshRead(const std::string& file) {
+    auto it = meshes_.find(file);
+    if (it == meshes_.end()) {
+        LoadedMesh loaded;
+        loaded.mesh = loadMesh(file, loaded.error);
+        it = meshes_.emplace(file, std::move(loaded)).first;
+    }
+    return it->second;
+}
+
+// Every mesh file the models' links name (nested models too), read before the links are
+// placed: each in a child process of its own, as many at once as the engine has threads.
+void SceneBuilder::prefetchMeshes(const std::vector<ModelVisit>& models) {
+    std::vector<std::string> files;
+    std::set<std::string> seen;
+    const auto add = [&](const sdf::Geometry* geometry) {
+        if (!geometry || geometry->Type() != sdf::GeometryType::MESH || !geometry->MeshShape())
+            return;
+        const sdf::Mesh& mesh = *geometry->MeshShape();
+        const std::string description = mesh.FilePath().empty() ? path_ : mesh.FilePath();
+        const ResourceLookup found = resolverFor(description).resolve(mesh.Uri());
+        if (found.file && !meshes_.count(*found.file) && seen.insert(*found.file).second)
+            files.push_back(*found.file);
+    };
+    std::vector<const sdf::Model*> pending;
+    for (const ModelVisit& visit : models) pending.push_back(visit.model);
+    while (!pending.empty()) {
+        const sdf::Model* model = pending.back();
+        pending.pop_back();
+        if (!model) continue;
+        for (std::uint64_t k = 0; k < model->LinkCount(); ++k) {
+            const sdf::Link& link = *model->LinkByIndex(k);
+            for (std::uint64_t v = 0; v < link.VisualCount(); ++v)
+                add(link.VisualByIndex(v)->Geom());
+            for (std::uint64_t c = 0; c < link.CollisionCount(); ++c)
+                add(link.CollisionByIndex(c)->Geom());
+        }
+        for (std::uint64_t k = 0; k < model->ModelCount(); ++k)
+            pending.push_back(model->ModelByIndex(k));
+    }
+    std::vector<LoadedMesh> loaded = loadMeshes(files);
+    for (std::size_t k = 0; k < files.size(); ++k) meshes_.emplace(files[k], std::move(loaded[k]));
 }
 
 std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const Transform& X_PG,
@@ -284,15 +332,15 @@ std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const 
         const sdf::Mesh& mesh = *geometry.MeshShape();
         const std::string uri = mesh.Uri();
         const ResourceLookup found = resolverFor(descriptionFile).resolve(uri);
-        std::string error;
         if (!found.file) {
             report_.warning(owner, owner + ": " + what + " mesh '" + tailExcerpt(uri) +
                                        "' not found (tried " + found.tried + "): left out");
             return std::nullopt;
         }
-        if (!(s.mesh = loadMesh(*found.file, error))) {
+        const LoadedMesh& loaded = meshRead(*found.file);
+        if (!(s.mesh = loaded.mesh)) {
             report_.warning(owner, owner + ": " + what + " mesh '" + tailExcerpt(*found.file) +
-                                       "' unreadable (" + error + "): left out");
+                                       "' unreadable (" + loaded.error + "): left out");
             return std::nullopt;
         }
         s.type = ShapeType::Mesh;
@@ -817,6 +865,8 @@ std::optional<SceneSpec> SceneBuilder::build(const sdf::Root& root) {
         return std::nullopt;
     }
     spec_.description = "Imported from " + std::filesystem::path(path_).filename().string();
+
+    prefetchMeshes(models);
 
     // Links, top-level models first, then nested ones (an explicit stack, in the file's
     // order); a model's root link is bolted down by fixedBase unless a joint holds it to the

@@ -319,7 +319,7 @@ struct LinkReader {
     const RobotImportOptions& options;
     ResourceResolver resolver;
     std::filesystem::path dir;
-    std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes;  // by file; null: unreadable
+    std::map<std::string, LoadedMesh> meshes;  // by file (prefetchMeshes)
     double massBound = 1e-3;
     Reporter& report;
 };
@@ -412,10 +412,13 @@ std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Po
             return std::nullopt;
         }
         auto cached = reader.meshes.find(*found.file);
-        std::string error;
-        if (cached == reader.meshes.end())
-            cached = reader.meshes.emplace(*found.file, loadMesh(*found.file, error)).first;
-        if (!cached->second) {
+        if (cached == reader.meshes.end()) {
+            LoadedMesh loaded;
+            loaded.mesh = loadMesh(*found.file, loaded.error);
+            cached = reader.meshes.emplace(*found.file, std::move(loaded)).first;
+        }
+        if (!cached->second.mesh) {
+            const std::string& error = cached->second.error;
             reader.report.warning(where, owner + ": " + std::string(shapeRoleName(role)) +
                                              " mesh '" + excerpt(*found.file) + "' is unreadable" +
                                              (error.empty() ? "" : " (" + excerpt(error) + ")") +
@@ -423,7 +426,7 @@ std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Po
             return std::nullopt;
         }
         s.type = ShapeType::Mesh;
-        s.mesh = cached->second;
+        s.mesh = cached->second.mesh;
         std::error_code ec;
         const std::filesystem::path relative =
             std::filesystem::relative(*found.file, reader.dir, ec);
@@ -435,6 +438,31 @@ std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Po
         return std::nullopt;
     }
     return s;
+}
+
+// Every mesh file the links name, read before the links are placed: each in a child process of
+// its own, as many at once as the engine has threads (a humanoid names forty-odd files, each
+// ~70 ms in its reader). readGeometry then finds them in `reader.meshes`.
+void prefetchMeshes(const urdf::ModelInterface& robot, LinkReader& reader) {
+    std::vector<std::string> files;
+    std::set<std::string> seen;
+    const auto add = [&](const urdf::GeometrySharedPtr& geometry) {
+        if (!geometry || geometry->type != urdf::Geometry::MESH) return;
+        const ResourceLookup found =
+            reader.resolver.resolve(static_cast<const urdf::Mesh&>(*geometry).filename);
+        if (found.file && !reader.meshes.count(*found.file) && seen.insert(*found.file).second)
+            files.push_back(*found.file);
+    };
+    for (const auto& [name, link] : robot.links_) {
+        if (!link) continue;
+        for (const urdf::VisualSharedPtr& visual : link->visual_array)
+            if (visual) add(visual->geometry);
+        for (const urdf::CollisionSharedPtr& collision : link->collision_array)
+            if (collision) add(collision->geometry);
+    }
+    std::vector<LoadedMesh> loaded = loadMeshes(files);
+    for (std::size_t k = 0; k < files.size(); ++k)
+        reader.meshes.emplace(files[k], std::move(loaded[k]));
 }
 
 LinkData readLink(const urdf::Link& link, LinkReader& reader) {
@@ -660,6 +688,8 @@ std::optional<SceneSpec> buildScene(const std::string& text, const std::string& 
             totalMass += link->inertial->mass;
     LinkReader reader{options, ResourceResolver(path, options.packagePath), dir,
                       {},      std::clamp(1e-3 * totalMass, 1e-6, 1e-3),    report};
+
+    prefetchMeshes(*robot, reader);
 
     SceneSpec spec;
     spec.name = robot->getName();

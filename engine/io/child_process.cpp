@@ -1,6 +1,7 @@
 #include "engine/io/child_process.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -14,8 +15,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "engine/math/number_text.h"
 
@@ -67,9 +70,55 @@ std::size_t mappedBytes() {
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
+// The pipes of the children running now, both ends. Readers run at once from several threads
+// (loadMeshes): a child that kept another child's pipe open would keep the parent from seeing
+// that pipe's end until both children had ended. So each child closes the others' pipes as it
+// begins. The list changes under `pipesMutex` only, and a fork() anywhere in the process waits
+// for it (pthread_atfork), so a child's copy of the list is whole and names every pipe open.
+std::mutex pipesMutex;
+std::vector<int> openPipes;
+
+void holdPipesForFork() {
+    pipesMutex.lock();
+}
+void releasePipesAfterFork() {
+    pipesMutex.unlock();
+}
+
+// (once per process, before the first pipe)
+void watchForks() {
+    static const bool watched =
+        ::pthread_atfork(holdPipesForFork, releasePipesAfterFork, releasePipesAfterFork) == 0;
+    (void)watched;
+}
+
+bool openChildPipe(int fds[2]) {
+    watchForks();
+    const std::lock_guard<std::mutex> lock(pipesMutex);
+    if (::pipe(fds) != 0) return false;
+    openPipes.push_back(fds[0]);
+    openPipes.push_back(fds[1]);
+    return true;
+}
+
+// Closed under the lock: a number freed is not reused by another open() before it leaves the list.
+void closeChildPipeEnd(int fd) {
+    const std::lock_guard<std::mutex> lock(pipesMutex);
+    openPipes.erase(std::remove(openPipes.begin(), openPipes.end(), fd), openPipes.end());
+    ::close(fd);
+}
+
+// In a child: every other child's pipe closed, its own write end kept (`pipesMutex` is free
+// here: the fork's child handler released it).
+void closeOtherChildrensPipes(int own) {
+    for (const int fd : openPipes)
+        if (fd != own) ::close(fd);
+}
+
 [[noreturn]] void runChild(const std::function<bool(std::string&, std::string&)>& work,
                            const ChildLimits& limits, int fd, pid_t parent) {
     childPipe = fd;
+    closeOtherChildrensPipes(fd);
     // The child dies with the process that waits for it: a Motus killed while a reader loops
     // (Assimp's PLY reader on a header without its end) leaves nothing running. (The signal is
     // sent when the forking thread ends; that thread waits here until the child is done.) The
@@ -179,7 +228,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
     if (childFailed) *childFailed = true;
     const std::string memoryBound = std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
     int fds[2];
-    if (::pipe(fds) != 0) {
+    if (!openChildPipe(fds)) {
         error = std::string("cannot start the reader process: ") + std::strerror(errno);
         return false;
     }
@@ -188,15 +237,12 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
     const pid_t pid = ::fork();
     if (pid < 0) {
         error = std::string("cannot start the reader process: ") + std::strerror(errno);
-        ::close(fds[0]);
-        ::close(fds[1]);
+        closeChildPipeEnd(fds[0]);
+        closeChildPipeEnd(fds[1]);
         return false;
     }
-    if (pid == 0) {
-        ::close(fds[0]);
-        runChild(work, limits, fds[1], parent);
-    }
-    ::close(fds[1]);
+    if (pid == 0) runChild(work, limits, fds[1], parent);  // (its read end closed there)
+    closeChildPipeEnd(fds[1]);
 
     // Read everything the child writes, until it closes the pipe or the time is up.
     std::string bytes;
@@ -226,7 +272,7 @@ bool runInChildProcess(const std::function<bool(std::string& out, std::string& e
         if (n <= 0) break;
         bytes.append(buffer, static_cast<std::size_t>(n));
     }
-    ::close(fds[0]);
+    closeChildPipeEnd(fds[0]);
     if (timedOut || cancelled) ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

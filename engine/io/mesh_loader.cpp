@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/io/input_file.h"
+#include "engine/solver/worker_pool.h"
 
 namespace engine::io {
 namespace {
@@ -208,6 +209,16 @@ std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::strin
             return nullptr;
         }
     return mesh;
+}
+
+std::vector<LoadedMesh> loadMeshes(const std::vector<std::string>& paths,
+                                   const MeshLimits& limits) {
+    std::vector<LoadedMesh> loaded(paths.size());
+    runTasks(static_cast<int>(paths.size()), [&](int i) {
+        const auto k = static_cast<std::size_t>(i);
+        loaded[k].mesh = loadMesh(paths[k], loaded[k].error, limits);
+    });
+    return loaded;
 }
 
 }  // namespace engine::io

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/io/child_process.h"
 #include "engine/model/triangle_mesh.h"
@@ -28,5 +29,18 @@ struct MeshLimits {
 // `error` does not repeat the file's name.
 std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error,
                                              const MeshLimits& limits = {});
+
+// A file as loadMesh read it: the mesh, or null and the reason.
+struct LoadedMesh {
+    std::shared_ptr<const TriangleMesh> mesh;
+    std::string error;
+};
+
+// Several files, each read as loadMesh reads it (in a child process of its own), as many at
+// once as the engine has threads (engine/solver/worker_pool.h): a robot names dozens of mesh
+// files, and a child spends most of its time in the reader, on its own core. The results in
+// the order of `paths`, the same whatever the threads.
+std::vector<LoadedMesh> loadMeshes(const std::vector<std::string>& paths,
+                                   const MeshLimits& limits = {});
 
 }  // namespace engine::io

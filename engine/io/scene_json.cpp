@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -353,24 +354,61 @@ public:
         : out_(out), baseDirectory_(std::move(baseDirectory)) {}
 
     // A mesh file named in the scene, relative to the scene file's folder; each file is read
-    // once per scene.
+    // once per scene (most before the scene is read: prefetchMeshes), and one that cannot be
+    // read is reported where it is first named.
     std::shared_ptr<const TriangleMesh> mesh(const std::string& file, const std::string& at) {
-        std::filesystem::path path(file);
-        if (path.is_relative() && !baseDirectory_.empty())
-            path = std::filesystem::path(baseDirectory_) / path;
         // Read anew from a scene in memory: its shape's mesh as it is (held in memory or not),
         // when the shape still names the same file.
         if (auto it = known_.find(at); it != known_.end() && it->second.file == file)
             return it->second.mesh;
-        const std::string key = path.lexically_normal().string();
-        if (auto it = meshes_.find(key); it != meshes_.end()) return it->second;
-        std::string reason;
-        auto loaded = loadMesh(key, reason);
-        if (!loaded)
-            error(at,
-                  "cannot read mesh '" + excerpt(file) + "': " + excerpt(reason, 4 * kQuoteChars));
-        meshes_[key] = loaded;
-        return loaded;
+        const std::string key = meshKey(file);
+        auto it = meshes_.find(key);
+        if (it == meshes_.end()) {
+            ReadMesh read;
+            read.mesh = loadMesh(key, read.error);
+            it = meshes_.emplace(key, std::move(read)).first;
+        }
+        ReadMesh& read = it->second;
+        if (!read.mesh && !read.reported) {
+            error(at, "cannot read mesh '" + excerpt(file) +
+                          "': " + excerpt(read.error, 4 * kQuoteChars));
+            read.reported = true;
+        }
+        return read.mesh;
+    }
+
+    // The mesh files the scene's shapes name, read before the scene is: each in a child process
+    // of its own, as many at once as the engine has threads (a robot's scene names dozens).
+    // Whatever is not as expected is left to the reading, which reports it.
+    void prefetchMeshes(const json& root) {
+        const auto parts = root.find("parts");
+        if (!root.is_object() || parts == root.end() || !parts->is_array()) return;
+        std::vector<std::string> files;
+        std::set<std::string> seen;
+        for (std::size_t p = 0; p < parts->size(); ++p) {
+            const json& part = (*parts)[p];
+            const auto geometry = part.is_object() ? part.find("geometry") : part.end();
+            if (!part.is_object() || geometry == part.end() || !geometry->is_array()) continue;
+            for (std::size_t k = 0; k < geometry->size(); ++k) {
+                const json& shape = (*geometry)[k];
+                if (!shape.is_object()) continue;
+                const auto type = shape.find("type"), file = shape.find("file");
+                if (type == shape.end() || !type->is_string() || *type != "mesh" ||
+                    file == shape.end() || !file->is_string())
+                    continue;
+                const std::string& name = file->get_ref<const std::string&>();
+                const std::string at =
+                    "/parts/" + std::to_string(p) + "/geometry/" + std::to_string(k) + "/file";
+                if (auto it = known_.find(at); it != known_.end() && it->second.file == name)
+                    continue;
+                const std::string key = meshKey(name);
+                if (!meshes_.count(key) && seen.insert(key).second) files.push_back(key);
+            }
+        }
+        std::vector<LoadedMesh> loaded = loadMeshes(files);
+        for (std::size_t k = 0; k < files.size(); ++k)
+            meshes_.emplace(files[k],
+                            ReadMesh{std::move(loaded[k].mesh), std::move(loaded[k].error), false});
     }
 
     void error(const std::string& where, std::string message) {
@@ -1630,7 +1668,19 @@ private:
     int fileMinor_ = 0;
     bool newerMinor_ = false;  // the file is of a newer minor version: unknown keys are kept
     std::string baseDirectory_;
-    std::map<std::string, std::shared_ptr<const TriangleMesh>> meshes_;
+    // A mesh file's path as read: relative to the scene's folder, normalised.
+    std::string meshKey(const std::string& file) const {
+        std::filesystem::path path(file);
+        if (path.is_relative() && !baseDirectory_.empty())
+            path = std::filesystem::path(baseDirectory_) / path;
+        return path.lexically_normal().string();
+    }
+    struct ReadMesh {
+        std::shared_ptr<const TriangleMesh> mesh;  // null: unreadable
+        std::string error;
+        bool reported = false;
+    };
+    std::map<std::string, ReadMesh> meshes_;  // by meshKey
 
 public:
     // The meshes of the scene read before (reparseScene, parseSceneWithMeshesOf), by the JSON
@@ -1753,6 +1803,7 @@ SceneLoadResult readDocument(json& root, const std::string& baseDirectory,
                     shape.type == ShapeType::Mesh)
                     reader.known_["/parts/" + std::to_string(p) + "/geometry/" + std::to_string(k) +
                                   "/file"] = {shape.meshFile, shape.mesh};
+    reader.prefetchMeshes(root);
     reader.scene(root, spec);
     if (hasErrors(result.diagnostics)) return result;
     detail::attachBindings(spec, found);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -103,6 +104,57 @@ TEST(ChildProcess, TheChildIsStoppedWhenCancelled) {
 
 // A reader child dies with the process that started it: killed while its child loops, a Motus
 // leaves nothing running (a looping reader ran on for 28 minutes after its parent was killed).
+// The pipes open in a process (its own descriptors' targets), counted from /proc/self/fd.
+int openPipes() {
+    int pipes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const auto target = std::filesystem::read_symlink(entry.path(), ec);
+        if (!ec && target.string().rfind("pipe:", 0) == 0) ++pipes;
+    }
+    return pipes;
+}
+
+// Readers run at once from several threads (loadMeshes): a child holds its own pipe only, none
+// of another running child's, which would keep that one's end from its parent. Child A waits
+// (told it started through a pipe of the test's own, closed before B starts); child B, started
+// meanwhile, counts the pipes it holds: those the test process held before (its standard
+// streams may be pipes) and its own write end — not A's.
+TEST(ChildProcess, AChildHoldsNoOtherChildsPipe) {
+    const int before = openPipes();
+    int started[2];
+    ASSERT_EQ(::pipe(started), 0);
+    std::atomic<bool> stop{false};
+    ChildLimits waiting;
+    waiting.cancel = &stop;
+    std::string resultA, errorA;
+    std::thread a([&] {
+        runInChildProcess(
+            [&](std::string&, std::string&) {
+                const char byte = 1;
+                if (::write(started[1], &byte, 1) != 1) return false;
+                for (;;) ::pause();
+            },
+            waiting, resultA, errorA);
+    });
+    char byte = 0;
+    ASSERT_EQ(::read(started[0], &byte, 1), 1);
+    ::close(started[0]);
+    ::close(started[1]);
+    std::string result, error;
+    const bool counted = runInChildProcess(
+        [](std::string& out, std::string&) {
+            out = std::to_string(openPipes());
+            return true;
+        },
+        ChildLimits{}, result, error);
+    stop = true;
+    a.join();
+    ASSERT_TRUE(counted) << error;
+    EXPECT_EQ(result, std::to_string(before + 1));
+    EXPECT_EQ(errorA, "was cancelled");
+}
+
 TEST(ChildProcess, TheChildDiesWithItsParent) {
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);

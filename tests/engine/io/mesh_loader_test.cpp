@@ -9,6 +9,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/model/mass_properties.h"
 #include "engine/model/model.h"
+#include "engine/solver/worker_pool.h"
 
 namespace engine::io {
 namespace {
@@ -45,6 +46,38 @@ TEST(MeshLoader, ReportsAMissingOrUnreadableFile) {
     EXPECT_FALSE(error.empty());
     EXPECT_FALSE(loadMesh(MOTUS_SOURCE_DIR "/README.md", error));
     EXPECT_FALSE(error.empty());
+}
+
+// Files read at once on the engine's threads, each as loadMesh reads it: the results in the
+// order asked, a file named twice read the same both times, a missing or unreadable one with
+// its reason — with one thread and with two.
+TEST(MeshLoader, ReadsSeveralFilesAtOnceAsEachAlone) {
+    const std::vector<std::string> paths = {
+        kData + "box.obj",         kData + "nowhere.stl",
+        kData + "tetra.stl",       MOTUS_SOURCE_DIR "/README.md",
+        kData + "open_square.obj", kData + "box.obj"};
+    std::vector<LoadedMesh> alone(paths.size());
+    for (std::size_t k = 0; k < paths.size(); ++k)
+        alone[k].mesh = loadMesh(paths[k], alone[k].error);
+    const int before = workerThreads();
+    for (const int threads : {1, 2}) {
+        setWorkerThreads(threads);
+        const std::vector<LoadedMesh> loaded = loadMeshes(paths);
+        ASSERT_EQ(loaded.size(), paths.size());
+        for (std::size_t k = 0; k < paths.size(); ++k) {
+            SCOPED_TRACE(paths[k] + ", " + std::to_string(threads) + " threads");
+            ASSERT_EQ(!loaded[k].mesh, !alone[k].mesh);
+            EXPECT_EQ(loaded[k].error, alone[k].error);
+            if (!alone[k].mesh) {
+                EXPECT_FALSE(loaded[k].error.empty());
+                continue;
+            }
+            EXPECT_EQ(loaded[k].mesh->vertices, alone[k].mesh->vertices);
+            EXPECT_EQ(loaded[k].mesh->triangles, alone[k].mesh->triangles);
+        }
+    }
+    setWorkerThreads(before);
+    EXPECT_TRUE(loadMeshes({}).empty());
 }
 
 TEST(MeshMassProperties, BoxMeshMatchesTheBoxFormula) {
@@ -110,6 +143,53 @@ TEST(SceneJson, MeshProblemsAreReportedAtTheShape) {
     // An open mesh is fine for display when the mass is given.
     r = parseScene(meshScene("open_square.obj", R"("mass":1,"inertia":[1,1,1],)"), kData);
     EXPECT_TRUE(r.scene);
+}
+
+// A scene's mesh files are read before the scene (at once on the engine's threads): a file
+// named by several shapes is read once and shared, one that cannot be read is reported once,
+// where it is first named, and the scene is the same with one thread and with two.
+TEST(SceneJson, MeshFilesNamedSeveralTimesAreReadOnceOnAnyThreads) {
+    const auto shape = [](const char* file) {
+        return std::string(R"({"type":"mesh","file":")") + file + R"("})";
+    };
+    const std::string scene =
+        R"({"format":"motus-scene","version":1,"parts":[{"name":"a","density":1000,"geometry":[)" +
+        shape("box.obj") + "," + shape("tetra.stl") +
+        R"(]},{"name":"b","density":1000,"geometry":[)" + shape("./box.obj") + R"(]}]})";
+    const int before = workerThreads();
+    std::vector<std::shared_ptr<const TriangleMesh>> first;
+    for (const int threads : {1, 2}) {
+        setWorkerThreads(threads);
+        const SceneLoadResult r = parseScene(scene, kData);
+        ASSERT_TRUE(r.scene) << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
+        const auto& a = r.scene->parts[0].shapes;
+        const auto& b = r.scene->parts[1].shapes;
+        ASSERT_EQ(a.size(), 2u);
+        ASSERT_EQ(b.size(), 1u);
+        EXPECT_EQ(a[0].mesh, b[0].mesh);  // (one file, one mesh)
+        ASSERT_TRUE(a[0].mesh && a[1].mesh);
+        if (first.empty()) {
+            first = {a[0].mesh, a[1].mesh};
+        } else {
+            EXPECT_EQ(a[0].mesh->vertices, first[0]->vertices);
+            EXPECT_EQ(a[1].mesh->triangles, first[1]->triangles);
+        }
+    }
+    setWorkerThreads(before);
+
+    const std::string missing =
+        R"({"format":"motus-scene","version":1,"parts":[{"name":"a","density":1000,"geometry":[)" +
+        shape("box.obj") + "," + shape("missing.stl") +
+        R"(]},{"name":"b","density":1000,"geometry":[)" + shape("missing.stl") + R"(]}]})";
+    const SceneLoadResult r = parseScene(missing, kData);
+    EXPECT_FALSE(r.scene);
+    int reported = 0;
+    for (const Diagnostic& d : r.diagnostics)
+        if (d.message.find("cannot read mesh 'missing.stl'") != std::string::npos) {
+            ++reported;
+            EXPECT_EQ(d.where, "/parts/0/geometry/1/file");
+        }
+    EXPECT_EQ(reported, 1);
 }
 
 // Hostile mesh files: each used to crash the process inside Assimp or take gigabytes.
