@@ -110,14 +110,19 @@ BENCHMARK(BM_ContactPile)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
-// Two pile-K worlds stepped side by side: each millisecond, the step of each is one task of a
-// run (runTasks), so that with two threads each core steps its own world from start to end —
-// no data shared, one hand-out a step. It is the step of a perfectly partitioned problem: what
-// two threads can give pile-K on this machine at this moment at most, measured beside
-// BM_ContactPile (us_per_step: a world's step, the round's time halved). The two worlds must
-// end the same bit for bit (worlds_differ: 0).
-void BM_ContactPileSideBySide(benchmark::State& state) {
-    const CompileResult compiled = compile(test::boxPile(static_cast<int>(state.range(0))));
+// Two worlds of one scene stepped side by side: each millisecond, the step of each is one task
+// of a run (runTasks), so that with two threads each core steps its own world from start to
+// end — no data shared, one hand-out a step. It is the step of a perfectly partitioned problem:
+// what two threads can give the scene on this machine at this moment at most, measured beside
+// the scene's own benchmark (us_per_step: a world's step, the round's time halved). The two
+// worlds must end the same bit for bit (worlds_differ: 0). Args: the scene (0: pile-K,
+// BM_ContactPile; 1: scatter-K awake, BM_ContactScatter/parts:K/sleep:0) and K. Two worlds
+// double the data the cores' shared cache holds: two scatter-5,000 side by side hold what one
+// scatter-10,000 split between the cores would (their round: that split world's step).
+void BM_ContactSideBySide(benchmark::State& state) {
+    const int count = static_cast<int>(state.range(1));
+    const CompileResult compiled =
+        compile(state.range(0) == 0 ? test::boxPile(count) : test::scatter(count));
     if (!compiled.model) {
         state.SkipWithError("scene did not compile");
         return;
@@ -147,7 +152,13 @@ void BM_ContactPileSideBySide(benchmark::State& state) {
     state.counters["us_per_step"] = 1e6 * seconds / (2.0 * static_cast<double>(steps));
     state.counters["worlds_differ"] = differ ? 1 : 0;
 }
-BENCHMARK(BM_ContactPileSideBySide)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ContactSideBySide)
+    ->ArgNames({"scene", "parts"})
+    ->Args({0, 400})
+    ->Args({1, 5000})
+    ->Args({1, 10000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 // pile-K beside a mechanism that never touches it: a chain of three capsules on spherical joints
 // lying on the floor 0.75 m away (test::chainThroughPile, its tractor standing). Its joints put
