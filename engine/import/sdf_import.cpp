@@ -179,7 +179,6 @@ private:
                  std::size_t partJ, const Transform& X_WJ);
     ResourceResolver& resolverFor(const std::string& descriptionFile);
     void prefetchMeshes(const std::vector<ModelVisit>& models);
-    const LoadedMesh& meshRead(const std::string& file);
 
     std::string path_;
     std::filesystem::path dir_;
@@ -190,7 +189,7 @@ private:
     std::set<std::string> partNames_, jointNames_, forceNames_;
     std::map<std::string, LinkSlot> slotOf_;  // link name with its model's prefix → its place
     std::map<std::string, std::unique_ptr<ResourceResolver>> resolvers_;  // by description file
-    std::map<std::string, LoadedMesh> meshes_;  // by file: each read once (prefetchMeshes)
+    MeshFiles meshes_;                                                    // (prefetchMeshes)
 };
 
 std::size_t SceneBuilder::ground() {
@@ -225,30 +224,17 @@ ResourceResolver& SceneBuilder::resolverFor(const std::string& descriptionFile) 
     return *r;
 }
 
-// A mesh file as read, read now if the prefetch did not.
-const LoadedMesh& SceneBuilder::meshRead(const std::string& file) {
-    auto it = meshes_.find(file);
-    if (it == meshes_.end()) {
-        LoadedMesh loaded;
-        loaded.mesh = loadMesh(file, loaded.error);
-        it = meshes_.emplace(file, std::move(loaded)).first;
-    }
-    return it->second;
-}
-
 // Every mesh file the models' links name (nested models too), read before the links are
 // placed: each in a child process of its own, as many at once as the engine has threads.
 void SceneBuilder::prefetchMeshes(const std::vector<ModelVisit>& models) {
     std::vector<std::string> files;
-    std::set<std::string> seen;
     const auto add = [&](const sdf::Geometry* geometry) {
         if (!geometry || geometry->Type() != sdf::GeometryType::MESH || !geometry->MeshShape())
             return;
         const sdf::Mesh& mesh = *geometry->MeshShape();
         const std::string description = mesh.FilePath().empty() ? path_ : mesh.FilePath();
         const ResourceLookup found = resolverFor(description).resolve(mesh.Uri());
-        if (found.file && !meshes_.count(*found.file) && seen.insert(*found.file).second)
-            files.push_back(*found.file);
+        if (found.file) files.push_back(*found.file);
     };
     std::vector<const sdf::Model*> pending;
     for (const ModelVisit& visit : models) pending.push_back(visit.model);
@@ -266,8 +252,7 @@ void SceneBuilder::prefetchMeshes(const std::vector<ModelVisit>& models) {
         for (std::uint64_t k = 0; k < model->ModelCount(); ++k)
             pending.push_back(model->ModelByIndex(k));
     }
-    std::vector<LoadedMesh> loaded = loadMeshes(files);
-    for (std::size_t k = 0; k < files.size(); ++k) meshes_.emplace(files[k], std::move(loaded[k]));
+    meshes_.prefetch(files);
 }
 
 std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const Transform& X_PG,
@@ -337,7 +322,7 @@ std::optional<Shape> SceneBuilder::toShape(const sdf::Geometry& geometry, const 
                                        "' not found (tried " + found.tried + "): left out");
             return std::nullopt;
         }
-        const LoadedMesh& loaded = meshRead(*found.file);
+        const LoadedMesh& loaded = meshes_.read(*found.file);
         if (!(s.mesh = loaded.mesh)) {
             report_.warning(owner, owner + ": " + what + " mesh '" + tailExcerpt(*found.file) +
                                        "' unreadable (" + loaded.error + "): left out");

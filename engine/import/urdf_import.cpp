@@ -319,7 +319,7 @@ struct LinkReader {
     const RobotImportOptions& options;
     ResourceResolver resolver;
     std::filesystem::path dir;
-    std::map<std::string, LoadedMesh> meshes;  // by file (prefetchMeshes)
+    MeshFiles meshes;  // (prefetchMeshes)
     double massBound = 1e-3;
     Reporter& report;
 };
@@ -411,14 +411,9 @@ std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Po
                                              "): left out");
             return std::nullopt;
         }
-        auto cached = reader.meshes.find(*found.file);
-        if (cached == reader.meshes.end()) {
-            LoadedMesh loaded;
-            loaded.mesh = loadMesh(*found.file, loaded.error);
-            cached = reader.meshes.emplace(*found.file, std::move(loaded)).first;
-        }
-        if (!cached->second.mesh) {
-            const std::string& error = cached->second.error;
+        const LoadedMesh& loaded = reader.meshes.read(*found.file);
+        if (!loaded.mesh) {
+            const std::string& error = loaded.error;
             reader.report.warning(where, owner + ": " + std::string(shapeRoleName(role)) +
                                              " mesh '" + excerpt(*found.file) + "' is unreadable" +
                                              (error.empty() ? "" : " (" + excerpt(error) + ")") +
@@ -426,7 +421,7 @@ std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Po
             return std::nullopt;
         }
         s.type = ShapeType::Mesh;
-        s.mesh = cached->second.mesh;
+        s.mesh = loaded.mesh;
         std::error_code ec;
         const std::filesystem::path relative =
             std::filesystem::relative(*found.file, reader.dir, ec);
@@ -445,13 +440,11 @@ std::optional<Shape> readGeometry(const urdf::Geometry& geometry, const urdf::Po
 // ~70 ms in its reader). readGeometry then finds them in `reader.meshes`.
 void prefetchMeshes(const urdf::ModelInterface& robot, LinkReader& reader) {
     std::vector<std::string> files;
-    std::set<std::string> seen;
     const auto add = [&](const urdf::GeometrySharedPtr& geometry) {
         if (!geometry || geometry->type != urdf::Geometry::MESH) return;
         const ResourceLookup found =
             reader.resolver.resolve(static_cast<const urdf::Mesh&>(*geometry).filename);
-        if (found.file && !reader.meshes.count(*found.file) && seen.insert(*found.file).second)
-            files.push_back(*found.file);
+        if (found.file) files.push_back(*found.file);
     };
     for (const auto& [name, link] : robot.links_) {
         if (!link) continue;
@@ -460,9 +453,7 @@ void prefetchMeshes(const urdf::ModelInterface& robot, LinkReader& reader) {
         for (const urdf::CollisionSharedPtr& collision : link->collision_array)
             if (collision) add(collision->geometry);
     }
-    std::vector<LoadedMesh> loaded = loadMeshes(files);
-    for (std::size_t k = 0; k < files.size(); ++k)
-        reader.meshes.emplace(files[k], std::move(loaded[k]));
+    reader.meshes.prefetch(files);
 }
 
 LinkData readLink(const urdf::Link& link, LinkReader& reader) {

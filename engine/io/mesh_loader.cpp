@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -219,6 +220,25 @@ std::vector<LoadedMesh> loadMeshes(const std::vector<std::string>& paths,
         loaded[k].mesh = loadMesh(paths[k], loaded[k].error, limits);
     });
     return loaded;
+}
+
+void MeshFiles::prefetch(const std::vector<std::string>& paths, const MeshLimits& limits) {
+    std::vector<std::string> unread;
+    std::set<std::string> named;
+    for (const std::string& path : paths)
+        if (!files_.count(path) && named.insert(path).second) unread.push_back(path);
+    std::vector<LoadedMesh> loaded = loadMeshes(unread, limits);
+    for (std::size_t k = 0; k < unread.size(); ++k) files_.emplace(unread[k], std::move(loaded[k]));
+}
+
+const LoadedMesh& MeshFiles::read(const std::string& path, const MeshLimits& limits) {
+    auto it = files_.find(path);
+    if (it == files_.end()) {
+        LoadedMesh loaded;
+        loaded.mesh = loadMesh(path, loaded.error, limits);
+        it = files_.emplace(path, std::move(loaded)).first;
+    }
+    return it->second;
 }
 
 }  // namespace engine::io

@@ -10,6 +10,7 @@
 // instances more than `maxTriangles` triangles in all.
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,5 +43,18 @@ struct LoadedMesh {
 // the order of `paths`, the same whatever the threads.
 std::vector<LoadedMesh> loadMeshes(const std::vector<std::string>& paths,
                                    const MeshLimits& limits = {});
+
+// The mesh files of one scene or robot, each read once by its path: those known before the
+// rest is read all at once (prefetch), any other when first asked for.
+class MeshFiles {
+public:
+    // The files among `paths` not read yet (each once however often named), read at once.
+    void prefetch(const std::vector<std::string>& paths, const MeshLimits& limits = {});
+    // The file as read, read now when it was not.
+    const LoadedMesh& read(const std::string& path, const MeshLimits& limits = {});
+
+private:
+    std::map<std::string, LoadedMesh> files_;
+};
 
 }  // namespace engine::io

@@ -362,18 +362,10 @@ public:
         if (auto it = known_.find(at); it != known_.end() && it->second.file == file)
             return it->second.mesh;
         const std::string key = meshKey(file);
-        auto it = meshes_.find(key);
-        if (it == meshes_.end()) {
-            ReadMesh read;
-            read.mesh = loadMesh(key, read.error);
-            it = meshes_.emplace(key, std::move(read)).first;
-        }
-        ReadMesh& read = it->second;
-        if (!read.mesh && !read.reported) {
+        const LoadedMesh& read = meshes_.read(key);
+        if (!read.mesh && unreadableReported_.insert(key).second)
             error(at, "cannot read mesh '" + excerpt(file) +
                           "': " + excerpt(read.error, 4 * kQuoteChars));
-            read.reported = true;
-        }
         return read.mesh;
     }
 
@@ -384,7 +376,6 @@ public:
         const auto parts = root.find("parts");
         if (!root.is_object() || parts == root.end() || !parts->is_array()) return;
         std::vector<std::string> files;
-        std::set<std::string> seen;
         for (std::size_t p = 0; p < parts->size(); ++p) {
             const json& part = (*parts)[p];
             const auto geometry = part.is_object() ? part.find("geometry") : part.end();
@@ -401,14 +392,10 @@ public:
                     "/parts/" + std::to_string(p) + "/geometry/" + std::to_string(k) + "/file";
                 if (auto it = known_.find(at); it != known_.end() && it->second.file == name)
                     continue;
-                const std::string key = meshKey(name);
-                if (!meshes_.count(key) && seen.insert(key).second) files.push_back(key);
+                files.push_back(meshKey(name));
             }
         }
-        std::vector<LoadedMesh> loaded = loadMeshes(files);
-        for (std::size_t k = 0; k < files.size(); ++k)
-            meshes_.emplace(files[k],
-                            ReadMesh{std::move(loaded[k].mesh), std::move(loaded[k].error), false});
+        meshes_.prefetch(files);
     }
 
     void error(const std::string& where, std::string message) {
@@ -1675,12 +1662,8 @@ private:
             path = std::filesystem::path(baseDirectory_) / path;
         return path.lexically_normal().string();
     }
-    struct ReadMesh {
-        std::shared_ptr<const TriangleMesh> mesh;  // null: unreadable
-        std::string error;
-        bool reported = false;
-    };
-    std::map<std::string, ReadMesh> meshes_;  // by meshKey
+    MeshFiles meshes_;                          // by meshKey
+    std::set<std::string> unreadableReported_;  // (each unreadable file reported once)
 
 public:
     // The meshes of the scene read before (reparseScene, parseSceneWithMeshesOf), by the JSON

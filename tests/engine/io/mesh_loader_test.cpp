@@ -80,6 +80,24 @@ TEST(MeshLoader, ReadsSeveralFilesAtOnceAsEachAlone) {
     EXPECT_TRUE(loadMeshes({}).empty());
 }
 
+// One scene's files: read once each, whether prefetched (named twice) or asked for later.
+TEST(MeshLoader, MeshFilesReadEachFileOnce) {
+    MeshFiles files;
+    files.prefetch({kData + "box.obj", kData + "nowhere.stl", kData + "box.obj"});
+    const LoadedMesh& box = files.read(kData + "box.obj");
+    ASSERT_TRUE(box.mesh) << box.error;
+    EXPECT_EQ(files.read(kData + "box.obj").mesh, box.mesh);  // (the same mesh, not read again)
+    files.prefetch({kData + "box.obj"});
+    EXPECT_EQ(files.read(kData + "box.obj").mesh, box.mesh);
+    std::string error;
+    EXPECT_FALSE(loadMesh(kData + "nowhere.stl", error));
+    EXPECT_FALSE(files.read(kData + "nowhere.stl").mesh);
+    EXPECT_EQ(files.read(kData + "nowhere.stl").error, error);
+    const LoadedMesh& tetra = files.read(kData + "tetra.stl");  // (not prefetched)
+    ASSERT_TRUE(tetra.mesh) << tetra.error;
+    EXPECT_EQ(files.read(kData + "tetra.stl").mesh, tetra.mesh);
+}
+
 TEST(MeshMassProperties, BoxMeshMatchesTheBoxFormula) {
     std::string error;
     const auto box = loadMesh(kData + "box.obj", error);
