@@ -70,9 +70,10 @@ std::size_t mappedBytes() {
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
-// The pipes of the children running now, both ends. Readers run at once from several threads
-// (loadMeshes): a child that kept another child's pipe open would keep the parent from seeing
-// that pipe's end until both children had ended. So each child closes the others' pipes as it
+// The pipes of the children running now, both ends. Several children run at once (started by
+// one thread in runInChildProcesses, or by several threads each running its own): a child that
+// kept another child's pipe open would keep the parent from seeing that pipe's end until both
+// children had ended. So each child closes the others' pipes as it
 // begins. The list changes under `pipesMutex` only, and a fork() anywhere in the process waits
 // for it (pthread_atfork), so a child's copy of the list is whole and names every pipe open.
 std::mutex pipesMutex;
@@ -221,99 +222,169 @@ bool runInThisProcess(const std::function<bool(std::string& out, std::string& er
 
 }  // namespace
 
-bool runInChildProcess(const std::function<bool(std::string& out, std::string& error)>& work,
-                       const ChildLimits& limits, std::string& result, std::string& error,
-                       bool* childFailed) {
-    if (readersInProcess) return runInThisProcess(work, result, error, childFailed);
-    if (childFailed) *childFailed = true;
-    const std::string memoryBound = std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
+namespace {
+
+// One child started by runInChildProcesses: its process, the read end of its pipe, what it has
+// written so far and when it must have ended.
+struct RunningChild {
+    std::size_t job = 0;
+    pid_t pid = -1;
+    int fd = -1;
+    std::string bytes;
+    std::chrono::steady_clock::time_point deadline;
+};
+
+// Forks the child for `job`; false with the reason in `outcome` when it cannot be started.
+bool startChild(const ChildJob& job, RunningChild& child, ChildOutcome& outcome) {
     int fds[2];
     if (!openChildPipe(fds)) {
-        error = std::string("cannot start the reader process: ") + std::strerror(errno);
+        outcome.error = std::string("cannot start the reader process: ") + std::strerror(errno);
         return false;
     }
     std::fflush(nullptr);  // nothing buffered is written twice
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
-        error = std::string("cannot start the reader process: ") + std::strerror(errno);
+        outcome.error = std::string("cannot start the reader process: ") + std::strerror(errno);
         closeChildPipeEnd(fds[0]);
         closeChildPipeEnd(fds[1]);
         return false;
     }
-    if (pid == 0) runChild(work, limits, fds[1], parent);  // (its read end closed there)
+    if (pid == 0) runChild(job.work, job.limits, fds[1], parent);  // (its read end closed there)
     closeChildPipeEnd(fds[1]);
+    child.pid = pid;
+    child.fd = fds[0];
+    child.deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(job.limits.seconds));
+    return true;
+}
 
-    // Read everything the child writes, until it closes the pipe or the time is up.
-    std::string bytes;
-    bool timedOut = false, cancelled = false;
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(limits.seconds));
-    char buffer[65536];
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            timedOut = true;
-            break;
-        }
-        if (limits.cancel && limits.cancel->load()) {
-            cancelled = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const long long wait = limits.cancel ? 100 : 1000;  // ms between looks at the cancel flag
-        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), wait)));
-        if (ready < 0 && errno != EINTR) break;
-        if (ready <= 0) continue;
-        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        bytes.append(buffer, static_cast<std::size_t>(n));
-    }
-    closeChildPipeEnd(fds[0]);
-    if (timedOut || cancelled) ::kill(pid, SIGKILL);
+// The child's end (its pipe read to the end, or its time up, or the work cancelled): the child
+// killed when it must be, waited for, and what it gave or what happened to it.
+void finishChild(const ChildLimits& limits, RunningChild& child, bool timedOut, bool cancelled,
+                 ChildOutcome& outcome) {
+    closeChildPipeEnd(child.fd);
+    if (timedOut || cancelled) ::kill(child.pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
-
+    const std::string& bytes = child.bytes;
+    const std::string memoryBound = std::to_string(limits.memoryBytes >> 20) + " MB memory bound";
+    outcome.childFailed = true;
     if (cancelled) {
-        error = "was cancelled";
-        return false;
-    }
-    if (timedOut) {
-        error = "took longer than " + numberText(limits.seconds, 6, "s") + " and was stopped";
-        return false;
-    }
-    if (!bytes.empty() && bytes[0] == kOutOfMemory) {
-        error = "ran out of its " + memoryBound;
-        return false;
-    }
-    if (!bytes.empty() && bytes[0] == kResult && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (childFailed) *childFailed = false;
-        result = bytes.substr(1);
-        return true;
-    }
-    if (!bytes.empty() && bytes[0] == kReason && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (childFailed) *childFailed = false;
-        error = bytes.substr(1);
-        return false;
-    }
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
-        error = "used more than " + std::to_string(static_cast<long>(limits.seconds) + 2) +
-                " s of processor time and was stopped";
-        return false;
-    }
-    if (WIFSIGNALED(status)) {
-        error = "crashed (" + signalName(WTERMSIG(status)) + ")";
+        outcome.error = "was cancelled";
+    } else if (timedOut) {
+        outcome.error =
+            "took longer than " + numberText(limits.seconds, 6, "s") + " and was stopped";
+    } else if (!bytes.empty() && bytes[0] == kOutOfMemory) {
+        outcome.error = "ran out of its " + memoryBound;
+    } else if (!bytes.empty() && bytes[0] == kResult && WIFEXITED(status) &&
+               WEXITSTATUS(status) == 0) {
+        outcome.childFailed = false;
+        outcome.done = true;
+        outcome.result = bytes.substr(1);
+    } else if (!bytes.empty() && bytes[0] == kReason && WIFEXITED(status) &&
+               WEXITSTATUS(status) == 0) {
+        outcome.childFailed = false;
+        outcome.error = bytes.substr(1);
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+        outcome.error = "used more than " + std::to_string(static_cast<long>(limits.seconds) + 2) +
+                        " s of processor time and was stopped";
+    } else if (WIFSIGNALED(status)) {
+        outcome.error = "crashed (" + signalName(WTERMSIG(status)) + ")";
         // An allocation refused by the bound ends some readers with abort(), not bad_alloc.
-        if (WTERMSIG(status) == SIGABRT) error += " (it may have exceeded its " + memoryBound + ")";
-        return false;
+        if (WTERMSIG(status) == SIGABRT)
+            outcome.error += " (it may have exceeded its " + memoryBound + ")";
+    } else {
+        outcome.error = "stopped without a result (exit status " +
+                        std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
     }
-    error = "stopped without a result (exit status " +
-            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
-    return false;
+}
+
+}  // namespace
+
+std::vector<ChildOutcome> runInChildProcesses(const std::vector<ChildJob>& jobs, int atOnce) {
+    std::vector<ChildOutcome> outcomes(jobs.size());
+    if (readersInProcess) {
+        for (std::size_t k = 0; k < jobs.size(); ++k) {
+            ChildOutcome& o = outcomes[k];
+            o.done = runInThisProcess(jobs[k].work, o.result, o.error, &o.childFailed);
+        }
+        return outcomes;
+    }
+    const std::size_t most = static_cast<std::size_t>(std::max(1, atOnce));
+    std::vector<RunningChild> running;
+    std::vector<pollfd> polled;
+    std::size_t next = 0;
+    char buffer[65536];
+    while (next < jobs.size() || !running.empty()) {
+        // As many children running as allowed, started in the order of `jobs`.
+        while (next < jobs.size() && running.size() < most) {
+            RunningChild child;
+            child.job = next;
+            if (startChild(jobs[next], child, outcomes[next]))
+                running.push_back(std::move(child));
+            else
+                outcomes[next].childFailed = true;
+            ++next;
+        }
+        if (running.empty()) continue;
+        // Each child's pipe read until the child closes it, its time is up or it is cancelled.
+        const auto now = std::chrono::steady_clock::now();
+        long long wait = 1000;  // ms between looks at the time left and the cancel flags
+        polled.clear();
+        for (std::size_t c = 0; c < running.size();) {
+            RunningChild& child = running[c];
+            const ChildLimits& limits = jobs[child.job].limits;
+            const long long left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(child.deadline - now).count();
+            const bool timedOut = left <= 0;
+            const bool cancelled = !timedOut && limits.cancel && limits.cancel->load();
+            if (timedOut || cancelled) {
+                finishChild(limits, child, timedOut, cancelled, outcomes[child.job]);
+                running.erase(running.begin() + static_cast<std::ptrdiff_t>(c));
+                continue;
+            }
+            wait = std::min(wait, left);
+            if (limits.cancel) wait = std::min(wait, 100LL);
+            polled.push_back(pollfd{child.fd, POLLIN, 0});
+            ++c;
+        }
+        if (running.empty()) continue;
+        const int ready =
+            ::poll(polled.data(), static_cast<nfds_t>(polled.size()), static_cast<int>(wait));
+        if (ready <= 0) continue;  // (time to look again, or a signal)
+        for (std::size_t c = running.size(); c-- > 0;) {
+            if (polled[c].revents == 0) continue;
+            RunningChild& child = running[c];
+            const ssize_t n = ::read(child.fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n > 0) {
+                child.bytes.append(buffer, static_cast<std::size_t>(n));
+                continue;
+            }
+            finishChild(jobs[child.job].limits, child, false, false, outcomes[child.job]);
+            running.erase(running.begin() + static_cast<std::ptrdiff_t>(c));
+        }
+    }
+    return outcomes;
+}
+
+bool runInChildProcess(const std::function<bool(std::string& out, std::string& error)>& work,
+                       const ChildLimits& limits, std::string& result, std::string& error,
+                       bool* childFailed) {
+    std::vector<ChildJob> jobs(1);
+    jobs[0].work = work;
+    jobs[0].limits = limits;
+    std::vector<ChildOutcome> outcomes = runInChildProcesses(jobs, 1);
+    ChildOutcome& outcome = outcomes[0];
+    if (childFailed) *childFailed = outcome.childFailed;
+    if (outcome.done)
+        result = std::move(outcome.result);
+    else
+        error = std::move(outcome.error);
+    return outcome.done;
 }
 
 }  // namespace engine::io

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace engine::io {
 
@@ -36,6 +37,22 @@ struct ChildLimits {
 bool runInChildProcess(const std::function<bool(std::string& out, std::string& error)>& work,
                        const ChildLimits& limits, std::string& result, std::string& error,
                        bool* childFailed = nullptr);
+
+// Several works, each in a child of its own, at most `atOnce` running at a time; the outcomes in
+// the order of `jobs`, each as runInChildProcess gives it. The calling thread forks every child
+// and waits for them all: forks from several threads at once leave a child holding whatever lock
+// another forking thread held at that moment — glibc's allocator guards itself against that, a
+// sanitizer's allocator (clang 14's AddressSanitizer) does not, and such a child hangs.
+struct ChildJob {
+    std::function<bool(std::string& out, std::string& error)> work;
+    ChildLimits limits;
+};
+struct ChildOutcome {
+    bool done = false;         // `result` holds the child's answer; otherwise `error` says why not
+    bool childFailed = false;  // as runInChildProcess's `*childFailed`
+    std::string result, error;
+};
+std::vector<ChildOutcome> runInChildProcesses(const std::vector<ChildJob>& jobs, int atOnce);
 
 // For a reader's fatal-error callback inside `work` (a C library that would otherwise exit the
 // process): ends the child at once with `reason` as its error. Only valid inside `work`.

@@ -143,26 +143,30 @@ bool readMesh(const std::string& path, const MeshLimits& limits, std::string& ou
     return true;
 }
 
-}  // namespace
+// What is checked before a reader child is started: empty when the file may be given to it.
+std::string meshFileProblem(const std::string& path) {
+    if (std::string problem = inputFileProblem(path, "mesh file"); !problem.empty()) return problem;
+    return plyHeaderProblem(path);
+}
 
-std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error,
-                                             const MeshLimits& limits) {
-    if (const std::string problem = inputFileProblem(path, "mesh file"); !problem.empty()) {
-        error = problem;
-        return nullptr;
-    }
-    if (error = plyHeaderProblem(path); !error.empty()) return nullptr;
-    std::string bytes;
-    const auto work = [&](std::string& out, std::string& reason) {
+ChildJob readerJob(const std::string& path, const MeshLimits& limits) {
+    ChildJob job;
+    job.work = [path, limits](std::string& out, std::string& reason) {
         return readMesh(path, limits, out, reason);
     };
-    bool childFailed = false;
-    if (!runInChildProcess(work, limits.process, bytes, error, &childFailed)) {
-        if (childFailed)
+    job.limits = limits.process;
+    return job;
+}
+
+// The mesh from the reader child's answer, or null with `error` set.
+std::shared_ptr<const TriangleMesh> meshFromChild(ChildOutcome& outcome, std::string& error) {
+    if (!outcome.done) {
+        error = std::move(outcome.error);
+        if (outcome.childFailed)
             error = "the mesh reader " + error + ": the file is malformed or too large";
         return nullptr;
     }
-
+    const std::string& bytes = outcome.result;
     // The child's bytes, sizes checked before they are used.
     std::int64_t counts[2] = {0, 0};
     if (bytes.size() < sizeof counts) {
@@ -212,13 +216,30 @@ std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::strin
     return mesh;
 }
 
+}  // namespace
+
+std::shared_ptr<const TriangleMesh> loadMesh(const std::string& path, std::string& error,
+                                             const MeshLimits& limits) {
+    std::vector<LoadedMesh> loaded = loadMeshes({path}, limits);
+    error = std::move(loaded[0].error);
+    return std::move(loaded[0].mesh);
+}
+
+// The children are started and awaited by this thread (runInChildProcesses), never by several.
 std::vector<LoadedMesh> loadMeshes(const std::vector<std::string>& paths,
                                    const MeshLimits& limits) {
     std::vector<LoadedMesh> loaded(paths.size());
-    runTasks(static_cast<int>(paths.size()), [&](int i) {
-        const auto k = static_cast<std::size_t>(i);
-        loaded[k].mesh = loadMesh(paths[k], loaded[k].error, limits);
-    });
+    std::vector<ChildJob> jobs;
+    std::vector<std::size_t> read;  // the paths given to a reader, in the order of `jobs`
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+        loaded[k].error = meshFileProblem(paths[k]);
+        if (!loaded[k].error.empty()) continue;
+        jobs.push_back(readerJob(paths[k], limits));
+        read.push_back(k);
+    }
+    std::vector<ChildOutcome> outcomes = runInChildProcesses(jobs, workerThreads());
+    for (std::size_t j = 0; j < read.size(); ++j)
+        loaded[read[j]].mesh = meshFromChild(outcomes[j], loaded[read[j]].error);
     return loaded;
 }
 

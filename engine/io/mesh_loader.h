@@ -37,10 +37,11 @@ struct LoadedMesh {
     std::string error;
 };
 
-// Several files, each read as loadMesh reads it (in a child process of its own), as many at
-// once as the engine has threads (engine/solver/worker_pool.h): a robot names dozens of mesh
-// files, and a child spends most of its time in the reader, on its own core. The results in
-// the order of `paths`, the same whatever the threads.
+// Several files, each read as loadMesh reads it (in a child process of its own), as many
+// children at once as the engine has threads (engine/solver/worker_pool.h): a robot names dozens
+// of mesh files, and a child spends most of its time in the reader, on its own core. The calling
+// thread starts the children and waits for them (runInChildProcesses). The results in the order
+// of `paths`, the same whatever the threads.
 std::vector<LoadedMesh> loadMeshes(const std::vector<std::string>& paths,
                                    const MeshLimits& limits = {});
 

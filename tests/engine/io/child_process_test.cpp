@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -153,6 +154,53 @@ TEST(ChildProcess, AChildHoldsNoOtherChildsPipe) {
     ASSERT_TRUE(counted) << error;
     EXPECT_EQ(result, std::to_string(before + 1));
     EXPECT_EQ(errorA, "was cancelled");
+}
+
+// Children run at once from one thread, each outcome in the order of the works: a result, a
+// reason, a crash, one stopped at its time bound and one cancelled, as runInChildProcess gives
+// each alone. The first two meet through two pipes (each waits for the other's byte), so they
+// can only end when both run at the same time; started one after the other, both would reach
+// their time bound instead.
+TEST(ChildProcess, SeveralChildrenRunAtOnceFromOneThread) {
+    int aToB[2], bToA[2];
+    ASSERT_EQ(::pipe(aToB), 0);
+    ASSERT_EQ(::pipe(bToA), 0);
+    const auto meet = [](int send, int receive) {
+        const char byte = 1;
+        char got = 0;
+        return ::write(send, &byte, 1) == 1 && ::read(receive, &got, 1) == 1;
+    };
+    std::atomic<bool> cancel{true};
+    std::vector<ChildJob> jobs(5);
+    jobs[0].work = [&](std::string& out, std::string&) {
+        out = "A";
+        return meet(aToB[1], bToA[0]);
+    };
+    jobs[1].work = [&](std::string&, std::string& reason) {
+        reason = meet(bToA[1], aToB[0]) ? "B met A" : "B did not meet A";
+        return false;
+    };
+    jobs[2].work = [](std::string&, std::string&) -> bool { std::abort(); };
+    jobs[3].work = sleepHalfAMinute;
+    jobs[3].limits.seconds = 0.5;
+    jobs[4].work = sleepHalfAMinute;
+    jobs[4].limits.cancel = &cancel;
+    for (ChildJob& job : jobs)
+        if (job.limits.seconds > 1.0) job.limits.seconds = 20.0;
+    const std::vector<ChildOutcome> outcomes = runInChildProcesses(jobs, 2);
+    for (const int fd : {aToB[0], aToB[1], bToA[0], bToA[1]}) ::close(fd);
+    ASSERT_EQ(outcomes.size(), jobs.size());
+    EXPECT_TRUE(outcomes[0].done) << outcomes[0].error;
+    EXPECT_EQ(outcomes[0].result, "A");
+    EXPECT_FALSE(outcomes[1].done);
+    EXPECT_FALSE(outcomes[1].childFailed);
+    EXPECT_EQ(outcomes[1].error, "B met A");
+    EXPECT_TRUE(outcomes[2].childFailed);
+    EXPECT_EQ(outcomes[2].error.rfind("crashed (aborted)", 0), 0u) << outcomes[2].error;
+    EXPECT_TRUE(outcomes[3].childFailed);
+    EXPECT_EQ(outcomes[3].error, "took longer than 0.5 s and was stopped");
+    EXPECT_EQ(outcomes[4].error, "was cancelled");
+    EXPECT_TRUE(runInChildProcesses({}, 2).empty());
 }
 
 TEST(ChildProcess, TheChildDiesWithItsParent) {
