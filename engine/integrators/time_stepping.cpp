@@ -339,6 +339,9 @@ private:
             // (on the engine's threads or on this one, whichever has lately been faster: the
             // same points either way)
             stats_.collisionSeconds += collideSerially_.run([&] { collide(model, state); });
+            // The points by island and height: the solve's order, not collision detection
+            // (as Bullet's islands are built in its solve, outside its collision detection).
+            orderSerially_.run([&] { orderContacts(model); });
         } else {
             d.found.points.clear();
             d.found.persistent.clear();
@@ -395,7 +398,12 @@ private:
             world_->query(model.contact.settings.margin, state.contacts, d.found);
         }
         queryEpoch_ = sleepEpoch_;
-        std::vector<contact::ContactPoint>& points = d.found.points;
+    }
+
+    // The step's contact points (data_.found.points) by island, then by height from the floor
+    // up (orderByIslandAndHeight).
+    void orderContacts(const Model& model) {
+        std::vector<contact::ContactPoint>& points = data_.found.points;
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
             heights_.resize(points.size());
@@ -1753,6 +1761,7 @@ private:
     std::vector<double> heights_;      // per contact point: −(p_A + p_B)·up, lowest last
     std::vector<std::size_t> order_;
     OnThreadsOrNot collideSerially_;                       // begin()
+    OnThreadsOrNot orderSerially_;                         // begin()
     OnThreadsOrNot rowsSerially_;                          // unilateralRows()
     std::vector<int> groupRoot_, groupRank_, pointGroup_;  // orderByIslandAndHeight
     std::vector<std::size_t> groupStart_, grouped_;
