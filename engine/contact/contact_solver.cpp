@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -300,7 +302,20 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     thread_local std::vector<int> parent, islandOf;
     thread_local std::vector<std::array<int, 2>> ends;  // per contact: bodyA, bodyB
     thread_local std::vector<char> listed;
-    {
+    // The islands given (ContactProblem::islandStart): each described by its own task
+    // (describeIsland), in the order and with the parts that the search below would give it.
+    const bool given = !responses && p.islandStart.size() >= 2 && p.islandStart.front() == 0 &&
+                       p.islandStart.back() == n &&
+                       std::adjacent_find(p.islandStart.begin(), p.islandStart.end(),
+                                          std::greater_equal<>()) == p.islandStart.end();
+    if (given) {
+        count = p.islandStart.size() - 1;
+        while (islands.size() < count) {
+            islands.emplace_back();
+            islandParts.emplace_back();
+        }
+        listed.assign(static_cast<std::size_t>(v.size() / 6), 0);
+    } else {
         const int bodies = static_cast<int>(v.size() / 6);
         parent.resize(static_cast<std::size_t>(bodies));
         for (int b = 0; b < bodies; ++b) parent[static_cast<std::size_t>(b)] = b;
@@ -1113,9 +1128,32 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     thread_local std::vector<ContactSolveReport> reportsStore;
     std::vector<ContactSolveReport>& reports = reportsStore;
     reports.assign(count, ContactSolveReport{});
+    // A given island's contacts (its range) and parts (in the order its contacts touch them, A
+    // before B), as the search above lists them; each island's parts are its own.
+    // (the caller's `listed`: a thread_local named in a task would be the task's thread's own)
+    std::vector<char>& listedHere = listed;
+    auto describeIsland = [&](std::size_t k) {
+        std::vector<std::size_t>& contacts = islands[k];
+        std::vector<int>& parts = islandParts[k];
+        contacts.clear();
+        parts.clear();
+        for (std::size_t ci = p.islandStart[k]; ci < p.islandStart[k + 1]; ++ci) {
+            contacts.push_back(ci);
+            for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
+                if (b >= 0 && !listedHere[static_cast<std::size_t>(b)]) {
+                    listedHere[static_cast<std::size_t>(b)] = 1;
+                    parts.push_back(b);
+                }
+        }
+        assert(!contacts.empty() && !parts.empty());
+    };
     auto solveOne = [&](int k) {
         const std::size_t i = static_cast<std::size_t>(k);
+        if (given) describeIsland(i);
         solveIsland(islands[i], islandParts[i], reports[i], biasedOf[i]);
+    };
+    const auto islandSize = [&](std::size_t k) {
+        return given ? p.islandStart[k + 1] - p.islandStart[k] : islands[k].size();
     };
     const int threads = workerThreads();
     if (count > 1 && n >= kParallelContacts && threads > 1) {
@@ -1128,7 +1166,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             std::max<std::size_t>(32, n / (8 * static_cast<std::size_t>(threads)));
         std::size_t contacts = 0;
         for (std::size_t k = 0; k + 1 < count; ++k) {
-            contacts += islands[k].size();
+            contacts += islandSize(k);
             if (contacts >= share) {
                 first.push_back(k + 1);
                 contacts = 0;

@@ -93,6 +93,14 @@ struct ContactProblem {
     RowResponses U;
     FrictionModel friction = FrictionModel::Box;
     int coneFacets = 8;
+    // The islands, when the caller knows them (else empty: solvePgs finds them): contacts
+    // [islandStart[k], islandStart[k + 1]) are the k-th island — all the contacts joined to its
+    // first through the parts they touch (the ground joins nothing), none of another — every
+    // island nonempty, every contact on at least one moving part, no responses U. solvePgs then
+    // describes each island in the task that solves it, instead of reading every contact's two
+    // bodies and joining them on one thread first (at 24,000 contacts a step: a cache line
+    // each, 6 % of the step). The same islands as solvePgs finds, in the same order.
+    std::vector<std::size_t> islandStart;
 };
 
 struct ContactSolveReport {

@@ -404,6 +404,7 @@ private:
     // up (orderByIslandAndHeight).
     void orderContacts(const Model& model) {
         std::vector<contact::ContactPoint>& points = data_.found.points;
+        islandStart_.clear();
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
             heights_.resize(points.size());
@@ -432,8 +433,14 @@ private:
                                 const std::vector<contact::ContactPoint>& points) {
         const std::size_t n = points.size();
         const int groups = groupPoints(model, points);
+        // Parts joined by contact alone: each group is one of the contact solve's islands (its
+        // points', the same order), given to it (ContactProblem::islandStart, by contactRows).
+        const bool islands = model.joints.empty() && model.couplers.empty() &&
+                             std::none_of(model.forces.begin(), model.forces.end(),
+                                          [](const ForceModel& f) { return f.inextensible; });
         if (groups < 2) {
             radixOrder(heights_, order_, orderScratch_);
+            if (islands && groups == 1) islandStart_ = {0, n};
             return;
         }
         groupStart_.assign(static_cast<std::size_t>(groups) + 1, 0);
@@ -443,6 +450,7 @@ private:
             largest = std::max(largest, groupStart_[g + 1]);
             groupStart_[g + 1] += groupStart_[g];
         }
+        if (islands) islandStart_ = groupStart_;
         const auto lower = [&](std::size_t a, std::size_t b) { return heights_[a] < heights_[b]; };
         if (largest > kRadixGroup) {
             radixOrder(heights_, order_, orderScratch_);
@@ -771,10 +779,13 @@ private:
             rowsSerially_.run([&] { contactRows(model, ws); });
         } else {
             d.problem.contacts.clear();
+            d.problem.islandStart.clear();
         }
         if (!model.limits.empty()) stopRows(model, state, ws);
         if (!model.frictions.empty()) frictionRows(model, ws);
         cableRows(model, state, ws);
+        // (rows besides the points': the islands are the solver's to find)
+        if (d.problem.contacts.size() != d.found.points.size()) d.problem.islandStart.clear();
     }
 
     // The rows of the inextensible cables' spans within reach of their free length: a span
@@ -1178,7 +1189,6 @@ private:
         }
         // The merged points become the state's (the two buffers trade places).
         state.contacts.swap(d.found.persistent);
-        d.found.persistent.clear();
         result.valid = true;
     }
 
@@ -1298,9 +1308,14 @@ private:
         runRanges(count, kParallelRows, [&](std::size_t first, std::size_t last) {
             for (std::size_t k = first; k < last; ++k) rowsOf(k);
         });
+        problem.islandStart = islandStart_;  // (the points' groups: orderContacts)
         if (std::find(kept_.begin(), kept_.end(), 0) == kept_.end()) return;
-        std::size_t keep = 0;
+        // The points left out are those of the group of points between two parts that cannot
+        // move: the other groups keep their points, their starts moved down; that one is gone.
+        std::vector<std::size_t>& starts = problem.islandStart;
+        std::size_t keep = 0, island = 0;
         for (std::size_t k = 0; k < count; ++k) {
+            for (; island < starts.size() && starts[island] == k; ++island) starts[island] = keep;
             if (!kept_[k]) continue;
             if (keep != k) {
                 problem.contacts[keep] = problem.contacts[k];
@@ -1309,6 +1324,9 @@ private:
             }
             ++keep;
         }
+        for (; island < starts.size(); ++island) starts[island] = keep;
+        starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+        if (starts.size() < 2) starts.clear();
         problem.contacts.resize(keep);
         d.tangents.resize(keep);
         points.resize(keep);
@@ -1760,9 +1778,10 @@ private:
     std::vector<double> blockSums_;    // sumInBlocks
     std::vector<double> heights_;      // per contact point: −(p_A + p_B)·up, lowest last
     std::vector<std::size_t> order_;
-    OnThreadsOrNot collideSerially_;                       // begin()
-    OnThreadsOrNot orderSerially_;                         // begin()
-    OnThreadsOrNot rowsSerially_;                          // unilateralRows()
+    OnThreadsOrNot collideSerially_;        // begin()
+    OnThreadsOrNot orderSerially_;          // begin()
+    std::vector<std::size_t> islandStart_;  // orderContacts: the points' islands, or none
+    OnThreadsOrNot rowsSerially_;           // unilateralRows()
     std::vector<int> groupRoot_, groupRank_, pointGroup_;  // orderByIslandAndHeight
     std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;
