@@ -308,6 +308,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                        p.islandStart.back() == n &&
                        std::adjacent_find(p.islandStart.begin(), p.islandStart.end(),
                                           std::greater_equal<>()) == p.islandStart.end();
+    if (p.writeRows && !given) {  // (every row first: the islands are found from them)
+        p.writeRows(0, n);
+        p.writeRows = nullptr;
+    }
     if (given) {
         count = p.islandStart.size() - 1;
         while (islands.size() < count) {
@@ -1149,7 +1153,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     };
     auto solveOne = [&](int k) {
         const std::size_t i = static_cast<std::size_t>(k);
-        if (given) describeIsland(i);
+        if (given) {
+            if (p.writeRows) p.writeRows(p.islandStart[i], p.islandStart[i + 1]);
+            describeIsland(i);
+        }
         solveIsland(islands[i], islandParts[i], reports[i], biasedOf[i]);
     };
     const auto islandSize = [&](std::size_t k) {
@@ -1181,6 +1188,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     } else {
         for (std::size_t k = 0; k < count; ++k) solveOne(static_cast<int>(k));
     }
+    p.writeRows = nullptr;  // (every row written)
     report.iterations = 0;
     for (const ContactSolveReport& one : reports) {
         report.iterations = std::max(report.iterations, one.iterations);
@@ -1294,6 +1302,10 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v,
                               Eigen::VectorXd* positionVelocity) {
     ContactSolveReport report;
     const std::size_t nc = p.contacts.size();
+    if (p.writeRows) {
+        p.writeRows(0, nc);
+        p.writeRows = nullptr;
+    }
     if (nc == 0) return report;
 
     // Friction directions (coefficients on t1, t2) and groups: box friction has two groups

@@ -405,6 +405,7 @@ private:
     void orderContacts(const Model& model) {
         std::vector<contact::ContactPoint>& points = data_.found.points;
         islandStart_.clear();
+        immovable_ = -1;
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
             heights_.resize(points.size());
@@ -440,7 +441,10 @@ private:
                                           [](const ForceModel& f) { return f.inextensible; });
         if (groups < 2) {
             radixOrder(heights_, order_, orderScratch_);
-            if (islands && groups == 1) islandStart_ = {0, n};
+            if (islands && groups == 1) {
+                islandStart_ = {0, n};
+                immovable_ = groupRank_.back();
+            }
             return;
         }
         groupStart_.assign(static_cast<std::size_t>(groups) + 1, 0);
@@ -450,7 +454,10 @@ private:
             largest = std::max(largest, groupStart_[g + 1]);
             groupStart_[g + 1] += groupStart_[g];
         }
-        if (islands) islandStart_ = groupStart_;
+        if (islands) {
+            islandStart_ = groupStart_;
+            immovable_ = groupRank_.back();
+        }
         const auto lower = [&](std::size_t a, std::size_t b) { return heights_[a] < heights_[b]; };
         if (largest > kRadixGroup) {
             radixOrder(heights_, order_, orderScratch_);
@@ -542,7 +549,8 @@ private:
         };
         for (const contact::ContactPoint& p : points)
             join(model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]);
-        // Each point's group, numbered in query order.
+        // Each point's group, numbered in query order (groupRank_.back(): the group of the points
+        // between two parts that cannot move, if any).
         groupRank_.assign(bodies + 1, -1);
         pointGroup_.resize(points.size());
         int groups = 0;
@@ -768,6 +776,7 @@ private:
     // The rows of the contact problem: contact, the stops within reach, joint friction.
     void unilateralRows(const Model& model, const State& state, Workspace& ws) {
         StepData& d = data_;
+        d.problem.writeRows = nullptr;  // (contactRows sets it again where rows are written late)
         d.tangents.clear();
         d.stops.clear();
         d.frictions.clear();
@@ -1193,120 +1202,63 @@ private:
     }
 
     // The rows of every contact point at qₙ: normal and tangents, targets, friction, warm start.
-    // Points between two parts that cannot move are left out (of the points too).
+    // Points between two parts that cannot move are left out (of the points too). With the
+    // islands known and PGS to solve them, each island's rows are written by the task that
+    // solves it (ContactProblem::writeRows); only the places are made here.
     void contactRows(const Model& model, Workspace& ws) {
         StepData& d = data_;
-        const double h = d.h;
         const Eigen::VectorXd& q = d.q0;
-        const Eigen::VectorXd& v = d.v0;
         std::vector<contact::ContactPoint>& points = d.found.points;
-        // Per body, once: orientation as a matrix and world angular velocity.
+        // Per body, once: orientation as a matrix.
         rotation_.resize(static_cast<std::size_t>(model.bodyCount()));
         runRanges(rotation_.size(), kParallelParts, [&](std::size_t first, std::size_t last) {
             for (std::size_t b = first; b < last; ++b)
                 rotation_[b] = bodyOrientation(q, static_cast<int>(b)).toRotationMatrix();
         });
-        auto pointVelocity = [&](int b, const Vec3& point) -> Vec3 {
-            if (b < 0) return Vec3::Zero();
-            const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(layout::angular(v, b));
-            return layout::linear(v, b) + w.cross(point - bodyPosition(q, b));
-        };
         const ContactSettings& settings = model.contact.settings;
         contact::ContactProblem& problem = d.problem;
         problem.friction = settings.friction;
         problem.coneFacets = settings.coneFacets;
-        const bool byFrequency = settings.frequency > 0.0;
-        const bool soft = settings.stiffness > 0.0 || byFrequency;
-        const double omega = 2.0 * kPi * settings.frequency;
+        // (maximal coordinates only: in joint coordinates the rows' responses through the tree are
+        // formed from the rows before the solve)
+        const bool late = !joints_ && !islandStart_.empty() &&
+                          settings.solver == ContactSolverType::ProjectedGaussSeidel &&
+                          model.constraintRows() == 0 && model.softRows == 0 &&
+                          model.limits.empty() && model.frictions.empty();
+        if (late) {
+            // (the points between two parts that cannot move: their group, taken out whole)
+            problem.islandStart = islandStart_;
+            if (immovable_ >= 0) {
+                std::vector<std::size_t>& starts = problem.islandStart;
+                const auto group = static_cast<std::size_t>(immovable_);
+                const std::size_t first = starts[group], last = starts[group + 1];
+                points.erase(points.begin() + static_cast<std::ptrdiff_t>(first),
+                             points.begin() + static_cast<std::ptrdiff_t>(last));
+                starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(group));
+                for (std::size_t g = group; g < starts.size(); ++g) starts[g] -= last - first;
+                if (starts.size() < 2) starts.clear();
+            }
+            // (resized from the last step's size: no zeroing but growth)
+            problem.contacts.resize(points.size());
+            d.tangents.resize(points.size());
+            if (problem.islandStart.empty()) {  // (no point left)
+                problem.contacts.clear();
+                return;
+            }
+            problem.writeRows = [this, &model, &ws](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k) (void)pointRows(model, ws, k);
+            };
+            return;
+        }
         // Each point's rows in its place (on the engine's threads for many: every point alone),
         // then the points between two parts that cannot move taken out.
         const std::size_t count = points.size();
         problem.contacts.resize(count);
         d.tangents.resize(count);
         kept_.assign(count, 1);
-        const auto rowsOf = [&](std::size_t k) {
-            const contact::ContactPoint& p = points[k];
-            ContactRows& c = problem.contacts[k];  // (the fields it sets below, and these)
-            c.bound = 0.0;
-            c.boxFriction = false;
-            c.compliance = 0.0;
-            c.bias = 0.0;
-            c.bodyA = model.bodyOfPart[p.partA];
-            c.bodyB = model.bodyOfPart[p.partB];
-            if (c.bodyA < 0 && c.bodyB < 0) {
-                kept_[k] = 0;
-                return;
-            }
-            const Vec3 point = 0.5 * (p.p_WA_W + p.p_WB_W);
-            const Vec3 n = p.n_AB_W;
-            const Vec3 t1 =
-                tangentOf(n, pointVelocity(c.bodyB, point) - pointVelocity(c.bodyA, point));
-            const Vec3 t2 = n.cross(t1);
-            const Vec3 directions[3] = {n, t1, t2};
-            for (int side = 0; side < 2; ++side) {
-                const int body = side == 0 ? c.bodyA : c.bodyB;
-                if (body < 0) continue;
-                const double sign = side == 0 ? -1.0 : 1.0;
-                const Mat3& R = rotation_[static_cast<std::size_t>(body)];
-                const Vec3 arm = point - bodyPosition(q, body);
-                for (int r = 0; r < 3; ++r)
-                    c.J[r][side] << sign * directions[r],
-                        sign * (R.transpose() * arm.cross(directions[r]));
-                c.Minv[side] = layout::twist(ws.Minv, body);
-            }
-            const ContactMaterial material =
-                model.contact.combined(static_cast<int>(p.partA), static_cast<int>(p.partB));
-            c.friction = material.friction;
-
-            // The normal row's bound: close a gap at most, push a penetration out.
-            const double approach =
-                contact::rowVelocity(c, 0, v);  // before the step; < 0 approaching
-            // Soft contact acts from touching on (a part set down exactly on a surface, or
-            // within `slop` of it, sinks into it as the spring says); a wider gap closes first.
-            if (p.depth > 0.0 || (soft && p.depth > -settings.slop)) {
-                if (soft) {
-                    // k and c given, or from the frequency and damping ratio with the mass the
-                    // contact's normal row moves: m = 1 / (J M⁻¹ Jᵀ).
-                    double k = settings.stiffness, damping = settings.damping;
-                    if (byFrequency) {
-                        double inverseMass = 0.0;
-                        for (int side = 0; side < 2; ++side)
-                            if ((side == 0 ? c.bodyA : c.bodyB) >= 0)
-                                inverseMass += c.J[0][side].dot(c.MinvJ(0, side));
-                        const double m = 1.0 / inverseMass;
-                        k = m * omega * omega;
-                        damping = 2.0 * settings.dampingRatio * m * omega;
-                    }
-                    c.compliance = 1.0 / (h * (h * k + damping));
-                    c.target = h * k / (h * k + damping) * p.depth / h;
-                } else {
-                    // (moving the positions only: ContactRows::bias; parts started inside one
-                    // another come apart at pushSpeed at most: a fifth of a 10 cm overlap a
-                    // millisecond is 20 m/s, and a hundred boxes in one place flew off at 280 m/s)
-                    c.target = std::min(
-                        settings.stabilization * std::max(0.0, p.depth - settings.slop) / h,
-                        settings.pushSpeed);
-                    c.bias = c.target;
-                }
-            } else {
-                c.target = p.depth / h;  // = −gap / h
-            }
-            // An impact within this step bounces with restitution e.
-            if (material.restitution > 0.0 && approach < -settings.restitutionThreshold &&
-                -p.depth <= -approach * h) {
-                const double bounce = -material.restitution * approach;
-                c.bias = std::max(0.0, c.target - std::max(0.0, bounce));
-                c.target = std::max(c.target, bounce);
-            }
-
-            // Warm start from the stored impulses of a persistent point.
-            c.impulse[0] = p.normalImpulse;
-            c.impulse[1] = p.frictionImpulse_W.dot(t1);
-            c.impulse[2] = p.frictionImpulse_W.dot(t2);
-            d.tangents[k] = t1;
-        };
         runRanges(count, kParallelRows, [&](std::size_t first, std::size_t last) {
-            for (std::size_t k = first; k < last; ++k) rowsOf(k);
+            for (std::size_t k = first; k < last; ++k)
+                if (!pointRows(model, ws, k)) kept_[k] = 0;
         });
         problem.islandStart = islandStart_;  // (the points' groups: orderContacts)
         if (std::find(kept_.begin(), kept_.end(), 0) == kept_.end()) return;
@@ -1330,6 +1282,103 @@ private:
         problem.contacts.resize(keep);
         d.tangents.resize(keep);
         points.resize(keep);
+    }
+
+    // Point k's rows (d.problem.contacts[k], d.tangents[k]) from the state at the start of the
+    // step (rotation_ set); false for a point between two parts that cannot move (no rows).
+    bool pointRows(const Model& model, const Workspace& ws, std::size_t k) {
+        StepData& d = data_;
+        const double h = d.h;
+        const Eigen::VectorXd& q = d.q0;
+        const Eigen::VectorXd& v = d.v0;
+        const std::vector<contact::ContactPoint>& points = d.found.points;
+        contact::ContactProblem& problem = d.problem;
+        const ContactSettings& settings = model.contact.settings;
+        const bool byFrequency = settings.frequency > 0.0;
+        const bool soft = settings.stiffness > 0.0 || byFrequency;
+        const double omega = 2.0 * kPi * settings.frequency;
+        auto pointVelocity = [&](int b, const Vec3& point) -> Vec3 {
+            if (b < 0) return Vec3::Zero();
+            const Vec3 w = rotation_[static_cast<std::size_t>(b)] * Vec3(layout::angular(v, b));
+            return layout::linear(v, b) + w.cross(point - bodyPosition(q, b));
+        };
+        const contact::ContactPoint& p = points[k];
+        ContactRows& c = problem.contacts[k];  // (the fields it sets below, and these)
+        c.bound = 0.0;
+        c.boxFriction = false;
+        c.compliance = 0.0;
+        c.bias = 0.0;
+        c.bodyA = model.bodyOfPart[p.partA];
+        c.bodyB = model.bodyOfPart[p.partB];
+        if (c.bodyA < 0 && c.bodyB < 0) {
+            return false;
+        }
+        const Vec3 point = 0.5 * (p.p_WA_W + p.p_WB_W);
+        const Vec3 n = p.n_AB_W;
+        const Vec3 t1 = tangentOf(n, pointVelocity(c.bodyB, point) - pointVelocity(c.bodyA, point));
+        const Vec3 t2 = n.cross(t1);
+        const Vec3 directions[3] = {n, t1, t2};
+        for (int side = 0; side < 2; ++side) {
+            const int body = side == 0 ? c.bodyA : c.bodyB;
+            if (body < 0) continue;
+            const double sign = side == 0 ? -1.0 : 1.0;
+            const Mat3& R = rotation_[static_cast<std::size_t>(body)];
+            const Vec3 arm = point - bodyPosition(q, body);
+            for (int r = 0; r < 3; ++r)
+                c.J[r][side] << sign * directions[r],
+                    sign * (R.transpose() * arm.cross(directions[r]));
+            c.Minv[side] = layout::twist(ws.Minv, body);
+        }
+        const ContactMaterial material =
+            model.contact.combined(static_cast<int>(p.partA), static_cast<int>(p.partB));
+        c.friction = material.friction;
+
+        // The normal row's bound: close a gap at most, push a penetration out.
+        const double approach = contact::rowVelocity(c, 0, v);  // before the step; < 0 approaching
+        // Soft contact acts from touching on (a part set down exactly on a surface, or
+        // within `slop` of it, sinks into it as the spring says); a wider gap closes first.
+        if (p.depth > 0.0 || (soft && p.depth > -settings.slop)) {
+            if (soft) {
+                // k and c given, or from the frequency and damping ratio with the mass the
+                // contact's normal row moves: m = 1 / (J M⁻¹ Jᵀ).
+                double k = settings.stiffness, damping = settings.damping;
+                if (byFrequency) {
+                    double inverseMass = 0.0;
+                    for (int side = 0; side < 2; ++side)
+                        if ((side == 0 ? c.bodyA : c.bodyB) >= 0)
+                            inverseMass += c.J[0][side].dot(c.MinvJ(0, side));
+                    const double m = 1.0 / inverseMass;
+                    k = m * omega * omega;
+                    damping = 2.0 * settings.dampingRatio * m * omega;
+                }
+                c.compliance = 1.0 / (h * (h * k + damping));
+                c.target = h * k / (h * k + damping) * p.depth / h;
+            } else {
+                // (moving the positions only: ContactRows::bias; parts started inside one
+                // another come apart at pushSpeed at most: a fifth of a 10 cm overlap a
+                // millisecond is 20 m/s, and a hundred boxes in one place flew off at 280 m/s)
+                c.target =
+                    std::min(settings.stabilization * std::max(0.0, p.depth - settings.slop) / h,
+                             settings.pushSpeed);
+                c.bias = c.target;
+            }
+        } else {
+            c.target = p.depth / h;  // = −gap / h
+        }
+        // An impact within this step bounces with restitution e.
+        if (material.restitution > 0.0 && approach < -settings.restitutionThreshold &&
+            -p.depth <= -approach * h) {
+            const double bounce = -material.restitution * approach;
+            c.bias = std::max(0.0, c.target - std::max(0.0, bounce));
+            c.target = std::max(c.target, bounce);
+        }
+
+        // Warm start from the stored impulses of a persistent point.
+        c.impulse[0] = p.normalImpulse;
+        c.impulse[1] = p.frictionImpulse_W.dot(t1);
+        c.impulse[2] = p.frictionImpulse_W.dot(t2);
+        d.tangents[k] = t1;
+        return true;
     }
 
     // The rows of the stops within reach of the step: a stop whose gap the coordinate could
@@ -1781,7 +1830,8 @@ private:
     OnThreadsOrNot collideSerially_;        // begin()
     OnThreadsOrNot orderSerially_;          // begin()
     std::vector<std::size_t> islandStart_;  // orderContacts: the points' islands, or none
-    OnThreadsOrNot rowsSerially_;           // unilateralRows()
+    int immovable_ = -1;  // orderContacts: the island of the points no part moves in, or −1
+    OnThreadsOrNot rowsSerially_;                          // unilateralRows()
     std::vector<int> groupRoot_, groupRank_, pointGroup_;  // orderByIslandAndHeight
     std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;
