@@ -346,7 +346,8 @@ TEST(ContactSolvers, CoarseCorrectionsAreMadeWhereTheyPayOnly) {
 // are two), some rows biased (each stack solved twice, for the whole targets and for the
 // targets less the biases), warm-started. The impulses, v⁺ and the positions' velocities are
 // the same bit for bit, found or given, on one thread or two; two stacks given as one island
-// are not (the sweeps of both go on until both converge).
+// are not (the sweeps of both go on until both converge); ranges that are no islands are not
+// taken.
 TEST(ContactSolvers, IslandsGivenAreSolvedAsIslandsFound) {
     constexpr int kStacks = 8;
     const auto height = [](int stack) { return 6 + 3 * stack; };
@@ -404,6 +405,24 @@ TEST(ContactSolvers, IslandsGivenAreSolvedAsIslandsFound) {
         EXPECT_EQ(other.report.residual, found.report.residual);
     }
     EXPECT_NE(solve(true, 1, true).impulses, found.impulses);
+    // Ranges that cannot be islands (not increasing, an empty one, not ending at the last
+    // contact, not starting at the first) are not taken: the solver finds the islands itself.
+    for (const std::vector<std::size_t>& bad :
+         {std::vector<std::size_t>{0, 40, 20, base.contacts.size()},
+          std::vector<std::size_t>{0, 24, 24, base.contacts.size()},
+          std::vector<std::size_t>{0, 24, base.contacts.size() + 8},
+          std::vector<std::size_t>{4, 24, base.contacts.size()}}) {
+        setWorkerThreads(2);
+        ContactProblem problem = base;
+        problem.islandStart = bad;
+        Eigen::VectorXd v = v0, positionVelocity;
+        (void)solvePgs(problem, v, 500, 1e-7, true, &positionVelocity);
+        std::vector<double> impulses;
+        for (const ContactRows& c : problem.contacts)
+            impulses.insert(impulses.end(), c.impulse, c.impulse + 3);
+        EXPECT_EQ(impulses, found.impulses);
+        EXPECT_EQ(v, found.v);
+    }
     setWorkerThreads(threadsBefore);
 }
 
