@@ -3,6 +3,7 @@
 #include "engine/contact/box_box.h"
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
+#include "engine/contact/round_pairs.h"
 #include "engine/solver/worker_pool.h"
 
 #include <BulletCollision/CollisionDispatch/btCompoundCollisionAlgorithm.h>
@@ -179,25 +180,31 @@ bool onPlanes(int type) {
            type == CYLINDER_SHAPE_PROXYTYPE;
 }
 
-// A part's shape as the narrow phase tells pairs apart: a box, another shape the polyhedron–plane
-// points take (onPlanes), a static plane, anything else (a compound, a cone, a mesh).
-enum class ShapeClass : std::uint8_t { Box, OnPlane, Plane, Other };
+// A part's shape as the narrow phase tells pairs apart: a box, a sphere or capsule (round_pairs.h),
+// another shape the polyhedron–plane points take (onPlanes), a static plane, anything else (a
+// compound, a cone, a mesh).
+enum class ShapeClass : std::uint8_t { Box, Round, OnPlane, Plane, Other };
 ShapeClass shapeClassOf(const btCollisionShape& shape) {
     const int type = shape.getShapeType();
     if (type == BOX_SHAPE_PROXYTYPE) return ShapeClass::Box;
+    if (type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE) return ShapeClass::Round;
     if (type == STATIC_PLANE_PROXYTYPE) return ShapeClass::Plane;
     return onPlanes(type) ? ShapeClass::OnPlane : ShapeClass::Other;
 }
 
-// How a pair's points are found: by its Bullet algorithm (into its manifolds), or without one
-// (no algorithm, no manifold): two boxes (box_box.h), a whole shape on a static plane
-// (polyhedron_plane.h, the shape as A).
-enum class PairKind : std::uint8_t { Algorithm, Boxes, ShapeOnPlane, PlaneUnderShape };
+// How a pair's points are found: by its Bullet algorithm (into its manifolds), or without a
+// manifold: two boxes (box_box.h), a whole shape on a static plane (polyhedron_plane.h, the
+// shape as A), a sphere or capsule with a sphere, capsule or box (round_pairs.h; by the
+// algorithm where their cores meet).
+enum class PairKind : std::uint8_t { Algorithm, Boxes, ShapeOnPlane, PlaneUnderShape, Round };
 PairKind pairKind(ShapeClass a, ShapeClass b) {
     const auto onPlane = [](ShapeClass c) {
-        return c == ShapeClass::Box || c == ShapeClass::OnPlane;
+        return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::OnPlane;
     };
     if (a == ShapeClass::Box && b == ShapeClass::Box) return PairKind::Boxes;
+    if ((a == ShapeClass::Round && (b == ShapeClass::Round || b == ShapeClass::Box)) ||
+        (b == ShapeClass::Round && a == ShapeClass::Box))
+        return PairKind::Round;
     if (b == ShapeClass::Plane && onPlane(a)) return PairKind::ShapeOnPlane;
     if (a == ShapeClass::Plane && onPlane(b)) return PairKind::PlaneUnderShape;
     return PairKind::Algorithm;
@@ -480,11 +487,14 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
     for (std::size_t r = 0; r < ranges; ++r)
         for (const NarrowPair& found : m.gathered[r].pairs) {
             btBroadphasePair& pair = *found.pair;
-            if (found.kind == PairKind::Algorithm) {
+            // (a round pair's algorithm too: for cores that meet)
+            const bool algorithm =
+                found.kind == PairKind::Algorithm || found.kind == PairKind::Round;
+            if (algorithm) {
                 posed(found.a);
                 posed(found.b);
             }
-            if (!pair.m_algorithm && found.kind == PairKind::Algorithm) {
+            if (!pair.m_algorithm && algorithm) {
                 const auto* A =
                     static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
                 const auto* B =
@@ -538,6 +548,12 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                 polyhedronPlanePoints(*m.shapeOfPart[ib], m.pose[ib], *m.shapeOfPart[ia],
                                       m.pose[ia], breaking(), chunk.direct);
                 collect(chunk, pair.b, pair.a, chunk.direct);
+                continue;
+            case PairKind::Round:
+                if (!roundPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
+                                 breaking(), chunk.direct))
+                    break;  // (the cores meet: the algorithm's points)
+                collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::Algorithm:
                 break;

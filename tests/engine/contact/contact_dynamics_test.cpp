@@ -291,6 +291,54 @@ TEST(ContactDynamics, BallRollsDownASlopeAtFiveSeventhsOfGSinTheta) {
     EXPECT_NEAR(w.norm() * r, run.velocity(0).norm(), 1e-3 * run.velocity(0).norm());
 }
 
+// A capsule (radius 2 cm, straight part 0.3 m, 1 kg) laid along x across a 0.2 m box standing on
+// the floor, its middle 3 cm off the box's centre, dropped from 1 mm: it lies level, touching the
+// top face along the line where its core crosses it (two points, at the face's edges x = ±0.1:
+// round_pairs.h), and the face carries its weight by the lever rule, 0.35 mg at −0.1 and 0.65 mg
+// at +0.1 — the vertical forces sum to mg and their moment about the box's centre is mg·3 cm.
+TEST(ContactDynamics, ACapsuleLaidAcrossABoxRestsLevelCarryingItsWeightByTheLeverRule) {
+    SceneSpec spec = test::contactScene();
+    Transform X_box;
+    X_box.p = Vec3(0.0, 0.0, 0.05);
+    test::addBox(spec, "box", Vec3(0.2, 0.2, 0.1), X_box, 5.0);
+    const double r = 0.02, length = 0.3, m = 1.0, offset = 0.03;
+    Part rod;
+    rod.id = spec.newId();
+    rod.name = "rod";
+    rod.mass = m;
+    rod.I_Pcm_P =
+        Vec3(m * length * length / 12.0, m * length * length / 12.0, 0.5 * m * r * r).asDiagonal();
+    rod.X_WP.p = Vec3(offset, 0.0, 0.1 + r + 1e-3);
+    rod.X_WP.R = Quat(Eigen::AngleAxisd(0.5 * kPi, Vec3::UnitY()));  // its axis (z) along x
+    Shape capsule;
+    capsule.type = ShapeType::Capsule;
+    capsule.radius = r;
+    capsule.length = length;
+    rod.shapes.push_back(capsule);
+    spec.parts.push_back(rod);
+    Sim run(spec);
+    const Quat start = bodyOrientation(run.fd.state().q, 1);
+    ASSERT_TRUE(run.to(1.0));
+    EXPECT_LT(run.maxSpeed(), 1e-3);
+    const Vec3 axis = bodyOrientation(run.fd.state().q, 1) * (start.inverse() * Vec3::UnitX());
+    EXPECT_LT(std::abs(axis.z()), 1e-3);  // level
+    EXPECT_NEAR(run.position(1).x(), offset, 1e-3);
+    const Outputs out = run.outputs();
+    double lift = 0.0, moment = 0.0;
+    int points = 0;
+    for (const ContactForce& c : out.contacts) {
+        if (c.partA != 1 || c.partB != 2) continue;
+        const double up = c.normalForce * c.normal_W.z();  // on the rod (B)
+        lift += up;
+        moment += up * c.point_W.x();
+        EXPECT_NEAR(std::abs(c.point_W.x()), 0.1, 1e-3);
+        ++points;
+    }
+    EXPECT_GE(points, 2);
+    EXPECT_NEAR(lift, m * g, 0.01 * m * g);
+    EXPECT_NEAR(moment, m * g * offset, 0.02 * m * g * offset);
+}
+
 TEST(ContactDynamics, SlidingBoxStopsAfterVSquaredOverTwoMuG) {
     const double v = 2.0, mu = 0.5;
     SceneSpec spec = test::contactScene(1e-3, 0.0, mu);
