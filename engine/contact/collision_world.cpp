@@ -1,6 +1,7 @@
 #include "engine/contact/collision_world.h"
 
 #include "engine/contact/box_box.h"
+#include "engine/contact/cylinder_box.h"
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
 #include "engine/contact/round_pairs.h"
@@ -181,13 +182,14 @@ bool onPlanes(int type) {
 }
 
 // A part's shape as the narrow phase tells pairs apart: a box, a sphere or capsule (round_pairs.h),
-// another shape the polyhedron–plane points take (onPlanes), a static plane, anything else (a
-// compound, a cone, a mesh).
-enum class ShapeClass : std::uint8_t { Box, Round, OnPlane, Plane, Other };
+// a cylinder, another shape the polyhedron–plane points take (onPlanes), a static plane,
+// anything else (a compound, a cone, a mesh).
+enum class ShapeClass : std::uint8_t { Box, Round, Cylinder, OnPlane, Plane, Other };
 ShapeClass shapeClassOf(const btCollisionShape& shape) {
     const int type = shape.getShapeType();
     if (type == BOX_SHAPE_PROXYTYPE) return ShapeClass::Box;
     if (type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE) return ShapeClass::Round;
+    if (type == CYLINDER_SHAPE_PROXYTYPE) return ShapeClass::Cylinder;
     if (type == STATIC_PLANE_PROXYTYPE) return ShapeClass::Plane;
     return onPlanes(type) ? ShapeClass::OnPlane : ShapeClass::Other;
 }
@@ -195,16 +197,27 @@ ShapeClass shapeClassOf(const btCollisionShape& shape) {
 // How a pair's points are found: by its Bullet algorithm (into its manifolds), or without a
 // manifold: two boxes (box_box.h), a whole shape on a static plane (polyhedron_plane.h, the
 // shape as A), a sphere or capsule with a sphere, capsule or box (round_pairs.h; by the
-// algorithm where their cores meet).
-enum class PairKind : std::uint8_t { Algorithm, Boxes, ShapeOnPlane, PlaneUnderShape, Round };
+// algorithm where their cores meet), a cylinder and a box (cylinder_box.h).
+enum class PairKind : std::uint8_t {
+    Algorithm,
+    Boxes,
+    ShapeOnPlane,
+    PlaneUnderShape,
+    Round,
+    CylinderBox
+};
 PairKind pairKind(ShapeClass a, ShapeClass b) {
     const auto onPlane = [](ShapeClass c) {
-        return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::OnPlane;
+        return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::Cylinder ||
+               c == ShapeClass::OnPlane;
     };
     if (a == ShapeClass::Box && b == ShapeClass::Box) return PairKind::Boxes;
     if ((a == ShapeClass::Round && (b == ShapeClass::Round || b == ShapeClass::Box)) ||
         (b == ShapeClass::Round && a == ShapeClass::Box))
         return PairKind::Round;
+    if ((a == ShapeClass::Cylinder && b == ShapeClass::Box) ||
+        (a == ShapeClass::Box && b == ShapeClass::Cylinder))
+        return PairKind::CylinderBox;
     if (b == ShapeClass::Plane && onPlane(a)) return PairKind::ShapeOnPlane;
     if (a == ShapeClass::Plane && onPlane(b)) return PairKind::PlaneUnderShape;
     return PairKind::Algorithm;
@@ -553,6 +566,11 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                 if (!roundPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
                                  breaking(), chunk.direct))
                     break;  // (the cores meet: the algorithm's points)
+                collect(chunk, pair.a, pair.b, chunk.direct);
+                continue;
+            case PairKind::CylinderBox:
+                cylinderBoxPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
+                                  breaking(), chunk.direct);
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::Algorithm:

@@ -213,7 +213,11 @@ bool roundBox(const Core& R, const btVector3& h, const btTransform& X_WX, bool b
         const btScalar side = gap[face] > 0 ? 1 : -1;
         btScalar lo = 0, hi = 1;
         for (int j = 0; j < 3; ++j) {
-            if (j == face || d[j] == 0) continue;
+            if (j == face) continue;
+            if (d[j] == 0) {  // (along the face's edge: over it or not at all)
+                if (std::abs(a[j]) > h[j]) hi = -1;
+                continue;
+            }
             const btScalar t0 = (-h[j] - a[j]) / d[j], t1 = (h[j] - a[j]) / d[j];
             lo = std::max(lo, std::min(t0, t1));
             hi = std::min(hi, std::max(t0, t1));

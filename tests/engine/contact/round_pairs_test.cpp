@@ -272,6 +272,16 @@ TEST(RoundPairs, ACapsuleLyingOnAFaceTouchesAtTheEndsOfItsLine) {
         EXPECT_NEAR(std::abs(points.points[i].worldA.x()), 0.05 * std::cos(tilt), 1e-12);
         EXPECT_NEAR(points.points[i].normalOnB.z(), -1.0, 1e-15);
     }
+    // Lying along the face's edge beside it (exactly along x, its core 3 cm out in y and 1 mm
+    // above): one point, at the edge, the gap from the edge.
+    Solid beside = capsule(r, 0.3,
+                           btTransform(X_WC.getRotation() * btQuaternion(btVector3(0, 1, 0), -tilt),
+                                       btVector3(0, 0.13, 0.1 + 1e-3)));
+    ASSERT_TRUE(roundPoints(*beside.shape, beside.X, *b.shape, b.X, 0.05, points));
+    ASSERT_EQ(points.count, 1);
+    EXPECT_NEAR(points.points[0].distance, std::hypot(0.03, 1e-3) - r, 1e-15);
+    EXPECT_NEAR(points.points[0].worldB.y(), 0.1, 1e-15);
+    EXPECT_NEAR(points.points[0].worldB.z(), 0.1, 1e-15);
     // Standing on its end: one point, under it.
     Solid upright = capsule(
         r, 0.1, btTransform(btQuaternion::getIdentity(), btVector3(0.03, 0, 0.1 + 0.05 + r + gap)));
