@@ -1,7 +1,7 @@
 #include "engine/contact/collision_world.h"
 
 #include "engine/contact/box_box.h"
-#include "engine/contact/cylinder_box.h"
+#include "engine/contact/cylinder_pairs.h"
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
 #include "engine/contact/round_pairs.h"
@@ -197,14 +197,15 @@ ShapeClass shapeClassOf(const btCollisionShape& shape) {
 // How a pair's points are found: by its Bullet algorithm (into its manifolds), or without a
 // manifold: two boxes (box_box.h), a whole shape on a static plane (polyhedron_plane.h, the
 // shape as A), a sphere or capsule with a sphere, capsule or box (round_pairs.h; by the
-// algorithm where their cores meet), a cylinder and a box (cylinder_box.h).
+// algorithm where their cores meet), a cylinder with a box, cylinder, capsule or sphere
+// (cylinder_pairs.h).
 enum class PairKind : std::uint8_t {
     Algorithm,
     Boxes,
     ShapeOnPlane,
     PlaneUnderShape,
     Round,
-    CylinderBox
+    Cylinder
 };
 PairKind pairKind(ShapeClass a, ShapeClass b) {
     const auto onPlane = [](ShapeClass c) {
@@ -215,9 +216,12 @@ PairKind pairKind(ShapeClass a, ShapeClass b) {
     if ((a == ShapeClass::Round && (b == ShapeClass::Round || b == ShapeClass::Box)) ||
         (b == ShapeClass::Round && a == ShapeClass::Box))
         return PairKind::Round;
-    if ((a == ShapeClass::Cylinder && b == ShapeClass::Box) ||
-        (a == ShapeClass::Box && b == ShapeClass::Cylinder))
-        return PairKind::CylinderBox;
+    const auto withCylinder = [](ShapeClass c) {
+        return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::Cylinder;
+    };
+    if ((a == ShapeClass::Cylinder && withCylinder(b)) ||
+        (b == ShapeClass::Cylinder && withCylinder(a)))
+        return PairKind::Cylinder;
     if (b == ShapeClass::Plane && onPlane(a)) return PairKind::ShapeOnPlane;
     if (a == ShapeClass::Plane && onPlane(b)) return PairKind::PlaneUnderShape;
     return PairKind::Algorithm;
@@ -568,9 +572,9 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                     break;  // (the cores meet: the algorithm's points)
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
-            case PairKind::CylinderBox:
-                cylinderBoxPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
-                                  breaking(), chunk.direct);
+            case PairKind::Cylinder:
+                cylinderPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
+                               breaking(), chunk.direct);
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::Algorithm:

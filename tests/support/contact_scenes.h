@@ -71,6 +71,26 @@ inline Part& addBall(SceneSpec& spec, const std::string& name, double r, const V
     return spec.parts.back();
 }
 
+// A cylinder or a capsule (`type`) of radius r and straight length `length` along its z axis,
+// mass m (a solid cylinder's inertia of that length), at X_WP.
+inline Part& addRod(SceneSpec& spec, const std::string& name, ShapeType type, double r,
+                    double length, const Transform& X_WP, double mass = 1.0) {
+    Part part;
+    part.id = spec.newId();
+    part.name = name;
+    part.mass = mass;
+    const double across = mass * (3.0 * r * r + length * length) / 12.0;
+    part.I_Pcm_P = Vec3(across, across, 0.5 * mass * r * r).asDiagonal();
+    part.X_WP = X_WP;
+    Shape shape;
+    shape.type = type;
+    shape.radius = r;
+    shape.length = length;
+    part.shapes.push_back(shape);
+    spec.parts.push_back(part);
+    return spec.parts.back();
+}
+
 // BENCHMARKS.md pile-K: K cubes of 0.1 m, 1 kg, in 5 × 5 columns on a 0.11 m pitch centred on
 // the origin, layers of 25 at z = 0.06 + 0.11 l, at rest; μ = 0.5, e = 0.
 inline SceneSpec boxPile(int count, double h = 1e-3) {

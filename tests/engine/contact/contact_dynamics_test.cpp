@@ -292,31 +292,26 @@ TEST(ContactDynamics, BallRollsDownASlopeAtFiveSeventhsOfGSinTheta) {
 }
 
 // A capsule or a cylinder (radius 2 cm, straight part 0.3 m, 1 kg) laid along x across a 0.2 m
-// box standing on the floor, its middle 3 cm off the box's centre, dropped from 1 mm: it lies
-// level, touching the top face along the line where it crosses it (two points, at the face's
-// edges x = ±0.1: round_pairs.h, cylinder_box.h), and the face carries its weight by the lever
-// rule, 0.35 mg at −0.1 and 0.65 mg at +0.1 — the vertical forces sum to mg and their moment
-// about the box's centre is mg·3 cm.
-void expectLaidAcrossABoxByTheLeverRule(ShapeType type) {
+// box (or a drum 0.2 m across) standing on the floor, its middle 3 cm off the support's centre,
+// dropped from 1 mm: it lies level, touching the top face along the line where it crosses it
+// (two points, at the face's edges or its rim, x = ±0.1: round_pairs.h, cylinder_pairs.h), and
+// the face carries its weight by the lever rule, 0.35 mg at −0.1 and 0.65 mg at +0.1 — the
+// vertical forces sum to mg and their moment about the support's centre is mg·3 cm.
+void expectLaidAcrossByTheLeverRule(ShapeType type, ShapeType support) {
     SceneSpec spec = test::contactScene();
     Transform X_box;
     X_box.p = Vec3(0.0, 0.0, 0.05);
-    test::addBox(spec, "box", Vec3(0.2, 0.2, 0.1), X_box, 5.0);
+    Part& base = test::addBox(spec, "base", Vec3(0.2, 0.2, 0.1), X_box, 5.0);
+    if (support == ShapeType::Cylinder) {  // a drum: its cap's rim at x = ±0.1 under the rod
+        base.shapes.front().type = ShapeType::Cylinder;
+        base.shapes.front().radius = 0.1;
+        base.shapes.front().length = 0.1;
+    }
     const double r = 0.02, length = 0.3, m = 1.0, offset = 0.03;
-    Part rod;
-    rod.id = spec.newId();
-    rod.name = "rod";
-    rod.mass = m;
-    rod.I_Pcm_P =
-        Vec3(m * length * length / 12.0, m * length * length / 12.0, 0.5 * m * r * r).asDiagonal();
-    rod.X_WP.p = Vec3(offset, 0.0, 0.1 + r + 1e-3);
-    rod.X_WP.R = Quat(Eigen::AngleAxisd(0.5 * kPi, Vec3::UnitY()));  // its axis (z) along x
-    Shape shape;
-    shape.type = type;
-    shape.radius = r;
-    shape.length = length;
-    rod.shapes.push_back(shape);
-    spec.parts.push_back(rod);
+    Transform X_rod;
+    X_rod.p = Vec3(offset, 0.0, 0.1 + r + 1e-3);
+    X_rod.R = Quat(Eigen::AngleAxisd(0.5 * kPi, Vec3::UnitY()));  // its axis (z) along x
+    test::addRod(spec, "rod", type, r, length, X_rod, m);
     Sim run(spec);
     const Quat start = bodyOrientation(run.fd.state().q, 1);
     ASSERT_TRUE(run.to(1.0));
@@ -341,12 +336,46 @@ void expectLaidAcrossABoxByTheLeverRule(ShapeType type) {
 }
 
 TEST(ContactDynamics, ACapsuleLaidAcrossABoxRestsLevelCarryingItsWeightByTheLeverRule) {
-    expectLaidAcrossABoxByTheLeverRule(ShapeType::Capsule);
+    expectLaidAcrossByTheLeverRule(ShapeType::Capsule, ShapeType::Box);
 }
 
 // (with Bullet's one point a query, a cylinder so laid still crept at 5 mm/s after a second)
 TEST(ContactDynamics, ACylinderLaidAcrossABoxRestsLevelCarryingItsWeightByTheLeverRule) {
-    expectLaidAcrossABoxByTheLeverRule(ShapeType::Cylinder);
+    expectLaidAcrossByTheLeverRule(ShapeType::Cylinder, ShapeType::Box);
+}
+
+// (on a drum's cap, with one point a query: 2 mm/s for the capsule, 9 mm/s for the cylinder)
+TEST(ContactDynamics, ACapsuleLaidAcrossADrumRestsLevelCarryingItsWeightByTheLeverRule) {
+    expectLaidAcrossByTheLeverRule(ShapeType::Capsule, ShapeType::Cylinder);
+}
+
+TEST(ContactDynamics, ACylinderLaidAcrossADrumRestsLevelCarryingItsWeightByTheLeverRule) {
+    expectLaidAcrossByTheLeverRule(ShapeType::Cylinder, ShapeType::Cylinder);
+}
+
+// Two cylinders (radius 5 cm, 0.1 m long, 1 kg) standing one on the other on the floor, the
+// upper 2 cm off the lower's axis and 1 mm above it: the column lands and stands still and
+// upright, the upper's cap on the lower's carrying its weight.
+TEST(ContactDynamics, ACylinderStandingOnACylinderStaysUprightAndStill) {
+    SceneSpec spec = test::contactScene();
+    const double r = 0.05, length = 0.1, m = 1.0;
+    for (int k = 0; k < 2; ++k) {
+        Transform X;
+        X.p = Vec3(0.02 * k, 0.0, 0.5 * length + k * (length + 1e-3));
+        test::addRod(spec, "can" + std::to_string(k), ShapeType::Cylinder, r, length, X, m);
+    }
+    Sim run(spec);
+    const Quat start = bodyOrientation(run.fd.state().q, 1);
+    ASSERT_TRUE(run.to(2.0));
+    EXPECT_LT(run.maxSpeed(), 1e-3);
+    EXPECT_NEAR(run.position(1).x(), 0.02, 1e-3);
+    const Vec3 axis = bodyOrientation(run.fd.state().q, 1) * (start.inverse() * Vec3::UnitZ());
+    EXPECT_GT(std::abs(axis.z()), 1.0 - 1e-6);
+    const Outputs out = run.outputs();
+    double lift = 0.0;
+    for (const ContactForce& c : out.contacts)
+        if (c.partA == 1 && c.partB == 2) lift += c.normalForce * c.normal_W.z();
+    EXPECT_NEAR(lift, m * g, 0.01 * m * g);
 }
 
 TEST(ContactDynamics, SlidingBoxStopsAfterVSquaredOverTwoMuG) {

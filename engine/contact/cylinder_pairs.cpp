@@ -1,0 +1,275 @@
+#include "engine/contact/cylinder_pairs.h"
+
+#include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
+#include <BulletCollision/NarrowPhaseCollision/btGjkPairDetector.h>
+#include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
+#include <btBulletCollisionCommon.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace engine::contact {
+namespace {
+
+// GJK's (or EPA's) one point: B's normal (towards A), the point on B, the signed distance.
+struct Nearest final : btDiscreteCollisionDetectorInterface::Result {
+    btVector3 normalOnB{0, 0, 1}, pointOnB{0, 0, 0};
+    btScalar distance = 0;
+    bool found = false;
+    void setShapeIdentifiersA(int, int) override {}
+    void setShapeIdentifiersB(int, int) override {}
+    void addContactPoint(const btVector3& n, const btVector3& p, btScalar depth) override {
+        normalOnB = n;
+        pointOnB = p;
+        distance = depth;
+        found = true;
+    }
+};
+
+// GJK's point is given beside the faces' points when nearer than all of them by this fraction
+// of the cylinder's radius.
+constexpr btScalar kNearer = 1e-5;
+
+bool round(int type) {
+    return type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;
+}
+
+// A flat face of a shape, in the shape's frame: the plane x[axis] = side·offset, its outward
+// normal side·e_axis, over a rectangle (|x_j| ≤ half_j across the axis) or a disc (of radius).
+struct Face {
+    int axis = 2;
+    btScalar side = 1, offset = 0;
+    bool disc = false;
+    btVector3 half{0, 0, 0};
+    btScalar radius = 0;
+
+    btVector3 normal() const {
+        btVector3 f(0, 0, 0);
+        f[axis] = side;
+        return f;
+    }
+    bool over(const btVector3& v) const {
+        if (disc) {
+            btScalar r2 = 0;
+            for (int j = 0; j < 3; ++j)
+                if (j != axis) r2 += v[j] * v[j];
+            return r2 <= radius * radius;
+        }
+        for (int j = 0; j < 3; ++j)
+            if (j != axis && std::abs(v[j]) > half[j]) return false;
+        return true;
+    }
+    btScalar gap(const btVector3& v) const { return side * v[axis] - offset; }
+    btVector3 onFace(const btVector3& v) const {
+        btVector3 x = v;
+        x[axis] = side * offset;
+        return x;
+    }
+    // The part [lo, hi] of the segment p → q over the face (hi < lo: none).
+    void clip(const btVector3& p, const btVector3& q, btScalar& lo, btScalar& hi) const {
+        lo = 0;
+        hi = 1;
+        const btVector3 w = q - p;
+        if (disc) {
+            // |p⊥ + t w⊥|² ≤ r²
+            btScalar a = 0, b = 0, c = -radius * radius;
+            for (int j = 0; j < 3; ++j) {
+                if (j == axis) continue;
+                a += w[j] * w[j];
+                b += p[j] * w[j];
+                c += p[j] * p[j];
+            }
+            if (a == 0) {
+                if (c > 0) hi = -1;
+                return;
+            }
+            const btScalar discriminant = b * b - a * c;
+            if (discriminant < 0) {
+                hi = -1;
+                return;
+            }
+            const btScalar s = std::sqrt(discriminant);
+            lo = std::max(lo, (-b - s) / a);
+            hi = std::min(hi, (-b + s) / a);
+            return;
+        }
+        for (int j = 0; j < 3; ++j) {
+            if (j == axis) continue;
+            if (w[j] == 0) {  // (along the face's edge: over it or not at all)
+                if (std::abs(p[j]) > half[j]) hi = -1;
+                continue;
+            }
+            const btScalar t0 = (-half[j] - p[j]) / w[j], t1 = (half[j] - p[j]) / w[j];
+            lo = std::max(lo, std::min(t0, t1));
+            hi = std::min(hi, std::max(t0, t1));
+        }
+    }
+};
+
+// The flat face of shape S that direction u (in S's frame, unit) leaves it by: a box's face most
+// along u, a cylinder's cap when u is more along its axis than across it; false: none.
+bool faceOf(const btCollisionShape& shape, const btVector3& u, Face& face) {
+    if (shape.getShapeType() == BOX_SHAPE_PROXYTYPE) {
+        face.half = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
+        face.axis = u.absolute().maxAxis();
+        face.side = u[face.axis] > 0 ? 1 : -1;
+        face.offset = face.half[face.axis];
+        face.disc = false;
+        return true;
+    }
+    if (shape.getShapeType() != CYLINDER_SHAPE_PROXYTYPE) return false;
+    const auto& cylinder = static_cast<const btCylinderShape&>(shape);
+    const int up = cylinder.getUpAxis();
+    if (std::abs(u[up]) * std::abs(u[up]) < btScalar(0.5) * u.length2()) return false;
+    face.axis = up;
+    face.side = u[up] > 0 ? 1 : -1;
+    face.offset = cylinder.getHalfExtentsWithMargin()[up];
+    face.disc = true;
+    face.radius = cylinder.getRadius();
+    return true;
+}
+
+// Each point of shape I (at X_SI in the face's shape's frame) a face's points are taken from,
+// to `take` (in that frame): a sphere's point nearest the face's plane, a capsule's line nearest
+// it (its ends and where the face's edge cuts it), a cylinder's rim points (polyhedron_plane.h)
+// and its line nearest the face where the edge cuts it, a box's corners; those over the face.
+template <class Take>
+void pointsOver(const btCollisionShape& shape, const btTransform& X_SI, const Face& face,
+                Take&& take) {
+    const btVector3 f = face.normal();  // (towards I)
+    const auto maybe = [&](const btVector3& v) {
+        if (face.over(v)) take(v);
+    };
+    // The segment p → q: where the face's edge cuts it (its ends: `ends`).
+    const auto line = [&](const btVector3& p, const btVector3& q, bool ends) {
+        if (ends) {
+            maybe(p);
+            maybe(q);
+        }
+        btScalar lo = 0, hi = 1;
+        face.clip(p, q, lo, hi);
+        if (hi <= lo) return;
+        if (lo > 0) take(p + lo * (q - p));
+        if (hi < 1) take(p + hi * (q - p));
+    };
+    switch (shape.getShapeType()) {
+    case SPHERE_SHAPE_PROXYTYPE:
+        maybe(X_SI.getOrigin() - static_cast<const btSphereShape&>(shape).getRadius() * f);
+        return;
+    case CAPSULE_SHAPE_PROXYTYPE: {
+        const auto& capsule = static_cast<const btCapsuleShape&>(shape);
+        btVector3 end(0, 0, 0);
+        end[capsule.getUpAxis()] = capsule.getHalfHeight();
+        const btVector3 down = -capsule.getRadius() * f;
+        line(X_SI(-end) + down, X_SI(end) + down, true);
+        return;
+    }
+    case CYLINDER_SHAPE_PROXYTYPE: {
+        const auto& cylinder = static_cast<const btCylinderShape&>(shape);
+        const int up = cylinder.getUpAxis();
+        const btVector3 axis = X_SI.getBasis().getColumn(up), centre = X_SI.getOrigin();
+        const btScalar r = cylinder.getRadius(), half = cylinder.getHalfExtentsWithMargin()[up];
+        // Across the axis towards the face (d; a cap on the face: any direction), and square to
+        // both (e).
+        btVector3 d = axis * f.dot(axis) - f;
+        if (d.length2() > btScalar(1e-24))
+            d.normalize();
+        else
+            d = axis.cross(std::abs(axis.x()) < 0.9 ? btVector3(1, 0, 0) : btVector3(0, 1, 0))
+                    .normalized();
+        const btVector3 e = axis.cross(d);
+        for (const btScalar end : {-half, half})
+            for (const btVector3& u : {d, e, -d, -e}) maybe(centre + end * axis + r * u);
+        line(centre - half * axis + r * d, centre + half * axis + r * d, false);
+        return;
+    }
+    case BOX_SHAPE_PROXYTYPE: {
+        const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
+        for (int i = 0; i < 8; ++i)
+            maybe(X_SI(
+                btVector3(i & 1 ? h.x() : -h.x(), i & 2 ? h.y() : -h.y(), i & 4 ? h.z() : -h.z())));
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+}  // namespace
+
+bool cylinderPair(const btCollisionShape& a, const btCollisionShape& b) {
+    const auto other = [](int type) {
+        return type == BOX_SHAPE_PROXYTYPE || type == CYLINDER_SHAPE_PROXYTYPE || round(type);
+    };
+    const int ta = a.getShapeType(), tb = b.getShapeType();
+    return (ta == CYLINDER_SHAPE_PROXYTYPE && other(tb)) ||
+           (tb == CYLINDER_SHAPE_PROXYTYPE && other(ta));
+}
+
+void cylinderPoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
+                    const btTransform& X_WB, btScalar breaking, PairPoints& out) {
+    out.count = 0;
+    const auto& convexA = static_cast<const btConvexShape&>(a);
+    const auto& convexB = static_cast<const btConvexShape&>(b);
+    // GJK as Bullet's convex–convex algorithm runs it: the shapes' cores, then their margins,
+    // pairs nearer than the margins and the breaking distance.
+    btVoronoiSimplexSolver simplex;
+    btGjkEpaPenetrationDepthSolver epa;
+    btGjkPairDetector gjk(&convexA, &convexB, &simplex, &epa);
+    btGjkPairDetector::ClosestPointInput input;
+    input.m_transformA = X_WA;
+    input.m_transformB = X_WB;
+    const btScalar reach = convexA.getMargin() + convexB.getMargin() + breaking;
+    input.m_maximumDistanceSquared = reach * reach;
+    Nearest nearest;
+    gjk.getClosestPoints(input, nearest, nullptr);
+    if (!nearest.found) return;
+
+    // Each flat face the normal leaves a shape by (A's towards B: −n; B's towards A: n), and the
+    // other shape's points over it.
+    int found = 0;
+    btScalar least = BT_LARGE_FLOAT;
+    for (int owner = 0; owner < 2; ++owner) {
+        const btCollisionShape& S = owner == 0 ? a : b;
+        const btCollisionShape& I = owner == 0 ? b : a;
+        const btTransform& X_WS = owner == 0 ? X_WA : X_WB;
+        const btTransform& X_WI = owner == 0 ? X_WB : X_WA;
+        const btVector3 toward = owner == 0 ? -nearest.normalOnB : nearest.normalOnB;
+        Face face;
+        if (!faceOf(S, toward * X_WS.getBasis(), face)) continue;
+        const btVector3 f_W = X_WS.getBasis() * face.normal();
+        pointsOver(I, X_WS.inverseTimes(X_WI), face, [&](const btVector3& v) {
+            const btScalar gap = face.gap(v);
+            if (gap < -face.offset) return;  // (beyond the face's shape's middle)
+            ++found;
+            least = std::min(least, gap);
+            if (gap > breaking) return;
+            PairPoint point;
+            const btVector3 onI = X_WS(v), onS = X_WS(face.onFace(v));
+            point.worldA = owner == 0 ? onS : onI;
+            point.worldB = owner == 0 ? onI : onS;
+            point.normalOnB = owner == 0 ? -f_W : f_W;
+            point.localA = X_WA.invXform(point.worldA);
+            point.localB = X_WB.invXform(point.worldB);
+            point.distance = gap;
+            out.add(point);
+        });
+    }
+    // GJK's point where no point lies over a face or it is nearer than all of them.
+    const btScalar radius =
+        static_cast<const btCylinderShape&>(a.getShapeType() == CYLINDER_SHAPE_PROXYTYPE ? a : b)
+            .getRadius();
+    if ((found == 0 || nearest.distance < least - kNearer * radius) &&
+        nearest.distance <= breaking) {
+        PairPoint point;
+        point.worldB = nearest.pointOnB;
+        point.worldA = nearest.pointOnB + nearest.normalOnB * nearest.distance;
+        point.normalOnB = nearest.normalOnB;
+        point.localA = X_WA.invXform(point.worldA);
+        point.localB = X_WB.invXform(point.worldB);
+        point.distance = nearest.distance;
+        out.add(point);
+    }
+}
+
+}  // namespace engine::contact
