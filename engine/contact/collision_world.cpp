@@ -1,10 +1,9 @@
 #include "engine/contact/collision_world.h"
 
 #include "engine/contact/box_box.h"
-#include "engine/contact/cylinder_pairs.h"
 #include "engine/contact/pair_manifold.h"
 #include "engine/contact/polyhedron_plane.h"
-#include "engine/contact/round_pairs.h"
+#include "engine/contact/shape_pairs.h"
 #include "engine/solver/worker_pool.h"
 
 #include <BulletCollision/CollisionDispatch/btCompoundCollisionAlgorithm.h>
@@ -174,54 +173,50 @@ void manifoldsOf(btCollisionAlgorithm& algorithm, const btCollisionObject& a,
             .btCompoundCollisionAlgorithm::getAllContactManifolds(manifolds);
 }
 
-// The shapes the polyhedron–plane algorithm takes on a static plane (registerPolyhedronPlane).
-bool onPlanes(int type) {
-    return type == BOX_SHAPE_PROXYTYPE || type == CONVEX_HULL_SHAPE_PROXYTYPE ||
-           type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
-           type == CYLINDER_SHAPE_PROXYTYPE;
-}
-
-// A part's shape as the narrow phase tells pairs apart: a box, a sphere or capsule (round_pairs.h),
-// a cylinder, another shape the polyhedron–plane points take (onPlanes), a static plane,
-// anything else (a compound, a cone, a mesh).
-enum class ShapeClass : std::uint8_t { Box, Round, Cylinder, OnPlane, Plane, Other };
+// A part's shape as the narrow phase tells pairs apart: a box, a sphere or capsule (shape_pairs.h),
+// a cylinder, a convex hull, a static plane, anything else (a compound, a cone, a static mesh).
+enum class ShapeClass : std::uint8_t { Box, Round, Cylinder, Hull, Plane, Other };
 ShapeClass shapeClassOf(const btCollisionShape& shape) {
     const int type = shape.getShapeType();
     if (type == BOX_SHAPE_PROXYTYPE) return ShapeClass::Box;
     if (type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE) return ShapeClass::Round;
     if (type == CYLINDER_SHAPE_PROXYTYPE) return ShapeClass::Cylinder;
+    if (type == CONVEX_HULL_SHAPE_PROXYTYPE) return ShapeClass::Hull;
     if (type == STATIC_PLANE_PROXYTYPE) return ShapeClass::Plane;
-    return onPlanes(type) ? ShapeClass::OnPlane : ShapeClass::Other;
+    return ShapeClass::Other;
 }
 
 // How a pair's points are found: by its Bullet algorithm (into its manifolds), or without a
 // manifold: two boxes (box_box.h), a whole shape on a static plane (polyhedron_plane.h, the
-// shape as A), a sphere or capsule with a sphere, capsule or box (round_pairs.h; by the
-// algorithm where their cores meet), a cylinder with a box, cylinder, capsule or sphere
-// (cylinder_pairs.h).
+// shape as A), a sphere or capsule with a sphere, capsule or box (shape_pairs.h; by the
+// algorithm where their cores meet), a cylinder with a box, cylinder, hull, capsule or sphere
+// and a hull with a capsule or sphere (shape_pairs.h).
 enum class PairKind : std::uint8_t {
     Algorithm,
     Boxes,
     ShapeOnPlane,
     PlaneUnderShape,
     Round,
-    Cylinder
+    Faces
 };
 PairKind pairKind(ShapeClass a, ShapeClass b) {
     const auto onPlane = [](ShapeClass c) {
         return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::Cylinder ||
-               c == ShapeClass::OnPlane;
+               c == ShapeClass::Hull;
     };
     if (a == ShapeClass::Box && b == ShapeClass::Box) return PairKind::Boxes;
     if ((a == ShapeClass::Round && (b == ShapeClass::Round || b == ShapeClass::Box)) ||
         (b == ShapeClass::Round && a == ShapeClass::Box))
         return PairKind::Round;
     const auto withCylinder = [](ShapeClass c) {
-        return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::Cylinder;
+        return c == ShapeClass::Box || c == ShapeClass::Round || c == ShapeClass::Cylinder ||
+               c == ShapeClass::Hull;
     };
     if ((a == ShapeClass::Cylinder && withCylinder(b)) ||
-        (b == ShapeClass::Cylinder && withCylinder(a)))
-        return PairKind::Cylinder;
+        (b == ShapeClass::Cylinder && withCylinder(a)) ||
+        (a == ShapeClass::Hull && b == ShapeClass::Round) ||
+        (b == ShapeClass::Hull && a == ShapeClass::Round))
+        return PairKind::Faces;
     if (b == ShapeClass::Plane && onPlane(a)) return PairKind::ShapeOnPlane;
     if (a == ShapeClass::Plane && onPlane(b)) return PairKind::PlaneUnderShape;
     return PairKind::Algorithm;
@@ -572,9 +567,9 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                     break;  // (the cores meet: the algorithm's points)
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
-            case PairKind::Cylinder:
-                cylinderPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
-                               breaking(), chunk.direct);
+            case PairKind::Faces:
+                facePoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
+                           breaking(), chunk.direct);
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::Algorithm:

@@ -1,4 +1,6 @@
-#include "engine/contact/round_pairs.h"
+// Round pairs (shape_pairs.h): spheres and capsules with spheres, capsules and boxes.
+
+#include "engine/contact/shape_pairs.h"
 
 #include <btBulletCollisionCommon.h>
 
@@ -212,16 +214,7 @@ bool roundBox(const Core& R, const btVector3& h, const btTransform& X_WX, bool b
         const int face = gap.absolute().maxAxis();
         const btScalar side = gap[face] > 0 ? 1 : -1;
         btScalar lo = 0, hi = 1;
-        for (int j = 0; j < 3; ++j) {
-            if (j == face) continue;
-            if (d[j] == 0) {  // (along the face's edge: over it or not at all)
-                if (std::abs(a[j]) > h[j]) hi = -1;
-                continue;
-            }
-            const btScalar t0 = (-h[j] - a[j]) / d[j], t1 = (h[j] - a[j]) / d[j];
-            lo = std::max(lo, std::min(t0, t1));
-            hi = std::min(hi, std::max(t0, t1));
-        }
+        clipOverBoxFace(a, a + d, h, face, lo, hi);
         btVector3 ends[2];
         btScalar endApart[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {

@@ -294,7 +294,7 @@ TEST(ContactDynamics, BallRollsDownASlopeAtFiveSeventhsOfGSinTheta) {
 // A capsule or a cylinder (radius 2 cm, straight part 0.3 m, 1 kg) laid along x across a 0.2 m
 // box (or a drum 0.2 m across) standing on the floor, its middle 3 cm off the support's centre,
 // dropped from 1 mm: it lies level, touching the top face along the line where it crosses it
-// (two points, at the face's edges or its rim, x = ±0.1: round_pairs.h, cylinder_pairs.h), and
+// (two points, at the face's edges or its rim, x = ±0.1: shape_pairs.h), and
 // the face carries its weight by the lever rule, 0.35 mg at −0.1 and 0.65 mg at +0.1 — the
 // vertical forces sum to mg and their moment about the support's centre is mg·3 cm.
 void expectLaidAcrossByTheLeverRule(ShapeType type, ShapeType support) {

@@ -1,11 +1,11 @@
-// Round shapes' points found in closed form (round_pairs.h) against the nearest points found by
+// Round shapes' points found in closed form (shape_pairs.h) against the nearest points found by
 // brute force (the cores' distance minimised over a fine sampling, then refined: it is convex
 // along a segment), against Bullet's GJK where the shapes are round both, and in the cases that
 // make a line of contact (a capsule lying on a face or along another capsule: two points).
 
 #include <gtest/gtest.h>
 
-#include "engine/contact/round_pairs.h"
+#include "engine/contact/shape_pairs.h"
 
 #include <btBulletCollisionCommon.h>
 
