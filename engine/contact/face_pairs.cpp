@@ -57,10 +57,6 @@ btScalar sizeOf(const btCollisionShape& shape) {
     }
 }
 
-bool round(int type) {
-    return type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;
-}
-
 // A flat face of a shape, in the shape's frame: the plane n·x = c (n outward, unit) over a
 // rectangle (a box's face: |x_j| ≤ half_j across axis n lies along), a disc (a cylinder's cap:
 // radius about the axis) or a convex polygon (a hull's face: inside each edge's plane).
@@ -313,9 +309,9 @@ bool facePair(const btCollisionShape& a, const btCollisionShape& b) {
     const int ta = a.getShapeType(), tb = b.getShapeType();
     const auto withCylinder = [](int type) {
         return type == BOX_SHAPE_PROXYTYPE || type == CYLINDER_SHAPE_PROXYTYPE ||
-               type == CONVEX_HULL_SHAPE_PROXYTYPE || round(type);
+               type == CONVEX_HULL_SHAPE_PROXYTYPE || roundShape(type);
     };
-    const auto withHull = [](int type) { return round(type); };
+    const auto withHull = [](int type) { return roundShape(type); };
     return (ta == CYLINDER_SHAPE_PROXYTYPE && withCylinder(tb)) ||
            (tb == CYLINDER_SHAPE_PROXYTYPE && withCylinder(ta)) ||
            (ta == CONVEX_HULL_SHAPE_PROXYTYPE && withHull(tb)) ||

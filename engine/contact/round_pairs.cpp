@@ -27,10 +27,6 @@ Core coreOf(const btCollisionShape& shape, const btTransform& X_WS) {
     return {X_WS(-end), X_WS(end), capsule.getRadius()};
 }
 
-bool round(int type) {
-    return type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;
-}
-
 btScalar clamp01(btScalar x) {
     return std::clamp(x, btScalar(0), btScalar(1));
 }
@@ -241,10 +237,14 @@ bool roundBox(const Core& R, const btVector3& h, const btTransform& X_WX, bool b
 
 }  // namespace
 
+bool roundShape(int type) {
+    return type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;
+}
+
 bool roundPair(const btCollisionShape& a, const btCollisionShape& b) {
     const int ta = a.getShapeType(), tb = b.getShapeType();
-    return (round(ta) && (round(tb) || tb == BOX_SHAPE_PROXYTYPE)) ||
-           (round(tb) && ta == BOX_SHAPE_PROXYTYPE);
+    return (roundShape(ta) && (roundShape(tb) || tb == BOX_SHAPE_PROXYTYPE)) ||
+           (roundShape(tb) && ta == BOX_SHAPE_PROXYTYPE);
 }
 
 bool roundPoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,

@@ -51,6 +51,9 @@ bool facePair(const btCollisionShape& a, const btCollisionShape& b);
 void facePoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
                 const btTransform& X_WB, btScalar breaking, PairPoints& out);
 
+// Whether Bullet's shape type is a sphere's or a capsule's.
+bool roundShape(int type);
+
 // The part [lo, hi] of the segment p → q (in a box's frame, half extents `half`) that lies over
 // the box's faces square to `axis`, seen along it (hi < lo: none).
 void clipOverBoxFace(const btVector3& p, const btVector3& q, const btVector3& half, int axis,
