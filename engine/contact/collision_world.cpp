@@ -257,6 +257,7 @@ struct CollisionWorld::Impl {
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
     std::vector<Transform> X_PO;                   // per part: the object frame in the part frame
+    std::vector<char> objectAtPart;                // per part: X_PO is the identity, exactly
     // Per part: its object's world transform, also kept here (the merge reads it pair by pair:
     // from one array, not from 10,000 objects each a heap block of its own).
     std::vector<btTransform> pose;
@@ -277,9 +278,11 @@ struct CollisionWorld::Impl {
     std::vector<int> partOfProxy;
     std::vector<ShapeClass> shapeClass;
     std::vector<char> still;
-    std::vector<char> compound;             // per part: its object is a compound of its shapes
-    std::vector<char> ground;               // per part: ContactPartModel::ground
-    std::vector<char> quiet;                // per part: setPartQuiet (the ground always)
+    std::vector<char> compound;  // per part: its object is a compound of its shapes
+    std::vector<char> ground;    // per part: ContactPartModel::ground
+    std::vector<char> quiet;     // per part: setPartQuiet (the ground always)
+    long long quietStep = 0;     // setQuietTurn
+    int quietEvery = 0;
     std::vector<btDbvtProxy*> proxyOfPart;  // per part: its object's broadphase proxy, or null
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
@@ -314,6 +317,11 @@ struct CollisionWorld::Impl {
         PairPoints direct;          // one pair's points, found without a manifold
     };
     std::vector<Chunk> chunks;
+    // A kept point moved with its parts: its points in W and its gap along its normal.
+    struct KeptMove {
+        btVector3 p_WA, p_WB;
+        double distance;
+    };
     // A pair the narrow phase takes: its parts (a: Bullet's body 0), how its points are found,
     // and Bullet's pair (whose algorithm finds them, for PairKind::Algorithm).
     struct NarrowPair {
@@ -337,6 +345,7 @@ struct CollisionWorld::Impl {
         std::vector<ContactPoint> points;
         std::vector<std::size_t> resting;
         std::size_t first = 0, last = 0;  // its entries
+        std::array<KeptMove, 4> moves;    // one pair's kept points moved (keptOnly)
     };
     std::vector<Output> outputs;
     struct Box {
@@ -350,14 +359,21 @@ struct CollisionWorld::Impl {
     // after step (the tree's leaf holds this box, so Bullet's pairs still hold every pair whose
     // padded boxes overlap).
     std::vector<Box> heldBox;
-    // Bullet's pair array as last gathered, pair by pair: its two proxies and their parts (read
-    // from the proxies, each a heap block of its own, only for a pair new at its place).
-    struct PairParts {
+    // Bullet's pair array as last gathered, pair by pair: its two proxies, and their parts
+    // (read from the proxies, each a heap block of its own, only for a pair new at its place),
+    // the parts apart (what each query reads, while the array is as gathered).
+    struct PairProxies {
         const btBroadphaseProxy* proxy0 = nullptr;
         const btBroadphaseProxy* proxy1 = nullptr;
-        int a = -1, b = -1;
     };
-    std::vector<PairParts> pairParts;
+    std::vector<PairProxies> pairProxies;
+    // (with the pair's turn among quiet pairs, (2a + b) mod quietEvery for a < b: setQuietTurn)
+    struct PairOfParts {
+        int a, b, turn;
+    };
+    std::vector<PairOfParts> pairParts;
+    bool pairsChanged = true;        // Bullet's pair array may have changed since it was gathered
+    int pairTurnsEvery = 0;          // the quietEvery of the pairs' turns as gathered
     std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
 
     // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
@@ -404,6 +420,24 @@ struct CollisionWorld::Impl {
         return chunks[s >> kChunkBits].found[s & ((1u << kChunkBits) - 1)].point;
     }
     void emit(Output& out, double margin, const std::vector<ContactPointState>& previous);
+    // Entries [first, last), all kept points, moved with the parts (into out.moves) as
+    // PairManifold::refresh moves them; false when refresh would drop one.
+    bool keptOnly(Output& out, std::size_t first, std::size_t last, double breaking,
+                  const btTransform& X_WA, const btTransform& X_WB,
+                  const std::vector<ContactPointState>& previous) const {
+        for (std::size_t e = first; e < last; ++e) {
+            const ContactPointState& c = previous[static_cast<std::size_t>(-entries[e].source - 1)];
+            KeptMove& moved = out.moves[e - first];
+            const btVector3 n_BA = -toBt(c.n_AB_W);
+            moved.p_WA = X_WA(toBt(c.local_A));
+            moved.p_WB = X_WB(toBt(c.local_B));
+            moved.distance = (moved.p_WA - moved.p_WB).dot(n_BA);
+            if (moved.distance > breaking) return false;  // separated along the normal
+            const btVector3 slid = moved.p_WB - (moved.p_WA - n_BA * moved.distance);
+            if (slid.dot(slid) > breaking * breaking) return false;  // slid along the surface
+        }
+        return true;
+    }
 
     ~Impl() {
         for (auto& object : objects) world.removeCollisionObject(object.get());
@@ -453,39 +487,60 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
     btBroadphasePairArray& all = m.broadphase.getOverlappingPairCache()->getOverlappingPairArray();
     // The pairs whose boxes overlap, in ranges of Bullet's array (on the threads for many), then
     // put together in order; a pair's parts are read from its proxies (at 10,000 parts two
-    // cache misses) only when it is new at its place in the array (pairParts);
+    // cache misses) only when it is new at its place in the array (pairProxies), and the array
+    // is read only when the broadphase may have changed it (pairsChanged);
     // the algorithms of new pairs are made there, in turn (Bullet's dispatcher allocates them).
     const auto size = static_cast<std::size_t>(all.size());
     const int threads = workerThreads();
     const std::size_t ranges =
         threads < 2 || size < kParallelPairs ? 1 : 4 * static_cast<std::size_t>(threads);
     if (m.gathered.size() < ranges) m.gathered.resize(ranges);
-    if (m.pairParts.size() < size) m.pairParts.resize(size);
+    if (m.pairParts.size() < size) {
+        m.pairParts.resize(size);
+        m.pairProxies.resize(size);
+    }
+    // (a quiet pair's turn to be looked at afresh, setQuietTurn: (step + 2a + b) mod every = 0)
+    const int every = std::max(m.quietEvery, 1);
+    const int turn =
+        m.quietEvery > 0 ? static_cast<int>((every - m.quietStep % every) % every) : -1;
+    const bool turnsChanged = every != m.pairTurnsEvery;  // (each pair's turn computed anew)
+    const bool read = m.pairsChanged || turnsChanged;
+    m.pairsChanged = false;
+    m.pairTurnsEvery = every;
     runTasks(static_cast<int>(ranges), [&](int r) {
         std::vector<NarrowPair>& out = m.gathered[static_cast<std::size_t>(r)].pairs;
         out.clear();
-        for (std::size_t k = size * static_cast<std::size_t>(r) / ranges,
-                         last = size * static_cast<std::size_t>(r + 1) / ranges;
-             k < last; ++k) {
-            btBroadphasePair& pair = all[static_cast<int>(k)];
-            Impl::PairParts& known = m.pairParts[k];
-            if (known.proxy0 != pair.m_pProxy0 || known.proxy1 != pair.m_pProxy1)
-                known = {pair.m_pProxy0, pair.m_pProxy1,
-                         m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy0->m_uniqueId)],
-                         m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy1->m_uniqueId)]};
-            const int a = known.a, b = known.b;
-            const Impl::Box& boxA = m.boxes[static_cast<std::size_t>(a)];
-            const Impl::Box& boxB = m.boxes[static_cast<std::size_t>(b)];
+        const std::size_t begin = size * static_cast<std::size_t>(r) / ranges,
+                          end = size * static_cast<std::size_t>(r + 1) / ranges;
+        if (read)
+            for (std::size_t k = begin; k < end; ++k) {
+                const btBroadphasePair& pair = all[static_cast<int>(k)];
+                Impl::PairProxies& known = m.pairProxies[k];
+                if (known.proxy0 == pair.m_pProxy0 && known.proxy1 == pair.m_pProxy1 &&
+                    !turnsChanged)
+                    continue;
+                known = {pair.m_pProxy0, pair.m_pProxy1};
+                const int a = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy0->m_uniqueId)];
+                const int b = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy1->m_uniqueId)];
+                m.pairParts[k] = {
+                    a, b,
+                    static_cast<int>((2 * static_cast<long long>(std::min(a, b)) + std::max(a, b)) %
+                                     every)};
+            }
+        for (std::size_t k = begin; k < end; ++k) {
+            const Impl::PairOfParts parts = m.pairParts[k];
+            const auto ia = static_cast<std::size_t>(parts.a),
+                       ib = static_cast<std::size_t>(parts.b);
+            // (Bullet's needsCollision: not when neither part moves; nor when both are quiet,
+            // but in their turn: their kept points are moved with them)
+            if (m.still[ia] && m.still[ib]) continue;
+            if (m.quiet[ia] && m.quiet[ib] && parts.turn != turn) continue;
+            const Impl::Box& boxA = m.boxes[ia];
+            const Impl::Box& boxB = m.boxes[ib];
             if (!TestAabbAgainstAabb2(boxA.lo, boxA.hi, boxB.lo, boxB.hi)) continue;
-            // (Bullet's needsCollision: not when neither part moves; nor when both are quiet:
-            // their kept points are moved with them)
-            if ((m.still[static_cast<std::size_t>(a)] && m.still[static_cast<std::size_t>(b)]) ||
-                (m.quiet[static_cast<std::size_t>(a)] && m.quiet[static_cast<std::size_t>(b)]))
-                continue;
-            out.push_back({a, b,
-                           pairKind(m.shapeClass[static_cast<std::size_t>(a)],
-                                    m.shapeClass[static_cast<std::size_t>(b)]),
-                           &pair});
+            const int a = parts.a, b = parts.b;
+            out.push_back(
+                {a, b, pairKind(m.shapeClass[ia], m.shapeClass[ib]), &all[static_cast<int>(k)]});
         }
     });
     m.pairs.clear();
@@ -686,6 +741,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
     m.objectOfPart.assign(m.model.parts.size(), nullptr);
     m.breaking.assign(m.model.parts.size(), 0.0);
     m.X_PO.assign(m.model.parts.size(), Transform{});
+    m.objectAtPart.assign(m.model.parts.size(), 0);
     m.pose.assign(m.model.parts.size(), btTransform::getIdentity());
     m.shapeOfPart.assign(m.model.parts.size(), nullptr);
     m.objectPosed.assign(m.model.parts.size(), 1);
@@ -735,6 +791,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
         // pairs: 10,000 boxes took 47 s and 3.5 GB before the first step).
         object->setWorldTransform(toBt(part.X_WP0 * m.X_PO[i]));
         m.pose[i] = object->getWorldTransform();
+        m.objectAtPart[i] = isIdentity(m.X_PO[i]);
         m.shapeOfPart[i] = shape;
         m.group[i] = part.filter.group;
         m.mask[i] = part.filter.mask;
@@ -766,7 +823,8 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
     // Into the parts' array of poses only: each object, a heap block of its own (at 10,000 parts
     // each a cache miss), is given its pose when a Bullet algorithm is to read it (narrowPhase).
     if (m.objectOfPart.at(partIndex)) {
-        const btTransform X = toBt(X_WP * m.X_PO[partIndex]);
+        // (a part whose object frame is its own: its pose as given)
+        const btTransform X = toBt(m.objectAtPart[partIndex] ? X_WP : X_WP * m.X_PO[partIndex]);
         btTransform& pose = m.pose[partIndex];
         if (X == pose) return;
         pose = X;
@@ -792,6 +850,11 @@ Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const 
 void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet) {
     Impl& m = *impl_;
     if (m.objectOfPart.at(partIndex) && !m.ground[partIndex]) m.quiet[partIndex] = quiet;
+}
+
+void CollisionWorld::setQuietTurn(long long step, int every) {
+    impl_->quietStep = step;
+    impl_->quietEvery = every;
 }
 
 bool CollisionWorld::partAsleep(std::size_t partIndex) const {
@@ -871,7 +934,10 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     const bool boxesSet = setting > 0;
     // (no box set: the same pairs as the last query; nothing but the ground and sleeping parts:
     // no pair for the narrow phase — a sleeping pile's step looks at none of its pairs)
-    if (boxesSet) m.broadphase.calculateOverlappingPairs(&m.dispatcher);
+    if (boxesSet) {
+        m.broadphase.calculateOverlappingPairs(&m.dispatcher);
+        m.pairsChanged = true;
+    }
     bool awake = false;
     for (std::size_t i = 0; i < objects && !awake; ++i) awake = m.objectOfPart[i] && !m.still[i];
     if (awake) {
@@ -1055,9 +1121,41 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
             continue;
         }
         // The breaking distance Bullet's dispatcher gives a new manifold, at least the margin.
-        manifold.reset(std::max(std::min(m.breaking[static_cast<std::size_t>(key.partA())],
-                                         m.breaking[static_cast<std::size_t>(key.partB())]),
-                                margin));
+        const double breaking =
+            std::max(std::min(m.breaking[static_cast<std::size_t>(key.partA())],
+                              m.breaking[static_cast<std::size_t>(key.partB())]),
+                     margin);
+        const btTransform& X_WA = m.pose[static_cast<std::size_t>(key.partA())];
+        const btTransform& X_WB = m.pose[static_cast<std::size_t>(key.partB())];
+        // Kept points only (a pair of quiet parts, the most of a resting pile's): each moved
+        // with its parts as the merge's refresh moves it, the same arithmetic, written out
+        // straight from the last query's record while none of them is dropped (no point
+        // found to merge, none dropped: the merge keeps them all in their order).
+        if (last - first <= 4 && m.entries[last - 1].source < 0 &&
+            keptOnly(out, first, last, breaking, X_WA, X_WB, previous)) {
+            for (std::size_t e = first; e < last; ++e) {
+                const ContactPointState& c =
+                    previous[static_cast<std::size_t>(-m.entries[e].source - 1)];
+                const KeptMove& moved = out.moves[e - first];
+                out.persistent.push_back(c);
+                ContactPointState& s = out.persistent.back();
+                s.distance = moved.distance;
+                ++s.age;
+                if (moved.distance > margin) continue;
+                out.points.push_back({.partA = static_cast<std::size_t>(c.partA),
+                                      .partB = static_cast<std::size_t>(c.partB),
+                                      .p_WA_W = fromBt(moved.p_WA),
+                                      .p_WB_W = fromBt(moved.p_WB),
+                                      .n_AB_W = c.n_AB_W,
+                                      .depth = -moved.distance,
+                                      .normalImpulse = c.normalImpulse,
+                                      .frictionImpulse_W = c.frictionImpulse_W,
+                                      .persistent = out.persistent.size() - 1});
+            }
+            first = last;
+            continue;
+        }
+        manifold.reset(breaking);
         for (std::size_t e = first; e < last; ++e) {
             const int source = m.entries[e].source;
             if (source < 0) {

@@ -75,6 +75,11 @@ public:
     // at each part afresh often enough to bound how far such points drift. Parts are not quiet
     // unless told.
     void setPartQuiet(std::size_t partIndex, bool quiet);
+    // Pairs of quiet parts looked at afresh in turn, each one query in `every`: the next query
+    // is the query `step` of the turn, and it looks at the quiet pair of parts a < b when
+    // step + 2a + b is a multiple of `every` (spread over the turn for a part with the ground,
+    // a < b = the part, and for neighbours a, a + k alike). every ≤ 0 (as constructed): never.
+    void setQuietTurn(long long step, int every);
     // A point given in a part's collision frame (ContactPointState::local_A, local_B) in W.
     Vec3 worldPoint(std::size_t partIndex, const Vec3& local) const;
 

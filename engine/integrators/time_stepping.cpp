@@ -88,9 +88,10 @@ constexpr std::size_t kSumBlock = 256;
 // A part is quiet in a step when no point of it moved farther than this in the last step (by
 // its velocity now: |v| h + |ω| r h, r its reach from its centre of mass) [m]: its pairs with
 // quiet parts or the ground keep their points without the narrow phase (CollisionWorld::
-// setPartQuiet), moved with the parts. Each part is looked at afresh one step in kFreshEvery
-// (in turn by its index: the same work every step), so such points drift at most
-// 2 kFreshEvery kQuietDistance from where the narrow phase would put them. Both decided from
+// setPartQuiet), moved with the parts. Each such pair is looked at afresh one step in
+// kFreshEvery (in turn by its parts' indices, setQuietTurn: about the same work every step), so
+// its points drift at most 2 kFreshEvery kQuietDistance from where the narrow phase would put
+// them, and a pair of quiet parts coming within the margin is found as late. Both decided from
 // the state alone (its velocities and time): a run resumed from a recorded state makes the
 // same choices.
 constexpr double kQuietDistance = 1e-9;
@@ -366,6 +367,7 @@ private:
         if (!posesHeld) ++sleepEpoch_;
         prepareSleep(model);  // (each body's reach)
         const long long stepIndex = std::llround(state.t / d.h);
+        world_->setQuietTurn(stepIndex % kFreshEvery, static_cast<int>(kFreshEvery));
         // (each part's object on its own: on the threads for many)
         runRanges(model.parts.size(), kParallelParts, [&](std::size_t first, std::size_t last) {
             for (std::size_t p = first; p < last; ++p) {
@@ -374,18 +376,17 @@ private:
                 const auto body = static_cast<std::size_t>(b);
                 // (every part on the first step: parts set down at rest on the floor or inside
                 // one another have no points yet to keep)
-                const bool fresh =
-                    stepIndex == 0 || (stepIndex + static_cast<long long>(p)) % kFreshEvery == 0;
                 world_->setPartQuiet(
-                    p, !fresh && d.h * (layout::linear(d.v0, b).norm() +
-                                        layout::angular(d.v0, b).norm() * radius_[body]) <=
-                                     kQuietDistance);
+                    p, stepIndex != 0 && d.h * (layout::linear(d.v0, b).norm() +
+                                                layout::angular(d.v0, b).norm() * radius_[body]) <=
+                                             kQuietDistance);
                 const bool asleep = sleep && state.rest[body] < 0.0;
                 const bool slept = world_->partAsleep(p);
                 world_->setPartAsleep(p, asleep);
                 if (asleep && slept && posesHeld) continue;
-                world_->setPartPose(
-                    p, partPose(model, p, {bodyOrientation(d.q0, b), bodyPosition(d.q0, b)}));
+                const Transform X_WB{bodyOrientation(d.q0, b), bodyPosition(d.q0, b)};
+                // (a part whose frame is its body's: the body's pose as it is)
+                world_->setPartPose(p, partAtBody_[p] ? X_WB : partPose(model, p, X_WB));
             }
         });
         world_->query(model.contact.settings.margin, state.contacts, d.found);
@@ -576,6 +577,9 @@ private:
         sleepSerial_ = model.serial;
         sleepable_.assign(n, 1);
         radius_.assign(n, 0.0);
+        partAtBody_.assign(model.parts.size(), 0);
+        for (std::size_t p = 0; p < model.parts.size(); ++p)
+            partAtBody_[p] = isIdentity(model.parts[p].X_BP);
         auto attached = [&](int marker) {
             if (marker < 0 || static_cast<std::size_t>(marker) >= model.markers.size()) return;
             const int b = model.markers[static_cast<std::size_t>(marker)].body;
@@ -1815,6 +1819,7 @@ private:
     // sleepEpoch_, counting what changed which parts sleep, moves on).
     std::vector<char> sleepable_, wake_;
     std::vector<double> radius_, shortestRest_;
+    std::vector<char> partAtBody_;  // per part: its frame is its body's, exactly (prepareSleep)
     std::uint64_t sleepSerial_ = 0;
     Eigen::VectorXd lastQ_;
     std::vector<int> sleepParent_;

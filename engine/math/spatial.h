@@ -34,6 +34,12 @@ struct Transform {
     Mat3 rotationMatrix() const { return R.toRotationMatrix(); }
 };
 
+// X is the identity exactly (R = 1 + 0i + 0j + 0k, p = 0): X_AB * X is X_AB, with no rounding.
+inline bool isIdentity(const Transform& X) {
+    return X.R.w() == 1.0 && X.R.x() == 0.0 && X.R.y() == 0.0 && X.R.z() == 0.0 && X.p.x() == 0.0 &&
+           X.p.y() == 0.0 && X.p.z() == 0.0;
+}
+
 // Rotation of `angle` radians about `axis` (need not be unit; must be non-zero).
 inline Quat quatFromAxisAngle(const Vec3& axis, double angle) {
     return Quat(Eigen::AngleAxisd(angle, axis.normalized()));
