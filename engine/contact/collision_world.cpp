@@ -372,8 +372,12 @@ struct CollisionWorld::Impl {
         int a, b, turn;
     };
     std::vector<PairOfParts> pairParts;
-    bool pairsChanged = true;        // Bullet's pair array may have changed since it was gathered
-    int pairTurnsEvery = 0;          // the quietEvery of the pairs' turns as gathered
+    bool pairsChanged = true;  // Bullet's pair array may have changed since it was gathered
+    int pairTurnsEvery = 0;    // the quietEvery of the pairs' turns as gathered
+    // The pairs' indices in the array by their turn: those of turn t from turnStart[t] to
+    // turnStart[t + 1] in byTurn (sorted when every part is quiet, while turnsSorted).
+    std::vector<std::size_t> turnStart, byTurn;
+    bool turnsSorted = false;
     std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
 
     // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
@@ -507,26 +511,65 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
     const bool read = m.pairsChanged || turnsChanged;
     m.pairsChanged = false;
     m.pairTurnsEvery = every;
-    runTasks(static_cast<int>(ranges), [&](int r) {
+    if (read) m.turnsSorted = false;
+    runTasks(static_cast<int>(read ? ranges : 0), [&](int r) {
+        const std::size_t begin = size * static_cast<std::size_t>(r) / ranges,
+                          end = size * static_cast<std::size_t>(r + 1) / ranges;
+        for (std::size_t k = begin; k < end; ++k) {
+            const btBroadphasePair& pair = all[static_cast<int>(k)];
+            Impl::PairProxies& known = m.pairProxies[k];
+            if (known.proxy0 == pair.m_pProxy0 && known.proxy1 == pair.m_pProxy1 && !turnsChanged)
+                continue;
+            known = {pair.m_pProxy0, pair.m_pProxy1};
+            const int a = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy0->m_uniqueId)];
+            const int b = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy1->m_uniqueId)];
+            m.pairParts[k] = {
+                a, b,
+                static_cast<int>((2 * static_cast<long long>(std::min(a, b)) + std::max(a, b)) %
+                                 every)};
+        }
+    });
+    // Every part quiet or still (a pile come to rest): the pairs in their turn are all there is
+    // to look at, taken from the pairs sorted by turn (in their order in the array, as below).
+    bool allQuiet = turn >= 0;
+    for (std::size_t i = 0; i < m.quiet.size() && allQuiet; ++i)
+        allQuiet = !m.objectOfPart[i] || m.quiet[i] || m.still[i];
+    if (allQuiet) {
+        if (!m.turnsSorted) {
+            m.turnStart.assign(static_cast<std::size_t>(every) + 1, 0);
+            for (std::size_t k = 0; k < size; ++k)
+                ++m.turnStart[static_cast<std::size_t>(m.pairParts[k].turn) + 1];
+            for (std::size_t t = 0; t < static_cast<std::size_t>(every); ++t)
+                m.turnStart[t + 1] += m.turnStart[t];
+            m.byTurn.resize(size);
+            std::vector<std::size_t> at(m.turnStart.begin(), m.turnStart.end() - 1);
+            for (std::size_t k = 0; k < size; ++k)
+                m.byTurn[at[static_cast<std::size_t>(m.pairParts[k].turn)]++] = k;
+            m.turnsSorted = true;
+        }
+        std::vector<NarrowPair>& out = m.gathered[0].pairs;
+        out.clear();
+        for (std::size_t j = m.turnStart[static_cast<std::size_t>(turn)],
+                         end = m.turnStart[static_cast<std::size_t>(turn) + 1];
+             j < end; ++j) {
+            const std::size_t k = m.byTurn[j];
+            const auto ia = static_cast<std::size_t>(m.pairParts[k].a),
+                       ib = static_cast<std::size_t>(m.pairParts[k].b);
+            if (m.still[ia] && m.still[ib]) continue;
+            if (!TestAabbAgainstAabb2(m.boxes[ia].lo, m.boxes[ia].hi, m.boxes[ib].lo,
+                                      m.boxes[ib].hi))
+                continue;
+            out.push_back({m.pairParts[k].a, m.pairParts[k].b,
+                           pairKind(m.shapeClass[ia], m.shapeClass[ib]),
+                           &all[static_cast<int>(k)]});
+        }
+        for (std::size_t r = 1; r < ranges; ++r) m.gathered[r].pairs.clear();
+    }
+    runTasks(static_cast<int>(allQuiet ? 0 : ranges), [&](int r) {
         std::vector<NarrowPair>& out = m.gathered[static_cast<std::size_t>(r)].pairs;
         out.clear();
         const std::size_t begin = size * static_cast<std::size_t>(r) / ranges,
                           end = size * static_cast<std::size_t>(r + 1) / ranges;
-        if (read)
-            for (std::size_t k = begin; k < end; ++k) {
-                const btBroadphasePair& pair = all[static_cast<int>(k)];
-                Impl::PairProxies& known = m.pairProxies[k];
-                if (known.proxy0 == pair.m_pProxy0 && known.proxy1 == pair.m_pProxy1 &&
-                    !turnsChanged)
-                    continue;
-                known = {pair.m_pProxy0, pair.m_pProxy1};
-                const int a = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy0->m_uniqueId)];
-                const int b = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy1->m_uniqueId)];
-                m.pairParts[k] = {
-                    a, b,
-                    static_cast<int>((2 * static_cast<long long>(std::min(a, b)) + std::max(a, b)) %
-                                     every)};
-            }
         for (std::size_t k = begin; k < end; ++k) {
             const Impl::PairOfParts parts = m.pairParts[k];
             const auto ia = static_cast<std::size_t>(parts.a),
