@@ -42,12 +42,15 @@ constexpr double kShapeMargin = 1e-3;
 // Owns what Bullet shapes point to without owning (triangle data of static meshes).
 using MeshStore = std::vector<std::unique_ptr<btTriangleMesh>>;
 
-std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, MeshStore& meshes) {
+// (`polyhedral`: a box gets its polyhedral features, for Bullet's clipping against hulls and
+// mesh triangles — whole contact patches; with neither in the world they are never read)
+std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, bool polyhedral,
+                                            MeshStore& meshes) {
     std::unique_ptr<btCollisionShape> shape;
     switch (s.type) {
     case ShapeType::Box: {
         auto box = std::make_unique<btBoxShape>(toBt(s.size * 0.5));
-        box->initializePolyhedralFeatures();  // box against hull: clipping, whole contact patches
+        if (polyhedral) box->initializePolyhedralFeatures();
         shape = std::move(box);
         break;
     }
@@ -382,13 +385,14 @@ struct CollisionWorld::Impl {
 
     // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
     // vertices).
+    bool anyMesh = false;  // the world has a mesh shape (a hull or a static mesh)
     btCollisionShape* leafShape(const Shape& s, bool ground) {
         const bool box = s.type == ShapeType::Box;
         const std::array<double, 3> edges{s.size.x(), s.size.y(), s.size.z()};
         if (box)
             if (const auto found = boxShapes.find(edges); found != boxShapes.end())
                 return found->second;
-        auto leaf = makeShape(s, ground, meshes);
+        auto leaf = makeShape(s, ground, anyMesh, meshes);
         if (!leaf) return nullptr;
         btCollisionShape* made = leaf.get();
         shapes.push_back(std::move(leaf));
@@ -454,8 +458,16 @@ struct CollisionWorld::Impl {
     // compile of a two-part scene zero and fault in 5 MB; a pool that runs out is extended
     // block by block from the heap.
     static btDefaultCollisionConstructionInfo constructionInfo(const ContactModel& model) {
+        // (sized for the shapes whose pairs may go through Bullet's algorithms and manifolds:
+        // a box, a cylinder or the ground plane on its own pairs without them — shape_pairs.h,
+        // box_box.h, polyhedron_plane.h — and a block of a pool is a page touched when the
+        // world is made: 8 per shape took 6 ms for a pile of 100 cubes that used none)
         std::size_t shapes = 0;
-        for (const ContactPartModel& part : model.parts) shapes += part.shapes.size();
+        for (const ContactPartModel& part : model.parts)
+            for (const Shape& s : part.shapes)
+                shapes += part.shapes.size() > 1 ||
+                          (s.type != ShapeType::Box && s.type != ShapeType::Cylinder &&
+                           s.type != ShapeType::Plane);
         const int blocks = static_cast<int>(std::clamp<std::size_t>(8 * shapes, 64, 4096));
         btDefaultCollisionConstructionInfo info;
         info.m_customCollisionAlgorithmMaxElementSize =
@@ -781,6 +793,8 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
             "the polyhedron-plane algorithm");
     registerPolyhedronPlane(m.dispatcher);
     m.broadphase.getOverlappingPairCache()->setOverlapFilterCallback(&m.filter);
+    for (const ContactPartModel& part : m.model.parts)
+        for (const Shape& s : part.shapes) m.anyMesh = m.anyMesh || s.type == ShapeType::Mesh;
     m.objectOfPart.assign(m.model.parts.size(), nullptr);
     m.breaking.assign(m.model.parts.size(), 0.0);
     m.X_PO.assign(m.model.parts.size(), Transform{});
