@@ -141,6 +141,49 @@ TEST(CollisionWorld, QuietPairsKeepTheirPointsMovedWithTheirParts) {
     EXPECT_EQ(fourth.points[0].partB, 2u);
 }
 
+// Pairs of quiet parts are looked at afresh in turn (setQuietTurn): with turns of eight, the
+// quiet pair of parts a < b in the query whose step + 2a + b is a multiple of eight, once in
+// any eight queries; without turns, never.
+TEST(CollisionWorld, APairOfQuietPartsIsLookedAtAfreshInItsTurn) {
+    SceneSpec spec = test::contactScene();
+    test::addBall(spec, "ball1", 0.05, Vec3(0.0, 0.0, 0.5));  // parts 1 and 2, in the air
+    test::addBall(spec, "ball2", 0.05, Vec3(1.0, 0.0, 0.5));
+    CollisionWorld world(spec);
+    const double margin = 5e-3;
+    ContactQuery last = world.query(margin, {});
+    ASSERT_TRUE(last.points.empty());
+    // Both quiet, and put 1 mm into the floor (part 0): found only in their pairs' turns.
+    world.setPartQuiet(1, true);
+    world.setPartQuiet(2, true);
+    for (std::size_t part : {1u, 2u}) {
+        Transform X;
+        X.p = Vec3(part == 1 ? 0.0 : 1.0, 0.0, 0.05 - 1e-3);
+        world.setPartPose(part, X);
+    }
+    ContactQuery unturned = world.query(margin, last.persistent);
+    EXPECT_TRUE(unturned.points.empty());  // no turns: never looked at
+    for (long long step = 0; step < 16; ++step) {
+        world.setQuietTurn(step, 8);
+        const ContactQuery now = world.query(margin, {});  // (nothing kept: what is found now)
+        std::set<std::size_t> found;
+        for (const ContactPoint& c : now.points) {
+            EXPECT_EQ(c.partA, 0u);
+            EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+            found.insert(c.partB);
+        }
+        std::set<std::size_t> due;
+        for (const std::size_t b : {1u, 2u})
+            if ((step + static_cast<long long>(b)) % 8 == 0) due.insert(b);  // (a = 0)
+        EXPECT_EQ(found, due) << "step " << step;
+    }
+    // Every query looks at a pair with a part that is not quiet.
+    world.setPartQuiet(2, false);
+    world.setQuietTurn(3, 8);  // (neither pair's turn)
+    const ContactQuery loud = world.query(margin, {});
+    ASSERT_EQ(loud.points.size(), 1u);
+    EXPECT_EQ(loud.points[0].partB, 2u);
+}
+
 TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {
     const double penetration = 0.0123456789;
     CollisionWorld world(sphereOverSlab(0.1 - penetration));
