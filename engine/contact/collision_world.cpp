@@ -383,9 +383,9 @@ struct CollisionWorld::Impl {
     bool turnsSorted = false;
     std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
 
+    bool anyMesh = false;  // the world has a mesh shape (a hull or a static mesh)
     // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
     // vertices).
-    bool anyMesh = false;  // the world has a mesh shape (a hull or a static mesh)
     btCollisionShape* leafShape(const Shape& s, bool ground) {
         const bool box = s.type == ShapeType::Box;
         const std::array<double, 3> edges{s.size.x(), s.size.y(), s.size.z()};
