@@ -34,7 +34,8 @@ struct Transform {
     Mat3 rotationMatrix() const { return R.toRotationMatrix(); }
 };
 
-// X is the identity exactly (R = 1 + 0i + 0j + 0k, p = 0): X_AB * X is X_AB, with no rounding.
+// X is the identity exactly (R = 1 + 0i + 0j + 0k, p = 0). X_AB * X would equal X_AB up to the
+// last bit that operator* may round in renormalising; a caller that skips it saves that too.
 inline bool isIdentity(const Transform& X) {
     return X.R.w() == 1.0 && X.R.x() == 0.0 && X.R.y() == 0.0 && X.R.z() == 0.0 && X.p.x() == 0.0 &&
            X.p.y() == 0.0 && X.p.z() == 0.0;
