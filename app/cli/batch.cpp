@@ -20,7 +20,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -565,7 +564,8 @@ int runBatch(const BatchOptions& o) {
 
     std::vector<int> codes(cases.size(), 0);
     std::vector<bool> ran(cases.size(), false);
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    // (the engine's threads: every core unless --threads or MOTUS_THREADS says fewer)
+    const auto cores = static_cast<unsigned>(std::max(1, engine::workerThreads()));
     const std::size_t jobs = std::min<std::size_t>(o.jobs > 0 ? std::size_t(o.jobs) : cores,
                                                    std::max<std::size_t>(end - begin, 1));
     // Ctrl+C stops the batch between cases (a running case keeps what it computed); the summary

@@ -334,6 +334,15 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
                             "JSON pointer whose array steps may be names, e.g. "
                             "/parts/crank/mass=2 or motions.drive.expression=720d*time");
 
+    // --threads N on every command that runs a simulation: the results are the same on any
+    // number, bit for bit; only the time changes.
+    for (CLI::App* command : {simulate, batch, render})
+        command
+            ->add_option("--threads", line.threads,
+                         "Engine threads to use (default: one per core, or MOTUS_THREADS); the "
+                         "results are the same on any number")
+            ->check(CLI::Range(1, 256));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

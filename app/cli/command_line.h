@@ -113,6 +113,9 @@ struct CommandLine {
     bool cadJoints = false;            // import --joints: the suggested joints accepted
     std::string cadUpdate;             // import --update: the scene read again from the file
     std::vector<engine::io::SceneOverride> overrides;  // --set, in order
+    // --threads: the engine's threads for simulate, batch and render (0: not given — every
+    // core, or MOTUS_THREADS); batch's cases share them.
+    int threads = 0;
 };
 
 // Reads `argv` (argv[0] the program). The help and the version go to `out`; errors go to `err`

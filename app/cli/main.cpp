@@ -29,6 +29,7 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
+#include "engine/solver/worker_pool.h"
 
 namespace {
 
@@ -68,6 +69,7 @@ int runCommand(int argc, char** argv) {
     const CommandLine line = cli::parseCommandLine(argc, argv, std::cout, std::cerr);
     if (line.exitStatus) return *line.exitStatus;
     cli::gOverrides = line.overrides;
+    if (line.threads > 0) engine::setWorkerThreads(line.threads);
     for (const CommandEntry& entry : kCommands)
         if (entry.command == line.command) return entry.run(line);
     return cli::kExitUsage;
