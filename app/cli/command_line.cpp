@@ -35,6 +35,15 @@ const CLI::Validator kNonNegative(
     },
     "NON-NEGATIVE");
 
+const CLI::Validator kThreadCount(
+    [](const std::string& text) {
+        int n = 0;
+        return CLI::detail::lexical_cast(text, n) && n >= 1 && n <= 256
+                   ? std::string()
+                   : "must be a whole number from 1 to 256, got '" + text + "'";
+    },
+    "1..256");
+
 }  // namespace
 
 CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out,
@@ -341,7 +350,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
             ->add_option("--threads", line.threads,
                          "Engine threads to use (default: one per core, or MOTUS_THREADS); the "
                          "results are the same on any number")
-            ->check(CLI::Range(1, 256));
+            ->check(kThreadCount);
 
     try {
         app.parse(argc, argv);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # motus-cli's --threads: a pile of 100 boxes settling and a field of 1,200 cubes at rest give
 # the same rows, bit for bit, on one thread and on two, and the same as MOTUS_THREADS chooses;
-# a count below 1 is a usage error that names the option.
+# a count that is not a whole number from 1 to 256 is a usage error that says so.
 #   threads_test.sh <motus-cli> <scenes folder> <work folder>
 set -u
 cli="$1" scenes="$2" work="$3"
@@ -30,5 +30,9 @@ MOTUS_THREADS=2 "$cli" simulate "$scene" --duration 0.3 --every 10 --out "$work/
 cmp -s "$work/t1.csv" "$work/env2.csv" || fail "MOTUS_THREADS=2 differs from --threads 1"
 "$cli" simulate "$scene" --duration 0.01 --threads 0 > /dev/null 2> "$work/zero.err"
 [ $? -eq 2 ] || fail "--threads 0 is not a usage error"
-grep -q -- "--threads" "$work/zero.err" || fail "the error does not name --threads: $(cat "$work/zero.err")"
+grep -q -- "--threads: must be a whole number from 1 to 256, got '0'" "$work/zero.err" ||
+    fail "the error does not say what --threads takes: $(cat "$work/zero.err")"
+"$cli" simulate "$scene" --duration 0.01 --threads two > /dev/null 2> "$work/word.err"
+[ $? -eq 2 ] || fail "--threads two is not a usage error"
+grep -q -- "got 'two'" "$work/word.err" || fail "the error does not quote the word: $(cat "$work/word.err")"
 echo "threads_test: ok"
