@@ -1,6 +1,9 @@
 // Substeps of the fixed-step methods (FixedStepIntegrator): fast turns are split, failed steps
 // retried in more substeps, and the output grid is kept.
 
+#include <cmath>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "engine/analysis/forward_dynamics.h"
@@ -82,6 +85,40 @@ TEST(FixedStepSubsteps, AStepThatFailsAtEverySizeReportsItsFailure) {
     EXPECT_DOUBLE_EQ(f.state.t, 0.0);  // the state is the step's start, nothing of the failure
     EXPECT_DOUBLE_EQ(f.state.q(0), 0.0);
     EXPECT_EQ(probe.statistics().retried, 10);  // 1, 2, 4, … 1024 substeps tried
+}
+
+// A stand-in contact stepper: each (sub)step that succeeds makes a new list of contact points
+// the state's as its last act (one point more, aged by the steps so far), as the time
+// stepping's merge does. A whole step fails; of two halves the second fails, after the first
+// has changed the points; quarters succeed.
+class ContactProbe final : public detail::FixedStepIntegrator {
+public:
+    explicit ContactProbe(double stepSize) : FixedStepIntegrator(stepSize) {}
+
+private:
+    Status step(const Model&, State& state, Workspace&, double h) override {
+        const bool secondHalf = std::abs(std::fmod(state.t, 1e-3) - 0.5e-3) < 1e-12;
+        if (h > 0.6e-3 || (h > 0.3e-3 && secondHalf))
+            return Status::failure("the impulses did not converge");
+        std::vector<ContactPointState> merged = state.contacts;
+        merged.push_back({.partA = 0, .partB = 1, .age = static_cast<int>(merged.size())});
+        state.t += h;
+        state.contacts.swap(merged);
+        return {};
+    }
+};
+
+TEST(FixedStepSubsteps, ARetriedStepStartsAgainFromItsContactPoints) {
+    Fixture f;
+    f.state.contacts.push_back({.partA = 0, .partB = 1, .age = 7});
+    ContactProbe probe(1e-3);
+    ASSERT_TRUE(probe.advance(*f.model, f.state, f.ws, 2e-3).ok);
+    EXPECT_EQ(probe.statistics().retried, 4);  // each step: whole, halves, then quarters
+    // The given point and one a quarter step: nothing of the half step that failed.
+    ASSERT_EQ(f.state.contacts.size(), 9u);
+    EXPECT_EQ(f.state.contacts[0].age, 7);
+    for (std::size_t k = 1; k < f.state.contacts.size(); ++k)
+        EXPECT_EQ(f.state.contacts[k].age, static_cast<int>(k)) << k;
 }
 
 }  // namespace
