@@ -297,7 +297,7 @@ struct CollisionWorld::Impl {
         bool resting = false;  // a kept point between parts that sleep: passed on as it is
     };
     static constexpr int kChunkBits = 24;
-    std::vector<Entry> fresh, kept, entries;  // the new points, the kept ones, both merged
+    std::vector<Entry> fresh, kept;  // the new points; the kept ones, when listed (listKept)
     // The order of the new points (a total one: no two have the same source).
     static bool byKeyAndSource(const Entry& x, const Entry& y) {
         return x.key == y.key ? x.source < y.source : x.key < y.key;
@@ -347,8 +347,15 @@ struct CollisionWorld::Impl {
         std::vector<ContactPointState> persistent;
         std::vector<ContactPoint> points;
         std::vector<std::size_t> resting;
-        std::size_t first = 0, last = 0;  // its entries
-        std::array<KeptMove, 4> moves;    // one pair's kept points moved (keptOnly)
+        // Its pairs: those of keys from `from` (unless the first range) up to `to` (unless the
+        // last); their kept points [keptFirst, keptLast) of the previous query's (or of `kept`,
+        // when listed) and new ones [freshFirst, freshLast) of `fresh`, merged into `entries`.
+        PairKey from, to;
+        bool first = false, last = false;
+        std::size_t keptFirst = 0, keptLast = 0, freshFirst = 0, freshLast = 0;
+        std::vector<Entry> entries;
+        bool unsorted = false;          // a kept point out of canonical order found
+        std::array<KeptMove, 4> moves;  // one pair's kept points moved (keptOnly)
     };
     std::vector<Output> outputs;
     struct Box {
@@ -428,13 +435,48 @@ struct CollisionWorld::Impl {
         return chunks[s >> kChunkBits].found[s & ((1u << kChunkBits) - 1)].point;
     }
     void emit(Output& out, double margin, const std::vector<ContactPointState>& previous);
+    // The kept point of `previous` as an entry; false when its parts may not touch (any more).
+    // `lastA`, `lastB`, `touch`, `resting`: the pair last looked at (a pair's points come
+    // together: each pair is looked at once).
+    bool keptEntry(const std::vector<ContactPointState>& previous, std::size_t k, int& lastA,
+                   int& lastB, bool& touch, bool& resting, Entry& entry) const {
+        const ContactPointState& c = previous[k];
+        if (c.partA != lastA || c.partB != lastB) {
+            lastA = c.partA;
+            lastB = c.partB;
+            const int parts = static_cast<int>(objectOfPart.size());
+            touch = c.partA >= 0 && c.partA < c.partB && c.partB < parts &&
+                    objectOfPart[static_cast<std::size_t>(c.partA)] &&
+                    objectOfPart[static_cast<std::size_t>(c.partB)] && touches(c.partA, c.partB);
+            if (touch) {
+                // A sleeping part and a sleeping part or the ground: nothing moved there.
+                const auto a = static_cast<std::size_t>(c.partA),
+                           b = static_cast<std::size_t>(c.partB);
+                resting = (asleep[a] || asleep[b]) && (asleep[a] || ground[a]) &&
+                          (asleep[b] || ground[b]);
+            }
+        }
+        if (!touch) return false;
+        entry = {PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1, resting};
+        return true;
+    }
+    // Every kept point of `previous` into `kept`, in canonical order (sorted if given in another).
+    void listKept(const std::vector<ContactPointState>& previous);
+    // The range's kept and new entries merged (kept first among equal keys) into out.entries;
+    // out.unsorted when a kept point of `previous` is out of order (listed: from `kept`).
+    void mergeEntries(Output& out, const std::vector<ContactPointState>& previous,
+                      bool listed) const;
+    // The ranges' keys and where each range's kept and new points begin (Output).
+    void splitRanges(std::size_t ranges, const std::vector<ContactPointState>& previous,
+                     bool listed);
     // Entries [first, last), all kept points, moved with the parts (into out.moves) as
     // PairManifold::refresh moves them; false when refresh would drop one.
     bool keptOnly(Output& out, std::size_t first, std::size_t last, double breaking,
                   const btTransform& X_WA, const btTransform& X_WB,
                   const std::vector<ContactPointState>& previous) const {
         for (std::size_t e = first; e < last; ++e) {
-            const ContactPointState& c = previous[static_cast<std::size_t>(-entries[e].source - 1)];
+            const ContactPointState& c =
+                previous[static_cast<std::size_t>(-out.entries[e].source - 1)];
             KeptMove& moved = out.moves[e - first];
             const btVector3 n_BA = -toBt(c.n_AB_W);
             moved.p_WA = X_WA(toBt(c.local_A));
@@ -1006,83 +1048,60 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     // The new points and the kept ones by manifold, in a canonical order: by part pair and
     // shape pair, kept points before new ones, each in its own order (Bullet's order of
     // manifolds depends on the history of its pair cache; a manifold's points do not).
-    m.kept.clear();
-    const int parts = static_cast<int>(m.objectOfPart.size());
-    int lastA = -1, lastB = -1;  // the pair last checked (a pair's points come together)
-    bool lastTouch = false, lastResting = false;
-    for (std::size_t k = 0; k < previous.size(); ++k) {
-        const ContactPointState& c = previous[k];
-        if (c.partA != lastA || c.partB != lastB) {
-            lastA = c.partA;
-            lastB = c.partB;
-            lastTouch = c.partA >= 0 && c.partA < c.partB && c.partB < parts &&
-                        m.objectOfPart[static_cast<std::size_t>(c.partA)] &&
-                        m.objectOfPart[static_cast<std::size_t>(c.partB)] &&
-                        m.touches(c.partA, c.partB);
-            if (lastTouch) {
-                // A sleeping part and a sleeping part or the ground: nothing moved there.
-                const auto a = static_cast<std::size_t>(c.partA),
-                           b = static_cast<std::size_t>(c.partB);
-                lastResting = (m.asleep[a] || m.asleep[b]) && (m.asleep[a] || m.ground[a]) &&
-                              (m.asleep[b] || m.ground[b]);
+    if (!awake) {
+        m.listKept(previous);
+        if (std::all_of(m.kept.begin(), m.kept.end(),
+                        [](const Impl::Entry& e) { return e.resting; })) {
+            // Nothing but sleeping parts and the ground: every kept point passed on as it is
+            // (as emit() passes a sleeping pair's), no point to solve.
+            result.points.clear();
+            result.persistent.clear();
+            result.resting.clear();
+            for (const Impl::Entry& e : m.kept) {
+                const ContactPointState& c = previous[static_cast<std::size_t>(-e.source - 1)];
+                result.persistent.push_back(c);
+                if (c.distance <= margin) result.resting.push_back(result.persistent.size() - 1);
             }
+            return;
         }
-        if (!lastTouch) continue;
-        m.kept.push_back(
-            {PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1, lastResting});
     }
-    // The kept points come in canonical order already (unless given in another): only the new
-    // ones need a sort, then one merge that puts kept points first among equal keys.
-    const auto byKey = [](const Impl::Entry& x, const Impl::Entry& y) { return x.key < y.key; };
-    // (the new points are sorted: narrowPhase)
-    if (!std::is_sorted(m.kept.begin(), m.kept.end(), byKey))
-        std::stable_sort(m.kept.begin(), m.kept.end(), byKey);
-    if (!awake &&
-        std::all_of(m.kept.begin(), m.kept.end(), [](const Impl::Entry& e) { return e.resting; })) {
-        // Nothing but sleeping parts and the ground: every kept point passed on as it is (as
-        // emit() passes a sleeping pair's), no point to solve.
-        result.points.clear();
-        result.persistent.clear();
-        result.resting.clear();
-        for (const Impl::Entry& e : m.kept) {
-            const ContactPointState& c = previous[static_cast<std::size_t>(-e.source - 1)];
-            result.persistent.push_back(c);
-            if (c.distance <= margin) result.resting.push_back(result.persistent.size() - 1);
-        }
-        return;
-    }
-    m.entries.resize(m.fresh.size() + m.kept.size());
-    std::merge(m.kept.begin(), m.kept.end(), m.fresh.begin(), m.fresh.end(), m.entries.begin(),
-               byKey);
-
-    // The pairs merged in ranges, each written out on its own (on the threads for many points),
-    // then put together in order: the same result whatever the ranges.
-    const std::size_t total = m.entries.size();
+    // The pairs in ranges of keys, each range's kept points read from the last query's (in
+    // canonical order already: its own order) and merged with its new ones, then merged and
+    // written out on its own (on the threads for many points), then put together in order: the
+    // same result whatever the ranges. Kept points given in another order are listed and
+    // sorted first (listKept), and the ranges made again.
+    bool listed = !awake;
+    const std::size_t total = previous.size() + m.fresh.size();
     const int threads = workerThreads();
     const std::size_t ranges =
         threads < 2 || total < kParallelPoints ? 1 : 4 * static_cast<std::size_t>(threads);
     if (m.outputs.size() < ranges) m.outputs.resize(ranges);
-    std::size_t first = 0;
-    for (std::size_t r = 0; r < ranges; ++r) {
-        std::size_t last = r + 1 == ranges ? total : std::max(first, total * (r + 1) / ranges);
-        while (last < total && last > 0 && m.entries[last].key == m.entries[last - 1].key) ++last;
-        m.outputs[r].first = first;
-        m.outputs[r].last = last;
-        first = last;
+    const auto mergeAndEmit = [&](Impl::Output& out) {
+        m.mergeEntries(out, previous, listed);
+        if (!out.unsorted) m.emit(out, margin, previous);
+    };
+    for (;;) {
+        m.splitRanges(ranges, previous, listed);
+        if (ranges == 1) {  // straight into the result
+            Impl::Output& out = m.outputs[0];
+            out.persistent.swap(result.persistent);
+            out.points.swap(result.points);
+            out.resting.swap(result.resting);
+            mergeAndEmit(out);
+            out.persistent.swap(result.persistent);
+            out.points.swap(result.points);
+            out.resting.swap(result.resting);
+        } else {
+            runTasks(static_cast<int>(ranges),
+                     [&](int r) { mergeAndEmit(m.outputs[static_cast<std::size_t>(r)]); });
+        }
+        if (!std::any_of(m.outputs.begin(), m.outputs.begin() + static_cast<std::ptrdiff_t>(ranges),
+                         [](const Impl::Output& out) { return out.unsorted; }))
+            break;
+        m.listKept(previous);
+        listed = true;
     }
-    if (ranges == 1) {  // straight into the result
-        Impl::Output& out = m.outputs[0];
-        out.persistent.swap(result.persistent);
-        out.points.swap(result.points);
-        out.resting.swap(result.resting);
-        m.emit(out, margin, previous);
-        out.persistent.swap(result.persistent);
-        out.points.swap(result.points);
-        out.resting.swap(result.resting);
-        return;
-    }
-    runTasks(static_cast<int>(ranges),
-             [&](int r) { m.emit(m.outputs[static_cast<std::size_t>(r)], margin, previous); });
+    if (ranges == 1) return;
     // Where each range's records go (the result's vectors resized from their last size: only
     // growth is zeroed), then each range's copied there on its thread.
     std::size_t persistent = 0, points = 0, resting = 0;
@@ -1115,8 +1134,107 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     });
 }
 
-// The merge of the pairs of entries [out.first, out.last), written out into `out` (its records
-// indexed within it).
+void CollisionWorld::Impl::listKept(const std::vector<ContactPointState>& previous) {
+    kept.clear();
+    int lastA = -1, lastB = -1;
+    bool touch = false, resting = false;
+    Entry entry;
+    for (std::size_t k = 0; k < previous.size(); ++k)
+        if (keptEntry(previous, k, lastA, lastB, touch, resting, entry)) kept.push_back(entry);
+    const auto byKey = [](const Entry& x, const Entry& y) { return x.key < y.key; };
+    if (!std::is_sorted(kept.begin(), kept.end(), byKey))
+        std::stable_sort(kept.begin(), kept.end(), byKey);
+}
+
+// The ranges' keys: taken from the larger of the kept points and the new ones at even steps
+// (a pair's points all in one range), and where each range's points begin in both.
+void CollisionWorld::Impl::splitRanges(std::size_t ranges,
+                                       const std::vector<ContactPointState>& previous,
+                                       bool listed) {
+    const std::size_t keptCount = listed ? kept.size() : previous.size();
+    const auto keptKey = [&](std::size_t k) {
+        if (listed) return kept[k].key;
+        const ContactPointState& c = previous[k];
+        return PairKey(c.partA, c.partB, c.shapeA, c.shapeB);
+    };
+    // (the first of [first, count) whose key is not below `key`: a binary search, also over
+    // kept points out of order — their range then finds them so, and they are listed)
+    const auto lowerBound = [](std::size_t first, std::size_t count, const PairKey& key,
+                               const auto& keyAt) {
+        while (count > 0) {
+            const std::size_t half = count / 2;
+            if (keyAt(first + half) < key) {
+                first += half + 1;
+                count -= half + 1;
+            } else {
+                count = half;
+            }
+        }
+        return first;
+    };
+    const bool byKept = keptCount >= fresh.size();
+    const std::size_t count = byKept ? keptCount : fresh.size();
+    for (std::size_t r = 0; r < ranges; ++r) {
+        Output& out = outputs[r];
+        out.first = r == 0;
+        out.last = r + 1 == ranges;
+        out.unsorted = false;
+        if (r > 0) {
+            const std::size_t at = count * r / ranges;
+            PairKey key = byKept ? keptKey(at) : fresh[at].key;
+            if (key < outputs[r - 1].from && !outputs[r - 1].first) key = outputs[r - 1].from;
+            out.from = key;
+            outputs[r - 1].to = key;
+        }
+    }
+    const auto freshKey = [&](std::size_t k) { return fresh[k].key; };
+    for (std::size_t r = 0; r < ranges; ++r) {
+        Output& out = outputs[r];
+        out.keptFirst = r == 0 ? 0 : outputs[r - 1].keptLast;
+        out.freshFirst = r == 0 ? 0 : outputs[r - 1].freshLast;
+        out.keptLast = out.last
+                           ? keptCount
+                           : lowerBound(out.keptFirst, keptCount - out.keptFirst, out.to, keptKey);
+        out.freshLast =
+            out.last ? fresh.size()
+                     : lowerBound(out.freshFirst, fresh.size() - out.freshFirst, out.to, freshKey);
+    }
+}
+
+void CollisionWorld::Impl::mergeEntries(Output& out, const std::vector<ContactPointState>& previous,
+                                        bool listed) const {
+    out.entries.clear();
+    std::size_t f = out.freshFirst;
+    // (the new points before a kept one of the same key: std::merge's order)
+    const auto freshBelow = [&](const PairKey& key) {
+        while (f < out.freshLast && fresh[f].key < key) out.entries.push_back(fresh[f++]);
+    };
+    if (listed) {
+        for (std::size_t k = out.keptFirst; k < out.keptLast; ++k) {
+            freshBelow(kept[k].key);
+            out.entries.push_back(kept[k]);
+        }
+    } else {
+        int lastA = -1, lastB = -1;
+        bool touch = false, resting = false;
+        Entry entry;
+        for (std::size_t k = out.keptFirst; k < out.keptLast; ++k) {
+            if (!keptEntry(previous, k, lastA, lastB, touch, resting, entry)) continue;
+            // (in canonical order: within the range's keys, each not below the one before)
+            if ((!out.first && entry.key < out.from) || (!out.last && !(entry.key < out.to)) ||
+                (!out.entries.empty() && entry.key < out.entries.back().key)) {
+                out.unsorted = true;
+                return;
+            }
+            freshBelow(entry.key);
+            out.entries.push_back(entry);
+        }
+    }
+    while (f < out.freshLast) out.entries.push_back(fresh[f++]);
+}
+
+// The merge of the range's pairs (out.entries), written out into `out` (its records indexed
+// within it).
 void CollisionWorld::Impl::emit(Output& out, double margin,
                                 const std::vector<ContactPointState>& previous) {
     Impl& m = *this;
@@ -1150,14 +1268,15 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
                               .persistent = out.persistent.size() - 1});
     };
     PairManifold& manifold = out.merge;
-    for (std::size_t first = out.first; first < out.last;) {
-        const PairKey key = m.entries[first].key;
+    const std::vector<Entry>& entries = out.entries;
+    for (std::size_t first = 0; first < entries.size();) {
+        const PairKey key = entries[first].key;
         std::size_t last = first;
-        while (last < out.last && m.entries[last].key == key) ++last;
-        if (m.entries[first].resting) {
+        while (last < entries.size() && entries[last].key == key) ++last;
+        if (entries[first].resting) {
             // A sleeping pair (its parts found no new points: the narrow phase passed it by).
             for (std::size_t e = first; e < last; ++e) {
-                const auto k = static_cast<std::size_t>(-m.entries[e].source - 1);
+                const auto k = static_cast<std::size_t>(-entries[e].source - 1);
                 out.persistent.push_back(previous[k]);
                 if (previous[k].distance <= margin)
                     out.resting.push_back(out.persistent.size() - 1);
@@ -1165,12 +1284,12 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
             first = last;
             continue;
         }
-        if (m.entries[first].source >= 0) {
+        if (entries[first].source >= 0) {
             // Nothing kept for this pair (kept points sort first): its new points, found at
             // these poses by one Bullet manifold (at most four, merged there), as they are.
             // (Aged by one, as the refresh of a merge would.)
             for (std::size_t e = first; e < last; ++e) {
-                MergePoint& point = m.foundPoint(m.entries[e].source);
+                MergePoint& point = m.foundPoint(entries[e].source);
                 point.age = 1;
                 write(key, point);
             }
@@ -1188,11 +1307,11 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
         // with its parts as the merge's refresh moves it, the same arithmetic, written out
         // straight from the last query's record while none of them is dropped (no point
         // found to merge, none dropped: the merge keeps them all in their order).
-        if (last - first <= 4 && m.entries[last - 1].source < 0 &&
+        if (last - first <= 4 && entries[last - 1].source < 0 &&
             keptOnly(out, first, last, breaking, X_WA, X_WB, previous)) {
             for (std::size_t e = first; e < last; ++e) {
                 const ContactPointState& c =
-                    previous[static_cast<std::size_t>(-m.entries[e].source - 1)];
+                    previous[static_cast<std::size_t>(-entries[e].source - 1)];
                 const KeptMove& moved = out.moves[e - first];
                 out.persistent.push_back(c);
                 ContactPointState& s = out.persistent.back();
@@ -1214,7 +1333,7 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
         }
         manifold.reset(breaking);
         for (std::size_t e = first; e < last; ++e) {
-            const int source = m.entries[e].source;
+            const int source = entries[e].source;
             if (source < 0) {
                 const ContactPointState& c = previous[static_cast<std::size_t>(-source - 1)];
                 MergePoint& point = out.keptPoint;

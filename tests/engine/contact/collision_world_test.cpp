@@ -430,6 +430,58 @@ TEST(CollisionWorld, AQueryIsTheSameBitForBitOnOneThreadAndOnTwo) {
     EXPECT_GT(warm, second1.points.size() / 2);
 }
 
+// Kept points handed back in another order than the query's own (a state put together
+// elsewhere) are merged as the same points in canonical order are: the query's pairs' second
+// half given first, each pair's points as they were, on one thread and on two.
+TEST(CollisionWorld, KeptPointsGivenInAnotherOrderAreMergedAsInTheirOwn) {
+    SceneSpec spec = test::contactScene();
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+            Transform X;
+            X.R = Quat(Eigen::AngleAxisd(1e-3 * ((i * 5 + j) % 7 - 3), Vec3::UnitZ()));
+            X.p = Vec3(0.0999 * i, 0.0999 * j, 0.05 - 1e-4);
+            test::addBox(spec, "part" + std::to_string(i * 16 + j), Vec3::Constant(0.1), X);
+        }
+    for (int threads : {1, 2}) {
+        const int before = workerThreads();
+        setWorkerThreads(threads);
+        CollisionWorld world(spec), other(spec);
+        ContactQuery first = world.query(1e-3, {});
+        (void)other.query(1e-3, {});
+        for (std::size_t k = 0; k < first.persistent.size(); ++k)
+            first.persistent[k].normalImpulse = 1e-3 * static_cast<double>(k % 13 + 1);
+        // (each pair's points together, the pairs from the middle on first)
+        std::vector<std::size_t> pairStart;
+        for (std::size_t k = 0; k < first.persistent.size(); ++k) {
+            const ContactPointState& c = first.persistent[k];
+            if (k == 0 || c.partA != first.persistent[k - 1].partA ||
+                c.partB != first.persistent[k - 1].partB ||
+                c.shapeA != first.persistent[k - 1].shapeA ||
+                c.shapeB != first.persistent[k - 1].shapeB)
+                pairStart.push_back(k);
+        }
+        ASSERT_GT(pairStart.size(), 400u);
+        const auto middle = static_cast<std::ptrdiff_t>(pairStart[pairStart.size() / 2]);
+        std::vector<ContactPointState> turned(first.persistent.begin() + middle,
+                                              first.persistent.end());
+        turned.insert(turned.end(), first.persistent.begin(), first.persistent.begin() + middle);
+        for (std::size_t p = 1; p < spec.parts.size(); ++p) {
+            Transform X = spec.parts[p].X_WP;
+            X.p.z() -= 1e-5 * static_cast<double>(p % 3);
+            world.setPartPose(p, X);
+            other.setPartPose(p, X);
+        }
+        const ContactQuery own = world.query(1e-3, first.persistent);
+        const ContactQuery given = other.query(1e-3, turned);
+        setWorkerThreads(before);
+        EXPECT_GT(own.points.size(), 1000u) << threads;
+        EXPECT_TRUE(samePoints(own, given)) << threads;
+        std::size_t warm = 0;
+        for (const ContactPoint& point : given.points) warm += point.normalImpulse > 0.0;
+        EXPECT_GT(warm, given.points.size() / 2) << threads;
+    }
+}
+
 // A point found again near a kept one inherits its impulses (the solver's warm start) and
 // its age; points that moved apart beyond the breaking distance are forgotten.
 TEST(CollisionWorld, KeptPointsCarryTheirImpulsesToTheNextQuery) {
