@@ -19,7 +19,7 @@ namespace {
 // A thread that waits for the others (a worker for the next run, the caller for the workers'
 // last tasks) first spins this long: a step hands out tasks a few times per millisecond, and
 // waking a sleeping thread costs tens of microseconds — as much as the tasks it would share.
-constexpr std::chrono::microseconds kSpin{50};
+constexpr std::chrono::microseconds kSpin{400};
 
 // Whether `ready()` became true within kSpin, checked in a busy loop.
 template <class Ready>
