@@ -7,6 +7,8 @@
 #include "engine/integrators/detail.h"
 #include "engine/math/finite.h"
 #include "engine/math/number_text.h"
+#include "engine/model/layout.h"
+#include "engine/solver/worker_pool.h"
 
 namespace engine {
 
@@ -221,7 +223,16 @@ Status detail::beginStep(const Model& model, const State& state, Workspace& ws, 
         return s;
     out.dampingPower = ws.forceEnergies.dampingPower;
     out.actuatorPower = ws.forceEnergies.actuatorPower;
-    out.vFree = state.v + h * ws.Minv.cwiseProduct(ws.g);
+    // (body by body on the engine's threads for many bodies: the same sums either way)
+    out.vFree.resize(state.v.size());
+    runRanges(
+        static_cast<std::size_t>(model.bodyCount()), kParallelBodies,
+        [&](std::size_t first, std::size_t last) {
+            const auto at = static_cast<Eigen::Index>(layout::kVelocitiesPerBody * first);
+            const auto n = static_cast<Eigen::Index>(layout::kVelocitiesPerBody * (last - first));
+            out.vFree.segment(at, n) = state.v.segment(at, n) +
+                                       h * ws.Minv.segment(at, n).cwiseProduct(ws.g.segment(at, n));
+        });
     out.accelerationTarget.resize(0);
     if (model.constraintRows() == 0) return {};
     const bool accelerationRows = hasAccelerationDrivers(model);

@@ -410,9 +410,15 @@ private:
         if (model.gravity.norm() > 0.0 && points.size() > 1) {
             const Vec3 up = -model.gravity.normalized();
             heights_.resize(points.size());
+            pointBodies_.resize(points.size());
+            // (each point's bodies read here, on the threads, where its record is read anyway:
+            // the grouping then reads them from this short array, not from the records)
             runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
-                for (std::size_t k = first; k < last; ++k)
-                    heights_[k] = -(points[k].p_WA_W + points[k].p_WB_W).dot(up);
+                for (std::size_t k = first; k < last; ++k) {
+                    const contact::ContactPoint& p = points[k];
+                    heights_[k] = -(p.p_WA_W + p.p_WB_W).dot(up);
+                    pointBodies_[k] = {model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]};
+                }
             });
             orderByIslandAndHeight(model, points);
             sorted_.resize(points.size());  // (from the last step's size: no zeroing but growth)
@@ -544,19 +550,17 @@ private:
                 }
             }
         }
-        const auto bodyOf = [&](const contact::ContactPoint& p) {
-            const int a = model.bodyOfPart[p.partA], b = model.bodyOfPart[p.partB];
-            return a >= 0 ? a : b >= 0 ? b : static_cast<int>(bodies);
+        const auto bodyOf = [&](const PointBodies& p) {
+            return p.a >= 0 ? p.a : p.b >= 0 ? p.b : static_cast<int>(bodies);
         };
-        for (const contact::ContactPoint& p : points)
-            join(model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]);
+        for (const PointBodies& p : pointBodies_) join(p.a, p.b);
         // Each point's group, numbered in query order (groupRank_.back(): the group of the points
         // between two parts that cannot move, if any).
         groupRank_.assign(bodies + 1, -1);
         pointGroup_.resize(points.size());
         int groups = 0;
         for (std::size_t k = 0; k < points.size(); ++k) {
-            int& rank = groupRank_[static_cast<std::size_t>(root(bodyOf(points[k])))];
+            int& rank = groupRank_[static_cast<std::size_t>(root(bodyOf(pointBodies_[k])))];
             if (rank < 0) rank = groups++;
             pointGroup_[k] = rank;
         }
@@ -747,7 +751,7 @@ private:
         if (Status s = detail::beginStep(model, state, ws, h, false, start_); !s.ok) return s;
         d.dampingPower = start_.dampingPower;
         d.actuatorPower = start_.actuatorPower;
-        d.vFree = start_.vFree;
+        d.vFree.swap(start_.vFree);  // (beginStep writes it whole each step)
 
         // Joint rows: targets b at tₙ₊₁.
         const int rows = model.constraintRows();
@@ -933,9 +937,12 @@ private:
         // Joint friction's bounds come from the joints' reactions, which the problem's solution
         // changes: a fixed point, from the last step's reactions, to round-off (a few rounds;
         // a block on a slide: one).
-        const Eigen::VectorXd vJoints = d.v;
+        // (each round from the velocity that meets the joints, kept for the rounds after the
+        // first)
+        if (!d.frictions.empty()) vJoints_ = d.v;
         for (int round = 0;; ++round) {
-            if (Status s = solveProblem(model, state, kkt, J, b, vJoints); !s.ok) return s;
+            if (round > 0) d.v = vJoints_;
+            if (Status s = solveProblem(model, state, kkt, J, b); !s.ok) return s;
             if (d.frictions.empty() || !updateFrictionBounds(model, ws) ||
                 round + 1 >= kFrictionRounds)
                 break;
@@ -943,15 +950,14 @@ private:
         return {};
     }
 
-    // The contact problem from the velocity that meets the joints (`vJoints`), and the joint
-    // impulses μ with it.
+    // The contact problem from the velocity that meets the joints (d.v, then v⁺ there), and the
+    // joint impulses μ with it.
     Status solveProblem(const Model& model, State& state, KktSolver& kkt, const SparseRowMatrix& J,
-                        const Eigen::VectorXd& b, const Eigen::VectorXd& vJoints) {
+                        const Eigen::VectorXd& b) {
         StepData& d = data_;
         const int rows = model.constraintRows();
         const bool soft = model.softRows > 0;
         const int allRows = rows + model.softRows;
-        d.v = vJoints;
         if (Status s = solveContacts(model, state); !s.ok) return s;
         // μ with v⁺ = v_c − M⁻¹Φqᵀμ, where v_c is v* plus the contact impulses (for reactions,
         // driver work and the energy balance).
@@ -1004,7 +1010,14 @@ private:
     double workOfContact() {
         StepData& d = data_;
         if (d.problem.contacts.empty()) return 0.0;
-        mean_ = 0.5 * (d.v0 + d.v);
+        mean_.resize(d.v.size());
+        runRanges(static_cast<std::size_t>(d.v.size()) / layout::kVelocitiesPerBody,
+                  kParallelBodies, [&](std::size_t first, std::size_t last) {
+                      const auto at = static_cast<Eigen::Index>(layout::kVelocitiesPerBody * first);
+                      const auto n =
+                          static_cast<Eigen::Index>(layout::kVelocitiesPerBody * (last - first));
+                      mean_.segment(at, n) = 0.5 * (d.v0.segment(at, n) + d.v.segment(at, n));
+                  });
         return sumInBlocks(d.problem.contacts.size(), [&](std::size_t k) {
             const ContactRows& c = d.problem.contacts[k];
             double work = 0.0;
@@ -1057,7 +1070,7 @@ private:
                     term -= applied(i) * displaced(i) / inverseMass(i);
             return term;
         });
-        state.q = d.q0;
+        // (state.q is qₙ still, d.q0: nothing between begin() and here moves it)
         detail::retract(model, state.q, split ? d.vPositions : d.v, d.h);
         state.v = d.v;
         state.t = d.t1;
@@ -1838,12 +1851,17 @@ private:
     int immovable_ = -1;  // orderContacts: the island of the points no part moves in, or −1
     OnThreadsOrNot rowsSerially_;                          // unilateralRows()
     std::vector<int> groupRoot_, groupRank_, pointGroup_;  // orderByIslandAndHeight
+    struct PointBodies {
+        int a, b;  // the bodies of the point's parts A and B (kGround: none)
+    };
+    std::vector<PointBodies> pointBodies_;  // per contact point (orderContacts)
     std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;
     std::vector<contact::ContactPoint> sorted_;
     std::vector<MotionLevel> level_;
     detail::StepStart start_;
     Eigen::VectorXd dv_, vc_, mean_, impulseAll_, projectionImpulse_, reactionImpulse_;
+    Eigen::VectorXd vJoints_;  // solve(): the velocity that meets the joints, for friction rounds
 };
 
 }  // namespace
