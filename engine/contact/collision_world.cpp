@@ -416,6 +416,30 @@ struct CollisionWorld::Impl {
     }
 
     void narrowPhase(double margin);
+    // The pair's parts' objects given their poses (Bullet's algorithms read the objects' world
+    // transforms) and its algorithm made if it has none; false: Bullet has none for it.
+    bool withAlgorithm(const NarrowPair& found) {
+        for (const int part : {found.a, found.b}) {
+            const auto i = static_cast<std::size_t>(part);
+            if (objectPosed[i]) continue;
+            objectOfPart[i]->getWorldTransform() = pose[i];
+            objectPosed[i] = 1;
+        }
+        btBroadphasePair& pair = *found.pair;
+        if (pair.m_algorithm) return true;
+        const auto* A = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+        const auto* B = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+        const btCollisionObjectWrapper wa(nullptr, A->getCollisionShape(), A,
+                                          A->getWorldTransform(), -1, -1);
+        const btCollisionObjectWrapper wb(nullptr, B->getCollisionShape(), B,
+                                          B->getWorldTransform(), -1, -1);
+        pair.m_algorithm = dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+        return pair.m_algorithm != nullptr;
+    }
+    // (withAlgorithm in the chunks: a round pair's, whose cores meet. No other pair's objects
+    // are posed while the chunks run: the chunks read those posed before them; a part posed
+    // here was read by none of them, and is not written again.)
+    std::mutex roundMutex;
     void collect(Chunk& chunk, const btPersistentManifold& manifold) const;
     // Points found without a manifold, of parts a (their A) and b, whole shapes.
     void collect(Chunk& chunk, int a, int b, const PairPoints& points) const {
@@ -535,8 +559,9 @@ constexpr double kBoxSlack = 4.0;
 
 // Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
 // padded bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap,
-// and a leaf is the box grown by a slack (kBoxSlack) so that it is moved seldom. The algorithms of new pairs are made first, in turn; then the pairs are processed,
-// on several threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
+// and a leaf is the box grown by a slack (kBoxSlack) so that it is moved seldom. The
+// algorithms of new pairs are made first, in turn; then the pairs are processed, on several
+// threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
 // own manifolds only; a pair's points do not depend on the order, and query() puts them in a
 // canonical one). Each pair's points are read into its chunk and its manifolds emptied at once.
 void CollisionWorld::Impl::narrowPhase(double margin) {
@@ -641,36 +666,10 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         }
     });
     m.pairs.clear();
-    // (a part's object given its pose before a Bullet algorithm reads it)
-    const auto posed = [&m](int part) {
-        const auto i = static_cast<std::size_t>(part);
-        if (m.objectPosed[i]) return;
-        m.objectOfPart[i]->getWorldTransform() = m.pose[i];
-        m.objectPosed[i] = 1;
-    };
+    // (a round pair's algorithm, for cores that meet, is made in its chunk when needed: few are)
     for (std::size_t r = 0; r < ranges; ++r)
         for (const NarrowPair& found : m.gathered[r].pairs) {
-            btBroadphasePair& pair = *found.pair;
-            // (a round pair's algorithm too: for cores that meet)
-            const bool algorithm =
-                found.kind == PairKind::Algorithm || found.kind == PairKind::Round;
-            if (algorithm) {
-                posed(found.a);
-                posed(found.b);
-            }
-            if (!pair.m_algorithm && algorithm) {
-                const auto* A =
-                    static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
-                const auto* B =
-                    static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
-                const btCollisionObjectWrapper wa(nullptr, A->getCollisionShape(), A,
-                                                  A->getWorldTransform(), -1, -1);
-                const btCollisionObjectWrapper wb(nullptr, B->getCollisionShape(), B,
-                                                  B->getWorldTransform(), -1, -1);
-                pair.m_algorithm =
-                    m.dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
-                if (!pair.m_algorithm) continue;
-            }
+            if (found.kind == PairKind::Algorithm && !m.withAlgorithm(found)) continue;
             m.pairs.push_back(found);
         }
     const std::size_t n = m.pairs.size();
@@ -715,8 +714,13 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                 continue;
             case PairKind::Round:
                 if (!roundPoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
-                                 breaking(), chunk.direct))
-                    break;  // (the cores meet: the algorithm's points)
+                                 breaking(), chunk.direct)) {
+                    // (the cores meet: the algorithm's points; its objects posed and the
+                    // algorithm made here, under a lock, as other chunks run)
+                    const std::lock_guard<std::mutex> lock(m.roundMutex);
+                    if (!m.withAlgorithm(pair)) continue;
+                    break;
+                }
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::Faces:

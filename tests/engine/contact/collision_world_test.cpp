@@ -430,6 +430,68 @@ TEST(CollisionWorld, AQueryIsTheSameBitForBitOnOneThreadAndOnTwo) {
     EXPECT_GT(warm, second1.points.size() / 2);
 }
 
+// A ball whose centre is inside a box (the cores meet: Motus's round pairs leave it to Bullet's
+// algorithm, made in the narrow phase's chunk when it is needed, its parts' objects posed
+// there) among balls beside their boxes (Motus's own points): 300 pairs, every other one sunk,
+// each ball 2 cm to 6 cm into its box's top face. Every sunk ball is pushed out along the face,
+// as deep as its radius and its centre's depth under the face; the queries (a first, then a
+// second with the first's points kept, the balls moved) are the same bit for bit on one thread
+// and on two, where the pairs are shared out in chunks.
+TEST(CollisionWorld, BallsSunkPastTheirCentresIntoBoxesArePushedOutAlongTheFaceOnAnyThreads) {
+    SceneSpec spec = test::contactScene();
+    spec.parts[0].shapes.clear();  // (no floor: the pairs of balls and boxes alone)
+    const int pairs = 300;
+    const double r = 0.05, half = 0.1;
+    const auto inset = [](int k) { return 0.02 + 0.04 * (k % 7) / 6.0; };  // centre under the face
+    for (int k = 0; k < pairs; ++k) {
+        Transform X;
+        X.p = Vec3(1.0 * (k % 20), 1.0 * (k / 20), 0.0);
+        test::addBox(spec, "box" + std::to_string(k), Vec3::Constant(2 * half), X);
+        const double z = k % 2 == 0 ? half - inset(k) : half + r - 0.01;
+        test::addBall(spec, "ball" + std::to_string(k), r, X.p + Vec3(0.01, -0.02, z));
+    }
+    const auto run = [&spec](int threads) {
+        const int before = workerThreads();
+        setWorkerThreads(threads);
+        CollisionWorld world(spec);
+        ContactQuery first = world.query(1e-3, {});
+        for (std::size_t p = 2; p < spec.parts.size(); p += 2) {
+            Transform X = spec.parts[p].X_WP;
+            X.p.x() += 1e-3;
+            world.setPartPose(p, X);
+        }
+        ContactQuery second = world.query(1e-3, first.persistent);
+        setWorkerThreads(before);
+        return std::pair{first, second};
+    };
+    const auto [first1, second1] = run(1);
+    const auto [first2, second2] = run(2);
+    EXPECT_TRUE(samePoints(first1, first2));
+    EXPECT_TRUE(samePoints(second1, second2));
+    for (const ContactQuery* query : {&first1, &second1}) {
+        const double moved = query == &second1 ? 1e-3 : 0.0;
+        int sunk = 0;
+        for (const ContactPoint& c : query->points) {
+            // (parts: the ground, then box k at 2k + 1 and its ball at 2k + 2)
+            const auto k = static_cast<int>((c.partA - 1) / 2);
+            ASSERT_EQ(c.partB, c.partA + 1);
+            const Vec3 boxToBall = c.n_AB_W;
+            if (k % 2 == 1) {
+                EXPECT_NEAR(c.depth, 0.01, 1e-9) << k;
+                continue;
+            }
+            ++sunk;
+            EXPECT_NEAR(c.depth, r + inset(k), 1e-9) << k;
+            EXPECT_LT((boxToBall - Vec3::UnitZ()).norm(), 1e-9) << k;
+            // (under the ball's centre where this query put it, to Bullet's 1e-9 for a centre
+            // inside a box: its object posed before Bullet's algorithm read it)
+            EXPECT_NEAR(c.p_WB_W.x(), 1.0 * (k % 20) + 0.01 + moved, 1e-8) << k;
+            EXPECT_NEAR(c.p_WB_W.y(), 1.0 * (k / 20) - 0.02, 1e-8) << k;
+        }
+        EXPECT_EQ(sunk, pairs / 2);
+    }
+}
+
 // Kept points handed back in another order than the query's own (a state put together
 // elsewhere) are merged as the same points in canonical order are: the query's pairs' second
 // half given first, each pair's points as they were, on one thread and on two.
