@@ -380,6 +380,21 @@ TEST(CollisionWorld, CompoundPartsTouchEachOther) {
 // found and merged on the threads with two. A query, then one from slightly moved poses with
 // the first one's points kept (their impulses set): the same bit for bit on one thread and on
 // two.
+// A world of `spec` on `threads` threads: a first query, then a second with the first's points
+// kept, `between(world, first)` having moved parts and changed the kept points.
+template <class Between>
+std::pair<ContactQuery, ContactQuery> twoQueries(const SceneSpec& spec, int threads,
+                                                 const Between& between) {
+    const int before = workerThreads();
+    setWorkerThreads(threads);
+    CollisionWorld world(spec);
+    ContactQuery first = world.query(1e-3, {});
+    between(world, first);
+    ContactQuery second = world.query(1e-3, first.persistent);
+    setWorkerThreads(before);
+    return {first, second};
+}
+
 TEST(CollisionWorld, AQueryIsTheSameBitForBitOnOneThreadAndOnTwo) {
     SceneSpec spec = test::contactScene();
     const int side = 24;
@@ -401,20 +416,15 @@ TEST(CollisionWorld, AQueryIsTheSameBitForBitOnOneThreadAndOnTwo) {
             }
         }
     const auto run = [&spec](int threads) {
-        const int before = workerThreads();
-        setWorkerThreads(threads);
-        CollisionWorld world(spec);
-        ContactQuery first = world.query(1e-3, {});
-        for (std::size_t k = 0; k < first.persistent.size(); ++k)
-            first.persistent[k].normalImpulse = 1e-3 * static_cast<double>(k % 17);
-        for (std::size_t p = 1; p < spec.parts.size(); ++p) {
-            Transform X = spec.parts[p].X_WP;
-            X.p.z() -= 2e-5 * static_cast<double>(p % 3);
-            world.setPartPose(p, X);
-        }
-        ContactQuery second = world.query(1e-3, first.persistent);
-        setWorkerThreads(before);
-        return std::pair{first, second};
+        return twoQueries(spec, threads, [&spec](CollisionWorld& world, ContactQuery& first) {
+            for (std::size_t k = 0; k < first.persistent.size(); ++k)
+                first.persistent[k].normalImpulse = 1e-3 * static_cast<double>(k % 17);
+            for (std::size_t p = 1; p < spec.parts.size(); ++p) {
+                Transform X = spec.parts[p].X_WP;
+                X.p.z() -= 2e-5 * static_cast<double>(p % 3);
+                world.setPartPose(p, X);
+            }
+        });
     };
     const auto [first1, second1] = run(1);
     const auto [first2, second2] = run(2);
@@ -451,18 +461,13 @@ TEST(CollisionWorld, BallsSunkPastTheirCentresIntoBoxesArePushedOutAlongTheFaceO
         test::addBall(spec, "ball" + std::to_string(k), r, X.p + Vec3(0.01, -0.02, z));
     }
     const auto run = [&spec](int threads) {
-        const int before = workerThreads();
-        setWorkerThreads(threads);
-        CollisionWorld world(spec);
-        ContactQuery first = world.query(1e-3, {});
-        for (std::size_t p = 2; p < spec.parts.size(); p += 2) {
-            Transform X = spec.parts[p].X_WP;
-            X.p.x() += 1e-3;
-            world.setPartPose(p, X);
-        }
-        ContactQuery second = world.query(1e-3, first.persistent);
-        setWorkerThreads(before);
-        return std::pair{first, second};
+        return twoQueries(spec, threads, [&spec](CollisionWorld& world, const ContactQuery&) {
+            for (std::size_t p = 2; p < spec.parts.size(); p += 2) {
+                Transform X = spec.parts[p].X_WP;
+                X.p.x() += 1e-3;
+                world.setPartPose(p, X);
+            }
+        });
     };
     const auto [first1, second1] = run(1);
     const auto [first2, second2] = run(2);
