@@ -389,6 +389,11 @@ struct CollisionWorld::Impl {
     std::vector<std::size_t> turnStart, byTurn;
     bool turnsSorted = false;
     std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
+    // (query's: where each range's records go in the result)
+    struct RangeAt {
+        std::size_t persistent, points, resting;
+    };
+    std::vector<RangeAt> rangeAt;
 
     bool anyMesh = false;  // the world has a mesh shape (a hull or a static mesh)
     // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
@@ -980,8 +985,9 @@ ContactQuery CollisionWorld::query(double margin, const std::vector<ContactPoint
 }
 
 void CollisionWorld::query(double margin, const std::vector<ContactPointState>& previous,
-                           ContactQuery& result) {
+                           ContactQuery& result, PointsIn pointsIn) {
     Impl& m = *impl_;
+    result.rangeCount = 0;
     // A pure geometric query: every manifold starts empty (each query empties the manifolds it
     // read; a new manifold is empty) and breaks contact no closer than the margin.
     btDispatcher* dispatcher = m.world.getDispatcher();
@@ -1116,35 +1122,56 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     }
     if (ranges == 1) return;
     // Where each range's records go (the result's vectors resized from their last size: only
-    // growth is zeroed), then each range's copied there on its thread.
+    // growth is zeroed), then each range's copied there on its thread; its points handed over
+    // as they are when asked for in ranges (the world takes the result's range buffer back).
+    // (each range's places counted before the tasks: a task hands its points over)
+    const bool inRanges = pointsIn == PointsIn::Ranges;
     std::size_t persistent = 0, points = 0, resting = 0;
+    m.rangeAt.resize(ranges);
     for (std::size_t r = 0; r < ranges; ++r) {
+        m.rangeAt[r] = {persistent, points, resting};
         persistent += m.outputs[r].persistent.size();
         points += m.outputs[r].points.size();
         resting += m.outputs[r].resting.size();
     }
     result.persistent.resize(persistent);
-    result.points.resize(points);
+    if (inRanges) {
+        result.rangeCount = ranges;
+        if (result.pointRanges.size() < ranges) result.pointRanges.resize(ranges);
+    } else {
+        result.points.resize(points);
+    }
     result.resting.resize(resting);
     runTasks(static_cast<int>(ranges), [&](int t) {
-        std::size_t toPersistent = 0, toPoints = 0, toResting = 0;
         const auto r = static_cast<std::size_t>(t);
-        for (std::size_t e = 0; e < r; ++e) {
-            toPersistent += m.outputs[e].persistent.size();
-            toPoints += m.outputs[e].points.size();
-            toResting += m.outputs[e].resting.size();
-        }
-        const Impl::Output& out = m.outputs[r];
+        const auto [toPersistent, toPoints, toResting] = m.rangeAt[r];
+        Impl::Output& out = m.outputs[r];
         std::copy(out.persistent.begin(), out.persistent.end(),
                   result.persistent.begin() + static_cast<std::ptrdiff_t>(toPersistent));
-        for (std::size_t k = 0; k < out.points.size(); ++k) {
-            ContactPoint& point = result.points[toPoints + k];
-            point = out.points[k];
-            point.persistent += toPersistent;
+        if (inRanges) {
+            for (ContactPoint& point : out.points) point.persistent += toPersistent;
+            out.points.swap(result.pointRanges[r]);
+        } else {
+            for (std::size_t k = 0; k < out.points.size(); ++k) {
+                ContactPoint& point = result.points[toPoints + k];
+                point = out.points[k];
+                point.persistent += toPersistent;
+            }
         }
         for (std::size_t k = 0; k < out.resting.size(); ++k)
             result.resting[toResting + k] = out.resting[k] + toPersistent;
     });
+}
+
+void ContactQuery::joinRanges() {
+    if (rangeCount == 0) return;
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < rangeCount; ++r) total += pointRanges[r].size();
+    points.resize(total);
+    auto to = points.begin();
+    for (std::size_t r = 0; r < rangeCount; ++r)
+        to = std::copy(pointRanges[r].begin(), pointRanges[r].end(), to);
+    rangeCount = 0;
 }
 
 void CollisionWorld::Impl::listKept(const std::vector<ContactPointState>& previous) {

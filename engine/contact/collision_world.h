@@ -54,7 +54,18 @@ struct ContactQuery {
     // were, not looked at again and not in `points`. Their indices in `persistent`, those within
     // the margin (the contacts a sleeping part rests on).
     std::vector<std::size_t> resting;
+    // A query asked for its points in ranges (PointsIn::Ranges) that ran on several threads
+    // leaves them in `rangeCount` consecutive ranges instead, as its threads wrote them (no
+    // copy into `points`, whose contents are then stale): the points are the ranges' in order.
+    // (The time stepping reorders the points anyway: it reads them from there.)
+    std::size_t rangeCount = 0;
+    std::vector<std::vector<ContactPoint>> pointRanges;  // (buffers kept beyond rangeCount)
+    // The ranges' points into `points`, and no ranges; nothing when there are none.
+    void joinRanges();
 };
+
+// How a query hands its points over (ContactQuery::rangeCount).
+enum class PointsIn { Points, Ranges };
 
 class CollisionWorld {
 public:
@@ -90,7 +101,8 @@ public:
     ContactQuery query(double margin, const std::vector<ContactPointState>& previous);
     // The same into `out` (its vectors reused: no allocation in a steady run). `out` may not
     // be `previous`'s owner.
-    void query(double margin, const std::vector<ContactPointState>& previous, ContactQuery& out);
+    void query(double margin, const std::vector<ContactPointState>& previous, ContactQuery& out,
+               PointsIn pointsIn = PointsIn::Points);
 
     // The points of a query with nothing kept from before.
     std::vector<ContactPoint> findContacts(double margin = 0.0);

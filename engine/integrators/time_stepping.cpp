@@ -346,6 +346,7 @@ private:
         } else {
             d.found.points.clear();
             d.found.persistent.clear();
+            d.found.rangeCount = 0;
         }
     }
 
@@ -389,44 +390,78 @@ private:
                 world_->setPartPose(p, partAtBody_[p] ? X_WB : partPose(model, p, X_WB));
             }
         });
-        world_->query(model.contact.settings.margin, state.contacts, d.found);
+        // (the points left in the threads' ranges: orderContacts reads them from there)
+        world_->query(model.contact.settings.margin, state.contacts, d.found,
+                      contact::PointsIn::Ranges);
         // A moving part within the margin of a sleeping one wakes the sleeping one's island,
         // whose pairs are then looked at again.
-        if (sleep && wakeTouched(model, state)) {
-            for (std::size_t p = 0; p < model.parts.size(); ++p)
-                if (const int b = model.parts[p].body; b != kGround)
-                    world_->setPartAsleep(p, state.rest[static_cast<std::size_t>(b)] < 0.0);
-            world_->query(model.contact.settings.margin, state.contacts, d.found);
+        if (sleep) {
+            d.found.joinRanges();  // (wakeTouched reads the points)
+            if (wakeTouched(model, state)) {
+                for (std::size_t p = 0; p < model.parts.size(); ++p)
+                    if (const int b = model.parts[p].body; b != kGround)
+                        world_->setPartAsleep(p, state.rest[static_cast<std::size_t>(b)] < 0.0);
+                world_->query(model.contact.settings.margin, state.contacts, d.found,
+                              contact::PointsIn::Ranges);
+            }
         }
         queryEpoch_ = sleepEpoch_;
     }
 
     // The step's contact points (data_.found.points) by island, then by height from the floor
     // up (orderByIslandAndHeight).
+    // The query's points may be in its threads' ranges (ContactQuery::rangeCount): read from
+    // there and gathered in order into found.points.
     void orderContacts(const Model& model) {
-        std::vector<contact::ContactPoint>& points = data_.found.points;
+        contact::ContactQuery& found = data_.found;
+        std::vector<contact::ContactPoint>& points = found.points;
         islandStart_.clear();
         immovable_ = -1;
-        if (model.gravity.norm() > 0.0 && points.size() > 1) {
-            const Vec3 up = -model.gravity.normalized();
-            heights_.resize(points.size());
-            pointBodies_.resize(points.size());
-            // (each point's bodies read here, on the threads, where its record is read anyway:
-            // the grouping then reads them from this short array, not from the records)
-            runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
-                for (std::size_t k = first; k < last; ++k) {
-                    const contact::ContactPoint& p = points[k];
-                    heights_[k] = -(p.p_WA_W + p.p_WB_W).dot(up);
-                    pointBodies_[k] = {model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]};
-                }
-            });
-            orderByIslandAndHeight(model, points);
-            sorted_.resize(points.size());  // (from the last step's size: no zeroing but growth)
-            runRanges(points.size(), kParallelRows, [&](std::size_t first, std::size_t last) {
-                for (std::size_t k = first; k < last; ++k) sorted_[k] = points[order_[k]];
-            });
-            points.swap(sorted_);
+        const std::size_t ranges = found.rangeCount;
+        rangeStart_.assign(1, 0);
+        for (std::size_t r = 0; r < ranges; ++r)
+            rangeStart_.push_back(rangeStart_.back() + found.pointRanges[r].size());
+        const std::size_t n = ranges > 0 ? rangeStart_.back() : points.size();
+        if (model.gravity.norm() <= 0.0 || n <= 1) {
+            found.joinRanges();
+            return;
         }
+        const Vec3 up = -model.gravity.normalized();
+        heights_.resize(n);
+        pointBodies_.resize(n);
+        if (ranges > 0) pointAt_.resize(n);
+        // (each point's bodies read here, on the threads, where its record is read anyway: the
+        // grouping then reads them from this short array, not from the records)
+        runRanges(n, kParallelRows, [&](std::size_t first, std::size_t last) {
+            // (the range holding point `first`, then the next ones as the points pass into them)
+            std::size_t r =
+                ranges > 0 ? static_cast<std::size_t>(std::upper_bound(rangeStart_.begin() + 1,
+                                                                       rangeStart_.end(), first) -
+                                                      rangeStart_.begin() - 1)
+                           : 0;
+            for (std::size_t k = first; k < last; ++k) {
+                while (ranges > 0 && k >= rangeStart_[r + 1]) ++r;
+                const contact::ContactPoint& p =
+                    ranges > 0 ? found.pointRanges[r][k - rangeStart_[r]] : points[k];
+                if (ranges > 0) pointAt_[k] = &p;
+                heights_[k] = -(p.p_WA_W + p.p_WB_W).dot(up);
+                pointBodies_[k] = {model.bodyOfPart[p.partA], model.bodyOfPart[p.partB]};
+            }
+        });
+        orderByIslandAndHeight(model, n);
+        if (ranges > 0) {  // (points resized from the last step's size: no zeroing but growth)
+            points.resize(n);
+            runRanges(n, kParallelRows, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k) points[k] = *pointAt_[order_[k]];
+            });
+            found.rangeCount = 0;
+            return;
+        }
+        sorted_.resize(n);  // (from the last step's size: no zeroing but growth)
+        runRanges(n, kParallelRows, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) sorted_[k] = points[order_[k]];
+        });
+        points.swap(sorted_);
     }
 
     // order_: the points by island, then by height (heights_; equal heights in query order).
@@ -437,10 +472,8 @@ private:
     // threads, taking the same blocks of rows and islands step after step, find them in their
     // own core's cache. Small groups are sorted on their own (a column of a pile: a few dozen
     // points); one group, or one beyond kRadixGroup points, by a radix sort of all heights.
-    void orderByIslandAndHeight(const Model& model,
-                                const std::vector<contact::ContactPoint>& points) {
-        const std::size_t n = points.size();
-        const int groups = groupPoints(model, points);
+    void orderByIslandAndHeight(const Model& model, std::size_t n) {
+        const int groups = groupPoints(model, n);
         // Parts joined by contact alone: each group is one of the contact solve's islands (its
         // points', the same order), given to it (ContactProblem::islandStart, by contactRows).
         const bool islands = model.joints.empty() && model.couplers.empty() &&
@@ -517,7 +550,7 @@ private:
     // Each point's group (pointGroup_, numbered in query order); the number of groups, 1 with
     // cables (a cable's spans are rows of the contact problem too, joining parts this does not
     // follow: with cables, the points stay in height order alone).
-    int groupPoints(const Model& model, const std::vector<contact::ContactPoint>& points) {
+    int groupPoints(const Model& model, std::size_t n) {
         if (std::any_of(model.forces.begin(), model.forces.end(),
                         [](const ForceModel& f) { return f.inextensible; }))
             return 1;
@@ -557,9 +590,9 @@ private:
         // Each point's group, numbered in query order (groupRank_.back(): the group of the points
         // between two parts that cannot move, if any).
         groupRank_.assign(bodies + 1, -1);
-        pointGroup_.resize(points.size());
+        pointGroup_.resize(n);
         int groups = 0;
-        for (std::size_t k = 0; k < points.size(); ++k) {
+        for (std::size_t k = 0; k < n; ++k) {
             int& rank = groupRank_[static_cast<std::size_t>(root(bodyOf(pointBodies_[k])))];
             if (rank < 0) rank = groups++;
             pointGroup_[k] = rank;
@@ -1855,6 +1888,8 @@ private:
         int a, b;  // the bodies of the point's parts A and B (kGround: none)
     };
     std::vector<PointBodies> pointBodies_;  // per contact point (orderContacts)
+    std::vector<std::size_t> rangeStart_;   // orderContacts: where each range's points start
+    std::vector<const contact::ContactPoint*> pointAt_;  // orderContacts: each point in its range
     std::vector<std::size_t> groupStart_, grouped_;
     RadixOrderScratch orderScratch_;
     std::vector<contact::ContactPoint> sorted_;

@@ -497,6 +497,45 @@ TEST(CollisionWorld, BallsSunkPastTheirCentresIntoBoxesArePushedOutAlongTheFaceO
     }
 }
 
+// On two threads a query asked for its points in ranges leaves them in the ranges its threads
+// wrote (no copy): joined, they are the points a query asked for them in one list finds, with
+// the same records kept — a first query and a second with the first's points kept (the range
+// buffers handed back and forth). On one thread there is one range: the points come in the list.
+TEST(CollisionWorld, PointsLeftInTheThreadsRangesAreTheQuerysPointsInOrder) {
+    SceneSpec spec = test::contactScene();
+    for (int i = 0; i < 30; ++i)
+        for (int j = 0; j < 20; ++j) {
+            Transform X;
+            X.R = Quat(Eigen::AngleAxisd(1e-3 * ((i * 7 + j * 3) % 5 - 2), Vec3::UnitZ()));
+            X.p = Vec3((0.1 - 1e-4) * i, (0.1 - 1e-4) * j, 0.05 - 1e-4);
+            test::addBox(spec, "box" + std::to_string(i * 20 + j), Vec3::Constant(0.1), X);
+        }
+    const int before = workerThreads();
+    setWorkerThreads(2);
+    CollisionWorld inList(spec), inRanges(spec);
+    ContactQuery listed, ranged;
+    for (int query = 0; query < 2; ++query) {
+        const std::vector<ContactPointState> kept = listed.persistent;
+        inList.query(1e-3, kept, listed);
+        inRanges.query(1e-3, kept, ranged, PointsIn::Ranges);
+        EXPECT_GT(ranged.rangeCount, 1u) << query;
+        EXPECT_GT(listed.points.size(), 2000u) << query;
+        ranged.joinRanges();
+        EXPECT_EQ(ranged.rangeCount, 0u);
+        EXPECT_TRUE(samePoints(listed, ranged)) << query;
+        ASSERT_EQ(listed.points.size(), ranged.points.size());
+        for (std::size_t k = 0; k < listed.points.size(); ++k)
+            ASSERT_EQ(listed.points[k].persistent, ranged.points[k].persistent) << query;
+    }
+    setWorkerThreads(1);
+    CollisionWorld alone(spec);
+    ContactQuery one;
+    alone.query(1e-3, {}, one, PointsIn::Ranges);
+    setWorkerThreads(before);
+    EXPECT_EQ(one.rangeCount, 0u);
+    EXPECT_GT(one.points.size(), 2000u);
+}
+
 // Kept points handed back in another order than the query's own (a state put together
 // elsewhere) are merged as the same points in canonical order are: the query's pairs' second
 // half given first, each pair's points as they were, on one thread and on two.
