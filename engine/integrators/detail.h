@@ -29,6 +29,11 @@ using engine::normaliseQuaternions;
 using engine::retract;
 using engine::rotateBody;
 
+// `to` = `from`, in blocks on the engine's threads for a long vector (a step's copies of the
+// whole state at thousands of bodies: made on the calling thread alone, they left the engine's
+// other threads waiting).
+void copyOnThreads(Eigen::VectorXd& to, const Eigen::VectorXd& from);
+
 // `joints`: in joint coordinates (the recursive formulation, joint_space.h), else maximal.
 std::unique_ptr<engine::Integrator> makeSymplecticEuler(double stepSize, bool joints);
 std::unique_ptr<engine::Integrator> makeRungeKutta4(double stepSize, bool joints);
@@ -234,7 +239,20 @@ private:
     void keepStart(State& state, int n) {
         std::vector<ContactPointState> contacts;
         contacts.swap(state.contacts);  // (no copy: the state's own buffer, put back below)
+        // (the positions and velocities copied on the threads: both sides' set aside, so that
+        // the assignment copies the rest and start_ keeps its buffers)
+        Eigen::VectorXd q, v, keptQ, keptV;
+        q.swap(state.q);
+        v.swap(state.v);
+        keptQ.swap(start_.q);
+        keptV.swap(start_.v);
         start_ = state;
+        state.q.swap(q);
+        state.v.swap(v);
+        start_.q.swap(keptQ);
+        start_.v.swap(keptV);
+        copyOnThreads(start_.q, state.q);
+        copyOnThreads(start_.v, state.v);
         contacts.swap(state.contacts);
         startHasContacts_ = n > 1;
         if (startHasContacts_) start_.contacts = state.contacts;

@@ -215,6 +215,18 @@ double detail::stepResiduals(const Model& model, double h, double t1, const Eige
     return worst;
 }
 
+void detail::copyOnThreads(Eigen::VectorXd& to, const Eigen::VectorXd& from) {
+    constexpr Eigen::Index kBlock = 4096;  // (from eight blocks up: 32,768 entries, 5,000 bodies)
+    to.resize(from.size());
+    runRanges(static_cast<std::size_t>((from.size() + kBlock - 1) / kBlock), 8,
+              [&](std::size_t first, std::size_t last) {
+                  const Eigen::Index at = static_cast<Eigen::Index>(first) * kBlock;
+                  const Eigen::Index end =
+                      std::min(from.size(), static_cast<Eigen::Index>(last) * kBlock);
+                  to.segment(at, end - at) = from.segment(at, end - at);
+              });
+}
+
 Status detail::beginStep(const Model& model, const State& state, Workspace& ws, double h,
                          bool softJointForces, StepStart& out) {
     if (Status s = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,

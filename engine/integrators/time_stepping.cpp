@@ -334,8 +334,8 @@ private:
         StepData& d = data_;
         d.h = h;
         d.t1 = state.t + h;
-        d.q0 = state.q;
-        d.v0 = state.v;
+        detail::copyOnThreads(d.q0, state.q);
+        detail::copyOnThreads(d.v0, state.v);
         if (model.contact.enabled) {
             // (on the engine's threads or on this one, whichever has lately been faster: the
             // same points either way)
@@ -954,7 +954,7 @@ private:
         const SparseRowMatrix& J = soft ? d.Jsoft : d.J0;
         const Eigen::VectorXd& b = soft ? d.bSoft : d.b;
         const int allRows = rows + model.softRows;
-        d.v = d.vFree;
+        detail::copyOnThreads(d.v, d.vFree);
         if (allRows > 0) {
             // (with the size of its terms: a joint row dropped at a singular position that the
             // mechanism has left is taken back, kkt_solver.h)
@@ -1105,7 +1105,7 @@ private:
         });
         // (state.q is qₙ still, d.q0: nothing between begin() and here moves it)
         detail::retract(model, state.q, split ? d.vPositions : d.v, d.h);
-        state.v = d.v;
+        detail::copyOnThreads(state.v, d.v);
         state.t = d.t1;
         state.dissipatedEnergy += d.h * d.dampingPower - contactWork - stabilisation;
         state.driverWork += d.h * d.actuatorPower;
