@@ -1121,10 +1121,10 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         listed = true;
     }
     if (ranges == 1) return;
-    // Where each range's records go (the result's vectors resized from their last size: only
-    // growth is zeroed), then each range's copied there on its thread; its points handed over
-    // as they are when asked for in ranges (the world takes the result's range buffer back).
-    // (each range's places counted before the tasks: a task hands its points over)
+    // Where each range's records go, counted before the tasks (the result's vectors resized
+    // from their last size: only growth is zeroed), then each range's copied there on its
+    // thread; its points handed over as they are when asked for in ranges (the world takes
+    // the result's range buffer back, so no task may read another range's points).
     const bool inRanges = pointsIn == PointsIn::Ranges;
     std::size_t persistent = 0, points = 0, resting = 0;
     m.rangeAt.resize(ranges);

@@ -409,9 +409,8 @@ private:
     }
 
     // The step's contact points (data_.found.points) by island, then by height from the floor
-    // up (orderByIslandAndHeight).
-    // The query's points may be in its threads' ranges (ContactQuery::rangeCount): read from
-    // there and gathered in order into found.points.
+    // up (orderByIslandAndHeight); points the query left in its threads' ranges
+    // (ContactQuery::rangeCount) are read from there and gathered in that order into the list.
     void orderContacts(const Model& model) {
         contact::ContactQuery& found = data_.found;
         std::vector<contact::ContactPoint>& points = found.points;
