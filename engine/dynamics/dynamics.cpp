@@ -1,5 +1,7 @@
 #include "engine/dynamics/dynamics.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "engine/dynamics/joint_control.h"
@@ -9,6 +11,7 @@
 #include "engine/math/finite.h"
 #include "engine/math/number_text.h"
 #include "engine/model/layout.h"
+#include "engine/solver/worker_pool.h"
 
 namespace engine {
 
@@ -157,10 +160,24 @@ void softJointGains(const Model& model, const SparseRowMatrix& Phi_q, const Eige
     }
 }
 
+bool allFiniteOnThreads(const Eigen::VectorXd& x) {
+    constexpr Eigen::Index kBlock = 4096;
+    const Eigen::Index n = x.size();
+    if (n < 8 * kBlock || workerThreads() < 2) return allFinite(x);
+    const auto blocks = static_cast<std::size_t>((n + kBlock - 1) / kBlock);
+    std::atomic<bool> finite{true};
+    runRanges(blocks, 8, [&](std::size_t first, std::size_t last) {
+        const Eigen::Index from = static_cast<Eigen::Index>(first) * kBlock;
+        const Eigen::Index to = std::min(n, static_cast<Eigen::Index>(last) * kBlock);
+        if (!allFinite(x.segment(from, to - from))) finite.store(false, std::memory_order_relaxed);
+    });
+    return finite.load();
+}
+
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                              const Eigen::VectorXd& lagged, Workspace& ws, bool softJointForces) {
-    if (!allFinite(q) || !allFinite(v)) {
+    if (!allFiniteOnThreads(q) || !allFiniteOnThreads(v)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
                 return Status::failure(
@@ -216,7 +233,7 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
     } else {
         ws.softLambda.resize(0);
     }
-    if (!allFinite(ws.g)) {
+    if (!allFiniteOnThreads(ws.g)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::twist(ws.g, b).allFinite())
                 return Status::failure("gravity or inertia forces on part '" +

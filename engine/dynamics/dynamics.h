@@ -42,6 +42,10 @@ bool hasClosedLoops(const Model& model);
 // (LoopStepper::memorySize; run files written before it was kept have none).
 int solverMemorySize(const Model& model, bool stepper = true);
 
+// allFinite(x), in blocks on the engine's threads for a long x (a state of many bodies, checked
+// every step): the same answer.
+bool allFiniteOnThreads(const Eigen::VectorXd& x);
+
 // Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
 // Soft joints are evaluated too (ws.soft, ws.softLambda; their elastic energy in
 // ws.forceEnergies); `softJointForces` adds their pull −Φsᵀλs to g and their dampers' power

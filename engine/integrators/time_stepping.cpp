@@ -37,6 +37,7 @@
 
 #include "engine/contact/collision_world.h"
 #include "engine/contact/contact_solver.h"
+#include "engine/dynamics/dynamics.h"
 #include "engine/dynamics/joint_space.h"
 #include "engine/dynamics/stops.h"
 #include "engine/forces/forces.h"
@@ -372,7 +373,7 @@ private:
         // (each part's object on its own: on the threads for many)
         runRanges(model.parts.size(), kParallelParts, [&](std::size_t first, std::size_t last) {
             for (std::size_t p = first; p < last; ++p) {
-                const int b = model.parts[p].body;
+                const int b = model.bodyOfPart[p];  // (not the part's model: a cache line a part)
                 if (b == kGround) continue;
                 const auto body = static_cast<std::size_t>(b);
                 // (every part on the first step: parts set down at rest on the floor or inside
@@ -1030,7 +1031,7 @@ private:
                 d.report = contact::solvePgs(d.problem, d.v, settings.iterations,
                                              settings.tolerance, true, &d.vPositions);
             if (!d.report.converged) ++state.unconvergedContactSteps;
-            if (!allFinite(d.v))
+            if (!allFiniteOnThreads(d.v))
                 return Status::failure(
                     "the contact solve produced a non-finite velocity at t = " + timeText(d.t1), {},
                     Cause::NotFinite);

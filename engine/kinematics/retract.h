@@ -22,7 +22,11 @@ inline void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
 }
 
 inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
-    for (int b = 0; b < model.bodyCount(); ++b) layout::orientation(q, b).normalize();
+    runRanges(static_cast<std::size_t>(model.bodyCount()), kParallelBodies,
+              [&](std::size_t first, std::size_t last) {
+                  for (std::size_t b = first; b < last; ++b)
+                      layout::orientation(q, static_cast<int>(b)).normalize();
+              });
 }
 
 // q ⊕ h v: positions by addition, orientations by the exponential map of the body-axes rotation

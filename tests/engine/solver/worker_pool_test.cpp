@@ -12,15 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/worker_threads.h"
+
 namespace engine {
 namespace {
 
-// Restores the thread count a test changes.
-struct Threads {
-    explicit Threads(int n) : before(workerThreads()) { setWorkerThreads(n); }
-    ~Threads() { setWorkerThreads(before); }
-    int before;
-};
+using Threads = test::WorkerThreads;
 
 TEST(WorkerPool, RunsEveryTaskOnceWithAnyNumberOfThreads) {
     for (const int n : {1, 2, 3}) {
