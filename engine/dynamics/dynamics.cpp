@@ -176,7 +176,8 @@ bool allFiniteOnThreads(const Eigen::VectorXd& x) {
 
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                             const Eigen::VectorXd& lagged, Workspace& ws, bool softJointForces) {
+                             const Eigen::VectorXd& lagged, Workspace& ws, bool softJointForces,
+                             const std::vector<char>* held) {
     if (!allFiniteOnThreads(q) || !allFiniteOnThreads(v)) {
         for (int b = 0; b < model.bodyCount(); ++b)
             if (!layout::pose(q, b).allFinite() || !layout::twist(v, b).allFinite())
@@ -185,9 +186,9 @@ Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd
                         "' is not finite (NaN or infinity) at t = " + timeText(t),
                     {model.bodies[static_cast<std::size_t>(b)].id}, Cause::NotFinite);
     }
-    computeBodyFrames(model, q, v, ws.frames);
+    computeBodyFrames(model, q, v, ws.frames, held);
     const int badForce = computeAppliedForces(model, t, ws.frames, v, jointCoordinates, lagged,
-                                              ws.g, &ws.forceEnergies);
+                                              ws.g, &ws.forceEnergies, held);
     if (badForce >= 0) {
         // An expression that stops being a number is the cause, named with its value.
         const ForceModel& force = model.forces[static_cast<std::size_t>(badForce)];

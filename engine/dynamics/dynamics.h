@@ -49,11 +49,14 @@ bool allFiniteOnThreads(const Eigen::VectorXd& x);
 // Applied forces ws.g at (t, q, v) (frames in ws.frames); fails naming a non-finite force.
 // Soft joints are evaluated too (ws.soft, ws.softLambda; their elastic energy in
 // ws.forceEnergies); `softJointForces` adds their pull −Φsᵀλs to g and their dampers' power
-// (explicit methods), a stepper that takes them implicitly passes false.
+// (explicit methods), a stepper that takes them implicitly passes false. `held` (per body, or
+// null): bodies held still through the step whose frames ws.frames already hold at (q, v) —
+// their frames are not formed again, their gravity and gyroscopic terms are left out of g
+// (computeBodyFrames, computeAppliedForces).
 Status evaluateAppliedForces(const Model& model, double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                              const Eigen::VectorXd& lagged, Workspace& ws,
-                             bool softJointForces = true);
+                             bool softJointForces = true, const std::vector<char>* held = nullptr);
 
 // The stiffness and damping of each soft row at the rows' Jacobian `Phi_q` (by frequency: from
 // each row's effective mass 1 / (Φq_r M⁻¹ Φq_rᵀ)).

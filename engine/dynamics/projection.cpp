@@ -45,8 +45,9 @@ void updateJointCoordinates(const Model& model, State& state, Workspace& ws) {
 }
 
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations,
-                    double tolerance, bool driverWork, Eigen::VectorXd* velocityImpulse) {
-    normaliseQuaternions(model, state.q);
+                    double tolerance, bool driverWork, Eigen::VectorXd* velocityImpulse,
+                    const std::vector<char>* still) {
+    normaliseQuaternions(model, state.q, still);
     const SolverSettings& settings = model.settings;
     if (model.constraintRows() > 0) {
         // Positions: Newton steps Δq = −M⁻¹Φqᵀ S⁻¹ Φ on the position-level rows (non-position
@@ -135,7 +136,8 @@ Status projectState(const Model& model, State& state, Workspace& ws, int* iterat
         if (iterations) *iterations = k;
         return projectVelocities(model, state, ws, driverWork, true, velocityImpulse);
     }
-    updateJointCoordinates(model, state, ws);
+    computeBodyFrames(model, state.q, state.v, ws.frames, still);
+    updateJointCoordinatesFromFrames(model, state, ws);
     return {};
 }
 

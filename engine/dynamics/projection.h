@@ -21,9 +21,13 @@ namespace engine {
 // `velocityImpulse`: the impulses μ of the velocity correction, v ← v − M⁻¹Φqᵀμ, one per row
 // (what turns a velocity-level step's velocity, tangent to the joints at its start, onto them at
 // its end: the centripetal share of the joints' reactions over the step).
+//
+// `still` (per body, or null): bodies a stepper held where they were (sleeping parts): their
+// quaternions are left as they are and, without position rows, their frames too.
 Status projectState(const Model& model, State& state, Workspace& ws, int* iterations = nullptr,
                     double tolerance = 0.0, bool driverWork = false,
-                    Eigen::VectorXd* velocityImpulse = nullptr);
+                    Eigen::VectorXd* velocityImpulse = nullptr,
+                    const std::vector<char>* still = nullptr);
 
 // The velocity stage of projectState alone, for a step whose positions already meet the
 // position rows (to the projection tolerance, measured as projectState measures it) and whose

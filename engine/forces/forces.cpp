@@ -900,14 +900,15 @@ void applyJointEffort(const Model& model, const ForceModel& force,
 
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
-                         const Eigen::VectorXd& lagged, Eigen::VectorXd& g,
-                         ForceEnergies* energies) {
+                         const Eigen::VectorXd& lagged, Eigen::VectorXd& g, ForceEnergies* energies,
+                         const std::vector<char>* held) {
     g.setZero(model.velocitySize());
     ForceEnergies local;
 
     // Gravity and the gyroscopic term, per body (on the engine's threads for many).
     runRanges(model.bodies.size(), kParallelBodies, [&](std::size_t first, std::size_t last) {
         for (std::size_t body = first; body < last; ++body) {
+            if (held && (*held)[body]) continue;
             const int b = static_cast<int>(body);
             const BodyModel& part = model.bodies[body];
             const Vec3 w = layout::angular(v, b);

@@ -30,11 +30,14 @@ struct ForceEnergies {
 // `jointCoordinates` are the last known coordinates (State::jointCoordinates), used to unwind
 // spring angles past ±π; `lagged` what expressions read as of the previous step
 // (State::lagged: reactions, contact forces). Returns the index of the first force element
-// whose force is not finite (NaN or infinity), or −1.
+// whose force is not finite (NaN or infinity), or −1. `held` (per body, or null): bodies a
+// stepper holds still through its step (sleeping parts): their gravity and gyroscopic terms are
+// left out (zero in g); force elements still act on them as on any body.
 int computeAppliedForces(const Model& model, double t, const std::vector<BodyFrame>& frames,
                          const Eigen::VectorXd& v, const Eigen::VectorXd& jointCoordinates,
                          const Eigen::VectorXd& lagged, Eigen::VectorXd& g,
-                         ForceEnergies* energies = nullptr);
+                         ForceEnergies* energies = nullptr,
+                         const std::vector<char>* held = nullptr);
 
 struct ForceModel;
 

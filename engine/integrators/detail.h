@@ -101,8 +101,16 @@ struct StepStart {
     Eigen::VectorXd accelerationTarget;  // per row (acceleration rows only; else empty)
     double dampingPower = 0.0, actuatorPower = 0.0;
 };
+// Bodies a stepper holds still through its step (sleeping parts, per body): `still`, those
+// asleep at its start, keep their velocity as their free velocity (v* = vₙ: no gravity taken,
+// the stepper leaves them where they are); `framesHeld`, those of them asleep through the last
+// step too, have their frames in ws.frames already (evaluateAppliedForces). Null: none.
+struct HeldBodies {
+    const std::vector<char>* still = nullptr;
+    const std::vector<char>* framesHeld = nullptr;
+};
 Status beginStep(const Model& model, const State& state, Workspace& ws, double h,
-                 bool softJointForces, StepStart& out);
+                 bool softJointForces, StepStart& out, const HeldBodies& held = {});
 
 // Work of the drivers' constraint impulses over a step: a driver row's impulse μ acts as
 // −Φq_dᵀ μ and does work −μ ċ.

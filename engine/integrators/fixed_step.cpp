@@ -228,9 +228,9 @@ void detail::copyOnThreads(Eigen::VectorXd& to, const Eigen::VectorXd& from) {
 }
 
 Status detail::beginStep(const Model& model, const State& state, Workspace& ws, double h,
-                         bool softJointForces, StepStart& out) {
+                         bool softJointForces, StepStart& out, const HeldBodies& held) {
     if (Status s = evaluateAppliedForces(model, state.t, state.q, state.v, state.jointCoordinates,
-                                         state.lagged, ws, softJointForces);
+                                         state.lagged, ws, softJointForces, held.framesHeld);
         !s.ok)
         return s;
     out.dampingPower = ws.forceEnergies.dampingPower;
@@ -240,6 +240,18 @@ Status detail::beginStep(const Model& model, const State& state, Workspace& ws, 
     runRanges(
         static_cast<std::size_t>(model.bodyCount()), kParallelBodies,
         [&](std::size_t first, std::size_t last) {
+            if (held.still) {
+                for (std::size_t body = first; body < last; ++body) {
+                    const int b = static_cast<int>(body);
+                    if ((*held.still)[body])
+                        layout::twist(out.vFree, b) = layout::twist(state.v, b);
+                    else
+                        layout::twist(out.vFree, b) =
+                            layout::twist(state.v, b) +
+                            h * layout::twist(ws.Minv, b).cwiseProduct(layout::twist(ws.g, b));
+                }
+                return;
+            }
             const auto at = static_cast<Eigen::Index>(layout::kVelocitiesPerBody * first);
             const auto n = static_cast<Eigen::Index>(layout::kVelocitiesPerBody * (last - first));
             out.vFree.segment(at, n) = state.v.segment(at, n) +

@@ -182,8 +182,9 @@ private:
         // The velocity v⁺ meets the joint rows at qₙ; the projection turns it onto them at qₙ₊₁
         // with impulses that belong to the step's reactions (a part swinging on a pin: its
         // centripetal load, m ω² r, is all there: the rows' targets at qₙ hold none of it).
+        // (sleeping parts left where they are, their frames as they were: holdSleeping)
         if (Status s = projectState(model, state, ws, &stats_.projectionIterations, 0.0, true,
-                                    &projectionImpulse_);
+                                    &projectionImpulse_, holding(model, state));
             !s.ok)
             return s;
         if (projectionImpulse_.size() == d.impulse.size()) d.impulse += projectionImpulse_;
@@ -366,6 +367,7 @@ private:
         // asleep at the end of the last step moved in it: its pose is set once more.)
         const bool sleep = sleeping(model, state);
         const bool posesHeld = sleep && lastQ_.size() == d.q0.size() && lastQ_ == d.q0;
+        stateHeld_ = posesHeld;
         if (!posesHeld) ++sleepEpoch_;
         prepareSleep(model);  // (each body's reach)
         const long long stepIndex = std::llround(state.t / d.h);
@@ -606,6 +608,53 @@ private:
                state.rest.size() == static_cast<std::size_t>(model.bodyCount());
     }
 
+    // The bodies asleep at the step's start (the query has woken those a moving part reached):
+    // no row of the step holds one (their points rest, passed on as they are), and updateSleep
+    // puts each back where it was, at rest, after the step — so the step leaves them out: no
+    // free velocity (v* = vₙ = 0), no motion (retract). Of those asleep through the last step
+    // too, at rest, in the state that step left and in the same workspace, the frames are the
+    // ones it formed (the same pose, at rest): not formed again, and no gravity is taken for
+    // them. (Not with joint rows or soft joints, whose projection and record form frames at
+    // the step's end.) None when nothing sleeps.
+    detail::HeldBodies holdSleeping(const Model& model, const State& state, const Workspace& ws) {
+        if (!sleeping(model, state)) {
+            stillBefore_.clear();
+            return {};
+        }
+        const auto n = static_cast<std::size_t>(model.bodyCount());
+        const bool framesKept = stateHeld_ && stillBefore_.size() == n && ws.frames.size() == n &&
+                                framesOf_ == &ws && stillSerial_ == model.serial &&
+                                model.constraintRows() == 0 && model.softRows == 0;
+        still_.resize(n);
+        framesHeld_.resize(n);
+        bool any = false;
+        for (std::size_t body = 0; body < n; ++body) {
+            const int b = static_cast<int>(body);
+            const bool asleep = state.rest[body] < 0.0;
+            const bool atRest = asleep && layout::twist(state.v, b).isZero(0.0);
+            framesHeld_[body] = framesKept && atRest && stillBefore_[body];
+            still_[body] = asleep;
+            any = any || asleep;
+        }
+        // (the frames formed now at rest: held next step while the part sleeps on)
+        stillBefore_.resize(n);
+        for (std::size_t body = 0; body < n; ++body)
+            stillBefore_[body] =
+                still_[body] && layout::twist(state.v, static_cast<int>(body)).isZero(0.0);
+        framesOf_ = &ws;
+        stillSerial_ = model.serial;
+        if (!any) return {};
+        return {&still_, &framesHeld_};
+    }
+
+    // The bodies held still through this step (holdSleeping), or null.
+    const std::vector<char>* holding(const Model& model, const State& state) const {
+        return sleeping(model, state) &&
+                       still_.size() == static_cast<std::size_t>(model.bodyCount())
+                   ? &still_
+                   : nullptr;
+    }
+
     // Which bodies may sleep (a free part: no joint, no force element on it) and the radius of
     // each one's bounding sphere about its centre of mass, for the model's serial.
     void prepareSleep(const Model& model) {
@@ -780,8 +829,11 @@ private:
         const double h = d.h;
         ++stats_.evaluations;
         // Forces (soft joints evaluated, not applied: they are rows of the solve), Φq(qₙ)
-        // factored, v*.
-        if (Status s = detail::beginStep(model, state, ws, h, false, start_); !s.ok) return s;
+        // factored, v* (sleeping parts left where they are: holdSleeping).
+        if (Status s = detail::beginStep(model, state, ws, h, false, start_,
+                                         holdSleeping(model, state, ws));
+            !s.ok)
+            return s;
         d.dampingPower = start_.dampingPower;
         d.actuatorPower = start_.actuatorPower;
         d.vFree.swap(start_.vFree);  // (beginStep writes it whole each step)
@@ -1103,8 +1155,9 @@ private:
                     term -= applied(i) * displaced(i) / inverseMass(i);
             return term;
         });
-        // (state.q is qₙ still, d.q0: nothing between begin() and here moves it)
-        detail::retract(model, state.q, split ? d.vPositions : d.v, d.h);
+        // (state.q is qₙ still, d.q0: nothing between begin() and here moves it; sleeping parts
+        // stay where they are: holdSleeping)
+        detail::retract(model, state.q, split ? d.vPositions : d.v, d.h, holding(model, state));
         detail::copyOnThreads(state.v, d.v);
         state.t = d.t1;
         state.dissipatedEnergy += d.h * d.dampingPower - contactWork - stabilisation;
@@ -1871,6 +1924,14 @@ private:
     std::vector<int> sleepParent_;
     std::uint64_t sleepEpoch_ = 1, queryEpoch_ = 0, restingEpoch_ = 0;
     std::vector<ContactForce> restingForces_;
+    // holdSleeping: per body, asleep at the step's start (still_), its frames the last step's
+    // (framesHeld_), asleep at rest at the last step's start (stillBefore_: its frames formed
+    // then at this pose); the state as the last step left it (stateHeld_, collide), the
+    // workspace and model the last step's.
+    std::vector<char> still_, framesHeld_, stillBefore_;
+    bool stateHeld_ = false;
+    const Workspace* framesOf_ = nullptr;
+    std::uint64_t stillSerial_ = 0;
     // Scratch of the stages.
     std::vector<Mat3> rotation_;       // per body: R_WB at the start of the step
     std::vector<char> kept_;           // per contact point: whether it has rows (contactRows)

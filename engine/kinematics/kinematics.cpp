@@ -18,11 +18,12 @@ BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int b) {
 }
 
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                       std::vector<BodyFrame>& frames) {
+                       std::vector<BodyFrame>& frames, const std::vector<char>* held) {
     frames.resize(static_cast<std::size_t>(model.bodyCount()));
     // (each body on its own: on the engine's threads for many)
     runRanges(frames.size(), kParallelBodies, [&](std::size_t first, std::size_t last) {
-        for (std::size_t b = first; b < last; ++b) frames[b] = bodyFrame(q, v, static_cast<int>(b));
+        for (std::size_t b = first; b < last; ++b)
+            if (!held || !(*held)[b]) frames[b] = bodyFrame(q, v, static_cast<int>(b));
     });
 }
 

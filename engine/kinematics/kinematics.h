@@ -27,8 +27,10 @@ struct BodyFrameOf {
 };
 using BodyFrame = BodyFrameOf<double>;
 
+// `held` (per body, or null): bodies whose frames already are those at (q, v) — left as they
+// are (sleeping parts at rest, a stepper that knows their state has not changed).
 void computeBodyFrames(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                       std::vector<BodyFrame>& frames);
+                       std::vector<BodyFrame>& frames, const std::vector<char>* held = nullptr);
 BodyFrame bodyFrame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int body);
 // The rotation of a quaternion e = (w, x, y, z) as stored in q, made unit length again first
 // (state.h's unitQuaternionScale): what bodyFrame() and the integrators' step ends form, so

@@ -3,6 +3,8 @@
 // exponential map of a body-axes rotation vector) and unit quaternions kept unit. Used by the
 // projection onto the constraints, the steppers and the analyses.
 
+#include <vector>
+
 #include <Eigen/Core>
 
 #include "engine/model/layout.h"
@@ -21,20 +23,26 @@ inline void rotateBody(Eigen::VectorXd& q, int b, const Vec3& theta) {
     layout::orientation(q, b) << e.w(), e.x(), e.y(), e.z();
 }
 
-inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q) {
+// (`still`, per body or null: bodies left as they are)
+inline void normaliseQuaternions(const Model& model, Eigen::VectorXd& q,
+                                 const std::vector<char>* still = nullptr) {
     runRanges(static_cast<std::size_t>(model.bodyCount()), kParallelBodies,
               [&](std::size_t first, std::size_t last) {
                   for (std::size_t b = first; b < last; ++b)
-                      layout::orientation(q, static_cast<int>(b)).normalize();
+                      if (!still || !(*still)[b])
+                          layout::orientation(q, static_cast<int>(b)).normalize();
               });
 }
 
 // q ⊕ h v: positions by addition, orientations by the exponential map of the body-axes rotation
-// vector h v(3..5); each body on its own (on the engine's threads for many).
-inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& v, double h) {
+// vector h v(3..5); each body on its own (on the engine's threads for many). `still` (per body,
+// or null): bodies left where they are.
+inline void retract(const Model& model, Eigen::VectorXd& q, const Eigen::VectorXd& v, double h,
+                    const std::vector<char>* still = nullptr) {
     runRanges(static_cast<std::size_t>(model.bodyCount()), kParallelBodies,
               [&](std::size_t first, std::size_t last) {
                   for (std::size_t body = first; body < last; ++body) {
+                      if (still && (*still)[body]) continue;
                       const int b = static_cast<int>(body);
                       layout::position(q, b) += h * layout::linear(v, b);
                       rotateBody(q, b, h * layout::angular(v, b));

@@ -169,6 +169,47 @@ TEST(Sleeping, PartsOnJointsOrForceElementsNeverSleep) {
     EXPECT_GT(run.fd.state().rest[4], -1.0);
 }
 
+// A sleeping pile beside a ball rolling past it on the floor: while the ball rolls, the step
+// leaves the sleeping boxes out (no free velocity, no motion, their frames as they were) and
+// each stays where it fell asleep to the last bit, at rest; the ball rolls on as it would
+// without them (its speed kept: no rolling resistance), and the pile's contacts are reported
+// with the forces they had.
+TEST(Sleeping, SleepingPartsStayWhereTheyFellAsleepToTheLastBitWhileOthersMove) {
+    SceneSpec spec = sleepingPile(25, 0.2);
+    test::addBall(spec, "ball", 0.05, Vec3(-1.5, 1.0, 0.05), 1.0, 0.5);
+    spec.parts.back().v_WPo_W = Vec3(1.0, 0.0, 0.0);
+    spec.parts.back().w_WP_W = Vec3(0.0, 1.0 / 0.05, 0.0);  // rolling: v = ω r
+    Pile run(spec);
+    const int ball = 25;
+    ASSERT_TRUE(run.to(1.0));
+    ASSERT_EQ(run.asleep(), 25);
+    ASSERT_FALSE(run.bodyAsleep(ball));
+    const Eigen::VectorXd q = run.fd.state().q;
+    // (the boxes' load on the ground, part 0: the ball is part 26, after the 25 boxes)
+    const auto pileLoad = [](const Outputs& out) {
+        double f = 0.0;
+        for (const ContactForce& c : out.contacts)
+            if ((c.partA == 0 || c.partB == 0) && c.partA != 26 && c.partB != 26)
+                f += c.normalForce;
+        return f;
+    };
+    const double load = pileLoad(run.outputs());
+    EXPECT_NEAR(load, 25 * g, 1e-5 * 25 * g);  // (the boxes' weight: 1 kg each)
+    for (int k = 1; k <= 5; ++k) {
+        ASSERT_TRUE(run.to(1.0 + 0.1 * k));
+        ASSERT_EQ(run.asleep(), 25);
+        for (int b = 0; b < 25; ++b) {
+            EXPECT_TRUE(layout::pose(run.fd.state().q, b) == layout::pose(q, b)) << "box " << b;
+            EXPECT_TRUE(layout::twist(run.fd.state().v, b).isZero(0.0)) << "box " << b;
+        }
+        EXPECT_EQ(pileLoad(run.outputs()), load);
+    }
+    // The ball rolled half a metre in the half second, at its speed.
+    const double rolled = bodyPosition(run.fd.state().q, ball).x() - bodyPosition(q, ball).x();
+    EXPECT_NEAR(rolled, 0.5, 1e-3);
+    EXPECT_NEAR(layout::linear(run.fd.state().v, ball).x(), 1.0, 1e-3);
+}
+
 // Sleeping parts wake when asked (ForwardDynamics::wake) and go on from where they slept.
 TEST(Sleeping, WakingAllPartsGoesOnFromWhereTheySlept) {
     Pile run(sleepingPile(25, 0.2));
