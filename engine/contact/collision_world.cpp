@@ -294,7 +294,9 @@ struct CollisionWorld::Impl {
         // ≥ 0: a new point, index kChunkBits-wide into the chunk above those bits
         // (foundPoint()); < 0: kept point −source − 1 of the previous query
         int source;
-        bool resting = false;  // a kept point between parts that sleep: passed on as it is
+        // Kept points between parts that sleep, passed on as they are: how many, from −source − 1
+        // on in the previous query's (a run of them: mergeEntries); 0 for any other point.
+        int resting = 0;
     };
     static constexpr int kChunkBits = 24;
     std::vector<Entry> fresh, kept;  // the new points; the kept ones, when listed (listKept)
@@ -486,7 +488,8 @@ struct CollisionWorld::Impl {
             }
         }
         if (!touch) return false;
-        entry = {PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1, resting};
+        entry = {PairKey(c.partA, c.partB, c.shapeA, c.shapeB), -static_cast<int>(k) - 1,
+                 resting ? 1 : 0};
         return true;
     }
     // Every kept point of `previous` into `kept`, in canonical order (sorted if given in another).
@@ -658,10 +661,11 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             const Impl::PairOfParts parts = m.pairParts[k];
             const auto ia = static_cast<std::size_t>(parts.a),
                        ib = static_cast<std::size_t>(parts.b);
-            // (Bullet's needsCollision: not when neither part moves; nor when both are quiet,
-            // but in their turn: their kept points are moved with them)
+            // (Bullet's needsCollision: not when neither part moves; nor when both are quiet —
+            // a sleeping part is — but in their turn: their kept points are moved with them)
             if (m.still[ia] && m.still[ib]) continue;
-            if (m.quiet[ia] && m.quiet[ib] && parts.turn != turn) continue;
+            if ((m.quiet[ia] || m.still[ia]) && (m.quiet[ib] || m.still[ib]) && parts.turn != turn)
+                continue;
             const Impl::Box& boxA = m.boxes[ia];
             const Impl::Box& boxB = m.boxes[ib];
             if (!TestAabbAgainstAabb2(boxA.lo, boxA.hi, boxB.lo, boxB.hi)) continue;
@@ -1070,7 +1074,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
     if (!awake) {
         m.listKept(previous);
         if (std::all_of(m.kept.begin(), m.kept.end(),
-                        [](const Impl::Entry& e) { return e.resting; })) {
+                        [](const Impl::Entry& e) { return e.resting > 0; })) {
             // Nothing but sleeping parts and the ground: every kept point passed on as it is
             // (as emit() passes a sleeping pair's), no point to solve.
             result.points.clear();
@@ -1256,17 +1260,29 @@ void CollisionWorld::Impl::mergeEntries(Output& out, const std::vector<ContactPo
         }
     } else {
         int lastA = -1, lastB = -1;
-        bool touch = false, resting = false;
+        bool touch = false, resting = false, any = false;
         Entry entry;
+        PairKey lastKey;
         for (std::size_t k = out.keptFirst; k < out.keptLast; ++k) {
             if (!keptEntry(previous, k, lastA, lastB, touch, resting, entry)) continue;
             // (in canonical order: within the range's keys, each not below the one before)
             if ((!out.first && entry.key < out.from) || (!out.last && !(entry.key < out.to)) ||
-                (!out.entries.empty() && entry.key < out.entries.back().key)) {
+                (any && entry.key < lastKey)) {
                 out.unsorted = true;
                 return;
             }
+            lastKey = entry.key;
+            any = true;
             freshBelow(entry.key);
+            // (a sleeping pair's points right after the last entry's, itself sleeping ones: one
+            // run, passed on at once)
+            if (entry.resting && !out.entries.empty()) {
+                Entry& run = out.entries.back();
+                if (run.resting > 0 && entry.source == run.source - run.resting) {
+                    ++run.resting;
+                    continue;
+                }
+            }
             out.entries.push_back(entry);
         }
     }
@@ -1314,12 +1330,17 @@ void CollisionWorld::Impl::emit(Output& out, double margin,
         std::size_t last = first;
         while (last < entries.size() && entries[last].key == key) ++last;
         if (entries[first].resting) {
-            // A sleeping pair (its parts found no new points: the narrow phase passed it by).
+            // Sleeping pairs (their parts found no new points: the narrow phase passed them by),
+            // a run of their points at a time.
             for (std::size_t e = first; e < last; ++e) {
                 const auto k = static_cast<std::size_t>(-entries[e].source - 1);
-                out.persistent.push_back(previous[k]);
-                if (previous[k].distance <= margin)
-                    out.resting.push_back(out.persistent.size() - 1);
+                const auto n = static_cast<std::size_t>(entries[e].resting);
+                const std::size_t at = out.persistent.size();
+                out.persistent.insert(out.persistent.end(),
+                                      previous.begin() + static_cast<std::ptrdiff_t>(k),
+                                      previous.begin() + static_cast<std::ptrdiff_t>(k + n));
+                for (std::size_t i = 0; i < n; ++i)
+                    if (previous[k + i].distance <= margin) out.resting.push_back(at + i);
             }
             first = last;
             continue;

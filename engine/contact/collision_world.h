@@ -84,7 +84,7 @@ public:
     // kQuietDistance) that its pairs with other quiet parts (or the ground) keep their points,
     // moved with their parts (the merge's refresh), without the narrow phase; the caller looks
     // at each part afresh often enough to bound how far such points drift. Parts are not quiet
-    // unless told.
+    // unless told; a sleeping part is quiet whatever it was told.
     void setPartQuiet(std::size_t partIndex, bool quiet);
     // Pairs of quiet parts looked at afresh in turn, each one query in `every`: the next query
     // is the query `step` of the turn, and it looks at the quiet pair of parts a < b when

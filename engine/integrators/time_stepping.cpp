@@ -378,13 +378,16 @@ private:
                 const int b = model.bodyOfPart[p];  // (not the part's model: a cache line a part)
                 if (b == kGround) continue;
                 const auto body = static_cast<std::size_t>(b);
+                const bool asleep = sleep && state.rest[body] < 0.0;
+                // (a part asleep through the last step, in the state that step left: where the
+                // world has it, and quiet as every sleeping part is)
+                if (asleep && posesHeld && stepIndex != 0 && world_->partAsleep(p)) continue;
                 // (every part on the first step: parts set down at rest on the floor or inside
                 // one another have no points yet to keep)
                 world_->setPartQuiet(
                     p, stepIndex != 0 && d.h * (layout::linear(d.v0, b).norm() +
                                                 layout::angular(d.v0, b).norm() * radius_[body]) <=
                                              kQuietDistance);
-                const bool asleep = sleep && state.rest[body] < 0.0;
                 const bool slept = world_->partAsleep(p);
                 world_->setPartAsleep(p, asleep);
                 if (asleep && slept && posesHeld) continue;
