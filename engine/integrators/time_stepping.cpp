@@ -630,20 +630,18 @@ private:
                                 model.constraintRows() == 0 && model.softRows == 0;
         still_.resize(n);
         framesHeld_.resize(n);
+        stillBefore_.resize(n);
         bool any = false;
         for (std::size_t body = 0; body < n; ++body) {
-            const int b = static_cast<int>(body);
             const bool asleep = state.rest[body] < 0.0;
-            const bool atRest = asleep && layout::twist(state.v, b).isZero(0.0);
+            const bool atRest =
+                asleep && layout::twist(state.v, static_cast<int>(body)).isZero(0.0);
             framesHeld_[body] = framesKept && atRest && stillBefore_[body];
             still_[body] = asleep;
+            // (its frame formed now at rest: held next step while it sleeps on)
+            stillBefore_[body] = atRest;
             any = any || asleep;
         }
-        // (the frames formed now at rest: held next step while the part sleeps on)
-        stillBefore_.resize(n);
-        for (std::size_t body = 0; body < n; ++body)
-            stillBefore_[body] =
-                still_[body] && layout::twist(state.v, static_cast<int>(body)).isZero(0.0);
         framesOf_ = &ws;
         stillSerial_ = model.serial;
         if (!any) return {};
