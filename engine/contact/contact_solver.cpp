@@ -179,8 +179,10 @@ constexpr int kPositionSweeps = 8;
 // Where joints couple the rows (a dense coarse system), corrections on up to this many
 // interfaces, (6m)³/3 for m of them; past kDenseRetryUpTo, one given back ends them for the
 // solve. (Retried every few sweeps, a chain of 30 links dragged through a pile, an island of ~60
-// interfaces, spent 15 Mflop on each and had nearly all given back: 2.5× the step.)
-constexpr Eigen::Index kDenseCoarseUpTo = 64;
+// interfaces, spent 15 Mflop on each and had nearly all given back: 2.5× the step. Tried once a
+// solve, on 32–64 interfaces 9 of its 4,182 corrections were kept in 4 s — a quarter of its step
+// for nothing; chains on a floor and walking robots, up to 31, keep a quarter of theirs.)
+constexpr Eigen::Index kDenseCoarseUpTo = 32;
 constexpr std::size_t kDenseRetryUpTo = 16;
 // Free parts: a coarse correction is not made when building or factorising its system would
 // cost more than every sweep the solve may take (a sweep: ~150 flops a row), nor when its
