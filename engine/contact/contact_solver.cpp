@@ -407,42 +407,32 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             for (const std::size_t ci : islands[k]) rowOf[ci] = rowSpace ? kOnRows : 0;
         }
     }
-    if (responses) {
-        colStart.assign(1, 0);
-        colRow.clear();
-        colValue.clear();
-        for (std::size_t ci = 0; ci < n; ++ci) {
-            const ContactRows& c = p.contacts[ci];
-            for (int r = 0; r < 3; ++r) {
-                const Eigen::Index i = static_cast<Eigen::Index>(3 * ci) + r;
-                if (!rowOf[ci]) {  // (swept on v: no column)
-                    colStart.push_back(static_cast<Eigen::Index>(colRow.size()));
-                    continue;
-                }
-                w(i) = rowVelocity(c, r, v);
-                const bool onA = c.bodyA >= 0 && !c.J[r][0].isZero(0.0),
-                           onB = c.bodyB >= 0 && !c.J[r][1].isZero(0.0);
-                const std::vector<Move> none;
-                const std::vector<Move>& a = onA ? moves[static_cast<std::size_t>(c.bodyA)] : none;
-                const std::vector<Move>& b = onB ? moves[static_cast<std::size_t>(c.bodyB)] : none;
-                // The union of the two bodies' rows, in order (each list is); a row moving
-                // only one of them has nothing on the other (adding its 0 would change no bit).
-                for (std::size_t x = 0, y = 0; x < a.size() || y < b.size();) {
-                    const Eigen::Index j = y == b.size() || (x < a.size() && a[x].row <= b[y].row)
-                                               ? a[x].row
-                                               : b[y].row;
-                    double value = 0.0;
-                    if (x < a.size() && a[x].row == j)
-                        value += p.U.twist[a[x++].entry].dot(c.J[r][0]);
-                    if (y < b.size() && b[y].row == j)
-                        value += p.U.twist[b[y++].entry].dot(c.J[r][1]);
-                    colRow.push_back(j);
-                    colValue.push_back(value);
-                }
-                colStart.push_back(static_cast<Eigen::Index>(colRow.size()));
+    // Column i = 3 ci + r of W, row by row: visit(row, value) over the union of the rows moving
+    // the contact's two bodies, in order (each body's list is); a row moving only one of them
+    // has nothing on the other (adding its 0 would change no bit). With `values` false, the
+    // rows only (value 0).
+    auto walkColumn = [&](std::size_t ci, int r, bool values, auto&& visit) {
+        const ContactRows& c = p.contacts[ci];
+        const bool onA = c.bodyA >= 0 && !c.J[r][0].isZero(0.0),
+                   onB = c.bodyB >= 0 && !c.J[r][1].isZero(0.0);
+        static const std::vector<Move> none;
+        const std::vector<Move>& a = onA ? moves[static_cast<std::size_t>(c.bodyA)] : none;
+        const std::vector<Move>& b = onB ? moves[static_cast<std::size_t>(c.bodyB)] : none;
+        for (std::size_t x = 0, y = 0; x < a.size() || y < b.size();) {
+            const Eigen::Index j =
+                y == b.size() || (x < a.size() && a[x].row <= b[y].row) ? a[x].row : b[y].row;
+            double value = 0.0;
+            if (x < a.size() && a[x].row == j) {
+                if (values) value += p.U.twist[a[x].entry].dot(c.J[r][0]);
+                ++x;
             }
+            if (y < b.size() && b[y].row == j) {
+                if (values) value += p.U.twist[b[y].entry].dot(c.J[r][1]);
+                ++y;
+            }
+            visit(j, value);
         }
-    }
+    };
     // Each row-space island on w or on v, whichever moves fewer numbers a sweep (above): its
     // pushes' W columns, or six per body of their U columns and twelve for each row's velocity.
     if (responses)
@@ -450,8 +440,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             if (!rowOf[islands[k].front()]) continue;
             std::size_t onW = 0, onV = 0;
             for (const std::size_t ci : islands[k])
-                for (std::size_t j = 3 * ci; j < 3 * ci + 3; ++j) {
-                    onW += static_cast<std::size_t>(colStart[j + 1] - colStart[j]);
+                for (int r = 0; r < 3; ++r) {
+                    walkColumn(ci, r, false, [&](Eigen::Index, double) { ++onW; });
+                    const std::size_t j = 3 * ci + static_cast<std::size_t>(r);
                     onV += 12 + 6 * (p.U.start[j + 1] - p.U.start[j]);
                 }
             if (onV >= onW) continue;
@@ -466,8 +457,29 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                             islandParts[k].push_back(b);
                         }
         }
+    // The columns of the islands swept on w kept, with their rows' velocities (a chain's island
+    // swept on v reads its columns in a coarse correction only, rarely: they are found there,
+    // not kept — at ~765 rows of ~765 entries, 9 MB written a step for nothing).
+    if (responses) {
+        colStart.assign(1, 0);
+        colRow.clear();
+        colValue.clear();
+        for (std::size_t ci = 0; ci < n; ++ci)
+            for (int r = 0; r < 3; ++r) {
+                if (rowOf[ci] == kOnRows) {
+                    w(static_cast<Eigen::Index>(3 * ci) + r) = rowVelocity(p.contacts[ci], r, v);
+                    walkColumn(ci, r, true, [&](Eigen::Index j, double value) {
+                        colRow.push_back(j);
+                        colValue.push_back(value);
+                    });
+                }
+                colStart.push_back(static_cast<Eigen::Index>(colRow.size()));
+            }
+    }
     // Column i of W: visit(row, value) over its entries.
     auto forEachInColumn = [&](Eigen::Index i, auto&& visit) {
+        const auto ci = static_cast<std::size_t>(i / 3);
+        if (rowOf[ci] == kOnVelocities) return walkColumn(ci, static_cast<int>(i % 3), true, visit);
         for (Eigen::Index e = colStart[static_cast<std::size_t>(i)];
              e < colStart[static_cast<std::size_t>(i) + 1]; ++e)
             visit(colRow[static_cast<std::size_t>(e)], colValue[static_cast<std::size_t>(e)]);
