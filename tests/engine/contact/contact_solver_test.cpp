@@ -240,6 +240,119 @@ TEST(ContactSolvers, PgsOnAMechanismsRowsMeetsTheConditionsWhicheverWayItSweeps)
     }
 }
 
+// A chain of 30 links on ball joints lying on the ground, four contacts at each link's corners,
+// the chain sliding sideways and falling onto the ground: each contact's response moves every
+// link through the joints (U = A Jᵀ, A the chain's inverse mass with its joints held), so the
+// contacts couple along the chain as the nodes of a string do — Gauss–Seidel on them takes
+// some n² sweeps for n links (docs/performance.md: a chain dragged through a pile). Solved on
+// the velocities (its 360 rows' W columns hold more than its pushes move) to 1e-9 m/s from a
+// cold start, the solution meets every condition: v⁺ = v_f + U x on every link, pushing
+// impulses, no approach, friction within its limit and opposing the slip where it slides, and
+// the ground's impulses are the chain's change of vertical momentum.
+TEST(ContactSolvers, AChainsContactsCoupledThroughItsJointsAreSolvedOnItsVelocities) {
+    constexpr int kLinks = 30;
+    const int n = 6 * kLinks;
+    // Links 0.1 m long (along x) with their joints at their ends; twists (ω, ẋ) in world axes.
+    const double pitch = 0.1, mass = 0.2, inertia = 2e-4;
+    Eigen::VectorXd minv(n);
+    for (int k = 0; k < kLinks; ++k)
+        minv.segment<6>(6 * k) << Vec3::Constant(1.0 / inertia), Vec3::Constant(1.0 / mass);
+    const auto centre = [&](int k) { return Vec3(-pitch * k, 0.0, 0.025); };
+    // The joints' rows: the joint point's velocity on link k minus on link k + 1.
+    Eigen::MatrixXd Phi = Eigen::MatrixXd::Zero(3 * (kLinks - 1), n);
+    for (int k = 0; k + 1 < kLinks; ++k) {
+        const Vec3 joint = centre(k) - Vec3(0.5 * pitch, 0.0, 0.0);
+        for (int side = 0; side < 2; ++side) {
+            const int link = k + side;
+            const Vec3 arm = joint - centre(link);
+            Eigen::Matrix3d cross;  // (ω × arm = −[arm]× ω)
+            cross << 0, arm.z(), -arm.y(), -arm.z(), 0, arm.x(), arm.y(), -arm.x(), 0;
+            const double sign = side == 0 ? 1.0 : -1.0;
+            Phi.block<3, 3>(3 * k, 6 * link) = sign * cross;
+            Phi.block<3, 3>(3 * k, 6 * link + 3) = sign * Eigen::Matrix3d::Identity();
+        }
+    }
+    const Eigen::MatrixXd MinvPhiT = minv.asDiagonal() * Phi.transpose();
+    const Eigen::MatrixXd A = Eigen::MatrixXd(minv.asDiagonal()) -
+                              MinvPhiT * (Phi * MinvPhiT).ldlt().solve(MinvPhiT.transpose());
+    ContactProblem p;
+    p.friction = FrictionModel::Box;
+    const int contacts = 4 * kLinks;
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3 * contacts, n);
+    for (int k = 0; k < kLinks; ++k)
+        for (int corner = 0; corner < 4; ++corner) {
+            ContactRows c;
+            c.bodyB = k;
+            c.friction = 0.5;
+            c.Minv[0].setZero();
+            c.Minv[1] = minv.segment<6>(6 * k);
+            const Vec3 arm((corner & 1 ? 0.04 : -0.04), (corner & 2 ? 0.02 : -0.02), -0.025);
+            const Vec3 directions[3] = {Vec3::UnitZ(), Vec3::UnitX(), Vec3::UnitY()};
+            for (int r = 0; r < 3; ++r) {
+                c.J[r][0].setZero();
+                c.J[r][1] << arm.cross(directions[r]), directions[r];
+                J.block<1, 6>(3 * static_cast<int>(p.contacts.size()) + r, 6 * k) =
+                    c.J[r][1].transpose();
+            }
+            p.contacts.push_back(c);
+        }
+    const Eigen::MatrixXd U = A * J.transpose();
+    p.U.assign(U);
+    // Falling at 0.1 m/s, sliding sideways at 0.2 m/s at the head and less along the chain
+    // (the joints hold the links together: the free velocity is the chain's own motion).
+    Eigen::VectorXd vFree = Eigen::VectorXd::Zero(n);
+    for (int k = 0; k < kLinks; ++k) {
+        vFree(6 * k + 5) = -0.1;
+        vFree(6 * k + 4) = 0.2 * (1.0 - static_cast<double>(k) / kLinks);
+        vFree(6 * k + 2) = -0.2 / (pitch * kLinks);  // (ω_z turning the chain so)
+    }
+    Eigen::VectorXd v = vFree;
+    const ContactSolveReport report = solvePgs(p, v, 10000, 1e-9);
+    ASSERT_TRUE(report.converged) << report.iterations << " sweeps, " << report.residual;
+    EXPECT_LT(report.iterations, 5000);  // (3,656 on 2026-12-06: the string's slow decay)
+    std::printf("a chain of %d links on the ground: solved to 1e-9 m/s in %d sweeps\n", kLinks,
+                report.iterations);
+    Eigen::VectorXd x(3 * contacts);
+    for (int k = 0; k < contacts; ++k)
+        for (int r = 0; r < 3; ++r)
+            x(3 * k + r) = p.contacts[static_cast<std::size_t>(k)].impulse[r];
+    EXPECT_LT((v - (vFree + U * x)).cwiseAbs().maxCoeff(), 1e-9);
+    const Eigen::VectorXd w = J * v;
+    int pushing = 0, sliding = 0;
+    double load = 0.0;
+    for (int k = 0; k < contacts; ++k) {
+        const ContactRows& c = p.contacts[static_cast<std::size_t>(k)];
+        const double z = c.impulse[0], limit = c.friction * z;
+        EXPECT_GE(z, 0.0);
+        EXPECT_GE(w(3 * k), -1e-8) << "contact " << k << " approaches";
+        EXPECT_LT(std::abs(z * w(3 * k)), 1e-9) << "contact " << k;
+        pushing += z > 1e-9;
+        load += z;
+        for (int r = 1; r < 3; ++r) {
+            const double beta = c.impulse[r], slip = w(3 * k + r);
+            EXPECT_LE(std::abs(beta), limit * (1 + 1e-12) + 1e-15);
+            if (!(limit > 0.0)) continue;
+            if (std::abs(beta) < limit * (1 - 1e-6)) {
+                EXPECT_LT(std::abs(slip), 1e-8) << "contact " << k << " slides within its limit";
+            } else if (std::abs(slip) > 1e-8) {
+                EXPECT_LT(beta * slip, 0.0) << "contact " << k << "'s friction does not oppose";
+                ++sliding;
+            }
+        }
+    }
+    // The ground's impulses are the chain's change of vertical momentum (the joints' cancel),
+    // and they stopped its fall: its links' centres no longer sink.
+    double momentum = 0.0;
+    for (int k = 0; k < kLinks; ++k) {
+        momentum += mass * (v(6 * k + 5) - vFree(6 * k + 5));
+        EXPECT_GT(v(6 * k + 5), -1e-8) << "link " << k;
+    }
+    EXPECT_NEAR(load, momentum, 1e-12);
+    std::printf("  the ground's impulse %.6g N s, of the fall's %.6g\n", load, kLinks * mass * 0.1);
+    EXPECT_GT(pushing, kLinks);
+    EXPECT_GT(sliding, 0);
+}
+
 TEST(ContactSolvers, ReportTheStepsWhosePgsSolveDidNotConverge) {
     SceneSpec spec = test::boxPile(50);
     spec.contact.iterations = 2;
