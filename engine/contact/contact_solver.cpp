@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 
@@ -184,6 +185,14 @@ constexpr int kPositionSweeps = 8;
 // nothing; chains on a floor keep 167 of their 629 on 16–31, walking robots, all under 16,
 // 39,676 of 92,797.)
 constexpr Eigen::Index kDenseCoarseUpTo = 32;
+// Newton steps (solvePgs's newtonStep): on row-space islands of up to this many contacts (a
+// robot on a floor: 20–45; a dense solve of 3 rows each), every kNewtonEvery sweeps that have
+// not converged (in place of that sweep's coarse correction), at most kNewtonIterations
+// iterations each, damped by kNewtonDamping of the island's largest diagonal.
+constexpr std::size_t kNewtonUpTo = 30;
+constexpr int kNewtonEvery = 2 * kCoarseEvery;
+constexpr int kNewtonIterations = 30;
+constexpr double kNewtonDamping = 1e-4;
 constexpr std::size_t kDenseRetryUpTo = 16;
 // Free parts: a coarse correction is not made when building or factorising its system would
 // cost more than every sweep the solve may take (a sweep: ~150 flops a row), nor when its
@@ -996,6 +1005,227 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // coarse corrections and split stabilisation; with them it cost convergence: docs/
         // performance.md, 2026-12-04.) Up to `budget` sweeps from the impulses and velocities
         // as they are; false when they end unconverged.
+        // The island's complementarity error: each row's natural residual (what a projected
+        // Jacobi step would change its impulse by, times the row's diagonal: m/s), squared and
+        // summed over the island.
+        auto naturalResidual = [&] {
+            double sum = 0.0;
+            for (std::size_t at = 0; at < size; ++at) {
+                const std::size_t ci = (*island)[at];
+                const ContactRows& c = p.contacts[ci];
+                const Local& l = local[at];
+                const double z = c.impulse[0];
+                const double wn = velocity(c, ci, 0) + c.compliance * z - c.target;
+                const double rn = (z - std::max(0.0, z - wn * l.invNormal)) * l.Wn;
+                sum += rn * rn;
+                const double limit = c.friction * z + c.bound;
+                for (int r = 1; r < 3; ++r) {
+                    const double b = c.impulse[r];
+                    const double rt = (b - std::clamp(b - velocity(c, ci, r) * l.invTangent[r - 1],
+                                                      -limit, limit)) *
+                                      l.Wt[r - 1];
+                    sum += rt * rt;
+                }
+            }
+            return sum;
+        };
+        // A Newton step on a small row-space island (box friction): the island's problem solved
+        // whole, dense, by a semismooth Newton method on its natural residual. Rows are taken as
+        // they stand at the iterate x (H = the island's W, g = H (x − x₀) + the rows' residual at
+        // x₀ — J v⁺ + σz − target for a normal, J v⁺ for a friction):
+        // - a normal row at 0 with g > 0 (separating) stays 0; the others are free;
+        // - a friction row at its bound ±(μz + bound) and pushed further is tied to its normal,
+        //   β = ±(μz + bound) (it slides; its bound moves with z); the others are free (they
+        //   stick), those of a normal at 0 are 0;
+        // and the free rows solve g = 0, the tied ones following: (H_FF + H_FT S) d = −g_F, S
+        // the ties (±μ), with a Levenberg–Marquardt damping (1e-4 of the largest diagonal:
+        // dependent rows — a box's four corners on the floor, two points of one line — make H_FF
+        // singular, and their split is left to the merit). Each step is projected into the
+        // limits (normals, then frictions within their normals' bounds) and halved until the
+        // largest natural residual falls; it ends below a tenth of the tolerance, when no step
+        // lowers it, or after kNewtonIterations. PGS alone carries a load through a robot's
+        // light feet and heavy trunk slowly (the Go1 dropped on a floor ended 695 of 1,000 steps
+        // at the sweep limit, 1e-3 m/s from converged); this settles it in a few steps, and
+        // the sweeps after it confirm it. Kept when it lowers the island's residual.
+        // Whether joints couple the island's rows: a response moves a body besides its
+        // contact's own two (a free part's responses in joint coordinates are its M⁻¹Jᵀ, to
+        // round-off: it is swept as in maximal coordinates, and takes no Newton step there).
+        int coupled = -1;  // (unknown until asked)
+        auto jointed = [&] {
+            if (coupled < 0) {
+                coupled = 0;
+                for (std::size_t at = 0; at < size && !coupled; ++at) {
+                    const std::size_t ci = (*island)[at];
+                    const ContactRows& c = p.contacts[ci];
+                    for (std::size_t j = 3 * ci; j < 3 * ci + 3 && !coupled; ++j)
+                        for (std::size_t e = p.U.start[j]; e < p.U.start[j + 1]; ++e)
+                            if (p.U.body[e] != c.bodyA && p.U.body[e] != c.bodyB) {
+                                coupled = 1;
+                                break;
+                            }
+                }
+            }
+            return coupled == 1;
+        };
+        auto newtonStep = [&]() -> bool {
+            const Eigen::Index m = static_cast<Eigen::Index>(3 * size);
+            thread_local Eigen::MatrixXd Hstore, Astore;
+            thread_local std::vector<char> fixedZeroStore;
+            thread_local std::vector<Eigen::Index> freeRowsStore, tiedRowsStore;
+            thread_local std::vector<int> placeInFStore;
+            thread_local std::vector<double> tieStore;
+            Eigen::MatrixXd &H = Hstore, &A = Astore;
+            std::vector<char>& fixedZero = fixedZeroStore;  // rows whose impulse stays 0
+            std::vector<Eigen::Index>&freeRows = freeRowsStore, &tiedRows = tiedRowsStore;
+            std::vector<int>& placeInF = placeInFStore;
+            std::vector<double>& tie = tieStore;
+            H.setZero(m, m);
+            fixedZero.assign(static_cast<std::size_t>(m), 0);
+            Eigen::VectorXd x0(m), g0(m), lo(m), hi(m);
+            for (std::size_t at = 0; at < size; ++at) {
+                const std::size_t ci = (*island)[at];
+                const ContactRows& c = p.contacts[ci];
+                for (int r = 0; r < 3; ++r) {
+                    const Eigen::Index i = static_cast<Eigen::Index>(3 * at) + r;
+                    forEachInColumn(static_cast<Eigen::Index>(3 * ci) + r,
+                                    [&](Eigen::Index j, double value) { H(placed(j), i) = value; });
+                    x0(i) = c.impulse[r];
+                    g0(i) = r == 0 ? velocity(c, ci, 0) + c.compliance * c.impulse[0] - c.target
+                                   : velocity(c, ci, r);
+                }
+                H(static_cast<Eigen::Index>(3 * at), static_cast<Eigen::Index>(3 * at)) +=
+                    c.compliance;
+                if (!(local[at].Wn > 0.0)) fixedZero[3 * at] = 1;
+                for (int r = 1; r < 3; ++r)
+                    if (!(local[at].Wt[r - 1] > 0.0) ||
+                        (c.friction == 0.0 && c.bound == 0.0 && !c.boxFriction))
+                        fixedZero[3 * at + static_cast<std::size_t>(r)] = 1;
+            }
+            double largest = 0.0;
+            for (Eigen::Index i = 0; i < m; ++i) largest = std::max(largest, H(i, i));
+            if (!(largest > 0.0)) return false;
+            const double damping = kNewtonDamping * largest;
+            const Eigen::VectorXd diagonal = H.diagonal();
+            // (lo, hi from the normals of y; y's normals, then its frictions, into them)
+            auto project = [&](Eigen::VectorXd& y) {
+                for (std::size_t at = 0; at < size; ++at) {
+                    const ContactRows& c = p.contacts[(*island)[at]];
+                    const Eigen::Index i = static_cast<Eigen::Index>(3 * at);
+                    y(i) = fixedZero[3 * at] ? 0.0 : std::max(0.0, y(i));
+                    lo(i) = 0.0;
+                    hi(i) = fixedZero[3 * at] ? 0.0 : std::numeric_limits<double>::infinity();
+                    const double limit = std::max(0.0, c.friction * y(i) + c.bound);
+                    for (int r = 1; r < 3; ++r) {
+                        const bool zero = fixedZero[3 * at + static_cast<std::size_t>(r)] != 0;
+                        lo(i + r) = zero ? 0.0 : -limit;
+                        hi(i + r) = zero ? 0.0 : limit;
+                        y(i + r) = std::clamp(y(i + r), lo(i + r), hi(i + r));
+                    }
+                }
+            };
+            // The largest natural residual at y (lo, hi y's), and its g.
+            auto merit = [&](const Eigen::VectorXd& y, Eigen::VectorXd& g) {
+                g = g0 + H.selfadjointView<Eigen::Lower>() * (y - x0);
+                double worst = 0.0;
+                for (Eigen::Index i = 0; i < m; ++i)
+                    if (diagonal(i) > 0.0)
+                        worst = std::max(
+                            worst,
+                            std::abs(y(i) - std::clamp(y(i) - g(i) / diagonal(i), lo(i), hi(i))) *
+                                diagonal(i));
+                return worst;
+            };
+            Eigen::VectorXd x = x0, g(m), gTrial(m), d(m), y(m);
+            project(x);
+            double current = merit(x, g);
+            placeInF.assign(static_cast<std::size_t>(m), -1);
+            tie.assign(static_cast<std::size_t>(m), 0.0);
+            freeRows.clear();
+            tiedRows.clear();
+            for (int it = 0; it < kNewtonIterations && current > 0.1 * tolerance; ++it) {
+                for (const Eigen::Index i : freeRows) placeInF[static_cast<std::size_t>(i)] = -1;
+                for (const Eigen::Index t : tiedRows) tie[static_cast<std::size_t>(t)] = 0.0;
+                freeRows.clear();
+                tiedRows.clear();
+                for (std::size_t at = 0; at < size; ++at) {
+                    const Eigen::Index n = static_cast<Eigen::Index>(3 * at);
+                    const bool normalFree = !fixedZero[3 * at] && !(x(n) <= 0.0 && g(n) > 0.0);
+                    if (normalFree) {
+                        placeInF[static_cast<std::size_t>(n)] = static_cast<int>(freeRows.size());
+                        freeRows.push_back(n);
+                    }
+                    const ContactRows& c = p.contacts[(*island)[at]];
+                    for (int r = 1; r < 3; ++r) {
+                        const Eigen::Index t = n + r;
+                        if (fixedZero[static_cast<std::size_t>(t)] || !(hi(t) > 0.0 || normalFree))
+                            continue;
+                        const bool atHi = x(t) >= hi(t) && g(t) < 0.0;
+                        const bool atLo = x(t) <= lo(t) && g(t) > 0.0;
+                        if (atHi || atLo) {
+                            if (normalFree && c.friction > 0.0) {
+                                tie[static_cast<std::size_t>(t)] = (atHi ? 1.0 : -1.0) * c.friction;
+                                tiedRows.push_back(t);
+                            }
+                            continue;
+                        }
+                        placeInF[static_cast<std::size_t>(t)] = static_cast<int>(freeRows.size());
+                        freeRows.push_back(t);
+                    }
+                }
+                const Eigen::Index f = static_cast<Eigen::Index>(freeRows.size());
+                if (f == 0) break;
+                const auto entry = [&](Eigen::Index i, Eigen::Index j) {
+                    return i >= j ? H(i, j) : H(j, i);
+                };
+                A.resize(f, f);
+                Eigen::VectorXd rhs(f);
+                for (Eigen::Index a = 0; a < f; ++a) {
+                    const Eigen::Index i = freeRows[static_cast<std::size_t>(a)];
+                    rhs(a) = -g(i);
+                    for (Eigen::Index b = 0; b < f; ++b)
+                        A(a, b) = entry(i, freeRows[static_cast<std::size_t>(b)]);
+                    for (const Eigen::Index t : tiedRows)
+                        A(a, placeInF[static_cast<std::size_t>(t - t % 3)]) +=
+                            entry(i, t) * tie[static_cast<std::size_t>(t)];
+                    A(a, a) += damping;
+                }
+                const Eigen::VectorXd step = Eigen::PartialPivLU<Eigen::MatrixXd>(A).solve(rhs);
+                if (!step.allFinite()) break;
+                d.setZero();
+                for (Eigen::Index a = 0; a < f; ++a)
+                    d(freeRows[static_cast<std::size_t>(a)]) = step(a);
+                for (const Eigen::Index t : tiedRows)
+                    d(t) = tie[static_cast<std::size_t>(t)] * d(t - t % 3);
+                bool moved = false;
+                for (double alpha = 1.0; alpha > 1e-4 && !moved; alpha *= 0.5) {
+                    y = x + alpha * d;
+                    project(y);
+                    const double trial = merit(y, gTrial);
+                    if (trial < (1.0 - 1e-4 * alpha) * current) {
+                        x.swap(y);
+                        g.swap(gTrial);
+                        current = trial;
+                        moved = true;
+                    }
+                }
+                if (!moved) break;
+            }
+            if (!x.allFinite()) return false;
+            const double before = naturalResidual();
+            save();
+            for (std::size_t at = 0; at < size; ++at) {
+                const std::size_t ci = (*island)[at];
+                for (int r = 0; r < 3; ++r) {
+                    const double dx =
+                        x(static_cast<Eigen::Index>(3 * at) + r) - p.contacts[ci].impulse[r];
+                    p.contacts[ci].impulse[r] += dx;
+                    push(ci, r, dx);
+                }
+            }
+            if (naturalResidual() <= before) return true;
+            restore();
+            return false;
+        };
         bool freeTaken = false;
         auto sweepAll = [&](int budget, double tolerance) -> bool {
             bool coarseRefused = false;
@@ -1041,6 +1271,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 ++out.iterations;
                 out.residual = largest;
                 if (largest <= tolerance) return true;
+                if (coarse && rowSpace && size <= kNewtonUpTo && p.friction == FrictionModel::Box &&
+                    sweep % kNewtonEvery == 0 && jointed()) {
+                    if (newtonStep()) ++out.newtonSteps;
+                    continue;
+                }
                 if (coarse && !coarseRefused && sweep % kCoarseEvery == 0) {
                     if (!freeTaken) takeFree();
                     freeTaken = true;
@@ -1210,6 +1445,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         report.residual = std::max(report.residual, one.residual);
         report.converged = report.converged && one.converged;
         report.coarseSteps += one.coarseSteps;
+        report.newtonSteps += one.newtonSteps;
     }
     finish();
     if (positionVelocity) {

@@ -115,6 +115,7 @@ struct ContactSolveReport {
     int iterations = 0;     // PGS sweeps or Lemke pivots (both solves where rows are biased)
     double residual = 0.0;  // PGS: largest velocity change of the last sweep [m/s]
     int coarseSteps = 0;    // PGS: coarse corrections kept
+    int newtonSteps = 0;    // PGS: Newton steps on small mechanisms' islands kept
     bool converged = true;
 };
 
@@ -135,7 +136,9 @@ inline double rowVelocity(const ContactRows& c, int r, const Eigen::VectorXd& v)
 // kCoarseEvery sweeps that have not converged, a coarse correction over the contact graph:
 // each pair of parts in contact moves its impulses by a wrench, all wrenches solved together
 // (a two-level method; contact_solver.cpp), clamped, and kept when it lowers the impulses'
-// energy. Plain PGS (coarse = false) stays as the reference it was.
+// energy; and on a small mechanism's island (box friction), every 2 kCoarseEvery sweeps instead,
+// a Newton step on the whole island (contact_solver.cpp). Plain PGS (coarse = false) stays as
+// the reference it was.
 inline constexpr int kCoarseEvery = 8;
 // The contacts from which a problem's islands are solved on several threads (workerThreads(),
 // engine/solver/worker_pool.h); on fewer, waking a worker costs more than it saves.
