@@ -249,6 +249,75 @@ TEST(ContactSolvers, PgsOnAMechanismsRowsMeetsTheConditionsWhicheverWayItSweeps)
 // cold start, the solution meets every condition: v⁺ = v_f + U x on every link, pushing
 // impulses, no approach, friction within its limit and opposing the slip where it slides, and
 // the ground's impulses are the chain's change of vertical momentum.
+// Jointed bodies' exact responses: the constrained inverse mass
+// A = M⁻¹ − M⁻¹Φᵀ (Φ M⁻¹ Φᵀ)⁻¹ Φ M⁻¹ (twists (ω, ẋ) in world axes, M⁻¹ diagonal).
+Eigen::MatrixXd constrainedInverseMass(const Eigen::VectorXd& minv, const Eigen::MatrixXd& Phi) {
+    const Eigen::MatrixXd MinvPhiT = minv.asDiagonal() * Phi.transpose();
+    return Eigen::MatrixXd(minv.asDiagonal()) -
+           MinvPhiT * (Phi * MinvPhiT).ldlt().solve(MinvPhiT.transpose());
+}
+
+// A contact of body `body` on the ground at `arm` from its centre (normal +z, tangents x and
+// y, friction 0.5), its three rows also into J (3 rows a contact, 6 columns a body).
+void addGroundContact(ContactProblem& p, Eigen::MatrixXd& J, const Eigen::VectorXd& minv, int body,
+                      const Vec3& arm) {
+    ContactRows c;
+    c.bodyB = body;
+    c.friction = 0.5;
+    c.Minv[0].setZero();
+    c.Minv[1] = minv.segment<6>(6 * body);
+    const Vec3 directions[3] = {Vec3::UnitZ(), Vec3::UnitX(), Vec3::UnitY()};
+    for (int r = 0; r < 3; ++r) {
+        c.J[r][0].setZero();
+        c.J[r][1] << arm.cross(directions[r]), directions[r];
+        J.block<1, 6>(3 * static_cast<int>(p.contacts.size()) + r, 6 * body) =
+            c.J[r][1].transpose();
+    }
+    p.contacts.push_back(c);
+}
+
+// Every condition of a ground-contact problem at v: v = v_f + U x, impulses within their
+// limits, no approach, no impulse where a contact separates, friction that sticks holds,
+// friction that slips opposes. Returns how many contacts push and how many rows slip, and the
+// ground's whole normal impulse.
+struct GroundContacts {
+    int pushing = 0, sliding = 0;
+    double load = 0.0;
+};
+GroundContacts expectSolved(const ContactProblem& p, const Eigen::MatrixXd& J,
+                            const Eigen::MatrixXd& U, const Eigen::VectorXd& vFree,
+                            const Eigen::VectorXd& v) {
+    const auto contacts = static_cast<Eigen::Index>(p.contacts.size());
+    Eigen::VectorXd x(3 * contacts);
+    for (Eigen::Index k = 0; k < contacts; ++k)
+        for (int r = 0; r < 3; ++r)
+            x(3 * k + r) = p.contacts[static_cast<std::size_t>(k)].impulse[r];
+    EXPECT_LT((v - (vFree + U * x)).cwiseAbs().maxCoeff(), 1e-9);
+    const Eigen::VectorXd w = J * v;
+    GroundContacts found;
+    for (Eigen::Index k = 0; k < contacts; ++k) {
+        const ContactRows& c = p.contacts[static_cast<std::size_t>(k)];
+        const double z = c.impulse[0], limit = c.friction * z;
+        EXPECT_GE(z, 0.0);
+        EXPECT_GE(w(3 * k), -1e-8) << "contact " << k << " approaches";
+        EXPECT_LT(std::abs(z * w(3 * k)), 1e-9) << "contact " << k;
+        found.pushing += z > 1e-9;
+        found.load += z;
+        for (int r = 1; r < 3; ++r) {
+            const double beta = c.impulse[r], slip = w(3 * k + r);
+            EXPECT_LE(std::abs(beta), limit * (1 + 1e-12) + 1e-15);
+            if (!(limit > 0.0)) continue;
+            if (std::abs(beta) < limit * (1 - 1e-6)) {
+                EXPECT_LT(std::abs(slip), 1e-8) << "contact " << k << " slides within its limit";
+            } else if (std::abs(slip) > 1e-8) {
+                EXPECT_LT(beta * slip, 0.0) << "contact " << k << "'s friction does not oppose";
+                ++found.sliding;
+            }
+        }
+    }
+    return found;
+}
+
 TEST(ContactSolvers, AChainsContactsCoupledThroughItsJointsAreSolvedOnItsVelocities) {
     constexpr int kLinks = 30;
     const int n = 6 * kLinks;
@@ -272,30 +341,15 @@ TEST(ContactSolvers, AChainsContactsCoupledThroughItsJointsAreSolvedOnItsVelocit
             Phi.block<3, 3>(3 * k, 6 * link + 3) = sign * Eigen::Matrix3d::Identity();
         }
     }
-    const Eigen::MatrixXd MinvPhiT = minv.asDiagonal() * Phi.transpose();
-    const Eigen::MatrixXd A = Eigen::MatrixXd(minv.asDiagonal()) -
-                              MinvPhiT * (Phi * MinvPhiT).ldlt().solve(MinvPhiT.transpose());
+    const Eigen::MatrixXd A = constrainedInverseMass(minv, Phi);
     ContactProblem p;
     p.friction = FrictionModel::Box;
     const int contacts = 4 * kLinks;
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3 * contacts, n);
     for (int k = 0; k < kLinks; ++k)
-        for (int corner = 0; corner < 4; ++corner) {
-            ContactRows c;
-            c.bodyB = k;
-            c.friction = 0.5;
-            c.Minv[0].setZero();
-            c.Minv[1] = minv.segment<6>(6 * k);
-            const Vec3 arm((corner & 1 ? 0.04 : -0.04), (corner & 2 ? 0.02 : -0.02), -0.025);
-            const Vec3 directions[3] = {Vec3::UnitZ(), Vec3::UnitX(), Vec3::UnitY()};
-            for (int r = 0; r < 3; ++r) {
-                c.J[r][0].setZero();
-                c.J[r][1] << arm.cross(directions[r]), directions[r];
-                J.block<1, 6>(3 * static_cast<int>(p.contacts.size()) + r, 6 * k) =
-                    c.J[r][1].transpose();
-            }
-            p.contacts.push_back(c);
-        }
+        for (int corner = 0; corner < 4; ++corner)
+            addGroundContact(p, J, minv, k,
+                             Vec3(corner & 1 ? 0.04 : -0.04, corner & 2 ? 0.02 : -0.02, -0.025));
     const Eigen::MatrixXd U = A * J.transpose();
     p.U.assign(U);
     // Falling at 0.1 m/s, sliding sideways at 0.2 m/s at the head and less along the chain
@@ -312,34 +366,7 @@ TEST(ContactSolvers, AChainsContactsCoupledThroughItsJointsAreSolvedOnItsVelocit
     EXPECT_LT(report.iterations, 5000);  // (3,656 on 2026-12-06: the string's slow decay)
     std::printf("a chain of %d links on the ground: solved to 1e-9 m/s in %d sweeps\n", kLinks,
                 report.iterations);
-    Eigen::VectorXd x(3 * contacts);
-    for (int k = 0; k < contacts; ++k)
-        for (int r = 0; r < 3; ++r)
-            x(3 * k + r) = p.contacts[static_cast<std::size_t>(k)].impulse[r];
-    EXPECT_LT((v - (vFree + U * x)).cwiseAbs().maxCoeff(), 1e-9);
-    const Eigen::VectorXd w = J * v;
-    int pushing = 0, sliding = 0;
-    double load = 0.0;
-    for (int k = 0; k < contacts; ++k) {
-        const ContactRows& c = p.contacts[static_cast<std::size_t>(k)];
-        const double z = c.impulse[0], limit = c.friction * z;
-        EXPECT_GE(z, 0.0);
-        EXPECT_GE(w(3 * k), -1e-8) << "contact " << k << " approaches";
-        EXPECT_LT(std::abs(z * w(3 * k)), 1e-9) << "contact " << k;
-        pushing += z > 1e-9;
-        load += z;
-        for (int r = 1; r < 3; ++r) {
-            const double beta = c.impulse[r], slip = w(3 * k + r);
-            EXPECT_LE(std::abs(beta), limit * (1 + 1e-12) + 1e-15);
-            if (!(limit > 0.0)) continue;
-            if (std::abs(beta) < limit * (1 - 1e-6)) {
-                EXPECT_LT(std::abs(slip), 1e-8) << "contact " << k << " slides within its limit";
-            } else if (std::abs(slip) > 1e-8) {
-                EXPECT_LT(beta * slip, 0.0) << "contact " << k << "'s friction does not oppose";
-                ++sliding;
-            }
-        }
-    }
+    const GroundContacts found = expectSolved(p, J, U, vFree, v);
     // The ground's impulses are the chain's change of vertical momentum (the joints' cancel),
     // and they stopped its fall: its links' centres no longer sink.
     double momentum = 0.0;
@@ -347,10 +374,11 @@ TEST(ContactSolvers, AChainsContactsCoupledThroughItsJointsAreSolvedOnItsVelocit
         momentum += mass * (v(6 * k + 5) - vFree(6 * k + 5));
         EXPECT_GT(v(6 * k + 5), -1e-8) << "link " << k;
     }
-    EXPECT_NEAR(load, momentum, 1e-12);
-    std::printf("  the ground's impulse %.6g N s, of the fall's %.6g\n", load, kLinks * mass * 0.1);
-    EXPECT_GT(pushing, kLinks);
-    EXPECT_GT(sliding, 0);
+    EXPECT_NEAR(found.load, momentum, 1e-12);
+    std::printf("  the ground's impulse %.6g N s, of the fall's %.6g\n", found.load,
+                kLinks * mass * 0.1);
+    EXPECT_GT(found.pushing, kLinks);
+    EXPECT_GT(found.sliding, 0);
 }
 
 // A small mechanism whose parts differ in mass by 2,000×, as a legged robot's trunk and feet
@@ -389,30 +417,15 @@ TEST(ContactSolvers, ASmallMechanismOfHeavyAndLightPartsIsSolvedByItsNewtonStep)
             Phi.block<1, 6>(3 * k + axis, 6 * (k + 1)) =
                 -rows(corner(k) - centre(k + 1), direction);
         }
-    const Eigen::MatrixXd MinvPhiT = minv.asDiagonal() * Phi.transpose();
-    const Eigen::MatrixXd A = Eigen::MatrixXd(minv.asDiagonal()) -
-                              MinvPhiT * (Phi * MinvPhiT).ldlt().solve(MinvPhiT.transpose());
+    const Eigen::MatrixXd A = constrainedInverseMass(minv, Phi);
     ContactProblem problem;
     problem.friction = FrictionModel::Box;
     const int contacts = 4 * (kBodies - 1);
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3 * contacts, n);
     for (int body = 1; body < kBodies; ++body)
-        for (int point = 0; point < 4; ++point) {
-            ContactRows c;
-            c.bodyB = body;
-            c.friction = 0.5;
-            c.Minv[0].setZero();
-            c.Minv[1] = minv.segment<6>(6 * body);
-            const Vec3 arm(point & 1 ? 0.01 : -0.01, point & 2 ? 0.01 : -0.01, -0.5 * leg);
-            const Vec3 directions[3] = {Vec3::UnitZ(), Vec3::UnitX(), Vec3::UnitY()};
-            for (int r = 0; r < 3; ++r) {
-                c.J[r][0].setZero();
-                c.J[r][1] = rows(arm, directions[r]).transpose();
-                J.block<1, 6>(3 * static_cast<int>(problem.contacts.size()) + r, 6 * body) =
-                    c.J[r][1].transpose();
-            }
-            problem.contacts.push_back(c);
-        }
+        for (int point = 0; point < 4; ++point)
+            addGroundContact(problem, J, minv, body,
+                             Vec3(point & 1 ? 0.01 : -0.01, point & 2 ? 0.01 : -0.01, -0.5 * leg));
     const Eigen::MatrixXd U = A * J.transpose();
     problem.U.assign(U);
     // Falling at 0.1 m/s and sliding along x at 0.05 m/s, all together.
@@ -421,38 +434,14 @@ TEST(ContactSolvers, ASmallMechanismOfHeavyAndLightPartsIsSolvedByItsNewtonStep)
         vFree(6 * k + 5) = -0.1;
         vFree(6 * k + 3) = 0.05;
     }
-    // Every condition of the problem at v: impulses within their limits, no approach, no
-    // impulse where the contact separates, friction that sticks holds, friction that slips
-    // opposes; and the ground's impulses are the mechanism's change of vertical momentum.
+    // Every condition of the problem at v (expectSolved), and the ground's impulses are the
+    // mechanism's change of vertical momentum: the top no longer falls.
     const auto check = [&](const ContactProblem& p, const Eigen::VectorXd& v) {
-        Eigen::VectorXd x(3 * contacts);
-        for (int k = 0; k < contacts; ++k)
-            for (int r = 0; r < 3; ++r)
-                x(3 * k + r) = p.contacts[static_cast<std::size_t>(k)].impulse[r];
-        EXPECT_LT((v - (vFree + U * x)).cwiseAbs().maxCoeff(), 1e-9);
-        const Eigen::VectorXd w = J * v;
-        double load = 0.0, momentum = 0.0;
-        for (int k = 0; k < contacts; ++k) {
-            const ContactRows& c = p.contacts[static_cast<std::size_t>(k)];
-            const double z = c.impulse[0], limit = c.friction * z;
-            EXPECT_GE(z, 0.0);
-            EXPECT_GE(w(3 * k), -1e-8) << "contact " << k << " approaches";
-            EXPECT_LT(std::abs(z * w(3 * k)), 1e-9) << "contact " << k;
-            load += z;
-            for (int r = 1; r < 3; ++r) {
-                const double beta = c.impulse[r], slip = w(3 * k + r);
-                EXPECT_LE(std::abs(beta), limit * (1 + 1e-12) + 1e-15);
-                if (!(limit > 0.0)) continue;
-                if (std::abs(beta) < limit * (1 - 1e-6)) {
-                    EXPECT_LT(std::abs(slip), 1e-8) << "contact " << k << " slides within";
-                } else if (std::abs(slip) > 1e-8) {
-                    EXPECT_LT(beta * slip, 0.0) << "contact " << k << "'s friction";
-                }
-            }
-        }
+        const GroundContacts found = expectSolved(p, J, U, vFree, v);
+        double momentum = 0.0;
         for (int k = 0; k < kBodies; ++k) momentum += mass(k) * (v(6 * k + 5) - vFree(6 * k + 5));
-        EXPECT_NEAR(load, momentum, 1e-9 * momentum);
-        EXPECT_GT(v(5), -1e-8);  // the top no longer falls
+        EXPECT_NEAR(found.load, momentum, 1e-9 * momentum);
+        EXPECT_GT(v(5), -1e-8);
     };
     ContactProblem withNewton = problem, plain = problem;
     Eigen::VectorXd v = vFree, vPlain = vFree;
