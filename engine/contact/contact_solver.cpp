@@ -185,10 +185,12 @@ constexpr int kPositionSweeps = 8;
 // nothing; chains on a floor keep 167 of their 629 on 16–31, walking robots, all under 16,
 // 39,676 of 92,797.)
 constexpr Eigen::Index kDenseCoarseUpTo = 32;
-// Newton steps (solvePgs's newtonStep): on row-space islands of up to this many contacts (a
-// robot on a floor: 20–45; a dense solve of 3 rows each), every kNewtonEvery sweeps that have
-// not converged (in place of that sweep's coarse correction), at most kNewtonIterations
-// iterations each, damped by kNewtonDamping of the island's largest diagonal.
+// Newton steps (solvePgs's newtonStep): on islands whose rows couple through joints, of up to
+// this many contacts (a dense solve of 3 rows each: the Go1 and the iCub on a floor, 20–28;
+// ANYmal C's islands of 32–44 took it for 1.7× the step and few fewer unconverged steps),
+// every kNewtonEvery sweeps that have not converged (in place of that sweep's coarse
+// correction), at most kNewtonIterations iterations each, damped by kNewtonDamping of the
+// island's largest diagonal.
 constexpr std::size_t kNewtonUpTo = 30;
 constexpr int kNewtonEvery = 2 * kCoarseEvery;
 constexpr int kNewtonIterations = 30;
@@ -1029,24 +1031,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
             return sum;
         };
-        // A Newton step on a small row-space island (box friction): the island's problem solved
-        // whole, dense, by a semismooth Newton method on its natural residual. Rows are taken as
-        // they stand at the iterate x (H = the island's W, g = H (x − x₀) + the rows' residual at
-        // x₀ — J v⁺ + σz − target for a normal, J v⁺ for a friction):
-        // - a normal row at 0 with g > 0 (separating) stays 0; the others are free;
-        // - a friction row at its bound ±(μz + bound) and pushed further is tied to its normal,
-        //   β = ±(μz + bound) (it slides; its bound moves with z); the others are free (they
-        //   stick), those of a normal at 0 are 0;
-        // and the free rows solve g = 0, the tied ones following: (H_FF + H_FT S) d = −g_F, S
-        // the ties (±μ), with a Levenberg–Marquardt damping (1e-4 of the largest diagonal:
-        // dependent rows — a box's four corners on the floor, two points of one line — make H_FF
-        // singular, and their split is left to the merit). Each step is projected into the
-        // limits (normals, then frictions within their normals' bounds) and halved until the
-        // largest natural residual falls; it ends below a tenth of the tolerance, when no step
-        // lowers it, or after kNewtonIterations. PGS alone carries a load through a robot's
-        // light feet and heavy trunk slowly (the Go1 dropped on a floor ended 695 of 1,000 steps
-        // at the sweep limit, 1e-3 m/s from converged); this settles it in a few steps, and
-        // the sweeps after it confirm it. Kept when it lowers the island's residual.
         // Whether joints couple the island's rows: a response moves a body besides its
         // contact's own two (a free part's responses in joint coordinates are its M⁻¹Jᵀ, to
         // round-off: it is swept as in maximal coordinates, and takes no Newton step there).
@@ -1067,6 +1051,24 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
             return coupled == 1;
         };
+        // A Newton step on a small row-space island (box friction): the island's problem solved
+        // whole, dense, by a semismooth Newton method on its natural residual. Rows are taken as
+        // they stand at the iterate x (H = the island's W, g = H (x − x₀) + the rows' residual at
+        // x₀ — J v⁺ + σz − target for a normal, J v⁺ for a friction):
+        // - a normal row at 0 with g > 0 (separating) stays 0; the others are free;
+        // - a friction row at its bound ±(μz + bound) and pushed further is tied to its normal,
+        //   β = ±(μz + bound) (it slides; its bound moves with z); the others are free (they
+        //   stick), those of a normal at 0 are 0;
+        // and the free rows solve g = 0, the tied ones following: (H_FF + H_FT S) d = −g_F, S
+        // the ties (±μ), with a Levenberg–Marquardt damping (1e-4 of the largest diagonal:
+        // dependent rows — a box's four corners on the floor, two points of one line — make H_FF
+        // singular, and their split is left to the merit). Each step is projected into the
+        // limits (normals, then frictions within their normals' bounds) and halved until the
+        // largest natural residual falls; it ends below a tenth of the tolerance, when no step
+        // lowers it, or after kNewtonIterations. PGS alone carries a load through a robot's
+        // light feet and heavy trunk slowly (the Go1 dropped on a floor ended 695 of 1,000 steps
+        // at the sweep limit, 1e-3 m/s from converged); this settles it in a few steps, and
+        // the sweeps after it confirm it. Kept when it lowers the island's residual.
         auto newtonStep = [&]() -> bool {
             const Eigen::Index m = static_cast<Eigen::Index>(3 * size);
             thread_local Eigen::MatrixXd Hstore, Astore;
