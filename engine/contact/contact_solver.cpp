@@ -1490,13 +1490,18 @@ bool lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd& 
     if (n == 0 || q.minCoeff() >= 0.0) return true;
 
     // Tableau of w − M x − 1 z0 = q over the variables w (0..n−1), x (n..2n−1), z0 (2n).
+    // (the tableau kept from call to call: a step's stops solved afresh each step would
+    // otherwise take and give back its memory every time)
     const Eigen::Index columns = 2 * n + 1;
-    Eigen::MatrixXd T(n, columns);
+    thread_local Eigen::MatrixXd T;
+    thread_local Eigen::VectorXd b;
+    thread_local std::vector<Eigen::Index> basis;
+    T.resize(n, columns);
     T.leftCols(n).setIdentity();
     T.middleCols(n, n) = -M;
     T.col(2 * n).setConstant(-1.0);
-    Eigen::VectorXd b = q;
-    std::vector<Eigen::Index> basis(static_cast<std::size_t>(n));
+    b = q;
+    basis.resize(static_cast<std::size_t>(n));
     for (Eigen::Index i = 0; i < n; ++i) basis[static_cast<std::size_t>(i)] = i;
 
     auto pivot = [&](Eigen::Index row, Eigen::Index column) {
@@ -1568,8 +1573,11 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v,
         double c1, c2;
         int group;
     };
-    std::vector<Direction> directions;
-    std::vector<std::size_t> groupContact;
+    // (the problem's arrays kept from call to call, as the tableau: lemke)
+    thread_local std::vector<Direction> directions;
+    thread_local std::vector<std::size_t> groupContact;
+    directions.clear();
+    groupContact.clear();
     for (std::size_t ci = 0; ci < nc; ++ci) {
         const ContactRows& c = p.contacts[ci];
         if (c.friction <= 0.0 && c.bound <= 0.0) continue;  // frictionless: no directions
@@ -1596,8 +1604,10 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v,
 
     // Delassus blocks per pair of contacts (3 × 3 in n, t1, t2), from the responses.
     const Eigen::Index nv = v.size();
-    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(3 * nc), nv);
-    Eigen::MatrixXd U(nv, static_cast<Eigen::Index>(3 * nc));
+    thread_local Eigen::MatrixXd A, U, W, E, EW, M;
+    thread_local Eigen::VectorXd Av, q, x, impulses;
+    A.setZero(static_cast<Eigen::Index>(3 * nc), nv);
+    U.resize(nv, static_cast<Eigen::Index>(3 * nc));
     for (std::size_t ci = 0; ci < nc; ++ci) {
         const ContactRows& c = p.contacts[ci];
         for (int r = 0; r < 3; ++r) {
@@ -1615,29 +1625,27 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v,
             }
         }
     }
-    const Eigen::MatrixXd W = A * U;
-    const Eigen::VectorXd Av = A * v;
+    W.noalias() = A * U;
+    Av.noalias() = A * v;
 
     // Rows of the LCP in terms of the contact rows: normal i → 3i; direction d → its
     // combination of 3c+1 and 3c+2.
-    auto combination = [&](Eigen::Index k) {
-        Eigen::VectorXd e = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(3 * nc));
+    E.setZero(static_cast<Eigen::Index>(3 * nc), nz + nd);
+    for (Eigen::Index k = 0; k < nz + nd; ++k) {
         if (k < nz) {
-            e(3 * k) = 1.0;
+            E(3 * k, k) = 1.0;
         } else {
             const Direction& d = directions[static_cast<std::size_t>(k - nz)];
-            e(static_cast<Eigen::Index>(3 * d.contact) + 1) = d.c1;
-            e(static_cast<Eigen::Index>(3 * d.contact) + 2) = d.c2;
+            E(static_cast<Eigen::Index>(3 * d.contact) + 1, k) = d.c1;
+            E(static_cast<Eigen::Index>(3 * d.contact) + 2, k) = d.c2;
         }
-        return e;
-    };
-    Eigen::MatrixXd E(static_cast<Eigen::Index>(3 * nc), nz + nd);
-    for (Eigen::Index k = 0; k < nz + nd; ++k) E.col(k) = combination(k);
+    }
 
-    Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
-    Eigen::VectorXd q = Eigen::VectorXd::Zero(n);
-    M.topLeftCorner(nz + nd, nz + nd) = E.transpose() * W * E;
-    q.head(nz + nd) = E.transpose() * Av;
+    M.setZero(n, n);
+    q.setZero(n);
+    EW.noalias() = E.transpose() * W;
+    M.topLeftCorner(nz + nd, nz + nd).noalias() = EW * E;
+    q.head(nz + nd).noalias() = E.transpose() * Av;
     for (std::size_t ci = 0; ci < nc; ++ci) {
         M(static_cast<Eigen::Index>(ci), static_cast<Eigen::Index>(ci)) +=
             p.contacts[ci].compliance;
@@ -1656,14 +1664,12 @@ ContactSolveReport solveLemke(ContactProblem& p, Eigen::VectorXd& v,
 
     // The impulses for q: each contact's, their velocities v + U x.
     auto solveFor = [&](const Eigen::VectorXd& q, Eigen::VectorXd& impulses) {
-        Eigen::VectorXd x;
         int pivots = 0;
         const bool solved = lemke(M, q, x, static_cast<int>(50 * n + 100), &pivots);
         report.converged = report.converged && solved;
         report.iterations += pivots;
-        impulses = E * x.head(nz + nd);
+        impulses.noalias() = E * x.head(nz + nd);
     };
-    Eigen::VectorXd impulses;
     solveFor(q, impulses);
     // Biased rows: the velocities for the whole targets move the positions; v⁺ meets the targets
     // less their biases.

@@ -2741,7 +2741,7 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
             if (b == kGround) continue;
             const Vec6& e = side == 0 ? row.onA : row.onB;
             const int link = tree.linkOfBody[static_cast<std::size_t>(b)];
-            if (link < 0) continue;  // (a part on no link cannot move)
+            if (link < 0 || e.isZero(0.0)) continue;  // (a part on no link cannot move)
             Vec6 f;
             f.head<3>() = poses[static_cast<std::size_t>(b)].p.cross(Vec3(e.head<3>())) +
                           R[static_cast<std::size_t>(b)] * e.tail<3>();
@@ -2779,8 +2779,11 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
         if (!closure.factor(out.M, loop.J, free))
             return Status::failure("the joint-space mass matrix is not positive definite at t = " +
                                    timeText(state.t) + " (a part of no mass on a joint?)");
-        out.loopImpulses.resize(tree.cutRows, m);
+        out.loopImpulses.setZero(tree.cutRows, m);
         for (Eigen::Index c = 0; c < m; ++c) {
+            // (a row that pushes no free rate, a stop's two friction rows among them: moves
+            // nothing, takes no loop impulse)
+            if (ZF.col(c).isZero(0.0)) continue;
             x = ZF.col(c);
             closure.solveMass(x);
             r.noalias() = closure.JF() * x;
@@ -2794,8 +2797,8 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
         // each branch's block factored alone, and solved for the rows that push it only.
         thread_local std::vector<int> branchOfRate, members;
         thread_local Eigen::LLT<Eigen::MatrixXd> llt;
-        thread_local Eigen::MatrixXd block;
-        thread_local Eigen::VectorXd column;
+        thread_local Eigen::MatrixXd block, columns;
+        thread_local std::vector<Eigen::Index> pushedColumns;
         branchOfRate.assign(static_cast<std::size_t>(tree.nv), -1);
         for (std::size_t k = 0; k < tree.links.size(); ++k) {
             int root = static_cast<int>(k);
@@ -2824,18 +2827,27 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
                 return Status::failure(
                     "the joint-space mass matrix is not positive definite at t = " +
                     timeText(state.t) + " (a part of no mass on a joint?)");
-            column.resize(size);
+            // (the columns that push the branch, solved together: its solution elsewhere is 0,
+            // as ZF holds)
+            pushedColumns.clear();
             for (Eigen::Index c = 0; c < m; ++c) {
                 bool pushed = false;
-                for (Eigen::Index a = 0; a < size; ++a) {
-                    column(a) = ZF(members[static_cast<std::size_t>(a)], c);
-                    pushed = pushed || column(a) != 0.0;
-                }
-                if (!pushed) continue;  // (its solution there is 0, as ZF holds)
-                llt.solveInPlace(column);
-                for (Eigen::Index a = 0; a < size; ++a)
-                    ZF(members[static_cast<std::size_t>(a)], c) = column(a);
+                for (Eigen::Index a = 0; a < size && !pushed; ++a)
+                    pushed = ZF(members[static_cast<std::size_t>(a)], c) != 0.0;
+                if (pushed) pushedColumns.push_back(c);
             }
+            const Eigen::Index pushedCount = static_cast<Eigen::Index>(pushedColumns.size());
+            if (pushedCount == 0) continue;
+            columns.resize(size, pushedCount);
+            for (Eigen::Index k = 0; k < pushedCount; ++k)
+                for (Eigen::Index a = 0; a < size; ++a)
+                    columns(a, k) = ZF(members[static_cast<std::size_t>(a)],
+                                       pushedColumns[static_cast<std::size_t>(k)]);
+            llt.solveInPlace(columns);
+            for (Eigen::Index k = 0; k < pushedCount; ++k)
+                for (Eigen::Index a = 0; a < size; ++a)
+                    ZF(members[static_cast<std::size_t>(a)],
+                       pushedColumns[static_cast<std::size_t>(k)]) = columns(a, k);
         }
         out.loopImpulses.resize(0, m);
     }
@@ -2845,6 +2857,7 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
     out.U.setZero(model.velocitySize(), m);
     for (Eigen::Index r = 0; r < m; ++r) {
         z = out.Z.col(r);
+        if (z.isZero(0.0)) continue;  // (its twists 0, as U holds)
         linkVelocities(tree, s, z, Vz);
         for (std::size_t k = 0; k < tree.links.size(); ++k) {
             const int b = tree.links[k].body;

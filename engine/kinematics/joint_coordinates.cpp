@@ -96,27 +96,27 @@ ConstraintRow jointCoordinate(const Model& model, const std::vector<BodyFrame>& 
         const CurveSide I(fi, mi), J(fj, mj);
         return surfaceParameterRow(surfaceFoot(I, J, *jm.surface), I, J, coordinate);
     }
-    const KinematicVector zj = markerAxis(fj, mj.R_BM.col(2), 1);
-
     // A slide along J's z axis; a planar joint's along J's x and y.
     if (jm.coordinates[static_cast<std::size_t>(coordinate)] == JointAxis::Translation) {
         const int axis = jm.type == JointType::Planar ? coordinate : 2;
-        return dot(axis == 2 ? zj : markerAxis(fj, mj.R_BM.col(axis), 1),
+        return dot(markerAxis(fj, mj.R_BM.col(axis), 1),
                    markerPoint(fi, mi.X_BM, 0) - markerPoint(fj, mj.X_BM, 1));
     }
 
     // Angle of I's x axis from J's x axis about J's z axis. With the joint's axes aligned,
     // θ̇ = (ω_i − ω_j)·z_J and θ̈ = (α_i − α_j)·z_J + (ω_j × z_J)·(ω_i − ω_j).
-    const Vec3 xi = markerAxis(fi, mi.R_BM.col(0), 0).x;
-    const Vec3 xj = markerAxis(fj, mj.R_BM.col(0), 1).x;
+    // (the axes' values only: their Jacobians are not needed here)
+    const Vec3 zj = axisValue(fj, mj, 2);
+    const Vec3 xi = axisValue(fi, mi, 0);
+    const Vec3 xj = axisValue(fj, mj, 0);
     ConstraintRow r;
-    r.value = std::atan2(xj.cross(xi).dot(zj.x), xj.dot(xi));
+    r.value = std::atan2(xj.cross(xi).dot(zj), xj.dot(xi));
     const Vec3 wi = fi ? fi->w : Vec3::Zero();
     const Vec3 wj = fj ? fj->w : Vec3::Zero();
-    r.rate = (wi - wj).dot(zj.x);
-    r.gamma = -wj.cross(zj.x).dot(wi - wj);
-    if (fi) r.Ji.rightCols<3>() = zj.x.transpose() * fi->R;
-    if (fj) r.Jj.rightCols<3>() = -zj.x.transpose() * fj->R;
+    r.rate = (wi - wj).dot(zj);
+    r.gamma = -wj.cross(zj).dot(wi - wj);
+    if (fi) r.Ji.rightCols<3>() = zj.transpose() * fi->R;
+    if (fj) r.Jj.rightCols<3>() = -zj.transpose() * fj->R;
     return r;
 }
 
