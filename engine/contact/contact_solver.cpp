@@ -1076,6 +1076,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             thread_local std::vector<Eigen::Index> freeRowsStore, tiedRowsStore;
             thread_local std::vector<int> placeInFStore;
             thread_local std::vector<double> tieStore;
+            thread_local std::vector<Eigen::Index> clipped;  // (rows a trial's projection moved)
             Eigen::MatrixXd &H = Hstore, &A = Astore;
             std::vector<char>& fixedZero = fixedZeroStore;  // rows whose impulse stays 0
             std::vector<Eigen::Index>&freeRows = freeRowsStore, &tiedRows = tiedRowsStore;
@@ -1108,6 +1109,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             if (!(largest > 0.0)) return false;
             const double damping = kNewtonDamping * largest;
             const Eigen::VectorXd diagonal = H.diagonal();
+            // (H symmetric, from its lower triangle: its products read it whole)
+            H.triangularView<Eigen::StrictlyUpper>() = H.transpose();
             // (lo, hi from the normals of y; y's normals, then its frictions, into them)
             auto project = [&](Eigen::VectorXd& y) {
                 for (std::size_t at = 0; at < size; ++at) {
@@ -1125,9 +1128,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     }
                 }
             };
-            // The largest natural residual at y (lo, hi y's), and its g.
-            auto merit = [&](const Eigen::VectorXd& y, Eigen::VectorXd& g) {
-                g = g0 + H.selfadjointView<Eigen::Lower>() * (y - x0);
+            // The largest natural residual at y (lo, hi y's) with its g.
+            auto residual = [&](const Eigen::VectorXd& y, const Eigen::VectorXd& g) {
                 double worst = 0.0;
                 for (Eigen::Index i = 0; i < m; ++i)
                     if (diagonal(i) > 0.0)
@@ -1137,9 +1139,15 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                                 diagonal(i));
                 return worst;
             };
-            Eigen::VectorXd x = x0, g(m), gTrial(m), d(m), y(m);
+            // g at y, whole.
+            auto gradient = [&](const Eigen::VectorXd& y, Eigen::VectorXd& g) {
+                g = g0;
+                g.noalias() += H * (y - x0);
+            };
+            Eigen::VectorXd x = x0, g(m), gTrial(m), d(m), y(m), u(m), Hd(m);
             project(x);
-            double current = merit(x, g);
+            gradient(x, g);
+            double current = residual(x, g);
             placeInF.assign(static_cast<std::size_t>(m), -1);
             tie.assign(static_cast<std::size_t>(m), 0.0);
             freeRows.clear();
@@ -1198,15 +1206,29 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                     d(freeRows[static_cast<std::size_t>(a)]) = step(a);
                 for (const Eigen::Index t : tiedRows)
                     d(t) = tie[static_cast<std::size_t>(t)] * d(t - t % 3);
+                // (each trial's g from H d, formed once, and the columns of the rows its
+                // projection moved: g + α H d + H (y − u), u = x + α d unprojected; or whole
+                // where it moved many)
+                Hd.noalias() = H * d;
                 bool moved = false;
                 for (double alpha = 1.0; alpha > 1e-4 && !moved; alpha *= 0.5) {
-                    y = x + alpha * d;
+                    u = x + alpha * d;
+                    y = u;
                     project(y);
-                    const double trial = merit(y, gTrial);
+                    clipped.clear();
+                    for (Eigen::Index k = 0; k < m; ++k)
+                        if (y(k) != u(k)) clipped.push_back(k);
+                    if (4 * static_cast<Eigen::Index>(clipped.size()) > m) {
+                        gradient(y, gTrial);  // (most rows moved: the product whole)
+                    } else {
+                        gTrial = g + alpha * Hd;
+                        for (const Eigen::Index k : clipped) gTrial += (y(k) - u(k)) * H.col(k);
+                    }
+                    const double trial = residual(y, gTrial);
                     if (trial < (1.0 - 1e-4 * alpha) * current) {
                         x.swap(y);
-                        g.swap(gTrial);
-                        current = trial;
+                        gradient(x, g);
+                        current = residual(x, g);
                         moved = true;
                     }
                 }
