@@ -192,6 +192,9 @@ constexpr Eigen::Index kDenseCoarseUpTo = 32;
 // correction), at most kNewtonIterations iterations each, damped by kNewtonDamping of the
 // island's largest diagonal.
 constexpr std::size_t kNewtonUpTo = 30;
+// The island's size up to which the Newton step is taken where the rows' factors in the rates
+// are given (ContactProblem::rowsInRates): its system is then the rates', not the rows'.
+constexpr std::size_t kNewtonInRatesUpTo = 64;
 constexpr int kNewtonEvery = 2 * kCoarseEvery;
 constexpr int kNewtonIterations = 30;
 constexpr double kNewtonDamping = 1e-4;
@@ -322,6 +325,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                        p.islandStart.back() == n &&
                        std::adjacent_find(p.islandStart.begin(), p.islandStart.end(),
                                           std::greater_equal<>()) == p.islandStart.end();
+    // (the rows' factors in the rates, where given whole: the Newton step's system through them)
+    const bool inRates = p.rowsInRates && p.rateResponses &&
+                         p.rowsInRates->cols() == static_cast<Eigen::Index>(3 * n) &&
+                         p.rateResponses->cols() == p.rowsInRates->cols() &&
+                         p.rateResponses->rows() == p.rowsInRates->rows();
+    const Eigen::Index nv = inRates ? p.rowsInRates->rows() : 0;
     if (p.writeRows && !given) {  // (every row first: the islands are found from them)
         p.writeRows(0, n);
         p.writeRows = nullptr;
@@ -1069,6 +1078,11 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // light feet and heavy trunk slowly (the Go1 dropped on a floor ended 695 of 1,000 steps
         // at the sweep limit, 1e-3 m/s from converged); this settles it in a few steps, and
         // the sweeps after it confirm it. Kept when it lowers the island's residual.
+        // Where the rows' factors in the tree's rates are given (joint coordinates:
+        // H = Rᵀ Z + the compliances) and the free rows outnumber the rates, the system is
+        // solved through the rates by Woodbury's identity — an nv × nv factorisation, whatever
+        // the rows — so islands up to kNewtonInRatesUpTo contacts take it (ANYmal C's of
+        // 32–44 contacts in joint coordinates: 46 → 34 unconverged steps of 1,000).
         auto newtonStep = [&]() -> bool {
             const Eigen::Index m = static_cast<Eigen::Index>(3 * size);
             thread_local Eigen::MatrixXd Hstore, Astore;
@@ -1076,6 +1090,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             thread_local std::vector<Eigen::Index> freeRowsStore, tiedRowsStore;
             thread_local std::vector<int> placeInFStore;
             thread_local std::vector<double> tieStore;
+            thread_local Eigen::MatrixXd RF, Y, K;  // (the system through the rates)
+            thread_local Eigen::VectorXd Dinv, rhsF, stepF;
             thread_local std::vector<Eigen::Index> clipped;  // (rows a trial's projection moved)
             Eigen::MatrixXd &H = Hstore, &A = Astore;
             std::vector<char>& fixedZero = fixedZeroStore;  // rows whose impulse stays 0
@@ -1184,22 +1200,60 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 }
                 const Eigen::Index f = static_cast<Eigen::Index>(freeRows.size());
                 if (f == 0) break;
-                const auto entry = [&](Eigen::Index i, Eigen::Index j) {
-                    return i >= j ? H(i, j) : H(j, i);
-                };
-                A.resize(f, f);
-                Eigen::VectorXd rhs(f);
-                for (Eigen::Index a = 0; a < f; ++a) {
-                    const Eigen::Index i = freeRows[static_cast<std::size_t>(a)];
-                    rhs(a) = -g(i);
-                    for (Eigen::Index b = 0; b < f; ++b)
-                        A(a, b) = entry(i, freeRows[static_cast<std::size_t>(b)]);
+                // (fewer rates than free rows: the system through the rates — below)
+                if (inRates && nv < f) {
+                    const Eigen::MatrixXd& R = *p.rowsInRates;
+                    const Eigen::MatrixXd& Z = *p.rateResponses;
+                    const auto column = [&](Eigen::Index i) {  // (island row → problem row)
+                        return static_cast<Eigen::Index>(
+                                   3 * (*island)[static_cast<std::size_t>(i / 3)]) +
+                               i % 3;
+                    };
+                    RF.resize(nv, f);
+                    Y.resize(nv, f);
+                    Dinv.resize(f);
+                    rhsF.resize(f);
+                    for (Eigen::Index a = 0; a < f; ++a) {
+                        const Eigen::Index i = freeRows[static_cast<std::size_t>(a)];
+                        RF.col(a) = R.col(column(i));
+                        Y.col(a) = Z.col(column(i));
+                        const double compliance =
+                            i % 3 == 0
+                                ? p.contacts[(*island)[static_cast<std::size_t>(i / 3)]].compliance
+                                : 0.0;
+                        Dinv(a) = 1.0 / (damping + compliance);
+                        rhsF(a) = -g(i);
+                    }
                     for (const Eigen::Index t : tiedRows)
-                        A(a, placeInF[static_cast<std::size_t>(t - t % 3)]) +=
-                            entry(i, t) * tie[static_cast<std::size_t>(t)];
-                    A(a, a) += damping;
+                        Y.col(placeInF[static_cast<std::size_t>(t - t % 3)]) +=
+                            tie[static_cast<std::size_t>(t)] * Z.col(column(t));
+                    // (D + R_Fᵀ Y) d = b, D the damping and compliance: by Woodbury's identity,
+                    // d = D⁻¹ (b − R_Fᵀ u) with (I + Y D⁻¹ R_Fᵀ) u = Y D⁻¹ b.
+                    K.setIdentity(nv, nv);
+                    K.noalias() += Y * Dinv.asDiagonal() * RF.transpose();
+                    const Eigen::VectorXd scaled = Dinv.cwiseProduct(rhsF);
+                    const Eigen::VectorXd u =
+                        Eigen::PartialPivLU<Eigen::MatrixXd>(K).solve(Y * scaled);
+                    stepF = Dinv.cwiseProduct(rhsF - RF.transpose() * u);
+                } else {
+                    const auto entry = [&](Eigen::Index i, Eigen::Index j) {
+                        return i >= j ? H(i, j) : H(j, i);
+                    };
+                    A.resize(f, f);
+                    Eigen::VectorXd rhs(f);
+                    for (Eigen::Index a = 0; a < f; ++a) {
+                        const Eigen::Index i = freeRows[static_cast<std::size_t>(a)];
+                        rhs(a) = -g(i);
+                        for (Eigen::Index b = 0; b < f; ++b)
+                            A(a, b) = entry(i, freeRows[static_cast<std::size_t>(b)]);
+                        for (const Eigen::Index t : tiedRows)
+                            A(a, placeInF[static_cast<std::size_t>(t - t % 3)]) +=
+                                entry(i, t) * tie[static_cast<std::size_t>(t)];
+                        A(a, a) += damping;
+                    }
+                    stepF = Eigen::PartialPivLU<Eigen::MatrixXd>(A).solve(rhs);
                 }
-                const Eigen::VectorXd step = Eigen::PartialPivLU<Eigen::MatrixXd>(A).solve(rhs);
+                const Eigen::VectorXd& step = stepF;
                 if (!step.allFinite()) break;
                 d.setZero();
                 for (Eigen::Index a = 0; a < f; ++a)
@@ -1295,8 +1349,8 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 ++out.iterations;
                 out.residual = largest;
                 if (largest <= tolerance) return true;
-                if (coarse && rowSpace && size <= kNewtonUpTo && p.friction == FrictionModel::Box &&
-                    sweep % kNewtonEvery == 0 && jointed()) {
+                if (coarse && rowSpace && size <= (inRates ? kNewtonInRatesUpTo : kNewtonUpTo) &&
+                    p.friction == FrictionModel::Box && sweep % kNewtonEvery == 0 && jointed()) {
                     if (newtonStep()) ++out.newtonSteps;
                     continue;
                 }

@@ -109,6 +109,13 @@ struct ContactProblem {
     // 11 MB). `contacts` holds their places until then. The solvers call it (for every row
     // first where they take them all at once, or islands are not given) and clear it.
     std::function<void(std::size_t first, std::size_t last)> writeRows;
+    // In joint coordinates, optional: the rows over the tree's rates, jᵀ (a column per row, 3
+    // per contact), and their responses in the rates, Z = M⁻¹ jᵀ (the loops' share taken out),
+    // so that W = (jᵀ)ᵀ Z: of rank at most the rates however many rows. A Newton step on an
+    // island of more rows than rates solves its system through them (solvePgs). Read only;
+    // the caller keeps them alive through the solve.
+    const Eigen::MatrixXd* rowsInRates = nullptr;
+    const Eigen::MatrixXd* rateResponses = nullptr;
 };
 
 struct ContactSolveReport {

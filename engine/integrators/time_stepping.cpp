@@ -265,6 +265,8 @@ private:
                 !s.ok)
                 return s;
             d.problem.U.assign(responses_.U);
+            d.problem.rowsInRates = &responses_.rowsInRates;
+            d.problem.rateResponses = &responses_.Z;
             if (!d.stops.empty()) softenStops(model);
             // Joint friction on the reaction: a fixed point of its bounds and the joints'
             // reactions over the step (the recursive Newton–Euler pass with the step's
@@ -870,7 +872,9 @@ private:
     // The rows of the contact problem: contact, the stops within reach, joint friction.
     void unilateralRows(const Model& model, const State& state, Workspace& ws) {
         StepData& d = data_;
-        d.problem.writeRows = nullptr;  // (contactRows sets it again where rows are written late)
+        d.problem.writeRows = nullptr;    // (contactRows sets it again where rows are written late)
+        d.problem.rowsInRates = nullptr;  // (joint coordinates set them with the responses)
+        d.problem.rateResponses = nullptr;
         d.tangents.clear();
         d.stops.clear();
         d.frictions.clear();

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
+
 #include <cmath>
 #include <random>
 
@@ -457,6 +459,31 @@ TEST(ContactSolvers, ASmallMechanismOfHeavyAndLightPartsIsSolvedByItsNewtonStep)
     EXPECT_GT(reference.iterations, 10 * report.iterations);
     std::printf("a heavy top on light legs: %d sweeps with %d Newton steps; plain PGS %d\n",
                 report.iterations, report.newtonSteps, reference.iterations);
+
+    // The same mechanism in coordinates of its own (as joint coordinates give it): a basis T of
+    // the motions its joints allow (Φ T = 0, 18 rates), its mass in them Tᵀ M T, its rows over
+    // them R = Tᵀ Jᵀ and their responses Z = (Tᵀ M T)⁻¹ R, with U = T Z = A Jᵀ as before. Its
+    // 48 rows outnumber its 18 rates: the Newton step solves its system through the rates,
+    // and meets every condition as the rows' own system does, in as few sweeps.
+    const Eigen::MatrixXd T = Eigen::FullPivLU<Eigen::MatrixXd>(Phi).kernel();
+    ASSERT_EQ(T.cols(), n - 3 * (kBodies - 1));
+    const Eigen::MatrixXd Mr = T.transpose() * minv.cwiseInverse().asDiagonal() * T;
+    const Eigen::MatrixXd R = T.transpose() * J.transpose();
+    const Eigen::MatrixXd Z = Mr.ldlt().solve(R);
+    ASSERT_LT((T * Z - U).cwiseAbs().maxCoeff(), 1e-9 * U.cwiseAbs().maxCoeff());
+    ContactProblem inRates = problem;
+    inRates.rowsInRates = &R;
+    inRates.rateResponses = &Z;
+    Eigen::VectorXd vRates = vFree;
+    const ContactSolveReport throughRates = solvePgs(inRates, vRates, 5000, 1e-9);
+    ASSERT_TRUE(throughRates.converged)
+        << throughRates.iterations << " sweeps, " << throughRates.residual;
+    EXPECT_GE(throughRates.newtonSteps, 1);
+    check(inRates, vRates);
+    EXPECT_LT(throughRates.iterations, 2 * report.iterations + 100);
+    EXPECT_LT((vRates - v).cwiseAbs().maxCoeff(), 1e-6);  // (the same motion)
+    std::printf("  through its %d rates: %d sweeps with %d Newton steps\n",
+                static_cast<int>(T.cols()), throughRates.iterations, throughRates.newtonSteps);
 }
 
 TEST(ContactSolvers, ReportTheStepsWhosePgsSolveDidNotConverge) {
