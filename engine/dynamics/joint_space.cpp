@@ -2817,11 +2817,7 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
                     members.push_back(static_cast<int>(a));
             if (members.empty()) continue;
             const Eigen::Index size = static_cast<Eigen::Index>(members.size());
-            block.resize(size, size);
-            for (Eigen::Index a = 0; a < size; ++a)
-                for (Eigen::Index b = 0; b < size; ++b)
-                    block(a, b) = MFF(members[static_cast<std::size_t>(a)],
-                                      members[static_cast<std::size_t>(b)]);
+            block = MFF(members, members);
             llt.compute(block);
             if (llt.info() != Eigen::Success)
                 return Status::failure(
@@ -2836,18 +2832,10 @@ Status jointSpaceImpulseResponses(const Model& model, const JointTree& tree, con
                     pushed = ZF(members[static_cast<std::size_t>(a)], c) != 0.0;
                 if (pushed) pushedColumns.push_back(c);
             }
-            const Eigen::Index pushedCount = static_cast<Eigen::Index>(pushedColumns.size());
-            if (pushedCount == 0) continue;
-            columns.resize(size, pushedCount);
-            for (Eigen::Index k = 0; k < pushedCount; ++k)
-                for (Eigen::Index a = 0; a < size; ++a)
-                    columns(a, k) = ZF(members[static_cast<std::size_t>(a)],
-                                       pushedColumns[static_cast<std::size_t>(k)]);
+            if (pushedColumns.empty()) continue;
+            columns = ZF(members, pushedColumns);
             llt.solveInPlace(columns);
-            for (Eigen::Index k = 0; k < pushedCount; ++k)
-                for (Eigen::Index a = 0; a < size; ++a)
-                    ZF(members[static_cast<std::size_t>(a)],
-                       pushedColumns[static_cast<std::size_t>(k)]) = columns(a, k);
+            ZF(members, pushedColumns) = columns;
         }
         out.loopImpulses.resize(0, m);
     }
