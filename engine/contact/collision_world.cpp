@@ -225,6 +225,10 @@ PairKind pairKind(ShapeClass a, ShapeClass b) {
     return PairKind::Algorithm;
 }
 
+bool onPlane(PairKind kind) {
+    return kind == PairKind::ShapeOnPlane || kind == PairKind::PlaneUnderShape;
+}
+
 // Pairs that may not touch never reach the narrow phase.
 class PairFilter final : public btOverlapFilterCallback {
 public:
@@ -423,6 +427,27 @@ struct CollisionWorld::Impl {
     }
 
     void narrowPhase(double margin);
+    // A pair of a shape and a static plane (kind ShapeOnPlane or PlaneUnderShape, a and b as
+    // Bullet's bodies) whose shape's box lies wholly beyond the pair's breaking distance from
+    // the plane: no vertex of the shape can be that near (each lies in the box), so the pair
+    // has no point to find (polyhedronPlanePoints would find none). A part that falls, or rests
+    // on others above the floor, is paired with the floor all the while (a plane's box is
+    // unbounded).
+    bool beyondPlane(const NarrowPair& pair, double margin) const {
+        const bool shapeFirst = pair.kind == PairKind::ShapeOnPlane;
+        const auto shape = static_cast<std::size_t>(shapeFirst ? pair.a : pair.b),
+                   plane = static_cast<std::size_t>(shapeFirst ? pair.b : pair.a);
+        const auto& planeShape = static_cast<const btStaticPlaneShape&>(*shapeOfPart[plane]);
+        const btTransform& X_WL = pose[plane];
+        const btVector3 n_W = X_WL.getBasis() * planeShape.getPlaneNormal();
+        const btScalar c_W = planeShape.getPlaneConstant() + n_W.dot(X_WL.getOrigin());
+        const Box& box = boxes[shape];
+        const btVector3 centre = btScalar(0.5) * (box.lo + box.hi),
+                        half = btScalar(0.5) * (box.hi - box.lo);
+        const btScalar lowest = n_W.dot(centre) - btFabs(n_W.x()) * half.x() -
+                                btFabs(n_W.y()) * half.y() - btFabs(n_W.z()) * half.z();
+        return lowest - c_W >= std::max(std::min(breaking[shape], breaking[plane]), margin);
+    }
     // The pair's parts' objects given their poses (Bullet's algorithms read the objects' world
     // transforms) and its algorithm made if it has none; false: Bullet has none for it.
     bool withAlgorithm(const NarrowPair& found) {
@@ -552,8 +577,10 @@ struct CollisionWorld::Impl {
     }
 };
 
-// From this many pairs up, the narrow phase runs on the worker threads.
+// From this many pairs up, the pairs whose boxes overlap are gathered on the worker threads.
 constexpr std::size_t kParallelPairs = 256;
+// From this many pairs whose boxes overlap up, their points are found on the worker threads.
+constexpr std::size_t kParallelNarrowPairs = 64;
 // From this many points up, they are merged and written out on the worker threads.
 constexpr std::size_t kParallelPoints = 1024;
 // From this many parts up, their bounding boxes are computed on the worker threads.
@@ -646,9 +673,11 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             if (!TestAabbAgainstAabb2(m.boxes[ia].lo, m.boxes[ia].hi, m.boxes[ib].lo,
                                       m.boxes[ib].hi))
                 continue;
-            out.push_back({m.pairParts[k].a, m.pairParts[k].b,
-                           pairKind(m.shapeClass[ia], m.shapeClass[ib]),
-                           &all[static_cast<int>(k)]});
+            const NarrowPair found{m.pairParts[k].a, m.pairParts[k].b,
+                                   pairKind(m.shapeClass[ia], m.shapeClass[ib]),
+                                   &all[static_cast<int>(k)]};
+            if (onPlane(found.kind) && m.beyondPlane(found, margin)) continue;
+            out.push_back(found);
         }
         for (std::size_t r = 1; r < ranges; ++r) m.gathered[r].pairs.clear();
     }
@@ -669,9 +698,10 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             const Impl::Box& boxA = m.boxes[ia];
             const Impl::Box& boxB = m.boxes[ib];
             if (!TestAabbAgainstAabb2(boxA.lo, boxA.hi, boxB.lo, boxB.hi)) continue;
-            const int a = parts.a, b = parts.b;
-            out.push_back(
-                {a, b, pairKind(m.shapeClass[ia], m.shapeClass[ib]), &all[static_cast<int>(k)]});
+            const NarrowPair found{parts.a, parts.b, pairKind(m.shapeClass[ia], m.shapeClass[ib]),
+                                   &all[static_cast<int>(k)]};
+            if (onPlane(found.kind) && m.beyondPlane(found, margin)) continue;
+            out.push_back(found);
         }
     });
     m.pairs.clear();
@@ -682,11 +712,13 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             m.pairs.push_back(found);
         }
     const std::size_t n = m.pairs.size();
-    // Chunks of at least 64 pairs, four per thread: even work without a hand-out per pair.
+    // Chunks of at least 32 pairs, four per thread: even work without a hand-out per pair.
+    // (From 64 pairs up: pile-400's quiet columns send ~185 box pairs a step, 0.45 µs each;
+    // on one chunk they took 80–110 µs of its two-thread step, on five 58.)
     const std::size_t chunks =
-        threads < 2 || n < kParallelPairs
+        threads < 2 || n < kParallelNarrowPairs
             ? 1
-            : std::min<std::size_t>({4 * static_cast<std::size_t>(threads), n / 64, 64});
+            : std::min<std::size_t>({4 * static_cast<std::size_t>(threads), n / 32, 64});
     if (m.chunks.size() < chunks) m.chunks.resize(chunks);
     runTasks(static_cast<int>(chunks), [&](int c) {
         Chunk& chunk = m.chunks[static_cast<std::size_t>(c)];
@@ -813,11 +845,19 @@ void CollisionWorld::Impl::collectPoint(Chunk& chunk, int a, int b, const btVect
     if (chunk.count == chunk.found.size()) chunk.found.emplace_back();
     Found& found = chunk.found[chunk.count++];
     MergePoint& point = found.point;
-    point.local_A = a < b ? localA : localB;
-    point.local_B = a < b ? localB : localA;
-    point.p_WA = a < b ? worldA : worldB;
-    point.p_WB = a < b ? worldB : worldA;
-    point.n_BA = a < b ? normalOnB : -normalOnB;
+    // (copied coordinate by coordinate: the pair's points were written so a moment ago, and a
+    // vector copied whole reads them back wider than they were stored, a stall each)
+    const auto put = [](btVector3& to, const btVector3& from) {
+        to.setValue(from.x(), from.y(), from.z());
+    };
+    put(point.local_A, a < b ? localA : localB);
+    put(point.local_B, a < b ? localB : localA);
+    put(point.p_WA, a < b ? worldA : worldB);
+    put(point.p_WB, a < b ? worldB : worldA);
+    if (a < b)
+        put(point.n_BA, normalOnB);
+    else
+        point.n_BA.setValue(-normalOnB.x(), -normalOnB.y(), -normalOnB.z());
     point.distance = distance;
     point.age = 0;  // new: no age, no impulses yet
     point.normalImpulse = 0.0;
@@ -945,10 +985,20 @@ void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
     // each a cache miss), is given its pose when a Bullet algorithm is to read it (narrowPhase).
     if (m.objectOfPart.at(partIndex)) {
         // (a part whose object frame is its own: its pose as given)
-        const btTransform X = toBt(m.objectAtPart[partIndex] ? X_WP : X_WP * m.X_PO[partIndex]);
+        const Transform X_WO = m.objectAtPart[partIndex] ? X_WP : X_WP * m.X_PO[partIndex];
+        // (as toBt(X_WO), compared and stored number by number: the pose built aside and
+        // copied whole was read back before its stores had landed, a stall every 16 bytes)
+        const btMatrix3x3 R(btQuaternion(X_WO.R.x(), X_WO.R.y(), X_WO.R.z(), X_WO.R.w()));
         btTransform& pose = m.pose[partIndex];
-        if (X == pose) return;
-        pose = X;
+        btMatrix3x3& basis = pose.getBasis();
+        btVector3& origin = pose.getOrigin();
+        bool same =
+            origin.x() == X_WO.p.x() && origin.y() == X_WO.p.y() && origin.z() == X_WO.p.z();
+        for (int i = 0; i < 3 && same; ++i)
+            same = basis[i].x() == R[i].x() && basis[i].y() == R[i].y() && basis[i].z() == R[i].z();
+        if (same) return;
+        for (int i = 0; i < 3; ++i) basis[i].setValue(R[i].x(), R[i].y(), R[i].z());
+        origin.setValue(X_WO.p.x(), X_WO.p.y(), X_WO.p.z());
         m.objectPosed[partIndex] = 0;
         m.moved[partIndex] = 1;
     }

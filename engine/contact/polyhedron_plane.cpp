@@ -5,29 +5,44 @@
 namespace engine::contact {
 namespace {
 
+// The plane of a shape–plane pair, and each point found on it: the shape (P) is A, the plane
+// (L) B.
+struct OnPlane {
+    const btTransform& X_WP;
+    const btTransform& X_WL;
+    btVector3 n_W;
+
+    // The point at v_P (in P) `distance` from the plane, written into `point` field by field
+    // (built in place: a point built aside and copied in was read back before its stores
+    // had landed, a stall per field).
+    void write(const btVector3& v_P, btScalar distance, PairPoint& point) const {
+        point.worldA = X_WP(v_P);
+        point.worldB = point.worldA - distance * n_W;
+        point.localA = v_P;
+        point.localB = X_WL.invXform(point.worldB);
+        point.normalOnB = n_W;
+        point.distance = distance;
+    }
+};
+
 // Each candidate point of the shape closer to the plane than `breaking` (the pair's breaking
-// distance), to `take`: on the polyhedron (A) and on the plane (B), the plane's normal.
+// distance), to `take(v_P, distance, plane)`: on the polyhedron (A) at v_P in its frame, and on
+// the plane (B), the plane's normal (OnPlane::write makes the point).
 template <class Take>
 void planePoints(const btCollisionShape& shape, const btTransform& X_WP,
                  const btCollisionShape& planeShape, const btTransform& X_WL, btScalar breaking,
                  Take&& take) {
     const auto& plane = static_cast<const btStaticPlaneShape&>(planeShape);
     // The plane in the polyhedron's frame P: n_P · v = c_P.  (L: the plane's frame)
-    const btVector3 n_W = X_WL.getBasis() * plane.getPlaneNormal();
+    const OnPlane on{X_WP, X_WL, X_WL.getBasis() * plane.getPlaneNormal()};
+    const btVector3& n_W = on.n_W;
     const btVector3 n_P = n_W * X_WP.getBasis();  // Rᵀ n
     const btScalar c_P =
         plane.getPlaneConstant() + n_W.dot(X_WL.getOrigin()) - n_W.dot(X_WP.getOrigin());
     auto touch = [&](const btVector3& v_P) {
         const btScalar distance = n_P.dot(v_P) - c_P;
         if (distance >= breaking) return;
-        PairPoint found;
-        found.worldA = X_WP(v_P);
-        found.worldB = found.worldA - distance * n_W;
-        found.localA = v_P;
-        found.localB = X_WL.invXform(found.worldB);
-        found.normalOnB = n_W;
-        found.distance = distance;
-        take(found);
+        take(v_P, distance, on);
     };
     const int type = shape.getShapeType();
     if (type == SPHERE_SHAPE_PROXYTYPE) {
@@ -56,8 +71,15 @@ void planePoints(const btCollisionShape& shape, const btTransform& X_WP,
         else
             d = btVector3(0, 0, 0), d[(up + 1) % 3] = 1;  // flat on a cap: any direction
         const btVector3 e = a.cross(d);
-        for (const btScalar side : {h, -h})
-            for (const btVector3& u : {d, e, -d, -e}) touch(side * a + r * u);
+        // (d, e, −d, −e round each rim, the top's first: r (−u) is −(r u) to the bit)
+        const btVector3 rd = r * d, re = r * e;
+        for (const btScalar side : {h, -h}) {
+            const btVector3 centre = side * a;
+            touch(centre + rd);
+            touch(centre + re);
+            touch(centre - rd);
+            touch(centre - re);
+        }
     } else if (type == BOX_SHAPE_PROXYTYPE) {
         const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
         for (int i = 0; i < 8; ++i)
@@ -104,7 +126,10 @@ public:
         result->setPersistentManifold(manifold_);
         planePoints(*polyhedronWrap->getCollisionShape(), polyhedronWrap->getWorldTransform(),
                     *planeWrap->getCollisionShape(), planeWrap->getWorldTransform(),
-                    manifold_->getContactBreakingThreshold(), [&](const PairPoint& found) {
+                    manifold_->getContactBreakingThreshold(),
+                    [&](const btVector3& v_P, btScalar distance, const OnPlane& plane) {
+                        PairPoint found;
+                        plane.write(v_P, distance, found);
                         if (!whole) {
                             result->addContactPoint(found.normalOnB, found.worldB, found.distance);
                             return;
@@ -159,7 +184,16 @@ void polyhedronPlanePoints(const btCollisionShape& shape, const btTransform& X_W
                            btScalar breaking, PairPoints& out) {
     out.count = 0;
     planePoints(shape, X_WS, plane, X_WP, breaking,
-                [&](const PairPoint& found) { out.add(found); });
+                [&](const btVector3& v_P, btScalar distance, const OnPlane& on) {
+                    // (into its slot while there is one; a fifth point aside, then as add())
+                    if (out.count < 4) {
+                        on.write(v_P, distance, out.points[out.count++]);
+                        return;
+                    }
+                    PairPoint fifth;
+                    on.write(v_P, distance, fifth);
+                    out.add(fifth);
+                });
 }
 
 std::size_t polyhedronPlaneAlgorithmSize() {

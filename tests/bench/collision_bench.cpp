@@ -1,9 +1,14 @@
 // Collision queries through Bullet: the pile-K layout (5 x 5 columns of 0.1 m cubes on a
 // 0.11 m pitch, layers 0.11 m apart) settled by 2 mm so every resting contact is active.
 
+#include <memory>
+
 #include <benchmark/benchmark.h>
+#include <btBulletCollisionCommon.h>
 
 #include "engine/contact/collision_world.h"
+#include "engine/contact/polyhedron_plane.h"
+#include "engine/contact/shape_pairs.h"
 
 namespace {
 
@@ -61,5 +66,93 @@ void BM_PileContactsKept(benchmark::State& state) {
     state.counters["contacts"] = static_cast<double>(last.points.size());
 }
 BENCHMARK(BM_PileContactsKept)->Arg(25)->Arg(100)->Arg(400)->Unit(benchmark::kMicrosecond);
+
+// One shape on the ground plane, as scatter-10,000's narrow phase finds it each step (2,300
+// such pairs a step once it has settled): Arg 0 a 0.1 m cube lying on a face (four corners
+// within the breaking distance, four beyond), 1 a ball of radius 0.05 m, 2 a capsule on its
+// side (both end spheres), 3 a cylinder on its side (two rim points), 4 a cylinder standing
+// (four). Each sunk 10 µm, turned a little about the vertical; the breaking distance 2 cm.
+void BM_ShapeOnPlanePoints(benchmark::State& state) {
+    const int kind = static_cast<int>(state.range(0));
+    std::unique_ptr<btCollisionShape> shape;
+    btQuaternion turn(btVector3(0, 0, 1), 0.3);
+    btScalar lowest = 0.05;
+    switch (kind) {
+    case 0:
+        shape = std::make_unique<btBoxShape>(btVector3(0.05, 0.05, 0.05));
+        break;
+    case 1:
+        shape = std::make_unique<btSphereShape>(0.05);
+        break;
+    case 2:  // (Bullet's capsule along y, turned to lie along x)
+        shape = std::make_unique<btCapsuleShape>(0.035, 0.1);
+        turn *= btQuaternion(btVector3(0, 0, 1), SIMD_HALF_PI);
+        lowest = 0.035;
+        break;
+    case 3:  // (Bullet's cylinder along y: lying)
+        shape = std::make_unique<btCylinderShape>(btVector3(0.05, 0.05, 0.05));
+        break;
+    default:  // (turned to stand on its base)
+        shape = std::make_unique<btCylinderShape>(btVector3(0.05, 0.05, 0.05));
+        turn *= btQuaternion(btVector3(1, 0, 0), SIMD_HALF_PI);
+        break;
+    }
+    shape->setMargin(1e-3);
+    const btStaticPlaneShape plane(btVector3(0, 0, 1), 0.0);
+    const btTransform X_WS(turn, btVector3(0.2, -0.1, lowest - 1e-5));
+    const btTransform X_WP = btTransform::getIdentity();
+    engine::contact::PairPoints points;
+    for (auto _ : state) {
+        engine::contact::polyhedronPlanePoints(*shape, X_WS, plane, X_WP, 0.02, points);
+        benchmark::DoNotOptimize(points.points[0].distance);
+    }
+    state.counters["points"] = points.count;
+}
+BENCHMARK(BM_ShapeOnPlanePoints)->DenseRange(0, 4)->Unit(benchmark::kNanosecond);
+
+// A cylinder lying on the floor (scatter-10,000's, radius 0.05 m, length 0.1 m) with a shape
+// resting against it, as the narrow phase's face pairs (facePoints: GJK, then the points over
+// the faces its normal leaves by; 600 such pairs a step in the settled scatter): Arg 0 a ball
+// against its side, 1 a ball on its cap, 2 a cube against its cap, 3 a second cylinder lying
+// across it, side to side. Each 10 µm into it; the breaking distance 2 cm.
+void BM_CylinderPairPoints(benchmark::State& state) {
+    const int kind = static_cast<int>(state.range(0));
+    btCylinderShape cylinder(btVector3(0.05, 0.05, 0.05));  // (along y)
+    const btTransform X_WA(btQuaternion(btVector3(0, 0, 1), 0.2), btVector3(0.1, 0.2, 0.05));
+    std::unique_ptr<btCollisionShape> other;
+    btTransform X_AB = btTransform::getIdentity();  // B in A's frame
+    const btScalar in = 1e-5;
+    switch (kind) {
+    case 0:
+        other = std::make_unique<btSphereShape>(0.05);
+        X_AB.setOrigin(btVector3(0.1 - in, 0.01, 0.0));
+        break;
+    case 1:
+        other = std::make_unique<btSphereShape>(0.05);
+        X_AB.setOrigin(btVector3(0.01, 0.1 - in, 0.0));
+        break;
+    case 2:
+        other = std::make_unique<btBoxShape>(btVector3(0.05, 0.05, 0.05));
+        X_AB.setOrigin(btVector3(0.02, 0.1 - in, 0.0));
+        X_AB.setRotation(btQuaternion(btVector3(0, 1, 0), 0.4));
+        break;
+    default:
+        other = std::make_unique<btCylinderShape>(btVector3(0.05, 0.05, 0.05));
+        X_AB.setOrigin(btVector3(0.1 - in, 0.0, 0.0));
+        X_AB.setRotation(btQuaternion(btVector3(1, 0, 0), SIMD_HALF_PI));
+        break;
+    }
+    // (the world's margin for such shapes: kShapeMargin, 1 mm)
+    cylinder.setMargin(1e-3);
+    other->setMargin(1e-3);
+    const btTransform X_WB = X_WA * X_AB;
+    engine::contact::PairPoints points;
+    for (auto _ : state) {
+        engine::contact::facePoints(cylinder, X_WA, *other, X_WB, 0.02, points);
+        benchmark::DoNotOptimize(points.points[0].distance);
+    }
+    state.counters["points"] = points.count;
+}
+BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 3)->Unit(benchmark::kNanosecond);
 
 }  // namespace

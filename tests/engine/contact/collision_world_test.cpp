@@ -1,5 +1,6 @@
 #include "engine/contact/collision_world.h"
 
+#include <btBulletCollisionCommon.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -861,6 +862,91 @@ TEST(CollisionWorld, APolyhedronOnThePlaneTouchesAtEveryVertexBelowIt) {
         const std::vector<ContactPoint> points = world.findContacts();
         ASSERT_EQ(points.size(), 4u);
         for (const ContactPoint& c : points) EXPECT_NEAR(c.depth, 1e-3, 1e-12);
+    }
+}
+
+// A part near the ground plane keeps every point within its breaking distance (the pair's
+// points are wanted up to it: the ones beyond the margin are kept for later queries), however
+// the plane and the part are turned: the narrow phase passes a shape–plane pair by only when
+// the shape's box lies beyond that distance, never a pair with a point in reach. A box on a
+// face, a ball, a capsule and a cylinder lying, a cylinder standing, each its lowest point(s) a
+// gap above the plane, from 0.98 to 1.02 of the breaking distance Bullet gives the shape; the
+// plane level (the parts' boxes as low as the parts: the pass-by decides at the edge of reach)
+// and tilted 0.5 rad.
+TEST(CollisionWorld, APartNearThePlaneKeepsEveryPointWithinItsBreakingDistance) {
+    for (const bool tilted : {false, true}) {
+        Transform X_WG;  // the ground: its plane tilted or not, its origin off the world's
+        if (tilted) X_WG.R = Quat(Eigen::AngleAxisd(0.5, Vec3(1, 2, 0).normalized()));
+        X_WG.p = Vec3(0.3, -0.2, 0.1);
+        Shape plane;
+        plane.type = ShapeType::Plane;
+        struct Case {
+            Shape shape;
+            Quat R_GP;      // the part in the ground's frame
+            double lowest;  // its lowest points below its origin, along the plane's normal
+            int points;     // as many at the same gap
+            std::unique_ptr<btCollisionShape> bullet;  // the shape as the world makes it
+        };
+        std::vector<Case> cases;
+        const Quat yaw(Eigen::AngleAxisd(0.7, Vec3::UnitZ()));
+        const Quat lying = yaw * Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitX()));
+        {
+            Shape box;
+            box.type = ShapeType::Box;
+            box.size = Vec3(0.2, 0.1, 0.06);
+            auto bullet = std::make_unique<btBoxShape>(btVector3(0.1, 0.05, 0.03));
+            bullet->setMargin(1e-3);
+            cases.push_back({box, yaw, 0.03, 4, std::move(bullet)});
+        }
+        {
+            Shape ball;
+            ball.type = ShapeType::Sphere;
+            ball.radius = 0.05;
+            cases.push_back({ball, yaw, 0.05, 1, std::make_unique<btSphereShape>(0.05)});
+        }
+        {
+            Shape capsule;
+            capsule.type = ShapeType::Capsule;
+            capsule.radius = 0.035;
+            capsule.length = 0.1;
+            cases.push_back(
+                {capsule, lying, 0.035, 2, std::make_unique<btCapsuleShapeZ>(0.035, 0.1)});
+        }
+        for (const bool standing : {false, true}) {
+            Shape cylinder;
+            cylinder.type = ShapeType::Cylinder;
+            cylinder.radius = 0.05;
+            cylinder.length = 0.12;
+            auto bullet = std::make_unique<btCylinderShapeZ>(btVector3(0.05, 0.05, 0.06));
+            bullet->setMargin(1e-3);
+            cases.push_back({cylinder, standing ? yaw : lying, standing ? 0.06 : 0.05,
+                             standing ? 4 : 2, std::move(bullet)});
+        }
+        for (const Case& c : cases) {
+            const double breaking =
+                c.bullet->getContactBreakingThreshold(gContactBreakingThreshold);
+            ASSERT_GT(breaking, 1e-4);
+            for (const double fraction : {0.98, 0.995, 1.005, 1.02}) {
+                const double gap = fraction * breaking;
+                Transform X_WP;
+                X_WP.R = X_WG.R * c.R_GP;
+                X_WP.p = X_WG * Vec3(0.2, -0.1, c.lowest + gap);
+                SceneSpec spec = groundAndPart(plane, "part", {c.shape}, X_WP);
+                spec.parts[0].X_WP = X_WG;
+                const ContactQuery found = CollisionWorld(spec).query(0.0, {});
+                SCOPED_TRACE(::testing::Message() << (tilted ? "tilted, " : "level, ") << "shape "
+                                                  << static_cast<int>(c.shape.type) << ", gap "
+                                                  << fraction << " of " << breaking);
+                if (fraction < 1.0) {
+                    ASSERT_EQ(found.persistent.size(), static_cast<std::size_t>(c.points));
+                    for (const ContactPointState& kept : found.persistent)
+                        EXPECT_NEAR(kept.distance, gap, 1e-12);
+                } else {
+                    EXPECT_TRUE(found.persistent.empty());
+                }
+                EXPECT_TRUE(found.points.empty());  // (none within the margin, 0)
+            }
+        }
     }
 }
 
