@@ -256,10 +256,12 @@ struct CollisionWorld::Impl {
     btCollisionWorld world{&dispatcher, &broadphase, &configuration};
 
     std::vector<std::unique_ptr<btCollisionShape>> shapes;  // owns leaf and compound shapes
-    // Boxes of the same edges share one shape (Bullet's shapes are shared by objects as they
-    // are): its polyhedral features are built once, not once per part — 400 cubes of a pile
-    // took 20 ms to make in the first step — and the narrow phase reads one shape's data.
-    std::map<std::array<double, 3>, btCollisionShape*> boxShapes;
+    // Primitive shapes of the same type and dimensions share one shape (Bullet's shapes are
+    // shared by objects as they are): a box's polyhedral features are built once, not once per
+    // part — 400 cubes of a pile took 20 ms to make in the first step — and the narrow phase
+    // reads one shape's data: scatter-10,000's balls, capsules and cylinders were 7,500 shapes,
+    // each a heap block read at its part's every pair and box (a cache miss each).
+    std::map<std::array<double, 4>, btCollisionShape*> sharedShapes;
     MeshStore meshes;
     std::vector<std::unique_ptr<btCollisionObject>> objects;
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
@@ -322,6 +324,9 @@ struct CollisionWorld::Impl {
         std::vector<Found> found;  // the first count hold this query's points
         std::size_t count = 0;
         std::vector<Entry> fresh;
+        // (the sort of `fresh`: its runs of one key — where each begins, as `source`, and how
+        // many, as `resting` — and its entries in their order)
+        std::vector<Entry> runs, sorted;
         btManifoldArray manifolds;  // one pair's
         PairPoints direct;          // one pair's points, found without a manifold
     };
@@ -402,19 +407,36 @@ struct CollisionWorld::Impl {
     std::vector<RangeAt> rangeAt;
 
     bool anyMesh = false;  // the world has a mesh shape (a hull or a static mesh)
-    // A leaf shape for `s` (shared for boxes), owned by `shapes`; nullptr: none (a mesh without
-    // vertices).
+    // A leaf shape for `s` (shared for primitives: makeShape makes them from the dimensions in
+    // the key alone), owned by `shapes`; nullptr: none (a mesh without vertices).
     btCollisionShape* leafShape(const Shape& s, bool ground) {
-        const bool box = s.type == ShapeType::Box;
-        const std::array<double, 3> edges{s.size.x(), s.size.y(), s.size.z()};
-        if (box)
-            if (const auto found = boxShapes.find(edges); found != boxShapes.end())
+        std::array<double, 4> key{static_cast<double>(s.type), 0.0, 0.0, 0.0};
+        bool shared = true;
+        switch (s.type) {
+        case ShapeType::Box:
+            key = {key[0], s.size.x(), s.size.y(), s.size.z()};
+            break;
+        case ShapeType::Sphere:
+            key[1] = s.radius;
+            break;
+        case ShapeType::Capsule:
+        case ShapeType::Cylinder:
+        case ShapeType::Cone:
+            key[1] = s.radius;
+            key[2] = s.length;
+            break;
+        default:  // (a plane, one a scene; a mesh's hull or triangles of its own)
+            shared = false;
+            break;
+        }
+        if (shared)
+            if (const auto found = sharedShapes.find(key); found != sharedShapes.end())
                 return found->second;
         auto leaf = makeShape(s, ground, anyMesh, meshes);
         if (!leaf) return nullptr;
         btCollisionShape* made = leaf.get();
         shapes.push_back(std::move(leaf));
-        if (box) boxShapes.emplace(edges, made);
+        if (shared) sharedShapes.emplace(key, made);
         return made;
     }
 
@@ -788,7 +810,25 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                 manifold->clearManifold();
             }
         }
-        std::sort(chunk.fresh.begin(), chunk.fresh.end(), byKeyAndSource);
+        // (sorted by key and source: a pair's points are found together, in the order of their
+        // sources, so its runs of one key are sorted whole — a quarter of the elements a
+        // point-by-point sort moves — and written out in their order)
+        std::vector<Entry>& runs = chunk.runs;
+        runs.clear();
+        for (std::size_t k = 0; k < chunk.fresh.size();) {
+            std::size_t last = k + 1;
+            while (last < chunk.fresh.size() && chunk.fresh[last].key == chunk.fresh[k].key) ++last;
+            runs.push_back({chunk.fresh[k].key, static_cast<int>(k), static_cast<int>(last - k)});
+            k = last;
+        }
+        if (!std::is_sorted(runs.begin(), runs.end(), byKeyAndSource)) {
+            std::sort(runs.begin(), runs.end(), byKeyAndSource);
+            chunk.sorted.clear();
+            for (const Entry& run : runs)
+                chunk.sorted.insert(chunk.sorted.end(), chunk.fresh.begin() + run.source,
+                                    chunk.fresh.begin() + run.source + run.resting);
+            chunk.fresh.swap(chunk.sorted);
+        }
     });
     // The chunks' sorted points merged, two runs at a time (the order is total: the same as
     // one sort of them all).

@@ -85,6 +85,54 @@ TEST(CollisionWorld, BoxesOfOtherEdgesTouchAtTheirOwnCorners) {
     }
 }
 
+// Balls, capsules and cylinders of the same dimensions share one Bullet shape, as boxes do;
+// those of another radius or length keep their own: each part standing on the floor, sunk 1 mm
+// at its own lowest points, touches there — a ball and a capsule at one point, a cylinder at
+// four of its rim, its radius from its axis — 1 mm deep, whatever part was made before it.
+TEST(CollisionWorld, RoundPartsAndCylindersOfOtherSizesTouchAtTheirOwnPoints) {
+    SceneSpec spec = test::contactScene();
+    struct Made {
+        ShapeType type;
+        double radius, length;
+        int points;
+    };
+    const std::vector<Made> parts = {
+        {ShapeType::Sphere, 0.05, 0.0, 1},    {ShapeType::Sphere, 0.07, 0.0, 1},
+        {ShapeType::Sphere, 0.05, 0.0, 1},    {ShapeType::Capsule, 0.03, 0.1, 1},
+        {ShapeType::Capsule, 0.03, 0.2, 1},   {ShapeType::Capsule, 0.04, 0.1, 1},
+        {ShapeType::Capsule, 0.03, 0.1, 1},   {ShapeType::Cylinder, 0.05, 0.1, 4},
+        {ShapeType::Cylinder, 0.05, 0.14, 4}, {ShapeType::Cylinder, 0.06, 0.1, 4},
+        {ShapeType::Cylinder, 0.05, 0.1, 4}};
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const Made& m = parts[k];
+        const double x = 0.5 * static_cast<double>(k);
+        const std::string name = "part" + std::to_string(k);
+        if (m.type == ShapeType::Sphere) {
+            test::addBall(spec, name, m.radius, Vec3(x, 0.0, m.radius - 1e-3));
+            continue;
+        }
+        Transform X;  // (standing: the axis along z)
+        const double lowest = 0.5 * m.length + (m.type == ShapeType::Capsule ? m.radius : 0.0);
+        X.p = Vec3(x, 0.0, lowest - 1e-3);
+        test::addRod(spec, name, m.type, m.radius, m.length, X);
+    }
+    const std::vector<ContactPoint> contacts = CollisionWorld(spec).findContacts();
+    std::vector<int> found(parts.size(), 0);
+    for (const ContactPoint& c : contacts) {
+        ASSERT_EQ(c.partA, 0u);  // the ground
+        const std::size_t k = c.partB - 1;
+        ASSERT_LT(k, parts.size());
+        ++found[k];
+        EXPECT_NEAR(c.depth, 1e-3, 1e-12) << "part " << k;
+        const Vec3 fromAxis = c.p_WB_W - Vec3(0.5 * static_cast<double>(k), 0.0, c.p_WB_W.z());
+        EXPECT_NEAR(fromAxis.norm(), parts[k].type == ShapeType::Cylinder ? parts[k].radius : 0.0,
+                    1e-9)
+            << "part " << k;
+    }
+    for (std::size_t k = 0; k < parts.size(); ++k)
+        EXPECT_EQ(found[k], parts[k].points) << "part " << k;
+}
+
 // Quiet parts (setPartQuiet): a pair of two quiet parts, or of a quiet part and the ground,
 // keeps its points, moved with its parts (deeper as a part sinks, gone once it separates beyond
 // the margin), without the narrow phase; a pair with a part that is not quiet is looked at.
