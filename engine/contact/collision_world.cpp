@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -429,6 +430,9 @@ struct CollisionWorld::Impl {
             shared = false;
             break;
         }
+        // (a dimension that is not a number — a scene not validated — gets a shape of its own:
+        // NaN keys would break the map's order)
+        for (const double k : key) shared = shared && std::isfinite(k);
         if (shared)
             if (const auto found = sharedShapes.find(key); found != sharedShapes.end())
                 return found->second;
