@@ -290,9 +290,11 @@ struct CollisionWorld::Impl {
     std::vector<char> still;
     std::vector<char> compound;  // per part: its object is a compound of its shapes
     std::vector<char> ground;    // per part: ContactPartModel::ground
-    std::vector<char> quiet;     // per part: setPartQuiet (the ground always)
-    long long quietStep = 0;     // setQuietTurn
+    // per part: setPartQuiet, 0 (moving), 1 (quiet) or 2 (settled; the ground always)
+    std::vector<char> quiet;
+    long long quietStep = 0;  // setQuietTurn
     int quietEvery = 0;
+    int settledEvery = 0;
     std::vector<btDbvtProxy*> proxyOfPart;  // per part: its object's broadphase proxy, or null
 
     // Buffers of query(), kept from call to call (no allocation in a steady run).
@@ -389,15 +391,18 @@ struct CollisionWorld::Impl {
         const btBroadphaseProxy* proxy1 = nullptr;
     };
     std::vector<PairProxies> pairProxies;
-    // (with the pair's turn among quiet pairs, (2a + b) mod quietEvery for a < b: setQuietTurn)
+    // (with the pair's turn among quiet and settled pairs, (2a + b) mod settledEvery for a < b:
+    // setQuietTurn)
     struct PairOfParts {
         int a, b, turn;
     };
     std::vector<PairOfParts> pairParts;
     bool pairsChanged = true;  // Bullet's pair array may have changed since it was gathered
-    int pairTurnsEvery = 0;    // the quietEvery of the pairs' turns as gathered
-    // The pairs' indices in the array by their turn: those of turn t from turnStart[t] to
-    // turnStart[t + 1] in byTurn (sorted when every part is quiet, while turnsSorted).
+    int pairTurnsEvery = 0;    // the settledEvery of the pairs' turns as gathered
+    int pairTurnsQuiet = 0;    // and their quietEvery
+    // The pairs' indices in the array by their turn among quiet pairs (turn mod quietEvery):
+    // those of turn t from turnStart[t] to turnStart[t + 1] in byTurn (sorted when every part is
+    // quiet, while turnsSorted).
     std::vector<std::size_t> turnStart, byTurn;
     bool turnsSorted = false;
     std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
@@ -643,14 +648,28 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         m.pairParts.resize(size);
         m.pairProxies.resize(size);
     }
-    // (a quiet pair's turn to be looked at afresh, setQuietTurn: (step + 2a + b) mod every = 0)
+    // (a quiet pair's turn to be looked at afresh, setQuietTurn: (step + 2a + b) mod every = 0;
+    // a settled pair's, of two settled parts or one and the ground: mod settledEvery)
     const int every = std::max(m.quietEvery, 1);
-    const int turn =
-        m.quietEvery > 0 ? static_cast<int>((every - m.quietStep % every) % every) : -1;
-    const bool turnsChanged = every != m.pairTurnsEvery;  // (each pair's turn computed anew)
+    const int settledEvery = std::max(m.settledEvery, every);
+    const int settledTurn =
+        m.quietEvery > 0
+            ? static_cast<int>((settledEvery - m.quietStep % settledEvery) % settledEvery)
+            : -1;
+    const int turn = m.quietEvery > 0 ? settledTurn % every : -1;
+    // (each pair's turn computed anew)
+    const bool turnsChanged = settledEvery != m.pairTurnsEvery || every != m.pairTurnsQuiet;
     const bool read = m.pairsChanged || turnsChanged;
     m.pairsChanged = false;
-    m.pairTurnsEvery = every;
+    m.pairTurnsEvery = settledEvery;
+    m.pairTurnsQuiet = every;
+    // Whether a pair of quiet (or settled, or sleeping) parts is left out of this query: not in
+    // its turn.
+    const auto notInTurn = [&](const Impl::PairOfParts& parts) {
+        const auto ia = static_cast<std::size_t>(parts.a), ib = static_cast<std::size_t>(parts.b);
+        const bool settled = (m.quiet[ia] == 2 || m.still[ia]) && (m.quiet[ib] == 2 || m.still[ib]);
+        return settled ? parts.turn != settledTurn : parts.turn % every != turn;
+    };
     if (read) m.turnsSorted = false;
     runTasks(static_cast<int>(read ? ranges : 0), [&](int r) {
         const std::size_t begin = size * static_cast<std::size_t>(r) / ranges,
@@ -666,7 +685,7 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             m.pairParts[k] = {
                 a, b,
                 static_cast<int>((2 * static_cast<long long>(std::min(a, b)) + std::max(a, b)) %
-                                 every)};
+                                 settledEvery)};
         }
     });
     // Every part quiet or still (a pile come to rest): the pairs in their turn are all there is
@@ -678,13 +697,13 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         if (!m.turnsSorted) {
             m.turnStart.assign(static_cast<std::size_t>(every) + 1, 0);
             for (std::size_t k = 0; k < size; ++k)
-                ++m.turnStart[static_cast<std::size_t>(m.pairParts[k].turn) + 1];
+                ++m.turnStart[static_cast<std::size_t>(m.pairParts[k].turn % every) + 1];
             for (std::size_t t = 0; t < static_cast<std::size_t>(every); ++t)
                 m.turnStart[t + 1] += m.turnStart[t];
             m.byTurn.resize(size);
             std::vector<std::size_t> at(m.turnStart.begin(), m.turnStart.end() - 1);
             for (std::size_t k = 0; k < size; ++k)
-                m.byTurn[at[static_cast<std::size_t>(m.pairParts[k].turn)]++] = k;
+                m.byTurn[at[static_cast<std::size_t>(m.pairParts[k].turn % every)]++] = k;
             m.turnsSorted = true;
         }
         std::vector<NarrowPair>& out = m.gathered[0].pairs;
@@ -695,7 +714,7 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             const std::size_t k = m.byTurn[j];
             const auto ia = static_cast<std::size_t>(m.pairParts[k].a),
                        ib = static_cast<std::size_t>(m.pairParts[k].b);
-            if (m.still[ia] && m.still[ib]) continue;
+            if ((m.still[ia] && m.still[ib]) || notInTurn(m.pairParts[k])) continue;
             if (!TestAabbAgainstAabb2(m.boxes[ia].lo, m.boxes[ia].hi, m.boxes[ib].lo,
                                       m.boxes[ib].hi))
                 continue;
@@ -719,7 +738,7 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             // (Bullet's needsCollision: not when neither part moves; nor when both are quiet —
             // a sleeping part is — but in their turn: their kept points are moved with them)
             if (m.still[ia] && m.still[ib]) continue;
-            if ((m.quiet[ia] || m.still[ia]) && (m.quiet[ib] || m.still[ib]) && parts.turn != turn)
+            if ((m.quiet[ia] || m.still[ia]) && (m.quiet[ib] || m.still[ib]) && notInTurn(parts))
                 continue;
             const Impl::Box& boxA = m.boxes[ia];
             const Impl::Box& boxB = m.boxes[ib];
@@ -1011,7 +1030,7 @@ CollisionWorld::CollisionWorld(const ContactModel& model) : impl_(std::make_uniq
             part.ground ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter,
             btBroadphaseProxy::AllFilter);
         m.ground[i] = part.ground;
-        m.quiet[i] = part.ground;
+        m.quiet[i] = part.ground ? 2 : 0;
         m.proxyOfPart[i] = static_cast<btDbvtProxy*>(m.objectOfPart[i]->getBroadphaseHandle());
         m.boxes[i] = m.heldBox[i] = {m.proxyOfPart[i]->m_aabbMin, m.proxyOfPart[i]->m_aabbMax};
         const auto id =
@@ -1062,14 +1081,17 @@ Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const 
     return m.objectOfPart.at(partIndex) ? fromBt(m.pose[partIndex] * toBt(local)) : local;
 }
 
-void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet) {
+void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet, bool settled) {
     Impl& m = *impl_;
-    if (m.objectOfPart.at(partIndex) && !m.ground[partIndex]) m.quiet[partIndex] = quiet;
+    if (m.objectOfPart.at(partIndex) && !m.ground[partIndex])
+        m.quiet[partIndex] = static_cast<char>(quiet ? (settled ? 2 : 1) : 0);
 }
 
-void CollisionWorld::setQuietTurn(long long step, int every) {
+void CollisionWorld::setQuietTurn(long long step, int every, int settledEvery) {
     impl_->quietStep = step;
     impl_->quietEvery = every;
+    // (a multiple of every: a settled pair's turn is then one of its turns as a quiet pair)
+    impl_->settledEvery = every > 0 && settledEvery > every ? settledEvery / every * every : every;
 }
 
 bool CollisionWorld::partAsleep(std::size_t partIndex) const {

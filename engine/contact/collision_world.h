@@ -84,13 +84,17 @@ public:
     // kQuietDistance) that its pairs with other quiet parts (or the ground) keep their points,
     // moved with their parts (the merge's refresh), without the narrow phase; the caller looks
     // at each part afresh often enough to bound how far such points drift. Parts are not quiet
-    // unless told; a sleeping part is quiet whatever it was told.
-    void setPartQuiet(std::size_t partIndex, bool quiet);
+    // unless told; a sleeping part is quiet whatever it was told. A settled part (quiet too)
+    // moved far less still: its pairs with other settled parts, sleeping parts or the ground
+    // are looked at afresh less often (setQuietTurn's settledEvery).
+    void setPartQuiet(std::size_t partIndex, bool quiet, bool settled = false);
     // Pairs of quiet parts looked at afresh in turn, each one query in `every`: the next query
     // is the query `step` of the turn, and it looks at the quiet pair of parts a < b when
     // step + 2a + b is a multiple of `every` (spread over the turn for a part with the ground,
-    // a < b = the part, and for neighbours a, a + k alike). every ≤ 0 (as constructed): never.
-    void setQuietTurn(long long step, int every);
+    // a < b = the part, and for neighbours a, a + k alike); a settled pair when it is a multiple
+    // of `settledEvery` (made a multiple of `every`; at most `every`: as a quiet pair). every ≤ 0
+    // (as constructed): never.
+    void setQuietTurn(long long step, int every, int settledEvery = 0);
     // A point given in a part's collision frame (ContactPointState::local_A, local_B) in W.
     Vec3 worldPoint(std::size_t partIndex, const Vec3& local) const;
 

@@ -2,10 +2,9 @@
 
 #include "engine/contact/shape_pairs.h"
 
+#include "engine/contact/core_distance.h"
+
 #include <BulletCollision/CollisionShapes/btConvexPolyhedron.h>
-#include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
-#include <BulletCollision/NarrowPhaseCollision/btGjkPairDetector.h>
-#include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
 #include <btBulletCollisionCommon.h>
 
 #include <algorithm>
@@ -13,21 +12,6 @@
 
 namespace engine::contact {
 namespace {
-
-// GJK's (or EPA's) one point: B's normal (towards A), the point on B, the signed distance.
-struct Nearest final : btDiscreteCollisionDetectorInterface::Result {
-    btVector3 normalOnB{0, 0, 1}, pointOnB{0, 0, 0};
-    btScalar distance = 0;
-    bool found = false;
-    void setShapeIdentifiersA(int, int) override {}
-    void setShapeIdentifiersB(int, int) override {}
-    void addContactPoint(const btVector3& n, const btVector3& p, btScalar depth) override {
-        normalOnB = n;
-        pointOnB = p;
-        distance = depth;
-        found = true;
-    }
-};
 
 // GJK's point is given beside the faces' points when nearer than all of them by this fraction
 // of the smaller shape's size (sizeOf).
@@ -69,8 +53,10 @@ struct Face {
     btVector3 half{0, 0, 0};
     btScalar radius = 0;
     static constexpr int kEdges = 64;  // (a polygon's edges: its planes m·x ≤ e)
+    // (left unset but for the `edges` a polygon's face sets: a Face is made for each face pair,
+    // and zeroing 2.5 kB took a fifth of a capsule–cylinder pair's time)
     btVector3 edge[kEdges];
-    btScalar edgeOffset[kEdges] = {};
+    btScalar edgeOffset[kEdges];
     int edges = 0;
     btScalar depth = 0;  // (how far into the shape a point behind the face may be taken)
 
@@ -321,21 +307,17 @@ bool facePair(const btCollisionShape& a, const btCollisionShape& b) {
 void facePoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
                 const btTransform& X_WB, btScalar breaking, PairPoints& out) {
     out.count = 0;
-    const auto& convexA = static_cast<const btConvexShape&>(a);
-    const auto& convexB = static_cast<const btConvexShape&>(b);
-    // GJK as Bullet's convex–convex algorithm runs it: the shapes' cores, then their margins,
-    // pairs nearer than the margins and the breaking distance.
-    btVoronoiSimplexSolver simplex;
-    btGjkEpaPenetrationDepthSolver epa;
-    btGjkPairDetector gjk(&convexA, &convexB, &simplex, &epa);
-    btGjkPairDetector::ClosestPointInput input;
-    input.m_transformA = X_WA;
-    input.m_transformB = X_WB;
-    const btScalar reach = convexA.getMargin() + convexB.getMargin() + breaking;
-    input.m_maximumDistanceSquared = reach * reach;
-    Nearest nearest;
-    gjk.getClosestPoints(input, nearest, nullptr);
-    if (!nearest.found) return;
+    // The nearest points as Bullet's convex–convex algorithm finds them (GJK on the shapes'
+    // cores, then their margins; pairs nearer than the margins and the breaking distance):
+    // Motus's own GJK for the shapes whose cores it takes, Bullet's for the others and for cores
+    // that meet (core_distance.h).
+    CoreNearest nearest;
+    const CoreResult solved = coreShape(a.getShapeType()) && coreShape(b.getShapeType())
+                                  ? nearestCores(a, X_WA, b, X_WB, breaking, nearest)
+                                  : CoreResult::Unsolved;
+    if (solved == CoreResult::Beyond) return;
+    if (solved == CoreResult::Unsolved && !bulletNearest(a, X_WA, b, X_WB, breaking, nearest))
+        return;
 
     // Each flat face the normal leaves a shape by (A's towards B: −n; B's towards A: n), and the
     // other shape's points over it.

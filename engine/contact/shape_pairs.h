@@ -16,15 +16,16 @@
 // normal is not defined by the nearest points: the pair is left to Bullet.
 //
 // Face pairs (face_pairs.cpp) — a cylinder with a box, cylinder, hull, capsule or sphere, a
-// convex hull with a capsule or sphere: GJK's point (called directly), and each flat face the
-// pair's normal leaves by — a box's face, a cylinder's cap, a hull's face — gets the other
-// shape's points over it: a cylinder's rim points nearest the face and those a quarter, a half
-// and three quarters round (as on the ground plane, polyhedron_plane.h), the ends of its line
-// nearest the face (a capsule's too) where the face's edge cuts it, a sphere's nearest point, a
-// box's or a hull's corners. A point of a shape over a face (within the face's rectangle, disc
-// or polygon, seen along its normal) is nearest the face's plane, so each gap is exact, along
-// the face's normal. GJK's point is kept beside them where it is nearer than all (over an edge
-// or a rim).
+// convex hull with a capsule or sphere: the nearest points (core_distance.h: Motus's GJK, or
+// the axes' nearest points where a cylinder's side is met; Bullet's GJK with a hull), and each
+// flat face the pair's normal leaves by — a box's face, a cylinder's cap, a hull's face — gets
+// the other shape's points over it: a cylinder's rim points nearest the face and those a
+// quarter, a half and three quarters round (as on the ground plane, polyhedron_plane.h), the
+// ends of its line nearest the face (a capsule's too) where the face's edge cuts it, a sphere's
+// nearest point, a box's or a hull's corners. A point of a shape over a face (within the face's
+// rectangle, disc or polygon, seen along its normal) is nearest the face's plane, so each gap is
+// exact, along the face's normal. The nearest points are kept beside them where nearer than all
+// (over an edge or a rim).
 
 #include "engine/contact/pair_points.h"
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -231,6 +232,46 @@ TEST(CollisionWorld, APairOfQuietPartsIsLookedAtAfreshInItsTurn) {
     const ContactQuery loud = world.query(margin, {});
     ASSERT_EQ(loud.points.size(), 1u);
     EXPECT_EQ(loud.points[0].partB, 2u);
+}
+
+// Settled parts (setPartQuiet's `settled`): a pair of two settled parts (or a settled part and
+// the ground) is looked at afresh only in its turn of settledEvery (step + 2a + b a multiple of
+// it), one of its quiet turns; a pair of a settled and a quiet part in its quiet turns (every
+// eighth); settledEvery made a multiple of every.
+TEST(CollisionWorld, APairOfSettledPartsIsLookedAtAfreshInItsLongerTurn) {
+    SceneSpec spec = test::contactScene();
+    test::addBall(spec, "ball1", 0.05, Vec3(0.0, 0.0, 0.5));  // parts 1 to 3, in the air
+    test::addBall(spec, "ball2", 0.05, Vec3(1.0, 0.0, 0.5));
+    test::addBall(spec, "ball3", 0.05, Vec3(2.0, 0.0, 0.5));
+    CollisionWorld world(spec);
+    const double margin = 5e-3;
+    ASSERT_TRUE(world.query(margin, {}).points.empty());
+    // Balls 1 and 2 settled, ball 3 quiet only; each put 1 mm into the floor (part 0).
+    world.setPartQuiet(1, true, true);
+    world.setPartQuiet(2, true, true);
+    world.setPartQuiet(3, true, false);
+    for (std::size_t part : {1u, 2u, 3u}) {
+        Transform X;
+        X.p = Vec3(static_cast<double>(part) - 1.0, 0.0, 0.05 - 1e-3);
+        world.setPartPose(part, X);
+    }
+    std::map<std::size_t, int> looks;
+    for (long long step = 0; step < 64; ++step) {
+        world.setQuietTurn(step, 8, 30);                   // (made 24: a multiple of 8)
+        const ContactQuery now = world.query(margin, {});  // (nothing kept: what is found now)
+        std::set<std::size_t> found;
+        for (const ContactPoint& c : now.points) found.insert(c.partB);
+        std::set<std::size_t> due;
+        for (const std::size_t b : {1u, 2u, 3u}) {
+            const long long every = b == 3 ? 8 : 24;
+            if ((step + static_cast<long long>(b)) % every == 0) due.insert(b);  // (a = 0)
+        }
+        EXPECT_EQ(found, due) << "step " << step;
+        for (const std::size_t b : found) ++looks[b];
+    }
+    EXPECT_EQ(looks[1], 2);  // (steps 23 and 47)
+    EXPECT_EQ(looks[2], 2);  // (22 and 46)
+    EXPECT_EQ(looks[3], 8);  // (5, 13, ..., 61)
 }
 
 TEST(CollisionWorld, SphereSunkIntoASlabGivesDepthAndNormalFromAToB) {

@@ -1,0 +1,437 @@
+// The nearest points of two convex cores by GJK (core_distance.h).
+
+#include "engine/contact/core_distance.h"
+
+#include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
+#include <BulletCollision/NarrowPhaseCollision/btGjkPairDetector.h>
+#include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
+#include <btBulletCollisionCommon.h>
+
+namespace engine::contact {
+namespace {
+
+// GJK stops when the support point along −v brings v no nearer than this fraction of |v|²
+// (Bullet's REL_ERROR2 in double precision: the same points as its GJK, to rounding).
+constexpr btScalar kRelative = 1e-12;
+// Cores nearer than this squared distance [m²] are left to Bullet's GJK and EPA (its own
+// threshold for the penetration solver).
+constexpr btScalar kTouching = 1e-12;
+constexpr int kMaxIterations = 64;
+
+// A shape's core in its own frame, and its support point along a direction (Bullet's
+// localGetSupportVertexWithoutMarginNonVirtual, point for point).
+struct Core {
+    enum class Kind { Point, Segment, Box, Cylinder } kind = Kind::Point;
+    btVector3 half{0, 0, 0};  // (box: half extents; segment, cylinder: see support)
+    int up = 1;
+    int across = 0, other = 2;  // (a cylinder's radial axes)
+    btScalar margin = 0;
+
+    btVector3 support(const btVector3& d) const {
+        switch (kind) {
+        case Kind::Point:
+            return {0, 0, 0};
+        case Kind::Segment: {
+            btVector3 p(0, 0, 0);
+            p[up] = d[up] < 0 ? -half[up] : half[up];
+            return p;
+        }
+        case Kind::Box:
+            return {d.x() >= 0 ? half.x() : -half.x(), d.y() >= 0 ? half.y() : -half.y(),
+                    d.z() >= 0 ? half.z() : -half.z()};
+        case Kind::Cylinder: {
+            btVector3 p;
+            const btScalar radius = half[across];
+            const btScalar s = btSqrt(d[across] * d[across] + d[other] * d[other]);
+            if (s != 0) {
+                const btScalar k = radius / s;
+                p[across] = d[across] * k;
+                p[other] = d[other] * k;
+            } else {
+                p[across] = radius;
+                p[other] = 0;
+            }
+            p[up] = d[up] < 0 ? -half[up] : half[up];
+            return p;
+        }
+        }
+        return {0, 0, 0};
+    }
+};
+
+bool coreOf(const btCollisionShape& shape, Core& core) {
+    const auto& convex = static_cast<const btConvexShape&>(shape);
+    switch (shape.getShapeType()) {
+    case SPHERE_SHAPE_PROXYTYPE:
+        core.kind = Core::Kind::Point;
+        break;
+    case CAPSULE_SHAPE_PROXYTYPE: {
+        const auto& capsule = static_cast<const btCapsuleShape&>(shape);
+        core.kind = Core::Kind::Segment;
+        core.up = capsule.getUpAxis();
+        core.half = btVector3(0, 0, 0);
+        core.half[core.up] = capsule.getHalfHeight();
+        break;
+    }
+    case BOX_SHAPE_PROXYTYPE:
+        core.kind = Core::Kind::Box;
+        core.half = static_cast<const btBoxShape&>(shape).getImplicitShapeDimensions();
+        break;
+    case CYLINDER_SHAPE_PROXYTYPE: {
+        const auto& cylinder = static_cast<const btCylinderShape&>(shape);
+        core.kind = Core::Kind::Cylinder;
+        core.half = cylinder.getImplicitShapeDimensions();
+        core.up = cylinder.getUpAxis();
+        // (Bullet's mapping of the radius onto the half extents: XX, ZZ of its support)
+        core.across = core.up == 0 ? 1 : 0;
+        core.other = core.up == 2 ? 1 : 2;
+        break;
+    }
+    default:
+        return false;
+    }
+    core.margin = convex.getMarginNonVirtual();
+    return true;
+}
+
+// The simplex: its points w = a − b of the Minkowski difference, with a on A and b on B.
+struct Simplex {
+    btVector3 w[4], a[4], b[4];
+    btScalar weight[4];  // (barycentric, of the nearest point)
+    int n = 0;
+
+    // (the indices ascending: each point moved down in place)
+    void keep(const int* index, const btScalar* lambda, int count) {
+        for (int i = 0; i < count; ++i) {
+            if (index[i] != i) {
+                w[i] = w[index[i]];
+                a[i] = a[index[i]];
+                b[i] = b[index[i]];
+            }
+            weight[i] = lambda[i];
+        }
+        n = count;
+    }
+};
+
+// The nearest point to the origin of a feature of the simplex (indices `in`, count 1–3), as the
+// indices of the sub-feature that holds it and their weights.
+struct Feature {
+    int index[3];
+    btScalar lambda[3];
+    int count = 0;
+    btVector3 point;
+};
+
+Feature onSegment(const btVector3* w, int i, int j) {
+    Feature f;
+    const btVector3 d = w[j] - w[i];
+    const btScalar dd = d.length2();
+    const btScalar t = dd > 0 ? -w[i].dot(d) / dd : 0;
+    if (t <= 0) {
+        f.index[0] = i;
+        f.lambda[0] = 1;
+        f.count = 1;
+        f.point = w[i];
+    } else if (t >= 1) {
+        f.index[0] = j;
+        f.lambda[0] = 1;
+        f.count = 1;
+        f.point = w[j];
+    } else {
+        f.index[0] = i;
+        f.index[1] = j;
+        f.lambda[0] = 1 - t;
+        f.lambda[1] = t;
+        f.count = 2;
+        f.point = w[i] + t * d;
+    }
+    return f;
+}
+
+// (Ericson's closest point of a triangle, its Voronoi regions in turn; a triangle without area:
+// the nearest of its edges)
+Feature onTriangle(const btVector3* w, int i, int j, int k) {
+    const btVector3& a = w[i];
+    const btVector3& b = w[j];
+    const btVector3& c = w[k];
+    const btVector3 ab = b - a, ac = c - a;
+    Feature f;
+    const auto vertex = [&](int v) {
+        f.index[0] = v;
+        f.lambda[0] = 1;
+        f.count = 1;
+        f.point = w[v];
+        return f;
+    };
+    const auto edge = [&](int p, int q, btScalar t) {
+        f.index[0] = p;
+        f.index[1] = q;
+        f.lambda[0] = 1 - t;
+        f.lambda[1] = t;
+        f.count = 2;
+        f.point = w[p] + t * (w[q] - w[p]);
+        return f;
+    };
+    const btScalar d1 = -ab.dot(a), d2 = -ac.dot(a);
+    if (d1 <= 0 && d2 <= 0) return vertex(i);
+    const btScalar d3 = -ab.dot(b), d4 = -ac.dot(b);
+    if (d3 >= 0 && d4 <= d3) return vertex(j);
+    const btScalar vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) return edge(i, j, d1 / (d1 - d3));
+    const btScalar d5 = -ab.dot(c), d6 = -ac.dot(c);
+    if (d6 >= 0 && d5 <= d6) return vertex(k);
+    const btScalar vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) return edge(i, k, d2 / (d2 - d6));
+    const btScalar va = d3 * d6 - d5 * d4;
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
+        return edge(j, k, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    const btScalar sum = va + vb + vc;
+    if (!(sum > 0)) {
+        Feature best = onSegment(w, i, j);
+        for (const Feature& e : {onSegment(w, i, k), onSegment(w, j, k)})
+            if (e.point.length2() < best.point.length2()) best = e;
+        return best;
+    }
+    const btScalar v = vb / sum, u = vc / sum;
+    f.index[0] = i;
+    f.index[1] = j;
+    f.index[2] = k;
+    f.lambda[0] = 1 - v - u;
+    f.lambda[1] = v;
+    f.lambda[2] = u;
+    f.count = 3;
+    f.point = a + v * ab + u * ac;
+    return f;
+}
+
+// The feature of the simplex nearest the origin (its points' indices and weights, the point);
+// false: the origin lies inside the tetrahedron (the cores meet).
+bool nearestFeature(const Simplex& s, Feature& f) {
+    switch (s.n) {
+    case 1:
+        f.index[0] = 0;
+        f.lambda[0] = 1;
+        f.count = 1;
+        f.point = s.w[0];
+        return true;
+    case 2:
+        f = onSegment(s.w, 0, 1);
+        return true;
+    case 3:
+        f = onTriangle(s.w, 0, 1, 2);
+        return true;
+    default: {
+        // Each face the origin lies outside of (across its plane from the fourth point); a flat
+        // tetrahedron: every face.
+        static constexpr int kFaces[4][4] = {
+            {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}};
+        const btVector3* w = s.w;
+        const btScalar volume = (w[1] - w[0]).dot((w[2] - w[0]).cross(w[3] - w[0]));
+        const btScalar scale =
+            (w[1] - w[0]).length() * (w[2] - w[0]).length() * (w[3] - w[0]).length();
+        const bool flat = !(btFabs(volume) > 1e-12 * scale);
+        bool outside = false;
+        btScalar best = BT_LARGE_FLOAT;
+        for (const auto& face : kFaces) {
+            const btVector3& p = w[face[0]];
+            const btVector3 normal = (w[face[1]] - p).cross(w[face[2]] - p);
+            const btScalar origin = -p.dot(normal), opposite = (w[face[3]] - p).dot(normal);
+            if (!flat && !(origin * opposite < 0)) continue;
+            outside = true;
+            const Feature g = onTriangle(w, face[0], face[1], face[2]);
+            const btScalar d = g.point.length2();
+            if (d < best) {
+                best = d;
+                f = g;
+            }
+        }
+        return outside;
+    }
+    }
+}
+
+// GJK on the cores (B's at R, o in A's frame): their nearest points onA, onB in A's frame
+// (Found), cores apart by more than sqrt(reach2) (Beyond), or cores that meet, come nearer than
+// kTouching, or a simplex that does not converge (Unsolved).
+CoreResult gjk(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
+               btScalar reach2, btVector3& onA, btVector3& onB) {
+    Simplex s;
+    // (the centres' difference: a point of A − B, each core holding its centre)
+    btVector3 v = -o;
+    btScalar vv = v.length2();
+    if (!(vv > kTouching)) return CoreResult::Unsolved;
+    bool converged = false;
+    bool fromSimplex = false;  // (v is the simplex's nearest point, not the centres' difference)
+    for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+        const btVector3 pa = A.support(-v);
+        const btVector3 pb = R * B.support(v * R) + o;
+        const btVector3 w = pa - pb;
+        const btScalar vw = v.dot(w);
+        // (the cores apart by more than the reach along v)
+        if (vw > 0 && vw * vw > vv * reach2) return CoreResult::Beyond;
+        if (s.n > 0) {
+            bool seen = false;
+            for (int i = 0; i < s.n && !seen; ++i) seen = s.w[i] == w;
+            if (seen || vv - vw <= kRelative * vv) {
+                converged = true;
+                break;
+            }
+        }
+        s.w[s.n] = w;
+        s.a[s.n] = pa;
+        s.b[s.n] = pb;
+        ++s.n;
+        Feature f;
+        if (!nearestFeature(s, f)) return CoreResult::Unsolved;
+        const btScalar nn = f.point.length2();
+        if (!(nn > kTouching)) return CoreResult::Unsolved;
+        // No nearer than the simplex before (which is a face of this one): as near as rounding
+        // lets it come (a thin triangle's point, along a rim lying on a face). The simplex
+        // before stands.
+        if (fromSimplex && nn >= vv) {
+            --s.n;
+            converged = true;
+            break;
+        }
+        s.keep(f.index, f.lambda, f.count);
+        v = f.point;
+        vv = nn;
+        fromSimplex = true;
+    }
+    if (!converged || s.n == 0) return CoreResult::Unsolved;
+    onA = onB = btVector3(0, 0, 0);
+    for (int i = 0; i < s.n; ++i) {
+        onA += s.weight[i] * s.a[i];
+        onB += s.weight[i] * s.b[i];
+    }
+    return CoreResult::Found;
+}
+
+// The nearest points of two cores each a point, a segment or a cylinder, at least one a
+// cylinder, whose cylinders are met on their sides (onA, onB in A's frame; B's core at R, o):
+// their axes' and segments' nearest points, each cylinder's inside its length (not at an end:
+// there the rim or the cap may be nearer), and the gap square to the axes — then every point of
+// a cylinder lies within its radius of the axis, so no points are nearer than these. False:
+// GJK's to find.
+bool besideSides(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
+                 btVector3& onA, btVector3& onB) {
+    const auto lineOf = [](const Core& core, btVector3& p, btVector3& q, btScalar& radius) {
+        p = q = btVector3(0, 0, 0);
+        radius = 0;
+        if (core.kind == Core::Kind::Box) return false;
+        if (core.kind == Core::Kind::Point) return true;
+        p[core.up] = -core.half[core.up];
+        q[core.up] = core.half[core.up];
+        if (core.kind == Core::Kind::Cylinder) radius = core.half[core.across];
+        return true;
+    };
+    btVector3 p1, q1, p2, q2;
+    btScalar r1, r2;
+    if (!lineOf(A, p1, q1, r1) || !lineOf(B, p2, q2, r2) || (r1 == 0 && r2 == 0)) return false;
+    p2 = R * p2 + o;
+    q2 = R * q2 + o;
+    // (Ericson, Real-Time Collision Detection 5.1.9: segments p1 → q1, p2 → q2 at s and t)
+    const btVector3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+    const btScalar a = d1.length2(), e = d2.length2(), f = d2.dot(r);
+    btScalar s = 0, t = 0;
+    if (a == 0) {
+        t = e > 0 ? btClamped(f / e, btScalar(0), btScalar(1)) : 0;
+    } else {
+        const btScalar c = d1.dot(r);
+        if (e == 0) {
+            s = btClamped(-c / a, btScalar(0), btScalar(1));
+        } else {
+            const btScalar b = d1.dot(d2), denominator = a * e - b * b;
+            s = denominator > 0 ? btClamped((b * f - c * e) / denominator, btScalar(0), btScalar(1))
+                                : 0;
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = btClamped(-c / a, btScalar(0), btScalar(1));
+            } else if (t > 1) {
+                t = 1;
+                s = btClamped((b - c) / a, btScalar(0), btScalar(1));
+            }
+        }
+    }
+    // (a cylinder's nearest point on its axis strictly inside its length)
+    if ((r1 > 0 && !(s > 0 && s < 1)) || (r2 > 0 && !(t > 0 && t < 1))) return false;
+    const btVector3 c1 = p1 + s * d1, c2 = p2 + t * d2;
+    const btVector3 gap = c2 - c1;
+    const btScalar d = gap.length();
+    if (!(d - r1 - r2 > btSqrt(kTouching))) return false;  // (cores that meet: GJK's and EPA's)
+    const btVector3 u = gap / d;
+    onA = c1 + r1 * u;
+    onB = c2 - r2 * u;
+    return true;
+}
+
+}  // namespace
+
+bool coreShape(int type) {
+    return type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE ||
+           type == BOX_SHAPE_PROXYTYPE || type == CYLINDER_SHAPE_PROXYTYPE;
+}
+
+CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
+                        const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
+                        CoreNearest& out) {
+    Core A, B;
+    if (!coreOf(a, A) || !coreOf(b, B)) return CoreResult::Unsolved;
+    // In A's frame: B's core at X_AB.
+    const btTransform X_AB = X_WA.inverseTimes(X_WB);
+    const btMatrix3x3& R = X_AB.getBasis();
+    const btVector3& o = X_AB.getOrigin();
+    // Bullet's GJK reports surfaces nearer than the reach and both margins, cores nearer than
+    // that and the margins again. (A box's or a cylinder's surface is its core grown by the
+    // margin, its edges rounded: the shape's own points lie no farther out than that, so a pair
+    // with points within the reach is reported.)
+    const btScalar reported = reach + A.margin + B.margin;
+    const btScalar coreReach = reported + A.margin + B.margin;
+    btVector3 onA, onB;
+    if (!besideSides(A, B, R, o, onA, onB)) {
+        const CoreResult found = gjk(A, B, R, o, coreReach * coreReach, onA, onB);
+        if (found != CoreResult::Found) return found;
+    }
+    const btVector3 gap = onA - onB;
+    const btScalar length = gap.length();
+    if (!(length * length > kTouching)) return CoreResult::Unsolved;
+    const btVector3 n_A = gap / length;  // (B's normal towards A, in A's frame)
+    out.normalOnB = X_WA.getBasis() * n_A;
+    out.pointOnB = X_WA(onB + B.margin * n_A);
+    out.distance = length - A.margin - B.margin;
+    return out.distance < reported ? CoreResult::Found : CoreResult::Beyond;
+}
+
+bool bulletNearest(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
+                   const btTransform& X_WB, btScalar reach, CoreNearest& out) {
+    // (GJK's or EPA's one point: B's normal towards A, the point on B, the signed distance)
+    struct Result final : btDiscreteCollisionDetectorInterface::Result {
+        CoreNearest& out;
+        bool found = false;
+        explicit Result(CoreNearest& nearest) : out(nearest) {}
+        void setShapeIdentifiersA(int, int) override {}
+        void setShapeIdentifiersB(int, int) override {}
+        void addContactPoint(const btVector3& n, const btVector3& p, btScalar depth) override {
+            out.normalOnB = n;
+            out.pointOnB = p;
+            out.distance = depth;
+            found = true;
+        }
+    } result(out);
+    const auto& convexA = static_cast<const btConvexShape&>(a);
+    const auto& convexB = static_cast<const btConvexShape&>(b);
+    btVoronoiSimplexSolver simplex;
+    btGjkEpaPenetrationDepthSolver epa;
+    btGjkPairDetector gjk(&convexA, &convexB, &simplex, &epa);
+    btGjkPairDetector::ClosestPointInput input;
+    input.m_transformA = X_WA;
+    input.m_transformB = X_WB;
+    const btScalar r = convexA.getMargin() + convexB.getMargin() + reach;
+    input.m_maximumDistanceSquared = r * r;
+    gjk.getClosestPoints(input, result, nullptr);
+    return result.found;
+}
+
+}  // namespace engine::contact
