@@ -2,6 +2,8 @@
 
 #include "engine/contact/core_distance.h"
 
+#include "engine/contact/shape_pairs.h"
+
 #include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkPairDetector.h>
 #include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
@@ -26,6 +28,11 @@ struct Core {
     int up = 1;
     int across = 0, other = 2;  // (a cylinder's radial axes)
     btScalar margin = 0;
+
+    // Of the core's points farthest along d (a face, an edge or a side's line when d is square
+    // to it, within kSquare), the one nearest the line through c along d: where a box lies flat
+    // on a cylinder's cap, a capsule or a cylinder across it, the point over the cap.
+    btVector3 lowestNear(const btVector3& d, const btVector3& c) const;
 
     btVector3 support(const btVector3& d) const {
         switch (kind) {
@@ -58,6 +65,50 @@ struct Core {
         return {0, 0, 0};
     }
 };
+
+// Directions within this sine of square to a face, an edge or a side take their points.
+constexpr btScalar kFlat = 1e-9;
+
+btVector3 Core::lowestNear(const btVector3& d, const btVector3& c) const {
+    const btScalar flat = kFlat * d.length();
+    switch (kind) {
+    case Kind::Point:
+        return {0, 0, 0};
+    case Kind::Segment: {
+        if (btFabs(d[up]) > flat) return support(d);
+        btVector3 p(0, 0, 0);
+        p[up] = btClamped(c[up], -half[up], half[up]);
+        return p;
+    }
+    case Kind::Box: {
+        btVector3 p;
+        for (int i = 0; i < 3; ++i)
+            p[i] = btFabs(d[i]) <= flat ? btClamped(c[i], -half[i], half[i])
+                                        : (d[i] >= 0 ? half[i] : -half[i]);
+        return p;
+    }
+    case Kind::Cylinder: {
+        const btScalar radius = half[across];
+        const btScalar s = btSqrt(d[across] * d[across] + d[other] * d[other]);
+        if (btFabs(d[up]) <= flat && s > 0) {  // (its side's line along d)
+            btVector3 p = support(d);
+            p[up] = btClamped(c[up], -half[up], half[up]);
+            return p;
+        }
+        if (s <= flat) {  // (its cap, square to d)
+            btVector3 p(0, 0, 0);
+            p[up] = d[up] < 0 ? -half[up] : half[up];
+            const btScalar r = btSqrt(c[across] * c[across] + c[other] * c[other]);
+            const btScalar k = r > radius ? radius / r : 1;
+            p[across] = k * c[across];
+            p[other] = k * c[other];
+            return p;
+        }
+        return support(d);
+    }
+    }
+    return support(d);
+}
 
 bool coreOf(const btCollisionShape& shape, Core& core) {
     const auto& convex = static_cast<const btConvexShape&>(shape);
@@ -308,63 +359,132 @@ CoreResult gjk(const Core& A, const Core& B, const btMatrix3x3& R, const btVecto
     return CoreResult::Found;
 }
 
-// The nearest points of two cores each a point, a segment or a cylinder, at least one a
-// cylinder, whose cylinders are met on their sides (onA, onB in A's frame; B's core at R, o):
-// their axes' and segments' nearest points, each cylinder's inside its length (not at an end:
-// there the rim or the cap may be nearer), and the gap square to the axes — then every point of
-// a cylinder lies within its radius of the axis, so no points are nearer than these. False:
-// GJK's to find.
+// Points nearer than this sine of the angle to a cylinder's axis are beside its side.
+constexpr btScalar kSquare = 1e-9;
+
+// The nearest points of two cores, one a cylinder's and the other a point, a segment, a box or
+// a cylinder, where the cylinders are met on their sides (onA, onB in A's frame; B's core at R,
+// o): every point of a cylinder lies within its radius of its axis, so no points are nearer than
+// the axis's nearest points to the other (its axis, segment, point or box) less the radii; and
+// those are met where the gap between them is square to the axis (inside its length, or at an
+// end when the other lies along it: a cylinder lying on a box). False: GJK's to find (a rim or
+// a cap the nearest, or the cores meet).
 bool besideSides(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
                  btVector3& onA, btVector3& onB) {
-    const auto lineOf = [](const Core& core, btVector3& p, btVector3& q, btScalar& radius) {
+    // (a core's segment in A's frame, p → q, a point's of length 0, and the radius about it)
+    const auto lineOf = [&](const Core& core, bool isB, btVector3& p, btVector3& q,
+                            btScalar& radius) {
         p = q = btVector3(0, 0, 0);
         radius = 0;
-        if (core.kind == Core::Kind::Box) return false;
-        if (core.kind == Core::Kind::Point) return true;
-        p[core.up] = -core.half[core.up];
-        q[core.up] = core.half[core.up];
+        if (core.kind == Core::Kind::Segment || core.kind == Core::Kind::Cylinder) {
+            p[core.up] = -core.half[core.up];
+            q[core.up] = core.half[core.up];
+        }
         if (core.kind == Core::Kind::Cylinder) radius = core.half[core.across];
-        return true;
+        if (isB) {
+            p = R * p + o;
+            q = R * q + o;
+        }
     };
     btVector3 p1, q1, p2, q2;
     btScalar r1, r2;
-    if (!lineOf(A, p1, q1, r1) || !lineOf(B, p2, q2, r2) || (r1 == 0 && r2 == 0)) return false;
-    p2 = R * p2 + o;
-    q2 = R * q2 + o;
-    // (Ericson, Real-Time Collision Detection 5.1.9: segments p1 → q1, p2 → q2 at s and t)
-    const btVector3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
-    const btScalar a = d1.length2(), e = d2.length2(), f = d2.dot(r);
-    btScalar s = 0, t = 0;
-    if (a == 0) {
-        t = e > 0 ? btClamped(f / e, btScalar(0), btScalar(1)) : 0;
+    lineOf(A, false, p1, q1, r1);
+    lineOf(B, true, p2, q2, r2);
+    btVector3 c1, c2;  // (the nearest points of the lines, or of a line and the box)
+    if (A.kind == Core::Kind::Box || B.kind == Core::Kind::Box) {
+        if (A.kind == B.kind || (r1 == 0 && r2 == 0)) return false;
+        // (in the box's frame: the box A's at the origin, or B's at R, o)
+        const bool boxIsA = A.kind == Core::Kind::Box;
+        const btVector3& h = boxIsA ? A.half : B.half;
+        const btVector3 p = boxIsA ? p2 : (p1 - o) * R;
+        const btVector3 d = boxIsA ? q2 - p2 : (q1 - p1) * R;
+        const btVector3 onLine = p + nearestToBox(p, d, h) * d;
+        const btVector3 onBox(btClamped(onLine.x(), -h.x(), h.x()),
+                              btClamped(onLine.y(), -h.y(), h.y()),
+                              btClamped(onLine.z(), -h.z(), h.z()));
+        c1 = boxIsA ? onBox : R * onLine + o;
+        c2 = boxIsA ? onLine : R * onBox + o;
     } else {
-        const btScalar c = d1.dot(r);
-        if (e == 0) {
-            s = btClamped(-c / a, btScalar(0), btScalar(1));
+        if (r1 == 0 && r2 == 0) return false;
+        // (Ericson, Real-Time Collision Detection 5.1.9: segments p1 → q1, p2 → q2 at s and t)
+        const btVector3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+        const btScalar a = d1.length2(), e = d2.length2(), f = d2.dot(r);
+        btScalar s = 0, t = 0;
+        if (a == 0) {
+            t = e > 0 ? btClamped(f / e, btScalar(0), btScalar(1)) : 0;
         } else {
-            const btScalar b = d1.dot(d2), denominator = a * e - b * b;
-            s = denominator > 0 ? btClamped((b * f - c * e) / denominator, btScalar(0), btScalar(1))
-                                : 0;
-            t = (b * s + f) / e;
-            if (t < 0) {
-                t = 0;
+            const btScalar c = d1.dot(r);
+            if (e == 0) {
                 s = btClamped(-c / a, btScalar(0), btScalar(1));
-            } else if (t > 1) {
-                t = 1;
-                s = btClamped((b - c) / a, btScalar(0), btScalar(1));
+            } else {
+                const btScalar b = d1.dot(d2), denominator = a * e - b * b;
+                s = denominator > 0
+                        ? btClamped((b * f - c * e) / denominator, btScalar(0), btScalar(1))
+                        : 0;
+                t = (b * s + f) / e;
+                if (t < 0) {
+                    t = 0;
+                    s = btClamped(-c / a, btScalar(0), btScalar(1));
+                } else if (t > 1) {
+                    t = 1;
+                    s = btClamped((b - c) / a, btScalar(0), btScalar(1));
+                }
             }
         }
+        c1 = p1 + s * d1;
+        c2 = p2 + t * d2;
     }
-    // (a cylinder's nearest point on its axis strictly inside its length)
-    if ((r1 > 0 && !(s > 0 && s < 1)) || (r2 > 0 && !(t > 0 && t < 1))) return false;
-    const btVector3 c1 = p1 + s * d1, c2 = p2 + t * d2;
     const btVector3 gap = c2 - c1;
     const btScalar d = gap.length();
     if (!(d - r1 - r2 > btSqrt(kTouching))) return false;  // (cores that meet: GJK's and EPA's)
     const btVector3 u = gap / d;
+    // (square to each cylinder's axis)
+    if (r1 > 0 && btFabs(u.dot(q1 - p1)) > kSquare * (q1 - p1).length()) return false;
+    if (r2 > 0 && btFabs(u.dot(q2 - p2)) > kSquare * (q2 - p2).length()) return false;
     onA = c1 + r1 * u;
     onB = c2 - r2 * u;
     return true;
+}
+
+// The nearest points of a cylinder's core and another core (onA, onB in A's frame; B's core at
+// R, o) where the other lies wholly beyond one of the cylinder's caps and its point nearest the
+// cap (its support point along the axis, towards the cylinder) lies over the cap: every point
+// of the cylinder lies below the cap's plane and every point of the other above that point, so
+// none are nearer than it and the cap's point under it. False: GJK's to find.
+bool besideCap(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
+               btVector3& onA, btVector3& onB) {
+    for (int owner = 0; owner < 2; ++owner) {
+        const Core& C = owner == 0 ? A : B;
+        if (C.kind != Core::Kind::Cylinder) continue;
+        // (the cylinder's axis and centre in A's frame, and the other's support point)
+        btVector3 axis(0, 0, 0);
+        axis[C.up] = 1;
+        btVector3 centre(0, 0, 0);
+        if (owner == 1) {
+            axis = R * axis;
+            centre = o;
+        }
+        // (the other's point farthest along d nearest the cylinder's axis: lowestNear)
+        const auto other = [&](const btVector3& d) {
+            return owner == 0 ? R * B.lowestNear(d * R, (centre - o) * R) + o
+                              : A.lowestNear(d, centre);
+        };
+        const btScalar half = C.half[C.up], radius = C.half[C.across];
+        for (const btScalar side : {btScalar(1), btScalar(-1)}) {
+            const btVector3 n = side * axis;  // (the cap's outward normal)
+            const btVector3 e = other(-n);
+            const btVector3 local = e - centre;
+            const btScalar height = local.dot(n) - half;
+            if (!(height > btSqrt(kTouching))) continue;
+            const btVector3 across = local - local.dot(n) * n;
+            if (across.length2() > radius * radius) return false;  // (beyond the cap's rim)
+            const btVector3 onCap = centre + across + half * n;
+            onA = owner == 0 ? onCap : e;
+            onB = owner == 0 ? e : onCap;
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -390,7 +510,7 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
     const btScalar reported = reach + A.margin + B.margin;
     const btScalar coreReach = reported + A.margin + B.margin;
     btVector3 onA, onB;
-    if (!besideSides(A, B, R, o, onA, onB)) {
+    if (!besideSides(A, B, R, o, onA, onB) && !besideCap(A, B, R, o, onA, onB)) {
         const CoreResult found = gjk(A, B, R, o, coreReach * coreReach, onA, onB);
         if (found != CoreResult::Found) return found;
     }

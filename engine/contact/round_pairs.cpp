@@ -131,55 +131,6 @@ bool roundRound(const Core& A, const Core& B, Points& points) {
     return true;
 }
 
-// The parameter on [a, a + d] of the segment's point nearest to the box [−h, h] (a point: 0).
-// The squared distance, Σ_i max(0, |a_i + t d_i| − h_i)², is convex and quadratic between the
-// parameters where the segment crosses a face's plane: each piece's minimum, the least of them.
-btScalar nearestToBox(const btVector3& a, const btVector3& d, const btVector3& h) {
-    std::array<btScalar, 8> cuts{};
-    int n = 0;
-    cuts[n++] = 0;
-    for (int i = 0; i < 3; ++i) {
-        if (d[i] == 0) continue;
-        for (const btScalar side : {-h[i], h[i]}) {
-            const btScalar t = (side - a[i]) / d[i];
-            if (t > 0 && t < 1) cuts[n++] = t;
-        }
-    }
-    cuts[n++] = 1;
-    for (int k = 1; k < n; ++k)  // (at most eight: in place)
-        for (int j = k; j > 0 && cuts[j] < cuts[j - 1]; --j) std::swap(cuts[j], cuts[j - 1]);
-    btScalar best = 0, bestSquared = BT_LARGE_FLOAT;
-    for (int k = 0; k + 1 < n; ++k) {
-        const btScalar t0 = cuts[k], t1 = cuts[k + 1], middle = 0.5 * (t0 + t1);
-        // On this piece each coordinate is above its face, below it, or between: the squared
-        // distance Σ (c_i + t d_i)² over those outside, least at t = −Σ c_i d_i / Σ d_i².
-        btScalar cd = 0, dd = 0;
-        btVector3 c(0, 0, 0);
-        bool outside[3] = {false, false, false};
-        for (int i = 0; i < 3; ++i) {
-            const btScalar x = a[i] + middle * d[i];
-            if (x > h[i])
-                c[i] = a[i] - h[i];
-            else if (x < -h[i])
-                c[i] = a[i] + h[i];
-            else
-                continue;
-            outside[i] = true;
-            cd += c[i] * d[i];
-            dd += d[i] * d[i];
-        }
-        const btScalar t = dd > 0 ? std::clamp(-cd / dd, t0, t1) : t0;
-        btScalar squared = 0;
-        for (int i = 0; i < 3; ++i)
-            if (outside[i]) squared += (c[i] + t * d[i]) * (c[i] + t * d[i]);
-        if (squared < bestSquared) {
-            bestSquared = squared;
-            best = t;
-        }
-    }
-    return best;
-}
-
 // A round shape (core R) and a box of half extents h at X_WX; the box is A when boxIsA.
 bool roundBox(const Core& R, const btVector3& h, const btTransform& X_WX, bool boxIsA,
               Points& points) {
@@ -236,6 +187,53 @@ bool roundBox(const Core& R, const btVector3& h, const btTransform& X_WX, bool b
 }
 
 }  // namespace
+
+// (shape_pairs.h)
+btScalar nearestToBox(const btVector3& a, const btVector3& d, const btVector3& h) {
+    std::array<btScalar, 8> cuts{};
+    int n = 0;
+    cuts[n++] = 0;
+    for (int i = 0; i < 3; ++i) {
+        if (d[i] == 0) continue;
+        for (const btScalar side : {-h[i], h[i]}) {
+            const btScalar t = (side - a[i]) / d[i];
+            if (t > 0 && t < 1) cuts[n++] = t;
+        }
+    }
+    cuts[n++] = 1;
+    for (int k = 1; k < n; ++k)  // (at most eight: in place)
+        for (int j = k; j > 0 && cuts[j] < cuts[j - 1]; --j) std::swap(cuts[j], cuts[j - 1]);
+    btScalar best = 0, bestSquared = BT_LARGE_FLOAT;
+    for (int k = 0; k + 1 < n; ++k) {
+        const btScalar t0 = cuts[k], t1 = cuts[k + 1], middle = 0.5 * (t0 + t1);
+        // On this piece each coordinate is above its face, below it, or between: the squared
+        // distance Σ (c_i + t d_i)² over those outside, least at t = −Σ c_i d_i / Σ d_i².
+        btScalar cd = 0, dd = 0;
+        btVector3 c(0, 0, 0);
+        bool outside[3] = {false, false, false};
+        for (int i = 0; i < 3; ++i) {
+            const btScalar x = a[i] + middle * d[i];
+            if (x > h[i])
+                c[i] = a[i] - h[i];
+            else if (x < -h[i])
+                c[i] = a[i] + h[i];
+            else
+                continue;
+            outside[i] = true;
+            cd += c[i] * d[i];
+            dd += d[i] * d[i];
+        }
+        const btScalar t = dd > 0 ? std::clamp(-cd / dd, t0, t1) : t0;
+        btScalar squared = 0;
+        for (int i = 0; i < 3; ++i)
+            if (outside[i]) squared += (c[i] + t * d[i]) * (c[i] + t * d[i]);
+        if (squared < bestSquared) {
+            bestSquared = squared;
+            best = t;
+        }
+    }
+    return best;
+}
 
 bool roundShape(int type) {
     return type == SPHERE_SHAPE_PROXYTYPE || type == CAPSULE_SHAPE_PROXYTYPE;

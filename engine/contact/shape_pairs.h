@@ -52,6 +52,11 @@ bool facePair(const btCollisionShape& a, const btCollisionShape& b);
 void facePoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
                 const btTransform& X_WB, btScalar breaking, PairPoints& out);
 
+// The parameter on [a, a + d] of the segment's point nearest to the box [−h, h] (a point: 0):
+// the squared distance, Σ_i max(0, |a_i + t d_i| − h_i)², is convex and quadratic between the
+// parameters where the segment crosses a face's plane — each piece's minimum, the least of them.
+btScalar nearestToBox(const btVector3& a, const btVector3& d, const btVector3& h);
+
 // Whether Bullet's shape type is a sphere's or a capsule's.
 bool roundShape(int type);
 

@@ -402,8 +402,9 @@ private:
                 world_->setPartAsleep(p, asleep);
                 if (asleep && slept && posesHeld) continue;
                 const Transform X_WB{bodyOrientation(d.q0, b), bodyPosition(d.q0, b)};
-                // (a part whose frame is its body's: the body's pose as it is)
-                world_->setPartPose(p, partAtBody_[p] ? X_WB : partPose(model, p, X_WB));
+                // (a part whose frame is its body's: the body's pose as it is; the others' frames
+                // read from their own array, not from the parts' models: a cache miss a part)
+                world_->setPartPose(p, partAtBody_[p] ? X_WB : X_WB * partFrame_[p]);
             }
         });
         // (the points left in the threads' ranges: orderContacts reads them from there)
@@ -675,8 +676,11 @@ private:
         sleepable_.assign(n, 1);
         radius_.assign(n, 0.0);
         partAtBody_.assign(model.parts.size(), 0);
-        for (std::size_t p = 0; p < model.parts.size(); ++p)
+        partFrame_.resize(model.parts.size());
+        for (std::size_t p = 0; p < model.parts.size(); ++p) {
             partAtBody_[p] = isIdentity(model.parts[p].X_BP);
+            partFrame_[p] = model.parts[p].X_BP;
+        }
         auto attached = [&](int marker) {
             if (marker < 0 || static_cast<std::size_t>(marker) >= model.markers.size()) return;
             const int b = model.markers[static_cast<std::size_t>(marker)].body;
@@ -1971,7 +1975,8 @@ private:
     // sleepEpoch_, counting what changed which parts sleep, moves on).
     std::vector<char> sleepable_, wake_;
     std::vector<double> radius_, shortestRest_;
-    std::vector<char> partAtBody_;  // per part: its frame is its body's, exactly (prepareSleep)
+    std::vector<char> partAtBody_;      // per part: its frame is its body's, exactly (prepareSleep)
+    std::vector<Transform> partFrame_;  // per part: X_BP (prepareSleep)
     std::uint64_t sleepSerial_ = 0;
     Eigen::VectorXd lastQ_;
     std::vector<int> sleepParent_;

@@ -115,7 +115,7 @@ BENCHMARK(BM_ShapeOnPlanePoints)->DenseRange(0, 4)->Unit(benchmark::kNanosecond)
 // the faces its normal leaves by; 600 such pairs a step in the settled scatter): Arg 0 a ball
 // against its side, 1 a ball on its cap, 2 a cube against its cap, 3 a second cylinder lying
 // across it, side to side, 4 a capsule (radius 2 cm) lying across its side (the scatter's most
-// frequent: 400 a step). Each 10 µm into it; the breaking distance 2 cm.
+// frequent: 400 a step), 5 a cube on its side. Each 10 µm into it; the breaking distance 2 cm.
 void BM_CylinderPairPoints(benchmark::State& state) {
     const int kind = static_cast<int>(state.range(0));
     btCylinderShape cylinder(btVector3(0.05, 0.05, 0.05));  // (along y)
@@ -142,10 +142,15 @@ void BM_CylinderPairPoints(benchmark::State& state) {
         X_AB.setOrigin(btVector3(0.1 - in, 0.0, 0.0));
         X_AB.setRotation(btQuaternion(btVector3(1, 0, 0), SIMD_HALF_PI));
         break;
-    default:  // (a capsule lying across the cylinder's side)
+    case 4:  // (a capsule lying across the cylinder's side)
         other = std::make_unique<btCapsuleShape>(0.02, 0.1);
         X_AB.setOrigin(btVector3(0.07 - in, 0.01, 0.0));
         X_AB.setRotation(btQuaternion(btVector3(1, 0, 0), SIMD_HALF_PI));
+        break;
+    default:  // (a cube on the cylinder's side, turned about the axis)
+        other = std::make_unique<btBoxShape>(btVector3(0.05, 0.05, 0.05));
+        X_AB.setOrigin(btVector3(0.1 - in, 0.02, 0.0));
+        X_AB.setRotation(btQuaternion(btVector3(1, 0, 0), 0.3));
         break;
     }
     // (the world's margin for such shapes: kShapeMargin, 1 mm)
@@ -159,6 +164,6 @@ void BM_CylinderPairPoints(benchmark::State& state) {
     }
     state.counters["points"] = points.count;
 }
-BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 4)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 5)->Unit(benchmark::kNanosecond);
 
 }  // namespace

@@ -186,6 +186,50 @@ TEST(CoreDistance, TheNearestPointsAreBulletsAndLieOnTheShapesAcrossTheGap) {
     EXPECT_EQ(compared, found);
 }
 
+// Things lying flat on a drum's cap (a cylinder standing, radius 5 cm, its cap at z = 0.05), all
+// wider than the cap and 0.3 mm above it, turned about the vertical: a cube, a capsule across
+// it, a cylinder on its side, a second drum standing on it off centre. The gap is the height
+// (their lowest points over the cap are its nearest), the normal up, the point on the cap.
+TEST(CoreDistance, ThingsLyingFlatOnACapAreAsHighAboveItAsTheyLie) {
+    btCylinderShapeZ drum(btVector3(0.05, 0.05, 0.05));
+    drum.setMargin(1e-3);
+    btBoxShape cube(btVector3(0.08, 0.08, 0.04));
+    cube.setMargin(1e-3);
+    btCapsuleShapeX capsule(0.02, 0.3);                // (along x)
+    btCylinderShapeX log(btVector3(0.2, 0.03, 0.03));  // (along x)
+    log.setMargin(1e-3);
+    btCylinderShapeZ drum2(btVector3(0.06, 0.06, 0.02));
+    drum2.setMargin(1e-3);
+    const btTransform X_WA(btQuaternion::getIdentity(), btVector3(0.1, -0.2, 0.05));
+    const double gap = 3e-4;
+    struct Lying {
+        const btConvexShape* shape;
+        double halfHeight;  // (its lowest point below its centre)
+        btVector3 offset;   // (its centre across the cap's, in the plane)
+    };
+    for (const Lying& lying :
+         {Lying{&cube, 0.04, btVector3(0.03, -0.02, 0)},
+          Lying{&capsule, 0.02, btVector3(0.01, 0.03, 0)},
+          Lying{&log, 0.03, btVector3(-0.05, 0.02, 0)}, Lying{&drum2, 0.02, btVector3(0.07, 0, 0)}})
+        for (const double turn : {0.0, 0.7, 2.0}) {
+            const btTransform X_WB(
+                btQuaternion(btVector3(0, 0, 1), turn),
+                X_WA.getOrigin() + lying.offset + btVector3(0, 0, 0.05 + gap + lying.halfHeight));
+            CoreNearest out;
+            ASSERT_EQ(nearestCores(drum, X_WA, *lying.shape, X_WB, 0.02, out), CoreResult::Found);
+            EXPECT_NEAR(out.distance, gap, 1e-12) << lying.halfHeight << ' ' << turn;
+            EXPECT_NEAR(out.normalOnB.z(), -1.0, 1e-12);
+            const btVector3 onCap = X_WA.invXform(out.pointOnB + out.distance * out.normalOnB);
+            EXPECT_NEAR(onCap.z(), 0.05, 1e-12);
+            EXPECT_LE(std::hypot(onCap.x(), onCap.y()), 0.05 + 1e-12);
+            CoreNearest swapped;  // (the drum as B)
+            ASSERT_EQ(nearestCores(*lying.shape, X_WB, drum, X_WA, 0.02, swapped),
+                      CoreResult::Found);
+            EXPECT_NEAR(swapped.distance, gap, 1e-12);
+            EXPECT_NEAR(swapped.normalOnB.z(), 1.0, 1e-12);
+        }
+}
+
 TEST(CoreDistance, PairsBeyondTheReachAreNotReportedAndMeetingCoresAreLeftToBullet) {
     const auto all = shapes();
     const btConvexShape& box = *all[3];
