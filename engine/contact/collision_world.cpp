@@ -268,6 +268,12 @@ struct CollisionWorld::Impl {
     std::vector<btCollisionObject*> objectOfPart;  // per part; nullptr when it has no geometry
     std::vector<Transform> X_PO;                   // per part: the object frame in the part frame
     std::vector<char> objectAtPart;                // per part: X_PO is the identity, exactly
+    // per part: the object frame in its body's frame (setBodyFrames: X_BP X_PO), and whether
+    // that is the identity, exactly
+    std::vector<Transform> X_BO;
+    std::vector<char> objectAtBody;
+    // The object's pose into the parts' array of poses (setPartPose, setPartPoseFromBody).
+    void setObjectPose(std::size_t partIndex, const Transform& X_WO);
     // Per part: its object's world transform, also kept here (the merge reads it pair by pair:
     // from one array, not from 10,000 objects each a heap block of its own).
     std::vector<btTransform> pose;
@@ -1044,27 +1050,47 @@ CollisionWorld::~CollisionWorld() = default;
 
 void CollisionWorld::setPartPose(std::size_t partIndex, const Transform& X_WP) {
     Impl& m = *impl_;
+    // (a part whose object frame is its own: its pose as given)
+    if (m.objectOfPart.at(partIndex))
+        m.setObjectPose(partIndex, m.objectAtPart[partIndex] ? X_WP : X_WP * m.X_PO[partIndex]);
+}
+
+void CollisionWorld::setBodyFrames(const std::vector<Transform>& X_BP) {
+    Impl& m = *impl_;
+    const std::size_t n = m.objectOfPart.size();
+    m.X_BO.assign(n, Transform{});
+    m.objectAtBody.assign(n, 0);
+    for (std::size_t i = 0; i < n && i < X_BP.size(); ++i) {
+        m.X_BO[i] = m.objectAtPart[i] ? X_BP[i] : X_BP[i] * m.X_PO[i];
+        m.objectAtBody[i] = isIdentity(m.X_BO[i]);
+    }
+}
+
+void CollisionWorld::setPartPoseFromBody(std::size_t partIndex, const Transform& X_WB) {
+    Impl& m = *impl_;
+    if (partIndex >= m.X_BO.size()) throw std::out_of_range("setPartPoseFromBody: no frames");
+    if (m.objectOfPart[partIndex])
+        m.setObjectPose(partIndex, m.objectAtBody[partIndex] ? X_WB : X_WB * m.X_BO[partIndex]);
+}
+
+void CollisionWorld::Impl::setObjectPose(std::size_t partIndex, const Transform& X_WO) {
+    Impl& m = *this;
     // Into the parts' array of poses only: each object, a heap block of its own (at 10,000 parts
     // each a cache miss), is given its pose when a Bullet algorithm is to read it (narrowPhase).
-    if (m.objectOfPart.at(partIndex)) {
-        // (a part whose object frame is its own: its pose as given)
-        const Transform X_WO = m.objectAtPart[partIndex] ? X_WP : X_WP * m.X_PO[partIndex];
-        // (as toBt(X_WO), compared and stored number by number: the pose built aside and
-        // copied whole was read back before its stores had landed, a stall every 16 bytes)
-        const btMatrix3x3 R(btQuaternion(X_WO.R.x(), X_WO.R.y(), X_WO.R.z(), X_WO.R.w()));
-        btTransform& pose = m.pose[partIndex];
-        btMatrix3x3& basis = pose.getBasis();
-        btVector3& origin = pose.getOrigin();
-        bool same =
-            origin.x() == X_WO.p.x() && origin.y() == X_WO.p.y() && origin.z() == X_WO.p.z();
-        for (int i = 0; i < 3 && same; ++i)
-            same = basis[i].x() == R[i].x() && basis[i].y() == R[i].y() && basis[i].z() == R[i].z();
-        if (same) return;
-        for (int i = 0; i < 3; ++i) basis[i].setValue(R[i].x(), R[i].y(), R[i].z());
-        origin.setValue(X_WO.p.x(), X_WO.p.y(), X_WO.p.z());
-        m.objectPosed[partIndex] = 0;
-        m.moved[partIndex] = 1;
-    }
+    // (as toBt(X_WO), compared and stored number by number: the pose built aside and
+    // copied whole was read back before its stores had landed, a stall every 16 bytes)
+    const btMatrix3x3 R(btQuaternion(X_WO.R.x(), X_WO.R.y(), X_WO.R.z(), X_WO.R.w()));
+    btTransform& pose = m.pose[partIndex];
+    btMatrix3x3& basis = pose.getBasis();
+    btVector3& origin = pose.getOrigin();
+    bool same = origin.x() == X_WO.p.x() && origin.y() == X_WO.p.y() && origin.z() == X_WO.p.z();
+    for (int i = 0; i < 3 && same; ++i)
+        same = basis[i].x() == R[i].x() && basis[i].y() == R[i].y() && basis[i].z() == R[i].z();
+    if (same) return;
+    for (int i = 0; i < 3; ++i) basis[i].setValue(R[i].x(), R[i].y(), R[i].z());
+    origin.setValue(X_WO.p.x(), X_WO.p.y(), X_WO.p.z());
+    m.objectPosed[partIndex] = 0;
+    m.moved[partIndex] = 1;
 }
 
 void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {

@@ -76,6 +76,11 @@ public:
     CollisionWorld& operator=(const CollisionWorld&) = delete;
 
     void setPartPose(std::size_t partIndex, const Transform& X_WP);
+    // Each part's frame in its body's frame (X_BP, by part index): setPartPoseFromBody then
+    // poses a part from its body's pose X_WB with one product (its frame and its object's
+    // folded into one; no product when both are the body's).
+    void setBodyFrames(const std::vector<Transform>& X_BP);
+    void setPartPoseFromBody(std::size_t partIndex, const Transform& X_WB);
     // A sleeping part is not looked at against the ground or another sleeping part: their
     // points are kept as they are (ContactQuery::resting). Moving parts still find it.
     void setPartAsleep(std::size_t partIndex, bool asleep);

@@ -369,6 +369,9 @@ private:
         if (!world_ || worldSerial_ != model.serial) {
             world_ = std::make_unique<contact::CollisionWorld>(model.contact);
             worldSerial_ = model.serial;
+            std::vector<Transform> X_BP(model.parts.size());
+            for (std::size_t p = 0; p < model.parts.size(); ++p) X_BP[p] = model.parts[p].X_BP;
+            world_->setBodyFrames(X_BP);
             lastQ_.resize(0);
         }
         // A part that slept through the last step keeps the pose the world has for it, unless
@@ -402,9 +405,9 @@ private:
                 world_->setPartAsleep(p, asleep);
                 if (asleep && slept && posesHeld) continue;
                 const Transform X_WB{bodyOrientation(d.q0, b), bodyPosition(d.q0, b)};
-                // (a part whose frame is its body's: the body's pose as it is; the others' frames
-                // read from their own array, not from the parts' models: a cache miss a part)
-                world_->setPartPose(p, partAtBody_[p] ? X_WB : X_WB * partFrame_[p]);
+                // (from its body's: the part's frame and its object's folded in the world's
+                // array, not read from the part's model — a cache miss a part)
+                world_->setPartPoseFromBody(p, X_WB);
             }
         });
         // (the points left in the threads' ranges: orderContacts reads them from there)
@@ -675,12 +678,6 @@ private:
         sleepSerial_ = model.serial;
         sleepable_.assign(n, 1);
         radius_.assign(n, 0.0);
-        partAtBody_.assign(model.parts.size(), 0);
-        partFrame_.resize(model.parts.size());
-        for (std::size_t p = 0; p < model.parts.size(); ++p) {
-            partAtBody_[p] = isIdentity(model.parts[p].X_BP);
-            partFrame_[p] = model.parts[p].X_BP;
-        }
         auto attached = [&](int marker) {
             if (marker < 0 || static_cast<std::size_t>(marker) >= model.markers.size()) return;
             const int b = model.markers[static_cast<std::size_t>(marker)].body;
@@ -1975,8 +1972,6 @@ private:
     // sleepEpoch_, counting what changed which parts sleep, moves on).
     std::vector<char> sleepable_, wake_;
     std::vector<double> radius_, shortestRest_;
-    std::vector<char> partAtBody_;      // per part: its frame is its body's, exactly (prepareSleep)
-    std::vector<Transform> partFrame_;  // per part: X_BP (prepareSleep)
     std::uint64_t sleepSerial_ = 0;
     Eigen::VectorXd lastQ_;
     std::vector<int> sleepParent_;
