@@ -400,7 +400,8 @@ struct CollisionWorld::Impl {
     // (with the pair's turn among quiet and settled pairs, (2a + b) mod settledEvery for a < b:
     // setQuietTurn)
     struct PairOfParts {
-        int a, b, turn;
+        int a, b;
+        int turn, quietTurn;  // (mod settledEvery, and mod quietEvery: no division a query)
     };
     std::vector<PairOfParts> pairParts;
     bool pairsChanged = true;  // Bullet's pair array may have changed since it was gathered
@@ -674,7 +675,7 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
     const auto notInTurn = [&](const Impl::PairOfParts& parts) {
         const auto ia = static_cast<std::size_t>(parts.a), ib = static_cast<std::size_t>(parts.b);
         const bool settled = (m.quiet[ia] == 2 || m.still[ia]) && (m.quiet[ib] == 2 || m.still[ib]);
-        return settled ? parts.turn != settledTurn : parts.turn % every != turn;
+        return settled ? parts.turn != settledTurn : parts.quietTurn != turn;
     };
     if (read) m.turnsSorted = false;
     runTasks(static_cast<int>(read ? ranges : 0), [&](int r) {
@@ -688,10 +689,9 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
             known = {pair.m_pProxy0, pair.m_pProxy1};
             const int a = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy0->m_uniqueId)];
             const int b = m.partOfProxy[static_cast<std::size_t>(pair.m_pProxy1->m_uniqueId)];
-            m.pairParts[k] = {
-                a, b,
-                static_cast<int>((2 * static_cast<long long>(std::min(a, b)) + std::max(a, b)) %
-                                 settledEvery)};
+            const long long order = 2 * static_cast<long long>(std::min(a, b)) + std::max(a, b);
+            m.pairParts[k] = {a, b, static_cast<int>(order % settledEvery),
+                              static_cast<int>(order % every)};
         }
     });
     // Every part quiet or still (a pile come to rest): the pairs in their turn are all there is
@@ -703,13 +703,13 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
         if (!m.turnsSorted) {
             m.turnStart.assign(static_cast<std::size_t>(every) + 1, 0);
             for (std::size_t k = 0; k < size; ++k)
-                ++m.turnStart[static_cast<std::size_t>(m.pairParts[k].turn % every) + 1];
+                ++m.turnStart[static_cast<std::size_t>(m.pairParts[k].quietTurn) + 1];
             for (std::size_t t = 0; t < static_cast<std::size_t>(every); ++t)
                 m.turnStart[t + 1] += m.turnStart[t];
             m.byTurn.resize(size);
             std::vector<std::size_t> at(m.turnStart.begin(), m.turnStart.end() - 1);
             for (std::size_t k = 0; k < size; ++k)
-                m.byTurn[at[static_cast<std::size_t>(m.pairParts[k].turn % every)]++] = k;
+                m.byTurn[at[static_cast<std::size_t>(m.pairParts[k].quietTurn)]++] = k;
             m.turnsSorted = true;
         }
         std::vector<NarrowPair>& out = m.gathered[0].pairs;

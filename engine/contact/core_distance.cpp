@@ -302,18 +302,19 @@ bool nearestFeature(const Simplex& s, Feature& f) {
     }
 }
 
-// GJK on the cores (B's at R, o in A's frame): their nearest points onA, onB in A's frame
+// GJK on the cores (B's at R, o in A's frame), from direction `start` (A − B): their nearest
+// points onA, onB in A's frame
 // (Found), cores apart by more than sqrt(reach2) (Beyond), or cores that meet, come nearer than
 // kTouching, or a simplex that does not converge (Unsolved).
 CoreResult gjk(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
-               btScalar reach2, btVector3& onA, btVector3& onB) {
+               const btVector3& start, btScalar reach2, btVector3& onA, btVector3& onB) {
     Simplex s;
-    // (the centres' difference: a point of A − B, each core holding its centre)
-    btVector3 v = -o;
+    // (the first direction: from B towards A, `start`)
+    btVector3 v = start;
     btScalar vv = v.length2();
     if (!(vv > kTouching)) return CoreResult::Unsolved;
     bool converged = false;
-    bool fromSimplex = false;  // (v is the simplex's nearest point, not the centres' difference)
+    bool fromSimplex = false;  // (v is the simplex's nearest point, not the start)
     for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
         const btVector3 pa = A.support(-v);
         const btVector3 pb = R * B.support(v * R) + o;
@@ -370,7 +371,7 @@ constexpr btScalar kSquare = 1e-9;
 // end when the other lies along it: a cylinder lying on a box). False: GJK's to find (a rim or
 // a cap the nearest, or the cores meet).
 bool besideSides(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
-                 btVector3& onA, btVector3& onB) {
+                 btVector3& onA, btVector3& onB, btVector3& start) {
     // (a core's segment in A's frame, p → q, a point's of length 0, and the radius about it)
     const auto lineOf = [&](const Core& core, bool isB, btVector3& p, btVector3& q,
                             btScalar& radius) {
@@ -437,6 +438,7 @@ bool besideSides(const Core& A, const Core& B, const btMatrix3x3& R, const btVec
     const btVector3 gap = c2 - c1;
     const btScalar d = gap.length();
     if (!(d - r1 - r2 > btSqrt(kTouching))) return false;  // (cores that meet: GJK's and EPA's)
+    start = -gap;  // (for GJK: the lines' gap, nearer the answer than the centres' difference)
     const btVector3 u = gap / d;
     // (square to each cylinder's axis)
     if (r1 > 0 && btFabs(u.dot(q1 - p1)) > kSquare * (q1 - p1).length()) return false;
@@ -510,8 +512,9 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
     const btScalar reported = reach + A.margin + B.margin;
     const btScalar coreReach = reported + A.margin + B.margin;
     btVector3 onA, onB;
-    if (!besideSides(A, B, R, o, onA, onB) && !besideCap(A, B, R, o, onA, onB)) {
-        const CoreResult found = gjk(A, B, R, o, coreReach * coreReach, onA, onB);
+    btVector3 start = -o;  // (the centres' difference: A − B)
+    if (!besideSides(A, B, R, o, onA, onB, start) && !besideCap(A, B, R, o, onA, onB)) {
+        const CoreResult found = gjk(A, B, R, o, start, coreReach * coreReach, onA, onB);
         if (found != CoreResult::Found) return found;
     }
     const btVector3 gap = onA - onB;
