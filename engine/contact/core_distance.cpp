@@ -19,6 +19,10 @@ constexpr btScalar kRelative = 1e-12;
 // threshold for the penetration solver).
 constexpr btScalar kTouching = 1e-12;
 constexpr int kMaxIterations = 64;
+// Directions within this sine of square to an axis, a face, an edge or a side are taken as square
+// to it (besideSides, Core::lowestNear): the points so found are nearest to within this fraction
+// of the shapes' size (1e-10 m on a 10 cm part).
+constexpr btScalar kSquare = 1e-9;
 
 // A shape's core in its own frame, and its support point along a direction (Bullet's
 // localGetSupportVertexWithoutMarginNonVirtual, point for point).
@@ -66,11 +70,8 @@ struct Core {
     }
 };
 
-// Directions within this sine of square to a face, an edge or a side take their points.
-constexpr btScalar kFlat = 1e-9;
-
 btVector3 Core::lowestNear(const btVector3& d, const btVector3& c) const {
-    const btScalar flat = kFlat * d.length();
+    const btScalar flat = kSquare * d.length();
     switch (kind) {
     case Kind::Point:
         return {0, 0, 0};
@@ -360,9 +361,6 @@ CoreResult gjk(const Core& A, const Core& B, const btMatrix3x3& R, const btVecto
     return CoreResult::Found;
 }
 
-// Points nearer than this sine of the angle to a cylinder's axis are beside its side.
-constexpr btScalar kSquare = 1e-9;
-
 // The nearest points of two cores, one a cylinder's and the other a point, a segment, a box or
 // a cylinder, where the cylinders are met on their sides (onA, onB in A's frame; B's core at R,
 // o): every point of a cylinder lies within its radius of its axis, so no points are nearer than
@@ -479,7 +477,7 @@ bool besideCap(const Core& A, const Core& B, const btMatrix3x3& R, const btVecto
             const btScalar height = local.dot(n) - half;
             if (!(height > btSqrt(kTouching))) continue;
             const btVector3 across = local - local.dot(n) * n;
-            if (across.length2() > radius * radius) return false;  // (beyond the cap's rim)
+            if (across.length2() > radius * radius) break;  // (beyond the cap's rim)
             const btVector3 onCap = centre + across + half * n;
             onA = owner == 0 ? onCap : e;
             onB = owner == 0 ? e : onCap;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
@@ -256,6 +257,34 @@ TEST(CoreDistance, PairsBeyondTheReachAreNotReportedAndMeetingCoresAreLeftToBull
     hull.addPoint(btVector3(0, 0, 0));
     EXPECT_FALSE(coreShape(hull.getShapeType()));
     EXPECT_TRUE(coreShape(box.getShapeType()));
+}
+
+// Hostile input: a pose that is not a number, cores whose centres coincide, a cylinder of no
+// size — each answered (left to Bullet, or found where it is defined), never a hang or a
+// non-finite point.
+TEST(CoreDistance, PosesNotNumbersAndShapesOfNoSizeAreLeftToBulletOrFound) {
+    btCylinderShape drum(btVector3(0.05, 0.05, 0.05));
+    drum.setMargin(1e-3);
+    btCapsuleShape rod(0.02, 0.1);
+    btCylinderShape flat(btVector3(0.0, 0.0, 0.0));  // (no size: margin and radius 0)
+    flat.setMargin(0.0);
+    const btTransform X_WA = btTransform::getIdentity();
+    CoreNearest out;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (const double bad : {nan, inf}) {
+        const btTransform X_WB(btQuaternion::getIdentity(), btVector3(bad, 0, 0.2));
+        EXPECT_EQ(nearestCores(drum, X_WA, rod, X_WB, 0.02, out), CoreResult::Unsolved);
+        const btTransform turned(btQuaternion(bad, 0, 0, 1), btVector3(0.2, 0, 0));
+        EXPECT_NE(nearestCores(drum, X_WA, rod, turned, 0.02, out), CoreResult::Found);
+    }
+    // Centres that coincide: the cores meet.
+    EXPECT_EQ(nearestCores(drum, X_WA, rod, X_WA, 0.02, out), CoreResult::Unsolved);
+    // A cylinder of no size, 0.1 m beside a drum's side: a point 0.05 m from its surface.
+    const btTransform beside(btQuaternion::getIdentity(), btVector3(0.1, 0.0, 0.0));
+    ASSERT_EQ(nearestCores(drum, X_WA, flat, beside, 0.1, out), CoreResult::Found);
+    EXPECT_NEAR(out.distance, 0.05, 1e-12);
+    EXPECT_TRUE(std::isfinite(out.pointOnB.x()) && std::isfinite(out.normalOnB.x()));
 }
 
 }  // namespace
