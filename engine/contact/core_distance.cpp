@@ -9,6 +9,8 @@
 #include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
 #include <btBulletCollisionCommon.h>
 
+#include <algorithm>
+
 namespace engine::contact {
 namespace {
 
@@ -487,6 +489,87 @@ bool besideCap(const Core& A, const Core& B, const btMatrix3x3& R, const btVecto
     return false;
 }
 
+// The nearest points of a cylinder's rim and a point or a segment (a sphere's or a capsule's
+// core: onA, onB in A's frame; B's core at R, o), where the side and the caps did not hold them
+// (besideSides, besideCap): a capsule lying across a drum's rim, a ball on its edge. The
+// distance from the segment's point at t to the rim's circle is closed form, its minimum over t
+// found by Newton's method (safeguarded to the segment), and the points so found are kept only
+// when both cores' support points along their gap certify them as GJK's test does (no point of
+// either core nearer the other along it): GJK's to find otherwise. GJK converges slowly there,
+// the rim being curved.
+bool besideRim(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
+               btVector3& onA, btVector3& onB) {
+    const bool cylinderIsA = A.kind == Core::Kind::Cylinder;
+    const Core& C = cylinderIsA ? A : B;
+    const Core& S = cylinderIsA ? B : A;
+    if (C.kind != Core::Kind::Cylinder ||
+        (S.kind != Core::Kind::Point && S.kind != Core::Kind::Segment))
+        return false;
+    // (the other's segment p → p + d in the cylinder's frame)
+    btVector3 p(0, 0, 0), d(0, 0, 0);
+    if (S.kind == Core::Kind::Segment) {
+        p[S.up] = -S.half[S.up];
+        d[S.up] = 2 * S.half[S.up];
+    }
+    if (cylinderIsA) {
+        p = R * p + o;
+        d = R * d;
+    } else {
+        p = (p - o) * R;
+        d = d * R;
+    }
+    const int up = C.up, i = C.across, j = C.other;
+    const btScalar radius = C.half[i], half = C.half[up];
+    // g(t) = (h(t) − cap)² + (ρ(t) − radius)²: h the height along the axis, ρ the distance from
+    // it (ρ' = wd, ρ'' = (dd − wd²)/ρ); half its derivatives for Newton's step.
+    const btScalar dd = d[i] * d[i] + d[j] * d[j];
+    const auto height = [&](btScalar t) { return p[up] + t * d[up]; };
+    const btScalar cap = height(0.5) >= 0 ? half : -half;
+    btScalar t = 0;
+    if (dd > 0) {
+        // (from the segment's point in the rim's plane, clamped to it)
+        t = d[up] != 0 ? btClamped((cap - p[up]) / d[up], btScalar(0), btScalar(1)) : 0.5;
+        for (int k = 0; k < 16; ++k) {
+            const btScalar wi = p[i] + t * d[i], wj = p[j] + t * d[j];
+            const btScalar rho = btSqrt(wi * wi + wj * wj);
+            if (!(rho > kSquare * radius)) return false;  // (on the axis: every rim point alike)
+            const btScalar wd = (wi * d[i] + wj * d[j]) / rho;
+            const btScalar first = (height(t) - cap) * d[up] + (rho - radius) * wd;
+            const btScalar second = d[up] * d[up] + wd * wd + (rho - radius) * (dd - wd * wd) / rho;
+            btScalar next = second > 0 ? t - first / second : (first > 0 ? 0 : 1);
+            next = btClamped(next, btScalar(0), btScalar(1));
+            const btScalar step = btFabs(next - t);
+            t = next;
+            if (step <= 1e-14) break;  // (quadratic: the point to rounding)
+        }
+    } else if (d[up] != 0) {
+        t = btClamped((cap - p[up]) / d[up], btScalar(0), btScalar(1));  // (along the axis)
+    }
+    const btVector3 onS = p + t * d;
+    const btScalar rho = btSqrt(onS[i] * onS[i] + onS[j] * onS[j]);
+    if (!(rho > radius)) return false;  // (over the cap: not the rim's)
+    btVector3 onC;
+    onC[i] = onS[i] * (radius / rho);
+    onC[j] = onS[j] * (radius / rho);
+    onC[up] = cap;
+    // GJK's test: v from the cylinder to the other, and the cores' support points along it; no
+    // nearer points exist when their gap along v comes within kRelative of |v|².
+    const btVector3 v = onS - onC;
+    const btScalar vv = v.length2();
+    if (!(vv > kTouching)) return false;
+    const btScalar fromOther = std::min(p.dot(v), (p + d).dot(v));
+    const btScalar fromCylinder = C.support(v).dot(v);
+    if (!(vv - (fromOther - fromCylinder) <= kRelative * vv)) return false;
+    if (cylinderIsA) {
+        onA = onC;
+        onB = onS;
+    } else {
+        onA = R * onS + o;
+        onB = R * onC + o;
+    }
+    return true;
+}
+
 }  // namespace
 
 bool coreShape(int type) {
@@ -511,7 +594,8 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
     const btScalar coreReach = reported + A.margin + B.margin;
     btVector3 onA, onB;
     btVector3 start = -o;  // (the centres' difference: A − B)
-    if (!besideSides(A, B, R, o, onA, onB, start) && !besideCap(A, B, R, o, onA, onB)) {
+    if (!besideSides(A, B, R, o, onA, onB, start) && !besideCap(A, B, R, o, onA, onB) &&
+        !besideRim(A, B, R, o, onA, onB)) {
         const CoreResult found = gjk(A, B, R, o, start, coreReach * coreReach, onA, onB);
         if (found != CoreResult::Found) return found;
     }

@@ -1,6 +1,7 @@
 // Collision queries through Bullet: the pile-K layout (5 x 5 columns of 0.1 m cubes on a
 // 0.11 m pitch, layers 0.11 m apart) settled by 2 mm so every resting contact is active.
 
+#include <cmath>
 #include <memory>
 
 #include <benchmark/benchmark.h>
@@ -115,7 +116,8 @@ BENCHMARK(BM_ShapeOnPlanePoints)->DenseRange(0, 4)->Unit(benchmark::kNanosecond)
 // the faces its normal leaves by; 600 such pairs a step in the settled scatter): Arg 0 a ball
 // against its side, 1 a ball on its cap, 2 a cube against its cap, 3 a second cylinder lying
 // across it, side to side, 4 a capsule (radius 2 cm) lying across its side (the scatter's most
-// frequent: 400 a step), 5 a cube on its side. Each 10 µm into it; the breaking distance 2 cm.
+// frequent: 400 a step), 5 a cube on its side — each 10 µm into it; 6 a capsule lying across its
+// rim, 7 a ball on its rim, each some millimetres off. The breaking distance 2 cm.
 void BM_CylinderPairPoints(benchmark::State& state) {
     const int kind = static_cast<int>(state.range(0));
     btCylinderShape cylinder(btVector3(0.05, 0.05, 0.05));  // (along y)
@@ -147,6 +149,16 @@ void BM_CylinderPairPoints(benchmark::State& state) {
         X_AB.setOrigin(btVector3(0.07 - in, 0.01, 0.0));
         X_AB.setRotation(btQuaternion(btVector3(1, 0, 0), SIMD_HALF_PI));
         break;
+    case 6:  // (a capsule lying across the cylinder's rim, falling away outwards)
+        other = std::make_unique<btCapsuleShape>(0.02, 0.1);
+        X_AB.setOrigin(btVector3(0.06, 0.08, 0.01));
+        X_AB.setRotation(btQuaternion(btVector3(0, 0, 1), 1.27));
+        break;
+    case 7:  // (a ball on the cylinder's rim)
+        other = std::make_unique<btSphereShape>(0.05);
+        X_AB.setOrigin(btVector3(0.049 + 0.052 * std::cos(0.5), 0.049 + 0.052 * std::sin(0.5),
+                                 0.01));
+        break;
     default:  // (a cube on the cylinder's side, turned about the axis)
         other = std::make_unique<btBoxShape>(btVector3(0.05, 0.05, 0.05));
         X_AB.setOrigin(btVector3(0.1 - in, 0.02, 0.0));
@@ -164,6 +176,6 @@ void BM_CylinderPairPoints(benchmark::State& state) {
     }
     state.counters["points"] = points.count;
 }
-BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 5)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 7)->Unit(benchmark::kNanosecond);
 
 }  // namespace

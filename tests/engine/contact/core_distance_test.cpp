@@ -231,6 +231,78 @@ TEST(CoreDistance, ThingsLyingFlatOnACapAreAsHighAboveItAsTheyLie) {
         }
 }
 
+// Things on a drum's rim (a cylinder standing, radius 5 cm, half height 5 cm, 1 mm margin: its
+// surface's rim is its core's rim circle rounded by the margin): balls around the rim's edge and
+// capsules lying across it, tilted and turned. The distance is the one computed here on its own:
+// from the ball's centre, or the nearest of 20,001 points along the capsule's segment refined by
+// golden sections, to the core's rim circle, less the margin and the radius — to 1e-12 m; the
+// normal along that gap; and the same with the drum as B.
+TEST(CoreDistance, ThingsOnADrumsRimAreAsFarFromItAsTheirCoresAreFromItsCircle) {
+    btCylinderShapeZ drum(btVector3(0.05, 0.05, 0.05));
+    drum.setMargin(1e-3);
+    const double coreRadius = 0.049, coreHalf = 0.049;
+    const btTransform X_WA(btQuaternion(btVector3(1, 2, 3).normalized(), 0.4),
+                           btVector3(0.1, -0.2, 0.3));
+    // (the distance of a point in the drum's frame from its top core rim circle)
+    const auto fromRim = [&](const btVector3& p) {
+        return std::hypot(std::hypot(p.x(), p.y()) - coreRadius, p.z() - coreHalf);
+    };
+    btSphereShape ball(0.02);
+    btCapsuleShapeX rod(0.015, 0.2);  // (along x)
+    int checked = 0;
+    for (int k = 0; k < 24; ++k) {
+        const double around = 0.26 * k;
+        const btVector3 radial(std::cos(around), std::sin(around), 0);
+        // A ball beyond the rim's edge: its centre 21–29 mm from the rim, out and up.
+        const double lean = 0.2 + 0.05 * (k % 6);
+        const btVector3 centre = radial * (coreRadius + 0.024 * std::cos(lean)) +
+                                 btVector3(0, 0, coreHalf + 0.024 * std::sin(lean));
+        // A rod lying across the rim, falling away outwards, its middle beyond the rim, turned
+        // about its own tilt line.
+        const double tilt = 0.3 + 0.04 * (k % 5), skew = 0.3 * ((k % 7) - 3);
+        const btQuaternion turnRod =
+            btQuaternion(btVector3(0, 0, 1), around + skew) * btQuaternion(btVector3(0, 1, 0), tilt);
+        const btVector3 rodCentre = radial * (coreRadius + 0.01) + btVector3(0, 0, 0.075);
+        for (int which = 0; which < 2; ++which) {
+            const btConvexShape& other = which == 0 ? static_cast<const btConvexShape&>(ball)
+                                                    : static_cast<const btConvexShape&>(rod);
+            const btTransform X_AB = which == 0 ? btTransform(btQuaternion::getIdentity(), centre)
+                                                : btTransform(turnRod, rodCentre);
+            double expected = 0;
+            if (which == 0) {
+                expected = fromRim(centre) - 1e-3 - 0.02;
+            } else {
+                const btVector3 p = X_AB(btVector3(-0.1, 0, 0)), q = X_AB(btVector3(0.1, 0, 0));
+                const auto at = [&](double t) { return fromRim(p + t * (q - p)); };
+                double best = 0;
+                for (int n = 1; n <= 20000; ++n)
+                    if (at(n / 20000.0) < at(best)) best = n / 20000.0;
+                double lo = std::max(0.0, best - 1e-4), hi = std::min(1.0, best + 1e-4);
+                for (int n = 0; n < 200; ++n) {
+                    const double a = lo + 0.382 * (hi - lo), b = hi - 0.382 * (hi - lo);
+                    (at(a) < at(b) ? hi : lo) = at(a) < at(b) ? b : a;
+                }
+                expected = at(0.5 * (lo + hi)) - 1e-3 - 0.015;
+            }
+            ASSERT_GT(expected, 1e-4) << k << ' ' << which;
+            const btTransform X_WB = X_WA * X_AB;
+            CoreNearest out;
+            ASSERT_EQ(nearestCores(drum, X_WA, other, X_WB, 0.05, out), CoreResult::Found)
+                << k << ' ' << which;
+            EXPECT_NEAR(out.distance, expected, 1e-12) << k << ' ' << which;
+            // (B's point across the gap along the normal lies on the drum's rounded rim)
+            const btVector3 onA = X_WA.invXform(out.pointOnB + out.distance * out.normalOnB);
+            EXPECT_NEAR(fromRim(onA), 1e-3, 1e-9) << k << ' ' << which;
+            CoreNearest swapped;
+            ASSERT_EQ(nearestCores(other, X_WB, drum, X_WA, 0.05, swapped), CoreResult::Found);
+            EXPECT_NEAR(swapped.distance, expected, 1e-12) << k << ' ' << which;
+            EXPECT_NEAR(swapped.normalOnB.dot(out.normalOnB), -1.0, 1e-9);
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 48);
+}
+
 TEST(CoreDistance, PairsBeyondTheReachAreNotReportedAndMeetingCoresAreLeftToBullet) {
     const auto all = shapes();
     const btConvexShape& box = *all[3];
