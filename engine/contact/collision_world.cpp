@@ -413,6 +413,7 @@ struct CollisionWorld::Impl {
     std::vector<std::size_t> turnStart, byTurn;
     bool turnsSorted = false;
     std::vector<std::size_t> toSet;  // (query's: the parts whose proxies are given a box)
+    std::size_t boxesPutInTree = 0;  // (boxesPutInTree())
     // (query's: where each range's records go in the result)
     struct RangeAt {
         std::size_t persistent, points, resting;
@@ -629,6 +630,11 @@ constexpr std::size_t kParallelBoxes = 1024;
 // slack, a leaf grown by gDbvtMargin = 5 cm whenever it moves, is set to none: in a pile of
 // 10 cm cubes it paired each cube with its neighbours two cubes away.)
 constexpr double kBoxSlack = 4.0;
+// A part's proxy's box is also stretched along its motion, by this many times how far its box
+// moved since it was last computed, up to kBoxAheadMost paddings: a part falling 3 mm a step
+// is put into the tree again every few steps, not every one.
+constexpr double kBoxAhead = 16.0;
+constexpr double kBoxAheadMost = 32.0;
 
 // Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
 // padded bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap,
@@ -1163,6 +1169,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         for (std::size_t i = first; i < last; ++i) {
             if (!changed(i)) continue;
             Impl::Box& box = m.boxes[i];
+            const btVector3 before = box.lo + box.hi;  // (twice the last box's centre)
             m.shapeOfPart[i]->getAabb(m.pose[i], box.lo, box.hi);
             const double pad = 0.5 * std::max(m.breaking[i], margin);
             const btVector3 padding(pad, pad, pad);
@@ -1176,6 +1183,14 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
                 continue;
             held.lo = box.lo - kBoxSlack * padding;
             held.hi = box.hi + kBoxSlack * padding;
+            // (and stretched along the way the box moved since it was last computed, for
+            // kBoxAhead more such moves, up to kBoxAheadMost paddings)
+            const btScalar most = kBoxAheadMost * pad;
+            for (int k = 0; k < 3; ++k) {
+                const btScalar ahead = btClamped(
+                    btScalar(0.5 * kBoxAhead) * (box.lo[k] + box.hi[k] - before[k]), -most, most);
+                (ahead < 0 ? held.lo[k] : held.hi[k]) += ahead;
+            }
             m.moved[i] = 2;  // (its proxy to be given `held`)
         }
     });
@@ -1195,6 +1210,7 @@ void CollisionWorld::query(double margin, const std::vector<ContactPointState>& 
         m.moved[i] = 0;
         m.broadphase.setAabb(m.proxyOfPart[i], m.heldBox[i].lo, m.heldBox[i].hi, &m.dispatcher);
     }
+    m.boxesPutInTree += setting;
     const bool boxesSet = setting > 0;
     // (no box set: the same pairs as the last query; nothing but the ground and sleeping parts:
     // no pair for the narrow phase — a sleeping pile's step looks at none of its pairs)
@@ -1571,6 +1587,10 @@ std::vector<ContactPoint> CollisionWorld::findContacts(double margin) {
 std::size_t CollisionWorld::overlappingPairCount() const {
     return static_cast<std::size_t>(
         impl_->broadphase.getOverlappingPairCache()->getNumOverlappingPairs());
+}
+
+std::size_t CollisionWorld::boxesPutInTree() const {
+    return impl_->boxesPutInTree;
 }
 
 std::size_t CollisionWorld::objectCount() const {

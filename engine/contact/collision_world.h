@@ -120,6 +120,9 @@ public:
     // Pairs of objects whose bounding boxes overlap, as the broadphase holds them now (each may
     // reach the narrow phase).
     std::size_t overlappingPairCount() const;
+    // How many times a part's box has been put into the broadphase's tree since the world was
+    // made (a part that moved out of the box its proxy holds).
+    std::size_t boxesPutInTree() const;
 
 private:
     struct Impl;

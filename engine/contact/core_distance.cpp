@@ -592,6 +592,15 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
     // with points within the reach is reported.)
     const btScalar reported = reach + A.margin + B.margin;
     const btScalar coreReach = reported + A.margin + B.margin;
+    // Most pairs whose padded boxes overlap do not touch: those apart by more than the reach
+    // along the line of their centres, found so by one support point each (GJK's first step),
+    // are not looked at further.
+    const btScalar oo = o.length2();
+    if (oo > 0) {
+        const btVector3 w = A.support(o) - (R * B.support(-o * R) + o);
+        const btScalar vw = -o.dot(w);
+        if (vw > 0 && vw * vw > oo * coreReach * coreReach) return CoreResult::Beyond;
+    }
     btVector3 onA, onB;
     btVector3 start = -o;  // (the centres' difference: A − B)
     if (!besideSides(A, B, R, o, onA, onB, start) && !besideCap(A, B, R, o, onA, onB) &&

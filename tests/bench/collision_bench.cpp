@@ -156,8 +156,8 @@ void BM_CylinderPairPoints(benchmark::State& state) {
         break;
     case 7:  // (a ball on the cylinder's rim)
         other = std::make_unique<btSphereShape>(0.05);
-        X_AB.setOrigin(btVector3(0.049 + 0.052 * std::cos(0.5), 0.049 + 0.052 * std::sin(0.5),
-                                 0.01));
+        X_AB.setOrigin(
+            btVector3(0.049 + 0.052 * std::cos(0.5), 0.049 + 0.052 * std::sin(0.5), 0.01));
         break;
     default:  // (a cube on the cylinder's side, turned about the axis)
         other = std::make_unique<btBoxShape>(btVector3(0.05, 0.05, 0.05));

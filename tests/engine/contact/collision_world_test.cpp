@@ -409,6 +409,63 @@ TEST(CollisionWorld, APartCreepingFromQueryToQueryHasThePointsAFreshWorldFinds) 
     EXPECT_EQ(withSlab, 161 + 24);
 }
 
+// A part's proxy's box is also stretched along the way it moves: a ball falling 3 mm a query
+// past a cube's face onto the slab is put into the broadphase's tree every few queries, not at
+// every one, and has at every query the points a world made at its pose finds — falling, landing
+// and rolling off the slab's edge; sent away at once and back, it has them too.
+TEST(CollisionWorld, APartFallingIsPutIntoTheTreeSeldomAndHasThePointsAFreshWorldFinds) {
+    SceneSpec spec = sphereOverSlab(0.5);
+    Part cube;
+    cube.id = spec.newId();
+    cube.name = "cube";
+    Shape box;
+    box.type = ShapeType::Box;
+    box.size = Vec3(0.2, 0.2, 0.2);
+    cube.shapes = {box};
+    cube.X_WP.p = Vec3(0.0, -0.2, 0.1);
+    spec.parts.push_back(cube);
+    CollisionWorld falling(spec);
+    const double margin = 0.005;
+    // Down 3 mm a query from 0.4 m, 0.2 mm clear of the cube's face, to 1 mm into the slab; then
+    // along the slab, 2 mm a query, past its edge (x = 1); then away 0.5 m and back.
+    std::vector<Vec3> path;
+    for (int k = 0; k <= 100; ++k)
+        path.emplace_back(0.2002, -0.2, std::max(0.4 - 0.003 * k, 0.099));
+    for (int k = 1; k <= 450; ++k) path.emplace_back(0.2002 + 0.002 * k, -0.2, 0.099);
+    path.emplace_back(1.1002, 0.3, 0.099);
+    path.emplace_back(1.1002, -0.2, 0.099);
+    const std::size_t before = falling.boxesPutInTree();
+    std::size_t inFall = 0;
+    int withCube = 0, withSlab = 0;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        Transform X;
+        X.p = path[k];
+        falling.setPartPose(1, X);
+        const ContactQuery found = falling.query(margin, {});
+        if (k == 100) inFall = falling.boxesPutInTree() - before;
+        SceneSpec here = spec;
+        here.parts[1].X_WP = X;
+        CollisionWorld fresh(here);
+        const ContactQuery expected = fresh.query(margin, {});
+        ASSERT_TRUE(samePoints(found, expected))
+            << "query " << k << ": " << found.points.size() << " points, a fresh world "
+            << expected.points.size();
+        for (const ContactPoint& c : found.points) {
+            const bool ball = c.partA == 1 || c.partB == 1;
+            withCube += ball && (c.partA == 2 || c.partB == 2);
+            withSlab += ball && (c.partA == 0 || c.partB == 0);
+        }
+    }
+    // Within the margin of the cube's top edge from 23 mm above its top (44 queries of the fall)
+    // and the first two along; of the slab from 3 mm above it (2), along it (400) and past its
+    // edge until its corner is 5 mm away (17).
+    EXPECT_EQ(withCube, 44 + 2);
+    EXPECT_EQ(withSlab, 2 + 400 + 17);
+    // 101 queries falling 0.3 m, put into the tree 7 times (its box grown by its slack alone, 10
+    // mm here, would be put in 28 times).
+    EXPECT_LE(inFall, 10u);
+}
+
 // Bullet answers a pure geometric query: what a query returns depends on the poses and the
 // points passed in, not on the queries the world answered before.
 TEST(CollisionWorld, AQueryDependsOnThePosesAndTheGivenPointsOnly) {

@@ -260,8 +260,8 @@ TEST(CoreDistance, ThingsOnADrumsRimAreAsFarFromItAsTheirCoresAreFromItsCircle) 
         // A rod lying across the rim, falling away outwards, its middle beyond the rim, turned
         // about its own tilt line.
         const double tilt = 0.3 + 0.04 * (k % 5), skew = 0.3 * ((k % 7) - 3);
-        const btQuaternion turnRod =
-            btQuaternion(btVector3(0, 0, 1), around + skew) * btQuaternion(btVector3(0, 1, 0), tilt);
+        const btQuaternion turnRod = btQuaternion(btVector3(0, 0, 1), around + skew) *
+                                     btQuaternion(btVector3(0, 1, 0), tilt);
         const btVector3 rodCentre = radial * (coreRadius + 0.01) + btVector3(0, 0, 0.075);
         for (int which = 0; which < 2; ++which) {
             const btConvexShape& other = which == 0 ? static_cast<const btConvexShape&>(ball)
