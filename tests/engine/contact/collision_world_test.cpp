@@ -357,6 +357,58 @@ bool samePoints(const ContactQuery& a, const ContactQuery& b) {
     return true;
 }
 
+// The slab, a ball over it at `height` and a 20 cm cube on it beside the ball, its face at
+// x = 0.1.
+SceneSpec ballBesideCube(double height) {
+    SceneSpec spec = sphereOverSlab(height);
+    Part cube;
+    cube.id = spec.newId();
+    cube.name = "cube";
+    Shape box;
+    box.type = ShapeType::Box;
+    box.size = Vec3(0.2, 0.2, 0.2);
+    cube.shapes = {box};
+    cube.X_WP.p = Vec3(0.0, -0.2, 0.1);
+    spec.parts.push_back(cube);
+    return spec;
+}
+
+// What one world finds as ballBesideCube's ball goes along `path` (its centre at each query):
+// at every query the points a world made at that pose finds (and none beyond the margin),
+// counted with the cube and with the slab, and how many times the ball's box was put into the
+// broadphase's tree after query `counted`.
+struct Walk {
+    int withCube = 0, withSlab = 0;
+    std::size_t putInTree = 0;
+};
+Walk walkTheBall(const std::vector<Vec3>& path, double margin, std::size_t counted) {
+    const SceneSpec spec = ballBesideCube(path.front().z());
+    CollisionWorld world(spec);
+    Walk walk;
+    const std::size_t before = world.boxesPutInTree();
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        Transform X;
+        X.p = path[k];
+        world.setPartPose(1, X);
+        const ContactQuery found = world.query(margin, {});
+        if (k == counted) walk.putInTree = world.boxesPutInTree() - before;
+        SceneSpec here = spec;
+        here.parts[1].X_WP = X;
+        CollisionWorld fresh(here);
+        const ContactQuery expected = fresh.query(margin, {});
+        EXPECT_TRUE(samePoints(found, expected))
+            << "query " << k << ": " << found.points.size() << " points, a fresh world "
+            << expected.points.size();
+        for (const ContactPoint& c : found.points) {
+            EXPECT_GE(c.depth, -margin - 1e-12) << k;
+            const bool ball = c.partA == 1 || c.partB == 1;
+            walk.withCube += ball && (c.partA == 2 || c.partB == 2);
+            walk.withSlab += ball && (c.partA == 0 || c.partB == 0);
+        }
+    }
+    return walk;
+}
+
 // A part's broadphase proxy holds a box grown beyond its own, so that a part barely moving is
 // not put into the broadphase's tree again step after step: a ball creeping 0.2 mm a query
 // toward a cube, into it, out of reach of the slab and back, and then sent away at once, has
@@ -364,18 +416,6 @@ bool samePoints(const ContactQuery& a, const ContactQuery& b) {
 // The slab, a ground part, meets the ball up to the whole margin, as any part does (a ground
 // box left unpadded sees the ball within 2.5 mm only: 12 queries fewer).
 TEST(CollisionWorld, APartCreepingFromQueryToQueryHasThePointsAFreshWorldFinds) {
-    SceneSpec spec = sphereOverSlab(0.2);
-    Part cube;
-    cube.id = spec.newId();
-    cube.name = "cube";
-    Shape box;
-    box.type = ShapeType::Box;
-    box.size = Vec3(0.2, 0.2, 0.2);
-    cube.shapes = {box};
-    cube.X_WP.p = Vec3(0.0, -0.2, 0.1);
-    spec.parts.push_back(cube);
-    CollisionWorld creeping(spec);
-    const double margin = 0.005;
     // The ball's path: from 30.1 mm clear of the cube's face (x = 0.1) into it by 2 mm, then up
     // from 0.1 mm above the slab to 12 mm above, then a jump of 0.5 m and back.
     std::vector<Vec3> path;
@@ -383,30 +423,11 @@ TEST(CollisionWorld, APartCreepingFromQueryToQueryHasThePointsAFreshWorldFinds) 
     for (int k = 1; k <= 60; ++k) path.emplace_back(0.198, -0.2, 0.1001 + 0.0002 * k);
     path.emplace_back(0.698, -0.2, 0.1121);
     path.emplace_back(0.198, -0.2, 0.1121);
-    int withCube = 0, withSlab = 0;
-    for (std::size_t k = 0; k < path.size(); ++k) {
-        Transform X;
-        X.p = path[k];
-        creeping.setPartPose(1, X);
-        const ContactQuery found = creeping.query(margin, {});
-        SceneSpec here = spec;
-        here.parts[1].X_WP = X;
-        CollisionWorld fresh(here);
-        const ContactQuery expected = fresh.query(margin, {});
-        ASSERT_TRUE(samePoints(found, expected))
-            << "query " << k << ": " << found.points.size() << " points, a fresh world "
-            << expected.points.size();
-        for (const ContactPoint& c : found.points) {
-            EXPECT_GE(c.depth, -margin - 1e-12) << k;
-            const bool ball = c.partA == 1 || c.partB == 1;
-            withCube += ball && (c.partA == 2 || c.partB == 2);
-            withSlab += ball && (c.partA == 0 || c.partB == 0);
-        }
-    }
+    const Walk walk = walkTheBall(path, 0.005, 0);
     // One point a query: with the cube from x = 0.205 on (35 queries of the creep, the 60 up
     // and the one after the jump back), with the slab until 5 mm above it (161 and 24).
-    EXPECT_EQ(withCube, 35 + 60 + 1);
-    EXPECT_EQ(withSlab, 161 + 24);
+    EXPECT_EQ(walk.withCube, 35 + 60 + 1);
+    EXPECT_EQ(walk.withSlab, 161 + 24);
 }
 
 // A part's proxy's box is also stretched along the way it moves: a ball falling 3 mm a query
@@ -414,18 +435,6 @@ TEST(CollisionWorld, APartCreepingFromQueryToQueryHasThePointsAFreshWorldFinds) 
 // every one, and has at every query the points a world made at its pose finds — falling, landing
 // and rolling off the slab's edge; sent away at once and back, it has them too.
 TEST(CollisionWorld, APartFallingIsPutIntoTheTreeSeldomAndHasThePointsAFreshWorldFinds) {
-    SceneSpec spec = sphereOverSlab(0.5);
-    Part cube;
-    cube.id = spec.newId();
-    cube.name = "cube";
-    Shape box;
-    box.type = ShapeType::Box;
-    box.size = Vec3(0.2, 0.2, 0.2);
-    cube.shapes = {box};
-    cube.X_WP.p = Vec3(0.0, -0.2, 0.1);
-    spec.parts.push_back(cube);
-    CollisionWorld falling(spec);
-    const double margin = 0.005;
     // Down 3 mm a query from 0.4 m, 0.2 mm clear of the cube's face, to 1 mm into the slab; then
     // along the slab, 2 mm a query, past its edge (x = 1); then away 0.5 m and back.
     std::vector<Vec3> path;
@@ -434,36 +443,15 @@ TEST(CollisionWorld, APartFallingIsPutIntoTheTreeSeldomAndHasThePointsAFreshWorl
     for (int k = 1; k <= 450; ++k) path.emplace_back(0.2002 + 0.002 * k, -0.2, 0.099);
     path.emplace_back(1.1002, 0.3, 0.099);
     path.emplace_back(1.1002, -0.2, 0.099);
-    const std::size_t before = falling.boxesPutInTree();
-    std::size_t inFall = 0;
-    int withCube = 0, withSlab = 0;
-    for (std::size_t k = 0; k < path.size(); ++k) {
-        Transform X;
-        X.p = path[k];
-        falling.setPartPose(1, X);
-        const ContactQuery found = falling.query(margin, {});
-        if (k == 100) inFall = falling.boxesPutInTree() - before;
-        SceneSpec here = spec;
-        here.parts[1].X_WP = X;
-        CollisionWorld fresh(here);
-        const ContactQuery expected = fresh.query(margin, {});
-        ASSERT_TRUE(samePoints(found, expected))
-            << "query " << k << ": " << found.points.size() << " points, a fresh world "
-            << expected.points.size();
-        for (const ContactPoint& c : found.points) {
-            const bool ball = c.partA == 1 || c.partB == 1;
-            withCube += ball && (c.partA == 2 || c.partB == 2);
-            withSlab += ball && (c.partA == 0 || c.partB == 0);
-        }
-    }
+    const Walk walk = walkTheBall(path, 0.005, 100);
     // Within the margin of the cube's top edge from 23 mm above its top (44 queries of the fall)
     // and the first two along; of the slab from 3 mm above it (2), along it (400) and past its
     // edge until its corner is 5 mm away (17).
-    EXPECT_EQ(withCube, 44 + 2);
-    EXPECT_EQ(withSlab, 2 + 400 + 17);
+    EXPECT_EQ(walk.withCube, 44 + 2);
+    EXPECT_EQ(walk.withSlab, 2 + 400 + 17);
     // 101 queries falling 0.3 m, put into the tree 7 times (its box grown by its slack alone, 10
     // mm here, would be put in 28 times).
-    EXPECT_LE(inFall, 10u);
+    EXPECT_LE(walk.putInTree, 10u);
 }
 
 // Bullet answers a pure geometric query: what a query returns depends on the poses and the
