@@ -117,7 +117,8 @@ BENCHMARK(BM_ShapeOnPlanePoints)->DenseRange(0, 4)->Unit(benchmark::kNanosecond)
 // against its side, 1 a ball on its cap, 2 a cube against its cap, 3 a second cylinder lying
 // across it, side to side, 4 a capsule (radius 2 cm) lying across its side (the scatter's most
 // frequent: 400 a step), 5 a cube on its side — each 10 µm into it; 6 a capsule lying across its
-// rim, 7 a ball on its rim, each some millimetres off. The breaking distance 2 cm.
+// rim, 7 a ball on its rim, 8 a cube leaning on its rim, each some millimetres off. The
+// breaking distance 2 cm.
 void BM_CylinderPairPoints(benchmark::State& state) {
     const int kind = static_cast<int>(state.range(0));
     btCylinderShape cylinder(btVector3(0.05, 0.05, 0.05));  // (along y)
@@ -159,6 +160,12 @@ void BM_CylinderPairPoints(benchmark::State& state) {
         X_AB.setOrigin(
             btVector3(0.049 + 0.052 * std::cos(0.5), 0.049 + 0.052 * std::sin(0.5), 0.01));
         break;
+    case 8:  // (a cube leaning on the cylinder's rim, tilted inwards)
+        other = std::make_unique<btBoxShape>(btVector3(0.03, 0.03, 0.03));
+        X_AB.setOrigin(btVector3(0.094, 0.075, 0.0));
+        X_AB.setRotation(btQuaternion(btVector3(0, 0, 1), 0.3) *
+                         btQuaternion(btVector3(0, 1, 0), 0.4));
+        break;
     default:  // (a cube on the cylinder's side, turned about the axis)
         other = std::make_unique<btBoxShape>(btVector3(0.05, 0.05, 0.05));
         X_AB.setOrigin(btVector3(0.1 - in, 0.02, 0.0));
@@ -176,6 +183,6 @@ void BM_CylinderPairPoints(benchmark::State& state) {
     }
     state.counters["points"] = points.count;
 }
-BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 7)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 8)->Unit(benchmark::kNanosecond);
 
 }  // namespace

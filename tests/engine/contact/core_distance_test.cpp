@@ -236,7 +236,7 @@ TEST(CoreDistance, ThingsLyingFlatOnACapAreAsHighAboveItAsTheyLie) {
 // capsules lying across it, tilted and turned. The distance is the one computed here on its own:
 // from the ball's centre, or the nearest of 20,001 points along the capsule's segment refined by
 // golden sections, to the core's rim circle, less the margin and the radius — to 1e-12 m; the
-// normal along that gap; and the same with the drum as B.
+// normal along that gap; and the same with the drum as B. The same for cubes leaning on it.
 TEST(CoreDistance, ThingsOnADrumsRimAreAsFarFromItAsTheirCoresAreFromItsCircle) {
     btCylinderShapeZ drum(btVector3(0.05, 0.05, 0.05));
     drum.setMargin(1e-3);
@@ -301,6 +301,46 @@ TEST(CoreDistance, ThingsOnADrumsRimAreAsFarFromItAsTheirCoresAreFromItsCircle) 
         }
     }
     EXPECT_EQ(checked, 48);
+    // Cubes leaning on the rim from outside, tilted inwards about the rim's tangent and turned
+    // about their own vertical: the distance from the rim's circle to the cube's core (the
+    // nearest of 20,001 rim points refined by golden sections) less both margins.
+    btBoxShape cube(btVector3(0.03, 0.03, 0.03));
+    cube.setMargin(1e-3);
+    const double coreCube = 0.029;
+    for (int k = 0; k < 24; ++k) {
+        const double around = 0.26 * k;
+        const btVector3 radial(std::cos(around), std::sin(around), 0);
+        const btVector3 tangent(-std::sin(around), std::cos(around), 0);
+        const btQuaternion turn = btQuaternion(tangent, 0.2 + 0.05 * (k % 7)) *
+                                  btQuaternion(btVector3(0, 0, 1), 0.13 * k);
+        const btTransform X_AB(turn, radial * (coreRadius + 0.045) + btVector3(0, 0, 0.08));
+        const btTransform X_BA = X_AB.inverse();
+        const auto at = [&](double theta) {
+            const btVector3 onRim(coreRadius * std::cos(theta), coreRadius * std::sin(theta),
+                                  coreHalf);
+            const btVector3 x = X_BA(onRim);
+            const btVector3 q(std::clamp(x.x(), -coreCube, coreCube),
+                              std::clamp(x.y(), -coreCube, coreCube),
+                              std::clamp(x.z(), -coreCube, coreCube));
+            return (x - q).length();
+        };
+        double best = 0;
+        for (int n = 1; n <= 20000; ++n)
+            if (at(2 * M_PI * n / 20000) < at(best)) best = 2 * M_PI * n / 20000;
+        double lo = best - 4e-4, hi = best + 4e-4;
+        for (int n = 0; n < 200; ++n) {
+            const double a = lo + 0.382 * (hi - lo), b = hi - 0.382 * (hi - lo);
+            (at(a) < at(b) ? hi : lo) = at(a) < at(b) ? b : a;
+        }
+        const double expected = at(0.5 * (lo + hi)) - 2e-3;
+        ASSERT_GT(expected, 1e-4) << k;
+        const btTransform X_WB = X_WA * X_AB;
+        CoreNearest out, swapped;
+        ASSERT_EQ(nearestCores(drum, X_WA, cube, X_WB, 0.05, out), CoreResult::Found) << k;
+        EXPECT_NEAR(out.distance, expected, 1e-12) << k;
+        ASSERT_EQ(nearestCores(cube, X_WB, drum, X_WA, 0.05, swapped), CoreResult::Found) << k;
+        EXPECT_NEAR(swapped.distance, expected, 1e-12) << k;
+    }
 }
 
 TEST(CoreDistance, PairsBeyondTheReachAreNotReportedAndMeetingCoresAreLeftToBullet) {
