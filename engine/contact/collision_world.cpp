@@ -1119,6 +1119,24 @@ void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet, bool settle
         m.quiet[partIndex] = static_cast<char>(quiet ? (settled ? 2 : 1) : 0);
 }
 
+void CollisionWorld::setPartFromBody(std::size_t partIndex, bool quiet, bool settled, bool asleep,
+                                     const Transform* X_WB) {
+    Impl& m = *impl_;
+    if (partIndex >= m.X_BO.size()) throw std::out_of_range("setPartFromBody: no frames");
+    btCollisionObject* object = m.objectOfPart[partIndex];
+    if (!object) return;
+    if (!m.ground[partIndex]) {
+        m.quiet[partIndex] = static_cast<char>(quiet ? (settled ? 2 : 1) : 0);
+        if (bool(m.asleep[partIndex]) != asleep) {
+            m.asleep[partIndex] = asleep;
+            m.still[partIndex] = asleep;
+            object->forceActivationState(asleep ? ISLAND_SLEEPING : ACTIVE_TAG);
+        }
+    }
+    if (X_WB)
+        m.setObjectPose(partIndex, m.objectAtBody[partIndex] ? *X_WB : *X_WB * m.X_BO[partIndex]);
+}
+
 void CollisionWorld::setQuietTurn(long long step, int every, int settledEvery) {
     impl_->quietStep = step;
     impl_->quietEvery = every;

@@ -399,15 +399,14 @@ private:
                 // one another have no points yet to keep)
                 const double moved = d.h * (layout::linear(d.v0, b).norm() +
                                             layout::angular(d.v0, b).norm() * radius_[body]);
-                world_->setPartQuiet(p, stepIndex != 0 && moved <= kQuietDistance,
-                                     moved <= kSettledDistance);
                 const bool slept = world_->partAsleep(p);
-                world_->setPartAsleep(p, asleep);
-                if (asleep && slept && posesHeld) continue;
+                // (its pose from its body's: the part's frame and its object's folded in the
+                // world's array, not read from the part's model — a cache miss a part; none
+                // for a part asleep through the last step)
                 const Transform X_WB{bodyOrientation(d.q0, b), bodyPosition(d.q0, b)};
-                // (from its body's: the part's frame and its object's folded in the world's
-                // array, not read from the part's model — a cache miss a part)
-                world_->setPartPoseFromBody(p, X_WB);
+                world_->setPartFromBody(p, stepIndex != 0 && moved <= kQuietDistance,
+                                        moved <= kSettledDistance, asleep,
+                                        asleep && slept && posesHeld ? nullptr : &X_WB);
             }
         });
         // (the points left in the threads' ranges: orderContacts reads them from there)

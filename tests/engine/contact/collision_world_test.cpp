@@ -454,6 +454,44 @@ TEST(CollisionWorld, APartFallingIsPutIntoTheTreeSeldomAndHasThePointsAFreshWorl
     EXPECT_LE(walk.putInTree, 10u);
 }
 
+// A part set from its body in one call (setPartFromBody) is set as by the three calls it stands
+// for: the ball (its frame 5 cm off its body's, turned) moved with its body, quiet or not,
+// asleep and woken, its pose left alone while asleep — the same points query after query, each
+// query given the last one's points, and the same sleep.
+TEST(CollisionWorld, APartSetFromItsBodyInOneCallIsSetAsByTheThreeCalls) {
+    const SceneSpec spec = ballBesideCube(0.3);
+    CollisionWorld one(spec), three(spec);
+    Transform X_BP;
+    X_BP.p = Vec3(0.05, 0.0, 0.0);
+    X_BP.R = Quat(Eigen::AngleAxisd(0.3, Vec3::UnitY()));
+    const std::vector<Transform> frames(spec.parts.size(), X_BP);
+    one.setBodyFrames(frames);
+    three.setBodyFrames(frames);
+    ContactQuery lastOne, lastThree;
+    for (int k = 0; k < 60; ++k) {
+        Transform X_WB;
+        X_WB.p = Vec3(0.15 + 0.0004 * k, -0.2, 0.1005 - 0.00002 * k);
+        X_WB.R = Quat(Eigen::AngleAxisd(0.01 * k, Vec3::UnitZ()));
+        const bool quiet = k % 3 != 0, settled = k % 5 == 0, asleep = k >= 30 && k < 45;
+        const bool keepPose = asleep && k > 30;
+        for (std::size_t p = 1; p < spec.parts.size(); ++p) {
+            one.setPartFromBody(p, quiet, settled, asleep, keepPose ? nullptr : &X_WB);
+            three.setPartQuiet(p, quiet, settled);
+            three.setPartAsleep(p, asleep);
+            if (!keepPose) three.setPartPoseFromBody(p, X_WB);
+            ASSERT_EQ(one.partAsleep(p), three.partAsleep(p)) << k;
+        }
+        one.setQuietTurn(k, 4, 8);
+        three.setQuietTurn(k, 4, 8);
+        const ContactQuery foundOne = one.query(0.005, lastOne.persistent);
+        const ContactQuery foundThree = three.query(0.005, lastThree.persistent);
+        ASSERT_TRUE(samePoints(foundOne, foundThree)) << "query " << k;
+        lastOne = foundOne;
+        lastThree = foundThree;
+    }
+    EXPECT_FALSE(lastOne.persistent.empty());
+}
+
 // Bullet answers a pure geometric query: what a query returns depends on the poses and the
 // points passed in, not on the queries the world answered before.
 TEST(CollisionWorld, AQueryDependsOnThePosesAndTheGivenPointsOnly) {
