@@ -274,6 +274,22 @@ struct CollisionWorld::Impl {
     std::vector<char> objectAtBody;
     // The object's pose into the parts' array of poses (setPartPose, setPartPoseFromBody).
     void setObjectPose(std::size_t partIndex, const Transform& X_WO);
+    // A part with an object, moved with its body (setPartPoseFromBody), told it is quiet
+    // (setPartQuiet) or asleep (setPartAsleep): what those set, each part checked by the caller
+    // (setPartFromBody does all three with one check). The ground is neither quiet nor asleep.
+    void poseFromBody(std::size_t partIndex, const Transform& X_WB) {
+        setObjectPose(partIndex, objectAtBody[partIndex] ? X_WB : X_WB * X_BO[partIndex]);
+    }
+    void setQuiet(std::size_t partIndex, bool isQuiet, bool settled) {
+        if (!ground[partIndex])
+            quiet[partIndex] = static_cast<char>(isQuiet ? (settled ? 2 : 1) : 0);
+    }
+    void setAsleep(std::size_t partIndex, bool sleeps) {
+        if (bool(asleep[partIndex]) == sleeps || ground[partIndex]) return;
+        asleep[partIndex] = sleeps;
+        still[partIndex] = sleeps;
+        objectOfPart[partIndex]->forceActivationState(sleeps ? ISLAND_SLEEPING : ACTIVE_TAG);
+    }
     // Per part: its object's world transform, also kept here (the merge reads it pair by pair:
     // from one array, not from 10,000 objects each a heap block of its own).
     std::vector<btTransform> pose;
@@ -1075,8 +1091,7 @@ void CollisionWorld::setBodyFrames(const std::vector<Transform>& X_BP) {
 void CollisionWorld::setPartPoseFromBody(std::size_t partIndex, const Transform& X_WB) {
     Impl& m = *impl_;
     if (partIndex >= m.X_BO.size()) throw std::out_of_range("setPartPoseFromBody: no frames");
-    if (m.objectOfPart[partIndex])
-        m.setObjectPose(partIndex, m.objectAtBody[partIndex] ? X_WB : X_WB * m.X_BO[partIndex]);
+    if (m.objectOfPart[partIndex]) m.poseFromBody(partIndex, X_WB);
 }
 
 void CollisionWorld::Impl::setObjectPose(std::size_t partIndex, const Transform& X_WO) {
@@ -1101,11 +1116,7 @@ void CollisionWorld::Impl::setObjectPose(std::size_t partIndex, const Transform&
 
 void CollisionWorld::setPartAsleep(std::size_t partIndex, bool asleep) {
     Impl& m = *impl_;
-    btCollisionObject* object = m.objectOfPart.at(partIndex);
-    if (bool(m.asleep[partIndex]) == asleep || !object || m.ground[partIndex]) return;
-    m.asleep[partIndex] = asleep;
-    m.still[partIndex] = asleep;
-    object->forceActivationState(asleep ? ISLAND_SLEEPING : ACTIVE_TAG);
+    if (m.objectOfPart.at(partIndex)) m.setAsleep(partIndex, asleep);
 }
 
 Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const {
@@ -1115,26 +1126,17 @@ Vec3 CollisionWorld::worldPoint(std::size_t partIndex, const Vec3& local) const 
 
 void CollisionWorld::setPartQuiet(std::size_t partIndex, bool quiet, bool settled) {
     Impl& m = *impl_;
-    if (m.objectOfPart.at(partIndex) && !m.ground[partIndex])
-        m.quiet[partIndex] = static_cast<char>(quiet ? (settled ? 2 : 1) : 0);
+    if (m.objectOfPart.at(partIndex)) m.setQuiet(partIndex, quiet, settled);
 }
 
 void CollisionWorld::setPartFromBody(std::size_t partIndex, bool quiet, bool settled, bool asleep,
                                      const Transform* X_WB) {
     Impl& m = *impl_;
     if (partIndex >= m.X_BO.size()) throw std::out_of_range("setPartFromBody: no frames");
-    btCollisionObject* object = m.objectOfPart[partIndex];
-    if (!object) return;
-    if (!m.ground[partIndex]) {
-        m.quiet[partIndex] = static_cast<char>(quiet ? (settled ? 2 : 1) : 0);
-        if (bool(m.asleep[partIndex]) != asleep) {
-            m.asleep[partIndex] = asleep;
-            m.still[partIndex] = asleep;
-            object->forceActivationState(asleep ? ISLAND_SLEEPING : ACTIVE_TAG);
-        }
-    }
-    if (X_WB)
-        m.setObjectPose(partIndex, m.objectAtBody[partIndex] ? *X_WB : *X_WB * m.X_BO[partIndex]);
+    if (!m.objectOfPart[partIndex]) return;
+    m.setQuiet(partIndex, quiet, settled);
+    m.setAsleep(partIndex, asleep);
+    if (X_WB) m.poseFromBody(partIndex, *X_WB);
 }
 
 void CollisionWorld::setQuietTurn(long long step, int every, int settledEvery) {

@@ -397,6 +397,33 @@ TEST(CoreDistance, PosesNotNumbersAndShapesOfNoSizeAreLeftToBulletOrFound) {
     ASSERT_EQ(nearestCores(drum, X_WA, flat, beside, 0.1, out), CoreResult::Found);
     EXPECT_NEAR(out.distance, 0.05, 1e-12);
     EXPECT_TRUE(std::isfinite(out.pointOnB.x()) && std::isfinite(out.normalOnB.x()));
+    // A cube leaning on the drum's rim (the rim's closed form) at a pose not a number, and a
+    // ball on its rim at one: left to Bullet or not found, never a point not a number.
+    btBoxShape cube(btVector3(0.03, 0.03, 0.03));
+    cube.setMargin(1e-3);
+    btSphereShape ball(0.02);
+    for (const double bad : {nan, inf}) {
+        const btTransform leaning(btQuaternion(btVector3(0, 0, 1), 0.4),
+                                  btVector3(0.09, bad, 0.08));
+        for (const btConvexShape* other :
+             {static_cast<const btConvexShape*>(&cube), static_cast<const btConvexShape*>(&ball)})
+            if (nearestCores(drum, X_WA, *other, leaning, 0.02, out) == CoreResult::Found)
+                ADD_FAILURE() << "a pose not a number found a point";
+    }
+    // A cube and a ball beside a cylinder of no size (a point): 5 cm and 2 cm from it, exactly.
+    const btTransform nearFlat(btQuaternion::getIdentity(), btVector3(0.0, 0.08, 0.0));
+    ASSERT_EQ(
+        nearestCores(flat, beside, cube,
+                     btTransform(beside.getRotation(), beside.getOrigin() + nearFlat.getOrigin()),
+                     0.1, out),
+        CoreResult::Found);
+    EXPECT_NEAR(out.distance, 0.05, 1e-12);
+    ASSERT_EQ(
+        nearestCores(ball,
+                     btTransform(beside.getRotation(), beside.getOrigin() + btVector3(0.04, 0, 0)),
+                     flat, beside, 0.1, out),
+        CoreResult::Found);
+    EXPECT_NEAR(out.distance, 0.02, 1e-12);
 }
 
 }  // namespace
