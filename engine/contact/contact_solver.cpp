@@ -341,7 +341,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             islands.emplace_back();
             islandParts.emplace_back();
         }
-        listed.assign(static_cast<std::size_t>(v.size() / 6), 0);
     } else {
         const int bodies = static_cast<int>(v.size() / 6);
         parent.resize(static_cast<std::size_t>(bodies));
@@ -507,15 +506,19 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     };
     // Free parts: the sweeps run on a copy of v with one cache line per part (v has 48 bytes
     // per part, and islands solved at once on several threads would write into one another's
-    // lines), copied back at the end; vFree likewise.
+    // lines), vFree likewise. Without joints each island copies its own parts' entries in and
+    // out in the task that solves it (on two threads, a pass over every part on the calling
+    // thread before and after the islands read and wrote a cache line of the other core's per
+    // part); with them, every part's in here and out at the end (finish).
     thread_local std::vector<PaddedTwist> paddedStore, paddedFreeStore;
     std::vector<PaddedTwist>&padded = paddedStore, &paddedFree = paddedFreeStore;
     {
         const std::size_t bodies = static_cast<std::size_t>(v.size() / 6);
         padded.resize(bodies);
         paddedFree.resize(bodies);
-        for (std::size_t b = 0; b < bodies; ++b)
-            twistOf(padded, static_cast<int>(b)) = layout::twist(v, static_cast<int>(b));
+        if (responses)
+            for (std::size_t b = 0; b < bodies; ++b)
+                twistOf(padded, static_cast<int>(b)) = layout::twist(v, static_cast<int>(b));
     }
     // Row r of contact ci: its velocity, and an impulse dx along it (swept on v: into `to`, v
     // or the free velocities a coarse correction measures from).
@@ -573,11 +576,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     // The velocities v⁺ for the impulses found (row space: once, at the end; v holds none of
     // them, the warm start's included).
     auto finish = [&] {
-        if (!responses) {
-            for (std::size_t b = 0; b < padded.size(); ++b)
-                layout::twist(v, static_cast<int>(b)) = twistOf(padded, static_cast<int>(b));
-            return;
-        }
+        if (!responses) return;  // (each island's parts copied out by its task)
         // (the parts of the islands swept on v from their sweeps; the impulses of those swept on
         // w through U)
         Eigen::VectorXd x(rows);
@@ -1462,9 +1461,13 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     reports.assign(count, ContactSolveReport{});
     // A given island's contacts (its range) and parts (in the order its contacts touch them, A
     // before B), as the search above lists them; each island's parts are its own.
-    // (the caller's `listed`: a thread_local named in a task would be the task's thread's own)
-    std::vector<char>& listedHere = listed;
+    // (each part marked in the solving thread's own array while its island is listed, then
+    // unmarked: one array for all the threads shared cache lines between islands' parts)
+    const std::size_t bodyCount = static_cast<std::size_t>(v.size() / 6);
     auto describeIsland = [&](std::size_t k) {
+        thread_local std::vector<char> markedStore;
+        std::vector<char>& marked = markedStore;  // (all zero between islands)
+        if (marked.size() < bodyCount) marked.resize(bodyCount, 0);
         std::vector<std::size_t>& contacts = islands[k];
         std::vector<int>& parts = islandParts[k];
         contacts.clear();
@@ -1472,20 +1475,33 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         for (std::size_t ci = p.islandStart[k]; ci < p.islandStart[k + 1]; ++ci) {
             contacts.push_back(ci);
             for (const int b : {p.contacts[ci].bodyA, p.contacts[ci].bodyB})
-                if (b >= 0 && !listedHere[static_cast<std::size_t>(b)]) {
-                    listedHere[static_cast<std::size_t>(b)] = 1;
+                if (b >= 0 && !marked[static_cast<std::size_t>(b)]) {
+                    marked[static_cast<std::size_t>(b)] = 1;
                     parts.push_back(b);
                 }
         }
+        for (const int b : parts) marked[static_cast<std::size_t>(b)] = 0;
         assert(!contacts.empty() && !parts.empty());
     };
+    // (without joints: the velocities v⁺ for the whole targets are v's where no island moves
+    // them; each island writes its own parts')
+    if (positionVelocity && !responses) *positionVelocity = v;
     auto solveOne = [&](int k) {
         const std::size_t i = static_cast<std::size_t>(k);
         if (given) {
             if (p.writeRows) p.writeRows(p.islandStart[i], p.islandStart[i + 1]);
             describeIsland(i);
         }
+        if (!responses)
+            for (const int b : islandParts[i]) twistOf(padded, b) = layout::twist(v, b);
         solveIsland(islands[i], islandParts[i], reports[i], biasedOf[i]);
+        if (responses) return;
+        for (const int b : islandParts[i]) {
+            layout::twist(v, b) = twistOf(padded, b);
+            if (positionVelocity)
+                layout::twist(*positionVelocity, b) =
+                    twistOf(biasedOf[i] ? paddedBiased : padded, b);
+        }
     };
     const auto islandSize = [&](std::size_t k) {
         return given ? p.islandStart[k + 1] - p.islandStart[k] : islands[k].size();
@@ -1526,7 +1542,7 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         report.newtonSteps += one.newtonSteps;
     }
     finish();
-    if (positionVelocity) {
+    if (positionVelocity && responses) {
         // v⁺, but for the biased islands' velocities for the whole targets.
         *positionVelocity = v;
         const auto onRows = [&](std::size_t k) {

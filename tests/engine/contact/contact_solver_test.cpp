@@ -593,22 +593,27 @@ TEST(ContactSolvers, CoarseCorrectionsAreMadeWhereTheyPayOnly) {
 // targets less the biases), warm-started. The impulses, v⁺ and the positions' velocities are
 // the same bit for bit, found or given, on one thread or two; two stacks given as one island
 // are not (the sweeps of both go on until both converge); ranges that are no islands are not
-// taken.
+// taken. A part after each stack touches nothing: its velocity is left as it was, in v⁺ and in
+// the positions' velocities (each island writes its own parts' only).
 TEST(ContactSolvers, IslandsGivenAreSolvedAsIslandsFound) {
     constexpr int kStacks = 8;
     const auto height = [](int stack) { return 6 + 3 * stack; };
     std::vector<Vec3> centres;
     std::vector<std::pair<int, int>> pairs;
     std::vector<std::size_t> islandStart{0};
-    Eigen::VectorXd v0 = Eigen::VectorXd::Zero(6 * 132);  // (6 + 9 + … + 27 parts)
-    for (int s = 0, part = 0; s < kStacks; ++s) {
+    std::vector<int> alone;  // (the parts touching nothing)
+    Eigen::VectorXd v0 = Eigen::VectorXd::Zero(6 * (132 + kStacks));  // (6 + 9 + … + 27 parts)
+    for (int s = 0, part = 0; s < kStacks; ++s, ++part) {
         for (int i = 0; i < height(s); ++i, ++part) {
             centres.emplace_back(3.0 * s, 0.1 * s, i);
             pairs.emplace_back(i == 0 ? -1 : part - 1, part);
             v0(6 * part + 2) = -9.81e-3 * (1.0 + 0.1 * s);
             v0(6 * part) = 1e-3 * (s - 3);  // (sliding a little: friction at work)
         }
-        islandStart.push_back(4 * pairs.size());  // (four points a pair)
+        islandStart.push_back(4 * pairs.size());        // (four points a pair)
+        centres.emplace_back(3.0 * s + 1.5, 0.0, 5.0);  // (flying between the stacks)
+        alone.push_back(part);
+        for (int i = 0; i < 6; ++i) v0(6 * part + i) = 0.01 * (i + 1) - 0.003 * s;
     }
     ContactProblem base = touchingParts(centres, pairs);
     for (std::size_t k = 0; k < base.contacts.size(); ++k) {
@@ -639,6 +644,14 @@ TEST(ContactSolvers, IslandsGivenAreSolvedAsIslandsFound) {
         return out;
     };
     const Solved found = solve(false, 1);
+    for (int part = 0; part < static_cast<int>(centres.size()); ++part) {  // (stacks stopped)
+        if (std::find(alone.begin(), alone.end(), part) != alone.end()) continue;
+        EXPECT_GT(found.v(6 * part + 2), -1e-5) << part;  // (from about −0.01 m/s)
+    }
+    for (const int part : alone) {
+        EXPECT_EQ(found.v.segment<6>(6 * part), v0.segment<6>(6 * part)) << part;
+        EXPECT_EQ(found.positionVelocity.segment<6>(6 * part), v0.segment<6>(6 * part)) << part;
+    }
     double pushed = 0.0;
     for (std::size_t k = 0; k < found.impulses.size(); k += 3) pushed += found.impulses[k];
     EXPECT_GT(pushed, 0.0);
