@@ -2,12 +2,15 @@
 // dt = 1 ms with the default contact settings (PGS, box friction, warm starting). Counters:
 // µs per step and the share of it in collision queries, and at t = 3 s the deepest
 // penetration, the largest box speed, and the boxes that fell through the ground or left their
-// column (moved > 2 cm sideways or tilted > 10°).
+// column (moved > 2 cm sideways or tilted > 10°). With them, core_round_trip_ns: what one cache
+// line passed from one thread to another and back cost as the run ended.
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 #include <benchmark/benchmark.h>
 
@@ -54,9 +57,46 @@ bool runFromStart(benchmark::State& state, ForwardDynamics& sim, double t, Total
     return true;
 }
 
+// What one cache line passed from one thread to another and back costs now, in ns (0 with one
+// hardware thread), over at most 20,000 trips or 0.2 s. Runs on two threads share their parts'
+// data between the cores, and what that costs changes with where the host puts the two vCPUs:
+// 110–170 ns and 440–600 ns within one hour on this machine (docs/performance.md), the same
+// binary's pile-400 1.38–1.75× faster on two threads than on one across such windows.
+double coreRoundTripNs() {
+    if (std::thread::hardware_concurrency() < 2) return 0.0;
+    constexpr int kTrips = 20000;
+    struct alignas(64) Line {
+        std::atomic<int> value{0};
+    } line;
+    std::atomic<bool> stop{false};
+    std::thread other([&] {
+        for (int i = 0; i < kTrips; ++i) {
+            while (line.value.load(std::memory_order_acquire) != 2 * i + 1)
+                if (stop.load(std::memory_order_relaxed)) return;
+            line.value.store(2 * i + 2, std::memory_order_release);
+        }
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const auto late = start + std::chrono::milliseconds(200);
+    int trips = 0;
+    for (; trips < kTrips; ++trips) {
+        line.value.store(2 * trips + 1, std::memory_order_release);
+        long spins = 0;
+        while (line.value.load(std::memory_order_acquire) != 2 * trips + 2)
+            if (++spins % 4096 == 0 && std::chrono::steady_clock::now() > late) break;
+        if (line.value.load(std::memory_order_acquire) != 2 * trips + 2) break;
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stop.store(true);
+    other.join();
+    return trips > 0 ? 1e9 * seconds / trips : 0.0;
+}
+
 void reportTotals(benchmark::State& state, const Totals& totals) {
     state.counters["us_per_step"] = 1e6 * totals.seconds / static_cast<double>(totals.steps);
     state.counters["collision_share"] = totals.collision / totals.seconds;
+    state.counters["core_round_trip_ns"] = coreRoundTripNs();
 }
 
 int partsAsleep(const ForwardDynamics& sim) {
