@@ -602,7 +602,8 @@ TEST(ContactSolvers, IslandsGivenAreSolvedAsIslandsFound) {
     std::vector<std::pair<int, int>> pairs;
     std::vector<std::size_t> islandStart{0};
     std::vector<int> alone;  // (the parts touching nothing)
-    Eigen::VectorXd v0 = Eigen::VectorXd::Zero(6 * (132 + kStacks));  // (6 + 9 + … + 27 parts)
+    // (6 + 9 + … + 27 parts in the stacks, one alone after each)
+    Eigen::VectorXd v0 = Eigen::VectorXd::Zero(6 * (132 + kStacks));
     for (int s = 0, part = 0; s < kStacks; ++s, ++part) {
         for (int i = 0; i < height(s); ++i, ++part) {
             centres.emplace_back(3.0 * s, 0.1 * s, i);
