@@ -40,6 +40,17 @@ struct IntegratorStatistics {
     // collision world, broad and narrow phase, the points merged with the last step's — not
     // their ordering by island and height for the solve.
     double collisionSeconds = 0.0;
+    // The rest of timeStepping's steps, phase by phase, wall time over all steps: the points
+    // ordered by island and height; forces, v* and the rows (assembly); the contact solve (with
+    // the joint rows' projections around it); the new positions; the positions projected onto
+    // the joints, sleeping and the step recorded. (Maximal coordinates; in joint coordinates
+    // the ordering alone.) Where a step's time goes, and which part of it a second thread
+    // shortens.
+    double orderingSeconds = 0.0;
+    double assemblySeconds = 0.0;
+    double solveSeconds = 0.0;
+    double integrationSeconds = 0.0;
+    double finishSeconds = 0.0;
 };
 
 class Integrator {

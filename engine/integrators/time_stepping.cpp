@@ -183,9 +183,21 @@ private:
         if (joints_) return runInJointCoordinates(model, state, ws, h);
         StepData& d = data_;
         begin(model, state, h);
+        // (each phase's wall time: IntegratorStatistics)
+        using Clock = std::chrono::steady_clock;
+        const auto since = [](Clock::time_point& mark) {
+            const Clock::time_point now = Clock::now();
+            const double seconds = std::chrono::duration<double>(now - mark).count();
+            mark = now;
+            return seconds;
+        };
+        Clock::time_point mark = Clock::now();
         if (Status s = assemble(model, state, ws); !s.ok) return s;
+        stats_.assemblySeconds += since(mark);
         if (Status s = solve(model, state, ws); !s.ok) return s;
+        stats_.solveSeconds += since(mark);
         integrate(model, state, ws);
+        stats_.integrationSeconds += since(mark);
         // The velocity v⁺ meets the joint rows at qₙ; the projection turns it onto them at qₙ₊₁
         // with impulses that belong to the step's reactions (a part swinging on a pin: its
         // centripetal load, m ω² r, is all there: the rows' targets at qₙ hold none of it).
@@ -197,6 +209,7 @@ private:
         if (projectionImpulse_.size() == d.impulse.size()) d.impulse += projectionImpulse_;
         if (sleeping(model, state)) updateSleep(model, state);
         record(model, state, ws);
+        stats_.finishSeconds += since(mark);
         return {};
     }
 
@@ -353,7 +366,7 @@ private:
             stats_.collisionSeconds += collideSerially_.run([&] { collide(model, state); });
             // The points by island and height: the solve's order, not collision detection
             // (as Bullet's islands are built in its solve, outside its collision detection).
-            orderSerially_.run([&] { orderContacts(model); });
+            stats_.orderingSeconds += orderSerially_.run([&] { orderContacts(model); });
         } else {
             d.found.points.clear();
             d.found.persistent.clear();

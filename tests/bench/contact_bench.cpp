@@ -39,10 +39,23 @@ double deepest(const Outputs& out) {
     return depth;
 }
 
-// A run's time, steps and time in the collision query, over the benchmark's iterations.
+// A run's time, steps and time in each phase of the step, over the benchmark's iterations.
 struct Totals {
     double seconds = 0.0, collision = 0.0;
     long steps = 0;
+    // (IntegratorStatistics: the ordering, assembly, solve, integration, finish)
+    std::array<double, 5> phases{};
+    // What a simulation spent from `before` to `after` added.
+    void add(const IntegratorStatistics& after, const IntegratorStatistics& before = {}) {
+        steps += after.steps - before.steps;
+        collision += after.collisionSeconds - before.collisionSeconds;
+        const auto of = [](const IntegratorStatistics& s) {
+            return std::array<double, 5>{s.orderingSeconds, s.assemblySeconds, s.solveSeconds,
+                                         s.integrationSeconds, s.finishSeconds};
+        };
+        const std::array<double, 5> a = of(after), b = of(before);
+        for (std::size_t k = 0; k < phases.size(); ++k) phases[k] += a[k] - b[k];
+    }
 };
 
 // sim from its start to t, timed, into the totals; false (the benchmark skipped) on an error.
@@ -52,8 +65,7 @@ bool runFromStart(benchmark::State& state, ForwardDynamics& sim, double t, Total
         return false;
     }
     if (!timedAdvance(state, sim, t, totals.seconds)) return false;
-    totals.steps += sim.statistics().steps;
-    totals.collision += sim.statistics().collisionSeconds;
+    totals.add(sim.statistics());
     return true;
 }
 
@@ -93,9 +105,18 @@ double coreRoundTripNs() {
     return trips > 0 ? 1e9 * seconds / trips : 0.0;
 }
 
+// us_per_step and collision_share; each phase's µs a step (collision_us, order_us — the points
+// by island and height —, assemble_us — forces, v*, rows —, solve_us, integrate_us, finish_us —
+// the joints' projection, sleeping, the record —): which of them a second thread shortens.
 void reportTotals(benchmark::State& state, const Totals& totals) {
-    state.counters["us_per_step"] = 1e6 * totals.seconds / static_cast<double>(totals.steps);
+    const double steps = static_cast<double>(std::max(totals.steps, 1L));
+    state.counters["us_per_step"] = 1e6 * totals.seconds / steps;
     state.counters["collision_share"] = totals.collision / totals.seconds;
+    state.counters["collision_us"] = 1e6 * totals.collision / steps;
+    constexpr std::array<const char*, 5> kPhases = {"order_us", "assemble_us", "solve_us",
+                                                    "integrate_us", "finish_us"};
+    for (std::size_t k = 0; k < kPhases.size(); ++k)
+        state.counters[kPhases[k]] = 1e6 * totals.phases[k] / steps;
     state.counters["core_round_trip_ns"] = coreRoundTripNs();
 }
 
@@ -121,11 +142,9 @@ bool settledThenTimed(benchmark::State& state, const SceneSpec& spec, Totals& to
             state.SkipWithError("the scene did not settle");
             return false;
         }
-        const long steps = sim.statistics().steps;
-        const double collision = sim.statistics().collisionSeconds;
+        const IntegratorStatistics before = sim.statistics();
         if (!timedAdvance(state, sim, 4.0, totals.seconds)) return false;
-        totals.steps += sim.statistics().steps - steps;
-        totals.collision += sim.statistics().collisionSeconds - collision;
+        totals.add(sim.statistics(), before);
         atEnd(sim);
     }
     return true;
@@ -402,8 +421,7 @@ void BM_ChainThroughPile(benchmark::State& state) {
                 gap = std::max(gap, (world[0] - world[1]).norm());
             }
         }
-        totals.steps += sim.statistics().steps;
-        totals.collision += sim.statistics().collisionSeconds;
+        totals.add(sim.statistics());
         Outputs out;
         (void)sim.outputs(out);
         depth = deepest(out);

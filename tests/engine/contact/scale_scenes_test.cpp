@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -132,6 +133,29 @@ TEST(ScaleScenes, AScatterOfManyPartsRunsTheSameBitForBitOnOneThreadAndOnTwo) {
     EXPECT_EQ(states[0].dissipatedEnergy, states[1].dissipatedEnergy);
     EXPECT_GT(states[0].dissipatedEnergy, 0.0);         // (landings and the stabilisation booked)
     EXPECT_GT(states[0].v.cwiseAbs().maxCoeff(), 1.0);  // (the second layer still falling)
+}
+
+// The time a step takes is booked phase by phase (IntegratorStatistics): the collision query,
+// the ordering of the points, the assembly, the solve, the integration and the finish each take
+// some of a landing scatter's run, and together they account for most of it and no more than
+// all of it.
+TEST(ScaleScenes, AStepsTimeIsBookedPhaseByPhase) {
+    test::Stepping run(test::scatter(64));
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(run.to(0.4));  // (both layers landed)
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const IntegratorStatistics& s = run.fd.statistics();
+    const double phases[] = {s.collisionSeconds, s.orderingSeconds,    s.assemblySeconds,
+                             s.solveSeconds,     s.integrationSeconds, s.finishSeconds};
+    double sum = 0.0;
+    for (const double seconds : phases) {
+        EXPECT_GT(seconds, 0.0);
+        sum += seconds;
+    }
+    EXPECT_LE(sum, wall);
+    EXPECT_GT(sum, 0.5 * wall);
+    EXPECT_EQ(s.steps, 400);
 }
 
 // A mechanism beside a pile (a chain of three capsules on spherical joints lying 0.75 m away)
