@@ -1,5 +1,6 @@
 #include "engine/contact/contact_solver.h"
 #include "engine/model/layout.h"
+#include "engine/solver/block_cholesky.h"
 #include "engine/solver/worker_pool.h"
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
-#include <Eigen/SparseCholesky>
+#include <Eigen/OrderingMethods>
 #include <Eigen/SparseCore>
 
 namespace engine::contact {
@@ -132,41 +133,25 @@ Eigen::Vector2d projectOntoPolygon(const Eigen::Vector2d& p, double R, int facet
 namespace {
 
 // A block of the coarse system: row interface, column interface, the 6 × 6 entries.
-struct CoarseBlock {
-    int row, col;
-    Eigen::Matrix<double, 6, 6> value;
-};
+using CoarseBlock = BlockCholesky6::Entry;
 
-// The coarse system's factorisation, and what it will cost.
-class CoarseLdlt : public Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower,
-                                                Eigen::NaturalOrdering<int>> {
-public:
-    // After analyzePattern(): the factorisation's flops, about Σ over the factor's columns of
-    // their entries squared.
-    double factorFlops() const {
-        double flops = 0.0;
-        for (Eigen::Index j = 0; j < m_nonZerosPerCol.size(); ++j)
-            flops += static_cast<double>(m_nonZerosPerCol[j]) * m_nonZerosPerCol[j];
-        return flops;
-    }
-};
+using Mat6 = Eigen::Matrix<double, 6, 6>;
 
 // The coarse system's storage and factorisation, kept between solves (a step's contact solve
-// and the next one's) on each thread: no allocation, and no new ordering while the contact
-// graph is unchanged.
+// and the next one's) on each thread: no allocation, and no new ordering or pattern of the
+// factor while the contact graph is unchanged.
 struct CoarseWork {
     std::vector<CoarseBlock> blocks, sorted;
     std::vector<std::size_t> order;
-    std::vector<int> outer, inner, patternOuter, patternInner;
-    std::vector<double> values;
     // The interfaces' elimination order (newOf[k]: interface k's place), computed on the graph
     // of interfaces — a sixth of the scalar system's side, 1/36 of its entries — for the block
     // pattern `orderedPattern` (each block's row and column, in column order).
     std::vector<int> newOf;
     std::vector<std::pair<int, int>> pattern, orderedPattern;
-    Eigen::SparseMatrix<double> A;
-    CoarseLdlt ldlt;
-    double factorFlops = 0.0;  // ldlt's, for the pattern it analysed
+    // The blocks below the diagonal in the elimination order (by column, then row), and those
+    // the factor was analysed for.
+    std::vector<std::pair<int, int>> lower, factoredPattern;
+    BlockCholesky6 factor;
 };
 
 // Coarse corrections given back are tried again (every kCoarseEvery sweeps) on islands of up to
@@ -674,7 +659,6 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
         // down a stack of k parts in about k² sweeps and rocks it as slowly; this solve carries
         // both at once (block-tridiagonal for a stack, the contact graph's pattern for a pile), and
         // the sweeps then settle how each interface shares its wrench among its points.
-        using Mat6 = Eigen::Matrix<double, 6, 6>;
         struct Interface {
             int bodyA, bodyB, side;  // side: the reference part's (B's, or A's against the ground)
             Mat6 G[2], H[2];         // Σ J_i,ref J_i,sideᵀ and Σ J_i,ref (M⁻¹J_i,side)ᵀ
@@ -875,49 +859,20 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
                 for (Eigen::Index k = 0; k < m; ++k)
                     rhs.segment<6>(6 * work.newOf[static_cast<std::size_t>(k)]) =
                         -interfaces[static_cast<std::size_t>(k)].residual;
-                // The lower triangle, compressed by columns.
-                const Eigen::Index size = 6 * m;
-                work.outer.assign(static_cast<std::size_t>(size) + 1, 0);
-                work.inner.clear();
-                work.values.clear();
-                for (std::size_t first = 0; first < work.blocks.size();) {
-                    std::size_t last = first;
-                    const int l = work.blocks[first].col;
-                    while (last < work.blocks.size() && work.blocks[last].col == l) ++last;
-                    for (int j = 0; j < 6; ++j) {
-                        for (std::size_t e = first; e < last; ++e) {
-                            const CoarseBlock& block = work.blocks[e];
-                            for (int i = block.row == l ? j : 0; i < 6; ++i) {
-                                work.inner.push_back(6 * block.row + i);
-                                work.values.push_back(block.value(i, j));
-                            }
-                        }
-                        work.outer[static_cast<std::size_t>(6 * l + j) + 1] =
-                            static_cast<int>(work.inner.size());
-                    }
-                    first = last;
+                // The factor's pattern (kept while the blocks' is: a pile at rest, every step),
+                // then the factor and the correction in the elimination order.
+                work.lower.clear();
+                for (const CoarseBlock& block : work.blocks)
+                    if (block.row != block.col) work.lower.emplace_back(block.row, block.col);
+                if (work.lower != work.factoredPattern ||
+                    work.factor.columns() != static_cast<std::size_t>(m)) {
+                    work.factor.analyse(work.lower, static_cast<int>(m));
+                    work.factoredPattern = work.lower;
                 }
-                Eigen::SparseMatrix<double>& A = work.A;
-                A.resize(size, size);
-                A.resizeNonZeros(static_cast<Eigen::Index>(work.values.size()));
-                std::copy(work.outer.begin(), work.outer.end(), A.outerIndexPtr());
-                std::copy(work.inner.begin(), work.inner.end(), A.innerIndexPtr());
-                std::copy(work.values.begin(), work.values.end(), A.valuePtr());
-                // The ordering and the elimination tree are kept while the pattern is (a pile at
-                // rest: every step).
-                if (work.outer != work.patternOuter || work.inner != work.patternInner) {
-                    work.ldlt.analyzePattern(A);
-                    work.factorFlops = work.ldlt.factorFlops();
-                    work.patternOuter = work.outer;
-                    work.patternInner = work.inner;
-                }
-                if (work.factorFlops > budget) return false;
-                work.ldlt.factorize(A);
-                if (work.ldlt.info() != Eigen::Success) {
-                    work.patternOuter.clear();
-                    return false;
-                }
-                const Eigen::VectorXd ordered = work.ldlt.solve(rhs);
+                if (work.factor.flops() > budget) return false;
+                if (!work.factor.factorise(work.blocks)) return false;
+                Eigen::VectorXd& ordered = rhs;
+                work.factor.solveInPlace(ordered);
                 x.resize(6 * m);
                 for (Eigen::Index k = 0; k < m; ++k)
                     x.segment<6>(6 * k) =
