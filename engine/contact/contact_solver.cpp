@@ -664,8 +664,12 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             Mat6 G[2], H[2];         // Σ J_i,ref J_i,sideᵀ and Σ J_i,ref (M⁻¹J_i,side)ᵀ
             Vec6 residual;           // Σ J_i,ref r_i
         };
-        std::vector<Interface> interfaces;
-        std::vector<double> blockScale;
+        // (kept on the solving thread: an island's solve allocates nothing; with allocations,
+        // the threads' islands met in the allocator's locks)
+        thread_local std::vector<Interface> interfacesStore;
+        thread_local std::vector<double> blockScaleStore;
+        std::vector<Interface>& interfaces = interfacesStore;
+        std::vector<double>& blockScale = blockScaleStore;
         auto coarseStep = [&]() -> bool {
             interfaces.clear();
             std::fill(interfaceOf.begin(), interfaceOf.end(), -1);
@@ -713,7 +717,9 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             // Jointed parts: the system is dense, its factorisation (6m)³/3 — past
             // kDenseCoarseUpTo interfaces dearer than the sweeps it saves.
             if (rowSpace && m > kDenseCoarseUpTo) return false;
-            Eigen::VectorXd rhs(6 * m), x;
+            thread_local Eigen::VectorXd rhsStore, xStore;
+            Eigen::VectorXd &rhs = rhsStore, &x = xStore;
+            rhs.resize(6 * m);
             for (Eigen::Index k = 0; k < m; ++k)
                 rhs.segment<6>(6 * k) = -interfaces[static_cast<std::size_t>(k)].residual;
             // The directions an interface cannot carry (fewer than six independent rows: an edge,
@@ -930,8 +936,10 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
             }
             return e;
         };
-        std::vector<double> savedImpulses;
-        Eigen::VectorXd savedVelocities;
+        thread_local std::vector<double> savedImpulsesStore;
+        thread_local Eigen::VectorXd savedVelocitiesStore;
+        std::vector<double>& savedImpulses = savedImpulsesStore;
+        Eigen::VectorXd& savedVelocities = savedVelocitiesStore;
         auto save = [&] {
             savedImpulses.clear();
             for (const std::size_t ci : *island)
