@@ -13,8 +13,10 @@ void BlockCholesky6::analyse(const std::vector<std::pair<int, int>>& lower, int 
     rows_.clear();
     // (a column's children in the elimination tree: the columns whose first row below the
     // diagonal it is; their rows below it are its rows too)
-    std::vector<std::vector<int>> children(columns);
-    std::vector<int> merged;
+    std::vector<std::vector<int>>& children = children_;
+    std::vector<int>& merged = merged_;
+    if (children.size() < columns) children.resize(columns);
+    for (std::size_t j = 0; j < columns; ++j) children[j].clear();
     std::size_t at = 0;
     for (std::size_t j = 0; j < columns; ++j) {
         merged.clear();

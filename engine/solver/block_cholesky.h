@@ -54,6 +54,9 @@ private:
     std::vector<int> rows_;  // their block rows, increasing in each column
     std::vector<Block> diagonal_, below_;
     double flops_ = 0.0;
+    // (analyse()'s workspace, kept: a new pattern allocates nothing once seen at its size)
+    std::vector<std::vector<int>> children_;
+    std::vector<int> merged_;
 };
 
 }  // namespace engine
