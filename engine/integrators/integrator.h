@@ -43,9 +43,9 @@ struct IntegratorStatistics {
     // The rest of timeStepping's steps, phase by phase, wall time over all steps: the points
     // ordered by island and height; forces, v* and the rows (assembly); the contact solve (with
     // the joint rows' projections around it); the new positions; the positions projected onto
-    // the joints, sleeping and the step recorded. (Maximal coordinates; in joint coordinates
-    // the ordering alone.) Where a step's time goes, and which part of it a second thread
-    // shortens.
+    // the joints, sleeping and the step recorded. (With contact on, in maximal coordinates; in
+    // joint coordinates the ordering alone.) Where a step's time goes, and which part of it a
+    // second thread shortens.
     double orderingSeconds = 0.0;
     double assemblySeconds = 0.0;
     double solveSeconds = 0.0;
