@@ -56,11 +56,21 @@ bool BlockCholesky6::factorise(const std::vector<Entry>& entries) {
     for (Block& b : diagonal_) b.setZero();
     for (Block& b : below_) b.setZero();
     for (const Entry& entry : entries) {
+        // (a block outside the analysed pattern — above the diagonal, beyond the columns, or
+        // where analyse() was told of none — is refused, not written somewhere else)
+        if (entry.col < 0 || entry.row < entry.col ||
+            static_cast<std::size_t>(entry.row) >= columns)
+            return false;
         const auto j = static_cast<std::size_t>(entry.col);
-        if (entry.row == entry.col)
+        if (entry.row == entry.col) {
             diagonal_[j] = entry.value;
-        else
-            below_[find(entry.row, j)] = entry.value;
+            continue;
+        }
+        const auto first = rows_.begin() + static_cast<std::ptrdiff_t>(start_[j]);
+        const auto last = rows_.begin() + static_cast<std::ptrdiff_t>(start_[j + 1]);
+        const auto at = std::lower_bound(first, last, entry.row);
+        if (at == last || *at != entry.row) return false;
+        below_[static_cast<std::size_t>(at - rows_.begin())] = entry.value;
     }
     for (std::size_t j = 0; j < columns; ++j) {
         const Eigen::LLT<Block> llt(diagonal_[j]);

@@ -39,7 +39,8 @@ public:
     std::size_t columns() const { return diagonal_.size(); }
 
     // L for the matrix's lower blocks `entries` (every diagonal block and the blocks below it,
-    // in the analysed pattern; any order): false when a pivot block is not positive definite.
+    // in the analysed pattern; any order): false when a pivot block is not positive definite
+    // or an entry lies outside the pattern.
     bool factorise(const std::vector<Entry>& entries);
 
     // b ← (L Lᵀ)⁻¹ b, b of 6 · columns().

@@ -173,5 +173,23 @@ TEST(BlockCholesky6, RefusesAMatrixThatIsNotPositiveDefinite) {
     }
 }
 
+// Blocks the analysis was not told of — below the diagonal where the pattern has none, above
+// the diagonal, beyond the last column — are refused, and the pattern still factors after.
+TEST(BlockCholesky6, RefusesABlockOutsideItsPattern) {
+    std::mt19937 rng(5);
+    const std::vector<std::pair<int, int>> couples = {{1, 0}, {2, 1}};
+    const System s = randomSystem(3, couples, rng);
+    BlockCholesky6 factor;
+    factor.analyse(s.lower(), s.m);
+    for (const auto& [row, col] :
+         std::vector<std::pair<int, int>>{{2, 0}, {0, 1}, {3, 0}, {3, 3}}) {
+        std::vector<BlockCholesky6::Entry> entries = s.entries();
+        entries.push_back({row, col, Block::Identity()});
+        EXPECT_FALSE(factor.factorise(entries)) << "block (" << row << ", " << col << ")";
+    }
+    ASSERT_TRUE(factor.factorise(s.entries()));
+    EXPECT_LT(solveError(s, factor, rng), 1e-12);
+}
+
 }  // namespace
 }  // namespace engine
