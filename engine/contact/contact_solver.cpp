@@ -192,6 +192,11 @@ constexpr std::size_t kDenseRetryUpTo = 16;
 constexpr double kSweepFlopsPerRow = 150.0;
 constexpr double kFlopsPerBlock = 500.0;
 constexpr double kCoarseBlocksPer = 24.0;
+// Islands solved on the threads: tasks of about n / (kIslandTasks threads) of the n contacts
+// each (at least 32), consecutive islands in each. A thread that has ended its own block of
+// tasks helps with what is left of the others', so the solve waits at most about one task at
+// its end: with pile-400's 25 columns of 64 contacts, one column rather than two.
+constexpr std::size_t kIslandTasks = 16;
 
 // Minimum-degree order of the m interfaces whose coupling blocks (row ≥ column) are `pattern`.
 void orderInterfaces(const std::vector<std::pair<int, int>>& pattern, int m,
@@ -1471,13 +1476,14 @@ ContactSolveReport solvePgs(ContactProblem& p, Eigen::VectorXd& v, int maxIterat
     };
     const int threads = workerThreads();
     if (count > 1 && n >= kParallelContacts && threads > 1) {
-        // Tasks of consecutive islands of about n / (8 threads) contacts, at least 32: a task
-        // per island of one part on the floor would cost more to hand out than to solve.
+        // Tasks of consecutive islands of about n / (kIslandTasks threads) contacts, at least
+        // 32: a task per island of one part on the floor would cost more to hand out than to
+        // solve.
         thread_local std::vector<std::size_t> firstStore;
         std::vector<std::size_t>& first = firstStore;  // task t: islands first[t] … first[t+1]−1
         first.assign(1, 0);
         const std::size_t share =
-            std::max<std::size_t>(32, n / (8 * static_cast<std::size_t>(threads)));
+            std::max<std::size_t>(32, n / (kIslandTasks * static_cast<std::size_t>(threads)));
         std::size_t contacts = 0;
         for (std::size_t k = 0; k + 1 < count; ++k) {
             contacts += islandSize(k);
