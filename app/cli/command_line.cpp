@@ -44,6 +44,15 @@ const CLI::Validator kThreadCount(
     },
     "1..256");
 
+// An output of text named '-' is stdout, as for most command-line tools (it wrote a file named
+// '-' in the working folder).
+const CLI::Validator kDashIsStdout(
+    [](std::string& path) {
+        if (path == "-") path.clear();
+        return std::string();
+    },
+    "");
+
 }  // namespace
 
 CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out,
@@ -106,7 +115,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         "scene's)");
     simulate->add_option("--formulation", sim.formulation,
                          "auto, recursive (joint coordinates) or maximal (default: the scene's)");
-    simulate->add_option("--out", sim.out, "CSV file to write (default: stdout)");
+    simulate->add_option("--out", sim.out, "CSV file to write (default, or -: stdout)")
+        ->transform(kDashIsStdout);
     simulate->add_option("--every", sim.every, "Write every K-th output (default 1)")
         ->check(kPositive);
     simulate
@@ -142,7 +152,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
                          "Solve at least this often between outputs [s] (default: the scene's "
                          "step size)")
             ->check(kPositive);
-        command->add_option("--out", kin.out, "CSV file to write (default: stdout)");
+        command->add_option("--out", kin.out, "CSV file to write (default, or -: stdout)")
+            ->transform(kDashIsStdout);
     }
 
     std::string &staticsPath = line.staticsPath, &staticsOut = line.staticsOut;
@@ -151,7 +162,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         "Static equilibrium nearest the scene's pose (stable or not), as one CSV row with the "
         "reactions there; its stability on stderr.");
     statics->add_option("scene", staticsPath, "Scene file (.json)")->required();
-    statics->add_option("--out", staticsOut, "CSV file to write (default: stdout)");
+    statics->add_option("--out", staticsOut, "CSV file to write (default, or -: stdout)")
+        ->transform(kDashIsStdout);
 
     ModesOptions& modesOptions = line.modes;
     CLI::App* modesCommand = app.add_subcommand(
@@ -166,7 +178,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
                      "About the pose a run reaches at this time [s], frozen there (its velocities "
                      "are not part of the linearisation)")
         ->check(kNonNegative);
-    modesCommand->add_option("--out", modesOptions.out, "CSV file to write (default: stdout)");
+    modesCommand->add_option("--out", modesOptions.out, "CSV file to write (default, or -: stdout)")
+        ->transform(kDashIsStdout);
     modesCommand->add_option("--matrices", modesOptions.matrices,
                              "Also write the linearised equations z'' + C z' + K z = f in minimal "
                              "coordinates (N, K, C, f) to this JSON file");
@@ -178,7 +191,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         "Move the parts, as little as possible, to where every joint and motion holds and write "
         "the scene; explain a mechanism that cannot close (which joint, by how much, the loop).");
     assembleCommand->add_option("scene", assemblePath, "Scene file (.json)")->required();
-    assembleCommand->add_option("--out", assembleOut, "Scene file to write (default: stdout)");
+    assembleCommand->add_option("--out", assembleOut, "Scene file to write (default, or -: stdout)")
+        ->transform(kDashIsStdout);
 
     BatchOptions& batchOptions = line.batch;
     CLI::App* batch = app.add_subcommand(
@@ -225,15 +239,18 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
                                           "Rewrite a scene in Motus's documented form (exact "
                                           "numbers, quaternions, defaults left out).");
     format->add_option("scene", formatPath, "Scene file (.json)")->required();
-    format->add_option("--out", formatOut, "Write here (atomically) instead of stdout");
+    format->add_option("--out", formatOut, "Write here (atomically) instead of stdout (-: stdout)")
+        ->transform(kDashIsStdout);
 
     std::string &urdfPath = line.urdfPath, &urdfOut = line.urdfOut;
     engine::io::RobotImportOptions& importOptions = line.import;
     // The options of `import` and `import-urdf`.
     auto addImportOptions = [&](CLI::App* command) {
-        command->add_option("--out", urdfOut,
-                            "Write the scene here (atomically) instead of stdout; meshes are "
-                            "referenced relative to the scene file");
+        command
+            ->add_option("--out", urdfOut,
+                         "Write the scene here (atomically) instead of stdout; meshes are "
+                         "referenced relative to the scene file (-: stdout)")
+            ->transform(kDashIsStdout);
         command->add_flag("--strict", importOptions.strict,
                           "Refuse inertia data that is degenerate or physically inconsistent "
                           "instead of fixing it with a warning per link");

@@ -99,6 +99,23 @@ stdout_on_a_full_disk_is_an_error)
     grep -q "^motus-cli: error: cannot write the output: the disk is full (stdout)$" err ||
         fail "simulate: the cause of a failed write to stdout is not said"
     ;;
+dash_output_is_stdout)
+    # '--out -' is stdout, for every command that writes text; no file named '-' is made.
+    timeout 20 "$cli" simulate scene.json --duration 0.01 --out - > sim.csv 2> err || fail "simulate: exit $?"
+    [ "$(wc -l < sim.csv)" -eq 12 ] || fail "simulate wrote $(wc -l < sim.csv) lines to stdout, not 12"
+    head -1 sim.csv | grep -q '^time,link.x' || fail "simulate: no CSV on stdout"
+    timeout 20 "$cli" kinematics "$scenes/slider_crank.json" --duration 0.01 --output-dt 0.005 --out - > kin.csv 2> err ||
+        fail "kinematics: exit $?"
+    [ "$(wc -l < kin.csv)" -eq 4 ] || fail "kinematics wrote $(wc -l < kin.csv) lines to stdout, not 4"
+    timeout 20 "$cli" statics scene.json --out - > statics.csv 2> err || fail "statics: exit $?"
+    head -1 statics.csv | grep -q '^time,' || fail "statics: no CSV on stdout"
+    timeout 20 "$cli" format scene.json --out - > formatted.json 2> err || fail "format: exit $?"
+    timeout 20 "$cli" format scene.json > plain.json 2> err || fail "format to stdout: exit $?"
+    cmp -s formatted.json plain.json || fail "format --out - differs from format's stdout"
+    timeout 20 "$cli" import "$scenes/urdf/three_link_arm.urdf" --out - > arm.json 2> err || fail "import: exit $?"
+    grep -q '"parts"' arm.json || fail "import: no scene on stdout"
+    [ ! -e ./- ] || fail "a file named '-' was written"
+    ;;
 hangup_keeps_the_rows_and_leaves_no_temporary)
     timeout 60 "$cli" simulate "$scenes/chain_100.json" --duration 100000 --out run.csv 2> err &
     pid=$!
