@@ -454,6 +454,55 @@ TEST(CollisionWorld, APartFallingIsPutIntoTheTreeSeldomAndHasThePointsAFreshWorl
     EXPECT_LE(walk.putInTree, 10u);
 }
 
+// Many parts put elsewhere at once — their boxes moved in the broadphase's tree, whose new pairs
+// are looked for on the threads from 16 moved boxes up — have at every query the points a
+// world made at those poses finds: 144 balls and boxes on the plane, each overlapping its
+// neighbours, dealt round the grid's places anew at each of 4 queries (every part among other
+// neighbours), on one thread and on two.
+TEST(CollisionWorld, ManyPartsPutElsewhereAtOnceHaveThePointsAFreshWorldFinds) {
+    SceneSpec spec = test::contactScene();
+    const int side = 12, parts = side * side;
+    const double pitch = 0.095;  // (10 cm parts: 5 mm into each neighbour)
+    const auto place = [&](int k) { return Vec3(pitch * (k % side), pitch * (k / side), 0.049); };
+    for (int k = 0; k < parts; ++k) {
+        if (k % 2 == 0) {
+            test::addBall(spec, "ball" + std::to_string(k), 0.05, place(k));
+        } else {
+            Transform X;
+            X.p = place(k);
+            test::addBox(spec, "box" + std::to_string(k), Vec3::Constant(0.1), X);
+        }
+    }
+    const int before = workerThreads();
+    for (const int threads : {1, 2}) {
+        setWorkerThreads(threads);
+        CollisionWorld world(spec);
+        SceneSpec here = spec;
+        ContactQuery found = world.query(1e-3, {});
+        for (int round = 1; round <= 4; ++round) {
+            // (part k to the place (k·37 + 11·round) mod 144: a permutation, 37 prime to 144)
+            for (int k = 0; k < parts; ++k) {
+                Transform X = spec.parts[static_cast<std::size_t>(k) + 1].X_WP;
+                X.p = place((k * 37 + 11 * round) % parts);
+                world.setPartPose(static_cast<std::size_t>(k) + 1, X);
+                here.parts[static_cast<std::size_t>(k) + 1].X_WP = X;
+            }
+            found = world.query(1e-3, {});
+            CollisionWorld fresh(here);
+            const ContactQuery expected = fresh.query(1e-3, {});
+            EXPECT_TRUE(samePoints(found, expected))
+                << threads << " threads, round " << round << ": " << found.points.size()
+                << " points, a fresh world " << expected.points.size();
+            // (every part on the plane, and each with its neighbours in the grid: 264 pairs)
+            std::set<std::pair<std::size_t, std::size_t>> pairs;
+            for (const ContactPoint& c : found.points) pairs.insert({c.partA, c.partB});
+            EXPECT_EQ(pairs.size(), static_cast<std::size_t>(parts + 2 * side * (side - 1)))
+                << threads << " threads, round " << round;
+        }
+    }
+    setWorkerThreads(before);
+}
+
 // A part set from its body in one call (setPartFromBody) is set as by the three calls it stands
 // for: the ball (its frame 5 cm off its body's, turned) moved with its body, quiet or not,
 // asleep and woken, its pose left alone while asleep — the same points query after query, each
