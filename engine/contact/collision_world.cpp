@@ -665,13 +665,6 @@ constexpr double kBoxSlack = 4.0;
 constexpr double kBoxAhead = 16.0;
 constexpr double kBoxAheadMost = 32.0;
 
-// Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
-// padded bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap,
-// and a leaf is the box grown by a slack (kBoxSlack) so that it is moved seldom. The
-// algorithms of new pairs are made first, in turn; then the pairs are processed, on several
-// threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
-// own manifolds only; a pair's points do not depend on the order, and query() puts them in a
-// canonical one). Each pair's points are read into its chunk and its manifolds emptied at once.
 void CollisionWorld::Impl::addPairsOfMovedLeaves() {
     // A moved leaf's overlaps in a tree (btDbvtTreeCollider's, without the pair cache).
     struct Overlaps final : btDbvt::ICollide {
@@ -723,6 +716,13 @@ void CollisionWorld::Impl::addPairsOfMovedLeaves() {
     }
 }
 
+// Bullet's dispatchAllCollisionPairs with its default near callback, but over the pairs whose
+// padded bounding boxes overlap: the broadphase keeps a pair while its tree's leaves overlap,
+// and a leaf is the box grown by a slack (kBoxSlack) so that it is moved seldom. The
+// algorithms of new pairs are made first, in turn; then the pairs are processed, on several
+// threads for many, in chunks of consecutive pairs (each pair's algorithm writes its
+// own manifolds only; a pair's points do not depend on the order, and query() puts them in a
+// canonical one). Each pair's points are read into its chunk and its manifolds emptied at once.
 void CollisionWorld::Impl::narrowPhase(double margin) {
     Impl& m = *this;
     const btDispatcherInfo& info = m.world.getDispatchInfo();
