@@ -102,9 +102,11 @@ struct SceneGraph {
     std::vector<SpringGlyph> springs;
     // Contact forces: an arrow per contact point along the force on part B (normal and
     // friction as separate arrows), length proportional to the force: the larger of the
-    // heaviest part's weight and the frame's largest force is a quarter of the mechanism.
+    // heaviest part's weight and the frame's largest force is forceLength long, a quarter of
+    // the mechanism or one and a half times the heaviest part across, whichever is shorter.
     osg::ref_ptr<osg::Geometry> contactArrows;
     double referenceForce = 1.0;  // N
+    double forceLength = 0.25;    // m
     // Couplers, and their tooth forces: an arrow per gear pair or rack at its pitch point, the
     // force gear I puts on gear J (the pinion on the rack), scaled as the contact forces (the
     // frame's largest tooth force when it is above the reference). Under kMaskContacts.

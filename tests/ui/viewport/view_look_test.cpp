@@ -2,7 +2,8 @@
 // must fall on the floor (the parts' points cast along the light onto the floor plane and
 // projected with the view's camera), that the slider-crank's parts do not pass through each
 // other as the crank turns (their boxes, at the engine's poses), that joint glyphs differ by
-// type, and that a translucent part is blended.
+// type, that a translucent part is blended, that parts of alike shapes share one drawable yet
+// are picked and tinted alone, and that contact force arrows keep to the size of the parts.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,8 +23,12 @@
 #include <osg/Material>
 #include <osg/NodeVisitor>
 #include <osg/ShapeDrawable>
+#include <osgUtil/IntersectionVisitor>
+#include <osgUtil/LineSegmentIntersector>
 
+#include "engine/contact/contact_force.h"
 #include "engine/io/scene_json.h"
+#include "engine/model/mass_properties.h"
 #include "engine/model/model.h"
 #include "engine/runtime/simulator.h"
 #include "ui/viewport/scene_graph.h"
@@ -422,6 +427,114 @@ TEST(ViewLook, ASelectedPartIsOutlined) {
     view.widget.setSelection({spec.parts[partIndex(spec, "slider")].id});
     const int after = outlinePixels(view.frame());
     EXPECT_GT(after, before + 100);
+}
+
+// A part of one shape, at `p` in the world.
+engine::Part shapedPart(engine::SceneSpec& spec, const std::string& name, engine::Shape shape,
+                        const Vec3& p) {
+    engine::Part part;
+    part.id = spec.newId();
+    part.name = name;
+    part.density = 500.0;
+    part.X_WP.p = p;
+    part.shapes.push_back(std::move(shape));
+    return part;
+}
+
+engine::Shape shapeOf(engine::ShapeType type, double size) {
+    engine::Shape shape;
+    shape.type = type;
+    shape.size = Vec3::Constant(size);
+    shape.radius = 0.5 * size;
+    shape.length = size;
+    return shape;
+}
+
+// Parts whose shapes are alike share one drawable (a tessellation made once), each with its own
+// transform and material: picked as itself, made translucent alone.
+TEST(ViewLook, PartsOfAlikeShapesShareTheirDrawablesYetArePickedAndTintedAlone) {
+    using engine::ShapeType;
+    engine::SceneSpec spec;
+    for (int k = 0; k < 3; ++k)
+        spec.parts.push_back(shapedPart(spec, "cube" + std::to_string(k),
+                                        shapeOf(ShapeType::Box, 0.1), Vec3(0.3 * k, 0.0, 0.05)));
+    spec.parts.push_back(
+        shapedPart(spec, "big cube", shapeOf(ShapeType::Box, 0.2), Vec3(0.0, 0.5, 0.1)));
+    spec.parts.push_back(
+        shapedPart(spec, "ball", shapeOf(ShapeType::Sphere, 0.1), Vec3(0.3, 0.5, 0.05)));
+    engine::Shape offset = shapeOf(ShapeType::Sphere, 0.1);
+    offset.X_PG.p = Vec3(0.0, 0.0, 0.02);
+    spec.parts.push_back(shapedPart(spec, "ball off its centre", offset, Vec3(0.6, 0.5, 0.05)));
+    const SceneGraph graph = buildSceneGraph(spec);
+    ASSERT_EQ(graph.partShapes.size(), spec.parts.size());
+    const auto drawableOf = [&](std::size_t p) { return graph.partShapes[p]->getDrawable(0); };
+    EXPECT_EQ(drawableOf(0), drawableOf(1));
+    EXPECT_EQ(drawableOf(0), drawableOf(2));
+    EXPECT_NE(drawableOf(0), drawableOf(3));              // another size
+    EXPECT_NE(drawableOf(0), drawableOf(4));              // another type
+    EXPECT_NE(drawableOf(4), drawableOf(5));              // another place in its part
+    EXPECT_NE(graph.partShapes[0], graph.partShapes[1]);  // each its own material
+    // Picked as itself: a ray down through the middle cube meets the middle cube.
+    auto picker = osg::ref_ptr<osgUtil::LineSegmentIntersector>(
+        new osgUtil::LineSegmentIntersector(osg::Vec3d(0.3, 0.0, 1.0), osg::Vec3d(0.3, 0.0, -1.0)));
+    osgUtil::IntersectionVisitor visitor(picker.get());
+    graph.mechanism->accept(visitor);
+    ASSERT_TRUE(picker->containsIntersections());
+    EXPECT_EQ(entityOf(picker->getFirstIntersection().nodePath), spec.parts[1].id);
+    const osg::Vec3d hit = picker->getFirstIntersection().getWorldIntersectPoint();
+    EXPECT_NEAR(hit.z(), 0.1, 1e-6);
+    // Tinted alone.
+    SceneGraph tinted = buildSceneGraph(spec);
+    setTranslucent(tinted, 1, 0.4f);
+    EXPECT_FLOAT_EQ(translucency(tinted, 1), 0.4f);
+    EXPECT_FLOAT_EQ(translucency(tinted, 0), 1.0f);
+    EXPECT_FLOAT_EQ(translucency(tinted, 2), 1.0f);
+}
+
+// The length of the first arrow drawn (its shaft).
+double firstArrowLength(const SceneGraph& graph) {
+    const auto& points = *static_cast<const osg::Vec3Array*>(graph.contactArrows->getVertexArray());
+    EXPECT_GE(points.size(), 2u);
+    return points.size() < 2 ? 0.0 : (points[1] - points[0]).length();
+}
+
+// A contact force of the heaviest part's weight is drawn a quarter of the mechanism long, but
+// no longer than one and a half times that part across: a pile keeps its arrows, a wide
+// scatter of small parts gets arrows about as long as its parts (not metres long).
+TEST(ViewLook, ContactForcesAreDrawnNoLongerThanTheHeaviestPartIsAcross) {
+    const auto weightArrow = [](SceneGraph& graph, const engine::SceneSpec& spec) {
+        double heaviest = 0.0;
+        for (const engine::Part& part : spec.parts)
+            if (!part.ground) heaviest = std::max(heaviest, engine::partMassProperties(part).mass);
+        engine::ContactForce force;
+        force.point_W = Vec3(0.0, 0.0, 0.0);
+        force.normal_W = Vec3::UnitZ();
+        force.normalForce = heaviest * spec.gravity.norm();
+        updateContactArrows(graph, {force});
+        return firstArrowLength(graph);
+    };
+    // The pile of the examples: a quarter of the pile, as before.
+    auto pile = engine::io::loadSceneFile(MOTUS_SOURCE_DIR "/scenes/box_pile.json");
+    ASSERT_TRUE(pile.scene.has_value());
+    SceneGraph pileGraph = buildSceneGraph(*pile.scene);
+    EXPECT_NEAR(weightArrow(pileGraph, *pile.scene), 0.25 * pileGraph.characteristicLength, 1e-5);
+    EXPECT_LT(0.25 * pileGraph.characteristicLength, 1.5 * std::sqrt(3.0) * 0.1);
+    // 20 × 20 cubes of 0.1 m, 0.3 m apart (a mechanism of some 8 m): the cube's weight drawn
+    // 1.5 × 0.173 m long, and a force twice as large (the frame's largest) as long.
+    engine::SceneSpec scatter;
+    for (int k = 0; k < 400; ++k)
+        scatter.parts.push_back(shapedPart(scatter, "cube" + std::to_string(k),
+                                           shapeOf(engine::ShapeType::Box, 0.1),
+                                           Vec3(0.3 * (k % 20), 0.3 * (k / 20), 0.05)));
+    SceneGraph scatterGraph = buildSceneGraph(scatter);
+    EXPECT_GT(scatterGraph.characteristicLength, 8.0);
+    const double across = 1.5 * std::sqrt(3.0) * 0.1;
+    EXPECT_NEAR(weightArrow(scatterGraph, scatter), across, 1e-5);
+    engine::ContactForce twice;
+    twice.normal_W = Vec3::UnitZ();
+    twice.normalForce = 2.0 * 0.5 * scatter.gravity.norm();
+    updateContactArrows(scatterGraph, {twice});
+    EXPECT_NEAR(firstArrowLength(scatterGraph), across, 1e-5);
 }
 
 }  // namespace
