@@ -266,15 +266,29 @@ void principalAxes(const Mat3& I_P, Mat3& R_PB, Vec3& moments) {
 // joint tolerance; a run that then fails names the part, but the cause is in the scene before
 // it runs (a 1e-9 kg part beside a 1e6 kg one). Said naming the lightest and the heaviest
 // (moments of inertia further apart: robot files hold 1e-12 kg·m² placeholders that run).
+// Only parts on joints are weighed so: a free part (a slab a pile rests on, a pebble) is in no
+// joint's equation, and a scene of free parts has none to meet.
 constexpr double kMassRatioWarned = 1e10;
 constexpr double kInertiaRatioWarned = 1e14;  // Baxter's grippers: 1e-12 beside 6 kg·m²
 
 void warnAboutMassRatios(const Model& model, Diagnostics& diagnostics) {
-    if (model.bodyCount() < 2) return;
+    std::vector<const BodyModel*> jointed;
+    {
+        std::vector<char> onJoint(model.bodies.size(), 0);
+        for (const JointModel& joint : model.joints)
+            for (const int marker : {joint.markerI, joint.markerJ})
+                if (const int b = model.markers[static_cast<std::size_t>(marker)].body; b >= 0)
+                    onJoint[static_cast<std::size_t>(b)] = 1;
+        for (std::size_t b = 0; b < model.bodies.size(); ++b)
+            if (onJoint[b]) jointed.push_back(&model.bodies[b]);
+    }
+    if (jointed.size() < 2) return;
     auto place = [&](const BodyModel& body) { return "/parts/" + std::to_string(body.partIndex); };
-    const auto [lightest, heaviest] =
-        std::minmax_element(model.bodies.begin(), model.bodies.end(),
-                            [](const BodyModel& a, const BodyModel& b) { return a.mass < b.mass; });
+    const auto [lightestAt, heaviestAt] = std::minmax_element(
+        jointed.begin(), jointed.end(),
+        [](const BodyModel* a, const BodyModel* b) { return a->mass < b->mass; });
+    const BodyModel* lightest = *lightestAt;
+    const BodyModel* heaviest = *heaviestAt;
     if (lightest->mass > 0.0 && heaviest->mass > kMassRatioWarned * lightest->mass) {
         diagnostics.push_back(
             {Severity::Warning, place(*lightest),
@@ -286,11 +300,11 @@ void warnAboutMassRatios(const Model& model, Diagnostics& diagnostics) {
                  "not be met to the joint tolerance (the run stops); check both masses"});
         return;
     }
-    const BodyModel* smallest = &model.bodies[0];
-    const BodyModel* largest = &model.bodies[0];
-    for (const BodyModel& body : model.bodies) {
-        if (body.inertia.minCoeff() < smallest->inertia.minCoeff()) smallest = &body;
-        if (body.inertia.maxCoeff() > largest->inertia.maxCoeff()) largest = &body;
+    const BodyModel* smallest = jointed[0];
+    const BodyModel* largest = jointed[0];
+    for (const BodyModel* body : jointed) {
+        if (body->inertia.minCoeff() < smallest->inertia.minCoeff()) smallest = body;
+        if (body->inertia.maxCoeff() > largest->inertia.maxCoeff()) largest = body;
     }
     const double low = smallest->inertia.minCoeff(), high = largest->inertia.maxCoeff();
     if (low > 0.0 && high > kInertiaRatioWarned * low)

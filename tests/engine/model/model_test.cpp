@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/contact_scenes.h"
 #include "tests/support/mechanisms.h"
 
 namespace engine {
@@ -128,6 +129,35 @@ TEST(Compile, PartsWhoseMassesOrInertiasAreFarApartAreWarnedAboutNamingBoth) {
     const auto inertia = warningsAbout(compile(spec), "differ in inertia by");
     ASSERT_EQ(inertia.size(), 1u);
     EXPECT_NE(inertia[0].message.find("part '" + spec.parts[2].name + "'"), std::string::npos);
+}
+
+// Free parts are in no joint's equation: a 5e9 kg slab with 1 kg boxes on it (contact alone)
+// is not warned about, nor is a heavy free part beside a jointed chain — the chain's own parts,
+// far apart, still are.
+TEST(Compile, FreePartsFarApartInMassAreNotWarnedAboutJointEquations) {
+    SceneSpec pile = test::contactScene();
+    Transform slab;
+    slab.p = Vec3(0.0, 0.0, 5.0);
+    test::addBox(pile, "slab", Vec3(1000.0, 1000.0, 10.0), slab, 5e9);
+    for (int k = 0; k < 4; ++k) {
+        Transform X;
+        X.p = Vec3(0.2 * k, 0.0, 10.06);
+        test::addBox(pile, "box" + std::to_string(k), Vec3::Constant(0.1), X, 1e-3);
+    }
+    const CompileResult free = compile(pile);
+    ASSERT_TRUE(free.model);
+    EXPECT_TRUE(warningsAbout(free, "differ in").empty());
+
+    SceneSpec spec = test::chain(2, IntegratorType::RungeKutta4, 1e-3);
+    Transform away;
+    away.p = Vec3(5.0, 0.0, 0.0);
+    test::addBox(spec, "anvil", Vec3::Constant(1.0), away, 1e12);
+    EXPECT_TRUE(warningsAbout(compile(spec), "differ in").empty());
+    spec.parts[1].mass = 1e6;
+    spec.parts[2].mass = 1e-9;
+    const auto said = warningsAbout(compile(spec), "differ in mass by 1e+15");
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_EQ(said[0].message.find("anvil"), std::string::npos) << said[0].message;
 }
 
 }  // namespace
