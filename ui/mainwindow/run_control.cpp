@@ -1,6 +1,7 @@
 #include "ui/mainwindow/run_control.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QtMath>
 
@@ -321,6 +323,19 @@ void RunControl::stepFrames(int frames) {
 }
 
 void RunControl::showSnapshot() {
+    // A view slow to draw (many thousands of parts drawn in software) is given the run's states
+    // no faster than it draws them, the latest one once the wait is over: the window keeps half
+    // its time for the user's clicks (Pause among them).
+    if (const double wait = parts_.viewport->secondsBeforeNextFrame(); wait > 0.0) {
+        if (!showPending_) {
+            showPending_ = true;
+            QTimer::singleShot(static_cast<int>(std::ceil(1000.0 * wait)), this, [this] {
+                showPending_ = false;
+                showSnapshot();
+            });
+        }
+        return;
+    }
     const auto snap = parts_.session->snapshot();
     if (!snap) {
         simulationStatus_->clear();

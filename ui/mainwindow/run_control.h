@@ -122,6 +122,7 @@ private:
     bool liftOffTold_ = false;        // the run's first lift-off of a cam's follower was said
     bool energyDriftTold_ = false;    // the run's energy drift was said
     double runStartTime_ = -1.0;      // simulated time when the current run-to began
+    bool showPending_ = false;        // a snapshot waits for a slow view (showSnapshot)
 };
 
 }  // namespace ui

@@ -3,6 +3,7 @@
 // implement it: viewport_widget.cpp (the viewer, the camera, drawing, the mouse) and
 // viewport_picking.cpp (picking and the manipulator).
 
+#include <chrono>
 #include <vector>
 
 #include <QLabel>
@@ -56,6 +57,10 @@ struct ViewportWidget::Impl {
     bool contextLost = false;
     QMetaObject::Connection contextConnection;
     int frames = 0;
+    double paintSeconds = 0.0;  // the last frame's drawing
+    double paintTotal = 0.0;    // every frame's
+    double slowFrameSeconds = 0.2;
+    std::chrono::steady_clock::time_point paintEnd;
     Gizmo gizmo;
     bool gizmoDragging = false;
     bool snapping = false, snapWorld = true;

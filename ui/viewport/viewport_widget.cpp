@@ -1,5 +1,7 @@
 #include "ui/viewport/viewport_widget.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <QCoreApplication>
@@ -611,11 +613,30 @@ void ViewportWidget::resizeGL(int width, int height) {
 
 void ViewportWidget::paintGL() {
     // QOpenGLWidget renders into its own framebuffer object, whose id can change.
+    const auto start = std::chrono::steady_clock::now();
     impl_->window->setDefaultFboId(defaultFramebufferObject());
     updateGizmoScale();
     impl_->viewer->frame();
     ++impl_->frames;
+    impl_->paintEnd = std::chrono::steady_clock::now();
+    impl_->paintSeconds = std::chrono::duration<double>(impl_->paintEnd - start).count();
+    impl_->paintTotal += impl_->paintSeconds;
     emit frameRendered();
+}
+
+double ViewportWidget::secondsBeforeNextFrame() const {
+    if (impl_->frames == 0 || impl_->paintSeconds < impl_->slowFrameSeconds) return 0.0;
+    const double since =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->paintEnd).count();
+    return std::max(0.0, impl_->paintSeconds - since);
+}
+
+void ViewportWidget::setSlowFrameSeconds(double seconds) {
+    impl_->slowFrameSeconds = seconds;
+}
+
+double ViewportWidget::drawingSeconds() const {
+    return impl_->paintTotal;
 }
 
 // Mouse positions go to OSG in device pixels; OSG's y axis already points down like Qt's.

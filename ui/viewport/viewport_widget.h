@@ -145,6 +145,14 @@ public:
     void cameraView(double eye[3], double centre[3], double up[3], double& fovyDeg,
                     unsigned& cullMask) const;
     int frameCount() const;  // frames rendered so far
+    // How long a run's next frame should wait [s] so that drawing takes at most half the GUI
+    // thread's time: as long as the last frame took to draw, less the time since it ended, once
+    // a frame takes slowFrameSeconds or more (0.2 s: software rendering of many thousands of
+    // parts); 0 for a view that draws faster. A run shown at every new state drew frame after
+    // frame, and a click on Pause waited behind them.
+    double secondsBeforeNextFrame() const;
+    void setSlowFrameSeconds(double seconds);
+    double drawingSeconds() const;  // spent drawing frames so far
 
 signals:
     void frameRendered();

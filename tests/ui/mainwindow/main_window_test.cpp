@@ -297,6 +297,48 @@ TEST_F(MainWindowTest, RunsScrubsAndShowsTheRecordedPoses) {
     EXPECT_GT(window.viewport()->partPose(1).R.angularDistance(model.partPoses0[1].R), 0.01);
 }
 
+// A view slow to draw (many thousands of parts drawn in software take seconds a frame) asks a
+// run's next state to wait as long as its last frame took, so that half the window's time is
+// left to the user's clicks; a view that draws fast asks for no wait; a run still ends on its
+// last state.
+TEST_F(MainWindowTest, AViewSlowToDrawMakesTheRunWaitForItAndStillEndsOnTheLastState) {
+    ASSERT_TRUE(window.files()->openScene(kFourBar));
+    SimulationSession* session = window.session();
+    ASSERT_TRUE(session->active());
+    ViewportWidget* view = window.viewport();
+    renderedImage(view);
+    // Each frame's drawing time and the wait asked right after it.
+    double drawnBefore = view->drawingSeconds(), lastFrame = 0.0, waitAfter = -1.0;
+    const auto connection = QObject::connect(view, &ViewportWidget::frameRendered, [&] {
+        lastFrame = view->drawingSeconds() - drawnBefore;
+        drawnBefore = view->drawingSeconds();
+        waitAfter = view->secondsBeforeNextFrame();
+    });
+    renderedImage(view, 1);
+    ASSERT_LT(lastFrame, 0.2);  // (a four-bar draws fast)
+    EXPECT_EQ(waitAfter, 0.0);
+    view->setSlowFrameSeconds(0.0);  // every frame taken as slow
+    renderedImage(view, 1);
+    ASSERT_GT(lastFrame, 0.0);
+    EXPECT_GT(waitAfter, 0.0);
+    EXPECT_LE(waitAfter, lastFrame);
+    EXPECT_GT(waitAfter, lastFrame - 0.005);
+    QTest::qWait(static_cast<int>(1000.0 * lastFrame) + 5);
+    EXPECT_EQ(view->secondsBeforeNextFrame(), 0.0);
+    QObject::disconnect(connection);
+    // A run shown at the slow view's pace ends on its last state.
+    session->runTo(1.0);
+    ASSERT_TRUE(waitForTime(session, 1.0));
+    const auto snap = session->snapshot();
+    ASSERT_GE(snap->partPoses.size(), 2u);
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] {
+            return (view->partPose(1).p - snap->partPoses[1].p).norm() < 1e-12 &&
+                   view->partPose(1).R.angularDistance(snap->partPoses[1].R) < 1e-12;
+        },
+        5000));
+}
+
 TEST_F(MainWindowTest, DrawsContactForceArrowsThatCanBeHidden) {
     ASSERT_TRUE(
         window.files()->openScene(QStringLiteral(MOTUS_SOURCE_DIR "/scenes/cam_follower.json")));
