@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include <osg/Depth>
 #include <osg/Geode>
 #include <osg/Geometry>
+#include <osg/LOD>
 #include <osg/Light>
 #include <osg/LightSource>
 #include <osg/LineWidth>
@@ -61,6 +63,17 @@ osg::ref_ptr<osg::TessellationHints> fineHints() {
     hints->setDetailRatio(1.5f);
     return hints;
 }
+
+// A part with round shapes is drawn with coarse ones (a ball of 144 triangles, not 3,600) while
+// it is small on screen: below kFinePixels (the projected size OSG's LOD measures, about the
+// part's radius in pixels). A scatter of 10,000 parts seen whole is some 19 million triangles
+// drawn finely, under a million coarsely.
+osg::ref_ptr<osg::TessellationHints> coarseHints() {
+    auto hints = makeRef<osg::TessellationHints>();
+    hints->setDetailRatio(0.3f);
+    return hints;
+}
+constexpr float kFinePixels = 24.0f;
 
 // An OSG shape for a Motus primitive, in the part frame. OSG's cylinder, capsule and cone are
 // along their local z, like Motus's; OSG puts a cone's centre at its centroid (a quarter of
@@ -720,8 +733,13 @@ namespace {
 void addParts(SceneGraph& g, const engine::SceneSpec& spec) {
     // Parts with their geometry.
     auto hints = fineHints();
-    SharedDrawables drawables(hints.get());
+    auto coarse = coarseHints();
+    SharedDrawables drawables(hints.get()), coarseDrawables(coarse.get());
     auto outlineProgram = makeOutlineProgram();
+    const auto round = [](const Shape& s) {
+        return s.type == ShapeType::Sphere || s.type == ShapeType::Cylinder ||
+               s.type == ShapeType::Capsule || s.type == ShapeType::Cone;
+    };
     for (const engine::Part& part : spec.parts) {
         auto transform = makeRef<osg::MatrixTransform>(toOsg(part.X_WP));
         transform->setName(part.name);
@@ -729,12 +747,34 @@ void addParts(SceneGraph& g, const engine::SceneSpec& spec) {
         transform->setDataVariance(osg::Object::DYNAMIC);
         auto geode = makeRef<osg::Geode>();
         geode->setNodeMask(kMaskParts);
+        bool anyRound = false;
         for (const Shape& s : part.shapes)
             if (s.type != ShapeType::Plane && s.drawn())
-                if (auto drawable = drawables.of(s)) geode->addDrawable(drawable);
+                if (auto drawable = drawables.of(s)) {
+                    geode->addDrawable(drawable);
+                    anyRound = anyRound || round(s);
+                }
         geode->getOrCreateStateSet()->setAttribute(makeMaterial(colorFromRgb(part.colorRgb)));
         geode->setName("shapes");
-        transform->addChild(geode);
+        if (anyRound) {
+            // The same shapes coarsely (boxes and meshes as they are), with the same state
+            // (material, translucency); both below one node the ghost takes as the part's shapes.
+            auto far = makeRef<osg::Geode>();
+            far->setNodeMask(kMaskParts);
+            far->setStateSet(geode->getStateSet());
+            for (const Shape& s : part.shapes)
+                if (s.type != ShapeType::Plane && s.drawn())
+                    if (auto drawable = round(s) ? coarseDrawables.of(s) : drawables.of(s))
+                        far->addDrawable(drawable);
+            auto lod = makeRef<osg::LOD>();
+            lod->setName("shapes");
+            lod->setRangeMode(osg::LOD::PIXEL_SIZE_ON_SCREEN);
+            lod->addChild(far, 0.0f, kFinePixels);
+            lod->addChild(geode, kFinePixels, std::numeric_limits<float>::max());
+            transform->addChild(lod);
+        } else {
+            transform->addChild(geode);
+        }
         auto outline = makeOutline(*geode, outlineProgram.get());
         transform->addChild(outline);
         g.mechanism->addChild(transform);

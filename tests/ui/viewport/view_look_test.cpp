@@ -20,7 +20,9 @@
 #include <osg/BlendFunc>
 #include <osg/Depth>
 #include <osg/Geode>
+#include <osg/LOD>
 #include <osg/Material>
+#include <osg/MatrixTransform>
 #include <osg/NodeVisitor>
 #include <osg/ShapeDrawable>
 #include <osgUtil/IntersectionVisitor>
@@ -474,6 +476,29 @@ TEST(ViewLook, PartsOfAlikeShapesShareTheirDrawablesYetArePickedAndTintedAlone) 
     EXPECT_NE(drawableOf(0), drawableOf(4));              // another type
     EXPECT_NE(drawableOf(4), drawableOf(5));              // another place in its part
     EXPECT_NE(graph.partShapes[0], graph.partShapes[1]);  // each its own material
+    // A round part is drawn coarsely while small on screen, finely when near, in one state; a
+    // cube as it is.
+    const auto lodOf = [&](std::size_t p) -> const osg::LOD* {
+        const osg::MatrixTransform& part = *graph.partTransforms[p];
+        for (unsigned k = 0; k < part.getNumChildren(); ++k)
+            if (const auto* lod = dynamic_cast<const osg::LOD*>(part.getChild(k))) return lod;
+        return nullptr;
+    };
+    EXPECT_EQ(lodOf(0), nullptr);
+    const osg::LOD* ball = lodOf(4);
+    ASSERT_NE(ball, nullptr);
+    ASSERT_EQ(ball->getNumChildren(), 2u);
+    EXPECT_EQ(ball->getChild(1), graph.partShapes[4].get());
+    EXPECT_GT(ball->getMaxRange(1), ball->getMaxRange(0));
+    const osg::Geode* far = ball->getChild(0)->asGeode();
+    ASSERT_NE(far, nullptr);
+    EXPECT_EQ(far->getStateSet(), graph.partShapes[4]->getStateSet());
+    const auto vertices = [](const osg::Drawable* d) {
+        return d->asGeometry()->getVertexArray()->getNumElements();
+    };
+    EXPECT_LT(10 * vertices(far->getDrawable(0)), vertices(drawableOf(4)));
+    ASSERT_NE(lodOf(5), nullptr);  // another ball's coarse drawable: its own place in its part
+    EXPECT_NE(lodOf(5)->getChild(0)->asGeode()->getDrawable(0), far->getDrawable(0));
     // Picked as itself: a ray down through the middle cube meets the middle cube.
     auto picker = osg::ref_ptr<osgUtil::LineSegmentIntersector>(
         new osgUtil::LineSegmentIntersector(osg::Vec3d(0.3, 0.0, 1.0), osg::Vec3d(0.3, 0.0, -1.0)));
@@ -483,6 +508,14 @@ TEST(ViewLook, PartsOfAlikeShapesShareTheirDrawablesYetArePickedAndTintedAlone) 
     EXPECT_EQ(entityOf(picker->getFirstIntersection().nodePath), spec.parts[1].id);
     const osg::Vec3d hit = picker->getFirstIntersection().getWorldIntersectPoint();
     EXPECT_NEAR(hit.z(), 0.1, 1e-6);
+    // And a ball (drawn at two levels of detail) as itself.
+    auto ballPicker = osg::ref_ptr<osgUtil::LineSegmentIntersector>(
+        new osgUtil::LineSegmentIntersector(osg::Vec3d(0.3, 0.5, 1.0), osg::Vec3d(0.3, 0.5, -1.0)));
+    osgUtil::IntersectionVisitor ballVisitor(ballPicker.get());
+    graph.mechanism->accept(ballVisitor);
+    ASSERT_TRUE(ballPicker->containsIntersections());
+    EXPECT_EQ(entityOf(ballPicker->getFirstIntersection().nodePath), spec.parts[4].id);
+    EXPECT_NEAR(ballPicker->getFirstIntersection().getWorldIntersectPoint().z(), 0.1, 1e-3);
     // Tinted alone.
     SceneGraph tinted = buildSceneGraph(spec);
     setTranslucent(tinted, 1, 0.4f);
