@@ -499,23 +499,25 @@ TEST(ViewLook, PartsOfAlikeShapesShareTheirDrawablesYetArePickedAndTintedAlone) 
     EXPECT_LT(10 * vertices(far->getDrawable(0)), vertices(drawableOf(4)));
     ASSERT_NE(lodOf(5), nullptr);  // another ball's coarse drawable: its own place in its part
     EXPECT_NE(lodOf(5)->getChild(0)->asGeode()->getDrawable(0), far->getDrawable(0));
-    // Picked as itself: a ray down through the middle cube meets the middle cube.
-    auto picker = osg::ref_ptr<osgUtil::LineSegmentIntersector>(
-        new osgUtil::LineSegmentIntersector(osg::Vec3d(0.3, 0.0, 1.0), osg::Vec3d(0.3, 0.0, -1.0)));
-    osgUtil::IntersectionVisitor visitor(picker.get());
-    graph.mechanism->accept(visitor);
-    ASSERT_TRUE(picker->containsIntersections());
-    EXPECT_EQ(entityOf(picker->getFirstIntersection().nodePath), spec.parts[1].id);
-    const osg::Vec3d hit = picker->getFirstIntersection().getWorldIntersectPoint();
-    EXPECT_NEAR(hit.z(), 0.1, 1e-6);
-    // And a ball (drawn at two levels of detail) as itself.
-    auto ballPicker = osg::ref_ptr<osgUtil::LineSegmentIntersector>(
-        new osgUtil::LineSegmentIntersector(osg::Vec3d(0.3, 0.5, 1.0), osg::Vec3d(0.3, 0.5, -1.0)));
-    osgUtil::IntersectionVisitor ballVisitor(ballPicker.get());
-    graph.mechanism->accept(ballVisitor);
-    ASSERT_TRUE(ballPicker->containsIntersections());
-    EXPECT_EQ(entityOf(ballPicker->getFirstIntersection().nodePath), spec.parts[4].id);
-    EXPECT_NEAR(ballPicker->getFirstIntersection().getWorldIntersectPoint().z(), 0.1, 1e-3);
+    // Picked as itself: a ray straight down at (x, y) meets the part there, at its top.
+    const auto pickedDownAt = [&](double x, double y, engine::EntityId& entity, double& top) {
+        auto picker = osg::ref_ptr<osgUtil::LineSegmentIntersector>(
+            new osgUtil::LineSegmentIntersector(osg::Vec3d(x, y, 1.0), osg::Vec3d(x, y, -1.0)));
+        osgUtil::IntersectionVisitor visitor(picker.get());
+        graph.mechanism->accept(visitor);
+        if (!picker->containsIntersections()) return false;
+        entity = entityOf(picker->getFirstIntersection().nodePath);
+        top = picker->getFirstIntersection().getWorldIntersectPoint().z();
+        return true;
+    };
+    engine::EntityId entity = engine::kNoEntity;
+    double top = 0.0;
+    ASSERT_TRUE(pickedDownAt(0.3, 0.0, entity, top));  // the middle cube
+    EXPECT_EQ(entity, spec.parts[1].id);
+    EXPECT_NEAR(top, 0.1, 1e-6);
+    ASSERT_TRUE(pickedDownAt(0.3, 0.5, entity, top));  // a ball, drawn at two levels of detail
+    EXPECT_EQ(entity, spec.parts[4].id);
+    EXPECT_NEAR(top, 0.1, 1e-3);
     // Tinted alone.
     SceneGraph tinted = buildSceneGraph(spec);
     setTranslucent(tinted, 1, 0.4f);
