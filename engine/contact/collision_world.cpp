@@ -89,7 +89,8 @@ std::unique_ptr<btCollisionShape> makeShape(const Shape& s, bool isStatic, bool 
         hull->optimizeConvexHull();
         hull->setMargin(0.0);
         hull->recalcLocalAabb();
-        hull->initializePolyhedralFeatures();  // polyhedra against polyhedra: clipping
+        // (polyhedra against polyhedra: clipping, on the hull's own points)
+        if (!setExactPolyhedron(*hull)) hull->initializePolyhedralFeatures();
         return hull;
     }
     }
@@ -194,14 +195,16 @@ ShapeClass shapeClassOf(const btCollisionShape& shape) {
 // manifold: two boxes (box_box.h), a whole shape on a static plane (polyhedron_plane.h, the
 // shape as A), a sphere or capsule with a sphere, capsule or box (shape_pairs.h; by the
 // algorithm where their cores meet), a cylinder with a box, cylinder, hull, capsule or sphere
-// and a hull with a capsule or sphere (shape_pairs.h).
+// and a hull with a capsule or sphere (shape_pairs.h), a hull with a hull or a box
+// (shape_pairs.h).
 enum class PairKind : std::uint8_t {
     Algorithm,
     Boxes,
     ShapeOnPlane,
     PlaneUnderShape,
     Round,
-    Faces
+    Faces,
+    Polytopes
 };
 PairKind pairKind(ShapeClass a, ShapeClass b) {
     const auto onPlane = [](ShapeClass c) {
@@ -221,6 +224,9 @@ PairKind pairKind(ShapeClass a, ShapeClass b) {
         (a == ShapeClass::Hull && b == ShapeClass::Round) ||
         (b == ShapeClass::Hull && a == ShapeClass::Round))
         return PairKind::Faces;
+    if ((a == ShapeClass::Hull && (b == ShapeClass::Hull || b == ShapeClass::Box)) ||
+        (b == ShapeClass::Hull && a == ShapeClass::Box))
+        return PairKind::Polytopes;
     if (b == ShapeClass::Plane && onPlane(a)) return PairKind::ShapeOnPlane;
     if (a == ShapeClass::Plane && onPlane(b)) return PairKind::PlaneUnderShape;
     return PairKind::Algorithm;
@@ -899,6 +905,11 @@ void CollisionWorld::Impl::narrowPhase(double margin) {
                     if (!m.withAlgorithm(pair)) continue;
                     break;
                 }
+                collect(chunk, pair.a, pair.b, chunk.direct);
+                continue;
+            case PairKind::Polytopes:
+                polytopePoints(*m.shapeOfPart[ia], m.pose[ia], *m.shapeOfPart[ib], m.pose[ib],
+                               breaking(), chunk.direct);
                 collect(chunk, pair.a, pair.b, chunk.direct);
                 continue;
             case PairKind::Faces:

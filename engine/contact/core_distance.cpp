@@ -9,6 +9,8 @@
 #include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
 #include <btBulletCollisionCommon.h>
 
+#include <BulletCollision/CollisionShapes/btConvexHullShape.h>
+
 #include <algorithm>
 
 namespace engine::contact {
@@ -31,11 +33,28 @@ constexpr int kRimSteps = 10;
 // A shape's core in its own frame, and its support point along a direction (Bullet's
 // localGetSupportVertexWithoutMarginNonVirtual, point for point).
 struct Core {
-    enum class Kind { Point, Segment, Box, Cylinder } kind = Kind::Point;
+    enum class Kind { Point, Segment, Box, Cylinder, Hull } kind = Kind::Point;
     btVector3 half{0, 0, 0};  // (box: half extents; segment, cylinder: see support)
     int up = 1;
     int across = 0, other = 2;  // (a cylinder's radial axes)
     btScalar margin = 0;
+    // (a hull's points)
+    const btVector3* points = nullptr;
+    int count = 0;
+
+    // A hull's point farthest along d (its first, of several).
+    btVector3 farthest(const btVector3& d) const {
+        int at = 0;
+        btScalar best = points[0].dot(d);
+        for (int i = 1; i < count; ++i) {
+            const btScalar s = points[i].dot(d);
+            if (s > best) {
+                best = s;
+                at = i;
+            }
+        }
+        return points[at];
+    }
 
     // Of the core's points farthest along d (a face, an edge or a side's line when d is square
     // to it, within kSquare), the one nearest the line through c along d: where a box lies flat
@@ -69,6 +88,8 @@ struct Core {
             p[up] = d[up] < 0 ? -half[up] : half[up];
             return p;
         }
+        case Kind::Hull:
+            return farthest(d);
         }
         return {0, 0, 0};
     }
@@ -78,7 +99,8 @@ btVector3 Core::lowestNear(const btVector3& d, const btVector3& c) const {
     const btScalar flat = kSquare * d.length();
     switch (kind) {
     case Kind::Point:
-        return {0, 0, 0};
+    case Kind::Hull:  // (any of a face's points square to d: the caller takes each alike)
+        return support(d);
     case Kind::Segment: {
         if (btFabs(d[up]) > flat) return support(d);
         btVector3 p(0, 0, 0);
@@ -115,7 +137,8 @@ btVector3 Core::lowestNear(const btVector3& d, const btVector3& c) const {
     return support(d);
 }
 
-bool coreOf(const btCollisionShape& shape, Core& core) {
+// (`own`: a box's or a hull's own points, without margin, not its core)
+bool coreOf(const btCollisionShape& shape, Core& core, bool own = false) {
     const auto& convex = static_cast<const btConvexShape&>(shape);
     switch (shape.getShapeType()) {
     case SPHERE_SHAPE_PROXYTYPE:
@@ -131,6 +154,11 @@ bool coreOf(const btCollisionShape& shape, Core& core) {
     }
     case BOX_SHAPE_PROXYTYPE:
         core.kind = Core::Kind::Box;
+        if (own) {
+            core.half = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
+            core.margin = 0;
+            return true;
+        }
         core.half = static_cast<const btBoxShape&>(shape).getImplicitShapeDimensions();
         break;
     case CYLINDER_SHAPE_PROXYTYPE: {
@@ -142,6 +170,17 @@ bool coreOf(const btCollisionShape& shape, Core& core) {
         core.across = core.up == 0 ? 1 : 0;
         core.other = core.up == 2 ? 1 : 2;
         break;
+    }
+    case CONVEX_HULL_SHAPE_PROXYTYPE: {
+        // (its own points, for polytope pairs only)
+        const auto& hull = static_cast<const btConvexHullShape&>(shape);
+        if (!own || hull.getLocalScalingNV() != btVector3(1, 1, 1) || hull.getNumPoints() < 1)
+            return false;
+        core.kind = Core::Kind::Hull;
+        core.points = hull.getUnscaledPoints();
+        core.count = hull.getNumPoints();
+        core.margin = 0;
+        return true;
     }
     default:
         return false;
@@ -374,6 +413,7 @@ CoreResult gjk(const Core& A, const Core& B, const btMatrix3x3& R, const btVecto
 // a cap the nearest, or the cores meet).
 bool besideSides(const Core& A, const Core& B, const btMatrix3x3& R, const btVector3& o,
                  btVector3& onA, btVector3& onB, btVector3& start) {
+    if (A.kind == Core::Kind::Hull || B.kind == Core::Kind::Hull) return false;
     // (a core's segment in A's frame, p → q, a point's of length 0, and the radius about it)
     const auto lineOf = [&](const Core& core, bool isB, btVector3& p, btVector3& q,
                             btScalar& radius) {
@@ -563,7 +603,9 @@ bool besideRim(const Core& A, const Core& B, const btMatrix3x3& R, const btVecto
     const bool cylinderIsA = A.kind == Core::Kind::Cylinder;
     const Core& C = cylinderIsA ? A : B;
     const Core& S = cylinderIsA ? B : A;
-    if (C.kind != Core::Kind::Cylinder || S.kind == Core::Kind::Cylinder) return false;
+    if (C.kind != Core::Kind::Cylinder || S.kind == Core::Kind::Cylinder ||
+        S.kind == Core::Kind::Hull)
+        return false;
     // The other's frame in the cylinder's: x_C = Q x_S + c.
     const btMatrix3x3 Q = cylinderIsA ? R : R.transpose();
     const btVector3 c = cylinderIsA ? o : -(o * R);
@@ -652,11 +694,12 @@ bool coreShape(int type) {
            type == BOX_SHAPE_PROXYTYPE || type == CYLINDER_SHAPE_PROXYTYPE;
 }
 
-CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
-                        const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
-                        CoreNearest& out) {
+namespace {
+
+CoreResult nearest(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
+                   const btTransform& X_WB, btScalar reach, bool own, CoreNearest& out) {
     Core A, B;
-    if (!coreOf(a, A) || !coreOf(b, B)) return CoreResult::Unsolved;
+    if (!coreOf(a, A, own) || !coreOf(b, B, own)) return CoreResult::Unsolved;
     // In A's frame: B's core at X_AB.
     const btTransform X_AB = X_WA.inverseTimes(X_WB);
     const btMatrix3x3& R = X_AB.getBasis();
@@ -691,6 +734,20 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
     out.pointOnB = X_WA(onB + B.margin * n_A);
     out.distance = length - A.margin - B.margin;
     return out.distance < reported ? CoreResult::Found : CoreResult::Beyond;
+}
+
+}  // namespace
+
+CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
+                        const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
+                        CoreNearest& out) {
+    return nearest(a, X_WA, b, X_WB, reach, false, out);
+}
+
+CoreResult nearestPolytopes(const btCollisionShape& a, const btTransform& X_WA,
+                            const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
+                            CoreNearest& out) {
+    return nearest(a, X_WA, b, X_WB, reach, true, out);
 }
 
 bool bulletNearest(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,

@@ -43,6 +43,14 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
                         const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
                         CoreNearest& out);
 
+// The nearest points of a convex hull and a hull or a box (no local scaling) at poses X_WA and
+// X_WB, on the shapes themselves (a box's corners, not its core: no margin), for points within
+// `reach`: for polytopes apart; Unsolved where they touch or overlap. A hull's support point is
+// found among its points, as Bullet's.
+CoreResult nearestPolytopes(const btCollisionShape& a, const btTransform& X_WA,
+                            const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
+                            CoreNearest& out);
+
 // The same by Bullet's GJK (and EPA for cores that meet) as its convex–convex algorithm runs it,
 // for any two convex shapes: false when it reports none (the shapes farther apart than the reach
 // and both margins).

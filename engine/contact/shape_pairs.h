@@ -27,9 +27,21 @@
 // exact, along the face's normal. The nearest points are kept beside them where nearer than all
 // (over an edge or a rim).
 
+//
+// Polytope pairs (polytope_pairs.cpp) — a convex hull (a moving mesh part) with a hull or a box:
+// the shapes' nearest points (Motus's GJK on their own points) or, where they touch or overlap,
+// their deepest (Bullet's EPA), then the face of B most along the normal clipped against the
+// face of A most against it (Bullet's btPolyhedralContactClipping, on faces through the hulls'
+// own points), and the nearest point beside the clipped ones where deeper than all of them.
+// Bullet's convex algorithm ran its GJK twice over both hulls' every point (a boolean test, then
+// the distance) for each pair, most of a heap's pairs apart by more than the breaking distance,
+// and gave shapes apart GJK's one point: a column of cubes as meshes, its cubes a little apart
+// and a little into each other by turns, crept sideways.
+
 #include "engine/contact/pair_points.h"
 
 class btCollisionShape;
+class btConvexHullShape;
 
 namespace engine::contact {
 
@@ -51,6 +63,21 @@ bool facePair(const btCollisionShape& a, const btCollisionShape& b);
 // as Bullet's body 0 (at most four: a fifth replaces one as Bullet's manifold does).
 void facePoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
                 const btTransform& X_WB, btScalar breaking, PairPoints& out);
+
+// Gives a hull its polyhedral features (faces, their planes, edges) on its own points, the faces
+// as its hull's are (Bullet's initializePolyhedralFeatures puts the faces' corners where its hull
+// computer rounds them to its integer grid: a rock's faces micrometres to a tenth of a millimetre
+// off its points, and its clipped points so far off each shape). False for a hull without an
+// inside (its points on a plane).
+bool setExactPolyhedron(btConvexHullShape& hull);
+
+// Whether polytopePoints takes shapes a and b: a convex hull and a hull or a box (either order).
+bool polytopePair(const btCollisionShape& a, const btCollisionShape& b);
+
+// The points of a polytopePair of shapes A and B at poses X_WA and X_WB closer than `breaking`,
+// A as Bullet's body 0 (at most four, kept as Bullet's manifold keeps them).
+void polytopePoints(const btCollisionShape& a, const btTransform& X_WA, const btCollisionShape& b,
+                    const btTransform& X_WB, btScalar breaking, PairPoints& out);
 
 // The parameter on [a, a + d] of the segment's point nearest to the box [−h, h] (a point: 0):
 // the squared distance, Σ_i max(0, |a_i + t d_i| − h_i)², is convex and quadratic between the

@@ -292,52 +292,63 @@ void BM_ContactPileAsleep(benchmark::State& state) {
 }
 BENCHMARK(BM_ContactPileAsleep)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-// A scatter of K parts of four shapes (cubes, balls, capsules, cylinders; test::scatter) dropped
-// onto the floor from two layers, 3 s at dt = 1 ms; Arg 2 sleeping (sleepTime 0.5 s) off or on.
-// Counters: µs per step and the share of it spent in collision queries, and at t = 3 s the
-// deepest penetration, the largest speed, the parts asleep and the parts below the floor, the
-// contact points and the steps whose contact solve did not converge.
-void BM_ContactScatter(benchmark::State& state) {
-    const int count = static_cast<int>(state.range(0));
-    SceneSpec spec = test::scatter(count);
-    if (state.range(1) == 1) spec.contact.sleepTime = 0.5;
+// A scene run from rest for `seconds`: µs per step and the collision share, and at its end the
+// contact points, the steps whose contact solve did not converge, the deepest penetration, the
+// largest speed and the parts below the floor; `atEnd` adds its own.
+template <typename AtEnd>
+void runLanding(benchmark::State& state, const SceneSpec& spec, double seconds, AtEnd&& atEnd) {
     const CompileResult compiled = compile(spec);
     if (!compiled.model) {
         state.SkipWithError("scene did not compile");
         return;
     }
     Totals totals;
-    double depth = 0.0, speed = 0.0;
-    int fell = 0, asleep = 0;
     for (auto _ : state) {
         ForwardDynamics sim(compiled.model);
-        if (!runFromStart(state, sim, 3.0, totals)) return;
+        if (!runFromStart(state, sim, seconds, totals)) return;
         Outputs out;
         (void)sim.outputs(out);
         state.counters["contacts"] = static_cast<double>(out.contacts.size());
         state.counters["unconverged_steps"] =
             static_cast<double>(out.contactSolver.unconvergedSteps);
-        depth = deepest(out);
-        speed = 0.0;
-        fell = 0;
+        state.counters["max_depth_m"] = deepest(out);
+        double speed = 0.0;
+        int fell = 0;
         for (int b = 0; b < sim.model().bodyCount(); ++b) {
             speed = std::max(speed, layout::linear(sim.state().v, b).norm());
-            const Vec3 p = bodyPosition(sim.state().q, b);
-            if (p.z() < 0.0) ++fell;
+            if (bodyPosition(sim.state().q, b).z() < 0.0) ++fell;
         }
-        asleep = partsAsleep(sim);
+        state.counters["max_speed"] = speed;
+        state.counters["fell"] = fell;
+        atEnd(sim);
     }
     reportTotals(state, totals);
-    state.counters["max_depth_m"] = depth;
-    state.counters["max_speed"] = speed;
-    state.counters["fell"] = fell;
-    state.counters["asleep"] = asleep;
+}
+
+// A scatter of K parts of four shapes (cubes, balls, capsules, cylinders; test::scatter) dropped
+// onto the floor from two layers, 3 s at dt = 1 ms; Arg 2 sleeping (sleepTime 0.5 s) off or on.
+// Counters: µs per step and the share of it spent in collision queries, and at t = 3 s the
+// deepest penetration, the largest speed, the parts asleep and the parts below the floor, the
+// contact points and the steps whose contact solve did not converge.
+void BM_ContactScatter(benchmark::State& state) {
+    SceneSpec spec = test::scatter(static_cast<int>(state.range(0)));
+    if (state.range(1) == 1) spec.contact.sleepTime = 0.5;
+    runLanding(state, spec, 3.0,
+               [&](ForwardDynamics& sim) { state.counters["asleep"] = partsAsleep(sim); });
 }
 BENCHMARK(BM_ContactScatter)
     ->ArgsProduct({{1000, 10000}, {0, 1}})
     ->ArgNames({"parts", "sleep"})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+
+// A heap of K rocks (test::rockHeap: convex meshes of 42 corners) falling onto the floor and one
+// another, 1 s at dt = 1 ms: hull against hull (counters: runLanding's).
+void BM_ContactRocks(benchmark::State& state) {
+    runLanding(state, test::rockHeap(static_cast<int>(state.range(0))), 1.0,
+               [](ForwardDynamics&) {});
+}
+BENCHMARK(BM_ContactRocks)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The scatter of K parts settled (3 s), then timed over one more second with sleeping off or on
 // (sleepTime 0.5 s: by then ~90 % of the parts asleep, the cylinders and balls still rolling

@@ -5,10 +5,13 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/math/constants.h"
 #include "engine/model/scene_spec.h"
+#include "engine/model/triangle_mesh.h"
 
 namespace engine::test {
 
@@ -117,6 +120,16 @@ inline SceneSpec boxStack(int count, double h = 1e-3) {
     return spec;
 }
 
+// A 64-bit linear congruential generator's numbers in [0, 1) (its top 53 bits): scenes made
+// at random, the same on every machine.
+struct Uniform {
+    std::uint64_t seed;
+    double operator()() {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<double>(seed >> 11) * 0x1.0p-53;
+    }
+};
+
 // A scatter of `count` parts of four shapes in turn — cube of 0.1 m, ball of radius 0.05 m,
 // capsule of radius 0.035 m and straight part 0.1 m, cylinder of radius 0.05 m and length 0.1 m —
 // all of density 500 kg/m³, each turned at random (a fixed seed), dropped at rest onto the floor
@@ -128,11 +141,7 @@ inline SceneSpec scatter(int count, double h = 1e-3) {
     spec.name = "scatter-" + std::to_string(count);
     const int side = std::max(1, static_cast<int>(std::ceil(std::sqrt(count / 2.0))));
     const double pitch = 0.3;
-    std::uint64_t seed = 0x9e3779b97f4a7c15ull;
-    const auto uniform = [&seed] {  // in [0, 1): a 64-bit LCG's top 53 bits
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        return static_cast<double>(seed >> 11) * 0x1.0p-53;
-    };
+    Uniform uniform{0x9e3779b97f4a7c15ull};
     for (int k = 0; k < count; ++k) {
         const int layer = k / (side * side), cell = k % (side * side);
         Part part;
@@ -152,6 +161,85 @@ inline SceneSpec scatter(int count, double h = 1e-3) {
         part.X_WP.p =
             Vec3(pitch * (cell % side - 0.5 * (side - 1)) + offset + jitterX,
                  pitch * (cell / side - 0.5 * (side - 1)) + offset + jitterY, 0.2 + 0.25 * layer);
+        const Vec3 axis = Vec3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5);
+        part.X_WP.R = Quat(Eigen::AngleAxisd(2.0 * kPi * uniform(), axis.normalized()));
+        spec.parts.push_back(part);
+    }
+    return spec;
+}
+
+// A rock: an icosahedron split once (42 corners, 80 faces) with each corner out from the centre by
+// an ellipsoid's radius (half axes 3, 2.5 and 2 cm) times 0.85–1.15 at random (`seed`); Motus
+// collides a moving mesh through its convex hull.
+inline std::shared_ptr<TriangleMesh> rockMesh(std::uint64_t seed) {
+    Uniform uniform{seed};
+    const double t = 0.5 * (1.0 + std::sqrt(5.0));
+    std::vector<Vec3> v = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0},
+                           {0, -1, t}, {0, 1, t}, {0, -1, -t}, {0, 1, -t},
+                           {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+    const std::vector<std::array<int, 3>> faces = {
+        {0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+        {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+        {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
+    for (Vec3& p : v) p.normalize();
+    auto mesh = std::make_shared<TriangleMesh>();
+    std::vector<std::array<int, 3>> split;
+    const auto middle = [&](int a, int b) {
+        v.push_back((v[static_cast<std::size_t>(a)] + v[static_cast<std::size_t>(b)]).normalized());
+        for (std::size_t k = 0; k + 1 < v.size(); ++k)
+            if ((v[k] - v.back()).norm() < 1e-12) {
+                v.pop_back();
+                return static_cast<int>(k);
+            }
+        return static_cast<int>(v.size()) - 1;
+    };
+    for (const auto& f : faces) {
+        const int ab = middle(f[0], f[1]), bc = middle(f[1], f[2]), ca = middle(f[2], f[0]);
+        split.push_back({f[0], ab, ca});
+        split.push_back({f[1], bc, ab});
+        split.push_back({f[2], ca, bc});
+        split.push_back({ab, bc, ca});
+    }
+    for (const Vec3& p : v)
+        mesh->vertices.push_back(p.cwiseProduct(Vec3(0.03, 0.025, 0.02)) *
+                                 (0.85 + 0.3 * uniform()));
+    // (each face turned outwards: the rock is star-shaped about its centre)
+    for (auto f : split) {
+        const Vec3& a = mesh->vertices[static_cast<std::size_t>(f[0])];
+        const Vec3& b = mesh->vertices[static_cast<std::size_t>(f[1])];
+        const Vec3& c = mesh->vertices[static_cast<std::size_t>(f[2])];
+        if ((b - a).cross(c - a).dot(a + b + c) < 0) std::swap(f[1], f[2]);
+        mesh->triangles.push_back(f);
+    }
+    return mesh;
+}
+
+// A heap of `count` rocks (rockMesh, four of them in turn; density 2500 kg/m³), each turned at
+// random, dropped from five layers of a square grid of 7 cm pitch (every other layer moved by half
+// a pitch) 7 cm apart from 5 cm up: they land on the floor and on one another. No two touch
+// before they fall.
+inline SceneSpec rockHeap(int count, double h = 1e-3) {
+    SceneSpec spec = contactScene(h);
+    spec.name = "rocks-" + std::to_string(count);
+    const int side = std::max(1, static_cast<int>(std::ceil(std::sqrt(count / 5.0))));
+    const double pitch = 0.07;
+    Uniform uniform{0x2545f4914f6cdd1dull};
+    std::array<std::shared_ptr<TriangleMesh>, 4> rocks;
+    for (std::size_t r = 0; r < rocks.size(); ++r)
+        rocks[r] = rockMesh(0x9e3779b97f4a7c15ull * (r + 1));
+    for (int k = 0; k < count; ++k) {
+        const int layer = k / (side * side), cell = k % (side * side);
+        Part part;
+        part.id = spec.newId();
+        part.name = "rock" + std::to_string(k);
+        part.density = 2500.0;
+        Shape shape;
+        shape.type = ShapeType::Mesh;
+        shape.mesh = rocks[static_cast<std::size_t>(k % 4)];
+        part.shapes.push_back(shape);
+        const double offset = 0.5 * pitch * (layer % 2);
+        part.X_WP.p = Vec3(pitch * (cell % side - 0.5 * (side - 1)) + offset,
+                           pitch * (cell / side - 0.5 * (side - 1)) + offset, 0.05 + 0.07 * layer);
         const Vec3 axis = Vec3(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5);
         part.X_WP.R = Quat(Eigen::AngleAxisd(2.0 * kPi * uniform(), axis.normalized()));
         spec.parts.push_back(part);
