@@ -43,10 +43,11 @@ CoreResult nearestCores(const btCollisionShape& a, const btTransform& X_WA,
                         const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
                         CoreNearest& out);
 
-// The nearest points of a convex hull and a hull or a box (no local scaling) at poses X_WA and
-// X_WB, on the shapes themselves (a box's corners, not its core: no margin), for points within
-// `reach`: for polytopes apart; Unsolved where they touch or overlap. A hull's support point is
-// found among its points, as Bullet's.
+// The nearest points of a convex hull (no local scaling) and a hull, a box, a sphere, a capsule
+// or a cylinder at poses X_WA and X_WB, a hull and a box on their own points (a box's corners, not
+// its core: no margin), the round shapes' and the cylinder's as nearestCores takes them, for
+// points within `reach`; Unsolved where the cores touch or overlap (Bullet's EPA to find them). A
+// hull's support point is found among its points, as Bullet's.
 CoreResult nearestPolytopes(const btCollisionShape& a, const btTransform& X_WA,
                             const btCollisionShape& b, const btTransform& X_WB, btScalar reach,
                             CoreNearest& out);

@@ -309,11 +309,15 @@ void facePoints(const btCollisionShape& a, const btTransform& X_WA, const btColl
     out.count = 0;
     // The nearest points as Bullet's convex–convex algorithm finds them (GJK on the shapes'
     // cores, then their margins; pairs nearer than the margins and the breaking distance):
-    // Motus's own GJK for the shapes whose cores it takes, Bullet's for the others and for cores
-    // that meet (core_distance.h).
+    // Motus's own GJK for the shapes whose cores it takes (a hull: its own points), Bullet's for
+    // the others and for cores that meet (core_distance.h).
     CoreNearest nearest;
-    const CoreResult solved = coreShape(a.getShapeType()) && coreShape(b.getShapeType())
-                                  ? nearestCores(a, X_WA, b, X_WB, breaking, nearest)
+    const int ta = a.getShapeType(), tb = b.getShapeType();
+    const bool hull = ta == CONVEX_HULL_SHAPE_PROXYTYPE || tb == CONVEX_HULL_SHAPE_PROXYTYPE;
+    const CoreResult solved = (coreShape(ta) || ta == CONVEX_HULL_SHAPE_PROXYTYPE) &&
+                                      (coreShape(tb) || tb == CONVEX_HULL_SHAPE_PROXYTYPE)
+                                  ? (hull ? nearestPolytopes(a, X_WA, b, X_WB, breaking, nearest)
+                                          : nearestCores(a, X_WA, b, X_WB, breaking, nearest))
                                   : CoreResult::Unsolved;
     if (solved == CoreResult::Beyond) return;
     if (solved == CoreResult::Unsolved && !bulletNearest(a, X_WA, b, X_WB, breaking, nearest))

@@ -8,8 +8,12 @@
 #include <btBulletCollisionCommon.h>
 
 #include "engine/contact/collision_world.h"
+#include "engine/contact/core_distance.h"
 #include "engine/contact/polyhedron_plane.h"
 #include "engine/contact/shape_pairs.h"
+#include "tests/support/contact_scenes.h"
+
+#include <BulletCollision/NarrowPhaseCollision/btPolyhedralContactClipping.h>
 
 namespace {
 
@@ -184,5 +188,93 @@ void BM_CylinderPairPoints(benchmark::State& state) {
     state.counters["points"] = points.count;
 }
 BENCHMARK(BM_CylinderPairPoints)->DenseRange(0, 8)->Unit(benchmark::kNanosecond);
+
+// A rock (test::rockMesh: a hull of 42 corners, 6 × 5 × 4 cm) with a second rock, a ball (radius
+// 3 cm) or a cylinder (radius 3 cm, length 6 cm) placed along a slanting direction from it: Arg
+// 0 10 µm into it, 1 half a millimetre off, 2 a centimetre off (within the padded boxes, beyond
+// the breaking distance of 2 mm); the rock pairs by the polytope pairs (Arg 1 of the second
+// argument 0) or as Bullet's convex algorithm found them (1: its pair detector — GJK twice, EPA
+// where they overlap — and its clipping where they overlap); the ball and the cylinder (kinds 3,
+// 4) by the face pairs.
+void BM_HullPairPoints(benchmark::State& state) {
+    const int kind = static_cast<int>(state.range(0)) % 3,
+              other = static_cast<int>(state.range(0)) / 3;
+    const bool bullet = state.range(1) == 1;
+    const auto hullOf = [](std::uint64_t seed) {
+        auto hull = std::make_unique<btConvexHullShape>();
+        for (const engine::Vec3& p : engine::test::rockMesh(seed)->vertices)
+            hull->addPoint(btVector3(p.x(), p.y(), p.z()), false);
+        hull->optimizeConvexHull();
+        hull->setMargin(0.0);
+        hull->recalcLocalAabb();
+        engine::contact::setExactPolyhedron(*hull);
+        return hull;
+    };
+    const std::unique_ptr<btConvexHullShape> rock = hullOf(11);
+    std::unique_ptr<btCollisionShape> shape;
+    if (other == 0)
+        shape = hullOf(23);
+    else if (other == 1)
+        shape = std::make_unique<btSphereShape>(0.03);
+    else
+        shape = std::make_unique<btCylinderShapeZ>(btVector3(0.03, 0.03, 0.03));
+    if (other == 2) shape->setMargin(1e-3);
+    const btTransform X_WB(btQuaternion(btVector3(0.3, -0.2, 1).normalized(), 0.7));
+    const btQuaternion turn(btVector3(-0.5, 0.4, 1).normalized(), 2.1);
+    const btVector3 dir = btVector3(0.2, 0.3, 1).normalized();
+    const auto gapAt = [&](double s) {
+        engine::contact::CoreNearest nearest;
+        return engine::contact::bulletNearest(*shape, btTransform(turn, s * dir), *rock, X_WB, 1.0,
+                                              nearest)
+                   ? double(nearest.distance)
+                   : 1e9;
+    };
+    double lo = 0, hi = 0.3;
+    for (int k = 0; k < 60; ++k) ((gapAt(0.5 * (lo + hi)) < 0) ? lo : hi) = 0.5 * (lo + hi);
+    const double gap = std::array{-1e-5, 5e-4, 1e-2}[static_cast<std::size_t>(kind)];
+    const btTransform X_WA(turn, (hi + gap) * dir);
+    const btScalar breaking = 2e-3;
+    engine::contact::PairPoints points;
+    btVertexArray clipped, scratch;
+    for (auto _ : state) {
+        if (other > 0) {
+            engine::contact::facePoints(*shape, X_WA, *rock, X_WB, breaking, points);
+        } else if (!bullet) {
+            engine::contact::polytopePoints(*shape, X_WA, *rock, X_WB, breaking, points);
+        } else {
+            engine::contact::CoreNearest nearest;
+            points.count = 0;
+            if (engine::contact::bulletNearest(*shape, X_WA, *rock, X_WB, breaking, nearest) &&
+                nearest.distance < 0) {
+                struct Count final : btDiscreteCollisionDetectorInterface::Result {
+                    int count = 0;
+                    void setShapeIdentifiersA(int, int) override {}
+                    void setShapeIdentifiersB(int, int) override {}
+                    void addContactPoint(const btVector3&, const btVector3&, btScalar) override {
+                        ++count;
+                    }
+                } counted;
+                btPolyhedralContactClipping::clipHullAgainstHull(
+                    nearest.normalOnB,
+                    *static_cast<const btConvexHullShape&>(*shape).getConvexPolyhedron(),
+                    *rock->getConvexPolyhedron(), X_WA, X_WB, nearest.distance - breaking, breaking,
+                    clipped, scratch, counted);
+                points.count = counted.count;
+            }
+        }
+        benchmark::DoNotOptimize(points.count);
+    }
+    state.counters["points"] = points.count;
+}
+BENCHMARK(BM_HullPairPoints)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->Args({3, 0})
+    ->Args({4, 0})
+    ->Args({5, 0})
+    ->Args({6, 0})
+    ->Args({7, 0})
+    ->Args({8, 0})
+    ->ArgNames({"kind", "bullet"})
+    ->Unit(benchmark::kNanosecond);
 
 }  // namespace
