@@ -11,6 +11,7 @@
 #include "engine/contact/core_distance.h"
 #include "engine/contact/shape_pairs.h"
 #include "engine/math/constants.h"
+#include "engine/solver/worker_pool.h"
 #include "tests/support/contact_scenes.h"
 #include "tests/support/simulation.h"
 
@@ -427,6 +428,27 @@ TEST(ContactDynamics, AColumnOfMeshCubesComesToRestCarryingItsWeightFaceByFace) 
                 .head<2>()
                 .norm(),
             1e-3);
+}
+
+// A heap of rocks runs the same bit for bit on one thread and on two: its hull pairs found in
+// chunks on both threads (from 64 pairs), their points merged in one order.
+TEST(ContactDynamics, AHeapOfRocksRunsTheSameBitForBitOnOneThreadAndOnTwo) {
+    const SceneSpec spec = test::rockHeap(200);
+    const int threads = workerThreads();
+    std::vector<Eigen::VectorXd> q, v;
+    std::size_t contacts = 0;
+    for (const int n : {1, 2}) {
+        setWorkerThreads(n);
+        test::Stepping run(spec);
+        ASSERT_TRUE(run.to(0.25));
+        contacts = run.outputs().contacts.size();
+        q.push_back(run.fd.state().q);
+        v.push_back(run.fd.state().v);
+    }
+    setWorkerThreads(threads);
+    EXPECT_GT(contacts, 100u);  // (the lowest layers landed on the floor and on one another)
+    EXPECT_TRUE(q[0] == q[1]);
+    EXPECT_TRUE(v[0] == v[1]);
 }
 
 }  // namespace
