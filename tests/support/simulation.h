@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for tests that compile scenes and compare recorded runs.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "engine/io/scene_json.h"
 #include "engine/model/model.h"
 #include "engine/record/recording.h"
+#include "tests/support/worker_threads.h"
 
 namespace engine::test {
 
@@ -52,6 +54,26 @@ struct Stepping {
     }
     ForwardDynamics fd;
 };
+
+// `spec` run to time t on one engine thread and on two (the count put back after): the two last
+// states, and the contact points at the end (the fewer of the two runs'), for tests that the runs
+// are the same bit for bit.
+struct OnOneThreadAndTwo {
+    State one, two;
+    std::size_t contacts = 0;
+};
+inline OnOneThreadAndTwo runOnOneThreadAndTwo(const SceneSpec& spec, double t) {
+    OnOneThreadAndTwo runs;
+    for (const int n : {1, 2}) {
+        const WorkerThreads threads(n);
+        Stepping run(spec);
+        if (!run.to(t)) return runs;
+        const std::size_t contacts = run.outputs().contacts.size();
+        runs.contacts = n == 1 ? contacts : std::min(runs.contacts, contacts);
+        (n == 1 ? runs.one : runs.two) = run.fd.state();
+    }
+    return runs;
+}
 
 // A run of `seconds` from the scene's start, no drive needed: what the energy-conservation
 // tests compare. `ran` is false (and `failure` says why) when it could not start or stopped.

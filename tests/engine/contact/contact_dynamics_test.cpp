@@ -190,21 +190,11 @@ TEST(ContactDynamics, AFortyCubeColumnStaysStillAndUprightOnceLanded) {
 // The contact solve's islands (pile-400: 25 columns of sixteen, 1 600 contacts once landed)
 // solved on one thread and on two: the same run bit for bit.
 TEST(ContactDynamics, APileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
-    const SceneSpec spec = test::boxPile(400);
-    const int threads = workerThreads();
-    std::vector<Eigen::VectorXd> q, v;
-    for (const int n : {1, 2}) {
-        setWorkerThreads(n);
-        Sim run(spec);
-        ASSERT_TRUE(run.to(0.3));
-        EXPECT_GT(run.outputs().contacts.size(), contact::kParallelContacts);
-        q.push_back(run.fd.state().q);
-        v.push_back(run.fd.state().v);
-    }
-    setWorkerThreads(threads);
-    EXPECT_TRUE(q[0] == q[1]);
-    EXPECT_TRUE(v[0] == v[1]);
-    EXPECT_GT(v[0].cwiseAbs().maxCoeff(), 0.0);  // (moving: the layers still landing)
+    const test::OnOneThreadAndTwo runs = test::runOnOneThreadAndTwo(test::boxPile(400), 0.3);
+    EXPECT_GT(runs.contacts, contact::kParallelContacts);
+    EXPECT_TRUE(runs.one.q == runs.two.q);
+    EXPECT_TRUE(runs.one.v == runs.two.v);
+    EXPECT_GT(runs.one.v.cwiseAbs().maxCoeff(), 0.0);  // (moving: the layers still landing)
 }
 
 // The step's contact points lie island by island (each island's rows together, for the thread

@@ -433,22 +433,10 @@ TEST(ContactDynamics, AColumnOfMeshCubesComesToRestCarryingItsWeightFaceByFace) 
 // A heap of rocks runs the same bit for bit on one thread and on two: its hull pairs found in
 // chunks on both threads (from 64 pairs), their points merged in one order.
 TEST(ContactDynamics, AHeapOfRocksRunsTheSameBitForBitOnOneThreadAndOnTwo) {
-    const SceneSpec spec = test::rockHeap(200);
-    const int threads = workerThreads();
-    std::vector<Eigen::VectorXd> q, v;
-    std::size_t contacts = 0;
-    for (const int n : {1, 2}) {
-        setWorkerThreads(n);
-        test::Stepping run(spec);
-        ASSERT_TRUE(run.to(0.25));
-        contacts = run.outputs().contacts.size();
-        q.push_back(run.fd.state().q);
-        v.push_back(run.fd.state().v);
-    }
-    setWorkerThreads(threads);
-    EXPECT_GT(contacts, 100u);  // (the lowest layers landed on the floor and on one another)
-    EXPECT_TRUE(q[0] == q[1]);
-    EXPECT_TRUE(v[0] == v[1]);
+    const test::OnOneThreadAndTwo runs = test::runOnOneThreadAndTwo(test::rockHeap(200), 0.25);
+    EXPECT_GT(runs.contacts, 100u);  // (the lowest layers landed on the floor and on one another)
+    EXPECT_TRUE(runs.one.q == runs.two.q);
+    EXPECT_TRUE(runs.one.v == runs.two.v);
 }
 
 }  // namespace

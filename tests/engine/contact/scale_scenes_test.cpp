@@ -91,23 +91,12 @@ TEST(ScaleScenes, AScatterOfFourShapesLandsOnTheFloorAndComesToRest) {
 // with the cubes it pushes, each column of the pile it has not reached alone. Solved on one
 // thread and on two (from kParallelContacts contacts), the same run bit for bit.
 TEST(ScaleScenes, AChainInAPileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
-    const SceneSpec spec = test::chainThroughPile(10, 200, 4.0);
-    const int threads = workerThreads();
-    std::vector<Eigen::VectorXd> q, v;
-    std::size_t contacts = 0;
-    for (const int n : {1, 2}) {
-        setWorkerThreads(n);
-        test::Stepping run(spec);
-        ASSERT_TRUE(run.to(0.3));
-        contacts = run.outputs().contacts.size();
-        q.push_back(run.fd.state().q);
-        v.push_back(run.fd.state().v);
-    }
-    setWorkerThreads(threads);
-    EXPECT_GT(contacts, contact::kParallelContacts);
-    EXPECT_TRUE(q[0] == q[1]);
-    EXPECT_TRUE(v[0] == v[1]);
-    EXPECT_GT(v[0].cwiseAbs().maxCoeff(), 0.1);  // (the chain on the move, in the pile)
+    const test::OnOneThreadAndTwo runs =
+        test::runOnOneThreadAndTwo(test::chainThroughPile(10, 200, 4.0), 0.3);
+    EXPECT_GT(runs.contacts, contact::kParallelContacts);
+    EXPECT_TRUE(runs.one.q == runs.two.q);
+    EXPECT_TRUE(runs.one.v == runs.two.v);
+    EXPECT_GT(runs.one.v.cwiseAbs().maxCoeff(), 0.1);  // (the chain on the move, in the pile)
 }
 
 // A scatter of more parts than kParallelBodies: every step's work on each part alone (frames,
@@ -115,24 +104,15 @@ TEST(ScaleScenes, AChainInAPileRunsTheSameBitForBitOnOneThreadAndOnTwo) {
 // balance) shared out on two threads, the parts landing: the same run bit for bit, energies
 // included, as on one.
 TEST(ScaleScenes, AScatterOfManyPartsRunsTheSameBitForBitOnOneThreadAndOnTwo) {
-    const SceneSpec spec = test::scatter(static_cast<int>(kParallelBodies) + 100);
-    const int threads = workerThreads();
-    std::vector<State> states;
-    std::size_t contacts = 0;
-    for (const int n : {1, 2}) {
-        setWorkerThreads(n);
-        test::Stepping run(spec);
-        ASSERT_TRUE(run.to(0.25));  // (the first layer landed at 0.2 s, the second in the air)
-        contacts = run.outputs().contacts.size();
-        states.push_back(run.fd.state());
-    }
-    setWorkerThreads(threads);
-    EXPECT_GT(contacts, contact::kParallelContacts);
-    EXPECT_TRUE(states[0].q == states[1].q);
-    EXPECT_TRUE(states[0].v == states[1].v);
-    EXPECT_EQ(states[0].dissipatedEnergy, states[1].dissipatedEnergy);
-    EXPECT_GT(states[0].dissipatedEnergy, 0.0);         // (landings and the stabilisation booked)
-    EXPECT_GT(states[0].v.cwiseAbs().maxCoeff(), 1.0);  // (the second layer still falling)
+    // (at 0.25 s the first layer has landed, at 0.2 s, the second is in the air)
+    const test::OnOneThreadAndTwo runs =
+        test::runOnOneThreadAndTwo(test::scatter(static_cast<int>(kParallelBodies) + 100), 0.25);
+    EXPECT_GT(runs.contacts, contact::kParallelContacts);
+    EXPECT_TRUE(runs.one.q == runs.two.q);
+    EXPECT_TRUE(runs.one.v == runs.two.v);
+    EXPECT_EQ(runs.one.dissipatedEnergy, runs.two.dissipatedEnergy);
+    EXPECT_GT(runs.one.dissipatedEnergy, 0.0);         // (landings and the stabilisation booked)
+    EXPECT_GT(runs.one.v.cwiseAbs().maxCoeff(), 1.0);  // (the second layer still falling)
 }
 
 // The time a step takes is booked phase by phase (IntegratorStatistics): the collision query,
